@@ -1,0 +1,39 @@
+# Sluice: the two commands a user needs are `make serve` and `make test`.
+SHELL := /bin/bash
+ORT_LIB := third_party/onnxruntime/libonnxruntime.so.1
+export SLUICE_ORT_LIB ?= $(CURDIR)/$(ORT_LIB)
+GO ?= go
+
+.PHONY: serve test build ort vet staticcheck unit models bench loadtest
+
+$(ORT_LIB):
+	bash scripts/fetch-onnxruntime.sh
+
+ort: $(ORT_LIB)
+
+build: $(ORT_LIB)
+	$(GO) build -o bin/sluice ./cmd/serve
+
+## serve: fetch ONNX Runtime if missing, build, and serve the embedded models on :8080.
+serve: build
+	./bin/sluice
+
+## test: vet, staticcheck and the race-enabled test suite (real ONNX Runtime, real HTTP).
+test: $(ORT_LIB) vet staticcheck unit
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(GO) tool staticcheck ./...
+
+unit: $(ORT_LIB)
+	$(GO) test -race -count=1 -timeout 12m ./...
+
+## models: retrain and re-export every shipped model (not run by CI).
+models:
+	bash models/train/run.sh
+
+## bench: the Go benchmarks quoted in docs/BENCHMARKS.md.
+bench: $(ORT_LIB)
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
