@@ -1,0 +1,51 @@
+// Package batcher turns single inference requests into batches for one endpoint, so that the
+// engine runs many sequences per pass without padding short texts to long ones and without
+// letting the queue grow without bound.
+//
+// # What it does
+//
+// Each endpoint (/analyze, /pii/extract) owns one Batcher. A caller has already tokenized its
+// text into one or more windows and calls Submit with the request and its Cost: how many
+// sequences it adds to a batch and how long the longest is. Submit waits in a bounded queue
+// (QueueSize); past that bound it fails at once with ErrQueueFull, which the HTTP layer turns
+// into a 503, so memory stays flat under any overload.
+//
+// One formation loop per Batcher builds batches, and only when one of the Workers is free to
+// run it: requests nobody could serve yet stay in the queue, where Depth (and so the admission
+// layer) sees them. A batch always starts with the oldest waiting request, so nothing starves.
+// Companions come from the oldest request's power-of-two length bucket, then the neighbouring
+// buckets, as long as the batch stays within MaxBatchSize sequences and MaxPaddedTokens
+// (sequences x longest sequence). The batch goes when it is full, when the oldest request has
+// waited MaxWait, or at once while Close drains. A request larger than the whole budget runs
+// alone. Batching pays most on short sequences and padding is pure waste, which is why batches
+// are budgeted in padded tokens and grouped by length rather than filled in arrival order.
+//
+// A caller whose context ends while it waits is taken out of the queue at once (an O(1)
+// unlink) and its slot is free for the next request; it is never computed. A caller whose
+// context ends while its batch runs gets ctx.Err() and its result is dropped; if every caller
+// of a batch has left, the batch's context is cancelled so the runner can stop early.
+//
+// An error from Runner.Run goes to every request of the batch. A panic in Run is recovered and
+// becomes ErrRunnerPanic for that batch; the panic value is not kept, since it may contain
+// request text, and no error from this package names request content.
+//
+// All waiting goes through a clock.Clock, so tests drive the batch window with clock.NewFake.
+//
+// # How to use it
+//
+//	m := batcher.NewMetrics(prometheus.DefaultRegisterer) // once per registry, or nil
+//	b, err := batcher.New("analyze", cfg, runner, clock.Real(), m)
+//	if err != nil { ... }
+//	b.Start(ctx)
+//	out, err := b.Submit(reqCtx, in, batcher.Cost{Sequences: len(windows), MaxLen: longest})
+//	// errors.Is(err, batcher.ErrQueueFull): 503 backpressure
+//	...
+//	err = b.Close(shutdownCtx) // stop accepting, drain, or give up when shutdownCtx ends
+//
+// # For the admission layer
+//
+// Depth reads two atomics and takes no lock. The waiting requests live behind the small
+// internal queue type (push, remove, oldest, draft); priority classes with their own
+// capacities and weighted dispatch belong there, and max-queue-wait expiry next to the batch
+// window timer in the loop, without changing how batches are formed or run.
+package batcher
