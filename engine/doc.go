@@ -1,0 +1,44 @@
+// Package engine runs ONNX models on ONNX Runtime for the rest of Sluice: the encoder forward
+// pass behind /analyze and /pii/extract, and a plain tensor-in, tensor-out call for the decoder.
+//
+// # How it works
+//
+// A Runtime loads the ONNX Runtime shared library (see LibraryPath) and settles the device
+// once. With DeviceAuto it opens a session for a trivial built-in model on the CUDA execution
+// provider; if that fails it logs one warning and uses the CPU. With DeviceCUDA the same failure
+// is a start-up error naming the libraries CUDA needs. Each Session is one loaded model whose
+// input and output names, element types and axes are read from the model itself.
+//
+// RunEncoder feeds input_ids and attention_mask (and zero token_type_ids when the model
+// declares that input) for a padded batch and returns the logits [batch, sequence, labels]. It
+// checks the batch against the model's declared axes first, so a wrong shape is an
+// ErrInvalidInput error, never a panic inside the library. Run does the same for any model with
+// a map of named int64 and float32 tensors.
+//
+// Sessions are safe for concurrent use: ONNX Runtime allows parallel runs on one session, and
+// a read-write lock makes Close wait for runs in flight instead of freeing memory under them.
+// Contexts are checked before a run starts, not during it (see Session.Run).
+//
+// Errors carry names and sizes only. ONNX Runtime's own messages can quote tensor values such
+// as token ids, so the engine masks every number in them and sets the library's stderr log to
+// fatal-only; nothing in a request reaches a log line through this package.
+//
+// # Process-wide state
+//
+// The binding keeps ONNX Runtime's environment in package variables, so there is one per
+// process. The engine counts the Runtimes using it: the first loads the library, the last
+// Close unloads it, and all of them must name the same library file.
+//
+// # Use
+//
+//	rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: engine.DeviceAuto, IntraOpThreads: 2})
+//	...
+//	defer rt.Close()
+//	pii, err := rt.NewSession("pii", onnxBytes)
+//	...
+//	logits, err := pii.RunEncoder(ctx, engine.EncoderBatch{IDs: ids, Mask: mask, Batch: 8, SeqLen: 64})
+//	scores := logits.Row(0, 5) // label scores of token 5 of sequence 0
+//
+// Tests in any package of this module can call NewRuntime with RuntimeOptions{}: LibraryPath
+// finds the library that scripts/fetch-onnxruntime.sh installs under third_party/.
+package engine

@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// Device says where sessions run.
+type Device string
+
+const (
+	// DeviceCPU runs every session on ONNX Runtime's CPU execution provider.
+	DeviceCPU Device = "cpu"
+	// DeviceCUDA runs sessions on the CUDA execution provider and fails start-up when it cannot.
+	DeviceCUDA Device = "cuda"
+	// DeviceAuto uses CUDA when it works on this machine and the CPU otherwise.
+	DeviceAuto Device = "auto"
+)
+
+// ParseDevice reads a device name from configuration: "cpu", "cuda" or "auto", in any case.
+func ParseDevice(s string) (Device, error) {
+	switch d := Device(strings.ToLower(strings.TrimSpace(s))); d {
+	case DeviceCPU, DeviceCUDA, DeviceAuto:
+		return d, nil
+	}
+	return "", fmt.Errorf("engine: unknown device %q (want cpu, cuda or auto)", s)
+}
+
+// RuntimeOptions configures a Runtime. The zero value runs on the CPU with ONNX Runtime's
+// default thread counts, loads the library from LibraryPath() and logs to slog.Default().
+type RuntimeOptions struct {
+	// LibraryPath is the ONNX Runtime shared library; empty means LibraryPath().
+	LibraryPath string
+	// Device is cpu, cuda or auto; empty means cpu.
+	Device Device
+	// IntraOpThreads bounds the threads one session uses inside an operator; 0 leaves ONNX
+	// Runtime's default (one per physical core). Each session has its own pool of this size.
+	IntraOpThreads int
+	// InterOpThreads bounds the threads that run independent operators side by side; 0 leaves
+	// the default. It only matters for graphs with parallel branches.
+	InterOpThreads int
+	// Logger receives the few lines the engine writes (device choice); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Runtime owns the process's ONNX Runtime environment for its lifetime and creates sessions on
+// the device it settled on. It is safe for concurrent use.
+type Runtime struct {
+	device  Device // cpu or cuda, never auto
+	intraOp int
+	interOp int
+	logger  *slog.Logger
+
+	mu       sync.Mutex // guards closed and sessions; held while a session is being created
+	closed   bool
+	sessions map[*Session]struct{}
+}
+
+// ErrClosed is returned by calls on a Runtime or Session after Close.
+var ErrClosed = errors.New("engine: closed")
+
+// NewRuntime loads ONNX Runtime and settles the device. With DeviceAuto it tries the CUDA
+// execution provider once and, if that cannot start, logs one warning and uses the CPU; with
+// DeviceCUDA that failure is an error that says what CUDA needs.
+func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
+	device := opts.Device
+	if device == "" {
+		device = DeviceCPU
+	}
+	if _, err := ParseDevice(string(device)); err != nil {
+		return nil, err
+	}
+	if opts.IntraOpThreads < 0 || opts.InterOpThreads < 0 {
+		return nil, fmt.Errorf("engine: thread counts must be >= 0 (intra-op %d, inter-op %d)",
+			opts.IntraOpThreads, opts.InterOpThreads)
+	}
+	libPath := opts.LibraryPath
+	if libPath == "" {
+		libPath = LibraryPath()
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if err := environment.acquire(libPath); err != nil {
+		return nil, err
+	}
+	r := &Runtime{
+		device:   DeviceCPU,
+		intraOp:  opts.IntraOpThreads,
+		interOp:  opts.InterOpThreads,
+		logger:   logger,
+		sessions: make(map[*Session]struct{}),
+	}
+	if device == DeviceCPU {
+		return r, nil
+	}
+	r.device = DeviceCUDA
+	probeErr := r.probe()
+	switch {
+	case probeErr == nil:
+		logger.Info("engine: running on CUDA", "requested", string(device))
+	case device == DeviceAuto:
+		r.device = DeviceCPU
+		logger.Warn("engine: CUDA unavailable, running on CPU", "reason", probeErr.Error())
+	default:
+		_ = environment.release()
+		return nil, fmt.Errorf("engine: device cuda requested but the CUDA execution provider "+
+			"could not start: %w. %s", probeErr, cudaNeeds(libPath))
+	}
+	return r, nil
+}
+
+// probe creates one session for a trivial model on the runtime's device. Loading the provider
+// libraries alone would miss a machine that has them but no usable GPU; creating a session
+// makes the provider open the device too.
+func (r *Runtime) probe() error {
+	so, err := r.sessionOptions()
+	if err != nil {
+		return err
+	}
+	defer so.Destroy()
+	s, err := ort.NewDynamicAdvancedSessionWithONNXData(probeModel(), []string{probeInput},
+		[]string{probeOutput}, so)
+	if err != nil {
+		return err
+	}
+	return s.Destroy()
+}
+
+// cudaNeeds names the parts the CUDA provider loads, and the first one missing when that can be
+// told from the file system.
+func cudaNeeds(libPath string) string {
+	msg := "It needs libonnxruntime_providers_shared.so and libonnxruntime_providers_cuda.so " +
+		"from the same ONNX Runtime release (" + ortVersion + ") beside the main library, the " +
+		"CUDA runtime, cuBLAS and cuDNN 9 libraries that release was built for on the loader " +
+		"path, and a visible NVIDIA GPU; or choose device cpu or auto."
+	if !filepath.IsAbs(libPath) {
+		return msg
+	}
+	dir := filepath.Dir(libPath)
+	for _, name := range []string{"libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so"} {
+		if !isFile(filepath.Join(dir, name)) {
+			return msg + " Missing here: " + filepath.Join(dir, name) + "."
+		}
+	}
+	return msg
+}
+
+// Device reports where this runtime's sessions run: DeviceCPU or DeviceCUDA, never DeviceAuto.
+func (r *Runtime) Device() Device { return r.device }
+
+// sessionOptions builds the options every session of this runtime is created with. The caller
+// destroys them.
+func (r *Runtime) sessionOptions() (*ort.SessionOptions, error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("engine: session options: %w", err)
+	}
+	if err := r.configure(so); err != nil {
+		so.Destroy()
+		return nil, err
+	}
+	return so, nil
+}
+
+func (r *Runtime) configure(so *ort.SessionOptions) error {
+	if r.intraOp > 0 {
+		if err := so.SetIntraOpNumThreads(r.intraOp); err != nil {
+			return fmt.Errorf("engine: intra-op threads %d: %w", r.intraOp, err)
+		}
+	}
+	if r.interOp > 0 {
+		if err := so.SetInterOpNumThreads(r.interOp); err != nil {
+			return fmt.Errorf("engine: inter-op threads %d: %w", r.interOp, err)
+		}
+	}
+	if r.device != DeviceCUDA {
+		return nil
+	}
+	cuda, err := ort.NewCUDAProviderOptions()
+	if err != nil {
+		return fmt.Errorf("engine: CUDA provider options: %w", err)
+	}
+	defer cuda.Destroy()
+	return so.AppendExecutionProviderCUDA(cuda)
+}
+
+// Close closes every session still open, waiting for their running calls, and releases ONNX
+// Runtime. Calling it again does nothing.
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	open := make([]*Session, 0, len(r.sessions))
+	for s := range r.sessions {
+		open = append(open, s)
+	}
+	r.sessions = nil
+	r.mu.Unlock()
+
+	var errs []error
+	for _, s := range open {
+		errs = append(errs, s.destroy())
+	}
+	errs = append(errs, environment.release())
+	return errors.Join(errs...)
+}
+
+// forget drops a closed session from the set Close would otherwise close again.
+func (r *Runtime) forget(s *Session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.sessions, s)
+}
