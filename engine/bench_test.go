@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// benchModelDir is the real PII model, trained by models/train; the benchmark skips until it
+// has been committed.
+var benchModelDir = filepath.Join("..", "models", "pii")
+
+// BenchmarkRunEncoder measures one encoder pass on the real PII model for batch sizes 1, 8 and
+// 32 at a short and at the longest sequence length, and reports ms per sequence: the number
+// the batcher's sizing trades against latency.
+func BenchmarkRunEncoder(b *testing.B) {
+	model, err := os.ReadFile(filepath.Join(benchModelDir, "model.onnx"))
+	if errors.Is(err, fs.ErrNotExist) {
+		b.Skipf("%s/model.onnx not found; it is produced by `make models`", benchModelDir)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := readBenchConfig(b)
+	r := newTestRuntime(b, RuntimeOptions{IntraOpThreads: runtime.NumCPU()})
+	s, err := r.NewSession("pii", model)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, seqLen := range []int{32, cfg.MaxPositions} {
+		for _, batch := range []int{1, 8, 32} {
+			in := EncoderBatch{Batch: batch, SeqLen: seqLen, IDs: make([]int64, batch*seqLen), Mask: make([]int64, batch*seqLen)}
+			for i := range in.IDs {
+				// Ids from the whole vocabulary but the first few, where special tokens live.
+				in.IDs[i] = int64(5 + rng.IntN(cfg.VocabSize-5))
+				in.Mask[i] = 1
+			}
+			b.Run(fmt.Sprintf("seq=%d/batch=%d", seqLen, batch), func(b *testing.B) {
+				runs := 0
+				for b.Loop() {
+					if _, err := s.RunEncoder(context.Background(), in); err != nil {
+						b.Fatal(err)
+					}
+					runs++
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(runs*batch), "ms/seq")
+			})
+		}
+	}
+}
+
+type benchConfig struct {
+	VocabSize    int `json:"vocab_size"`
+	MaxPositions int `json:"max_position_embeddings"`
+}
+
+func readBenchConfig(b *testing.B) benchConfig {
+	data, err := os.ReadFile(filepath.Join(benchModelDir, "config.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cfg benchConfig
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		b.Fatal(err)
+	}
+	if cfg.VocabSize <= 5 || cfg.MaxPositions <= 0 {
+		b.Fatalf("config.json: vocab_size %d, max_position_embeddings %d", cfg.VocabSize, cfg.MaxPositions)
+	}
+	return cfg
+}
