@@ -63,7 +63,7 @@ type Runtime struct {
 }
 
 // ErrClosed is returned by calls on a Runtime or Session after Close.
-var ErrClosed = errors.New("engine: closed")
+var ErrClosed = errors.New("closed")
 
 // NewRuntime loads ONNX Runtime and settles the device. With DeviceAuto it tries the CUDA
 // execution provider once and, if that cannot start, logs one warning and uses the CPU; with

@@ -14,7 +14,7 @@ import (
 
 // ErrInvalidInput marks a call whose tensors do not fit the model (wrong rank, fixed axis,
 // element count or type). Such calls never reach ONNX Runtime.
-var ErrInvalidInput = errors.New("engine: invalid input")
+var ErrInvalidInput = errors.New("invalid input")
 
 // Session is one loaded model. Any number of goroutines may call its Run methods at once: ONNX
 // Runtime's Run is thread-safe, and the session only reads its own fields while running.
@@ -52,7 +52,7 @@ func (r *Runtime) newSession(name string, onnx []byte, needEncoder bool) (*Sessi
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, fmt.Errorf("engine: session %q: runtime: %w", name, ErrClosed)
+		return nil, fmt.Errorf("engine: session %q: runtime %w", name, ErrClosed)
 	}
 	if len(onnx) == 0 {
 		return nil, fmt.Errorf("engine: session %q: empty model", name)

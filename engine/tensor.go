@@ -12,10 +12,15 @@ type ElementType int
 const (
 	// ElementOther is any type the engine has no name for.
 	ElementOther ElementType = iota
+	// ElementFloat32 is float; Run and RunEncoder return logits of this type.
 	ElementFloat32
+	// ElementFloat16 is float16, which Run cannot feed or return.
 	ElementFloat16
+	// ElementInt64 is int64, the type of token ids and masks.
 	ElementInt64
+	// ElementInt32 is int32, which Run cannot feed or return.
 	ElementInt32
+	// ElementBool is bool, which Run cannot feed or return.
 	ElementBool
 )
 
