@@ -23,6 +23,16 @@
 // as token ids, so the engine masks every number in them and sets the library's stderr log to
 // fatal-only; nothing in a request reaches a log line through this package.
 //
+// # Threads and devices
+//
+// Every session owns an intra-op thread pool of RuntimeOptions.IntraOpThreads threads (ONNX
+// Runtime's default is one per physical core), so two models loaded side by side on a small
+// machine can oversubscribe it; set the count to the cores the process should use.
+//
+// The CUDA path could not be exercised on the machines this was written on. Known from the
+// binding's issue tracker: the CUDA provider may install signal handlers without SA_ONSTACK,
+// after which Go can crash on SIGINT/SIGTERM; check graceful shutdown on a GPU host.
+//
 // # Process-wide state
 //
 // The binding keeps ONNX Runtime's environment in package variables, so there is one per
