@@ -178,7 +178,7 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, in In, cost Cost) (*requ
 func (b *Batcher[In, Out]) await(ctx context.Context, r *request[In, Out]) (Out, error) {
 	select {
 	case res := <-r.done:
-		return b.answer(res)
+		return res.out, res.err
 	case <-ctx.Done():
 	}
 	b.mu.Lock()
@@ -196,31 +196,21 @@ func (b *Batcher[In, Out]) await(ctx context.Context, r *request[In, Out]) (Out,
 	case stateRunning:
 		bt := r.batch
 		b.mu.Unlock()
-		select {
-		case res := <-r.done: // finished in the meantime: a real answer beats an error
-			return b.answer(res)
-		default:
+		if r.claimed.CompareAndSwap(false, true) {
+			bt.leave()
+			b.metrics.outcome(outcomeCancelledRunning)
+			var zero Out
+			return zero, ctx.Err()
 		}
-		bt.leave()
-		b.metrics.outcome(outcomeCancelledRunning)
-		var zero Out
-		return zero, ctx.Err()
+		// The worker answered first; its result is in r.done or about to be, and a real
+		// answer beats an error.
+		res := <-r.done
+		return res.out, res.err
 	default:
 		b.mu.Unlock()
-		return b.answer(<-r.done)
+		res := <-r.done
+		return res.out, res.err
 	}
-}
-
-func (b *Batcher[In, Out]) answer(res result[Out]) (Out, error) {
-	switch {
-	case res.err == nil:
-		b.metrics.outcome(outcomeServed)
-	case errors.Is(res.err, ErrClosed):
-		b.metrics.outcome(outcomeClosed)
-	default:
-		b.metrics.outcome(outcomeFailed)
-	}
-	return res.out, res.err
 }
 
 // poke wakes the formation loop without ever blocking: one pending wake-up is enough, since
@@ -242,6 +232,7 @@ func (b *Batcher[In, Out]) abort() {
 		b.waiting.Add(-1)
 		r.state = stateDone
 		r.done <- result[Out]{err: ErrClosed}
+		b.metrics.outcome(outcomeClosed)
 	}
 	cancel := b.runCancel
 	b.mu.Unlock()
@@ -377,7 +368,16 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 	// Depth drops before the answers go out, so a caller that has its answer never sees
 	// itself still counted as running.
 	b.running.Add(-int64(len(bt.members)))
+	outcome := outcomeServed
+	if err != nil {
+		outcome = outcomeFailed
+	}
 	for i, r := range bt.members {
+		// Whoever claims the request first counts its outcome, so each is counted once and
+		// every count is in before Close returns.
+		if r.claimed.CompareAndSwap(false, true) {
+			b.metrics.outcome(outcome)
+		}
 		if err != nil {
 			r.done <- result[Out]{err: err}
 		} else {

@@ -42,6 +42,9 @@ type request[In, Out any] struct {
 	links    [2]link[In, Out]
 	state    reqState        // guarded by Batcher.mu
 	batch    *batch[In, Out] // set with stateRunning; guarded by Batcher.mu
+	// claimed decides, once a batch runs, whether the worker (answer) or the caller (gone)
+	// owns the request's outcome.
+	claimed atomic.Bool
 	// done receives exactly one result; its buffer of one means the sender never waits for a
 	// caller who has already gone.
 	done chan result[Out]
