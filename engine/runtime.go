@@ -69,12 +69,12 @@ var ErrClosed = errors.New("closed")
 // execution provider once and, if that cannot start, logs one warning and uses the CPU; with
 // DeviceCUDA that failure is an error that says what CUDA needs.
 func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
-	device := opts.Device
-	if device == "" {
-		device = DeviceCPU
-	}
-	if _, err := ParseDevice(string(device)); err != nil {
-		return nil, err
+	device := DeviceCPU
+	if opts.Device != "" {
+		var err error
+		if device, err = ParseDevice(string(opts.Device)); err != nil {
+			return nil, err
+		}
 	}
 	if opts.IntraOpThreads < 0 || opts.InterOpThreads < 0 {
 		return nil, fmt.Errorf("engine: thread counts must be >= 0 (intra-op %d, inter-op %d)",
