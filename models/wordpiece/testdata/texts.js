@@ -1,0 +1,151 @@
+// texts.js builds the deterministic test texts shared by make_tokenizers.js and
+// gen_golden.js. Same seed, same texts: the golden files depend on it, so changing
+// anything here means regenerating every golden file.
+'use strict';
+
+function rng(seed) {
+  // mulberry32: tiny, deterministic, good enough to shuffle test material.
+  let a = seed >>> 0;
+  return function () {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const names = ['José', 'Zoë', 'Łukasz', 'Müller', 'Nguyễn', 'François', 'Søren', 'Dvořák', 'Ñúñez',
+  'Ångström', 'Chloé', 'Björk', 'Şükrü', 'İsmail', 'Ørsted', 'Ćosić', 'Żaneta', 'Mário', 'Núria',
+  'Siobhán', 'Ólafur', 'Eleni Παπαδοπούλου', 'Дмитрий Иванов', 'ΟΔΥΣΣΕΑΣ', 'Straße', 'Ǆuro',
+  'John Smith', 'Mary O\'Brien', 'Anne-Marie', 'Li Wei', '王小明', '佐藤 花子', '김민준', 'محمد',
+  'דוד', 'Jos\u0065\u0301', 'Zo\u0065\u0308', 'Ren\u00e9e', 'Noe\u0308l', 'ǘber', 'ﬁona'];
+const conditions = ['type 2 diabetes', 'hypertension', 'COPD', 'atrial fibrillation', 'pneumonia',
+  'chronic kidney disease stage 3', 'asthma', 'migraine', 'Crohn\'s disease', 'anémie',
+  'hypothyroidism', 'sepsis', 'cellulitis', 'myocardial infarction', 'Guillain–Barré syndrome',
+  'Sjögren\'s syndrome', 'Ménière\'s disease', 'osteoarthritis', 'CHF (EF 35%)', 'UTI'];
+const meds = ['metformin', 'lisinopril', 'atorvastatin', 'amoxicillin/clavulanate', 'warfarin',
+  'insulin glargine', 'salbutamol', 'levothyroxine', 'ibuprofen', 'paracetamol', 'furosemide',
+  'apixaban', 'prednisolone', 'omeprazole', 'sertraline'];
+const doses = ['5 mg', '10mg', '0.5 mg/kg', '500 mg BID', '20 units qHS', '2.5 µg', '1 g IV q8h',
+  '½ tab', '100 mg/m²', '40 mg PO daily', '2×250mg', '12.5mg', '75 µg'];
+const places = ['St. Mary\'s Hospital', 'Hôpital Saint-Louis', 'Klinikum München', 'ICU-3',
+  'Ward 7B', 'Cork University Hospital', 'São Paulo', 'Zürich', '東京病院', 'Kraków'];
+const dates = ['2024-03-05', '03/05/2024', '5 March 2024', 'Mar 5th', '05.03.24', '12:30', 'T+2h'];
+const emoji = ['😀', '👍🏽', '👨‍👩‍👧‍👦', '🏳️‍🌈', '❤️', '🇫🇷', '1️⃣', '🥰', '🫠', '🧑🏿‍⚕️', '💊', '🩺', '☺',
+  '👩🏻‍🔬', '🤷‍♀️', '✅', '⚠️', '©', '™'];
+const cjk = ['患者は東京で入院した。', '病人在医院接受治疗。', '한국어 환자 기록', '血压 120/80 毫米汞柱',
+  'カタカナとひらがな', '發燒三天，咳嗽。', '𠀋𡈽𡌛 rare ideographs', '丽 compat 兀', '㐀㐁 ext-A',
+  '𪜀 ext-C 𫝀 ext-D 𫠠 ext-E 𬺰 ext-F 𰀀 ext-G', '全角ＡＢＣ１２３'];
+const rtl = ['مَرِيض يعاني من الحُمّى', 'שָׁלוֹם עוֹלָם', 'المريض \u200fعمره 45 سنة', 'חולה בן 30',
+  'تم إعطاء ٥ ملغ', 'فارسی: بیمار'];
+const combining = ['e\u0301', 'a\u0316\u0301', '\u01d8\u0316', 'o\u0302\u0323', 'नमस्ते', 'สวัสดีครับ',
+  'Z\u0351\u036b\u0343\u036a\u0302\u036b\u033d\u034f\u0334\u0319\u0324\u031e\u0349\u035a\u032f\u031e\u0320\u034dA\u036b\u0357\u0334\u0362\u0335\u031c\u0330\u0354L\u0368\u0367\u0369\u0358\u0320G\u0311\u0357\u030e\u0305\u035b\u0341\u0334\u033b\u0348\u034d\u0354\u0339O\u0342\u030c\u030c\u0358\u0328\u0335\u0339\u033b\u031d\u0333',
+  '\u0301leading mark', 'x\u20dd', 'q\u0300\u0301\u0302\u0303\u0304', '\ud834\udd65\ud834\udd6d', 'ক্ষ', 'ᄀ\u1161\u11a8',
+  '\u0903\u093e\u0340\u07fd\u1c89\ua7cb', '\u0890\u08e2 \ud804\udccd \ud80d\udc30 \u061d \u2e43 \u166d \ud804\uddc9'];
+const controls = ['\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\u200b', '\u200d', '\ufeff',
+  '\ufffd', '\u00ad', '\ue000', '\u2028', '\u2029', '\u000b', '\u000c', '\u202e', '\u2066', '\udb80\udc00'];
+const spaces = [' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2009', '\u3000', '\u2003', '\u202f', '\u1680'];
+const specials = ['[CLS]', '[SEP]', '[UNK]', '[PAD]', '[MASK]', '[cls]', '[CLS', 'CLS]', '[[SEP]]'];
+const words = ['the', 'patient', 'was', 'admitted', 'with', 'history', 'of', 'and', 'presented',
+  'to', 'emergency', 'department', 'complaining', 'chest', 'pain', 'shortness', 'breath', 'denies',
+  'fever', 'allergic', 'penicillin', 'discharged', 'follow-up', 'in', 'two', 'weeks', 'BP', 'HR',
+  'SpO₂', 'temp', '38.2°C', 'labs', 'notable', 'for', 'Na', 'K+', 'creatinine', 'eGFR', 'HbA1c',
+  'x-ray', 'CT', 'MRI', 'unremarkable', 'mild', 'severe', 'bilateral', 'left', 'right', 'lower',
+  'extremity', 'edema', 'no', 'known', 'drug', 'allergies', 'NKDA', 'smoker', 'pack-years'];
+const templates = [
+  (r) => `Patient ${pick(r, names)} was admitted to ${pick(r, places)} on ${pick(r, dates)} with ${pick(r, conditions)}.`,
+  (r) => `Started ${pick(r, meds)} ${pick(r, doses)}; continue ${pick(r, meds)} ${pick(r, doses)}.`,
+  (r) => `${pick(r, names)} (DOB ${pick(r, dates)}) reports ${pick(r, conditions)} since ${pick(r, dates)}.`,
+  (r) => `Dr. ${pick(r, names)} reviewed the chart: ${pick(r, conditions)}, on ${pick(r, meds)}.`,
+  (r) => `Contact ${pick(r, names).toLowerCase()}@example.org or +1 (555) 012-${1000 + Math.floor(r() * 8999)}.`,
+  (r) => `MRN ${Math.floor(r() * 1e8)}; SSN ***-**-${1000 + Math.floor(r() * 8999)}; room ${pick(r, places)}.`,
+  (r) => `Allergies: ${pick(r, meds)} → rash ${pick(r, emoji)}. Family hx: ${pick(r, conditions)}.`,
+  (r) => `${pick(r, names)} said: “I feel better today” ${pick(r, emoji)}${pick(r, emoji)}`,
+];
+
+function pick(r, a) { return a[Math.floor(r() * a.length)]; }
+
+function randomWords(r, n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const k = r();
+    if (k < 0.6) out.push(pick(r, words));
+    else if (k < 0.7) out.push(pick(r, names));
+    else if (k < 0.75) out.push(pick(r, emoji));
+    else if (k < 0.8) out.push(pick(r, cjk));
+    else if (k < 0.84) out.push(pick(r, rtl));
+    else if (k < 0.88) out.push(pick(r, combining));
+    else if (k < 0.91) out.push(pick(r, controls) + pick(r, words));
+    else if (k < 0.94) out.push(pick(r, specials));
+    else if (k < 0.97) out.push(pick(r, doses));
+    else out.push(pick(r, meds) + pick(r, ['.', ',', ';', '!', '?', ':', '…', '—', '«', '»', '"', '\'s']));
+  }
+  let s = '';
+  for (let i = 0; i < out.length; i++) s += (i ? (r() < 0.9 ? ' ' : pick(r, spaces)) : '') + out[i];
+  return s;
+}
+
+// Code points drawn from assorted blocks, including unassigned and private-use ones, but
+// never surrogates (Go strings cannot hold them and HF never sees them).
+const soupRanges = [[0x20, 0x7e], [0xa0, 0x24f], [0x300, 0x36f], [0x370, 0x3ff], [0x400, 0x4ff],
+  [0x590, 0x6ff], [0x900, 0x97f], [0xe00, 0xe7f], [0x1100, 0x11ff], [0x1e00, 0x1eff], [0x2000, 0x206f],
+  [0x20a0, 0x20cf], [0x2100, 0x22ff], [0x2e00, 0x2e7f], [0x3000, 0x30ff], [0x4e00, 0x9fff],
+  [0xac00, 0xd7a3], [0xe000, 0xe0ff], [0xf900, 0xfaff], [0xfb00, 0xfb4f], [0xfe00, 0xfe6f],
+  [0xff00, 0xffef], [0xfff0, 0xffff], [0x10000, 0x1007f], [0x1d100, 0x1d1ff], [0x1f300, 0x1faff],
+  [0x20000, 0x2a6df], [0x2b740, 0x2b81f], [0x2b820, 0x2b92f], [0x2ceb0, 0x2ebe0], [0x30000, 0x3134a],
+  [0xe0000, 0xe007f], [0xf0000, 0xf00ff], [0x16ea0, 0x16edf], [0x10d40, 0x10d8f], [0xa7c0, 0xa7df]];
+
+function soup(r, n) {
+  let s = '';
+  for (let i = 0; i < n; i++) {
+    const [lo, hi] = pick(r, soupRanges);
+    s += String.fromCodePoint(lo + Math.floor(r() * (hi - lo + 1)));
+    if (r() < 0.2) s += ' ';
+  }
+  return s;
+}
+
+function fixedTexts() {
+  const t = ['', ' ', '   ', '\t\n\r ', '\u00a0\u3000\u2009', '\u200b\u200b', '\u0000', '\ufffd',
+    'see [CLS] here', '[CLS]', '[CLS][SEP]', 'x[CLS]y', '[[CLS]]', '[cls] lower', '[UNK] token [UNK]',
+    '[PAD][PAD] [MASK]', ' [SEP] ', '[SEP', 'José', 'Jos\u0065\u0301', 'İstanbul İİ', 'ΟΔΟΣ σοφός',
+    'Straße ẞ', 'ǅemal ǈ ǋ', 'ﬁne ﬂow ﬃ', 'ⅷ Ⅻ', '①②③', 'x²+y³', '½ ¼ ¾', '°C µg Ω Å K',
+    'a'.repeat(100), 'b'.repeat(101), 'é'.repeat(101), 'ab'.repeat(60) + ' short', '😀'.repeat(120),
+    'supercalifragilisticexpialidocious'.repeat(4), 'hello...world!!!', '(a)[b]{c}<d>', '$100 & 50% #1 @home ^_^ ~x~ `q` |p| \\n',
+    '¿Qué? ¡Sí!', '«citation» „Zitat“ ‘single’', 'em—dash en–dash', '…', '٪ ٫ ۔', '、。・',
+    '👨‍👩‍👧‍👦', '👍🏽👍🏿', '🏳️‍🌈', 'a\u200db', 'a\u00adb', 'tab\there', 'new\nline', 'crlf\r\nline',
+    'nbsp\u00a0here', 'ideo\u3000space', 'zero\u200bwidth', 'bom\ufeffhere', 'bell\u0007x', 'del\u007fx',
+    'nel\u0085x', 'vt\u000bx ff\u000cx', 'ls\u2028ps\u2029x', 'pua\ue000x \udb80\udc00', '中文abc中文',
+    '中', 'ab中', '中ab', 'a 中 b', '𠀀', 'ㄅㄆ', '가각', 'ｶﾀｶﾅ', 'Ａｂｃ', '\u0301', '\u0301\u0301a', 'a\u0301\u0316',
+    'e\u0301\u0301\u0301', '\ud834\udd5e\ud834\udd65', 'ꦲꦏ꧀ꦱꦫ', 'ᬅᬓ᭄ᬱᬭ', 'A\u0345\u0300', 'Ɑ ɑ Ᵽ ᵽ',
+    '\u1c89\u1c8a \ua7cb \ua7dc \ud81b\udea0 \ud803\udd50', '\u0130\u0307', 'K\u212a', 'ΐ ΰ',
+    'Hello, World!', 'HELLO world', 'don\'t won\'t I\'m', 'e.g. i.e. etc.', 'U.S.A.', '3.14159', '1,000,000',
+    '2024-03-05T12:30:00Z', 'user@example.com', 'https://example.org/path?q=1&r=2#frag', 'C:\\Users\\x',
+    '### heading', '*bold* _it_', '"quoted"', '\'single\'', 'a-b-c', 'a_b_c', 'a/b/c', 'a|b|c'];
+  for (const s of specials) t.push(s, 'a' + s + 'b', ' ' + s + ' ', s + s);
+  return t;
+}
+
+function makeTexts(seed, count) {
+  const r = rng(seed);
+  const out = fixedTexts();
+  while (out.length < count) {
+    const k = r();
+    if (k < 0.35) out.push(pick(r, templates)(r));
+    else if (k < 0.7) out.push(randomWords(r, 3 + Math.floor(r() * 30)));
+    else if (k < 0.8) out.push(soup(r, 1 + Math.floor(r() * 40)));
+    else if (k < 0.85) out.push(pick(r, names) + ' ' + pick(r, templates)(r) + ' ' + pick(r, emoji));
+    else if (k < 0.9) {
+      // Long words: past max_input_chars_per_word and around it.
+      const base = pick(r, words) + pick(r, names).replace(/\s/g, '');
+      let w = '';
+      while (w.length < 90 + Math.floor(r() * 30)) w += base;
+      out.push('before ' + w + ' after');
+    } else if (k < 0.95) out.push(pick(r, templates)(r) + pick(r, controls) + pick(r, spaces) + pick(r, templates)(r));
+    else out.push(randomWords(r, 60 + Math.floor(r() * 80)));
+  }
+  return out;
+}
+
+module.exports = { makeTexts, rng, pick };
