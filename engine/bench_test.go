@@ -13,8 +13,8 @@ import (
 	"testing"
 )
 
-// benchModelDir is the real PII model, trained by models/train; the benchmark skips until it
-// has been committed.
+// benchModelDir is the real PII model, trained by models/train; the benchmark and the tests
+// that use it skip until it exists.
 var benchModelDir = filepath.Join("..", "models", "pii")
 
 // BenchmarkRunEncoder measures one encoder pass on the real PII model for batch sizes 1, 8 and
@@ -28,7 +28,7 @@ func BenchmarkRunEncoder(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := readBenchConfig(b)
+	cfg := readModelConfig(b)
 	r := newTestRuntime(b, RuntimeOptions{IntraOpThreads: runtime.NumCPU()})
 	s, err := r.NewSession("pii", model)
 	if err != nil {
@@ -57,22 +57,22 @@ func BenchmarkRunEncoder(b *testing.B) {
 	}
 }
 
-type benchConfig struct {
+type modelConfig struct {
 	VocabSize    int `json:"vocab_size"`
 	MaxPositions int `json:"max_position_embeddings"`
 }
 
-func readBenchConfig(b *testing.B) benchConfig {
+func readModelConfig(t testing.TB) modelConfig {
 	data, err := os.ReadFile(filepath.Join(benchModelDir, "config.json"))
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
-	var cfg benchConfig
+	var cfg modelConfig
 	if err := json.Unmarshal(data, &cfg); err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
 	if cfg.VocabSize <= 5 || cfg.MaxPositions <= 0 {
-		b.Fatalf("config.json: vocab_size %d, max_position_embeddings %d", cfg.VocabSize, cfg.MaxPositions)
+		t.Fatalf("config.json: vocab_size %d, max_position_embeddings %d", cfg.VocabSize, cfg.MaxPositions)
 	}
 	return cfg
 }
