@@ -55,7 +55,6 @@ type Runtime struct {
 	device  Device // cpu or cuda, never auto
 	intraOp int
 	interOp int
-	logger  *slog.Logger
 
 	mu       sync.Mutex // guards closed and sessions; held while a session is being created
 	closed   bool
@@ -95,7 +94,6 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 		device:   DeviceCPU,
 		intraOp:  opts.IntraOpThreads,
 		interOp:  opts.InterOpThreads,
-		logger:   logger,
 		sessions: make(map[*Session]struct{}),
 	}
 	if device == DeviceCPU {
