@@ -1,0 +1,187 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/models/tokclass"
+	"github.com/sluice-serving/sluice/models/wordpiece"
+)
+
+// Config sets how a Classifier windows text and batches windows.
+type Config struct {
+	// Stride is how many tokens consecutive windows share, so an entity near a window's edge
+	// is also seen with context on both sides.
+	Stride int
+	Batch  batcher.Config
+}
+
+// Classifier extracts entities with one model. It is safe for concurrent use.
+type Classifier struct {
+	name    string
+	tok     *wordpiece.Tokenizer
+	dec     *tokclass.Decoder
+	prefix  []int64
+	suffix  []int64
+	padID   int64
+	maxLen  int
+	budget  int
+	stride  int
+	batcher *batcher.Batcher[job, result]
+	clock   clock.Clock
+}
+
+// Stats describe the work one Extract call did, for the access log and response metadata.
+type Stats struct {
+	Tokens  int
+	Windows int
+	// Inference is the time from submission to the batcher until logits came back: queueing
+	// plus the forward pass.
+	Inference time.Duration
+}
+
+// New builds a Classifier for model m running on sess. The batcher is named queue in metrics.
+func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk clock.Clock, bm *batcher.Metrics) (*Classifier, error) {
+	if len(m.Config.Labels) == 0 {
+		return nil, fmt.Errorf("model %q: config.json has no id2label; it is not a token classifier", m.Name)
+	}
+	dec, err := tokclass.NewDecoder(tokclass.DecoderConfig{ID2Label: m.Config.Labels, UnknownID: -1})
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", m.Name, err)
+	}
+	prefix, suffix := m.Tokenizer.Template()
+	budget, err := tokclass.ContentBudget(m.Config.MaxPositionEmbeddings, len(prefix), len(suffix))
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", m.Name, err)
+	}
+	if cfg.Stride < 0 || cfg.Stride >= budget {
+		return nil, fmt.Errorf("window stride %d must be in [0, %d) for model %q", cfg.Stride, budget, m.Name)
+	}
+	c := &Classifier{
+		name: m.Name, tok: m.Tokenizer, dec: dec, prefix: prefix, suffix: suffix,
+		padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxPositionEmbeddings, budget: budget, stride: cfg.Stride,
+		clock: clk,
+	}
+	b, err := batcher.New[job, result](queue, cfg.Batch, runner{sess: sess, padID: c.padID, labels: dec.NumLabels()}, clk, bm)
+	if err != nil {
+		return nil, err
+	}
+	c.batcher = b
+	return c, nil
+}
+
+// Name is the model's name.
+func (c *Classifier) Name() string { return c.name }
+
+// MaxLength is the model's maximum sequence length, windows included.
+func (c *Classifier) MaxLength() int { return c.maxLen }
+
+// Start starts the batch-formation loop; it stops when ctx ends or Close is called.
+func (c *Classifier) Start(ctx context.Context) { c.batcher.Start(ctx) }
+
+// Close stops accepting work and drains what is queued and running, or gives up when ctx ends.
+func (c *Classifier) Close(ctx context.Context) error { return c.batcher.Close(ctx) }
+
+// Depth reports requests waiting and running in this model's batcher.
+func (c *Classifier) Depth() (waiting, running int) { return c.batcher.Depth() }
+
+// Extract finds the entities of text. Offsets in the result are byte offsets into text.
+// Errors wrap batcher's and engine's sentinels (batcher.ErrQueueFull, context errors) and
+// never carry text.
+func (c *Classifier) Extract(ctx context.Context, text string, opts tokclass.Options) ([]tokclass.Entity, Stats, error) {
+	enc := c.tok.Encode(text, false)
+	st := Stats{Tokens: len(enc.IDs)}
+	if len(enc.IDs) == 0 {
+		return nil, st, nil
+	}
+	wins, err := tokclass.PlanWordWindows(enc.WordIDs, c.budget, c.stride)
+	if err != nil {
+		return nil, st, err
+	}
+	rows, err := tokclass.BuildRows(enc.IDs, wins, c.prefix, c.suffix, c.padID, 0)
+	if err != nil {
+		return nil, st, err
+	}
+	st.Windows = rows.Count
+	start := c.clock.Now()
+	out, err := c.batcher.Submit(ctx, job{rows: rows}, batcher.Cost{Sequences: rows.Count, MaxLen: rows.Width})
+	st.Inference = c.clock.Now().Sub(start)
+	if err != nil {
+		return nil, st, err
+	}
+	logits, err := tokclass.MergeLogits(wins, len(enc.IDs), out.logits, out.width, len(c.prefix), c.dec.NumLabels())
+	if err != nil {
+		return nil, st, err
+	}
+	toks := tokclass.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}
+	ents, err := c.dec.Extract(text, toks, logits, opts)
+	return ents, st, err
+}
+
+// Warm runs one tiny request through the whole path so the first client does not pay for
+// ONNX Runtime's lazy initialisation.
+func (c *Classifier) Warm(ctx context.Context) error {
+	_, _, err := c.Extract(ctx, "Warm up.", tokclass.Options{Strategy: tokclass.StrategySimple})
+	if err != nil {
+		return fmt.Errorf("model %q: warm-up failed: %w", c.name, err)
+	}
+	return nil
+}
+
+// job is one request's windows, laid out at the request's own width.
+type job struct{ rows tokclass.Rows }
+
+// result is one request's logits: its rows at the batch's width.
+type result struct {
+	logits []float32
+	width  int
+}
+
+// runner pads every request of a batch to the batch's widest row and runs one forward pass.
+type runner struct {
+	sess   *engine.Session
+	padID  int64
+	labels int
+}
+
+func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
+	width, count := 0, 0
+	for _, j := range jobs {
+		width = max(width, j.rows.Width)
+		count += j.rows.Count
+	}
+	ids := make([]int64, count*width)
+	mask := make([]int64, count*width)
+	row := 0
+	for _, j := range jobs {
+		for i := 0; i < j.rows.Count; i++ {
+			dst := ids[(row+i)*width : (row+i+1)*width]
+			n := copy(dst, j.rows.InputIDs[i*j.rows.Width:(i+1)*j.rows.Width])
+			for k := n; k < width; k++ {
+				dst[k] = r.padID
+			}
+			copy(mask[(row+i)*width:], j.rows.AttentionMask[i*j.rows.Width:(i+1)*j.rows.Width])
+		}
+		row += j.rows.Count
+	}
+	out, err := r.sess.RunEncoder(ctx, engine.EncoderBatch{IDs: ids, Mask: mask, Batch: count, SeqLen: width})
+	if err != nil {
+		return nil, err
+	}
+	if out.Labels != r.labels {
+		return nil, fmt.Errorf("model returned %d labels per token, config.json has %d", out.Labels, r.labels)
+	}
+	results := make([]result, len(jobs))
+	per := width * r.labels
+	row = 0
+	for i, j := range jobs {
+		results[i] = result{logits: out.Data[row*per : (row+j.rows.Count)*per], width: width}
+		row += j.rows.Count
+	}
+	return results, nil
+}

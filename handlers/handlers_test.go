@@ -1,0 +1,410 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/models/tokclass"
+)
+
+// canary is planted in request text; no error body or log line may ever contain it.
+const canary = "ZEBRA-CANARY-4417"
+
+// fakeExtractor finds every occurrence of "Alice" and records what it was asked.
+type fakeExtractor struct {
+	mu       sync.Mutex
+	err      error
+	gotOpts  tokclass.Options
+	gotText  string
+	calls    int
+	name     string
+	maxLen   int
+	waiting  int
+	blocking chan struct{}
+}
+
+func (f *fakeExtractor) Extract(ctx context.Context, text string, opts tokclass.Options) ([]tokclass.Entity, extract.Stats, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	f.gotOpts, f.gotText = opts, text
+	if f.blocking != nil {
+		select {
+		case <-f.blocking:
+		case <-ctx.Done():
+			return nil, extract.Stats{}, ctx.Err()
+		}
+	}
+	if f.err != nil {
+		return nil, extract.Stats{}, f.err
+	}
+	var ents []tokclass.Entity
+	for i := 0; ; {
+		j := strings.Index(text[i:], "Alice")
+		if j < 0 {
+			break
+		}
+		ents = append(ents, tokclass.Entity{Label: "first_name", Start: i + j, End: i + j + 5, Score: 0.9})
+		i += j + 5
+	}
+	return ents, extract.Stats{Tokens: 3, Windows: 1}, nil
+}
+func (f *fakeExtractor) Name() string                  { return f.name }
+func (f *fakeExtractor) MaxLength() int                { return f.maxLen }
+func (f *fakeExtractor) Depth() (waiting, running int) { return f.waiting, 0 }
+
+// set changes the fake under its lock; the handler runs on another goroutine.
+func (f *fakeExtractor) set(fn func(*fakeExtractor)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(f)
+}
+
+func (f *fakeExtractor) opts() tokclass.Options {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.gotOpts
+}
+
+type fixture struct {
+	srv      *httptest.Server
+	analyze  *fakeExtractor
+	pii      *fakeExtractor
+	logs     *syncBuffer
+	registry *prometheus.Registry
+	ready    atomic.Bool
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{
+		analyze: &fakeExtractor{name: "clinical-ner", maxLen: 128},
+		pii:     &fakeExtractor{name: "pii", maxLen: 128},
+		logs:    &syncBuffer{},
+	}
+	f.ready.Store(true)
+	f.registry = prometheus.NewRegistry()
+	app := New(Options{
+		Logger:   slog.New(slog.NewJSONHandler(f.logs, nil)),
+		Metrics:  NewMetrics(f.registry),
+		Gatherer: f.registry,
+		Clock:    clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
+		Analyze: Endpoint{Queue: "analyze", Default: "clinical-ner", QueueCapacity: 8, RetryAfterSeconds: 2,
+			Models: map[string]Extractor{"clinical-ner": f.analyze, "disease_detection_superclinical": f.analyze}},
+		PII: Endpoint{Queue: "pii_extract", Default: "pii", QueueCapacity: 8, RetryAfterSeconds: 1,
+			Models: map[string]Extractor{"pii": f.pii}},
+		Limits:         Limits{MaxBodyBytes: 4096, MaxTextChars: 50, MaxTextBytes: 100},
+		RequestTimeout: time.Minute,
+		Ready:          f.ready.Load,
+		Version:        "test",
+	})
+	ln := newLocalListener(t)
+	go func() { _ = app.Listener(ln) }()
+	t.Cleanup(func() { _ = app.Shutdown() })
+	f.srv = &httptest.Server{URL: "http://" + ln.Addr().String()}
+	return f
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   map[string]any
+	raw    string
+}
+
+func (f *fixture) do(t *testing.T, method, path, body string, headers ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, f.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := response{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
+	_ = json.Unmarshal(raw, &r.body)
+	return r
+}
+
+func errorOf(t *testing.T, r response) map[string]any {
+	t.Helper()
+	e, ok := r.body["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("status %d: body has no error envelope: %s", r.status, r.raw)
+	}
+	if e["request_id"] == "" || e["code"] == "" || e["message"] == "" {
+		t.Fatalf("incomplete envelope: %s", r.raw)
+	}
+	return e
+}
+
+func TestAnalyzeServesEntitiesWithCodePointOffsets(t *testing.T) {
+	f := newFixture(t)
+	r := f.do(t, "POST", "/analyze", `{"text": "  Zoë 😀 met Alice.  "}`)
+	if r.status != 200 {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	if r.body["text"] != "Zoë 😀 met Alice." {
+		t.Fatalf("text not stripped: %q", r.body["text"])
+	}
+	if r.body["model_name"] != "clinical-ner" {
+		t.Fatalf("model_name = %v", r.body["model_name"])
+	}
+	ents := r.body["entities"].([]any)
+	if len(ents) != 1 {
+		t.Fatalf("entities = %v", ents)
+	}
+	e := ents[0].(map[string]any)
+	// "Zoë 😀 met " is 10 code points (and 15 bytes): Python clients slice by code points.
+	if e["start"] != 10.0 || e["end"] != 15.0 || e["text"] != "Alice" || e["label"] != "first_name" {
+		t.Fatalf("entity = %v", e)
+	}
+	if e["metadata"].(map[string]any)["span_valid"] != true {
+		t.Fatalf("entity metadata = %v", e["metadata"])
+	}
+	if f.analyze.opts().Strategy != tokclass.StrategySimple || f.analyze.opts().ConfidenceThreshold != 0 {
+		t.Fatalf("defaults not applied: %+v", f.analyze.opts())
+	}
+	if r.body["timestamp"] != "2026-11-30T12:00:00.000000" {
+		t.Fatalf("timestamp = %v", r.body["timestamp"])
+	}
+	if r.header.Get("X-Request-ID") == "" {
+		t.Fatal("no X-Request-ID on the response")
+	}
+}
+
+func TestAnalyzeOptionsAndAliases(t *testing.T) {
+	f := newFixture(t)
+	r := f.do(t, "POST", "/analyze", `{"text":"x","model_name":"disease_detection_superclinical","confidence_threshold":0.7,
+		"group_entities":true,"aggregation_strategy":"max","sentence_detection":false,"sentence_language":"en",
+		"sentence_clean":true,"use_fast_tokenizer":true,"keep_alive":"5m"}`)
+	if r.status != 200 {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	if r.body["model_name"] != "disease_detection_superclinical" {
+		t.Fatalf("model_name must echo what the client sent, got %v", r.body["model_name"])
+	}
+	o := f.analyze.opts()
+	if o.Strategy != tokclass.StrategyMax || o.ConfidenceThreshold != 0.7 || !o.GroupEntities {
+		t.Fatalf("options not forwarded: %+v", o)
+	}
+	r = f.do(t, "POST", "/analyze", `{"text":"x","aggregation_strategy":null}`)
+	if r.status != 200 || f.analyze.opts().Strategy != tokclass.StrategyNone {
+		t.Fatalf("null aggregation must mean raw tokens: %d %+v", r.status, f.analyze.opts())
+	}
+}
+
+func TestPIIDefaults(t *testing.T) {
+	f := newFixture(t)
+	r := f.do(t, "POST", "/pii/extract", `{"text":"Alice and Alice"}`)
+	if r.status != 200 || len(r.body["entities"].([]any)) != 2 {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	o := f.pii.opts()
+	if o.ConfidenceThreshold != 0.5 || o.SmartMerge == nil || o.Strategy != tokclass.StrategySimple {
+		t.Fatalf("PII defaults not applied: %+v", o)
+	}
+	f.do(t, "POST", "/pii/extract", `{"text":"x","use_smart_merging":false,"lang":"en","normalize_accents":null}`)
+	if f.pii.opts().SmartMerge != nil {
+		t.Fatal("use_smart_merging=false ignored")
+	}
+}
+
+func TestValidationErrors(t *testing.T) {
+	f := newFixture(t)
+	long := strings.Repeat("a", 51)
+	cases := []struct {
+		name, path, body, field, typ string
+	}{
+		{"missing text", "/analyze", `{}`, "body.text", "missing"},
+		{"blank text", "/analyze", `{"text":" \n\t "}`, "body.text", "value_error"},
+		{"too many chars", "/analyze", `{"text":"` + long + `"}`, "body.text", "value_error"},
+		{"too many bytes", "/pii/extract", `{"text":"` + strings.Repeat("😀", 26) + `"}`, "body.text", "value_error"},
+		{"text not a string", "/analyze", `{"text":42}`, "body.text", "string_type"},
+		{"unknown field", "/analyze", `{"text":"x","` + canary + `":1}`, "body." + canary, "extra_forbidden"},
+		{"threshold above 1", "/analyze", `{"text":"x","confidence_threshold":1.5}`, "body.confidence_threshold", "less_than_equal"},
+		{"threshold below 0", "/pii/extract", `{"text":"x","confidence_threshold":-0.1}`, "body.confidence_threshold", "greater_than_equal"},
+		{"null PII threshold", "/pii/extract", `{"text":"x","confidence_threshold":null}`, "body.confidence_threshold", "float_type"},
+		{"bad strategy", "/analyze", `{"text":"x","aggregation_strategy":"mean"}`, "body.aggregation_strategy", "literal_error"},
+		{"unknown model", "/analyze", `{"text":"x","model_name":"nope"}`, "body.model_name", "value_error"},
+		{"bad lang", "/pii/extract", `{"text":"x","lang":"fr"}`, "body.lang", "literal_error"},
+		{"bad keep_alive", "/analyze", `{"text":"x","keep_alive":true}`, "body.keep_alive", "value_error"},
+		{"not an object", "/analyze", `["x"]`, "body", "model_attributes_type"},
+		{"malformed json", "/analyze", `{"text": "` + canary, "body", "json_invalid"},
+		{"invalid utf-8", "/analyze", "{\"text\": \"\xff\xfe" + canary + "\"}", "body", "unicode_error"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := f.do(t, "POST", tc.path, tc.body)
+			if r.status != 422 {
+				t.Fatalf("status %d, want 422: %s", r.status, r.raw)
+			}
+			e := errorOf(t, r)
+			if e["code"] != "validation_error" {
+				t.Fatalf("code = %v", e["code"])
+			}
+			d := e["details"].([]any)[0].(map[string]any)
+			if d["field"] != tc.field || d["type"] != tc.typ {
+				t.Fatalf("detail = %v, want field %s type %s", d, tc.field, tc.typ)
+			}
+			if strings.Contains(r.raw, "é") || strings.Contains(r.raw, "😀") {
+				t.Fatalf("error body echoes request text: %s", r.raw)
+			}
+		})
+	}
+	calls := 0
+	f.analyze.set(func(e *fakeExtractor) { calls += e.calls })
+	f.pii.set(func(e *fakeExtractor) { calls += e.calls })
+	if calls != 0 {
+		t.Fatalf("invalid requests reached the model %d times", calls)
+	}
+}
+
+func TestBackpressureTimeoutAndInternalErrorsAreContentFree(t *testing.T) {
+	f := newFixture(t)
+	f.analyze.set(func(e *fakeExtractor) { e.err, e.waiting = batcher.ErrQueueFull, 8 })
+	r := f.do(t, "POST", "/analyze", `{"text":"Alice `+canary+`"}`)
+	if r.status != 503 || r.header.Get("Retry-After") != "2" {
+		t.Fatalf("status %d Retry-After %q: %s", r.status, r.header.Get("Retry-After"), r.raw)
+	}
+	e := errorOf(t, r)
+	d := e["details"].(map[string]any)
+	if e["code"] != "backpressure" || d["queue"] != "analyze" || d["queue_depth"] != 8.0 || d["reason"] != "saturated" {
+		t.Fatalf("backpressure body = %s", r.raw)
+	}
+
+	f.pii.set(func(e *fakeExtractor) { e.err = context.DeadlineExceeded })
+	r = f.do(t, "POST", "/pii/extract", `{"text":"Alice `+canary+`"}`)
+	if r.status != 504 || errorOf(t, r)["code"] != "timeout" {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+
+	f.pii.set(func(e *fakeExtractor) { e.err = &leakyError{} })
+	r = f.do(t, "POST", "/pii/extract", `{"text":"Alice `+canary+`"}`)
+	if r.status != 500 || errorOf(t, r)["code"] != "internal_error" {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	for _, out := range []string{r.raw, f.logs.String()} {
+		if strings.Contains(out, canary) {
+			t.Fatalf("canary leaked: %s", out)
+		}
+	}
+}
+
+// leakyError carries request text in its message, as a careless library error might.
+type leakyError struct{}
+
+func (*leakyError) Error() string { return "failed on " + canary }
+
+func TestRoutingErrorsUseTheEnvelope(t *testing.T) {
+	f := newFixture(t)
+	r := f.do(t, "GET", "/nope", "")
+	if r.status != 404 || errorOf(t, r)["code"] != "bad_request" {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	r = f.do(t, "POST", "/analyze", `{"text":"`+strings.Repeat("a", 5000)+`"}`)
+	if r.status != 413 || errorOf(t, r)["code"] != "request_size_exceeded" {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+}
+
+func TestRequestIDEchoedOnlyWhenPlain(t *testing.T) {
+	f := newFixture(t)
+	r := f.do(t, "GET", "/livez", "", "X-Request-ID", "abc-123")
+	if r.header.Get("X-Request-ID") != "abc-123" {
+		t.Fatalf("X-Request-ID = %q", r.header.Get("X-Request-ID"))
+	}
+	r = f.do(t, "GET", "/livez", "", "X-Request-ID", "name "+canary+" <script>")
+	if got := r.header.Get("X-Request-ID"); got == "" || strings.Contains(got, canary) {
+		t.Fatalf("unsafe request id kept: %q", got)
+	}
+}
+
+func TestReadinessAndHealth(t *testing.T) {
+	f := newFixture(t)
+	f.ready.Store(false)
+	r := f.do(t, "GET", "/readyz", "")
+	if r.status != 503 || errorOf(t, r)["code"] != "not_ready" {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	f.ready.Store(true)
+	if r = f.do(t, "GET", "/readyz", ""); r.status != 200 || r.body["status"] != "ready" {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	if r = f.do(t, "GET", "/health", ""); r.status != 200 || r.body["status"] != "ok" {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	if r = f.do(t, "GET", "/models/loaded", ""); r.status != 200 {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+}
+
+func TestMetricsCountOutcomesWithoutContent(t *testing.T) {
+	f := newFixture(t)
+	f.do(t, "POST", "/analyze", `{"text":"Alice"}`)
+	f.do(t, "POST", "/analyze", `{}`)
+	r := f.do(t, "GET", "/metrics", "")
+	if r.status != 200 {
+		t.Fatalf("status %d", r.status)
+	}
+	for _, want := range []string{
+		`sluice_http_requests_total{outcome="served",route="/analyze",status="200"} 1`,
+		`sluice_http_requests_total{outcome="failed",route="/analyze",status="422"} 1`,
+	} {
+		if !strings.Contains(r.raw, want) {
+			t.Fatalf("metrics lack %q:\n%s", want, r.raw)
+		}
+	}
+}
+
+func TestAccessLogHasNoText(t *testing.T) {
+	f := newFixture(t)
+	f.do(t, "POST", "/pii/extract", `{"text":"Alice `+canary+`"}`)
+	logs := f.logs.String()
+	if !strings.Contains(logs, `"route":"/pii/extract"`) || !strings.Contains(logs, `"outcome":"served"`) {
+		t.Fatalf("access log line missing: %s", logs)
+	}
+	if strings.Contains(logs, canary) || strings.Contains(logs, "Alice") {
+		t.Fatalf("access log contains request text: %s", logs)
+	}
+}
+
+// syncBuffer is a bytes.Buffer the server's goroutines may write while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

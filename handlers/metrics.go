@@ -1,0 +1,40 @@
+package handlers
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// End states of a request (DESIGN.md): every request that reaches a handler ends in exactly
+// one, and requestsTotal counts it.
+const (
+	OutcomeServed   = "served"
+	OutcomeRefused  = "refused"
+	OutcomeExpired  = "expired"
+	OutcomeAborted  = "aborted"
+	OutcomeFailed   = "failed"
+	OutcomeTimedOut = "timed_out"
+)
+
+// Metrics are the HTTP-level Prometheus series. Label values come from fixed sets (route
+// patterns, status codes, outcomes), never from request content.
+type Metrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// NewMetrics registers the HTTP metrics on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_http_requests_total",
+			Help: "HTTP requests by route, status code and end state.",
+		}, []string{"route", "status", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "sluice_http_request_duration_seconds",
+			Help:    "Time from request parsed to response written, by route and status code.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"route", "status"}),
+	}
+	reg.MustRegister(m.requests, m.duration)
+	return m
+}

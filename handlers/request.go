@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// decodeStrict parses body into dst the way OpenMed's pydantic models do: unknown fields are
+// an error, as is a body that is not one JSON object. Errors are field-level and quote no
+// values, only field names.
+func decodeStrict(body []byte, dst any) *apiError {
+	if !utf8.Valid(body) {
+		return validationError(FieldError{Field: "body", Message: "Request body is not valid UTF-8", Type: "unicode_error"})
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return validationError(FieldError{Field: "body", Message: "Input should be a valid JSON object", Type: "model_attributes_type"})
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return validationError(jsonFieldError(err))
+	}
+	if dec.More() {
+		return validationError(FieldError{Field: "body", Message: "JSON decode error: trailing data after the object", Type: "json_invalid"})
+	}
+	return nil
+}
+
+func jsonFieldError(err error) FieldError {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		return FieldError{Field: "body." + typeErr.Field, Message: "Input should be a valid " + jsonKind(typeErr.Type.Kind().String()), Type: jsonKind(typeErr.Type.Kind().String()) + "_type"}
+	case errors.As(err, &syntaxErr):
+		return FieldError{Field: "body", Message: fmt.Sprintf("JSON decode error at byte %d", syntaxErr.Offset), Type: "json_invalid"}
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return FieldError{Field: "body." + name, Message: "Extra inputs are not permitted", Type: "extra_forbidden"}
+	default:
+		return FieldError{Field: "body", Message: "JSON decode error", Type: "json_invalid"}
+	}
+}
+
+// jsonKind names a Go kind the way pydantic names the type a client should have sent.
+func jsonKind(kind string) string {
+	switch kind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "float64", "float32":
+		return "number"
+	case "int", "int64":
+		return "integer"
+	default:
+		return kind
+	}
+}
+
+// checkText applies the text rules of OpenMed's gateway: required, stripped, not blank, and
+// within the character and byte limits. It returns the stripped text.
+func checkText(text *string, lim Limits) (string, *FieldError) {
+	if text == nil {
+		return "", &FieldError{Field: "body.text", Message: "Field required", Type: "missing"}
+	}
+	t := strings.TrimSpace(*text)
+	if t == "" {
+		return "", &FieldError{Field: "body.text", Message: "Value error, Input text cannot be empty.", Type: "value_error"}
+	}
+	if lim.MaxTextBytes > 0 && len(t) > lim.MaxTextBytes {
+		return "", &FieldError{Field: "body.text", Type: "value_error",
+			Message: fmt.Sprintf("Value error, Input text exceeds the %d-byte limit.", lim.MaxTextBytes)}
+	}
+	if n := utf8.RuneCountInString(t); lim.MaxTextChars > 0 && n > lim.MaxTextChars {
+		return "", &FieldError{Field: "body.text", Type: "value_error",
+			Message: fmt.Sprintf("Value error, Input text too long; the limit is %d characters.", lim.MaxTextChars)}
+	}
+	return t, nil
+}
+
+// checkThreshold enforces 0 <= v <= 1.
+func checkThreshold(v float64) *FieldError {
+	switch {
+	case v < 0:
+		return &FieldError{Field: "body.confidence_threshold", Message: "Input should be greater than or equal to 0", Type: "greater_than_equal"}
+	case v > 1:
+		return &FieldError{Field: "body.confidence_threshold", Message: "Input should be less than or equal to 1", Type: "less_than_equal"}
+	}
+	return nil
+}
+
+// checkKeepAlive accepts what OpenMed accepts for keep_alive (seconds >= 0, a duration string,
+// or null) without acting on it: Sluice keeps its models resident for the life of the process.
+func checkKeepAlive(raw json.RawMessage) *FieldError {
+	v := bytes.TrimSpace(raw)
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	switch v[0] {
+	case '"':
+		return nil
+	case 't', 'f', '{', '[':
+		return &FieldError{Field: "body.keep_alive", Message: "Input should be a number of seconds or a duration string", Type: "value_error"}
+	}
+	var secs float64
+	if err := json.Unmarshal(v, &secs); err != nil || secs < 0 {
+		return &FieldError{Field: "body.keep_alive", Message: "Input should be a number of seconds >= 0 or a duration string", Type: "value_error"}
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package handlers
+
+import (
+	"errors"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"github.com/sluice-serving/sluice/clock"
+)
+
+// Options wires the handlers to the rest of the server.
+type Options struct {
+	Logger   *slog.Logger
+	Metrics  *Metrics
+	Gatherer prometheus.Gatherer // served on /metrics
+	Clock    clock.Clock
+
+	Analyze Endpoint // POST /analyze
+	PII     Endpoint // POST /pii/extract
+
+	Limits Limits
+	// RequestTimeout bounds the whole of a request's work; past it the client gets 504.
+	RequestTimeout time.Duration
+	// Ready reports whether models are loaded and warmed; /readyz answers 503 until then.
+	Ready   func() bool
+	Version string
+}
+
+// Limits are the input bounds a request is validated against.
+type Limits struct {
+	MaxBodyBytes int
+	MaxTextChars int
+	MaxTextBytes int
+}
+
+type server struct {
+	opts Options
+}
+
+// New builds the fiber app with every route.
+func New(opts Options) *fiber.App {
+	s := &server{opts: opts}
+	app := fiber.New(fiber.Config{
+		AppName:               "sluice",
+		BodyLimit:             opts.Limits.MaxBodyBytes,
+		DisableStartupMessage: true,
+		ErrorHandler:          s.handleError,
+		ReadTimeout:           30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+	})
+	app.Use(s.observe)
+
+	app.Get("/health", s.health)
+	app.Get("/livez", s.livez)
+	app.Get("/readyz", s.readyz)
+	app.Get("/models/loaded", s.modelsLoaded)
+	metrics := fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
+	app.Get("/metrics", func(c *fiber.Ctx) error {
+		metrics(c.Context())
+		return nil
+	})
+	app.Post("/analyze", s.analyze)
+	app.Post("/pii/extract", s.piiExtract)
+	return app
+}
+
+// observe assigns the request id, then after the handler records metrics and the access log.
+func (s *server) observe(c *fiber.Ctx) error {
+	start := s.opts.Clock.Now()
+	id := c.Get(fiber.HeaderXRequestID)
+	if !validRequestID(id) {
+		id = newRequestID()
+	}
+	c.Locals(localRequestID, id)
+	c.Set(fiber.HeaderXRequestID, id)
+
+	err := c.Next()
+	if err != nil {
+		// Write the error now so the status below is the one the client sees.
+		if herr := s.handleError(c, err); herr != nil {
+			return herr
+		}
+	}
+	status := c.Response().StatusCode()
+	route := c.Route().Path
+	if status == fiber.StatusNotFound && !knownRoute(route) {
+		route = "unmatched"
+	}
+	outcome, _ := c.Locals(localOutcome).(string)
+	if outcome == "" {
+		outcome = outcomeForStatus(status)
+	}
+	elapsed := s.opts.Clock.Now().Sub(start)
+	code := strconv.Itoa(status)
+	if m := s.opts.Metrics; m != nil {
+		m.requests.WithLabelValues(route, code, outcome).Inc()
+		m.duration.WithLabelValues(route, code).Observe(elapsed.Seconds())
+	}
+	attrs := []slog.Attr{
+		slog.String("request_id", id),
+		slog.String("method", c.Method()),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.String("outcome", outcome),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+	}
+	if st, ok := c.Locals(localStats).(*requestStats); ok {
+		attrs = append(attrs, st.attrs()...)
+	}
+	s.opts.Logger.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
+	return nil
+}
+
+func knownRoute(route string) bool {
+	switch route {
+	case "/health", "/livez", "/readyz", "/models/loaded", "/metrics", "/analyze", "/pii/extract":
+		return true
+	}
+	return false
+}
+
+func outcomeForStatus(status int) string {
+	switch {
+	case status < 400:
+		return OutcomeServed
+	case status == fiber.StatusServiceUnavailable || status == fiber.StatusTooManyRequests:
+		return OutcomeRefused
+	case status == fiber.StatusGatewayTimeout:
+		return OutcomeTimedOut
+	default:
+		return OutcomeFailed
+	}
+}
+
+// handleError turns any error into the JSON envelope. fiber's own errors (404, 405, 413 from
+// the body limit) get stable codes; anything unexpected is a 500 whose message says nothing
+// about the request.
+func (s *server) handleError(c *fiber.Ctx, err error) error {
+	if requestID(c) == "" {
+		// fasthttp rejects an oversized body before any middleware runs.
+		id := newRequestID()
+		c.Locals(localRequestID, id)
+		c.Set(fiber.HeaderXRequestID, id)
+	}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		c.Locals(localOutcome, ae.Outcome)
+		return writeError(c, ae)
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		// OpenMed answers routing errors as bad_request with the reason phrase; keep that.
+		e := &apiError{Status: fe.Code, Code: CodeBadRequest, Outcome: OutcomeFailed}
+		switch fe.Code {
+		case fiber.StatusNotFound:
+			e.Message = "Not Found"
+		case fiber.StatusMethodNotAllowed:
+			e.Message = "Method Not Allowed"
+		case fiber.StatusRequestEntityTooLarge:
+			e.Code = CodeTooLarge
+			e.Message = "Request rejected by an operational limit: the body exceeds " + strconv.Itoa(s.opts.Limits.MaxBodyBytes) + " bytes"
+			e.Details = map[string]int{"max_body_bytes": s.opts.Limits.MaxBodyBytes}
+		default:
+			e.Message = "Bad Request"
+			if fe.Code >= 500 {
+				e.Code, e.Message = CodeInternal, "Internal server error"
+			}
+		}
+		if e.Details == nil {
+			e.Details = map[string]string{"reason": e.Message}
+		}
+		return writeError(c, e)
+	}
+	s.opts.Logger.Error("unhandled error", slog.String("request_id", requestID(c)), slog.String("error_type", errorType(err)))
+	return writeError(c, &apiError{Status: fiber.StatusInternalServerError, Code: CodeInternal,
+		Message: "Internal server error", Outcome: OutcomeFailed})
+}

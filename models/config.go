@@ -1,0 +1,111 @@
+package models
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// Config is the part of a HuggingFace config.json the server needs.
+type Config struct {
+	ModelType             string
+	Architectures         []string
+	Labels                []string // Labels[i] is id2label[i]; nil for models without labels
+	MaxPositionEmbeddings int
+	VocabSize             int
+	// Decoder geometry (zero for encoders).
+	NumLayers  int
+	NumHeads   int
+	HeadDim    int
+	EOSTokenID int64
+	BOSTokenID int64
+}
+
+type rawConfig struct {
+	ModelType             string            `json:"model_type"`
+	Architectures         []string          `json:"architectures"`
+	ID2Label              map[string]string `json:"id2label"`
+	MaxPositionEmbeddings int               `json:"max_position_embeddings"`
+	NPositions            int               `json:"n_positions"`
+	VocabSize             int               `json:"vocab_size"`
+	NumHiddenLayers       int               `json:"num_hidden_layers"`
+	NLayer                int               `json:"n_layer"`
+	NumAttentionHeads     int               `json:"num_attention_heads"`
+	NHead                 int               `json:"n_head"`
+	HiddenSize            int               `json:"hidden_size"`
+	NEmbd                 int               `json:"n_embd"`
+	HeadDim               int               `json:"head_dim"`
+	EOSTokenID            *int64            `json:"eos_token_id"`
+	BOSTokenID            *int64            `json:"bos_token_id"`
+}
+
+// ParseConfig reads config.json. id2label must map every id 0..n-1 exactly once.
+func ParseConfig(data []byte) (Config, error) {
+	var raw rawConfig
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return Config{}, fmt.Errorf("config.json: %w", err)
+	}
+	cfg := Config{
+		ModelType:             raw.ModelType,
+		Architectures:         raw.Architectures,
+		MaxPositionEmbeddings: firstPositive(raw.MaxPositionEmbeddings, raw.NPositions),
+		VocabSize:             raw.VocabSize,
+		NumLayers:             firstPositive(raw.NumHiddenLayers, raw.NLayer),
+		NumHeads:              firstPositive(raw.NumAttentionHeads, raw.NHead),
+		HeadDim:               raw.HeadDim,
+		EOSTokenID:            -1,
+		BOSTokenID:            -1,
+	}
+	if raw.EOSTokenID != nil {
+		cfg.EOSTokenID = *raw.EOSTokenID
+	}
+	if raw.BOSTokenID != nil {
+		cfg.BOSTokenID = *raw.BOSTokenID
+	}
+	if hidden := firstPositive(raw.HiddenSize, raw.NEmbd); cfg.HeadDim == 0 && hidden > 0 && cfg.NumHeads > 0 {
+		cfg.HeadDim = hidden / cfg.NumHeads
+	}
+	if len(raw.ID2Label) > 0 {
+		labels, err := labelList(raw.ID2Label)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.Labels = labels
+	}
+	if cfg.MaxPositionEmbeddings <= 0 {
+		return Config{}, fmt.Errorf("config.json: max_position_embeddings is missing or not positive")
+	}
+	return cfg, nil
+}
+
+func labelList(id2label map[string]string) ([]string, error) {
+	ids := make([]int, 0, len(id2label))
+	byID := make(map[int]string, len(id2label))
+	for k, v := range id2label {
+		id, err := strconv.Atoi(k)
+		if err != nil || id < 0 {
+			return nil, fmt.Errorf("config.json: id2label key %q is not a non-negative integer", k)
+		}
+		ids = append(ids, id)
+		byID[id] = v
+	}
+	sort.Ints(ids)
+	labels := make([]string, len(ids))
+	for i, id := range ids {
+		if id != i {
+			return nil, fmt.Errorf("config.json: id2label has no entry for id %d", i)
+		}
+		labels[i] = byID[id]
+	}
+	return labels, nil
+}
+
+func firstPositive(vs ...int) int {
+	for _, v := range vs {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}

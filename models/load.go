@@ -1,0 +1,57 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+
+	"github.com/sluice-serving/sluice/models/wordpiece"
+)
+
+// Model is one loaded model directory.
+type Model struct {
+	Name      string
+	Config    Config
+	Tokenizer *wordpiece.Tokenizer
+	ONNX      []byte
+	// Generation holds generation_config.json verbatim when the directory has one.
+	Generation []byte
+}
+
+// Load reads the model directory dir from fsys. Errors name the file and what is wrong with
+// it, never any content of the model beyond structure.
+func Load(fsys fs.FS, dir string) (*Model, error) {
+	read := func(name string) ([]byte, error) {
+		data, err := fs.ReadFile(fsys, path.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("model %q: %w", dir, err)
+		}
+		return data, nil
+	}
+	cfgJSON, err := read("config.json")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(cfgJSON)
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", dir, err)
+	}
+	tokJSON, err := read("tokenizer.json")
+	if err != nil {
+		return nil, err
+	}
+	tok, err := wordpiece.Load(tokJSON)
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", dir, err)
+	}
+	onnx, err := read("model.onnx")
+	if err != nil {
+		return nil, err
+	}
+	gen, err := fs.ReadFile(fsys, path.Join(dir, "generation_config.json"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("model %q: %w", dir, err)
+	}
+	return &Model{Name: path.Base(dir), Config: cfg, Tokenizer: tok, ONNX: onnx, Generation: gen}, nil
+}
