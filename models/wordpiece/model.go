@@ -25,7 +25,7 @@ type piece struct {
 // encodeWord appends the tokens of one pre-tokenized word. Like HF, a word that cannot be
 // covered by vocab pieces, or that has more than maxChars characters, becomes one unk
 // token spanning the whole word.
-func (m *wordPiece) encodeWord(enc *Encoding, s *scratch, chars []nchar, word int) {
+func (m *wordPiece) encodeWord(enc *tokens, s *scratch, chars []nchar, word int) {
 	first, last := chars[0].start, chars[len(chars)-1].end
 	if len(chars) > m.maxChars {
 		enc.add(m.unkID, first, last, word, false)

@@ -39,11 +39,35 @@ type Encoding struct {
 	WordIDs []int
 }
 
-func (e *Encoding) add(id int64, start, end int32, word int, special bool) {
-	e.IDs = append(e.IDs, id)
-	e.Offsets = append(e.Offsets, [2]int{int(start), int(end)})
-	e.Special = append(e.Special, special)
-	e.WordIDs = append(e.WordIDs, word)
+// token is one entry of an encoding while it is being built in the scratch buffer.
+type token struct {
+	id         int64
+	start, end int32
+	word       int32
+	special    bool
+}
+
+// tokens collects an encoding; Encode copies it into exactly sized result slices.
+type tokens []token
+
+func (ts *tokens) add(id int64, start, end int32, word int, special bool) {
+	*ts = append(*ts, token{id: id, start: start, end: end, word: int32(word), special: special})
+}
+
+func (ts tokens) encoding() Encoding {
+	e := Encoding{
+		IDs:     make([]int64, len(ts)),
+		Offsets: make([][2]int, len(ts)),
+		Special: make([]bool, len(ts)),
+		WordIDs: make([]int, len(ts)),
+	}
+	for i, t := range ts {
+		e.IDs[i] = t.id
+		e.Offsets[i] = [2]int{int(t.start), int(t.end)}
+		e.Special[i] = t.special
+		e.WordIDs[i] = int(t.word)
+	}
+	return e
 }
 
 // scratch holds the buffers one Encode call needs.
@@ -56,6 +80,7 @@ type scratch struct {
 	word   []byte  // UTF-8 of the current word
 	charAt []int32 // byte index -> char index into the current word
 	pieces []piece // WordPiece output of the current word
+	out    tokens  // the encoding being built
 }
 
 // Encode tokenizes text. Offsets are byte offsets into text (not into the normalized
@@ -68,14 +93,7 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 	}
 	defer t.scratch.Put(s)
 
-	// A WordPiece token covers ~4 bytes of typical text; starting there saves regrowth.
-	guess := len(text)/4 + len(t.prefix) + len(t.suffix) + 1
-	enc := Encoding{
-		IDs:     make([]int64, 0, guess),
-		Offsets: make([][2]int, 0, guess),
-		Special: make([]bool, 0, guess),
-		WordIDs: make([]int, 0, guess),
-	}
+	enc := s.out[:0]
 	wrap := addSpecialTokens && t.hasPost
 	if wrap {
 		for _, id := range t.prefix {
@@ -101,12 +119,19 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 			enc.add(id, 0, 0, -1, true)
 		}
 	}
-	return enc
+	s.out = enc
+	if cap(enc) > maxKeptTokens {
+		// Do not let one huge text pin a large buffer in the pool forever.
+		s.out = nil
+	}
+	return enc.encoding()
 }
+
+const maxKeptTokens = 1 << 16
 
 // encodeSegment normalizes a stretch of text free of raw added tokens, extracts the
 // normalized added tokens, and pre-tokenizes and WordPiece-encodes the rest.
-func (t *Tokenizer) encodeSegment(enc *Encoding, s *scratch, seg string, base int, word *int) {
+func (t *Tokenizer) encodeSegment(enc *tokens, s *scratch, seg string, base int, word *int) {
 	chars := t.norm.run(&s.norm, seg, base)
 	if len(chars) == 0 {
 		return
@@ -142,7 +167,7 @@ func (t *Tokenizer) encodeSegment(enc *Encoding, s *scratch, seg string, base in
 
 // preTokenize is BertPreTokenizer: whitespace separates words and is dropped, each
 // punctuation character is a word of its own.
-func (t *Tokenizer) preTokenize(enc *Encoding, s *scratch, chars []nchar, word *int) {
+func (t *Tokenizer) preTokenize(enc *tokens, s *scratch, chars []nchar, word *int) {
 	start := -1
 	for i, c := range chars {
 		space, punct := isSpace(c.r), false
