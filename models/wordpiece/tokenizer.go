@@ -85,13 +85,19 @@ type scratch struct {
 
 // Encode tokenizes text. Offsets are byte offsets into text (not into the normalized
 // text); with addSpecialTokens the post-processor's template tokens are added around the
-// sequence. Invalid UTF-8 is read as U+FFFD, one byte at a time.
+// sequence. Invalid UTF-8 is read as U+FFFD, one byte at a time. Texts must be shorter than
+// 2 GiB (offsets are tracked as int32 internally).
 func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 	s, _ := t.scratch.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
 	}
-	defer t.scratch.Put(s)
+	defer func() {
+		// Buffers grown by one huge text would otherwise stay pinned in the pool.
+		if len(text) <= maxPooledText {
+			t.scratch.Put(s)
+		}
+	}()
 
 	enc := s.out[:0]
 	wrap := addSpecialTokens && t.hasPost
@@ -120,14 +126,10 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 		}
 	}
 	s.out = enc
-	if cap(enc) > maxKeptTokens {
-		// Do not let one huge text pin a large buffer in the pool forever.
-		s.out = nil
-	}
 	return enc.encoding()
 }
 
-const maxKeptTokens = 1 << 16
+const maxPooledText = 1 << 20
 
 // encodeSegment normalizes a stretch of text free of raw added tokens, extracts the
 // normalized added tokens, and pre-tokenizes and WordPiece-encodes the rest.

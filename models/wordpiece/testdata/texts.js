@@ -124,6 +124,13 @@ function fixedTexts() {
     '2024-03-05T12:30:00Z', 'user@example.com', 'https://example.org/path?q=1&r=2#frag', 'C:\\Users\\x',
     '### heading', '*bold* _it_', '"quoted"', '\'single\'', 'a-b-c', 'a_b_c', 'a/b/c', 'a|b|c'];
   for (const s of specials) t.push(s, 'a' + s + 'b', ' ' + s + ' ', s + s);
+  // Added tokens of tiny.json (single_word, lstrip/rstrip, normalized) in and out of words.
+  t.push('<med> aspirin', 'a<med>b', 'x <med>', '<med>', '<MED> caps', '<med>\t<med>', '(<med>)', '_<med>',
+    'New York', 'new york city', 'NEW YORK', 'in New York  now', 'New York\u00a0\u3000x', 'NewYork',
+    '<mask>', 'a <mask> b', 'a  <mask>  b', 'a\t<mask>\nb', '<MASK>', '[MASK]', ' [MASK]x', 'a  [MASK]  b',
+    '<mask><mask>', 'New York<mask>New York', '[CLS]中', '中[SEP]中', 'İ<med>İ', 'Jose\u0301<mask>');
+  // New York and the tiny added tokens inside generated sentences too.
+  for (const w of ['New York', '<med>', '<mask>', '[MASK]']) t.push(`Patient moved to ${w} in 2020, ${w}.`);
   return t;
 }
 
