@@ -1,6 +1,7 @@
 package tokclass
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -158,7 +159,9 @@ func (d *Decoder) Decode(text string, toks Tokens, logits []float32, strategy St
 	return d.group(text, units, out), nil
 }
 
-// units computes the per-token (none, simple) or per-word units.
+// units computes the per-token (none, simple) or per-word units. It streams over the
+// tokens with one probability row of scratch space: words are runs of consecutive
+// tokens, so a word's unit is complete when the next word starts.
 func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Strategy) ([]unit, error) {
 	if strategy < StrategyNone || strategy > StrategyMax {
 		return nil, fmt.Errorf("tokclass: unknown aggregation strategy %d", int(strategy))
@@ -171,47 +174,58 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 	if len(logits) != n*nl {
 		return nil, fmt.Errorf("tokclass: %d logits for %d tokens and %d labels", len(logits), n, nl)
 	}
-	probs := make([]float64, len(logits))
-	if err := softmaxRows(probs, logits, nl); err != nil {
-		return nil, err
-	}
-	units := make([]unit, 0, n)
-	if strategy == StrategyNone || strategy == StrategySimple {
-		for i := range n {
-			if toks.special(i) {
-				continue
-			}
-			row := probs[i*nl : (i+1)*nl]
-			l := argmax(row)
-			units = append(units, unit{label: l, score: row[l], start: toks.Offsets[i][0], end: toks.Offsets[i][1]})
-		}
-		return units, nil
-	}
-
-	// Word strategies: collect the token indexes of each word, then pick its label.
-	var avg []float64
+	row := make([]float64, nl)
+	var sum []float64 // StrategyAverage: the word's summed probability vectors
 	if strategy == StrategyAverage {
-		avg = make([]float64, nl)
+		sum = make([]float64, nl)
 	}
-	word := make([]int, 0, 8)
-	prev := -1
-	flush := func() {
-		if len(word) > 0 {
-			units = append(units, d.wordUnit(probs, nl, toks, word, strategy, avg))
-			word = word[:0]
+	perToken := strategy == StrategyNone || strategy == StrategySimple
+	units := make([]unit, 0, n)
+	var cur unit // the word being built
+	words, prev := 0, -1
+	finish := func() {
+		if words == 0 {
+			return
 		}
+		if sum != nil {
+			for j := range sum {
+				sum[j] /= float64(words)
+			}
+			cur.label = argmax(sum)
+			cur.score = sum[cur.label]
+			clear(sum)
+		}
+		units = append(units, cur)
+		words = 0
 	}
 	for i := range n {
 		if toks.special(i) {
 			continue
 		}
-		if prev < 0 || !continuesWord(text, toks, d.unknownID, prev, i) {
-			flush()
+		if err := softmaxRow(row, logits[i*nl:(i+1)*nl]); err != nil {
+			return nil, fmt.Errorf("tokclass: %w for token %d", err, i)
 		}
-		word = append(word, i)
+		label := argmax(row)
+		off := toks.Offsets[i]
+		if perToken {
+			units = append(units, unit{label: label, score: row[label], start: off[0], end: off[1]})
+			continue
+		}
+		if prev < 0 || !continuesWord(text, toks, d.unknownID, prev, i) {
+			finish()
+			cur = unit{label: label, score: row[label], start: off[0]}
+		} else if strategy == StrategyMax && row[label] > cur.score {
+			// HF: max(tokens, key=top probability); the first of equals wins.
+			cur.label, cur.score = label, row[label]
+		}
+		cur.end = off[1]
+		for j := range sum {
+			sum[j] += row[j]
+		}
+		words++
 		prev = i
 	}
-	flush()
+	finish()
 	return units, nil
 }
 
@@ -237,42 +251,6 @@ func continuesWord(text string, toks Tokens, unknownID int64, prev, i int) bool 
 	return start >= len(text) || text[start] != ' '
 }
 
-func (d *Decoder) wordUnit(probs []float64, nl int, toks Tokens, word []int, strategy Strategy, avg []float64) unit {
-	row := func(i int) []float64 { return probs[i*nl : (i+1)*nl] }
-	u := unit{start: toks.Offsets[word[0]][0], end: toks.Offsets[word[len(word)-1]][1]}
-	switch strategy {
-	case StrategyFirst:
-		r := row(word[0])
-		u.label = argmax(r)
-		u.score = r[u.label]
-	case StrategyMax:
-		// HF: max(tokens, key=max probability); the first of equals wins.
-		bestTok, bestP := word[0], math.Inf(-1)
-		for _, i := range word {
-			r := row(i)
-			if p := r[argmax(r)]; p > bestP {
-				bestTok, bestP = i, p
-			}
-		}
-		r := row(bestTok)
-		u.label = argmax(r)
-		u.score = r[u.label]
-	case StrategyAverage:
-		clear(avg)
-		for _, i := range word {
-			for j, p := range row(i) {
-				avg[j] += p
-			}
-		}
-		for j := range avg {
-			avg[j] /= float64(len(word))
-		}
-		u.label = argmax(avg)
-		u.score = avg[u.label]
-	}
-	return u
-}
-
 // group applies HF's group_entities to units and appends the kept groups to out.
 func (d *Decoder) group(text string, units []unit, out []Entity) []Entity {
 	for i := 0; i < len(units); {
@@ -296,33 +274,31 @@ func (d *Decoder) group(text string, units []unit, out []Entity) []Entity {
 	return out
 }
 
-// softmaxRows writes the row-wise softmax of logits into dst, subtracting each row's
-// maximum first as HF does. Non-finite logits are an error: they come from a broken model
-// or export, and any label read from them would be arbitrary.
-func softmaxRows(dst []float64, logits []float32, nl int) error {
-	for r := 0; r+nl <= len(logits); r += nl {
-		src := logits[r : r+nl]
-		m := math.Inf(-1)
-		for _, v := range src {
-			f := float64(v)
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("tokclass: non-finite logit for token %d", r/nl)
-			}
-			m = max(m, f)
+// softmaxRow writes the softmax of src into dst, subtracting the maximum first as HF
+// does. Non-finite logits are an error: they come from a broken model or export, and any
+// label read from them would be arbitrary.
+func softmaxRow(dst []float64, src []float32) error {
+	m := math.Inf(-1)
+	for _, v := range src {
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return errNonFinite
 		}
-		var sum float64
-		out := dst[r : r+nl]
-		for j, v := range src {
-			e := math.Exp(float64(v) - m)
-			out[j] = e
-			sum += e
-		}
-		for j := range out {
-			out[j] /= sum
-		}
+		m = max(m, f)
+	}
+	var sum float64
+	for j, v := range src {
+		e := math.Exp(float64(v) - m)
+		dst[j] = e
+		sum += e
+	}
+	for j := range dst {
+		dst[j] /= sum
 	}
 	return nil
 }
+
+var errNonFinite = errors.New("non-finite logit")
 
 // argmax returns the index of the first largest value, as numpy's argmax does.
 func argmax(xs []float64) int {

@@ -16,45 +16,62 @@ var (
 // defaultPIIPatterns is OpenMed's English PII pattern set (pii_entity_merger.PII_PATTERNS),
 // in its order. It is never modified; DefaultPIIPatterns hands out copies. Python's
 // patterns match case-insensitively unless noted, hence the (?i) prefixes.
-var defaultPIIPatterns = []PIIPattern{
-	{Label: "date", Priority: 10, Regexp: regexp.MustCompile(`(?i)\b\d{4}-\d{2}-\d{2}\b`), BaseScore: 0.6, ContextBoost: 0.3, ContextWords: dateContext},
-	{Label: "date", Priority: 9, Regexp: regexp.MustCompile(`(?i)\b\d{1,2}/\d{1,2}/\d{2,4}\b`), BaseScore: 0.6, ContextBoost: 0.3, ContextWords: dateContext},
-	{Label: "date", Priority: 9, Regexp: regexp.MustCompile(`(?i)\b\d{1,2}-\d{1,2}-\d{2,4}\b`), BaseScore: 0.6, ContextBoost: 0.3, ContextWords: dateContext},
-	{Label: "date", Priority: 8, Regexp: regexp.MustCompile(`(?i)\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b`), BaseScore: 0.7, ContextBoost: 0.25, ContextWords: dateContext},
-	{Label: "date", Priority: 8, Regexp: regexp.MustCompile(`(?i)\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b`), BaseScore: 0.7, ContextBoost: 0.25, ContextWords: dateContext},
-	{Label: "ssn", Priority: 10, Regexp: regexp.MustCompile(`(?i)\b\d{3}-\d{2}-\d{4}\b`), BaseScore: 0.3, ContextBoost: 0.55, ContextWords: ssnContext, Validate: ValidSSN},
-	{Label: "ssn", Priority: 9, Regexp: regexp.MustCompile(`(?i)\b\d{3}\s\d{2}\s\d{4}\b`), BaseScore: 0.3, ContextBoost: 0.55, ContextWords: ssnContext, Validate: ValidSSN},
-	{Label: "phone_number", Priority: 9, Regexp: regexp.MustCompile(`(?i)\b\(\d{3}\)\s*\d{3}[-.\s]?\d{4}\b`), BaseScore: 0.6, ContextBoost: 0.3, ContextWords: phoneContext, Validate: ValidUSPhone},
-	{Label: "phone_number", Priority: 8, Regexp: regexp.MustCompile(`(?i)\b\d{3}[-.\s]\d{3}[-.\s]\d{4}\b`), BaseScore: 0.5, ContextBoost: 0.35, ContextWords: phoneContext, Validate: ValidUSPhone},
-	{Label: "phone_number", Priority: 5, Regexp: regexp.MustCompile(`(?i)\b\d{10}\b`), BaseScore: 0.2, ContextBoost: 0.5, ContextWords: phoneContext, Validate: ValidUSPhone},
-	{Label: "npi", Priority: 6, Regexp: regexp.MustCompile(`(?i)\b\d{10}\b`), BaseScore: 0.15, ContextBoost: 0.65,
-		ContextWords: []string{"npi", "national provider", "provider number", "provider id", "provider identifier"}, Validate: ValidNPI},
-	{Label: "email", Priority: 10, Regexp: regexp.MustCompile(`(?i)\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Z|a-z]{2,}\b`), BaseScore: 0.9, ContextBoost: 0.1,
-		ContextWords: []string{"email", "e-mail", "contact", "mail"}},
-	{Label: "postcode", Priority: 7, Regexp: regexp.MustCompile(`(?i)\b\d{5}(?:-\d{4})?\b`), BaseScore: 0.4, ContextBoost: 0.45,
-		ContextWords: []string{"zip", "zipcode", "zip code", "postal", "postal code"}},
-	{Label: "credit_debit_card", Priority: 8, Regexp: regexp.MustCompile(`(?i)\b\d{4}[-\s]?\d{4}[-\s]?\d{4}[-\s]?\d{4}\b`), BaseScore: 0.4, ContextBoost: 0.4,
-		ContextWords: []string{"card", "credit", "debit", "visa", "mastercard", "amex", "discover", "payment"}, Validate: ValidLuhn},
-	{Label: "iban", Priority: 9, Regexp: regexp.MustCompile(`\b[A-Z]{2}\d{2}(?:[\s-]?[A-Z0-9]){11,30}\b`), BaseScore: 0.85, ContextBoost: 0.1,
-		ContextWords: []string{"iban", "bank account", "account", "routing", "wire"}, Validate: ValidIBAN},
-	{Label: "bic", Priority: 8, Regexp: regexp.MustCompile(`\b[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?\b`), BaseScore: 0.25, ContextBoost: 0.65,
-		ContextWords: []string{"bic", "swift", "swift/bic", "swift code", "bank identifier", "wire", "wire transfer"}, Validate: ValidBIC},
-	{Label: "account_number", Priority: 8, Regexp: regexp.MustCompile(`(?i)\b(?:account number|account #|acct\.|acct|account)[:\s#-]*[A-Z0-9][A-Z0-9-]{5,23}\b`), BaseScore: 0.75, ContextBoost: 0.15,
-		ContextWords: []string{"account", "acct", "account number", "bank", "billing"}},
-	{Label: "medical_record_number", Priority: 9, Regexp: regexp.MustCompile(`(?i)\b(?:MRN|mrn)[:\s#]*\d{6,10}\b`), BaseScore: 0.8, ContextBoost: 0.15,
-		ContextWords: []string{"medical record", "patient id", "patient number", "record number"}},
-	{Label: "medical_record_number", Priority: 5, Regexp: regexp.MustCompile(`(?i)\b[A-Z]{2,3}\d{6,9}\b`), BaseScore: 0.3, ContextBoost: 0.5,
-		ContextWords: []string{"mrn", "medical record", "patient id", "patient number", "record number"}},
-	{Label: "street_address", Priority: 7, Regexp: regexp.MustCompile(`(?i)\b\d{1,5}\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\s+(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way)\b`), BaseScore: 0.7, ContextBoost: 0.2,
-		ContextWords: []string{"address", "street", "resides", "residence", "lives at", "located at"}},
-	{Label: "url", Priority: 8, Regexp: regexp.MustCompile(`(?i)\b(?:https?://)?(?:www\.)?[a-zA-Z0-9-]+\.[a-zA-Z]{2,}(?:/[^\s]*)?\b`), BaseScore: 0.8, ContextBoost: 0.15,
-		ContextWords: []string{"url", "website", "link", "webpage"}},
-	{Label: "ipv4", Priority: 7, Regexp: regexp.MustCompile(`(?i)\b(?:\d{1,3}\.){3}\d{1,3}\b`), BaseScore: 0.6, ContextBoost: 0.3,
-		ContextWords: []string{"ip", "ip address", "address", "server", "host"}},
-	{Label: "ipv6", Priority: 8, Regexp: regexp.MustCompile(`(?i)\b(?:[0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}\b`), BaseScore: 0.85, ContextBoost: 0.15,
-		ContextWords: []string{"ip", "ipv6", "ip address", "address", "server", "host"}},
-	{Label: "mac_address", Priority: 8, Regexp: regexp.MustCompile(`(?i)\b(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}\b`), BaseScore: 0.75, ContextBoost: 0.2,
-		ContextWords: []string{"mac", "mac address", "hardware address"}},
+var defaultPIIPatterns = mustPatterns([]patternSpec{
+	{expr: `(?i)\b\d{4}-\d{2}-\d{2}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 10, BaseScore: 0.6, ContextBoost: 0.3, ContextWords: dateContext}},
+	{expr: `(?i)\b\d{1,2}/\d{1,2}/\d{2,4}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 9, BaseScore: 0.6, ContextBoost: 0.3, ContextWords: dateContext}},
+	{expr: `(?i)\b\d{1,2}-\d{1,2}-\d{2,4}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 9, BaseScore: 0.6, ContextBoost: 0.3, ContextWords: dateContext}},
+	{expr: `(?i)\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 8, BaseScore: 0.7, ContextBoost: 0.25, ContextWords: dateContext}},
+	{expr: `(?i)\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 8, BaseScore: 0.7, ContextBoost: 0.25, ContextWords: dateContext}},
+	{expr: `(?i)\b\d{3}-\d{2}-\d{4}\b`, PIIPattern: PIIPattern{Label: "ssn", Priority: 10, BaseScore: 0.3, ContextBoost: 0.55, ContextWords: ssnContext, Validate: ValidSSN}},
+	{expr: `(?i)\b\d{3}\s\d{2}\s\d{4}\b`, PIIPattern: PIIPattern{Label: "ssn", Priority: 9, BaseScore: 0.3, ContextBoost: 0.55, ContextWords: ssnContext, Validate: ValidSSN}},
+	{expr: `(?i)\b\(\d{3}\)\s*\d{3}[-.\s]?\d{4}\b`, PIIPattern: PIIPattern{Label: "phone_number", Priority: 9, BaseScore: 0.6, ContextBoost: 0.3, ContextWords: phoneContext, Validate: ValidUSPhone}},
+	{expr: `(?i)\b\d{3}[-.\s]\d{3}[-.\s]\d{4}\b`, PIIPattern: PIIPattern{Label: "phone_number", Priority: 8, BaseScore: 0.5, ContextBoost: 0.35, ContextWords: phoneContext, Validate: ValidUSPhone}},
+	{expr: `(?i)\b\d{10}\b`, PIIPattern: PIIPattern{Label: "phone_number", Priority: 5, BaseScore: 0.2, ContextBoost: 0.5, ContextWords: phoneContext, Validate: ValidUSPhone}},
+	{expr: `(?i)\b\d{10}\b`, PIIPattern: PIIPattern{Label: "npi", Priority: 6, BaseScore: 0.15, ContextBoost: 0.65,
+		ContextWords: []string{"npi", "national provider", "provider number", "provider id", "provider identifier"}, Validate: ValidNPI}},
+	{expr: `(?i)\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Z|a-z]{2,}\b`, PIIPattern: PIIPattern{Label: "email", Priority: 10, BaseScore: 0.9, ContextBoost: 0.1,
+		ContextWords: []string{"email", "e-mail", "contact", "mail"}}},
+	{expr: `(?i)\b\d{5}(?:-\d{4})?\b`, PIIPattern: PIIPattern{Label: "postcode", Priority: 7, BaseScore: 0.4, ContextBoost: 0.45,
+		ContextWords: []string{"zip", "zipcode", "zip code", "postal", "postal code"}}},
+	{expr: `(?i)\b\d{4}[-\s]?\d{4}[-\s]?\d{4}[-\s]?\d{4}\b`, PIIPattern: PIIPattern{Label: "credit_debit_card", Priority: 8, BaseScore: 0.4, ContextBoost: 0.4,
+		ContextWords: []string{"card", "credit", "debit", "visa", "mastercard", "amex", "discover", "payment"}, Validate: ValidLuhn}},
+	{expr: `\b[A-Z]{2}\d{2}(?:[\s-]?[A-Z0-9]){11,30}\b`, PIIPattern: PIIPattern{Label: "iban", Priority: 9, BaseScore: 0.85, ContextBoost: 0.1,
+		ContextWords: []string{"iban", "bank account", "account", "routing", "wire"}, Validate: ValidIBAN}},
+	{expr: `\b[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?\b`, PIIPattern: PIIPattern{Label: "bic", Priority: 8, BaseScore: 0.25, ContextBoost: 0.65,
+		ContextWords: []string{"bic", "swift", "swift/bic", "swift code", "bank identifier", "wire", "wire transfer"}, Validate: ValidBIC}},
+	{expr: `(?i)\b(?:account number|account #|acct\.|acct|account)[:\s#-]*[A-Z0-9][A-Z0-9-]{5,23}\b`, PIIPattern: PIIPattern{Label: "account_number", Priority: 8, BaseScore: 0.75, ContextBoost: 0.15,
+		ContextWords: []string{"account", "acct", "account number", "bank", "billing"}}},
+	{expr: `(?i)\b(?:MRN|mrn)[:\s#]*\d{6,10}\b`, PIIPattern: PIIPattern{Label: "medical_record_number", Priority: 9, BaseScore: 0.8, ContextBoost: 0.15,
+		ContextWords: []string{"medical record", "patient id", "patient number", "record number"}}},
+	{expr: `(?i)\b[A-Z]{2,3}\d{6,9}\b`, PIIPattern: PIIPattern{Label: "medical_record_number", Priority: 5, BaseScore: 0.3, ContextBoost: 0.5,
+		ContextWords: []string{"mrn", "medical record", "patient id", "patient number", "record number"}}},
+	{expr: `(?i)\b\d{1,5}\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\s+(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way)\b`, PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2,
+		ContextWords: []string{"address", "street", "resides", "residence", "lives at", "located at"}}},
+	{expr: `(?i)\b(?:https?://)?(?:www\.)?[a-zA-Z0-9-]+\.[a-zA-Z]{2,}(?:/[^\s]*)?\b`, PIIPattern: PIIPattern{Label: "url", Priority: 8, BaseScore: 0.8, ContextBoost: 0.15,
+		ContextWords: []string{"url", "website", "link", "webpage"}}},
+	{expr: `(?i)\b(?:\d{1,3}\.){3}\d{1,3}\b`, PIIPattern: PIIPattern{Label: "ipv4", Priority: 7, BaseScore: 0.6, ContextBoost: 0.3,
+		ContextWords: []string{"ip", "ip address", "address", "server", "host"}}},
+	{expr: `(?i)\b(?:[0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}\b`, PIIPattern: PIIPattern{Label: "ipv6", Priority: 8, BaseScore: 0.85, ContextBoost: 0.15,
+		ContextWords: []string{"ip", "ipv6", "ip address", "address", "server", "host"}}},
+	{expr: `(?i)\b(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}\b`, PIIPattern: PIIPattern{Label: "mac_address", Priority: 8, BaseScore: 0.75, ContextBoost: 0.2,
+		ContextWords: []string{"mac", "mac address", "hardware address"}}},
+})
+
+type patternSpec struct {
+	PIIPattern
+	expr string
+}
+
+func mustPatterns(specs []patternSpec) []PIIPattern {
+	out := make([]PIIPattern, len(specs))
+	for i, s := range specs {
+		p, err := NewPIIPattern(s.PIIPattern, s.expr)
+		if err != nil {
+			panic("tokclass: built-in PII pattern does not compile: " + err.Error())
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // DefaultPIIPatterns returns a copy of OpenMed's English PII patterns. Compiled regexps

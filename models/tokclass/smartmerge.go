@@ -18,6 +18,29 @@ type PIIPattern struct {
 	ContextBoost float64
 	ContextWords []string // lower case
 	Validate     func(match string) bool
+
+	fast *fastMatcher // set by NewPIIPattern; used only while Regexp is unchanged
+}
+
+// NewPIIPattern compiles expr (Go regexp syntax) into p.Regexp and prepares a faster
+// matcher for it when it has the usual \b... shape. A PIIPattern built by hand with just
+// Regexp works too, with a plain scan.
+func NewPIIPattern(p PIIPattern, expr string) (PIIPattern, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return PIIPattern{}, err
+	}
+	p.Regexp = re
+	p.fast = newFastMatcher(re)
+	return p, nil
+}
+
+// findAll is Regexp.FindAllStringIndex(text, -1), through the fast matcher when it applies.
+func (p *PIIPattern) findAll(text string, validUTF8 bool) [][]int {
+	if p.fast != nil && p.fast.source == p.Regexp && validUTF8 {
+		return p.fast.findAll(text)
+	}
+	return p.Regexp.FindAllStringIndex(text, -1)
 }
 
 // SmartMergeConfig configures SmartMerge. DefaultSmartMerge gives OpenMed's extract_pii
@@ -92,12 +115,13 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 		}
 		if len(overlapping) == 0 {
 			if cfg.AllowPatternOnly {
-				out = append(out, Entity{Label: u.Label, Start: u.Start, End: u.End, Score: u.Score})
+				out = appendClean(out, text, Entity{Label: u.Label, Start: u.Start, End: u.End, Score: u.Score})
 			}
 			continue
 		}
 		label, modelScore := dominantLabel(overlapping)
-		out = append(out, Entity{
+		// Patterns are caller-supplied; snap and trim their spans like any other.
+		out = appendClean(out, text, Entity{
 			Label: chooseLabel(label, u.Label, overlapping, cfg),
 			Start: u.Start,
 			End:   u.End,
@@ -190,14 +214,15 @@ func FindSemanticUnits(text string, patterns []PIIPattern, contextWindow int) []
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return patterns[b].Priority - patterns[a].Priority })
+	valid := utf8.ValidString(text)
 	var units []SemanticUnit
 	for _, pi := range order {
-		p := patterns[pi]
+		p := &patterns[pi]
 		if p.Regexp == nil {
 			continue
 		}
 	matches:
-		for _, m := range p.Regexp.FindAllStringIndex(text, -1) {
+		for _, m := range p.findAll(text, valid) {
 			for _, u := range units {
 				if m[0] < u.End && m[1] > u.Start {
 					continue matches
