@@ -49,6 +49,10 @@ type change struct {
 // run normalizes text (which starts at byte base of the original input) and returns the
 // resulting characters; the slice is owned by buf.
 func (n normalizer) run(buf *normBuf, text string, base int) []nchar {
+	if isASCII(text) {
+		buf.a = n.runASCII(buf.a[:0], text, base)
+		return buf.a
+	}
 	cur := buf.a[:0]
 	for i, r := range text {
 		size := utf8.RuneLen(r)
@@ -66,6 +70,42 @@ func (n normalizer) run(buf *normBuf, text string, base int) []nchar {
 	}
 	buf.a, buf.b = cur, other
 	return cur
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// runASCII is run for pure-ASCII text in one pass: on ASCII only clean_text and lowercase
+// change anything (no ASCII character is CJK, decomposes or is a mark), and the two
+// commute, so the order of the steps does not matter.
+func (n normalizer) runASCII(out []nchar, text string, base int) []nchar {
+	var clean, lowercase bool
+	for _, s := range n {
+		clean = clean || s == stepClean
+		lowercase = lowercase || s == stepLower
+	}
+	for i := 0; i < len(text); i++ {
+		r := rune(text[i])
+		if clean {
+			if asciiClass[r]&asciiRemoved != 0 {
+				continue
+			}
+			if asciiClass[r]&asciiCleanSpace != 0 {
+				r = ' '
+			}
+		}
+		if lowercase && 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		out = append(out, nchar{r: r, start: int32(base + i), end: int32(base + i + 1)})
+	}
+	return out
 }
 
 // apply runs one step from in to out. base is where the normalized piece starts in the
