@@ -12,7 +12,7 @@
 //	rows, _ := tokclass.BuildRows(enc.IDs, wins, prefix, suffix, padID, 0)
 //	// run the model on rows.InputIDs / rows.AttentionMask, shape [rows.Count, rows.Width]
 //	logits, _ := tokclass.MergeLogits(wins, len(enc.IDs), out, rows.Width, len(prefix), dec.NumLabels())
-//	toks := tokclass.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}
+//	toks := tokclass.Tokens(enc)                         // same fields as wordpiece.Encoding
 //	ents, _ := dec.Extract(text, toks, logits, tokclass.AnalyzeOptions()) // or PIIOptions()
 //	spans := tokclass.CodePointSpans(text, ents)          // start/end for Python clients
 //

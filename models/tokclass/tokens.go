@@ -2,8 +2,9 @@ package tokclass
 
 import "fmt"
 
-// Tokens is the slice of a tokenizer's output that post-processing needs. It mirrors the
-// fields of the wordpiece Encoding so a caller can copy them across without conversion.
+// Tokens is the part of a tokenizer's output that post-processing needs. It has the same
+// fields, in the same order, as wordpiece.Encoding, so tokclass.Tokens(enc) converts one
+// without this package depending on the tokenizer.
 //
 // Encode the text WITHOUT special tokens for windowing; Special may then be nil. When a
 // Special entry is true the token is skipped by decoding, as HF skips special tokens.
@@ -13,11 +14,11 @@ type Tokens struct {
 	IDs []int64
 	// Offsets are [start, end) BYTE offsets of each token into the text.
 	Offsets [][2]int
+	// Special marks special tokens; nil means none.
+	Special []bool
 	// WordIDs gives the pre-tokenizer word index of each token (-1 for specials). When it
 	// is nil, word boundaries fall back to HF's whitespace heuristic.
 	WordIDs []int
-	// Special marks special tokens; nil means none.
-	Special []bool
 }
 
 // Len is the number of tokens.
