@@ -36,6 +36,8 @@
 // a new entity on a B- label or a tag change; the entity score is the mean of its tokens'
 // or words' scores; ignored labels ("O") are dropped after grouping.
 //
+// "none" keeps HF's full labels ("B-DRUG"); OpenMed's REST API does not offer it.
+//
 // Differences from HF, and why:
 //   - Word boundaries come from the tokenizer's word ids: a token continues a word when it
 //     has its predecessor's word id. HF decides the same thing for WordPiece by comparing
@@ -45,8 +47,9 @@
 //   - A grouped label is the label minus its "B-"/"I-" prefix. HF takes the text after
 //     the LAST hyphen, which turns "B-DATE-TIME" into "TIME"; we keep "DATE-TIME".
 //   - Long texts: HF with stride decodes each chunk and keeps the longest of overlapping
-//     entities; OpenMed truncates at the model's maximum length and loses the rest. We
-//     window with overlap and take every token's logits from the window where it has
+//     entities; OpenMed groups sentences into chunks and lets the pipeline truncate
+//     each chunk at the model's maximum length, losing what lies past it. We window
+//     with overlap and take every token's logits from the window where it has
 //     most context (the farthest from a window edge that cuts the text), then decode the
 //     whole text once, so an entity across a window border comes out whole.
 //   - Non-finite logits are an error instead of NaN scores.
@@ -64,7 +67,10 @@
 // e-mails...) with a dominant label and a blended score, see SmartMerge. Differences:
 // OpenMed groups only within one pySBD sentence and runs the model per sentence chunk;
 // we do no sentence detection, so grouping may cross a sentence end that is at most two
-// code points away. Go's regexp treats \d, \s and \b as ASCII where Python's are Unicode,
+// code points away. OpenMed's extract_pii strips the input text first and reports
+// offsets into the stripped text; here offsets are always into the text passed in, and
+// what text to pass is the caller's choice. OpenMed's later PII steps (clinical-term
+// protection, safety sweep) are not part of this package. Go's regexp treats \d, \s and \b as ASCII where Python's are Unicode,
 // so the PII patterns do not match non-ASCII digits or spaces, and a match glued to a
 // non-ASCII letter is still found. The BIC country list is ISO 3166-1 plus XK. Only the
 // English pattern set is provided; other languages need their own PIIPattern lists.

@@ -33,6 +33,8 @@ func AnalyzeOptions() Options {
 
 // PIIOptions are the defaults of OpenMed's POST /pii/extract: simple aggregation,
 // threshold 0.5, adjacent grouping and smart merging with the default English patterns.
+// Building them copies the pattern list, so build them once and copy the Options value
+// per request (Extract only reads the SmartMergeConfig it points to).
 func PIIOptions() Options {
 	sm := DefaultSmartMerge()
 	return Options{
