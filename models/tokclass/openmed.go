@@ -86,11 +86,11 @@ func PostProcess(text string, ents []Entity, opts Options) []Entity {
 	return ents
 }
 
-// Threshold keeps the entities whose score is at least min, in place.
-func Threshold(ents []Entity, min float64) []Entity {
+// Threshold keeps the entities whose score is at least minScore, in place.
+func Threshold(ents []Entity, minScore float64) []Entity {
 	kept := ents[:0]
 	for _, e := range ents {
-		if e.Score >= min {
+		if e.Score >= minScore {
 			kept = append(kept, e)
 		}
 	}
