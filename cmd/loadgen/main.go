@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// options are the flags that are not part of Config.
+type options struct {
+	jsonPath, htmlPath string
+	quiet              bool
+}
+
+// parseFlags turns the command line into a validated Config.
+func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		c                    Config
+		o                    options
+		mix, prioMix, lenMix string
+		retry                bool
+		budget, jitter       float64
+		maxRetries           int
+		seed                 uint64
+	)
+	fs.StringVar(&c.URL, "url", "http://localhost:8080", "server base URL (scheme://host:port)")
+	fs.StringVar(&c.Mode, "mode", modeOpen, "open (Poisson arrivals at -rate) or closed (-workers back to back)")
+	fs.Float64Var(&c.Rate, "rate", 50, "open loop: mean arrivals per second")
+	fs.IntVar(&c.Workers, "workers", 8, "closed loop: concurrent clients")
+	fs.IntVar(&c.MaxInFlight, "max-in-flight", 1024, "open loop: in-flight cap; arrivals beyond it are dropped by the generator and reported")
+	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "measured run time, after warmup")
+	fs.DurationVar(&c.Warmup, "warmup", 5*time.Second, "load before measuring; plotted, left out of the summary")
+	fs.DurationVar(&c.Drain, "drain", 30*time.Second, "how long in-flight requests and their retries may run past the end")
+	fs.DurationVar(&c.Timeout, "timeout", 10*time.Second, "per-attempt timeout; also the goodput deadline from arrival to served")
+	fs.DurationVar(&c.ScrapeInterval, "scrape-interval", time.Second, "how often to read /metrics (0: never)")
+	fs.StringVar(&mix, "mix", "analyze=0.5,pii=0.5", "endpoint weights: analyze, pii")
+	fs.StringVar(&prioMix, "priority-mix", "interactive=0.8,bulk=0.2", "x-openmed-priority weights: interactive, bulk")
+	fs.StringVar(&lenMix, "lengths", "short=0.6,medium=0.3,long=0.1", "text length weights: short (~20 tokens), medium (~120), long (~600)")
+	fs.BoolVar(&retry, "retry", false, "retry 429/503 refusals after their Retry-After")
+	fs.Float64Var(&budget, "retry-budget", 0.2, "retries allowed per first attempt, over the whole run")
+	fs.Float64Var(&jitter, "retry-jitter", 0.1, "random extra wait, up to this share of Retry-After")
+	fs.IntVar(&maxRetries, "max-retries", 3, "retries per request at most")
+	fs.StringVar(&o.jsonPath, "json", "", "write the JSON summary here (default: stdout)")
+	fs.StringVar(&o.htmlPath, "html", "", "write the HTML report here")
+	fs.Uint64Var(&seed, "seed", 1, "random seed for arrivals, mixes and jitter")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, options{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, options{}, fmt.Errorf("unexpected arguments: %d extra", fs.NArg())
+	}
+	c.URL = strings.TrimRight(c.URL, "/")
+	c.Seed = seed
+	var errs []error
+	var err error
+	if c.Endpoints, err = ParseMix("mix", mix, endpointNames); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Priorities, err = ParseMix("priority-mix", prioMix, priorityNames); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Lengths, err = ParseMix("lengths", lenMix, lengthClasses); err != nil {
+		errs = append(errs, err)
+	}
+	c.Retry = RetryPolicy{Enabled: retry, Jitter: jitter, MaxRetries: maxRetries, Budget: NewRetryBudget(budget)}
+	if err := c.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return c, o, errors.Join(errs...)
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	cfg, opts, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	// The default transport keeps two idle connections per host, which would make every
+	// request past the second open a new connection and measure TCP set-up, not the server.
+	conns := max(cfg.MaxInFlight, cfg.Workers) + 4
+	transport := &http.Transport{
+		Proxy:               nil,
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	runner, err := NewRunner(cfg, clock.Real(), client)
+	if err != nil {
+		return err
+	}
+	var progress io.Writer
+	if !opts.quiet {
+		progress = stderr
+	}
+	res := runner.Run(ctx, progress, isTerminal(stderr))
+	summary := res.Summary()
+
+	js, err := json.MarshalIndent(summary, "", "  ")
+	if err != nil {
+		return err
+	}
+	js = append(js, '\n')
+	if opts.jsonPath == "" {
+		if _, err := stdout.Write(js); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(opts.jsonPath, js, 0o644); err != nil {
+		return err
+	}
+	if opts.htmlPath != "" {
+		f, err := os.Create(opts.htmlPath)
+		if err != nil {
+			return err
+		}
+		if err := WriteHTML(f, res, summary); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a character device, so that the progress line can be
+// rewritten in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
