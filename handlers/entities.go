@@ -144,7 +144,7 @@ func (s *server) piiExtract(c *fiber.Ctx) error {
 	if ferr != nil {
 		fields = append(fields, *ferr)
 	}
-	opts := tokclass.PIIOptions()
+	opts := s.piiDefaults // a copy; its pattern list is shared read-only
 	if len(req.ConfidenceThreshold) > 0 {
 		// Unlike /analyze, OpenMed's PII request has a non-nullable threshold.
 		var v float64

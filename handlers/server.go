@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/models/tokclass"
 )
 
 // Options wires the handlers to the rest of the server.
@@ -41,11 +42,13 @@ type Limits struct {
 
 type server struct {
 	opts Options
+	// piiDefaults is built once: tokclass.PIIOptions compiles and copies the pattern list.
+	piiDefaults tokclass.Options
 }
 
 // New builds the fiber app with every route.
 func New(opts Options) *fiber.App {
-	s := &server{opts: opts}
+	s := &server{opts: opts, piiDefaults: tokclass.PIIOptions()}
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice",
 		BodyLimit:             opts.Limits.MaxBodyBytes,
