@@ -1,0 +1,163 @@
+package extract
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/models/tokclass"
+)
+
+type golden struct {
+	Text     string   `json:"text"`
+	InputIDs []int64  `json:"input_ids"`
+	Labels   []string `json:"labels"`
+}
+
+func readJSONL[T any](t *testing.T, name string) []T {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "models", "testdata", "golden", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func newRuntime(t *testing.T) *engine.Runtime {
+	t.Helper()
+	rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: engine.DeviceCPU, IntraOpThreads: 1, InterOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	return rt
+}
+
+func loadModel(t *testing.T, name string) *models.Model {
+	t.Helper()
+	m, err := models.Load(os.DirFS(filepath.Join("..", "models")), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestTokenizerAndEngineReproduceTorch checks the two halves of the ONNX path against the
+// golden files the training recipe wrote from torch: our tokenizer gives torch's input ids,
+// and ONNX Runtime's argmax gives torch's label for every position.
+func TestTokenizerAndEngineReproduceTorch(t *testing.T) {
+	rt := newRuntime(t)
+	for _, name := range []string{"clinical-ner", "pii"} {
+		t.Run(name, func(t *testing.T) {
+			m := loadModel(t, name)
+			sess, err := rt.NewSession(name, m.ONNX)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, g := range readJSONL[golden](t, name+".jsonl") {
+				enc := m.Tokenizer.Encode(g.Text, true)
+				if !equalIDs(enc.IDs, g.InputIDs) {
+					t.Fatalf("golden %d: tokenizer ids differ from the recipe's", i)
+				}
+				mask := make([]int64, len(g.InputIDs))
+				for k := range mask {
+					mask[k] = 1
+				}
+				out, err := sess.RunEncoder(context.Background(), engine.EncoderBatch{IDs: g.InputIDs, Mask: mask, Batch: 1, SeqLen: len(g.InputIDs)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, want := range g.Labels {
+					if got := m.Config.Labels[argmax(out.Row(0, k))]; got != want {
+						t.Fatalf("golden %d position %d: ORT says %s, torch %s", i, k, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestClassifierWindowsLongTexts runs documents longer than the model through the real batcher
+// and engine: every window is computed and every entity's span is valid text.
+func TestClassifierWindowsLongTexts(t *testing.T) {
+	rt := newRuntime(t)
+	m := loadModel(t, "pii")
+	sess, err := rt.NewSession("pii", m.ONNX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := New("pii_extract", m, sess, Config{Stride: 32, Batch: batcher.Config{
+		MaxBatchSize: 8, MaxWait: time.Millisecond, MaxPaddedTokens: 2048, QueueSize: 16, Workers: 1,
+	}}, clock.Real(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cls.Start(ctx)
+	defer cls.Close(context.Background())
+	if err := cls.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, doc := range readJSONL[struct{ Text string }](t, "long.jsonl") {
+		ents, st, err := cls.Extract(ctx, doc.Text, tokclass.PIIOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Windows < 2 {
+			t.Fatalf("long document %d (%d tokens) used %d window(s)", i, st.Tokens, st.Windows)
+		}
+		lastStart := -1
+		for _, e := range ents {
+			if e.Start < 0 || e.End > len(doc.Text) || e.Start >= e.End || e.Start < lastStart {
+				t.Fatalf("document %d: bad or unsorted span [%d,%d)", i, e.Start, e.End)
+			}
+			if span := doc.Text[e.Start:e.End]; strings.TrimSpace(span) != span {
+				t.Fatalf("document %d: span has surrounding whitespace", i)
+			}
+			lastStart = e.Start
+		}
+	}
+}
+
+func equalIDs(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func argmax(row []float32) int {
+	best := 0
+	for i, v := range row {
+		if v > row[best] {
+			best = i
+		}
+	}
+	return best
+}
