@@ -29,20 +29,16 @@ var shortTexts = []string{
 }
 
 var mediumTexts = []string{
-	"Discharge summary. Mr. Tobias Fenwick, a 67-year-old man, was admitted on 02/11 with " +
-		"shortness of breath and bilateral leg swelling. Echocardiogram showed an ejection " +
-		"fraction of 30% consistent with heart failure with reduced ejection fraction. He was " +
-		"diuresed with intravenous furosemide 40 mg twice daily and lost 4 kg. Lisinopril was " +
-		"held for acute kidney injury (creatinine 1.9 from a baseline of 1.1) and restarted at " +
-		"5 mg once renal function recovered. Metoprolol succinate 25 mg daily was continued. He " +
-		"will follow up with cardiology in two weeks; call 555-0142 with weight gain above 2 kg.",
-	"Progress note. Ms. Rosalind Achterberg, 54, presents with three days of dysuria, urinary " +
-		"frequency and suprapubic tenderness without fever or flank pain. Urinalysis was " +
-		"positive for nitrites and leukocyte esterase. Past history includes hypertension " +
-		"treated with amlodipine 10 mg and hypothyroidism on levothyroxine 75 mcg. She started " +
-		"nitrofurantoin 100 mg twice daily for five days. Culture is pending and she was told " +
-		"to return if symptoms persist beyond 72 hours. Contact: r.achterberg@example.org, " +
-		"member ID ZX-448-201.",
+	"Discharge summary. Mr. Tobias Fenwick, 67, was admitted on 02/11 with shortness of " +
+		"breath and leg swelling. Echocardiogram showed an ejection fraction of 30%, consistent " +
+		"with heart failure. He was diuresed with intravenous furosemide 40 mg twice daily. " +
+		"Lisinopril was held for acute kidney injury (creatinine 1.9) and restarted at 5 mg. He " +
+		"will see cardiology in two weeks; call 555-0142 if his weight rises by 2 kg.",
+	"Progress note. Ms. Rosalind Achterberg, 54, presents with three days of dysuria and " +
+		"urinary frequency without fever. Urinalysis was positive for nitrites. She takes " +
+		"amlodipine 10 mg for hypertension and levothyroxine 75 mcg for hypothyroidism. Started " +
+		"nitrofurantoin 100 mg twice daily for five days; culture pending. Contact: " +
+		"r.achterberg@example.org, member ID ZX-448-201.",
 }
 
 // longParagraphs are joined, several times over in varied order, into the long texts.
@@ -73,6 +69,9 @@ var longParagraphs = []string{
 		"no ligamentous laxity. Prior imaging showed tricompartmental osteoarthritis. Naproxen " +
 		"was avoided given renal function; acetaminophen 1 g three times daily and a topical " +
 		"diclofenac gel were recommended, with physiotherapy twice weekly.",
+	"Medication reconciliation: apixaban 5 mg twice daily, diltiazem 240 mg daily, " +
+		"tiotropium 18 mcg daily, atorvastatin 40 mg nightly and vitamin D 1000 units daily. " +
+		"No known drug allergies. Vaccinations: influenza in October, pneumococcal in 2022.",
 }
 
 // buildLongTexts joins the paragraphs in a few rotations so that the long class is not one
@@ -82,14 +81,11 @@ func buildLongTexts() []string {
 	out := make([]string, 0, rotations)
 	for r := 0; r < rotations; r++ {
 		var b strings.Builder
-		// Two passes over the paragraphs give ~600 tokens.
-		for pass := 0; pass < 2; pass++ {
-			for i := range longParagraphs {
-				if b.Len() > 0 {
-					b.WriteString("\n\n")
-				}
-				b.WriteString(longParagraphs[(i+r+pass)%len(longParagraphs)])
+		for i := range longParagraphs {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
 			}
+			b.WriteString(longParagraphs[(i+r)%len(longParagraphs)])
 		}
 		out = append(out, b.String())
 	}
