@@ -79,7 +79,7 @@ func TestDispatchesFullBatchWithoutWaiting(t *testing.T) {
 	}
 	armed := fake.TimerCreated()
 	b.Start(t.Context())
-	<-armed // the loop has seen three requests and chose to wait for a fourth
+	recv(t, armed, "batch window timer") // the loop has seen three requests and chose to wait for a fourth
 	expectNone(t, r.batches, "batch of 3 before the batch is full")
 	res = append(res, submitAsync(b, t.Context(), 4, one(8)))
 	wantBatch(t, recv(t, r.batches, "full batch"), []int{1, 2, 3, 4})
@@ -97,7 +97,7 @@ func TestDispatchesOnWindowExpiryAndNotBefore(t *testing.T) {
 	c := submitAsync(b, t.Context(), 2, one(8))
 	armed := fake.TimerCreated()
 	b.Start(t.Context())
-	<-armed
+	recv(t, armed, "batch window timer")
 	fake.Advance(6*time.Millisecond - time.Nanosecond)
 	expectNone(t, r.batches, "batch before the window ended")
 	if w, _ := b.Depth(); w != 2 {
@@ -122,7 +122,7 @@ func TestPaddedTokenBudgetClosesBatch(t *testing.T) {
 	b.Start(t.Context())
 	// 4 x 16 = 64 fills the budget: dispatched at once, no window needed.
 	wantBatch(t, recv(t, r.batches, "budget-full batch"), []int{1, 2, 3, 4})
-	<-armed // request 5 alone is not full and waits for its window
+	recv(t, armed, "batch window timer") // request 5 alone is not full and waits for its window
 	expectNone(t, r.batches, "second batch before the window")
 	fake.Advance(cfg.MaxWait)
 	wantBatch(t, recv(t, r.batches, "window batch"), []int{5})
@@ -132,7 +132,7 @@ func TestGroupsByLength(t *testing.T) {
 	r := newEchoRunner()
 	cfg := baseConfig()
 	cfg.MaxPaddedTokens = 4 * 512
-	b, _ := newTestBatcher(t, cfg, r, nil)
+	b, fake := newTestBatcher(t, cfg, r, nil)
 	// Short (1xx) and long (2xx) texts arrive interleaved.
 	for _, c := range []struct{ id, maxLen int }{
 		{101, 8}, {201, 500}, {102, 8}, {202, 500}, {103, 6}, {203, 490}, {104, 7}, {204, 510},
@@ -142,6 +142,15 @@ func TestGroupsByLength(t *testing.T) {
 	b.Start(t.Context())
 	wantBatch(t, recv(t, r.batches, "short batch"), []int{101, 102, 103, 104})
 	wantBatch(t, recv(t, r.batches, "long batch"), []int{201, 202, 203, 204})
+	// Partial batches at the window's end still do not mix lengths, although the budget
+	// would allow it.
+	armed := fake.TimerCreated()
+	submitAsync(b, t.Context(), 105, one(8))
+	submitAsync(b, t.Context(), 205, one(500))
+	recv(t, armed, "batch window timer")
+	fake.Advance(cfg.MaxWait)
+	wantBatch(t, recv(t, r.batches, "short partial batch"), []int{105})
+	wantBatch(t, recv(t, r.batches, "long partial batch"), []int{205})
 }
 
 func TestOldestIsNeverOvertaken(t *testing.T) {
@@ -155,7 +164,7 @@ func TestOldestIsNeverOvertaken(t *testing.T) {
 	}
 	armed := fake.TimerCreated()
 	b.Start(t.Context())
-	<-armed
+	recv(t, armed, "batch window timer")
 	expectNone(t, r.batches, "batch that skips the oldest request")
 	fake.Advance(cfg.MaxWait)
 	wantBatch(t, recv(t, r.batches, "oldest's batch"), []int{1})
@@ -174,7 +183,7 @@ func TestOversizeRequestRunsAlone(t *testing.T) {
 	b.Start(t.Context())
 	wantBatch(t, recv(t, r.batches, "oversize batch"), []int{1})
 	wantServed(t, recv(t, big, "oversize result"), 1)
-	<-armed
+	recv(t, armed, "batch window timer")
 	fake.Advance(cfg.MaxWait)
 	wantBatch(t, recv(t, r.batches, "small batch"), []int{2})
 }

@@ -164,3 +164,19 @@ func TestDraftExaminesBoundedCandidates(t *testing.T) {
 		t.Fatalf("draft = %v, want [0 99] with a larger scan bound", got)
 	}
 }
+
+func TestDraftSkipsCandidatesThatWouldBreakTheBudget(t *testing.T) {
+	var q queue[int, int]
+	for _, r := range []*request[int, int]{
+		newQueued(1, 2, 20), // 40 padded tokens
+		newQueued(2, 1, 40), // longer neighbour: 3 x 40 = 120 > 100, skipped
+		newQueued(3, 4, 20), // 6 x 20 = 120 > 100, skipped
+		newQueued(4, 3, 20), // 5 x 20 = 100, fits exactly
+	} {
+		q.push(r)
+	}
+	d := q.draft(limits{maxSeqs: 32, maxPadded: 100, maxExamined: 100}, nil)
+	if got := ids(d.members); !slices.Equal(got, []int{1, 4}) || !d.full {
+		t.Fatalf("draft = %v full=%v, want [1 4] full", got, d.full)
+	}
+}
