@@ -26,6 +26,11 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("error %q does not name %s", err, field)
 		}
 	}
+	huge := baseConfig()
+	huge.MaxBatchSize = maxBatchSizeLimit + 1
+	if err := huge.Validate(); err == nil || !strings.Contains(err.Error(), "MaxBatchSize") {
+		t.Fatalf("MaxBatchSize over the limit: err = %v", err)
+	}
 	zeroWait := baseConfig()
 	zeroWait.MaxWait = 0
 	if err := zeroWait.Validate(); err != nil {
@@ -53,7 +58,7 @@ func TestNewRejectsBadArguments(t *testing.T) {
 func TestSubmitRejectsInvalidCostAndDoneContext(t *testing.T) {
 	b, _ := newTestBatcher(t, baseConfig(), newEchoRunner(), nil)
 	b.Start(t.Context())
-	for _, c := range []Cost{{0, 5}, {1, 0}, {-1, -1}} {
+	for _, c := range []Cost{{0, 5}, {1, 0}, {-1, -1}, {1, maxCostDim + 1}, {maxCostDim + 1, 1}} {
 		if _, err := b.Submit(t.Context(), 1, c); !errors.Is(err, ErrInvalidCost) {
 			t.Errorf("cost %+v: err = %v, want ErrInvalidCost", c, err)
 		}

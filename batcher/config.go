@@ -18,8 +18,8 @@ type Config struct {
 // Validate reports every field that is out of range, naming the field and the value it got.
 func (c Config) Validate() error {
 	var errs []error
-	if c.MaxBatchSize < 1 {
-		errs = append(errs, fmt.Errorf("batcher: MaxBatchSize must be at least 1, got %d", c.MaxBatchSize))
+	if c.MaxBatchSize < 1 || c.MaxBatchSize > maxBatchSizeLimit {
+		errs = append(errs, fmt.Errorf("batcher: MaxBatchSize must be between 1 and %d, got %d", maxBatchSizeLimit, c.MaxBatchSize))
 	}
 	if c.MaxWait < 0 {
 		errs = append(errs, fmt.Errorf("batcher: MaxWait must not be negative, got %s", c.MaxWait))
@@ -41,10 +41,17 @@ func (c Config) Validate() error {
 // longest in the batch, which is why only the maximum matters.
 type Cost struct{ Sequences, MaxLen int }
 
+// Upper bounds that keep every padded-token product far from integer overflow: at most
+// (maxBatchSizeLimit + maxCostDim) x maxCostDim, under 2^49.
+const (
+	maxBatchSizeLimit = 1 << 16
+	maxCostDim        = 1 << 24
+)
+
 func (c Cost) validate() error {
-	if c.Sequences < 1 || c.MaxLen < 1 {
-		return fmt.Errorf("%w: need at least 1 sequence of at least 1 token, got %d sequences of max length %d",
-			ErrInvalidCost, c.Sequences, c.MaxLen)
+	if c.Sequences < 1 || c.MaxLen < 1 || c.Sequences > maxCostDim || c.MaxLen > maxCostDim {
+		return fmt.Errorf("%w: need 1 to %d sequences of 1 to %d tokens, got %d sequences of max length %d",
+			ErrInvalidCost, maxCostDim, maxCostDim, c.Sequences, c.MaxLen)
 	}
 	return nil
 }
