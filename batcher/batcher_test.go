@@ -448,6 +448,10 @@ func TestStartContextEndStopsTheBatcher(t *testing.T) {
 	if _, err := b.Submit(t.Context(), 2, one(8)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Submit after stop: err = %v, want ErrClosed", err)
 	}
+	b.Start(t.Context()) // a second Start must not revive a stopped batcher
+	if _, err := b.Submit(t.Context(), 3, one(8)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Submit after a second Start: err = %v, want ErrClosed", err)
+	}
 	if err := b.Close(t.Context()); err != nil {
 		t.Fatalf("Close after stop: %v", err)
 	}
