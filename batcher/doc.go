@@ -16,8 +16,9 @@
 // Companions come from the oldest request's power-of-two length bucket, then the neighbouring
 // buckets, as long as the batch stays within MaxBatchSize sequences and MaxPaddedTokens
 // (sequences x longest sequence). The batch goes when it is full, when the oldest request has
-// waited MaxWait, or at once while Close drains. A request larger than the whole budget runs
-// alone. Batching pays most on short sequences and padding is pure waste, which is why batches
+// waited MaxWait, or at once while Close drains; "full" means not even one more sequence as
+// long as its longest would fit. MaxWait 0 means no window: whatever waits goes as soon as a
+// worker is free. A request larger than the whole budget runs alone. Batching pays most on short sequences and padding is pure waste, which is why batches
 // are budgeted in padded tokens and grouped by length rather than filled in arrival order.
 //
 // A caller whose context ends while it waits is taken out of the queue at once (an O(1)
