@@ -3,8 +3,6 @@ package connwatch
 import (
 	"context"
 	"errors"
-	"net"
-	"syscall"
 )
 
 // ErrClientGone is the cause (context.Cause) of a context that Watch cancelled because the
@@ -33,24 +31,11 @@ func (r Reason) String() string {
 	return "unknown"
 }
 
-// goneError is the cancellation cause. One value per reason is made up front so that
-// cancelling costs no allocation on the watcher goroutine.
+// goneError is the cancellation cause; errors.Is matches it to ErrClientGone.
 type goneError struct{ reason Reason }
 
 func (e *goneError) Error() string        { return "client disconnected (" + e.reason.String() + ")" }
 func (e *goneError) Is(target error) bool { return target == ErrClientGone }
-
-var (
-	causeClosed = &goneError{reason: ReasonClosed}
-	causeReset  = &goneError{reason: ReasonReset}
-)
-
-func causeFor(r Reason) error {
-	if r == ReasonReset {
-		return causeReset
-	}
-	return causeClosed
-}
 
 // DisconnectReason reports whether ctx, or a context it derives from, was cancelled by a
 // Watcher because the client left, and how.
@@ -129,34 +114,6 @@ type Stats struct {
 	// their contexts are cancelled only by the parent or stop.
 	Unwatchable uint64
 }
-
-// maxUnwrap bounds how many wrapper layers socketOf looks through.
-const maxUnwrap = 4
-
-// socketOf finds the socket under conn: directly (*net.TCPConn, *net.UnixConn), under TLS
-// (*tls.Conn exposes NetConn) or under fasthttp's hijack wrapper (UnsafeConn). Wrappers that
-// hide their inner conn, such as fasthttp's per-IP limiter, are reported as not watchable.
-func socketOf(conn net.Conn) (syscall.Conn, bool) {
-	for range maxUnwrap {
-		if conn == nil {
-			return nil, false
-		}
-		if sc, ok := conn.(syscall.Conn); ok {
-			return sc, true
-		}
-		switch c := conn.(type) {
-		case interface{ NetConn() net.Conn }:
-			conn = c.NetConn()
-		case interface{ UnsafeConn() net.Conn }:
-			conn = c.UnsafeConn()
-		default:
-			return nil, false
-		}
-	}
-	return nil, false
-}
-
-var errNoSocket = errors.New("connection has no reachable socket")
 
 func applyOptions(opts []Option) options {
 	var o options

@@ -11,6 +11,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -335,6 +336,48 @@ func closeErr(what string, err error) error {
 	}
 	return fmt.Errorf("connwatch: close %s: %s", what, errnoName(err))
 }
+
+// One cause value per reason, made up front so that cancelling allocates nothing on the
+// watcher goroutine.
+var (
+	causeClosed = &goneError{reason: ReasonClosed}
+	causeReset  = &goneError{reason: ReasonReset}
+)
+
+func causeFor(r Reason) error {
+	if r == ReasonReset {
+		return causeReset
+	}
+	return causeClosed
+}
+
+// maxUnwrap bounds how many wrapper layers socketOf looks through.
+const maxUnwrap = 4
+
+// socketOf finds the socket under conn: directly (*net.TCPConn, *net.UnixConn), under TLS
+// (*tls.Conn exposes NetConn) or under fasthttp's hijack wrapper (UnsafeConn). Wrappers that
+// hide their inner conn, such as fasthttp's per-IP limiter, are reported as not watchable.
+func socketOf(conn net.Conn) (syscall.Conn, bool) {
+	for range maxUnwrap {
+		if conn == nil {
+			return nil, false
+		}
+		if sc, ok := conn.(syscall.Conn); ok {
+			return sc, true
+		}
+		switch c := conn.(type) {
+		case interface{ NetConn() net.Conn }:
+			conn = c.NetConn()
+		case interface{ UnsafeConn() net.Conn }:
+			conn = c.UnsafeConn()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+var errNoSocket = errors.New("connection has no reachable socket")
 
 // dupSocket returns a close-on-exec duplicate of conn's socket. The duplicate is the
 // watcher's own reference to the open file description, so the fd number it registers with

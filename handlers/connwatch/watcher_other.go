@@ -21,7 +21,8 @@ func New(logger *slog.Logger, opts ...Option) (*Watcher, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	_ = applyOptions(opts)
+	// The options only shape how events are handled, and this Watcher has none.
+	_ = applyOptions(opts).observe
 	logger.Info("connwatch: client disconnect detection needs Linux epoll; requests are not cancelled when clients leave")
 	return &Watcher{}, nil
 }
