@@ -16,7 +16,8 @@ type Reason uint8
 const (
 	// ReasonClosed: the peer sent FIN (close or shutdown of its write side).
 	ReasonClosed Reason = iota + 1
-	// ReasonReset: the peer reset the connection, or the socket reported an error.
+	// ReasonReset: the peer reset the connection, or the socket reported an error or a
+	// hang-up in both directions.
 	ReasonReset
 )
 
@@ -61,7 +62,9 @@ const (
 	// end-of-stream with nothing unread cancels; unread bytes ahead of the FIN (pipelined
 	// requests) mean the peer may still want their answers, so the watch stays and only a
 	// later reset cancels it. The peek sees the kernel's buffer only: bytes the HTTP server
-	// already pulled into its own read buffer are invisible to it.
+	// already pulled into its own read buffer are invisible to it. Not for TLS: a TLS client
+	// that closes cleanly sends a close_notify record ahead of its FIN, which this policy
+	// would take for unread requests.
 	HalfCloseCancelsIfDrained
 	// HalfCloseIgnored never cancels on FIN alone, only on reset or socket error. For
 	// deployments whose clients half-close on purpose; an ordinary close then goes unnoticed

@@ -120,6 +120,10 @@ func New(logger *slog.Logger, opts ...Option) (*Watcher, error) {
 // per request to forward the parent's cancellation.
 func (w *Watcher) Watch(parent context.Context, conn net.Conn) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
+	if ctx.Err() != nil {
+		// Already over: four system calls would buy nothing.
+		return ctx, func() { cancel(nil) }
+	}
 	fd, err := dupSocket(conn)
 	if err != nil {
 		return ctx, w.fallback(cancel, "dup", err)

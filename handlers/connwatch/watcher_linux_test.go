@@ -530,6 +530,22 @@ func TestParentCancelPropagates(t *testing.T) {
 	}
 }
 
+func TestParentAlreadyDoneSkipsRegistration(t *testing.T) {
+	h := newHarness(t)
+	_, s := h.pair()
+	parent, cancel := context.WithCancel(context.Background())
+	cancel()
+	ctx, stop := h.w.Watch(parent, s)
+	defer stop()
+	if ctx.Err() == nil {
+		t.Fatal("context of a cancelled parent is alive")
+	}
+	assertRegistrations(t, h.w, 0)
+	if got := h.w.Stats().Unwatchable; got != 0 {
+		t.Fatalf("Unwatchable = %d; a finished request is not an unwatchable one", got)
+	}
+}
+
 func TestUnwatchableConnFallsBack(t *testing.T) {
 	h := newHarness(t)
 	a, b := net.Pipe()
@@ -639,4 +655,41 @@ func slotTable(w *Watcher) (n int, gen0 uint32) {
 		gen0 = w.slots[0].gen
 	}
 	return len(w.slots), gen0
+}
+
+// TestStopRacesDisconnect lets stop and the client's departure race on many connections at
+// once, for the race detector and for the bookkeeping: every context ends, and no slot or
+// kernel registration is left behind.
+func TestStopRacesDisconnect(t *testing.T) {
+	h := newHarness(t)
+	const n = 48
+	clients := make([]*net.TCPConn, n)
+	ctxs := make([]context.Context, n)
+	stops := make([]func(), n)
+	for i := range n {
+		c, s := h.pair()
+		clients[i] = c
+		ctxs[i], stops[i] = h.w.Watch(context.Background(), s)
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if i%3 == 0 {
+				reset(t, clients[i])
+			} else {
+				_ = clients[i].Close()
+			}
+		})
+		wg.Go(stops[i])
+	}
+	wg.Wait()
+	for i := range n {
+		waitDone(t, ctxs[i], fmt.Sprintf("conn %d", i))
+	}
+	assertRegistrations(t, h.w, 0)
+	st := h.w.Stats()
+	if st.Disconnects > n {
+		t.Fatalf("Disconnects = %d for %d connections", st.Disconnects, n)
+	}
+	t.Logf("%d of %d departures beat their stop", st.Disconnects, n)
 }
