@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -44,8 +45,8 @@ func ParseMix(flagName, spec string, allowed []string) (Mix, error) {
 		}
 		seen[name] = true
 		w, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
-		if err != nil || w < 0 || w != w {
-			return Mix{}, fmt.Errorf("-%s: weight of %q must be a number >= 0", flagName, name)
+		if err != nil || !(w >= 0) || math.IsInf(w, 0) {
+			return Mix{}, fmt.Errorf("-%s: weight of %q must be a finite number >= 0", flagName, name)
 		}
 		if w == 0 {
 			continue

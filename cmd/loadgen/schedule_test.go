@@ -126,8 +126,10 @@ func TestOpenLoopReturnsWhenCanceled(t *testing.T) {
 
 func TestInFlightCapRefusesWithoutBlocking(t *testing.T) {
 	f := NewInFlight(2)
-	if !f.TryAcquire() || !f.TryAcquire() {
-		t.Fatal("the first two acquires should succeed")
+	for i := 0; i < 2; i++ {
+		if !f.TryAcquire() {
+			t.Fatalf("acquire %d of 2 failed", i+1)
+		}
 	}
 	if f.TryAcquire() {
 		t.Fatal("a third acquire should fail at a cap of 2")
