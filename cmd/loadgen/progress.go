@@ -75,8 +75,12 @@ func (l *Live) Line(elapsed, total, interval time.Duration, inFlight int64) stri
 		p99 = fmt.Sprintf("%.0fms", float64(Percentile(l.window, 0.99))/float64(time.Millisecond))
 	}
 	l.lastTotal, l.lastServe, l.window = l.arrivals, l.served, l.window[:0]
-	return fmt.Sprintf("[%4.0fs/%.0fs] offered %.1f/s served %.1f/s p99 %s | served %d refused %d errors %d dropped %d | retries %d admitted %d | in-flight %d",
-		elapsed.Seconds(), total.Seconds(), offered, served, p99,
+	phase := ""
+	if elapsed > total {
+		phase = " draining"
+	}
+	return fmt.Sprintf("[%4.0fs/%.0fs%s] offered %.1f/s served %.1f/s p99 %s | served %d refused %d errors %d dropped %d | retries %d admitted %d | in-flight %d",
+		elapsed.Seconds(), total.Seconds(), phase, offered, served, p99,
 		l.served, l.refused, l.errors, l.dropped, l.retries, l.admitted, inFlight)
 }
 

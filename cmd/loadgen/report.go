@@ -190,7 +190,10 @@ func Charts(res *Result) []template.HTML {
 	b := BucketRecords(res.Records, res.Start, n)
 	xs := secondsAxis(n)
 	xmax := float64(n)
-	warm := res.MeasureStart.Sub(res.Start).Seconds()
+	shaded := [][2]float64{
+		{0, res.MeasureStart.Sub(res.Start).Seconds()},
+		{res.MeasureEnd.Sub(res.Start).Seconds(), xmax},
+	}
 
 	reasons := make([]string, 0, len(b.ByReason))
 	for k := range b.ByReason {
@@ -209,23 +212,23 @@ func Charts(res *Result) []template.HTML {
 	}
 	cats, sent, observed := retryAfterHistogram(res.Records)
 	charts := []fmt.Stringer{
-		LineChart{Title: "Throughput per second", YLabel: "requests/s", XMax: xmax, Shade: warm, Series: []Series{
-			{Name: "offered (first attempts)", X: xs, Y: b.Offered},
-			{Name: "served (200)", X: xs, Y: b.Served},
-			{Name: "refused (429/503)", X: xs, Y: b.Refused},
-			{Name: "errors", X: xs, Y: b.Errors},
+		LineChart{Title: "Throughput per second", YLabel: "requests/s", XMax: xmax, Shaded: shaded, Series: []Series{
+			{Name: "offered (first attempts)", X: xs, Y: b.Offered, Color: "#1f77b4"},
+			{Name: "served (200)", X: xs, Y: b.Served, Color: "#2ca02c"},
+			{Name: "refused (429/503)", X: xs, Y: b.Refused, Color: "#d62728"},
+			{Name: "errors", X: xs, Y: b.Errors, Color: "#ff7f0e"},
 		}},
-		LineChart{Title: "Latency of served attempts", YLabel: "ms", XMax: xmax, Shade: warm, Series: []Series{
+		LineChart{Title: "Latency of served attempts", YLabel: "ms", XMax: xmax, Shaded: shaded, Series: []Series{
 			{Name: "p50", X: xs, Y: b.P50}, {Name: "p99", X: xs, Y: b.P99},
 		}, Empty: "no request was served"},
-		LineChart{Title: "Refusals per second by status/code/reason", YLabel: "attempts/s", XMax: xmax, Shade: warm,
+		LineChart{Title: "Refusals per second by status/code/reason", YLabel: "attempts/s", XMax: xmax, Shaded: shaded,
 			Series: refusals, Empty: "no refusals"},
-		LineChart{Title: "Queue depth (scraped)", YLabel: "requests", XMax: xmax, Shade: warm,
+		LineChart{Title: "Queue depth (scraped)", YLabel: "requests", XMax: xmax, Shaded: shaded,
 			Series: metricSeries(res.Scrapes, res.Start, false, famAdmissionDepth, famBatchDepth, famBatcherDepth, famBatcherRunning),
 			Empty:  missing("the queue depth families")},
-		LineChart{Title: "Shedding state (scraped gauge, 1 = shedding)", YLabel: "state", XMax: xmax, Shade: warm,
+		LineChart{Title: "Shedding state (scraped gauge, 1 = shedding)", YLabel: "state", XMax: xmax, Shaded: shaded,
 			Series: metricSeries(res.Scrapes, res.Start, false, famAdmissionShedding), Empty: missing(famAdmissionShedding)},
-		LineChart{Title: "Shed rate by queue and reason (scraped counter)", YLabel: "sheds/s", XMax: xmax, Shade: warm,
+		LineChart{Title: "Shed rate by queue and reason (scraped counter)", YLabel: "sheds/s", XMax: xmax, Shaded: shaded,
 			Series: metricSeries(res.Scrapes, res.Start, true, famAdmissionShed), Empty: missing(famAdmissionShed)},
 		BarChart{Title: "Retry-After histogram (whole seconds)", XLabel: "seconds", YLabel: "count",
 			Categories: cats, Series: []Series{sent, observed}, Empty: "no refusal carried Retry-After"},
@@ -266,7 +269,8 @@ th{background:#f4f4f4;text-align:left}figure{margin:16px 0}figcaption{font-weigh
 .empty{color:#888;font-style:italic}pre{background:#f8f8f8;padding:8px;overflow:auto;font-size:12px}
 </style></head><body>
 <h1>Sluice load report</h1>
-<p>{{.S.Mode}} loop against {{.S.URL}}, started {{.Started}}, {{.S.DurationS}} s measured after {{.S.WarmupS}} s warmup (grey),
+<p>{{.S.Mode}} loop against {{.S.URL}}, started {{.Started}}, {{.S.DurationS}} s measured after {{.S.WarmupS}} s warmup
+(the charts grey out the warmup and the drain after the end),
 seed {{.S.Seed}}{{if .S.Interrupted}}, <b>interrupted</b>{{end}}.
 Mix {{.S.Mix}}; priorities {{.S.PriorityMix}}; lengths {{.S.LengthMix}}.</p>
 <table>

@@ -25,6 +25,15 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#
 type Series struct {
 	Name string
 	X, Y []float64
+	// Color overrides the palette, so that "served" can be green and "refused" red.
+	Color string
+}
+
+func (s Series) color(i int) string {
+	if s.Color != "" {
+		return s.Color
+	}
+	return palette[i%len(palette)]
 }
 
 // LineChart is a time chart in seconds since the run began.
@@ -32,8 +41,10 @@ type LineChart struct {
 	Title  string
 	YLabel string
 	Series []Series
-	// XMax is the right edge; Shade, if > 0, greys [0, Shade) as the warmup.
-	XMax, Shade float64
+	// XMax is the right edge. Shaded spans are greyed: the warmup and the drain, which the
+	// summary leaves out or only partly covers.
+	XMax   float64
+	Shaded [][2]float64
 	// Empty is shown instead of the plot when there is no point at all.
 	Empty string
 }
@@ -65,17 +76,21 @@ func (c LineChart) HTML() string {
 		return b.String()
 	}
 	yTop, yStep := niceScale(ymax)
-	xTop, xStep := niceScale(math.Max(c.XMax, 1))
+	xTop := math.Max(c.XMax, 1)
+	_, xStep := niceScale(xTop)
 	px := func(x float64) float64 { return marginLeft + x/xTop*(chartW-marginLeft-marginRight) }
 	py := func(y float64) float64 { return chartH - marginBot - y/yTop*(chartH-marginTop-marginBot) }
 	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" width="%d" height="%d" role="img">`, chartW, chartH, chartW, chartH)
-	if c.Shade > 0 {
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#eee"><title>warmup</title></rect>`,
-			px(0), marginTop, px(math.Min(c.Shade, xTop))-px(0), chartH-marginTop-marginBot)
+	for _, span := range c.Shaded {
+		from, to := math.Max(span[0], 0), math.Min(span[1], xTop)
+		if to > from {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#eee"/>`,
+				px(from), marginTop, px(to)-px(from), chartH-marginTop-marginBot)
+		}
 	}
 	axes(&b, yTop, yStep, py, xTop, xStep, px, c.YLabel, "seconds since start")
 	for i, s := range c.Series {
-		color := palette[i%len(palette)]
+		color := s.color(i)
 		var path strings.Builder
 		pen := false
 		for j := range s.Y {
@@ -136,7 +151,7 @@ func (c BarChart) HTML() string {
 				continue
 			}
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %g</title></rect>`,
-				x0+float64(k)*barW, py(v), barW, py(0)-py(v), palette[k%len(palette)],
+				x0+float64(k)*barW, py(v), barW, py(0)-py(v), s.color(k),
 				html.EscapeString(s.Name), html.EscapeString(cat), v)
 		}
 		if i%labelEvery == 0 {
@@ -181,7 +196,7 @@ func axes(b *strings.Builder, yTop, yStep float64, py func(float64) float64, xTo
 func legend(b *strings.Builder, series []Series) {
 	b.WriteString(`<ul class="legend">`)
 	for i, s := range series {
-		fmt.Fprintf(b, `<li><span style="background:%s"></span>%s</li>`, palette[i%len(palette)], html.EscapeString(s.Name))
+		fmt.Fprintf(b, `<li><span style="background:%s"></span>%s</li>`, s.color(i), html.EscapeString(s.Name))
 	}
 	b.WriteString(`</ul>`)
 }
