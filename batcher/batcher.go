@@ -27,17 +27,22 @@ type Batcher[In, Out any] struct {
 	runner  Runner[In, Out]
 	clk     clock.Clock
 	metrics *queueMetrics
+	weights [NumPriorities]int
 
-	// waiting and running are the depth the admission layer reads on every request; they are
-	// atomics so that reading them never contends with the queue lock.
-	waiting atomic.Int64
-	running atomic.Int64
+	// The counters below are what Depth and Load report to the admission layer on every
+	// request; they are atomics so that reading them never contends with the queue lock.
+	waiting   atomic.Int64                // all classes
+	waitingBy [NumPriorities]atomic.Int64 // per class
+	running   atomic.Int64                // requests in running batches
+	busy      atomic.Int64                // workers running a batch
+	completed atomic.Uint64               // requests whose batch finished running
+	lastWait  atomic.Int64                // queue wait of the latest dispatched request, ns
 
 	mu      sync.Mutex
-	q       queue[In, Out] // guarded by mu
-	started bool           // guarded by mu
-	closing bool           // guarded by mu: no new requests; drain what is queued
-	aborted bool           // guarded by mu: queued requests were failed; stop at once
+	qs      [NumPriorities]queue[In, Out] // guarded by mu; one queue per priority class
+	started bool                          // guarded by mu
+	closing bool                          // guarded by mu: no new requests; drain what is queued
+	aborted bool                          // guarded by mu: queued requests were failed; stop at once
 
 	wake     chan struct{}        // buffer 1: "the queue or the state changed, look again"
 	finished chan *batch[In, Out] // buffer Workers: a worker is free again
@@ -68,6 +73,7 @@ func New[In, Out any](name string, cfg Config, runner Runner[In, Out], clk clock
 		lim:      newLimits(cfg),
 		runner:   runner,
 		clk:      clk,
+		weights:  cfg.weights(),
 		wake:     make(chan struct{}, 1),
 		finished: make(chan *batch[In, Out], cfg.Workers),
 		stopped:  make(chan struct{}),
@@ -96,13 +102,21 @@ func (b *Batcher[In, Out]) Start(ctx context.Context) {
 	go b.loop(ctx, runCtx)
 }
 
-// Submit queues in and waits for its result. cost tells the batcher how much of a batch in
-// takes. It fails at once with ErrQueueFull when QueueSize requests are already waiting, and
-// with ErrClosed after Close. If ctx ends while the request waits, it leaves the queue at once,
-// is never run, and Submit returns ctx.Err(); if ctx ends while its batch runs, Submit returns
-// ctx.Err() and the result is dropped.
+// Submit queues in, in the priority class that WithPriority put in ctx (Interactive when
+// none), and waits for its result. It is SubmitWithPriority with the class taken from ctx, so
+// layers between the HTTP handler and the batcher need not pass the class along.
 func (b *Batcher[In, Out]) Submit(ctx context.Context, in In, cost Cost) (Out, error) {
-	r, err := b.enqueue(ctx, in, cost)
+	return b.SubmitWithPriority(ctx, PriorityFrom(ctx), in, cost)
+}
+
+// SubmitWithPriority queues in in class p and waits for its result. cost tells the batcher
+// how much of a batch in takes. It fails at once with ErrQueueFull when class p already holds
+// QueueSize waiting requests, and with ErrClosed after Close. A request still waiting for
+// dispatch after MaxQueueWait fails with ErrExpired and is never run. If ctx ends while the
+// request waits, it leaves the queue at once, is never run, and the call returns ctx.Err();
+// if ctx ends while its batch runs, the call returns ctx.Err() and the result is dropped.
+func (b *Batcher[In, Out]) SubmitWithPriority(ctx context.Context, p Priority, in In, cost Cost) (Out, error) {
+	r, err := b.enqueue(ctx, p, in, cost)
 	if err != nil {
 		var zero Out
 		return zero, err
@@ -110,11 +124,56 @@ func (b *Batcher[In, Out]) Submit(ctx context.Context, in In, cost Cost) (Out, e
 	return b.await(ctx, r)
 }
 
-// Depth reports how many requests wait in the queue and how many are in running batches. It
-// reads two atomics and takes no lock, so it is cheap enough to call on every request; the two
-// numbers are read one after the other, not as one snapshot.
+// Depth reports how many requests wait in the queues (all classes) and how many are in
+// running batches. It reads two atomics and takes no lock, so it is cheap enough to call on
+// every request; the two numbers are read one after the other, not as one snapshot.
 func (b *Batcher[In, Out]) Depth() (waiting, running int) {
 	return int(b.waiting.Load()), int(b.running.Load())
+}
+
+// Load is what the admission layer reads from a Batcher to decide and to explain a refusal:
+// the live counters and the limits they are measured against. The counters are read one
+// after the other from atomics, not as one snapshot.
+type Load struct {
+	Waiting     [NumPriorities]int // requests waiting for dispatch, per class
+	Running     int                // requests in running batches
+	BusyWorkers int                // workers running a batch
+	Workers     int                // Config.Workers
+	// Completed counts requests whose batch finished running (answered or failed) since New.
+	// It only grows; the difference between two reads over a known time is the drain rate.
+	Completed uint64
+	// LastWait is how long the most recently dispatched request waited in its queue.
+	LastWait     time.Duration
+	QueueSize    int                // Config.QueueSize: each class's hard capacity
+	MaxQueueWait time.Duration      // Config.MaxQueueWait (0: no limit)
+	Weights      [NumPriorities]int // dispatch weights, defaults applied
+}
+
+// Depth is every request the Batcher holds: waiting in any class plus running.
+func (l Load) Depth() int {
+	d := l.Running
+	for _, w := range l.Waiting {
+		d += w
+	}
+	return d
+}
+
+// Load reads the Batcher's counters and limits. It takes no lock and does not allocate.
+func (b *Batcher[In, Out]) Load() Load {
+	l := Load{
+		Running:      int(b.running.Load()),
+		BusyWorkers:  int(b.busy.Load()),
+		Workers:      b.cfg.Workers,
+		Completed:    b.completed.Load(),
+		LastWait:     time.Duration(b.lastWait.Load()),
+		QueueSize:    b.cfg.QueueSize,
+		MaxQueueWait: b.cfg.MaxQueueWait,
+		Weights:      b.weights,
+	}
+	for p := range l.Waiting {
+		l.Waiting[p] = int(b.waitingBy[p].Load())
+	}
+	return l
 }
 
 // Close stops accepting requests and drains: queued requests are dispatched without waiting
@@ -148,31 +207,45 @@ func (b *Batcher[In, Out]) Close(ctx context.Context) error {
 	}
 }
 
-func (b *Batcher[In, Out]) enqueue(ctx context.Context, in In, cost Cost) (*request[In, Out], error) {
+func (b *Batcher[In, Out]) enqueue(ctx context.Context, p Priority, in In, cost Cost) (*request[In, Out], error) {
+	if !p.Valid() {
+		return nil, fmt.Errorf("batcher %q: invalid priority %d", b.name, p)
+	}
 	if err := cost.validate(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r := &request[In, Out]{in: in, cost: cost, done: make(chan result[Out], 1)}
+	r := &request[In, Out]{in: in, cost: cost, prio: p, done: make(chan result[Out], 1)}
 	b.mu.Lock()
 	if b.closing {
 		b.mu.Unlock()
 		b.metrics.outcome(outcomeClosed)
 		return nil, ErrClosed
 	}
-	if b.q.len() >= b.cfg.QueueSize {
+	if b.qs[p].len() >= b.cfg.QueueSize {
 		b.mu.Unlock()
 		b.metrics.outcome(outcomeQueueFull)
+		b.metrics.shed(p, shedSaturated)
 		return nil, ErrQueueFull
 	}
 	r.enqueued = b.clk.Now()
-	b.q.push(r)
+	b.qs[p].push(r)
 	b.waiting.Add(1)
+	b.waitingBy[p].Add(1)
 	b.mu.Unlock()
 	b.poke()
 	return r, nil
+}
+
+// unqueue takes a waiting request out of its class's queue and marks it answered without
+// running. Called with b.mu held.
+func (b *Batcher[In, Out]) unqueue(r *request[In, Out]) {
+	b.qs[r.prio].remove(r)
+	b.waitingBy[r.prio].Add(-1)
+	b.waiting.Add(-1)
+	r.state = stateDone
 }
 
 func (b *Batcher[In, Out]) await(ctx context.Context, r *request[In, Out]) (Out, error) {
@@ -184,9 +257,7 @@ func (b *Batcher[In, Out]) await(ctx context.Context, r *request[In, Out]) (Out,
 	b.mu.Lock()
 	switch r.state {
 	case stateQueued:
-		b.q.remove(r)
-		b.waiting.Add(-1)
-		r.state = stateDone
+		b.unqueue(r)
 		b.mu.Unlock()
 		// The oldest request may have changed, and a draining loop may now be done.
 		b.poke()
@@ -227,12 +298,12 @@ func (b *Batcher[In, Out]) abort() {
 	b.mu.Lock()
 	b.closing = true
 	b.aborted = true
-	for r := b.q.oldest(); r != nil; r = b.q.oldest() {
-		b.q.remove(r)
-		b.waiting.Add(-1)
-		r.state = stateDone
-		r.done <- result[Out]{err: ErrClosed}
-		b.metrics.outcome(outcomeClosed)
+	for p := range b.qs {
+		for r := b.qs[p].oldest(); r != nil; r = b.qs[p].oldest() {
+			b.unqueue(r)
+			r.done <- result[Out]{err: ErrClosed}
+			b.metrics.outcome(outcomeClosed)
+		}
 	}
 	cancel := b.runCancel
 	b.mu.Unlock()
@@ -252,7 +323,8 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 	var (
 		timer   clock.Timer
 		timerAt time.Time
-		buf     []*request[In, Out]
+		pick    picker
+		bufs    [NumPriorities][]*request[In, Out]
 	)
 	stopTimer := func() {
 		if timer != nil {
@@ -268,25 +340,24 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 			return
 		}
 		now := b.clk.Now()
-		for free > 0 && b.q.len() > 0 {
-			d := b.q.draft(b.lim, buf)
-			buf = d.members[:0]
-			reason, ready := b.ready(d, now)
-			if !ready {
+		for free > 0 {
+			d, reason, ok := b.next(now, &pick, &bufs)
+			if !ok {
 				break
 			}
 			bt := b.take(runCtx, d, reason, now)
 			free--
 			go b.run(bt)
 		}
-		var deadline time.Time
-		armTimer := free > 0 && b.q.len() > 0 && !b.closing
-		if armTimer {
-			deadline = b.q.oldest().enqueued.Add(b.cfg.MaxWait)
-		}
-		drained := b.closing && b.q.len() == 0 && free == b.cfg.Workers
+		// Dispatch goes first so that a request a free worker can take right now is served
+		// rather than expired; whatever still waits at its limit expires now.
+		b.expire(now)
+		deadline, armTimer := b.nextDeadline(free > 0)
+		drained := b.closing && b.queued() == 0 && free == b.cfg.Workers
 		b.mu.Unlock()
-		clear(buf[:cap(buf)]) // do not keep finished requests reachable from the reused buffer
+		for p := range bufs {
+			clear(bufs[p][:cap(bufs[p])]) // do not keep finished requests reachable from the reused buffers
+		}
 
 		if drained {
 			b.runCancel()
@@ -315,8 +386,113 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 	}
 }
 
+// queued is how many requests wait in all classes. Called with b.mu held.
+func (b *Batcher[In, Out]) queued() int {
+	n := 0
+	for p := range b.qs {
+		n += b.qs[p].len()
+	}
+	return n
+}
+
+// next drafts a batch for every class that has requests and returns the one to dispatch now:
+// among the classes whose draft is ready, the weighted round robin picks which leads. A batch
+// holds one class only, so an interactive request never runs in a batch swollen by bulk
+// companions. Called with b.mu held.
+func (b *Batcher[In, Out]) next(now time.Time, pick *picker, bufs *[NumPriorities][]*request[In, Out]) (draft[In, Out], dispatchReason, bool) {
+	var (
+		drafts  [NumPriorities]draft[In, Out]
+		reasons [NumPriorities]dispatchReason
+		ready   [NumPriorities]bool
+		some    bool
+	)
+	for p := range b.qs {
+		if b.qs[p].len() == 0 {
+			continue
+		}
+		drafts[p] = b.qs[p].draft(b.lim, bufs[p])
+		bufs[p] = drafts[p].members[:0]
+		reasons[p], ready[p] = b.ready(drafts[p], now)
+		some = some || ready[p]
+	}
+	if !some {
+		return draft[In, Out]{}, 0, false
+	}
+	p := pick.choose(ready, b.weights)
+	return drafts[p], reasons[p], true
+}
+
+// expire fails every request that has waited MaxQueueWait with ErrExpired. Each class's queue
+// is in arrival order, so only its head needs checking. Called with b.mu held.
+func (b *Batcher[In, Out]) expire(now time.Time) {
+	if b.cfg.MaxQueueWait <= 0 {
+		return
+	}
+	for p := range b.qs {
+		for r := b.qs[p].oldest(); r != nil && !now.Before(r.enqueued.Add(b.cfg.MaxQueueWait)); r = b.qs[p].oldest() {
+			b.unqueue(r)
+			r.done <- result[Out]{err: ErrExpired}
+			b.metrics.outcome(outcomeExpired)
+			b.metrics.shed(r.prio, shedMaxWait)
+		}
+	}
+}
+
+// nextDeadline is when the loop must look again without being woken: the end of the batch
+// window of a class's oldest request (only while a worker is free to take the batch and Close
+// is not already dispatching everything), or the first max-queue-wait expiry. Called with b.mu
+// held.
+func (b *Batcher[In, Out]) nextDeadline(workerFree bool) (time.Time, bool) {
+	var (
+		deadline time.Time
+		armed    bool
+	)
+	consider := func(t time.Time) {
+		if !armed || t.Before(deadline) {
+			deadline, armed = t, true
+		}
+	}
+	for p := range b.qs {
+		o := b.qs[p].oldest()
+		if o == nil {
+			continue
+		}
+		if workerFree && !b.closing {
+			consider(o.enqueued.Add(b.cfg.MaxWait))
+		}
+		if b.cfg.MaxQueueWait > 0 {
+			consider(o.enqueued.Add(b.cfg.MaxQueueWait))
+		}
+	}
+	return deadline, armed
+}
+
+// picker is a smooth weighted round robin over the classes that have a batch ready. Each turn
+// every ready class earns its weight in credit, the richest leads, and it pays back the sum of
+// the ready classes' weights. With weights 4 and 1 and both classes always ready the order is
+// I I B I I, repeating: the share is exact and the minority class is spread out, not bunched.
+// A class alone ready earns and pays the same amount, so turns without competition leave no
+// debt behind.
+type picker struct{ credit [NumPriorities]int }
+
+func (pk *picker) choose(ready [NumPriorities]bool, weights [NumPriorities]int) Priority {
+	best, total := -1, 0
+	for p := range ready {
+		if !ready[p] {
+			continue
+		}
+		pk.credit[p] += weights[p]
+		total += weights[p]
+		if best < 0 || pk.credit[p] > pk.credit[best] {
+			best = p
+		}
+	}
+	pk.credit[best] -= total
+	return Priority(best)
+}
+
 // ready decides whether a draft goes now: when it is full, when Close is draining, or when its
-// oldest member (the queue's oldest) has waited the whole window. Called with b.mu held.
+// oldest member (its class's oldest) has waited the whole window. Called with b.mu held.
 func (b *Batcher[In, Out]) ready(d draft[In, Out], now time.Time) (dispatchReason, bool) {
 	switch {
 	case d.full:
@@ -343,13 +519,16 @@ func (b *Batcher[In, Out]) take(runCtx context.Context, d draft[In, Out], reason
 	// running goes up before waiting goes down, so a concurrent Depth may count a request
 	// twice for an instant but never misses it.
 	b.running.Add(int64(len(bt.members)))
+	b.busy.Add(1)
 	for _, r := range bt.members {
-		b.q.remove(r)
+		b.qs[r.prio].remove(r)
+		b.waitingBy[r.prio].Add(-1)
 		r.state = stateRunning
 		r.batch = bt
 		bt.real += r.cost.Sequences * r.cost.MaxLen
-		b.metrics.waited(now.Sub(r.enqueued))
+		b.metrics.waited(r.prio, now.Sub(r.enqueued))
 	}
+	b.lastWait.Store(int64(now.Sub(bt.members[0].enqueued)))
 	b.waiting.Add(-int64(len(bt.members)))
 	b.metrics.dispatched(bt.seqs, len(bt.members), bt.padded, bt.real, reason)
 	return bt
@@ -367,7 +546,9 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 	bt.cancel()
 	// Depth drops before the answers go out, so a caller that has its answer never sees
 	// itself still counted as running.
+	b.completed.Add(uint64(len(bt.members)))
 	b.running.Add(-int64(len(bt.members)))
+	b.busy.Add(-1)
 	outcome := outcomeServed
 	if err != nil {
 		outcome = outcomeFailed

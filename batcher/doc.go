@@ -6,20 +6,31 @@
 //
 // Each endpoint (/analyze, /pii/extract) owns one Batcher. A caller has already tokenized its
 // text into one or more windows and calls Submit with the request and its Cost: how many
-// sequences it adds to a batch and how long the longest is. Submit waits in a bounded queue
-// (QueueSize); past that bound it fails at once with ErrQueueFull, which the HTTP layer turns
-// into a 503, so memory stays flat under any overload.
+// sequences it adds to a batch and how long the longest is. Each request belongs to a priority
+// class, Interactive (the default) or Bulk, set with SubmitWithPriority or by WithPriority on
+// the context given to Submit. Each class waits in its own bounded queue (QueueSize requests);
+// past that bound Submit fails at once with ErrQueueFull, which the HTTP layer turns into a 503,
+// so memory stays flat under any overload.
 //
 // One formation loop per Batcher builds batches, and only when one of the Workers is free to
 // run it: requests nobody could serve yet stay in the queue, where Depth (and so the admission
-// layer) sees them. A batch always starts with the oldest waiting request, so nothing starves.
+// layer) sees them. A batch holds one class and always starts with that class's oldest waiting
+// request, so nothing is overtaken within its class. When both classes have a batch ready, a
+// smooth weighted round robin picks which one goes (InteractiveWeight:BulkWeight, 4:1 by
+// default: I I B I I ...), so Interactive gets most turns and Bulk is never starved.
 // Companions come from the oldest request's power-of-two length bucket, then the neighbouring
 // buckets, as long as the batch stays within MaxBatchSize sequences and MaxPaddedTokens
 // (sequences x longest sequence). The batch goes when it is full, when the oldest request has
 // waited MaxWait, or at once while Close drains; "full" means not even one more sequence as
 // long as its longest would fit. MaxWait 0 means no window: whatever waits goes as soon as a
-// worker is free. A request larger than the whole budget runs alone. Batching pays most on short sequences and padding is pure waste, which is why batches
+// worker is free. A request larger than the whole budget runs alone.
+// Batching pays most on short sequences and padding is pure waste, which is why batches
 // are budgeted in padded tokens and grouped by length rather than filled in arrival order.
+//
+// MaxQueueWait bounds how long a request may wait for dispatch. The loop arms its one timer for
+// the earliest of the batch window and this limit; a request still waiting when its limit
+// comes (a worker free at that instant takes it first) fails with ErrExpired, is never
+// computed, and its slot is free at once, so the HTTP layer can answer 503 max_wait.
 //
 // A caller whose context ends while it waits is taken out of the queue at once (an O(1)
 // unlink) and its slot is free for the next request; it is never computed. A caller whose
@@ -38,15 +49,25 @@
 //	b, err := batcher.New("analyze", cfg, runner, clock.Real(), m)
 //	if err != nil { ... }
 //	b.Start(ctx)
-//	out, err := b.Submit(reqCtx, in, batcher.Cost{Sequences: len(windows), MaxLen: longest})
-//	// errors.Is(err, batcher.ErrQueueFull): 503 backpressure
+//	out, err := b.SubmitWithPriority(reqCtx, batcher.Bulk, in, batcher.Cost{Sequences: len(windows), MaxLen: longest})
+//	// or: b.Submit(batcher.WithPriority(reqCtx, batcher.Bulk), in, cost)
+//	// errors.Is(err, batcher.ErrQueueFull): 503 backpressure, reason "saturated"
+//	// errors.Is(err, batcher.ErrExpired):   503 backpressure, reason "max_wait"
 //	...
 //	err = b.Close(shutdownCtx) // stop accepting, drain, or give up when shutdownCtx ends
 //
 // # For the admission layer
 //
-// Depth reads two atomics and takes no lock. The waiting requests live behind the small
-// internal queue type (push, remove, oldest, draft); priority classes with their own
-// capacities and weighted dispatch belong there, and max-queue-wait expiry next to the batch
-// window timer in the loop, without changing how batches are formed or run.
+// Depth reads two atomics and takes no lock. Load adds, still from atomics and without an
+// allocation, what the admission layer needs to explain a refusal and to estimate when the
+// endpoint admits again: waiting per class, running, busy workers, the cumulative count of
+// completed requests (whose rate over time is the drain rate), the latest queue wait, and the
+// limits (QueueSize, MaxQueueWait, weights).
+//
+// # Metrics
+//
+// Per queue: sluice_batcher_* (batch shape, run time, outcomes, depth). Per queue and class:
+// sluice_batch_queue_depth{queue,priority} (gauge, read at scrape time),
+// sluice_batch_queue_wait_seconds{queue,priority} (histogram) and
+// sluice_batch_shed_total{queue,priority,reason} with reason saturated or max_wait.
 package batcher

@@ -91,8 +91,13 @@ type outcome struct {
 // submitAsync enqueues synchronously, so tests control arrival order, then waits for the
 // answer on its own goroutine.
 func submitAsync(b *Batcher[int, int], ctx context.Context, in int, cost Cost) <-chan outcome {
+	return submitAsyncP(b, ctx, PriorityFrom(ctx), in, cost)
+}
+
+// submitAsyncP is submitAsync in priority class p.
+func submitAsyncP(b *Batcher[int, int], ctx context.Context, p Priority, in int, cost Cost) <-chan outcome {
 	ch := make(chan outcome, 1)
-	r, err := b.enqueue(ctx, in, cost)
+	r, err := b.enqueue(ctx, p, in, cost)
 	if err != nil {
 		ch <- outcome{err: err}
 		return ch

@@ -13,6 +13,7 @@ const (
 	outcomeServed           = "served"            // Run answered it
 	outcomeFailed           = "failed"            // Run returned an error or panicked
 	outcomeQueueFull        = "queue_full"        // refused at once: QueueSize reached
+	outcomeExpired          = "expired"           // waited MaxQueueWait; never computed
 	outcomeClosed           = "closed"            // refused or abandoned because of Close / Start's ctx
 	outcomeCancelledQueued  = "cancelled_queued"  // caller left while waiting; never computed
 	outcomeCancelledRunning = "cancelled_running" // caller left while its batch ran; result dropped
@@ -25,6 +26,23 @@ const (
 	reasonWindow                       // the oldest request waited MaxWait
 	reasonDrain                        // Close is draining the queue
 )
+
+// Why a priority class shed a request, the fixed label set of sluice_batch_shed_total. The
+// values match the admission layer's refusal reasons.
+type shedReason uint8
+
+const (
+	shedSaturated shedReason = iota // the class's queue held QueueSize requests
+	shedMaxWait                     // the request waited MaxQueueWait
+	numShedReasons
+)
+
+func (r shedReason) String() string {
+	if r == shedSaturated {
+		return "saturated"
+	}
+	return "max_wait"
+}
 
 func (r dispatchReason) String() string {
 	switch r {
@@ -50,6 +68,9 @@ type Metrics struct {
 	requests       *prometheus.CounterVec
 	batches        *prometheus.CounterVec
 	depth          *depthCollector
+	// Per priority class; "queue" stays a label because every endpoint shares the families.
+	classWait *prometheus.HistogramVec
+	classShed *prometheus.CounterVec
 }
 
 // NewMetrics creates the batcher series and registers them with reg (when reg is not nil). It
@@ -89,17 +110,26 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, q),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_batcher_requests_total",
-			Help: "Submit calls by outcome: served, failed, queue_full, closed, cancelled_queued, cancelled_running.",
+			Help: "Submit calls by outcome: served, failed, queue_full, expired, closed, cancelled_queued, cancelled_running.",
 		}, []string{"queue", "outcome"}),
 		batches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_batcher_batches_total",
 			Help: "Dispatched batches by what triggered them: full, window, drain.",
 		}, []string{"queue", "reason"}),
 		depth: newDepthCollector(),
+		classWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "sluice_batch_queue_wait_seconds",
+			Help:    "Time a dispatched request waited in its priority class's queue.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
+		}, []string{"queue", "priority"}),
+		classShed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_batch_shed_total",
+			Help: "Requests a priority class shed: saturated (its queue was full) or max_wait (waited the maximum queue wait, never computed).",
+		}, []string{"queue", "priority", "reason"}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.batchSequences, m.batchRequests, m.paddedTokens, m.fillRatio,
-			m.queueWait, m.runSeconds, m.requests, m.batches, m.depth)
+			m.queueWait, m.runSeconds, m.requests, m.batches, m.depth, m.classWait, m.classShed)
 	}
 	return m
 }
@@ -117,6 +147,8 @@ type queueMetrics struct {
 	runSeconds     prometheus.Observer
 	outcomes       map[string]prometheus.Counter
 	reasons        [3]prometheus.Counter
+	classWait      [NumPriorities]prometheus.Observer
+	classShed      [NumPriorities][numShedReasons]prometheus.Counter
 }
 
 func (m *Metrics) forQueue(name string, src depthSource) (*queueMetrics, error) {
@@ -137,7 +169,13 @@ func (m *Metrics) forQueue(name string, src depthSource) (*queueMetrics, error) 
 		runSeconds:     m.runSeconds.WithLabelValues(name),
 		outcomes:       map[string]prometheus.Counter{},
 	}
-	for _, o := range []string{outcomeServed, outcomeFailed, outcomeQueueFull, outcomeClosed,
+	for _, p := range Priorities {
+		qm.classWait[p] = m.classWait.WithLabelValues(name, p.String())
+		for r := range shedReason(numShedReasons) {
+			qm.classShed[p][r] = m.classShed.WithLabelValues(name, p.String(), r.String())
+		}
+	}
+	for _, o := range []string{outcomeServed, outcomeFailed, outcomeQueueFull, outcomeExpired, outcomeClosed,
 		outcomeCancelledQueued, outcomeCancelledRunning} {
 		qm.outcomes[o] = m.requests.WithLabelValues(name, o)
 	}
@@ -172,9 +210,16 @@ func (qm *queueMetrics) dispatched(seqs, requests, padded, real int, reason disp
 	qm.reasons[reason].Inc()
 }
 
-func (qm *queueMetrics) waited(d time.Duration) {
+func (qm *queueMetrics) waited(p Priority, d time.Duration) {
 	if qm != nil {
 		qm.queueWait.Observe(d.Seconds())
+		qm.classWait[p].Observe(d.Seconds())
+	}
+}
+
+func (qm *queueMetrics) shed(p Priority, r shedReason) {
+	if qm != nil {
+		qm.classShed[p][r].Inc()
 	}
 }
 
@@ -184,14 +229,15 @@ func (qm *queueMetrics) ran(d time.Duration) {
 	}
 }
 
-// depthSource is what the depth collector reads at scrape time: Batcher.Depth.
-type depthSource interface{ Depth() (waiting, running int) }
+// depthSource is what the depth collector reads at scrape time: Batcher.Load.
+type depthSource interface{ Load() Load }
 
 // depthCollector reads each attached Batcher's atomic depth counters when Prometheus scrapes,
 // so the gauges cost the request path nothing and can never go stale.
 type depthCollector struct {
 	waitingDesc *prometheus.Desc
 	runningDesc *prometheus.Desc
+	classDesc   *prometheus.Desc
 	mu          sync.Mutex
 	sources     map[string]depthSource
 }
@@ -202,6 +248,8 @@ func newDepthCollector() *depthCollector {
 			"Requests waiting in the queue for a batch.", []string{"queue"}, nil),
 		runningDesc: prometheus.NewDesc("sluice_batcher_running_requests",
 			"Requests in batches that are running.", []string{"queue"}, nil),
+		classDesc: prometheus.NewDesc("sluice_batch_queue_depth",
+			"Requests waiting for dispatch in a priority class's queue.", []string{"queue", "priority"}, nil),
 		sources: map[string]depthSource{},
 	}
 }
@@ -226,6 +274,7 @@ func (c *depthCollector) detach(name string) {
 func (c *depthCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.waitingDesc
 	ch <- c.runningDesc
+	ch <- c.classDesc
 }
 
 // Collect implements prometheus.Collector.
@@ -233,8 +282,13 @@ func (c *depthCollector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for name, src := range c.sources {
-		waiting, running := src.Depth()
+		l := src.Load()
+		waiting := 0
+		for _, p := range Priorities {
+			waiting += l.Waiting[p]
+			ch <- prometheus.MustNewConstMetric(c.classDesc, prometheus.GaugeValue, float64(l.Waiting[p]), name, p.String())
+		}
 		ch <- prometheus.MustNewConstMetric(c.waitingDesc, prometheus.GaugeValue, float64(waiting), name)
-		ch <- prometheus.MustNewConstMetric(c.runningDesc, prometheus.GaugeValue, float64(running), name)
+		ch <- prometheus.MustNewConstMetric(c.runningDesc, prometheus.GaugeValue, float64(l.Running), name)
 	}
 }

@@ -24,7 +24,7 @@ type reqState uint8
 const (
 	stateQueued  reqState = iota // in the queue; only Batcher.mu holders touch it
 	stateRunning                 // in a batch handed to a worker
-	stateDone                    // answered without running (closed)
+	stateDone                    // answered without running (closed, expired or cancelled)
 )
 
 type link[In, Out any] struct{ prev, next *request[In, Out] }
@@ -37,6 +37,7 @@ type result[Out any] struct {
 type request[In, Out any] struct {
 	in       In
 	cost     Cost
+	prio     Priority
 	bucket   int
 	enqueued time.Time
 	links    [2]link[In, Out]
@@ -136,10 +137,9 @@ func (d *draft[In, Out]) roomless(lim limits) bool {
 	return d.seqs >= lim.maxSeqs || (d.seqs+1)*d.maxLen > lim.maxPadded
 }
 
-// queue holds the waiting requests of one Batcher. It is the seam for the admission layer: the
-// formation loop only pushes, removes, asks for the oldest request and asks for a draft, so
-// priority classes can become several queues behind these same methods (each with its own
-// capacity, picked by weight) without the loop changing. Callers hold Batcher.mu.
+// queue holds the waiting requests of one priority class of a Batcher. The formation loop only
+// pushes, removes, asks for the oldest request and asks for a draft; it keeps one queue per
+// class and picks among their drafts by weight. Callers hold Batcher.mu.
 type queue[In, Out any] struct {
 	arrival reqList[In, Out]
 	buckets [numBuckets]reqList[In, Out]

@@ -1,0 +1,342 @@
+package batcher
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+func TestPickerSharesTurnsByWeight(t *testing.T) {
+	both := [NumPriorities]bool{true, true}
+	var pk picker
+	var got []Priority
+	for range 10 {
+		got = append(got, pk.choose(both, [NumPriorities]int{4, 1}))
+	}
+	I, B := Interactive, Bulk
+	if want := []Priority{I, I, B, I, I, I, I, B, I, I}; !slices.Equal(got, want) {
+		t.Fatalf("4:1 order = %v, want %v", got, want)
+	}
+	pk = picker{}
+	got = got[:0]
+	for range 4 {
+		got = append(got, pk.choose(both, [NumPriorities]int{1, 1}))
+	}
+	if want := []Priority{I, B, I, B}; !slices.Equal(got, want) {
+		t.Fatalf("1:1 order = %v, want %v", got, want)
+	}
+	// Turns where one class alone is ready must not build up a debt or a credit that later
+	// skews the share.
+	pk = picker{}
+	for range 7 {
+		if p := pk.choose([NumPriorities]bool{true, false}, [NumPriorities]int{4, 1}); p != Interactive {
+			t.Fatalf("only Interactive ready, picked %v", p)
+		}
+	}
+	if pk.credit != ([NumPriorities]int{}) {
+		t.Fatalf("credit after uncontested turns = %v, want zero", pk.credit)
+	}
+}
+
+// TestWeightedDispatchNeverStarvesBulk fills both classes and lets one worker take batches of
+// one request: four of every five go to Interactive, one to Bulk, and Bulk takes every turn
+// once Interactive is empty.
+func TestWeightedDispatchNeverStarvesBulk(t *testing.T) {
+	r := newHeldRunner()
+	cfg := baseConfig()
+	cfg.MaxBatchSize = 1
+	cfg.MaxWait = 0
+	b, _ := newTestBatcher(t, cfg, r, nil)
+	var res []<-chan outcome
+	for i := range 10 {
+		res = append(res, submitAsyncP(b, t.Context(), Interactive, 100+i, one(8)))
+		res = append(res, submitAsyncP(b, t.Context(), Bulk, 200+i, one(8)))
+	}
+	b.Start(t.Context())
+	var classes []byte
+	var order []int
+	for range 20 {
+		call := recv(t, r.calls, "run call")
+		if len(call.batch) != 1 {
+			t.Fatalf("batch %v, want one request", call.batch)
+		}
+		order = append(order, call.batch[0])
+		if call.batch[0] < 200 {
+			classes = append(classes, 'I')
+		} else {
+			classes = append(classes, 'B')
+		}
+		call.reply <- nil
+	}
+	if got, want := string(classes), "IIBIIIIBIIIIBBBBBBBB"; got != want {
+		t.Fatalf("dispatch order by class = %s, want %s (requests %v)", got, want, order)
+	}
+	// Within a class, arrival order holds.
+	var inter, bulk []int
+	for _, id := range order {
+		if id < 200 {
+			inter = append(inter, id)
+		} else {
+			bulk = append(bulk, id)
+		}
+	}
+	if !slices.IsSorted(inter) || !slices.IsSorted(bulk) {
+		t.Fatalf("arrival order broken within a class: %v / %v", inter, bulk)
+	}
+	for _, ch := range res {
+		if o := recv(t, ch, "result"); o.err != nil {
+			t.Fatalf("request failed: %v", o.err)
+		}
+	}
+}
+
+func TestBatchesHoldOneClassOnly(t *testing.T) {
+	r := newEchoRunner()
+	cfg := baseConfig()
+	cfg.MaxWait = 0
+	b, _ := newTestBatcher(t, cfg, r, nil)
+	a := submitAsyncP(b, t.Context(), Bulk, 1, one(8))
+	c := submitAsyncP(b, t.Context(), Interactive, 2, one(8))
+	d := submitAsyncP(b, t.Context(), Bulk, 3, one(8))
+	b.Start(t.Context())
+	first := recv(t, r.batches, "first batch")
+	second := recv(t, r.batches, "second batch")
+	wantBatch(t, first, []int{2})
+	wantBatch(t, second, []int{1, 3})
+	wantServed(t, recv(t, a, "result 1"), 1)
+	wantServed(t, recv(t, c, "result 2"), 2)
+	wantServed(t, recv(t, d, "result 3"), 3)
+}
+
+func TestEachClassHasItsOwnCapacity(t *testing.T) {
+	cfg := baseConfig()
+	cfg.QueueSize = 2
+	m := NewMetrics(nil)
+	b, _ := newTestBatcher(t, cfg, newEchoRunner(), m)
+	for i := range 2 {
+		submitAsyncP(b, t.Context(), Interactive, i, one(8))
+	}
+	if _, err := b.SubmitWithPriority(t.Context(), Interactive, 9, one(8)); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("third interactive: err = %v, want ErrQueueFull", err)
+	}
+	for i := range 2 {
+		if o := submitAsyncP(b, t.Context(), Bulk, 10+i, one(8)); len(o) != 0 {
+			t.Fatalf("bulk request %d refused although its class is empty: %v", i, (<-o).err)
+		}
+	}
+	// The class comes from the context when Submit is used.
+	if _, err := b.Submit(WithPriority(t.Context(), Bulk), 19, one(8)); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("third bulk via context: err = %v, want ErrQueueFull", err)
+	}
+	l := b.Load()
+	if l.Waiting != [NumPriorities]int{2, 2} || l.Depth() != 4 || l.QueueSize != 2 {
+		t.Fatalf("load = %+v, want 2 waiting per class", l)
+	}
+	for _, p := range Priorities {
+		if got := counterValue(t, m.classShed.WithLabelValues("test", p.String(), "saturated")); got != 1 {
+			t.Errorf("shed{%s,saturated} = %v, want 1", p, got)
+		}
+	}
+	if _, err := b.SubmitWithPriority(t.Context(), Priority(7), 1, one(8)); err == nil {
+		t.Fatal("invalid priority accepted")
+	}
+}
+
+func TestPriorityFromContext(t *testing.T) {
+	ctx := context.Background()
+	if p := PriorityFrom(ctx); p != Interactive {
+		t.Fatalf("no priority in ctx: %v, want interactive", p)
+	}
+	if p := PriorityFrom(WithPriority(ctx, Bulk)); p != Bulk {
+		t.Fatalf("bulk in ctx: %v", p)
+	}
+	if p := PriorityFrom(WithPriority(ctx, Priority(9))); p != Interactive {
+		t.Fatalf("invalid priority in ctx: %v, want interactive", p)
+	}
+	if Interactive.String() != "interactive" || Bulk.String() != "bulk" || Priority(9).String() != "unknown" {
+		t.Fatal("priority names")
+	}
+}
+
+// TestMaxQueueWaitExpiresWaitingRequest: a request that cannot be dispatched because the only
+// worker is busy fails with ErrExpired exactly at MaxQueueWait, frees its slot at once, and
+// is never computed.
+func TestMaxQueueWaitExpiresWaitingRequest(t *testing.T) {
+	r := newHeldRunner()
+	cfg := baseConfig()
+	cfg.MaxWait = 0
+	cfg.QueueSize = 1
+	cfg.MaxQueueWait = 100 * time.Millisecond
+	m := NewMetrics(nil)
+	b, fake := newTestBatcher(t, cfg, r, m)
+	b.Start(t.Context())
+	running := submitAsync(b, t.Context(), 1, one(8))
+	call := recv(t, r.calls, "first batch")
+	wantBatch(t, call.batch, []int{1})
+
+	armed := fake.TimerCreated()
+	waiting := submitAsync(b, t.Context(), 2, one(8))
+	recv(t, armed, "expiry timer")
+	fake.Advance(cfg.MaxQueueWait - time.Nanosecond)
+	expectNone(t, waiting, "answer before the max queue wait")
+	if l := b.Load(); l.Waiting[Interactive] != 1 || l.Running != 1 || l.BusyWorkers != 1 {
+		t.Fatalf("load before expiry = %+v", l)
+	}
+	fake.Advance(time.Nanosecond)
+	if o := recv(t, waiting, "expired result"); !errors.Is(o.err, ErrExpired) {
+		t.Fatalf("err = %v, want ErrExpired", o.err)
+	}
+	// The caller has its answer, so the slot is already free: the queue of one takes another.
+	if w, _ := b.Depth(); w != 0 {
+		t.Fatalf("waiting = %d after expiry, want 0", w)
+	}
+	next := submitAsync(b, t.Context(), 3, one(8))
+	call.reply <- nil
+	wantServed(t, recv(t, running, "result 1"), 1)
+	call = recv(t, r.calls, "second batch")
+	wantBatch(t, call.batch, []int{3}) // never [2]
+	call.reply <- nil
+	wantServed(t, recv(t, next, "result 3"), 3)
+
+	if got := counterValue(t, m.classShed.WithLabelValues("test", "interactive", "max_wait")); got != 1 {
+		t.Errorf("shed{interactive,max_wait} = %v, want 1", got)
+	}
+	if got := counterValue(t, m.requests.WithLabelValues("test", outcomeExpired)); got != 1 {
+		t.Errorf("requests{expired} = %v, want 1", got)
+	}
+	if l := b.Load(); l.Completed != 2 || l.BusyWorkers != 0 || l.Running != 0 {
+		t.Fatalf("load after two batches = %+v, want 2 completed, idle", l)
+	}
+}
+
+// TestMaxQueueWaitBelowWindowPassesOnlyFullBatches is OpenMed's "0": with a max queue wait
+// shorter than the batch window, a lone request expires instead of waiting for company,
+// while a request that fills a batch goes at once.
+func TestMaxQueueWaitBelowWindowPassesOnlyFullBatches(t *testing.T) {
+	r := newEchoRunner()
+	cfg := baseConfig() // MaxBatchSize 4
+	cfg.MaxWait = time.Second
+	cfg.MaxQueueWait = time.Millisecond
+	b, fake := newTestBatcher(t, cfg, r, nil)
+	b.Start(t.Context())
+	armed := fake.TimerCreated()
+	lone := submitAsync(b, t.Context(), 1, one(8))
+	recv(t, armed, "expiry timer")
+	fake.Advance(time.Millisecond)
+	if o := recv(t, lone, "lone result"); !errors.Is(o.err, ErrExpired) {
+		t.Fatalf("lone request: err = %v, want ErrExpired", o.err)
+	}
+	full := submitAsync(b, t.Context(), 2, Cost{Sequences: 4, MaxLen: 8})
+	wantBatch(t, recv(t, r.batches, "full batch"), []int{2})
+	wantServed(t, recv(t, full, "full result"), 2)
+	expectNone(t, r.batches, "a batch with the expired request")
+}
+
+// TestExpiryLeavesOtherClassAlone: expiry is per request, in arrival order per class; a bulk
+// request that arrived later is not expired with an interactive one.
+func TestExpiryLeavesOtherClassAlone(t *testing.T) {
+	r := newHeldRunner()
+	cfg := baseConfig()
+	cfg.MaxWait = 0
+	cfg.MaxQueueWait = 100 * time.Millisecond
+	b, fake := newTestBatcher(t, cfg, r, nil)
+	b.Start(t.Context())
+	submitAsync(b, t.Context(), 1, one(8))
+	call := recv(t, r.calls, "first batch")
+
+	armed := fake.TimerCreated()
+	inter := submitAsyncP(b, t.Context(), Interactive, 2, one(8))
+	recv(t, armed, "expiry timer")
+	fake.Advance(50 * time.Millisecond)
+	armed = fake.TimerCreated()
+	bulk := submitAsyncP(b, t.Context(), Bulk, 3, one(8))
+	// The interactive deadline stays the earliest, so the next timer is the bulk one, armed
+	// only once the interactive request has expired.
+	fake.Advance(50 * time.Millisecond)
+	if o := recv(t, inter, "interactive result"); !errors.Is(o.err, ErrExpired) {
+		t.Fatalf("interactive: err = %v, want ErrExpired", o.err)
+	}
+	recv(t, armed, "bulk expiry timer")
+	expectNone(t, bulk, "bulk answer at 50ms of waiting")
+	call.reply <- nil
+	call = recv(t, r.calls, "bulk batch")
+	wantBatch(t, call.batch, []int{3})
+	call.reply <- nil
+	wantServed(t, recv(t, bulk, "bulk result"), 3)
+}
+
+func TestClassMetrics(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg)
+	r := newHeldRunner()
+	cfg := baseConfig()
+	cfg.MaxWait = 0
+	cfg.MaxBatchSize = 1
+	b, fake := newTestBatcher(t, cfg, r, m)
+	submitAsyncP(b, t.Context(), Bulk, 1, one(8))
+	submitAsyncP(b, t.Context(), Bulk, 2, one(8))
+	submitAsyncP(b, t.Context(), Interactive, 3, one(8))
+	wantClassGauge(t, reg, "bulk", 2)
+	wantClassGauge(t, reg, "interactive", 1)
+	fake.Advance(5 * time.Millisecond)
+	b.Start(t.Context())
+	call := recv(t, r.calls, "first batch")
+	wantBatch(t, call.batch, []int{3})
+	wantClassGauge(t, reg, "interactive", 0)
+	call.reply <- nil
+	call = recv(t, r.calls, "second batch")
+	wantBatch(t, call.batch, []int{1})
+	call.reply <- nil
+	recv(t, r.calls, "third batch").reply <- nil
+	if err := b.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]uint64{}
+	for _, f := range fams {
+		if f.GetName() != "sluice_batch_queue_wait_seconds" {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "priority" {
+					counts[l.GetValue()] = s.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	if counts["interactive"] != 1 || counts["bulk"] != 2 {
+		t.Fatalf("wait histogram counts = %v, want interactive 1, bulk 2", counts)
+	}
+}
+
+func wantClassGauge(t *testing.T, reg prometheus.Gatherer, priority string, want float64) {
+	t.Helper()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() != "sluice_batch_queue_depth" {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "priority" && l.GetValue() == priority {
+					if got := s.GetGauge().GetValue(); got != want {
+						t.Fatalf("sluice_batch_queue_depth{priority=%s} = %v, want %v", priority, got, want)
+					}
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("sluice_batch_queue_depth{priority=%s} missing", priority)
+}
