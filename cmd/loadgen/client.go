@@ -57,9 +57,10 @@ func NewTarget(base string, client *http.Client, clk clock.Clock, timeout time.D
 
 // Do sends one attempt and reads the whole response.
 func (t *Target) Do(ctx context.Context, endpoint, priority string, body []byte) Attempt {
+	// Start is read before the deadline is armed, so the timeout is never longer than it says.
+	a := Attempt{Start: t.clk.Now()}
 	actx, cancel := withClockTimeout(ctx, t.clk, t.timeout)
 	defer cancel(nil)
-	a := Attempt{Start: t.clk.Now()}
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, t.base+endpointPaths[endpoint], bytes.NewReader(body))
 	if err != nil {
 		a.End, a.Err = t.clk.Now(), errTransport
