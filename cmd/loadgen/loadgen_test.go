@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -125,8 +126,24 @@ func TestClosedLoopWithRetryAgainstEveryOtherRefused(t *testing.T) {
 			t.Errorf("report is not self-contained: it contains %q", banned)
 		}
 	}
-	if _, err := json.Marshal(s); err != nil {
-		t.Errorf("summary does not encode: %v", err)
+	js, err := json.Marshal(s)
+	if err != nil {
+		t.Fatalf("summary does not encode: %v", err)
+	}
+	var records bytes.Buffer
+	if err := WriteRecords(&records, res.Start, res.Records); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(records.String(), "\n"); lines != n {
+		t.Errorf("%d record lines, want %d", lines, n)
+	}
+	// Nothing the harness writes may carry the text it sent.
+	for _, out := range []string{page, string(js), records.String(), progress.String()} {
+		for _, text := range append(append(slices.Clone(shortTexts), mediumTexts...), longParagraphs...) {
+			if strings.Contains(out, text[:24]) {
+				t.Fatalf("output contains request text %q...", text[:24])
+			}
+		}
 	}
 }
 

@@ -28,8 +28,8 @@ func main() {
 
 // options are the flags that are not part of Config.
 type options struct {
-	jsonPath, htmlPath string
-	quiet              bool
+	jsonPath, htmlPath, recordsPath string
+	quiet                           bool
 }
 
 // parseFlags turns the command line into a validated Config.
@@ -64,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.IntVar(&maxRetries, "max-retries", 3, "retries per request at most")
 	fs.StringVar(&o.jsonPath, "json", "", "write the JSON summary here (default: stdout)")
 	fs.StringVar(&o.htmlPath, "html", "", "write the HTML report here")
+	fs.StringVar(&o.recordsPath, "records", "", "write every request, its attempts and retries here, one JSON line each")
 	fs.Uint64Var(&seed, "seed", 1, "random seed for arrivals, mixes and jitter")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
 	if err := fs.Parse(args); err != nil {
@@ -136,19 +137,28 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if opts.htmlPath != "" {
-		f, err := os.Create(opts.htmlPath)
-		if err != nil {
+		if err := writeFile(opts.htmlPath, func(w io.Writer) error { return WriteHTML(w, res, summary) }); err != nil {
 			return err
 		}
-		if err := WriteHTML(f, res, summary); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
+	}
+	if opts.recordsPath != "" {
+		if err := writeFile(opts.recordsPath, func(w io.Writer) error { return WriteRecords(w, res.Start, res.Records) }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // isTerminal reports whether w is a character device, so that the progress line can be

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -138,4 +143,69 @@ func (c *Collector) Records() []*Record {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]*Record(nil), c.records...)
+}
+
+// recordJSON is the -records line format: times in milliseconds since the run began, sizes
+// and classes only, never the text that was sent.
+type recordJSON struct {
+	Seq         uint64        `json:"seq"`
+	Endpoint    string        `json:"endpoint"`
+	Priority    string        `json:"priority"`
+	Length      string        `json:"length"`
+	ScheduledMS Number        `json:"scheduled_ms"`
+	Warmup      bool          `json:"warmup"`
+	Outcome     string        `json:"outcome"`
+	GaveUp      string        `json:"gave_up,omitempty"`
+	Attempts    []attemptJSON `json:"attempts"`
+	Retries     []retryJSON   `json:"retries,omitempty"`
+}
+
+type attemptJSON struct {
+	StartMS      Number  `json:"start_ms"`
+	EndMS        Number  `json:"end_ms"`
+	Status       int     `json:"status,omitempty"`
+	Code         string  `json:"code,omitempty"`
+	Reason       string  `json:"reason,omitempty"`
+	RetryAfterMS *Number `json:"retry_after_ms,omitempty"`
+	Err          string  `json:"err,omitempty"`
+}
+
+type retryJSON struct {
+	SuggestedMS         Number `json:"suggested_ms"`
+	JitterMS            Number `json:"jitter_ms"`
+	ActualMS            Number `json:"actual_ms"`
+	Admitted            bool   `json:"admitted"`
+	SinceFirstRefusalMS Number `json:"since_first_refusal_ms"`
+}
+
+// WriteRecords writes one JSON line per request, in arrival order, for analysis beyond the
+// summary.
+func WriteRecords(w io.Writer, start time.Time, records []*Record) error {
+	sorted := slices.Clone(records)
+	slices.SortFunc(sorted, func(a, b *Record) int { return cmp.Compare(a.Seq, b.Seq) })
+	since := func(t time.Time) Number { return ms(t.Sub(start)) }
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for _, r := range sorted {
+		line := recordJSON{Seq: r.Seq, Endpoint: r.Endpoint, Priority: r.Priority, Length: r.Length,
+			ScheduledMS: since(r.Scheduled), Warmup: r.Warmup, Outcome: r.Outcome, GaveUp: r.GaveUp,
+			Attempts: []attemptJSON{}}
+		for _, a := range r.Attempts {
+			aj := attemptJSON{StartMS: since(a.Start), EndMS: since(a.End), Status: a.Status,
+				Code: a.Code, Reason: a.Reason, Err: a.Err}
+			if a.HasRetryAfter {
+				ra := ms(a.RetryAfter)
+				aj.RetryAfterMS = &ra
+			}
+			line.Attempts = append(line.Attempts, aj)
+		}
+		for _, rt := range r.Retries {
+			line.Retries = append(line.Retries, retryJSON{SuggestedMS: ms(rt.Suggested), JitterMS: ms(rt.Jitter),
+				ActualMS: ms(rt.Actual), Admitted: rt.Admitted, SinceFirstRefusalMS: ms(rt.SinceFirstRefusal)})
+		}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }

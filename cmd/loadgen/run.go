@@ -240,7 +240,7 @@ func (r *Runner) Run(ctx context.Context, progress io.Writer, tty bool) *Result 
 		<-drained
 	}
 
-	if scraper != nil {
+	if scraper != nil && ctx.Err() == nil {
 		// One last look at the queues after the load, if the server still answers.
 		_ = scraper.ScrapeOnce(ctx)
 	}
