@@ -228,8 +228,9 @@ func Charts(res *Result) []template.HTML {
 			Empty:  missing("the queue depth families")},
 		LineChart{Title: "Shedding state (scraped gauge, 1 = shedding)", YLabel: "state", XMax: xmax, Shaded: shaded,
 			Series: metricSeries(res.Scrapes, res.Start, false, famAdmissionShedding), Empty: missing(famAdmissionShedding)},
-		LineChart{Title: "Shed rate by queue and reason (scraped counter)", YLabel: "sheds/s", XMax: xmax, Shaded: shaded,
-			Series: metricSeries(res.Scrapes, res.Start, true, famAdmissionShed), Empty: missing(famAdmissionShed)},
+		LineChart{Title: "Shed rate by queue and reason (scraped counters)", YLabel: "sheds/s", XMax: xmax, Shaded: shaded,
+			Series: metricSeries(res.Scrapes, res.Start, true, famAdmissionShed, famBatchShed),
+			Empty:  missing(famAdmissionShed + " or " + famBatchShed)},
 		BarChart{Title: "Retry-After histogram (whole seconds)", XLabel: "seconds", YLabel: "count",
 			Categories: cats, Series: []Series{sent, observed}, Empty: "no refusal carried Retry-After"},
 	}

@@ -25,6 +25,7 @@ const (
 	famAdmissionShedding = "sluice_admission_queue_shedding"
 	famAdmissionShed     = "sluice_admission_shed_total"
 	famBatchDepth        = "sluice_batch_queue_depth"
+	famBatchShed         = "sluice_batch_shed_total"
 	famBatcherDepth      = "sluice_batcher_queue_depth"
 	famBatcherRunning    = "sluice_batcher_running_requests"
 	famRetryAfter        = "sluice_retry_after_seconds"
