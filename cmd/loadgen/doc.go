@@ -24,8 +24,9 @@
 // histogram counts); families the server does not expose are simply absent from the report.
 //
 // The first -warmup of load is sent and plotted but left out of the summary. After -duration
-// the generator stops; requests in flight and their retries get up to -drain to finish and are
-// counted with the second they arrived in. Ctrl-C stops early and still writes the reports.
+// the generator stops; requests in flight and their retries get up to -drain to finish and
+// still count, since the summary covers requests by when they arrived. Ctrl-C stops early and
+// still writes the reports.
 //
 // # Output
 //
@@ -37,7 +38,10 @@
 // the in-flight high-water mark, how late the generator ran against its schedule, and
 // breakdowns by endpoint, priority and length. With -html, a single self-contained HTML file
 // (inline SVG, no scripts, no network) plots per-second throughput, p50/p99 latency,
-// refusals by reason, scraped queue depth and shedding, and a Retry-After histogram.
+// refusals by reason, scraped queue depth, shedding state and shed rate, and a histogram of
+// the Retry-After values sent beside the observed times to admission. With -records, every
+// request (classes, times, status, code, reason, Retry-After, retries; never its text) as
+// one JSON line. -quiet drops the progress line.
 //
 // # Usage
 //
