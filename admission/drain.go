@@ -1,0 +1,130 @@
+package admission
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Constants of the drain_rate estimate. They are the reference's starting values; the
+// overload harness, which records every suggestion next to the time its retry was admitted,
+// is the instrument for tuning them.
+const (
+	// drainInterval is the EWMA's step: the rate is folded once per interval.
+	drainInterval = time.Second
+	// drainAlpha is the weight of the newest interval.
+	drainAlpha = 0.3
+	// warmIntervals is how many intervals with completions the estimate needs before it is
+	// trusted; until then the static value (or no header) is used.
+	warmIntervals = 3
+	// Saturation factor: 1 + occupancyWeight x worker occupancy + streakWeight x
+	// min(refusal streak / streakScale, 1), so in [1, 1.5]. Occupancy is near 1 whenever
+	// shedding happens, so it only nudges; the streak stretches the estimate while refusals
+	// keep coming.
+	occupancyWeight = 0.25
+	streakWeight    = 0.25
+	streakScale     = 5
+	// jitterFraction spreads suggestions over +/-20% so refused clients do not come back in
+	// lockstep one Retry-After later.
+	jitterFraction = 0.2
+)
+
+// drainRate is an exponentially weighted moving average of completions per second over
+// drainInterval steps. It is folded lazily by whichever Admit call first notices an interval
+// has passed, under a TryLock that nobody waits on, so it never delays a caller and the batch
+// loop never touches it. Readers see the rate through atomics.
+type drainRate struct {
+	due atomic.Int64 // UnixNano at which the next fold is due; 0 before the first sample
+
+	mu       sync.Mutex // TryLock only
+	lastAt   time.Time  // guarded by mu
+	lastDone uint64     // guarded by mu
+	seeded   bool       // guarded by mu: a first interval with completions has been seen
+
+	rate  atomic.Uint64 // float64 bits, completions per second
+	warm  atomic.Int32  // intervals with completions, capped at warmIntervals
+	folds atomic.Int64  // folds done; for tests and debugging
+}
+
+// observe folds the completions counted since the last fold into the average, if at least one
+// interval has passed. busy says whether the endpoint held any work: an interval in which it
+// held none and completed none says nothing about how fast it drains, so it is skipped rather
+// than pulling the average towards zero. It never blocks and does not allocate.
+func (d *drainRate) observe(now time.Time, completed uint64, busy bool) {
+	if due := d.due.Load(); due != 0 && now.UnixNano() < due {
+		return
+	}
+	if !d.mu.TryLock() {
+		return
+	}
+	defer d.mu.Unlock()
+	if d.lastAt.IsZero() {
+		d.lastAt, d.lastDone = now, completed
+		d.due.Store(now.Add(drainInterval).UnixNano())
+		return
+	}
+	span := now.Sub(d.lastAt)
+	if span < drainInterval {
+		return // another caller folded while this one waited for the lock
+	}
+	n := completed - d.lastDone
+	d.lastAt, d.lastDone = now, completed
+	d.due.Store(now.Add(drainInterval).UnixNano())
+	if n == 0 && !busy {
+		return
+	}
+	sample := float64(n) / span.Seconds()
+	switch {
+	case !d.seeded && n == 0:
+		return // nothing measured yet: a stalled start is not a rate
+	case !d.seeded:
+		d.seeded = true
+		d.rate.Store(math.Float64bits(sample))
+	default:
+		// A span of k intervals decays the old value as k single steps would, so a fold that
+		// comes late (no Admit for a while) weighs the same as on-time folds.
+		decay := math.Pow(1-drainAlpha, span.Seconds()/drainInterval.Seconds())
+		old := math.Float64frombits(d.rate.Load())
+		d.rate.Store(math.Float64bits(sample + decay*(old-sample)))
+	}
+	if n > 0 && d.warm.Load() < warmIntervals {
+		d.warm.Add(1)
+	}
+	d.folds.Add(1)
+}
+
+// get returns the average completions per second and whether it is warm.
+func (d *drainRate) get() (float64, bool) {
+	return math.Float64frombits(d.rate.Load()), d.warm.Load() >= warmIntervals
+}
+
+// saturationFactor stretches an estimate when the engine is fully occupied and refusals keep
+// coming: 1 with idle workers and no streak, 1.5 at most.
+func saturationFactor(busyWorkers, workers int, streak int64) float64 {
+	occ := 0.0
+	if workers > 0 {
+		occ = min(float64(busyWorkers)/float64(workers), 1)
+	}
+	st := min(float64(streak)/streakScale, 1)
+	return 1 + occupancyWeight*occ + streakWeight*st
+}
+
+// finishSeconds jitters a raw estimate in seconds by u (uniform in [0, 1)), rounds it up to
+// whole seconds as Retry-After's delta-seconds require, and clamps it to [1, 60] s.
+func finishSeconds(raw, u float64) time.Duration {
+	if math.IsNaN(raw) || raw > MaxRetryAfter.Seconds()*2 {
+		raw = MaxRetryAfter.Seconds() * 2 // infinite or absurd: the clamp decides
+	}
+	j := raw * (1 + jitterFraction*(2*u-1))
+	s := math.Ceil(j)
+	s = max(s, 1)
+	s = min(s, MaxRetryAfter.Seconds())
+	return time.Duration(s) * time.Second
+}
+
+// ceilSeconds rounds d up to whole seconds (at least 1) and clamps it to MaxRetryAfter.
+func ceilSeconds(d time.Duration) time.Duration {
+	s := (d + time.Second - 1) / time.Second
+	return min(max(s, 1)*time.Second, MaxRetryAfter)
+}

@@ -1,0 +1,243 @@
+package admission
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+)
+
+// Source is what a Gate reads from its endpoint's batcher: *batcher.Batcher implements it, and
+// so does anything that forwards its Load. Load must be cheap and must not allocate; the Gate
+// calls it on every request.
+type Source interface {
+	Load() batcher.Load
+}
+
+// Reason says why a request was refused; it is the "reason" of the error body and of metrics.
+type Reason string
+
+const (
+	// ReasonSaturated: the request's priority class queue was full (batcher.ErrQueueFull).
+	ReasonSaturated Reason = "saturated"
+	// ReasonHighWatermark: the endpoint is shedding (depth reached the high watermark and has
+	// not yet drained to the low one).
+	ReasonHighWatermark Reason = "high_watermark"
+	// ReasonMaxWait: the request waited the max queue wait without being dispatched
+	// (batcher.ErrExpired).
+	ReasonMaxWait Reason = "max_wait"
+)
+
+// reasons lists every Reason in a fixed order, for label sets.
+var reasons = [...]Reason{ReasonSaturated, ReasonHighWatermark, ReasonMaxWait}
+
+func (r Reason) index() int {
+	switch r {
+	case ReasonSaturated:
+		return 0
+	case ReasonHighWatermark:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// Where a Retry-After came from: the rung of the fallback ladder that produced it. These are
+// the values of Refusal.RetryAfterSource and of the "policy" label of
+// sluice_retry_after_seconds.
+const (
+	SourceDrainRate = "drain_rate"
+	SourceStatic    = "static"
+)
+
+// Option adjusts a Gate at construction.
+type Option func(*Gate)
+
+// WithRand replaces the source of the Retry-After jitter. f must return values in [0, 1) and
+// be safe for concurrent use. Tests pass fixed values to check the jitter's bounds.
+func WithRand(f func() float64) Option {
+	return func(g *Gate) { g.rand = f }
+}
+
+// Gate is one endpoint's admission state: the watermark hysteresis, the drain-rate estimate
+// and the Retry-After policy. All its methods are safe for concurrent use, take no lock that
+// anyone waits on, and do not allocate.
+type Gate struct {
+	queue string
+	cfg   Config
+	src   Source
+	clk   clock.Clock
+	rand  func() float64
+	m     *gateMetrics
+
+	shedding atomic.Bool
+	// streak counts refusals since the last admission; it feeds the saturation factor.
+	streak atomic.Int64
+	drain  drainRate
+}
+
+// NewGate checks cfg and builds the Gate of the endpoint queue (the metrics label "queue"),
+// reading depth, limits and completions from src. m may be nil to disable metrics; two Gates
+// may not share a queue name on the same Metrics.
+func NewGate(queue string, cfg Config, src Source, clk clock.Clock, m *Metrics, opts ...Option) (*Gate, error) {
+	if queue == "" {
+		return nil, errors.New("admission: queue name must not be empty")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("admission %q: %w", queue, err)
+	}
+	if src == nil {
+		return nil, fmt.Errorf("admission %q: source must not be nil", queue)
+	}
+	if clk == nil {
+		return nil, fmt.Errorf("admission %q: clock must not be nil", queue)
+	}
+	g := &Gate{queue: queue, cfg: cfg.withDefaults(), src: src, clk: clk, rand: rand.Float64}
+	for _, o := range opts {
+		o(g)
+	}
+	gm, err := m.forGate(g)
+	if err != nil {
+		return nil, err
+	}
+	g.m = gm
+	return g, nil
+}
+
+// Queue is the endpoint's queue name.
+func (g *Gate) Queue() string { return g.queue }
+
+// Config is the Gate's configuration with defaults applied.
+func (g *Gate) Config() Config { return g.cfg }
+
+// Admit decides, before any work is done on the request, whether a request of class p may
+// proceed. ok is true when it may; otherwise the Refusal says how to answer. The endpoint
+// starts shedding when its depth (waiting + running) reaches the high watermark and stops once
+// the depth has drained to the low watermark. A class whose queue is already full is refused
+// here too, so that a request the batcher would refuse is not parsed first; the batcher
+// remains the final bound (see Refuse).
+func (g *Gate) Admit(p Priority) (r Refusal, ok bool) {
+	if !p.Valid() {
+		p = Interactive
+	}
+	now := g.clk.Now()
+	l := g.src.Load()
+	depth := l.Depth()
+	g.drain.observe(now, l.Completed, depth > 0)
+	if g.shedding.Load() {
+		if depth > g.cfg.LowWatermark {
+			return g.refuse(p, ReasonHighWatermark, l), false
+		}
+		g.shedding.Store(false)
+	} else if depth >= g.cfg.HighWatermark {
+		g.shedding.Store(true)
+		return g.refuse(p, ReasonHighWatermark, l), false
+	}
+	if l.Waiting[p] >= l.QueueSize {
+		return g.refuse(p, ReasonSaturated, l), false
+	}
+	if g.streak.Load() != 0 {
+		g.streak.Store(0)
+	}
+	return Refusal{}, true
+}
+
+// Refuse turns an error from the batcher into a refusal of a request of class p:
+// batcher.ErrQueueFull becomes ReasonSaturated and batcher.ErrExpired ReasonMaxWait. For any
+// other error ok is false and the caller handles the error itself.
+func (g *Gate) Refuse(p Priority, err error) (r Refusal, ok bool) {
+	var reason Reason
+	switch {
+	case errors.Is(err, batcher.ErrQueueFull):
+		reason = ReasonSaturated
+	case errors.Is(err, batcher.ErrExpired):
+		reason = ReasonMaxWait
+	default:
+		return Refusal{}, false
+	}
+	if !p.Valid() {
+		p = Interactive
+	}
+	return g.refuse(p, reason, g.src.Load()), true
+}
+
+// Shedding reports whether the endpoint is refusing at the door: it entered shedding at the
+// high watermark and its depth has not yet drained to the low watermark.
+func (g *Gate) Shedding() bool {
+	return g.shedding.Load() && g.src.Load().Depth() > g.cfg.LowWatermark
+}
+
+func (g *Gate) refuse(p Priority, reason Reason, l batcher.Load) Refusal {
+	streak := g.streak.Add(1)
+	ra, source := g.retryAfter(p, reason, l, streak)
+	r := Refusal{
+		Reason: reason, Priority: p, Queue: g.queue,
+		Depth: l.Depth(), Capacity: g.cfg.HighWatermark, LowWatermark: g.cfg.LowWatermark,
+		MaxWait: l.MaxQueueWait, RetryAfter: ra, RetryAfterSource: source,
+	}
+	if reason == ReasonSaturated {
+		r.Capacity = l.QueueSize
+	}
+	g.m.refused(reason, ra, source)
+	return r
+}
+
+// retryAfter walks the fallback ladder: the drain-rate estimate when that policy is chosen and
+// the estimate is warm, else the static value when one is set, else no header.
+func (g *Gate) retryAfter(p Priority, reason Reason, l batcher.Load, streak int64) (time.Duration, string) {
+	if g.cfg.Policy == PolicyDrainRate {
+		if rate, warm := g.drain.get(); warm {
+			raw := g.estimate(p, reason, l, rate, streak)
+			return finishSeconds(raw, g.rand()), SourceDrainRate
+		}
+	}
+	if g.cfg.StaticRetryAfter > 0 {
+		return ceilSeconds(g.cfg.StaticRetryAfter), SourceStatic
+	}
+	return 0, ""
+}
+
+// estimate is the drain_rate policy's raw answer in seconds: the work that must drain before
+// a request like this one would be admitted, divided by the rate at which it drains, times
+// the saturation factor.
+//
+//   - high_watermark: the depth above the low watermark, at the endpoint's rate.
+//   - saturated: the class's waiting requests above half its capacity (the low watermark's
+//     analogue), at the class's rate.
+//   - max_wait: the class's waiting requests beyond what drains within the max queue wait,
+//     at the class's rate: a retry sent after that long would be dispatched in time.
+//
+// While the endpoint is shedding, the watermark's term applies to every reason, since a retry
+// must pass the door first. A class's rate is the endpoint's rate, or its weighted share of it
+// while the other class also has requests waiting. At least one request must always drain.
+func (g *Gate) estimate(p Priority, reason Reason, l batcher.Load, rate float64, streak int64) float64 {
+	if rate <= 0 {
+		return math.Inf(1)
+	}
+	classRate := rate
+	if other := 1 - p; l.Waiting[other] > 0 {
+		if total := l.Weights[p] + l.Weights[other]; total > 0 {
+			classRate = rate * float64(l.Weights[p]) / float64(total)
+		}
+	}
+	depth := l.Depth()
+	var secs float64
+	switch reason {
+	case ReasonHighWatermark:
+		secs = float64(max(depth-g.cfg.LowWatermark, 1)) / rate
+	case ReasonSaturated:
+		secs = float64(max(l.Waiting[p]-l.QueueSize/2, 1)) / classRate
+	default:
+		backlog := float64(l.Waiting[p]) - classRate*l.MaxQueueWait.Seconds()
+		secs = max(backlog, 1) / classRate
+	}
+	if reason != ReasonHighWatermark && g.shedding.Load() {
+		secs = max(secs, float64(max(depth-g.cfg.LowWatermark, 1))/rate)
+	}
+	return secs * saturationFactor(l.BusyWorkers, l.Workers, streak)
+}

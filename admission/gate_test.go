@@ -1,0 +1,469 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+)
+
+func TestConfigValidate(t *testing.T) {
+	if err := (Config{HighWatermark: 256}).Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	c := Config{HighWatermark: 256}.withDefaults()
+	if c.LowWatermark != 128 || c.Policy != PolicyStatic {
+		t.Fatalf("defaults = %+v, want low 128, static", c)
+	}
+	for _, c := range []struct {
+		cfg   Config
+		field string
+	}{
+		{Config{HighWatermark: 0}, "HighWatermark"},
+		{Config{HighWatermark: 10, LowWatermark: 10}, "LowWatermark"},
+		{Config{HighWatermark: 10, LowWatermark: 11}, "LowWatermark"},
+		{Config{HighWatermark: 10, LowWatermark: -1}, "LowWatermark"},
+		{Config{HighWatermark: 10, Policy: "auto"}, "policy"},
+		{Config{HighWatermark: 10, StaticRetryAfter: -time.Second}, "StaticRetryAfter"},
+		{Config{HighWatermark: 10, StaticRetryAfter: 61 * time.Second}, "StaticRetryAfter"},
+	} {
+		err := c.cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%+v: err = %v, want one naming %s", c.cfg, err, c.field)
+		}
+	}
+	if _, err := NewGate("q", Config{HighWatermark: 4, LowWatermark: 4}, newFakeSource(), clock.NewFake(epoch), nil); err == nil {
+		t.Fatal("NewGate accepted low >= high")
+	}
+	if _, err := NewGate("", Config{HighWatermark: 4}, newFakeSource(), clock.NewFake(epoch), nil); err == nil {
+		t.Fatal("NewGate accepted an empty queue name")
+	}
+	if _, err := NewGate("q", Config{HighWatermark: 4}, nil, clock.NewFake(epoch), nil); err == nil {
+		t.Fatal("NewGate accepted a nil source")
+	}
+	if _, err := NewGate("q", Config{HighWatermark: 4}, newFakeSource(), nil, nil); err == nil {
+		t.Fatal("NewGate accepted a nil clock")
+	}
+	for in, want := range map[string]Policy{"": PolicyStatic, "static": PolicyStatic, "drain_rate": PolicyDrainRate} {
+		if got, err := ParsePolicy(in); err != nil || got != want {
+			t.Errorf("ParsePolicy(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParsePolicy("router_queue_drain_rate"); err == nil {
+		t.Error("unknown policy accepted")
+	}
+}
+
+func TestParsePriority(t *testing.T) {
+	for in, want := range map[string]Priority{
+		"": Interactive, "   ": Interactive, "interactive": Interactive, "HIGH": Interactive,
+		"latency": Interactive, "realtime": Interactive, "real-time": Interactive,
+		"Real_Time": Interactive, " foreground\t": Interactive, "normal": Interactive,
+		"bulk": Bulk, "Batch": Bulk, "background": Bulk, " low ": Bulk, "BULK": Bulk,
+	} {
+		got, err := ParsePriority(in)
+		if err != nil || got != want {
+			t.Errorf("ParsePriority(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"urgent", "bulk!", "inter active", "real--time", "lowest",
+		strings.Repeat("a", 100), "b\u00fclk"} {
+		if _, err := ParsePriority(in); !errors.Is(err, ErrInvalidPriority) {
+			t.Errorf("ParsePriority(%q): err = %v, want ErrInvalidPriority", in, err)
+		} else if strings.Contains(err.Error(), in) && in != "" {
+			t.Errorf("error repeats the header value %q", in)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = ParsePriority(" Real_Time ") }); n != 0 {
+		t.Fatalf("ParsePriority allocates %v times", n)
+	}
+}
+
+// TestHysteresis: shedding starts at the high watermark, continues at high-1 and everything
+// above the low watermark, and stops at the low watermark.
+func TestHysteresis(t *testing.T) {
+	src := newFakeSource()
+	g, _ := newTestGate(t, Config{HighWatermark: 10, LowWatermark: 5}, src)
+	steps := []struct {
+		depth    int
+		admitted bool
+	}{
+		{0, true}, {9, true}, // below high: admitted
+		{10, false}, // at high: shedding starts
+		{9, false},  // high-1: still shedding
+		{6, false},  // above low: still shedding
+		{5, true},   // at low: shedding stops
+		{9, true},   // not shedding again until high
+		{12, false}, // over high
+		{4, true},   // below low
+	}
+	for i, s := range steps {
+		src.setDepth(s.depth)
+		r, ok := g.Admit(Interactive)
+		if ok != s.admitted {
+			t.Fatalf("step %d (depth %d): admitted = %v, want %v", i, s.depth, ok, s.admitted)
+		}
+		if !ok && (r.Reason != ReasonHighWatermark || r.Depth != s.depth || r.Capacity != 10 || r.LowWatermark != 5) {
+			t.Fatalf("step %d: refusal %+v", i, r)
+		}
+		if got := g.Shedding(); got != !s.admitted {
+			t.Fatalf("step %d: Shedding() = %v", i, got)
+		}
+	}
+}
+
+func TestSaturatedClassRefusedAtTheDoor(t *testing.T) {
+	src := newFakeSource()
+	src.set(func(l *batcher.Load) { l.QueueSize = 4; l.Waiting[Bulk] = 4; l.Running = 1 })
+	g, _ := newTestGate(t, Config{HighWatermark: 100}, src)
+	r, ok := g.Admit(Bulk)
+	if ok || r.Reason != ReasonSaturated || r.Priority != Bulk || r.Capacity != 4 || r.Depth != 5 {
+		t.Fatalf("bulk with a full class: ok=%v refusal %+v", ok, r)
+	}
+	if _, ok := g.Admit(Interactive); !ok {
+		t.Fatal("interactive refused although only bulk is full")
+	}
+	if g.Shedding() {
+		t.Fatal("a full class must not start watermark shedding")
+	}
+}
+
+func TestRefuseMapsBatcherErrors(t *testing.T) {
+	src := newFakeSource()
+	src.set(func(l *batcher.Load) { l.QueueSize = 8; l.MaxQueueWait = 1500 * time.Millisecond })
+	g, _ := newTestGate(t, Config{HighWatermark: 100}, src)
+	r, ok := g.Refuse(Bulk, fmt.Errorf("extract: %w", batcher.ErrQueueFull))
+	if !ok || r.Reason != ReasonSaturated || r.Capacity != 8 || r.Priority != Bulk {
+		t.Fatalf("ErrQueueFull: ok=%v %+v", ok, r)
+	}
+	r, ok = g.Refuse(Interactive, batcher.ErrExpired)
+	if !ok || r.Reason != ReasonMaxWait || r.MaxWait != 1500*time.Millisecond || r.Capacity != 100 {
+		t.Fatalf("ErrExpired: ok=%v %+v", ok, r)
+	}
+	for _, err := range []error{nil, batcher.ErrClosed, errors.New("engine")} {
+		if _, ok := g.Refuse(Interactive, err); ok {
+			t.Fatalf("%v mapped to a refusal", err)
+		}
+	}
+}
+
+func TestRefusalAnswer(t *testing.T) {
+	r := Refusal{Reason: ReasonMaxWait, Priority: Bulk, Queue: "pii_extract", Depth: 300,
+		Capacity: 256, LowWatermark: 128, MaxWait: time.Second, RetryAfter: 7 * time.Second}
+	if r.Status() != 503 || r.Message() != "bulk inference queue is saturated; retry later" {
+		t.Fatalf("status %d message %q", r.Status(), r.Message())
+	}
+	if v, ok := r.RetryAfterHeader(); !ok || v != "7" {
+		t.Fatalf("header = %q, %v", v, ok)
+	}
+	d := r.Details()
+	want := map[string]any{"priority": "bulk", "queue": "pii_extract", "queue_depth": 300,
+		"queue_capacity": 256, "retry_after_seconds": 7.0, "reason": "max_wait",
+		"low_watermark": 128, "max_wait_ms": int64(1000)}
+	if len(d) != len(want) {
+		t.Fatalf("details %v, want %v", d, want)
+	}
+	for k, v := range want {
+		if d[k] != v {
+			t.Errorf("details[%s] = %#v, want %#v", k, d[k], v)
+		}
+	}
+	r.RetryAfter = 0
+	if _, ok := r.RetryAfterHeader(); ok {
+		t.Fatal("header with RetryAfter 0")
+	}
+	if d := r.Details(); d["retry_after_seconds"] != nil {
+		t.Fatalf("retry_after_seconds = %v without a header, want null", d["retry_after_seconds"])
+	}
+	if (Refusal{Priority: Interactive}).Message() != "interactive inference queue is saturated; retry later" {
+		t.Fatal("interactive message")
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = Refusal{RetryAfter: 60 * time.Second}.RetryAfterHeader() }); n != 0 {
+		t.Fatalf("RetryAfterHeader allocates %v times", n)
+	}
+}
+
+func TestStaticPolicy(t *testing.T) {
+	src := newFakeSource()
+	src.setDepth(10)
+	g, _ := newTestGate(t, Config{HighWatermark: 10, StaticRetryAfter: 1500 * time.Millisecond}, src)
+	r, ok := g.Admit(Interactive)
+	if ok || r.RetryAfter != 2*time.Second || r.RetryAfterSource != SourceStatic {
+		t.Fatalf("static 1.5s: %+v, want 2s from static", r)
+	}
+	g, _ = newTestGate(t, Config{HighWatermark: 10}, src)
+	if r, _ := g.Admit(Interactive); r.RetryAfter != 0 || r.RetryAfterSource != "" {
+		t.Fatalf("no static value: %+v, want no header", r)
+	}
+}
+
+// TestDrainRateLadder: computed when warm, else static when set, else no header.
+func TestDrainRateLadder(t *testing.T) {
+	src := newFakeSource()
+	g, fake := newTestGate(t, Config{HighWatermark: 100, LowWatermark: 50, Policy: PolicyDrainRate,
+		StaticRetryAfter: 3 * time.Second}, src, fixedRand(0.5))
+	src.setDepth(10)
+	g.Admit(Interactive)
+	for i := range warmIntervals - 1 {
+		fake.Advance(drainInterval)
+		src.complete(10)
+		g.Admit(Interactive)
+		if _, warm := g.drain.get(); warm {
+			t.Fatalf("warm after %d intervals", i+1)
+		}
+	}
+	src.setDepth(100)
+	r, _ := g.Admit(Interactive)
+	if r.RetryAfter != 3*time.Second || r.RetryAfterSource != SourceStatic {
+		t.Fatalf("cold estimate: %+v, want the static 3s", r)
+	}
+	cold, _ := newTestGate(t, Config{HighWatermark: 100, Policy: PolicyDrainRate}, src)
+	if r, _ := cold.Admit(Interactive); r.RetryAfter != 0 || r.RetryAfterSource != "" {
+		t.Fatalf("cold estimate without static: %+v, want no header", r)
+	}
+
+	fake.Advance(drainInterval)
+	src.complete(10)
+	src.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running, l.BusyWorkers = 99, 1, 1 })
+	r, _ = g.Admit(Interactive)
+	// 10/s, 50 over the low watermark: 5 s; factor 1 + 0.25 (all workers busy) + 0.25 x 2/5
+	// (second refusal in a row) = 1.35; 6.75 s, no jitter at u=0.5: 7 s.
+	if r.RetryAfter != 7*time.Second || r.RetryAfterSource != SourceDrainRate {
+		t.Fatalf("warm estimate: %+v, want 7s from drain_rate", r)
+	}
+}
+
+func TestEstimateByReason(t *testing.T) {
+	src := newFakeSource()
+	g, _ := newTestGate(t, Config{HighWatermark: 100, LowWatermark: 50}, src)
+	l := batcher.Load{Workers: 2, BusyWorkers: 0, QueueSize: 40, MaxQueueWait: time.Second,
+		Weights: [batcher.NumPriorities]int{4, 1}}
+	l.Waiting[Interactive], l.Running = 30, 2
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-9 }
+
+	// saturated: 30 waiting, half of 40 is 20: 10 to drain at 10/s.
+	if got := g.estimate(Interactive, ReasonSaturated, l, 10, 0); !near(got, 1) {
+		t.Errorf("saturated = %v, want 1", got)
+	}
+	// max_wait: 30 waiting, 10 drain within the 1 s wait: 20 at 10/s.
+	if got := g.estimate(Interactive, ReasonMaxWait, l, 10, 0); !near(got, 2) {
+		t.Errorf("max_wait = %v, want 2", got)
+	}
+	// Bulk waits behind interactive: its share is 1/5 of the rate while interactive waits.
+	lb := l
+	lb.Waiting[Bulk] = 40
+	if got := g.estimate(Bulk, ReasonSaturated, lb, 10, 0); !near(got, 20.0/2) {
+		t.Errorf("bulk saturated = %v, want 10", got)
+	}
+	// Nothing to drain still costs one request's time.
+	l0 := l
+	l0.Waiting[Interactive] = 0
+	if got := g.estimate(Interactive, ReasonMaxWait, l0, 10, 0); !near(got, 0.1) {
+		t.Errorf("empty max_wait = %v, want 0.1", got)
+	}
+	// A stalled endpoint has no finite estimate; the clamp turns it into 60 s.
+	if got := g.estimate(Interactive, ReasonHighWatermark, l, 0, 0); !math.IsInf(got, 1) {
+		t.Errorf("zero rate = %v, want +Inf", got)
+	}
+	// While shedding, every reason waits at least for the watermark to clear.
+	g.shedding.Store(true)
+	lw := l
+	lw.QueueSize = 200
+	lw.Waiting[Interactive] = 98 // depth 100: 50 over low at 10/s = 5 s; the class alone: 0.1 s
+	if got := g.estimate(Interactive, ReasonSaturated, lw, 10, 0); !near(got, 5) {
+		t.Errorf("saturated while shedding = %v, want 5", got)
+	}
+}
+
+func TestSaturationFactor(t *testing.T) {
+	for _, c := range []struct {
+		busy, workers int
+		streak        int64
+		want          float64
+	}{
+		{0, 1, 0, 1}, {1, 1, 0, 1.25}, {1, 2, 0, 1.125}, {1, 1, 5, 1.5}, {1, 1, 500, 1.5},
+		{3, 2, 0, 1.25}, {0, 0, 1, 1.05},
+	} {
+		if got := saturationFactor(c.busy, c.workers, c.streak); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("factor(%d/%d, streak %d) = %v, want %v", c.busy, c.workers, c.streak, got, c.want)
+		}
+	}
+}
+
+func TestJitterBoundsAndClamp(t *testing.T) {
+	for _, c := range []struct {
+		raw, u float64
+		want   time.Duration
+	}{
+		{10, 0, 8 * time.Second},             // -20%
+		{10, 0.5, 10 * time.Second},          // none
+		{10, 0.99999999, 12 * time.Second},   // just under +20%
+		{0.1, 0.99, time.Second},             // at least 1 s
+		{0, 0, time.Second},                  // nothing to wait for is still 1 s
+		{-3, 0, time.Second},                 // defensive
+		{59, 0.99, 60 * time.Second},         // at most 60 s
+		{1000, 0, 60 * time.Second},          // far over: clamped even at -20%
+		{math.Inf(1), 0.3, 60 * time.Second}, // stalled
+		{math.NaN(), 0.3, 60 * time.Second},
+		{2.01, 0.5, 3 * time.Second}, // rounded up
+	} {
+		if got := finishSeconds(c.raw, c.u); got != c.want {
+			t.Errorf("finishSeconds(%v, %v) = %v, want %v", c.raw, c.u, got, c.want)
+		}
+	}
+	// Across the whole range of u, every suggestion lies in [ceil(0.8 raw), ceil(1.2 raw)],
+	// and the spread really is used (not all clients get one value).
+	for _, raw := range []float64{3, 7.5, 20, 45} {
+		lo, hi := math.Ceil(0.8*raw), math.Ceil(1.2*raw)
+		seen := map[time.Duration]bool{}
+		for i := range 1000 {
+			got := finishSeconds(raw, float64(i)/1000).Seconds()
+			if got < lo || got > min(hi, 60) {
+				t.Fatalf("raw %v u %v: %v outside [%v, %v]", raw, float64(i)/1000, got, lo, hi)
+			}
+			seen[time.Duration(got)] = true
+		}
+		if len(seen) < 2 {
+			t.Fatalf("raw %v: only %d distinct suggestions", raw, len(seen))
+		}
+	}
+	for _, c := range []struct{ in, want time.Duration }{
+		{time.Millisecond, time.Second}, {time.Second, time.Second}, {1001 * time.Millisecond, 2 * time.Second},
+		{2 * time.Minute, time.Minute},
+	} {
+		if got := ceilSeconds(c.in); got != c.want {
+			t.Errorf("ceilSeconds(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestDrainRateEWMA(t *testing.T) {
+	var d drainRate
+	at := epoch
+	done := uint64(0)
+	step := func(span time.Duration, n uint64, busy bool) {
+		at = at.Add(span)
+		done += n
+		d.observe(at, done, busy)
+	}
+	rate := func() float64 { r, _ := d.get(); return r }
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-9 }
+
+	d.observe(at, done, false) // first sample: the clock starts
+	step(drainInterval, 0, false)
+	if d.folds.Load() != 0 || rate() != 0 {
+		t.Fatal("an idle first interval must not seed the average")
+	}
+	step(drainInterval, 10, true) // seeds at 10/s
+	if !near(rate(), 10) {
+		t.Fatalf("seed = %v, want 10", rate())
+	}
+	step(drainInterval/2, 50, true) // half an interval: not folded yet
+	if !near(rate(), 10) {
+		t.Fatalf("folded before an interval passed: %v", rate())
+	}
+	step(drainInterval/2, 0, true) // the interval ends: 50 in 1 s
+	if want := 10 + drainAlpha*(50-10); !near(rate(), want) {
+		t.Fatalf("after 50/s = %v, want %v", rate(), want)
+	}
+	before := rate()
+	step(drainInterval, 0, false) // idle: skipped, not pulled towards 0
+	if !near(rate(), before) {
+		t.Fatalf("idle interval changed the rate: %v -> %v", before, rate())
+	}
+	step(drainInterval, 0, true) // stalled with work held: decays
+	if want := (1 - drainAlpha) * before; !near(rate(), want) {
+		t.Fatalf("stalled interval: %v, want %v", rate(), want)
+	}
+	before = rate()
+	step(3*drainInterval, 60, true) // a late fold over 3 s at 20/s weighs as three steps
+	if want := 20 + math.Pow(1-drainAlpha, 3)*(before-20); !near(rate(), want) {
+		t.Fatalf("late fold: %v, want %v", rate(), want)
+	}
+	if _, warm := d.get(); !warm {
+		t.Fatal("not warm after 3 intervals with completions")
+	}
+}
+
+// TestGateOverRealBatcher runs the Gate against a real batcher on a fake clock: watermark
+// shedding, a max-wait expiry mapped to a refusal, and recovery once the depth drains.
+func TestGateOverRealBatcher(t *testing.T) {
+	fake := clock.NewFake(epoch)
+	calls := make(chan chan struct{}, 100)
+	runner := runFunc(func(batch []int) []int {
+		release := make(chan struct{})
+		calls <- release
+		<-release
+		return batch
+	})
+	b, err := batcher.New[int, int]("analyze", batcher.Config{MaxBatchSize: 1, MaxPaddedTokens: 64,
+		QueueSize: 8, Workers: 1, MaxQueueWait: time.Second}, runner, fake, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Start(t.Context())
+	defer func() { _ = b.Close(t.Context()) }()
+	g, err := NewGate("analyze", Config{HighWatermark: 3, LowWatermark: 1}, b, fake, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan error, 10)
+	submit := func(i int) {
+		if _, ok := g.Admit(Interactive); !ok {
+			t.Fatalf("request %d refused at depth %d", i, b.Load().Depth())
+		}
+		go func() {
+			_, err := b.Submit(t.Context(), i, batcher.Cost{Sequences: 1, MaxLen: 8})
+			results <- err
+		}()
+	}
+	submit(1)
+	first := <-calls // 1 runs and holds the worker
+	armed := fake.TimerCreated()
+	submit(2)
+	<-armed // 2 waits, its expiry timer is armed
+	submit(3)
+	waitFor(t, func() bool { return b.Load().Depth() == 3 })
+	r, ok := g.Admit(Interactive)
+	if ok || r.Reason != ReasonHighWatermark || r.Depth != 3 || r.Queue != "analyze" {
+		t.Fatalf("at the high watermark: ok=%v %+v", ok, r)
+	}
+	fake.Advance(time.Second) // 2 and 3 expire
+	for range 2 {
+		err := <-results
+		r, ok := g.Refuse(Interactive, err)
+		if !ok || r.Reason != ReasonMaxWait || r.MaxWait != time.Second {
+			t.Fatalf("expired request: err %v, refusal ok=%v %+v", err, ok, r)
+		}
+	}
+	if _, ok := g.Admit(Interactive); !ok { // depth 1 = low watermark: shedding stops
+		t.Fatal("still shedding at the low watermark")
+	}
+	close(first)
+	if err := <-results; err != nil {
+		t.Fatalf("request 1: %v", err)
+	}
+}
+
+type runFunc func(batch []int) []int
+
+func (f runFunc) Run(_ context.Context, batch []int) ([]int, error) { return f(batch), nil }
+
+// waitFor polls a condition that another goroutine makes true; it is not a clock wait.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		runtime.Gosched()
+	}
+}

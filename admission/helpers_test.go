@@ -1,0 +1,72 @@
+package admission
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+)
+
+var epoch = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+
+// fakeSource is a batcher.Load the test sets by hand.
+type fakeSource struct {
+	mu sync.Mutex
+	l  batcher.Load
+}
+
+func newFakeSource() *fakeSource {
+	return &fakeSource{l: batcher.Load{Workers: 1, QueueSize: 256, MaxQueueWait: time.Second,
+		Weights: [batcher.NumPriorities]int{4, 1}}}
+}
+
+func (s *fakeSource) Load() batcher.Load {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.l
+}
+
+func (s *fakeSource) set(f func(l *batcher.Load)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.l)
+}
+
+// setDepth puts depth requests in the source: all running up to the workers' worth... kept
+// simple: everything waits in the interactive class.
+func (s *fakeSource) setDepth(depth int) {
+	s.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running = depth, 0 })
+}
+
+func (s *fakeSource) complete(n int) {
+	s.set(func(l *batcher.Load) { l.Completed += uint64(n) })
+}
+
+func newTestGate(t *testing.T, cfg Config, src Source, opts ...Option) (*Gate, *clock.Fake) {
+	t.Helper()
+	fake := clock.NewFake(epoch)
+	g, err := NewGate("test", cfg, src, fake, nil, opts...)
+	if err != nil {
+		t.Fatalf("NewGate: %v", err)
+	}
+	return g, fake
+}
+
+func fixedRand(u float64) Option { return WithRand(func() float64 { return u }) }
+
+// warmUp feeds the gate's EWMA perSecond completions a second for warmIntervals + 1 seconds,
+// with some depth so the intervals count as busy.
+func warmUp(t *testing.T, g *Gate, fake *clock.Fake, src *fakeSource, perSecond int) {
+	t.Helper()
+	g.Admit(Interactive) // first sample
+	for range warmIntervals {
+		fake.Advance(drainInterval)
+		src.complete(perSecond)
+		g.Admit(Interactive)
+	}
+	if rate, warm := g.drain.get(); !warm || rate != float64(perSecond) {
+		t.Fatalf("after warm-up: rate %v warm %v, want %d and warm", rate, warm, perSecond)
+	}
+}

@@ -1,0 +1,153 @@
+package admission
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+)
+
+// find returns the series of family name whose labels include every pair in want, or nil.
+func find(t *testing.T, reg prometheus.Gatherer, name string, want map[string]string) *dto.Metric {
+	t.Helper()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	for _, f := range fams {
+		if f.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range f.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			for k, v := range want {
+				if got[k] != v {
+					continue series
+				}
+			}
+			return m
+		}
+	}
+	return nil
+}
+
+func TestMetrics(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg)
+	src := newFakeSource()
+	fake := clock.NewFake(epoch)
+	g, err := NewGate("analyze", Config{HighWatermark: 4, LowWatermark: 2, StaticRetryAfter: 2 * time.Second}, src, fake, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewGate("analyze", Config{HighWatermark: 4}, src, fake, m); err == nil {
+		t.Fatal("second gate with the same queue name accepted")
+	}
+	src.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running, l.LastWait = 3, 1, 250 * time.Millisecond })
+	if _, ok := g.Admit(Interactive); ok {
+		t.Fatal("admitted at the high watermark")
+	}
+	g.Refuse(Bulk, batcher.ErrExpired)
+	q := map[string]string{"queue": "analyze"}
+	for name, want := range map[string]float64{
+		"sluice_admission_queue_depth":        4,
+		"sluice_admission_queue_shedding":     1,
+		"sluice_admission_queue_wait_seconds": 0.25,
+	} {
+		s := find(t, reg, name, q)
+		if s == nil || s.GetGauge().GetValue() != want {
+			t.Fatalf("%s = %v, want %v", name, s, want)
+		}
+	}
+	for reason, want := range map[string]float64{"high_watermark": 1, "max_wait": 1, "saturated": 0} {
+		s := find(t, reg, "sluice_admission_shed_total", map[string]string{"queue": "analyze", "reason": reason})
+		if s == nil || s.GetCounter().GetValue() != want {
+			t.Fatalf("shed_total{%s} = %v, want %v", reason, s, want)
+		}
+	}
+	h := find(t, reg, "sluice_retry_after_seconds", map[string]string{"queue": "analyze", "reason": "max_wait", "policy": "static"})
+	if h == nil || h.GetHistogram().GetSampleCount() != 1 || h.GetHistogram().GetSampleSum() != 2 {
+		t.Fatalf("retry_after{max_wait,static} = %v, want one 2s sample", h)
+	}
+	// The shedding gauge follows the depth even before the next request flips the state.
+	src.setDepth(2)
+	if s := find(t, reg, "sluice_admission_queue_shedding", q); s.GetGauge().GetValue() != 0 {
+		t.Fatal("shedding gauge still 1 after draining to the low watermark")
+	}
+}
+
+// TestAdmitDoesNotAllocate covers both outcomes with metrics on and a warm drain_rate policy.
+func TestAdmitDoesNotAllocate(t *testing.T) {
+	src := newFakeSource()
+	fake := clock.NewFake(epoch)
+	g, err := NewGate("analyze", Config{HighWatermark: 4, Policy: PolicyDrainRate}, src, fake,
+		NewMetrics(prometheus.NewRegistry()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.setDepth(1)
+	warmUp(t, g, fake, src, 100)
+	if n := testing.AllocsPerRun(1000, func() { g.Admit(Interactive) }); n != 0 {
+		t.Fatalf("admitted path: %v allocs", n)
+	}
+	src.setDepth(4)
+	if r, ok := g.Admit(Bulk); ok || r.RetryAfterSource != SourceDrainRate {
+		t.Fatalf("refusal %+v ok=%v, want a drain_rate refusal", r, ok)
+	}
+	if n := testing.AllocsPerRun(1000, func() { g.Admit(Bulk) }); n != 0 {
+		t.Fatalf("refusal path: %v allocs", n)
+	}
+	if n := testing.AllocsPerRun(1000, func() { g.Refuse(Bulk, batcher.ErrExpired) }); n != 0 {
+		t.Fatalf("Refuse: %v allocs", n)
+	}
+	buf := make([]byte, 0, 1024)
+	r, _ := g.Admit(Bulk)
+	if n := testing.AllocsPerRun(1000, func() { buf = r.AppendJSON(buf[:0], "req-1") }); n != 0 {
+		t.Fatalf("AppendJSON: %v allocs", n)
+	}
+}
+
+func TestAppendJSONMatchesDetails(t *testing.T) {
+	for _, r := range []Refusal{
+		{Reason: ReasonHighWatermark, Priority: Interactive, Queue: "analyze", Depth: 256, Capacity: 256,
+			LowWatermark: 128, MaxWait: time.Second, RetryAfter: 4 * time.Second},
+		{Reason: ReasonSaturated, Priority: Bulk, Queue: "pii_extract", Depth: 3, Capacity: 2},
+	} {
+		for _, id := range []string{"abc-123", "quote\"back\\slash\n\x01", "caf\u00e9 \xff"} {
+			var got struct {
+				Error struct {
+					Code      string         `json:"code"`
+					Message   string         `json:"message"`
+					Details   map[string]any `json:"details"`
+					RequestID string         `json:"request_id"`
+				} `json:"error"`
+			}
+			body := r.AppendJSON(nil, id)
+			if err := json.Unmarshal(body, &got); err != nil {
+				t.Fatalf("invalid JSON %s: %v", body, err)
+			}
+			wantID, _ := json.Marshal(id) // encoding/json's reading of the same string
+			var wantIDs string
+			_ = json.Unmarshal(wantID, &wantIDs)
+			if got.Error.Code != Code || got.Error.Message != r.Message() || got.Error.RequestID != wantIDs {
+				t.Fatalf("envelope %+v", got.Error)
+			}
+			want, _ := json.Marshal(r.Details())
+			var wantDetails map[string]any
+			_ = json.Unmarshal(want, &wantDetails)
+			gotJSON, _ := json.Marshal(got.Error.Details)
+			wantJSON, _ := json.Marshal(wantDetails)
+			if string(gotJSON) != string(wantJSON) {
+				t.Fatalf("details %s, want %s", gotJSON, wantJSON)
+			}
+		}
+	}
+}
