@@ -51,7 +51,7 @@ func TestMetrics(t *testing.T) {
 	if _, err := NewGate("analyze", Config{HighWatermark: 4}, src, fake, m); err == nil {
 		t.Fatal("second gate with the same queue name accepted")
 	}
-	src.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running, l.LastWait = 3, 1, 250 * time.Millisecond })
+	src.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running, l.LastWait = 3, 1, 250*time.Millisecond })
 	if _, ok := g.Admit(Interactive); ok {
 		t.Fatal("admitted at the high watermark")
 	}
