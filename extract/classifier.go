@@ -33,6 +33,7 @@ type Classifier struct {
 	budget  int
 	stride  int
 	batcher *batcher.Batcher[job, result]
+	runner  runner
 	clock   clock.Clock
 }
 
@@ -67,7 +68,8 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 		padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxPositionEmbeddings, budget: budget, stride: cfg.Stride,
 		clock: clk,
 	}
-	b, err := batcher.New[job, result](queue, cfg.Batch, runner{sess: sess, padID: c.padID, labels: dec.NumLabels()}, clk, bm)
+	c.runner = runner{sess: sess, padID: c.padID, labels: dec.NumLabels()}
+	b, err := batcher.New[job, result](queue, cfg.Batch, c.runner, clk, bm)
 	if err != nil {
 		return nil, err
 	}
@@ -123,10 +125,18 @@ func (c *Classifier) Extract(ctx context.Context, text string, opts tokclass.Opt
 	return ents, st, err
 }
 
-// Warm runs one tiny request through the whole path so the first client does not pay for
-// ONNX Runtime's lazy initialisation.
+// Warm runs one tiny input straight through the engine (not the batcher, whose window could
+// hold it) so the first client does not pay for ONNX Runtime's lazy initialisation.
 func (c *Classifier) Warm(ctx context.Context) error {
-	_, _, err := c.Extract(ctx, "Warm up.", tokclass.Options{Strategy: tokclass.StrategySimple})
+	enc := c.tok.Encode("Warm up.", false)
+	wins, err := tokclass.PlanWordWindows(enc.WordIDs, c.budget, c.stride)
+	if err == nil {
+		var rows tokclass.Rows
+		rows, err = tokclass.BuildRows(enc.IDs, wins, c.prefix, c.suffix, c.padID, 0)
+		if err == nil {
+			_, err = c.runner.Run(ctx, []job{{rows: rows}})
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("model %q: warm-up failed: %w", c.name, err)
 	}
