@@ -138,7 +138,7 @@ func (g *Gate) Admit(p Priority) (r Refusal, ok bool) {
 		g.shedding.Store(true)
 		return g.refuse(p, ReasonHighWatermark, l), false
 	}
-	if l.Waiting[p] >= l.QueueSize {
+	if l.QueueSize > 0 && l.Waiting[p] >= l.QueueSize {
 		return g.refuse(p, ReasonSaturated, l), false
 	}
 	if g.streak.Load() != 0 {

@@ -467,3 +467,68 @@ func waitFor(t *testing.T, cond func() bool) {
 		runtime.Gosched()
 	}
 }
+
+// TestCancelledRequestLeavesDepthAtOnce: a queued request whose client has gone (its context
+// cancelled, as the disconnect watcher does) leaves the batcher's queue before Submit returns,
+// so the Gate sees the lower depth on the very next Admit and the request is never computed.
+func TestCancelledRequestLeavesDepthAtOnce(t *testing.T) {
+	fake := clock.NewFake(epoch)
+	release := make(chan struct{})
+	ran := make(chan []int, 10)
+	runner := runFunc(func(batch []int) []int {
+		ran <- append([]int(nil), batch...)
+		<-release
+		return batch
+	})
+	b, err := batcher.New[int, int]("pii_extract", batcher.Config{MaxBatchSize: 1, MaxPaddedTokens: 64,
+		QueueSize: 1, Workers: 1}, runner, fake, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Start(t.Context())
+	defer func() { _ = b.Close(t.Context()) }()
+	g, err := NewGate("pii_extract", Config{HighWatermark: 10, LowWatermark: 1}, b, fake, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := b.Submit(t.Context(), 1, batcher.Cost{Sequences: 1, MaxLen: 8})
+		first <- err
+	}()
+	if got := <-ran; len(got) != 1 || got[0] != 1 {
+		t.Fatalf("first batch %v", got)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	gone := make(chan error, 1)
+	go func() {
+		_, err := b.Submit(batcher.WithPriority(ctx, Bulk), 2, batcher.Cost{Sequences: 1, MaxLen: 8})
+		gone <- err
+	}()
+	waitFor(t, func() bool { return b.Load().Waiting[Bulk] == 1 })
+	if r, ok := g.Admit(Bulk); ok || r.Reason != ReasonSaturated {
+		t.Fatalf("bulk class of one is full: ok=%v %+v", ok, r)
+	}
+	cancel()
+	if err := <-gone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled request: %v", err)
+	}
+	if l := b.Load(); l.Waiting[Bulk] != 0 || l.Depth() != 1 {
+		t.Fatalf("load after cancel = %+v, want the slot free", l)
+	}
+	if _, ok := g.Admit(Bulk); !ok {
+		t.Fatal("bulk still refused after the only waiting request left")
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-ran:
+		t.Fatalf("cancelled request was computed: batch %v", got)
+	default:
+	}
+}
