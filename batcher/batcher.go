@@ -321,10 +321,11 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 	defer b.metrics.detach()
 	free := b.cfg.Workers
 	var (
-		timer   clock.Timer
-		timerAt time.Time
-		pick    picker
-		bufs    [NumPriorities][]*request[In, Out]
+		timer    clock.Timer
+		timerAt  time.Time
+		pick     picker
+		bufs     [NumPriorities][]*request[In, Out]
+		bulkBusy int // workers running a bulk batch, bounded by MaxBulkWorkers
 	)
 	stopTimer := func() {
 		if timer != nil {
@@ -341,18 +342,21 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 		}
 		now := b.clk.Now()
 		for free > 0 {
-			d, reason, ok := b.next(now, &pick, &bufs)
+			d, reason, ok := b.next(now, &pick, &bufs, b.bulkAllowed(bulkBusy))
 			if !ok {
 				break
 			}
 			bt := b.take(runCtx, d, reason, now)
 			free--
+			if bt.prio == Bulk {
+				bulkBusy++
+			}
 			go b.run(bt)
 		}
 		// Dispatch goes first so that a request a free worker can take right now is served
 		// rather than expired; whatever still waits at its limit expires now.
 		b.expire(now)
-		deadline, armTimer := b.nextDeadline(free > 0)
+		deadline, armTimer := b.nextDeadline(free > 0, b.bulkAllowed(bulkBusy))
 		drained := b.closing && b.queued() == 0 && free == b.cfg.Workers
 		b.mu.Unlock()
 		for p := range bufs {
@@ -375,8 +379,11 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 		}
 		select {
 		case <-b.wake:
-		case <-b.finished:
+		case bt := <-b.finished:
 			free++
+			if bt.prio == Bulk {
+				bulkBusy--
+			}
 		case <-timerC:
 			timer = nil
 		case <-ctx.Done():
@@ -395,11 +402,17 @@ func (b *Batcher[In, Out]) queued() int {
 	return n
 }
 
+// bulkAllowed reports whether a worker may take a bulk batch while bulkBusy workers already
+// run one: MaxBulkWorkers keeps that many workers out of bulk's reach, for interactive work.
+func (b *Batcher[In, Out]) bulkAllowed(bulkBusy int) bool {
+	return b.cfg.MaxBulkWorkers == 0 || bulkBusy < b.cfg.MaxBulkWorkers
+}
+
 // next drafts a batch for every class that has requests and returns the one to dispatch now:
 // among the classes whose draft is ready, the weighted round robin picks which leads. A batch
 // holds one class only, so an interactive request never runs in a batch swollen by bulk
-// companions. Called with b.mu held.
-func (b *Batcher[In, Out]) next(now time.Time, pick *picker, bufs *[NumPriorities][]*request[In, Out]) (draft[In, Out], dispatchReason, bool) {
+// companions. Bulk is left out when bulkOK is false. Called with b.mu held.
+func (b *Batcher[In, Out]) next(now time.Time, pick *picker, bufs *[NumPriorities][]*request[In, Out], bulkOK bool) (draft[In, Out], dispatchReason, bool) {
 	var (
 		drafts  [NumPriorities]draft[In, Out]
 		reasons [NumPriorities]dispatchReason
@@ -407,7 +420,7 @@ func (b *Batcher[In, Out]) next(now time.Time, pick *picker, bufs *[NumPrioritie
 		some    bool
 	)
 	for p := range b.qs {
-		if b.qs[p].len() == 0 {
+		if b.qs[p].len() == 0 || (Priority(p) == Bulk && !bulkOK) {
 			continue
 		}
 		drafts[p] = b.qs[p].draft(b.lim, bufs[p])
@@ -439,10 +452,10 @@ func (b *Batcher[In, Out]) expire(now time.Time) {
 }
 
 // nextDeadline is when the loop must look again without being woken: the end of the batch
-// window of a class's oldest request (only while a worker is free to take the batch and Close
-// is not already dispatching everything), or the first max-queue-wait expiry. Called with b.mu
-// held.
-func (b *Batcher[In, Out]) nextDeadline(workerFree bool) (time.Time, bool) {
+// window of a class's oldest request (only while a worker is free to take that class's batch
+// and Close is not already dispatching everything), or the first max-queue-wait expiry. Called
+// with b.mu held.
+func (b *Batcher[In, Out]) nextDeadline(workerFree, bulkOK bool) (time.Time, bool) {
 	var (
 		deadline time.Time
 		armed    bool
@@ -457,7 +470,7 @@ func (b *Batcher[In, Out]) nextDeadline(workerFree bool) (time.Time, bool) {
 		if o == nil {
 			continue
 		}
-		if workerFree && !b.closing {
+		if workerFree && !b.closing && (Priority(p) != Bulk || bulkOK) {
 			consider(o.enqueued.Add(b.cfg.MaxWait))
 		}
 		if b.cfg.MaxQueueWait > 0 {
@@ -509,6 +522,7 @@ func (b *Batcher[In, Out]) ready(d draft[In, Out], now time.Time) (dispatchReaso
 // b.mu held.
 func (b *Batcher[In, Out]) take(runCtx context.Context, d draft[In, Out], reason dispatchReason, now time.Time) *batch[In, Out] {
 	bt := &batch[In, Out]{
+		prio:    d.members[0].prio,
 		members: slices.Clone(d.members),
 		seqs:    d.seqs,
 		padded:  d.seqs * d.maxLen,

@@ -25,6 +25,10 @@ type Config struct {
 	// batches are led by Interactive and one by Bulk, so Bulk never starves.
 	InteractiveWeight int
 	BulkWeight        int
+	// MaxBulkWorkers caps how many workers may run bulk batches at once; 0 means no cap.
+	// Below Workers, it keeps workers free for interactive requests, so a bulk flood costs an
+	// interactive request at most the time to form its batch, not the end of a bulk batch.
+	MaxBulkWorkers int
 }
 
 // Default dispatch weights, used when Config leaves a weight at 0.
@@ -68,6 +72,9 @@ func (c Config) Validate() error {
 	}
 	if c.InteractiveWeight < 0 || c.InteractiveWeight > maxWeight {
 		errs = append(errs, fmt.Errorf("batcher: InteractiveWeight must be between 0 (default %d) and %d, got %d", DefaultInteractiveWeight, maxWeight, c.InteractiveWeight))
+	}
+	if c.MaxBulkWorkers < 0 || (c.Workers >= 1 && c.MaxBulkWorkers > c.Workers) {
+		errs = append(errs, fmt.Errorf("batcher: MaxBulkWorkers must be between 0 (no cap) and Workers %d, got %d", c.Workers, c.MaxBulkWorkers))
 	}
 	if c.BulkWeight < 0 || c.BulkWeight > maxWeight {
 		errs = append(errs, fmt.Errorf("batcher: BulkWeight must be between 0 (default %d) and %d, got %d", DefaultBulkWeight, maxWeight, c.BulkWeight))

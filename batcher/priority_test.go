@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -339,4 +340,103 @@ func wantClassGauge(t *testing.T, reg prometheus.Gatherer, priority string, want
 		}
 	}
 	t.Fatalf("sluice_batch_queue_depth{priority=%s} missing", priority)
+}
+
+// TestMaxBulkWorkersKeepsAWorkerForInteractive: with two workers and at most one for bulk, a
+// bulk backlog leaves the second worker idle, and an interactive request takes it at once.
+func TestMaxBulkWorkersKeepsAWorkerForInteractive(t *testing.T) {
+	r := newHeldRunner()
+	cfg := baseConfig()
+	cfg.MaxBatchSize = 1
+	cfg.Workers = 2
+	cfg.MaxBulkWorkers = 1
+	b, fake := newTestBatcher(t, cfg, r, nil)
+	b.Start(t.Context())
+	bulk1 := submitAsyncP(b, t.Context(), Bulk, 1, one(8))
+	bulk2 := submitAsyncP(b, t.Context(), Bulk, 2, one(8))
+	first := recv(t, r.calls, "first bulk batch")
+	wantBatch(t, first.batch, []int{1})
+	fake.Advance(time.Hour) // no window or timer may move bulk 2 onto the reserved worker
+	expectNone(t, r.calls, "second bulk batch on the reserved worker")
+	if l := b.Load(); l.BusyWorkers != 1 || l.Waiting[Bulk] != 1 {
+		t.Fatalf("load = %+v, want one busy worker and bulk 2 waiting", l)
+	}
+	inter := submitAsyncP(b, t.Context(), Interactive, 3, one(8))
+	call := recv(t, r.calls, "interactive batch")
+	wantBatch(t, call.batch, []int{3})
+	call.reply <- nil
+	wantServed(t, recv(t, inter, "interactive result"), 3)
+	first.reply <- nil
+	wantServed(t, recv(t, bulk1, "bulk 1"), 1)
+	call = recv(t, r.calls, "second bulk batch")
+	wantBatch(t, call.batch, []int{2})
+	call.reply <- nil
+	wantServed(t, recv(t, bulk2, "bulk 2"), 2)
+
+	bad := baseConfig()
+	bad.MaxBulkWorkers = 2 // Workers is 1
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "MaxBulkWorkers") {
+		t.Fatalf("MaxBulkWorkers over Workers: err = %v", err)
+	}
+	bad.MaxBulkWorkers = -1
+	if err := bad.Validate(); err == nil {
+		t.Fatal("negative MaxBulkWorkers accepted")
+	}
+}
+
+func TestConfigValidatesPriorityFields(t *testing.T) {
+	for _, mod := range []func(*Config){
+		func(c *Config) { c.MaxQueueWait = -1 },
+		func(c *Config) { c.InteractiveWeight = -1 },
+		func(c *Config) { c.BulkWeight = maxWeight + 1 },
+	} {
+		c := baseConfig()
+		mod(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("config %+v accepted", c)
+		}
+	}
+	c := baseConfig()
+	if w := c.weights(); w != [NumPriorities]int{DefaultInteractiveWeight, DefaultBulkWeight} {
+		t.Fatalf("default weights = %v", w)
+	}
+	c.InteractiveWeight, c.BulkWeight = 2, 3
+	if w := c.weights(); w != [NumPriorities]int{2, 3} {
+		t.Fatalf("weights = %v, want [2 3]", w)
+	}
+}
+
+// TestFreeWorkerBeatsExpiry: a request at its max queue wait that a free worker can take at
+// that same instant is served, not expired; refusing it would waste capacity for nothing.
+func TestFreeWorkerBeatsExpiry(t *testing.T) {
+	r := newEchoRunner()
+	cfg := baseConfig()
+	cfg.MaxWait = 0
+	cfg.MaxQueueWait = 100 * time.Millisecond
+	b, fake := newTestBatcher(t, cfg, r, nil)
+	res := submitAsync(b, t.Context(), 1, one(8))
+	fake.Advance(cfg.MaxQueueWait) // not started: nothing could dispatch it until now
+	b.Start(t.Context())
+	wantServed(t, recv(t, res, "result"), 1)
+}
+
+// TestCappedBulkArmsNoWindowTimer: a bulk request that may not run (MaxBulkWorkers reached)
+// must not arm the batch window, or the loop would wake for nothing at once, forever.
+func TestCappedBulkArmsNoWindowTimer(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Workers, cfg.MaxBulkWorkers = 2, 1
+	b, _ := newTestBatcher(t, cfg, newEchoRunner(), nil)
+	submitAsyncP(b, t.Context(), Bulk, 1, one(8))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, armed := b.nextDeadline(true, false); armed {
+		t.Fatal("window timer armed for a bulk batch that may not run")
+	}
+	if _, armed := b.nextDeadline(true, true); !armed {
+		t.Fatal("no window timer for a bulk batch that may run")
+	}
+	b.cfg.MaxQueueWait = time.Second
+	if d, armed := b.nextDeadline(true, false); !armed || !d.Equal(epoch.Add(time.Second)) {
+		t.Fatalf("expiry deadline = %v, %v; want epoch+1s", d, armed)
+	}
 }

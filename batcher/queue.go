@@ -54,6 +54,7 @@ type request[In, Out any] struct {
 // batch is one dispatched group of requests. live counts members whose callers still wait;
 // when the last one leaves, the batch context is cancelled so the runner can stop early.
 type batch[In, Out any] struct {
+	prio    Priority
 	members []*request[In, Out]
 	ctx     context.Context
 	cancel  context.CancelFunc
