@@ -18,6 +18,8 @@
 // request, so nothing is overtaken within its class. When both classes have a batch ready, a
 // smooth weighted round robin picks which one goes (InteractiveWeight:BulkWeight, 4:1 by
 // default: I I B I I ...), so Interactive gets most turns and Bulk is never starved.
+// MaxBulkWorkers can keep some workers out of Bulk's reach, so that a bulk flood never makes
+// an interactive request wait for a bulk batch to finish.
 // Companions come from the oldest request's power-of-two length bucket, then the neighbouring
 // buckets, as long as the batch stays within MaxBatchSize sequences and MaxPaddedTokens
 // (sequences x longest sequence). The batch goes when it is full, when the oldest request has
