@@ -115,6 +115,10 @@ func (r Refusal) AppendJSON(dst []byte, requestID string) []byte {
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
+	if plainJSON(s) {
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -138,4 +142,15 @@ func appendJSONString(dst []byte, s string) []byte {
 		i += size
 	}
 	return append(dst, '"')
+}
+
+// plainJSON reports whether s is printable ASCII without quotes or backslashes, which is every
+// string a refusal holds but an odd request id: those are copied as they are.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
