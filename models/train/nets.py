@@ -1,0 +1,132 @@
+"""The two small networks: a BERT-shaped token classifier and a GPT-2-shaped
+causal LM with a key/value cache. Both are written so that torch.onnx.export
+(tracing) keeps batch and sequence axes dynamic: positions come from cumsum
+over masks, never from Python ints.
+"""
+
+import math
+
+import torch
+from torch import nn
+
+
+def init_weights(module):
+    """GPT-2/BERT-style init: small normal weights, zero biases."""
+    for m in module.modules():
+        if isinstance(m, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(m.weight, mean=0.0, std=0.02)
+        if isinstance(m, nn.Linear) and m.bias is not None:
+            nn.init.zeros_(m.bias)
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, hidden, heads):
+        super().__init__()
+        self.heads = heads
+        self.head_dim = hidden // heads
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.out = nn.Linear(hidden, hidden)
+
+    def split(self, x):
+        # [b, s, h*d] -> [b, h, s, d]
+        b = x.shape[0]
+        return x.reshape(b, -1, self.heads, self.head_dim).transpose(1, 2)
+
+    def forward(self, x, bias, past_k=None, past_v=None):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k, v = self.split(q), self.split(k), self.split(v)
+        if past_k is not None:
+            k = torch.cat([past_k, k], dim=2)
+            v = torch.cat([past_v, v], dim=2)
+        att = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim) + bias
+        att = torch.softmax(att, dim=-1)
+        y = torch.matmul(att, v).transpose(1, 2)
+        y = y.reshape(x.shape[0], -1, self.heads * self.head_dim)
+        return self.out(y), k, v
+
+
+class Block(nn.Module):
+    """Pre-norm transformer block."""
+
+    def __init__(self, hidden, heads, ffn, dropout):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(hidden)
+        self.att = SelfAttention(hidden, heads)
+        self.ln2 = nn.LayerNorm(hidden)
+        self.ff = nn.Sequential(nn.Linear(hidden, ffn), nn.GELU(), nn.Linear(ffn, hidden))
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x, bias, past_k=None, past_v=None):
+        a, k, v = self.att(self.ln1(x), bias, past_k, past_v)
+        x = x + self.drop(a)
+        x = x + self.drop(self.ff(self.ln2(x)))
+        return x, k, v
+
+
+class TokenClassifier(nn.Module):
+    """input_ids, attention_mask [b, s] int64 -> logits [b, s, labels]."""
+
+    def __init__(self, vocab, labels, hidden=192, layers=3, heads=4, ffn=512, max_pos=128, dropout=0.1):
+        super().__init__()
+        self.cfg = dict(vocab=vocab, labels=labels, hidden=hidden, layers=layers, heads=heads, ffn=ffn,
+                        max_pos=max_pos)
+        self.tok = nn.Embedding(vocab, hidden)
+        self.pos = nn.Embedding(max_pos, hidden)
+        self.drop = nn.Dropout(dropout)
+        self.blocks = nn.ModuleList([Block(hidden, heads, ffn, dropout) for _ in range(layers)])
+        self.ln = nn.LayerNorm(hidden)
+        self.head = nn.Linear(hidden, labels)
+        init_weights(self)
+
+    def forward(self, input_ids, attention_mask):
+        # Positions count every slot (as BERT does); padding sits at the end.
+        pos = torch.cumsum(torch.ones_like(input_ids), dim=1) - 1
+        x = self.drop(self.tok(input_ids) + self.pos(pos))
+        # Keys that are padding get a large negative bias, so real positions
+        # never look at them whatever the pad ids are.
+        bias = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * -1e9
+        for blk in self.blocks:
+            x, _, _ = blk(x, bias)
+        return self.head(self.ln(x))
+
+
+class CausalLM(nn.Module):
+    """GPT-2-shaped decoder with a KV cache.
+
+    forward(input_ids [b, s], attention_mask [b, past+s], past: list of (k, v)
+    [b, heads, past, head_dim]) -> logits [b, s, vocab], presents.
+    Position ids are computed inside: cumsum(attention_mask) - 1 over the full
+    past+current mask, the last s of them; left padding therefore works.
+    """
+
+    def __init__(self, vocab, hidden=128, layers=2, heads=4, ffn=512, max_pos=256, dropout=0.1):
+        super().__init__()
+        self.cfg = dict(vocab=vocab, hidden=hidden, layers=layers, heads=heads, ffn=ffn, max_pos=max_pos)
+        self.tok = nn.Embedding(vocab, hidden)
+        self.pos = nn.Embedding(max_pos, hidden)
+        self.drop = nn.Dropout(dropout)
+        self.blocks = nn.ModuleList([Block(hidden, heads, ffn, dropout) for _ in range(layers)])
+        self.ln = nn.LayerNorm(hidden)
+        init_weights(self)
+
+    def forward(self, input_ids, attention_mask, past):
+        m = attention_mask.to(torch.int64)
+        ones_q = torch.ones_like(input_ids[0])
+        ones_k = torch.ones_like(m[0])
+        past_len = ones_k.sum() - ones_q.sum()
+        # query i sits at absolute slot past_len + i; it sees keys j <= that slot.
+        q_idx = torch.cumsum(ones_q, 0) - 1 + past_len
+        k_idx = torch.cumsum(ones_k, 0) - 1
+        pos_all = (torch.cumsum(m, dim=1) - 1).masked_fill(m == 0, 1)
+        pos = torch.index_select(pos_all, 1, q_idx)
+        x = self.drop(self.tok(input_ids) + self.pos(pos))
+        causal = k_idx[None, :] <= q_idx[:, None]
+        allowed = causal[None, None, :, :] & (m[:, None, None, :] == 1)
+        bias = (~allowed).to(x.dtype) * -1e9
+        presents = []
+        for i, blk in enumerate(self.blocks):
+            pk, pv = past[i]
+            x, k, v = blk(x, bias, pk, pv)
+            presents.append((k, v))
+        logits = torch.matmul(self.ln(x), self.tok.weight.t())
+        return logits, presents

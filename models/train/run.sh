@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Rebuilds the shipped default models from scratch (see README.md).
+#   bash models/train/run.sh            # tokenizer + clinical-ner + pii + tiny-lm
+#   bash models/train/run.sh pii        # one model, with the committed tokenizer.json
+#   bash models/train/run.sh tokenizer  # only the shared vocabulary / tokenizer.json files
+# SKIP_APT=1 skips the apt-get step (packages already installed).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+if [ "${SKIP_APT:-0}" != "1" ]; then
+  apt-get install -y python3-torch python3-onnx python3-numpy libopenblas0-pthread
+fi
+
+# Debian's packages live under /usr/bin/python3, not a pyenv/venv python.
+PY=/usr/bin/python3
+# Fastest layout on 2 cores: 1 torch thread, BLAS with 2 (set in common.setup too).
+export OPENBLAS_NUM_THREADS=2
+export PYTHONHASHSEED=0
+
+# Fixed step counts: the runs are reproducible and fit the time budget.
+NER_STEPS=1200
+LM_STEPS=1500
+
+what="${1:-all}"
+case "$what" in
+  all)
+    $PY build_tokenizer.py
+    $PY train_ner.py clinical-ner --steps "$NER_STEPS"
+    $PY train_ner.py pii --steps "$NER_STEPS"
+    $PY train_lm.py --steps "$LM_STEPS"
+    ;;
+  tokenizer) $PY build_tokenizer.py ;;
+  clinical-ner | pii) $PY train_ner.py "$what" --steps "$NER_STEPS" ;;
+  tiny-lm) $PY train_lm.py --steps "$LM_STEPS" ;;
+  *)
+    echo "usage: run.sh [all|tokenizer|clinical-ner|pii|tiny-lm]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,432 @@
+"""Trains, evaluates and exports one token-classification model.
+
+Usage: /usr/bin/python3 models/train/train_ner.py pii|clinical-ner [--steps N]
+
+Writes into models/<name>/: config.json, model.onnx, MODEL_CARD.md (tokenizer.json
+comes from build_tokenizer.py), and models/testdata/golden/<name>.jsonl; for
+clinical-ner also models/testdata/golden/long.jsonl. Every figure in the card
+is measured here on the held-out split (held-out words in held-out templates).
+"""
+
+import argparse
+import json
+import os
+import time
+
+import common
+
+SETTINGS = {
+    # name: (task key in corpus spans, label names, seed)
+    "clinical-ner": ("ner", None, 101),
+    "pii": ("pii", None, 202),
+}
+HP = dict(hidden=128, layers=3, heads=4, ffn=512, max_pos=128, dropout=0.0)
+TRAIN_DOCS = 40000
+EVAL_DOCS = 1500
+BATCH = 32
+LR = 2e-3
+WARMUP = 200
+UNK_DROP = 0.04
+ENT_UNK = 0.08
+MAX_TOKENS = 126  # plus [CLS] and [SEP]
+
+
+def label_names(task):
+    import corpus
+    names = corpus.NER_LABELS if task == "ner" else corpus.PII_LABELS
+    return ["O"] + [f"{p}-{n}" for n in names for p in ("B", "I")]
+
+
+def token_labels(offs, spans, task, l2i):
+    """BIO label id per token from character spans of the task."""
+    out = []
+    sp = sorted((a, b, lab) for a, b, t, lab in spans if t == task)
+    j = 0
+    for a, b in offs:
+        while j < len(sp) and sp[j][1] <= a:
+            j += 1
+        if j < len(sp) and sp[j][0] <= a < sp[j][1]:
+            pre = "B" if a == sp[j][0] else "I"
+            out.append(l2i[f"{pre}-{sp[j][2]}"])
+        else:
+            out.append(0)
+    return out
+
+
+def cut_points(offs, spans, task, limit):
+    """Token windows of at most limit tokens that never split a gold span."""
+    inside = set()
+    sp = [(a, b) for a, b, t, _ in spans if t == task]
+    for i in range(1, len(offs)):
+        boundary = offs[i][0]
+        for a, b in sp:
+            if a < boundary < b:
+                inside.add(i)
+                break
+    wins, start = [], 0
+    while start < len(offs):
+        end = min(start + limit, len(offs))
+        if end < len(offs):
+            e = end
+            while e > start + 1 and e in inside:
+                e -= 1
+            end = e
+        wins.append((start, end))
+        start = end
+    return wins
+
+
+def bio_decode(labels, offs, text, skip):
+    """Simple BIO decoding: B-X opens; I-X continues an open X, else opens X."""
+    ents, cur = [], None
+    for i, (lab, (a, b)) in enumerate(zip(labels, offs)):
+        if i in skip:
+            continue
+        if lab == "O":
+            if cur:
+                ents.append(cur)
+            cur = None
+            continue
+        pre, typ = lab.split("-", 1)
+        if pre == "I" and cur and cur["label"] == typ:
+            cur["end"] = b
+            continue
+        if cur:
+            ents.append(cur)
+        cur = {"label": typ, "start": a, "end": b}
+    if cur:
+        ents.append(cur)
+    for e in ents:
+        e["text"] = text[e["start"]:e["end"]]
+    return ents
+
+
+def make_training_set(tok, task, l2i, seed):
+    import corpus
+    gen = corpus.Corpus("train", seed=seed)
+    xs = []
+    for _ in range(TRAIN_DOCS):
+        text, spans = gen.doc()
+        ids, offs = tok.encode(text, specials=False)
+        labs = token_labels(offs, spans, task, l2i)
+        if len(ids) <= MAX_TOKENS:
+            xs.append((ids, labs))
+            continue
+        # Long documents: windows that start anywhere, as the server's will.
+        start = 0
+        while start < len(ids):
+            end = min(start + MAX_TOKENS, len(ids))
+            xs.append((ids[start:end], labs[start:end]))
+            if end == len(ids):
+                break
+            start = end - gen.rng.randint(0, 32)
+    return xs
+
+
+def batches(xs, rng, tok):
+    """Endless batches; windows of similar length are batched together so
+    little compute goes to padding."""
+    import torch
+    order = list(range(len(xs)))
+    while True:
+        rng.shuffle(order)
+        groups = []
+        for g in range(0, len(order), BATCH * 50):
+            chunk = sorted(order[g:g + BATCH * 50], key=lambda j: len(xs[j][0]))
+            groups += [chunk[i:i + BATCH] for i in range(0, len(chunk) - BATCH + 1, BATCH)]
+        rng.shuffle(groups)
+        for group in groups:
+            chunk = [xs[j] for j in group]
+            n = max(len(c[0]) for c in chunk) + 2
+            ids = torch.zeros((BATCH, n), dtype=torch.long)
+            mask = torch.zeros((BATCH, n), dtype=torch.long)
+            labs = torch.full((BATCH, n), -100, dtype=torch.long)
+            for r, (a, y) in enumerate(chunk):
+                row = [tok.cls] + a + [tok.sep]
+                ids[r, :len(row)] = torch.tensor(row)
+                mask[r, :len(row)] = 1
+                labs[r, :len(row)] = torch.tensor([0] + y + [0])
+            yield ids, mask, labs
+
+
+def predict(model, tok, ids_list):
+    """Argmax label ids for a list of id lists (with specials), batched."""
+    import torch
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(ids_list), 64):
+            chunk = ids_list[i:i + 64]
+            n = max(len(c) for c in chunk)
+            ids = torch.zeros((len(chunk), n), dtype=torch.long)
+            mask = torch.zeros((len(chunk), n), dtype=torch.long)
+            for r, c in enumerate(chunk):
+                ids[r, :len(c)] = torch.tensor(c)
+                mask[r, :len(c)] = 1
+            pred = model(ids, mask).argmax(-1)
+            for r, c in enumerate(chunk):
+                out.append(pred[r, :len(c)].tolist())
+    return out
+
+
+def evaluate(model, tok, task, names, seed):
+    """Entity-level strict P/R/F1 (span and type) on held-out documents."""
+    import corpus
+    gen = corpus.Corpus("heldout", seed=seed)
+    docs, items = [], []
+    for _ in range(EVAL_DOCS):
+        text, spans = gen.doc()
+        ids, offs = tok.encode(text, specials=False)
+        docs.append((text, spans))
+        for a, b in cut_points(offs, spans, task, MAX_TOKENS):
+            items.append((len(docs) - 1, [tok.cls] + ids[a:b] + [tok.sep], [(0, 0)] + offs[a:b] + [(0, 0)]))
+    preds = predict(model, tok, [it[1] for it in items])
+    pred_ents = {}
+    for (d, ids, offs), p in zip(items, preds):
+        ents = bio_decode([names[x] for x in p], offs, docs[d][0], {0, len(ids) - 1})
+        pred_ents.setdefault(d, []).extend(ents)
+    stats = {}
+    for d, (text, spans) in enumerate(docs):
+        gold = {(a, b, lab) for a, b, t, lab in spans if t == task}
+        pred = {(e["start"], e["end"], e["label"]) for e in pred_ents.get(d, [])}
+        for lab in {x[2] for x in gold | pred}:
+            s = stats.setdefault(lab, [0, 0, 0])
+            g = {x for x in gold if x[2] == lab}
+            q = {x for x in pred if x[2] == lab}
+            s[0] += len(g & q)
+            s[1] += len(q)
+            s[2] += len(g)
+    def prf(tp, np_, ng):
+        p = tp / np_ if np_ else 0.0
+        r = tp / ng if ng else 0.0
+        return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+    tot = [sum(s[i] for s in stats.values()) for i in range(3)]
+    res = {"overall": dict(zip(("precision", "recall", "f1"), prf(*tot)), support=tot[2]),
+           "per_label": {lab: dict(zip(("precision", "recall", "f1"), prf(*s)), support=s[2])
+                         for lab, s in sorted(stats.items())},
+           "documents": len(docs), "windows": len(items)}
+    return res
+
+
+def export(model, path, tok):
+    import torch
+    model.eval()
+    ids = torch.tensor([[tok.cls, 10, 11, 12, tok.sep], [tok.cls, 13, tok.sep, 0, 0]])
+    mask = (ids != 0).long()
+    torch.onnx.export(model, (ids, mask), path, input_names=["input_ids", "attention_mask"],
+                      output_names=["logits"], opset_version=14, do_constant_folding=True,
+                      dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
+                                    "attention_mask": {0: "batch", 1: "sequence"},
+                                    "logits": {0: "batch", 1: "sequence"}})
+    import onnx
+    onnx.checker.check_model(onnx.load(path))
+
+
+def goldens(model, tok, name, task, names, seed):
+    """30 held-out texts that fit in 128 tokens, with torch argmax labels."""
+    import corpus
+    gen = corpus.Corpus("heldout", seed=seed + 5000)
+    rows, want_emoji, want_accent = [], 2, 8
+    styles = ["message", "header", "progress", "lab", "lists", "admin", "letter", "narrative", "discharge"]
+    tries = 0
+    while len(rows) < 30 and tries < 5000:
+        tries += 1
+        text, spans = gen.doc(styles[len(rows) % len(styles)])
+        if want_emoji > 0 and len(rows) % 15 == 3:
+            text = text + gen.rng.choice([" 🙏", " 😢", " 👍🏽 thanks"])
+        ids, offs = tok.encode(text)
+        if len(ids) > 128 or len(ids) < 8:
+            continue
+        has_accent = any(ord(c) > 127 for c in text)
+        if want_accent > 0 and not has_accent and len(rows) % 3 == 0:
+            continue
+        if has_accent:
+            want_accent -= 1
+        if any(ord(c) > 0xFFFF for c in text):
+            want_emoji -= 1
+        pred = predict(model, tok, [ids])[0]
+        labels = [names[x] for x in pred]
+        ents = bio_decode(labels, offs, text, {0, len(ids) - 1})
+        rows.append({"text": text, "input_ids": ids, "offsets": [list(o) for o in offs],
+                     "labels": labels, "entities": ents})
+    with open(os.path.join(common.GOLDEN, f"{name}.jsonl"), "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return rows
+
+
+def long_docs(tok, seed):
+    import corpus
+    gen = corpus.Corpus("heldout", seed=seed)
+    rows = []
+    while len(rows) < 5:
+        parts = []
+        while True:
+            parts.append(gen.doc(gen.rng.choice(["discharge", "progress", "letter"]))[0])
+            n = len(tok.encode("\n\n".join(parts))[0])
+            if n >= 300:
+                break
+        if n <= 600:
+            rows.append({"text": "\n\n".join(parts)})
+    with open(os.path.join(common.GOLDEN, "long.jsonl"), "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def write_card(name, task, names, cfg, metrics, argv):
+    import corpus
+    import templates
+    labels = corpus.NER_LABELS if task == "ner" else corpus.PII_LABELS
+    purpose = {
+        "clinical-ner": "Clinical entity extraction for `POST /analyze`: conditions, medications and their "
+                        "dosage, frequency and route, procedures, anatomy, tests and test results.",
+        "pii": "PII/PHI detection for `POST /pii/extract`: names, dates, ages, contact details, addresses, "
+               "record and account numbers, URLs and organisations (hospitals, clinics, pharmacies).",
+    }[name]
+    ov = metrics["overall"]
+    rows = "\n".join(f"| {lab} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | {m['support']} |"
+                     for lab, m in metrics["per_label"].items())
+    pools = ", ".join(f"{k} {len(v)}" for k, v in sorted(templates.POOLS.items()))
+    card = f"""# {name}
+
+{purpose}
+
+**Trained only on synthetic text. Not validated for clinical use.** The corpus is generated by
+`models/train/corpus.py` from word lists and sentence templates written for this project; no
+real patient data was used. Expect much lower accuracy on real clinical notes, on styles the
+templates do not cover, and on languages other than English.
+
+## Labels
+
+BIO tags over WordPiece tokens; every sub-word of an entity word carries a tag (B- on the first
+token of the entity, I- after). Entity types: {", ".join(f"`{x}`" for x in labels)}.
+`id2label` in `config.json` has the full list ({len(names)} tags, `O` is 0).
+{"Names are split into `first_name` and `last_name` (a hyphenated double surname is one `last_name`); titles such as Dr./Mr. are outside the span. `date` covers every date including dates of birth; `age` is the number only; `street_address` is the number, street and any apartment/suite; `company_name` covers hospitals, clinics and pharmacies; `account_number` covers billing, insurance and member numbers." if task == "pii" else "`DISEASE` covers diseases, conditions and symptoms; `DOSAGE` is amount plus unit (e.g. `500 mg`, `2 puffs`); `TEST_RESULT` is a measured value with its unit (e.g. `7.2 %`, `120/80 mmHg`)."}
+
+## Model
+
+- Architecture: BERT-shaped pre-norm encoder written in `models/train/nets.py`; hidden
+  {cfg['hidden_size']}, {cfg['num_hidden_layers']} layers, {cfg['num_attention_heads']} heads, feed-forward {cfg['intermediate_size']},
+  max_position_embeddings {cfg['max_position_embeddings']} (longer texts must be windowed by the caller).
+- Parameters: {metrics['parameters']:,}; `model.onnx` {metrics['onnx_bytes']:,} bytes (fp32, opset 14).
+- Inputs `input_ids`, `attention_mask` (int64 [batch, sequence]); output `logits`
+  [batch, sequence, {len(names)}]. No `token_type_ids`. Positions are 0..sequence-1; padding must
+  be on the right and masked (padded keys are masked out, so real positions are unaffected).
+- Tokenizer: cased WordPiece, {metrics['vocab_size']} entries built from the train split only
+  (`tokenizer.json`, HuggingFace format, `[CLS] $A [SEP]`).
+- Training: {metrics['steps']} steps, batch {BATCH}, AdamW lr {LR} with {WARMUP} warm-up steps and linear decay,
+  seed {metrics['seed']}, {TRAIN_DOCS} generated train documents; 1 torch thread,
+  OPENBLAS_NUM_THREADS=2. Training time: {metrics['train_seconds']:.0f} s on this project's 2-core build machine.
+
+## Held-out evaluation
+
+Measured on {metrics['documents']} generated documents ({metrics['windows']} windows of at most 128 tokens,
+cut between entities) built only from **held-out templates filled with held-out words** (25 % of each
+open word list and 30 % of each template pool are held out; pools: {pools} templates in all).
+Entity-level, strict (same start, end and type), from simple BIO decoding of the argmax.
+
+| label | precision | recall | F1 | support |
+|---|---|---|---|---|
+| **overall (micro)** | **{ov['precision']:.3f}** | **{ov['recall']:.3f}** | **{ov['f1']:.3f}** | {ov['support']} |
+{rows}
+
+Produced by: `{argv}` (part of `bash models/train/run.sh {name}`).
+
+Structured identifiers may additionally be caught by patterns at serving time; the figures here
+are the model's own.
+"""
+    with open(os.path.join(common.MODELS, name, "MODEL_CARD.md"), "w", encoding="utf-8") as f:
+        f.write(card)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("name", choices=sorted(SETTINGS))
+    ap.add_argument("--steps", type=int, default=3000)
+    args = ap.parse_args()
+    name = args.name
+    task, _, seed = SETTINGS[name]
+    common.setup(seed)
+    import random
+
+    import torch
+
+    import nets
+    import wordpiece
+
+    out_dir = os.path.join(common.MODELS, name)
+    tok = wordpiece.Tokenizer.load(os.path.join(out_dir, "tokenizer.json"))
+    names = label_names(task)
+    l2i = {n: i for i, n in enumerate(names)}
+    t0 = time.time()
+    xs = make_training_set(tok, task, l2i, seed)
+    print(f"{name}: {len(xs)} training windows, {sum(len(x[0]) for x in xs)} tokens, "
+          f"prep {time.time() - t0:.0f}s", flush=True)
+    model = nets.TokenClassifier(len(tok.vocab), len(names), **HP)
+    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / WARMUP) * max(0.0, 1 - s / args.steps))
+    rng = random.Random(seed)
+    gen = batches(xs, rng, tok)
+    lossf = torch.nn.CrossEntropyLoss(ignore_index=-100)
+    model.train()
+    t1 = time.time()
+    for step in range(args.steps):
+        ids, mask, labs = next(gen)
+        if UNK_DROP:
+            # Hide some real tokens so the model also learns from context.
+            # Hide more of the entity tokens: the label must then come from context.
+            p = torch.where(labs > 0, torch.full(ids.shape, ENT_UNK), torch.full(ids.shape, UNK_DROP))
+            drop = (torch.rand(ids.shape) < p) & (ids > 4)
+            ids = ids.masked_fill(drop, tok.unk)
+        logits = model(ids, mask)
+        loss = lossf(logits.reshape(-1, len(names)), labs.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        if step % 200 == 0 or step == args.steps - 1:
+            print(f"step {step} loss {loss.item():.4f} {time.time() - t1:.0f}s", flush=True)
+    train_s = time.time() - t1
+    model.eval()
+    metrics = evaluate(model, tok, task, names, seed + 1)
+    print(json.dumps(metrics["overall"]), flush=True)
+    for lab, m in metrics["per_label"].items():
+        print(f"  {lab:24s} P {m['precision']:.3f} R {m['recall']:.3f} F1 {m['f1']:.3f} n {m['support']}")
+    onnx_path = os.path.join(out_dir, "model.onnx")
+    export(model, onnx_path, tok)
+    cfg = {
+        "architectures": ["BertForTokenClassification"],
+        "model_type": "bert",
+        "hidden_size": HP["hidden"],
+        "num_hidden_layers": HP["layers"],
+        "num_attention_heads": HP["heads"],
+        "intermediate_size": HP["ffn"],
+        "hidden_act": "gelu",
+        "max_position_embeddings": HP["max_pos"],
+        "vocab_size": len(tok.vocab),
+        "pad_token_id": tok.pad,
+        "type_vocab_size": 0,
+        "id2label": {str(i): n for i, n in enumerate(names)},
+        "label2id": {n: i for i, n in enumerate(names)},
+        "sluice": {"pre_norm": True, "token_type_ids": False, "trained_by": "models/train/train_ner.py"},
+    }
+    with open(os.path.join(out_dir, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+    goldens(model, tok, name, task, names, seed)
+    if name == "clinical-ner":
+        long_docs(tok, seed + 9000)
+    torch.save(model.state_dict(), os.path.join(common.OUT, f"{name}.pt"))
+    metrics.update(parameters=sum(p.numel() for p in model.parameters()),
+                   onnx_bytes=os.path.getsize(onnx_path), vocab_size=len(tok.vocab), steps=args.steps,
+                   seed=seed, train_seconds=train_s)
+    with open(os.path.join(common.OUT, f"{name}.metrics.json"), "w") as f:
+        json.dump(metrics, f, indent=2)
+    argv = f"/usr/bin/python3 models/train/train_ner.py {name} --steps {args.steps}"
+    write_card(name, task, names, cfg, metrics, argv)
+    print(f"{name}: done, train {train_s:.0f}s, onnx {metrics['onnx_bytes']} bytes", flush=True)
+
+
+if __name__ == "__main__":
+    main()
