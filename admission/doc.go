@@ -20,7 +20,7 @@
 //     saturated, the class's queue down to half; for max_wait, the class's queue beyond what
 //     drains within the max wait) divided by an EWMA of the completion rate (alpha 0.3 over 1 s
 //     intervals, warm after 3 intervals with completions), times a saturation factor in
-//     [1, 1.5] from worker occupancy and the current refusal streak; rounded up, clamped to
+//     [1, 1.25] from worker occupancy and the current refusal streak; rounded up, clamped to
 //     [1, 60] s and jittered by +/-20% so clients do not return in lockstep. Until the EWMA is
 //     warm it falls back to the static value, then to no header.
 //

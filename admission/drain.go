@@ -19,11 +19,14 @@ const (
 	// trusted; until then the static value (or no header) is used.
 	warmIntervals = 3
 	// Saturation factor: 1 + occupancyWeight x worker occupancy + streakWeight x
-	// min(refusal streak / streakScale, 1), so in [1, 1.5]. Occupancy is near 1 whenever
-	// shedding happens, so it only nudges; the streak stretches the estimate while refusals
-	// keep coming.
-	occupancyWeight = 0.25
-	streakWeight    = 0.25
+	// min(refusal streak / streakScale, 1), so in [1, 1.25]. Under overload every worker is
+	// busy and the factor is about 1.25, which puts the jitter's lower bound (x0.8) right at the
+	// predicted opening and the rest just after it. The reference's 0.25 + 0.25 (up to 1.5)
+	// sent retries past the short window the door stays open under sustained overload: in
+	// sim_test.go that admitted fewer retries at the suggested delay (57% against 67% at 2x,
+	// 20/s, watermarks 256/128). The streak only nudges, as refusals keep coming.
+	occupancyWeight = 0.2
+	streakWeight    = 0.05
 	streakScale     = 5
 	// jitterFraction spreads suggestions over +/-20% so refused clients do not come back in
 	// lockstep one Retry-After later.

@@ -233,8 +233,8 @@ func TestDrainRateLadder(t *testing.T) {
 	src.complete(10)
 	src.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running, l.BusyWorkers = 99, 1, 1 })
 	r, _ = g.Admit(Interactive)
-	// 10/s, 50 over the low watermark: 5 s; factor 1 + 0.25 (all workers busy) + 0.25 x 2/5
-	// (second refusal in a row) = 1.35; 6.75 s, no jitter at u=0.5: 7 s.
+	// 10/s, 50 over the low watermark: 5 s; factor 1 + 0.2 (all workers busy) + 0.05 x 2/5
+	// (second refusal in a row) = 1.22; 6.1 s, no jitter at u=0.5: 7 s.
 	if r.RetryAfter != 7*time.Second || r.RetryAfterSource != SourceDrainRate {
 		t.Fatalf("warm estimate: %+v, want 7s from drain_rate", r)
 	}
@@ -288,8 +288,8 @@ func TestSaturationFactor(t *testing.T) {
 		streak        int64
 		want          float64
 	}{
-		{0, 1, 0, 1}, {1, 1, 0, 1.25}, {1, 2, 0, 1.125}, {1, 1, 5, 1.5}, {1, 1, 500, 1.5},
-		{3, 2, 0, 1.25}, {0, 0, 1, 1.05},
+		{0, 1, 0, 1}, {1, 1, 0, 1.2}, {1, 2, 0, 1.1}, {1, 1, 5, 1.25}, {1, 1, 500, 1.25},
+		{3, 2, 0, 1.2}, {0, 0, 1, 1.01},
 	} {
 		if got := saturationFactor(c.busy, c.workers, c.streak); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("factor(%d/%d, streak %d) = %v, want %v", c.busy, c.workers, c.streak, got, c.want)
