@@ -13,8 +13,12 @@ import (
 
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/models/tokclass"
 )
+
+// errClientGone marks work abandoned because the client disconnected.
+var errClientGone = errors.New("client disconnected")
 
 // Extractor finds entities in text with one model; extract.Classifier is the real one.
 type Extractor interface {
@@ -195,13 +199,24 @@ func (e *Endpoint) resolve(name *string) (Extractor, string, *FieldError) {
 }
 
 func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, ex Extractor, reported, text string, opts tokclass.Options) error {
-	ctx, cancel := context.WithTimeout(c.UserContext(), s.opts.RequestTimeout)
+	ctx := c.UserContext()
+	if s.opts.Watcher != nil {
+		// fasthttp never tells a handler that its client left; the watcher does, so a queued
+		// request is dropped before it is computed.
+		var stop func()
+		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
+		defer stop()
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	start := s.opts.Clock.Now()
 	ents, st, err := ex.Extract(ctx, text, opts)
 	elapsed := s.opts.Clock.Now().Sub(start)
 	c.Locals(localStats, &requestStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {
+		if errors.Is(context.Cause(ctx), connwatch.ErrClientGone) {
+			err = errClientGone
+		}
 		return s.extractError(ep, ex, err)
 	}
 	spans := tokclass.CodePointSpans(text, ents)
@@ -245,7 +260,7 @@ func (s *server) extractError(ep *Endpoint, ex Extractor, err error) *apiError {
 		return &apiError{Status: fiber.StatusGatewayTimeout, Code: CodeTimeout, Outcome: OutcomeTimedOut,
 			Message: "Request exceeded configured timeout of " + strconv.FormatFloat(secs, 'g', -1, 64) + " seconds",
 			Details: map[string]any{"timeout_seconds": secs}}
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, errClientGone), errors.Is(err, context.Canceled):
 		// The client has gone; nobody reads this answer, but the outcome must be counted.
 		return &apiError{Status: 499, Code: "client_closed_request", Outcome: OutcomeAborted,
 			Message: "Client closed the request"}

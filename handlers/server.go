@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/models/tokclass"
 )
 
@@ -31,6 +32,8 @@ type Options struct {
 	// Ready reports whether models are loaded and warmed; /readyz answers 503 until then.
 	Ready   func() bool
 	Version string
+	// Watcher, when set, cancels a request's context as soon as its client disconnects.
+	Watcher *connwatch.Watcher
 }
 
 // Limits are the input bounds a request is validated against.
