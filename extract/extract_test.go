@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,6 +137,77 @@ func TestClassifierWindowsLongTexts(t *testing.T) {
 				t.Fatalf("document %d: span has surrounding whitespace", i)
 			}
 			lastStart = e.Start
+		}
+	}
+}
+
+// TestBatchedWindowsEqualSingleRuns checks the batch assembly exactly: a long document's
+// windows, padded into one batch with other requests' rows, must decode to the same entities
+// as running every window alone, unpadded, and merging by hand.
+func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
+	rt := newRuntime(t)
+	m := loadModel(t, "clinical-ner")
+	sess, err := rt.NewSession("clinical-ner", m.ONNX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := New("analyze", m, sess, Config{Stride: 32, Batch: batcher.Config{
+		MaxBatchSize: 64, MaxWait: time.Millisecond, MaxPaddedTokens: 64 * 128, QueueSize: 16, Workers: 1,
+	}}, clock.Real(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cls.Start(ctx)
+	defer cls.Close(context.Background())
+	opts := tokclass.AnalyzeOptions()
+	for i, doc := range readJSONL[struct{ Text string }](t, "long.jsonl") {
+		got, _, err := cls.Extract(ctx, doc.Text, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := m.Tokenizer.Encode(doc.Text, false)
+		prefix, suffix := m.Tokenizer.Template()
+		budget, _ := tokclass.ContentBudget(m.Config.MaxPositionEmbeddings, len(prefix), len(suffix))
+		wins, _ := tokclass.PlanWordWindows(enc.WordIDs, budget, 32)
+		labels := len(m.Config.Labels)
+		var perWindow []float32
+		width := 0
+		for _, w := range wins {
+			width = max(width, w.Len()+len(prefix)+len(suffix))
+		}
+		for _, w := range wins {
+			ids := append(append(append([]int64{}, prefix...), enc.IDs[w.Start:w.End]...), suffix...)
+			mask := make([]int64, len(ids))
+			for k := range mask {
+				mask[k] = 1
+			}
+			out, err := sess.RunEncoder(ctx, engine.EncoderBatch{IDs: ids, Mask: mask, Batch: 1, SeqLen: len(ids)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := make([]float32, width*labels)
+			copy(row, out.Data)
+			perWindow = append(perWindow, row...)
+		}
+		merged, err := tokclass.MergeLogits(wins, len(enc.IDs), perWindow, width, len(prefix), labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, _ := tokclass.NewDecoder(tokclass.DecoderConfig{ID2Label: m.Config.Labels, UnknownID: -1})
+		want, err := dec.Extract(doc.Text, tokclass.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}, merged, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("document %d: batched run found %d entities, single runs %d", i, len(got), len(want))
+		}
+		for k := range want {
+			if got[k].Label != want[k].Label || got[k].Start != want[k].Start || got[k].End != want[k].End ||
+				math.Abs(got[k].Score-want[k].Score) > 1e-4 {
+				t.Fatalf("document %d entity %d: batched %+v, single runs %+v", i, k, got[k], want[k])
+			}
 		}
 	}
 }
