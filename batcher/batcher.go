@@ -263,7 +263,7 @@ func (b *Batcher[In, Out]) await(ctx context.Context, r *request[In, Out]) (Out,
 		b.poke()
 		b.metrics.outcome(outcomeCancelledQueued)
 		var zero Out
-		return zero, ctx.Err()
+		return zero, fmt.Errorf("%w: %w", ErrLeftQueued, ctx.Err())
 	case stateRunning:
 		bt := r.batch
 		b.mu.Unlock()
@@ -271,7 +271,7 @@ func (b *Batcher[In, Out]) await(ctx context.Context, r *request[In, Out]) (Out,
 			bt.leave()
 			b.metrics.outcome(outcomeCancelledRunning)
 			var zero Out
-			return zero, ctx.Err()
+			return zero, fmt.Errorf("%w: %w", ErrLeftRunning, ctx.Err())
 		}
 		// The worker answered first; its result is in r.done or about to be, and a real
 		// answer beats an error.

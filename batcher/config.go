@@ -121,4 +121,9 @@ var (
 	// ErrRunnerPanic is returned to every request of a batch whose Run panicked. The panic
 	// value is dropped on purpose: it may hold request content.
 	ErrRunnerPanic = errors.New("batcher: runner panicked")
+	// ErrLeftQueued and ErrLeftRunning say where a caller whose context ended was: still in
+	// the queue (never computed) or in a running batch (its result dropped). Submit wraps the
+	// context's error with one of them, so errors.Is matches both.
+	ErrLeftQueued  = errors.New("batcher: caller left while queued")
+	ErrLeftRunning = errors.New("batcher: caller left while its batch ran")
 )

@@ -92,6 +92,9 @@ func (c *Classifier) Close(ctx context.Context) error { return c.batcher.Close(c
 // Depth reports requests waiting and running in this model's batcher.
 func (c *Classifier) Depth() (waiting, running int) { return c.batcher.Depth() }
 
+// Load is the batcher's live state, which the admission gate reads on every request.
+func (c *Classifier) Load() batcher.Load { return c.batcher.Load() }
+
 // Extract finds the entities of text. Offsets in the result are byte offsets into text.
 // Errors wrap batcher's and engine's sentinels (batcher.ErrQueueFull, context errors) and
 // never carry text.

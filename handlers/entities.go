@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
@@ -36,10 +37,13 @@ type Endpoint struct {
 	Default string
 	// Models maps every accepted model_name (names and aliases) to its extractor.
 	Models map[string]Extractor
-	// QueueCapacity is reported in backpressure details.
+	// QueueCapacity is reported in backpressure details when there is no Gate.
 	QueueCapacity int
-	// RetryAfterSeconds is the Retry-After sent with a refusal.
+	// RetryAfterSeconds is the Retry-After sent with a refusal when there is no Gate.
 	RetryAfterSeconds int
+	// Gate, when set, is the endpoint's admission control: it refuses before the body is
+	// parsed and turns the batcher's refusals into answers with a computed Retry-After.
+	Gate *admission.Gate
 }
 
 type analyzeRequest struct {
@@ -101,6 +105,10 @@ func (s *requestStats) attrs() []slog.Attr {
 }
 
 func (s *server) analyze(c *fiber.Ctx) error {
+	prio, err := s.admit(c, &s.opts.Analyze)
+	if err != nil {
+		return err
+	}
 	var req analyzeRequest
 	if err := decodeStrict(c.Body(), &req); err != nil {
 		return err
@@ -135,10 +143,14 @@ func (s *server) analyze(c *fiber.Ctx) error {
 	if len(fields) > 0 {
 		return validationError(fields...)
 	}
-	return s.runExtract(c, &s.opts.Analyze, ex, reported, text, opts)
+	return s.runExtract(c, &s.opts.Analyze, prio, ex, reported, text, opts)
 }
 
 func (s *server) piiExtract(c *fiber.Ctx) error {
+	prio, err := s.admit(c, &s.opts.PII)
+	if err != nil {
+		return err
+	}
 	var req piiRequest
 	if err := decodeStrict(c.Body(), &req); err != nil {
 		return err
@@ -177,7 +189,7 @@ func (s *server) piiExtract(c *fiber.Ctx) error {
 	if len(fields) > 0 {
 		return validationError(fields...)
 	}
-	return s.runExtract(c, &s.opts.PII, ex, reported, text, opts)
+	return s.runExtract(c, &s.opts.PII, prio, ex, reported, text, opts)
 }
 
 // resolve maps a request's model_name to an extractor and the name to report back.
@@ -198,7 +210,7 @@ func (e *Endpoint) resolve(name *string) (Extractor, string, *FieldError) {
 		Message: "Value error, model_name is not a loaded model; loaded: " + strings.Join(known, ", ")}
 }
 
-func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, ex Extractor, reported, text string, opts tokclass.Options) error {
+func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, prio admission.Priority, ex Extractor, reported, text string, opts tokclass.Options) error {
 	ctx := c.UserContext()
 	if s.opts.Watcher != nil {
 		// fasthttp never tells a handler that its client left; the watcher does, so a queued
@@ -207,13 +219,21 @@ func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, ex Extractor, reported, 
 		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
 		defer stop()
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	ctx, cancel := context.WithTimeout(batcher.WithPriority(ctx, prio), s.opts.RequestTimeout)
 	defer cancel()
 	start := s.opts.Clock.Now()
 	ents, st, err := ex.Extract(ctx, text, opts)
 	elapsed := s.opts.Clock.Now().Sub(start)
 	c.Locals(localStats, &requestStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {
+		if ep.Gate != nil {
+			if ref, ok := ep.Gate.Refuse(prio, err); ok {
+				return s.writeRefusal(c, ref)
+			}
+		}
+		if errors.Is(err, context.Canceled) {
+			s.countAborted(ctx, ep, err)
+		}
 		if errors.Is(context.Cause(ctx), connwatch.ErrClientGone) {
 			err = errClientGone
 		}

@@ -75,6 +75,12 @@ func (f *fakeExtractor) set(fn func(*fakeExtractor)) {
 	fn(f)
 }
 
+func (f *fakeExtractor) callCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
 func (f *fakeExtractor) opts() tokclass.Options {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -90,7 +96,7 @@ type fixture struct {
 	ready    atomic.Bool
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T, edit ...func(*Options)) *fixture {
 	t.Helper()
 	f := &fixture{
 		analyze: &fakeExtractor{name: "clinical-ner", maxLen: 128},
@@ -99,7 +105,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.ready.Store(true)
 	f.registry = prometheus.NewRegistry()
-	app := New(Options{
+	opts := Options{
 		Logger:   slog.New(slog.NewJSONHandler(f.logs, nil)),
 		Metrics:  NewMetrics(f.registry),
 		Gatherer: f.registry,
@@ -112,7 +118,11 @@ func newFixture(t *testing.T) *fixture {
 		RequestTimeout: time.Minute,
 		Ready:          f.ready.Load,
 		Version:        "test",
-	})
+	}
+	for _, e := range edit {
+		e(&opts)
+	}
+	app := New(opts)
 	ln := newLocalListener(t)
 	go func() { _ = app.Listener(ln) }()
 	t.Cleanup(func() { _ = app.Shutdown() })

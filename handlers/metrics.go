@@ -20,6 +20,7 @@ const (
 type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	aborted  *prometheus.CounterVec
 }
 
 // NewMetrics registers the HTTP metrics on reg.
@@ -35,6 +36,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"route", "status"}),
 	}
-	reg.MustRegister(m.requests, m.duration)
+	m.aborted = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_requests_aborted_total",
+		Help: "Requests whose client left before the answer, by queue, where the request was (queued: never computed; running: result dropped) and how the client left.",
+	}, []string{"queue", "stage", "reason"})
+	reg.MustRegister(m.requests, m.duration, m.aborted)
 	return m
 }

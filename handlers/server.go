@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -47,11 +48,14 @@ type server struct {
 	opts Options
 	// piiDefaults is built once: tokclass.PIIOptions compiles and copies the pattern list.
 	piiDefaults tokclass.Options
+	// refusalBufs holds *[]byte scratch space for refusal bodies.
+	refusalBufs sync.Pool
 }
 
 // New builds the fiber app with every route.
 func New(opts Options) *fiber.App {
 	s := &server{opts: opts, piiDefaults: tokclass.PIIOptions()}
+	s.refusalBufs.New = func() any { b := make([]byte, 0, 512); return &b }
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice",
 		BodyLimit:             opts.Limits.MaxBodyBytes,
@@ -87,7 +91,7 @@ func (s *server) observe(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderXRequestID, id)
 
 	err := c.Next()
-	if err != nil {
+	if err != nil && !errors.Is(err, errRefused) {
 		// Write the error now so the status below is the one the client sees.
 		if herr := s.handleError(c, err); herr != nil {
 			return herr

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
@@ -103,8 +104,17 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	bm := batcher.NewMetrics(reg)
 	batchCfg := batcher.Config{
 		MaxBatchSize: cfg.BatchMaxSize, MaxWait: cfg.batchMaxWait(), MaxPaddedTokens: cfg.BatchMaxTokens,
-		QueueSize: cfg.BatchMaxQueueSize, Workers: cfg.BatchWorkers,
+		QueueSize: cfg.BatchMaxQueueSize, Workers: cfg.BatchWorkers, MaxQueueWait: cfg.maxQueueWait(),
+		InteractiveWeight: cfg.InteractiveWeight, BulkWeight: cfg.BulkWeight, MaxBulkWorkers: cfg.MaxBulkWorkers,
 	}
+	am := admission.NewMetrics(reg)
+	policy, err := admission.ParsePolicy(cfg.RetryAfterPolicy)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	gateCfg := admission.Config{HighWatermark: cfg.highWatermark(), LowWatermark: cfg.LowWatermark,
+		Policy: policy, StaticRetryAfter: time.Duration(cfg.RetryAfterS) * time.Second}
 	endpoint := func(queue, model string) (handlers.Endpoint, error) {
 		m, err := loadModel(cfg.ModelsDir, model)
 		if err != nil {
@@ -119,8 +129,12 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 			return handlers.Endpoint{}, err
 		}
 		s.classifiers = append(s.classifiers, cls)
+		gate, err := admission.NewGate(queue, gateCfg, cls, clk, am)
+		if err != nil {
+			return handlers.Endpoint{}, err
+		}
 		ep := handlers.Endpoint{Queue: queue, Default: model, Models: map[string]handlers.Extractor{model: cls},
-			QueueCapacity: cfg.BatchMaxQueueSize, RetryAfterSeconds: 1}
+			QueueCapacity: cfg.BatchMaxQueueSize, RetryAfterSeconds: cfg.RetryAfterS, Gate: gate}
 		for alias, target := range cfg.ModelAliases {
 			if target == model {
 				ep.Models[alias] = cls

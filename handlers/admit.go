@@ -1,0 +1,69 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/handlers/connwatch"
+)
+
+// admit runs before the body is parsed: the priority header, then the endpoint's gate. A
+// refusal here costs no parsing, tokenizing or model work.
+func (s *server) admit(c *fiber.Ctx, ep *Endpoint) (admission.Priority, error) {
+	prio, err := admission.ParsePriority(c.Get(admission.PriorityHeader))
+	if err != nil {
+		return prio, &apiError{Status: fiber.StatusBadRequest, Code: CodeBadRequest, Outcome: OutcomeFailed,
+			Message: "Request arguments are invalid. Correct the request and retry.",
+			Details: map[string]string{"reason": "invalid_priority", "header": admission.PriorityHeader}}
+	}
+	if ep.Gate == nil {
+		return prio, nil
+	}
+	if ref, ok := ep.Gate.Admit(prio); !ok {
+		return prio, s.writeRefusal(c, ref)
+	}
+	return prio, nil
+}
+
+// writeRefusal answers a shed request. The body is built without encoding/json in a reused
+// buffer, so a refusal stays in the microseconds and allocates nothing under overload.
+func (s *server) writeRefusal(c *fiber.Ctx, ref admission.Refusal) error {
+	outcome := OutcomeRefused
+	if ref.Reason == admission.ReasonMaxWait {
+		outcome = OutcomeExpired
+	}
+	c.Locals(localOutcome, outcome)
+	if v, ok := ref.RetryAfterHeader(); ok {
+		c.Set(fiber.HeaderRetryAfter, v)
+	}
+	c.Status(ref.Status())
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	buf := s.refusalBufs.Get().(*[]byte)
+	*buf = ref.AppendJSON((*buf)[:0], requestID(c))
+	c.Response().SetBody(*buf) // copies into the response's own pooled buffer
+	s.refusalBufs.Put(buf)
+	return errRefused
+}
+
+// errRefused tells the chain that the response is already written.
+var errRefused = errors.New("refused")
+
+// countAborted records a request abandoned by its client, with where it was when it left.
+func (s *server) countAborted(ctx context.Context, ep *Endpoint, err error) {
+	if s.opts.Metrics == nil {
+		return
+	}
+	stage := "queued"
+	if errors.Is(err, batcher.ErrLeftRunning) {
+		stage = "running"
+	}
+	reason := "cancelled"
+	if r, ok := connwatch.DisconnectReason(ctx); ok {
+		reason = r.String()
+	}
+	s.opts.Metrics.aborted.WithLabelValues(ep.Queue, stage, reason).Inc()
+}

@@ -1,0 +1,104 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+)
+
+// fakeLoad is an admission.Source whose queue state the test sets.
+type fakeLoad struct {
+	mu   sync.Mutex
+	load batcher.Load
+}
+
+func (f *fakeLoad) Load() batcher.Load {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.load
+}
+
+func (f *fakeLoad) setWaiting(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.load.Waiting[batcher.Interactive] = n
+}
+
+func gatedFixture(t *testing.T) (*fixture, *fakeLoad) {
+	t.Helper()
+	src := &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 100, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}}
+	gate, err := admission.NewGate("analyze", admission.Config{HighWatermark: 10, LowWatermark: 5,
+		Policy: admission.PolicyStatic, StaticRetryAfter: 3 * time.Second}, src,
+		clock.NewFake(time.Unix(0, 0)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(o *Options) { o.Analyze.Gate = gate })
+	return f, src
+}
+
+func TestShedBeforeParsingWithRetryAfter(t *testing.T) {
+	f, src := gatedFixture(t)
+	src.setWaiting(10)
+	// Not even valid JSON: a refusal must come before the body is looked at.
+	r := f.do(t, "POST", "/analyze", `{"text": "`+canary)
+	if r.status != 503 || r.header.Get("Retry-After") != "3" {
+		t.Fatalf("status %d Retry-After %q: %s", r.status, r.header.Get("Retry-After"), r.raw)
+	}
+	e := errorOf(t, r)
+	d := e["details"].(map[string]any)
+	if e["code"] != "backpressure" || d["reason"] != "high_watermark" || d["queue"] != "analyze" || d["low_watermark"] != 5.0 {
+		t.Fatalf("refusal body = %s", r.raw)
+	}
+	if strings.Contains(r.raw, canary) || f.analyze.callCount() != 0 {
+		t.Fatalf("refusal did work or leaked text: %s", r.raw)
+	}
+	// Hysteresis: still shedding just under the high watermark, admitting at the low one.
+	src.setWaiting(9)
+	if r = f.do(t, "POST", "/analyze", `{"text":"x"}`); r.status != 503 {
+		t.Fatalf("at high-1 while shedding: status %d", r.status)
+	}
+	src.setWaiting(5)
+	if r = f.do(t, "POST", "/analyze", `{"text":"x"}`); r.status != 200 {
+		t.Fatalf("at the low watermark: status %d: %s", r.status, r.raw)
+	}
+}
+
+func TestPriorityHeader(t *testing.T) {
+	f, _ := gatedFixture(t)
+	if r := f.do(t, "POST", "/analyze", `{"text":"x"}`, "x-openmed-priority", "background"); r.status != 200 {
+		t.Fatalf("bulk alias refused: %d %s", r.status, r.raw)
+	}
+	r := f.do(t, "POST", "/analyze", `{"text":"x"}`, "x-openmed-priority", "urgent-"+canary)
+	if r.status != 400 || errorOf(t, r)["code"] != "bad_request" || strings.Contains(r.raw, canary) {
+		t.Fatalf("bad priority: %d %s", r.status, r.raw)
+	}
+}
+
+func TestExpiredAndAbortedOutcomes(t *testing.T) {
+	f, _ := gatedFixture(t)
+	f.analyze.set(func(e *fakeExtractor) { e.err = batcher.ErrExpired })
+	r := f.do(t, "POST", "/analyze", `{"text":"x"}`)
+	if r.status != 503 || errorOf(t, r)["details"].(map[string]any)["reason"] != "max_wait" {
+		t.Fatalf("expired: %d %s", r.status, r.raw)
+	}
+	f.analyze.set(func(e *fakeExtractor) { e.err = fmt.Errorf("%w: %w", batcher.ErrLeftRunning, context.Canceled) })
+	f.do(t, "POST", "/analyze", `{"text":"x"}`)
+	m := f.do(t, "GET", "/metrics", "")
+	for _, want := range []string{
+		`sluice_http_requests_total{outcome="expired",route="/analyze",status="503"} 1`,
+		`sluice_requests_aborted_total{queue="analyze",reason="cancelled",stage="running"} 1`,
+		`sluice_http_requests_total{outcome="aborted",route="/analyze",status="499"} 1`,
+	} {
+		if !strings.Contains(m.raw, want) {
+			t.Fatalf("metrics lack %q", want)
+		}
+	}
+}
