@@ -4,7 +4,7 @@ ORT_LIB := third_party/onnxruntime/libonnxruntime.so.1
 export SLUICE_ORT_LIB ?= $(CURDIR)/$(ORT_LIB)
 GO ?= go
 
-.PHONY: serve test build ort vet staticcheck unit models bench loadtest
+.PHONY: serve test build ort vet staticcheck unit models bench overload
 
 $(ORT_LIB):
 	bash scripts/fetch-onnxruntime.sh
@@ -37,3 +37,7 @@ models:
 ## bench: the Go benchmarks quoted in docs/BENCHMARKS.md.
 bench: $(ORT_LIB)
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+
+## overload: capacity, 2x and 10x overload, bulk beside interactive (not run by CI).
+overload: $(ORT_LIB)
+	bash scripts/overload.sh

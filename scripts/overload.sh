@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The overload checks of issue 4, end to end: build the server and the load harness, measure
+# capacity C (closed loop at saturation), then drive the server open-loop at 2x C with each
+# Retry-After policy, at 10x C while sampling its RSS, and bulk saturation beside a trickle of
+# interactive requests. Every run writes its JSON summary and HTML report to $OUT (default
+# docs/bench/overload). Takes about 8 minutes; run it on an otherwise idle machine.
+#
+#   scripts/overload.sh [seconds per run, default 60]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-60}"
+out="${OUT:-docs/bench/overload}"
+port="${PORT:-18080}"
+url="http://127.0.0.1:$port"
+mkdir -p "$out" bin
+make -s ort
+go build -o bin/sluice ./cmd/serve
+go build -o bin/loadgen ./cmd/loadgen
+export SLUICE_ORT_LIB="${SLUICE_ORT_LIB:-$PWD/third_party/onnxruntime/libonnxruntime.so.1}"
+
+lengths="short=0.7,medium=0.3"
+server_pid=""
+start_server() { # env assignments...
+	env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn "$@" ./bin/sluice >"$out/server.log" 2>&1 &
+	server_pid=$!
+	for _ in $(seq 1 300); do
+		curl -sf "$url/readyz" >/dev/null 2>&1 && return 0
+		kill -0 "$server_pid" 2>/dev/null || { cat "$out/server.log"; return 1; }
+		sleep 0.2
+	done
+	echo "server not ready" >&2
+	return 1
+}
+stop_server() { kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
+trap stop_server EXIT
+load() { # name, loadgen flags...
+	local name="$1"; shift
+	./bin/loadgen -url "$url" -quiet -lengths "$lengths" -json "$out/$name.json" -html "$out/$name.html" "$@"
+}
+field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
+
+echo "== capacity: closed loop at saturation"
+start_server SLUICE_RETRY_AFTER_POLICY=drain_rate
+load capacity -mode closed -workers 64 -duration 30s -warmup 5s
+C=$(field "$out/capacity.json" "round(d['goodput']['rps'], 1)")
+echo "C = $C req/s"
+load unloaded-interactive -mode open -rate "$(field "$out/capacity.json" "max(1, round(d['goodput']['rps'] / 10, 1))")" \
+	-priority-mix interactive=1 -duration 30s -warmup 5s
+
+for policy in drain_rate static; do
+	echo "== 2x C, retries honour Retry-After, policy $policy"
+	stop_server
+	start_server SLUICE_RETRY_AFTER_POLICY="$policy"
+	load "2x-$policy" -mode open -rate "$(python3 -c "print(2*$C)")" -duration "${secs}s" -warmup 10s -retry
+done
+
+echo "== 10x C for ${secs}s, RSS sampled every second"
+stop_server
+start_server SLUICE_RETRY_AFTER_POLICY=drain_rate
+( while kill -0 "$server_pid" 2>/dev/null; do
+	awk '/VmRSS/ {print $2}' "/proc/$server_pid/status"; sleep 1
+done ) >"$out/10x-rss-kb.txt" &
+sampler=$!
+load 10x -mode open -rate "$(python3 -c "print(10*$C)")" -duration "${secs}s" -warmup 10s -max-in-flight 4096
+kill "$sampler" 2>/dev/null || true
+
+echo "== interactive beside bulk saturation"
+stop_server
+start_server SLUICE_RETRY_AFTER_POLICY=drain_rate
+load bulk-saturation -mode closed -workers 64 -priority-mix bulk=1 -duration "$((secs + 20))s" -warmup 5s &
+bulk=$!
+load interactive-under-bulk -mode open -rate "$(field "$out/capacity.json" "max(1, round(d['goodput']['rps'] / 10, 1))")" \
+	-priority-mix interactive=1 -duration "${secs}s" -warmup 10s
+wait "$bulk"
+echo "done: $out"
