@@ -219,16 +219,23 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	s.ready.Store(false)
 	grace := time.Duration(s.cfg.ShutdownTimeoutSec) * time.Second
 	s.logger.Info("shutting down", slog.Duration("grace", grace))
+	drain, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	// Drain the batchers while the HTTP server stops accepting: queued work is dispatched at
+	// once instead of waiting out its batch window, so in-flight requests get their answers.
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		for _, c := range s.classifiers {
+			if err := c.Close(drain); err != nil {
+				s.logger.Warn("batcher did not drain in time", slog.String("model", c.Name()))
+			}
+		}
+	}()
 	if err := s.app.ShutdownWithTimeout(grace); err != nil {
 		s.logger.Warn("HTTP shutdown did not finish in time", slog.String("error", err.Error()))
 	}
-	drain, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	for _, c := range s.classifiers {
-		if err := c.Close(drain); err != nil {
-			s.logger.Warn("batcher did not drain in time", slog.String("model", c.Name()))
-		}
-	}
+	<-drained
 	_ = s.watcher.Close()
 	return s.runtime.Close()
 }

@@ -316,6 +316,39 @@ func TestDisconnectedClientIsNeverComputed(t *testing.T) {
 	srv.waitForMetric(t, `sluice_batcher_queue_depth{queue="pii_extract"} 0`)
 }
 
+// TestShutdownFinishesInFlightWork stops the server while a request sits in a long batch
+// window: the request must still be answered 200, and the server must exit cleanly.
+func TestShutdownFinishesInFlightWork(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan net.Addr, 1)
+	done := make(chan int, 1)
+	logs := &lockedBuffer{}
+	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_BATCH_MAX_WAIT_MS=600000",
+		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=900000", "SLUICE_REQUEST_TIMEOUT_MS=900000"}
+	go func() { done <- run(ctx, env, logs, logs, ready) }()
+	addr := <-ready
+	srv := &testServer{url: "http://" + addr.String(), logs: logs}
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(srv.url+"/pii/extract", "application/json", strings.NewReader(`{"text":"Call Maria at 555-0132."}`))
+		if err != nil {
+			answered <- -1
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	srv.waitForMetric(t, `sluice_batcher_queue_depth{queue="pii_extract"} 1`)
+	cancel() // what SIGTERM does in main
+	if status := <-answered; status != 200 {
+		t.Fatalf("in-flight request got %d during shutdown:\n%s", status, logs.String())
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, logs.String())
+	}
+}
+
 func TestBadConfigExitsWithAClearMessage(t *testing.T) {
 	var out lockedBuffer
 	code := run(context.Background(), []string{"SLUICE_BATCH_MAX_SIZE=-1", "SLUICE_DEVICE=gpu"}, &out, &out, nil)
