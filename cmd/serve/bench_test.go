@@ -37,9 +37,11 @@ func BenchmarkEngineVsServed(b *testing.B) {
 	}
 	const concurrency = 64
 	for _, batch := range []int{1, 32} {
-		b.Run(fmt.Sprintf("http/batch=%d/clients=%d", batch, concurrency), func(b *testing.B) {
-			benchServed(b, batch, concurrency)
-		})
+		for _, spin := range []bool{false, true} {
+			b.Run(fmt.Sprintf("http/batch=%d/clients=%d/spinning=%v", batch, concurrency, spin), func(b *testing.B) {
+				benchServed(b, concurrency, "SLUICE_BATCH_MAX_SIZE="+fmt.Sprint(batch), "SLUICE_ORT_SPINNING="+fmt.Sprint(spin))
+			})
+		}
 	}
 }
 
@@ -69,9 +71,9 @@ func benchEngine(b *testing.B, m *models.Model, ids []int64, batch int) {
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "seq/s")
 }
 
-func benchServed(b *testing.B, batch, concurrency int) {
-	srv := startServer(b, "SLUICE_BATCH_MAX_SIZE="+fmt.Sprint(batch), "SLUICE_BATCH_MAX_WAIT_MS=2",
-		"SLUICE_LOG_LEVEL=error", "SLUICE_INTRA_OP_THREADS=0", "SLUICE_ANALYZE_MODEL=pii")
+func benchServed(b *testing.B, concurrency int, env ...string) {
+	srv := startServer(b, append([]string{"SLUICE_BATCH_MAX_WAIT_MS=2", "SLUICE_LOG_LEVEL=error",
+		"SLUICE_INTRA_OP_THREADS=0"}, env...)...)
 	body, _ := json.Marshal(map[string]any{"text": benchText})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency}}
 	var wg sync.WaitGroup

@@ -21,6 +21,7 @@ type Config struct {
 	ORTLib       string `env:"ORT_LIB"`
 	IntraThreads int    `env:"INTRA_OP_THREADS" envDefault:"0"`
 	InterThreads int    `env:"INTER_OP_THREADS" envDefault:"1"`
+	ORTSpinning  bool   `env:"ORT_SPINNING" envDefault:"false"`
 	LogLevel     string `env:"LOG_LEVEL" envDefault:"info"`
 
 	// ModelsDir, when set, is searched first for model directories; the embedded models fill

@@ -90,7 +90,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	}
 	rt, err := engine.NewRuntime(engine.RuntimeOptions{
 		LibraryPath: libPath, Device: device, IntraOpThreads: cfg.IntraThreads,
-		InterOpThreads: cfg.InterThreads, Logger: logger,
+		InterOpThreads: cfg.InterThreads, NoSpinning: !cfg.ORTSpinning, Logger: logger,
 	})
 	if err != nil {
 		return nil, err
