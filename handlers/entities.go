@@ -105,69 +105,84 @@ func (s *requestStats) attrs() []slog.Attr {
 }
 
 func (s *server) analyze(c *fiber.Ctx) error {
-	prio, err := s.admit(c, &s.opts.Analyze)
+	return s.entityRoute(c, &s.opts.Analyze, s.parseAnalyze)
+}
+
+func (s *server) piiExtract(c *fiber.Ctx) error {
+	return s.entityRoute(c, &s.opts.PII, s.parsePII)
+}
+
+// parsedRequest is what both entity routes read from their body.
+type parsedRequest struct {
+	text  *string
+	model *string
+	opts  tokclass.Options
+}
+
+// fieldErrors collects every validation failure of a request, so a client fixes them at once.
+type fieldErrors []FieldError
+
+func (f *fieldErrors) add(e *FieldError) {
+	if e != nil {
+		*f = append(*f, *e)
+	}
+}
+
+// entityRoute is the flow both entity routes share: admission before anything is read, then
+// the route's own parsing, the common text and model checks, and the extraction.
+func (s *server) entityRoute(c *fiber.Ctx, ep *Endpoint, parse func([]byte, *fieldErrors) (parsedRequest, *apiError)) error {
+	prio, err := s.admit(c, ep)
 	if err != nil {
 		return err
 	}
-	var req analyzeRequest
-	if err := decodeStrict(c.Body(), &req); err != nil {
-		return err
+	var errs fieldErrors
+	req, aerr := parse(c.Body(), &errs)
+	if aerr != nil {
+		return aerr
 	}
-	var fields []FieldError
-	text, ferr := checkText(req.Text, s.opts.Limits)
-	if ferr != nil {
-		fields = append(fields, *ferr)
+	text, ferr := checkText(req.text, s.opts.Limits)
+	errs.add(ferr)
+	ex, reported, ferr := ep.resolve(req.model)
+	errs.add(ferr)
+	if len(errs) > 0 {
+		return validationError(errs...)
+	}
+	return s.runExtract(c, ep, prio, ex, reported, text, req.opts)
+}
+
+func (s *server) parseAnalyze(body []byte, errs *fieldErrors) (parsedRequest, *apiError) {
+	var req analyzeRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return parsedRequest{}, err
 	}
 	opts := tokclass.AnalyzeOptions()
 	if req.ConfidenceThreshold != nil {
-		if ferr := checkThreshold(*req.ConfidenceThreshold); ferr != nil {
-			fields = append(fields, *ferr)
-		}
+		errs.add(checkThreshold(*req.ConfidenceThreshold))
 		opts.ConfidenceThreshold = *req.ConfidenceThreshold
 	}
 	if req.GroupEntities != nil {
 		opts.GroupEntities = *req.GroupEntities
 	}
 	strategy, ferr := parseStrategy(req.AggregationStrategy)
-	if ferr != nil {
-		fields = append(fields, *ferr)
-	}
+	errs.add(ferr)
 	opts.Strategy = strategy
-	if ferr := checkKeepAlive(req.KeepAlive); ferr != nil {
-		fields = append(fields, *ferr)
-	}
-	ex, reported, ferr := s.opts.Analyze.resolve(req.ModelName)
-	if ferr != nil {
-		fields = append(fields, *ferr)
-	}
-	if len(fields) > 0 {
-		return validationError(fields...)
-	}
-	return s.runExtract(c, &s.opts.Analyze, prio, ex, reported, text, opts)
+	errs.add(checkKeepAlive(req.KeepAlive))
+	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts}, nil
 }
 
-func (s *server) piiExtract(c *fiber.Ctx) error {
-	prio, err := s.admit(c, &s.opts.PII)
-	if err != nil {
-		return err
-	}
+func (s *server) parsePII(body []byte, errs *fieldErrors) (parsedRequest, *apiError) {
 	var req piiRequest
-	if err := decodeStrict(c.Body(), &req); err != nil {
-		return err
-	}
-	var fields []FieldError
-	text, ferr := checkText(req.Text, s.opts.Limits)
-	if ferr != nil {
-		fields = append(fields, *ferr)
+	if err := decodeStrict(body, &req); err != nil {
+		return parsedRequest{}, err
 	}
 	opts := s.piiDefaults // a copy; its pattern list is shared read-only
 	if len(req.ConfidenceThreshold) > 0 {
 		// Unlike /analyze, OpenMed's PII request has a non-nullable threshold.
 		var v float64
 		if err := json.Unmarshal(req.ConfidenceThreshold, &v); err != nil || string(req.ConfidenceThreshold) == "null" {
-			fields = append(fields, FieldError{Field: "body.confidence_threshold", Message: "Input should be a valid number", Type: "float_type"})
-		} else if ferr := checkThreshold(v); ferr != nil {
-			fields = append(fields, *ferr)
+			errs.add(&FieldError{Field: "body.confidence_threshold", Message: "Input should be a valid number", Type: "float_type"})
+		} else {
+			errs.add(checkThreshold(v))
 		}
 		opts.ConfidenceThreshold = v
 	}
@@ -177,19 +192,10 @@ func (s *server) piiExtract(c *fiber.Ctx) error {
 	if req.Lang != nil && strings.ToLower(strings.TrimSpace(*req.Lang)) != "en" {
 		// The shipped PII model and its patterns are English; answering another language
 		// with English patterns would silently miss identifiers.
-		fields = append(fields, FieldError{Field: "body.lang", Message: "Input should be 'en' (the only language the loaded PII model serves)", Type: "literal_error"})
+		errs.add(&FieldError{Field: "body.lang", Message: "Input should be 'en' (the only language the loaded PII model serves)", Type: "literal_error"})
 	}
-	if ferr := checkKeepAlive(req.KeepAlive); ferr != nil {
-		fields = append(fields, *ferr)
-	}
-	ex, reported, ferr := s.opts.PII.resolve(req.ModelName)
-	if ferr != nil {
-		fields = append(fields, *ferr)
-	}
-	if len(fields) > 0 {
-		return validationError(fields...)
-	}
-	return s.runExtract(c, &s.opts.PII, prio, ex, reported, text, opts)
+	errs.add(checkKeepAlive(req.KeepAlive))
+	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts}, nil
 }
 
 // resolve maps a request's model_name to an extractor and the name to report back.
