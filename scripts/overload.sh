@@ -19,9 +19,12 @@ go build -o bin/loadgen ./cmd/loadgen
 export SLUICE_ORT_LIB="${SLUICE_ORT_LIB:-$PWD/third_party/onnxruntime/libonnxruntime.so.1}"
 
 lengths="short=0.7,medium=0.3"
+# Two workers of one ONNX Runtime thread each, one of them kept from bulk batches, and a high
+# watermark near what one endpoint completes within the max queue wait (admission's doc says why).
+read -r -a server_env <<<"${SERVER_ENV:-SLUICE_BATCH_WORKERS=2 SLUICE_BATCH_MAX_BULK_WORKERS=1 SLUICE_INTRA_OP_THREADS=1 SLUICE_BATCH_HIGH_WATERMARK=128}"
 server_pid=""
 start_server() { # env assignments...
-	env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn "$@" ./bin/sluice >"$out/server.log" 2>&1 &
+	env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn "${server_env[@]}" "$@" ./bin/sluice >"$out/server.log" 2>&1 &
 	server_pid=$!
 	for _ in $(seq 1 300); do
 		curl -sf "$url/readyz" >/dev/null 2>&1 && return 0
@@ -41,7 +44,7 @@ field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eva
 
 echo "== capacity: closed loop at saturation"
 start_server SLUICE_RETRY_AFTER_POLICY=drain_rate
-load capacity -mode closed -workers 64 -duration 30s -warmup 5s
+load capacity -mode closed -workers 128 -duration 30s -warmup 5s
 C=$(field "$out/capacity.json" "round(d['goodput']['rps'], 1)")
 echo "C = $C req/s"
 load unloaded-interactive -mode open -rate "$(field "$out/capacity.json" "max(1, round(d['goodput']['rps'] / 10, 1))")" \
@@ -72,4 +75,6 @@ bulk=$!
 load interactive-under-bulk -mode open -rate "$(field "$out/capacity.json" "max(1, round(d['goodput']['rps'] / 10, 1))")" \
 	-priority-mix interactive=1 -duration "${secs}s" -warmup 10s
 wait "$bulk"
-echo "done: $out"
+
+python3 scripts/overload_summary.py "$out" > "$out/SUMMARY.md"
+echo "done: $out (summary in $out/SUMMARY.md)"
