@@ -218,7 +218,7 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	}
 	s.ready.Store(false)
 	grace := time.Duration(s.cfg.ShutdownTimeoutSec) * time.Second
-	s.logger.Info("shutting down", slog.Duration("grace", grace))
+	s.logger.Info("shutting down", slog.String("grace", grace.String()))
 	drain, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	// Drain the batchers while the HTTP server stops accepting: queued work is dispatched at
