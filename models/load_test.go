@@ -1,0 +1,53 @@
+package models
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestEmbeddedModelsLoad(t *testing.T) {
+	for _, name := range EmbeddedNames() {
+		m, err := Load(Embedded(), name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(m.ONNX) == 0 || m.Tokenizer == nil || m.Config.MaxPositionEmbeddings <= 0 {
+			t.Fatalf("%s: incomplete model: %+v", name, m.Config)
+		}
+	}
+	ner, _ := Load(Embedded(), "pii")
+	if len(ner.Config.Labels) == 0 || ner.Config.Labels[0] != "O" {
+		t.Fatalf("pii labels = %v", ner.Config.Labels)
+	}
+	lm, _ := Load(Embedded(), "tiny-lm")
+	if lm.Config.NumLayers <= 0 || lm.Config.NumHeads <= 0 || lm.Config.HeadDim <= 0 || lm.Config.EOSTokenID < 0 || len(lm.Generation) == 0 {
+		t.Fatalf("tiny-lm decoder geometry missing: %+v", lm.Config)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	cases := map[string]string{
+		"not json":      `{`,
+		"no positions":  `{"id2label": {"0": "O"}}`,
+		"gap in labels": `{"max_position_embeddings": 8, "id2label": {"0": "O", "2": "B-X"}}`,
+		"bad label id":  `{"max_position_embeddings": 8, "id2label": {"zero": "O"}}`,
+	}
+	for name, cfg := range cases {
+		if _, err := ParseConfig([]byte(cfg)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	cfg, err := ParseConfig([]byte(`{"n_positions": 64, "n_layer": 2, "n_head": 4, "n_embd": 128}`))
+	if err != nil || cfg.MaxPositionEmbeddings != 64 || cfg.HeadDim != 32 || cfg.NumLayers != 2 {
+		t.Fatalf("GPT-2 names not read: %+v, %v", cfg, err)
+	}
+}
+
+func TestLoadNamesTheMissingFile(t *testing.T) {
+	fsys := fstest.MapFS{"m/config.json": {Data: []byte(`{"max_position_embeddings": 8}`)}}
+	_, err := Load(fsys, "m")
+	if err == nil || !strings.Contains(err.Error(), "tokenizer.json") {
+		t.Fatalf("err = %v, want one naming tokenizer.json", err)
+	}
+}
