@@ -36,6 +36,8 @@ type fakeExtractor struct {
 	maxLen   int
 	waiting  int
 	blocking chan struct{}
+	// panicWith makes Extract panic with this value, as a bug would.
+	panicWith string
 }
 
 func (f *fakeExtractor) Extract(ctx context.Context, text string, opts tokclass.Options) ([]tokclass.Entity, extract.Stats, error) {
@@ -52,6 +54,9 @@ func (f *fakeExtractor) Extract(ctx context.Context, text string, opts tokclass.
 	}
 	if f.err != nil {
 		return nil, extract.Stats{}, f.err
+	}
+	if f.panicWith != "" {
+		panic(f.panicWith)
 	}
 	var ents []tokclass.Entity
 	for i := 0; ; {
@@ -320,6 +325,23 @@ func TestBackpressureTimeoutAndInternalErrorsAreContentFree(t *testing.T) {
 		if strings.Contains(out, canary) {
 			t.Fatalf("canary leaked: %s", out)
 		}
+	}
+}
+
+func TestPanicIsA500WithoutContent(t *testing.T) {
+	f := newFixture(t)
+	f.pii.set(func(e *fakeExtractor) { e.panicWith = "index out of range near " + canary })
+	r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`)
+	if r.status != 500 || errorOf(t, r)["code"] != "internal_error" {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	if strings.Contains(r.raw+f.logs.String(), canary) {
+		t.Fatal("panic value leaked into the response or logs")
+	}
+	// The server is still up.
+	f.pii.set(func(e *fakeExtractor) { e.panicWith = "" })
+	if r = f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 200 {
+		t.Fatalf("after a panic: status %d", r.status)
 	}
 }
 

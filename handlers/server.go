@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -90,7 +91,7 @@ func (s *server) observe(c *fiber.Ctx) error {
 	c.Locals(localRequestID, id)
 	c.Set(fiber.HeaderXRequestID, id)
 
-	err := c.Next()
+	err := s.next(c)
 	if err != nil && !errors.Is(err, errRefused) {
 		// Write the error now so the status below is the one the client sees.
 		if herr := s.handleError(c, err); herr != nil {
@@ -125,6 +126,20 @@ func (s *server) observe(c *fiber.Ctx) error {
 	}
 	s.opts.Logger.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
 	return nil
+}
+
+// next runs the rest of the chain and turns a panic into a 500: a bug in one request must not
+// take the process down. Only the panic's type is logged; its value may hold request content.
+func (s *server) next(c *fiber.Ctx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.opts.Logger.Error("handler panicked", slog.String("request_id", requestID(c)),
+				slog.String("panic_type", fmt.Sprintf("%T", p)))
+			err = &apiError{Status: fiber.StatusInternalServerError, Code: CodeInternal,
+				Message: "Internal server error", Outcome: OutcomeFailed}
+		}
+	}()
+	return c.Next()
 }
 
 func knownRoute(route string) bool {
