@@ -35,6 +35,15 @@ async function ner(name) {
       if (cfg.id2label[String(best)] !== g.labels[t]) bad++;
     }
   }
+  // torch logits of the goldens, if train_ner.py left them in train/out/
+  const tl = `train/out/${name}.golden_logits.json`;
+  if (fs.existsSync(tl)) {
+    const torchLogits = JSON.parse(fs.readFileSync(tl, "utf8"));
+    let d = 0;
+    torchLogits.forEach((rows, r) => rows.forEach((row, t) => row.forEach((v, k) => (d = Math.max(d, Math.abs(v - single[r][t * L + k]))))));
+    console.log(`${name}: max |logit(ORT) - logit(torch)| over the goldens ${d.toExponential(2)}`);
+    if (d > 1e-3) bad++;
+  }
   const n = Math.max(...gold.map((g) => g.input_ids.length));
   const ids = gold.map((g) => g.input_ids.concat(new Array(n - g.input_ids.length).fill(0)));
   const mask = gold.map((g) => g.input_ids.map(() => 1).concat(new Array(n - g.input_ids.length).fill(0)));

@@ -101,13 +101,13 @@ class Builder:
 class Corpus:
     """Generates documents from one split ("train" or "heldout")."""
 
-    def __init__(self, split, seed=0, noise=True):
+    def __init__(self, split, seed=0, noise=True, invented=True):
         self.split = split
         self.noise = noise
         self.rng = random.Random(seed)
         splits = wordlists.split_all()
         self.words = splits[split]
-        self.pseudo = pseudo.Pseudo(self.rng, splits["heldout"]) if split == "train" and noise else None
+        self.pseudo = pseudo.Pseudo(self.rng, splits["heldout"]) if split == "train" and invented else None
         self.pools = {}
         for i, (name, pool) in enumerate(sorted(templates.POOLS.items())):
             tr, ho = split_templates(pool, 777 + i)

@@ -8,6 +8,36 @@ held-out documents are built only from sentence shapes the models never saw.
 
 # Narrative sentences of notes, H&Ps and hospital courses.
 NARRATIVE = r"""
+<Prescribed|Rx'd|Prescribing> {MED} {DOSE} {FREQ} <today|at discharge|for {N} days>.
+<She|He> <requests|needs> a refill of {MED}<.| {DOSE}.>
+<Allergic|Allergy> to {MED} and {MED}<.| (hives).>
+<Currently|Presently> on {MED}, {MED}, {MED} and {MED}.
+{MED} <was|has been> <held|paused|stopped> <since|on> {DATE} <for|because of> {COND}.
+<Ordered|Obtained|Sent> {TEST}<, {TEST}| and {TEST}|>; <results|result> pending.
+{TEST} <results|came back> <were|was> <abnormal|normal|borderline>: {RESULT}.
+<No|Without> {COND} on <today's|the> {TEST}.
+<Consent|Consented|Informed consent> <obtained|signed> for {PROC}.
+<Post-procedure|After the {PROC}|Following {PROC}> <she|he> <developed|had> {COND}.
+<She|He> is <now|currently> {N} <days|weeks> <post-op|out> from {PROC}.
+<Tender|Tenderness> <to palpation|on palpation> <of|over> the {ANAT}<.| and {ANAT}.>
+<Swelling|Edema|Erythema> <of|over|around> the {ANAT} <noted|present|improving>.
+<Injury|Trauma|Laceration> to the {ANAT} <after|from> a <fall|MVC|sports injury>.
+<Pain|Ache> <in|at> the {ANAT} <rated|scored> {N}/10.
+<History|Hx> <significant|notable> for {COND}<,| and> {COND}<.|, both stable.>
+<Diagnosed with|New diagnosis of|Known> {COND}<.| in {DATE}.| at {HOSP}.>
+<She|He> <presents|presented|comes in> with <acute|worsening|new> {COND}.
+<Treated|Being treated> for {COND} with {MED} {DOSE} {FREQ}.
+{COND} exacerbation<,| -> <treated with|given> {MED} {ROUTE}.
+<Screened|Screening> for {COND} with {TEST}<.|; negative.>
+<Dx|Diagnosis>: {COND} <of the|involving the|affecting the> {ANAT}.
+<Biopsy|FNA|Aspiration> of the {ANAT} <planned|performed> <to evaluate|for> {COND}.
+<Received|Completed> {PROC} <and|then> <started|began> {MED}.
+{MED} <causes|caused> <her|him> {COND}<; switched to {MED}.|.>
+<Admission|Initial> {TEST} {RESULT}; <discharge|latest> {TEST} {RESULT}.
+<We|I> <reviewed|discussed> the {TEST} <and|which> <showed|demonstrated> {COND} <in|of> the {ANAT}.
+<She|He> <will|should> <continue|stay on> {MED} <until|through> {DATE}.
+<Her|His> <daughter|son|spouse> {FIRST} <manages|fills> <her|his> {MED} <pillbox|prescriptions>.
+<Stable|Improving|Worsening> {COND}, <on|taking> {MED} {DOSE} {ROUTE} {FREQ}.
 This is a {AGE} year old <gentleman|lady|man|woman> <seen|evaluated> today for follow-up of {COND}.
 <Today|At this visit> <she|he> <reports|describes> <intermittent|constant|new> {COND} and <occasional|no> {COND}.
 Over the last {N} <days|weeks> <the patient|pt> has <noticed|developed> {COND} involving the {ANAT}.
@@ -334,6 +364,9 @@ can you fax my {TEST} results to {FAX}
 
 # Problem list and medication list items.
 LIST_ITEM = r"""
+<Hx of|History of|h/o> {COND}
+{COND}, <on|treated with> {MED} {DOSE}
+<S/p|s/p> {PROC} <x2|in {DATE}|at {HOSP}|>
 <Hypertension|HTN>-like <sx|symptoms>: {COND}
 {COND} (<ICD|code> pending)
 {COND} <- followed by Dr. {LAST}|, sees Dr. {LAST}>
@@ -363,6 +396,9 @@ Hx {PROC} <for|due to> {COND}
 
 # Laboratory and vital-sign lines.
 LAB = r"""
+{TEST}: {RESULT} <(abnormal)|(normal)|(high)|(low)|>
+<Result|Value> for {TEST} <is|was> {RESULT}
+<Latest|Most recent> {TEST} {RESULT} <({DATE})|on {DATE}|>
 {TEST} <..........|....|:> {RESULT}
 <Component|Test>: {TEST}  <Value|Result>: {RESULT}  <Flag|Abn>: <H|L|N>
 <Collected|Drawn> {DATE} {TIME}: {TEST} {RESULT}, {TEST} {RESULT}

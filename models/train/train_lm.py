@@ -227,7 +227,8 @@ exists so the streaming generation path has a real model to run with no download
 fluent-looking template prose, not medical advice.
 
 **Trained only on synthetic text. Not validated for clinical use.** The sentences come from
-`models/train/lm_corpus.py` (the same split templates and word lists as the NER corpus, no noise).
+`models/train/lm_corpus.py` (the same split templates and word lists as the NER corpus, no noise;
+35 % of the train word-list slots hold invented words from `pseudo.py`, never a held-out word).
 
 ## Model
 

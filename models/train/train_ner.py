@@ -53,9 +53,10 @@ def token_labels(offs, spans, task, l2i):
     return out
 
 
-def cut_points(offs, spans, task, limit):
-    """Token windows of at most limit tokens that never split a gold span."""
-    inside = set()
+def cut_points(offs, spans, task, limit, cont=None):
+    """Token windows of at most limit tokens that never split a gold span
+    (nor a word, when cont marks the "##" tokens)."""
+    inside = {i for i, c in enumerate(cont or []) if c}
     sp = [(a, b) for a, b, t, _ in spans if t == task]
     for i in range(1, len(offs)):
         boundary = offs[i][0]
@@ -119,7 +120,10 @@ def make_training_set(tok, task, l2i, seed):
             xs.append((ids[start:end], labs[start:end]))
             if end == len(ids):
                 break
+            # The server cuts windows between words; so do we.
             start = end - gen.rng.randint(0, 32)
+            while start < end and tok.vocab[ids[start]].startswith("##"):
+                start += 1
     return xs
 
 
@@ -177,7 +181,8 @@ def evaluate(model, tok, task, names, seed):
         text, spans = gen.doc()
         ids, offs = tok.encode(text, specials=False)
         docs.append((text, spans))
-        for a, b in cut_points(offs, spans, task, MAX_TOKENS):
+        cont = [tok.vocab[i].startswith("##") for i in ids]
+        for a, b in cut_points(offs, spans, task, MAX_TOKENS, cont):
             items.append((len(docs) - 1, [tok.cls] + ids[a:b] + [tok.sep], [(0, 0)] + offs[a:b] + [(0, 0)]))
     preds = predict(model, tok, [it[1] for it in items])
     pred_ents = {}
@@ -224,8 +229,10 @@ def export(model, path, tok):
 def goldens(model, tok, name, task, names, seed):
     """30 held-out texts that fit in 128 tokens, with torch argmax labels."""
     import corpus
+    import torch
     gen = corpus.Corpus("heldout", seed=seed + 5000)
     rows, want_emoji, want_accent = [], 2, 8
+    torch_logits = []
     styles = ["message", "header", "progress", "lab", "lists", "admin", "letter", "narrative", "discharge"]
     tries = 0
     while len(rows) < 30 and tries < 5000:
@@ -244,6 +251,9 @@ def goldens(model, tok, name, task, names, seed):
         if any(ord(c) > 0xFFFF for c in text):
             want_emoji -= 1
         pred = predict(model, tok, [ids])[0]
+        with torch.no_grad():
+            lg = model(torch.tensor([ids]), torch.ones((1, len(ids)), dtype=torch.long))[0]
+        torch_logits.append([[round(v, 6) for v in row] for row in lg.tolist()])
         labels = [names[x] for x in pred]
         ents = bio_decode(labels, offs, text, {0, len(ids) - 1})
         rows.append({"text": text, "input_ids": ids, "offsets": [list(o) for o in offs],
@@ -251,6 +261,9 @@ def goldens(model, tok, name, task, names, seed):
     with open(os.path.join(common.GOLDEN, f"{name}.jsonl"), "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    # For check_onnx.js: torch logits of the goldens, to bound the ONNX difference.
+    with open(os.path.join(common.OUT, f"{name}.golden_logits.json"), "w") as f:
+        json.dump(torch_logits, f)
     return rows
 
 
@@ -306,7 +319,11 @@ token of the entity, I- after). Entity types: {", ".join(f"`{x}`" for x in label
 
 - Architecture: BERT-shaped pre-norm encoder written in `models/train/nets.py`; hidden
   {cfg['hidden_size']}, {cfg['num_hidden_layers']} layers, {cfg['num_attention_heads']} heads, feed-forward {cfg['intermediate_size']},
-  max_position_embeddings {cfg['max_position_embeddings']} (longer texts must be windowed by the caller).
+  max_position_embeddings {cfg['max_position_embeddings']} (longer texts must be windowed by the caller, between words).
+  The output layer is factorised: O/B/I scores per token plus entity-type scores from the mean of the
+  hidden states of the token's word (a token not starting with `##` and the `##` tokens after it),
+  so all pieces of a word share one type; `logit(B-X) = score_B + type_X`, `logit(I-X) = score_I + type_X`.
+  The graph is still a plain token classifier to its caller: same inputs, one `logits` output.
 - Parameters: {metrics['parameters']:,}; `model.onnx` {metrics['onnx_bytes']:,} bytes (fp32, opset 14).
 - Inputs `input_ids`, `attention_mask` (int64 [batch, sequence]); output `logits`
   [batch, sequence, {len(names)}]. No `token_type_ids`. Positions are 0..sequence-1; padding must
@@ -320,9 +337,16 @@ token of the entity, I- after). Entity types: {", ".join(f"`{x}`" for x in label
 ## Held-out evaluation
 
 Measured on {metrics['documents']} generated documents ({metrics['windows']} windows of at most 128 tokens,
-cut between entities) built only from **held-out templates filled with held-out words** (25 % of each
-open word list and 30 % of each template pool are held out; pools: {pools} templates in all).
-Entity-level, strict (same start, end and type), from simple BIO decoding of the argmax.
+cut between words and never inside an entity) built only from **held-out templates filled with held-out
+words**: 25 % of each open word list (names, places, streets, hospital names, conditions, medications,
+procedures, anatomy, tests) and 30 % of each template pool are held out (pools: {pools}). Closed
+classes are shared by both splits: routes, frequencies, dose units, street types and hospital suffixes
+("Hospital", "Medical Center"). Structured values (dates, phones, IDs, emails, doses, results) are
+generated fresh for each slot by the same formats in both splits. Training also fills 35 % of word-list
+slots with invented words (`pseudo.py`; any that equal a held-out word are rejected) and hides 8 % of
+entity tokens behind `[UNK]`, so the model learns from context and word shape.
+Entity-level, strict (same start, end and type), from simple BIO decoding of the argmax (the HF
+"simple" aggregation: `B-X` or a change of type opens an entity).
 
 | label | precision | recall | F1 | support |
 |---|---|---|---|---|
@@ -342,9 +366,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name", choices=sorted(SETTINGS))
     ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--card-only", action="store_true",
+                    help="rewrite MODEL_CARD.md from the last run's out/<name>.metrics.json")
     args = ap.parse_args()
     name = args.name
     task, _, seed = SETTINGS[name]
+    if args.card_only:
+        with open(os.path.join(common.OUT, f"{name}.metrics.json")) as f:
+            metrics = json.load(f)
+        with open(os.path.join(common.MODELS, name, "config.json")) as f:
+            cfg = json.load(f)
+        argv = f"/usr/bin/python3 models/train/train_ner.py {name} --steps {metrics['steps']}"
+        write_card(name, task, label_names(task), cfg, metrics, argv)
+        return
     common.setup(seed)
     import random
 
@@ -361,7 +395,8 @@ def main():
     xs = make_training_set(tok, task, l2i, seed)
     print(f"{name}: {len(xs)} training windows, {sum(len(x[0]) for x in xs)} tokens, "
           f"prep {time.time() - t0:.0f}s", flush=True)
-    model = nets.TokenClassifier(len(tok.vocab), len(names), **HP)
+    model = nets.TokenClassifier(len(tok.vocab), len(names), continuation=[v.startswith("##") for v in tok.vocab],
+                                 **HP)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / WARMUP) * max(0.0, 1 - s / args.steps))
