@@ -64,7 +64,7 @@ start_server SLUICE_RETRY_AFTER_POLICY=drain_rate
 	awk '/VmRSS/ {print $2}' "/proc/$server_pid/status"; sleep 1
 done ) >"$out/10x-rss-kb.txt" &
 sampler=$!
-load 10x -mode open -rate "$(python3 -c "print(10*$C)")" -duration "${secs}s" -warmup 10s -max-in-flight 4096
+load 10x -mode open -rate "$(python3 -c "print(10*$C)")" -duration "${secs}s" -warmup 10s -max-in-flight 1024
 kill "$sampler" 2>/dev/null || true
 
 echo "== interactive beside bulk saturation"
