@@ -387,6 +387,9 @@ class Corpus:
                 s = s[:-1]
             elif x < 0.11 and s.endswith("."):
                 s = s[:-1] + r.choice(["..", " .", ";"])
+            elif x < 0.4 and s.endswith("}"):
+                # Entities at a sentence end meet punctuation that is not theirs.
+                s += r.choice([".", ".", ",", ";", ":", ")", " .", "!", "?"])
         pos = 0
         for m in _SLOT.finditer(s):
             b.add(self.noisy_o(s[pos:m.start()]))
