@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 if [ "${SKIP_APT:-0}" != "1" ]; then
+  # A fresh machine has no package lists yet; install fails without them.
+  apt-get update -qq
   apt-get install -y python3-torch python3-onnx python3-numpy libopenblas0-pthread
 fi
 
