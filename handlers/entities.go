@@ -293,6 +293,7 @@ func (s *server) extractError(ep *Endpoint, ex Extractor, err error) *apiError {
 	case errors.Is(err, batcher.ErrClosed):
 		return &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeNotReady, Outcome: OutcomeRefused,
 			Message: "Service is shutting down and not accepting new requests",
+			Details: map[string]string{"reason": "shutting_down"},
 			Headers: map[string]string{fiber.HeaderRetryAfter: "1"}}
 	default:
 		return &apiError{Status: fiber.StatusInternalServerError, Code: CodeInternal, Outcome: OutcomeFailed,

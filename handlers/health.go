@@ -21,6 +21,7 @@ func (s *server) readyz(c *fiber.Ctx) error {
 	if !s.opts.Ready() {
 		return &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeNotReady,
 			Message: "Models are still loading", Outcome: OutcomeRefused,
+			Details: map[string]string{"reason": "not_ready"},
 			Headers: map[string]string{fiber.HeaderRetryAfter: "1"}}
 	}
 	return c.JSON(fiber.Map{"status": "ready", "service": serviceName})

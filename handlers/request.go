@@ -40,11 +40,31 @@ func jsonFieldError(err error) FieldError {
 	case errors.As(err, &syntaxErr):
 		return FieldError{Field: "body", Message: fmt.Sprintf("JSON decode error at byte %d", syntaxErr.Offset), Type: "json_invalid"}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return FieldError{Field: "body." + name, Message: "Extra inputs are not permitted", Type: "extra_forbidden"}
+		// The key is client text: name it only when it looks like a field name, so a key
+		// cannot carry patient data into the error body.
+		field := "body"
+		if name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`); plainFieldName(name) {
+			field += "." + name
+		}
+		return FieldError{Field: field, Message: "Extra inputs are not permitted", Type: "extra_forbidden"}
 	default:
 		return FieldError{Field: "body", Message: "JSON decode error", Type: "json_invalid"}
 	}
+}
+
+// plainFieldName accepts what a JSON field name in an API looks like: a short identifier.
+func plainFieldName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		b := name[i]
+		letter := b == '_' || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')
+		if !letter && (i == 0 || b < '0' || b > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // jsonKind names a Go kind the way pydantic names the type a client should have sent.

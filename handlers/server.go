@@ -63,7 +63,9 @@ func New(opts Options) *fiber.App {
 		DisableStartupMessage: true,
 		ErrorHandler:          s.handleError,
 		ReadTimeout:           30 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		// A client that stops reading must not hold a connection (and shutdown) forever.
+		WriteTimeout: 30 * time.Second,
+		IdleTimeout:  120 * time.Second,
 	})
 	app.Use(s.observe)
 

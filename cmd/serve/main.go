@@ -166,7 +166,9 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 // close releases what newServer acquired, for a start-up that fails half-way.
 func (s *server) close() {
 	_ = s.watcher.Close()
-	_ = s.runtime.Close()
+	if err := s.runtime.Close(); err != nil {
+		s.logger.Warn("closing ONNX Runtime", slog.String("error", err.Error()))
+	}
 }
 
 // loadModel finds a model by name: a directory of that name under dir when dir is set and
@@ -187,6 +189,7 @@ func loadModel(dir, name string) (*models.Model, error) {
 // serve listens, warms the models, marks the server ready and blocks until ctx ends; then it
 // stops accepting, lets in-flight requests and batches finish, and releases ONNX Runtime.
 func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
+	defer s.close() // idempotent: releases the watcher and ONNX Runtime on every way out
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on SLUICE_ADDR %q: %w", s.cfg.Addr, err)
@@ -199,16 +202,23 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	served := make(chan error, 1)
 	go func() { served <- s.app.Listener(ln) }()
 
+	grace := time.Duration(s.cfg.ShutdownTimeoutSec) * time.Second
 	for _, c := range s.classifiers {
 		if err := c.Warm(ctx); err != nil {
-			_ = s.app.Shutdown()
+			_ = s.app.ShutdownWithTimeout(grace)
+			if ctx.Err() != nil {
+				return nil // SIGTERM during warm-up is a clean stop, not a failure
+			}
 			return err
 		}
 	}
 	s.ready.Store(true)
 	s.logger.Info("ready", slog.String("addr", ln.Addr().String()), slog.String("device", string(s.runtime.Device())))
 	if ready != nil {
-		ready <- ln.Addr()
+		select {
+		case ready <- ln.Addr():
+		case <-ctx.Done():
+		}
 	}
 
 	select {
@@ -217,7 +227,6 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	case <-ctx.Done():
 	}
 	s.ready.Store(false)
-	grace := time.Duration(s.cfg.ShutdownTimeoutSec) * time.Second
 	s.logger.Info("shutting down", slog.String("grace", grace.String()))
 	drain, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
@@ -236,6 +245,5 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 		s.logger.Warn("HTTP shutdown did not finish in time", slog.String("error", err.Error()))
 	}
 	<-drained
-	_ = s.watcher.Close()
-	return s.runtime.Close()
+	return nil
 }
