@@ -20,9 +20,6 @@ func (s *server) admit(c *fiber.Ctx, ep *Endpoint) (admission.Priority, error) {
 			Message: "Request arguments are invalid. Correct the request and retry.",
 			Details: map[string]string{"reason": "invalid_priority", "header": admission.PriorityHeader}}
 	}
-	if ep.Gate == nil {
-		return prio, nil
-	}
 	if ref, ok := ep.Gate.Admit(prio); !ok {
 		return prio, s.writeRefusal(c, ref)
 	}

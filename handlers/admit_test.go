@@ -102,3 +102,15 @@ func TestExpiredAndAbortedOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// newTestGate is a gate with a high watermark the tests reach only on purpose and a static
+// Retry-After, over a fake queue state.
+func newTestGate(t testing.TB, queue string, src *fakeLoad, retry time.Duration) *admission.Gate {
+	t.Helper()
+	gate, err := admission.NewGate(queue, admission.Config{HighWatermark: 100, Policy: admission.PolicyStatic,
+		StaticRetryAfter: retry}, src, clock.NewFake(time.Unix(0, 0)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gate
+}

@@ -32,8 +32,9 @@ func BenchmarkRefusalPath(b *testing.B) {
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: NewMetrics(reg), Gatherer: reg,
 		Clock:   clock.Real(),
 		Analyze: Endpoint{Queue: "analyze", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}}, Gate: gate},
-		PII:     Endpoint{Queue: "pii_extract", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}}},
-		Limits:  Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000}, RequestTimeout: time.Second,
+		PII: Endpoint{Queue: "pii_extract", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}},
+			Gate: newTestGate(b, "pii_extract", &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 256}}, time.Second)},
+		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000}, RequestTimeout: time.Second,
 		Ready: func() bool { return true },
 	})
 	bare := fiber.New(fiber.Config{DisableStartupMessage: true})

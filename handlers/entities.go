@@ -37,11 +37,7 @@ type Endpoint struct {
 	Default string
 	// Models maps every accepted model_name (names and aliases) to its extractor.
 	Models map[string]Extractor
-	// QueueCapacity is reported in backpressure details when there is no Gate.
-	QueueCapacity int
-	// RetryAfterSeconds is the Retry-After sent with a refusal when there is no Gate.
-	RetryAfterSeconds int
-	// Gate, when set, is the endpoint's admission control: it refuses before the body is
+	// Gate is the endpoint's admission control (required): it refuses before the body is
 	// parsed and turns the batcher's refusals into answers with a computed Retry-After.
 	Gate *admission.Gate
 }
@@ -232,10 +228,8 @@ func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, prio admission.Priority,
 	elapsed := s.opts.Clock.Now().Sub(start)
 	c.Locals(localStats, &requestStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {
-		if ep.Gate != nil {
-			if ref, ok := ep.Gate.Refuse(prio, err); ok {
-				return s.writeRefusal(c, ref)
-			}
+		if ref, ok := ep.Gate.Refuse(prio, err); ok {
+			return s.writeRefusal(c, ref)
 		}
 		if errors.Is(err, context.Canceled) {
 			s.countAborted(ctx, ep, err)
@@ -243,7 +237,7 @@ func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, prio admission.Priority,
 		if errors.Is(context.Cause(ctx), connwatch.ErrClientGone) {
 			err = errClientGone
 		}
-		return s.extractError(ep, ex, err)
+		return s.extractError(err)
 	}
 	spans := tokclass.CodePointSpans(text, ents)
 	out := extractResponse{
@@ -269,18 +263,8 @@ func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, prio admission.Priority,
 	return c.JSON(out)
 }
 
-func (s *server) extractError(ep *Endpoint, ex Extractor, err error) *apiError {
+func (s *server) extractError(err error) *apiError {
 	switch {
-	case errors.Is(err, batcher.ErrQueueFull):
-		waiting, running := ex.Depth()
-		retry := max(ep.RetryAfterSeconds, 1)
-		return &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeBackpressure,
-			Message: "interactive inference queue is saturated; retry later", Outcome: OutcomeRefused,
-			Headers: map[string]string{fiber.HeaderRetryAfter: strconv.Itoa(retry)},
-			Details: map[string]any{
-				"priority": "interactive", "queue": ep.Queue, "queue_depth": waiting + running,
-				"queue_capacity": ep.QueueCapacity, "retry_after_seconds": float64(retry), "reason": "saturated",
-			}}
 	case errors.Is(err, context.DeadlineExceeded):
 		secs := s.opts.RequestTimeout.Seconds()
 		return &apiError{Status: fiber.StatusGatewayTimeout, Code: CodeTimeout, Outcome: OutcomeTimedOut,

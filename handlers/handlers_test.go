@@ -98,15 +98,19 @@ type fixture struct {
 	pii      *fakeExtractor
 	logs     *syncBuffer
 	registry *prometheus.Registry
-	ready    atomic.Bool
+	// analyzeLoad and piiLoad are the queue states the endpoints' gates read.
+	analyzeLoad, piiLoad *fakeLoad
+	ready                atomic.Bool
 }
 
 func newFixture(t *testing.T, edit ...func(*Options)) *fixture {
 	t.Helper()
 	f := &fixture{
-		analyze: &fakeExtractor{name: "clinical-ner", maxLen: 128},
-		pii:     &fakeExtractor{name: "pii", maxLen: 128},
-		logs:    &syncBuffer{},
+		analyze:     &fakeExtractor{name: "clinical-ner", maxLen: 128},
+		pii:         &fakeExtractor{name: "pii", maxLen: 128},
+		logs:        &syncBuffer{},
+		analyzeLoad: &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 16, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}},
+		piiLoad:     &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 16, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}},
 	}
 	f.ready.Store(true)
 	f.registry = prometheus.NewRegistry()
@@ -115,9 +119,9 @@ func newFixture(t *testing.T, edit ...func(*Options)) *fixture {
 		Metrics:  NewMetrics(f.registry),
 		Gatherer: f.registry,
 		Clock:    clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
-		Analyze: Endpoint{Queue: "analyze", Default: "clinical-ner", QueueCapacity: 8, RetryAfterSeconds: 2,
+		Analyze: Endpoint{Queue: "analyze", Default: "clinical-ner", Gate: newTestGate(t, "analyze", f.analyzeLoad, 2*time.Second),
 			Models: map[string]Extractor{"clinical-ner": f.analyze, "disease_detection_superclinical": f.analyze}},
-		PII: Endpoint{Queue: "pii_extract", Default: "pii", QueueCapacity: 8, RetryAfterSeconds: 1,
+		PII: Endpoint{Queue: "pii_extract", Default: "pii", Gate: newTestGate(t, "pii_extract", f.piiLoad, time.Second),
 			Models: map[string]Extractor{"pii": f.pii}},
 		Limits:         Limits{MaxBodyBytes: 4096, MaxTextChars: 50, MaxTextBytes: 100},
 		RequestTimeout: time.Minute,
@@ -300,7 +304,9 @@ func TestValidationErrors(t *testing.T) {
 
 func TestBackpressureTimeoutAndInternalErrorsAreContentFree(t *testing.T) {
 	f := newFixture(t)
-	f.analyze.set(func(e *fakeExtractor) { e.err, e.waiting = batcher.ErrQueueFull, 8 })
+	// The gate admits (8 waiting of a 16-request class) but the batcher then finds it full.
+	f.analyzeLoad.setWaiting(8)
+	f.analyze.set(func(e *fakeExtractor) { e.err = batcher.ErrQueueFull })
 	r := f.do(t, "POST", "/analyze", `{"text":"Alice `+canary+`"}`)
 	if r.status != 503 || r.header.Get("Retry-After") != "2" {
 		t.Fatalf("status %d Retry-After %q: %s", r.status, r.header.Get("Retry-After"), r.raw)

@@ -134,7 +134,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 			return handlers.Endpoint{}, err
 		}
 		ep := handlers.Endpoint{Queue: queue, Default: model, Models: map[string]handlers.Extractor{model: cls},
-			QueueCapacity: cfg.BatchMaxQueueSize, RetryAfterSeconds: cfg.RetryAfterS, Gate: gate}
+			Gate: gate}
 		for alias, target := range cfg.ModelAliases {
 			if target == model {
 				ep.Models[alias] = cls
