@@ -104,11 +104,7 @@ func (c *Classifier) Extract(ctx context.Context, text string, opts tokclass.Opt
 	if len(enc.IDs) == 0 {
 		return nil, st, nil
 	}
-	wins, err := tokclass.PlanWordWindows(enc.WordIDs, c.budget, c.stride)
-	if err != nil {
-		return nil, st, err
-	}
-	rows, err := tokclass.BuildRows(enc.IDs, wins, c.prefix, c.suffix, c.padID, 0)
+	wins, rows, err := c.layout(enc.IDs, enc.WordIDs)
 	if err != nil {
 		return nil, st, err
 	}
@@ -132,18 +128,24 @@ func (c *Classifier) Extract(ctx context.Context, text string, opts tokclass.Opt
 // hold it) so the first client does not pay for ONNX Runtime's lazy initialisation.
 func (c *Classifier) Warm(ctx context.Context) error {
 	enc := c.tok.Encode("Warm up.", false)
-	wins, err := tokclass.PlanWordWindows(enc.WordIDs, c.budget, c.stride)
+	_, rows, err := c.layout(enc.IDs, enc.WordIDs)
 	if err == nil {
-		var rows tokclass.Rows
-		rows, err = tokclass.BuildRows(enc.IDs, wins, c.prefix, c.suffix, c.padID, 0)
-		if err == nil {
-			_, err = c.runner.Run(ctx, []job{{rows: rows}})
-		}
+		_, err = c.runner.Run(ctx, []job{{rows: rows}})
 	}
 	if err != nil {
 		return fmt.Errorf("model %q: warm-up failed: %w", c.name, err)
 	}
 	return nil
+}
+
+// layout cuts a text's tokens into windows and lays them out as model rows.
+func (c *Classifier) layout(ids []int64, wordIDs []int) ([]tokclass.Window, tokclass.Rows, error) {
+	wins, err := tokclass.PlanWordWindows(wordIDs, c.budget, c.stride)
+	if err != nil {
+		return nil, tokclass.Rows{}, err
+	}
+	rows, err := tokclass.BuildRows(ids, wins, c.prefix, c.suffix, c.padID, 0)
+	return wins, rows, err
 }
 
 // job is one request's windows, laid out at the request's own width.
