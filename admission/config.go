@@ -53,6 +53,9 @@ type Config struct {
 	// StaticRetryAfter is the static policy's value and the drain_rate policy's fallback,
 	// rounded up to whole seconds; 0 means no header from this rung.
 	StaticRetryAfter time.Duration
+	// RetryReserve is the share of the measured completion rate that refusals may book, each
+	// second, as retry reservations (see RetryTokenHeader); 0 books none.
+	RetryReserve float64
 }
 
 // withDefaults fills the fields whose zero value means "default".
@@ -82,6 +85,9 @@ func (c Config) Validate() error {
 	}
 	if c.StaticRetryAfter < 0 || c.StaticRetryAfter > MaxRetryAfter {
 		errs = append(errs, fmt.Errorf("admission: StaticRetryAfter must be between 0 (no header) and %s, got %s", MaxRetryAfter, c.StaticRetryAfter))
+	}
+	if !(c.RetryReserve >= 0 && c.RetryReserve <= 1) {
+		errs = append(errs, fmt.Errorf("admission: RetryReserve must be between 0 (no reservations) and 1, got %v", c.RetryReserve))
 	}
 	return errors.Join(errs...)
 }

@@ -23,6 +23,17 @@
 //     [1, 1.25] from worker occupancy and the current refusal streak; rounded up, clamped to
 //     [1, 60] s and jittered by +/-20% so clients do not return in lockstep. Until the EWMA is
 //     warm it falls back to the static value, then to no header.
+//   - Retry reservations. With Config.RetryReserve > 0, a refusal that carries a Retry-After
+//     also books a place for the retry at that second (or the first later second with room)
+//     and returns its token, which the handler sends in the X-Sluice-Retry-Token header.
+//     Each second holds at most RetryReserve x the measured completion rate places, so the
+//     promises stay a fraction of what the endpoint completes. A retry that sends the token
+//     back at its time (from 250 ms early to 2 s plus a quarter of the delay after its second)
+//     is let past the watermarks, once; the class's hard capacity still bounds it. The
+//     estimate alone cannot make that promise: under sustained overload the door opens for
+//     everyone at once, and fresh arrivals take the places a returning client was told about.
+//     Tokens are 32 hex digits (second, place, delay, and a hash keyed per gate and process),
+//     so the gate keeps no table of them: one atomic word and a used-bitmap per second.
 //
 // Admit is O(1): one clock read, a handful of atomic loads from the batcher (batcher.Load),
 // and on a refusal a few float operations and two metric updates. It takes no lock that a
@@ -44,12 +55,14 @@
 //
 //	// In the handler, before the body is read:
 //	p, err := admission.ParsePriority(c.Get(admission.PriorityHeader)) // err: 400 bad_request
-//	if ref, ok := gate.Admit(p); !ok { return writeRefusal(c, ref) }
+//	tok := c.Request().Header.Peek(admission.RetryTokenHeader) // nil when absent
+//	if ref, ok := gate.AdmitRetry(p, tok); !ok { return writeRefusal(c, ref) }
 //	out, err := b.Submit(batcher.WithPriority(ctx, p), in, cost)
 //	if ref, ok := gate.Refuse(p, err); ok { return writeRefusal(c, ref) }
 //
 // where writeRefusal sends ref.Status(), the Retry-After header from ref.RetryAfterHeader()
-// when it says to, and the body {"error": {"code": admission.Code, "message": ref.Message(),
+// when it says to, the X-Sluice-Retry-Token header from ref.Token.Value() when there is one,
+// and the body {"error": {"code": admission.Code, "message": ref.Message(),
 // "details": ref.Details(), "request_id": ...}}. ref.AppendJSON writes that same body into a
 // reused buffer without encoding/json; BenchmarkRefusalVsBare200 shows the difference (about
 // ten times faster and no allocation, against c.JSON of the map).
@@ -67,4 +80,7 @@
 // scrape time; sluice_admission_shed_total{queue,reason} counts refusals and
 // sluice_retry_after_seconds{queue,reason,policy} observes every Retry-After sent, labelled
 // with the ladder rung that produced it (drain_rate or static).
+// sluice_admission_retry_bookings_total{queue,outcome=booked|full} counts reservation attempts
+// and sluice_admission_retry_tokens_total{queue,outcome=honoured|invalid|early|expired|used}
+// the tokens presented.
 package admission

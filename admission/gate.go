@@ -79,6 +79,8 @@ type Gate struct {
 	// streak counts refusals since the last admission; it feeds the saturation factor.
 	streak atomic.Int64
 	drain  drainRate
+	// book holds the retry reservations; nil when Config.RetryReserve is 0.
+	book *book
 }
 
 // NewGate checks cfg and builds the Gate of the endpoint queue (the metrics label "queue"),
@@ -101,6 +103,9 @@ func NewGate(queue string, cfg Config, src Source, clk clock.Clock, m *Metrics, 
 	for _, o := range opts {
 		o(g)
 	}
+	if g.cfg.RetryReserve > 0 {
+		g.book = newBook(clk.Now())
+	}
 	gm, err := m.forGate(g)
 	if err != nil {
 		return nil, err
@@ -122,6 +127,16 @@ func (g *Gate) Config() Config { return g.cfg }
 // here too, so that a request the batcher would refuse is not parsed first; the batcher
 // remains the final bound (see Refuse).
 func (g *Gate) Admit(p Priority) (r Refusal, ok bool) {
+	return g.AdmitRetry(p, nil)
+}
+
+// AdmitRetry is Admit for a request that may carry a retry token (the RetryTokenHeader value;
+// nil or empty for none). A token this gate booked, presented once within its time, lets the
+// request past the watermarks: the place was promised when the earlier attempt was refused,
+// and the bookings per second are a fraction of what the endpoint completes. The class's hard
+// capacity still applies. Any other token (unknown, early, late, used) is counted and the
+// request is judged as if it carried none.
+func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
 	if !p.Valid() {
 		p = Interactive
 	}
@@ -129,22 +144,38 @@ func (g *Gate) Admit(p Priority) (r Refusal, ok bool) {
 	l := g.src.Load()
 	depth := l.Depth()
 	g.drain.observe(now, l.Completed, depth > 0)
+	if len(token) > 0 && g.book != nil {
+		st := g.book.redeem(now, token)
+		g.m.token(st)
+		if st == TokenHonoured {
+			if l.QueueSize > 0 && l.Waiting[p] >= l.QueueSize {
+				return g.refuse(now, p, ReasonSaturated, l), false
+			}
+			g.admitted()
+			return Refusal{}, true
+		}
+	}
 	if g.shedding.Load() {
 		if depth > g.cfg.LowWatermark {
-			return g.refuse(p, ReasonHighWatermark, l), false
+			return g.refuse(now, p, ReasonHighWatermark, l), false
 		}
 		g.shedding.Store(false)
 	} else if depth >= g.cfg.HighWatermark {
 		g.shedding.Store(true)
-		return g.refuse(p, ReasonHighWatermark, l), false
+		return g.refuse(now, p, ReasonHighWatermark, l), false
 	}
 	if l.QueueSize > 0 && l.Waiting[p] >= l.QueueSize {
-		return g.refuse(p, ReasonSaturated, l), false
+		return g.refuse(now, p, ReasonSaturated, l), false
 	}
+	g.admitted()
+	return Refusal{}, true
+}
+
+// admitted ends the refusal streak.
+func (g *Gate) admitted() {
 	if g.streak.Load() != 0 {
 		g.streak.Store(0)
 	}
-	return Refusal{}, true
 }
 
 // Refuse turns an error from the batcher into a refusal of a request of class p:
@@ -163,7 +194,7 @@ func (g *Gate) Refuse(p Priority, err error) (r Refusal, ok bool) {
 	if !p.Valid() {
 		p = Interactive
 	}
-	return g.refuse(p, reason, g.src.Load()), true
+	return g.refuse(g.clk.Now(), p, reason, g.src.Load()), true
 }
 
 // Shedding reports whether the endpoint is refusing at the door: it entered shedding at the
@@ -172,13 +203,25 @@ func (g *Gate) Shedding() bool {
 	return g.shedding.Load() && g.src.Load().Depth() > g.cfg.LowWatermark
 }
 
-func (g *Gate) refuse(p Priority, reason Reason, l batcher.Load) Refusal {
+func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l batcher.Load) Refusal {
 	streak := g.streak.Add(1)
 	ra, source := g.retryAfter(p, reason, l, streak)
+	var tok RetryToken
+	if g.book != nil && ra > 0 {
+		// Book the place the Retry-After points to, or the first second after it with room:
+		// then the header says when this client will be let in, not only when the door may
+		// open for everyone.
+		if rate, warm := g.drain.get(); warm {
+			if d, t, ok := g.book.reserve(now, ra, reservePerSecond(g.cfg.RetryReserve, rate)); ok {
+				ra, tok = d, t
+			}
+			g.m.booked(tok.ok)
+		}
+	}
 	r := Refusal{
 		Reason: reason, Priority: p, Queue: g.queue,
 		Depth: l.Depth(), Capacity: g.cfg.HighWatermark, LowWatermark: g.cfg.LowWatermark,
-		MaxWait: l.MaxQueueWait, RetryAfter: ra, RetryAfterSource: source,
+		MaxWait: l.MaxQueueWait, RetryAfter: ra, RetryAfterSource: source, Token: tok,
 	}
 	if reason == ReasonSaturated {
 		r.Capacity = l.QueueSize

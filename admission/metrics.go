@@ -14,6 +14,8 @@ import (
 type Metrics struct {
 	shed       *prometheus.CounterVec
 	retryAfter *prometheus.HistogramVec
+	bookings   *prometheus.CounterVec
+	tokens     *prometheus.CounterVec
 	gauges     *gateCollector
 }
 
@@ -30,10 +32,18 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Retry-After suggested with a refusal, by reason and by the policy rung that produced it (drain_rate or static). Refusals without a header are not observed.",
 			Buckets: []float64{1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 45, 60},
 		}, []string{"queue", "reason", "policy"}),
+		bookings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_admission_retry_bookings_total",
+			Help: "Refusals that tried to book a retry reservation: booked, or full (every second up to the Retry-After limit was full).",
+		}, []string{"queue", "outcome"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_admission_retry_tokens_total",
+			Help: "Retry tokens presented, by outcome: honoured, invalid, early, expired, used.",
+		}, []string{"queue", "outcome"}),
 		gauges: newGateCollector(),
 	}
 	if reg != nil {
-		reg.MustRegister(m.shed, m.retryAfter, m.gauges)
+		reg.MustRegister(m.shed, m.retryAfter, m.bookings, m.tokens, m.gauges)
 	}
 	return m
 }
@@ -41,8 +51,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // gateMetrics is one Gate's view of Metrics with every label resolved once, so a refusal does
 // no label lookup and no allocation. A nil *gateMetrics does nothing.
 type gateMetrics struct {
-	shed  [len(reasons)]prometheus.Counter
-	retry [len(reasons)][2]prometheus.Observer // [reason][0: drain_rate, 1: static]
+	shed     [len(reasons)]prometheus.Counter
+	retry    [len(reasons)][2]prometheus.Observer // [reason][0: drain_rate, 1: static]
+	bookings [2]prometheus.Counter                // [0: booked, 1: full]
+	tokens   [len(tokenStates) + 1]prometheus.Counter
 }
 
 func (m *Metrics) forGate(g *Gate) (*gateMetrics, error) {
@@ -58,7 +70,30 @@ func (m *Metrics) forGate(g *Gate) (*gateMetrics, error) {
 		gm.retry[i][0] = m.retryAfter.WithLabelValues(g.queue, string(r), SourceDrainRate)
 		gm.retry[i][1] = m.retryAfter.WithLabelValues(g.queue, string(r), SourceStatic)
 	}
+	gm.bookings[0] = m.bookings.WithLabelValues(g.queue, "booked")
+	gm.bookings[1] = m.bookings.WithLabelValues(g.queue, "full")
+	for _, st := range tokenStates {
+		gm.tokens[st] = m.tokens.WithLabelValues(g.queue, st.String())
+	}
 	return gm, nil
+}
+
+func (gm *gateMetrics) booked(ok bool) {
+	if gm == nil {
+		return
+	}
+	if ok {
+		gm.bookings[0].Inc()
+	} else {
+		gm.bookings[1].Inc()
+	}
+}
+
+func (gm *gateMetrics) token(st TokenState) {
+	if gm == nil || st == TokenNone {
+		return
+	}
+	gm.tokens[st].Inc()
 }
 
 func (gm *gateMetrics) refused(r Reason, retryAfter time.Duration, source string) {

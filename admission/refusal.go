@@ -31,6 +31,9 @@ type Refusal struct {
 	// RetryAfterSource is the rung of the fallback ladder that produced RetryAfter:
 	// SourceDrainRate, SourceStatic, or "" with no header.
 	RetryAfterSource string
+	// Token is the retry reservation booked for RetryAfter, if any: its value goes in the
+	// RetryTokenHeader response header.
+	Token RetryToken
 }
 
 // Status is the HTTP status of a refusal: the service is saturated, not the client at fault.

@@ -11,8 +11,9 @@ import (
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 )
 
-// admit runs before the body is parsed: the priority header, then the endpoint's gate. A
-// refusal here costs no parsing, tokenizing or model work.
+// admit runs before the body is parsed: the priority header, then the endpoint's gate with the
+// request's retry token, if it sent one. A refusal here costs no parsing, tokenizing or model
+// work.
 func (s *server) admit(c *fiber.Ctx, ep *Endpoint) (admission.Priority, error) {
 	prio, err := admission.ParsePriority(c.Get(admission.PriorityHeader))
 	if err != nil {
@@ -20,7 +21,7 @@ func (s *server) admit(c *fiber.Ctx, ep *Endpoint) (admission.Priority, error) {
 			Message: "Request arguments are invalid. Correct the request and retry.",
 			Details: map[string]string{"reason": "invalid_priority", "header": admission.PriorityHeader}}
 	}
-	if ref, ok := ep.Gate.Admit(prio); !ok {
+	if ref, ok := ep.Gate.AdmitRetry(prio, c.Request().Header.Peek(admission.RetryTokenHeader)); !ok {
 		return prio, s.writeRefusal(c, ref)
 	}
 	return prio, nil
@@ -36,6 +37,9 @@ func (s *server) writeRefusal(c *fiber.Ctx, ref admission.Refusal) error {
 	c.Locals(localOutcome, outcome)
 	if v, ok := ref.RetryAfterHeader(); ok {
 		c.Set(fiber.HeaderRetryAfter, v)
+	}
+	if v, ok := ref.Token.Value(); ok {
+		c.Response().Header.SetBytesV(admission.RetryTokenHeader, v)
 	}
 	c.Status(ref.Status())
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)

@@ -71,6 +71,48 @@ func TestShedBeforeParsingWithRetryAfter(t *testing.T) {
 	}
 }
 
+// TestRetryTokenOverHTTP: a refusal books a reservation and sends its token; the retry that
+// echoes it at the Retry-After is served although the endpoint is still shedding, and the same
+// token is not honoured twice.
+func TestRetryTokenOverHTTP(t *testing.T) {
+	src := &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 100, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}}
+	clk := clock.NewFake(time.Unix(0, 0))
+	gate, err := admission.NewGate("analyze", admission.Config{HighWatermark: 10, LowWatermark: 5,
+		Policy: admission.PolicyStatic, StaticRetryAfter: 2 * time.Second, RetryReserve: 0.5}, src, clk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(o *Options) { o.Analyze.Gate = gate })
+	// Measure a completion rate (reservations are a share of it): 10 a second for 4 s.
+	for range 4 {
+		f.do(t, "POST", "/analyze", `{"text":"x"}`)
+		clk.Advance(time.Second)
+		src.mu.Lock()
+		src.load.Completed += 10
+		src.load.Running = 1
+		src.mu.Unlock()
+	}
+	src.setWaiting(10)
+	r := f.do(t, "POST", "/analyze", `{"text":"x"}`)
+	tok := r.header.Get(admission.RetryTokenHeader)
+	if r.status != 503 || r.header.Get("Retry-After") != "2" || len(tok) != admission.TokenLen {
+		t.Fatalf("refusal: status %d Retry-After %q token %q", r.status, r.header.Get("Retry-After"), tok)
+	}
+	clk.Advance(2 * time.Second)
+	if r = f.do(t, "POST", "/analyze", `{"text":"x"}`); r.status != 503 {
+		t.Fatalf("fresh request while shedding: status %d", r.status)
+	}
+	if r = f.do(t, "POST", "/analyze", `{"text":"x"}`, admission.RetryTokenHeader, tok); r.status != 200 {
+		t.Fatalf("retry with its token: status %d: %s", r.status, r.raw)
+	}
+	if r = f.do(t, "POST", "/analyze", `{"text":"x"}`, admission.RetryTokenHeader, tok); r.status != 503 {
+		t.Fatalf("token replayed: status %d", r.status)
+	}
+	if r = f.do(t, "POST", "/analyze", `{"text":"x"}`, admission.RetryTokenHeader, canary); r.status != 503 || strings.Contains(r.raw, canary) {
+		t.Fatalf("garbage token: status %d: %s", r.status, r.raw)
+	}
+}
+
 func TestPriorityHeader(t *testing.T) {
 	f, _ := gatedFixture(t)
 	if r := f.do(t, "POST", "/analyze", `{"text":"x"}`, "x-openmed-priority", "background"); r.status != 200 {

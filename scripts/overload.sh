@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The overload checks of issue 4, end to end: build the server and the load harness, measure
 # capacity C (closed loop at saturation), then drive the server open-loop at 2x C with each
-# Retry-After policy, at 10x C while sampling its RSS, and bulk saturation beside a trickle of
-# interactive requests. Every run writes its JSON summary and HTML report to $OUT (default
-# docs/bench/overload). Takes about 8 minutes; run it on an otherwise idle machine.
+# Retry-After policy (with retry tokens, and drain_rate without them), at 10x C while sampling
+# its RSS, and bulk saturation beside a trickle of interactive requests. Every run writes its JSON summary and HTML report to $OUT (default
+# docs/bench/overload). Takes about 10 minutes; run it on an otherwise idle machine.
 #
 #   scripts/overload.sh [seconds per run, default 60]
 set -euo pipefail
@@ -51,11 +51,15 @@ load unloaded-interactive -mode open -rate "$(field "$out/capacity.json" "max(1,
 	-priority-mix interactive=1 -duration 30s -warmup 5s
 
 for policy in drain_rate static; do
-	echo "== 2x C, retries honour Retry-After, policy $policy"
+	echo "== 2x C, retries honour Retry-After and send back their token, policy $policy"
 	stop_server
 	start_server SLUICE_RETRY_AFTER_POLICY="$policy"
 	load "2x-$policy" -mode open -rate "$(python3 -c "print(2*$C)")" -duration "${secs}s" -warmup 10s -retry
 done
+echo "== 2x C, policy drain_rate without retry reservations (the estimate alone)"
+stop_server
+start_server SLUICE_RETRY_AFTER_POLICY=drain_rate SLUICE_RETRY_RESERVE=0
+load "2x-drain_rate-no-tokens" -mode open -rate "$(python3 -c "print(2*$C)")" -duration "${secs}s" -warmup 10s -retry
 
 echo "== 10x C for ${secs}s, RSS sampled every second"
 stop_server

@@ -20,7 +20,9 @@ def main(folder):
           f"p50 {cap['latency_ms']['p50']:.0f} ms, p99 {cap['latency_ms']['p99']:.0f} ms.\n")
     print("| run | offered req/s | goodput req/s | goodput / C | served p50 ms | served p99 ms | refusal rate | refusals | retries admitted at suggested delay | mean suggested s | mean time to admission s | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for name in ["2x-drain_rate", "2x-static", "10x"]:
+    for name in ["2x-drain_rate", "2x-static", "2x-drain_rate-no-tokens", "10x"]:
+        if not os.path.exists(os.path.join(folder, name + ".json")):
+            continue
         d = load(folder, name)
         r = d["retry"]
         fmt = lambda v, spec: "n/a" if v is None else format(v, spec)

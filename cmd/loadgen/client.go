@@ -35,6 +35,24 @@ var priorityNames = []string{"interactive", "bulk"}
 
 const priorityHeader = "x-openmed-priority"
 
+// retryTokenHeader carries a retry reservation: the server sets it on a refusal, the harness
+// echoes it on the retry, as a well-behaved client of Sluice would.
+const retryTokenHeader = "X-Sluice-Retry-Token"
+
+// safeRetryToken accepts what the server's tokens look like (short, lower-case hex), so a
+// misbehaving server cannot make the harness echo arbitrary bytes.
+func safeRetryToken(v string) bool {
+	if v == "" || len(v) > 64 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // maxErrorBody bounds what is read of a response: error envelopes are small, and a 200 body is
 // discarded after reading so that the connection can be reused.
 const maxErrorBody = 64 << 10
@@ -55,8 +73,9 @@ func NewTarget(base string, client *http.Client, clk clock.Clock, timeout time.D
 	return &Target{base: strings.TrimRight(base, "/"), client: client, clk: clk, timeout: timeout}
 }
 
-// Do sends one attempt and reads the whole response.
-func (t *Target) Do(ctx context.Context, endpoint, priority string, body []byte) Attempt {
+// Do sends one attempt and reads the whole response. token, when not empty, is the retry
+// token of the refusal this attempt retries.
+func (t *Target) Do(ctx context.Context, endpoint, priority, token string, body []byte) Attempt {
 	// Start is read before the deadline is armed, so the timeout is never longer than it says.
 	a := Attempt{Start: t.clk.Now()}
 	actx, cancel := withClockTimeout(ctx, t.clk, t.timeout)
@@ -68,6 +87,9 @@ func (t *Target) Do(ctx context.Context, endpoint, priority string, body []byte)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(priorityHeader, priority)
+	if token != "" {
+		req.Header.Set(retryTokenHeader, token)
+	}
 	resp, err := t.client.Do(req)
 	if err != nil {
 		a.End, a.Err = t.clk.Now(), noResponseKind(ctx, actx)
@@ -92,6 +114,9 @@ func (t *Target) Do(ctx context.Context, endpoint, priority string, body []byte)
 	}
 	if v := resp.Header.Get("Retry-After"); v != "" {
 		a.RetryAfter, a.HasRetryAfter = parseRetryAfter(v, a.End)
+	}
+	if v := resp.Header.Get(retryTokenHeader); safeRetryToken(v) {
+		a.RetryToken = v
 	}
 	return a
 }

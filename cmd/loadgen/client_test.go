@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +35,15 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
+func TestSafeRetryToken(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "0123abcdef": true, "ABC": false, "ab cd": false,
+		strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "ab\ncd": false} {
+		if got := safeRetryToken(v); got != want {
+			t.Errorf("safeRetryToken(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
 func TestParseErrorEnvelope(t *testing.T) {
 	cases := []struct{ body, code, reason string }{
 		{`{"error":{"code":"backpressure","message":"m","details":{"reason":"high_watermark","queue_depth":9},"request_id":"r"}}`, "backpressure", "high_watermark"},
@@ -51,23 +61,29 @@ func TestParseErrorEnvelope(t *testing.T) {
 }
 
 func TestTargetSendsRequestAndReadsRefusal(t *testing.T) {
-	var gotPath, gotPriority, gotType, gotBody string
+	var gotPath, gotPriority, gotType, gotBody, gotToken string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		gotPath, gotPriority, gotType, gotBody = r.URL.Path, r.Header.Get(priorityHeader), r.Header.Get("Content-Type"), string(b)
+		gotToken = r.Header.Get(retryTokenHeader)
 		w.Header().Set("Retry-After", "4")
+		w.Header().Set(retryTokenHeader, "00ff")
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = io.WriteString(w, `{"error":{"code":"backpressure","message":"busy","details":{"reason":"max_wait"},"request_id":"x"}}`)
 	}))
 	defer srv.Close()
 	tg := NewTarget(srv.URL+"/", srv.Client(), clock.Real(), time.Minute)
-	a := tg.Do(context.Background(), "pii", "bulk", []byte(`{"text":"t"}`))
-	if gotPath != "/pii/extract" || gotPriority != "bulk" || gotType != "application/json" || gotBody != `{"text":"t"}` {
-		t.Errorf("server saw %s priority %q type %q body %q", gotPath, gotPriority, gotType, gotBody)
+	a := tg.Do(context.Background(), "pii", "bulk", "", []byte(`{"text":"t"}`))
+	if gotPath != "/pii/extract" || gotPriority != "bulk" || gotType != "application/json" || gotBody != `{"text":"t"}` || gotToken != "" {
+		t.Errorf("server saw %s priority %q type %q body %q token %q", gotPath, gotPriority, gotType, gotBody, gotToken)
 	}
-	if a.Status != 503 || a.Code != "backpressure" || a.Reason != "max_wait" || !a.HasRetryAfter || a.RetryAfter != 4*time.Second || a.Err != "" {
+	if a.Status != 503 || a.Code != "backpressure" || a.Reason != "max_wait" || !a.HasRetryAfter || a.RetryAfter != 4*time.Second || a.Err != "" || a.RetryToken != "00ff" {
 		t.Errorf("attempt %+v", a)
+	}
+	tg.Do(context.Background(), "pii", "bulk", a.RetryToken, []byte(`{"text":"t"}`))
+	if gotToken != "00ff" {
+		t.Errorf("retry sent token %q, want the refusal's", gotToken)
 	}
 	if !a.Refused() || a.Admitted() || a.Key() != "503/backpressure/max_wait" {
 		t.Errorf("refused %v admitted %v key %q", a.Refused(), a.Admitted(), a.Key())
@@ -91,7 +107,7 @@ func TestTargetTimesOutOnItsClock(t *testing.T) {
 	tg := NewTarget(srv.URL, srv.Client(), clk, 5*time.Second)
 	armed := clk.TimerCreated()
 	got := make(chan Attempt)
-	go func() { got <- tg.Do(context.Background(), "analyze", "interactive", []byte(`{"text":"t"}`)) }()
+	go func() { got <- tg.Do(context.Background(), "analyze", "interactive", "", []byte(`{"text":"t"}`)) }()
 	<-armed
 	clk.Advance(5 * time.Second)
 	a := <-got
@@ -108,12 +124,12 @@ func TestTargetTellsRunEndFromTransportFailure(t *testing.T) {
 	url := srv.URL
 	srv.Close() // nothing listens there now
 	tg := NewTarget(url, http.DefaultClient, clock.Real(), time.Minute)
-	if a := tg.Do(context.Background(), "analyze", "bulk", nil); a.Err != errTransport {
+	if a := tg.Do(context.Background(), "analyze", "bulk", "", nil); a.Err != errTransport {
 		t.Errorf("closed port: %+v, want a transport error", a)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if a := tg.Do(ctx, "analyze", "bulk", nil); a.Err != errCanceled || outcomeOf(a) != outcomeAbandoned {
+	if a := tg.Do(ctx, "analyze", "bulk", "", nil); a.Err != errCanceled || outcomeOf(a) != outcomeAbandoned {
 		t.Errorf("canceled run: %+v, want canceled", a)
 	}
 }

@@ -42,6 +42,9 @@ type Attempt struct {
 	// RetryAfter is the server's suggested delay; HasRetryAfter says whether it sent one.
 	RetryAfter    time.Duration
 	HasRetryAfter bool
+	// RetryToken is the server's retry reservation for this refusal (X-Sluice-Retry-Token),
+	// sent back unchanged with the retry; "" when there was none.
+	RetryToken string
 	// Err names what went wrong without a response: errClientTimeout, errTransport, errCanceled.
 	Err string
 }

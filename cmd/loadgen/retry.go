@@ -59,8 +59,9 @@ type RetryPolicy struct {
 	Budget     *RetryBudget
 }
 
-// AttemptFunc sends one attempt of a request.
-type AttemptFunc func(ctx context.Context) Attempt
+// AttemptFunc sends one attempt of a request; token is the retry token of the refusal it
+// retries ("" for a first attempt or when the refusal carried none).
+type AttemptFunc func(ctx context.Context, token string) Attempt
 
 // Execute runs one logical request into rec: the first attempt and, while the policy allows,
 // a retry of each refusal at its Retry-After plus jitter. It sets rec.Attempts, rec.Retries,
@@ -69,7 +70,7 @@ func Execute(ctx context.Context, clk clock.Clock, p RetryPolicy, rng *rand.Rand
 	if p.Budget != nil {
 		p.Budget.First()
 	}
-	a := do(ctx)
+	a := do(ctx, "")
 	rec.Attempts = append(rec.Attempts, a)
 	var firstRefusal time.Time
 	for a.Refused() && p.Enabled {
@@ -95,7 +96,7 @@ func Execute(ctx context.Context, clk clock.Clock, p RetryPolicy, rng *rand.Rand
 			rec.GaveUp, rec.Outcome = gaveUpRunEnded, outcomeAbandoned
 			return
 		}
-		next := do(ctx)
+		next := do(ctx, a.RetryToken)
 		rec.Retries = append(rec.Retries, Retry{
 			Suggested:         a.RetryAfter,
 			Jitter:            jitter,

@@ -18,13 +18,15 @@ type scripted struct {
 	mu      sync.Mutex
 	answers []Attempt
 	calls   int
+	tokens  []string // the token each call was sent with
 }
 
-func (s *scripted) do(ctx context.Context) Attempt {
+func (s *scripted) do(ctx context.Context, token string) Attempt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.answers[min(s.calls, len(s.answers)-1)]
 	s.calls++
+	s.tokens = append(s.tokens, token)
 	a.Start, a.End = s.clk.Now(), s.clk.Now()
 	return a
 }
@@ -44,7 +46,9 @@ var ok200 = Attempt{Status: http.StatusOK}
 
 func TestExecuteRetriesAtRetryAfterPlusJitter(t *testing.T) {
 	clk := clock.NewFake(epoch)
-	s := &scripted{clk: clk, answers: []Attempt{refusal(2 * time.Second), ok200}}
+	first := refusal(2 * time.Second)
+	first.RetryToken = "00ab"
+	s := &scripted{clk: clk, answers: []Attempt{first, ok200}}
 	policy := RetryPolicy{Enabled: true, Jitter: 0.5, MaxRetries: 3, Budget: NewRetryBudget(1)}
 	// The same seed drawn the same way gives the jitter Execute will use.
 	wantJitter := time.Duration(rand.New(rand.NewPCG(3, 4)).Float64() * 0.5 * float64(2*time.Second))
@@ -74,6 +78,9 @@ func TestExecuteRetriesAtRetryAfterPlusJitter(t *testing.T) {
 		Admitted: true, SinceFirstRefusal: 2*time.Second + wantJitter}
 	if rt != want {
 		t.Errorf("retry %+v, want %+v", rt, want)
+	}
+	if len(s.tokens) != 2 || s.tokens[0] != "" || s.tokens[1] != "00ab" {
+		t.Errorf("tokens sent %q, want none then the refusal's", s.tokens)
 	}
 }
 

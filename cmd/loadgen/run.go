@@ -277,8 +277,8 @@ func (r *Runner) newRecord(seq uint64, rng *rand.Rand, at, measureStart time.Tim
 func (r *Runner) execute(ctx context.Context, rec *Record, rng *rand.Rand) {
 	body := r.corpus.Body(rec.Length, rec.Seq)
 	attempts := 0
-	do := func(ctx context.Context) Attempt {
-		a := r.target.Do(ctx, rec.Endpoint, rec.Priority, body)
+	do := func(ctx context.Context, token string) Attempt {
+		a := r.target.Do(ctx, rec.Endpoint, rec.Priority, token, body)
 		r.live.Attempt(a, attempts > 0)
 		attempts++
 		return a

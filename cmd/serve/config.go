@@ -40,19 +40,22 @@ type Config struct {
 	// max_wait. 0 means only requests that dispatch at once are served (OpenMed's meaning).
 	BatchMaxQueueWaitMS int `env:"BATCH_MAX_QUEUE_WAIT_MS" envDefault:"1000"`
 	// HighWatermark 0 means BATCH_MAX_QUEUE_SIZE; LowWatermark 0 means half the high one.
-	HighWatermark      int    `env:"BATCH_HIGH_WATERMARK" envDefault:"0"`
-	LowWatermark       int    `env:"BATCH_LOW_WATERMARK" envDefault:"0"`
-	InteractiveWeight  int    `env:"BATCH_INTERACTIVE_WEIGHT" envDefault:"4"`
-	BulkWeight         int    `env:"BATCH_BULK_WEIGHT" envDefault:"1"`
-	MaxBulkWorkers     int    `env:"BATCH_MAX_BULK_WORKERS" envDefault:"0"`
-	RetryAfterPolicy   string `env:"RETRY_AFTER_POLICY" envDefault:"drain_rate"`
-	RetryAfterS        int    `env:"RETRY_AFTER_S" envDefault:"1"`
-	WindowStride       int    `env:"WINDOW_STRIDE" envDefault:"32"`
-	MaxTextChars       int    `env:"MAX_TEXT_CHARS" envDefault:"100000"`
-	MaxTextBytes       int    `env:"MAX_TEXT_BYTES" envDefault:"400000"`
-	MaxBodyBytes       int    `env:"MAX_BODY_BYTES" envDefault:"1048576"`
-	RequestTimeoutMS   int    `env:"REQUEST_TIMEOUT_MS" envDefault:"30000"`
-	ShutdownTimeoutSec int    `env:"SHUTDOWN_TIMEOUT_S" envDefault:"30"`
+	HighWatermark     int    `env:"BATCH_HIGH_WATERMARK" envDefault:"0"`
+	LowWatermark      int    `env:"BATCH_LOW_WATERMARK" envDefault:"0"`
+	InteractiveWeight int    `env:"BATCH_INTERACTIVE_WEIGHT" envDefault:"4"`
+	BulkWeight        int    `env:"BATCH_BULK_WEIGHT" envDefault:"1"`
+	MaxBulkWorkers    int    `env:"BATCH_MAX_BULK_WORKERS" envDefault:"0"`
+	RetryAfterPolicy  string `env:"RETRY_AFTER_POLICY" envDefault:"drain_rate"`
+	RetryAfterS       int    `env:"RETRY_AFTER_S" envDefault:"1"`
+	// RetryReserve is the share of the measured completion rate that refusals may book as
+	// retry reservations each second; 0 turns retry tokens off.
+	RetryReserve       float64 `env:"RETRY_RESERVE" envDefault:"0.5"`
+	WindowStride       int     `env:"WINDOW_STRIDE" envDefault:"32"`
+	MaxTextChars       int     `env:"MAX_TEXT_CHARS" envDefault:"100000"`
+	MaxTextBytes       int     `env:"MAX_TEXT_BYTES" envDefault:"400000"`
+	MaxBodyBytes       int     `env:"MAX_BODY_BYTES" envDefault:"1048576"`
+	RequestTimeoutMS   int     `env:"REQUEST_TIMEOUT_MS" envDefault:"30000"`
+	ShutdownTimeoutSec int     `env:"SHUTDOWN_TIMEOUT_S" envDefault:"30"`
 }
 
 // openMedAliases maps our variable names to the OpenMed service's. An alias applies only when
@@ -136,6 +139,9 @@ func (c Config) validate() []string {
 	}
 	if c.RetryAfterS > 60 {
 		p = append(p, fmt.Sprintf("SLUICE_RETRY_AFTER_S must be at most 60 (got %d)", c.RetryAfterS))
+	}
+	if !(c.RetryReserve >= 0 && c.RetryReserve <= 1) {
+		p = append(p, fmt.Sprintf("SLUICE_RETRY_RESERVE must be between 0 (off) and 1 (got %v)", c.RetryReserve))
 	}
 	if _, err := admission.ParsePolicy(c.RetryAfterPolicy); err != nil {
 		p = append(p, fmt.Sprintf("SLUICE_RETRY_AFTER_POLICY must be static or drain_rate (got %q)", c.RetryAfterPolicy))

@@ -114,7 +114,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		return nil, err
 	}
 	gateCfg := admission.Config{HighWatermark: cfg.highWatermark(), LowWatermark: cfg.LowWatermark,
-		Policy: policy, StaticRetryAfter: time.Duration(cfg.RetryAfterS) * time.Second}
+		Policy: policy, StaticRetryAfter: time.Duration(cfg.RetryAfterS) * time.Second, RetryReserve: cfg.RetryReserve}
 	endpoint := func(queue, model string) (handlers.Endpoint, error) {
 		m, err := loadModel(cfg.ModelsDir, model)
 		if err != nil {

@@ -1,0 +1,228 @@
+package admission
+
+import (
+	"hash/maphash"
+	"math"
+	"sync/atomic"
+	"time"
+)
+
+// RetryTokenHeader carries a retry reservation: the server sets it on a refusal that booked
+// one, and a client sends it back, unchanged, on its retry.
+const RetryTokenHeader = "X-Sluice-Retry-Token"
+
+// TokenLen is the length of a retry token: 16 hex digits of payload, 16 of keyed hash.
+const TokenLen = 32
+
+// Reservation book limits.
+const (
+	// bookSlots is the ring of one-second slots; it must outlast the longest Retry-After plus
+	// a token's validity, so that a slot is only reused once every token in it has expired.
+	bookSlots = 128
+	// maxPerSlot bounds the reservations of one second (and the size of each slot's bitmap).
+	maxPerSlot = 4096
+	// tokenEarly is how long before its due time a token is already honoured (client clocks
+	// and timers round).
+	tokenEarly = 250 * time.Millisecond
+	// tokenLate is how long after the end of its due second a token is still honoured, plus a
+	// quarter of the Retry-After it came with (clients add jitter in proportion to the delay).
+	tokenLate = 2 * time.Second
+)
+
+// TokenState says what a presented retry token was worth; it is the "outcome" label of
+// sluice_admission_retry_tokens_total.
+type TokenState int
+
+const (
+	// TokenNone: the request carried no token.
+	TokenNone TokenState = iota
+	// TokenHonoured: a valid token; the request was let past the watermarks.
+	TokenHonoured
+	// TokenInvalid: not a token this gate issued (wrong length, digits or hash).
+	TokenInvalid
+	// TokenEarly: a valid token sent before its due time.
+	TokenEarly
+	// TokenExpired: a valid token sent after its validity ended.
+	TokenExpired
+	// TokenUsed: a token that was already honoured once.
+	TokenUsed
+)
+
+// tokenStates lists the presented-token outcomes, for label sets.
+var tokenStates = [...]TokenState{TokenHonoured, TokenInvalid, TokenEarly, TokenExpired, TokenUsed}
+
+func (s TokenState) String() string {
+	switch s {
+	case TokenHonoured:
+		return "honoured"
+	case TokenInvalid:
+		return "invalid"
+	case TokenEarly:
+		return "early"
+	case TokenExpired:
+		return "expired"
+	case TokenUsed:
+		return "used"
+	}
+	return "none"
+}
+
+// RetryToken is a booked retry reservation as sent to the client; the zero value is "none".
+type RetryToken struct {
+	b  [TokenLen]byte
+	ok bool
+}
+
+// Value is the header value and whether there is one.
+func (t RetryToken) Value() ([]byte, bool) {
+	if !t.ok {
+		return nil, false
+	}
+	return t.b[:], true
+}
+
+// book is a gate's retry reservations. A refusal books a place at the second its Retry-After
+// points to; at most Config.RetryReserve x the measured completion rate places per second, so
+// what is promised stays a fraction of what the endpoint actually completes. A token names its
+// place (second, index within it, delay) and carries a keyed hash of those, so the gate needs
+// no table of issued tokens: each slot is one atomic word (second and count) and a bitmap of
+// places used, which makes every token single-use.
+//
+// Everything is atomic and allocation-free: booking is a CAS on the slot word, honouring an
+// atomic OR on the bitmap.
+type book struct {
+	origin time.Time // second 0 of the book
+	seed   maphash.Seed
+	slots  [bookSlots]bookSlot
+}
+
+type bookSlot struct {
+	// word is second<<16 | booked; the second is relative to origin.
+	word atomic.Uint64
+	used [maxPerSlot / 64]atomic.Uint64
+}
+
+const countBits = 16
+
+func newBook(origin time.Time) *book {
+	return &book{origin: origin, seed: maphash.MakeSeed()}
+}
+
+// reserve books one place due at now+delay, or in a later second while that one is full, as
+// long as the delay stays within MaxRetryAfter. perSecond is the most places any second may
+// hold. It returns the delay actually booked and the token; ok is false when every second up
+// to the limit is full.
+func (bk *book) reserve(now time.Time, delay time.Duration, perSecond int) (time.Duration, RetryToken, bool) {
+	perSecond = min(perSecond, maxPerSlot)
+	if perSecond < 1 || delay <= 0 {
+		return 0, RetryToken{}, false
+	}
+	for ; delay <= MaxRetryAfter; delay += time.Second {
+		sec := uint64(now.Add(delay).Sub(bk.origin) / time.Second)
+		s := &bk.slots[sec%bookSlots]
+		for {
+			w := s.word.Load()
+			wsec, n := w>>countBits, int(w&(1<<countBits-1))
+			if wsec != sec {
+				if wsec > sec {
+					break // the ring moved past this second: treat as full
+				}
+				n = 0
+			}
+			if n >= perSecond {
+				break
+			}
+			if !s.word.CompareAndSwap(w, sec<<countBits|uint64(n+1)) {
+				continue
+			}
+			if n == 0 && wsec != sec {
+				// First place of a fresh second: forget the places used bookSlots seconds ago.
+				// Their tokens expired long before this second can be presented.
+				for i := range s.used {
+					s.used[i].Store(0)
+				}
+			}
+			return delay, bk.token(sec, n, delay), true
+		}
+	}
+	return 0, RetryToken{}, false
+}
+
+// token encodes a place: second (32 bits), index (16 bits), delay in seconds (16 bits).
+func (bk *book) token(sec uint64, n int, delay time.Duration) RetryToken {
+	payload := sec<<32 | uint64(n)<<16 | uint64(delay/time.Second)
+	var t RetryToken
+	putHex(t.b[:16], payload)
+	putHex(t.b[16:], bk.mac(payload))
+	t.ok = true
+	return t
+}
+
+func (bk *book) mac(payload uint64) uint64 {
+	return maphash.Comparable(bk.seed, payload)
+}
+
+// redeem checks a presented token at now and marks its place used.
+func (bk *book) redeem(now time.Time, tok []byte) TokenState {
+	if len(tok) != TokenLen {
+		return TokenInvalid
+	}
+	payload, ok1 := parseHex(tok[:16])
+	mac, ok2 := parseHex(tok[16:])
+	if !ok1 || !ok2 || bk.mac(payload) != mac {
+		return TokenInvalid
+	}
+	sec := payload >> 32
+	n := int(payload >> 16 & (1<<16 - 1))
+	delay := time.Duration(payload&(1<<16-1)) * time.Second
+	due := bk.origin.Add(time.Duration(sec) * time.Second)
+	switch {
+	case now.Before(due.Add(-tokenEarly)):
+		return TokenEarly
+	case now.After(due.Add(time.Second + tokenLate + delay/4)):
+		return TokenExpired
+	}
+	s := &bk.slots[sec%bookSlots]
+	if s.word.Load()>>countBits != sec || n >= maxPerSlot {
+		return TokenExpired
+	}
+	bit := uint64(1) << (n % 64)
+	if s.used[n/64].Or(bit)&bit != 0 {
+		return TokenUsed
+	}
+	return TokenHonoured
+}
+
+// perSecond is how many places a second may hold at completion rate rate.
+func reservePerSecond(share, rate float64) int {
+	if share <= 0 || rate <= 0 || math.IsInf(rate, 0) || math.IsNaN(rate) {
+		return 0
+	}
+	return int(min(share*rate, maxPerSlot))
+}
+
+func putHex(dst []byte, v uint64) {
+	for i := 15; i >= 0; i-- {
+		dst[i] = hexDigits[v&0xf]
+		v >>= 4
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+func parseHex(b []byte) (uint64, bool) {
+	var v uint64
+	for _, c := range b {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint64(d)
+	}
+	return v, true
+}
