@@ -36,9 +36,26 @@ start_server() { # env assignments...
 }
 stop_server() { kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
 trap stop_server EXIT
+# CPU seconds (user + system) the process has used so far.
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"; }
+# Each run also records the cores the server and the harness used over it (name.cpu.json): on
+# one machine they share the cores, so goodput is compared per server core as well.
 load() { # name, loadgen flags...
 	local name="$1"; shift
-	./bin/loadgen -url "$url" -quiet -lengths "$lengths" -json "$out/$name.json" -html "$out/$name.html" "$@"
+	local s0 w0 s1 w1
+	s0=$(cpu_s "$server_pid"); w0=$(date +%s.%N)
+	/usr/bin/time -f '%U %S' -o "$out/$name.harness-cpu" \
+		./bin/loadgen -url "$url" -quiet -lengths "$lengths" -json "$out/$name.json" -html "$out/$name.html" "$@"
+	s1=$(cpu_s "$server_pid"); w1=$(date +%s.%N)
+	python3 - "$s0" "$s1" "$w0" "$w1" "$out/$name.harness-cpu" >"$out/$name.cpu.json" <<'PY'
+import json, sys
+s0, s1, w0, w1 = map(float, sys.argv[1:5])
+u, k = map(float, open(sys.argv[5]).read().split()[-2:])
+wall = w1 - w0
+print(json.dumps({"wall_s": round(wall, 1), "server_cores": round((s1 - s0) / wall, 2),
+                  "harness_cores": round((u + k) / wall, 2)}))
+PY
+	rm -f "$out/$name.harness-cpu"
 }
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
 
