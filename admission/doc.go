@@ -26,8 +26,10 @@
 //   - Retry reservations. With Config.RetryReserve > 0, a refusal that carries a Retry-After
 //     also books a place for the retry at that second (or the first later second with room)
 //     and returns its token, which the handler sends in the X-Sluice-Retry-Token header.
-//     Each second holds at most RetryReserve x the measured completion rate places, so the
-//     promises stay a fraction of what the endpoint completes. A retry that sends the token
+//     Each second holds at most RetryReserve x the measured completion rate places, divided
+//     by the measured share of tokens that come back (many refused clients never retry; a
+//     place nobody claims costs nothing), so what returns stays a fraction of what the
+//     endpoint completes. A retry that sends the token
 //     back at its time (from 250 ms early to 2 s plus a quarter of the delay after its second)
 //     is let past the watermarks, once; the class's hard capacity still bounds it. The
 //     estimate alone cannot make that promise: under sustained overload the door opens for

@@ -3,6 +3,7 @@ package admission
 import (
 	"hash/maphash"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -82,8 +83,9 @@ func (t RetryToken) Value() ([]byte, bool) {
 }
 
 // book is a gate's retry reservations. A refusal books a place at the second its Retry-After
-// points to; at most Config.RetryReserve x the measured completion rate places per second, so
-// what is promised stays a fraction of what the endpoint actually completes. A token names its
+// points to; at most Config.RetryReserve x the measured completion rate places per second,
+// divided by the measured show rate, so what comes back stays a fraction of what the endpoint
+// actually completes. A token names its
 // place (second, index within it, delay) and carries a keyed hash of those, so the gate needs
 // no table of issued tokens: each slot is one atomic word (second and count) and a bitmap of
 // places used, which makes every token single-use.
@@ -94,6 +96,67 @@ type book struct {
 	origin time.Time // second 0 of the book
 	seed   maphash.Seed
 	slots  [bookSlots]bookSlot
+
+	booked   atomic.Uint64 // places booked, ever
+	honoured atomic.Uint64 // tokens honoured, ever
+	show     showRate
+}
+
+// showRate is the measured share of booked places whose token comes back. Many refused
+// clients never retry (they give up, or their retry budget is spent), and a place nobody
+// claims costs nothing, so the book overbooks by 1/show, as an airline does: what it promises
+// and what arrives then both stay near the configured share of the completion rate. It is an
+// EWMA of bookings and of honoured tokens per interval, folded like drainRate: lazily, by the
+// first caller after an interval, under a TryLock nobody waits on.
+type showRate struct {
+	due atomic.Int64 // UnixNano of the next fold; 0 before the first
+
+	mu           sync.Mutex // TryLock only
+	lastBooked   uint64     // guarded by mu
+	lastHonoured uint64     // guarded by mu
+	avgBooked    float64    // guarded by mu
+	avgHonoured  float64    // guarded by mu
+
+	rate atomic.Uint64 // float64 bits; 0 means not measured yet (read as 1)
+}
+
+// Show-rate constants: the EWMA's weight per interval, the bookings an estimate needs, and the
+// floor that bounds overbooking to 10x.
+const (
+	showAlpha    = 0.3
+	showMinBooks = 20
+	minShow      = 0.1
+)
+
+// fold updates the show rate from the book's counters once per drainInterval.
+func (s *showRate) fold(now time.Time, booked, honoured uint64) {
+	if due := s.due.Load(); due != 0 && now.UnixNano() < due {
+		return
+	}
+	if !s.mu.TryLock() {
+		return
+	}
+	defer s.mu.Unlock()
+	if due := s.due.Load(); due != 0 && now.UnixNano() < due {
+		return // folded by another caller while this one took the lock
+	}
+	s.due.Store(now.Add(drainInterval).UnixNano())
+	db, dh := float64(booked-s.lastBooked), float64(honoured-s.lastHonoured)
+	s.lastBooked, s.lastHonoured = booked, honoured
+	s.avgBooked += showAlpha * (db - s.avgBooked)
+	s.avgHonoured += showAlpha * (dh - s.avgHonoured)
+	if s.avgBooked*(1/showAlpha) < showMinBooks {
+		return // too few bookings to say anything; keep the last estimate
+	}
+	s.rate.Store(math.Float64bits(min(max(s.avgHonoured/s.avgBooked, minShow), 1)))
+}
+
+// get is the show rate to plan with: 1 (no overbooking) until measured.
+func (s *showRate) get() float64 {
+	if r := math.Float64frombits(s.rate.Load()); r > 0 {
+		return r
+	}
+	return 1
 }
 
 type bookSlot struct {
@@ -113,7 +176,8 @@ func newBook(origin time.Time) *book {
 // hold. It returns the delay actually booked and the token; ok is false when every second up
 // to the limit is full.
 func (bk *book) reserve(now time.Time, delay time.Duration, perSecond int) (time.Duration, RetryToken, bool) {
-	perSecond = min(perSecond, maxPerSlot)
+	bk.show.fold(now, bk.booked.Load(), bk.honoured.Load())
+	perSecond = min(int(float64(perSecond)/bk.show.get()), maxPerSlot)
 	if perSecond < 1 || delay <= 0 {
 		return 0, RetryToken{}, false
 	}
@@ -142,6 +206,7 @@ func (bk *book) reserve(now time.Time, delay time.Duration, perSecond int) (time
 					s.used[i].Store(0)
 				}
 			}
+			bk.booked.Add(1)
 			return delay, bk.token(sec, n, delay), true
 		}
 	}
@@ -190,6 +255,7 @@ func (bk *book) redeem(now time.Time, tok []byte) TokenState {
 	if s.used[n/64].Or(bit)&bit != 0 {
 		return TokenUsed
 	}
+	bk.honoured.Add(1)
 	return TokenHonoured
 }
 

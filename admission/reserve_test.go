@@ -215,3 +215,50 @@ func TestTokenStateNames(t *testing.T) {
 		t.Fatal(strconv.Quote(TokenNone.String()))
 	}
 }
+
+// TestOverbookingFollowsShowRate: when 3 tokens in 10 come back, a second holds about 10/3
+// times the planned places; when all come back, no more than planned.
+func TestOverbookingFollowsShowRate(t *testing.T) {
+	for _, tc := range []struct {
+		every  int // honour tokens 0, every, 2 x every... of each second's 10
+		lo, hi int // places one second then holds
+	}{{every: 4, lo: 31, hi: 34}, {every: 1, lo: 10, hi: 10}} {
+		bk := newBook(epoch)
+		var due [][]byte
+		for sec := range 12 {
+			now := epoch.Add(time.Duration(sec) * time.Second)
+			for i, tok := range due {
+				if i%tc.every == 0 {
+					if st := bk.redeem(now, tok); st != TokenHonoured {
+						t.Fatalf("token at its time: %v", st)
+					}
+				}
+			}
+			due = due[:0]
+			for range 10 {
+				_, tok, ok := bk.reserve(now, time.Second, 10)
+				if !ok {
+					t.Fatal("no place")
+				}
+				v, _ := tok.Value()
+				due = append(due, append([]byte(nil), v...))
+			}
+		}
+		now := epoch.Add(12 * time.Second)
+		for i, tok := range due {
+			if i%tc.every == 0 {
+				bk.redeem(now, tok)
+			}
+		}
+		n := 0
+		for range 60 {
+			if d, _, _ := bk.reserve(now, time.Second, 10); d == time.Second {
+				n++
+			}
+		}
+		if n < tc.lo || n > tc.hi {
+			t.Errorf("honouring 1 in %d: one second holds %d places, want %d..%d (show rate %.3f)",
+				tc.every, n, tc.lo, tc.hi, bk.show.get())
+		}
+	}
+}

@@ -67,16 +67,18 @@ echo "C = $C req/s"
 load unloaded-interactive -mode open -rate "$(field "$out/capacity.json" "max(1, round(d['goodput']['rps'] / 10, 1))")" \
 	-priority-mix interactive=1 -duration 30s -warmup 5s
 
+# A client waiting out its Retry-After counts as in flight; the cap is raised so that waiting
+# clients never throttle the offered 2x.
 for policy in drain_rate static; do
 	echo "== 2x C, retries honour Retry-After and send back their token, policy $policy"
 	stop_server
 	start_server SLUICE_RETRY_AFTER_POLICY="$policy"
-	load "2x-$policy" -mode open -rate "$(python3 -c "print(2*$C)")" -duration "${secs}s" -warmup 10s -retry
+	load "2x-$policy" -mode open -rate "$(python3 -c "print(2*$C)")" -duration "${secs}s" -warmup 10s -retry -max-in-flight 8192
 done
 echo "== 2x C, policy drain_rate without retry reservations (the estimate alone)"
 stop_server
 start_server SLUICE_RETRY_AFTER_POLICY=drain_rate SLUICE_RETRY_RESERVE=0
-load "2x-drain_rate-no-tokens" -mode open -rate "$(python3 -c "print(2*$C)")" -duration "${secs}s" -warmup 10s -retry
+load "2x-drain_rate-no-tokens" -mode open -rate "$(python3 -c "print(2*$C)")" -duration "${secs}s" -warmup 10s -retry -max-in-flight 8192
 
 echo "== 10x C for ${secs}s, RSS sampled every second"
 stop_server
