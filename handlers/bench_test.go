@@ -37,6 +37,30 @@ func BenchmarkRefusalPath(b *testing.B) {
 		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000}, RequestTimeout: time.Second,
 		Ready: func() bool { return true },
 	})
+	// The same refusal from a gate that books retry reservations: warm on a fake clock at a
+	// rate high enough that the benchmark's refusals never fill a second.
+	tokSrc := &fakeLoad{load: batcher.Load{Workers: 1, Running: 1, QueueSize: 256, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}}
+	fake := clock.NewFake(time.Unix(0, 0))
+	tokGate, err := admission.NewGate("analyze", admission.Config{HighWatermark: 256, Policy: admission.PolicyStatic,
+		StaticRetryAfter: time.Second, RetryReserve: 1}, tokSrc, fake, admission.NewMetrics(prometheus.NewRegistry()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 4 {
+		tokGate.Admit(admission.Interactive)
+		fake.Advance(time.Second)
+		tokSrc.load.Completed += 1 << 20
+	}
+	tokSrc.setWaiting(300)
+	withTokens := New(Options{
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: NewMetrics(prometheus.NewRegistry()),
+		Clock:   clock.Real(),
+		Analyze: Endpoint{Queue: "analyze", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}}, Gate: tokGate},
+		PII: Endpoint{Queue: "pii_extract", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}},
+			Gate: newTestGate(b, "pii_extract", &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 256}}, time.Second)},
+		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000}, RequestTimeout: time.Second,
+		Ready: func() bool { return true },
+	})
 	bare := fiber.New(fiber.Config{DisableStartupMessage: true})
 	bare.Post("/analyze", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusOK) })
 
@@ -45,7 +69,7 @@ func BenchmarkRefusalPath(b *testing.B) {
 		name string
 		app  *fiber.App
 		want int
-	}{{"fiber-bare-200", bare, 200}, {"sluice-refusal-503", sluice, 503}} {
+	}{{"fiber-bare-200", bare, 200}, {"sluice-refusal-503", sluice, 503}, {"sluice-refusal-503-with-token", withTokens, 503}} {
 		b.Run(tc.name, func(b *testing.B) {
 			h := tc.app.Handler()
 			var fctx fasthttp.RequestCtx
@@ -56,6 +80,9 @@ func BenchmarkRefusalPath(b *testing.B) {
 			h(&fctx)
 			if got := fctx.Response.StatusCode(); got != tc.want {
 				b.Fatalf("status %d, want %d: %s", got, tc.want, fctx.Response.Body())
+			}
+			if tok := fctx.Response.Header.Peek(admission.RetryTokenHeader); (tc.app == withTokens) != (len(tok) > 0) {
+				b.Fatalf("%s: retry token %q", tc.name, tok)
 			}
 			b.ReportAllocs()
 			for b.Loop() {

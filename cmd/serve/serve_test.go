@@ -316,6 +316,73 @@ func TestDisconnectedClientIsNeverComputed(t *testing.T) {
 	srv.waitForMetric(t, `sluice_batcher_queue_depth{queue="pii_extract"} 0`)
 }
 
+// TestRetryTokenAdmitsTheRetryWhileShedding drives the real server past a tiny high watermark
+// until a refusal carries a retry token (the gate books places only once it has measured a
+// completion rate, after a few seconds of traffic), then sends that token back after the
+// Retry-After while the flood goes on: the retry must be served, and the token must not work
+// twice.
+func TestRetryTokenAdmitsTheRetryWhileShedding(t *testing.T) {
+	srv := startServer(t, "SLUICE_BATCH_HIGH_WATERMARK=2", "SLUICE_BATCH_LOW_WATERMARK=1",
+		"SLUICE_RETRY_AFTER_POLICY=static", "SLUICE_RETRY_AFTER_S=1")
+	body := `{"text":"Call Maria at 555-0132."}`
+	send := func(token string) (int, http.Header) {
+		req, err := http.NewRequest(http.MethodPost, srv.url+"/pii/extract", strings.NewReader(body))
+		if err != nil {
+			t.Error(err)
+			return 0, nil
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("X-Sluice-Retry-Token", token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0, nil
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	tokens := make(chan string, 1)
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				status, h := send("")
+				if tok := h.Get("X-Sluice-Retry-Token"); status == 503 && tok != "" {
+					if h.Get("Retry-After") != "1" {
+						t.Errorf("token with Retry-After %q, want the static 1", h.Get("Retry-After"))
+					}
+					select {
+					case tokens <- tok:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	defer func() { stop(); wg.Wait() }()
+	var tok string
+	select {
+	case tok = <-tokens:
+	case <-time.After(60 * time.Second): // hang guard only
+		t.Fatal("no refusal carried a retry token")
+	}
+	time.Sleep(time.Second) // the client's side of the protocol: wait the Retry-After
+	if status, _ := send(tok); status != 200 {
+		t.Fatalf("retry with its token during the flood: status %d", status)
+	}
+	// A replay is judged as a fresh request (refused or not, depending on the flood's moment),
+	// and counted as a used token, not honoured again.
+	send(tok)
+	srv.waitForMetric(t, `sluice_admission_retry_tokens_total{outcome="used",queue="pii_extract"} 1`)
+	srv.waitForMetric(t, `sluice_admission_retry_tokens_total{outcome="honoured",queue="pii_extract"} 1`)
+}
+
 // TestShutdownFinishesInFlightWork stops the server while a request sits in a long batch
 // window: the request must still be answered 200, and the server must exit cleanly.
 func TestShutdownFinishesInFlightWork(t *testing.T) {
