@@ -22,6 +22,11 @@ const (
 	bookSlots = 128
 	// maxPerSlot bounds the reservations of one second (and the size of each slot's bitmap).
 	maxPerSlot = 4096
+	// bookAhead is how many seconds past the Retry-After the policy chose a refusal may be
+	// booked when that second is full. Further out, the refusal gets the policy's Retry-After
+	// and no token: under a flood most refused clients never return, and booking them all
+	// would push every Retry-After to the limit before the show rate is even measured.
+	bookAhead = 4 * time.Second
 	// tokenEarly is how long before its due time a token is already honoured (client clocks
 	// and timers round).
 	tokenEarly = 250 * time.Millisecond
@@ -171,17 +176,17 @@ func newBook(origin time.Time) *book {
 	return &book{origin: origin, seed: maphash.MakeSeed()}
 }
 
-// reserve books one place due at now+delay, or in a later second while that one is full, as
-// long as the delay stays within MaxRetryAfter. perSecond is the most places any second may
-// hold. It returns the delay actually booked and the token; ok is false when every second up
-// to the limit is full.
+// reserve books one place due at now+delay, or in one of the bookAhead seconds after it while
+// that one is full, never past MaxRetryAfter. perSecond is the most places any second may hold
+// before overbooking. It returns the delay actually booked and the token; ok is false when
+// every second it may use is full.
 func (bk *book) reserve(now time.Time, delay time.Duration, perSecond int) (time.Duration, RetryToken, bool) {
 	bk.show.fold(now, bk.booked.Load(), bk.honoured.Load())
 	perSecond = min(int(float64(perSecond)/bk.show.get()), maxPerSlot)
 	if perSecond < 1 || delay <= 0 {
 		return 0, RetryToken{}, false
 	}
-	for ; delay <= MaxRetryAfter; delay += time.Second {
+	for last := min(delay+bookAhead, MaxRetryAfter); delay <= last; delay += time.Second {
 		sec := uint64(now.Add(delay).Sub(bk.origin) / time.Second)
 		s := &bk.slots[sec%bookSlots]
 		for {

@@ -134,15 +134,22 @@ func TestBookingsPerSecondBounded(t *testing.T) {
 	token(t, r)
 }
 
-func TestBookFullUpToTheLimit(t *testing.T) {
+// TestBookAheadIsBounded: a full second pushes a booking at most bookAhead later, and never
+// past MaxRetryAfter.
+func TestBookAheadIsBounded(t *testing.T) {
 	bk := newBook(epoch)
-	for d := time.Second; d <= MaxRetryAfter; d += time.Second {
+	for d := time.Second; d <= time.Second+bookAhead; d += time.Second {
 		if got, _, ok := bk.reserve(epoch, time.Second, 1); !ok || got != d {
 			t.Fatalf("booking for %v: got %v ok %v", d, got, ok)
 		}
 	}
 	if _, tok, ok := bk.reserve(epoch, time.Second, 1); ok || tok.ok {
-		t.Fatal("booked past MaxRetryAfter")
+		t.Fatal("booked further than bookAhead past the Retry-After")
+	}
+	for range 10 {
+		if d, _, ok := bk.reserve(epoch, MaxRetryAfter-time.Second, 1); ok && d > MaxRetryAfter {
+			t.Fatalf("booked at %v, past MaxRetryAfter", d)
+		}
 	}
 	if _, _, ok := bk.reserve(epoch, time.Second, 0); ok {
 		t.Fatal("booked with no places per second")
@@ -185,13 +192,13 @@ func TestTokenStillBoundByClassCapacity(t *testing.T) {
 }
 
 func TestTokenAdmitDoesNotAllocate(t *testing.T) {
-	g, fake, _ := shedWithTokens(t, PolicyDrainRate)
-	toks := make([][]byte, 0, 200)
-	for range 200 {
+	g, fake, _ := shedWithTokens(t, PolicyStatic) // places at 2 to 6 s
+	toks := make([][]byte, 0, 40)
+	for range 40 {
 		r, _ := g.Admit(Interactive)
 		toks = append(toks, token(t, r))
 	}
-	fake.Advance(MaxRetryAfter / 2)
+	fake.Advance(3 * time.Second) // some honoured, some early, then used
 	i := 0
 	allocs := testing.AllocsPerRun(100, func() {
 		g.AdmitRetry(Interactive, toks[i%len(toks)])
