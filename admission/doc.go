@@ -24,18 +24,19 @@
 //     [1, 60] s and jittered by +/-20% so clients do not return in lockstep. Until the EWMA is
 //     warm it falls back to the static value, then to no header.
 //   - Retry reservations. With Config.RetryReserve > 0, a refusal that carries a Retry-After
-//     also books a place for the retry at that second (or the first later second with room)
-//     and returns its token, which the handler sends in the X-Sluice-Retry-Token header.
-//     Each second holds at most RetryReserve x the measured completion rate places, divided
-//     by the measured share of tokens that come back (many refused clients never retry; a
-//     place nobody claims costs nothing), so what returns stays a fraction of what the
-//     endpoint completes. A retry that sends the token
-//     back at its time (from 250 ms early to 2 s plus a quarter of the delay after its second)
-//     is let past the watermarks, once; the class's hard capacity still bounds it. The
-//     estimate alone cannot make that promise: under sustained overload the door opens for
-//     everyone at once, and fresh arrivals take the places a returning client was told about.
-//     Tokens are 32 hex digits (second, place, delay, and a hash keyed per gate and process),
-//     so the gate keeps no table of them: one atomic word and a used-bitmap per second.
+//     also books a place for the retry at that second (or, when it is full, in one of the
+//     four seconds after it; otherwise it gets no token) and returns the place's token, which
+//     the handler sends in the X-Sluice-Retry-Token header. Each second holds at most
+//     RetryReserve x the measured completion rate places, divided by the measured share of
+//     tokens that come back (many refused clients never retry, and a place nobody claims costs
+//     nothing), so what returns stays a fraction of what the endpoint completes. A retry that
+//     sends the token back at its time (from 250 ms early to 2 s plus a quarter of the delay
+//     after its second) is let past the watermarks, once; the class's hard capacity still
+//     bounds it. The estimate alone cannot make that promise: under sustained overload the
+//     door opens for everyone at once, and fresh arrivals take the places a returning client
+//     was told about. Tokens are 32 hex digits (second, place, delay, and a hash keyed per
+//     gate and process), so the gate keeps no table of them: one atomic word and a bitmap of
+//     used places per second.
 //
 // Admit is O(1): one clock read, a handful of atomic loads from the batcher (batcher.Load),
 // and on a refusal a few float operations and two metric updates. It takes no lock that a
