@@ -177,15 +177,16 @@ func newBook(origin time.Time) *book {
 }
 
 // reserve books one place due at now+delay, or in one of the bookAhead seconds after it while
-// that one is full, never past MaxRetryAfter. perSecond is the most places any second may hold
-// before overbooking. It returns the delay actually booked and the token; ok is false when
-// every second it may use is full.
-func (bk *book) reserve(now time.Time, delay time.Duration, perSecond int) (time.Duration, RetryToken, bool) {
-	bk.show.fold(now, bk.booked.Load(), bk.honoured.Load())
-	perSecond = min(int(float64(perSecond)/bk.show.get()), maxPerSlot)
-	if perSecond < 1 || delay <= 0 {
+// that one is full, never past MaxRetryAfter. perSecond is how many returning retries a second
+// may plan for (0: none); divided by the show rate, and at least 1, it is the most places a
+// second holds. It returns the delay actually booked and the token; ok is false when every
+// second it may use is full.
+func (bk *book) reserve(now time.Time, delay time.Duration, perSecond float64) (time.Duration, RetryToken, bool) {
+	if !(perSecond > 0) || delay <= 0 {
 		return 0, RetryToken{}, false
 	}
+	bk.show.fold(now, bk.booked.Load(), bk.honoured.Load())
+	limit := int(min(max(perSecond/bk.show.get(), 1), maxPerSlot))
 	for last := min(delay+bookAhead, MaxRetryAfter); delay <= last; delay += time.Second {
 		sec := uint64(now.Add(delay).Sub(bk.origin) / time.Second)
 		s := &bk.slots[sec%bookSlots]
@@ -198,7 +199,7 @@ func (bk *book) reserve(now time.Time, delay time.Duration, perSecond int) (time
 				}
 				n = 0
 			}
-			if n >= perSecond {
+			if n >= limit {
 				break
 			}
 			if !s.word.CompareAndSwap(w, sec<<countBits|uint64(n+1)) {
@@ -264,12 +265,13 @@ func (bk *book) redeem(now time.Time, tok []byte) TokenState {
 	return TokenHonoured
 }
 
-// perSecond is how many places a second may hold at completion rate rate.
-func reservePerSecond(share, rate float64) int {
+// reservePerSecond is how many returning retries a second may plan for at completion rate
+// rate; 0 when there is no usable rate.
+func reservePerSecond(share, rate float64) float64 {
 	if share <= 0 || rate <= 0 || math.IsInf(rate, 0) || math.IsNaN(rate) {
 		return 0
 	}
-	return int(min(share*rate, maxPerSlot))
+	return share * rate
 }
 
 func putHex(dst []byte, v uint64) {

@@ -19,6 +19,12 @@
 // a read-write lock makes Close wait for runs in flight instead of freeing memory under them.
 // Contexts are checked before a run starts, not during it (see Session.Run).
 //
+// Memory: sessions run with ONNX Runtime's memory-pattern cache off. It plans allocations per
+// input shape, and batches arrive in many shapes, so it grew the process without bound; the
+// CPU arena, which keeps the buffers of the largest shapes run so far, stays on. Callers warm
+// a session with their largest batch (extract.Classifier.Warm) so that memory is reached at
+// start-up rather than under load.
+//
 // Errors carry names and sizes only. ONNX Runtime's own messages can quote tensor values such
 // as token ids, so the engine masks every number in them and sets the library's stderr log to
 // fatal-only; nothing in a request reaches a log line through this package.

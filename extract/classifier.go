@@ -35,6 +35,9 @@ type Classifier struct {
 	batcher *batcher.Batcher[job, result]
 	runner  runner
 	clock   clock.Clock
+	// warmRows and warmRuns give the warm-up's shape: the largest batch the batcher forms
+	// at full length, run on every worker at once.
+	warmRows, warmRuns int
 }
 
 // Stats describe the work one Extract call did, for the access log and response metadata.
@@ -66,7 +69,9 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 	c := &Classifier{
 		name: m.Name, tok: m.Tokenizer, dec: dec, prefix: prefix, suffix: suffix,
 		padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxPositionEmbeddings, budget: budget, stride: cfg.Stride,
-		clock: clk,
+		clock:    clk,
+		warmRows: max(1, min(cfg.Batch.MaxBatchSize, cfg.Batch.MaxPaddedTokens/m.Config.MaxPositionEmbeddings)),
+		warmRuns: max(1, cfg.Batch.Workers),
 	}
 	c.runner = runner{sess: sess, padID: c.padID, labels: dec.NumLabels()}
 	b, err := batcher.New[job, result](queue, cfg.Batch, c.runner, clk, bm)
@@ -124,18 +129,53 @@ func (c *Classifier) Extract(ctx context.Context, text string, opts tokclass.Opt
 	return ents, st, err
 }
 
-// Warm runs one tiny input straight through the engine (not the batcher, whose window could
-// hold it) so the first client does not pay for ONNX Runtime's lazy initialisation.
+// Warm runs the largest batch the batcher forms at full length (as many rows of
+// MaxPositionEmbeddings tokens as its limits allow) straight through the engine, not the
+// batcher, once on every worker at the same time. ONNX Runtime initialises lazily and grows
+// its memory arena to the largest shapes it has run: warmed this way, the first clients do not
+// pay for either, and the process's memory does not creep up under load as bigger batches
+// first appear (measured: docs/BENCHMARKS.md, RSS at 10x).
 func (c *Classifier) Warm(ctx context.Context) error {
-	enc := c.tok.Encode("Warm up.", false)
-	_, rows, err := c.layout(enc.IDs, enc.WordIDs)
-	if err == nil {
-		_, err = c.runner.Run(ctx, []job{{rows: rows}})
+	rows := c.warmBatch()
+	errs := make(chan error, c.warmRuns)
+	for range c.warmRuns {
+		go func() {
+			_, err := c.runner.Run(ctx, []job{{rows: rows}})
+			errs <- err
+		}()
 	}
-	if err != nil {
-		return fmt.Errorf("model %q: warm-up failed: %w", c.name, err)
+	var first error
+	for range c.warmRuns {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return fmt.Errorf("model %q: warm-up failed: %w", c.name, first)
 	}
 	return nil
+}
+
+// warmBatch lays out warmRows full-length rows of real text.
+func (c *Classifier) warmBatch() tokclass.Rows {
+	filler := c.tok.Encode("Warm up with a full row.", false).IDs
+	if len(filler) == 0 {
+		filler = []int64{c.padID}
+	}
+	content := c.maxLen - len(c.prefix) - len(c.suffix)
+	rows := tokclass.Rows{Count: c.warmRows, Width: c.maxLen,
+		InputIDs: make([]int64, 0, c.warmRows*c.maxLen), AttentionMask: make([]int64, c.warmRows*c.maxLen)}
+	for range c.warmRows {
+		rows.InputIDs = append(rows.InputIDs, c.prefix...)
+		for i := range content {
+			rows.InputIDs = append(rows.InputIDs, filler[i%len(filler)])
+		}
+		rows.InputIDs = append(rows.InputIDs, c.suffix...)
+	}
+	for i := range rows.AttentionMask {
+		rows.AttentionMask[i] = 1
+	}
+	return rows
 }
 
 // layout cuts a text's tokens into windows and lays them out as model rows.

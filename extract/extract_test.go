@@ -120,6 +120,11 @@ func TestClassifierWindowsLongTexts(t *testing.T) {
 	if err := cls.Warm(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The warm-up batch is the largest the batcher forms: min(8 rows, 2048 / 128) full rows.
+	if w := cls.warmBatch(); w.Count != 8 || w.Width != m.Config.MaxPositionEmbeddings ||
+		len(w.InputIDs) != 8*w.Width || w.InputIDs[0] != cls.prefix[0] || w.InputIDs[w.Width-1] != cls.suffix[len(cls.suffix)-1] {
+		t.Fatalf("warm-up batch %d x %d (%d ids), want 8 full rows with the template", w.Count, w.Width, len(w.InputIDs))
+	}
 	for i, doc := range readJSONL[struct{ Text string }](t, "long.jsonl") {
 		ents, st, err := cls.Extract(ctx, doc.Text, tokclass.PIIOptions())
 		if err != nil {
