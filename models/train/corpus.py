@@ -19,8 +19,15 @@ import pseudo
 import templates
 import wordlists
 
-# Share of train word-list slots filled with an invented word (pseudo.py).
-PSEUDO_P = 0.35
+# Share of train word-list slots filled with an invented word (pseudo.py) in the NER models'
+# documents. The vocabulary and the causal LM keep the 0.35 (and no context swaps) they were
+# built with: their corpus is about the words of clinical text, not about generalising.
+PSEUDO_P = 0.5
+BASE_PSEUDO_P = 0.35
+# Share of literal template segments in train documents whose words may be
+# swapped, and the chance of each word being swapped.
+CONTEXT_SWAP_SEGMENTS = 0.3
+CONTEXT_SWAP_WORDS = 0.2
 
 NER_LABELS = ["DISEASE", "MEDICATION", "DOSAGE", "FREQUENCY", "ROUTE", "PROCEDURE",
               "ANATOMY", "TEST", "TEST_RESULT"]
@@ -50,6 +57,17 @@ LAB_UNITS = ["mg/dL", "mmol/L", "g/dL", "%", "U/L", "ng/mL", "pg/mL", "mEq/L", "
              "x10^9/L", "mIU/L", "IU/L", "mm/hr", "bpm", "mmHg", "/min", "kg/m2", "ng/dL", "cells/uL"]
 DOSE_UNITS_EXTRA = ["tablet", "tablets", "puffs", "drops", "mL", "capsule", "patch", "g"]
 TLDS = ["com", "org", "net", "health", "us", "ca", "co.uk", "de", "io"]
+
+
+def template_words(pools):
+    """The literal words of the given templates (slots and alternations
+    expanded), sorted so a seed always draws the same ones."""
+    words = set()
+    for pool in pools.values():
+        for t in pool:
+            t = _SLOT.sub(" ", _ALT.sub(lambda m: " ".join(m.group(1).split("|")), t))
+            words.update(w for w in t.split() if w.isalpha())
+    return sorted(words)
 
 
 def split_templates(pool, seed, heldout_share=0.3):
@@ -101,9 +119,10 @@ class Builder:
 class Corpus:
     """Generates documents from one split ("train" or "heldout")."""
 
-    def __init__(self, split, seed=0, noise=True, invented=True):
+    def __init__(self, split, seed=0, noise=True, invented=True, pseudo_p=None, context_swap=True):
         self.split = split
         self.noise = noise
+        self.pseudo_p = PSEUDO_P if pseudo_p is None else pseudo_p
         self.rng = random.Random(seed)
         splits = wordlists.split_all()
         self.words = splits[split]
@@ -112,10 +131,13 @@ class Corpus:
         for i, (name, pool) in enumerate(sorted(templates.POOLS.items())):
             tr, ho = split_templates(pool, 777 + i)
             self.pools[name] = tr if split == "train" else ho
+        self.context_words = None
+        if split == "train" and invented and context_swap:
+            self.context_words = template_words(self.pools)
 
     # ---- slot generators -------------------------------------------------
     def pick(self, name):
-        if self.pseudo is not None and self.rng.random() < PSEUDO_P:
+        if self.pseudo is not None and self.rng.random() < self.pseudo_p:
             w = self.pseudo.fill(name)
             if w is not None:
                 return w
@@ -365,14 +387,21 @@ class Corpus:
         b.add(text, task, label)
 
     def noisy_o(self, s):
-        """Typos and abbreviation-free noise on unlabelled text."""
+        """Typos and abbreviation-free noise on unlabelled text. In training
+        documents some context words are also swapped for words from other
+        templates, so the model cannot lean on a template's exact wording."""
         if not self.noise:
             return s
         r = self.rng
-        if r.random() < 0.15:
+        swap = self.context_words is not None and r.random() < CONTEXT_SWAP_SEGMENTS
+        if swap or r.random() < 0.15:
             words = s.split(" ")
             for i, w in enumerate(words):
-                if w.isalpha() and r.random() < 0.08:
+                if not w.isalpha():
+                    continue
+                if swap and r.random() < CONTEXT_SWAP_WORDS:
+                    words[i] = r.choice(self.context_words)
+                elif r.random() < 0.08:
                     words[i] = self.typo(w)
             s = " ".join(words)
         return s

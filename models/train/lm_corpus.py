@@ -19,5 +19,5 @@ def passage(gen, n):
 
 
 def sentences(split, count, seed):
-    gen = corpus.Corpus(split, seed=seed, noise=False)
+    gen = corpus.Corpus(split, seed=seed, noise=False, pseudo_p=corpus.BASE_PSEUDO_P)
     return [passage(gen, gen.rng.randint(1, 4)) for _ in range(count)]

@@ -66,17 +66,21 @@ class Block(nn.Module):
 class TokenClassifier(nn.Module):
     """input_ids, attention_mask [b, s] int64 -> logits [b, s, 1 + 2 * types].
 
-    Labels are ordered O, B-T1, I-T1, B-T2, I-T2, ... The logits factorise:
-    O / B / I scores come from each token, the entity-type scores from the
-    mean of the hidden states of the token's whole word (a word is a token
-    that does not start with "##" plus the "##" tokens after it). Every
-    piece of a word therefore gets the same type, which a small model trained
-    for minutes would otherwise not learn reliably; B versus I stays per token.
+    Labels are ordered O, B-T1, I-T1, B-T2, I-T2, ... The logits factorise
+    into O / B / I scores and entity-type scores, both from the mean of the
+    hidden states of the token's whole word (a word is a token that does not
+    start with "##" plus the "##" tokens after it). The word's first token
+    carries the decision; its "##" pieces can only be O or I of the same type
+    (their B score is -1e4). So every piece of a word gets the same label,
+    which a small model trained for minutes would otherwise not learn
+    reliably: a held-out word split into unusual pieces came out as two
+    entities, or half an entity. word_level=False keeps O / B / I per token.
     """
 
     def __init__(self, vocab, labels, hidden=192, layers=3, heads=4, ffn=512, max_pos=128, dropout=0.1,
-                 continuation=None):
+                 continuation=None, word_level=True):
         super().__init__()
+        self.word_level = word_level
         self.cfg = dict(vocab=vocab, labels=labels, hidden=hidden, layers=layers, heads=heads, ffn=ffn,
                         max_pos=max_pos)
         self.types = (labels - 1) // 2
@@ -106,10 +110,20 @@ class TokenClassifier(nn.Module):
         word = torch.cumsum(1 - self.continuation[input_ids], dim=1)
         same = (word[:, :, None] == word[:, None, :]).to(h.dtype)
         pooled = torch.matmul(same, h) / same.sum(-1, keepdim=True)
-        bio = self.bio(h)
         typ = self.typ(pooled)
-        b_scores = bio[:, :, 1:2] + typ
-        i_scores = bio[:, :, 2:3] + typ
+        if not self.word_level:
+            bio = self.bio(h)
+            b_scores = bio[:, :, 1:2] + typ
+            i_scores = bio[:, :, 2:3] + typ
+        else:
+            # One O/B/I decision per word: the word's first token carries it,
+            # its "##" pieces can only be O or I of the same type, so a word
+            # is never split between entities.
+            bio = self.bio(pooled)
+            first = (1 - self.continuation[input_ids]).to(h.dtype)[:, :, None]
+            b_w, i_w = bio[:, :, 1:2], bio[:, :, 2:3]
+            b_scores = first * b_w + (1 - first) * -1e4 + typ
+            i_scores = first * i_w + (1 - first) * torch.maximum(b_w, i_w) + typ
         pairs = torch.stack([b_scores, i_scores], dim=-1).flatten(2)
         return torch.cat([bio[:, :, 0:1], pairs], dim=-1)
 

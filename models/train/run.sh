@@ -20,7 +20,7 @@ export OPENBLAS_NUM_THREADS=2
 export PYTHONHASHSEED=0
 
 # Fixed step counts: the runs are reproducible and fit the time budget.
-NER_STEPS=2000
+NER_STEPS=3000
 LM_STEPS=1000
 
 what="${1:-all}"
