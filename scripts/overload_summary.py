@@ -59,11 +59,15 @@ def main(folder):
           f"{ub:.1f} ms; bound 1.5 x unloaded + 20 ms = {1.5 * un + 20:.1f} ms.")
     with open(os.path.join(folder, "10x-rss-kb.txt")) as f:
         rss = [int(x) for x in f.read().split()]
-    # Samples are one a second from server start; the measured window starts after the 10 s warmup.
+    # Samples are one a second from the start of the load; the measured window starts after the
+    # 10 s warmup.
     window = rss[10:70]
     if window:
+        half = len(window) // 2
+        grow = lambda a, b: (b - a) / a * 100
         print(f"\nRSS at 10x C over the measured 60 s: {window[0] / 1024:.0f} MB -> {window[-1] / 1024:.0f} MB "
-              f"({(window[-1] - window[0]) / window[0] * 100:+.1f}%), max {max(window) / 1024:.0f} MB.")
+              f"({grow(window[0], window[-1]):+.1f}%; first half {grow(window[0], window[half]):+.1f}%, "
+              f"second half {grow(window[half], window[-1]):+.1f}%), max {max(window) / 1024:.0f} MB.")
 
 
 if __name__ == "__main__":
