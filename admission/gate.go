@@ -208,7 +208,7 @@ func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l batcher.Load) 
 	ra, source := g.retryAfter(p, reason, l, streak)
 	var tok RetryToken
 	if g.book != nil && ra > 0 {
-		// Book the place the Retry-After points to, or the first second after it with room:
+		// Book the place the Retry-After points to, or one of the few seconds after it:
 		// then the header says when this client will be let in, not only when the door may
 		// open for everyone.
 		if rate, warm := g.drain.get(); warm {

@@ -90,10 +90,9 @@ func (t RetryToken) Value() ([]byte, bool) {
 // book is a gate's retry reservations. A refusal books a place at the second its Retry-After
 // points to; at most Config.RetryReserve x the measured completion rate places per second,
 // divided by the measured show rate, so what comes back stays a fraction of what the endpoint
-// actually completes. A token names its
-// place (second, index within it, delay) and carries a keyed hash of those, so the gate needs
-// no table of issued tokens: each slot is one atomic word (second and count) and a bitmap of
-// places used, which makes every token single-use.
+// actually completes. A token names its place (second, index within it, delay) and carries a
+// keyed hash of those, so the gate needs no table of issued tokens: each slot is one atomic
+// word (second and count) and a bitmap of places used, which makes every token single-use.
 //
 // Everything is atomic and allocation-free: booking is a CAS on the slot word, honouring an
 // atomic OR on the bitmap.

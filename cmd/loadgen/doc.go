@@ -16,9 +16,9 @@
 // With -retry, a 429 or 503 that carries Retry-After is retried after that delay plus up to
 // -retry-jitter of it, never earlier, at most -max-retries times per request and within a
 // run-wide budget of -retry-budget retries per first attempt. A refusal's retry token
-// (X-Sluice-Retry-Token) is sent back with its retry, as Sluice's clients should. Each retry records the suggested
-// delay, the delay actually waited, whether the retry was admitted, and the time from the
-// request's first refusal to that retry.
+// (X-Sluice-Retry-Token) is sent back with its retry, as Sluice's clients should. Each retry
+// records the suggested delay, the delay actually waited, whether the retry was admitted, and
+// the time from the request's first refusal to that retry.
 //
 // Meanwhile the harness reads the server's /metrics every -scrape-interval and keeps the
 // sluice_ gauges and counters (queue depth, shedding state, shed counts, Retry-After
