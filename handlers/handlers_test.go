@@ -363,9 +363,18 @@ func TestRoutingErrorsUseTheEnvelope(t *testing.T) {
 	if r.status != 404 || errorOf(t, r)["code"] != "bad_request" {
 		t.Fatalf("status %d: %s", r.status, r.raw)
 	}
-	r = f.do(t, "POST", "/analyze", `{"text":"`+strings.Repeat("a", 5000)+`"}`)
-	if r.status != 413 || errorOf(t, r)["code"] != "request_size_exceeded" {
+	r = f.do(t, "POST", "/analyze", `{"text":"`+canary+strings.Repeat("a", 5000)+`"}`)
+	if r.status != 413 || errorOf(t, r)["code"] != "request_size_exceeded" || r.header.Get("X-Request-ID") == "" {
 		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	// fasthttp refuses the body before any middleware runs; it is still counted and logged.
+	if m := f.do(t, "GET", "/metrics", ""); !strings.Contains(m.raw,
+		`sluice_http_requests_total{outcome="failed",route="unrouted",status="413"} 1`) {
+		t.Fatalf("the 413 is not counted:\n%s", m.raw)
+	}
+	logs := f.logs.String()
+	if !strings.Contains(logs, `"route":"unrouted","status":413`) || strings.Contains(logs, canary) {
+		t.Fatalf("access log for the 413 missing or holding text: %s", logs)
 	}
 }
 

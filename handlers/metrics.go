@@ -16,7 +16,8 @@ const (
 )
 
 // Metrics are the HTTP-level Prometheus series. Label values come from fixed sets (route
-// patterns, status codes, outcomes), never from request content.
+// patterns, "unmatched" for a 404, "unrouted" for a body refused before routing; status
+// codes; outcomes), never from request content.
 type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec

@@ -100,20 +100,28 @@ func (s *server) observe(c *fiber.Ctx) error {
 			return herr
 		}
 	}
-	status := c.Response().StatusCode()
 	route := c.Route().Path
-	if status == fiber.StatusNotFound && !knownRoute(route) {
+	if c.Response().StatusCode() == fiber.StatusNotFound && !knownRoute(route) {
 		route = "unmatched"
 	}
+	s.record(c, id, route, s.opts.Clock.Now().Sub(start))
+	return nil
+}
+
+// record counts a finished request in the metrics and writes its access-log line. A negative
+// elapsed means the time is not known: no duration is observed or logged.
+func (s *server) record(c *fiber.Ctx, id, route string, elapsed time.Duration) {
+	status := c.Response().StatusCode()
 	outcome, _ := c.Locals(localOutcome).(string)
 	if outcome == "" {
 		outcome = outcomeForStatus(status)
 	}
-	elapsed := s.opts.Clock.Now().Sub(start)
 	code := strconv.Itoa(status)
 	if m := s.opts.Metrics; m != nil {
 		m.requests.WithLabelValues(route, code, outcome).Inc()
-		m.duration.WithLabelValues(route, code).Observe(elapsed.Seconds())
+		if elapsed >= 0 {
+			m.duration.WithLabelValues(route, code).Observe(elapsed.Seconds())
+		}
 	}
 	attrs := []slog.Attr{
 		slog.String("request_id", id),
@@ -121,13 +129,14 @@ func (s *server) observe(c *fiber.Ctx) error {
 		slog.String("route", route),
 		slog.Int("status", status),
 		slog.String("outcome", outcome),
-		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+	}
+	if elapsed >= 0 {
+		attrs = append(attrs, slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 	}
 	if st, ok := c.Locals(localStats).(*requestStats); ok {
 		attrs = append(attrs, st.attrs()...)
 	}
 	s.opts.Logger.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
-	return nil
 }
 
 // next runs the rest of the chain and turns a panic into a 500: a bug in one request must not
@@ -170,11 +179,22 @@ func outcomeForStatus(status int) string {
 // about the request.
 func (s *server) handleError(c *fiber.Ctx, err error) error {
 	if requestID(c) == "" {
-		// fasthttp rejects an oversized body before any middleware runs.
+		// fasthttp rejects an oversized body before any middleware runs, so observe never
+		// sees the request: answer it, then count and log it here, under the route
+		// "unrouted" (the request never reached the router, and fiber's view of its path is
+		// not reliable at this point) and with no duration (its start is not known).
 		id := newRequestID()
 		c.Locals(localRequestID, id)
 		c.Set(fiber.HeaderXRequestID, id)
+		werr := s.writeHandled(c, err)
+		s.record(c, id, "unrouted", -1)
+		return werr
 	}
+	return s.writeHandled(c, err)
+}
+
+// writeHandled writes err as the JSON envelope.
+func (s *server) writeHandled(c *fiber.Ctx, err error) error {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		c.Locals(localOutcome, ae.Outcome)
