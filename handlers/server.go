@@ -129,9 +129,10 @@ func (s *server) record(c *fiber.Ctx, id, route string, elapsed time.Duration) {
 		slog.String("route", route),
 		slog.Int("status", status),
 		slog.String("outcome", outcome),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 	}
-	if elapsed >= 0 {
-		attrs = append(attrs, slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+	if elapsed < 0 {
+		attrs = attrs[:len(attrs)-1] // cut, not appended: appending would allocate on every refusal
 	}
 	if st, ok := c.Locals(localStats).(*requestStats); ok {
 		attrs = append(attrs, st.attrs()...)
