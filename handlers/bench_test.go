@@ -28,15 +28,7 @@ func BenchmarkRefusalPath(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sluice := New(Options{
-		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: NewMetrics(reg), Gatherer: reg,
-		Clock:   clock.Real(),
-		Analyze: Endpoint{Queue: "analyze", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}}, Gate: gate},
-		PII: Endpoint{Queue: "pii_extract", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}},
-			Gate: newTestGate(b, "pii_extract", &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 256}}, time.Second)},
-		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000}, RequestTimeout: time.Second,
-		Ready: func() bool { return true },
-	})
+	sluice := benchApp(b, gate, reg)
 	// The same refusal from a gate that books retry reservations: warm on a fake clock at a
 	// rate high enough that the benchmark's refusals never fill a second.
 	tokSrc := &fakeLoad{load: batcher.Load{Workers: 1, Running: 1, QueueSize: 256, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}}
@@ -52,15 +44,7 @@ func BenchmarkRefusalPath(b *testing.B) {
 		tokSrc.load.Completed += 1 << 20
 	}
 	tokSrc.setWaiting(300)
-	withTokens := New(Options{
-		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: NewMetrics(prometheus.NewRegistry()),
-		Clock:   clock.Real(),
-		Analyze: Endpoint{Queue: "analyze", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}}, Gate: tokGate},
-		PII: Endpoint{Queue: "pii_extract", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}},
-			Gate: newTestGate(b, "pii_extract", &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 256}}, time.Second)},
-		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000}, RequestTimeout: time.Second,
-		Ready: func() bool { return true },
-	})
+	withTokens := benchApp(b, tokGate, prometheus.NewRegistry())
 	bare := fiber.New(fiber.Config{DisableStartupMessage: true})
 	bare.Post("/analyze", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusOK) })
 
@@ -91,4 +75,17 @@ func BenchmarkRefusalPath(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchApp is the whole Sluice handler chain with fake models, /analyze behind gate.
+func benchApp(b *testing.B, gate *admission.Gate, reg *prometheus.Registry) *fiber.App {
+	return New(Options{
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: NewMetrics(reg), Gatherer: reg,
+		Clock:   clock.Real(),
+		Analyze: Endpoint{Queue: "analyze", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}}, Gate: gate},
+		PII: Endpoint{Queue: "pii_extract", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}},
+			Gate: newTestGate(b, "pii_extract", &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 256}}, time.Second)},
+		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000}, RequestTimeout: time.Second,
+		Ready: func() bool { return true },
+	})
 }
