@@ -107,7 +107,10 @@ class TokenClassifier(nn.Module):
         for blk in self.blocks:
             x, _, _ = blk(x, bias)
         h = self.ln(x)
-        word = torch.cumsum(1 - self.continuation[input_ids], dim=1)
+        # A padded slot never continues a word, whatever id it holds, so a real word's
+        # pooled state cannot take in padding.
+        cont = self.continuation[input_ids] * attention_mask.to(torch.long)
+        word = torch.cumsum(1 - cont, dim=1)
         same = (word[:, :, None] == word[:, None, :]).to(h.dtype)
         pooled = torch.matmul(same, h) / same.sum(-1, keepdim=True)
         typ = self.typ(pooled)
@@ -120,7 +123,7 @@ class TokenClassifier(nn.Module):
             # its "##" pieces can only be O or I of the same type, so a word
             # is never split between entities.
             bio = self.bio(pooled)
-            first = (1 - self.continuation[input_ids]).to(h.dtype)[:, :, None]
+            first = (1 - cont).to(h.dtype)[:, :, None]
             b_w, i_w = bio[:, :, 1:2], bio[:, :, 2:3]
             b_scores = first * b_w + (1 - first) * -1e4 + typ
             i_scores = first * i_w + (1 - first) * torch.maximum(b_w, i_w) + typ
