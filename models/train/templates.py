@@ -6,6 +6,8 @@ split into disjoint train and held-out templates by corpus.split_templates, so
 held-out documents are built only from sentence shapes the models never saw.
 """
 
+import templates_more
+
 # Narrative sentences of notes, H&Ps and hospital courses.
 NARRATIVE = r"""
 <Prescribed|Rx'd|Prescribing> {MED} {DOSE} {FREQ} <today|at discharge|for {N} days>.
@@ -420,7 +422,7 @@ LAB = r"""
 {TEST}, {DATE}: <no|mild|small> {COND}<| of the {ANAT}>
 """.strip().splitlines()
 
-POOLS = {
+FIRST_EDITION = {
     "NARRATIVE": NARRATIVE,
     "HEADER": HEADER,
     "ADMIN": ADMIN,
@@ -429,3 +431,8 @@ POOLS = {
     "LIST_ITEM": LIST_ITEM,
     "LAB": LAB,
 }
+
+# Editions in the order they were written (templates_more.py is the second); each is
+# split into train and held-out templates on its own.
+EDITIONS = {name: [lines, templates_more.POOLS.get(name, [])] for name, lines in FIRST_EDITION.items()}
+POOLS = {name: [t for ed in eds for t in ed] for name, eds in EDITIONS.items()}

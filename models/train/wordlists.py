@@ -7,6 +7,8 @@ the reported figures measure how the models handle words they never saw.
 
 import random
 
+import wordlists_more
+
 
 def _words(block):
     """One entry per line; blank lines and surrounding spaces ignored."""
@@ -1874,8 +1876,9 @@ LISTS = {
 }
 
 
-def split_all(seed=1234):
-    """Returns {"train": {name: list}, "heldout": {name: list}}."""
+def split_all(seed=1234, editions=2):
+    """Returns {"train": {name: list}, "heldout": {name: list}}; editions=1 leaves out
+    the second edition (the split the first models were measured on)."""
     out = {"train": {}, "heldout": {}}
     for i, (name, items) in enumerate(sorted(LISTS.items())):
         share = 0.25
@@ -1887,6 +1890,13 @@ def split_all(seed=1234):
             out["heldout"][name] = sorted(set(items))
             continue
         tr, ho = split(items, seed + i, share)
+        # The second edition is split on its own, so every word of the first keeps its
+        # side (the first held-out words stay unseen) and no word is on both sides.
+        known = {w.lower() for w in items}
+        more = [w for w in wordlists_more.LISTS.get(name, []) if w.lower() not in known] if editions > 1 else []
+        if more:
+            tr2, ho2 = split(more, seed + 100 + i, share)
+            tr, ho = tr + tr2, ho + ho2
         out["train"][name] = tr
         out["heldout"][name] = ho
     return out
