@@ -120,9 +120,10 @@ class Builder:
 
 class Corpus:
     """Generates documents from one split ("train" or "heldout"), from the first `editions`
-    editions of the word lists and templates (1: the first only, as the first models saw)."""
+    editions of the word lists and templates (1: the first only, as the first models saw;
+    None: all)."""
 
-    def __init__(self, split, seed=0, noise=True, invented=True, pseudo_p=None, context_swap=True, editions=2):
+    def __init__(self, split, seed=0, noise=True, invented=True, pseudo_p=None, context_swap=True, editions=None):
         self.split = split
         self.noise = noise
         self.pseudo_p = PSEUDO_P if pseudo_p is None else pseudo_p

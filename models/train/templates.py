@@ -432,7 +432,8 @@ FIRST_EDITION = {
     "LAB": LAB,
 }
 
-# Editions in the order they were written (templates_more.py is the second); each is
-# split into train and held-out templates on its own.
-EDITIONS = {name: [lines, templates_more.POOLS.get(name, [])] for name, lines in FIRST_EDITION.items()}
+# Editions in the order they were written (templates_more.py holds the later ones); each
+# is split into train and held-out templates on its own.
+EDITIONS = {name: [lines] + [ed.get(name, []) for ed in templates_more.EDITIONS]
+            for name, lines in FIRST_EDITION.items()}
 POOLS = {name: [t for ed in eds for t in ed] for name, eds in EDITIONS.items()}

@@ -1,7 +1,7 @@
-"""Second edition of the templates (written in the third session): new sentence
-shapes for every pool, in the syntax of templates.py. templates.EDITIONS keeps
-them apart from the first edition, and each edition is split into train and
-held-out templates on its own. Some lines hold literal tab characters.
+"""Later editions of the templates (the second and third were written in the
+project's third session): new sentence shapes for every pool, in the syntax of
+templates.py. templates.EDITIONS keeps the editions apart, and each is split into
+train and held-out templates on its own. Some lines hold literal tab characters.
 """
 
 # Narrative sentences: HPI, A&P, hospital course, ED, operative, radiology,
@@ -684,7 +684,7 @@ my baby is {AGE} months and wont stop crying since the shots ❤️ pls help
 ur nurse {FIRST} said to msg here about my {MED} {DOSE}
 """.strip().splitlines()
 
-POOLS = {
+SECOND = {
     "NARRATIVE": NARRATIVE_MORE,
     "HEADER": HEADER_MORE,
     "ADMIN": ADMIN_MORE,
@@ -693,3 +693,641 @@ POOLS = {
     "LIST_ITEM": LIST_ITEM_MORE,
     "LAB": LAB_MORE,
 }
+
+
+# ---- Third edition ----------------------------------------------------------
+
+NARRATIVE_MORE3 = r"""
+Overnight events: <none|brief episode of {COND} at {TIME}|new {COND} requiring a bolus of {MED}>.
+Remains on {MED} at {DOSE}<, weaning as tolerated|, unable to wean|; goal to be off by morning>.
+{TEST} {RESULT}, {TEST} {RESULT} on current settings; <will|plan to> attempt {PROC} <today|this afternoon|after rounds>.
+<Sedated|Comfortable> on {MED} and {MED}; {TEST} goal {RESULT}.
+Failed {PROC} this morning because of {COND}<.|; retry tomorrow.>
+<Net|Overall> fluid balance <positive|negative|even> over {N} days; {TEST} now {RESULT}.
+Hemodynamic support <down-trending|escalating|stable>: {MED} {DOSE} plus {MED} {DOSE}.
+Lines: {PROC} (day {N}), {PROC} (day {N}); <all|both> sites clean.
+Day {N} of {MED} for {COND}; source <controlled|not yet identified|unclear>.
+Transitioned to {PROC} at {TIME} and tolerating well, {TEST} {RESULT}.
+{TEST} <positive|negative>; {COND} managed with <reorientation|{MED}> and sleep hygiene.
+Critically ill with {COND} and {COND}; high risk of <deterioration|death> without ICU-level care.
+Critical care time, excluding procedures: {N}0 minutes.
+<Plan|Goal> for today: lighten {MED}, diurese with {MED}, and <trial|consider> {PROC}.
+<Physical status|PS class> <II|III|IV|IIIE>; airway {TEST} <I|II|III|IV>, mouth opening adequate.
+Last oral intake at {TIME}<; meets fasting guidelines| — case delayed {N} hours>.
+Induction: {MED} {DOSE}, {MED} {DOSE}, {MED} {DOSE}; {PROC} on first attempt.
+Maintenance with {MED}<, supplemented by {MED}| and {MED} infusion|>; {TEST} kept above {RESULT}.
+Prior anesthetic complications: <none|{COND} after {PROC}|family history of {COND}>.
+Adjunct: {PROC} under {TEST} guidance with {DOSE} of {MED}.
+Emergence <smooth|delayed|complicated by {COND}>; transferred to <PACU|the ICU> <on room air|with {PROC} in place>.
+Prophylaxis for {COND}: {MED} {DOSE} and {MED} {DOSE}.
+Difficult airway <anticipated|not anticipated> given {COND} and a <short|thick> {ANAT}.
+<Gross description|Grossly>: received fresh, labeled with the patient's name and "{ANAT}", consisting of a tan-pink tissue fragment.
+<Microscopic|Histologic> sections show {COND} with <focal|extensive|no> {COND}.
+<Final diagnosis|DIAGNOSIS>: {ANAT}, {PROC}: {COND}.
+<Deep|Peripheral|Inked> margin <free of|involved by|close to> {COND}<; closest distance {RESULT}.|.>
+{N} of {N} {ANAT} positive for {COND}.
+{TEST} <supports|does not support> {COND}; <controls|internal controls> reacted appropriately.
+<Comment|Note>: findings <favor|raise the possibility of> {COND}; <clinical correlation|correlation with {TEST}> recommended.
+Case reviewed in intradepartmental consultation with Dr. {LAST}, who concurs.
+Intraoperative <diagnosis|consultation> "{COND}" called to the OR at {TIME}.
+No {COND} identified in the {ANAT}<.|; see comment.>
+Wound on the {ANAT} measures {RESULT} x {RESULT} x {RESULT}, <no|minimal> tunneling.
+<Wound bed|Base> <pink and granular|clean|with {COND}>; edges <attached|rolled|undermined>.
+Periwound <intact|erythematous|indurated>; {COND} <present|absent> at the {ANAT}.
+<Stage|Category> {N} {COND} over the {ANAT}, present on admission: <yes|no>.
+Cleansed with {MED}, {MED} applied to the base, covered with a foam dressing; change {FREQ}.
+{PROC} <placed|changed|discontinued> to the {ANAT} wound; seal <intact|leaking>.
+<Offloading|Pressure relief> reinforced; turning schedule posted at bedside.
+<Exudate|Drainage>: <small|moderate|large>, <serous|serosanguinous|purulent>, <no|mild> odor.
+Healing <on track|stalled>; <consider|recommend> {PROC} if no progress in {N} weeks.
+Pre-treatment {TEST} {RESULT}, post {TEST} {RESULT}; {TEST} at {RESULT}.
+Ran {N} hours via <left|right> {ANAT} access; <no|intermittent> {COND} on the machine.
+Access: {ANAT} with <good|weak> thrill and bruit; cannulated without difficulty.
+<Intradialytic|Mid-session> {COND} treated with {MED} {DOSE} {ROUTE} and slowing the pump.
+<Missed|Shortened> {N} sessions this month; counseled on the risks of {COND}.
+{MED} given at the end of {PROC} per protocol; {TEST} due {DATE}.
+<Target|Goal> {TEST} <lowered|raised|unchanged>; today {RESULT}.
+Access was obtained in the {ANAT} with a micropuncture needle under {TEST} guidance.
+<Selective|Diagnostic> injections revealed {COND} of the {ANAT}<, ostial|, mid-segment|>.
+<Successful|Uncomplicated> {PROC} of the {ANAT}<.| with good final result.>
+{ANAT} <dominant|codominant> circulation; {ANAT} <without|with mild> {COND}.
+Hemostasis achieved with {PROC}; distal pulses <intact|palpable> after closure.
+Contrast: {DOSE} of {MED}. {TEST} time: {N} minutes.
+Loaded with {MED} {DOSE} in the lab; continue {MED} for at least {N} months.
+<Hemodynamics|Pressures>: {TEST} {RESULT}, {TEST} {RESULT}, {TEST} {RESULT}.
+Recommendations: <medical therapy|referral for {PROC}|staged intervention on the {ANAT}>.
+The scope was passed <easily|with difficulty> to the {ANAT}; <retroflexion|careful inspection> performed.
+Preparation quality <excellent|adequate|poor>; <repeat|next> exam in {N} years.
+{N} <sessile|pedunculated> {COND} removed from the {ANAT} by {PROC}; retrieved.
+<A|One> <clean-based|bleeding> {COND} in the {ANAT} was treated with {PROC}.
+<Medications|Agents> given: {MED} {DOSE} and {MED} {DOSE} {ROUTE}; monitored throughout.
+<Random|Targeted> {PROC} of the {ANAT} <done|taken> to rule out {COND}.
+Findings: <normal|erythematous|friable> {ANAT}; otherwise unremarkable to the {ANAT}.
+Await pathology; <resume|hold> {MED} <in|for> {N} days.
+{TEST} on the <right|left> {RESULT}, <improving|stable|worse> since {DATE}.
+{TEST} <measured|checked> at {RESULT} and {RESULT}; <continue|add> {MED} drops {FREQ}.
+{TEST}: <quiet|injected> {ANAT}, <clear|hazy> {ANAT}, <no|trace> {COND}.
+{ANAT}: {COND} at the {ANAT}<; no|, without> {COND}.
+{COND} for {N} days; <no|some> curtain over <her|his> vision. Urgent {TEST} obtained.
+<Scheduled|Listed> for {PROC} of the <right|left> {ANAT} with Dr. {LAST}.
+Instill {MED} {DOSE} {ROUTE} {FREQ} for {N} weeks after surgery.
+Glasses prescription <updated|unchanged>; no {COND} today.
+<Erythematous|Violaceous|Hyperpigmented> {COND} on the {ANAT}, sparing the {ANAT}.
+<Full-body|Total body> skin check: {N} <lesions|spots> noted, {COND} on the {ANAT} <most concerning|of concern>.
+On {TEST}, <features suggest|appearance favors> {COND}; <proceed with|plan> {PROC}.
+Apply {MED} {DOSE} to affected areas {FREQ}, avoiding the {ANAT}.
+Treated {N} {COND} with {PROC} today; expect healing over {N} weeks.
+{COND} <worse|better> at night; about {N}0% of the body surface involved.
+<Sun protection|Photoprotection> counseled; {COND} risk reviewed with <her|him>.
+{TEST} to be arranged for suspected {COND}.
+Dental: {COND} involving the <upper|lower> {ANAT}; {PROC} recommended.
+{MED} {DOSE} infiltrated locally; {PROC} of the {ANAT} completed.
+{ANAT} <pink and firm|inflamed|friable>; {COND} <generalized|localized>.
+Premedicate with {MED} {DOSE} {ROUTE} before dental work given {COND}.
+{TEST} reviewed: {COND} in the {ANAT}.
+<Oral hygiene|Home care> reviewed; recall in {N} months.
+{COND} for years per <bed partner|wife|husband>, along with {COND} and {COND}.
+{TEST} {RESULT}, lowest {TEST} {RESULT}; consistent with <moderate|severe> {COND}.
+<Started|Titrated> {PROC} at <fixed|auto> pressure; usage {N} hours per night on download.
+Mask leak <high|acceptable>; switching to a <nasal pillow|full face> interface.
+<Sleep diary|Log> shows {N} awakenings nightly; {COND} likely contributing.
+Avoid {MED} close to bedtime; <maintain|keep> a regular wake time.
+Drowsy driving counseled<; no recent incidents|>.
+<Pedigree|Family tree> drawn over three generations; {COND} in {N} relatives on the <maternal|paternal> side.
+{TEST} identified a <pathogenic|likely pathogenic> variant associated with {COND}.
+Variant of uncertain significance found on {TEST}; no change in management at this time.
+<Cascade|Targeted> testing offered to <siblings|children|first-degree relatives>.
+<Heterozygous|Biallelic> findings <consistent|not consistent> with {COND}.
+Pre-test counseling completed<; consent for {TEST} signed|, patient declined testing>.
+Recommend {PROC} every {N} years starting at age {AGE} given {COND} risk.
+{N} months out from {PROC}; graft function <stable|declining>, {TEST} {RESULT}.
+{MED} {DOSE} {FREQ} with {MED}; {TEST} {RESULT}, at goal.
+No signs of {COND}<; {TEST} pending|; {TEST} negative>.
+Tissue-proven {COND} treated with pulse-dose {MED} {ROUTE} for {N} days.
+Prophylaxis with {MED} and {MED} through month {N}.
+<Listing|Evaluation> for {PROC} <in progress|on hold> pending {TEST} and {TEST}.
+Infection risk reviewed: avoid <raw foods|gardening without gloves|sick contacts> while on {MED}.
+Palliative care consulted for {COND} in the setting of {COND}.
+<Her|His> priorities: <being at home|staying comfortable|seeing family> and avoiding <rehospitalization|the ICU>.
+{COND} well palliated with {MED} {DOSE} {ROUTE} {FREQ}; breakthrough {MED} {DOSE}.
+Surrogate decision-maker: {NAME} (<daughter|son|spouse>), {PHONE}.
+Transitioned to comfort-focused care on {DATE} after family meeting.
+Prognosis <days to weeks|weeks to months|guarded> given {COND}.
+Hospice referral <placed|discussed|declined>; <MOLST|POLST> completed.
+<Bowel regimen|Bowel plan>: {MED} {DOSE} {FREQ} while on {MED}.
+{COND} eased with {MED} {DOSE} {ROUTE} and a bedside fan.
+Pharmacy consult: <renally|weight-based> adjustment of {MED} to {DOSE} {FREQ}.
+Estimated {TEST} {RESULT}; {MED} <not recommended|requires dose reduction> below this.
+<Significant|Major> interaction: {MED} raises {MED} levels; <monitor|check> {TEST} in {N} days.
+{TEST} before the <fourth|fifth|next> dose: {RESULT}<; increase interval.|; no change.>
+<Duplicate|Overlapping> therapy with {MED} and {MED} flagged and discussed with Dr. {LAST}.
+Converted {MED} {ROUTE} to {MED} {ROUTE} at {DOSE} {FREQ}.
+<Formulary|Therapeutic> substitution: {MED} in place of {MED}.
+<Anticoagulation clinic|Pharmacist-managed clinic> note: {TEST} {RESULT}; weekly dose of {MED} <unchanged|increased|reduced>.
+Skilled nursing visit: pt <homebound|home-bound> due to {COND}; <ambulates|walks> with <walker|assistance> only.
+Pillbox filled for {N} days; {MED} and {MED} <found expired|discarded|reconciled>.
+<Caregiver|Daughter> {FIRST} demonstrated <self-injection|the injection technique> of {MED} <correctly|with cues>.
+Home safety: <loose rugs|no grab bars|poor lighting> noted; {COND} risk <high|moderate>.
+{TEST} {RESULT} at the visit; <reported to|faxed to> Dr. {LAST}.
+Next visit in {N} days; <call|notify agency> for {COND} or {COND}.
+Employee <exposed|splashed> at work on {DATE}<; source patient| — source status> <unknown|known>.
+<Post-exposure|Baseline> {TEST} drawn; {MED} <offered|started|declined>.
+<Fit|Cleared> for duty <without restrictions|with restrictions> until {DATE}.
+Work-related {COND} of the {ANAT} after <lifting|repetitive motion|a slip> on the job.
+<Modified duty|Restrictions>: no <overhead work|ladders|kneeling> for {N} weeks.
+Annual {TEST} <negative|read as {RESULT}|not done>; <symptom screen|questionnaire> negative.
+Hearing <protection|conservation> program: {TEST} shows <no|a standard> threshold shift.
+Injured during <practice|a game|training> on {DATE}; <felt|heard> a pop in the {ANAT}.
+<Sideline|Field> assessment: {COND} <suspected|ruled out>; removed from play.
+Return to <play|sport> <graded|stepwise> over {N} days once <symptom-free|cleared by {NAME}>.
+<Ligamentous|Special> testing: <positive|negative|equivocal> {TEST} of the {ANAT}.
+<Brace|Tape> the {ANAT} for {N} weeks; begin {PROC} <now|after swelling settles>.
+<Training|Mileage> recently <doubled|increased>; {COND} likely overuse-related.
+Infectious disease consult for {COND} <with|and> {TEST} growing {COND}.
+<Narrow|De-escalate> to {MED} {DOSE} {ROUTE} {FREQ} based on susceptibilities.
+Planned duration: {N} weeks from the first negative {TEST} ({DATE}).
+Repeat {TEST} <x2|daily> until clear; <obtain|get> {TEST} to assess for {COND}.
+<Source|Nidus> likely the {ANAT}; recommend {PROC} for source control.
+Recent travel abroad; {COND} began <on return|{N} days after return>.
+Contact <precautions|isolation> for {COND}<; may discontinue after {N} negative screens|>.
+Weekly {TEST} and {TEST} while on {MED}.
+<Screening|Testing> for {COND}, {COND}, and {COND} <sent|offered|declined>.
+{COND}, <severe|moderate>; last use {N} days ago.
+{TEST} {RESULT} on arrival; started {MED} {DOSE} {ROUTE} with <good|partial> effect.
+Induction <completed|planned> with {MED} {DOSE} {ROUTE}; <good|partial> response so far.
+Rescue kit with {MED} <provided|prescribed>; safety education given.
+{TEST} <positive|negative> for {COND}; <expected|unexpected> on current regimen.
+Motivational interviewing: <pre-contemplative|contemplative|ready for change>; interested in {MED}.
+Symptom-triggered protocol: {MED} {DOSE} {ROUTE} {FREQ} per scale, max {N} doses.
+<Harm reduction|Safer use> supplies offered; referred to {HOSP} outpatient program.
+({TEST} {RESULT}) <not|likely not> clinically significant.
+{COND}, {COND}, and {COND}: <all|each> <improving|stable|addressed below>.
+{MED}/{MED}/{MED} <held|resumed|continued> per <nephrology|cardiology|hepatology>.
+{COND}? <Possibly|Maybe> — {TEST} to follow.
+{COND} (<new|known>, <mild|moderate|severe>), {ANAT}.
+{PROC}: <indicated|not indicated|deferred> at this time.
+{ANAT}/{ANAT}: <no|mild|marked> {COND}.
+{DOSE} of {MED} was <drawn up|prepared> but not <given|administered> because of {COND}.
+Neither {COND} nor {COND} was <seen|identified> on {TEST}.
+Not on {MED}, {MED}, or {MED} at home.
+It is <unclear|uncertain> whether {COND} <explains|accounts for> the {TEST} of {RESULT}.
+Whether {PROC} would help <her|his> {COND} is <debatable|uncertain>; will discuss at conference.
+<Probably|Most likely> {COND} rather than {COND}, although {TEST} is <pending|nondiagnostic>.
+{TEST} was <repeated|redrawn> at {TIME}, again {RESULT}.
+{N} hours after {MED} {DOSE}, {TEST} <rose|fell> to {RESULT}.
+The {ANAT}, {ANAT}, and {ANAT} were <examined|inspected> and found <normal|unremarkable>.
+{PROC} was <performed|done> by Dr. {LAST} without <complication|incident> on {DATE}.
+{COND} was <noted|documented> by the <outside|referring> team at {HOSP}.
+<Previously|Formerly> on {MED} (stopped {DATE}), now on {MED}.
+{MED} — {DOSE} — given {ROUTE} at {TIME} by {FIRST}.
+{N}-week course of {MED} <completed|interrupted> on {DATE}.
+{AGE}-year-old <organ recipient|athlete|welder|home-care patient|nursing home resident> with {COND}.
+Since {PROC} on {DATE}, <no|recurrent> {COND}.
+Both {MED} and {MED} <were|are> <contraindicated|avoided> because of {COND}.
+{TEST} (<done|drawn> {DATE}) {RESULT}; {TEST} ({DATE}) {RESULT}.
+<Off|Weaned off> {MED} since {DATE}; {COND} has not recurred.
+{COND} <vs.|versus|or> {COND} <vs.|versus|or> {COND}; {TEST} <should|will> help distinguish.
+In the cath lab, {MED} {DOSE} {ROUTE} was given for {COND}.
+After {N} cycles of {MED}, {TEST} showed <complete|partial|no> response in the {ANAT}.
+<Without|Off> {MED}, <her|his> {TEST} <climbs|drifts up> to {RESULT}.
+{FREQ} dosing of {MED} was <simplified|consolidated> to improve adherence.
+{ROUTE} {MED} <not feasible|not tolerated>; switch to {ROUTE} administration.
+<She|He> had <no|some> {COND} with the last {PROC}<.| and asks for {MED} beforehand.>
+<Reviewed|Went over> the {TEST} images with the patient, showing the {COND} in the {ANAT}.
+<Pt|Patient> <unable|too drowsy> to participate; exam limited to the {ANAT}.
+Threshold for {PROC} not met; {TEST} {RESULT}.
+Pre-{PROC} {TEST} {RESULT}; post-{PROC} {TEST} {RESULT}.
+<Per|According to> the {HOSP} {PROC} report, the {ANAT} was <normal|abnormal>.
+<Following|After> {MED}, {COND} <abated|recurred> within {N} hours.
+{COND} of the {ANAT}<, {ANAT},| and> {ANAT} on <exam|imaging>.
+{PROC} deferred: {TEST} {RESULT}<, too high| exceeds threshold| not yet back>.
+<Discussed|Reviewed> {PROC} <risks|alternatives>: {COND}, {COND}, <and|or> {COND}.
+Plan A: {MED}. Plan B (if {COND}): {PROC}.
+{MED} start date {DATE}; <expected|planned> stop {DATE}.
+<Watch|Monitor> for {COND} and {COND} <on|while taking> {MED}.
+<Reason|Indication> for {MED}: {COND}<.| (per {NAME}).>
+[{DATE}] {COND} <noted|worsened>; {MED} <added|increased>.
+{TIME}: {TEST} {RESULT}. {TIME}: {TEST} {RESULT}.
+<Weaning|Reducing> {MED} by {DOSE} <daily|each day>, last dose <on|by> {DATE}.
+<Intermittent|Scheduled> {MED}<, {DOSE}| {DOSE} {ROUTE}> {FREQ}, was <changed|converted> to continuous.
+Despite <two|three|several> doses of {MED}, {COND} <persisted|continued>, and {PROC} was <performed|required>.
+The family (<spouse|son|daughter> {FIRST}) <asked|wanted to know> whether {COND} is <hereditary|contagious|curable>.
+<Mother|Father> {FIRST} {LAST} reports the child's {COND} began after {COND}.
+<Quit|Stopped> {MED} {N} <days|weeks> ago and <noticed|developed> {COND} shortly after.
+<No|Without> {MED} for {N} days prior to {PROC}, per <anesthesia|the proceduralist>.
+{PROC} (<elective|urgent|emergent>) for {COND}, booked <at|with> {HOSP}.
+{ANAT} <tender|warm|swollen>; {ANAT} <nontender|normal>.
+<Severe|Mild|Moderate> {COND} <limits|prevents> <walking|sleeping|chewing|reading>.
+{COND} — <resolved|resolving> after {N} <days|doses> of {MED}.
+{TEST} from the {ANAT} <grew|showed> {COND}; {MED} <appropriate|inadequate> per susceptibilities.
+{TEST} <negative|nonreactive> x{N}; {COND} unlikely.
+Should {COND} recur, <escalate|step up> to {MED} {DOSE} {FREQ}.
+<Call|Contact> {NAME} at {PHONE} with {TEST} results.
+{CITY}-based <home health|hospice|visiting nurse> agency to resume services on {DATE}.
+<Seen|Followed> at the {CITY}, {STATE} <sleep|wound|transplant|genetics> center since {DATE}.
+{MED}: <hold|skip> the dose <the night before|the morning of> {PROC}.
+Transfer to {HOSP} for {PROC} <accepted|requested> by Dr. {LAST} at {TIME}.
+{PROC}, then {PROC}, then {MED} maintenance — timeline reviewed with <patient|family>.
+<Expected|Anticipated> side effects of {MED} ({COND}, {COND}) reviewed.
+<First|Second|Third> dose of {MED} tolerated without {COND}.
+<Upon|On> arrival to the unit at {TIME}, {TEST} {RESULT} and {TEST} {RESULT}.
+{N} attempts at {PROC} were unsuccessful due to {COND}.
+""".strip().splitlines()
+
+LIST_ITEM_MORE3 = r"""
+{COND} ▸ {MED} {DOSE} {FREQ}
+→ {MED} {DOSE} {ROUTE}<| now>
+{COND} │ {MED} │ {DATE}
+{MED} │ {DOSE} │ {ROUTE} │ {FREQ}
+{PROC} ; {ANAT} ; {DATE}
+({N}) {COND}<| — stable>
+{N}/ {MED} {DOSE} {FREQ}
+a) {COND}  b) {COND}<  c) {COND}|>
+i. {PROC} ({DATE}); ii. {PROC}
+{MED} ×{N} days ({DATE}–{DATE})
+{MED} {DOSE} {ROUTE} {FREQ} <— pt self-administers|— nurse-administered|>
+{MED} {DOSE} … {FREQ}
+{MED} ({DOSE}) — {COND}
+{MED} <started|stopped|changed> {DATE}: {COND}
+{COND} — <dx'd|found> on {PROC}
+{COND} (per {HOSP} records)
+{COND} (<stage|grade> {N})
+{COND} <in remission since|controlled since> {DATE}
+{COND}, {ANAT} — <left|right|bilateral>
+{ANAT}: {COND}
+{ANAT} — {PROC} {DATE}
+{PROC} ×{N} (last {DATE})
+{PROC} — <planned|scheduled> {DATE} w/ Dr. {LAST}
+{PROC}/{PROC} ({DATE})
+Pre-med: {MED} {DOSE} {ROUTE} <prior to start|before {PROC}>
+Drip: {MED} {DOSE}<| titrate per protocol>
+Bolus: {MED} {DOSE} {ROUTE} x1
+Lock: {MED} {DOSE} per lumen
+Scheduled: {MED} {DOSE} {FREQ}; breakthrough: {MED} {DOSE} {FREQ}
+Antimicrobial: {MED} (day {N} of {N})
+Immunosuppressant: {MED} {DOSE} {FREQ}, goal {TEST} {RESULT}
+Topical: {MED} to {ANAT} {FREQ}
+Ophthalmic: {MED} {DOSE} {FREQ} to the {ANAT}
+Device: {PROC} (since {DATE})
+Dressing: {MED} + foam, change {FREQ}
+Access: {ANAT} (<placed|revised> {DATE})
+Exposure: {COND} on {DATE}
+Restriction: no use of the {ANAT} for {N} weeks
+Lab monitoring: {TEST} {FREQ}
+Hold parameters: {MED} if {TEST} under {RESULT}
+Indication: {COND} · Drug: {MED} · Duration: {N} days
+Reaction to {MED}: {COND} (<reported|verified|historical>)
+Family: <maternal|paternal> <aunt|uncle|cousin> — {COND}
+Carrier status: {COND} (<positive|negative>)
+Donor: <living|deceased>; {PROC} on {DATE}
+Substance: {MED} — last use {DATE}
+{MED} {DOSE} {ROUTE} {FREQ} (#{N}, no refills)
+Target: {TEST} {RESULT}–{RESULT}
+D/C'd: {MED} <(ineffective)|(intolerance)|(completed course)>
+New: {MED}; Held: {MED}; Stopped: {MED}
+{DATE} — {COND} — {MED}
+» {COND}
+~ {MED} {DOSE} <prn|as needed>
++ {COND}<| (new)>
+{COND}: {N} episodes since {DATE}
+{COND} ✓ {MED} ✓ {TEST} ✗
+""".strip().splitlines()
+
+LAB_MORE3 = r"""
+{TEST} @ {RESULT}, {TEST} @ {RESULT}
+{TEST} [{TIME}] {RESULT}
+{TEST} — {RESULT} (<prev|last> {RESULT}, {DATE})
+{TEST}: {RESULT} ▲
+{TEST}: {RESULT} ▼
+{TEST} ⇑ {RESULT}
+{TEST}: {RESULT}/{RESULT}/{RESULT} (<AM|noon|PM>)
+Pre {TEST} {RESULT} / Post {TEST} {RESULT}
+{TEST} pre-session {RESULT}; post-session {RESULT}
+{TEST} (trough): {RESULT}
+{TEST} (peak) {RESULT} at {TIME}
+Settings: {TEST} {RESULT}, {TEST} {RESULT}, {TEST} {RESULT}
+{TEST} on current settings: {TEST} {RESULT} / {TEST} {RESULT} / {TEST} {RESULT}
+Hemodynamic data: {TEST} {RESULT}; {TEST} {RESULT}; {TEST} {RESULT}
+{TEST} <right|left> {RESULT}; {TEST} <right|left> {RESULT}
+{TEST}: {RESULT} on the right, {RESULT} on the left
+{TEST} {RESULT} (nadir {RESULT})
+{TEST} {RESULT}; {N} events per hour
+{TEST} summary: {TEST} {RESULT}; {TEST} {RESULT}
+{TEST}: <no pathogenic variants|one VUS|pathogenic variant detected>
+{MED} — <susceptible|intermediate|resistant> ({TEST} {RESULT})
+{TEST}: {COND} <isolated|identified>, <pan-sensitive|resistant to {MED}>
+{TEST} <pending|in progress> — prelim: {COND}
+{TEST} ({ANAT}): <no organisms|rare organisms|many neutrophils>
+{TEST} (<urine|serum>): <positive|negative> for {COND}
+{TEST} <reactive|nonreactive>; {TEST} {RESULT}
+{TEST}, {TEST}, {TEST} — all <negative|within range|unremarkable>
+Specimen: {ANAT}. {TEST}: {RESULT}.
+Accession #{N}: {ANAT} — {COND}
+{TEST} ({ANAT}): {COND} <measuring|spanning> {RESULT}
+{TEST} #{N} ({DATE}): {RESULT}
+{TEST} day {N}: {RESULT}
+POD {N}: {TEST} {RESULT}, {TEST} {RESULT}
+Hour {N}: {TEST} {RESULT}
+{TIME} │ {TEST} │ {RESULT}
+{DATE} ¦ {TEST} ¦ {RESULT} ¦ <H|L|N>
+{TEST} ........ {RESULT} ........ <flag|normal>
+{TEST}:: {RESULT}
+{TEST}={RESULT}; {TEST}={RESULT}
+{TEST} {RESULT} ({N} h post-dose)
+{TEST} {RESULT} → repeat {RESULT} after {MED}
+{TEST} {RESULT}, <unchanged|improved|worse> vs {DATE}
+{TEST} (home reading) {RESULT}
+{TEST} (self-reported) {RESULT}
+{TEST} per nursing flowsheet: {RESULT}
+Wound: {TEST} {RESULT} x {RESULT}; <no|scant> {COND}
+{TEST} at rest {RESULT}; with exertion {RESULT}
+{TEST} sitting {RESULT}, {TEST} standing {RESULT}
+{TEST} <max|min> {RESULT} over {N} hours
+{TEST} (<calculated|estimated>) {RESULT}
+{TEST} value {RESULT}
+{TEST} {RESULT}, <rising|falling|flat> over {N} days
+Baseline {TEST} {RESULT}; current {TEST} {RESULT}
+{TEST}: <borderline|equivocal|indeterminate> ({RESULT})
+{TEST} — see scanned report from {HOSP}
+{TEST} {ANAT}, {DATE}: {COND}, {COND}
+{TEST} <confirms|excludes> {COND} of the {ANAT}
+""".strip().splitlines()
+
+# Header / form lines: side-by-side phone vs fax, record vs account vs SSN,
+# names in many orders, addresses and foreign city/postcode orders.
+HEADER_MORE3 = r"""
+Ph/Fax (<office|clinic>): {PHONE} / {FAX}
+T: {PHONE}   F: {FAX}
+<T.|Tel.> {PHONE} <·|;|/> <F.|Fx> {FAX}
+Tel (W): {PHONE}   Tel (M): {PHONE}   Fx: {FAX}
+Fx {FAX}  Ph {PHONE}
+<Fax|FAX> first: {FAX}; voice: {PHONE}
+Office <tel|line>: {PHONE} (<fax|facsimile>: {FAX})
+Voice {PHONE} - Fax {FAX} - <Email|Mail> {EMAIL}
+<Phone (day)|Daytime ph>: {PHONE}   <Phone (eve)|Evening ph>: {PHONE}
+Direct dial: {PHONE}   Secure fax: {FAX}
+<Clinic|Dept> phone / fax: {PHONE} / {FAX}
+Main: {PHONE} • Fax: {FAX} • Web: {URL}
+Ph. (home) {PHONE} ; Ph. (cell) {PHONE} ; Fax (work) {FAX}
+Reply by fax to {FAX} or by phone to {PHONE}
+Fax (records): {FAX}   Fax (referrals): {FAX}   Phone (front desk): {PHONE}
+<Pager|Beeper>: {PHONE}   <Fax|Fx>: {FAX}
+MRN: {MRN}   Acct: {ACCT}   SSN: {SSN}
+<Record|Rec.> no. {MRN} / <Acct|A/C> no. {ACCT} / <SS|Soc.> no. {SSN}
+SSN {SSN} ; MRN {MRN} ; FIN {ACCT}
+<Chart ID|Chart>: {MRN}   <Claim ID|Claim>: {ACCT}
+Medical record #: {MRN}  (account #: {ACCT})
+<Unit rec.|Hospital ID>: {MRN} — <Billing ref.|Billing no.>: {ACCT}
+Pt acct {ACCT} / pt MRN {MRN}
+<Member|Subscriber> no.: {ACCT}   Patient no.: {MRN}   SSN (last four): {SSN}
+ID numbers: MRN {MRN}, encounter {ACCT}, social {SSN}
+Old MRN: {MRN}   New MRN: {MRN}
+<Claim|Invoice> ref {ACCT} for chart {MRN}
+Taxpayer / SSN: {SSN}   Guarantor acct: {ACCT}
+{LAST} {FIRST}   {DATE}   {MRN}
+{LAST}, {FIRST} ({AGE} <y|yo|F|M>)   MRN {MRN}
+{FIRST} {LAST} · {AGE} <y|yrs|yo> · <F|M> · DOB {DATE}
+{LAST}/{FIRST}   <DOB|born> {DATE}
+{LAST} {FIRST}, <née|born> {LAST}
+Patient (last, first): {LAST}, {FIRST}
+Patient (first last): {FIRST} {LAST}
+Name (surname first): {LAST} {FIRST}
+Last name: {LAST}   First name: {FIRST}   Middle initial: <A.|J.|M.|R.|>
+Given: {FIRST}  Family: {LAST}  Preferred: {FIRST}
+{FIRST} <A.|J.|M.|R.|T.> {LAST}, <MD|RN|NP|PA-C>
+Dr. {LAST}, {FIRST} <A.|M.|>   <Cardiology|Oncology|Nephrology>
+Full name (as on ID): {LAST}, {FIRST}   Preferred name: {FIRST}
+Maiden name: {LAST}   Married name: {LAST}
+Alias / AKA: {FIRST} {LAST}
+Name on card: {FIRST} {LAST}   Card holder ID: {ACCT}
+Mother: {LAST}, {FIRST} ; Father: {LAST}, {FIRST}
+Home: {ADDRESS}, {CITY}, {STATE} {ZIP}, <USA|United States>
+Mailing: {ADDRESS} · {CITY} · {STATE} · {ZIP}
+{ADDRESS}, {ZIP} {CITY}
+{ADDRESS}, {CITY} {ZIP}, <UK|United Kingdom>
+{ADDRESS}, {ZIP} {CITY}, <Germany|France|Netherlands|Belgium>
+{ZIP} {STATE}, {CITY}, {ADDRESS}
+{ZIP} {CITY} ({STATE})
+{CITY}, {STATE}  {ZIP}  <Canada|CAN>
+<Postal address|Post address>: {ADDRESS} - {ZIP} {CITY}
+Addr: {ADDRESS}; Town: {CITY}; <Province|Region|County>: {STATE}; <Postcode|PLZ|CP>: {ZIP}
+<PLZ/Ort|CP/Ville|Postcode/Town>: {ZIP} {CITY}
+City: {CITY}  Zip: {ZIP}  State: {STATE}
+Zip {ZIP} / State {STATE} / City {CITY}
+{CITY} – {ZIP}, {STATE}
+Street address: {ADDRESS} ; Apt/Suite: <none|n/a|see above>
+Billing address same as home: <yes|no> — {ADDRESS}, {CITY}
+Ship to: {NAME}, {ADDRESS}, {CITY}, {STATE} {ZIP}
+Permanent addr.: {ADDRESS}, {CITY}   Current addr.: {ADDRESS}, {CITY}
+Patient: {LAST}, {FIRST} • {ADDRESS}, {CITY} • {PHONE}
+{HOSP} ({PHONE} ; fax {FAX})
+{HOSP} — {ADDRESS}, {CITY} {ZIP} — T {PHONE} — F {FAX}
+Facility: {HOSP}   Fac. phone: {PHONE}   Fac. fax: {FAX}
+Pharmacy: {PHARM} • ph {PHONE} • fx {FAX}
+Pharm. on file: {PHARM} ({ADDRESS}, {CITY})
+Emerg. contact (primary): {NAME} ({PHONE}) ; (secondary): {NAME} ({PHONE})
+NOK {LAST}, {FIRST} — <spouse|son|daughter|sibling> — {PHONE} — {EMAIL}
+Contact pref.: <phone|email|portal> ; ph {PHONE} ; em {EMAIL}
+E: {EMAIL}   W: {URL}   T: {PHONE}
+Email (personal): {EMAIL}   Email (work): {EMAIL}
+Portal user: {EMAIL}   Portal site: {URL}
+Referring: {LAST}, {FIRST} (<MD|DO>) · tel {PHONE} · fax {FAX}
+PCP: {FIRST} {LAST} / {HOSP} / ph {PHONE} / fx {FAX}
+DOB {DATE}  ·  SSN {SSN}  ·  MRN {MRN}
+D/O/B: {DATE}   Age at visit: {AGE}
+Date of birth (DD/MM/YYYY): {DATE}
+Insured: {LAST}, {FIRST}   Insured ID: {ACCT}   Insured SSN: {SSN}
+<Ins. co.|Carrier> phone {PHONE} / claims fax {FAX}
+Encounter: {ACCT} · Visit date: {DATE} {TIME} · Location: {HOSP}
+Label: {LAST} {FIRST} / {MRN} / {DATE} / {AGE} <y|yrs|>
+""".strip().splitlines()
+
+# Administrative sentences with several PII slots.
+ADMIN_MORE3 = r"""
+Faxed the consult note to {FAX}, then called {PHONE} to confirm receipt.
+Office phone is {PHONE}; please do not send faxes there — use {FAX} instead.
+{NAME} (DOB {DATE}; MRN {MRN}) asked to have the bill for account {ACCT} reissued.
+The claim ({ACCT}) was linked to the wrong chart — correct MRN is {MRN}, not {MRN}.
+Patient gave SSN {SSN} at registration; account {ACCT} was opened under MRN {MRN}.
+Guarantor "{FIRST} {LAST}" listed with phone {PHONE} and mailing address {ADDRESS}, {CITY}.
+Caller "{FIRST}" at {PHONE} stated she is the <daughter|niece|caregiver> of {NAME}.
+Records for {LAST}, {FIRST} (chart {MRN}) were faxed to Dr. {LAST} at {FAX} on {DATE}.
+Please route the attached form to {FIRST} {LAST} (ext. in directory) or fax it to {FAX}.
+Statement for {NAME} — acct {ACCT} — returned from {ADDRESS}; new address {ADDRESS}, {CITY} {ZIP}.
+Spoke with {FIRST} {LAST}'s <wife|husband|partner>, {FIRST}, at {PHONE} at {TIME} on {DATE}.
+Voicemail left on {PHONE} (<home|cell|work>) asking {FIRST} to call {HOSP} back at {PHONE}.
+Patient requested that the lab results go to {EMAIL} and not to {EMAIL}.
+Insurance card shows member {ACCT}; the patient's SSN ({SSN}) does not match the subscriber record.
+Two charts found for {NAME}: {MRN} and {MRN}; both share the birth date {DATE}.
+The guardian, {NAME}, signed the consent on {DATE}; contact {PHONE} / {EMAIL}.
+Home visit scheduled at {ADDRESS}, {CITY} on {DATE}; gate code provided by {FIRST}.
+Referral packet (MRN {MRN}, claim {ACCT}) sent to {HOSP}, fax {FAX}, phone {PHONE}.
+{PHARM} at {ADDRESS}, {CITY} — phone {PHONE}, fax {FAX} — is the pharmacy of record.
+Fax from {PHARM} ({FAX}) asks Dr. {LAST} to renew {MED} for {NAME}.
+Identity confirmed: name {NAME}, DOB {DATE}, last four of SSN {SSN}.
+Transport from {HOSP} to {ADDRESS}, {CITY} {ZIP} booked under trip number {ACCT}.
+Forward any mail for {FIRST} {LAST} to c/o {NAME}, {ADDRESS}, {CITY}, {STATE}.
+The caller gave two numbers — {PHONE} (cell) and {PHONE} (landline) — and the email {EMAIL}.
+Employer "{HOSP}" requested the return-to-work note; fax {FAX}, attn {FIRST} {LAST}.
+Interpreter {FIRST} {LAST} (agency line {PHONE}) joined the call with {NAME} on {DATE}.
+Old phone {PHONE} removed; new cell {PHONE} and work fax {FAX} added to the chart.
+Patient lives at {ADDRESS} in {CITY} ({STATE}), zip {ZIP}, with <her|his> <son|daughter|spouse> {FIRST}.
+MRN {MRN} / account {ACCT} / SSN {SSN} — verified against the photo ID on {DATE}.
+Billing dispute: account {ACCT} was charged twice for the visit on {DATE}; callback {PHONE}.
+Appeal letter for claim {ACCT} mailed to the insurer; copy faxed to {FAX}.
+Please send the imaging CD to {NAME} at {ADDRESS}, {CITY}, {STATE} {ZIP} (phone {PHONE}).
+Portal message from {EMAIL} claims to be {FIRST} {LAST}, but the chart lists {EMAIL}.
+The {AGE}-year-old patient ({LAST}, {FIRST}) was registered as new under MRN {MRN}.
+<Called|Phoned> {HOSP} at {PHONE}; they will fax the discharge summary to {FAX} today.
+Outside MRN {MRN} at {HOSP} corresponds to our MRN {MRN}.
+Wrong fax number on file ({FAX}); the correct office fax for Dr. {LAST} is {FAX}.
+Contact sheet updated — phone: {PHONE}; fax: {FAX}; email: {EMAIL}; site: {URL}.
+{FIRST} {LAST} (guarantor, SSN {SSN}) agreed to a payment plan on account {ACCT}.
+Letter addressed to "{FIRST} {LAST}, {ADDRESS}, {CITY} {ZIP}" came back undeliverable.
+Proxy {FIRST} {LAST} [{PHONE}] may discuss results with the team per signed form dated {DATE}.
+Ambulance crew from {CITY} brought {NAME} (approx. {AGE} y) to {HOSP} at {TIME}.
+Please update the emergency contact: {NAME}, relation <brother|sister|friend|neighbor>, {PHONE}.
+Prior authorization number {ACCT} was issued on {DATE} for {NAME}, member ID {ACCT}.
+Mail-order pharmacy {PHARM} will ship {MED} to {ADDRESS}, {CITY} {ZIP}; questions to {PHONE}.
+Reminder texts go to {PHONE}; appointment letters go to {ADDRESS}, {CITY}, {STATE}.
+Dr. {FIRST} {LAST} (phone {PHONE}, pager {PHONE}) is covering for Dr. {LAST} until {DATE}.
+Chart {MRN}: SSN field showed {SSN}; corrected after the patient presented the card.
+The referral from {HOSP} ({CITY}, {STATE}) lists the patient's phone as {PHONE}.
+Sent the intake link {URL} to {EMAIL}; the patient will call {PHONE} if it fails.
+Invoice {ACCT} for {NAME} — service date {DATE} — payable by phone at {PHONE} or online at {URL}.
+Patient prefers correspondence in <Spanish|French|Polish|Portuguese> to {ADDRESS}, {CITY}.
+Child {FIRST} {LAST}, age {AGE}, is accompanied by <her|his> <mother|father|grandmother> {FIRST} ({PHONE}).
+Family asked that only {FIRST} ({PHONE}) and {FIRST} ({PHONE}) receive updates.
+Death certificate request for {NAME} (MRN {MRN}) received from the funeral home; fax {FAX}.
+The fax header read "{HOSP} {FAX}" and the cover sheet listed {PHONE} for questions.
+Legal request from attorney {FIRST} {LAST}, {ADDRESS}, {CITY}, tel {PHONE}, fax {FAX}.
+Workers' comp claim {ACCT}; adjuster {FIRST} {LAST}, phone {PHONE}, email {EMAIL}.
+Transferred the call for {LAST}, {FIRST} (DOB {DATE}) to the nurse line at {PHONE}.
+Demographic change: surname changed from {LAST} to {LAST} on {DATE}; MRN {MRN} unchanged.
+Registration note — {LAST} {FIRST}, born {DATE} in {CITY}, SSN {SSN}, acct {ACCT}.
+Second opinion records for {NAME} were uploaded via {URL} and confirmed by email to {EMAIL}.
+""".strip().splitlines()
+
+# Letter lines: letterheads, openings, Re: lines, closings, signatures, cc.
+LETTER_MORE3 = r"""
+{HOSP} • {ADDRESS} • {CITY}, {STATE} {ZIP} • T {PHONE} • F {FAX}
+{HOSP}, {ADDRESS}, {ZIP} {CITY} — tel. {PHONE}, fax {FAX}
+Office of Dr. {FIRST} {LAST} · {ADDRESS} · {CITY} · {PHONE}
+Telephone {PHONE}   Facsimile {FAX}   {URL}
+Appointments: {PHONE} · Secretary: {PHONE} · Fax: {FAX}
+Our ref: {MRN}   Your ref: {ACCT}
+Re: {FIRST} {LAST} ({DATE}) — Hospital no. {MRN} — NHS/insurance no. {ACCT}
+RE: {LAST}, {FIRST}; DOB {DATE}; {ADDRESS}, {CITY}
+Re: your patient {NAME}, of {ADDRESS}, {CITY} {ZIP}
+Subject: {FIRST} {LAST}, chart {MRN}, claim {ACCT}
+Patient: {LAST} {FIRST} · born {DATE} · {CITY}
+Date of clinic: {DATE}   Date typed: {DATE}
+Dear Dr. {LAST} (and Dr. {LAST}),
+Dear Doctor {LAST},
+Dear {FIRST} and family,
+Dear colleague at {HOSP},
+Dear Sir or Madam, re: {LAST}, {FIRST}
+Hi {FIRST},
+Thank you for seeing {LAST}, {FIRST}, whose details are above.
+I write on behalf of my patient {FIRST} {LAST}, who lives at {ADDRESS}, {CITY}.
+I reviewed {NAME} today together with <her|his> <son|daughter|wife|husband>, {FIRST} {LAST}.
+You may contact the family through {FIRST} on {PHONE} or {EMAIL}.
+Our secure fax for replies is {FAX}; please quote hospital number {MRN}.
+Please telephone my office on {PHONE} if a sooner appointment is needed.
+The patient has asked that future letters be sent to {ADDRESS}, {CITY} {ZIP}.
+With best wishes to you and {FIRST},
+Kindest regards, {FIRST}
+Many thanks again for referring {FIRST},
+Yours, {FIRST} {LAST} (<Registrar|Fellow|Resident>)
+{FIRST} {LAST}
+Dr. {LAST}, {FIRST} <MD|DO|MBBS>
+{LAST}, {FIRST} — <Clinical Nurse Specialist|Nurse Practitioner|Physician Assistant>
+{FIRST} {LAST} <MD|DO>, on behalf of Dr. {FIRST} {LAST}
+Signed electronically: {FIRST} {LAST}, <MD|NP|RN> — {DATE} {TIME}
+{FIRST} {LAST} (secretary to Dr. {LAST}) · {PHONE}
+cc: {FIRST} {LAST} (patient), {ADDRESS}, {CITY}
+cc: Dr. {FIRST} {LAST}, {HOSP}, fax {FAX}
+Copy to: GP Dr. {LAST} · {HOSP} · {PHONE}
+Distribution: {NAME}; Dr. {LAST}; medical records ({HOSP})
+Enc.: {TEST} report of {DATE}; medication list for {FIRST} {LAST}
+bcc: chart {MRN}
+""".strip().splitlines()
+
+# Informal patient / family messages.
+MESSAGE_MORE3 = r"""
+hi its {FIRST} again my fone # changed to {PHONE}
+pls fax the form to my work at {FAX} not my home phone
+my moms name is {FIRST} {LAST} she is {AGE} shes at {HOSP} rn
+can u send the refil to {PHARM} on {ADDRESS} the other one closed
+this is {FIRST} {LAST}'s daughter, dad is {AGE} and cant get out of bed
+hey dr {LAST} my email is {EMAIL} can u send the letter there
+new adress is {ADDRESS} {CITY} {ZIP} pls update ur records
+my husbands cell {PHONE} mine is {PHONE}
+i gave the wrong ssn on the form its {SSN} sorry
+acct number on the bill is {ACCT} why am i being charged again
+the mrn on my bracelet said {MRN} is that right
+im {FIRST}, wife of {FIRST},, we live at {ADDRESS}
+grandma {FIRST} turned {AGE} last week n her {COND} got worse
+hi my sons name is {FIRST} hes {AGE} his dob is {DATE}
+call me on {PHONE} or my sister {FIRST} on {PHONE}
+pls dont send mail to {ADDRESS} anymore we moved to {CITY}
+{PHARM} phone is {PHONE} they need the doctor to call
+is the fax for dr {LAST} still {FAX}?? mine keeps failing
+my neighbor {FIRST} {LAST} will drive me on {DATE}
+appt was {DATE} but i was sick can i come {DATE} instead
+i live in {CITY} now its like {N} hrs from u
+how do i log in to {URL} it says wrong password
+my insurence changed new member id {ACCT}
+dad {FIRST} ({AGE}) fell again this morning can someone call {PHONE}
+hello i am writing for my father {LAST} {FIRST} he dont speak english well
+my partner {FIRST} can pick up the meds at {PHARM} ok?
+pls call before {TIME} my # is {PHONE}
+sry wrong email use {EMAIL} instead of the old one
+my son {FIRST} {LAST} dob {DATE} mrn {MRN} needs his shot records
+the pharmacy on {ADDRESS} said no refills left for {MED}
+did u get my fax from {FAX}? sent it {DATE}
+im the aunt of {FIRST} ({AGE} yrs) can i get her results
+msg from {FIRST} - my mom {FIRST} {LAST} passed on {DATE} pls cancel her appts
+can u mail my {TEST} results to {ADDRESS}, {CITY}, {STATE} {ZIP}
+its {FIRST} from {CITY}, the one w the {COND} lol
+my bf {FIRST} said u called {PHONE} but that's his # not mine
+work fax {FAX}, work phone {PHONE}, pls use the fax for the note
+hey can u tell dr {FIRST} {LAST} i stopped the {MED}
+wife {FIRST} is {AGE} and pregnant is {MED} safe
+my kid goes to school in {CITY} can u email the form to {EMAIL}
+hiii its me {FIRST} {LAST} room {N} at {HOSP} whens discharge
+grandpa {LAST} is at {ADDRESS} w my uncle {FIRST} now
+pls send bill to my dads email {EMAIL} he pays it
+the lady at the desk wrote my zip as {ZIP} but its wrong
+i think u have my old ssn {SSN} on file
+my claim # is {ACCT} the insurance said to give it to u
+yes ok {DATE} at {TIME} works for {FIRST} n me
+hi this is {FIRST} at {PHARM} returning ur call re {NAME}
+can my daughter {FIRST} ({PHONE}) talk to the nurse for me
+how much is the copay for {PROC}? acct {ACCT}
+i was born {DATE} not the date u have
+tell {FIRST} at the front desk thanks 😊
+ok so the {MED} from {PHARM} looks different than before??
+my moms house is {ADDRESS} can the home nurse go there
+mrn {MRN} acct {ACCT} i need a receipt for my taxes
+my son {FIRST} is {AGE} months and has {COND} since {DATE}
+i dont have email just call {PHONE} or text
+can u resend the link to {EMAIL} i deleted it by mistake
+hi dr {LAST} its {FIRST} {LAST} from {CITY} remember me lol
+my brother {FIRST} {LAST} has the same {COND} should he come in too
+fax to {FAX} attn {FIRST} pls thx
+im staying at my daughters in {CITY} {STATE} til {DATE}
+""".strip().splitlines()
+
+
+THIRD = {
+    "NARRATIVE": NARRATIVE_MORE3,
+    "HEADER": HEADER_MORE3,
+    "ADMIN": ADMIN_MORE3,
+    "LETTER": LETTER_MORE3,
+    "MESSAGE": MESSAGE_MORE3,
+    "LIST_ITEM": LIST_ITEM_MORE3,
+    "LAB": LAB_MORE3,
+}
+
+EDITIONS = [SECOND, THIRD]

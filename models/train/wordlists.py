@@ -1876,9 +1876,10 @@ LISTS = {
 }
 
 
-def split_all(seed=1234, editions=2):
-    """Returns {"train": {name: list}, "heldout": {name: list}}; editions=1 leaves out
-    the second edition (the split the first models were measured on)."""
+def split_all(seed=1234, editions=None):
+    """Returns {"train": {name: list}, "heldout": {name: list}} from the first `editions`
+    editions (1: the split the first models were measured on; None: all of them)."""
+    eds = ([LISTS] + wordlists_more.EDITIONS)[:editions]
     out = {"train": {}, "heldout": {}}
     for i, (name, items) in enumerate(sorted(LISTS.items())):
         share = 0.25
@@ -1889,14 +1890,16 @@ def split_all(seed=1234, editions=2):
             out["train"][name] = sorted(set(items))
             out["heldout"][name] = sorted(set(items))
             continue
-        tr, ho = split(items, seed + i, share)
-        # The second edition is split on its own, so every word of the first keeps its
-        # side (the first held-out words stay unseen) and no word is on both sides.
-        known = {w.lower() for w in items}
-        more = [w for w in wordlists_more.LISTS.get(name, []) if w.lower() not in known] if editions > 1 else []
-        if more:
-            tr2, ho2 = split(more, seed + 100 + i, share)
-            tr, ho = tr + tr2, ho + ho2
-        out["train"][name] = tr
-        out["heldout"][name] = ho
+        # Each edition is split on its own, so every word of an earlier edition keeps
+        # its side (its held-out words stay unseen) and no word is on both sides.
+        train, held, known = [], [], set()
+        for e, lists in enumerate(eds):
+            new = [w for w in lists.get(name, []) if w.lower() not in known]
+            if not new:
+                continue
+            tr, ho = split(new, seed + 100 * e + i, share)
+            train, held = train + tr, held + ho
+            known |= {w.lower() for w in new}
+        out["train"][name] = train
+        out["heldout"][name] = held
     return out
