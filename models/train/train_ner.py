@@ -292,8 +292,9 @@ def long_docs(tok, seed):
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
-# Held-out F1 of the first shipped models (first edition only), scored again with their own
-# weights and tokenizer: (first edition's held-out part, all editions' held-out parts).
+# Held-out F1 of the first shipped models (first edition only, commit cd8f705), scored again
+# with their own weights and tokenizer by score.py: (first edition's held-out part, all
+# editions' held-out parts).
 PREVIOUS_F1 = {"pii": (0.706, 0.583), "clinical-ner": (0.600, 0.457)}
 
 

@@ -1,0 +1,63 @@
+"""Scores a token-classification model made by this recipe on the held-out split, from its
+exported files alone: the weights are read back from model.onnx into nets.TokenClassifier.
+It is how the cards' figures for models shipped earlier were measured on later editions.
+
+Usage: /usr/bin/python3 models/train/score.py DIR pii|clinical-ner [--editions N]
+  DIR holds model.onnx and tokenizer.json (e.g. a model directory from an older commit:
+  git show REV:models/pii/model.onnx > DIR/model.onnx, and the same for tokenizer.json).
+  --editions N scores on the first N editions' held-out parts (default: all editions).
+"""
+
+import argparse
+import os
+
+import common
+import train_ner
+
+
+def load_from_onnx(path, model):
+    """Copies an export's initializers into model. torch.onnx keeps the names of parameters
+    it stores as they are, except the Linear weights it transposes for MatMul; those come
+    unnamed, in the order the forward pass uses them."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    graph = onnx.load(path).graph
+    init = {i.name: torch.tensor(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    state = {k: v for k, v in init.items() if not k.startswith("onnx::")}
+    mats = [v for k, v in init.items() if k.startswith("onnx::MatMul")]
+    order = [f"blocks.{b}.{w}.weight" for b in range(len(model.blocks))
+             for w in ("att.qkv", "att.out", "ff.0", "ff.2")] + ["typ.weight", "bio.weight"]
+    if len(mats) != len(order):
+        raise SystemExit(f"{path}: {len(mats)} MatMul weights, expected {len(order)}: not this recipe's layout")
+    for name, w in zip(order, mats):
+        state[name] = w.t().contiguous()
+    model.load_state_dict(state)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("name", choices=sorted(train_ner.SETTINGS))
+    ap.add_argument("--editions", type=int, default=None)
+    args = ap.parse_args()
+    task, _, seed = train_ner.SETTINGS[args.name]
+    common.setup(seed)
+    import nets
+    import wordpiece
+    tok = wordpiece.Tokenizer.load(os.path.join(args.dir, "tokenizer.json"))
+    names = train_ner.label_names(task)
+    model = nets.TokenClassifier(len(tok.vocab), len(names), continuation=[v.startswith("##") for v in tok.vocab],
+                                 **train_ner.HP)
+    load_from_onnx(os.path.join(args.dir, "model.onnx"), model)
+    model.eval()
+    # The same documents as the card's evaluation (train_ner.main uses seed + 1).
+    m = train_ner.evaluate(model, tok, task, names, seed + 1, editions=args.editions)
+    ov = m["overall"]
+    print(f"{args.name} editions={args.editions or 'all'}: F1 {ov['f1']:.3f} "
+          f"(precision {ov['precision']:.3f}, recall {ov['recall']:.3f}, {ov['support']} entities, "
+          f"{m['documents']} documents)")
+
+
+if __name__ == "__main__":
+    main()
