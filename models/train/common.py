@@ -15,7 +15,7 @@ VOCAB_SEED = 11
 
 def setup(seed):
     """Fixed seeds and the thread layout that is fastest on 2 cores: two torch threads
-    over single-threaded BLAS (1.4x the steps per second of one torch thread over
+    over single-threaded BLAS (1.2-1.6x the steps per second of one torch thread over
     two BLAS threads, whose spinning took half the CPU time as system time)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     import numpy as np

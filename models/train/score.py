@@ -43,12 +43,10 @@ def main():
     args = ap.parse_args()
     task, _, seed = train_ner.SETTINGS[args.name]
     common.setup(seed)
-    import nets
     import wordpiece
     tok = wordpiece.Tokenizer.load(os.path.join(args.dir, "tokenizer.json"))
     names = train_ner.label_names(task)
-    model = nets.TokenClassifier(len(tok.vocab), len(names), continuation=[v.startswith("##") for v in tok.vocab],
-                                 **train_ner.HP)
+    model = train_ner.new_model(tok, names)
     load_from_onnx(os.path.join(args.dir, "model.onnx"), model)
     model.eval()
     # The same documents as the card's evaluation (train_ner.main uses seed + 1).

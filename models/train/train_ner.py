@@ -31,6 +31,13 @@ ENT_UNK = 0.08
 MAX_TOKENS = 126  # plus [CLS] and [SEP]
 
 
+def new_model(tok, names):
+    """The token classifier of HP for this tokenizer and label set (untrained)."""
+    import nets
+    return nets.TokenClassifier(len(tok.vocab), len(names), continuation=[v.startswith("##") for v in tok.vocab],
+                                **HP)
+
+
 def label_names(task):
     import corpus
     names = corpus.NER_LABELS if task == "ner" else corpus.PII_LABELS
@@ -431,7 +438,6 @@ def main():
 
     import torch
 
-    import nets
     import wordpiece
 
     out_dir = os.path.join(common.MODELS, name)
@@ -442,8 +448,7 @@ def main():
     xs = make_training_set(tok, task, l2i, seed)
     print(f"{name}: {len(xs)} training windows, {sum(len(x[0]) for x in xs)} tokens, "
           f"prep {time.time() - t0:.0f}s", flush=True)
-    model = nets.TokenClassifier(len(tok.vocab), len(names), continuation=[v.startswith("##") for v in tok.vocab],
-                                 **HP)
+    model = new_model(tok, names)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / WARMUP) * max(0.0, 1 - s / args.steps))
