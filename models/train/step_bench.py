@@ -1,0 +1,42 @@
+"""Times training steps of the token classifier under one thread layout, for choosing the
+layout common.setup uses. Alternate the layouts in one session; these machines are noisy.
+
+Usage: OPENBLAS_NUM_THREADS=B /usr/bin/python3 models/train/step_bench.py TORCH_THREADS
+"""
+
+import os
+import sys
+import time
+
+import torch
+
+import nets
+
+
+def main():
+    torch.set_num_threads(int(sys.argv[1]))
+    model = nets.TokenClassifier(5000, 33, hidden=128, layers=3, heads=4, ffn=512, max_pos=128, dropout=0.1)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(5, 5000, (32, 100), generator=g)
+    mask = torch.ones_like(ids)
+    labels = torch.randint(0, 33, (32, 100), generator=g)
+    lossf = torch.nn.CrossEntropyLoss()
+
+    def step():
+        loss = lossf(model(ids, mask).reshape(-1, 33), labels.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    for _ in range(5):
+        step()
+    t = time.time()
+    for _ in range(40):
+        step()
+    print(f"torch threads {sys.argv[1]}, OPENBLAS_NUM_THREADS {os.environ.get('OPENBLAS_NUM_THREADS')}: "
+          f"{(time.time() - t) / 40 * 1000:.0f} ms/step")
+
+
+if __name__ == "__main__":
+    main()
