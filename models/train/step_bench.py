@@ -1,7 +1,8 @@
 """Times training steps of the token classifier under one thread layout, for choosing the
 layout common.setup uses. Alternate the layouts in one session; these machines are noisy.
 
-Usage: OPENBLAS_NUM_THREADS=B /usr/bin/python3 models/train/step_bench.py TORCH_THREADS
+Usage: OPENBLAS_NUM_THREADS=B /usr/bin/python3 models/train/step_bench.py TORCH_THREADS [default-malloc]
+  default-malloc leaves glibc's malloc as it is instead of common.keep_freed_memory().
 """
 
 import os
@@ -10,10 +11,14 @@ import time
 
 import torch
 
+import common
 import nets
 
 
 def main():
+    tuned = "default-malloc" not in sys.argv[2:]
+    if tuned:
+        common.keep_freed_memory()
     torch.set_num_threads(int(sys.argv[1]))
     model = nets.TokenClassifier(5000, 33, hidden=128, layers=3, heads=4, ffn=512, max_pos=128, dropout=0.1)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
@@ -34,7 +39,8 @@ def main():
     t = time.time()
     for _ in range(40):
         step()
-    print(f"torch threads {sys.argv[1]}, OPENBLAS_NUM_THREADS {os.environ.get('OPENBLAS_NUM_THREADS')}: "
+    print(f"torch threads {sys.argv[1]}, OPENBLAS_NUM_THREADS {os.environ.get('OPENBLAS_NUM_THREADS')}, "
+          f"malloc {'keeps freed memory' if tuned else 'default'}: "
           f"{(time.time() - t) / 40 * 1000:.0f} ms/step")
 
 
