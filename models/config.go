@@ -20,6 +20,16 @@ type Config struct {
 	HeadDim    int
 	EOSTokenID int64
 	BOSTokenID int64
+	// CRF holds the transition scores of a token classifier trained with a CRF layer
+	// (config.json's sluice.crf_transitions, written by models/train); nil for others.
+	CRF *CRFTransitions
+}
+
+// CRFTransitions are a CRF's label-to-label scores, each [labels][labels]: Spaced across
+// whitespace, Touching between tokens with nothing between them.
+type CRFTransitions struct {
+	Spaced   [][]float64 `json:"spaced"`
+	Touching [][]float64 `json:"touching"`
 }
 
 type rawConfig struct {
@@ -38,6 +48,9 @@ type rawConfig struct {
 	HeadDim               int               `json:"head_dim"`
 	EOSTokenID            *int64            `json:"eos_token_id"`
 	BOSTokenID            *int64            `json:"bos_token_id"`
+	Sluice                struct {
+		CRF *CRFTransitions `json:"crf_transitions"`
+	} `json:"sluice"`
 }
 
 // ParseConfig reads config.json. id2label must map every id 0..n-1 exactly once.
@@ -72,6 +85,12 @@ func ParseConfig(data []byte) (Config, error) {
 			return Config{}, err
 		}
 		cfg.Labels = labels
+	}
+	if crf := raw.Sluice.CRF; crf != nil {
+		if err := crf.check(len(cfg.Labels)); err != nil {
+			return Config{}, err
+		}
+		cfg.CRF = crf
 	}
 	if cfg.MaxPositionEmbeddings <= 0 {
 		return Config{}, fmt.Errorf("config.json: max_position_embeddings is missing or not positive")
@@ -108,4 +127,22 @@ func firstPositive(vs ...int) int {
 		}
 	}
 	return 0
+}
+
+// check requires both matrices to be square over the model's labels.
+func (t *CRFTransitions) check(labels int) error {
+	if labels == 0 {
+		return fmt.Errorf("config.json: sluice.crf_transitions given for a model without id2label")
+	}
+	for name, m := range map[string][][]float64{"spaced": t.Spaced, "touching": t.Touching} {
+		if len(m) != labels {
+			return fmt.Errorf("config.json: sluice.crf_transitions.%s has %d rows for %d labels", name, len(m), labels)
+		}
+		for _, row := range m {
+			if len(row) != labels {
+				return fmt.Errorf("config.json: sluice.crf_transitions.%s has a row of %d for %d labels", name, len(row), labels)
+			}
+		}
+	}
+	return nil
 }

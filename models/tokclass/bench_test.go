@@ -58,6 +58,33 @@ func BenchmarkDecodeSimple128(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeSimpleCRF128 is BenchmarkDecodeSimple128 with CRF transitions: the
+// Viterbi path and the forward-backward marginals on top of the softmax.
+func BenchmarkDecodeSimpleCRF128(b *testing.B) {
+	plain, text, toks, logits := benchRow(b)
+	rng := rand.New(rand.NewPCG(9, 9))
+	mat := func() [][]float64 {
+		m := make([][]float64, len(plain.labels))
+		for i := range m {
+			m[i] = make([]float64, len(plain.labels))
+			for j := range m[i] {
+				m[i][j] = rng.NormFloat64()
+			}
+		}
+		return m
+	}
+	d, err := NewDecoder(DecoderConfig{ID2Label: plain.labels, UnknownID: -1, Transitions: &Transitions{Spaced: mat(), Touching: mat()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Decode(text, toks, logits, StrategySimple); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkDecodeAverage128(b *testing.B) {
 	d, text, toks, logits := benchRow(b)
 	b.ReportAllocs()

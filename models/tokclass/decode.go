@@ -63,6 +63,10 @@ type DecoderConfig struct {
 	// UnknownID is the tokenizer's [UNK] id; it only matters when Tokens.WordIDs is nil,
 	// where HF never treats an unknown token as a word continuation. Use -1 for none.
 	UnknownID int64
+	// Transitions, when set, are the CRF the model was trained with: token labels are
+	// then the best path under it instead of each token's argmax, and a token's score is
+	// the probability the CRF gives its label there. Models without one leave it nil.
+	Transitions *Transitions
 }
 
 // Decoder turns logits into entities with HF TokenClassificationPipeline's rules. It is
@@ -74,6 +78,7 @@ type Decoder struct {
 	ignoreTag []bool   // tag is ignored (grouped strategies)
 	ignoreRaw []bool   // full label is ignored (StrategyNone)
 	unknownID int64
+	crf       *crf // nil: argmax decoding
 }
 
 // NewDecoder checks the label list and precomputes each label's tag.
@@ -90,6 +95,13 @@ func NewDecoder(cfg DecoderConfig) (*Decoder, error) {
 		ignored[l] = true
 	}
 	d := &Decoder{unknownID: cfg.UnknownID}
+	if cfg.Transitions != nil {
+		c, err := newCRF(cfg.Transitions, len(cfg.ID2Label))
+		if err != nil {
+			return nil, err
+		}
+		d.crf = c
+	}
 	for _, label := range cfg.ID2Label {
 		begin, tag := splitTag(label)
 		d.labels = append(d.labels, label)
@@ -141,6 +153,11 @@ type unit struct {
 //
 // Spans never begin or end with whitespace and never split a UTF-8 sequence; an entity
 // left empty by that is dropped.
+//
+// With a CRF (DecoderConfig.Transitions) every step reads the CRF's view instead of the
+// softmax: a token's label is its label on the best path and its probability vector is
+// its marginal under the CRF ("average" averages those, "max" compares the path labels'
+// marginals).
 func (d *Decoder) Decode(text string, toks Tokens, logits []float32, strategy Strategy) ([]Entity, error) {
 	units, err := d.units(text, toks, logits, strategy)
 	if err != nil {
@@ -174,6 +191,14 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 	if len(logits) != n*nl {
 		return nil, fmt.Errorf("tokclass: %d logits for %d tokens and %d labels", len(logits), n, nl)
 	}
+	var crfLabels []int
+	var crfRows []float64
+	if d.crf != nil {
+		var err error
+		if crfLabels, crfRows, err = d.crfView(toks, logits); err != nil {
+			return nil, err
+		}
+	}
 	row := make([]float64, nl)
 	var sum []float64 // StrategyAverage: the word's summed probability vectors
 	if strategy == StrategyAverage {
@@ -182,7 +207,7 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 	perToken := strategy == StrategyNone || strategy == StrategySimple
 	units := make([]unit, 0, n)
 	var cur unit // the word being built
-	words, prev := 0, -1
+	words, prev, pos := 0, -1, 0
 	finish := func() {
 		if words == 0 {
 			return
@@ -202,10 +227,17 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 		if toks.special(i) {
 			continue
 		}
-		if err := softmaxRow(row, logits[i*nl:(i+1)*nl]); err != nil {
-			return nil, fmt.Errorf("tokclass: %w for token %d", err, i)
+		var label int
+		if d.crf != nil {
+			label = crfLabels[pos]
+			copy(row, crfRows[pos*nl:(pos+1)*nl])
+		} else {
+			if err := softmaxRow(row, logits[i*nl:(i+1)*nl]); err != nil {
+				return nil, fmt.Errorf("tokclass: %w for token %d", err, i)
+			}
+			label = argmax(row)
 		}
-		label := argmax(row)
+		pos++
 		off := toks.Offsets[i]
 		if perToken {
 			units = append(units, unit{label: label, score: row[label], start: off[0], end: off[1]})
@@ -227,6 +259,25 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 	}
 	finish()
 	return units, nil
+}
+
+// crfView returns, for the non-special tokens in order, their labels on the CRF's best
+// path and their marginal probability rows. If the marginals underflow (no sane model
+// makes them), each token's softmax row stands in.
+func (d *Decoder) crfView(toks Tokens, logits []float32) ([]int, []float64, error) {
+	nl := len(d.labels)
+	in := crfPositions(toks)
+	probs := make([]float64, len(in.idx)*nl)
+	for p, i := range in.idx {
+		if err := softmaxRow(probs[p*nl:(p+1)*nl], logits[i*nl:(i+1)*nl]); err != nil {
+			return nil, nil, fmt.Errorf("tokclass: %w for token %d", err, i)
+		}
+	}
+	path := d.crf.viterbi(in, logits)
+	if marg, ok := d.crf.marginals(in, probs); ok {
+		return path, marg, nil
+	}
+	return path, probs, nil
 }
 
 // continuesWord decides HF's is_subword for token i, whose preceding non-special token
