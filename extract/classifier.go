@@ -54,7 +54,7 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 	if len(m.Config.Labels) == 0 {
 		return nil, fmt.Errorf("model %q: config.json has no id2label; it is not a token classifier", m.Name)
 	}
-	dec, err := tokclass.NewDecoder(tokclass.DecoderConfig{ID2Label: m.Config.Labels, UnknownID: -1})
+	dec, err := tokclass.NewDecoder(decoderConfig(m))
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", m.Name, err)
 	}
@@ -80,6 +80,15 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 	}
 	c.batcher = b
 	return c, nil
+}
+
+// decoderConfig is the model's label space, and its CRF when config.json carries one.
+func decoderConfig(m *models.Model) tokclass.DecoderConfig {
+	cfg := tokclass.DecoderConfig{ID2Label: m.Config.Labels, UnknownID: -1}
+	if crf := m.Config.CRF; crf != nil {
+		cfg.Transitions = &tokclass.Transitions{Spaced: crf.Spaced, Touching: crf.Touching}
+	}
+	return cfg
 }
 
 // Name is the model's name.

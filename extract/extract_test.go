@@ -200,7 +200,10 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec, _ := tokclass.NewDecoder(tokclass.DecoderConfig{ID2Label: m.Config.Labels, UnknownID: -1})
+		dec, err := tokclass.NewDecoder(decoderConfig(m))
+		if err != nil {
+			t.Fatal(err)
+		}
 		want, err := dec.Extract(doc.Text, tokclass.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}, merged, opts)
 		if err != nil {
 			t.Fatal(err)

@@ -16,9 +16,16 @@ func TestEmbeddedModelsLoad(t *testing.T) {
 			t.Fatalf("%s: incomplete model: %+v", name, m.Config)
 		}
 	}
-	ner, _ := Load(Embedded(), "pii")
-	if len(ner.Config.Labels) == 0 || ner.Config.Labels[0] != "O" {
-		t.Fatalf("pii labels = %v", ner.Config.Labels)
+	for _, name := range []string{"pii", "clinical-ner"} {
+		ner, _ := Load(Embedded(), name)
+		if len(ner.Config.Labels) == 0 || ner.Config.Labels[0] != "O" {
+			t.Fatalf("%s labels = %v", name, ner.Config.Labels)
+		}
+		// The shipped token classifiers were trained with a CRF; without its scores the
+		// server would decode them token by token, below their measured F1.
+		if ner.Config.CRF == nil || len(ner.Config.CRF.Touching) != len(ner.Config.Labels) {
+			t.Fatalf("%s: no CRF transitions in config.json", name)
+		}
 	}
 	lm, _ := Load(Embedded(), "tiny-lm")
 	if lm.Config.NumLayers <= 0 || lm.Config.NumHeads <= 0 || lm.Config.HeadDim <= 0 || lm.Config.EOSTokenID < 0 || len(lm.Generation) == 0 {
@@ -28,10 +35,13 @@ func TestEmbeddedModelsLoad(t *testing.T) {
 
 func TestParseConfigErrors(t *testing.T) {
 	cases := map[string]string{
-		"not json":      `{`,
-		"no positions":  `{"id2label": {"0": "O"}}`,
-		"gap in labels": `{"max_position_embeddings": 8, "id2label": {"0": "O", "2": "B-X"}}`,
-		"bad label id":  `{"max_position_embeddings": 8, "id2label": {"zero": "O"}}`,
+		"not json":       `{`,
+		"no positions":   `{"id2label": {"0": "O"}}`,
+		"gap in labels":  `{"max_position_embeddings": 8, "id2label": {"0": "O", "2": "B-X"}}`,
+		"bad label id":   `{"max_position_embeddings": 8, "id2label": {"zero": "O"}}`,
+		"crf, no labels": `{"max_position_embeddings": 8, "sluice": {"crf_transitions": {"spaced": [[0]], "touching": [[0]]}}}`,
+		"crf too small":  `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0, 0]], "touching": [[0, 0]]}}}`,
+		"crf ragged":     `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0]], "touching": [[0, 0], [0, 0]]}}}`,
 	}
 	for name, cfg := range cases {
 		if _, err := ParseConfig([]byte(cfg)); err == nil {
@@ -41,6 +51,11 @@ func TestParseConfigErrors(t *testing.T) {
 	cfg, err := ParseConfig([]byte(`{"n_positions": 64, "n_layer": 2, "n_head": 4, "n_embd": 128}`))
 	if err != nil || cfg.MaxPositionEmbeddings != 64 || cfg.HeadDim != 32 || cfg.NumLayers != 2 {
 		t.Fatalf("GPT-2 names not read: %+v, %v", cfg, err)
+	}
+	cfg, err = ParseConfig([]byte(`{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"},
+		"sluice": {"crf_transitions": {"spaced": [[0, -1], [-2, 0]], "touching": [[0, -3], [-4, 0]]}}}`))
+	if err != nil || cfg.CRF == nil || cfg.CRF.Touching[1][0] != -4 || cfg.CRF.Spaced[0][1] != -1 {
+		t.Fatalf("CRF transitions not read: %+v, %v", cfg.CRF, err)
 	}
 }
 

@@ -27,6 +27,8 @@ type golden struct {
 	InputIDs []int64  `json:"input_ids"`
 	Offsets  [][2]int `json:"offsets"`
 	Labels   []string `json:"labels"`
+	// Path is the Viterbi path under the model's CRF: what the decoder must serve.
+	Path []string `json:"path"`
 }
 
 func readGolden(t *testing.T, name string) []golden {
@@ -148,7 +150,8 @@ func entitiesOf(t *testing.T, body map[string]any) []servedEntity {
 
 // TestServedTokenLabelsMatchTorch sends every golden text through HTTP with aggregation
 // turned off, so each non-O token comes back as its own entity, and checks that every label
-// and start equals what the torch model predicted for that token.
+// and start equals the label the recipe's decoder gave that token: the best path under
+// the model's CRF, from torch's logits.
 func TestServedTokenLabelsMatchTorch(t *testing.T) {
 	for _, model := range []string{"clinical-ner", "pii"} {
 		t.Run(model, func(t *testing.T) {
@@ -163,7 +166,10 @@ func TestServedTokenLabelsMatchTorch(t *testing.T) {
 				}
 				lead := len([]rune(g.Text)) - len([]rune(strings.TrimLeft(g.Text, " \t\r\n")))
 				var want []servedEntity
-				for k, label := range g.Labels {
+				if len(g.Path) != len(g.InputIDs) {
+					t.Fatalf("golden %d: %d path labels for %d tokens", i, len(g.Path), len(g.InputIDs))
+				}
+				for k, label := range g.Path {
 					if label == "O" || g.Offsets[k] == [2]int{0, 0} {
 						continue
 					}

@@ -171,3 +171,89 @@ class CausalLM(nn.Module):
             presents.append((k, v))
         logits = torch.matmul(self.ln(x), self.tok.weight.t())
         return logits, presents
+
+
+class Transitions(nn.Module):
+    """Linear-chain CRF transition scores over a token classifier's logits.
+
+    scores[k, a, b] is added when label b follows label a; k is 1 when the two tokens
+    touch (no whitespace between them, as in the pieces of "555-0134" or "ibuprofen.")
+    and 0 otherwise. Touching tokens almost never start a new entity of another type,
+    while "Maria Lopez" is first_name then last_name across a space: one matrix could
+    not say both. A sequence starts and ends in O (the [CLS] and [SEP] slots).
+
+    The module is not part of the exported graph: model.onnx keeps emitting per-token
+    logits, and the scores ship in config.json for the server's Viterbi decoder.
+    """
+
+    def __init__(self, labels, init=None):
+        super().__init__()
+        start = torch.zeros(2, labels, labels) if init is None else torch.as_tensor(init, dtype=torch.float32)
+        self.scores = nn.Parameter(start.clone())
+
+    def nll(self, emissions, tags, touch, mask):
+        """Negative log-likelihood per sequence. emissions [b, s, L]; tags, touch [b, s]
+        int64 (tags of masked slots are ignored); mask [b, s] bool, True for real slots,
+        which start at slot 0 and are contiguous. Slot 0 and the last real slot are the
+        [CLS] and [SEP] slots: their emissions are replaced so that only O is possible."""
+        b, s, n_labels = emissions.shape
+        rows = torch.arange(b)
+        last = mask.sum(1) - 1
+        fixed = torch.full((n_labels,), -1e4, dtype=emissions.dtype)
+        fixed[0] = 0.0
+        em = emissions.clone()
+        em[:, 0] = fixed
+        em[rows, last] = fixed
+        tags = tags.clamp(min=0)
+        # The gold path's score in one gather each (indexing inside the loop would
+        # make autograd allocate a full-size gradient per step).
+        gold_em = em.gather(2, tags[:, :, None]).squeeze(2)
+        gold_tr = self.scores[touch[:, 1:], tags[:, :-1], tags[:, 1:]]
+        gold = gold_em[:, 0] + ((gold_em[:, 1:] + gold_tr) * mask[:, 1:]).sum(1)
+        # The forward algorithm in probability space, renormalised at every step: one
+        # small matrix product per token instead of a log-sum-exp over [b, L, L] keeps
+        # the CRF's cost well below the network's. A padded slot gets a flat emission
+        # and keeps alpha as it was. unbind once: slicing inside the loop would make
+        # autograd allocate a full-size gradient for every slice.
+        live = mask[:, :, None]
+        top = torch.where(live, em, torch.zeros_like(em)).max(dim=2, keepdim=True).values
+        probs = torch.where(live, (em - top).exp(), torch.ones_like(em)).unbind(1)
+        both = torch.cat([self.scores[0].exp(), self.scores[1].exp()], dim=1)  # [L, 2L]
+        touching = touch.bool()[:, :, None].unbind(1)
+        lives = live.unbind(1)
+        alpha = probs[0]
+        norms = [alpha.sum(1, keepdim=True)]
+        alpha = alpha / norms[0]
+        for i in range(1, s):
+            q = alpha @ both
+            a = torch.where(touching[i], q[:, n_labels:], q[:, :n_labels]) * probs[i]
+            a = torch.where(lives[i], a, alpha)
+            norms.append(a.sum(1, keepdim=True))
+            alpha = a / norms[-1]
+        log_z = top.squeeze(2).mul(mask).sum(1) + torch.cat(norms, dim=1).log().sum(1)
+        return log_z - gold
+
+
+def viterbi(emissions, touch, scores):
+    """Best label path for one sequence of content tokens (no [CLS]/[SEP] rows), starting
+    and ending in O as the CRF was trained. emissions [n, L] and scores [2, L, L] are
+    numpy arrays; touch[i] is 1 when token i touches token i - 1 (touch[0] is ignored)."""
+    import numpy as np
+    # float64, as the Go decoder adds them, so both pick the same path.
+    emissions = np.asarray(emissions, dtype=np.float64)
+    scores = np.asarray(scores, dtype=np.float64)
+    n = len(emissions)
+    if n == 0:
+        return []
+    score = scores[0, 0] + emissions[0]
+    back = []
+    for i in range(1, n):
+        cand = score[:, None] + scores[touch[i]]
+        best = cand.argmax(0)
+        back.append(best)
+        score = cand[best, np.arange(len(best))] + emissions[i]
+    score = score + scores[0, :, 0]
+    path = [int(score.argmax())]
+    for best in reversed(back):
+        path.append(int(best[path[-1]]))
+    return path[::-1]

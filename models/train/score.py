@@ -4,11 +4,14 @@ It is how the cards' figures for models shipped earlier were measured on later e
 
 Usage: /usr/bin/python3 models/train/score.py DIR pii|clinical-ner [--editions N]
   DIR holds model.onnx and tokenizer.json (e.g. a model directory from an older commit:
-  git show REV:models/pii/model.onnx > DIR/model.onnx, and the same for tokenizer.json).
+  git show REV:models/pii/model.onnx > DIR/model.onnx, and the same for tokenizer.json),
+  and config.json if the model has CRF scores (sluice.crf_transitions): labels are then
+  the Viterbi path, as the server decodes them; --argmax ignores the CRF.
   --editions N scores on the first N editions' held-out parts (default: all editions).
 """
 
 import argparse
+import json
 import os
 
 import common
@@ -40,6 +43,7 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("name", choices=sorted(train_ner.SETTINGS))
     ap.add_argument("--editions", type=int, default=None)
+    ap.add_argument("--argmax", action="store_true", help="each token's argmax, even if the model has a CRF")
     args = ap.parse_args()
     task, _, seed = train_ner.SETTINGS[args.name]
     common.setup(seed)
@@ -49,10 +53,16 @@ def main():
     model = train_ner.new_model(tok, names)
     load_from_onnx(os.path.join(args.dir, "model.onnx"), model)
     model.eval()
+    trans, cfg_path = None, os.path.join(args.dir, "config.json")
+    if not args.argmax and os.path.exists(cfg_path):
+        with open(cfg_path) as f:
+            cfg = json.load(f)
+        if "crf_transitions" in cfg.get("sluice", {}):
+            trans = train_ner.rounded_scores(cfg)
     # The same documents as the card's evaluation (train_ner.main uses seed + 1).
-    m = train_ner.evaluate(model, tok, task, names, seed + 1, editions=args.editions)
+    m = train_ner.evaluate(model, tok, task, names, seed + 1, editions=args.editions, trans=trans)
     ov = m["overall"]
-    print(f"{args.name} editions={args.editions or 'all'}: F1 {ov['f1']:.3f} "
+    print(f"{args.name} editions={args.editions or 'all'} {'crf' if trans is not None else 'argmax'}: F1 {ov['f1']:.3f} "
           f"(precision {ov['precision']:.3f}, recall {ov['recall']:.3f}, {ov['support']} entities, "
           f"{m['documents']} documents)")
 
