@@ -1,8 +1,9 @@
 """Times training steps of the token classifier under one thread layout, for choosing the
 layout common.setup uses. Alternate the layouts in one session; these machines are noisy.
 
-Usage: OPENBLAS_NUM_THREADS=B /usr/bin/python3 models/train/step_bench.py TORCH_THREADS [default-malloc]
-  default-malloc leaves glibc's malloc as it is instead of common.keep_freed_memory().
+Usage: OPENBLAS_NUM_THREADS=B /usr/bin/python3 models/train/step_bench.py TORCH_THREADS [default-malloc] [bf16]
+  default-malloc leaves glibc's malloc as it is instead of common.keep_freed_memory();
+  bf16 runs the forward pass under bfloat16 autocast, as train_ner.py does.
 """
 
 import os
@@ -17,6 +18,7 @@ import nets
 
 def main():
     tuned = "default-malloc" not in sys.argv[2:]
+    bf16 = "bf16" in sys.argv[2:]
     if tuned:
         common.keep_freed_memory()
     torch.set_num_threads(int(sys.argv[1]))
@@ -29,7 +31,9 @@ def main():
     lossf = torch.nn.CrossEntropyLoss()
 
     def step():
-        loss = lossf(model(ids, mask).reshape(-1, 33), labels.reshape(-1))
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            logits = model(ids, mask)
+        loss = lossf(logits.float().reshape(-1, 33), labels.reshape(-1))
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -40,7 +44,7 @@ def main():
     for _ in range(40):
         step()
     print(f"torch threads {sys.argv[1]}, OPENBLAS_NUM_THREADS {os.environ.get('OPENBLAS_NUM_THREADS')}, "
-          f"malloc {'keeps freed memory' if tuned else 'default'}: "
+          f"malloc {'keeps freed memory' if tuned else 'default'}, {'bf16 autocast' if bf16 else 'float32'}: "
           f"{(time.time() - t) / 40 * 1000:.0f} ms/step")
 
 
