@@ -229,8 +229,7 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 		}
 		var label int
 		if d.crf != nil {
-			label = crfLabels[pos]
-			copy(row, crfRows[pos*nl:(pos+1)*nl])
+			label, row = crfLabels[pos], crfRows[pos*nl:(pos+1)*nl]
 		} else {
 			if err := softmaxRow(row, logits[i*nl:(i+1)*nl]); err != nil {
 				return nil, fmt.Errorf("tokclass: %w for token %d", err, i)

@@ -450,7 +450,7 @@ after `O` opens an entity, as in the "simple" aggregation) reads them as usual. 
   as `sluice.crf_transitions`, and Sluice's decoder labels each token by the best path under
   them (Viterbi; scores are the CRF's marginal probabilities). A client that ignores them and
   takes each token's argmax gets the lower figure quoted below.
-- Parameters: {metrics['parameters']:,}; `model.onnx` {metrics['onnx_bytes']:,} bytes (fp32, opset 14).
+- Parameters: {metrics['parameters']:,} in the network, plus {2 * len(names) ** 2:,} CRF scores; `model.onnx` {metrics['onnx_bytes']:,} bytes (fp32, opset 14).
 - Inputs `input_ids`, `attention_mask` (int64 [batch, sequence]); output `logits`
   [batch, sequence, {len(names)}]. No `token_type_ids`. Positions are 0..sequence-1; padding must
   be on the right and masked (padded keys are masked out, so real positions are unaffected).
