@@ -10,9 +10,7 @@ import random
 import wordlists_more
 
 
-def _words(block):
-    """One entry per line; blank lines and surrounding spaces ignored."""
-    return [w.strip() for w in block.strip().splitlines() if w.strip()]
+_words = wordlists_more.words
 
 
 FIRST_NAMES = _words("""

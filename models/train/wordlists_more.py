@@ -6,12 +6,13 @@ one of an earlier edition.
 """
 
 
-def _words(block):
-    """One entry per line; blank lines and surrounding spaces ignored."""
+def words(block):
+    """One entry per line; blank lines and surrounding spaces ignored (wordlists.py uses
+    it too: this module cannot import that one, which imports this)."""
     return [w.strip() for w in block.strip().splitlines() if w.strip()]
 
 
-FIRST_NAMES_MORE = _words("""
+FIRST_NAMES_MORE = words("""
 Oliver
 Harriet
 Eleanor
@@ -624,7 +625,7 @@ Kainoa
 """)
 
 
-LAST_NAMES_MORE = _words("""
+LAST_NAMES_MORE = words("""
 Fitzpatrick
 Gallagher
 Donnelly
@@ -1093,7 +1094,7 @@ Kahananui
 """)
 
 
-CITIES_MORE = _words("""
+CITIES_MORE = words("""
 Grand Rapids
 Ann Arbor
 Kalamazoo
@@ -1435,7 +1436,7 @@ Akureyri
 """)
 
 
-STREET_NAMES_MORE = _words("""
+STREET_NAMES_MORE = words("""
 Cherry Blossom
 Martin Luther King Jr
 Old Mill
@@ -1598,7 +1599,7 @@ Lighthouse
 """)
 
 
-HOSPITAL_HEADS_MORE = _words("""
+HOSPITAL_HEADS_MORE = words("""
 Saint Vincent
 Mount Carmel
 Riverbend
@@ -1682,7 +1683,7 @@ Spring Valley
 """)
 
 
-STATES_MORE = _words("""
+STATES_MORE = words("""
 British Columbia
 Saskatchewan
 New Brunswick
@@ -1781,7 +1782,7 @@ Osun
 """)
 
 
-CONDITIONS_MORE = _words("""
+CONDITIONS_MORE = words("""
 NSTEMI
 STEMI
 CAD
@@ -2440,7 +2441,7 @@ memory loss
 daytime sleepiness
 """)
 
-PROCEDURES_MORE = _words("""
+PROCEDURES_MORE = words("""
 open appendectomy
 open cholecystectomy
 robotic prostatectomy
@@ -2823,7 +2824,7 @@ escharotomy
 allergy immunotherapy
 """)
 
-TESTS_MORE = _words("""
+TESTS_MORE = words("""
 CBC with differential
 absolute neutrophil count
 ANC
@@ -3109,7 +3110,7 @@ RR
 orthostatic vital signs
 """)
 
-ANATOMY_MORE = _words("""
+ANATOMY_MORE = words("""
 left upper lobe
 right lower lobe
 left lung
@@ -3358,7 +3359,7 @@ precordium
 anterior abdominal wall
 """)
 
-MEDICATIONS_MORE = _words("""
+MEDICATIONS_MORE = words("""
 ampicillin
 ampicillin-sulbactam
 penicillin G
@@ -3908,7 +3909,7 @@ SECOND = {
 
 # ---- Third edition ----------------------------------------------------------
 
-FIRST_NAMES_MORE3 = _words("""
+FIRST_NAMES_MORE3 = words("""
 Mary-Kate
 Jean-Luc
 Ana Sofía
@@ -4655,7 +4656,7 @@ Ema
 """)
 
 # surnames of many origins, multi-part ones included
-LAST_NAMES_MORE3 = _words("""
+LAST_NAMES_MORE3 = words("""
 Nogueira
 Pinheiro
 Quintela
@@ -5611,7 +5612,7 @@ Angutikjuaq
 """)
 
 # cities and towns worldwide
-CITIES_MORE3 = _words("""
+CITIES_MORE3 = words("""
 Lisbon
 Porto
 Braga
@@ -6525,7 +6526,7 @@ Playa del Carmen
 """)
 
 # street names without the street type
-STREET_NAMES_MORE3 = _words("""
+STREET_NAMES_MORE3 = words("""
 Acacia
 Alameda
 Almond
@@ -6763,7 +6764,7 @@ Karangahape
 """)
 
 # first parts of hospital and clinic names
-HOSPITAL_HEADS_MORE3 = _words("""
+HOSPITAL_HEADS_MORE3 = words("""
 Saint Joseph Mercy
 Saint Mary Mercy
 St. Charles
@@ -6913,7 +6914,7 @@ Middlemore
 """)
 
 
-CONDITIONS_MORE3 = _words("""
+CONDITIONS_MORE3 = words("""
 acute systolic heart failure
 acute diastolic heart failure
 chronic systolic heart failure
@@ -7577,7 +7578,7 @@ hyperphosphatemia
 """)
 
 
-PROCEDURES_MORE3 = _words("""
+PROCEDURES_MORE3 = words("""
 left total knee arthroplasty
 right total knee arthroplasty
 left total hip arthroplasty
@@ -7855,7 +7856,7 @@ Ponseti casting
 """)
 
 
-TESTS_MORE3 = _words("""
+TESTS_MORE3 = words("""
 manual differential
 absolute lymphocyte count
 absolute eosinophil count
@@ -8148,7 +8149,7 @@ serum-ascites albumin gradient
 """)
 
 
-ANATOMY_MORE3 = _words("""
+ANATOMY_MORE3 = words("""
 left lung base
 right lung base
 bilateral lung bases
@@ -8363,7 +8364,7 @@ midclavicular line
 """)
 
 
-MEDICATIONS_MORE3 = _words("""
+MEDICATIONS_MORE3 = words("""
 amlodipine-benazepril
 Lotrel
 losartan-hydrochlorothiazide
