@@ -19,5 +19,5 @@ def passage(gen, n):
 
 
 def sentences(split, count, seed):
-    gen = corpus.Corpus(split, seed=seed, noise=False, pseudo_p=corpus.BASE_PSEUDO_P)
+    gen = corpus.Corpus(split, seed=seed, noise=False, pseudo_p=corpus.BASE_PSEUDO_P, novel_p=0)
     return [passage(gen, gen.rng.randint(1, 4)) for _ in range(count)]

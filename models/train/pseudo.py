@@ -61,6 +61,11 @@ HOSP_WORDS = ["Hospital", "Medical Center", "Clinic", "Health", "Infirmary", "Re
               "Care Center", "Medical Group", "Health Partners", "Memorial Hospital"]
 
 
+# Affixes of plain_word's made-up context words.
+PREFIXES = ["un", "re", "pre", "non", "over", "under", "co", "dis", "mis", "post", "sub"]
+SUFFIXES = ["s", "ed", "ing", "er", "ers", "ly", "ment", "ation", "ive", "ist", "ness", "able", "al", "ity", "ize"]
+
+
 class Pseudo:
     """Invents words for slots; rng is the corpus' random.Random."""
 
@@ -180,6 +185,32 @@ class Pseudo:
 
     def acronym(self):
         return "".join(self.rng.choice("ABCDEFGHIJKLMNOPRSTUVWXYZ") for _ in range(self.rng.randint(2, 4)))
+
+    def set_context_words(self, words, splits):
+        """Train template words, the stems of plain_word's affixed words; every word of the
+        word lists (both splits) goes to self.listed, which plain_word never returns."""
+        self.listed = {p.lower() for part in splits.values() for items in part.values() for w in items
+                       for p in w.split()}
+        self.stems = [w for w in words if len(w) > 3 and w.lower() not in self.listed]
+
+    def plain_word(self, like):
+        """A word no template has, for plain text: made of syllables, or a train template
+        word with an English affix ("recommend" -> "recommendation", "unrecommend"); its
+        first letter is upper case when like's is."""
+        r = self.rng
+        for _ in range(10):
+            if r.random() < 0.5:
+                w = self.syllables(1, 3)
+            else:
+                w = r.choice(self.stems).lower()
+                if r.random() < 0.25:
+                    w = r.choice(PREFIXES) + w
+                else:
+                    w = w.rstrip("e") + r.choice(SUFFIXES) if r.random() < 0.5 else w + r.choice(SUFFIXES)
+            # ASCII only: accented letters stay a cue for names and places.
+            if len(w) > 1 and w.isascii() and w.lower() not in self.listed and w.lower() not in self.banned:
+                break
+        return w[0].upper() + w[1:] if like[:1].isupper() else w
 
     def fill(self, slot):
         """An invented word for a word-list slot, or None if the slot has no generator."""
