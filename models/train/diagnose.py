@@ -1,0 +1,97 @@
+"""Two diagnostics of an exported NER model, behind the recipe's last choices.
+
+Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner crossings|context-words [--docs N]
+
+  crossings      entity F1 on four crossings of words x templates: train or held-out words
+                 in train or held-out templates. It tells how much of the gap to the
+                 training figure each kind of unseen material costs.
+  context-words  how often a context word (a word of no entity) gets an entity label, for
+                 words that occur in train templates and for those that do not.
+
+DIR holds model.onnx, tokenizer.json and config.json (as score.py reads them).
+"""
+
+import argparse
+import json
+import os
+import re
+
+import common
+import score
+import train_ner
+
+
+def load(args):
+    import wordpiece
+    task, _, seed = train_ner.SETTINGS[args.name]
+    common.setup(seed)
+    tok = wordpiece.Tokenizer.load(os.path.join(args.dir, "tokenizer.json"))
+    names = train_ner.label_names(task)
+    model = train_ner.new_model(tok, names)
+    score.load_from_onnx(os.path.join(args.dir, "model.onnx"), model)
+    model.eval()
+    with open(os.path.join(args.dir, "config.json")) as f:
+        trans = train_ner.rounded_scores(json.load(f))
+    return task, seed, tok, names, model, trans
+
+
+def crossings(args):
+    import corpus
+    task, seed, tok, names, model, trans = load(args)
+    train_ner.EVAL_DOCS = args.docs
+    base = corpus.Corpus
+    train = base("train", seed=1, invented=False)
+    held = base("heldout", seed=1)
+    for wname, words in (("train words", train.words), ("held-out words", held.words)):
+        for tname, pools in (("train templates", train.pools), ("held-out templates", held.pools)):
+            class Crossed(base):
+                def __init__(self, split, seed=0, **kw):
+                    base.__init__(self, "heldout", seed=seed, **kw)
+                    self.words, self.pools = words, pools
+            corpus.Corpus = Crossed
+            try:
+                m = train_ner.evaluate(model, tok, task, names, seed + 1, trans=trans)
+            finally:
+                corpus.Corpus = base
+            print(f"{args.name}: {wname} in {tname}: F1 {m['overall']['f1']:.3f}", flush=True)
+
+
+def context_words(args):
+    import corpus
+    task, seed, tok, names, model, trans = load(args)
+    seen = {w.lower() for w in corpus.template_words(corpus.Corpus("train", seed=1).pools)}
+    gen = corpus.Corpus("heldout", seed=seed + 7000)
+    count, labelled = {"seen": 0, "unseen": 0}, {"seen": 0, "unseen": 0}
+    for _ in range(args.docs):
+        text, spans = gen.doc()
+        ids, offs = tok.encode(text, specials=False)
+        cont = [tok.vocab[i].startswith("##") for i in ids]
+        for a, b in train_ner.cut_points(offs, spans, task, train_ner.MAX_TOKENS, cont):
+            row = [tok.cls] + ids[a:b] + [tok.sep]
+            path = train_ner.predict(model, tok, [row], [train_ner.touching(offs[a:b])], trans)[0]
+            first = {offs[a + i][0]: lab for i, lab in enumerate(path[1:-1])}
+            lo, hi = offs[a][0], offs[b - 1][1]
+            for w in re.finditer(r"[A-Za-z]+", text[lo:hi]):
+                start = lo + w.start()
+                if start not in first or any(s <= start < e for s, e, _, _ in spans):
+                    continue
+                kind = "seen" if w.group().lower() in seen else "unseen"
+                count[kind] += 1
+                labelled[kind] += first[start] != 0
+    for kind in ("seen", "unseen"):
+        print(f"{args.name}: context words {kind} in train templates: {count[kind]}, "
+              f"labelled as entities {labelled[kind]} ({labelled[kind] / max(1, count[kind]):.1%})")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("name", choices=sorted(train_ner.SETTINGS))
+    ap.add_argument("what", choices=["crossings", "context-words"])
+    ap.add_argument("--docs", type=int, default=400)
+    args = ap.parse_args()
+    crossings(args) if args.what == "crossings" else context_words(args)
+
+
+if __name__ == "__main__":
+    main()
