@@ -26,9 +26,9 @@ import wordlists
 # the words of clinical text, not about generalising.
 PSEUDO_P = 0.35
 BASE_PSEUDO_P = 0.35
-# Share of the context words of the NER models' train documents replaced by a word that no
-# template has (pseudo.Pseudo.plain_word: a made-up word, or a train template word with
-# another English affix); those documents also consider every segment's words for typos
+# Share of the context words of the NER models' train documents replaced by a made-up word
+# (pseudo.Pseudo.plain_word: syllables, or a train template word with another English
+# affix); those documents also consider every segment's words for typos
 # (8% each), where other corpora pick 15% of segments. A third of the word types of held-out
 # templates never occur in train templates, while nearly every context word the model met in
 # training was a familiar one: it learnt that an unfamiliar word is an entity. clinical-ner

@@ -194,9 +194,11 @@ class Pseudo:
         self.stems = [w for w in words if len(w) > 3 and w.lower() not in self.listed]
 
     def plain_word(self, like):
-        """A word no template has, for plain text: made of syllables, or a train template
-        word with an English affix ("recommend" -> "recommendation", "unrecommend"); its
-        first letter is upper case when like's is."""
+        """A made-up word for plain text: syllables, or a train template word with an English
+        affix ("recommend" -> "recommendation", "unrecommend"), so mostly a word that no
+        template has (an affixed word may happen to be one). It is ASCII and never a word of
+        the lists or a held-out word, unless all ten tries were; its first letter is upper
+        case when like's is."""
         r = self.rng
         for _ in range(10):
             if r.random() < 0.5:
