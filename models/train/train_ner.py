@@ -488,9 +488,9 @@ classes are shared by both splits: routes, frequencies, dose units, street types
 generated fresh for each slot by the same formats in both splits. Training also fills {corpus.PSEUDO_P:.0%} of word-list
 slots with invented words (`pseudo.py`; any that equal a held-out word are rejected), swaps
 {corpus.CONTEXT_SWAP_WORDS:.0%} of the context words in {corpus.CONTEXT_SWAP_SEGMENTS:.0%} of template segments for words of other train
-templates, replaces {corpus.NOVEL_P:.0%} of the context words with made-up words that no template has (so
-that an unfamiliar word is no sign of an entity by itself: held-out templates are full of words
-that no train template has), and hides {ENT_UNK[name]:.0%} of entity tokens behind `[UNK]`, so the
+templates, replaces {corpus.NOVEL_P:.0%} of the context words with made-up words (so that an unfamiliar
+word is no sign of an entity by itself: held-out templates are full of words that no train
+template has), and hides {ENT_UNK[name]:.0%} of entity tokens behind `[UNK]`, so the
 model learns from context and word shape rather than a template's exact wording.
 Entity-level, strict (same start, end and type), from simple BIO decoding (the HF "simple"
 aggregation: `B-X` or a change of type opens an entity) of the Viterbi path under the CRF, as
