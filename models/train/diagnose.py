@@ -12,53 +12,29 @@ DIR holds model.onnx, tokenizer.json and config.json (as score.py reads them).
 """
 
 import argparse
-import json
-import os
 import re
 
-import common
 import score
 import train_ner
 
 
-def load(args):
-    import wordpiece
-    task, _, seed = train_ner.SETTINGS[args.name]
-    common.setup(seed)
-    tok = wordpiece.Tokenizer.load(os.path.join(args.dir, "tokenizer.json"))
-    names = train_ner.label_names(task)
-    model = train_ner.new_model(tok, names)
-    score.load_from_onnx(os.path.join(args.dir, "model.onnx"), model)
-    model.eval()
-    with open(os.path.join(args.dir, "config.json")) as f:
-        trans = train_ner.rounded_scores(json.load(f))
-    return task, seed, tok, names, model, trans
-
-
 def crossings(args):
     import corpus
-    task, seed, tok, names, model, trans = load(args)
-    train_ner.EVAL_DOCS = args.docs
-    base = corpus.Corpus
-    train = base("train", seed=1, invented=False)
-    held = base("heldout", seed=1)
+    task, seed, tok, names, model, trans = score.load(args.dir, args.name)
+    train = corpus.Corpus("train", seed=1, invented=False)
+    held = corpus.Corpus("heldout", seed=1)
     for wname, words in (("train words", train.words), ("held-out words", held.words)):
         for tname, pools in (("train templates", train.pools), ("held-out templates", held.pools)):
-            class Crossed(base):
-                def __init__(self, split, seed=0, **kw):
-                    base.__init__(self, "heldout", seed=seed, **kw)
-                    self.words, self.pools = words, pools
-            corpus.Corpus = Crossed
-            try:
-                m = train_ner.evaluate(model, tok, task, names, seed + 1, trans=trans)
-            finally:
-                corpus.Corpus = base
+            # The card's documents (seed + 1), drawn from this mix of words and templates.
+            gen = corpus.Corpus("heldout", seed=seed + 1)
+            gen.words, gen.pools = words, pools
+            m = train_ner.evaluate(model, tok, task, names, seed + 1, trans=trans, gen=gen, docs_n=args.docs)
             print(f"{args.name}: {wname} in {tname}: F1 {m['overall']['f1']:.3f}", flush=True)
 
 
 def context_words(args):
     import corpus
-    task, seed, tok, names, model, trans = load(args)
+    task, seed, tok, names, model, trans = score.load(args.dir, args.name)
     seen = {w.lower() for w in corpus.template_words(corpus.Corpus("train", seed=1).pools)}
     gen = corpus.Corpus("heldout", seed=seed + 7000)
     count, labelled = {"seen": 0, "unseen": 0}, {"seen": 0, "unseen": 0}

@@ -38,6 +38,27 @@ def load_from_onnx(path, model):
     model.load_state_dict(state)
 
 
+def load(model_dir, name, crf=True):
+    """The exported model in model_dir as (task, seed, tokenizer, label names, network, CRF
+    scores); the scores are None without crf or when config.json has none. It also seeds
+    the run as training did (common.setup)."""
+    import wordpiece
+    task, _, seed = train_ner.SETTINGS[name]
+    common.setup(seed)
+    tok = wordpiece.Tokenizer.load(os.path.join(model_dir, "tokenizer.json"))
+    names = train_ner.label_names(task)
+    model = train_ner.new_model(tok, names)
+    load_from_onnx(os.path.join(model_dir, "model.onnx"), model)
+    model.eval()
+    trans, cfg_path = None, os.path.join(model_dir, "config.json")
+    if crf and os.path.exists(cfg_path):
+        with open(cfg_path) as f:
+            cfg = json.load(f)
+        if "crf_transitions" in cfg.get("sluice", {}):
+            trans = train_ner.rounded_scores(cfg)
+    return task, seed, tok, names, model, trans
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
@@ -45,20 +66,7 @@ def main():
     ap.add_argument("--editions", type=int, default=None)
     ap.add_argument("--argmax", action="store_true", help="each token's argmax, even if the model has a CRF")
     args = ap.parse_args()
-    task, _, seed = train_ner.SETTINGS[args.name]
-    common.setup(seed)
-    import wordpiece
-    tok = wordpiece.Tokenizer.load(os.path.join(args.dir, "tokenizer.json"))
-    names = train_ner.label_names(task)
-    model = train_ner.new_model(tok, names)
-    load_from_onnx(os.path.join(args.dir, "model.onnx"), model)
-    model.eval()
-    trans, cfg_path = None, os.path.join(args.dir, "config.json")
-    if not args.argmax and os.path.exists(cfg_path):
-        with open(cfg_path) as f:
-            cfg = json.load(f)
-        if "crf_transitions" in cfg.get("sluice", {}):
-            trans = train_ner.rounded_scores(cfg)
+    task, seed, tok, names, model, trans = load(args.dir, args.name, crf=not args.argmax)
     # The same documents as the card's evaluation (train_ner.main uses seed + 1).
     m = train_ner.evaluate(model, tok, task, names, seed + 1, editions=args.editions, trans=trans)
     ov = m["overall"]

@@ -226,14 +226,16 @@ def predict(model, tok, ids_list, touches=None, trans=None):
     return out
 
 
-def evaluate(model, tok, task, names, seed, editions=None, trans=None):
-    """Entity-level strict P/R/F1 (span and type) on held-out documents; editions=1
-    draws them from the first edition's held-out words and templates only. Labels are
-    the Viterbi path under trans (the CRF scores) or, without it, each token's argmax."""
+def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None, docs_n=EVAL_DOCS):
+    """Entity-level strict P/R/F1 (span and type) on docs_n held-out documents; editions=1
+    draws them from the first edition's held-out words and templates only, and gen (a
+    corpus.Corpus) from any other mix. Labels are the Viterbi path under trans (the CRF
+    scores) or, without it, each token's argmax."""
     import corpus
-    gen = corpus.Corpus("heldout", seed=seed, editions=editions)
+    if gen is None:
+        gen = corpus.Corpus("heldout", seed=seed, editions=editions)
     docs, items = [], []
-    for _ in range(EVAL_DOCS):
+    for _ in range(docs_n):
         text, spans = gen.doc()
         ids, offs = tok.encode(text, specials=False)
         docs.append((text, spans))
