@@ -1,17 +1,25 @@
-"""Two diagnostics of an exported NER model, behind the recipe's last choices.
+"""Diagnostics of an exported NER model, behind the recipe's last choices.
 
-Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner crossings|context-words [--docs N]
+Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner crossings|context-words|errors
+       [--docs N] [--examples K]
 
   crossings      entity F1 on four crossings of words x templates: train or held-out words
                  in train or held-out templates. It tells how much of the gap to the
                  training figure each kind of unseen material costs.
   context-words  how often a context word (a word of no entity) gets an entity label, for
                  words that occur in train templates and for those that do not.
+  errors         per label, what became of each held-out entity (found; missed; found with
+                 other bounds; found with another type; overlapped only by another type's
+                 entity) and how many predicted entities touch no entity at all (spurious),
+                 with K examples of each kind in their context (synthetic text), on the
+                 card's documents.
 
 DIR holds model.onnx, tokenizer.json and config.json (as score.py reads them).
 """
 
 import argparse
+import collections
+import random
 import re
 
 import score
@@ -59,14 +67,63 @@ def context_words(args):
               f"labelled as entities {labelled[kind]} ({labelled[kind] / max(1, count[kind]):.1%})")
 
 
+def errors(args):
+    import corpus
+    task, seed, tok, names, model, trans = score.load(args.dir, args.name)
+    gen = corpus.Corpus("heldout", seed=seed + 1)  # the card's documents
+    docs, preds, _ = train_ner.predicted_entities(model, tok, task, names, gen, args.docs, trans)
+    counts, examples = collections.Counter(), collections.defaultdict(list)
+
+    def note(kind, label, text, span, others):
+        counts[(label, kind)] += 1
+        a, b = span
+        shown = (text[max(0, a - 40):a] + "[[" + text[a:b] + "]]" + text[b:b + 40]).replace("\n", " / ")
+        examples[(label, kind)].append(shown + ("   <- " + "; ".join(others) if others else ""))
+
+    for (text, spans), pred in zip(docs, preds):
+        gold = {(a, b, lab) for a, b, t, lab in spans if t == task}
+        for a, b, lab in gold:
+            over = [p for p in pred if p[0] < b and a < p[1]]
+            if (a, b, lab) in pred:
+                kind = "found"
+            elif any(p[:2] == (a, b) for p in over):
+                kind = "type"
+            elif any(p[2] == lab for p in over):
+                kind = "bounds"
+            elif over:
+                kind = "overlapped"
+            else:
+                kind = "missed"
+            note(kind, lab, text, (a, b), [f"{text[p[0]:p[1]]!r} {p[2]}" for p in over if p != (a, b, lab)])
+        for a, b, lab in pred:
+            if not any(g[0] < b and a < g[1] for g in gold):
+                note("spurious", lab, text, (a, b), [])
+    kinds = ["found", "missed", "bounds", "type", "overlapped", "spurious"]
+    labels = sorted({lab for lab, _ in counts})
+    print(f"{args.name}, {args.docs} held-out documents. Gold entities: found; missed; bounds (found "
+          "with other bounds); type (same bounds, another type); overlapped (only by another type's "
+          "entity). Spurious: predicted entities that touch no gold entity.")
+    print(f"{'label':24s}" + "".join(f"{k:>11s}" for k in kinds))
+    for lab in labels:
+        print(f"{lab:24s}" + "".join(f"{counts[(lab, k)]:>11d}" for k in kinds))
+    rng = random.Random(0)
+    for (lab, kind), shown in sorted(examples.items()):
+        if kind == "found" or not args.examples:
+            continue
+        print(f"\n{lab} / {kind}:")
+        for line in rng.sample(shown, min(args.examples, len(shown))):
+            print("   ", line)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("name", choices=sorted(train_ner.SETTINGS))
-    ap.add_argument("what", choices=["crossings", "context-words"])
+    ap.add_argument("what", choices=["crossings", "context-words", "errors"])
     ap.add_argument("--docs", type=int, default=400)
+    ap.add_argument("--examples", type=int, default=5, help="errors: examples shown of each kind")
     args = ap.parse_args()
-    crossings(args) if args.what == "crossings" else context_words(args)
+    {"crossings": crossings, "context-words": context_words, "errors": errors}[args.what](args)
 
 
 if __name__ == "__main__":

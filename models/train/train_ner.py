@@ -226,14 +226,11 @@ def predict(model, tok, ids_list, touches=None, trans=None):
     return out
 
 
-def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None, docs_n=EVAL_DOCS):
-    """Entity-level strict P/R/F1 (span and type) on docs_n held-out documents; editions=1
-    draws them from the first edition's held-out words and templates only, and gen (a
-    corpus.Corpus) from any other mix. Labels are the Viterbi path under trans (the CRF
-    scores) or, without it, each token's argmax."""
-    import corpus
-    if gen is None:
-        gen = corpus.Corpus("heldout", seed=seed, editions=editions)
+def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
+    """Draws docs_n documents from gen (a corpus.Corpus), cuts them into windows between words,
+    and labels them: the Viterbi path under trans (the CRF scores) or, without it, each
+    token's argmax. Returns the (text, spans) documents, a set of predicted (start, end,
+    label) entities per document, and the number of windows."""
     docs, items = [], []
     for _ in range(docs_n):
         text, spans = gen.doc()
@@ -242,15 +239,26 @@ def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None,
         cont = [tok.vocab[i].startswith("##") for i in ids]
         for a, b in cut_points(offs, spans, task, MAX_TOKENS, cont):
             items.append((len(docs) - 1, [tok.cls] + ids[a:b] + [tok.sep], [(0, 0)] + offs[a:b] + [(0, 0)]))
-    preds = predict(model, tok, [it[1] for it in items], [touching(it[2][1:-1]) for it in items], trans)
-    pred_ents = {}
-    for (d, ids, offs), p in zip(items, preds):
-        ents = bio_decode([names[x] for x in p], offs, docs[d][0], {0, len(ids) - 1})
-        pred_ents.setdefault(d, []).extend(ents)
+    paths = predict(model, tok, [it[1] for it in items], [touching(it[2][1:-1]) for it in items], trans)
+    preds = [set() for _ in docs]
+    for (d, ids, offs), p in zip(items, paths):
+        for e in bio_decode([names[x] for x in p], offs, docs[d][0], {0, len(ids) - 1}):
+            preds[d].add((e["start"], e["end"], e["label"]))
+    return docs, preds, len(items)
+
+
+def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None, docs_n=EVAL_DOCS):
+    """Entity-level strict P/R/F1 (span and type) on docs_n held-out documents; editions=1
+    draws them from the first edition's held-out words and templates only, and gen (a
+    corpus.Corpus) from any other mix. Labels are the Viterbi path under trans (the CRF
+    scores) or, without it, each token's argmax."""
+    import corpus
+    if gen is None:
+        gen = corpus.Corpus("heldout", seed=seed, editions=editions)
+    docs, preds, windows = predicted_entities(model, tok, task, names, gen, docs_n, trans)
     stats = {}
-    for d, (text, spans) in enumerate(docs):
+    for (_, spans), pred in zip(docs, preds):
         gold = {(a, b, lab) for a, b, t, lab in spans if t == task}
-        pred = {(e["start"], e["end"], e["label"]) for e in pred_ents.get(d, [])}
         for lab in {x[2] for x in gold | pred}:
             s = stats.setdefault(lab, [0, 0, 0])
             g = {x for x in gold if x[2] == lab}
@@ -266,7 +274,7 @@ def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None,
     res = {"overall": dict(zip(("precision", "recall", "f1"), prf(*tot)), support=tot[2]),
            "per_label": {lab: dict(zip(("precision", "recall", "f1"), prf(*s)), support=s[2])
                          for lab, s in sorted(stats.items())},
-           "documents": len(docs), "windows": len(items)}
+           "documents": len(docs), "windows": windows}
     return res
 
 
