@@ -76,6 +76,8 @@ def errors(args):
 
     def note(kind, label, text, span, others):
         counts[(label, kind)] += 1
+        if kind == "found":
+            return
         a, b = span
         shown = (text[max(0, a - 40):a] + "[[" + text[a:b] + "]]" + text[b:b + 40]).replace("\n", " / ")
         examples[(label, kind)].append(shown + ("   <- " + "; ".join(others) if others else ""))
@@ -108,7 +110,7 @@ def errors(args):
         print(f"{lab:24s}" + "".join(f"{counts[(lab, k)]:>11d}" for k in kinds))
     rng = random.Random(0)
     for (lab, kind), shown in sorted(examples.items()):
-        if kind == "found" or not args.examples:
+        if not args.examples:
             continue
         print(f"\n{lab} / {kind}:")
         for line in rng.sample(shown, min(args.examples, len(shown))):
