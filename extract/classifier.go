@@ -86,7 +86,7 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 func decoderConfig(m *models.Model) tokclass.DecoderConfig {
 	cfg := tokclass.DecoderConfig{ID2Label: m.Config.Labels, UnknownID: -1}
 	if crf := m.Config.CRF; crf != nil {
-		cfg.Transitions = &tokclass.Transitions{Spaced: crf.Spaced, Touching: crf.Touching}
+		cfg.Transitions = &tokclass.Transitions{Spaced: crf.Spaced, Touching: crf.Touching, Break: crf.Break}
 	}
 	return cfg
 }

@@ -25,11 +25,13 @@ type Config struct {
 	CRF *CRFTransitions
 }
 
-// CRFTransitions are a CRF's label-to-label scores, each [labels][labels]: Spaced across
-// whitespace, Touching between tokens with nothing between them.
+// CRFTransitions are a CRF's label-to-label scores, each [labels][labels]: Touching
+// between tokens with nothing between them, Break across a line break or a tab, Spaced
+// across any other gap. Break is optional (configs written before it have none).
 type CRFTransitions struct {
 	Spaced   [][]float64 `json:"spaced"`
 	Touching [][]float64 `json:"touching"`
+	Break    [][]float64 `json:"break,omitempty"`
 }
 
 type rawConfig struct {
@@ -129,12 +131,16 @@ func firstPositive(vs ...int) int {
 	return 0
 }
 
-// check requires both matrices to be square over the model's labels.
+// check requires every matrix given to be square over the model's labels.
 func (t *CRFTransitions) check(labels int) error {
 	if labels == 0 {
 		return fmt.Errorf("config.json: sluice.crf_transitions given for a model without id2label")
 	}
-	for name, m := range map[string][][]float64{"spaced": t.Spaced, "touching": t.Touching} {
+	matrices := map[string][][]float64{"spaced": t.Spaced, "touching": t.Touching}
+	if t.Break != nil {
+		matrices["break"] = t.Break
+	}
+	for name, m := range matrices {
 		if len(m) != labels {
 			return fmt.Errorf("config.json: sluice.crf_transitions.%s has %d rows for %d labels", name, len(m), labels)
 		}

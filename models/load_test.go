@@ -42,6 +42,7 @@ func TestParseConfigErrors(t *testing.T) {
 		"crf, no labels": `{"max_position_embeddings": 8, "sluice": {"crf_transitions": {"spaced": [[0]], "touching": [[0]]}}}`,
 		"crf too small":  `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0, 0]], "touching": [[0, 0]]}}}`,
 		"crf ragged":     `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0]], "touching": [[0, 0], [0, 0]]}}}`,
+		"break ragged":   `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0, 0]], "touching": [[0, 0], [0, 0]], "break": [[0, 0], [0]]}}}`,
 	}
 	for name, cfg := range cases {
 		if _, err := ParseConfig([]byte(cfg)); err == nil {
@@ -56,6 +57,11 @@ func TestParseConfigErrors(t *testing.T) {
 		"sluice": {"crf_transitions": {"spaced": [[0, -1], [-2, 0]], "touching": [[0, -3], [-4, 0]]}}}`))
 	if err != nil || cfg.CRF == nil || cfg.CRF.Touching[1][0] != -4 || cfg.CRF.Spaced[0][1] != -1 {
 		t.Fatalf("CRF transitions not read: %+v, %v", cfg.CRF, err)
+	}
+	cfg, err = ParseConfig([]byte(`{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"},
+		"sluice": {"crf_transitions": {"spaced": [[0, 0], [0, 0]], "touching": [[0, 0], [0, 0]], "break": [[0, -5], [-6, -7]]}}}`))
+	if err != nil || cfg.CRF == nil || cfg.CRF.Break[1][1] != -7 || cfg.CRF.Break[0][1] != -5 {
+		t.Fatalf("CRF break transitions not read: %+v, %v", cfg.CRF, err)
 	}
 }
 

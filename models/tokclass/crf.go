@@ -3,33 +3,53 @@ package tokclass
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Transitions are a linear-chain CRF's scores for a model trained with one (the shipped
-// models are; config.json carries them under sluice.crf_transitions). Spaced[a][b] is
-// added when label b follows label a across whitespace, Touching[a][b] when the two tokens
-// touch (the next starts where the previous ends, as the pieces of "555-0134" do). A
-// sequence starts and ends in label 0 ("O"), as the model's [CLS] and [SEP] slots did in
-// training.
+// models are; config.json carries them under sluice.crf_transitions). Touching[a][b] is
+// added when label b follows label a and the two tokens touch (the next starts where the
+// previous ends, as the pieces of "555-0134" do), Break[a][b] when a line break or a tab
+// lies between them (the tokenizer drops whitespace, so only the CRF can tell two list
+// items apart from one entity), and Spaced[a][b] across any other gap: spaces, or
+// offsets that overlap. Break may be nil, as in configs written before it existed;
+// Spaced then stands in for it. A sequence starts and ends in label 0 ("O"), as the
+// model's [CLS] and [SEP] slots did in training.
 type Transitions struct {
-	Spaced, Touching [][]float64
+	Spaced, Touching, Break [][]float64
 }
+
+// The class of the gap between two neighbouring tokens picks the transition matrix.
+const (
+	gapSpaced = iota
+	gapTouching
+	gapBreak
+	gapClasses
+)
+
+// breakChars make a gap a break: line breaks and tabs. The recipe's nets.gap_classes uses
+// the same set.
+const breakChars = "\n\r\t\v\f\u0085\u2028\u2029"
 
 // crf is Transitions checked and laid out for decoding.
 type crf struct {
 	n int
-	// score[k][a*n+b]: k is 0 for spaced, 1 for touching.
-	score [2][]float64
+	// score[k][a*n+b]: k is the gap class.
+	score [gapClasses][]float64
 	// scoreT[k][b*n+a] is score[k][a*n+b], so Viterbi's inner loop over a reads memory in
 	// order.
-	scoreT [2][]float64
+	scoreT [gapClasses][]float64
 	// prob is exp(score), for the forward-backward pass.
-	prob [2][]float64
+	prob [gapClasses][]float64
 }
 
 func newCRF(t *Transitions, labels int) (*crf, error) {
 	c := &crf{n: labels}
-	for k, m := range [2][][]float64{t.Spaced, t.Touching} {
+	brk := t.Break
+	if brk == nil {
+		brk = t.Spaced
+	}
+	for k, m := range [gapClasses][][]float64{t.Spaced, t.Touching, brk} {
 		if len(m) != labels {
 			return nil, fmt.Errorf("tokclass: CRF transitions have %d rows for %d labels", len(m), labels)
 		}
@@ -57,19 +77,30 @@ func newCRF(t *Transitions, labels int) (*crf, error) {
 
 // crfInput is the decoding view of one text: the non-special tokens in order.
 type crfInput struct {
-	idx   []int  // token index of each position
-	touch []bool // position touches the one before it
+	idx []int   // token index of each position
+	gap []uint8 // class of the gap before each position; gapSpaced for the first
 }
 
-func crfPositions(toks Tokens) crfInput {
+// crfPositions lays out the non-special tokens of text (byte offsets, validated).
+func crfPositions(text string, toks Tokens) crfInput {
 	var in crfInput
 	prev := -1
 	for i := range toks.Len() {
 		if toks.special(i) {
 			continue
 		}
+		g := uint8(gapSpaced)
+		if prev >= 0 {
+			end, start := toks.Offsets[prev][1], toks.Offsets[i][0]
+			switch {
+			case end == start:
+				g = gapTouching
+			case end < start && strings.ContainsAny(text[end:start], breakChars):
+				g = gapBreak
+			}
+		}
 		in.idx = append(in.idx, i)
-		in.touch = append(in.touch, prev >= 0 && toks.Offsets[prev][1] == toks.Offsets[i][0])
+		in.gap = append(in.gap, g)
 		prev = i
 	}
 	return in
@@ -93,10 +124,7 @@ func (c *crf) viterbi(in crfInput, logits []float32) []int {
 		score[b] = c.score[0][b] + float64(first[b]) // from O
 	}
 	for p := 1; p < n; p++ {
-		tr := c.scoreT[0]
-		if in.touch[p] {
-			tr = c.scoreT[1]
-		}
+		tr := c.scoreT[in.gap[p]]
 		em := row(p)
 		for b := range L {
 			best, arg := math.Inf(-1), 0
@@ -134,12 +162,7 @@ func (c *crf) marginals(in crfInput, probs []float64) (out []float64, ok bool) {
 	alpha := make([]float64, n*L)
 	beta := make([]float64, n*L)
 	w := make([]float64, L)
-	step := func(p int) []float64 {
-		if in.touch[p] {
-			return c.prob[1]
-		}
-		return c.prob[0]
-	}
+	step := func(p int) []float64 { return c.prob[in.gap[p]] }
 	for b := range L {
 		alpha[b] = c.prob[0][b] * probs[b]
 	}

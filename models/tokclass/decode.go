@@ -195,7 +195,7 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 	var crfRows []float64
 	if d.crf != nil {
 		var err error
-		if crfLabels, crfRows, err = d.crfView(toks, logits); err != nil {
+		if crfLabels, crfRows, err = d.crfView(text, toks, logits); err != nil {
 			return nil, err
 		}
 	}
@@ -263,9 +263,9 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 // crfView returns, for the non-special tokens in order, their labels on the CRF's best
 // path and their marginal probability rows. If the marginals underflow (no sane model
 // makes them), each token's softmax row stands in.
-func (d *Decoder) crfView(toks Tokens, logits []float32) ([]int, []float64, error) {
+func (d *Decoder) crfView(text string, toks Tokens, logits []float32) ([]int, []float64, error) {
 	nl := len(d.labels)
-	in := crfPositions(toks)
+	in := crfPositions(text, toks)
 	probs := make([]float64, len(in.idx)*nl)
 	for p, i := range in.idx {
 		if err := softmaxRow(probs[p*nl:(p+1)*nl], logits[i*nl:(i+1)*nl]); err != nil {

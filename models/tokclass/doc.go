@@ -61,11 +61,12 @@
 // Models trained with a linear-chain CRF (the shipped ones; DecoderConfig.Transitions, read
 // from config.json's sluice.crf_transitions) are decoded by the CRF instead of token by
 // token: labels are the Viterbi path, with one transition matrix between tokens that
-// touch and one across whitespace, from O to O, and scores are the CRF's marginal
-// probabilities (forward-backward). That is how the recipe measures them, and it keeps the
-// pieces of a phone number or an e-mail in one entity of one type where per-token argmax
-// splits them. The strategies then work on those labels and probabilities. HF has no CRF;
-// a model without transitions is decoded exactly as above.
+// touch, one across a line break or tab and one across any other gap, from O to O, and
+// scores are the CRF's marginal probabilities (forward-backward). That is how the recipe
+// measures them. It keeps the pieces of a phone number or an e-mail in one entity of one
+// type where per-token argmax splits them, and two list items, one per line, apart. The
+// strategies then work on those labels and probabilities. HF has no CRF; a model without
+// transitions is decoded exactly as above.
 //
 // OpenMed options (Options, AnalyzeOptions, PIIOptions): the confidence threshold drops
 // entities scoring below it before grouping; ExtendToWordEnd is OpenMed's span fix (an
