@@ -26,6 +26,9 @@ func TestEmbeddedModelsLoad(t *testing.T) {
 		if ner.Config.CRF == nil || len(ner.Config.CRF.Touching) != len(ner.Config.Labels) {
 			t.Fatalf("%s: no CRF transitions in config.json", name)
 		}
+		if len(ner.Config.CRF.Break) != len(ner.Config.Labels) {
+			t.Fatalf("%s: no CRF transitions across line breaks in config.json", name)
+		}
 	}
 	lm, _ := Load(Embedded(), "tiny-lm")
 	if lm.Config.NumLayers <= 0 || lm.Config.NumHeads <= 0 || lm.Config.HeadDim <= 0 || lm.Config.EOSTokenID < 0 || len(lm.Generation) == 0 {

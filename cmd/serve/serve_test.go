@@ -191,6 +191,44 @@ func TestServedTokenLabelsMatchTorch(t *testing.T) {
 	}
 }
 
+// TestEntitiesStopAtLineBreaks runs texts of the held-out split (synthetic) where the shipped
+// clinical-ner network reads the end of one line and the start of the next as one entity:
+// the tokenizer drops whitespace, so only the CRF's break matrix (a line break or tab
+// between tokens) keeps two list items apart. With the spaced matrix in its place, each
+// text fails: the first comes out as "narcissistic personality disorder\nMRSA
+// bacteremia". The texts are as the corpus wrote them, typo included.
+func TestEntitiesStopAtLineBreaks(t *testing.T) {
+	srv := startServer(t, "SLUICE_ANALYZE_MODEL=clinical-ner")
+	for _, tc := range []struct {
+		text string
+		want []string // entities that must come out whole, each alone
+	}{
+		{"Current Medications: zafirlukast (mild): narcissistic personality disorder\nMRSA bacteremia",
+			[]string{"narcissistic personality disorder", "MRSA bacteremia"}},
+		{"- Praxbind started July 1934: Chronic kidney disease\n- Periodontitis",
+			[]string{"Chronic kidney disease", "Periodontitis"}},
+		{"tobramycin-dexamethasone 0.9 mg QD for mitral stenosis\nNKA; intoleerance to lamotrigine",
+			[]string{"mitral stenosis"}},
+	} {
+		status, body := srv.post(t, "/analyze", map[string]any{"text": tc.text})
+		if status != 200 {
+			t.Fatalf("status %d: %v", status, body)
+		}
+		got := map[string]bool{}
+		for _, e := range entitiesOf(t, body) {
+			if strings.ContainsAny(e.Text, "\n\t") {
+				t.Errorf("entity %q (%s) runs across a line break", e.Text, e.Label)
+			}
+			got[e.Text] = true
+		}
+		for _, w := range tc.want {
+			if !got[w] {
+				t.Errorf("no entity %q in %v", w, entitiesOf(t, body))
+			}
+		}
+	}
+}
+
 // TestLongTextsAreWindowedNotTruncated sends documents several windows long and checks that
 // entities come from the whole text (not only the first window) with offsets that slice the
 // returned text, and that a text made of golden texts finds what each part finds alone.

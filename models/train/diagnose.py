@@ -42,6 +42,7 @@ def crossings(args):
 
 def context_words(args):
     import corpus
+    import nets
     task, seed, tok, names, model, trans = score.load(args.dir, args.name)
     seen = {w.lower() for w in corpus.template_words(corpus.Corpus("train", seed=1).pools)}
     gen = corpus.Corpus("heldout", seed=seed + 7000)
@@ -52,7 +53,7 @@ def context_words(args):
         cont = [tok.vocab[i].startswith("##") for i in ids]
         for a, b in train_ner.cut_points(offs, spans, task, train_ner.MAX_TOKENS, cont):
             row = [tok.cls] + ids[a:b] + [tok.sep]
-            path = train_ner.predict(model, tok, [row], [train_ner.touching(offs[a:b])], trans)[0]
+            path = train_ner.predict(model, tok, [row], [nets.gap_classes(offs[a:b], text)], trans)[0]
             first = {offs[a + i][0]: lab for i, lab in enumerate(path[1:-1])}
             lo, hi = offs[a][0], offs[b - 1][1]
             for w in re.finditer(r"[A-Za-z]+", text[lo:hi]):

@@ -173,14 +173,38 @@ class CausalLM(nn.Module):
         return logits, presents
 
 
+# The gap between two neighbouring tokens, which picks the CRF's transition matrix.
+SPACED, TOUCHING, BREAK = 0, 1, 2
+# A line break or tab between two tokens is a BREAK gap; any other whitespace is SPACED.
+BREAK_CHARS = frozenset("\n\r\t\v\f\x85\u2028\u2029")
+
+
+def gap_classes(offs, text):
+    """The gap class of each token (offsets into text) with the token before it: TOUCHING
+    when it starts where that one ends (the pieces of "555-0134"), BREAK when a line break
+    or tab lies between them, SPACED otherwise and for the first token. The tokenizer drops
+    whitespace, so the network cannot see a line break; the CRF can."""
+    out = [SPACED] * len(offs)
+    for i in range(1, len(offs)):
+        end, start = offs[i - 1][1], offs[i][0]
+        if end == start:
+            out[i] = TOUCHING
+        elif not BREAK_CHARS.isdisjoint(text[end:start]):
+            out[i] = BREAK
+    return out
+
+
 class Transitions(nn.Module):
     """Linear-chain CRF transition scores over a token classifier's logits.
 
-    scores[k, a, b] is added when label b follows label a; k is 1 when the two tokens
-    touch (no whitespace between them, as in the pieces of "555-0134" or "ibuprofen.")
-    and 0 otherwise. Touching tokens almost never start a new entity of another type,
-    while "Maria Lopez" is first_name then last_name across a space: one matrix could
-    not say both. A sequence starts and ends in O (the [CLS] and [SEP] slots).
+    scores[k, a, b] is added when label b follows label a across a gap of class k
+    (gap_classes): SPACED, TOUCHING (no whitespace between, as in the pieces of
+    "555-0134" or "ibuprofen.") or BREAK (a line break or tab between). Touching tokens
+    almost never start a new entity of another type, while "Maria Lopez" is first_name
+    then last_name across a space: one matrix could not say both. No entity of the corpus
+    runs across a line break or a table's tab, while two list items, one per line, are
+    two entities; the network cannot tell, as the tokenizer drops whitespace. A sequence
+    starts and ends in O (the [CLS] and [SEP] slots).
 
     The module is not part of the exported graph: model.onnx keeps emitting per-token
     logits, and the scores ship in config.json for the server's Viterbi decoder.
@@ -188,14 +212,16 @@ class Transitions(nn.Module):
 
     def __init__(self, labels, init=None):
         super().__init__()
-        start = torch.zeros(2, labels, labels) if init is None else torch.as_tensor(init, dtype=torch.float32)
+        start = torch.zeros(3, labels, labels) if init is None else torch.as_tensor(init, dtype=torch.float32)
         self.scores = nn.Parameter(start.clone())
 
-    def nll(self, emissions, tags, touch, mask):
-        """Negative log-likelihood per sequence. emissions [b, s, L]; tags, touch [b, s]
-        int64 (tags of masked slots are ignored); mask [b, s] bool, True for real slots,
-        which start at slot 0 and are contiguous. Slot 0 and the last real slot are the
-        [CLS] and [SEP] slots: their emissions are replaced so that only O is possible."""
+    def nll(self, emissions, tags, gaps, mask):
+        """Negative log-likelihood per sequence. emissions [b, s, L]; tags, gaps [b, s]
+        int64 (tags of masked slots are ignored; a gap class indexes scores, which may
+        hold fewer than three matrices if gaps never reach the others); mask [b, s] bool,
+        True for real slots, which start at slot 0 and are contiguous. Slot 0 and the
+        last real slot are the [CLS] and [SEP] slots: their emissions are replaced so
+        that only O is possible."""
         b, s, n_labels = emissions.shape
         rows = torch.arange(b)
         last = mask.sum(1) - 1
@@ -208,7 +234,7 @@ class Transitions(nn.Module):
         # The gold path's score in one gather each (indexing inside the loop would
         # make autograd allocate a full-size gradient per step).
         gold_em = em.gather(2, tags[:, :, None]).squeeze(2)
-        gold_tr = self.scores[touch[:, 1:], tags[:, :-1], tags[:, 1:]]
+        gold_tr = self.scores[gaps[:, 1:], tags[:, :-1], tags[:, 1:]]
         gold = gold_em[:, 0] + ((gold_em[:, 1:] + gold_tr) * mask[:, 1:]).sum(1)
         # The forward algorithm in probability space, renormalised at every step: one
         # small matrix product per token instead of a log-sum-exp over [b, L, L] keeps
@@ -218,15 +244,16 @@ class Transitions(nn.Module):
         live = mask[:, :, None]
         top = torch.where(live, em, torch.zeros_like(em)).max(dim=2, keepdim=True).values
         probs = torch.where(live, (em - top).exp(), torch.ones_like(em)).unbind(1)
-        both = torch.cat([self.scores[0].exp(), self.scores[1].exp()], dim=1)  # [L, 2L]
-        touching = touch.bool()[:, :, None].unbind(1)
+        classes = self.scores.shape[0]
+        every = torch.cat([self.scores[k].exp() for k in range(classes)], dim=1)  # [L, classes * L]
+        pick = gaps[:, :, None, None].expand(b, s, 1, n_labels).unbind(1)
         lives = live.unbind(1)
         alpha = probs[0]
         norms = [alpha.sum(1, keepdim=True)]
         alpha = alpha / norms[0]
         for i in range(1, s):
-            q = alpha @ both
-            a = torch.where(touching[i], q[:, n_labels:], q[:, :n_labels]) * probs[i]
+            q = (alpha @ every).view(b, classes, n_labels)
+            a = q.gather(1, pick[i]).squeeze(1) * probs[i]
             a = torch.where(lives[i], a, alpha)
             norms.append(a.sum(1, keepdim=True))
             alpha = a / norms[-1]
@@ -234,10 +261,11 @@ class Transitions(nn.Module):
         return log_z - gold
 
 
-def viterbi(emissions, touch, scores):
+def viterbi(emissions, gaps, scores):
     """Best label path for one sequence of content tokens (no [CLS]/[SEP] rows), starting
-    and ending in O as the CRF was trained. emissions [n, L] and scores [2, L, L] are
-    numpy arrays; touch[i] is 1 when token i touches token i - 1 (touch[0] is ignored)."""
+    and ending in O as the CRF was trained. emissions [n, L] and scores [3, L, L] are
+    numpy arrays; gaps[i] is the gap class between token i - 1 and token i (gaps[0] is
+    ignored)."""
     import numpy as np
     # float64, as the Go decoder adds them, so both pick the same path.
     emissions = np.asarray(emissions, dtype=np.float64)
@@ -248,7 +276,7 @@ def viterbi(emissions, touch, scores):
     score = scores[0, 0] + emissions[0]
     back = []
     for i in range(1, n):
-        cand = score[:, None] + scores[touch[i]]
+        cand = score[:, None] + scores[gaps[i]]
         best = cand.argmax(0)
         back.append(best)
         score = cand[best, np.arange(len(best))] + emissions[i]

@@ -125,30 +125,25 @@ def bio_decode(labels, offs, text, skip):
     return ents
 
 
-def touching(offs):
-    """1 where a token starts exactly where the one before it ends (no whitespace between),
-    the condition the CRF's second transition matrix is for; 0 for the first token."""
-    return [0] + [1 if offs[i - 1][1] == offs[i][0] else 0 for i in range(1, len(offs))]
-
-
 def make_training_set(tok, task, l2i, seed):
-    """Training windows as (ids, labels, touch) without [CLS]/[SEP]."""
+    """Training windows as (ids, labels, gap classes) without [CLS]/[SEP]."""
     import corpus
+    import nets
     gen = corpus.Corpus("train", seed=seed)
     xs = []
     for _ in range(TRAIN_DOCS):
         text, spans = gen.doc()
         ids, offs = tok.encode(text, specials=False)
         labs = token_labels(offs, spans, task, l2i, text)
-        touch = touching(offs)
+        gaps = nets.gap_classes(offs, text)
         if len(ids) <= MAX_TOKENS:
-            xs.append((ids, labs, touch))
+            xs.append((ids, labs, gaps))
             continue
         # Long documents: windows that start anywhere, as the server's will.
         start = 0
         while start < len(ids):
             end = min(start + MAX_TOKENS, len(ids))
-            xs.append((ids[start:end], labs[start:end], [0] + touch[start + 1:end]))
+            xs.append((ids[start:end], labs[start:end], [nets.SPACED] + gaps[start + 1:end]))
             if end == len(ids):
                 break
             # The server cuts windows between words; so do we.
@@ -176,33 +171,61 @@ def batches(xs, rng, tok):
             ids = torch.zeros((BATCH, n), dtype=torch.long)
             mask = torch.zeros((BATCH, n), dtype=torch.long)
             labs = torch.full((BATCH, n), -100, dtype=torch.long)
-            touch = torch.zeros((BATCH, n), dtype=torch.long)
+            gaps = torch.zeros((BATCH, n), dtype=torch.long)
             for r, (a, y, t) in enumerate(chunk):
                 row = [tok.cls] + a + [tok.sep]
                 ids[r, :len(row)] = torch.tensor(row)
                 mask[r, :len(row)] = 1
                 labs[r, :len(row)] = torch.tensor([0] + y + [0])
-                touch[r, 1:len(row) - 1] = torch.tensor(t)
-            yield ids, mask, labs, touch
+                gaps[r, 1:len(row) - 1] = torch.tensor(t)
+            yield ids, mask, labs, gaps
 
 
 def bigram_scores(xs, n_labels):
-    """log P(label | previous label, touching) over the training windows, with [CLS] and
-    [SEP] as O: the CRF's starting transitions, so it begins from what the data says."""
+    """log P(label | previous label, gap class) over the training windows, with [CLS] and
+    [SEP] as O: the CRF's starting transitions, so it begins from what the data says. The
+    spaced matrix counts the BREAK gaps too, as it stands for them in the main training
+    loop (see break_scores)."""
+    import nets
     import numpy as np
-    counts = np.zeros((2, n_labels, n_labels))
+    counts = np.zeros((3, n_labels, n_labels))
     for _, y, t in xs:
         seq, tt = [0] + y + [0], [0] + t + [0]
         for i in range(1, len(seq)):
             counts[tt[i], seq[i - 1], seq[i]] += 1
+    counts[nets.SPACED] += counts[nets.BREAK]
     counts += TRANS_SMOOTH
     return np.log(counts / counts.sum(-1, keepdims=True))
 
 
-def predict(model, tok, ids_list, touches=None, trans=None):
+def break_scores(spaced, bigram):
+    """The CRF's BREAK matrix (a line break or tab between two tokens) from the trained
+    spaced matrix and bigram_scores: the spaced scores, except that an entity going on
+    across the break (B-X or I-X followed by I-X) scores at most the training windows'
+    smoothed log-frequency of that. No entity of the corpus runs across a line break or a
+    tab, so that is -8 to -11 after I-X; B-X hardly ever meets a break at all, and its row
+    holds only the smoothing's log(1 / labels), which is no evidence that an entity goes
+    on: hence the lower of the two, never above the spaced score (taking the count alone
+    ran two e-mails on into the next line). It is not trained. The main loop scores BREAK
+    gaps with the spaced matrix, so the network is exactly what it was before this matrix
+    existed (the same model.onnx bytes). Two ways of training it scored lower on the
+    held-out split: every entry fitted with the network frozen learnt where the train
+    templates' lines start entities (pii lost ages after a tab in held-out layouts), and
+    the continuation scores alone never settle, since the corpus never continues (they
+    only fall as long as they are fitted)."""
+    import nets
+    out = spaced.copy()
+    for i in range(2, len(out), 2):  # I-X is 2, 4, ...; B-X is the one before it
+        for a in (i - 1, i):
+            out[a, i] = min(out[a, i], bigram[nets.BREAK, a, i])
+    return out
+
+
+def predict(model, tok, ids_list, gaps=None, trans=None):
     """Label ids for a list of id lists (with specials), batched: the argmax of each
-    token's logits, or with trans (the CRF scores, numpy [2, L, L]) and touches (one
-    touching() list per row, specials excluded) the Viterbi path, with O for the specials."""
+    token's logits, or with trans (the CRF scores, numpy [3, L, L]) and gaps (one
+    nets.gap_classes list per row, specials excluded) the Viterbi path, with O for the
+    specials."""
     import nets
     import torch
     out = []
@@ -221,7 +244,7 @@ def predict(model, tok, ids_list, touches=None, trans=None):
                 if trans is None:
                     out.append(pred[r, :len(c)].tolist())
                     continue
-                path = nets.viterbi(logits[r, 1:len(c) - 1].numpy(), touches[i + r], trans)
+                path = nets.viterbi(logits[r, 1:len(c) - 1].numpy(), gaps[i + r], trans)
                 out.append([0] + path + [0])
     return out
 
@@ -239,7 +262,9 @@ def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
         cont = [tok.vocab[i].startswith("##") for i in ids]
         for a, b in cut_points(offs, spans, task, MAX_TOKENS, cont):
             items.append((len(docs) - 1, [tok.cls] + ids[a:b] + [tok.sep], [(0, 0)] + offs[a:b] + [(0, 0)]))
-    paths = predict(model, tok, [it[1] for it in items], [touching(it[2][1:-1]) for it in items], trans)
+    import nets
+    paths = predict(model, tok, [it[1] for it in items],
+                    [nets.gap_classes(it[2][1:-1], docs[it[0]][0]) for it in items], trans)
     preds = [set() for _ in docs]
     for (d, ids, offs), p in zip(items, paths):
         for e in bio_decode([names[x] for x in p], offs, docs[d][0], {0, len(ids) - 1}):
@@ -306,11 +331,12 @@ def write_config(path, cfg):
 
 
 def rounded_scores(cfg):
-    """The CRF scores as config.json stores them (rounded), numpy [2, L, L]: the goldens
-    use exactly the numbers the server reads."""
+    """The CRF scores as config.json stores them (rounded), numpy [3, L, L]: the goldens
+    use exactly the numbers the server reads. A config from before the BREAK matrix has
+    none; the spaced one stands for it there, as it does in the server."""
     import numpy as np
     t = cfg["sluice"]["crf_transitions"]
-    return np.array([t["spaced"], t["touching"]], dtype=np.float64)
+    return np.array([t["spaced"], t["touching"], t.get("break") or t["spaced"]], dtype=np.float64)
 
 
 def goldens(model, tok, name, task, names, seed, trans):
@@ -348,7 +374,8 @@ def goldens(model, tok, name, task, names, seed, trans):
             lg = model(torch.tensor([ids]), torch.ones((1, len(ids)), dtype=torch.long))[0]
         torch_logits.append([[round(v, 6) for v in row] for row in lg.tolist()])
         labels = [names[x] for x in lg.argmax(-1).tolist()]
-        path = ["O"] + [names[x] for x in nets.viterbi(lg[1:-1].numpy(), touching(offs[1:-1]), trans)] + ["O"]
+        path = ["O"] + [names[x] for x in nets.viterbi(lg[1:-1].numpy(), nets.gap_classes(offs[1:-1], text), trans)]
+        path += ["O"]
         ents = bio_decode(path, offs, text, {0, len(ids) - 1})
         rows.append({"text": text, "input_ids": ids, "offsets": [list(o) for o in offs],
                      "labels": labels, "path": path, "entities": ents})
@@ -423,6 +450,17 @@ def first_edition_bar(metrics, bar):
     return f"; on the first edition's held-out split alone {f1:.3f}, {'above' if f1 >= bar else 'below'} it"
 
 
+def no_break_text(metrics):
+    """What the same network scores with the spaced matrix in place of the break one."""
+    nb = metrics.get("no_break")
+    if not nb:
+        return ""
+    fe = nb.get("first_edition")
+    return (f" With the `spaced` matrix in its place (as before it existed) the same network scores F1 "
+            f"{nb['overall']['f1']:.3f}" + (f" ({fe['overall']['f1']:.3f} on the first edition's split)" if fe else "")
+            + ".")
+
+
 def write_card(name, task, names, cfg, metrics, argv):
     import corpus
     import templates
@@ -469,14 +507,19 @@ after `O` opens an entity, as in the "simple" aggregation) reads them as usual. 
   `##` pieces can only continue it (`B` is -1e4, `I-X` is `max(score_B, score_I) + type_X`), so all
   pieces of a word carry one label. Dropout {HP['dropout']}.
   The graph is still a plain token classifier to its caller: same inputs, one `logits` output.
-- A linear-chain CRF over the logits (`nets.Transitions`), trained with the network: two
-  {len(names)}x{len(names)} matrices of label-to-label scores, one for tokens with whitespace between them and one
-  for tokens that touch (the pieces of `555-0134`, `a.b@c.org` or `St.`), starting from the
-  training labels' bigram log-frequencies. They are not in the ONNX graph: `config.json` carries them
+- A linear-chain CRF over the logits (`nets.Transitions`): three
+  {len(names)}x{len(names)} matrices of label-to-label scores, for tokens with spaces between them (`spaced`),
+  tokens that touch (`touching`: the pieces of `555-0134`, `a.b@c.org` or `St.`) and tokens with a
+  line break or tab between them (`break`). The first two are trained with the network, starting from the
+  training labels' bigram log-frequencies. The tokenizer drops whitespace, so the network cannot
+  see a line break; `break` is the trained `spaced` matrix, except that an entity going on across
+  the break scores at most the training windows' smoothed log-frequency of that (no entity of the corpus
+  runs across a line break or a tab), so two list items on two lines are not read as one entity.{no_break_text(metrics)}
+  The matrices are not in the ONNX graph: `config.json` carries them
   as `sluice.crf_transitions`, and Sluice's decoder labels each token by the best path under
   them (Viterbi; scores are the CRF's marginal probabilities). A client that ignores them and
   takes each token's argmax gets the lower figure quoted below.
-- Parameters: {metrics['parameters']:,} in the network, plus {2 * len(names) ** 2:,} CRF scores; `model.onnx` {metrics['onnx_bytes']:,} bytes (fp32, opset 14).
+- Parameters: {metrics['parameters']:,} in the network, plus {3 * len(names) ** 2:,} CRF scores; `model.onnx` {metrics['onnx_bytes']:,} bytes (fp32, opset 14).
 - Inputs `input_ids`, `attention_mask` (int64 [batch, sequence]); output `logits`
   [batch, sequence, {len(names)}]. No `token_type_ids`. Positions are 0..sequence-1; padding must
   be on the right and masked (padded keys are masked out, so real positions are unaffected).
@@ -577,6 +620,7 @@ def main():
         return
     import random
 
+    import numpy as np
     import torch
 
     import wordpiece
@@ -591,7 +635,10 @@ def main():
           f"prep {time.time() - t0:.0f}s", flush=True)
     model = new_model(tok, names)
     import nets
-    crf = nets.Transitions(len(names), bigram_scores(xs, len(names)))
+    bigram = bigram_scores(xs, len(names))
+    # The network trains with the spaced and touching matrices; the BREAK one comes after
+    # (break_scores).
+    crf = nets.Transitions(len(names), bigram[:2])
     opt = torch.optim.AdamW([{"params": model.parameters()},
                              {"params": crf.parameters(), "lr": LR * TRANS_LR_SCALE, "weight_decay": 0.0}],
                             lr=LR, weight_decay=0.01)
@@ -603,7 +650,7 @@ def main():
     model.train()
     t1 = time.time()
     for step in range(args.steps):
-        ids, mask, labs, touch = next(gen)
+        ids, mask, labs, gaps = next(gen)
         if UNK_DROP:
             # Hide some real tokens so the model also learns from context.
             # Hide more of the entity tokens: the label must then come from context.
@@ -618,7 +665,8 @@ def main():
         # The per-token loss keeps each token's argmax a fair reading on its own (for
         # clients that ignore the CRF); the CRF's, per real token, trains the path.
         live = labs != -100
-        crf_loss = crf.nll(logits, labs, touch, live).sum() / live.sum()
+        # The spaced matrix stands for the BREAK one here (see break_scores).
+        crf_loss = crf.nll(logits, labs, gaps.masked_fill(gaps == nets.BREAK, nets.SPACED), live).sum() / live.sum()
         loss = lossf(logits.reshape(-1, len(names)), labs.reshape(-1)) + crf_loss
         opt.zero_grad()
         loss.backward()
@@ -629,11 +677,18 @@ def main():
             print(f"step {step} loss {loss.item():.4f} {time.time() - t1:.0f}s", flush=True)
     train_s = time.time() - t1
     model.eval()
+    trained = crf.scores.detach().numpy().astype("float64")
     # Rounded as config.json stores them: the figures are those of the numbers served.
-    trans = crf.scores.detach().numpy().astype("float64").round(5)
+    trans = np.stack([trained[0], trained[1], break_scores(trained[0], bigram)]).round(5)
     metrics = evaluate(model, tok, task, names, seed + 1, trans=trans)
     first = evaluate(model, tok, task, names, seed + 1, editions=1, trans=trans)
     metrics["first_edition"] = {k: first[k] for k in ("overall", "documents", "windows")}
+    # The same network and CRF without the break matrix, as the models were served before it.
+    no_break = trans.copy()
+    no_break[nets.BREAK] = no_break[nets.SPACED]
+    metrics["no_break"] = {"overall": evaluate(model, tok, task, names, seed + 1, trans=no_break)["overall"],
+                           "first_edition": {"overall": evaluate(model, tok, task, names, seed + 1, editions=1,
+                                                                 trans=no_break)["overall"]}}
     # The same network read token by token, as a client without the CRF would read it.
     alone = evaluate(model, tok, task, names, seed + 1)
     metrics["argmax"] = {k: alone[k] for k in ("overall",)}
@@ -659,8 +714,8 @@ def main():
         "id2label": {str(i): n for i, n in enumerate(names)},
         "label2id": {n: i for i, n in enumerate(names)},
         "sluice": {"pre_norm": True, "token_type_ids": False, "trained_by": "models/train/train_ner.py",
-                   "crf_transitions": {"spaced": [[round(float(v), 5) for v in row] for row in trans[0]],
-                                       "touching": [[round(float(v), 5) for v in row] for row in trans[1]]}},
+                   "crf_transitions": {k: [[round(float(v), 5) for v in row] for row in trans[i]]
+                                       for i, k in enumerate(("spaced", "touching", "break"))}},
     }
     write_config(os.path.join(out_dir, "config.json"), cfg)
     goldens(model, tok, name, task, names, seed, rounded_scores(cfg))
