@@ -159,14 +159,7 @@ func TestCRFKeepsTouchingPiecesInOneEntity(t *testing.T) {
 	if len(ents) != 2 {
 		t.Fatalf("argmax decoding gave %+v; the case needs it to split the number", render(text, ents))
 	}
-	flat := func() [][]float64 {
-		m := make([][]float64, len(labels))
-		for a := range m {
-			m[a] = make([]float64, len(labels))
-		}
-		return m
-	}
-	touching := flat()
+	touching := square(len(labels), 0)
 	for a := 1; a < len(labels); a++ {
 		for b := 1; b < len(labels); b++ {
 			if labels[a][2:] != labels[b][2:] || labels[b][0] == 'B' {
@@ -174,7 +167,7 @@ func TestCRFKeepsTouchingPiecesInOneEntity(t *testing.T) {
 			}
 		}
 	}
-	d, err := NewDecoder(DecoderConfig{ID2Label: labels, UnknownID: -1, Transitions: &Transitions{Spaced: flat(), Touching: touching}})
+	d, err := NewDecoder(DecoderConfig{ID2Label: labels, UnknownID: -1, Transitions: &Transitions{Spaced: square(len(labels), 0), Touching: touching}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,22 +230,12 @@ func TestCRFSkipsSpecialTokens(t *testing.T) {
 }
 
 func TestNewDecoderRejectsBadTransitions(t *testing.T) {
-	sq := func(n int, v float64) [][]float64 {
-		m := make([][]float64, n)
-		for i := range m {
-			m[i] = make([]float64, n)
-			for j := range m[i] {
-				m[i][j] = v
-			}
-		}
-		return m
-	}
 	for name, tr := range map[string]*Transitions{
-		"too few rows":   {Spaced: sq(4, 0), Touching: sq(5, 0)},
-		"short row":      {Spaced: sq(5, 0), Touching: append(sq(5, 0)[:4], []float64{0})},
-		"not finite":     {Spaced: sq(5, math.Inf(-1)), Touching: sq(5, 0)},
-		"missing matrix": {Spaced: sq(5, 0)},
-		"short break":    {Spaced: sq(5, 0), Touching: sq(5, 0), Break: sq(4, 0)},
+		"too few rows":   {Spaced: square(4, 0), Touching: square(5, 0)},
+		"short row":      {Spaced: square(5, 0), Touching: append(square(5, 0)[:4], []float64{0})},
+		"not finite":     {Spaced: square(5, math.Inf(-1)), Touching: square(5, 0)},
+		"missing matrix": {Spaced: square(5, 0)},
+		"short break":    {Spaced: square(5, 0), Touching: square(5, 0), Break: square(4, 0)},
 	} {
 		if _, err := NewDecoder(DecoderConfig{ID2Label: testLabels, Transitions: tr}); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -265,14 +248,7 @@ func TestNewDecoderRejectsBadTransitions(t *testing.T) {
 // them, and decodes as before where it is absent.
 func TestCRFBreakMatrixSplitsEntitiesAtLineBreaks(t *testing.T) {
 	labels := []string{"O", "B-DIS", "I-DIS"}
-	flat := func() [][]float64 {
-		m := make([][]float64, len(labels))
-		for a := range m {
-			m[a] = make([]float64, len(labels))
-		}
-		return m
-	}
-	brk := flat()
+	brk := square(len(labels), 0)
 	brk[1][2], brk[2][2] = -20, -20 // no entity goes on across a line break or tab
 	for _, spec := range []string{"CKD\ncorneal ulcer", "CKD\tcorneal ulcer", "CKD \r\n corneal ulcer"} {
 		text, toks := mk(spec)
@@ -290,7 +266,7 @@ func TestCRFBreakMatrixSplitsEntitiesAtLineBreaks(t *testing.T) {
 			{brk, []string{"CKD", "corneal ulcer"}},
 		} {
 			d, err := NewDecoder(DecoderConfig{ID2Label: labels, UnknownID: -1,
-				Transitions: &Transitions{Spaced: flat(), Touching: flat(), Break: tc.brk}})
+				Transitions: &Transitions{Spaced: square(len(labels), 0), Touching: square(len(labels), 0), Break: tc.brk}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -310,7 +286,7 @@ func TestCRFBreakMatrixSplitsEntitiesAtLineBreaks(t *testing.T) {
 	// Spaces alone are no break: "corneal ulcer" stays one entity under the same matrices.
 	text, toks := mk("corneal ulcer")
 	d, err := NewDecoder(DecoderConfig{ID2Label: labels, UnknownID: -1,
-		Transitions: &Transitions{Spaced: flat(), Touching: flat(), Break: brk}})
+		Transitions: &Transitions{Spaced: square(len(labels), 0), Touching: square(len(labels), 0), Break: brk}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,4 +329,16 @@ func TestCRFPositionsClassifyGaps(t *testing.T) {
 	if want := []uint8{gapSpaced, gapBreak, gapSpaced}; string(in.gap) != string(want) {
 		t.Fatalf("gaps %v, want %v", in.gap, want)
 	}
+}
+
+// square is an n x n matrix of v.
+func square(n int, v float64) [][]float64 {
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = make([]float64, n)
+		for j := range m[i] {
+			m[i][j] = v
+		}
+	}
+	return m
 }

@@ -203,16 +203,11 @@ def break_scores(spaced, bigram):
     spaced matrix and bigram_scores: the spaced scores, except that an entity going on
     across the break (B-X or I-X followed by I-X) scores at most the training windows'
     smoothed log-frequency of that. No entity of the corpus runs across a line break or a
-    tab, so that is -8 to -11 after I-X; B-X hardly ever meets a break at all, and its row
-    holds only the smoothing's log(1 / labels), which is no evidence that an entity goes
-    on: hence the lower of the two, never above the spaced score (taking the count alone
-    ran two e-mails on into the next line). It is not trained. The main loop scores BREAK
-    gaps with the spaced matrix, so the network is exactly what it was before this matrix
-    existed (the same model.onnx bytes). Two ways of training it scored lower on the
-    held-out split: every entry fitted with the network frozen learnt where the train
-    templates' lines start entities (pii lost ages after a tab in held-out layouts), and
-    the continuation scores alone never settle, since the corpus never continues (they
-    only fall as long as they are fitted)."""
+    tab, so that is -8 to -11 after I-X; B-X hardly ever meets a break, and its row holds
+    only the smoothing's log(1 / labels), no evidence that an entity goes on, hence never
+    above the spaced score. It is not trained: the main loop scores BREAK gaps with the
+    spaced matrix, so the network is what it was before this matrix existed (the same
+    model.onnx bytes). README.md ("Line breaks and the CRF") has the variants tried."""
     import nets
     out = spaced.copy()
     for i in range(2, len(out), 2):  # I-X is 2, 4, ...; B-X is the one before it
@@ -254,6 +249,7 @@ def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
     and labels them: the Viterbi path under trans (the CRF scores) or, without it, each
     token's argmax. Returns the (text, spans) documents, a set of predicted (start, end,
     label) entities per document, and the number of windows."""
+    import nets
     docs, items = [], []
     for _ in range(docs_n):
         text, spans = gen.doc()
@@ -262,7 +258,6 @@ def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
         cont = [tok.vocab[i].startswith("##") for i in ids]
         for a, b in cut_points(offs, spans, task, MAX_TOKENS, cont):
             items.append((len(docs) - 1, [tok.cls] + ids[a:b] + [tok.sep], [(0, 0)] + offs[a:b] + [(0, 0)]))
-    import nets
     paths = predict(model, tok, [it[1] for it in items],
                     [nets.gap_classes(it[2][1:-1], docs[it[0]][0]) for it in items], trans)
     preds = [set() for _ in docs]
