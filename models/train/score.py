@@ -72,7 +72,7 @@ def main():
     ov = m["overall"]
     print(f"{args.name} editions={args.editions or 'all'} {'crf' if trans is not None else 'argmax'}: F1 {ov['f1']:.3f} "
           f"(precision {ov['precision']:.3f}, recall {ov['recall']:.3f}, {ov['support']} entities, "
-          f"{m['documents']} documents)")
+          f"{m['documents']} documents); lenient (same type, overlapping) F1 {m['lenient']['f1']:.3f}")
 
 
 if __name__ == "__main__":

@@ -271,14 +271,20 @@ def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None,
     """Entity-level strict P/R/F1 (span and type) on docs_n held-out documents; editions=1
     draws them from the first edition's held-out words and templates only, and gen (a
     corpus.Corpus) from any other mix. Labels are the Viterbi path under trans (the CRF
-    scores) or, without it, each token's argmax."""
+    scores) or, without it, each token's argmax. "lenient" is the overall P/R/F1 when an
+    entity counts as found if one of the same type overlaps it (precision over predicted
+    entities, recall over gold ones): what is left between it and the strict figure is
+    entities found with other bounds."""
     import corpus
     if gen is None:
         gen = corpus.Corpus("heldout", seed=seed, editions=editions)
     docs, preds, windows = predicted_entities(model, tok, task, names, gen, docs_n, trans)
     stats = {}
+    lenient = [0, 0]  # predicted entities overlapping a gold one of their type, and the reverse
     for (_, spans), pred in zip(docs, preds):
         gold = {(a, b, lab) for a, b, t, lab in spans if t == task}
+        lenient[0] += sum(any(g[2] == q[2] and g[0] < q[1] and q[0] < g[1] for g in gold) for q in pred)
+        lenient[1] += sum(any(g[2] == q[2] and g[0] < q[1] and q[0] < g[1] for q in pred) for g in gold)
         for lab in {x[2] for x in gold | pred}:
             s = stats.setdefault(lab, [0, 0, 0])
             g = {x for x in gold if x[2] == lab}
@@ -291,7 +297,10 @@ def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None,
         r = tp / ng if ng else 0.0
         return p, r, (2 * p * r / (p + r) if p + r else 0.0)
     tot = [sum(s[i] for s in stats.values()) for i in range(3)]
+    lp = lenient[0] / tot[1] if tot[1] else 0.0
+    lr = lenient[1] / tot[2] if tot[2] else 0.0
     res = {"overall": dict(zip(("precision", "recall", "f1"), prf(*tot)), support=tot[2]),
+           "lenient": {"precision": lp, "recall": lr, "f1": 2 * lp * lr / (lp + lr) if lp + lr else 0.0},
            "per_label": {lab: dict(zip(("precision", "recall", "f1"), prf(*s)), support=s[2])
                          for lab, s in sorted(stats.items())},
            "documents": len(docs), "windows": windows}
@@ -436,6 +445,19 @@ shipped before made-up context words (same recipe otherwise) {BEFORE_NOVEL_F1[na
 """
 
 
+def lenient_text(metrics):
+    """The card's lenient figures (an entity of the right type that overlaps counts)."""
+    le = metrics.get("lenient")
+    if not le:
+        return ""
+    fe = metrics.get("first_edition", {}).get("lenient")
+    return (f"Counted leniently (a prediction is right if it overlaps a gold entity of its type, and a gold "
+            f"entity is found if a prediction of its type overlaps it), F1 is {le['f1']:.3f} (precision "
+            f"{le['precision']:.3f}, recall {le['recall']:.3f})" + (f", and {fe['f1']:.3f} on the first edition's split" if fe else "")
+            + ": the difference from the strict figure is entities found with other bounds. The quality bar "
+            "below is on the strict figure.\n\n")
+
+
 def first_edition_bar(metrics, bar):
     """The bar on the first edition's held-out split, which the card quotes beside the full one."""
     fe = metrics.get("first_edition")
@@ -553,7 +575,7 @@ somewhat optimistic.
 | **overall (micro)** | **{ov['precision']:.3f}** | **{ov['recall']:.3f}** | **{ov['f1']:.3f}** | {ov['support']} |
 {rows}
 
-{first_edition_text(name, metrics)}
+{lenient_text(metrics)}{first_edition_text(name, metrics)}
 **Against the project's quality bar** (issue 2: entity F1 >= {bar:.2f} on this split): {ov['f1']:.3f},
 {"met" if ov['f1'] >= bar else "NOT met yet"}{first_edition_bar(metrics, bar)}. Most remaining errors are {"names: unseen first names missed or read as last names and the reverse, multi-part surnames cut (`De Smet`, `La Rosa`); then states read as cities, a bracket, period, comma or emoji next to a number or date taken into its span, or a date's last piece left out (`(7595395927`, `3/14/04.`, `7/1/39` found as `7/1/`), and phone and fax numbers that only their context tells apart. The CRF removed most of the numbers split into pieces of different types (F1 before the CRF, then now: account numbers 0.851, " + pl('account_number') + "; e-mails 0.743, " + pl('email') + "; phone numbers 0.749, " + pl('phone_number') + ")" if task == "pii" else "unseen multi-word terms cut short or run on into a neighbouring word (`femoroacetabular impingement` found as `femoroacetabular`, `defer epidural steroid injection`), unseen brand names missed (`Neulasta`, `Truvada`), one word of a term read as another type (`cytarabine-induced`), and DISEASE or PROCEDURE spans on context words of unseen templates. Made-up context words in training cut those spans on context words by about a third (in 400 held-out documents, spurious DISEASE spans 126 -> 85, PROCEDURE 71 -> 50), and missed some more unseen terms (DISEASE 78 -> 105)"}.
 The third edition of words and templates moved the first edition's split by only 0.002-0.011, so
@@ -677,7 +699,7 @@ def main():
     trans = np.stack([trained[0], trained[1], break_scores(trained[0], bigram)]).round(5)
     metrics = evaluate(model, tok, task, names, seed + 1, trans=trans)
     first = evaluate(model, tok, task, names, seed + 1, editions=1, trans=trans)
-    metrics["first_edition"] = {k: first[k] for k in ("overall", "documents", "windows")}
+    metrics["first_edition"] = {k: first[k] for k in ("overall", "lenient", "documents", "windows")}
     # The same network and CRF without the break matrix, as the models were served before it.
     no_break = trans.copy()
     no_break[nets.BREAK] = no_break[nets.SPACED]
