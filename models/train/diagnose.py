@@ -86,7 +86,7 @@ def errors(args):
     for (text, spans), pred in zip(docs, preds):
         gold = {(a, b, lab) for a, b, t, lab in spans if t == task}
         for a, b, lab in gold:
-            over = [p for p in pred if p[0] < b and a < p[1]]
+            over = [p for p in pred if train_ner.overlaps(p, (a, b))]
             if (a, b, lab) in pred:
                 kind = "found"
             elif any(p[:2] == (a, b) for p in over):
@@ -99,7 +99,7 @@ def errors(args):
                 kind = "missed"
             note(kind, lab, text, (a, b), [f"{text[p[0]:p[1]]!r} {p[2]}" for p in over if p != (a, b, lab)])
         for a, b, lab in pred:
-            if not any(g[0] < b and a < g[1] for g in gold):
+            if not any(train_ner.overlaps(g, (a, b)) for g in gold):
                 note("spurious", lab, text, (a, b), [])
     kinds = ["found", "missed", "bounds", "type", "overlapped", "spurious"]
     labels = sorted({lab for lab, _ in counts})

@@ -267,6 +267,11 @@ def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
     return docs, preds, len(items)
 
 
+def overlaps(x, y):
+    """Whether two (start, end, ...) spans share a character."""
+    return x[0] < y[1] and y[0] < x[1]
+
+
 def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None, docs_n=EVAL_DOCS):
     """Entity-level strict P/R/F1 (span and type) on docs_n held-out documents; editions=1
     draws them from the first edition's held-out words and templates only, and gen (a
@@ -283,8 +288,8 @@ def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None,
     lenient = [0, 0]  # predicted entities overlapping a gold one of their type, and the reverse
     for (_, spans), pred in zip(docs, preds):
         gold = {(a, b, lab) for a, b, t, lab in spans if t == task}
-        lenient[0] += sum(any(g[2] == q[2] and g[0] < q[1] and q[0] < g[1] for g in gold) for q in pred)
-        lenient[1] += sum(any(g[2] == q[2] and g[0] < q[1] and q[0] < g[1] for q in pred) for g in gold)
+        lenient[0] += sum(any(g[2] == q[2] and overlaps(g, q) for g in gold) for q in pred)
+        lenient[1] += sum(any(g[2] == q[2] and overlaps(g, q) for q in pred) for g in gold)
         for lab in {x[2] for x in gold | pred}:
             s = stats.setdefault(lab, [0, 0, 0])
             g = {x for x in gold if x[2] == lab}
