@@ -20,7 +20,7 @@ export OPENBLAS_NUM_THREADS=1
 export PYTHONHASHSEED=0
 
 # Fixed step counts: the runs are reproducible and fit the time budget.
-NER_STEPS=4500
+NER_STEPS=5400
 LM_STEPS=1000
 
 what="${1:-all}"
