@@ -72,8 +72,8 @@ class Pseudo:
     def __init__(self, rng, heldout_lists):
         self.rng = rng
         # Broader than it needs to be: every word of a held-out entry is banned, even one that
-        # train entries share ("disease", "biopsy", "left" and 88 of the 131 frame and
-        # modifier words here). So most multi-word frames are rejected, and invented
+        # train entries share (88 of the 131 frame and modifier words here, "disease",
+        # "biopsy" and "left" among them). So most multi-word frames are rejected, and invented
         # procedures are 94% single words against 23% of listed ones. Banning only the words
         # that no train entry has made invented terms about as long as listed ones, left
         # clinical-ner's F1 where it was and lowered pii's (models/train/README.md, "Data
