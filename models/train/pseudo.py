@@ -72,14 +72,11 @@ class Pseudo:
     def __init__(self, rng, heldout_lists):
         self.rng = rng
         # Broader than it needs to be: every word of a held-out entry is banned, even one that
-        # train entries share (88 of the 131 frame and modifier words here, "disease",
-        # "biopsy" and "left" among them). So most multi-word frames are rejected, and invented
-        # procedures are 94% single words against 23% of listed ones. Banning only the words
-        # that no train entry has brought invented clinical terms near listed ones (and made
-        # invented places longer than listed ones), left clinical-ner's F1 where it was and
-        # lowered pii's (models/train/README.md, "Data
-        # changes tried in the ninth session"); the rule stays, so the vocabulary and the
-        # three models stay as built.
+        # train entries share (88 of the 131 frame and modifier words here, "disease" and
+        # "biopsy" among them), so most multi-word frames are rejected. Banning only words no
+        # train entry has made invented terms longer, did not move clinical-ner's F1 and
+        # lowered pii's (models/train/README.md, "Changes tried in the ninth session"); the
+        # rule stays, so the vocabulary and the three models stay as built.
         banned = set()
         for items in heldout_lists.values():
             for w in items:
