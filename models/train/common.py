@@ -1,4 +1,4 @@
-"""Paths, seeds and thread settings shared by the recipe's scripts."""
+"""Paths, seeds, the CPU's bfloat16 support and thread settings shared by the recipe's scripts."""
 
 import os
 import random
@@ -32,17 +32,44 @@ def keep_freed_memory():
     libc.mallopt(m_top_pad, 256 << 20)
 
 
+def native_bf16(cpuinfo="/proc/cpuinfo"):
+    """Whether the CPU multiplies bfloat16 in hardware (AVX-512 BF16 or AMX). Without it,
+    torch emulates bfloat16 autocast: step_bench.py ran 13-14x slower with it than in float32
+    on an AVX2-only build machine (5,163-5,212 against 354-406 ms per step), so the recipe
+    trains in float32 there."""
+    try:
+        with open(cpuinfo) as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return bool(flags & {"avx512_bf16", "amx_bf16"})
+    except OSError:
+        pass
+    return False
+
+
+def thread_layout():
+    """(torch threads, BLAS threads): the layout step_bench.py measured fastest on each of the
+    two kinds of 2-core build machine the recipe has run on (see README.md), told apart by
+    bfloat16 hardware. On the AVX-512 kind: two torch threads over single-threaded BLAS,
+    1.2-1.6x the float32 steps per second of the other way round, whose BLAS spinning took
+    half the CPU time as system time. On the AVX2 kind: one torch thread over two BLAS
+    threads, 1.1-1.2x the float32 steps per second of two over one, which runs each of
+    OpenBLAS's matrix products on one core."""
+    return (2, 1) if native_bf16() else (1, 2)
+
+
 def setup(seed):
-    """Fixed seeds, malloc that keeps its memory (keep_freed_memory) and the thread layout
-    that is fastest on 2 cores: two torch threads over single-threaded BLAS (1.2-1.6x the
-    steps per second of one torch thread over two BLAS threads, whose spinning took half
-    the CPU time as system time)."""
+    """Fixed seeds, malloc that keeps its memory (keep_freed_memory) and the thread layout of
+    thread_layout(). OpenBLAS reads its thread count when it loads, so run.sh exports it from
+    thread_layout() before Python starts; the default here covers scripts run by hand."""
     keep_freed_memory()
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    torch_threads, blas_threads = thread_layout()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(blas_threads))
     import numpy as np
     import torch
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(torch_threads)
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
@@ -56,3 +83,10 @@ def base_alphabet():
     chars += [chr(c) for c in range(0xC0, 0x180) if chr(c).isalpha()]
     chars += list("°µ±×÷•–—‘’“”…€£")
     return "".join(chars)
+
+
+def threads_line():
+    """The thread layout in effect, as the model cards quote it."""
+    import torch
+    return f"{torch.get_num_threads()} torch thread{'s' if torch.get_num_threads() != 1 else ''}, " \
+           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}"

@@ -15,8 +15,10 @@ fi
 
 # Debian's packages live under /usr/bin/python3, not a pyenv/venv python.
 PY=/usr/bin/python3
-# Fastest layout on 2 cores: 2 torch threads, single-threaded BLAS (common.setup too).
-export OPENBLAS_NUM_THREADS=1
+# OpenBLAS reads its thread count when it loads, so it is set here, from the layout measured
+# fastest on this kind of CPU (common.thread_layout; common.setup sets torch's side).
+OPENBLAS_NUM_THREADS="$($PY -c 'import common; print(common.thread_layout()[1])')"
+export OPENBLAS_NUM_THREADS
 export PYTHONHASHSEED=0
 
 # Fixed step counts: the runs are reproducible and fit the time budget.

@@ -244,7 +244,7 @@ fluent-looking template prose, not medical advice.
   `present.{{i}}.key` / `.value` [batch, {c['heads']}, past+seq, {c['hidden'] // c['heads']}]. No `position_ids` input: positions
   are `cumsum(attention_mask) - 1` over past+current inside the graph, so left padding works.
 - Training: {args.steps} steps, batch {BATCH} x {BLOCK} tokens, AdamW lr {LR}, {WARMUP} warm-up steps, linear
-  decay, seed {SEED}; 2 torch threads, OPENBLAS_NUM_THREADS=1. Training time: {train_s:.0f} s on this project's
+  decay, seed {SEED}; {common.threads_line()}. Training time: {train_s:.0f} s on this project's
   2-core build machine.
 
 ## Held-out evaluation

@@ -41,8 +41,9 @@ MAX_TOKENS = 126  # plus [CLS] and [SEP]
 # TRANS_SMOOTH) and learn TRANS_LR_SCALE times faster than the network.
 TRANS_SMOOTH = 0.1
 TRANS_LR_SCALE = 5
-# Train under bfloat16 autocast (evaluation, goldens and export are float32).
-BF16 = True
+# Train under bfloat16 autocast (evaluation, goldens and export are float32) where the CPU
+# multiplies bfloat16 in hardware; emulated, it is 13x slower than float32 (common.native_bf16).
+BF16 = common.native_bf16()
 
 
 def new_model(tok, names):
@@ -557,8 +558,8 @@ after `O` opens an entity, as in the "simple" aggregation) reads them as usual. 
   (`tokenizer.json`, HuggingFace format, `[CLS] $A [SEP]`).
 - Training: the sum of the tokens' cross-entropy and the CRF's negative log-likelihood per token;
   {metrics['steps']} steps, batch {BATCH}, AdamW lr {LR} ({TRANS_LR_SCALE}x for the CRF scores) with {WARMUP} warm-up steps and linear decay,
-  seed {metrics['seed']}, {TRAIN_DOCS} generated train documents;{" bfloat16 autocast for the network (weights, optimizer and CRF in float32; evaluation and export in float32);" if metrics.get('bf16') else ""} 2 torch threads,
-  OPENBLAS_NUM_THREADS=1. Training time: {metrics['train_seconds']:.0f} s on this project's 2-core build machine.
+  seed {metrics['seed']}, {TRAIN_DOCS} generated train documents;{" bfloat16 autocast for the network (weights, optimizer and CRF in float32; evaluation and export in float32);" if metrics.get('bf16') else " float32 throughout (this CPU has no bfloat16 instructions);"}
+  {metrics.get('threads', '2 torch threads, OPENBLAS_NUM_THREADS=1')}. Training time: {metrics['train_seconds']:.0f} s on this project's 2-core build machine.
 
 ## Held-out evaluation
 
@@ -755,7 +756,8 @@ def main():
     torch.save(crf.state_dict(), os.path.join(common.OUT, f"{name}.crf.pt"))
     metrics.update(parameters=sum(p.numel() for p in model.parameters()),
                    onnx_bytes=os.path.getsize(onnx_path), vocab_size=len(tok.vocab), steps=args.steps,
-                   seed=seed, train_seconds=train_s, bf16=BF16)
+                   seed=seed, train_seconds=train_s, bf16=BF16,
+                   threads=common.threads_line())
     with open(os.path.join(common.OUT, f"{name}.metrics.json"), "w") as f:
         json.dump(metrics, f, indent=2)
     argv = f"/usr/bin/python3 models/train/train_ner.py {name} --steps {args.steps}"
