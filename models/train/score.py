@@ -1,5 +1,6 @@
 """Scores a token-classification model made by this recipe on the held-out split, from its
-exported files alone: the weights are read back from model.onnx into nets.TokenClassifier.
+exported files alone: the weights are read back from model.onnx into the network config.json
+describes (nets.ConvTagger, or nets.TokenClassifier for models from before it).
 It is how the cards' figures for models shipped earlier were measured on later editions.
 
 Usage: /usr/bin/python3 models/train/score.py DIR pii|clinical-ner [--editions N]
@@ -18,6 +19,22 @@ import common
 import train_ner
 
 
+def linear_order(model):
+    """The names of the model's Linear weights in the order its forward pass first uses
+    them, found by running it once on a dummy input."""
+    import torch
+    order, hooks = [], []
+    for name, mod in model.named_modules():
+        if isinstance(mod, torch.nn.Linear):
+            hooks.append(mod.register_forward_hook(
+                lambda m, i, o, name=name: order.append(name + ".weight") if name + ".weight" not in order else None))
+    with torch.no_grad():
+        model(torch.tensor([[2, 10, 11, 3]]), torch.ones((1, 4), dtype=torch.long))
+    for h in hooks:
+        h.remove()
+    return order
+
+
 def load_from_onnx(path, model):
     """Copies an export's initializers into model. torch.onnx keeps the names of parameters
     it stores as they are, except the Linear weights it transposes for MatMul; those come
@@ -29,13 +46,30 @@ def load_from_onnx(path, model):
     init = {i.name: torch.tensor(numpy_helper.to_array(i).copy()) for i in graph.initializer}
     state = {k: v for k, v in init.items() if not k.startswith("onnx::")}
     mats = [v for k, v in init.items() if k.startswith("onnx::MatMul")]
-    order = [f"blocks.{b}.{w}.weight" for b in range(len(model.blocks))
-             for w in ("att.qkv", "att.out", "ff.0", "ff.2")] + ["typ.weight", "bio.weight"]
+    order = linear_order(model)
     if len(mats) != len(order):
         raise SystemExit(f"{path}: {len(mats)} MatMul weights, expected {len(order)}: not this recipe's layout")
     for name, w in zip(order, mats):
         state[name] = w.t().contiguous()
     model.load_state_dict(state)
+
+
+def network_for(cfg, tok, names):
+    """An untrained network of the shape config.json describes: the encoder in
+    sluice.encoder, or, in configs from before it was written, the transformer the models
+    shipped with until then (hidden 128, 3 layers, 4 heads, feed-forward 512)."""
+    import nets
+    cont = [v.startswith("##") for v in tok.vocab]
+    enc = dict(cfg.get("sluice", {}).get("encoder") or {})
+    kind = enc.pop("kind", "transformer")
+    if kind == "transformer":
+        shape = dict(hidden=cfg.get("hidden_size", 128), layers=cfg.get("num_hidden_layers", 3),
+                     heads=cfg.get("num_attention_heads", 4), ffn=cfg.get("intermediate_size", 512),
+                     max_pos=cfg.get("max_position_embeddings", 128))
+        return nets.TokenClassifier(len(tok.vocab), len(names), continuation=cont, dropout=0.0, **shape)
+    if kind == "dilated_conv":
+        return nets.ConvTagger(len(tok.vocab), len(names), continuation=cont, **enc)
+    raise SystemExit(f"config.json: unknown sluice.encoder kind {kind!r}")
 
 
 def load(model_dir, name, crf=True):
@@ -47,15 +81,17 @@ def load(model_dir, name, crf=True):
     common.setup(seed)
     tok = wordpiece.Tokenizer.load(os.path.join(model_dir, "tokenizer.json"))
     names = train_ner.label_names(task)
-    model = train_ner.new_model(tok, names)
-    load_from_onnx(os.path.join(model_dir, "model.onnx"), model)
-    model.eval()
-    trans, cfg_path = None, os.path.join(model_dir, "config.json")
-    if crf and os.path.exists(cfg_path):
+    cfg_path = os.path.join(model_dir, "config.json")
+    cfg = {}
+    if os.path.exists(cfg_path):
         with open(cfg_path) as f:
             cfg = json.load(f)
-        if "crf_transitions" in cfg.get("sluice", {}):
-            trans = train_ner.rounded_scores(cfg)
+    model = network_for(cfg, tok, names)
+    load_from_onnx(os.path.join(model_dir, "model.onnx"), model)
+    model.eval()
+    trans = None
+    if crf and "crf_transitions" in cfg.get("sluice", {}):
+        trans = train_ner.rounded_scores(cfg)
     return task, seed, tok, names, model, trans
 
 

@@ -1,4 +1,4 @@
-"""Times training steps of the token classifier under one thread layout, for choosing the
+"""Times training steps of the token classifier (train_ner.HP) under one thread layout, for choosing the
 layout common.setup uses. Alternate the layouts in one session; these machines are noisy.
 
 Usage: OPENBLAS_NUM_THREADS=B /usr/bin/python3 models/train/step_bench.py TORCH_THREADS [default-malloc] [bf16]
@@ -14,6 +14,7 @@ import torch
 
 import common
 import nets
+import train_ner
 
 
 def main():
@@ -22,7 +23,7 @@ def main():
     if tuned:
         common.keep_freed_memory()
     torch.set_num_threads(int(sys.argv[1]))
-    model = nets.TokenClassifier(5000, 33, hidden=128, layers=3, heads=4, ffn=512, max_pos=128, dropout=0.1)
+    model = nets.ConvTagger(5000, 33, **train_ner.HP)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     g = torch.Generator().manual_seed(0)
     ids = torch.randint(5, 5000, (32, 100), generator=g)
