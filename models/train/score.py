@@ -21,8 +21,10 @@ import train_ner
 
 def linear_order(model):
     """The names of the model's Linear weights in the order its forward pass first uses
-    them, found by running it once on a dummy input."""
+    them, found by running it once on a dummy input in eval mode, as it is exported (a
+    ConvTagger applies its blocks' `mix` weights as Linear layers only then)."""
     import torch
+    model.eval()
     order, hooks = [], []
     for name, mod in model.named_modules():
         if isinstance(mod, torch.nn.Linear):
