@@ -61,6 +61,9 @@ HOSP_WORDS = ["Hospital", "Medical Center", "Clinic", "Health", "Infirmary", "Re
               "Care Center", "Medical Group", "Health Partners", "Memorial Hospital"]
 
 
+# Word ends of mutate's invented words that are not syllables.
+MUTATE_ENDS = DISEASE_SUFFIXES + PROC_SUFFIXES + ["al", "ic", "ar", "ous", "in", "ase", "ine"]
+
 # Affixes of plain_word's made-up context words.
 PREFIXES = ["un", "re", "pre", "non", "over", "under", "co", "dis", "mis", "post", "sub"]
 SUFFIXES = ["s", "ed", "ing", "er", "ers", "ly", "ment", "ation", "ive", "ist", "ness", "able", "al", "ity", "ize"]
@@ -181,6 +184,36 @@ class Pseudo:
                 return r.choice(TEST_FRAMES).format(core)
             return r.choice(IMAGING) + " of the " + r.choice(ROOTS) + r.choice(["al", "ic"]) + " " + r.choice(ANAT_WORDS)
         return self._ok(f)
+
+    def mutate(self, entry, slot):
+        """A train entry with one of its words replaced by an invented word of like shape, so
+        that invented terms are as long as listed ones and hold an unknown word among known
+        ones, as held-out terms do. A one-word entry becomes a wholly invented one."""
+        r = self.rng
+        words = entry.split(" ")
+        idx = [i for i, w in enumerate(words) if len(w) >= 3 and any(c.isalpha() for c in w)]
+        if len(words) < 2 or not idx:
+            return self.fill(slot)
+        i = r.choice(idx)
+        parts = words[i].split("-")
+        j = r.randrange(len(parts))
+        old = parts[j]
+        for _ in range(20):
+            if old.isupper() and len(old) <= 5:
+                new = "".join(r.choice("ABCDEFGHIKLMNPRSTVX") for _ in range(max(2, len(old))))
+            elif r.random() < 0.5:
+                new = r.choice(ROOTS) + r.choice(MUTATE_ENDS)
+            else:
+                new = self.syllables(1, 3)
+            if old[:1].isupper():
+                new = new.upper() if old.isupper() and len(old) > 1 else new[0].upper() + new[1:]
+            if new.isascii() and new.lower() not in self.banned:
+                break
+        else:
+            return self.fill(slot)  # never a held-out word, even after 20 unlucky tries
+        parts[j] = new
+        words[i] = "-".join(parts)
+        return " ".join(words)
 
     def hospital_head(self):
         r = self.rng
