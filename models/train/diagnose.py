@@ -1,6 +1,6 @@
 """Diagnostics of an exported NER model, behind the recipe's last choices.
 
-Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner crossings|context-words|errors
+Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner crossings|context-words|errors|editions
        [--docs N] [--examples K]
 
   crossings      entity F1 on four crossings of words x templates: train or held-out words
@@ -13,6 +13,10 @@ Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner crossings|
                  entity) and how many predicted entities touch no entity at all (spurious),
                  with K examples of each kind in their context (synthetic text), on the
                  card's documents.
+  editions       strict and lenient entity F1, overall and per label, on the held-out split
+                 with the first edition's templates or all of them, crossed with the first
+                 edition's held-out words or all of them: what the later editions' words and
+                 templates each cost.
 
 DIR holds model.onnx, tokenizer.json and config.json (as score.py reads them).
 """
@@ -38,6 +42,22 @@ def crossings(args):
             gen.words, gen.pools = words, pools
             m = train_ner.evaluate(model, tok, task, names, seed + 1, trans=trans, gen=gen, docs_n=args.docs)
             print(f"{args.name}: {wname} in {tname}: F1 {m['overall']['f1']:.3f}", flush=True)
+
+
+def editions(args):
+    import corpus
+    import wordlists
+    task, seed, tok, names, model, trans = score.load(args.dir, args.name)
+    for tmpl in (1, None):
+        for words in (1, None):
+            # The card's documents (seed + 1), drawn from this mix of editions.
+            gen = corpus.Corpus("heldout", seed=seed + 1, editions=tmpl)
+            gen.words = wordlists.split_all(editions=words)["heldout"]
+            m = train_ner.evaluate(model, tok, task, names, seed + 1, trans=trans, gen=gen, docs_n=args.docs)
+            labels = " ".join(f"{lab} {v['f1']:.3f}" for lab, v in m["per_label"].items())
+            print(f"{args.name}: templates of {'the first edition' if tmpl else 'all editions'}, held-out words of "
+                  f"{'the first edition' if words else 'all editions'}: F1 {m['overall']['f1']:.3f} "
+                  f"(lenient {m['lenient']['f1']:.3f}); {labels}", flush=True)
 
 
 def context_words(args):
@@ -122,11 +142,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("name", choices=sorted(train_ner.SETTINGS))
-    ap.add_argument("what", choices=["crossings", "context-words", "errors"])
+    ap.add_argument("what", choices=["crossings", "context-words", "errors", "editions"])
     ap.add_argument("--docs", type=int, default=400)
     ap.add_argument("--examples", type=int, default=5, help="errors: examples shown of each kind")
     args = ap.parse_args()
-    {"crossings": crossings, "context-words": context_words, "errors": errors}[args.what](args)
+    {"crossings": crossings, "context-words": context_words, "errors": errors, "editions": editions}[args.what](args)
 
 
 if __name__ == "__main__":
