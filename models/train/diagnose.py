@@ -138,15 +138,18 @@ def errors(args):
             print("   ", line)
 
 
+COMMANDS = {"crossings": crossings, "context-words": context_words, "errors": errors, "editions": editions}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("name", choices=sorted(train_ner.SETTINGS))
-    ap.add_argument("what", choices=["crossings", "context-words", "errors", "editions"])
+    ap.add_argument("what", choices=list(COMMANDS))
     ap.add_argument("--docs", type=int, default=400)
     ap.add_argument("--examples", type=int, default=5, help="errors: examples shown of each kind")
     args = ap.parse_args()
-    {"crossings": crossings, "context-words": context_words, "errors": errors, "editions": editions}[args.what](args)
+    COMMANDS[args.what](args)
 
 
 if __name__ == "__main__":
