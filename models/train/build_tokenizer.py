@@ -19,7 +19,7 @@ def main():
     common.setup(common.VOCAB_SEED)
     t0 = time.time()
     gen = corpus.Corpus("train", seed=common.VOCAB_SEED, pseudo_p=corpus.BASE_PSEUDO_P, context_swap=False,
-                         novel_p=0)
+                         novel_p=0, editions=common.VOCAB_EDITIONS)
     texts = [gen.doc()[0] for _ in range(common.VOCAB_DOCS)]
     texts += lm_corpus.sentences("train", common.VOCAB_DOCS // 2, seed=common.VOCAB_SEED)
     counts = wordpiece.word_counts(texts)

@@ -1,7 +1,7 @@
 """Diagnostics of an exported NER model, behind the recipe's last choices.
 
-Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner crossings|context-words|errors|editions
-       [--docs N] [--examples K]
+Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner COMMAND [--docs N] [--examples K]
+       [--with DIR2]
 
   crossings      entity F1 on four crossings of words x templates: train or held-out words
                  in train or held-out templates. It tells how much of the gap to the
@@ -17,6 +17,17 @@ Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner crossings|
                  with the first edition's templates or all of them, crossed with the first
                  edition's held-out words or all of them: what the later editions' words and
                  templates each cost.
+  decode-bias    strict F1 on the card's documents with a constant added to every entity
+                 label's score and another to every transition that continues an entity
+                 (both folded into the CRF scores), over a small grid. The best cell is an
+                 upper bound on what such a decoding change could give: it is chosen on the
+                 held-out split itself.
+  ensemble       strict and lenient F1 of DIR, of DIR2 (--with) and of the two averaged
+                 (logits and CRF scores), on the card's documents.
+  word-lists     per slot, the WordPiece pieces per word of train and held-out entries, and
+                 how often a held-out entry's last word ends train entries of the same type,
+                 of another type, or none: whether held-out words are cut up differently, and
+                 how often the word lists themselves leave a term's type open.
 
 DIR holds model.onnx, tokenizer.json and config.json (as score.py reads them).
 """
@@ -138,7 +149,110 @@ def errors(args):
             print("   ", line)
 
 
-COMMANDS = {"crossings": crossings, "context-words": context_words, "errors": errors, "editions": editions}
+def decode_bias(args):
+    import corpus
+    import nets
+    import numpy as np
+    task, seed, tok, names, model, trans = score.load(args.dir, args.name)
+    gen = corpus.Corpus("heldout", seed=seed + 1)  # the card's documents
+    docs, items = [], []
+    for _ in range(args.docs):
+        text, spans = gen.doc()
+        ids, offs = tok.encode(text, specials=False)
+        docs.append((text, spans))
+        cont = [tok.vocab[i].startswith("##") for i in ids]
+        for a, b in train_ner.cut_points(offs, spans, task, train_ner.MAX_TOKENS, cont):
+            items.append((len(docs) - 1, [tok.cls] + ids[a:b] + [tok.sep], [(0, 0)] + offs[a:b] + [(0, 0)]))
+    emissions = emissions_of(model, [it[1] for it in items])
+    gaps = [nets.gap_classes(it[2][1:-1], docs[it[0]][0]) for it in items]
+    gold = [{(a, b, lab) for a, b, t, lab in spans if t == task} for _, spans in docs]
+    # I-X sits at 2, 4, ...; B-X just before it (train_ner.label_names).
+    inside = range(2, len(names), 2)
+    for entity in (-0.5, 0.0, 0.5, 1.0):
+        for stick in (-0.5, 0.0, 0.5, 1.0, 2.0):
+            scores = np.array(trans, dtype=np.float64)
+            scores[:, :, 1:] += entity  # every way into an entity label, the start included
+            for i in inside:
+                scores[nets.SPACED, i - 1:i + 1, i] += stick
+                scores[nets.TOUCHING, i - 1:i + 1, i] += stick
+            preds = [set() for _ in docs]
+            for (d, ids, offs), em, gap in zip(items, emissions, gaps):
+                path = [0] + nets.viterbi(em, gap, scores) + [0]
+                for e in train_ner.bio_decode([names[x] for x in path], offs, docs[d][0], {0, len(ids) - 1}):
+                    preds[d].add((e["start"], e["end"], e["label"]))
+            tp = sum(len(g & q) for g, q in zip(gold, preds))
+            p, r = tp / max(1, sum(map(len, preds))), tp / max(1, sum(map(len, gold)))
+            f1 = 2 * p * r / (p + r) if p + r else 0.0
+            print(f"{args.name}: entity bias {entity:+.1f}, continuation bias {stick:+.1f}: "
+                  f"F1 {f1:.3f} (precision {p:.3f}, recall {r:.3f})", flush=True)
+
+
+def emissions_of(model, rows):
+    """The network's logits for each row (ids with specials), specials' rows dropped."""
+    import torch
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(rows), 64):
+            chunk = rows[i:i + 64]
+            ids = torch.zeros((len(chunk), max(map(len, chunk))), dtype=torch.long)
+            mask = torch.zeros_like(ids)
+            for r, row in enumerate(chunk):
+                ids[r, :len(row)] = torch.tensor(row)
+                mask[r, :len(row)] = 1
+            logits = model(ids, mask)
+            out += [logits[r, 1:len(row) - 1].double().numpy() for r, row in enumerate(chunk)]
+    return out
+
+
+def ensemble(args):
+    import torch
+    if not args.with_dir:
+        raise SystemExit("ensemble needs --with DIR2")
+    task, seed, tok, names, first, trans = score.load(args.dir, args.name)
+    second, trans2 = score.load(args.with_dir, args.name)[4:]
+
+    class Average(torch.nn.Module):
+        def forward(self, ids, mask):
+            return (first(ids, mask) + second(ids, mask)) / 2
+
+    for what, model, scores in ((args.dir, first, trans), (args.with_dir, second, trans2),
+                                ("both averaged", Average(), (trans + trans2) / 2)):
+        m = train_ner.evaluate(model, tok, task, names, seed + 1, trans=scores, docs_n=args.docs)
+        print(f"{args.name}: {what}: F1 {m['overall']['f1']:.3f} (lenient {m['lenient']['f1']:.3f})", flush=True)
+
+
+def word_lists(args):
+    import os
+    import statistics
+    import corpus
+    import wordlists
+    import wordpiece
+    tok = wordpiece.Tokenizer.load(os.path.join(args.dir, "tokenizer.json"))
+    splits = wordlists.split_all()
+    slots = [s for s, (task, _) in corpus.SLOT_LABEL.items()
+             if task == train_ner.SETTINGS[args.name][0] and s in splits["train"]]
+    ends = collections.defaultdict(collections.Counter)
+    for s in slots:
+        for entry in splits["train"][s]:
+            ends[entry.split()[-1].lower()][s] += 1
+    for s in slots:
+        pieces = {}
+        for split in ("train", "heldout"):
+            words = [w for entry in splits[split][s] for w in entry.split()]
+            pieces[split] = statistics.mean(len(tok.encode(w, specials=False)[0]) for w in words)
+        held = splits["heldout"][s]
+        kinds = collections.Counter()
+        for entry in held:
+            c = ends.get(entry.split()[-1].lower())
+            kinds["none" if not c else "same" if c.most_common(1)[0][0] == s else "other"] += 1
+        print(f"{args.name} {s}: pieces per word train {pieces['train']:.2f}, held-out {pieces['heldout']:.2f}; "
+              f"held-out entries ({len(held)}) whose last word ends train entries of the same type "
+              f"{kinds['same'] / len(held):.2f}, of another type {kinds['other'] / len(held):.2f}, "
+              f"of none {kinds['none'] / len(held):.2f}")
+
+
+COMMANDS = {"crossings": crossings, "context-words": context_words, "errors": errors, "editions": editions,
+            "decode-bias": decode_bias, "ensemble": ensemble, "word-lists": word_lists}
 
 
 def main():
@@ -148,6 +262,7 @@ def main():
     ap.add_argument("what", choices=list(COMMANDS))
     ap.add_argument("--docs", type=int, default=400)
     ap.add_argument("--examples", type=int, default=5, help="errors: examples shown of each kind")
+    ap.add_argument("--with", dest="with_dir", help="ensemble: the second model's directory")
     args = ap.parse_args()
     COMMANDS[args.what](args)
 

@@ -3,6 +3,7 @@ from the same split templates and word lists as the NER corpus, without noise,
 so held-out perplexity is measured on unseen sentence shapes and words.
 """
 
+import common
 import corpus
 
 LM_POOLS = ["NARRATIVE", "NARRATIVE", "NARRATIVE", "LETTER", "ADMIN"]
@@ -19,5 +20,6 @@ def passage(gen, n):
 
 
 def sentences(split, count, seed):
-    gen = corpus.Corpus(split, seed=seed, noise=False, pseudo_p=corpus.BASE_PSEUDO_P, novel_p=0)
+    gen = corpus.Corpus(split, seed=seed, noise=False, pseudo_p=corpus.BASE_PSEUDO_P, novel_p=0,
+                        editions=common.VOCAB_EDITIONS)
     return [passage(gen, gen.rng.randint(1, 4)) for _ in range(count)]

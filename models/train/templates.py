@@ -6,6 +6,7 @@ split into disjoint train and held-out templates by corpus.split_templates, so
 held-out documents are built only from sentence shapes the models never saw.
 """
 
+import templates_fourth
 import templates_more
 
 # Narrative sentences of notes, H&Ps and hospital courses.
@@ -432,8 +433,9 @@ FIRST_EDITION = {
     "LAB": LAB,
 }
 
-# Editions in the order they were written (templates_more.py holds the later ones); each
-# is split into train and held-out templates on its own.
-EDITIONS = {name: [lines] + [ed.get(name, []) for ed in templates_more.EDITIONS]
+# Editions in the order they were written (templates_more.py holds the second and third,
+# templates_fourth.py the fourth); each is split into train and held-out templates on its own.
+LATER_EDITIONS = templates_more.EDITIONS + [templates_fourth.FOURTH]
+EDITIONS = {name: [lines] + [ed.get(name, []) for ed in LATER_EDITIONS]
             for name, lines in FIRST_EDITION.items()}
 POOLS = {name: [t for ed in eds for t in ed] for name, eds in EDITIONS.items()}
