@@ -155,16 +155,9 @@ def decode_bias(args):
     import numpy as np
     task, seed, tok, names, model, trans = score.load(args.dir, args.name)
     gen = corpus.Corpus("heldout", seed=seed + 1)  # the card's documents
-    docs, items = [], []
-    for _ in range(args.docs):
-        text, spans = gen.doc()
-        ids, offs = tok.encode(text, specials=False)
-        docs.append((text, spans))
-        cont = [tok.vocab[i].startswith("##") for i in ids]
-        for a, b in train_ner.cut_points(offs, spans, task, train_ner.MAX_TOKENS, cont):
-            items.append((len(docs) - 1, [tok.cls] + ids[a:b] + [tok.sep], [(0, 0)] + offs[a:b] + [(0, 0)]))
-    emissions = emissions_of(model, [it[1] for it in items])
-    gaps = [nets.gap_classes(it[2][1:-1], docs[it[0]][0]) for it in items]
+    docs, items, gaps = train_ner.windows(tok, task, gen, args.docs)
+    # Computed once: only the CRF scores change across the grid.
+    emissions = [lg[1:-1].double().numpy() for lg in train_ner.row_logits(model, [it[1] for it in items])]
     gold = [{(a, b, lab) for a, b, t, lab in spans if t == task} for _, spans in docs]
     # I-X sits at 2, 4, ...; B-X just before it (train_ner.label_names).
     inside = range(2, len(names), 2)
@@ -185,23 +178,6 @@ def decode_bias(args):
             f1 = 2 * p * r / (p + r) if p + r else 0.0
             print(f"{args.name}: entity bias {entity:+.1f}, continuation bias {stick:+.1f}: "
                   f"F1 {f1:.3f} (precision {p:.3f}, recall {r:.3f})", flush=True)
-
-
-def emissions_of(model, rows):
-    """The network's logits for each row (ids with specials), specials' rows dropped."""
-    import torch
-    out = []
-    with torch.no_grad():
-        for i in range(0, len(rows), 64):
-            chunk = rows[i:i + 64]
-            ids = torch.zeros((len(chunk), max(map(len, chunk))), dtype=torch.long)
-            mask = torch.zeros_like(ids)
-            for r, row in enumerate(chunk):
-                ids[r, :len(row)] = torch.tensor(row)
-                mask[r, :len(row)] = 1
-            logits = model(ids, mask)
-            out += [logits[r, 1:len(row) - 1].double().numpy() for r, row in enumerate(chunk)]
-    return out
 
 
 def ensemble(args):

@@ -239,8 +239,19 @@ def predict(model, tok, ids_list, gaps=None, trans=None):
     nets.gap_classes list per row, specials excluded) the Viterbi path, with O for the
     specials."""
     import nets
-    import torch
     out = []
+    for i, logits in enumerate(row_logits(model, ids_list)):
+        if trans is None:
+            out.append(logits.argmax(-1).tolist())
+            continue
+        out.append([0] + nets.viterbi(logits[1:-1].numpy(), gaps[i], trans) + [0])
+    return out
+
+
+def row_logits(model, ids_list):
+    """The network's logits [len(row), labels] for each id list (with specials), computed in
+    padded batches of 64."""
+    import torch
     with torch.no_grad():
         for i in range(0, len(ids_list), 64):
             chunk = ids_list[i:i + 64]
@@ -251,14 +262,8 @@ def predict(model, tok, ids_list, gaps=None, trans=None):
                 ids[r, :len(c)] = torch.tensor(c)
                 mask[r, :len(c)] = 1
             logits = model(ids, mask)
-            pred = logits.argmax(-1)
             for r, c in enumerate(chunk):
-                if trans is None:
-                    out.append(pred[r, :len(c)].tolist())
-                    continue
-                path = nets.viterbi(logits[r, 1:len(c) - 1].numpy(), gaps[i + r], trans)
-                out.append([0] + path + [0])
-    return out
+                yield logits[r, :len(c)]
 
 
 def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
@@ -266,6 +271,19 @@ def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
     and labels them: the Viterbi path under trans (the CRF scores) or, without it, each
     token's argmax. Returns the (text, spans) documents, a set of predicted (start, end,
     label) entities per document, and the number of windows."""
+    docs, items, gaps = windows(tok, task, gen, docs_n)
+    paths = predict(model, tok, [it[1] for it in items], gaps, trans)
+    preds = [set() for _ in docs]
+    for (d, ids, offs), p in zip(items, paths):
+        for e in bio_decode([names[x] for x in p], offs, docs[d][0], {0, len(ids) - 1}):
+            preds[d].add((e["start"], e["end"], e["label"]))
+    return docs, preds, len(items)
+
+
+def windows(tok, task, gen, docs_n):
+    """Draws docs_n (text, spans) documents from gen and cuts them into windows between
+    words: the documents, the windows as (document index, ids, offsets), specials included,
+    and each window's nets.gap_classes (specials excluded)."""
     import nets
     docs, items = [], []
     for _ in range(docs_n):
@@ -275,13 +293,7 @@ def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
         cont = [tok.vocab[i].startswith("##") for i in ids]
         for a, b in cut_points(offs, spans, task, MAX_TOKENS, cont):
             items.append((len(docs) - 1, [tok.cls] + ids[a:b] + [tok.sep], [(0, 0)] + offs[a:b] + [(0, 0)]))
-    paths = predict(model, tok, [it[1] for it in items],
-                    [nets.gap_classes(it[2][1:-1], docs[it[0]][0]) for it in items], trans)
-    preds = [set() for _ in docs]
-    for (d, ids, offs), p in zip(items, paths):
-        for e in bio_decode([names[x] for x in p], offs, docs[d][0], {0, len(ids) - 1}):
-            preds[d].add((e["start"], e["end"], e["label"]))
-    return docs, preds, len(items)
+    return docs, items, [nets.gap_classes(it[2][1:-1], docs[it[0]][0]) for it in items]
 
 
 def overlaps(x, y):
