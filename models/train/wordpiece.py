@@ -207,8 +207,29 @@ class Tokenizer:
         if last < len(text):
             yield False, text[last:], last
 
-    def encode(self, text, specials=None):
-        """Returns (ids, offsets) with offsets [start, end) in code points."""
+    def sampled(self, word, rng, q):
+        """Another cut of the word into pieces, for training only: at each piece, with
+        chance q, a shorter piece than the longest that matches. A word the greedy cut
+        cannot make keeps that cut ([UNK])."""
+        s = "".join(c for c, _ in word)
+        if len(s) > 100:
+            return self._wordpiece(word)
+        out, start = [], 0
+        while start < len(s):
+            prefix = "##" if start > 0 else ""
+            ends = [e for e in range(start + 1, len(s) + 1) if prefix + s[start:e] in self.ids]
+            if not ends:
+                return self._wordpiece(word)
+            end = ends[-1]
+            if len(ends) > 1 and rng.random() < q:
+                end = rng.choice(ends[:-1])
+            out.append((self.ids[prefix + s[start:end]], start, end))
+            start = end
+        return [(tid, word[a][1], word[b - 1][1] + 1) for tid, a, b in out]
+
+    def encode(self, text, specials=None, sample=None):
+        """Returns (ids, offsets) with offsets [start, end) in code points. sample, an
+        (rng, q) pair, cuts each word with sampled() instead (training only)."""
         if specials is None:
             specials = self.add_specials
         ids, offs = [], []
@@ -218,7 +239,8 @@ class Tokenizer:
                 offs.append((base, base + len(piece)))
                 continue
             for word in pre_tokenize(normalize(piece, base)):
-                for tid, a, b in self._wordpiece(word):
+                pieces = self.sampled(word, *sample) if sample else self._wordpiece(word)
+                for tid, a, b in pieces:
                     ids.append(tid)
                     offs.append((a, b))
         if specials:
