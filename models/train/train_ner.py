@@ -40,9 +40,10 @@ TRAIN_DOCS = {"clinical-ner": 120000, "pii": 40000}
 # that has one word replaced by an invented one (pseudo.Pseudo.mutate), per model.
 MUTATE_P = {"clinical-ner": 0.5, "pii": 0.0}
 # Chance, at each piece of each word of a training document, of a shorter piece than the
-# longest that matches (wordpiece.Tokenizer.sampled), per model. The server always cuts words
-# the one greedy way; an unseen word comes out of it as pieces the network has rarely read
-# together, and reading train words cut other ways teaches it to read a word from its parts.
+# longest that matches (the sample argument of wordpiece.Tokenizer.encode), per model. The
+# server always cuts words the one greedy way; an unseen word comes out of it as pieces the
+# network has rarely read together, and reading train words cut other ways teaches it to
+# read a word from its parts.
 # On all editions' held-out split, at 0.1: clinical-ner 0.790 -> 0.801 (second seed 0.793 ->
 # 0.805); pii 0.909 -> 0.916, but 0.914 -> 0.915 for a second seed, within noise, kept so
 # both models are trained one way (README.md, "Other cuts of words").
@@ -527,7 +528,7 @@ def segment_text(name):
     if not q:
         return ""
     return (f" each word of a training document is cut into WordPiece pieces the greedy way except that, at each piece,"
-            f" with chance {q}, a shorter piece that matches is taken instead (`wordpiece.Tokenizer.sampled`), so that the"
+            f" with chance {q}, a shorter piece that matches is taken instead (`sample` of `wordpiece.Tokenizer.encode`), so that the"
             f" network learns to read a word from pieces it does not usually see together, as an unseen word comes out of"
             f" the greedy cut; serving always cuts the greedy way;")
 

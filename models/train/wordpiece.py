@@ -156,13 +156,16 @@ class Tokenizer:
         self.add_specials = add_specials
         self._cache = {}
 
-    def _wordpiece(self, word):
+    def _wordpiece(self, word, sample=None):
         s = "".join(c for c, _ in word)
-        hit = self._cache.get(s)
-        if hit is None:
-            hit = self._pieces(s)
-            if len(self._cache) < 500000:
-                self._cache[s] = hit
+        if sample:
+            hit = self._sampled_pieces(s, *sample)
+        else:
+            hit = self._cache.get(s)
+            if hit is None:
+                hit = self._pieces(s)
+                if len(self._cache) < 500000:
+                    self._cache[s] = hit
         return [(tid, word[a][1], word[b - 1][1] + 1) for tid, a, b in hit]
 
     def _pieces(self, s):
@@ -207,29 +210,28 @@ class Tokenizer:
         if last < len(text):
             yield False, text[last:], last
 
-    def sampled(self, word, rng, q):
-        """Another cut of the word into pieces, for training only: at each piece, with
-        chance q, a shorter piece than the longest that matches. A word the greedy cut
-        cannot make keeps that cut ([UNK])."""
-        s = "".join(c for c, _ in word)
+    def _sampled_pieces(self, s, rng, q):
+        """Another cut of s into pieces, for training only: at each piece, with chance q,
+        a shorter piece than the longest that matches. A word the greedy cut cannot make
+        keeps that cut ([UNK])."""
         if len(s) > 100:
-            return self._wordpiece(word)
+            return self._pieces(s)
         out, start = [], 0
         while start < len(s):
             prefix = "##" if start > 0 else ""
             ends = [e for e in range(start + 1, len(s) + 1) if prefix + s[start:e] in self.ids]
             if not ends:
-                return self._wordpiece(word)
+                return self._pieces(s)
             end = ends[-1]
             if len(ends) > 1 and rng.random() < q:
                 end = rng.choice(ends[:-1])
             out.append((self.ids[prefix + s[start:end]], start, end))
             start = end
-        return [(tid, word[a][1], word[b - 1][1] + 1) for tid, a, b in out]
+        return out
 
     def encode(self, text, specials=None, sample=None):
         """Returns (ids, offsets) with offsets [start, end) in code points. sample, an
-        (rng, q) pair, cuts each word with sampled() instead (training only)."""
+        (rng, q) pair, cuts each word with _sampled_pieces() instead (training only)."""
         if specials is None:
             specials = self.add_specials
         ids, offs = [], []
@@ -239,8 +241,7 @@ class Tokenizer:
                 offs.append((base, base + len(piece)))
                 continue
             for word in pre_tokenize(normalize(piece, base)):
-                pieces = self.sampled(word, *sample) if sample else self._wordpiece(word)
-                for tid, a, b in pieces:
+                for tid, a, b in self._wordpiece(word, sample):
                     ids.append(tid)
                     offs.append((a, b))
         if specials:
