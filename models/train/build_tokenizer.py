@@ -1,6 +1,7 @@
 """Builds the shared cased WordPiece vocabulary from the TRAIN split only and
-writes tokenizer.json for the three models (the NER ones with the
-[CLS] $A [SEP] template, tiny-lm without a post-processor).
+writes tokenizer.json for pii (with the [CLS] $A [SEP] template) and tiny-lm
+(without a post-processor). clinical-ner's tokenizer.json is this vocabulary with
+whole-word entries after it; train_ner.py writes it (wordvec.py).
 
 Usage: /usr/bin/python3 models/train/build_tokenizer.py
 """
@@ -25,7 +26,7 @@ def main():
     counts = wordpiece.word_counts(texts)
     vocab = wordpiece.train_vocab(counts, common.VOCAB_SIZE, common.base_alphabet())
     tok = wordpiece.Tokenizer(vocab)
-    for name, template in (("clinical-ner", True), ("pii", True), ("tiny-lm", False)):
+    for name, template in (("pii", True), ("tiny-lm", False)):
         d = os.path.join(common.MODELS, name)
         os.makedirs(d, exist_ok=True)
         tok.save(os.path.join(d, "tokenizer.json"), template=template)

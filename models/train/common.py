@@ -15,6 +15,9 @@ VOCAB_SEED = 11
 # from. Templates of later editions only train and score the NER models, so adding one
 # leaves tokenizer.json, tiny-lm and their conformance files as they were built.
 VOCAB_EDITIONS = 3
+# The shared vocabulary as build_tokenizer.py writes it (pii and tiny-lm use it as it is;
+# clinical-ner extends it with whole words, see wordvec.py).
+SHARED_TOKENIZER = os.path.join(MODELS, "pii", "tokenizer.json")
 
 
 def keep_freed_memory():

@@ -95,11 +95,19 @@ class WordTagger(nn.Module):
     def encode(self, input_ids, attention_mask):
         raise NotImplementedError
 
+    def embed(self, input_ids):
+        """The encoder's input vectors [b, s, hidden]."""
+        return self.tok(input_ids)
+
+    def continues(self, input_ids):
+        """1 where a token continues the word before it ("##"), else 0, int64 [b, s]."""
+        return self.continuation[input_ids]
+
     def forward(self, input_ids, attention_mask):
         h = self.ln(self.encode(input_ids, attention_mask))
         # A padded slot never continues a word, whatever id it holds, so a real word's
         # pooled state cannot take in padding.
-        cont = self.continuation[input_ids] * attention_mask.to(torch.long)
+        cont = self.continues(input_ids) * attention_mask.to(torch.long)
         word = torch.cumsum(1 - cont, dim=1)
         same = (word[:, :, None] == word[:, None, :]).to(h.dtype)
         pooled = torch.matmul(same, h) / same.sum(-1, keepdim=True)
@@ -208,10 +216,46 @@ class ConvTagger(WordTagger):
 
     def encode(self, input_ids, attention_mask):
         live = attention_mask[:, :, None].to(self.tok.weight.dtype)
-        x = self.tok(input_ids)
+        x = self.embed(input_ids)
         for blk in self.blocks:
             x = blk(x, live)
         return x
+
+
+class WordVecTagger(ConvTagger):
+    """ConvTagger over a vocabulary with whole-word entries that carry pretrained word
+    vectors (wordvec.py). Only the shared WordPiece entries have learnt embeddings: a token
+    is embedded as the mean of its first and last shared piece (a shared entry is both),
+    plus a learnt projection of its word vector when it has one and is a whole word (the
+    next token does not continue it). The tables are buffers in the storage types the
+    export keeps (int8 vectors with float16 row scales, int16 pieces, int32 rows) and are
+    widened after the lookup, so the export stays small and the network reads exactly the
+    numbers it is served with."""
+
+    def __init__(self, vocab, labels, tables, continuation, hidden=128, **hp):
+        super().__init__(tables.shared, labels, hidden=hidden, **hp)
+        self.register_buffer("continuation", torch.tensor([1 if c else 0 for c in continuation], dtype=torch.int8))
+        if len(continuation) != vocab or len(tables.rows) != vocab:
+            raise ValueError("WordVecTagger: tables and continuation must cover the vocabulary")
+        self.register_buffer("pieces", torch.tensor(tables.pieces))
+        self.register_buffer("rows", torch.tensor(tables.rows))
+        self.register_buffer("vq", torch.tensor(tables.vq))
+        self.register_buffer("vscale", torch.tensor(tables.vscale))
+        self.vproj = nn.Linear(tables.vq.shape[1], hidden)
+        init_weights(self.vproj)
+        self.cfg["word_vectors"] = dict(shared=tables.shared, vocab=vocab, rows=int(tables.vq.shape[0]), dims=int(tables.vq.shape[1]))
+
+    def continues(self, input_ids):
+        return self.continuation[input_ids].long()
+
+    def embed(self, input_ids):
+        p = self.pieces[input_ids].long()
+        x = (self.tok(p[..., 0]) + self.tok(p[..., 1])) * 0.5
+        r = self.rows[input_ids].long()
+        vec = self.vq[r].float() * self.vscale[r].float()[..., None]
+        nxt = torch.cat([self.continues(input_ids[:, 1:]), torch.zeros_like(input_ids[:, :1])], dim=1)
+        whole = ((r > 0).long() * (1 - nxt)).to(x.dtype)[..., None]
+        return x + self.vproj(vec) * whole
 
 
 def same_paths(model, input_ids, attention_mask):

@@ -45,7 +45,13 @@ def load_from_onnx(path, model):
     import torch
     from onnx import numpy_helper
     graph = onnx.load(path).graph
-    init = {i.name: torch.tensor(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    init = {}
+    for i in graph.initializer:
+        # Weights stored as float16 (train_ner.halve_initializers) are read back widened.
+        name, a = i.name, numpy_helper.to_array(i).copy()
+        if name.endswith(".fp16"):
+            name, a = name[:-len(".fp16")], a.astype("float32")
+        init[name] = torch.tensor(a)
     state = {k: v for k, v in init.items() if not k.startswith("onnx::")}
     mats = [v for k, v in init.items() if k.startswith("onnx::MatMul")]
     order = linear_order(model)
@@ -69,6 +75,11 @@ def network_for(cfg, tok, names):
                      heads=cfg.get("num_attention_heads", 4), ffn=cfg.get("intermediate_size", 512),
                      max_pos=cfg.get("max_position_embeddings", 128))
         return nets.TokenClassifier(len(tok.vocab), len(names), continuation=cont, dropout=0.0, **shape)
+    if kind == "dilated_conv" and "word_vectors" in enc:
+        import wordvec
+        wv = enc.pop("word_vectors")
+        tables = wordvec.Tables.empty(wv["shared"], wv["vocab"], wv["rows"], wv["dims"])
+        return nets.WordVecTagger(len(tok.vocab), len(names), tables, cont, **enc)
     if kind == "dilated_conv":
         return nets.ConvTagger(len(tok.vocab), len(names), continuation=cont, **enc)
     raise SystemExit(f"config.json: unknown sluice.encoder kind {kind!r}")

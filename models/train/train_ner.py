@@ -48,6 +48,15 @@ MUTATE_P = {"clinical-ner": 0.5, "pii": 0.0}
 # 0.805); pii 0.909 -> 0.916, but 0.914 -> 0.915 for a second seed, within noise, kept so
 # both models are trained one way (README.md, "Other cuts of words").
 SEGMENT_Q = {"clinical-ner": 0.1, "pii": 0.1}
+# Whether the model's vocabulary has whole-word entries that carry pretrained word vectors
+# (wordvec.py, nets.WordVecTagger), per model. clinical-ner's held-out errors were mostly
+# words it had never seen; with the vectors its held-out F1 went 0.801 -> 0.837 (0.831-0.844
+# over four runs of variants; README.md, "Word vectors"). pii stays as it was built.
+WORD_VECTORS = {"clinical-ner": True, "pii": False}
+# Whether model.onnx stores the network's weights as float16 (widened to float32 when ONNX
+# Runtime loads it; training rounds them so before it evaluates), per model: the vocabulary
+# of word vectors would otherwise take clinical-ner's directory past 10 MB.
+HALF_WEIGHTS = {"clinical-ner": True, "pii": False}
 EVAL_DOCS = 1500
 BATCH = 32
 LR = 2e-3
@@ -68,10 +77,28 @@ TRANS_LR_SCALE = 5
 BF16 = common.native_bf16()
 
 
-def new_model(tok, names):
-    """The token classifier of HP for this tokenizer and label set (untrained)."""
+def new_model(tok, names, tables=None):
+    """The token classifier of HP for this tokenizer and label set (untrained), over the
+    word-vector tables (wordvec.Tables) when the vocabulary has them."""
     import nets
-    return nets.ConvTagger(len(tok.vocab), len(names), continuation=[v.startswith("##") for v in tok.vocab], **HP)
+    cont = [v.startswith("##") for v in tok.vocab]
+    if tables is not None:
+        return nets.WordVecTagger(len(tok.vocab), len(names), tables, cont, **HP)
+    return nets.ConvTagger(len(tok.vocab), len(names), continuation=cont, **HP)
+
+
+def tokenizer_for(name):
+    """(tokenizer, word-vector tables or None) for the model: its committed tokenizer.json,
+    or for a model with word vectors the shared vocabulary extended by wordvec.build (written
+    to its tokenizer.json, which is then this)."""
+    import wordpiece
+    path = os.path.join(common.MODELS, name, "tokenizer.json")
+    if not WORD_VECTORS[name]:
+        return wordpiece.Tokenizer.load(path), None
+    import wordvec
+    tok, tables = wordvec.build(wordpiece.Tokenizer.load(common.SHARED_TOKENIZER))
+    tok.save(path, compact=True)
+    return tok, tables
 
 
 def label_names(task):
@@ -354,7 +381,9 @@ def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None,
     return res
 
 
-def export(model, path, tok):
+def export(model, path, tok, half=False):
+    """model.onnx, opset 14; with half, the float initializers stored as float16
+    (halve_initializers)."""
     import torch
     model.eval()
     ids = torch.tensor([[tok.cls, 10, 11, 12, tok.sep], [tok.cls, 13, tok.sep, 0, 0]])
@@ -364,8 +393,45 @@ def export(model, path, tok):
                       dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
                                     "attention_mask": {0: "batch", 1: "sequence"},
                                     "logits": {0: "batch", 1: "sequence"}})
+    if half:
+        halve_initializers(path)
     import onnx
     onnx.checker.check_model(onnx.load(path))
+
+
+def round_to_half(model):
+    """Rounds every parameter to the nearest float16 value, so that what is evaluated is what
+    halve_initializers stores."""
+    import torch
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(p.half().float())
+
+
+def halve_initializers(path, min_size=1024):
+    """Stores each float32 initializer of at least min_size numbers as float16 under the
+    name NAME.fp16, widened back to NAME by a Cast node at the head of the graph. ONNX
+    Runtime folds those casts when it loads the model, so it computes in float32 on the
+    rounded weights (round_to_half), as torch did; score.py reads the weights back."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    m = onnx.load(path)
+    g = m.graph
+    widen = []
+    for init in g.initializer:
+        if init.data_type != TensorProto.FLOAT:
+            continue
+        a = numpy_helper.to_array(init)
+        if a.size < min_size:
+            continue
+        name = init.name
+        init.CopyFrom(numpy_helper.from_array(a.astype(np.float16), name + ".fp16"))
+        widen.append(helper.make_node("Cast", [name + ".fp16"], [name], to=TensorProto.FLOAT, name=name + ".widen"))
+    nodes = widen + list(g.node)
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.save(m, path)
 
 
 def write_config(path, cfg):
@@ -485,6 +551,8 @@ BEFORE_FOURTH_F1 = {"pii": (0.958, 0.902, 0.897), "clinical-ner": (0.881, 0.775,
 # The model shipped before sampled cuts of words (SEGMENT_Q; commit b055887), scored the same
 # way: (first edition's, first three editions', all four editions').
 BEFORE_SEGMENT_F1 = {"clinical-ner": (0.880, 0.796, 0.790), "pii": (0.961, 0.916, 0.909)}
+# The model shipped before word vectors (WORD_VECTORS; commit e73ae23), the same way.
+BEFORE_WORDVEC_F1 = {"clinical-ner": (0.886, 0.805, 0.801)}
 
 
 def first_edition_text(name, metrics):
@@ -507,6 +575,10 @@ def first_edition_text(name, metrics):
     if cut:
         three_text += (f" The model shipped before training words were cut into pieces other ways scores {cut[0]:.3f},"
                        f" {cut[1]:.3f} and {cut[2]:.3f} on those three splits.")
+    wv = BEFORE_WORDVEC_F1.get(name) if WORD_VECTORS[name] else None
+    if wv:
+        three_text += (f" The model shipped before word vectors scores {wv[0]:.3f}, {wv[1]:.3f} and {wv[2]:.3f} on"
+                       f" them.")
     return f"""The word lists have {n_words} editions and the templates {n_templates} (`wordlists_more.py`, `templates_more.py` and
 `templates_fourth.py` hold the later ones); each is split on its own, so an earlier edition's held-out words and templates
 stay unseen. The table above uses all editions' held-out parts. On the first edition's held-out
@@ -564,6 +636,43 @@ def no_break_text(metrics):
     return (f" With the `spaced` matrix in its place (as before it existed) the same network scores F1 "
             f"{nb['overall']['f1']:.3f}" + (f" ({fe['overall']['f1']:.3f} on the first edition's split)" if fe else "")
             + ".")
+
+
+def knowing_words_text(name, task):
+    """The card's paragraph on knowledge of words from outside the corpus."""
+    if WORD_VECTORS[name]:
+        return ("Unseen words were most of what was left, and the word vectors are what moved it (`models/train/README.md`,"
+                " \"Word vectors\"); outside lists of clinical terms and names put into training slots had not"
+                " (faker's locales, WordNet: within the spread between training seeds).")
+    outside = ("real first names, surnames, cities and states from faker's locales in training slots (13x the train"
+               " first names), and an auxiliary task on GloVe vectors of 98,669 English words, each scored within the"
+               " spread between training seeds" if task == "pii" else
+               "real names, places and clinical terms from outside lists (faker's locales, WordNet) in training slots"
+               " scored within the spread between training seeds, and everyday English words in place of context words below it")
+    return ("What is left is mostly words the model has never seen, which a network of this size\ntrained for minutes"
+            f" can read only from context and shape. Knowing\nmore words did not help either: {outside}"
+            " (`models/train/README.md` has the table).")
+
+
+def word_vector_text(metrics):
+    """The card's tokenizer line: the shared vocabulary alone, or with whole words that carry
+    pretrained vectors (wordvec.py)."""
+    wv = metrics.get("word_vectors")
+    if not wv:
+        return " built from the train split only"
+    import wordvec
+    return f""": the shared {metrics['vocab_size'] - wv['entries']:,} built from the train split only, then
+  {wv['entries']:,} whole-word entries (lower case, capitalised, and upper case for words of at most {wordvec.UPPER_MAX} letters) for
+  {wv['words']:,} words of GloVe (6B tokens of Wikipedia and Gigaword, lower case; npm's `{wordvec.PACKAGE}`): the
+  {wv['frequent']:,} most frequent, then those most like the words of train entries by a ridge regression on the vectors.
+  Each carries its vector, reduced to {wv['dims']} dimensions and stored as int8; the network embeds a token as
+  the mean of its first and last shared piece plus a learnt projection of its vector when it is a whole
+  word (`nets.WordVecTagger`, `models/train/wordvec.py`). In training, {wordvec.DROP:.0%} of words are cut with the
+  shared pieces alone, as a word without a vector is, so the network keeps reading words from their pieces. The vectors come from unlabelled text, and no
+  held-out entry or template chose a word; but GloVe knows many held-out words: {wv['heldout_with_vector']} of the {wv['heldout_words']} words that
+  only held-out conditions, medications, procedures, anatomy terms and tests have get a vector ({wv['train_with_vector']} of
+  the {wv['train_words']:,} words of train entries). That knowledge of words never seen in training is what a
+  pretrained encoder brings to a real model, and is most of this model's gain over the one before it"""
 
 
 def write_card(name, task, names, cfg, metrics, argv):
@@ -629,11 +738,11 @@ after `O` opens an entity, as in the "simple" aggregation) reads them as usual. 
   as `sluice.crf_transitions`, and Sluice's decoder labels each token by the best path under
   them (Viterbi; scores are the CRF's marginal probabilities). A client that ignores them and
   takes each token's argmax gets the lower figure quoted below.
-- Parameters: {metrics['parameters']:,} in the network, plus {3 * len(names) ** 2:,} CRF scores; `model.onnx` {metrics['onnx_bytes']:,} bytes (fp32, opset 14).
+- Parameters: {metrics['parameters']:,} in the network, plus {3 * len(names) ** 2:,} CRF scores; `model.onnx` {metrics['onnx_bytes']:,} bytes ({"weights stored as float16 and widened to float32 when ONNX Runtime loads them, vectors as int8; " if HALF_WEIGHTS[name] else "fp32, "}opset 14).
 - Inputs `input_ids`, `attention_mask` (int64 [batch, sequence]); output `logits`
   [batch, sequence, {len(names)}]. No `token_type_ids`. Padding must be on the right and masked
   (padded slots are zeroed before every convolution, so real positions are unaffected).
-- Tokenizer: cased WordPiece, {metrics['vocab_size']} entries built from the train split only
+- Tokenizer: cased WordPiece, {metrics['vocab_size']} entries{word_vector_text(metrics)}
   (`tokenizer.json`, HuggingFace format, `[CLS] $A [SEP]`).
 - Training: the sum of the tokens' cross-entropy and the CRF's negative log-likelihood per token;
   {metrics['steps']} steps, batch {BATCH}, AdamW lr {LR} ({TRANS_LR_SCALE}x for the CRF scores) with {WARMUP} warm-up steps and linear decay,
@@ -660,7 +769,7 @@ aggregation: `B-X` or a change of type opens an entity) of the Viterbi path unde
 Sluice serves it. Read token by token (each token's argmax, no CRF) the same network scores
 F1 {metrics['argmax']['overall']['f1']:.3f}. There is no separate development
 split: the recipe's choices (the encoder, the per-word output layer, IOB1 labels, the CRF, dropout, context swaps,
-made-up context words, the invented-word share, {'mutated terms, the document count, ' if MUTATE_P[name] else ''}step count) were compared on this same held-out split, so its figures are
+made-up context words, the invented-word share, {'mutated terms, the document count, ' if MUTATE_P[name] else ''}{'the choice of word vectors, ' if WORD_VECTORS[name] else ''}step count) were compared on this same held-out split, so its figures are
 somewhat optimistic.
 
 | label | precision | recall | F1 | support |
@@ -675,9 +784,7 @@ The third edition of words and templates moved the first edition's split by only
 transformer; with the convolutional encoder (the transformer scored {BEFORE_CONV_F1[name][1]:.3f}) unseen layouts cost
 less, and more train templates still pay: half of the train templates cost clinical-ner 0.037, and the
 fourth edition of templates raised the first three editions' split from {BEFORE_FOURTH_F1[name][1]:.3f} to
-{metrics.get('three_editions', metrics)['overall']['f1']:.3f} (`models/train/README.md`, "More templates"). What is left is mostly words the model has never seen, which a network of this size
-trained for minutes can read only from context and shape. Knowing
-more words did not help either: {"real first names, surnames, cities and states from faker's locales in training slots (13x the train first names), and an auxiliary task on GloVe vectors of 98,669 English words, each scored within the spread between training seeds" if task == "pii" else "real names, places and clinical terms from outside lists (faker's locales, WordNet) in training slots scored within the spread between training seeds, and everyday English words in place of context words below it"} (`models/train/README.md` has the table). `diagnose.py DIR {name} errors` counts what became of each held-out entity.
+{metrics.get('three_editions', metrics)['overall']['f1']:.3f} (`models/train/README.md`, "More templates"). {knowing_words_text(name, task)} `diagnose.py DIR {name} errors` counts what became of each held-out entity.
 
 Produced by: `{argv}` (part of `bash models/train/run.sh {name}`).
 
@@ -692,12 +799,10 @@ def rewrite_goldens(name, task, seed):
     """The goldens (and config.json's layout) again from the last run's weights, without
     training: for a change to how goldens are chosen."""
     import torch
-
-    import wordpiece
     out_dir = os.path.join(common.MODELS, name)
-    tok = wordpiece.Tokenizer.load(os.path.join(out_dir, "tokenizer.json"))
+    tok, tables = tokenizer_for(name)
     names = label_names(task)
-    model = new_model(tok, names)
+    model = new_model(tok, names, tables)
     model.load_state_dict(torch.load(os.path.join(common.OUT, f"{name}.pt")))
     model.eval()
     with open(os.path.join(out_dir, "config.json")) as f:
@@ -736,17 +841,15 @@ def main():
     import numpy as np
     import torch
 
-    import wordpiece
-
     out_dir = os.path.join(common.MODELS, name)
-    tok = wordpiece.Tokenizer.load(os.path.join(out_dir, "tokenizer.json"))
+    tok, tables = tokenizer_for(name)
     names = label_names(task)
     l2i = {n: i for i, n in enumerate(names)}
     t0 = time.time()
     xs = make_training_set(tok, name, task, l2i, seed)
     print(f"{name}: {len(xs)} training windows, {sum(len(x[0]) for x in xs)} tokens, "
           f"prep {time.time() - t0:.0f}s", flush=True)
-    model = new_model(tok, names)
+    model = new_model(tok, names, tables)
     import nets
     bigram = bigram_scores(xs, len(names))
     # The network trains with the spaced and touching matrices; the BREAK one comes after
@@ -789,6 +892,8 @@ def main():
         if step % 200 == 0 or step == args.steps - 1:
             print(f"step {step} loss {loss.item():.4f} {time.time() - t1:.0f}s", flush=True)
     train_s = time.time() - t1
+    if HALF_WEIGHTS[name]:
+        round_to_half(model)
     # Training ran ConvBlock's conv1d; evaluation, the goldens and the export run its matrix
     # product. Both must give the same numbers (also leaves the model in eval mode).
     if not nets.same_paths(model, ids, mask):
@@ -818,7 +923,7 @@ def main():
     for lab, m in metrics["per_label"].items():
         print(f"  {lab:24s} P {m['precision']:.3f} R {m['recall']:.3f} F1 {m['f1']:.3f} n {m['support']}")
     onnx_path = os.path.join(out_dir, "model.onnx")
-    export(model, onnx_path, tok)
+    export(model, onnx_path, tok, half=HALF_WEIGHTS[name])
     cfg = {
         "architectures": ["SluiceConvTaggerForTokenClassification"],
         "model_type": "sluice_conv_tagger",
@@ -832,6 +937,7 @@ def main():
         "id2label": {str(i): n for i, n in enumerate(names)},
         "label2id": {n: i for i, n in enumerate(names)},
         "sluice": {"pre_norm": True, "token_type_ids": False, "trained_by": "models/train/train_ner.py",
+                   **({"weights": "float16"} if HALF_WEIGHTS[name] else {}),
                    "encoder": model.cfg,
                    "crf_transitions": {k: [[round(float(v), 5) for v in row] for row in trans[i]]
                                        for i, k in enumerate(("spaced", "touching", "break"))}},
@@ -842,6 +948,9 @@ def main():
         long_docs(tok, seed + 9000)
     torch.save(model.state_dict(), os.path.join(common.OUT, f"{name}.pt"))
     torch.save(crf.state_dict(), os.path.join(common.OUT, f"{name}.crf.pt"))
+    if tables is not None:
+        import wordvec
+        metrics["word_vectors"] = wordvec.coverage(tok, tables)
     metrics.update(parameters=sum(p.numel() for p in model.parameters()),
                    onnx_bytes=os.path.getsize(onnx_path), vocab_size=len(tok.vocab), steps=args.steps,
                    seed=seed, train_seconds=train_s, bf16=BF16,
