@@ -2,59 +2,100 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// TestRealModelPaddedBatchMatchesSingleRuns checks the shipped PII export through the engine:
-// it loads as an encoder, and padding in a batch leaves the real rows' logits alone (the export
-// must mask attention). It skips until models/pii/model.onnx exists.
+// TestRealModelPaddedBatchMatchesSingleRuns checks the shipped token classifiers through the
+// engine: each loads as an encoder, and padding in a batch leaves the real rows' logits alone,
+// even when the padded slots hold ids of word-continuing pieces ("##..."), which the exported
+// graphs read to group pieces into words (and clinical-ner to tell a whole word from a prefix).
+// It skips a model until its model.onnx exists.
 func TestRealModelPaddedBatchMatchesSingleRuns(t *testing.T) {
-	model, err := os.ReadFile(filepath.Join(benchModelDir, "model.onnx"))
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("%s/model.onnx not found", benchModelDir)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := readModelConfig(t)
-	r := newTestRuntime(t, RuntimeOptions{})
-	s, err := r.NewSession("pii", model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(13, 14))
-	lengths := []int{5, 17, 1, 12}
-	padded := EncoderBatch{Batch: len(lengths), SeqLen: 17}
-	for _, n := range lengths {
-		for pos := 0; pos < padded.SeqLen; pos++ {
-			padded.IDs = append(padded.IDs, int64(5+rng.IntN(cfg.VocabSize-5)))
-			padded.Mask = append(padded.Mask, boolToInt64(pos < n))
-		}
-	}
-	batched, err := s.RunEncoder(context.Background(), padded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for row, n := range lengths {
-		start := row * padded.SeqLen
-		alone, err := s.RunEncoder(context.Background(), EncoderBatch{
-			IDs: padded.IDs[start : start+n], Mask: padded.Mask[start : start+n], Batch: 1, SeqLen: n})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for pos := 0; pos < n; pos++ {
-			for l, want := range alone.Row(0, pos) {
-				if got := batched.Row(row, pos)[l]; abs32(got-want) > 1e-4 {
-					t.Fatalf("row %d pos %d label %d: batched %v, alone %v", row, pos, l, got, want)
+	for _, name := range []string{"pii", "clinical-ner"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("..", "models", name)
+			model, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+			if errors.Is(err, fs.ErrNotExist) {
+				t.Skipf("%s/model.onnx not found", dir)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := readModelConfig(t, dir)
+			cont := continuationIDs(t, dir)
+			r := newTestRuntime(t, RuntimeOptions{})
+			s, err := r.NewSession(name, model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(13, 14))
+			lengths := []int{5, 17, 1, 12}
+			padded := EncoderBatch{Batch: len(lengths), SeqLen: 17}
+			for _, n := range lengths {
+				for pos := 0; pos < padded.SeqLen; pos++ {
+					id := int64(5 + rng.IntN(cfg.VocabSize-5))
+					if pos >= n {
+						id = cont[rng.IntN(len(cont))]
+					}
+					padded.IDs = append(padded.IDs, id)
+					padded.Mask = append(padded.Mask, boolToInt64(pos < n))
 				}
 			}
+			batched, err := s.RunEncoder(context.Background(), padded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for row, n := range lengths {
+				start := row * padded.SeqLen
+				alone, err := s.RunEncoder(context.Background(), EncoderBatch{
+					IDs: padded.IDs[start : start+n], Mask: padded.Mask[start : start+n], Batch: 1, SeqLen: n})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for pos := 0; pos < n; pos++ {
+					for l, want := range alone.Row(0, pos) {
+						if got := batched.Row(row, pos)[l]; abs32(got-want) > 1e-4 {
+							t.Fatalf("row %d pos %d label %d: batched %v, alone %v", row, pos, l, got, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// continuationIDs returns the ids of the "##" entries of the model's tokenizer.json.
+func continuationIDs(t *testing.T, dir string) []int64 {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Model struct {
+			Vocab map[string]int64 `json:"vocab"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for tok, id := range doc.Model.Vocab {
+		if strings.HasPrefix(tok, "##") {
+			ids = append(ids, id)
 		}
 	}
+	if len(ids) == 0 {
+		t.Fatalf("%s/tokenizer.json has no continuation entries", dir)
+	}
+	return ids
 }
 
 func boolToInt64(b bool) int64 {

@@ -95,7 +95,7 @@ class WordTagger(nn.Module):
     def encode(self, input_ids, attention_mask):
         raise NotImplementedError
 
-    def embed(self, input_ids):
+    def embed(self, input_ids, attention_mask):
         """The encoder's input vectors [b, s, hidden]."""
         return self.tok(input_ids)
 
@@ -216,7 +216,7 @@ class ConvTagger(WordTagger):
 
     def encode(self, input_ids, attention_mask):
         live = attention_mask[:, :, None].to(self.tok.weight.dtype)
-        x = self.embed(input_ids)
+        x = self.embed(input_ids, attention_mask)
         for blk in self.blocks:
             x = blk(x, live)
         return x
@@ -248,12 +248,14 @@ class WordVecTagger(ConvTagger):
     def continues(self, input_ids):
         return self.continuation[input_ids].long()
 
-    def embed(self, input_ids):
+    def embed(self, input_ids, attention_mask):
         p = self.pieces[input_ids].long()
         x = (self.tok(p[..., 0]) + self.tok(p[..., 1])) * 0.5
         r = self.rows[input_ids].long()
         vec = self.vq[r].float() * self.vscale[r].float()[..., None]
-        nxt = torch.cat([self.continues(input_ids[:, 1:]), torch.zeros_like(input_ids[:, :1])], dim=1)
+        # A padded slot never continues the word before it, whatever id it holds.
+        nxt = self.continues(input_ids[:, 1:]) * attention_mask[:, 1:].to(torch.long)
+        nxt = torch.cat([nxt, torch.zeros_like(input_ids[:, :1])], dim=1)
         whole = ((r > 0).long() * (1 - nxt)).to(x.dtype)[..., None]
         return x + self.vproj(vec) * whole
 
