@@ -25,20 +25,7 @@ func BenchmarkRunEncoder(b *testing.B) {
 }
 
 func benchRunEncoder(b *testing.B, name string) {
-	dir := filepath.Join("..", "models", name)
-	model, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
-	if errors.Is(err, fs.ErrNotExist) {
-		b.Skipf("%s/model.onnx not found; it is produced by `make models`", dir)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := readModelConfig(b, dir)
-	r := newTestRuntime(b, RuntimeOptions{IntraOpThreads: runtime.NumCPU()})
-	s, err := r.NewSession(name, model)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, cfg, _ := shippedSession(b, name, RuntimeOptions{IntraOpThreads: runtime.NumCPU()})
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, seqLen := range []int{32, cfg.MaxPositions} {
 		for _, batch := range []int{1, 8, 32} {
@@ -60,6 +47,26 @@ func benchRunEncoder(b *testing.B, name string) {
 			})
 		}
 	}
+}
+
+// shippedSession opens a session on the shipped model `name` (models/<name>, trained by
+// models/train), with its config and directory; it skips when model.onnx is not there.
+func shippedSession(t testing.TB, name string, opts RuntimeOptions) (*Session, modelConfig, string) {
+	t.Helper()
+	dir := filepath.Join("..", "models", name)
+	model, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s/model.onnx not found; it is produced by `make models`", dir)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := readModelConfig(t, dir)
+	s, err := newTestRuntime(t, opts).NewSession(name, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, cfg, dir
 }
 
 type modelConfig struct {

@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,21 +18,8 @@ import (
 func TestRealModelPaddedBatchMatchesSingleRuns(t *testing.T) {
 	for _, name := range []string{"pii", "clinical-ner"} {
 		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join("..", "models", name)
-			model, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
-			if errors.Is(err, fs.ErrNotExist) {
-				t.Skipf("%s/model.onnx not found", dir)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := readModelConfig(t, dir)
+			s, cfg, dir := shippedSession(t, name, RuntimeOptions{})
 			cont := continuationIDs(t, dir)
-			r := newTestRuntime(t, RuntimeOptions{})
-			s, err := r.NewSession(name, model)
-			if err != nil {
-				t.Fatal(err)
-			}
 			rng := rand.New(rand.NewPCG(13, 14))
 			lengths := []int{5, 17, 1, 12}
 			padded := EncoderBatch{Batch: len(lengths), SeqLen: 17}
