@@ -654,14 +654,16 @@ def knowing_words_text(name, task):
             " (`models/train/README.md` has the table).")
 
 
-def word_vector_text(metrics):
-    """The card's tokenizer line: the shared vocabulary alone, or with whole words that carry
+def tokenizer_text(metrics):
+    """The card's tokenizer item: the shared vocabulary alone, or with whole words that carry
     pretrained vectors (wordvec.py)."""
     wv = metrics.get("word_vectors")
     if not wv:
-        return " built from the train split only"
+        return f"""- Tokenizer: cased WordPiece, {metrics['vocab_size']} entries built from the train split only
+  (`tokenizer.json`, HuggingFace format, `[CLS] $A [SEP]`)."""
     import wordvec
-    return f""": the shared {metrics['vocab_size'] - wv['entries']:,} built from the train split only, then
+    return f"""- Tokenizer: cased WordPiece (`tokenizer.json`, HuggingFace format, `[CLS] $A [SEP]`), {metrics['vocab_size']:,}
+  entries: the shared {metrics['vocab_size'] - wv['entries']:,} built from the train split only, then
   {wv['entries']:,} whole-word entries (lower case, capitalised, and upper case for words of at most {wordvec.UPPER_MAX} letters) for
   {wv['words']:,} words of GloVe (6B tokens of Wikipedia and Gigaword, lower case; npm's `{wordvec.PACKAGE}`): the
   {wv['frequent']:,} most frequent, then those most like the words of train entries by a ridge regression on the vectors.
@@ -672,7 +674,7 @@ def word_vector_text(metrics):
   held-out entry or template chose a word; but GloVe knows many held-out words: {wv['heldout_with_vector']} of the {wv['heldout_words']} words that
   only held-out conditions, medications, procedures, anatomy terms and tests have get a vector ({wv['train_with_vector']} of
   the {wv['train_words']:,} words of train entries). That knowledge of words never seen in training is what a
-  pretrained encoder brings to a real model, and is most of this model's gain over the one before it"""
+  pretrained encoder brings to a real model, and is most of this model's gain over the one before it."""
 
 
 def write_card(name, task, names, cfg, metrics, argv):
@@ -742,8 +744,7 @@ after `O` opens an entity, as in the "simple" aggregation) reads them as usual. 
 - Inputs `input_ids`, `attention_mask` (int64 [batch, sequence]); output `logits`
   [batch, sequence, {len(names)}]. No `token_type_ids`. Padding must be on the right and masked
   (padded slots are zeroed before every convolution, so real positions are unaffected).
-- Tokenizer: cased WordPiece, {metrics['vocab_size']} entries{word_vector_text(metrics)}
-  (`tokenizer.json`, HuggingFace format, `[CLS] $A [SEP]`).
+{tokenizer_text(metrics)}
 - Training: the sum of the tokens' cross-entropy and the CRF's negative log-likelihood per token;
   {metrics['steps']} steps, batch {BATCH}, AdamW lr {LR} ({TRANS_LR_SCALE}x for the CRF scores) with {WARMUP} warm-up steps and linear decay,
   seed {metrics['seed']}, {TRAIN_DOCS[name]} generated train documents;{segment_text(name)}{" bfloat16 autocast for the network (weights, optimizer and CRF in float32; evaluation and export in float32);" if metrics.get('bf16') else " float32 throughout (this CPU has no bfloat16 instructions);"}
@@ -779,12 +780,12 @@ somewhat optimistic.
 
 {lenient_text(metrics)}{first_edition_text(name, metrics)}
 **Against the project's quality bar** (issue 2: entity F1 >= {bar:.2f} on this split): {ov['f1']:.3f},
-{"met" if ov['f1'] >= bar else "NOT met yet"}{first_edition_bar(metrics, bar)}. Most remaining errors are {"names: unseen first names missed, mostly in layouts no train template has (`Preferred: X`, lower-case chat messages), or read as last names and the reverse; fax numbers read as phone numbers where only the context tells them apart; states read as cities. The CRF removed most of the numbers split into pieces of different types (F1 before the CRF, then now: account numbers 0.851, " + pl('account_number') + "; e-mails 0.743, " + pl('email') + "; phone numbers 0.749, " + pl('phone_number') + ")" if task == "pii" else "unseen multi-word terms found with other bounds (`Systemic lupus erythematosus` found as `Systemic lupus`, `gastric emptying study` as `study`, `intermittent migraine without aura` taking in the context word), the type of an unseen term that its context does not tell (a disease in a medication list, a test read as a procedure), and TEST or PROCEDURE spans on context words of unseen templates (`transfers`, `POD`)"}.
+{"met" if ov['f1'] >= bar else "NOT met yet"}{first_edition_bar(metrics, bar)}. Most remaining errors are {"names: unseen first names missed, mostly in layouts no train template has (`Preferred: X`, lower-case chat messages), or read as last names and the reverse; fax numbers read as phone numbers where only the context tells them apart; states read as cities. The CRF removed most of the numbers split into pieces of different types (F1 before the CRF, then now: account numbers 0.851, " + pl('account_number') + "; e-mails 0.743, " + pl('email') + "; phone numbers 0.749, " + pl('phone_number') + ")" if task == "pii" else ("multi-word terms found with other bounds (`gross hematuria` found as `hematuria`, `provoked dvt` as `dvt`, `CBC with differential` cut in two, a context word taken in: `fibrinogen total`), the type of a term where the template's context points elsewhere (a body part after `Final diagnosis:` read as DISEASE, `cryoablation` and `IMRT` read as MEDICATION), and terms in slots whose context says nothing of them (`the pt became influenza`)" if WORD_VECTORS[name] else "unseen multi-word terms found with other bounds (`Systemic lupus erythematosus` found as `Systemic lupus`, `gastric emptying study` as `study`, `intermittent migraine without aura` taking in the context word), the type of an unseen term that its context does not tell (a disease in a medication list, a test read as a procedure), and TEST or PROCEDURE spans on context words of unseen templates (`transfers`, `POD`)")}.
 The third edition of words and templates moved the first edition's split by only 0.002-0.011 with the
 transformer; with the convolutional encoder (the transformer scored {BEFORE_CONV_F1[name][1]:.3f}) unseen layouts cost
 less, and more train templates still pay: half of the train templates cost clinical-ner 0.037, and the
 fourth edition of templates raised the first three editions' split from {BEFORE_FOURTH_F1[name][1]:.3f} to
-{metrics.get('three_editions', metrics)['overall']['f1']:.3f} (`models/train/README.md`, "More templates"). {knowing_words_text(name, task)} `diagnose.py DIR {name} errors` counts what became of each held-out entity.
+{BEFORE_WORDVEC_F1[name][1] if WORD_VECTORS[name] else metrics.get('three_editions', metrics)['overall']['f1']:.3f} (`models/train/README.md`, "More templates"). {knowing_words_text(name, task)} `diagnose.py DIR {name} errors` counts what became of each held-out entity.
 
 Produced by: `{argv}` (part of `bash models/train/run.sh {name}`).
 
