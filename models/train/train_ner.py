@@ -52,11 +52,10 @@ SEGMENT_Q = {"clinical-ner": 0.1, "pii": 0.1}
 # (wordvec.py, nets.WordVecTagger), per model. clinical-ner's held-out errors were mostly
 # words it had never seen; with the vectors its held-out F1 went 0.801 -> 0.837 (0.831-0.844
 # over four runs of variants; README.md, "Word vectors"). pii stays as it was built.
+# A model with word vectors also stores its network's weights as float16 in model.onnx
+# (round_to_half, halve_initializers): its vocabulary would otherwise take the directory
+# past 10 MB.
 WORD_VECTORS = {"clinical-ner": True, "pii": False}
-# Whether model.onnx stores the network's weights as float16 (widened to float32 when ONNX
-# Runtime loads it; training rounds them so before it evaluates), per model: the vocabulary
-# of word vectors would otherwise take clinical-ner's directory past 10 MB.
-HALF_WEIGHTS = {"clinical-ner": True, "pii": False}
 EVAL_DOCS = 1500
 BATCH = 32
 LR = 2e-3
@@ -740,7 +739,7 @@ after `O` opens an entity, as in the "simple" aggregation) reads them as usual. 
   as `sluice.crf_transitions`, and Sluice's decoder labels each token by the best path under
   them (Viterbi; scores are the CRF's marginal probabilities). A client that ignores them and
   takes each token's argmax gets the lower figure quoted below.
-- Parameters: {metrics['parameters']:,} in the network, plus {3 * len(names) ** 2:,} CRF scores; `model.onnx` {metrics['onnx_bytes']:,} bytes ({"weights stored as float16 and widened to float32 when ONNX Runtime loads them, vectors as int8; " if HALF_WEIGHTS[name] else "fp32, "}opset 14).
+- Parameters: {metrics['parameters']:,} in the network, plus {3 * len(names) ** 2:,} CRF scores; `model.onnx` {metrics['onnx_bytes']:,} bytes ({"weights stored as float16 and widened to float32 when ONNX Runtime loads them, vectors as int8; " if WORD_VECTORS[name] else "fp32, "}opset 14).
 - Inputs `input_ids`, `attention_mask` (int64 [batch, sequence]); output `logits`
   [batch, sequence, {len(names)}]. No `token_type_ids`. Padding must be on the right and masked
   (padded slots are zeroed before every convolution, so real positions are unaffected).
@@ -893,7 +892,7 @@ def main():
         if step % 200 == 0 or step == args.steps - 1:
             print(f"step {step} loss {loss.item():.4f} {time.time() - t1:.0f}s", flush=True)
     train_s = time.time() - t1
-    if HALF_WEIGHTS[name]:
+    if WORD_VECTORS[name]:
         round_to_half(model)
     # Training ran ConvBlock's conv1d; evaluation, the goldens and the export run its matrix
     # product. Both must give the same numbers (also leaves the model in eval mode).
@@ -924,7 +923,7 @@ def main():
     for lab, m in metrics["per_label"].items():
         print(f"  {lab:24s} P {m['precision']:.3f} R {m['recall']:.3f} F1 {m['f1']:.3f} n {m['support']}")
     onnx_path = os.path.join(out_dir, "model.onnx")
-    export(model, onnx_path, tok, half=HALF_WEIGHTS[name])
+    export(model, onnx_path, tok, half=WORD_VECTORS[name])
     cfg = {
         "architectures": ["SluiceConvTaggerForTokenClassification"],
         "model_type": "sluice_conv_tagger",
@@ -938,7 +937,7 @@ def main():
         "id2label": {str(i): n for i, n in enumerate(names)},
         "label2id": {n: i for i, n in enumerate(names)},
         "sluice": {"pre_norm": True, "token_type_ids": False, "trained_by": "models/train/train_ner.py",
-                   **({"weights": "float16"} if HALF_WEIGHTS[name] else {}),
+                   **({"weights": "float16"} if WORD_VECTORS[name] else {}),
                    "encoder": model.cfg,
                    "crf_transitions": {k: [[round(float(v), 5) for v in row] for row in trans[i]]
                                        for i, k in enumerate(("spaced", "touching", "break"))}},
