@@ -73,6 +73,21 @@ SLOT_LABEL = {
 
 _ALT = re.compile(r"<([^<>]*)>")
 _SLOT = re.compile(r"\{([A-Z_]+)\}")
+# {SLOT=text}: text the template writes itself that is an entity of the slot's label
+# ("Allergy: {MED} - {COND=nausea}"). The document holds the text as written; only the gold
+# spans change, so every document's text and random draws are what they were without it.
+MARK = re.compile(r"\{([A-Z_]+)=([^{}<>|]*)\}")
+
+
+def strip_marks(s):
+    """(s with each {SLOT=text} written as its text, [(start, end, slot)] of those texts)."""
+    out, marks, pos = "", [], 0
+    for m in MARK.finditer(s):
+        out += s[pos:m.start()]
+        marks.append((len(out), len(out) + len(m.group(2)), m.group(1)))
+        out += m.group(2)
+        pos = m.end()
+    return out + s[pos:], marks
 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December"]
@@ -88,7 +103,7 @@ def template_words(pools):
     words = set()
     for pool in pools.values():
         for t in pool:
-            t = _SLOT.sub(" ", _ALT.sub(lambda m: " ".join(m.group(1).split("|")), t))
+            t = _SLOT.sub(" ", _ALT.sub(lambda m: " ".join(m.group(1).split("|")), strip_marks(t)[0]))
             words.update(w for w in t.split() if w.isalpha())
     return sorted(words)
 
@@ -166,6 +181,21 @@ class Corpus:
                     continue
                 tr, ho = split_templates(pool, 777 + i + 100 * e)
                 self.pools[name] += tr if split == "train" else ho
+        for pool in self.pools.values():
+            for t in pool:
+                for m in MARK.finditer(t):
+                    if SLOT_LABEL.get(m.group(1), ("",))[0] != "ner":
+                        raise ValueError(f"template mark {{{m.group(1)}=...}}: not a clinical slot")
+        if split == "train":
+            # A mark must not teach a held-out word's label: in train templates, marked text
+            # that holds a word only held-out entries have stays unlabelled, as before marks.
+            import wordvec
+            held = wordvec.entry_words(splits["heldout"]) - wordvec.entry_words(splits["train"])
+
+            def unmark(m):
+                words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", m.group(2))}
+                return m.group(2) if words & held else m.group(0)
+            self.pools = {k: [MARK.sub(unmark, t) for t in v] for k, v in self.pools.items()}
         self.context_words = None
         if split == "train" and invented and context_swap:
             self.context_words = template_words(self.pools)
@@ -428,10 +458,15 @@ class Corpus:
             text = self.lexical(slot, capital_p=0.5 if line_start else 0.06)
         b.add(text, task, label)
 
-    def noisy_o(self, s):
+    def noisy_o(self, s, changed=None):
         """Typos and abbreviation-free noise on unlabelled text. In training
         documents some context words are also swapped for words from other
-        templates, so the model cannot lean on a template's exact wording."""
+        templates, so the model cannot lean on a template's exact wording.
+        With a list `changed`, it gets one entry per space-separated word: None when the word
+        is as written, "typo", or "replaced" (another word took its place)."""
+        words = s.split(" ")
+        if changed is not None:
+            changed[:] = [None] * len(words)
         if not self.noise:
             return s
         r = self.rng
@@ -439,23 +474,63 @@ class Corpus:
         novel = self.novel_p > 0
         # With novel words on, every segment's words are candidates (for typos too).
         if swap or novel or r.random() < 0.15:
-            words = s.split(" ")
             for i, w in enumerate(words):
                 if not w.isalpha():
                     continue
                 if novel and r.random() < self.novel_p:
-                    words[i] = self.pseudo.plain_word(w)
+                    words[i], kind = self.pseudo.plain_word(w), "replaced"
                 elif swap and r.random() < CONTEXT_SWAP_WORDS:
-                    words[i] = r.choice(self.context_words)
+                    words[i], kind = r.choice(self.context_words), "replaced"
                 elif r.random() < 0.08:
-                    words[i] = self.typo(w)
+                    words[i], kind = self.typo(w), "typo"
+                else:
+                    continue
+                if changed is not None:
+                    changed[i] = kind
             s = " ".join(words)
         return s
+
+    def literal(self, seg, marks, b):
+        """Writes a template's literal text to b with noisy_o, and the marked parts of it
+        (marks: [(start, end, slot)] within seg) as entities. A marked word that noise
+        replaced loses its label; one with a typo keeps it, as slot fills do."""
+        if not marks:
+            b.add(self.noisy_o(seg))
+            return
+        changed = []
+        out = self.noisy_o(seg, changed)
+        words, got = seg.split(" "), out.split(" ")
+        starts, got_starts, a, g = [], [], 0, 0
+        for w, x in zip(words, got):
+            starts.append(a)
+            got_starts.append(g)
+            a, g = a + len(w) + 1, g + len(x) + 1
+        spans = []
+        for start, end, slot in marks:
+            first = max(i for i in range(len(words)) if starts[i] <= start)
+            last = max(i for i in range(len(words)) if starts[i] < end)
+            kinds = changed[first:last + 1]
+            if "replaced" in kinds:
+                continue
+            if any(kinds):
+                # A typo moves the characters after it, so the span must be whole words.
+                if start != starts[first] or end != starts[last] + len(words[last]):
+                    continue
+                spans.append((got_starts[first], got_starts[last] + len(got[last]), slot))
+            else:
+                spans.append((got_starts[first] + start - starts[first],
+                              got_starts[last] + end - starts[last], slot))
+        pos = 0
+        for start, end, slot in spans:
+            b.add(out[pos:start])
+            b.add(out[start:end], *SLOT_LABEL[slot])
+            pos = end
+        b.add(out[pos:])
 
     def render(self, tmpl, b):
         """Expands alternations, then writes literal text and slot fills to b."""
         r = self.rng
-        s = _ALT.sub(lambda m: r.choice(m.group(1).split("|")), tmpl)
+        s, marks = strip_marks(_ALT.sub(lambda m: r.choice(m.group(1).split("|")), tmpl))
         if self.noise:
             x = r.random()
             if x < 0.08 and s.endswith("."):
@@ -465,12 +540,14 @@ class Corpus:
             elif x < 0.4 and s.endswith("}"):
                 # Entities at a sentence end meet punctuation that is not theirs.
                 s += r.choice([".", ".", ",", ";", ":", ")", " .", "!", "?"])
+            # A mark that ended in the dropped full stop ends before it.
+            marks = [(a, min(e, len(s)), slot) for a, e, slot in marks if a < min(e, len(s))]
         pos = 0
         for m in _SLOT.finditer(s):
-            b.add(self.noisy_o(s[pos:m.start()]))
+            self.literal(s[pos:m.start()], [(a - pos, e - pos, k) for a, e, k in marks if pos <= a and e <= m.start()], b)
             self.fill(m.group(1), b, m.start() == 0)
             pos = m.end()
-        b.add(self.noisy_o(s[pos:]))
+        self.literal(s[pos:], [(a - pos, e - pos, k) for a, e, k in marks if pos <= a], b)
 
     # ---- documents --------------------------------------------------------
     def lines(self, b, pool, n, sep="\n", numbered=False, bullets=None):

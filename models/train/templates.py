@@ -1,7 +1,10 @@
 """Sentence- and line-level templates for the synthetic clinical corpus.
 
 Syntax: {SLOT} is filled from a word list or a generator (see corpus.py);
-<a|b|c> picks one alternative (an empty alternative is allowed). Each pool is
+<a|b|c> picks one alternative (an empty alternative is allowed); {SLOT=text} is text the
+template writes itself that is an entity of the slot's label ("Allergy: {MED} -
+{COND=nausea}"), so the gold spans hold every clinical entity of the sentence, not only
+the filled ones (README.md, "Entities the templates write"). Each pool is
 split into disjoint train and held-out templates by corpus.split_templates, so
 held-out documents are built only from sentence shapes the models never saw.
 """
@@ -13,7 +16,7 @@ import templates_more
 NARRATIVE = r"""
 <Prescribed|Rx'd|Prescribing> {MED} {DOSE} {FREQ} <today|at discharge|for {N} days>.
 <She|He> <requests|needs> a refill of {MED}<.| {DOSE}.>
-<Allergic|Allergy> to {MED} and {MED}<.| (hives).>
+<Allergic|Allergy> to {MED} and {MED}<.| ({COND=hives}).>
 <Currently|Presently> on {MED}, {MED}, {MED} and {MED}.
 {MED} <was|has been> <held|paused|stopped> <since|on> {DATE} <for|because of> {COND}.
 <Ordered|Obtained|Sent> {TEST}<, {TEST}| and {TEST}|>; <results|result> pending.
@@ -22,10 +25,10 @@ NARRATIVE = r"""
 <Consent|Consented|Informed consent> <obtained|signed> for {PROC}.
 <Post-procedure|After the {PROC}|Following {PROC}> <she|he> <developed|had> {COND}.
 <She|He> is <now|currently> {N} <days|weeks> <post-op|out> from {PROC}.
-<Tender|Tenderness> <to palpation|on palpation> <of|over> the {ANAT}<.| and {ANAT}.>
-<Swelling|Edema|Erythema> <of|over|around> the {ANAT} <noted|present|improving>.
-<Injury|Trauma|Laceration> to the {ANAT} <after|from> a <fall|MVC|sports injury>.
-<Pain|Ache> <in|at> the {ANAT} <rated|scored> {N}/10.
+<Tender|{COND=Tenderness}> <to palpation|on palpation> <of|over> the {ANAT}<.| and {ANAT}.>
+<{COND=Swelling}|{COND=Edema}|{COND=Erythema}> <of|over|around> the {ANAT} <noted|present|improving>.
+<{COND=Injury}|{COND=Trauma}|{COND=Laceration}> to the {ANAT} <after|from> a <fall|MVC|{COND=sports injury}>.
+<{COND=Pain}|{COND=Ache}> <in|at> the {ANAT} <rated|scored> {N}/10.
 <History|Hx> <significant|notable> for {COND}<,| and> {COND}<.|, both stable.>
 <Diagnosed with|New diagnosis of|Known> {COND}<.| in {DATE}.| at {HOSP}.>
 <She|He> <presents|presented|comes in> with <acute|worsening|new> {COND}.
@@ -33,7 +36,7 @@ NARRATIVE = r"""
 {COND} exacerbation<,| -> <treated with|given> {MED} {ROUTE}.
 <Screened|Screening> for {COND} with {TEST}<.|; negative.>
 <Dx|Diagnosis>: {COND} <of the|involving the|affecting the> {ANAT}.
-<Biopsy|FNA|Aspiration> of the {ANAT} <planned|performed> <to evaluate|for> {COND}.
+<{PROC=Biopsy}|{PROC=FNA}|{PROC=Aspiration}> of the {ANAT} <planned|performed> <to evaluate|for> {COND}.
 <Received|Completed> {PROC} <and|then> <started|began> {MED}.
 {MED} <causes|caused> <her|him> {COND}<; switched to {MED}.|.>
 <Admission|Initial> {TEST} {RESULT}; <discharge|latest> {TEST} {RESULT}.
@@ -61,7 +64,7 @@ Recommend {MED} {DOSE} {ROUTE} {FREQ} <x|for> {N} <days|weeks>, then <reassess|t
 <Her|His> {TEST} <remains|is still> <elevated|low|stable> at {RESULT}.
 <Trend|Trending> {TEST}: {RESULT} <on admission|yesterday>, {RESULT} today.
 <Notable|Significant> for {TEST} of {RESULT} and {TEST} of {RESULT}.
-<Palpation|Auscultation> of the {ANAT} <reveals|revealed> <no abnormality|crackles|a murmur|tenderness>.
+<Palpation|Auscultation> of the {ANAT} <reveals|revealed> <no abnormality|{COND=crackles}|a {COND=murmur}|{COND=tenderness}>.
 <Decreased|Diminished|Absent> breath sounds over the {ANAT}, consistent with {COND}.
 <Small|Large|Moderate> {COND} <noted|seen> in the {ANAT} on {TEST}.
 <Findings|Results> <are|were> concerning for {COND}; <will|plan to> <discuss|review> with <her|him>.
@@ -69,7 +72,7 @@ Recommend {MED} {DOSE} {ROUTE} {FREQ} <x|for> {N} <days|weeks>, then <reassess|t
 <Problem|Issue> #{N}: {COND}. <Plan|P>: continue {MED}.
 <#|No.> {N} {COND} - <stable|improving|worsening>, <on|continue> {MED} {DOSE}.
 {COND}: <managed|treated> with {MED}<.|; consider {PROC}.>
-<Pain|Discomfort> is <localized|located> to the {ANAT} <and|but> <worse|better> with {MED}.
+<{COND=Pain}|{COND=Discomfort}> is <localized|located> to the {ANAT} <and|but> <worse|better> with {MED}.
 <Risk factors|RF> include {COND}, {COND} and <smoking|family history>.
 <She|He> <quit|stopped> {MED} <on her own|due to cost|because of side effects>.
 <Patient|Pt> <educated|counseled> on {COND} and the use of {MED}.
@@ -80,17 +83,17 @@ Recommend {MED} {DOSE} {ROUTE} {FREQ} <x|for> {N} <days|weeks>, then <reassess|t
 {FIRST} <reports|states> that <her|his> {COND} <started|worsened> {N} days ago.
 <Pt|Patient> {FIRST} {LAST} <arrived|presented> <by ambulance|via EMS|ambulatory> with {COND}.
 <Interval history|Since last visit>: <new|ongoing> {COND}; <no|some> {COND}.
-<Weight|Wt> {RESULT}, <BMI|bmi> {RESULT}.
-<Blood pressure|BP> <today|this morning> {RESULT}, <pulse|HR> {RESULT}.
-<The|This> <rash|lesion|mass> on the {ANAT} <has|had> <grown|not changed|resolved>.
-<Biopsy|Pathology> of the {ANAT} <confirmed|was consistent with|ruled out> {COND}.
+<{TEST=Weight}|{TEST=Wt}> {RESULT}, <{TEST=BMI}|{TEST=bmi}> {RESULT}.
+<{TEST=Blood pressure}|{TEST=BP}> <today|this morning> {RESULT}, <{TEST=pulse}|{TEST=HR}> {RESULT}.
+<The|This> <{COND=rash}|{COND=lesion}|{COND=mass}> on the {ANAT} <has|had> <grown|not changed|resolved>.
+<{PROC=Biopsy}|Pathology> of the {ANAT} <confirmed|was consistent with|ruled out> {COND}.
 <Started|Initiated> on {PROC} <for|given> {COND}<.| with {MED} premedication.>
 <Cycle|Round> {N} of {PROC} <given|completed> on {DATE}.
 <Scheduled|Booked> {PROC} <with|by> Dr. {LAST} <at|in> {HOSP}.
 <Advised|Told> to <avoid|limit|hold> {MED} <before|after> the {PROC}.
 <Dose|Dosage> of {MED} <adjusted|reduced|increased> for <renal function|{COND}|weight>.
-<IV|Intravenous> {MED} {DOSE} {FREQ} <was|is> <continued|started|stopped>.
-<Hold|Held> {MED} <if|when> <SBP|HR|glucose> <below|under> {RESULT}.
+<{ROUTE=IV}|{ROUTE=Intravenous}> {MED} {DOSE} {FREQ} <was|is> <continued|started|stopped>.
+<Hold|Held> {MED} <if|when> <{TEST=SBP}|{TEST=HR}|{TEST=glucose}> <below|under> {RESULT}.
 <Sliding scale|Correction> {MED} {ROUTE} {FREQ} <with meals|per protocol>.
 {NAME} is a {AGE}-year-old <man|woman|male|female|patient> with a history of {COND} and {COND} who presents with {COND}.
 <Pt|Patient|The patient> is a {AGE} <yo|y/o|year old> <M|F|male|female> w/ <hx|PMH|history> of {COND}, presenting with {COND} x {N} days.
@@ -113,8 +116,8 @@ Home medications include {MED}, {MED} and {MED}.
 {TEST} <showed|revealed|demonstrated|was notable for> {COND}.
 {TEST} <was|is> {RESULT}<.|, up from {RESULT}.|, down from {RESULT}.>
 <Labs|Labs notable for|Pertinent labs>: {TEST} {RESULT}, {TEST} {RESULT}, {TEST} {RESULT}.
-<On exam|Exam|PE>: tenderness <over|of> the {ANAT}, no {COND}.
-Examination of the {ANAT} <was|is> <unremarkable|normal|notable for swelling>.
+<On exam|Exam|PE>: {COND=tenderness} <over|of> the {ANAT}, no {COND}.
+Examination of the {ANAT} <was|is> <unremarkable|normal|notable for {COND=swelling}>.
 <There is|Noted> <mild|moderate|severe> {COND} <of|in> the {ANAT}.
 <Vitals|VS>: {TEST} {RESULT}, {TEST} {RESULT}, {TEST} {RESULT}.
 <Imaging|Radiology>: {TEST} of the {ANAT} with <no acute findings|evidence of {COND}>.
@@ -127,13 +130,13 @@ Differential includes {COND}, {COND}, and {COND}.
 <Seen|Evaluated> by Dr. {LAST} <on|in clinic on> {DATE}.
 Follow up with Dr. {FIRST} {LAST} in {N} <weeks|months>.
 <Family history|FHx>: <mother|father|sister|brother> with {COND}.
-<Allergies|Allergic to|ALLERGIES>: {MED} <(rash)|(hives)|(anaphylaxis)|>.
+<Allergies|Allergic to|ALLERGIES>: {MED} <({COND=rash})|({COND=hives})|({COND=anaphylaxis})|>.
 <No known drug allergies|NKDA>. <Takes|On> {MED} {FREQ}.
 <Social history|SH>: lives in {CITY} with <her|his> <husband|wife|daughter|son|partner>.
 <She|He> works at {HOSP} as a <nurse|technician|cook|clerk>.
 <Patient|Pt> <was|is> given {MED} {DOSE} {ROUTE} in the <ED|clinic|ER>.
-<Received|Given> {MED} {DOSE} {ROUTE} x1 with improvement in {COND}.
-<Pain|Symptoms> <improved|resolved|persisted> after {MED}.
+<Received|Given> {MED} {DOSE} {ROUTE} {FREQ=x1} with improvement in {COND}.
+<{COND=Pain}|Symptoms> <improved|resolved|persisted> after {MED}.
 {COND} <is|remains> <well controlled|poorly controlled|stable> on {MED} {DOSE} {FREQ}.
 <Check|Repeat|Order> {TEST} <in|within> {N} <days|weeks>.
 <We will|Will> <obtain|order|check> {TEST} and {TEST}.
@@ -155,8 +158,8 @@ Transfused {N} units <PRBC|packed red cells> for {COND}.
 <Anticoagulation|Anticoagulated> with {MED} for {COND}.
 <Patient|Pt> <tolerated|did not tolerate> {MED} due to {COND}.
 {MED} <can|may> cause {COND}; <counseled|educated> patient.
-<Pain in|Swelling of|Bruising over> the {ANAT}<.| after a fall.>
-<CT|MRI|X-ray> of the {ANAT} <ordered|pending|negative>.
+<{COND=Pain} in|{COND=Swelling} of|{COND=Bruising} over> the {ANAT}<.| after a fall.>
+<{TEST=CT}|{TEST=MRI}|{TEST=X-ray}> of the {ANAT} <ordered|pending|negative>.
 Referred for {PROC} <at|to> {HOSP}.
 <Seen|Followed> at {HOSP} in {CITY} for {COND}.
 Discussed risks and benefits of {PROC} with the patient and <her|his> <daughter|son|wife|husband>, {FIRST}.
@@ -164,10 +167,10 @@ Discussed risks and benefits of {PROC} with the patient and <her|his> <daughter|
 <Sent|Discharged> home on {MED} {DOSE} {FREQ} for {N} days.
 {COND} flare, treated with {MED} {DOSE} {ROUTE} {FREQ}.
 Continue current regimen: {MED} {DOSE} and {MED} {DOSE}.
-<Echo|TTE> showed an EF of {RESULT} with {COND}.
+<{TEST=Echo}|{TEST=TTE}> showed an {TEST=EF} of {RESULT} with {COND}.
 Noted {COND} involving the {ANAT} and {ANAT}.
 Last {PROC} <was|performed> {DATE}<| by Dr. {LAST}>.
-<Uncomplicated|Complicated> {PROC} on {DATE}; <biopsy|pathology> showed {COND}.
+<Uncomplicated|Complicated> {PROC} on {DATE}; <{PROC=biopsy}|pathology> showed {COND}.
 <Encounter|Visit> date: {DATE}. <Provider|Attending>: Dr. {FIRST} {LAST}.
 Code status: <full code|DNR/DNI>. Contact: {NAME}, {PHONE}.
 """.strip().splitlines()
@@ -289,7 +292,7 @@ Please update <the|her|his> address to {ADDRESS}, {CITY}, {STATE} {ZIP}.
 Contact <info|details>: {PHONE} / {EMAIL}
 <Online|Telehealth> visit link: {URL}
 <Questions|Concerns>? <Email|Write to> {EMAIL} or <call|phone> {PHONE}.
-Forward the <MRI|CT|lab> report to Dr. {LAST} at {FAX}.
+Forward the <{TEST=MRI}|{TEST=CT}|lab> report to Dr. {LAST} at {FAX}.
 <Her|His> <nephew|niece|neighbor> {FIRST} drove <her|him> from {CITY}.
 Insurance <member|subscriber> ID {ACCT}, <SSN|ssn> {SSN}.
 """.strip().splitlines()
@@ -342,13 +345,13 @@ MESSAGE = r"""
 <my|My> {ANAT} <is|got> <red|swollen|bruised> <after|since> the {PROC} <yesterday|last week>
 <sent|Sent> from my phone
 <yes|Yes> <i|I> <took|take> {MED} {FREQ}
-<no|No> <fever|{COND}> <but|just> {COND}
+<no|No> <{COND=fever}|{COND}> <but|just> {COND}
 hi <dr|doctor|Dr.> {LAST}, my {COND} is <worse|back|not better> since <yesterday|last week|monday>
 <Hello|Hi|Hey>, this is {FIRST} {LAST}<,| -> my <mom|dad|husband|wife> {FIRST} has {COND} again
 can i take {MED} with {MED}<?|??| ?>
 i ran out of my {MED}<, can you refill| pls refill|. Can you send a refill> to {PHARM}
 the {MED} makes me <dizzy|nauseous|tired|sleepy><| lol|.>
-my <sugar|blood pressure|bp|temp> was {RESULT} this morning
+my <{TEST=sugar}|{TEST=blood pressure}|{TEST=bp}|{TEST=temp}> was {RESULT} this morning
 <Is it normal|is it ok> to have {COND} after {PROC}?
 my {ANAT} <hurts|is swollen|feels numb> since the {PROC}
 <call|text> me at {PHONE} <pls|please|when you can|thx>
@@ -377,8 +380,8 @@ LIST_ITEM = r"""
 {MED}: {DOSE} {ROUTE} {FREQ}
 {MED} {DOSE} {ROUTE} {FREQ} <(home med)|(new)|(held)|(changed)>
 {MED} <inhaler|nebs|drops|cream|patch> {FREQ}
-{MED} <as directed|per sliding scale|PRN {COND}>
-<Allergy|Allergies>: {MED} - <rash|hives|swelling|nausea>
+{MED} <as directed|per sliding scale|{FREQ=PRN} {COND}>
+<Allergy|Allergies>: {MED} - <{COND=rash}|{COND=hives}|{COND=swelling}|{COND=nausea}>
 {COND}
 {COND}<, controlled|, stable|, uncontrolled|, resolved|>
 {COND} (<dx|diagnosed> {DATE})

@@ -17,10 +17,10 @@ Assessment: {COND}, <well controlled|suboptimally controlled|stable> on current 
 Plan: increase {MED} to {DOSE} {ROUTE} {FREQ} and recheck {TEST} in {N} weeks.
 Discussed risks and benefits of {MED}; patient agrees to trial.
 Most recent {TEST} was {RESULT} on {DATE}, up from prior.
-{COND} — continue {MED} {DOSE} daily; f/u in {N} months.
+{COND} — continue {MED} {DOSE} {FREQ=daily}; f/u in {N} months.
 HPI: {AGE}-year-old <man|woman> with hx of {COND} and {COND} here for annual physical.
 Patient states the {COND} began after <starting|stopping> {MED} about {N} days ago.
-On exam, {ANAT} is <tender to palpation|mildly swollen|without deformity>.
+On exam, {ANAT} is <tender to palpation|mildly swollen|without {COND=deformity}>.
 Counseled on smoking cessation; offered {MED} {DOSE} patch, pt <declined|accepted>.
 Stopped {MED} due to {COND}; will switch to {MED} {DOSE} {FREQ}.
 ROS otherwise negative except as noted in HPI ({COND}, {COND}).
@@ -38,23 +38,23 @@ Patient was seen at {HOSP} on {DATE} for {COND} and discharged on {MED}.
 Vitals reviewed; {TEST} {RESULT}, {TEST} {RESULT}.
 Chief complaint: "my {ANAT} has been hurting for {N} weeks."
 Pt reports that {COND} <has resolved|persists|is slightly better> since last visit.
-Recommended {MED} {DOSE} {ROUTE} prn for {COND}, not to exceed {N} doses per day.
+Recommended {MED} {DOSE} {ROUTE} {FREQ=prn} for {COND}, not to exceed {N} doses per day.
 s/p {PROC} on {DATE}, healing well, incision clean/dry/intact.
 Hx significant for {COND}, {COND}, and remote {PROC}.
 She would like to discuss {PROC} options; provided handout and referral.
-Given elevated {TEST} ({RESULT}), will start {MED} {DOSE} nightly.
-No focal neurologic deficits. {ANAT} strength 5/5 b/l.
+Given elevated {TEST} ({RESULT}), will start {MED} {DOSE} {FREQ=nightly}.
+No {COND=focal neurologic deficits}. {ANAT} strength 5/5 b/l.
 Impression: likely {COND}; r/o {COND}.
 Pt's {COND} flared after running out of {MED}; refill sent to {PHARM}.
 The patient, {NAME}, is a {AGE}-year-old seen today for {COND}.
 Denies {COND}. Denies {COND}. Positive for {COND}.
 He reports {N} episodes of {COND} in the last month, each lasting minutes.
 {MED} was held on {DATE} because of {COND} and has not been restarted.
-Mild {COND} noted over the {ANAT}, no fluctuance.
+Mild {COND} noted over the {ANAT}, no {COND=fluctuance}.
 Plan to repeat {TEST} fasting; if still above {RESULT}, will add {MED}.
 Continue {MED} {DOSE} {FREQ} and {MED} {DOSE} {FREQ}.
 She is tolerating {MED} well aside from mild {COND}.
-Exam: {ANAT} <clear|normal|intact>, {ANAT} <supple|nontender|without lesions>.
+Exam: {ANAT} <clear|normal|intact>, {ANAT} <supple|nontender|without {COND=lesions}>.
 Pt counseled regarding expected course of {COND} and return precautions.
 Last {PROC} {DATE}, reportedly normal; due again in {N} years.
 Encouraged to call {PHONE} with any worsening symptoms.
@@ -69,14 +69,14 @@ She denies any recent travel, sick contacts, or {COND}.
 Assessment and plan: 1. {COND} — start {MED} {DOSE}. 2. {COND} — monitor.
 Previously tried {MED} and {MED}, both discontinued for {COND}.
 Patient seen with interpreter; understanding of {COND} and treatment plan confirmed.
-{ANAT} with mild effusion, no warmth, negative {TEST}.
+{ANAT} with mild {COND=effusion}, no {COND=warmth}, negative {TEST}.
 Given {COND}, advised to avoid {MED} and similar agents.
 Reports {COND} is worse with exertion and improves with rest over {N} minutes.
 Labs from {DATE}: {TEST} {RESULT}; {TEST} {RESULT}; otherwise WNL.
 Will refer to {HOSP} for {PROC} evaluation.
-Pt instructed to take {MED} with food to reduce {COND}.
+Pt instructed to take {MED} {FREQ=with food} to reduce {COND}.
 He has not had {COND} since the {DOSE} dose was started.
-Physical exam: well-appearing, NAD. {ANAT} without tenderness.
+Physical exam: well-appearing, NAD. {ANAT} without {COND=tenderness}.
 Annual wellness visit. Immunizations reviewed; {MED} given {ROUTE} today.
 Medication reconciliation completed; {MED} removed from list as pt no longer taking.
 {COND} likely secondary to {MED}; will reduce dose to {DOSE}.
@@ -91,14 +91,14 @@ The {ANAT} pain is <sharp|dull|aching|burning> and does not radiate.
 Pt requests refill of {MED} {DOSE}; last fill {DATE}, {N} tablets remaining.
 Increased {MED} from {DOSE} to {DOSE} at last visit, with {TEST} now {RESULT}.
 {COND} improved, {COND} unchanged.
-Tenderness over {ANAT} reproduces the pain; no bony step-off.
+{COND=Tenderness} over {ANAT} reproduces the {COND=pain}; no {COND=bony step-off}.
 Pt declines {PROC} at this time; risks of deferring discussed and documented.
 Advised ice, rest, and {MED} {DOSE} {FREQ} prn for {N} days.
 She was started on {MED} by her cardiologist at {HOSP} last month.
 Patient reports {COND} occurs <mostly in the morning|after meals|at random>.
 Given borderline {TEST}, lifestyle modification first, repeat in {N} months.
 {MED} {DOSE} {ROUTE} {FREQ} x {N} days sent to pharmacy.
-Exam of the {ANAT} reveals <crepitus|decreased ROM|point tenderness>, no swelling.
+Exam of the {ANAT} reveals <{COND=crepitus}|{COND=decreased ROM}|{COND=point tenderness}>, no {COND=swelling}.
 He presents with his son for evaluation of {COND} noticed {N} weeks ago.
 No known drug allergies. Intolerant of {MED} ({COND}).
 Suspect {COND}; empiric {MED} started while awaiting {TEST}.
@@ -108,7 +108,7 @@ Patient works as a <teacher|truck driver|nurse|cashier>; {COND} interfering with
 Counseled on safe storage and disposal of {MED}.
 Extremities: no {COND}, pulses 2+ in the {ANAT} b/l.
 Pt reports that {MED} makes her feel <dizzy|tired|nauseated> around {TIME}.
-Moved {MED} dosing to bedtime to minimize daytime {COND}.
+Moved {MED} dosing to {FREQ=bedtime} to minimize daytime {COND}.
 Will check {TEST}, {TEST}, {TEST} prior to next visit.
 Pt has a hx of {PROC} in {DATE} complicated by {COND}.
 Diagnosis of {COND} discussed, including prognosis and treatment options.
@@ -117,15 +117,15 @@ She tried OTC {MED} without relief.
 Discussed {COND} warning signs; knows to go to ED if {COND} develops.
 Social hx: lives alone in {CITY}, drinks {N} beers/week, never smoker.
 Return precautions reviewed with pt and husband {FIRST}.
-Follow-up: {N} wks, sooner prn. Pt to bring BP log.
-Fall risk assessed; {COND} contributing, recommend PT and d/c {MED}.
-The {ANAT} appears <pale|erythematous|dusky> with capillary refill under 2 seconds.
+Follow-up: {N} wks, sooner prn. Pt to bring {TEST=BP} log.
+Fall risk assessed; {COND} contributing, recommend {PROC=PT} and d/c {MED}.
+The {ANAT} appears <pale|erythematous|dusky> with {TEST=capillary refill} under 2 seconds.
 Restarting {MED} {DOSE} {FREQ} now that {TEST} has normalized to {RESULT}.
 Pt reluctant to start {MED} due to concern for {COND}; will revisit next visit.
-{COND}. Likely viral. Supportive care, fluids, {MED} prn.
+{COND}. Likely viral. Supportive care, fluids, {MED} {FREQ=prn}.
 Per patient, {COND} resolved after {N} days of {MED}.
-Orthostatic vitals negative. {TEST} {RESULT}.
-{AGE} yo F here for {COND}; pregnancy test {RESULT}.
+{TEST=Orthostatic vitals} negative. {TEST} {RESULT}.
+{AGE} yo F here for {COND}; {TEST=pregnancy test} {RESULT}.
 Advised to hold {MED} {N} days before {PROC}.
 Pt was instructed to titrate {MED} up by {DOSE} weekly as tolerated.
 She notes new {COND} after recent {PROC} at {HOSP}.
@@ -145,9 +145,9 @@ Discussed that {COND} is chronic and goal is symptom control, not cure.
 Mild {COND} likely from {MED}; reassured, no change.
 Patient {LAST} was seen for pre-op clearance prior to {PROC} on {DATE}.
 Cardiopulmonary exam benign; {TEST} reviewed, {RESULT}.
-Patient counseled: limit salt, take {MED} at the same time daily, monitor for {COND}.
+Patient counseled: limit salt, take {MED} at the same time {FREQ=daily}, monitor for {COND}.
 {COND} flare in {DATE}, required {MED} burst, none since.
-Recommend {MED} {DOSE} {ROUTE} once and repeat at {N} months.
+Recommend {MED} {DOSE} {ROUTE} {FREQ=once} and repeat at {N} months.
 Pt is a {AGE} y/o with {COND} who is establishing care after moving from {STATE}.
 {TEST} trend: {RESULT} to {RESULT} over the past year.
 Risks of {MED} including {COND} and {COND} reviewed; consent obtained.
@@ -162,14 +162,14 @@ Home health to assist with {MED} {ROUTE} administration {FREQ}.
 Mild {COND} on exam, otherwise well.
 {COND} screening up to date; {PROC} completed {DATE}.
 Pt asked about stopping {MED}; advised against abrupt discontinuation.
-Joint exam: synovitis of {ANAT} and {ANAT}, no deformity.
+Joint exam: {COND=synovitis} of {ANAT} and {ANAT}, no {COND=deformity}.
 Since our last visit on {DATE}, she has had {N} ED visits for {COND}.
-Will add {MED} {DOSE} at bedtime for {COND}; hold if sedated.
+Will add {MED} {DOSE} {FREQ=at bedtime} for {COND}; hold if sedated.
 {TEST}: {RESULT}. Interpretation: <normal|borderline|abnormal>.
 He reports {COND} started suddenly at {TIME} while at rest.
 Diet: eats out {N} times a week; counseled on portion sizes.
 Plan of care for {COND} reviewed with pt; pt verbalized understanding and agrees.
-Presents for evaluation of a lump on the {ANAT}, present for {N} months.
+Presents for evaluation of a {COND=lump} on the {ANAT}, present for {N} months.
 {MED} dose unchanged at {DOSE}; {TEST} at goal.
 No improvement with {MED}; will escalate to {MED} {DOSE} {ROUTE} {FREQ}.
 Clinically, findings most consistent with {COND} of the {ANAT}.
@@ -197,11 +197,11 @@ On arrival, {TEST} was {RESULT} and {TEST} was {RESULT}; {MED} {DOSE} {ROUTE} wa
 She was admitted to the medicine service for management of {COND} complicated by {COND}.
 Hospital course was notable for {COND}, which resolved after {MED} was started at {DOSE} {FREQ}.
 The patient underwent {PROC} on {DATE} without immediate complications.
-Under general anesthesia, the {ANAT} was prepped and draped in the usual sterile fashion.
+Under {PROC=general anesthesia}, the {ANAT} was prepped and draped in the usual sterile fashion.
 Estimated blood loss was minimal; the {ANAT} was irrigated and closed in layers.
-Postoperatively she was transferred to the PACU in stable condition and received {MED} {DOSE} {ROUTE} for pain.
+Postoperatively she was transferred to the PACU in stable condition and received {MED} {DOSE} {ROUTE} for {COND=pain}.
 {TEST} demonstrated {RESULT}, consistent with {COND} involving the {ANAT}.
-No acute abnormality of the {ANAT}; mild degenerative change of the {ANAT} is again noted.
+No acute abnormality of the {ANAT}; mild {COND=degenerative change} of the {ANAT} is again noted.
 Findings are concerning for {COND}; correlation with {TEST} is recommended.
 Cardiology was consulted for {COND} and recommended {MED} {DOSE} {ROUTE} {FREQ}.
 Oncology saw the patient and felt that {PROC} should be deferred until {COND} improves.
@@ -215,16 +215,16 @@ He was transitioned from {ROUTE} {MED} to {MED} {DOSE} {ROUTE} on hospital day {
 Given concern for {COND}, {TEST} was obtained and returned {RESULT}.
 Surgery was consulted for possible {PROC}, but the patient was deemed a poor operative candidate.
 After discussion with {NAME}, the family elected to pursue comfort-focused care.
-The {ANAT} was <incised|opened|explored> and a large amount of purulent fluid was evacuated.
+The {ANAT} was <incised|opened|explored> and a large amount of {COND=purulent fluid} was evacuated.
 Specimen sent to pathology, which returned {COND} with margins <negative|close|positive>.
-Sections of the {ANAT} show {COND} without evidence of malignancy.
+Sections of the {ANAT} show {COND} without evidence of {COND=malignancy}.
 The patient was intubated in the ED for {COND} and admitted to the ICU on {MED} at {DOSE}.
 Sedation was weaned on day {N} and she was extubated to {DOSE} of {MED}.
 Repeat {TEST} on {DATE} showed interval improvement of {COND}.
 {TEST} trended from {RESULT} on admission to {RESULT} at discharge.
 Pt was seen and examined at bedside with the resident; I agree with the plan for {COND} as documented.
 She endorses {COND} radiating to the {ANAT}, worse with exertion and relieved by rest.
-Exam was significant for {COND} of the {ANAT} and decreased sensation over the {ANAT}.
+Exam was significant for {COND} of the {ANAT} and {COND=decreased sensation} over the {ANAT}.
 {PROC} was performed at the bedside under {TEST} guidance; {DOSE} of fluid was removed.
 Fluid studies were sent and {TEST} came back at {RESULT}.
 {TEST} <grew|remained negative for> {COND} and she completed {N} days of {ROUTE} {MED}.
@@ -240,33 +240,33 @@ Her {MED} was increased to {DOSE} {FREQ} for better control of {COND}.
 Discharged home on {MED} {DOSE} {ROUTE} {FREQ} with follow-up at {HOSP} in {N} weeks.
 The procedure was explained and informed consent was obtained from the patient and her son {NAME}.
 Time-out performed; correct patient, site ({ANAT}) and procedure confirmed.
-Local anesthesia with {MED} {DOSE} was achieved and a needle advanced into the {ANAT}.
+{PROC=Local anesthesia} with {MED} {DOSE} was achieved and a needle advanced into the {ANAT}.
 A {N} French catheter was advanced over the wire and sutured in place.
 There is a {RESULT} lesion in the {ANAT}, likely representing {COND}.
 Impression: {N}. {COND}. {N}. No evidence of {COND}.
 Compared with the prior study from {DATE}, the {ANAT} opacity has <increased|decreased|not changed>.
 Lines and tubes: endotracheal tube terminates {RESULT} above the {ANAT}.
-The {ANAT} is unremarkable, and there is no free fluid in the {ANAT}.
+The {ANAT} is unremarkable, and there is no {COND=free fluid} in the {ANAT}.
 Gross description: received fresh labeled with the patient's name and {MRN} is a portion of {ANAT}.
 Final diagnosis: {ANAT}, {PROC}: {COND}.
 Immunostains are positive for {TEST} and negative for {TEST}, supporting {COND}.
-{COND} was managed conservatively with bowel rest and {ROUTE} fluids.
+{COND} was managed conservatively with {PROC=bowel rest} and {ROUTE} fluids.
 She was made NPO for {PROC} and {MED} was held the night prior.
 Anticoagulation with {MED} was resumed {N} hours after the procedure.
 The patient tolerated {PROC} well and there were no complications; {TEST} afterward was {RESULT}.
 Nursing reports pt pulled out IV at {TIME}; new access obtained in the {ANAT}.
-Pain controlled with {MED} {DOSE} {ROUTE} {FREQ} prn, rated {N}/10 this morning.
+{COND=Pain} controlled with {MED} {DOSE} {ROUTE} {FREQ} prn, rated {N}/10 this morning.
 Fall precautions maintained; bed alarm on; pt reoriented x{N} overnight.
 Foley removed at {TIME} and pt voided spontaneously by afternoon.
 Strict I/O; {TEST} this AM {RESULT}, {TEST} adequate.
-Neuro checks q{N}h unchanged; {ANAT} equal and reactive, moving all extremities.
+Neuro checks q{N}h unchanged; {ANAT} equal and reactive, moving all {ANAT=extremities}.
 {TEST} at {TIME} was {RESULT}; {MED} sliding scale per protocol.
 Condition at discharge: stable. Disposition: home with {COND} education provided.
 In the ED, vitals notable for {TEST} {RESULT} and {TEST} {RESULT}.
 He was given {MED} {DOSE} and {MED} {DOSE} {ROUTE} with improvement in symptoms.
 Bedside {TEST} of the {ANAT} showed {COND}, and surgery was called emergently.
 She was taken to the OR for emergent {PROC}, where {COND} was identified.
-Operative findings: {COND} of the {ANAT} with surrounding inflammation; no {COND}.
+Operative findings: {COND} of the {ANAT} with surrounding {COND=inflammation}; no {COND}.
 Procedure: {PROC}. Surgeon: Dr. {LAST}. Assistant: Dr. {LAST}. Anesthesia: general.
 Drains: one {N} French drain placed in the {ANAT}.
 Complications: none. Specimens: {ANAT} to pathology.
@@ -288,14 +288,14 @@ He was loaded with {MED} {DOSE} and started on {MED} {DOSE} {FREQ}.
 {MED} was administered at {TIME} after {TEST} excluded {COND}.
 She developed {COND} on post-op day {N} and was treated with {MED}.
 {PROC} was complicated by {COND}, requiring return to the OR on {DATE}.
-Pt is POD {N} s/p {PROC}, ambulating in halls with PT, passing flatus.
-Incision over the {ANAT} is clean, dry, and intact without {COND} or drainage.
+Pt is POD {N} s/p {PROC}, ambulating in halls with {PROC=PT}, passing flatus.
+Incision over the {ANAT} is clean, dry, and intact without {COND} or {COND=drainage}.
 Diet advanced as tolerated; {MED} switched to {ROUTE} on day {N}.
 Labs this morning notable for {TEST} {RESULT}, {TEST} {RESULT}, otherwise unremarkable.
 {N} units of {MED} were transfused for {TEST} of {RESULT} with appropriate response.
 {TEST} sent; consent for blood products signed by the patient on {DATE}.
 Rapid response called at {TIME} for {COND}; pt transferred to the ICU.
-Code blue called; ROSC achieved after {N} rounds of compressions and {MED} {DOSE} {ROUTE}.
+Code blue called; ROSC achieved after {N} rounds of {PROC=compressions} and {MED} {DOSE} {ROUTE}.
 Goals of care discussed with husband {FIRST} {LAST}, who confirmed DNR/DNI status.
 Palliative care consulted for symptom management of {COND}; started {MED} {DOSE} {FREQ}.
 She was discharged to a skilled nursing facility at {ADDRESS}, {CITY}, {STATE}.
@@ -304,10 +304,10 @@ Outside records from {HOSP} were reviewed and showed prior {PROC} in {DATE}.
 Transfer accepted from {HOSP} for higher level of care regarding {COND}.
 Patient is a poor historian; collateral obtained from his sister, {NAME}.
 He admits to drinking {N} drinks daily and was started on {MED} per withdrawal protocol.
-{MED} {DOSE} {ROUTE} {FREQ} was given for withdrawal, with last dose at {TIME}.
-Psychiatry evaluated for {COND} and recommended {MED} {DOSE} at bedtime.
-On exam the {ANAT} was <tender|distended|firm> with guarding in the {ANAT}.
-There was no rebound, and the {ANAT} was soft in the remaining quadrants.
+{MED} {DOSE} {ROUTE} {FREQ} was given for {COND=withdrawal}, with last dose at {TIME}.
+Psychiatry evaluated for {COND} and recommended {MED} {DOSE} {FREQ=at bedtime}.
+On exam the {ANAT} was <tender|distended|firm> with {COND=guarding} in the {ANAT}.
+There was no {COND=rebound}, and the {ANAT} was soft in the remaining quadrants.
 {ANAT} examination revealed {COND} without {COND}.
 Breath sounds diminished at the {ANAT} with {COND} on exam.
 Her {COND} was attributed to {MED}, which was therefore held.
@@ -315,11 +315,11 @@ Allergy to {MED} (reaction: {COND}) was confirmed with the patient.
 {MED} level checked and was {RESULT}; dose adjusted to {DOSE} {FREQ}.
 Renal was consulted for {COND} with {TEST} rising to {RESULT}.
 Heme/onc recommended {PROC} of the {ANAT} to establish a tissue diagnosis.
-Biopsy of the {ANAT} returned {COND}, and staging {TEST} was ordered.
+{PROC=Biopsy} of the {ANAT} returned {COND}, and staging {TEST} was ordered.
 She received cycle {N} of {MED} {DOSE} {ROUTE} and tolerated it without reaction.
 Isolation precautions in place; {TEST} {RESULT} this morning.
 GI performed {PROC} showing {COND} in the {ANAT}, which was treated with clips.
-Bleeding resolved after {MED} {DOSE} {ROUTE} bolus followed by infusion.
+{COND=Bleeding} resolved after {MED} {DOSE} {ROUTE} bolus followed by infusion.
 He was kept on {MED} {FREQ} and monitored for recurrent {COND}.
 {TEST} was obtained, and the read by Dr. {LAST} was {RESULT}.
 {TEST} of the {ANAT} was limited by motion but no {COND} was seen.
@@ -328,7 +328,7 @@ Electronically signed by {NAME}, MD on {DATE} at {TIME}.
 Dictated but not read; patient {MRN}, account {ACCT}.
 Ortho evaluated and placed the {ANAT} in a splint; {PROC} planned as outpatient.
 {TEST} of the {ANAT} showed {COND} with mild displacement.
-Neurovascularly intact distally; capillary refill less than {N} seconds in the {ANAT}.
+Neurovascularly intact distally; {TEST=capillary refill} less than {N} seconds in the {ANAT}.
 Vascular surgery was consulted for a cool, pulseless {ANAT} and {MED} infusion was started.
 {PROC} was completed through a {ANAT} approach without difficulty.
 The patient remained on {MED} at {DOSE} per hour, titrated to goal {TEST} of {RESULT}.
@@ -340,9 +340,9 @@ Pending at discharge: final {TEST} and pathology from {PROC}.
 Please follow up {TEST} in {N} days with your PCP, Dr. {LAST}, at {PHONE}.
 Return precautions reviewed, including worsening {COND}, {COND}, or inability to tolerate {MED}.
 Interpreter used for all discussions; patient's preferred contact is {EMAIL}.
-The wound at the {ANAT} was packed with gauze and will require daily dressing changes.
-{PROC} site at the {ANAT} checked q{N}h; no bleeding noted.
-{ANAT} drain output {DOSE} over the last shift; serous, no air leak.
+The wound at the {ANAT} was packed with gauze and will require daily {PROC=dressing changes}.
+{PROC} site at the {ANAT} checked q{N}h; no {COND=bleeding} noted.
+{ANAT} drain output {DOSE} over the last shift; serous, no {COND=air leak}.
 {MED} {DOSE} {ROUTE} given at {TIME} for {COND} with good effect.
 Pt c/o {COND} overnight; {MED} given and reassessed at {TIME} with relief.
 Vent settings unchanged; {TEST} {RESULT} on the morning gas.
@@ -356,14 +356,14 @@ Differential diagnosis includes {COND}, {COND}, and less likely {COND}.
 Low suspicion for {COND} given normal {TEST}; will not anticoagulate.
 Workup for {COND} including {TEST} and {TEST} was unrevealing.
 Admission {TEST} was {RESULT}; repeat at {N} hours was {RESULT}.
-We discussed the risks of {PROC}, including bleeding, infection and {COND}, and the patient wishes to proceed.
+We discussed the risks of {PROC}, including {COND=bleeding}, {COND=infection} and {COND}, and the patient wishes to proceed.
 Patient {FIRST} {LAST} (DOB {DATE}, MRN {MRN}) was admitted via the ED.
 Dr. {LAST} from cardiology recommended holding {MED} until the {TEST} normalizes.
 He has a remote history of {PROC} of the {ANAT} at {HOSP} in {DATE}.
 {COND} was noted incidentally on {TEST} and will need outpatient follow-up.
 Attempted {PROC} at the {ANAT} x{N} unsuccessfully; IR consulted.
 IR placed a {PROC} catheter into the {ANAT} under fluoroscopy.
-The {ANAT} appears <dilated|thickened|normal in caliber>, without surrounding stranding.
+The {ANAT} appears <dilated|thickened|normal in caliber>, without surrounding {COND=stranding}.
 No focal {COND}, {COND}, or {COND}; {ANAT} size within normal limits.
 Mild {COND} involving the {ANAT}, likely chronic.
 {MED} {DOSE} {FREQ} was restarted once {TEST} returned to {RESULT}.
@@ -384,20 +384,20 @@ Discharge summary faxed to PCP office at {FAX} on {DATE}.
 Consult note: {AGE} yo s/p {PROC} on {DATE}, now with {COND} at the {ANAT}; recommend {TEST} and hold {MED}.
 {TEST} stable overnight at {RESULT} | {MED} held | plan {PROC} tomorrow if {TEST} remains normal.
 OT eval: pt requires min assist for LB dressing secondary to {COND} of the {ANAT}.
-Pt reports pain 6/10 in {ANAT} after {PROC}, relieved partially by {MED} {DOSE} {FREQ}.
+Pt reports {COND=pain} 6/10 in {ANAT} after {PROC}, relieved partially by {MED} {DOSE} {FREQ}.
 Pt is a {AGE} yo G{N}P{N} at 32 weeks presenting for routine prenatal visit.
-She denies vaginal bleeding or leakage of fluid, reports good fetal movement, no {COND}.
+She denies {COND=vaginal bleeding} or {COND=leakage of fluid}, reports good fetal movement, no {COND}.
 Started on {MED} {DOSE} {ROUTE} {FREQ} for {COND} in pregnancy, will recheck {TEST} in {N} weeks.
-Mom states child has had {COND} for the past {N} days with decreased PO intake.
+Mom states child has had {COND} for the past {N} days with {COND=decreased PO intake}.
 Immunizations up to date per mom; due for {MED} at next well visit.
 {AGE} mo here for WCC, growing along 50th percentile, {TEST} {RESULT}.
-Derm: scattered erythematous papules over {ANAT}, no vesicles, c/w {COND}.
-Plan {PROC} of lesion on {ANAT}, sent to path; pt to apply {MED} {FREQ} to site.
-Hyperpigmented macule on the {ANAT} measuring 6 mm, irregular borders, dermoscopy concerning for {COND}.
+Derm: scattered {COND=erythematous papules} over {ANAT}, no {COND=vesicles}, c/w {COND}.
+Plan {PROC} of {COND=lesion} on {ANAT}, sent to path; pt to apply {MED} {FREQ} to site.
+{COND=Hyperpigmented macule} on the {ANAT} measuring 6 mm, irregular borders, {TEST=dermoscopy} concerning for {COND}.
 {TEST} OD {RESULT}, OS {RESULT}; pt wearing correction.
 Dilated exam shows {COND} of the {ANAT}, no {COND} seen.
-Pt instructed to instill {MED} {DOSE} in the affected eye {FREQ} and return in {N} weeks.
-Dental: pt presents w/ pain at {ANAT}, percussion positive, films c/w {COND}.
+Pt instructed to instill {MED} {DOSE} in the affected {ANAT=eye} {FREQ} and return in {N} weeks.
+Dental: pt presents w/ {COND=pain} at {ANAT}, percussion positive, films c/w {COND}.
 {PROC} performed on {ANAT} under local w/ {MED} {DOSE}, pt tolerated without complication.
 Pharmacy consult requested for {MED} dosing in setting of {COND}.
 Recommend adjusting {MED} to {DOSE} {ROUTE} {FREQ} based on {TEST} of {RESULT}.
@@ -409,82 +409,82 @@ Telephone f/u w/ pt re: {TEST} results, {RESULT}, pt verbalized understanding.
 Home health RN visit: pt found sitting in recliner, {ANAT} dressing clean, dry and intact.
 Per nursing staff, pt refused {MED} x{N} doses this week.
 Pt's daughter {FIRST} called at {PHONE} asking about changes to {MED}.
-Psych: pt presents with low mood, poor sleep, {COND} x{N} weeks.
-Denies SI/HI, no AVH, lives with spouse, hx of {COND} in remission.
+Psych: pt presents with {COND=low mood}, {COND=poor sleep}, {COND} x{N} weeks.
+Denies {COND=SI}/{COND=HI}, no {COND=AVH}, lives with spouse, hx of {COND} in remission.
 MSE: alert, oriented x3, affect <constricted|flat|labile>, thought process linear, insight fair, no evidence of {COND}.
-Pt endorses {COND} {N} times per week, uses {MED} {DOSE} prn with relief.
+Pt endorses {COND} {N} times per week, uses {MED} {DOSE} {FREQ=prn} with relief.
 Hx of {COND} and {COND}, currently stable on {MED} and {MED}.
 Behavioral health f/u: pt engaged in weekly therapy, reports fewer episodes of {COND}.
 Dictation begins. This is Dr. {LAST} dictating on patient {NAME}, medical record number {MRN}.
 The patient is a {AGE}-year-old period who comes in today comma complaining of {COND} period.
-Exam of the {ANAT} new paragraph reveals mild tenderness, no erythema.
+Exam of the {ANAT} new paragraph reveals mild {COND=tenderness}, no {COND=erythema}.
 End of dictation. Dictated but not read, {DATE}.
 Patient was seen at {TIME} in clinic for {COND}, comma, and was given {MED} {DOSE}.
-Pt s/p {PROC} on {DATE}, doing well, incision healing, no signs of infection.
+Pt s/p {PROC} on {DATE}, doing well, incision healing, no signs of {COND=infection}.
 Strength 4/5 {ANAT}, 5/5 {ANAT}, sensation intact to light touch throughout.
-Pt able to perform sit-to-stand x{N} without UE support, improved from last week.
+Pt able to perform sit-to-stand x{N} without {ANAT=UE} support, improved from last week.
 Balance: {TEST} {RESULT}, indicating moderate fall risk.
-Recommend continued skilled PT {N}x/week for {N} weeks to address deficits related to {COND}.
+Recommend continued skilled {PROC=PT} {N}x/week for {N} weeks to address deficits related to {COND}.
 Pt limited by {COND}, session ended early at pt request.
 Hx obtained from pt and caregiver; pt is a poor historian due to {COND}.
 Vitals stable, afebrile, {TEST} {RESULT}, {TEST} {RESULT}.
-Postpartum day {N}, pt ambulating, voiding, tolerating regular diet, pain controlled w/ {MED}.
-Lochia moderate, fundus firm at {ANAT}, incision clean.
+Postpartum day {N}, pt ambulating, voiding, tolerating regular diet, {COND=pain} controlled w/ {MED}.
+Lochia moderate, {ANAT=fundus} firm at {ANAT}, incision clean.
 Breastfeeding going well per mom, infant latching; mom reports <mild|no> {COND}.
 {TEST} status {RESULT}, pt received {MED} {DOSE} {ROUTE} in labor.
 Child brought in by father for ear pulling and fussiness; {ANAT} erythematous and bulging, dx {COND}.
 Rx: {MED} {DOSE} {ROUTE} {FREQ} x{N} days, return if no improvement in 48 hours.
 Developmental milestones appropriate for age; speaks in short phrases, walks independently, {TEST} {RESULT}.
 Pt w/ longstanding {COND} on {ANAT}, failed {MED}, now starting {MED} {DOSE} {FREQ}.
-Biopsy from {ANAT} returned {RESULT} for {COND}; discussed w/ pt by phone.
+{PROC=Biopsy} from {ANAT} returned {RESULT} for {COND}; discussed w/ pt by phone.
 {TEST} {RESULT} OU on {MED}; pt reports good adherence.
 S/p {PROC} OS on {DATE}, doing well, using {MED} {FREQ} as directed.
-Oral exam: {ANAT} with generalized inflammation, bleeding on probing, calculus present.
+Oral exam: {ANAT} with generalized {COND=inflammation}, {COND=bleeding on probing}, {COND=calculus} present.
 Pt advised to rinse with {MED} {FREQ} and return for {PROC} in {N} weeks.
-Caries noted at {ANAT}; patient elects {PROC} at next appointment.
+{COND=Caries} noted at {ANAT}; patient elects {PROC} at next appointment.
 Premedicated with {MED} {DOSE} {ROUTE} 1 hr prior due to hx of {COND}.
 Renal function: {TEST} {RESULT}, recommend dose reduction of {MED} to {DOSE} {FREQ}.
 Pharmacy recommends switching {MED} to {ROUTE} route once tolerating diet.
 Interaction identified between {MED} and {MED}; consider alternative agent.
-Anticoag clinic: {TEST} {RESULT}, continue {MED} {DOSE} daily, recheck in {N} weeks.
+Anticoag clinic: {TEST} {RESULT}, continue {MED} {DOSE} {FREQ=daily}, recheck in {N} weeks.
 Pt missed {N} doses of {MED} last week, reeducated on importance of adherence.
 Pt reports onset of {COND} {N} days ago, worse at night, no relief with OTC remedies.
 Unable to perform full exam via telehealth; pt instructed to present to ED if {COND} worsens.
 Plan discussed; prescription for {MED} sent to {PHARM}.
-Visiting nurse notes pt's sugars ranging 180s to 250s, {TEST} last {RESULT}.
+Visiting nurse notes pt's {TEST=sugars} ranging 180s to 250s, {TEST} last {RESULT}.
 Med reconciliation completed in home, pt has expired bottle of {MED}, discarded w/ permission.
 Pt lives alone, son {FIRST} {LAST} visits daily, contact {PHONE}.
-Fall reported by facility staff at {TIME}, pt found on floor next to bed, no LOC.
-Post-fall assessment: {ANAT} bruising, full ROM, no deformity, {TEST} ordered to r/o fracture.
+Fall reported by facility staff at {TIME}, pt found on floor next to bed, no {COND=LOC}.
+Post-fall assessment: {ANAT} bruising, full ROM, no {COND=deformity}, {TEST} ordered to r/o {COND=fracture}.
 Nursing home resident with advanced {COND}, DNR on file, comfort focused care.
 Pt reports using alcohol daily, approximately {N} drinks, last drink yesterday evening, hx of {COND}.
 {TEST} {RESULT}, started on {MED} {DOSE} {ROUTE} per protocol.
 Family meeting held with pt, wife, and Dr. {LAST}; goals of care reviewed.
 Pt tolerated session without adverse events; {TEST} pre and post within normal limits.
-Pt demonstrates decreased grip strength on affected side, {TEST} {RESULT}.
+Pt demonstrates {COND=decreased grip strength} on affected side, {TEST} {RESULT}.
 Fine motor: difficulty buttoning and manipulating small objects due to {COND} of the {ANAT}.
 Cognition screened; {TEST} {RESULT}, recommend further neuropsych eval.
 Pt reports {COND} since MVA on {DATE}, worsening with prolonged sitting.
-Manual therapy to {ANAT} followed by therapeutic exercise x30 min.
-{ANAT} ROM limited in flexion by 50%, positive straight leg raise on the {ANAT}.
+{PROC=Manual therapy} to {ANAT} followed by {PROC=therapeutic exercise} x30 min.
+{ANAT} ROM limited in flexion by 50%, positive {TEST=straight leg raise} on the {ANAT}.
 Pt states {MED} makes him drowsy, requests alternative.
 Pt presents for {PROC}, consent signed, timeout performed.
 {TEST} today shows single IUP, {TEST} {RESULT}, consistent with dates.
-Pt at {N} weeks with hx of {COND} in prior pregnancy; plan {MED} {DOSE} daily starting now.
-Rh {RESULT}, {MED} given {ROUTE} today.
+Pt at {N} weeks with hx of {COND} in prior pregnancy; plan {MED} {DOSE} {FREQ=daily} starting now.
+{TEST=Rh} {RESULT}, {MED} given {ROUTE} today.
 Infant w/ {COND}, {TEST} at {N} hrs of life {RESULT}, below treatment threshold.
 Teen seen alone for part of visit; psychosocial screen completed, denies {COND}.
-Pt w/ hx of {COND}, uses {MED} {DOSE} {FREQ} and rescue inhaler prn, last flare {N} months ago.
+Pt w/ hx of {COND}, uses {MED} {DOSE} {FREQ} and rescue inhaler {FREQ=prn}, last flare {N} months ago.
 Referral placed to allergy; {MED} {DOSE} autoinjector prescribed, school form completed.
-Lesion on {ANAT} treated with {PROC} x{N} cycles, pt tolerated well.
-Nail changes on {ANAT}, {TEST} {RESULT}, will start {MED} {DOSE} PO daily x12 weeks.
+{COND=Lesion} on {ANAT} treated with {PROC} x{N} cycles, pt tolerated well.
+Nail changes on {ANAT}, {TEST} {RESULT}, will start {MED} {DOSE} {ROUTE=PO} {FREQ=daily} x12 weeks.
 Baseline {TEST} {RESULT} prior to initiating therapy.
-Pt reports blurry vision {ANAT} x{N} months, worse when reading.
-Fundus exam: {TEST} 0.6, no hemorrhages, {ANAT} flat.
+Pt reports {COND=blurry vision} {ANAT} x{N} months, worse when reading.
+Fundus exam: {TEST} 0.6, no {COND=hemorrhages}, {ANAT} flat.
 {TEST} showed {RESULT}, consistent with {COND}, pt counseled.
-Tooth #{N} with deep caries extending to pulp, recommend {PROC}.
+{ANAT=Tooth} #{N} with deep {COND=caries} extending to {ANAT=pulp}, recommend {PROC}.
 Pt anxious about dental work, given {MED} {DOSE} {ROUTE} 30 min before procedure.
-Soft tissue: {ANAT} with small ulcer, nontender, will monitor.
+Soft tissue: {ANAT} with small {COND=ulcer}, nontender, will monitor.
 PK note: {TEST} {RESULT}, below goal, increase {MED} to {DOSE} {FREQ}.
 Pharmacist counseled pt on {MED}, side effects including {COND}, and need for monitoring.
 Recommend discontinuing {MED} given {COND} and fall risk.
@@ -492,20 +492,20 @@ Pt seen by video; states {COND} has resolved after course of {MED}.
 Virtual visit limited by poor connection; pt completed visit by phone at {PHONE}.
 Patient's wife assisted with camera positioning to show {ANAT}.
 HHA visit: pt bathed, ambulated in home w/ cane, tolerating meals, {COND} unchanged.
-Wound on {ANAT} measures 3 x 2 cm, depth 0.5 cm, moderate serous drainage.
+Wound on {ANAT} measures 3 x 2 cm, depth 0.5 cm, moderate {COND=serous drainage}.
 Dressing changed per order, {MED} applied to wound bed, covered with foam dressing.
 Pt taking {MED} and {MED} from pill organizer, set up weekly by daughter.
 Resident seen in SNF for routine monthly visit, no acute issues per staff, {COND} stable.
-Hx of {COND} w/ behavioral disturbances, staff managing with redirection.
+Hx of {COND} w/ {COND=behavioral disturbances}, staff managing with redirection.
 {COND} on {ANAT}, turning schedule q2h reinforced with CNAs.
 Pt tearful during session, reports grief related to recent loss of spouse, meets criteria for {COND}.
-Sleep: pt reports {N} hrs/night, frequent awakenings, started {MED} {DOSE} qHS.
+Sleep: pt reports {N} hrs/night, frequent awakenings, started {MED} {DOSE} {FREQ=qHS}.
 Pt agreeable to increasing {MED} to {DOSE}; risks and benefits discussed.
 Pt w/ {COND}, believes neighbors are watching him, poor insight.
 Collateral obtained from pt's sister {FIRST} by phone.
 Pt admitted voluntarily for {COND}, placed on q15 min checks.
 No side effects reported from {MED}; {TEST} {RESULT} within normal limits.
-Pt reports cravings decreased since starting {MED} {DOSE} SL daily.
+Pt reports cravings decreased since starting {MED} {DOSE} {ROUTE=SL} {FREQ=daily}.
 Dictated by {NAME}, transcribed {DATE}, patient {NAME}, DOB {DATE}.
 Patient has a history of quote unquote {COND}, unquote, per her report.
 Medications include {MED} {DOSE} {FREQ} comma {MED} {DOSE} {FREQ} period.
@@ -513,47 +513,47 @@ The {ANAT} was examined and found to be scratch that, the {ANAT} was normal.
 [inaudible] reports improvement in {COND} since starting {MED}.
 Pt able to climb {N} stairs with rail and SBA, mild {COND} at top.
 Goals: pt will be independent with HEP and ambulate 300 ft w/o AD within {N} weeks.
-Pt reports decreased pain after {PROC} to {ANAT} last week.
+Pt reports decreased {COND=pain} after {PROC} to {ANAT} last week.
 Pt presents w/ {COND} following {PROC} on {DATE}.
-E-stim applied to {ANAT} at 80 Hz for 15 minutes.
+{PROC=E-stim} applied to {ANAT} at 80 Hz for 15 minutes.
 Contractions q{N} min, {ANAT} 4/90/-1, membranes intact.
 Pt requesting {PROC}; anesthesia notified, {MED} {DOSE} given {ROUTE} for comfort.
 {TEST} reactive, {N} accels in 20 min, no decels.
 {PROC} done today; {TEST} {RESULT} last year.
 Contraception counseling provided; pt elects {MED}.
 Child seen for f/u of {COND}, improving w/ {MED}, no new complaints.
-Pt w/ {COND}, school reports difficulty focusing; started {MED} {DOSE} qAM.
+Pt w/ {COND}, school reports {COND=difficulty focusing}; started {MED} {DOSE} {FREQ=qAM}.
 Pt using {MED} {ROUTE} {FREQ} for {COND} with partial response.
-Eyes: lids normal, {ANAT} clear, {TEST} {RESULT}.
-Sinus tract noted at {ANAT}, pt advised {PROC} vs extraction.
+Eyes: {ANAT=lids} normal, {ANAT} clear, {TEST} {RESULT}.
+{COND=Sinus tract} noted at {ANAT}, pt advised {PROC} vs {PROC=extraction}.
 Pharmacy to follow for {MED} levels, next {TEST} due at {TIME}.
 Pt educated on proper {MED} inhaler technique, demonstrated correctly.
 Telehealth f/u with {NAME}, pt reports side effects from {MED}, including {COND}.
-Pt able to show {ANAT} on camera; appears erythematous without drainage.
+Pt able to show {ANAT} on camera; appears erythematous without {COND=drainage}.
 Home safety evaluation completed for pt w/ {COND}; recommend grab bars and shower chair.
-Pt's BP in home {RESULT}, taking {MED} {DOSE} daily as prescribed.
-Facility reports pt had temp of {RESULT} overnight, {TEST} ordered.
+Pt's {TEST=BP} in home {RESULT}, taking {MED} {DOSE} {FREQ=daily} as prescribed.
+Facility reports pt had {TEST=temp} of {RESULT} overnight, {TEST} ordered.
 Pt w/ worsening {COND}, hospice referral discussed with family.
 Pt reports mood <improved|unchanged|worse> since last visit, sleep <better|poor>, {COND} <resolved|persists>.
 Pt's case manager {FIRST} can be reached at {PHONE} or {EMAIL}.
 Insurance {ACCT} requires prior auth for {MED}, forms submitted.
 Rx transmitted to {PHARM} at {ADDRESS}, {CITY} {ZIP}: {MED} {DOSE}, #30, {N} refills.
-ORAL HYGIENE: fair. plaque on {ANAT}. OHI given, pt to f/u {DATE}.
+ORAL HYGIENE: fair. {COND=plaque} on {ANAT}. OHI given, pt to f/u {DATE}.
 pt tol tx well. c/o {COND} post session, resolved w/ rest.
 Per ObGyn note from {HOSP}, pt had {PROC} in {DATE} for {COND}.
 Behavior: calm, cooperative, eye contact <good|poor|fleeting>, speech normal rate, no {COND}.
 [x] {MED} {DOSE} given [ ] held, reason: {TEST} {RESULT}.
 Pt's mother {NAME} ({PHONE}) consents to {PROC} for child.
-Wt {RESULT}, Ht {RESULT}, {TEST} {RESULT}, HC 44 cm.
+{TEST=Wt} {RESULT}, {TEST=Ht} {RESULT}, {TEST} {RESULT}, {TEST=HC} 44 cm.
 Per home health aide, pt c/o {COND} since {DATE}.
-Teledermatology photos reviewed: annular plaque on {ANAT} with central clearing, likely {COND}.
+Teledermatology photos reviewed: {COND=annular plaque} on {ANAT} with central clearing, likely {COND}.
 """.strip().splitlines()
 
 # List items: problem and medication lists, surgical history, allergies, order sets,
 # checkboxes, table-like rows.
 LIST_ITEM_FOURTH = r"""
 - {COND}, <chronic|stable|resolved|active|improving>
-* {MED} {DOSE} <daily|nightly|twice daily> for {COND}
+* {MED} {DOSE} <{FREQ=daily}|{FREQ=nightly}|{FREQ=twice daily}> for {COND}
 [x] {COND}
 ( ) {PROC} <scheduled|pending|declined>
 {PROC} — {DATE} — {HOSP}
@@ -564,9 +564,9 @@ Allergy: {MED} — reaction: {COND} <(severe)|(mild)|(intolerance)|>
 2. Hx of {COND} <in remission|controlled on meds|on surveillance>
 {COND} (onset {DATE})
 Start {MED} {DOSE} {ROUTE} now, then {FREQ}
-<-|*|•> {MED} {DOSE} prn {COND}
+<-|*|•> {MED} {DOSE} {FREQ=prn} {COND}
 {COND} — followed by Dr. {LAST}
-{MED} {DOSE} tab, take {N} tab(s) by mouth {FREQ}
+{MED} {DOSE} tab, take {N} tab(s) {ROUTE=by mouth} {FREQ}
 Stop date: {DATE}   {MED} {DOSE} {FREQ}
 [ ] Repeat {TEST} in {N} weeks
 [x] {TEST} ordered — result {RESULT}
@@ -574,7 +574,7 @@ Stop date: {DATE}   {MED} {DOSE} {FREQ}
 {ANAT} {COND}, <mild|moderate|severe>, <left|right> side
 Rx: {MED} {DOSE} #{N} RF {N} — Dr. {NAME}
 * {PROC} ({DATE}) for {COND}
-{MED} {DOSE} {ROUTE} x1 <pre-op|in PACU|on arrival>
+{MED} {DOSE} {ROUTE} {FREQ=x1} <pre-op|in PACU|on arrival>
 - {COND}: on {MED} {DOSE} {FREQ}
 Problem: {COND} | Status: <Active|Inactive|Resolved> | Onset: {DATE}
 {COND}, {COND}
@@ -599,7 +599,7 @@ Discontinued: {MED} {DOSE} on {DATE} — reason: {COND}
 {TEST}: {RESULT} ({DATE})
 {MED} {DOSE} — {COND} — Dr. {LAST} — started {DATE}
 * {COND}, dx'd at age {AGE}
-{MED} {DOSE} {ROUTE} weekly on <Mondays|Fridays|Sundays>
+{MED} {DOSE} {ROUTE} {FREQ=weekly} on <Mondays|Fridays|Sundays>
 {N}. {PROC} <at|@> {HOSP} <{DATE}|>
 Diet: <NPO|clear liquids|cardiac> — hold {MED} until {TEST} reviewed
 {COND} - well controlled on {MED}
@@ -607,7 +607,7 @@ Diet: <NPO|clear liquids|cardiac> — hold {MED} until {TEST} reviewed
 [ ] Pt educated re: {MED} side effects
 {COND} (ICD pending) — <new|established> problem
 {PROC}, {ANAT} — {DATE}
-{MED} {DOSE} PO daily <AM|PM|with meals|at bedtime>
+{MED} {DOSE} {ROUTE=PO} <{FREQ=daily AM}|{FREQ=daily PM}|{FREQ=daily with meals}|{FREQ=daily at bedtime}>
 - {MED} taper: {DOSE} x {N} days, then {DOSE} x {N} days
 Surgical: {PROC} ({DATE}), {PROC} ({DATE})
 {COND} <stable|worsening> — see {TEST} from {DATE}
@@ -617,17 +617,17 @@ Ordered: {TEST} <stat|routine|AM draw>
 <Rt|Lt|B/L> {ANAT} {COND}
 Adverse reaction: {MED} to {COND}
 Intolerant of {MED} (GI), tolerates {MED}
-{MED} {DOSE} SL q5min x{N} prn {COND}
+{MED} {DOSE} {ROUTE=SL} {FREQ=q5min} x{N} {FREQ=prn} {COND}
 - {COND} — resolved {DATE}
 {MED} | {ROUTE} | {FREQ} | Start {DATE} | Stop {DATE}
 6. {COND}, stage {N}
-Pt reports taking {MED} {DOSE} <occasionally|most days|as needed>
+Pt reports taking {MED} {DOSE} <occasionally|most days|{FREQ=as needed}>
 {COND}, followed at {HOSP}
 * {PROC} w/ {PROC}, {DATE}
 ( ) {TEST} <prior to|before> {PROC}
-{MED} {DOSE} in {MED} {DOSE} IV over {N} hr
+{MED} {DOSE} in {MED} {DOSE} {ROUTE=IV} over {N} hr
 Dx: {COND}; Tx: {MED}
-{MED} {DOSE} every {N} weeks <SC|IM|IV>
+{MED} {DOSE} every {N} weeks <{ROUTE=SC}|{ROUTE=IM}|{ROUTE=IV}>
 {COND}   {DATE}   <Active|Resolved>
 Hx {COND} s/p {PROC}
 - {MED} ({MED}) {DOSE} {FREQ}
@@ -667,7 +667,7 @@ PMH: {COND}, {COND}, {COND}
 {MED} level: {RESULT} on {DATE}
 {COND} — last flare {DATE}
 {MED} {DOSE} {ROUTE} {FREQ} · Refills: {N} · Last filled {DATE}
-Contrast allergy — premedicate w/ {MED} {DOSE} before {TEST}
+{COND=Contrast allergy} — premedicate w/ {MED} {DOSE} before {TEST}
 {COND} of {ANAT} (<congenital|acquired|post-traumatic>)
 * {MED} {DOSE} at {TIME} and {TIME}
 {MED} drip titrate to {TEST} {RESULT}
@@ -677,11 +677,11 @@ PSH: {PROC} {DATE}; {PROC} at age {AGE}
 {MED} ({DOSE} {ROUTE}) — {COND}
 {COND}   onset {DATE}   resolved {DATE}
 Cont {MED} {DOSE} {FREQ}; d/c {MED}
-{MED} inhaler {DOSE} {FREQ} and prn {COND}
+{MED} inhaler {DOSE} {FREQ} and {FREQ=prn} {COND}
 {PROC} — {ANAT} — <elective|urgent|emergent>
 - Pt's own {MED} from home, {DOSE} {FREQ}
 Vaccine: {MED} {DOSE} {ROUTE}, given {DATE}
-{MED} {DOSE} PO <before food|fasting|with water> {FREQ}
+{MED} {DOSE} {ROUTE=PO} <before food|fasting|with water> {FREQ}
 {COND} — <no longer on|weaned off> {MED}
 8. {COND} <complicated by|with> {COND}
 Order set: {TEST}, {TEST}, {TEST}
@@ -694,7 +694,7 @@ Hx of {PROC} ({ANAT}) in {DATE}
 * {MED} {DOSE} {ROUTE} {FREQ} — since age {AGE}
 Discharge dx: {COND}
 {COND}; <rule out|eval for> {COND}
-{MED} {DOSE} {ROUTE} once <today|tonight|on {DATE}>
+{MED} {DOSE} {ROUTE} {FREQ=once} <today|tonight|on {DATE}>
 - {COND} managed by {HOSP} <clinic|specialty service>
 Med: {MED}   Dose: {DOSE}   Route: {ROUTE}   Freq: {FREQ}
 {COND} (<mild|severe>, {ANAT})
@@ -1138,9 +1138,9 @@ Nurse line call {DATE} {TIME}: mother {NAME} reports child has {COND}, advised E
 After-hours answering service page from {NAME}, {PHONE}, re: refill of {MED}.
 Voicemail from {PHARM} at {TIME}: prior auth needed for {MED} {DOSE}.
 Bariatric program orientation for {PROC} on {DATE}; pt must attend before insurance review.
-Pt must complete {N} weeks of PT before {TEST} of {ANAT} will be authorized; PT clinic {HOSP}.
+Pt must complete {N} weeks of {PROC=PT} before {TEST} of {ANAT} will be authorized; PT clinic {HOSP}.
 Insurance denial for {TEST} of {ANAT} — not medically necessary per payer; appeal # {ACCT}.
-Work comp adjuster {NAME} ({PHONE}, {EMAIL}) requests notes for claim {ACCT}, injury to {ANAT} on {DATE}.
+Work comp adjuster {NAME} ({PHONE}, {EMAIL}) requests notes for claim {ACCT}, {COND=injury} to {ANAT} on {DATE}.
 Pt declined interpreter; family member {NAME} interpreting at pt request, documented.
 Sign language interpreter booked for {DATE} {TIME}; confirmation {ACCT}.
 Pt needs TTY; relay number {PHONE} added to chart.
@@ -1190,7 +1190,7 @@ Impression: {COND}, likely secondary to {COND}.
 Investigations: {TEST} {RESULT}, {TEST} {RESULT}, {TEST} {RESULT}.
 She was discharged on {DATE} on {MED} {DOSE} {ROUTE} {FREQ} for {N} days.
 I have not made any changes to her {MED} at this stage, pending the {TEST}.
-Please stop {MED} and start {MED} {DOSE} once daily instead.
+Please stop {MED} and start {MED} {DOSE} {FREQ=once daily} instead.
 Past medical history includes {COND}, {COND} and a {PROC} in {DATE}.
 He is a {AGE}-year-old retired <teacher|builder|accountant> who lives with his wife in {CITY}.
 She reports a {N}-month history of {COND} affecting the {ANAT}, worse at night.
@@ -1224,7 +1224,7 @@ Thank you once again for asking me to see {FIRST}.
 I will see him again in {N} months with a repeat {TEST}.
 No further follow-up is required; I have discharged her back to your care at {HOSP}.
 Problem list: {COND} / {COND} / s/p {PROC}
-Medications on discharge: {MED} {DOSE} {FREQ}, {MED} {DOSE} prn
+Medications on discharge: {MED} {DOSE} {FREQ}, {MED} {DOSE} {FREQ=prn}
 She takes {MED} and {MED}, and occasionally {MED} for {COND}.
 Social: lives alone at {ADDRESS}; daughter {FIRST} ({PHONE}) is next of kin.
 I would like to thank Dr. {LAST} for the referral and for the detailed letter dated {DATE}.
@@ -1309,7 +1309,7 @@ rn my {ANAT} hurts so bad i cant sleep
 pharmacy said they never got it pls resend {MED} {DOSE} to {PHARM}
 thx so much for fitting me in today {FIRST} u were great
 ok so the {MED} makes me {COND} all day is there something else i can try
-im on {MED} {DOSE} 2x a day and {MED} at night just fyi
+im on {MED} {DOSE} {FREQ=2x a day} and {MED} {FREQ=at night} just fyi
 call my wife {FIRST} at {PHONE} if u cant reach me
 hi i had the {PROC} on {DATE} and now theres some {COND} near the cut
 <pls|please|plz> send my {TEST} results to {EMAIL}
@@ -1384,7 +1384,7 @@ pls call {NAME} at {PHONE} after {TIME} she has questions abt the bill
 thx for everything dr {LAST} feeling much better
 {COND} started {DATE} got worse {DATE}
 my {TEST} at urgent care was {RESULT} they said to call u
-can i take {MED} {DOSE} for the pain or is that too much w/ my {COND}
+can i take {MED} {DOSE} for the {COND=pain} or is that too much w/ my {COND}
 hi its {FIRST} again sorry lol forgot to ask do i need a ride after the {PROC}
 the {MED} refill says 0 left can dr {LAST} approve more
 hi this is {NAME} with {HOSP} calling to get records on a shared pt pls call {PHONE} or fax {FAX}
@@ -1413,7 +1413,7 @@ im outta {MED} since {DATE} pharmacy wont fill w/o new rx
 pls mail my records to {NAME} {ADDRESS} {CITY} {STATE} {ZIP}
 had a bad reaction to {MED} last nite {COND} and {COND} so we went to {HOSP}
 do u guys take walk ins or do i need an appt for {COND}
-pain in my {ANAT} is like a 7 today
+{COND=pain} in my {ANAT} is like a 7 today
 hi dr {LAST} this is {FIRST} {LAST} my {TEST} was {RESULT} at {HOSP} yesterday
 thx will pick up at {PHARM} after work around {TIME}
 the {MED} dose went from {DOSE} to {DOSE} right? just making sure

@@ -31,7 +31,7 @@ A: {COND}. P: {MED} {DOSE} {FREQ} x {N} days; return if {COND}.
 Assessment: {AGE} yo with {COND}, <clinically|hemodynamically> stable. Plan as below.
 Plan: 1) {TEST} 2) {MED} {DOSE} {ROUTE} 3) f/u after {PROC}.
 # <Prophylaxis|Ppx>: {MED} {DOSE} {ROUTE} {FREQ}<; SCDs|>.
-# FEN: <regular|renal|clear liquid> diet, replete {MED} <prn|per protocol>.
+# FEN: <regular|renal|clear liquid> diet, replete {MED} <{FREQ=prn}|per protocol>.
 # Dispo: <likely|anticipate> discharge <home|to rehab|to SNF> in {N} days <pending|once> {TEST}<| improves>.
 # Code: <Full|DNR/DNI|DNR, OK to intubate> (discussed with {NAME}).
 {COND} — <suspect|favor|doubt> {COND}; will obtain {TEST} and empirically start {MED}.
@@ -95,8 +95,8 @@ Lines and tubes in <expected|appropriate> position; <mild|trace> {COND} at the {
 Limited <study|exam> due to <motion|body habitus>; <cannot exclude|unable to exclude> {COND}.
 Critical result <discussed with|called to> Dr. {LAST} at {TIME} on {DATE}.
 Pt <resting|sleeping> <comfortably|quietly> in bed, call light within reach, <bed alarm on|fall precautions maintained>.
-Repositioned {FREQ}; skin over the {ANAT} <intact|reddened, non-blanchable>.
-Peripheral line in the {ANAT} <flushed|patent>, site <clean|without redness>.
+Repositioned {FREQ}; {ANAT=skin} over the {ANAT} <intact|reddened, non-blanchable>.
+Peripheral line in the {ANAT} <flushed|patent>, site <clean|without {COND=redness}>.
 {MED} {DOSE} {ROUTE} <given|administered> at {TIME} for {COND} rated {N}/10; reassessed at {TIME}, now {N}/10.
 <Voiding|Ambulating> without assistance; <tolerating|refusing> <diet|breakfast|fluids>.
 <Family|Spouse|Daughter> at bedside<, updated on plan of care| and updated>.
@@ -116,7 +116,7 @@ PT eval: pt ambulated {N}0 feet with <rolling walker|cane|min assist|contact gua
 Strength {N}/5 in the {ANAT}, with reduced motion at the {ANAT}.
 Goals: <independent|modified independent> transfers within {N} weeks; <continue|progress> {PROC}.
 Tolerated session <well|poorly>; <stopped|paused> due to {COND}<.| and {TEST} of {RESULT}.>
-Recommend <home exercise program|outpatient PT> {N}x/week for {N} weeks.
+Recommend <{PROC=home exercise program}|outpatient {PROC=PT}> {N}x/week for {N} weeks.
 <Fall|Falls> risk <high|moderate>; educated on use of <walker|cane> and <home safety|fall prevention>.
 Mental status: <alert|calm|guarded>, <cooperative|irritable>, mood "<ok|down|anxious>", affect <constricted|congruent|labile>.
 <Endorses|Reports> <passive|no> {COND}; denies {COND}, plan, or intent.
@@ -129,7 +129,7 @@ Safety plan reviewed; crisis line {PHONE} provided.
 {AGE}-month-old born <at term|preterm|at {N} weeks early>, brought in by <mother|father|parents> for {COND}.
 <Mom|Dad|Parent> reports {N} wet diapers <today|per day> and <decreased|normal> feeding.
 Immunizations <up to date|UTD|behind>; last given {DATE}.
-Growth: <weight|length|head circumference> at the <5th|25th|50th|75th|90th> percentile<.|, tracking appropriately.>
+Growth: <{TEST=weight}|{TEST=length}|{TEST=head circumference}> at the <5th|25th|50th|75th|90th> percentile<.|, tracking appropriately.>
 Meeting developmental milestones<; no concerns per parents|>.
 Attends daycare<, sick contacts at home| with several sick contacts>.
 Dosed {MED} {DOSE} {ROUTE} {FREQ} (weight-based).
@@ -138,9 +138,9 @@ G{N}P{N} at {N} weeks <gestation|by LMP|by dates> presenting with {COND}.
 {TEST} <reactive|reassuring|category I>; {TEST} {RESULT}.
 {TEST} <appropriate for dates|{RESULT}>, <no|mild> {COND}.
 <Pregnancy|Antepartum course> complicated by {COND}<, on {MED}| managed with diet>.
-Delivered via {PROC} on {DATE} at {TIME}; infant weight {RESULT}.
+Delivered via {PROC} on {DATE} at {TIME}; infant {TEST=weight} {RESULT}.
 Postpartum day {N}: lochia <appropriate|moderate|scant>, <breastfeeding|bottle feeding> <well|with difficulty>.
-Rh <negative|positive>; <received|due for> {MED} at 28 weeks.
+{TEST=Rh} <negative|positive>; <received|due for> {MED} at 28 weeks.
 Counseled on warning signs including {COND} and {COND}.
 C{N}D1 of {MED} + {MED} <given|administered|held> today<.| due to {TEST} {RESULT}.>
 {COND}, stage <I|II|III|IIIB|IV>, <diagnosed|dx> {DATE} after {PROC}.
@@ -177,7 +177,7 @@ Low suspicion for {COND}; <no|will not pursue> {TEST}<| at this time>.
 Clinically <doubt|unlikely> {COND}, but {TEST} <to be safe|for completeness>.
 {COND} cannot be ruled out without {PROC}.
 Doubt {COND}; more likely {COND} given <timing|exam|history>.
-{ANAT}: <no|mild> <tenderness|deformity>, <full|limited> range of motion.
+{ANAT}: <no|mild> <{COND=tenderness}|{COND=deformity}>, <full|limited> range of motion.
 Gen: <NAD|uncomfortable|ill-appearing>. {ANAT}: <CTAB|RRR|soft, NT/ND>.
 Skin: <warm|dry>, <no|scattered> {COND} over the {ANAT}.
 Neuro: <A&Ox3|alert, oriented>, strength {N}/5 <throughout|in the {ANAT}>, no {COND}.
@@ -232,7 +232,7 @@ Non-adherent to {MED} <x|for> {N} weeks d/t <cost|side effects|{COND}>.
 {TIME} — pt noted to have {COND}; rapid response called.
 {HOSP} records show {TEST} {RESULT} on {DATE}.
 {PROC} (<left|right> {ANAT}) <planned|performed> {DATE}.
-{ANAT} exam: {COND}, no fluctuance.
+{ANAT} exam: {COND}, no {COND=fluctuance}.
 {COND} <noted|seen> incidentally on {TEST} of the {ANAT}<; outpatient follow-up recommended|>.
 {MED}-induced {COND}<, resolved after stopping|>.
 {TEST}-guided {PROC} of the {ANAT} <performed|completed> without complication.
@@ -271,7 +271,7 @@ LIST_ITEM_MORE = r"""
 {MED} (<severe|moderate|mild>): {COND}
 NKA; intolerance to {MED}
 Order: {TEST} <STAT|routine|AM draw>
-Order: {MED} {DOSE} {ROUTE} x1 <now|STAT>
+Order: {MED} {DOSE} {ROUTE} {FREQ=x1} <now|STAT>
 {TEST} {FREQ} x {N}
 Consult: {PROC}
 Diet: <NPO|clears|cardiac>; Activity: <OOB|bed rest|ad lib>
@@ -340,8 +340,8 @@ LAB_MORE = r"""
 {TEST} hemolyzed, <redraw|recollect> ordered
 {TEST}: {RESULT} - <critical|panic> - read back verified at {TIME}
 Pain {N}/10, {TEST} {RESULT}, {TEST} {RESULT}
-Orthostatics: lying {RESULT} / sitting {RESULT} / standing {RESULT}
-Tmax {RESULT}, Tcurrent {RESULT}
+{TEST=Orthostatics}: lying {RESULT} / sitting {RESULT} / standing {RESULT}
+{TEST=Tmax} {RESULT}, {TEST=Tcurrent} {RESULT}
 {TEST} {TIME}: {RESULT}; {TIME}: {RESULT}
 {TEST}:{RESULT}; {TEST}:{RESULT}; {TEST}:{RESULT}
 {TEST} - {RESULT} - <normal|abnormal|borderline>
@@ -364,7 +364,7 @@ Path ({ANAT}): {COND}<, margins negative|, margins involved|>
 {TEST} ({DATE}): {RESULT}   ({DATE}): {RESULT}
 {TEST} {RESULT} (baseline {RESULT})
 {TEST} {RESULT} on {N}L <NC|by nasal cannula|via HFNC>
-{TEST} {N}, pupils <equal|reactive|sluggish>
+{TEST} {N}, {ANAT=pupils} <equal|reactive|sluggish>
 {TEST} — <within normal limits|WNL>; {TEST} — {RESULT}
 {TEST} (<POC|point of care>) {RESULT}
 {TEST}	{RESULT}	(ref {RESULT})
@@ -641,7 +641,7 @@ i moved!! new addy {ADDRESS}, {CITY}
 {PHARM} says they never got the script?? can u resend
 pharmacy # is {PHONE} if u need to call them
 took {MED} {DOSE} at {TIME} still no relief
-bp {RESULT} this am is that ok
+{TEST=bp} {RESULT} this am is that ok
 sry forgot my mrn its {MRN} i think
 my dad {FIRST} {LAST} was admitted to {HOSP} last nite can u talk to his drs
 i dont have a car can someone pick me up at {ADDRESS}
@@ -666,7 +666,7 @@ got the bill acct {ACCT} but insurance shud cover it??
 my boyfriend {FIRST} {LAST} can get my results its ok w me
 i live in {CITY} {STATE} now is there a clinic closer
 can u send my records to dr {LAST} at {HOSP} fax {FAX}
-temp {RESULT} n {COND} since {DATE}
+{TEST=temp} {RESULT} n {COND} since {DATE}
 my mom {FIRST} is {AGE} and confused since starting {MED}
 hi im {AGE} can i still get the {PROC}
 grandson {FIRST} ({AGE}) is helping me type this
@@ -773,7 +773,7 @@ Await pathology; <resume|hold> {MED} <in|for> {N} days.
 Instill {MED} {DOSE} {ROUTE} {FREQ} for {N} weeks after surgery.
 Glasses prescription <updated|unchanged>; no {COND} today.
 <Erythematous|Violaceous|Hyperpigmented> {COND} on the {ANAT}, sparing the {ANAT}.
-<Full-body|Total body> skin check: {N} <lesions|spots> noted, {COND} on the {ANAT} <most concerning|of concern>.
+<Full-body|Total body> skin check: {N} <{COND=lesions}|spots> noted, {COND} on the {ANAT} <most concerning|of concern>.
 On {TEST}, <features suggest|appearance favors> {COND}; <proceed with|plan> {PROC}.
 Apply {MED} {DOSE} to affected areas {FREQ}, avoiding the {ANAT}.
 Treated {N} {COND} with {PROC} today; expect healing over {N} weeks.
@@ -806,7 +806,7 @@ No signs of {COND}<; {TEST} pending|; {TEST} negative>.
 Tissue-proven {COND} treated with pulse-dose {MED} {ROUTE} for {N} days.
 Prophylaxis with {MED} and {MED} through month {N}.
 <Listing|Evaluation> for {PROC} <in progress|on hold> pending {TEST} and {TEST}.
-Infection risk reviewed: avoid <raw foods|gardening without gloves|sick contacts> while on {MED}.
+{COND=Infection} risk reviewed: avoid <raw foods|gardening without gloves|sick contacts> while on {MED}.
 Palliative care consulted for {COND} in the setting of {COND}.
 <Her|His> priorities: <being at home|staying comfortable|seeing family> and avoiding <rehospitalization|the ICU>.
 {COND} well palliated with {MED} {DOSE} {ROUTE} {FREQ}; breakthrough {MED} {DOSE}.
@@ -841,7 +841,7 @@ Injured during <practice|a game|training> on {DATE}; <felt|heard> a pop in the {
 <Sideline|Field> assessment: {COND} <suspected|ruled out>; removed from play.
 Return to <play|sport> <graded|stepwise> over {N} days once <symptom-free|cleared by {NAME}>.
 <Ligamentous|Special> testing: <positive|negative|equivocal> {TEST} of the {ANAT}.
-<Brace|Tape> the {ANAT} for {N} weeks; begin {PROC} <now|after swelling settles>.
+<Brace|Tape> the {ANAT} for {N} weeks; begin {PROC} <now|after {COND=swelling} settles>.
 <Training|Mileage> recently <doubled|increased>; {COND} likely overuse-related.
 Infectious disease consult for {COND} <with|and> {TEST} growing {COND}.
 <Narrow|De-escalate> to {MED} {DOSE} {ROUTE} {FREQ} based on susceptibilities.
@@ -857,7 +857,7 @@ Weekly {TEST} and {TEST} while on {MED}.
 Induction <completed|planned> with {MED} {DOSE} {ROUTE}; <good|partial> response so far.
 Rescue kit with {MED} <provided|prescribed>; safety education given.
 {TEST} <positive|negative> for {COND}; <expected|unexpected> on current regimen.
-Motivational interviewing: <pre-contemplative|contemplative|ready for change>; interested in {MED}.
+{PROC=Motivational interviewing}: <pre-contemplative|contemplative|ready for change>; interested in {MED}.
 Symptom-triggered protocol: {MED} {DOSE} {ROUTE} {FREQ} per scale, max {N} doses.
 <Harm reduction|Safer use> supplies offered; referred to {HOSP} outpatient program.
 ({TEST} {RESULT}) <not|likely not> clinically significant.
@@ -908,7 +908,7 @@ Plan A: {MED}. Plan B (if {COND}): {PROC}.
 <Reason|Indication> for {MED}: {COND}<.| (per {NAME}).>
 [{DATE}] {COND} <noted|worsened>; {MED} <added|increased>.
 {TIME}: {TEST} {RESULT}. {TIME}: {TEST} {RESULT}.
-<Weaning|Reducing> {MED} by {DOSE} <daily|each day>, last dose <on|by> {DATE}.
+<Weaning|Reducing> {MED} by {DOSE} <{FREQ=daily}|{FREQ=each day}>, last dose <on|by> {DATE}.
 <Intermittent|Scheduled> {MED}<, {DOSE}| {DOSE} {ROUTE}> {FREQ}, was <changed|converted> to continuous.
 Despite <two|three|several> doses of {MED}, {COND} <persisted|continued>, and {PROC} was <performed|required>.
 The family (<spouse|son|daughter> {FIRST}) <asked|wanted to know> whether {COND} is <hereditary|contagious|curable>.
@@ -961,7 +961,7 @@ i. {PROC} ({DATE}); ii. {PROC}
 {PROC}/{PROC} ({DATE})
 Pre-med: {MED} {DOSE} {ROUTE} <prior to start|before {PROC}>
 Drip: {MED} {DOSE}<| titrate per protocol>
-Bolus: {MED} {DOSE} {ROUTE} x1
+Bolus: {MED} {DOSE} {ROUTE} {FREQ=x1}
 Lock: {MED} {DOSE} per lumen
 Scheduled: {MED} {DOSE} {FREQ}; breakthrough: {MED} {DOSE} {FREQ}
 Antimicrobial: {MED} (day {N} of {N})
@@ -987,7 +987,7 @@ D/C'd: {MED} <(ineffective)|(intolerance)|(completed course)>
 New: {MED}; Held: {MED}; Stopped: {MED}
 {DATE} — {COND} — {MED}
 » {COND}
-~ {MED} {DOSE} <prn|as needed>
+~ {MED} {DOSE} <{FREQ=prn}|{FREQ=as needed}>
 + {COND}<| (new)>
 {COND}: {N} episodes since {DATE}
 {COND} ✓ {MED} ✓ {TEST} ✗
