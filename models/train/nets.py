@@ -92,19 +92,20 @@ class WordTagger(nn.Module):
             cont = torch.tensor([1 if c else 0 for c in continuation], dtype=torch.long)
         self.register_buffer("continuation", cont)
 
-    def encode(self, input_ids, attention_mask):
+    def encode(self, input_ids, attention_mask, sub=None):
         raise NotImplementedError
 
-    def embed(self, input_ids, attention_mask):
-        """The encoder's input vectors [b, s, hidden]."""
+    def embed(self, input_ids, attention_mask, sub=None):
+        """The encoder's input vectors [b, s, hidden]. sub (training only, bool [b, s]) is
+        for networks that can read a token from other pieces (WordVecTagger)."""
         return self.tok(input_ids)
 
     def continues(self, input_ids):
         """1 where a token continues the word before it ("##"), else 0, int64 [b, s]."""
         return self.continuation[input_ids]
 
-    def forward(self, input_ids, attention_mask):
-        h = self.ln(self.encode(input_ids, attention_mask))
+    def forward(self, input_ids, attention_mask, sub=None):
+        h = self.ln(self.encode(input_ids, attention_mask, sub))
         # A padded slot never continues a word, whatever id it holds, so a real word's
         # pooled state cannot take in padding.
         cont = self.continues(input_ids) * attention_mask.to(torch.long)
@@ -140,7 +141,7 @@ class TokenClassifier(WordTagger):
         self.blocks = nn.ModuleList([Block(hidden, heads, ffn, dropout) for _ in range(layers)])
         init_weights(self)
 
-    def encode(self, input_ids, attention_mask):
+    def encode(self, input_ids, attention_mask, sub=None):
         # Positions count every slot (as BERT does); padding sits at the end.
         pos = torch.cumsum(torch.ones_like(input_ids), dim=1) - 1
         x = self.drop(self.tok(input_ids) + self.pos(pos))
@@ -214,9 +215,9 @@ class ConvTagger(WordTagger):
         self.blocks = nn.ModuleList([ConvBlock(hidden, kernel, d, ffn) for d in dilations])
         init_weights(self)
 
-    def encode(self, input_ids, attention_mask):
+    def encode(self, input_ids, attention_mask, sub=None):
         live = attention_mask[:, :, None].to(self.tok.weight.dtype)
-        x = self.embed(input_ids, attention_mask)
+        x = self.embed(input_ids, attention_mask, sub)
         for blk in self.blocks:
             x = blk(x, live)
         return x
@@ -227,10 +228,11 @@ class WordVecTagger(ConvTagger):
     vectors (wordvec.py). Only the shared WordPiece entries have learnt embeddings: a token
     is embedded as the mean of its first and last shared piece (a shared entry is both),
     plus a learnt projection of its word vector when it has one and is a whole word (the
-    next token does not continue it). The tables are buffers in the storage types the
-    export keeps (int8 vectors with float16 row scales, int16 pieces, int32 rows) and are
-    widened after the lookup, so the export stays small and the network reads exactly the
-    numbers it is served with."""
+    next token does not continue it). In training, a token that sub marks reads the
+    pieces of its other cut (wordvec.Tables.sub_pieces) instead, with its vector. The
+    tables are buffers in the storage types the export keeps (int8 vectors with float16
+    row scales, int16 pieces, int32 rows) and are widened after the lookup, so the export
+    stays small and the network reads exactly the numbers it is served with."""
 
     def __init__(self, vocab, labels, tables, continuation, hidden=128, **hp):
         super().__init__(tables.shared, labels, hidden=hidden, **hp)
@@ -241,6 +243,8 @@ class WordVecTagger(ConvTagger):
         self.register_buffer("rows", torch.tensor(tables.rows))
         self.register_buffer("vq", torch.tensor(tables.vq))
         self.register_buffer("vscale", torch.tensor(tables.vscale))
+        # Training only, so not exported: the word's other cut (wordvec.Tables.sub_pieces).
+        self.register_buffer("sub_pieces", torch.tensor(tables.sub_pieces), persistent=False)
         self.vproj = nn.Linear(tables.vq.shape[1], hidden)
         init_weights(self.vproj)
         self.cfg["word_vectors"] = dict(shared=tables.shared, vocab=vocab, rows=int(tables.vq.shape[0]), dims=int(tables.vq.shape[1]))
@@ -248,8 +252,10 @@ class WordVecTagger(ConvTagger):
     def continues(self, input_ids):
         return self.continuation[input_ids].long()
 
-    def embed(self, input_ids, attention_mask):
+    def embed(self, input_ids, attention_mask, sub=None):
         p = self.pieces[input_ids].long()
+        if sub is not None:
+            p = torch.where(sub[..., None], self.sub_pieces[input_ids].long(), p)
         x = (self.tok(p[..., 0]) + self.tok(p[..., 1])) * 0.5
         r = self.rows[input_ids].long()
         vec = self.vq[r].float() * self.vscale[r].float()[..., None]

@@ -135,11 +135,14 @@ class Tables:
     ids of the vocabulary, the only ones with learnt embeddings) and, per token id, its first and last shared
     piece (`pieces`, int16 [vocab, 2]) and its row of the vector table (`rows`, int32
     [vocab], 0 for none), and the table itself (`vq` int8 [rows, dims] and `vscale` float16
-    [rows]; row 0 is all zeros)."""
+    [rows]; row 0 is all zeros). For training only, `sub_pieces` (like `pieces`) holds, for
+    a shared entry that is a whole word with a vector, the first and last piece of the word
+    cut into shorter shared pieces (sub_cut), and `pieces` for every other id."""
 
-    def __init__(self, shared, pieces, rows, vq, vscale):
+    def __init__(self, shared, pieces, rows, vq, vscale, sub_pieces=None):
         self.shared = shared
         self.pieces, self.rows, self.vq, self.vscale = pieces, rows, vq, vscale
+        self.sub_pieces = pieces if sub_pieces is None else sub_pieces
 
     @classmethod
     def empty(cls, shared, vocab, rows, dims):
@@ -191,7 +194,39 @@ def build(shared):
     for i, t in enumerate(vocab):
         cut = [i] if i < len(shared.vocab) else [tid for tid, _, _ in shared._pieces(t)]
         pieces[i] = (cut[0], cut[-1])
-    return Tokenizer(vocab, shared), Tables(len(shared.vocab), pieces, np.array(rows, np.int32), vq, vscale)
+    sub = pieces.copy()
+    for i in range(len(shared.vocab)):
+        cut = sub_cut(shared, vocab[i]) if rows[i] else None
+        if cut is not None:
+            sub[i] = cut
+    return Tokenizer(vocab, shared), Tables(len(shared.vocab), pieces, np.array(rows, np.int32), vq, vscale, sub)
+
+
+def sub_cut(shared, word):
+    """(first, last) shared piece ids of word cut greedily after a first piece shorter than
+    the one the greedy cut takes, or None when no such cut exists. A train word that is a
+    shared entry of its own reaches the network as that one learnt embedding, while an
+    unseen word with a vector comes as pieces of other words and its vector; training
+    sometimes gives the train word the second form too (train_ner.PIECE_DROP), so that what
+    the network learns of a word's type passes through its vector."""
+    first = shared._pieces(word)
+    top = first[0][2] if first[0][0] != shared.unk else len(word)
+    for end in range(top - 1, 0, -1):
+        head = shared.ids.get(word[:end])
+        if head is None:
+            continue
+        start, last = end, None
+        while start < len(word):
+            stop = len(word)
+            while stop > start and "##" + word[start:stop] not in shared.ids:
+                stop -= 1
+            if stop == start:
+                last = None
+                break
+            last, start = shared.ids["##" + word[start:stop]], stop
+        if last is not None:
+            return head, last
+    return None
 
 
 def coverage(tok, tables):
