@@ -56,7 +56,7 @@ SEGMENT_Q = {"clinical-ner": 0.1, "pii": 0.1}
 # (round_to_half, halve_initializers): its vocabulary would otherwise take the directory
 # past 10 MB.
 WORD_VECTORS = {"clinical-ner": True, "pii": False}
-# Share of tokens that, in training, read their word's other cut with their vector
+# Chance that, in training, a token reads its word's other cut with its vector
 # (wordvec.sub_cut, nets.WordVecTagger), per model with word vectors. A train word is often a
 # shared entry of its own, whose learnt embedding can carry its type by itself; an unseen
 # word never is. On all editions' held-out split, one run each: 0.837 -> 0.840 (0.833 -> 0.835
