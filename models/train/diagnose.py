@@ -19,9 +19,9 @@ Usage: /usr/bin/python3 models/train/diagnose.py DIR pii|clinical-ner COMMAND [-
                  templates each cost.
   decode-bias    strict F1 on the card's documents with a constant added to every entity
                  label's score and another to every transition that continues an entity
-                 (both folded into the CRF scores), over a small grid. The best cell is an
-                 upper bound on what such a decoding change could give: it is chosen on the
-                 held-out split itself.
+                 (both folded into config.json's CRF scores), over a grid. On the held-out
+                 split the best cell is an upper bound, as the split itself chose it;
+                 devsplit.py runs it on a development split instead.
   ensemble       strict and lenient F1 of DIR, of DIR2 (--with) and of the two averaged
                  (logits and CRF scores), on the card's documents.
   word-lists     per slot, the WordPiece pieces per word of train and held-out entries, and
@@ -149,25 +149,32 @@ def errors(args):
             print("   ", line)
 
 
+def biased(trans, entity, continuation):
+    """The CRF scores [3, L, L] with entity added to every transition into an entity label
+    (B-X or I-X) and continuation to every B-X or I-X -> I-X step across a space or between
+    touching tokens (not across a line break, where entities never go on)."""
+    import nets
+    import numpy as np
+    out = np.array(trans, dtype=np.float64)
+    out[:, :, 1:] += entity
+    for i in range(2, out.shape[1], 2):  # I-X is 2, 4, ...; B-X is the one before it
+        out[nets.SPACED, i - 1:i + 1, i] += continuation
+        out[nets.TOUCHING, i - 1:i + 1, i] += continuation
+    return out
+
+
 def decode_bias(args):
     import corpus
     import nets
-    import numpy as np
     task, seed, tok, names, model, trans = score.load(args.dir, args.name)
     gen = corpus.Corpus("heldout", seed=seed + 1)  # the card's documents
     docs, items, gaps = train_ner.windows(tok, task, gen, args.docs)
     # Computed once: only the CRF scores change across the grid.
     emissions = [lg[1:-1].double().numpy() for lg in train_ner.row_logits(model, [it[1] for it in items])]
     gold = [{(a, b, lab) for a, b, t, lab in spans if t == task} for _, spans in docs]
-    # I-X sits at 2, 4, ...; B-X just before it (train_ner.label_names).
-    inside = range(2, len(names), 2)
-    for entity in (-0.5, 0.0, 0.5, 1.0):
-        for stick in (-0.5, 0.0, 0.5, 1.0, 2.0):
-            scores = np.array(trans, dtype=np.float64)
-            scores[:, :, 1:] += entity  # every way into an entity label, the start included
-            for i in inside:
-                scores[nets.SPACED, i - 1:i + 1, i] += stick
-                scores[nets.TOUCHING, i - 1:i + 1, i] += stick
+    for entity in (-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5):
+        for stick in (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5):
+            scores = biased(trans, entity, stick)
             preds = [set() for _ in docs]
             for (d, ids, offs), em, gap in zip(items, emissions, gaps):
                 path = [0] + nets.viterbi(em, gap, scores) + [0]
@@ -176,8 +183,8 @@ def decode_bias(args):
             tp = sum(len(g & q) for g, q in zip(gold, preds))
             p, r = tp / max(1, sum(map(len, preds))), tp / max(1, sum(map(len, gold)))
             f1 = 2 * p * r / (p + r) if p + r else 0.0
-            print(f"{args.name}: entity bias {entity:+.1f}, continuation bias {stick:+.1f}: "
-                  f"F1 {f1:.3f} (precision {p:.3f}, recall {r:.3f})", flush=True)
+            print(f"{args.name}: entity bias {entity:+.2f}, continuation bias {stick:+.2f}: "
+                  f"F1 {f1:.5f} (precision {p:.3f}, recall {r:.3f})", flush=True)
 
 
 def ensemble(args):
