@@ -26,8 +26,6 @@ sys.path.insert(0, HERE)
 import corpus  # noqa: E402
 import wordlists  # noqa: E402
 
-# As in wordlists.split_all: classes every user expects whole, shared by both sides.
-CLOSED = ("STREET_TYPE", "UNIT", "HOSP_TAIL", "ROUTE", "FREQ")
 WORD_SHARE = 0.25
 TEMPLATE_SHARE = 0.3
 
@@ -40,7 +38,7 @@ def split_all(seed=1234, editions=None):
     out = _split_all(seed, editions)
     train, dev = {}, {}
     for i, (name, items) in enumerate(sorted(out["train"].items())):
-        if name in CLOSED:
+        if name in wordlists.CLOSED:
             train[name] = dev[name] = items
             continue
         groups = sorted({w.lower() for w in items})

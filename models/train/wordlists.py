@@ -1874,6 +1874,12 @@ LISTS = {
 }
 
 
+# Closed classes (PO, BID, mg, Street...): every user expects the common forms, so a
+# held-out part would only remove them from training; split_all keeps them on both sides, and
+# the cards say so.
+CLOSED = ("STREET_TYPE", "UNIT", "HOSP_TAIL", "ROUTE", "FREQ")
+
+
 def split_all(seed=1234, editions=None):
     """Returns {"train": {name: list}, "heldout": {name: list}} from the first `editions`
     editions (1: the split the first models were measured on; None: all of them)."""
@@ -1881,10 +1887,7 @@ def split_all(seed=1234, editions=None):
     out = {"train": {}, "heldout": {}}
     for i, (name, items) in enumerate(sorted(LISTS.items())):
         share = 0.25
-        if name in ("STREET_TYPE", "UNIT", "HOSP_TAIL", "ROUTE", "FREQ"):
-            # Closed classes (PO, BID, mg, Street...): every user expects the
-            # common forms, so a held-out part would only remove them from
-            # training; these stay shared and the cards say so.
+        if name in CLOSED:
             out["train"][name] = sorted(set(items))
             out["heldout"][name] = sorted(set(items))
             continue
