@@ -47,6 +47,11 @@ NOVEL_P = 0.05
 # train DISEASE entities against 25% of listed ones; TEST 17% against 27%), and a model trained
 # on them cut unseen multi-word terms short.
 MUTABLE = {"COND", "PROC", "ANAT", "TEST"}
+# Corpus.fill's two entities in one slot: the slots that may hold them, and what joins two
+# of one type (hyphens and slashes too: `Avodart/Stelara`) or of two types.
+ADJACENT_SLOTS = ["COND", "MED", "PROC", "ANAT", "TEST"]
+ADJACENT_SAME = [" "] * 4 + ["-"] * 2 + ["/", ", "] + [" and "] * 2
+ADJACENT_OTHER = [" "] * 3 + [", "] + [" and "] * 2
 # Share of literal template segments in train documents whose words may be
 # swapped, and the chance of each word being swapped.
 CONTEXT_SWAP_SEGMENTS = 0.3
@@ -160,8 +165,11 @@ class Corpus:
     None: all)."""
 
     def __init__(self, split, seed=0, noise=True, invented=True, pseudo_p=None, context_swap=True, editions=None,
-                 novel_p=None, mutate_p=0):
+                 novel_p=None, mutate_p=0, adjacent_p=0):
         self.split = split
+        # Share of clinical slots of train documents that hold two entities (Corpus.fill).
+        # 0 draws no random numbers, so corpora without it stay as built.
+        self.adjacent_p = adjacent_p
         # Share of invented MUTABLE slots that are a train entry with one word invented
         # (pseudo.Pseudo.mutate). 0 draws no random numbers, so corpora without it stay as built.
         self.mutate_p = mutate_p
@@ -385,6 +393,25 @@ class Corpus:
         return f"{v} {r.choice(LAB_UNITS)}" if r.random() < 0.85 else v
 
     def fill(self, slot, b, line_start):
+        """Writes a filled slot to b. With adjacent_p, in train documents a clinical slot
+        sometimes holds two entities, its own and one of a random clinical type before or
+        after it, side by side or coordinated (`Lyrica-Zosyn`, `spleen and breast`), each
+        with its label: held-out templates join slots in ways train ones do not, and
+        coordinations are common in notes, so the network must find where one entity ends
+        from the words, not from a template."""
+        if not (self.adjacent_p and self.pseudo is not None and slot in ADJACENT_SLOTS
+                and self.rng.random() < self.adjacent_p):
+            self.fill_one(slot, b, line_start)
+            return
+        r = self.rng
+        other = r.choice(ADJACENT_SLOTS)
+        joiner = r.choice(ADJACENT_SAME if other == slot else ADJACENT_OTHER)
+        first, second = (other, slot) if r.random() < 0.5 else (slot, other)
+        self.fill_one(first, b, line_start)
+        b.add(joiner)
+        self.fill_one(second, b, False)
+
+    def fill_one(self, slot, b, line_start):
         r = self.rng
         if slot == "NAME":
             first, last = self.person_token("FIRST"), self.person_token("LAST")
