@@ -42,7 +42,7 @@ MUTATE_P = {"clinical-ner": 0.5, "pii": 0.0}
 # Share of clinical slots of training documents that hold two entities side by side or
 # coordinated (corpus.Corpus.fill), per model. clinical-ner at 0.1: 0.842 -> 0.845 on all
 # editions' held-out split, 0.918 -> 0.924 on the first edition's (README.md, "Outside term
-# lists with word vectors, and more pieces per word").
+# lists with word vectors, more pieces per word, two entities in one slot").
 ADJACENT_P = {"clinical-ner": 0.1, "pii": 0.0}
 # Chance, at each piece of each word of a training document, of a shorter piece than the
 # longest that matches (the sample argument of wordpiece.Tokenizer.encode), per model. The
