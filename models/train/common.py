@@ -66,12 +66,15 @@ def thread_layout():
     return (2, 1) if native_bf16() else (1, 2)
 
 
-def setup(seed):
+def setup(seed, torch_threads=None):
     """Fixed seeds, malloc that keeps its memory (keep_freed_memory) and the thread layout of
-    thread_layout(). OpenBLAS reads its thread count when it loads, so run.sh exports it from
-    thread_layout() before Python starts; the default here covers scripts run by hand."""
+    thread_layout(), or torch_threads torch threads when given (a process that shares the
+    machine with another, as train_ner.py's members do). OpenBLAS reads its thread count
+    when it loads, so run.sh exports it from thread_layout() before Python starts; the
+    default here covers scripts run by hand."""
     keep_freed_memory()
-    torch_threads, blas_threads = thread_layout()
+    default_threads, blas_threads = thread_layout()
+    torch_threads = torch_threads or default_threads
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(blas_threads))
     import numpy as np
     import torch

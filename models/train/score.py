@@ -14,6 +14,7 @@ Usage: /usr/bin/python3 models/train/score.py DIR pii|clinical-ner [--editions N
 import argparse
 import json
 import os
+import re
 
 import common
 import train_ner
@@ -45,14 +46,25 @@ def load_from_onnx(path, model):
     import torch
     from onnx import numpy_helper
     graph = onnx.load(path).graph
+    raw = {i.name: numpy_helper.to_array(i).copy() for i in graph.initializer}
     init = {}
-    for i in graph.initializer:
-        # Weights stored as float16 (train_ner.halve_initializers) are read back widened.
-        name, a = i.name, numpy_helper.to_array(i).copy()
+    for name, a in raw.items():
+        # Weights stored as float16 (train_ner.halve_initializers) are read back widened, and
+        # those stored as int8 with float16 steps (train_ner.quantize_initializers) multiplied
+        # back, in float32 as ONNX Runtime does.
         if name.endswith(".fp16"):
             name, a = name[:-len(".fp16")], a.astype("float32")
+        elif name.endswith(".q8"):
+            name, a = name[:-len(".q8")], a.astype("float32") * raw[name + "step"].astype("float32")
+        elif name.endswith(".q8step"):
+            continue
         init[name] = torch.tensor(a)
     state = {k: v for k, v in init.items() if not k.startswith("onnx::")}
+    # The members of a nets.Averaged share their tables, which the export stores once.
+    for key in model.state_dict():
+        first = re.sub(r"^members\.\d+\.", "members.0.", key)
+        if key not in state and first in state:
+            state[key] = state[first]
     mats = [v for k, v in init.items() if k.startswith("onnx::MatMul")]
     order = linear_order(model)
     if len(mats) != len(order):
@@ -78,8 +90,10 @@ def network_for(cfg, tok, names):
     if kind == "dilated_conv" and "word_vectors" in enc:
         import wordvec
         wv = enc.pop("word_vectors")
+        members = enc.pop("members", 1)
         tables = wordvec.Tables.empty(wv["shared"], wv["vocab"], wv["rows"], wv["dims"])
-        return nets.WordVecTagger(len(tok.vocab), len(names), tables, cont, **enc)
+        nets_ = [nets.WordVecTagger(len(tok.vocab), len(names), tables, cont, **enc) for _ in range(members)]
+        return nets_[0] if members == 1 else nets.Averaged(nets_)
     if kind == "dilated_conv":
         return nets.ConvTagger(len(tok.vocab), len(names), continuation=cont, **enc)
     raise SystemExit(f"config.json: unknown sluice.encoder kind {kind!r}")
