@@ -1030,6 +1030,10 @@ def train_members(name, steps):
     time, not wall time), so nothing large passes between them."""
     import subprocess
     import sys
+    if WORD_VECTORS[name]:
+        # Fetched once here, not by every member at once.
+        import wordvec
+        wordvec.fetch()
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     t0 = time.time()
     # This process's own command line, so that a wrapper (devsplit.py) wraps the members too.

@@ -76,8 +76,11 @@ def fetch():
         dims = doc["dimensions"]
         words = [w for w in doc["words"] if re.fullmatch(r"[a-z][a-z0-9]*", w)]
         vecs = np.array([doc["vectors"][w][:dims] for w in words], dtype=np.float32)
-        np.savez(CACHE + ".tmp.npz", words=np.array(words), vecs=vecs)
-        os.replace(CACHE + ".tmp.npz", CACHE)
+        # A name of this process's own: two processes that fetch at once each write whole
+        # files, and the last rename wins.
+        tmp_path = f"{CACHE}.{os.getpid()}.tmp.npz"
+        np.savez(tmp_path, words=np.array(words), vecs=vecs)
+        os.replace(tmp_path, CACHE)
     z = np.load(CACHE)
     return [str(w) for w in z["words"]], z["vecs"]
 
