@@ -64,9 +64,10 @@ SEGMENT_Q = {"clinical-ner": 0.1, "pii": 0.1}
 # (wordvec.py, nets.WordVecTagger), per model. clinical-ner's held-out errors were mostly
 # words it had never seen; with the vectors its held-out F1 went 0.801 -> 0.837 (0.831-0.844
 # over four runs of variants; README.md, "Word vectors"). pii stays as it was built.
-# A model with word vectors also stores its network's weights as float16 in model.onnx
-# (round_to_half, halve_initializers): its vocabulary would otherwise take the directory
-# past 10 MB.
+# A model with word vectors also stores its network's token embeddings and convolutions as
+# int8 and its other weights as float16 in model.onnx (round_to_int8, quantize_initializers;
+# round_to_half, halve_initializers): its vocabulary would otherwise take the directory past
+# 10 MB.
 WORD_VECTORS = {"clinical-ner": True, "pii": False}
 # Chance that, in training, a token reads its word's other cut with its vector
 # (wordvec.sub_cut, nets.WordVecTagger), per model with word vectors. A train word is often a
@@ -435,73 +436,85 @@ def round_to_half(model):
             p.copy_(p.half().float())
 
 
+def rewrite_float_initializers(path, store):
+    """Rewrites model.onnx's float32 initializers: store(name, array) returns None to leave
+    one as it is, or (the initializer stored in its place, more initializers, nodes that
+    rebuild NAME from them). The nodes go at the head of the graph; ONNX Runtime folds them
+    when it loads the model."""
+    import onnx
+    from onnx import TensorProto, numpy_helper
+    m = onnx.load(path)
+    g = m.graph
+    head, extra = [], []
+    for init in g.initializer:
+        if init.data_type != TensorProto.FLOAT:
+            continue
+        out = store(init.name, numpy_helper.to_array(init))
+        if out is None:
+            continue
+        stored, more, nodes = out
+        init.CopyFrom(stored)
+        extra += more
+        head += nodes
+    g.initializer.extend(extra)
+    nodes = head + list(g.node)
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.save(m, path)
+
+
 def halve_initializers(path, min_size=1024):
     """Stores each float32 initializer of at least min_size numbers as float16 under the
     name NAME.fp16, widened back to NAME by a Cast node at the head of the graph. ONNX
     Runtime folds those casts when it loads the model, so it computes in float32 on the
     rounded weights (round_to_half), as torch did; score.py reads the weights back."""
     import numpy as np
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
-    m = onnx.load(path)
-    g = m.graph
-    widen = []
-    for init in g.initializer:
-        if init.data_type != TensorProto.FLOAT:
-            continue
-        a = numpy_helper.to_array(init)
+
+    def store(name, a):
         if a.size < min_size:
+            return None
+        return (numpy_helper.from_array(a.astype(np.float16), name + ".fp16"), [],
+                [helper.make_node("Cast", [name + ".fp16"], [name], to=TensorProto.FLOAT, name=name + ".widen")])
+    rewrite_float_initializers(path, store)
+
+
+def int8_rows(a):
+    """(q, step) with a == q * step, q int8-valued and step one float16 number per row (or
+    per column) of the matrix a, as round_to_int8 leaves its weights; None for any other
+    matrix."""
+    import numpy as np
+    for axis in (1, 0):
+        step = np.abs(a).max(axis=axis, keepdims=True) / np.float32(127)
+        if not np.array_equal(step, step.astype(np.float16).astype(np.float32)):
             continue
-        name = init.name
-        init.CopyFrom(numpy_helper.from_array(a.astype(np.float16), name + ".fp16"))
-        widen.append(helper.make_node("Cast", [name + ".fp16"], [name], to=TensorProto.FLOAT, name=name + ".widen"))
-    nodes = widen + list(g.node)
-    del g.node[:]
-    g.node.extend(nodes)
-    onnx.save(m, path)
+        q = np.divide(a, step, out=np.zeros_like(a), where=step > 0)
+        if np.array_equal(q, q.round()) and np.abs(q).max() <= 127 and np.array_equal(q * step, a):
+            return q, step
+    return None
 
 
 def quantize_initializers(path, min_size=16384):
     """Stores each float32 matrix of at least min_size numbers whose rows (or columns) are
     whole multiples of one float16 step each, at most 127 of them (round_to_int8), as int8
     NAME.q8 with float16 steps NAME.q8step, multiplied back into NAME by nodes at the head of
-    the graph. ONNX Runtime folds those when it loads the model, so it computes in float32
-    on exactly the numbers torch evaluated; score.py reads them back. Other initializers
-    are left as they are."""
+    the graph, so ONNX Runtime computes in float32 on exactly the numbers torch evaluated;
+    score.py reads them back. Other initializers are left as they are."""
     import numpy as np
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
-    m = onnx.load(path)
-    g = m.graph
-    widen = []
-    for init in g.initializer:
-        if init.data_type != TensorProto.FLOAT:
-            continue
-        a = numpy_helper.to_array(init)
-        if a.ndim != 2 or a.size < min_size:
-            continue
-        for axis in (1, 0):
-            step = np.abs(a).max(axis=axis, keepdims=True) / np.float32(127)
-            if not np.array_equal(step, step.astype(np.float16).astype(np.float32)):
-                continue
-            q = np.divide(a, step, out=np.zeros_like(a), where=step > 0)
-            if np.array_equal(q, q.round()) and np.abs(q).max() <= 127 and np.array_equal(q * step, a):
-                break
-        else:
-            continue
-        name = init.name
-        init.CopyFrom(numpy_helper.from_array(q.astype(np.int8), name + ".q8"))
-        g.initializer.append(numpy_helper.from_array(step.astype(np.float16), name + ".q8step"))
-        widen += [
-            helper.make_node("Cast", [name + ".q8"], [name + ".q8f"], to=TensorProto.FLOAT, name=name + ".widen"),
-            helper.make_node("Cast", [name + ".q8step"], [name + ".q8stepf"], to=TensorProto.FLOAT,
-                             name=name + ".widenstep"),
-            helper.make_node("Mul", [name + ".q8f", name + ".q8stepf"], [name], name=name + ".scale"),
-        ]
-    nodes = widen + list(g.node)
-    del g.node[:]
-    g.node.extend(nodes)
-    onnx.save(m, path)
+
+    def store(name, a):
+        found = int8_rows(a) if a.ndim == 2 and a.size >= min_size else None
+        if found is None:
+            return None
+        q, step = found
+        return (numpy_helper.from_array(q.astype(np.int8), name + ".q8"),
+                [numpy_helper.from_array(step.astype(np.float16), name + ".q8step")],
+                [helper.make_node("Cast", [name + ".q8"], [name + ".q8f"], to=TensorProto.FLOAT, name=name + ".widen"),
+                 helper.make_node("Cast", [name + ".q8step"], [name + ".q8stepf"], to=TensorProto.FLOAT,
+                                  name=name + ".widenstep"),
+                 helper.make_node("Mul", [name + ".q8f", name + ".q8stepf"], [name], name=name + ".scale")])
+    rewrite_float_initializers(path, store)
 
 
 def write_config(path, cfg):
