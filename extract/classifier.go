@@ -8,9 +8,9 @@ import (
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/models"
-	"github.com/sluice-serving/sluice/models/tokclass"
-	"github.com/sluice-serving/sluice/models/wordpiece"
+	"github.com/sluice-serving/sluice/tokenizer"
 )
 
 // Config sets how a Classifier windows text and batches windows.
@@ -24,8 +24,8 @@ type Config struct {
 // Classifier extracts entities with one model. It is safe for concurrent use.
 type Classifier struct {
 	name    string
-	tok     *wordpiece.Tokenizer
-	dec     *tokclass.Decoder
+	tok     *tokenizer.Tokenizer
+	dec     *entities.Decoder
 	prefix  []int64
 	suffix  []int64
 	padID   int64
@@ -54,12 +54,12 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 	if len(m.Config.Labels) == 0 {
 		return nil, fmt.Errorf("model %q: config.json has no id2label; it is not a token classifier", m.Name)
 	}
-	dec, err := tokclass.NewDecoder(decoderConfig(m))
+	dec, err := entities.NewDecoder(decoderConfig(m))
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", m.Name, err)
 	}
 	prefix, suffix := m.Tokenizer.Template()
-	budget, err := tokclass.ContentBudget(m.Config.MaxPositionEmbeddings, len(prefix), len(suffix))
+	budget, err := entities.ContentBudget(m.Config.MaxPositionEmbeddings, len(prefix), len(suffix))
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", m.Name, err)
 	}
@@ -83,10 +83,10 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 }
 
 // decoderConfig is the model's label space, and its CRF when config.json carries one.
-func decoderConfig(m *models.Model) tokclass.DecoderConfig {
-	cfg := tokclass.DecoderConfig{ID2Label: m.Config.Labels, UnknownID: -1}
+func decoderConfig(m *models.Model) entities.DecoderConfig {
+	cfg := entities.DecoderConfig{ID2Label: m.Config.Labels, UnknownID: -1}
 	if crf := m.Config.CRF; crf != nil {
-		cfg.Transitions = &tokclass.Transitions{Spaced: crf.Spaced, Touching: crf.Touching, Break: crf.Break}
+		cfg.Transitions = &entities.Transitions{Spaced: crf.Spaced, Touching: crf.Touching, Break: crf.Break}
 	}
 	return cfg
 }
@@ -112,7 +112,7 @@ func (c *Classifier) Load() batcher.Load { return c.batcher.Load() }
 // Extract finds the entities of text. Offsets in the result are byte offsets into text.
 // Errors wrap batcher's and engine's sentinels (batcher.ErrQueueFull, context errors) and
 // never carry text.
-func (c *Classifier) Extract(ctx context.Context, text string, opts tokclass.Options) ([]tokclass.Entity, Stats, error) {
+func (c *Classifier) Extract(ctx context.Context, text string, opts entities.Options) ([]entities.Entity, Stats, error) {
 	enc := c.tok.Encode(text, false)
 	st := Stats{Tokens: len(enc.IDs)}
 	if len(enc.IDs) == 0 {
@@ -129,11 +129,11 @@ func (c *Classifier) Extract(ctx context.Context, text string, opts tokclass.Opt
 	if err != nil {
 		return nil, st, err
 	}
-	logits, err := tokclass.MergeLogits(wins, len(enc.IDs), out.logits, out.width, len(c.prefix), c.dec.NumLabels())
+	logits, err := entities.MergeLogits(wins, len(enc.IDs), out.logits, out.width, len(c.prefix), c.dec.NumLabels())
 	if err != nil {
 		return nil, st, err
 	}
-	toks := tokclass.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}
+	toks := entities.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}
 	ents, err := c.dec.Extract(text, toks, logits, opts)
 	return ents, st, err
 }
@@ -166,13 +166,13 @@ func (c *Classifier) Warm(ctx context.Context) error {
 }
 
 // warmBatch lays out warmRows full-length rows of real text.
-func (c *Classifier) warmBatch() tokclass.Rows {
+func (c *Classifier) warmBatch() entities.Rows {
 	filler := c.tok.Encode("Warm up with a full row.", false).IDs
 	if len(filler) == 0 {
 		filler = []int64{c.padID}
 	}
 	content := c.maxLen - len(c.prefix) - len(c.suffix)
-	rows := tokclass.Rows{Count: c.warmRows, Width: c.maxLen,
+	rows := entities.Rows{Count: c.warmRows, Width: c.maxLen,
 		InputIDs: make([]int64, 0, c.warmRows*c.maxLen), AttentionMask: make([]int64, c.warmRows*c.maxLen)}
 	for range c.warmRows {
 		rows.InputIDs = append(rows.InputIDs, c.prefix...)
@@ -188,17 +188,17 @@ func (c *Classifier) warmBatch() tokclass.Rows {
 }
 
 // layout cuts a text's tokens into windows and lays them out as model rows.
-func (c *Classifier) layout(ids []int64, wordIDs []int) ([]tokclass.Window, tokclass.Rows, error) {
-	wins, err := tokclass.PlanWordWindows(wordIDs, c.budget, c.stride)
+func (c *Classifier) layout(ids []int64, wordIDs []int) ([]entities.Window, entities.Rows, error) {
+	wins, err := entities.PlanWordWindows(wordIDs, c.budget, c.stride)
 	if err != nil {
-		return nil, tokclass.Rows{}, err
+		return nil, entities.Rows{}, err
 	}
-	rows, err := tokclass.BuildRows(ids, wins, c.prefix, c.suffix, c.padID, 0)
+	rows, err := entities.BuildRows(ids, wins, c.prefix, c.suffix, c.padID, 0)
 	return wins, rows, err
 }
 
 // job is one request's windows, laid out at the request's own width.
-type job struct{ rows tokclass.Rows }
+type job struct{ rows entities.Rows }
 
 // result is one request's logits: its rows at the batch's width.
 type result struct {

@@ -2,8 +2,8 @@
 // text, cuts it into model-sized windows, sends the windows through the model's batcher to
 // ONNX Runtime, merges the windows' logits and decodes them into entities.
 //
-// It is the glue between the pieces that each know one thing: models/wordpiece (text to
-// tokens), models/tokclass (windows and decoding), batcher (queueing and batch formation) and
+// It is the glue between the pieces that each know one thing: tokenizer (text to tokens),
+// entities (windows and decoding), batcher (queueing and batch formation) and
 // engine (the forward pass). The HTTP layer sees only Classifier.Extract.
 //
 // Use New with a loaded model and an engine session, Start it, then call Extract from any

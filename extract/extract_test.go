@@ -14,8 +14,8 @@ import (
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/models"
-	"github.com/sluice-serving/sluice/models/tokclass"
 )
 
 type golden struct {
@@ -126,7 +126,7 @@ func TestClassifierWindowsLongTexts(t *testing.T) {
 		t.Fatalf("warm-up batch %d x %d (%d ids), want 8 full rows with the template", w.Count, w.Width, len(w.InputIDs))
 	}
 	for i, doc := range readJSONL[struct{ Text string }](t, "long.jsonl") {
-		ents, st, err := cls.Extract(ctx, doc.Text, tokclass.PIIOptions())
+		ents, st, err := cls.Extract(ctx, doc.Text, entities.PIIOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 	defer cancel()
 	cls.Start(ctx)
 	defer cls.Close(context.Background())
-	opts := tokclass.AnalyzeOptions()
+	opts := entities.AnalyzeOptions()
 	for i, doc := range readJSONL[struct{ Text string }](t, "long.jsonl") {
 		got, _, err := cls.Extract(ctx, doc.Text, opts)
 		if err != nil {
@@ -174,8 +174,8 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 		}
 		enc := m.Tokenizer.Encode(doc.Text, false)
 		prefix, suffix := m.Tokenizer.Template()
-		budget, _ := tokclass.ContentBudget(m.Config.MaxPositionEmbeddings, len(prefix), len(suffix))
-		wins, _ := tokclass.PlanWordWindows(enc.WordIDs, budget, 32)
+		budget, _ := entities.ContentBudget(m.Config.MaxPositionEmbeddings, len(prefix), len(suffix))
+		wins, _ := entities.PlanWordWindows(enc.WordIDs, budget, 32)
 		labels := len(m.Config.Labels)
 		var perWindow []float32
 		width := 0
@@ -196,15 +196,15 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 			copy(row, out.Data)
 			perWindow = append(perWindow, row...)
 		}
-		merged, err := tokclass.MergeLogits(wins, len(enc.IDs), perWindow, width, len(prefix), labels)
+		merged, err := entities.MergeLogits(wins, len(enc.IDs), perWindow, width, len(prefix), labels)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec, err := tokclass.NewDecoder(decoderConfig(m))
+		dec, err := entities.NewDecoder(decoderConfig(m))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := dec.Extract(doc.Text, tokclass.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}, merged, opts)
+		want, err := dec.Extract(doc.Text, entities.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}, merged, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
-	"github.com/sluice-serving/sluice/models/tokclass"
 )
 
 // errClientGone marks work abandoned because the client disconnected.
@@ -23,7 +23,7 @@ var errClientGone = errors.New("client disconnected")
 
 // Extractor finds entities in text with one model; extract.Classifier is the real one.
 type Extractor interface {
-	Extract(ctx context.Context, text string, opts tokclass.Options) ([]tokclass.Entity, extract.Stats, error)
+	Extract(ctx context.Context, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error)
 	Name() string
 	MaxLength() int
 	Depth() (waiting, running int)
@@ -112,7 +112,7 @@ func (s *server) piiExtract(c *fiber.Ctx) error {
 type parsedRequest struct {
 	text  *string
 	model *string
-	opts  tokclass.Options
+	opts  entities.Options
 }
 
 // fieldErrors collects every validation failure of a request, so a client fixes them at once.
@@ -151,7 +151,7 @@ func (s *server) parseAnalyze(body []byte, errs *fieldErrors) (parsedRequest, *a
 	if err := decodeStrict(body, &req); err != nil {
 		return parsedRequest{}, err
 	}
-	opts := tokclass.AnalyzeOptions()
+	opts := entities.AnalyzeOptions()
 	if req.ConfidenceThreshold != nil {
 		errs.add(checkThreshold(*req.ConfidenceThreshold))
 		opts.ConfidenceThreshold = *req.ConfidenceThreshold
@@ -212,7 +212,7 @@ func (e *Endpoint) resolve(name *string) (Extractor, string, *FieldError) {
 		Message: "Value error, model_name is not a loaded model; loaded: " + strings.Join(known, ", ")}
 }
 
-func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, prio admission.Priority, ex Extractor, reported, text string, opts tokclass.Options) error {
+func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, prio admission.Priority, ex Extractor, reported, text string, opts entities.Options) error {
 	ctx := c.UserContext()
 	if s.opts.Watcher != nil {
 		// fasthttp never tells a handler that its client left; the watcher does, so a queued
@@ -239,7 +239,7 @@ func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, prio admission.Priority,
 		}
 		return s.extractError(err)
 	}
-	spans := tokclass.CodePointSpans(text, ents)
+	spans := entities.CodePointSpans(text, ents)
 	out := extractResponse{
 		Text:           text,
 		Entities:       make([]entityJSON, len(ents)),
@@ -287,18 +287,18 @@ func (s *server) extractError(err error) *apiError {
 
 // parseStrategy reads aggregation_strategy: absent means OpenMed's default "simple"; an
 // explicit null is forwarded to HF by OpenMed as "no aggregation", i.e. raw tokens.
-func parseStrategy(raw json.RawMessage) (tokclass.Strategy, *FieldError) {
+func parseStrategy(raw json.RawMessage) (entities.Strategy, *FieldError) {
 	if len(raw) == 0 {
-		return tokclass.StrategySimple, nil
+		return entities.StrategySimple, nil
 	}
 	if string(raw) == "null" {
-		return tokclass.StrategyNone, nil
+		return entities.StrategyNone, nil
 	}
 	var name string
 	if json.Unmarshal(raw, &name) == nil {
 		switch name {
 		case "simple", "first", "average", "max":
-			st, err := tokclass.ParseStrategy(name)
+			st, err := entities.ParseStrategy(name)
 			if err == nil {
 				return st, nil
 			}

@@ -18,8 +18,8 @@ import (
 
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/extract"
-	"github.com/sluice-serving/sluice/models/tokclass"
 )
 
 // canary is planted in request text; no error body or log line may ever contain it.
@@ -29,7 +29,7 @@ const canary = "ZEBRA-CANARY-4417"
 type fakeExtractor struct {
 	mu       sync.Mutex
 	err      error
-	gotOpts  tokclass.Options
+	gotOpts  entities.Options
 	gotText  string
 	calls    int
 	name     string
@@ -40,7 +40,7 @@ type fakeExtractor struct {
 	panicWith string
 }
 
-func (f *fakeExtractor) Extract(ctx context.Context, text string, opts tokclass.Options) ([]tokclass.Entity, extract.Stats, error) {
+func (f *fakeExtractor) Extract(ctx context.Context, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
@@ -58,13 +58,13 @@ func (f *fakeExtractor) Extract(ctx context.Context, text string, opts tokclass.
 	if f.panicWith != "" {
 		panic(f.panicWith)
 	}
-	var ents []tokclass.Entity
+	var ents []entities.Entity
 	for i := 0; ; {
 		j := strings.Index(text[i:], "Alice")
 		if j < 0 {
 			break
 		}
-		ents = append(ents, tokclass.Entity{Label: "first_name", Start: i + j, End: i + j + 5, Score: 0.9})
+		ents = append(ents, entities.Entity{Label: "first_name", Start: i + j, End: i + j + 5, Score: 0.9})
 		i += j + 5
 	}
 	return ents, extract.Stats{Tokens: 3, Windows: 1}, nil
@@ -86,7 +86,7 @@ func (f *fakeExtractor) callCount() int {
 	return f.calls
 }
 
-func (f *fakeExtractor) opts() tokclass.Options {
+func (f *fakeExtractor) opts() entities.Options {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.gotOpts
@@ -203,7 +203,7 @@ func TestAnalyzeServesEntitiesWithCodePointOffsets(t *testing.T) {
 	if e["metadata"].(map[string]any)["span_valid"] != true {
 		t.Fatalf("entity metadata = %v", e["metadata"])
 	}
-	if f.analyze.opts().Strategy != tokclass.StrategySimple || f.analyze.opts().ConfidenceThreshold != 0 {
+	if f.analyze.opts().Strategy != entities.StrategySimple || f.analyze.opts().ConfidenceThreshold != 0 {
 		t.Fatalf("defaults not applied: %+v", f.analyze.opts())
 	}
 	if r.body["timestamp"] != "2026-11-30T12:00:00.000000" {
@@ -226,11 +226,11 @@ func TestAnalyzeOptionsAndAliases(t *testing.T) {
 		t.Fatalf("model_name must echo what the client sent, got %v", r.body["model_name"])
 	}
 	o := f.analyze.opts()
-	if o.Strategy != tokclass.StrategyMax || o.ConfidenceThreshold != 0.7 || !o.GroupEntities {
+	if o.Strategy != entities.StrategyMax || o.ConfidenceThreshold != 0.7 || !o.GroupEntities {
 		t.Fatalf("options not forwarded: %+v", o)
 	}
 	r = f.do(t, "POST", "/analyze", `{"text":"x","aggregation_strategy":null}`)
-	if r.status != 200 || f.analyze.opts().Strategy != tokclass.StrategyNone {
+	if r.status != 200 || f.analyze.opts().Strategy != entities.StrategyNone {
 		t.Fatalf("null aggregation must mean raw tokens: %d %+v", r.status, f.analyze.opts())
 	}
 }
@@ -242,7 +242,7 @@ func TestPIIDefaults(t *testing.T) {
 		t.Fatalf("status %d: %s", r.status, r.raw)
 	}
 	o := f.pii.opts()
-	if o.ConfidenceThreshold != 0.5 || o.SmartMerge == nil || o.Strategy != tokclass.StrategySimple {
+	if o.ConfidenceThreshold != 0.5 || o.SmartMerge == nil || o.Strategy != entities.StrategySimple {
 		t.Fatalf("PII defaults not applied: %+v", o)
 	}
 	f.do(t, "POST", "/pii/extract", `{"text":"x","use_smart_merging":false,"lang":"en","normalize_accents":null}`)

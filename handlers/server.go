@@ -14,8 +14,8 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
-	"github.com/sluice-serving/sluice/models/tokclass"
 )
 
 // Options wires the handlers to the rest of the server.
@@ -47,15 +47,15 @@ type Limits struct {
 
 type server struct {
 	opts Options
-	// piiDefaults is built once: tokclass.PIIOptions compiles and copies the pattern list.
-	piiDefaults tokclass.Options
+	// piiDefaults is built once: entities.PIIOptions compiles and copies the pattern list.
+	piiDefaults entities.Options
 	// refusalBufs holds *[]byte scratch space for refusal bodies.
 	refusalBufs sync.Pool
 }
 
 // New builds the fiber app with every route.
 func New(opts Options) *fiber.App {
-	s := &server{opts: opts, piiDefaults: tokclass.PIIOptions()}
+	s := &server{opts: opts, piiDefaults: entities.PIIOptions()}
 	s.refusalBufs.New = func() any { b := make([]byte, 0, 512); return &b }
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice",

@@ -7,6 +7,6 @@
 // reached through Embedded(), so a fresh machine serves real answers with no download.
 //
 // Use Load with any fs.FS: Embedded() for the shipped models, os.DirFS(path) for a directory
-// on disk. Sub-packages hold the pieces: wordpiece (the tokenizer) and tokclass (windows over
-// long texts and the token-classification post-processing).
+// on disk. The tokenizer lives in package tokenizer, the entity post-processing in package
+// entities, and the recipe that trains the shipped models in models/train.
 package models

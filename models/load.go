@@ -6,14 +6,14 @@ import (
 	"io/fs"
 	"path"
 
-	"github.com/sluice-serving/sluice/models/wordpiece"
+	"github.com/sluice-serving/sluice/tokenizer"
 )
 
 // Model is one loaded model directory.
 type Model struct {
 	Name      string
 	Config    Config
-	Tokenizer *wordpiece.Tokenizer
+	Tokenizer *tokenizer.Tokenizer
 	ONNX      []byte
 	// Generation holds generation_config.json verbatim when the directory has one.
 	Generation []byte
@@ -41,7 +41,7 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	tok, err := wordpiece.Load(tokJSON)
+	tok, err := tokenizer.Load(tokJSON)
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", dir, err)
 	}

@@ -1,0 +1,236 @@
+package entities
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Transitions are a linear-chain CRF's scores for a model trained with one (the shipped
+// models are; config.json carries them under sluice.crf_transitions). Touching[a][b] is
+// added when label b follows label a and the two tokens touch (the next starts where the
+// previous ends, as the pieces of "555-0134" do), Break[a][b] when a line break or a tab
+// lies between them (the tokenizer drops whitespace, so only the CRF can tell two list
+// items apart from one entity), and Spaced[a][b] across any other gap: spaces, or
+// offsets that overlap. Break may be nil, as in configs written before it existed;
+// Spaced then stands in for it. A sequence starts and ends in label 0 ("O"), as the
+// model's [CLS] and [SEP] slots did in training.
+type Transitions struct {
+	Spaced, Touching, Break [][]float64
+}
+
+// The class of the gap between two neighbouring tokens picks the transition matrix.
+const (
+	gapSpaced = iota
+	gapTouching
+	gapBreak
+	gapClasses
+)
+
+// breakChars make a gap a break: line breaks and tabs. The recipe's nets.gap_classes uses
+// the same set.
+const breakChars = "\n\r\t\v\f\u0085\u2028\u2029"
+
+// crf is Transitions checked and laid out for decoding.
+type crf struct {
+	n int
+	// score[k][a*n+b]: k is the gap class.
+	score [gapClasses][]float64
+	// scoreT[k][b*n+a] is score[k][a*n+b], so Viterbi's inner loop over a reads memory in
+	// order.
+	scoreT [gapClasses][]float64
+	// prob is exp(score), for the forward-backward pass.
+	prob [gapClasses][]float64
+}
+
+func newCRF(t *Transitions, labels int) (*crf, error) {
+	c := &crf{n: labels}
+	brk := t.Break
+	if brk == nil {
+		brk = t.Spaced
+	}
+	for k, m := range [gapClasses][][]float64{t.Spaced, t.Touching, brk} {
+		if len(m) != labels {
+			return nil, fmt.Errorf("entities: CRF transitions have %d rows for %d labels", len(m), labels)
+		}
+		c.score[k] = make([]float64, 0, labels*labels)
+		for _, row := range m {
+			if len(row) != labels {
+				return nil, fmt.Errorf("entities: a CRF transition row has %d entries for %d labels", len(row), labels)
+			}
+			for _, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("entities: CRF transitions hold a non-finite score")
+				}
+				c.score[k] = append(c.score[k], v)
+			}
+		}
+		c.prob[k] = make([]float64, len(c.score[k]))
+		c.scoreT[k] = make([]float64, len(c.score[k]))
+		for i, v := range c.score[k] {
+			c.prob[k][i] = math.Exp(v)
+			c.scoreT[k][(i%labels)*labels+i/labels] = v
+		}
+	}
+	return c, nil
+}
+
+// crfInput is the decoding view of one text: the non-special tokens in order.
+type crfInput struct {
+	idx []int   // token index of each position
+	gap []uint8 // class of the gap before each position; gapSpaced for the first
+}
+
+// crfPositions lays out the non-special tokens of text (byte offsets, validated).
+func crfPositions(text string, toks Tokens) crfInput {
+	var in crfInput
+	prev := -1
+	for i := range toks.Len() {
+		if toks.special(i) {
+			continue
+		}
+		g := uint8(gapSpaced)
+		if prev >= 0 {
+			end, start := toks.Offsets[prev][1], toks.Offsets[i][0]
+			switch {
+			case end == start:
+				g = gapTouching
+			case end < start && strings.ContainsAny(text[end:start], breakChars):
+				g = gapBreak
+			}
+		}
+		in.idx = append(in.idx, i)
+		in.gap = append(in.gap, g)
+		prev = i
+	}
+	return in
+}
+
+// viterbi returns the best label path over the positions' raw logits. It adds in float64
+// in the same order as the training recipe's decoder (models/train/nets.py) and breaks ties
+// towards the lower label, so both pick the same path from the same logits.
+func (c *crf) viterbi(in crfInput, logits []float32) []int {
+	n, L := len(in.idx), c.n
+	if n == 0 {
+		return nil
+	}
+	path := make([]int, n)
+	back := make([]int32, n*L) // back[i*L+b]: best label before b at position i
+	score := make([]float64, L)
+	next := make([]float64, L)
+	row := func(p int) []float32 { return logits[in.idx[p]*L : (in.idx[p]+1)*L] }
+	first := row(0)
+	for b := range L {
+		score[b] = c.score[0][b] + float64(first[b]) // from O
+	}
+	for p := 1; p < n; p++ {
+		tr := c.scoreT[in.gap[p]]
+		em := row(p)
+		for b := range L {
+			best, arg := math.Inf(-1), 0
+			into := tr[b*L : (b+1)*L]
+			for a, s := range score {
+				if v := s + into[a]; v > best {
+					best, arg = v, a
+				}
+			}
+			next[b] = best + float64(em[b])
+			back[p*L+b] = int32(arg)
+		}
+		score, next = next, score
+	}
+	best, arg := math.Inf(-1), 0
+	for a := range L {
+		if v := score[a] + c.score[0][a*L]; v > best { // to O
+			best, arg = v, a
+		}
+	}
+	path[n-1] = arg
+	for p := n - 1; p > 0; p-- {
+		path[p-1] = int(back[p*L+path[p]])
+	}
+	return path
+}
+
+// marginals returns, for every position, the probability the CRF gives each label there
+// (rows of L, summing to 1), by the forward-backward pass in probability space,
+// renormalised at every position. probs holds each position's softmax row: a per-position
+// constant factor does not change a CRF's marginals. ok is false if the pass underflowed,
+// which a sane model never makes it do.
+func (c *crf) marginals(in crfInput, probs []float64) (out []float64, ok bool) {
+	n, L := len(in.idx), c.n
+	alpha := make([]float64, n*L)
+	beta := make([]float64, n*L)
+	w := make([]float64, L)
+	step := func(p int) []float64 { return c.prob[in.gap[p]] }
+	for b := range L {
+		alpha[b] = c.prob[0][b] * probs[b]
+	}
+	if !normalize(alpha[:L]) {
+		return nil, false
+	}
+	for p := 1; p < n; p++ {
+		tr, prev, cur := step(p), alpha[(p-1)*L:p*L], alpha[p*L:(p+1)*L]
+		for a, pa := range prev {
+			if pa == 0 {
+				continue
+			}
+			for b, t := range tr[a*L : (a+1)*L] {
+				cur[b] += pa * t
+			}
+		}
+		for b := range L {
+			cur[b] *= probs[p*L+b]
+		}
+		if !normalize(cur) {
+			return nil, false
+		}
+	}
+	last := beta[(n-1)*L:]
+	for a := range L {
+		last[a] = c.prob[0][a*L]
+	}
+	if !normalize(last) {
+		return nil, false
+	}
+	for p := n - 2; p >= 0; p-- {
+		tr, nxt, cur := step(p+1), beta[(p+1)*L:(p+2)*L], beta[p*L:(p+1)*L]
+		for b := range L {
+			w[b] = probs[(p+1)*L+b] * nxt[b]
+		}
+		for a := range L {
+			var s float64
+			for b, t := range tr[a*L : (a+1)*L] {
+				s += t * w[b]
+			}
+			cur[a] = s
+		}
+		if !normalize(cur) {
+			return nil, false
+		}
+	}
+	for i := range alpha {
+		alpha[i] *= beta[i]
+	}
+	for p := range n {
+		if !normalize(alpha[p*L : (p+1)*L]) {
+			return nil, false
+		}
+	}
+	return alpha, true
+}
+
+// normalize scales xs to sum 1 and reports whether that was possible.
+func normalize(xs []float64) bool {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	if !(s > 0) || math.IsInf(s, 0) {
+		return false
+	}
+	for i := range xs {
+		xs[i] /= s
+	}
+	return true
+}

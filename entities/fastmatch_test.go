@@ -1,0 +1,87 @@
+package entities
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var matcherTexts = []string{
+	"",
+	"Patient John Smith, DOB 01/15/1970 and 1970-01-15, SSN 123-45-6789 or 123 45 6789.",
+	"call(555) 123-4567, 555.123.4567, 5551234567 or tel(212)555-0100; NPI 1234567893",
+	"mail jane.doe+x@example.co.uk, see https://www.example.org/a/b?c=d and www.test.io",
+	"IBAN GB82 WEST 1234 5698 7654 32, BIC DEUTDEFF500, acct: 12-3456789, account #AB12345",
+	"MRN: 12345678, AB1234567, 42 Main Street, 7 Rue Rd, 10.0.0.1, fe80:0:0:0:0:0:0:1, 00:1A:2b:3C:4d:5E",
+	"Seen Jan 5, 2020 and 5 January 2020; zip 02139-1234; card 4111-1111-1111-1111",
+	"_123-45-6789 é123-45-6789 x(555) 123-4567 ((555)) 123-4567 Ω1970-01-15 北京01/02/2003",
+	"accountnumber account 123456 ACCT.ABCDEF ssn 000-00-0000 aa1234567bb",
+}
+
+func TestFastMatcherAppliesToDefaults(t *testing.T) {
+	for i, p := range DefaultPIIPatterns() {
+		if p.fast == nil || p.fast.source != p.Regexp {
+			t.Errorf("pattern %d (%s) has no fast matcher", i, p.Label)
+		}
+	}
+}
+
+func TestFastMatcherEqualsRegexp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []string{"1", "2", "0", "9", "-", "/", ".", " ", "\t", "(", ")", ":", "#", "@", "_", "a", "Z", "x", "é", "北", "Jan", "Dec", "St", "MRN", "GB", "acct"}
+	texts := slices.Clone(matcherTexts)
+	for range 3000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, p := range DefaultPIIPatterns() {
+		for _, text := range texts {
+			compareMatchers(t, &p, text)
+		}
+	}
+}
+
+func compareMatchers(t *testing.T, p *PIIPattern, text string) {
+	t.Helper()
+	want := p.Regexp.FindAllStringIndex(text, -1)
+	got := p.findAll(text, true)
+	if len(want) != len(got) {
+		t.Fatalf("%s: fast %v, regexp %v", p.Label, got, want)
+	}
+	for i := range want {
+		if !slices.Equal(want[i], got[i]) {
+			t.Fatalf("%s: fast %v, regexp %v", p.Label, got, want)
+		}
+	}
+}
+
+func TestFastMatcherDeclines(t *testing.T) {
+	for _, expr := range []string{
+		`\d+`,         // no leading \b
+		`\b(?:a|)`,    // can match empty
+		`\b(?:x?)\bY`, // an assertion before the first character
+		`\b^a`,
+	} {
+		if m := newFastMatcher(regexp.MustCompile(expr)); m != nil {
+			t.Errorf("%s: fast path taken", expr)
+		}
+	}
+	// A hand-built pattern, or one whose Regexp was swapped, falls back to the scan.
+	p := DefaultPIIPatterns()[0]
+	p.Regexp = regexp.MustCompile(`\bzz\b`)
+	if got := p.findAll("aa zz", true); len(got) != 1 || got[0][0] != 3 {
+		t.Errorf("swapped regexp: %v", got)
+	}
+	custom, err := NewPIIPattern(PIIPattern{Label: "x"}, `(?i)\bab\d\b`)
+	if err != nil || custom.fast == nil {
+		t.Fatalf("NewPIIPattern: %v %v", custom.fast, err)
+	}
+	if _, err := NewPIIPattern(PIIPattern{}, `(`); err == nil {
+		t.Error("bad expression accepted")
+	}
+}

@@ -1,0 +1,319 @@
+package entities
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// PIIPattern finds one kind of PII "semantic unit" (a date, a phone number...) in text.
+// Its score starts at BaseScore, gains ContextBoost (capped at 1) when one of
+// ContextWords appears near the match, and is cut to 30% when Validate rejects the match.
+type PIIPattern struct {
+	Label        string
+	Priority     int // higher patterns claim text first
+	Regexp       *regexp.Regexp
+	BaseScore    float64
+	ContextBoost float64
+	ContextWords []string // lower case
+	Validate     func(match string) bool
+
+	fast *fastMatcher // set by NewPIIPattern; used only while Regexp is unchanged
+}
+
+// NewPIIPattern compiles expr (Go regexp syntax) into p.Regexp and prepares a faster
+// matcher for it when it has the usual \b... shape. A PIIPattern built by hand with just
+// Regexp works too, with a plain scan.
+func NewPIIPattern(p PIIPattern, expr string) (PIIPattern, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return PIIPattern{}, err
+	}
+	p.Regexp = re
+	p.fast = newFastMatcher(re)
+	return p, nil
+}
+
+// findAll is Regexp.FindAllStringIndex(text, -1), through the fast matcher when it applies.
+func (p *PIIPattern) findAll(text string, validUTF8 bool) [][]int {
+	if p.fast != nil && p.fast.source == p.Regexp && validUTF8 {
+		return p.fast.findAll(text)
+	}
+	return p.Regexp.FindAllStringIndex(text, -1)
+}
+
+// SmartMergeConfig configures SmartMerge. DefaultSmartMerge gives OpenMed's extract_pii
+// settings for English.
+type SmartMergeConfig struct {
+	// Patterns are the semantic units; DefaultPIIPatterns is OpenMed's English set.
+	Patterns []PIIPattern
+	// PreferModelLabels keeps the model's dominant label when it names the same kind
+	// of thing as the pattern or something more specific (date_of_birth over date).
+	PreferModelLabels bool
+	// AllowPatternOnly adds units that no model entity overlaps, with the pattern score.
+	AllowPatternOnly bool
+	// AllowLabelExpansion lets a pattern's label replace the model's; when false the
+	// dominant model label is always kept.
+	AllowLabelExpansion bool
+	// ContextWindow is how many code points on each side of a match are searched for
+	// context words.
+	ContextWindow int
+}
+
+// DefaultSmartMerge is what OpenMed's extract_pii passes for a standard (not
+// privacy-filter) model: English patterns, model labels preferred, pattern-only matches
+// and label expansion allowed, a 100-code-point context window.
+func DefaultSmartMerge() SmartMergeConfig {
+	return SmartMergeConfig{
+		Patterns:            DefaultPIIPatterns(),
+		PreferModelLabels:   true,
+		AllowPatternOnly:    true,
+		AllowLabelExpansion: true,
+		ContextWindow:       100,
+	}
+}
+
+// SmartMerge is OpenMed's PII smart merging (merge_entities_with_semantic_units): it fixes
+// entities that the tokenizer split across a semantic unit, e.g. "01" [date] and
+// "/15/1970" [date_of_birth] become one "01/15/1970" [date_of_birth].
+//
+//  1. Find units: patterns are tried from highest priority down (stable for equal
+//     priorities); each match that does not overlap a unit already found becomes one,
+//     scored as PIIPattern describes.
+//  2. For each unit in text order, take every model entity overlapping it. If there are
+//     any, they are replaced by one entity spanning exactly the unit. Its label is the
+//     most frequent model label among them (ties: the higher mean score, then the first
+//     seen), unless the pattern's label wins: with PreferModelLabels the model label is
+//     kept when it normalises to the same kind as the pattern's or is more specific;
+//     without it, when some model label normalises to the pattern's kind, or the model
+//     label is more specific. Its score is 0.6 x the mean model score + 0.4 x the unit
+//     score (0.9 and 0.1 when validation failed). With no overlapping entity, the unit
+//     itself is added when AllowPatternOnly is set, with the unit score.
+//  3. Model entities that overlap no unit are kept as they are; the result is sorted by
+//     start (stable).
+//
+// Pattern-only entities are added after the confidence threshold has been applied, so
+// they can score below it; OpenMed does the same.
+func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
+	units := FindSemanticUnits(text, cfg.Patterns, cfg.ContextWindow)
+	if len(units) == 0 {
+		out := slices.Clone(ents)
+		slices.SortStableFunc(out, byStart)
+		return out
+	}
+	used := make([]bool, len(ents))
+	out := make([]Entity, 0, len(ents)+len(units))
+	var overlapping []Entity
+	for _, u := range units {
+		overlapping = overlapping[:0]
+		for i, e := range ents {
+			if e.Start < u.End && e.End > u.Start {
+				overlapping = append(overlapping, e)
+				used[i] = true
+			}
+		}
+		if len(overlapping) == 0 {
+			if cfg.AllowPatternOnly {
+				out = appendClean(out, text, Entity{Label: u.Label, Start: u.Start, End: u.End, Score: u.Score})
+			}
+			continue
+		}
+		label, modelScore := dominantLabel(overlapping)
+		// Patterns are caller-supplied; snap and trim their spans like any other.
+		out = appendClean(out, text, Entity{
+			Label: chooseLabel(label, u.Label, overlapping, cfg),
+			Start: u.Start,
+			End:   u.End,
+			Score: blendScore(modelScore, u),
+		})
+	}
+	for i, e := range ents {
+		if !used[i] {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, byStart)
+	return out
+}
+
+func byStart(a, b Entity) int { return a.Start - b.Start }
+
+func chooseLabel(dominant, unitLabel string, overlapping []Entity, cfg SmartMergeConfig) string {
+	switch {
+	case !cfg.AllowLabelExpansion:
+		return dominant
+	case cfg.PreferModelLabels:
+		if normalizePIILabel(dominant) == normalizePIILabel(unitLabel) || moreSpecific(dominant, unitLabel) {
+			return dominant
+		}
+		return unitLabel
+	default:
+		for _, e := range overlapping {
+			if normalizePIILabel(e.Label) == normalizePIILabel(unitLabel) {
+				return dominant
+			}
+		}
+		if moreSpecific(dominant, unitLabel) {
+			return dominant
+		}
+		return unitLabel
+	}
+}
+
+func blendScore(model float64, u SemanticUnit) float64 {
+	if u.Validated {
+		return 0.6*model + 0.4*u.Score
+	}
+	return 0.9*model + 0.1*u.Score
+}
+
+// dominantLabel returns the most frequent label (ties: higher mean score, then first
+// seen) and the mean score over all entities.
+func dominantLabel(ents []Entity) (string, float64) {
+	type tally struct {
+		label string
+		count int
+		sum   float64
+	}
+	var tallies []tally // first-seen order, as a Python dict keeps it
+	var total float64
+	for _, e := range ents {
+		total += e.Score
+		i := slices.IndexFunc(tallies, func(t tally) bool { return t.label == e.Label })
+		if i < 0 {
+			tallies = append(tallies, tally{label: e.Label})
+			i = len(tallies) - 1
+		}
+		tallies[i].count++
+		tallies[i].sum += e.Score
+	}
+	best := 0
+	for i, t := range tallies[1:] {
+		b := tallies[best]
+		if t.count > b.count || (t.count == b.count && t.sum/float64(t.count) > b.sum/float64(b.count)) {
+			best = i + 1
+		}
+	}
+	return tallies[best].label, total / float64(len(ents))
+}
+
+// SemanticUnit is one pattern match found by FindSemanticUnits.
+type SemanticUnit struct {
+	Label      string
+	Start, End int // byte offsets
+	Score      float64
+	Validated  bool // false when the pattern's validator rejected the match
+}
+
+// FindSemanticUnits runs the patterns over text, highest priority first, and returns the
+// non-overlapping matches sorted by start. contextWindow is in code points.
+func FindSemanticUnits(text string, patterns []PIIPattern, contextWindow int) []SemanticUnit {
+	order := make([]int, len(patterns))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return patterns[b].Priority - patterns[a].Priority })
+	valid := utf8.ValidString(text)
+	var units []SemanticUnit
+	for _, pi := range order {
+		p := &patterns[pi]
+		if p.Regexp == nil {
+			continue
+		}
+	matches:
+		for _, m := range p.findAll(text, valid) {
+			for _, u := range units {
+				if m[0] < u.End && m[1] > u.Start {
+					continue matches
+				}
+			}
+			score := p.BaseScore
+			if len(p.ContextWords) > 0 {
+				if hasContext(text, m[0], m[1], p.ContextWords, contextWindow) {
+					score = min(1, score+p.ContextBoost)
+				}
+			}
+			validated := true
+			if p.Validate != nil && !p.Validate(text[m[0]:m[1]]) {
+				score *= 0.3
+				validated = false
+			}
+			units = append(units, SemanticUnit{Label: p.Label, Start: m[0], End: m[1], Score: score, Validated: validated})
+		}
+	}
+	slices.SortStableFunc(units, func(a, b SemanticUnit) int { return a.Start - b.Start })
+	return units
+}
+
+// hasContext looks for any context word (lower case) as a substring of the lower-cased
+// text from window code points before start to window code points after end, the match
+// itself included, as OpenMed does.
+func hasContext(text string, start, end int, words []string, window int) bool {
+	from := start
+	for n := 0; n < window && from > 0; n++ {
+		_, size := utf8.DecodeLastRuneInString(text[:from])
+		from -= size
+	}
+	to := end
+	for n := 0; n < window && to < len(text); n++ {
+		_, size := utf8.DecodeRuneInString(text[to:])
+		to += size
+	}
+	ctx := strings.ToLower(text[from:to])
+	for _, w := range words {
+		if strings.Contains(ctx, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizePIILabel maps label variants to one kind, as OpenMed's normalize_label does.
+func normalizePIILabel(label string) string {
+	l := strings.ToLower(label)
+	switch {
+	case strings.Contains(l, "date"):
+		return "date"
+	case strings.Contains(l, "phone") || strings.Contains(l, "fax"):
+		return "phone"
+	case strings.Contains(l, "address"):
+		return "address"
+	}
+	switch l {
+	case "ssn", "social_security", "social_security_number":
+		return "ssn"
+	case "national_id", "nir", "insee", "steuer_id", "steuernummer", "codice_fiscale", "bsn", "dni", "nie",
+		"aadhaar", "cpf", "cnpj", "teudat_zehut", "teudatzehut", "tz":
+		return "national_id"
+	case "postcode", "zipcode", "zip", "postal_code":
+		return "postcode"
+	case "medical_record_number", "mrn", "medical_record":
+		return "medical_record"
+	case "account_number", "account":
+		return "account"
+	case "credit_debit_card", "credit_card", "debit_card", "payment_card":
+		return "payment_card"
+	}
+	return l
+}
+
+// specificLabels lists, for a general kind, the labels OpenMed counts as more specific.
+var specificLabels = map[string][]string{
+	"date":        {"date_of_birth", "date_time"},
+	"name":        {"first_name", "last_name", "full_name"},
+	"phone":       {"phone_number", "fax_number", "mobile_number"},
+	"address":     {"street_address", "home_address", "billing_address"},
+	"id":          {"ssn", "medical_record_number", "account_number", "employee_id"},
+	"national_id": {"nir", "insee", "steuer_id", "steuernummer", "codice_fiscale", "cpf", "cnpj", "teudat_zehut"},
+}
+
+// moreSpecific reports whether a is a more specific label than b (OpenMed's
+// is_more_specific): b is a proper substring of a, or a is listed under b's kind.
+func moreSpecific(a, b string) bool {
+	la, lb := strings.ToLower(a), strings.ToLower(b)
+	if la != lb && strings.Contains(la, lb) {
+		return true
+	}
+	return slices.Contains(specificLabels[normalizePIILabel(b)], la)
+}

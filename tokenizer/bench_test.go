@@ -1,0 +1,76 @@
+package tokenizer
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// Run: go test -run '^$' -bench . -benchmem ./models/wordpiece/
+// tokens/s counts the tokens of the plain encodings, on one goroutine.
+
+func benchTexts(b *testing.B) []string {
+	f, err := os.Open("testdata/golden/cased.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	sc.Scan() // meta
+	var texts []string
+	for sc.Scan() {
+		var rec struct {
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, rec.Text)
+	}
+	return texts
+}
+
+func benchEncode(b *testing.B, file string, texts []string) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tok, err := Load(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	perRound, size := 0, 0
+	for _, t := range texts {
+		perRound += len(tok.Encode(t, false).IDs)
+		size += len(t)
+	}
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for b.Loop() {
+		for _, t := range texts {
+			tok.Encode(t, false)
+		}
+	}
+	b.ReportMetric(float64(perRound)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+func BenchmarkEncode(b *testing.B) {
+	mixed := benchTexts(b)
+	clinical := make([]string, 0, 200)
+	for i := range 200 {
+		clinical = append(clinical, "Patient John Smith was admitted to St. Mary's Hospital on 2024-03-05 with "+
+			"community-acquired pneumonia; started amoxicillin 500 mg BID, follow-up in two weeks. "+
+			"BP 120/80, HR 88, SpO2 97% on room air, creatinine 1.2 mg/dL."[i%7:])
+	}
+	for _, name := range []string{"cased", "uncased"} {
+		b.Run(name+"/mixed", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", mixed) })
+		b.Run(name+"/clinical", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", clinical) })
+	}
+	// The shipped vocabularies: pii's 5,000 pieces, and clinical-ner's with 111,890 whole words
+	// after them (longer entries, so more lookups per word before a match).
+	for _, name := range []string{"pii", "clinical-ner"} {
+		b.Run("shipped-"+name+"/clinical", func(b *testing.B) { benchEncode(b, "../models/"+name+"/tokenizer.json", clinical) })
+	}
+}

@@ -1,0 +1,262 @@
+package tokenizer
+
+import (
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Tokenizer turns text into WordPiece ids with byte offsets, exactly as HuggingFace's
+// tokenizers library does for the same tokenizer.json. It is immutable after Load and safe
+// for concurrent use.
+type Tokenizer struct {
+	norm           normalizer
+	model          wordPiece
+	addedByContent map[string]*addedToken
+	addedByID      map[int64]*addedToken
+	specials       map[string]bool // contents of special added tokens (skipped by Decode)
+	rawMatcher     *matcher        // added tokens matched in the original text
+	normMatcher    *matcher        // added tokens matched in the normalized text
+	hasPost        bool
+	prefix, suffix []int64 // template ids around $A
+	decoder        *wordPieceDecoder
+	padID          int64
+
+	scratch sync.Pool // *scratch; per-call buffers, never shared between calls
+}
+
+// Encoding is the result of Encode. All slices have one entry per token.
+type Encoding struct {
+	IDs []int64
+	// Offsets are byte offsets [start, end) into the original text; tokens added by the
+	// template have [0, 0].
+	Offsets [][2]int
+	// Special marks tokens added by the template. Special tokens typed in the text keep
+	// false, as in HF's special_tokens_mask.
+	Special []bool
+	// WordIDs is the index of the pre-tokenized word a token came from, -1 for template
+	// tokens. An added token found in the text counts as a word of its own.
+	WordIDs []int
+}
+
+// token is one entry of an encoding while it is being built in the scratch buffer.
+type token struct {
+	id         int64
+	start, end int32
+	word       int32
+	special    bool
+}
+
+// tokens collects an encoding; Encode copies it into exactly sized result slices.
+type tokens []token
+
+func (ts *tokens) add(id int64, start, end int32, word int, special bool) {
+	*ts = append(*ts, token{id: id, start: start, end: end, word: int32(word), special: special})
+}
+
+func (ts tokens) encoding() Encoding {
+	e := Encoding{
+		IDs:     make([]int64, len(ts)),
+		Offsets: make([][2]int, len(ts)),
+		Special: make([]bool, len(ts)),
+		WordIDs: make([]int, len(ts)),
+	}
+	for i, t := range ts {
+		e.IDs[i] = t.id
+		e.Offsets[i] = [2]int{int(t.start), int(t.end)}
+		e.Special[i] = t.special
+		e.WordIDs[i] = int(t.word)
+	}
+	return e
+}
+
+// scratch holds the buffers one Encode call needs.
+type scratch struct {
+	norm   normBuf
+	raw    []match // raw added tokens in the whole text
+	normed []match // normalized added tokens in the current segment
+	nbytes []byte  // normalized text of a segment, for normalized added tokens
+	segAt  []int32 // byte index -> char index into the normalized segment
+	word   []byte  // UTF-8 of the current word
+	charAt []int32 // byte index -> char index into the current word
+	pieces []piece // WordPiece output of the current word
+	out    tokens  // the encoding being built
+}
+
+// Encode tokenizes text. Offsets are byte offsets into text (not into the normalized
+// text); with addSpecialTokens the post-processor's template tokens are added around the
+// sequence. Invalid UTF-8 is read as U+FFFD, one byte at a time. Texts must be shorter than
+// 2 GiB (offsets are tracked as int32 internally).
+func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
+	s, _ := t.scratch.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	defer func() {
+		// Buffers grown by one huge text would otherwise stay pinned in the pool.
+		if len(text) <= maxPooledText {
+			t.scratch.Put(s)
+		}
+	}()
+
+	enc := s.out[:0]
+	wrap := addSpecialTokens && t.hasPost
+	if wrap {
+		for _, id := range t.prefix {
+			enc.add(id, 0, 0, -1, true)
+		}
+	}
+	word := 0
+	s.raw = t.rawMatcher.find(s.raw[:0], text)
+	pos := 0
+	for _, m := range s.raw {
+		if pos < m.start {
+			t.encodeSegment(&enc, s, text[pos:m.start], pos, &word)
+		}
+		enc.add(m.tok.id, int32(m.start), int32(m.end), word, false)
+		word++
+		pos = m.end
+	}
+	if pos < len(text) {
+		t.encodeSegment(&enc, s, text[pos:], pos, &word)
+	}
+	if wrap {
+		for _, id := range t.suffix {
+			enc.add(id, 0, 0, -1, true)
+		}
+	}
+	s.out = enc
+	return enc.encoding()
+}
+
+const maxPooledText = 1 << 20
+
+// encodeSegment normalizes a stretch of text free of raw added tokens, extracts the
+// normalized added tokens, and pre-tokenizes and WordPiece-encodes the rest.
+func (t *Tokenizer) encodeSegment(enc *tokens, s *scratch, seg string, base int, word *int) {
+	chars := t.norm.run(&s.norm, seg, base)
+	if len(chars) == 0 {
+		return
+	}
+	if t.normMatcher == nil {
+		t.preTokenize(enc, s, chars, word)
+		return
+	}
+	s.nbytes, s.segAt = s.nbytes[:0], s.segAt[:0]
+	for i, c := range chars {
+		n := len(s.nbytes)
+		s.nbytes = utf8.AppendRune(s.nbytes, c.r)
+		for range len(s.nbytes) - n {
+			s.segAt = append(s.segAt, int32(i))
+		}
+	}
+	s.segAt = append(s.segAt, int32(len(chars)))
+	s.normed = t.normMatcher.find(s.normed[:0], string(s.nbytes))
+	pos := 0
+	for _, m := range s.normed {
+		a, b := int(s.segAt[m.start]), int(s.segAt[m.end])
+		if pos < a {
+			t.preTokenize(enc, s, chars[pos:a], word)
+		}
+		enc.add(m.tok.id, chars[a].start, chars[b-1].end, *word, false)
+		*word++
+		pos = b
+	}
+	if pos < len(chars) {
+		t.preTokenize(enc, s, chars[pos:], word)
+	}
+}
+
+// preTokenize is BertPreTokenizer: whitespace separates words and is dropped, each
+// punctuation character is a word of its own.
+func (t *Tokenizer) preTokenize(enc *tokens, s *scratch, chars []nchar, word *int) {
+	start := -1
+	for i, c := range chars {
+		space, punct := isSpace(c.r), false
+		if !space {
+			punct = isPunct(c.r)
+		}
+		if !space && !punct {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			t.model.encodeWord(enc, s, chars[start:i], *word)
+			*word++
+			start = -1
+		}
+		if punct {
+			t.model.encodeWord(enc, s, chars[i:i+1], *word)
+			*word++
+		}
+	}
+	if start >= 0 {
+		t.model.encodeWord(enc, s, chars[start:], *word)
+		*word++
+	}
+}
+
+// Template returns the ids the single-sequence template puts before and after $A, both
+// nil when there is no post-processor. The slices are copies.
+func (t *Tokenizer) Template() (prefix, suffix []int64) {
+	if !t.hasPost {
+		return nil, nil
+	}
+	return append([]int64{}, t.prefix...), append([]int64{}, t.suffix...)
+}
+
+// PadID is the padding section's pad id, else the id of its pad token, else of "[PAD]",
+// else 0.
+func (t *Tokenizer) PadID() int64 { return t.padID }
+
+// TokenID looks token up among the added tokens first, then in the WordPiece vocab, like
+// HF's token_to_id.
+func (t *Tokenizer) TokenID(token string) (int64, bool) {
+	if a, ok := t.addedByContent[token]; ok {
+		return a.id, true
+	}
+	id, ok := t.model.vocab[token]
+	return id, ok
+}
+
+// Token is the inverse of TokenID, like HF's id_to_token: added tokens first (normalized
+// ones in their normalized form), then the WordPiece vocab.
+func (t *Tokenizer) Token(id int64) (string, bool) {
+	if a, ok := t.addedByID[id]; ok {
+		return a.decoded, true
+	}
+	tok, ok := t.model.byID[id]
+	return tok, ok
+}
+
+// VocabSize is HF's get_vocab_size(with_added_tokens=true): the number of distinct token
+// strings in the WordPiece vocab and the added tokens together.
+func (t *Tokenizer) VocabSize() int {
+	n := len(t.model.vocab)
+	for content := range t.addedByContent {
+		if _, ok := t.model.vocab[content]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// Decode turns ids back into text with HF's semantics: unknown ids are dropped, special
+// added tokens are dropped when skipSpecialTokens is set, and the WordPiece decoder joins
+// continuation pieces (without a decoder the tokens are joined by spaces).
+func (t *Tokenizer) Decode(ids []int64, skipSpecialTokens bool) string {
+	tokens := make([]string, 0, len(ids))
+	for _, id := range ids {
+		tok, ok := t.Token(id)
+		if !ok || (skipSpecialTokens && t.specials[tok]) {
+			continue
+		}
+		tokens = append(tokens, tok)
+	}
+	if t.decoder == nil {
+		return strings.Join(tokens, " ")
+	}
+	return t.decoder.decode(tokens)
+}
