@@ -1,52 +1,46 @@
 package admission
 
 import (
-	"context"
 	"math"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/sluice-serving/sluice/batcher"
-	"github.com/sluice-serving/sluice/clock"
 	"github.com/valyala/fasthttp"
+
+	"github.com/sluice-serving/sluice/clock"
 )
 
-// benchGate builds a Gate with metrics over a real, unstarted batcher on the wall clock. When
-// shed is true one request is parked in the batcher and the high watermark is 1, so every
-// Admit is refused; the drain_rate policy is warmed by hand so refusals take the computed path.
+// benchQueue is a Queue whose Load reads an atomic, as a real one does, so that the benchmark
+// measures the door and not a test double's lock.
+type benchQueue struct{ waiting atomic.Int64 }
+
+func (q *benchQueue) Load() Load {
+	var l Load
+	l.Waiting[Interactive] = int(q.waiting.Load())
+	return l
+}
+
+func (q *benchQueue) Limits() Limits {
+	return Limits{QueueSize: 256, MaxQueueWait: time.Second, Workers: 1, Weights: [NumPriorities]int{4, 1}}
+}
+
+// benchGate builds a Gate with metrics on the wall clock. When shed is true one request waits
+// and the high watermark is 1, so every Admit is refused; the drain_rate policy is warmed by
+// hand so refusals take the computed path.
 func benchGate(b *testing.B, shed bool) *Gate {
 	b.Helper()
-	noop := runFunc(func(batch []int) []int { return batch })
-	bt, err := batcher.New[int, int]("bench", batcher.Config{MaxBatchSize: 8, MaxPaddedTokens: 1024,
-		QueueSize: 256, Workers: 1, MaxQueueWait: time.Second}, noop, clock.Real(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	parked := make(chan struct{})
-	b.Cleanup(func() {
-		_ = bt.Close(context.Background())
-		<-parked
-	})
-	if shed {
-		go func() {
-			defer close(parked)
-			_, _ = bt.Submit(context.Background(), 1, batcher.Cost{Sequences: 1, MaxLen: 8})
-		}()
-		for bt.Load().Depth() == 0 {
-			time.Sleep(time.Millisecond) // benchmark set-up only, never in a test
-		}
-	} else {
-		close(parked)
-	}
+	q := &benchQueue{}
 	high := 1 << 20
 	if shed {
+		q.waiting.Store(1)
 		high = 1
 	}
 	g, err := NewGate("bench", Config{HighWatermark: high, Policy: PolicyDrainRate,
-		StaticRetryAfter: time.Second}, bt, clock.Real(), NewMetrics(prometheus.NewRegistry()))
+		StaticRetryAfter: time.Second}, q, clock.Real(), NewMetrics(prometheus.NewRegistry()))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,33 +17,16 @@ const (
 	PolicyDrainRate Policy = "drain_rate"
 )
 
-// ParsePolicy accepts the names of the policies; "" means PolicyStatic.
-func ParsePolicy(s string) (Policy, error) {
-	switch Policy(s) {
-	case "", PolicyStatic:
-		return PolicyStatic, nil
-	case PolicyDrainRate:
-		return PolicyDrainRate, nil
-	}
-	return "", fmt.Errorf("admission: retry-after policy must be %q or %q, got %q", PolicyStatic, PolicyDrainRate, s)
-}
-
-// Defaults, as in the OpenMed service: the high watermark is the per-class queue size.
-const (
-	DefaultHighWatermark = 256
-	DefaultMaxQueueWait  = time.Second
-)
-
 // MaxRetryAfter is the longest Retry-After ever sent. Common client libraries ignore longer
 // values and fall back to their own backoff, so a longer one would tell them nothing.
 const MaxRetryAfter = 60 * time.Second
 
-// Config sets one endpoint's admission. The per-class capacity and the max queue wait are the
-// batcher's (batcher.Config.QueueSize and MaxQueueWait); the Gate reads them from the batcher
-// so the two can never disagree.
+// Config sets one endpoint's admission. The per-class capacity, the max queue wait and the
+// dispatch weights are the guarded Queue's (its Limits); the Gate reads them from the Queue so
+// the two can never disagree.
 type Config struct {
 	// HighWatermark is the depth (waiting + running) at which the endpoint starts shedding.
-	// OpenMed's default is the max queue size, 256.
+	// OpenMed sets it to the max queue size.
 	HighWatermark int
 	// LowWatermark is the depth at or below which shedding stops. 0 means HighWatermark / 2.
 	// It must be below HighWatermark: the gap is what keeps the gate from flapping.
@@ -69,25 +52,38 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Validate reports every field that is out of range, with defaults applied first, naming the
-// field and the value it got.
+// Validate reports every field that is out of range, with defaults applied first: the result
+// joins one *ConfigError per bad field.
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf(format, args...)})
+	}
 	if c.HighWatermark < 1 {
-		errs = append(errs, fmt.Errorf("admission: HighWatermark must be at least 1, got %d", c.HighWatermark))
+		bad("HighWatermark", "must be at least 1, got %d", c.HighWatermark)
 	}
 	if c.LowWatermark < 0 || c.LowWatermark >= c.HighWatermark {
-		errs = append(errs, fmt.Errorf("admission: LowWatermark must be at least 0 and below HighWatermark %d, got %d", c.HighWatermark, c.LowWatermark))
+		bad("LowWatermark", "must be at least 0 and below the high watermark %d, got %d", c.HighWatermark, c.LowWatermark)
 	}
-	if _, err := ParsePolicy(string(c.Policy)); err != nil {
-		errs = append(errs, err)
+	if c.Policy != PolicyStatic && c.Policy != PolicyDrainRate {
+		bad("Policy", "must be %q or %q, got %q", PolicyStatic, PolicyDrainRate, c.Policy)
 	}
 	if c.StaticRetryAfter < 0 || c.StaticRetryAfter > MaxRetryAfter {
-		errs = append(errs, fmt.Errorf("admission: StaticRetryAfter must be between 0 (no header) and %s, got %s", MaxRetryAfter, c.StaticRetryAfter))
+		bad("StaticRetryAfter", "must be between 0 (no header) and %s, got %s", MaxRetryAfter, c.StaticRetryAfter)
 	}
 	if !(c.RetryReserve >= 0 && c.RetryReserve <= 1) {
-		errs = append(errs, fmt.Errorf("admission: RetryReserve must be between 0 (no reservations) and 1, got %v", c.RetryReserve))
+		bad("RetryReserve", "must be between 0 (no reservations) and 1, got %v", c.RetryReserve)
 	}
 	return errors.Join(errs...)
 }
+
+// ConfigError is one Config field that is out of range. Problem says what is wrong and with
+// which value, without the field's name, so a caller that maps fields to its own setting
+// names (environment variables) can put its name in front.
+type ConfigError struct {
+	Field   string
+	Problem string
+}
+
+func (e *ConfigError) Error() string { return "admission: " + e.Field + " " + e.Problem }

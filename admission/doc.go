@@ -4,22 +4,28 @@
 //
 // # What it does
 //
-// Each endpoint (each batching path: "analyze", "pii_extract") has one Gate over its
-// batcher. Its depth is the batcher's waiting requests (every class) plus its running ones.
+// Each endpoint ("analyze", "pii_extract") has one Gate over the Queue that feeds its workers
+// (its batcher). The package owns the vocabulary of that seam: the Queue interface, with its
+// Load (waiting per class, running, busy workers, completions) and Limits (per-class capacity,
+// max queue wait, workers, dispatch weights), the Priority classes, and the errors a Queue
+// returns when it refuses work itself (ErrQueueFull, ErrExpired, ErrClosed). Whatever does
+// the work implements Queue and wraps those errors; the Gate imports nothing of it. The depth
+// is the Queue's waiting requests (every class) plus its running ones.
 //
 //   - Watermarks. When the depth reaches HighWatermark the Gate starts shedding: every
 //     request is refused with reason high_watermark until the depth has drained to
 //     LowWatermark (default HighWatermark / 2), so it does not flap at the limit.
 //   - Priority classes. ParsePriority reads the x-openmed-priority header (interactive by
-//     default; bulk; OpenMed's aliases). Each class has its own hard capacity in the batcher;
+//     default; bulk; OpenMed's aliases). Each class has its own hard capacity in the Queue;
 //     Admit refuses a class whose queue is already full (reason saturated) without waiting for
-//     the batcher to say so, and Refuse maps the batcher's own refusals (batcher.ErrQueueFull:
-//     saturated, batcher.ErrExpired: max_wait) to the same kind of answer.
+//     the Queue to say so, and Refuse maps the Queue's own refusals (ErrQueueFull: saturated,
+//     ErrExpired: max_wait) to the same kind of answer.
 //   - Retry-After. PolicyStatic sends StaticRetryAfter. PolicyDrainRate estimates when the
 //     endpoint admits again: the backlog that must drain (down to the low watermark; for
 //     saturated, the class's queue down to half; for max_wait, the class's queue beyond what
 //     drains within the max wait) divided by an EWMA of the completion rate (alpha 0.3 over 1 s
-//     intervals, warm after 3 intervals with completions), times a saturation factor in
+//     intervals, warm after 3 intervals with completions; a class's rate is its share under
+//     the Queue's dispatch weights among the classes waiting), times a saturation factor in
 //     [1, 1.25] from worker occupancy and the current refusal streak; rounded up, clamped to
 //     [1, 60] s and jittered by +/-20% so clients do not return in lockstep. Until the EWMA is
 //     warm it falls back to the static value, then to no header.
@@ -38,15 +44,15 @@
 //     gate and process), so the gate keeps no table of them: one atomic word and a bitmap of
 //     used places per second.
 //
-// Admit is O(1): one clock read, a handful of atomic loads from the batcher (batcher.Load),
+// Admit is O(1): one clock read, a handful of atomic loads from the Queue (Queue.Load),
 // and on a refusal a few float operations and two metric updates. It takes no lock that a
 // caller waits on, never touches the batch loop, and does not allocate, refused or not. The
 // EWMA is folded lazily by the first Admit that notices a second has passed, under a TryLock,
 // so no goroutine or ticker is needed.
 //
-// The depth the Gate reads counts what the batcher holds, not requests between Admit and
+// The depth the Gate reads counts what the Queue holds, not requests between Admit and
 // Submit (parsing, tokenizing). Under a burst a few more than HighWatermark can be admitted;
-// the per-class capacity in the batcher is the hard bound that keeps memory flat.
+// the per-class capacity in the Queue is the hard bound that keeps memory flat.
 //
 // # How to use it
 //
@@ -54,13 +60,13 @@
 //	gate, err := admission.NewGate("analyze", admission.Config{
 //		HighWatermark: 256, LowWatermark: 128,
 //		Policy: admission.PolicyDrainRate, StaticRetryAfter: time.Second,
-//	}, b /* *batcher.Batcher or anything with Load() */, clk, am)
+//	}, b /* a *batcher.Batcher, or anything that implements Queue */, clk, am)
 //
 //	// In the handler, before the body is read:
 //	p, err := admission.ParsePriority(c.Get(admission.PriorityHeader)) // err: 400 bad_request
 //	tok := c.Request().Header.Peek(admission.RetryTokenHeader) // nil when absent
 //	if ref, ok := gate.AdmitRetry(p, tok); !ok { return writeRefusal(c, ref) }
-//	out, err := b.Submit(batcher.WithPriority(ctx, p), in, cost)
+//	out, err := b.Submit(ctx, p, in, cost)
 //	if ref, ok := gate.Refuse(p, err); ok { return writeRefusal(c, ref) }
 //
 // where writeRefusal sends ref.Status(), the Retry-After header from ref.RetryAfterHeader()
@@ -78,11 +84,10 @@
 //
 // # Metrics
 //
-// sluice_admission_queue_depth{queue}, sluice_admission_queue_shedding{queue} and
-// sluice_admission_queue_wait_seconds{queue} (latest dispatched request's wait) are read at
-// scrape time; sluice_admission_shed_total{queue,reason} counts refusals and
-// sluice_retry_after_seconds{queue,reason,policy} observes every Retry-After sent, labelled
-// with the ladder rung that produced it (drain_rate or static).
+// sluice_admission_queue_depth{queue} and sluice_admission_shedding{queue} are read at scrape
+// time; sluice_admission_shed_total{queue,priority,reason} counts every refusal, the door's
+// and the Queue's, and sluice_admission_retry_after_seconds{queue,reason,policy} observes
+// every Retry-After sent, labelled with the ladder rung that produced it (drain_rate or static).
 // sluice_admission_retry_bookings_total{queue,outcome=booked|full} counts reservation attempts
 // and sluice_admission_retry_tokens_total{queue,outcome=honoured|invalid|early|expired|used}
 // the tokens presented.

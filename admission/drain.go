@@ -2,7 +2,6 @@ package admission
 
 import (
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -11,20 +10,15 @@ import (
 // overload harness, which records every suggestion next to the time its retry was admitted,
 // is the instrument for tuning them.
 const (
-	// drainInterval is the EWMA's step: the rate is folded once per interval.
-	drainInterval = time.Second
-	// drainAlpha is the weight of the newest interval.
-	drainAlpha = 0.3
 	// warmIntervals is how many intervals with completions the estimate needs before it is
 	// trusted; until then the static value (or no header) is used.
 	warmIntervals = 3
 	// Saturation factor: 1 + occupancyWeight x worker occupancy + streakWeight x
 	// min(refusal streak / streakScale, 1), so in [1, 1.25]. Under overload every worker is
 	// busy and the factor is about 1.25, which puts the jitter's lower bound (x0.8) right at the
-	// predicted opening and the rest just after it. The reference's 0.25 + 0.25 (up to 1.5)
-	// sent retries past the short window the door stays open under sustained overload: in
-	// sim_test.go that admitted fewer retries at the suggested delay (57% against 67% at 2x,
-	// 20/s, watermarks 256/128). The streak only nudges, as refusals keep coming.
+	// predicted opening and the rest just after it; larger factors sent retries past the short
+	// window in which the door stays open under sustained overload (sim_test.go). The streak
+	// only nudges, as refusals keep coming.
 	occupancyWeight = 0.2
 	streakWeight    = 0.05
 	streakScale     = 5
@@ -33,17 +27,14 @@ const (
 	jitterFraction = 0.2
 )
 
-// drainRate is an exponentially weighted moving average of completions per second over
-// drainInterval steps. It is folded lazily by whichever Admit call first notices an interval
-// has passed, under a TryLock that nobody waits on, so it never delays a caller and the batch
-// loop never touches it. Readers see the rate through atomics.
+// drainRate is the moving average of completions per second. Whichever Admit call first
+// notices that an interval has passed folds it (lazyFold), so it never delays a caller and
+// the batch loop never touches it. Readers see the rate through atomics.
 type drainRate struct {
-	due atomic.Int64 // UnixNano at which the next fold is due; 0 before the first sample
-
-	mu       sync.Mutex // TryLock only
-	lastAt   time.Time  // guarded by mu
-	lastDone uint64     // guarded by mu
-	seeded   bool       // guarded by mu: a first interval with completions has been seen
+	fold     lazyFold
+	lastDone uint64 // guarded by fold
+	seeded   bool   // guarded by fold: a first interval with completions has been seen
+	avg      ewma   // guarded by fold
 
 	rate  atomic.Uint64 // float64 bits, completions per second
 	warm  atomic.Int32  // intervals with completions, capped at warmIntervals
@@ -55,27 +46,15 @@ type drainRate struct {
 // held none and completed none says nothing about how fast it drains, so it is skipped rather
 // than pulling the average towards zero. It never blocks and does not allocate.
 func (d *drainRate) observe(now time.Time, completed uint64, busy bool) {
-	if due := d.due.Load(); due != 0 && now.UnixNano() < due {
+	span, ok := d.fold.begin(now)
+	if !ok {
 		return
 	}
-	if !d.mu.TryLock() {
-		return
-	}
-	defer d.mu.Unlock()
-	if d.lastAt.IsZero() {
-		d.lastAt, d.lastDone = now, completed
-		d.due.Store(now.Add(drainInterval).UnixNano())
-		return
-	}
-	span := now.Sub(d.lastAt)
-	if span < drainInterval {
-		return // another caller folded while this one waited for the lock
-	}
+	defer d.fold.end()
 	n := completed - d.lastDone
-	d.lastAt, d.lastDone = now, completed
-	d.due.Store(now.Add(drainInterval).UnixNano())
-	if n == 0 && !busy {
-		return
+	d.lastDone = completed
+	if span == 0 || (n == 0 && !busy) {
+		return // the baseline, or an idle interval
 	}
 	sample := float64(n) / span.Seconds()
 	switch {
@@ -83,14 +62,11 @@ func (d *drainRate) observe(now time.Time, completed uint64, busy bool) {
 		return // nothing measured yet: a stalled start is not a rate
 	case !d.seeded:
 		d.seeded = true
-		d.rate.Store(math.Float64bits(sample))
+		d.avg.v = sample
 	default:
-		// A span of k intervals decays the old value as k single steps would, so a fold that
-		// comes late (no Admit for a while) weighs the same as on-time folds.
-		decay := math.Pow(1-drainAlpha, span.Seconds()/drainInterval.Seconds())
-		old := math.Float64frombits(d.rate.Load())
-		d.rate.Store(math.Float64bits(sample + decay*(old-sample)))
+		d.avg.fold(sample, span.Seconds()/foldInterval.Seconds())
 	}
+	d.rate.Store(math.Float64bits(d.avg.v))
 	if n > 0 && d.warm.Load() < warmIntervals {
 		d.warm.Add(1)
 	}
@@ -103,7 +79,7 @@ func (d *drainRate) get() (float64, bool) {
 }
 
 // saturationFactor stretches an estimate when the engine is fully occupied and refusals keep
-// coming: 1 with idle workers and no streak, 1.5 at most.
+// coming: 1 with idle workers and no streak, 1 + occupancyWeight + streakWeight at most.
 func saturationFactor(busyWorkers, workers int, streak int64) float64 {
 	occ := 0.0
 	if workers > 0 {

@@ -8,28 +8,20 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 )
-
-// Source is what a Gate reads from its endpoint's batcher: *batcher.Batcher implements it, and
-// so does anything that forwards its Load. Load must be cheap and must not allocate; the Gate
-// calls it on every request.
-type Source interface {
-	Load() batcher.Load
-}
 
 // Reason says why a request was refused; it is the "reason" of the error body and of metrics.
 type Reason string
 
 const (
-	// ReasonSaturated: the request's priority class queue was full (batcher.ErrQueueFull).
+	// ReasonSaturated: the request's priority class queue was full (ErrQueueFull).
 	ReasonSaturated Reason = "saturated"
 	// ReasonHighWatermark: the endpoint is shedding (depth reached the high watermark and has
 	// not yet drained to the low one).
 	ReasonHighWatermark Reason = "high_watermark"
 	// ReasonMaxWait: the request waited the max queue wait without being dispatched
-	// (batcher.ErrExpired).
+	// (ErrExpired).
 	ReasonMaxWait Reason = "max_wait"
 )
 
@@ -49,7 +41,7 @@ func (r Reason) index() int {
 
 // Where a Retry-After came from: the rung of the fallback ladder that produced it. These are
 // the values of Refusal.RetryAfterSource and of the "policy" label of
-// sluice_retry_after_seconds.
+// sluice_admission_retry_after_seconds.
 const (
 	SourceDrainRate = "drain_rate"
 	SourceStatic    = "static"
@@ -70,7 +62,8 @@ func WithRand(f func() float64) Option {
 type Gate struct {
 	queue string
 	cfg   Config
-	src   Source
+	src   Queue
+	lim   Limits
 	clk   clock.Clock
 	rand  func() float64
 	m     *gateMetrics
@@ -84,9 +77,9 @@ type Gate struct {
 }
 
 // NewGate checks cfg and builds the Gate of the endpoint queue (the metrics label "queue"),
-// reading depth, limits and completions from src. m may be nil to disable metrics; two Gates
-// may not share a queue name on the same Metrics.
-func NewGate(queue string, cfg Config, src Source, clk clock.Clock, m *Metrics, opts ...Option) (*Gate, error) {
+// reading depth and completions from src on every request and its Limits once, now. m may be
+// nil to disable metrics; two Gates may not share a queue name on the same Metrics.
+func NewGate(queue string, cfg Config, src Queue, clk clock.Clock, m *Metrics, opts ...Option) (*Gate, error) {
 	if queue == "" {
 		return nil, errors.New("admission: queue name must not be empty")
 	}
@@ -99,7 +92,7 @@ func NewGate(queue string, cfg Config, src Source, clk clock.Clock, m *Metrics, 
 	if clk == nil {
 		return nil, fmt.Errorf("admission %q: clock must not be nil", queue)
 	}
-	g := &Gate{queue: queue, cfg: cfg.withDefaults(), src: src, clk: clk, rand: rand.Float64}
+	g := &Gate{queue: queue, cfg: cfg.withDefaults(), src: src, lim: src.Limits(), clk: clk, rand: rand.Float64}
 	for _, o := range opts {
 		o(g)
 	}
@@ -120,11 +113,14 @@ func (g *Gate) Queue() string { return g.queue }
 // Config is the Gate's configuration with defaults applied.
 func (g *Gate) Config() Config { return g.cfg }
 
+// Depth is what the guarded Queue holds now: waiting in every class plus running.
+func (g *Gate) Depth() int { return g.src.Load().Depth() }
+
 // Admit decides, before any work is done on the request, whether a request of class p may
 // proceed. ok is true when it may; otherwise the Refusal says how to answer. The endpoint
 // starts shedding when its depth (waiting + running) reaches the high watermark and stops once
 // the depth has drained to the low watermark. A class whose queue is already full is refused
-// here too, so that a request the batcher would refuse is not parsed first; the batcher
+// here too, so that a request the Queue would refuse is not parsed first; the Queue
 // remains the final bound (see Refuse).
 func (g *Gate) Admit(p Priority) (r Refusal, ok bool) {
 	return g.AdmitRetry(p, nil)
@@ -148,7 +144,7 @@ func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
 		st := g.book.redeem(now, token)
 		g.m.token(st)
 		if st == TokenHonoured {
-			if l.QueueSize > 0 && l.Waiting[p] >= l.QueueSize {
+			if g.full(p, l) {
 				return g.refuse(now, p, ReasonSaturated, l), false
 			}
 			g.admitted()
@@ -164,11 +160,16 @@ func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
 		g.shedding.Store(true)
 		return g.refuse(now, p, ReasonHighWatermark, l), false
 	}
-	if l.QueueSize > 0 && l.Waiting[p] >= l.QueueSize {
+	if g.full(p, l) {
 		return g.refuse(now, p, ReasonSaturated, l), false
 	}
 	g.admitted()
 	return Refusal{}, true
+}
+
+// full reports whether class p's queue is at its hard capacity.
+func (g *Gate) full(p Priority, l Load) bool {
+	return g.lim.QueueSize > 0 && l.Waiting[p] >= g.lim.QueueSize
 }
 
 // admitted ends the refusal streak.
@@ -178,15 +179,15 @@ func (g *Gate) admitted() {
 	}
 }
 
-// Refuse turns an error from the batcher into a refusal of a request of class p:
-// batcher.ErrQueueFull becomes ReasonSaturated and batcher.ErrExpired ReasonMaxWait. For any
-// other error ok is false and the caller handles the error itself.
+// Refuse turns an error from the guarded Queue into a refusal of a request of class p:
+// ErrQueueFull becomes ReasonSaturated and ErrExpired ReasonMaxWait. For any other error ok is
+// false and the caller handles the error itself.
 func (g *Gate) Refuse(p Priority, err error) (r Refusal, ok bool) {
 	var reason Reason
 	switch {
-	case errors.Is(err, batcher.ErrQueueFull):
+	case errors.Is(err, ErrQueueFull):
 		reason = ReasonSaturated
-	case errors.Is(err, batcher.ErrExpired):
+	case errors.Is(err, ErrExpired):
 		reason = ReasonMaxWait
 	default:
 		return Refusal{}, false
@@ -203,7 +204,7 @@ func (g *Gate) Shedding() bool {
 	return g.shedding.Load() && g.src.Load().Depth() > g.cfg.LowWatermark
 }
 
-func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l batcher.Load) Refusal {
+func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l Load) Refusal {
 	streak := g.streak.Add(1)
 	ra, source := g.retryAfter(p, reason, l, streak)
 	var tok RetryToken
@@ -221,18 +222,18 @@ func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l batcher.Load) 
 	r := Refusal{
 		Reason: reason, Priority: p, Queue: g.queue,
 		Depth: l.Depth(), Capacity: g.cfg.HighWatermark, LowWatermark: g.cfg.LowWatermark,
-		MaxWait: l.MaxQueueWait, RetryAfter: ra, RetryAfterSource: source, Token: tok,
+		MaxWait: g.lim.MaxQueueWait, RetryAfter: ra, RetryAfterSource: source, Token: tok,
 	}
 	if reason == ReasonSaturated {
-		r.Capacity = l.QueueSize
+		r.Capacity = g.lim.QueueSize
 	}
-	g.m.refused(reason, ra, source)
+	g.m.refused(p, reason, ra, source)
 	return r
 }
 
 // retryAfter walks the fallback ladder: the drain-rate estimate when that policy is chosen and
 // the estimate is warm, else the static value when one is set, else no header.
-func (g *Gate) retryAfter(p Priority, reason Reason, l batcher.Load, streak int64) (time.Duration, string) {
+func (g *Gate) retryAfter(p Priority, reason Reason, l Load, streak int64) (time.Duration, string) {
 	if g.cfg.Policy == PolicyDrainRate {
 		if rate, warm := g.drain.get(); warm {
 			raw := g.estimate(p, reason, l, rate, streak)
@@ -256,31 +257,27 @@ func (g *Gate) retryAfter(p Priority, reason Reason, l batcher.Load, streak int6
 //     at the class's rate: a retry sent after that long would be dispatched in time.
 //
 // While the endpoint is shedding, the watermark's term applies to every reason, since a retry
-// must pass the door first. A class's rate is the endpoint's rate, or its weighted share of it
-// while the other class also has requests waiting. At least one request must always drain.
-func (g *Gate) estimate(p Priority, reason Reason, l batcher.Load, rate float64, streak int64) float64 {
+// must pass the door first. A class's rate is its share of the endpoint's rate under the
+// Queue's dispatch weights, among the classes that have requests waiting. At least one request
+// must always drain.
+func (g *Gate) estimate(p Priority, reason Reason, l Load, rate float64, streak int64) float64 {
 	if rate <= 0 {
 		return math.Inf(1)
 	}
-	classRate := rate
-	if other := 1 - p; l.Waiting[other] > 0 {
-		if total := l.Weights[p] + l.Weights[other]; total > 0 {
-			classRate = rate * float64(l.Weights[p]) / float64(total)
-		}
-	}
+	classRate := rate * g.lim.share(p, l.Waiting)
 	depth := l.Depth()
 	var secs float64
 	switch reason {
 	case ReasonHighWatermark:
 		secs = float64(max(depth-g.cfg.LowWatermark, 1)) / rate
 	case ReasonSaturated:
-		secs = float64(max(l.Waiting[p]-l.QueueSize/2, 1)) / classRate
+		secs = float64(max(l.Waiting[p]-g.lim.QueueSize/2, 1)) / classRate
 	default:
-		backlog := float64(l.Waiting[p]) - classRate*l.MaxQueueWait.Seconds()
+		backlog := float64(l.Waiting[p]) - classRate*g.lim.MaxQueueWait.Seconds()
 		secs = max(backlog, 1) / classRate
 	}
 	if reason != ReasonHighWatermark && g.shedding.Load() {
 		secs = max(secs, float64(max(depth-g.cfg.LowWatermark, 1))/rate)
 	}
-	return secs * saturationFactor(l.BusyWorkers, l.Workers, streak)
+	return secs * saturationFactor(l.BusyWorkers, g.lim.Workers, streak)
 }

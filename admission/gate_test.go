@@ -1,16 +1,13 @@
 package admission
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 )
 
@@ -30,13 +27,15 @@ func TestConfigValidate(t *testing.T) {
 		{Config{HighWatermark: 10, LowWatermark: 10}, "LowWatermark"},
 		{Config{HighWatermark: 10, LowWatermark: 11}, "LowWatermark"},
 		{Config{HighWatermark: 10, LowWatermark: -1}, "LowWatermark"},
-		{Config{HighWatermark: 10, Policy: "auto"}, "policy"},
+		{Config{HighWatermark: 10, Policy: "auto"}, "Policy"},
+		{Config{HighWatermark: 10, RetryReserve: 1.5}, "RetryReserve"},
 		{Config{HighWatermark: 10, StaticRetryAfter: -time.Second}, "StaticRetryAfter"},
 		{Config{HighWatermark: 10, StaticRetryAfter: 61 * time.Second}, "StaticRetryAfter"},
 	} {
 		err := c.cfg.Validate()
-		if err == nil || !strings.Contains(err.Error(), c.field) {
-			t.Errorf("%+v: err = %v, want one naming %s", c.cfg, err, c.field)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != c.field || strings.Contains(ce.Problem, c.field) {
+			t.Errorf("%+v: err = %v, want a ConfigError for %s", c.cfg, err, c.field)
 		}
 	}
 	if _, err := NewGate("q", Config{HighWatermark: 4, LowWatermark: 4}, newFakeSource(), clock.NewFake(epoch), nil); err == nil {
@@ -51,12 +50,13 @@ func TestConfigValidate(t *testing.T) {
 	if _, err := NewGate("q", Config{HighWatermark: 4}, newFakeSource(), nil, nil); err == nil {
 		t.Fatal("NewGate accepted a nil clock")
 	}
-	for in, want := range map[string]Policy{"": PolicyStatic, "static": PolicyStatic, "drain_rate": PolicyDrainRate} {
-		if got, err := ParsePolicy(in); err != nil || got != want {
-			t.Errorf("ParsePolicy(%q) = %v, %v", in, got, err)
+	for in, want := range map[Policy]Policy{"": PolicyStatic, "static": PolicyStatic, "drain_rate": PolicyDrainRate} {
+		c := Config{HighWatermark: 4, Policy: in}
+		if err := c.Validate(); err != nil || c.withDefaults().Policy != want {
+			t.Errorf("policy %q: %v, %v", in, c.withDefaults().Policy, err)
 		}
 	}
-	if _, err := ParsePolicy("router_queue_drain_rate"); err == nil {
+	if err := (Config{HighWatermark: 4, Policy: "router_queue_drain_rate"}).Validate(); err == nil {
 		t.Error("unknown policy accepted")
 	}
 }
@@ -121,7 +121,8 @@ func TestHysteresis(t *testing.T) {
 
 func TestSaturatedClassRefusedAtTheDoor(t *testing.T) {
 	src := newFakeSource()
-	src.set(func(l *batcher.Load) { l.QueueSize = 4; l.Waiting[Bulk] = 4; l.Running = 1 })
+	src.setLimits(func(lim *Limits) { lim.QueueSize = 4 })
+	src.set(func(l *Load) { l.Waiting[Bulk] = 4; l.Running = 1 })
 	g, _ := newTestGate(t, Config{HighWatermark: 100}, src)
 	r, ok := g.Admit(Bulk)
 	if ok || r.Reason != ReasonSaturated || r.Priority != Bulk || r.Capacity != 4 || r.Depth != 5 {
@@ -135,19 +136,19 @@ func TestSaturatedClassRefusedAtTheDoor(t *testing.T) {
 	}
 }
 
-func TestRefuseMapsBatcherErrors(t *testing.T) {
+func TestRefuseMapsQueueErrors(t *testing.T) {
 	src := newFakeSource()
-	src.set(func(l *batcher.Load) { l.QueueSize = 8; l.MaxQueueWait = 1500 * time.Millisecond })
+	src.setLimits(func(lim *Limits) { lim.QueueSize = 8; lim.MaxQueueWait = 1500 * time.Millisecond })
 	g, _ := newTestGate(t, Config{HighWatermark: 100}, src)
-	r, ok := g.Refuse(Bulk, fmt.Errorf("extract: %w", batcher.ErrQueueFull))
+	r, ok := g.Refuse(Bulk, fmt.Errorf("extract: %w", ErrQueueFull))
 	if !ok || r.Reason != ReasonSaturated || r.Capacity != 8 || r.Priority != Bulk {
 		t.Fatalf("ErrQueueFull: ok=%v %+v", ok, r)
 	}
-	r, ok = g.Refuse(Interactive, batcher.ErrExpired)
+	r, ok = g.Refuse(Interactive, fmt.Errorf("batcher: %w", ErrExpired))
 	if !ok || r.Reason != ReasonMaxWait || r.MaxWait != 1500*time.Millisecond || r.Capacity != 100 {
 		t.Fatalf("ErrExpired: ok=%v %+v", ok, r)
 	}
-	for _, err := range []error{nil, batcher.ErrClosed, errors.New("engine")} {
+	for _, err := range []error{nil, ErrClosed, errors.New("engine")} {
 		if _, ok := g.Refuse(Interactive, err); ok {
 			t.Fatalf("%v mapped to a refusal", err)
 		}
@@ -212,7 +213,7 @@ func TestDrainRateLadder(t *testing.T) {
 	src.setDepth(10)
 	g.Admit(Interactive)
 	for i := range warmIntervals - 1 {
-		fake.Advance(drainInterval)
+		fake.Advance(foldInterval)
 		src.complete(10)
 		g.Admit(Interactive)
 		if _, warm := g.drain.get(); warm {
@@ -229,9 +230,9 @@ func TestDrainRateLadder(t *testing.T) {
 		t.Fatalf("cold estimate without static: %+v, want no header", r)
 	}
 
-	fake.Advance(drainInterval)
+	fake.Advance(foldInterval)
 	src.complete(10)
-	src.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running, l.BusyWorkers = 99, 1, 1 })
+	src.set(func(l *Load) { l.Waiting[Interactive], l.Running, l.BusyWorkers = 99, 1, 1 })
 	r, _ = g.Admit(Interactive)
 	// 10/s, 50 over the low watermark: 5 s; factor 1 + 0.2 (all workers busy) + 0.05 x 2/5
 	// (second refusal in a row) = 1.22; 6.1 s, no jitter at u=0.5: 7 s.
@@ -242,9 +243,9 @@ func TestDrainRateLadder(t *testing.T) {
 
 func TestEstimateByReason(t *testing.T) {
 	src := newFakeSource()
+	src.setLimits(func(lim *Limits) { lim.Workers, lim.QueueSize = 2, 40 })
 	g, _ := newTestGate(t, Config{HighWatermark: 100, LowWatermark: 50}, src)
-	l := batcher.Load{Workers: 2, BusyWorkers: 0, QueueSize: 40, MaxQueueWait: time.Second,
-		Weights: [batcher.NumPriorities]int{4, 1}}
+	l := Load{BusyWorkers: 0}
 	l.Waiting[Interactive], l.Running = 30, 2
 	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-9 }
 
@@ -275,7 +276,7 @@ func TestEstimateByReason(t *testing.T) {
 	// While shedding, every reason waits at least for the watermark to clear.
 	g.shedding.Store(true)
 	lw := l
-	lw.QueueSize = 200
+	g.lim.QueueSize = 200
 	lw.Waiting[Interactive] = 98 // depth 100: 50 over low at 10/s = 5 s; the class alone: 0.1 s
 	if got := g.estimate(Interactive, ReasonSaturated, lw, 10, 0); !near(got, 5) {
 		t.Errorf("saturated while shedding = %v, want 5", got)
@@ -357,34 +358,34 @@ func TestDrainRateEWMA(t *testing.T) {
 	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-9 }
 
 	d.observe(at, done, false) // first sample: the clock starts
-	step(drainInterval, 0, false)
+	step(foldInterval, 0, false)
 	if d.folds.Load() != 0 || rate() != 0 {
 		t.Fatal("an idle first interval must not seed the average")
 	}
-	step(drainInterval, 10, true) // seeds at 10/s
+	step(foldInterval, 10, true) // seeds at 10/s
 	if !near(rate(), 10) {
 		t.Fatalf("seed = %v, want 10", rate())
 	}
-	step(drainInterval/2, 50, true) // half an interval: not folded yet
+	step(foldInterval/2, 50, true) // half an interval: not folded yet
 	if !near(rate(), 10) {
 		t.Fatalf("folded before an interval passed: %v", rate())
 	}
-	step(drainInterval/2, 0, true) // the interval ends: 50 in 1 s
-	if want := 10 + drainAlpha*(50-10); !near(rate(), want) {
+	step(foldInterval/2, 0, true) // the interval ends: 50 in 1 s
+	if want := 10 + foldAlpha*(50-10); !near(rate(), want) {
 		t.Fatalf("after 50/s = %v, want %v", rate(), want)
 	}
 	before := rate()
-	step(drainInterval, 0, false) // idle: skipped, not pulled towards 0
+	step(foldInterval, 0, false) // idle: skipped, not pulled towards 0
 	if !near(rate(), before) {
 		t.Fatalf("idle interval changed the rate: %v -> %v", before, rate())
 	}
-	step(drainInterval, 0, true) // stalled with work held: decays
-	if want := (1 - drainAlpha) * before; !near(rate(), want) {
+	step(foldInterval, 0, true) // stalled with work held: decays
+	if want := (1 - foldAlpha) * before; !near(rate(), want) {
 		t.Fatalf("stalled interval: %v, want %v", rate(), want)
 	}
 	before = rate()
-	step(3*drainInterval, 60, true) // a late fold over 3 s at 20/s weighs as three steps
-	if want := 20 + math.Pow(1-drainAlpha, 3)*(before-20); !near(rate(), want) {
+	step(3*foldInterval, 60, true) // a late fold over 3 s at 20/s weighs as three steps
+	if want := 20 + math.Pow(1-foldAlpha, 3)*(before-20); !near(rate(), want) {
 		t.Fatalf("late fold: %v, want %v", rate(), want)
 	}
 	if _, warm := d.get(); !warm {
@@ -392,143 +393,39 @@ func TestDrainRateEWMA(t *testing.T) {
 	}
 }
 
-// TestGateOverRealBatcher runs the Gate against a real batcher on a fake clock: watermark
-// shedding, a max-wait expiry mapped to a refusal, and recovery once the depth drains.
-func TestGateOverRealBatcher(t *testing.T) {
-	fake := clock.NewFake(epoch)
-	calls := make(chan chan struct{}, 100)
-	runner := runFunc(func(batch []int) []int {
-		release := make(chan struct{})
-		calls <- release
-		<-release
-		return batch
-	})
-	b, err := batcher.New[int, int]("analyze", batcher.Config{MaxBatchSize: 1, MaxPaddedTokens: 64,
-		QueueSize: 8, Workers: 1, MaxQueueWait: time.Second}, runner, fake, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Start(t.Context())
-	defer func() { _ = b.Close(t.Context()) }()
-	g, err := NewGate("analyze", Config{HighWatermark: 3, LowWatermark: 1}, b, fake, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	results := make(chan error, 10)
-	submit := func(i int) {
-		if _, ok := g.Admit(Interactive); !ok {
-			t.Fatalf("request %d refused at depth %d", i, b.Load().Depth())
-		}
-		go func() {
-			_, err := b.Submit(t.Context(), i, batcher.Cost{Sequences: 1, MaxLen: 8})
-			results <- err
-		}()
-	}
-	submit(1)
-	first := <-calls // 1 runs and holds the worker
-	armed := fake.TimerCreated()
-	submit(2)
-	<-armed // 2 waits, its expiry timer is armed
-	submit(3)
-	waitFor(t, func() bool { return b.Load().Depth() == 3 })
-	r, ok := g.Admit(Interactive)
-	if ok || r.Reason != ReasonHighWatermark || r.Depth != 3 || r.Queue != "analyze" {
-		t.Fatalf("at the high watermark: ok=%v %+v", ok, r)
-	}
-	fake.Advance(time.Second) // 2 and 3 expire
-	for range 2 {
-		err := <-results
-		r, ok := g.Refuse(Interactive, err)
-		if !ok || r.Reason != ReasonMaxWait || r.MaxWait != time.Second {
-			t.Fatalf("expired request: err %v, refusal ok=%v %+v", err, ok, r)
+// TestClassShareFollowsTheWeights: a class's share of the drain rate is its weight over the
+// weights of the classes that compete with it (those with requests waiting), whatever the
+// weights are; alone, a class has the whole rate.
+func TestClassShareFollowsTheWeights(t *testing.T) {
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-12 }
+	for _, c := range []struct {
+		weights [NumPriorities]int
+		waiting [NumPriorities]int
+		p       Priority
+		want    float64
+	}{
+		{[NumPriorities]int{4, 1}, [NumPriorities]int{0, 0}, Bulk, 1},
+		{[NumPriorities]int{4, 1}, [NumPriorities]int{3, 0}, Bulk, 0.2},
+		{[NumPriorities]int{4, 1}, [NumPriorities]int{3, 5}, Interactive, 0.8},
+		{[NumPriorities]int{4, 1}, [NumPriorities]int{0, 5}, Interactive, 0.8},
+		{[NumPriorities]int{1, 3}, [NumPriorities]int{2, 5}, Interactive, 0.25},
+		{[NumPriorities]int{}, [NumPriorities]int{2, 5}, Interactive, 1},
+	} {
+		if got := (Limits{Weights: c.weights}).share(c.p, c.waiting); !near(got, c.want) {
+			t.Errorf("weights %v waiting %v: share of %s = %v, want %v", c.weights, c.waiting, c.p, got, c.want)
 		}
 	}
-	if _, ok := g.Admit(Interactive); !ok { // depth 1 = low watermark: shedding stops
-		t.Fatal("still shedding at the low watermark")
+	// The estimate follows the Queue's weights, not fixed ones: with 1:3, bulk drains three
+	// times as fast as interactive while both wait.
+	src := newFakeSource()
+	src.setLimits(func(lim *Limits) { lim.Weights = [NumPriorities]int{1, 3}; lim.QueueSize = 40 })
+	g, _ := newTestGate(t, Config{HighWatermark: 100}, src)
+	var l Load
+	l.Waiting = [NumPriorities]int{30, 30}
+	if got := g.estimate(Bulk, ReasonSaturated, l, 8, 0); !near(got, 10.0/6) {
+		t.Errorf("bulk with weight 3 of 4: %v s, want 10 over 6/s", got)
 	}
-	close(first)
-	if err := <-results; err != nil {
-		t.Fatalf("request 1: %v", err)
-	}
-}
-
-type runFunc func(batch []int) []int
-
-func (f runFunc) Run(_ context.Context, batch []int) ([]int, error) { return f(batch), nil }
-
-// waitFor polls a condition that another goroutine makes true; it is not a clock wait.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		runtime.Gosched()
-	}
-}
-
-// TestCancelledRequestLeavesDepthAtOnce: a queued request whose client has gone (its context
-// cancelled, as the disconnect watcher does) leaves the batcher's queue before Submit returns,
-// so the Gate sees the lower depth on the very next Admit and the request is never computed.
-func TestCancelledRequestLeavesDepthAtOnce(t *testing.T) {
-	fake := clock.NewFake(epoch)
-	release := make(chan struct{})
-	ran := make(chan []int, 10)
-	runner := runFunc(func(batch []int) []int {
-		ran <- append([]int(nil), batch...)
-		<-release
-		return batch
-	})
-	b, err := batcher.New[int, int]("pii_extract", batcher.Config{MaxBatchSize: 1, MaxPaddedTokens: 64,
-		QueueSize: 1, Workers: 1}, runner, fake, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Start(t.Context())
-	defer func() { _ = b.Close(t.Context()) }()
-	g, err := NewGate("pii_extract", Config{HighWatermark: 10, LowWatermark: 1}, b, fake, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := make(chan error, 1)
-	go func() {
-		_, err := b.Submit(t.Context(), 1, batcher.Cost{Sequences: 1, MaxLen: 8})
-		first <- err
-	}()
-	if got := <-ran; len(got) != 1 || got[0] != 1 {
-		t.Fatalf("first batch %v", got)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	gone := make(chan error, 1)
-	go func() {
-		_, err := b.Submit(batcher.WithPriority(ctx, Bulk), 2, batcher.Cost{Sequences: 1, MaxLen: 8})
-		gone <- err
-	}()
-	waitFor(t, func() bool { return b.Load().Waiting[Bulk] == 1 })
-	if r, ok := g.Admit(Bulk); ok || r.Reason != ReasonSaturated {
-		t.Fatalf("bulk class of one is full: ok=%v %+v", ok, r)
-	}
-	cancel()
-	if err := <-gone; !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled request: %v", err)
-	}
-	if l := b.Load(); l.Waiting[Bulk] != 0 || l.Depth() != 1 {
-		t.Fatalf("load after cancel = %+v, want the slot free", l)
-	}
-	if _, ok := g.Admit(Bulk); !ok {
-		t.Fatal("bulk still refused after the only waiting request left")
-	}
-	close(release)
-	if err := <-first; err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case got := <-ran:
-		t.Fatalf("cancelled request was computed: batch %v", got)
-	default:
+	if got := g.estimate(Interactive, ReasonSaturated, l, 8, 0); !near(got, 10.0/2) {
+		t.Errorf("interactive with weight 1 of 4: %v s, want 10 over 2/s", got)
 	}
 }

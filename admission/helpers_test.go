@@ -5,30 +5,43 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 )
 
 var epoch = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
-// fakeSource is a batcher.Load the test sets by hand.
+// fakeSource is a Queue whose state the test sets by hand. A Gate reads its Limits once, when
+// it is built: change them with setLimits before NewGate.
 type fakeSource struct {
-	mu sync.Mutex
-	l  batcher.Load
+	mu  sync.Mutex
+	l   Load
+	lim Limits
 }
 
 func newFakeSource() *fakeSource {
-	return &fakeSource{l: batcher.Load{Workers: 1, QueueSize: 256, MaxQueueWait: time.Second,
-		Weights: [batcher.NumPriorities]int{4, 1}}}
+	return &fakeSource{lim: Limits{Workers: 1, QueueSize: 256, MaxQueueWait: time.Second,
+		Weights: [NumPriorities]int{4, 1}}}
 }
 
-func (s *fakeSource) Load() batcher.Load {
+func (s *fakeSource) Load() Load {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.l
 }
 
-func (s *fakeSource) set(f func(l *batcher.Load)) {
+func (s *fakeSource) Limits() Limits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lim
+}
+
+func (s *fakeSource) setLimits(f func(lim *Limits)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.lim)
+}
+
+func (s *fakeSource) set(f func(l *Load)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(&s.l)
@@ -37,14 +50,14 @@ func (s *fakeSource) set(f func(l *batcher.Load)) {
 // setDepth puts depth requests in the source: all running up to the workers' worth... kept
 // simple: everything waits in the interactive class.
 func (s *fakeSource) setDepth(depth int) {
-	s.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running = depth, 0 })
+	s.set(func(l *Load) { l.Waiting[Interactive], l.Running = depth, 0 })
 }
 
 func (s *fakeSource) complete(n int) {
-	s.set(func(l *batcher.Load) { l.Completed += uint64(n) })
+	s.set(func(l *Load) { l.Completed += uint64(n) })
 }
 
-func newTestGate(t *testing.T, cfg Config, src Source, opts ...Option) (*Gate, *clock.Fake) {
+func newTestGate(t *testing.T, cfg Config, src Queue, opts ...Option) (*Gate, *clock.Fake) {
 	t.Helper()
 	fake := clock.NewFake(epoch)
 	g, err := NewGate("test", cfg, src, fake, nil, opts...)
@@ -62,7 +75,7 @@ func warmUp(t *testing.T, g *Gate, fake *clock.Fake, src *fakeSource, perSecond 
 	t.Helper()
 	g.Admit(Interactive) // first sample
 	for range warmIntervals {
-		fake.Advance(drainInterval)
+		fake.Advance(foldInterval)
 		src.complete(perSecond)
 		g.Admit(Interactive)
 	}

@@ -25,10 +25,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		shed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_admission_shed_total",
-			Help: "Refused requests by reason: saturated (class queue full), high_watermark, max_wait.",
-		}, []string{"queue", "reason"}),
+			Help: "Refused requests by priority class and reason: saturated (class queue full), high_watermark, max_wait.",
+		}, []string{"queue", "priority", "reason"}),
 		retryAfter: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "sluice_retry_after_seconds",
+			Name:    "sluice_admission_retry_after_seconds",
 			Help:    "Retry-After suggested with a refusal, by reason and by the policy rung that produced it (drain_rate or static). Refusals without a header are not observed.",
 			Buckets: []float64{1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 45, 60},
 		}, []string{"queue", "reason", "policy"}),
@@ -51,7 +51,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // gateMetrics is one Gate's view of Metrics with every label resolved once, so a refusal does
 // no label lookup and no allocation. A nil *gateMetrics does nothing.
 type gateMetrics struct {
-	shed     [len(reasons)]prometheus.Counter
+	shed     [NumPriorities][len(reasons)]prometheus.Counter
 	retry    [len(reasons)][2]prometheus.Observer // [reason][0: drain_rate, 1: static]
 	bookings [2]prometheus.Counter                // [0: booked, 1: full]
 	tokens   [len(tokenStates) + 1]prometheus.Counter
@@ -66,7 +66,9 @@ func (m *Metrics) forGate(g *Gate) (*gateMetrics, error) {
 	}
 	gm := &gateMetrics{}
 	for i, r := range reasons {
-		gm.shed[i] = m.shed.WithLabelValues(g.queue, string(r))
+		for _, p := range Priorities {
+			gm.shed[p][i] = m.shed.WithLabelValues(g.queue, p.String(), string(r))
+		}
 		gm.retry[i][0] = m.retryAfter.WithLabelValues(g.queue, string(r), SourceDrainRate)
 		gm.retry[i][1] = m.retryAfter.WithLabelValues(g.queue, string(r), SourceStatic)
 	}
@@ -96,12 +98,12 @@ func (gm *gateMetrics) token(st TokenState) {
 	gm.tokens[st].Inc()
 }
 
-func (gm *gateMetrics) refused(r Reason, retryAfter time.Duration, source string) {
+func (gm *gateMetrics) refused(p Priority, r Reason, retryAfter time.Duration, source string) {
 	if gm == nil {
 		return
 	}
 	i := r.index()
-	gm.shed[i].Inc()
+	gm.shed[p][i].Inc()
 	switch source {
 	case SourceDrainRate:
 		gm.retry[i][0].Observe(retryAfter.Seconds())
@@ -115,7 +117,6 @@ func (gm *gateMetrics) refused(r Reason, retryAfter time.Duration, source string
 type gateCollector struct {
 	depthDesc    *prometheus.Desc
 	sheddingDesc *prometheus.Desc
-	waitDesc     *prometheus.Desc
 	mu           sync.Mutex
 	gates        map[string]*Gate
 }
@@ -125,10 +126,8 @@ func newGateCollector() *gateCollector {
 	return &gateCollector{
 		depthDesc: prometheus.NewDesc("sluice_admission_queue_depth",
 			"Outstanding admitted work: requests waiting for dispatch plus requests running.", q, nil),
-		sheddingDesc: prometheus.NewDesc("sluice_admission_queue_shedding",
+		sheddingDesc: prometheus.NewDesc("sluice_admission_shedding",
 			"1 while the endpoint refuses at the door (between the high and the low watermark), else 0.", q, nil),
-		waitDesc: prometheus.NewDesc("sluice_admission_queue_wait_seconds",
-			"Queue wait of the most recently dispatched request.", q, nil),
 		gates: map[string]*Gate{},
 	}
 }
@@ -147,7 +146,6 @@ func (c *gateCollector) attach(g *Gate) error {
 func (c *gateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.depthDesc
 	ch <- c.sheddingDesc
-	ch <- c.waitDesc
 }
 
 // Collect implements prometheus.Collector.
@@ -162,6 +160,5 @@ func (c *gateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(c.depthDesc, prometheus.GaugeValue, float64(l.Depth()), name)
 		ch <- prometheus.MustNewConstMetric(c.sheddingDesc, prometheus.GaugeValue, shedding, name)
-		ch <- prometheus.MustNewConstMetric(c.waitDesc, prometheus.GaugeValue, l.LastWait.Seconds(), name)
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 )
 
@@ -51,35 +50,40 @@ func TestMetrics(t *testing.T) {
 	if _, err := NewGate("analyze", Config{HighWatermark: 4}, src, fake, m); err == nil {
 		t.Fatal("second gate with the same queue name accepted")
 	}
-	src.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running, l.LastWait = 3, 1, 250*time.Millisecond })
+	src.set(func(l *Load) { l.Waiting[Interactive], l.Running = 3, 1 })
 	if _, ok := g.Admit(Interactive); ok {
 		t.Fatal("admitted at the high watermark")
 	}
-	g.Refuse(Bulk, batcher.ErrExpired)
+	g.Refuse(Bulk, ErrExpired)
 	q := map[string]string{"queue": "analyze"}
 	for name, want := range map[string]float64{
-		"sluice_admission_queue_depth":        4,
-		"sluice_admission_queue_shedding":     1,
-		"sluice_admission_queue_wait_seconds": 0.25,
+		"sluice_admission_queue_depth": 4,
+		"sluice_admission_shedding":    1,
 	} {
 		s := find(t, reg, name, q)
 		if s == nil || s.GetGauge().GetValue() != want {
 			t.Fatalf("%s = %v, want %v", name, s, want)
 		}
 	}
-	for reason, want := range map[string]float64{"high_watermark": 1, "max_wait": 1, "saturated": 0} {
-		s := find(t, reg, "sluice_admission_shed_total", map[string]string{"queue": "analyze", "reason": reason})
-		if s == nil || s.GetCounter().GetValue() != want {
-			t.Fatalf("shed_total{%s} = %v, want %v", reason, s, want)
+	for _, c := range []struct {
+		priority, reason string
+		want             float64
+	}{
+		{"interactive", "high_watermark", 1}, {"bulk", "max_wait", 1}, {"interactive", "max_wait", 0},
+		{"bulk", "high_watermark", 0}, {"interactive", "saturated", 0}, {"bulk", "saturated", 0},
+	} {
+		s := find(t, reg, "sluice_admission_shed_total", map[string]string{"queue": "analyze", "priority": c.priority, "reason": c.reason})
+		if s == nil || s.GetCounter().GetValue() != c.want {
+			t.Fatalf("shed_total{%s,%s} = %v, want %v", c.priority, c.reason, s, c.want)
 		}
 	}
-	h := find(t, reg, "sluice_retry_after_seconds", map[string]string{"queue": "analyze", "reason": "max_wait", "policy": "static"})
+	h := find(t, reg, "sluice_admission_retry_after_seconds", map[string]string{"queue": "analyze", "reason": "max_wait", "policy": "static"})
 	if h == nil || h.GetHistogram().GetSampleCount() != 1 || h.GetHistogram().GetSampleSum() != 2 {
 		t.Fatalf("retry_after{max_wait,static} = %v, want one 2s sample", h)
 	}
 	// The shedding gauge follows the depth even before the next request flips the state.
 	src.setDepth(2)
-	if s := find(t, reg, "sluice_admission_queue_shedding", q); s.GetGauge().GetValue() != 0 {
+	if s := find(t, reg, "sluice_admission_shedding", q); s.GetGauge().GetValue() != 0 {
 		t.Fatal("shedding gauge still 1 after draining to the low watermark")
 	}
 }
@@ -105,7 +109,7 @@ func TestAdmitDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { g.Admit(Bulk) }); n != 0 {
 		t.Fatalf("refusal path: %v allocs", n)
 	}
-	if n := testing.AllocsPerRun(1000, func() { g.Refuse(Bulk, batcher.ErrExpired) }); n != 0 {
+	if n := testing.AllocsPerRun(1000, func() { g.Refuse(Bulk, ErrExpired) }); n != 0 {
 		t.Fatalf("Refuse: %v allocs", n)
 	}
 	buf := make([]byte, 0, 1024)

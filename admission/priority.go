@@ -1,20 +1,37 @@
 package admission
 
-import (
-	"errors"
+import "errors"
 
-	"github.com/sluice-serving/sluice/batcher"
-)
+// Priority is a request's class. Each class has its own queue and hard capacity in the Queue
+// a Gate guards, and the Queue's dispatch weights decide how often each class is served, so
+// interactive traffic overtakes bulk without ever starving it.
+type Priority uint8
 
-// Priority is a request's class; it is the batcher's type, so a parsed header goes straight
-// to batcher.WithPriority or SubmitWithPriority.
-type Priority = batcher.Priority
-
-// The two classes.
 const (
-	Interactive = batcher.Interactive
-	Bulk        = batcher.Bulk
+	// Interactive is the default class: a person waits on the answer.
+	Interactive Priority = iota
+	// Bulk is for work nobody watches (backfills, batch jobs).
+	Bulk
+	// NumPriorities is how many classes exist; arrays indexed by Priority have this length.
+	NumPriorities = 2
 )
+
+// Priorities lists every class in index order, for label sets and loops.
+var Priorities = [NumPriorities]Priority{Interactive, Bulk}
+
+// String returns the class's name as used in headers, error bodies and metric labels.
+func (p Priority) String() string {
+	switch p {
+	case Interactive:
+		return "interactive"
+	case Bulk:
+		return "bulk"
+	}
+	return "unknown"
+}
+
+// Valid reports whether p is one of the defined classes.
+func (p Priority) Valid() bool { return p < NumPriorities }
 
 // PriorityHeader is the request header that carries the class, named as OpenMed names it.
 const PriorityHeader = "x-openmed-priority"

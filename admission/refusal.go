@@ -23,7 +23,7 @@ type Refusal struct {
 	// high watermark otherwise.
 	Capacity     int
 	LowWatermark int
-	// MaxWait is the batcher's max queue wait (0: no limit).
+	// MaxWait is the Queue's max queue wait (0: no limit).
 	MaxWait time.Duration
 	// RetryAfter is the suggested wait, in whole seconds within [1, 60]; 0 means send no
 	// Retry-After header (the policy had nothing to say).

@@ -3,7 +3,6 @@ package admission
 import (
 	"hash/maphash"
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -109,50 +108,43 @@ type book struct {
 // showRate is the measured share of booked places whose token comes back. Many refused
 // clients never retry (they give up, or their retry budget is spent), and a place nobody
 // claims costs nothing, so the book overbooks by 1/show, as an airline does: what it promises
-// and what arrives then both stay near the configured share of the completion rate. It is an
-// EWMA of bookings and of honoured tokens per interval, folded like drainRate: lazily, by the
-// first caller after an interval, under a TryLock nobody waits on.
+// and what arrives then both stay near the configured share of the completion rate. It is a
+// moving average of bookings and of honoured tokens per interval, folded like drainRate.
 type showRate struct {
-	due atomic.Int64 // UnixNano of the next fold; 0 before the first
-
-	mu           sync.Mutex // TryLock only
-	lastBooked   uint64     // guarded by mu
-	lastHonoured uint64     // guarded by mu
-	avgBooked    float64    // guarded by mu
-	avgHonoured  float64    // guarded by mu
+	fold         lazyFold
+	lastBooked   uint64 // guarded by fold
+	lastHonoured uint64 // guarded by fold
+	avgBooked    ewma   // guarded by fold
+	avgHonoured  ewma   // guarded by fold
 
 	rate atomic.Uint64 // float64 bits; 0 means not measured yet (read as 1)
 }
 
-// Show-rate constants: the EWMA's weight per interval, the bookings an estimate needs, and the
-// floor that bounds overbooking to 10x.
+// Show-rate constants: the bookings an estimate needs, and the floor that bounds overbooking
+// to 10x.
 const (
-	showAlpha    = 0.3
 	showMinBooks = 20
 	minShow      = 0.1
 )
 
-// fold updates the show rate from the book's counters once per drainInterval.
-func (s *showRate) fold(now time.Time, booked, honoured uint64) {
-	if due := s.due.Load(); due != 0 && now.UnixNano() < due {
+// update folds the show rate from the book's counters once per interval.
+func (s *showRate) update(now time.Time, booked, honoured uint64) {
+	span, ok := s.fold.begin(now)
+	if !ok {
 		return
 	}
-	if !s.mu.TryLock() {
-		return
-	}
-	defer s.mu.Unlock()
-	if due := s.due.Load(); due != 0 && now.UnixNano() < due {
-		return // folded by another caller while this one took the lock
-	}
-	s.due.Store(now.Add(drainInterval).UnixNano())
+	defer s.fold.end()
 	db, dh := float64(booked-s.lastBooked), float64(honoured-s.lastHonoured)
 	s.lastBooked, s.lastHonoured = booked, honoured
-	s.avgBooked += showAlpha * (db - s.avgBooked)
-	s.avgHonoured += showAlpha * (dh - s.avgHonoured)
-	if s.avgBooked*(1/showAlpha) < showMinBooks {
+	if span == 0 {
+		return // the baseline
+	}
+	avgBooked := s.avgBooked.fold(db, 1)
+	avgHonoured := s.avgHonoured.fold(dh, 1)
+	if avgBooked*(1/foldAlpha) < showMinBooks {
 		return // too few bookings to say anything; keep the last estimate
 	}
-	s.rate.Store(math.Float64bits(min(max(s.avgHonoured/s.avgBooked, minShow), 1)))
+	s.rate.Store(math.Float64bits(min(max(avgHonoured/avgBooked, minShow), 1)))
 }
 
 // get is the show rate to plan with: 1 (no overbooking) until measured.
@@ -184,7 +176,7 @@ func (bk *book) reserve(now time.Time, delay time.Duration, perSecond float64) (
 	if !(perSecond > 0) || delay <= 0 {
 		return 0, RetryToken{}, false
 	}
-	bk.show.fold(now, bk.booked.Load(), bk.honoured.Load())
+	bk.show.update(now, bk.booked.Load(), bk.honoured.Load())
 	limit := int(min(max(perSecond/bk.show.get(), 1), maxPerSlot))
 	for last := min(delay+bookAhead, MaxRetryAfter); delay <= last; delay += time.Second {
 		sec := uint64(now.Add(delay).Sub(bk.origin) / time.Second)

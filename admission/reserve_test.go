@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 )
 
@@ -18,7 +17,7 @@ func shedWithTokens(t *testing.T, policy Policy) (*Gate, *clock.Fake, *fakeSourc
 	g, fake := newTestGate(t, Config{HighWatermark: 256, Policy: policy, StaticRetryAfter: 2 * time.Second,
 		RetryReserve: 0.5}, src, fixedRand(0.5))
 	warmUp(t, g, fake, src, 20)
-	src.set(func(l *batcher.Load) { l.Waiting[Interactive], l.Running = 230, 40 })
+	src.set(func(l *Load) { l.Waiting[Interactive], l.Running = 230, 40 })
 	if _, ok := g.Admit(Interactive); ok {
 		t.Fatal("admitted at depth 270")
 	}
@@ -184,7 +183,7 @@ func TestTokenStillBoundByClassCapacity(t *testing.T) {
 	r, _ := g.Admit(Interactive)
 	tok := token(t, r)
 	fake.Advance(r.RetryAfter)
-	src.set(func(l *batcher.Load) { l.Waiting[Interactive] = l.QueueSize })
+	src.set(func(l *Load) { l.Waiting[Interactive] = src.lim.QueueSize })
 	r2, ok := g.AdmitRetry(Interactive, tok)
 	if ok || r2.Reason != ReasonSaturated {
 		t.Fatalf("token into a full class: ok %v reason %s, want saturated", ok, r2.Reason)

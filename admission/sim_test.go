@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 )
 
@@ -40,7 +39,7 @@ func simulate(t *testing.T, cfg Config, capacity, load float64, dur time.Duratio
 	)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	src := newFakeSource()
-	src.set(func(l *batcher.Load) { l.QueueSize = 1 << 20; l.MaxQueueWait = 0 })
+	src.setLimits(func(lim *Limits) { lim.QueueSize = 1 << 20; lim.MaxQueueWait = 0 })
 	fake := clock.NewFake(epoch)
 	g, err := NewGate("sim", cfg, src, fake, nil, WithRand(rng.Float64))
 	if err != nil {
@@ -67,7 +66,7 @@ func simulate(t *testing.T, cfg Config, capacity, load float64, dur time.Duratio
 			sumSugg += c.suggested
 		}
 		c.attempts++
-		src.set(func(l *batcher.Load) {
+		src.set(func(l *Load) {
 			l.Waiting[Interactive] = max(depth-1, 0)
 			l.Running = min(depth, 1)
 			l.BusyWorkers = min(depth, 1)

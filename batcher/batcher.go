@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluice-serving/sluice/admission"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -27,22 +28,20 @@ type Batcher[In, Out any] struct {
 	runner  Runner[In, Out]
 	clk     clock.Clock
 	metrics *queueMetrics
-	weights [NumPriorities]int
+	weights [admission.NumPriorities]int
 
-	// The counters below are what Depth and Load report to the admission layer on every
-	// request; they are atomics so that reading them never contends with the queue lock.
-	waiting   atomic.Int64                // all classes
-	waitingBy [NumPriorities]atomic.Int64 // per class
-	running   atomic.Int64                // requests in running batches
-	busy      atomic.Int64                // workers running a batch
-	completed atomic.Uint64               // requests whose batch finished running
-	lastWait  atomic.Int64                // queue wait of the latest dispatched request, ns
+	// The counters below are what Load reports to the admission layer on every request;
+	// they are atomics so that reading them never contends with the queue lock.
+	waitingBy [admission.NumPriorities]atomic.Int64 // per class
+	running   atomic.Int64                          // requests in running batches
+	busy      atomic.Int64                          // workers running a batch
+	completed atomic.Uint64                         // requests whose batch finished running
 
 	mu      sync.Mutex
-	qs      [NumPriorities]queue[In, Out] // guarded by mu; one queue per priority class
-	started bool                          // guarded by mu
-	closing bool                          // guarded by mu: no new requests; drain what is queued
-	aborted bool                          // guarded by mu: queued requests were failed; stop at once
+	qs      [admission.NumPriorities]queue[In, Out] // guarded by mu; one queue per priority class
+	started bool                                    // guarded by mu
+	closing bool                                    // guarded by mu: no new requests; drain what is queued
+	aborted bool                                    // guarded by mu: queued requests were failed; stop at once
 
 	wake     chan struct{}        // buffer 1: "the queue or the state changed, look again"
 	finished chan *batch[In, Out] // buffer Workers: a worker is free again
@@ -102,20 +101,13 @@ func (b *Batcher[In, Out]) Start(ctx context.Context) {
 	go b.loop(ctx, runCtx)
 }
 
-// Submit queues in, in the priority class that WithPriority put in ctx (Interactive when
-// none), and waits for its result. It is SubmitWithPriority with the class taken from ctx, so
-// layers between the HTTP handler and the batcher need not pass the class along.
-func (b *Batcher[In, Out]) Submit(ctx context.Context, in In, cost Cost) (Out, error) {
-	return b.SubmitWithPriority(ctx, PriorityFrom(ctx), in, cost)
-}
-
-// SubmitWithPriority queues in in class p and waits for its result. cost tells the batcher
-// how much of a batch in takes. It fails at once with ErrQueueFull when class p already holds
-// QueueSize waiting requests, and with ErrClosed after Close. A request still waiting for
-// dispatch after MaxQueueWait fails with ErrExpired and is never run. If ctx ends while the
-// request waits, it leaves the queue at once, is never run, and the call returns ctx.Err();
-// if ctx ends while its batch runs, the call returns ctx.Err() and the result is dropped.
-func (b *Batcher[In, Out]) SubmitWithPriority(ctx context.Context, p Priority, in In, cost Cost) (Out, error) {
+// Submit queues in in class p and waits for its result. cost tells the batcher how much of a
+// batch in takes. It fails at once with ErrQueueFull when class p already holds QueueSize
+// waiting requests, and with ErrClosed after Close. A request still waiting for dispatch after
+// MaxQueueWait fails with ErrExpired and is never run. If ctx ends while the request waits, it
+// leaves the queue at once, is never run, and the call returns ctx.Err(); if ctx ends while
+// its batch runs, the call returns ctx.Err() and the result is dropped.
+func (b *Batcher[In, Out]) Submit(ctx context.Context, p admission.Priority, in In, cost Cost) (Out, error) {
 	r, err := b.enqueue(ctx, p, in, cost)
 	if err != nil {
 		var zero Out
@@ -124,56 +116,29 @@ func (b *Batcher[In, Out]) SubmitWithPriority(ctx context.Context, p Priority, i
 	return b.await(ctx, r)
 }
 
-// Depth reports how many requests wait in the queues (all classes) and how many are in
-// running batches. It reads two atomics and takes no lock, so it is cheap enough to call on
-// every request; the two numbers are read one after the other, not as one snapshot.
-func (b *Batcher[In, Out]) Depth() (waiting, running int) {
-	return int(b.waiting.Load()), int(b.running.Load())
-}
-
-// Load is what the admission layer reads from a Batcher to decide and to explain a refusal:
-// the live counters and the limits they are measured against. The counters are read one
-// after the other from atomics, not as one snapshot.
-type Load struct {
-	Waiting     [NumPriorities]int // requests waiting for dispatch, per class
-	Running     int                // requests in running batches
-	BusyWorkers int                // workers running a batch
-	Workers     int                // Config.Workers
-	// Completed counts requests whose batch finished running (answered or failed) since New.
-	// It only grows; the difference between two reads over a known time is the drain rate.
-	Completed uint64
-	// LastWait is how long the most recently dispatched request waited in its queue.
-	LastWait     time.Duration
-	QueueSize    int                // Config.QueueSize: each class's hard capacity
-	MaxQueueWait time.Duration      // Config.MaxQueueWait (0: no limit)
-	Weights      [NumPriorities]int // dispatch weights, defaults applied
-}
-
-// Depth is every request the Batcher holds: waiting in any class plus running.
-func (l Load) Depth() int {
-	d := l.Running
-	for _, w := range l.Waiting {
-		d += w
-	}
-	return d
-}
-
-// Load reads the Batcher's counters and limits. It takes no lock and does not allocate.
-func (b *Batcher[In, Out]) Load() Load {
-	l := Load{
-		Running:      int(b.running.Load()),
-		BusyWorkers:  int(b.busy.Load()),
-		Workers:      b.cfg.Workers,
-		Completed:    b.completed.Load(),
-		LastWait:     time.Duration(b.lastWait.Load()),
-		QueueSize:    b.cfg.QueueSize,
-		MaxQueueWait: b.cfg.MaxQueueWait,
-		Weights:      b.weights,
+// Load reads the Batcher's live counters for the admission layer (admission.Queue). The
+// counters are atomics read one after the other, not one snapshot; it takes no lock and does
+// not allocate.
+func (b *Batcher[In, Out]) Load() admission.Load {
+	l := admission.Load{
+		Running:     int(b.running.Load()),
+		BusyWorkers: int(b.busy.Load()),
+		Completed:   b.completed.Load(),
 	}
 	for p := range l.Waiting {
 		l.Waiting[p] = int(b.waitingBy[p].Load())
 	}
 	return l
+}
+
+// Limits are the Batcher's bounds and dispatch weights, defaults applied (admission.Queue).
+func (b *Batcher[In, Out]) Limits() admission.Limits {
+	return admission.Limits{
+		QueueSize:    b.cfg.QueueSize,
+		MaxQueueWait: b.cfg.MaxQueueWait,
+		Workers:      b.cfg.Workers,
+		Weights:      b.weights,
+	}
 }
 
 // Close stops accepting requests and drains: queued requests are dispatched without waiting
@@ -207,7 +172,7 @@ func (b *Batcher[In, Out]) Close(ctx context.Context) error {
 	}
 }
 
-func (b *Batcher[In, Out]) enqueue(ctx context.Context, p Priority, in In, cost Cost) (*request[In, Out], error) {
+func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in In, cost Cost) (*request[In, Out], error) {
 	if !p.Valid() {
 		return nil, fmt.Errorf("batcher %q: invalid priority %d", b.name, p)
 	}
@@ -227,12 +192,10 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p Priority, in In, cost 
 	if b.qs[p].len() >= b.cfg.QueueSize {
 		b.mu.Unlock()
 		b.metrics.outcome(outcomeQueueFull)
-		b.metrics.shed(p, shedSaturated)
 		return nil, ErrQueueFull
 	}
 	r.enqueued = b.clk.Now()
 	b.qs[p].push(r)
-	b.waiting.Add(1)
 	b.waitingBy[p].Add(1)
 	b.mu.Unlock()
 	b.poke()
@@ -244,7 +207,6 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p Priority, in In, cost 
 func (b *Batcher[In, Out]) unqueue(r *request[In, Out]) {
 	b.qs[r.prio].remove(r)
 	b.waitingBy[r.prio].Add(-1)
-	b.waiting.Add(-1)
 	r.state = stateDone
 }
 
@@ -324,7 +286,7 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 		timer    clock.Timer
 		timerAt  time.Time
 		pick     picker
-		bufs     [NumPriorities][]*request[In, Out]
+		bufs     [admission.NumPriorities][]*request[In, Out]
 		bulkBusy int // workers running a bulk batch, bounded by MaxBulkWorkers
 	)
 	stopTimer := func() {
@@ -348,7 +310,7 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 			}
 			bt := b.take(runCtx, d, reason, now)
 			free--
-			if bt.prio == Bulk {
+			if bt.prio == admission.Bulk {
 				bulkBusy++
 			}
 			go b.run(bt)
@@ -381,7 +343,7 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 		case <-b.wake:
 		case bt := <-b.finished:
 			free++
-			if bt.prio == Bulk {
+			if bt.prio == admission.Bulk {
 				bulkBusy--
 			}
 		case <-timerC:
@@ -411,16 +373,16 @@ func (b *Batcher[In, Out]) bulkAllowed(bulkBusy int) bool {
 // next drafts a batch for every class that has requests and returns the one to dispatch now:
 // among the classes whose draft is ready, the weighted round robin picks which leads. A batch
 // holds one class only, so an interactive request never runs in a batch swollen by bulk
-// companions. Bulk is left out when bulkOK is false. Called with b.mu held.
-func (b *Batcher[In, Out]) next(now time.Time, pick *picker, bufs *[NumPriorities][]*request[In, Out], bulkOK bool) (draft[In, Out], dispatchReason, bool) {
+// companions. admission.Bulk is left out when bulkOK is false. Called with b.mu held.
+func (b *Batcher[In, Out]) next(now time.Time, pick *picker, bufs *[admission.NumPriorities][]*request[In, Out], bulkOK bool) (draft[In, Out], dispatchReason, bool) {
 	var (
-		drafts  [NumPriorities]draft[In, Out]
-		reasons [NumPriorities]dispatchReason
-		ready   [NumPriorities]bool
+		drafts  [admission.NumPriorities]draft[In, Out]
+		reasons [admission.NumPriorities]dispatchReason
+		ready   [admission.NumPriorities]bool
 		some    bool
 	)
 	for p := range b.qs {
-		if b.qs[p].len() == 0 || (Priority(p) == Bulk && !bulkOK) {
+		if b.qs[p].len() == 0 || (admission.Priority(p) == admission.Bulk && !bulkOK) {
 			continue
 		}
 		drafts[p] = b.qs[p].draft(b.lim, bufs[p])
@@ -446,7 +408,6 @@ func (b *Batcher[In, Out]) expire(now time.Time) {
 			b.unqueue(r)
 			r.done <- result[Out]{err: ErrExpired}
 			b.metrics.outcome(outcomeExpired)
-			b.metrics.shed(r.prio, shedMaxWait)
 		}
 	}
 }
@@ -470,7 +431,7 @@ func (b *Batcher[In, Out]) nextDeadline(workerFree, bulkOK bool) (time.Time, boo
 		if o == nil {
 			continue
 		}
-		if workerFree && !b.closing && (Priority(p) != Bulk || bulkOK) {
+		if workerFree && !b.closing && (admission.Priority(p) != admission.Bulk || bulkOK) {
 			consider(o.enqueued.Add(b.cfg.MaxWait))
 		}
 		if b.cfg.MaxQueueWait > 0 {
@@ -486,9 +447,9 @@ func (b *Batcher[In, Out]) nextDeadline(workerFree, bulkOK bool) (time.Time, boo
 // I I B I I, repeating: the share is exact and the minority class is spread out, not bunched.
 // A class alone ready earns and pays the same amount, so turns without competition leave no
 // debt behind.
-type picker struct{ credit [NumPriorities]int }
+type picker struct{ credit [admission.NumPriorities]int }
 
-func (pk *picker) choose(ready [NumPriorities]bool, weights [NumPriorities]int) Priority {
+func (pk *picker) choose(ready [admission.NumPriorities]bool, weights [admission.NumPriorities]int) admission.Priority {
 	best, total := -1, 0
 	for p := range ready {
 		if !ready[p] {
@@ -501,7 +462,7 @@ func (pk *picker) choose(ready [NumPriorities]bool, weights [NumPriorities]int) 
 		}
 	}
 	pk.credit[best] -= total
-	return Priority(best)
+	return admission.Priority(best)
 }
 
 // ready decides whether a draft goes now: when it is full, when Close is draining, or when its
@@ -530,7 +491,7 @@ func (b *Batcher[In, Out]) take(runCtx context.Context, d draft[In, Out], reason
 	}
 	bt.ctx, bt.cancel = context.WithCancel(runCtx)
 	bt.live.Store(int32(len(bt.members)))
-	// running goes up before waiting goes down, so a concurrent Depth may count a request
+	// running goes up before waiting goes down, so a concurrent Load may count a request
 	// twice for an instant but never misses it.
 	b.running.Add(int64(len(bt.members)))
 	b.busy.Add(1)
@@ -542,8 +503,6 @@ func (b *Batcher[In, Out]) take(runCtx context.Context, d draft[In, Out], reason
 		bt.real += r.cost.Sequences * r.cost.MaxLen
 		b.metrics.waited(r.prio, now.Sub(r.enqueued))
 	}
-	b.lastWait.Store(int64(now.Sub(bt.members[0].enqueued)))
-	b.waiting.Add(-int64(len(bt.members)))
 	b.metrics.dispatched(bt.seqs, len(bt.members), bt.padded, bt.real, reason)
 	return bt
 }

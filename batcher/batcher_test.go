@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluice-serving/sluice/admission"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,16 +60,16 @@ func TestSubmitRejectsInvalidCostAndDoneContext(t *testing.T) {
 	b, _ := newTestBatcher(t, baseConfig(), newEchoRunner(), nil)
 	b.Start(t.Context())
 	for _, c := range []Cost{{0, 5}, {1, 0}, {-1, -1}, {1, maxCostDim + 1}, {maxCostDim + 1, 1}} {
-		if _, err := b.Submit(t.Context(), 1, c); !errors.Is(err, ErrInvalidCost) {
+		if _, err := b.Submit(t.Context(), admission.Interactive, 1, c); !errors.Is(err, ErrInvalidCost) {
 			t.Errorf("cost %+v: err = %v, want ErrInvalidCost", c, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := b.Submit(ctx, 1, one(8)); !errors.Is(err, context.Canceled) {
+	if _, err := b.Submit(ctx, admission.Interactive, 1, one(8)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("done ctx: err = %v, want context.Canceled", err)
 	}
-	if w, r := b.Depth(); w != 0 || r != 0 {
+	if w, r := depthOf(b); w != 0 || r != 0 {
 		t.Fatalf("depth = (%d, %d) after refused submits, want (0, 0)", w, r)
 	}
 }
@@ -105,7 +106,7 @@ func TestDispatchesOnWindowExpiryAndNotBefore(t *testing.T) {
 	recv(t, armed, "batch window timer")
 	fake.Advance(6*time.Millisecond - time.Nanosecond)
 	expectNone(t, r.batches, "batch before the window ended")
-	if w, _ := b.Depth(); w != 2 {
+	if w, _ := depthOf(b); w != 2 {
 		t.Fatalf("waiting = %d before the window ended, want 2", w)
 	}
 	fake.Advance(time.Nanosecond)
@@ -200,10 +201,10 @@ func TestQueueFullFailsAtOnce(t *testing.T) {
 	a := submitAsync(b, t.Context(), 1, one(8))
 	c := submitAsync(b, t.Context(), 2, one(8))
 	// Not started: nothing leaves the queue, so a third request must be refused synchronously.
-	if _, err := b.Submit(t.Context(), 3, one(8)); !errors.Is(err, ErrQueueFull) {
+	if _, err := b.Submit(t.Context(), admission.Interactive, 3, one(8)); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("err = %v, want ErrQueueFull", err)
 	}
-	if w, r := b.Depth(); w != 2 || r != 0 {
+	if w, r := depthOf(b); w != 2 || r != 0 {
 		t.Fatalf("depth = (%d, %d), want (2, 0)", w, r)
 	}
 	if err := b.Close(t.Context()); err != nil {
@@ -226,7 +227,7 @@ func TestCancelWhileQueuedRemovesAndFreesSlot(t *testing.T) {
 	b.Start(t.Context())
 	ctx, cancel := context.WithCancel(t.Context())
 	gone := submitAsync(b, ctx, 1, one(8))
-	if _, err := b.Submit(t.Context(), 2, one(8)); !errors.Is(err, ErrQueueFull) {
+	if _, err := b.Submit(t.Context(), admission.Interactive, 2, one(8)); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("second request: err = %v, want ErrQueueFull", err)
 	}
 	cancel()
@@ -234,7 +235,7 @@ func TestCancelWhileQueuedRemovesAndFreesSlot(t *testing.T) {
 		t.Fatalf("cancelled request: err = %v, want context.Canceled", o.err)
 	}
 	// Submit returned only after the unlink, so the slot is free right now.
-	if w, _ := b.Depth(); w != 0 {
+	if w, _ := depthOf(b); w != 0 {
 		t.Fatalf("waiting = %d after cancel, want 0", w)
 	}
 	c := submitAsync(b, t.Context(), 3, one(8))
@@ -308,7 +309,7 @@ func TestCancelWhileRunningDropsResult(t *testing.T) {
 	if err := b.Close(t.Context()); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if w, running := b.Depth(); w != 0 || running != 0 {
+	if w, running := depthOf(b); w != 0 || running != 0 {
 		t.Fatalf("depth = (%d, %d) after drain, want (0, 0)", w, running)
 	}
 	if got := counterValue(t, m.requests.WithLabelValues("test", outcomeCancelledRunning)); got != 2 {
@@ -403,10 +404,10 @@ func TestCloseDrainsWithoutWaitingForTheWindow(t *testing.T) {
 	if got := counterValue(t, m.batches.WithLabelValues("test", "drain")); got != 1 {
 		t.Fatalf("drain batches = %v, want 1", got)
 	}
-	if _, err := b.Submit(t.Context(), 6, one(8)); !errors.Is(err, ErrClosed) {
+	if _, err := b.Submit(t.Context(), admission.Interactive, 6, one(8)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Submit after Close: err = %v, want ErrClosed", err)
 	}
-	if w, running := b.Depth(); w != 0 || running != 0 {
+	if w, running := depthOf(b); w != 0 || running != 0 {
 		t.Fatalf("depth = (%d, %d) after drain, want (0, 0)", w, running)
 	}
 }
@@ -445,11 +446,11 @@ func TestStartContextEndStopsTheBatcher(t *testing.T) {
 	if o := recv(t, queued, "queued result"); !errors.Is(o.err, ErrClosed) {
 		t.Fatalf("queued request: err = %v, want ErrClosed", o.err)
 	}
-	if _, err := b.Submit(t.Context(), 2, one(8)); !errors.Is(err, ErrClosed) {
+	if _, err := b.Submit(t.Context(), admission.Interactive, 2, one(8)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Submit after stop: err = %v, want ErrClosed", err)
 	}
 	b.Start(t.Context()) // a second Start must not revive a stopped batcher
-	if _, err := b.Submit(t.Context(), 3, one(8)); !errors.Is(err, ErrClosed) {
+	if _, err := b.Submit(t.Context(), admission.Interactive, 3, one(8)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Submit after a second Start: err = %v, want ErrClosed", err)
 	}
 	if err := b.Close(t.Context()); err != nil {
@@ -483,7 +484,7 @@ func TestWorkersBoundConcurrentBatches(t *testing.T) {
 	first := recv(t, r.calls, "first call")
 	second := recv(t, r.calls, "second call")
 	// Both workers busy: the loop must not have formed more batches; the rest still wait.
-	if w, running := b.Depth(); w != 4 || running != 2 {
+	if w, running := depthOf(b); w != 4 || running != 2 {
 		t.Fatalf("depth = (%d, %d) with both workers busy, want (4, 2)", w, running)
 	}
 	expectNone(t, r.calls, "third concurrent call")
@@ -519,7 +520,7 @@ func TestResultsReachTheRightCaller(t *testing.T) {
 	errs := make(chan error, 500)
 	for i := range 500 {
 		wg.Go(func() {
-			out, err := b.Submit(t.Context(), i, Cost{Sequences: 1 + i%3, MaxLen: 1 + i%64})
+			out, err := b.Submit(t.Context(), admission.Interactive, i, Cost{Sequences: 1 + i%3, MaxLen: 1 + i%64})
 			if err != nil || out != i*10 {
 				errs <- fmt.Errorf("request %d got (%d, %v)", i, out, err)
 			}

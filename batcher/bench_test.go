@@ -2,6 +2,7 @@ package batcher
 
 import (
 	"context"
+	"github.com/sluice-serving/sluice/admission"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func BenchmarkSubmit(b *testing.B) {
 			b.ResetTimer()
 			if c.parallelism == 0 {
 				for i := range b.N {
-					if _, err := bt.Submit(ctx, i, Cost{Sequences: 1, MaxLen: 16 + i%100}); err != nil {
+					if _, err := bt.Submit(ctx, admission.Interactive, i, Cost{Sequences: 1, MaxLen: 16 + i%100}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -49,7 +50,7 @@ func BenchmarkSubmit(b *testing.B) {
 					i := 0
 					for pb.Next() {
 						i++
-						if _, err := bt.Submit(ctx, i, Cost{Sequences: 1, MaxLen: 16 + i%100}); err != nil {
+						if _, err := bt.Submit(ctx, admission.Interactive, i, Cost{Sequences: 1, MaxLen: 16 + i%100}); err != nil {
 							b.Error(err)
 							return
 						}

@@ -3,6 +3,7 @@ package batcher
 import (
 	"errors"
 	"fmt"
+	"github.com/sluice-serving/sluice/admission"
 	"time"
 )
 
@@ -20,67 +21,75 @@ type Config struct {
 	// no limit. A value at or below MaxWait lets through only requests that fill a batch at
 	// once or find a worker free after the window, which is what OpenMed's 0 means.
 	MaxQueueWait time.Duration
-	// InteractiveWeight and BulkWeight set how often each class leads a batch when both have
-	// requests ready: with 4 and 1 (the defaults, used when a field is 0), four of every five
+	// Weights set how often each class leads a batch when several have requests ready: with
+	// the defaults (DefaultWeights, used for a class whose weight is 0), four of every five
 	// batches are led by Interactive and one by Bulk, so Bulk never starves.
-	InteractiveWeight int
-	BulkWeight        int
+	Weights [admission.NumPriorities]int
 	// MaxBulkWorkers caps how many workers may run bulk batches at once; 0 means no cap.
 	// Below Workers, it keeps workers free for interactive requests, so a bulk flood costs an
 	// interactive request at most the time to form its batch, not the end of a bulk batch.
 	MaxBulkWorkers int
 }
 
-// Default dispatch weights, used when Config leaves a weight at 0.
-const (
-	DefaultInteractiveWeight = 4
-	DefaultBulkWeight        = 1
-)
+// DefaultWeights are the dispatch weights of the classes whose Config.Weights entry is 0.
+var DefaultWeights = [admission.NumPriorities]int{admission.Interactive: 4, admission.Bulk: 1}
 
 // weights returns the dispatch weight of each class, defaults applied.
-func (c Config) weights() [NumPriorities]int {
-	w := [NumPriorities]int{c.InteractiveWeight, c.BulkWeight}
-	if w[Interactive] == 0 {
-		w[Interactive] = DefaultInteractiveWeight
-	}
-	if w[Bulk] == 0 {
-		w[Bulk] = DefaultBulkWeight
+func (c Config) weights() [admission.NumPriorities]int {
+	w := c.Weights
+	for p := range w {
+		if w[p] == 0 {
+			w[p] = DefaultWeights[p]
+		}
 	}
 	return w
 }
 
-// Validate reports every field that is out of range, naming the field and the value it got.
+// Validate reports every field that is out of range: the result joins one *ConfigError per
+// bad field.
 func (c Config) Validate() error {
 	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf(format, args...)})
+	}
 	if c.MaxBatchSize < 1 || c.MaxBatchSize > maxBatchSizeLimit {
-		errs = append(errs, fmt.Errorf("batcher: MaxBatchSize must be between 1 and %d, got %d", maxBatchSizeLimit, c.MaxBatchSize))
+		bad("MaxBatchSize", "must be between 1 and %d, got %d", maxBatchSizeLimit, c.MaxBatchSize)
 	}
 	if c.MaxWait < 0 {
-		errs = append(errs, fmt.Errorf("batcher: MaxWait must not be negative, got %s", c.MaxWait))
+		bad("MaxWait", "must not be negative, got %s", c.MaxWait)
 	}
 	if c.MaxPaddedTokens < 1 {
-		errs = append(errs, fmt.Errorf("batcher: MaxPaddedTokens must be at least 1, got %d", c.MaxPaddedTokens))
+		bad("MaxPaddedTokens", "must be at least 1, got %d", c.MaxPaddedTokens)
 	}
 	if c.QueueSize < 1 {
-		errs = append(errs, fmt.Errorf("batcher: QueueSize must be at least 1, got %d", c.QueueSize))
+		bad("QueueSize", "must be at least 1, got %d", c.QueueSize)
 	}
 	if c.Workers < 1 {
-		errs = append(errs, fmt.Errorf("batcher: Workers must be at least 1, got %d", c.Workers))
+		bad("Workers", "must be at least 1, got %d", c.Workers)
 	}
 	if c.MaxQueueWait < 0 {
-		errs = append(errs, fmt.Errorf("batcher: MaxQueueWait must not be negative (0: no limit), got %s", c.MaxQueueWait))
+		bad("MaxQueueWait", "must not be negative (0: no limit), got %s", c.MaxQueueWait)
 	}
-	if c.InteractiveWeight < 0 || c.InteractiveWeight > maxWeight {
-		errs = append(errs, fmt.Errorf("batcher: InteractiveWeight must be between 0 (default %d) and %d, got %d", DefaultInteractiveWeight, maxWeight, c.InteractiveWeight))
+	for _, p := range admission.Priorities {
+		if w := c.Weights[p]; w < 0 || w > maxWeight {
+			bad("Weights["+p.String()+"]", "must be between 0 (default %d) and %d, got %d", DefaultWeights[p], maxWeight, w)
+		}
 	}
 	if c.MaxBulkWorkers < 0 || (c.Workers >= 1 && c.MaxBulkWorkers > c.Workers) {
-		errs = append(errs, fmt.Errorf("batcher: MaxBulkWorkers must be between 0 (no cap) and Workers %d, got %d", c.Workers, c.MaxBulkWorkers))
-	}
-	if c.BulkWeight < 0 || c.BulkWeight > maxWeight {
-		errs = append(errs, fmt.Errorf("batcher: BulkWeight must be between 0 (default %d) and %d, got %d", DefaultBulkWeight, maxWeight, c.BulkWeight))
+		bad("MaxBulkWorkers", "must be between 0 (no cap) and Workers %d, got %d", c.Workers, c.MaxBulkWorkers)
 	}
 	return errors.Join(errs...)
 }
+
+// ConfigError is one Config field that is out of range. Problem says what is wrong and with
+// which value, without the field's name, so a caller that maps fields to its own setting
+// names (environment variables) can put its name in front.
+type ConfigError struct {
+	Field   string
+	Problem string
+}
+
+func (e *ConfigError) Error() string { return "batcher: " + e.Field + " " + e.Problem }
 
 // Cost is what one request adds to a batch: the number of sequences (windows) it was tokenized
 // into and the length of its longest one, in tokens. The batch pads every sequence to the
@@ -105,17 +114,19 @@ func (c Cost) validate() error {
 	return nil
 }
 
-// Sentinel errors. Callers compare with errors.Is; the messages carry no request content.
+// Sentinel errors. Callers compare with errors.Is; the messages carry no request content. The
+// first three wrap the admission layer's, which is how the HTTP layer, which does not import
+// this package, tells a refusal from a failure.
 var (
 	// ErrQueueFull means the request's priority class already holds QueueSize waiting
 	// requests. Nothing was enqueued; the HTTP layer answers 503 backpressure ("saturated").
-	ErrQueueFull = errors.New("batcher: queue full")
+	ErrQueueFull = fmt.Errorf("batcher: %w", admission.ErrQueueFull)
 	// ErrExpired means the request waited MaxQueueWait without being dispatched. It was taken
 	// out of the queue and never computed; the HTTP layer answers 503 backpressure ("max_wait").
-	ErrExpired = errors.New("batcher: max queue wait exceeded")
+	ErrExpired = fmt.Errorf("batcher: %w", admission.ErrExpired)
 	// ErrClosed means the batcher no longer accepts work, or gave up on a request it had
 	// accepted because Close's context or Start's context ended first.
-	ErrClosed = errors.New("batcher: closed")
+	ErrClosed = fmt.Errorf("batcher: %w", admission.ErrClosed)
 	// ErrInvalidCost means Submit got a Cost with no sequences or no tokens.
 	ErrInvalidCost = errors.New("batcher: invalid cost")
 	// ErrRunnerPanic is returned to every request of a batch whose Run panicked. The panic

@@ -6,18 +6,20 @@
 //
 // Each endpoint (/analyze, /pii/extract) owns one Batcher. A caller has already tokenized its
 // text into one or more windows and calls Submit with the request and its Cost: how many
-// sequences it adds to a batch and how long the longest is. Each request belongs to a priority
-// class, Interactive (the default) or Bulk, set with SubmitWithPriority or by WithPriority on
-// the context given to Submit. Each class waits in its own bounded queue (QueueSize requests);
+// sequences it adds to a batch and how long the longest is, and its priority class
+// (admission.Interactive or admission.Bulk: the classes are the admission layer's, since the
+// Batcher is the admission.Queue its Gate guards). Each class waits in its own bounded queue
+// (QueueSize requests);
 // past that bound Submit fails at once with ErrQueueFull, which the HTTP layer turns into a 503,
 // so memory stays flat under any overload.
 //
 // One formation loop per Batcher builds batches, and only when one of the Workers is free to
-// run it: requests nobody could serve yet stay in the queue, where Depth (and so the admission
+// run it: requests nobody could serve yet stay in the queue, where Load (and so the admission
 // layer) sees them. A batch holds one class and always starts with that class's oldest waiting
 // request, so nothing is overtaken within its class. When both classes have a batch ready, a
-// smooth weighted round robin picks which one goes (InteractiveWeight:BulkWeight, 4:1 by
-// default: I I B I I ...), so Interactive gets most turns and Bulk is never starved.
+// smooth weighted round robin picks which one goes (Config.Weights, 4:1 by default:
+// I I B I I ...), so Interactive gets most turns and Bulk is never starved; Limits reports
+// the weights, so the admission layer's estimates follow them.
 // MaxBulkWorkers can keep some workers out of Bulk's reach, so that a bulk flood never makes
 // an interactive request wait for a bulk batch to finish.
 // Companions come from the oldest request's power-of-two length bucket, then the neighbouring
@@ -51,25 +53,24 @@
 //	b, err := batcher.New("analyze", cfg, runner, clock.Real(), m)
 //	if err != nil { ... }
 //	b.Start(ctx)
-//	out, err := b.SubmitWithPriority(reqCtx, batcher.Bulk, in, batcher.Cost{Sequences: len(windows), MaxLen: longest})
-//	// or: b.Submit(batcher.WithPriority(reqCtx, batcher.Bulk), in, cost)
-//	// errors.Is(err, batcher.ErrQueueFull): 503 backpressure, reason "saturated"
-//	// errors.Is(err, batcher.ErrExpired):   503 backpressure, reason "max_wait"
+//	out, err := b.Submit(reqCtx, admission.Bulk, in, batcher.Cost{Sequences: len(windows), MaxLen: longest})
+//	// errors.Is(err, admission.ErrQueueFull): 503 backpressure, reason "saturated"
+//	// errors.Is(err, admission.ErrExpired):   503 backpressure, reason "max_wait"
 //	...
 //	err = b.Close(shutdownCtx) // stop accepting, drain, or give up when shutdownCtx ends
 //
 // # For the admission layer
 //
-// Depth reads two atomics and takes no lock. Load adds, still from atomics and without an
-// allocation, what the admission layer needs to explain a refusal and to estimate when the
-// endpoint admits again: waiting per class, running, busy workers, the cumulative count of
-// completed requests (whose rate over time is the drain rate), the latest queue wait, and the
-// limits (QueueSize, MaxQueueWait, weights).
+// A Batcher implements admission.Queue. Load reads atomics only, takes no lock and does not
+// allocate: waiting per class, running, busy workers and the cumulative count of completed
+// requests (whose rate over time is the drain rate). Limits gives the bounds and weights the
+// Gate's estimates use (QueueSize, MaxQueueWait, Workers, Weights with defaults applied).
+// ErrQueueFull, ErrExpired and ErrClosed wrap the admission package's errors of those names.
 //
 // # Metrics
 //
-// Per queue: sluice_batcher_* (batch shape, run time, outcomes, depth). Per queue and class:
-// sluice_batch_queue_depth{queue,priority} (gauge, read at scrape time),
-// sluice_batch_queue_wait_seconds{queue,priority} (histogram) and
-// sluice_batch_shed_total{queue,priority,reason} with reason saturated or max_wait.
+// Per queue: sluice_batcher_* (batch shape, run time, outcomes, batches by trigger, running
+// requests). Per queue and class: sluice_batcher_queue_depth{queue,priority} (gauge, read at
+// scrape time) and sluice_batcher_queue_wait_seconds{queue,priority} (histogram). Refusals are
+// counted by the admission layer (sluice_admission_shed_total).
 package batcher

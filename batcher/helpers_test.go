@@ -2,6 +2,7 @@ package batcher
 
 import (
 	"context"
+	"github.com/sluice-serving/sluice/admission"
 	"slices"
 	"testing"
 	"time"
@@ -91,11 +92,11 @@ type outcome struct {
 // submitAsync enqueues synchronously, so tests control arrival order, then waits for the
 // answer on its own goroutine.
 func submitAsync(b *Batcher[int, int], ctx context.Context, in int, cost Cost) <-chan outcome {
-	return submitAsyncP(b, ctx, PriorityFrom(ctx), in, cost)
+	return submitAsyncP(b, ctx, admission.Interactive, in, cost)
 }
 
 // submitAsyncP is submitAsync in priority class p.
-func submitAsyncP(b *Batcher[int, int], ctx context.Context, p Priority, in int, cost Cost) <-chan outcome {
+func submitAsyncP(b *Batcher[int, int], ctx context.Context, p admission.Priority, in int, cost Cost) <-chan outcome {
 	ch := make(chan outcome, 1)
 	r, err := b.enqueue(ctx, p, in, cost)
 	if err != nil {
@@ -141,4 +142,10 @@ func wantServed(t *testing.T, o outcome, in int) {
 	if o.err != nil || o.out != in*10 {
 		t.Fatalf("request %d: got (%d, %v), want (%d, nil)", in, o.out, o.err, in*10)
 	}
+}
+
+// depthOf is what b holds: waiting in every class, and running.
+func depthOf(b *Batcher[int, int]) (waiting, running int) {
+	l := b.Load()
+	return l.Depth() - l.Running, l.Running
 }

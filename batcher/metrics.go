@@ -2,6 +2,7 @@ package batcher
 
 import (
 	"fmt"
+	"github.com/sluice-serving/sluice/admission"
 	"sync"
 	"time"
 
@@ -27,23 +28,6 @@ const (
 	reasonDrain                        // Close is draining the queue
 )
 
-// Why a priority class shed a request, the fixed label set of sluice_batch_shed_total. The
-// values match the admission layer's refusal reasons.
-type shedReason uint8
-
-const (
-	shedSaturated shedReason = iota // the class's queue held QueueSize requests
-	shedMaxWait                     // the request waited MaxQueueWait
-	numShedReasons
-)
-
-func (r shedReason) String() string {
-	if r == shedSaturated {
-		return "saturated"
-	}
-	return "max_wait"
-}
-
 func (r dispatchReason) String() string {
 	switch r {
 	case reasonFull:
@@ -57,7 +41,8 @@ func (r dispatchReason) String() string {
 
 // Metrics holds the Prometheus series of every Batcher that shares it; the label "queue" is the
 // Batcher's name. Create one per registry with NewMetrics and pass it to each New. A nil
-// *Metrics disables metrics.
+// *Metrics disables metrics. Refusals (queue full, max wait) are counted once, by the
+// admission layer's sluice_admission_shed_total; here they are outcomes of Submit.
 type Metrics struct {
 	batchSequences *prometheus.HistogramVec
 	batchRequests  *prometheus.HistogramVec
@@ -68,9 +53,6 @@ type Metrics struct {
 	requests       *prometheus.CounterVec
 	batches        *prometheus.CounterVec
 	depth          *depthCollector
-	// Per priority class; "queue" stays a label because every endpoint shares the families.
-	classWait *prometheus.HistogramVec
-	classShed *prometheus.CounterVec
 }
 
 // NewMetrics creates the batcher series and registers them with reg (when reg is not nil). It
@@ -100,9 +82,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, q),
 		queueWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "sluice_batcher_queue_wait_seconds",
-			Help:    "Time a dispatched request waited in the queue.",
+			Help:    "Time a dispatched request waited in its priority class's queue.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
-		}, q),
+		}, []string{"queue", "priority"}),
 		runSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "sluice_batcher_batch_run_seconds",
 			Help:    "Time the runner took for one batch.",
@@ -117,19 +99,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Dispatched batches by what triggered them: full, window, drain.",
 		}, []string{"queue", "reason"}),
 		depth: newDepthCollector(),
-		classWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "sluice_batch_queue_wait_seconds",
-			Help:    "Time a dispatched request waited in its priority class's queue.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
-		}, []string{"queue", "priority"}),
-		classShed: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "sluice_batch_shed_total",
-			Help: "Requests a priority class shed: saturated (its queue was full) or max_wait (waited the maximum queue wait, never computed).",
-		}, []string{"queue", "priority", "reason"}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.batchSequences, m.batchRequests, m.paddedTokens, m.fillRatio,
-			m.queueWait, m.runSeconds, m.requests, m.batches, m.depth, m.classWait, m.classShed)
+			m.queueWait, m.runSeconds, m.requests, m.batches, m.depth)
 	}
 	return m
 }
@@ -143,12 +116,10 @@ type queueMetrics struct {
 	batchRequests  prometheus.Observer
 	paddedTokens   prometheus.Observer
 	fillRatio      prometheus.Observer
-	queueWait      prometheus.Observer
 	runSeconds     prometheus.Observer
 	outcomes       map[string]prometheus.Counter
 	reasons        [3]prometheus.Counter
-	classWait      [NumPriorities]prometheus.Observer
-	classShed      [NumPriorities][numShedReasons]prometheus.Counter
+	queueWait      [admission.NumPriorities]prometheus.Observer
 }
 
 func (m *Metrics) forQueue(name string, src depthSource) (*queueMetrics, error) {
@@ -165,15 +136,11 @@ func (m *Metrics) forQueue(name string, src depthSource) (*queueMetrics, error) 
 		batchRequests:  m.batchRequests.WithLabelValues(name),
 		paddedTokens:   m.paddedTokens.WithLabelValues(name),
 		fillRatio:      m.fillRatio.WithLabelValues(name),
-		queueWait:      m.queueWait.WithLabelValues(name),
 		runSeconds:     m.runSeconds.WithLabelValues(name),
 		outcomes:       map[string]prometheus.Counter{},
 	}
-	for _, p := range Priorities {
-		qm.classWait[p] = m.classWait.WithLabelValues(name, p.String())
-		for r := range shedReason(numShedReasons) {
-			qm.classShed[p][r] = m.classShed.WithLabelValues(name, p.String(), r.String())
-		}
+	for _, p := range admission.Priorities {
+		qm.queueWait[p] = m.queueWait.WithLabelValues(name, p.String())
 	}
 	for _, o := range []string{outcomeServed, outcomeFailed, outcomeQueueFull, outcomeExpired, outcomeClosed,
 		outcomeCancelledQueued, outcomeCancelledRunning} {
@@ -210,16 +177,9 @@ func (qm *queueMetrics) dispatched(seqs, requests, padded, real int, reason disp
 	qm.reasons[reason].Inc()
 }
 
-func (qm *queueMetrics) waited(p Priority, d time.Duration) {
+func (qm *queueMetrics) waited(p admission.Priority, d time.Duration) {
 	if qm != nil {
-		qm.queueWait.Observe(d.Seconds())
-		qm.classWait[p].Observe(d.Seconds())
-	}
-}
-
-func (qm *queueMetrics) shed(p Priority, r shedReason) {
-	if qm != nil {
-		qm.classShed[p][r].Inc()
+		qm.queueWait[p].Observe(d.Seconds())
 	}
 }
 
@@ -230,14 +190,14 @@ func (qm *queueMetrics) ran(d time.Duration) {
 }
 
 // depthSource is what the depth collector reads at scrape time: Batcher.Load.
-type depthSource interface{ Load() Load }
+type depthSource interface{ Load() admission.Load }
 
-// depthCollector reads each attached Batcher's atomic depth counters when Prometheus scrapes,
-// so the gauges cost the request path nothing and can never go stale.
+// depthCollector reads each attached Batcher's atomic counters when Prometheus scrapes, so the
+// gauges cost the request path nothing and can never go stale. The admission layer exports
+// the sum it sheds on (sluice_admission_queue_depth); these are its parts.
 type depthCollector struct {
 	waitingDesc *prometheus.Desc
 	runningDesc *prometheus.Desc
-	classDesc   *prometheus.Desc
 	mu          sync.Mutex
 	sources     map[string]depthSource
 }
@@ -245,11 +205,9 @@ type depthCollector struct {
 func newDepthCollector() *depthCollector {
 	return &depthCollector{
 		waitingDesc: prometheus.NewDesc("sluice_batcher_queue_depth",
-			"Requests waiting in the queue for a batch.", []string{"queue"}, nil),
+			"Requests waiting for dispatch in a priority class's queue.", []string{"queue", "priority"}, nil),
 		runningDesc: prometheus.NewDesc("sluice_batcher_running_requests",
 			"Requests in batches that are running.", []string{"queue"}, nil),
-		classDesc: prometheus.NewDesc("sluice_batch_queue_depth",
-			"Requests waiting for dispatch in a priority class's queue.", []string{"queue", "priority"}, nil),
 		sources: map[string]depthSource{},
 	}
 }
@@ -274,7 +232,6 @@ func (c *depthCollector) detach(name string) {
 func (c *depthCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.waitingDesc
 	ch <- c.runningDesc
-	ch <- c.classDesc
 }
 
 // Collect implements prometheus.Collector.
@@ -283,12 +240,9 @@ func (c *depthCollector) Collect(ch chan<- prometheus.Metric) {
 	defer c.mu.Unlock()
 	for name, src := range c.sources {
 		l := src.Load()
-		waiting := 0
-		for _, p := range Priorities {
-			waiting += l.Waiting[p]
-			ch <- prometheus.MustNewConstMetric(c.classDesc, prometheus.GaugeValue, float64(l.Waiting[p]), name, p.String())
+		for _, p := range admission.Priorities {
+			ch <- prometheus.MustNewConstMetric(c.waitingDesc, prometheus.GaugeValue, float64(l.Waiting[p]), name, p.String())
 		}
-		ch <- prometheus.MustNewConstMetric(c.waitingDesc, prometheus.GaugeValue, float64(waiting), name)
 		ch <- prometheus.MustNewConstMetric(c.runningDesc, prometheus.GaugeValue, float64(l.Running), name)
 	}
 }

@@ -2,6 +2,7 @@ package batcher
 
 import (
 	"context"
+	"github.com/sluice-serving/sluice/admission"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 }
 
 // series gathers reg and returns the series of family name with label queue="test", or nil.
+// series finds name{queue="test"} and, for a family labelled by class, the interactive class's.
 func series(t *testing.T, reg prometheus.Gatherer, name string) *dto.Metric {
 	t.Helper()
 	fams, err := reg.Gather()
@@ -31,10 +33,17 @@ func series(t *testing.T, reg prometheus.Gatherer, name string) *dto.Metric {
 			continue
 		}
 		for _, m := range f.GetMetric() {
+			queue, class := false, true
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "queue" && l.GetValue() == "test" {
-					return m
+				switch l.GetName() {
+				case "queue":
+					queue = l.GetValue() == "test"
+				case "priority":
+					class = l.GetValue() == "interactive"
 				}
+			}
+			if queue && class {
+				return m
 			}
 		}
 	}
@@ -142,7 +151,7 @@ func TestMetricsRejectDuplicateLiveName(t *testing.T) {
 func TestNilMetricsDisablesMetrics(t *testing.T) {
 	b, _ := newTestBatcher(t, baseConfig(), newEchoRunner(), nil)
 	b.Start(t.Context())
-	if _, err := b.Submit(t.Context(), 1, Cost{Sequences: 4, MaxLen: 8}); err != nil {
+	if _, err := b.Submit(t.Context(), admission.Interactive, 1, Cost{Sequences: 4, MaxLen: 8}); err != nil {
 		t.Fatal(err)
 	}
 }

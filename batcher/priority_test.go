@@ -1,8 +1,8 @@
 package batcher
 
 import (
-	"context"
 	"errors"
+	"github.com/sluice-serving/sluice/admission"
 	"slices"
 	"strings"
 	"testing"
@@ -12,40 +12,40 @@ import (
 )
 
 func TestPickerSharesTurnsByWeight(t *testing.T) {
-	both := [NumPriorities]bool{true, true}
+	both := [admission.NumPriorities]bool{true, true}
 	var pk picker
-	var got []Priority
+	var got []admission.Priority
 	for range 10 {
-		got = append(got, pk.choose(both, [NumPriorities]int{4, 1}))
+		got = append(got, pk.choose(both, [admission.NumPriorities]int{4, 1}))
 	}
-	I, B := Interactive, Bulk
-	if want := []Priority{I, I, B, I, I, I, I, B, I, I}; !slices.Equal(got, want) {
+	I, B := admission.Interactive, admission.Bulk
+	if want := []admission.Priority{I, I, B, I, I, I, I, B, I, I}; !slices.Equal(got, want) {
 		t.Fatalf("4:1 order = %v, want %v", got, want)
 	}
 	pk = picker{}
 	got = got[:0]
 	for range 4 {
-		got = append(got, pk.choose(both, [NumPriorities]int{1, 1}))
+		got = append(got, pk.choose(both, [admission.NumPriorities]int{1, 1}))
 	}
-	if want := []Priority{I, B, I, B}; !slices.Equal(got, want) {
+	if want := []admission.Priority{I, B, I, B}; !slices.Equal(got, want) {
 		t.Fatalf("1:1 order = %v, want %v", got, want)
 	}
 	// Turns where one class alone is ready must not build up a debt or a credit that later
 	// skews the share.
 	pk = picker{}
 	for range 7 {
-		if p := pk.choose([NumPriorities]bool{true, false}, [NumPriorities]int{4, 1}); p != Interactive {
-			t.Fatalf("only Interactive ready, picked %v", p)
+		if p := pk.choose([admission.NumPriorities]bool{true, false}, [admission.NumPriorities]int{4, 1}); p != admission.Interactive {
+			t.Fatalf("only admission.Interactive ready, picked %v", p)
 		}
 	}
-	if pk.credit != ([NumPriorities]int{}) {
+	if pk.credit != ([admission.NumPriorities]int{}) {
 		t.Fatalf("credit after uncontested turns = %v, want zero", pk.credit)
 	}
 }
 
 // TestWeightedDispatchNeverStarvesBulk fills both classes and lets one worker take batches of
-// one request: four of every five go to Interactive, one to Bulk, and Bulk takes every turn
-// once Interactive is empty.
+// one request: four of every five go to admission.Interactive, one to admission.Bulk, and admission.Bulk takes every turn
+// once admission.Interactive is empty.
 func TestWeightedDispatchNeverStarvesBulk(t *testing.T) {
 	r := newHeldRunner()
 	cfg := baseConfig()
@@ -54,8 +54,8 @@ func TestWeightedDispatchNeverStarvesBulk(t *testing.T) {
 	b, _ := newTestBatcher(t, cfg, r, nil)
 	var res []<-chan outcome
 	for i := range 10 {
-		res = append(res, submitAsyncP(b, t.Context(), Interactive, 100+i, one(8)))
-		res = append(res, submitAsyncP(b, t.Context(), Bulk, 200+i, one(8)))
+		res = append(res, submitAsyncP(b, t.Context(), admission.Interactive, 100+i, one(8)))
+		res = append(res, submitAsyncP(b, t.Context(), admission.Bulk, 200+i, one(8)))
 	}
 	b.Start(t.Context())
 	var classes []byte
@@ -100,9 +100,9 @@ func TestBatchesHoldOneClassOnly(t *testing.T) {
 	cfg := baseConfig()
 	cfg.MaxWait = 0
 	b, _ := newTestBatcher(t, cfg, r, nil)
-	a := submitAsyncP(b, t.Context(), Bulk, 1, one(8))
-	c := submitAsyncP(b, t.Context(), Interactive, 2, one(8))
-	d := submitAsyncP(b, t.Context(), Bulk, 3, one(8))
+	a := submitAsyncP(b, t.Context(), admission.Bulk, 1, one(8))
+	c := submitAsyncP(b, t.Context(), admission.Interactive, 2, one(8))
+	d := submitAsyncP(b, t.Context(), admission.Bulk, 3, one(8))
 	b.Start(t.Context())
 	first := recv(t, r.batches, "first batch")
 	second := recv(t, r.batches, "second batch")
@@ -119,47 +119,28 @@ func TestEachClassHasItsOwnCapacity(t *testing.T) {
 	m := NewMetrics(nil)
 	b, _ := newTestBatcher(t, cfg, newEchoRunner(), m)
 	for i := range 2 {
-		submitAsyncP(b, t.Context(), Interactive, i, one(8))
+		submitAsyncP(b, t.Context(), admission.Interactive, i, one(8))
 	}
-	if _, err := b.SubmitWithPriority(t.Context(), Interactive, 9, one(8)); !errors.Is(err, ErrQueueFull) {
+	if _, err := b.Submit(t.Context(), admission.Interactive, 9, one(8)); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("third interactive: err = %v, want ErrQueueFull", err)
 	}
 	for i := range 2 {
-		if o := submitAsyncP(b, t.Context(), Bulk, 10+i, one(8)); len(o) != 0 {
+		if o := submitAsyncP(b, t.Context(), admission.Bulk, 10+i, one(8)); len(o) != 0 {
 			t.Fatalf("bulk request %d refused although its class is empty: %v", i, (<-o).err)
 		}
 	}
-	// The class comes from the context when Submit is used.
-	if _, err := b.Submit(WithPriority(t.Context(), Bulk), 19, one(8)); !errors.Is(err, ErrQueueFull) {
-		t.Fatalf("third bulk via context: err = %v, want ErrQueueFull", err)
+	if _, err := b.Submit(t.Context(), admission.Bulk, 19, one(8)); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("third bulk: err = %v, want ErrQueueFull", err)
 	}
 	l := b.Load()
-	if l.Waiting != [NumPriorities]int{2, 2} || l.Depth() != 4 || l.QueueSize != 2 {
+	if l.Waiting != [admission.NumPriorities]int{2, 2} || l.Depth() != 4 || b.Limits().QueueSize != 2 {
 		t.Fatalf("load = %+v, want 2 waiting per class", l)
 	}
-	for _, p := range Priorities {
-		if got := counterValue(t, m.classShed.WithLabelValues("test", p.String(), "saturated")); got != 1 {
-			t.Errorf("shed{%s,saturated} = %v, want 1", p, got)
-		}
+	if got := counterValue(t, m.requests.WithLabelValues("test", outcomeQueueFull)); got != 2 {
+		t.Errorf("requests{queue_full} = %v, want 2 (one per class)", got)
 	}
-	if _, err := b.SubmitWithPriority(t.Context(), Priority(7), 1, one(8)); err == nil {
+	if _, err := b.Submit(t.Context(), admission.Priority(7), 1, one(8)); err == nil {
 		t.Fatal("invalid priority accepted")
-	}
-}
-
-func TestPriorityFromContext(t *testing.T) {
-	ctx := context.Background()
-	if p := PriorityFrom(ctx); p != Interactive {
-		t.Fatalf("no priority in ctx: %v, want interactive", p)
-	}
-	if p := PriorityFrom(WithPriority(ctx, Bulk)); p != Bulk {
-		t.Fatalf("bulk in ctx: %v", p)
-	}
-	if p := PriorityFrom(WithPriority(ctx, Priority(9))); p != Interactive {
-		t.Fatalf("invalid priority in ctx: %v, want interactive", p)
-	}
-	if Interactive.String() != "interactive" || Bulk.String() != "bulk" || Priority(9).String() != "unknown" {
-		t.Fatal("priority names")
 	}
 }
 
@@ -184,7 +165,7 @@ func TestMaxQueueWaitExpiresWaitingRequest(t *testing.T) {
 	recv(t, armed, "expiry timer")
 	fake.Advance(cfg.MaxQueueWait - time.Nanosecond)
 	expectNone(t, waiting, "answer before the max queue wait")
-	if l := b.Load(); l.Waiting[Interactive] != 1 || l.Running != 1 || l.BusyWorkers != 1 {
+	if l := b.Load(); l.Waiting[admission.Interactive] != 1 || l.Running != 1 || l.BusyWorkers != 1 {
 		t.Fatalf("load before expiry = %+v", l)
 	}
 	fake.Advance(time.Nanosecond)
@@ -192,7 +173,7 @@ func TestMaxQueueWaitExpiresWaitingRequest(t *testing.T) {
 		t.Fatalf("err = %v, want ErrExpired", o.err)
 	}
 	// The caller has its answer, so the slot is already free: the queue of one takes another.
-	if w, _ := b.Depth(); w != 0 {
+	if w, _ := depthOf(b); w != 0 {
 		t.Fatalf("waiting = %d after expiry, want 0", w)
 	}
 	next := submitAsync(b, t.Context(), 3, one(8))
@@ -203,9 +184,6 @@ func TestMaxQueueWaitExpiresWaitingRequest(t *testing.T) {
 	call.reply <- nil
 	wantServed(t, recv(t, next, "result 3"), 3)
 
-	if got := counterValue(t, m.classShed.WithLabelValues("test", "interactive", "max_wait")); got != 1 {
-		t.Errorf("shed{interactive,max_wait} = %v, want 1", got)
-	}
 	if got := counterValue(t, m.requests.WithLabelValues("test", outcomeExpired)); got != 1 {
 		t.Errorf("requests{expired} = %v, want 1", got)
 	}
@@ -250,11 +228,11 @@ func TestExpiryLeavesOtherClassAlone(t *testing.T) {
 	call := recv(t, r.calls, "first batch")
 
 	armed := fake.TimerCreated()
-	inter := submitAsyncP(b, t.Context(), Interactive, 2, one(8))
+	inter := submitAsyncP(b, t.Context(), admission.Interactive, 2, one(8))
 	recv(t, armed, "expiry timer")
 	fake.Advance(50 * time.Millisecond)
 	armed = fake.TimerCreated()
-	bulk := submitAsyncP(b, t.Context(), Bulk, 3, one(8))
+	bulk := submitAsyncP(b, t.Context(), admission.Bulk, 3, one(8))
 	// The interactive deadline stays the earliest, so the next timer is the bulk one, armed
 	// only once the interactive request has expired.
 	fake.Advance(50 * time.Millisecond)
@@ -278,9 +256,9 @@ func TestClassMetrics(t *testing.T) {
 	cfg.MaxWait = 0
 	cfg.MaxBatchSize = 1
 	b, fake := newTestBatcher(t, cfg, r, m)
-	submitAsyncP(b, t.Context(), Bulk, 1, one(8))
-	submitAsyncP(b, t.Context(), Bulk, 2, one(8))
-	submitAsyncP(b, t.Context(), Interactive, 3, one(8))
+	submitAsyncP(b, t.Context(), admission.Bulk, 1, one(8))
+	submitAsyncP(b, t.Context(), admission.Bulk, 2, one(8))
+	submitAsyncP(b, t.Context(), admission.Interactive, 3, one(8))
 	wantClassGauge(t, reg, "bulk", 2)
 	wantClassGauge(t, reg, "interactive", 1)
 	fake.Advance(5 * time.Millisecond)
@@ -302,7 +280,7 @@ func TestClassMetrics(t *testing.T) {
 	}
 	counts := map[string]uint64{}
 	for _, f := range fams {
-		if f.GetName() != "sluice_batch_queue_wait_seconds" {
+		if f.GetName() != "sluice_batcher_queue_wait_seconds" {
 			continue
 		}
 		for _, s := range f.GetMetric() {
@@ -325,21 +303,21 @@ func wantClassGauge(t *testing.T, reg prometheus.Gatherer, priority string, want
 		t.Fatal(err)
 	}
 	for _, f := range fams {
-		if f.GetName() != "sluice_batch_queue_depth" {
+		if f.GetName() != "sluice_batcher_queue_depth" {
 			continue
 		}
 		for _, s := range f.GetMetric() {
 			for _, l := range s.GetLabel() {
 				if l.GetName() == "priority" && l.GetValue() == priority {
 					if got := s.GetGauge().GetValue(); got != want {
-						t.Fatalf("sluice_batch_queue_depth{priority=%s} = %v, want %v", priority, got, want)
+						t.Fatalf("sluice_batcher_queue_depth{priority=%s} = %v, want %v", priority, got, want)
 					}
 					return
 				}
 			}
 		}
 	}
-	t.Fatalf("sluice_batch_queue_depth{priority=%s} missing", priority)
+	t.Fatalf("sluice_batcher_queue_depth{priority=%s} missing", priority)
 }
 
 // TestMaxBulkWorkersKeepsAWorkerForInteractive: with two workers and at most one for bulk, a
@@ -352,16 +330,16 @@ func TestMaxBulkWorkersKeepsAWorkerForInteractive(t *testing.T) {
 	cfg.MaxBulkWorkers = 1
 	b, fake := newTestBatcher(t, cfg, r, nil)
 	b.Start(t.Context())
-	bulk1 := submitAsyncP(b, t.Context(), Bulk, 1, one(8))
-	bulk2 := submitAsyncP(b, t.Context(), Bulk, 2, one(8))
+	bulk1 := submitAsyncP(b, t.Context(), admission.Bulk, 1, one(8))
+	bulk2 := submitAsyncP(b, t.Context(), admission.Bulk, 2, one(8))
 	first := recv(t, r.calls, "first bulk batch")
 	wantBatch(t, first.batch, []int{1})
 	fake.Advance(time.Hour) // no window or timer may move bulk 2 onto the reserved worker
 	expectNone(t, r.calls, "second bulk batch on the reserved worker")
-	if l := b.Load(); l.BusyWorkers != 1 || l.Waiting[Bulk] != 1 {
+	if l := b.Load(); l.BusyWorkers != 1 || l.Waiting[admission.Bulk] != 1 {
 		t.Fatalf("load = %+v, want one busy worker and bulk 2 waiting", l)
 	}
-	inter := submitAsyncP(b, t.Context(), Interactive, 3, one(8))
+	inter := submitAsyncP(b, t.Context(), admission.Interactive, 3, one(8))
 	call := recv(t, r.calls, "interactive batch")
 	wantBatch(t, call.batch, []int{3})
 	call.reply <- nil
@@ -387,8 +365,8 @@ func TestMaxBulkWorkersKeepsAWorkerForInteractive(t *testing.T) {
 func TestConfigValidatesPriorityFields(t *testing.T) {
 	for _, mod := range []func(*Config){
 		func(c *Config) { c.MaxQueueWait = -1 },
-		func(c *Config) { c.InteractiveWeight = -1 },
-		func(c *Config) { c.BulkWeight = maxWeight + 1 },
+		func(c *Config) { c.Weights[admission.Interactive] = -1 },
+		func(c *Config) { c.Weights[admission.Bulk] = maxWeight + 1 },
 	} {
 		c := baseConfig()
 		mod(&c)
@@ -397,11 +375,14 @@ func TestConfigValidatesPriorityFields(t *testing.T) {
 		}
 	}
 	c := baseConfig()
-	if w := c.weights(); w != [NumPriorities]int{DefaultInteractiveWeight, DefaultBulkWeight} {
+	if w := c.weights(); w != [admission.NumPriorities]int{4, 1} || w != DefaultWeights {
 		t.Fatalf("default weights = %v", w)
 	}
-	c.InteractiveWeight, c.BulkWeight = 2, 3
-	if w := c.weights(); w != [NumPriorities]int{2, 3} {
+	if l := (&Batcher[int, int]{weights: c.weights()}).Limits(); l.Weights != DefaultWeights {
+		t.Fatalf("Limits().Weights = %v, want the defaults", l.Weights)
+	}
+	c.Weights = [admission.NumPriorities]int{2, 3}
+	if w := c.weights(); w != [admission.NumPriorities]int{2, 3} {
 		t.Fatalf("weights = %v, want [2 3]", w)
 	}
 }
@@ -426,7 +407,7 @@ func TestCappedBulkArmsNoWindowTimer(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Workers, cfg.MaxBulkWorkers = 2, 1
 	b, _ := newTestBatcher(t, cfg, newEchoRunner(), nil)
-	submitAsyncP(b, t.Context(), Bulk, 1, one(8))
+	submitAsyncP(b, t.Context(), admission.Bulk, 1, one(8))
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if _, armed := b.nextDeadline(true, false); armed {

@@ -2,6 +2,7 @@ package batcher
 
 import (
 	"context"
+	"github.com/sluice-serving/sluice/admission"
 	"math/bits"
 	"sync/atomic"
 	"time"
@@ -37,7 +38,7 @@ type result[Out any] struct {
 type request[In, Out any] struct {
 	in       In
 	cost     Cost
-	prio     Priority
+	prio     admission.Priority
 	bucket   int
 	enqueued time.Time
 	links    [2]link[In, Out]
@@ -54,7 +55,7 @@ type request[In, Out any] struct {
 // batch is one dispatched group of requests. live counts members whose callers still wait;
 // when the last one leaves, the batch context is cancelled so the runner can stop early.
 type batch[In, Out any] struct {
-	prio    Priority
+	prio    admission.Priority
 	members []*request[In, Out]
 	ctx     context.Context
 	cancel  context.CancelFunc

@@ -54,6 +54,33 @@ type RuntimeOptions struct {
 	Logger *slog.Logger
 }
 
+// Validate reports every option that is out of range: the result joins one *ConfigError per
+// bad field.
+func (o RuntimeOptions) Validate() error {
+	var errs []error
+	if o.Device != "" {
+		if _, err := ParseDevice(string(o.Device)); err != nil {
+			errs = append(errs, &ConfigError{Field: "Device", Problem: fmt.Sprintf("must be cpu, cuda or auto, got %q", o.Device)})
+		}
+	}
+	for field, v := range map[string]int{"IntraOpThreads": o.IntraOpThreads, "InterOpThreads": o.InterOpThreads} {
+		if v < 0 {
+			errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf("must be at least 0 (0: ONNX Runtime's default), got %d", v)})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ConfigError is one RuntimeOptions field that is out of range. Problem says what is wrong and
+// with which value, without the field's name, so a caller that maps fields to its own setting
+// names (environment variables) can put its name in front.
+type ConfigError struct {
+	Field   string
+	Problem string
+}
+
+func (e *ConfigError) Error() string { return "engine: " + e.Field + " " + e.Problem }
+
 // Runtime owns the process's ONNX Runtime environment for its lifetime and creates sessions on
 // the device it settled on. It is safe for concurrent use.
 type Runtime struct {
@@ -74,16 +101,12 @@ var ErrClosed = errors.New("closed")
 // execution provider once and, if that cannot start, logs one warning and uses the CPU; with
 // DeviceCUDA that failure is an error that says what CUDA needs.
 func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	device := DeviceCPU
 	if opts.Device != "" {
-		var err error
-		if device, err = ParseDevice(string(opts.Device)); err != nil {
-			return nil, err
-		}
-	}
-	if opts.IntraOpThreads < 0 || opts.InterOpThreads < 0 {
-		return nil, fmt.Errorf("engine: thread counts must be >= 0 (intra-op %d, inter-op %d)",
-			opts.IntraOpThreads, opts.InterOpThreads)
+		device, _ = ParseDevice(string(opts.Device))
 	}
 	libPath := opts.LibraryPath
 	if libPath == "" {

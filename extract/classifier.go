@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
@@ -64,7 +65,7 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 		return nil, fmt.Errorf("model %q: %w", m.Name, err)
 	}
 	if cfg.Stride < 0 || cfg.Stride >= budget {
-		return nil, fmt.Errorf("window stride %d must be in [0, %d) for model %q", cfg.Stride, budget, m.Name)
+		return nil, &ConfigError{Field: "Stride", Problem: fmt.Sprintf("must be in [0, %d) for model %q, got %d", budget, m.Name, cfg.Stride)}
 	}
 	c := &Classifier{
 		name: m.Name, tok: m.Tokenizer, dec: dec, prefix: prefix, suffix: suffix,
@@ -103,16 +104,13 @@ func (c *Classifier) Start(ctx context.Context) { c.batcher.Start(ctx) }
 // Close stops accepting work and drains what is queued and running, or gives up when ctx ends.
 func (c *Classifier) Close(ctx context.Context) error { return c.batcher.Close(ctx) }
 
-// Depth reports requests waiting and running in this model's batcher.
-func (c *Classifier) Depth() (waiting, running int) { return c.batcher.Depth() }
+// Queue is the model's batcher, which the endpoint's admission gate guards.
+func (c *Classifier) Queue() admission.Queue { return c.batcher }
 
-// Load is the batcher's live state, which the admission gate reads on every request.
-func (c *Classifier) Load() batcher.Load { return c.batcher.Load() }
-
-// Extract finds the entities of text. Offsets in the result are byte offsets into text.
-// Errors wrap batcher's and engine's sentinels (batcher.ErrQueueFull, context errors) and
-// never carry text.
-func (c *Classifier) Extract(ctx context.Context, text string, opts entities.Options) ([]entities.Entity, Stats, error) {
+// Extract finds the entities of text, queueing its windows in priority class p. Offsets in the
+// result are byte offsets into text. Errors wrap the batcher's and the engine's sentinels
+// (admission.ErrQueueFull and the others, context errors) and never carry text.
+func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text string, opts entities.Options) ([]entities.Entity, Stats, error) {
 	enc := c.tok.Encode(text, false)
 	st := Stats{Tokens: len(enc.IDs)}
 	if len(enc.IDs) == 0 {
@@ -124,7 +122,7 @@ func (c *Classifier) Extract(ctx context.Context, text string, opts entities.Opt
 	}
 	st.Windows = rows.Count
 	start := c.clock.Now()
-	out, err := c.batcher.Submit(ctx, job{rows: rows}, batcher.Cost{Sequences: rows.Count, MaxLen: rows.Width})
+	out, err := c.batcher.Submit(ctx, p, job{rows: rows}, batcher.Cost{Sequences: rows.Count, MaxLen: rows.Width})
 	st.Inference = c.clock.Now().Sub(start)
 	if err != nil {
 		return nil, st, err
@@ -249,3 +247,13 @@ func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
 	}
 	return results, nil
 }
+
+// ConfigError is one Config field that is out of range. Problem says what is wrong and with
+// which value, without the field's name, so a caller that maps fields to its own setting
+// names (environment variables) can put its name in front.
+type ConfigError struct {
+	Field   string
+	Problem string
+}
+
+func (e *ConfigError) Error() string { return "extract: " + e.Field + " " + e.Problem }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/sluice-serving/sluice/admission"
 	"math"
 	"os"
 	"path/filepath"
@@ -126,7 +127,7 @@ func TestClassifierWindowsLongTexts(t *testing.T) {
 		t.Fatalf("warm-up batch %d x %d (%d ids), want 8 full rows with the template", w.Count, w.Width, len(w.InputIDs))
 	}
 	for i, doc := range readJSONL[struct{ Text string }](t, "long.jsonl") {
-		ents, st, err := cls.Extract(ctx, doc.Text, entities.PIIOptions())
+		ents, st, err := cls.Extract(ctx, admission.Interactive, doc.Text, entities.PIIOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +169,7 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 	defer cls.Close(context.Background())
 	opts := entities.AnalyzeOptions()
 	for i, doc := range readJSONL[struct{ Text string }](t, "long.jsonl") {
-		got, _, err := cls.Extract(ctx, doc.Text, opts)
+		got, _, err := cls.Extract(ctx, admission.Interactive, doc.Text, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

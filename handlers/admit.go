@@ -1,27 +1,24 @@
 package handlers
 
 import (
-	"context"
 	"errors"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice-serving/sluice/admission"
-	"github.com/sluice-serving/sluice/batcher"
-	"github.com/sluice-serving/sluice/handlers/connwatch"
 )
 
-// admit runs before the body is parsed: the priority header, then the endpoint's gate with the
+// admit runs before the body is parsed: the priority header, then the route's gate with the
 // request's retry token, if it sent one. A refusal here costs no parsing, tokenizing or model
 // work.
-func (s *server) admit(c *fiber.Ctx, ep *Endpoint) (admission.Priority, error) {
+func (s *server) admit(c *fiber.Ctx, gate *admission.Gate) (admission.Priority, error) {
 	prio, err := admission.ParsePriority(c.Get(admission.PriorityHeader))
 	if err != nil {
 		return prio, &apiError{Status: fiber.StatusBadRequest, Code: CodeBadRequest, Outcome: OutcomeFailed,
 			Message: "Request arguments are invalid. Correct the request and retry.",
 			Details: map[string]string{"reason": "invalid_priority", "header": admission.PriorityHeader}}
 	}
-	if ref, ok := ep.Gate.AdmitRetry(prio, c.Request().Header.Peek(admission.RetryTokenHeader)); !ok {
+	if ref, ok := gate.AdmitRetry(prio, c.Request().Header.Peek(admission.RetryTokenHeader)); !ok {
 		return prio, s.writeRefusal(c, ref)
 	}
 	return prio, nil
@@ -52,19 +49,3 @@ func (s *server) writeRefusal(c *fiber.Ctx, ref admission.Refusal) error {
 
 // errRefused tells the chain that the response is already written.
 var errRefused = errors.New("refused")
-
-// countAborted records a request abandoned by its client, with where it was when it left.
-func (s *server) countAborted(ctx context.Context, ep *Endpoint, err error) {
-	if s.opts.Metrics == nil {
-		return
-	}
-	stage := "queued"
-	if errors.Is(err, batcher.ErrLeftRunning) {
-		stage = "running"
-	}
-	reason := "cancelled"
-	if r, ok := connwatch.DisconnectReason(ctx); ok {
-		reason = r.String()
-	}
-	s.opts.Metrics.aborted.WithLabelValues(ep.Queue, stage, reason).Inc()
-}

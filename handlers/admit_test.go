@@ -9,38 +9,45 @@ import (
 	"time"
 
 	"github.com/sluice-serving/sluice/admission"
-	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 )
 
-// fakeLoad is an admission.Source whose queue state the test sets.
+// fakeLoad is an admission.Queue whose state the test sets.
 type fakeLoad struct {
 	mu   sync.Mutex
-	load batcher.Load
+	load admission.Load
+	lim  admission.Limits
 }
 
-func (f *fakeLoad) Load() batcher.Load {
+func newFakeLoad(queueSize int) *fakeLoad {
+	return &fakeLoad{lim: admission.Limits{Workers: 1, QueueSize: queueSize, MaxQueueWait: time.Second,
+		Weights: [admission.NumPriorities]int{4, 1}}}
+}
+
+func (f *fakeLoad) Load() admission.Load {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.load
 }
 
+func (f *fakeLoad) Limits() admission.Limits { return f.lim }
+
 func (f *fakeLoad) setWaiting(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.load.Waiting[batcher.Interactive] = n
+	f.load.Waiting[admission.Interactive] = n
 }
 
 func gatedFixture(t *testing.T) (*fixture, *fakeLoad) {
 	t.Helper()
-	src := &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 100, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}}
+	src := newFakeLoad(100)
 	gate, err := admission.NewGate("analyze", admission.Config{HighWatermark: 10, LowWatermark: 5,
 		Policy: admission.PolicyStatic, StaticRetryAfter: 3 * time.Second}, src,
 		clock.NewFake(time.Unix(0, 0)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, func(o *Options) { o.Analyze.Gate = gate })
+	f := newFixture(t, func(o *fixtureOptions) { o.analyze.Gate = gate })
 	return f, src
 }
 
@@ -75,14 +82,14 @@ func TestShedBeforeParsingWithRetryAfter(t *testing.T) {
 // echoes it at the Retry-After is served although the endpoint is still shedding, and the same
 // token is not honoured twice.
 func TestRetryTokenOverHTTP(t *testing.T) {
-	src := &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 100, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}}
+	src := newFakeLoad(100)
 	clk := clock.NewFake(time.Unix(0, 0))
 	gate, err := admission.NewGate("analyze", admission.Config{HighWatermark: 10, LowWatermark: 5,
 		Policy: admission.PolicyStatic, StaticRetryAfter: 2 * time.Second, RetryReserve: 0.5}, src, clk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, func(o *Options) { o.Analyze.Gate = gate })
+	f := newFixture(t, func(o *fixtureOptions) { o.analyze.Gate = gate })
 	// Measure a completion rate (reservations are a share of it): 10 a second for 4 s.
 	for range 4 {
 		f.do(t, "POST", "/analyze", `{"text":"x"}`)
@@ -126,17 +133,17 @@ func TestPriorityHeader(t *testing.T) {
 
 func TestExpiredAndAbortedOutcomes(t *testing.T) {
 	f, _ := gatedFixture(t)
-	f.analyze.set(func(e *fakeExtractor) { e.err = batcher.ErrExpired })
+	f.analyze.set(func(e *fakeExtractor) { e.err = fmt.Errorf("batcher: %w", admission.ErrExpired) })
 	r := f.do(t, "POST", "/analyze", `{"text":"x"}`)
 	if r.status != 503 || errorOf(t, r)["details"].(map[string]any)["reason"] != "max_wait" {
 		t.Fatalf("expired: %d %s", r.status, r.raw)
 	}
-	f.analyze.set(func(e *fakeExtractor) { e.err = fmt.Errorf("%w: %w", batcher.ErrLeftRunning, context.Canceled) })
+	f.analyze.set(func(e *fakeExtractor) { e.err = fmt.Errorf("batcher: caller left: %w", context.Canceled) })
 	f.do(t, "POST", "/analyze", `{"text":"x"}`)
 	m := f.do(t, "GET", "/metrics", "")
 	for _, want := range []string{
 		`sluice_http_requests_total{outcome="expired",route="/analyze",status="503"} 1`,
-		`sluice_requests_aborted_total{queue="analyze",reason="cancelled",stage="running"} 1`,
+		`sluice_http_requests_aborted_total{reason="cancelled",route="/analyze"} 1`,
 		`sluice_http_requests_total{outcome="aborted",route="/analyze",status="499"} 1`,
 	} {
 		if !strings.Contains(m.raw, want) {

@@ -11,7 +11,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sluice-serving/sluice/admission"
-	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 )
 
@@ -20,7 +19,7 @@ import (
 // same request to a bare fiber app that answers 200. The ratio is what a refusal costs over
 // the least a fiber server can do.
 func BenchmarkRefusalPath(b *testing.B) {
-	src := &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 256, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}}
+	src := newFakeLoad(256)
 	src.setWaiting(300)
 	reg := prometheus.NewRegistry()
 	gate, err := admission.NewGate("analyze", admission.Config{HighWatermark: 256, Policy: admission.PolicyStatic,
@@ -31,7 +30,8 @@ func BenchmarkRefusalPath(b *testing.B) {
 	sluice := benchApp(b, gate, reg)
 	// The same refusal from a gate that books retry reservations: warm on a fake clock at a
 	// rate high enough that the benchmark's refusals never fill a second.
-	tokSrc := &fakeLoad{load: batcher.Load{Workers: 1, Running: 1, QueueSize: 256, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}}
+	tokSrc := newFakeLoad(256)
+	tokSrc.load.Running = 1
 	fake := clock.NewFake(time.Unix(0, 0))
 	tokGate, err := admission.NewGate("analyze", admission.Config{HighWatermark: 256, Policy: admission.PolicyStatic,
 		StaticRetryAfter: time.Second, RetryReserve: 1}, tokSrc, fake, admission.NewMetrics(prometheus.NewRegistry()))
@@ -79,13 +79,19 @@ func BenchmarkRefusalPath(b *testing.B) {
 
 // benchApp is the whole Sluice handler chain with fake models, /analyze behind gate.
 func benchApp(b *testing.B, gate *admission.Gate, reg *prometheus.Registry) *fiber.App {
-	return New(Options{
+	app, err := New(Options{
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: NewMetrics(reg), Gatherer: reg,
-		Clock:   clock.Real(),
-		Analyze: Endpoint{Queue: "analyze", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}}, Gate: gate},
-		PII: Endpoint{Queue: "pii_extract", Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}},
-			Gate: newTestGate(b, "pii_extract", &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 256}}, time.Second)},
-		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000}, RequestTimeout: time.Second,
-		Ready: func() bool { return true },
+		Clock: clock.Real(),
+		Routes: []Route{
+			Analyze(Endpoint{Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}}, Gate: gate}),
+			PIIExtract(Endpoint{Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}},
+				Gate: newTestGate(b, "pii_extract", newFakeLoad(256), time.Second)}),
+		},
+		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000, RequestTimeout: time.Second},
+		Ready:  func() bool { return true },
 	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return app
 }

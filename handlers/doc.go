@@ -3,9 +3,18 @@
 //
 // It owns what is HTTP-shaped and nothing else: request ids, strict JSON parsing and
 // validation with OpenMed's error envelope, size limits, per-request deadlines, health and
-// readiness, Prometheus request metrics and one JSON access-log line per request. The work
-// itself goes through small interfaces (Extractor) so the handlers can be tested with a fake
-// and, in integration tests, with the real batcher and ONNX Runtime behind them.
+// readiness, Prometheus request metrics and one JSON access-log line per request.
+//
+// Every endpoint that runs a model is a Route: its path, the admission.Gate that admits its
+// requests before their bodies are read, the models it serves, and the work of one admitted
+// request. Route constructors (Analyze, PIIExtract) take the work through small interfaces
+// (Extractor), so the handlers are tested with fakes and, in integration tests, with the real
+// batcher and ONNX Runtime behind them. Options.Routes is the one table of routes: the router,
+// 404/405, /models/loaded, the metrics' route label and the access log read it. Errors from
+// the work are answered the same way on every route: the Queue's refusals (admission's
+// ErrQueueFull, ErrExpired) as 503 backpressure with a computed Retry-After, ErrClosed as 503
+// not_ready, the deadline as 504, a departed client as 499 (counted, never read), anything
+// else as a 500 that says nothing of the request.
 //
 // No handler ever echoes request text: error messages name fields, sizes and limits, and the
 // access log records ids, status, outcome and timings only.

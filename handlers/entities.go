@@ -3,43 +3,75 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice-serving/sluice/admission"
-	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/extract"
-	"github.com/sluice-serving/sluice/handlers/connwatch"
 )
 
-// errClientGone marks work abandoned because the client disconnected.
-var errClientGone = errors.New("client disconnected")
-
-// Extractor finds entities in text with one model; extract.Classifier is the real one.
+// Extractor finds entities in text with one model; extract.Classifier is the real one. Its
+// errors wrap admission's (ErrQueueFull, ErrExpired, ErrClosed) and context's when the work
+// was refused, expired or abandoned.
 type Extractor interface {
-	Extract(ctx context.Context, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error)
+	Extract(ctx context.Context, p admission.Priority, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error)
 	Name() string
 	MaxLength() int
-	Depth() (waiting, running int)
 }
 
 // Endpoint is what one entity route serves.
 type Endpoint struct {
-	// Queue names the endpoint's queue in error details and metrics ("analyze", "pii_extract").
-	Queue string
 	// Default is the model used, and the model_name reported, when a request names none.
 	Default string
 	// Models maps every accepted model_name (names and aliases) to its extractor.
 	Models map[string]Extractor
 	// Gate is the endpoint's admission control (required): it refuses before the body is
-	// parsed and turns the batcher's refusals into answers with a computed Retry-After.
+	// parsed and turns the Queue's refusals into answers with a computed Retry-After.
 	Gate *admission.Gate
+}
+
+// Analyze is POST /analyze: clinical entities, in OpenMed's request and response shape.
+func Analyze(ep Endpoint) Route {
+	return entityRoute("/analyze", ep, func(s *server) parseFunc { return s.parseAnalyze })
+}
+
+// PIIExtract is POST /pii/extract: PII/PHI entities, in OpenMed's request and response shape.
+func PIIExtract(ep Endpoint) Route {
+	return entityRoute("/pii/extract", ep, func(s *server) parseFunc { return s.parsePII })
+}
+
+// parseFunc reads one entity route's body.
+type parseFunc func(body []byte, errs *fieldErrors) (parsedRequest, *apiError)
+
+func entityRoute(path string, ep Endpoint, parser func(*server) parseFunc) Route {
+	return Route{
+		Path:   path,
+		Gate:   ep.Gate,
+		Models: ep.models(),
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
+			return s.serveEntities(c, x, &ep, parser(s))
+		},
+	}
+}
+
+// models is the endpoint's default model with every other name that maps to it.
+func (e *Endpoint) models() []ModelInfo {
+	ex, ok := e.Models[e.Default]
+	if !ok {
+		return nil
+	}
+	info := ModelInfo{Name: ex.Name(), MaxLength: ex.MaxLength()}
+	for name, other := range e.Models {
+		if other == ex && name != e.Default {
+			info.Aliases = append(info.Aliases, name)
+		}
+	}
+	sort.Strings(info.Aliases)
+	return []ModelInfo{info}
 }
 
 type analyzeRequest struct {
@@ -83,14 +115,14 @@ type extractResponse struct {
 	Metadata       map[string]any `json:"metadata"`
 }
 
-// requestStats are what the access log records of an entity request: sizes and timings only.
-type requestStats struct {
+// entityStats are what the access log records of an entity request: sizes and timings only.
+type entityStats struct {
 	model   string
 	stats   extract.Stats
 	results int
 }
 
-func (s *requestStats) attrs() []slog.Attr {
+func (s *entityStats) attrs() []slog.Attr {
 	return []slog.Attr{
 		slog.String("model", s.model),
 		slog.Int("tokens", s.stats.Tokens),
@@ -98,14 +130,6 @@ func (s *requestStats) attrs() []slog.Attr {
 		slog.Int("entities", s.results),
 		slog.Float64("inference_ms", float64(s.stats.Inference.Microseconds())/1000),
 	}
-}
-
-func (s *server) analyze(c *fiber.Ctx) error {
-	return s.entityRoute(c, &s.opts.Analyze, s.parseAnalyze)
-}
-
-func (s *server) piiExtract(c *fiber.Ctx) error {
-	return s.entityRoute(c, &s.opts.PII, s.parsePII)
 }
 
 // parsedRequest is what both entity routes read from their body.
@@ -124,13 +148,9 @@ func (f *fieldErrors) add(e *FieldError) {
 	}
 }
 
-// entityRoute is the flow both entity routes share: admission before anything is read, then
-// the route's own parsing, the common text and model checks, and the extraction.
-func (s *server) entityRoute(c *fiber.Ctx, ep *Endpoint, parse func([]byte, *fieldErrors) (parsedRequest, *apiError)) error {
-	prio, err := s.admit(c, ep)
-	if err != nil {
-		return err
-	}
+// serveEntities is what both entity routes do once admitted: the route's own parsing, the
+// common text and model checks, and the extraction.
+func (s *server) serveEntities(c *fiber.Ctx, x *exchange, ep *Endpoint, parse parseFunc) error {
 	var errs fieldErrors
 	req, aerr := parse(c.Body(), &errs)
 	if aerr != nil {
@@ -143,7 +163,7 @@ func (s *server) entityRoute(c *fiber.Ctx, ep *Endpoint, parse func([]byte, *fie
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}
-	return s.runExtract(c, ep, prio, ex, reported, text, req.opts)
+	return s.runExtract(c, x, ex, reported, text, req.opts)
 }
 
 func (s *server) parseAnalyze(body []byte, errs *fieldErrors) (parsedRequest, *apiError) {
@@ -212,32 +232,15 @@ func (e *Endpoint) resolve(name *string) (Extractor, string, *FieldError) {
 		Message: "Value error, model_name is not a loaded model; loaded: " + strings.Join(known, ", ")}
 }
 
-func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, prio admission.Priority, ex Extractor, reported, text string, opts entities.Options) error {
-	ctx := c.UserContext()
-	if s.opts.Watcher != nil {
-		// fasthttp never tells a handler that its client left; the watcher does, so a queued
-		// request is dropped before it is computed.
-		var stop func()
-		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
-		defer stop()
-	}
-	ctx, cancel := context.WithTimeout(batcher.WithPriority(ctx, prio), s.opts.RequestTimeout)
-	defer cancel()
+func (s *server) runExtract(c *fiber.Ctx, x *exchange, ex Extractor, reported, text string, opts entities.Options) error {
+	ctx, done := s.workContext(c)
+	defer done()
 	start := s.opts.Clock.Now()
-	ents, st, err := ex.Extract(ctx, text, opts)
+	ents, st, err := ex.Extract(ctx, x.prio, text, opts)
 	elapsed := s.opts.Clock.Now().Sub(start)
-	c.Locals(localStats, &requestStats{model: ex.Name(), stats: st, results: len(ents)})
+	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {
-		if ref, ok := ep.Gate.Refuse(prio, err); ok {
-			return s.writeRefusal(c, ref)
-		}
-		if errors.Is(err, context.Canceled) {
-			s.countAborted(ctx, ep, err)
-		}
-		if errors.Is(context.Cause(ctx), connwatch.ErrClientGone) {
-			err = errClientGone
-		}
-		return s.extractError(err)
+		return s.workError(c, x, ctx, err)
 	}
 	spans := entities.CodePointSpans(text, ents)
 	out := extractResponse{
@@ -261,28 +264,6 @@ func (s *server) runExtract(c *fiber.Ctx, ep *Endpoint, prio admission.Priority,
 	}
 	c.Locals(localOutcome, OutcomeServed)
 	return c.JSON(out)
-}
-
-func (s *server) extractError(err error) *apiError {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		secs := s.opts.RequestTimeout.Seconds()
-		return &apiError{Status: fiber.StatusGatewayTimeout, Code: CodeTimeout, Outcome: OutcomeTimedOut,
-			Message: "Request exceeded configured timeout of " + strconv.FormatFloat(secs, 'g', -1, 64) + " seconds",
-			Details: map[string]any{"timeout_seconds": secs}}
-	case errors.Is(err, errClientGone), errors.Is(err, context.Canceled):
-		// The client has gone; nobody reads this answer, but the outcome must be counted.
-		return &apiError{Status: 499, Code: "client_closed_request", Outcome: OutcomeAborted,
-			Message: "Client closed the request"}
-	case errors.Is(err, batcher.ErrClosed):
-		return &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeNotReady, Outcome: OutcomeRefused,
-			Message: "Service is shutting down and not accepting new requests",
-			Details: map[string]string{"reason": "shutting_down"},
-			Headers: map[string]string{fiber.HeaderRetryAfter: "1"}}
-	default:
-		return &apiError{Status: fiber.StatusInternalServerError, Code: CodeInternal, Outcome: OutcomeFailed,
-			Message: "Internal server error"}
-	}
 }
 
 // parseStrategy reads aggregation_strategy: absent means OpenMed's default "simple"; an

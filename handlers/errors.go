@@ -7,13 +7,12 @@ import (
 // Error codes are part of the API: clients switch on them, so they never change meaning. They
 // are OpenMed's, so its clients keep working.
 const (
-	CodeValidation   = "validation_error"
-	CodeBadRequest   = "bad_request"
-	CodeTooLarge     = "request_size_exceeded"
-	CodeBackpressure = "backpressure"
-	CodeNotReady     = "not_ready"
-	CodeTimeout      = "timeout"
-	CodeInternal     = "internal_error"
+	CodeValidation = "validation_error"
+	CodeBadRequest = "bad_request"
+	CodeTooLarge   = "request_size_exceeded"
+	CodeNotReady   = "not_ready"
+	CodeTimeout    = "timeout"
+	CodeInternal   = "internal_error"
 )
 
 // errorBody is the envelope every error response uses:

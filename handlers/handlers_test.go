@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,7 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/extract"
@@ -34,13 +35,12 @@ type fakeExtractor struct {
 	calls    int
 	name     string
 	maxLen   int
-	waiting  int
 	blocking chan struct{}
 	// panicWith makes Extract panic with this value, as a bug would.
 	panicWith string
 }
 
-func (f *fakeExtractor) Extract(ctx context.Context, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
+func (f *fakeExtractor) Extract(ctx context.Context, p admission.Priority, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
@@ -69,9 +69,8 @@ func (f *fakeExtractor) Extract(ctx context.Context, text string, opts entities.
 	}
 	return ents, extract.Stats{Tokens: 3, Windows: 1}, nil
 }
-func (f *fakeExtractor) Name() string                  { return f.name }
-func (f *fakeExtractor) MaxLength() int                { return f.maxLen }
-func (f *fakeExtractor) Depth() (waiting, running int) { return f.waiting, 0 }
+func (f *fakeExtractor) Name() string   { return f.name }
+func (f *fakeExtractor) MaxLength() int { return f.maxLen }
 
 // set changes the fake under its lock; the handler runs on another goroutine.
 func (f *fakeExtractor) set(fn func(*fakeExtractor)) {
@@ -103,35 +102,50 @@ type fixture struct {
 	ready                atomic.Bool
 }
 
-func newFixture(t *testing.T, edit ...func(*Options)) *fixture {
+// fixtureOptions are the server's options with the two entity endpoints still apart, so that
+// a test can change an endpoint before its route is built.
+type fixtureOptions struct {
+	Options
+	analyze, pii Endpoint
+	// extra are routes registered after the entity routes.
+	extra []Route
+}
+
+func newFixture(t *testing.T, edit ...func(*fixtureOptions)) *fixture {
 	t.Helper()
 	f := &fixture{
 		analyze:     &fakeExtractor{name: "clinical-ner", maxLen: 128},
 		pii:         &fakeExtractor{name: "pii", maxLen: 128},
 		logs:        &syncBuffer{},
-		analyzeLoad: &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 16, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}},
-		piiLoad:     &fakeLoad{load: batcher.Load{Workers: 1, QueueSize: 16, MaxQueueWait: time.Second, Weights: [2]int{4, 1}}},
+		analyzeLoad: newFakeLoad(16),
+		piiLoad:     newFakeLoad(16),
 	}
 	f.ready.Store(true)
 	f.registry = prometheus.NewRegistry()
-	opts := Options{
-		Logger:   slog.New(slog.NewJSONHandler(f.logs, nil)),
-		Metrics:  NewMetrics(f.registry),
-		Gatherer: f.registry,
-		Clock:    clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
-		Analyze: Endpoint{Queue: "analyze", Default: "clinical-ner", Gate: newTestGate(t, "analyze", f.analyzeLoad, 2*time.Second),
+	opts := fixtureOptions{
+		Options: Options{
+			Logger:     slog.New(slog.NewJSONHandler(f.logs, nil)),
+			Metrics:    NewMetrics(f.registry),
+			Gatherer:   f.registry,
+			Clock:      clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
+			Limits:     Limits{MaxBodyBytes: 4096, MaxTextChars: 50, MaxTextBytes: 100, RequestTimeout: time.Minute},
+			RetryAfter: 3 * time.Second,
+			Ready:      f.ready.Load,
+			Version:    "test",
+		},
+		analyze: Endpoint{Default: "clinical-ner", Gate: newTestGate(t, "analyze", f.analyzeLoad, 2*time.Second),
 			Models: map[string]Extractor{"clinical-ner": f.analyze, "disease_detection_superclinical": f.analyze}},
-		PII: Endpoint{Queue: "pii_extract", Default: "pii", Gate: newTestGate(t, "pii_extract", f.piiLoad, time.Second),
+		pii: Endpoint{Default: "pii", Gate: newTestGate(t, "pii_extract", f.piiLoad, time.Second),
 			Models: map[string]Extractor{"pii": f.pii}},
-		Limits:         Limits{MaxBodyBytes: 4096, MaxTextChars: 50, MaxTextBytes: 100},
-		RequestTimeout: time.Minute,
-		Ready:          f.ready.Load,
-		Version:        "test",
 	}
 	for _, e := range edit {
 		e(&opts)
 	}
-	app := New(opts)
+	opts.Routes = append([]Route{Analyze(opts.analyze), PIIExtract(opts.pii)}, opts.extra...)
+	app, err := New(opts.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ln := newLocalListener(t)
 	go func() { _ = app.Listener(ln) }()
 	t.Cleanup(func() { _ = app.Shutdown() })
@@ -306,7 +320,7 @@ func TestBackpressureTimeoutAndInternalErrorsAreContentFree(t *testing.T) {
 	f := newFixture(t)
 	// The gate admits (8 waiting of a 16-request class) but the batcher then finds it full.
 	f.analyzeLoad.setWaiting(8)
-	f.analyze.set(func(e *fakeExtractor) { e.err = batcher.ErrQueueFull })
+	f.analyze.set(func(e *fakeExtractor) { e.err = fmt.Errorf("batcher: %w", admission.ErrQueueFull) })
 	r := f.do(t, "POST", "/analyze", `{"text":"Alice `+canary+`"}`)
 	if r.status != 503 || r.header.Get("Retry-After") != "2" {
 		t.Fatalf("status %d Retry-After %q: %s", r.status, r.header.Get("Retry-After"), r.raw)
@@ -394,8 +408,8 @@ func TestReadinessAndHealth(t *testing.T) {
 	f := newFixture(t)
 	f.ready.Store(false)
 	r := f.do(t, "GET", "/readyz", "")
-	if r.status != 503 || errorOf(t, r)["code"] != "not_ready" {
-		t.Fatalf("status %d: %s", r.status, r.raw)
+	if r.status != 503 || errorOf(t, r)["code"] != "not_ready" || r.header.Get("Retry-After") != "3" {
+		t.Fatalf("status %d, Retry-After %q (want the configured 3): %s", r.status, r.header.Get("Retry-After"), r.raw)
 	}
 	f.ready.Store(true)
 	if r = f.do(t, "GET", "/readyz", ""); r.status != 200 || r.body["status"] != "ready" {

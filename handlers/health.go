@@ -1,10 +1,6 @@
 package handlers
 
-import (
-	"sort"
-
-	"github.com/gofiber/fiber/v2"
-)
+import "github.com/gofiber/fiber/v2"
 
 const serviceName = "sluice"
 
@@ -19,10 +15,7 @@ func (s *server) livez(c *fiber.Ctx) error {
 
 func (s *server) readyz(c *fiber.Ctx) error {
 	if !s.opts.Ready() {
-		return &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeNotReady,
-			Message: "Models are still loading", Outcome: OutcomeRefused,
-			Details: map[string]string{"reason": "not_ready"},
-			Headers: map[string]string{fiber.HeaderRetryAfter: "1"}}
+		return s.notReady("Models are still loading", "not_ready")
 	}
 	return c.JSON(fiber.Map{"status": "ready", "service": serviceName})
 }
@@ -32,22 +25,12 @@ func (s *server) readyz(c *fiber.Ctx) error {
 func (s *server) modelsLoaded(c *fiber.Ctx) error {
 	models := fiber.Map{}
 	var warm []string
-	for _, ep := range []*Endpoint{&s.opts.Analyze, &s.opts.PII} {
-		ex, ok := ep.Models[ep.Default]
-		if !ok {
-			continue
+	for _, r := range s.opts.Routes {
+		for _, m := range r.Models {
+			models[m.Name] = fiber.Map{"resident": true, "queue": r.Gate.Queue(), "aliases": m.Aliases,
+				"max_length": m.MaxLength, "active_requests": r.Gate.Depth()}
+			warm = append(warm, m.Name)
 		}
-		var aliases []string
-		for name, other := range ep.Models {
-			if other == ex && name != ep.Default {
-				aliases = append(aliases, name)
-			}
-		}
-		sort.Strings(aliases)
-		waiting, running := ex.Depth()
-		models[ex.Name()] = fiber.Map{"resident": true, "queue": ep.Queue, "aliases": aliases,
-			"max_length": ex.MaxLength(), "active_requests": waiting + running}
-		warm = append(warm, ex.Name())
 	}
 	return c.JSON(fiber.Map{"default_keep_alive_seconds": nil, "max_resident_models": nil,
 		"warm_models": warm, "models": models})

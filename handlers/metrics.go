@@ -4,8 +4,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// End states of a request (DESIGN.md): every request that reaches a handler ends in exactly
-// one, and requestsTotal counts it.
+// End states of a request: every request that reaches a handler ends in exactly one, and
+// sluice_http_requests_total counts it (docs/ARCHITECTURE.md, "How a request ends").
 const (
 	OutcomeServed   = "served"
 	OutcomeRefused  = "refused"
@@ -38,9 +38,23 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"route", "status"}),
 	}
 	m.aborted = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sluice_requests_aborted_total",
-		Help: "Requests whose client left before the answer, by queue, where the request was (queued: never computed; running: result dropped) and how the client left.",
-	}, []string{"queue", "stage", "reason"})
+		Name: "sluice_http_requests_aborted_total",
+		Help: "Requests abandoned before their answer, by route and reason: client_closed or client_reset (the disconnect watcher saw the client leave), cancelled (the request's context ended otherwise). Where the work was when it stopped is the batcher's outcome (cancelled_queued, cancelled_running).",
+	}, []string{"route", "reason"})
 	reg.MustRegister(m.requests, m.duration, m.aborted)
 	return m
+}
+
+// abortReasons is the fixed label set of sluice_http_requests_aborted_total.
+var abortReasons = [...]string{"client_closed", "client_reset", "cancelled"}
+
+// attach creates a route's abort series at zero, so that a dashboard sees them before the
+// first abort. A nil *Metrics does nothing.
+func (m *Metrics) attach(route string) {
+	if m == nil {
+		return
+	}
+	for _, reason := range abortReasons {
+		m.aborted.WithLabelValues(route, reason)
+	}
 }

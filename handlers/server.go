@@ -25,12 +25,14 @@ type Options struct {
 	Gatherer prometheus.Gatherer // served on /metrics
 	Clock    clock.Clock
 
-	Analyze Endpoint // POST /analyze
-	PII     Endpoint // POST /pii/extract
+	// Routes are the endpoints that run models (Analyze, PIIExtract, ...), each registered
+	// for POST on its Path.
+	Routes []Route
 
 	Limits Limits
-	// RequestTimeout bounds the whole of a request's work; past it the client gets 504.
-	RequestTimeout time.Duration
+	// RetryAfter is sent with not_ready answers (models loading, shutting down), rounded up
+	// to whole seconds; 0 sends no header.
+	RetryAfter time.Duration
 	// Ready reports whether models are loaded and warmed; /readyz answers 503 until then.
 	Ready   func() bool
 	Version string
@@ -38,24 +40,93 @@ type Options struct {
 	Watcher *connwatch.Watcher
 }
 
-// Limits are the input bounds a request is validated against.
+// Limits bound what one request may ask of the server.
 type Limits struct {
 	MaxBodyBytes int
 	MaxTextChars int
 	MaxTextBytes int
+	// RequestTimeout bounds the whole of a request's work; past it the client gets 504.
+	RequestTimeout time.Duration
 }
+
+// Validate reports every limit that is out of range: the result joins one *ConfigError per bad
+// field (named "Limits.<field>").
+func (l Limits) Validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"MaxBodyBytes", l.MaxBodyBytes}, {"MaxTextChars", l.MaxTextChars}, {"MaxTextBytes", l.MaxTextBytes}} {
+		if f.v < 1 {
+			errs = append(errs, &ConfigError{Field: "Limits." + f.name, Problem: fmt.Sprintf("must be at least 1, got %d", f.v)})
+		}
+	}
+	if l.RequestTimeout <= 0 {
+		errs = append(errs, &ConfigError{Field: "Limits.RequestTimeout", Problem: fmt.Sprintf("must be positive, got %s", l.RequestTimeout)})
+	}
+	return errors.Join(errs...)
+}
+
+// probes are the routes every server has besides Options.Routes.
+var probes = [...]string{"/health", "/livez", "/readyz", "/models/loaded", "/metrics"}
+
+// validate reports every option that is missing or out of range: one *ConfigError per field.
+func (o Options) validate() error {
+	var errs []error
+	if err := o.Limits.Validate(); err != nil {
+		errs = append(errs, err.(interface{ Unwrap() []error }).Unwrap()...)
+	}
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf(format, args...)})
+	}
+	if o.RetryAfter < 0 {
+		bad("RetryAfter", "must not be negative (0: no header), got %s", o.RetryAfter)
+	}
+	if o.Logger == nil || o.Clock == nil || o.Gatherer == nil || o.Ready == nil {
+		bad("Logger, Clock, Gatherer, Ready", "are required")
+	}
+	seen := map[string]bool{}
+	for _, p := range probes {
+		seen[p] = true
+	}
+	for i, r := range o.Routes {
+		switch {
+		case r.serve == nil || r.Gate == nil:
+			bad(fmt.Sprintf("Routes[%d]", i), "must come from a route constructor and have a Gate")
+		case seen[r.Path]:
+			bad(fmt.Sprintf("Routes[%d]", i), "path %q is already taken", r.Path)
+		}
+		seen[r.Path] = true
+	}
+	return errors.Join(errs...)
+}
+
+// ConfigError is one Options field that is missing or out of range. Problem says what is
+// wrong and with which value, without the field's name, so a caller that maps fields to its
+// own setting names (environment variables) can put its name in front.
+type ConfigError struct {
+	Field   string
+	Problem string
+}
+
+func (e *ConfigError) Error() string { return "handlers: " + e.Field + " " + e.Problem }
 
 type server struct {
 	opts Options
+	// known maps every route path to itself, for telling a wrong method from an unknown path.
+	known map[string]string
 	// piiDefaults is built once: entities.PIIOptions compiles and copies the pattern list.
 	piiDefaults entities.Options
 	// refusalBufs holds *[]byte scratch space for refusal bodies.
 	refusalBufs sync.Pool
 }
 
-// New builds the fiber app with every route.
-func New(opts Options) *fiber.App {
-	s := &server{opts: opts, piiDefaults: entities.PIIOptions()}
+// New checks opts and builds the fiber app with the probes, /metrics and every route.
+func New(opts Options) (*fiber.App, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	s := &server{opts: opts, known: map[string]string{}, piiDefaults: entities.PIIOptions()}
 	s.refusalBufs.New = func() any { b := make([]byte, 0, 512); return &b }
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice",
@@ -78,9 +149,16 @@ func New(opts Options) *fiber.App {
 		metrics(c.Context())
 		return nil
 	})
-	app.Post("/analyze", s.analyze)
-	app.Post("/pii/extract", s.piiExtract)
-	return app
+	for _, p := range probes {
+		s.known[p] = p
+	}
+	for i := range s.opts.Routes {
+		r := &s.opts.Routes[i]
+		app.Post(r.Path, s.handle(r))
+		s.known[r.Path] = r.Path
+		opts.Metrics.attach(r.Path)
+	}
+	return app, nil
 }
 
 // observe assigns the request id, then after the handler records metrics and the access log.
@@ -101,8 +179,13 @@ func (s *server) observe(c *fiber.Ctx) error {
 		}
 	}
 	route := c.Route().Path
-	if c.Response().StatusCode() == fiber.StatusNotFound && !knownRoute(route) {
+	if st := c.Response().StatusCode(); st == fiber.StatusNotFound || st == fiber.StatusMethodNotAllowed {
+		// No route matched: label a known path by itself (a wrong method), anything else
+		// as "unmatched", so that no client-chosen path becomes a label.
 		route = "unmatched"
+		if known, ok := s.known[c.Path()]; ok {
+			route = known // the table's string: c.Path() points into a buffer fasthttp reuses
+		}
 	}
 	s.record(c, id, route, s.opts.Clock.Now().Sub(start))
 	return nil
@@ -134,11 +217,15 @@ func (s *server) record(c *fiber.Ctx, id, route string, elapsed time.Duration) {
 	if elapsed < 0 {
 		attrs = attrs[:len(attrs)-1] // cut, not appended: appending would allocate on every refusal
 	}
-	if st, ok := c.Locals(localStats).(*requestStats); ok {
+	if st, ok := c.Locals(localStats).(logStats); ok {
 		attrs = append(attrs, st.attrs()...)
 	}
 	s.opts.Logger.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
 }
+
+// logStats is what a route leaves in localStats for its access-log line: sizes and timings,
+// never content.
+type logStats interface{ attrs() []slog.Attr }
 
 // next runs the rest of the chain and turns a panic into a 500: a bug in one request must not
 // take the process down. Only the panic's type is logged; its value may hold request content.
@@ -152,14 +239,6 @@ func (s *server) next(c *fiber.Ctx) (err error) {
 		}
 	}()
 	return c.Next()
-}
-
-func knownRoute(route string) bool {
-	switch route {
-	case "/health", "/livez", "/readyz", "/models/loaded", "/metrics", "/analyze", "/pii/extract":
-		return true
-	}
-	return false
 }
 
 func outcomeForStatus(status int) string {

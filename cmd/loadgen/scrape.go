@@ -22,13 +22,11 @@ import (
 // that a family added later shows up in the JSON list and can be plotted without re-running.
 const (
 	famAdmissionDepth    = "sluice_admission_queue_depth"
-	famAdmissionShedding = "sluice_admission_queue_shedding"
+	famAdmissionShedding = "sluice_admission_shedding"
 	famAdmissionShed     = "sluice_admission_shed_total"
-	famBatchDepth        = "sluice_batch_queue_depth"
-	famBatchShed         = "sluice_batch_shed_total"
 	famBatcherDepth      = "sluice_batcher_queue_depth"
 	famBatcherRunning    = "sluice_batcher_running_requests"
-	famRetryAfter        = "sluice_retry_after_seconds"
+	famRetryAfter        = "sluice_admission_retry_after_seconds"
 )
 
 // maxMetricsBody bounds one scrape; a Sluice exposition is a few tens of kilobytes.

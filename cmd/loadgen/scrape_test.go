@@ -19,11 +19,11 @@ sluice_admission_queue_depth{queue="analyze"} 3
 sluice_admission_queue_depth{queue="pii"} 0
 # TYPE sluice_admission_shed_total counter
 sluice_admission_shed_total{queue="analyze",reason="saturated"} 12
-# TYPE sluice_retry_after_seconds histogram
-sluice_retry_after_seconds_bucket{le="1"} 4
-sluice_retry_after_seconds_bucket{le="+Inf"} 6
-sluice_retry_after_seconds_sum 9
-sluice_retry_after_seconds_count 6
+# TYPE sluice_admission_retry_after_seconds histogram
+sluice_admission_retry_after_seconds_bucket{le="1"} 4
+sluice_admission_retry_after_seconds_bucket{le="+Inf"} 6
+sluice_admission_retry_after_seconds_sum 9
+sluice_admission_retry_after_seconds_count 6
 # TYPE sluice_http_request_duration_seconds histogram
 sluice_http_request_duration_seconds_bucket{le="+Inf"} 1
 sluice_http_request_duration_seconds_sum 0.1
@@ -45,8 +45,8 @@ func TestParseMetricsKeepsSluiceGaugesCountersAndRetryAfter(t *testing.T) {
 		`sluice_admission_queue_depth{queue="analyze"}`:                   3,
 		`sluice_admission_queue_depth{queue="pii"}`:                       0,
 		`sluice_admission_shed_total{queue="analyze",reason="saturated"}`: 12,
-		`sluice_retry_after_seconds_count{}`:                              6,
-		`sluice_retry_after_seconds_sum{}`:                                9,
+		`sluice_admission_retry_after_seconds_count{}`:                    6,
+		`sluice_admission_retry_after_seconds_sum{}`:                      9,
 	}
 	if len(got) != len(want) {
 		t.Errorf("samples %v, want %v", got, want)
@@ -56,7 +56,7 @@ func TestParseMetricsKeepsSluiceGaugesCountersAndRetryAfter(t *testing.T) {
 			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
 		}
 	}
-	if strings.Join(fams, " ") != "sluice_admission_queue_depth sluice_admission_shed_total sluice_retry_after_seconds" {
+	if strings.Join(fams, " ") != "sluice_admission_queue_depth sluice_admission_retry_after_seconds sluice_admission_shed_total" {
 		t.Errorf("families %v", fams)
 	}
 	if _, _, err := ParseMetrics(strings.NewReader("sluice_x{ 1\n")); err == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -10,6 +11,10 @@ import (
 	"github.com/caarlos0/env/v10"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/handlers"
 )
 
 // Config is everything the server reads from its environment. Every field has a SLUICE_
@@ -69,8 +74,10 @@ var openMedAliases = map[string]string{
 	"SLUICE_BATCH_LOW_WATERMARK":     "OPENMED_SERVICE_BATCH_LOW_WATERMARK",
 }
 
-// LoadConfig parses environ (os.Environ() format). The error names every bad variable, one per
-// line, so an operator fixes them all in one go.
+// LoadConfig parses environ (os.Environ() format) and checks every setting: the variables this
+// command owns itself, and, through the packages' own Validate, the settings each package
+// takes. The error names every bad variable, one per line, so an operator fixes them all in
+// one go.
 func LoadConfig(environ []string) (Config, error) {
 	vars := make(map[string]string, len(environ))
 	for _, kv := range environ {
@@ -87,90 +94,182 @@ func LoadConfig(environ []string) (Config, error) {
 		}
 	}
 	var cfg Config
-	var problems []string
+	problems := map[string]string{} // variable -> the line that reports it
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars, Prefix: "SLUICE_"}); err != nil {
 		var agg env.AggregateError
+		errs := []error{err}
 		if errors.As(err, &agg) {
-			for _, e := range agg.Errors {
-				problems = append(problems, e.Error())
+			errs = agg.Errors
+		}
+		for _, e := range errs {
+			name, line := e.Error(), e.Error()
+			var pe env.ParseError
+			if errors.As(e, &pe) {
+				name = variableOf(pe.Name)
+				line = fmt.Sprintf("%s is not a valid %s (%v)", name, pe.Type, pe.Err)
 			}
-		} else {
-			problems = append(problems, err.Error())
+			problems[name] = line
 		}
 	}
-	problems = append(problems, cfg.validate()...)
+	for _, p := range cfg.check() {
+		if _, seen := problems[p.variable]; !seen {
+			problems[p.variable] = p.variable + " " + p.problem
+		}
+	}
 	if len(problems) > 0 {
-		sort.Strings(problems)
-		return cfg, fmt.Errorf("invalid configuration:\n  %s", strings.Join(problems, "\n  "))
+		lines := make([]string, 0, len(problems))
+		for _, line := range problems {
+			lines = append(lines, line)
+		}
+		sort.Strings(lines)
+		return cfg, fmt.Errorf("invalid configuration:\n  %s", strings.Join(lines, "\n  "))
 	}
 	return cfg, nil
 }
 
-func (c Config) validate() []string {
-	var p []string
-	positive := func(name string, v int) {
-		if v <= 0 {
-			p = append(p, fmt.Sprintf("SLUICE_%s must be > 0 (got %d)", name, v))
+// variableOf names the variable that sets the Config field called field.
+func variableOf(field string) string {
+	if f, ok := reflect.TypeFor[Config]().FieldByName(field); ok {
+		if tag := f.Tag.Get("env"); tag != "" {
+			return "SLUICE_" + tag
 		}
 	}
-	positive("BATCH_MAX_SIZE", c.BatchMaxSize)
-	positive("BATCH_MAX_QUEUE_SIZE", c.BatchMaxQueueSize)
-	positive("BATCH_MAX_PADDED_TOKENS", c.BatchMaxTokens)
-	positive("BATCH_WORKERS", c.BatchWorkers)
-	positive("MAX_TEXT_CHARS", c.MaxTextChars)
-	positive("MAX_BODY_BYTES", c.MaxBodyBytes)
-	positive("MAX_TEXT_BYTES", c.MaxTextBytes)
-	positive("REQUEST_TIMEOUT_MS", c.RequestTimeoutMS)
-	positive("SHUTDOWN_TIMEOUT_S", c.ShutdownTimeoutSec)
-	if c.BatchMaxWaitMS < 0 {
-		p = append(p, fmt.Sprintf("SLUICE_BATCH_MAX_WAIT_MS must be >= 0 (got %d)", c.BatchMaxWaitMS))
+	return field
+}
+
+// problem is one bad setting, named by its environment variable.
+type problem struct{ variable, problem string }
+
+// check collects the problems of every setting: this command's own rules, then each package's
+// Validate over the configuration built from the environment, with the package's field names
+// turned into the variables that set them. A variable is reported once, with its first
+// problem.
+func (c Config) check() []problem {
+	var out []problem
+	own := func(name, format string, args ...any) {
+		out = append(out, problem{"SLUICE_" + name, fmt.Sprintf(format, args...)})
 	}
-	for name, v := range map[string]int{"BATCH_MAX_QUEUE_WAIT_MS": c.BatchMaxQueueWaitMS,
-		"BATCH_HIGH_WATERMARK": c.HighWatermark, "BATCH_LOW_WATERMARK": c.LowWatermark,
-		"BATCH_MAX_BULK_WORKERS": c.MaxBulkWorkers, "RETRY_AFTER_S": c.RetryAfterS} {
-		if v < 0 {
-			p = append(p, fmt.Sprintf("SLUICE_%s must be >= 0 (got %d)", name, v))
-		}
-	}
-	positive("BATCH_INTERACTIVE_WEIGHT", c.InteractiveWeight)
-	positive("BATCH_BULK_WEIGHT", c.BulkWeight)
-	if high := c.highWatermark(); c.LowWatermark > 0 && c.LowWatermark >= high {
-		p = append(p, fmt.Sprintf("SLUICE_BATCH_LOW_WATERMARK (%d) must be below the high watermark (%d)", c.LowWatermark, high))
-	}
-	if c.RetryAfterS > 60 {
-		p = append(p, fmt.Sprintf("SLUICE_RETRY_AFTER_S must be at most 60 (got %d)", c.RetryAfterS))
-	}
-	if !(c.RetryReserve >= 0 && c.RetryReserve <= 1) {
-		p = append(p, fmt.Sprintf("SLUICE_RETRY_RESERVE must be between 0 (off) and 1 (got %v)", c.RetryReserve))
-	}
-	if _, err := admission.ParsePolicy(c.RetryAfterPolicy); err != nil {
-		p = append(p, fmt.Sprintf("SLUICE_RETRY_AFTER_POLICY must be static or drain_rate (got %q)", c.RetryAfterPolicy))
-	}
-	if c.WindowStride < 0 {
-		p = append(p, fmt.Sprintf("SLUICE_WINDOW_STRIDE must be >= 0 (got %d)", c.WindowStride))
-	}
-	if c.IntraThreads < 0 || c.InterThreads < 0 {
-		p = append(p, "SLUICE_INTRA_OP_THREADS and SLUICE_INTER_OP_THREADS must be >= 0 (0: ONNX Runtime's default)")
-	}
-	switch c.Device {
-	case "cpu", "cuda", "auto":
-	default:
-		p = append(p, fmt.Sprintf("SLUICE_DEVICE must be cpu, cuda or auto (got %q)", c.Device))
+	if c.ShutdownTimeoutSec <= 0 {
+		own("SHUTDOWN_TIMEOUT_S", "must be > 0 (got %d)", c.ShutdownTimeoutSec)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		p = append(p, fmt.Sprintf("SLUICE_LOG_LEVEL must be debug, info, warn or error (got %q)", c.LogLevel))
+		own("LOG_LEVEL", "must be debug, info, warn or error (got %q)", c.LogLevel)
 	}
-	return p
+	for _, err := range []error{c.batcher().Validate(), c.gate().Validate(), c.runtime().Validate(), c.limits().Validate()} {
+		out = append(out, packageProblems(err)...)
+	}
+	return out
 }
 
-// highWatermark applies OpenMed's default: the max queue size.
-func (c Config) highWatermark() int {
-	if c.HighWatermark > 0 {
-		return c.HighWatermark
+// packageProblems turns the ConfigErrors a package's Validate joined into problems named by
+// the variables that set the fields.
+func packageProblems(err error) []problem {
+	if err == nil {
+		return nil
 	}
-	return c.BatchMaxQueueSize
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	out := make([]problem, 0, len(errs))
+	for _, e := range errs {
+		pkg, field, text := fieldOf(e)
+		name, ok := settingNames[pkg+"."+field]
+		if !ok {
+			name = pkg + "." + field // a field no variable sets: a wiring bug, still reported
+		}
+		out = append(out, problem{name, text})
+	}
+	return out
+}
+
+// fieldOf reads the package, field and problem of one package's ConfigError.
+func fieldOf(err error) (pkg, field, text string) {
+	var (
+		b *batcher.ConfigError
+		a *admission.ConfigError
+		e *engine.ConfigError
+		h *handlers.ConfigError
+		x *extract.ConfigError
+	)
+	switch {
+	case errors.As(err, &b):
+		return "batcher", b.Field, b.Problem
+	case errors.As(err, &a):
+		return "admission", a.Field, a.Problem
+	case errors.As(err, &e):
+		return "engine", e.Field, e.Problem
+	case errors.As(err, &h):
+		return "handlers", h.Field, h.Problem
+	case errors.As(err, &x):
+		return "extract", x.Field, x.Problem
+	}
+	return "?", "?", err.Error()
+}
+
+// settingNames maps each package's configuration field to the variable that sets it.
+var settingNames = map[string]string{
+	"batcher.MaxBatchSize":           "SLUICE_BATCH_MAX_SIZE",
+	"batcher.MaxWait":                "SLUICE_BATCH_MAX_WAIT_MS",
+	"batcher.MaxPaddedTokens":        "SLUICE_BATCH_MAX_PADDED_TOKENS",
+	"batcher.QueueSize":              "SLUICE_BATCH_MAX_QUEUE_SIZE",
+	"batcher.Workers":                "SLUICE_BATCH_WORKERS",
+	"batcher.MaxQueueWait":           "SLUICE_BATCH_MAX_QUEUE_WAIT_MS",
+	"batcher.Weights[interactive]":   "SLUICE_BATCH_INTERACTIVE_WEIGHT",
+	"batcher.Weights[bulk]":          "SLUICE_BATCH_BULK_WEIGHT",
+	"batcher.MaxBulkWorkers":         "SLUICE_BATCH_MAX_BULK_WORKERS",
+	"admission.HighWatermark":        "SLUICE_BATCH_HIGH_WATERMARK",
+	"admission.LowWatermark":         "SLUICE_BATCH_LOW_WATERMARK",
+	"admission.Policy":               "SLUICE_RETRY_AFTER_POLICY",
+	"admission.StaticRetryAfter":     "SLUICE_RETRY_AFTER_S",
+	"admission.RetryReserve":         "SLUICE_RETRY_RESERVE",
+	"engine.Device":                  "SLUICE_DEVICE",
+	"engine.IntraOpThreads":          "SLUICE_INTRA_OP_THREADS",
+	"engine.InterOpThreads":          "SLUICE_INTER_OP_THREADS",
+	"handlers.Limits.MaxBodyBytes":   "SLUICE_MAX_BODY_BYTES",
+	"handlers.Limits.MaxTextChars":   "SLUICE_MAX_TEXT_CHARS",
+	"handlers.Limits.MaxTextBytes":   "SLUICE_MAX_TEXT_BYTES",
+	"handlers.Limits.RequestTimeout": "SLUICE_REQUEST_TIMEOUT_MS",
+	"handlers.RetryAfter":            "SLUICE_RETRY_AFTER_S",
+	"extract.Stride":                 "SLUICE_WINDOW_STRIDE",
+}
+
+// The configurations of the packages, built from the environment. These are mappings only,
+// with the defaults that are this command's (OpenMed's meanings of 0); every range is
+// checked by the package that owns the setting.
+
+func (c Config) batcher() batcher.Config {
+	return batcher.Config{
+		MaxBatchSize: c.BatchMaxSize, MaxWait: ms(c.BatchMaxWaitMS), MaxPaddedTokens: c.BatchMaxTokens,
+		QueueSize: c.BatchMaxQueueSize, Workers: c.BatchWorkers, MaxQueueWait: c.maxQueueWait(),
+		Weights:        [admission.NumPriorities]int{admission.Interactive: c.InteractiveWeight, admission.Bulk: c.BulkWeight},
+		MaxBulkWorkers: c.MaxBulkWorkers,
+	}
+}
+
+func (c Config) gate() admission.Config {
+	high := c.HighWatermark
+	if high == 0 {
+		high = c.BatchMaxQueueSize // OpenMed's default: the max queue size
+	}
+	return admission.Config{HighWatermark: high, LowWatermark: c.LowWatermark,
+		Policy: admission.Policy(c.RetryAfterPolicy), StaticRetryAfter: c.retryAfter(), RetryReserve: c.RetryReserve}
+}
+
+func (c Config) runtime() engine.RuntimeOptions {
+	return engine.RuntimeOptions{LibraryPath: c.ORTLib, Device: engine.Device(c.Device),
+		IntraOpThreads: c.IntraThreads, InterOpThreads: c.InterThreads, NoSpinning: !c.ORTSpinning}
+}
+
+func (c Config) limits() handlers.Limits {
+	return handlers.Limits{MaxBodyBytes: c.MaxBodyBytes, MaxTextChars: c.MaxTextChars,
+		MaxTextBytes: c.MaxTextBytes, RequestTimeout: ms(c.RequestTimeoutMS)}
+}
+
+func (c Config) extract() extract.Config {
+	return extract.Config{Stride: c.WindowStride, Batch: c.batcher()}
 }
 
 // maxQueueWait maps 0 to the shortest wait there is, OpenMed's "serve only what dispatches
@@ -179,12 +278,9 @@ func (c Config) maxQueueWait() time.Duration {
 	if c.BatchMaxQueueWaitMS == 0 {
 		return time.Nanosecond
 	}
-	return time.Duration(c.BatchMaxQueueWaitMS) * time.Millisecond
+	return ms(c.BatchMaxQueueWaitMS)
 }
 
-func (c Config) batchMaxWait() time.Duration {
-	return time.Duration(c.BatchMaxWaitMS) * time.Millisecond
-}
-func (c Config) requestTimeout() time.Duration {
-	return time.Duration(c.RequestTimeoutMS) * time.Millisecond
-}
+func (c Config) retryAfter() time.Duration { return time.Duration(c.RetryAfterS) * time.Second }
+
+func ms(v int) time.Duration { return time.Duration(v) * time.Millisecond }

@@ -43,3 +43,42 @@ func TestConfigNamesEveryBadVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryPackageSettingNamesItsVariable: with every setting a package checks out of range,
+// each problem comes back once, named by the variable that sets it, never by a package's
+// field name.
+func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
+	cfg, err := LoadConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.BatchMaxSize, cfg.BatchMaxWaitMS, cfg.BatchMaxTokens, cfg.BatchMaxQueueSize = 0, -1, 0, 0
+	cfg.BatchWorkers, cfg.BatchMaxQueueWaitMS, cfg.InteractiveWeight, cfg.BulkWeight = 0, -1, -1, -1
+	cfg.MaxBulkWorkers, cfg.LowWatermark, cfg.RetryAfterPolicy, cfg.RetryAfterS = -1, -1, "router", 61
+	cfg.RetryReserve, cfg.Device, cfg.IntraThreads, cfg.InterThreads = 2, "tpu", -1, -1
+	cfg.MaxBodyBytes, cfg.MaxTextChars, cfg.MaxTextBytes, cfg.RequestTimeoutMS = 0, 0, 0, 0
+	cfg.ShutdownTimeoutSec, cfg.LogLevel = 0, "loud"
+	seen := map[string]int{}
+	for _, p := range cfg.check() {
+		seen[p.variable]++
+	}
+	want := []string{"BATCH_MAX_SIZE", "BATCH_MAX_WAIT_MS", "BATCH_MAX_PADDED_TOKENS", "BATCH_MAX_QUEUE_SIZE",
+		"BATCH_WORKERS", "BATCH_MAX_QUEUE_WAIT_MS", "BATCH_INTERACTIVE_WEIGHT", "BATCH_BULK_WEIGHT",
+		"BATCH_MAX_BULK_WORKERS", "BATCH_HIGH_WATERMARK", "BATCH_LOW_WATERMARK", "RETRY_AFTER_POLICY",
+		"RETRY_AFTER_S", "RETRY_RESERVE", "DEVICE", "INTRA_OP_THREADS", "INTER_OP_THREADS", "MAX_BODY_BYTES",
+		"MAX_TEXT_CHARS", "MAX_TEXT_BYTES", "REQUEST_TIMEOUT_MS", "SHUTDOWN_TIMEOUT_S", "LOG_LEVEL"}
+	for _, name := range want {
+		if seen["SLUICE_"+name] == 0 {
+			t.Errorf("SLUICE_%s not reported", name)
+		}
+		delete(seen, "SLUICE_"+name)
+	}
+	for name := range seen {
+		t.Errorf("reported %q, which is not a variable this test set", name)
+	}
+	for name := range settingNames {
+		if !strings.HasPrefix(settingNames[name], "SLUICE_") {
+			t.Errorf("%s maps to %q", name, settingNames[name])
+		}
+	}
+}

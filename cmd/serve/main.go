@@ -80,18 +80,12 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	device, err := engine.ParseDevice(cfg.Device)
-	if err != nil {
-		return nil, err
+	rtOpts := cfg.runtime()
+	rtOpts.Logger = logger
+	if rtOpts.LibraryPath == "" {
+		rtOpts.LibraryPath = engine.LibraryPath()
 	}
-	libPath := cfg.ORTLib
-	if libPath == "" {
-		libPath = engine.LibraryPath()
-	}
-	rt, err := engine.NewRuntime(engine.RuntimeOptions{
-		LibraryPath: libPath, Device: device, IntraOpThreads: cfg.IntraThreads,
-		InterOpThreads: cfg.InterThreads, NoSpinning: !cfg.ORTSpinning, Logger: logger,
-	})
+	rt, err := engine.NewRuntime(rtOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -100,21 +94,10 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		_ = rt.Close()
 		return nil, fmt.Errorf("client-disconnect watcher: %w", err)
 	}
+	reg.MustRegister(watcher.Collector())
 	s := &server{cfg: cfg, logger: logger, runtime: rt, watcher: watcher}
 	bm := batcher.NewMetrics(reg)
-	batchCfg := batcher.Config{
-		MaxBatchSize: cfg.BatchMaxSize, MaxWait: cfg.batchMaxWait(), MaxPaddedTokens: cfg.BatchMaxTokens,
-		QueueSize: cfg.BatchMaxQueueSize, Workers: cfg.BatchWorkers, MaxQueueWait: cfg.maxQueueWait(),
-		InteractiveWeight: cfg.InteractiveWeight, BulkWeight: cfg.BulkWeight, MaxBulkWorkers: cfg.MaxBulkWorkers,
-	}
 	am := admission.NewMetrics(reg)
-	policy, err := admission.ParsePolicy(cfg.RetryAfterPolicy)
-	if err != nil {
-		s.close()
-		return nil, err
-	}
-	gateCfg := admission.Config{HighWatermark: cfg.highWatermark(), LowWatermark: cfg.LowWatermark,
-		Policy: policy, StaticRetryAfter: time.Duration(cfg.RetryAfterS) * time.Second, RetryReserve: cfg.RetryReserve}
 	endpoint := func(queue, model string) (handlers.Endpoint, error) {
 		m, err := loadModel(cfg.ModelsDir, model)
 		if err != nil {
@@ -124,17 +107,16 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		if err != nil {
 			return handlers.Endpoint{}, err
 		}
-		cls, err := extract.New(queue, m, sess, extract.Config{Stride: cfg.WindowStride, Batch: batchCfg}, clk, bm)
+		cls, err := extract.New(queue, m, sess, cfg.extract(), clk, bm)
 		if err != nil {
 			return handlers.Endpoint{}, err
 		}
 		s.classifiers = append(s.classifiers, cls)
-		gate, err := admission.NewGate(queue, gateCfg, cls, clk, am)
+		gate, err := admission.NewGate(queue, cfg.gate(), cls.Queue(), clk, am)
 		if err != nil {
 			return handlers.Endpoint{}, err
 		}
-		ep := handlers.Endpoint{Queue: queue, Default: model, Models: map[string]handlers.Extractor{model: cls},
-			Gate: gate}
+		ep := handlers.Endpoint{Default: model, Models: map[string]handlers.Extractor{model: cls}, Gate: gate}
 		for alias, target := range cfg.ModelAliases {
 			if target == model {
 				ep.Models[alias] = cls
@@ -152,14 +134,17 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		s.close()
 		return nil, err
 	}
-	s.app = handlers.New(handlers.Options{
+	s.app, err = handlers.New(handlers.Options{
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: reg, Clock: clk,
-		Analyze: analyze, PII: pii,
-		Limits: handlers.Limits{MaxBodyBytes: cfg.MaxBodyBytes, MaxTextChars: cfg.MaxTextChars,
-			MaxTextBytes: cfg.MaxTextBytes},
-		RequestTimeout: cfg.requestTimeout(), Ready: s.ready.Load, Version: version,
+		Routes:     []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii)},
+		Limits:     cfg.limits(),
+		RetryAfter: cfg.retryAfter(), Ready: s.ready.Load, Version: version,
 		Watcher: watcher,
 	})
+	if err != nil {
+		s.close()
+		return nil, err
+	}
 	return s, nil
 }
 

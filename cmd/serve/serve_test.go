@@ -12,11 +12,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // These tests run the real binary's wiring: environment config, the embedded models, ONNX
@@ -349,7 +353,7 @@ func TestDisconnectedClientIsNeverComputed(t *testing.T) {
 	body := `{"text":"Patient Maria Gonzalez was seen today."}`
 	fmt.Fprintf(conn, "POST /pii/extract HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	// The request is queued once the batcher counts it as waiting.
-	srv.waitForMetric(t, `sluice_batcher_queue_depth{queue="pii_extract"} 1`)
+	srv.waitForMetric(t, `sluice_batcher_queue_depth{priority="interactive",queue="pii_extract"} 1`)
 	if err := conn.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +362,7 @@ func TestDisconnectedClientIsNeverComputed(t *testing.T) {
 		t.Fatalf("access line lacks the request's size: %s", line)
 	}
 	srv.waitForMetric(t, `sluice_batcher_requests_total{outcome="cancelled_queued",queue="pii_extract"} 1`)
-	srv.waitForMetric(t, `sluice_batcher_queue_depth{queue="pii_extract"} 0`)
+	srv.waitForMetric(t, `sluice_batcher_queue_depth{priority="interactive",queue="pii_extract"} 0`)
 }
 
 // TestRetryTokenAdmitsTheRetryWhileShedding drives the real server past a tiny high watermark
@@ -454,7 +458,7 @@ func TestShutdownFinishesInFlightWork(t *testing.T) {
 		resp.Body.Close()
 		answered <- resp.StatusCode
 	}()
-	srv.waitForMetric(t, `sluice_batcher_queue_depth{queue="pii_extract"} 1`)
+	srv.waitForMetric(t, `sluice_batcher_queue_depth{priority="interactive",queue="pii_extract"} 1`)
 	cancel() // what SIGTERM does in main
 	if status := <-answered; status != 200 {
 		t.Fatalf("in-flight request got %d during shutdown:\n%s", status, logs.String())
@@ -528,4 +532,73 @@ func containsAll(s string, parts []string) bool {
 		}
 	}
 	return true
+}
+
+// TestMetricsAreTheREADMETable: the sluice_ families the server exports are exactly those of
+// the README's metrics table, each with the type and labels the table gives.
+func TestMetricsAreTheREADMETable(t *testing.T) {
+	srv := startServer(t)
+	if status, _ := srv.post(t, "/analyze", map[string]any{"text": "Started metformin."}); status != 200 {
+		t.Fatalf("analyze: %d", status)
+	}
+	resp, err := http.Get(srv.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ kind, labels string }
+	got := map[string]row{}
+	for name, f := range fams {
+		if !strings.HasPrefix(name, "sluice_") {
+			continue
+		}
+		labels := map[string]bool{}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = true
+			}
+		}
+		names := make([]string, 0, len(labels))
+		for l := range labels {
+			names = append(names, l)
+		}
+		sort.Strings(names)
+		got[name] = row{strings.ToLower(f.GetType().String()), strings.Join(names, ",")}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]row{}
+	for _, line := range strings.Split(string(readme), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 5 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`sluice_") {
+			continue
+		}
+		var labels []string
+		for _, l := range strings.Split(cells[3], ",") {
+			if l = strings.Trim(strings.TrimSpace(l), "`"); l != "" {
+				labels = append(labels, l)
+			}
+		}
+		sort.Strings(labels)
+		want[strings.Trim(strings.TrimSpace(cells[1]), "`")] = row{strings.TrimSpace(cells[2]), strings.Join(labels, ",")}
+	}
+	for name, r := range got {
+		if w, ok := want[name]; !ok {
+			t.Errorf("%s (%s {%s}) is exported but not in the README's table", name, r.kind, r.labels)
+		} else if w != r {
+			t.Errorf("%s: exported as %s {%s}, the README says %s {%s}", name, r.kind, r.labels, w.kind, w.labels)
+		}
+	}
+	for name := range want {
+		if _, ok := got[name]; !ok {
+			t.Errorf("%s is in the README's table but not exported", name)
+		}
+	}
 }
