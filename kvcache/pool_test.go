@@ -1,0 +1,393 @@
+package kvcache
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// A small geometry: 2 layers, 2 heads of 3 dims, blocks of 4 tokens.
+func testConfig(blocks int) Config {
+	return Config{BlockTokens: 4, Blocks: blocks, Layers: 2, Heads: 2, HeadDim: 3, MaxSeqLen: 64}
+}
+
+func newTestPool(t testing.TB, blocks int) *Pool {
+	t.Helper()
+	p, err := NewPool(testConfig(blocks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// value is the key or value a model would compute for the token at pos after the tokens
+// before it: a function of the whole prefix, so a cached block is right only for the same one.
+func value(prefix []int64, pos, layer int, kind Kind, head, d int) float32 {
+	h := chainHash(uint64(pos*131+layer*17+int(kind)*7+head*3+d), prefix[:pos+1])
+	return float32(h%100000) / 100
+}
+
+// seq is the test's model of one sequence: the tokens it holds and its table.
+type seq struct {
+	ids []int64
+	t   *Table
+}
+
+// write fills positions [from, len(ids)) of s as a model step would: Scatter from a tensor,
+// then Append.
+func write(p *Pool, s *seq, ids []int64) {
+	from := s.t.Len()
+	n := len(ids) - from
+	src := Tensor{Batch: 1, Positions: n, Data: make([]float32, p.heads*n*p.dim)}
+	for layer := range p.layers {
+		for _, kind := range []Kind{Key, Value} {
+			for h := range p.heads {
+				for j := range n {
+					for d := range p.dim {
+						src.Data[(h*n+j)*p.dim+d] = value(ids, from+j, layer, kind, h, d)
+					}
+				}
+			}
+			p.Scatter(s.t, 0, 0, n, layer, kind, src)
+		}
+	}
+	p.Append(s.t, ids[from:])
+	s.ids = ids
+}
+
+// check verifies what s reads back through Gather: its own tokens' values, in its own order.
+func check(t *testing.T, p *Pool, s *seq, extra int) {
+	t.Helper()
+	n := s.t.Len()
+	if n != len(s.ids) {
+		t.Fatalf("table holds %d tokens, the sequence %d", n, len(s.ids))
+	}
+	positions := n + extra
+	dst := Tensor{Batch: 1, Positions: positions, Data: make([]float32, p.heads*positions*p.dim)}
+	for i := range dst.Data {
+		dst.Data[i] = -1 // Gather must overwrite the padding too
+	}
+	for layer := range p.layers {
+		for _, kind := range []Kind{Key, Value} {
+			p.Gather([]*Table{s.t}, layer, kind, dst)
+			for h := range p.heads {
+				for pos := range positions {
+					for d := range p.dim {
+						got := dst.Data[(h*positions+pos)*p.dim+d]
+						want := float32(0)
+						if pos >= extra {
+							want = value(s.ids, pos-extra, layer, kind, h, d)
+						}
+						if got != want {
+							t.Fatalf("layer %d kind %d head %d pos %d dim %d: %v, want %v", layer, kind, h, pos, d, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	for i, id := range s.ids {
+		b := s.t.blocks[i/p.bt]
+		if got := p.tokens[int(b)*p.bt+i%p.bt]; got != id {
+			t.Fatalf("token %d: the pool has %d, the sequence %d", i, got, id)
+		}
+	}
+}
+
+// invariants checks the pool's bookkeeping against the live tables.
+func invariants(t *testing.T, p *Pool, live []*seq) {
+	t.Helper()
+	holders := make([]int32, len(p.ref))
+	for _, s := range live {
+		for _, b := range s.t.blocks {
+			holders[b]++
+		}
+	}
+	inFree := make([]bool, len(p.ref))
+	for _, b := range p.free {
+		if inFree[b] {
+			t.Fatalf("block %d is on the free list twice", b)
+		}
+		inFree[b] = true
+	}
+	inLRU := make([]bool, len(p.ref))
+	n := 0
+	for b := p.lruHead; b != none; b = p.next[b] {
+		if inLRU[b] || n > len(p.ref) {
+			t.Fatal("the LRU has a cycle")
+		}
+		inLRU[b] = true
+		n++
+	}
+	used, cached := 0, 0
+	for b := range p.ref {
+		switch {
+		case p.ref[b] != holders[b]:
+			t.Fatalf("block %d: ref %d, held by %d tables", b, p.ref[b], holders[b])
+		case p.ref[b] > 0:
+			used++
+			if inFree[b] || inLRU[b] {
+				t.Fatalf("block %d is held and also free or cached", b)
+			}
+		case p.meta[b].registered:
+			cached++
+			if !inLRU[b] || inFree[b] {
+				t.Fatalf("cached block %d: in LRU %v, free %v", b, inLRU[b], inFree[b])
+			}
+		default:
+			if !inFree[b] {
+				t.Fatalf("block %d is neither held, cached nor free: leaked", b)
+			}
+		}
+		if p.meta[b].registered && p.index[p.meta[b].hash] != BlockID(b) {
+			t.Fatalf("registered block %d is not under its hash", b)
+		}
+	}
+	st := p.Stats()
+	if st.Used != used || st.Cached != cached || st.Free != len(p.free) || st.Free+st.Used+st.Cached != p.Blocks() {
+		t.Fatalf("stats %+v, counted used %d cached %d free %d", st, used, cached, len(p.free))
+	}
+	if len(p.index) != cached+countRegisteredHeld(p) {
+		t.Fatalf("index has %d entries for %d registered blocks", len(p.index), cached+countRegisteredHeld(p))
+	}
+}
+
+func countRegisteredHeld(p *Pool) int {
+	n := 0
+	for b := range p.ref {
+		if p.ref[b] > 0 && p.meta[b].registered {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRandomLifecyclesNeverLeakOrShareWrites drives random admissions (with shared prompt
+// prefixes), token appends, forks, finishes and aborts, with preemption when the pool runs
+// out, and checks after every operation that no block leaks or is freed twice, that the free
+// count is exact, and that every sequence reads back exactly its own tokens' keys and values.
+func TestRandomLifecyclesNeverLeakOrShareWrites(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		p := newTestPool(t, 6+rng.IntN(30))
+		bases := [][]int64{{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 3, 4, 9, 9, 9, 9, 9, 9}, {7, 7, 7, 7, 7, 7, 7, 7}}
+		var live []*seq
+		remove := func(i int) {
+			p.Release(live[i].t)
+			live = slices.Delete(live, i, i+1)
+		}
+		for step := range 400 {
+			switch op := rng.IntN(10); {
+			case op < 3: // admit a prompt that often shares a prefix with an earlier one
+				prompt := slices.Clone(bases[rng.IntN(len(bases))])
+				prompt = prompt[:1+rng.IntN(len(prompt))]
+				for range rng.IntN(6) {
+					prompt = append(prompt, int64(rng.IntN(4)))
+				}
+				s := &seq{t: p.NewTable()}
+				cached := p.Match(s.t, prompt)
+				if cached >= len(prompt) || cached%p.bt != 0 {
+					t.Fatalf("Match gave %d of %d tokens", cached, len(prompt))
+				}
+				s.ids = prompt[:cached]
+				if !p.Reserve(s.t, len(prompt)-cached) {
+					p.Release(s.t) // does not fit: not admitted
+					break
+				}
+				write(p, s, prompt)
+				live = append(live, s)
+			case op < 7 && len(live) > 0: // one decode step of a sequence
+				i := rng.IntN(len(live))
+				s := live[i]
+				if !p.Reserve(s.t, 1) {
+					remove(rng.IntN(len(live))) // preempt someone; the step is retried later
+					break
+				}
+				write(p, s, append(slices.Clone(s.ids), int64(rng.IntN(4))))
+			case op < 8 && len(live) > 0:
+				f := live[rng.IntN(len(live))]
+				live = append(live, &seq{ids: slices.Clone(f.ids), t: p.Fork(f.t)})
+			case len(live) > 0: // finish or abort
+				remove(rng.IntN(len(live)))
+			}
+			invariants(t, p, live)
+			for _, s := range live {
+				check(t, p, s, step%3)
+			}
+		}
+		for len(live) > 0 {
+			remove(0)
+		}
+		invariants(t, p, nil)
+		if st := p.Stats(); st.Used != 0 || st.Free+st.Cached != p.Blocks() {
+			t.Fatalf("seed %d: after every release: %+v", seed, st)
+		}
+	}
+}
+
+func TestPrefixCacheSharesFullBlocksOnly(t *testing.T) {
+	p := newTestPool(t, 16)
+	a := &seq{t: p.NewTable()}
+	prompt := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	if got := p.Match(a.t, prompt); got != 0 {
+		t.Fatalf("cold cache matched %d", got)
+	}
+	p.Reserve(a.t, len(prompt))
+	write(p, a, prompt)
+	b := &seq{t: p.NewTable()}
+	// Same first 8 tokens (two full blocks), then different.
+	other := []int64{1, 2, 3, 4, 5, 6, 7, 8, 42}
+	if got := p.Match(b.t, other); got != 8 {
+		t.Fatalf("matched %d tokens, want the two full blocks (8)", got)
+	}
+	if b.t.blocks[0] != a.t.blocks[0] || b.t.blocks[1] != a.t.blocks[1] {
+		t.Fatal("the matched blocks are not a's")
+	}
+	b.ids = other[:8]
+	p.Reserve(b.t, 1)
+	write(p, b, other)
+	check(t, p, a, 0)
+	check(t, p, b, 0)
+	// A prompt that is exactly the cached blocks still leaves its last token to compute.
+	c := &seq{t: p.NewTable()}
+	if got := p.Match(c.t, prompt[:8]); got != 4 {
+		t.Fatalf("matched %d tokens of an 8-token prompt, want 4", got)
+	}
+	st := p.Stats()
+	if st.Hits != 3 || st.Lookups != 4 {
+		t.Fatalf("stats %+v, want 3 hits of 4 lookups", st)
+	}
+	// Released blocks stay findable until evicted.
+	p.Release(a.t)
+	p.Release(b.t)
+	p.Release(c.t)
+	if st := p.Stats(); st.Used != 0 || st.Cached != 2 {
+		t.Fatalf("after release: %+v, want the two full blocks cached", st)
+	}
+	d := &seq{t: p.NewTable()}
+	if got := p.Match(d.t, prompt); got != 8 {
+		t.Fatalf("after release matched %d, want 8", got)
+	}
+	p.Release(d.t)
+	// Filling the pool evicts them, least recently released first.
+	e := &seq{t: p.NewTable()}
+	if !p.Reserve(e.t, 16*4) {
+		t.Fatal("a pool of free and cached blocks refused its own size")
+	}
+	if st := p.Stats(); st.Evictions != 2 || st.Cached != 0 || st.Used != 16 {
+		t.Fatalf("after filling: %+v, want 2 evictions", st)
+	}
+	if p.Reserve(p.NewTable(), 1) {
+		t.Fatal("a full pool reserved a block")
+	}
+}
+
+func TestForkCopiesTheSharedLastBlockOnWrite(t *testing.T) {
+	p := newTestPool(t, 8)
+	a := &seq{t: p.NewTable()}
+	p.Reserve(a.t, 6)
+	write(p, a, []int64{1, 2, 3, 4, 5, 6}) // one full block, one half full
+	b := &seq{ids: slices.Clone(a.ids), t: p.Fork(a.t)}
+	if st := p.Stats(); st.Used != 2 {
+		t.Fatalf("fork took blocks: %+v", st)
+	}
+	p.Reserve(b.t, 1)
+	write(p, b, append(slices.Clone(b.ids), 70))
+	p.Reserve(a.t, 1)
+	write(p, a, append(slices.Clone(a.ids), 80))
+	if st := p.Stats(); st.CopiesOnWrite != 1 || st.Used != 3 {
+		t.Fatalf("stats %+v, want one copy and 3 blocks", st)
+	}
+	if a.t.blocks[0] != b.t.blocks[0] || a.t.blocks[1] == b.t.blocks[1] {
+		t.Fatal("the full block must stay shared and the written one must not")
+	}
+	check(t, p, a, 0)
+	check(t, p, b, 0)
+}
+
+func TestReserveIsAllOrNothing(t *testing.T) {
+	p := newTestPool(t, 3)
+	a := &seq{t: p.NewTable()}
+	if p.Reserve(a.t, 13) {
+		t.Fatal("13 tokens fit in 3 blocks of 4")
+	}
+	if st := p.Stats(); st.Used != 0 || a.t.Blocks() != 0 {
+		t.Fatalf("a failed Reserve took blocks: %+v", st)
+	}
+	if !p.Reserve(a.t, 12) {
+		t.Fatal("12 tokens do not fit in 3 blocks of 4")
+	}
+	long := newTestPool(t, 100)
+	if long.Reserve(long.NewTable(), 65) {
+		t.Fatal("a table longer than MaxSeqLen was reserved")
+	}
+}
+
+// TestDecodeStepDoesNotAllocate: in steady state a step is Reserve, Scatter, Append and a
+// Gather of the batch, none of which allocates, across block boundaries and registrations.
+func TestDecodeStepDoesNotAllocate(t *testing.T) {
+	p := newTestPool(t, 64)
+	var tables []*Table
+	for i := range 4 {
+		tb := p.NewTable()
+		p.Reserve(tb, 3)
+		p.Append(tb, []int64{int64(i), 1, 2})
+		tables = append(tables, tb)
+	}
+	src := Tensor{Batch: len(tables), Positions: 1, Data: make([]float32, len(tables)*p.heads*p.dim)}
+	dst := Tensor{Batch: len(tables), Positions: 64, Data: make([]float32, len(tables)*p.heads*64*p.dim)}
+	id := []int64{5}
+	step := func() {
+		for row, tb := range tables {
+			if tb.Len() == 60 {
+				p.Release(tb)
+			}
+			if !p.Reserve(tb, 1) {
+				t.Fatal("out of blocks")
+			}
+			for layer := range p.layers {
+				p.Scatter(tb, row, 0, 1, layer, Key, src)
+				p.Scatter(tb, row, 0, 1, layer, Value, src)
+			}
+			p.Append(tb, id)
+		}
+		for layer := range p.layers {
+			p.Gather(tables, layer, Key, dst)
+			p.Gather(tables, layer, Value, dst)
+		}
+	}
+	for range 100 {
+		step() // reach steady state: every table has wrapped once
+	}
+	if n := testing.AllocsPerRun(200, step); n != 0 {
+		t.Fatalf("a decode step allocates %v times", n)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	c := testConfig(0)
+	c.MemoryBytes = 10 * c.BlockBytes()
+	p, err := NewPool(c)
+	if err != nil || p.Blocks() != 10 {
+		t.Fatalf("sized by memory: %v blocks, %v", p, err)
+	}
+	bad := Config{BlockTokens: -1, Layers: 0, Heads: 2, HeadDim: 3, MaxSeqLen: 8}
+	err = bad.Validate()
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var ce *ConfigError
+		if !errors.As(e, &ce) {
+			t.Fatalf("%v is not a ConfigError", e)
+		}
+		fields = append(fields, ce.Field)
+	}
+	if want := []string{"BlockTokens", "Layers", "MemoryBytes"}; !slices.Equal(fields, want) {
+		t.Fatalf("fields %v, want %v", fields, want)
+	}
+	small := testConfig(0)
+	small.MemoryBytes = small.BlockBytes() - 1
+	if small.Validate() == nil {
+		t.Fatal("a budget below one block accepted")
+	}
+}
