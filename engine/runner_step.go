@@ -1,0 +1,82 @@
+package engine
+
+import "github.com/sluice-serving/sluice/kvcache"
+
+// stepScratch holds the runner's reusable buffers: the slices of sequences it sorts each
+// iteration and the tensors of a step, grown to the largest step seen and reused after.
+type stepScratch struct {
+	rows, decode, prefill, group, gone []*sequence
+
+	step    Step
+	ids     []int64
+	mask    []int64
+	pos     []int64
+	logits  []float32
+	past    [][2][]float32
+	present [][2][]float32
+	tables  []*kvcache.Table
+}
+
+// grow returns buf resized to n, reallocating only when it is too small.
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n, n+n/4)
+	}
+	return buf[:n]
+}
+
+// build lays out one step over rows: each row's cached positions (its table) as the past,
+// its tokens not yet cached as the new positions, both left padded to the longest row, and
+// the output buffers. The past is gathered from the pool's blocks.
+func (sc *stepScratch) build(rows []*sequence, pool *kvcache.Pool, shape DecoderShape, pad int64) *Step {
+	b := len(rows)
+	past, seq := 0, 0
+	for _, q := range rows {
+		past = max(past, q.table.Len())
+		seq = max(seq, len(q.tokens)-q.table.Len())
+	}
+	width := past + seq
+	sc.ids = grow(sc.ids, b*seq)
+	sc.mask = grow(sc.mask, b*width)
+	sc.pos = grow(sc.pos, b*seq)
+	sc.logits = grow(sc.logits, b*seq*shape.Vocab)
+	sc.tables = grow(sc.tables, b)
+	if len(sc.past) != shape.Layers {
+		sc.past = make([][2][]float32, shape.Layers)
+		sc.present = make([][2][]float32, shape.Layers)
+	}
+	cache := b * shape.Heads * shape.HeadDim
+	for i, q := range rows {
+		cached, fresh := q.table.Len(), len(q.tokens)-q.table.Len()
+		sc.tables[i] = q.table
+		ids := sc.ids[i*seq : (i+1)*seq]
+		pos := sc.pos[i*seq : (i+1)*seq]
+		for j := range ids {
+			ids[j], pos[j] = pad, 0
+		}
+		copy(ids[seq-fresh:], q.tokens[cached:])
+		for j := range fresh {
+			pos[seq-fresh+j] = int64(cached + j)
+		}
+		mask := sc.mask[i*width : (i+1)*width]
+		for j := range mask {
+			mask[j] = 0
+		}
+		for j := past - cached; j < past; j++ {
+			mask[j] = 1
+		}
+		for j := width - fresh; j < width; j++ {
+			mask[j] = 1
+		}
+	}
+	for l := range shape.Layers {
+		for k, kind := range [2]kvcache.Kind{kvcache.Key, kvcache.Value} {
+			sc.past[l][k] = grow(sc.past[l][k], cache*past)
+			sc.present[l][k] = grow(sc.present[l][k], cache*width)
+			pool.Gather(sc.tables, l, kind, kvcache.Tensor{Data: sc.past[l][k], Batch: b, Positions: past})
+		}
+	}
+	sc.step = Step{Batch: b, Past: past, Seq: seq, IDs: sc.ids, Mask: sc.mask, Positions: sc.pos,
+		Logits: sc.logits, PastKV: sc.past, Present: sc.present}
+	return &sc.step
+}

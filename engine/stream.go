@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// Choice is what a Chooser decides for one step of one sequence.
+type Choice struct {
+	// ID is the chosen token.
+	ID int64
+	// Logprob is the token's log probability under the distribution it was drawn from.
+	Logprob float32
+	// Text is the text this token completes, as the caller's detokenizer decided (possibly
+	// empty, when the token ends inside a character or a word piece).
+	Text string
+	// Special marks a token the tokenizer calls special (an end of sequence, for example).
+	Special bool
+	// Stop ends the generation with this token (an end-of-sequence token, a stop sequence).
+	Stop bool
+}
+
+// Chooser picks each next token of one sequence: sampling, detokenizing and stop conditions
+// belong to it, not to the runner. The runner calls Choose on its own goroutine, once per
+// generated token, with the scores of the sequence's last position; logits is only valid
+// during the call.
+type Chooser interface {
+	Choose(logits []float32) Choice
+}
+
+// Finish says why a stream ended.
+type Finish uint8
+
+const (
+	// FinishLength: the request's token limit, or the model's positions, ran out.
+	FinishLength Finish = iota + 1
+	// FinishStop: the Chooser stopped on a token (end of sequence, stop sequence).
+	FinishStop
+	// FinishError: the stream was ended by something else; Event.Err says what.
+	FinishError
+)
+
+func (f Finish) String() string {
+	switch f {
+	case FinishLength:
+		return "length"
+	case FinishStop:
+		return "stop"
+	case FinishError:
+		return "error"
+	}
+	return "none"
+}
+
+// Errors a stream can end with (Event.Err), besides the admission package's ErrExpired (max
+// queue wait) and ErrClosed (shut down before it started) and the request context's error.
+var (
+	// ErrFirstTokenTimeout: no token within the request's first-token timeout.
+	ErrFirstTokenTimeout = errors.New("generation: no first token within the time-to-first-token timeout")
+	// ErrClientStalled: the reader took no event for the stall timeout while its buffer was
+	// full, so the sequence was aborted rather than buffered without bound.
+	ErrClientStalled = errors.New("generation: the client stopped reading")
+	// ErrEngineStalled: no decoder step finished within the stall timeout; every stream in
+	// flight is ended (the watchdog).
+	ErrEngineStalled = errors.New("generation: the decoder stalled")
+	// ErrShutdown: the server shut down before the stream finished.
+	ErrShutdown = errors.New("generation: the server is shutting down")
+	// ErrTooLong: the sequence cannot fit in the KV cache even alone.
+	ErrTooLong = errors.New("generation: the sequence does not fit in the KV cache")
+	// ErrEngine: the decoder failed on a step.
+	ErrEngine = errors.New("generation: the decoder failed")
+)
+
+// Event is one thing a stream tells its reader: a generated token, and, on the last event,
+// why the stream ended.
+type Event struct {
+	// Choice is the generated token; zero on an event that only ends the stream with an error.
+	Choice
+	// Index counts the generated tokens, this one included (1 for the first).
+	Index int
+	// Done marks the last event.
+	Done bool
+	// Finish, on the last event, says why the stream ended; Err says what went wrong when it
+	// is FinishError.
+	Finish Finish
+	Err    error
+}
+
+// HasToken reports whether the event carries a generated token.
+func (e Event) HasToken() bool { return e.Index > 0 && e.Err == nil }
+
+// Stream is one submitted generation. Read it with Next until Done; the runner never blocks
+// on it: when a reader falls behind by the runner's buffer, its sequence pauses (its blocks
+// kept), and one that stays behind for the stall timeout is ended with ErrClientStalled.
+type Stream struct {
+	seq  *sequence
+	last bool
+}
+
+// Next returns the next event, waiting for it until ctx ends. After the last event (Done) it
+// returns io.EOF.
+func (s *Stream) Next(ctx context.Context) (Event, error) {
+	if s.last {
+		return Event{}, io.EOF
+	}
+	q := s.seq
+	select {
+	case ev := <-q.events:
+		q.read()
+		return ev, nil
+	default:
+	}
+	select {
+	case ev := <-q.events:
+		q.read()
+		return ev, nil
+	case <-q.done:
+		select {
+		case ev := <-q.events: // token events come before the last one
+			q.read()
+			return ev, nil
+		default:
+		}
+		s.last = true
+		return q.final, nil
+	case <-ctx.Done():
+		return Event{}, ctx.Err()
+	}
+}
+
+// Prompt is the number of prompt tokens the stream was submitted with.
+func (s *Stream) Prompt() int { return s.seq.promptLen }
