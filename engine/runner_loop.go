@@ -40,7 +40,7 @@ type sequence struct {
 	hasPending bool
 	pausedAt   time.Time
 	paused     atomic.Bool // read by the reader, who pokes the runner when it makes room
-	wake       func() // pokes the runner
+	wake       func()      // pokes the runner
 
 	// count is generated, readable from any goroutine (the final event's Index).
 	count atomic.Int64
@@ -53,7 +53,7 @@ type sequence struct {
 	abortStep atomic.Uint64 // the step count then
 	// afterAbort counts tokens generated after abortedAt was set.
 	afterAbort int
-	stopWatch func() bool
+	stopWatch  func() bool
 
 	prev, next *sequence // waiting list links, guarded by Runner.mu
 }
