@@ -1,0 +1,217 @@
+package generate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/tokenizer"
+)
+
+// Config describes the model a Generator serves.
+type Config struct {
+	// EOS ends a generation when generated (-1: the model has none).
+	EOS int64
+	// MaxPositions bounds prompt and generated tokens together.
+	MaxPositions int
+	// DefaultMaxNewTokens is used when a request sets no limit (generation_config.json).
+	DefaultMaxNewTokens int
+	// FirstTokenTimeout ends a stream with no token this long after submission (0: none).
+	FirstTokenTimeout time.Duration
+}
+
+// Generator generates text with one decoder model: it tokenizes prompts, submits them to the
+// model's runner, and turns the runner's tokens into text, stopping on the end-of-sequence
+// token, on stop sequences, or at the token limit.
+type Generator struct {
+	name   string
+	runner *engine.Runner
+	tok    *tokenizer.Tokenizer
+	cfg    Config
+}
+
+// New builds a Generator over runner, which must be started separately.
+func New(name string, runner *engine.Runner, tok *tokenizer.Tokenizer, cfg Config) (*Generator, error) {
+	switch {
+	case runner == nil || tok == nil:
+		return nil, fmt.Errorf("generate %q: runner and tokenizer are required", name)
+	case cfg.MaxPositions < 2:
+		return nil, fmt.Errorf("generate %q: max positions %d leaves no room to generate", name, cfg.MaxPositions)
+	case cfg.DefaultMaxNewTokens < 1:
+		return nil, fmt.Errorf("generate %q: default max new tokens must be at least 1, got %d", name, cfg.DefaultMaxNewTokens)
+	}
+	return &Generator{name: name, runner: runner, tok: tok, cfg: cfg}, nil
+}
+
+// Name is the model's name.
+func (g *Generator) Name() string { return g.name }
+
+// MaxPositions is the model's longest sequence, prompt and generated tokens together.
+func (g *Generator) MaxPositions() int { return g.cfg.MaxPositions }
+
+// Queue is the model's runner, which the endpoint's admission gate guards.
+func (g *Generator) Queue() admission.Queue { return g.runner }
+
+// Params are one request's generation parameters.
+type Params struct {
+	Sampling
+	// MaxNewTokens bounds the generated tokens (0: the model's default).
+	MaxNewTokens int
+	// Stop ends the generation once the generated text contains one of these.
+	Stop []string
+	// SeedSet says Sampling.Seed was given; otherwise a sampled request gets a random one,
+	// reported back so the output can be reproduced.
+	SeedSet bool
+}
+
+// Errors of Generate that are the request's fault; they name sizes only.
+var (
+	ErrEmptyPrompt = errors.New("the prompt has no tokens")
+	ErrTooLong     = errors.New("the prompt and max new tokens exceed the model's positions")
+)
+
+// TooLongError says by how much a request exceeds the model's positions.
+type TooLongError struct{ Prompt, MaxNewTokens, MaxPositions int }
+
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("%d prompt tokens + %d max new tokens must be <= %d", e.Prompt, e.MaxNewTokens, e.MaxPositions)
+}
+
+func (e *TooLongError) Is(target error) bool { return target == ErrTooLong }
+
+// Generate starts generating after prompt in priority class p and returns the stream at once.
+// Errors: ErrEmptyPrompt, *TooLongError, and the runner's (admission.ErrQueueFull,
+// admission.ErrClosed). ctx is the request's: when it ends, the generation stops within one
+// step and its KV blocks are freed.
+func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt string, params Params) (*Stream, error) {
+	ids := g.tok.Encode(prompt, false).IDs
+	if len(ids) == 0 {
+		return nil, ErrEmptyPrompt
+	}
+	if params.MaxNewTokens == 0 {
+		params.MaxNewTokens = min(g.cfg.DefaultMaxNewTokens, g.cfg.MaxPositions-len(ids))
+	}
+	if len(ids)+params.MaxNewTokens > g.cfg.MaxPositions || params.MaxNewTokens < 1 {
+		return nil, &TooLongError{Prompt: len(ids), MaxNewTokens: params.MaxNewTokens, MaxPositions: g.cfg.MaxPositions}
+	}
+	if params.DoSample && !params.SeedSet {
+		params.Seed = rand.Uint64()
+	}
+	c := &chooser{sp: newSampler(params.Sampling, ids), ds: g.tok.NewDecodeStream(ids), tok: g.tok,
+		eos: g.cfg.EOS, stops: params.Stop}
+	for _, s := range params.Stop {
+		c.maxStop = max(c.maxStop, len(s))
+	}
+	es, err := g.runner.Submit(ctx, engine.Request{Prompt: ids, MaxNewTokens: params.MaxNewTokens, Priority: p,
+		Chooser: c, FirstTokenTimeout: g.cfg.FirstTokenTimeout})
+	if err != nil {
+		return nil, err
+	}
+	return &Stream{es: es, c: c, PromptTokens: len(ids), Seed: params.Seed, Sampled: params.DoSample}, nil
+}
+
+// Finish says why a generation ended, in the terms HuggingFace's server reports.
+type Finish string
+
+const (
+	FinishLength       Finish = "length"
+	FinishEOS          Finish = "eos_token"
+	FinishStopSequence Finish = "stop_sequence"
+	FinishError        Finish = "error"
+)
+
+// Token is one generated token.
+type Token struct {
+	ID      int64
+	Text    string
+	Logprob float32
+	Special bool
+}
+
+// Event is one step of a Stream: a token, and on the last event why the stream ended.
+type Event struct {
+	Token
+	// Index counts the generated tokens, this one included.
+	Index int
+	// HasToken is false on a last event that only carries an error.
+	HasToken bool
+	Done     bool
+	Finish   Finish
+	// Err says why a stream ended early (FinishError): the request context's error, the
+	// admission package's ErrExpired or ErrClosed, or the engine's stream errors.
+	Err error
+}
+
+// Stream is one generation's tokens as they come.
+type Stream struct {
+	es *engine.Stream
+	c  *chooser
+	// PromptTokens is the length of the tokenized prompt.
+	PromptTokens int
+	// Seed is the seed sampling used (0 and Sampled false for greedy decoding).
+	Seed    uint64
+	Sampled bool
+}
+
+// Next returns the next event, waiting until ctx ends; io.EOF after the last one.
+func (s *Stream) Next(ctx context.Context) (Event, error) {
+	ev, err := s.es.Next(ctx)
+	if err != nil {
+		return Event{}, err
+	}
+	out := Event{Index: ev.Index, HasToken: ev.HasToken(), Done: ev.Done, Err: ev.Err,
+		Token: Token{ID: ev.ID, Text: ev.Text, Logprob: ev.Logprob, Special: ev.Special}}
+	if ev.Done {
+		switch ev.Finish {
+		case engine.FinishLength:
+			out.Finish = FinishLength
+		case engine.FinishStop:
+			out.Finish = s.c.reason
+		default:
+			out.Finish = FinishError
+		}
+	}
+	return out, nil
+}
+
+// chooser is a request's engine.Chooser: it samples, detokenizes and watches for the end of
+// sequence and the stop sequences. It runs on the runner's goroutine.
+type chooser struct {
+	sp      *sampler
+	ds      *tokenizer.DecodeStream
+	tok     *tokenizer.Tokenizer
+	eos     int64
+	stops   []string
+	maxStop int
+	text    strings.Builder // the generated text so far
+	reason  Finish          // why Stop was set
+}
+
+func (c *chooser) Choose(logits []float32) engine.Choice {
+	id, logp := c.sp.pick(logits)
+	ch := engine.Choice{ID: id, Logprob: logp, Special: c.tok.IsSpecial(id), Text: c.ds.Next(id)}
+	if id == c.eos {
+		ch.Stop, c.reason = true, FinishEOS
+		return ch
+	}
+	if ch.Text == "" || len(c.stops) == 0 {
+		return ch
+	}
+	c.text.WriteString(ch.Text)
+	// A stop sequence can only end within the new text, or start at most maxStop-1 bytes
+	// before it.
+	all := c.text.String()
+	tail := all[max(0, len(all)-len(ch.Text)-c.maxStop+1):]
+	for _, s := range c.stops {
+		if s != "" && strings.Contains(tail, s) {
+			ch.Stop, c.reason = true, FinishStopSequence
+			break
+		}
+	}
+	return ch
+}

@@ -1,0 +1,156 @@
+package generate
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Sampling are the decoding parameters of one request, with HuggingFace's semantics: the
+// scores go through the repetition penalty, then temperature, top-k and top-p, and a token is
+// drawn from what remains; without sampling the best token is taken.
+type Sampling struct {
+	// DoSample draws at random; otherwise the most likely token is taken (greedy).
+	DoSample bool
+	// Temperature divides the scores (above 0; 1 leaves them).
+	Temperature float64
+	// TopK keeps the k best tokens (0: all).
+	TopK int
+	// TopP keeps the smallest set of best tokens whose probability reaches p (1: all).
+	TopP float64
+	// RepetitionPenalty divides the positive scores, and multiplies the negative ones, of
+	// tokens already in the prompt or the output (1: none).
+	RepetitionPenalty float64
+	// Seed makes a sampled output reproducible.
+	Seed uint64
+}
+
+// sampler picks tokens for one sequence. It keeps the tokens seen so far (for the penalty)
+// and its own random source, so that one seed always gives one output.
+type sampler struct {
+	s      Sampling
+	rng    *rand.Rand
+	seen   map[int64]bool
+	probs []float64 // scratch: the scores over the vocabulary
+	order []int32   // scratch: token ids by score
+}
+
+func newSampler(s Sampling, prompt []int64) *sampler {
+	sp := &sampler{s: s, rng: rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))}
+	if s.RepetitionPenalty != 1 && s.RepetitionPenalty != 0 {
+		sp.seen = make(map[int64]bool, len(prompt)+64)
+		for _, id := range prompt {
+			sp.seen[id] = true
+		}
+	}
+	return sp
+}
+
+// pick chooses the next token from logits and returns it with its log probability under the
+// distribution it was chosen from.
+func (sp *sampler) pick(logits []float32) (int64, float32) {
+	n := len(logits)
+	sp.probs = grow(sp.probs, n)
+	for i, v := range logits {
+		x := float64(v)
+		if sp.seen != nil && sp.seen[int64(i)] {
+			if x > 0 {
+				x /= sp.s.RepetitionPenalty
+			} else {
+				x *= sp.s.RepetitionPenalty
+			}
+		}
+		sp.probs[i] = x
+	}
+	if !sp.s.DoSample {
+		id := argmax(sp.probs)
+		sp.saw(int64(id))
+		return int64(id), float32(logSoftmaxAt(sp.probs, id))
+	}
+	if t := sp.s.Temperature; t > 0 && t != 1 {
+		for i := range sp.probs {
+			sp.probs[i] /= t
+		}
+	}
+	// The candidates, best first when top-k or top-p cut the tail; otherwise every token, in
+	// index order, which draws the same distribution without a sort.
+	sp.order = grow(sp.order, n)
+	for i := range sp.order {
+		sp.order[i] = int32(i)
+	}
+	keep := n
+	topP := sp.s.TopP > 0 && sp.s.TopP < 1
+	if sp.s.TopK > 0 || topP {
+		slices.SortStableFunc(sp.order, func(a, b int32) int {
+			switch x, y := sp.probs[a], sp.probs[b]; {
+			case x > y:
+				return -1
+			case x < y:
+				return 1
+			}
+			return 0
+		})
+		if sp.s.TopK > 0 {
+			keep = min(keep, sp.s.TopK)
+		}
+	}
+	top := sp.probs[argmax(sp.probs)]
+	weight := func(i int32) float64 { return math.Exp(sp.probs[i] - top) }
+	sum := 0.0
+	for _, i := range sp.order[:keep] {
+		sum += weight(i)
+	}
+	if topP {
+		cum := 0.0
+		for j, i := range sp.order[:keep] {
+			cum += weight(i)
+			if cum >= sp.s.TopP*sum {
+				keep, sum = j+1, cum
+				break
+			}
+		}
+	}
+	u := sp.rng.Float64() * sum
+	id := sp.order[keep-1]
+	for _, i := range sp.order[:keep] {
+		if u -= weight(i); u < 0 {
+			id = i
+			break
+		}
+	}
+	sp.saw(int64(id))
+	return int64(id), float32(sp.probs[id] - top - math.Log(sum))
+}
+
+func (sp *sampler) saw(id int64) {
+	if sp.seen != nil {
+		sp.seen[id] = true
+	}
+}
+
+func argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// logSoftmaxAt is log(softmax(v)[i]).
+func logSoftmaxAt(v []float64, i int) float64 {
+	m := v[argmax(v)]
+	sum := 0.0
+	for _, x := range v {
+		sum += math.Exp(x - m)
+	}
+	return v[i] - m - math.Log(sum)
+}
+
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	return buf[:n]
+}

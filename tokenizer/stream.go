@@ -1,0 +1,55 @@
+package tokenizer
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// DecodeStream turns generated ids into text one id at a time, emitting only text that later
+// ids cannot change: decoders rewrite earlier text (WordPiece's cleanup joins " ." to ".",
+// byte-level pieces complete a character only with the next byte), so each id's text is the
+// difference between decoding a short window with and without it, as HuggingFace's text
+// generation server does. Text ending in U+FFFD (an incomplete UTF-8 sequence) is held back
+// until the character completes; nothing ever emits half a character.
+type DecodeStream struct {
+	t     *Tokenizer
+	ids   []int64
+	start int // first id of the window that is decoded
+	read  int // ids before this one have had their text emitted
+}
+
+// contextIDs is how many ids of the prompt seed the window, so that the first generated id
+// gets the space (or not) it would have after the prompt.
+const contextIDs = 5
+
+// NewDecodeStream starts a stream after prompt, whose own text is not emitted.
+func (t *Tokenizer) NewDecodeStream(prompt []int64) *DecodeStream {
+	seed := prompt[max(0, len(prompt)-contextIDs):]
+	ids := make([]int64, len(seed), len(seed)+64)
+	copy(ids, seed)
+	return &DecodeStream{t: t, ids: ids, read: len(ids)}
+}
+
+// Next adds id and returns the text it completes; "" when it completes none yet (the rest
+// comes with a later id). Special tokens add no text.
+func (d *DecodeStream) Next(id int64) string {
+	d.ids = append(d.ids, id)
+	before := d.t.Decode(d.ids[d.start:d.read], true)
+	after := d.t.Decode(d.ids[d.start:], true)
+	if len(after) <= len(before) || !strings.HasPrefix(after, before) || endsIncomplete(after) {
+		return ""
+	}
+	d.start, d.read = d.read, len(d.ids)
+	return after[len(before):]
+}
+
+// IsSpecial reports whether id is a special added token (an end of sequence, a separator).
+func (t *Tokenizer) IsSpecial(id int64) bool {
+	a, ok := t.addedByID[id]
+	return ok && t.specials[a.decoded]
+}
+
+func endsIncomplete(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r == utf8.RuneError
+}
