@@ -28,9 +28,9 @@ type Sampling struct {
 // sampler picks tokens for one sequence. It keeps the tokens seen so far (for the penalty)
 // and its own random source, so that one seed always gives one output.
 type sampler struct {
-	s      Sampling
-	rng    *rand.Rand
-	seen   map[int64]bool
+	s     Sampling
+	rng   *rand.Rand
+	seen  map[int64]bool
 	probs []float64 // scratch: the scores over the vocabulary
 	order []int32   // scratch: token ids by score
 }
