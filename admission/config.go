@@ -39,6 +39,11 @@ type Config struct {
 	// RetryReserve is the share of the measured completion rate that refusals may book, each
 	// second, as retry reservations (see RetryTokenHeader); 0 books none.
 	RetryReserve float64
+	// MemoryHighWatermark is the share of the Queue's memory (Limits.Memory: KV cache
+	// blocks) in use at which the endpoint starts shedding, with reason memory, until use
+	// drains to MemoryLowWatermark (0: MemoryHighWatermark - 0.1). 0 turns it off.
+	MemoryHighWatermark float64
+	MemoryLowWatermark  float64
 }
 
 // withDefaults fills the fields whose zero value means "default".
@@ -48,6 +53,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Policy == "" {
 		c.Policy = PolicyStatic
+	}
+	if c.MemoryHighWatermark > 0 && c.MemoryLowWatermark == 0 {
+		c.MemoryLowWatermark = max(c.MemoryHighWatermark-0.1, 0)
 	}
 	return c
 }
@@ -74,6 +82,11 @@ func (c Config) Validate() error {
 	}
 	if !(c.RetryReserve >= 0 && c.RetryReserve <= 1) {
 		bad("RetryReserve", "must be between 0 (no reservations) and 1, got %v", c.RetryReserve)
+	}
+	if !(c.MemoryHighWatermark >= 0 && c.MemoryHighWatermark <= 1) {
+		bad("MemoryHighWatermark", "must be between 0 (off) and 1, got %v", c.MemoryHighWatermark)
+	} else if c.MemoryHighWatermark > 0 && !(c.MemoryLowWatermark >= 0 && c.MemoryLowWatermark < c.MemoryHighWatermark) {
+		bad("MemoryLowWatermark", "must be at least 0 and below the high watermark %v, got %v", c.MemoryHighWatermark, c.MemoryLowWatermark)
 	}
 	return errors.Join(errs...)
 }

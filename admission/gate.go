@@ -23,10 +23,13 @@ const (
 	// ReasonMaxWait: the request waited the max queue wait without being dispatched
 	// (ErrExpired).
 	ReasonMaxWait Reason = "max_wait"
+	// ReasonMemory: the Queue's memory (KV cache blocks) in use reached the memory high
+	// watermark and has not yet drained to the low one.
+	ReasonMemory Reason = "memory"
 )
 
 // reasons lists every Reason in a fixed order, for label sets.
-var reasons = [...]Reason{ReasonSaturated, ReasonHighWatermark, ReasonMaxWait}
+var reasons = [...]Reason{ReasonSaturated, ReasonHighWatermark, ReasonMaxWait, ReasonMemory}
 
 func (r Reason) index() int {
 	switch r {
@@ -34,8 +37,10 @@ func (r Reason) index() int {
 		return 0
 	case ReasonHighWatermark:
 		return 1
-	default:
+	case ReasonMaxWait:
 		return 2
+	default:
+		return 3
 	}
 }
 
@@ -69,6 +74,10 @@ type Gate struct {
 	m     *gateMetrics
 
 	shedding atomic.Bool
+	// memShedding is the memory watermark's own hysteresis; memHigh and memLow are its
+	// bounds in the Queue's memory units (memHigh 0: off).
+	memShedding     atomic.Bool
+	memHigh, memLow int
 	// streak counts refusals since the last admission; it feeds the saturation factor.
 	streak atomic.Int64
 	drain  drainRate
@@ -98,6 +107,10 @@ func NewGate(queue string, cfg Config, src Queue, clk clock.Clock, m *Metrics, o
 	}
 	if g.cfg.RetryReserve > 0 {
 		g.book = newBook(clk.Now())
+	}
+	if g.cfg.MemoryHighWatermark > 0 && g.lim.Memory > 0 {
+		g.memHigh = max(int(g.cfg.MemoryHighWatermark*float64(g.lim.Memory)), 1)
+		g.memLow = int(g.cfg.MemoryLowWatermark * float64(g.lim.Memory))
 	}
 	gm, err := m.forGate(g)
 	if err != nil {
@@ -139,7 +152,7 @@ func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
 	now := g.clk.Now()
 	l := g.src.Load()
 	depth := l.Depth()
-	g.drain.observe(now, l.Completed, depth > 0)
+	g.drain.observe(now, g.done(l), depth > 0)
 	if len(token) > 0 && g.book != nil {
 		st := g.book.redeem(now, token)
 		g.m.token(st)
@@ -160,11 +173,30 @@ func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
 		g.shedding.Store(true)
 		return g.refuse(now, p, ReasonHighWatermark, l), false
 	}
+	if g.memHigh > 0 {
+		if g.memShedding.Load() {
+			if l.MemoryUsed > g.memLow {
+				return g.refuse(now, p, ReasonMemory, l), false
+			}
+			g.memShedding.Store(false)
+		} else if l.MemoryUsed >= g.memHigh {
+			g.memShedding.Store(true)
+			return g.refuse(now, p, ReasonMemory, l), false
+		}
+	}
 	if g.full(p, l) {
 		return g.refuse(now, p, ReasonSaturated, l), false
 	}
 	g.admitted()
 	return Refusal{}, true
+}
+
+// done is the Queue's cumulative completions in the unit its drain rate is measured in.
+func (g *Gate) done(l Load) uint64 {
+	if g.lim.WorkUnits {
+		return l.WorkDone
+	}
+	return l.Completed
 }
 
 // full reports whether class p's queue is at its hard capacity.
@@ -199,9 +231,13 @@ func (g *Gate) Refuse(p Priority, err error) (r Refusal, ok bool) {
 }
 
 // Shedding reports whether the endpoint is refusing at the door: it entered shedding at the
-// high watermark and its depth has not yet drained to the low watermark.
-func (g *Gate) Shedding() bool {
-	return g.shedding.Load() && g.src.Load().Depth() > g.cfg.LowWatermark
+// high watermark (of depth, or of memory) and has not yet drained to the low one.
+func (g *Gate) Shedding() bool { return g.shedsAt(g.src.Load()) }
+
+// shedsAt reports whether either watermark still refuses at load l.
+func (g *Gate) shedsAt(l Load) bool {
+	return (g.shedding.Load() && l.Depth() > g.cfg.LowWatermark) ||
+		(g.memShedding.Load() && l.MemoryUsed > g.memLow)
 }
 
 func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l Load) Refusal {
@@ -224,8 +260,11 @@ func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l Load) Refusal 
 		Depth: l.Depth(), Capacity: g.cfg.HighWatermark, LowWatermark: g.cfg.LowWatermark,
 		MaxWait: g.lim.MaxQueueWait, RetryAfter: ra, RetryAfterSource: source, Token: tok,
 	}
-	if reason == ReasonSaturated {
+	switch reason {
+	case ReasonSaturated:
 		r.Capacity = g.lim.QueueSize
+	case ReasonMemory:
+		r.Depth, r.Capacity, r.LowWatermark = l.MemoryUsed, g.memHigh, g.memLow
 	}
 	g.m.refused(p, reason, ra, source)
 	return r
@@ -266,18 +305,29 @@ func (g *Gate) estimate(p Priority, reason Reason, l Load, rate float64, streak 
 	}
 	classRate := rate * g.lim.share(p, l.Waiting)
 	depth := l.Depth()
+	// unit is one request's work in the rate's unit: 1 when the Queue counts requests, its
+	// average demand in tokens (say) when it measures work.
+	unit := 1.0
+	if g.lim.WorkUnits && depth > 0 && l.Work > 0 {
+		unit = float64(l.Work) / float64(depth)
+	}
 	var secs float64
 	switch reason {
 	case ReasonHighWatermark:
-		secs = float64(max(depth-g.cfg.LowWatermark, 1)) / rate
+		secs = float64(max(depth-g.cfg.LowWatermark, 1)) * unit / rate
 	case ReasonSaturated:
-		secs = float64(max(l.Waiting[p]-g.lim.QueueSize/2, 1)) / classRate
+		secs = float64(max(l.Waiting[p]-g.lim.QueueSize/2, 1)) * unit / classRate
+	case ReasonMemory:
+		// Memory frees as sequences end: the share of it above the low watermark frees
+		// when about that share of the work in flight has drained.
+		share := float64(l.MemoryUsed-g.memLow) / float64(max(l.MemoryUsed, 1))
+		secs = max(share*float64(depth)*unit, unit) / rate
 	default:
-		backlog := float64(l.Waiting[p]) - classRate*g.lim.MaxQueueWait.Seconds()
-		secs = max(backlog, 1) / classRate
+		backlog := float64(l.Waiting[p])*unit - classRate*g.lim.MaxQueueWait.Seconds()
+		secs = max(backlog, unit) / classRate
 	}
 	if reason != ReasonHighWatermark && g.shedding.Load() {
-		secs = max(secs, float64(max(depth-g.cfg.LowWatermark, 1))/rate)
+		secs = max(secs, float64(max(depth-g.cfg.LowWatermark, 1))*unit/rate)
 	}
 	return secs * saturationFactor(l.BusyWorkers, g.lim.Workers, streak)
 }

@@ -429,3 +429,68 @@ func TestClassShareFollowsTheWeights(t *testing.T) {
 		t.Errorf("interactive with weight 1 of 4: %v s, want 10 over 2/s", got)
 	}
 }
+
+// TestMemoryWatermarkShedsWithHysteresis: a Queue that reports memory (a generation model's KV
+// blocks) is shed at the memory high watermark, with reason memory, until its use drains to
+// the low one, whatever its request depth.
+func TestMemoryWatermarkShedsWithHysteresis(t *testing.T) {
+	src := newFakeSource()
+	src.setLimits(func(lim *Limits) { lim.Memory = 100 })
+	g, _ := newTestGate(t, Config{HighWatermark: 1000, MemoryHighWatermark: 0.9, MemoryLowWatermark: 0.5}, src)
+	for i, s := range []struct {
+		used     int
+		admitted bool
+	}{{89, true}, {90, false}, {60, false}, {50, true}, {89, true}, {95, false}} {
+		src.set(func(l *Load) { l.MemoryUsed = s.used })
+		r, ok := g.Admit(Interactive)
+		if ok != s.admitted {
+			t.Fatalf("step %d (used %d): admitted %v, want %v", i, s.used, ok, s.admitted)
+		}
+		if !ok && (r.Reason != ReasonMemory || r.Depth != s.used || r.Capacity != 90 || r.LowWatermark != 50) {
+			t.Fatalf("step %d: refusal %+v", i, r)
+		}
+		if g.Shedding() == s.admitted {
+			t.Fatalf("step %d: Shedding() = %v", i, g.Shedding())
+		}
+	}
+	if err := (Config{HighWatermark: 4, MemoryHighWatermark: 0.5, MemoryLowWatermark: 0.6}).Validate(); err == nil {
+		t.Fatal("memory low above high accepted")
+	}
+	if c := (Config{HighWatermark: 4, MemoryHighWatermark: 0.9}).withDefaults(); math.Abs(c.MemoryLowWatermark-0.8) > 1e-9 {
+		t.Fatalf("default memory low = %v, want 0.8", c.MemoryLowWatermark)
+	}
+}
+
+// TestWorkUnitsEstimateInTokens: a Queue that measures work in tokens gets Retry-After from
+// the token drain rate and the demand in tokens, not from request counts.
+func TestWorkUnitsEstimateInTokens(t *testing.T) {
+	src := newFakeSource()
+	src.setLimits(func(lim *Limits) { lim.WorkUnits = true; lim.Memory = 100 })
+	g, fake := newTestGate(t, Config{HighWatermark: 10, LowWatermark: 5, Policy: PolicyDrainRate,
+		MemoryHighWatermark: 0.9, MemoryLowWatermark: 0.5}, src, fixedRand(0.5))
+	// 500 tokens a second for four seconds, with work held, and requests completing slowly:
+	// the rate must be the tokens'.
+	src.set(func(l *Load) { l.Running = 1 })
+	g.Admit(Interactive)
+	for range warmIntervals {
+		fake.Advance(foldInterval)
+		src.set(func(l *Load) { l.WorkDone += 500; l.Completed++ })
+		g.Admit(Interactive)
+	}
+	if rate, warm := g.drain.get(); !warm || rate != 500 {
+		t.Fatalf("rate %v warm %v, want 500 tokens/s", rate, warm)
+	}
+	var l Load
+	l.Waiting[Interactive], l.Running = 15, 5 // depth 20
+	l.Work = 20 * 150                         // 150 tokens a request
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-9 }
+	// 15 requests over the low watermark at 150 tokens each, at 500 tokens/s: 4.5 s.
+	if got := g.estimate(Interactive, ReasonHighWatermark, l, 500, 0); !near(got, 4.5) {
+		t.Errorf("high watermark = %v s, want 4.5", got)
+	}
+	// Memory 95 of 100, low 50: 45/95 of the 3000 tokens in flight.
+	l.MemoryUsed = 95
+	if got := g.estimate(Interactive, ReasonMemory, l, 500, 0); !near(got, 45.0/95*3000/500) {
+		t.Errorf("memory = %v s, want %v", got, 45.0/95*3000/500)
+	}
+}

@@ -155,7 +155,7 @@ func (c *gateCollector) Collect(ch chan<- prometheus.Metric) {
 	for name, g := range c.gates {
 		l := g.src.Load()
 		shedding := 0.0
-		if g.shedding.Load() && l.Depth() > g.cfg.LowWatermark {
+		if g.shedsAt(l) {
 			shedding = 1
 		}
 		ch <- prometheus.MustNewConstMetric(c.depthDesc, prometheus.GaugeValue, float64(l.Depth()), name)

@@ -24,8 +24,18 @@ type Load struct {
 	// BusyWorkers is how many of Limits.Workers are computing.
 	BusyWorkers int
 	// Completed counts requests that finished running (answered or failed) since the Queue
-	// was built. It only grows: its rate over time is what the drain-rate estimate measures.
+	// was built. It only grows: its rate over time is what the drain-rate estimate measures,
+	// unless the Queue measures work (Limits.WorkUnits).
 	Completed uint64
+	// Work is the demand the Queue holds in its unit of work (tokens, for a generation
+	// model: every sequence's prompt and new tokens not yet computed), and WorkDone the units
+	// computed since it was built. Read only when Limits.WorkUnits is set: then the drain
+	// rate is WorkDone's and every estimate converts requests into work at Work / depth.
+	Work     int64
+	WorkDone uint64
+	// MemoryUsed is how much of the Queue's bounded working memory its work holds (KV cache
+	// blocks, for a generation model), out of Limits.Memory.
+	MemoryUsed int
 }
 
 // Depth is every request the Queue holds: waiting in any class plus running.
@@ -48,6 +58,11 @@ type Limits struct {
 	// Weights is each class's dispatch weight: while several classes have requests waiting,
 	// class p is served Weights[p] / (the sum of their weights) of the time.
 	Weights [NumPriorities]int
+	// WorkUnits says Load.Work and Load.WorkDone measure the Queue's work; otherwise a
+	// request is the unit.
+	WorkUnits bool
+	// Memory is the Queue's bounded working memory in its own unit (0: it reports none).
+	Memory int
 }
 
 // share is the part of the Queue's completion rate that class p gets while the classes with

@@ -123,6 +123,8 @@ type Runner struct {
 	waitingBy   [admission.NumPriorities]atomic.Int64
 	runningN    atomic.Int64
 	completed   atomic.Uint64
+	work        atomic.Int64  // tokens not yet computed: prompts waiting and new tokens to come
+	workDone    atomic.Uint64 // prompt tokens admitted and tokens generated, ever
 	tokens      atomic.Uint64 // generated tokens, ever
 	steps       atomic.Uint64 // boundaries passed: one per loop iteration that ran the model
 	stepStarted atomic.Int64  // UnixNano when the step in flight started; 0 between steps
@@ -185,7 +187,8 @@ func (r *Runner) Healthy() bool { return !r.stalled.Load() }
 // a caller waits on and does not allocate.
 func (r *Runner) Load() admission.Load {
 	running := int(r.runningN.Load())
-	l := admission.Load{Running: running, BusyWorkers: running, Completed: r.completed.Load()}
+	l := admission.Load{Running: running, BusyWorkers: running, Completed: r.completed.Load(),
+		Work: r.work.Load(), WorkDone: r.workDone.Load(), MemoryUsed: r.pool.Stats().Used}
 	for p := range l.Waiting {
 		l.Waiting[p] = int(r.waitingBy[p].Load())
 	}
@@ -193,10 +196,10 @@ func (r *Runner) Load() admission.Load {
 }
 
 // Limits are the runner's bounds for the admission layer (admission.Queue). Workers is
-// MaxRunning: a sequence is the unit of work that runs.
+// MaxRunning: a sequence is what runs. Work is measured in tokens, memory in KV blocks.
 func (r *Runner) Limits() admission.Limits {
 	return admission.Limits{QueueSize: r.cfg.QueueSize, MaxQueueWait: r.cfg.MaxQueueWait,
-		Workers: r.cfg.MaxRunning, Weights: r.weights}
+		Workers: r.cfg.MaxRunning, Weights: r.weights, WorkUnits: true, Memory: r.pool.Blocks()}
 }
 
 // Start launches the step loop and the watchdog. When ctx ends, the runner stops as if Close
@@ -246,6 +249,9 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*Stream, error) {
 	r.waiting[req.Priority].pushBack(q)
 	r.waitingBy[req.Priority].Add(1)
 	r.live[q] = struct{}{}
+	demand := int64(len(req.Prompt) + req.MaxNewTokens)
+	q.workLeft.Store(demand)
+	r.work.Add(demand)
 	r.mu.Unlock()
 	r.poke()
 	return &Stream{seq: q}, nil

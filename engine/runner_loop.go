@@ -44,6 +44,9 @@ type sequence struct {
 
 	// count is generated, readable from any goroutine (the final event's Index).
 	count atomic.Int64
+	// workLeft is the sequence's share of Runner.work: its prompt until first admitted,
+	// and its new tokens still to come.
+	workLeft atomic.Int64
 
 	ended atomic.Bool   // set once, by whoever ends the sequence
 	done  chan struct{} // closed after final is set
@@ -299,6 +302,7 @@ func (r *Runner) finish(q *sequence, final Event, reason string) {
 	q.final = final
 	close(q.done)
 	q.stopWatch()
+	r.work.Add(-q.workLeft.Swap(0))
 	r.mu.Lock()
 	delete(r.live, q)
 	if q.state == seqWaiting && (q.prev != nil || r.waiting[q.req.Priority].head == q) {
@@ -367,6 +371,9 @@ func (r *Runner) admit(now time.Time) {
 		q.state = seqRunning
 		r.mu.Unlock()
 		q.table = t
+		if !q.preempted {
+			r.progress(q, q.promptLen)
+		}
 		q.admitted = now
 		r.running = append(r.running, q)
 		r.runningN.Add(1)
@@ -567,12 +574,30 @@ func (r *Runner) preempt(q *sequence) {
 	r.m.preempted()
 }
 
+// progress moves n of q's tokens from the work to do to the work done. A sequence that has
+// ended gave its work back already.
+func (r *Runner) progress(q *sequence, n int) {
+	for {
+		left := q.workLeft.Load()
+		if left <= 0 {
+			return
+		}
+		take := min(int64(n), left)
+		if q.workLeft.CompareAndSwap(left, left-take) {
+			r.work.Add(-take)
+			r.workDone.Add(uint64(take))
+			return
+		}
+	}
+}
+
 // emit records a generated token and hands its event to the reader, or, when that is the
 // last one, ends the stream with it and frees the blocks at once.
 func (r *Runner) emit(q *sequence, c Choice, now time.Time) {
 	q.tokens = append(q.tokens, c.ID)
 	q.generated++
 	q.count.Store(int64(q.generated))
+	r.progress(q, 1)
 	r.tokens.Add(1)
 	if q.generated == 1 {
 		r.m.firstToken(now.Sub(q.enqueued))

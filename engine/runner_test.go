@@ -368,3 +368,28 @@ func waitUntil(t *testing.T, cond func() bool) {
 
 // epoch starts the fake clocks; the runner keeps times as UnixNano with 0 meaning "none".
 var epoch = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+// TestLoadMeasuresTokensAndBlocks: the runner reports its demand in tokens, the tokens it has
+// computed, and its KV blocks in use, for the admission layer; all return to rest.
+func TestLoadMeasuresTokensAndBlocks(t *testing.T) {
+	r := newTestRunner(t, runnerOpts{})
+	if lim := r.Limits(); !lim.WorkUnits || lim.Memory != 256 || lim.Workers != 8 {
+		t.Fatalf("limits %+v", lim)
+	}
+	s, _ := r.Submit(context.Background(), greedyRequest([]int64{1198, 922, 799}, 10))
+	if l := r.Load(); l.Work != 13 || l.WorkDone != 0 {
+		t.Fatalf("waiting: %+v, want 13 tokens of work", l)
+	}
+	startRunner(t, r)
+	if _, err := s.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if l := r.Load(); l.MemoryUsed == 0 || l.WorkDone < 4 {
+		t.Fatalf("running: %+v, want blocks held and the prompt and a token done", l)
+	}
+	lastEvent(t, s)
+	waitUntil(t, func() bool { l := r.Load(); return l.MemoryUsed == 0 && l.Work == 0 })
+	if l := r.Load(); l.WorkDone != 13 {
+		t.Fatalf("after: %+v, want 13 tokens done", l)
+	}
+}

@@ -67,12 +67,24 @@ type Params struct {
 	// SeedSet says Sampling.Seed was given; otherwise a sampled request gets a random one,
 	// reported back so the output can be reproduced.
 	SeedSet bool
+	// Truncate keeps only the last Truncate prompt tokens (0: all).
+	Truncate int
 }
 
 // Errors of Generate that are the request's fault; they name sizes only.
 var (
 	ErrEmptyPrompt = errors.New("the prompt has no tokens")
 	ErrTooLong     = errors.New("the prompt and max new tokens exceed the model's positions")
+)
+
+// Errors a Stream can end with besides the request context's and admission's ErrExpired and
+// ErrClosed. They are the engine's, named here so that callers need not import the engine.
+var (
+	ErrFirstTokenTimeout = engine.ErrFirstTokenTimeout // no token within the first-token timeout
+	ErrClientStalled     = engine.ErrClientStalled     // the reader stopped reading
+	ErrEngineStalled     = engine.ErrEngineStalled     // the decoder hung (the watchdog)
+	ErrShutdown          = engine.ErrShutdown          // the server shut down mid-stream
+	ErrNoRoom            = engine.ErrTooLong           // the sequence cannot fit in the KV cache
 )
 
 // TooLongError says by how much a request exceeds the model's positions.
@@ -92,6 +104,9 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	ids := g.tok.Encode(prompt, false).IDs
 	if len(ids) == 0 {
 		return nil, ErrEmptyPrompt
+	}
+	if params.Truncate > 0 && len(ids) > params.Truncate {
+		ids = ids[len(ids)-params.Truncate:]
 	}
 	if params.MaxNewTokens == 0 {
 		params.MaxNewTokens = min(g.cfg.DefaultMaxNewTokens, g.cfg.MaxPositions-len(ids))

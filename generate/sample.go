@@ -19,8 +19,11 @@ type Sampling struct {
 	// TopP keeps the smallest set of best tokens whose probability reaches p (1: all).
 	TopP float64
 	// RepetitionPenalty divides the positive scores, and multiplies the negative ones, of
-	// tokens already in the prompt or the output (1: none).
+	// tokens already in the prompt or the output (1 or 0: none).
 	RepetitionPenalty float64
+	// FrequencyPenalty is subtracted from a token's score once per time it was generated,
+	// and PresencePenalty once if it was generated at all (OpenAI's penalties; 0: none).
+	FrequencyPenalty, PresencePenalty float64
 	// Seed makes a sampled output reproducible.
 	Seed uint64
 }
@@ -28,11 +31,12 @@ type Sampling struct {
 // sampler picks tokens for one sequence. It keeps the tokens seen so far (for the penalty)
 // and its own random source, so that one seed always gives one output.
 type sampler struct {
-	s     Sampling
-	rng   *rand.Rand
-	seen  map[int64]bool
-	probs []float64 // scratch: the scores over the vocabulary
-	order []int32   // scratch: token ids by score
+	s      Sampling
+	rng    *rand.Rand
+	seen   map[int64]bool // prompt and output tokens, for the repetition penalty
+	counts map[int64]int  // output tokens, for the frequency and presence penalties
+	probs  []float64      // scratch: the scores over the vocabulary
+	order  []int32        // scratch: token ids by score
 }
 
 func newSampler(s Sampling, prompt []int64) *sampler {
@@ -42,6 +46,9 @@ func newSampler(s Sampling, prompt []int64) *sampler {
 		for _, id := range prompt {
 			sp.seen[id] = true
 		}
+	}
+	if s.FrequencyPenalty != 0 || s.PresencePenalty != 0 {
+		sp.counts = make(map[int64]int, 64)
 	}
 	return sp
 }
@@ -61,6 +68,11 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 			}
 		}
 		sp.probs[i] = x
+	}
+	for id, n := range sp.counts {
+		if int(id) < len(sp.probs) {
+			sp.probs[id] -= float64(n)*sp.s.FrequencyPenalty + sp.s.PresencePenalty
+		}
 	}
 	if !sp.s.DoSample {
 		id := argmax(sp.probs)
@@ -125,6 +137,9 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 func (sp *sampler) saw(id int64) {
 	if sp.seen != nil {
 		sp.seen[id] = true
+	}
+	if sp.counts != nil {
+		sp.counts[id]++
 	}
 }
 

@@ -94,3 +94,14 @@ func TestRepetitionPenaltyLowersSeenTokens(t *testing.T) {
 		t.Fatalf("chose %d, want the unseen token 2", id)
 	}
 }
+
+func TestFrequencyAndPresencePenaltiesCountTheOutput(t *testing.T) {
+	sp := newSampler(Sampling{FrequencyPenalty: 0.5, PresencePenalty: 0.25}, []int64{1})
+	if id, _ := sp.pick([]float32{0, 1, 0.5}); id != 1 {
+		t.Fatalf("first pick %d: the prompt is not penalised", id)
+	}
+	// Token 1 now scores 1 - 0.5 - 0.25 = 0.25 < 0.5.
+	if id, _ := sp.pick([]float32{0, 1, 0.5}); id != 2 {
+		t.Fatalf("second pick %d, want 2", id)
+	}
+}

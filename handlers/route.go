@@ -61,12 +61,17 @@ func (s *server) handle(r *Route) fiber.Handler {
 // (fasthttp never tells a handler; the watcher does, so a queued request is dropped before it
 // is computed) and bounded by the request timeout. The caller must call done.
 func (s *server) workContext(c *fiber.Ctx) (ctx context.Context, done func()) {
+	return s.workContextFor(c, s.opts.Limits.RequestTimeout)
+}
+
+// workContextFor is workContext with a route's own timeout.
+func (s *server) workContextFor(c *fiber.Ctx, timeout time.Duration) (ctx context.Context, done func()) {
 	ctx = c.UserContext()
 	stop := func() {}
 	if s.opts.Watcher != nil {
 		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Limits.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	return ctx, func() { cancel(); stop() }
 }
 

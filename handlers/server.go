@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -187,6 +188,13 @@ func (s *server) observe(c *fiber.Ctx) error {
 			route = known // the table's string: c.Path() points into a buffer fasthttp reuses
 		}
 	}
+	if d, ok := c.Locals(localDeferred).(*deferredRecord); ok && c.Response().StatusCode() == fiber.StatusOK {
+		// A response still streaming: its line is written when the stream ends.
+		d.entry = accessEntry{id: id, method: c.Method(), route: route, status: fiber.StatusOK}
+		d.start = start
+		close(d.ready)
+		return nil
+	}
 	s.record(c, id, route, s.opts.Clock.Now().Sub(start))
 	return nil
 }
@@ -194,33 +202,57 @@ func (s *server) observe(c *fiber.Ctx) error {
 // record counts a finished request in the metrics and writes its access-log line. A negative
 // elapsed means the time is not known: no duration is observed or logged.
 func (s *server) record(c *fiber.Ctx, id, route string, elapsed time.Duration) {
-	status := c.Response().StatusCode()
-	outcome, _ := c.Locals(localOutcome).(string)
-	if outcome == "" {
-		outcome = outcomeForStatus(status)
+	e := accessEntry{id: id, method: c.Method(), route: route, status: c.Response().StatusCode(), elapsed: elapsed}
+	e.outcome, _ = c.Locals(localOutcome).(string)
+	e.stats, _ = c.Locals(localStats).(logStats)
+	s.log(c.UserContext(), e)
+}
+
+// accessEntry is one access-log line: what a request was and how it ended, never content.
+type accessEntry struct {
+	id, method, route string
+	status            int
+	outcome           string
+	elapsed           time.Duration // negative: not known
+	stats             logStats      // nil: none
+}
+
+// log counts the request in the metrics and writes its access-log line.
+func (s *server) log(ctx context.Context, e accessEntry) {
+	if e.outcome == "" {
+		e.outcome = outcomeForStatus(e.status)
 	}
-	code := strconv.Itoa(status)
+	code := strconv.Itoa(e.status)
 	if m := s.opts.Metrics; m != nil {
-		m.requests.WithLabelValues(route, code, outcome).Inc()
-		if elapsed >= 0 {
-			m.duration.WithLabelValues(route, code).Observe(elapsed.Seconds())
+		m.requests.WithLabelValues(e.route, code, e.outcome).Inc()
+		if e.elapsed >= 0 {
+			m.duration.WithLabelValues(e.route, code).Observe(e.elapsed.Seconds())
 		}
 	}
 	attrs := []slog.Attr{
-		slog.String("request_id", id),
-		slog.String("method", c.Method()),
-		slog.String("route", route),
-		slog.Int("status", status),
-		slog.String("outcome", outcome),
-		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+		slog.String("request_id", e.id),
+		slog.String("method", e.method),
+		slog.String("route", e.route),
+		slog.Int("status", e.status),
+		slog.String("outcome", e.outcome),
+		slog.Float64("duration_ms", float64(e.elapsed.Microseconds())/1000),
 	}
-	if elapsed < 0 {
+	if e.elapsed < 0 {
 		attrs = attrs[:len(attrs)-1] // cut, not appended: appending would allocate on every refusal
 	}
-	if st, ok := c.Locals(localStats).(logStats); ok {
-		attrs = append(attrs, st.attrs()...)
+	if e.stats != nil {
+		attrs = append(attrs, e.stats.attrs()...)
 	}
-	s.opts.Logger.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
+	s.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
+}
+
+// deferredRecord is the access-log line of a response that is still streaming when its
+// handler returns: observe fills in what it knows and closes ready; the stream completes the
+// line (outcome, timings) and logs it when it ends.
+type deferredRecord struct {
+	ready chan struct{}
+	entry accessEntry
+	start time.Time
 }
 
 // logStats is what a route leaves in localStats for its access-log line: sizes and timings,

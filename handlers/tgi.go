@@ -1,0 +1,312 @@
+package handlers
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/generate"
+)
+
+// The wire format of HuggingFace's text-generation-inference (TGI): POST /generate answers one
+// object, POST /generate_stream server-sent events, and POST / either, by its "stream" field
+// (its non-streaming answer is a one-element array).
+type tgiMode uint8
+
+const (
+	tgiObject tgiMode = iota
+	tgiStream
+	tgiCompat
+)
+
+type tgiRequest struct {
+	Inputs     *string        `json:"inputs"`
+	Parameters *tgiParameters `json:"parameters"`
+	Stream     *bool          `json:"stream"`
+}
+
+type tgiParameters struct {
+	BestOf              *int            `json:"best_of"`
+	DecoderInputDetails *bool           `json:"decoder_input_details"`
+	Details             *bool           `json:"details"`
+	DoSample            *bool           `json:"do_sample"`
+	FrequencyPenalty    *float64        `json:"frequency_penalty"`
+	Grammar             json.RawMessage `json:"grammar"`
+	MaxNewTokens        *int            `json:"max_new_tokens"`
+	RepetitionPenalty   *float64        `json:"repetition_penalty"`
+	ReturnFullText      *bool           `json:"return_full_text"`
+	Seed                *uint64         `json:"seed"`
+	Stop                []string        `json:"stop"`
+	Temperature         *float64        `json:"temperature"`
+	TopK                *int            `json:"top_k"`
+	TopNTokens          *int            `json:"top_n_tokens"`
+	TopP                *float64        `json:"top_p"`
+	Truncate            *int            `json:"truncate"`
+	TypicalP            *float64        `json:"typical_p"`
+	Watermark           *bool           `json:"watermark"`
+	AdapterID           *string         `json:"adapter_id"`
+}
+
+// tgiToken is one token as TGI reports it.
+type tgiToken struct {
+	ID      int64   `json:"id"`
+	Text    string  `json:"text"`
+	Logprob float32 `json:"logprob"`
+	Special bool    `json:"special"`
+}
+
+type tgiDetails struct {
+	FinishReason    generate.Finish `json:"finish_reason"`
+	GeneratedTokens int             `json:"generated_tokens"`
+	Seed            *uint64         `json:"seed"`
+	Prefill         []tgiToken      `json:"prefill"`
+	Tokens          []tgiToken      `json:"tokens"`
+}
+
+type tgiResponse struct {
+	GeneratedText string      `json:"generated_text"`
+	Details       *tgiDetails `json:"details,omitempty"`
+}
+
+type tgiStreamDetails struct {
+	FinishReason    generate.Finish `json:"finish_reason"`
+	GeneratedTokens int             `json:"generated_tokens"`
+	Seed            *uint64         `json:"seed"`
+	InputLength     int             `json:"input_length"`
+}
+
+type tgiStreamEvent struct {
+	Index         int               `json:"index"`
+	Token         tgiToken          `json:"token"`
+	GeneratedText *string           `json:"generated_text"`
+	Details       *tgiStreamDetails `json:"details"`
+}
+
+// tgiError is TGI's error body and stream event, with Sluice's code and request id beside its
+// own fields (its clients read "error" and "error_type" and ignore the rest).
+type tgiError struct {
+	Error     string `json:"error"`
+	ErrorType string `json:"error_type"`
+	Code      string `json:"code"`
+	RequestID string `json:"request_id"`
+}
+
+// tgiOptions is what a TGI request asks beyond its generation parameters.
+type tgiOptions struct {
+	stream, details, fullText bool
+}
+
+func (s *server) serveTGI(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, mode tgiMode) error {
+	prompt, params, opts, msg := parseTGI(c.Body(), ep)
+	if msg != "" {
+		c.Locals(localOutcome, OutcomeFailed)
+		return writeTGIError(c, fiber.StatusUnprocessableEntity, "validation", CodeValidation, "Input validation error: "+msg)
+	}
+	switch mode {
+	case tgiObject:
+		opts.stream = false
+	case tgiStream:
+		opts.stream = true
+	}
+	g, err := s.beginGeneration(c, x, ep, []string{prompt}, 1, params)
+	if err != nil {
+		return s.startError(c, x, ep, err, func(c *fiber.Ctx, f genFailure) error {
+			return writeTGIError(c, f.status, f.kind, f.code, "Input validation error: "+f.message)
+		})
+	}
+	if opts.stream {
+		id := requestIDOf(c)
+		return s.sse(c, g, func(w *bufio.Writer) (string, logStats) { return tgiStreamEvents(w, g, prompt, opts, id) })
+	}
+	var text strings.Builder
+	var tokens []tgiToken
+	var last generate.Event
+	for it := range g.events() {
+		ev := it.ev
+		if ev.HasToken {
+			text.WriteString(ev.Text)
+			tokens = append(tokens, tgiToken{ID: ev.ID, Text: ev.Text, Logprob: ev.Logprob, Special: ev.Special})
+		}
+		if ev.Done {
+			last = ev
+		}
+	}
+	defer g.done()
+	c.Locals(localStats, g.stats(len(tokens)))
+	if !last.Done {
+		last.Err = g.ctx.Err()
+	}
+	if last.Err != nil {
+		f := s.classify(last.Err, ep.Timeout)
+		c.Locals(localOutcome, f.outcome)
+		return writeTGIError(c, f.status, f.kind, f.code, f.message)
+	}
+	out := tgiResponse{GeneratedText: text.String()}
+	if opts.fullText {
+		out.GeneratedText = prompt + out.GeneratedText
+	}
+	if opts.details {
+		out.Details = &tgiDetails{FinishReason: last.Finish, GeneratedTokens: len(tokens), Seed: seedOf(g.streams[0]),
+			Prefill: []tgiToken{}, Tokens: tokens}
+	}
+	c.Locals(localOutcome, OutcomeServed)
+	if mode == tgiCompat {
+		return c.JSON([]tgiResponse{out})
+	}
+	return c.JSON(out)
+}
+
+// tgiStreamEvents writes one event per token; the last carries the whole text and, when
+// asked, the details. An error after the first byte is an event of its own, TGI's shape.
+func tgiStreamEvents(w *bufio.Writer, g *genCall, prompt string, opts tgiOptions, id string) (string, logStats) {
+	var text strings.Builder
+	n := 0
+	for it := range g.events() {
+		ev := it.ev
+		if ev.Err != nil || (!ev.HasToken && ev.Done) {
+			f := g.s.classify(ev.Err, g.ep.Timeout)
+			data, _ := json.Marshal(tgiError{Error: f.message, ErrorType: f.kind, Code: f.code, RequestID: id})
+			sseEvent(w, data)
+			return f.outcome, g.stats(n)
+		}
+		n++
+		text.WriteString(ev.Text)
+		e := tgiStreamEvent{Index: ev.Index, Token: tgiToken{ID: ev.ID, Text: ev.Text, Logprob: ev.Logprob, Special: ev.Special}}
+		if ev.Done {
+			full := text.String()
+			if opts.fullText {
+				full = prompt + full
+			}
+			e.GeneratedText = &full
+			if opts.details {
+				e.Details = &tgiStreamDetails{FinishReason: ev.Finish, GeneratedTokens: n, Seed: seedOf(g.streams[0]),
+					InputLength: g.streams[0].PromptTokens}
+			}
+		}
+		data, _ := json.Marshal(e)
+		if !sseEvent(w, data) {
+			g.done() // the client has gone: stop generating for it
+			return OutcomeAborted, g.stats(n)
+		}
+	}
+	if err := g.ctx.Err(); err != nil {
+		f := g.s.classify(err, g.ep.Timeout)
+		return f.outcome, g.stats(n)
+	}
+	return OutcomeServed, g.stats(n)
+}
+
+func seedOf(s *generate.Stream) *uint64 {
+	if !s.Sampled {
+		return nil
+	}
+	seed := s.Seed
+	return &seed
+}
+
+// parseTGI reads a TGI request and checks it the way TGI's router does, in its order and with
+// its words. A non-empty msg is the validation error.
+func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params generate.Params, opts tgiOptions, msg string) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return "", params, opts, "the body must be a JSON object"
+	}
+	var req tgiRequest
+	if err := json.Unmarshal(trimmed, &req); err != nil {
+		return "", params, opts, "the body is not a valid request: " + jsonFieldError(err).Message
+	}
+	if req.Inputs == nil {
+		return "", params, opts, "`inputs` is required"
+	}
+	p := req.Parameters
+	sampled := p == nil // TGI samples when no parameters are given at all
+	if p == nil {
+		p = &tgiParameters{}
+	}
+	if req.Stream != nil {
+		opts.stream = *req.Stream
+	}
+	opts.details = p.Details != nil && *p.Details
+	opts.fullText = p.ReturnFullText != nil && *p.ReturnFullText
+	params.Temperature = 1
+	if p.DoSample != nil {
+		sampled = *p.DoSample
+	}
+	bestOf := 1
+	if p.BestOf != nil {
+		bestOf = *p.BestOf
+	}
+	switch {
+	case bestOf != 1:
+		return "", params, opts, "`best_of` != 1 is not allowed for this endpoint"
+	case p.Temperature != nil && *p.Temperature <= 0:
+		return "", params, opts, "`temperature` must be strictly positive"
+	case p.RepetitionPenalty != nil && *p.RepetitionPenalty <= 0:
+		return "", params, opts, "`repetition_penalty` must be strictly positive"
+	case p.FrequencyPenalty != nil && (*p.FrequencyPenalty < -2 || *p.FrequencyPenalty > 2):
+		return "", params, opts, "`frequency_penalty` must be >= -2.0 and <= 2.0"
+	case p.TopP != nil && (*p.TopP <= 0 || *p.TopP >= 1):
+		return "", params, opts, "`top_p` must be > 0.0 and < 1.0"
+	case p.TypicalP != nil:
+		return "", params, opts, "`typical_p` is not supported by this server"
+	case p.TopK != nil && *p.TopK <= 0:
+		return "", params, opts, "`top_k` must be strictly positive"
+	case p.MaxNewTokens != nil && *p.MaxNewTokens <= 0:
+		return "", params, opts, "`max_new_tokens` must be strictly positive"
+	case len(p.Stop) > ep.MaxStopSequences:
+		return "", params, opts, "`stop` supports up to " + strconv.Itoa(ep.MaxStopSequences) + " stop sequences. Given: " + strconv.Itoa(len(p.Stop))
+	case p.TopNTokens != nil && *p.TopNTokens != 0:
+		return "", params, opts, "`top_n_tokens` must be >= 0 and <= 0. Given: " + strconv.Itoa(*p.TopNTokens)
+	case p.DecoderInputDetails != nil && *p.DecoderInputDetails:
+		return "", params, opts, "`decoder_input_details` is not supported by this server"
+	case len(bytes.TrimSpace(p.Grammar)) > 0 && string(bytes.TrimSpace(p.Grammar)) != "null":
+		return "", params, opts, "grammar is not supported"
+	case p.Watermark != nil && *p.Watermark:
+		return "", params, opts, "`watermark` is not supported by this server"
+	case p.AdapterID != nil && *p.AdapterID != "":
+		return "", params, opts, "`adapter_id` is not supported by this server"
+	case strings.TrimSpace(*req.Inputs) == "":
+		return "", params, opts, "`inputs` cannot be empty"
+	case p.Truncate != nil && (*p.Truncate <= 0 || *p.Truncate >= ep.Model.MaxPositions()):
+		return "", params, opts, "`truncate` must be strictly positive and less than " + strconv.Itoa(ep.Model.MaxPositions()) + ". Given: " + strconv.Itoa(*p.Truncate)
+	}
+	if p.Temperature != nil {
+		params.Temperature, sampled = *p.Temperature, true
+	}
+	if p.TopK != nil {
+		params.TopK, sampled = *p.TopK, true
+	}
+	if p.TopP != nil {
+		params.TopP, sampled = *p.TopP, true
+	}
+	if p.RepetitionPenalty != nil {
+		params.RepetitionPenalty = *p.RepetitionPenalty
+	}
+	if p.FrequencyPenalty != nil {
+		params.FrequencyPenalty = *p.FrequencyPenalty
+	}
+	if p.MaxNewTokens != nil {
+		params.MaxNewTokens = *p.MaxNewTokens
+	}
+	if p.Seed != nil {
+		params.Seed, params.SeedSet = *p.Seed, true
+	}
+	if p.Truncate != nil {
+		params.Truncate = *p.Truncate
+	}
+	params.DoSample = sampled
+	params.Stop = p.Stop
+	return *req.Inputs, params, opts, ""
+}
+
+// writeTGIError answers in TGI's error shape, with Sluice's code and request id beside it.
+func writeTGIError(c *fiber.Ctx, status int, kind, code, message string) error {
+	return c.Status(status).JSON(tgiError{Error: message, ErrorType: kind, Code: code, RequestID: requestID(c)})
+}
+
+// requestIDOf copies the request id for use after the handler returns (fiber reuses c).
+func requestIDOf(c *fiber.Ctx) string { return strings.Clone(requestID(c)) }
