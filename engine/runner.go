@@ -139,7 +139,7 @@ type Runner struct {
 // metrics). It does nothing until Start.
 func NewRunner(name string, dec *Decoder, pool *kvcache.Pool, cfg RunnerConfig, clk clock.Clock, m *RunnerMetrics) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("runner %q: %w", name, err)
+		return nil, err
 	}
 	if dec == nil || pool == nil || clk == nil {
 		return nil, fmt.Errorf("runner %q: decoder, pool and clock are required", name)
@@ -231,8 +231,7 @@ func (r *Runner) Submit(ctx context.Context, req Request) (*Stream, error) {
 	// A client that leaves is noticed at once, not at the next step: the time is what the
 	// abort-latency metric measures from, and a waiting sequence's slot frees right away.
 	q.stopWatch = context.AfterFunc(ctx, func() {
-		q.abortedAt.Store(r.clk.Now().UnixNano())
-		q.abortStep.Store(r.steps.Load())
+		r.seen(q)
 		r.poke()
 	})
 	r.mu.Lock()

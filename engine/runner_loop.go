@@ -279,8 +279,17 @@ func (r *Runner) timedOut(q *sequence, now time.Time) bool {
 	return q.generated == 0 && q.req.FirstTokenTimeout > 0 && !now.Before(q.enqueued.Add(q.req.FirstTokenTimeout))
 }
 
+// seen records when q's departure was first noticed, by its context's callback or by the
+// loop, whichever comes first: what abort latency is measured from.
+func (r *Runner) seen(q *sequence) {
+	if q.abortedAt.CompareAndSwap(0, r.clk.Now().UnixNano()) {
+		q.abortStep.Store(r.steps.Load())
+	}
+}
+
 // abort ends a sequence whose context ended: the client left (Canceled) or its deadline passed.
 func (r *Runner) abort(q *sequence, err error) {
+	r.seen(q)
 	reason := "client_disconnect"
 	if errors.Is(err, context.DeadlineExceeded) {
 		reason = "timeout"

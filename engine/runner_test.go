@@ -372,7 +372,7 @@ var epoch = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 // TestLoadMeasuresTokensAndBlocks: the runner reports its demand in tokens, the tokens it has
 // computed, and its KV blocks in use, for the admission layer; all return to rest.
 func TestLoadMeasuresTokensAndBlocks(t *testing.T) {
-	r := newTestRunner(t, runnerOpts{})
+	r := newTestRunner(t, runnerOpts{cfg: func(c *RunnerConfig) { c.OutBuffer = 1 }})
 	if lim := r.Limits(); !lim.WorkUnits || lim.Memory != 256 || lim.Workers != 8 {
 		t.Fatalf("limits %+v", lim)
 	}
@@ -381,11 +381,9 @@ func TestLoadMeasuresTokensAndBlocks(t *testing.T) {
 		t.Fatalf("waiting: %+v, want 13 tokens of work", l)
 	}
 	startRunner(t, r)
-	if _, err := s.Next(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if l := r.Load(); l.MemoryUsed == 0 || l.WorkDone < 4 {
-		t.Fatalf("running: %+v, want blocks held and the prompt and a token done", l)
+	waitUntil(t, func() bool { return s.seq.paused.Load() }) // one token unread, one pending
+	if l := r.Load(); l.MemoryUsed == 0 || l.WorkDone != 5 || l.Work != 8 || l.Running != 1 {
+		t.Fatalf("paused: %+v, want blocks held, the prompt and two tokens done, eight to come", l)
 	}
 	lastEvent(t, s)
 	waitUntil(t, func() bool { l := r.Load(); return l.MemoryUsed == 0 && l.Work == 0 })

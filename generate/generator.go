@@ -69,6 +69,9 @@ type Params struct {
 	SeedSet bool
 	// Truncate keeps only the last Truncate prompt tokens (0: all).
 	Truncate int
+	// IgnoreEOS generates up to MaxNewTokens whatever the model says (benchmarks want
+	// outputs of a known length).
+	IgnoreEOS bool
 }
 
 // Errors of Generate that are the request's fault; they name sizes only.
@@ -119,6 +122,9 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	}
 	c := &chooser{sp: newSampler(params.Sampling, ids), ds: g.tok.NewDecodeStream(ids), tok: g.tok,
 		eos: g.cfg.EOS, stops: params.Stop}
+	if params.IgnoreEOS {
+		c.eos = -1
+	}
 	for _, s := range params.Stop {
 		c.maxStop = max(c.maxStop, len(s))
 	}

@@ -38,6 +38,9 @@ type completionRequest struct {
 	// TGI's parameters, which HuggingFace's client sends here too.
 	TopK              *int     `json:"top_k"`
 	RepetitionPenalty *float64 `json:"repetition_penalty"`
+	// IgnoreEOS is vLLM's extension: generate max_tokens whatever the model says, as load
+	// generators do for outputs of a known length.
+	IgnoreEOS *bool `json:"ignore_eos"`
 }
 
 type streamOptions struct {
@@ -153,18 +156,19 @@ func completionChunks(w *bufio.Writer, g *genCall, p completionParams, head comp
 		chunk.Choices = []completionChoice{{Text: text, Index: i, FinishReason: finish}}
 		var data []byte
 		if p.usage {
-			data, _ = json.Marshal(chunk)
+			data, _ = marshal(chunk)
 		} else {
-			data, _ = json.Marshal(chunk.completion)
+			data, _ = marshal(chunk.completion)
 		}
 		return sseEvent(w, data)
 	}
-	for it := range g.events() {
+	events := g.events()
+	for it := range events {
 		ev := it.ev
 		ch := &choices[it.i]
 		if ev.Err != nil || (ev.Done && !ev.HasToken) {
 			f := g.s.classify(ev.Err, g.ep.Timeout)
-			data, _ := json.Marshal(map[string]openAIError{"error": {Message: f.message, Type: "server_error", Code: f.code}})
+			data, _ := marshal(map[string]openAIError{"error": {Message: f.message, Type: "server_error", Code: f.code}})
 			sseEvent(w, data)
 			return f.outcome, g.stats(generated)
 		}
@@ -176,7 +180,7 @@ func completionChunks(w *bufio.Writer, g *genCall, p completionParams, head comp
 			finish = &reason
 		}
 		if (text != "" || finish != nil) && !send(it.i, text, finish) {
-			g.done() // the client has gone: stop generating for it
+			g.gone(events)
 			return OutcomeAborted, g.stats(generated)
 		}
 	}
@@ -187,7 +191,7 @@ func completionChunks(w *bufio.Writer, g *genCall, p completionParams, head comp
 	if p.usage {
 		chunk := streamChunk{completion: head, Usage: g.usage(generated)}
 		chunk.Choices = []completionChoice{}
-		data, _ := json.Marshal(chunk)
+		data, _ := marshal(chunk)
 		sseEvent(w, data)
 	}
 	sseEvent(w, []byte("[DONE]"))
@@ -387,6 +391,7 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 		pp.Seed, pp.SeedSet = *req.Seed, true
 	}
 	pp.Stop = stops
+	pp.IgnoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
 	p.echo = req.Echo != nil && *req.Echo
 	p.stream = req.Stream != nil && *req.Stream
 	p.usage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage

@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"bytes"
+	"encoding/json"
+
 	"github.com/gofiber/fiber/v2"
 )
 
@@ -63,4 +66,16 @@ func writeError(c *fiber.Ctx, e *apiError) error {
 	return c.Status(e.Status).JSON(errorBody{Error: errorPayload{
 		Code: e.Code, Message: e.Message, Details: e.Details, RequestID: requestID(c),
 	}})
+}
+
+// marshal is encoding/json without HTML escaping: Python's json (OpenMed's service) and serde
+// (TGI's) write "<", ">" and "&" as they are, and so do we.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

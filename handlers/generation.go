@@ -154,6 +154,17 @@ func (g *genCall) events() <-chan indexed {
 	return out
 }
 
+// gone handles a client that left mid-stream (a write failed): its generation stops, unless
+// the server is set to ignore departures, when it runs to its end unread.
+func (g *genCall) gone(events <-chan indexed) {
+	if g.s.opts.IgnoreDisconnects {
+		for range events {
+		}
+		return
+	}
+	g.done()
+}
+
 // genFailure is how an error that ended a generation is answered.
 type genFailure struct {
 	status  int

@@ -27,6 +27,9 @@ func (s *server) modelsLoaded(c *fiber.Ctx) error {
 	var warm []string
 	for _, r := range s.opts.Routes {
 		for _, m := range r.Models {
+			if _, listed := models[m.Name]; listed {
+				continue // served on several routes (generation's)
+			}
 			models[m.Name] = fiber.Map{"resident": true, "queue": r.Gate.Queue(), "aliases": m.Aliases,
 				"max_length": m.MaxLength, "active_requests": r.Gate.Depth()}
 			warm = append(warm, m.Name)

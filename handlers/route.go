@@ -68,7 +68,7 @@ func (s *server) workContext(c *fiber.Ctx) (ctx context.Context, done func()) {
 func (s *server) workContextFor(c *fiber.Ctx, timeout time.Duration) (ctx context.Context, done func()) {
 	ctx = c.UserContext()
 	stop := func() {}
-	if s.opts.Watcher != nil {
+	if s.opts.Watcher != nil && !s.opts.IgnoreDisconnects {
 		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -39,6 +39,9 @@ type Options struct {
 	Version string
 	// Watcher, when set, cancels a request's context as soon as its client disconnects.
 	Watcher *connwatch.Watcher
+	// IgnoreDisconnects keeps work going for clients that have left: no watcher, and a
+	// generation goes on after a failed write. Only for measuring what noticing saves.
+	IgnoreDisconnects bool
 }
 
 // Limits bound what one request may ask of the server.
@@ -134,6 +137,7 @@ func New(opts Options) (*fiber.App, error) {
 		BodyLimit:             opts.Limits.MaxBodyBytes,
 		DisableStartupMessage: true,
 		ErrorHandler:          s.handleError,
+		JSONEncoder:           marshal,
 		ReadTimeout:           30 * time.Second,
 		// A client that stops reading must not hold a connection (and shutdown) forever.
 		WriteTimeout: 30 * time.Second,

@@ -165,11 +165,12 @@ func (s *server) serveTGI(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, mod
 func tgiStreamEvents(w *bufio.Writer, g *genCall, prompt string, opts tgiOptions, id string) (string, logStats) {
 	var text strings.Builder
 	n := 0
-	for it := range g.events() {
+	events := g.events()
+	for it := range events {
 		ev := it.ev
 		if ev.Err != nil || (!ev.HasToken && ev.Done) {
 			f := g.s.classify(ev.Err, g.ep.Timeout)
-			data, _ := json.Marshal(tgiError{Error: f.message, ErrorType: f.kind, Code: f.code, RequestID: id})
+			data, _ := marshal(tgiError{Error: f.message, ErrorType: f.kind, Code: f.code, RequestID: id})
 			sseEvent(w, data)
 			return f.outcome, g.stats(n)
 		}
@@ -187,9 +188,9 @@ func tgiStreamEvents(w *bufio.Writer, g *genCall, prompt string, opts tgiOptions
 					InputLength: g.streams[0].PromptTokens}
 			}
 		}
-		data, _ := json.Marshal(e)
+		data, _ := marshal(e)
 		if !sseEvent(w, data) {
-			g.done() // the client has gone: stop generating for it
+			g.gone(events)
 			return OutcomeAborted, g.stats(n)
 		}
 	}

@@ -152,3 +152,24 @@ func (t *CRFTransitions) check(labels int) error {
 	}
 	return nil
 }
+
+// GenerationDefaults are the parts of generation_config.json the server uses.
+type GenerationDefaults struct {
+	// MaxNewTokens is the default limit of generated tokens (0: the file sets none).
+	MaxNewTokens int `json:"max_new_tokens"`
+}
+
+// ParseGeneration reads generation_config.json; empty data gives the zero defaults.
+func ParseGeneration(data []byte) (GenerationDefaults, error) {
+	var g GenerationDefaults
+	if len(data) == 0 {
+		return g, nil
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		return g, fmt.Errorf("generation_config.json: %w", err)
+	}
+	if g.MaxNewTokens < 0 {
+		return g, fmt.Errorf("generation_config.json: max_new_tokens is negative")
+	}
+	return g, nil
+}

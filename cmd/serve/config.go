@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/handlers"
+	"github.com/sluice-serving/sluice/kvcache"
 )
 
 // Config is everything the server reads from its environment. Every field has a SLUICE_
@@ -61,6 +62,37 @@ type Config struct {
 	MaxBodyBytes       int     `env:"MAX_BODY_BYTES" envDefault:"1048576"`
 	RequestTimeoutMS   int     `env:"REQUEST_TIMEOUT_MS" envDefault:"30000"`
 	ShutdownTimeoutSec int     `env:"SHUTDOWN_TIMEOUT_S" envDefault:"30"`
+
+	// GenerateModel is served on the generation routes; "none" serves none.
+	GenerateModel string `env:"GENERATE_MODEL" envDefault:"tiny-lm"`
+	// The paged KV cache: block size, and the pool's size in blocks or, when that is 0, in
+	// bytes.
+	KVBlockTokens int   `env:"KV_BLOCK_TOKENS" envDefault:"16"`
+	KVBlocks      int   `env:"KV_BLOCKS" envDefault:"0"`
+	KVMemoryBytes int64 `env:"KV_MEMORY_BYTES" envDefault:"67108864"`
+	// KVHighWatermark is the share of KV blocks in use at which generation sheds (reason
+	// memory) until use drains to KVLowWatermark (0: the high one - 0.1).
+	KVHighWatermark float64 `env:"KV_HIGH_WATERMARK" envDefault:"0.95"`
+	KVLowWatermark  float64 `env:"KV_LOW_WATERMARK" envDefault:"0"`
+	// Generation's own queue and watermarks (depth: sequences waiting and running); 0 for the
+	// high watermark means MaxRunning + QueueSize.
+	GenerateMaxRunning     int `env:"GENERATE_MAX_RUNNING" envDefault:"32"`
+	GenerateMaxStepTokens  int `env:"GENERATE_MAX_STEP_TOKENS" envDefault:"4096"`
+	GenerateQueueSize      int `env:"GENERATE_QUEUE_SIZE" envDefault:"64"`
+	GenerateMaxQueueWaitMS int `env:"GENERATE_MAX_QUEUE_WAIT_MS" envDefault:"5000"`
+	GenerateHighWatermark  int `env:"GENERATE_HIGH_WATERMARK" envDefault:"0"`
+	GenerateLowWatermark   int `env:"GENERATE_LOW_WATERMARK" envDefault:"0"`
+	// Timeouts of a generation: to its first token, of the decoder (and of a reader that
+	// stopped reading) between tokens, and of the whole.
+	GenerateFirstTokenTimeoutMS int `env:"GENERATE_FIRST_TOKEN_TIMEOUT_MS" envDefault:"10000"`
+	GenerateStallTimeoutMS      int `env:"GENERATE_STALL_TIMEOUT_MS" envDefault:"10000"`
+	GenerateTimeoutMS           int `env:"GENERATE_TIMEOUT_MS" envDefault:"120000"`
+	// GenerateStreamBuffer is how many tokens a stream may leave unread before its sequence
+	// pauses.
+	GenerateStreamBuffer int `env:"GENERATE_STREAM_BUFFER" envDefault:"16"`
+	// BenchIgnoreDisconnects makes the server go on generating for clients that have left.
+	// It exists only to measure what noticing them saves; never set it in production.
+	BenchIgnoreDisconnects bool `env:"BENCH_IGNORE_DISCONNECTS" envDefault:"false"`
 }
 
 // openMedAliases maps our variable names to the OpenMed service's. An alias applies only when
@@ -152,20 +184,50 @@ func (c Config) check() []problem {
 	if c.ShutdownTimeoutSec <= 0 {
 		own("SHUTDOWN_TIMEOUT_S", "must be > 0 (got %d)", c.ShutdownTimeoutSec)
 	}
+	if c.GenerateTimeoutMS <= 0 {
+		own("GENERATE_TIMEOUT_MS", "must be > 0 (got %d)", c.GenerateTimeoutMS)
+	}
+	if c.GenerateFirstTokenTimeoutMS < 0 {
+		own("GENERATE_FIRST_TOKEN_TIMEOUT_MS", "must be >= 0 (0: none) (got %d)", c.GenerateFirstTokenTimeoutMS)
+	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
 		own("LOG_LEVEL", "must be debug, info, warn or error (got %q)", c.LogLevel)
 	}
-	for _, err := range []error{c.batcher().Validate(), c.gate().Validate(), c.runtime().Validate(), c.limits().Validate()} {
-		out = append(out, packageProblems(err)...)
+	for _, v := range []struct {
+		err   error
+		names map[string]string
+	}{
+		{c.batcher().Validate(), batcherVars}, {c.gate().Validate(), gateVars},
+		{c.runtime().Validate(), runtimeVars}, {c.limits().Validate(), limitsVars},
+		{c.runner(1, 0).Validate(), runnerVars}, {c.kv(kvcache.Config{Layers: 1, Heads: 1, HeadDim: 1, MaxSeqLen: 1}).Validate(), kvVars},
+		{c.generateGate(c.GenerateMaxRunning).Validate(), generateGateVars},
+	} {
+		out = append(out, packageProblems(v.err, v.names)...)
 	}
 	return out
 }
 
+// named turns a package's configuration error found while wiring (when a model's geometry is
+// known) into one that names the variables; other errors pass unchanged.
+func named(err error, names map[string]string) error {
+	var lines []string
+	for _, p := range packageProblems(err, names) {
+		if p.variable == "?" {
+			return err
+		}
+		lines = append(lines, p.variable+" "+p.problem)
+	}
+	if len(lines) == 0 {
+		return err
+	}
+	return fmt.Errorf("invalid configuration:\n  %s", strings.Join(lines, "\n  "))
+}
+
 // packageProblems turns the ConfigErrors a package's Validate joined into problems named by
-// the variables that set the fields.
-func packageProblems(err error) []problem {
+// the variables that set the fields (names maps field to variable).
+func packageProblems(err error, names map[string]string) []problem {
 	if err == nil {
 		return nil
 	}
@@ -175,66 +237,82 @@ func packageProblems(err error) []problem {
 	}
 	out := make([]problem, 0, len(errs))
 	for _, e := range errs {
-		pkg, field, text := fieldOf(e)
-		name, ok := settingNames[pkg+"."+field]
+		field, text := fieldOf(e)
+		name, ok := names[field]
 		if !ok {
-			name = pkg + "." + field // a field no variable sets: a wiring bug, still reported
+			name = field // a field no variable sets: a wiring bug, still reported
 		}
 		out = append(out, problem{name, text})
 	}
 	return out
 }
 
-// fieldOf reads the package, field and problem of one package's ConfigError.
-func fieldOf(err error) (pkg, field, text string) {
+// fieldOf reads the field and problem of one package's ConfigError.
+func fieldOf(err error) (field, text string) {
 	var (
 		b *batcher.ConfigError
 		a *admission.ConfigError
 		e *engine.ConfigError
 		h *handlers.ConfigError
 		x *extract.ConfigError
+		k *kvcache.ConfigError
 	)
 	switch {
 	case errors.As(err, &b):
-		return "batcher", b.Field, b.Problem
+		return b.Field, b.Problem
 	case errors.As(err, &a):
-		return "admission", a.Field, a.Problem
+		return a.Field, a.Problem
 	case errors.As(err, &e):
-		return "engine", e.Field, e.Problem
+		return e.Field, e.Problem
 	case errors.As(err, &h):
-		return "handlers", h.Field, h.Problem
+		return h.Field, h.Problem
 	case errors.As(err, &x):
-		return "extract", x.Field, x.Problem
+		return x.Field, x.Problem
+	case errors.As(err, &k):
+		return k.Field, k.Problem
 	}
-	return "?", "?", err.Error()
+	return "?", err.Error()
 }
 
-// settingNames maps each package's configuration field to the variable that sets it.
-var settingNames = map[string]string{
-	"batcher.MaxBatchSize":           "SLUICE_BATCH_MAX_SIZE",
-	"batcher.MaxWait":                "SLUICE_BATCH_MAX_WAIT_MS",
-	"batcher.MaxPaddedTokens":        "SLUICE_BATCH_MAX_PADDED_TOKENS",
-	"batcher.QueueSize":              "SLUICE_BATCH_MAX_QUEUE_SIZE",
-	"batcher.Workers":                "SLUICE_BATCH_WORKERS",
-	"batcher.MaxQueueWait":           "SLUICE_BATCH_MAX_QUEUE_WAIT_MS",
-	"batcher.Weights[interactive]":   "SLUICE_BATCH_INTERACTIVE_WEIGHT",
-	"batcher.Weights[bulk]":          "SLUICE_BATCH_BULK_WEIGHT",
-	"batcher.MaxBulkWorkers":         "SLUICE_BATCH_MAX_BULK_WORKERS",
-	"admission.HighWatermark":        "SLUICE_BATCH_HIGH_WATERMARK",
-	"admission.LowWatermark":         "SLUICE_BATCH_LOW_WATERMARK",
-	"admission.Policy":               "SLUICE_RETRY_AFTER_POLICY",
-	"admission.StaticRetryAfter":     "SLUICE_RETRY_AFTER_S",
-	"admission.RetryReserve":         "SLUICE_RETRY_RESERVE",
-	"engine.Device":                  "SLUICE_DEVICE",
-	"engine.IntraOpThreads":          "SLUICE_INTRA_OP_THREADS",
-	"engine.InterOpThreads":          "SLUICE_INTER_OP_THREADS",
-	"handlers.Limits.MaxBodyBytes":   "SLUICE_MAX_BODY_BYTES",
-	"handlers.Limits.MaxTextChars":   "SLUICE_MAX_TEXT_CHARS",
-	"handlers.Limits.MaxTextBytes":   "SLUICE_MAX_TEXT_BYTES",
-	"handlers.Limits.RequestTimeout": "SLUICE_REQUEST_TIMEOUT_MS",
-	"handlers.RetryAfter":            "SLUICE_RETRY_AFTER_S",
-	"extract.Stride":                 "SLUICE_WINDOW_STRIDE",
-}
+// Each package configuration's fields, and the variables that set them.
+var (
+	batcherVars = map[string]string{
+		"MaxBatchSize": "SLUICE_BATCH_MAX_SIZE", "MaxWait": "SLUICE_BATCH_MAX_WAIT_MS",
+		"MaxPaddedTokens": "SLUICE_BATCH_MAX_PADDED_TOKENS", "QueueSize": "SLUICE_BATCH_MAX_QUEUE_SIZE",
+		"Workers": "SLUICE_BATCH_WORKERS", "MaxQueueWait": "SLUICE_BATCH_MAX_QUEUE_WAIT_MS",
+		"Weights[interactive]": "SLUICE_BATCH_INTERACTIVE_WEIGHT", "Weights[bulk]": "SLUICE_BATCH_BULK_WEIGHT",
+		"MaxBulkWorkers": "SLUICE_BATCH_MAX_BULK_WORKERS",
+	}
+	gateVars = map[string]string{
+		"HighWatermark": "SLUICE_BATCH_HIGH_WATERMARK", "LowWatermark": "SLUICE_BATCH_LOW_WATERMARK",
+		"Policy": "SLUICE_RETRY_AFTER_POLICY", "StaticRetryAfter": "SLUICE_RETRY_AFTER_S",
+		"RetryReserve": "SLUICE_RETRY_RESERVE",
+	}
+	generateGateVars = map[string]string{
+		"HighWatermark": "SLUICE_GENERATE_HIGH_WATERMARK", "LowWatermark": "SLUICE_GENERATE_LOW_WATERMARK",
+		"Policy": "SLUICE_RETRY_AFTER_POLICY", "StaticRetryAfter": "SLUICE_RETRY_AFTER_S",
+		"RetryReserve": "SLUICE_RETRY_RESERVE", "MemoryHighWatermark": "SLUICE_KV_HIGH_WATERMARK",
+		"MemoryLowWatermark": "SLUICE_KV_LOW_WATERMARK",
+	}
+	runtimeVars = map[string]string{
+		"Device": "SLUICE_DEVICE", "IntraOpThreads": "SLUICE_INTRA_OP_THREADS", "InterOpThreads": "SLUICE_INTER_OP_THREADS",
+	}
+	limitsVars = map[string]string{
+		"Limits.MaxBodyBytes": "SLUICE_MAX_BODY_BYTES", "Limits.MaxTextChars": "SLUICE_MAX_TEXT_CHARS",
+		"Limits.MaxTextBytes": "SLUICE_MAX_TEXT_BYTES", "Limits.RequestTimeout": "SLUICE_REQUEST_TIMEOUT_MS",
+		"RetryAfter": "SLUICE_RETRY_AFTER_S",
+	}
+	runnerVars = map[string]string{
+		"MaxRunning": "SLUICE_GENERATE_MAX_RUNNING", "MaxStepTokens": "SLUICE_GENERATE_MAX_STEP_TOKENS",
+		"QueueSize": "SLUICE_GENERATE_QUEUE_SIZE", "MaxQueueWait": "SLUICE_GENERATE_MAX_QUEUE_WAIT_MS",
+		"Weights[interactive]": "SLUICE_BATCH_INTERACTIVE_WEIGHT", "Weights[bulk]": "SLUICE_BATCH_BULK_WEIGHT",
+		"OutBuffer": "SLUICE_GENERATE_STREAM_BUFFER", "StallTimeout": "SLUICE_GENERATE_STALL_TIMEOUT_MS",
+	}
+	kvVars = map[string]string{
+		"BlockTokens": "SLUICE_KV_BLOCK_TOKENS", "Blocks": "SLUICE_KV_BLOCKS", "MemoryBytes": "SLUICE_KV_MEMORY_BYTES",
+	}
+	strideVars = map[string]string{"Stride": "SLUICE_WINDOW_STRIDE"}
+)
 
 // The configurations of the packages, built from the environment. These are mappings only,
 // with the defaults that are this command's (OpenMed's meanings of 0); every range is
@@ -266,6 +344,31 @@ func (c Config) runtime() engine.RuntimeOptions {
 func (c Config) limits() handlers.Limits {
 	return handlers.Limits{MaxBodyBytes: c.MaxBodyBytes, MaxTextChars: c.MaxTextChars,
 		MaxTextBytes: c.MaxTextBytes, RequestTimeout: ms(c.RequestTimeoutMS)}
+}
+
+// runner is the generation runner's configuration for a model of maxPositions positions.
+func (c Config) runner(maxPositions int, pad int64) engine.RunnerConfig {
+	return engine.RunnerConfig{MaxRunning: c.GenerateMaxRunning, MaxStepTokens: c.GenerateMaxStepTokens,
+		QueueSize: c.GenerateQueueSize, MaxQueueWait: ms(c.GenerateMaxQueueWaitMS),
+		Weights:   [admission.NumPriorities]int{admission.Interactive: c.InteractiveWeight, admission.Bulk: c.BulkWeight},
+		OutBuffer: c.GenerateStreamBuffer, StallTimeout: ms(c.GenerateStallTimeoutMS), MaxPositions: maxPositions, PadID: pad}
+}
+
+// kv is the KV pool's configuration over a model's geometry.
+func (c Config) kv(geometry kvcache.Config) kvcache.Config {
+	geometry.BlockTokens, geometry.Blocks, geometry.MemoryBytes = c.KVBlockTokens, c.KVBlocks, c.KVMemoryBytes
+	return geometry
+}
+
+// generateGate is generation's admission, for a runner that runs maxRunning sequences.
+func (c Config) generateGate(maxRunning int) admission.Config {
+	high := c.GenerateHighWatermark
+	if high == 0 {
+		high = maxRunning + c.GenerateQueueSize
+	}
+	return admission.Config{HighWatermark: high, LowWatermark: c.GenerateLowWatermark,
+		Policy: admission.Policy(c.RetryAfterPolicy), StaticRetryAfter: c.retryAfter(), RetryReserve: c.RetryReserve,
+		MemoryHighWatermark: c.KVHighWatermark, MemoryLowWatermark: c.KVLowWatermark}
 }
 
 func (c Config) extract() extract.Config {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -58,6 +59,9 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 	cfg.RetryReserve, cfg.Device, cfg.IntraThreads, cfg.InterThreads = 2, "tpu", -1, -1
 	cfg.MaxBodyBytes, cfg.MaxTextChars, cfg.MaxTextBytes, cfg.RequestTimeoutMS = 0, 0, 0, 0
 	cfg.ShutdownTimeoutSec, cfg.LogLevel = 0, "loud"
+	cfg.GenerateMaxRunning, cfg.GenerateMaxStepTokens, cfg.GenerateQueueSize, cfg.GenerateMaxQueueWaitMS = 0, 0, 0, -1
+	cfg.GenerateStreamBuffer, cfg.GenerateStallTimeoutMS, cfg.GenerateTimeoutMS, cfg.GenerateFirstTokenTimeoutMS = 0, 0, 0, -1
+	cfg.KVBlockTokens, cfg.KVBlocks, cfg.KVHighWatermark, cfg.GenerateLowWatermark = -1, -1, 2, -1
 	seen := map[string]int{}
 	for _, p := range cfg.check() {
 		seen[p.variable]++
@@ -66,7 +70,10 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 		"BATCH_WORKERS", "BATCH_MAX_QUEUE_WAIT_MS", "BATCH_INTERACTIVE_WEIGHT", "BATCH_BULK_WEIGHT",
 		"BATCH_MAX_BULK_WORKERS", "BATCH_HIGH_WATERMARK", "BATCH_LOW_WATERMARK", "RETRY_AFTER_POLICY",
 		"RETRY_AFTER_S", "RETRY_RESERVE", "DEVICE", "INTRA_OP_THREADS", "INTER_OP_THREADS", "MAX_BODY_BYTES",
-		"MAX_TEXT_CHARS", "MAX_TEXT_BYTES", "REQUEST_TIMEOUT_MS", "SHUTDOWN_TIMEOUT_S", "LOG_LEVEL"}
+		"MAX_TEXT_CHARS", "MAX_TEXT_BYTES", "REQUEST_TIMEOUT_MS", "SHUTDOWN_TIMEOUT_S", "LOG_LEVEL",
+		"GENERATE_MAX_RUNNING", "GENERATE_MAX_STEP_TOKENS", "GENERATE_QUEUE_SIZE", "GENERATE_MAX_QUEUE_WAIT_MS",
+		"GENERATE_STREAM_BUFFER", "GENERATE_STALL_TIMEOUT_MS", "GENERATE_TIMEOUT_MS", "GENERATE_FIRST_TOKEN_TIMEOUT_MS",
+		"KV_BLOCK_TOKENS", "KV_BLOCKS", "KV_HIGH_WATERMARK", "GENERATE_HIGH_WATERMARK", "GENERATE_LOW_WATERMARK"}
 	for _, name := range want {
 		if seen["SLUICE_"+name] == 0 {
 			t.Errorf("SLUICE_%s not reported", name)
@@ -76,9 +83,14 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 	for name := range seen {
 		t.Errorf("reported %q, which is not a variable this test set", name)
 	}
-	for name := range settingNames {
-		if !strings.HasPrefix(settingNames[name], "SLUICE_") {
-			t.Errorf("%s maps to %q", name, settingNames[name])
+	for _, names := range []map[string]string{batcherVars, gateVars, generateGateVars, runtimeVars, limitsVars, runnerVars, kvVars, strideVars} {
+		for field, name := range names {
+			if _, ok := reflect.TypeFor[Config]().FieldByNameFunc(func(f string) bool {
+				sf, _ := reflect.TypeFor[Config]().FieldByName(f)
+				return "SLUICE_"+sf.Tag.Get("env") == name
+			}); !ok {
+				t.Errorf("%s maps to %q, which no Config field reads", field, name)
+			}
 		}
 	}
 }

@@ -24,8 +24,10 @@ import (
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
+	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/models"
 )
 
@@ -71,6 +73,8 @@ type server struct {
 	logger      *slog.Logger
 	runtime     *engine.Runtime
 	classifiers []*extract.Classifier
+	runner      *engine.Runner       // nil when no generation model is served
+	generator   *generate.Generator // nil likewise
 	app         *fiber.App
 	watcher     *connwatch.Watcher
 	ready       atomic.Bool
@@ -109,7 +113,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		}
 		cls, err := extract.New(queue, m, sess, cfg.extract(), clk, bm)
 		if err != nil {
-			return handlers.Endpoint{}, err
+			return handlers.Endpoint{}, named(err, strideVars)
 		}
 		s.classifiers = append(s.classifiers, cls)
 		gate, err := admission.NewGate(queue, cfg.gate(), cls.Queue(), clk, am)
@@ -134,18 +138,76 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		s.close()
 		return nil, err
 	}
+	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii)}
+	if cfg.GenerateModel != "none" {
+		gen, err := s.generation(cfg, reg, am, clk)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		routes = append(routes, handlers.Generation(gen)...)
+	}
 	s.app, err = handlers.New(handlers.Options{
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: reg, Clock: clk,
-		Routes:     []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii)},
+		Routes:     routes,
 		Limits:     cfg.limits(),
-		RetryAfter: cfg.retryAfter(), Ready: s.ready.Load, Version: version,
-		Watcher: watcher,
+		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version,
+		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects,
 	})
 	if err != nil {
 		s.close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// generation loads the generation model and builds its paged KV cache, runner, generator and
+// admission gate.
+func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission.Metrics, clk clock.Clock) (handlers.GenerationEndpoint, error) {
+	m, err := loadModel(cfg.ModelsDir, cfg.GenerateModel)
+	if err != nil {
+		return handlers.GenerationEndpoint{}, err
+	}
+	defaults, err := models.ParseGeneration(m.Generation)
+	if err != nil {
+		return handlers.GenerationEndpoint{}, fmt.Errorf("model %q: %w", m.Name, err)
+	}
+	c := m.Config
+	dec, err := s.runtime.NewDecoder(m.Name, m.ONNX, engine.DecoderShape{Layers: c.NumLayers, Heads: c.NumHeads,
+		HeadDim: c.HeadDim, Vocab: c.VocabSize})
+	if err != nil {
+		return handlers.GenerationEndpoint{}, err
+	}
+	sh := dec.Shape()
+	pool, err := kvcache.NewPool(cfg.kv(kvcache.Config{Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim,
+		MaxSeqLen: c.MaxPositionEmbeddings}))
+	if err != nil {
+		return handlers.GenerationEndpoint{}, named(err, kvVars)
+	}
+	s.runner, err = engine.NewRunner(m.Name, dec, pool, cfg.runner(c.MaxPositionEmbeddings, m.Tokenizer.PadID()), clk,
+		engine.NewRunnerMetrics(reg))
+	if err != nil {
+		return handlers.GenerationEndpoint{}, named(err, runnerVars)
+	}
+	maxNew := defaults.MaxNewTokens
+	if maxNew == 0 {
+		maxNew = 64
+	}
+	s.generator, err = generate.New(m.Name, s.runner, m.Tokenizer, generate.Config{EOS: c.EOSTokenID,
+		MaxPositions: c.MaxPositionEmbeddings, DefaultMaxNewTokens: maxNew, FirstTokenTimeout: ms(cfg.GenerateFirstTokenTimeoutMS)})
+	if err != nil {
+		return handlers.GenerationEndpoint{}, err
+	}
+	gate, err := admission.NewGate("generate", cfg.generateGate(cfg.GenerateMaxRunning), s.generator.Queue(), clk, am)
+	if err != nil {
+		return handlers.GenerationEndpoint{}, named(err, generateGateVars)
+	}
+	return handlers.GenerationEndpoint{Model: s.generator, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS)}, nil
+}
+
+// isReady is /readyz: models loaded and warm, and the decoder not stalled.
+func (s *server) isReady() bool {
+	return s.ready.Load() && (s.runner == nil || s.runner.Healthy())
 }
 
 // close releases what newServer acquired, for a start-up that fails half-way.
@@ -171,6 +233,30 @@ func loadModel(dir, name string) (*models.Model, error) {
 	return m, err
 }
 
+// warmGeneration runs one short generation through the runner before the server is ready:
+// ONNX Runtime initialises lazily, and the first client should not pay for it.
+func (s *server) warmGeneration(ctx context.Context) error {
+	if s.generator == nil {
+		return nil
+	}
+	st, err := s.generator.Generate(ctx, admission.Interactive, "Warm up", generate.Params{MaxNewTokens: 2})
+	if err != nil {
+		return fmt.Errorf("model %q: warm-up failed: %w", s.generator.Name(), err)
+	}
+	for {
+		ev, err := st.Next(ctx)
+		if err == nil && ev.Err != nil {
+			err = ev.Err
+		}
+		if err != nil {
+			return fmt.Errorf("model %q: warm-up failed: %w", s.generator.Name(), err)
+		}
+		if ev.Done {
+			return nil
+		}
+	}
+}
+
 // serve listens, warms the models, marks the server ready and blocks until ctx ends; then it
 // stops accepting, lets in-flight requests and batches finish, and releases ONNX Runtime.
 func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
@@ -179,10 +265,14 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	if err != nil {
 		return fmt.Errorf("listen on SLUICE_ADDR %q: %w", s.cfg.Addr, err)
 	}
+	ln = boundedSendListener{ln}
 	work, stopWork := context.WithCancel(context.Background())
 	defer stopWork()
 	for _, c := range s.classifiers {
 		c.Start(work)
+	}
+	if s.runner != nil {
+		s.runner.Start(work)
 	}
 	served := make(chan error, 1)
 	go func() { served <- s.app.Listener(ln) }()
@@ -196,6 +286,13 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 			}
 			return err
 		}
+	}
+	if err := s.warmGeneration(ctx); err != nil {
+		_ = s.app.ShutdownWithTimeout(grace)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
 	}
 	s.ready.Store(true)
 	s.logger.Info("ready", slog.String("addr", ln.Addr().String()), slog.String("device", string(s.runtime.Device())))
@@ -226,6 +323,14 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 			}
 		}
 	}()
+	if s.runner != nil {
+		// Running streams may finish within the grace; the rest end with an error event.
+		go func() {
+			if err := s.runner.Close(drain); err != nil {
+				s.logger.Warn("generation did not finish in time; streams ended", slog.String("model", s.runner.Name()))
+			}
+		}()
+	}
 	if err := s.app.ShutdownWithTimeout(grace); err != nil {
 		s.logger.Warn("HTTP shutdown did not finish in time", slog.String("error", err.Error()))
 	}

@@ -1,0 +1,364 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The generation routes through the real binary's wiring: tiny-lm on ONNX Runtime, the paged
+// KV cache and the runner, over real HTTP.
+
+type lmGolden struct {
+	Prompt    string  `json:"prompt"`
+	PromptIDs []int64 `json:"prompt_ids"`
+	Greedy    []int64 `json:"greedy_ids"`
+}
+
+func readLMGoldens(t *testing.T) []lmGolden {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "models", "testdata", "golden", "tiny-lm.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []lmGolden
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var g lmGolden
+		if err := json.Unmarshal(line, &g); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// untilEOS cuts greedy ids after the end-of-sequence token (id 3), where generation stops.
+func untilEOS(ids []int64) []int64 {
+	for i, id := range ids {
+		if id == 3 {
+			return ids[:i+1]
+		}
+	}
+	return ids
+}
+
+type tgiDetails struct {
+	FinishReason string `json:"finish_reason"`
+	Tokens       []struct {
+		ID      int64  `json:"id"`
+		Text    string `json:"text"`
+		Special bool   `json:"special"`
+	} `json:"tokens"`
+}
+
+// streamIDs reads a TGI event stream to its end and returns the token ids and the last event.
+func streamIDs(t *testing.T, body io.Reader) ([]int64, map[string]any) {
+	t.Helper()
+	var ids []int64
+	var last map[string]any
+	sc := bufio.NewScanner(body)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data:")
+		if !ok {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(strings.TrimSpace(line)), &ev); err != nil {
+			t.Fatalf("event %q: %v", line, err)
+		}
+		if _, bad := ev["error"]; bad {
+			t.Fatalf("error event %v", ev)
+		}
+		ids = append(ids, int64(ev["token"].(map[string]any)["id"].(float64)))
+		last = ev
+	}
+	return ids, last
+}
+
+// TestGreedyGenerationOverHTTPMatchesTorch: /generate and /generate_stream, each prompt sent
+// by several clients at once (so decoded in one batch with the others), give torch's greedy
+// ids up to the end of sequence.
+func TestGreedyGenerationOverHTTPMatchesTorch(t *testing.T) {
+	srv := startServer(t)
+	goldens := readLMGoldens(t)
+	var wg sync.WaitGroup
+	for _, g := range goldens {
+		want := untilEOS(g.Greedy)
+		for _, path := range []string{"/generate", "/generate_stream", "/generate", "/generate_stream"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body, _ := json.Marshal(map[string]any{"inputs": g.Prompt,
+					"parameters": map[string]any{"max_new_tokens": len(g.Greedy), "details": true}})
+				resp, err := http.Post(srv.url+path, "application/json", bytes.NewReader(body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer resp.Body.Close()
+				var got []int64
+				if path == "/generate" {
+					var out struct {
+						Details tgiDetails `json:"details"`
+					}
+					if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+						t.Error(err)
+						return
+					}
+					for _, tok := range out.Details.Tokens {
+						got = append(got, tok.ID)
+					}
+				} else {
+					got, _ = streamIDs(t, resp.Body)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s %q: %v, torch %v", path, g.Prompt, got, want)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	srv.waitForMetric(t, `sluice_kvcache_blocks{queue="tiny-lm",state="used"} 0`)
+}
+
+// TestClientThatLeavesFreesItsBlocksWithinOneStep: a raw TCP client reads three events of a
+// long stream and closes its socket. The server sees it go, its sequence leaves the running set
+// at the next step boundary with its KV blocks back in the pool, and at most one token is
+// generated for it after its departure was seen.
+func TestClientThatLeavesFreesItsBlocksWithinOneStep(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_STREAM_BUFFER=1")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":240,"temperature":0,"ignore_eos":true,"stream":true}`
+	fmt.Fprintf(conn, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	r := bufio.NewReader(conn)
+	events := 0
+	for events < 3 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(line, "data:") {
+			events++
+		}
+	}
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if t.Failed() {
+			for _, l := range strings.Split(string(srv.metrics(t)), "\n") {
+				if strings.Contains(l, "generate_") && !strings.Contains(l, "#") && !strings.Contains(l, "bucket") {
+					t.Log(l)
+				}
+			}
+			t.Log(srv.logs.String())
+		}
+	}()
+	srv.waitForMetric(t, `sluice_generate_requests_aborted_total{queue="tiny-lm",reason="client_disconnect"} 1`)
+	srv.waitForMetric(t, `sluice_kvcache_blocks{queue="tiny-lm",state="used"} 0`)
+	// Blocks were free within one step of the departure being seen.
+	srv.waitForMetric(t, `sluice_generate_abort_latency_steps_bucket{queue="tiny-lm",le="1"} 1`)
+	m := srv.metrics(t)
+	if n := metricValue(t, m, `sluice_generate_tokens_after_disconnect_total{queue="tiny-lm"}`); n > 1 {
+		t.Fatalf("%v tokens generated after the disconnect was seen, want at most 1", n)
+	}
+	srv.logs.waitFor(t, 30*time.Second, `"route":"/v1/completions"`, `"outcome":"aborted"`)
+}
+
+// TestSharedPromptHitsThePrefixCache: the second request with the same long prompt takes the
+// first one's full KV blocks from the cache.
+func TestSharedPromptHitsThePrefixCache(t *testing.T) {
+	srv := startServer(t)
+	prompt := strings.Repeat("The patient was started on metformin and lisinopril. ", 4)
+	for range 2 {
+		status, out := srv.post(t, "/generate", map[string]any{"inputs": prompt, "parameters": map[string]any{"max_new_tokens": 2}})
+		if status != 200 || out["generated_text"] == nil {
+			t.Fatalf("status %d %v", status, out)
+		}
+	}
+	if hits := metricValue(t, srv.metrics(t), `sluice_kvcache_prefix_hits_total{queue="tiny-lm"}`); hits < 1 {
+		t.Fatalf("prefix cache hits %v, want the second request's full blocks", hits)
+	}
+}
+
+// TestGenerationErrorsAreTheirWireFormatsAndContentFree: validation errors come in TGI's and
+// OpenAI's shapes with the request id, and neither they nor the logs quote the prompt.
+func TestGenerationErrorsAreTheirWireFormatsAndContentFree(t *testing.T) {
+	srv := startServer(t)
+	status, out := srv.post(t, "/generate", map[string]any{"inputs": "Patient ZEBRA-CANARY-4417", "parameters": map[string]any{"temperature": 0}})
+	if status != 422 || out["error_type"] != "validation" || !strings.Contains(out["error"].(string), "temperature") || out["request_id"] == "" {
+		t.Fatalf("TGI validation: %d %v", status, out)
+	}
+	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Patient ZEBRA-CANARY-4417", "max_tokens": 400})
+	e, _ := out["error"].(map[string]any)
+	if status != 400 || e == nil || e["type"] != "invalid_request_error" || !strings.Contains(e["message"].(string), "must be <=") {
+		t.Fatalf("OpenAI validation: %d %v", status, out)
+	}
+	status, _ = srv.post(t, "/generate", map[string]any{"inputs": "Patient ZEBRA-CANARY-4417 is stable.", "parameters": map[string]any{"max_new_tokens": 4}})
+	if status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	for name, text := range map[string]string{"logs": srv.logs.String(), "metrics": string(srv.metrics(t))} {
+		if strings.Contains(text, "ZEBRA") {
+			t.Fatalf("the prompt leaked into the %s", name)
+		}
+	}
+}
+
+// TestCompletionsStopSequenceIsCut: OpenAI's API does not return the stop sequence; the
+// generation stops there, streamed or not.
+func TestCompletionsStopSequenceIsCut(t *testing.T) {
+	srv := startServer(t)
+	// Greedy, "The patient was started on" continues " behalf of Dr. Silo, ...".
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "any", "prompt": "The patient was started on",
+		"max_tokens": 16, "temperature": 0, "stop": " Dr"})
+	choice := out["choices"].([]any)[0].(map[string]any)
+	if status != 200 || choice["text"] != " behalf of" || choice["finish_reason"] != "stop" {
+		t.Fatalf("status %d %v", status, out)
+	}
+	body, _ := json.Marshal(map[string]any{"model": "any", "prompt": "The patient was started on", "max_tokens": 16,
+		"temperature": 0, "stop": []string{" Dr"}, "stream": true})
+	resp, err := http.Post(srv.url+"/v1/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var text strings.Builder
+	done := false
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		if data == "[DONE]" {
+			done = true
+			continue
+		}
+		var chunk struct {
+			Choices []struct {
+				Text string `json:"text"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range chunk.Choices {
+			text.WriteString(c.Text)
+		}
+	}
+	if !done || text.String() != " behalf of" {
+		t.Fatalf("streamed %q (done %v), want \" behalf of\" then [DONE]", text.String(), done)
+	}
+}
+
+// TestShutdownEndsStreamsAndGivesBlocksBack: SIGTERM while a stream runs: the stream either
+// finishes or ends with an error event, the process exits cleanly, and no block is held.
+func TestShutdownEndsStreamsAndGivesBlocksBack(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan net.Addr, 1)
+	done := make(chan int, 1)
+	logs := &lockedBuffer{}
+	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_SHUTDOWN_TIMEOUT_S=1",
+		"SLUICE_GENERATE_STREAM_BUFFER=1", "SLUICE_INTRA_OP_THREADS=1"}
+	go func() { done <- run(ctx, env, logs, logs, ready) }()
+	addr := <-ready
+	resp, err := http.Post("http://"+addr.String()+"/v1/completions", "application/json",
+		strings.NewReader(`{"model":"m","prompt":"The patient was started on","max_tokens":240,"temperature":0,"ignore_eos":true,"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	if _, err := r.ReadString('\n'); err != nil { // the first event: the stream is running
+		t.Fatal(err)
+	}
+	cancel() // what SIGTERM does in main
+	rest, _ := io.ReadAll(r)
+	lines := strings.Split(strings.TrimSpace(string(rest)), "\n")
+	last := lines[len(lines)-1]
+	if last != "data: [DONE]" && !strings.Contains(last, `"error"`) {
+		t.Fatalf("the stream ended with %q, neither its text nor an error event", last)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, logs.String())
+	}
+}
+
+func (s *testServer) metrics(t *testing.T) []byte {
+	t.Helper()
+	resp, err := http.Get(s.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return data
+}
+
+// metricValue finds a series line by its exact name and labels; 0 when absent.
+func metricValue(t *testing.T, exposition []byte, series string) float64 {
+	t.Helper()
+	for _, line := range strings.Split(string(exposition), "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	return 0
+}
+
+// TestReaderThatStopsIsPausedThenEnded: a client that takes the response headers and then
+// reads nothing. Once the socket buffers fill, its sequences pause (nothing more is generated
+// for them) and at the stall timeout they are ended as client_stall, their blocks freed: the
+// server never buffers a stream without bound.
+func TestReaderThatStopsIsPausedThenEnded(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_STREAM_BUFFER=2", "SLUICE_GENERATE_STALL_TIMEOUT_MS=300")
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048)
+		})
+	}}
+	conn, err := d.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"model":"m","prompt":"The patient was started on","max_tokens":240,"n":8,"temperature":0,"ignore_eos":true,"stream":true}`
+	fmt.Fprintf(conn, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	// Read nothing at all: the reader has stopped.
+	defer func() {
+		if t.Failed() {
+			for _, l := range strings.Split(string(srv.metrics(t)), "\n") {
+				if (strings.Contains(l, "generate_") || strings.Contains(l, "kvcache")) && !strings.Contains(l, "#") && !strings.Contains(l, "bucket") {
+					t.Log(l)
+				}
+			}
+		}
+	}()
+	srv.waitForMetric(t, `sluice_generate_requests_aborted_total{queue="tiny-lm",reason="client_stall"} 8`)
+	srv.waitForMetric(t, `sluice_kvcache_blocks{queue="tiny-lm",state="used"} 0`)
+	if n := metricValue(t, srv.metrics(t), `sluice_generate_tokens_total{queue="tiny-lm"}`); n >= 8*240 {
+		t.Fatalf("%v tokens generated: the stopped reader's sequences never paused", n)
+	}
+}
