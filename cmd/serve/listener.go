@@ -22,4 +22,3 @@ func (l boundedSendListener) Accept() (net.Conn, error) {
 	}
 	return c, nil
 }
-

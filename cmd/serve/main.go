@@ -73,7 +73,7 @@ type server struct {
 	logger      *slog.Logger
 	runtime     *engine.Runtime
 	classifiers []*extract.Classifier
-	runner      *engine.Runner       // nil when no generation model is served
+	runner      *engine.Runner      // nil when no generation model is served
 	generator   *generate.Generator // nil likewise
 	app         *fiber.App
 	watcher     *connwatch.Watcher
