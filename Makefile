@@ -4,12 +4,18 @@ ORT_LIB := third_party/onnxruntime/libonnxruntime.so.1
 export SLUICE_ORT_LIB ?= $(CURDIR)/$(ORT_LIB)
 GO ?= go
 
+JS_CLIENTS := cmd/serve/testdata/js/node_modules/.package-lock.json
+
 .PHONY: serve test build ort vet staticcheck unit models bench overload
 
 $(ORT_LIB):
 	bash scripts/fetch-onnxruntime.sh
 
 ort: $(ORT_LIB)
+
+# The npm clients the compatibility test runs (openai, @huggingface/inference), as locked.
+$(JS_CLIENTS): cmd/serve/testdata/js/package-lock.json
+	npm ci --prefix cmd/serve/testdata/js --no-audit --no-fund
 
 build: $(ORT_LIB)
 	$(GO) build -o bin/sluice ./cmd/serve
@@ -18,8 +24,9 @@ build: $(ORT_LIB)
 serve: build
 	./bin/sluice
 
-## test: vet, staticcheck and the race-enabled test suite (real ONNX Runtime, real HTTP).
-test: $(ORT_LIB) vet staticcheck unit
+## test: vet, staticcheck and the race-enabled test suite (real ONNX Runtime, real HTTP, and
+## the ecosystem's own JS clients against the generation routes).
+test: $(ORT_LIB) $(JS_CLIENTS) vet staticcheck unit
 
 vet:
 	$(GO) vet ./...

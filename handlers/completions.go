@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -97,8 +98,15 @@ func (s *server) serveCompletions(c *fiber.Ctx, x *exchange, ep *GenerationEndpo
 	}
 	g, err := s.beginGeneration(c, x, ep, p.prompts, p.n, p.params)
 	if err != nil {
-		return s.startError(c, x, ep, err, func(c *fiber.Ctx, f genFailure) error {
-			return writeOpenAIError(c, fiber.StatusBadRequest, "invalid_request_error", "prompt", f.code, f.message)
+		return s.startError(c, x, ep, err, func(c *fiber.Ctx, f genFailure, err error) error {
+			msg := f.message
+			var long *generate.TooLongError
+			if errors.As(err, &long) {
+				msg = "This model's maximum context length is " + strconv.Itoa(long.MaxPositions) + " tokens, however you requested " +
+					strconv.Itoa(long.Prompt+long.MaxNewTokens) + " tokens (" + strconv.Itoa(long.Prompt) + " in your prompt; " +
+					strconv.Itoa(long.MaxNewTokens) + " for the completion). Please reduce your prompt or completion length."
+			}
+			return writeOpenAIError(c, fiber.StatusBadRequest, "invalid_request_error", "max_tokens", f.code, msg)
 		})
 	}
 	head := completion{ID: "cmpl-" + requestIDOf(c), Object: "text_completion", Created: s.opts.Clock.Now().Unix(),

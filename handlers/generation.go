@@ -210,7 +210,7 @@ func validationMessage(err error) string {
 // startError answers a generation that could not start or ended before its first byte. The
 // Queue's refusals and shutdown are the same answers as on every route; validation errors
 // are the route's (format decides their shape).
-func (s *server) startError(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, err error, format func(*fiber.Ctx, genFailure) error) error {
+func (s *server) startError(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, err error, format func(*fiber.Ctx, genFailure, error) error) error {
 	if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
 		return s.writeRefusal(c, ref)
 	}
@@ -218,7 +218,7 @@ func (s *server) startError(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, e
 	switch {
 	case f.code == CodeValidation:
 		c.Locals(localOutcome, f.outcome)
-		return format(c, f)
+		return format(c, f, err)
 	case errors.Is(err, admission.ErrClosed), errors.Is(err, generate.ErrShutdown):
 		return s.notReady("Service is shutting down and not accepting new requests", "shutting_down")
 	case f.status == fiber.StatusInternalServerError:

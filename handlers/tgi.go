@@ -114,7 +114,7 @@ func (s *server) serveTGI(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, mod
 	}
 	g, err := s.beginGeneration(c, x, ep, []string{prompt}, 1, params)
 	if err != nil {
-		return s.startError(c, x, ep, err, func(c *fiber.Ctx, f genFailure) error {
+		return s.startError(c, x, ep, err, func(c *fiber.Ctx, f genFailure, _ error) error {
 			return writeTGIError(c, f.status, f.kind, f.code, "Input validation error: "+f.message)
 		})
 	}

@@ -1,0 +1,79 @@
+// Runs the ecosystem's own clients against a live Sluice and prints one JSON line per check:
+// {"check": name, "text": ..., ...} or {"check": name, "error": ...}. The Go test
+// (cmd/serve TestEcosystemClients) starts the server, runs this, and judges the lines.
+//
+//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens
+import OpenAI from "openai";
+import { InferenceClient } from "@huggingface/inference";
+import { InferenceClient as TGIClient } from "hf-inference-tgi";
+
+const [base, prompt, maxTokensArg] = process.argv.slice(2);
+const maxTokens = Number(maxTokensArg);
+
+function report(check, fields) {
+  console.log(JSON.stringify({ check, ...fields }));
+}
+
+async function run(check, fn) {
+  try {
+    report(check, await fn());
+  } catch (e) {
+    report(check, { error: String(e && e.message ? e.message : e), status: e && e.status });
+  }
+}
+
+// OpenAI's client: /v1/completions, answer and stream (usage asked for), and an error.
+const openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: "unused", maxRetries: 0 });
+await run("openai", async () => {
+  const c = await openai.completions.create({ model: "tiny-lm", prompt, max_tokens: maxTokens, temperature: 0 });
+  return { text: c.choices[0].text, finish: c.choices[0].finish_reason, usage: c.usage, object: c.object };
+});
+await run("openai-stream", async () => {
+  const s = await openai.completions.create({ model: "tiny-lm", prompt, max_tokens: maxTokens, temperature: 0,
+    stream: true, stream_options: { include_usage: true } });
+  let text = "";
+  let finish = null;
+  let usage = null;
+  for await (const chunk of s) {
+    for (const ch of chunk.choices) {
+      text += ch.text;
+      finish = ch.finish_reason ?? finish;
+    }
+    usage = chunk.usage ?? usage;
+  }
+  return { text, finish, usage };
+});
+await run("openai-invalid", async () => {
+  await openai.completions.create({ model: "tiny-lm", prompt, max_tokens: 100000 });
+  return { text: "no error" };
+});
+
+// HuggingFace's client, current release: it sends text generation to /v1/completions.
+const hf = new InferenceClient("", { endpointUrl: base, retry_on_error: false });
+await run("hf", async () => {
+  const out = await hf.textGeneration({ inputs: prompt, parameters: { max_new_tokens: maxTokens, temperature: 0 } });
+  return { text: out.generated_text };
+});
+await run("hf-stream", async () => {
+  let text = "";
+  for await (const ev of hf.textGenerationStream({ inputs: prompt, parameters: { max_new_tokens: maxTokens, temperature: 0 } })) {
+    text += ev.choices?.[0]?.text ?? "";
+  }
+  return { text };
+});
+
+// HuggingFace's client as it was up to 4.13.16: TGI's POST / with inputs and parameters.
+const tgi = new TGIClient("", { endpointUrl: base, retry_on_error: false });
+await run("tgi", async () => {
+  const out = await tgi.textGeneration({ inputs: prompt, parameters: { max_new_tokens: maxTokens, details: true } });
+  return { text: out.generated_text, finish: out.details?.finish_reason, tokens: out.details?.tokens?.length };
+});
+await run("tgi-stream", async () => {
+  let text = "";
+  let final = null;
+  for await (const ev of tgi.textGenerationStream({ inputs: prompt, parameters: { max_new_tokens: maxTokens } })) {
+    text += ev.token.text;
+    final = ev.generated_text ?? final;
+  }
+  return { text, final };
+});
