@@ -30,6 +30,9 @@ func main() {
 type options struct {
 	jsonPath, htmlPath, recordsPath string
 	quiet                           bool
+	// generate switches to generation mode (streams); gen is its configuration.
+	generate bool
+	gen      GenConfig
 }
 
 // parseFlags turns the command line into a validated Config.
@@ -67,6 +70,9 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.StringVar(&o.recordsPath, "records", "", "write every request, its attempts and retries here, one JSON line each")
 	fs.Uint64Var(&seed, "seed", 1, "random seed for arrivals, mixes and jitter")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
+	fs.BoolVar(&o.generate, "generate", false, "generation mode: streams of /v1/completions instead of entity requests")
+	fs.IntVar(&o.gen.MaxTokens, "max-tokens", 64, "generation: tokens per stream (greedy, ignore_eos)")
+	fs.Float64Var(&o.gen.Abandon, "abandon", 0, "generation: share of clients that hang up at half their tokens")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, options{}, err
 	}
@@ -87,7 +93,15 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 		errs = append(errs, err)
 	}
 	c.Retry = RetryPolicy{Enabled: retry, Jitter: jitter, MaxRetries: maxRetries, Budget: NewRetryBudget(budget)}
-	if err := c.Validate(); err != nil {
+	if o.generate {
+		g := &o.gen
+		g.URL, g.Mode, g.Rate, g.Workers, g.MaxInFlight = c.URL, c.Mode, c.Rate, c.Workers, c.MaxInFlight
+		g.Duration, g.Warmup, g.Drain, g.Timeout, g.ScrapeInterval = c.Duration, c.Warmup, c.Drain, c.Timeout, c.ScrapeInterval
+		g.Priorities, g.Seed = c.Priorities, c.Seed
+		if err := g.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	} else if err := c.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return c, o, errors.Join(errs...)
@@ -113,6 +127,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if opts.generate {
+		res := RunGeneration(ctx, opts.gen, clock.Real(), client)
+		summary := res.Summary()
+		return writeOutputs(stdout, opts, summary, func(w io.Writer) error { return WriteGenHTML(w, res, summary) })
+	}
 	runner, err := NewRunner(cfg, clock.Real(), client)
 	if err != nil {
 		return err
@@ -123,7 +142,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	res := runner.Run(ctx, progress, isTerminal(stderr))
 	summary := res.Summary()
+	if err := writeOutputs(stdout, opts, summary, func(w io.Writer) error { return WriteHTML(w, res, summary) }); err != nil {
+		return err
+	}
+	if opts.recordsPath != "" {
+		if err := writeFile(opts.recordsPath, func(w io.Writer) error { return WriteRecords(w, res.Start, res.Records) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
+// writeOutputs writes the JSON summary (to -json, or stdout) and the HTML report (to -html).
+func writeOutputs(stdout io.Writer, opts options, summary any, html func(io.Writer) error) error {
 	js, err := json.MarshalIndent(summary, "", "  ")
 	if err != nil {
 		return err
@@ -137,14 +168,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if opts.htmlPath != "" {
-		if err := writeFile(opts.htmlPath, func(w io.Writer) error { return WriteHTML(w, res, summary) }); err != nil {
-			return err
-		}
-	}
-	if opts.recordsPath != "" {
-		if err := writeFile(opts.recordsPath, func(w io.Writer) error { return WriteRecords(w, res.Start, res.Records) }); err != nil {
-			return err
-		}
+		return writeFile(opts.htmlPath, html)
 	}
 	return nil
 }
