@@ -491,13 +491,16 @@ func (r *Runner) runGroup(ctx context.Context, rows []*sequence) {
 		return
 	}
 	shape := r.dec.Shape()
+	copyStart := r.clk.Now()
 	st := r.scratch.build(kept, r.pool, shape, r.cfg.PadID)
 	start := r.clk.Now()
+	copied := start.Sub(copyStart)
 	r.stepStarted.Store(start.UnixNano())
 	if r.hook != nil {
 		r.hook()
 	}
 	err := r.dec.RunStep(ctx, st, r.opts)
+	r.scratch.remember(kept, st, err == nil)
 	r.stepStarted.Store(0)
 	end := r.clk.Now()
 	if r.stalled.Load() {
@@ -515,6 +518,9 @@ func (r *Runner) runGroup(ctx context.Context, rows []*sequence) {
 		}
 		return
 	}
+	// Write every row's new keys and values back into its blocks, then choose its tokens:
+	// choosing may end a sequence, which frees its blocks.
+	writeBack := r.clk.Now()
 	for i, q := range kept {
 		if q.ended.Load() {
 			continue // the watchdog ended it during the step; the boundary retires it
@@ -526,6 +532,12 @@ func (r *Runner) runGroup(ctx context.Context, rows []*sequence) {
 			r.pool.Scatter(q.table, i, from, k, l, kvcache.Value, kvcache.Tensor{Data: st.Present[l][1], Batch: st.Batch, Positions: st.Past + st.Seq})
 		}
 		r.pool.Append(q.table, q.tokens[q.table.Len():])
+	}
+	r.m.kvCopy(copied + r.clk.Now().Sub(writeBack))
+	for i, q := range kept {
+		if q.ended.Load() {
+			continue
+		}
 		at := (i*st.Seq + st.Seq - 1) * shape.Vocab
 		r.emit(q, q.req.Chooser.Choose(st.Logits[at:at+shape.Vocab]), end)
 	}

@@ -31,6 +31,7 @@ type RunnerMetrics struct {
 	stepSeconds  *prometheus.HistogramVec
 	stepRows     *prometheus.HistogramVec
 	prefixTokens *prometheus.CounterVec
+	kvCopy       *prometheus.CounterVec
 	gauges       *runnerCollector
 }
 
@@ -98,12 +99,16 @@ func NewRunnerMetrics(reg prometheus.Registerer) *RunnerMetrics {
 			Name: "sluice_generate_prompt_tokens_total",
 			Help: "Tokens admitted sequences brought (prompts, and a preempted sequence's tokens again), by whether the prefix cache already held their keys and values (cached) or they were computed (computed).",
 		}, []string{"queue", "source"}),
+		kvCopy: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_generate_kv_copy_seconds_total",
+			Help: "Time spent gathering past keys and values from the KV blocks into a step's tensors and writing the new ones back: what paging costs, to set beside sluice_generate_step_seconds.",
+		}, q),
 		gauges: &runnerCollector{runners: map[string]*Runner{}},
 	}
 	m.gauges.init()
 	if reg != nil {
 		reg.MustRegister(m.streams, m.aborted, m.afterGone, m.abortSeconds, m.abortSteps, m.tokens, m.ttft,
-			m.interToken, m.preemptions, m.trips, m.stepSeconds, m.stepRows, m.prefixTokens, m.gauges)
+			m.interToken, m.preemptions, m.trips, m.stepSeconds, m.stepRows, m.prefixTokens, m.kvCopy, m.gauges)
 	}
 	return m
 }
@@ -119,6 +124,7 @@ type runnerMetrics struct {
 	ttft, inter                        prometheus.Observer
 	stepSeconds, stepRows              [2]prometheus.Observer // [0] decode, [1] prefill
 	cachedTokens, computedTokens       prometheus.Counter
+	kvCopySeconds                      prometheus.Counter
 }
 
 func (m *RunnerMetrics) forRunner(r *Runner) (*runnerMetrics, error) {
@@ -137,6 +143,7 @@ func (m *RunnerMetrics) forRunner(r *Runner) (*runnerMetrics, error) {
 		abortSeconds: m.abortSeconds.WithLabelValues(n), abortSteps: m.abortSteps.WithLabelValues(n),
 		ttft: m.ttft.WithLabelValues(n), inter: m.interToken.WithLabelValues(n),
 		cachedTokens: m.prefixTokens.WithLabelValues(n, "cached"), computedTokens: m.prefixTokens.WithLabelValues(n, "computed"),
+		kvCopySeconds: m.kvCopy.WithLabelValues(n),
 	}
 	for _, f := range []Finish{FinishLength, FinishStop} {
 		rm.finish[f] = m.streams.WithLabelValues(n, f.String())
@@ -191,6 +198,12 @@ func (rm *runnerMetrics) step(d time.Duration, rows int, prefill bool) {
 		i := boolIndex(prefill)
 		rm.stepSeconds[i].Observe(d.Seconds())
 		rm.stepRows[i].Observe(float64(rows))
+	}
+}
+
+func (rm *runnerMetrics) kvCopy(d time.Duration) {
+	if rm != nil {
+		rm.kvCopySeconds.Add(d.Seconds())
 	}
 }
 

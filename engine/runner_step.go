@@ -15,6 +15,41 @@ type stepScratch struct {
 	past    [][2][]float32
 	present [][2][]float32
 	tables  []*kvcache.Table
+
+	// last is the row set of the previous decode step and lastPast its past length, while
+	// its present tensors hold every row's keys and values: a decode step over the same rows
+	// in the same order takes them as its past instead of gathering from the blocks.
+	last     []*sequence
+	lastLens []int // each row's cached tokens before the previous step
+	lastPast int
+	lastOK   bool
+	reused   int // steps that took the previous present as their past (tests read it)
+}
+
+// reusable reports whether a decode step over rows can take the previous decode step's
+// present as its past: the same rows, in the same order, each one token longer.
+func (sc *stepScratch) reusable(rows []*sequence, past, seq int) bool {
+	if !sc.lastOK || seq != 1 || past != sc.lastPast+1 || len(rows) != len(sc.last) {
+		return false
+	}
+	for i, q := range rows {
+		if sc.last[i] != q || q.table.Len() != sc.lastLens[i]+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// remember records a successful step over rows for reusable; a prefill step, or a failed
+// one, forgets.
+func (sc *stepScratch) remember(rows []*sequence, st *Step, ok bool) {
+	sc.lastOK = ok && st.Seq == 1
+	sc.last = append(sc.last[:0], rows...)
+	sc.lastLens = sc.lastLens[:0]
+	for _, q := range rows {
+		sc.lastLens = append(sc.lastLens, q.table.Len())
+	}
+	sc.lastPast = st.Past
 }
 
 // grow returns buf resized to n, reallocating only when it is too small.
@@ -69,8 +104,19 @@ func (sc *stepScratch) build(rows []*sequence, pool *kvcache.Pool, shape Decoder
 			mask[j] = 1
 		}
 	}
+	reuse := sc.reusable(rows, past, seq)
+	if reuse {
+		sc.reused++
+	}
 	for l := range shape.Layers {
 		for k, kind := range [2]kvcache.Kind{kvcache.Key, kvcache.Value} {
+			if reuse {
+				// Every row grew by the one token the previous step computed: its present
+				// is, position for position, this step's past.
+				sc.past[l][k], sc.present[l][k] = sc.present[l][k], sc.past[l][k]
+				sc.present[l][k] = grow(sc.present[l][k], cache*width)
+				continue
+			}
 			sc.past[l][k] = grow(sc.past[l][k], cache*past)
 			sc.present[l][k] = grow(sc.present[l][k], cache*width)
 			pool.Gather(sc.tables, l, kind, kvcache.Tensor{Data: sc.past[l][k], Batch: b, Positions: past})

@@ -119,6 +119,11 @@ func TestRunnerBatchesMixedPromptsLikeSingleRuns(t *testing.T) {
 	if steps := r.Steps(); steps > uint64(len(goldens[0].Greedy))+1 {
 		t.Fatalf("%d steps for %d sequences of %d tokens: they were not batched", steps, len(goldens), len(goldens[0].Greedy))
 	}
+	// The batch kept its rows from the second decode step on: those steps took the previous
+	// step's present as their past instead of gathering it, and the tokens above prove it exact.
+	if r.scratch.reused < len(goldens[0].Greedy)-3 {
+		t.Fatalf("%d steps reused the previous present, want nearly every decode step", r.scratch.reused)
+	}
 }
 
 // TestPreemptedSequencesResumeExactly: a pool too small for every sequence at once makes the
