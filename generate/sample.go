@@ -26,6 +26,9 @@ type Sampling struct {
 	FrequencyPenalty, PresencePenalty float64
 	// Seed makes a sampled output reproducible.
 	Seed uint64
+	// NoLogprobs skips the chosen token's log probability (reported as 0): greedy decoding
+	// then needs no exponential at all, which is most of its cost over a large vocabulary.
+	NoLogprobs bool
 }
 
 // sampler picks tokens for one sequence. It keeps the tokens seen so far (for the penalty)
@@ -56,6 +59,15 @@ func newSampler(s Sampling, prompt []int64) *sampler {
 // pick chooses the next token from logits and returns it with its log probability under the
 // distribution it was chosen from.
 func (sp *sampler) pick(logits []float32) (int64, float32) {
+	if !sp.s.DoSample && sp.seen == nil && sp.counts == nil && sp.s.NoLogprobs {
+		id := 0
+		for i, v := range logits {
+			if v > logits[id] {
+				id = i
+			}
+		}
+		return int64(id), 0
+	}
 	n := len(logits)
 	sp.probs = grow(sp.probs, n)
 	for i, v := range logits {
@@ -77,6 +89,9 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 	if !sp.s.DoSample {
 		id := argmax(sp.probs)
 		sp.saw(int64(id))
+		if sp.s.NoLogprobs {
+			return int64(id), 0
+		}
 		return int64(id), float32(logSoftmaxAt(sp.probs, id))
 	}
 	if t := sp.s.Temperature; t > 0 && t != 1 {
@@ -107,7 +122,7 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		}
 	}
 	top := sp.probs[argmax(sp.probs)]
-	weight := func(i int32) float64 { return math.Exp(sp.probs[i] - top) }
+	weight := func(i int32) float64 { return weight(sp.probs[i], top) }
 	sum := 0.0
 	for _, i := range sp.order[:keep] {
 		sum += weight(i)
@@ -153,12 +168,26 @@ func argmax(v []float64) int {
 	return best
 }
 
+// negligible is how far below the best score a score's weight is taken as 0: e^-30 is under
+// 1e-13, so across a vocabulary of millions the mass left out stays below 1e-6. Skipping the
+// exponential for the long tail is what makes a token's log probability cheap (tiny-lm's
+// greedy steps spent a third of their CPU in math.Exp over every score).
+const negligible = 30
+
+// weight is e^(x - top), or 0 for a score too far below the best to matter.
+func weight(x, top float64) float64 {
+	if x < top-negligible {
+		return 0
+	}
+	return math.Exp(x - top)
+}
+
 // logSoftmaxAt is log(softmax(v)[i]).
 func logSoftmaxAt(v []float64, i int) float64 {
 	m := v[argmax(v)]
 	sum := 0.0
 	for _, x := range v {
-		sum += math.Exp(x - m)
+		sum += weight(x, m)
 	}
 	return v[i] - m - math.Log(sum)
 }

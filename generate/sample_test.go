@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -103,5 +104,29 @@ func TestFrequencyAndPresencePenaltiesCountTheOutput(t *testing.T) {
 	// Token 1 now scores 1 - 0.5 - 0.25 = 0.25 < 0.5.
 	if id, _ := sp.pick([]float32{0, 1, 0.5}); id != 2 {
 		t.Fatalf("second pick %d, want 2", id)
+	}
+}
+
+func BenchmarkGreedyPick(b *testing.B) {
+	logits := make([]float32, 5000)
+	for i := range logits {
+		logits[i] = float32((i*7919)%1000)/100 - 5
+	}
+	for _, nolp := range []bool{false, true} {
+		b.Run(fmt.Sprintf("no-logprobs=%v", nolp), func(b *testing.B) {
+			sp := newSampler(Sampling{NoLogprobs: nolp}, nil)
+			for b.Loop() {
+				sp.pick(logits)
+			}
+		})
+	}
+}
+
+func TestGreedyWithoutLogprobsPicksTheSame(t *testing.T) {
+	logits := []float32{0.5, 2, -1, 2, 1}
+	a, _ := newSampler(Sampling{}, nil).pick(logits)
+	b, lp := newSampler(Sampling{NoLogprobs: true}, nil).pick(logits)
+	if a != 1 || b != 1 || lp != 0 {
+		t.Fatalf("with %d, without %d (%v); want the first best, 1", a, b, lp)
 	}
 }

@@ -400,6 +400,7 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 	}
 	pp.Stop = stops
 	pp.IgnoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
+	pp.NoLogprobs = true // this route returns none
 	p.echo = req.Echo != nil && *req.Echo
 	p.stream = req.Stream != nil && *req.Stream
 	p.usage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage
