@@ -24,9 +24,8 @@ def keep_freed_memory():
     """Tells glibc's malloc to keep freed memory for reuse instead of handing large blocks
     back to the kernel. Its default serves every block over a (moving) threshold with its own
     mmap and unmaps it on free, and a training step frees and reallocates its activations,
-    so each step paid millions of page faults: step_bench.py measured 1.6-1.9x the steps per
-    second with this (see README.md). Numerics are unchanged; only where memory comes from.
-    Harmless where it does not apply (no glibc)."""
+    so each step would pay millions of page faults (steps ran 1.6-1.9x faster with this).
+    Numerics are unchanged; only where memory comes from. Harmless without glibc."""
     import ctypes
     import ctypes.util
     try:
@@ -41,9 +40,8 @@ def keep_freed_memory():
 
 def native_bf16(cpuinfo="/proc/cpuinfo"):
     """Whether the CPU multiplies bfloat16 in hardware (AVX-512 BF16 or AMX). Without it,
-    torch emulates bfloat16 autocast: step_bench.py ran 13-14x slower with it than in float32
-    on an AVX2-only build machine (5,163-5,212 against 354-406 ms per step), so the recipe
-    trains in float32 there."""
+    torch emulates bfloat16 autocast, 13-14x slower than float32 on an AVX2-only machine, so
+    the recipe trains in float32 there."""
     try:
         with open(cpuinfo) as f:
             for line in f:
@@ -56,13 +54,11 @@ def native_bf16(cpuinfo="/proc/cpuinfo"):
 
 
 def thread_layout():
-    """(torch threads, BLAS threads): the layout step_bench.py measured fastest on each of the
-    two kinds of 2-core build machine the recipe has run on (see README.md), told apart by
-    bfloat16 hardware. On the AVX-512 kind: two torch threads over single-threaded BLAS,
-    1.2-1.6x the float32 steps per second of the other way round, whose BLAS spinning took
-    half the CPU time as system time. On the AVX2 kind: one torch thread over two BLAS
-    threads, 1.1-1.2x the float32 steps per second of two over one, which runs each of
-    OpenBLAS's matrix products on one core."""
+    """(torch threads, BLAS threads): the layout that trained fastest on each of the two
+    kinds of 2-core build machine the recipe has run on, told apart by bfloat16 hardware.
+    On the AVX-512 kind, two torch threads over single-threaded BLAS (the other way round,
+    OpenBLAS spent half the CPU time spinning); on the AVX2 kind, one torch thread over two
+    BLAS threads (two over one runs each of OpenBLAS's matrix products on one core)."""
     return (2, 1) if native_bf16() else (1, 2)
 
 

@@ -1,6 +1,6 @@
 """The small networks: the token classifier (ConvTagger: dilated convolutions under a
-per-word output layer, with TokenClassifier, the transformer it replaced, kept for scoring
-older exports), a GPT-2-shaped causal LM with a key/value cache, and the CRF layer with its
+per-word output layer; WordVecTagger, the same over word vectors; Averaged, the mean of
+several), a GPT-2-shaped causal LM with a key/value cache, and the CRF layer with its
 Viterbi decoder. All are written so that torch.onnx.export (tracing) keeps batch and
 sequence axes dynamic: positions come from cumsum over masks, never from Python ints.
 """
@@ -125,61 +125,25 @@ class WordTagger(nn.Module):
         return torch.cat([bio[:, :, 0:1], pairs], dim=-1)
 
 
-class TokenClassifier(WordTagger):
-    """A BERT-shaped pre-norm transformer encoder under WordTagger's output layer: the
-    network of the models shipped until the twelfth session, kept so that score.py can
-    still read them back from their model.onnx. ConvTagger replaced it (see README.md,
-    "The encoder")."""
-
-    def __init__(self, vocab, labels, hidden=192, layers=3, heads=4, ffn=512, max_pos=128, dropout=0.1,
-                 continuation=None):
-        super().__init__(vocab, labels, hidden, continuation)
-        self.cfg = dict(kind="transformer", vocab=vocab, labels=labels, hidden=hidden, layers=layers, heads=heads,
-                        ffn=ffn, max_pos=max_pos)
-        self.pos = nn.Embedding(max_pos, hidden)
-        self.drop = nn.Dropout(dropout)
-        self.blocks = nn.ModuleList([Block(hidden, heads, ffn, dropout) for _ in range(layers)])
-        init_weights(self)
-
-    def encode(self, input_ids, attention_mask, sub=None):
-        # Positions count every slot (as BERT does); padding sits at the end.
-        pos = torch.cumsum(torch.ones_like(input_ids), dim=1) - 1
-        x = self.drop(self.tok(input_ids) + self.pos(pos))
-        # Keys that are padding get a large negative bias, so real positions
-        # never look at them whatever the pad ids are.
-        bias = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * -1e9
-        for blk in self.blocks:
-            x, _, _ = blk(x, bias)
-        return x
-
-
 class ConvBlock(nn.Module):
-    """Pre-norm residual block: a dilated convolution over the sequence with a gated
-    linear unit, then (when ffn) a position-wise feed-forward layer. Padded slots are
-    zeroed before the convolution, so a real slot next to padding sees what it would
-    see at the end of an unpadded row.
+    """Pre-norm residual block: a dilated convolution over the sequence with a gated linear
+    unit. Padded slots are zeroed before the convolution, so a real slot next to padding
+    sees what it would see at the end of an unpadded row.
 
     The weights are one matrix over the kernel's taps laid side by side (`mix`: [kernel *
-    hidden] -> [2 * hidden]), and the block has two equal ways to apply it. In eval mode,
-    which is what evaluation, the goldens and the ONNX export run, it is one matrix product
-    over shifted copies of the sequence: activations stay [batch, sequence, hidden] with no
-    transposes, and ONNX Runtime ran that 1.2-1.3x faster per 128-token sequence at batch 8
-    and 32 than the same weights as Conv nodes (docs/BENCHMARKS.md). In training it is
-    conv1d over the same weights, which torch ran 2.4x faster in float32 with the recipe's
-    single-threaded BLAS (step_bench.py: 68-70 against 164-173 ms per step) and 1.1x under
-    bfloat16. same_paths() checks that both give the same numbers."""
+    hidden] -> [2 * hidden]), applied two equal ways. In eval mode (evaluation, goldens,
+    the ONNX export) it is one matrix product over shifted copies of the sequence: no
+    transposes, and ONNX Runtime runs it faster than the same weights as Conv nodes
+    (docs/BENCHMARKS.md). In training it is conv1d over the same weights, which torch runs
+    faster on the CPU. same_paths() checks that both give the same numbers."""
 
-    def __init__(self, hidden, kernel, dilation, ffn):
+    def __init__(self, hidden, kernel, dilation):
         super().__init__()
         if kernel % 2 != 1:
             raise ValueError("ConvBlock needs an odd kernel, centred on each token")
         self.kernel, self.dilation = kernel, dilation
         self.ln1 = nn.LayerNorm(hidden)
         self.mix = nn.Linear(kernel * hidden, 2 * hidden)
-        self.ffn = ffn
-        if ffn:
-            self.ln2 = nn.LayerNorm(hidden)
-            self.ff = nn.Sequential(nn.Linear(hidden, ffn), nn.GELU(), nn.Linear(ffn, hidden))
 
     def forward(self, x, live):
         y = self.ln1(x) * live
@@ -194,25 +158,20 @@ class ConvBlock(nn.Module):
             s = y.shape[1]
             padded = nn.functional.pad(y, (0, 0, half * d, half * d))
             mixed = self.mix(torch.cat([padded[:, j * d:j * d + s] for j in range(self.kernel)], dim=-1))
-        x = x + nn.functional.glu(mixed, dim=-1)
-        if self.ffn:
-            x = x + self.ff(self.ln2(x))
-        return x
+        return x + nn.functional.glu(mixed, dim=-1)
 
 
 class ConvTagger(WordTagger):
     """A stack of dilated convolutions (ConvBlock) under WordTagger's output layer. It
     has no position embeddings and no attention: each token sees a fixed neighbourhood,
     (kernel - 1) / 2 * sum(dilations) tokens either side, the same wherever it sits, so a
-    pattern learnt in one template's layout carries over to any other's. On held-out words
-    in held-out templates it scored F1 0.755 against the transformer's 0.699 (clinical-ner)
-    and 0.903 against 0.851 (pii), same data and steps (README.md, "The encoder")."""
+    pattern learnt in one template's layout carries over to any other's."""
 
-    def __init__(self, vocab, labels, hidden=128, kernel=3, dilations=(1, 2, 4, 8, 1, 2, 4, 8), ffn=0,
-                 continuation=None):
+    def __init__(self, vocab, labels, hidden=128, kernel=3, dilations=(1, 2, 4, 8, 1, 2, 4, 8), continuation=None):
         super().__init__(vocab, labels, hidden, continuation)
-        self.cfg = dict(kind="dilated_conv", hidden=hidden, kernel=kernel, dilations=list(dilations), ffn=ffn)
-        self.blocks = nn.ModuleList([ConvBlock(hidden, kernel, d, ffn) for d in dilations])
+        # What config.json's sluice.encoder says of the network; ffn 0: no feed-forward layers.
+        self.cfg = dict(kind="dilated_conv", hidden=hidden, kernel=kernel, dilations=list(dilations), ffn=0)
+        self.blocks = nn.ModuleList([ConvBlock(hidden, kernel, d) for d in dilations])
         init_weights(self)
 
     def encode(self, input_ids, attention_mask, sub=None):

@@ -1,14 +1,13 @@
-"""Scores a token-classification model made by this recipe on the held-out split, from its
-exported files alone: the weights are read back from model.onnx into the network config.json
-describes (nets.ConvTagger, or nets.TokenClassifier for models from before it).
-It is how the cards' figures for models shipped earlier were measured on later editions.
+"""Scores an exported token-classification model of this recipe on the held-out split, from
+its files alone: the weights are read back from model.onnx into the network config.json
+describes. It gives the card's figures for a model directory (the committed one, or one
+from another commit), on the same documents the card was measured on.
 
-Usage: /usr/bin/python3 models/train/score.py DIR pii|clinical-ner [--editions N]
-  DIR holds model.onnx and tokenizer.json (e.g. a model directory from an older commit:
-  git show REV:models/pii/model.onnx > DIR/model.onnx, and the same for tokenizer.json),
-  and config.json if the model has CRF scores (sluice.crf_transitions): labels are then
-  the Viterbi path, as the server decodes them; --argmax ignores the CRF.
-  --editions N scores on the first N editions' held-out parts (default: all editions).
+Usage: /usr/bin/python3 models/train/score.py DIR pii|clinical-ner [--editions N] [--argmax]
+  DIR holds model.onnx, tokenizer.json and config.json. Labels are the Viterbi path under
+  config.json's CRF scores (sluice.crf_transitions), as the server decodes them; --argmax
+  takes each token's argmax instead. --editions N scores on the first N editions'
+  held-out parts (default: all editions).
 """
 
 import argparse
@@ -75,49 +74,38 @@ def load_from_onnx(path, model):
 
 
 def network_for(cfg, tok, names):
-    """An untrained network of the shape config.json describes: the encoder in
-    sluice.encoder, or, in configs from before it was written, the transformer the models
-    shipped with until then (hidden 128, 3 layers, 4 heads, feed-forward 512)."""
+    """An untrained network of the shape config.json's sluice.encoder describes."""
     import nets
     cont = [v.startswith("##") for v in tok.vocab]
-    enc = dict(cfg.get("sluice", {}).get("encoder") or {})
-    kind = enc.pop("kind", "transformer")
-    if kind == "transformer":
-        shape = dict(hidden=cfg.get("hidden_size", 128), layers=cfg.get("num_hidden_layers", 3),
-                     heads=cfg.get("num_attention_heads", 4), ffn=cfg.get("intermediate_size", 512),
-                     max_pos=cfg.get("max_position_embeddings", 128))
-        return nets.TokenClassifier(len(tok.vocab), len(names), continuation=cont, dropout=0.0, **shape)
-    if kind == "dilated_conv" and "word_vectors" in enc:
-        import wordvec
-        wv = enc.pop("word_vectors")
-        members = enc.pop("members", 1)
-        tables = wordvec.Tables.empty(wv["shared"], wv["vocab"], wv["rows"], wv["dims"])
-        nets_ = [nets.WordVecTagger(len(tok.vocab), len(names), tables, cont, **enc) for _ in range(members)]
-        return nets_[0] if members == 1 else nets.Averaged(nets_)
-    if kind == "dilated_conv":
+    enc = dict(cfg["sluice"]["encoder"])
+    if enc.pop("kind") != "dilated_conv" or enc.pop("ffn"):
+        raise SystemExit("config.json: not an encoder this recipe builds")
+    wv = enc.pop("word_vectors", None)
+    members = enc.pop("members", 1)
+    if wv is None:
         return nets.ConvTagger(len(tok.vocab), len(names), continuation=cont, **enc)
-    raise SystemExit(f"config.json: unknown sluice.encoder kind {kind!r}")
+    import wordvec
+    tables = wordvec.Tables.empty(wv["shared"], wv["vocab"], wv["rows"], wv["dims"])
+    nets_ = [nets.WordVecTagger(len(tok.vocab), len(names), tables, cont, **enc) for _ in range(members)]
+    return nets_[0] if members == 1 else nets.Averaged(nets_)
 
 
 def load(model_dir, name, crf=True):
     """The exported model in model_dir as (task, seed, tokenizer, label names, network, CRF
-    scores); the scores are None without crf or when config.json has none. It also seeds
-    the run as training did (common.setup)."""
+    scores); the scores are None without crf. It also seeds the run as training did
+    (common.setup)."""
     import wordpiece
     task, _, seed = train_ner.SETTINGS[name]
     common.setup(seed)
     tok = wordpiece.Tokenizer.load(os.path.join(model_dir, "tokenizer.json"))
     names = train_ner.label_names(task)
-    cfg_path = os.path.join(model_dir, "config.json")
-    cfg = {}
-    if os.path.exists(cfg_path):
-        with open(cfg_path) as f:
-            cfg = json.load(f)
+    with open(os.path.join(model_dir, "config.json")) as f:
+        cfg = json.load(f)
     model = network_for(cfg, tok, names)
     load_from_onnx(os.path.join(model_dir, "model.onnx"), model)
     model.eval()
     trans = None
-    if crf and "crf_transitions" in cfg.get("sluice", {}):
+    if crf:
         trans = train_ner.rounded_scores(cfg)
     return task, seed, tok, names, model, trans
 

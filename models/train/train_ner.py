@@ -27,7 +27,7 @@ SETTINGS = {
 # feed-forward layers scored the same (0.761, 0.903) at 1.7x the serving cost; a BiLSTM,
 # ALiBi attention and a convolution-attention hybrid scored 0.685-0.761 (README.md, "The
 # encoder").
-HP = dict(hidden=128, kernel=3, dilations=(1, 2, 4, 8, 1, 2, 4, 8), ffn=0)
+HP = dict(hidden=128, kernel=3, dilations=(1, 2, 4, 8, 1, 2, 4, 8))
 # Windows the network is trained on and served with, [CLS] and [SEP] included
 # (config.json's max_position_embeddings; the network itself has no positions).
 MAX_POSITIONS = 128
@@ -368,17 +368,15 @@ def overlaps(x, y):
     return x[0] < y[1] and y[0] < x[1]
 
 
-def evaluate(model, tok, task, names, seed, editions=None, trans=None, gen=None, docs_n=EVAL_DOCS):
+def evaluate(model, tok, task, names, seed, editions=None, trans=None, docs_n=EVAL_DOCS):
     """Entity-level strict P/R/F1 (span and type) on docs_n held-out documents; editions=1
-    draws them from the first edition's held-out words and templates only, and gen (a
-    corpus.Corpus) from any other mix. Labels are the Viterbi path under trans (the CRF
+    draws them from the first edition's held-out words and templates only. Labels are the Viterbi path under trans (the CRF
     scores) or, without it, each token's argmax. "lenient" is the overall P/R/F1 when an
     entity counts as found if one of the same type overlaps it (precision over predicted
     entities, recall over gold ones): what is left between it and the strict figure is
     entities found with other bounds."""
     import corpus
-    if gen is None:
-        gen = corpus.Corpus("heldout", seed=seed, editions=editions)
+    gen = corpus.Corpus("heldout", seed=seed, editions=editions)
     docs, preds, windows = predicted_entities(model, tok, task, names, gen, docs_n, trans)
     stats = {}
     lenient = [0, 0]  # predicted entities overlapping a gold one of their type, and the reverse
@@ -532,11 +530,10 @@ def write_config(path, cfg):
 
 def rounded_scores(cfg):
     """The CRF scores as config.json stores them (rounded), numpy [3, L, L]: the goldens
-    use exactly the numbers the server reads. A config from before the BREAK matrix has
-    none; the spaced one stands for it there, as it does in the server."""
+    use exactly the numbers the server reads."""
     import numpy as np
     t = cfg["sluice"]["crf_transitions"]
-    return np.array([t["spaced"], t["touching"], t.get("break") or t["spaced"]], dtype=np.float64)
+    return np.array([t["spaced"], t["touching"], t["break"]], dtype=np.float64)
 
 
 def goldens(model, tok, name, task, names, seed, trans):
@@ -872,7 +869,7 @@ after `O` opens an entity, as in the "simple" aggregation) reads them as usual. 
 
 - Architecture: `nets.ConvTagger` in `models/train/nets.py`, a stack of {len(HP['dilations'])} pre-norm residual blocks,
   each a convolution over the token sequence (kernel {HP['kernel']}, dilations {", ".join(str(d) for d in HP['dilations'])} in turn, a gated
-  linear unit){f" and a feed-forward layer ({HP['ffn']} wide, GELU)" if HP['ffn'] else ", no feed-forward layers"}; hidden {cfg['hidden_size']}. There are no position embeddings
+  linear unit), no feed-forward layers; hidden {cfg['hidden_size']}. There are no position embeddings
   and no attention: every token sees the same neighbourhood ({sum(HP['dilations']) * (HP['kernel'] - 1) // 2} tokens either side) wherever it
   sits, so a pattern learnt in one template's layout carries over to others. It replaced a
   BERT-shaped transformer (hidden 128, 3 layers, 4 heads) that scored F1 {BEFORE_CONV_F1[name][1]:.3f} on the first three
@@ -1049,7 +1046,7 @@ def train_members(name, steps):
         wordvec.fetch()
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     t0 = time.time()
-    # This process's own command line, so that a wrapper (devsplit.py) wraps the members too.
+    # This process's own command line, so that a script that wraps this one wraps the members too.
     procs = [subprocess.Popen(sys.orig_argv + ["--member", str(k)], env=env) for k in range(MEMBERS[name])]
     codes = [p.wait() for p in procs]
     if any(codes):
@@ -1077,51 +1074,18 @@ def round_to_int8(model):
             p.copy_(q * step)
 
 
-def rewrite_goldens(name, task, seed):
-    """The goldens (and config.json's layout) again from the last run's weights, without
-    training: for a change to how goldens are chosen."""
-    import torch
-    out_dir = os.path.join(common.MODELS, name)
-    tok, tables = tokenizer_for(name)
-    names = label_names(task)
-    model = new_network(tok, names, tables, MEMBERS[name])
-    model.load_state_dict(torch.load(os.path.join(common.OUT, f"{name}.pt")))
-    model.eval()
-    with open(os.path.join(out_dir, "config.json")) as f:
-        cfg = json.load(f)
-    write_config(os.path.join(out_dir, "config.json"), cfg)
-    goldens(model, tok, name, task, names, seed, rounded_scores(cfg))
-    if name == "clinical-ner":
-        long_docs(tok, seed + 9000)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name", choices=sorted(SETTINGS))
     ap.add_argument("--steps", type=int, default=5400)
-    ap.add_argument("--card-only", action="store_true",
-                    help="rewrite MODEL_CARD.md from the last run's out/<name>.metrics.json")
     ap.add_argument("--member", type=int, help="train one member of an averaged model (MEMBERS) and exit")
-    ap.add_argument("--goldens-only", action="store_true",
-                    help="rewrite config.json and the goldens from the last run's out/<name>.pt")
     args = ap.parse_args()
     name = args.name
     task, _, seed = SETTINGS[name]
-    if args.card_only:
-        with open(os.path.join(common.OUT, f"{name}.metrics.json")) as f:
-            metrics = json.load(f)
-        with open(os.path.join(common.MODELS, name, "config.json")) as f:
-            cfg = json.load(f)
-        argv = f"/usr/bin/python3 models/train/train_ner.py {name} --steps {metrics['steps']}"
-        write_card(name, task, label_names(task), cfg, metrics, argv)
-        return
     if args.member is not None:
         train_member(name, task, seed, args.steps, args.member)
         return
     common.setup(seed)
-    if args.goldens_only:
-        rewrite_goldens(name, task, seed)
-        return
 
     import numpy as np
     import torch
@@ -1192,7 +1156,6 @@ def main():
         "model_type": "sluice_conv_tagger",
         "hidden_size": HP["hidden"],
         "num_hidden_layers": len(HP["dilations"]),
-        **({"intermediate_size": HP["ffn"], "hidden_act": "gelu"} if HP["ffn"] else {}),
         "max_position_embeddings": MAX_POSITIONS,
         "vocab_size": len(tok.vocab),
         "pad_token_id": tok.pad,
