@@ -1,7 +1,7 @@
 """Synthetic clinical documents with character-level entity spans.
 
-A document is composed from line/sentence templates (templates.py) of one of
-several styles; slots are filled from word lists (wordlists.py) or small
+A document is composed from line/sentence templates (data/templates) of one of
+several styles; slots are filled from word lists (data/words) or small
 generators (dates, phones, doses...). Every filled slot records its span and
 its label for both tasks: a clinical-ner label (DISEASE, MEDICATION, ...) and
 a pii label (first_name, date, ...); a span has at most one of the two.
@@ -15,9 +15,8 @@ applied while building, so spans stay exact.
 import random
 import re
 
+import corpus_data
 import pseudo
-import templates
-import wordlists
 
 # Share of train word-list slots filled with an invented word (pseudo.py) in the NER models'
 # documents. It was 0.5 while the word lists were a third of their size; with the second
@@ -113,14 +112,6 @@ def template_words(pools):
     return sorted(words)
 
 
-def split_templates(pool, seed, heldout_share=0.3):
-    rng = random.Random(seed)
-    items = list(pool)
-    rng.shuffle(items)
-    n = max(1, int(round(len(items) * heldout_share)))
-    return items[n:], items[:n]
-
-
 def _ascii(s):
     table = {"ß": "ss", "ø": "o", "ł": "l", "đ": "d", "þ": "th", "ð": "d", "æ": "ae", "œ": "oe", "ı": "i"}
     out = []
@@ -176,19 +167,10 @@ class Corpus:
         self.noise = noise
         self.pseudo_p = PSEUDO_P if pseudo_p is None else pseudo_p
         self.rng = random.Random(seed)
-        splits = wordlists.split_all(editions=editions)
+        splits = corpus_data.word_splits(editions)
         self.words = splits[split]
         self.pseudo = pseudo.Pseudo(self.rng, splits["heldout"]) if split == "train" and invented else None
-        self.pools = {}
-        for i, (name, pools) in enumerate(sorted(templates.EDITIONS.items())):
-            # Each edition is split on its own, so templates added later never move an
-            # earlier template from one side to the other.
-            self.pools[name] = []
-            for e, pool in enumerate(pools[:editions]):
-                if not pool:
-                    continue
-                tr, ho = split_templates(pool, 777 + i + 100 * e)
-                self.pools[name] += tr if split == "train" else ho
+        self.pools = corpus_data.template_splits(editions)[split]
         for pool in self.pools.values():
             for t in pool:
                 for m in MARK.finditer(t):

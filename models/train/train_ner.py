@@ -646,9 +646,9 @@ def first_edition_text(name, metrics):
     if not fe:
         return ""
     before = PREVIOUS_F1[name]
-    import templates
-    import wordlists_more
-    n_words, n_templates = 1 + len(wordlists_more.EDITIONS), 1 + len(templates.LATER_EDITIONS)
+    import corpus_data
+    n_words = len(corpus_data.WORD_EDITIONS)
+    n_templates = max(len(eds) for eds in corpus_data.TEMPLATE_EDITIONS.values())
     three = metrics.get("three_editions")
     fourth = BEFORE_FOURTH_F1[name]
     three_text = (f" On the first three editions' held-out parts, the split every model before the fourth edition of"
@@ -720,8 +720,8 @@ def marks_text(name, task):
     if task != "ner":
         return ""
     import corpus
-    import templates
-    marks = sum(len(corpus.MARK.findall(t)) for pool in templates.POOLS.values() for t in pool)
+    import corpus_data
+    marks = sum(len(corpus.MARK.findall(t)) for pool in corpus_data.TEMPLATE_POOLS.values() for t in pool)
     old, new = BEFORE_MARKS_F1[name]
     return (f" Templates also mark {marks} entities they write themselves (`Allergy: {{MED}} - {{COND=nausea}}`,"
             f" `{{MED}} {{DOSE}} {{ROUTE=PO}} {{FREQ=daily}}`, `No {{COND=focal neurologic deficits}}`), in train and"
@@ -835,7 +835,7 @@ f"; and with chance {PIECE_DROP[name]:.0%}, a token that is a whole word among t
 
 def write_card(name, task, names, cfg, metrics, argv):
     import corpus
-    import templates
+    import corpus_data
     labels = corpus.NER_LABELS if task == "ner" else corpus.PII_LABELS
     purpose = {
         "clinical-ner": "Clinical entity extraction for `POST /analyze`: conditions, medications and their "
@@ -847,7 +847,7 @@ def write_card(name, task, names, cfg, metrics, argv):
     bar = {"pii": 0.90, "clinical-ner": 0.85}[name]
     rows = "\n".join(f"| {lab} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | {m['support']} |"
                      for lab, m in metrics["per_label"].items())
-    pools = ", ".join(f"{k} {len(v)}" for k, v in sorted(templates.POOLS.items()))
+    pools = ", ".join(f"{k} {len(v)}" for k, v in sorted(corpus_data.TEMPLATE_POOLS.items()))
     card = f"""# {name}
 
 {purpose}

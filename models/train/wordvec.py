@@ -87,7 +87,7 @@ def fetch():
 
 def entry_words(lists):
     """The lower-case words (three characters or more) of the entries of SEED_LISTS in
-    lists, a {name: entries} map of one side of wordlists.split_all()."""
+    lists, a {name: entries} map of one side of corpus_data.word_splits()."""
     return {w.lower() for k in SEED_LISTS for e in lists[k]
             for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", e) if len(w) > 2}
 
@@ -173,10 +173,10 @@ class Tokenizer(wordpiece.Tokenizer):
 def build(shared):
     """(Tokenizer, Tables) over the shared tokenizer (a wordpiece.Tokenizer), from the
     fetched vectors and the train split's entries."""
-    import wordlists
+    import corpus_data
     words, vecs = fetch()
     unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
-    chosen = select(words, unit, entry_words(wordlists.split_all()["train"]))
+    chosen = select(words, unit, entry_words(corpus_data.word_splits()["train"]))
     vq, vscale = quantize(unit[chosen])
     vq = np.concatenate([np.zeros((1, vq.shape[1]), np.int8), vq])
     vscale = np.concatenate([np.zeros(1, np.float16), vscale])
@@ -236,8 +236,8 @@ def coverage(tok, tables):
     """How much of the word lists the chosen vectors cover, for the card: of the words of
     train entries (SEED_LISTS) and of the words that only held-out entries have, how many
     get a vector in lower case. The held-out lists are only counted here, never used."""
-    import wordlists
-    split = wordlists.split_all()
+    import corpus_data
+    split = corpus_data.word_splits()
     train = entry_words(split["train"])
     held = entry_words(split["heldout"]) - train
 
