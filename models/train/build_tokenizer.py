@@ -1,7 +1,7 @@
-"""Builds the shared cased WordPiece vocabulary from the TRAIN split only and
-writes tokenizer.json for pii (with the [CLS] $A [SEP] template) and tiny-lm
-(without a post-processor). clinical-ner's tokenizer.json is this vocabulary with
-whole-word entries after it; train_ner.py writes it (wordvec.py).
+"""Builds the shared cased WordPiece vocabulary (config.VOCAB) from the TRAIN split only and
+writes tokenizer.json for pii (with the [CLS] $A [SEP] template) and tiny-lm (without a
+post-processor). clinical-ner's tokenizer.json is this vocabulary with whole-word entries
+after it; train_ner.py writes it (wordvec.py).
 
 Usage: /usr/bin/python3 models/train/build_tokenizer.py
 """
@@ -11,20 +11,26 @@ import os
 import time
 
 import common
+import config
 import corpus
 import lm_corpus
 import wordpiece
 
 
+def corpus_texts(cfg=config.VOCAB):
+    """The texts the vocabulary is counted from: train documents, then half as many
+    tiny-lm passages."""
+    gen = corpus.Corpus("train", seed=cfg.seed, editions=cfg.editions, augment=cfg.augment)
+    texts = [gen.doc()[0] for _ in range(cfg.docs)]
+    return texts + lm_corpus.sentences("train", cfg.docs // 2, cfg.seed, cfg)
+
+
 def main():
-    common.setup(common.VOCAB_SEED)
+    cfg = config.VOCAB
+    common.setup(cfg.seed)
     t0 = time.time()
-    gen = corpus.Corpus("train", seed=common.VOCAB_SEED, pseudo_p=corpus.BASE_PSEUDO_P, context_swap=False,
-                         novel_p=0, editions=common.VOCAB_EDITIONS)
-    texts = [gen.doc()[0] for _ in range(common.VOCAB_DOCS)]
-    texts += lm_corpus.sentences("train", common.VOCAB_DOCS // 2, seed=common.VOCAB_SEED)
-    counts = wordpiece.word_counts(texts)
-    vocab = wordpiece.train_vocab(counts, common.VOCAB_SIZE, common.base_alphabet())
+    counts = wordpiece.word_counts(corpus_texts(cfg))
+    vocab = wordpiece.train_vocab(counts, cfg.size, common.base_alphabet())
     tok = wordpiece.Tokenizer(vocab)
     for name, template in (("pii", True), ("tiny-lm", False)):
         d = os.path.join(common.MODELS, name)

@@ -8,13 +8,6 @@ MODELS = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "out")
 GOLDEN = os.path.join(MODELS, "testdata", "golden")
 
-VOCAB_SIZE = 5000
-VOCAB_DOCS = 20000
-VOCAB_SEED = 11
-# Editions of the word lists and templates the shared vocabulary and the causal LM are built
-# from. Templates of later editions only train and score the NER models, so adding one
-# leaves tokenizer.json, tiny-lm and their conformance files as they were built.
-VOCAB_EDITIONS = 3
 # The shared vocabulary as build_tokenizer.py writes it (pii and tiny-lm use it as it is;
 # clinical-ner extends it with whole words, see wordvec.py).
 SHARED_TOKENIZER = os.path.join(MODELS, "pii", "tokenizer.json")

@@ -18,43 +18,14 @@ import re
 import corpus_data
 import pseudo
 
-# Share of train word-list slots filled with an invented word (pseudo.py) in the NER models'
-# documents. It was 0.5 while the word lists were a third of their size; with the second
-# edition, 0.35 measured better (clinical-ner held-out F1 0.584 -> 0.596). The vocabulary and
-# the causal LM have always used BASE_PSEUDO_P (and no context swaps): their corpus is about
-# the words of clinical text, not about generalising.
-PSEUDO_P = 0.35
-BASE_PSEUDO_P = 0.35
-# Share of the context words of the NER models' train documents replaced by a made-up word
-# (pseudo.Pseudo.plain_word: syllables, or a train template word with another English
-# affix); those documents also consider every segment's words for typos
-# (8% each), where other corpora pick 15% of segments. A third of the word types of held-out
-# templates never occur in train templates, while nearly every context word the model met in
-# training was a familiar one: it learnt that an unfamiliar word is an entity. clinical-ner
-# labelled 17.8% of the unfamiliar context words of held-out documents as entities (2.4% of
-# the familiar ones); trained with 5% made-up words, 14.8% (2.1%), and its held-out F1 rose
-# 0.676 -> 0.684 (first edition's split 0.791 -> 0.813); pii 4.1% -> 2.8% (`diagnose.py DIR
-# NAME context-words`). 15% made-up words cost clinical-ner recall: F1 0.659 (0.793); the
-# typos in every segment alone (no made-up words) left it where it was: 0.675 (0.799).
-# The F1 gain is inside the spread of training seeds, though: the same recipe with seeds 111
-# and 121 scored 0.666 (0.797) and 0.669 (0.803) on the same documents. The drop in context words read as entities is
-# the measured effect; single runs differ by up to 0.02. pii, paired by seed (202, 212):
-# 0.831 -> 0.832 and 0.816 -> 0.824 (first edition 0.899 -> 0.907 and 0.892 -> 0.905).
-NOVEL_P = 0.05
-# Slots whose invented words may be mutated train entries instead (Corpus.mutate_p): the
-# invented terms of pseudo.Pseudo are shorter than listed ones (three words or more: 16% of
-# train DISEASE entities against 25% of listed ones; TEST 17% against 27%), and a model trained
-# on them cut unseen multi-word terms short.
+# Slots whose invented words may instead be a train entry with one word invented
+# (config.Augment.mutate): the terms that run to several words.
 MUTABLE = {"COND", "PROC", "ANAT", "TEST"}
-# Corpus.fill's two entities in one slot: the slots that may hold them, and what joins two
-# of one type (hyphens and slashes too: `Avodart/Stelara`) or of two types.
+# Corpus.fill's two entities in one slot (config.Augment.adjacent): the slots that may hold
+# them, and what joins two of one type (hyphens and slashes too: `Avodart/Stelara`) or of two.
 ADJACENT_SLOTS = ["COND", "MED", "PROC", "ANAT", "TEST"]
 ADJACENT_SAME = [" "] * 4 + ["-"] * 2 + ["/", ", "] + [" and "] * 2
 ADJACENT_OTHER = [" "] * 3 + [", "] + [" and "] * 2
-# Share of literal template segments in train documents whose words may be
-# swapped, and the chance of each word being swapped.
-CONTEXT_SWAP_SEGMENTS = 0.3
-CONTEXT_SWAP_WORDS = 0.2
 
 NER_LABELS = ["DISEASE", "MEDICATION", "DOSAGE", "FREQUENCY", "ROUTE", "PROCEDURE",
               "ANATOMY", "TEST", "TEST_RESULT"]
@@ -153,23 +124,16 @@ class Builder:
 class Corpus:
     """Generates documents from one split ("train" or "heldout"), from the first `editions`
     editions of the word lists and templates (1: the first only, as the first models saw;
-    None: all)."""
+    None: all). Train documents depart from the templates as `augment` (a config.Augment)
+    says; without it, and in held-out documents, every slot holds a listed entry. noise
+    (typos, casing, punctuation, spacing) applies to both splits."""
 
-    def __init__(self, split, seed=0, noise=True, invented=True, pseudo_p=None, context_swap=True, editions=None,
-                 novel_p=None, mutate_p=0, adjacent_p=0):
+    def __init__(self, split, seed=0, editions=None, noise=True, augment=None):
         self.split = split
-        # Share of clinical slots of train documents that hold two entities (Corpus.fill).
-        # 0 draws no random numbers, so corpora without it stay as built.
-        self.adjacent_p = adjacent_p
-        # Share of invented MUTABLE slots that are a train entry with one word invented
-        # (pseudo.Pseudo.mutate). 0 draws no random numbers, so corpora without it stay as built.
-        self.mutate_p = mutate_p
         self.noise = noise
-        self.pseudo_p = PSEUDO_P if pseudo_p is None else pseudo_p
         self.rng = random.Random(seed)
         splits = corpus_data.word_splits(editions)
         self.words = splits[split]
-        self.pseudo = pseudo.Pseudo(self.rng, splits["heldout"]) if split == "train" and invented else None
         self.pools = corpus_data.template_splits(editions)[split]
         for pool in self.pools.values():
             for t in pool:
@@ -178,7 +142,7 @@ class Corpus:
                         raise ValueError(f"template mark {{{m.group(1)}=...}}: not a clinical slot")
         if split == "train":
             # A mark must not teach a held-out word's label: in train templates, marked text
-            # that holds a word only held-out entries have stays unlabelled, as before marks.
+            # that holds a word only held-out entries have stays unlabelled.
             import wordvec
             held = wordvec.entry_words(splits["heldout"]) - wordvec.entry_words(splits["train"])
 
@@ -186,12 +150,15 @@ class Corpus:
                 words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", m.group(2))}
                 return m.group(2) if words & held else m.group(0)
             self.pools = {k: [MARK.sub(unmark, t) for t in v] for k, v in self.pools.items()}
-        self.context_words = None
-        if split == "train" and invented and context_swap:
-            self.context_words = template_words(self.pools)
-        # The vocabulary and the causal LM pass novel_p=0: their corpus is about the words of
-        # clinical text, and 0 draws no random numbers, so they stay as they were built.
-        self.novel_p = (NOVEL_P if novel_p is None else novel_p) if self.pseudo is not None else 0
+        aug = augment if split == "train" and augment is not None else None
+        self.pseudo = pseudo.Pseudo(self.rng, splits["heldout"]) if aug else None
+        self.pseudo_p = aug.invented if aug else 0
+        self.mutate_p = aug.mutate if aug else 0
+        self.adjacent_p = aug.adjacent if aug else 0
+        self.swap_segments = aug.swap_segments if aug else 0
+        self.swap_words = aug.swap_words if aug else 0
+        self.novel_p = aug.novel if aug else 0
+        self.context_words = template_words(self.pools) if self.swap_segments else None
         if self.novel_p:
             self.pseudo.set_context_words(template_words(self.pools), splits)
 
@@ -375,14 +342,12 @@ class Corpus:
         return f"{v} {r.choice(LAB_UNITS)}" if r.random() < 0.85 else v
 
     def fill(self, slot, b, line_start):
-        """Writes a filled slot to b. With adjacent_p, in train documents a clinical slot
-        sometimes holds two entities, its own and one of a random clinical type before or
-        after it, side by side or coordinated (`Lyrica-Zosyn`, `spleen and breast`), each
-        with its label: held-out templates join slots in ways train ones do not, and
-        coordinations are common in notes, so the network must find where one entity ends
+        """Writes a filled slot to b. With adjacent_p, a clinical slot sometimes holds two
+        entities, its own and one of a random clinical type before or after it, side by side
+        or coordinated (`Lyrica-Zosyn`, `spleen and breast`), each with its label:
+        coordinations are common in notes, and the network must find where one entity ends
         from the words, not from a template."""
-        if not (self.adjacent_p and self.pseudo is not None and slot in ADJACENT_SLOTS
-                and self.rng.random() < self.adjacent_p):
+        if not (self.adjacent_p and slot in ADJACENT_SLOTS and self.rng.random() < self.adjacent_p):
             self.fill_one(slot, b, line_start)
             return
         r = self.rng
@@ -479,7 +444,7 @@ class Corpus:
         if not self.noise:
             return s
         r = self.rng
-        swap = self.context_words is not None and r.random() < CONTEXT_SWAP_SEGMENTS
+        swap = self.context_words is not None and r.random() < self.swap_segments
         novel = self.novel_p > 0
         # With novel words on, every segment's words are candidates (for typos too).
         if swap or novel or r.random() < 0.15:
@@ -488,7 +453,7 @@ class Corpus:
                     continue
                 if novel and r.random() < self.novel_p:
                     words[i], kind = self.pseudo.plain_word(w), "replaced"
-                elif swap and r.random() < CONTEXT_SWAP_WORDS:
+                elif swap and r.random() < self.swap_words:
                     words[i], kind = r.choice(self.context_words), "replaced"
                 elif r.random() < 0.08:
                     words[i], kind = self.typo(w), "typo"

@@ -11,15 +11,17 @@ import argparse
 import collections
 import random
 
+import config
 import score
 import train_ner
 
 
 def errors(args):
     import corpus
-    task, seed, tok, names, model, trans = score.load(args.dir, args.name)
-    gen = corpus.Corpus("heldout", seed=seed + 1)  # the card's documents
-    docs, preds, _ = train_ner.predicted_entities(model, tok, task, names, gen, args.docs, trans)
+    cfg, tok, names, model, trans = score.load(args.dir, args.name)
+    task = cfg.task
+    gen = corpus.Corpus("heldout", seed=cfg.seed + 1)  # the card's documents
+    docs, preds, _ = train_ner.predicted_entities(cfg, model, tok, names, gen, args.docs, trans)
     counts, examples = collections.Counter(), collections.defaultdict(list)
 
     def note(kind, label, text, span, others):
@@ -68,7 +70,7 @@ def errors(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
-    ap.add_argument("name", choices=sorted(train_ner.SETTINGS))
+    ap.add_argument("name", choices=sorted(config.NER))
     ap.add_argument("what", choices=["errors"])
     ap.add_argument("--docs", type=int, default=400)
     ap.add_argument("--examples", type=int, default=5, help="examples shown of each kind")

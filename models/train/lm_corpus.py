@@ -1,11 +1,11 @@
-"""Clinical sentences for the tiny causal LM: short narrative passages built
-from the same split templates and word lists as the NER corpus, without noise,
-so held-out perplexity is measured on unseen sentence shapes and words.
+"""Clinical passages for the tiny causal LM: short narrative passages built from the same
+split templates and word lists as the NER corpus, without noise, so held-out perplexity is
+measured on unseen sentence shapes and words.
 """
 
-import common
 import corpus
 
+# Pools a passage's sentences are drawn from, narrative three times as often.
 LM_POOLS = ["NARRATIVE", "NARRATIVE", "NARRATIVE", "LETTER", "ADMIN"]
 
 
@@ -19,7 +19,8 @@ def passage(gen, n):
     return b.build()[0]
 
 
-def sentences(split, count, seed):
-    gen = corpus.Corpus(split, seed=seed, noise=False, pseudo_p=corpus.BASE_PSEUDO_P, novel_p=0,
-                        editions=common.VOCAB_EDITIONS)
+def sentences(split, count, seed, cfg):
+    """count passages of one to four sentences from the split, drawn as cfg (config.Vocab or
+    config.Lm: its editions and augment) says."""
+    gen = corpus.Corpus(split, seed=seed, editions=cfg.editions, noise=False, augment=cfg.augment)
     return [passage(gen, gen.rng.randint(1, 4)) for _ in range(count)]

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds the shipped default models from scratch (see README.md).
+# Rebuilds the shipped default models from scratch (see README.md); what each model is trained
+# from and how, step counts included, is in config.py.
 #   bash models/train/run.sh            # tokenizer + clinical-ner + pii + tiny-lm
 #   bash models/train/run.sh pii        # one model, with the committed tokenizer.json
 #   bash models/train/run.sh tokenizer  # only the shared vocabulary / tokenizer.json files
@@ -21,25 +22,18 @@ OPENBLAS_NUM_THREADS="$($PY -c 'import common; print(common.thread_layout()[1])'
 export OPENBLAS_NUM_THREADS
 export PYTHONHASHSEED=0
 
-# Fixed step counts: the runs are reproducible and fit the time budget. clinical-ner's are
-# per member: it trains two networks side by side (train_ner.MEMBERS), and a step of each
-# then takes about 1.5x a step of one network alone on both cores.
-CLINICAL_STEPS=4500
-PII_STEPS=5400
-LM_STEPS=1000
-
 what="${1:-all}"
 case "$what" in
   all)
     $PY build_tokenizer.py
-    $PY train_ner.py clinical-ner --steps "$CLINICAL_STEPS"
-    $PY train_ner.py pii --steps "$PII_STEPS"
-    $PY train_lm.py --steps "$LM_STEPS"
+    $PY train_ner.py clinical-ner
+    $PY train_ner.py pii
+    $PY train_lm.py
     ;;
   tokenizer) $PY build_tokenizer.py ;;
-  clinical-ner) $PY train_ner.py clinical-ner --steps "$CLINICAL_STEPS" ;;
-  pii) $PY train_ner.py pii --steps "$PII_STEPS" ;;
-  tiny-lm) $PY train_lm.py --steps "$LM_STEPS" ;;
+  clinical-ner) $PY train_ner.py clinical-ner ;;
+  pii) $PY train_ner.py pii ;;
+  tiny-lm) $PY train_lm.py ;;
   *)
     echo "usage: run.sh [all|tokenizer|clinical-ner|pii|tiny-lm]" >&2
     exit 2

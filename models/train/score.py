@@ -16,6 +16,7 @@ import os
 import re
 
 import common
+import config
 import train_ner
 
 
@@ -91,35 +92,34 @@ def network_for(cfg, tok, names):
 
 
 def load(model_dir, name, crf=True):
-    """The exported model in model_dir as (task, seed, tokenizer, label names, network, CRF
-    scores); the scores are None without crf. It also seeds the run as training did
+    """The exported model in model_dir as (its config.Ner, tokenizer, label names, network,
+    CRF scores); the scores are None without crf. It also seeds the run as training did
     (common.setup)."""
     import wordpiece
-    task, _, seed = train_ner.SETTINGS[name]
-    common.setup(seed)
+    cfg = config.NER[name]
+    common.setup(cfg.seed)
     tok = wordpiece.Tokenizer.load(os.path.join(model_dir, "tokenizer.json"))
-    names = train_ner.label_names(task)
+    names = train_ner.label_names(cfg.task)
     with open(os.path.join(model_dir, "config.json")) as f:
-        cfg = json.load(f)
-    model = network_for(cfg, tok, names)
+        model_cfg = json.load(f)
+    model = network_for(model_cfg, tok, names)
     load_from_onnx(os.path.join(model_dir, "model.onnx"), model)
     model.eval()
     trans = None
     if crf:
-        trans = train_ner.rounded_scores(cfg)
-    return task, seed, tok, names, model, trans
+        trans = train_ner.rounded_scores(model_cfg)
+    return cfg, tok, names, model, trans
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
-    ap.add_argument("name", choices=sorted(train_ner.SETTINGS))
+    ap.add_argument("name", choices=sorted(config.NER))
     ap.add_argument("--editions", type=int, default=None)
     ap.add_argument("--argmax", action="store_true", help="each token's argmax, even if the model has a CRF")
     args = ap.parse_args()
-    task, seed, tok, names, model, trans = load(args.dir, args.name, crf=not args.argmax)
-    # The same documents as the card's evaluation (train_ner.main uses seed + 1).
-    m = train_ner.evaluate(model, tok, task, names, seed + 1, editions=args.editions, trans=trans)
+    cfg, tok, names, model, trans = load(args.dir, args.name, crf=not args.argmax)
+    m = train_ner.evaluate(cfg, model, tok, names, editions=args.editions, trans=trans)
     ov = m["overall"]
     print(f"{args.name} editions={args.editions or 'all'} {'crf' if trans is not None else 'argmax'}: F1 {ov['f1']:.3f} "
           f"(precision {ov['precision']:.3f}, recall {ov['recall']:.3f}, {ov['support']} entities, "

@@ -1,4 +1,4 @@
-"""Trains and exports tiny-lm, a small causal LM on synthetic clinical text.
+"""Trains and exports tiny-lm, a small causal LM on synthetic clinical text (config.TINY_LM).
 
 Usage: /usr/bin/python3 models/train/train_lm.py [--steps N]
 
@@ -17,32 +17,16 @@ import os
 import time
 
 import common
-
-HP = dict(hidden=128, layers=2, heads=4, ffn=512, max_pos=256, dropout=0.0)
-SEED = 303
-BLOCK = 64
-BATCH = 16
-LR = 2e-3
-WARMUP = 100
-TRAIN_PASSAGES = 40000
-EVAL_PASSAGES = 2000
-NEW_TOKENS = 16
-PROMPTS = [
-    "The patient was started on",
-    "She was admitted to",
-    "Follow up with",
-    "Assessment: likely",
-    "He denies chest pain and",
-]
+import config
 
 
-def pack(tok, texts, eos):
-    """All passages, each followed by eos, cut into BLOCK-token rows."""
+def pack(tok, texts, eos, block):
+    """All passages, each followed by eos, cut into rows of block tokens."""
     stream = []
     for t in texts:
         stream += tok.encode(t, specials=False)[0] + [eos]
-    n = len(stream) // BLOCK
-    return [stream[i * BLOCK:(i + 1) * BLOCK] for i in range(n)]
+    n = len(stream) // block
+    return [stream[i * block:(i + 1) * block] for i in range(n)]
 
 
 def empty_past(model, batch):
@@ -125,9 +109,11 @@ def export(model, path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--steps", type=int, help="training steps; default: config.TINY_LM's")
     args = ap.parse_args()
-    common.setup(SEED)
+    cfg = config.TINY_LM
+    steps = args.steps or cfg.steps
+    common.setup(cfg.seed)
     import random
 
     import torch
@@ -140,21 +126,22 @@ def main():
     tok = wordpiece.Tokenizer.load(os.path.join(out_dir, "tokenizer.json"))
     eos = tok.sep
     t0 = time.time()
-    rows = pack(tok, lm_corpus.sentences("train", TRAIN_PASSAGES, SEED), eos)
-    held = pack(tok, lm_corpus.sentences("heldout", EVAL_PASSAGES, SEED + 1), eos)
+    rows = pack(tok, lm_corpus.sentences("train", cfg.train_passages, cfg.seed, cfg), eos, cfg.block)
+    held = pack(tok, lm_corpus.sentences("heldout", cfg.eval_passages, cfg.seed + 1, cfg), eos, cfg.block)
     print(f"tiny-lm: {len(rows)} train blocks, {len(held)} held-out blocks, prep {time.time() - t0:.0f}s", flush=True)
-    model = nets.CausalLM(len(tok.vocab), **HP)
-    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
+    model = nets.CausalLM(len(tok.vocab), hidden=cfg.hidden, layers=cfg.layers, heads=cfg.heads, ffn=cfg.ffn,
+                          max_pos=cfg.max_pos, dropout=cfg.dropout)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / WARMUP) * max(0.0, 1 - s / args.steps))
-    rng = random.Random(SEED)
+        opt, lambda s: min(1.0, (s + 1) / cfg.warmup) * max(0.0, 1 - s / steps))
+    rng = random.Random(cfg.seed)
     data = torch.tensor(rows)
     model.train()
     t1 = time.time()
-    mask = torch.ones((BATCH, BLOCK), dtype=torch.long)
-    past = empty_past(model, BATCH)
-    for step in range(args.steps):
-        idx = torch.tensor([rng.randrange(len(rows)) for _ in range(BATCH)])
+    mask = torch.ones((cfg.batch, cfg.block), dtype=torch.long)
+    past = empty_past(model, cfg.batch)
+    for step in range(steps):
+        idx = torch.tensor([rng.randrange(len(rows)) for _ in range(cfg.batch)])
         x = data[idx]
         logits, _ = model(x[:, :-1], mask[:, :-1], past)
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
@@ -163,7 +150,7 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
-        if step % 200 == 0 or step == args.steps - 1:
+        if step % 200 == 0 or step == steps - 1:
             print(f"step {step} loss {loss.item():.4f} {time.time() - t1:.0f}s", flush=True)
     train_s = time.time() - t1
     model.eval()
@@ -181,7 +168,7 @@ def main():
     onnx_path = os.path.join(out_dir, "model.onnx")
     export(model, onnx_path)
     c = model.cfg
-    cfg = {
+    model_cfg = {
         "architectures": ["GPT2LMHeadModel"],
         "model_type": "gpt2",
         "vocab_size": len(tok.vocab),
@@ -199,7 +186,7 @@ def main():
                    "pre_norm": True, "trained_by": "models/train/train_lm.py"},
     }
     with open(os.path.join(out_dir, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=2)
+        json.dump(model_cfg, f, indent=2)
         f.write("\n")
     gen_cfg = {"bos_token_id": eos, "eos_token_id": eos, "pad_token_id": tok.pad, "max_new_tokens": 64,
                "do_sample": False}
@@ -208,9 +195,9 @@ def main():
         f.write("\n")
     samples = []
     with open(os.path.join(common.GOLDEN, "tiny-lm.jsonl"), "w", encoding="utf-8") as f:
-        for p in PROMPTS:
+        for p in cfg.prompts:
             ids = tok.encode(p, specials=False)[0]
-            g = greedy(model, ids, NEW_TOKENS)
+            g = greedy(model, ids, cfg.new_tokens)
             f.write(json.dumps({"prompt": p, "prompt_ids": ids, "greedy_ids": g}, ensure_ascii=False) + "\n")
             samples.append((p, tok.decode(g), eos in g))
     torch.save(model.state_dict(), os.path.join(common.OUT, "tiny-lm.pt"))
@@ -218,7 +205,7 @@ def main():
     size = os.path.getsize(onnx_path)
     with open(os.path.join(common.OUT, "tiny-lm.metrics.json"), "w") as f:
         json.dump({"perplexity": ppl, "tokens": count, "train_seconds": train_s, "parameters": params,
-                   "onnx_bytes": size, "steps": args.steps}, f, indent=2)
+                   "onnx_bytes": size, "steps": steps}, f, indent=2)
     cont = "\n".join(f"- `{p}` → `{s}`" + (" (reaches eos)" if e else "") for p, s, e in samples)
     card = f"""# tiny-lm
 
@@ -243,8 +230,8 @@ fluent-looking template prose, not medical advice.
   i in 0..{c['layers'] - 1} (past length 0 works: pass empty tensors); outputs `logits` [batch, seq, {len(tok.vocab)}],
   `present.{{i}}.key` / `.value` [batch, {c['heads']}, past+seq, {c['hidden'] // c['heads']}]. No `position_ids` input: positions
   are `cumsum(attention_mask) - 1` over past+current inside the graph, so left padding works.
-- Training: {args.steps} steps, batch {BATCH} x {BLOCK} tokens, AdamW lr {LR}, {WARMUP} warm-up steps, linear
-  decay, seed {SEED}; {common.threads_line()}. Training time: {train_s:.0f} s on this project's
+- Training: {steps} steps, batch {cfg.batch} x {cfg.block} tokens, AdamW lr {cfg.lr}, {cfg.warmup} warm-up steps, linear
+  decay, seed {cfg.seed}; {common.threads_line()}. Training time: {train_s:.0f} s on this project's
   2-core build machine.
 
 ## Held-out evaluation
@@ -252,12 +239,12 @@ fluent-looking template prose, not medical advice.
 Perplexity per WordPiece token on {count:,} held-out tokens (held-out templates filled with held-out
 words, packed like the training data): **{ppl:.2f}**.
 
-Greedy continuations ({NEW_TOKENS} new tokens, KV cache; the same ids are in
+Greedy continuations ({cfg.new_tokens} new tokens, KV cache; the same ids are in
 `models/testdata/golden/tiny-lm.jsonl`, generated without stopping at eos):
 
 {cont}
 
-Produced by: `/usr/bin/python3 models/train/train_lm.py --steps {args.steps}` (part of
+Produced by: `/usr/bin/python3 models/train/train_lm.py --steps {steps}` (part of
 `bash models/train/run.sh tiny-lm`).
 """
     with open(os.path.join(out_dir, "MODEL_CARD.md"), "w", encoding="utf-8") as f:

