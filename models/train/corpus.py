@@ -49,8 +49,8 @@ SLOT_LABEL = {
 _ALT = re.compile(r"<([^<>]*)>")
 _SLOT = re.compile(r"\{([A-Z_]+)\}")
 # {SLOT=text}: text the template writes itself that is an entity of the slot's label
-# ("Allergy: {MED} - {COND=nausea}"). The document holds the text as written; only the gold
-# spans change, so every document's text and random draws are what they were without it.
+# ("Allergy: {MED} - {COND=nausea}"), so that gold spans hold every clinical entity of a
+# sentence, not only the filled ones. Marks draw no random numbers: the text is as written.
 MARK = re.compile(r"\{([A-Z_]+)=([^{}<>|]*)\}")
 
 

@@ -74,12 +74,10 @@ class Pseudo:
 
     def __init__(self, rng, heldout_lists):
         self.rng = rng
-        # Broader than it needs to be: every word of a held-out entry is banned, even one that
-        # train entries share (88 of the 131 frame and modifier words here, "disease" and
-        # "biopsy" among them), so most multi-word frames are rejected. Banning only words no
-        # train entry has made invented terms longer, did not move clinical-ner's F1 and
-        # lowered pii's (models/train/README.md, "Changes tried in the ninth session"); the
-        # rule stays, so the vocabulary and the three models stay as built.
+        # Every word of a held-out entry is banned, even one that train entries share
+        # ("disease", "biopsy"), so most multi-word frames are rejected and invented terms
+        # come out short (config.Augment.mutate makes up for that); banning only words no
+        # train entry has scored lower for pii (HISTORY.md).
         banned = set()
         for items in heldout_lists.values():
             for w in items:

@@ -220,9 +220,8 @@ def break_scores(spaced, bigram):
     smoothed log-frequency of that. No entity of the corpus runs across a line break or a
     tab, so that is -8 to -11 after I-X; B-X hardly ever meets a break, and its row holds
     only the smoothing's log(1 / labels), no evidence that an entity goes on, hence never
-    above the spaced score. It is not trained: the main loop scores BREAK gaps with the
-    spaced matrix, so the network is what it was before this matrix existed (the same
-    model.onnx bytes)."""
+    above the spaced score. It is not trained (the main loop scores BREAK gaps with the
+    spaced matrix): trained, it learns where the train templates' lines start entities."""
     import nets
     out = spaced.copy()
     for i in range(2, len(out), 2):  # I-X is 2, 4, ...; B-X is the one before it
