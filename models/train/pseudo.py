@@ -57,8 +57,6 @@ TEST_FRAMES = ["serum {}", "{} level", "{} panel", "urine {}", "{} antibody", "{
                "fasting {}", "{} screen", "{} culture"]
 IMAGING = ["CT", "MRI", "ultrasound", "X-ray", "radiograph", "Doppler", "PET", "scintigraphy", "fluoroscopy",
            "angiography", "echo", "MRA", "CTA", "nuclear scan", "elastography"]
-HOSP_WORDS = ["Hospital", "Medical Center", "Clinic", "Health", "Infirmary", "Regional Hospital",
-              "Care Center", "Medical Group", "Health Partners", "Memorial Hospital"]
 
 
 # Word ends of mutate's invented words that are not syllables.
@@ -219,9 +217,6 @@ class Pseudo:
 
     def street(self):
         return self.name() if self.rng.random() < 0.6 else self.place()
-
-    def acronym(self):
-        return "".join(self.rng.choice("ABCDEFGHIJKLMNOPRSTUVWXYZ") for _ in range(self.rng.randint(2, 4)))
 
     def set_context_words(self, words, splits):
         """Train template words, the stems of plain_word's affixed words; every word of the
