@@ -6,7 +6,7 @@ GO ?= go
 
 JS_CLIENTS := cmd/serve/testdata/js/node_modules/.package-lock.json
 
-.PHONY: serve test build ort vet staticcheck unit models bench overload
+.PHONY: serve test build ort vet staticcheck unit models bench overload generate-bench
 
 $(ORT_LIB):
 	bash scripts/fetch-onnxruntime.sh
@@ -48,3 +48,7 @@ bench: $(ORT_LIB)
 ## overload: capacity, 2x and 10x overload, bulk beside interactive (not run by CI).
 overload: $(ORT_LIB)
 	bash scripts/overload.sh
+
+## generate-bench: continuous batching against one sequence at a time, and clients that hang up (not run by CI).
+generate-bench: $(ORT_LIB)
+	bash scripts/generate-bench.sh

@@ -7,9 +7,13 @@
 //
 // Every endpoint that runs a model is a Route: its path, the admission.Gate that admits its
 // requests before their bodies are read, the models it serves, and the work of one admitted
-// request. Route constructors (Analyze, PIIExtract) take the work through small interfaces
-// (Extractor), so the handlers are tested with fakes and, in integration tests, with the real
-// batcher and ONNX Runtime behind them. Options.Routes is the one table of routes: the router,
+// request. Route constructors take the work through small interfaces: Analyze and PIIExtract
+// an Extractor (OpenMed's JSON), Generation a Generator (HuggingFace TGI's /generate,
+// /generate_stream and /, and OpenAI's /v1/completions, answered whole or as server-sent
+// events). The handlers are tested with fakes and, in integration tests, with the real batcher,
+// runner and ONNX Runtime behind them. A stream is committed (200) only after its first token,
+// so a refusal or a timeout before it is still an HTTP status; after it, errors are events,
+// and the access-log line is written when the stream ends. Options.Routes is the one table of routes: the router,
 // 404/405, /models/loaded, the metrics' route label and the access log read it. Errors from
 // the work are answered the same way on every route: the Queue's refusals (admission's
 // ErrQueueFull, ErrExpired) as 503 backpressure with a computed Retry-After, ErrClosed as 503

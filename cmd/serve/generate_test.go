@@ -205,10 +205,16 @@ func TestGenerationErrorsAreTheirWireFormatsAndContentFree(t *testing.T) {
 	if status != 422 || out["error_type"] != "validation" || !strings.Contains(out["error"].(string), "temperature") || out["request_id"] == "" {
 		t.Fatalf("TGI validation: %d %v", status, out)
 	}
+	if strings.Contains(fmt.Sprint(out), "ZEBRA") {
+		t.Fatalf("the prompt leaked into the error: %v", out)
+	}
 	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Patient ZEBRA-CANARY-4417", "max_tokens": 400})
 	e, _ := out["error"].(map[string]any)
 	if status != 400 || e == nil || e["type"] != "invalid_request_error" || !strings.Contains(e["message"].(string), "maximum context length is 256") {
 		t.Fatalf("OpenAI validation: %d %v", status, out)
+	}
+	if strings.Contains(fmt.Sprint(out), "ZEBRA") {
+		t.Fatalf("the prompt leaked into the error: %v", out)
 	}
 	status, _ = srv.post(t, "/generate", map[string]any{"inputs": "Patient ZEBRA-CANARY-4417 is stable.", "parameters": map[string]any{"max_new_tokens": 4}})
 	if status != 200 {
