@@ -6,7 +6,7 @@ GO ?= go
 
 JS_CLIENTS := cmd/serve/testdata/js/node_modules/.package-lock.json
 
-.PHONY: serve test build ort vet staticcheck unit models bench overload generate-bench
+.PHONY: serve test build ort vet staticcheck unit models bench overload generate-bench hol-bench
 
 $(ORT_LIB):
 	bash scripts/fetch-onnxruntime.sh
@@ -52,3 +52,7 @@ overload: $(ORT_LIB)
 ## generate-bench: continuous batching against one sequence at a time, and clients that hang up (not run by CI).
 generate-bench: $(ORT_LIB)
 	bash scripts/generate-bench.sh
+
+## hol-bench: short /analyze requests beside 100,000-character ones (not run by CI).
+hol-bench: $(ORT_LIB)
+	bash scripts/hol-bench.sh

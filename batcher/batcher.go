@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sluice-serving/sluice/admission"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 )
 
@@ -34,8 +34,12 @@ type Batcher[In, Out any] struct {
 	// they are atomics so that reading them never contends with the queue lock.
 	waitingBy [admission.NumPriorities]atomic.Int64 // per class
 	running   atomic.Int64                          // requests in running batches
-	busy      atomic.Int64                          // workers running a batch
-	completed atomic.Uint64                         // requests whose batch finished running
+	// Sequences (windows) waiting and running, and completed since New: the work the
+	// admission layer measures, so that a request of many windows weighs what it costs.
+	seqWaiting, seqRunning atomic.Int64
+	seqDone                atomic.Uint64
+	busy                   atomic.Int64  // workers running a batch
+	completed              atomic.Uint64 // requests whose batch finished running
 
 	mu      sync.Mutex
 	qs      [admission.NumPriorities]queue[In, Out] // guarded by mu; one queue per priority class
@@ -124,6 +128,8 @@ func (b *Batcher[In, Out]) Load() admission.Load {
 		Running:     int(b.running.Load()),
 		BusyWorkers: int(b.busy.Load()),
 		Completed:   b.completed.Load(),
+		Work:        b.seqWaiting.Load() + b.seqRunning.Load(),
+		WorkDone:    b.seqDone.Load(),
 	}
 	for p := range l.Waiting {
 		l.Waiting[p] = int(b.waitingBy[p].Load())
@@ -131,13 +137,15 @@ func (b *Batcher[In, Out]) Load() admission.Load {
 	return l
 }
 
-// Limits are the Batcher's bounds and dispatch weights, defaults applied (admission.Queue).
+// Limits are the Batcher's bounds and dispatch weights, defaults applied (admission.Queue). Its
+// work is measured in sequences.
 func (b *Batcher[In, Out]) Limits() admission.Limits {
 	return admission.Limits{
 		QueueSize:    b.cfg.QueueSize,
 		MaxQueueWait: b.cfg.MaxQueueWait,
 		Workers:      b.cfg.Workers,
 		Weights:      b.weights,
+		WorkUnits:    true,
 	}
 }
 
@@ -197,6 +205,7 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 	r.enqueued = b.clk.Now()
 	b.qs[p].push(r)
 	b.waitingBy[p].Add(1)
+	b.seqWaiting.Add(int64(cost.Sequences))
 	b.mu.Unlock()
 	b.poke()
 	return r, nil
@@ -207,6 +216,7 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 func (b *Batcher[In, Out]) unqueue(r *request[In, Out]) {
 	b.qs[r.prio].remove(r)
 	b.waitingBy[r.prio].Add(-1)
+	b.seqWaiting.Add(-int64(r.cost.Sequences))
 	r.state = stateDone
 }
 
@@ -494,10 +504,12 @@ func (b *Batcher[In, Out]) take(runCtx context.Context, d draft[In, Out], reason
 	// running goes up before waiting goes down, so a concurrent Load may count a request
 	// twice for an instant but never misses it.
 	b.running.Add(int64(len(bt.members)))
+	b.seqRunning.Add(int64(bt.seqs))
 	b.busy.Add(1)
 	for _, r := range bt.members {
 		b.qs[r.prio].remove(r)
 		b.waitingBy[r.prio].Add(-1)
+		b.seqWaiting.Add(-int64(r.cost.Sequences))
 		r.state = stateRunning
 		r.batch = bt
 		bt.real += r.cost.Sequences * r.cost.MaxLen
@@ -520,7 +532,9 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 	// Depth drops before the answers go out, so a caller that has its answer never sees
 	// itself still counted as running.
 	b.completed.Add(uint64(len(bt.members)))
+	b.seqDone.Add(uint64(bt.seqs))
 	b.running.Add(-int64(len(bt.members)))
+	b.seqRunning.Add(-int64(bt.seqs))
 	b.busy.Add(-1)
 	outcome := outcomeServed
 	if err != nil {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sluice-serving/sluice/admission"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 )
 

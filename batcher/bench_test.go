@@ -2,11 +2,11 @@ package batcher
 
 import (
 	"context"
-	"github.com/sluice-serving/sluice/admission"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 )
 

@@ -3,8 +3,9 @@ package batcher
 import (
 	"errors"
 	"fmt"
-	"github.com/sluice-serving/sluice/admission"
 	"time"
+
+	"github.com/sluice-serving/sluice/admission"
 )
 
 // Config sets the limits of one Batcher. The first five fields are required; the rest have

@@ -2,11 +2,12 @@ package batcher
 
 import (
 	"fmt"
-	"github.com/sluice-serving/sluice/admission"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-serving/sluice/admission"
 )
 
 // Outcomes of a Submit call, the fixed label set of sluice_batcher_requests_total.

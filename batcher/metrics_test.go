@@ -2,12 +2,13 @@ package batcher
 
 import (
 	"context"
-	"github.com/sluice-serving/sluice/admission"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 )
 

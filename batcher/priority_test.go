@@ -2,13 +2,14 @@ package batcher
 
 import (
 	"errors"
-	"github.com/sluice-serving/sluice/admission"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-serving/sluice/admission"
 )
 
 func TestPickerSharesTurnsByWeight(t *testing.T) {
@@ -420,4 +421,29 @@ func TestCappedBulkArmsNoWindowTimer(t *testing.T) {
 	if d, armed := b.nextDeadline(true, false); !armed || !d.Equal(epoch.Add(time.Second)) {
 		t.Fatalf("expiry deadline = %v, %v; want epoch+1s", d, armed)
 	}
+}
+
+// TestLoadMeasuresWorkInSequences: the admission layer sees a request's cost in sequences
+// (windows), waiting, running and done.
+func TestLoadMeasuresWorkInSequences(t *testing.T) {
+	r := newHeldRunner()
+	cfg := baseConfig()
+	cfg.MaxWait = 0
+	b, _ := newTestBatcher(t, cfg, r, nil)
+	if !b.Limits().WorkUnits {
+		t.Fatal("the batcher does not say it measures work")
+	}
+	submitAsync(b, t.Context(), 1, Cost{Sequences: 3, MaxLen: 8})
+	submitAsync(b, t.Context(), 2, Cost{Sequences: 2, MaxLen: 8})
+	if l := b.Load(); l.Work != 5 || l.WorkDone != 0 {
+		t.Fatalf("waiting: %+v, want 5 sequences of work", l)
+	}
+	b.Start(t.Context())
+	call := recv(t, r.calls, "first batch") // 3 sequences: the other request does not fit in 4
+	if l := b.Load(); l.Work != 5 || l.Running != 1 {
+		t.Fatalf("running: %+v, want the same 5 sequences, one request running", l)
+	}
+	call.reply <- nil
+	recv(t, r.calls, "second batch").reply <- nil
+	waitFor(t, func() bool { return b.Load().WorkDone == 5 && b.Load().Work == 0 })
 }

@@ -2,10 +2,11 @@ package batcher
 
 import (
 	"context"
-	"github.com/sluice-serving/sluice/admission"
 	"math/bits"
 	"sync/atomic"
 	"time"
+
+	"github.com/sluice-serving/sluice/admission"
 )
 
 // A request sits in two intrusive lists at once: the arrival-order list, which gives the oldest

@@ -114,6 +114,12 @@ type Rows struct {
 	Count, Width  int
 }
 
+// Slice is rows [from, to) of r, sharing its memory.
+func (r Rows) Slice(from, to int) Rows {
+	return Rows{InputIDs: r.InputIDs[from*r.Width : to*r.Width], AttentionMask: r.AttentionMask[from*r.Width : to*r.Width],
+		Count: to - from, Width: r.Width}
+}
+
 // BuildRows lays out one row per window: prefix ids, the window's content ids, suffix ids,
 // then padID up to width. width 0 means the tightest width that fits the longest window;
 // a positive width smaller than that is an error. Content token j of window r sits at

@@ -3,6 +3,8 @@ package extract
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluice-serving/sluice/admission"
@@ -39,6 +41,14 @@ type Classifier struct {
 	// warmRows and warmRuns give the warm-up's shape: the largest batch the batcher forms
 	// at full length, run on every worker at once.
 	warmRows, warmRuns int
+	// maxBatch and maxPadded are the batcher's limits, from which a long text's chunks are
+	// sized (see chunkRows).
+	maxBatch, maxPadded int
+	// pending counts the windows of long texts not yet submitted: demand the admission layer
+	// sees beside what the batcher holds (Queue).
+	pending atomic.Int64
+	// released is when releaseHeap last ran, in nanoseconds of the clock.
+	released atomic.Int64
 }
 
 // Stats describe the work one Extract call did, for the access log and response metadata.
@@ -70,9 +80,11 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 	c := &Classifier{
 		name: m.Name, tok: m.Tokenizer, dec: dec, prefix: prefix, suffix: suffix,
 		padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxPositionEmbeddings, budget: budget, stride: cfg.Stride,
-		clock:    clk,
-		warmRows: max(1, min(cfg.Batch.MaxBatchSize, cfg.Batch.MaxPaddedTokens/m.Config.MaxPositionEmbeddings)),
-		warmRuns: max(1, cfg.Batch.Workers),
+		clock:     clk,
+		warmRows:  max(1, min(cfg.Batch.MaxBatchSize, cfg.Batch.MaxPaddedTokens/m.Config.MaxPositionEmbeddings)),
+		warmRuns:  max(1, cfg.Batch.Workers),
+		maxBatch:  cfg.Batch.MaxBatchSize,
+		maxPadded: cfg.Batch.MaxPaddedTokens,
 	}
 	c.runner = runner{sess: sess, padID: c.padID, labels: dec.NumLabels()}
 	b, err := batcher.New[job, result](queue, cfg.Batch, c.runner, clk, bm)
@@ -104,8 +116,19 @@ func (c *Classifier) Start(ctx context.Context) { c.batcher.Start(ctx) }
 // Close stops accepting work and drains what is queued and running, or gives up when ctx ends.
 func (c *Classifier) Close(ctx context.Context) error { return c.batcher.Close(ctx) }
 
-// Queue is the model's batcher, which the endpoint's admission gate guards.
-func (c *Classifier) Queue() admission.Queue { return c.batcher }
+// Queue is what the endpoint's admission gate guards: the model's batcher, measured in windows,
+// with the windows of long texts still to be submitted counted as demand.
+func (c *Classifier) Queue() admission.Queue { return classifierQueue{c} }
+
+type classifierQueue struct{ c *Classifier }
+
+func (q classifierQueue) Load() admission.Load {
+	l := q.c.batcher.Load()
+	l.Work += q.c.pending.Load()
+	return l
+}
+
+func (q classifierQueue) Limits() admission.Limits { return q.c.batcher.Limits() }
 
 // Extract finds the entities of text, queueing its windows in priority class p. Offsets in the
 // result are byte offsets into text. Errors wrap the batcher's and the engine's sentinels
@@ -121,8 +144,11 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 		return nil, st, err
 	}
 	st.Windows = rows.Count
+	if rows.Count > c.chunkRows(rows.Width) {
+		defer c.releaseHeap()
+	}
 	start := c.clock.Now()
-	out, err := c.batcher.Submit(ctx, p, job{rows: rows}, batcher.Cost{Sequences: rows.Count, MaxLen: rows.Width})
+	out, err := c.infer(ctx, p, rows)
 	st.Inference = c.clock.Now().Sub(start)
 	if err != nil {
 		return nil, st, err
@@ -195,6 +221,77 @@ func (c *Classifier) layout(ids []int64, wordIDs []int) ([]entities.Window, enti
 	return wins, rows, err
 }
 
+// ErrDeadline means a long text's remaining windows could not be computed within the
+// request's deadline at the pace its first windows took, so it was cut short rather than left
+// to hold the workers. It wraps context.DeadlineExceeded.
+var ErrDeadline = fmt.Errorf("extract: the text's windows cannot finish within the request's deadline: %w", context.DeadlineExceeded)
+
+// chunkRows is how many windows of one text go into the batcher at a time: half of what a
+// batch of full-width rows holds, so that a batch always has room for other requests' windows
+// beside a long text's, and no batch is ever larger than the batcher's budget (ONNX Runtime's
+// memory grows to the largest shape it has run).
+func (c *Classifier) chunkRows(width int) int {
+	return max(1, min(c.maxBatch, c.maxPadded/max(width, 1))/2)
+}
+
+// infer runs a text's rows through the batcher, a chunk at a time when there are more than one
+// chunk's worth. Each chunk queues behind the requests that came meanwhile, so a long text
+// takes its turns with them instead of holding the workers from first window to last. Between
+// chunks, a text whose remaining windows cannot finish before ctx's deadline, at the pace of
+// its windows so far, stops with ErrDeadline.
+func (c *Classifier) infer(ctx context.Context, p admission.Priority, rows entities.Rows) (result, error) {
+	n := c.chunkRows(rows.Width)
+	if rows.Count <= n {
+		return c.batcher.Submit(ctx, p, job{rows: rows}, batcher.Cost{Sequences: rows.Count, MaxLen: rows.Width})
+	}
+	out := result{logits: make([]float32, 0, rows.Count*rows.Width*c.dec.NumLabels()), width: rows.Width}
+	c.pending.Add(int64(rows.Count))
+	defer func() { c.pending.Add(-int64(rows.Count - out.rows)) }()
+	start := c.clock.Now()
+	for out.rows < rows.Count {
+		k := min(n, rows.Count-out.rows)
+		if out.rows > 0 {
+			if dl, ok := ctx.Deadline(); ok {
+				perRow := c.clock.Now().Sub(start) / time.Duration(out.rows)
+				if c.clock.Now().Add(perRow * time.Duration(rows.Count-out.rows)).After(dl) {
+					return result{}, ErrDeadline
+				}
+			}
+		}
+		chunk := rows.Slice(out.rows, out.rows+k)
+		c.pending.Add(-int64(k))
+		res, err := c.batcher.Submit(ctx, p, job{rows: chunk}, batcher.Cost{Sequences: k, MaxLen: rows.Width})
+		if err != nil {
+			c.pending.Add(int64(k)) // not done after all: the deferred count gives it back
+			return result{}, err
+		}
+		// The batch padded these rows to its own width; keep each row's first rows.Width
+		// positions, which is where MergeLogits reads them.
+		per := res.width * c.dec.NumLabels()
+		for r := range k {
+			out.logits = append(out.logits, res.logits[r*per:r*per+rows.Width*c.dec.NumLabels()]...)
+		}
+		out.rows += k
+	}
+	return out, nil
+}
+
+// releaseHeap hands the heap a long text left behind back to the operating system, at most once
+// a second. Such a text's logits and CRF tables are tens of megabytes, and Go sets its next
+// collection at twice the live heap it last saw, which included them: an idle server would
+// hold that until its periodic collection minutes later, and the process's footprint would
+// ratchet to the largest document it has read. One full collection per long text costs far
+// less than the text's own inference, and done before the answer goes out it leaves the
+// process where warm-up put it by the time the client hears back.
+func (c *Classifier) releaseHeap() {
+	now := c.clock.Now().UnixNano()
+	last := c.released.Load()
+	if now-last < int64(time.Second) || !c.released.CompareAndSwap(last, now) {
+		return
+	}
+	debug.FreeOSMemory()
+}
+
 // job is one request's windows, laid out at the request's own width.
 type job struct{ rows entities.Rows }
 
@@ -202,6 +299,7 @@ type job struct{ rows entities.Rows }
 type result struct {
 	logits []float32
 	width  int
+	rows   int // rows done so far, while a long text's chunks come in
 }
 
 // runner pads every request of a batch to the batch's widest row and runs one forward pass.

@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/sluice-serving/sluice/admission"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
@@ -148,8 +151,9 @@ func TestClassifierWindowsLongTexts(t *testing.T) {
 }
 
 // TestBatchedWindowsEqualSingleRuns checks the batch assembly exactly: a long document's
-// windows, padded into one batch with other requests' rows, must decode to the same entities
-// as running every window alone, unpadded, and merging by hand.
+// windows, submitted a chunk at a time (batches of 4 rows: chunks of 2) and padded into batches
+// with the other documents' rows, all at once, must decode to the same entities as running
+// every window alone, unpadded, and merging by hand.
 func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 	rt := newRuntime(t)
 	m := loadModel(t, "clinical-ner")
@@ -158,7 +162,7 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	cls, err := New("analyze", m, sess, Config{Stride: 32, Batch: batcher.Config{
-		MaxBatchSize: 64, MaxWait: time.Millisecond, MaxPaddedTokens: 64 * 128, QueueSize: 16, Workers: 1,
+		MaxBatchSize: 4, MaxWait: 5 * time.Millisecond, MaxPaddedTokens: 64 * 128, QueueSize: 16, Workers: 1,
 	}}, clock.Real(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -168,8 +172,20 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 	cls.Start(ctx)
 	defer cls.Close(context.Background())
 	opts := entities.AnalyzeOptions()
-	for i, doc := range readJSONL[struct{ Text string }](t, "long.jsonl") {
-		got, _, err := cls.Extract(ctx, admission.Interactive, doc.Text, opts)
+	docs := readJSONL[struct{ Text string }](t, "long.jsonl")
+	results := make([][]entities.Entity, len(docs))
+	errs := make([]error, len(docs))
+	var wg sync.WaitGroup
+	for i, doc := range docs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], _, errs[i] = cls.Extract(ctx, admission.Interactive, doc.Text, opts)
+		}()
+	}
+	wg.Wait()
+	for i, doc := range docs {
+		got, err := results[i], errs[i]
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,4 +257,81 @@ func argmax(row []float32) int {
 		}
 	}
 	return best
+}
+
+// newChunkingClassifier is a clinical-NER classifier whose batches hold 4 full-width rows, so
+// that a long text goes in 2 windows at a time.
+func newChunkingClassifier(t *testing.T, ctx context.Context) *Classifier {
+	t.Helper()
+	rt := newRuntime(t)
+	m := loadModel(t, "clinical-ner")
+	sess, err := rt.NewSession("clinical-ner", m.ONNX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := New("analyze", m, sess, Config{Stride: 32, Batch: batcher.Config{
+		MaxBatchSize: 4, MaxWait: time.Millisecond, MaxPaddedTokens: 4 * 128, QueueSize: 16, Workers: 1,
+	}}, clock.Real(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls.Start(ctx)
+	t.Cleanup(func() { cls.Close(context.Background()) })
+	return cls
+}
+
+// TestShortTextIsNotStuckBehindALongOne: with one worker, a short text sent while a long text's
+// hundreds of windows are being computed is answered before the long one is done, because the
+// long text queues its windows a chunk at a time behind whatever arrived meanwhile.
+func TestShortTextIsNotStuckBehindALongOne(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cls := newChunkingClassifier(t, ctx)
+	longCtx, stopLong := context.WithCancel(ctx)
+	longDone := make(chan error, 1)
+	go func() {
+		_, _, err := cls.Extract(longCtx, admission.Bulk, strings.Repeat("pt given aspirin. ", 3000), entities.AnalyzeOptions())
+		longDone <- err
+	}()
+	for cls.Queue().Load().Work == 0 { // the long text's windows are in
+		runtime.Gosched()
+	}
+	if _, _, err := cls.Extract(ctx, admission.Interactive, "Patient given aspirin.", entities.AnalyzeOptions()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-longDone:
+		t.Fatalf("the long text finished (err %v) before the short one was answered", err)
+	default:
+	}
+	stopLong()
+	if err := <-longDone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("long text after cancel: %v, want context.Canceled", err)
+	}
+	// The long text's last chunk may still be on the worker when its caller has gone; once
+	// the worker finishes it, nothing may remain counted.
+	for give := time.Now().Add(30 * time.Second); cls.Queue().Load().Work != 0; runtime.Gosched() {
+		if time.Now().After(give) {
+			t.Fatalf("%d windows still counted as waiting or running after both texts ended", cls.Queue().Load().Work)
+		}
+	}
+}
+
+// TestLongTextCutAtItsDeadline: a text whose windows cannot all be computed before its
+// deadline, at the pace its first chunk took, stops with ErrDeadline instead of holding the
+// worker until the deadline passes.
+func TestLongTextCutAtItsDeadline(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cls := newChunkingClassifier(t, ctx)
+	text := strings.Repeat("pt given aspirin. ", 20000) // over a thousand windows: seconds of work
+	dctx, stop := context.WithTimeout(ctx, time.Second)
+	defer stop()
+	_, _, err := cls.Extract(dctx, admission.Interactive, text, entities.AnalyzeOptions())
+	if !errors.Is(err, ErrDeadline) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want ErrDeadline (a DeadlineExceeded)", err)
+	}
+	if dctx.Err() != nil {
+		t.Fatal("the text ran until its deadline instead of being cut when its pace showed it could not finish")
+	}
 }

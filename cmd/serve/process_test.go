@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The promises a process keeps (resident memory, shutdown time, start-up errors) are tested on
+// the server binary itself, built once per test run without the race detector, whose shadow
+// memory would be most of what RSS measures.
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// serverBinary builds cmd/serve, once.
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "sluice-test-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "sluice")
+		out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
+
+// serverCommand is the server binary set up to run with env after the test defaults.
+func serverCommand(t *testing.T, env ...string) *exec.Cmd {
+	cmd := exec.Command(serverBinary(t))
+	cmd.Env = append(append(os.Environ(), "SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu",
+		"SLUICE_INTRA_OP_THREADS=1", "SLUICE_LOG_LEVEL=info"), env...)
+	return cmd
+}
+
+// process is the server running as a child process.
+type process struct {
+	cmd    *exec.Cmd
+	url    string
+	exited chan error
+}
+
+// startProcess runs the server binary and returns once it has logged that it is ready; the
+// process is killed when the test ends if it has not exited by then.
+func startProcess(t *testing.T, env ...string) *process {
+	t.Helper()
+	cmd := serverCommand(t, env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd, exited: make(chan error, 1)}
+	lines := bufio.NewScanner(out)
+	var seen []string
+	for lines.Scan() {
+		var rec struct{ Msg, Addr string }
+		if json.Unmarshal(lines.Bytes(), &rec) == nil && rec.Msg == "ready" {
+			p.url = "http://" + rec.Addr
+			break
+		}
+		seen = append(seen, lines.Text())
+	}
+	if p.url == "" {
+		cmd.Wait()
+		t.Fatalf("server process ended before it was ready:\n%s", strings.Join(seen, "\n"))
+	}
+	go func() {
+		for lines.Scan() {
+		}
+		p.exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.exited
+	})
+	return p
+}
+
+// rssBytes is the process's resident set size from /proc.
+func rssBytes(t *testing.T, pid int) int64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmRSS in /proc status")
+	return 0
+}
