@@ -46,6 +46,7 @@ type Batcher[In, Out any] struct {
 	started bool                                    // guarded by mu
 	closing bool                                    // guarded by mu: no new requests; drain what is queued
 	aborted bool                                    // guarded by mu: queued requests were failed; stop at once
+	series  int                                     // guarded by mu: open Series, which a drain waits for
 
 	wake     chan struct{}        // buffer 1: "the queue or the state changed, look again"
 	finished chan *batch[In, Out] // buffer Workers: a worker is free again
@@ -112,7 +113,11 @@ func (b *Batcher[In, Out]) Start(ctx context.Context) {
 // leaves the queue at once, is never run, and the call returns ctx.Err(); if ctx ends while
 // its batch runs, the call returns ctx.Err() and the result is dropped.
 func (b *Batcher[In, Out]) Submit(ctx context.Context, p admission.Priority, in In, cost Cost) (Out, error) {
-	r, err := b.enqueue(ctx, p, in, cost)
+	return b.submit(ctx, p, in, cost, false)
+}
+
+func (b *Batcher[In, Out]) submit(ctx context.Context, p admission.Priority, in In, cost Cost, inSeries bool) (Out, error) {
+	r, err := b.enqueue(ctx, p, in, cost, inSeries)
 	if err != nil {
 		var zero Out
 		return zero, err
@@ -152,8 +157,8 @@ func (b *Batcher[In, Out]) Limits() admission.Limits {
 // Close stops accepting requests and drains: queued requests are dispatched without waiting
 // for the batch window, and Close returns nil once every one of them and every running batch
 // has been answered. If ctx ends first, Close gives up: requests still queued fail with
-// ErrClosed, running batches see their context cancelled, and Close returns ctx.Err() without
-// waiting for them. Close on a Batcher that was never started fails its queued requests with
+// ErrClosed, running batches see their context cancelled (a runner that stops on it answers
+// its members with ErrClosed too), and Close returns ctx.Err() without waiting for them. Close on a Batcher that was never started fails its queued requests with
 // ErrClosed and returns nil.
 func (b *Batcher[In, Out]) Close(ctx context.Context) error {
 	b.mu.Lock()
@@ -180,7 +185,44 @@ func (b *Batcher[In, Out]) Close(ctx context.Context) error {
 	}
 }
 
-func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in In, cost Cost) (*request[In, Out], error) {
+// A Series submits the parts of one piece of work that goes in over several turns, such as a
+// long text's windows a chunk at a time. Opened before Close, it keeps a draining Batcher
+// accepting its parts, so the drain covers work already under way, until Done or until Close
+// gives up. It is for one goroutine.
+type Series[In, Out any] struct {
+	b    *Batcher[In, Out]
+	done bool
+}
+
+// Series opens a Series, or fails with ErrClosed once Close has begun.
+func (b *Batcher[In, Out]) Series() (*Series[In, Out], error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closing {
+		return nil, ErrClosed
+	}
+	b.series++
+	return &Series[In, Out]{b: b}, nil
+}
+
+// Submit is Batcher.Submit for one part of the series.
+func (s *Series[In, Out]) Submit(ctx context.Context, p admission.Priority, in In, cost Cost) (Out, error) {
+	return s.b.submit(ctx, p, in, cost, !s.done)
+}
+
+// Done closes the series; a drain waiting for it may end. Calling it again does nothing.
+func (s *Series[In, Out]) Done() {
+	if s.done {
+		return
+	}
+	s.done = true
+	s.b.mu.Lock()
+	s.b.series--
+	s.b.mu.Unlock()
+	s.b.poke()
+}
+
+func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in In, cost Cost, inSeries bool) (*request[In, Out], error) {
 	if !p.Valid() {
 		return nil, fmt.Errorf("batcher %q: invalid priority %d", b.name, p)
 	}
@@ -192,7 +234,7 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 	}
 	r := &request[In, Out]{in: in, cost: cost, prio: p, done: make(chan result[Out], 1)}
 	b.mu.Lock()
-	if b.closing {
+	if b.aborted || b.closing && !inSeries {
 		b.mu.Unlock()
 		b.metrics.outcome(outcomeClosed)
 		return nil, ErrClosed
@@ -285,6 +327,12 @@ func (b *Batcher[In, Out]) abort() {
 	b.poke()
 }
 
+func (b *Batcher[In, Out]) wasAborted() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.aborted
+}
+
 // loop is the batch-formation loop. It is the only goroutine that forms batches, and it forms
 // one only when a worker is free to run it, so that requests nobody can serve yet stay in the
 // queue where the admission layer can see them.
@@ -329,7 +377,7 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 		// rather than expired; whatever still waits at its limit expires now.
 		b.expire(now)
 		deadline, armTimer := b.nextDeadline(free > 0, b.bulkAllowed(bulkBusy))
-		drained := b.closing && b.queued() == 0 && free == b.cfg.Workers
+		drained := b.closing && b.queued() == 0 && free == b.cfg.Workers && b.series == 0
 		b.mu.Unlock()
 		for p := range bufs {
 			clear(bufs[p][:cap(bufs[p])]) // do not keep finished requests reachable from the reused buffers
@@ -539,6 +587,10 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 	outcome := outcomeServed
 	if err != nil {
 		outcome = outcomeFailed
+		if b.wasAborted() && bt.ctx.Err() != nil {
+			// Close gave up waiting and stopped the run: its members were shut out, not failed.
+			err, outcome = fmt.Errorf("batcher %q: %w: the batch was stopped at the end of the drain", b.name, ErrClosed), outcomeClosed
+		}
 	}
 	for i, r := range bt.members {
 		// Whoever claims the request first counts its outcome, so each is counted once and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -412,6 +413,50 @@ func TestCloseDrainsWithoutWaitingForTheWindow(t *testing.T) {
 	}
 }
 
+// TestSeriesKeepsADrainOpenForItsParts: work accepted before Close that goes in over several
+// parts is drained whole: the series' later parts are served during the drain while new work is
+// refused, and Close returns once the series is done.
+func TestSeriesKeepsADrainOpenForItsParts(t *testing.T) {
+	cfg := baseConfig()
+	cfg.MaxWait = time.Hour // the fake clock never moves: only draining dispatches
+	b, _ := newTestBatcher(t, cfg, newEchoRunner(), nil)
+	b.Start(t.Context())
+	series, err := b.Series()
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close(t.Context()) }()
+	for { // until Close has begun: a new series is refused
+		s, err := b.Series()
+		if errors.Is(err, ErrClosed) {
+			break
+		}
+		s.Done()
+		runtime.Gosched()
+	}
+	if _, err := b.Submit(t.Context(), admission.Interactive, 1, one(8)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("new work while draining: err = %v, want ErrClosed", err)
+	}
+	for part := 2; part <= 3; part++ {
+		if out, err := series.Submit(t.Context(), admission.Interactive, part, one(8)); err != nil || out != part*10 {
+			t.Fatalf("part %d while draining: %d, %v", part, out, err)
+		}
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while a series was open", err)
+	default:
+	}
+	series.Done()
+	if err := recv(t, closed, "Close after the series was done"); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := series.Submit(t.Context(), admission.Interactive, 4, one(8)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("part after Done: err = %v, want ErrClosed", err)
+	}
+}
+
 func TestCloseGivesUpWhenContextEnds(t *testing.T) {
 	r := newHeldRunner()
 	cfg := baseConfig()
@@ -430,8 +475,8 @@ func TestCloseGivesUpWhenContextEnds(t *testing.T) {
 		t.Fatalf("queued request: err = %v, want ErrClosed", o.err)
 	}
 	recv(t, call.ctx.Done(), "running batch cancellation")
-	if o := recv(t, running, "running result"); !errors.Is(o.err, context.Canceled) {
-		t.Fatalf("running request: err = %v, want the runner's context error", o.err)
+	if o := recv(t, running, "running result"); !errors.Is(o.err, ErrClosed) {
+		t.Fatalf("running request: err = %v, want ErrClosed (the run was stopped by Close)", o.err)
 	}
 }
 

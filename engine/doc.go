@@ -18,7 +18,8 @@
 //
 // Sessions are safe for concurrent use: ONNX Runtime allows parallel runs on one session, and
 // a read-write lock makes Close wait for runs in flight instead of freeing memory under them.
-// Contexts are checked before a run starts, not during it (see Session.Run).
+// A context that ends during a run terminates it (ONNX Runtime's run options), so Close waits
+// no longer than the library takes to notice.
 //
 // Memory: sessions run with ONNX Runtime's memory-pattern cache off. It plans allocations per
 // input shape, and batches arrive in many shapes, so it grew the process without bound; the

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -88,4 +89,44 @@ func boolToInt64(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// checkedOnce is a context whose Err reports the first check to the test, which cancels it
+// then: the cancellation lands after the session has looked at ctx, while it sets up or runs
+// the pass, never before.
+type checkedOnce struct {
+	context.Context
+	checked chan struct{}
+	once    bool
+}
+
+func (c *checkedOnce) Err() error {
+	if !c.once {
+		c.once = true
+		close(c.checked)
+	}
+	return c.Context.Err()
+}
+
+// TestContextEndingDuringARunTerminatesIt: a pass of thousands of rows stops when its context
+// ends, with an error that wraps the context's, instead of finishing the pass.
+func TestContextEndingDuringARunTerminatesIt(t *testing.T) {
+	s, cfg, _ := shippedSession(t, "clinical-ner", RuntimeOptions{IntraOpThreads: 1})
+	rng := rand.New(rand.NewPCG(5, 6))
+	b := EncoderBatch{Batch: 2048, SeqLen: 128}
+	for range b.Batch * b.SeqLen {
+		b.IDs = append(b.IDs, int64(5+rng.IntN(cfg.VocabSize-5)))
+		b.Mask = append(b.Mask, 1)
+	}
+	inner, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx := &checkedOnce{Context: inner, checked: make(chan struct{})}
+	go func() {
+		<-ctx.checked
+		cancel()
+	}()
+	_, err := s.RunEncoder(ctx, b)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "run stopped") {
+		t.Fatalf("got %v, want the run stopped with context.Canceled", err)
+	}
 }

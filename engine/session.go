@@ -149,9 +149,9 @@ func (s *Session) destroy() error {
 
 // Run feeds every model input from inputs (by name) and returns every model output by name.
 //
-// ctx is checked once, before the model starts: ONNX Runtime offers no cheap way to stop a run
-// half-way (its terminate flag needs per-call run options and a watcher), and one forward pass
-// is short next to the queueing that ctx is meant to cut off.
+// ctx is checked before the model starts, and a ctx that ends during the pass terminates it
+// through ONNX Runtime's run options: the error then wraps ctx's. This is what lets a server
+// keep its shutdown promise while a large batch is on the CPU.
 func (s *Session) Run(ctx context.Context, inputs map[string]Tensor) (map[string]Tensor, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("engine: session %q: not run: %w", s.name, err)
@@ -173,7 +173,7 @@ func (s *Session) Run(ctx context.Context, inputs map[string]Tensor) (map[string
 		}
 		values[i] = v
 	}
-	outs, err := s.run(values)
+	outs, err := s.run(ctx, values)
 	if err != nil {
 		return nil, err
 	}
@@ -236,14 +236,42 @@ func (s *Session) hold() (release func(), err error) {
 }
 
 // run executes the model on values in the model's input order and returns every output, which
-// the caller destroys. The caller holds the session.
-func (s *Session) run(values []ort.Value) ([]ort.Value, error) {
+// the caller destroys. The caller holds the session. When ctx can end, the pass runs with its
+// own run options, whose terminate flag is raised if ctx ends before the pass does.
+func (s *Session) run(ctx context.Context, values []ort.Value) ([]ort.Value, error) {
 	outs := make([]ort.Value, len(s.outputs)) // nil entries: ONNX Runtime allocates them
-	if err := s.ort.Run(values, outs); err != nil {
+	var err error
+	if ctx.Done() == nil {
+		err = s.ort.Run(values, outs)
+	} else {
+		err = s.runStoppable(ctx, values, outs)
+	}
+	if err != nil {
 		destroyAll(outs)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("engine: session %q: run stopped: %w", s.name, ctx.Err())
+		}
 		return nil, s.runError(err)
 	}
 	return outs, nil
+}
+
+func (s *Session) runStoppable(ctx context.Context, values, outs []ort.Value) error {
+	opts, err := ort.NewRunOptions()
+	if err != nil {
+		return err
+	}
+	raised := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(raised)
+		_ = opts.Terminate()
+	})
+	err = s.ort.RunWithOptions(values, outs, opts)
+	if !stop() {
+		<-raised // the flag is being raised: the options must outlive that
+	}
+	_ = opts.Destroy()
+	return err
 }
 
 var digits = regexp.MustCompile(`[0-9]+`)

@@ -236,7 +236,8 @@ func (c *Classifier) chunkRows(width int) int {
 
 // infer runs a text's rows through the batcher, a chunk at a time when there are more than one
 // chunk's worth. Each chunk queues behind the requests that came meanwhile, so a long text
-// takes its turns with them instead of holding the workers from first window to last. Between
+// takes its turns with them instead of holding the workers from first window to last; the
+// chunks go in as one batcher.Series, so a shutdown's drain finishes a text it had begun. Between
 // chunks, a text whose remaining windows cannot finish before ctx's deadline, at the pace of
 // its windows so far, stops with ErrDeadline.
 func (c *Classifier) infer(ctx context.Context, p admission.Priority, rows entities.Rows) (result, error) {
@@ -244,6 +245,11 @@ func (c *Classifier) infer(ctx context.Context, p admission.Priority, rows entit
 	if rows.Count <= n {
 		return c.batcher.Submit(ctx, p, job{rows: rows}, batcher.Cost{Sequences: rows.Count, MaxLen: rows.Width})
 	}
+	series, err := c.batcher.Series()
+	if err != nil {
+		return result{}, err
+	}
+	defer series.Done()
 	out := result{logits: make([]float32, 0, rows.Count*rows.Width*c.dec.NumLabels()), width: rows.Width}
 	c.pending.Add(int64(rows.Count))
 	defer func() { c.pending.Add(-int64(rows.Count - out.rows)) }()
@@ -260,7 +266,7 @@ func (c *Classifier) infer(ctx context.Context, p admission.Priority, rows entit
 		}
 		chunk := rows.Slice(out.rows, out.rows+k)
 		c.pending.Add(-int64(k))
-		res, err := c.batcher.Submit(ctx, p, job{rows: chunk}, batcher.Cost{Sequences: k, MaxLen: rows.Width})
+		res, err := series.Submit(ctx, p, job{rows: chunk}, batcher.Cost{Sequences: k, MaxLen: rows.Width})
 		if err != nil {
 			c.pending.Add(int64(k)) // not done after all: the deferred count gives it back
 			return result{}, err

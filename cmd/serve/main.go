@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -310,30 +311,39 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	}
 	s.ready.Store(false)
 	s.logger.Info("shutting down", slog.String("grace", grace.String()))
+	s.shutdown(grace)
+	return nil
+}
+
+// answerWindow is how long, after the grace, the HTTP server has to write the answers of the
+// requests the grace cut short; the process exits by then.
+const answerWindow = 500 * time.Millisecond
+
+// shutdown keeps the grace's promise. Work that finishes within it is answered as usual: the
+// batchers drain what is queued at once instead of waiting out their batch windows, running
+// streams go on, new requests are refused. At its end the batchers stop: queued requests and
+// running batches (ONNX Runtime passes terminated) answer 503 not_ready, streams end with an
+// error event, and the HTTP server has answerWindow to write those answers before it returns.
+func (s *server) shutdown(grace time.Duration) {
 	drain, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	// Drain the batchers while the HTTP server stops accepting: queued work is dispatched at
-	// once instead of waiting out its batch window, so in-flight requests get their answers.
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		for _, c := range s.classifiers {
+	var stopped sync.WaitGroup
+	for _, c := range s.classifiers {
+		stopped.Go(func() {
 			if err := c.Close(drain); err != nil {
-				s.logger.Warn("batcher did not drain in time", slog.String("model", c.Name()))
+				s.logger.Warn("batcher did not drain within the grace; the rest was refused", slog.String("model", c.Name()))
 			}
-		}
-	}()
+		})
+	}
 	if s.runner != nil {
-		// Running streams may finish within the grace; the rest end with an error event.
-		go func() {
+		stopped.Go(func() {
 			if err := s.runner.Close(drain); err != nil {
-				s.logger.Warn("generation did not finish in time; streams ended", slog.String("model", s.runner.Name()))
+				s.logger.Warn("generation did not finish within the grace; streams ended", slog.String("model", s.runner.Name()))
 			}
-		}()
+		})
 	}
-	if err := s.app.ShutdownWithTimeout(grace); err != nil {
-		s.logger.Warn("HTTP shutdown did not finish in time", slog.String("error", err.Error()))
+	if err := s.app.ShutdownWithTimeout(grace + answerWindow); err != nil {
+		s.logger.Warn("HTTP connections still open at the end of the shutdown", slog.String("error", err.Error()))
 	}
-	<-drained
-	return nil
+	stopped.Wait()
 }

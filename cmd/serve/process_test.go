@@ -60,9 +60,10 @@ func serverCommand(t *testing.T, env ...string) *exec.Cmd {
 
 // process is the server running as a child process.
 type process struct {
-	cmd    *exec.Cmd
-	url    string
-	exited chan error
+	cmd     *exec.Cmd
+	url     string
+	exited  chan struct{} // closed when the process has exited
+	waitErr error         // cmd.Wait's, once exited is closed
 }
 
 // startProcess runs the server binary and returns once it has logged that it is ready; the
@@ -78,7 +79,7 @@ func startProcess(t *testing.T, env ...string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, exited: make(chan error, 1)}
+	p := &process{cmd: cmd, exited: make(chan struct{})}
 	lines := bufio.NewScanner(out)
 	var seen []string
 	for lines.Scan() {
@@ -96,7 +97,8 @@ func startProcess(t *testing.T, env ...string) *process {
 	go func() {
 		for lines.Scan() {
 		}
-		p.exited <- cmd.Wait()
+		p.waitErr = cmd.Wait()
+		close(p.exited)
 	}()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
