@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -30,8 +31,8 @@ type Config struct {
 	ORTSpinning  bool   `env:"ORT_SPINNING" envDefault:"false"`
 	LogLevel     string `env:"LOG_LEVEL" envDefault:"info"`
 
-	// ModelsDir, when set, is searched first for model directories; the embedded models fill
-	// in whatever it does not hold.
+	// ModelsDir, when set, holds every model served (one directory each); when unset, the
+	// embedded models are served.
 	ModelsDir    string            `env:"MODELS_DIR"`
 	AnalyzeModel string            `env:"ANALYZE_MODEL" envDefault:"clinical-ner"`
 	PIIModel     string            `env:"PII_MODEL" envDefault:"pii"`
@@ -110,7 +111,10 @@ var openMedAliases = map[string]string{
 // command owns itself, and, through the packages' own Validate, the settings each package
 // takes. The error names every bad variable, one per line, so an operator fixes them all in
 // one go.
-func LoadConfig(environ []string) (Config, error) {
+func LoadConfig(environ []string) (Config, error) { return loadConfig(environ, thisMachine()) }
+
+// loadConfig is LoadConfig for a given machine.
+func loadConfig(environ []string, m machine) (Config, error) {
 	vars := make(map[string]string, len(environ))
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -143,7 +147,7 @@ func LoadConfig(environ []string) (Config, error) {
 			problems[name] = line
 		}
 	}
-	for _, p := range cfg.check() {
+	for _, p := range cfg.check(m) {
 		if _, seen := problems[p.variable]; !seen {
 			problems[p.variable] = p.variable + " " + p.problem
 		}
@@ -172,14 +176,34 @@ func variableOf(field string) string {
 // problem is one bad setting, named by its environment variable.
 type problem struct{ variable, problem string }
 
-// check collects the problems of every setting: this command's own rules, then each package's
-// Validate over the configuration built from the environment, with the package's field names
-// turned into the variables that set them. A variable is reported once, with its first
-// problem.
-func (c Config) check() []problem {
+// check collects the problems of every setting: this command's own rules, the upper bounds
+// (below), then each package's Validate over the configuration built from the environment,
+// with the package's field names turned into the variables that set them. A variable is
+// reported once, with its first problem.
+func (c Config) check(m machine) []problem {
 	var out []problem
 	own := func(name, format string, args ...any) {
 		out = append(out, problem{"SLUICE_" + name, fmt.Sprintf(format, args...)})
+	}
+	for _, b := range upperBounds(m) {
+		if v := b.value(c); v > b.max {
+			own(b.name, "must be at most %d, %s (got %d)", b.max, b.why, v)
+		}
+	}
+	// Both endpoints warm a full batch on every worker at start-up.
+	if tokens := int64(c.BatchMaxTokens); m.MemoryBytes > 0 && c.BatchWorkers > 0 &&
+		tokens*int64(c.BatchWorkers)*2*paddedTokenBytes > m.MemoryBytes/2 {
+		own("BATCH_MAX_PADDED_TOKENS", "x SLUICE_BATCH_WORKERS x 2 endpoints x %d KiB per padded token must fit in half of the %d MiB this process may use (got %d tokens, %d workers)",
+			paddedTokenBytes>>10, m.MemoryBytes>>20, tokens, c.BatchWorkers)
+	} else if tokens > 1<<24 {
+		own("BATCH_MAX_PADDED_TOKENS", "must be at most %d (got %d)", 1<<24, tokens)
+	}
+	if c.ModelsDir != "" {
+		if st, err := os.Stat(c.ModelsDir); err != nil {
+			own("MODELS_DIR", "cannot be read: %v", errors.Unwrap(err))
+		} else if !st.IsDir() {
+			own("MODELS_DIR", "is not a directory")
+		}
 	}
 	if c.ShutdownTimeoutSec <= 0 {
 		own("SHUTDOWN_TIMEOUT_S", "must be > 0 (got %d)", c.ShutdownTimeoutSec)
@@ -207,6 +231,65 @@ func (c Config) check() []problem {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}
 	return out
+}
+
+// upperBound is the largest value start-up accepts for one numeric setting, and why. The
+// packages check what makes a setting meaningless (a size of 0, a low watermark above the high
+// one); these check what the machine can hold and what is sane, so that a typo of a few zeros
+// is a clear start-up error instead of a process the kernel kills or that never gets ready.
+type upperBound struct {
+	name  string // without SLUICE_
+	value func(Config) int64
+	max   int64
+	why   string
+}
+
+// paddedTokenBytes is the memory one padded token of a batch may take while it runs, for the
+// memory bound on SLUICE_BATCH_MAX_PADDED_TOKENS: the shipped models measured about 6 KiB each
+// (RSS after warm-up at 4,096 and 32,768 padded tokens); a larger encoder takes more.
+const paddedTokenBytes = 16 << 10
+
+const hourMS = 3_600_000
+
+func upperBounds(m machine) []upperBound {
+	i := func(f func(Config) int) func(Config) int64 { return func(c Config) int64 { return int64(f(c)) } }
+	cpus := int64(4 * m.CPUs)
+	cpuWhy := fmt.Sprintf("4 x the %d CPUs this process may use", m.CPUs)
+	ms := func(name string, f func(Config) int) upperBound {
+		return upperBound{name, i(f), hourMS, "an hour"}
+	}
+	b := []upperBound{
+		{"INTRA_OP_THREADS", i(func(c Config) int { return c.IntraThreads }), cpus, cpuWhy},
+		{"INTER_OP_THREADS", i(func(c Config) int { return c.InterThreads }), cpus, cpuWhy},
+		{"BATCH_WORKERS", i(func(c Config) int { return c.BatchWorkers }), cpus, cpuWhy},
+		{"BATCH_MAX_SIZE", i(func(c Config) int { return c.BatchMaxSize }), 4096, "a sane batch"},
+		{"BATCH_MAX_QUEUE_SIZE", i(func(c Config) int { return c.BatchMaxQueueSize }), 65536, "a sane queue"},
+		{"GENERATE_MAX_RUNNING", i(func(c Config) int { return c.GenerateMaxRunning }), 4096, "a sane batch"},
+		{"GENERATE_MAX_STEP_TOKENS", i(func(c Config) int { return c.GenerateMaxStepTokens }), 1 << 20, "a sane step"},
+		{"GENERATE_QUEUE_SIZE", i(func(c Config) int { return c.GenerateQueueSize }), 65536, "a sane queue"},
+		{"GENERATE_STREAM_BUFFER", i(func(c Config) int { return c.GenerateStreamBuffer }), 65536, "a sane buffer"},
+		{"KV_BLOCK_TOKENS", i(func(c Config) int { return c.KVBlockTokens }), 1024, "a sane block"},
+		{"KV_BLOCKS", i(func(c Config) int { return c.KVBlocks }), 1 << 24, "a sane pool"},
+		{"MAX_BODY_BYTES", i(func(c Config) int { return c.MaxBodyBytes }), 64 << 20, "64 MiB"},
+		{"MAX_TEXT_CHARS", i(func(c Config) int { return c.MaxTextChars }), 64 << 20, "64 Mi characters"},
+		{"MAX_TEXT_BYTES", i(func(c Config) int { return c.MaxTextBytes }), 64 << 20, "64 MiB"},
+		{"BATCH_HIGH_WATERMARK", i(func(c Config) int { return c.HighWatermark }), 1 << 20, "a sane queue"},
+		{"GENERATE_HIGH_WATERMARK", i(func(c Config) int { return c.GenerateHighWatermark }), 1 << 20, "a sane queue"},
+		{"WINDOW_STRIDE", i(func(c Config) int { return c.WindowStride }), 1 << 16, "longer than any model's window"},
+		{"SHUTDOWN_TIMEOUT_S", i(func(c Config) int { return c.ShutdownTimeoutSec }), 3600, "an hour"},
+		ms("BATCH_MAX_WAIT_MS", func(c Config) int { return c.BatchMaxWaitMS }),
+		ms("BATCH_MAX_QUEUE_WAIT_MS", func(c Config) int { return c.BatchMaxQueueWaitMS }),
+		ms("REQUEST_TIMEOUT_MS", func(c Config) int { return c.RequestTimeoutMS }),
+		ms("GENERATE_MAX_QUEUE_WAIT_MS", func(c Config) int { return c.GenerateMaxQueueWaitMS }),
+		ms("GENERATE_FIRST_TOKEN_TIMEOUT_MS", func(c Config) int { return c.GenerateFirstTokenTimeoutMS }),
+		ms("GENERATE_STALL_TIMEOUT_MS", func(c Config) int { return c.GenerateStallTimeoutMS }),
+		ms("GENERATE_TIMEOUT_MS", func(c Config) int { return c.GenerateTimeoutMS }),
+	}
+	if m.MemoryBytes > 0 {
+		b = append(b, upperBound{"KV_MEMORY_BYTES", func(c Config) int64 { return c.KVMemoryBytes }, m.MemoryBytes / 2,
+			fmt.Sprintf("half of the %d MiB this process may use", m.MemoryBytes>>20)})
+	}
+	return b
 }
 
 // named turns a package's configuration error found while wiring (when a model's geometry is

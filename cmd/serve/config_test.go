@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -63,7 +65,7 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 	cfg.GenerateStreamBuffer, cfg.GenerateStallTimeoutMS, cfg.GenerateTimeoutMS, cfg.GenerateFirstTokenTimeoutMS = 0, 0, 0, -1
 	cfg.KVBlockTokens, cfg.KVBlocks, cfg.KVHighWatermark, cfg.GenerateLowWatermark = -1, -1, 2, -1
 	seen := map[string]int{}
-	for _, p := range cfg.check() {
+	for _, p := range cfg.check(testMachine) {
 		seen[p.variable]++
 	}
 	want := []string{"BATCH_MAX_SIZE", "BATCH_MAX_WAIT_MS", "BATCH_MAX_PADDED_TOKENS", "BATCH_MAX_QUEUE_SIZE",
@@ -92,5 +94,84 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 				t.Errorf("%s maps to %q, which no Config field reads", field, name)
 			}
 		}
+	}
+}
+
+// testMachine is the machine the bounds tests size against: this project's CI machine.
+var testMachine = machine{CPUs: 2, MemoryBytes: 24 << 30}
+
+// TestEveryNumericSettingHasAnUpperBound: each numeric variable set to an absurd value that parses,
+// alone, is a start-up error that names it.
+func TestEveryNumericSettingHasAnUpperBound(t *testing.T) {
+	typ := reflect.TypeFor[Config]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		tag := f.Tag.Get("env")
+		huge := ""
+		switch f.Type.Kind() {
+		case reflect.Int:
+			huge = "2000000000" // parses (the library reads int as 32 bits) and is absurd for every setting
+		case reflect.Int64:
+			huge = "1000000000000000"
+		case reflect.Float64:
+			huge = "1e12"
+		}
+		if tag == "" || huge == "" {
+			continue
+		}
+		name := "SLUICE_" + tag
+		t.Run(name, func(t *testing.T) {
+			_, err := loadConfig([]string{name + "=" + huge}, testMachine)
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Fatalf("%s=%s: %v", name, huge, err)
+			}
+		})
+	}
+}
+
+// TestBoundsFollowTheMachine: thread and worker counts are bounded by the CPUs, the batch
+// budget and the KV cache by the memory; the defaults fit a small machine.
+func TestBoundsFollowTheMachine(t *testing.T) {
+	small := machine{CPUs: 1, MemoryBytes: 1 << 30}
+	if _, err := loadConfig(nil, small); err != nil {
+		t.Fatalf("defaults on one CPU and 1 GiB: %v", err)
+	}
+	for _, tc := range []struct {
+		env  string
+		m    machine
+		fail bool
+	}{
+		{"SLUICE_INTRA_OP_THREADS=8", testMachine, false},
+		{"SLUICE_INTRA_OP_THREADS=9", testMachine, true},
+		{"SLUICE_BATCH_WORKERS=8", testMachine, false},
+		{"SLUICE_BATCH_WORKERS=10000", testMachine, true},
+		{"SLUICE_BATCH_WORKERS=4", small, false},
+		{"SLUICE_BATCH_WORKERS=5", small, true},
+		{"SLUICE_KV_MEMORY_BYTES=536870912", small, false},
+		{"SLUICE_KV_MEMORY_BYTES=536870913", small, true},
+		{"SLUICE_BATCH_MAX_PADDED_TOKENS=16384", small, false},
+		{"SLUICE_BATCH_MAX_PADDED_TOKENS=16385", small, true},
+	} {
+		_, err := loadConfig([]string{tc.env}, tc.m)
+		name, _, _ := strings.Cut(tc.env, "=")
+		if failed := err != nil && strings.Contains(err.Error(), name); failed != tc.fail || (err != nil && !failed) {
+			t.Errorf("%s on %+v: %v", tc.env, tc.m, err)
+		}
+	}
+}
+
+func TestModelsDirMustBeADirectory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{filepath.Join(dir, "missing"), file} {
+		if _, err := loadConfig([]string{"SLUICE_MODELS_DIR=" + bad}, testMachine); err == nil || !strings.Contains(err.Error(), "SLUICE_MODELS_DIR") {
+			t.Errorf("SLUICE_MODELS_DIR=%s: %v", bad, err)
+		}
+	}
+	if _, err := loadConfig([]string{"SLUICE_MODELS_DIR=" + dir}, testMachine); err != nil {
+		t.Errorf("an existing directory: %v", err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -58,6 +57,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, ready 
 	}
 	if err := srv.serve(ctx, ready); err != nil {
 		logger.Error("server stopped with an error", slog.String("error", err.Error()))
+		fmt.Fprintln(stderr, "sluice:", err)
 		return 1
 	}
 	return 0
@@ -222,14 +222,18 @@ func (s *server) close() {
 // loadModel finds a model by name: a directory of that name under dir when dir is set and
 // has one, else the embedded model.
 func loadModel(dir, name string) (*models.Model, error) {
-	if dir != "" {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
-			return models.Load(os.DirFS(dir), name)
+	if dir == "" {
+		m, err := models.Load(models.Embedded(), name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("model %q: not among the embedded models %v (SLUICE_MODELS_DIR is unset)", name, models.EmbeddedNames())
 		}
+		return m, err
 	}
-	m, err := models.Load(models.Embedded(), name)
+	m, err := models.Load(os.DirFS(dir), name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("model %q: not found in SLUICE_MODELS_DIR nor among the embedded models (%v)", name, models.EmbeddedNames())
+		// No fall back to the embedded models: a deployment that names a directory means to
+		// serve what is in it, and a typo must not quietly serve the demo models instead.
+		return nil, fmt.Errorf("model %q: SLUICE_MODELS_DIR (%s) has no complete model of that name: %w", name, dir, err)
 	}
 	return m, err
 }

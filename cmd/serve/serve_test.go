@@ -476,6 +476,30 @@ func TestBadConfigExitsWithAClearMessage(t *testing.T) {
 	}
 }
 
+// TestStartupFailuresPrintOneLineOnStderr: a start-up that fails after the configuration was
+// read (an address that cannot be bound, a models directory without the configured model)
+// exits 1 with one line on stderr that says why, not only a JSON log line on stdout.
+func TestStartupFailuresPrintOneLineOnStderr(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		parts []string
+	}{
+		{"address", []string{"SLUICE_ADDR=127.0.0.1:99999"}, []string{"99999"}},
+		{"models dir", []string{"SLUICE_MODELS_DIR=" + t.TempDir()}, []string{"clinical-ner", "SLUICE_MODELS_DIR"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr lockedBuffer
+			env := append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_GENERATE_MODEL=none"}, tc.env...)
+			code := run(context.Background(), env, &stdout, &stderr, nil)
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "sluice: ") || !containsAll(lines[0], tc.parts) {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+			}
+		})
+	}
+}
+
 // lockedBuffer collects the server's output; the server writes from many goroutines. Tests
 // wait for a line with waitFor instead of sleeping.
 type lockedBuffer struct {
