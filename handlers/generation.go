@@ -185,7 +185,7 @@ func (s *server) classify(err error, timeout time.Duration) genFailure {
 	case errors.Is(err, generate.ErrFirstTokenTimeout):
 		return genFailure{fiber.StatusGatewayTimeout, CodeTimeout, "generation", "No token was generated within the first-token timeout", OutcomeTimedOut}
 	case errors.Is(err, context.Canceled), errors.Is(err, generate.ErrClientStalled):
-		return genFailure{499, "client_closed_request", "generation", "Client closed the request or stopped reading", OutcomeAborted}
+		return genFailure{statusClientClosed, "client_closed_request", "generation", "Client closed the request or stopped reading", OutcomeAborted}
 	case errors.Is(err, generate.ErrShutdown), errors.Is(err, admission.ErrClosed):
 		return genFailure{fiber.StatusServiceUnavailable, CodeNotReady, "generation", "Service is shutting down", OutcomeFailed}
 	case errors.Is(err, generate.ErrEngineStalled):

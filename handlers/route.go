@@ -94,7 +94,7 @@ func (s *server) workError(c *fiber.Ctx, x *exchange, ctx context.Context, err e
 	case errors.Is(err, context.Canceled):
 		s.countAborted(ctx, x.route)
 		// The client has gone; nobody reads this answer, but the outcome must be counted.
-		return &apiError{Status: 499, Code: "client_closed_request", Outcome: OutcomeAborted,
+		return &apiError{Status: statusClientClosed, Code: "client_closed_request", Outcome: OutcomeAborted,
 			Message: "Client closed the request"}
 	}
 	s.opts.Logger.Error("work failed", slog.String("request_id", requestID(c)),

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +44,10 @@ type Options struct {
 	// IgnoreDisconnects keeps work going for clients that have left: no watcher, and a
 	// generation goes on after a failed write. Only for measuring what noticing saves.
 	IgnoreDisconnects bool
+	// RefusalLogsPerSecond bounds the access-log lines of refused requests (503, 429) per
+	// route and second; the rest are counted into the next line written. Served, failed and
+	// every other line are always written. 0: no bound.
+	RefusalLogsPerSecond int
 }
 
 // Limits bound what one request may ask of the server.
@@ -86,6 +92,9 @@ func (o Options) validate() error {
 	if o.RetryAfter < 0 {
 		bad("RetryAfter", "must not be negative (0: no header), got %s", o.RetryAfter)
 	}
+	if o.RefusalLogsPerSecond < 0 {
+		bad("RefusalLogsPerSecond", "must not be negative (0: no bound), got %d", o.RefusalLogsPerSecond)
+	}
 	if o.Logger == nil || o.Clock == nil || o.Gatherer == nil || o.Ready == nil {
 		bad("Logger, Clock, Gatherer, Ready", "are required")
 	}
@@ -123,6 +132,8 @@ type server struct {
 	piiDefaults entities.Options
 	// refusalBufs holds *[]byte scratch space for refusal bodies.
 	refusalBufs sync.Pool
+	// refusalLogs samples refusal lines per route, when Options.RefusalLogsPerSecond bounds them.
+	refusalLogs map[string]*refusalSampler
 }
 
 // New checks opts and builds the fiber app with the probes, /metrics and every route.
@@ -130,7 +141,7 @@ func New(opts Options) (*fiber.App, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	s := &server{opts: opts, known: map[string]string{}, piiDefaults: entities.PIIOptions()}
+	s := &server{opts: opts, known: map[string]string{}, piiDefaults: entities.PIIOptions(), refusalLogs: map[string]*refusalSampler{}}
 	s.refusalBufs.New = func() any { b := make([]byte, 0, 512); return &b }
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice",
@@ -162,7 +173,11 @@ func New(opts Options) (*fiber.App, error) {
 		app.Post(r.Path, s.handle(r))
 		s.known[r.Path] = r.Path
 		opts.Metrics.attach(r.Path)
+		if opts.RefusalLogsPerSecond > 0 {
+			s.refusalLogs[r.Path] = &refusalSampler{perSecond: opts.RefusalLogsPerSecond}
+		}
 	}
+	opts.Metrics.attach(routeUnrouted)
 	return app, nil
 }
 
@@ -244,6 +259,15 @@ func (s *server) log(ctx context.Context, e accessEntry) {
 	if e.elapsed < 0 {
 		attrs = attrs[:len(attrs)-1] // cut, not appended: appending would allocate on every refusal
 	}
+	if smp := s.refusalLogs[e.route]; smp != nil && e.outcome == OutcomeRefused {
+		skipped, ok := smp.admit(s.opts.Clock.Now())
+		if !ok {
+			return
+		}
+		if skipped > 0 {
+			attrs = append(attrs, slog.Uint64("refusals_not_logged", skipped))
+		}
+	}
 	if e.stats != nil {
 		attrs = append(attrs, e.stats.attrs()...)
 	}
@@ -302,11 +326,45 @@ func (s *server) handleError(c *fiber.Ctx, err error) error {
 		id := newRequestID()
 		c.Locals(localRequestID, id)
 		c.Set(fiber.HeaderXRequestID, id)
+		if reason, gone := clientGone(err); gone {
+			// The client left while sending its body: nobody reads an answer, and the
+			// request is an abandoned one, not a bad one.
+			c.Status(statusClientClosed)
+			c.Locals(localOutcome, OutcomeAborted)
+			if s.opts.Metrics != nil {
+				s.opts.Metrics.aborted.WithLabelValues(routeUnrouted, reason).Inc()
+			}
+			s.record(c, id, routeUnrouted, -1)
+			return nil
+		}
 		werr := s.writeHandled(c, err)
-		s.record(c, id, "unrouted", -1)
+		s.record(c, id, routeUnrouted, -1)
 		return werr
 	}
 	return s.writeHandled(c, err)
+}
+
+// routeUnrouted labels requests that failed before the router saw them.
+const routeUnrouted = "unrouted"
+
+// statusClientClosed is the status recorded for a request whose client left (nginx's 499).
+const statusClientClosed = 499
+
+// clientGone tells, from the error fiber reports for a request it could not read, whether the
+// client went away mid-request (a reset, or the connection closed before the body was
+// complete), and how.
+func clientGone(err error) (reason string, gone bool) {
+	var fe *fiber.Error
+	if !errors.As(err, &fe) {
+		return "", false
+	}
+	switch {
+	case fe.Code == fiber.StatusBadGateway: // fiber's mapping of a network error while reading
+		return "client_reset", true
+	case fe.Code == fiber.StatusBadRequest && strings.Contains(fe.Message, io.ErrUnexpectedEOF.Error()):
+		return "client_closed", true
+	}
+	return "", false
 }
 
 // writeHandled writes err as the JSON envelope.

@@ -30,6 +30,8 @@ type Config struct {
 	InterThreads int    `env:"INTER_OP_THREADS" envDefault:"1"`
 	ORTSpinning  bool   `env:"ORT_SPINNING" envDefault:"false"`
 	LogLevel     string `env:"LOG_LEVEL" envDefault:"info"`
+	// RefusalLogsPerSecond bounds the access-log lines of refusals per route and second.
+	RefusalLogsPerSecond int `env:"LOG_REFUSALS_PER_S" envDefault:"10"`
 
 	// ModelsDir, when set, holds every model served (one directory each); when unset, the
 	// embedded models are served.
@@ -208,6 +210,9 @@ func (c Config) check(m machine) []problem {
 	if c.ShutdownTimeoutSec <= 0 {
 		own("SHUTDOWN_TIMEOUT_S", "must be > 0 (got %d)", c.ShutdownTimeoutSec)
 	}
+	if c.RefusalLogsPerSecond < 0 {
+		own("LOG_REFUSALS_PER_S", "must be >= 0 (0: every refusal) (got %d)", c.RefusalLogsPerSecond)
+	}
 	if c.GenerateTimeoutMS <= 0 {
 		own("GENERATE_TIMEOUT_MS", "must be > 0 (got %d)", c.GenerateTimeoutMS)
 	}
@@ -276,6 +281,7 @@ func upperBounds(m machine) []upperBound {
 		{"BATCH_HIGH_WATERMARK", i(func(c Config) int { return c.HighWatermark }), 1 << 20, "a sane queue"},
 		{"GENERATE_HIGH_WATERMARK", i(func(c Config) int { return c.GenerateHighWatermark }), 1 << 20, "a sane queue"},
 		{"WINDOW_STRIDE", i(func(c Config) int { return c.WindowStride }), 1 << 16, "longer than any model's window"},
+		{"LOG_REFUSALS_PER_S", i(func(c Config) int { return c.RefusalLogsPerSecond }), 1 << 20, "a sane log"},
 		{"SHUTDOWN_TIMEOUT_S", i(func(c Config) int { return c.ShutdownTimeoutSec }), 3600, "an hour"},
 		ms("BATCH_MAX_WAIT_MS", func(c Config) int { return c.BatchMaxWaitMS }),
 		ms("BATCH_MAX_QUEUE_WAIT_MS", func(c Config) int { return c.BatchMaxQueueWaitMS }),

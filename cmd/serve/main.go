@@ -153,7 +153,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		Routes:     routes,
 		Limits:     cfg.limits(),
 		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version,
-		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects,
+		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 	})
 	if err != nil {
 		s.close()
