@@ -178,6 +178,7 @@ func New(opts Options) (*fiber.App, error) {
 		}
 	}
 	opts.Metrics.attach(routeUnrouted)
+	(&edges{s: s, app: app}).install()
 	return app, nil
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"golang.org/x/sys/unix"
 )
 
 // These tests run the real binary's wiring: environment config, the embedded models, ONNX
@@ -363,6 +364,41 @@ func TestDisconnectedClientIsNeverComputed(t *testing.T) {
 	}
 	srv.waitForMetric(t, `sluice_batcher_requests_total{outcome="cancelled_queued",queue="pii_extract"} 1`)
 	srv.waitForMetric(t, `sluice_batcher_queue_depth{priority="interactive",queue="pii_extract"} 0`)
+}
+
+// TestHalfClosedClientGetsItsAnswer: a client that sends a complete request and shuts its
+// write side, as HTTP/1.0 tools and some proxies do, still waits for the answer and gets it.
+// The request and the FIN go out in one segment (TCP_CORK until shutdown), so the FIN is
+// there before the handler starts, as it is for such clients.
+func TestHalfClosedClientGetsItsAnswer(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tcp := conn.(*net.TCPConn)
+	raw, err := tcp.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corkErr error
+	if err := raw.Control(func(fd uintptr) { corkErr = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_CORK, 1) }); err != nil || corkErr != nil {
+		t.Fatal(err, corkErr)
+	}
+	body := `{"text":"Call Maria at 555-0132."}`
+	fmt.Fprintf(conn, "POST /pii/extract HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	if err := tcp.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if data, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK || !strings.Contains(string(data), `"entities"`) {
+		t.Fatalf("half-closed client got %d: %s", resp.StatusCode, data)
+	}
 }
 
 // TestRetryTokenAdmitsTheRetryWhileShedding drives the real server past a tiny high watermark

@@ -51,12 +51,17 @@ func DisconnectReason(ctx context.Context) (Reason, bool) {
 // HalfClose chooses what a FIN from the peer (EPOLLRDHUP without a reset) means. A peer that
 // calls shutdown(SHUT_WR) after sending its request still waits for the answer, but on the
 // server side that looks exactly like a peer that called close(): only a write could tell
-// them apart, and a handler cannot write a probe into an HTTP response.
+// them apart, and a handler cannot write a probe into an HTTP response. What can be told is
+// when the FIN came. Under the two cancelling policies, a FIN that is already there when Watch
+// begins (the peer shut its side right after sending a complete request, as HTTP/1.0 tools
+// and some proxies do) is taken for a half-close: that request is cancelled only by a reset.
+// A FIN that arrives while the request is watched follows the policy.
 type HalfClose uint8
 
 const (
-	// HalfCloseCancels treats any FIN as departure. Right for HTTP/1.1 clients, which keep
-	// their write side open while they wait; this is the default.
+	// HalfCloseCancels treats a FIN that arrives during the watch as departure. Right for
+	// HTTP/1.1 clients, which keep their write side open while they wait; this is the
+	// default.
 	HalfCloseCancels HalfClose = iota
 	// HalfCloseCancelsIfDrained peeks (recv with MSG_PEEK|MSG_DONTWAIT) when a FIN arrives:
 	// end-of-stream with nothing unread cancels; unread bytes ahead of the FIN (pipelined

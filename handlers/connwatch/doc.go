@@ -47,8 +47,11 @@
 //
 // A client that calls shutdown(SHUT_WR) after sending its request and then waits for the
 // answer produces the same FIN as a client that closed; the server cannot tell the two
-// apart without writing. HTTP/1.1 clients practically never half-close, so by default a FIN
-// cancels (HalfCloseCancels). WithHalfClose offers two alternatives: HalfCloseCancelsIfDrained
+// apart without writing. What it can tell is when the FIN came: one already there when Watch
+// begins follows a complete request at once, which is how half-closing clients (HTTP/1.0
+// tools, some proxies) behave, so Watch then watches for a reset only (a poll with POLLRDHUP
+// and no wait, one more system call). HTTP/1.1 clients practically never half-close, so by
+// default a FIN that arrives during the watch cancels (HalfCloseCancels). WithHalfClose offers two alternatives: HalfCloseCancelsIfDrained
 // peeks (recv with MSG_PEEK|MSG_DONTWAIT, which consumes nothing) and treats unread bytes
 // ahead of the FIN, such as pipelined requests, as a client that still wants answers;
 // HalfCloseIgnored cancels only on a reset. Both keep watching for a reset after a FIN they
@@ -88,6 +91,6 @@
 // context package does not know that type and would start a goroutine per request to
 // forward its cancellation.
 //
-// Watch and stop cost four system calls (dup, EPOLL_CTL_ADD, EPOLL_CTL_DEL, close) and a
+// Watch and stop cost five system calls (dup, poll, EPOLL_CTL_ADD, EPOLL_CTL_DEL, close) and a
 // few small allocations per request; see BenchmarkWatchStop.
 package connwatch

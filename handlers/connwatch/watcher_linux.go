@@ -136,6 +136,14 @@ func (w *Watcher) Watch(parent context.Context, conn net.Conn) (context.Context,
 		return ctx, w.fallback(cancel, "closed", nil)
 	}
 
+	mask := uint32(watchMask)
+	if w.halfClose != HalfCloseIgnored && finAlreadyIn(fd) {
+		// The peer shut its side before its handler began, right after a complete request:
+		// a half-close (HTTP/1.0 tools and some proxies do this, then wait for the answer),
+		// not a departure. Only a reset cancels this request.
+		mask = rearmMask
+	}
+
 	w.mu.Lock()
 	idx := w.allocLocked()
 	s := &w.slots[idx]
@@ -147,7 +155,7 @@ func (w *Watcher) Watch(parent context.Context, conn net.Conn) (context.Context,
 
 	// Registered after the slot is filled, so an event that is ready at once (the client
 	// left while the request waited for its handler) finds its registration.
-	ev := unix.EpollEvent{Events: watchMask, Fd: int32(idx), Pad: int32(gen)}
+	ev := unix.EpollEvent{Events: mask, Fd: int32(idx), Pad: int32(gen)}
 	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		w.release(idx, gen)
 		_ = unix.Close(fd)
@@ -299,6 +307,14 @@ func (w *Watcher) classify(fd int, events uint32) (Reason, bool) {
 		}
 	}
 	return ReasonClosed, true
+}
+
+// finAlreadyIn reports whether the peer's FIN has already arrived on fd, whatever unread
+// bytes precede it (poll with POLLRDHUP and no wait: nothing is consumed).
+func finAlreadyIn(fd int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLRDHUP != 0
 }
 
 // Stats returns the current counters.

@@ -255,17 +255,38 @@ func TestClientResetCancels(t *testing.T) {
 	assertGone(t, ctx, ReasonReset)
 }
 
-func TestClientGoneBeforeWatch(t *testing.T) {
+// TestFINBeforeWatchIsAHalfClose: a FIN that is already there when the watch begins is a
+// client that shut its side after its request and waits for the answer: it does not cancel,
+// and a reset afterwards still does.
+func TestFINBeforeWatchIsAHalfClose(t *testing.T) {
 	h := newHarness(t)
 	c, s := h.pair()
-	_ = c.Close()
+	if err := c.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
 	// Reading EOF proves the FIN has arrived before the watch begins.
 	if _, err := s.Read(make([]byte, 1)); err != io.EOF {
 		t.Fatalf("server read = %v, want EOF", err)
 	}
 	ctx, stop := h.w.Watch(context.Background(), s)
 	defer stop()
-	assertGone(t, ctx, ReasonClosed)
+	h.barrier()
+	h.assertNoEvents("FIN before the watch")
+	assertAlive(t, ctx, "FIN before the watch")
+	reset(t, c)
+	assertGone(t, ctx, ReasonReset)
+}
+
+func TestClientResetBeforeWatchCancels(t *testing.T) {
+	h := newHarness(t)
+	c, s := h.pair()
+	reset(t, c)
+	if _, err := s.Read(make([]byte, 1)); err == nil {
+		t.Fatal("server read after the reset succeeded")
+	}
+	ctx, stop := h.w.Watch(context.Background(), s)
+	defer stop()
+	assertGone(t, ctx, ReasonReset)
 }
 
 func TestStopDeregisters(t *testing.T) {

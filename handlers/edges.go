@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"bytes"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+)
+
+// edges answers, in the JSON envelope with a request id, the requests fiber would otherwise
+// answer in plain text or not at all: a method fiber does not know (FOO, an HTTP/2 preface)
+// and a request whose Content-Length headers disagree. It wraps the fasthttp server's handler
+// because fiber answers an unknown method before any middleware runs.
+type edges struct {
+	s   *server
+	app *fiber.App
+	// conflicting holds the request headers (by address, one per connection's request
+	// context) that HeaderReceived found framed by disagreeing Content-Lengths; pending
+	// counts them so that the common request pays one atomic load, not a map lookup.
+	conflicting sync.Map
+	pending     atomic.Int64
+}
+
+// install puts edges in front of app's fasthttp server.
+func (e *edges) install() {
+	srv := e.app.Server()
+	inner := srv.Handler
+	srv.HeaderReceived = e.headerReceived
+	srv.Handler = func(ctx *fasthttp.RequestCtx) {
+		if e.pending.Load() > 0 {
+			if _, bad := e.conflicting.LoadAndDelete(&ctx.Request.Header); bad {
+				e.pending.Add(-1)
+				e.answer(ctx, fiber.StatusBadRequest, "Bad Request: conflicting Content-Length headers", routeUnrouted)
+				return
+			}
+		}
+		if !knownMethod(ctx.Method()) {
+			e.answer(ctx, fiber.StatusNotImplemented, "Not Implemented", "unmatched")
+			return
+		}
+		inner(ctx)
+	}
+}
+
+// headerReceived runs after a request's headers are parsed and before its body is read. Two
+// Content-Length headers that disagree make the body's end unknowable (the classic request
+// smuggling shape): the request is marked, its body is not read (length 0, so the server
+// does not wait for bytes that may never come), and the handler refuses it and closes the
+// connection.
+func (e *edges) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	if conflictingLengths(h.RawHeaders()) {
+		h.SetContentLength(0)
+		if _, loaded := e.conflicting.LoadOrStore(h, true); !loaded {
+			e.pending.Add(1)
+		}
+	}
+	return fasthttp.RequestConfig{}
+}
+
+// answer writes a request that never reaches the router: the envelope, a request id, the
+// connection closed after it, the access line and the metrics under route.
+func (e *edges) answer(ctx *fasthttp.RequestCtx, status int, message, route string) {
+	start := e.s.opts.Clock.Now()
+	c := e.app.AcquireCtx(ctx)
+	defer e.app.ReleaseCtx(c)
+	id := newRequestID()
+	c.Locals(localRequestID, id)
+	c.Set(fiber.HeaderXRequestID, id)
+	ctx.SetConnectionClose()
+	_ = writeError(c, &apiError{Status: status, Code: CodeBadRequest, Outcome: OutcomeFailed,
+		Message: message, Details: map[string]string{"reason": message}})
+	method := "OTHER" // a method from the request line is not a label or log value we choose
+	if knownMethod(ctx.Method()) {
+		method = c.Method()
+	}
+	e.s.log(c.UserContext(), accessEntry{id: id, method: method, route: route, status: status,
+		outcome: OutcomeFailed, elapsed: e.s.opts.Clock.Now().Sub(start)})
+}
+
+// knownMethod reports whether fiber routes method (its list of HTTP methods).
+func knownMethod(method []byte) bool {
+	switch string(method) {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodPost, fiber.MethodPut, fiber.MethodDelete,
+		fiber.MethodConnect, fiber.MethodOptions, fiber.MethodTrace, fiber.MethodPatch:
+		return true
+	}
+	return false
+}
+
+// conflictingLengths reports whether raw header lines carry Content-Length more than once
+// with different values.
+func conflictingLengths(raw []byte) bool {
+	var first []byte
+	seen := false
+	for len(raw) > 0 {
+		var line []byte
+		line, raw, _ = bytes.Cut(raw, []byte("\n"))
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || !bytes.EqualFold(bytes.TrimSpace(name), []byte(fasthttp.HeaderContentLength)) {
+			continue
+		}
+		value = bytes.TrimSpace(value)
+		if seen && !bytes.Equal(value, first) {
+			return true
+		}
+		first, seen = value, true
+	}
+	return false
+}
