@@ -6,7 +6,7 @@ GO ?= go
 
 JS_CLIENTS := cmd/serve/testdata/js/node_modules/.package-lock.json
 
-.PHONY: serve test build ort vet staticcheck unit models bench overload generate-bench hol-bench
+.PHONY: serve test build ort vet staticcheck unit fuzz models bench overload generate-bench hol-bench
 
 $(ORT_LIB):
 	bash scripts/fetch-onnxruntime.sh
@@ -24,9 +24,10 @@ build: $(ORT_LIB)
 serve: build
 	./bin/sluice
 
-## test: vet, staticcheck and the race-enabled test suite (real ONNX Runtime, real HTTP, and
-## the ecosystem's own JS clients against the generation routes).
+## test: vet, staticcheck, the race-enabled test suite (real ONNX Runtime, real HTTP, and
+## the ecosystem's own JS clients against the generation routes) and every fuzz target briefly.
 test: $(ORT_LIB) $(JS_CLIENTS) vet staticcheck unit
+	$(MAKE) fuzz FUZZTIME=5s
 
 vet:
 	$(GO) vet ./...
@@ -36,6 +37,17 @@ staticcheck:
 
 unit: $(ORT_LIB)
 	$(GO) test -race -count=1 -timeout 12m ./...
+
+# Every fuzz target: package and name.
+FUZZ_TARGETS := ./tokenizer:FuzzEncode ./entities:FuzzExtract ./handlers:FuzzEntityRequests ./handlers:FuzzGenerationRequests
+FUZZTIME ?= 1m
+
+## fuzz: run each fuzz target for FUZZTIME (default 1m; make test runs them for 5 s each).
+fuzz: $(ORT_LIB)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
+	done
 
 ## models: retrain and re-export every shipped model (not run by CI).
 models:

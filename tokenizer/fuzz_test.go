@@ -8,7 +8,7 @@ import (
 // FuzzEncode checks the invariants callers rely on for any input, valid UTF-8 or not:
 // no panic, parallel slices of one length, offsets inside the text, word ids that never
 // go backwards, template tokens only at the ends. Seeds run in every go test; explore with
-// go test -run '^$' -fuzz FuzzEncode ./models/wordpiece/
+// go test -run '^$' -fuzz FuzzEncode ./tokenizer (or make fuzz)
 func FuzzEncode(f *testing.F) {
 	var toks []*Tokenizer
 	for _, name := range []string{"uncased", "tiny"} {

@@ -1,0 +1,138 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/entities"
+	"github.com/sluice-serving/sluice/generate"
+)
+
+// The request decoders of every route, fuzzed: any body, valid JSON or not, is answered with a
+// value or an error (never a panic), an accepted request is within its limits, and no error
+// message quotes a string value of the body (only field names and limits). Seeds run in every
+// go test; explore with make fuzz, or go test -run '^$' -fuzz FuzzEntityRequests ./handlers.
+
+// quotedValue returns a string value of body (at least 4 bytes, and not also a key, which
+// messages may name) that msg contains, or "".
+func quotedValue(body []byte, msg string) string {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	keys := map[string]bool{}
+	var values []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				keys[k] = true
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case string:
+			values = append(values, x)
+		}
+	}
+	walk(v)
+	for _, s := range values {
+		if len(strings.TrimSpace(s)) >= 4 && !keys[s] && strings.Contains(msg, s) {
+			return s
+		}
+	}
+	return ""
+}
+
+var requestSeeds = []string{
+	``, `{}`, `null`, `[]`, `{"text":"Patient Maria seen today."}`,
+	`{"text":"x","model_name":"pii","confidence_threshold":0.5,"group_entities":true,"aggregation_strategy":"first"}`,
+	`{"text":"  ","keep_alive":"5m"}`, `{"text":"a","confidence_threshold":"0.5"}`, `{"text":"a","lang":"fr"}`,
+	`{"text":"a","use_smart_merging":false,"confidence_threshold":null}`, `{"text":"a","unknown_field_xyz":1}`,
+	`{"text":1}`, `{"text":"\ud800"}`, `{"inputs":"Once upon","parameters":{"max_new_tokens":5,"stop":["a","b"],"truncate":3}}`,
+	`{"inputs":"x","stream":true,"parameters":{"do_sample":true,"temperature":0,"top_p":1.5,"seed":1}}`,
+	`{"model":"tiny-lm","prompt":["a","b"],"n":2,"max_tokens":3,"stop":"x","stream":true,"logprobs":2}`,
+	`{"model":"m","prompt":"secret prompt text","temperature":"hot"}`, `{"model":"m","prompt":[1,2,3]}`,
+}
+
+func FuzzEntityRequests(f *testing.F) {
+	for _, s := range requestSeeds {
+		f.Add([]byte(s))
+	}
+	lim := Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 50, MaxTextBytes: 100, RequestTimeout: 1}
+	s := &server{opts: Options{Limits: lim}, piiDefaults: entities.PIIOptions()}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, parse := range []parseFunc{s.parseAnalyze, s.parsePII} {
+			var errs fieldErrors
+			req, aerr := parse(body, &errs)
+			if aerr != nil {
+				if q := quotedValue(body, aerr.Message+" "+detailsText(aerr.Details)); q != "" {
+					t.Fatalf("error quotes the body's value %q: %+v", q, aerr)
+				}
+				continue
+			}
+			text, ferr := checkText(req.text, lim)
+			errs.add(ferr)
+			for _, e := range errs {
+				if q := quotedValue(body, e.Message); q != "" {
+					t.Fatalf("field error quotes the body's value %q: %+v", q, e)
+				}
+			}
+			if ferr == nil && (text == "" || len(text) > lim.MaxTextBytes || len([]rune(text)) > lim.MaxTextChars) {
+				t.Fatalf("accepted a text outside the limits (%d bytes)", len(text))
+			}
+			if len(errs) == 0 && (req.opts.ConfidenceThreshold < 0 || req.opts.ConfidenceThreshold > 1) {
+				t.Fatalf("accepted threshold %v", req.opts.ConfidenceThreshold)
+			}
+		}
+	})
+}
+
+func detailsText(d any) string {
+	b, _ := json.Marshal(d)
+	return string(b)
+}
+
+// positions is a Generator that only answers MaxPositions, which is all parsing asks of it.
+type positions int
+
+func (positions) Generate(context.Context, admission.Priority, string, generate.Params) (*generate.Stream, error) {
+	panic("parsing must not generate")
+}
+func (positions) Name() string        { return "fuzz" }
+func (p positions) MaxPositions() int { return int(p) }
+
+func FuzzGenerationRequests(f *testing.F) {
+	for _, s := range requestSeeds {
+		f.Add([]byte(s))
+	}
+	ep := &GenerationEndpoint{Model: positions(256), MaxStopSequences: 4, MaxChoices: 8}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if prompt, params, _, msg := parseTGI(body, ep); msg != "" {
+			if q := quotedValue(body, msg); q != "" {
+				t.Fatalf("TGI error quotes the body's value %q: %s", q, msg)
+			}
+		} else {
+			_ = prompt
+			if len(params.Stop) > ep.MaxStopSequences || params.MaxNewTokens < 0 {
+				t.Fatalf("TGI accepted %+v", params)
+			}
+		}
+		p, _, msg := parseCompletion(body, ep)
+		if msg != "" {
+			if q := quotedValue(body, msg); q != "" {
+				t.Fatalf("completions error quotes the body's value %q: %s", q, msg)
+			}
+			return
+		}
+		if p.n < 1 || p.n*len(p.prompts) > ep.MaxChoices {
+			t.Fatalf("completions accepted n=%d for %d prompts", p.n, len(p.prompts))
+		}
+	})
+}
