@@ -20,6 +20,9 @@ var defaultPIIPatterns = mustPatterns([]patternSpec{
 	{expr: `(?i)\b\d{4}-\d{2}-\d{2}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 10, BaseScore: 0.6, ContextBoost: 0.3, ContextWords: dateContext}},
 	{expr: `(?i)\b\d{1,2}/\d{1,2}/\d{2,4}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 9, BaseScore: 0.6, ContextBoost: 0.3, ContextWords: dateContext}},
 	{expr: `(?i)\b\d{1,2}-\d{1,2}-\d{2,4}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 9, BaseScore: 0.6, ContextBoost: 0.3, ContextWords: dateContext}},
+	// Not OpenMed's: month/day and month/two-digit-year, as clinical notes write them (9/28,
+	// 3/80), told from fractions, strengths and scales (1/2, 5/5, 7/10) by ValidShortDate.
+	{expr: `\b\d{1,2}/\d{2}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 7, BaseScore: 0.55, ContextBoost: 0.3, ContextWords: dateContext, Validate: ValidShortDate}},
 	{expr: `(?i)\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 8, BaseScore: 0.7, ContextBoost: 0.25, ContextWords: dateContext}},
 	{expr: `(?i)\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b`, PIIPattern: PIIPattern{Label: "date", Priority: 8, BaseScore: 0.7, ContextBoost: 0.25, ContextWords: dateContext}},
 	{expr: `(?i)\b\d{3}-\d{2}-\d{4}\b`, PIIPattern: PIIPattern{Label: "ssn", Priority: 10, BaseScore: 0.3, ContextBoost: 0.55, ContextWords: ssnContext, Validate: ValidSSN}},
@@ -41,14 +44,14 @@ var defaultPIIPatterns = mustPatterns([]patternSpec{
 		ContextWords: []string{"bic", "swift", "swift/bic", "swift code", "bank identifier", "wire", "wire transfer"}, Validate: ValidBIC}},
 	{expr: `(?i)\b(?:account number|account #|acct\.|acct|account)[:\s#-]*[A-Z0-9][A-Z0-9-]{5,23}\b`, PIIPattern: PIIPattern{Label: "account_number", Priority: 8, BaseScore: 0.75, ContextBoost: 0.15,
 		ContextWords: []string{"account", "acct", "account number", "bank", "billing"}}},
-	{expr: `(?i)\b(?:MRN|mrn)[:\s#]*\d{6,10}\b`, PIIPattern: PIIPattern{Label: "medical_record_number", Priority: 9, BaseScore: 0.8, ContextBoost: 0.15,
-		ContextWords: []string{"medical record", "patient id", "patient number", "record number"}}},
+	{expr: `(?i)\bMRN[:\s#]*(\d{6,10})\b`, PIIPattern: PIIPattern{Label: "medical_record_number", Priority: 9, BaseScore: 0.8, ContextBoost: 0.15,
+		ContextWords: []string{"medical record", "patient id", "patient number", "record number"}, Group: 1}},
 	{expr: `(?i)\b[A-Z]{2,3}\d{6,9}\b`, PIIPattern: PIIPattern{Label: "medical_record_number", Priority: 5, BaseScore: 0.3, ContextBoost: 0.5,
 		ContextWords: []string{"mrn", "medical record", "patient id", "patient number", "record number"}}},
 	{expr: `(?i)\b\d{1,5}\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\s+(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way)\b`, PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2,
 		ContextWords: []string{"address", "street", "resides", "residence", "lives at", "located at"}}},
 	{expr: `(?i)\b(?:https?://)?(?:www\.)?[a-zA-Z0-9-]+\.[a-zA-Z]{2,}(?:/[^\s]*)?\b`, PIIPattern: PIIPattern{Label: "url", Priority: 8, BaseScore: 0.8, ContextBoost: 0.15,
-		ContextWords: []string{"url", "website", "link", "webpage"}}},
+		ContextWords: []string{"url", "website", "link", "webpage"}, Validate: ValidURL}},
 	{expr: `(?i)\b(?:\d{1,3}\.){3}\d{1,3}\b`, PIIPattern: PIIPattern{Label: "ipv4", Priority: 7, BaseScore: 0.6, ContextBoost: 0.3,
 		ContextWords: []string{"ip", "ip address", "address", "server", "host"}}},
 	{expr: `(?i)\b(?:[0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}\b`, PIIPattern: PIIPattern{Label: "ipv6", Priority: 8, BaseScore: 0.85, ContextBoost: 0.15,
@@ -220,6 +223,56 @@ var bicCountries = func() map[string]bool {
 func ValidBIC(s string) bool {
 	s = strings.ToUpper(stripChars(s, " \t\n\r\f\v"))
 	return bicShape.MatchString(s) && bicCountries[s[4:6]]
+}
+
+// ValidShortDate accepts m/dd and m/yy (as matched by the short date pattern): a month of 1
+// to 12, then a zero-padded day (09/05), a day of 11 to 31, or a two-digit year of 32 or
+// more (3/80). A second part of 10 is taken for a score out of ten (pain 7/10), and a single
+// digit for a fraction or a grade (1/2, strength 5/5, murmur 2/6): the pattern does not
+// match those at all.
+func ValidShortDate(s string) bool {
+	m, d, ok := strings.Cut(s, "/")
+	if !ok || len(m) < 1 || len(m) > 2 || len(d) != 2 {
+		return false
+	}
+	month := 0
+	for i := 0; i < len(m); i++ {
+		month = month*10 + int(m[i]-'0')
+	}
+	if month < 1 || month > 12 {
+		return false
+	}
+	second := int(d[0]-'0')*10 + int(d[1]-'0')
+	switch {
+	case d[0] == '0':
+		return second >= 1
+	case second == 10:
+		return false
+	default:
+		return second >= 11
+	}
+}
+
+// urlTLDs are the top-level domains ValidURL accepts without a scheme or "www.": the generic
+// ones and the country codes most seen in English-language clinical writing. A bare
+// "word.xx" is otherwise far more often a missing space after a full stop (pt.he,
+// ectopy.bp) than an address.
+var urlTLDs = map[string]bool{
+	"com": true, "org": true, "net": true, "edu": true, "gov": true, "mil": true, "int": true, "info": true,
+	"io": true, "biz": true, "health": true, "us": true, "uk": true, "ca": true, "au": true, "nz": true,
+	"ie": true, "de": true, "fr": true, "nl": true, "eu": true, "in": true,
+}
+
+// ValidURL accepts a match that has a scheme (http://, https://), starts with "www.", or
+// ends its host in one of urlTLDs.
+func ValidURL(s string) bool {
+	l := strings.ToLower(s)
+	if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "www.") {
+		return true
+	}
+	host, _, _ := strings.Cut(l, "/")
+	i := strings.LastIndexByte(host, '.')
+	return i > 0 && urlTLDs[host[i+1:]]
 }
 
 func stripChars(s, cut string) string {

@@ -18,6 +18,9 @@ type PIIPattern struct {
 	ContextBoost float64
 	ContextWords []string // lower case
 	Validate     func(match string) bool
+	// Group, when above 0, is the capture group whose span is the match: the pattern may
+	// need text around the identifier (a keyword such as "MRN:") that is not part of it.
+	Group int
 
 	fast *fastMatcher // set by NewPIIPattern; used only while Regexp is unchanged
 }
@@ -35,8 +38,25 @@ func NewPIIPattern(p PIIPattern, expr string) (PIIPattern, error) {
 	return p, nil
 }
 
-// findAll is Regexp.FindAllStringIndex(text, -1), through the fast matcher when it applies.
+// findAll is where p matches text, through the fast matcher when it applies (matches).
+// With a Group, each match is then narrowed to that group's span.
 func (p *PIIPattern) findAll(text string, validUTF8 bool) [][]int {
+	all := p.matches(text, validUTF8)
+	if p.Group <= 0 {
+		return all
+	}
+	kept := all[:0]
+	for _, m := range all {
+		sub := p.Regexp.FindStringSubmatchIndex(text[m[0]:m[1]])
+		if g := 2 * p.Group; g+1 < len(sub) && sub[g] >= 0 {
+			kept = append(kept, []int{m[0] + sub[g], m[0] + sub[g+1]})
+		}
+	}
+	return kept
+}
+
+// matches is Regexp.FindAllStringIndex(text, -1), through the fast matcher when it applies.
+func (p *PIIPattern) matches(text string, validUTF8 bool) [][]int {
 	if p.fast != nil && p.fast.source == p.Regexp && validUTF8 {
 		return p.fast.findAll(text)
 	}
@@ -51,8 +71,17 @@ type SmartMergeConfig struct {
 	// PreferModelLabels keeps the model's dominant label when it names the same kind
 	// of thing as the pattern or something more specific (date_of_birth over date).
 	PreferModelLabels bool
-	// AllowPatternOnly adds units that no model entity overlaps, with the pattern score.
+	// AllowPatternOnly adds units that no model entity overlaps, with the pattern score,
+	// when that score is at least UnitMinScore.
 	AllowPatternOnly bool
+	// UnitMinScore is the least score a unit needs to stand as an entity on its own or to
+	// give its label to the model entities it covers; below it, a unit only joins those
+	// entities' spans into its own. OpenMed has no floor (0): every shape match counts, so on
+	// real clinical notes any eight capital letters became a BIC and any five digits a
+	// postcode. A pattern's base score says how far its shape alone identifies it; context
+	// words lift it, and a failed validator cuts it to 30%, so a floor of 0.5 (the default)
+	// keeps the shapes that identify themselves and the others only beside their context.
+	UnitMinScore float64
 	// AllowLabelExpansion lets a pattern's label replace the model's; when false the
 	// dominant model label is always kept.
 	AllowLabelExpansion bool
@@ -63,7 +92,8 @@ type SmartMergeConfig struct {
 
 // DefaultSmartMerge is what OpenMed's extract_pii passes for a standard (not
 // privacy-filter) model: English patterns, model labels preferred, pattern-only matches
-// and label expansion allowed, a 100-code-point context window.
+// and label expansion allowed, a 100-code-point context window; and, unlike OpenMed, a floor
+// of 0.5 under the units that may stand alone or relabel (see UnitMinScore).
 func DefaultSmartMerge() SmartMergeConfig {
 	return SmartMergeConfig{
 		Patterns:            DefaultPIIPatterns(),
@@ -71,6 +101,7 @@ func DefaultSmartMerge() SmartMergeConfig {
 		AllowPatternOnly:    true,
 		AllowLabelExpansion: true,
 		ContextWindow:       100,
+		UnitMinScore:        0.5,
 	}
 }
 
@@ -84,12 +115,13 @@ func DefaultSmartMerge() SmartMergeConfig {
 //  2. For each unit in text order, take every model entity overlapping it. If there are
 //     any, they are replaced by one entity spanning exactly the unit. Its label is the
 //     most frequent model label among them (ties: the higher mean score, then the first
-//     seen), unless the pattern's label wins: with PreferModelLabels the model label is
-//     kept when it normalises to the same kind as the pattern's or is more specific;
-//     without it, when some model label normalises to the pattern's kind, or the model
-//     label is more specific. Its score is 0.6 x the mean model score + 0.4 x the unit
+//     seen), unless the pattern's label wins, which a unit scoring under UnitMinScore never
+//     does: with PreferModelLabels the model label is kept when it normalises to the same
+//     kind as the pattern's or is more specific; without it, when some model label
+//     normalises to the pattern's kind, or the model label is more specific. Its score is 0.6 x the mean model score + 0.4 x the unit
 //     score (0.9 and 0.1 when validation failed). With no overlapping entity, the unit
-//     itself is added when AllowPatternOnly is set, with the unit score.
+//     itself is added when AllowPatternOnly is set and its score reaches UnitMinScore,
+//     with the unit score.
 //  3. Model entities that overlap no unit are kept as they are; the result is sorted by
 //     start (stable).
 //
@@ -114,15 +146,18 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 			}
 		}
 		if len(overlapping) == 0 {
-			if cfg.AllowPatternOnly {
+			if cfg.AllowPatternOnly && u.Score >= cfg.UnitMinScore {
 				out = appendClean(out, text, Entity{Label: u.Label, Start: u.Start, End: u.End, Score: u.Score})
 			}
 			continue
 		}
 		label, modelScore := dominantLabel(overlapping)
+		if u.Score >= cfg.UnitMinScore {
+			label = chooseLabel(label, u.Label, overlapping, cfg)
+		}
 		// Patterns are caller-supplied; snap and trim their spans like any other.
 		out = appendClean(out, text, Entity{
-			Label: chooseLabel(label, u.Label, overlapping, cfg),
+			Label: label,
 			Start: u.Start,
 			End:   u.End,
 			Score: blendScore(modelScore, u),

@@ -2,6 +2,7 @@ package entities
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -35,9 +36,31 @@ func TestSmartMergeCases(t *testing.T) {
 			want: []got{{"ssn", "123-45-6789", .85}},
 		},
 		{
-			name: "pattern-only SSN without context",
+			name: "pattern-only SSN without context: under the unit floor",
 			text: "ref 123-45-6789",
+			want: nil,
+		},
+		{
+			name: "pattern-only SSN without context, OpenMed's floor of 0",
+			text: "ref 123-45-6789",
+			cfg:  func(c *SmartMergeConfig) { c.UnitMinScore = 0 },
 			want: []got{{"ssn", "123-45-6789", .3}},
+		},
+		{
+			name: "a unit under the floor joins the model's pieces but keeps the model's label",
+			text: "ref 123-45-6789",
+			in:   []Entity{e("id_num", 4, 7, .8), e("id_num", 7, 15, .6)},
+			want: []got{{"id_num", "123-45-6789", .6*.7 + .4*.3}},
+		},
+		{
+			name: "capitals shaped like a BIC are not one without context",
+			text: "PT ADMITTED WITH SYNDROME",
+			want: nil,
+		},
+		{
+			name: "a BIC beside its context word is",
+			text: "SWIFT code DEUTDEFF",
+			want: []got{{"bic", "DEUTDEFF", .9}},
 		},
 		{
 			name: "invalid SSN: score cut to 30%, blend 0.9/0.1",
@@ -109,7 +132,7 @@ func TestFindSemanticUnits(t *testing.T) {
 		labels = append(labels, u.Label+"="+text[u.Start:u.End])
 	}
 	want := []string{
-		"medical_record_number=MRN: 12345678",
+		"medical_record_number=12345678", // the number, not its keyword
 		"npi=1234567893",
 		"credit_debit_card=4111 1111 1111 1111",
 		"ipv4=10.0.0.1",
@@ -162,6 +185,18 @@ func TestValidators(t *testing.T) {
 		{"bic branch", ValidBIC, "DEUTDEFF500", true},
 		{"bic country", ValidBIC, "DEUTZZFF", false},
 		{"bic shape", ValidBIC, "DEU1DEFF", false},
+		{"short date day", ValidShortDate, "9/28", true},
+		{"short date padded day", ValidShortDate, "09/05", true},
+		{"short date year", ValidShortDate, "3/80", true},
+		{"short date month 13", ValidShortDate, "13/20", false},
+		{"short date out of ten", ValidShortDate, "7/10", false},
+		{"short date vision", ValidShortDate, "20/20", false},
+		{"short date day 00", ValidShortDate, "4/00", false},
+		{"url scheme", ValidURL, "http://x.y", true},
+		{"url www", ValidURL, "www.hospital.xyz", true},
+		{"url known tld", ValidURL, "cdc.gov/flu", true},
+		{"url missing space", ValidURL, "pt.he", false},
+		{"url abbreviation", ValidURL, "ectopy.bp", false},
 	}
 	for _, tc := range tests {
 		if got := tc.f(tc.in); got != tc.want {
@@ -199,6 +234,42 @@ func TestNormalizeAndSpecific(t *testing.T) {
 	} {
 		if got := moreSpecific(c.a, c.b); got != c.want {
 			t.Errorf("moreSpecific(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+// TestPatternsOnClinicalWriting: the pattern-only entities the default configuration reports
+// for the way clinical notes are written: identifiers found (short dates, an MRN without its
+// keyword, addresses with a scheme or a known domain, a BIC or postcode beside its context),
+// and the shapes that are not identifiers left alone (capitalised headings, missing spaces
+// after full stops, vitals, pager numbers, strengths, grades and scales).
+func TestPatternsOnClinicalWriting(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string // label=text
+	}{
+		{"Pt seen 9/28, f/u 10/12 in clinic.", []string{"date=9/28", "date=10/12"}},
+		{"hx of MI 3/80, CABG 09/05", []string{"date=3/80", "date=09/05"}},
+		{"DOB 01/15/1970", []string{"date=01/15/1970"}},
+		{"MRN: 12345678", []string{"medical_record_number=12345678"}},
+		{"see https://www.cdc.gov/flu and www.example.org", []string{"url=https://www.cdc.gov/flu", "url=www.example.org"}},
+		{"handout from mayoclinic.org", []string{"url=mayoclinic.org"}},
+		{"wire to SWIFT code DEUTDEFF500", []string{"bic=DEUTDEFF500"}},
+		{"lives at zip code 02115", []string{"postcode=02115"}},
+		{"PATIENT ADMITTED ON DOPAMINE FOR SEPTIC SHOCK SYNDROME", nil},
+		{"pt.he denies pain. ectopy.bp stable.neuro intact", nil},
+		{"pager 12345, call back 54321", nil},
+		{"BS 95, HR 102, BP 120/80, sat 98%, GCS 15", nil},
+		{"strength 5/5 bilaterally, 2/6 SEM, pain 7/10, 1/2 tab, 20/20 vision, 24/7 care", nil},
+		{"seen by Dr.Jones q.day", nil},
+	} {
+		out := SmartMerge(tc.text, nil, DefaultSmartMerge())
+		var got []string
+		for _, e := range out {
+			got = append(got, e.Label+"="+tc.text[e.Start:e.End])
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }

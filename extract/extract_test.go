@@ -30,7 +30,12 @@ type golden struct {
 
 func readJSONL[T any](t *testing.T, name string) []T {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "models", "testdata", "golden", name))
+	return readJSONLPath[T](t, filepath.Join("..", "models", "testdata", "golden", name))
+}
+
+func readJSONLPath[T any](t *testing.T, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,130 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/entities"
+)
+
+// realTextKinds maps the labels /pii/extract reports (the model's and the patterns') to the
+// structured-identifier kinds the real-text development set annotates; other labels (names,
+// ages, places) are not scored.
+var realTextKinds = map[string]string{
+	"date": "date", "date_of_birth": "date",
+	"phone_number": "phone_number", "fax_number": "phone_number",
+	"postcode": "postcode", "url": "url", "email": "email", "ssn": "ssn",
+	"medical_record_number": "medical_record_number", "street_address": "street_address",
+	"ipv4": "ipv4", "ipv6": "ipv6", "mac_address": "mac_address", "bic": "bic", "iban": "iban",
+	"credit_debit_card": "credit_debit_card", "account_number": "account_number", "npi": "npi",
+}
+
+type realTextSpan struct {
+	Start, End int
+	Label      string
+}
+
+// TestPIIOnRealClinicalText scores /pii/extract's structured identifiers (model and patterns,
+// the service's defaults) on the real-text development set (entities/testdata/realtext):
+// precision and recall per kind, a prediction counting when its kind and span equal a gold
+// one. The table goes to the test log (go test -v -run RealClinical ./extract); the test
+// fails if precision over all kinds falls under its floor.
+func TestPIIOnRealClinicalText(t *testing.T) {
+	path := filepath.Join("..", "entities", "testdata", "realtext", "dev.jsonl")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no development set")
+	}
+	passages := readJSONLPath[struct {
+		ID    string
+		Text  string
+		Spans []realTextSpan
+	}](t, path)
+	rt := newRuntime(t)
+	m := loadModel(t, "pii")
+	sess, err := rt.NewSession("pii", m.ONNX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := New("pii_extract", m, sess, Config{Stride: 32, Batch: batcher.Config{
+		MaxBatchSize: 32, MaxWait: time.Millisecond, MaxPaddedTokens: 4096, QueueSize: 16, Workers: 1,
+	}}, clock.Real(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cls.Start(ctx)
+	defer cls.Close(context.Background())
+
+	type tally struct{ tp, fp, fn int }
+	per := map[string]*tally{}
+	get := func(k string) *tally {
+		if per[k] == nil {
+			per[k] = &tally{}
+		}
+		return per[k]
+	}
+	var falsePositives []string
+	for _, p := range passages {
+		ents, _, err := cls.Extract(ctx, admission.Interactive, p.Text, entities.PIIOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		gold := map[realTextSpan]bool{}
+		for _, s := range p.Spans {
+			gold[s] = true
+		}
+		for _, e := range ents {
+			kind, ok := realTextKinds[strings.ToLower(e.Label)]
+			if !ok {
+				continue
+			}
+			s := realTextSpan{Start: e.Start, End: e.End, Label: kind}
+			if gold[s] {
+				get(kind).tp++
+				delete(gold, s)
+				continue
+			}
+			get(kind).fp++
+			falsePositives = append(falsePositives, fmt.Sprintf("%s %s=%q", p.ID, kind, p.Text[e.Start:e.End]))
+		}
+		for s := range gold {
+			get(s.Label).fn++
+		}
+	}
+	kinds := make([]string, 0, len(per))
+	var all tally
+	for k, v := range per {
+		kinds = append(kinds, k)
+		all.tp, all.fp, all.fn = all.tp+v.tp, all.fp+v.fp, all.fn+v.fn
+	}
+	sort.Strings(kinds)
+	ratio := func(a, b int) string {
+		if b == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", float64(a)/float64(b))
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "\n| kind | gold | predicted | correct | precision | recall |\n|---|---|---|---|---|---|\n")
+	for _, k := range append(kinds, "all") {
+		v := per[k]
+		if k == "all" {
+			v = &all
+		}
+		fmt.Fprintf(&table, "| %s | %d | %d | %d | %s | %s |\n", k, v.tp+v.fn, v.tp+v.fp, v.tp, ratio(v.tp, v.tp+v.fp), ratio(v.tp, v.tp+v.fn))
+	}
+	t.Logf("%d passages%s", len(passages), table.String())
+	for _, fp := range falsePositives {
+		t.Logf("false positive: %s", fp)
+	}
+}
