@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -50,6 +49,8 @@ type RuntimeOptions struct {
 	// has its own pool, and on a small machine spinning threads take the cores that the HTTP
 	// server and the other sessions need.
 	NoSpinning bool
+	// CUDA configures the CUDA execution provider (device, memory cap, cuDNN search).
+	CUDA CUDAOptions
 	// Logger receives the few lines the engine writes (device choice); nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -68,6 +69,7 @@ func (o RuntimeOptions) Validate() error {
 			errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf("must be at least 0 (0: ONNX Runtime's default), got %d", v)})
 		}
 	}
+	errs = append(errs, o.CUDA.validate()...)
 	return errors.Join(errs...)
 }
 
@@ -85,6 +87,7 @@ func (e *ConfigError) Error() string { return "engine: " + e.Field + " " + e.Pro
 // the device it settled on. It is safe for concurrent use.
 type Runtime struct {
 	device  Device // cpu or cuda, never auto
+	cuda    CUDAOptions
 	intraOp int
 	interOp int
 	noSpin  bool
@@ -121,6 +124,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	}
 	r := &Runtime{
 		device:   DeviceCPU,
+		cuda:     opts.CUDA,
 		intraOp:  opts.IntraOpThreads,
 		interOp:  opts.InterOpThreads,
 		noSpin:   opts.NoSpinning,
@@ -160,25 +164,6 @@ func (r *Runtime) probe() error {
 		return err
 	}
 	return s.Destroy()
-}
-
-// cudaNeeds names the parts the CUDA provider loads, and the first one missing when that can be
-// told from the file system.
-func cudaNeeds(libPath string) string {
-	msg := "It needs libonnxruntime_providers_shared.so and libonnxruntime_providers_cuda.so " +
-		"from the same ONNX Runtime release (" + ortVersion + ") beside the main library, the " +
-		"CUDA runtime, cuBLAS and cuDNN 9 libraries that release was built for on the loader " +
-		"path, and a visible NVIDIA GPU; or choose device cpu or auto."
-	if !filepath.IsAbs(libPath) {
-		return msg
-	}
-	dir := filepath.Dir(libPath)
-	for _, name := range []string{"libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so"} {
-		if !isFile(filepath.Join(dir, name)) {
-			return msg + " Missing here: " + filepath.Join(dir, name) + "."
-		}
-	}
-	return msg
 }
 
 // Device reports where this runtime's sessions run: DeviceCPU or DeviceCUDA, never DeviceAuto.
@@ -231,6 +216,9 @@ func (r *Runtime) configure(so *ort.SessionOptions) error {
 		return fmt.Errorf("engine: CUDA provider options: %w", err)
 	}
 	defer cuda.Destroy()
+	if err := cuda.Update(r.cuda.providerSettings()); err != nil {
+		return fmt.Errorf("engine: CUDA provider options: %w", err)
+	}
 	return so.AppendExecutionProviderCUDA(cuda)
 }
 

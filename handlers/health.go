@@ -6,7 +6,7 @@ const serviceName = "sluice"
 
 func (s *server) health(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"status": "ok", "service": serviceName, "version": s.opts.Version,
-		"ready": s.opts.Ready()})
+		"ready": s.opts.Ready(), "device": s.opts.Device})
 }
 
 func (s *server) livez(c *fiber.Ctx) error {
@@ -31,7 +31,7 @@ func (s *server) modelsLoaded(c *fiber.Ctx) error {
 				continue // served on several routes (generation's)
 			}
 			models[m.Name] = fiber.Map{"resident": true, "queue": r.Gate.Queue(), "aliases": m.Aliases,
-				"max_length": m.MaxLength, "active_requests": r.Gate.Depth()}
+				"max_length": m.MaxLength, "active_requests": r.Gate.Depth(), "device": s.opts.Device}
 			warm = append(warm, m.Name)
 		}
 	}

@@ -39,6 +39,9 @@ type Options struct {
 	// Ready reports whether models are loaded and warmed; /readyz answers 503 until then.
 	Ready   func() bool
 	Version string
+	// Device is where the models run ("cpu" or "cuda"), reported by /health and
+	// /models/loaded.
+	Device string
 	// Watcher, when set, cancels a request's context as soon as its client disconnects.
 	Watcher *connwatch.Watcher
 	// IgnoreDisconnects keeps work going for clients that have left: no watcher, and a

@@ -29,7 +29,11 @@ type Config struct {
 	IntraThreads int    `env:"INTRA_OP_THREADS" envDefault:"0"`
 	InterThreads int    `env:"INTER_OP_THREADS" envDefault:"1"`
 	ORTSpinning  bool   `env:"ORT_SPINNING" envDefault:"false"`
-	LogLevel     string `env:"LOG_LEVEL" envDefault:"info"`
+	// The CUDA execution provider's GPU, memory cap (0: none) and cuDNN algorithm search.
+	CUDADeviceID       int    `env:"CUDA_DEVICE_ID" envDefault:"0"`
+	CUDAMemoryLimit    int64  `env:"CUDA_MEMORY_LIMIT_BYTES" envDefault:"0"`
+	CUDAConvAlgoSearch string `env:"CUDA_CONV_ALGO_SEARCH" envDefault:"heuristic"`
+	LogLevel           string `env:"LOG_LEVEL" envDefault:"info"`
 	// RefusalLogsPerSecond bounds the access-log lines of refusals per route and second.
 	RefusalLogsPerSecond int `env:"LOG_REFUSALS_PER_S" envDefault:"10"`
 
@@ -267,6 +271,8 @@ func upperBounds(m machine) []upperBound {
 		{"INTRA_OP_THREADS", i(func(c Config) int { return c.IntraThreads }), cpus, cpuWhy},
 		{"INTER_OP_THREADS", i(func(c Config) int { return c.InterThreads }), cpus, cpuWhy},
 		{"BATCH_WORKERS", i(func(c Config) int { return c.BatchWorkers }), cpus, cpuWhy},
+		{"CUDA_DEVICE_ID", i(func(c Config) int { return c.CUDADeviceID }), 63, "a sane GPU number"},
+		{"CUDA_MEMORY_LIMIT_BYTES", func(c Config) int64 { return c.CUDAMemoryLimit }, 1 << 40, "1 TiB"},
 		{"BATCH_MAX_SIZE", i(func(c Config) int { return c.BatchMaxSize }), 4096, "a sane batch"},
 		{"BATCH_MAX_QUEUE_SIZE", i(func(c Config) int { return c.BatchMaxQueueSize }), 65536, "a sane queue"},
 		{"GENERATE_MAX_RUNNING", i(func(c Config) int { return c.GenerateMaxRunning }), 4096, "a sane batch"},
@@ -385,6 +391,8 @@ var (
 	}
 	runtimeVars = map[string]string{
 		"Device": "SLUICE_DEVICE", "IntraOpThreads": "SLUICE_INTRA_OP_THREADS", "InterOpThreads": "SLUICE_INTER_OP_THREADS",
+		"CUDA.DeviceID": "SLUICE_CUDA_DEVICE_ID", "CUDA.MemoryLimitBytes": "SLUICE_CUDA_MEMORY_LIMIT_BYTES",
+		"CUDA.ConvAlgoSearch": "SLUICE_CUDA_CONV_ALGO_SEARCH",
 	}
 	limitsVars = map[string]string{
 		"Limits.MaxBodyBytes": "SLUICE_MAX_BODY_BYTES", "Limits.MaxTextChars": "SLUICE_MAX_TEXT_CHARS",
@@ -427,7 +435,8 @@ func (c Config) gate() admission.Config {
 
 func (c Config) runtime() engine.RuntimeOptions {
 	return engine.RuntimeOptions{LibraryPath: c.ORTLib, Device: engine.Device(c.Device),
-		IntraOpThreads: c.IntraThreads, InterOpThreads: c.InterThreads, NoSpinning: !c.ORTSpinning}
+		IntraOpThreads: c.IntraThreads, InterOpThreads: c.InterThreads, NoSpinning: !c.ORTSpinning,
+		CUDA: engine.CUDAOptions{DeviceID: c.CUDADeviceID, MemoryLimitBytes: c.CUDAMemoryLimit, ConvAlgoSearch: c.CUDAConvAlgoSearch}}
 }
 
 func (c Config) limits() handlers.Limits {

@@ -64,6 +64,7 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 	cfg.GenerateMaxRunning, cfg.GenerateMaxStepTokens, cfg.GenerateQueueSize, cfg.GenerateMaxQueueWaitMS = 0, 0, 0, -1
 	cfg.GenerateStreamBuffer, cfg.GenerateStallTimeoutMS, cfg.GenerateTimeoutMS, cfg.GenerateFirstTokenTimeoutMS = 0, 0, 0, -1
 	cfg.KVBlockTokens, cfg.KVBlocks, cfg.KVHighWatermark, cfg.GenerateLowWatermark = -1, -1, 2, -1
+	cfg.CUDADeviceID, cfg.CUDAMemoryLimit, cfg.CUDAConvAlgoSearch = -1, -1, "fast"
 	seen := map[string]int{}
 	for _, p := range cfg.check(testMachine) {
 		seen[p.variable]++
@@ -75,7 +76,8 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 		"MAX_TEXT_CHARS", "MAX_TEXT_BYTES", "REQUEST_TIMEOUT_MS", "SHUTDOWN_TIMEOUT_S", "LOG_LEVEL",
 		"GENERATE_MAX_RUNNING", "GENERATE_MAX_STEP_TOKENS", "GENERATE_QUEUE_SIZE", "GENERATE_MAX_QUEUE_WAIT_MS",
 		"GENERATE_STREAM_BUFFER", "GENERATE_STALL_TIMEOUT_MS", "GENERATE_TIMEOUT_MS", "GENERATE_FIRST_TOKEN_TIMEOUT_MS",
-		"KV_BLOCK_TOKENS", "KV_BLOCKS", "KV_HIGH_WATERMARK", "GENERATE_HIGH_WATERMARK", "GENERATE_LOW_WATERMARK"}
+		"KV_BLOCK_TOKENS", "KV_BLOCKS", "KV_HIGH_WATERMARK", "GENERATE_HIGH_WATERMARK", "GENERATE_LOW_WATERMARK",
+		"CUDA_DEVICE_ID", "CUDA_MEMORY_LIMIT_BYTES", "CUDA_CONV_ALGO_SEARCH"}
 	for _, name := range want {
 		if seen["SLUICE_"+name] == 0 {
 			t.Errorf("SLUICE_%s not reported", name)

@@ -100,6 +100,10 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		return nil, fmt.Errorf("client-disconnect watcher: %w", err)
 	}
 	reg.MustRegister(watcher.Collector())
+	device := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_engine_device_info",
+		Help: "1 for the device every model runs on (cpu or cuda)."}, []string{"device"})
+	device.WithLabelValues(string(rt.Device())).Set(1)
+	reg.MustRegister(device)
 	s := &server{cfg: cfg, logger: logger, runtime: rt, watcher: watcher}
 	bm := batcher.NewMetrics(reg)
 	am := admission.NewMetrics(reg)
@@ -152,7 +156,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: reg, Clock: clk,
 		Routes:     routes,
 		Limits:     cfg.limits(),
-		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version,
+		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version, Device: string(rt.Device()),
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 	})
 	if err != nil {
