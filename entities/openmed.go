@@ -23,6 +23,9 @@ type Options struct {
 	GroupEntities bool
 	// SmartMerge, when set, runs OpenMed's PII smart merging last; see SmartMerge.
 	SmartMerge *SmartMergeConfig
+	// DropImplausible removes, after smart merging, the identifier entities whose text
+	// cannot be what their label says (see Implausible). Not OpenMed's.
+	DropImplausible bool
 }
 
 // AnalyzeOptions are the defaults of OpenMed's POST /analyze: simple aggregation, no
@@ -43,6 +46,7 @@ func PIIOptions() Options {
 		ExtendToWordEnd:     true,
 		GroupEntities:       true,
 		SmartMerge:          &sm,
+		DropImplausible:     true,
 	}
 }
 
@@ -82,6 +86,15 @@ func PostProcess(text string, ents []Entity, opts Options) []Entity {
 	}
 	if opts.SmartMerge != nil {
 		ents = SmartMerge(text, ents, *opts.SmartMerge)
+	}
+	if opts.DropImplausible {
+		kept := ents[:0]
+		for _, e := range ents {
+			if !Implausible(e.Label, text[e.Start:e.End]) {
+				kept = append(kept, e)
+			}
+		}
+		ents = kept
 	}
 	return ents
 }

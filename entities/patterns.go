@@ -48,9 +48,13 @@ var defaultPIIPatterns = mustPatterns([]patternSpec{
 		ContextWords: []string{"medical record", "patient id", "patient number", "record number"}, Group: 1}},
 	{expr: `(?i)\b[A-Z]{2,3}\d{6,9}\b`, PIIPattern: PIIPattern{Label: "medical_record_number", Priority: 5, BaseScore: 0.3, ContextBoost: 0.5,
 		ContextWords: []string{"mrn", "medical record", "patient id", "patient number", "record number"}}},
-	{expr: `(?i)\b\d{1,5}\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\s+(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way)\b`, PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2,
+	// Capitalised street names, as OpenMed means; its pattern's (?i) made any words match
+	// ("2000 and her cardiologist is Dr"), so only the street type is case-blind here.
+	{expr: `\b\d{1,5}\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\s+(?i:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way)\b`, PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2,
 		ContextWords: []string{"address", "street", "resides", "residence", "lives at", "located at"}}},
-	{expr: `(?i)\b(?:https?://)?(?:www\.)?[a-zA-Z0-9-]+\.[a-zA-Z]{2,}(?:/[^\s]*)?\b`, PIIPattern: PIIPattern{Label: "url", Priority: 8, BaseScore: 0.8, ContextBoost: 0.15,
+	// Unlike OpenMed's: hosts of several labels (a.b.example.org), a port, and a path that
+	// stops at brackets and quotes (a Markdown link) and does not end on punctuation.
+	{expr: `(?i)\b(?:https?://)?(?:www\.)?(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d{2,5})?(?:/(?:[^\s()\[\]<>"']*[^\s()\[\]<>"'.,;:!?])?)?`, PIIPattern: PIIPattern{Label: "url", Priority: 8, BaseScore: 0.8, ContextBoost: 0.15,
 		ContextWords: []string{"url", "website", "link", "webpage"}, Validate: ValidURL}},
 	{expr: `(?i)\b(?:\d{1,3}\.){3}\d{1,3}\b`, PIIPattern: PIIPattern{Label: "ipv4", Priority: 7, BaseScore: 0.6, ContextBoost: 0.3,
 		ContextWords: []string{"ip", "ip address", "address", "server", "host"}}},
@@ -271,6 +275,7 @@ func ValidURL(s string) bool {
 		return true
 	}
 	host, _, _ := strings.Cut(l, "/")
+	host, _, _ = strings.Cut(host, ":")
 	i := strings.LastIndexByte(host, '.')
 	return i > 0 && urlTLDs[host[i+1:]]
 }

@@ -273,3 +273,24 @@ func TestPatternsOnClinicalWriting(t *testing.T) {
 		}
 	}
 }
+
+func TestImplausible(t *testing.T) {
+	for _, tc := range []struct {
+		label, text string
+		want        bool
+	}{
+		{"email", "_______", true}, {"email", "jo@example.org", false},
+		{"ssn", "XXXX", true}, {"ssn", "123-45-6789", false},
+		{"phone_number", "(xxx) xxx-xxxx", true}, {"fax_number", "555 0132", false},
+		{"postcode", "ABC", true}, {"medical_record_number", "0000000", false},
+		{"url", "website", true}, {"url", "example.org", false},
+		{"date", "1990", true}, {"date", "20/200", true}, {"date", "20/20", true}, {"date", "13/45/2001", true},
+		{"date", "9/28", false}, {"date", "3/80", false}, {"date", "31/12/2001", false}, {"date", "08/21/2007", false},
+		{"date", "June 25, 2008", false}, {"date", "14-1/2", false},
+		{"first_name", "1990", false}, {"DATE", "2000", true},
+	} {
+		if got := Implausible(tc.label, tc.text); got != tc.want {
+			t.Errorf("Implausible(%q, %q) = %v, want %v", tc.label, tc.text, got, tc.want)
+		}
+	}
+}

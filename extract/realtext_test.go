@@ -37,7 +37,7 @@ type realTextSpan struct {
 // the service's defaults) on the real-text development set (entities/testdata/realtext):
 // precision and recall per kind, a prediction counting when its kind and span equal a gold
 // one. The table goes to the test log (go test -v -run RealClinical ./extract); the test
-// fails if precision over all kinds falls under its floor.
+// fails if precision or recall over all kinds falls under its floor.
 func TestPIIOnRealClinicalText(t *testing.T) {
 	path := filepath.Join("..", "entities", "testdata", "realtext", "dev.jsonl")
 	if _, err := os.Stat(path); err != nil {
@@ -126,5 +126,10 @@ func TestPIIOnRealClinicalText(t *testing.T) {
 	t.Logf("%d passages%s", len(passages), table.String())
 	for _, fp := range falsePositives {
 		t.Logf("false positive: %s", fp)
+	}
+	// Floors a little under the figures recorded in docs/BENCHMARKS.md (0.81 and 0.98), so
+	// that a change that brings back the shape matches fails here.
+	if p, r := float64(all.tp)/float64(all.tp+all.fp), float64(all.tp)/float64(all.tp+all.fn); p < 0.75 || r < 0.9 {
+		t.Errorf("precision %.2f (floor 0.75), recall %.2f (floor 0.90)", p, r)
 	}
 }
