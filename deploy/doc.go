@@ -1,0 +1,17 @@
+// Package deploy is how Sluice runs in production on a GPU: the Kubernetes manifests in this
+// directory (Deployment, Service, PodDisruptionBudget, HorizontalPodAutoscaler), the Grafana
+// dashboard in grafana/, and the image they run, built by ../Dockerfile.gpu.
+//
+// The package has no code. Its tests are the checks a Docker engine, a cluster and a Grafana
+// server would otherwise be needed for, done by parsing: the Dockerfile with BuildKit's own
+// parser, held to linter-like rules (pinned base images, a non-root numeric user, one
+// exec-form entrypoint, a health check on /readyz, the ONNX Runtime version of
+// scripts/fetch-onnxruntime.sh); the manifests strictly decoded into the Kubernetes API's
+// types, so that a misspelt field fails, and checked against each other, the image and the
+// server (probe paths and port, a termination grace longer than the server's shutdown grace,
+// the image's UID); and every query of the dashboard, whose metric names must be ones the
+// server exports, as listed in README.md's metrics table, each of which must be on a panel.
+//
+// When the server's routes, settings or metrics change, `go test ./deploy/` says which of
+// these files must follow.
+package deploy
