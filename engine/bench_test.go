@@ -17,7 +17,7 @@ import (
 )
 
 // BenchmarkRunEncoder measures one encoder pass on each shipped token classifier (trained by
-// models/train) for batch sizes 1, 8 and 32 at a short and at the longest sequence length, and
+// models/train) for batch sizes 1, 8, 32 and 128 at a short and at the longest sequence length, and
 // reports ms per sequence: the number the batcher's sizing trades against latency. The two
 // networks have the same shape; clinical-ner also embeds pretrained word vectors, so the
 // ratio between them in one run is what those cost. A model skips until its model.onnx exists.
@@ -27,11 +27,21 @@ func BenchmarkRunEncoder(b *testing.B) {
 	}
 }
 
+// benchDevice is the device the engine benchmarks run on: SLUICE_BENCH_DEVICE (cpu, cuda;
+// scripts/gpu-check.sh sets it), cpu by default. cuda fails the benchmark where CUDA cannot
+// start rather than measuring the CPU under its name.
+func benchDevice() Device {
+	if d, err := ParseDevice(os.Getenv("SLUICE_BENCH_DEVICE")); err == nil && d != "" {
+		return d
+	}
+	return DeviceCPU
+}
+
 func benchRunEncoder(b *testing.B, name string) {
-	s, cfg, _ := shippedSession(b, name, RuntimeOptions{IntraOpThreads: runtime.NumCPU()})
+	s, cfg, _ := shippedSession(b, name, RuntimeOptions{IntraOpThreads: runtime.NumCPU(), Device: benchDevice()})
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, seqLen := range []int{32, cfg.MaxPositions} {
-		for _, batch := range []int{1, 8, 32} {
+		for _, batch := range []int{1, 8, 32, 128} {
 			in := EncoderBatch{Batch: batch, SeqLen: seqLen, IDs: make([]int64, batch*seqLen), Mask: make([]int64, batch*seqLen)}
 			for i := range in.IDs {
 				// Ids from the whole vocabulary but the first few, where special tokens live.

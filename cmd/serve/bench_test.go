@@ -46,7 +46,7 @@ func BenchmarkEngineVsServed(b *testing.B) {
 }
 
 func benchEngine(b *testing.B, m *models.Model, ids []int64, batch int) {
-	rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: engine.DeviceCPU, InterOpThreads: 1})
+	rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: benchDevice(), InterOpThreads: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,9 +71,18 @@ func benchEngine(b *testing.B, m *models.Model, ids []int64, batch int) {
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "seq/s")
 }
 
+// benchDevice is the device of the benchmarks: SLUICE_BENCH_DEVICE (cpu or cuda;
+// scripts/gpu-check.sh sets it), cpu by default.
+func benchDevice() engine.Device {
+	if d, err := engine.ParseDevice(os.Getenv("SLUICE_BENCH_DEVICE")); err == nil {
+		return d
+	}
+	return engine.DeviceCPU
+}
+
 func benchServed(b *testing.B, concurrency int, env ...string) {
 	srv := startServer(b, append([]string{"SLUICE_BATCH_MAX_WAIT_MS=2", "SLUICE_LOG_LEVEL=error",
-		"SLUICE_INTRA_OP_THREADS=0"}, env...)...)
+		"SLUICE_INTRA_OP_THREADS=0", "SLUICE_DEVICE=" + string(benchDevice())}, env...)...)
 	body, _ := json.Marshal(map[string]any{"text": benchText})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency}}
 	var wg sync.WaitGroup
