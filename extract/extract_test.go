@@ -110,22 +110,8 @@ func TestTokenizerAndEngineReproduceTorch(t *testing.T) {
 // TestClassifierWindowsLongTexts runs documents longer than the model through the real batcher
 // and engine: every window is computed and every entity's span is valid text.
 func TestClassifierWindowsLongTexts(t *testing.T) {
-	rt := newRuntime(t)
-	m := loadModel(t, "pii")
-	sess, err := rt.NewSession("pii", m.ONNX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cls, err := New("pii_extract", m, sess, Config{Stride: 32, Batch: batcher.Config{
-		MaxBatchSize: 8, MaxWait: time.Millisecond, MaxPaddedTokens: 2048, QueueSize: 16, Workers: 1,
-	}}, clock.Real(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cls.Start(ctx)
-	defer cls.Close(context.Background())
+	cls, m, _ := startClassifier(t, "pii_extract", "pii", 8, 2048)
+	ctx := t.Context()
 	if err := cls.Warm(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -160,22 +146,8 @@ func TestClassifierWindowsLongTexts(t *testing.T) {
 // with the other documents' rows, all at once, must decode to the same entities as running
 // every window alone, unpadded, and merging by hand.
 func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
-	rt := newRuntime(t)
-	m := loadModel(t, "clinical-ner")
-	sess, err := rt.NewSession("clinical-ner", m.ONNX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cls, err := New("analyze", m, sess, Config{Stride: 32, Batch: batcher.Config{
-		MaxBatchSize: 4, MaxWait: 5 * time.Millisecond, MaxPaddedTokens: 64 * 128, QueueSize: 16, Workers: 1,
-	}}, clock.Real(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cls.Start(ctx)
-	defer cls.Close(context.Background())
+	cls, m, sess := startClassifier(t, "analyze", "clinical-ner", 4, 64*128)
+	ctx := t.Context()
 	opts := entities.AnalyzeOptions()
 	docs := readJSONL[struct{ Text string }](t, "long.jsonl")
 	results := make([][]entities.Entity, len(docs))
@@ -264,24 +236,34 @@ func argmax(row []float32) int {
 	return best
 }
 
-// newChunkingClassifier is a clinical-NER classifier whose batches hold 4 full-width rows, so
-// that a long text goes in 2 windows at a time.
-func newChunkingClassifier(t *testing.T, ctx context.Context) *Classifier {
+// startClassifier runs the shipped model in a started Classifier (stride 32, one worker, the
+// given batch limits) on a fresh runtime, stopped when the test ends.
+func startClassifier(t *testing.T, queue, model string, maxBatch, maxPadded int) (*Classifier, *models.Model, *engine.Session) {
 	t.Helper()
-	rt := newRuntime(t)
-	m := loadModel(t, "clinical-ner")
-	sess, err := rt.NewSession("clinical-ner", m.ONNX)
+	m := loadModel(t, model)
+	sess, err := newRuntime(t).NewSession(model, m.ONNX)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cls, err := New("analyze", m, sess, Config{Stride: 32, Batch: batcher.Config{
-		MaxBatchSize: 4, MaxWait: time.Millisecond, MaxPaddedTokens: 4 * 128, QueueSize: 16, Workers: 1,
+	cls, err := New(queue, m, sess, Config{Stride: 32, Batch: batcher.Config{
+		MaxBatchSize: maxBatch, MaxWait: time.Millisecond, MaxPaddedTokens: maxPadded, QueueSize: 16, Workers: 1,
 	}}, clock.Real(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	cls.Start(ctx)
-	t.Cleanup(func() { cls.Close(context.Background()) })
+	t.Cleanup(func() {
+		cancel()
+		cls.Close(context.Background())
+	})
+	return cls, m, sess
+}
+
+// newChunkingClassifier is a clinical-NER classifier whose batches hold 4 full-width rows, so
+// that a long text goes in 2 windows at a time.
+func newChunkingClassifier(t *testing.T) *Classifier {
+	cls, _, _ := startClassifier(t, "analyze", "clinical-ner", 4, 4*128)
 	return cls
 }
 
@@ -291,7 +273,7 @@ func newChunkingClassifier(t *testing.T, ctx context.Context) *Classifier {
 func TestShortTextIsNotStuckBehindALongOne(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cls := newChunkingClassifier(t, ctx)
+	cls := newChunkingClassifier(t)
 	longCtx, stopLong := context.WithCancel(ctx)
 	longDone := make(chan error, 1)
 	go func() {
@@ -328,7 +310,7 @@ func TestShortTextIsNotStuckBehindALongOne(t *testing.T) {
 func TestLongTextCutAtItsDeadline(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cls := newChunkingClassifier(t, ctx)
+	cls := newChunkingClassifier(t)
 	text := strings.Repeat("pt given aspirin. ", 20000) // over a thousand windows: seconds of work
 	dctx, stop := context.WithTimeout(ctx, time.Second)
 	defer stop()

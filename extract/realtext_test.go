@@ -1,18 +1,14 @@
 package extract
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sluice-serving/sluice/admission"
-	"github.com/sluice-serving/sluice/batcher"
-	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/entities"
 )
 
@@ -48,22 +44,8 @@ func TestPIIOnRealClinicalText(t *testing.T) {
 		Text  string
 		Spans []realTextSpan
 	}](t, path)
-	rt := newRuntime(t)
-	m := loadModel(t, "pii")
-	sess, err := rt.NewSession("pii", m.ONNX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cls, err := New("pii_extract", m, sess, Config{Stride: 32, Batch: batcher.Config{
-		MaxBatchSize: 32, MaxWait: time.Millisecond, MaxPaddedTokens: 4096, QueueSize: 16, Workers: 1,
-	}}, clock.Real(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cls.Start(ctx)
-	defer cls.Close(context.Background())
+	cls, _, _ := startClassifier(t, "pii_extract", "pii", 32, 4096)
+	ctx := t.Context()
 
 	type tally struct{ tp, fp, fn int }
 	per := map[string]*tally{}
