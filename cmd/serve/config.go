@@ -49,6 +49,11 @@ type Config struct {
 	BatchMaxQueueSize int `env:"BATCH_MAX_QUEUE_SIZE" envDefault:"256"`
 	BatchMaxTokens    int `env:"BATCH_MAX_PADDED_TOKENS" envDefault:"4096"`
 	BatchWorkers      int `env:"BATCH_WORKERS" envDefault:"1"`
+	// On a GPU a batch costs little more than one sequence up to far larger sizes, so the
+	// batch limits there are their own settings, used instead of the two above when the
+	// runtime settles on CUDA.
+	GPUBatchMaxSize   int `env:"GPU_BATCH_MAX_SIZE" envDefault:"128"`
+	GPUBatchMaxTokens int `env:"GPU_BATCH_MAX_PADDED_TOKENS" envDefault:"32768"`
 	// BatchMaxQueueWaitMS bounds how long a request may wait for dispatch; past it, 503
 	// max_wait. 0 means only requests that dispatch at once are served (OpenMed's meaning).
 	BatchMaxQueueWaitMS int `env:"BATCH_MAX_QUEUE_WAIT_MS" envDefault:"1000"`
@@ -239,6 +244,11 @@ func (c Config) check(m machine) []problem {
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}
+	for _, p := range packageProblems(c.onGPU().batcher().Validate(), gpuBatcherVars) {
+		if strings.HasPrefix(p.variable, "SLUICE_") {
+			out = append(out, p)
+		}
+	}
 	return out
 }
 
@@ -274,6 +284,8 @@ func upperBounds(m machine) []upperBound {
 		{"CUDA_DEVICE_ID", i(func(c Config) int { return c.CUDADeviceID }), 63, "a sane GPU number"},
 		{"CUDA_MEMORY_LIMIT_BYTES", func(c Config) int64 { return c.CUDAMemoryLimit }, 1 << 40, "1 TiB"},
 		{"BATCH_MAX_SIZE", i(func(c Config) int { return c.BatchMaxSize }), 4096, "a sane batch"},
+		{"GPU_BATCH_MAX_SIZE", i(func(c Config) int { return c.GPUBatchMaxSize }), 4096, "a sane batch"},
+		{"GPU_BATCH_MAX_PADDED_TOKENS", i(func(c Config) int { return c.GPUBatchMaxTokens }), 1 << 22, "a sane batch"},
 		{"BATCH_MAX_QUEUE_SIZE", i(func(c Config) int { return c.BatchMaxQueueSize }), 65536, "a sane queue"},
 		{"GENERATE_MAX_RUNNING", i(func(c Config) int { return c.GenerateMaxRunning }), 4096, "a sane batch"},
 		{"GENERATE_MAX_STEP_TOKENS", i(func(c Config) int { return c.GenerateMaxStepTokens }), 1 << 20, "a sane step"},
@@ -378,6 +390,11 @@ var (
 		"Weights[interactive]": "SLUICE_BATCH_INTERACTIVE_WEIGHT", "Weights[bulk]": "SLUICE_BATCH_BULK_WEIGHT",
 		"MaxBulkWorkers": "SLUICE_BATCH_MAX_BULK_WORKERS",
 	}
+	// gpuBatcherVars names the GPU's batch limits (Config.onGPU); problems of the other fields
+	// are the CPU configuration's too, reported through batcherVars.
+	gpuBatcherVars = map[string]string{
+		"MaxBatchSize": "SLUICE_GPU_BATCH_MAX_SIZE", "MaxPaddedTokens": "SLUICE_GPU_BATCH_MAX_PADDED_TOKENS",
+	}
 	gateVars = map[string]string{
 		"HighWatermark": "SLUICE_BATCH_HIGH_WATERMARK", "LowWatermark": "SLUICE_BATCH_LOW_WATERMARK",
 		"Policy": "SLUICE_RETRY_AFTER_POLICY", "StaticRetryAfter": "SLUICE_RETRY_AFTER_S",
@@ -410,6 +427,13 @@ var (
 	}
 	strideVars = map[string]string{"Stride": "SLUICE_WINDOW_STRIDE"}
 )
+
+// onGPU is the configuration as it applies on a GPU: the GPU's batch limits in place of the
+// CPU's.
+func (c Config) onGPU() Config {
+	c.BatchMaxSize, c.BatchMaxTokens = c.GPUBatchMaxSize, c.GPUBatchMaxTokens
+	return c
+}
 
 // The configurations of the packages, built from the environment. These are mappings only,
 // with the defaults that are this command's (OpenMed's meanings of 0); every range is

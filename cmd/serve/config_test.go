@@ -65,6 +65,7 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 	cfg.GenerateStreamBuffer, cfg.GenerateStallTimeoutMS, cfg.GenerateTimeoutMS, cfg.GenerateFirstTokenTimeoutMS = 0, 0, 0, -1
 	cfg.KVBlockTokens, cfg.KVBlocks, cfg.KVHighWatermark, cfg.GenerateLowWatermark = -1, -1, 2, -1
 	cfg.CUDADeviceID, cfg.CUDAMemoryLimit, cfg.CUDAConvAlgoSearch = -1, -1, "fast"
+	cfg.GPUBatchMaxSize, cfg.GPUBatchMaxTokens = 0, 0
 	seen := map[string]int{}
 	for _, p := range cfg.check(testMachine) {
 		seen[p.variable]++
@@ -77,7 +78,7 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 		"GENERATE_MAX_RUNNING", "GENERATE_MAX_STEP_TOKENS", "GENERATE_QUEUE_SIZE", "GENERATE_MAX_QUEUE_WAIT_MS",
 		"GENERATE_STREAM_BUFFER", "GENERATE_STALL_TIMEOUT_MS", "GENERATE_TIMEOUT_MS", "GENERATE_FIRST_TOKEN_TIMEOUT_MS",
 		"KV_BLOCK_TOKENS", "KV_BLOCKS", "KV_HIGH_WATERMARK", "GENERATE_HIGH_WATERMARK", "GENERATE_LOW_WATERMARK",
-		"CUDA_DEVICE_ID", "CUDA_MEMORY_LIMIT_BYTES", "CUDA_CONV_ALGO_SEARCH"}
+		"CUDA_DEVICE_ID", "CUDA_MEMORY_LIMIT_BYTES", "CUDA_CONV_ALGO_SEARCH", "GPU_BATCH_MAX_SIZE", "GPU_BATCH_MAX_PADDED_TOKENS"}
 	for _, name := range want {
 		if seen["SLUICE_"+name] == 0 {
 			t.Errorf("SLUICE_%s not reported", name)
@@ -175,5 +176,18 @@ func TestModelsDirMustBeADirectory(t *testing.T) {
 	}
 	if _, err := loadConfig([]string{"SLUICE_MODELS_DIR=" + dir}, testMachine); err != nil {
 		t.Errorf("an existing directory: %v", err)
+	}
+}
+
+func TestGPUBatchLimitsReplaceTheCPUOnes(t *testing.T) {
+	cfg, err := loadConfig([]string{"SLUICE_BATCH_MAX_SIZE=16", "SLUICE_GPU_BATCH_MAX_SIZE=256", "SLUICE_GPU_BATCH_MAX_PADDED_TOKENS=65536"}, testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := cfg.batcher(); b.MaxBatchSize != 16 || b.MaxPaddedTokens != 4096 {
+		t.Errorf("CPU batch limits %d, %d", b.MaxBatchSize, b.MaxPaddedTokens)
+	}
+	if b := cfg.onGPU().batcher(); b.MaxBatchSize != 256 || b.MaxPaddedTokens != 65536 {
+		t.Errorf("GPU batch limits %d, %d", b.MaxBatchSize, b.MaxPaddedTokens)
 	}
 }

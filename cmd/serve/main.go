@@ -94,6 +94,9 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	if err != nil {
 		return nil, err
 	}
+	if rt.Device() == engine.DeviceCUDA {
+		cfg = cfg.onGPU()
+	}
 	watcher, err := connwatch.New(logger)
 	if err != nil {
 		_ = rt.Close()
