@@ -59,11 +59,18 @@
 //	...
 //	err = b.Close(shutdownCtx) // stop accepting, drain, or give up when shutdownCtx ends
 //
+// Work that goes in over several turns (a long text's windows, a chunk at a time, each behind
+// what arrived meanwhile) uses a Series: opened before Close, it keeps the drain accepting its
+// parts until Done, so a shutdown finishes what it had begun. When Close gives up, running
+// batches see their context cancelled, and a runner that stops on it (the engine terminates
+// its ONNX Runtime pass) answers its members with ErrClosed.
+//
 // # For the admission layer
 //
 // A Batcher implements admission.Queue. Load reads atomics only, takes no lock and does not
 // allocate: waiting per class, running, busy workers and the cumulative count of completed
-// requests (whose rate over time is the drain rate). Limits gives the bounds and weights the
+// requests (whose rate over time is the drain rate), and the same in sequences (Work,
+// WorkDone: a request's cost is its windows, not one). Limits gives the bounds and weights the
 // Gate's estimates use (QueueSize, MaxQueueWait, Workers, Weights with defaults applied).
 // ErrQueueFull, ErrExpired and ErrClosed wrap the admission package's errors of those names.
 //

@@ -6,6 +6,12 @@
 // entities (windows and decoding), batcher (queueing and batch formation) and
 // engine (the forward pass). The HTTP layer sees only Classifier.Extract.
 //
+// A long text does not go to the batcher whole: its windows go in chunks of half a full batch,
+// each queued behind what arrived meanwhile (one batcher.Series), so short requests are served
+// between them, no batch outgrows the budget warm-up ran, and a text whose remaining windows
+// cannot finish by its deadline at the pace of its first ones stops with ErrDeadline. The
+// admission gate sees the chunks not yet submitted as queued work (Queue).
+//
 // Use New with a loaded model and an engine session, Start it, then call Extract from any
 // number of goroutines; Close drains it.
 package extract
