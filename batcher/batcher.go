@@ -113,11 +113,11 @@ func (b *Batcher[In, Out]) Start(ctx context.Context) {
 // leaves the queue at once, is never run, and the call returns ctx.Err(); if ctx ends while
 // its batch runs, the call returns ctx.Err() and the result is dropped.
 func (b *Batcher[In, Out]) Submit(ctx context.Context, p admission.Priority, in In, cost Cost) (Out, error) {
-	return b.submit(ctx, p, in, cost, false)
+	return b.submit(ctx, p, in, cost, nil)
 }
 
-func (b *Batcher[In, Out]) submit(ctx context.Context, p admission.Priority, in In, cost Cost, inSeries bool) (Out, error) {
-	r, err := b.enqueue(ctx, p, in, cost, inSeries)
+func (b *Batcher[In, Out]) submit(ctx context.Context, p admission.Priority, in In, cost Cost, s *Series[In, Out]) (Out, error) {
+	r, err := b.enqueue(ctx, p, in, cost, s)
 	if err != nil {
 		var zero Out
 		return zero, err
@@ -158,8 +158,8 @@ func (b *Batcher[In, Out]) Limits() admission.Limits {
 // for the batch window, and Close returns nil once every one of them and every running batch
 // has been answered. If ctx ends first, Close gives up: requests still queued fail with
 // ErrClosed, running batches see their context cancelled (a runner that stops on it answers
-// its members with ErrClosed too), and Close returns ctx.Err() without waiting for them. Close on a Batcher that was never started fails its queued requests with
-// ErrClosed and returns nil.
+// its members with ErrClosed too), and Close returns ctx.Err() without waiting for them. Close
+// on a Batcher that was never started fails its queued requests with ErrClosed and returns nil.
 func (b *Batcher[In, Out]) Close(ctx context.Context) error {
 	b.mu.Lock()
 	b.closing = true
@@ -190,8 +190,9 @@ func (b *Batcher[In, Out]) Close(ctx context.Context) error {
 // accepting its parts, so the drain covers work already under way, until Done or until Close
 // gives up. It is for one goroutine.
 type Series[In, Out any] struct {
-	b    *Batcher[In, Out]
-	done bool
+	b     *Batcher[In, Out]
+	done  bool
+	parts int // submitted so far
 }
 
 // Series opens a Series, or fails with ErrClosed once Close has begun.
@@ -205,9 +206,16 @@ func (b *Batcher[In, Out]) Series() (*Series[In, Out], error) {
 	return &Series[In, Out]{b: b}, nil
 }
 
-// Submit is Batcher.Submit for one part of the series.
+// Submit is Batcher.Submit for one part of the series, with three differences that follow from
+// the work having been admitted already: parts do not wait for the batch window (each is a
+// large share of a batch, and the window is for gathering small requests), and the parts after
+// the first neither count against QueueSize nor expire after MaxQueueWait, so a long piece of
+// work is not dropped half done.
 func (s *Series[In, Out]) Submit(ctx context.Context, p admission.Priority, in In, cost Cost) (Out, error) {
-	return s.b.submit(ctx, p, in, cost, !s.done)
+	if s.done {
+		return s.b.submit(ctx, p, in, cost, nil) // a plain request now
+	}
+	return s.b.submit(ctx, p, in, cost, s)
 }
 
 // Done closes the series; a drain waiting for it may end. Calling it again does nothing.
@@ -222,7 +230,7 @@ func (s *Series[In, Out]) Done() {
 	s.b.poke()
 }
 
-func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in In, cost Cost, inSeries bool) (*request[In, Out], error) {
+func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in In, cost Cost, s *Series[In, Out]) (*request[In, Out], error) {
 	if !p.Valid() {
 		return nil, fmt.Errorf("batcher %q: invalid priority %d", b.name, p)
 	}
@@ -233,13 +241,15 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 		return nil, err
 	}
 	r := &request[In, Out]{in: in, cost: cost, prio: p, done: make(chan result[Out], 1)}
+	later := s != nil && s.parts > 0
+	r.series, r.lasting = s != nil, later
 	b.mu.Lock()
-	if b.aborted || b.closing && !inSeries {
+	if b.aborted || b.closing && (s == nil || s.done) {
 		b.mu.Unlock()
 		b.metrics.outcome(outcomeClosed)
 		return nil, ErrClosed
 	}
-	if b.qs[p].len() >= b.cfg.QueueSize {
+	if !later && b.qs[p].len() >= b.cfg.QueueSize {
 		b.mu.Unlock()
 		b.metrics.outcome(outcomeQueueFull)
 		return nil, ErrQueueFull
@@ -249,6 +259,9 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 	b.waitingBy[p].Add(1)
 	b.seqWaiting.Add(int64(cost.Sequences))
 	b.mu.Unlock()
+	if s != nil {
+		s.parts++
+	}
 	b.poke()
 	return r, nil
 }
@@ -462,7 +475,7 @@ func (b *Batcher[In, Out]) expire(now time.Time) {
 		return
 	}
 	for p := range b.qs {
-		for r := b.qs[p].oldest(); r != nil && !now.Before(r.enqueued.Add(b.cfg.MaxQueueWait)); r = b.qs[p].oldest() {
+		for r := b.qs[p].oldestExpiring(); r != nil && !now.Before(r.enqueued.Add(b.cfg.MaxQueueWait)); r = b.qs[p].oldestExpiring() {
 			b.unqueue(r)
 			r.done <- result[Out]{err: ErrExpired}
 			b.metrics.outcome(outcomeExpired)
@@ -490,10 +503,10 @@ func (b *Batcher[In, Out]) nextDeadline(workerFree, bulkOK bool) (time.Time, boo
 			continue
 		}
 		if workerFree && !b.closing && (admission.Priority(p) != admission.Bulk || bulkOK) {
-			consider(o.enqueued.Add(b.cfg.MaxWait))
+			consider(b.windowEnd(o))
 		}
-		if b.cfg.MaxQueueWait > 0 {
-			consider(o.enqueued.Add(b.cfg.MaxQueueWait))
+		if e := b.qs[p].oldestExpiring(); e != nil && b.cfg.MaxQueueWait > 0 {
+			consider(e.enqueued.Add(b.cfg.MaxQueueWait))
 		}
 	}
 	return deadline, armed
@@ -531,10 +544,19 @@ func (b *Batcher[In, Out]) ready(d draft[In, Out], now time.Time) (dispatchReaso
 		return reasonFull, true
 	case b.closing:
 		return reasonDrain, true
-	case !now.Before(d.members[0].enqueued.Add(b.cfg.MaxWait)):
+	case !now.Before(b.windowEnd(d.members[0])):
 		return reasonWindow, true
 	}
 	return 0, false
+}
+
+// windowEnd is when r's batch window ends: MaxWait after it arrived, or at once for a part of
+// a Series.
+func (b *Batcher[In, Out]) windowEnd(r *request[In, Out]) time.Time {
+	if r.series {
+		return r.enqueued
+	}
+	return r.enqueued.Add(b.cfg.MaxWait)
 }
 
 // take removes the draft's members from the queue and makes them a running batch. Called with
@@ -576,6 +598,7 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 	start := b.clk.Now()
 	outs, err := b.call(bt.ctx, ins)
 	b.metrics.ran(b.clk.Now().Sub(start))
+	stopped := bt.ctx.Err() != nil // before cancel, which sets it for every batch
 	bt.cancel()
 	// Depth drops before the answers go out, so a caller that has its answer never sees
 	// itself still counted as running.
@@ -587,7 +610,7 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 	outcome := outcomeServed
 	if err != nil {
 		outcome = outcomeFailed
-		if b.wasAborted() && bt.ctx.Err() != nil {
+		if stopped && b.wasAborted() {
 			// Close gave up waiting and stopped the run: its members were shut out, not failed.
 			err, outcome = fmt.Errorf("batcher %q: %w: the batch was stopped at the end of the drain", b.name, ErrClosed), outcomeClosed
 		}

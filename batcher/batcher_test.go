@@ -457,6 +457,56 @@ func TestSeriesKeepsADrainOpenForItsParts(t *testing.T) {
 	}
 }
 
+// TestSeriesPartsSkipTheWindowAndDoNotExpire: a series' parts dispatch without waiting for the
+// batch window, and its later parts neither count against QueueSize nor expire, while a plain
+// request beside them does expire.
+func TestSeriesPartsSkipTheWindowAndDoNotExpire(t *testing.T) {
+	r := newHeldRunner()
+	cfg := baseConfig()
+	cfg.MaxBatchSize, cfg.MaxWait, cfg.MaxQueueWait, cfg.QueueSize = 1, time.Hour, time.Second, 2
+	b, fake := newTestBatcher(t, cfg, r, nil)
+	b.Start(t.Context())
+	series, err := b.Series()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer series.Done()
+	first := make(chan outcome, 1)
+	go func() {
+		out, err := series.Submit(t.Context(), admission.Interactive, 1, one(8))
+		first <- outcome{out, err}
+	}()
+	held := recv(t, r.calls, "the first part dispatched with the window an hour long") // the clock has not moved
+	plain := submitAsync(b, t.Context(), 2, one(8))
+	later := make(chan outcome, 1)
+	for b.Load().Waiting[admission.Interactive] != 1 {
+		runtime.Gosched() // the plain request is queued behind the running part
+	}
+	go func() {
+		out, err := series.Submit(t.Context(), admission.Interactive, 3, one(8))
+		later <- outcome{out, err}
+	}()
+	for b.Load().Waiting[admission.Interactive] != 2 {
+		runtime.Gosched()
+	}
+	// The class is at QueueSize, but a later part still gets in, and outlives MaxQueueWait.
+	if _, err := b.Submit(t.Context(), admission.Interactive, 4, one(8)); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("plain request at QueueSize: %v, want ErrQueueFull", err)
+	}
+	fake.Advance(2 * time.Second)
+	if o := recv(t, plain, "the plain request"); !errors.Is(o.err, ErrExpired) {
+		t.Fatalf("plain request after MaxQueueWait: %v, want ErrExpired", o.err)
+	}
+	held.reply <- nil
+	if o := recv(t, first, "first part"); o.err != nil || o.out != 10 {
+		t.Fatalf("first part: %+v", o)
+	}
+	recv(t, r.calls, "the later part dispatched").reply <- nil
+	if o := recv(t, later, "later part"); o.err != nil || o.out != 30 {
+		t.Fatalf("later part after MaxQueueWait: %+v, want served", o)
+	}
+}
+
 func TestCloseGivesUpWhenContextEnds(t *testing.T) {
 	r := newHeldRunner()
 	cfg := baseConfig()

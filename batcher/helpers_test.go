@@ -98,7 +98,7 @@ func submitAsync(b *Batcher[int, int], ctx context.Context, in int, cost Cost) <
 // submitAsyncP is submitAsync in priority class p.
 func submitAsyncP(b *Batcher[int, int], ctx context.Context, p admission.Priority, in int, cost Cost) <-chan outcome {
 	ch := make(chan outcome, 1)
-	r, err := b.enqueue(ctx, p, in, cost, false)
+	r, err := b.enqueue(ctx, p, in, cost, nil)
 	if err != nil {
 		ch <- outcome{err: err}
 		return ch

@@ -42,9 +42,12 @@ type request[In, Out any] struct {
 	prio     admission.Priority
 	bucket   int
 	enqueued time.Time
-	links    [2]link[In, Out]
-	state    reqState        // guarded by Batcher.mu
-	batch    *batch[In, Out] // set with stateRunning; guarded by Batcher.mu
+	// series marks a part of a Series (no batch window); lasting, a part after its first
+	// (no QueueSize, no expiry).
+	series, lasting bool
+	links           [2]link[In, Out]
+	state           reqState        // guarded by Batcher.mu
+	batch           *batch[In, Out] // set with stateRunning; guarded by Batcher.mu
 	// claimed decides, once a batch runs, whether the worker (answer) or the caller (gone)
 	// owns the request's outcome.
 	claimed atomic.Bool
@@ -151,6 +154,15 @@ type queue[In, Out any] struct {
 func (q *queue[In, Out]) len() int { return q.arrival.n }
 
 func (q *queue[In, Out]) oldest() *request[In, Out] { return q.arrival.head }
+
+// oldestExpiring is the oldest request that MaxQueueWait applies to (see Series.Submit).
+func (q *queue[In, Out]) oldestExpiring() *request[In, Out] {
+	r := q.arrival.head
+	for r != nil && r.lasting {
+		r = r.links[arrivalLink].next
+	}
+	return r
+}
 
 func (q *queue[In, Out]) push(r *request[In, Out]) {
 	r.bucket = bucketOf(r.cost.MaxLen)

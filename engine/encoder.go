@@ -88,7 +88,7 @@ func newEncoderLayout(inputs, outputs []TensorInfo) (encoderLayout, error) {
 // RunEncoder runs one forward pass over a padded batch and returns the logits. token_type_ids,
 // when the model declares it, is fed as zeros (single-segment input). A batch whose sizes do
 // not add up, or do not fit the model's fixed axes, is an ErrInvalidInput error and is not run.
-// ctx is checked before the pass starts; see Run for why not during it.
+// A ctx that ends during the pass terminates it (see Run).
 func (s *Session) RunEncoder(ctx context.Context, b EncoderBatch) (Logits, error) {
 	if s.encoderErr != nil {
 		return Logits{}, s.encoderErr

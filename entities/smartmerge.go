@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -74,9 +75,9 @@ type SmartMergeConfig struct {
 	// AllowPatternOnly adds units that no model entity overlaps, with the pattern score,
 	// when that score is at least UnitMinScore.
 	AllowPatternOnly bool
-	// UnitMinScore is the least score a unit needs to stand as an entity on its own or to
-	// give its label to the model entities it covers; below it, a unit only joins those
-	// entities' spans into its own. OpenMed has no floor (0): every shape match counts, so on
+	// UnitMinScore is the least score a unit needs to stand as an entity on its own, to give
+	// its label to the model entities it covers, or to cut their spans to its own; below it, a
+	// unit only joins those entities into one spanning them all and itself. OpenMed has no floor (0): every shape match counts, so on
 	// real clinical notes any eight capital letters became a BIC and any five digits a
 	// postcode. A pattern's base score says how far its shape alone identifies it; context
 	// words lift it, and a failed validator cuts it to 30%, so a floor of 0.5 (the default)
@@ -113,7 +114,8 @@ func DefaultSmartMerge() SmartMergeConfig {
 //     priorities); each match that does not overlap a unit already found becomes one,
 //     scored as PIIPattern describes.
 //  2. For each unit in text order, take every model entity overlapping it. If there are
-//     any, they are replaced by one entity spanning exactly the unit. Its label is the
+//     any, they are replaced by one entity spanning exactly the unit (a unit under
+//     UnitMinScore: the unit and the words of theirs that reach past it). Its label is the
 //     most frequent model label among them (ties: the higher mean score, then the first
 //     seen), unless the pattern's label wins, which a unit scoring under UnitMinScore never
 //     does: with PreferModelLabels the model label is kept when it normalises to the same
@@ -152,14 +154,27 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 			continue
 		}
 		label, modelScore := dominantLabel(overlapping)
+		start, end := u.Start, u.End
 		if u.Score >= cfg.UnitMinScore {
 			label = chooseLabel(label, u.Label, overlapping, cfg)
+		} else {
+			// A weak unit may join the model's pieces but not cut words off them: an address
+			// ending in a five-digit number keeps its street and town. Punctuation past the
+			// unit (a full stop after a date) is still cut.
+			for _, e := range overlapping {
+				if e.Start < start && hasWordChar(text[e.Start:start]) {
+					start = e.Start
+				}
+				if e.End > end && hasWordChar(text[end:e.End]) {
+					end = e.End
+				}
+			}
 		}
 		// Patterns are caller-supplied; snap and trim their spans like any other.
 		out = appendClean(out, text, Entity{
 			Label: label,
-			Start: u.Start,
-			End:   u.End,
+			Start: start,
+			End:   end,
 			Score: blendScore(modelScore, u),
 		})
 	}
@@ -173,6 +188,10 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 }
 
 func byStart(a, b Entity) int { return a.Start - b.Start }
+
+func hasWordChar(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+}
 
 func chooseLabel(dominant, unitLabel string, overlapping []Entity, cfg SmartMergeConfig) string {
 	switch {

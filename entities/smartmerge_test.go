@@ -53,6 +53,12 @@ func TestSmartMergeCases(t *testing.T) {
 			want: []got{{"id_num", "123-45-6789", .6*.7 + .4*.3}},
 		},
 		{
+			name: "a weak unit inside a model entity does not cut it",
+			text: "lives in Boston MA 02115 now",
+			in:   []Entity{e("address", 9, 24, .9)},
+			want: []got{{"address", "Boston MA 02115", .6*.9 + .4*.4}},
+		},
+		{
 			name: "capitals shaped like a BIC are not one without context",
 			text: "PT ADMITTED WITH SYNDROME",
 			want: nil,
@@ -287,6 +293,8 @@ func TestImplausible(t *testing.T) {
 		{"date", "1990", true}, {"date", "20/200", true}, {"date", "20/20", true}, {"date", "13/45/2001", true},
 		{"date", "9/28", false}, {"date", "3/80", false}, {"date", "31/12/2001", false}, {"date", "08/21/2007", false},
 		{"date", "June 25, 2008", false}, {"date", "14-1/2", false},
+		{"date", "2023/01/15", false}, {"date", "25/12", false}, {"date_of_birth", "1930", false},
+		{"email", "jo at example dot org", false},
 		{"first_name", "1990", false}, {"DATE", "2000", true},
 	} {
 		if got := Implausible(tc.label, tc.text); got != tc.want {

@@ -280,8 +280,10 @@ func TestShortTextIsNotStuckBehindALongOne(t *testing.T) {
 		_, _, err := cls.Extract(longCtx, admission.Bulk, strings.Repeat("pt given aspirin. ", 3000), entities.AnalyzeOptions())
 		longDone <- err
 	}()
-	for cls.Queue().Load().Work == 0 { // the long text's windows are in
-		runtime.Gosched()
+	for give := time.Now().Add(30 * time.Second); cls.Queue().Load().Work == 0; runtime.Gosched() {
+		if time.Now().After(give) { // a hang guard; the condition is what the test waits for
+			t.Fatal("the long text's windows never reached the queue")
+		}
 	}
 	if _, _, err := cls.Extract(ctx, admission.Interactive, "Patient given aspirin.", entities.AnalyzeOptions()); err != nil {
 		t.Fatal(err)
@@ -311,10 +313,17 @@ func TestLongTextCutAtItsDeadline(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cls := newChunkingClassifier(t)
-	text := strings.Repeat("pt given aspirin. ", 20000) // over a thousand windows: seconds of work
+	// Thousands of windows, about 15 s of work on the machine this was written on: the one
+	// second deadline leaves a wide margin for a faster one. Tokenized before the deadline
+	// starts, so that only the windows' pace is measured.
+	enc := cls.tok.Encode(strings.Repeat("pt given aspirin. ", 60000), false)
+	_, rows, err := cls.layout(enc.IDs, enc.WordIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dctx, stop := context.WithTimeout(ctx, time.Second)
 	defer stop()
-	_, _, err := cls.Extract(dctx, admission.Interactive, text, entities.AnalyzeOptions())
+	_, err = cls.infer(dctx, admission.Interactive, rows)
 	if !errors.Is(err, ErrDeadline) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want ErrDeadline (a DeadlineExceeded)", err)
 	}

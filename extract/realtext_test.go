@@ -109,7 +109,7 @@ func TestPIIOnRealClinicalText(t *testing.T) {
 	for _, fp := range falsePositives {
 		t.Logf("false positive: %s", fp)
 	}
-	// Floors a little under the figures recorded in docs/BENCHMARKS.md (0.81 and 0.98), so
+	// Floors a little under the figures recorded in docs/BENCHMARKS.md (0.78 and 0.98), so
 	// that a change that brings back the shape matches fails here.
 	if p, r := float64(all.tp)/float64(all.tp+all.fp), float64(all.tp)/float64(all.tp+all.fn); p < 0.75 || r < 0.9 {
 		t.Errorf("precision %.2f (floor 0.75), recall %.2f (floor 0.90)", p, r)

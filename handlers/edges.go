@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
@@ -16,11 +14,6 @@ import (
 type edges struct {
 	s   *server
 	app *fiber.App
-	// conflicting holds the request headers (by address, one per connection's request
-	// context) that HeaderReceived found framed by disagreeing Content-Lengths; pending
-	// counts them so that the common request pays one atomic load, not a map lookup.
-	conflicting sync.Map
-	pending     atomic.Int64
 }
 
 // install puts edges in front of app's fasthttp server.
@@ -29,12 +22,12 @@ func (e *edges) install() {
 	inner := srv.Handler
 	srv.HeaderReceived = e.headerReceived
 	srv.Handler = func(ctx *fasthttp.RequestCtx) {
-		if e.pending.Load() > 0 {
-			if _, bad := e.conflicting.LoadAndDelete(&ctx.Request.Header); bad {
-				e.pending.Add(-1)
-				e.answer(ctx, fiber.StatusBadRequest, "Bad Request: conflicting Content-Length headers", routeUnrouted)
-				return
-			}
+		// headerReceived zeroed the length of a conflicting request; scanning again only when
+		// the length is 0 keeps the common request free of the scan, and leaves no state
+		// behind for a request that never reaches this handler.
+		if ctx.Request.Header.ContentLength() == 0 && conflictingLengths(ctx.Request.Header.RawHeaders()) {
+			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: conflicting Content-Length headers", routeUnrouted)
+			return
 		}
 		if !knownMethod(ctx.Method()) {
 			e.answer(ctx, fiber.StatusNotImplemented, "Not Implemented", "unmatched")
@@ -46,15 +39,11 @@ func (e *edges) install() {
 
 // headerReceived runs after a request's headers are parsed and before its body is read. Two
 // Content-Length headers that disagree make the body's end unknowable (the classic request
-// smuggling shape): the request is marked, its body is not read (length 0, so the server
-// does not wait for bytes that may never come), and the handler refuses it and closes the
-// connection.
+// smuggling shape): its body is not read (length 0, so the server does not wait for bytes
+// that may never come), and the handler refuses it and closes the connection.
 func (e *edges) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	if conflictingLengths(h.RawHeaders()) {
 		h.SetContentLength(0)
-		if _, loaded := e.conflicting.LoadOrStore(h, true); !loaded {
-			e.pending.Add(1)
-		}
 	}
 	return fasthttp.RequestConfig{}
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -17,8 +18,10 @@ import (
 // go test; explore with make fuzz, or go test -run '^$' -fuzz FuzzEntityRequests ./handlers.
 
 // quotedValue returns a string value of body (at least 4 bytes, and not also a key, which
-// messages may name) that msg contains, or "".
-func quotedValue(body []byte, msg string) string {
+// messages may name) that msg quotes, or "". A value counts as quoted when msg contains it
+// and the message for the same body with that value replaced by a marker (messageOf) does
+// not: words the messages always use ("valid") are not the body's.
+func quotedValue(body []byte, msg string, messageOf func([]byte) string) string {
 	var v any
 	if json.Unmarshal(body, &v) != nil {
 		return ""
@@ -43,7 +46,15 @@ func quotedValue(body []byte, msg string) string {
 	}
 	walk(v)
 	for _, s := range values {
-		if len(strings.TrimSpace(s)) >= 4 && !keys[s] && strings.Contains(msg, s) {
+		if len(strings.TrimSpace(s)) < 4 || keys[s] || !strings.Contains(msg, s) {
+			continue
+		}
+		literal, _ := json.Marshal(s)
+		if !bytes.Contains(body, literal) {
+			continue // written with other escapes; not worth rewriting
+		}
+		marked := bytes.ReplaceAll(body, literal, []byte(`"zqxj-marker"`))
+		if !strings.Contains(messageOf(marked), s) {
 			return s
 		}
 	}
@@ -59,6 +70,7 @@ var requestSeeds = []string{
 	`{"inputs":"x","stream":true,"parameters":{"do_sample":true,"temperature":0,"top_p":1.5,"seed":1}}`,
 	`{"model":"tiny-lm","prompt":["a","b"],"n":2,"max_tokens":3,"stop":"x","stream":true,"logprobs":2}`,
 	`{"model":"m","prompt":"secret prompt text","temperature":"hot"}`, `{"model":"m","prompt":[1,2,3]}`,
+	`{"text":1,"note":"valid"}`,
 }
 
 func FuzzEntityRequests(f *testing.F) {
@@ -69,21 +81,31 @@ func FuzzEntityRequests(f *testing.F) {
 	s := &server{opts: Options{Limits: lim}, piiDefaults: entities.PIIOptions()}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, parse := range []parseFunc{s.parseAnalyze, s.parsePII} {
+			// messages is everything a client would read about body's problems.
+			messages := func(body []byte) string {
+				var errs fieldErrors
+				req, aerr := parse(body, &errs)
+				if aerr != nil {
+					return aerr.Message + " " + detailsText(aerr.Details)
+				}
+				_, ferr := checkText(req.text, lim)
+				errs.add(ferr)
+				var b strings.Builder
+				for _, e := range errs {
+					b.WriteString(e.Message + " ")
+				}
+				return b.String()
+			}
+			if q := quotedValue(body, messages(body), messages); q != "" {
+				t.Fatalf("an error quotes the body's value %q: %s", q, messages(body))
+			}
 			var errs fieldErrors
 			req, aerr := parse(body, &errs)
 			if aerr != nil {
-				if q := quotedValue(body, aerr.Message+" "+detailsText(aerr.Details)); q != "" {
-					t.Fatalf("error quotes the body's value %q: %+v", q, aerr)
-				}
 				continue
 			}
 			text, ferr := checkText(req.text, lim)
 			errs.add(ferr)
-			for _, e := range errs {
-				if q := quotedValue(body, e.Message); q != "" {
-					t.Fatalf("field error quotes the body's value %q: %+v", q, e)
-				}
-			}
 			if ferr == nil && (text == "" || len(text) > lim.MaxTextBytes || len([]rune(text)) > lim.MaxTextChars) {
 				t.Fatalf("accepted a text outside the limits (%d bytes)", len(text))
 			}
@@ -113,20 +135,19 @@ func FuzzGenerationRequests(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	ep := &GenerationEndpoint{Model: positions(256), MaxStopSequences: 4, MaxChoices: 8}
+	tgiMessage := func(body []byte) string { _, _, _, msg := parseTGI(body, ep); return msg }
+	completionMessage := func(body []byte) string { _, _, msg := parseCompletion(body, ep); return msg }
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if prompt, params, _, msg := parseTGI(body, ep); msg != "" {
-			if q := quotedValue(body, msg); q != "" {
+		if _, params, _, msg := parseTGI(body, ep); msg != "" {
+			if q := quotedValue(body, msg, tgiMessage); q != "" {
 				t.Fatalf("TGI error quotes the body's value %q: %s", q, msg)
 			}
-		} else {
-			_ = prompt
-			if len(params.Stop) > ep.MaxStopSequences || params.MaxNewTokens < 0 {
-				t.Fatalf("TGI accepted %+v", params)
-			}
+		} else if len(params.Stop) > ep.MaxStopSequences || params.MaxNewTokens < 0 {
+			t.Fatalf("TGI accepted %+v", params)
 		}
 		p, _, msg := parseCompletion(body, ep)
 		if msg != "" {
-			if q := quotedValue(body, msg); q != "" {
+			if q := quotedValue(body, msg, completionMessage); q != "" {
 				t.Fatalf("completions error quotes the body's value %q: %s", q, msg)
 			}
 			return

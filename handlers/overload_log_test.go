@@ -28,8 +28,9 @@ func accessLines(t *testing.T, f *fixture, route string) []map[string]any {
 }
 
 // TestRefusalLinesAreSampledServedOnesAreNot: with two refusal lines a second, five refusals in
-// one second write two lines; the first line of the next second reports the three held back;
-// the metrics count all six, and a served request's line is always written.
+// one second write two lines; the first line of the next second reports the three held back,
+// and the first served line the one held back after it; the metrics count all eight, and
+// served requests' lines are always written.
 func TestRefusalLinesAreSampledServedOnesAreNot(t *testing.T) {
 	fake := clock.NewFake(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC))
 	src := newFakeLoad(100)
@@ -56,17 +57,24 @@ func TestRefusalLinesAreSampledServedOnesAreNot(t *testing.T) {
 	if len(lines) != 3 || lines[2]["refusals_not_logged"] != 3.0 {
 		t.Fatalf("lines after the second changed: %v", lines)
 	}
+	for range 2 { // the second's allowance, then one held back
+		f.do(t, "POST", "/analyze", `{"text":"x"}`)
+	}
 	src.setWaiting(0)
 	for range 4 {
 		if r := f.do(t, "POST", "/analyze", `{"text":"x"}`); r.status != 200 {
 			t.Fatalf("status %d, want served", r.status)
 		}
 	}
-	if n := len(accessLines(t, f, "/analyze")); n != 7 {
-		t.Fatalf("%d lines after four served requests, want 7: served lines are never sampled", n)
+	lines = accessLines(t, f, "/analyze")
+	if len(lines) != 8 {
+		t.Fatalf("%d lines after four served requests, want 8: served lines are never sampled", len(lines))
+	}
+	if lines[4]["outcome"] != "served" || lines[4]["refusals_not_logged"] != 1.0 || lines[5]["refusals_not_logged"] != nil {
+		t.Fatalf("the first served line must carry the refusal held back, once: %v", lines[4:6])
 	}
 	if m := f.do(t, "GET", "/metrics", ""); !strings.Contains(m.raw,
-		`sluice_http_requests_total{outcome="refused",route="/analyze",status="503"} 6`) {
+		`sluice_http_requests_total{outcome="refused",route="/analyze",status="503"} 8`) {
 		t.Fatalf("the metrics must count every refusal:\n%s", m.raw)
 	}
 }

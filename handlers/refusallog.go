@@ -6,9 +6,10 @@ import (
 )
 
 // refusalSampler lets at most a given number of refusal lines a second through for one
-// route, and counts the ones it holds back; the next line it lets through reports that count
-// (refusals_not_logged), so the log still adds up to every refusal. At ten times overload a
-// line per refusal would be most of what the server writes, and the metrics count them anyway.
+// route, and counts the ones it holds back; the next line written for the route, a refusal's
+// or any other, reports that count (refusals_not_logged), so the log still adds up to every
+// refusal once the route answers again. At ten times overload a line per refusal would be
+// most of what the server writes, and the metrics count them anyway.
 type refusalSampler struct {
 	perSecond int
 
@@ -34,4 +35,14 @@ func (r *refusalSampler) admit(now time.Time) (skipped uint64, ok bool) {
 	r.logged++
 	skipped, r.skipped = r.skipped, 0
 	return skipped, true
+}
+
+// takeSkipped returns the refusals held back since the last line written, for a line that is
+// not a refusal's, and starts the count again.
+func (r *refusalSampler) takeSkipped() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.skipped
+	r.skipped = 0
+	return n
 }

@@ -263,10 +263,15 @@ func (s *server) log(ctx context.Context, e accessEntry) {
 	if e.elapsed < 0 {
 		attrs = attrs[:len(attrs)-1] // cut, not appended: appending would allocate on every refusal
 	}
-	if smp := s.refusalLogs[e.route]; smp != nil && e.outcome == OutcomeRefused {
-		skipped, ok := smp.admit(s.opts.Clock.Now())
-		if !ok {
-			return
+	if smp := s.refusalLogs[e.route]; smp != nil {
+		var skipped uint64
+		if e.outcome == OutcomeRefused {
+			var ok bool
+			if skipped, ok = smp.admit(s.opts.Clock.Now()); !ok {
+				return
+			}
+		} else {
+			skipped = smp.takeSkipped()
 		}
 		if skipped > 0 {
 			attrs = append(attrs, slog.Uint64("refusals_not_logged", skipped))

@@ -16,10 +16,11 @@ type machine struct {
 	MemoryBytes int64 // 0 when unknown: no memory bound is checked
 }
 
-// thisMachine reads the CPUs from the scheduler's affinity mask (so taskset and CPU sets
-// count) and the memory from the cgroup's limit when one is set, else from /proc/meminfo.
+// thisMachine reads the CPUs as Go's scheduler does (the affinity mask, so taskset and CPU
+// sets count, and a container's CPU quota) and the memory from the cgroup's limit when one is
+// set, else from /proc/meminfo.
 func thisMachine() machine {
-	m := machine{CPUs: runtime.NumCPU()}
+	m := machine{CPUs: runtime.GOMAXPROCS(0)}
 	if data, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
 		if v, err := strconv.ParseInt(string(bytes.TrimSpace(data)), 10, 64); err == nil && v > 0 {
 			m.MemoryBytes = v
