@@ -35,6 +35,9 @@ import (
 var version = "dev"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "check-model" {
+		os.Exit(checkModel(os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	os.Exit(run(ctx, os.Environ(), os.Stdout, os.Stderr, nil))

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/entities"
+	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/models"
+)
+
+// checkSample is the text a token classifier is tried on: invented, so that the report can
+// show what came out without showing anybody's data.
+const checkSample = "Maria Lopez, 58, was seen at Mercy Hospital on 03/14/2024 for chest pain and " +
+	"started metoprolol 25 mg; call (415) 555-0132."
+
+// checkModel is `sluice check-model DIR`: it loads a model directory the way the server
+// would (configuration, tokenizer, ONNX graph on the CPU, warm-up at the largest batch), runs
+// one sample, and reports what it found and every problem. It returns 0 when the server would
+// serve the model and 1 when it would refuse it (2 for a usage error).
+func checkModel(args, environ []string, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("check-model", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.Usage = func() {
+		fmt.Fprintln(stderr, "usage: sluice check-model DIR\n\nLoads the model directory DIR (config.json, tokenizer.json, model.onnx) as the server would,\nruns a sample through it and reports every problem; exits 1 if the server would refuse it.")
+	}
+	if err := flags.Parse(args); err != nil || flags.NArg() != 1 {
+		if err == nil {
+			flags.Usage()
+		}
+		return 2
+	}
+	dir := filepath.Clean(flags.Arg(0))
+	r := &checkReport{w: stdout}
+	r.line("model directory: %s", dir)
+	m, err := models.Load(os.DirFS(filepath.Dir(dir)), filepath.Base(dir))
+	if err != nil {
+		r.problem("%v", err)
+		return r.done()
+	}
+	r.line("model type: %s %v", m.Config.ModelType, m.Config.Architectures)
+	r.line("tokenizer: %s, %d entries", tokenizerFamily(dir), m.Tokenizer.VocabSize())
+	r.line("max length: %d positions", m.Config.MaxPositionEmbeddings)
+	if v := m.Config.VocabSize; v > 0 && m.Tokenizer.VocabSize() > v {
+		r.problem("tokenizer.json has %d entries but config.json's vocab_size is %d: ids past it fail in the graph",
+			m.Tokenizer.VocabSize(), v)
+	}
+
+	cfg, err := loadConfig(environ, thisMachine())
+	if err != nil {
+		r.problem("%v", err)
+		return r.done()
+	}
+	rtOpts := cfg.runtime()
+	rtOpts.Device, rtOpts.Logger = engine.DeviceCPU, slog.New(slog.DiscardHandler)
+	if rtOpts.LibraryPath == "" {
+		rtOpts.LibraryPath = engine.LibraryPath()
+	}
+	rt, err := engine.NewRuntime(rtOpts)
+	if err != nil {
+		r.problem("%v", err)
+		return r.done()
+	}
+	defer rt.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if len(m.Config.Labels) > 0 {
+		r.checkClassifier(ctx, rt, m, cfg)
+	} else {
+		r.checkGenerator(ctx, rt, m, cfg, dir)
+	}
+	return r.done()
+}
+
+type checkReport struct {
+	w        io.Writer
+	problems int
+}
+
+func (r *checkReport) line(format string, args ...any) { fmt.Fprintf(r.w, format+"\n", args...) }
+
+func (r *checkReport) problem(format string, args ...any) {
+	r.problems++
+	fmt.Fprintf(r.w, "PROBLEM: "+format+"\n", args...)
+}
+
+func (r *checkReport) done() int {
+	if r.problems > 0 {
+		r.line("result: %d problem(s); the server would not serve this model", r.problems)
+		return 1
+	}
+	r.line("result: ok; the server would serve this model")
+	return 0
+}
+
+// checkClassifier runs a token classifier as /analyze or /pii/extract would.
+func (r *checkReport) checkClassifier(ctx context.Context, rt *engine.Runtime, m *models.Model, cfg Config) {
+	r.line("kind: token classification, %d labels: %s", len(m.Config.Labels), strings.Join(m.Config.Labels, " "))
+	sess, err := rt.NewSession(m.Name, m.ONNX)
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	r.line("inputs: %s", describeTensors(sess.Inputs()))
+	r.line("outputs: %s", describeTensors(sess.Outputs()))
+	cls, err := extract.New("check", m, sess, cfg.extract(), clock.Real(), nil)
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	work, stop := context.WithCancel(ctx)
+	defer stop()
+	cls.Start(work)
+	defer cls.Close(context.Background())
+	if err := cls.Warm(ctx); err != nil {
+		r.problem("warm-up at the largest batch: %v", err)
+		return
+	}
+	opts := entities.AnalyzeOptions()
+	opts.ConfidenceThreshold = 0.5
+	ents, st, err := cls.Extract(ctx, admission.Interactive, checkSample, opts)
+	if err != nil {
+		r.problem("sample extraction: %v", err)
+		return
+	}
+	r.line("sample: %q", checkSample)
+	r.line("sample result: %d tokens, %d entities at score 0.5 or more", st.Tokens, len(ents))
+	for _, e := range ents {
+		r.line("  %-24s %-28q %.2f", e.Label, checkSample[e.Start:e.End], e.Score)
+	}
+}
+
+// checkGenerator builds the generation model's runner as the server does and generates a few
+// tokens from a fixed prompt.
+func (r *checkReport) checkGenerator(ctx context.Context, rt *engine.Runtime, m *models.Model, cfg Config, dir string) {
+	if m.Config.NumLayers == 0 {
+		r.problem("config.json has neither id2label (a token classifier) nor the layer counts of a decoder")
+		return
+	}
+	r.line("kind: text generation, %d layers, %d heads of %d", m.Config.NumLayers, m.Config.NumHeads, m.Config.HeadDim)
+	cfg.ModelsDir, cfg.GenerateModel = filepath.Dir(dir), filepath.Base(dir)
+	s := &server{cfg: cfg, logger: slog.New(slog.DiscardHandler), runtime: rt}
+	if _, err := s.generation(cfg, prometheus.NewRegistry(), admission.NewMetrics(nil), clock.Real()); err != nil {
+		r.problem("%v", err)
+		return
+	}
+	work, stop := context.WithCancel(ctx)
+	defer stop()
+	s.runner.Start(work)
+	defer s.runner.Close(context.Background())
+	if err := s.warmGeneration(ctx); err != nil {
+		r.problem("%v", err)
+		return
+	}
+	r.line("sample result: generated from a fixed prompt")
+}
+
+// tokenizerFamily reads the model type of tokenizer.json, for the report only.
+func tokenizerFamily(dir string) string {
+	data, err := fs.ReadFile(os.DirFS(dir), "tokenizer.json")
+	if err != nil {
+		return "?"
+	}
+	var tj struct {
+		Model struct{ Type string } `json:"model"`
+	}
+	if json.Unmarshal(data, &tj) != nil || tj.Model.Type == "" {
+		return "?"
+	}
+	return tj.Model.Type
+}
+
+func describeTensors(ts []engine.TensorInfo) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf("%s %v %v", t.Name, t.Type, t.Shape)
+	}
+	return strings.Join(parts, ", ")
+}
