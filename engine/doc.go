@@ -10,8 +10,10 @@
 // is a start-up error naming the libraries CUDA needs. Each Session is one loaded model whose
 // input and output names, element types and axes are read from the model itself.
 //
-// RunEncoder feeds input_ids and attention_mask (and zero token_type_ids when the model
-// declares that input) for a padded batch and returns the logits [batch, sequence, labels]. It
+// RunEncoder feeds input_ids and attention_mask (and zero token_type_ids, and each row's
+// positions as position_ids, when the model declares those inputs), in the integer type the
+// model declares (int64 as optimum exports, or int32), for a padded batch and returns the
+// logits [batch, sequence, labels] as float32, widened when the model gives float16. It
 // checks the batch against the model's declared axes first, so a wrong shape is an
 // ErrInvalidInput error, never a panic inside the library. Run does the same for any model with
 // a map of named int64 and float32 tensors.

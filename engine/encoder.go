@@ -7,10 +7,11 @@ import (
 
 // The names an encoder export gives its tensors; RunEncoder recognises exactly these inputs.
 const (
-	inputIDs     = "input_ids"
-	inputMask    = "attention_mask"
-	inputTypeIDs = "token_type_ids"
-	outputLogits = "logits"
+	inputIDs       = "input_ids"
+	inputMask      = "attention_mask"
+	inputTypeIDs   = "token_type_ids"
+	inputPositions = "position_ids"
+	outputLogits   = "logits"
 )
 
 // EncoderBatch is one padded batch of token sequences, row-major: token t of sequence b is at
@@ -42,14 +43,20 @@ func (l Logits) Row(b, t int) []float32 {
 	return l.Data[start : start+l.Labels : start+l.Labels]
 }
 
-// encoderLayout is what RunEncoder needs to know about a model beyond its input names.
+// encoderLayout is what RunEncoder needs to know about a model beyond its input names: which
+// optional inputs it takes, the integer type of each input (optimum exports int64; other
+// exporters use int32), and the logits' output and type.
 type encoderLayout struct {
-	typeIDs bool   // the model takes token_type_ids
-	logits  string // the output to return
+	typeIDs   bool                   // the model takes token_type_ids (fed zeros)
+	positions bool                   // the model takes position_ids (fed 0..seq-1 in every row)
+	types     map[string]ElementType // each input's type, int64 or int32
+	logits    string                 // the output to return
+	half      bool                   // the logits are float16
+	labels    int64                  // the logits' last axis, which must be fixed when half
 }
 
 func newEncoderLayout(inputs, outputs []TensorInfo) (encoderLayout, error) {
-	var l encoderLayout
+	l := encoderLayout{types: map[string]ElementType{}}
 	var ids, mask bool
 	for _, in := range inputs {
 		switch in.Name {
@@ -59,12 +66,15 @@ func newEncoderLayout(inputs, outputs []TensorInfo) (encoderLayout, error) {
 			mask = true
 		case inputTypeIDs:
 			l.typeIDs = true
+		case inputPositions:
+			l.positions = true
 		default:
-			return l, fmt.Errorf("input %q is none of %s, %s, %s", in.Name, inputIDs, inputMask, inputTypeIDs)
+			return l, fmt.Errorf("input %q is none of %s, %s, %s, %s", in.Name, inputIDs, inputMask, inputTypeIDs, inputPositions)
 		}
-		if in.Type != ElementInt64 || len(in.Shape) != 2 {
-			return l, fmt.Errorf("input %q is %s of rank %d; want int64 [batch, sequence]", in.Name, in.Type, len(in.Shape))
+		if in.Type != ElementInt64 && in.Type != ElementInt32 || len(in.Shape) != 2 {
+			return l, fmt.Errorf("input %q is %s of rank %d; want int64 or int32 [batch, sequence]", in.Name, in.Type, len(in.Shape))
 		}
+		l.types[in.Name] = in.Type
 	}
 	if !ids {
 		return l, fmt.Errorf("no %s input", inputIDs)
@@ -75,18 +85,23 @@ func newEncoderLayout(inputs, outputs []TensorInfo) (encoderLayout, error) {
 	}
 	for _, out := range outputs {
 		if out.Name == outputLogits || len(outputs) == 1 {
-			if out.Type != ElementFloat32 || len(out.Shape) != 3 {
-				return l, fmt.Errorf("output %q is %s of rank %d; want float32 [batch, sequence, labels]", out.Name, out.Type, len(out.Shape))
+			if out.Type != ElementFloat32 && out.Type != ElementFloat16 || len(out.Shape) != 3 {
+				return l, fmt.Errorf("output %q is %s of rank %d; want float32 or float16 [batch, sequence, labels]", out.Name, out.Type, len(out.Shape))
 			}
-			l.logits = out.Name
+			l.logits, l.half, l.labels = out.Name, out.Type == ElementFloat16, out.Shape[2]
+			if l.half && l.labels <= 0 {
+				return l, fmt.Errorf("output %q is float16 with a dynamic label axis; the engine needs it fixed to size the output", out.Name)
+			}
 			return l, nil
 		}
 	}
 	return l, fmt.Errorf("no %q output among %d outputs", outputLogits, len(outputs))
 }
 
-// RunEncoder runs one forward pass over a padded batch and returns the logits. token_type_ids,
-// when the model declares it, is fed as zeros (single-segment input). A batch whose sizes do
+// RunEncoder runs one forward pass over a padded batch and returns the logits as float32.
+// token_type_ids, when the model declares it, is fed as zeros (single-segment input), and
+// position_ids as each row's positions from 0 (rows are padded at the end); inputs go in the
+// integer type the model declares, and float16 logits come back widened. A batch whose sizes do
 // not add up, or do not fit the model's fixed axes, is an ErrInvalidInput error and is not run.
 // A ctx that ends during the pass terminates it (see Run).
 func (s *Session) RunEncoder(ctx context.Context, b EncoderBatch) (Logits, error) {
@@ -98,11 +113,23 @@ func (s *Session) RunEncoder(ctx context.Context, b EncoderBatch) (Logits, error
 			s.name, ErrInvalidInput, b.Batch, b.SeqLen)
 	}
 	shape := []int64{int64(b.Batch), int64(b.SeqLen)}
-	inputs := map[string]Tensor{inputIDs: Int64Tensor(shape, b.IDs), inputMask: Int64Tensor(shape, b.Mask)}
-	if s.encoder.typeIDs {
-		inputs[inputTypeIDs] = Int64Tensor(shape, make([]int64, len(b.IDs)))
+	l := s.encoder
+	inputs := map[string]Tensor{inputIDs: l.tensor(inputIDs, shape, b.IDs), inputMask: l.tensor(inputMask, shape, b.Mask)}
+	if l.typeIDs {
+		inputs[inputTypeIDs] = l.tensor(inputTypeIDs, shape, make([]int64, len(b.IDs)))
 	}
-	outputs, err := s.Run(ctx, inputs)
+	if l.positions {
+		pos := make([]int64, len(b.IDs))
+		for i := range pos {
+			pos[i] = int64(i % b.SeqLen)
+		}
+		inputs[inputPositions] = l.tensor(inputPositions, shape, pos)
+	}
+	var shapes map[string][]int64
+	if l.half {
+		shapes = map[string][]int64{l.logits: {shape[0], shape[1], l.labels}}
+	}
+	outputs, err := s.runShaped(ctx, inputs, shapes)
 	if err != nil {
 		return Logits{}, err
 	}
@@ -112,4 +139,16 @@ func (s *Session) RunEncoder(ctx context.Context, b EncoderBatch) (Logits, error
 			s.name, got, b.Batch, b.SeqLen)
 	}
 	return Logits{Data: logits.Float32, Batch: b.Batch, SeqLen: b.SeqLen, Labels: int(logits.Shape[2])}, nil
+}
+
+// tensor is data as input name's declared type.
+func (l encoderLayout) tensor(name string, shape, data []int64) Tensor {
+	if l.types[name] != ElementInt32 {
+		return Int64Tensor(shape, data)
+	}
+	narrow := make([]int32, len(data))
+	for i, v := range data {
+		narrow[i] = int32(v)
+	}
+	return Int32Tensor(shape, narrow)
 }

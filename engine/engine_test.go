@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -154,6 +155,50 @@ func TestRunEncoderMatchesHandComputedLogits(t *testing.T) {
 			}
 			assertLogits(t, got, b, withTypes)
 		})
+	}
+}
+
+// TestRunEncoderFeedsEachLayout: models that take int32 inputs, position_ids, or give float16
+// logits are fed and read as they declare, and give the hand-computed logits (float16 to its
+// precision).
+func TestRunEncoderFeedsEachLayout(t *testing.T) {
+	r := newTestRuntime(t, RuntimeOptions{IntraOpThreads: 1})
+	b := EncoderBatch{
+		IDs:   []int64{1, 5, 9, 15, 0, 3, 3, 12},
+		Mask:  []int64{1, 1, 1, 1, 1, 1, 1, 0},
+		Batch: 2, SeqLen: 4,
+	}
+	for _, tc := range []struct {
+		model string
+		v     tinyVariant
+		tol   float64
+	}{
+		{"tiny_int32.onnx", tinyVariant{types: true}, 1e-5},
+		{"tiny_positions.onnx", tinyVariant{positions: true}, 1e-5},
+		{"tiny_fp16.onnx", tinyVariant{}, 2e-3},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			got, err := newTestSession(t, r, tc.model).RunEncoder(context.Background(), b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertVariantLogits(t, got, b, tc.v, tc.tol)
+		})
+	}
+}
+
+func TestHalfToFloat32(t *testing.T) {
+	for _, tc := range []struct {
+		bits uint16
+		want float32
+	}{
+		{0x3c00, 1}, {0xc000, -2}, {0x3555, 0.33325195}, {0x0001, 5.9604645e-08}, {0x7bff, 65504},
+		{0x0000, 0}, {0x7c00, float32(math.Inf(1))},
+	} {
+		got := halfToFloat32([]byte{byte(tc.bits), byte(tc.bits >> 8)})[0]
+		if got != tc.want {
+			t.Errorf("half %#04x = %v, want %v", tc.bits, got, tc.want)
+		}
 	}
 }
 

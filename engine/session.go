@@ -153,6 +153,13 @@ func (s *Session) destroy() error {
 // through ONNX Runtime's run options: the error then wraps ctx's. This is what lets a server
 // keep its shutdown promise while a large batch is on the CPU.
 func (s *Session) Run(ctx context.Context, inputs map[string]Tensor) (map[string]Tensor, error) {
+	return s.runShaped(ctx, inputs, nil)
+}
+
+// runShaped is Run with the shapes of float16 outputs known in advance (shapes, by name):
+// those are allocated here, because the binding's copy of a float16 output ONNX Runtime
+// allocated takes half its bytes.
+func (s *Session) runShaped(ctx context.Context, inputs map[string]Tensor, shapes map[string][]int64) (map[string]Tensor, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("engine: session %q: not run: %w", s.name, err)
 	}
@@ -173,7 +180,7 @@ func (s *Session) Run(ctx context.Context, inputs map[string]Tensor) (map[string
 		}
 		values[i] = v
 	}
-	outs, err := s.run(ctx, values)
+	outs, err := s.run(ctx, values, shapes)
 	if err != nil {
 		return nil, err
 	}
@@ -238,8 +245,25 @@ func (s *Session) hold() (release func(), err error) {
 // run executes the model on values in the model's input order and returns every output, which
 // the caller destroys. The caller holds the session. When ctx can end, the pass runs with its
 // own run options, whose terminate flag is raised if ctx ends before the pass does.
-func (s *Session) run(ctx context.Context, values []ort.Value) ([]ort.Value, error) {
+func (s *Session) run(ctx context.Context, values []ort.Value, shapes map[string][]int64) ([]ort.Value, error) {
 	outs := make([]ort.Value, len(s.outputs)) // nil entries: ONNX Runtime allocates them
+	for i, info := range s.outputs {
+		if info.Type != ElementFloat16 {
+			continue
+		}
+		shape, ok := shapes[info.Name]
+		n, sized := elements(shape)
+		if !ok || !sized {
+			destroyAll(outs)
+			return nil, fmt.Errorf("engine: session %q: output %q is float16, whose shape must be known before the run", s.name, info.Name)
+		}
+		v, err := ort.NewCustomDataTensor(ort.Shape(shape), make([]byte, 2*n), ort.TensorElementDataTypeFloat16)
+		if err != nil {
+			destroyAll(outs)
+			return nil, s.runError(err)
+		}
+		outs[i] = v
+	}
 	var err error
 	if ctx.Done() == nil {
 		err = s.ort.Run(values, outs)

@@ -19,16 +19,24 @@ func tinyEmb(v, h int) float64     { return float64((v*7+h*3)%11-5) / 10 }
 func tinyWeight(h, l int) float64  { return float64((h*5+l*2)%7-3) / 8 }
 func tinyBias(l int) float64       { return float64(l-2) / 4 }
 func tinyTypeEmb(k, h int) float64 { return float64(((k+1)*(h+1))%5-2) / 10 }
+func tinyPosEmb(p, h int) float64  { return float64((p*3+h)%7-3) / 20 }
 
-// tinyLogits computes the tiny model's logits for a batch: every position gets its embedding
-// plus the masked mean of its row's embeddings, then W and bias. withTypes adds token type 0.
-func tinyLogits(b EncoderBatch, withTypes bool) []float64 {
+// tinyVariant says which of the optional inputs a tiny model adds to its embeddings: token
+// type 0, and each position's embedding.
+type tinyVariant struct{ types, positions bool }
+
+// tinyVariantLogits computes a tiny model's logits for a batch: every position gets its
+// embedding (plus the variant's) plus the masked mean of its row's, then W and bias.
+func tinyVariantLogits(b EncoderBatch, v tinyVariant) []float64 {
 	x := func(row, t, h int) float64 {
-		v := tinyEmb(int(b.IDs[row*b.SeqLen+t]), h)
-		if withTypes {
-			v += tinyTypeEmb(0, h)
+		e := tinyEmb(int(b.IDs[row*b.SeqLen+t]), h)
+		if v.types {
+			e += tinyTypeEmb(0, h)
 		}
-		return v
+		if v.positions {
+			e += tinyPosEmb(t, h)
+		}
+		return e
 	}
 	out := make([]float64, 0, b.Batch*b.SeqLen*tinyLabels)
 	for row := 0; row < b.Batch; row++ {
@@ -57,22 +65,27 @@ func tinyLogits(b EncoderBatch, withTypes bool) []float64 {
 // assertLogits compares every position whose mask is 1; padded positions carry no meaning.
 func assertLogits(t *testing.T, got Logits, b EncoderBatch, withTypes bool) {
 	t.Helper()
+	assertVariantLogits(t, got, b, tinyVariant{types: withTypes}, 1e-5)
+}
+
+func assertVariantLogits(t *testing.T, got Logits, b EncoderBatch, v tinyVariant, tol float64) {
+	t.Helper()
 	if got.Batch != b.Batch || got.SeqLen != b.SeqLen || got.Labels != tinyLabels {
 		t.Fatalf("logits are %d x %d x %d, want %d x %d x %d", got.Batch, got.SeqLen, got.Labels, b.Batch, b.SeqLen, tinyLabels)
 	}
 	if len(got.Data) != b.Batch*b.SeqLen*tinyLabels {
 		t.Fatalf("len(Data) = %d, want %d", len(got.Data), b.Batch*b.SeqLen*tinyLabels)
 	}
-	want := tinyLogits(b, withTypes)
+	want := tinyVariantLogits(b, v)
 	for row := 0; row < b.Batch; row++ {
 		for pos := 0; pos < b.SeqLen; pos++ {
 			if b.Mask[row*b.SeqLen+pos] == 0 {
 				continue
 			}
-			for l, v := range got.Row(row, pos) {
+			for l, g := range got.Row(row, pos) {
 				w := want[(row*b.SeqLen+pos)*tinyLabels+l]
-				if math.Abs(float64(v)-w) > 1e-5 {
-					t.Fatalf("logit [%d,%d,%d] = %v, want %v", row, pos, l, v, w)
+				if math.Abs(float64(g)-w) > tol {
+					t.Fatalf("logit [%d,%d,%d] = %v, want %v", row, pos, l, g, w)
 				}
 			}
 		}

@@ -22,6 +22,9 @@ Models written:
     tiny_tokclass_tt.onnx  inputs input_ids, attention_mask, token_type_ids
     tiny_extra_input.onnx  inputs input_ids, attention_mask, extra_ids (added to the ids);
                            an encoder layout engine must refuse
+    tiny_int32.onnx        as tiny_tokclass_tt, with int32 inputs (exporters other than optimum)
+    tiny_fp16.onnx         as tiny_tokclass, with float16 logits
+    tiny_positions.onnx    as tiny_tokclass, plus position_ids: x += P[position_ids]
 """
 
 import os
@@ -50,11 +53,18 @@ def type_emb(k, h):
     return (((k + 1) * (h + 1)) % 5 - 2) / 10.0
 
 
+def pos_emb(p, h):
+    return ((p * 3 + h) % 7 - 3) / 20.0
+
+
+POSITIONS = 64
+
+
 def table(rows, cols, f):
     return np.array([[f(r, c) for c in range(cols)] for r in range(rows)], dtype=np.float32)
 
 
-def build(token_types, extra_input):
+def build(token_types, extra_input, int32=False, fp16=False, positions=False):
     init = [
         helper.make_tensor("E", TensorProto.FLOAT, [VOCAB, HIDDEN],
                            table(VOCAB, HIDDEN, emb).flatten()),
@@ -66,9 +76,10 @@ def build(token_types, extra_input):
         helper.make_tensor("axis_last", TensorProto.INT64, [1], [2]),
     ]
     ids_dims = ["batch", "sequence"]
+    int_type = TensorProto.INT32 if int32 else TensorProto.INT64
     inputs = [
-        helper.make_tensor_value_info("input_ids", TensorProto.INT64, ids_dims),
-        helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ids_dims),
+        helper.make_tensor_value_info("input_ids", int_type, ids_dims),
+        helper.make_tensor_value_info("attention_mask", int_type, ids_dims),
     ]
     nodes = []
     ids = "input_ids"
@@ -79,12 +90,19 @@ def build(token_types, extra_input):
     nodes.append(helper.make_node("Gather", ["E", ids], ["x_word"]))
     x = "x_word"
     if token_types:
-        inputs.append(helper.make_tensor_value_info("token_type_ids", TensorProto.INT64, ids_dims))
+        inputs.append(helper.make_tensor_value_info("token_type_ids", int_type, ids_dims))
         init.append(helper.make_tensor("TT", TensorProto.FLOAT, [TYPES, HIDDEN],
                                        table(TYPES, HIDDEN, type_emb).flatten()))
         nodes.append(helper.make_node("Gather", ["TT", "token_type_ids"], ["x_type"]))
         nodes.append(helper.make_node("Add", ["x_word", "x_type"], ["x_all"]))
         x = "x_all"
+    if positions:
+        inputs.append(helper.make_tensor_value_info("position_ids", TensorProto.INT64, ids_dims))
+        init.append(helper.make_tensor("P", TensorProto.FLOAT, [POSITIONS, HIDDEN],
+                                       table(POSITIONS, HIDDEN, pos_emb).flatten()))
+        nodes.append(helper.make_node("Gather", ["P", "position_ids"], ["x_pos"]))
+        nodes.append(helper.make_node("Add", [x, "x_pos"], ["x_with_pos"]))
+        x = "x_with_pos"
     nodes += [
         helper.make_node("Cast", ["attention_mask"], ["mask_f"], to=TensorProto.FLOAT),
         helper.make_node("Unsqueeze", ["mask_f", "axis_last"], ["mask3"]),
@@ -94,10 +112,12 @@ def build(token_types, extra_input):
         helper.make_node("Div", ["num", "den"], ["ctx"]),
         helper.make_node("Add", [x, "ctx"], ["h"]),
         helper.make_node("MatMul", ["h", "W"], ["hw"]),
-        helper.make_node("Add", ["hw", "bias"], ["logits"]),
+        helper.make_node("Add", ["hw", "bias"], ["logits_f" if fp16 else "logits"]),
     ]
+    if fp16:
+        nodes.append(helper.make_node("Cast", ["logits_f"], ["logits"], to=TensorProto.FLOAT16))
     outputs = [helper.make_tensor_value_info(
-        "logits", TensorProto.FLOAT, ["batch", "sequence", LABELS])]
+        "logits", TensorProto.FLOAT16 if fp16 else TensorProto.FLOAT, ["batch", "sequence", LABELS])]
     graph = helper.make_graph(nodes, "tiny_tokclass", inputs, outputs, init)
     model = helper.make_model(graph, producer_name="sluice-engine-testdata",
                               opset_imports=[helper.make_opsetid("", OPSET)])
@@ -108,11 +128,14 @@ def build(token_types, extra_input):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    for name, tt, extra in [("tiny_tokclass.onnx", False, False),
-                            ("tiny_tokclass_tt.onnx", True, False),
-                            ("tiny_extra_input.onnx", False, True)]:
+    for name, tt, extra, opts in [("tiny_tokclass.onnx", False, False, {}),
+                                  ("tiny_tokclass_tt.onnx", True, False, {}),
+                                  ("tiny_extra_input.onnx", False, True, {}),
+                                  ("tiny_int32.onnx", True, False, {"int32": True}),
+                                  ("tiny_fp16.onnx", False, False, {"fp16": True}),
+                                  ("tiny_positions.onnx", False, False, {"positions": True})]:
         path = os.path.join(here, name)
-        onnx.save(build(tt, extra), path)
+        onnx.save(build(tt, extra, **opts), path)
         print(path, os.path.getsize(path), "bytes")
 
 
