@@ -10,6 +10,12 @@
 // e.g. for a shipped model:
 //   NODE_PATH=/tmp/hftok/node_modules node tokenizer/testdata/gen_golden.js \
 //       models/pii/tokenizer.json tokenizer/testdata/golden/pii.jsonl
+// With --bpe the 1,100 texts are followed by 1,400 of texts.js's bpeTexts (special tokens of
+// byte-level families, whitespace runs, contractions, NFC cases, very long words); the
+// byte-level golden files were made that way:
+//   for f in gpt2 roberta roberta-prefix modernbert edge-unk edge-affix; do
+//     NODE_PATH=/tmp/hftok/node_modules node tokenizer/testdata/gen_golden.js --bpe \
+//         tokenizer/testdata/$f.json tokenizer/testdata/golden/$f.jsonl; done
 // The Go test picks up every testdata/golden/*.jsonl; the first line names the tokenizer
 // (relative to the golden file) and its sha256, so a retrained tokenizer fails the test
 // until its golden file is regenerated.
@@ -22,7 +28,7 @@ const fs = require('fs');
 const path = require('path');
 const crypto = require('crypto');
 const tk = require('tokenizers');
-const { makeTexts, rng } = require(path.join(__dirname, 'texts.js'));
+const { makeTexts, bpeTexts, rng } = require(path.join(__dirname, 'texts.js'));
 
 const SEED = 20261130;
 
@@ -48,16 +54,20 @@ function record(enc, byteAt) {
 }
 
 async function main() {
-  const [tokPath, outPath, countArg] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const bpe = args[0] === '--bpe';
+  if (bpe) args.shift();
+  const [tokPath, outPath, countArg] = args;
   if (!tokPath || !outPath) {
-    console.error('usage: gen_golden.js <tokenizer.json> <out.jsonl> [count]');
+    console.error('usage: gen_golden.js [--bpe] <tokenizer.json> <out.jsonl> [count]');
     process.exit(2);
   }
   const count = countArg ? parseInt(countArg, 10) : 1100;
   const raw = fs.readFileSync(tokPath);
   const tok = tk.Tokenizer.fromFile(tokPath);
   const vocabSize = tok.getVocabSize(true);
-  const texts = makeTexts(SEED, count);
+  let texts = makeTexts(SEED, count);
+  if (bpe) texts = texts.concat(bpeTexts(SEED + 2, 1400));
   const r = rng(SEED + 1);
   const lines = [JSON.stringify({
     tokenizer: path.relative(path.dirname(outPath), tokPath),

@@ -155,4 +155,74 @@ function makeTexts(seed, count) {
   return out;
 }
 
-module.exports = { makeTexts, rng, pick };
+// bpeTexts adds what byte-level BPE tokenizers treat specially and the WordPiece texts above
+// rarely hold: their special tokens typed in the text (with the spaces lstrip and the prefix
+// space act on), runs of spaces and other whitespace (the split regex keeps a run's last
+// space for the next word), contractions, digits, the byte-level alphabet typed literally,
+// sequences that NFC composes or reorders, and words long enough for thousands of merges.
+// makeTexts is left as it was, so the WordPiece golden files do not change.
+const bpeSpecials = ['<s>', '</s>', '<pad>', '<unk>', '<mask>', '<|endoftext|>', '<|padding|>', '[MASK]', '[CLS]',
+  '[SEP]', '[PAD]', '[UNK]', '<sep>', '|||IP_ADDRESS|||', '|||EMAIL_ADDRESS|||', '[unused0]', '<MASK>', '< mask>',
+  '<s', 's>', '<<s>>', '</s></s>'];
+const bpeSpaces = [' ', '  ', '   ', '    ', '\t', '\n', '\n\n', '\r\n', ' \n', '\t ', '\u00a0', ' \u00a0 ', '\u3000',
+  '\u2009', '\u2028', '\u0085', '\u000b', '\u000c', '\u001c', '\u001f', '\u180e', '\u200b', '\u2003 ', '        '];
+const contractions = ['I\'m', 'don\'t', 'we\'ll', 'you\'ve', 'they\'re', 'she\'d', 'it\'s', 'IT\'S', '\'s\'', '\'\'',
+  '\'', '\'re\'', 'x\'d\'', 'rock\'n\'roll', 'it’s', ' \'s', 'a \'s', '\'S \'T \'RE', '\'ll\'ll', 'O\'Brien\'s'];
+const numbers = ['123', '1,234.56', '١٢٣', '½', 'Ⅻ', 'x²', '٣٤ ٥', '𝟙𝟚', '12abc', 'abc12', '3rd', '0x1F', '2024-03-05',
+  '+1 (555) 012-3456', '98.6°F', '10⁻³', '①②'];
+const literalBytes = ['Ġ', 'Ċ', 'ĠĠ', 'Ã©', 'âĢĻ', 'ðŁĺĢ', 'Ġthe', 'ĉ', 'Ń', 'ł'];
+const composing = ['e\u0301', 'a\u0316\u0301', 'e\u0301\u0301', '\u1100\u1161\u11a8', '\u1100\u1161', '\uac00\u11a8',
+  '\u212b', '\u2126', '\u0344', '\u0958', '\u0f73', 'A\u030a\u0301', '\u00c5\u0301', 'o\u0328\u0304', 'ǭ', 'ṩ',
+  's\u0307\u0323', 'ﬁ', 'ḱ', 'ẛ\u0323', '\u0915\u093c', '\u09c7\u09be', '\u0b47\u0b3e', 'José\u0301',
+  'Jos\u0065\u0301 Mu\u0308ller', 'a\u0301\u0316\u0300', 'u\u0308\u0301', '\u0061\u0328\u0301', 'Å\u0323',
+  '\u05d1\u05bc\u05bf', '\u0041\u0301\u0328', '\u1e0b\u0323', 'q\u0307\u0323', '\u0301e', '\u1161\u1100',
+  '\u11a8\uac00', '\u1100\u1100\u1161', 'Ω\u0301', '\u0300\u0300\u0300', '가\u0301', '\u00e9\u0300'];
+const longWords = ['a'.repeat(300), 'ab'.repeat(200), ' '.repeat(100), '😀'.repeat(60), '漢'.repeat(50),
+  'supercalifragilisticexpialidocious'.repeat(10), 'x😀y'.repeat(30), '\t'.repeat(40), '1'.repeat(120),
+  '!?'.repeat(80), 'é'.repeat(150), 'e\u0301'.repeat(60)];
+
+function bpeFixed() {
+  const t = [];
+  for (const s of bpeSpecials) {
+    t.push(s, 'a' + s + 'b', ' ' + s + ' ', s + s, 'x  ' + s + '  y', '\t' + s + '\n', 'Hello' + s, s + ' world',
+      '   ' + s, s + '   ', 'é' + s + '中');
+  }
+  for (let n = 1; n <= 30; n++) t.push(' '.repeat(n), 'x' + ' '.repeat(n) + 'y', ' '.repeat(n) + 'z');
+  for (const w of bpeSpaces) t.push(w, 'a' + w + 'b', w + 'lead', 'trail' + w, w + w + 'x', 'x ' + w + ' y');
+  t.push('Hello world', ' Hello', '  Hello', 'Hello  ', 'Hello world!', 'hello\nworld\n', 'a\r\nb', '\r', 'a \u00a0b');
+  for (const c of contractions) t.push(c, 'He said ' + c + ' twice', c + c);
+  for (const n of numbers) t.push(n, 'dose ' + n + ' mg');
+  for (const b of literalBytes) t.push(b, 'x' + b + 'y', ' ' + b);
+  for (const c of composing) t.push(c, 'x' + c, c + ' y', ' ' + c + c);
+  for (const w of longWords) t.push(w, 'before ' + w + ' after');
+  return t;
+}
+
+function bpeTexts(seed, count) {
+  const r = rng(seed);
+  const out = bpeFixed();
+  const parts = [() => pick(r, words), () => pick(r, names), () => pick(r, bpeSpecials), () => pick(r, emoji),
+    () => pick(r, cjk), () => pick(r, combining), () => pick(r, composing), () => pick(r, contractions),
+    () => pick(r, numbers), () => pick(r, literalBytes), () => pick(r, controls) + pick(r, words), () => pick(r, doses)];
+  while (out.length < count) {
+    const k = r();
+    if (k < 0.25) {
+      out.push(pick(r, templates)(r));
+      continue;
+    }
+    if (k < 0.3) {
+      out.push(soup(r, 1 + Math.floor(r() * 60)));
+      continue;
+    }
+    const n = 2 + Math.floor(r() * (k < 0.9 ? 20 : 90));
+    let s = r() < 0.2 ? pick(r, bpeSpaces) : '';
+    for (let i = 0; i < n; i++) {
+      s += (i ? (r() < 0.7 ? ' ' : pick(r, bpeSpaces)) : '') + pick(r, parts)();
+    }
+    if (r() < 0.2) s += pick(r, bpeSpaces);
+    out.push(s);
+  }
+  return out;
+}
+
+module.exports = { makeTexts, bpeTexts, rng, pick };
