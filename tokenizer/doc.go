@@ -1,7 +1,8 @@
 // Package tokenizer turns text into model token ids the way HuggingFace's tokenizers library does.
-// Today it holds one family, WordPiece (BERT-family models): it loads a
-// HuggingFace tokenizer.json and produces the same ids, byte offsets, word ids and
-// special-token mask as HuggingFace's own (Rust) tokenizers library, including on
+// It holds two families, WordPiece (BERT, DistilBERT, ELECTRA) and byte-level BPE (GPT-2,
+// RoBERTa, Longformer, ModernBERT): it loads a HuggingFace tokenizer.json and produces the
+// same ids, byte offsets, word ids and special-token mask as HuggingFace's own (Rust)
+// tokenizers library, including on
 // non-ASCII text, emoji, CJK, control characters and special tokens typed in the input.
 // Offsets are what entity extraction maps predictions back to text with, so they must
 // point at the caller's original bytes, not at the normalized text.
@@ -28,9 +29,17 @@
 // versions, so Go's unicode package disagrees with it on hundreds of code points. The
 // classes used here (tables.go) were measured from HF itself by testdata/gen_tables.js.
 //
+// Byte-level BPE replaces steps 4 and 5: the ByteLevel pre-tokenizer splits with GPT-2's
+// regex (optionally after a prefix space) and spells each byte as a printable stand-in;
+// BPE applies the merges by rank (a heap for long words), with continuing_subword_prefix,
+// end_of_word_suffix, ignore_merges, unk_token and fuse_unk as the file sets them; the
+// post-processor (RobertaProcessing or ByteLevel) trims spaces off offsets as HF does.
+//
 // Supported tokenizer.json: normalizer BertNormalizer, Sequence of BertNormalizer, NFD,
-// Lowercase and StripAccents, or null; pre_tokenizer BertPreTokenizer; model WordPiece;
-// post_processor TemplateProcessing, BertProcessing or null; decoder WordPiece or null.
+// NFC, Lowercase and StripAccents, or null; pre_tokenizer BertPreTokenizer or ByteLevel;
+// model WordPiece (with BertPreTokenizer) or BPE (with ByteLevel); post_processor
+// TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel or null; decoder
+// WordPiece, ByteLevel or null.
 // Anything else fails Load with an error naming the unsupported type. Truncation is
 // ignored (callers window long texts); the padding section only supplies PadID.
 //
@@ -45,7 +54,7 @@
 // A Tokenizer is immutable after Load and safe for concurrent use; Encode keeps its
 // working buffers in a sync.Pool, so steady-state encoding only allocates the result.
 //
-// Conformance: testdata/golden/*.jsonl hold HF's output for ~1,100 generated texts per
-// tokenizer file and are checked by the tests; testdata/gen_golden.js regenerates them or
+// Conformance: testdata/golden/*.jsonl hold HF's output for 1,100 to 2,500 generated texts
+// per tokenizer file (testdata/SOURCES.md says where each file comes from) and are checked by the tests; testdata/gen_golden.js regenerates them or
 // adds one for a shipped tokenizer.json.
 package tokenizer

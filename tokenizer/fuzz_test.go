@@ -11,7 +11,7 @@ import (
 // go test -run '^$' -fuzz FuzzEncode ./tokenizer (or make fuzz)
 func FuzzEncode(f *testing.F) {
 	var toks []*Tokenizer
-	for _, name := range []string{"uncased", "tiny"} {
+	for _, name := range []string{"uncased", "tiny", "roberta-prefix", "modernbert", "edge-drop", "edge-affix"} {
 		raw, err := os.ReadFile("testdata/" + name + ".json")
 		if err != nil {
 			f.Fatal(err)
@@ -23,7 +23,7 @@ func FuzzEncode(f *testing.F) {
 		toks = append(toks, tok)
 	}
 	for _, s := range []string{"", "Patient José [CLS] 中文 👍🏽", "a\xffb", "New York<mask> <med>", "\u0301\u0316x",
-		"ǘ\u0316 İ", "\x00\u200b\ufeff", "[MASK]  x"} {
+		"ǘ\u0316 İ", "\x00\u200b\ufeff", "[MASK]  x", "é <mask>  [MASK]\xf0\x9f", " 's  'll e\u0301\u0316"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

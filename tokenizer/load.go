@@ -74,7 +74,20 @@ type templateJSON struct {
 type bertProcessingJSON struct {
 	Sep []json.RawMessage `json:"sep"`
 	Cls []json.RawMessage `json:"cls"`
+	// RobertaProcessing only.
+	TrimOffsets    *bool `json:"trim_offsets"`
+	AddPrefixSpace *bool `json:"add_prefix_space"`
 }
+
+// byteLevelJSON is the ByteLevel pre-tokenizer, post-processor or decoder; each reads the
+// fields it needs. HF's defaults for missing fields are all true.
+type byteLevelJSON struct {
+	AddPrefixSpace *bool `json:"add_prefix_space"`
+	TrimOffsets    *bool `json:"trim_offsets"`
+	UseRegex       *bool `json:"use_regex"`
+}
+
+func orTrue(p *bool) bool { return p == nil || *p }
 
 type wordPieceDecoderJSON struct {
 	Prefix  *string `json:"prefix"`
@@ -82,16 +95,17 @@ type wordPieceDecoderJSON struct {
 }
 
 const (
-	supportedNormalizers   = "BertNormalizer, Sequence, NFD, Lowercase, StripAccents"
-	supportedPreTokenizers = "BertPreTokenizer"
-	supportedModels        = "WordPiece"
-	supportedProcessors    = "TemplateProcessing, BertProcessing"
-	supportedDecoders      = "WordPiece"
+	supportedNormalizers   = "BertNormalizer, Sequence, NFD, NFC, Lowercase, StripAccents"
+	supportedPreTokenizers = "BertPreTokenizer, ByteLevel"
+	supportedModels        = "WordPiece, BPE"
+	supportedProcessors    = "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel"
+	supportedDecoders      = "WordPiece, ByteLevel"
 )
 
 // Load builds a Tokenizer from the contents of a HuggingFace tokenizer.json. It accepts the
-// BERT family layout (see the package documentation) and names the first component it
-// does not support. The truncation section is ignored: callers window long inputs.
+// WordPiece (BERT family) and byte-level BPE (GPT-2, RoBERTa family) layouts (see the
+// package documentation) and names the first component it does not support. The truncation
+// section is ignored: callers window long inputs.
 func Load(tokenizerJSON []byte) (*Tokenizer, error) {
 	var f fileJSON
 	if err := json.Unmarshal(tokenizerJSON, &f); err != nil {
@@ -102,7 +116,7 @@ func Load(tokenizerJSON []byte) (*Tokenizer, error) {
 	if t.norm, err = parseNormalizer(f.Normalizer); err != nil {
 		return nil, err
 	}
-	if err := checkPreTokenizer(f.PreTokenizer); err != nil {
+	if err := t.parsePreTokenizer(f.PreTokenizer); err != nil {
 		return nil, err
 	}
 	if err := t.parseModel(f.Model); err != nil {
@@ -118,6 +132,9 @@ func Load(tokenizerJSON []byte) (*Tokenizer, error) {
 		return nil, err
 	}
 	t.padID = t.choosePadID(f)
+	if t.trimOffsets != nil {
+		t.countSpaces()
+	}
 	return t, nil
 }
 
@@ -194,6 +211,8 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		return n, nil
 	case "NFD":
 		return normalizer{stepNFD}, nil
+	case "NFC":
+		return normalizer{stepNFC}, nil
 	case "Lowercase":
 		return normalizer{stepLower}, nil
 	case "StripAccents":
@@ -203,7 +222,7 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 	}
 }
 
-func checkPreTokenizer(raw json.RawMessage) error {
+func (t *Tokenizer) parsePreTokenizer(raw json.RawMessage) error {
 	if isNull(raw) {
 		return fmt.Errorf("tokenizer: pre_tokenizer is missing (supported: %s)", supportedPreTokenizers)
 	}
@@ -211,7 +230,15 @@ func checkPreTokenizer(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	if typ != "BertPreTokenizer" {
+	switch typ {
+	case "BertPreTokenizer":
+	case "ByteLevel":
+		var b byteLevelJSON
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return fmt.Errorf("tokenizer: invalid ByteLevel pre_tokenizer: %w", err)
+		}
+		t.byteLevel = &byteLevelPre{addPrefixSpace: orTrue(b.AddPrefixSpace), useRegex: orTrue(b.UseRegex)}
+	default:
 		return unsupported("pre_tokenizer", typ, supportedPreTokenizers)
 	}
 	return nil
@@ -228,14 +255,43 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 	typ := m.Type
 	if typ == "" {
 		// Old files leave the type out; HF then tells models apart by their fields.
-		typ = "WordPiece"
-		if !isNull(m.Merges) || m.ContinuingSubwordPrefix == nil {
-			return errors.New("tokenizer: model has no type and does not look like WordPiece (supported: " + supportedModels + ")")
+		switch {
+		case !isNull(m.Merges):
+			typ = "BPE"
+		case m.ContinuingSubwordPrefix != nil:
+			typ = "WordPiece"
+		default:
+			return errors.New("tokenizer: model has no type and looks like neither WordPiece nor BPE (supported: " + supportedModels + ")")
 		}
 	}
-	if typ != "WordPiece" {
+	switch typ {
+	case "WordPiece":
+		if t.byteLevel != nil {
+			return errors.New("tokenizer: model WordPiece with pre_tokenizer ByteLevel is not supported (WordPiece needs BertPreTokenizer)")
+		}
+		return t.parseWordPiece(m)
+	case "BPE":
+		if t.byteLevel == nil {
+			return errors.New("tokenizer: model BPE with pre_tokenizer BertPreTokenizer is not supported (BPE needs ByteLevel)")
+		}
+		bpe, err := parseBPE(raw)
+		if err != nil {
+			return err
+		}
+		t.bpe, t.vocab = bpe, bpe.vocab
+		t.byID = make(map[int64]string, len(bpe.vocab))
+		for tok, id := range bpe.vocab {
+			if prev, dup := t.byID[id]; !dup || tok < prev {
+				t.byID[id] = tok
+			}
+		}
+		return nil
+	default:
 		return unsupported("model", typ, supportedModels)
 	}
+}
+
+func (t *Tokenizer) parseWordPiece(m wordPieceJSON) error {
 	if len(m.Vocab) == 0 {
 		return errors.New("tokenizer: WordPiece vocab is empty")
 	}
@@ -272,6 +328,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 		}
 	}
 	t.model = wp
+	t.vocab, t.byID = wp.vocab, wp.byID
 	return nil
 }
 
@@ -367,15 +424,42 @@ func (t *Tokenizer) parsePostProcessor(raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &bp); err != nil {
 			return fmt.Errorf("tokenizer: invalid BertProcessing: %w", err)
 		}
-		cls, err := processingID(bp.Cls, "cls")
+		cls, err := processingID(bp.Cls, typ, "cls")
 		if err != nil {
 			return err
 		}
-		sep, err := processingID(bp.Sep, "sep")
+		sep, err := processingID(bp.Sep, typ, "sep")
 		if err != nil {
 			return err
 		}
 		t.prefix, t.suffix = []int64{cls}, []int64{sep}
+	case "RobertaProcessing":
+		var rp bertProcessingJSON
+		if err := json.Unmarshal(raw, &rp); err != nil {
+			return fmt.Errorf("tokenizer: invalid RobertaProcessing: %w", err)
+		}
+		cls, err := processingID(rp.Cls, typ, "cls")
+		if err != nil {
+			return err
+		}
+		sep, err := processingID(rp.Sep, typ, "sep")
+		if err != nil {
+			return err
+		}
+		t.prefix, t.suffix = []int64{cls}, []int64{sep}
+		if orTrue(rp.TrimOffsets) {
+			t.trimOffsets = &offsetTrim{addPrefixSpace: orTrue(rp.AddPrefixSpace)}
+		}
+	case "ByteLevel":
+		// Adds no tokens; it only trims offsets, when asked to.
+		var b byteLevelJSON
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return fmt.Errorf("tokenizer: invalid ByteLevel post_processor: %w", err)
+		}
+		t.prefix, t.suffix = []int64{}, []int64{}
+		if orTrue(b.TrimOffsets) {
+			t.trimOffsets = &offsetTrim{addPrefixSpace: orTrue(b.AddPrefixSpace)}
+		}
 	default:
 		return unsupported("post_processor", typ, supportedProcessors)
 	}
@@ -383,13 +467,42 @@ func (t *Tokenizer) parsePostProcessor(raw json.RawMessage) error {
 	return nil
 }
 
-// processingID reads the id out of BertProcessing's ["[CLS]", 101] pairs.
-func processingID(pair []json.RawMessage, name string) (int64, error) {
+// processingID reads the id out of BertProcessing's and RobertaProcessing's ["[CLS]", 101]
+// pairs.
+func processingID(pair []json.RawMessage, typ, name string) (int64, error) {
 	var id int64
 	if len(pair) != 2 || json.Unmarshal(pair[1], &id) != nil {
-		return 0, fmt.Errorf("tokenizer: BertProcessing %s must be a [token, id] pair", name)
+		return 0, fmt.Errorf("tokenizer: %s %s must be a [token, id] pair", typ, name)
 	}
 	return id, nil
+}
+
+// countSpaces records, for offset trimming, how many whitespace characters each vocab
+// entry starts and ends with (added tokens are counted by what they match, as they are
+// found). Ids index a slice when they are dense, as in every real vocab.
+func (t *Tokenizer) countSpaces() {
+	maxID := int64(-1)
+	for _, id := range t.vocab {
+		maxID = max(maxID, id)
+	}
+	dense := maxID < int64(2*len(t.vocab)+1024)
+	if dense {
+		t.spaces = make([]uint32, maxID+1)
+	} else {
+		t.spacesSparse = make(map[int64]uint32)
+	}
+	set := func(id int64, s string) {
+		v := countSpaceRuns(s)
+		switch {
+		case dense:
+			t.spaces[id] = v
+		case v != 0:
+			t.spacesSparse[id] = v
+		}
+	}
+	for id, tok := range t.byID {
+		set(id, tok)
+	}
 }
 
 func (t *Tokenizer) parseDecoder(raw json.RawMessage) error {
@@ -400,7 +513,12 @@ func (t *Tokenizer) parseDecoder(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	if typ != "WordPiece" {
+	switch typ {
+	case "ByteLevel":
+		t.decoder = byteLevelDecoder{}
+		return nil
+	case "WordPiece":
+	default:
 		return unsupported("decoder", typ, supportedDecoders)
 	}
 	var d wordPieceDecoderJSON
@@ -418,7 +536,8 @@ func (t *Tokenizer) parseDecoder(raw json.RawMessage) error {
 	return nil
 }
 
-// choosePadID prefers the padding section's id, then its token, then "[PAD]", then 0.
+// choosePadID prefers the padding section's id, then its token, then "[PAD]" (BERT), then
+// "<pad>" (RoBERTa, whose files usually have no padding section), then 0.
 func (t *Tokenizer) choosePadID(f fileJSON) int64 {
 	if f.Padding != nil {
 		if f.Padding.PadID != nil {
@@ -428,8 +547,10 @@ func (t *Tokenizer) choosePadID(f fileJSON) int64 {
 			return id
 		}
 	}
-	if id, ok := t.TokenID("[PAD]"); ok {
-		return id
+	for _, tok := range []string{"[PAD]", "<pad>"} {
+		if id, ok := t.TokenID(tok); ok {
+			return id
+		}
 	}
 	return 0
 }

@@ -24,6 +24,7 @@ const (
 	stepMarks                     // drop marks (StripAccents normalizer)
 	stepBertMarks                 // drop nonspacing marks (BertNormalizer strip_accents)
 	stepLower                     // per-character lowercase
+	stepNFC                       // canonical decomposition, then canonical composition
 )
 
 // normalizer is the ordered list of steps of the tokenizer's normalizer (empty: none).
@@ -33,9 +34,10 @@ type normalizer []step
 // NFD step needs; it lives in the per-call scratch so normalizing allocates nothing once
 // warmed up.
 type normBuf struct {
-	a, b    []nchar
-	changes []change
-	runes   []rune
+	a, b     []nchar
+	changes  []change
+	runes    []rune
+	composed []composedChar // NFC only
 }
 
 // change is one output character of a transform: how it relates to the input decides
@@ -165,6 +167,8 @@ func (s step) apply(buf *normBuf, in, out []nchar, base int32) []nchar {
 		}
 	case stepNFD:
 		out = nfd(buf, in, out, base)
+	case stepNFC:
+		out = nfc(buf, in, out, base)
 	}
 	return out
 }
@@ -185,6 +189,13 @@ func nfd(buf *normBuf, in, out []nchar, base int32) []nchar {
 	if simple {
 		return append(out, in...)
 	}
+	return apply(decomposed(buf, in), in, out, base)
+}
+
+// decomposed is the change list of NFD on in: each character's full canonical decomposition,
+// its first character tagged as replacing it, then every run of non-starters stably sorted
+// by combining class.
+func decomposed(buf *normBuf, in []nchar) []change {
 	ch := buf.changes[:0]
 	for _, c := range in {
 		buf.runes = decompose(buf.runes[:0], c.r)
@@ -207,7 +218,7 @@ func nfd(buf *normBuf, in, out []nchar, base int32) []nchar {
 		i = j
 	}
 	buf.changes = ch
-	return apply(ch, in, out, base)
+	return ch
 }
 
 // apply turns a transform's output characters into nchars the way HF's transform_range

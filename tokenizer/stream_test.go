@@ -50,3 +50,59 @@ func TestDecodeStreamSpellsTheDecodedText(t *testing.T) {
 		t.Fatal("IsSpecial")
 	}
 }
+
+// TestDecodeStreamByteLevel: with byte-level BPE a token may hold part of a character, so the
+// stream must hold bytes back until their character is whole. For random ids after real
+// prompts, the pieces joined are the decoded continuation up to what is still held, and
+// what is held is an unfinished character.
+func TestDecodeStreamByteLevel(t *testing.T) {
+	for _, name := range []string{"gpt2", "roberta"} {
+		raw, err := os.ReadFile("testdata/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := Load(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompts := []string{"Patient José reports", "血压 120/80 毫米汞柱 😀", "<s> hello", "x"}
+		rng := rand.New(rand.NewPCG(9, 10))
+		vocab := int64(tok.VocabSize())
+		held := 0
+		for i := range 400 {
+			prompt := tok.Encode(prompts[i%len(prompts)], false).IDs
+			ds := tok.NewDecodeStream(prompt)
+			var got strings.Builder
+			var gen []int64
+			for range 1 + rng.IntN(30) {
+				id := rng.Int64N(vocab)
+				if rng.IntN(3) == 0 {
+					// Tokens of multi-byte characters, which split them most often.
+					id = tok.Encode(string([]rune("é中😀👍🏽ǘ")[rng.IntN(6)]), false).IDs[0]
+				}
+				gen = append(gen, id)
+				piece := ds.Next(id)
+				if !utf8.ValidString(piece) {
+					t.Fatalf("%s: piece %q is not valid UTF-8", name, piece)
+				}
+				got.WriteString(piece)
+			}
+			seed := prompt[max(0, len(prompt)-contextIDs):]
+			full := tok.Decode(append(append([]int64{}, seed...), gen...), true)
+			want, ok := strings.CutPrefix(full, tok.Decode(seed, true))
+			if !ok {
+				t.Fatalf("%s: decoding the prompt's ids is not a prefix of decoding them with more", name)
+			}
+			rest, ok := strings.CutPrefix(want, got.String())
+			if !ok || (rest != "" && !strings.HasSuffix(rest, "\uFFFD")) {
+				t.Fatalf("%s: stream %q, decoded %q", name, got.String(), want)
+			}
+			if rest != "" {
+				held++
+			}
+		}
+		if held == 0 {
+			t.Fatalf("%s: no stream ended holding a partial character; the test lost its point", name)
+		}
+	}
+}

@@ -6,20 +6,27 @@ import (
 	"unicode/utf8"
 )
 
-// Tokenizer turns text into WordPiece ids with byte offsets, exactly as HuggingFace's
+// Tokenizer turns text into token ids with byte offsets, exactly as HuggingFace's
 // tokenizers library does for the same tokenizer.json. It is immutable after Load and safe
 // for concurrent use.
 type Tokenizer struct {
 	norm           normalizer
-	model          wordPiece
+	model          wordPiece     // the WordPiece family; unused when bpe is set
+	bpe            *bpeModel     // the byte-level BPE family
+	byteLevel      *byteLevelPre // the ByteLevel pre-tokenizer; nil: BertPreTokenizer
+	vocab          map[string]int64
+	byID           map[int64]string
 	addedByContent map[string]*addedToken
 	addedByID      map[int64]*addedToken
 	specials       map[string]bool // contents of special added tokens (skipped by Decode)
 	rawMatcher     *matcher        // added tokens matched in the original text
 	normMatcher    *matcher        // added tokens matched in the normalized text
 	hasPost        bool
-	prefix, suffix []int64 // template ids around $A
-	decoder        *wordPieceDecoder
+	prefix, suffix []int64     // template ids around $A
+	trimOffsets    *offsetTrim // offset trimming of the post-processor, if it trims
+	spaces         []uint32    // for trimming: leading<<16 | trailing spaces of each id
+	spacesSparse   map[int64]uint32
+	decoder        decoder
 	padID          int64
 
 	scratch sync.Pool // *scratch; per-call buffers, never shared between calls
@@ -81,6 +88,15 @@ type scratch struct {
 	charAt []int32 // byte index -> char index into the current word
 	pieces []piece // WordPiece output of the current word
 	out    tokens  // the encoding being built
+
+	body     int             // where the text's tokens start in out, after the template's
+	matched  []matchedSpaces // added tokens found in the text, for offset trimming
+	prefixed []nchar         // a stretch of text with the ByteLevel prefix space
+	mappedAt []int32         // BPE: byte of the word's stand-in spelling -> char index
+	spelled  []byte          // BPE: the word's stand-in spelling (ignore_merges lookups)
+	key      []byte          // BPE: one symbol's spelling with prefix or suffix
+	syms     []bpeSym        // BPE: the symbols of the current word
+	heap     []heapEntry     // BPE: merge candidates of a long word
 }
 
 // Encode tokenizes text. Offsets are byte offsets into text (not into the normalized
@@ -106,6 +122,8 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 			enc.add(id, 0, 0, -1, true)
 		}
 	}
+	body := len(enc)
+	s.body, s.matched = body, s.matched[:0]
 	word := 0
 	s.raw = t.rawMatcher.find(s.raw[:0], text)
 	pos := 0
@@ -114,11 +132,17 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 			t.encodeSegment(&enc, s, text[pos:m.start], pos, &word)
 		}
 		enc.add(m.tok.id, int32(m.start), int32(m.end), word, false)
+		if t.trimOffsets != nil {
+			s.matched = append(s.matched, matchedSpaces{idx: int32(len(enc) - 1 - body), spaces: countSpaceRuns(text[m.start:m.end])})
+		}
 		word++
 		pos = m.end
 	}
 	if pos < len(text) {
 		t.encodeSegment(&enc, s, text[pos:], pos, &word)
+	}
+	if t.trimOffsets != nil {
+		t.trim(enc[body:], s.matched, text)
 	}
 	if wrap {
 		for _, id := range t.suffix {
@@ -139,7 +163,7 @@ func (t *Tokenizer) encodeSegment(enc *tokens, s *scratch, seg string, base int,
 		return
 	}
 	if t.normMatcher == nil {
-		t.preTokenize(enc, s, chars, word)
+		t.words(enc, s, chars, word)
 		return
 	}
 	s.nbytes, s.segAt = s.nbytes[:0], s.segAt[:0]
@@ -156,15 +180,29 @@ func (t *Tokenizer) encodeSegment(enc *tokens, s *scratch, seg string, base int,
 	for _, m := range s.normed {
 		a, b := int(s.segAt[m.start]), int(s.segAt[m.end])
 		if pos < a {
-			t.preTokenize(enc, s, chars[pos:a], word)
+			t.words(enc, s, chars[pos:a], word)
 		}
 		enc.add(m.tok.id, chars[a].start, chars[b-1].end, *word, false)
+		if t.trimOffsets != nil {
+			spelled := string(s.nbytes[m.start:m.end])
+			s.matched = append(s.matched, matchedSpaces{idx: int32(len(*enc) - 1 - s.body), spaces: countSpaceRuns(spelled)})
+		}
 		*word++
 		pos = b
 	}
 	if pos < len(chars) {
-		t.preTokenize(enc, s, chars[pos:], word)
+		t.words(enc, s, chars[pos:], word)
 	}
+}
+
+// words pre-tokenizes a stretch of normalized text free of added tokens and encodes its
+// words with the model.
+func (t *Tokenizer) words(enc *tokens, s *scratch, chars []nchar, word *int) {
+	if t.byteLevel != nil {
+		t.byteLevelWords(enc, s, chars, word)
+		return
+	}
+	t.preTokenize(enc, s, chars, word)
 }
 
 // preTokenize is BertPreTokenizer: whitespace separates words and is dropped, each
@@ -208,44 +246,52 @@ func (t *Tokenizer) Template() (prefix, suffix []int64) {
 }
 
 // PadID is the padding section's pad id, else the id of its pad token, else of "[PAD]",
-// else 0.
+// else of "<pad>", else 0.
 func (t *Tokenizer) PadID() int64 { return t.padID }
 
-// TokenID looks token up among the added tokens first, then in the WordPiece vocab, like
+// TokenID looks token up among the added tokens first, then in the model's vocab, like
 // HF's token_to_id.
 func (t *Tokenizer) TokenID(token string) (int64, bool) {
 	if a, ok := t.addedByContent[token]; ok {
 		return a.id, true
 	}
-	id, ok := t.model.vocab[token]
+	id, ok := t.vocab[token]
 	return id, ok
 }
 
 // Token is the inverse of TokenID, like HF's id_to_token: added tokens first (normalized
-// ones in their normalized form), then the WordPiece vocab.
+// ones in their normalized form), then the model's vocab. Byte-level BPE tokens come back
+// in their stand-in spelling ("Ġworld").
 func (t *Tokenizer) Token(id int64) (string, bool) {
 	if a, ok := t.addedByID[id]; ok {
 		return a.decoded, true
 	}
-	tok, ok := t.model.byID[id]
+	tok, ok := t.byID[id]
 	return tok, ok
 }
 
 // VocabSize is HF's get_vocab_size(with_added_tokens=true): the number of distinct token
-// strings in the WordPiece vocab and the added tokens together.
+// strings in the model's vocab and the added tokens together.
 func (t *Tokenizer) VocabSize() int {
-	n := len(t.model.vocab)
+	n := len(t.vocab)
 	for content := range t.addedByContent {
-		if _, ok := t.model.vocab[content]; !ok {
+		if _, ok := t.vocab[content]; !ok {
 			n++
 		}
 	}
 	return n
 }
 
+// decoder turns token strings back into text (HF's Decoder).
+type decoder interface {
+	decode(tokens []string) string
+}
+
 // Decode turns ids back into text with HF's semantics: unknown ids are dropped, special
-// added tokens are dropped when skipSpecialTokens is set, and the WordPiece decoder joins
-// continuation pieces (without a decoder the tokens are joined by spaces).
+// added tokens are dropped when skipSpecialTokens is set, and the decoder joins the rest
+// (WordPiece: continuation pieces attach to the previous token; ByteLevel: the bytes the
+// tokens spell, read as UTF-8 with U+FFFD for broken sequences). Without a decoder the
+// tokens are joined by spaces.
 func (t *Tokenizer) Decode(ids []int64, skipSpecialTokens bool) string {
 	tokens := make([]string, 0, len(ids))
 	for _, id := range ids {
