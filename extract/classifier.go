@@ -26,18 +26,23 @@ type Config struct {
 
 // Classifier extracts entities with one model. It is safe for concurrent use.
 type Classifier struct {
-	name    string
-	tok     *tokenizer.Tokenizer
-	dec     *entities.Decoder
-	prefix  []int64
-	suffix  []int64
-	padID   int64
-	maxLen  int
-	budget  int
-	stride  int
-	batcher *batcher.Batcher[job, result]
-	runner  runner
-	clock   clock.Clock
+	name   string
+	tok    *tokenizer.Tokenizer
+	dec    *entities.Decoder
+	prefix []int64
+	suffix []int64
+	padID  int64
+	maxLen int
+	budget int
+	// wordAware is whether word-level aggregation reads the tokenizer's word ids. HF's
+	// pipeline reads them only from tokenizers that spell continuation pieces (WordPiece's
+	// "##"); for the others (RoBERTa's Ġ, SentencePiece's ▁) it decides from the spaces
+	// around each piece, and serving the same answers means deciding the same way.
+	wordAware bool
+	stride    int
+	batcher   *batcher.Batcher[job, result]
+	runner    runner
+	clock     clock.Clock
 	// warmRows and warmRuns give the warm-up's shape: the largest batch the batcher forms
 	// at full length, run on every worker at once.
 	warmRows, warmRuns int
@@ -70,7 +75,7 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 		return nil, fmt.Errorf("model %q: %w", m.Name, err)
 	}
 	prefix, suffix := m.Tokenizer.Template()
-	budget, err := entities.ContentBudget(m.Config.MaxPositionEmbeddings, len(prefix), len(suffix))
+	budget, err := entities.ContentBudget(m.Config.MaxLength, len(prefix), len(suffix))
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", m.Name, err)
 	}
@@ -79,9 +84,10 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 	}
 	c := &Classifier{
 		name: m.Name, tok: m.Tokenizer, dec: dec, prefix: prefix, suffix: suffix,
-		padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxPositionEmbeddings, budget: budget, stride: cfg.Stride,
+		wordAware: m.Tokenizer.SubwordPrefix() != "",
+		padID:     m.Tokenizer.PadID(), maxLen: m.Config.MaxLength, budget: budget, stride: cfg.Stride,
 		clock:     clk,
-		warmRows:  max(1, min(cfg.Batch.MaxBatchSize, cfg.Batch.MaxPaddedTokens/m.Config.MaxPositionEmbeddings)),
+		warmRows:  max(1, min(cfg.Batch.MaxBatchSize, cfg.Batch.MaxPaddedTokens/m.Config.MaxLength)),
 		warmRuns:  max(1, cfg.Batch.Workers),
 		maxBatch:  cfg.Batch.MaxBatchSize,
 		maxPadded: cfg.Batch.MaxPaddedTokens,
@@ -98,6 +104,9 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 // decoderConfig is the model's label space, and its CRF when config.json carries one.
 func decoderConfig(m *models.Model) entities.DecoderConfig {
 	cfg := entities.DecoderConfig{ID2Label: m.Config.Labels, UnknownID: -1}
+	if id, ok := m.Tokenizer.UnknownID(); ok {
+		cfg.UnknownID = id
+	}
 	if crf := m.Config.CRF; crf != nil {
 		cfg.Transitions = &entities.Transitions{Spaced: crf.Spaced, Touching: crf.Touching, Break: crf.Break}
 	}
@@ -157,13 +166,16 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	if err != nil {
 		return nil, st, err
 	}
-	toks := entities.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}
+	toks := entities.Tokens{IDs: enc.IDs, Offsets: enc.Offsets}
+	if c.wordAware {
+		toks.WordIDs = enc.WordIDs
+	}
 	ents, err := c.dec.Extract(text, toks, logits, opts)
 	return ents, st, err
 }
 
 // Warm runs the largest batch the batcher forms at full length (as many rows of
-// MaxPositionEmbeddings tokens as its limits allow) straight through the engine, not the
+// MaxLength tokens as its limits allow) straight through the engine, not the
 // batcher, once on every worker at the same time. ONNX Runtime initialises lazily and grows
 // its memory arena to the largest shapes it has run: warmed this way, the first clients do not
 // pay for either, and the process's memory does not creep up under load as bigger batches

@@ -116,7 +116,7 @@ func TestClassifierWindowsLongTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The warm-up batch is the largest the batcher forms: min(8 rows, 2048 / 128) full rows.
-	if w := cls.warmBatch(); w.Count != 8 || w.Width != m.Config.MaxPositionEmbeddings ||
+	if w := cls.warmBatch(); w.Count != 8 || w.Width != m.Config.MaxLength ||
 		len(w.InputIDs) != 8*w.Width || w.InputIDs[0] != cls.prefix[0] || w.InputIDs[w.Width-1] != cls.suffix[len(cls.suffix)-1] {
 		t.Fatalf("warm-up batch %d x %d (%d ids), want 8 full rows with the template", w.Count, w.Width, len(w.InputIDs))
 	}
@@ -168,7 +168,7 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 		}
 		enc := m.Tokenizer.Encode(doc.Text, false)
 		prefix, suffix := m.Tokenizer.Template()
-		budget, _ := entities.ContentBudget(m.Config.MaxPositionEmbeddings, len(prefix), len(suffix))
+		budget, _ := entities.ContentBudget(m.Config.MaxLength, len(prefix), len(suffix))
 		wins, _ := entities.PlanWordWindows(enc.WordIDs, budget, 32)
 		labels := len(m.Config.Labels)
 		var perWindow []float32

@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 )
@@ -13,7 +14,13 @@ type Config struct {
 	Architectures         []string
 	Labels                []string // Labels[i] is id2label[i]; nil for models without labels
 	MaxPositionEmbeddings int
-	VocabSize             int
+	// MaxLength is the longest token sequence the model takes, specials included: the
+	// position table less the rows RoBERTa-style models reserve below their first position,
+	// lowered to tokenizer_config.json's model_max_length when that is smaller.
+	MaxLength int
+	// PadTokenID is config.json's pad_token_id (-1 when it has none).
+	PadTokenID int64
+	VocabSize  int
 	// Decoder geometry (zero for encoders).
 	NumLayers  int
 	NumHeads   int
@@ -49,6 +56,7 @@ type rawConfig struct {
 	NEmbd                 int               `json:"n_embd"`
 	HeadDim               int               `json:"head_dim"`
 	EOSTokenID            *int64            `json:"eos_token_id"`
+	PadTokenID            *int64            `json:"pad_token_id"`
 	BOSTokenID            *int64            `json:"bos_token_id"`
 	Sluice                struct {
 		CRF *CRFTransitions `json:"crf_transitions"`
@@ -71,6 +79,10 @@ func ParseConfig(data []byte) (Config, error) {
 		HeadDim:               raw.HeadDim,
 		EOSTokenID:            -1,
 		BOSTokenID:            -1,
+		PadTokenID:            -1,
+	}
+	if raw.PadTokenID != nil {
+		cfg.PadTokenID = *raw.PadTokenID
 	}
 	if raw.EOSTokenID != nil {
 		cfg.EOSTokenID = *raw.EOSTokenID
@@ -97,7 +109,49 @@ func ParseConfig(data []byte) (Config, error) {
 	if cfg.MaxPositionEmbeddings <= 0 {
 		return Config{}, fmt.Errorf("config.json: max_position_embeddings is missing or not positive")
 	}
+	cfg.MaxLength = cfg.MaxPositionEmbeddings
+	if offsetPositions[cfg.ModelType] {
+		// Positions count from pad_token_id+1 (HF's create_position_ids_from_input_ids), so
+		// the rows below it are never a position: 514 rows hold 512 tokens.
+		cfg.MaxLength -= int(max(cfg.PadTokenID, 1)) + 1
+		if cfg.MaxLength <= 0 {
+			return Config{}, fmt.Errorf("config.json: max_position_embeddings %d leaves no positions after pad_token_id %d", cfg.MaxPositionEmbeddings, cfg.PadTokenID)
+		}
+	}
 	return cfg, nil
+}
+
+// offsetPositions are the model types whose position ids start after the padding index.
+var offsetPositions = map[string]bool{
+	"roberta": true, "xlm-roberta": true, "xlm-roberta-xl": true, "camembert": true,
+	"longformer": true, "data2vec-text": true, "mpnet": true, "ibert": true,
+}
+
+// tokenizerConfig is the part of tokenizer_config.json the server reads.
+type tokenizerConfig struct {
+	ModelMaxLength *float64 `json:"model_max_length"`
+}
+
+// applyTokenizerConfig lowers cfg.MaxLength to model_max_length when the file sets a smaller
+// one. HF writes a huge number (1e30) for "no limit", which leaves the model's own.
+func (cfg *Config) applyTokenizerConfig(data []byte) error {
+	var tc tokenizerConfig
+	if err := json.Unmarshal(data, &tc); err != nil {
+		return fmt.Errorf("tokenizer_config.json: %w", err)
+	}
+	if tc.ModelMaxLength == nil {
+		return nil
+	}
+	switch n := *tc.ModelMaxLength; {
+	case !(n >= 1):
+		return fmt.Errorf("tokenizer_config.json: model_max_length must be positive")
+	case n >= float64(cfg.MaxLength):
+	case n != math.Trunc(n):
+		return fmt.Errorf("tokenizer_config.json: model_max_length must be a whole number")
+	default:
+		cfg.MaxLength = int(n)
+	}
+	return nil
 }
 
 func labelList(id2label map[string]string) ([]string, error) {

@@ -37,6 +37,15 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", dir, err)
 	}
+	tokCfg, err := fs.ReadFile(fsys, path.Join(dir, "tokenizer_config.json"))
+	switch {
+	case err == nil:
+		if err := cfg.applyTokenizerConfig(tokCfg); err != nil {
+			return nil, fmt.Errorf("model %q: %w", dir, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("model %q: %w", dir, err)
+	}
 	tokJSON, err := read("tokenizer.json")
 	if err != nil {
 		return nil, err

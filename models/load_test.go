@@ -1,6 +1,7 @@
 package models
 
 import (
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -74,4 +75,54 @@ func TestLoadNamesTheMissingFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "tokenizer.json") {
 		t.Fatalf("err = %v, want one naming tokenizer.json", err)
 	}
+}
+
+func TestMaxLength(t *testing.T) {
+	cases := []struct {
+		name, config, tokConfig string
+		want                    int
+	}{
+		{"bert", `{"model_type": "bert", "max_position_embeddings": 512}`, "", 512},
+		{"roberta reserves pad+1 rows", `{"model_type": "roberta", "max_position_embeddings": 514, "pad_token_id": 1}`, "", 512},
+		{"xlm-roberta without pad id", `{"model_type": "xlm-roberta", "max_position_embeddings": 514}`, "", 512},
+		{"tokenizer config lowers it", `{"model_type": "deberta-v2", "max_position_embeddings": 512}`, `{"model_max_length": 256}`, 256},
+		{"HF's no-limit marker", `{"model_type": "modernbert", "max_position_embeddings": 8192}`, `{"model_max_length": 1000000000000000019884624838656}`, 8192},
+		{"larger than the table", `{"model_type": "bert", "max_position_embeddings": 128}`, `{"model_max_length": 512}`, 128},
+		{"no model_max_length", `{"model_type": "bert", "max_position_embeddings": 128}`, `{"do_lower_case": true}`, 128},
+	}
+	for _, c := range cases {
+		fsys := dirWith(c.config, c.tokConfig)
+		m, err := Load(fsys, "m")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if m.Config.MaxLength != c.want {
+			t.Errorf("%s: MaxLength %d, want %d", c.name, m.Config.MaxLength, c.want)
+		}
+	}
+	for name, tc := range map[string]string{"zero": `{"model_max_length": 0}`, "fraction": `{"model_max_length": 12.5}`, "not json": `{`} {
+		if _, err := Load(dirWith(`{"max_position_embeddings": 128}`, tc), "m"); err == nil || !strings.Contains(err.Error(), "tokenizer_config.json") {
+			t.Errorf("%s: err = %v, want one naming tokenizer_config.json", name, err)
+		}
+	}
+	if _, err := ParseConfig([]byte(`{"model_type": "roberta", "max_position_embeddings": 2, "pad_token_id": 1}`)); err == nil {
+		t.Error("a RoBERTa position table with no room for a token was accepted")
+	}
+}
+
+// dirWith is a model directory "m" holding config.json, tokenizer_config.json (when given)
+// and the shipped pii model's tokenizer and graph.
+func dirWith(config, tokConfig string) fstest.MapFS {
+	fsys := fstest.MapFS{"m/config.json": {Data: []byte(config)}}
+	for _, name := range []string{"tokenizer.json", "model.onnx"} {
+		data, err := fs.ReadFile(Embedded(), "pii/"+name)
+		if err != nil {
+			panic(err)
+		}
+		fsys["m/"+name] = &fstest.MapFile{Data: data}
+	}
+	if tokConfig != "" {
+		fsys["m/tokenizer_config.json"] = &fstest.MapFile{Data: []byte(tokConfig)}
+	}
+	return fsys
 }

@@ -54,7 +54,7 @@ func checkModel(args, environ []string, stdout, stderr io.Writer) int {
 	}
 	r.line("model type: %s %v", m.Config.ModelType, m.Config.Architectures)
 	r.line("tokenizer: %s, %d entries", tokenizerFamily(dir), m.Tokenizer.VocabSize())
-	r.line("max length: %d positions", m.Config.MaxPositionEmbeddings)
+	r.line("max length: %d positions", m.Config.MaxLength)
 	if v := m.Config.VocabSize; v > 0 && m.Tokenizer.VocabSize() > v {
 		r.problem("tokenizer.json has %d entries but config.json's vocab_size is %d: ids past it fail in the graph",
 			m.Tokenizer.VocabSize(), v)
