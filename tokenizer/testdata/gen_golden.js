@@ -16,6 +16,12 @@
 //   for f in gpt2 roberta roberta-prefix modernbert edge-unk edge-affix; do
 //     NODE_PATH=/tmp/hftok/node_modules node tokenizer/testdata/gen_golden.js --bpe \
 //         tokenizer/testdata/$f.json tokenizer/testdata/golden/$f.jsonl; done
+// With --spm the byte-level texts are followed by 2,000 of texts.js's spmTexts (what
+// SentencePiece's normalization rules and Metaspace treat specially); the SentencePiece golden
+// files were made that way:
+//   for f in deberta-v3 xlm-roberta unigram-bytes llama-bpe; do
+//     NODE_PATH=/tmp/hftok/node_modules node tokenizer/testdata/gen_golden.js --spm \
+//         tokenizer/testdata/$f.json tokenizer/testdata/golden/$f.jsonl; done
 // The Go test picks up every testdata/golden/*.jsonl; the first line names the tokenizer
 // (relative to the golden file) and its sha256, so a retrained tokenizer fails the test
 // until its golden file is regenerated.
@@ -28,7 +34,7 @@ const fs = require('fs');
 const path = require('path');
 const crypto = require('crypto');
 const tk = require('tokenizers');
-const { makeTexts, bpeTexts, rng } = require(path.join(__dirname, 'texts.js'));
+const { makeTexts, bpeTexts, spmTexts, rng } = require(path.join(__dirname, 'texts.js'));
 
 const SEED = 20261130;
 
@@ -55,7 +61,8 @@ function record(enc, byteAt) {
 
 async function main() {
   const args = process.argv.slice(2);
-  const bpe = args[0] === '--bpe';
+  const spm = args[0] === '--spm';
+  const bpe = args[0] === '--bpe' || spm;
   if (bpe) args.shift();
   const [tokPath, outPath, countArg] = args;
   if (!tokPath || !outPath) {
@@ -68,6 +75,7 @@ async function main() {
   const vocabSize = tok.getVocabSize(true);
   let texts = makeTexts(SEED, count);
   if (bpe) texts = texts.concat(bpeTexts(SEED + 2, 1400));
+  if (spm) texts = texts.concat(spmTexts(SEED + 3, 2000));
   const r = rng(SEED + 1);
   const lines = [JSON.stringify({
     tokenizer: path.relative(path.dirname(outPath), tokPath),

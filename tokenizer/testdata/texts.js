@@ -226,3 +226,67 @@ function bpeTexts(seed, count) {
 }
 
 module.exports = { makeTexts, bpeTexts, rng, pick };
+
+// spmTexts adds what the SentencePiece families treat specially: characters SentencePiece's
+// nmt_nfkc rules rewrite (compatibility forms, full-width and half-width letters, ligatures,
+// circled numbers, fractions), rules that delete characters (controls, at the start of a text
+// too, where HF loses the deletion and shifts offsets), clusters shorter than 6 bytes that
+// start with a rewritten character (HF rewrites the whole cluster from its first character's
+// rule), "\r\n" as one cluster, spaces of every kind in runs (Strip, Replace " {2,}", the
+// Metaspace "▁"), "▁" and "<0x41>" typed literally, and the special tokens of the DeBERTa-v3,
+// XLM-R and Llama layouts. makeTexts and bpeTexts are left as they were.
+const spmSpecials = ['[CLS]', '[SEP]', '[PAD]', '[UNK]', '[MASK]', '<s>', '</s>', '<pad>', '<unk>', '<mask>', '[mask]',
+  '<s', '</s', '<<s>>', '[MASK][MASK]', '< mask >'];
+const spmRewrites = ['Ａ', 'ａ\u0301', 'Ａ\u0301', 'Ａ\u0300\u0301', 'ｶﾞ', 'ﾊﾟﾋﾟ', 'ｶ\u3099', '①', '⑳', '㈱', '㎏', '㎞', '℃', '™', 'ﬁ',
+  'ﬀ\u0301', 'ﬃ', '½', '⅞', 'Ⅻ', 'ⅻ', '²', '₃', 'ℌ', '𝐀𝐁', '𝟗', 'ǅ', 'ǆ\u0301', 'ĳ', 'ŉ', '…', '‥', '⁇', '‼\u0301',
+  '︰', '﹏', '＂', '＇', '｀', '～', '￥', '￦', '\u3000', '\u00a0', '\u2002', '\u200b', '\u200c', '\u200d', '\u2060',
+  '\ufeff', '\u00ad', '\u0001', '\u0008', '\u001f', '\u007f', '\u0085', '\u0080', '\u009f', '\ufffc', '\ufffd',
+  'e\u0301', 'E\u0301\u0301', 'a\u0308', 'o\u0303\u0304', '\u1100\u1161', '\u1100\u1161\u11a8', '\u3131\u314f',
+  'ㄱ', 'ᄀ', '가\u0301', '中\u0301', 'ﾟ', '゙', '\u3099', '\u0300', '\u0308\u0301', 'i\u0307', 'İ', 'ß', 'ẞ', 'ς', 'ﬅ',
+  '\r\n', '\r', '\n', '\t', '\u000b', '\u000c', '\u001c', '\u2028', '\u2029', '\u180e', '\u3164', '\uffa0', '▁', '▁▁',
+  '<0x41>', '<0xE4>', '``', "''", '\'\'quoted\'\'', '``quoted\'\'', 'Ⓐ', '🅰', '🄰', '⒜', '⑴', '⒈', '㋐', '㍿', 'ℓ',
+  'µ', 'Ω', 'Å', 'K', '\u0344', '\u0958', 'ﷺ', 'ﷻ', 'ﻼ', 'ﺁ', 'ﭐ', 'ー', 'ｰ', '〜', '・', '･', '｡', '､', '「」', '｢｣'];
+const spmSpaces = [' ', '  ', '   ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\u2009', ' \u00a0 ', '\t\t', '  \n  ',
+  '\u200b', '\u2003\u2003', '\u0085', '\u000c'];
+
+function spmFixed() {
+  const t = ['', ' ', '  ', '\t', '\u3000', '\u0001', '\u0001\u0001ab', '\u0001ab', 'ab\u0001', 'a\u0001b', '\u200bab',
+    '\ufeffab', 'x\ufb01\u0001y', 'a \u0001 b', '▁', '▁a', 'a▁', 'a ▁ b', '▁▁x', ' ▁', '<0x41><0xE4>', 'Hello world',
+    ' Hello', 'Hello ', '  Hello  world  ', 'Hello\u3000world', 'Hello\u00a0\u00a0world'];
+  for (const w of spmRewrites) t.push(w, 'x' + w, w + 'y', 'x' + w + 'y', ' ' + w, w + ' ', w + w, 'a ' + w + ' b', '\u0001' + w);
+  for (const s of spmSpecials) {
+    t.push(s, 'a' + s + 'b', ' ' + s + ' ', s + s, 'x  ' + s + '  y', '\t' + s + '\n', s + ' world', 'Ａ' + s + 'Ａ',
+      '\u0001' + s, s + '\u0001', '  ' + s, s + '  ');
+  }
+  for (const w of spmSpaces) t.push(w, 'a' + w + 'b', w + 'lead', 'trail' + w, w + w + 'x', 'x' + w + '\u0001' + w + 'y');
+  return t;
+}
+
+function spmTexts(seed, count) {
+  const r = rng(seed);
+  const out = spmFixed();
+  const parts = [() => pick(r, words), () => pick(r, names), () => pick(r, spmSpecials), () => pick(r, emoji),
+    () => pick(r, cjk), () => pick(r, combining), () => pick(r, spmRewrites), () => pick(r, spmRewrites) + pick(r, words),
+    () => pick(r, numbers), () => pick(r, controls) + pick(r, words), () => pick(r, doses), () => pick(r, composing)];
+  while (out.length < count) {
+    const k = r();
+    if (k < 0.2) {
+      out.push(pick(r, templates)(r));
+      continue;
+    }
+    if (k < 0.3) {
+      out.push(soup(r, 1 + Math.floor(r() * 60)));
+      continue;
+    }
+    const n = 2 + Math.floor(r() * (k < 0.9 ? 20 : 120));
+    let s = r() < 0.2 ? pick(r, spmSpaces) : '';
+    for (let i = 0; i < n; i++) {
+      s += (i ? (r() < 0.6 ? ' ' : pick(r, spmSpaces)) : '') + pick(r, parts)();
+    }
+    if (r() < 0.2) s += pick(r, spmSpaces);
+    out.push(s);
+  }
+  return out;
+}
+
+module.exports.spmTexts = spmTexts;

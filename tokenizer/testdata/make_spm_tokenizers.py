@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""make_spm_tokenizers.py trains small SentencePiece models and writes them as the
+tokenizer.json files that HuggingFace's transformers would make of them (its
+convert_slow_tokenizer.py), so the conformance tests can run the SentencePiece families
+without shipping a real multi-megabyte model.
+
+transformers is not used: the conversion is written out here from the model's protobuf
+(sentencepiece_model_pb2 ships with python3-sentencepiece). What each converter puts in the
+file, and how it is laid out here:
+
+  deberta-v3.json   DebertaV2Converter: normalizer Sequence[Strip, Precompiled (the model's
+                    nmt_nfkc charsmap), Replace(" {2,}" -> " ")], pre_tokenizer
+                    Sequence[Metaspace prepend_scheme always], Unigram with the model's
+                    pieces and scores, [PAD] [CLS] [SEP] [UNK] first as DeBERTa-v3's
+                    spm.model has them, [MASK] added after the vocab, TemplateProcessing
+                    [CLS] $A [SEP], Metaspace decoder.
+  xlm-roberta.json  XLMRobertaConverter as xlm-roberta-base's tokenizer.json has it: the
+                    fairseq vocab (<s> <pad> </s> <unk>, then the model's pieces from the
+                    fourth on, so every piece id is the model's plus one), <mask> last with
+                    lstrip, a bare Precompiled normalizer, the legacy Metaspace fields
+                    (add_prefix_space), RobertaProcessing trimming offsets.
+  unigram-bytes.json  the DeBERTa layout over a model trained with byte_fallback: <0x00> to
+                    <0xFF> pieces, Unigram byte_fallback true, and Metaspace split false
+                    with prepend_scheme first, so those paths run too.
+  llama-bpe.json    LlamaConverter over a BPE model trained with byte_fallback: normalizer
+                    Sequence[Prepend("▁"), Replace(" " -> "▁")], no pre_tokenizer, BPE with
+                    merges recovered from the vocab, fuse_unk and byte_fallback, decoder
+                    Sequence[Replace("▁" -> " "), ByteFallback, Fuse, Strip(" ", 1, 0)],
+                    TemplateProcessing <s> $A.
+
+Run from tokenizer/testdata (needs node with tokenizers@0.23.2 only to check the files load):
+  NODE_PATH=/tmp/hftok/node_modules /usr/bin/python3 make_spm_tokenizers.py
+"""
+import base64
+import json
+import os
+import subprocess
+import tempfile
+
+import sentencepiece as spm
+from sentencepiece import sentencepiece_model_pb2 as pb
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def corpus(path):
+    # The same generated clinical texts the other test tokenizers learn from (texts.js), so
+    # the test texts meet both known words and unseen ones.
+    js = ("const {makeTexts, bpeTexts} = require(%s);"
+          "const t = makeTexts(7, 4000).concat(bpeTexts(9, 1500));"
+          "process.stdout.write(t.map(s => s.replace(/[\\r\\n]+/g, ' ')).filter(s => s.trim()).join('\\n') + '\\n');"
+          ) % json.dumps(os.path.join(HERE, "texts.js"))
+    with open(path, "w", encoding="utf-8") as f:
+        subprocess.run(["node", "-e", js], stdout=f, check=True)
+
+
+def train(text, prefix, **kw):
+    args = dict(input=text, model_prefix=prefix, vocab_size=3000, character_coverage=0.98,
+                normalization_rule_name="nmt_nfkc", hard_vocab_limit=False, num_threads=1,
+                seed_sentencepiece_size=100000, shuffle_input_sentence=False,
+                minloglevel=2)
+    args.update(kw)
+    spm.SentencePieceTrainer.train(**args)
+    m = pb.ModelProto()
+    with open(prefix + ".model", "rb") as f:
+        m.ParseFromString(f.read())
+    return m
+
+
+def charsmap(m):
+    return base64.b64encode(m.normalizer_spec.precompiled_charsmap).decode()
+
+
+def added(id_, content, special=True, lstrip=False):
+    return {"id": id_, "content": content, "single_word": False, "lstrip": lstrip,
+            "rstrip": False, "normalized": False, "special": special}
+
+
+def metaspace(scheme="always", split=True):
+    return {"type": "Metaspace", "replacement": "▁", "prepend_scheme": scheme, "split": split}
+
+
+def template(cls_, sep, ids):
+    single = [{"SpecialToken": {"id": cls_, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}]
+    pair = single + [{"Sequence": {"id": "B", "type_id": 0}}]
+    if sep:
+        single = single + [{"SpecialToken": {"id": sep, "type_id": 0}}]
+        pair = single + [{"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": sep, "type_id": 1}}]
+    return {"type": "TemplateProcessing", "single": single, "pair": pair,
+            "special_tokens": {k: {"id": k, "ids": [v], "tokens": [k]} for k, v in ids.items()}}
+
+
+def tokenizer_json(**parts):
+    out = {"version": "1.0", "truncation": None, "padding": None}
+    out.update(parts)
+    return out
+
+
+def deberta(m, byte_fallback=False):
+    pieces = [(p.piece, p.score) for p in m.pieces]
+    specials = ["[PAD]", "[CLS]", "[SEP]", "[UNK]"]
+    assert [p for p, _ in pieces[:4]] == specials, pieces[:4]
+    normalizer = {"type": "Sequence", "normalizers": [
+        {"type": "Strip", "strip_left": True, "strip_right": True},
+        {"type": "Precompiled", "precompiled_charsmap": charsmap(m)},
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+    pre = {"type": "Sequence", "pretokenizers": [metaspace()]}
+    dec = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}
+    if byte_fallback:
+        pre = metaspace("first", False)
+        dec = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": False}
+    return tokenizer_json(
+        added_tokens=[added(i, s) for i, s in enumerate(specials)] + [added(len(pieces), "[MASK]")],
+        normalizer=normalizer,
+        pre_tokenizer=pre,
+        post_processor=template("[CLS]", "[SEP]", {"[CLS]": 1, "[SEP]": 2}),
+        decoder=dec,
+        model={"type": "Unigram", "unk_id": m.trainer_spec.unk_id, "vocab": [list(p) for p in pieces],
+               "byte_fallback": byte_fallback})
+
+
+def xlmr(m):
+    vocab = [["<s>", 0.0], ["<pad>", 0.0], ["</s>", 0.0], ["<unk>", 0.0]]
+    vocab += [[p.piece, p.score] for p in m.pieces[3:]]
+    vocab.append(["<mask>", 0.0])
+    return tokenizer_json(
+        added_tokens=[added(0, "<s>"), added(1, "<pad>"), added(2, "</s>"), added(3, "<unk>"),
+                      added(len(vocab) - 1, "<mask>", lstrip=True)],
+        normalizer={"type": "Precompiled", "precompiled_charsmap": charsmap(m)},
+        pre_tokenizer={"type": "Metaspace", "replacement": "▁", "add_prefix_space": True},
+        post_processor={"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0],
+                        "trim_offsets": True, "add_prefix_space": True},
+        decoder={"type": "Metaspace", "replacement": "▁", "add_prefix_space": True},
+        model={"type": "Unigram", "unk_id": 3, "vocab": vocab})
+
+
+def llama(m):
+    vocab = {p.piece: i for i, p in enumerate(m.pieces)}
+    # transformers recovers the merges from the vocab (SentencePieceExtractor): every split
+    # of a piece into two pieces, ordered by the merged piece's id, then by the parts' ids.
+    merges = []
+    for piece, pid in vocab.items():
+        local = []
+        for i in range(1, len(piece)):
+            a, b = piece[:i], piece[i:]
+            if a in vocab and b in vocab:
+                local.append((a, b, pid))
+        local.sort(key=lambda x: (vocab[x[0]], vocab[x[1]]))
+        merges.extend(local)
+    merges.sort(key=lambda x: x[2])
+    return tokenizer_json(
+        added_tokens=[added(0, "<unk>"), added(1, "<s>"), added(2, "</s>")],
+        normalizer={"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]},
+        pre_tokenizer=None,
+        post_processor=template("<s>", None, {"<s>": 1}),
+        decoder={"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"}, {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+        model={"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+               "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+               "vocab": vocab, "merges": [[a, b] for a, b, _ in merges]})
+
+
+def write(name, obj):
+    path = os.path.join(HERE, name)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f, ensure_ascii=False, separators=(",", ":"))
+        f.write("\n")
+    # HF must accept the file as written.
+    subprocess.run(["node", "-e", "require('tokenizers').Tokenizer.fromFile(process.argv[1])", path], check=True)
+    print(name, os.path.getsize(path), "bytes")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        text = os.path.join(tmp, "corpus.txt")
+        corpus(text)
+        deb = train(text, os.path.join(tmp, "deb"), pad_id=0, bos_id=1, eos_id=2, unk_id=3,
+                    pad_piece="[PAD]", bos_piece="[CLS]", eos_piece="[SEP]", unk_piece="[UNK]")
+        write("deberta-v3.json", deberta(deb))
+        xl = train(text, os.path.join(tmp, "xlmr"), vocab_size=2500)
+        write("xlm-roberta.json", xlmr(xl))
+        fb = train(text, os.path.join(tmp, "fb"), vocab_size=2000, byte_fallback=True,
+                   pad_id=0, bos_id=1, eos_id=2, unk_id=3,
+                   pad_piece="[PAD]", bos_piece="[CLS]", eos_piece="[SEP]", unk_piece="[UNK]")
+        write("unigram-bytes.json", deberta(fb, byte_fallback=True))
+        ll = train(text, os.path.join(tmp, "llama"), model_type="bpe", vocab_size=2000, byte_fallback=True,
+                   character_coverage=0.98, normalization_rule_name="identity", add_dummy_prefix=True,
+                   remove_extra_whitespaces=False, split_digits=True)
+        write("llama-bpe.json", llama(ll))
+
+
+if __name__ == "__main__":
+    main()
