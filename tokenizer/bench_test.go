@@ -68,6 +68,12 @@ func BenchmarkEncode(b *testing.B) {
 		b.Run(name+"/mixed", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", mixed) })
 		b.Run(name+"/clinical", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", clinical) })
 	}
+	// One file of each other family: byte-level BPE, and the SentencePiece Unigram layouts
+	// (whose Precompiled normalizer and Viterbi cost more per character than WordPiece).
+	for _, name := range []string{"gpt2", "deberta-v3", "xlm-roberta", "unigram-bytes"} {
+		b.Run(name+"/mixed", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", mixed) })
+		b.Run(name+"/clinical", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", clinical) })
+	}
 	// The shipped vocabularies: pii's 5,000 pieces, and clinical-ner's with 111,890 whole words
 	// after them (longer entries, so more lookups per word before a match).
 	for _, name := range []string{"pii", "clinical-ner"} {

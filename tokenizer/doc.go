@@ -1,6 +1,7 @@
 // Package tokenizer turns text into model token ids the way HuggingFace's tokenizers library does.
-// It holds two families, WordPiece (BERT, DistilBERT, ELECTRA) and byte-level BPE (GPT-2,
-// RoBERTa, Longformer, ModernBERT): it loads a HuggingFace tokenizer.json and produces the
+// It holds three families, WordPiece (BERT, DistilBERT, ELECTRA), byte-level BPE (GPT-2,
+// RoBERTa, Longformer, ModernBERT) and SentencePiece Unigram (DeBERTa-v3, XLM-RoBERTa): it
+// loads a HuggingFace tokenizer.json and produces the
 // same ids, byte offsets, word ids and special-token mask as HuggingFace's own (Rust)
 // tokenizers library, including on
 // non-ASCII text, emoji, CJK, control characters and special tokens typed in the input.
@@ -35,11 +36,35 @@
 // end_of_word_suffix, ignore_merges, unk_token and fuse_unk as the file sets them; the
 // post-processor (RobertaProcessing or ByteLevel) trims spaces off offsets as HF does.
 //
-// Supported tokenizer.json: normalizer BertNormalizer, Sequence of BertNormalizer, NFD,
-// NFC, Lowercase and StripAccents, or null; pre_tokenizer BertPreTokenizer or ByteLevel;
-// model WordPiece (with BertPreTokenizer) or BPE (with ByteLevel); post_processor
-// TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel or null; decoder
-// WordPiece, ByteLevel or null.
+// SentencePiece Unigram replaces steps 2, 4 and 5. The Precompiled normalizer carries
+// SentencePiece's compiled rules (precompiled_charsmap: a double-array trie over UTF-8 and
+// the replacement strings) and is applied as HF applies it, which is not quite as
+// SentencePiece does: the text is cut into grapheme clusters; a cluster under 6 bytes whose
+// beginning has a rule is replaced whole by that rule's output (full-width "Ａ" plus a
+// combining accent becomes "A"), other clusters go character by character; a character a
+// rule deletes takes its removal from the previous output character, and at the very start
+// the removal is lost, which shifts the offsets of what follows by one character, as in HF.
+// Strip, Replace (a literal or a regex, usually " {2,}" to " ") and Prepend may surround it.
+// Metaspace turns spaces into "▁", prepends one (prepend_scheme always, first: only to text
+// that starts the input, never; legacy add_prefix_space), and with split starts a word at
+// every "▁". Unigram then finds the segmentation with the highest total score (Viterbi over
+// the vocab's pieces, ties to the earlier start), scores a character no piece covers at the
+// lowest vocab score minus 10 as the unk token, fuses neighbouring unknowns into one token,
+// and with byte_fallback spells an unknown piece as <0xXX> tokens that all carry its offsets.
+// Scores are parsed as serde_json parses them (not always correctly rounded), because near
+// ties between segmentations are decided by the last bit. The Metaspace decoder turns "▁"
+// back into spaces and drops them from the first token when the pre-tokenizer prepends.
+// RobertaProcessing trims offsets only around whitespace and 'Ġ', so with "▁" pieces it
+// changes only added tokens that lstrip or rstrip took spaces into.
+//
+// Supported tokenizer.json: normalizer BertNormalizer, NFD, NFC, Lowercase, StripAccents,
+// Precompiled, Replace, Strip, Prepend, a Sequence of those, or null; pre_tokenizer
+// BertPreTokenizer, ByteLevel, Metaspace or a Sequence holding one of them; model WordPiece
+// (with BertPreTokenizer), BPE (with ByteLevel) or Unigram (with Metaspace, unk_id set);
+// post_processor TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel or null;
+// decoder WordPiece, ByteLevel, Metaspace or null. SubwordPrefix reports the model's
+// continuing_subword_prefix ("##" for WordPiece, "" for Unigram and byte-level BPE), which
+// tells callers whether word boundaries can be read from the tokens themselves.
 // Anything else fails Load with an error naming the unsupported type. Truncation is
 // ignored (callers window long texts); the padding section only supplies PadID.
 //
@@ -54,7 +79,7 @@
 // A Tokenizer is immutable after Load and safe for concurrent use; Encode keeps its
 // working buffers in a sync.Pool, so steady-state encoding only allocates the result.
 //
-// Conformance: testdata/golden/*.jsonl hold HF's output for 1,100 to 2,500 generated texts
+// Conformance: testdata/golden/*.jsonl hold HF's output for 1,100 to 4,500 generated texts
 // per tokenizer file (testdata/SOURCES.md says where each file comes from) and are checked by the tests; testdata/gen_golden.js regenerates them or
 // adds one for a shipped tokenizer.json.
 package tokenizer

@@ -11,7 +11,8 @@ import (
 // go test -run '^$' -fuzz FuzzEncode ./tokenizer (or make fuzz)
 func FuzzEncode(f *testing.F) {
 	var toks []*Tokenizer
-	for _, name := range []string{"uncased", "tiny", "roberta-prefix", "modernbert", "edge-drop", "edge-affix"} {
+	for _, name := range []string{"uncased", "tiny", "roberta-prefix", "modernbert", "edge-drop", "edge-affix",
+		"deberta-v3", "xlm-roberta", "unigram-bytes"} {
 		raw, err := os.ReadFile("testdata/" + name + ".json")
 		if err != nil {
 			f.Fatal(err)
@@ -23,7 +24,8 @@ func FuzzEncode(f *testing.F) {
 		toks = append(toks, tok)
 	}
 	for _, s := range []string{"", "Patient José [CLS] 中文 👍🏽", "a\xffb", "New York<mask> <med>", "\u0301\u0316x",
-		"ǘ\u0316 İ", "\x00\u200b\ufeff", "[MASK]  x", "é <mask>  [MASK]\xf0\x9f", " 's  'll e\u0301\u0316"} {
+		"ǘ\u0316 İ", "\x00\u200b\ufeff", "[MASK]  x", "é <mask>  [MASK]\xf0\x9f", " 's  'll e\u0301\u0316",
+		"\x01ab\r\n Ａ\u0301 ﬁ\x01 ▁ <0x41>", "  <mask>\u3000[CLS]\xe4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

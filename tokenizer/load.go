@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The JSON shapes below are the parts of HF's tokenizer.json that this package reads.
@@ -95,11 +98,11 @@ type wordPieceDecoderJSON struct {
 }
 
 const (
-	supportedNormalizers   = "BertNormalizer, Sequence, NFD, NFC, Lowercase, StripAccents"
-	supportedPreTokenizers = "BertPreTokenizer, ByteLevel"
-	supportedModels        = "WordPiece, BPE"
+	supportedNormalizers   = "BertNormalizer, Sequence, NFD, NFC, Lowercase, StripAccents, Precompiled, Replace, Strip, Prepend"
+	supportedPreTokenizers = "BertPreTokenizer, ByteLevel, Metaspace, Sequence of one of them"
+	supportedModels        = "WordPiece, BPE, Unigram"
 	supportedProcessors    = "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel"
-	supportedDecoders      = "WordPiece, ByteLevel"
+	supportedDecoders      = "WordPiece, ByteLevel, Metaspace"
 )
 
 // Load builds a Tokenizer from the contents of a HuggingFace tokenizer.json. It accepts the
@@ -180,16 +183,16 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		strip := def(b.StripAccents, lowercase)
 		var n normalizer
 		if def(b.CleanText, true) {
-			n = append(n, stepClean)
+			n = append(n, normOp{step: stepClean})
 		}
 		if def(b.HandleChineseChars, true) {
-			n = append(n, stepChinese)
+			n = append(n, normOp{step: stepChinese})
 		}
 		if strip {
-			n = append(n, stepNFD, stepBertMarks)
+			n = append(n, ops(stepNFD, stepBertMarks)...)
 		}
 		if lowercase {
-			n = append(n, stepLower)
+			n = append(n, normOp{step: stepLower})
 		}
 		return n, nil
 	case "Sequence":
@@ -210,13 +213,52 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		}
 		return n, nil
 	case "NFD":
-		return normalizer{stepNFD}, nil
+		return ops(stepNFD), nil
 	case "NFC":
-		return normalizer{stepNFC}, nil
+		return ops(stepNFC), nil
 	case "Lowercase":
-		return normalizer{stepLower}, nil
+		return ops(stepLower), nil
 	case "StripAccents":
-		return normalizer{stepMarks}, nil
+		return ops(stepMarks), nil
+	case "Precompiled":
+		var p struct {
+			Charsmap *string `json:"precompiled_charsmap"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil || p.Charsmap == nil {
+			return nil, errors.New("tokenizer: invalid Precompiled normalizer: precompiled_charsmap must be a string")
+		}
+		if *p.Charsmap == "" {
+			// HF's converters write an empty charsmap for models without normalization rules.
+			return nil, nil
+		}
+		pre, err := parsePrecompiled(*p.Charsmap)
+		if err != nil {
+			return nil, err
+		}
+		return normalizer{{step: stepPrecompiled, pre: pre}}, nil
+	case "Replace":
+		rp, err := parseReplace(raw, "normalizer")
+		if err != nil {
+			return nil, err
+		}
+		return normalizer{{step: stepReplace, rep: rp}}, nil
+	case "Strip":
+		var st struct {
+			Left  *bool `json:"strip_left"`
+			Right *bool `json:"strip_right"`
+		}
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, fmt.Errorf("tokenizer: invalid Strip normalizer: %w", err)
+		}
+		return normalizer{{step: stepStrip, left: orTrue(st.Left), right: orTrue(st.Right)}}, nil
+	case "Prepend":
+		var pp struct {
+			Prepend string `json:"prepend"`
+		}
+		if err := json.Unmarshal(raw, &pp); err != nil {
+			return nil, fmt.Errorf("tokenizer: invalid Prepend normalizer: %w", err)
+		}
+		return normalizer{{step: stepPrepend, prepend: []rune(pp.Prepend)}}, nil
 	default:
 		return nil, unsupported("normalizer", typ, supportedNormalizers)
 	}
@@ -230,8 +272,27 @@ func (t *Tokenizer) parsePreTokenizer(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
+	if typ == "Sequence" {
+		// Converters wrap a single pre-tokenizer in a Sequence (DeBERTa-v3's Metaspace).
+		var seq struct {
+			PreTokenizers []json.RawMessage `json:"pretokenizers"`
+		}
+		if err := json.Unmarshal(raw, &seq); err != nil {
+			return fmt.Errorf("tokenizer: invalid Sequence pre_tokenizer: %w", err)
+		}
+		if len(seq.PreTokenizers) != 1 {
+			return fmt.Errorf("tokenizer: pre_tokenizer Sequence of %d pre-tokenizers is not supported (supported: %s)", len(seq.PreTokenizers), supportedPreTokenizers)
+		}
+		return t.parsePreTokenizer(seq.PreTokenizers[0])
+	}
 	switch typ {
 	case "BertPreTokenizer":
+	case "Metaspace":
+		ms, err := parseMetaspace(raw, "pre_tokenizer")
+		if err != nil {
+			return err
+		}
+		t.metaspace = ms
 	case "ByteLevel":
 		var b byteLevelJSON
 		if err := json.Unmarshal(raw, &b); err != nil {
@@ -248,11 +309,29 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 	if isNull(raw) {
 		return errors.New("tokenizer: model section is missing")
 	}
+	typ, err := componentType(raw, "model")
+	if err != nil {
+		return err
+	}
+	if typ == "Unigram" {
+		if t.metaspace == nil {
+			return errors.New("tokenizer: model Unigram is only supported with pre_tokenizer Metaspace")
+		}
+		u, err := parseUnigram(raw)
+		if err != nil {
+			return err
+		}
+		t.unigram, t.wordModel, t.vocab = u, u, u.vocab
+		t.byID = make(map[int64]string, len(u.pieces))
+		for id, tok := range u.pieces {
+			t.byID[int64(id)] = tok
+		}
+		return nil
+	}
 	var m wordPieceJSON
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return fmt.Errorf("tokenizer: invalid model section: %w", err)
 	}
-	typ := m.Type
 	if typ == "" {
 		// Old files leave the type out; HF then tells models apart by their fields.
 		switch {
@@ -268,6 +347,9 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 	case "WordPiece":
 		if t.byteLevel != nil {
 			return errors.New("tokenizer: model WordPiece with pre_tokenizer ByteLevel is not supported (WordPiece needs BertPreTokenizer)")
+		}
+		if t.metaspace != nil {
+			return errors.New("tokenizer: model WordPiece with pre_tokenizer Metaspace is not supported (WordPiece needs BertPreTokenizer)")
 		}
 		return t.parseWordPiece(m)
 	case "BPE":
@@ -517,6 +599,13 @@ func (t *Tokenizer) parseDecoder(raw json.RawMessage) error {
 	case "ByteLevel":
 		t.decoder = byteLevelDecoder{}
 		return nil
+	case "Metaspace":
+		ms, err := parseMetaspace(raw, "decoder")
+		if err != nil {
+			return err
+		}
+		t.decoder = metaspaceDecoder{replacement: ms.replacement, dropFirst: ms.scheme != prependNever}
+		return nil
 	case "WordPiece":
 	default:
 		return unsupported("decoder", typ, supportedDecoders)
@@ -553,4 +642,46 @@ func (t *Tokenizer) choosePadID(f fileJSON) int64 {
 		}
 	}
 	return 0
+}
+
+// runPattern recognizes "c{n,}" for a character c that is no regex syntax.
+var runPattern = regexp.MustCompile(`^([^\\.+*?()|\[\]{}^$])\{([0-9]+),\}$`)
+
+// parseReplace reads a Replace normalizer or decoder: a pattern that is either a literal
+// ({"String": ...}) or a regex ({"Regex": ...}), and the content that replaces each match.
+// Regexes run on Go's RE2, which agrees with HF's Oniguruma on the leftmost-first matching
+// of the simple patterns converters write; ones RE2 cannot compile fail Load.
+func parseReplace(raw json.RawMessage, what string) (*replacer, error) {
+	var r struct {
+		Pattern struct {
+			String *string `json:"String"`
+			Regex  *string `json:"Regex"`
+		} `json:"pattern"`
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid Replace %s: %w", what, err)
+	}
+	rp := &replacer{content: []rune(r.Content)}
+	switch {
+	case r.Pattern.String != nil:
+		rp.literal = *r.Pattern.String
+	case r.Pattern.Regex != nil:
+		re, err := regexp.Compile(*r.Pattern.Regex)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: Replace %s regex is not supported: %w", what, err)
+		}
+		rp.re = re
+		prefix, _ := re.LiteralPrefix()
+		rp.prefix = []byte(prefix)
+		if m := runPattern.FindStringSubmatch(*r.Pattern.Regex); m != nil {
+			if n, err := strconv.Atoi(m[2]); err == nil && n > 0 && n < 1<<16 {
+				rp.run, _ = utf8.DecodeRuneInString(m[1])
+				rp.runMin = n
+			}
+		}
+	default:
+		return nil, fmt.Errorf("tokenizer: Replace %s pattern must be String or Regex", what)
+	}
+	return rp, nil
 }

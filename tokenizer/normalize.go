@@ -18,17 +18,49 @@ type nchar struct {
 type step uint8
 
 const (
-	stepClean     step = iota + 1 // BertNormalizer clean_text
-	stepChinese                   // BertNormalizer handle_chinese_chars
-	stepNFD                       // canonical decomposition + canonical ordering
-	stepMarks                     // drop marks (StripAccents normalizer)
-	stepBertMarks                 // drop nonspacing marks (BertNormalizer strip_accents)
-	stepLower                     // per-character lowercase
-	stepNFC                       // canonical decomposition, then canonical composition
+	stepClean       step = iota + 1 // BertNormalizer clean_text
+	stepChinese                     // BertNormalizer handle_chinese_chars
+	stepNFD                         // canonical decomposition + canonical ordering
+	stepMarks                       // drop marks (StripAccents normalizer)
+	stepBertMarks                   // drop nonspacing marks (BertNormalizer strip_accents)
+	stepLower                       // per-character lowercase
+	stepNFC                         // canonical decomposition, then canonical composition
+	stepPrecompiled                 // SentencePiece's charsmap (Precompiled normalizer)
+	stepReplace                     // Replace normalizer
+	stepStrip                       // Strip normalizer
+	stepPrepend                     // Prepend normalizer
 )
 
+// normOp is one step with the data the parameterized steps need.
+type normOp struct {
+	step        step
+	pre         *precompiled // stepPrecompiled
+	rep         *replacer    // stepReplace
+	left, right bool         // stepStrip
+	prepend     []rune       // stepPrepend
+}
+
 // normalizer is the ordered list of steps of the tokenizer's normalizer (empty: none).
-type normalizer []step
+type normalizer []normOp
+
+func ops(steps ...step) normalizer {
+	n := make(normalizer, len(steps))
+	for i, s := range steps {
+		n[i] = normOp{step: s}
+	}
+	return n
+}
+
+// asciiSafe reports whether runASCII may replace run: the SentencePiece steps rewrite ASCII
+// too (controls, runs of spaces, the prepended marker).
+func (n normalizer) asciiSafe() bool {
+	for _, o := range n {
+		if o.step >= stepPrecompiled {
+			return false
+		}
+	}
+	return true
+}
 
 // normBuf holds the two buffers a normalization ping-pongs between and the scratch the
 // NFD step needs; it lives in the per-call scratch so normalizing allocates nothing once
@@ -38,6 +70,9 @@ type normBuf struct {
 	changes  []change
 	runes    []rune
 	composed []composedChar // NFC only
+	pchanges []pchange      // Precompiled only
+	bytes    []byte         // Replace only: the text being searched
+	at       []int32        // Replace only: byte index -> char index
 }
 
 // change is one output character of a transform: how it relates to the input decides
@@ -51,7 +86,7 @@ type change struct {
 // run normalizes text (which starts at byte base of the original input) and returns the
 // resulting characters; the slice is owned by buf.
 func (n normalizer) run(buf *normBuf, text string, base int) []nchar {
-	if isASCII(text) {
+	if isASCII(text) && n.asciiSafe() {
 		buf.a = n.runASCII(buf.a[:0], text, base)
 		return buf.a
 	}
@@ -66,8 +101,8 @@ func (n normalizer) run(buf *normBuf, text string, base int) []nchar {
 	}
 	buf.a = cur
 	other := buf.b[:0]
-	for _, s := range n {
-		other = s.apply(buf, cur, other[:0], int32(base))
+	for _, o := range n {
+		other = o.apply(buf, cur, other[:0], int32(base))
 		cur, other = other, cur
 	}
 	buf.a, buf.b = cur, other
@@ -88,9 +123,9 @@ func isASCII(s string) bool {
 // commute, so the order of the steps does not matter.
 func (n normalizer) runASCII(out []nchar, text string, base int) []nchar {
 	var clean, lowercase bool
-	for _, s := range n {
-		clean = clean || s == stepClean
-		lowercase = lowercase || s == stepLower
+	for _, o := range n {
+		clean = clean || o.step == stepClean
+		lowercase = lowercase || o.step == stepLower
 	}
 	for i := 0; i < len(text); i++ {
 		r := rune(text[i])

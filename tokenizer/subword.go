@@ -6,8 +6,11 @@ package tokenizer
 // word boundaries only when it has such a prefix and otherwise guesses them from spaces;
 // callers that must agree with it read this.
 func (t *Tokenizer) SubwordPrefix() string {
-	if t.bpe != nil {
+	switch {
+	case t.bpe != nil:
 		return t.bpe.prefix
+	case t.unigram != nil:
+		return ""
 	}
 	return t.model.prefix
 }
@@ -15,8 +18,11 @@ func (t *Tokenizer) SubwordPrefix() string {
 // UnknownID is the id of the model's unknown token, and false when it has none (byte-level
 // BPE usually does not: every byte is in its vocabulary).
 func (t *Tokenizer) UnknownID() (int64, bool) {
-	if t.bpe != nil {
+	switch {
+	case t.bpe != nil:
 		return t.bpe.unkID, t.bpe.unkID >= 0
+	case t.unigram != nil:
+		return t.unigram.unkID, true
 	}
 	return t.model.unkID, true
 }

@@ -14,6 +14,9 @@ type Tokenizer struct {
 	model          wordPiece     // the WordPiece family; unused when bpe is set
 	bpe            *bpeModel     // the byte-level BPE family
 	byteLevel      *byteLevelPre // the ByteLevel pre-tokenizer; nil: BertPreTokenizer
+	metaspace      *metaspacePre // the Metaspace pre-tokenizer (SentencePiece families)
+	unigram        *unigramModel // the Unigram family
+	wordModel      wordModel     // the model words go to after Metaspace
 	vocab          map[string]int64
 	byID           map[int64]string
 	addedByContent map[string]*addedToken
@@ -97,6 +100,14 @@ type scratch struct {
 	key      []byte          // BPE: one symbol's spelling with prefix or suffix
 	syms     []bpeSym        // BPE: the symbols of the current word
 	heap     []heapEntry     // BPE: merge candidates of a long word
+	vScore   []float64       // Unigram: best path score ending at each byte
+	vFrom    []int32         // Unigram: where that path's last piece starts, -1 unreached
+	vID      []int32         // Unigram: that last piece's id
+}
+
+// wordModel is a model that encodes one pre-tokenized word at a time.
+type wordModel interface {
+	encodeWord(enc *tokens, s *scratch, chars []nchar, word int)
 }
 
 // Encode tokenizes text. Offsets are byte offsets into text (not into the normalized
@@ -200,6 +211,10 @@ func (t *Tokenizer) encodeSegment(enc *tokens, s *scratch, seg string, base int,
 func (t *Tokenizer) words(enc *tokens, s *scratch, chars []nchar, word *int) {
 	if t.byteLevel != nil {
 		t.byteLevelWords(enc, s, chars, word)
+		return
+	}
+	if t.metaspace != nil {
+		t.metaspaceWords(enc, s, chars, word)
 		return
 	}
 	t.preTokenize(enc, s, chars, word)

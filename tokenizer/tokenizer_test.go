@@ -80,26 +80,58 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 	}{
 		{"bpe model after BertPreTokenizer", func(m map[string]any) { section("model")(m).(map[string]any)["type"] = "BPE" },
 			`tokenizer: model BPE with pre_tokenizer BertPreTokenizer is not supported (BPE needs ByteLevel)`},
-		{"unigram model", func(m map[string]any) { section("model")(m).(map[string]any)["type"] = "Unigram" },
-			`tokenizer: model type "Unigram" is not supported (supported: WordPiece, BPE)`},
+		{"wordlevel model", func(m map[string]any) { section("model")(m).(map[string]any)["type"] = "WordLevel" },
+			`tokenizer: model type "WordLevel" is not supported (supported: WordPiece, BPE, Unigram)`},
 		{"nfkc normalizer", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "NFKC"} },
-			`tokenizer: normalizer type "NFKC" is not supported (supported: BertNormalizer, Sequence, NFD, NFC, Lowercase, StripAccents)`},
+			`tokenizer: normalizer type "NFKC" is not supported (supported: BertNormalizer, Sequence, NFD, NFC, Lowercase, StripAccents, Precompiled, Replace, Strip, Prepend)`},
 		{"nested unsupported normalizer", func(m map[string]any) {
 			m["normalizer"] = map[string]any{"type": "Sequence", "normalizers": []any{
-				map[string]any{"type": "NFD"}, map[string]any{"type": "Replace"}}}
-		}, `tokenizer: normalizer type "Replace" is not supported`},
+				map[string]any{"type": "NFD"}, map[string]any{"type": "NFKD"}}}
+		}, `tokenizer: normalizer type "NFKD" is not supported`},
+		{"replace without pattern", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "Replace", "content": " "} },
+			`tokenizer: Replace normalizer pattern must be String or Regex`},
+		{"replace with a regex RE2 lacks", func(m map[string]any) {
+			m["normalizer"] = map[string]any{"type": "Replace", "pattern": map[string]any{"Regex": `a(?=b)`}, "content": " "}
+		}, `tokenizer: Replace normalizer regex is not supported`},
+		{"broken charsmap", func(m map[string]any) {
+			m["normalizer"] = map[string]any{"type": "Precompiled", "precompiled_charsmap": "AwAAAAAA"}
+		}, `tokenizer: Precompiled precompiled_charsmap has an invalid trie size`},
 		{"WordPiece after ByteLevel", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "ByteLevel"} },
 			`tokenizer: model WordPiece with pre_tokenizer ByteLevel is not supported (WordPiece needs BertPreTokenizer)`},
-		{"metaspace pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "Metaspace"} },
-			`tokenizer: pre_tokenizer type "Metaspace" is not supported (supported: BertPreTokenizer, ByteLevel)`},
+		{"WordPiece after Metaspace", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "Metaspace"} },
+			`tokenizer: model WordPiece with pre_tokenizer Metaspace is not supported (WordPiece needs BertPreTokenizer)`},
+		{"whitespace pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "WhitespaceSplit"} },
+			`tokenizer: pre_tokenizer type "WhitespaceSplit" is not supported (supported: BertPreTokenizer, ByteLevel, Metaspace, Sequence of one of them)`},
+		{"pre-tokenizer sequence of two", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{
+				map[string]any{"type": "Punctuation"}, map[string]any{"type": "Metaspace"}}}
+		}, `tokenizer: pre_tokenizer Sequence of 2 pre-tokenizers is not supported`},
 		{"no pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = nil },
-			`tokenizer: pre_tokenizer is missing (supported: BertPreTokenizer, ByteLevel)`},
+			`tokenizer: pre_tokenizer is missing (supported: BertPreTokenizer, ByteLevel, Metaspace, Sequence of one of them)`},
+		{"metaspace prepend scheme", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Metaspace", "prepend_scheme": "sometimes"}
+		}, `tokenizer: Metaspace pre_tokenizer prepend_scheme "sometimes" is not always, first or never`},
+		{"unigram without metaspace", func(m map[string]any) {
+			m["model"] = map[string]any{"type": "Unigram", "unk_id": 0, "vocab": []any{[]any{"<unk>", 0}}}
+		}, `tokenizer: model Unigram is only supported with pre_tokenizer Metaspace`},
+		{"unigram without unk", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Metaspace"}
+			m["model"] = map[string]any{"type": "Unigram", "unk_id": nil, "vocab": []any{[]any{"<unk>", 0}}}
+		}, `tokenizer: Unigram unk_id null is not supported`},
+		{"unigram unk outside vocab", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Metaspace"}
+			m["model"] = map[string]any{"type": "Unigram", "unk_id": 1, "vocab": []any{[]any{"<unk>", 0}}}
+		}, `tokenizer: Unigram unk_id 1 is outside the vocab of 1 entries`},
+		{"unigram entry not a pair", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Metaspace"}
+			m["model"] = map[string]any{"type": "Unigram", "unk_id": 0, "vocab": []any{"<unk>"}}
+		}, `tokenizer: Unigram vocab entry 0 must be a [piece, score] pair`},
 		{"roberta processing without ids", func(m map[string]any) { m["post_processor"] = map[string]any{"type": "RobertaProcessing"} },
 			`tokenizer: RobertaProcessing cls must be a [token, id] pair`},
 		{"sequence processing", func(m map[string]any) { m["post_processor"] = map[string]any{"type": "Sequence"} },
 			`tokenizer: post_processor type "Sequence" is not supported (supported: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel)`},
-		{"metaspace decoder", func(m map[string]any) { m["decoder"] = map[string]any{"type": "Metaspace"} },
-			`tokenizer: decoder type "Metaspace" is not supported (supported: WordPiece, ByteLevel)`},
+		{"ctc decoder", func(m map[string]any) { m["decoder"] = map[string]any{"type": "CTC"} },
+			`tokenizer: decoder type "CTC" is not supported (supported: WordPiece, ByteLevel, Metaspace)`},
 		{"no model", func(m map[string]any) { delete(m, "model") }, `tokenizer: model section is missing`},
 		{"empty vocab", func(m map[string]any) { section("model")(m).(map[string]any)["vocab"] = map[string]any{} },
 			`tokenizer: WordPiece vocab is empty`},

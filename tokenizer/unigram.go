@@ -1,0 +1,354 @@
+package tokenizer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+)
+
+// unigramModel is HF's Unigram model (SentencePiece's unigram language model): each word is
+// cut into the vocab pieces whose scores (log probabilities) sum highest, found by Viterbi
+// over every vocab piece that starts at each character.
+type unigramModel struct {
+	vocab  map[string]int64 // HF's token_to_ids: a piece listed twice keeps its later id
+	pieces []string         // by id (HF's id_to_token)
+	scores []float64        // by id
+	unkID  int64
+	// unkScore is what a character no single-character piece covers costs: HF scores it
+	// 10 below the lowest score in the vocab, so a path uses it only where nothing else fits.
+	unkScore     float64
+	byteFallback bool
+	byteIDs      [256]int64 // ids of the <0xXX> pieces, -1 where missing
+	// The vocab as a byte trie: root's children in an array (the common case), deeper edges
+	// in a map keyed by node<<8 | byte.
+	rootNext [256]int32
+	next     map[uint64]int32
+	nodeID   []int32 // the piece ending at each node, -1 for none
+}
+
+type unigramJSON struct {
+	UnkID        *int64            `json:"unk_id"`
+	Vocab        []json.RawMessage `json:"vocab"`
+	ByteFallback bool              `json:"byte_fallback"`
+}
+
+func parseUnigram(raw json.RawMessage) (*unigramModel, error) {
+	var j unigramJSON
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid Unigram model: %w", err)
+	}
+	if len(j.Vocab) == 0 {
+		return nil, errors.New("tokenizer: Unigram vocab is empty")
+	}
+	if len(j.Vocab) > math.MaxInt32 {
+		return nil, errors.New("tokenizer: Unigram vocab is too large")
+	}
+	if j.UnkID == nil {
+		// HF fails the encode that first meets a character outside the vocab; a server
+		// cannot, so such files are refused up front.
+		return nil, errors.New("tokenizer: Unigram unk_id null is not supported")
+	}
+	if *j.UnkID < 0 || *j.UnkID >= int64(len(j.Vocab)) {
+		return nil, fmt.Errorf("tokenizer: Unigram unk_id %d is outside the vocab of %d entries", *j.UnkID, len(j.Vocab))
+	}
+	m := &unigramModel{
+		vocab:        make(map[string]int64, len(j.Vocab)),
+		scores:       make([]float64, len(j.Vocab)),
+		unkID:        *j.UnkID,
+		byteFallback: j.ByteFallback,
+		next:         make(map[uint64]int32),
+		nodeID:       []int32{-1},
+	}
+	for i := range m.rootNext {
+		m.rootNext[i] = -1
+	}
+	minScore := math.Inf(1)
+	for id, entry := range j.Vocab {
+		var pair [2]json.RawMessage
+		var piece string
+		if json.Unmarshal(entry, &pair) != nil || json.Unmarshal(pair[0], &piece) != nil {
+			return nil, fmt.Errorf("tokenizer: Unigram vocab entry %d must be a [piece, score] pair", id)
+		}
+		score, err := serdeFloat(string(bytes.TrimSpace(pair[1])))
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: Unigram vocab entry %d has an invalid score: %w", id, err)
+		}
+		m.vocab[piece] = int64(id)
+		m.pieces = append(m.pieces, piece)
+		m.scores[id] = score
+		minScore = min(minScore, score)
+	}
+	m.unkScore = minScore - 10
+	for piece, id := range m.vocab {
+		m.insert(piece, int32(id))
+	}
+	for b := range 256 {
+		m.byteIDs[b] = -1
+		if id, ok := m.vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
+			m.byteIDs[b] = id
+		}
+	}
+	return m, nil
+}
+
+func (m *unigramModel) insert(piece string, id int32) {
+	node := int32(0)
+	for i := 0; i < len(piece); i++ {
+		c := piece[i]
+		var child int32
+		var ok bool
+		if node == 0 {
+			child = m.rootNext[c]
+			ok = child >= 0
+		} else {
+			child, ok = m.next[uint64(node)<<8|uint64(c)]
+		}
+		if !ok {
+			child = int32(len(m.nodeID))
+			m.nodeID = append(m.nodeID, -1)
+			if node == 0 {
+				m.rootNext[c] = child
+			} else {
+				m.next[uint64(node)<<8|uint64(c)] = child
+			}
+		}
+		node = child
+	}
+	if piece != "" {
+		m.nodeID[node] = id
+	}
+}
+
+// encodeWord appends the pieces of one pre-tokenized word, as HF's encode_optimized and
+// tokenize do: best path by score (ties keep the earlier start), characters outside the
+// vocab as unknown pieces, neighbouring unknown pieces fused into one, and a piece that is
+// not a vocab entry spelled as <0xXX> byte pieces when byte_fallback is on (each with the
+// whole piece's offsets), else the unk id.
+func (m *unigramModel) encodeWord(enc *tokens, s *scratch, chars []nchar, word int) {
+	w, charAt := s.word[:0], s.charAt[:0]
+	for i, c := range chars {
+		n := len(w)
+		if c.r < utf8.RuneSelf {
+			w = append(w, byte(c.r))
+		} else {
+			w = utf8.AppendRune(w, c.r)
+		}
+		for range len(w) - n {
+			charAt = append(charAt, int32(i))
+		}
+	}
+	s.word, s.charAt = w, charAt
+	n := len(w)
+	if n == 0 {
+		return
+	}
+	score, from, ids := s.vScore[:0], s.vFrom[:0], s.vID[:0]
+	for range n + 1 {
+		score, from, ids = append(score, 0), append(from, -1), append(ids, 0)
+	}
+	s.vScore, s.vFrom, s.vID = score, from, ids
+	for start := 0; start < n; {
+		mblen := 1
+		if w[start] >= utf8.RuneSelf {
+			_, mblen = utf8.DecodeRune(w[start:])
+		}
+		base := score[start]
+		single := false
+		node := int32(0)
+		for k := start; k < n; k++ {
+			if node == 0 {
+				node = m.rootNext[w[k]]
+			} else if child, ok := m.next[uint64(node)<<8|uint64(w[k])]; ok {
+				node = child
+			} else {
+				node = -1
+			}
+			if node < 0 {
+				break
+			}
+			id := m.nodeID[node]
+			if id < 0 {
+				continue
+			}
+			end := k + 1
+			if cand := base + m.scores[id]; from[end] < 0 || cand > score[end] {
+				score[end], from[end], ids[end] = cand, int32(start), id
+			}
+			if end-start == mblen {
+				single = true
+			}
+		}
+		if !single {
+			end := start + mblen
+			if cand := base + m.unkScore; from[end] < 0 || cand > score[end] {
+				score[end], from[end], ids[end] = cand, int32(start), int32(m.unkID)
+			}
+		}
+		start += mblen
+	}
+	// Backtrack into s.pieces, last piece first; runs of unk-id nodes become one piece.
+	pieces := s.pieces[:0]
+	for end := n; end > 0; {
+		start := int(from[end])
+		if int64(ids[end]) == m.unkID && len(pieces) > 0 && pieces[len(pieces)-1].id == -1 {
+			pieces[len(pieces)-1].start = start
+		} else {
+			id := int64(ids[end])
+			if id == m.unkID {
+				id = -1 // fusable; resolved below
+			}
+			pieces = append(pieces, piece{id: id, start: start, end: end})
+		}
+		end = start
+	}
+	s.pieces = pieces
+	for i := len(pieces) - 1; i >= 0; i-- {
+		p := pieces[i]
+		a, b := chars[charAt[p.start]].start, chars[charAt[p.end-1]].end
+		if p.id >= 0 {
+			enc.add(p.id, a, b, word, false)
+			continue
+		}
+		// HF looks the piece's text up again: an unknown piece (or a fused run) is not a vocab
+		// entry unless it happens to spell one.
+		if id, ok := m.vocab[string(w[p.start:p.end])]; ok {
+			enc.add(id, a, b, word, false)
+			continue
+		}
+		if m.byteFallback && m.bytesKnown(w[p.start:p.end]) {
+			for _, c := range w[p.start:p.end] {
+				enc.add(m.byteIDs[c], a, b, word, false)
+			}
+			continue
+		}
+		enc.add(m.unkID, a, b, word, false)
+	}
+}
+
+func (m *unigramModel) bytesKnown(b []byte) bool {
+	for _, c := range b {
+		if m.byteIDs[c] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// prependScheme is when the Metaspace pre-tokenizer puts its replacement in front of a
+// piece of text.
+type prependScheme uint8
+
+const (
+	prependAlways prependScheme = iota
+	prependFirst                // only before text that starts at the input's first byte
+	prependNever
+)
+
+// metaspacePre is HF's Metaspace pre-tokenizer: spaces become the replacement ("▁"), one is
+// prepended per the scheme, and with split each replacement starts a new word.
+type metaspacePre struct {
+	replacement rune
+	scheme      prependScheme
+	split       bool
+}
+
+type metaspaceJSON struct {
+	Replacement    *string `json:"replacement"`
+	AddPrefixSpace *bool   `json:"add_prefix_space"`
+	PrependScheme  *string `json:"prepend_scheme"`
+	Split          *bool   `json:"split"`
+}
+
+func parseMetaspace(raw json.RawMessage, what string) (*metaspacePre, error) {
+	var j metaspaceJSON
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid Metaspace %s: %w", what, err)
+	}
+	m := &metaspacePre{replacement: '▁', split: orTrue(j.Split)}
+	if j.Replacement != nil {
+		r, size := utf8.DecodeRuneInString(*j.Replacement)
+		if size == 0 || size != len(*j.Replacement) {
+			return nil, fmt.Errorf("tokenizer: Metaspace %s replacement must be one character", what)
+		}
+		m.replacement = r
+	}
+	if j.PrependScheme != nil {
+		switch *j.PrependScheme {
+		case "always":
+		case "first":
+			m.scheme = prependFirst
+		case "never":
+			m.scheme = prependNever
+		default:
+			return nil, fmt.Errorf("tokenizer: Metaspace %s prepend_scheme %q is not always, first or never", what, *j.PrependScheme)
+		}
+	}
+	// Files written before prepend_scheme existed say add_prefix_space; false means never.
+	if j.AddPrefixSpace != nil && !*j.AddPrefixSpace {
+		m.scheme = prependNever
+	}
+	return m, nil
+}
+
+// metaspaceWords pre-tokenizes one stretch of normalized text with Metaspace and encodes
+// each word with the model. HF's "first" scheme asks whether the stretch starts at byte 0
+// of the input, which after slicing around added tokens is where its first character came
+// from.
+func (t *Tokenizer) metaspaceWords(enc *tokens, s *scratch, chars []nchar, word *int) {
+	ms := t.metaspace
+	rep := ms.replacement
+	buf := s.prefixed[:0]
+	first := chars[0].r
+	if first == ' ' {
+		first = rep
+	}
+	if first != rep && (ms.scheme == prependAlways || (ms.scheme == prependFirst && chars[0].start == 0)) {
+		buf = append(buf, nchar{r: rep, start: chars[0].start, end: chars[0].end})
+	}
+	for _, c := range chars {
+		if c.r == ' ' {
+			c.r = rep
+		}
+		buf = append(buf, c)
+	}
+	s.prefixed = buf
+	if !ms.split {
+		t.wordModel.encodeWord(enc, s, buf, *word)
+		*word++
+		return
+	}
+	start := 0
+	for i := 1; i <= len(buf); i++ {
+		if i == len(buf) || buf[i].r == rep {
+			t.wordModel.encodeWord(enc, s, buf[start:i], *word)
+			*word++
+			start = i
+		}
+	}
+}
+
+// metaspaceDecoder is HF's Metaspace decoder: replacements become spaces, except in the
+// first token when the pre-tokenizer prepends, where they are dropped.
+type metaspaceDecoder struct {
+	replacement rune
+	dropFirst   bool
+}
+
+func (d metaspaceDecoder) decode(tokens []string) string {
+	var b []byte
+	for i, tok := range tokens {
+		for _, r := range tok {
+			switch {
+			case r != d.replacement:
+				b = utf8.AppendRune(b, r)
+			case i == 0 && d.dropFirst:
+			default:
+				b = append(b, ' ')
+			}
+		}
+	}
+	return string(b)
+}
