@@ -68,9 +68,10 @@ func BenchmarkEncode(b *testing.B) {
 		b.Run(name+"/mixed", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", mixed) })
 		b.Run(name+"/clinical", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", clinical) })
 	}
-	// One file of each other family: byte-level BPE, and the SentencePiece Unigram layouts
-	// (whose Precompiled normalizer and Viterbi cost more per character than WordPiece).
-	for _, name := range []string{"gpt2", "deberta-v3", "xlm-roberta", "unigram-bytes"} {
+	// One file of each other family: byte-level BPE, the SentencePiece Unigram layouts (whose
+	// Precompiled normalizer and Viterbi cost more per character than WordPiece) and
+	// SentencePiece BPE with byte fallback (one word per stretch of text, merged on a heap).
+	for _, name := range []string{"gpt2", "deberta-v3", "xlm-roberta", "unigram-bytes", "llama-bpe"} {
 		b.Run(name+"/mixed", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", mixed) })
 		b.Run(name+"/clinical", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", clinical) })
 	}

@@ -26,6 +26,12 @@ type bpeModel struct {
 	// spells a symbol whenever prefix and suffix are both empty, which is the usual case.
 	byteID [256]int64
 	plain  bool
+	// byteLevel: words come spelled in ByteLevel's stand-in characters, one symbol per byte.
+	// Otherwise (SentencePiece BPE) a symbol starts as one character of the normalized text,
+	// and with byteFallback a character missing from the vocab becomes its <0xXX> byte tokens.
+	byteLevel    bool
+	byteFallback bool
+	fallbackID   [256]int64 // ids of the <0xXX> tokens, -1 where missing
 }
 
 type bpeMerge struct {
@@ -68,13 +74,10 @@ func parseBPE(raw json.RawMessage) (*bpeModel, error) {
 		// Dropout skips merges at random, for training; serving needs one answer per text.
 		return nil, errors.New("tokenizer: BPE dropout must be null for inference")
 	}
-	if j.ByteFallback {
-		return nil, errors.New("tokenizer: BPE byte_fallback is not supported")
-	}
 	if len(j.Vocab) == 0 {
 		return nil, errors.New("tokenizer: BPE vocab is empty")
 	}
-	m := &bpeModel{vocab: j.Vocab, unkID: -1, fuse: j.FuseUnk, ignoreMerges: j.IgnoreMerges}
+	m := &bpeModel{vocab: j.Vocab, unkID: -1, fuse: j.FuseUnk, ignoreMerges: j.IgnoreMerges, byteFallback: j.ByteFallback}
 	for _, id := range j.Vocab {
 		if id < 0 || id > math.MaxUint32 {
 			return nil, fmt.Errorf("tokenizer: BPE vocab id %d is outside 0..2^32-1", id)
@@ -120,6 +123,10 @@ func parseBPE(raw json.RawMessage) (*bpeModel, error) {
 		if id, ok := j.Vocab[string(byteChar[b])]; ok {
 			m.byteID[b] = id
 		}
+		m.fallbackID[b] = -1
+		if id, ok := j.Vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
+			m.fallbackID[b] = id
+		}
 	}
 	return m, nil
 }
@@ -164,6 +171,10 @@ func (m *bpeModel) encodeWord(enc *tokens, s *scratch, chars []nchar, word int) 
 	if len(chars) == 0 {
 		return
 	}
+	if !m.byteLevel {
+		m.encodeChars(enc, s, chars, word)
+		return
+	}
 	w, at := s.word[:0], s.mappedAt[:0]
 	for i, c := range chars {
 		n := len(w)
@@ -193,7 +204,12 @@ func (m *bpeModel) encodeWord(enc *tokens, s *scratch, chars []nchar, word int) 
 		}
 	}
 
-	syms := m.initialSymbols(s, w)
+	m.mergeAndEmit(enc, s, m.initialSymbols(s, w), chars, at, word)
+}
+
+// mergeAndEmit applies the merges to a word's initial symbols and appends the tokens; at
+// maps each byte position the symbols count in to the index of its character in chars.
+func (m *bpeModel) mergeAndEmit(enc *tokens, s *scratch, syms []bpeSym, chars []nchar, at []int32, word int) {
 	if len(syms) > longWord {
 		syms = m.mergeHeap(s, syms)
 	} else {
@@ -206,6 +222,88 @@ func (m *bpeModel) encodeWord(enc *tokens, s *scratch, chars []nchar, word int) 
 		}
 		enc.add(int64(sym.id), chars[at[sym.start]].start, chars[at[sym.end-1]].end, word, false)
 	}
+}
+
+// encodeChars is encodeWord for BPE without ByteLevel: the word is its normalized UTF-8 and
+// a symbol starts as one character. A character missing from the vocab becomes, with
+// byte_fallback, one <0xXX> token per byte (each spanning the character), else an unk
+// symbol as in initialSymbols. HF leaves an unk pending across byte-fallback characters
+// and adds it after them; that order is kept.
+func (m *bpeModel) encodeChars(enc *tokens, s *scratch, chars []nchar, word int) {
+	w, at := s.word[:0], s.mappedAt[:0]
+	for i, c := range chars {
+		n := len(w)
+		w = utf8.AppendRune(w, c.r)
+		for range len(w) - n {
+			at = append(at, int32(i))
+		}
+	}
+	s.word, s.mappedAt = w, at
+	if m.ignoreMerges {
+		if id, ok := m.vocab[string(w)]; ok {
+			enc.add(id, chars[0].start, chars[len(chars)-1].end, word, false)
+			return
+		}
+	}
+	syms := s.syms[:0]
+	unk, unkStart, unkEnd := false, int32(0), int32(0)
+	for pos := 0; pos < len(w); {
+		_, size := utf8.DecodeRune(w[pos:])
+		end := pos + size
+		key := s.key[:0]
+		if pos > 0 {
+			key = append(key, m.prefix...)
+		}
+		key = append(key, w[pos:end]...)
+		if end == len(w) {
+			key = append(key, m.suffix...)
+		}
+		s.key = key
+		if id, ok := m.vocab[string(key)]; ok {
+			if unk {
+				syms = append(syms, bpeSym{id: uint32(m.unkID), start: unkStart, end: unkEnd})
+				unk = false
+			}
+			syms = append(syms, bpeSym{id: uint32(id), start: int32(pos), end: int32(end)})
+			pos = end
+			continue
+		}
+		if m.byteFallback && m.fallbackKnown(key) {
+			for k, b := range key {
+				// HF gives each byte token one byte of the word; all of them lie inside the
+				// character, so each maps back to its whole span.
+				p := min(int32(pos+k), int32(end-1))
+				syms = append(syms, bpeSym{id: uint32(m.fallbackID[b]), start: p, end: p + 1})
+			}
+			pos = end
+			continue
+		}
+		if m.unkID >= 0 {
+			switch {
+			case unk && m.fuse:
+				unkEnd = int32(end)
+			case unk:
+				syms = append(syms, bpeSym{id: uint32(m.unkID), start: unkStart, end: unkEnd})
+				unkStart, unkEnd = int32(pos), int32(end)
+			default:
+				unk, unkStart, unkEnd = true, int32(pos), int32(end)
+			}
+		}
+		pos = end
+	}
+	if unk {
+		syms = append(syms, bpeSym{id: uint32(m.unkID), start: unkStart, end: unkEnd})
+	}
+	m.mergeAndEmit(enc, s, syms, chars, at, word)
+}
+
+func (m *bpeModel) fallbackKnown(b []byte) bool {
+	for _, c := range b {
+		if m.fallbackID[c] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // initialSymbols spells each byte as a symbol, handling bytes missing from the vocab the way

@@ -84,7 +84,7 @@ func TestLoadRejectsBPEOptions(t *testing.T) {
 		want string
 	}{
 		{"dropout", func(m map[string]any) { model(m)["dropout"] = 0.1 }, `tokenizer: BPE dropout must be null for inference`},
-		{"byte fallback", func(m map[string]any) { model(m)["byte_fallback"] = true }, `tokenizer: BPE byte_fallback is not supported`},
+		{"byte fallback", func(m map[string]any) { model(m)["byte_fallback"] = true }, `tokenizer: BPE byte_fallback with pre_tokenizer ByteLevel is not supported`},
 		{"empty vocab", func(m map[string]any) { model(m)["vocab"] = map[string]any{} }, `tokenizer: BPE vocab is empty`},
 		{"negative id", func(m map[string]any) { model(m)["vocab"].(map[string]any)["x"] = -1 }, `tokenizer: BPE vocab id -1 is outside`},
 		{"unk not in vocab", func(m map[string]any) { model(m)["unk_token"] = "<secret-unk>" },

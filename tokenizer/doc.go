@@ -57,15 +57,22 @@
 // RobertaProcessing trims offsets only around whitespace and 'Ġ', so with "▁" pieces it
 // changes only added tokens that lstrip or rstrip took spaces into.
 //
+// SentencePiece BPE (Llama-style files) runs the BPE merges on characters instead of
+// stand-in bytes: its normalizer prepends "▁" and turns spaces into "▁" (Prepend, Replace),
+// there is no pre-tokenizer (each stretch of text between added tokens is one word) or a
+// Metaspace one, and with byte_fallback a character missing from the vocab becomes its
+// <0xXX> tokens, each spanning the whole character. Its decoder is a Sequence of Replace
+// ("▁" to " "), ByteFallback (runs of byte tokens back to text, U+FFFD per byte when they
+// are not UTF-8), Fuse and Strip (the leading space).
+//
 // Supported tokenizer.json: normalizer BertNormalizer, NFD, NFC, Lowercase, StripAccents,
 // Precompiled, Replace, Strip, Prepend, a Sequence of those, or null; pre_tokenizer
-// BertPreTokenizer, ByteLevel, Metaspace or a Sequence holding one of them; model WordPiece
-// (with BertPreTokenizer), BPE (with ByteLevel) or Unigram (with Metaspace, unk_id set);
-// post_processor TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel or null;
-// decoder WordPiece, ByteLevel, Metaspace or null. SubwordPrefix reports the model's
-// continuing_subword_prefix ("##" for WordPiece, "" for Unigram and byte-level BPE), which
-// tells callers whether word boundaries can be read from the tokens themselves.
-// Anything else fails Load with an error naming the unsupported type. Truncation is
+// BertPreTokenizer, ByteLevel, Metaspace, a Sequence holding one of them, or null (BPE
+// only); model WordPiece (with BertPreTokenizer), BPE (with ByteLevel, or with Metaspace or
+// none, byte_fallback allowed) or Unigram (with Metaspace, unk_id set); post_processor
+// TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel or null; decoder
+// WordPiece, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, a Sequence of them,
+// or null. Anything else fails Load with an error naming the unsupported type. Truncation is
 // ignored (callers window long texts); the padding section only supplies PadID.
 //
 // Usage:
@@ -75,6 +82,10 @@
 //	enc := tok.Encode(text, true) // enc.IDs, enc.Offsets (bytes into text), enc.WordIDs
 //	prefix, suffix := tok.Template() // to wrap windows of a long text yourself
 //	text := tok.Decode(ids, true)
+//
+// SubwordPrefix reports the model's continuing_subword_prefix ("##" for WordPiece, "" for
+// Unigram and byte-level or SentencePiece BPE), which tells callers whether word boundaries
+// can be read from the tokens themselves, as HF's token-classification pipeline decides.
 //
 // A Tokenizer is immutable after Load and safe for concurrent use; Encode keeps its
 // working buffers in a sync.Pool, so steady-state encoding only allocates the result.

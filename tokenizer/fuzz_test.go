@@ -12,7 +12,7 @@ import (
 func FuzzEncode(f *testing.F) {
 	var toks []*Tokenizer
 	for _, name := range []string{"uncased", "tiny", "roberta-prefix", "modernbert", "edge-drop", "edge-affix",
-		"deberta-v3", "xlm-roberta", "unigram-bytes"} {
+		"deberta-v3", "xlm-roberta", "unigram-bytes", "llama-bpe"} {
 		raw, err := os.ReadFile("testdata/" + name + ".json")
 		if err != nil {
 			f.Fatal(err)

@@ -102,7 +102,7 @@ const (
 	supportedPreTokenizers = "BertPreTokenizer, ByteLevel, Metaspace, Sequence of one of them"
 	supportedModels        = "WordPiece, BPE, Unigram"
 	supportedProcessors    = "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel"
-	supportedDecoders      = "WordPiece, ByteLevel, Metaspace"
+	supportedDecoders      = "WordPiece, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, Sequence"
 )
 
 // Load builds a Tokenizer from the contents of a HuggingFace tokenizer.json. It accepts the
@@ -266,7 +266,9 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 
 func (t *Tokenizer) parsePreTokenizer(raw json.RawMessage) error {
 	if isNull(raw) {
-		return fmt.Errorf("tokenizer: pre_tokenizer is missing (supported: %s)", supportedPreTokenizers)
+		// Only SentencePiece BPE (Llama) does without; parseModel refuses it for the rest.
+		t.noPreTokenizer = true
+		return nil
 	}
 	typ, err := componentType(raw, "pre_tokenizer")
 	if err != nil {
@@ -313,6 +315,9 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
+	if t.noPreTokenizer && typ != "BPE" {
+		return fmt.Errorf("tokenizer: pre_tokenizer is missing (supported: %s)", supportedPreTokenizers)
+	}
 	if typ == "Unigram" {
 		if t.metaspace == nil {
 			return errors.New("tokenizer: model Unigram is only supported with pre_tokenizer Metaspace")
@@ -353,14 +358,18 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 		}
 		return t.parseWordPiece(m)
 	case "BPE":
-		if t.byteLevel == nil {
-			return errors.New("tokenizer: model BPE with pre_tokenizer BertPreTokenizer is not supported (BPE needs ByteLevel)")
+		if t.byteLevel == nil && t.metaspace == nil && !t.noPreTokenizer {
+			return errors.New("tokenizer: model BPE with pre_tokenizer BertPreTokenizer is not supported (BPE needs ByteLevel, Metaspace or none)")
 		}
 		bpe, err := parseBPE(raw)
 		if err != nil {
 			return err
 		}
-		t.bpe, t.vocab = bpe, bpe.vocab
+		bpe.byteLevel = t.byteLevel != nil
+		if bpe.byteLevel && bpe.byteFallback {
+			return errors.New("tokenizer: BPE byte_fallback with pre_tokenizer ByteLevel is not supported")
+		}
+		t.bpe, t.wordModel, t.vocab = bpe, bpe, bpe.vocab
 		t.byID = make(map[int64]string, len(bpe.vocab))
 		for tok, id := range bpe.vocab {
 			if prev, dup := t.byID[id]; !dup || tok < prev {
@@ -591,38 +600,98 @@ func (t *Tokenizer) parseDecoder(raw json.RawMessage) error {
 	if isNull(raw) {
 		return nil
 	}
-	typ, err := componentType(raw, "decoder")
+	d, err := parseDecoder(raw, false)
 	if err != nil {
 		return err
 	}
+	t.decoder = d
+	return nil
+}
+
+// parseDecoder reads one decoder; inSequence asks for one that can be chained.
+func parseDecoder(raw json.RawMessage, inSequence bool) (decoder, error) {
+	typ, err := componentType(raw, "decoder")
+	if err != nil {
+		return nil, err
+	}
+	var d decoder
 	switch typ {
 	case "ByteLevel":
-		t.decoder = byteLevelDecoder{}
-		return nil
+		d = byteLevelDecoder{}
 	case "Metaspace":
 		ms, err := parseMetaspace(raw, "decoder")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		t.decoder = metaspaceDecoder{replacement: ms.replacement, dropFirst: ms.scheme != prependNever}
-		return nil
+		d = metaspaceDecoder{replacement: ms.replacement, dropFirst: ms.scheme != prependNever}
 	case "WordPiece":
+		var j wordPieceDecoderJSON
+		if err := json.Unmarshal(raw, &j); err != nil {
+			return nil, fmt.Errorf("tokenizer: invalid WordPiece decoder: %w", err)
+		}
+		wp := &wordPieceDecoder{prefix: "##", cleanup: true}
+		if j.Prefix != nil {
+			wp.prefix = *j.Prefix
+		}
+		if j.Cleanup != nil {
+			wp.cleanup = *j.Cleanup
+		}
+		d = wp
+	case "Sequence":
+		var j struct {
+			Decoders []json.RawMessage `json:"decoders"`
+		}
+		if err := json.Unmarshal(raw, &j); err != nil {
+			return nil, fmt.Errorf("tokenizer: invalid Sequence decoder: %w", err)
+		}
+		var seq sequenceDecoder
+		for _, sub := range j.Decoders {
+			part, err := parseDecoder(sub, true)
+			if err != nil {
+				return nil, err
+			}
+			seq = append(seq, part.(chainDecoder))
+		}
+		d = seq
+	case "Replace":
+		rp, err := parseReplace(raw, "decoder")
+		if err != nil {
+			return nil, err
+		}
+		return chainOnly{replaceDecoder{rp}}, nil
+	case "ByteFallback":
+		return chainOnly{byteFallbackDecoder{}}, nil
+	case "Fuse":
+		return chainOnly{fuseDecoder{}}, nil
+	case "Strip":
+		var j struct {
+			Content string `json:"content"`
+			Start   int    `json:"start"`
+			Stop    int    `json:"stop"`
+		}
+		if err := json.Unmarshal(raw, &j); err != nil {
+			return nil, fmt.Errorf("tokenizer: invalid Strip decoder: %w", err)
+		}
+		r, size := utf8.DecodeRuneInString(j.Content)
+		if size == 0 || size != len(j.Content) || j.Start < 0 || j.Stop < 0 {
+			return nil, errors.New("tokenizer: Strip decoder needs one content character and non-negative start and stop")
+		}
+		return chainOnly{stripDecoder{content: r, start: j.Start, stop: j.Stop}}, nil
 	default:
-		return unsupported("decoder", typ, supportedDecoders)
+		return nil, unsupported("decoder", typ, supportedDecoders)
 	}
-	var d wordPieceDecoderJSON
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return fmt.Errorf("tokenizer: invalid WordPiece decoder: %w", err)
+	if _, ok := d.(chainDecoder); inSequence && !ok {
+		return nil, fmt.Errorf("tokenizer: decoder %s inside a Sequence is not supported", typ)
 	}
-	dec := &wordPieceDecoder{prefix: "##", cleanup: true}
-	if d.Prefix != nil {
-		dec.prefix = *d.Prefix
-	}
-	if d.Cleanup != nil {
-		dec.cleanup = *d.Cleanup
-	}
-	t.decoder = dec
-	return nil
+	return d, nil
+}
+
+// chainOnly makes a chaining decoder usable alone: its tokens are joined as HF's decode
+// joins them.
+type chainOnly struct{ chainDecoder }
+
+func (c chainOnly) decode(tokens []string) string {
+	return strings.Join(c.chain(tokens), "")
 }
 
 // choosePadID prefers the padding section's id, then its token, then "[PAD]" (BERT), then

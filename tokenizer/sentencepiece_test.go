@@ -32,6 +32,7 @@ func TestSubwordPrefixAndUnknownID(t *testing.T) {
 		{"deberta-v3", "", 3, true},
 		{"xlm-roberta", "", 3, true},
 		{"unigram-bytes", "", 3, true},
+		{"llama-bpe", "", 0, true},
 	}
 	for _, c := range cases {
 		tok := loadTestdata(t, c.file)
@@ -70,5 +71,30 @@ func TestSerdeFloat(t *testing.T) {
 	got, _ := serdeFloat("-9.8765432109876543")
 	if want := -float64(98765432109876543) / 1e16; got != want {
 		t.Errorf("serdeFloat two-step rounding: got %v want %v", got, want)
+	}
+}
+
+// The goldens' random id sequences cover ordinary byte tokens; these are the spellings
+// Rust's u8::from_str_radix accepts or refuses beyond them.
+func TestFallbackByte(t *testing.T) {
+	for tok, want := range map[string]int{"<0x41>": 0x41, "<0xe4>": 0xE4, "<0x+F>": 0x0F, "<0x4G>": -1, "<0x041>": -1,
+		"<0X41>": -1, "<0x-1>": -1, "0x41>": -1} {
+		b, ok := fallbackByte(tok)
+		if (want < 0) == ok || (ok && int(b) != want) {
+			t.Errorf("fallbackByte(%q) = %#x, %v; want %d", tok, b, ok, want)
+		}
+	}
+	got := byteFallbackDecoder{}.chain([]string{"<0xE4>", "<0xB8>", "<0xAD>", "a", "<0xE4>", "<0xB8>", "b"})
+	want := []string{"中", "a", "\uFFFD", "\uFFFD", "b"}
+	if len(got) != len(want) {
+		t.Fatalf("ByteFallback chain = %q, want %q", got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("ByteFallback chain = %q, want %q", got, want)
+		}
+	}
+	if got := (stripDecoder{content: ' ', start: 1, stop: 2}).chain([]string{"  a  ", " ", ""}); got[0] != " a" || got[1] != "" || got[2] != "" {
+		t.Errorf("Strip chain = %q", got)
 	}
 }

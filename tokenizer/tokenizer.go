@@ -17,6 +17,7 @@ type Tokenizer struct {
 	metaspace      *metaspacePre // the Metaspace pre-tokenizer (SentencePiece families)
 	unigram        *unigramModel // the Unigram family
 	wordModel      wordModel     // the model words go to after Metaspace
+	noPreTokenizer bool          // pre_tokenizer null: each stretch of text is one word
 	vocab          map[string]int64
 	byID           map[int64]string
 	addedByContent map[string]*addedToken
@@ -215,6 +216,11 @@ func (t *Tokenizer) words(enc *tokens, s *scratch, chars []nchar, word *int) {
 	}
 	if t.metaspace != nil {
 		t.metaspaceWords(enc, s, chars, word)
+		return
+	}
+	if t.noPreTokenizer {
+		t.wordModel.encodeWord(enc, s, chars, *word)
+		*word++
 		return
 	}
 	t.preTokenize(enc, s, chars, word)

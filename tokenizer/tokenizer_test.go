@@ -79,7 +79,7 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 		want string
 	}{
 		{"bpe model after BertPreTokenizer", func(m map[string]any) { section("model")(m).(map[string]any)["type"] = "BPE" },
-			`tokenizer: model BPE with pre_tokenizer BertPreTokenizer is not supported (BPE needs ByteLevel)`},
+			`tokenizer: model BPE with pre_tokenizer BertPreTokenizer is not supported (BPE needs ByteLevel, Metaspace or none)`},
 		{"wordlevel model", func(m map[string]any) { section("model")(m).(map[string]any)["type"] = "WordLevel" },
 			`tokenizer: model type "WordLevel" is not supported (supported: WordPiece, BPE, Unigram)`},
 		{"nfkc normalizer", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "NFKC"} },
@@ -131,7 +131,7 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 		{"sequence processing", func(m map[string]any) { m["post_processor"] = map[string]any{"type": "Sequence"} },
 			`tokenizer: post_processor type "Sequence" is not supported (supported: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel)`},
 		{"ctc decoder", func(m map[string]any) { m["decoder"] = map[string]any{"type": "CTC"} },
-			`tokenizer: decoder type "CTC" is not supported (supported: WordPiece, ByteLevel, Metaspace)`},
+			`tokenizer: decoder type "CTC" is not supported (supported: WordPiece, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, Sequence)`},
 		{"no model", func(m map[string]any) { delete(m, "model") }, `tokenizer: model section is missing`},
 		{"empty vocab", func(m map[string]any) { section("model")(m).(map[string]any)["vocab"] = map[string]any{} },
 			`tokenizer: WordPiece vocab is empty`},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -338,16 +339,26 @@ type metaspaceDecoder struct {
 }
 
 func (d metaspaceDecoder) decode(tokens []string) string {
-	var b []byte
+	var b strings.Builder
 	for i, tok := range tokens {
-		for _, r := range tok {
-			switch {
-			case r != d.replacement:
-				b = utf8.AppendRune(b, r)
-			case i == 0 && d.dropFirst:
-			default:
-				b = append(b, ' ')
-			}
+		b.WriteString(d.decode1(i, tok))
+	}
+	return b.String()
+}
+
+// decode1 is the Metaspace decoding of the token at index i.
+func (d metaspaceDecoder) decode1(i int, tok string) string {
+	if !strings.ContainsRune(tok, d.replacement) {
+		return tok
+	}
+	b := make([]byte, 0, len(tok))
+	for _, r := range tok {
+		switch {
+		case r != d.replacement:
+			b = utf8.AppendRune(b, r)
+		case i == 0 && d.dropFirst:
+		default:
+			b = append(b, ' ')
 		}
 	}
 	return string(b)
