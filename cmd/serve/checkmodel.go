@@ -54,7 +54,13 @@ func checkModel(args, environ []string, stdout, stderr io.Writer) int {
 	}
 	r.line("model type: %s %v", m.Config.ModelType, m.Config.Architectures)
 	r.line("tokenizer: %s, %d entries", tokenizerFamily(dir), m.Tokenizer.VocabSize())
-	r.line("max length: %d positions", m.Config.MaxLength)
+	r.line("max length: %d tokens (max_position_embeddings %d, tokenizer_config.json's model_max_length where smaller)",
+		m.Config.MaxLength, m.Config.MaxPositionEmbeddings)
+	if p := m.Tokenizer.SubwordPrefix(); p != "" {
+		r.line("word boundaries: the tokenizer's words (continuation pieces spelled %q)", p)
+	} else {
+		r.line("word boundaries: guessed from spaces, as HF's pipeline does for tokenizers without a subword prefix")
+	}
 	if v := m.Config.VocabSize; v > 0 && m.Tokenizer.VocabSize() > v {
 		r.problem("tokenizer.json has %d entries but config.json's vocab_size is %d: ids past it fail in the graph",
 			m.Tokenizer.VocabSize(), v)

@@ -10,7 +10,7 @@ import (
 // layoutFamilies are the encoder layouts of models/testdata/layouts (gen_layouts.py): one
 // small model directory per architecture, with the inputs optimum exports for it and a
 // tokenizer of its family.
-var layoutFamilies = []string{"bert", "distilbert", "roberta", "modernbert"}
+var layoutFamilies = []string{"bert", "distilbert", "roberta", "xlm-roberta", "deberta-v2", "modernbert"}
 
 // TestEveryEncoderLayoutServes loads each layout directory as a user's own model
 // (SLUICE_MODELS_DIR) and serves it through ONNX Runtime and HTTP. The layouts' graphs label
