@@ -69,11 +69,11 @@ func TestCheckModel(t *testing.T) {
 		{"unsupported tokenizer part", func(t *testing.T) string {
 			return copyModel(t, "pii", func(file string, data []byte) []byte {
 				if file == "tokenizer.json" {
-					return editJSON(t, data, "pre_tokenizer", map[string]any{"type": "Metaspace", "replacement": "▁"})
+					return editJSON(t, data, "pre_tokenizer", map[string]any{"type": "UnicodeScripts"})
 				}
 				return data
 			})
-		}, 1, []string{"PROBLEM:", "Metaspace", "would not serve"}},
+		}, 1, []string{"PROBLEM:", "UnicodeScripts", "would not serve"}},
 		{"vocabulary larger than the graph's", func(t *testing.T) string {
 			return copyModel(t, "pii", func(file string, data []byte) []byte {
 				if file == "config.json" {
@@ -97,6 +97,13 @@ func TestCheckModel(t *testing.T) {
 				t.Fatalf("exit %d (want %d), output:\n%s%s", code, tc.code, out.String(), errOut.String())
 			}
 		})
+	}
+	for _, family := range layoutFamilies {
+		var out, errOut bytes.Buffer
+		dir := filepath.Join("..", "..", "models", "testdata", "layouts", family)
+		if code := checkModel([]string{dir}, os.Environ(), &out, &errOut); code != 0 || !containsAll(out.String(), []string{"kind: token classification, 5 labels", "result: ok"}) {
+			t.Errorf("layout %s: exit %d, output:\n%s%s", family, code, out.String(), errOut.String())
+		}
 	}
 	var out, errOut bytes.Buffer
 	if code := checkModel(nil, nil, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "usage: sluice check-model DIR") {
