@@ -99,7 +99,7 @@ type wordPieceDecoderJSON struct {
 
 const (
 	supportedNormalizers   = "BertNormalizer, Sequence, NFD, NFC, Lowercase, StripAccents, Precompiled, Replace, Strip, Prepend"
-	supportedPreTokenizers = "BertPreTokenizer, ByteLevel, Metaspace, Sequence of one of them"
+	supportedPreTokenizers = "BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Punctuation, Digits, Split, Sequence"
 	supportedModels        = "WordPiece, BPE, Unigram"
 	supportedProcessors    = "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel"
 	supportedDecoders      = "WordPiece, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, Sequence"
@@ -282,12 +282,14 @@ func (t *Tokenizer) parsePreTokenizer(raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &seq); err != nil {
 			return fmt.Errorf("tokenizer: invalid Sequence pre_tokenizer: %w", err)
 		}
-		if len(seq.PreTokenizers) != 1 {
-			return fmt.Errorf("tokenizer: pre_tokenizer Sequence of %d pre-tokenizers is not supported (supported: %s)", len(seq.PreTokenizers), supportedPreTokenizers)
+		if len(seq.PreTokenizers) == 1 {
+			return t.parsePreTokenizer(seq.PreTokenizers[0])
 		}
-		return t.parsePreTokenizer(seq.PreTokenizers[0])
+		return t.parseStages(raw)
 	}
 	switch typ {
+	case "WhitespaceSplit", "Punctuation", "Digits", "Split":
+		return t.parseStages(raw)
 	case "BertPreTokenizer":
 	case "Metaspace":
 		ms, err := parseMetaspace(raw, "pre_tokenizer")
@@ -307,6 +309,20 @@ func (t *Tokenizer) parsePreTokenizer(raw json.RawMessage) error {
 	return nil
 }
 
+func (t *Tokenizer) parseStages(raw json.RawMessage) error {
+	stages, err := parseStages(raw)
+	if err != nil {
+		return err
+	}
+	if len(stages) == 0 {
+		// An empty Sequence leaves each stretch of text whole.
+		t.noPreTokenizer = true
+		return nil
+	}
+	t.stages = stages
+	return nil
+}
+
 func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 	if isNull(raw) {
 		return errors.New("tokenizer: model section is missing")
@@ -315,12 +331,12 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	if t.noPreTokenizer && typ != "BPE" {
+	if t.noPreTokenizer && typ != "BPE" && t.stages == nil {
 		return fmt.Errorf("tokenizer: pre_tokenizer is missing (supported: %s)", supportedPreTokenizers)
 	}
 	if typ == "Unigram" {
-		if t.metaspace == nil {
-			return errors.New("tokenizer: model Unigram is only supported with pre_tokenizer Metaspace")
+		if t.metaspace == nil && t.stages == nil {
+			return errors.New("tokenizer: model Unigram is only supported with pre_tokenizer Metaspace or a splitting one")
 		}
 		u, err := parseUnigram(raw)
 		if err != nil {
@@ -358,7 +374,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 		}
 		return t.parseWordPiece(m)
 	case "BPE":
-		if t.byteLevel == nil && t.metaspace == nil && !t.noPreTokenizer {
+		if t.byteLevel == nil && t.metaspace == nil && !t.noPreTokenizer && t.stages == nil {
 			return errors.New("tokenizer: model BPE with pre_tokenizer BertPreTokenizer is not supported (BPE needs ByteLevel, Metaspace or none)")
 		}
 		bpe, err := parseBPE(raw)
@@ -419,6 +435,7 @@ func (t *Tokenizer) parseWordPiece(m wordPieceJSON) error {
 		}
 	}
 	t.model = wp
+	t.wordModel = &t.model
 	t.vocab, t.byID = wp.vocab, wp.byID
 	return nil
 }

@@ -18,6 +18,7 @@ type Tokenizer struct {
 	unigram        *unigramModel // the Unigram family
 	wordModel      wordModel     // the model words go to after Metaspace
 	noPreTokenizer bool          // pre_tokenizer null: each stretch of text is one word
+	stages         []preStage    // a pre-tokenizer pipeline (Sequence, splitting pre-tokenizers)
 	vocab          map[string]int64
 	byID           map[int64]string
 	addedByContent map[string]*addedToken
@@ -104,6 +105,12 @@ type scratch struct {
 	vScore   []float64       // Unigram: best path score ending at each byte
 	vFrom    []int32         // Unigram: where that path's last piece starts, -1 unreached
 	vID      []int32         // Unigram: that last piece's id
+	stageA   []nchar         // pre-tokenizer pipeline: pieces of the current stage
+	stageB   []nchar         // pre-tokenizer pipeline: pieces of the next stage
+	spansA   []span
+	spansB   []span
+	groups   []span   // pre-tokenizer pipeline: merged pieces of one split
+	pmatches []pmatch // pre-tokenizer pipeline: matches of one split
 }
 
 // wordModel is a model that encodes one pre-tokenized word at a time.
@@ -216,6 +223,10 @@ func (t *Tokenizer) words(enc *tokens, s *scratch, chars []nchar, word *int) {
 	}
 	if t.metaspace != nil {
 		t.metaspaceWords(enc, s, chars, word)
+		return
+	}
+	if t.stages != nil {
+		t.stagedWords(enc, s, chars, word)
 		return
 	}
 	if t.noPreTokenizer {

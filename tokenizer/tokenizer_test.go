@@ -100,20 +100,30 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 			`tokenizer: model WordPiece with pre_tokenizer ByteLevel is not supported (WordPiece needs BertPreTokenizer)`},
 		{"WordPiece after Metaspace", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "Metaspace"} },
 			`tokenizer: model WordPiece with pre_tokenizer Metaspace is not supported (WordPiece needs BertPreTokenizer)`},
-		{"whitespace pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "WhitespaceSplit"} },
-			`tokenizer: pre_tokenizer type "WhitespaceSplit" is not supported (supported: BertPreTokenizer, ByteLevel, Metaspace, Sequence of one of them)`},
-		{"pre-tokenizer sequence of two", func(m map[string]any) {
+		{"whitespace pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "Whitespace"} },
+			`tokenizer: pre_tokenizer type "Whitespace" is not supported (supported: BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Punctuation, Digits, Split, Sequence)`},
+		{"unsupported pre-tokenizer in a sequence", func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{
-				map[string]any{"type": "Punctuation"}, map[string]any{"type": "Metaspace"}}}
-		}, `tokenizer: pre_tokenizer Sequence of 2 pre-tokenizers is not supported`},
+				map[string]any{"type": "UnicodeScripts"}, map[string]any{"type": "Metaspace"}}}
+		}, `tokenizer: pre_tokenizer type "UnicodeScripts" is not supported`},
+		{"byte-level in a sequence", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{
+				map[string]any{"type": "Digits"}, map[string]any{"type": "ByteLevel"}}}
+		}, `tokenizer: pre_tokenizer ByteLevel is only supported alone, not in a Sequence`},
+		{"split behavior", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Split", "pattern": map[string]any{"String": "-"}, "behavior": "Sideways"}
+		}, `tokenizer: Split behavior "Sideways" is not supported`},
+		{"split regex", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Split", "pattern": map[string]any{"Regex": `\s+(?!\S)`}, "behavior": "Isolated"}
+		}, `tokenizer: Split pre_tokenizer regex is not supported`},
 		{"no pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = nil },
-			`tokenizer: pre_tokenizer is missing (supported: BertPreTokenizer, ByteLevel, Metaspace, Sequence of one of them)`},
+			`tokenizer: pre_tokenizer is missing (supported: BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Punctuation, Digits, Split, Sequence)`},
 		{"metaspace prepend scheme", func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Metaspace", "prepend_scheme": "sometimes"}
 		}, `tokenizer: Metaspace pre_tokenizer prepend_scheme "sometimes" is not always, first or never`},
 		{"unigram without metaspace", func(m map[string]any) {
 			m["model"] = map[string]any{"type": "Unigram", "unk_id": 0, "vocab": []any{[]any{"<unk>", 0}}}
-		}, `tokenizer: model Unigram is only supported with pre_tokenizer Metaspace`},
+		}, `tokenizer: model Unigram is only supported with pre_tokenizer Metaspace or a splitting one`},
 		{"unigram without unk", func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Metaspace"}
 			m["model"] = map[string]any{"type": "Unigram", "unk_id": nil, "vocab": []any{[]any{"<unk>", 0}}}

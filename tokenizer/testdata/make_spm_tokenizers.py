@@ -22,6 +22,17 @@ file, and how it is laid out here:
   unigram-bytes.json  the DeBERTa layout over a model trained with byte_fallback: <0x00> to
                     <0xFF> pieces, Unigram byte_fallback true, and Metaspace split false
                     with prepend_scheme first, so those paths run too.
+  deberta-v3-punct.json  the DeBERTa layout with split_by_punct, as DebertaV2Converter writes
+                    it: pre_tokenizer Sequence[Punctuation, Metaspace], so every punctuation
+                    character is a word and gets its own "▁".
+  unigram-split.json  XLMRobertaConverter's current normalizer (Replace `` and '' by ",
+                    Precompiled, Replace " {2,}") under a pipeline of the splitting
+                    pre-tokenizers with each split behavior (WhitespaceSplit, Digits, Split on
+                    literals and regexes, inverted too, Punctuation) before Metaspace with
+                    prepend_scheme first, and TemplateProcessing <s> $A </s>.
+  wordpiece-seq.json  cased.json (make_tokenizers.js) with its BertPreTokenizer replaced by
+                    Sequence[WhitespaceSplit, Punctuation(MergedWithPrevious), Digits], so the
+                    pipeline feeds WordPiece too.
   llama-bpe.json    LlamaConverter over a BPE model trained with byte_fallback: normalizer
                     Sequence[Prepend("▁"), Replace(" " -> "▁")], no pre_tokenizer, BPE with
                     merges recovered from the vocab, fuse_unk and byte_fallback, decoder
@@ -164,6 +175,49 @@ def llama(m):
                "vocab": vocab, "merges": [[a, b] for a, b, _ in merges]})
 
 
+def split(pattern, behavior, invert=False, regex=False):
+    return {"type": "Split", "pattern": {"Regex" if regex else "String": pattern}, "behavior": behavior,
+            "invert": invert}
+
+
+def deberta_punct(m):
+    out = deberta(m)
+    out["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Punctuation", "behavior": "Isolated"}, metaspace()]}
+    return out
+
+
+def unigram_split(m):
+    out = xlmr(m)
+    out["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "Replace", "pattern": {"String": "``"}, "content": '"'},
+        {"type": "Replace", "pattern": {"String": "''"}, "content": '"'},
+        {"type": "Precompiled", "precompiled_charsmap": charsmap(m)},
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+    out["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "WhitespaceSplit"},
+        {"type": "Digits", "individual_digits": True},
+        split("-", "MergedWithNext"),
+        split("[/:]+", "Contiguous", regex=True),
+        split("[.,;]", "MergedWithPrevious", regex=True),
+        split("x", "MergedWithPrevious", invert=True),
+        split("'", "Removed"),
+        {"type": "Punctuation", "behavior": "Contiguous"},
+        metaspace("first")]}
+    out["post_processor"] = template("<s>", "</s>", {"<s>": 0, "</s>": 2})
+    out["decoder"] = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}
+    return out
+
+
+def wordpiece_seq():
+    with open(os.path.join(HERE, "cased.json"), encoding="utf-8") as f:
+        out = json.load(f)
+    out["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "WhitespaceSplit"}, {"type": "Punctuation", "behavior": "MergedWithPrevious"},
+        {"type": "Digits", "individual_digits": False}]}
+    return out
+
+
 def write(name, obj):
     path = os.path.join(HERE, name)
     with open(path, "w", encoding="utf-8") as f:
@@ -181,8 +235,11 @@ def main():
         deb = train(text, os.path.join(tmp, "deb"), pad_id=0, bos_id=1, eos_id=2, unk_id=3,
                     pad_piece="[PAD]", bos_piece="[CLS]", eos_piece="[SEP]", unk_piece="[UNK]")
         write("deberta-v3.json", deberta(deb))
+        write("deberta-v3-punct.json", deberta_punct(deb))
         xl = train(text, os.path.join(tmp, "xlmr"), vocab_size=2500)
         write("xlm-roberta.json", xlmr(xl))
+        write("unigram-split.json", unigram_split(xl))
+        write("wordpiece-seq.json", wordpiece_seq())
         fb = train(text, os.path.join(tmp, "fb"), vocab_size=2000, byte_fallback=True,
                    pad_id=0, bos_id=1, eos_id=2, unk_id=3,
                    pad_piece="[PAD]", bos_piece="[CLS]", eos_piece="[SEP]", unk_piece="[UNK]")

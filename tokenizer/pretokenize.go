@@ -1,0 +1,367 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"unicode/utf8"
+)
+
+// The pre-tokenizers below run as a pipeline, as HF's Sequence runs them: each stage splits
+// every piece the previous one produced (Metaspace also rewrites it), and each final piece
+// is one word. Single BertPreTokenizer, ByteLevel and Metaspace pre-tokenizers keep their
+// direct paths; the pipeline serves Sequences and the splitting pre-tokenizers.
+
+type stageKind uint8
+
+const (
+	stageWhitespaceSplit stageKind = iota + 1 // split on whitespace, dropping it
+	stagePunctuation                          // split around punctuation, per behavior
+	stageDigits                               // split around digits, per behavior
+	stageSplit                                // split around a literal or regex, per behavior
+	stageMetaspace                            // Metaspace
+)
+
+// splitBehavior is HF's SplitDelimiterBehavior: what becomes of the matches of a split.
+type splitBehavior uint8
+
+const (
+	behaviorRemoved splitBehavior = iota
+	behaviorIsolated
+	behaviorMergedWithPrevious
+	behaviorMergedWithNext
+	behaviorContiguous
+)
+
+type preStage struct {
+	kind     stageKind
+	behavior splitBehavior
+	literal  string
+	re       *regexp.Regexp
+	invert   bool
+	meta     *metaspacePre
+}
+
+// span is a piece of a pipeline buffer: chars [lo, hi).
+type span struct{ lo, hi int32 }
+
+// pmatch is a stretch of one piece that a split pattern matched or did not.
+type pmatch struct {
+	lo, hi int32
+	match  bool
+}
+
+func parseBehavior(s *string, def splitBehavior, what string) (splitBehavior, error) {
+	if s == nil {
+		return def, nil
+	}
+	switch *s {
+	case "Removed":
+		return behaviorRemoved, nil
+	case "Isolated":
+		return behaviorIsolated, nil
+	case "MergedWithPrevious":
+		return behaviorMergedWithPrevious, nil
+	case "MergedWithNext":
+		return behaviorMergedWithNext, nil
+	case "Contiguous":
+		return behaviorContiguous, nil
+	}
+	return 0, fmt.Errorf("tokenizer: %s behavior %q is not supported", what, *s)
+}
+
+// parseStages reads a pre-tokenizer as pipeline stages.
+func parseStages(raw json.RawMessage) (stages []preStage, err error) {
+	typ, err := componentType(raw, "pre_tokenizer")
+	if err != nil {
+		return nil, err
+	}
+	var j struct {
+		PreTokenizers    []json.RawMessage `json:"pretokenizers"`
+		Behavior         *string           `json:"behavior"`
+		IndividualDigits bool              `json:"individual_digits"`
+		Invert           bool              `json:"invert"`
+		Pattern          struct {
+			String *string `json:"String"`
+			Regex  *string `json:"Regex"`
+		} `json:"pattern"`
+	}
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid %s pre_tokenizer: %w", typ, err)
+	}
+	switch typ {
+	case "Sequence":
+		for _, sub := range j.PreTokenizers {
+			part, err := parseStages(sub)
+			if err != nil {
+				return nil, err
+			}
+			stages = append(stages, part...)
+		}
+		return stages, nil
+	case "BertPreTokenizer":
+		return []preStage{{kind: stageWhitespaceSplit}, {kind: stagePunctuation, behavior: behaviorIsolated}}, nil
+	case "WhitespaceSplit":
+		return []preStage{{kind: stageWhitespaceSplit}}, nil
+	case "Punctuation":
+		b, err := parseBehavior(j.Behavior, behaviorIsolated, "Punctuation")
+		if err != nil {
+			return nil, err
+		}
+		return []preStage{{kind: stagePunctuation, behavior: b}}, nil
+	case "Digits":
+		b := behaviorContiguous
+		if j.IndividualDigits {
+			b = behaviorIsolated
+		}
+		return []preStage{{kind: stageDigits, behavior: b}}, nil
+	case "Split":
+		b, err := parseBehavior(j.Behavior, behaviorRemoved, "Split")
+		if err != nil {
+			return nil, err
+		}
+		st := preStage{kind: stageSplit, behavior: b, invert: j.Invert}
+		switch {
+		case j.Pattern.String != nil:
+			st.literal = *j.Pattern.String
+		case j.Pattern.Regex != nil:
+			re, err := regexp.Compile(*j.Pattern.Regex)
+			if err != nil {
+				return nil, fmt.Errorf("tokenizer: Split pre_tokenizer regex is not supported: %w", err)
+			}
+			st.re = re
+		default:
+			return nil, fmt.Errorf("tokenizer: Split pre_tokenizer pattern must be String or Regex")
+		}
+		return []preStage{st}, nil
+	case "Metaspace":
+		ms, err := parseMetaspace(raw, "pre_tokenizer")
+		if err != nil {
+			return nil, err
+		}
+		return []preStage{{kind: stageMetaspace, meta: ms}}, nil
+	case "ByteLevel":
+		return nil, fmt.Errorf("tokenizer: pre_tokenizer ByteLevel is only supported alone, not in a Sequence")
+	}
+	return nil, unsupported("pre_tokenizer", typ, supportedPreTokenizers)
+}
+
+// isDigit is Rust's char::is_numeric, which HF's Digits pre-tokenizer splits on, as
+// measured from HF (tables_digits.go).
+func isDigit(r rune) bool {
+	if r < 128 {
+		return '0' <= r && r <= '9'
+	}
+	return inTable(numericTable, r)
+}
+
+// stagedWords runs the pipeline on one stretch of normalized text and encodes each final
+// piece as a word.
+func (t *Tokenizer) stagedWords(enc *tokens, s *scratch, chars []nchar, word *int) {
+	cur := append(s.stageA[:0], chars...)
+	spans := append(s.spansA[:0], span{0, int32(len(chars))})
+	next, nextSpans := s.stageB[:0], s.spansB[:0]
+	for i := range t.stages {
+		st := &t.stages[i]
+		next, nextSpans = next[:0], nextSpans[:0]
+		for _, sp := range spans {
+			next, nextSpans = st.run(s, next, nextSpans, cur[sp.lo:sp.hi])
+		}
+		cur, next = next, cur
+		spans, nextSpans = nextSpans, spans
+	}
+	s.stageA, s.stageB, s.spansA, s.spansB = cur, next, spans, nextSpans
+	for _, sp := range spans {
+		if sp.hi > sp.lo {
+			t.wordModel.encodeWord(enc, s, cur[sp.lo:sp.hi], *word)
+			*word++
+		}
+	}
+}
+
+// run splits one piece, appending the resulting pieces' characters to out.
+func (st *preStage) run(s *scratch, out []nchar, spans []span, piece []nchar) ([]nchar, []span) {
+	if len(piece) == 0 {
+		return out, spans
+	}
+	if st.kind == stageMetaspace {
+		return st.metaspace(out, spans, piece)
+	}
+	ms := st.matches(s, piece)
+	s.pmatches = ms
+	emit := func(lo, hi int32) {
+		if hi > lo {
+			n := int32(len(out))
+			out = append(out, piece[lo:hi]...)
+			spans = append(spans, span{n, n + hi - lo})
+		}
+	}
+	switch st.behavior {
+	case behaviorRemoved:
+		for _, m := range ms {
+			if !m.match {
+				emit(m.lo, m.hi)
+			}
+		}
+	case behaviorIsolated:
+		for _, m := range ms {
+			emit(m.lo, m.hi)
+		}
+	case behaviorMergedWithPrevious, behaviorContiguous:
+		// Pieces are collected as ranges first: a later match may extend the last one.
+		groups := s.groups[:0]
+		prev := false
+		for _, m := range ms {
+			var join bool
+			if st.behavior == behaviorContiguous {
+				join = m.match == prev
+			} else {
+				join = m.match && !prev
+			}
+			if join && len(groups) > 0 {
+				groups[len(groups)-1].hi = m.hi
+			} else {
+				groups = append(groups, span{m.lo, m.hi})
+			}
+			prev = m.match
+		}
+		s.groups = groups
+		for _, g := range groups {
+			emit(g.lo, g.hi)
+		}
+	case behaviorMergedWithNext:
+		groups := s.groups[:0]
+		prev := false
+		for k := len(ms) - 1; k >= 0; k-- {
+			m := ms[k]
+			if m.match && !prev && len(groups) > 0 {
+				groups[len(groups)-1].lo = m.lo
+			} else {
+				groups = append(groups, span{m.lo, m.hi})
+			}
+			prev = m.match
+		}
+		s.groups = groups
+		for k := len(groups) - 1; k >= 0; k-- {
+			emit(groups[k].lo, groups[k].hi)
+		}
+	}
+	return out, spans
+}
+
+// matches cuts piece into matched and unmatched stretches. Character predicates match
+// each character on its own, as HF's char patterns do; unmatched runs stay whole.
+func (st *preStage) matches(s *scratch, piece []nchar) (ms []pmatch) {
+	ms = s.pmatches[:0]
+	add := func(lo, hi int32, match bool) {
+		if !match && len(ms) > 0 && !ms[len(ms)-1].match {
+			ms[len(ms)-1].hi = hi
+			return
+		}
+		ms = append(ms, pmatch{lo, hi, match})
+	}
+	// Split's invert flips the pattern's answers after it has cut the piece.
+	defer func() {
+		if st.invert {
+			for k := range ms {
+				ms[k].match = !ms[k].match
+			}
+		}
+	}()
+	var pred func(rune) bool
+	switch st.kind {
+	case stageWhitespaceSplit:
+		pred = isSpace
+	case stagePunctuation:
+		pred = isPunct
+	case stageDigits:
+		pred = isDigit
+	}
+	if pred != nil {
+		for i, c := range piece {
+			add(int32(i), int32(i+1), pred(c.r))
+		}
+		return ms
+	}
+	b, at := s.nbytes[:0], s.segAt[:0]
+	for i, c := range piece {
+		n := len(b)
+		b = utf8.AppendRune(b, c.r)
+		for range len(b) - n {
+			at = append(at, int32(i))
+		}
+	}
+	at = append(at, int32(len(piece)))
+	s.nbytes, s.segAt = b, at
+	last := int32(0)
+	found := func(x, y int) {
+		lo, hi := at[x], at[y]
+		if lo > last {
+			add(last, lo, false)
+		}
+		add(lo, hi, true)
+		last = hi
+	}
+	if st.re != nil {
+		for _, m := range st.re.FindAllIndex(b, -1) {
+			if m[1] > m[0] {
+				found(m[0], m[1])
+			}
+		}
+	} else if st.literal != "" {
+		for pos := 0; pos < len(b); {
+			k := indexBytes(b[pos:], st.literal)
+			if k < 0 {
+				break
+			}
+			found(pos+k, pos+k+len(st.literal))
+			pos += k + len(st.literal)
+		}
+	}
+	if last < int32(len(piece)) {
+		add(last, int32(len(piece)), false)
+	}
+	return ms
+}
+
+func indexBytes(b []byte, sub string) int {
+	for i := 0; i+len(sub) <= len(b); i++ {
+		if string(b[i:i+len(sub)]) == sub {
+			return i
+		}
+	}
+	return -1
+}
+
+// metaspace is the Metaspace stage: metaspaceWords' rewriting, with the resulting words
+// left as pieces for the stages after it.
+func (st *preStage) metaspace(out []nchar, spans []span, piece []nchar) ([]nchar, []span) {
+	ms := st.meta
+	rep := ms.replacement
+	start := int32(len(out))
+	first := piece[0].r
+	if first == ' ' {
+		first = rep
+	}
+	if first != rep && (ms.scheme == prependAlways || (ms.scheme == prependFirst && piece[0].start == 0)) {
+		out = append(out, nchar{r: rep, start: piece[0].start, end: piece[0].end})
+	}
+	for _, c := range piece {
+		if c.r == ' ' {
+			c.r = rep
+		}
+		out = append(out, c)
+	}
+	end := int32(len(out))
+	if !ms.split {
+		return out, append(spans, span{start, end})
+	}
+	lo := start
+	for i := start + 1; i <= end; i++ {
+		if i == end || out[i].r == rep {
+			spans = append(spans, span{lo, i})
+			lo = i
+		}
+	}
+	return out, spans
+}
