@@ -172,7 +172,7 @@ func TestNFCShortcut(t *testing.T) {
 		if !nfcStable(in) {
 			continue
 		}
-		out = nfcFull(&buf, in, out[:0], 3)
+		out = nfcFull(&buf, in, out[:0], 3, false)
 		if len(out) != 1 || out[0] != in[0] {
 			t.Fatalf("U+%04X passes the shortcut but NFC gives %v", r, out)
 		}

@@ -73,8 +73,11 @@
 // measured from HF (tables_digits.go, by testdata/gen_digit_tables.js); Split's regexes run
 // on Go's RE2, so patterns RE2 lacks (lookarounds) fail Load.
 //
-// Supported tokenizer.json: normalizer BertNormalizer, NFD, NFC, Lowercase, StripAccents,
-// Precompiled, Replace, Strip, Prepend, a Sequence of those, or null; pre_tokenizer
+// NFKD and NFKC work as NFD and NFC do, alignments included, with the compatibility
+// decompositions measured from HF (tables_compat.go, by testdata/gen_compat_tables.js).
+//
+// Supported tokenizer.json: normalizer BertNormalizer, NFD, NFC, NFKD, NFKC, Lowercase,
+// StripAccents, Precompiled, Replace, Strip, Prepend, a Sequence of those, or null; pre_tokenizer
 // BertPreTokenizer, ByteLevel (alone), Metaspace, WhitespaceSplit, Punctuation, Digits,
 // Split, a Sequence of them, or null (BPE only); model WordPiece (not after ByteLevel or a
 // lone Metaspace), BPE (byte-level after ByteLevel; on characters otherwise, byte_fallback

@@ -98,7 +98,7 @@ type wordPieceDecoderJSON struct {
 }
 
 const (
-	supportedNormalizers   = "BertNormalizer, Sequence, NFD, NFC, Lowercase, StripAccents, Precompiled, Replace, Strip, Prepend"
+	supportedNormalizers   = "BertNormalizer, Sequence, NFD, NFC, NFKD, NFKC, Lowercase, StripAccents, Precompiled, Replace, Strip, Prepend"
 	supportedPreTokenizers = "BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Punctuation, Digits, Split, Sequence"
 	supportedModels        = "WordPiece, BPE, Unigram"
 	supportedProcessors    = "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel"
@@ -216,6 +216,10 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		return ops(stepNFD), nil
 	case "NFC":
 		return ops(stepNFC), nil
+	case "NFKD":
+		return ops(stepNFKD), nil
+	case "NFKC":
+		return ops(stepNFKC), nil
 	case "Lowercase":
 		return ops(stepLower), nil
 	case "StripAccents":

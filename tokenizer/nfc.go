@@ -24,12 +24,13 @@ func nfc(buf *normBuf, in, out []nchar, base int32) []nchar {
 	if nfcStable(in) {
 		return append(out, in...)
 	}
-	return nfcFull(buf, in, out, base)
+	return nfcFull(buf, in, out, base, false)
 }
 
-// nfcFull is nfc without the shortcut for text it leaves alone.
-func nfcFull(buf *normBuf, in, out []nchar, base int32) []nchar {
-	ch := decomposed(buf, in)
+// nfcFull is nfc without the shortcut for text it leaves alone; with compat it is NFKC,
+// which only decomposes differently.
+func nfcFull(buf *normBuf, in, out []nchar, base int32, compat bool) []nchar {
+	ch := decomposed(buf, in, compat)
 	cc := buf.composed[:0]
 	for _, c := range ch {
 		d := int32(0)
@@ -153,6 +154,41 @@ func nfcStable(in []nchar) bool {
 			return false
 		}
 		if _, found := slices.BinarySearchFunc(decompTable, r, func(d decomposition, r rune) int { return int(d.r - r) }); found {
+			return false
+		}
+	}
+	return true
+}
+
+// compatEntry locates one compatibility decomposition in compatRunes.
+type compatEntry struct {
+	r   rune
+	off uint32
+	n   uint8
+}
+
+// decomposeCompat appends the full compatibility decomposition of r (r itself when it has
+// none).
+func decomposeCompat(dst []rune, r rune) []rune {
+	if r < 0xA0 {
+		return append(dst, r)
+	}
+	if r >= hangulBase && r <= hangulLast {
+		return decompose(dst, r)
+	}
+	i, ok := slices.BinarySearchFunc(compatTable, r, func(e compatEntry, r rune) int { return int(e.r - r) })
+	if !ok {
+		return append(dst, r)
+	}
+	e := compatTable[i]
+	return append(dst, compatRunes[e.off:e.off+uint32(e.n)]...)
+}
+
+// compatStable reports text NFKD and NFKC leave alone: below U+00A0 nothing decomposes,
+// reorders or composes.
+func compatStable(in []nchar) bool {
+	for _, c := range in {
+		if c.r >= 0xA0 {
 			return false
 		}
 	}

@@ -25,6 +25,8 @@ const (
 	stepBertMarks                   // drop nonspacing marks (BertNormalizer strip_accents)
 	stepLower                       // per-character lowercase
 	stepNFC                         // canonical decomposition, then canonical composition
+	stepNFKD                        // compatibility decomposition + canonical ordering
+	stepNFKC                        // compatibility decomposition, then canonical composition
 	stepPrecompiled                 // SentencePiece's charsmap (Precompiled normalizer)
 	stepReplace                     // Replace normalizer
 	stepStrip                       // Strip normalizer
@@ -204,6 +206,16 @@ func (s step) apply(buf *normBuf, in, out []nchar, base int32) []nchar {
 		out = nfd(buf, in, out, base)
 	case stepNFC:
 		out = nfc(buf, in, out, base)
+	case stepNFKD:
+		if compatStable(in) {
+			return append(out, in...)
+		}
+		out = apply(decomposed(buf, in, true), in, out, base)
+	case stepNFKC:
+		if compatStable(in) {
+			return append(out, in...)
+		}
+		out = nfcFull(buf, in, out, base, true)
 	}
 	return out
 }
@@ -224,16 +236,20 @@ func nfd(buf *normBuf, in, out []nchar, base int32) []nchar {
 	if simple {
 		return append(out, in...)
 	}
-	return apply(decomposed(buf, in), in, out, base)
+	return apply(decomposed(buf, in, false), in, out, base)
 }
 
-// decomposed is the change list of NFD on in: each character's full canonical decomposition,
-// its first character tagged as replacing it, then every run of non-starters stably sorted
-// by combining class.
-func decomposed(buf *normBuf, in []nchar) []change {
+// decomposed is the change list of NFD (NFKD with compat) on in: each character's full
+// decomposition, its first character tagged as replacing it, then every run of non-starters
+// stably sorted by combining class.
+func decomposed(buf *normBuf, in []nchar, compat bool) []change {
 	ch := buf.changes[:0]
 	for _, c := range in {
-		buf.runes = decompose(buf.runes[:0], c.r)
+		if compat {
+			buf.runes = decomposeCompat(buf.runes[:0], c.r)
+		} else {
+			buf.runes = decompose(buf.runes[:0], c.r)
+		}
 		for k, r := range buf.runes {
 			ch = append(ch, change{r: r, insert: k > 0, rank: combiningRank(r)})
 		}

@@ -82,12 +82,12 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 			`tokenizer: model BPE with pre_tokenizer BertPreTokenizer is not supported (BPE needs ByteLevel, Metaspace or none)`},
 		{"wordlevel model", func(m map[string]any) { section("model")(m).(map[string]any)["type"] = "WordLevel" },
 			`tokenizer: model type "WordLevel" is not supported (supported: WordPiece, BPE, Unigram)`},
-		{"nfkc normalizer", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "NFKC"} },
-			`tokenizer: normalizer type "NFKC" is not supported (supported: BertNormalizer, Sequence, NFD, NFC, Lowercase, StripAccents, Precompiled, Replace, Strip, Prepend)`},
+		{"byte-level normalizer", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "ByteLevel"} },
+			`tokenizer: normalizer type "ByteLevel" is not supported (supported: BertNormalizer, Sequence, NFD, NFC, NFKD, NFKC, Lowercase, StripAccents, Precompiled, Replace, Strip, Prepend)`},
 		{"nested unsupported normalizer", func(m map[string]any) {
 			m["normalizer"] = map[string]any{"type": "Sequence", "normalizers": []any{
-				map[string]any{"type": "NFD"}, map[string]any{"type": "NFKD"}}}
-		}, `tokenizer: normalizer type "NFKD" is not supported`},
+				map[string]any{"type": "NFD"}, map[string]any{"type": "Precompiled2"}}}
+		}, `tokenizer: normalizer type "Precompiled2" is not supported`},
 		{"replace without pattern", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "Replace", "content": " "} },
 			`tokenizer: Replace normalizer pattern must be String or Regex`},
 		{"replace with a regex RE2 lacks", func(m map[string]any) {

@@ -30,6 +30,11 @@ file, and how it is laid out here:
                     pre-tokenizers with each split behavior (WhitespaceSplit, Digits, Split on
                     literals and regexes, inverted too, Punctuation) before Metaspace with
                     prepend_scheme first, and TemplateProcessing <s> $A </s>.
+  unigram-nfkd.json  AlbertConverter's normalizer (Replace `` and '', NFKD, StripAccents,
+                    Lowercase, Precompiled, Replace " {2,}") over the DeBERTa model, with T5's
+                    pre_tokenizer Sequence[WhitespaceSplit, Metaspace].
+  wordpiece-nfkc.json  cased.json with normalizer Sequence[NFKC, BertNormalizer without
+                    lowercasing or accent stripping].
   wordpiece-seq.json  cased.json (make_tokenizers.js) with its BertPreTokenizer replaced by
                     Sequence[WhitespaceSplit, Punctuation(MergedWithPrevious), Digits], so the
                     pipeline feeds WordPiece too.
@@ -209,6 +214,28 @@ def unigram_split(m):
     return out
 
 
+def unigram_nfkd(m):
+    out = deberta(m)
+    out["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "Replace", "pattern": {"String": "``"}, "content": '"'},
+        {"type": "Replace", "pattern": {"String": "''"}, "content": '"'},
+        {"type": "NFKD"}, {"type": "StripAccents"}, {"type": "Lowercase"},
+        {"type": "Precompiled", "precompiled_charsmap": charsmap(m)},
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+    out["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace()]}
+    return out
+
+
+def wordpiece_nfkc():
+    with open(os.path.join(HERE, "cased.json"), encoding="utf-8") as f:
+        out = json.load(f)
+    out["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "NFKC"},
+        {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True, "strip_accents": False,
+         "lowercase": False}]}
+    return out
+
+
 def wordpiece_seq():
     with open(os.path.join(HERE, "cased.json"), encoding="utf-8") as f:
         out = json.load(f)
@@ -236,6 +263,8 @@ def main():
                     pad_piece="[PAD]", bos_piece="[CLS]", eos_piece="[SEP]", unk_piece="[UNK]")
         write("deberta-v3.json", deberta(deb))
         write("deberta-v3-punct.json", deberta_punct(deb))
+        write("unigram-nfkd.json", unigram_nfkd(deb))
+        write("wordpiece-nfkc.json", wordpiece_nfkc())
         xl = train(text, os.path.join(tmp, "xlmr"), vocab_size=2500)
         write("xlm-roberta.json", xlmr(xl))
         write("unigram-split.json", unigram_split(xl))
