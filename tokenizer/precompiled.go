@@ -7,6 +7,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -238,7 +239,24 @@ func graphemeBreak(prev, next int) bool {
 	return true
 }
 
+// graphemeBMP caches graphemeClassSlow for the Basic Multilingual Plane, built on first use
+// by a Precompiled normalizer (the Unicode table lookups dominate normalizing CJK text).
+var graphemeBMP = sync.OnceValue(func() *[0x10000]uint8 {
+	var t [0x10000]uint8
+	for r := range rune(0x10000) {
+		t[r] = uint8(graphemeClassSlow(r))
+	}
+	return &t
+})
+
 func graphemeClass(r rune) int {
+	if r < 0x10000 {
+		return int(graphemeBMP()[r])
+	}
+	return graphemeClassSlow(r)
+}
+
+func graphemeClassSlow(r rune) int {
 	switch {
 	case r == '\r':
 		return gbCR
@@ -247,6 +265,13 @@ func graphemeClass(r rune) int {
 	case r < 0x20 || r == 0x7F:
 		return gbControl
 	case r < 0x80:
+		return gbOther
+	case r < 0x300:
+		// Latin-1 and the Latin extensions hold no marks: only the C1 controls and the soft
+		// hyphen (a format character) are special.
+		if r <= 0x9F || r == 0xAD {
+			return gbControl
+		}
 		return gbOther
 	case r == 0x200C || r == 0x200D || (r >= 0x1F3FB && r <= 0x1F3FF):
 		return gbExtend

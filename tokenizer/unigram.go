@@ -23,11 +23,96 @@ type unigramModel struct {
 	unkScore     float64
 	byteFallback bool
 	byteIDs      [256]int64 // ids of the <0xXX> pieces, -1 where missing
-	// The vocab as a byte trie: root's children in an array (the common case), deeper edges
-	// in a map keyed by node<<8 | byte.
-	rootNext [256]int32
-	next     map[uint64]int32
-	nodeID   []int32 // the piece ending at each node, -1 for none
+	trie         byteTrie
+}
+
+// byteTrie holds the vocab for the prefix walks of Viterbi. Nodes with many children (the
+// root, the first bytes of pieces) index them through a 256-entry block, the rest list them
+// sorted by byte in edges, a short scan.
+type byteTrie struct {
+	nodes []trieNode
+	edges []trieEdge
+	dense []int32 // 256-entry blocks of child nodes, -1 for none
+}
+
+type trieNode struct {
+	id    int32 // the piece ending here, -1 for none
+	dense int32 // block in dense, -1 when the children are in edges
+	off   int32
+	n     int32
+}
+
+type trieEdge struct {
+	b     byte
+	child int32
+}
+
+const denseFanout = 12
+
+func (t *byteTrie) child(node int32, b byte) int32 {
+	nd := &t.nodes[node]
+	if nd.dense >= 0 {
+		return t.dense[int(nd.dense)<<8|int(b)]
+	}
+	for _, e := range t.edges[nd.off : nd.off+nd.n] {
+		if e.b == b {
+			return e.child
+		}
+		if e.b > b {
+			break
+		}
+	}
+	return -1
+}
+
+// buildTrie lays out the vocab's pieces, each with its id.
+func buildTrie(vocab map[string]int64) byteTrie {
+	type building struct {
+		id   int32
+		next map[byte]int32
+	}
+	nodes := []building{{id: -1}}
+	for piece, id := range vocab {
+		node := int32(0)
+		for i := 0; i < len(piece); i++ {
+			c := piece[i]
+			child, ok := nodes[node].next[c]
+			if !ok {
+				child = int32(len(nodes))
+				nodes = append(nodes, building{id: -1})
+				if nodes[node].next == nil {
+					nodes[node].next = make(map[byte]int32)
+				}
+				nodes[node].next[c] = child
+			}
+			node = child
+		}
+		if piece != "" {
+			nodes[node].id = int32(id)
+		}
+	}
+	t := byteTrie{nodes: make([]trieNode, len(nodes))}
+	for i, nd := range nodes {
+		t.nodes[i] = trieNode{id: nd.id, dense: -1, off: int32(len(t.edges)), n: int32(len(nd.next))}
+		if len(nd.next) > denseFanout {
+			t.nodes[i].dense = int32(len(t.dense) >> 8)
+			block := len(t.dense)
+			for range 256 {
+				t.dense = append(t.dense, -1)
+			}
+			for b, c := range nd.next {
+				t.dense[block+int(b)] = c
+			}
+			t.nodes[i].n = 0
+			continue
+		}
+		for b := range 256 {
+			if c, ok := nd.next[byte(b)]; ok {
+				t.edges = append(t.edges, trieEdge{b: byte(b), child: c})
+			}
+		}
+	}
+	return t
 }
 
 type unigramJSON struct {
@@ -60,11 +145,6 @@ func parseUnigram(raw json.RawMessage) (*unigramModel, error) {
 		scores:       make([]float64, len(j.Vocab)),
 		unkID:        *j.UnkID,
 		byteFallback: j.ByteFallback,
-		next:         make(map[uint64]int32),
-		nodeID:       []int32{-1},
-	}
-	for i := range m.rootNext {
-		m.rootNext[i] = -1
 	}
 	minScore := math.Inf(1)
 	for id, entry := range j.Vocab {
@@ -83,9 +163,7 @@ func parseUnigram(raw json.RawMessage) (*unigramModel, error) {
 		minScore = min(minScore, score)
 	}
 	m.unkScore = minScore - 10
-	for piece, id := range m.vocab {
-		m.insert(piece, int32(id))
-	}
+	m.trie = buildTrie(m.vocab)
 	for b := range 256 {
 		m.byteIDs[b] = -1
 		if id, ok := m.vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
@@ -93,34 +171,6 @@ func parseUnigram(raw json.RawMessage) (*unigramModel, error) {
 		}
 	}
 	return m, nil
-}
-
-func (m *unigramModel) insert(piece string, id int32) {
-	node := int32(0)
-	for i := 0; i < len(piece); i++ {
-		c := piece[i]
-		var child int32
-		var ok bool
-		if node == 0 {
-			child = m.rootNext[c]
-			ok = child >= 0
-		} else {
-			child, ok = m.next[uint64(node)<<8|uint64(c)]
-		}
-		if !ok {
-			child = int32(len(m.nodeID))
-			m.nodeID = append(m.nodeID, -1)
-			if node == 0 {
-				m.rootNext[c] = child
-			} else {
-				m.next[uint64(node)<<8|uint64(c)] = child
-			}
-		}
-		node = child
-	}
-	if piece != "" {
-		m.nodeID[node] = id
-	}
 }
 
 // encodeWord appends the pieces of one pre-tokenized word, as HF's encode_optimized and
@@ -160,17 +210,10 @@ func (m *unigramModel) encodeWord(enc *tokens, s *scratch, chars []nchar, word i
 		single := false
 		node := int32(0)
 		for k := start; k < n; k++ {
-			if node == 0 {
-				node = m.rootNext[w[k]]
-			} else if child, ok := m.next[uint64(node)<<8|uint64(w[k])]; ok {
-				node = child
-			} else {
-				node = -1
-			}
-			if node < 0 {
+			if node = m.trie.child(node, w[k]); node < 0 {
 				break
 			}
-			id := m.nodeID[node]
+			id := m.trie.nodes[node].id
 			if id < 0 {
 				continue
 			}
