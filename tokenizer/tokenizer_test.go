@@ -121,6 +121,9 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 		{"metaspace prepend scheme", func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Metaspace", "prepend_scheme": "sometimes"}
 		}, `tokenizer: Metaspace pre_tokenizer prepend_scheme "sometimes" is not always, first or never`},
+		{"metaspace legacy add_prefix_space false", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Metaspace", "add_prefix_space": false}
+		}, `tokenizer: Metaspace pre_tokenizer add_prefix_space false needs prepend_scheme never`},
 		{"unigram without metaspace", func(m map[string]any) {
 			m["model"] = map[string]any{"type": "Unigram", "unk_id": 0, "vocab": []any{[]any{"<unk>", 0}}}
 		}, `tokenizer: model Unigram is only supported with pre_tokenizer Metaspace or a splitting one`},

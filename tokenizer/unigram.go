@@ -330,9 +330,10 @@ func parseMetaspace(raw json.RawMessage, what string) (*metaspacePre, error) {
 			return nil, fmt.Errorf("tokenizer: Metaspace %s prepend_scheme %q is not always, first or never", what, *j.PrependScheme)
 		}
 	}
-	// Files written before prepend_scheme existed say add_prefix_space; false means never.
-	if j.AddPrefixSpace != nil && !*j.AddPrefixSpace {
-		m.scheme = prependNever
+	// Files written before prepend_scheme existed say add_prefix_space. HF 0.23 refuses
+	// false unless prepend_scheme says never, the default being always; true changes nothing.
+	if j.AddPrefixSpace != nil && !*j.AddPrefixSpace && m.scheme != prependNever {
+		return nil, fmt.Errorf("tokenizer: Metaspace %s add_prefix_space false needs prepend_scheme never (HF refuses the file)", what)
 	}
 	return m, nil
 }

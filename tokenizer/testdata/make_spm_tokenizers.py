@@ -43,6 +43,9 @@ file, and how it is laid out here:
                     merges recovered from the vocab, fuse_unk and byte_fallback, decoder
                     Sequence[Replace("▁" -> " "), ByteFallback, Fuse, Strip(" ", 1, 0)],
                     TemplateProcessing <s> $A.
+  llama-metaspace.json  the same BPE model as LlamaConverter writes it with legacy=False (as
+                    Mistral's files are): no normalizer, pre_tokenizer Metaspace with
+                    prepend_scheme first and split false.
 
 Run from tokenizer/testdata (needs node with tokenizers@0.23.2 only to check the files load):
   NODE_PATH=/tmp/hftok/node_modules /usr/bin/python3 make_spm_tokenizers.py
@@ -245,6 +248,13 @@ def wordpiece_seq():
     return out
 
 
+def llama_metaspace(m):
+    out = llama(m)
+    out["normalizer"] = None
+    out["pre_tokenizer"] = metaspace("first", False)
+    return out
+
+
 def write(name, obj):
     path = os.path.join(HERE, name)
     with open(path, "w", encoding="utf-8") as f:
@@ -277,6 +287,7 @@ def main():
                    character_coverage=0.98, normalization_rule_name="identity", add_dummy_prefix=True,
                    remove_extra_whitespaces=False, split_digits=True)
         write("llama-bpe.json", llama(ll))
+        write("llama-metaspace.json", llama_metaspace(ll))
 
 
 if __name__ == "__main__":
