@@ -121,7 +121,7 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		params.Seed = rand.Uint64()
 	}
 	c := &chooser{sp: newSampler(params.Sampling, ids), ds: g.tok.NewDecodeStream(ids), tok: g.tok,
-		eos: g.cfg.EOS, stops: params.Stop}
+		eos: g.cfg.EOS, stops: params.Stop, maxNew: params.MaxNewTokens}
 	if params.IgnoreEOS {
 		c.eos = -1
 	}
@@ -211,28 +211,41 @@ type chooser struct {
 	maxStop int
 	text    strings.Builder // the generated text so far
 	reason  Finish          // why Stop was set
+	// maxNew is the request's token limit, at which the runner ends the generation; chosen
+	// counts the tokens so far.
+	maxNew, chosen int
 }
 
 func (c *chooser) Choose(logits []float32) engine.Choice {
 	id, logp := c.sp.pick(logits)
+	c.chosen++
 	ch := engine.Choice{ID: id, Logprob: logp, Special: c.tok.IsSpecial(id), Text: c.ds.Next(id)}
-	if id == c.eos {
+	switch {
+	case id == c.eos:
 		ch.Stop, c.reason = true, FinishEOS
-		return ch
+	case ch.Text != "" && len(c.stops) > 0:
+		ch.Stop = c.stopped(ch.Text)
 	}
-	if ch.Text == "" || len(c.stops) == 0 {
-		return ch
+	if ch.Stop || c.chosen >= c.maxNew {
+		// The last token: bytes of a character that will never complete are still text
+		// (U+FFFD), as decoding the generated ids spells them.
+		ch.Text += c.ds.Flush()
 	}
-	c.text.WriteString(ch.Text)
+	return ch
+}
+
+// stopped adds text to the generated text and reports whether a stop sequence now ends it.
+func (c *chooser) stopped(text string) bool {
+	c.text.WriteString(text)
 	// A stop sequence can only end within the new text, or start at most maxStop-1 bytes
 	// before it.
 	all := c.text.String()
-	tail := all[max(0, len(all)-len(ch.Text)-c.maxStop+1):]
+	tail := all[max(0, len(all)-len(text)-c.maxStop+1):]
 	for _, s := range c.stops {
 		if s != "" && strings.Contains(tail, s) {
-			ch.Stop, c.reason = true, FinishStopSequence
-			break
+			c.reason = FinishStopSequence
+			return true
 		}
 	}
-	return ch
+	return false
 }

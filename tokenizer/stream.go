@@ -43,6 +43,25 @@ func (d *DecodeStream) Next(id int64) string {
 	return after[len(before):]
 }
 
+// Flush returns the text Next held back, for a stream that ends: a character that will
+// never complete is spelled U+FFFD, as Decode spells it. When the held ids change how the
+// text already emitted decodes (SentencePiece's byte fallback turns a whole run of byte
+// tokens into U+FFFD once one of them breaks UTF-8), the emitted text stands and the held
+// ids are spelled on their own.
+func (d *DecodeStream) Flush() string {
+	if d.read == len(d.ids) {
+		return ""
+	}
+	before := d.t.Decode(d.ids[d.start:d.read], true)
+	after := d.t.Decode(d.ids[d.start:], true)
+	held := d.ids[d.read:]
+	d.start, d.read = d.read, len(d.ids)
+	if rest, ok := strings.CutPrefix(after, before); ok {
+		return rest
+	}
+	return d.t.Decode(held, true)
+}
+
 // IsSpecial reports whether id is a special added token (an end of sequence, a separator).
 func (t *Tokenizer) IsSpecial(id int64) bool {
 	a, ok := t.addedByID[id]

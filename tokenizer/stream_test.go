@@ -100,9 +100,49 @@ func TestDecodeStreamByteLevel(t *testing.T) {
 			if rest != "" {
 				held++
 			}
+			if flushed := ds.Flush(); flushed != rest {
+				t.Fatalf("%s: Flush gave %q for the held-back %q", name, flushed, rest)
+			}
 		}
 		if held == 0 {
 			t.Fatalf("%s: no stream ended holding a partial character; the test lost its point", name)
 		}
+	}
+}
+
+// TestFlushAfterByteFallbackRewrite: SentencePiece byte fallback decodes a run of byte tokens
+// that breaks UTF-8 as U+FFFD for every byte, the valid ones before the break included. A
+// stream cannot take back "x(" once sent; Flush spells the held byte on its own.
+func TestFlushAfterByteFallbackRewrite(t *testing.T) {
+	raw, err := os.ReadFile("testdata/llama-bpe.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := Load(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, b := range []string{"<0x78>", "<0x28>", "<0xB0>"} {
+		id, ok := tok.TokenID(b)
+		if !ok {
+			t.Fatalf("no byte token %s", b)
+		}
+		ids = append(ids, id)
+	}
+	if got := tok.Decode(ids, true); got != "\uFFFD\uFFFD\uFFFD" {
+		t.Fatalf("byte fallback decodes the run as %q; the test assumes HF's U+FFFD per byte", got)
+	}
+	ds := tok.NewDecodeStream(tok.Encode("Patient", false).IDs)
+	var got strings.Builder
+	for _, id := range ids {
+		got.WriteString(ds.Next(id))
+	}
+	got.WriteString(ds.Flush())
+	if got.String() != "x(\uFFFD" {
+		t.Fatalf("stream then Flush: %q, want %q", got.String(), "x(\uFFFD")
+	}
+	if ds.Flush() != "" {
+		t.Fatal("a second Flush repeated text")
 	}
 }

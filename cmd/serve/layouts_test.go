@@ -1,10 +1,20 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/sluice-serving/sluice/models"
 )
 
 // layoutFamilies are the encoder layouts of models/testdata/layouts (gen_layouts.py): one
@@ -50,4 +60,95 @@ func TestEveryEncoderLayoutServes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStreamedTextOfEveryDecoderFamily samples from the untrained decoders of
+// models/testdata/layouts (gen_decoders.py), whose draws cover the whole vocabulary: byte
+// pieces that complete a character only together (byte-level BPE, SentencePiece byte
+// fallback), special tokens, and Llama's "▁" that decoding strips at the start. Every
+// streamed token's text is whole UTF-8, the stream adds up to generated_text, and that is
+// the text the tokenizer decodes for the generated ids after the prompt's. With byte
+// fallback that holds only where the decoding has no U+FFFD: there, a byte that breaks
+// UTF-8 turns its whole run of byte tokens into U+FFFD, rewriting characters already
+// streamed, which a stream cannot take back.
+func TestStreamedTextOfEveryDecoderFamily(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "models", "testdata", "layouts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "Patient café 中文 seen"
+	for family, byteFallback := range map[string]bool{"lm-bytelevel": false, "lm-llama": true} {
+		t.Run(family, func(t *testing.T) {
+			m, err := models.Load(os.DirFS(dir), family)
+			if err != nil {
+				t.Fatal(err)
+			}
+			promptIDs := m.Tokenizer.Encode(prompt, false).IDs
+			srv := startServer(t, "SLUICE_MODELS_DIR="+dir, "SLUICE_GENERATE_MODEL="+family,
+				"SLUICE_PII_MODEL=bert", "SLUICE_ANALYZE_MODEL=bert")
+			clean := 0
+			for seed := 1; seed <= 48; seed++ {
+				body, _ := json.Marshal(map[string]any{"inputs": prompt, "parameters": map[string]any{
+					"max_new_tokens": 12, "do_sample": true, "seed": seed, "details": true}})
+				resp, err := http.Post(srv.url+"/generate_stream", "application/json", bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids, texts, final := streamTexts(t, resp.Body)
+				resp.Body.Close()
+				joined := strings.Join(texts, "")
+				for _, s := range texts {
+					if !utf8.ValidString(s) {
+						t.Fatalf("seed %d: a token's text is not whole UTF-8", seed)
+					}
+				}
+				if joined != final {
+					t.Fatalf("seed %d: the stream adds up to %q, generated_text is %q", seed, joined, final)
+				}
+				all := append(slices.Clone(promptIDs), ids...)
+				before := m.Tokenizer.Decode(promptIDs, true)
+				after := m.Tokenizer.Decode(all, true)
+				if byteFallback && strings.ContainsRune(after, utf8.RuneError) {
+					continue
+				}
+				clean++
+				if want, ok := strings.CutPrefix(after, before); !ok || want != final {
+					t.Fatalf("seed %d: generated_text %q; the tokenizer decodes %q after %q", seed, final, after, before)
+				}
+			}
+			if clean < 8 && byteFallback {
+				t.Fatalf("only %d of 48 generations decode without U+FFFD; the check needs more", clean)
+			}
+		})
+	}
+}
+
+// streamTexts reads a TGI event stream to its end: each token's id and text, and the final
+// event's generated_text.
+func streamTexts(t *testing.T, body io.Reader) (ids []int64, texts []string, final string) {
+	t.Helper()
+	sc := bufio.NewScanner(body)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data:")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Token struct {
+				ID   int64  `json:"id"`
+				Text string `json:"text"`
+			} `json:"token"`
+			GeneratedText *string `json:"generated_text"`
+			Error         string  `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimSpace(line)), &ev); err != nil || ev.Error != "" {
+			t.Fatalf("event %q: %v", line, err)
+		}
+		ids = append(ids, ev.Token.ID)
+		texts = append(texts, ev.Token.Text)
+		if ev.GeneratedText != nil {
+			final = *ev.GeneratedText
+		}
+	}
+	return ids, texts, final
 }
