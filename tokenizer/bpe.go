@@ -32,6 +32,7 @@ type bpeModel struct {
 	byteLevel    bool
 	byteFallback bool
 	fallbackID   [256]int64 // ids of the <0xXX> tokens, -1 where missing
+	asciiID      [128]int64 // ids of the ASCII characters alone, -1 where missing
 }
 
 type bpeMerge struct {
@@ -122,6 +123,12 @@ func parseBPE(raw json.RawMessage) (*bpeModel, error) {
 		m.byteID[b] = -1
 		if id, ok := j.Vocab[string(byteChar[b])]; ok {
 			m.byteID[b] = id
+		}
+		if b < 128 {
+			m.asciiID[b] = -1
+			if id, ok := j.Vocab[string(rune(b))]; ok {
+				m.asciiID[b] = id
+			}
 		}
 		m.fallbackID[b] = -1
 		if id, ok := j.Vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
@@ -250,6 +257,16 @@ func (m *bpeModel) encodeChars(enc *tokens, s *scratch, chars []nchar, word int)
 	for pos := 0; pos < len(w); {
 		_, size := utf8.DecodeRune(w[pos:])
 		end := pos + size
+		if m.plain && size == 1 && m.asciiID[w[pos]] >= 0 {
+			// The common case without a map lookup; anything else takes the path below.
+			if unk {
+				syms = append(syms, bpeSym{id: uint32(m.unkID), start: unkStart, end: unkEnd})
+				unk = false
+			}
+			syms = append(syms, bpeSym{id: uint32(m.asciiID[w[pos]]), start: int32(pos), end: int32(end)})
+			pos = end
+			continue
+		}
 		key := s.key[:0]
 		if pos > 0 {
 			key = append(key, m.prefix...)

@@ -341,6 +341,22 @@ type replacer struct {
 }
 
 func (rp *replacer) apply(buf *normBuf, in, out []nchar, base int32) []nchar {
+	if rp.runMin > 0 {
+		return rp.applyRun(in, out, base)
+	}
+	if r, size := utf8.DecodeRuneInString(rp.literal); size > 0 && size == len(rp.literal) {
+		// A one-character literal (Llama's " " to "▁"): each occurrence is a match of its own.
+		for _, c := range in {
+			if c.r != r {
+				out = append(out, c)
+				continue
+			}
+			for _, x := range rp.content {
+				out = append(out, nchar{r: x, start: c.start, end: c.end})
+			}
+		}
+		return out
+	}
 	b := buf.bytes[:0]
 	at := buf.at[:0]
 	for i, c := range in {
@@ -353,18 +369,14 @@ func (rp *replacer) apply(buf *normBuf, in, out []nchar, base int32) []nchar {
 	at = append(at, int32(len(in)))
 	buf.bytes, buf.at = b, at
 	var matches [][]int
-	if rp.runMin > 0 {
-		return rp.applyRun(in, out, base)
-	}
 	if rp.re != nil && len(rp.prefix) > 0 && !bytes.Contains(b, rp.prefix) {
 		return append(out, in...)
 	}
 	if rp.re != nil {
 		matches = rp.re.FindAllIndex(b, -1)
 	} else if rp.literal != "" {
-		s := string(b)
 		for pos := 0; ; {
-			k := strings.Index(s[pos:], rp.literal)
+			k := bytes.Index(b[pos:], []byte(rp.literal))
 			if k < 0 {
 				break
 			}
