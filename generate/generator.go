@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,10 +105,13 @@ func (e *TooLongError) Is(target error) bool { return target == ErrTooLong }
 // admission.ErrClosed). ctx is the request's: when it ends, the generation stops within one
 // step and its KV blocks are freed.
 func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt string, params Params) (*Stream, error) {
-	ids := g.tok.Encode(prompt, false).IDs
-	if len(ids) == 0 {
+	// With the tokenizer's special tokens, as HF's servers encode a prompt: a Llama-style
+	// template puts <s> first; GPT-2's and tiny-lm's files add nothing.
+	enc := g.tok.Encode(prompt, true)
+	if !slices.Contains(enc.Special, false) {
 		return nil, ErrEmptyPrompt
 	}
+	ids := enc.IDs
 	if params.Truncate > 0 && len(ids) > params.Truncate {
 		ids = ids[len(ids)-params.Truncate:]
 	}

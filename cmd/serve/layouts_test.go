@@ -83,7 +83,7 @@ func TestStreamedTextOfEveryDecoderFamily(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			promptIDs := m.Tokenizer.Encode(prompt, false).IDs
+			promptIDs := m.Tokenizer.Encode(prompt, true).IDs
 			srv := startServer(t, "SLUICE_MODELS_DIR="+dir, "SLUICE_GENERATE_MODEL="+family,
 				"SLUICE_PII_MODEL=bert", "SLUICE_ANALYZE_MODEL=bert")
 			clean := 0

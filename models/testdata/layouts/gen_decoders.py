@@ -48,7 +48,15 @@ def write(name, tok_file, eos_token):
     model = nets.CausalLM(size, hidden=HIDDEN, layers=LAYERS, heads=HEADS, ffn=FFN, max_pos=MAX_POS, dropout=0.0)
     d = os.path.join(HERE, name)
     os.makedirs(d, exist_ok=True)
-    shutil.copyfile(src, os.path.join(d, "tokenizer.json"))
+    if "Roberta" in json.dumps(tok.get("post_processor")):
+        # A decoder's prompt is not wrapped in <s> ... </s>: GPT-2's files say so with a
+        # ByteLevel post-processor that adds nothing.
+        tok["post_processor"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+                                 "use_regex": True}
+        with open(os.path.join(d, "tokenizer.json"), "w") as f:
+            json.dump(tok, f, ensure_ascii=False, separators=(",", ":"))
+    else:
+        shutil.copyfile(src, os.path.join(d, "tokenizer.json"))
     train_lm.export(model, os.path.join(d, "model.onnx"))
     cfg = {
         "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": size,
