@@ -47,6 +47,7 @@ func parsePrecompiled(b64 string) (*precompiled, error) {
 	if !utf8.ValidString(p.blob) {
 		return nil, errors.New("tokenizer: Precompiled replacement strings are not valid UTF-8")
 	}
+	graphemeBMP() // built now rather than inside the first Encode
 	for c := range 128 {
 		to, ok := p.transform([]byte{byte(c)})
 		p.ascii[c] = asciiRule{has: ok, to: to}
