@@ -79,7 +79,7 @@
 // Supported tokenizer.json: normalizer BertNormalizer, NFD, NFC, NFKD, NFKC, Lowercase,
 // StripAccents, Precompiled, Replace, Strip, Prepend, a Sequence of those, or null; pre_tokenizer
 // BertPreTokenizer, ByteLevel (alone), Metaspace, WhitespaceSplit, Punctuation, Digits,
-// Split, a Sequence of them, or null (BPE only); model WordPiece (not after ByteLevel or a
+// Split, a Sequence of them, or null (BPE and Unigram); model WordPiece (not after ByteLevel or a
 // lone Metaspace), BPE (byte-level after ByteLevel; on characters otherwise, byte_fallback
 // allowed) or Unigram (not after BertPreTokenizer or ByteLevel; unk_id set); post_processor
 // TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel or null; decoder

@@ -335,12 +335,15 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	if t.noPreTokenizer && typ != "BPE" && t.stages == nil {
+	if t.noPreTokenizer && typ != "BPE" && typ != "Unigram" && t.stages == nil {
 		return fmt.Errorf("tokenizer: pre_tokenizer is missing (supported: %s)", supportedPreTokenizers)
 	}
 	if typ == "Unigram" {
-		if t.metaspace == nil && t.stages == nil {
-			return errors.New("tokenizer: model Unigram is only supported with pre_tokenizer Metaspace or a splitting one")
+		if t.byteLevel != nil {
+			return errors.New("tokenizer: model Unigram with pre_tokenizer ByteLevel is not supported")
+		}
+		if t.metaspace == nil && t.stages == nil && !t.noPreTokenizer {
+			return errors.New("tokenizer: model Unigram with pre_tokenizer BertPreTokenizer is not supported")
 		}
 		u, err := parseUnigram(raw)
 		if err != nil {

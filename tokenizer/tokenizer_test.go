@@ -126,7 +126,7 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 		}, `tokenizer: Metaspace pre_tokenizer add_prefix_space false needs prepend_scheme never`},
 		{"unigram without metaspace", func(m map[string]any) {
 			m["model"] = map[string]any{"type": "Unigram", "unk_id": 0, "vocab": []any{[]any{"<unk>", 0}}}
-		}, `tokenizer: model Unigram is only supported with pre_tokenizer Metaspace or a splitting one`},
+		}, `tokenizer: model Unigram with pre_tokenizer BertPreTokenizer is not supported`},
 		{"unigram without unk", func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Metaspace"}
 			m["model"] = map[string]any{"type": "Unigram", "unk_id": nil, "vocab": []any{[]any{"<unk>", 0}}}

@@ -22,6 +22,9 @@ file, and how it is laid out here:
   unigram-bytes.json  the DeBERTa layout over a model trained with byte_fallback: <0x00> to
                     <0xFF> pieces, Unigram byte_fallback true, and Metaspace split false
                     with prepend_scheme first, so those paths run too.
+  unigram-bare.json  the XLM-R model with nothing around it: no normalizer, pre_tokenizer,
+                    post_processor or decoder, so each stretch of text is one word and decoding
+                    joins tokens with spaces.
   deberta-v3-punct.json  the DeBERTa layout with split_by_punct, as DebertaV2Converter writes
                     it: pre_tokenizer Sequence[Punctuation, Metaspace], so every punctuation
                     character is a word and gets its own "▁".
@@ -255,6 +258,15 @@ def llama_metaspace(m):
     return out
 
 
+def unigram_bare(m):
+    out = xlmr(m)
+    out["normalizer"] = None
+    out["pre_tokenizer"] = None
+    out["post_processor"] = None
+    out["decoder"] = None
+    return out
+
+
 def write(name, obj):
     path = os.path.join(HERE, name)
     with open(path, "w", encoding="utf-8") as f:
@@ -278,6 +290,7 @@ def main():
         xl = train(text, os.path.join(tmp, "xlmr"), vocab_size=2500)
         write("xlm-roberta.json", xlmr(xl))
         write("unigram-split.json", unigram_split(xl))
+        write("unigram-bare.json", unigram_bare(xl))
         write("wordpiece-seq.json", wordpiece_seq())
         fb = train(text, os.path.join(tmp, "fb"), vocab_size=2000, byte_fallback=True,
                    pad_id=0, bos_id=1, eos_id=2, unk_id=3,
