@@ -231,10 +231,6 @@ func parseNormalizer(raw json.RawMessage) (normalizer, error) {
 		if err := json.Unmarshal(raw, &p); err != nil || p.Charsmap == nil {
 			return nil, errors.New("tokenizer: invalid Precompiled normalizer: precompiled_charsmap must be a string")
 		}
-		if *p.Charsmap == "" {
-			// HF's converters write an empty charsmap for models without normalization rules.
-			return nil, nil
-		}
 		pre, err := parsePrecompiled(*p.Charsmap)
 		if err != nil {
 			return nil, err

@@ -31,6 +31,7 @@ func parsePrecompiled(b64 string) (*precompiled, error) {
 		return nil, errors.New("tokenizer: Precompiled precompiled_charsmap is not base64")
 	}
 	if len(raw) < 4 {
+		// HF cannot parse it either (an empty charsmap makes its loader panic).
 		return nil, errors.New("tokenizer: Precompiled precompiled_charsmap is truncated")
 	}
 	size := int(binary.LittleEndian.Uint32(raw))

@@ -93,6 +93,9 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 		{"replace with a regex RE2 lacks", func(m map[string]any) {
 			m["normalizer"] = map[string]any{"type": "Replace", "pattern": map[string]any{"Regex": `a(?=b)`}, "content": " "}
 		}, `tokenizer: Replace normalizer regex is not supported`},
+		{"empty charsmap", func(m map[string]any) {
+			m["normalizer"] = map[string]any{"type": "Precompiled", "precompiled_charsmap": ""}
+		}, `tokenizer: Precompiled precompiled_charsmap is truncated`},
 		{"broken charsmap", func(m map[string]any) {
 			m["normalizer"] = map[string]any{"type": "Precompiled", "precompiled_charsmap": "AwAAAAAA"}
 		}, `tokenizer: Precompiled precompiled_charsmap has an invalid trie size`},
