@@ -283,7 +283,8 @@ func (st *preStage) matches(s *scratch, piece []nchar) (ms []pmatch) {
 		}
 		return ms
 	}
-	b, at := s.nbytes[:0], s.segAt[:0]
+	// Not s.nbytes and s.segAt: encodeSegment still reads those while words run.
+	b, at := s.splitBytes[:0], s.splitAt[:0]
 	for i, c := range piece {
 		n := len(b)
 		b = utf8.AppendRune(b, c.r)
@@ -292,7 +293,7 @@ func (st *preStage) matches(s *scratch, piece []nchar) (ms []pmatch) {
 		}
 	}
 	at = append(at, int32(len(piece)))
-	s.nbytes, s.segAt = b, at
+	s.splitBytes, s.splitAt = b, at
 	last := int32(0)
 	found := func(x, y int) {
 		lo, hi := at[x], at[y]

@@ -94,23 +94,25 @@ type scratch struct {
 	pieces []piece // WordPiece output of the current word
 	out    tokens  // the encoding being built
 
-	body     int             // where the text's tokens start in out, after the template's
-	matched  []matchedSpaces // added tokens found in the text, for offset trimming
-	prefixed []nchar         // a stretch of text with the ByteLevel prefix space
-	mappedAt []int32         // BPE: byte of the word's stand-in spelling -> char index
-	spelled  []byte          // BPE: the word's stand-in spelling (ignore_merges lookups)
-	key      []byte          // BPE: one symbol's spelling with prefix or suffix
-	syms     []bpeSym        // BPE: the symbols of the current word
-	heap     []heapEntry     // BPE: merge candidates of a long word
-	vScore   []float64       // Unigram: best path score ending at each byte
-	vFrom    []int32         // Unigram: where that path's last piece starts, -1 unreached
-	vID      []int32         // Unigram: that last piece's id
-	stageA   []nchar         // pre-tokenizer pipeline: pieces of the current stage
-	stageB   []nchar         // pre-tokenizer pipeline: pieces of the next stage
-	spansA   []span
-	spansB   []span
-	groups   []span   // pre-tokenizer pipeline: merged pieces of one split
-	pmatches []pmatch // pre-tokenizer pipeline: matches of one split
+	body       int             // where the text's tokens start in out, after the template's
+	matched    []matchedSpaces // added tokens found in the text, for offset trimming
+	prefixed   []nchar         // a stretch of text with the ByteLevel prefix space
+	mappedAt   []int32         // BPE: byte of the word's stand-in spelling -> char index
+	spelled    []byte          // BPE: the word's stand-in spelling (ignore_merges lookups)
+	key        []byte          // BPE: one symbol's spelling with prefix or suffix
+	syms       []bpeSym        // BPE: the symbols of the current word
+	heap       []heapEntry     // BPE: merge candidates of a long word
+	vScore     []float64       // Unigram: best path score ending at each byte
+	vFrom      []int32         // Unigram: where that path's last piece starts, -1 unreached
+	vID        []int32         // Unigram: that last piece's id
+	stageA     []nchar         // pre-tokenizer pipeline: pieces of the current stage
+	stageB     []nchar         // pre-tokenizer pipeline: pieces of the next stage
+	spansA     []span
+	spansB     []span
+	groups     []span   // pre-tokenizer pipeline: merged pieces of one split
+	pmatches   []pmatch // pre-tokenizer pipeline: matches of one split
+	splitBytes []byte   // pre-tokenizer pipeline: UTF-8 of the piece a Split searches
+	splitAt    []int32  // pre-tokenizer pipeline: byte index -> char index into that piece
 }
 
 // wordModel is a model that encodes one pre-tokenized word at a time.

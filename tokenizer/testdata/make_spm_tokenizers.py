@@ -32,7 +32,8 @@ file, and how it is laid out here:
                     Precompiled, Replace " {2,}") under a pipeline of the splitting
                     pre-tokenizers with each split behavior (WhitespaceSplit, Digits, Split on
                     literals and regexes, inverted too, Punctuation) before Metaspace with
-                    prepend_scheme first, and TemplateProcessing <s> $A </s>.
+                    prepend_scheme first, TemplateProcessing <s> $A </s>, and three normalized
+                    added tokens ("MRN", full-width "ｍｇ", "x-ray").
   unigram-nfkd.json  AlbertConverter's normalizer (Replace `` and '', NFKD, StripAccents,
                     Lowercase, Precompiled, Replace " {2,}") over the DeBERTa model, with T5's
                     pre_tokenizer Sequence[WhitespaceSplit, Metaspace].
@@ -217,6 +218,11 @@ def unigram_split(m):
         metaspace("first")]}
     out["post_processor"] = template("<s>", "</s>", {"<s>": 0, "</s>": 2})
     out["decoder"] = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}
+    # Normalized added tokens, matched in the normalized text between the pipeline's runs.
+    for content in ["MRN", "ｍｇ", "x-ray"]:
+        tok = added(len(out["model"]["vocab"]) + len(out["added_tokens"]) - 5, content, special=False)
+        tok["normalized"] = True
+        out["added_tokens"].append(tok)
     return out
 
 
