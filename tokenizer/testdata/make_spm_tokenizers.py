@@ -20,8 +20,9 @@ file, and how it is laid out here:
                     lstrip, a bare Precompiled normalizer, the legacy Metaspace fields
                     (add_prefix_space), RobertaProcessing trimming offsets.
   unigram-bytes.json  the DeBERTa layout over a model trained with byte_fallback: <0x00> to
-                    <0xFF> pieces, Unigram byte_fallback true, and Metaspace split false
-                    with prepend_scheme first, so those paths run too.
+                    <0xFF> pieces, Unigram byte_fallback true, Metaspace split false with
+                    prepend_scheme first, and three normalized added tokens, so those paths
+                    run too.
   unigram-bare.json  the XLM-R model with nothing around it: no normalizer, pre_tokenizer,
                     post_processor or decoder, so each stretch of text is one word and decoding
                     joins tokens with spaces.
@@ -129,11 +130,18 @@ def deberta(m, byte_fallback=False):
         {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
     pre = {"type": "Sequence", "pretokenizers": [metaspace()]}
     dec = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}
+    extra = []
     if byte_fallback:
         pre = metaspace("first", False)
         dec = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": False}
+        # Normalized added tokens: the text after one starts a new stretch, which prepend
+        # scheme "first" leaves without "▁".
+        for i, content in enumerate(["MRN", "Ａｍ", "New York"]):
+            tok = added(len(pieces) + 1 + i, content, special=False)
+            tok["normalized"] = True
+            extra.append(tok)
     return tokenizer_json(
-        added_tokens=[added(i, s) for i, s in enumerate(specials)] + [added(len(pieces), "[MASK]")],
+        added_tokens=[added(i, s) for i, s in enumerate(specials)] + [added(len(pieces), "[MASK]")] + extra,
         normalizer=normalizer,
         pre_tokenizer=pre,
         post_processor=template("[CLS]", "[SEP]", {"[CLS]": 1, "[SEP]": 2}),
