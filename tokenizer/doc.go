@@ -1,10 +1,10 @@
 // Package tokenizer turns text into model token ids the way HuggingFace's tokenizers library does.
-// It holds three families, WordPiece (BERT, DistilBERT, ELECTRA), byte-level BPE (GPT-2,
-// RoBERTa, Longformer, ModernBERT) and SentencePiece Unigram (DeBERTa-v3, XLM-RoBERTa): it
-// loads a HuggingFace tokenizer.json and produces the
-// same ids, byte offsets, word ids and special-token mask as HuggingFace's own (Rust)
-// tokenizers library, including on
-// non-ASCII text, emoji, CJK, control characters and special tokens typed in the input.
+// It holds four families, WordPiece (BERT, DistilBERT, ELECTRA), byte-level BPE (GPT-2,
+// RoBERTa, Longformer, ModernBERT), SentencePiece Unigram (DeBERTa-v3, XLM-RoBERTa, ALBERT,
+// T5) and SentencePiece BPE (Llama, Mistral, Gemma): it loads a HuggingFace tokenizer.json
+// and produces the same ids, byte offsets, word ids and special-token mask as HuggingFace's
+// own (Rust) tokenizers library, including on non-ASCII text, emoji, CJK, control
+// characters and special tokens typed in the input.
 // Offsets are what entity extraction maps predictions back to text with, so they must
 // point at the caller's original bytes, not at the normalized text.
 //
@@ -103,6 +103,7 @@
 // working buffers in a sync.Pool, so steady-state encoding only allocates the result.
 //
 // Conformance: testdata/golden/*.jsonl hold HF's output for 1,100 to 4,500 generated texts
-// per tokenizer file (testdata/SOURCES.md says where each file comes from) and are checked by the tests; testdata/gen_golden.js regenerates them or
-// adds one for a shipped tokenizer.json.
+// per tokenizer file (testdata/SOURCES.md says where each file comes from) and are checked
+// by the tests; testdata/gen_golden.js regenerates them or adds one for a shipped
+// tokenizer.json.
 package tokenizer
