@@ -65,21 +65,24 @@
 // ("▁" to " "), ByteFallback (runs of byte tokens back to text, U+FFFD per byte when they
 // are not UTF-8), Fuse and Strip (the leading space).
 //
-// A pre_tokenizer Sequence, and the splitting pre-tokenizers WhitespaceSplit, Punctuation,
-// Digits and Split, run as a pipeline: each stage splits every piece the one before left
-// (matches removed, isolated, merged with the previous or next piece, or contiguous ones
-// joined, as the behavior says; Split may invert its pattern), Metaspace may be a stage, and
-// each final piece is a word for whichever model follows. Digits uses Rust's is_numeric as
-// measured from HF (tables_digits.go, by testdata/gen_digit_tables.js); Split's regexes run
-// on Go's RE2, so patterns RE2 lacks (lookarounds) fail Load.
+// A pre_tokenizer Sequence, and the splitting pre-tokenizers Whitespace, WhitespaceSplit,
+// CharDelimiterSplit, Punctuation, Digits and Split, run as a pipeline: each stage splits
+// every piece the one before left (matches removed, isolated, merged with the previous or
+// next piece, or contiguous ones joined, as the behavior says; Split may invert its
+// pattern), Metaspace may be a stage, and each final piece is a word for whichever model
+// follows. Digits uses Rust's is_numeric and
+// Whitespace the \w and \s of HF's regex engine, both measured from HF (tables_digits.go and
+// tables_whitespace.go, by testdata/gen_digit_tables.js and gen_whitespace_tables.js);
+// Split's regexes run on Go's RE2, so patterns RE2 lacks (lookarounds) fail Load.
 //
 // NFKD and NFKC work as NFD and NFC do, alignments included, with the compatibility
 // decompositions measured from HF (tables_compat.go, by testdata/gen_compat_tables.js).
 //
 // Supported tokenizer.json: normalizer BertNormalizer, NFD, NFC, NFKD, NFKC, Lowercase,
 // StripAccents, Precompiled, Replace, Strip, Prepend, a Sequence of those, or null; pre_tokenizer
-// BertPreTokenizer, ByteLevel (alone), Metaspace, WhitespaceSplit, Punctuation, Digits,
-// Split, a Sequence of them, or null (BPE and Unigram); model WordPiece (not after ByteLevel or a
+// BertPreTokenizer, ByteLevel (alone), Metaspace, Whitespace, WhitespaceSplit,
+// CharDelimiterSplit, Punctuation, Digits, Split, a Sequence of them, or null (BPE and
+// Unigram); model WordPiece (not after ByteLevel or a
 // lone Metaspace), BPE (byte-level after ByteLevel; on characters otherwise, byte_fallback
 // allowed) or Unigram (not after BertPreTokenizer or ByteLevel; unk_id set); post_processor
 // TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel or null; decoder

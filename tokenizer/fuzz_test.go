@@ -13,7 +13,7 @@ func FuzzEncode(f *testing.F) {
 	var toks []*Tokenizer
 	for _, name := range []string{"uncased", "tiny", "roberta-prefix", "modernbert", "edge-drop", "edge-affix",
 		"deberta-v3", "xlm-roberta", "unigram-bytes", "llama-bpe",
-		"deberta-v3-punct", "unigram-split", "wordpiece-seq", "unigram-nfkd", "wordpiece-nfkc", "llama-metaspace", "unigram-bare"} {
+		"deberta-v3-punct", "unigram-split", "wordpiece-seq", "unigram-nfkd", "wordpiece-nfkc", "llama-metaspace", "unigram-bare", "wordpiece-ws"} {
 		raw, err := os.ReadFile("testdata/" + name + ".json")
 		if err != nil {
 			f.Fatal(err)

@@ -99,7 +99,7 @@ type wordPieceDecoderJSON struct {
 
 const (
 	supportedNormalizers   = "BertNormalizer, Sequence, NFD, NFC, NFKD, NFKC, Lowercase, StripAccents, Precompiled, Replace, Strip, Prepend"
-	supportedPreTokenizers = "BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Punctuation, Digits, Split, Sequence"
+	supportedPreTokenizers = "BertPreTokenizer, ByteLevel, Metaspace, Whitespace, WhitespaceSplit, CharDelimiterSplit, Punctuation, Digits, Split, Sequence"
 	supportedModels        = "WordPiece, BPE, Unigram"
 	supportedProcessors    = "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel"
 	supportedDecoders      = "WordPiece, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, Sequence"
@@ -288,7 +288,7 @@ func (t *Tokenizer) parsePreTokenizer(raw json.RawMessage) error {
 		return t.parseStages(raw)
 	}
 	switch typ {
-	case "WhitespaceSplit", "Punctuation", "Digits", "Split":
+	case "WhitespaceSplit", "Whitespace", "CharDelimiterSplit", "Punctuation", "Digits", "Split":
 		return t.parseStages(raw)
 	case "BertPreTokenizer":
 	case "Metaspace":

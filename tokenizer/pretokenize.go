@@ -20,6 +20,8 @@ const (
 	stageDigits                               // split around digits, per behavior
 	stageSplit                                // split around a literal or regex, per behavior
 	stageMetaspace                            // Metaspace
+	stageWhitespace                           // Whitespace: runs of \w, runs of [^\w\s]
+	stageCharDelimiter                        // CharDelimiterSplit: split on one character, dropping it
 )
 
 // splitBehavior is HF's SplitDelimiterBehavior: what becomes of the matches of a split.
@@ -40,6 +42,7 @@ type preStage struct {
 	re       *regexp.Regexp
 	invert   bool
 	meta     *metaspacePre
+	delim    rune
 }
 
 // span is a piece of a pipeline buffer: chars [lo, hi).
@@ -134,6 +137,20 @@ func parseStages(raw json.RawMessage) (stages []preStage, err error) {
 			return nil, fmt.Errorf("tokenizer: Split pre_tokenizer pattern must be String or Regex")
 		}
 		return []preStage{st}, nil
+	case "Whitespace":
+		return []preStage{{kind: stageWhitespace}}, nil
+	case "CharDelimiterSplit":
+		var d struct {
+			Delimiter string `json:"delimiter"`
+		}
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return nil, fmt.Errorf("tokenizer: invalid CharDelimiterSplit pre_tokenizer: %w", err)
+		}
+		r, size := utf8.DecodeRuneInString(d.Delimiter)
+		if size == 0 || size != len(d.Delimiter) {
+			return nil, fmt.Errorf("tokenizer: CharDelimiterSplit delimiter must be one character")
+		}
+		return []preStage{{kind: stageCharDelimiter, delim: r}}, nil
 	case "Metaspace":
 		ms, err := parseMetaspace(raw, "pre_tokenizer")
 		if err != nil {
@@ -144,6 +161,33 @@ func parseStages(raw json.RawMessage) (stages []preStage, err error) {
 		return nil, fmt.Errorf("tokenizer: pre_tokenizer ByteLevel is only supported alone, not in a Sequence")
 	}
 	return nil, unsupported("pre_tokenizer", typ, supportedPreTokenizers)
+}
+
+const (
+	wsOther = iota
+	wsWord
+	wsSpace
+)
+
+// wsClass is the class of r in the Whitespace pre-tokenizer's regex, as measured from HF
+// (tables_whitespace.go).
+func wsClass(r rune) int {
+	if r < 128 {
+		switch {
+		case r == '_' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z'):
+			return wsWord
+		case r == ' ' || ('\t' <= r && r <= '\r'):
+			return wsSpace
+		}
+		return wsOther
+	}
+	switch {
+	case inTable(wsWordTable, r):
+		return wsWord
+	case inTable(wsSpaceTable, r):
+		return wsSpace
+	}
+	return wsOther
 }
 
 // isDigit is Rust's char::is_numeric, which HF's Digits pre-tokenizer splits on, as
@@ -268,8 +312,24 @@ func (st *preStage) matches(s *scratch, piece []nchar) (ms []pmatch) {
 			}
 		}
 	}()
+	if st.kind == stageWhitespace {
+		// \w+|[^\w\s]+ kept, whitespace between removed: HF splits on the inverted regex,
+		// so each run of one class is a stretch of its own, and only whitespace "matches".
+		for i := 0; i < len(piece); {
+			class := wsClass(piece[i].r)
+			j := i + 1
+			for j < len(piece) && wsClass(piece[j].r) == class {
+				j++
+			}
+			ms = append(ms, pmatch{int32(i), int32(j), class == wsSpace})
+			i = j
+		}
+		return ms
+	}
 	var pred func(rune) bool
 	switch st.kind {
+	case stageCharDelimiter:
+		pred = func(r rune) bool { return r == st.delim }
 	case stageWhitespaceSplit:
 		pred = isSpace
 	case stagePunctuation:

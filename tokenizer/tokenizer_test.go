@@ -103,8 +103,8 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 			`tokenizer: model WordPiece with pre_tokenizer ByteLevel is not supported (WordPiece needs BertPreTokenizer)`},
 		{"WordPiece after Metaspace", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "Metaspace"} },
 			`tokenizer: model WordPiece with pre_tokenizer Metaspace is not supported (WordPiece needs BertPreTokenizer)`},
-		{"whitespace pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "Whitespace"} },
-			`tokenizer: pre_tokenizer type "Whitespace" is not supported (supported: BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Punctuation, Digits, Split, Sequence)`},
+		{"unicode scripts pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "UnicodeScripts"} },
+			`tokenizer: pre_tokenizer type "UnicodeScripts" is not supported (supported: BertPreTokenizer, ByteLevel, Metaspace, Whitespace, WhitespaceSplit, CharDelimiterSplit, Punctuation, Digits, Split, Sequence)`},
 		{"unsupported pre-tokenizer in a sequence", func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{
 				map[string]any{"type": "UnicodeScripts"}, map[string]any{"type": "Metaspace"}}}
@@ -120,7 +120,7 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 			m["pre_tokenizer"] = map[string]any{"type": "Split", "pattern": map[string]any{"Regex": `\s+(?!\S)`}, "behavior": "Isolated"}
 		}, `tokenizer: Split pre_tokenizer regex is not supported`},
 		{"no pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = nil },
-			`tokenizer: pre_tokenizer is missing (supported: BertPreTokenizer, ByteLevel, Metaspace, WhitespaceSplit, Punctuation, Digits, Split, Sequence)`},
+			`tokenizer: pre_tokenizer is missing (supported: BertPreTokenizer, ByteLevel, Metaspace, Whitespace, WhitespaceSplit, CharDelimiterSplit, Punctuation, Digits, Split, Sequence)`},
 		{"metaspace prepend scheme", func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Metaspace", "prepend_scheme": "sometimes"}
 		}, `tokenizer: Metaspace pre_tokenizer prepend_scheme "sometimes" is not always, first or never`},

@@ -43,6 +43,8 @@ file, and how it is laid out here:
   wordpiece-seq.json  cased.json (make_tokenizers.js) with its BertPreTokenizer replaced by
                     Sequence[WhitespaceSplit, Punctuation(MergedWithPrevious), Digits], so the
                     pipeline feeds WordPiece too.
+  wordpiece-ws.json  cased.json with pre_tokenizer Sequence[CharDelimiterSplit("|"), Whitespace]
+                    (\w+|[^\w\s]+), as tokenizers trained with HF's quickstart have it.
   llama-bpe.json    LlamaConverter over a BPE model trained with byte_fallback: normalizer
                     Sequence[Prepend("▁"), Replace(" " -> "▁")], no pre_tokenizer, BPE with
                     merges recovered from the vocab, fuse_unk and byte_fallback, decoder
@@ -281,6 +283,14 @@ def unigram_bare(m):
     return out
 
 
+def wordpiece_ws():
+    with open(os.path.join(HERE, "cased.json"), encoding="utf-8") as f:
+        out = json.load(f)
+    out["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "CharDelimiterSplit", "delimiter": "|"}, {"type": "Whitespace"}]}
+    return out
+
+
 def write(name, obj):
     path = os.path.join(HERE, name)
     with open(path, "w", encoding="utf-8") as f:
@@ -306,6 +316,7 @@ def main():
         write("unigram-split.json", unigram_split(xl))
         write("unigram-bare.json", unigram_bare(xl))
         write("wordpiece-seq.json", wordpiece_seq())
+        write("wordpiece-ws.json", wordpiece_ws())
         fb = train(text, os.path.join(tmp, "fb"), vocab_size=2000, byte_fallback=True,
                    pad_id=0, bos_id=1, eos_id=2, unk_id=3,
                    pad_piece="[PAD]", bos_piece="[CLS]", eos_piece="[SEP]", unk_piece="[UNK]")
