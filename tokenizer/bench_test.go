@@ -11,12 +11,12 @@ import (
 // tokens/s counts the tokens of the plain encodings, on one goroutine.
 
 func benchTexts(b *testing.B) []string {
-	f, err := os.Open("testdata/golden/cased.jsonl")
+	f, err := os.Open("testdata/golden/cased.jsonl.gz")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(gunzip(b, f))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	sc.Scan() // meta
 	var texts []string

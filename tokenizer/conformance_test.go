@@ -2,10 +2,12 @@ package tokenizer
 
 import (
 	"bufio"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,7 +46,7 @@ type goldenRecord struct {
 }
 
 func TestConformanceWithHuggingFace(t *testing.T) {
-	files, err := filepath.Glob("testdata/golden/*.jsonl")
+	files, err := filepath.Glob("testdata/golden/*.jsonl.gz")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files found (err %v)", err)
 	}
@@ -59,7 +61,7 @@ func checkGoldenFile(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(gunzip(t, f))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	if !sc.Scan() {
 		t.Fatalf("empty golden file")
@@ -182,4 +184,14 @@ func boolsToInts(b []bool) []int {
 		}
 	}
 	return out
+}
+
+// gunzip reads a gzip stream; golden files are stored compressed (a sixth of their size).
+func gunzip(tb testing.TB, r io.Reader) io.Reader {
+	tb.Helper()
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return zr
 }

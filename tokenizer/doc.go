@@ -105,7 +105,7 @@
 // A Tokenizer is immutable after Load and safe for concurrent use; Encode keeps its
 // working buffers in a sync.Pool, so steady-state encoding only allocates the result.
 //
-// Conformance: testdata/golden/*.jsonl hold HF's output for 1,100 to 4,500 generated texts
+// Conformance: testdata/golden/*.jsonl.gz hold HF's output for 1,100 to 4,500 generated texts
 // per tokenizer file (testdata/SOURCES.md says where each file comes from) and are checked
 // by the tests; testdata/gen_golden.js regenerates them or adds one for a shipped
 // tokenizer.json.

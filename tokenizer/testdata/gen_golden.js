@@ -6,23 +6,23 @@
 // Usage (from the repository root):
 //   mkdir -p /tmp/hftok && (cd /tmp/hftok && npm install tokenizers@0.23.2)
 //   NODE_PATH=/tmp/hftok/node_modules node tokenizer/testdata/gen_golden.js \
-//       <tokenizer.json> tokenizer/testdata/golden/<name>.jsonl [count]
+//       <tokenizer.json> tokenizer/testdata/golden/<name>.jsonl.gz [count]
 // e.g. for a shipped model:
 //   NODE_PATH=/tmp/hftok/node_modules node tokenizer/testdata/gen_golden.js \
-//       models/pii/tokenizer.json tokenizer/testdata/golden/pii.jsonl
+//       models/pii/tokenizer.json tokenizer/testdata/golden/pii.jsonl.gz
 // With --bpe the 1,100 texts are followed by 1,400 of texts.js's bpeTexts (special tokens of
 // byte-level families, whitespace runs, contractions, NFC cases, very long words); the
 // byte-level golden files were made that way:
 //   for f in gpt2 roberta roberta-prefix modernbert edge-unk edge-affix; do
 //     NODE_PATH=/tmp/hftok/node_modules node tokenizer/testdata/gen_golden.js --bpe \
-//         tokenizer/testdata/$f.json tokenizer/testdata/golden/$f.jsonl; done
+//         tokenizer/testdata/$f.json tokenizer/testdata/golden/$f.jsonl.gz; done
 // With --spm the byte-level texts are followed by 2,000 of texts.js's spmTexts (what
 // SentencePiece's normalization rules and Metaspace treat specially); the SentencePiece golden
 // files were made that way:
 //   for f in deberta-v3 xlm-roberta unigram-bytes llama-bpe; do
 //     NODE_PATH=/tmp/hftok/node_modules node tokenizer/testdata/gen_golden.js --spm \
-//         tokenizer/testdata/$f.json tokenizer/testdata/golden/$f.jsonl; done
-// The Go test picks up every testdata/golden/*.jsonl; the first line names the tokenizer
+//         tokenizer/testdata/$f.json tokenizer/testdata/golden/$f.jsonl.gz; done
+// The Go test picks up every testdata/golden/*.jsonl.gz; the first line names the tokenizer
 // (relative to the golden file) and its sha256, so a retrained tokenizer fails the test
 // until its golden file is regenerated.
 //
@@ -31,6 +31,7 @@
 // the Go package promises.
 'use strict';
 const fs = require('fs');
+const zlib = require('zlib');
 const path = require('path');
 const crypto = require('crypto');
 const tk = require('tokenizers');
@@ -66,7 +67,7 @@ async function main() {
   if (bpe) args.shift();
   const [tokPath, outPath, countArg] = args;
   if (!tokPath || !outPath) {
-    console.error('usage: gen_golden.js [--bpe] <tokenizer.json> <out.jsonl> [count]');
+    console.error('usage: gen_golden.js [--bpe] <tokenizer.json> <out.jsonl.gz> [count]');
     process.exit(2);
   }
   const count = countArg ? parseInt(countArg, 10) : 1100;
@@ -102,7 +103,9 @@ async function main() {
     lines.push(JSON.stringify(rec));
   }
   fs.mkdirSync(path.dirname(outPath), { recursive: true });
-  fs.writeFileSync(outPath, lines.join('\n') + '\n');
+  // Compressed: the golden files are a sixth of their size gzipped, and no header carries a
+  // name or time, so the same texts give the same bytes.
+  fs.writeFileSync(outPath, zlib.gzipSync(lines.join('\n') + '\n', { level: 9 }));
   console.log(`${outPath}: ${texts.length} texts`);
 }
 
