@@ -39,7 +39,7 @@ unit: $(ORT_LIB)
 	$(GO) test -race -count=1 -timeout 12m ./...
 
 # Every fuzz target: package and name.
-FUZZ_TARGETS := ./tokenizer:FuzzEncode ./entities:FuzzExtract ./handlers:FuzzEntityRequests ./handlers:FuzzGenerationRequests
+FUZZ_TARGETS := ./tokenizer:FuzzEncode ./tokenizer:FuzzLoad ./entities:FuzzExtract ./handlers:FuzzEntityRequests ./handlers:FuzzGenerationRequests
 FUZZTIME ?= 1m
 
 ## fuzz: run each fuzz target for FUZZTIME (default 1m; make test runs them for 5 s each).
