@@ -71,6 +71,13 @@
 // binding's issue tracker: the CUDA provider may install signal handlers without SA_ONSTACK,
 // after which Go can crash on SIGINT/SIGTERM; check graceful shutdown on a GPU host.
 //
+// Runs do not use I/O binding. The binding (onnxruntime_go 1.35) has one memory info, the
+// CPU's, so a bound tensor is host memory either way and binding would copy exactly what Run
+// copies: an encoder's inputs are ids and its logits are needed on the host to decode, and a
+// decoder's KV blocks live in Go memory (package kvcache) by design. Keeping KV on the device
+// would take ORT's BindOutputToDevice through cgo of our own and a device-resident pool,
+// which should be measured on a GPU before it is built.
+//
 // # Process-wide state
 //
 // The binding keeps ONNX Runtime's environment in package variables, so there is one per
