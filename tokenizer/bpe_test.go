@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -125,14 +124,7 @@ func TestLoadRejectsBPEOptions(t *testing.T) {
 // give the same tokens for any word, which the golden files only show for the words they
 // happen to hold.
 func TestMergeHeapMatchesScan(t *testing.T) {
-	raw, err := os.ReadFile("testdata/gpt2.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := Load(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := loadTestdata(t, "gpt2")
 	m := tok.bpe
 	rng := rand.New(rand.NewPCG(7, 8))
 	const alphabet = "eeeettaaoinshrdlu  cmfwypvbgkqjxz'.,0123456789"

@@ -14,21 +14,7 @@ type wordPieceDecoder struct {
 }
 
 func (d *wordPieceDecoder) decode(tokens []string) string {
-	var b strings.Builder
-	for i, tok := range tokens {
-		if i != 0 {
-			if strings.HasPrefix(tok, d.prefix) {
-				tok = strings.Replace(tok, d.prefix, "", 1)
-			} else {
-				tok = " " + tok
-			}
-		}
-		if d.cleanup {
-			tok = cleanup(tok)
-		}
-		b.WriteString(tok)
-	}
-	return b.String()
+	return strings.Join(d.chain(tokens), "")
 }
 
 // cleanup applies HF's replacements in HF's order; each pass sees the previous one's

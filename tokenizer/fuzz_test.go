@@ -14,14 +14,7 @@ func FuzzEncode(f *testing.F) {
 	for _, name := range []string{"uncased", "tiny", "roberta-prefix", "modernbert", "edge-drop", "edge-affix",
 		"deberta-v3", "xlm-roberta", "unigram-bytes", "llama-bpe",
 		"deberta-v3-punct", "unigram-split", "wordpiece-seq", "unigram-nfkd", "wordpiece-nfkc", "llama-metaspace", "unigram-bare", "wordpiece-ws"} {
-		raw, err := os.ReadFile("testdata/" + name + ".json")
-		if err != nil {
-			f.Fatal(err)
-		}
-		tok, err := Load(raw)
-		if err != nil {
-			f.Fatal(err)
-		}
+		tok := loadTestdata(f, name)
 		toks = append(toks, tok)
 	}
 	for _, s := range []string{"", "Patient José [CLS] 中文 👍🏽", "a\xffb", "New York<mask> <med>", "\u0301\u0316x",

@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-func loadTestdata(t *testing.T, name string) *Tokenizer {
+// loadTestdata loads testdata/<name>.json.
+func loadTestdata(t testing.TB, name string) *Tokenizer {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/" + name + ".json")
 	if err != nil {

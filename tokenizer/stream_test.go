@@ -57,14 +57,7 @@ func TestDecodeStreamSpellsTheDecodedText(t *testing.T) {
 // what is held is an unfinished character.
 func TestDecodeStreamByteLevel(t *testing.T) {
 	for _, name := range []string{"gpt2", "roberta"} {
-		raw, err := os.ReadFile("testdata/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := Load(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := loadTestdata(t, name)
 		prompts := []string{"Patient José reports", "血压 120/80 毫米汞柱 😀", "<s> hello", "x"}
 		rng := rand.New(rand.NewPCG(9, 10))
 		vocab := int64(tok.VocabSize())
@@ -114,14 +107,7 @@ func TestDecodeStreamByteLevel(t *testing.T) {
 // that breaks UTF-8 as U+FFFD for every byte, the valid ones before the break included. A
 // stream cannot take back "x(" once sent; Flush spells the held byte on its own.
 func TestFlushAfterByteFallbackRewrite(t *testing.T) {
-	raw, err := os.ReadFile("testdata/llama-bpe.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := Load(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := loadTestdata(t, "llama-bpe")
 	var ids []int64
 	for _, b := range []string{"<0x78>", "<0x28>", "<0xB0>"} {
 		id, ok := tok.TokenID(b)

@@ -3,7 +3,6 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -394,14 +393,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestConcurrentEncodeMatchesSequential(t *testing.T) {
-	raw, err := os.ReadFile("testdata/uncased.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := Load(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := loadTestdata(t, "uncased")
 	texts := []string{"Patient José Müller, 45, admitted with 肺炎 👍🏽.", "[CLS] literal", "",
 		strings.Repeat("long words ", 50), "Zoë\u0301 İstanbul \u200b tab\there"}
 	want := make([]Encoding, len(texts))
