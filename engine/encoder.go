@@ -11,6 +11,7 @@ const (
 	inputMask      = "attention_mask"
 	inputTypeIDs   = "token_type_ids"
 	inputPositions = "position_ids"
+	inputGlobal    = "global_attention_mask"
 	outputLogits   = "logits"
 )
 
@@ -49,6 +50,7 @@ func (l Logits) Row(b, t int) []float32 {
 type encoderLayout struct {
 	typeIDs   bool                   // the model takes token_type_ids (fed zeros)
 	positions bool                   // the model takes position_ids (fed 0..seq-1 in every row)
+	global    bool                   // the model takes Longformer's global_attention_mask (fed zeros)
 	types     map[string]ElementType // each input's type, int64 or int32
 	logits    string                 // the output to return
 	half      bool                   // the logits are float16
@@ -68,8 +70,10 @@ func newEncoderLayout(inputs, outputs []TensorInfo) (encoderLayout, error) {
 			l.typeIDs = true
 		case inputPositions:
 			l.positions = true
+		case inputGlobal:
+			l.global = true
 		default:
-			return l, fmt.Errorf("input %q is none of %s, %s, %s, %s", in.Name, inputIDs, inputMask, inputTypeIDs, inputPositions)
+			return l, fmt.Errorf("input %q is none of %s, %s, %s, %s, %s", in.Name, inputIDs, inputMask, inputTypeIDs, inputPositions, inputGlobal)
 		}
 		if in.Type != ElementInt64 && in.Type != ElementInt32 || len(in.Shape) != 2 {
 			return l, fmt.Errorf("input %q is %s of rank %d; want int64 or int32 [batch, sequence]", in.Name, in.Type, len(in.Shape))
@@ -100,7 +104,9 @@ func newEncoderLayout(inputs, outputs []TensorInfo) (encoderLayout, error) {
 
 // RunEncoder runs one forward pass over a padded batch and returns the logits as float32.
 // token_type_ids, when the model declares it, is fed as zeros (single-segment input), and
-// position_ids as each row's positions from 0 (rows are padded at the end); inputs go in the
+// position_ids as each row's positions from 0 (rows are padded at the end), and Longformer's
+// global_attention_mask as zeros: local attention everywhere, which is what HF's token
+// classifier does when given none; inputs go in the
 // integer type the model declares, and float16 logits come back widened. A batch whose sizes do
 // not add up, or do not fit the model's fixed axes, is an ErrInvalidInput error and is not run.
 // A ctx that ends during the pass terminates it (see Run).
@@ -117,6 +123,9 @@ func (s *Session) RunEncoder(ctx context.Context, b EncoderBatch) (Logits, error
 	inputs := map[string]Tensor{inputIDs: l.tensor(inputIDs, shape, b.IDs), inputMask: l.tensor(inputMask, shape, b.Mask)}
 	if l.typeIDs {
 		inputs[inputTypeIDs] = l.tensor(inputTypeIDs, shape, make([]int64, len(b.IDs)))
+	}
+	if l.global {
+		inputs[inputGlobal] = l.tensor(inputGlobal, shape, make([]int64, len(b.IDs)))
 	}
 	if l.positions {
 		pos := make([]int64, len(b.IDs))

@@ -158,9 +158,10 @@ func TestRunEncoderMatchesHandComputedLogits(t *testing.T) {
 	}
 }
 
-// TestRunEncoderFeedsEachLayout: models that take int32 inputs, position_ids, or give float16
-// logits are fed and read as they declare, and give the hand-computed logits (float16 to its
-// precision).
+// TestRunEncoderFeedsEachLayout: models that take int32 inputs, position_ids or a global
+// attention mask, or give float16 logits, are fed and read as they declare, and give the
+// hand-computed logits (float16 to its precision; the global mask all zeros, so the base
+// model's).
 func TestRunEncoderFeedsEachLayout(t *testing.T) {
 	r := newTestRuntime(t, RuntimeOptions{IntraOpThreads: 1})
 	b := EncoderBatch{
@@ -176,6 +177,7 @@ func TestRunEncoderFeedsEachLayout(t *testing.T) {
 		{"tiny_int32.onnx", tinyVariant{types: true}, 1e-5},
 		{"tiny_positions.onnx", tinyVariant{positions: true}, 1e-5},
 		{"tiny_fp16.onnx", tinyVariant{}, 2e-3},
+		{"tiny_global.onnx", tinyVariant{}, 1e-5},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
 			got, err := newTestSession(t, r, tc.model).RunEncoder(context.Background(), b)

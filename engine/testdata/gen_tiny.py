@@ -25,6 +25,9 @@ Models written:
     tiny_int32.onnx        as tiny_tokclass_tt, with int32 inputs (exporters other than optimum)
     tiny_fp16.onnx         as tiny_tokclass, with float16 logits
     tiny_positions.onnx    as tiny_tokclass, plus position_ids: x += P[position_ids]
+    tiny_global.onnx       as tiny_tokclass, plus Longformer's global_attention_mask:
+                           x += G[global_attention_mask], G's row 0 zero, so a model fed
+                           zeros (local attention everywhere) gives tiny_tokclass's logits
 """
 
 import os
@@ -64,7 +67,7 @@ def table(rows, cols, f):
     return np.array([[f(r, c) for c in range(cols)] for r in range(rows)], dtype=np.float32)
 
 
-def build(token_types, extra_input, int32=False, fp16=False, positions=False):
+def build(token_types, extra_input, int32=False, fp16=False, positions=False, global_mask=False):
     init = [
         helper.make_tensor("E", TensorProto.FLOAT, [VOCAB, HIDDEN],
                            table(VOCAB, HIDDEN, emb).flatten()),
@@ -103,6 +106,12 @@ def build(token_types, extra_input, int32=False, fp16=False, positions=False):
         nodes.append(helper.make_node("Gather", ["P", "position_ids"], ["x_pos"]))
         nodes.append(helper.make_node("Add", [x, "x_pos"], ["x_with_pos"]))
         x = "x_with_pos"
+    if global_mask:
+        inputs.append(helper.make_tensor_value_info("global_attention_mask", TensorProto.INT64, ids_dims))
+        init.append(helper.make_tensor("G", TensorProto.FLOAT, [2, HIDDEN], [0.0] * HIDDEN + [0.5] * HIDDEN))
+        nodes.append(helper.make_node("Gather", ["G", "global_attention_mask"], ["x_global"]))
+        nodes.append(helper.make_node("Add", [x, "x_global"], ["x_with_global"]))
+        x = "x_with_global"
     nodes += [
         helper.make_node("Cast", ["attention_mask"], ["mask_f"], to=TensorProto.FLOAT),
         helper.make_node("Unsqueeze", ["mask_f", "axis_last"], ["mask3"]),
@@ -133,7 +142,8 @@ def main():
                                   ("tiny_extra_input.onnx", False, True, {}),
                                   ("tiny_int32.onnx", True, False, {"int32": True}),
                                   ("tiny_fp16.onnx", False, False, {"fp16": True}),
-                                  ("tiny_positions.onnx", False, False, {"positions": True})]:
+                                  ("tiny_positions.onnx", False, False, {"positions": True}),
+                                  ("tiny_global.onnx", False, False, {"global_mask": True})]:
         path = os.path.join(here, name)
         onnx.save(build(tt, extra, **opts), path)
         print(path, os.path.getsize(path), "bytes")
