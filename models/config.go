@@ -113,7 +113,11 @@ func ParseConfig(data []byte) (Config, error) {
 	if offsetPositions[cfg.ModelType] {
 		// Positions count from pad_token_id+1 (HF's create_position_ids_from_input_ids), so
 		// the rows below it are never a position: 514 rows hold 512 tokens.
-		cfg.MaxLength -= int(max(cfg.PadTokenID, 1)) + 1
+		pad := cfg.PadTokenID
+		if pad < 0 {
+			pad = 1 // RoBERTa's, when config.json names none
+		}
+		cfg.MaxLength -= int(min(pad, int64(cfg.MaxPositionEmbeddings))) + 1
 		if cfg.MaxLength <= 0 {
 			return Config{}, fmt.Errorf("config.json: max_position_embeddings %d leaves no positions after pad_token_id %d", cfg.MaxPositionEmbeddings, cfg.PadTokenID)
 		}

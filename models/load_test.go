@@ -85,6 +85,7 @@ func TestMaxLength(t *testing.T) {
 		{"bert", `{"model_type": "bert", "max_position_embeddings": 512}`, "", 512},
 		{"roberta reserves pad+1 rows", `{"model_type": "roberta", "max_position_embeddings": 514, "pad_token_id": 1}`, "", 512},
 		{"xlm-roberta without pad id", `{"model_type": "xlm-roberta", "max_position_embeddings": 514}`, "", 512},
+		{"camembert padding at 0", `{"model_type": "camembert", "max_position_embeddings": 514, "pad_token_id": 0}`, "", 513},
 		{"tokenizer config lowers it", `{"model_type": "deberta-v2", "max_position_embeddings": 512}`, `{"model_max_length": 256}`, 256},
 		{"HF's no-limit marker", `{"model_type": "modernbert", "max_position_embeddings": 8192}`, `{"model_max_length": 1000000000000000019884624838656}`, 8192},
 		{"larger than the table", `{"model_type": "bert", "max_position_embeddings": 128}`, `{"model_max_length": 512}`, 128},

@@ -9,9 +9,10 @@ import (
 	"unicode/utf8"
 )
 
-// bpeModel is HF's BPE model as byte-level tokenizers use it: a word starts as one symbol
-// per byte (spelled with its stand-in character, see byteChar) and adjacent symbols are
-// merged, lowest merge rank first and leftmost among equals, until no pair has a merge.
+// bpeModel is HF's BPE model: a word starts as one symbol per byte (byte-level tokenizers,
+// spelled with stand-in characters, see byteChar) or per character (SentencePiece BPE), and
+// adjacent symbols are merged, lowest merge rank first and leftmost among equals, until no
+// pair has a merge.
 type bpeModel struct {
 	vocab  map[string]int64
 	merges map[uint64]bpeMerge // by pair of ids, left << 32 | right
@@ -254,6 +255,10 @@ func (m *bpeModel) encodeChars(enc *tokens, s *scratch, chars []nchar, word int)
 	}
 	syms := s.syms[:0]
 	unk, unkStart, unkEnd := false, int32(0), int32(0)
+	// HF places each symbol right after the previous one (Word::add), so a character
+	// dropped for want of an unk token shifts every later symbol left by its bytes; drop
+	// keeps that shift, which the mapping back to characters then reads as HF does.
+	drop := int32(0)
 	for pos := 0; pos < len(w); {
 		_, size := utf8.DecodeRune(w[pos:])
 		end := pos + size
@@ -263,7 +268,7 @@ func (m *bpeModel) encodeChars(enc *tokens, s *scratch, chars []nchar, word int)
 				syms = append(syms, bpeSym{id: uint32(m.unkID), start: unkStart, end: unkEnd})
 				unk = false
 			}
-			syms = append(syms, bpeSym{id: uint32(m.asciiID[w[pos]]), start: int32(pos), end: int32(end)})
+			syms = append(syms, bpeSym{id: uint32(m.asciiID[w[pos]]), start: int32(pos) - drop, end: int32(end) - drop})
 			pos = end
 			continue
 		}
@@ -281,7 +286,7 @@ func (m *bpeModel) encodeChars(enc *tokens, s *scratch, chars []nchar, word int)
 				syms = append(syms, bpeSym{id: uint32(m.unkID), start: unkStart, end: unkEnd})
 				unk = false
 			}
-			syms = append(syms, bpeSym{id: uint32(id), start: int32(pos), end: int32(end)})
+			syms = append(syms, bpeSym{id: uint32(id), start: int32(pos) - drop, end: int32(end) - drop})
 			pos = end
 			continue
 		}
@@ -289,7 +294,7 @@ func (m *bpeModel) encodeChars(enc *tokens, s *scratch, chars []nchar, word int)
 			for k, b := range key {
 				// HF gives each byte token one byte of the word; all of them lie inside the
 				// character, so each maps back to its whole span.
-				p := min(int32(pos+k), int32(end-1))
+				p := min(int32(pos+k), int32(end-1)) - drop
 				syms = append(syms, bpeSym{id: uint32(m.fallbackID[b]), start: p, end: p + 1})
 			}
 			pos = end
@@ -298,13 +303,15 @@ func (m *bpeModel) encodeChars(enc *tokens, s *scratch, chars []nchar, word int)
 		if m.unkID >= 0 {
 			switch {
 			case unk && m.fuse:
-				unkEnd = int32(end)
+				unkEnd = int32(end) - drop
 			case unk:
 				syms = append(syms, bpeSym{id: uint32(m.unkID), start: unkStart, end: unkEnd})
-				unkStart, unkEnd = int32(pos), int32(end)
+				unkStart, unkEnd = int32(pos)-drop, int32(end)-drop
 			default:
-				unk, unkStart, unkEnd = true, int32(pos), int32(end)
+				unk, unkStart, unkEnd = true, int32(pos)-drop, int32(end)-drop
 			}
+		} else {
+			drop += int32(size)
 		}
 		pos = end
 	}

@@ -238,3 +238,26 @@ func TestBPEPadID(t *testing.T) {
 		t.Fatalf("PadID = %d", tok.PadID())
 	}
 }
+
+// TestDroppedCharacterShiftsOffsetsAsHFDoes: character-level BPE with neither an unk token
+// nor byte fallback drops a character it cannot spell, and HF places every later symbol
+// right after the previous one, so their offsets shift into the dropped character. The
+// expected byte offsets are tokenizers@0.23.2's (code points [[0,1],[1,2]], [[0,1],[0,1]],
+// [[0,1],[1,2]] and [[0,1],[1,2]]) for a file with vocab {a, b} and no merges.
+func TestDroppedCharacterShiftsOffsetsAsHFDoes(t *testing.T) {
+	tok, err := Load([]byte(`{"normalizer":null,"pre_tokenizer":null,"post_processor":null,"decoder":null,"added_tokens":[],
+		"model":{"type":"BPE","unk_token":null,"byte_fallback":false,"fuse_unk":false,"vocab":{"a":0,"b":1},"merges":[]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string][][2]int{
+		"a☃b":  {{0, 1}, {1, 4}},
+		"☃ab":  {{0, 3}, {0, 3}},
+		"ab☃":  {{0, 1}, {1, 2}},
+		"a☃☃b": {{0, 1}, {1, 4}},
+	} {
+		if got := tok.Encode(text, false).Offsets; !slices.Equal(got, want) {
+			t.Errorf("%q: offsets %v, HF's %v", text, got, want)
+		}
+	}
+}

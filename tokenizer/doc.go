@@ -73,7 +73,9 @@
 // follows. Digits uses Rust's is_numeric and
 // Whitespace the \w and \s of HF's regex engine, both measured from HF (tables_digits.go and
 // tables_whitespace.go, by testdata/gen_digit_tables.js and gen_whitespace_tables.js);
-// Split's regexes run on Go's RE2, so patterns RE2 lacks (lookarounds) fail Load.
+// Split's and Replace's regexes run on Go's RE2 with \s and \d rewritten to HF's Unicode
+// classes (regex.go); patterns RE2 lacks (lookarounds), and \w, \b and POSIX classes, whose
+// Unicode meaning in HF's engine is not measured here, fail Load.
 //
 // NFKD and NFKC work as NFD and NFC do, alignments included, with the compatibility
 // decompositions measured from HF (tables_compat.go, by testdata/gen_compat_tables.js).

@@ -106,9 +106,9 @@ const (
 )
 
 // Load builds a Tokenizer from the contents of a HuggingFace tokenizer.json. It accepts the
-// WordPiece (BERT family) and byte-level BPE (GPT-2, RoBERTa family) layouts (see the
-// package documentation) and names the first component it does not support. The truncation
-// section is ignored: callers window long inputs.
+// WordPiece, byte-level BPE, SentencePiece Unigram and SentencePiece BPE families and the
+// components the package documentation lists, and names the first component it does not
+// support. The truncation section is ignored: callers window long inputs.
 func Load(tokenizerJSON []byte) (*Tokenizer, error) {
 	var f fileJSON
 	if err := json.Unmarshal(tokenizerJSON, &f); err != nil {
@@ -738,8 +738,9 @@ var runPattern = regexp.MustCompile(`^([^\\.+*?()|\[\]{}^$])\{([0-9]+),\}$`)
 
 // parseReplace reads a Replace normalizer or decoder: a pattern that is either a literal
 // ({"String": ...}) or a regex ({"Regex": ...}), and the content that replaces each match.
-// Regexes run on Go's RE2, which agrees with HF's Oniguruma on the leftmost-first matching
-// of the simple patterns converters write; ones RE2 cannot compile fail Load.
+// Regexes run on Go's RE2 after compileHFRegex gives \s and \d HF's Unicode meaning; RE2
+// agrees with HF's Oniguruma on leftmost-first matching, and patterns it cannot run, or
+// whose classes would differ, fail Load.
 func parseReplace(raw json.RawMessage, what string) (*replacer, error) {
 	var r struct {
 		Pattern struct {
@@ -756,7 +757,7 @@ func parseReplace(raw json.RawMessage, what string) (*replacer, error) {
 	case r.Pattern.String != nil:
 		rp.literal = *r.Pattern.String
 	case r.Pattern.Regex != nil:
-		re, err := regexp.Compile(*r.Pattern.Regex)
+		re, err := compileHFRegex(*r.Pattern.Regex)
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer: Replace %s regex is not supported: %w", what, err)
 		}

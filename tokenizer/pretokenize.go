@@ -128,7 +128,7 @@ func parseStages(raw json.RawMessage) (stages []preStage, err error) {
 		case j.Pattern.String != nil:
 			st.literal = *j.Pattern.String
 		case j.Pattern.Regex != nil:
-			re, err := regexp.Compile(*j.Pattern.Regex)
+			re, err := compileHFRegex(*j.Pattern.Regex)
 			if err != nil {
 				return nil, fmt.Errorf("tokenizer: Split pre_tokenizer regex is not supported: %w", err)
 			}

@@ -10,7 +10,11 @@ import (
 // byte-level pieces complete a character only with the next byte), so each id's text is the
 // difference between decoding a short window with and without it, as HuggingFace's text
 // generation server does. Text ending in U+FFFD (an incomplete UTF-8 sequence) is held back
-// until the character completes; nothing ever emits half a character.
+// until the character completes; nothing ever emits half a character. Where a new id
+// rewrites text already emitted (SentencePiece's byte fallback turns a whole run of byte
+// tokens into U+FFFD once one of them breaks UTF-8), what was sent stands and the new text
+// is what lies past as many characters as were sent, as HF's server slices it; the stream
+// moves on rather than waiting for a prefix that will never come back.
 type DecodeStream struct {
 	t     *Tokenizer
 	ids   []int64
@@ -34,32 +38,42 @@ func (t *Tokenizer) NewDecodeStream(prompt []int64) *DecodeStream {
 // comes with a later id). Special tokens add no text.
 func (d *DecodeStream) Next(id int64) string {
 	d.ids = append(d.ids, id)
-	before := d.t.Decode(d.ids[d.start:d.read], true)
 	after := d.t.Decode(d.ids[d.start:], true)
-	if len(after) <= len(before) || !strings.HasPrefix(after, before) || endsIncomplete(after) {
+	if endsIncomplete(after) {
 		return ""
 	}
-	d.start, d.read = d.read, len(d.ids)
-	return after[len(before):]
+	return d.advance(after)
 }
 
 // Flush returns the text Next held back, for a stream that ends: a character that will
-// never complete is spelled U+FFFD, as Decode spells it. When the held ids change how the
-// text already emitted decodes (SentencePiece's byte fallback turns a whole run of byte
-// tokens into U+FFFD once one of them breaks UTF-8), the emitted text stands and the held
-// ids are spelled on their own.
+// never complete is spelled U+FFFD, as Decode spells it.
 func (d *DecodeStream) Flush() string {
 	if d.read == len(d.ids) {
 		return ""
 	}
+	return d.advance(d.t.Decode(d.ids[d.start:], true))
+}
+
+// advance emits what after, the window decoded through the newest id, adds to the window
+// decoded without the ids not yet emitted, and starts the next window at them.
+func (d *DecodeStream) advance(after string) string {
 	before := d.t.Decode(d.ids[d.start:d.read], true)
-	after := d.t.Decode(d.ids[d.start:], true)
-	held := d.ids[d.read:]
-	d.start, d.read = d.read, len(d.ids)
-	if rest, ok := strings.CutPrefix(after, before); ok {
-		return rest
+	text, ok := strings.CutPrefix(after, before)
+	if !ok {
+		text = after
+		for range utf8.RuneCountInString(before) {
+			if text == "" {
+				break
+			}
+			_, size := utf8.DecodeRuneInString(text)
+			text = text[size:]
+		}
 	}
-	return d.t.Decode(held, true)
+	if text == "" {
+		return ""
+	}
+	d.start, d.read = d.read, len(d.ids)
+	return text
 }
 
 // IsSpecial reports whether id is a special added token (an end of sequence, a separator).

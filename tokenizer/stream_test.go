@@ -103,10 +103,12 @@ func TestDecodeStreamByteLevel(t *testing.T) {
 	}
 }
 
-// TestFlushAfterByteFallbackRewrite: SentencePiece byte fallback decodes a run of byte tokens
-// that breaks UTF-8 as U+FFFD for every byte, the valid ones before the break included. A
-// stream cannot take back "x(" once sent; Flush spells the held byte on its own.
-func TestFlushAfterByteFallbackRewrite(t *testing.T) {
+// TestByteFallbackRewriteDoesNotStallTheStream: SentencePiece byte fallback decodes a run of
+// byte tokens that breaks UTF-8 as U+FFFD for every byte, the valid ones before the break
+// included. A stream cannot take back "x(" once sent; it goes on with what lies past the
+// characters it sent, as HF's server does, instead of waiting for a prefix that never comes
+// back (which held every later token until the end, and with it every stop sequence).
+func TestByteFallbackRewriteDoesNotStallTheStream(t *testing.T) {
 	tok := loadTestdata(t, "llama-bpe")
 	var ids []int64
 	for _, b := range []string{"<0x78>", "<0x28>", "<0xB0>"} {
@@ -119,7 +121,8 @@ func TestFlushAfterByteFallbackRewrite(t *testing.T) {
 	if got := tok.Decode(ids, true); got != "\uFFFD\uFFFD\uFFFD" {
 		t.Fatalf("byte fallback decodes the run as %q; the test assumes HF's U+FFFD per byte", got)
 	}
-	ds := tok.NewDecodeStream(tok.Encode("Patient", false).IDs)
+	prompt := tok.Encode("Patient", false).IDs
+	ds := tok.NewDecodeStream(prompt)
 	var got strings.Builder
 	for _, id := range ids {
 		got.WriteString(ds.Next(id))
@@ -130,5 +133,14 @@ func TestFlushAfterByteFallbackRewrite(t *testing.T) {
 	}
 	if ds.Flush() != "" {
 		t.Fatal("a second Flush repeated text")
+	}
+
+	ds = tok.NewDecodeStream(prompt)
+	got.Reset()
+	for _, id := range append(ids, tok.Encode(" hello world", false).IDs...) {
+		got.WriteString(ds.Next(id))
+	}
+	if !strings.HasSuffix(got.String(), " hello world") {
+		t.Fatalf("after the rewritten run the stream gave %q; the words after it were held back", got.String())
 	}
 }

@@ -11,7 +11,7 @@ import (
 // for concurrent use.
 type Tokenizer struct {
 	norm           normalizer
-	model          wordPiece     // the WordPiece family; unused when bpe is set
+	model          wordPiece     // the WordPiece family; unused with the other models
 	bpe            *bpeModel     // the byte-level BPE family
 	byteLevel      *byteLevelPre // the ByteLevel pre-tokenizer; nil: BertPreTokenizer
 	metaspace      *metaspacePre // the Metaspace pre-tokenizer (SentencePiece families)
@@ -177,7 +177,7 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 const maxPooledText = 1 << 20
 
 // encodeSegment normalizes a stretch of text free of raw added tokens, extracts the
-// normalized added tokens, and pre-tokenizes and WordPiece-encodes the rest.
+// normalized added tokens, and pre-tokenizes and encodes the rest with the model.
 func (t *Tokenizer) encodeSegment(enc *tokens, s *scratch, seg string, base int, word *int) {
 	chars := t.norm.run(&s.norm, seg, base)
 	if len(chars) == 0 {

@@ -66,8 +66,9 @@ func TestEveryEncoderLayoutServes(t *testing.T) {
 // models/testdata/layouts (gen_decoders.py), whose draws cover the whole vocabulary: byte
 // pieces that complete a character only together (byte-level BPE, SentencePiece byte
 // fallback), special tokens, and Llama's "▁" that decoding strips at the start. Every
-// streamed token's text is whole UTF-8, the stream adds up to generated_text, and that is
-// the text the tokenizer decodes for the generated ids after the prompt's. With byte
+// streamed token's text is whole UTF-8, and generated_text (the stream's texts joined, as the
+// handler builds it) is the text the tokenizer decodes for the generated ids after the
+// prompt's. With byte
 // fallback that holds only where the decoding has no U+FFFD: there, a byte that breaks
 // UTF-8 turns its whole run of byte tokens into U+FFFD, rewriting characters already
 // streamed, which a stream cannot take back.
@@ -96,14 +97,10 @@ func TestStreamedTextOfEveryDecoderFamily(t *testing.T) {
 				}
 				ids, texts, final := streamTexts(t, resp.Body)
 				resp.Body.Close()
-				joined := strings.Join(texts, "")
 				for _, s := range texts {
 					if !utf8.ValidString(s) {
 						t.Fatalf("seed %d: a token's text is not whole UTF-8", seed)
 					}
-				}
-				if joined != final {
-					t.Fatalf("seed %d: the stream adds up to %q, generated_text is %q", seed, joined, final)
 				}
 				all := append(slices.Clone(promptIDs), ids...)
 				before := m.Tokenizer.Decode(promptIDs, true)

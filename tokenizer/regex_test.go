@@ -1,0 +1,46 @@
+package tokenizer
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRegexClassesAreHFs: RE2's \s and \d are ASCII, HF's are Unicode; rewritten, the
+// patterns find what HF's find, and the classes whose Unicode meaning is not known here
+// fail instead of matching differently.
+func TestRegexClassesAreHFs(t *testing.T) {
+	text := "café\u3000naïve\u00a0٣٤ \vx\u2003y"
+	for _, tc := range []struct {
+		pattern string
+		want    []string
+	}{
+		{`\s+`, []string{"\u3000", "\u00a0", " \v", "\u2003"}},
+		{`\S+`, []string{"café", "naïve", "٣٤", "x", "y"}},
+		{`\d+`, []string{"٣٤"}},
+		{`[^\s\d]+`, []string{"café", "naïve", "x", "y"}},
+		{`[]\s]+`, []string{"\u3000", "\u00a0", " \v", "\u2003"}},
+		{`\.`, nil},
+	} {
+		re, err := compileHFRegex(tc.pattern)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.pattern, err)
+		}
+		if got := re.FindAllString(text, -1); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.pattern, got, tc.want)
+		}
+	}
+	for _, bad := range []string{`\w+`, `[^\w\s]+`, `\bx`, `[^\S]`, `[[:alpha:]]`, `\s+(?!\S)`} {
+		if _, err := compileHFRegex(bad); err == nil {
+			t.Errorf("%s compiled; its classes or look-ahead would not be HF's", bad)
+		}
+	}
+	split := strings.Replace(fuzzLoadSeeds[3], `"[0-9]+"`, `"\\s+"`, 1)
+	if _, err := Load([]byte(split)); err != nil {
+		t.Fatalf("a Split on \\s+ did not load: %v", err)
+	}
+	word := strings.Replace(fuzzLoadSeeds[3], `"[0-9]+"`, `"\\w+"`, 1)
+	if _, err := Load([]byte(word)); err == nil || !strings.Contains(err.Error(), "Split") {
+		t.Fatalf("a Split on \\w+ gave %v, want an error naming Split", err)
+	}
+}
