@@ -100,12 +100,15 @@ type checkedOnce struct {
 	once    bool
 }
 
+// Err reads the context's state before it signals the first check: the canceller may run
+// the moment checked closes, and the first check must still see a live context.
 func (c *checkedOnce) Err() error {
+	err := c.Context.Err()
 	if !c.once {
 		c.once = true
 		close(c.checked)
 	}
-	return c.Context.Err()
+	return err
 }
 
 // TestContextEndingDuringARunTerminatesIt: a pass of thousands of rows stops when its context
