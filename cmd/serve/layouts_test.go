@@ -58,6 +58,29 @@ func TestEveryEncoderLayoutServes(t *testing.T) {
 			if got := entitiesOf(t, body); !reflect.DeepEqual(got, want) {
 				t.Errorf("/analyze, first: %+v, want %+v", got, want)
 			}
+			// Past the model's length the text is windowed on the family's word boundaries;
+			// every copy's names come back where they are.
+			const copies = 600 // about 10,000 tokens: past ModernBERT's 8,192 too
+			long := strings.TrimSpace(strings.Repeat(text+" ", copies))
+			status, body = srv.post(t, "/analyze", map[string]any{"text": long, "aggregation_strategy": "first"})
+			if status != 200 {
+				t.Fatalf("/analyze of %d copies: status %d: %v", copies, status, body)
+			}
+			got := entitiesOf(t, body)
+			if len(got) != 2*copies {
+				t.Fatalf("/analyze of %d copies: %d entities, want %d", copies, len(got), 2*copies)
+			}
+			for i, e := range got {
+				w := want[i%2]
+				w.Start += (i / 2) * (len(text) + 1)
+				w.End += (i / 2) * (len(text) + 1)
+				if e != w {
+					t.Fatalf("/analyze of %d copies: entity %d is %+v, want %+v", copies, i, e, w)
+				}
+			}
+			if meta := body["metadata"].(map[string]any); meta["windows"].(float64) < 2 {
+				t.Fatalf("the long text took %v windows; the test needs it windowed", meta["windows"])
+			}
 		})
 	}
 }
