@@ -136,41 +136,43 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 		}
 	}()
 
-	enc := s.out[:0]
+	// The encoding is built in the pooled scratch: a local slice whose address the encoders
+	// take would move to the heap on every call.
+	enc := &s.out
+	*enc = (*enc)[:0]
 	wrap := addSpecialTokens && t.hasPost
 	if wrap {
 		for _, id := range t.prefix {
 			enc.add(id, 0, 0, -1, true)
 		}
 	}
-	body := len(enc)
+	body := len(*enc)
 	s.body, s.matched = body, s.matched[:0]
 	word := 0
 	s.raw = t.rawMatcher.find(s.raw[:0], text)
 	pos := 0
 	for _, m := range s.raw {
 		if pos < m.start {
-			t.encodeSegment(&enc, s, text[pos:m.start], pos, &word)
+			t.encodeSegment(enc, s, text[pos:m.start], pos, &word)
 		}
 		enc.add(m.tok.id, int32(m.start), int32(m.end), word, false)
 		if t.trimOffsets != nil {
-			s.matched = append(s.matched, matchedSpaces{idx: int32(len(enc) - 1 - body), spaces: countSpaceRuns(text[m.start:m.end])})
+			s.matched = append(s.matched, matchedSpaces{idx: int32(len(*enc) - 1 - body), spaces: countSpaceRuns(text[m.start:m.end])})
 		}
 		word++
 		pos = m.end
 	}
 	if pos < len(text) {
-		t.encodeSegment(&enc, s, text[pos:], pos, &word)
+		t.encodeSegment(enc, s, text[pos:], pos, &word)
 	}
 	if t.trimOffsets != nil {
-		t.trim(enc[body:], s.matched, text)
+		t.trim((*enc)[body:], s.matched, text)
 	}
 	if wrap {
 		for _, id := range t.suffix {
 			enc.add(id, 0, 0, -1, true)
 		}
 	}
-	s.out = enc
 	return enc.encoding()
 }
 
