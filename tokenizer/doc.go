@@ -73,21 +73,26 @@
 // follows. Digits uses Rust's is_numeric and
 // Whitespace the \w and \s of HF's regex engine, both measured from HF (tables_digits.go and
 // tables_whitespace.go, by testdata/gen_digit_tables.js and gen_whitespace_tables.js);
-// Split's and Replace's regexes run on Go's RE2 with \s and \d rewritten to HF's Unicode
-// classes (regex.go); patterns RE2 lacks (lookarounds), and \w, \b and POSIX classes, whose
-// Unicode meaning in HF's engine is not measured here, fail Load.
+// Split's and Replace's regexes run on Go's RE2 with \s, \d, \p{L} and \p{N} rewritten to
+// HF's classes (regex.go) and the one look-ahead tokenizers use, GPT-4's `\s+(?!\S)`
+// (Llama-3, Qwen, DeepSeek), emulated; other look-arounds, and \w, \b and POSIX classes,
+// whose Unicode meaning in HF's engine is not measured here, fail Load. Other Unicode
+// properties (\p{Lu}, \p{M}, \p{P}, ...) are Go's Unicode 15 tables, so characters new in
+// Unicode 16 can split differently than HF. A ByteLevel without its regex may end a
+// Sequence, as in Llama-3's and Qwen's files: the byte-level BPE model spells the pieces.
 //
 // NFKD and NFKC work as NFD and NFC do, alignments included, with the compatibility
 // decompositions measured from HF (tables_compat.go, by testdata/gen_compat_tables.js).
 //
 // Supported tokenizer.json: normalizer BertNormalizer, NFD, NFC, NFKD, NFKC, Lowercase,
 // StripAccents, Precompiled, Replace, Strip, Prepend, a Sequence of those, or null; pre_tokenizer
-// BertPreTokenizer, ByteLevel (alone), Metaspace, Whitespace, WhitespaceSplit,
-// CharDelimiterSplit, Punctuation, Digits, Split, a Sequence of them, or null (BPE and
-// Unigram); model WordPiece (not after ByteLevel or a
+// BertPreTokenizer, ByteLevel (alone, or last in a Sequence without its regex), Metaspace,
+// Whitespace, WhitespaceSplit, CharDelimiterSplit, Punctuation, Digits, Split, a Sequence of
+// them, or null (BPE and Unigram); model WordPiece (not after ByteLevel or a
 // lone Metaspace), BPE (byte-level after ByteLevel; on characters otherwise, byte_fallback
 // allowed) or Unigram (not after BertPreTokenizer or ByteLevel; unk_id set); post_processor
-// TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel or null; decoder
+// TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, a Sequence of them or
+// null; decoder
 // WordPiece, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, a Sequence of them,
 // or null. Anything else fails Load with an error naming the unsupported type. Truncation is
 // ignored (callers window long texts); the padding section only supplies PadID.

@@ -13,7 +13,8 @@ func FuzzEncode(f *testing.F) {
 	var toks []*Tokenizer
 	for _, name := range []string{"uncased", "tiny", "roberta-prefix", "modernbert", "edge-drop", "edge-affix",
 		"deberta-v3", "xlm-roberta", "unigram-bytes", "llama-bpe",
-		"deberta-v3-punct", "unigram-split", "wordpiece-seq", "unigram-nfkd", "wordpiece-nfkc", "llama-metaspace", "unigram-bare", "wordpiece-ws"} {
+		"deberta-v3-punct", "unigram-split", "wordpiece-seq", "unigram-nfkd", "wordpiece-nfkc", "llama-metaspace", "unigram-bare", "wordpiece-ws",
+		"llama3-layout"} {
 		tok := loadTestdata(f, name)
 		toks = append(toks, tok)
 	}

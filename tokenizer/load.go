@@ -101,7 +101,7 @@ const (
 	supportedNormalizers   = "BertNormalizer, Sequence, NFD, NFC, NFKD, NFKC, Lowercase, StripAccents, Precompiled, Replace, Strip, Prepend"
 	supportedPreTokenizers = "BertPreTokenizer, ByteLevel, Metaspace, Whitespace, WhitespaceSplit, CharDelimiterSplit, Punctuation, Digits, Split, Sequence"
 	supportedModels        = "WordPiece, BPE, Unigram"
-	supportedProcessors    = "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel"
+	supportedProcessors    = "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence"
 	supportedDecoders      = "WordPiece, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, Sequence"
 )
 
@@ -314,6 +314,20 @@ func (t *Tokenizer) parseStages(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
+	if n := len(stages); n > 0 && stages[n-1].kind == stageByteLevel {
+		// Llama-3 and Qwen split with their own regex, then hand each piece to a ByteLevel
+		// that only spells its bytes: the byte-level BPE model does that spelling.
+		stages, t.byteLevelLast = stages[:n-1], true
+		if len(stages) == 0 {
+			t.byteLevel = &byteLevelPre{}
+			return nil
+		}
+	}
+	for _, st := range stages {
+		if st.kind == stageByteLevel {
+			return errors.New("tokenizer: pre_tokenizer ByteLevel in a Sequence is supported only as its last step")
+		}
+	}
 	if len(stages) == 0 {
 		// An empty Sequence leaves each stretch of text whole.
 		t.noPreTokenizer = true
@@ -335,7 +349,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 		return fmt.Errorf("tokenizer: pre_tokenizer is missing (supported: %s)", supportedPreTokenizers)
 	}
 	if typ == "Unigram" {
-		if t.byteLevel != nil {
+		if t.byteLevel != nil || t.byteLevelLast {
 			return errors.New("tokenizer: model Unigram with pre_tokenizer ByteLevel is not supported")
 		}
 		if t.metaspace == nil && t.stages == nil && !t.noPreTokenizer {
@@ -369,7 +383,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 	}
 	switch typ {
 	case "WordPiece":
-		if t.byteLevel != nil {
+		if t.byteLevel != nil || t.byteLevelLast {
 			return errors.New("tokenizer: model WordPiece with pre_tokenizer ByteLevel is not supported (WordPiece needs BertPreTokenizer)")
 		}
 		if t.metaspace != nil {
@@ -384,7 +398,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		bpe.byteLevel = t.byteLevel != nil
+		bpe.byteLevel = t.byteLevel != nil || t.byteLevelLast
 		if bpe.byteLevel && bpe.byteFallback {
 			return errors.New("tokenizer: BPE byte_fallback with pre_tokenizer ByteLevel is not supported")
 		}
@@ -567,9 +581,25 @@ func (t *Tokenizer) parsePostProcessor(raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &b); err != nil {
 			return fmt.Errorf("tokenizer: invalid ByteLevel post_processor: %w", err)
 		}
-		t.prefix, t.suffix = []int64{}, []int64{}
+		if t.prefix == nil {
+			t.prefix, t.suffix = []int64{}, []int64{}
+		}
 		if orTrue(b.TrimOffsets) {
 			t.trimOffsets = &offsetTrim{addPrefixSpace: orTrue(b.AddPrefixSpace)}
+		}
+	case "Sequence":
+		// Llama-3.1's: a ByteLevel that trims offsets (or not) and a template that adds
+		// <|begin_of_text|>; each part does what it does alone.
+		var seq struct {
+			Processors []json.RawMessage `json:"processors"`
+		}
+		if err := json.Unmarshal(raw, &seq); err != nil {
+			return fmt.Errorf("tokenizer: invalid Sequence post_processor: %w", err)
+		}
+		for _, p := range seq.Processors {
+			if err := t.parsePostProcessor(p); err != nil {
+				return err
+			}
 		}
 	default:
 		return unsupported("post_processor", typ, supportedProcessors)
@@ -757,10 +787,14 @@ func parseReplace(raw json.RawMessage, what string) (*replacer, error) {
 	case r.Pattern.String != nil:
 		rp.literal = *r.Pattern.String
 	case r.Pattern.Regex != nil:
-		re, err := compileHFRegex(*r.Pattern.Regex)
+		h, err := compileHFRegex(*r.Pattern.Regex)
+		if err == nil && h.spaceRun != 0 {
+			err = errors.New("a look-ahead")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer: Replace %s regex is not supported: %w", what, err)
 		}
+		re := h.re
 		rp.re = re
 		prefix, _ := re.LiteralPrefix()
 		rp.prefix = []byte(prefix)

@@ -2,8 +2,8 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
 	"unicode/utf8"
 )
 
@@ -22,6 +22,7 @@ const (
 	stageMetaspace                            // Metaspace
 	stageWhitespace                           // Whitespace: runs of \w, runs of [^\w\s]
 	stageCharDelimiter                        // CharDelimiterSplit: split on one character, dropping it
+	stageByteLevel                            // ByteLevel without its regex: only spells bytes (see byteLevelLast)
 )
 
 // splitBehavior is HF's SplitDelimiterBehavior: what becomes of the matches of a split.
@@ -39,7 +40,7 @@ type preStage struct {
 	kind     stageKind
 	behavior splitBehavior
 	literal  string
-	re       *regexp.Regexp
+	re       *hfRegex
 	invert   bool
 	meta     *metaspacePre
 	delim    rune
@@ -158,7 +159,14 @@ func parseStages(raw json.RawMessage) (stages []preStage, err error) {
 		}
 		return []preStage{{kind: stageMetaspace, meta: ms}}, nil
 	case "ByteLevel":
-		return nil, fmt.Errorf("tokenizer: pre_tokenizer ByteLevel is only supported alone, not in a Sequence")
+		var b byteLevelJSON
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fmt.Errorf("tokenizer: invalid ByteLevel pre_tokenizer: %w", err)
+		}
+		if orTrue(b.UseRegex) || orTrue(b.AddPrefixSpace) {
+			return nil, errors.New("tokenizer: pre_tokenizer ByteLevel in a Sequence is supported only without its regex and prefix space (as Llama-3 and Qwen files have it)")
+		}
+		return []preStage{{kind: stageByteLevel}}, nil
 	}
 	return nil, unsupported("pre_tokenizer", typ, supportedPreTokenizers)
 }
@@ -364,7 +372,7 @@ func (st *preStage) matches(s *scratch, piece []nchar) (ms []pmatch) {
 		last = hi
 	}
 	if st.re != nil {
-		for _, m := range st.re.FindAllIndex(b, -1) {
+		for _, m := range st.re.allIndex(b) {
 			if m[1] > m[0] {
 				found(m[0], m[1])
 			}

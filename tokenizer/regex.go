@@ -4,22 +4,90 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
+// hfRegex is a tokenizer.json regex compiled for Go's RE2 (see compileHFRegex).
+type hfRegex struct {
+	re *regexp.Regexp
+	// spaceRun is the capture group that stands for `\s+(?!\S)` (0: the pattern has none).
+	// RE2 has no look-ahead; a run that group matches before a non-space gives back its
+	// last character, which is what the look-ahead makes a backtracking engine do (and a
+	// run of one, which the look-ahead fails, is what the `\s+` after it in every pattern
+	// that uses it matches anyway).
+	spaceRun int
+}
+
+// allIndex returns the [start, end) byte spans of the successive matches in b.
+func (h *hfRegex) allIndex(b []byte) [][2]int {
+	var out [][2]int
+	if h.spaceRun == 0 {
+		for _, m := range h.re.FindAllIndex(b, -1) {
+			out = append(out, [2]int{m[0], m[1]})
+		}
+		return out
+	}
+	for pos := 0; pos < len(b); {
+		m := h.re.FindSubmatchIndex(b[pos:])
+		if m == nil {
+			break
+		}
+		start, end := pos+m[0], pos+m[1]
+		if g := m[2*h.spaceRun]; g >= 0 && end < len(b) {
+			if _, last := utf8.DecodeLastRune(b[start:end]); end-last > start {
+				end -= last
+			}
+		}
+		if end == start {
+			// An empty match: step over one character, as FindAll does.
+			_, size := utf8.DecodeRune(b[start:])
+			pos = start + max(size, 1)
+			continue
+		}
+		out = append(out, [2]int{start, end})
+		pos = end
+	}
+	return out
+}
+
 // compileHFRegex compiles a tokenizer.json regex (Split, Replace) for Go's RE2. HF runs these
-// on Oniguruma, whose \s and \d are Unicode classes where RE2's are ASCII: left alone, a
+// on Oniguruma, whose classes are Unicode where RE2's shorthands are ASCII: left alone, a
 // pattern such as `\s+` would miss U+3000 and give ids HF never gives. \s and \d (and \S and
 // \D outside brackets) are rewritten to the classes HF uses (\s as measured from HF, see
-// regexSpaceTable; \d as Unicode decimal digits). \w, \b, POSIX classes and negated
-// shorthands inside brackets are refused: their Unicode meaning differs between engines and
-// nothing here measured Oniguruma's. RE2 itself refuses look-arounds and backreferences.
-func compileHFRegex(pattern string) (*regexp.Regexp, error) {
+// regexSpaceTable; \d as Unicode decimal digits), and \p{L} and \p{N} to the letter and
+// number tables measured from HF's engine. \w, \b, POSIX classes and negated shorthands
+// inside brackets are refused: their Unicode meaning differs between engines and nothing
+// here measured Oniguruma's. The one look-ahead tokenizers use, `\s+(?!\S)` (GPT-4, Llama-3
+// and Qwen patterns), becomes a capture group that allIndex shortens; RE2 refuses any
+// other look-around, and backreferences.
+func compileHFRegex(pattern string) (*hfRegex, error) {
+	const lookahead = `\s+(?!\S)`
 	var b strings.Builder
+	h := &hfRegex{}
+	groups := 0
 	inClass := false
 	classStart := -1 // byte offset just after '[' or '[^', where a ']' is a literal
 	for i := 0; i < len(pattern); i++ {
 		c := pattern[i]
 		switch {
+		case !inClass && strings.HasPrefix(pattern[i:], lookahead):
+			if h.spaceRun != 0 {
+				return nil, fmt.Errorf("a second look-ahead run of spaces")
+			}
+			groups++
+			h.spaceRun = groups
+			b.WriteString("([" + spaceClass + "]+)")
+			i += len(lookahead) - 1
+		case c == '(' && !inClass && (i+1 >= len(pattern) || pattern[i+1] != '?'):
+			groups++
+			b.WriteByte(c)
+		case !inClass && (strings.HasPrefix(pattern[i:], `\p{L}`) || strings.HasPrefix(pattern[i:], `\p{N}`)):
+			b.WriteString("[" + measuredClass(pattern[i+3]) + "]")
+			i += len(`\p{L}`) - 1
+		case inClass && (strings.HasPrefix(pattern[i:], `\p{L}`) || strings.HasPrefix(pattern[i:], `\p{N}`)):
+			b.WriteString(measuredClass(pattern[i+3]))
+			i += len(`\p{L}`) - 1
 		case c == '\\' && i+1 < len(pattern):
 			i++
 			switch e := pattern[i]; e {
@@ -61,17 +129,38 @@ func compileHFRegex(pattern string) (*regexp.Regexp, error) {
 			b.WriteByte(c)
 		}
 	}
-	return regexp.Compile(b.String())
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, err
+	}
+	h.re = re
+	return h, nil
 }
 
+// measuredClass is the inside of a bracket expression for \p{L} (letter) or \p{N}, from the
+// tables measured from HF's regex engine.
+func measuredClass(which byte) string {
+	if which == 'L' {
+		return letterClass()
+	}
+	return numberClass()
+}
+
+var (
+	letterClass = sync.OnceValue(func() string { return rangeClass(regexLetterTable) })
+	numberClass = sync.OnceValue(func() string { return rangeClass(regexNumberTable) })
+)
+
 // spaceClass is regexSpaceTable as the inside of a bracket expression.
-var spaceClass = func() string {
+var spaceClass = rangeClass(regexSpaceTable)
+
+func rangeClass(table []runeRange) string {
 	var b strings.Builder
-	for _, r := range regexSpaceTable {
+	for _, r := range table {
 		fmt.Fprintf(&b, `\x{%X}`, r.lo)
 		if r.hi != r.lo {
 			fmt.Fprintf(&b, `-\x{%X}`, r.hi)
 		}
 	}
 	return b.String()
-}()
+}

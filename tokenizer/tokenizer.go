@@ -19,6 +19,7 @@ type Tokenizer struct {
 	wordModel      wordModel     // the model words go to after Metaspace
 	noPreTokenizer bool          // pre_tokenizer null: each stretch of text is one word
 	stages         []preStage    // a pre-tokenizer pipeline (Sequence, splitting pre-tokenizers)
+	byteLevelLast  bool          // the pipeline ends in a ByteLevel that only spells bytes
 	vocab          map[string]int64
 	byID           map[int64]string
 	addedByContent map[string]*addedToken

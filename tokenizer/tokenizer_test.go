@@ -111,12 +111,16 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 		{"byte-level in a sequence", func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{
 				map[string]any{"type": "Digits"}, map[string]any{"type": "ByteLevel"}}}
-		}, `tokenizer: pre_tokenizer ByteLevel is only supported alone, not in a Sequence`},
+		}, `tokenizer: pre_tokenizer ByteLevel in a Sequence is supported only without its regex`},
+		{"byte-level first in a sequence", func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{
+				map[string]any{"type": "ByteLevel", "use_regex": false, "add_prefix_space": false}, map[string]any{"type": "Digits"}}}
+		}, `tokenizer: pre_tokenizer ByteLevel in a Sequence is supported only as its last step`},
 		{"split behavior", func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Split", "pattern": map[string]any{"String": "-"}, "behavior": "Sideways"}
 		}, `tokenizer: Split behavior "Sideways" is not supported`},
 		{"split regex", func(m map[string]any) {
-			m["pre_tokenizer"] = map[string]any{"type": "Split", "pattern": map[string]any{"Regex": `\s+(?!\S)`}, "behavior": "Isolated"}
+			m["pre_tokenizer"] = map[string]any{"type": "Split", "pattern": map[string]any{"Regex": `(?<=a)b`}, "behavior": "Isolated"}
 		}, `tokenizer: Split pre_tokenizer regex is not supported`},
 		{"no pre-tokenizer", func(m map[string]any) { m["pre_tokenizer"] = nil },
 			`tokenizer: pre_tokenizer is missing (supported: BertPreTokenizer, ByteLevel, Metaspace, Whitespace, WhitespaceSplit, CharDelimiterSplit, Punctuation, Digits, Split, Sequence)`},
@@ -143,8 +147,9 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 		}, `tokenizer: Unigram vocab entry 0 must be a [piece, score] pair`},
 		{"roberta processing without ids", func(m map[string]any) { m["post_processor"] = map[string]any{"type": "RobertaProcessing"} },
 			`tokenizer: RobertaProcessing cls must be a [token, id] pair`},
-		{"sequence processing", func(m map[string]any) { m["post_processor"] = map[string]any{"type": "Sequence"} },
-			`tokenizer: post_processor type "Sequence" is not supported (supported: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel)`},
+		{"processing in a sequence", func(m map[string]any) {
+			m["post_processor"] = map[string]any{"type": "Sequence", "processors": []any{map[string]any{"type": "PairOnly"}}}
+		}, `tokenizer: post_processor type "PairOnly" is not supported (supported: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence)`},
 		{"ctc decoder", func(m map[string]any) { m["decoder"] = map[string]any{"type": "CTC"} },
 			`tokenizer: decoder type "CTC" is not supported (supported: WordPiece, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, Sequence)`},
 		{"no model", func(m map[string]any) { delete(m, "model") }, `tokenizer: model section is missing`},
