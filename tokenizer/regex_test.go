@@ -44,3 +44,26 @@ func TestRegexClassesAreHFs(t *testing.T) {
 		t.Fatalf("a Split on \\w+ gave %v, want an error naming Split", err)
 	}
 }
+
+// TestSpaceRunLookAhead: GPT-4's `\s+(?!\S)` leaves a run's last space to the word after it,
+// as Oniguruma's backtracking does; at the end of the text the run is whole.
+func TestSpaceRunLookAhead(t *testing.T) {
+	h, err := compileHFRegex(`\S+|\s+(?!\S)|\s+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string][]string{
+		"a   b":         {"a", "  ", " ", "b"},
+		"a b":           {"a", " ", "b"},
+		"a  ":           {"a", "  "},
+		"\u3000\u3000x": {"\u3000", "\u3000", "x"},
+	} {
+		var got []string
+		for _, m := range h.allIndex([]byte(text)) {
+			got = append(got, text[m[0]:m[1]])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: %q, want %q", text, got, want)
+		}
+	}
+}
