@@ -20,6 +20,8 @@ const (
 
 // DecoderShape is a decoder's geometry. NewDecoder reads what the model's declared axes fix
 // and takes the rest from the hint (the model's config.json), checking that both agree.
+// Heads counts the heads of the past keys and values, which grouped-query attention keeps
+// fewer of than it has query heads.
 type DecoderShape struct {
 	Layers, Heads, HeadDim, Vocab int
 }

@@ -22,8 +22,11 @@ type Config struct {
 	PadTokenID int64
 	VocabSize  int
 	// Decoder geometry (zero for encoders).
-	NumLayers  int
-	NumHeads   int
+	NumLayers int
+	NumHeads  int
+	// NumKVHeads is how many key/value heads the KV cache holds per layer: fewer than
+	// NumHeads for grouped-query attention (Llama, Mistral, Qwen), NumHeads otherwise.
+	NumKVHeads int
 	HeadDim    int
 	EOSTokenID int64
 	BOSTokenID int64
@@ -51,6 +54,7 @@ type rawConfig struct {
 	NumHiddenLayers       int               `json:"num_hidden_layers"`
 	NLayer                int               `json:"n_layer"`
 	NumAttentionHeads     int               `json:"num_attention_heads"`
+	NumKeyValueHeads      int               `json:"num_key_value_heads"`
 	NHead                 int               `json:"n_head"`
 	HiddenSize            int               `json:"hidden_size"`
 	NEmbd                 int               `json:"n_embd"`
@@ -90,6 +94,7 @@ func ParseConfig(data []byte) (Config, error) {
 	if raw.BOSTokenID != nil {
 		cfg.BOSTokenID = *raw.BOSTokenID
 	}
+	cfg.NumKVHeads = firstPositive(raw.NumKeyValueHeads, cfg.NumHeads)
 	if hidden := firstPositive(raw.HiddenSize, raw.NEmbd); cfg.HeadDim == 0 && hidden > 0 && cfg.NumHeads > 0 {
 		cfg.HeadDim = hidden / cfg.NumHeads
 	}

@@ -57,6 +57,14 @@ func TestParseConfigErrors(t *testing.T) {
 	if err != nil || cfg.MaxPositionEmbeddings != 64 || cfg.HeadDim != 32 || cfg.NumLayers != 2 {
 		t.Fatalf("GPT-2 names not read: %+v, %v", cfg, err)
 	}
+	if cfg.NumKVHeads != 4 {
+		t.Fatalf("without num_key_value_heads the cache has every head; got %d", cfg.NumKVHeads)
+	}
+	cfg, err = ParseConfig([]byte(`{"max_position_embeddings": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
+		"num_key_value_heads": 2, "hidden_size": 128}`))
+	if err != nil || cfg.NumKVHeads != 2 || cfg.NumHeads != 8 || cfg.HeadDim != 16 {
+		t.Fatalf("grouped-query attention not read: %+v, %v", cfg, err)
+	}
 	cfg, err = ParseConfig([]byte(`{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"},
 		"sluice": {"crf_transitions": {"spaced": [[0, -1], [-2, 0]], "touching": [[0, -3], [-4, 0]]}}}`))
 	if err != nil || cfg.CRF == nil || cfg.CRF.Touching[1][0] != -4 || cfg.CRF.Spaced[0][1] != -1 {

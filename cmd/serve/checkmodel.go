@@ -157,7 +157,8 @@ func (r *checkReport) checkGenerator(ctx context.Context, rt *engine.Runtime, m 
 		r.problem("config.json has neither id2label (a token classifier) nor the layer counts of a decoder")
 		return
 	}
-	r.line("kind: text generation, %d layers, %d heads of %d", m.Config.NumLayers, m.Config.NumHeads, m.Config.HeadDim)
+	r.line("kind: text generation, %d layers, %d heads of %d (%d key/value heads)", m.Config.NumLayers, m.Config.NumHeads,
+		m.Config.HeadDim, m.Config.NumKVHeads)
 	cfg.ModelsDir, cfg.GenerateModel = filepath.Dir(dir), filepath.Base(dir)
 	s := &server{cfg: cfg, logger: slog.New(slog.DiscardHandler), runtime: rt}
 	if _, err := s.generation(cfg, prometheus.NewRegistry(), admission.NewMetrics(nil), clock.Real()); err != nil {

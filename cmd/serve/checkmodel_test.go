@@ -105,6 +105,13 @@ func TestCheckModel(t *testing.T) {
 			t.Errorf("layout %s: exit %d, output:\n%s%s", family, code, out.String(), errOut.String())
 		}
 	}
+	for _, decoder := range []string{"lm-bytelevel", "lm-llama", "lm-gqa"} {
+		var out, errOut bytes.Buffer
+		dir := filepath.Join("..", "..", "models", "testdata", "layouts", decoder)
+		if code := checkModel([]string{dir}, os.Environ(), &out, &errOut); code != 0 || !containsAll(out.String(), []string{"kind: text generation", "result: ok"}) {
+			t.Errorf("layout %s: exit %d, output:\n%s%s", decoder, code, out.String(), errOut.String())
+		}
+	}
 	var out, errOut bytes.Buffer
 	if code := checkModel(nil, nil, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "usage: sluice check-model DIR") {
 		t.Fatalf("no directory: exit %d, %s", code, errOut.String())

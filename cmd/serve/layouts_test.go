@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -171,4 +172,67 @@ func streamTexts(t *testing.T, body io.Reader) (ids []int64, texts []string, fin
 		}
 	}
 	return ids, texts, final
+}
+
+// TestGroupedQueryDecoderMatchesTorch serves lm-gqa (gen_decoders.py): a Llama-shaped
+// decoder whose 4 query heads share 2 key/value heads, with a position_ids input and a
+// tokenizer that puts <s> first. config.json's num_key_value_heads sizes the KV cache; every
+// prompt, sent twice at once so that prompts share decode steps, gets torch's greedy ids.
+func TestGroupedQueryDecoderMatchesTorch(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "models", "testdata", "layouts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "lm-gqa", "greedy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := models.Load(os.DirFS(dir), "lm-gqa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.NumKVHeads != 2 || m.Config.NumHeads != 4 {
+		t.Fatalf("config read as %d heads, %d key/value heads", m.Config.NumHeads, m.Config.NumKVHeads)
+	}
+	srv := startServer(t, "SLUICE_MODELS_DIR="+dir, "SLUICE_GENERATE_MODEL=lm-gqa",
+		"SLUICE_PII_MODEL=bert", "SLUICE_ANALYZE_MODEL=bert")
+	var wg sync.WaitGroup
+	for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+		var g lmGolden
+		if err := json.Unmarshal(line, &g); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Tokenizer.Encode(g.Prompt, true).IDs; !slices.Equal(got, g.PromptIDs) {
+			t.Fatalf("%q encodes as %v here, %v in HF", g.Prompt, got, g.PromptIDs)
+		}
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body, _ := json.Marshal(map[string]any{"inputs": g.Prompt,
+					"parameters": map[string]any{"max_new_tokens": len(g.Greedy), "details": true}})
+				resp, err := http.Post(srv.url+"/generate", "application/json", bytes.NewReader(body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer resp.Body.Close()
+				var out struct {
+					Details tgiDetails `json:"details"`
+				}
+				if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+					t.Error(err)
+					return
+				}
+				var got []int64
+				for _, tok := range out.Details.Tokens {
+					got = append(got, tok.ID)
+				}
+				if !slices.Equal(got, g.Greedy) {
+					t.Errorf("%q: %v, torch %v", g.Prompt, got, g.Greedy)
+				}
+			}()
+		}
+	}
+	wg.Wait()
 }

@@ -184,7 +184,7 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 		return handlers.GenerationEndpoint{}, fmt.Errorf("model %q: %w", m.Name, err)
 	}
 	c := m.Config
-	dec, err := s.runtime.NewDecoder(m.Name, m.ONNX, engine.DecoderShape{Layers: c.NumLayers, Heads: c.NumHeads,
+	dec, err := s.runtime.NewDecoder(m.Name, m.ONNX, engine.DecoderShape{Layers: c.NumLayers, Heads: c.NumKVHeads,
 		HeadDim: c.HeadDim, Vocab: c.VocabSize})
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
