@@ -42,15 +42,7 @@ func bpeUnitJSON() map[string]any {
 
 func loadBPEUnit(t *testing.T, edit func(m map[string]any)) *Tokenizer {
 	t.Helper()
-	m := bpeUnitJSON()
-	if edit != nil {
-		edit(m)
-	}
-	tok, err := Load(mustMarshal(t, m))
-	if err != nil {
-		t.Fatalf("Load: %v", err)
-	}
-	return tok
+	return loadEdited(t, bpeUnitJSON(), edit)
 }
 
 func TestBPEEncodeByHand(t *testing.T) {

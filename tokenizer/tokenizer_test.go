@@ -59,7 +59,12 @@ func mustMarshal(t *testing.T, v any) []byte {
 
 func loadUnit(t *testing.T, edit func(m map[string]any)) *Tokenizer {
 	t.Helper()
-	m := unitJSON()
+	return loadEdited(t, unitJSON(), edit)
+}
+
+// loadEdited loads the tokenizer file m after edit (nil: none) changes it.
+func loadEdited(t *testing.T, m map[string]any, edit func(m map[string]any)) *Tokenizer {
+	t.Helper()
 	if edit != nil {
 		edit(m)
 	}
