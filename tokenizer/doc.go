@@ -73,12 +73,13 @@
 // follows. Digits uses Rust's is_numeric and
 // Whitespace the \w and \s of HF's regex engine, both measured from HF (tables_digits.go and
 // tables_whitespace.go, by testdata/gen_digit_tables.js and gen_whitespace_tables.js);
-// Split's and Replace's regexes run on Go's RE2 with \s, \d, \p{L} and \p{N} rewritten to
-// HF's classes (regex.go) and the one look-ahead tokenizers use, GPT-4's `\s+(?!\S)`
-// (Llama-3, Qwen, DeepSeek), emulated; other look-arounds, and \w, \b and POSIX classes,
-// whose Unicode meaning in HF's engine is not measured here, fail Load. Other Unicode
-// properties (\p{Lu}, \p{M}, \p{P}, ...) are Go's Unicode 15 tables, so characters new in
-// Unicode 16 can split differently than HF. A ByteLevel without its regex may end a
+// Split's and Replace's regexes run on Go's RE2 with \s, \p{L} and \p{N} (and their
+// complements outside brackets) rewritten to the classes measured from HF (regex.go), and
+// the one look-ahead tokenizers use, GPT-4's closing `\s+(?!\S)|\s+` (Llama-3, Qwen,
+// DeepSeek), emulated; the look-ahead elsewhere, other look-arounds, and \w, \b and POSIX
+// classes, whose Unicode meaning in HF's engine is not measured here, fail Load. \d and
+// other Unicode properties (\p{Lu}, \p{M}, \p{P}, ...) are Go's Unicode 15 tables, so
+// characters new in Unicode 16 can split differently than HF. A ByteLevel without its regex may end a
 // Sequence, as in Llama-3's and Qwen's files: the byte-level BPE model spells the pieces.
 //
 // NFKD and NFKC work as NFD and NFC do, alignments included, with the compatibility

@@ -589,17 +589,25 @@ func (t *Tokenizer) parsePostProcessor(raw json.RawMessage) error {
 		}
 	case "Sequence":
 		// Llama-3.1's: a ByteLevel that trims offsets (or not) and a template that adds
-		// <|begin_of_text|>; each part does what it does alone.
+		// <|begin_of_text|>; each part does what it does alone. Two parts that both add
+		// tokens would add both sets, which one template here cannot hold.
 		var seq struct {
 			Processors []json.RawMessage `json:"processors"`
 		}
 		if err := json.Unmarshal(raw, &seq); err != nil {
 			return fmt.Errorf("tokenizer: invalid Sequence post_processor: %w", err)
 		}
+		adders := 0
 		for _, p := range seq.Processors {
+			if sub, err := componentType(p, "post_processor"); err == nil && sub != "ByteLevel" {
+				adders++
+			}
 			if err := t.parsePostProcessor(p); err != nil {
 				return err
 			}
+		}
+		if adders > 1 {
+			return errors.New("tokenizer: a Sequence post_processor with more than one part that adds tokens is not supported")
 		}
 	default:
 		return unsupported("post_processor", typ, supportedProcessors)

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -53,41 +54,47 @@ func (h *hfRegex) allIndex(b []byte) [][2]int {
 
 // compileHFRegex compiles a tokenizer.json regex (Split, Replace) for Go's RE2. HF runs these
 // on Oniguruma, whose classes are Unicode where RE2's shorthands are ASCII: left alone, a
-// pattern such as `\s+` would miss U+3000 and give ids HF never gives. \s and \d (and \S and
-// \D outside brackets) are rewritten to the classes HF uses (\s as measured from HF, see
-// regexSpaceTable; \d as Unicode decimal digits), and \p{L} and \p{N} to the letter and
-// number tables measured from HF's engine. \w, \b, POSIX classes and negated shorthands
-// inside brackets are refused: their Unicode meaning differs between engines and nothing
-// here measured Oniguruma's. The one look-ahead tokenizers use, `\s+(?!\S)` (GPT-4, Llama-3
-// and Qwen patterns), becomes a capture group that allIndex shortens; RE2 refuses any
-// other look-around, and backreferences.
+// pattern such as `\s+` would miss U+3000 and give ids HF never gives. \s (and \S outside
+// brackets) becomes the class measured from HF (regexSpaceTable), \p{L} and \p{N} (and \P{L},
+// \P{N} outside brackets) the letter and number tables measured from HF's engine, and \d
+// (\D) Go's decimal digits, which lack the few Unicode 16 added. \w, \b, POSIX classes and
+// negated classes inside brackets are refused: their Unicode meaning differs between
+// engines and nothing here measured Oniguruma's. The one look-ahead tokenizers use,
+// `\s+(?!\S)|\s+` at the end of a GPT-4-style pattern (Llama-3, Qwen, DeepSeek), becomes a
+// named group that allIndex shortens; the look-ahead anywhere else, with anchors that would
+// match again at each resumed search, and any other look-around fail.
 func compileHFRegex(pattern string) (*hfRegex, error) {
 	const lookahead = `\s+(?!\S)`
 	var b strings.Builder
 	h := &hfRegex{}
-	groups := 0
+	found := false
 	inClass := false
 	classStart := -1 // byte offset just after '[' or '[^', where a ']' is a literal
 	for i := 0; i < len(pattern); i++ {
 		c := pattern[i]
 		switch {
 		case !inClass && strings.HasPrefix(pattern[i:], lookahead):
-			if h.spaceRun != 0 {
-				return nil, fmt.Errorf("a second look-ahead run of spaces")
+			// Shortening the group's run by one character is the look-ahead only where it is a
+			// whole alternative and the `\s+` after it takes what the look-ahead refuses.
+			rest := pattern[i+len(lookahead):]
+			starts := i == 0 || pattern[i-1] == '|' || pattern[i-1] == '('
+			if found || !starts || !(rest == `|\s+` || strings.HasPrefix(rest, `|\s+)`) || strings.HasPrefix(rest, `|\s+|`)) {
+				return nil, errors.New(`a look-ahead other than GPT-4's closing \s+(?!\S)|\s+`)
 			}
-			groups++
-			h.spaceRun = groups
-			b.WriteString("([" + spaceClass + "]+)")
+			found = true
+			b.WriteString("(?P<" + spaceRunGroup + ">[" + spaceClass + "]+)")
 			i += len(lookahead) - 1
-		case c == '(' && !inClass && (i+1 >= len(pattern) || pattern[i+1] != '?'):
-			groups++
-			b.WriteByte(c)
 		case !inClass && (strings.HasPrefix(pattern[i:], `\p{L}`) || strings.HasPrefix(pattern[i:], `\p{N}`)):
 			b.WriteString("[" + measuredClass(pattern[i+3]) + "]")
 			i += len(`\p{L}`) - 1
+		case !inClass && (strings.HasPrefix(pattern[i:], `\P{L}`) || strings.HasPrefix(pattern[i:], `\P{N}`)):
+			b.WriteString("[^" + measuredClass(pattern[i+3]) + "]")
+			i += len(`\P{L}`) - 1
 		case inClass && (strings.HasPrefix(pattern[i:], `\p{L}`) || strings.HasPrefix(pattern[i:], `\p{N}`)):
 			b.WriteString(measuredClass(pattern[i+3]))
 			i += len(`\p{L}`) - 1
+		case inClass && (strings.HasPrefix(pattern[i:], `\P{L}`) || strings.HasPrefix(pattern[i:], `\P{N}`)):
+			return nil, fmt.Errorf(`\P{%c} inside brackets has no exact equivalent here`, pattern[i+3])
 		case c == '\\' && i+1 < len(pattern):
 			i++
 			switch e := pattern[i]; e {
@@ -129,12 +136,50 @@ func compileHFRegex(pattern string) (*hfRegex, error) {
 			b.WriteByte(c)
 		}
 	}
+	if found && hasAnchor(pattern) {
+		// allIndex resumes each search at the end of the last match, where an anchor would
+		// match again.
+		return nil, fmt.Errorf("anchors beside the look-ahead")
+	}
 	re, err := regexp.Compile(b.String())
 	if err != nil {
 		return nil, err
 	}
 	h.re = re
+	if found {
+		h.spaceRun = re.SubexpIndex(spaceRunGroup)
+	}
 	return h, nil
+}
+
+// spaceRunGroup names the group standing for the look-ahead; tokenizer patterns name none.
+const spaceRunGroup = "sluiceSpaceRun"
+
+// hasAnchor reports whether pattern has a ^ outside brackets, \A, or multi-line mode.
+func hasAnchor(pattern string) bool {
+	inClass := false
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case c == '\\':
+			if i+1 < len(pattern) && pattern[i+1] == 'A' && !inClass {
+				return true
+			}
+			i++
+		case c == '[' && !inClass:
+			inClass = true
+			if i+1 < len(pattern) && pattern[i+1] == '^' {
+				i++
+			}
+			if i+1 < len(pattern) && pattern[i+1] == ']' {
+				i++ // a literal ] first in the brackets
+			}
+		case c == ']' && inClass:
+			inClass = false
+		case c == '^' && !inClass:
+			return true
+		}
+	}
+	return strings.Contains(pattern, "(?m")
 }
 
 // measuredClass is the inside of a bracket expression for \p{L} (letter) or \p{N}, from the

@@ -67,3 +67,34 @@ func TestSpaceRunLookAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestLookAheadOnlyWhereEmulated: the look-ahead is emulated only as GPT-4's closing
+// alternatives; elsewhere, or beside anchors that would match again where each search
+// resumes, it fails Load rather than splitting differently from HF. A named group does not
+// throw the emulation off, and \P{L} outside brackets is the measured letters' complement.
+func TestLookAheadOnlyWhereEmulated(t *testing.T) {
+	for _, bad := range []string{`\s+(?!\S)`, `x\s+(?!\S)|\s+`, `\s+(?!\S)|\s+x`, `^\s+y|\s+(?!\S)|\s+`,
+		`\Ay|\s+(?!\S)|\s+`, `(?m)y|\s+(?!\S)|\s+`, `[^\P{L}]`} {
+		if _, err := compileHFRegex(bad); err == nil {
+			t.Errorf("%s compiled", bad)
+		}
+	}
+	h, err := compileHFRegex(`(?<n>q)|[!^a]|\s+(?!\S)|\s+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range h.allIndex([]byte("a   b")) {
+		got = append(got, "a   b"[m[0]:m[1]])
+	}
+	if want := []string{"a", "  ", " "}; !slices.Equal(got, want) {
+		t.Errorf("with a named group: %q, want %q", got, want)
+	}
+	nl, err := compileHFRegex(`\P{L}+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := nl.re.FindAllString("a\u1c89 1 b", -1); !slices.Equal(got, []string{" 1 "}) {
+		t.Errorf(`\P{L}+ found %q; U+1C89 is a letter to HF`, got)
+	}
+}

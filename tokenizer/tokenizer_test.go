@@ -152,6 +152,9 @@ func TestLoadRejectsUnsupportedComponents(t *testing.T) {
 		}, `tokenizer: Unigram vocab entry 0 must be a [piece, score] pair`},
 		{"roberta processing without ids", func(m map[string]any) { m["post_processor"] = map[string]any{"type": "RobertaProcessing"} },
 			`tokenizer: RobertaProcessing cls must be a [token, id] pair`},
+		{"two templates in a sequence", func(m map[string]any) {
+			m["post_processor"] = map[string]any{"type": "Sequence", "processors": []any{m["post_processor"], m["post_processor"]}}
+		}, `tokenizer: a Sequence post_processor with more than one part that adds tokens is not supported`},
 		{"processing in a sequence", func(m map[string]any) {
 			m["post_processor"] = map[string]any{"type": "Sequence", "processors": []any{map[string]any{"type": "PairOnly"}}}
 		}, `tokenizer: post_processor type "PairOnly" is not supported (supported: TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel, Sequence)`},
