@@ -2,8 +2,11 @@ package tokenizer
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +39,11 @@ func benchEncode(b *testing.B, file string, texts []string) {
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if strings.HasSuffix(file, ".gz") {
+		if raw, err = io.ReadAll(gunzip(b, bytes.NewReader(raw))); err != nil {
+			b.Fatal(err)
+		}
 	}
 	tok, err := Load(raw)
 	if err != nil {
@@ -75,6 +83,9 @@ func BenchmarkEncode(b *testing.B) {
 		b.Run(name+"/mixed", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", mixed) })
 		b.Run(name+"/clinical", func(b *testing.B) { benchEncode(b, "testdata/"+name+".json", clinical) })
 	}
+	// A real decoder vocabulary of today's size: Qwen3's 151k pieces behind GPT-4's split.
+	b.Run("qwen3/mixed", func(b *testing.B) { benchEncode(b, "testdata/qwen3.json.gz", mixed) })
+	b.Run("qwen3/clinical", func(b *testing.B) { benchEncode(b, "testdata/qwen3.json.gz", clinical) })
 	// The shipped vocabularies: pii's 5,000 pieces, and clinical-ner's with 111,890 whole words
 	// after them (longer entries, so more lookups per word before a match).
 	for _, name := range []string{"pii", "clinical-ner"} {
