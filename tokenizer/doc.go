@@ -76,7 +76,7 @@
 // Split's and Replace's regexes run on Go's RE2 with \s, \p{L} and \p{N} (and their
 // complements outside brackets) rewritten to the classes measured from HF (regex.go), and
 // the one look-ahead tokenizers use, GPT-4's closing `\s+(?!\S)|\s+` (Llama-3, Qwen,
-// DeepSeek), emulated; the look-ahead elsewhere, other look-arounds, and \w, \b and POSIX
+// DeepSeek), emulated (Llama-3's and Qwen's whole patterns are run by hand, gpt4SplitEnd); the look-ahead elsewhere, other look-arounds, and \w, \b and POSIX
 // classes, whose Unicode meaning in HF's engine is not measured here, fail Load. \d and
 // other Unicode properties (\p{Lu}, \p{M}, \p{P}, ...) are Go's Unicode 15 tables, so
 // characters new in Unicode 16 can split differently than HF. A ByteLevel without its regex may end a

@@ -41,6 +41,7 @@ type preStage struct {
 	behavior splitBehavior
 	literal  string
 	re       *hfRegex
+	gpt4     int // GPT-4's split pattern, run by gpt4SplitEnd: its \p{N} run limit (0: not it)
 	invert   bool
 	meta     *metaspacePre
 	delim    rune
@@ -128,6 +129,8 @@ func parseStages(raw json.RawMessage) (stages []preStage, err error) {
 		switch {
 		case j.Pattern.String != nil:
 			st.literal = *j.Pattern.String
+		case j.Pattern.Regex != nil && gpt4Patterns[*j.Pattern.Regex] > 0:
+			st.gpt4 = gpt4Patterns[*j.Pattern.Regex]
 		case j.Pattern.Regex != nil:
 			re, err := compileHFRegex(*j.Pattern.Regex)
 			if err != nil {
@@ -320,6 +323,15 @@ func (st *preStage) matches(s *scratch, piece []nchar) (ms []pmatch) {
 			}
 		}
 	}()
+	if st.gpt4 > 0 {
+		// The pattern's alternatives cover every character, so its matches tile the piece.
+		for i := 0; i < len(piece); {
+			j := gpt4SplitEnd(piece, i, st.gpt4)
+			add(int32(i), int32(j), true)
+			i = j
+		}
+		return ms
+	}
 	if st.kind == stageWhitespace {
 		// \w+|[^\w\s]+ kept, whitespace between removed: HF splits on the inverted regex,
 		// so each run of one class is a stretch of its own, and only whitespace "matches".
@@ -433,4 +445,98 @@ func (st *preStage) metaspace(out []nchar, spans []span, piece []nchar) ([]nchar
 		}
 	}
 	return out, spans
+}
+
+// gpt4Patterns are the split regexes of GPT-4's family that gpt4SplitEnd runs by hand, with
+// the longest run of \p{N} each takes: Llama-3's (and cl100k's) and Qwen's. Go's regexp runs
+// them, but several times slower than this and with an allocation per match.
+var gpt4Patterns = map[string]int{
+	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`: 3,
+	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`:      1,
+}
+
+// gpt4SplitEnd returns where the match of GPT-4's split pattern that starts at chars[i] ends,
+// trying the alternatives in order as HF's backtracking engine does, with \p{L}, \p{N} and
+// \s as measured from HF (regexClass) and runs of \p{N} no longer than digits.
+func gpt4SplitEnd(chars []nchar, i, digits int) int {
+	n := len(chars)
+	c := chars[i].r
+	class := func(k int) uint8 { return regexClass(chars[k].r) }
+	run := func(j int, cl uint8) int {
+		for j < n && class(j) == cl {
+			j++
+		}
+		return j
+	}
+	// (?i:'s|'t|'re|'ve|'m|'ll|'d)
+	if c == '\'' && i+1 < n {
+		switch foldContraction(chars[i+1].r) {
+		case 's', 't', 'm', 'd':
+			return i + 2
+		case 'r', 'v':
+			if i+2 < n && foldContraction(chars[i+2].r) == 'e' {
+				return i + 3
+			}
+		case 'l':
+			if i+2 < n && foldContraction(chars[i+2].r) == 'l' {
+				return i + 3
+			}
+		}
+	}
+	cl := class(i)
+	// [^\r\n\p{L}\p{N}]?\p{L}+
+	if cl == classLetter {
+		return run(i+1, classLetter)
+	}
+	if c != '\r' && c != '\n' && cl != classNumber && i+1 < n && class(i+1) == classLetter {
+		return run(i+2, classLetter)
+	}
+	// \p{N}{1,digits}
+	if cl == classNumber {
+		j := i + 1
+		for j < n && j-i < digits && class(j) == classNumber {
+			j++
+		}
+		return j
+	}
+	// ' ?[^\s\p{L}\p{N}]+[\r\n]*'
+	start := i
+	if c == ' ' && i+1 < n && class(i+1) == classOther {
+		start = i + 1
+	}
+	if class(start) == classOther {
+		j := run(start+1, classOther)
+		for j < n && (chars[j].r == '\r' || chars[j].r == '\n') {
+			j++
+		}
+		return j
+	}
+	// \s*[\r\n]+ : the whitespace run up to its last line break
+	j, last := i, -1
+	for j < n && class(j) == classSpace {
+		if chars[j].r == '\r' || chars[j].r == '\n' {
+			last = j
+		}
+		j++
+	}
+	if last >= 0 {
+		return last + 1
+	}
+	// \s+(?!\S)|\s+ : a run before a non-space leaves it its last space
+	if j < n && j-i > 1 {
+		return j - 1
+	}
+	return j
+}
+
+// foldContraction lower-cases what (?i) matches against the contractions' letters: ASCII,
+// and the long s, which folds to s.
+func foldContraction(r rune) rune {
+	switch {
+	case 'A' <= r && r <= 'Z':
+		return r + 'a' - 'A'
+	case r == 'ſ':
+		return 's'
+	}
+	return r
 }

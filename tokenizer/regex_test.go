@@ -1,9 +1,11 @@
 package tokenizer
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestRegexClassesAreHFs: RE2's \s and \d are ASCII, HF's are Unicode; rewritten, the
@@ -96,5 +98,48 @@ func TestLookAheadOnlyWhereEmulated(t *testing.T) {
 	}
 	if got := nl.re.FindAllString("a\u1c89 1 b", -1); !slices.Equal(got, []string{" 1 "}) {
 		t.Errorf(`\P{L}+ found %q; U+1C89 is a letter to HF`, got)
+	}
+}
+
+// TestGPT4SplitByHandMatchesTheRegex: the hand-run GPT-4 pattern cuts random texts where the
+// emulated regex does (the goldens hold HF's answers for both on fewer shapes).
+func TestGPT4SplitByHandMatchesTheRegex(t *testing.T) {
+	alphabet := []rune("aZé中ſSs'tTrReEvVlLmMdD019٣ \t\r\n\u3000\u00a0\u2003!?.,-_(\u0301😀")
+	rng := rand.New(rand.NewPCG(7, 8))
+	for pattern, digits := range gpt4Patterns {
+		h, err := compileHFRegex(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3000 {
+			rs := make([]rune, 1+rng.IntN(24))
+			for k := range rs {
+				rs[k] = alphabet[rng.IntN(len(alphabet))]
+			}
+			text := string(rs)
+			var chars []nchar
+			byteAt := map[int]int{}
+			for _, r := range rs {
+				chars = append(chars, nchar{r: r})
+			}
+			for k, off := 0, 0; k <= len(rs); k++ {
+				byteAt[off] = k
+				if k < len(rs) {
+					off += utf8.RuneLen(rs[k])
+				}
+			}
+			var want, got [][2]int
+			for _, m := range h.allIndex([]byte(text)) {
+				want = append(want, [2]int{byteAt[m[0]], byteAt[m[1]]})
+			}
+			for i := 0; i < len(chars); {
+				j := gpt4SplitEnd(chars, i, digits)
+				got = append(got, [2]int{i, j})
+				i = j
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%q (digits %d): by hand %v, regex %v", text, digits, got, want)
+			}
+		}
 	}
 }
