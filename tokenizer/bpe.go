@@ -238,14 +238,7 @@ func (m *bpeModel) mergeAndEmit(enc *tokens, s *scratch, syms []bpeSym, chars []
 // symbol as in initialSymbols. HF leaves an unk pending across byte-fallback characters
 // and adds it after them; that order is kept.
 func (m *bpeModel) encodeChars(enc *tokens, s *scratch, chars []nchar, word int) {
-	w, at := s.word[:0], s.mappedAt[:0]
-	for i, c := range chars {
-		n := len(w)
-		w = utf8.AppendRune(w, c.r)
-		for range len(w) - n {
-			at = append(at, int32(i))
-		}
-	}
+	w, at := spellUTF8(s.word[:0], s.mappedAt[:0], chars)
 	s.word, s.mappedAt = w, at
 	if m.ignoreMerges {
 		if id, ok := m.vocab[string(w)]; ok {

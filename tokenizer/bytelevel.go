@@ -84,6 +84,28 @@ func regexClassSlow(r rune) uint8 {
 	return classOther
 }
 
+// contractionEnd returns where the split patterns' first alternative, 's|'t|'re|'ve|'m|'ll|'d,
+// matches from chars[i] with letters compared after fold, or i when it does not.
+func contractionEnd(chars []nchar, i int, fold func(rune) rune) int {
+	n := len(chars)
+	if chars[i].r != '\'' || i+1 >= n {
+		return i
+	}
+	switch fold(chars[i+1].r) {
+	case 's', 't', 'm', 'd':
+		return i + 2
+	case 'r', 'v':
+		if i+2 < n && fold(chars[i+2].r) == 'e' {
+			return i + 3
+		}
+	case 'l':
+		if i+2 < n && fold(chars[i+2].r) == 'l' {
+			return i + 3
+		}
+	}
+	return i
+}
+
 // splitEnd returns where the regex match that starts at chars[i] ends. Every character is
 // covered by some alternative, so matches tile the text and there is nothing in between.
 // Alternatives are tried in order and the first that matches wins, as in a backtracking
@@ -91,19 +113,8 @@ func regexClassSlow(r rune) uint8 {
 func splitEnd(chars []nchar, i int) int {
 	n := len(chars)
 	c := chars[i].r
-	if c == '\'' && i+1 < n {
-		switch chars[i+1].r {
-		case 's', 't', 'm', 'd':
-			return i + 2
-		case 'r', 'v':
-			if i+2 < n && chars[i+2].r == 'e' {
-				return i + 3
-			}
-		case 'l':
-			if i+2 < n && chars[i+2].r == 'l' {
-				return i + 3
-			}
-		}
+	if j := contractionEnd(chars, i, func(r rune) rune { return r }); j > i {
+		return j
 	}
 	class := regexClass(c)
 	start := i

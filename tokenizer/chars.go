@@ -1,6 +1,9 @@
 package tokenizer
 
-import "unicode"
+import (
+	"unicode"
+	"unicode/utf8"
+)
 
 // runeRange is an inclusive range of code points in a generated table.
 type runeRange struct{ lo, hi rune }
@@ -195,4 +198,21 @@ func isWordChar(r rune) bool {
 	}
 	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.In(r, unicode.Nd, unicode.Nl, unicode.Pc, unicode.Other_Alphabetic) ||
 		r == 0x200C || r == 0x200D
+}
+
+// spellUTF8 appends the UTF-8 of chars to b, and to at the index into chars of each byte it
+// appends, so that a byte offset found in the spelling leads back to its character.
+func spellUTF8(b []byte, at []int32, chars []nchar) ([]byte, []int32) {
+	for i, c := range chars {
+		n := len(b)
+		if c.r < utf8.RuneSelf {
+			b = append(b, byte(c.r))
+		} else {
+			b = utf8.AppendRune(b, c.r)
+		}
+		for range len(b) - n {
+			at = append(at, int32(i))
+		}
+	}
+	return b, at
 }

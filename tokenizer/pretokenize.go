@@ -364,14 +364,7 @@ func (st *preStage) matches(s *scratch, piece []nchar) (ms []pmatch) {
 		return ms
 	}
 	// Not s.nbytes and s.segAt: encodeSegment still reads those while words run.
-	b, at := s.splitBytes[:0], s.splitAt[:0]
-	for i, c := range piece {
-		n := len(b)
-		b = utf8.AppendRune(b, c.r)
-		for range len(b) - n {
-			at = append(at, int32(i))
-		}
-	}
+	b, at := spellUTF8(s.splitBytes[:0], s.splitAt[:0], piece)
 	at = append(at, int32(len(piece)))
 	s.splitBytes, s.splitAt = b, at
 	last := int32(0)
@@ -469,19 +462,8 @@ func gpt4SplitEnd(chars []nchar, i, digits int) int {
 		return j
 	}
 	// (?i:'s|'t|'re|'ve|'m|'ll|'d)
-	if c == '\'' && i+1 < n {
-		switch foldContraction(chars[i+1].r) {
-		case 's', 't', 'm', 'd':
-			return i + 2
-		case 'r', 'v':
-			if i+2 < n && foldContraction(chars[i+2].r) == 'e' {
-				return i + 3
-			}
-		case 'l':
-			if i+2 < n && foldContraction(chars[i+2].r) == 'l' {
-				return i + 3
-			}
-		}
+	if j := contractionEnd(chars, i, foldContraction); j > i {
+		return j
 	}
 	cl := class(i)
 	// [^\r\n\p{L}\p{N}]?\p{L}+

@@ -36,15 +36,7 @@ func (rp *replacer) apply(buf *normBuf, in, out []nchar, base int32) []nchar {
 		}
 		return out
 	}
-	b := buf.bytes[:0]
-	at := buf.at[:0]
-	for i, c := range in {
-		n := len(b)
-		b = utf8.AppendRune(b, c.r)
-		for range len(b) - n {
-			at = append(at, int32(i))
-		}
-	}
+	b, at := spellUTF8(buf.bytes[:0], buf.at[:0], in)
 	at = append(at, int32(len(in)))
 	buf.bytes, buf.at = b, at
 	var matches [][]int

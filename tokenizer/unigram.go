@@ -219,18 +219,7 @@ func parseUnigram(raw json.RawMessage) (*unigramModel, error) {
 // not a vocab entry spelled as <0xXX> byte pieces when byte_fallback is on (each with the
 // whole piece's offsets), else the unk id.
 func (m *unigramModel) encodeWord(enc *tokens, s *scratch, chars []nchar, word int) {
-	w, charAt := s.word[:0], s.charAt[:0]
-	for i, c := range chars {
-		n := len(w)
-		if c.r < utf8.RuneSelf {
-			w = append(w, byte(c.r))
-		} else {
-			w = utf8.AppendRune(w, c.r)
-		}
-		for range len(w) - n {
-			charAt = append(charAt, int32(i))
-		}
-	}
+	w, charAt := spellUTF8(s.word[:0], s.charAt[:0], chars)
 	s.word, s.charAt = w, charAt
 	n := len(w)
 	if n == 0 {
