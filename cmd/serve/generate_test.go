@@ -64,30 +64,6 @@ type tgiDetails struct {
 	} `json:"tokens"`
 }
 
-// streamIDs reads a TGI event stream to its end and returns the token ids and the last event.
-func streamIDs(t *testing.T, body io.Reader) ([]int64, map[string]any) {
-	t.Helper()
-	var ids []int64
-	var last map[string]any
-	sc := bufio.NewScanner(body)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "data:")
-		if !ok {
-			continue
-		}
-		var ev map[string]any
-		if err := json.Unmarshal([]byte(strings.TrimSpace(line)), &ev); err != nil {
-			t.Fatalf("event %q: %v", line, err)
-		}
-		if _, bad := ev["error"]; bad {
-			t.Fatalf("error event %v", ev)
-		}
-		ids = append(ids, int64(ev["token"].(map[string]any)["id"].(float64)))
-		last = ev
-	}
-	return ids, last
-}
-
 // TestGreedyGenerationOverHTTPMatchesTorch: /generate and /generate_stream, each prompt sent
 // by several clients at once (so decoded in one batch with the others), give torch's greedy
 // ids up to the end of sequence.
@@ -101,30 +77,8 @@ func TestGreedyGenerationOverHTTPMatchesTorch(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				body, _ := json.Marshal(map[string]any{"inputs": g.Prompt,
-					"parameters": map[string]any{"max_new_tokens": len(g.Greedy), "details": true}})
-				resp, err := http.Post(srv.url+path, "application/json", bytes.NewReader(body))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				defer resp.Body.Close()
-				var got []int64
-				if path == "/generate" {
-					var out struct {
-						Details tgiDetails `json:"details"`
-					}
-					if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-						t.Error(err)
-						return
-					}
-					for _, tok := range out.Details.Tokens {
-						got = append(got, tok.ID)
-					}
-				} else {
-					got, _ = streamIDs(t, resp.Body)
-				}
-				if fmt.Sprint(got) != fmt.Sprint(want) {
+				got, ok := greedyIDs(t, srv.url+path, g.Prompt, len(g.Greedy))
+				if ok && fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("%s %q: %v, torch %v", path, g.Prompt, got, want)
 				}
 			}()
@@ -132,6 +86,34 @@ func TestGreedyGenerationOverHTTPMatchesTorch(t *testing.T) {
 	}
 	wg.Wait()
 	srv.waitForMetric(t, `sluice_kvcache_blocks{queue="tiny-lm",state="used"} 0`)
+}
+
+// greedyIDs generates up to maxNew tokens after prompt at url (/generate or /generate_stream)
+// and returns their ids; ok is false after an error it has reported.
+func greedyIDs(t *testing.T, url, prompt string, maxNew int) (ids []int64, ok bool) {
+	body, _ := json.Marshal(map[string]any{"inputs": prompt,
+		"parameters": map[string]any{"max_new_tokens": maxNew, "details": true}})
+	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Error(err)
+		return nil, false
+	}
+	defer resp.Body.Close()
+	if strings.HasSuffix(url, "/generate_stream") {
+		ids, _, _ = streamTexts(t, resp.Body)
+		return ids, true
+	}
+	var out struct {
+		Details tgiDetails `json:"details"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Error(err)
+		return nil, false
+	}
+	for _, tok := range out.Details.Tokens {
+		ids = append(ids, tok.ID)
+	}
+	return ids, true
 }
 
 // TestClientThatLeavesFreesItsBlocksWithinOneStep: a raw TCP client reads three events of a

@@ -209,26 +209,8 @@ func TestGroupedQueryDecoderMatchesTorch(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				body, _ := json.Marshal(map[string]any{"inputs": g.Prompt,
-					"parameters": map[string]any{"max_new_tokens": len(g.Greedy), "details": true}})
-				resp, err := http.Post(srv.url+"/generate", "application/json", bytes.NewReader(body))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				defer resp.Body.Close()
-				var out struct {
-					Details tgiDetails `json:"details"`
-				}
-				if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-					t.Error(err)
-					return
-				}
-				var got []int64
-				for _, tok := range out.Details.Tokens {
-					got = append(got, tok.ID)
-				}
-				if !slices.Equal(got, g.Greedy) {
+				got, ok := greedyIDs(t, srv.url+"/generate", g.Prompt, len(g.Greedy))
+				if ok && !slices.Equal(got, g.Greedy) {
 					t.Errorf("%q: %v, torch %v", g.Prompt, got, g.Greedy)
 				}
 			}()
