@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -16,6 +17,70 @@ type addedToken struct {
 	rstrip     bool
 	normalized bool
 	special    bool
+}
+
+type addedTokenJSON struct {
+	ID         int64  `json:"id"`
+	Content    string `json:"content"`
+	SingleWord bool   `json:"single_word"`
+	LStrip     bool   `json:"lstrip"`
+	RStrip     bool   `json:"rstrip"`
+	Normalized *bool  `json:"normalized"`
+	Special    bool   `json:"special"`
+}
+
+// parseAddedTokens reads added_tokens into the lookups and the two matchers; it runs after
+// the normalizer is read, which normalized added tokens go through.
+func (t *Tokenizer) parseAddedTokens(list []addedTokenJSON) error {
+	t.addedByContent = make(map[string]*addedToken, len(list))
+	t.addedByID = make(map[int64]*addedToken, len(list))
+	t.specials = make(map[string]bool)
+	var raw, norm []*addedToken
+	for _, a := range list {
+		if a.Content == "" {
+			continue
+		}
+		if a.ID < 0 {
+			return fmt.Errorf("tokenizer: added token has a negative id (%d)", a.ID)
+		}
+		tok := t.newAddedToken(a)
+		t.addedByContent[a.Content] = tok
+		t.addedByID[a.ID] = tok
+		if a.Special {
+			t.specials[a.Content] = true
+		}
+		if tok.pattern == "" {
+			continue
+		}
+		if tok.normalized {
+			norm = append(norm, tok)
+		} else {
+			raw = append(raw, tok)
+		}
+	}
+	t.rawMatcher = newMatcher(raw)
+	t.normMatcher = newMatcher(norm)
+	return nil
+}
+
+// newAddedToken makes an added token of its entry; special tokens default to unnormalized.
+func (t *Tokenizer) newAddedToken(a addedTokenJSON) *addedToken {
+	normalized := !a.Special
+	if a.Normalized != nil {
+		normalized = *a.Normalized
+	}
+	tok := &addedToken{
+		id: a.ID, content: a.Content, decoded: a.Content, pattern: a.Content,
+		singleWord: a.SingleWord, lstrip: a.LStrip, rstrip: a.RStrip,
+		normalized: normalized, special: a.Special,
+	}
+	if normalized && len(t.norm) > 0 {
+		// HF matches normalized added tokens against normalized text and decodes them
+		// to their normalized form.
+		tok.pattern = t.norm.normalizeString(a.Content)
+		tok.decoded = tok.pattern
+	}
+	return tok
 }
 
 // matcher finds added tokens the way HF's Aho-Corasick automaton does with

@@ -67,6 +67,31 @@ type bpeJSON struct {
 	Merges                  json.RawMessage  `json:"merges"`
 }
 
+// parseBPEModel reads HF's BPE model, which needs ByteLevel, Metaspace, a pipeline or no
+// pre-tokenizer; after ByteLevel it spells bytes as GPT-2 does.
+func (t *Tokenizer) parseBPEModel(raw json.RawMessage) error {
+	if t.byteLevel == nil && t.metaspace == nil && !t.noPreTokenizer && t.stages == nil {
+		return errors.New("tokenizer: model BPE with pre_tokenizer BertPreTokenizer is not supported (BPE needs ByteLevel, Metaspace or none)")
+	}
+	bpe, err := parseBPE(raw)
+	if err != nil {
+		return err
+	}
+	bpe.byteLevel = t.byteLevel != nil || t.byteLevelLast
+	if bpe.byteLevel && bpe.byteFallback {
+		return errors.New("tokenizer: BPE byte_fallback with pre_tokenizer ByteLevel is not supported")
+	}
+	t.bpe, t.wordModel, t.vocab = bpe, bpe, bpe.vocab
+	t.byID = make(map[int64]string, len(bpe.vocab))
+	for tok, id := range bpe.vocab {
+		if prev, dup := t.byID[id]; !dup || tok < prev {
+			t.byID[id] = tok
+		}
+	}
+	return nil
+}
+
+// parseBPE builds the BPE model of a BPE model section.
 func parseBPE(raw json.RawMessage) (*bpeModel, error) {
 	var j bpeJSON
 	if err := json.Unmarshal(raw, &j); err != nil {
@@ -99,44 +124,58 @@ func parseBPE(raw json.RawMessage) (*bpeModel, error) {
 		}
 		m.unkID = id
 	}
-	pairs, err := parseMerges(j.Merges)
-	if err != nil {
+	if err := m.setMerges(j.Merges); err != nil {
 		return nil, err
+	}
+	m.plain = m.prefix == "" && m.suffix == ""
+	m.setByteIDs()
+	return m, nil
+}
+
+// setMerges reads the merges into the merge table, keyed by the pair's ids.
+func (m *bpeModel) setMerges(raw json.RawMessage) error {
+	pairs, err := parseMerges(raw)
+	if err != nil {
+		return err
 	}
 	m.merges = make(map[uint64]bpeMerge, len(pairs))
 	for rank, p := range pairs {
-		a, okA := j.Vocab[p[0]]
-		b, okB := j.Vocab[p[1]]
+		a, okA := m.vocab[p[0]]
+		b, okB := m.vocab[p[1]]
 		// The merged token drops the right part's prefix by length, without checking that it
 		// is there, as HF does.
 		merged, okM := int64(0), false
 		if len(m.prefix) <= len(p[1]) {
-			merged, okM = j.Vocab[p[0]+p[1][len(m.prefix):]]
+			merged, okM = m.vocab[p[0]+p[1][len(m.prefix):]]
 		}
 		if !okA || !okB || !okM {
-			return nil, fmt.Errorf("tokenizer: BPE merge %d names a token missing from the vocab", rank+1)
+			return fmt.Errorf("tokenizer: BPE merge %d names a token missing from the vocab", rank+1)
 		}
 		// A pair listed twice keeps its later rank, as HF's map does.
 		m.merges[uint64(a)<<32|uint64(b)] = bpeMerge{rank: uint32(rank), id: uint32(merged)}
 	}
-	m.plain = m.prefix == "" && m.suffix == ""
+	return nil
+}
+
+// setByteIDs looks up once the ids the encoder needs per byte: its byte-level spelling, the
+// ASCII character itself and its <0xXX> fallback token (-1 where the vocab lacks one).
+func (m *bpeModel) setByteIDs() {
 	for b := range 256 {
 		m.byteID[b] = -1
-		if id, ok := j.Vocab[string(byteChar[b])]; ok {
+		if id, ok := m.vocab[string(byteChar[b])]; ok {
 			m.byteID[b] = id
 		}
 		if b < 128 {
 			m.asciiID[b] = -1
-			if id, ok := j.Vocab[string(rune(b))]; ok {
+			if id, ok := m.vocab[string(rune(b))]; ok {
 				m.asciiID[b] = id
 			}
 		}
 		m.fallbackID[b] = -1
-		if id, ok := j.Vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
+		if id, ok := m.vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
 			m.fallbackID[b] = id
 		}
 	}
-	return m, nil
 }
 
 // parseMerges reads merges in either form HF writes: "a b" strings (older files) or [a, b]

@@ -1,6 +1,9 @@
 package tokenizer
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -48,6 +51,37 @@ const spaceChar = 0x120
 type byteLevelPre struct {
 	addPrefixSpace bool
 	useRegex       bool
+}
+
+// byteLevelJSON is the ByteLevel pre-tokenizer, post-processor or decoder; each reads the
+// fields it needs. HF's defaults for missing fields are all true.
+type byteLevelJSON struct {
+	AddPrefixSpace *bool `json:"add_prefix_space"`
+	TrimOffsets    *bool `json:"trim_offsets"`
+	UseRegex       *bool `json:"use_regex"`
+}
+
+// parseByteLevelPre reads a ByteLevel pre-tokenizer that is the whole pre_tokenizer.
+func (t *Tokenizer) parseByteLevelPre(raw json.RawMessage) error {
+	var b byteLevelJSON
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return fmt.Errorf("tokenizer: invalid ByteLevel pre_tokenizer: %w", err)
+	}
+	t.byteLevel = &byteLevelPre{addPrefixSpace: orTrue(b.AddPrefixSpace), useRegex: orTrue(b.UseRegex)}
+	return nil
+}
+
+// parseByteLevelStage reads a ByteLevel pre-tokenizer of a pipeline. There it may only
+// spell bytes: the pipeline's own split stands in for its regex (see byteLevelLast).
+func parseByteLevelStage(raw json.RawMessage, _ *stageJSON) ([]preStage, error) {
+	var b byteLevelJSON
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid ByteLevel pre_tokenizer: %w", err)
+	}
+	if orTrue(b.UseRegex) || orTrue(b.AddPrefixSpace) {
+		return nil, errors.New("tokenizer: pre_tokenizer ByteLevel in a Sequence is supported only without its regex and prefix space (as Llama-3 and Qwen files have it)")
+	}
+	return []preStage{{kind: stageByteLevel}}, nil
 }
 
 // Character classes of the split regex.
@@ -170,6 +204,22 @@ type offsetTrim struct {
 	addPrefixSpace bool
 }
 
+// parseByteLevelProcessor reads HF's ByteLevel post-processor. It adds no tokens; it only
+// trims offsets, when asked to.
+func (t *Tokenizer) parseByteLevelProcessor(raw json.RawMessage) error {
+	var b byteLevelJSON
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return fmt.Errorf("tokenizer: invalid ByteLevel post_processor: %w", err)
+	}
+	if t.prefix == nil {
+		t.prefix, t.suffix = []int64{}, []int64{}
+	}
+	if orTrue(b.TrimOffsets) {
+		t.trimOffsets = &offsetTrim{addPrefixSpace: orTrue(b.AddPrefixSpace)}
+	}
+	return nil
+}
+
 // matchedSpaces gives the whitespace counts of an added token found in the text: HF trims it
 // by the text it matched, which includes what lstrip and rstrip took in, not by its content.
 type matchedSpaces struct {
@@ -253,11 +303,42 @@ func countSpaceRuns(s string) uint32 {
 	return uint32(min(lead, 0xFFFF))<<16 | uint32(min(trail, 0xFFFF))
 }
 
+// countSpaces records, for offset trimming, how many whitespace characters each vocab
+// entry starts and ends with (added tokens are counted by what they match, as they are
+// found). Ids index a slice when they are dense, as in every real vocab.
+func (t *Tokenizer) countSpaces() {
+	maxID := int64(-1)
+	for _, id := range t.vocab {
+		maxID = max(maxID, id)
+	}
+	dense := maxID < int64(2*len(t.vocab)+1024)
+	if dense {
+		t.spaces = make([]uint32, maxID+1)
+	} else {
+		t.spacesSparse = make(map[int64]uint32)
+	}
+	set := func(id int64, s string) {
+		v := countSpaceRuns(s)
+		switch {
+		case dense:
+			t.spaces[id] = v
+		case v != 0:
+			t.spacesSparse[id] = v
+		}
+	}
+	for id, tok := range t.byID {
+		set(id, tok)
+	}
+}
+
 // byteLevelDecoder is HF's ByteLevel decoder: each token spelled wholly in stand-in
 // characters becomes the bytes they stand for, any other token (an added token with a real
 // space, say) its own UTF-8; the bytes of all tokens are then read as UTF-8 the way Rust's
 // from_utf8_lossy does.
 type byteLevelDecoder struct{}
+
+// parseByteLevelDecoder reads HF's ByteLevel decoder, which has no settings.
+func parseByteLevelDecoder(json.RawMessage) (decoder, error) { return byteLevelDecoder{}, nil }
 
 func (byteLevelDecoder) decode(tokens []string) string {
 	var raw []byte

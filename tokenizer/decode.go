@@ -1,9 +1,81 @@
 package tokenizer
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
+
+// parseDecoder reads the decoder section.
+func (t *Tokenizer) parseDecoder(raw json.RawMessage) error {
+	if isNull(raw) {
+		return nil
+	}
+	d, err := parseDecoder(raw, false)
+	if err != nil {
+		return err
+	}
+	t.decoder = d
+	return nil
+}
+
+// parseDecoder reads one decoder; inSequence asks for one that can be chained.
+func parseDecoder(raw json.RawMessage, inSequence bool) (decoder, error) {
+	typ, err := componentType(raw, "decoder")
+	if err != nil {
+		return nil, err
+	}
+	parse := decoderParser(typ)
+	if parse == nil {
+		return nil, unsupported("decoder", typ, supportedDecoders)
+	}
+	d, err := parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := d.(chainDecoder); inSequence && !ok {
+		return nil, fmt.Errorf("tokenizer: decoder %s inside a Sequence is not supported", typ)
+	}
+	return d, nil
+}
+
+// decoderParser returns the parse of a decoder type, or nil when it is not supported.
+func decoderParser(typ string) func(json.RawMessage) (decoder, error) {
+	switch typ {
+	case "ByteLevel":
+		return parseByteLevelDecoder
+	case "Metaspace":
+		return parseMetaspaceDecoder
+	case "WordPiece":
+		return parseWordPieceDecoder
+	case "Sequence":
+		return parseSequenceDecoder
+	case "Replace":
+		return parseReplaceDecoder
+	case "ByteFallback":
+		return chainOnlyDecoder(byteFallbackDecoder{})
+	case "Fuse":
+		return chainOnlyDecoder(fuseDecoder{})
+	case "Strip":
+		return parseStripDecoder
+	}
+	return nil
+}
+
+// chainOnly makes a chaining decoder usable alone: its tokens are joined as HF's decode
+// joins them.
+type chainOnly struct{ chainDecoder }
+
+func (c chainOnly) decode(tokens []string) string {
+	return strings.Join(c.chain(tokens), "")
+}
+
+// chainOnlyDecoder is the parse of a chaining decoder without settings.
+func chainOnlyDecoder(d chainDecoder) func(json.RawMessage) (decoder, error) {
+	return func(json.RawMessage) (decoder, error) { return chainOnly{d}, nil }
+}
 
 // wordPieceDecoder is HF's WordPiece decoder: continuation pieces lose their prefix and
 // attach to the previous token, other tokens get a space in front, and with cleanup the
@@ -11,6 +83,27 @@ import (
 type wordPieceDecoder struct {
 	prefix  string
 	cleanup bool
+}
+
+type wordPieceDecoderJSON struct {
+	Prefix  *string `json:"prefix"`
+	Cleanup *bool   `json:"cleanup"`
+}
+
+// parseWordPieceDecoder reads HF's WordPiece decoder.
+func parseWordPieceDecoder(raw json.RawMessage) (decoder, error) {
+	var j wordPieceDecoderJSON
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid WordPiece decoder: %w", err)
+	}
+	wp := &wordPieceDecoder{prefix: "##", cleanup: true}
+	if j.Prefix != nil {
+		wp.prefix = *j.Prefix
+	}
+	if j.Cleanup != nil {
+		wp.cleanup = *j.Cleanup
+	}
+	return wp, nil
 }
 
 func (d *wordPieceDecoder) decode(tokens []string) string {
@@ -43,6 +136,25 @@ type chainDecoder interface {
 // sequenceDecoder is HF's Sequence decoder: each decoder's chain runs on the previous one's
 // output, and the final tokens are concatenated.
 type sequenceDecoder []chainDecoder
+
+// parseSequenceDecoder reads HF's Sequence decoder, whose decoders must all chain.
+func parseSequenceDecoder(raw json.RawMessage) (decoder, error) {
+	var j struct {
+		Decoders []json.RawMessage `json:"decoders"`
+	}
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid Sequence decoder: %w", err)
+	}
+	var seq sequenceDecoder
+	for _, sub := range j.Decoders {
+		part, err := parseDecoder(sub, true)
+		if err != nil {
+			return nil, err
+		}
+		seq = append(seq, part.(chainDecoder))
+	}
+	return seq, nil
+}
 
 func (d sequenceDecoder) decode(tokens []string) string {
 	for _, c := range d {
@@ -81,6 +193,15 @@ func (d metaspaceDecoder) chain(tokens []string) []string {
 
 // replaceDecoder is HF's Replace decoder: within each token, every match becomes content.
 type replaceDecoder struct{ rep *replacer }
+
+// parseReplaceDecoder reads HF's Replace decoder.
+func parseReplaceDecoder(raw json.RawMessage) (decoder, error) {
+	rp, err := parseReplace(raw, "decoder")
+	if err != nil {
+		return nil, err
+	}
+	return chainOnly{replaceDecoder{rp}}, nil
+}
 
 func (d replaceDecoder) chain(tokens []string) []string {
 	content := string(d.rep.content)
@@ -167,6 +288,23 @@ func (fuseDecoder) chain(tokens []string) []string { return []string{strings.Joi
 type stripDecoder struct {
 	content     rune
 	start, stop int
+}
+
+// parseStripDecoder reads HF's Strip decoder.
+func parseStripDecoder(raw json.RawMessage) (decoder, error) {
+	var j struct {
+		Content string `json:"content"`
+		Start   int    `json:"start"`
+		Stop    int    `json:"stop"`
+	}
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid Strip decoder: %w", err)
+	}
+	r, size := utf8.DecodeRuneInString(j.Content)
+	if size == 0 || size != len(j.Content) || j.Start < 0 || j.Stop < 0 {
+		return nil, errors.New("tokenizer: Strip decoder needs one content character and non-negative start and stop")
+	}
+	return chainOnly{stripDecoder{content: r, start: j.Start, stop: j.Stop}}, nil
 }
 
 func (d stripDecoder) chain(tokens []string) []string {

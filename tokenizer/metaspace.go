@@ -32,6 +32,8 @@ type metaspaceJSON struct {
 	Split          *bool   `json:"split"`
 }
 
+// parseMetaspace reads the settings the Metaspace pre-tokenizer and decoder share; what
+// names which of the two it is in errors.
 func parseMetaspace(raw json.RawMessage, what string) (*metaspacePre, error) {
 	var j metaspaceJSON
 	if err := json.Unmarshal(raw, &j); err != nil {
@@ -62,6 +64,25 @@ func parseMetaspace(raw json.RawMessage, what string) (*metaspacePre, error) {
 		return nil, fmt.Errorf("tokenizer: Metaspace %s add_prefix_space false needs prepend_scheme never (HF refuses the file)", what)
 	}
 	return m, nil
+}
+
+// parseMetaspacePre reads a Metaspace pre-tokenizer that is the whole pre_tokenizer.
+func (t *Tokenizer) parseMetaspacePre(raw json.RawMessage) error {
+	ms, err := parseMetaspace(raw, "pre_tokenizer")
+	if err != nil {
+		return err
+	}
+	t.metaspace = ms
+	return nil
+}
+
+// parseMetaspaceStage reads a Metaspace pre-tokenizer of a pipeline.
+func parseMetaspaceStage(raw json.RawMessage, _ *stageJSON) ([]preStage, error) {
+	ms, err := parseMetaspace(raw, "pre_tokenizer")
+	if err != nil {
+		return nil, err
+	}
+	return []preStage{{kind: stageMetaspace, meta: ms}}, nil
 }
 
 // metaspaceWords pre-tokenizes one stretch of normalized text with Metaspace and encodes
@@ -106,6 +127,16 @@ func (t *Tokenizer) metaspaceWords(enc *tokens, s *scratch, chars []nchar, word 
 type metaspaceDecoder struct {
 	replacement rune
 	dropFirst   bool
+}
+
+// parseMetaspaceDecoder reads HF's Metaspace decoder, which drops the first token's
+// replacement whenever the pre-tokenizer would have prepended one.
+func parseMetaspaceDecoder(raw json.RawMessage) (decoder, error) {
+	ms, err := parseMetaspace(raw, "decoder")
+	if err != nil {
+		return nil, err
+	}
+	return metaspaceDecoder{replacement: ms.replacement, dropFirst: ms.scheme != prependNever}, nil
 }
 
 func (d metaspaceDecoder) decode(tokens []string) string {

@@ -1,6 +1,8 @@
 package tokenizer
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"unicode/utf8"
 )
@@ -51,6 +53,121 @@ func ops(steps ...step) normalizer {
 		n[i] = normOp{step: s}
 	}
 	return n
+}
+
+// parseNormalizer reads the normalizer section, or one normalizer of a Sequence.
+func parseNormalizer(raw json.RawMessage) (normalizer, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	typ, err := componentType(raw, "normalizer")
+	if err != nil {
+		return nil, err
+	}
+	parse := normalizerParser(typ)
+	if parse == nil {
+		return nil, unsupported("normalizer", typ, supportedNormalizers)
+	}
+	return parse(raw)
+}
+
+// normalizerParser returns the parse of a normalizer type, or nil when it is not supported.
+func normalizerParser(typ string) func(json.RawMessage) (normalizer, error) {
+	switch typ {
+	case "BertNormalizer":
+		return parseBertNormalizer
+	case "Sequence":
+		return parseSequenceNormalizer
+	case "NFD":
+		return fixedNormalizer(stepNFD)
+	case "NFC":
+		return fixedNormalizer(stepNFC)
+	case "NFKD":
+		return fixedNormalizer(stepNFKD)
+	case "NFKC":
+		return fixedNormalizer(stepNFKC)
+	case "Lowercase":
+		return fixedNormalizer(stepLower)
+	case "StripAccents":
+		return fixedNormalizer(stepMarks)
+	case "Precompiled":
+		return parsePrecompiledNormalizer
+	case "Replace":
+		return parseReplaceNormalizer
+	case "Strip":
+		return parseStripNormalizer
+	case "Prepend":
+		return parsePrependNormalizer
+	}
+	return nil
+}
+
+// fixedNormalizer is the parse of a normalizer without settings: its fields are not read.
+func fixedNormalizer(s step) func(json.RawMessage) (normalizer, error) {
+	return func(json.RawMessage) (normalizer, error) { return ops(s), nil }
+}
+
+type bertNormalizerJSON struct {
+	CleanText          *bool `json:"clean_text"`
+	HandleChineseChars *bool `json:"handle_chinese_chars"`
+	StripAccents       *bool `json:"strip_accents"`
+	Lowercase          *bool `json:"lowercase"`
+}
+
+// parseBertNormalizer reads HF's BertNormalizer as the steps it runs.
+func parseBertNormalizer(raw json.RawMessage) (normalizer, error) {
+	var b bertNormalizerJSON
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid BertNormalizer: %w", err)
+	}
+	def := func(p *bool, d bool) bool {
+		if p == nil {
+			return d
+		}
+		return *p
+	}
+	lowercase := def(b.Lowercase, true)
+	// HF: strip_accents unset (null) means "do whatever lowercase does".
+	strip := def(b.StripAccents, lowercase)
+	var n normalizer
+	if def(b.CleanText, true) {
+		n = append(n, normOp{step: stepClean})
+	}
+	if def(b.HandleChineseChars, true) {
+		n = append(n, normOp{step: stepChinese})
+	}
+	if strip {
+		n = append(n, ops(stepNFD, stepBertMarks)...)
+	}
+	if lowercase {
+		n = append(n, normOp{step: stepLower})
+	}
+	return n, nil
+}
+
+type sequenceNormalizerJSON struct {
+	Normalizers []json.RawMessage `json:"normalizers"`
+}
+
+// parseSequenceNormalizer reads HF's Sequence normalizer: its normalizers' steps in order,
+// null ones skipped.
+func parseSequenceNormalizer(raw json.RawMessage) (normalizer, error) {
+	var s sequenceNormalizerJSON
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid Sequence normalizer: %w", err)
+	}
+	var n normalizer
+	for _, sub := range s.Normalizers {
+		if isNull(sub) {
+			continue
+		}
+		part, err := parseNormalizer(sub)
+		if err != nil {
+			return nil, err
+		}
+		n = append(n, part...)
+	}
+	return n, nil
 }
 
 // asciiSafe reports whether runASCII may replace run: the SentencePiece steps rewrite ASCII

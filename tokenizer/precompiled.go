@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -23,6 +24,21 @@ type precompiled struct {
 type asciiRule struct {
 	has bool
 	to  string
+}
+
+// parsePrecompiledNormalizer reads HF's Precompiled normalizer, SentencePiece's rules.
+func parsePrecompiledNormalizer(raw json.RawMessage) (normalizer, error) {
+	var p struct {
+		Charsmap *string `json:"precompiled_charsmap"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil || p.Charsmap == nil {
+		return nil, errors.New("tokenizer: invalid Precompiled normalizer: precompiled_charsmap must be a string")
+	}
+	pre, err := parsePrecompiled(*p.Charsmap)
+	if err != nil {
+		return nil, err
+	}
+	return normalizer{{step: stepPrecompiled, pre: pre}}, nil
 }
 
 func parsePrecompiled(b64 string) (*precompiled, error) {

@@ -56,6 +56,7 @@ type pmatch struct {
 	match  bool
 }
 
+// parseBehavior reads a split's behavior; def stands in for one the file leaves out.
 func parseBehavior(s *string, def splitBehavior, what string) (splitBehavior, error) {
 	if s == nil {
 		return def, nil
@@ -75,103 +76,211 @@ func parseBehavior(s *string, def splitBehavior, what string) (splitBehavior, er
 	return 0, fmt.Errorf("tokenizer: %s behavior %q is not supported", what, *s)
 }
 
+// parsePreTokenizer reads the pre_tokenizer section. BertPreTokenizer, ByteLevel and
+// Metaspace alone keep their direct paths; the other pre-tokenizers run as a pipeline.
+func (t *Tokenizer) parsePreTokenizer(raw json.RawMessage) error {
+	if isNull(raw) {
+		// Only SentencePiece BPE (Llama) does without; parseModel refuses it for the rest.
+		t.noPreTokenizer = true
+		return nil
+	}
+	typ, err := componentType(raw, "pre_tokenizer")
+	if err != nil {
+		return err
+	}
+	switch {
+	case typ == "BertPreTokenizer":
+		return nil
+	case typ == "Metaspace":
+		return t.parseMetaspacePre(raw)
+	case typ == "ByteLevel":
+		return t.parseByteLevelPre(raw)
+	case typ == "Sequence":
+		return t.parseSequencePre(raw)
+	case stageParser(typ) != nil:
+		return t.parseStages(raw)
+	}
+	return unsupported("pre_tokenizer", typ, supportedPreTokenizers)
+}
+
+// parseSequencePre reads a pre_tokenizer Sequence. Converters wrap a single pre-tokenizer
+// in one (DeBERTa-v3's Metaspace), which then keeps its direct path.
+func (t *Tokenizer) parseSequencePre(raw json.RawMessage) error {
+	var seq struct {
+		PreTokenizers []json.RawMessage `json:"pretokenizers"`
+	}
+	if err := json.Unmarshal(raw, &seq); err != nil {
+		return fmt.Errorf("tokenizer: invalid Sequence pre_tokenizer: %w", err)
+	}
+	if len(seq.PreTokenizers) == 1 {
+		return t.parsePreTokenizer(seq.PreTokenizers[0])
+	}
+	return t.parseStages(raw)
+}
+
+// parseStages reads the pre_tokenizer section as a pipeline.
+func (t *Tokenizer) parseStages(raw json.RawMessage) error {
+	stages, err := parseStages(raw)
+	if err != nil {
+		return err
+	}
+	if n := len(stages); n > 0 && stages[n-1].kind == stageByteLevel {
+		// Llama-3 and Qwen split with their own regex, then hand each piece to a ByteLevel
+		// that only spells its bytes: the byte-level BPE model does that spelling.
+		stages, t.byteLevelLast = stages[:n-1], true
+		if len(stages) == 0 {
+			t.byteLevel = &byteLevelPre{}
+			return nil
+		}
+	}
+	for _, st := range stages {
+		if st.kind == stageByteLevel {
+			return errors.New("tokenizer: pre_tokenizer ByteLevel in a Sequence is supported only as its last step")
+		}
+	}
+	if len(stages) == 0 {
+		// An empty Sequence leaves each stretch of text whole.
+		t.noPreTokenizer = true
+		return nil
+	}
+	t.stages = stages
+	return nil
+}
+
+// stageJSON holds the fields of every pipeline pre-tokenizer. Each stage is read with all
+// of them, so that a mistyped field fails any stage, as it always has. It aliases an
+// unnamed struct because encoding/json would name a named one in its errors.
+type stageJSON = struct {
+	PreTokenizers    []json.RawMessage `json:"pretokenizers"`
+	Behavior         *string           `json:"behavior"`
+	IndividualDigits bool              `json:"individual_digits"`
+	Invert           bool              `json:"invert"`
+	Pattern          struct {
+		String *string `json:"String"`
+		Regex  *string `json:"Regex"`
+	} `json:"pattern"`
+}
+
 // parseStages reads a pre-tokenizer as pipeline stages.
-func parseStages(raw json.RawMessage) (stages []preStage, err error) {
+func parseStages(raw json.RawMessage) ([]preStage, error) {
 	typ, err := componentType(raw, "pre_tokenizer")
 	if err != nil {
 		return nil, err
 	}
-	var j struct {
-		PreTokenizers    []json.RawMessage `json:"pretokenizers"`
-		Behavior         *string           `json:"behavior"`
-		IndividualDigits bool              `json:"individual_digits"`
-		Invert           bool              `json:"invert"`
-		Pattern          struct {
-			String *string `json:"String"`
-			Regex  *string `json:"Regex"`
-		} `json:"pattern"`
-	}
+	var j stageJSON
 	if err := json.Unmarshal(raw, &j); err != nil {
 		return nil, fmt.Errorf("tokenizer: invalid %s pre_tokenizer: %w", typ, err)
 	}
+	parse := stageParser(typ)
+	if parse == nil {
+		return nil, unsupported("pre_tokenizer", typ, supportedPreTokenizers)
+	}
+	return parse(raw, &j)
+}
+
+// stageParser returns the parse of a pre-tokenizer type as pipeline stages, or nil when it
+// is not supported.
+func stageParser(typ string) func(json.RawMessage, *stageJSON) ([]preStage, error) {
 	switch typ {
 	case "Sequence":
-		for _, sub := range j.PreTokenizers {
-			part, err := parseStages(sub)
-			if err != nil {
-				return nil, err
-			}
-			stages = append(stages, part...)
-		}
-		return stages, nil
+		return parseSequenceStages
 	case "BertPreTokenizer":
-		return []preStage{{kind: stageWhitespaceSplit}, {kind: stagePunctuation, behavior: behaviorIsolated}}, nil
+		return fixedStages(preStage{kind: stageWhitespaceSplit},
+			preStage{kind: stagePunctuation, behavior: behaviorIsolated})
 	case "WhitespaceSplit":
-		return []preStage{{kind: stageWhitespaceSplit}}, nil
+		return fixedStages(preStage{kind: stageWhitespaceSplit})
 	case "Punctuation":
-		b, err := parseBehavior(j.Behavior, behaviorIsolated, "Punctuation")
-		if err != nil {
-			return nil, err
-		}
-		return []preStage{{kind: stagePunctuation, behavior: b}}, nil
+		return parsePunctuationStage
 	case "Digits":
-		b := behaviorContiguous
-		if j.IndividualDigits {
-			b = behaviorIsolated
-		}
-		return []preStage{{kind: stageDigits, behavior: b}}, nil
+		return parseDigitsStage
 	case "Split":
-		b, err := parseBehavior(j.Behavior, behaviorRemoved, "Split")
-		if err != nil {
-			return nil, err
-		}
-		st := preStage{kind: stageSplit, behavior: b, invert: j.Invert}
-		switch {
-		case j.Pattern.String != nil:
-			st.literal = *j.Pattern.String
-		case j.Pattern.Regex != nil && gpt4Patterns[*j.Pattern.Regex] > 0:
-			st.gpt4 = gpt4Patterns[*j.Pattern.Regex]
-		case j.Pattern.Regex != nil:
-			re, err := compileHFRegex(*j.Pattern.Regex)
-			if err != nil {
-				return nil, fmt.Errorf("tokenizer: Split pre_tokenizer regex is not supported: %w", err)
-			}
-			st.re = re
-		default:
-			return nil, fmt.Errorf("tokenizer: Split pre_tokenizer pattern must be String or Regex")
-		}
-		return []preStage{st}, nil
+		return parseSplitStage
 	case "Whitespace":
-		return []preStage{{kind: stageWhitespace}}, nil
+		return fixedStages(preStage{kind: stageWhitespace})
 	case "CharDelimiterSplit":
-		var d struct {
-			Delimiter string `json:"delimiter"`
-		}
-		if err := json.Unmarshal(raw, &d); err != nil {
-			return nil, fmt.Errorf("tokenizer: invalid CharDelimiterSplit pre_tokenizer: %w", err)
-		}
-		r, size := utf8.DecodeRuneInString(d.Delimiter)
-		if size == 0 || size != len(d.Delimiter) {
-			return nil, fmt.Errorf("tokenizer: CharDelimiterSplit delimiter must be one character")
-		}
-		return []preStage{{kind: stageCharDelimiter, delim: r}}, nil
+		return parseCharDelimiterStage
 	case "Metaspace":
-		ms, err := parseMetaspace(raw, "pre_tokenizer")
+		return parseMetaspaceStage
+	case "ByteLevel":
+		return parseByteLevelStage
+	}
+	return nil
+}
+
+// fixedStages is the parse of a pre-tokenizer without settings of its own.
+func fixedStages(stages ...preStage) func(json.RawMessage, *stageJSON) ([]preStage, error) {
+	return func(json.RawMessage, *stageJSON) ([]preStage, error) { return stages, nil }
+}
+
+// parseSequenceStages reads HF's Sequence pre-tokenizer: its pre-tokenizers' stages in order.
+func parseSequenceStages(_ json.RawMessage, j *stageJSON) ([]preStage, error) {
+	var stages []preStage
+	for _, sub := range j.PreTokenizers {
+		part, err := parseStages(sub)
 		if err != nil {
 			return nil, err
 		}
-		return []preStage{{kind: stageMetaspace, meta: ms}}, nil
-	case "ByteLevel":
-		var b byteLevelJSON
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return nil, fmt.Errorf("tokenizer: invalid ByteLevel pre_tokenizer: %w", err)
-		}
-		if orTrue(b.UseRegex) || orTrue(b.AddPrefixSpace) {
-			return nil, errors.New("tokenizer: pre_tokenizer ByteLevel in a Sequence is supported only without its regex and prefix space (as Llama-3 and Qwen files have it)")
-		}
-		return []preStage{{kind: stageByteLevel}}, nil
+		stages = append(stages, part...)
 	}
-	return nil, unsupported("pre_tokenizer", typ, supportedPreTokenizers)
+	return stages, nil
+}
+
+// parsePunctuationStage reads HF's Punctuation pre-tokenizer.
+func parsePunctuationStage(_ json.RawMessage, j *stageJSON) ([]preStage, error) {
+	b, err := parseBehavior(j.Behavior, behaviorIsolated, "Punctuation")
+	if err != nil {
+		return nil, err
+	}
+	return []preStage{{kind: stagePunctuation, behavior: b}}, nil
+}
+
+// parseDigitsStage reads HF's Digits pre-tokenizer.
+func parseDigitsStage(_ json.RawMessage, j *stageJSON) ([]preStage, error) {
+	b := behaviorContiguous
+	if j.IndividualDigits {
+		b = behaviorIsolated
+	}
+	return []preStage{{kind: stageDigits, behavior: b}}, nil
+}
+
+// parseSplitStage reads HF's Split pre-tokenizer. GPT-4's split patterns run by hand
+// (gpt4SplitEnd), other regexes on Go's RE2 after compileHFRegex.
+func parseSplitStage(_ json.RawMessage, j *stageJSON) ([]preStage, error) {
+	b, err := parseBehavior(j.Behavior, behaviorRemoved, "Split")
+	if err != nil {
+		return nil, err
+	}
+	st := preStage{kind: stageSplit, behavior: b, invert: j.Invert}
+	switch {
+	case j.Pattern.String != nil:
+		st.literal = *j.Pattern.String
+	case j.Pattern.Regex != nil && gpt4Patterns[*j.Pattern.Regex] > 0:
+		st.gpt4 = gpt4Patterns[*j.Pattern.Regex]
+	case j.Pattern.Regex != nil:
+		re, err := compileHFRegex(*j.Pattern.Regex)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: Split pre_tokenizer regex is not supported: %w", err)
+		}
+		st.re = re
+	default:
+		return nil, fmt.Errorf("tokenizer: Split pre_tokenizer pattern must be String or Regex")
+	}
+	return []preStage{st}, nil
+}
+
+// parseCharDelimiterStage reads HF's CharDelimiterSplit pre-tokenizer.
+func parseCharDelimiterStage(raw json.RawMessage, _ *stageJSON) ([]preStage, error) {
+	var d struct {
+		Delimiter string `json:"delimiter"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid CharDelimiterSplit pre_tokenizer: %w", err)
+	}
+	r, size := utf8.DecodeRuneInString(d.Delimiter)
+	if size == 0 || size != len(d.Delimiter) {
+		return nil, fmt.Errorf("tokenizer: CharDelimiterSplit delimiter must be one character")
+	}
+	return []preStage{{kind: stageCharDelimiter, delim: r}}, nil
 }
 
 const (

@@ -2,7 +2,11 @@ package tokenizer
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"regexp"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -17,6 +21,69 @@ type replacer struct {
 	run     rune
 	runMin  int
 	content []rune
+}
+
+// parseReplaceNormalizer reads HF's Replace normalizer.
+func parseReplaceNormalizer(raw json.RawMessage) (normalizer, error) {
+	rp, err := parseReplace(raw, "normalizer")
+	if err != nil {
+		return nil, err
+	}
+	return normalizer{{step: stepReplace, rep: rp}}, nil
+}
+
+// runPattern recognizes "c{n,}" for a character c that is no regex syntax.
+var runPattern = regexp.MustCompile(`^([^\\.+*?()|\[\]{}^$])\{([0-9]+),\}$`)
+
+// parseReplace reads a Replace normalizer or decoder: a pattern that is either a literal
+// ({"String": ...}) or a regex ({"Regex": ...}), and the content that replaces each match.
+// Regexes run on Go's RE2 after compileHFRegex gives \s and \d HF's Unicode meaning; RE2
+// agrees with HF's Oniguruma on leftmost-first matching, and patterns it cannot run, or
+// whose classes would differ, fail Load.
+func parseReplace(raw json.RawMessage, what string) (*replacer, error) {
+	var r struct {
+		Pattern struct {
+			String *string `json:"String"`
+			Regex  *string `json:"Regex"`
+		} `json:"pattern"`
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid Replace %s: %w", what, err)
+	}
+	rp := &replacer{content: []rune(r.Content)}
+	switch {
+	case r.Pattern.String != nil:
+		rp.literal = *r.Pattern.String
+	case r.Pattern.Regex != nil:
+		if err := rp.compile(*r.Pattern.Regex); err != nil {
+			return nil, fmt.Errorf("tokenizer: Replace %s regex is not supported: %w", what, err)
+		}
+	default:
+		return nil, fmt.Errorf("tokenizer: Replace %s pattern must be String or Regex", what)
+	}
+	return rp, nil
+}
+
+// compile sets up the replacer for a regex pattern, and the regexp-free path for "c{n,}".
+func (rp *replacer) compile(pattern string) error {
+	h, err := compileHFRegex(pattern)
+	if err == nil && h.spaceRun != 0 {
+		err = errors.New("a look-ahead")
+	}
+	if err != nil {
+		return err
+	}
+	rp.re = h.re
+	prefix, _ := rp.re.LiteralPrefix()
+	rp.prefix = []byte(prefix)
+	if m := runPattern.FindStringSubmatch(pattern); m != nil {
+		if n, err := strconv.Atoi(m[2]); err == nil && n > 0 && n < 1<<16 {
+			rp.run, _ = utf8.DecodeRuneInString(m[1])
+			rp.runMin = n
+		}
+	}
+	return nil
 }
 
 func (rp *replacer) apply(buf *normBuf, in, out []nchar, base int32) []nchar {
@@ -123,6 +190,29 @@ func (o normOp) apply(buf *normBuf, in, out []nchar, base int32) []nchar {
 		return prependRunes(out, in, o.prepend)
 	}
 	return o.step.apply(buf, in, out, base)
+}
+
+// parseStripNormalizer reads HF's Strip normalizer.
+func parseStripNormalizer(raw json.RawMessage) (normalizer, error) {
+	var st struct {
+		Left  *bool `json:"strip_left"`
+		Right *bool `json:"strip_right"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid Strip normalizer: %w", err)
+	}
+	return normalizer{{step: stepStrip, left: orTrue(st.Left), right: orTrue(st.Right)}}, nil
+}
+
+// parsePrependNormalizer reads HF's Prepend normalizer.
+func parsePrependNormalizer(raw json.RawMessage) (normalizer, error) {
+	var pp struct {
+		Prepend string `json:"prepend"`
+	}
+	if err := json.Unmarshal(raw, &pp); err != nil {
+		return nil, fmt.Errorf("tokenizer: invalid Prepend normalizer: %w", err)
+	}
+	return normalizer{{step: stepPrepend, prepend: []rune(pp.Prepend)}}, nil
 }
 
 // prependRunes is HF's NormalizedString::prepend: the prepended text replaces the first

@@ -148,6 +148,28 @@ type unigramJSON struct {
 	ByteFallback bool   `json:"byte_fallback"`
 }
 
+// parseUnigramModel reads HF's Unigram model, which needs Metaspace, a pipeline or no
+// pre-tokenizer.
+func (t *Tokenizer) parseUnigramModel(raw json.RawMessage) error {
+	if t.byteLevel != nil || t.byteLevelLast {
+		return errors.New("tokenizer: model Unigram with pre_tokenizer ByteLevel is not supported")
+	}
+	if t.metaspace == nil && t.stages == nil && !t.noPreTokenizer {
+		return errors.New("tokenizer: model Unigram with pre_tokenizer BertPreTokenizer is not supported")
+	}
+	u, err := parseUnigram(raw)
+	if err != nil {
+		return err
+	}
+	t.unigram, t.wordModel, t.vocab = u, u, u.vocab
+	t.byID = make(map[int64]string, len(u.pieces))
+	for id, tok := range u.pieces {
+		t.byID[int64(id)] = tok
+	}
+	return nil
+}
+
+// parseUnigram builds the Unigram model of a Unigram model section.
 func parseUnigram(raw json.RawMessage) (*unigramModel, error) {
 	var j unigramJSON
 	// One decode for the whole vocab, scores kept as text for serdeFloat: decoding each
@@ -171,15 +193,27 @@ func parseUnigram(raw json.RawMessage) (*unigramModel, error) {
 	if *j.UnkID < 0 || *j.UnkID >= int64(len(j.Vocab)) {
 		return nil, fmt.Errorf("tokenizer: Unigram unk_id %d is outside the vocab of %d entries", *j.UnkID, len(j.Vocab))
 	}
-	m := &unigramModel{
-		vocab:        make(map[string]int64, len(j.Vocab)),
-		pieces:       make([]string, 0, len(j.Vocab)),
-		scores:       make([]float64, len(j.Vocab)),
-		unkID:        *j.UnkID,
-		byteFallback: j.ByteFallback,
+	m := &unigramModel{unkID: *j.UnkID, byteFallback: j.ByteFallback}
+	if err := m.setVocab(j.Vocab); err != nil {
+		return nil, err
 	}
+	m.trie = buildTrie(m.vocab)
+	for b := range 256 {
+		m.byteIDs[b] = -1
+		if id, ok := m.vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
+			m.byteIDs[b] = id
+		}
+	}
+	return m, nil
+}
+
+// setVocab reads the [piece, score] entries of the vocab, whose index is the piece's id.
+func (m *unigramModel) setVocab(vocab []any) error {
+	m.vocab = make(map[string]int64, len(vocab))
+	m.pieces = make([]string, 0, len(vocab))
+	m.scores = make([]float64, len(vocab))
 	minScore := math.Inf(1)
-	for id, entry := range j.Vocab {
+	for id, entry := range vocab {
 		var piece string
 		var num json.Number
 		pair, ok := entry.([]any)
@@ -191,11 +225,11 @@ func parseUnigram(raw json.RawMessage) (*unigramModel, error) {
 			num, ok = pair[1].(json.Number)
 		}
 		if !ok {
-			return nil, fmt.Errorf("tokenizer: Unigram vocab entry %d must be a [piece, score] pair", id)
+			return fmt.Errorf("tokenizer: Unigram vocab entry %d must be a [piece, score] pair", id)
 		}
 		score, err := serdeFloat(string(num))
 		if err != nil {
-			return nil, fmt.Errorf("tokenizer: Unigram vocab entry %d has an invalid score: %w", id, err)
+			return fmt.Errorf("tokenizer: Unigram vocab entry %d has an invalid score: %w", id, err)
 		}
 		m.vocab[piece] = int64(id)
 		m.pieces = append(m.pieces, piece)
@@ -203,14 +237,7 @@ func parseUnigram(raw json.RawMessage) (*unigramModel, error) {
 		minScore = min(minScore, score)
 	}
 	m.unkScore = minScore - 10
-	m.trie = buildTrie(m.vocab)
-	for b := range 256 {
-		m.byteIDs[b] = -1
-		if id, ok := m.vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
-			m.byteIDs[b] = id
-		}
-	}
-	return m, nil
+	return nil
 }
 
 // encodeWord appends the pieces of one pre-tokenized word, as HF's encode_optimized and
