@@ -1,9 +1,9 @@
 package admission
 
 import (
-	"errors"
-	"fmt"
 	"time"
+
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // Policy names how a refusal's Retry-After is chosen.
@@ -61,13 +61,11 @@ func (c Config) withDefaults() Config {
 }
 
 // Validate reports every field that is out of range, with defaults applied first: the result
-// joins one *ConfigError per bad field.
+// joins one *settings.Problem per bad field.
 func (c Config) Validate() error {
 	c = c.withDefaults()
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf(format, args...)})
-	}
+	check := settings.For("admission")
+	bad := check.Addf
 	if c.HighWatermark < 1 {
 		bad("HighWatermark", "must be at least 1, got %d", c.HighWatermark)
 	}
@@ -88,15 +86,5 @@ func (c Config) Validate() error {
 	} else if c.MemoryHighWatermark > 0 && !(c.MemoryLowWatermark >= 0 && c.MemoryLowWatermark < c.MemoryHighWatermark) {
 		bad("MemoryLowWatermark", "must be at least 0 and below the high watermark %v, got %v", c.MemoryHighWatermark, c.MemoryLowWatermark)
 	}
-	return errors.Join(errs...)
+	return check.Err()
 }
-
-// ConfigError is one Config field that is out of range. Problem says what is wrong and with
-// which value, without the field's name, so a caller that maps fields to its own setting
-// names (environment variables) can put its name in front.
-type ConfigError struct {
-	Field   string
-	Problem string
-}
-
-func (e *ConfigError) Error() string { return "admission: " + e.Field + " " + e.Problem }

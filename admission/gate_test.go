@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/settings"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -33,9 +34,9 @@ func TestConfigValidate(t *testing.T) {
 		{Config{HighWatermark: 10, StaticRetryAfter: 61 * time.Second}, "StaticRetryAfter"},
 	} {
 		err := c.cfg.Validate()
-		var ce *ConfigError
-		if !errors.As(err, &ce) || ce.Field != c.field || strings.Contains(ce.Problem, c.field) {
-			t.Errorf("%+v: err = %v, want a ConfigError for %s", c.cfg, err, c.field)
+		var ce *settings.Problem
+		if !errors.As(err, &ce) || ce.Package != "admission" || ce.Field != c.field || strings.Contains(ce.Text, c.field) {
+			t.Errorf("%+v: err = %v, want a settings.Problem for %s", c.cfg, err, c.field)
 		}
 	}
 	if _, err := NewGate("q", Config{HighWatermark: 4, LowWatermark: 4}, newFakeSource(), clock.NewFake(epoch), nil); err == nil {

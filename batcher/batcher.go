@@ -356,7 +356,7 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 	var (
 		timer    clock.Timer
 		timerAt  time.Time
-		pick     picker
+		pick     = admission.Picker{Weights: b.weights}
 		bufs     [admission.NumPriorities][]*request[In, Out]
 		bulkBusy int // workers running a bulk batch, bounded by MaxBulkWorkers
 	)
@@ -445,7 +445,7 @@ func (b *Batcher[In, Out]) bulkAllowed(bulkBusy int) bool {
 // among the classes whose draft is ready, the weighted round robin picks which leads. A batch
 // holds one class only, so an interactive request never runs in a batch swollen by bulk
 // companions. admission.Bulk is left out when bulkOK is false. Called with b.mu held.
-func (b *Batcher[In, Out]) next(now time.Time, pick *picker, bufs *[admission.NumPriorities][]*request[In, Out], bulkOK bool) (draft[In, Out], dispatchReason, bool) {
+func (b *Batcher[In, Out]) next(now time.Time, pick *admission.Picker, bufs *[admission.NumPriorities][]*request[In, Out], bulkOK bool) (draft[In, Out], dispatchReason, bool) {
 	var (
 		drafts  [admission.NumPriorities]draft[In, Out]
 		reasons [admission.NumPriorities]dispatchReason
@@ -464,7 +464,7 @@ func (b *Batcher[In, Out]) next(now time.Time, pick *picker, bufs *[admission.Nu
 	if !some {
 		return draft[In, Out]{}, 0, false
 	}
-	p := pick.choose(ready, b.weights)
+	p := pick.Next(ready)
 	return drafts[p], reasons[p], true
 }
 
@@ -510,30 +510,6 @@ func (b *Batcher[In, Out]) nextDeadline(workerFree, bulkOK bool) (time.Time, boo
 		}
 	}
 	return deadline, armed
-}
-
-// picker is a smooth weighted round robin over the classes that have a batch ready. Each turn
-// every ready class earns its weight in credit, the richest leads, and it pays back the sum of
-// the ready classes' weights. With weights 4 and 1 and both classes always ready the order is
-// I I B I I, repeating: the share is exact and the minority class is spread out, not bunched.
-// A class alone ready earns and pays the same amount, so turns without competition leave no
-// debt behind.
-type picker struct{ credit [admission.NumPriorities]int }
-
-func (pk *picker) choose(ready [admission.NumPriorities]bool, weights [admission.NumPriorities]int) admission.Priority {
-	best, total := -1, 0
-	for p := range ready {
-		if !ready[p] {
-			continue
-		}
-		pk.credit[p] += weights[p]
-		total += weights[p]
-		if best < 0 || pk.credit[p] > pk.credit[best] {
-			best = p
-		}
-	}
-	pk.credit[best] -= total
-	return admission.Priority(best)
 }
 
 // ready decides whether a draft goes now: when it is full, when Close is draining, or when its

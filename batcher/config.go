@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // Config sets the limits of one Batcher. The first five fields are required; the rest have
@@ -46,13 +47,11 @@ func (c Config) weights() [admission.NumPriorities]int {
 	return w
 }
 
-// Validate reports every field that is out of range: the result joins one *ConfigError per
-// bad field.
+// Validate reports every field that is out of range: the result joins one *settings.Problem
+// per bad field.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf(format, args...)})
-	}
+	check := settings.For("batcher")
+	bad := check.Addf
 	if c.MaxBatchSize < 1 || c.MaxBatchSize > maxBatchSizeLimit {
 		bad("MaxBatchSize", "must be between 1 and %d, got %d", maxBatchSizeLimit, c.MaxBatchSize)
 	}
@@ -79,18 +78,8 @@ func (c Config) Validate() error {
 	if c.MaxBulkWorkers < 0 || (c.Workers >= 1 && c.MaxBulkWorkers > c.Workers) {
 		bad("MaxBulkWorkers", "must be between 0 (no cap) and Workers %d, got %d", c.Workers, c.MaxBulkWorkers)
 	}
-	return errors.Join(errs...)
+	return check.Err()
 }
-
-// ConfigError is one Config field that is out of range. Problem says what is wrong and with
-// which value, without the field's name, so a caller that maps fields to its own setting
-// names (environment variables) can put its name in front.
-type ConfigError struct {
-	Field   string
-	Problem string
-}
-
-func (e *ConfigError) Error() string { return "batcher: " + e.Field + " " + e.Problem }
 
 // Cost is what one request adds to a batch: the number of sequences (windows) it was tokenized
 // into and the length of its longest one, in tokens. The batch pads every sequence to the

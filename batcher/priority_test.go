@@ -12,38 +12,6 @@ import (
 	"github.com/sluice-serving/sluice/admission"
 )
 
-func TestPickerSharesTurnsByWeight(t *testing.T) {
-	both := [admission.NumPriorities]bool{true, true}
-	var pk picker
-	var got []admission.Priority
-	for range 10 {
-		got = append(got, pk.choose(both, [admission.NumPriorities]int{4, 1}))
-	}
-	I, B := admission.Interactive, admission.Bulk
-	if want := []admission.Priority{I, I, B, I, I, I, I, B, I, I}; !slices.Equal(got, want) {
-		t.Fatalf("4:1 order = %v, want %v", got, want)
-	}
-	pk = picker{}
-	got = got[:0]
-	for range 4 {
-		got = append(got, pk.choose(both, [admission.NumPriorities]int{1, 1}))
-	}
-	if want := []admission.Priority{I, B, I, B}; !slices.Equal(got, want) {
-		t.Fatalf("1:1 order = %v, want %v", got, want)
-	}
-	// Turns where one class alone is ready must not build up a debt or a credit that later
-	// skews the share.
-	pk = picker{}
-	for range 7 {
-		if p := pk.choose([admission.NumPriorities]bool{true, false}, [admission.NumPriorities]int{4, 1}); p != admission.Interactive {
-			t.Fatalf("only admission.Interactive ready, picked %v", p)
-		}
-	}
-	if pk.credit != ([admission.NumPriorities]int{}) {
-		t.Fatalf("credit after uncontested turns = %v, want zero", pk.credit)
-	}
-}
-
 // TestWeightedDispatchNeverStarvesBulk fills both classes and lets one worker take batches of
 // one request: four of every five go to admission.Interactive, one to admission.Bulk, and admission.Bulk takes every turn
 // once admission.Interactive is empty.

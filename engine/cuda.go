@@ -2,11 +2,12 @@ package engine
 
 import (
 	"debug/elf"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // CUDAOptions configure the CUDA execution provider; they matter only when the runtime runs
@@ -27,18 +28,16 @@ type CUDAOptions struct {
 
 var convAlgoSearch = map[string]string{"exhaustive": "EXHAUSTIVE", "heuristic": "HEURISTIC", "default": "DEFAULT"}
 
-func (o CUDAOptions) validate() []error {
-	var errs []error
+func (o CUDAOptions) validate(check *settings.Check) {
 	if o.DeviceID < 0 {
-		errs = append(errs, &ConfigError{Field: "CUDA.DeviceID", Problem: fmt.Sprintf("must be at least 0, got %d", o.DeviceID)})
+		check.Addf("CUDA.DeviceID", "must be at least 0, got %d", o.DeviceID)
 	}
 	if o.MemoryLimitBytes < 0 {
-		errs = append(errs, &ConfigError{Field: "CUDA.MemoryLimitBytes", Problem: fmt.Sprintf("must be at least 0 (0: no cap), got %d", o.MemoryLimitBytes)})
+		check.Addf("CUDA.MemoryLimitBytes", "must be at least 0 (0: no cap), got %d", o.MemoryLimitBytes)
 	}
 	if _, ok := convAlgoSearch[strings.ToLower(o.ConvAlgoSearch)]; o.ConvAlgoSearch != "" && !ok {
-		errs = append(errs, &ConfigError{Field: "CUDA.ConvAlgoSearch", Problem: fmt.Sprintf("must be exhaustive, heuristic or default, got %q", o.ConvAlgoSearch)})
+		check.Addf("CUDA.ConvAlgoSearch", "must be exhaustive, heuristic or default, got %q", o.ConvAlgoSearch)
 	}
-	return errs
 }
 
 // providerSettings are the CUDA provider's options as ONNX Runtime names them.

@@ -1,13 +1,14 @@
 package engine
 
 import (
-	"errors"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sluice-serving/sluice/settings"
 )
 
 func TestCUDAOptionsBecomeProviderSettings(t *testing.T) {
@@ -30,10 +31,10 @@ func TestCUDAOptionsBecomeProviderSettings(t *testing.T) {
 func TestCUDAOptionsValidate(t *testing.T) {
 	err := RuntimeOptions{CUDA: CUDAOptions{DeviceID: -1, MemoryLimitBytes: -1, ConvAlgoSearch: "fast"}}.Validate()
 	for _, field := range []string{"CUDA.DeviceID", "CUDA.MemoryLimitBytes", "CUDA.ConvAlgoSearch"} {
-		var ce *ConfigError
 		found := false
-		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-			if errors.As(e, &ce) && ce.Field == field {
+		problems, _ := settings.Problems(err)
+		for _, p := range problems {
+			if p.Field == field {
 				found = true
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -28,10 +29,15 @@ type DecoderShape struct {
 
 // Decoder is a causal language model that RunStep can feed: input_ids and attention_mask
 // (and position_ids when the model declares it), past keys and values per layer in, logits and
-// present keys and values out.
+// present keys and values out. One caller runs its steps, one at a time (a generation
+// scheduler); Terminate may come from any goroutine.
 type Decoder struct {
 	s     *Session
 	shape DecoderShape
+	// opts carry ONNX Runtime's terminate flag for the step in flight; terminated says the
+	// flag is raised and must come down once that step has returned.
+	opts       *ort.RunOptions
+	terminated atomic.Bool
 	// positionIDs says the model takes position_ids; without it the graph derives positions
 	// from the attention mask, which makes left padding safe either way.
 	positionIDs bool
@@ -68,6 +74,10 @@ func (r *Runtime) NewDecoder(name string, onnx []byte, hint DecoderShape) (*Deco
 	if err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("engine: session %q: not a decoder-with-past model: %w", name, err)
+	}
+	if d.opts, err = ort.NewRunOptions(); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("engine: session %q: run options: %w", name, err)
 	}
 	return d, nil
 }
@@ -188,8 +198,23 @@ func (d *Decoder) Shape() DecoderShape { return d.shape }
 // Name is the model's name.
 func (d *Decoder) Name() string { return d.s.name }
 
-// Close releases the model.
-func (d *Decoder) Close() error { return d.s.Close() }
+// Close releases the model once a step in flight has returned.
+func (d *Decoder) Close() error {
+	err := d.s.Close()
+	if d.opts != nil {
+		_ = d.opts.Destroy()
+		d.opts = nil
+	}
+	return err
+}
+
+// Terminate stops the step in flight as soon as ONNX Runtime notices: RunStep returns an
+// error. A watchdog calls it for a step that hangs. A step that starts while the flag is still
+// up (Terminate raced the end of the step it meant) is stopped too; the step after runs.
+func (d *Decoder) Terminate() {
+	d.terminated.Store(true)
+	_ = d.opts.Terminate()
+}
 
 // Step is one forward pass of a decoder over a batch. Every row has Past cached positions and
 // Seq new ones, both left padded: Mask is [Batch, Past+Seq], 1 on a row's real cached and new
@@ -211,9 +236,8 @@ type Step struct {
 }
 
 // RunStep runs one step. Sizes that do not add up are an ErrInvalidInput error and nothing
-// runs. ctx is checked before the pass; opts, when not nil, lets another goroutine stop a pass
-// that hangs (RunOptions.Terminate).
-func (d *Decoder) RunStep(ctx context.Context, st *Step, opts *ort.RunOptions) error {
+// runs. ctx is checked before the pass; Terminate stops a pass that hangs.
+func (d *Decoder) RunStep(ctx context.Context, st *Step) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("engine: session %q: not run: %w", d.s.name, err)
 	}
@@ -261,7 +285,11 @@ func (d *Decoder) RunStep(ctx context.Context, st *Step, opts *ort.RunOptions) e
 		}
 		outs[i] = v
 	}
-	if err := d.s.ort.RunWithOptions(ins, outs, opts); err != nil {
+	err = d.s.ort.RunWithOptions(ins, outs, d.opts)
+	if d.terminated.Swap(false) {
+		_ = d.opts.UnsetTerminate()
+	}
+	if err != nil {
 		return d.s.runError(err)
 	}
 	return nil

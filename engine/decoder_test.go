@@ -69,7 +69,7 @@ func greedy(t *testing.T, d *Decoder, prompt []int64, n int) []int64 {
 				step.Present[l][k] = make([]float32, sh.Heads*(past+len(input))*sh.HeadDim)
 			}
 		}
-		if err := d.RunStep(context.Background(), step, nil); err != nil {
+		if err := d.RunStep(context.Background(), step); err != nil {
 			t.Fatal(err)
 		}
 		next := argmax(step.Logits[(len(input)-1)*sh.Vocab:])
@@ -118,13 +118,44 @@ func TestDecoderGreedyMatchesTorch(t *testing.T) {
 
 func TestDecoderRejectsBadSteps(t *testing.T) {
 	d := tinyLM(t)
-	err := d.RunStep(context.Background(), &Step{Batch: 1, Seq: 2, IDs: []int64{1}}, nil)
+	err := d.RunStep(context.Background(), &Step{Batch: 1, Seq: 2, IDs: []int64{1}})
 	if err == nil {
 		t.Fatal("a step with too few ids ran")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := d.RunStep(ctx, &Step{}, nil); err == nil {
+	if err := d.RunStep(ctx, &Step{}); err == nil {
 		t.Fatal("a step ran after its context ended")
+	}
+}
+
+// TestTerminatedStepFailsAndTheNextRuns: Terminate makes the step it lands on fail (here, the
+// step right after it, as when it races the end of a hung one), and the flag comes down
+// afterwards, so the following step runs and is right.
+func TestTerminatedStepFailsAndTheNextRuns(t *testing.T) {
+	d := tinyLM(t)
+	g := readLMGoldens(t)[0]
+	sh := d.Shape()
+	step := func() *Step {
+		st := &Step{Batch: 1, Seq: len(g.PromptIDs), IDs: g.PromptIDs, Mask: ones(len(g.PromptIDs)),
+			Logits: make([]float32, len(g.PromptIDs)*sh.Vocab), PastKV: make([][2][]float32, sh.Layers),
+			Present: make([][2][]float32, sh.Layers)}
+		for l := range sh.Layers {
+			for k := range 2 {
+				st.Present[l][k] = make([]float32, sh.Heads*len(g.PromptIDs)*sh.HeadDim)
+			}
+		}
+		return st
+	}
+	d.Terminate()
+	if err := d.RunStep(context.Background(), step()); err == nil {
+		t.Fatal("the step after Terminate ran")
+	}
+	st := step()
+	if err := d.RunStep(context.Background(), st); err != nil {
+		t.Fatalf("the next step: %v", err)
+	}
+	if next := argmax(st.Logits[(len(g.PromptIDs)-1)*sh.Vocab:]); next != g.Greedy[0] {
+		t.Fatalf("after a terminated step: %d, torch %d", next, g.Greedy[0])
 	}
 }

@@ -1,6 +1,6 @@
 // Package engine runs ONNX models on ONNX Runtime for the rest of Sluice: the encoder forward
-// pass behind /analyze and /pii/extract, and, for token generation, a decoder session and the
-// Runner, the step loop that schedules every running sequence over a paged KV cache.
+// pass behind /analyze and /pii/extract, and the decoder step that package scheduler drives for
+// token generation. It is sessions and tensors only: what to run when is its callers' business.
 //
 // # How it works
 //
@@ -33,29 +33,10 @@
 //
 // NewDecoder loads a decoder in HuggingFace optimum's decoder-with-past layout (input_ids,
 // attention_mask, optionally position_ids, past_key_values.{i}.key/value in; logits and
-// present.{i}.key/value out) and RunStep runs one step into buffers the caller owns.
-//
-// A Runner is one loop per generation model doing iteration-level scheduling (continuous
-// batching) over a kvcache.Pool. Everything that changes the running set happens at a step
-// boundary, between two steps: sequences that ended, whose context ended (the client left, its
-// deadline passed), whose first token is late, or whose reader stopped reading for the stall
-// timeout leave, their blocks back in the pool before the next step; then waiting sequences
-// are admitted, by class weight and in arrival order, while their tokens fit in the pool
-// (a shared prompt prefix is taken from the prefix cache). Each iteration runs prefill steps
-// for the sequences with several tokens to compute (new, or resumed), batched within
-// MaxStepTokens, then one decode step for every other running sequence as one left-padded
-// batch: past keys and values gathered from the blocks (or, when the batch is the previous
-// step's rows, taken from its present), the new position written back. When the pool runs
-// short, the lowest class's most recently admitted sequence is preempted: its blocks go back
-// and it waits at the head of its queue to be recomputed. Tokens are chosen by the request's
-// Chooser (sampling, detokenizing and stop conditions are the caller's; see package generate).
-// A Stream buffers OutBuffer events; a reader that falls behind pauses its sequence instead of
-// being buffered without bound. A watchdog ends every stream, terminates the ONNX Runtime run
-// and marks the runner unhealthy when a step lasts the stall timeout. Close stops admitting,
-// lets running streams finish until its context ends, then ends them with ErrShutdown; every
-// block is back in the pool when it returns. The Runner is an admission.Queue measuring work
-// in tokens and memory in KV blocks. Steps counts boundaries, so tests assert "within one step"
-// by counting, not by time.
+// present.{i}.key/value out). RunStep runs one step (a Step: a left-padded batch with its past
+// keys and values) into buffers the caller owns, and Terminate stops a step that hangs. A
+// Decoder is a scheduler.Model: the KV cache, batching and everything else of generation live
+// in packages kvcache and scheduler.
 //
 // Errors carry names and sizes only. ONNX Runtime's own messages can quote tensor values such
 // as token ids, so the engine masks every number in them and sets the library's stderr log to

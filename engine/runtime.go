@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // Device says where sessions run.
@@ -55,33 +57,26 @@ type RuntimeOptions struct {
 	Logger *slog.Logger
 }
 
-// Validate reports every option that is out of range: the result joins one *ConfigError per
-// bad field.
+// Validate reports every option that is out of range: the result joins one *settings.Problem
+// per bad field.
 func (o RuntimeOptions) Validate() error {
-	var errs []error
+	check := settings.For("engine")
 	if o.Device != "" {
 		if _, err := ParseDevice(string(o.Device)); err != nil {
-			errs = append(errs, &ConfigError{Field: "Device", Problem: fmt.Sprintf("must be cpu, cuda or auto, got %q", o.Device)})
+			check.Addf("Device", "must be cpu, cuda or auto, got %q", o.Device)
 		}
 	}
-	for field, v := range map[string]int{"IntraOpThreads": o.IntraOpThreads, "InterOpThreads": o.InterOpThreads} {
-		if v < 0 {
-			errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf("must be at least 0 (0: ONNX Runtime's default), got %d", v)})
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"IntraOpThreads", o.IntraOpThreads}, {"InterOpThreads", o.InterOpThreads}} {
+		if f.v < 0 {
+			check.Addf(f.name, "must be at least 0 (0: ONNX Runtime's default), got %d", f.v)
 		}
 	}
-	errs = append(errs, o.CUDA.validate()...)
-	return errors.Join(errs...)
+	o.CUDA.validate(&check)
+	return check.Err()
 }
-
-// ConfigError is one RuntimeOptions field that is out of range. Problem says what is wrong and
-// with which value, without the field's name, so a caller that maps fields to its own setting
-// names (environment variables) can put its name in front.
-type ConfigError struct {
-	Field   string
-	Problem string
-}
-
-func (e *ConfigError) Error() string { return "engine: " + e.Field + " " + e.Problem }
 
 // Runtime owns the process's ONNX Runtime environment for its lifetime and creates sessions on
 // the device it settled on. It is safe for concurrent use.

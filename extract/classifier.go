@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/settings"
 	"github.com/sluice-serving/sluice/tokenizer"
 )
 
@@ -80,7 +81,9 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 		return nil, fmt.Errorf("model %q: %w", m.Name, err)
 	}
 	if cfg.Stride < 0 || cfg.Stride >= budget {
-		return nil, &ConfigError{Field: "Stride", Problem: fmt.Sprintf("must be in [0, %d) for model %q, got %d", budget, m.Name, cfg.Stride)}
+		check := settings.For("extract")
+		check.Addf("Stride", "must be in [0, %d) for model %q, got %d", budget, m.Name, cfg.Stride)
+		return nil, check.Err()
 	}
 	c := &Classifier{
 		name: m.Name, tok: m.Tokenizer, dec: dec, prefix: prefix, suffix: suffix,
@@ -363,13 +366,3 @@ func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
 	}
 	return results, nil
 }
-
-// ConfigError is one Config field that is out of range. Problem says what is wrong and with
-// which value, without the field's name, so a caller that maps fields to its own setting
-// names (environment variables) can put its name in front.
-type ConfigError struct {
-	Field   string
-	Problem string
-}
-
-func (e *ConfigError) Error() string { return "extract: " + e.Field + " " + e.Problem }

@@ -8,9 +8,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sluice-serving/sluice/admission"
-	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/tokenizer"
 )
 
@@ -27,26 +28,26 @@ type Config struct {
 }
 
 // Generator generates text with one decoder model: it tokenizes prompts, submits them to the
-// model's runner, and turns the runner's tokens into text, stopping on the end-of-sequence
-// token, on stop sequences, or at the token limit.
+// model's scheduler, and turns the scheduler's tokens into text, stopping on the
+// end-of-sequence token, on stop sequences, or at the token limit.
 type Generator struct {
-	name   string
-	runner *engine.Runner
-	tok    *tokenizer.Tokenizer
-	cfg    Config
+	name  string
+	sched *scheduler.Scheduler
+	tok   *tokenizer.Tokenizer
+	cfg   Config
 }
 
-// New builds a Generator over runner, which must be started separately.
-func New(name string, runner *engine.Runner, tok *tokenizer.Tokenizer, cfg Config) (*Generator, error) {
+// New builds a Generator over sched, which must be started separately.
+func New(name string, sched *scheduler.Scheduler, tok *tokenizer.Tokenizer, cfg Config) (*Generator, error) {
 	switch {
-	case runner == nil || tok == nil:
-		return nil, fmt.Errorf("generate %q: runner and tokenizer are required", name)
+	case sched == nil || tok == nil:
+		return nil, fmt.Errorf("generate: model %q: scheduler and tokenizer are required", name)
 	case cfg.MaxPositions < 2:
-		return nil, fmt.Errorf("generate %q: max positions %d leaves no room to generate", name, cfg.MaxPositions)
+		return nil, fmt.Errorf("generate: model %q: max positions %d leaves no room to generate", name, cfg.MaxPositions)
 	case cfg.DefaultMaxNewTokens < 1:
-		return nil, fmt.Errorf("generate %q: default max new tokens must be at least 1, got %d", name, cfg.DefaultMaxNewTokens)
+		return nil, fmt.Errorf("generate: model %q: default max new tokens must be at least 1, got %d", name, cfg.DefaultMaxNewTokens)
 	}
-	return &Generator{name: name, runner: runner, tok: tok, cfg: cfg}, nil
+	return &Generator{name: name, sched: sched, tok: tok, cfg: cfg}, nil
 }
 
 // Name is the model's name.
@@ -55,15 +56,17 @@ func (g *Generator) Name() string { return g.name }
 // MaxPositions is the model's longest sequence, prompt and generated tokens together.
 func (g *Generator) MaxPositions() int { return g.cfg.MaxPositions }
 
-// Queue is the model's runner, which the endpoint's admission gate guards.
-func (g *Generator) Queue() admission.Queue { return g.runner }
+// Queue is the model's scheduler, which the endpoint's admission gate guards.
+func (g *Generator) Queue() admission.Queue { return g.sched }
 
 // Params are one request's generation parameters.
 type Params struct {
 	Sampling
 	// MaxNewTokens bounds the generated tokens (0: the model's default).
 	MaxNewTokens int
-	// Stop ends the generation once the generated text contains one of these.
+	// Stop ends the generation once the generated text contains one of these. Events carry
+	// the text both with the stop sequence (Token.Text, as TGI answers) and without it
+	// (Event.Trimmed, as OpenAI answers).
 	Stop []string
 	// SeedSet says Sampling.Seed was given; otherwise a sampled request gets a random one,
 	// reported back so the output can be reproduced.
@@ -77,18 +80,20 @@ type Params struct {
 
 // Errors of Generate that are the request's fault; they name sizes only.
 var (
-	ErrEmptyPrompt = errors.New("the prompt has no tokens")
-	ErrTooLong     = errors.New("the prompt and max new tokens exceed the model's positions")
+	ErrEmptyPrompt = errors.New("generate: the prompt has no tokens")
+	// ErrTooLong: the prompt and max new tokens exceed the model's positions (a
+	// *TooLongError says by how much).
+	ErrTooLong = errors.New("generate: the prompt and max new tokens exceed the model's positions")
 )
 
 // Errors a Stream can end with besides the request context's and admission's ErrExpired and
-// ErrClosed. They are the engine's, named here so that callers need not import the engine.
+// ErrClosed. They are the scheduler's, named here so that callers need not import it.
 var (
-	ErrFirstTokenTimeout = engine.ErrFirstTokenTimeout // no token within the first-token timeout
-	ErrClientStalled     = engine.ErrClientStalled     // the reader stopped reading
-	ErrEngineStalled     = engine.ErrEngineStalled     // the decoder hung (the watchdog)
-	ErrShutdown          = engine.ErrShutdown          // the server shut down mid-stream
-	ErrNoRoom            = engine.ErrTooLong           // the sequence cannot fit in the KV cache
+	ErrFirstTokenTimeout = scheduler.ErrFirstTokenTimeout // no token within the first-token timeout
+	ErrClientStalled     = scheduler.ErrClientStalled     // the reader stopped reading
+	ErrStalled           = scheduler.ErrStalled           // the decoder hung (the watchdog)
+	ErrShutdown          = scheduler.ErrShutdown          // the server shut down mid-stream
+	ErrNoRoom            = scheduler.ErrNoRoom            // the sequence cannot fit in the KV cache
 )
 
 // TooLongError says by how much a request exceeds the model's positions.
@@ -101,7 +106,7 @@ func (e *TooLongError) Error() string {
 func (e *TooLongError) Is(target error) bool { return target == ErrTooLong }
 
 // Generate starts generating after prompt in priority class p and returns the stream at once.
-// Errors: ErrEmptyPrompt, *TooLongError, and the runner's (admission.ErrQueueFull,
+// Errors: ErrEmptyPrompt, *TooLongError, and the scheduler's (admission.ErrQueueFull,
 // admission.ErrClosed). ctx is the request's: when it ends, the generation stops within one
 // step and its KV blocks are freed.
 func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt string, params Params) (*Stream, error) {
@@ -132,12 +137,12 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	for _, s := range params.Stop {
 		c.maxStop = max(c.maxStop, len(s))
 	}
-	es, err := g.runner.Submit(ctx, engine.Request{Prompt: ids, MaxNewTokens: params.MaxNewTokens, Priority: p,
+	es, err := g.sched.Submit(ctx, scheduler.Request{Prompt: ids, MaxNewTokens: params.MaxNewTokens, Priority: p,
 		Chooser: c, FirstTokenTimeout: g.cfg.FirstTokenTimeout})
 	if err != nil {
 		return nil, err
 	}
-	return &Stream{es: es, c: c, PromptTokens: len(ids), Seed: params.Seed, Sampled: params.DoSample}, nil
+	return &Stream{es: es, c: c, prompt: len(ids), seed: params.Seed, sampled: params.DoSample}, nil
 }
 
 // Finish says why a generation ended, in the terms HuggingFace's server reports.
@@ -168,20 +173,33 @@ type Event struct {
 	Done     bool
 	Finish   Finish
 	// Err says why a stream ended early (FinishError): the request context's error, the
-	// admission package's ErrExpired or ErrClosed, or the engine's stream errors.
+	// admission package's ErrExpired or ErrClosed, or the scheduler's stream errors.
 	Err error
+	// Trimmed is what this event adds to the generated text when stop sequences are left out
+	// of it: text that may be the start of a stop sequence is held back until it cannot be,
+	// and the last event releases what comes before the stop sequence, or everything held.
+	// Without stop sequences it is Token.Text.
+	Trimmed string
 }
 
-// Stream is one generation's tokens as they come.
+// Stream is one generation's tokens as they come. One goroutine reads it.
 type Stream struct {
-	es *engine.Stream
-	c  *chooser
-	// PromptTokens is the length of the tokenized prompt.
-	PromptTokens int
-	// Seed is the seed sampling used (0 and Sampled false for greedy decoding).
-	Seed    uint64
-	Sampled bool
+	es      *scheduler.Stream
+	c       *chooser
+	prompt  int
+	seed    uint64
+	sampled bool
+	// held is generated text not yet released as Trimmed; released counts the bytes that
+	// were.
+	held     string
+	released int
 }
+
+// PromptTokens is the length of the tokenized prompt.
+func (s *Stream) PromptTokens() int { return s.prompt }
+
+// Seed is the seed sampling used; sampled is false for greedy decoding (and seed 0).
+func (s *Stream) Seed() (seed uint64, sampled bool) { return s.seed, s.sampled }
 
 // Next returns the next event, waiting until ctx ends; io.EOF after the last one.
 func (s *Stream) Next(ctx context.Context) (Event, error) {
@@ -193,19 +211,49 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 		Token: Token{ID: ev.ID, Text: ev.Text, Logprob: ev.Logprob, Special: ev.Special}}
 	if ev.Done {
 		switch ev.Finish {
-		case engine.FinishLength:
+		case scheduler.FinishLength:
 			out.Finish = FinishLength
-		case engine.FinishStop:
+		case scheduler.FinishStop:
 			out.Finish = s.c.reason
 		default:
 			out.Finish = FinishError
 		}
 	}
+	if out.HasToken {
+		out.Trimmed = s.trim(ev.Text, out.Finish)
+	}
 	return out, nil
 }
 
-// chooser is a request's engine.Chooser: it samples, detokenizes and watches for the end of
-// sequence and the stop sequences. It runs on the runner's goroutine.
+// trim adds a token's text to what is held and returns what can be released: everything but
+// the last maxStop-1 bytes (whole characters) while the generation goes on, and at its end
+// what lies before the stop sequence the chooser found, or all of it. The stop sequence was
+// seen as soon as it was complete, so it never begins in text already released.
+func (s *Stream) trim(text string, finish Finish) string {
+	s.held += text
+	keep := 0
+	switch {
+	case finish == FinishStopSequence:
+		cut := min(max(s.c.stopAt-s.released, 0), len(s.held))
+		out := s.held[:cut]
+		s.released += len(s.held)
+		s.held = ""
+		return out
+	case finish == "" && s.c.maxStop > 1:
+		keep = min(len(s.held), s.c.maxStop-1)
+		for keep < len(s.held) && !utf8.RuneStart(s.held[len(s.held)-keep]) {
+			keep++ // never split a character
+		}
+	}
+	out := s.held[:len(s.held)-keep]
+	s.held = s.held[len(s.held)-keep:]
+	s.released += len(out)
+	return out
+}
+
+// chooser is a request's scheduler.Chooser: it samples, detokenizes and watches for the end
+// of sequence and the stop sequences. It runs on the scheduler's goroutine; what it sets before
+// the last event (reason, stopAt) the stream's reader reads after it.
 type chooser struct {
 	sp      *sampler
 	ds      *tokenizer.DecodeStream
@@ -215,15 +263,17 @@ type chooser struct {
 	maxStop int
 	text    strings.Builder // the generated text so far
 	reason  Finish          // why Stop was set
+	// stopAt is where, in the generated text, the stop sequence that ended it begins.
+	stopAt int
 	// maxNew is the request's token limit, at which the runner ends the generation; chosen
 	// counts the tokens so far.
 	maxNew, chosen int
 }
 
-func (c *chooser) Choose(logits []float32) engine.Choice {
+func (c *chooser) Choose(logits []float32) scheduler.Choice {
 	id, logp := c.sp.pick(logits)
 	c.chosen++
-	ch := engine.Choice{ID: id, Logprob: logp, Special: c.tok.IsSpecial(id), Text: c.ds.Next(id)}
+	ch := scheduler.Choice{ID: id, Logprob: logp, Special: c.tok.IsSpecial(id), Text: c.ds.Next(id)}
 	switch {
 	case id == c.eos:
 		ch.Stop, c.reason = true, FinishEOS
@@ -238,18 +288,24 @@ func (c *chooser) Choose(logits []float32) engine.Choice {
 	return ch
 }
 
-// stopped adds text to the generated text and reports whether a stop sequence now ends it.
+// stopped adds text to the generated text and reports whether a stop sequence now ends it,
+// recording where the earliest one begins.
 func (c *chooser) stopped(text string) bool {
 	c.text.WriteString(text)
 	// A stop sequence can only end within the new text, or start at most maxStop-1 bytes
 	// before it.
 	all := c.text.String()
-	tail := all[max(0, len(all)-len(text)-c.maxStop+1):]
+	from := max(0, len(all)-len(text)-c.maxStop+1)
+	tail := all[from:]
+	at := -1
 	for _, s := range c.stops {
-		if s != "" && strings.Contains(tail, s) {
-			c.reason = FinishStopSequence
-			return true
+		if i := strings.Index(tail, s); s != "" && i >= 0 && (at < 0 || i < at) {
+			at = i
 		}
 	}
-	return false
+	if at < 0 {
+		return false
+	}
+	c.reason, c.stopAt = FinishStopSequence, from+at
+	return true
 }

@@ -17,10 +17,18 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/scheduler"
 )
 
-// newTinyLM serves the shipped tiny-lm through a real runner.
+// newTinyLM serves the shipped tiny-lm through a real scheduler.
 func newTinyLM(t *testing.T) (*Generator, *models.Model) {
+	t.Helper()
+	g, m, _ := newTinyLMWith(t, 128)
+	return g, m
+}
+
+// newTinyLMWith is newTinyLM over a KV pool of the given blocks, with its scheduler.
+func newTinyLMWith(t *testing.T, blocks int) (*Generator, *models.Model, *scheduler.Scheduler) {
 	t.Helper()
 	m, err := models.Load(models.Embedded(), "tiny-lm")
 	if err != nil {
@@ -37,11 +45,11 @@ func newTinyLM(t *testing.T) (*Generator, *models.Model) {
 		t.Fatal(err)
 	}
 	sh := dec.Shape()
-	pool, err := kvcache.NewPool(kvcache.Config{Blocks: 128, Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim, MaxSeqLen: c.MaxPositionEmbeddings})
+	pool, err := kvcache.NewPool(kvcache.Config{Blocks: blocks, Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim, MaxSeqLen: c.MaxPositionEmbeddings})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := engine.NewRunner(m.Name, dec, pool, engine.RunnerConfig{MaxRunning: 8, MaxStepTokens: 2048, QueueSize: 16,
+	r, err := scheduler.New(m.Name, dec, pool, scheduler.Config{MaxRunning: 8, MaxStepTokens: 2048, QueueSize: 16,
 		OutBuffer: 16, StallTimeout: time.Minute, MaxPositions: c.MaxPositionEmbeddings}, clock.Real(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +61,7 @@ func newTinyLM(t *testing.T) (*Generator, *models.Model) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, m
+	return g, m, r
 }
 
 func readAll(t *testing.T, s *Stream) (string, []int64, Event) {
@@ -131,9 +139,9 @@ func TestStopSequenceAndSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, _, last := readAll(t, s)
-	if last.Finish != FinishStopSequence || !strings.HasSuffix(text, " of") {
-		t.Fatalf("text %q finish %s, want it to end at the stop sequence", text, last.Finish)
+	text, trimmed, last := readAllTrimmed(t, s)
+	if last.Finish != FinishStopSequence || !strings.HasSuffix(text, " of") || trimmed != strings.TrimSuffix(text, " of") {
+		t.Fatalf("text %q (trimmed %q) finish %s, want it to end at the stop sequence, trimmed without it", text, trimmed, last.Finish)
 	}
 	sampled := func(seed uint64) string {
 		s, err := g.Generate(context.Background(), admission.Interactive, "She was admitted to",
@@ -152,5 +160,73 @@ func TestStopSequenceAndSeed(t *testing.T) {
 	}
 	if _, err := g.Generate(context.Background(), admission.Interactive, "x", Params{MaxNewTokens: 300}); !errors.Is(err, ErrTooLong) {
 		t.Fatalf("too long: %v", err)
+	}
+}
+
+// readAllTrimmed reads a stream to its end: the text with stop sequences and without.
+func readAllTrimmed(t *testing.T, s *Stream) (text, trimmed string, last Event) {
+	t.Helper()
+	var a, b strings.Builder
+	for {
+		ev, err := s.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.HasToken {
+			a.WriteString(ev.Text)
+			b.WriteString(ev.Trimmed)
+		}
+		if ev.Done {
+			return a.String(), b.String(), ev
+		}
+	}
+}
+
+// TestTrimmedLeavesTheStopSequenceOut drives the chooser's stop search and the stream's
+// release over token texts: what is released before the end never holds a piece of a stop
+// sequence that later completes, and the whole is the text before the earliest stop.
+func TestTrimmedLeavesTheStopSequenceOut(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		stops  []string
+		tokens []string
+		want   string
+		early  []string // what each event releases
+	}{
+		{"stop across tokens", []string{"END"}, []string{"ab", "cE", "N", "Dzz"}, "abc", []string{"", "ab", "c", ""}},
+		{"earliest of two", []string{"cd", "b"}, []string{"a", "bcd"}, "a", []string{"", "a"}},
+		{"no stop reached", []string{"XYZ"}, []string{"ab", "cd", "e"}, "abcde", []string{"", "ab", "cde"}},
+		{"characters kept whole", []string{"xy"}, []string{"aé", "b"}, "aéb", []string{"a", "éb"}},
+		{"no stops", nil, []string{"ab", "c"}, "abc", []string{"ab", "c"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ch := &chooser{stops: c.stops}
+			for _, s := range c.stops {
+				ch.maxStop = max(ch.maxStop, len(s))
+			}
+			st := &Stream{c: ch}
+			var got strings.Builder
+			for i, text := range c.tokens {
+				stop := len(c.stops) > 0 && ch.stopped(text)
+				finish := Finish("")
+				switch {
+				case stop:
+					finish = FinishStopSequence
+				case i == len(c.tokens)-1:
+					finish = FinishLength
+				}
+				out := st.trim(text, finish)
+				if out != c.early[i] {
+					t.Fatalf("event %d released %q, want %q", i, out, c.early[i])
+				}
+				got.WriteString(out)
+				if stop {
+					break
+				}
+			}
+			if got.String() != c.want {
+				t.Fatalf("trimmed %q, want %q", got.String(), c.want)
+			}
+		})
 	}
 }

@@ -1,13 +1,11 @@
 package handlers
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -90,210 +88,121 @@ type completionParams struct {
 	params  generate.Params
 }
 
-func (s *server) serveCompletions(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint) error {
-	p, param, msg := parseCompletion(c.Body(), ep)
+// completions is OpenAI's completions dialect.
+type completions struct{}
+
+func (completions) read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
+	p, param, msg := parseCompletion(body, ep)
 	if msg != "" {
-		c.Locals(localOutcome, OutcomeFailed)
-		return writeOpenAIError(c, fiber.StatusBadRequest, "invalid_request_error", param, CodeValidation, msg)
+		return genRequest{}, nil, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,
+			Outcome: OutcomeFailed, param: param}
 	}
-	g, err := s.beginGeneration(c, x, ep, p.prompts, p.n, p.params)
-	if err != nil {
-		return s.startError(c, x, ep, err, func(c *fiber.Ctx, f genFailure, err error) error {
-			msg := f.message
-			var long *generate.TooLongError
-			if errors.As(err, &long) {
-				msg = "This model's maximum context length is " + strconv.Itoa(long.MaxPositions) + " tokens, however you requested " +
-					strconv.Itoa(long.Prompt+long.MaxNewTokens) + " tokens (" + strconv.Itoa(long.Prompt) + " in your prompt; " +
-					strconv.Itoa(long.MaxNewTokens) + " for the completion). Please reduce your prompt or completion length."
-			}
-			return writeOpenAIError(c, fiber.StatusBadRequest, "invalid_request_error", "max_tokens", f.code, msg)
-		})
-	}
-	head := completion{ID: "cmpl-" + requestIDOf(c), Object: "text_completion", Created: s.opts.Clock.Now().Unix(),
-		Model: p.model, SystemFingerprint: "sluice-" + s.opts.Version}
-	if p.stream {
-		return s.sse(c, g, func(w *bufio.Writer) (string, logStats) { return completionChunks(w, g, p, head) })
-	}
-	defer g.done()
-	choices := make([]choiceState, len(g.streams))
-	for i := range choices {
-		choices[i] = newChoiceState(p, i, p.params.Stop)
-	}
-	var failed error
-	for it := range g.events() {
-		ch := &choices[it.i]
-		if it.ev.Err != nil || (it.ev.Done && !it.ev.HasToken) {
-			failed = it.ev.Err
-			continue
-		}
-		ch.add(it.ev)
-	}
-	generated := 0
-	for _, ch := range choices {
-		generated += ch.tokens
-		if !ch.done && failed == nil {
-			failed = g.ctx.Err()
-		}
-	}
-	c.Locals(localStats, g.stats(generated))
-	if failed != nil {
-		f := s.classify(failed, ep.Timeout)
-		c.Locals(localOutcome, f.outcome)
-		return writeOpenAIError(c, f.status, "server_error", "", f.code, f.message)
-	}
-	out := head
-	out.Usage = g.usage(generated)
-	for i := range choices {
-		out.Choices = append(out.Choices, choices[i].choice(i))
-	}
-	c.Locals(localOutcome, OutcomeServed)
-	return c.JSON(out)
+	head := completion{ID: "cmpl-" + info.id, Object: "text_completion", Created: info.now.Unix(),
+		Model: p.model, SystemFingerprint: "sluice-" + info.version}
+	req := genRequest{prompts: p.prompts, n: p.n, params: p.params, stream: p.stream}
+	return req, &completionAnswer{p: p, head: head}, nil
 }
 
-// completionChunks streams one chunk per token of each choice (text held back only while it
-// may be the start of a stop sequence), the finish reason on each choice's last, the usage
-// chunk when asked, and [DONE].
-func completionChunks(w *bufio.Writer, g *genCall, p completionParams, head completion) (string, logStats) {
-	choices := make([]choiceState, len(g.streams))
-	for i := range choices {
-		choices[i] = newChoiceState(p, i, p.params.Stop)
-	}
-	generated := 0
-	send := func(i int, text string, finish *string) bool {
-		chunk := streamChunk{completion: head}
-		chunk.Choices = []completionChoice{{Text: text, Index: i, FinishReason: finish}}
-		var data []byte
-		if p.usage {
-			data, _ = marshal(chunk)
-		} else {
-			data, _ = marshal(chunk.completion)
+// reply is OpenAI's error object. A request the model cannot take is the client's error
+// (400 invalid_request_error, worded as OpenAI words a context overflow); every other
+// failure is a server_error with its own status.
+func (completions) reply(e *apiError, requestID string) (int, any) {
+	out := openAIError{Message: e.Message, Type: "server_error", Code: e.Code, RequestID: requestID}
+	status := e.Status
+	if e.Code == CodeValidation {
+		status, out.Type = fiber.StatusBadRequest, "invalid_request_error"
+		param := e.param
+		var long *generate.TooLongError
+		switch {
+		case errors.As(e.cause, &long):
+			param = "max_tokens"
+			out.Message = "This model's maximum context length is " + strconv.Itoa(long.MaxPositions) + " tokens, however you requested " +
+				strconv.Itoa(long.Prompt+long.MaxNewTokens) + " tokens (" + strconv.Itoa(long.Prompt) + " in your prompt; " +
+				strconv.Itoa(long.MaxNewTokens) + " for the completion). Please reduce your prompt or completion length."
+		case errors.Is(e.cause, generate.ErrEmptyPrompt):
+			param, out.Message = "prompt", "`prompt` has no tokens"
 		}
-		return sseEvent(w, data)
-	}
-	events := g.events()
-	for it := range events {
-		ev := it.ev
-		ch := &choices[it.i]
-		if ev.Err != nil || (ev.Done && !ev.HasToken) {
-			f := g.s.classify(ev.Err, g.ep.Timeout)
-			data, _ := marshal(map[string]openAIError{"error": {Message: f.message, Type: "server_error", Code: f.code}})
-			sseEvent(w, data)
-			return f.outcome, g.stats(generated)
-		}
-		generated++
-		text := ch.push(ev)
-		var finish *string
-		if ch.done {
-			reason := ch.finishReason()
-			finish = &reason
-		}
-		if (text != "" || finish != nil) && !send(it.i, text, finish) {
-			g.gone(events)
-			return OutcomeAborted, g.stats(generated)
+		if param != "" {
+			out.Param = &param
 		}
 	}
-	if err := g.ctx.Err(); err != nil {
-		f := g.s.classify(err, g.ep.Timeout)
-		return f.outcome, g.stats(generated)
+	return status, map[string]openAIError{"error": out}
+}
+
+// completionAnswer writes one completions request's answers.
+type completionAnswer struct {
+	p    completionParams
+	head completion
+}
+
+func (a *completionAnswer) whole(g *genCall) any {
+	out := a.head
+	out.Usage = a.usage(g)
+	for i := range g.choices {
+		ch := &g.choices[i]
+		reason := finishReason(ch.finish)
+		out.Choices = append(out.Choices, completionChoice{Text: a.echo(ch) + ch.trimmed.String(), Index: i, FinishReason: &reason})
 	}
-	if p.usage {
-		chunk := streamChunk{completion: head, Usage: g.usage(generated)}
+	return out
+}
+
+// event is one chunk per token of a choice, with the text released so far (none while it may
+// be the start of a stop sequence) and the finish reason on the choice's last.
+func (a *completionAnswer) event(g *genCall, i int, ev generate.Event) []byte {
+	text := ev.Trimmed
+	if len(g.choices[i].tokens) == 1 {
+		text = a.echo(&g.choices[i]) + text
+	}
+	var finish *string
+	if ev.Done {
+		reason := finishReason(ev.Finish)
+		finish = &reason
+	}
+	if text == "" && finish == nil {
+		return nil
+	}
+	chunk := streamChunk{completion: a.head}
+	chunk.Choices = []completionChoice{{Text: text, Index: i, FinishReason: finish}}
+	var data []byte
+	if a.p.usage {
+		data, _ = marshal(chunk)
+	} else {
+		data, _ = marshal(chunk.completion)
+	}
+	return data
+}
+
+// end is the usage chunk, when asked, and [DONE].
+func (a *completionAnswer) end(g *genCall) [][]byte {
+	out := make([][]byte, 0, 2)
+	if a.p.usage {
+		chunk := streamChunk{completion: a.head, Usage: a.usage(g)}
 		chunk.Choices = []completionChoice{}
 		data, _ := marshal(chunk)
-		sseEvent(w, data)
+		out = append(out, data)
 	}
-	sseEvent(w, []byte("[DONE]"))
-	return OutcomeServed, g.stats(generated)
+	return append(out, []byte("[DONE]"))
 }
 
-func (g *genCall) usage(generated int) *completionUsage {
-	u := &completionUsage{CompletionTokens: generated}
-	for _, s := range g.streams {
-		u.PromptTokens += s.PromptTokens
-	}
+func (a *completionAnswer) usage(g *genCall) *completionUsage {
+	u := &completionUsage{PromptTokens: g.promptTokens(), CompletionTokens: g.generated()}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u
 }
 
-// choiceState is one choice's text as it is generated: what has been released and what is
-// held back because it may begin a stop sequence.
-type choiceState struct {
-	prompt  string // echoed before the text when asked
-	stops   []string
-	maxStop int
-	text    strings.Builder // released text, for a non-streaming answer
-	held    string
-	tokens  int
-	done    bool
-	finish  generate.Finish
-	echoed  bool
+// echo is what a choice's text starts with: its prompt when the request asked for it back.
+func (a *completionAnswer) echo(ch *genChoice) string {
+	if a.p.echo {
+		return ch.prompt
+	}
+	return ""
 }
 
-func newChoiceState(p completionParams, i int, stops []string) choiceState {
-	c := choiceState{stops: stops}
-	if p.echo {
-		c.prompt = p.prompts[i/p.n]
-	}
-	for _, s := range stops {
-		c.maxStop = max(c.maxStop, len(s))
-	}
-	return c
-}
-
-// push takes one token event and returns the text that may be released now.
-func (c *choiceState) push(ev generate.Event) string {
-	c.tokens++
-	out := ""
-	if !c.echoed {
-		out, c.echoed = c.prompt, true
-	}
-	c.held += ev.Text
-	if ev.Done {
-		c.done, c.finish = true, ev.Finish
-	}
-	if cut := c.stopAt(); cut >= 0 {
-		out += c.held[:cut]
-		c.held = ""
-		c.text.WriteString(out)
-		return out
-	}
-	keep := 0
-	if !c.done && c.maxStop > 1 {
-		keep = min(len(c.held), c.maxStop-1)
-		for keep < len(c.held) && !utf8.RuneStart(c.held[len(c.held)-keep]) {
-			keep++ // never split a character
-		}
-	}
-	out += c.held[:len(c.held)-keep]
-	c.held = c.held[len(c.held)-keep:]
-	c.text.WriteString(out)
-	return out
-}
-
-// add is push for a non-streaming answer.
-func (c *choiceState) add(ev generate.Event) { c.push(ev) }
-
-// stopAt is where the earliest stop sequence begins in the held text, or -1.
-func (c *choiceState) stopAt() int {
-	cut := -1
-	for _, s := range c.stops {
-		if i := strings.Index(c.held, s); s != "" && i >= 0 && (cut < 0 || i < cut) {
-			cut = i
-		}
-	}
-	return cut
-}
-
-func (c *choiceState) finishReason() string {
-	if c.finish == generate.FinishLength {
+func finishReason(f generate.Finish) string {
+	if f == generate.FinishLength {
 		return "length"
 	}
 	return "stop"
-}
-
-func (c *choiceState) choice(i int) completionChoice {
-	reason := c.finishReason()
-	return completionChoice{Text: c.text.String(), Index: i, FinishReason: &reason}
 }
 
 // openAIError is OpenAI's error object, with Sluice's request id and code beside its fields.
@@ -303,14 +212,6 @@ type openAIError struct {
 	Param     *string `json:"param"`
 	Code      string  `json:"code"`
 	RequestID string  `json:"request_id,omitempty"`
-}
-
-func writeOpenAIError(c *fiber.Ctx, status int, kind, param, code, message string) error {
-	e := openAIError{Message: message, Type: kind, Code: code, RequestID: requestID(c)}
-	if param != "" {
-		e.Param = &param
-	}
-	return c.Status(status).JSON(map[string]openAIError{"error": e})
 }
 
 // parseCompletion reads and checks a completions request. A non-empty msg is the validation

@@ -233,7 +233,7 @@ func (e *Endpoint) resolve(name *string) (Extractor, string, *FieldError) {
 }
 
 func (s *server) runExtract(c *fiber.Ctx, x *exchange, ex Extractor, reported, text string, opts entities.Options) error {
-	ctx, done := s.workContext(c)
+	ctx, done := s.workContext(c, x)
 	defer done()
 	start := s.opts.Clock.Now()
 	ents, st, err := ex.Extract(ctx, x.prio, text, opts)

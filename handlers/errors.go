@@ -50,6 +50,12 @@ type apiError struct {
 	Outcome string
 	// Headers are extra response headers (Retry-After on refusals).
 	Headers map[string]string
+	// cause is the error answered, for a wire format that words some causes its own way;
+	// it is never written.
+	cause error
+	// param is the request field a validation failure is about, for wire formats that name
+	// it (OpenAI's).
+	param string
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }

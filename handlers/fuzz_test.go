@@ -124,7 +124,7 @@ func detailsText(d any) string {
 // positions is a Generator that only answers MaxPositions, which is all parsing asks of it.
 type positions int
 
-func (positions) Generate(context.Context, admission.Priority, string, generate.Params) (*generate.Stream, error) {
+func (positions) Generate(context.Context, admission.Priority, string, generate.Params) (TokenStream, error) {
 	panic("parsing must not generate")
 }
 func (positions) Name() string        { return "fuzz" }

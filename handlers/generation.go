@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,14 +15,22 @@ import (
 	"github.com/sluice-serving/sluice/generate"
 )
 
-// Generator is the work behind the generation routes; generate.Generator is the real one.
-// Its errors wrap generate's (ErrEmptyPrompt, ErrTooLong) and admission's (ErrQueueFull,
-// ErrClosed); its streams end with the engine's errors, admission.ErrExpired or the request
-// context's.
+// Generator is the work behind the generation routes; cmd/serve adapts generate.Generator to
+// it, and tests drive every dialect with a fake. Its errors wrap generate's (ErrEmptyPrompt,
+// ErrTooLong) and admission's (ErrQueueFull, ErrClosed); its streams end with generate's
+// stream errors, admission.ErrExpired or the request context's.
 type Generator interface {
-	Generate(ctx context.Context, p admission.Priority, prompt string, params generate.Params) (*generate.Stream, error)
+	Generate(ctx context.Context, p admission.Priority, prompt string, params generate.Params) (TokenStream, error)
 	Name() string
 	MaxPositions() int
+}
+
+// TokenStream is one generation's events as they come; *generate.Stream is the real one.
+type TokenStream interface {
+	// Next returns the next event, waiting until ctx ends; io.EOF after the last.
+	Next(ctx context.Context) (generate.Event, error)
+	PromptTokens() int
+	Seed() (seed uint64, sampled bool)
 }
 
 // GenerationEndpoint is what the generation routes serve.
@@ -29,7 +38,8 @@ type GenerationEndpoint struct {
 	Model Generator
 	// Gate is the endpoint's admission control (required).
 	Gate *admission.Gate
-	// Timeout bounds a whole generation, queueing and streaming included.
+	// Timeout bounds a whole generation, queueing and streaming included (0:
+	// Limits.RequestTimeout).
 	Timeout time.Duration
 	// MaxStopSequences bounds a request's stop sequences (TGI's default is 4).
 	MaxStopSequences int
@@ -39,7 +49,8 @@ type GenerationEndpoint struct {
 
 // Generation is every generation route, one table entry each: HuggingFace
 // text-generation-inference's POST /generate, /generate_stream and / (stream chosen by the
-// body), and OpenAI's POST /v1/completions.
+// body), and OpenAI's POST /v1/completions. Each is a dialect over the one driver,
+// serveGeneration.
 func Generation(ep GenerationEndpoint) []Route {
 	if ep.MaxStopSequences == 0 {
 		ep.MaxStopSequences = 4
@@ -48,54 +59,148 @@ func Generation(ep GenerationEndpoint) []Route {
 		ep.MaxChoices = 8
 	}
 	models := []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxPositions()}}
-	route := func(path string, serve func(*server, *fiber.Ctx, *exchange, *GenerationEndpoint) error) Route {
-		return Route{Path: path, Gate: ep.Gate, Models: models,
-			serve: func(s *server, c *fiber.Ctx, x *exchange) error { return serve(s, c, x, &ep) }}
+	route := func(path string, d dialect) Route {
+		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout,
+			serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGeneration(c, x, &ep, d) }}
 	}
 	return []Route{
-		route("/generate", func(s *server, c *fiber.Ctx, x *exchange, ep *GenerationEndpoint) error {
-			return s.serveTGI(c, x, ep, tgiObject)
-		}),
-		route("/generate_stream", func(s *server, c *fiber.Ctx, x *exchange, ep *GenerationEndpoint) error {
-			return s.serveTGI(c, x, ep, tgiStream)
-		}),
-		route("/", func(s *server, c *fiber.Ctx, x *exchange, ep *GenerationEndpoint) error {
-			return s.serveTGI(c, x, ep, tgiCompat)
-		}),
-		route("/v1/completions", (*server).serveCompletions),
+		route("/generate", tgi{mode: tgiObject}),
+		route("/generate_stream", tgi{mode: tgiStream}),
+		route("/", tgi{mode: tgiCompat}),
+		route("/v1/completions", completions{}),
 	}
 }
 
+// A dialect is one wire format of generation: how its requests read and how its answers and
+// errors are written. Everything between (admission, submission, streaming, flow control,
+// timeouts, the end of a stream, the access log and the outcome) is the driver's, the same
+// for every dialect.
+type dialect interface {
+	// read parses and checks a body: what to generate and the writer of this request's
+	// answers, or the validation failure to answer with.
+	read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError)
+	// reply is a failure in the dialect's shape: the status and body of an error response,
+	// and (the body) the data of the event that ends a stream early.
+	reply(e *apiError, requestID string) (status int, body any)
+}
+
+// answer writes one request's results in its dialect. The driver has added each event to its
+// choice (genCall.choices) before it asks for the event's data.
+type answer interface {
+	// whole is the body of an answer that is not streamed.
+	whole(g *genCall) any
+	// event is the data of the stream event for ev of choice i; nil sends none.
+	event(g *genCall, i int, ev generate.Event) []byte
+	// end is the events after every choice has finished.
+	end(g *genCall) [][]byte
+}
+
+// requestInfo is what a dialect may put in its answers about the request itself.
+type requestInfo struct {
+	id      string
+	now     time.Time
+	version string
+}
+
+// genRequest is a parsed generation request: what to generate.
+type genRequest struct {
+	// prompts are each generated n times; choice i continues prompts[i/n].
+	prompts []string
+	n       int
+	params  generate.Params
+	stream  bool
+}
+
+// serveGeneration is the driver of every generation route: the dialect reads the request,
+// every choice is submitted and its first event awaited (so that a refusal or an early failure
+// is still an HTTP status), then the answer is written whole or streamed.
+func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, d dialect) error {
+	info := requestInfo{id: x.id, now: s.opts.Clock.Now(), version: s.opts.Version}
+	req, ans, bad := d.read(c.Body(), ep, info)
+	if bad != nil {
+		return s.writeGenError(c, x, d, bad)
+	}
+	g := &genCall{s: s, x: x, d: d, model: ep.Model, start: info.now}
+	g.ctx, g.done = s.workContext(c, x)
+	if err := g.begin(req); err != nil {
+		defer g.done()
+		if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
+			return s.writeRefusal(c, ref)
+		}
+		return s.writeGenError(c, x, d, s.failure(x, g.ctx, err))
+	}
+	if req.stream {
+		return s.stream(c, g, ans)
+	}
+	defer g.done()
+	err := g.collect()
+	c.Locals(localStats, g.stats())
+	if err != nil {
+		return s.writeGenError(c, x, d, s.failure(x, g.ctx, err))
+	}
+	c.Locals(localOutcome, OutcomeServed)
+	return c.JSON(ans.whole(g))
+}
+
+// writeGenError answers a failure in the dialect's shape, before anything was committed.
+func (s *server) writeGenError(c *fiber.Ctx, x *exchange, d dialect, e *apiError) error {
+	c.Locals(localOutcome, e.Outcome)
+	for k, v := range e.Headers {
+		c.Set(k, v)
+	}
+	status, body := d.reply(e, x.id)
+	return c.Status(status).JSON(body)
+}
+
 // genCall is one admitted generation request on its way: its streams (several for a
-// completions request with many prompts or n > 1), each one's first event, and the context
-// they run under.
+// completions request with many prompts or n > 1), each one's first event and what its
+// choices have generated so far.
 type genCall struct {
-	s       *server
-	x       *exchange
-	ep      *GenerationEndpoint
-	ctx     context.Context
-	done    func() // cancels ctx and stops watching the connection
-	streams []*generate.Stream
+	s     *server
+	x     *exchange
+	d     dialect
+	model Generator
+	ctx   context.Context
+	done  func() // cancels ctx and stops watching the connection
+
+	streams []TokenStream
 	first   []generate.Event
+	choices []genChoice
 	start   time.Time
 	// firstToken is how long the first events took to come.
 	firstToken time.Duration
 }
 
-// begin submits every prompt (n times each) and waits for every stream's first event, so that
-// a refusal or an early failure is still an HTTP status: nothing is committed before. On an
-// error the streams started are cancelled and the error is returned for the caller to answer.
-func (s *server) beginGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, prompts []string, n int, params generate.Params) (*genCall, error) {
-	g := &genCall{s: s, x: x, ep: ep, start: s.opts.Clock.Now()}
-	g.ctx, g.done = s.workContextFor(c, ep.Timeout)
-	for _, prompt := range prompts {
-		for range n {
-			st, err := ep.Model.Generate(g.ctx, x.prio, prompt, params)
+// genChoice is what one choice has generated so far.
+type genChoice struct {
+	prompt  string
+	text    strings.Builder // every token's text, stop sequences included (TGI's)
+	trimmed strings.Builder // without stop sequences (OpenAI's)
+	tokens  []generate.Token
+	finish  generate.Finish
+	done    bool
+}
+
+func (c *genChoice) add(ev generate.Event) {
+	c.text.WriteString(ev.Text)
+	c.trimmed.WriteString(ev.Trimmed)
+	c.tokens = append(c.tokens, ev.Token)
+	if ev.Done {
+		c.done, c.finish = true, ev.Finish
+	}
+}
+
+// begin submits every prompt n times and waits for every stream's first event. On an error
+// the streams started are left to the context, which the caller cancels.
+func (g *genCall) begin(req genRequest) error {
+	for _, prompt := range req.prompts {
+		for range req.n {
+			st, err := g.model.Generate(g.ctx, g.x.prio, prompt, req.params)
 			if err != nil {
-				g.done()
-				return nil, err
+				return err
 			}
 			g.streams = append(g.streams, st)
+			g.choices = append(g.choices, genChoice{prompt: prompt})
 		}
 	}
 	g.first = make([]generate.Event, len(g.streams))
@@ -105,13 +210,12 @@ func (s *server) beginGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 			err = ev.Err
 		}
 		if err != nil {
-			g.done()
-			return nil, err
+			return err
 		}
 		g.first[i] = ev
 	}
-	g.firstToken = s.opts.Clock.Now().Sub(g.start)
-	return g, nil
+	g.firstToken = g.s.opts.Clock.Now().Sub(g.start)
+	return nil
 }
 
 // indexed is one event of one of a call's streams.
@@ -121,7 +225,7 @@ type indexed struct {
 }
 
 // events replays each stream's first event and then delivers the rest as they come, across
-// all streams, until every stream has ended or ctx ends.
+// all streams, until every stream has ended or the call's context ends.
 func (g *genCall) events() <-chan indexed {
 	out := make(chan indexed, len(g.streams))
 	left := make(chan struct{}, len(g.streams))
@@ -154,84 +258,41 @@ func (g *genCall) events() <-chan indexed {
 	return out
 }
 
-// gone handles a client that left mid-stream (a write failed): its generation stops, unless
-// the server is set to ignore departures, when it runs to its end unread.
-func (g *genCall) gone(events <-chan indexed) {
-	if g.s.opts.IgnoreDisconnects {
-		for range events {
+// errNoToken stands for a stream that ended without a token and without saying why, which
+// the streams never do.
+var errNoToken = errors.New("handlers: a generation ended without a token or an error")
+
+// endedEarly is the error of an event that ends its stream without a token, or nil.
+func endedEarly(ev generate.Event) error {
+	switch {
+	case ev.HasToken:
+		return nil
+	case ev.Err != nil:
+		return ev.Err
+	}
+	return errNoToken
+}
+
+// collect reads every event of a call that is answered whole. It returns why the call
+// failed: a stream's error, or the context's when it ended first.
+func (g *genCall) collect() error {
+	for it := range g.events() {
+		if err := endedEarly(it.ev); err != nil {
+			return err
 		}
-		return
+		g.choices[it.i].add(it.ev)
 	}
-	g.done()
+	for _, ch := range g.choices {
+		if !ch.done {
+			return g.ctx.Err()
+		}
+	}
+	return nil
 }
 
-// genFailure is how an error that ended a generation is answered.
-type genFailure struct {
-	status  int
-	code    string // Sluice's error code
-	kind    string // TGI's error_type
-	message string
-	outcome string
-}
-
-// classify names an error that ended a generation, in words that quote nothing of the request.
-func (s *server) classify(err error, timeout time.Duration) genFailure {
-	switch {
-	case errors.Is(err, generate.ErrEmptyPrompt), errors.Is(err, generate.ErrTooLong), errors.Is(err, generate.ErrNoRoom):
-		return genFailure{fiber.StatusUnprocessableEntity, CodeValidation, "validation", validationMessage(err), OutcomeFailed}
-	case errors.Is(err, context.DeadlineExceeded):
-		return genFailure{fiber.StatusGatewayTimeout, CodeTimeout, "generation",
-			"Request exceeded configured timeout of " + strconv.FormatFloat(timeout.Seconds(), 'g', -1, 64) + " seconds", OutcomeTimedOut}
-	case errors.Is(err, generate.ErrFirstTokenTimeout):
-		return genFailure{fiber.StatusGatewayTimeout, CodeTimeout, "generation", "No token was generated within the first-token timeout", OutcomeTimedOut}
-	case errors.Is(err, context.Canceled), errors.Is(err, generate.ErrClientStalled):
-		return genFailure{statusClientClosed, "client_closed_request", "generation", "Client closed the request or stopped reading", OutcomeAborted}
-	case errors.Is(err, generate.ErrShutdown), errors.Is(err, admission.ErrClosed):
-		return genFailure{fiber.StatusServiceUnavailable, CodeNotReady, "generation", "Service is shutting down", OutcomeFailed}
-	case errors.Is(err, generate.ErrEngineStalled):
-		return genFailure{fiber.StatusInternalServerError, CodeInternal, "generation", "Request failed during generation: the model stalled", OutcomeFailed}
-	}
-	return genFailure{fiber.StatusInternalServerError, CodeInternal, "generation", "Request failed during generation", OutcomeFailed}
-}
-
-// validationMessage words a request generate refused, naming sizes only.
-func validationMessage(err error) string {
-	var long *generate.TooLongError
-	switch {
-	case errors.As(err, &long):
-		return "`inputs` tokens + `max_new_tokens` must be <= " + strconv.Itoa(long.MaxPositions) + ". Given: " +
-			strconv.Itoa(long.Prompt) + " `inputs` tokens and " + strconv.Itoa(long.MaxNewTokens) + " `max_new_tokens`"
-	case errors.Is(err, generate.ErrEmptyPrompt):
-		return "`inputs` cannot be empty"
-	}
-	return "the sequence does not fit in the KV cache"
-}
-
-// startError answers a generation that could not start or ended before its first byte. The
-// Queue's refusals and shutdown are the same answers as on every route; validation errors
-// are the route's (format decides their shape).
-func (s *server) startError(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, err error, format func(*fiber.Ctx, genFailure, error) error) error {
-	if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
-		return s.writeRefusal(c, ref)
-	}
-	f := s.classify(err, ep.Timeout)
-	switch {
-	case f.code == CodeValidation:
-		c.Locals(localOutcome, f.outcome)
-		return format(c, f, err)
-	case errors.Is(err, admission.ErrClosed), errors.Is(err, generate.ErrShutdown):
-		return s.notReady("Service is shutting down and not accepting new requests", "shutting_down")
-	case f.status == fiber.StatusInternalServerError:
-		s.opts.Logger.Error("generation failed", slog.String("request_id", requestID(c)),
-			slog.String("route", x.route.Path), slog.String("error_type", errorType(err)))
-	}
-	return &apiError{Status: f.status, Code: f.code, Message: f.message, Outcome: f.outcome}
-}
-
-// sse commits a 200 text/event-stream response and runs write on the stream writer: write
-// sends the events and returns how the request ended. The access-log line is written when the
-// stream ends, and the generation's context is released then.
-func (s *server) sse(c *fiber.Ctx, g *genCall, write func(w *bufio.Writer) (outcome string, stats logStats)) error {
+// stream commits a 200 text/event-stream response whose body pump writes. The access-log
+// line is written when the stream ends, and the call's context is released then.
+func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set("X-Accel-Buffering", "no")
@@ -240,14 +301,63 @@ func (s *server) sse(c *fiber.Ctx, g *genCall, write func(w *bufio.Writer) (outc
 	c.Locals(localDeferred, d)
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer g.done()
-		outcome, stats := write(w)
+		outcome := g.pump(w, ans)
 		<-d.ready
 		e := d.entry
-		e.outcome, e.stats = outcome, stats
+		e.outcome, e.stats = outcome, g.stats()
 		e.elapsed = s.opts.Clock.Now().Sub(d.start)
 		s.log(context.Background(), e)
 	})
 	return nil
+}
+
+// pump writes a stream's events, and returns how the request ended. A stream that ends early,
+// for any reason, ends with the dialect's error event, never a bare close; a client that
+// leaves (a write fails) stops its generation and is counted.
+func (g *genCall) pump(w *bufio.Writer, ans answer) string {
+	events := g.events()
+	for it := range events {
+		if err := endedEarly(it.ev); err != nil {
+			return g.endEarly(w, err)
+		}
+		g.choices[it.i].add(it.ev)
+		if data := ans.event(g, it.i, it.ev); data != nil && !sseEvent(w, data) {
+			return g.gone(events)
+		}
+	}
+	if err := g.ctx.Err(); err != nil {
+		return g.endEarly(w, err)
+	}
+	for _, data := range ans.end(g) {
+		if !sseEvent(w, data) {
+			return g.gone(nil)
+		}
+	}
+	return OutcomeServed
+}
+
+// endEarly writes the error event of a stream that failed after its first byte.
+func (g *genCall) endEarly(w *bufio.Writer, err error) string {
+	e := g.s.failure(g.x, g.ctx, err)
+	_, body := g.d.reply(e, g.x.id)
+	if data, merr := marshal(body); merr == nil {
+		sseEvent(w, data)
+	}
+	return e.Outcome
+}
+
+// gone handles a client that left mid-stream (a write failed): it is counted, and its
+// generation stops, unless the server is set to ignore departures, when the rest of events
+// runs to its end unread.
+func (g *genCall) gone(events <-chan indexed) string {
+	g.s.countAborted(g.ctx, g.x.route, "client_closed")
+	if g.s.opts.IgnoreDisconnects && events != nil {
+		for range events {
+		}
+		return OutcomeAborted
+	}
+	g.done()
+	return OutcomeAborted
 }
 
 // sseEvent writes one server-sent event and flushes it; false means the client has gone.
@@ -256,6 +366,30 @@ func sseEvent(w *bufio.Writer, data []byte) bool {
 	_, _ = w.Write(data)
 	_, _ = w.WriteString("\n\n")
 	return w.Flush() == nil
+}
+
+// promptTokens counts the prompt tokens of every choice.
+func (g *genCall) promptTokens() int {
+	n := 0
+	for _, st := range g.streams {
+		n += st.PromptTokens()
+	}
+	return n
+}
+
+// generated counts the tokens every choice has generated.
+func (g *genCall) generated() int {
+	n := 0
+	for i := range g.choices {
+		n += len(g.choices[i].tokens)
+	}
+	return n
+}
+
+// stats summarises the call for the access log.
+func (g *genCall) stats() *genStats {
+	return &genStats{model: g.model.Name(), prompt: g.promptTokens(), generated: g.generated(),
+		seqs: len(g.streams), firstToken: g.firstToken}
 }
 
 // genStats are what the access log records of a generation: sizes and timings only.
@@ -278,11 +412,15 @@ func (g *genStats) attrs() []slog.Attr {
 	return a
 }
 
-// stats summarises the call for the access log.
-func (g *genCall) stats(generated int) *genStats {
-	st := &genStats{model: g.ep.Model.Name(), generated: generated, seqs: len(g.streams), firstToken: g.firstToken}
-	for _, s := range g.streams {
-		st.prompt += s.PromptTokens
+// generationLimitMessage words a request the model cannot take, naming sizes only.
+func generationLimitMessage(err error) string {
+	var long *generate.TooLongError
+	switch {
+	case errors.As(err, &long):
+		return "`inputs` tokens + `max_new_tokens` must be <= " + strconv.Itoa(long.MaxPositions) + ". Given: " +
+			strconv.Itoa(long.Prompt) + " `inputs` tokens and " + strconv.Itoa(long.MaxNewTokens) + " `max_new_tokens`"
+	case errors.Is(err, generate.ErrEmptyPrompt):
+		return "`inputs` cannot be empty"
 	}
-	return st
+	return "the sequence does not fit in the KV cache"
 }

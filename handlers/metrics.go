@@ -39,14 +39,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}
 	m.aborted = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_http_requests_aborted_total",
-		Help: "Requests abandoned before their answer, by route and reason: client_closed or client_reset (the disconnect watcher saw the client leave), cancelled (the request's context ended otherwise). Where the work was when it stopped is the batcher's outcome (cancelled_queued, cancelled_running).",
+		Help: "Requests abandoned before their answer, by route and reason: client_closed or client_reset (the client left: the disconnect watcher saw it, or a stream's write failed), client_stalled (a stream's reader stopped reading), cancelled (the request's context ended otherwise). Where the work was when it stopped is the batcher's outcome (cancelled_queued, cancelled_running).",
 	}, []string{"route", "reason"})
 	reg.MustRegister(m.requests, m.duration, m.aborted)
 	return m
 }
 
 // abortReasons is the fixed label set of sluice_http_requests_aborted_total.
-var abortReasons = [...]string{"client_closed", "client_reset", "cancelled"}
+var abortReasons = [...]string{"client_closed", "client_reset", "client_stalled", "cancelled"}
 
 // attach creates a route's abort series at zero, so that a dashboard sees them before the
 // first abort. A nil *Metrics does nothing.

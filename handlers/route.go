@@ -5,11 +5,13 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 )
 
@@ -26,6 +28,8 @@ type Route struct {
 	Gate *admission.Gate
 	// Models is what /models/loaded reports for this route.
 	Models []ModelInfo
+	// timeout bounds one request's work; 0 means Limits.RequestTimeout.
+	timeout time.Duration
 	// serve parses, validates and runs one admitted request and writes its answer.
 	serve func(s *server, c *fiber.Ctx, x *exchange) error
 }
@@ -43,72 +47,101 @@ type ModelInfo struct {
 type exchange struct {
 	route *Route
 	prio  admission.Priority
+	// id is the request id, kept for work that outlives the handler (a stream).
+	id string
+	// timeout bounds the request's work.
+	timeout time.Duration
 }
 
 // handle is the flow every route shares: admission before anything is read, then the route's
 // own work.
 func (s *server) handle(r *Route) fiber.Handler {
+	timeout := r.timeout
+	if timeout == 0 {
+		timeout = s.opts.Limits.RequestTimeout
+	}
 	return func(c *fiber.Ctx) error {
 		prio, err := s.admit(c, r.Gate)
 		if err != nil {
 			return err
 		}
-		return r.serve(s, c, &exchange{route: r, prio: prio})
+		return r.serve(s, c, &exchange{route: r, prio: prio, id: strings.Clone(requestID(c)), timeout: timeout})
 	}
 }
 
-// workContext is the context a route's work runs under: cancelled when the client disconnects
-// (fasthttp never tells a handler; the watcher does, so a queued request is dropped before it
-// is computed) and bounded by the request timeout. The caller must call done.
-func (s *server) workContext(c *fiber.Ctx) (ctx context.Context, done func()) {
-	return s.workContextFor(c, s.opts.Limits.RequestTimeout)
-}
-
-// workContextFor is workContext with a route's own timeout.
-func (s *server) workContextFor(c *fiber.Ctx, timeout time.Duration) (ctx context.Context, done func()) {
+// workContext is the context a request's work runs under: cancelled when the client
+// disconnects (fasthttp never tells a handler; the watcher does, so a queued request is
+// dropped before it is computed) and bounded by the route's timeout. The caller must call
+// done.
+func (s *server) workContext(c *fiber.Ctx, x *exchange) (ctx context.Context, done func()) {
 	ctx = c.UserContext()
 	stop := func() {}
 	if s.opts.Watcher != nil && !s.opts.IgnoreDisconnects {
 		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, x.timeout)
 	return ctx, func() { cancel(); stop() }
 }
 
-// workError answers a request whose work failed: the Queue's own refusals (class full, max
-// wait) as refusals with a Retry-After, a closed Queue as not_ready, the deadline as 504, a
-// departed client as 499 (counted, never read), anything else as a 500 that says nothing of
-// the request.
+// workError answers, in the error envelope, a request whose work failed: the Queue's own
+// refusals (class full, max wait) as refusals with a Retry-After, the rest as failure says.
 func (s *server) workError(c *fiber.Ctx, x *exchange, ctx context.Context, err error) error {
 	if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
 		return s.writeRefusal(c, ref)
 	}
-	switch {
-	case errors.Is(err, admission.ErrClosed):
-		return s.notReady("Service is shutting down and not accepting new requests", "shutting_down")
-	case errors.Is(err, context.DeadlineExceeded):
-		secs := s.opts.Limits.RequestTimeout.Seconds()
-		return &apiError{Status: fiber.StatusGatewayTimeout, Code: CodeTimeout, Outcome: OutcomeTimedOut,
-			Message: "Request exceeded configured timeout of " + strconv.FormatFloat(secs, 'g', -1, 64) + " seconds",
-			Details: map[string]any{"timeout_seconds": secs}}
-	case errors.Is(err, context.Canceled):
-		s.countAborted(ctx, x.route)
-		// The client has gone; nobody reads this answer, but the outcome must be counted.
-		return &apiError{Status: statusClientClosed, Code: "client_closed_request", Outcome: OutcomeAborted,
-			Message: "Client closed the request"}
-	}
-	s.opts.Logger.Error("work failed", slog.String("request_id", requestID(c)),
-		slog.String("route", x.route.Path), slog.String("error_type", errorType(err)))
-	return &apiError{Status: fiber.StatusInternalServerError, Code: CodeInternal, Outcome: OutcomeFailed,
-		Message: "Internal server error"}
+	return s.failure(x, ctx, err)
 }
 
-// countAborted records a request abandoned by its client, with how it left.
-func (s *server) countAborted(ctx context.Context, r *Route) {
+// failure is the answer to work that ended with err, on every route and whatever its wire
+// format: a closed Queue or a shutdown as not_ready, the deadline or a first token that never
+// came as 504, a departed or stalled client as 499 (counted, never read), a request the model
+// cannot take as 422, anything else as a 500 that says nothing of the request (logged by the
+// error's type). ctx is the work's context, which knows how a client left.
+func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError {
+	e := &apiError{cause: err}
+	switch {
+	case errors.Is(err, admission.ErrClosed), errors.Is(err, generate.ErrShutdown):
+		e = s.notReady("Service is shutting down and not accepting new requests", "shutting_down")
+	case errors.Is(err, context.DeadlineExceeded):
+		secs := x.timeout.Seconds()
+		e.Status, e.Code, e.Outcome = fiber.StatusGatewayTimeout, CodeTimeout, OutcomeTimedOut
+		e.Message = "Request exceeded configured timeout of " + strconv.FormatFloat(secs, 'g', -1, 64) + " seconds"
+		e.Details = map[string]any{"timeout_seconds": secs}
+	case errors.Is(err, generate.ErrFirstTokenTimeout):
+		e.Status, e.Code, e.Outcome = fiber.StatusGatewayTimeout, CodeTimeout, OutcomeTimedOut
+		e.Message = "No token was generated within the first-token timeout"
+	case errors.Is(err, context.Canceled), errors.Is(err, generate.ErrClientStalled):
+		reason := "cancelled"
+		if errors.Is(err, generate.ErrClientStalled) {
+			reason = "client_stalled"
+		}
+		s.countAborted(ctx, x.route, reason)
+		// The client has gone or stopped reading; nobody reads this answer, but the outcome
+		// must be counted.
+		e.Status, e.Code, e.Outcome = statusClientClosed, "client_closed_request", OutcomeAborted
+		e.Message = "Client closed the request or stopped reading"
+	case errors.Is(err, generate.ErrEmptyPrompt), errors.Is(err, generate.ErrTooLong), errors.Is(err, generate.ErrNoRoom):
+		e.Status, e.Code, e.Outcome = fiber.StatusUnprocessableEntity, CodeValidation, OutcomeFailed
+		e.Message = generationLimitMessage(err)
+	default:
+		e.Status, e.Code, e.Outcome, e.Message = fiber.StatusInternalServerError, CodeInternal, OutcomeFailed, "Internal server error"
+		if errors.Is(err, generate.ErrStalled) {
+			e.Message = "Internal server error: the model stalled"
+		}
+		s.opts.Logger.Error("work failed", slog.String("request_id", x.id),
+			slog.String("route", x.route.Path), slog.String("error_type", errorType(err)))
+	}
+	return e
+}
+
+// countAborted records a request abandoned by its client: how it left, as the disconnect
+// watcher saw it, or else as the caller knows it (cancelled, client_stalled, or client_closed
+// for a stream whose write failed).
+func (s *server) countAborted(ctx context.Context, r *Route, otherwise string) {
 	if s.opts.Metrics == nil {
 		return
 	}
-	reason := "cancelled"
+	reason := otherwise
 	switch why, _ := connwatch.DisconnectReason(ctx); why {
 	case connwatch.ReasonClosed:
 		reason = "client_closed"

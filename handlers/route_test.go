@@ -1,12 +1,13 @@
 package handlers
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // echoRoute is a route kind the package does not ship: it answers with its admitted class.
@@ -65,12 +66,12 @@ func TestNewChecksEveryOption(t *testing.T) {
 		RetryAfter: -time.Second,
 	})
 	var fields []string
-	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var ce *ConfigError
-		if !errors.As(e, &ce) {
-			t.Fatalf("%v is not a ConfigError", e)
-		}
-		fields = append(fields, ce.Field)
+	problems, other := settings.Problems(err)
+	if len(other) > 0 {
+		t.Fatalf("%v are not settings.Problems", other)
+	}
+	for _, p := range problems {
+		fields = append(fields, p.Field)
 	}
 	got := strings.Join(fields, " ")
 	for _, want := range []string{"Limits.MaxBodyBytes", "Limits.MaxTextChars", "Limits.RequestTimeout",

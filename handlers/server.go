@@ -19,6 +19,7 @@ import (
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // Options wires the handlers to the rest of the server.
@@ -62,36 +63,33 @@ type Limits struct {
 	RequestTimeout time.Duration
 }
 
-// Validate reports every limit that is out of range: the result joins one *ConfigError per bad
-// field (named "Limits.<field>").
+// Validate reports every limit that is out of range: the result joins one *settings.Problem
+// per bad field (named "Limits.<field>").
 func (l Limits) Validate() error {
-	var errs []error
+	check := settings.For("handlers")
 	for _, f := range []struct {
 		name string
 		v    int
 	}{{"MaxBodyBytes", l.MaxBodyBytes}, {"MaxTextChars", l.MaxTextChars}, {"MaxTextBytes", l.MaxTextBytes}} {
 		if f.v < 1 {
-			errs = append(errs, &ConfigError{Field: "Limits." + f.name, Problem: fmt.Sprintf("must be at least 1, got %d", f.v)})
+			check.Addf("Limits."+f.name, "must be at least 1, got %d", f.v)
 		}
 	}
 	if l.RequestTimeout <= 0 {
-		errs = append(errs, &ConfigError{Field: "Limits.RequestTimeout", Problem: fmt.Sprintf("must be positive, got %s", l.RequestTimeout)})
+		check.Addf("Limits.RequestTimeout", "must be positive, got %s", l.RequestTimeout)
 	}
-	return errors.Join(errs...)
+	return check.Err()
 }
 
 // probes are the routes every server has besides Options.Routes.
 var probes = [...]string{"/health", "/livez", "/readyz", "/models/loaded", "/metrics"}
 
-// validate reports every option that is missing or out of range: one *ConfigError per field.
+// validate reports every option that is missing or out of range: one *settings.Problem per
+// field.
 func (o Options) validate() error {
-	var errs []error
-	if err := o.Limits.Validate(); err != nil {
-		errs = append(errs, err.(interface{ Unwrap() []error }).Unwrap()...)
-	}
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf(format, args...)})
-	}
+	check := settings.For("handlers")
+	check.Include(o.Limits.Validate())
+	bad := check.Addf
 	if o.RetryAfter < 0 {
 		bad("RetryAfter", "must not be negative (0: no header), got %s", o.RetryAfter)
 	}
@@ -114,18 +112,8 @@ func (o Options) validate() error {
 		}
 		seen[r.Path] = true
 	}
-	return errors.Join(errs...)
+	return check.Err()
 }
-
-// ConfigError is one Options field that is missing or out of range. Problem says what is
-// wrong and with which value, without the field's name, so a caller that maps fields to its
-// own setting names (environment variables) can put its name in front.
-type ConfigError struct {
-	Field   string
-	Problem string
-}
-
-func (e *ConfigError) Error() string { return "handlers: " + e.Field + " " + e.Problem }
 
 type server struct {
 	opts Options

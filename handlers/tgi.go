@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"strconv"
@@ -100,112 +99,97 @@ type tgiOptions struct {
 	stream, details, fullText bool
 }
 
-func (s *server) serveTGI(c *fiber.Ctx, x *exchange, ep *GenerationEndpoint, mode tgiMode) error {
-	prompt, params, opts, msg := parseTGI(c.Body(), ep)
+// tgi is TGI's dialect; mode says how the route chooses between an answer and a stream.
+type tgi struct{ mode tgiMode }
+
+func (t tgi) read(body []byte, ep *GenerationEndpoint, _ requestInfo) (genRequest, answer, *apiError) {
+	prompt, params, opts, msg := parseTGI(body, ep)
 	if msg != "" {
-		c.Locals(localOutcome, OutcomeFailed)
-		return writeTGIError(c, fiber.StatusUnprocessableEntity, "validation", CodeValidation, "Input validation error: "+msg)
+		return genRequest{}, nil, &apiError{Status: fiber.StatusUnprocessableEntity, Code: CodeValidation,
+			Message: msg, Outcome: OutcomeFailed}
 	}
-	switch mode {
+	switch t.mode {
 	case tgiObject:
 		opts.stream = false
 	case tgiStream:
 		opts.stream = true
 	}
-	g, err := s.beginGeneration(c, x, ep, []string{prompt}, 1, params)
-	if err != nil {
-		return s.startError(c, x, ep, err, func(c *fiber.Ctx, f genFailure, _ error) error {
-			return writeTGIError(c, f.status, f.kind, f.code, "Input validation error: "+f.message)
-		})
+	req := genRequest{prompts: []string{prompt}, n: 1, params: params, stream: opts.stream}
+	return req, &tgiAnswer{compat: t.mode == tgiCompat, opts: opts, prompt: prompt}, nil
+}
+
+// reply is TGI's error body, with Sluice's code and request id beside its fields. Validation
+// failures are TGI's "validation" errors, worded as its router words them; the rest are
+// "generation" errors.
+func (tgi) reply(e *apiError, requestID string) (int, any) {
+	kind, msg := "generation", e.Message
+	if e.Code == CodeValidation {
+		kind, msg = "validation", "Input validation error: "+msg
 	}
-	if opts.stream {
-		id := requestIDOf(c)
-		return s.sse(c, g, func(w *bufio.Writer) (string, logStats) { return tgiStreamEvents(w, g, prompt, opts, id) })
-	}
-	var text strings.Builder
-	var tokens []tgiToken
-	var last generate.Event
-	for it := range g.events() {
-		ev := it.ev
-		if ev.HasToken {
-			text.WriteString(ev.Text)
-			tokens = append(tokens, tgiToken{ID: ev.ID, Text: ev.Text, Logprob: ev.Logprob, Special: ev.Special})
+	return e.Status, tgiError{Error: msg, ErrorType: kind, Code: e.Code, RequestID: requestID}
+}
+
+// tgiAnswer writes one TGI request's answers.
+type tgiAnswer struct {
+	compat bool // POST /: a whole answer is a one-element array
+	opts   tgiOptions
+	prompt string
+}
+
+func (a *tgiAnswer) whole(g *genCall) any {
+	ch := &g.choices[0]
+	out := tgiResponse{GeneratedText: a.generatedText(ch)}
+	if a.opts.details {
+		tokens := make([]tgiToken, len(ch.tokens))
+		for i, t := range ch.tokens {
+			tokens[i] = tgiTokenOf(t)
 		}
-		if ev.Done {
-			last = ev
-		}
-	}
-	defer g.done()
-	c.Locals(localStats, g.stats(len(tokens)))
-	if !last.Done {
-		last.Err = g.ctx.Err()
-	}
-	if last.Err != nil {
-		f := s.classify(last.Err, ep.Timeout)
-		c.Locals(localOutcome, f.outcome)
-		return writeTGIError(c, f.status, f.kind, f.code, f.message)
-	}
-	out := tgiResponse{GeneratedText: text.String()}
-	if opts.fullText {
-		out.GeneratedText = prompt + out.GeneratedText
-	}
-	if opts.details {
-		out.Details = &tgiDetails{FinishReason: last.Finish, GeneratedTokens: len(tokens), Seed: seedOf(g.streams[0]),
+		out.Details = &tgiDetails{FinishReason: ch.finish, GeneratedTokens: len(ch.tokens), Seed: seedOf(g.streams[0]),
 			Prefill: []tgiToken{}, Tokens: tokens}
 	}
-	c.Locals(localOutcome, OutcomeServed)
-	if mode == tgiCompat {
-		return c.JSON([]tgiResponse{out})
+	if a.compat {
+		return []tgiResponse{out}
 	}
-	return c.JSON(out)
+	return out
 }
 
-// tgiStreamEvents writes one event per token; the last carries the whole text and, when
-// asked, the details. An error after the first byte is an event of its own, TGI's shape.
-func tgiStreamEvents(w *bufio.Writer, g *genCall, prompt string, opts tgiOptions, id string) (string, logStats) {
-	var text strings.Builder
-	n := 0
-	events := g.events()
-	for it := range events {
-		ev := it.ev
-		if ev.Err != nil || (!ev.HasToken && ev.Done) {
-			f := g.s.classify(ev.Err, g.ep.Timeout)
-			data, _ := marshal(tgiError{Error: f.message, ErrorType: f.kind, Code: f.code, RequestID: id})
-			sseEvent(w, data)
-			return f.outcome, g.stats(n)
-		}
-		n++
-		text.WriteString(ev.Text)
-		e := tgiStreamEvent{Index: ev.Index, Token: tgiToken{ID: ev.ID, Text: ev.Text, Logprob: ev.Logprob, Special: ev.Special}}
-		if ev.Done {
-			full := text.String()
-			if opts.fullText {
-				full = prompt + full
-			}
-			e.GeneratedText = &full
-			if opts.details {
-				e.Details = &tgiStreamDetails{FinishReason: ev.Finish, GeneratedTokens: n, Seed: seedOf(g.streams[0]),
-					InputLength: g.streams[0].PromptTokens}
-			}
-		}
-		data, _ := marshal(e)
-		if !sseEvent(w, data) {
-			g.gone(events)
-			return OutcomeAborted, g.stats(n)
+// event is one token; the last carries the whole text and, when asked, the details.
+func (a *tgiAnswer) event(g *genCall, _ int, ev generate.Event) []byte {
+	e := tgiStreamEvent{Index: ev.Index, Token: tgiTokenOf(ev.Token)}
+	if ev.Done {
+		ch := &g.choices[0]
+		full := a.generatedText(ch)
+		e.GeneratedText = &full
+		if a.opts.details {
+			e.Details = &tgiStreamDetails{FinishReason: ev.Finish, GeneratedTokens: len(ch.tokens), Seed: seedOf(g.streams[0]),
+				InputLength: g.streams[0].PromptTokens()}
 		}
 	}
-	if err := g.ctx.Err(); err != nil {
-		f := g.s.classify(err, g.ep.Timeout)
-		return f.outcome, g.stats(n)
-	}
-	return OutcomeServed, g.stats(n)
+	data, _ := marshal(e)
+	return data
 }
 
-func seedOf(s *generate.Stream) *uint64 {
-	if !s.Sampled {
+func (a *tgiAnswer) end(*genCall) [][]byte { return nil }
+
+// generatedText is the choice's text, after the prompt when the request asked for the full
+// text. TGI keeps stop sequences in it.
+func (a *tgiAnswer) generatedText(ch *genChoice) string {
+	if a.opts.fullText {
+		return a.prompt + ch.text.String()
+	}
+	return ch.text.String()
+}
+
+func tgiTokenOf(t generate.Token) tgiToken {
+	return tgiToken{ID: t.ID, Text: t.Text, Logprob: t.Logprob, Special: t.Special}
+}
+
+// seedOf is the seed TGI reports: the one sampling used, null for greedy decoding.
+func seedOf(s TokenStream) *uint64 {
+	seed, sampled := s.Seed()
+	if !sampled {
 		return nil
 	}
-	seed := s.Seed
 	return &seed
 }
 
@@ -303,11 +287,3 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 	params.Stop = p.Stop
 	return *req.Inputs, params, opts, ""
 }
-
-// writeTGIError answers in TGI's error shape, with Sluice's code and request id beside it.
-func writeTGIError(c *fiber.Ctx, status int, kind, code, message string) error {
-	return c.Status(status).JSON(tgiError{Error: message, ErrorType: kind, Code: code, RequestID: requestID(c)})
-}
-
-// requestIDOf copies the request id for use after the handler returns (fiber reuses c).
-func requestIDOf(c *fiber.Ctx) string { return strings.Clone(requestID(c)) }

@@ -1,9 +1,9 @@
 package kvcache
 
 import (
-	"errors"
-	"fmt"
 	"sync/atomic"
+
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // Kind says which of a layer's two caches a tensor holds.
@@ -58,13 +58,11 @@ func (c Config) blocks() int {
 	return int(min(c.MemoryBytes/c.BlockBytes(), maxBlocks))
 }
 
-// Validate reports every field that is out of range: the result joins one *ConfigError per
-// bad field.
+// Validate reports every field that is out of range: the result joins one *settings.Problem
+// per bad field.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, &ConfigError{Field: field, Problem: fmt.Sprintf(format, args...)})
-	}
+	check := settings.For("kvcache")
+	bad := check.Addf
 	if bt := c.blockTokens(); bt < 1 || bt > 1024 {
 		bad("BlockTokens", "must be between 1 and 1024 (0: %d), got %d", DefaultBlockTokens, c.BlockTokens)
 	}
@@ -84,18 +82,8 @@ func (c Config) Validate() error {
 	case c.Blocks == 0 && c.BlockBytes() > 0 && c.MemoryBytes < c.BlockBytes():
 		bad("MemoryBytes", "holds no block: one block takes %d bytes, got %d", c.BlockBytes(), c.MemoryBytes)
 	}
-	return errors.Join(errs...)
+	return check.Err()
 }
-
-// ConfigError is one Config field that is out of range. Problem says what is wrong and with
-// which value, without the field's name, so a caller that maps fields to its own setting
-// names (environment variables) can put its name in front.
-type ConfigError struct {
-	Field   string
-	Problem string
-}
-
-func (e *ConfigError) Error() string { return "kvcache: " + e.Field + " " + e.Problem }
 
 // BlockID names a block of a Pool.
 type BlockID int32

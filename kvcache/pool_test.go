@@ -1,10 +1,11 @@
 package kvcache
 
 import (
-	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // A small geometry: 2 layers, 2 heads of 3 dims, blocks of 4 tokens.
@@ -375,12 +376,12 @@ func TestConfigValidation(t *testing.T) {
 	bad := Config{BlockTokens: -1, Layers: 0, Heads: 2, HeadDim: 3, MaxSeqLen: 8}
 	err = bad.Validate()
 	var fields []string
-	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var ce *ConfigError
-		if !errors.As(e, &ce) {
-			t.Fatalf("%v is not a ConfigError", e)
-		}
-		fields = append(fields, ce.Field)
+	problems, other := settings.Problems(err)
+	if len(other) > 0 {
+		t.Fatalf("%v are not settings.Problems", other)
+	}
+	for _, p := range problems {
+		fields = append(fields, p.Field)
 	}
 	if want := []string{"BlockTokens", "Layers", "MemoryBytes"}; !slices.Equal(fields, want) {
 		t.Fatalf("fields %v, want %v", fields, want)

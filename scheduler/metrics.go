@@ -1,4 +1,4 @@
-package engine
+package scheduler
 
 import (
 	"fmt"
@@ -14,10 +14,10 @@ import (
 // sluice_generate_requests_aborted_total.
 var abortReasons = []string{"client_disconnect", "client_stall", "stall", "timeout", "shutdown", "too_long", "engine_error"}
 
-// RunnerMetrics holds the generation series of every Runner that shares it; the label "queue"
-// is the Runner's name. Create one per registry with NewRunnerMetrics. A nil *RunnerMetrics
-// disables metrics.
-type RunnerMetrics struct {
+// Metrics holds the generation series of every Scheduler that shares it; the label "queue" is
+// the Scheduler's name. Create one per registry with NewMetrics. A nil *Metrics disables
+// metrics.
+type Metrics struct {
 	streams      *prometheus.CounterVec
 	aborted      *prometheus.CounterVec
 	afterGone    *prometheus.CounterVec
@@ -32,15 +32,15 @@ type RunnerMetrics struct {
 	stepRows     *prometheus.HistogramVec
 	prefixTokens *prometheus.CounterVec
 	kvCopy       *prometheus.CounterVec
-	gauges       *runnerCollector
+	gauges       *collector
 }
 
-// NewRunnerMetrics creates the series and registers them with reg (when not nil). It panics if
-// reg already holds them, like prometheus.MustRegister: that is a wiring bug.
-func NewRunnerMetrics(reg prometheus.Registerer) *RunnerMetrics {
+// NewMetrics creates the series and registers them with reg (when not nil). It panics if reg
+// already holds them, like prometheus.MustRegister: that is a wiring bug.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
 	q := []string{"queue"}
 	lat := prometheus.ExponentialBuckets(0.001, 2, 16)
-	m := &RunnerMetrics{
+	m := &Metrics{
 		streams: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_generate_streams_total",
 			Help: "Generations that ran to their end, by why they ended: length (token limit) or stop (end of sequence, stop sequence).",
@@ -103,9 +103,8 @@ func NewRunnerMetrics(reg prometheus.Registerer) *RunnerMetrics {
 			Name: "sluice_generate_kv_copy_seconds_total",
 			Help: "Time spent gathering past keys and values from the KV blocks into a step's tensors and writing the new ones back: what paging costs, to set beside sluice_generate_step_seconds.",
 		}, q),
-		gauges: &runnerCollector{runners: map[string]*Runner{}},
+		gauges: newCollector(),
 	}
-	m.gauges.init()
 	if reg != nil {
 		reg.MustRegister(m.streams, m.aborted, m.afterGone, m.abortSeconds, m.abortSteps, m.tokens, m.ttft,
 			m.interToken, m.preemptions, m.trips, m.stepSeconds, m.stepRows, m.prefixTokens, m.kvCopy, m.gauges)
@@ -113,9 +112,9 @@ func NewRunnerMetrics(reg prometheus.Registerer) *RunnerMetrics {
 	return m
 }
 
-// runnerMetrics is one Runner's series with labels resolved once. A nil one does nothing.
-type runnerMetrics struct {
-	parent                             *RunnerMetrics
+// metrics is one Scheduler's series with labels resolved once. A nil one does nothing.
+type metrics struct {
+	parent                             *Metrics
 	name                               string
 	finish                             map[Finish]prometheus.Counter
 	aborted                            map[string]prometheus.Counter
@@ -127,15 +126,15 @@ type runnerMetrics struct {
 	kvCopySeconds                      prometheus.Counter
 }
 
-func (m *RunnerMetrics) forRunner(r *Runner) (*runnerMetrics, error) {
+func (m *Metrics) forScheduler(s *Scheduler) (*metrics, error) {
 	if m == nil {
 		return nil, nil
 	}
-	if err := m.gauges.attach(r); err != nil {
+	if err := m.gauges.attach(s); err != nil {
 		return nil, err
 	}
-	n := r.name
-	rm := &runnerMetrics{parent: m, name: n,
+	n := s.name
+	rm := &metrics{parent: m, name: n,
 		finish:    map[Finish]prometheus.Counter{},
 		aborted:   map[string]prometheus.Counter{},
 		afterGone: m.afterGone.WithLabelValues(n), tokens: m.tokens.WithLabelValues(n),
@@ -158,7 +157,7 @@ func (m *RunnerMetrics) forRunner(r *Runner) (*runnerMetrics, error) {
 	return rm, nil
 }
 
-func (rm *runnerMetrics) detach() {
+func (rm *metrics) detach() {
 	if rm != nil {
 		rm.parent.gauges.detach(rm.name)
 	}
@@ -166,7 +165,7 @@ func (rm *runnerMetrics) detach() {
 
 // ended counts how a stream ended: a finish, or an abort reason ("" for a refusal the
 // admission layer counts, such as max_wait).
-func (rm *runnerMetrics) ended(final Event, reason string) {
+func (rm *metrics) ended(final Event, reason string) {
 	if rm == nil {
 		return
 	}
@@ -179,132 +178,119 @@ func (rm *runnerMetrics) ended(final Event, reason string) {
 	}
 }
 
-func (rm *runnerMetrics) abortLatency(d time.Duration, steps uint64) {
+func (rm *metrics) abortLatency(d time.Duration, steps uint64) {
 	if rm != nil {
 		rm.abortSeconds.Observe(d.Seconds())
 		rm.abortSteps.Observe(float64(steps))
 	}
 }
 
-func (rm *runnerMetrics) admitted(cached, computed int) {
+func (rm *metrics) admitted(cached, computed int) {
 	if rm != nil {
 		rm.cachedTokens.Add(float64(cached))
 		rm.computedTokens.Add(float64(computed))
 	}
 }
 
-func (rm *runnerMetrics) step(d time.Duration, rows int, prefill bool) {
+func (rm *metrics) step(d time.Duration, rows int, prefill bool) {
 	if rm != nil {
-		i := boolIndex(prefill)
+		i := 0
+		if prefill {
+			i = 1
+		}
 		rm.stepSeconds[i].Observe(d.Seconds())
 		rm.stepRows[i].Observe(float64(rows))
 	}
 }
 
-func (rm *runnerMetrics) kvCopy(d time.Duration) {
+func (rm *metrics) kvCopy(d time.Duration) {
 	if rm != nil {
 		rm.kvCopySeconds.Add(d.Seconds())
 	}
 }
 
-func (rm *runnerMetrics) preempted() {
+func (rm *metrics) preempted() {
 	if rm != nil {
 		rm.preempts.Inc()
 	}
 }
 
-func (rm *runnerMetrics) stalled() {
+func (rm *metrics) stalled() {
 	if rm != nil {
 		rm.trips.Inc()
 	}
 }
 
-func (rm *runnerMetrics) firstToken(d time.Duration) {
+func (rm *metrics) firstToken(d time.Duration) {
 	if rm != nil {
 		rm.tokens.Inc()
 		rm.ttft.Observe(d.Seconds())
 	}
 }
 
-func (rm *runnerMetrics) interToken(d time.Duration) {
+func (rm *metrics) interToken(d time.Duration) {
 	if rm != nil {
 		rm.tokens.Inc()
 		rm.inter.Observe(d.Seconds())
 	}
 }
 
-func (rm *runnerMetrics) afterDisconnect() {
+func (rm *metrics) afterDisconnect() {
 	if rm != nil {
 		rm.afterGone.Inc()
 	}
 }
 
-// runnerCollector reads each runner's counters and its pool's when Prometheus scrapes.
-type runnerCollector struct {
-	waiting, running, blocks, lookups, hits, evictions, cows *prometheus.Desc
+// collector reads each scheduler's queue when Prometheus scrapes. (Its KV cache reports
+// itself: kvcache.Pool.Collector.)
+type collector struct {
+	waiting, running *prometheus.Desc
 
-	mu      sync.Mutex
-	runners map[string]*Runner
+	mu         sync.Mutex
+	schedulers map[string]*Scheduler
 }
 
-func (c *runnerCollector) init() {
-	q := []string{"queue"}
-	c.waiting = prometheus.NewDesc("sluice_generate_queue_depth",
-		"Sequences waiting for admission in a priority class's queue (new, or preempted).", []string{"queue", "priority"}, nil)
-	c.running = prometheus.NewDesc("sluice_generate_running_sequences",
-		"Sequences admitted and holding KV blocks, paused ones included.", q, nil)
-	c.blocks = prometheus.NewDesc("sluice_kvcache_blocks",
-		"KV cache blocks by state: free, used (held by a sequence), cached (only the prefix cache keeps them).", []string{"queue", "state"}, nil)
-	c.lookups = prometheus.NewDesc("sluice_kvcache_prefix_lookups_total",
-		"Full prompt blocks looked up in the prefix cache.", q, nil)
-	c.hits = prometheus.NewDesc("sluice_kvcache_prefix_hits_total",
-		"Full prompt blocks found in the prefix cache (their keys and values not recomputed).", q, nil)
-	c.evictions = prometheus.NewDesc("sluice_kvcache_evictions_total",
-		"Cached blocks taken back for other tokens.", q, nil)
-	c.cows = prometheus.NewDesc("sluice_kvcache_copies_on_write_total",
-		"Shared blocks copied before a write.", q, nil)
+func newCollector() *collector {
+	return &collector{
+		waiting: prometheus.NewDesc("sluice_generate_queue_depth",
+			"Sequences waiting for admission in a priority class's queue (new, or preempted).", []string{"queue", "priority"}, nil),
+		running: prometheus.NewDesc("sluice_generate_running_sequences",
+			"Sequences admitted and holding KV blocks, paused ones included.", []string{"queue"}, nil),
+		schedulers: map[string]*Scheduler{},
+	}
 }
 
-func (c *runnerCollector) attach(r *Runner) error {
+func (c *collector) attach(s *Scheduler) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.runners[r.name]; ok {
-		return fmt.Errorf("engine: runner name %q is already in use on these metrics", r.name)
+	if _, ok := c.schedulers[s.name]; ok {
+		return fmt.Errorf("scheduler: model %q: the name is already in use on these metrics", s.name)
 	}
-	c.runners[r.name] = r
+	c.schedulers[s.name] = s
 	return nil
 }
 
-func (c *runnerCollector) detach(name string) {
+func (c *collector) detach(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.runners, name)
+	delete(c.schedulers, name)
 }
 
 // Describe implements prometheus.Collector.
-func (c *runnerCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.waiting, c.running, c.blocks, c.lookups, c.hits, c.evictions, c.cows} {
-		ch <- d
-	}
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.waiting
+	ch <- c.running
 }
 
 // Collect implements prometheus.Collector.
-func (c *runnerCollector) Collect(ch chan<- prometheus.Metric) {
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for name, r := range c.runners {
-		l := r.Load()
+	for name, s := range c.schedulers {
+		l := s.Load()
 		for _, p := range admission.Priorities {
 			ch <- prometheus.MustNewConstMetric(c.waiting, prometheus.GaugeValue, float64(l.Waiting[p]), name, p.String())
 		}
 		ch <- prometheus.MustNewConstMetric(c.running, prometheus.GaugeValue, float64(l.Running), name)
-		st := r.pool.Stats()
-		for state, v := range map[string]int{"free": st.Free, "used": st.Used, "cached": st.Cached} {
-			ch <- prometheus.MustNewConstMetric(c.blocks, prometheus.GaugeValue, float64(v), name, state)
-		}
-		ch <- prometheus.MustNewConstMetric(c.lookups, prometheus.CounterValue, float64(st.Lookups), name)
-		ch <- prometheus.MustNewConstMetric(c.hits, prometheus.CounterValue, float64(st.Hits), name)
-		ch <- prometheus.MustNewConstMetric(c.evictions, prometheus.CounterValue, float64(st.Evictions), name)
-		ch <- prometheus.MustNewConstMetric(c.cows, prometheus.CounterValue, float64(st.CopiesOnWrite), name)
 	}
 }

@@ -1,34 +1,44 @@
-package engine
+package scheduler
 
 import (
 	"context"
 	"errors"
 	"io"
 	"runtime"
-	"sync"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/kvcache"
 )
 
 // argmaxChooser picks the highest score and never stops early.
 type argmaxChooser struct{}
 
-func (argmaxChooser) Choose(logits []float32) Choice { return Choice{ID: argmax(logits)} }
+func (argmaxChooser) Choose(logits []float32) Choice {
+	best := 0
+	for i, v := range logits {
+		if v > logits[best] {
+			best = i
+		}
+	}
+	return Choice{ID: int64(best)}
+}
 
-type runnerOpts struct {
+type testOpts struct {
 	blocks int
-	cfg    func(*RunnerConfig)
+	cfg    func(*Config)
 	clk    clock.Clock
 }
 
-func newTestRunner(t *testing.T, o runnerOpts) *Runner {
+// newTestScheduler builds a scheduler over a fresh fake model, not started.
+func newTestScheduler(t *testing.T, o testOpts) (*Scheduler, *fakeModel) {
 	t.Helper()
-	d := tinyLM(t)
-	sh := d.Shape()
+	model := newFakeModel()
+	sh := model.Shape()
 	if o.blocks == 0 {
 		o.blocks = 256
 	}
@@ -37,7 +47,7 @@ func newTestRunner(t *testing.T, o runnerOpts) *Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := RunnerConfig{MaxRunning: 8, MaxStepTokens: 4096, QueueSize: 64, OutBuffer: 64,
+	cfg := Config{MaxRunning: 8, MaxStepTokens: 4096, QueueSize: 64, OutBuffer: 64,
 		StallTimeout: time.Minute, MaxPositions: 256}
 	if o.cfg != nil {
 		o.cfg(&cfg)
@@ -45,21 +55,21 @@ func newTestRunner(t *testing.T, o runnerOpts) *Runner {
 	if o.clk == nil {
 		o.clk = clock.Real()
 	}
-	r, err := NewRunner("tiny-lm", d, pool, cfg, o.clk, nil)
+	s, err := New("fake-lm", model, pool, cfg, o.clk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return s, model
 }
 
-func startRunner(t *testing.T, r *Runner) {
+func start(t *testing.T, s *Scheduler) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r.Start(ctx)
+	s.Start(ctx)
 	t.Cleanup(func() {
 		cancel()
-		_ = r.Close(context.Background())
-		if st := r.Pool().Stats(); st.Used != 0 {
+		_ = s.Close(context.Background())
+		if st := s.Pool().Stats(); st.Used != 0 {
 			t.Errorf("blocks still held after Close: %+v", st)
 		}
 	})
@@ -90,63 +100,140 @@ func greedyRequest(prompt []int64, n int) Request {
 	return Request{Prompt: prompt, MaxNewTokens: n, Chooser: argmaxChooser{}}
 }
 
-// TestRunnerBatchesMixedPromptsLikeSingleRuns: the golden prompts, of different lengths,
-// submitted together and decoded as one batch, each come out as torch's greedy ids, and the
-// batch took about as many steps as one of them alone would.
-func TestRunnerBatchesMixedPromptsLikeSingleRuns(t *testing.T) {
-	r := newTestRunner(t, runnerOpts{})
-	goldens := readLMGoldens(t)
+// prompts are five prompts of different lengths with distinct first tokens.
+func prompts() [][]int64 {
+	var out [][]int64
+	for i, n := range []int{3, 9, 17, 5, 24} {
+		p := make([]int64, n)
+		for j := range p {
+			p[j] = int64(10*i + 1 + (j*7)%40)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// submitAll submits every prompt for n greedy tokens.
+func submitAll(t *testing.T, s *Scheduler, ps [][]int64, n int) []*Stream {
+	t.Helper()
 	var streams []*Stream
-	for _, g := range goldens {
-		s, err := r.Submit(context.Background(), greedyRequest(g.PromptIDs, len(g.Greedy)))
+	for _, p := range ps {
+		st, err := s.Submit(context.Background(), greedyRequest(p, n))
 		if err != nil {
 			t.Fatal(err)
 		}
-		streams = append(streams, s)
+		streams = append(streams, st)
 	}
-	startRunner(t, r) // every sequence is waiting: the first step admits them all together
-	for i, s := range streams {
-		ids, last := collect(t, s)
-		if last.Finish != FinishLength || last.Index != len(goldens[i].Greedy) {
-			t.Fatalf("%q: last event %+v", goldens[i].Prompt, last)
+	return streams
+}
+
+// TestBatchedSequencesMatchTheirReference: prompts of different lengths, submitted together
+// and decoded as one left-padded batch, each come out as the model gives them alone, and the
+// batch took about as many steps as one of them alone would.
+func TestBatchedSequencesMatchTheirReference(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{})
+	const n = 12
+	ps := prompts()
+	streams := submitAll(t, s, ps, n)
+	start(t, s) // every sequence is waiting: the first step admits them all together
+	for i, st := range streams {
+		ids, last := collect(t, st)
+		if last.Finish != FinishLength || last.Index != n {
+			t.Fatalf("prompt %d: last event %+v", i, last)
 		}
-		for j := range ids {
-			if ids[j] != goldens[i].Greedy[j] {
-				t.Fatalf("%q batched: %v, torch %v", goldens[i].Prompt, ids, goldens[i].Greedy)
-			}
+		if want := referenceGreedy(ps[i], n); !slices.Equal(ids, want) {
+			t.Fatalf("prompt %d batched: %v, alone %v", i, ids, want)
 		}
 	}
-	if steps := r.Steps(); steps > uint64(len(goldens[0].Greedy))+1 {
-		t.Fatalf("%d steps for %d sequences of %d tokens: they were not batched", steps, len(goldens), len(goldens[0].Greedy))
+	if steps := s.Steps(); steps > n+1 {
+		t.Fatalf("%d steps for %d sequences of %d tokens: they were not batched", steps, len(ps), n)
 	}
-	// The batch kept its rows from the second decode step on: those steps took the previous
+	// From the second decode step on the batch kept its rows: those steps took the previous
 	// step's present as their past instead of gathering it, and the tokens above prove it exact.
-	if r.scratch.reused < len(goldens[0].Greedy)-3 {
-		t.Fatalf("%d steps reused the previous present, want nearly every decode step", r.scratch.reused)
+	if s.scratch.reused < n-3 {
+		t.Fatalf("%d steps reused the previous present, want nearly every decode step", s.scratch.reused)
 	}
 }
 
 // TestPreemptedSequencesResumeExactly: a pool too small for every sequence at once makes the
-// runner preempt and recompute; every sequence still ends with torch's greedy ids.
+// scheduler preempt and recompute; every sequence still ends with its reference tokens.
 func TestPreemptedSequencesResumeExactly(t *testing.T) {
-	r := newTestRunner(t, runnerOpts{blocks: 4}) // 64 positions for 5 sequences of ~20
-	startRunner(t, r)
-	goldens := readLMGoldens(t)
-	var streams []*Stream
-	for _, g := range goldens {
-		s, err := r.Submit(context.Background(), greedyRequest(g.PromptIDs, len(g.Greedy)))
+	s, _ := newTestScheduler(t, testOpts{blocks: 4}) // 64 positions for 5 sequences of up to 44
+	start(t, s)
+	const n = 20
+	ps := prompts()
+	streams := submitAll(t, s, ps, n)
+	for i, st := range streams {
+		ids, last := collect(t, st)
+		if last.Err != nil {
+			t.Fatalf("prompt %d: %v", i, last.Err)
+		}
+		if want := referenceGreedy(ps[i], n); !slices.Equal(ids, want) {
+			t.Fatalf("prompt %d: %v, alone %v", i, ids, want)
+		}
+	}
+	if got := slices.Collect(func(yield func(bool) bool) {
+		for _, st := range streams {
+			if !yield(st.seq.preempted) {
+				return
+			}
+		}
+	}); !slices.Contains(got, true) {
+		t.Fatal("nothing was preempted: the pool was not short")
+	}
+}
+
+// TestPreemptionTakesTheLowestClassLatestFirst: when the pool runs short, bulk sequences go
+// before interactive ones, and within a class the latest admitted goes first.
+func TestPreemptionTakesTheLowestClassLatestFirst(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{blocks: 5})
+	prompt := func(first int64) []int64 { return []int64{first, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15} }
+	submit := func(p admission.Priority, first int64) *Stream {
+		st, err := s.Submit(context.Background(), Request{Prompt: prompt(first), MaxNewTokens: 30, Priority: p, Chooser: argmaxChooser{}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		streams = append(streams, s)
+		return st
 	}
-	for i, s := range streams {
-		ids, _ := collect(t, s)
-		for j := range ids {
-			if ids[j] != goldens[i].Greedy[j] {
-				t.Fatalf("%q: %v, torch %v", goldens[i].Prompt, ids, goldens[i].Greedy)
-			}
+	bulkEarly := submit(admission.Bulk, 1)
+	inter := submit(admission.Interactive, 2)
+	bulkLate := submit(admission.Bulk, 3)
+	start(t, s)
+	for _, st := range []*Stream{bulkEarly, inter, bulkLate} {
+		if _, last := collect(t, st); last.Err != nil {
+			t.Fatal(last.Err)
 		}
+	}
+	if inter.seq.preempted {
+		t.Fatal("the interactive sequence was preempted while bulk ones ran")
+	}
+	if !bulkLate.seq.preempted {
+		t.Fatal("the latest bulk sequence was never preempted")
+	}
+}
+
+// TestAdmissionSharesTurnsByWeight: with one sequence running at a time, waiting classes are
+// admitted four interactive to one bulk, each class in arrival order.
+func TestAdmissionSharesTurnsByWeight(t *testing.T) {
+	s, model := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.MaxRunning = 1 }})
+	var streams []*Stream
+	for i := range 5 {
+		for _, p := range []admission.Priority{admission.Bulk, admission.Interactive} {
+			first := int64(100*int(p) + i + 1) // interactive 1..5, bulk 101..105
+			st, err := s.Submit(context.Background(), Request{Prompt: []int64{first, 7}, MaxNewTokens: 1, Priority: p, Chooser: argmaxChooser{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			streams = append(streams, st)
+		}
+	}
+	start(t, s)
+	for _, st := range streams {
+		collect(t, st)
+	}
+	// admission.Picker's 4:1 turns are I I B I I, then bulk alone.
+	if got, want := model.prefilled(), []int64{1, 2, 101, 3, 4, 5, 102, 103, 104, 105}; !slices.Equal(got, want) {
+		t.Fatalf("admission order %v, want %v", got, want)
 	}
 }
 
@@ -154,32 +241,32 @@ func TestPreemptedSequencesResumeExactly(t *testing.T) {
 // blocks back in the pool by the next step boundary, and at most one token is generated for
 // it after its departure was seen.
 func TestAbortFreesBlocksWithinOneStep(t *testing.T) {
-	r := newTestRunner(t, runnerOpts{})
-	startRunner(t, r)
+	s, _ := newTestScheduler(t, testOpts{})
+	start(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := r.Submit(ctx, greedyRequest([]int64{1198, 922, 799, 1960, 682}, 200))
+	st, err := s.Submit(ctx, greedyRequest([]int64{11, 12, 13, 14, 15}, 200))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if _, err := s.Next(ctx); err != nil {
+		if _, err := st.Next(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if r.Pool().Stats().Used == 0 {
+	if s.Pool().Stats().Used == 0 {
 		t.Fatal("no blocks held while generating")
 	}
 	cancel()
-	seen := r.Steps()
-	waitUntil(t, func() bool { return r.Pool().Stats().Used == 0 })
-	if steps := r.Steps() - seen; steps > 1 {
+	seen := s.Steps()
+	waitUntil(t, func() bool { return s.Pool().Stats().Used == 0 })
+	if steps := s.Steps() - seen; steps > 1 {
 		t.Fatalf("blocks came back %d steps after the abort was seen, want at most 1", steps)
 	}
-	ev := lastEvent(t, s)
+	ev := lastEvent(t, st)
 	if !errors.Is(ev.Err, context.Canceled) {
 		t.Fatalf("last event %+v; want the cancellation", ev)
 	}
-	if n := s.seq.afterAbort; n > 1 {
+	if n := st.seq.afterAbort; n > 1 {
 		t.Fatalf("%d tokens generated after the departure was seen, want at most one", n)
 	}
 }
@@ -188,23 +275,21 @@ func TestAbortFreesBlocksWithinOneStep(t *testing.T) {
 // prompt takes the first's full blocks from the cache instead of recomputing them, and still
 // generates the same tokens.
 func TestPrefixCacheServesASharedPrompt(t *testing.T) {
-	r := newTestRunner(t, runnerOpts{})
-	startRunner(t, r)
+	s, _ := newTestScheduler(t, testOpts{})
+	start(t, s)
 	prompt := make([]int64, 40)
 	for i := range prompt {
 		prompt[i] = int64(600 + i)
 	}
-	s1, _ := r.Submit(context.Background(), greedyRequest(prompt, 8))
+	s1, _ := s.Submit(context.Background(), greedyRequest(prompt, 8))
 	first, _ := collect(t, s1)
-	s2, _ := r.Submit(context.Background(), greedyRequest(prompt, 8))
+	s2, _ := s.Submit(context.Background(), greedyRequest(prompt, 8))
 	second, _ := collect(t, s2)
-	if st := r.Pool().Stats(); st.Hits != 2 {
+	if st := s.Pool().Stats(); st.Hits != 2 {
 		t.Fatalf("prefix cache %+v, want the two full blocks of the prompt hit", st)
 	}
-	for i := range first {
-		if first[i] != second[i] {
-			t.Fatalf("cached prompt generated %v, computed %v", second, first)
-		}
+	if !slices.Equal(first, second) || !slices.Equal(first, referenceGreedy(prompt, 8)) {
+		t.Fatalf("cached prompt generated %v, computed %v", second, first)
 	}
 }
 
@@ -213,120 +298,163 @@ func TestPrefixCacheServesASharedPrompt(t *testing.T) {
 // freed.
 func TestSlowReaderPausesThenIsEnded(t *testing.T) {
 	fake := clock.NewFake(epoch)
-	r := newTestRunner(t, runnerOpts{clk: fake, cfg: func(c *RunnerConfig) { c.OutBuffer = 2; c.StallTimeout = 10 * time.Second }})
-	startRunner(t, r)
-	s, _ := r.Submit(context.Background(), greedyRequest([]int64{1198, 922}, 100))
-	waitUntil(t, func() bool { return s.seq.paused.Load() })
-	steps := r.Steps()
+	s, _ := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.OutBuffer = 2; c.StallTimeout = 10 * time.Second }})
+	start(t, s)
+	st, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 100))
+	waitUntil(t, func() bool { return st.seq.paused.Load() })
+	steps := s.Steps()
 	for range 5 {
 		runtime.Gosched()
 	}
-	if got := r.Steps(); got != steps {
+	if got := s.Steps(); got != steps {
 		t.Fatalf("a paused sequence kept stepping: %d -> %d", steps, got)
 	}
-	if r.Pool().Stats().Used == 0 {
+	if s.Pool().Stats().Used == 0 {
 		t.Fatal("a paused sequence gave its blocks up")
 	}
 	waitUntil(t, func() bool {
 		fake.Advance(time.Second)
-		return r.Pool().Stats().Used == 0
+		return s.Pool().Stats().Used == 0
 	})
-	last := lastEvent(t, s)
+	last := lastEvent(t, st)
 	if !errors.Is(last.Err, ErrClientStalled) || last.Index != 3 {
 		t.Fatalf("last event %+v, want ErrClientStalled after 3 tokens (2 buffered, 1 pending)", last)
 	}
 }
 
+// TestReaderThatCatchesUpResumes: a paused sequence goes on, from where it stopped, as soon as
+// its reader makes room, and its tokens are the ones it would have had unpaused.
+func TestReaderThatCatchesUpResumes(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.OutBuffer = 1 }})
+	start(t, s)
+	prompt := []int64{21, 22, 23}
+	st, _ := s.Submit(context.Background(), greedyRequest(prompt, 10))
+	waitUntil(t, func() bool { return st.seq.paused.Load() })
+	ids, last := collect(t, st)
+	if last.Err != nil || !slices.Equal(ids, referenceGreedy(prompt, 10)) {
+		t.Fatalf("after pausing: %v %+v, want %v", ids, last, referenceGreedy(prompt, 10))
+	}
+}
+
 // TestWatchdogEndsStreamsWhenTheDecoderHangs: a step that does not return within the stall
-// timeout ends every stream with ErrEngineStalled and marks the runner unhealthy; once steps
-// finish again, it is healthy.
+// timeout is terminated, every stream ends with ErrStalled and the scheduler is unhealthy;
+// once steps finish again, it is healthy.
 func TestWatchdogEndsStreamsWhenTheDecoderHangs(t *testing.T) {
 	fake := clock.NewFake(epoch)
-	r := newTestRunner(t, runnerOpts{clk: fake, cfg: func(c *RunnerConfig) { c.StallTimeout = 4 * time.Second }})
-	hang := make(chan struct{})
-	var once sync.Once
-	r.hook = func() {
-		if r.Steps() == 2 {
-			once.Do(func() { <-hang })
+	s, model := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.StallTimeout = 4 * time.Second }})
+	hanging, release := make(chan struct{}), make(chan struct{})
+	model.setHook(func(step int64, _ *engine.Step) error {
+		if step == 3 {
+			close(hanging)
+			return model.hang(release)
 		}
-	}
-	startRunner(t, r)
-	s, _ := r.Submit(context.Background(), greedyRequest([]int64{1198, 922}, 50))
-	waitUntil(t, func() bool { return r.stepStarted.Load() != 0 && r.Steps() == 2 })
+		return nil
+	})
+	start(t, s)
+	st, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 50))
+	second, _ := s.Submit(context.Background(), greedyRequest([]int64{13, 14}, 5))
+	<-hanging
 	waitUntil(t, func() bool {
 		fake.Advance(time.Second)
-		return !r.Healthy()
+		return !s.Healthy()
 	})
-	last := lastEvent(t, s)
-	if !errors.Is(last.Err, ErrEngineStalled) {
-		t.Fatalf("last event %+v, want ErrEngineStalled", last)
+	for _, stream := range []*Stream{st, second} {
+		if last := lastEvent(t, stream); !errors.Is(last.Err, ErrStalled) {
+			t.Fatalf("last event %+v, want ErrStalled", last)
+		}
 	}
-	close(hang)
-	waitUntil(t, func() bool { return r.Pool().Stats().Used == 0 })
-	s2, _ := r.Submit(context.Background(), greedyRequest([]int64{1198, 922}, 3))
+	if len(model.terminated) != 1 {
+		t.Fatal("the hung step was not terminated")
+	}
+	close(release) // the step returns, failed as a terminated run does
+	waitUntil(t, func() bool { return s.Pool().Stats().Used == 0 })
+	s2, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 3))
 	if ids, last := collect(t, s2); len(ids) != 3 || last.Err != nil {
 		t.Fatalf("after the stall: %v %+v", ids, last)
 	}
-	if !r.Healthy() {
+	if !s.Healthy() {
 		t.Fatal("still unhealthy after steps finished again")
+	}
+}
+
+// TestFailedStepEndsItsRows: an error from the model ends the sequences of that step with
+// ErrStepFailed, gives their blocks back, and the next request is served.
+func TestFailedStepEndsItsRows(t *testing.T) {
+	s, model := newTestScheduler(t, testOpts{})
+	boom := errors.New("fake: out of memory")
+	model.setHook(func(step int64, _ *engine.Step) error {
+		if step == 2 {
+			return boom
+		}
+		return nil
+	})
+	start(t, s)
+	st, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 10))
+	if last := lastEvent(t, st); !errors.Is(last.Err, ErrStepFailed) || !errors.Is(last.Err, boom) {
+		t.Fatalf("last event %+v, want ErrStepFailed wrapping the model's error", last)
+	}
+	waitUntil(t, func() bool { return s.Pool().Stats().Used == 0 })
+	next, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 2))
+	if ids, last := collect(t, next); len(ids) != 2 || last.Err != nil {
+		t.Fatalf("after the failure: %v %+v", ids, last)
 	}
 }
 
 func TestQueueLimitsAndExpiry(t *testing.T) {
 	fake := clock.NewFake(epoch)
-	r := newTestRunner(t, runnerOpts{clk: fake, cfg: func(c *RunnerConfig) {
+	s, _ := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) {
 		c.QueueSize = 1
 		c.MaxQueueWait = time.Second
 	}})
 	// Not started: submissions wait.
-	s, err := r.Submit(context.Background(), greedyRequest([]int64{5}, 2))
+	st, err := s.Submit(context.Background(), greedyRequest([]int64{5}, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Submit(context.Background(), greedyRequest([]int64{5}, 2)); !errors.Is(err, admission.ErrQueueFull) {
+	if _, err := s.Submit(context.Background(), greedyRequest([]int64{5}, 2)); !errors.Is(err, admission.ErrQueueFull) {
 		t.Fatalf("second interactive: %v, want ErrQueueFull", err)
 	}
-	if _, err := r.Submit(context.Background(), Request{Prompt: []int64{5}, MaxNewTokens: 2, Priority: admission.Bulk, Chooser: argmaxChooser{}}); err != nil {
+	if _, err := s.Submit(context.Background(), Request{Prompt: []int64{5}, MaxNewTokens: 2, Priority: admission.Bulk, Chooser: argmaxChooser{}}); err != nil {
 		t.Fatalf("bulk has its own queue: %v", err)
 	}
-	if l := r.Load(); l.Waiting != [admission.NumPriorities]int{1, 1} || l.Depth() != 2 {
+	if l := s.Load(); l.Waiting != [admission.NumPriorities]int{1, 1} || l.Depth() != 2 {
 		t.Fatalf("load %+v", l)
 	}
 	for _, bad := range []Request{{MaxNewTokens: 1, Chooser: argmaxChooser{}}, {Prompt: make([]int64, 256), MaxNewTokens: 1, Chooser: argmaxChooser{}},
 		{Prompt: []int64{1}, Chooser: argmaxChooser{}}, {Prompt: []int64{1}, MaxNewTokens: 1}} {
-		if _, err := r.Submit(context.Background(), bad); !errors.Is(err, ErrInvalidRequest) {
+		if _, err := s.Submit(context.Background(), bad); !errors.Is(err, ErrInvalidRequest) {
 			t.Fatalf("%+v: %v, want ErrInvalidRequest", bad, err)
 		}
 	}
 	fake.Advance(2 * time.Second) // both expire before the loop ever starts
-	startRunner(t, r)
-	ev, err := s.Next(context.Background())
+	start(t, s)
+	ev, err := st.Next(context.Background())
 	if err != nil || !errors.Is(ev.Err, admission.ErrExpired) {
 		t.Fatalf("expired: %+v %v", ev, err)
 	}
-	waitUntil(t, func() bool { return r.Load().Depth() == 0 })
+	waitUntil(t, func() bool { return s.Load().Depth() == 0 })
 }
 
 // TestCloseLetsRunningFinishThenEndsTheRest: Close refuses new work and ends the waiting at
 // once; the running finish when they can, or end with ErrShutdown when Close gives up.
 func TestCloseLetsRunningFinishThenEndsTheRest(t *testing.T) {
-	r := newTestRunner(t, runnerOpts{cfg: func(c *RunnerConfig) { c.MaxRunning = 1 }})
+	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.MaxRunning = 1 }})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r.Start(ctx)
-	running, _ := r.Submit(context.Background(), greedyRequest([]int64{1198, 922}, 200))
+	s.Start(ctx)
+	running, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 200))
 	if _, err := running.Next(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	queued, _ := r.Submit(context.Background(), greedyRequest([]int64{1198, 922}, 5))
+	queued, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 5))
 	giveUp, stop := context.WithCancel(context.Background())
 	closed := make(chan error, 1)
-	go func() { closed <- r.Close(giveUp) }()
+	go func() { closed <- s.Close(giveUp) }()
 	ev, err := queued.Next(context.Background())
 	if err != nil || !errors.Is(ev.Err, admission.ErrClosed) {
 		t.Fatalf("queued at shutdown: %+v %v", ev, err)
 	}
-	if _, err := r.Submit(context.Background(), greedyRequest([]int64{1}, 1)); !errors.Is(err, admission.ErrClosed) {
+	if _, err := s.Submit(context.Background(), greedyRequest([]int64{1}, 1)); !errors.Is(err, admission.ErrClosed) {
 		t.Fatalf("submit after Close: %v", err)
 	}
 	if _, err := running.Next(context.Background()); err != nil {
@@ -340,7 +468,7 @@ func TestCloseLetsRunningFinishThenEndsTheRest(t *testing.T) {
 	if !errors.Is(last.Err, ErrShutdown) {
 		t.Fatalf("last %+v, want ErrShutdown", last)
 	}
-	if st := r.Pool().Stats(); st.Used != 0 {
+	if st := s.Pool().Stats(); st.Used != 0 {
 		t.Fatalf("blocks held after Close: %+v", st)
 	}
 }
@@ -371,28 +499,28 @@ func waitUntil(t *testing.T, cond func() bool) {
 	}
 }
 
-// epoch starts the fake clocks; the runner keeps times as UnixNano with 0 meaning "none".
+// epoch starts the fake clocks; the scheduler keeps times as UnixNano with 0 meaning "none".
 var epoch = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
-// TestLoadMeasuresTokensAndBlocks: the runner reports its demand in tokens, the tokens it has
-// computed, and its KV blocks in use, for the admission layer; all return to rest.
+// TestLoadMeasuresTokensAndBlocks: the scheduler reports its demand in tokens, the tokens it
+// has computed, and its KV blocks in use, for the admission layer; all return to rest.
 func TestLoadMeasuresTokensAndBlocks(t *testing.T) {
-	r := newTestRunner(t, runnerOpts{cfg: func(c *RunnerConfig) { c.OutBuffer = 1 }})
-	if lim := r.Limits(); !lim.WorkUnits || lim.Memory != 256 || lim.Workers != 8 {
+	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.OutBuffer = 1 }})
+	if lim := s.Limits(); !lim.WorkUnits || lim.Memory != 256 || lim.Workers != 8 || lim.Weights != DefaultWeights {
 		t.Fatalf("limits %+v", lim)
 	}
-	s, _ := r.Submit(context.Background(), greedyRequest([]int64{1198, 922, 799}, 10))
-	if l := r.Load(); l.Work != 13 || l.WorkDone != 0 {
+	st, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12, 13}, 10))
+	if l := s.Load(); l.Work != 13 || l.WorkDone != 0 {
 		t.Fatalf("waiting: %+v, want 13 tokens of work", l)
 	}
-	startRunner(t, r)
-	waitUntil(t, func() bool { return s.seq.paused.Load() }) // one token unread, one pending
-	if l := r.Load(); l.MemoryUsed == 0 || l.WorkDone != 5 || l.Work != 8 || l.Running != 1 {
+	start(t, s)
+	waitUntil(t, func() bool { return st.seq.paused.Load() }) // one token unread, one pending
+	if l := s.Load(); l.MemoryUsed == 0 || l.WorkDone != 5 || l.Work != 8 || l.Running != 1 {
 		t.Fatalf("paused: %+v, want blocks held, the prompt and two tokens done, eight to come", l)
 	}
-	lastEvent(t, s)
-	waitUntil(t, func() bool { l := r.Load(); return l.MemoryUsed == 0 && l.Work == 0 })
-	if l := r.Load(); l.WorkDone != 13 {
+	lastEvent(t, st)
+	waitUntil(t, func() bool { l := s.Load(); return l.MemoryUsed == 0 && l.Work == 0 })
+	if l := s.Load(); l.WorkDone != 13 {
 		t.Fatalf("after: %+v, want 13 tokens done", l)
 	}
 }

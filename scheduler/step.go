@@ -1,128 +1,163 @@
-package engine
+package scheduler
 
-import "github.com/sluice-serving/sluice/kvcache"
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
 
-// stepScratch holds the runner's reusable buffers: the slices of sequences it sorts each
-// iteration and the tensors of a step, grown to the largest step seen and reused after.
-type stepScratch struct {
-	rows, decode, prefill, group, gone []*sequence
+	"github.com/sluice-serving/sluice/kvcache"
+)
 
-	step    Step
-	ids     []int64
-	mask    []int64
-	pos     []int64
-	logits  []float32
-	past    [][2][]float32
-	present [][2][]float32
-	tables  []*kvcache.Table
-
-	// last is the row set of the previous decode step and lastPast its past length, while
-	// its present tensors hold every row's keys and values: a decode step over the same rows
-	// in the same order takes them as its past instead of gathering from the blocks.
-	last     []*sequence
-	lastLens []int // each row's cached tokens before the previous step
-	lastPast int
-	lastOK   bool
-	reused   int // steps that took the previous present as their past (tests read it)
-}
-
-// reusable reports whether a decode step over rows can take the previous decode step's
-// present as its past: the same rows, in the same order, each one token longer.
-func (sc *stepScratch) reusable(rows []*sequence, past, seq int) bool {
-	if !sc.lastOK || seq != 1 || past != sc.lastPast+1 || len(rows) != len(sc.last) {
-		return false
-	}
-	for i, q := range rows {
-		if sc.last[i] != q || q.table.Len() != sc.lastLens[i]+1 {
-			return false
+// runnable is the running sequences that can take a step: not paused on their reader.
+func (s *Scheduler) runnable() []*sequence {
+	rows := s.scratch.rows[:0]
+	for _, q := range s.running {
+		if !q.hasPending && !q.ended.Load() {
+			rows = append(rows, q)
 		}
 	}
-	return true
+	s.scratch.rows = rows
+	return rows
 }
 
-// remember records a successful step over rows for reusable; a prefill step, or a failed
-// one, forgets.
-func (sc *stepScratch) remember(rows []*sequence, st *Step, ok bool) {
-	sc.lastOK = ok && st.Seq == 1
-	sc.last = append(sc.last[:0], rows...)
-	sc.lastLens = sc.lastLens[:0]
+// runRows runs one iteration's steps: prefill for the rows with several new tokens (newly
+// admitted or resumed), batched within MaxStepTokens, then one decode step for the rest.
+func (s *Scheduler) runRows(ctx context.Context, rows []*sequence) {
+	decode := s.scratch.decode[:0]
+	prefill := s.scratch.prefill[:0]
 	for _, q := range rows {
-		sc.lastLens = append(sc.lastLens, q.table.Len())
-	}
-	sc.lastPast = st.Past
-}
-
-// grow returns buf resized to n, reallocating only when it is too small.
-func grow[T any](buf []T, n int) []T {
-	if cap(buf) < n {
-		return make([]T, n, n+n/4)
-	}
-	return buf[:n]
-}
-
-// build lays out one step over rows: each row's cached positions (its table) as the past,
-// its tokens not yet cached as the new positions, both left padded to the longest row, and
-// the output buffers. The past is gathered from the pool's blocks.
-func (sc *stepScratch) build(rows []*sequence, pool *kvcache.Pool, shape DecoderShape, pad int64) *Step {
-	b := len(rows)
-	past, seq := 0, 0
-	for _, q := range rows {
-		past = max(past, q.table.Len())
-		seq = max(seq, len(q.tokens)-q.table.Len())
-	}
-	width := past + seq
-	sc.ids = grow(sc.ids, b*seq)
-	sc.mask = grow(sc.mask, b*width)
-	sc.pos = grow(sc.pos, b*seq)
-	sc.logits = grow(sc.logits, b*seq*shape.Vocab)
-	sc.tables = grow(sc.tables, b)
-	if len(sc.past) != shape.Layers {
-		sc.past = make([][2][]float32, shape.Layers)
-		sc.present = make([][2][]float32, shape.Layers)
-	}
-	cache := b * shape.Heads * shape.HeadDim
-	for i, q := range rows {
-		cached, fresh := q.table.Len(), len(q.tokens)-q.table.Len()
-		sc.tables[i] = q.table
-		ids := sc.ids[i*seq : (i+1)*seq]
-		pos := sc.pos[i*seq : (i+1)*seq]
-		for j := range ids {
-			ids[j], pos[j] = pad, 0
-		}
-		copy(ids[seq-fresh:], q.tokens[cached:])
-		for j := range fresh {
-			pos[seq-fresh+j] = int64(cached + j)
-		}
-		mask := sc.mask[i*width : (i+1)*width]
-		for j := range mask {
-			mask[j] = 0
-		}
-		for j := past - cached; j < past; j++ {
-			mask[j] = 1
-		}
-		for j := width - fresh; j < width; j++ {
-			mask[j] = 1
+		if len(q.tokens)-q.table.Len() > 1 {
+			prefill = append(prefill, q)
+		} else {
+			decode = append(decode, q)
 		}
 	}
-	reuse := sc.reusable(rows, past, seq)
-	if reuse {
-		sc.reused++
-	}
-	for l := range shape.Layers {
-		for k, kind := range [2]kvcache.Kind{kvcache.Key, kvcache.Value} {
-			if reuse {
-				// Every row grew by the one token the previous step computed: its present
-				// is, position for position, this step's past.
-				sc.past[l][k], sc.present[l][k] = sc.present[l][k], sc.past[l][k]
-				sc.present[l][k] = grow(sc.present[l][k], cache*width)
-				continue
+	s.scratch.decode, s.scratch.prefill = decode, prefill
+	slices.SortFunc(prefill, func(a, b *sequence) int {
+		return (len(a.tokens) - a.table.Len()) - (len(b.tokens) - b.table.Len())
+	})
+	for start := 0; start < len(prefill); {
+		end, past, seq := start, 0, 0
+		for end < len(prefill) {
+			q := prefill[end]
+			p, n := max(past, q.table.Len()), max(seq, len(q.tokens)-q.table.Len())
+			if end > start && (end-start+1)*(p+n) > s.cfg.MaxStepTokens {
+				break
 			}
-			sc.past[l][k] = grow(sc.past[l][k], cache*past)
-			sc.present[l][k] = grow(sc.present[l][k], cache*width)
-			pool.Gather(sc.tables, l, kind, kvcache.Tensor{Data: sc.past[l][k], Batch: b, Positions: past})
+			past, seq = p, n
+			end++
+		}
+		s.runGroup(ctx, prefill[start:end])
+		start = end
+	}
+	if len(decode) > 0 {
+		s.runGroup(ctx, decode)
+	}
+}
+
+// runGroup makes room for every row's new tokens (preempting when the pool is short), runs
+// one step over them, writes their keys and values back, and hands each row's logits to its
+// Chooser.
+func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
+	for _, q := range rows {
+		if q.state == seqRunning && !q.ended.Load() {
+			s.reserve(q)
 		}
 	}
-	sc.step = Step{Batch: b, Past: past, Seq: seq, IDs: sc.ids, Mask: sc.mask, Positions: sc.pos,
-		Logits: sc.logits, PastKV: sc.past, Present: sc.present}
-	return &sc.step
+	// Reserving may have preempted rows that reserved before: keep those still running.
+	kept := s.scratch.group[:0]
+	for _, q := range rows {
+		if q.state == seqRunning && !q.ended.Load() {
+			kept = append(kept, q)
+		}
+	}
+	s.scratch.group = kept
+	if len(kept) == 0 {
+		return
+	}
+	shape := s.model.Shape()
+	copyStart := s.clk.Now()
+	st := s.scratch.build(kept, s.pool, shape, s.cfg.PadID)
+	start := s.clk.Now()
+	copied := start.Sub(copyStart)
+	s.stepStarted.Store(start.UnixNano())
+	err := s.model.RunStep(ctx, st)
+	s.scratch.remember(kept, st, err == nil)
+	s.stepStarted.Store(0)
+	end := s.clk.Now()
+	s.stalled.Store(false)
+	s.m.step(end.Sub(start), len(kept), st.Seq > 1)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the loop is stopping: shutdown ends these with ErrShutdown
+		}
+		cause := fmt.Errorf("%w: %w", ErrStepFailed, err)
+		for _, q := range kept {
+			s.finish(q, errorEvent(cause), "engine_error")
+		}
+		return
+	}
+	// Write every row's new keys and values back into its blocks, then choose its tokens:
+	// choosing may end a sequence, which frees its blocks.
+	writeBack := s.clk.Now()
+	for i, q := range kept {
+		if q.ended.Load() {
+			continue // the watchdog ended it during the step; the boundary retires it
+		}
+		k := len(q.tokens) - q.table.Len()
+		from := st.Past + st.Seq - k
+		for l := range shape.Layers {
+			s.pool.Scatter(q.table, i, from, k, l, kvcache.Key, kvcache.Tensor{Data: st.Present[l][0], Batch: st.Batch, Positions: st.Past + st.Seq})
+			s.pool.Scatter(q.table, i, from, k, l, kvcache.Value, kvcache.Tensor{Data: st.Present[l][1], Batch: st.Batch, Positions: st.Past + st.Seq})
+		}
+		s.pool.Append(q.table, q.tokens[q.table.Len():])
+	}
+	s.m.kvCopy(copied + s.clk.Now().Sub(writeBack))
+	for i, q := range kept {
+		if q.ended.Load() {
+			continue
+		}
+		at := (i*st.Seq + st.Seq - 1) * shape.Vocab
+		s.emit(q, q.req.Chooser.Choose(st.Logits[at:at+shape.Vocab]), end)
+	}
+}
+
+// emit records a generated token and hands its event to the reader, or, when that is the
+// last one, ends the stream with it and frees the blocks at once.
+func (s *Scheduler) emit(q *sequence, c Choice, now time.Time) {
+	q.tokens = append(q.tokens, c.ID)
+	q.generated++
+	q.count.Store(int64(q.generated))
+	s.progress(q, 1)
+	s.tokens.Add(1)
+	if q.generated == 1 {
+		s.m.firstToken(now.Sub(q.enqueued))
+	} else {
+		s.m.interToken(now.Sub(q.lastToken))
+	}
+	q.lastToken = now
+	if q.abortedAt.Load() != 0 {
+		q.afterAbort++
+		s.m.afterDisconnect()
+	}
+	ev := Event{Choice: c, Index: q.generated}
+	switch {
+	case c.Stop:
+		ev.Done, ev.Finish = true, FinishStop
+	case q.generated >= q.req.MaxNewTokens || len(q.tokens) >= s.cfg.MaxPositions:
+		ev.Done, ev.Finish = true, FinishLength
+	}
+	if ev.Done {
+		s.finish(q, ev, "")
+		s.retire(q, now)
+		return
+	}
+	select {
+	case q.events <- ev:
+	default:
+		q.pending, q.hasPending = ev, true
+		q.pausedAt = now
+		q.paused.Store(true)
+	}
 }

@@ -1,9 +1,12 @@
-package engine
+package scheduler
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+
+	"github.com/sluice-serving/sluice/admission"
 )
 
 // Choice is what a Chooser decides for one step of one sequence.
@@ -22,8 +25,8 @@ type Choice struct {
 }
 
 // Chooser picks each next token of one sequence: sampling, detokenizing and stop conditions
-// belong to it, not to the runner. The runner calls Choose on its own goroutine, once per
-// generated token, with the scores of the sequence's last position; logits is only valid
+// belong to it, not to the scheduler. The scheduler calls Choose on its own goroutine, once
+// per generated token, with the scores of the sequence's last position; logits is only valid
 // during the call.
 type Chooser interface {
 	Choose(logits []float32) Choice
@@ -53,23 +56,36 @@ func (f Finish) String() string {
 	return "none"
 }
 
-// Errors a stream can end with (Event.Err), besides the admission package's ErrExpired (max
-// queue wait) and ErrClosed (shut down before it started) and the request context's error.
+// Errors a Submit or a stream's last event (Event.Err) can carry besides the request
+// context's. The first three wrap the admission package's, which is how the HTTP layer tells a
+// refusal from a failure.
 var (
+	// ErrQueueFull: the request's class already holds QueueSize waiting sequences; nothing
+	// was queued.
+	ErrQueueFull = fmt.Errorf("scheduler: %w", admission.ErrQueueFull)
+	// ErrExpired: the sequence waited MaxQueueWait for its first admission and was never
+	// computed.
+	ErrExpired = fmt.Errorf("scheduler: %w", admission.ErrExpired)
+	// ErrClosed: the scheduler takes no more work, or ended a sequence that had not started
+	// when it shut down.
+	ErrClosed = fmt.Errorf("scheduler: %w", admission.ErrClosed)
 	// ErrFirstTokenTimeout: no token within the request's first-token timeout.
-	ErrFirstTokenTimeout = errors.New("generation: no first token within the time-to-first-token timeout")
+	ErrFirstTokenTimeout = errors.New("scheduler: no first token within the time-to-first-token timeout")
 	// ErrClientStalled: the reader took no event for the stall timeout while its buffer was
 	// full, so the sequence was aborted rather than buffered without bound.
-	ErrClientStalled = errors.New("generation: the client stopped reading")
-	// ErrEngineStalled: no decoder step finished within the stall timeout; every stream in
-	// flight is ended (the watchdog).
-	ErrEngineStalled = errors.New("generation: the decoder stalled")
-	// ErrShutdown: the server shut down before the stream finished.
-	ErrShutdown = errors.New("generation: the server is shutting down")
-	// ErrTooLong: the sequence cannot fit in the KV cache even alone.
-	ErrTooLong = errors.New("generation: the sequence does not fit in the KV cache")
-	// ErrEngine: the decoder failed on a step.
-	ErrEngine = errors.New("generation: the decoder failed")
+	ErrClientStalled = errors.New("scheduler: the reader stopped reading")
+	// ErrStalled: no step finished within the stall timeout; every stream in flight is ended
+	// (the watchdog).
+	ErrStalled = errors.New("scheduler: the decoder stalled")
+	// ErrShutdown: the scheduler shut down before the stream finished.
+	ErrShutdown = errors.New("scheduler: shut down mid-stream")
+	// ErrNoRoom: the sequence cannot fit in the KV cache even alone.
+	ErrNoRoom = errors.New("scheduler: the sequence does not fit in the KV cache")
+	// ErrStepFailed: the model failed on a step.
+	ErrStepFailed = errors.New("scheduler: the decoder step failed")
+	// ErrInvalidRequest marks a Request the scheduler cannot run (no prompt, a prompt at the
+	// model's positions, no token to generate, no Chooser, an unknown class).
+	ErrInvalidRequest = errors.New("scheduler: invalid generation request")
 )
 
 // Event is one thing a stream tells its reader: a generated token, and, on the last event,
@@ -90,9 +106,10 @@ type Event struct {
 // HasToken reports whether the event carries a generated token.
 func (e Event) HasToken() bool { return e.Index > 0 && e.Err == nil }
 
-// Stream is one submitted generation. Read it with Next until Done; the runner never blocks
-// on it: when a reader falls behind by the runner's buffer, its sequence pauses (its blocks
-// kept), and one that stays behind for the stall timeout is ended with ErrClientStalled.
+// Stream is one submitted generation. Read it with Next until Done; the scheduler never
+// blocks on it: when a reader falls behind by the stream's buffer, its sequence pauses (its
+// blocks kept), and one that stays behind for the stall timeout is ended with
+// ErrClientStalled.
 type Stream struct {
 	seq  *sequence
 	last bool

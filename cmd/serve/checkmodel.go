@@ -150,7 +150,7 @@ func (r *checkReport) checkClassifier(ctx context.Context, rt *engine.Runtime, m
 	}
 }
 
-// checkGenerator builds the generation model's runner as the server does and generates a few
+// checkGenerator builds the generation model's scheduler as the server does and generates a few
 // tokens from a fixed prompt.
 func (r *checkReport) checkGenerator(ctx context.Context, rt *engine.Runtime, m *models.Model, cfg Config, dir string) {
 	if m.Config.NumLayers == 0 {
@@ -167,8 +167,8 @@ func (r *checkReport) checkGenerator(ctx context.Context, rt *engine.Runtime, m 
 	}
 	work, stop := context.WithCancel(ctx)
 	defer stop()
-	s.runner.Start(work)
-	defer s.runner.Close(context.Background())
+	s.sched.Start(work)
+	defer s.sched.Close(context.Background())
 	if err := s.warmGeneration(ctx); err != nil {
 		r.problem("%v", err)
 		return

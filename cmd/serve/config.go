@@ -17,6 +17,8 @@ import (
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/kvcache"
+	"github.com/sluice-serving/sluice/scheduler"
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // Config is everything the server reads from its environment. Every field has a SLUICE_
@@ -239,7 +241,7 @@ func (c Config) check(m machine) []problem {
 	}{
 		{c.batcher().Validate(), batcherVars}, {c.gate().Validate(), gateVars},
 		{c.runtime().Validate(), runtimeVars}, {c.limits().Validate(), limitsVars},
-		{c.runner(1, 0).Validate(), runnerVars}, {c.kv(kvcache.Config{Layers: 1, Heads: 1, HeadDim: 1, MaxSeqLen: 1}).Validate(), kvVars},
+		{c.scheduler(1, 0).Validate(), schedulerVars}, {c.kv(kvcache.Config{Layers: 1, Heads: 1, HeadDim: 1, MaxSeqLen: 1}).Validate(), kvVars},
 		{c.generateGate(c.GenerateMaxRunning).Validate(), generateGateVars},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
@@ -332,53 +334,23 @@ func named(err error, names map[string]string) error {
 	return fmt.Errorf("invalid configuration:\n  %s", strings.Join(lines, "\n  "))
 }
 
-// packageProblems turns the ConfigErrors a package's Validate joined into problems named by
-// the variables that set the fields (names maps field to variable).
+// packageProblems turns the settings.Problems a package's Validate joined into problems named
+// by the variables that set the fields (names maps field to variable). An error that is not a
+// settings.Problem is reported under the variable "?".
 func packageProblems(err error, names map[string]string) []problem {
-	if err == nil {
-		return nil
-	}
-	errs := []error{err}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = joined.Unwrap()
-	}
-	out := make([]problem, 0, len(errs))
-	for _, e := range errs {
-		field, text := fieldOf(e)
-		name, ok := names[field]
+	problems, other := settings.Problems(err)
+	out := make([]problem, 0, len(problems)+len(other))
+	for _, p := range problems {
+		name, ok := names[p.Field]
 		if !ok {
-			name = field // a field no variable sets: a wiring bug, still reported
+			name = p.Field // a field no variable sets: a wiring bug, still reported
 		}
-		out = append(out, problem{name, text})
+		out = append(out, problem{name, p.Text})
+	}
+	for _, e := range other {
+		out = append(out, problem{"?", e.Error()})
 	}
 	return out
-}
-
-// fieldOf reads the field and problem of one package's ConfigError.
-func fieldOf(err error) (field, text string) {
-	var (
-		b *batcher.ConfigError
-		a *admission.ConfigError
-		e *engine.ConfigError
-		h *handlers.ConfigError
-		x *extract.ConfigError
-		k *kvcache.ConfigError
-	)
-	switch {
-	case errors.As(err, &b):
-		return b.Field, b.Problem
-	case errors.As(err, &a):
-		return a.Field, a.Problem
-	case errors.As(err, &e):
-		return e.Field, e.Problem
-	case errors.As(err, &h):
-		return h.Field, h.Problem
-	case errors.As(err, &x):
-		return x.Field, x.Problem
-	case errors.As(err, &k):
-		return k.Field, k.Problem
-	}
-	return "?", err.Error()
 }
 
 // Each package configuration's fields, and the variables that set them.
@@ -416,7 +388,7 @@ var (
 		"Limits.MaxTextBytes": "SLUICE_MAX_TEXT_BYTES", "Limits.RequestTimeout": "SLUICE_REQUEST_TIMEOUT_MS",
 		"RetryAfter": "SLUICE_RETRY_AFTER_S",
 	}
-	runnerVars = map[string]string{
+	schedulerVars = map[string]string{
 		"MaxRunning": "SLUICE_GENERATE_MAX_RUNNING", "MaxStepTokens": "SLUICE_GENERATE_MAX_STEP_TOKENS",
 		"QueueSize": "SLUICE_GENERATE_QUEUE_SIZE", "MaxQueueWait": "SLUICE_GENERATE_MAX_QUEUE_WAIT_MS",
 		"Weights[interactive]": "SLUICE_BATCH_INTERACTIVE_WEIGHT", "Weights[bulk]": "SLUICE_BATCH_BULK_WEIGHT",
@@ -468,9 +440,9 @@ func (c Config) limits() handlers.Limits {
 		MaxTextBytes: c.MaxTextBytes, RequestTimeout: ms(c.RequestTimeoutMS)}
 }
 
-// runner is the generation runner's configuration for a model of maxPositions positions.
-func (c Config) runner(maxPositions int, pad int64) engine.RunnerConfig {
-	return engine.RunnerConfig{MaxRunning: c.GenerateMaxRunning, MaxStepTokens: c.GenerateMaxStepTokens,
+// scheduler is the generation scheduler's configuration for a model of maxPositions positions.
+func (c Config) scheduler(maxPositions int, pad int64) scheduler.Config {
+	return scheduler.Config{MaxRunning: c.GenerateMaxRunning, MaxStepTokens: c.GenerateMaxStepTokens,
 		QueueSize: c.GenerateQueueSize, MaxQueueWait: ms(c.GenerateMaxQueueWaitMS),
 		Weights:   [admission.NumPriorities]int{admission.Interactive: c.InteractiveWeight, admission.Bulk: c.BulkWeight},
 		OutBuffer: c.GenerateStreamBuffer, StallTimeout: ms(c.GenerateStallTimeoutMS), MaxPositions: maxPositions, PadID: pad}
@@ -482,7 +454,7 @@ func (c Config) kv(geometry kvcache.Config) kvcache.Config {
 	return geometry
 }
 
-// generateGate is generation's admission, for a runner that runs maxRunning sequences.
+// generateGate is generation's admission, for a scheduler that runs maxRunning sequences.
 func (c Config) generateGate(maxRunning int) admission.Config {
 	high := c.GenerateHighWatermark
 	if high == 0 {

@@ -88,7 +88,7 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 	for name := range seen {
 		t.Errorf("reported %q, which is not a variable this test set", name)
 	}
-	for _, names := range []map[string]string{batcherVars, gateVars, generateGateVars, runtimeVars, limitsVars, runnerVars, kvVars, strideVars} {
+	for _, names := range []map[string]string{batcherVars, gateVars, generateGateVars, runtimeVars, limitsVars, schedulerVars, kvVars, strideVars} {
 		for field, name := range names {
 			if _, ok := reflect.TypeFor[Config]().FieldByNameFunc(func(f string) bool {
 				sf, _ := reflect.TypeFor[Config]().FieldByName(f)

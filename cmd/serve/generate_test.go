@@ -118,8 +118,8 @@ func greedyIDs(t *testing.T, url, prompt string, maxNew int) (ids []int64, ok bo
 
 // TestClientThatLeavesFreesItsBlocksWithinOneStep: a raw TCP client reads three events of a
 // long stream and closes its socket. The server sees it go, its sequence leaves the running set
-// at the next step boundary with its KV blocks back in the pool, and at most one token is
-// generated for it after its departure was seen.
+// at the next step boundary with its KV blocks back in the pool, at most one token is
+// generated for it after its departure was seen, and the departure is counted on its route.
 func TestClientThatLeavesFreesItsBlocksWithinOneStep(t *testing.T) {
 	srv := startServer(t, "SLUICE_GENERATE_STREAM_BUFFER=1")
 	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
@@ -161,6 +161,7 @@ func TestClientThatLeavesFreesItsBlocksWithinOneStep(t *testing.T) {
 		t.Fatalf("%v tokens generated after the disconnect was seen, want at most 1", n)
 	}
 	srv.logs.waitFor(t, 30*time.Second, `"route":"/v1/completions"`, `"outcome":"aborted"`)
+	srv.waitForMetric(t, `sluice_http_requests_aborted_total{reason="client_closed",route="/v1/completions"} 1`)
 }
 
 // TestSharedPromptHitsThePrefixCache: the second request with the same long prompt takes the

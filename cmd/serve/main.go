@@ -29,6 +29,7 @@ import (
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/scheduler"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; "dev" otherwise.
@@ -77,8 +78,8 @@ type server struct {
 	logger      *slog.Logger
 	runtime     *engine.Runtime
 	classifiers []*extract.Classifier
-	runner      *engine.Runner      // nil when no generation model is served
-	generator   *generate.Generator // nil likewise
+	sched       *scheduler.Scheduler // nil when no generation model is served
+	generator   *generate.Generator  // nil likewise
 	app         *fiber.App
 	watcher     *connwatch.Watcher
 	ready       atomic.Bool
@@ -172,8 +173,8 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	return s, nil
 }
 
-// generation loads the generation model and builds its paged KV cache, runner, generator and
-// admission gate.
+// generation loads the generation model and builds its paged KV cache, scheduler, generator
+// and admission gate.
 func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission.Metrics, clk clock.Clock) (handlers.GenerationEndpoint, error) {
 	m, err := loadModel(cfg.ModelsDir, cfg.GenerateModel)
 	if err != nil {
@@ -195,16 +196,17 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	if err != nil {
 		return handlers.GenerationEndpoint{}, named(err, kvVars)
 	}
-	s.runner, err = engine.NewRunner(m.Name, dec, pool, cfg.runner(c.MaxPositionEmbeddings, m.Tokenizer.PadID()), clk,
-		engine.NewRunnerMetrics(reg))
+	s.sched, err = scheduler.New(m.Name, dec, pool, cfg.scheduler(c.MaxPositionEmbeddings, m.Tokenizer.PadID()), clk,
+		scheduler.NewMetrics(reg))
 	if err != nil {
-		return handlers.GenerationEndpoint{}, named(err, runnerVars)
+		return handlers.GenerationEndpoint{}, named(err, schedulerVars)
 	}
+	reg.MustRegister(pool.Collector(m.Name))
 	maxNew := defaults.MaxNewTokens
 	if maxNew == 0 {
 		maxNew = 64
 	}
-	s.generator, err = generate.New(m.Name, s.runner, m.Tokenizer, generate.Config{EOS: c.EOSTokenID,
+	s.generator, err = generate.New(m.Name, s.sched, m.Tokenizer, generate.Config{EOS: c.EOSTokenID,
 		MaxPositions: c.MaxPositionEmbeddings, DefaultMaxNewTokens: maxNew, FirstTokenTimeout: ms(cfg.GenerateFirstTokenTimeoutMS)})
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
@@ -213,12 +215,24 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	if err != nil {
 		return handlers.GenerationEndpoint{}, named(err, generateGateVars)
 	}
-	return handlers.GenerationEndpoint{Model: s.generator, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS)}, nil
+	return handlers.GenerationEndpoint{Model: servedGenerator{s.generator}, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS)}, nil
+}
+
+// servedGenerator is the generation model as the handlers take it: the same Generator, its
+// streams seen through handlers.TokenStream.
+type servedGenerator struct{ *generate.Generator }
+
+func (g servedGenerator) Generate(ctx context.Context, p admission.Priority, prompt string, params generate.Params) (handlers.TokenStream, error) {
+	st, err := g.Generator.Generate(ctx, p, prompt, params)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return st, nil
 }
 
 // isReady is /readyz: models loaded and warm, and the decoder not stalled.
 func (s *server) isReady() bool {
-	return s.ready.Load() && (s.runner == nil || s.runner.Healthy())
+	return s.ready.Load() && (s.sched == nil || s.sched.Healthy())
 }
 
 // close releases what newServer acquired, for a start-up that fails half-way.
@@ -248,7 +262,7 @@ func loadModel(dir, name string) (*models.Model, error) {
 	return m, err
 }
 
-// warmGeneration runs one short generation through the runner before the server is ready:
+// warmGeneration runs one short generation through the scheduler before the server is ready:
 // ONNX Runtime initialises lazily, and the first client should not pay for it.
 func (s *server) warmGeneration(ctx context.Context) error {
 	if s.generator == nil {
@@ -286,8 +300,8 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	for _, c := range s.classifiers {
 		c.Start(work)
 	}
-	if s.runner != nil {
-		s.runner.Start(work)
+	if s.sched != nil {
+		s.sched.Start(work)
 	}
 	served := make(chan error, 1)
 	go func() { served <- s.app.Listener(ln) }()
@@ -349,10 +363,10 @@ func (s *server) shutdown(grace time.Duration) {
 			}
 		})
 	}
-	if s.runner != nil {
+	if s.sched != nil {
 		stopped.Go(func() {
-			if err := s.runner.Close(drain); err != nil {
-				s.logger.Warn("generation did not finish within the grace; streams ended", slog.String("model", s.runner.Name()))
+			if err := s.sched.Close(drain); err != nil {
+				s.logger.Warn("generation did not finish within the grace; streams ended", slog.String("model", s.sched.Name()))
 			}
 		})
 	}

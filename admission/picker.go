@@ -1,0 +1,34 @@
+package admission
+
+// Picker chooses which class goes next when several have work ready: the batcher's next batch,
+// the generation scheduler's next sequence to admit. It is a smooth weighted round robin: each
+// turn every ready class earns its weight in credit, the richest leads, and it pays back the
+// sum of the ready classes' weights. With weights 4 and 1 and both classes always ready the
+// order is I I B I I, repeating: the share is exact and the minority class is spread out, not
+// bunched. A class alone ready earns and pays the same amount, so turns without competition
+// leave no debt behind.
+//
+// The zero Picker gives every class weight 0, which ties; set Weights. A Picker is not safe
+// for concurrent use: it belongs to the loop that dispatches.
+type Picker struct {
+	// Weights is each class's share of the turns while several are ready.
+	Weights [NumPriorities]int
+	credit  [NumPriorities]int
+}
+
+// Next picks one of the ready classes; at least one must be ready.
+func (pk *Picker) Next(ready [NumPriorities]bool) Priority {
+	best, total := -1, 0
+	for p := range ready {
+		if !ready[p] {
+			continue
+		}
+		pk.credit[p] += pk.Weights[p]
+		total += pk.Weights[p]
+		if best < 0 || pk.credit[p] > pk.credit[best] {
+			best = p
+		}
+	}
+	pk.credit[best] -= total
+	return Priority(best)
+}

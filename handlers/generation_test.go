@@ -1,0 +1,296 @@
+package handlers
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/generate"
+)
+
+// fakeGenerator plays every generation from a script of events, whatever the prompt, so that
+// each dialect's answers can be checked exactly. After the script a stream ends (io.EOF), or,
+// when endless, goes on with tokens forever, or, when block, waits for its context.
+type fakeGenerator struct {
+	script  []generate.Event
+	endless bool
+	block   bool
+	err     error // Generate's error
+
+	mu     sync.Mutex
+	params []generate.Params
+	ctxs   []context.Context
+}
+
+func (f *fakeGenerator) Generate(ctx context.Context, _ admission.Priority, prompt string, params generate.Params) (TokenStream, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.params = append(f.params, params)
+	f.ctxs = append(f.ctxs, ctx)
+	return &fakeTokens{f: f, prompt: len(strings.Fields(prompt))}, nil
+}
+
+func (f *fakeGenerator) Name() string      { return "fake-lm" }
+func (f *fakeGenerator) MaxPositions() int { return 64 }
+
+// stopped counts the generations whose context has ended.
+func (f *fakeGenerator) stopped() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, ctx := range f.ctxs {
+		if ctx.Err() != nil {
+			n++
+		}
+	}
+	return n
+}
+
+type fakeTokens struct {
+	f      *fakeGenerator
+	i      int
+	prompt int
+}
+
+func (s *fakeTokens) Next(ctx context.Context) (generate.Event, error) {
+	if err := ctx.Err(); err != nil {
+		return generate.Event{}, err
+	}
+	s.i++
+	switch {
+	case s.i <= len(s.f.script):
+		ev := s.f.script[s.i-1]
+		ev.Index = s.i
+		return ev, nil
+	case s.f.endless:
+		return generate.Event{Token: generate.Token{ID: 9, Text: "x"}, Trimmed: "x", HasToken: true, Index: s.i}, nil
+	case s.f.block:
+		<-ctx.Done()
+		return generate.Event{}, ctx.Err()
+	}
+	return generate.Event{}, io.EOF
+}
+
+func (s *fakeTokens) PromptTokens() int                 { return s.prompt }
+func (s *fakeTokens) Seed() (seed uint64, sampled bool) { return 7, true }
+
+// token is a script's token event; last ends the script with finish, trimmed being what the
+// token adds once stop sequences are left out.
+func token(id int64, text string) generate.Event {
+	return generate.Event{Token: generate.Token{ID: id, Text: text, Logprob: -0.5}, Trimmed: text, HasToken: true}
+}
+
+func last(id int64, text, trimmed string, finish generate.Finish) generate.Event {
+	ev := token(id, text)
+	ev.Trimmed, ev.Done, ev.Finish = trimmed, true, finish
+	return ev
+}
+
+// stopScript generates " Hello world" and stops on the stop sequence " world".
+var stopScript = []generate.Event{token(1, " Hel"), token(2, "lo"), last(3, " world", "", generate.FinishStopSequence)}
+
+// generationFixture serves the generation routes over gen.
+func generationFixture(t *testing.T, gen *fakeGenerator, timeout time.Duration) *fixture {
+	t.Helper()
+	return newFixture(t, func(o *fixtureOptions) {
+		o.extra = Generation(GenerationEndpoint{Model: gen, Timeout: timeout,
+			Gate: newTestGate(t, "generate", newFakeLoad(16), 2*time.Second)})
+	})
+}
+
+// sseData reads a stream's data lines.
+func sseData(t *testing.T, raw string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(raw, "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			out = append(out, data)
+		}
+	}
+	return out
+}
+
+// TestEveryDialectAnswersWholeAndStreamed: one script, answered by each dialect in its own
+// shape: TGI keeps the stop sequence in its text, OpenAI leaves it out.
+func TestEveryDialectAnswersWholeAndStreamed(t *testing.T) {
+	gen := &fakeGenerator{script: stopScript}
+	f := generationFixture(t, gen, time.Minute)
+
+	r := f.do(t, "POST", "/generate", `{"inputs":"Say","parameters":{"details":true,"stop":[" world"]}}`)
+	if r.status != 200 || r.body["generated_text"] != " Hello world" {
+		t.Fatalf("/generate: %d %s", r.status, r.raw)
+	}
+	details := r.body["details"].(map[string]any)
+	if details["finish_reason"] != "stop_sequence" || details["generated_tokens"] != 3.0 || details["seed"] != 7.0 ||
+		len(details["tokens"].([]any)) != 3 {
+		t.Fatalf("/generate details: %s", r.raw)
+	}
+	if gen.params[0].Stop[0] != " world" {
+		t.Fatalf("stop sequences not passed on: %+v", gen.params[0])
+	}
+
+	r = f.do(t, "POST", "/", `{"inputs":"Say","parameters":{"return_full_text":true}}`)
+	if r.status != 200 || !strings.HasPrefix(r.raw, `[{"generated_text":"Say Hello world"}]`) {
+		t.Fatalf("POST /: %d %s", r.status, r.raw)
+	}
+
+	r = f.do(t, "POST", "/generate_stream", `{"inputs":"Say","parameters":{"details":true}}`)
+	events := sseData(t, r.raw)
+	if r.status != 200 || r.header.Get("Content-Type") != "text/event-stream" || len(events) != 3 {
+		t.Fatalf("/generate_stream: %d %q", r.status, r.raw)
+	}
+	var final tgiStreamEvent
+	if err := json.Unmarshal([]byte(events[2]), &final); err != nil || final.GeneratedText == nil ||
+		*final.GeneratedText != " Hello world" || final.Details == nil || final.Details.InputLength != 1 || final.Index != 3 {
+		t.Fatalf("last TGI event %s (%v)", events[2], err)
+	}
+
+	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say","n":2,"echo":true,"stop":" world"}`)
+	choices, _ := r.body["choices"].([]any)
+	if r.status != 200 || len(choices) != 2 || r.body["usage"].(map[string]any)["completion_tokens"] != 6.0 {
+		t.Fatalf("/v1/completions: %d %s", r.status, r.raw)
+	}
+	if c := choices[1].(map[string]any); c["text"] != "Say Hello" || c["finish_reason"] != "stop" || c["index"] != 1.0 {
+		t.Fatalf("choice %v", c)
+	}
+
+	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say","stream":true,"stream_options":{"include_usage":true}}`)
+	events = sseData(t, r.raw)
+	var text strings.Builder
+	for _, e := range events[:len(events)-2] {
+		var chunk streamChunk
+		if err := json.Unmarshal([]byte(e), &chunk); err != nil || len(chunk.Choices) != 1 {
+			t.Fatalf("chunk %s", e)
+		}
+		text.WriteString(chunk.Choices[0].Text)
+	}
+	if text.String() != " Hello" || !strings.Contains(events[len(events)-2], `"total_tokens":4`) || events[len(events)-1] != "[DONE]" {
+		t.Fatalf("streamed completion %q: %q", text.String(), events)
+	}
+}
+
+// TestDialectsAnswerFailuresInTheirShape: a request the model cannot take, a refusal from the
+// queue and a failure mid-stream, on TGI's and OpenAI's routes.
+func TestDialectsAnswerFailuresInTheirShape(t *testing.T) {
+	long := &generate.TooLongError{Prompt: 60, MaxNewTokens: 10, MaxPositions: 64}
+	f := generationFixture(t, &fakeGenerator{err: long}, time.Minute)
+	r := f.do(t, "POST", "/generate", `{"inputs":"Say `+canary+`"}`)
+	if r.status != 422 || r.body["error_type"] != "validation" || !strings.HasPrefix(r.body["error"].(string), "Input validation error: `inputs` tokens") {
+		t.Fatalf("TGI too long: %d %s", r.status, r.raw)
+	}
+	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say `+canary+`"}`)
+	e, _ := r.body["error"].(map[string]any)
+	if r.status != 400 || e["type"] != "invalid_request_error" || e["param"] != "max_tokens" ||
+		!strings.Contains(e["message"].(string), "maximum context length is 64 tokens, however you requested 70 tokens") {
+		t.Fatalf("OpenAI too long: %d %s", r.status, r.raw)
+	}
+	for _, path := range []string{"/generate", "/v1/completions"} {
+		if strings.Contains(f.do(t, "POST", path, `{"model":"m","prompt":"`+canary+`","inputs":"`+canary+`"}`).raw, canary) {
+			t.Fatalf("%s quoted the request", path)
+		}
+	}
+
+	f = generationFixture(t, &fakeGenerator{err: fmt.Errorf("scheduler: %w", admission.ErrQueueFull)}, time.Minute)
+	r = f.do(t, "POST", "/generate", `{"inputs":"Say"}`)
+	if r.status != 503 || r.header.Get("Retry-After") != "2" || errorOf(t, r)["code"] != "backpressure" {
+		t.Fatalf("queue full: %d %s", r.status, r.raw)
+	}
+
+	stalls := &fakeGenerator{script: []generate.Event{token(1, "a"),
+		{Done: true, Finish: generate.FinishError, Err: generate.ErrStalled, Index: 1}}}
+	f = generationFixture(t, stalls, time.Minute)
+	r = f.do(t, "POST", "/generate_stream", `{"inputs":"Say"}`)
+	events := sseData(t, r.raw)
+	if r.status != 200 || len(events) != 2 || !strings.Contains(events[1], `"error_type":"generation"`) || !strings.Contains(events[1], `"code":"internal_error"`) {
+		t.Fatalf("TGI stream that fails: %q", r.raw)
+	}
+	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say","stream":true}`)
+	events = sseData(t, r.raw)
+	if len(events) != 2 || !strings.Contains(events[1], `"type":"server_error"`) || strings.Contains(r.raw, "[DONE]") {
+		t.Fatalf("OpenAI stream that fails: %q", r.raw)
+	}
+	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say"}`)
+	if r.status != 500 || r.body["error"].(map[string]any)["type"] != "server_error" {
+		t.Fatalf("OpenAI answer that fails: %d %s", r.status, r.raw)
+	}
+	metrics := f.do(t, "GET", "/metrics", "").raw
+	for _, want := range []string{`sluice_http_requests_total{outcome="failed",route="/generate_stream",status="200"} 1`,
+		`sluice_http_requests_total{outcome="failed",route="/v1/completions",status="500"} 1`} {
+		if !strings.Contains(metrics, want) {
+			t.Fatalf("metrics lack %s", want)
+		}
+	}
+}
+
+// TestStreamCutByItsDeadlineEndsWithAnErrorEvent: a stream whose generation deadline passes
+// mid-stream ends with the dialect's timeout event, never a bare close, and is counted as
+// timed out.
+func TestStreamCutByItsDeadlineEndsWithAnErrorEvent(t *testing.T) {
+	gen := &fakeGenerator{script: []generate.Event{token(1, "a")}, block: true}
+	f := generationFixture(t, gen, 50*time.Millisecond)
+	for path, body := range map[string]string{
+		"/generate_stream": `{"inputs":"Say"}`,
+		"/v1/completions":  `{"model":"m","prompt":"Say","stream":true}`,
+	} {
+		r := f.do(t, "POST", path, body)
+		events := sseData(t, r.raw)
+		if len(events) != 2 || !strings.Contains(events[1], `"code":"timeout"`) {
+			t.Fatalf("%s cut by its deadline: %q", path, r.raw)
+		}
+	}
+	metrics := f.do(t, "GET", "/metrics", "").raw
+	if !strings.Contains(metrics, `sluice_http_requests_total{outcome="timed_out",route="/generate_stream",status="200"} 1`) {
+		t.Fatal("the cut stream was not counted as timed out")
+	}
+}
+
+// TestClientLeavingAStreamIsCounted: a client that reads the first event of an endless stream
+// and hangs up stops its generation and is counted in sluice_http_requests_aborted_total,
+// on TGI's and OpenAI's stream routes.
+func TestClientLeavingAStreamIsCounted(t *testing.T) {
+	gen := &fakeGenerator{endless: true}
+	f := generationFixture(t, gen, time.Minute)
+	for i, route := range []string{"/generate_stream", "/v1/completions"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(f.srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := `{"inputs":"Say","model":"m","prompt":"Say","stream":true}`
+		if route == "/generate_stream" {
+			body = `{"inputs":"Say"}`
+		}
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", route, len(body), body)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %v %v", route, resp, err)
+		}
+		conn.Close()
+		want := fmt.Sprintf(`sluice_http_requests_aborted_total{reason="client_closed",route=%q} 1`, route)
+		waitFor(t, func() bool { return strings.Contains(f.do(t, "GET", "/metrics", "").raw, want) })
+		waitFor(t, func() bool { return gen.stopped() == i+1 })
+	}
+}
+
+// waitFor polls a condition the server makes true; it never sleeps for a fixed time.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

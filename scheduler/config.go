@@ -1,0 +1,77 @@
+package scheduler
+
+import (
+	"time"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// Config sets a Scheduler's limits. Validate says which fields are wrong.
+type Config struct {
+	// MaxRunning is how many sequences decode together: the batch of a decode step.
+	MaxRunning int
+	// MaxStepTokens bounds a prefill step: rows x (cached + new positions, padded).
+	MaxStepTokens int
+	// QueueSize is each priority class's hard capacity of waiting sequences.
+	QueueSize int
+	// MaxQueueWait ends a sequence still waiting for admission with ErrExpired; 0 means no
+	// limit.
+	MaxQueueWait time.Duration
+	// Weights are the classes' admission weights when several wait (0: DefaultWeights).
+	Weights [admission.NumPriorities]int
+	// OutBuffer is how many events a stream may leave unread before its sequence pauses.
+	OutBuffer int
+	// StallTimeout ends every stream in flight when no step finishes for this long (the
+	// watchdog), and ends a paused stream whose reader has not caught up for this long.
+	StallTimeout time.Duration
+	// MaxPositions is the model's longest sequence, prompt and generated tokens together.
+	MaxPositions int
+	// PadID fills the padded input positions (any valid id: the mask hides them).
+	PadID int64
+}
+
+// DefaultWeights are the admission weights of the classes whose weight is 0.
+var DefaultWeights = [admission.NumPriorities]int{admission.Interactive: 4, admission.Bulk: 1}
+
+// weights are the configured weights with the defaults filled in.
+func (c Config) weights() [admission.NumPriorities]int {
+	w := c.Weights
+	for p := range w {
+		if w[p] == 0 {
+			w[p] = DefaultWeights[p]
+		}
+	}
+	return w
+}
+
+// Validate reports every field that is out of range: the result joins one *settings.Problem
+// per bad field.
+func (c Config) Validate() error {
+	check := settings.For("scheduler")
+	for _, f := range []struct {
+		name string
+		v    int
+		max  int
+	}{{"MaxRunning", c.MaxRunning, 1 << 12}, {"MaxStepTokens", c.MaxStepTokens, 1 << 24},
+		{"QueueSize", c.QueueSize, 1 << 20}, {"OutBuffer", c.OutBuffer, 1 << 16}, {"MaxPositions", c.MaxPositions, 1 << 24}} {
+		if f.v < 1 || f.v > f.max {
+			check.Addf(f.name, "must be between 1 and %d, got %d", f.max, f.v)
+		}
+	}
+	if c.MaxStepTokens < c.MaxPositions && c.MaxStepTokens >= 1 {
+		check.Addf("MaxStepTokens", "must hold one sequence of the model's %d positions, got %d", c.MaxPositions, c.MaxStepTokens)
+	}
+	if c.MaxQueueWait < 0 {
+		check.Addf("MaxQueueWait", "must not be negative (0: no limit), got %s", c.MaxQueueWait)
+	}
+	if c.StallTimeout <= 0 {
+		check.Addf("StallTimeout", "must be positive, got %s", c.StallTimeout)
+	}
+	for _, p := range admission.Priorities {
+		if w := c.Weights[p]; w < 0 || w > 1<<20 {
+			check.Addf("Weights["+p.String()+"]", "must be between 0 (default %d) and %d, got %d", DefaultWeights[p], 1<<20, w)
+		}
+	}
+	return check.Err()
+}

@@ -1,0 +1,49 @@
+// Package scheduler is the scheduler of generation: one step loop per decoder model that
+// runs every admitted sequence together over a paged KV cache (iteration-level scheduling, or
+// continuous batching), and the streams that carry each sequence's tokens to its reader.
+//
+// # How it works
+//
+// Everything that changes the running set happens at a step boundary, between two steps
+// (boundary.go): sequences that ended, whose context ended (the client left, its deadline
+// passed), whose first token is late, or whose reader stopped reading for the stall timeout
+// leave, their blocks back in the pool before the next step; then waiting sequences are
+// admitted (admit.go), by class weight (admission.Picker) and in arrival order, while their
+// tokens fit in the pool (a shared prompt prefix is taken from the prefix cache). Each
+// iteration (step.go) runs prefill steps for the sequences with several tokens to compute
+// (new, or resumed), batched within MaxStepTokens, then one decode step for every other
+// running sequence as one left-padded batch: past keys and values gathered from the blocks
+// (or, when the batch is the previous step's rows, taken from its present; scratch.go), the
+// new position written back. When the pool runs short, the lowest class's most recently
+// admitted sequence is preempted: its blocks go back and it waits at the head of its queue to
+// be recomputed. Tokens are chosen by the request's Chooser (sampling, detokenizing and stop
+// conditions are the caller's; see package generate).
+//
+// A Stream buffers OutBuffer events; a reader that falls behind pauses its sequence instead of
+// being buffered without bound, and one that stays behind for the stall timeout is ended. A
+// watchdog (watchdog.go) ends every stream, stops the step (Model.Terminate) and marks the
+// scheduler unhealthy when a step lasts the stall timeout. Close stops admitting, lets running
+// streams finish until its context ends, then ends them with ErrShutdown; every block is back
+// in the pool when it returns.
+//
+// The Scheduler is an admission.Queue that measures work in tokens and memory in KV blocks.
+// Steps counts boundaries, so tests assert "within one step" by counting, not by time.
+//
+// The model is anything with the Model interface (engine.Decoder in the server), so the whole
+// loop (preemption, abort, flow control, priorities, the watchdog) is tested with a fake model
+// and a fake clock, without ONNX Runtime. Metrics: NewMetrics registers the sluice_generate_*
+// families of README's metric table.
+//
+// # Use
+//
+//	s, err := scheduler.New("tiny-lm", decoder, pool, scheduler.Config{MaxRunning: 32,
+//		MaxStepTokens: 4096, QueueSize: 64, OutBuffer: 16, StallTimeout: 10 * time.Second,
+//		MaxPositions: 256}, clock.Real(), scheduler.NewMetrics(reg))
+//	s.Start(ctx)
+//	defer s.Close(drainCtx)
+//	st, err := s.Submit(reqCtx, scheduler.Request{Prompt: ids, MaxNewTokens: 16, Chooser: c})
+//	for {
+//		ev, err := st.Next(reqCtx)
+//		... ev.ID, ev.Text ... if ev.Done { ev.Finish, ev.Err }
+//	}
+package scheduler

@@ -1,0 +1,33 @@
+package scheduler
+
+import (
+	"context"
+	"time"
+)
+
+// watchdog ends every stream when a step has run for StallTimeout (the decoder hangs): it
+// stops the step (Model.Terminate) and marks the scheduler unhealthy until a step finishes
+// again.
+func (s *Scheduler) watchdog(ctx context.Context) {
+	period := max(s.cfg.StallTimeout/4, time.Millisecond)
+	for {
+		t := s.clk.NewTimer(period)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-s.stopped:
+			t.Stop()
+			return
+		case <-t.C():
+		}
+		started := s.stepStarted.Load()
+		if started == 0 || s.stalled.Load() || s.clk.Now().Sub(time.Unix(0, started)) < s.cfg.StallTimeout {
+			continue
+		}
+		s.stalled.Store(true)
+		s.m.stalled()
+		s.model.Terminate()
+		s.endAll(ErrStalled, "stall")
+	}
+}
