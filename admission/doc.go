@@ -4,8 +4,9 @@
 //
 // # What it does
 //
-// Each endpoint ("analyze", "pii_extract") has one Gate over the Queue that feeds its workers
-// (its batcher). The package owns the vocabulary of that seam: the Queue interface, with its
+// Each endpoint ("analyze", "pii_extract", "generate") has one Gate over the Queue that feeds
+// its workers: an entity endpoint's batcher, the generation model's scheduler (whose work is
+// counted in tokens and whose memory, its KV cache blocks, has a watermark of its own). The package owns the vocabulary of that seam: the Queue interface, with its
 // Load (waiting per class, running, busy workers, completions) and Limits (per-class capacity,
 // max queue wait, workers, dispatch weights), the Priority classes, and the errors a Queue
 // returns when it refuses work itself (ErrQueueFull, ErrExpired, ErrClosed). Whatever does
@@ -84,11 +85,6 @@
 //
 // # Metrics
 //
-// sluice_admission_queue_depth{queue} and sluice_admission_shedding{queue} are read at scrape
-// time; sluice_admission_shed_total{queue,priority,reason} counts every refusal, the door's
-// and the Queue's, and sluice_admission_retry_after_seconds{queue,reason,policy} observes
-// every Retry-After sent, labelled with the ladder rung that produced it (drain_rate or static).
-// sluice_admission_retry_bookings_total{queue,outcome=booked|full} counts reservation attempts
-// and sluice_admission_retry_tokens_total{queue,outcome=honoured|invalid|early|expired|used}
-// the tokens presented.
+// NewMetrics registers the sluice_admission_* families; README's metric table, which a test
+// keeps equal to what the server exports, says what each counts.
 package admission

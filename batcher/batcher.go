@@ -41,6 +41,7 @@ type Batcher[In, Out any] struct {
 	busy                   atomic.Int64  // workers running a batch
 	completed              atomic.Uint64 // requests whose batch finished running
 
+	// mu guards the fields below; the methods whose names end in Locked run with it held.
 	mu      sync.Mutex
 	qs      [admission.NumPriorities]queue[In, Out] // guarded by mu; one queue per priority class
 	started bool                                    // guarded by mu
@@ -266,9 +267,9 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 	return r, nil
 }
 
-// unqueue takes a waiting request out of its class's queue and marks it answered without
-// running. Called with b.mu held.
-func (b *Batcher[In, Out]) unqueue(r *request[In, Out]) {
+// unqueueLocked takes a waiting request out of its class's queue and marks it answered
+// without running.
+func (b *Batcher[In, Out]) unqueueLocked(r *request[In, Out]) {
 	b.qs[r.prio].remove(r)
 	b.waitingBy[r.prio].Add(-1)
 	b.seqWaiting.Add(-int64(r.cost.Sequences))
@@ -284,7 +285,7 @@ func (b *Batcher[In, Out]) await(ctx context.Context, r *request[In, Out]) (Out,
 	b.mu.Lock()
 	switch r.state {
 	case stateQueued:
-		b.unqueue(r)
+		b.unqueueLocked(r)
 		b.mu.Unlock()
 		// The oldest request may have changed, and a draining loop may now be done.
 		b.poke()
@@ -327,7 +328,7 @@ func (b *Batcher[In, Out]) abort() {
 	b.aborted = true
 	for p := range b.qs {
 		for r := b.qs[p].oldest(); r != nil; r = b.qs[p].oldest() {
-			b.unqueue(r)
+			b.unqueueLocked(r)
 			r.done <- result[Out]{err: ErrClosed}
 			b.metrics.outcome(outcomeClosed)
 		}
@@ -375,11 +376,11 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 		}
 		now := b.clk.Now()
 		for free > 0 {
-			d, reason, ok := b.next(now, &pick, &bufs, b.bulkAllowed(bulkBusy))
+			d, reason, ok := b.nextLocked(now, &pick, &bufs, b.bulkAllowed(bulkBusy))
 			if !ok {
 				break
 			}
-			bt := b.take(runCtx, d, reason, now)
+			bt := b.takeLocked(runCtx, d, reason, now)
 			free--
 			if bt.prio == admission.Bulk {
 				bulkBusy++
@@ -388,9 +389,9 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 		}
 		// Dispatch goes first so that a request a free worker can take right now is served
 		// rather than expired; whatever still waits at its limit expires now.
-		b.expire(now)
-		deadline, armTimer := b.nextDeadline(free > 0, b.bulkAllowed(bulkBusy))
-		drained := b.closing && b.queued() == 0 && free == b.cfg.Workers && b.series == 0
+		b.expireLocked(now)
+		deadline, armTimer := b.nextDeadlineLocked(free > 0, b.bulkAllowed(bulkBusy))
+		drained := b.closing && b.queuedLocked() == 0 && free == b.cfg.Workers && b.series == 0
 		b.mu.Unlock()
 		for p := range bufs {
 			clear(bufs[p][:cap(bufs[p])]) // do not keep finished requests reachable from the reused buffers
@@ -426,8 +427,8 @@ func (b *Batcher[In, Out]) loop(ctx, runCtx context.Context) {
 	}
 }
 
-// queued is how many requests wait in all classes. Called with b.mu held.
-func (b *Batcher[In, Out]) queued() int {
+// queuedLocked is how many requests wait in all classes.
+func (b *Batcher[In, Out]) queuedLocked() int {
 	n := 0
 	for p := range b.qs {
 		n += b.qs[p].len()
@@ -441,11 +442,11 @@ func (b *Batcher[In, Out]) bulkAllowed(bulkBusy int) bool {
 	return b.cfg.MaxBulkWorkers == 0 || bulkBusy < b.cfg.MaxBulkWorkers
 }
 
-// next drafts a batch for every class that has requests and returns the one to dispatch now:
-// among the classes whose draft is ready, the weighted round robin picks which leads. A batch
-// holds one class only, so an interactive request never runs in a batch swollen by bulk
-// companions. admission.Bulk is left out when bulkOK is false. Called with b.mu held.
-func (b *Batcher[In, Out]) next(now time.Time, pick *admission.Picker, bufs *[admission.NumPriorities][]*request[In, Out], bulkOK bool) (draft[In, Out], dispatchReason, bool) {
+// nextLocked drafts a batch for every class that has requests and returns the one to dispatch
+// now: among the classes whose draft is ready, the weighted round robin picks which leads. A
+// batch holds one class only, so an interactive request never runs in a batch swollen by bulk
+// companions. admission.Bulk is left out when bulkOK is false.
+func (b *Batcher[In, Out]) nextLocked(now time.Time, pick *admission.Picker, bufs *[admission.NumPriorities][]*request[In, Out], bulkOK bool) (draft[In, Out], dispatchReason, bool) {
 	var (
 		drafts  [admission.NumPriorities]draft[In, Out]
 		reasons [admission.NumPriorities]dispatchReason
@@ -458,7 +459,7 @@ func (b *Batcher[In, Out]) next(now time.Time, pick *admission.Picker, bufs *[ad
 		}
 		drafts[p] = b.qs[p].draft(b.lim, bufs[p])
 		bufs[p] = drafts[p].members[:0]
-		reasons[p], ready[p] = b.ready(drafts[p], now)
+		reasons[p], ready[p] = b.readyLocked(drafts[p], now)
 		some = some || ready[p]
 	}
 	if !some {
@@ -468,26 +469,25 @@ func (b *Batcher[In, Out]) next(now time.Time, pick *admission.Picker, bufs *[ad
 	return drafts[p], reasons[p], true
 }
 
-// expire fails every request that has waited MaxQueueWait with ErrExpired. Each class's queue
-// is in arrival order, so only its head needs checking. Called with b.mu held.
-func (b *Batcher[In, Out]) expire(now time.Time) {
+// expireLocked fails every request that has waited MaxQueueWait with ErrExpired. Each class's
+// queue is in arrival order, so only its head needs checking.
+func (b *Batcher[In, Out]) expireLocked(now time.Time) {
 	if b.cfg.MaxQueueWait <= 0 {
 		return
 	}
 	for p := range b.qs {
 		for r := b.qs[p].oldestExpiring(); r != nil && !now.Before(r.enqueued.Add(b.cfg.MaxQueueWait)); r = b.qs[p].oldestExpiring() {
-			b.unqueue(r)
+			b.unqueueLocked(r)
 			r.done <- result[Out]{err: ErrExpired}
 			b.metrics.outcome(outcomeExpired)
 		}
 	}
 }
 
-// nextDeadline is when the loop must look again without being woken: the end of the batch
-// window of a class's oldest request (only while a worker is free to take that class's batch
-// and Close is not already dispatching everything), or the first max-queue-wait expiry. Called
-// with b.mu held.
-func (b *Batcher[In, Out]) nextDeadline(workerFree, bulkOK bool) (time.Time, bool) {
+// nextDeadlineLocked is when the loop must look again without being woken: the end of the
+// batch window of a class's oldest request (only while a worker is free to take that class's
+// batch and Close is not already dispatching everything), or the first max-queue-wait expiry.
+func (b *Batcher[In, Out]) nextDeadlineLocked(workerFree, bulkOK bool) (time.Time, bool) {
 	var (
 		deadline time.Time
 		armed    bool
@@ -512,9 +512,9 @@ func (b *Batcher[In, Out]) nextDeadline(workerFree, bulkOK bool) (time.Time, boo
 	return deadline, armed
 }
 
-// ready decides whether a draft goes now: when it is full, when Close is draining, or when its
-// oldest member (its class's oldest) has waited the whole window. Called with b.mu held.
-func (b *Batcher[In, Out]) ready(d draft[In, Out], now time.Time) (dispatchReason, bool) {
+// readyLocked decides whether a draft goes now: when it is full, when Close is draining, or
+// when its oldest member (its class's oldest) has waited the whole window.
+func (b *Batcher[In, Out]) readyLocked(d draft[In, Out], now time.Time) (dispatchReason, bool) {
 	switch {
 	case d.full:
 		return reasonFull, true
@@ -535,9 +535,8 @@ func (b *Batcher[In, Out]) windowEnd(r *request[In, Out]) time.Time {
 	return r.enqueued.Add(b.cfg.MaxWait)
 }
 
-// take removes the draft's members from the queue and makes them a running batch. Called with
-// b.mu held.
-func (b *Batcher[In, Out]) take(runCtx context.Context, d draft[In, Out], reason dispatchReason, now time.Time) *batch[In, Out] {
+// takeLocked removes the draft's members from the queue and makes them a running batch.
+func (b *Batcher[In, Out]) takeLocked(runCtx context.Context, d draft[In, Out], reason dispatchReason, now time.Time) *batch[In, Out] {
 	bt := &batch[In, Out]{
 		prio:    d.members[0].prio,
 		members: slices.Clone(d.members),

@@ -63,7 +63,8 @@
 // what arrived meanwhile) uses a Series: opened before Close, it keeps the drain accepting its
 // parts until Done, so a shutdown finishes what it had begun. When Close gives up, running
 // batches see their context cancelled, and a runner that stops on it (the engine terminates
-// its ONNX Runtime pass) answers its members with ErrClosed.
+// its ONNX Runtime pass) answers its members with ErrClosed. The weighted turns between
+// classes are admission.Picker's.
 //
 // # For the admission layer
 //
@@ -76,8 +77,6 @@
 //
 // # Metrics
 //
-// Per queue: sluice_batcher_* (batch shape, run time, outcomes, batches by trigger, running
-// requests). Per queue and class: sluice_batcher_queue_depth{queue,priority} (gauge, read at
-// scrape time) and sluice_batcher_queue_wait_seconds{queue,priority} (histogram). Refusals are
-// counted by the admission layer (sluice_admission_shed_total).
+// NewMetrics registers the sluice_batcher_* families (README's metric table says what each
+// counts); refusals are counted by the admission layer.
 package batcher

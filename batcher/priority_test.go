@@ -379,14 +379,14 @@ func TestCappedBulkArmsNoWindowTimer(t *testing.T) {
 	submitAsyncP(b, t.Context(), admission.Bulk, 1, one(8))
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, armed := b.nextDeadline(true, false); armed {
+	if _, armed := b.nextDeadlineLocked(true, false); armed {
 		t.Fatal("window timer armed for a bulk batch that may not run")
 	}
-	if _, armed := b.nextDeadline(true, true); !armed {
+	if _, armed := b.nextDeadlineLocked(true, true); !armed {
 		t.Fatal("no window timer for a bulk batch that may run")
 	}
 	b.cfg.MaxQueueWait = time.Second
-	if d, armed := b.nextDeadline(true, false); !armed || !d.Equal(epoch.Add(time.Second)) {
+	if d, armed := b.nextDeadlineLocked(true, false); !armed || !d.Equal(epoch.Add(time.Second)) {
 		t.Fatalf("expiry deadline = %v, %v; want epoch+1s", d, armed)
 	}
 }

@@ -1,32 +1,43 @@
 // Package handlers is Sluice's HTTP surface (gofiber v2), compatible with the OpenMed REST
-// service so that its clients switch without changes.
+// service so that its clients switch without changes, and with HuggingFace TGI's and OpenAI's
+// generation APIs.
 //
 // It owns what is HTTP-shaped and nothing else: request ids, strict JSON parsing and
 // validation with OpenMed's error envelope, size limits, per-request deadlines, health and
-// readiness, Prometheus request metrics and one JSON access-log line per request (refusals
-// excepted: at most Options.RefusalLogsPerSecond lines a route and second, the next one
-// carrying how many were held back, so that overload does not flood the log).
+// readiness, Prometheus request metrics (README's metric table lists them) and one JSON
+// access-log line per request (refusals excepted: at most Options.RefusalLogsPerSecond lines a
+// route and second, the next one carrying how many were held back, so that overload does not
+// flood the log).
 //
 // Every endpoint that runs a model is a Route: its path, the admission.Gate that admits its
 // requests before their bodies are read, the models it serves, and the work of one admitted
-// request. Route constructors take the work through small interfaces: Analyze and PIIExtract
-// an Extractor (OpenMed's JSON), Generation a Generator (HuggingFace TGI's /generate,
-// /generate_stream and /, and OpenAI's /v1/completions, answered whole or as server-sent
-// events). The handlers are tested with fakes and, in integration tests, with the real batcher,
-// runner and ONNX Runtime behind them. A stream is committed (200) only after its first token,
-// so a refusal or a timeout before it is still an HTTP status; after it, errors are events,
-// and the access-log line is written when the stream ends. Options.Routes is the one table of routes: the router,
-// 404/405, /models/loaded, the metrics' route label and the access log read it. Errors from
-// the work are answered the same way on every route: the Queue's refusals (admission's
-// ErrQueueFull, ErrExpired) as 503 backpressure with a computed Retry-After, ErrClosed as 503
-// not_ready, the deadline as 504, a departed client as 499 (counted, never read), anything
-// else as a 500 that says nothing of the request. Requests that never reach the router are
-// answered in the same envelope too: a method fiber does not know (501), Content-Length
-// headers that disagree (400, the connection closed), a body over the limit (413); a client
-// that leaves mid-body is counted as aborted.
+// request (route.go). Options.Routes is the one table of routes: the router, 404/405,
+// /models/loaded, the metrics' route label and the access log read it. Route constructors take
+// the work through small interfaces: Analyze and PIIExtract an Extractor (entities.go),
+// Generation a Generator whose streams are TokenStreams (generation.go).
+//
+// Generation is one driver, serveGeneration, under dialects (tgi.go: TGI's /generate,
+// /generate_stream and /; completions.go: OpenAI's /v1/completions). A dialect reads its
+// requests and writes its answers and errors; the driver does the rest for all of them:
+// submission, waiting for every choice's first token (so that a refusal or a timeout before
+// it is still an HTTP status), the whole answer or the server-sent events, the end of a
+// stream (a stream that ends early ends with the dialect's error event, never a bare close), a
+// client that leaves, the access-log line, written when a stream ends, and the outcome.
+//
+// Errors from the work are answered the same way on every route and in every wire format
+// (failure, route.go): the Queue's refusals (admission's ErrQueueFull, ErrExpired) as 503
+// backpressure with a computed Retry-After in the envelope, a closed Queue as 503 not_ready,
+// the deadline as 504, a departed client as 499 (counted in sluice_http_requests_aborted_total,
+// never read), a request the model cannot take as 422, anything else as a 500 that says
+// nothing of the request. Requests that never reach the router are answered in the envelope
+// too: a method fiber does not know (501), Content-Length headers that disagree (400, the
+// connection closed), a body over the limit (413); a client that leaves mid-body is counted as
+// aborted.
 //
 // No handler ever echoes request text: error messages name fields, sizes and limits, and the
-// access log records ids, status, outcome and timings only.
+// access log records ids, status, outcome and timings only. The handlers are tested with fakes
+// (an Extractor, a Generator) and, in cmd/serve, with the real batcher, scheduler and ONNX
+// Runtime behind them.
 //
-// Use New to build the fiber.App and Listen or app.Listener to serve it.
+// Use New to build the fiber.App and serve it with app.Listener.
 package handlers

@@ -3,6 +3,11 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -84,4 +89,93 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// handleError turns any error into the JSON envelope. fiber's own errors (404, 405, 413 from
+// the body limit) get stable codes; anything unexpected is a 500 whose message says nothing
+// about the request.
+func (s *server) handleError(c *fiber.Ctx, err error) error {
+	if requestID(c) == "" {
+		// fasthttp rejects an oversized body before any middleware runs, so observe never
+		// sees the request: answer it, then count and log it here, under the route
+		// "unrouted" (the request never reached the router, and fiber's view of its path is
+		// not reliable at this point) and with no duration (its start is not known).
+		id := newRequestID()
+		c.Locals(localRequestID, id)
+		c.Set(fiber.HeaderXRequestID, id)
+		if reason, gone := clientGone(err); gone {
+			// The client left while sending its body: nobody reads an answer, and the
+			// request is an abandoned one, not a bad one.
+			c.Status(statusClientClosed)
+			c.Locals(localOutcome, OutcomeAborted)
+			if s.opts.Metrics != nil {
+				s.opts.Metrics.aborted.WithLabelValues(routeUnrouted, reason).Inc()
+			}
+			s.record(c, id, routeUnrouted, -1)
+			return nil
+		}
+		werr := s.writeHandled(c, err)
+		s.record(c, id, routeUnrouted, -1)
+		return werr
+	}
+	return s.writeHandled(c, err)
+}
+
+// routeUnrouted labels requests that failed before the router saw them.
+const routeUnrouted = "unrouted"
+
+// statusClientClosed is the status recorded for a request whose client left (nginx's 499).
+const statusClientClosed = 499
+
+// clientGone tells, from the error fiber reports for a request it could not read, whether the
+// client went away mid-request (a reset, or the connection closed before the body was
+// complete), and how.
+func clientGone(err error) (reason string, gone bool) {
+	var fe *fiber.Error
+	if !errors.As(err, &fe) {
+		return "", false
+	}
+	switch {
+	case fe.Code == fiber.StatusBadGateway: // fiber's mapping of a network error while reading
+		return "client_reset", true
+	case fe.Code == fiber.StatusBadRequest && strings.Contains(fe.Message, io.ErrUnexpectedEOF.Error()):
+		return "client_closed", true
+	}
+	return "", false
+}
+
+// writeHandled writes err as the JSON envelope.
+func (s *server) writeHandled(c *fiber.Ctx, err error) error {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		c.Locals(localOutcome, ae.Outcome)
+		return writeError(c, ae)
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		// OpenMed answers routing errors as bad_request with the reason phrase; keep that.
+		e := &apiError{Status: fe.Code, Code: CodeBadRequest, Outcome: OutcomeFailed}
+		switch fe.Code {
+		case fiber.StatusNotFound:
+			e.Message = "Not Found"
+		case fiber.StatusMethodNotAllowed:
+			e.Message = "Method Not Allowed"
+		case fiber.StatusRequestEntityTooLarge:
+			e.Code = CodeTooLarge
+			e.Message = "Request rejected by an operational limit: the body exceeds " + strconv.Itoa(s.opts.Limits.MaxBodyBytes) + " bytes"
+			e.Details = map[string]int{"max_body_bytes": s.opts.Limits.MaxBodyBytes}
+		default:
+			e.Message = "Bad Request"
+			if fe.Code >= 500 {
+				e.Code, e.Message = CodeInternal, "Internal server error"
+			}
+		}
+		if e.Details == nil {
+			e.Details = map[string]string{"reason": e.Message}
+		}
+		return writeError(c, e)
+	}
+	s.opts.Logger.Error("unhandled error", slog.String("request_id", requestID(c)), slog.String("error_type", errorType(err)))
+	return writeError(c, &apiError{Status: fiber.StatusInternalServerError, Code: CodeInternal,
+		Message: "Internal server error", Outcome: OutcomeFailed})
 }

@@ -32,7 +32,8 @@
 // The model is anything with the Model interface (engine.Decoder in the server), so the whole
 // loop (preemption, abort, flow control, priorities, the watchdog) is tested with a fake model
 // and a fake clock, without ONNX Runtime. Metrics: NewMetrics registers the sluice_generate_*
-// families of README's metric table.
+// families (README's metric table says what each counts); the KV cache reports its own
+// (kvcache.Pool.Collector).
 //
 // # Use
 //

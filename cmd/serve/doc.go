@@ -1,7 +1,11 @@
 // Command serve is the Sluice server: it reads its configuration from SLUICE_ environment
 // variables, loads the models (the embedded ones, or a user's directory), starts ONNX
-// Runtime and one batcher per endpoint, and serves HTTP until SIGTERM or SIGINT, when it stops
-// accepting, finishes in-flight batches and exits.
+// Runtime, one batcher per entity endpoint and, for the generation model, its KV cache and
+// scheduler, and serves HTTP until SIGTERM or SIGINT, when it stops accepting, lets in-flight
+// batches and streams finish within the grace, and exits.
+//
+// `serve check-model DIR` loads a model as the server would, runs a sample and reports every
+// problem instead of serving.
 //
 // Run it with `make serve`, or build it and run the binary; README.md lists every variable.
 package main

@@ -1,0 +1,106 @@
+package handlers
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/handlers/connwatch"
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// Options wires the handlers to the rest of the server.
+type Options struct {
+	Logger   *slog.Logger
+	Metrics  *Metrics
+	Gatherer prometheus.Gatherer // served on /metrics
+	Clock    clock.Clock
+
+	// Routes are the endpoints that run models (Analyze, PIIExtract, ...), each registered
+	// for POST on its Path.
+	Routes []Route
+
+	Limits Limits
+	// RetryAfter is sent with not_ready answers (models loading, shutting down), rounded up
+	// to whole seconds; 0 sends no header.
+	RetryAfter time.Duration
+	// Ready reports whether models are loaded and warmed; /readyz answers 503 until then.
+	Ready   func() bool
+	Version string
+	// Device is where the models run ("cpu" or "cuda"), reported by /health and
+	// /models/loaded.
+	Device string
+	// Watcher, when set, cancels a request's context as soon as its client disconnects.
+	Watcher *connwatch.Watcher
+	// IgnoreDisconnects keeps work going for clients that have left: no watcher, and a
+	// generation goes on after a failed write. Only for measuring what noticing saves.
+	IgnoreDisconnects bool
+	// RefusalLogsPerSecond bounds the access-log lines of refused requests (503, 429) per
+	// route and second; the rest are counted into the next line written. Served, failed and
+	// every other line are always written. 0: no bound.
+	RefusalLogsPerSecond int
+}
+
+// Limits bound what one request may ask of the server.
+type Limits struct {
+	MaxBodyBytes int
+	MaxTextChars int
+	MaxTextBytes int
+	// RequestTimeout bounds the whole of a request's work; past it the client gets 504.
+	RequestTimeout time.Duration
+}
+
+// Validate reports every limit that is out of range: the result joins one *settings.Problem
+// per bad field (named "Limits.<field>").
+func (l Limits) Validate() error {
+	check := settings.For("handlers")
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"MaxBodyBytes", l.MaxBodyBytes}, {"MaxTextChars", l.MaxTextChars}, {"MaxTextBytes", l.MaxTextBytes}} {
+		if f.v < 1 {
+			check.Addf("Limits."+f.name, "must be at least 1, got %d", f.v)
+		}
+	}
+	if l.RequestTimeout <= 0 {
+		check.Addf("Limits.RequestTimeout", "must be positive, got %s", l.RequestTimeout)
+	}
+	return check.Err()
+}
+
+// probes are the routes every server has besides Options.Routes.
+var probes = [...]string{"/health", "/livez", "/readyz", "/models/loaded", "/metrics"}
+
+// validate reports every option that is missing or out of range: one *settings.Problem per
+// field.
+func (o Options) validate() error {
+	check := settings.For("handlers")
+	check.Include(o.Limits.Validate())
+	bad := check.Addf
+	if o.RetryAfter < 0 {
+		bad("RetryAfter", "must not be negative (0: no header), got %s", o.RetryAfter)
+	}
+	if o.RefusalLogsPerSecond < 0 {
+		bad("RefusalLogsPerSecond", "must not be negative (0: no bound), got %d", o.RefusalLogsPerSecond)
+	}
+	if o.Logger == nil || o.Clock == nil || o.Gatherer == nil || o.Ready == nil {
+		bad("Logger, Clock, Gatherer, Ready", "are required")
+	}
+	seen := map[string]bool{}
+	for _, p := range probes {
+		seen[p] = true
+	}
+	for i, r := range o.Routes {
+		switch {
+		case r.serve == nil || r.Gate == nil:
+			bad(fmt.Sprintf("Routes[%d]", i), "must come from a route constructor and have a Gate")
+		case seen[r.Path]:
+			bad(fmt.Sprintf("Routes[%d]", i), "path %q is already taken", r.Path)
+		}
+		seen[r.Path] = true
+	}
+	return check.Err()
+}
