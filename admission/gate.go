@@ -93,13 +93,13 @@ func NewGate(queue string, cfg Config, src Queue, clk clock.Clock, m *Metrics, o
 		return nil, errors.New("admission: queue name must not be empty")
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("admission %q: %w", queue, err)
+		return nil, err // settings.Problems, which name the package and field
 	}
 	if src == nil {
-		return nil, fmt.Errorf("admission %q: source must not be nil", queue)
+		return nil, fmt.Errorf("admission: gate %q: source must not be nil", queue)
 	}
 	if clk == nil {
-		return nil, fmt.Errorf("admission %q: clock must not be nil", queue)
+		return nil, fmt.Errorf("admission: gate %q: clock must not be nil", queue)
 	}
 	g := &Gate{queue: queue, cfg: cfg.withDefaults(), src: src, lim: src.Limits(), clk: clk, rand: rand.Float64}
 	for _, o := range opts {

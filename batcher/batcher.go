@@ -64,13 +64,13 @@ func New[In, Out any](name string, cfg Config, runner Runner[In, Out], clk clock
 		return nil, errors.New("batcher: name must not be empty")
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("batcher %q: %w", name, err)
+		return nil, err // settings.Problems, which name the package and field
 	}
 	if runner == nil {
-		return nil, fmt.Errorf("batcher %q: runner must not be nil", name)
+		return nil, fmt.Errorf("batcher: queue %q: runner must not be nil", name)
 	}
 	if clk == nil {
-		return nil, fmt.Errorf("batcher %q: clock must not be nil", name)
+		return nil, fmt.Errorf("batcher: queue %q: clock must not be nil", name)
 	}
 	b := &Batcher[In, Out]{
 		name:     name,
@@ -233,7 +233,7 @@ func (s *Series[In, Out]) Done() {
 
 func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in In, cost Cost, s *Series[In, Out]) (*request[In, Out], error) {
 	if !p.Valid() {
-		return nil, fmt.Errorf("batcher %q: invalid priority %d", b.name, p)
+		return nil, fmt.Errorf("batcher: queue %q: invalid priority %d", b.name, p)
 	}
 	if err := cost.validate(); err != nil {
 		return nil, err
@@ -587,7 +587,7 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 		outcome = outcomeFailed
 		if stopped && b.wasAborted() {
 			// Close gave up waiting and stopped the run: its members were shut out, not failed.
-			err, outcome = fmt.Errorf("batcher %q: %w: the batch was stopped at the end of the drain", b.name, ErrClosed), outcomeClosed
+			err, outcome = fmt.Errorf("%w: queue %q stopped the batch at the end of the drain", ErrClosed, b.name), outcomeClosed
 		}
 	}
 	for i, r := range bt.members {
@@ -616,7 +616,7 @@ func (b *Batcher[In, Out]) call(ctx context.Context, ins []In) (outs []Out, err 
 	}()
 	outs, err = b.runner.Run(ctx, ins)
 	if err == nil && len(outs) != len(ins) {
-		return nil, fmt.Errorf("batcher %q: runner returned %d results for %d requests", b.name, len(outs), len(ins))
+		return nil, fmt.Errorf("batcher: queue %q: the runner returned %d results for %d requests", b.name, len(outs), len(ins))
 	}
 	return outs, err
 }

@@ -440,8 +440,8 @@ func TestCloseStopsRunsAndSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := EncoderBatch{IDs: []int64{1}, Mask: []int64{1}, Batch: 1, SeqLen: 1}
-	if _, err := closedEarly.RunEncoder(context.Background(), b); !errors.Is(err, ErrClosed) {
-		t.Errorf("run on a closed session: err = %v, want ErrClosed", err)
+	if _, err := closedEarly.RunEncoder(context.Background(), b); !errors.Is(err, ErrReleased) {
+		t.Errorf("run on a closed session: err = %v, want ErrReleased", err)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
@@ -449,14 +449,14 @@ func TestCloseStopsRunsAndSessions(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := s.RunEncoder(context.Background(), b); !errors.Is(err, ErrClosed) {
-		t.Errorf("run after the runtime closed: err = %v, want ErrClosed", err)
+	if _, err := s.RunEncoder(context.Background(), b); !errors.Is(err, ErrReleased) {
+		t.Errorf("run after the runtime closed: err = %v, want ErrReleased", err)
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("closing a session its runtime already closed: %v", err)
 	}
-	if _, err := r.NewSession("late", readTestdata(t, "tiny_tokclass.onnx")); !errors.Is(err, ErrClosed) {
-		t.Errorf("NewSession after Close: err = %v, want ErrClosed", err)
+	if _, err := r.NewSession("late", readTestdata(t, "tiny_tokclass.onnx")); !errors.Is(err, ErrReleased) {
+		t.Errorf("NewSession after Close: err = %v, want ErrReleased", err)
 	}
 }
 
@@ -475,7 +475,7 @@ func TestCloseDuringRunsIsSafe(t *testing.T) {
 			for {
 				got, err := s.RunEncoder(context.Background(), b)
 				once.Do(func() { close(started) })
-				if errors.Is(err, ErrClosed) {
+				if errors.Is(err, ErrReleased) {
 					return
 				}
 				if err != nil {

@@ -92,8 +92,9 @@ type Runtime struct {
 	sessions map[*Session]struct{}
 }
 
-// ErrClosed is returned by calls on a Runtime or Session after Close.
-var ErrClosed = errors.New("closed")
+// ErrReleased is returned by calls on a Runtime or Session after Close: its ONNX Runtime
+// memory is released. (Not admission.ErrClosed, a queue that takes no more work.)
+var ErrReleased = errors.New("released")
 
 // NewRuntime loads ONNX Runtime and settles the device. With DeviceAuto it tries the CUDA
 // execution provider once and, if that cannot start, logs one warning and uses the CPU; with

@@ -52,7 +52,7 @@ func (r *Runtime) newSession(name string, onnx []byte, needEncoder bool) (*Sessi
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, fmt.Errorf("engine: session %q: runtime %w", name, ErrClosed)
+		return nil, fmt.Errorf("engine: session %q: runtime %w", name, ErrReleased)
 	}
 	if len(onnx) == 0 {
 		return nil, fmt.Errorf("engine: session %q: empty model", name)
@@ -129,7 +129,7 @@ func cloneInfos(infos []TensorInfo) []TensorInfo {
 }
 
 // Close releases the model once the calls running on it have returned. Later calls return
-// ErrClosed. Calling it again does nothing.
+// ErrReleased. Calling it again does nothing.
 func (s *Session) Close() error {
 	err := s.destroy()
 	s.runtime.forget(s)
@@ -237,7 +237,7 @@ func (s *Session) hold() (release func(), err error) {
 	s.mu.RLock()
 	if s.ort == nil {
 		s.mu.RUnlock()
-		return nil, fmt.Errorf("engine: session %q: %w", s.name, ErrClosed)
+		return nil, fmt.Errorf("engine: session %q: %w", s.name, ErrReleased)
 	}
 	return s.mu.RUnlock, nil
 }

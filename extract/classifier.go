@@ -69,16 +69,16 @@ type Stats struct {
 // New builds a Classifier for model m running on sess. The batcher is named queue in metrics.
 func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk clock.Clock, bm *batcher.Metrics) (*Classifier, error) {
 	if len(m.Config.Labels) == 0 {
-		return nil, fmt.Errorf("model %q: config.json has no id2label; it is not a token classifier", m.Name)
+		return nil, fmt.Errorf("extract: model %q: config.json has no id2label; it is not a token classifier", m.Name)
 	}
 	dec, err := entities.NewDecoder(decoderConfig(m))
 	if err != nil {
-		return nil, fmt.Errorf("model %q: %w", m.Name, err)
+		return nil, fmt.Errorf("extract: model %q: %w", m.Name, err)
 	}
 	prefix, suffix := m.Tokenizer.Template()
 	budget, err := entities.ContentBudget(m.Config.MaxLength, len(prefix), len(suffix))
 	if err != nil {
-		return nil, fmt.Errorf("model %q: %w", m.Name, err)
+		return nil, fmt.Errorf("extract: model %q: %w", m.Name, err)
 	}
 	if cfg.Stride < 0 || cfg.Stride >= budget {
 		check := settings.For("extract")
@@ -199,7 +199,7 @@ func (c *Classifier) Warm(ctx context.Context) error {
 		}
 	}
 	if first != nil {
-		return fmt.Errorf("model %q: warm-up failed: %w", c.name, first)
+		return fmt.Errorf("extract: model %q: warm-up failed: %w", c.name, first)
 	}
 	return nil
 }
@@ -355,7 +355,7 @@ func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
 		return nil, err
 	}
 	if out.Labels != r.labels {
-		return nil, fmt.Errorf("model returned %d labels per token, config.json has %d", out.Labels, r.labels)
+		return nil, fmt.Errorf("extract: the model returned %d labels per token, config.json has %d", out.Labels, r.labels)
 	}
 	results := make([]result, len(jobs))
 	per := width * r.labels

@@ -25,7 +25,7 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	read := func(name string) ([]byte, error) {
 		data, err := fs.ReadFile(fsys, path.Join(dir, name))
 		if err != nil {
-			return nil, fmt.Errorf("model %q: %w", dir, err)
+			return nil, fmt.Errorf("models: model %q: %w", dir, err)
 		}
 		return data, nil
 	}
@@ -35,16 +35,16 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	}
 	cfg, err := ParseConfig(cfgJSON)
 	if err != nil {
-		return nil, fmt.Errorf("model %q: %w", dir, err)
+		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
 	tokCfg, err := fs.ReadFile(fsys, path.Join(dir, "tokenizer_config.json"))
 	switch {
 	case err == nil:
 		if err := cfg.applyTokenizerConfig(tokCfg); err != nil {
-			return nil, fmt.Errorf("model %q: %w", dir, err)
+			return nil, fmt.Errorf("models: model %q: %w", dir, err)
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("model %q: %w", dir, err)
+		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
 	tokJSON, err := read("tokenizer.json")
 	if err != nil {
@@ -52,7 +52,7 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	}
 	tok, err := tokenizer.Load(tokJSON)
 	if err != nil {
-		return nil, fmt.Errorf("model %q: %w", dir, err)
+		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
 	onnx, err := read("model.onnx")
 	if err != nil {
@@ -60,7 +60,7 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	}
 	gen, err := fs.ReadFile(fsys, path.Join(dir, "generation_config.json"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("model %q: %w", dir, err)
+		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
 	return &Model{Name: path.Base(dir), Config: cfg, Tokenizer: tok, ONNX: onnx, Generation: gen}, nil
 }
