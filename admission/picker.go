@@ -1,5 +1,34 @@
 package admission
 
+import "github.com/sluice-serving/sluice/settings"
+
+// DefaultWeights are the classes' shares of the turns where a configuration leaves a weight
+// 0: four interactive turns to one bulk, so bulk never starves.
+var DefaultWeights = [NumPriorities]int{Interactive: 4, Bulk: 1}
+
+// MaxWeight keeps the picker's credit arithmetic far from overflow.
+const MaxWeight = 1 << 20
+
+// WithDefaults is weights with DefaultWeights in place of every 0.
+func WithDefaults(weights [NumPriorities]int) [NumPriorities]int {
+	for p := range weights {
+		if weights[p] == 0 {
+			weights[p] = DefaultWeights[p]
+		}
+	}
+	return weights
+}
+
+// CheckWeights records a problem for every weight out of [0, MaxWeight], under the field
+// "Weights[class]".
+func CheckWeights(check *settings.Check, weights [NumPriorities]int) {
+	for _, p := range Priorities {
+		if w := weights[p]; w < 0 || w > MaxWeight {
+			check.Addf("Weights["+p.String()+"]", "must be between 0 (default %d) and %d, got %d", DefaultWeights[p], MaxWeight, w)
+		}
+	}
+}
+
 // Picker chooses which class goes next when several have work ready: the batcher's next batch,
 // the generation scheduler's next sequence to admit. It is a smooth weighted round robin: each
 // turn every ready class earns its weight in credit, the richest leads, and it pays back the
@@ -8,8 +37,8 @@ package admission
 // bunched. A class alone ready earns and pays the same amount, so turns without competition
 // leave no debt behind.
 //
-// The zero Picker gives every class weight 0, which ties; set Weights. A Picker is not safe
-// for concurrent use: it belongs to the loop that dispatches.
+// Make one with its weights (WithDefaults fills in the defaults). A Picker is not safe for
+// concurrent use: it belongs to the loop that dispatches.
 type Picker struct {
 	// Weights is each class's share of the turns while several are ready.
 	Weights [NumPriorities]int

@@ -78,7 +78,7 @@ func New[In, Out any](name string, cfg Config, runner Runner[In, Out], clk clock
 		lim:      newLimits(cfg),
 		runner:   runner,
 		clk:      clk,
-		weights:  cfg.weights(),
+		weights:  admission.WithDefaults(cfg.Weights),
 		wake:     make(chan struct{}, 1),
 		finished: make(chan *batch[In, Out], cfg.Workers),
 		stopped:  make(chan struct{}),

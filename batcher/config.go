@@ -24,27 +24,13 @@ type Config struct {
 	// once or find a worker free after the window, which is what OpenMed's 0 means.
 	MaxQueueWait time.Duration
 	// Weights set how often each class leads a batch when several have requests ready: with
-	// the defaults (DefaultWeights, used for a class whose weight is 0), four of every five
+	// the defaults (admission.DefaultWeights, used for a class whose weight is 0), four of every five
 	// batches are led by Interactive and one by Bulk, so Bulk never starves.
 	Weights [admission.NumPriorities]int
 	// MaxBulkWorkers caps how many workers may run bulk batches at once; 0 means no cap.
 	// Below Workers, it keeps workers free for interactive requests, so a bulk flood costs an
 	// interactive request at most the time to form its batch, not the end of a bulk batch.
 	MaxBulkWorkers int
-}
-
-// DefaultWeights are the dispatch weights of the classes whose Config.Weights entry is 0.
-var DefaultWeights = [admission.NumPriorities]int{admission.Interactive: 4, admission.Bulk: 1}
-
-// weights returns the dispatch weight of each class, defaults applied.
-func (c Config) weights() [admission.NumPriorities]int {
-	w := c.Weights
-	for p := range w {
-		if w[p] == 0 {
-			w[p] = DefaultWeights[p]
-		}
-	}
-	return w
 }
 
 // Validate reports every field that is out of range: the result joins one *settings.Problem
@@ -70,11 +56,7 @@ func (c Config) Validate() error {
 	if c.MaxQueueWait < 0 {
 		bad("MaxQueueWait", "must not be negative (0: no limit), got %s", c.MaxQueueWait)
 	}
-	for _, p := range admission.Priorities {
-		if w := c.Weights[p]; w < 0 || w > maxWeight {
-			bad("Weights["+p.String()+"]", "must be between 0 (default %d) and %d, got %d", DefaultWeights[p], maxWeight, w)
-		}
-	}
+	admission.CheckWeights(&check, c.Weights)
 	if c.MaxBulkWorkers < 0 || (c.Workers >= 1 && c.MaxBulkWorkers > c.Workers) {
 		bad("MaxBulkWorkers", "must be between 0 (no cap) and Workers %d, got %d", c.Workers, c.MaxBulkWorkers)
 	}
@@ -92,9 +74,6 @@ const (
 	maxBatchSizeLimit = 1 << 16
 	maxCostDim        = 1 << 24
 )
-
-// maxWeight keeps the weighted round robin's credit arithmetic far from overflow.
-const maxWeight = 1 << 20
 
 func (c Cost) validate() error {
 	if c.Sequences < 1 || c.MaxLen < 1 || c.Sequences > maxCostDim || c.MaxLen > maxCostDim {

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/clock"
 )
 
 // TestWeightedDispatchNeverStarvesBulk fills both classes and lets one worker take batches of
@@ -335,7 +336,7 @@ func TestConfigValidatesPriorityFields(t *testing.T) {
 	for _, mod := range []func(*Config){
 		func(c *Config) { c.MaxQueueWait = -1 },
 		func(c *Config) { c.Weights[admission.Interactive] = -1 },
-		func(c *Config) { c.Weights[admission.Bulk] = maxWeight + 1 },
+		func(c *Config) { c.Weights[admission.Bulk] = admission.MaxWeight + 1 },
 	} {
 		c := baseConfig()
 		mod(&c)
@@ -344,14 +345,15 @@ func TestConfigValidatesPriorityFields(t *testing.T) {
 		}
 	}
 	c := baseConfig()
-	if w := c.weights(); w != [admission.NumPriorities]int{4, 1} || w != DefaultWeights {
+	if w := admission.WithDefaults(c.Weights); w != [admission.NumPriorities]int{4, 1} || w != admission.DefaultWeights {
 		t.Fatalf("default weights = %v", w)
 	}
-	if l := (&Batcher[int, int]{weights: c.weights()}).Limits(); l.Weights != DefaultWeights {
-		t.Fatalf("Limits().Weights = %v, want the defaults", l.Weights)
+	b, err := New("weights", c, newHeldRunner(), clock.NewFake(time.Unix(0, 0)), nil)
+	if err != nil || b.Limits().Weights != admission.DefaultWeights {
+		t.Fatalf("Limits().Weights = %v (%v), want the defaults", b.Limits().Weights, err)
 	}
 	c.Weights = [admission.NumPriorities]int{2, 3}
-	if w := c.weights(); w != [admission.NumPriorities]int{2, 3} {
+	if w := admission.WithDefaults(c.Weights); w != [admission.NumPriorities]int{2, 3} {
 		t.Fatalf("weights = %v, want [2 3]", w)
 	}
 }

@@ -18,7 +18,8 @@ type Config struct {
 	// MaxQueueWait ends a sequence still waiting for admission with ErrExpired; 0 means no
 	// limit.
 	MaxQueueWait time.Duration
-	// Weights are the classes' admission weights when several wait (0: DefaultWeights).
+	// Weights are the classes' admission weights when several wait (0: the class's
+	// admission.DefaultWeights).
 	Weights [admission.NumPriorities]int
 	// OutBuffer is how many events a stream may leave unread before its sequence pauses.
 	OutBuffer int
@@ -29,20 +30,6 @@ type Config struct {
 	MaxPositions int
 	// PadID fills the padded input positions (any valid id: the mask hides them).
 	PadID int64
-}
-
-// DefaultWeights are the admission weights of the classes whose weight is 0.
-var DefaultWeights = [admission.NumPriorities]int{admission.Interactive: 4, admission.Bulk: 1}
-
-// weights are the configured weights with the defaults filled in.
-func (c Config) weights() [admission.NumPriorities]int {
-	w := c.Weights
-	for p := range w {
-		if w[p] == 0 {
-			w[p] = DefaultWeights[p]
-		}
-	}
-	return w
 }
 
 // Validate reports every field that is out of range: the result joins one *settings.Problem
@@ -68,10 +55,6 @@ func (c Config) Validate() error {
 	if c.StallTimeout <= 0 {
 		check.Addf("StallTimeout", "must be positive, got %s", c.StallTimeout)
 	}
-	for _, p := range admission.Priorities {
-		if w := c.Weights[p]; w < 0 || w > 1<<20 {
-			check.Addf("Weights["+p.String()+"]", "must be between 0 (default %d) and %d, got %d", DefaultWeights[p], 1<<20, w)
-		}
-	}
+	admission.CheckWeights(&check, c.Weights)
 	return check.Err()
 }

@@ -76,7 +76,7 @@ func New(name string, model Model, pool *kvcache.Pool, cfg Config, clk clock.Clo
 	}
 	s := &Scheduler{
 		name: name, cfg: cfg, model: model, pool: pool, clk: clk,
-		pick:    admission.Picker{Weights: cfg.weights()},
+		pick:    admission.Picker{Weights: admission.WithDefaults(cfg.Weights)},
 		live:    map[*sequence]struct{}{},
 		wake:    make(chan struct{}, 1),
 		stopped: make(chan struct{}),

@@ -506,7 +506,7 @@ var epoch = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 // has computed, and its KV blocks in use, for the admission layer; all return to rest.
 func TestLoadMeasuresTokensAndBlocks(t *testing.T) {
 	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.OutBuffer = 1 }})
-	if lim := s.Limits(); !lim.WorkUnits || lim.Memory != 256 || lim.Workers != 8 || lim.Weights != DefaultWeights {
+	if lim := s.Limits(); !lim.WorkUnits || lim.Memory != 256 || lim.Workers != 8 || lim.Weights != admission.DefaultWeights {
 		t.Fatalf("limits %+v", lim)
 	}
 	st, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12, 13}, 10))
