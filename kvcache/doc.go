@@ -35,6 +35,11 @@
 // keeps its free list, LRU and index preallocated, so a decode step in steady state (Reserve,
 // Append, Gather, Scatter) does not allocate.
 //
+// # Metrics
+//
+// Pool.Collector reports a pool's blocks and prefix cache at scrape time (the sluice_kvcache_*
+// families of README's metric table), from those atomics.
+//
 // # Use
 //
 //	pool, err := kvcache.NewPool(kvcache.Config{BlockTokens: 16, MemoryBytes: 64 << 20,
