@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -35,9 +36,11 @@ type Decoder struct {
 	s     *Session
 	shape DecoderShape
 	// opts carry ONNX Runtime's terminate flag for the step in flight; terminated says the
-	// flag is raised and must come down once that step has returned.
+	// flag is raised and must come down once that step has returned. mu keeps Close from
+	// destroying them under a Terminate.
 	opts       *ort.RunOptions
 	terminated atomic.Bool
+	mu         sync.Mutex
 	// positionIDs says the model takes position_ids; without it the graph derives positions
 	// from the attention mask, which makes left padding safe either way.
 	positionIDs bool
@@ -198,9 +201,12 @@ func (d *Decoder) Shape() DecoderShape { return d.shape }
 // Name is the model's name.
 func (d *Decoder) Name() string { return d.s.name }
 
-// Close releases the model once a step in flight has returned.
+// Close releases the model once a step in flight has returned; later steps fail with
+// ErrReleased and Terminate does nothing.
 func (d *Decoder) Close() error {
-	err := d.s.Close()
+	err := d.s.Close() // waits for the step in flight; no step uses opts after it
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.opts != nil {
 		_ = d.opts.Destroy()
 		d.opts = nil
@@ -212,8 +218,16 @@ func (d *Decoder) Close() error {
 // error. A watchdog calls it for a step that hangs. A step that starts while the flag is still
 // up (Terminate raced the end of the step it meant) is stopped too; the step after runs.
 func (d *Decoder) Terminate() {
-	d.terminated.Store(true)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.opts == nil {
+		return
+	}
+	// The flag goes up before terminated says so: a step that ends in between leaves both
+	// up for the next step, which fails and brings them down. The other order could leave
+	// the flag up with nobody to lower it, failing every step after.
 	_ = d.opts.Terminate()
+	d.terminated.Store(true)
 }
 
 // Step is one forward pass of a decoder over a batch. Every row has Past cached positions and

@@ -100,7 +100,7 @@ var (
 type TooLongError struct{ Prompt, MaxNewTokens, MaxPositions int }
 
 func (e *TooLongError) Error() string {
-	return fmt.Sprintf("%d prompt tokens + %d max new tokens must be <= %d", e.Prompt, e.MaxNewTokens, e.MaxPositions)
+	return fmt.Sprintf("generate: %d prompt tokens + %d max new tokens must be <= %d", e.Prompt, e.MaxNewTokens, e.MaxPositions)
 }
 
 func (e *TooLongError) Is(target error) bool { return target == ErrTooLong }

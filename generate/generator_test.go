@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
@@ -23,12 +24,13 @@ import (
 // newTinyLM serves the shipped tiny-lm through a real scheduler.
 func newTinyLM(t *testing.T) (*Generator, *models.Model) {
 	t.Helper()
-	g, m, _ := newTinyLMWith(t, 128)
+	g, m, _ := newTinyLMWith(t, 128, nil)
 	return g, m
 }
 
-// newTinyLMWith is newTinyLM over a KV pool of the given blocks, with its scheduler.
-func newTinyLMWith(t *testing.T, blocks int) (*Generator, *models.Model, *scheduler.Scheduler) {
+// newTinyLMWith is newTinyLM over a KV pool of the given blocks, with its scheduler, whose
+// metrics go to reg (nil: none).
+func newTinyLMWith(t *testing.T, blocks int, reg prometheus.Registerer) (*Generator, *models.Model, *scheduler.Scheduler) {
 	t.Helper()
 	m, err := models.Load(models.Embedded(), "tiny-lm")
 	if err != nil {
@@ -50,7 +52,7 @@ func newTinyLMWith(t *testing.T, blocks int) (*Generator, *models.Model, *schedu
 		t.Fatal(err)
 	}
 	r, err := scheduler.New(m.Name, dec, pool, scheduler.Config{MaxRunning: 8, MaxStepTokens: 2048, QueueSize: 16,
-		OutBuffer: 16, StallTimeout: time.Minute, MaxPositions: c.MaxPositionEmbeddings}, clock.Real(), nil)
+		OutBuffer: 16, StallTimeout: time.Minute, MaxPositions: c.MaxPositionEmbeddings}, clock.Real(), scheduler.NewMetrics(reg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,6 +200,7 @@ func TestTrimmedLeavesTheStopSequenceOut(t *testing.T) {
 		{"no stop reached", []string{"XYZ"}, []string{"ab", "cd", "e"}, "abcde", []string{"", "ab", "cde"}},
 		{"characters kept whole", []string{"xy"}, []string{"aé", "b"}, "aéb", []string{"a", "éb"}},
 		{"no stops", nil, []string{"ab", "c"}, "abc", []string{"ab", "c"}},
+		{"the last token releases what was held", []string{"XYZ"}, []string{"abcd", "e\uFFFD"}, "abcde\uFFFD", []string{"ab", "cde\uFFFD"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ch := &chooser{stops: c.stops}

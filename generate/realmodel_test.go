@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sluice-serving/sluice/scheduler"
 )
 
@@ -90,7 +91,7 @@ func greedyIDs(t *testing.T, s *scheduler.Scheduler, goldens []lmGolden) [][]int
 // TestSchedulerBatchesMixedPromptsLikeTorch: the golden prompts, of different lengths, run
 // together as one batch, each come out as torch's greedy ids.
 func TestSchedulerBatchesMixedPromptsLikeTorch(t *testing.T) {
-	_, _, s := newTinyLMWith(t, 128)
+	_, _, s := newTinyLMWith(t, 128, nil)
 	goldens := readLMGoldens(t)
 	for i, ids := range greedyIDs(t, s, goldens) {
 		if !slices.Equal(ids, goldens[i].Greedy) {
@@ -102,19 +103,33 @@ func TestSchedulerBatchesMixedPromptsLikeTorch(t *testing.T) {
 // TestPreemptedSequencesResumeLikeTorch: a pool too small for every sequence at once makes the
 // scheduler preempt and recompute; every sequence still ends with torch's greedy ids.
 func TestPreemptedSequencesResumeLikeTorch(t *testing.T) {
-	_, _, s := newTinyLMWith(t, 4) // 64 positions for 5 sequences of ~20
+	reg := prometheus.NewRegistry()
+	_, _, s := newTinyLMWith(t, 4, reg) // 64 positions for 5 sequences of ~20
 	goldens := readLMGoldens(t)
 	for i, ids := range greedyIDs(t, s, goldens) {
 		if !slices.Equal(ids, goldens[i].Greedy) {
 			t.Fatalf("%q: %v, torch %v", goldens[i].Prompt, ids, goldens[i].Greedy)
 		}
 	}
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	preempted := 0.0
+	for _, f := range fams {
+		if f.GetName() == "sluice_generate_preemptions_total" {
+			preempted = f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	if preempted == 0 {
+		t.Fatal("nothing was preempted: the pool was not short")
+	}
 }
 
 // TestPrefixCacheServesASharedPromptExactly: the second of two sequences with the same
 // 40-token prompt takes the first's full blocks from the cache, and generates the same ids.
 func TestPrefixCacheServesASharedPromptExactly(t *testing.T) {
-	_, _, s := newTinyLMWith(t, 128)
+	_, _, s := newTinyLMWith(t, 128, nil)
 	prompt := make([]int64, 40)
 	for i := range prompt {
 		prompt[i] = int64(600 + i)

@@ -258,8 +258,8 @@ func (g *genCall) events() <-chan indexed {
 	return out
 }
 
-// errNoToken stands for a stream that ended without a token and without saying why, which
-// the streams never do.
+// errNoToken stands for a stream that ended without its last event and without saying why,
+// which the streams never do.
 var errNoToken = errors.New("handlers: a generation ended without a token or an error")
 
 // endedEarly is the error of an event that ends its stream without a token, or nil.
@@ -282,9 +282,19 @@ func (g *genCall) collect() error {
 		}
 		g.choices[it.i].add(it.ev)
 	}
+	return g.unfinished()
+}
+
+// unfinished is why the events stopped before every choice finished (the call's context
+// ended), or nil when they all did: a deadline or a departure right after the last token
+// does not undo an answer already complete.
+func (g *genCall) unfinished() error {
 	for _, ch := range g.choices {
 		if !ch.done {
-			return g.ctx.Err()
+			if err := g.ctx.Err(); err != nil {
+				return err
+			}
+			return errNoToken
 		}
 	}
 	return nil
@@ -325,7 +335,7 @@ func (g *genCall) pump(w *bufio.Writer, ans answer) string {
 			return g.gone(events)
 		}
 	}
-	if err := g.ctx.Err(); err != nil {
+	if err := g.unfinished(); err != nil {
 		return g.endEarly(w, err)
 	}
 	for _, data := range ans.end(g) {

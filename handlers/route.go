@@ -100,8 +100,12 @@ func (s *server) workError(c *fiber.Ctx, x *exchange, ctx context.Context, err e
 func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError {
 	e := &apiError{cause: err}
 	switch {
-	case errors.Is(err, admission.ErrClosed), errors.Is(err, generate.ErrShutdown):
+	case errors.Is(err, admission.ErrClosed):
 		e = s.notReady("Service is shutting down and not accepting new requests", "shutting_down")
+	case errors.Is(err, generate.ErrShutdown):
+		// Cut at the end of the shutdown grace after it began: not a refusal, it had started.
+		e = s.notReady("Service shut down before the generation finished", "shutting_down")
+		e.Outcome = OutcomeFailed
 	case errors.Is(err, context.DeadlineExceeded):
 		secs := x.timeout.Seconds()
 		e.Status, e.Code, e.Outcome = fiber.StatusGatewayTimeout, CodeTimeout, OutcomeTimedOut

@@ -61,8 +61,10 @@ type Scheduler struct {
 	workDone    atomic.Uint64 // prompt tokens admitted and tokens generated, ever
 	tokens      atomic.Uint64 // generated tokens, ever
 	steps       atomic.Uint64 // boundaries passed: one per loop iteration that ran the model
-	stepStarted atomic.Int64  // UnixNano when the step in flight started; 0 between steps
-	stalled     atomic.Bool   // the watchdog tripped and no step has finished since
+	// stepStarted is the UnixNano when the step in flight started, 0 between steps, and its
+	// negative once the watchdog has claimed the step as hung: one word, so that the
+	// watchdog can never trip on a step that has just ended.
+	stepStarted atomic.Int64
 }
 
 // New checks cfg and builds the scheduler of one model over pool; name labels its metrics. m
@@ -100,8 +102,8 @@ func (s *Scheduler) Pool() *kvcache.Pool { return s.pool }
 // model). Tests count in steps rather than seconds.
 func (s *Scheduler) Steps() uint64 { return s.steps.Load() }
 
-// Healthy is false from the moment the watchdog trips until a step finishes again.
-func (s *Scheduler) Healthy() bool { return !s.stalled.Load() }
+// Healthy is false from the moment the watchdog trips until the hung step returns.
+func (s *Scheduler) Healthy() bool { return s.stepStarted.Load() >= 0 }
 
 // Load is the scheduler's live state for the admission layer (admission.Queue). It takes no
 // lock a caller waits on and does not allocate.

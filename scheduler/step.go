@@ -86,7 +86,6 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 	s.scratch.remember(kept, st, err == nil)
 	s.stepStarted.Store(0)
 	end := s.clk.Now()
-	s.stalled.Store(false)
 	s.m.step(end.Sub(start), len(kept), st.Seq > 1)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -146,5 +146,5 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 	}
 }
 
-// Prompt is the number of prompt tokens the stream was submitted with.
-func (s *Stream) Prompt() int { return s.seq.promptLen }
+// PromptTokens is the number of prompt tokens the stream was submitted with.
+func (s *Stream) PromptTokens() int { return s.seq.promptLen }

@@ -6,8 +6,8 @@ import (
 )
 
 // watchdog ends every stream when a step has run for StallTimeout (the decoder hangs): it
-// stops the step (Model.Terminate) and marks the scheduler unhealthy until a step finishes
-// again.
+// claims the step, stops it (Model.Terminate) and leaves the scheduler unhealthy until the
+// step returns.
 func (s *Scheduler) watchdog(ctx context.Context) {
 	period := max(s.cfg.StallTimeout/4, time.Millisecond)
 	for {
@@ -22,10 +22,12 @@ func (s *Scheduler) watchdog(ctx context.Context) {
 		case <-t.C():
 		}
 		started := s.stepStarted.Load()
-		if started == 0 || s.stalled.Load() || s.clk.Now().Sub(time.Unix(0, started)) < s.cfg.StallTimeout {
+		if started <= 0 || s.clk.Now().Sub(time.Unix(0, started)) < s.cfg.StallTimeout {
 			continue
 		}
-		s.stalled.Store(true)
+		if !s.stepStarted.CompareAndSwap(started, -started) {
+			continue // the step ended meanwhile
+		}
 		s.m.stalled()
 		s.model.Terminate()
 		s.endAll(ErrStalled, "stall")

@@ -78,7 +78,8 @@ type server struct {
 	logger      *slog.Logger
 	runtime     *engine.Runtime
 	classifiers []*extract.Classifier
-	sched       *scheduler.Scheduler // nil when no generation model is served
+	decoder     *engine.Decoder      // nil when no generation model is served
+	sched       *scheduler.Scheduler // nil likewise
 	generator   *generate.Generator  // nil likewise
 	app         *fiber.App
 	watcher     *connwatch.Watcher
@@ -190,6 +191,7 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
 	}
+	s.decoder = dec
 	sh := dec.Shape()
 	pool, err := kvcache.NewPool(cfg.kv(kvcache.Config{Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim,
 		MaxSeqLen: c.MaxPositionEmbeddings}))
@@ -238,6 +240,9 @@ func (s *server) isReady() bool {
 // close releases what newServer acquired, for a start-up that fails half-way.
 func (s *server) close() {
 	_ = s.watcher.Close()
+	if s.decoder != nil {
+		_ = s.decoder.Close() // its run options; the session would go with the runtime
+	}
 	if err := s.runtime.Close(); err != nil {
 		s.logger.Warn("closing ONNX Runtime", slog.String("error", err.Error()))
 	}
