@@ -11,6 +11,7 @@ require (
 	github.com/prometheus/common v0.72.0
 	github.com/valyala/fasthttp v1.51.0
 	github.com/yalue/onnxruntime_go v1.35.0
+	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.50.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // The promises a process keeps (resident memory, shutdown time, start-up errors) are tested on
@@ -23,12 +25,22 @@ var built struct {
 	err  error
 }
 
+// TestMain fails the package if a test leaves a goroutine running, and removes the built
+// binary after the leak check.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
+	goleak.VerifyTestMain(m,
+		// fasthttp's once-per-process Date header refresher: loops for the life of the process.
+		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.updateServerDate.func1"),
+		// A stopped server's worker-pool cleaner sleeps out MaxIdleWorkerDuration (10 s) before it
+		// sees the stop; a server left running still shows through its accept loop.
+		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*workerPool).Start.func2"),
+		goleak.Cleanup(func(code int) {
+			if built.dir != "" {
+				os.RemoveAll(built.dir)
+			}
+			os.Exit(code)
+		}),
+	)
 }
 
 // serverBinary builds cmd/serve, once.
