@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,8 +100,10 @@ func (s *server) observe(c *fiber.Ctx) error {
 		}
 	}
 	if d, ok := c.Locals(localDeferred).(*deferredRecord); ok && c.Response().StatusCode() == fiber.StatusOK {
-		// A response still streaming: its line is written when the stream ends.
-		d.entry = accessEntry{id: id, method: c.Method(), route: route, status: fiber.StatusOK}
+		// A response still streaming: its line is written when the stream ends, after fasthttp
+		// may have reused the request's buffers, which c.Method() and a client's request id
+		// point into: copies, then.
+		d.entry = accessEntry{id: strings.Clone(id), method: strings.Clone(c.Method()), route: route, status: fiber.StatusOK}
 		d.start = start
 		close(d.ready)
 		return nil
