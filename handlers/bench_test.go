@@ -95,7 +95,7 @@ func benchApp(b *testing.B, gate *admission.Gate, reg *prometheus.Registry) *fib
 			PIIExtract(Endpoint{Default: "m", Models: map[string]Extractor{"m": &fakeExtractor{name: "m"}},
 				Gate: newTestGate(b, "pii_extract", newFakeLoad(256), time.Second)}),
 		},
-		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000, RequestTimeout: time.Second},
+		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000, RequestTimeout: time.Second, WriteTimeout: time.Second},
 		Ready:  func() bool { return true },
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,10 @@ type GenerationEndpoint struct {
 	MaxStopSequences int
 	// MaxChoices bounds prompts x n of one completions request.
 	MaxChoices int
+	// StallTimeout ends a stream whose write makes no progress for this long (its reader
+	// stopped reading); 0 means Limits.WriteTimeout. A reader that keeps reading, however
+	// slowly, is never cut by it.
+	StallTimeout time.Duration
 }
 
 // Generation is every generation route, one table entry each: HuggingFace
@@ -60,7 +65,7 @@ func Generation(ep GenerationEndpoint) []Route {
 	}
 	models := []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxPositions()}}
 	route := func(path string, d dialect) Route {
-		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout,
+		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout,
 			serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGeneration(c, x, &ep, d) }}
 	}
 	return []Route{
@@ -121,7 +126,9 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 		return s.writeGenError(c, x, d, bad)
 	}
 	g := &genCall{s: s, x: x, d: d, model: ep.Model, start: info.now}
-	g.ctx, g.done = s.workContext(c, x)
+	ctx, done := s.workContext(c, x)
+	g.ctx, g.stalled = context.WithCancelCause(ctx)
+	g.done = func() { g.stalled(nil); done() }
 	if err := g.begin(req); err != nil {
 		defer g.done()
 		if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
@@ -162,6 +169,8 @@ type genCall struct {
 	model Generator
 	ctx   context.Context
 	done  func() // cancels ctx and stops watching the connection
+	// stalled cancels ctx with the reason its reader gave up (generate.ErrClientStalled).
+	stalled context.CancelCauseFunc
 
 	streams []TokenStream
 	first   []generate.Event
@@ -309,9 +318,14 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	c.Status(fiber.StatusOK)
 	d := &deferredRecord{ready: make(chan struct{})}
 	c.Locals(localDeferred, d)
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+	conn := c.Context().Conn()
+	stall := g.x.route.stall
+	if stall == 0 {
+		stall = s.opts.Limits.WriteTimeout
+	}
+	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer g.done()
-		outcome := g.pump(w, ans)
+		outcome := g.pump(&sseWriter{w: bw, conn: conn, stall: stall}, ans)
 		<-d.ready
 		e := d.entry
 		e.outcome, e.stats = outcome, g.stats()
@@ -324,59 +338,91 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 // pump writes a stream's events, and returns how the request ended. A stream that ends early,
 // for any reason, ends with the dialect's error event, never a bare close; a client that
 // leaves (a write fails) stops its generation and is counted.
-func (g *genCall) pump(w *bufio.Writer, ans answer) string {
+func (g *genCall) pump(w *sseWriter, ans answer) string {
 	events := g.events()
 	for it := range events {
 		if err := endedEarly(it.ev); err != nil {
 			return g.endEarly(w, err)
 		}
 		g.choices[it.i].add(it.ev)
-		if data := ans.event(g, it.i, it.ev); data != nil && !sseEvent(w, data) {
-			return g.gone(events)
+		if data := ans.event(g, it.i, it.ev); data != nil {
+			if err := w.send(data); err != nil {
+				return g.gone(events, err)
+			}
 		}
 	}
 	if err := g.unfinished(); err != nil {
 		return g.endEarly(w, err)
 	}
 	for _, data := range ans.end(g) {
-		if !sseEvent(w, data) {
-			return g.gone(nil)
+		if err := w.send(data); err != nil {
+			return g.gone(nil, err)
 		}
 	}
 	return OutcomeServed
 }
 
 // endEarly writes the error event of a stream that failed after its first byte.
-func (g *genCall) endEarly(w *bufio.Writer, err error) string {
+func (g *genCall) endEarly(w *sseWriter, err error) string {
 	e := g.s.failure(g.x, g.ctx, err)
 	_, body := g.d.reply(e, g.x.id)
 	if data, merr := marshal(body); merr == nil {
-		sseEvent(w, data)
+		_ = w.send(data)
 	}
 	return e.Outcome
 }
 
-// gone handles a client that left mid-stream (a write failed): it is counted, and its
-// generation stops, unless the server is set to ignore departures, when the rest of events
-// runs to its end unread.
-func (g *genCall) gone(events <-chan indexed) string {
-	g.s.countAborted(g.ctx, g.x.route, "client_closed")
+// gone handles a client that a write could not reach: one that left, or one whose socket took
+// nothing for the stall limit (err is then a deadline). It is counted, and its generation
+// stops, unless the server is set to ignore departures, when the rest of events runs to its
+// end unread.
+func (g *genCall) gone(events <-chan indexed, err error) string {
+	reason, cause := "client_closed", error(context.Canceled)
+	if errors.Is(err, errReaderStalled) {
+		reason, cause = "client_stalled", generate.ErrClientStalled
+	}
+	g.s.countAborted(g.ctx, g.x.route, reason)
 	if g.s.opts.IgnoreDisconnects && events != nil {
 		for range events {
 		}
 		return OutcomeAborted
 	}
+	g.stalled(cause)
 	g.done()
 	return OutcomeAborted
 }
 
-// sseEvent writes one server-sent event and flushes it; false means the client has gone.
-func sseEvent(w *bufio.Writer, data []byte) bool {
-	_, _ = w.WriteString("data: ")
-	_, _ = w.Write(data)
-	_, _ = w.WriteString("\n\n")
-	return w.Flush() == nil
+// sseWriter writes a stream's server-sent events. Each event has the stall limit to reach the
+// socket: the HTTP server's write timeout, one deadline for a whole answer, would cut a long
+// stream its reader is still reading, and a reader that takes nothing must still let go of
+// the connection.
+type sseWriter struct {
+	w     *bufio.Writer
+	conn  net.Conn
+	stall time.Duration
 }
+
+// send writes one event and flushes it; an error means the client has gone, or stopped
+// reading (errReaderStalled).
+func (s *sseWriter) send(data []byte) error {
+	deadline := time.Now().Add(s.stall)
+	if s.conn != nil {
+		_ = s.conn.SetWriteDeadline(deadline)
+	}
+	_, _ = s.w.WriteString("data: ")
+	_, _ = s.w.Write(data)
+	_, _ = s.w.WriteString("\n\n")
+	err := s.w.Flush()
+	if err != nil && !time.Now().Before(deadline) {
+		// fasthttp copies the stream to the socket from a pipe, so the socket's deadline
+		// error reaches this writer as a closed pipe: the time tells them apart.
+		return errReaderStalled
+	}
+	return err
+}
+
+// errReaderStalled is a stream write that the socket did not take within the stall limit.
+var errReaderStalled = errors.New("handlers: the stream's reader took nothing for the stall limit")
 
 // promptTokens counts the prompt tokens of every choice.
 func (g *genCall) promptTokens() int {

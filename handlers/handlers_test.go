@@ -128,7 +128,7 @@ func newFixture(t *testing.T, edit ...func(*fixtureOptions)) *fixture {
 			Metrics:    NewMetrics(f.registry),
 			Gatherer:   f.registry,
 			Clock:      clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
-			Limits:     Limits{MaxBodyBytes: 4096, MaxTextChars: 50, MaxTextBytes: 100, RequestTimeout: time.Minute},
+			Limits:     Limits{MaxBodyBytes: 4096, MaxTextChars: 50, MaxTextBytes: 100, RequestTimeout: time.Minute, WriteTimeout: time.Minute},
 			RetryAfter: 3 * time.Second,
 			Ready:      f.ready.Load,
 			Version:    "test",

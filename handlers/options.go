@@ -51,6 +51,11 @@ type Limits struct {
 	MaxTextBytes int
 	// RequestTimeout bounds the whole of a request's work; past it the client gets 504.
 	RequestTimeout time.Duration
+	// WriteTimeout bounds writing one answer, so that a client that stops reading does not
+	// hold a connection (and shutdown) forever. A stream is not bound by it as a whole: each
+	// of its writes must make progress within its route's stall limit instead
+	// (GenerationEndpoint.StallTimeout), so a stream lives as long as its generation does.
+	WriteTimeout time.Duration
 }
 
 // Validate reports every limit that is out of range: the result joins one *settings.Problem
@@ -67,6 +72,9 @@ func (l Limits) Validate() error {
 	}
 	if l.RequestTimeout <= 0 {
 		check.Addf("Limits.RequestTimeout", "must be positive, got %s", l.RequestTimeout)
+	}
+	if l.WriteTimeout <= 0 {
+		check.Addf("Limits.WriteTimeout", "must be positive, got %s", l.WriteTimeout)
 	}
 	return check.Err()
 }

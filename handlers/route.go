@@ -30,6 +30,8 @@ type Route struct {
 	Models []ModelInfo
 	// timeout bounds one request's work; 0 means Limits.RequestTimeout.
 	timeout time.Duration
+	// stall bounds each write of a stream; 0 means Limits.WriteTimeout.
+	stall time.Duration
 	// serve parses, validates and runs one admitted request and writes its answer.
 	serve func(s *server, c *fiber.Ctx, x *exchange) error
 }

@@ -74,7 +74,7 @@ func TestNewChecksEveryOption(t *testing.T) {
 		fields = append(fields, p.Field)
 	}
 	got := strings.Join(fields, " ")
-	for _, want := range []string{"Limits.MaxBodyBytes", "Limits.MaxTextChars", "Limits.RequestTimeout",
+	for _, want := range []string{"Limits.MaxBodyBytes", "Limits.MaxTextChars", "Limits.RequestTimeout", "Limits.WriteTimeout",
 		"RetryAfter", "Logger, Clock, Gatherer, Ready", "Routes[1]", "Routes[2]"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("New's errors name %q, want %s among them", got, want)

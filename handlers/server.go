@@ -41,9 +41,8 @@ func New(opts Options) (*fiber.App, error) {
 		ErrorHandler:          s.handleError,
 		JSONEncoder:           marshal,
 		ReadTimeout:           30 * time.Second,
-		// A client that stops reading must not hold a connection (and shutdown) forever.
-		WriteTimeout: 30 * time.Second,
-		IdleTimeout:  120 * time.Second,
+		WriteTimeout:          opts.Limits.WriteTimeout,
+		IdleTimeout:           120 * time.Second,
 	})
 	app.Use(s.observe)
 

@@ -94,12 +94,16 @@ func (s *Scheduler) seen(q *sequence) {
 	}
 }
 
-// abort ends a sequence whose context ended: the client left (Canceled) or its deadline passed.
+// abort ends a sequence whose context ended: the client left (Canceled), stopped reading (a
+// cause of ErrClientStalled) or its deadline passed.
 func (s *Scheduler) abort(q *sequence, err error) {
 	s.seen(q)
 	reason := "client_disconnect"
-	if errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
 		reason = "timeout"
+	case errors.Is(context.Cause(q.ctx), ErrClientStalled):
+		reason = "client_stall" // its reader's socket took nothing for the stall limit
 	}
 	s.finish(q, errorEvent(err), reason)
 }

@@ -69,13 +69,16 @@ type Config struct {
 	RetryAfterS       int    `env:"RETRY_AFTER_S" envDefault:"1"`
 	// RetryReserve is the share of the measured completion rate that refusals may book as
 	// retry reservations each second; 0 turns retry tokens off.
-	RetryReserve       float64 `env:"RETRY_RESERVE" envDefault:"0.5"`
-	WindowStride       int     `env:"WINDOW_STRIDE" envDefault:"32"`
-	MaxTextChars       int     `env:"MAX_TEXT_CHARS" envDefault:"100000"`
-	MaxTextBytes       int     `env:"MAX_TEXT_BYTES" envDefault:"400000"`
-	MaxBodyBytes       int     `env:"MAX_BODY_BYTES" envDefault:"1048576"`
-	RequestTimeoutMS   int     `env:"REQUEST_TIMEOUT_MS" envDefault:"30000"`
-	ShutdownTimeoutSec int     `env:"SHUTDOWN_TIMEOUT_S" envDefault:"30"`
+	RetryReserve     float64 `env:"RETRY_RESERVE" envDefault:"0.5"`
+	WindowStride     int     `env:"WINDOW_STRIDE" envDefault:"32"`
+	MaxTextChars     int     `env:"MAX_TEXT_CHARS" envDefault:"100000"`
+	MaxTextBytes     int     `env:"MAX_TEXT_BYTES" envDefault:"400000"`
+	MaxBodyBytes     int     `env:"MAX_BODY_BYTES" envDefault:"1048576"`
+	RequestTimeoutMS int     `env:"REQUEST_TIMEOUT_MS" envDefault:"30000"`
+	// HTTPWriteTimeoutMS bounds writing one answer; a stream's writes are each bounded by the
+	// stall timeout instead, so a stream lives as long as its generation.
+	HTTPWriteTimeoutMS int `env:"HTTP_WRITE_TIMEOUT_MS" envDefault:"30000"`
+	ShutdownTimeoutSec int `env:"SHUTDOWN_TIMEOUT_S" envDefault:"30"`
 
 	// GenerateModel is served on the generation routes; "none" serves none.
 	GenerateModel string `env:"GENERATE_MODEL" envDefault:"tiny-lm"`
@@ -107,6 +110,10 @@ type Config struct {
 	// BenchIgnoreDisconnects makes the server go on generating for clients that have left.
 	// It exists only to measure what noticing them saves; never set it in production.
 	BenchIgnoreDisconnects bool `env:"BENCH_IGNORE_DISCONNECTS" envDefault:"false"`
+	// BenchStepDelayMS waits this long before every decoder step: the shipped tiny-lm plays a
+	// slower model, for tests and demonstrations of what takes time. Never set it in
+	// production.
+	BenchStepDelayMS int `env:"BENCH_STEP_DELAY_MS" envDefault:"0"`
 }
 
 // openMedAliases maps our variable names to the OpenMed service's. An alias applies only when
@@ -227,6 +234,9 @@ func (c Config) check(m machine) []problem {
 	if c.GenerateTimeoutMS <= 0 {
 		own("GENERATE_TIMEOUT_MS", "must be > 0 (got %d)", c.GenerateTimeoutMS)
 	}
+	if c.BenchStepDelayMS < 0 {
+		own("BENCH_STEP_DELAY_MS", "must be >= 0 (0: none) (got %d)", c.BenchStepDelayMS)
+	}
 	if c.GenerateFirstTokenTimeoutMS < 0 {
 		own("GENERATE_FIRST_TOKEN_TIMEOUT_MS", "must be >= 0 (0: none) (got %d)", c.GenerateFirstTokenTimeoutMS)
 	}
@@ -306,6 +316,8 @@ func upperBounds(m machine) []upperBound {
 		ms("BATCH_MAX_WAIT_MS", func(c Config) int { return c.BatchMaxWaitMS }),
 		ms("BATCH_MAX_QUEUE_WAIT_MS", func(c Config) int { return c.BatchMaxQueueWaitMS }),
 		ms("REQUEST_TIMEOUT_MS", func(c Config) int { return c.RequestTimeoutMS }),
+		ms("HTTP_WRITE_TIMEOUT_MS", func(c Config) int { return c.HTTPWriteTimeoutMS }),
+		ms("BENCH_STEP_DELAY_MS", func(c Config) int { return c.BenchStepDelayMS }),
 		ms("GENERATE_MAX_QUEUE_WAIT_MS", func(c Config) int { return c.GenerateMaxQueueWaitMS }),
 		ms("GENERATE_FIRST_TOKEN_TIMEOUT_MS", func(c Config) int { return c.GenerateFirstTokenTimeoutMS }),
 		ms("GENERATE_STALL_TIMEOUT_MS", func(c Config) int { return c.GenerateStallTimeoutMS }),
@@ -386,7 +398,8 @@ var (
 	limitsVars = map[string]string{
 		"Limits.MaxBodyBytes": "SLUICE_MAX_BODY_BYTES", "Limits.MaxTextChars": "SLUICE_MAX_TEXT_CHARS",
 		"Limits.MaxTextBytes": "SLUICE_MAX_TEXT_BYTES", "Limits.RequestTimeout": "SLUICE_REQUEST_TIMEOUT_MS",
-		"RetryAfter": "SLUICE_RETRY_AFTER_S",
+		"Limits.WriteTimeout": "SLUICE_HTTP_WRITE_TIMEOUT_MS",
+		"RetryAfter":          "SLUICE_RETRY_AFTER_S",
 	}
 	schedulerVars = map[string]string{
 		"MaxRunning": "SLUICE_GENERATE_MAX_RUNNING", "MaxStepTokens": "SLUICE_GENERATE_MAX_STEP_TOKENS",
@@ -437,7 +450,7 @@ func (c Config) runtime() engine.RuntimeOptions {
 
 func (c Config) limits() handlers.Limits {
 	return handlers.Limits{MaxBodyBytes: c.MaxBodyBytes, MaxTextChars: c.MaxTextChars,
-		MaxTextBytes: c.MaxTextBytes, RequestTimeout: ms(c.RequestTimeoutMS)}
+		MaxTextBytes: c.MaxTextBytes, RequestTimeout: ms(c.RequestTimeoutMS), WriteTimeout: ms(c.HTTPWriteTimeoutMS)}
 }
 
 // scheduler is the generation scheduler's configuration for a model of maxPositions positions.

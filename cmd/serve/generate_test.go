@@ -347,7 +347,45 @@ func TestReaderThatStopsIsPausedThenEnded(t *testing.T) {
 	}()
 	srv.waitForMetric(t, `sluice_generate_requests_aborted_total{queue="tiny-lm",reason="client_stall"} 8`)
 	srv.waitForMetric(t, `sluice_kvcache_blocks{queue="tiny-lm",state="used"} 0`)
+	srv.waitForMetric(t, `sluice_http_requests_aborted_total{reason="client_stalled",route="/v1/completions"} 1`)
 	if n := metricValue(t, srv.metrics(t), `sluice_generate_tokens_total{queue="tiny-lm"}`); n >= 8*240 {
 		t.Fatalf("%v tokens generated: the stopped reader's sequences never paused", n)
+	}
+}
+
+// TestStreamOutlivesTheHTTPWriteTimeout: a stream read steadily for longer than the HTTP
+// write timeout gets every token and its end, in both dialects; the write timeout bounds
+// answers, not a stream whose reader keeps reading (tiny-lm slowed to 50 ms a step, the write
+// timeout at 300 ms; each stream takes well over twice that, which the test checks as its
+// premise, not as a measure).
+func TestStreamOutlivesTheHTTPWriteTimeout(t *testing.T) {
+	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=50", "SLUICE_HTTP_WRITE_TIMEOUT_MS=300")
+	for route, body := range map[string]string{
+		"/v1/completions":  `{"model":"m","prompt":"The patient was started on","max_tokens":40,"temperature":0,"ignore_eos":true,"stream":true}`,
+		"/generate_stream": `{"inputs":"The patient was started on","parameters":{"max_new_tokens":40,"details":true}}`,
+	} {
+		start := time.Now()
+		resp, err := http.Post(srv.url+route, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: the stream was cut after %s: %v", route, time.Since(start), err)
+		}
+		events := 0
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "data: ") {
+				events++
+			}
+		}
+		complete := strings.Contains(string(data), "data: [DONE]") || strings.Contains(string(data), `"generated_text":"`)
+		if !complete || strings.Contains(string(data), `"error"`) {
+			t.Fatalf("%s: %d events, no proper end:\n%s", route, events, data)
+		}
+		if took := time.Since(start); took < 600*time.Millisecond || events < 8 {
+			t.Fatalf("%s: %d events in %s: not the long stream this test needs", route, events, took)
+		}
 	}
 }

@@ -198,7 +198,11 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	if err != nil {
 		return handlers.GenerationEndpoint{}, named(err, kvVars)
 	}
-	s.sched, err = scheduler.New(m.Name, dec, pool, cfg.scheduler(c.MaxPositionEmbeddings, m.Tokenizer.PadID()), clk,
+	var model scheduler.Model = dec
+	if cfg.BenchStepDelayMS > 0 {
+		model = slowedModel{Model: dec, delay: ms(cfg.BenchStepDelayMS)}
+	}
+	s.sched, err = scheduler.New(m.Name, model, pool, cfg.scheduler(c.MaxPositionEmbeddings, m.Tokenizer.PadID()), clk,
 		scheduler.NewMetrics(reg))
 	if err != nil {
 		return handlers.GenerationEndpoint{}, named(err, schedulerVars)
@@ -217,7 +221,27 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	if err != nil {
 		return handlers.GenerationEndpoint{}, named(err, generateGateVars)
 	}
-	return handlers.GenerationEndpoint{Model: servedGenerator{s.generator}, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS)}, nil
+	return handlers.GenerationEndpoint{Model: servedGenerator{s.generator}, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS),
+		StallTimeout: ms(cfg.GenerateStallTimeoutMS)}, nil
+}
+
+// slowedModel waits before each step of the model it wraps (SLUICE_BENCH_STEP_DELAY_MS): a
+// small model playing a slower one, so that what needs time (deadlines, slow readers, long
+// streams) can be seen with it.
+type slowedModel struct {
+	scheduler.Model
+	delay time.Duration
+}
+
+func (m slowedModel) RunStep(ctx context.Context, st *engine.Step) error {
+	t := time.NewTimer(m.delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return m.Model.RunStep(ctx, st)
 }
 
 // servedGenerator is the generation model as the handlers take it: the same Generator, its
