@@ -54,13 +54,13 @@ type Scheduler struct {
 	drain   chan struct{} // closed by Close: finish the running, then return
 
 	// Read by Load, metrics and the watchdog from other goroutines.
-	waitingBy   [admission.NumPriorities]atomic.Int64
-	runningN    atomic.Int64
-	completed   atomic.Uint64
-	work        atomic.Int64  // tokens not yet computed: prompts waiting and new tokens to come
-	workDone    atomic.Uint64 // prompt tokens admitted and tokens generated, ever
-	tokens      atomic.Uint64 // generated tokens, ever
-	steps       atomic.Uint64 // boundaries passed: one per loop iteration that ran the model
+	waitingBy [admission.NumPriorities]atomic.Int64
+	runningN  atomic.Int64
+	completed atomic.Uint64
+	work      atomic.Int64  // tokens not yet computed: prompts waiting and new tokens to come
+	workDone  atomic.Uint64 // prompt tokens admitted and tokens generated, ever
+	tokens    atomic.Uint64 // generated tokens, ever
+	steps     atomic.Uint64 // boundaries passed: one per loop iteration that ran the model
 	// stepStarted is the UnixNano when the step in flight started, 0 between steps, and its
 	// negative once the watchdog has claimed the step as hung: one word, so that the
 	// watchdog can never trip on a step that has just ended.
