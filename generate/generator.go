@@ -121,7 +121,12 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		ids = ids[len(ids)-params.Truncate:]
 	}
 	if params.MaxNewTokens == 0 {
-		params.MaxNewTokens = min(g.cfg.DefaultMaxNewTokens, g.cfg.MaxPositions-len(ids))
+		// The default shrinks to the room the prompt leaves; a prompt that leaves none is
+		// reported with the default, not a count below one.
+		params.MaxNewTokens = g.cfg.DefaultMaxNewTokens
+		if room := g.cfg.MaxPositions - len(ids); room >= 1 {
+			params.MaxNewTokens = min(params.MaxNewTokens, room)
+		}
 	}
 	if len(ids)+params.MaxNewTokens > g.cfg.MaxPositions || params.MaxNewTokens < 1 {
 		return nil, &TooLongError{Prompt: len(ids), MaxNewTokens: params.MaxNewTokens, MaxPositions: g.cfg.MaxPositions}

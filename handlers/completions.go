@@ -255,8 +255,8 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 		return p, "temperature", "`temperature` must be between 0 and 2"
 	case req.TopP != nil && (*req.TopP <= 0 || *req.TopP > 1):
 		return p, "top_p", "`top_p` must be greater than 0 and at most 1"
-	case req.TopK != nil && *req.TopK < 0:
-		return p, "top_k", "`top_k` must not be negative"
+	case req.TopK != nil && *req.TopK < -1:
+		return p, "top_k", "`top_k` must be -1 (off, as vLLM reads it), 0 (off) or positive"
 	case req.PresencePenalty != nil && (*req.PresencePenalty < -2 || *req.PresencePenalty > 2):
 		return p, "presence_penalty", "`presence_penalty` must be between -2 and 2"
 	case req.FrequencyPenalty != nil && (*req.FrequencyPenalty < -2 || *req.FrequencyPenalty > 2):
@@ -284,7 +284,7 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 	if req.TopP != nil {
 		pp.TopP = *req.TopP
 	}
-	if req.TopK != nil {
+	if req.TopK != nil && *req.TopK > 0 {
 		pp.TopK = *req.TopK
 	}
 	if req.PresencePenalty != nil {

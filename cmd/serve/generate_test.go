@@ -389,3 +389,25 @@ func TestStreamOutlivesTheHTTPWriteTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerationWireDetails (issue 38, 9): a prompt past the model's positions with the
+// default max_new_tokens names the default, not a negative count; an empty prompt is blamed
+// on the prompt, not on max_tokens; vLLM's top_k -1 means no top-k.
+func TestGenerationWireDetails(t *testing.T) {
+	srv := startServer(t)
+	long := strings.Repeat("The patient was started on metformin. ", 60) // well past 256 tokens
+	status, out := srv.post(t, "/generate", map[string]any{"inputs": long})
+	msg, _ := out["error"].(string)
+	if status != 422 || !strings.Contains(msg, "and 64 `max_new_tokens`") || strings.Contains(msg, "-") {
+		t.Fatalf("long prompt, default max_new_tokens: %d %v", status, out)
+	}
+	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": ""})
+	e, _ := out["error"].(map[string]any)
+	if status != 400 || e == nil || e["param"] != "prompt" {
+		t.Fatalf("empty prompt: %d %v", status, out)
+	}
+	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Follow up with", "top_k": -1, "max_tokens": 4})
+	if status != 200 || out["choices"] == nil {
+		t.Fatalf("top_k -1: %d %v", status, out)
+	}
+}
