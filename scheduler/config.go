@@ -23,8 +23,9 @@ type Config struct {
 	Weights [admission.NumPriorities]int
 	// OutBuffer is how many events a stream may leave unread before its sequence pauses.
 	OutBuffer int
-	// StallTimeout ends every stream in flight when no step finishes for this long (the
-	// watchdog), and ends a paused stream whose reader has not caught up for this long.
+	// StallTimeout is the least time a step may take before the watchdog ends it and its
+	// streams (longer for a step measured to cost more), and ends a paused stream whose
+	// reader has not caught up for this long.
 	StallTimeout time.Duration
 	// MaxPositions is the model's longest sequence, prompt and generated tokens together.
 	MaxPositions int

@@ -21,8 +21,10 @@
 //
 // A Stream buffers OutBuffer events; a reader that falls behind pauses its sequence instead of
 // being buffered without bound, and one that stays behind for the stall timeout is ended. A
-// watchdog (watchdog.go) ends every stream, stops the step (Model.Terminate) and marks the
-// scheduler unhealthy when a step lasts the stall timeout. Close stops admitting, lets running
+// watchdog (watchdog.go) stops a step that runs past its limit (Model.Terminate), ends that
+// step's streams and marks the scheduler unhealthy until a step finishes; the limit is the
+// stall timeout or, when longer, a multiple of what a step of that size was measured to cost,
+// so a long prefill is slow, not hung. Close stops admitting, lets running
 // streams finish until its context ends, then ends them with ErrShutdown; every block is back
 // in the pool when it returns.
 //

@@ -42,11 +42,16 @@ type Scheduler struct {
 	live    map[*sequence]struct{}           // guarded by mu: every sequence not yet ended
 	closing bool                             // guarded by mu: no new submissions
 	started bool                             // guarded by mu
+	// inFlight are the rows of the step in flight and inFlightLimit how long that step may
+	// take before the watchdog calls it hung, both guarded by mu.
+	inFlight      []*sequence
+	inFlightLimit time.Duration
 
 	// Owned by the loop goroutine.
 	running []*sequence
 	pick    admission.Picker
 	scratch stepScratch
+	cost    stepCost
 
 	wake    chan struct{} // buffer 1
 	stopped chan struct{} // closed when the loop has returned

@@ -524,3 +524,84 @@ func TestLoadMeasuresTokensAndBlocks(t *testing.T) {
 		t.Fatalf("after: %+v, want 13 tokens done", l)
 	}
 }
+
+// TestWatchdogSparesWhatWasNotInTheHungStep: the watchdog ends the sequences of the step that
+// hung; one waiting behind it is served once the step returns.
+func TestWatchdogSparesWhatWasNotInTheHungStep(t *testing.T) {
+	fake := clock.NewFake(epoch)
+	s, model := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.MaxRunning = 1; c.StallTimeout = 4 * time.Second }})
+	hanging, release := make(chan struct{}), make(chan struct{})
+	model.setHook(func(step int64, _ *engine.Step) error {
+		if step == 2 {
+			close(hanging)
+			return model.hang(release)
+		}
+		return nil
+	})
+	start(t, s)
+	hung, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 50))
+	<-hanging
+	queued, _ := s.Submit(context.Background(), greedyRequest([]int64{13, 14}, 5))
+	waitUntil(t, func() bool {
+		fake.Advance(time.Second)
+		return !s.Healthy()
+	})
+	if last := lastEvent(t, hung); !errors.Is(last.Err, ErrStalled) {
+		t.Fatalf("the hung step's sequence: %+v, want ErrStalled", last)
+	}
+	close(release)
+	ids, last := collect(t, queued)
+	if last.Err != nil || !slices.Equal(ids, referenceGreedy([]int64{13, 14}, 5)) {
+		t.Fatalf("the sequence waiting behind the hung step: %v %+v", ids, last)
+	}
+}
+
+// TestSlowStepIsNotAHang: a long prompt's prefill that takes twice the stall timeout, at the
+// rate the steps before it were measured at, is given the time it needs; the floor alone
+// would call it hung.
+func TestSlowStepIsNotAHang(t *testing.T) {
+	fake := clock.NewFake(epoch)
+	s, model := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.StallTimeout = time.Second }})
+	const perPosition = 50 * time.Millisecond
+	model.setHook(func(_ int64, st *engine.Step) error {
+		if st.Seq == 1 {
+			return nil
+		}
+		took := perPosition * time.Duration(st.Batch*st.Seq)
+		if took < time.Second {
+			fake.Advance(took)
+			return nil
+		}
+		// Let the watchdog look at the step at every one of its periods while it runs.
+		for range int(took / (250 * time.Millisecond)) {
+			armed := fake.TimerCreated()
+			fake.Advance(250 * time.Millisecond)
+			<-armed
+		}
+		return nil
+	})
+	start(t, s)
+	if ids, last := collect(t, mustSubmit(t, s, greedyRequest([]int64{11, 12}, 3))); len(ids) != 3 || last.Err != nil {
+		t.Fatalf("the measured request: %v %+v", ids, last)
+	}
+	long := make([]int64, 40)
+	for i := range long {
+		long[i] = int64(20 + i)
+	}
+	ids, last := collect(t, mustSubmit(t, s, greedyRequest(long, 3)))
+	if last.Err != nil || !slices.Equal(ids, referenceGreedy(long, 3)) {
+		t.Fatalf("the long prompt: %v %+v, want it served whole", ids, last)
+	}
+	if !s.Healthy() {
+		t.Fatal("unhealthy after a slow step")
+	}
+}
+
+func mustSubmit(t *testing.T, s *Scheduler, r Request) *Stream {
+	t.Helper()
+	st, err := s.Submit(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

@@ -81,12 +81,24 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 	st := s.scratch.build(kept, s.pool, shape, s.cfg.PadID)
 	start := s.clk.Now()
 	copied := start.Sub(copyStart)
+	prefill := st.Seq > 1
+	s.mu.Lock()
+	s.inFlight = append(s.inFlight[:0], kept...)
+	s.inFlightLimit = s.cost.limit(prefill, st.Batch, st.Seq, s.cfg.StallTimeout)
+	s.mu.Unlock()
 	s.stepStarted.Store(start.UnixNano())
 	err := s.model.RunStep(ctx, st)
 	s.scratch.remember(kept, st, err == nil)
 	s.stepStarted.Store(0)
+	s.mu.Lock()
+	clear(s.inFlight)
+	s.inFlight = s.inFlight[:0]
+	s.mu.Unlock()
 	end := s.clk.Now()
-	s.m.step(end.Sub(start), len(kept), st.Seq > 1)
+	s.m.step(end.Sub(start), len(kept), prefill)
+	if err == nil {
+		s.cost.observe(prefill, st.Batch, st.Seq, end.Sub(start))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return // the loop is stopping: shutdown ends these with ErrShutdown
