@@ -1,0 +1,149 @@
+package chat
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ardanlabs/jinja"
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role    string
+	Content string
+}
+
+// Template is a model's compiled chat template and the special tokens it may name. It is
+// safe for concurrent use.
+type Template struct {
+	t       *jinja.Template
+	special map[string]jinja.Value
+}
+
+var (
+	// ErrNoTemplate: tokenizer_config.json is absent or has no chat_template.
+	ErrNoTemplate = errors.New("chat: the model has no chat template")
+	// ErrEmpty: the template rendered the conversation to nothing.
+	ErrEmpty = errors.New("chat: the chat template rendered an empty prompt")
+)
+
+// RefusedError is a conversation the template refused (its raise_exception), with the
+// template's own words, which are the model author's, never the conversation's.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string {
+	return "chat: the model's chat template refused the messages: " + e.Reason
+}
+
+// specialNames are the special tokens transformers hands a chat template by name.
+var specialNames = []string{"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}
+
+// Load compiles the chat template of a tokenizer_config.json (nil data: ErrNoTemplate).
+// Errors name the file and the field, never template text.
+func Load(tokenizerConfigJSON []byte) (*Template, error) {
+	if len(tokenizerConfigJSON) == 0 {
+		return nil, ErrNoTemplate
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(tokenizerConfigJSON, &fields); err != nil {
+		return nil, fmt.Errorf("chat: tokenizer_config.json: %w", err)
+	}
+	src, err := templateSource(fields["chat_template"])
+	if err != nil {
+		return nil, err
+	}
+	t, err := jinja.Compile(src)
+	if err != nil {
+		return nil, fmt.Errorf("chat: tokenizer_config.json: chat_template does not compile: %w", err)
+	}
+	special := make(map[string]jinja.Value, len(specialNames))
+	for _, name := range specialNames {
+		if tok, ok := tokenText(fields[name]); ok {
+			special[name] = jinja.NewString(tok)
+		}
+	}
+	return &Template{t: t, special: special}, nil
+}
+
+// templateSource is the conversation template of a chat_template field.
+func templateSource(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", ErrNoTemplate
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		if one == "" {
+			return "", ErrNoTemplate
+		}
+		return one, nil
+	}
+	var named []struct {
+		Name     string `json:"name"`
+		Template string `json:"template"`
+	}
+	if err := json.Unmarshal(raw, &named); err != nil {
+		return "", fmt.Errorf("chat: tokenizer_config.json: chat_template must be a string or a list of {name, template}")
+	}
+	for _, n := range named {
+		if n.Name == "default" && n.Template != "" {
+			return n.Template, nil
+		}
+	}
+	return "", fmt.Errorf("%w (tokenizer_config.json's chat_template list has no \"default\")", ErrNoTemplate)
+}
+
+// tokenText reads a special token written as a string or as an added-token object.
+func tokenText(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var obj struct {
+		Content *string `json:"content"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Content != nil {
+		return *obj.Content, true
+	}
+	return "", false
+}
+
+// Render is the prompt for msgs, ending where the assistant's answer begins.
+func (t *Template) Render(msgs []Message) (string, error) {
+	list := make([]jinja.Value, len(msgs))
+	for i, m := range msgs {
+		d := jinja.NewDict()
+		d.AsDict().Set("role", jinja.NewString(m.Role))
+		d.AsDict().Set("content", jinja.NewString(m.Content))
+		list[i] = d
+	}
+	data := make(map[string]jinja.Value, len(t.special)+3)
+	for k, v := range t.special {
+		data[k] = v
+	}
+	data["messages"] = jinja.NewList(list)
+	data["add_generation_prompt"] = jinja.NewBool(true)
+	data["raise_exception"] = jinja.NewCallable("raise_exception", refuse)
+	out, err := t.t.RenderValues(data)
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return "", refused
+	case err != nil:
+		return "", fmt.Errorf("chat: the model's chat template failed: %w", err)
+	case out == "":
+		return "", ErrEmpty
+	}
+	return out, nil
+}
+
+// refuse is the templates' raise_exception: the conversation is not one the model takes.
+func refuse(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
+	reason := "no reason given"
+	if len(args) > 0 && args[0].IsString() {
+		reason = args[0].AsString()
+	} else if len(args) > 0 {
+		reason = args[0].String()
+	}
+	return jinja.Undefined(), &RefusedError{Reason: reason}
+}
