@@ -76,6 +76,10 @@ type Params struct {
 	// IgnoreEOS generates up to MaxNewTokens whatever the model says (benchmarks want
 	// outputs of a known length).
 	IgnoreEOS bool
+	// Templated says the prompt was rendered by the model's chat template, which writes the
+	// special tokens the model expects: it is encoded without adding any (as transformers'
+	// apply_chat_template tokenizes).
+	Templated bool
 }
 
 // Errors of Generate that are the request's fault; they name sizes only.
@@ -112,7 +116,7 @@ func (e *TooLongError) Is(target error) bool { return target == ErrTooLong }
 func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt string, params Params) (*Stream, error) {
 	// With the tokenizer's special tokens, as HF's servers encode a prompt: a Llama-style
 	// template puts <s> first; GPT-2's and tiny-lm's files add nothing.
-	enc := g.tok.Encode(prompt, true)
+	enc := g.tok.Encode(prompt, !params.Templated)
 	if !slices.Contains(enc.Special, false) {
 		return nil, ErrEmptyPrompt
 	}

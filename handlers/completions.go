@@ -17,8 +17,17 @@ import (
 // is accepted while one generation model is served (HuggingFace's client sends its endpoint
 // URL there). Stop sequences are not part of the returned text, as OpenAI's are not.
 type completionRequest struct {
+	openAISampling
+	Prompt   json.RawMessage `json:"prompt"`
+	Logprobs *int            `json:"logprobs"`
+	Echo     *bool           `json:"echo"`
+	BestOf   *int            `json:"best_of"`
+	Suffix   *string         `json:"suffix"`
+}
+
+// openAISampling are the fields OpenAI's completions and chat completions requests share.
+type openAISampling struct {
 	Model            *string            `json:"model"`
-	Prompt           json.RawMessage    `json:"prompt"`
 	MaxTokens        *int               `json:"max_tokens"`
 	Temperature      *float64           `json:"temperature"`
 	TopP             *float64           `json:"top_p"`
@@ -27,13 +36,9 @@ type completionRequest struct {
 	StreamOptions    *streamOptions     `json:"stream_options"`
 	Stop             json.RawMessage    `json:"stop"`
 	Seed             *uint64            `json:"seed"`
-	Logprobs         *int               `json:"logprobs"`
-	Echo             *bool              `json:"echo"`
 	PresencePenalty  *float64           `json:"presence_penalty"`
 	FrequencyPenalty *float64           `json:"frequency_penalty"`
-	BestOf           *int               `json:"best_of"`
 	LogitBias        map[string]float64 `json:"logit_bias"`
-	Suffix           *string            `json:"suffix"`
 	// TGI's parameters, which HuggingFace's client sends here too.
 	TopK              *int     `json:"top_k"`
 	RepetitionPenalty *float64 `json:"repetition_penalty"`
@@ -77,15 +82,20 @@ type completionUsage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
+// openAIParams is what an OpenAI request asks for besides its prompts.
+type openAIParams struct {
+	model  string
+	n      int
+	stream bool
+	usage  bool // include_usage
+	params generate.Params
+}
+
 // completionParams is a parsed completions request.
 type completionParams struct {
-	model   string
+	openAIParams
 	prompts []string
-	n       int
 	echo    bool
-	stream  bool
-	usage   bool // include_usage
-	params  generate.Params
 }
 
 // completions is OpenAI's completions dialect.
@@ -137,7 +147,7 @@ type completionAnswer struct {
 
 func (a *completionAnswer) whole(g *genCall) any {
 	out := a.head
-	out.Usage = a.usage(g)
+	out.Usage = openAIUsage(g)
 	for i := range g.choices {
 		ch := &g.choices[i]
 		reason := finishReason(ch.finish)
@@ -176,7 +186,7 @@ func (a *completionAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 func (a *completionAnswer) end(g *genCall) [][]byte {
 	out := make([][]byte, 0, 2)
 	if a.p.usage {
-		chunk := streamChunk{completion: a.head, Usage: a.usage(g)}
+		chunk := streamChunk{completion: a.head, Usage: openAIUsage(g)}
 		chunk.Choices = []completionChoice{}
 		data, _ := marshal(chunk)
 		out = append(out, data)
@@ -184,7 +194,8 @@ func (a *completionAnswer) end(g *genCall) [][]byte {
 	return append(out, []byte("[DONE]"))
 }
 
-func (a *completionAnswer) usage(g *genCall) *completionUsage {
+// openAIUsage counts each prompt once, however many choices continue it.
+func openAIUsage(g *genCall) *completionUsage {
 	u := &completionUsage{PromptTokens: g.promptTokens(), CompletionTokens: g.generated()}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u
@@ -217,95 +228,114 @@ type openAIError struct {
 // parseCompletion reads and checks a completions request. A non-empty msg is the validation
 // error, about the parameter param.
 func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, param, msg string) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return p, "", "The body must be a JSON object"
-	}
 	var req completionRequest
-	if err := json.Unmarshal(trimmed, &req); err != nil {
-		fe := jsonFieldError(err)
-		return p, strings.TrimPrefix(fe.Field, "body."), "Invalid request body: " + fe.Message
+	if param, msg = decodeObject(body, &req); msg != "" {
+		return p, param, msg
 	}
-	if req.Model == nil {
-		return p, "model", "You must provide a model parameter"
-	}
-	p.model = *req.Model
 	prompts, ok := promptList(req.Prompt)
 	if !ok {
 		return p, "prompt", "`prompt` must be a string or a non-empty list of strings (token id prompts are not supported)"
 	}
-	p.prompts, p.n = prompts, 1
-	if req.N != nil {
-		p.n = *req.N
-	}
-	stops, ok := stopList(req.Stop)
-	pp := &p.params
-	pp.MaxNewTokens = 16
-	pp.Temperature = 1
+	p.prompts = prompts
 	switch {
-	case !ok:
-		return p, "stop", "`stop` must be a string or a list of strings"
-	case len(stops) > ep.MaxStopSequences:
-		return p, "stop", "`stop` supports up to " + strconv.Itoa(ep.MaxStopSequences) + " sequences"
-	case p.n < 1 || p.n*len(prompts) > ep.MaxChoices:
-		return p, "n", "`n` times the number of prompts must be between 1 and " + strconv.Itoa(ep.MaxChoices)
-	case req.MaxTokens != nil && *req.MaxTokens < 1:
-		return p, "max_tokens", "`max_tokens` must be at least 1"
-	case req.Temperature != nil && (*req.Temperature < 0 || *req.Temperature > 2):
-		return p, "temperature", "`temperature` must be between 0 and 2"
-	case req.TopP != nil && (*req.TopP <= 0 || *req.TopP > 1):
-		return p, "top_p", "`top_p` must be greater than 0 and at most 1"
-	case req.TopK != nil && *req.TopK < -1:
-		return p, "top_k", "`top_k` must be -1 (off, as vLLM reads it), 0 (off) or positive"
-	case req.PresencePenalty != nil && (*req.PresencePenalty < -2 || *req.PresencePenalty > 2):
-		return p, "presence_penalty", "`presence_penalty` must be between -2 and 2"
-	case req.FrequencyPenalty != nil && (*req.FrequencyPenalty < -2 || *req.FrequencyPenalty > 2):
-		return p, "frequency_penalty", "`frequency_penalty` must be between -2 and 2"
-	case req.RepetitionPenalty != nil && *req.RepetitionPenalty <= 0:
-		return p, "repetition_penalty", "`repetition_penalty` must be strictly positive"
-	case req.BestOf != nil && *req.BestOf != 1 && *req.BestOf != p.n:
+	case req.BestOf != nil && *req.BestOf != 1 && (req.N == nil || *req.BestOf != *req.N):
 		return p, "best_of", "`best_of` other than n is not supported by this server"
 	case req.Logprobs != nil:
 		return p, "logprobs", "`logprobs` is not supported by this server"
 	case req.Suffix != nil && *req.Suffix != "":
 		return p, "suffix", "`suffix` is not supported by this server"
-	case len(req.LogitBias) > 0:
-		return p, "logit_bias", "`logit_bias` is not supported by this server"
-	case req.StreamOptions != nil && (req.Stream == nil || !*req.Stream):
-		return p, "stream_options", "`stream_options` is only allowed when `stream` is true"
 	}
-	if req.MaxTokens != nil {
-		pp.MaxNewTokens = *req.MaxTokens
+	if param, msg = req.read(ep, len(prompts), 16, &p.openAIParams); msg != "" {
+		return p, param, msg
 	}
-	if req.Temperature != nil {
-		pp.Temperature = *req.Temperature
+	p.echo = req.Echo != nil && *req.Echo
+	return p, "", ""
+}
+
+// decodeObject reads a JSON object body into req; a non-empty msg says what is wrong, about
+// the parameter param.
+func decodeObject(body []byte, req any) (param, msg string) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return "", "The body must be a JSON object"
+	}
+	if err := json.Unmarshal(trimmed, req); err != nil {
+		fe := jsonFieldError(err)
+		return strings.TrimPrefix(fe.Field, "body."), "Invalid request body: " + fe.Message
+	}
+	return "", ""
+}
+
+// read checks the shared fields of a request with prompts prompts and fills p; maxTokens is
+// the route's default for max_tokens (0: the model's).
+func (r *openAISampling) read(ep *GenerationEndpoint, prompts, maxTokens int, p *openAIParams) (param, msg string) {
+	if r.Model == nil {
+		return "model", "You must provide a model parameter"
+	}
+	p.model, p.n = *r.Model, 1
+	if r.N != nil {
+		p.n = *r.N
+	}
+	stops, ok := stopList(r.Stop)
+	switch {
+	case !ok:
+		return "stop", "`stop` must be a string or a list of strings"
+	case len(stops) > ep.MaxStopSequences:
+		return "stop", "`stop` supports up to " + strconv.Itoa(ep.MaxStopSequences) + " sequences"
+	case p.n < 1 || p.n*prompts > ep.MaxChoices:
+		return "n", "`n` times the number of prompts must be between 1 and " + strconv.Itoa(ep.MaxChoices)
+	case r.MaxTokens != nil && *r.MaxTokens < 1:
+		return "max_tokens", "`max_tokens` must be at least 1"
+	case r.Temperature != nil && (*r.Temperature < 0 || *r.Temperature > 2):
+		return "temperature", "`temperature` must be between 0 and 2"
+	case r.TopP != nil && (*r.TopP <= 0 || *r.TopP > 1):
+		return "top_p", "`top_p` must be greater than 0 and at most 1"
+	case r.TopK != nil && *r.TopK < -1:
+		return "top_k", "`top_k` must be -1 (off, as vLLM reads it), 0 (off) or positive"
+	case r.PresencePenalty != nil && (*r.PresencePenalty < -2 || *r.PresencePenalty > 2):
+		return "presence_penalty", "`presence_penalty` must be between -2 and 2"
+	case r.FrequencyPenalty != nil && (*r.FrequencyPenalty < -2 || *r.FrequencyPenalty > 2):
+		return "frequency_penalty", "`frequency_penalty` must be between -2 and 2"
+	case r.RepetitionPenalty != nil && *r.RepetitionPenalty <= 0:
+		return "repetition_penalty", "`repetition_penalty` must be strictly positive"
+	case len(r.LogitBias) > 0:
+		return "logit_bias", "`logit_bias` is not supported by this server"
+	case r.StreamOptions != nil && (r.Stream == nil || !*r.Stream):
+		return "stream_options", "`stream_options` is only allowed when `stream` is true"
+	}
+	pp := &p.params
+	pp.MaxNewTokens, pp.Temperature = maxTokens, 1
+	if r.MaxTokens != nil {
+		pp.MaxNewTokens = *r.MaxTokens
+	}
+	if r.Temperature != nil {
+		pp.Temperature = *r.Temperature
 	}
 	pp.DoSample = pp.Temperature > 0 // OpenAI's temperature 0 is greedy decoding
-	if req.TopP != nil {
-		pp.TopP = *req.TopP
+	if r.TopP != nil {
+		pp.TopP = *r.TopP
 	}
-	if req.TopK != nil && *req.TopK > 0 {
-		pp.TopK = *req.TopK
+	if r.TopK != nil && *r.TopK > 0 {
+		pp.TopK = *r.TopK
 	}
-	if req.PresencePenalty != nil {
-		pp.PresencePenalty = *req.PresencePenalty
+	if r.PresencePenalty != nil {
+		pp.PresencePenalty = *r.PresencePenalty
 	}
-	if req.FrequencyPenalty != nil {
-		pp.FrequencyPenalty = *req.FrequencyPenalty
+	if r.FrequencyPenalty != nil {
+		pp.FrequencyPenalty = *r.FrequencyPenalty
 	}
-	if req.RepetitionPenalty != nil {
-		pp.RepetitionPenalty = *req.RepetitionPenalty
+	if r.RepetitionPenalty != nil {
+		pp.RepetitionPenalty = *r.RepetitionPenalty
 	}
-	if req.Seed != nil {
-		pp.Seed, pp.SeedSet = *req.Seed, true
+	if r.Seed != nil {
+		pp.Seed, pp.SeedSet = *r.Seed, true
 	}
 	pp.Stop = stops
-	pp.IgnoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
-	pp.NoLogprobs = true // this route returns none
-	p.echo = req.Echo != nil && *req.Echo
-	p.stream = req.Stream != nil && *req.Stream
-	p.usage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage != nil && *req.StreamOptions.IncludeUsage
-	return p, "", ""
+	pp.IgnoreEOS = r.IgnoreEOS != nil && *r.IgnoreEOS
+	pp.NoLogprobs = true // these routes return none
+	p.stream = r.Stream != nil && *r.Stream
+	p.usage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage != nil && *r.StreamOptions.IncludeUsage
+	return "", ""
 }
 
 // promptList reads a prompt given as a string or a list of strings.

@@ -50,11 +50,14 @@ type GenerationEndpoint struct {
 	// stopped reading); 0 means Limits.WriteTimeout. A reader that keeps reading, however
 	// slowly, is never cut by it.
 	StallTimeout time.Duration
+	// Chat renders /v1/chat/completions' messages; nil: the model has no chat template, and
+	// the route says so (400).
+	Chat ChatTemplate
 }
 
 // Generation is every generation route, one table entry each: HuggingFace
 // text-generation-inference's POST /generate, /generate_stream and / (stream chosen by the
-// body), and OpenAI's POST /v1/completions. Each is a dialect over the one driver,
+// body), and OpenAI's POST /v1/completions and /v1/chat/completions. Each is a dialect over the one driver,
 // serveGeneration.
 func Generation(ep GenerationEndpoint) []Route {
 	if ep.MaxStopSequences == 0 {
@@ -65,7 +68,7 @@ func Generation(ep GenerationEndpoint) []Route {
 	}
 	models := []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxPositions()}}
 	route := func(path string, d dialect) Route {
-		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout,
+		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, generates: true,
 			serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGeneration(c, x, &ep, d) }}
 	}
 	return []Route{
@@ -73,6 +76,7 @@ func Generation(ep GenerationEndpoint) []Route {
 		route("/generate_stream", tgi{mode: tgiStream}),
 		route("/", tgi{mode: tgiCompat}),
 		route("/v1/completions", completions{}),
+		route("/v1/chat/completions", chatDialect{}),
 	}
 }
 
@@ -173,6 +177,7 @@ type genCall struct {
 	stalled context.CancelCauseFunc
 
 	streams []TokenStream
+	n       int // choices per prompt: streams[i] continues prompt i/n
 	first   []generate.Event
 	choices []genChoice
 	start   time.Time
@@ -200,11 +205,18 @@ func (c *genChoice) add(ev generate.Event) {
 }
 
 // begin submits every prompt n times and waits for every stream's first event. On an error
-// the streams started are left to the context, which the caller cancels.
+// the streams started are left to the context, which the caller cancels. The choices of a
+// prompt sample apart: a given seed is the first choice's, and each next one takes the next
+// seed (without one, each draws its own).
 func (g *genCall) begin(req genRequest) error {
+	g.n = req.n
 	for _, prompt := range req.prompts {
-		for range req.n {
-			st, err := g.model.Generate(g.ctx, g.x.prio, prompt, req.params)
+		for j := range req.n {
+			params := req.params
+			if params.SeedSet {
+				params.Seed += uint64(j)
+			}
+			st, err := g.model.Generate(g.ctx, g.x.prio, prompt, params)
 			if err != nil {
 				return err
 			}
@@ -424,11 +436,14 @@ func (s *sseWriter) send(data []byte) error {
 // errReaderStalled is a stream write that the socket did not take within the stall limit.
 var errReaderStalled = errors.New("handlers: the stream's reader took nothing for the stall limit")
 
-// promptTokens counts the prompt tokens of every choice.
+// promptTokens counts the prompt tokens of every prompt, once however many choices continue
+// it.
 func (g *genCall) promptTokens() int {
 	n := 0
-	for _, st := range g.streams {
-		n += st.PromptTokens()
+	for i, st := range g.streams {
+		if i%max(g.n, 1) == 0 {
+			n += st.PromptTokens()
+		}
 	}
 	return n
 }

@@ -1,6 +1,10 @@
 package handlers
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"slices"
+
+	"github.com/gofiber/fiber/v2"
+)
 
 const serviceName = "sluice"
 
@@ -37,4 +41,26 @@ func (s *server) modelsLoaded(c *fiber.Ctx) error {
 	}
 	return c.JSON(fiber.Map{"default_keep_alive_seconds": nil, "max_resident_models": nil,
 		"warm_models": warm, "models": models})
+}
+
+// openAIModels is OpenAI's GET /v1/models: the generation models, created when the server
+// was.
+func (s *server) openAIModels(created int64) fiber.Handler {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := []model{}
+	for _, r := range s.opts.Routes {
+		for _, m := range r.Models {
+			if r.generates && !slices.ContainsFunc(list, func(l model) bool { return l.ID == m.Name }) {
+				list = append(list, model{ID: m.Name, Object: "model", Created: created, OwnedBy: "sluice"})
+			}
+		}
+	}
+	return func(c *fiber.Ctx) error {
+		return c.JSON(fiber.Map{"object": "list", "data": list})
+	}
 }

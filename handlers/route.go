@@ -32,6 +32,8 @@ type Route struct {
 	timeout time.Duration
 	// stall bounds each write of a stream; 0 means Limits.WriteTimeout.
 	stall time.Duration
+	// generates marks the generation routes, whose models OpenAI's GET /v1/models lists.
+	generates bool
 	// serve parses, validates and runs one admitted request and writes its answer.
 	serve func(s *server, c *fiber.Ctx, x *exchange) error
 }

@@ -10,7 +10,7 @@ import (
 //
 //go:embed clinical-ner/config.json clinical-ner/tokenizer.json clinical-ner/model.onnx
 //go:embed pii/config.json pii/tokenizer.json pii/model.onnx
-//go:embed tiny-lm/config.json tiny-lm/tokenizer.json tiny-lm/model.onnx tiny-lm/generation_config.json
+//go:embed tiny-lm/config.json tiny-lm/tokenizer.json tiny-lm/model.onnx tiny-lm/generation_config.json tiny-lm/tokenizer_config.json
 var shipped embed.FS
 
 // Embedded returns the models shipped inside the binary, one directory per model.

@@ -17,6 +17,9 @@ type Model struct {
 	ONNX      []byte
 	// Generation holds generation_config.json verbatim when the directory has one.
 	Generation []byte
+	// TokenizerConfig holds tokenizer_config.json verbatim when the directory has one (its
+	// chat template is package chat's to read).
+	TokenizerConfig []byte
 }
 
 // Load reads the model directory dir from fsys. Errors name the file and what is wrong with
@@ -62,5 +65,5 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
-	return &Model{Name: path.Base(dir), Config: cfg, Tokenizer: tok, ONNX: onnx, Generation: gen}, nil
+	return &Model{Name: path.Base(dir), Config: cfg, Tokenizer: tok, ONNX: onnx, Generation: gen, TokenizerConfig: tokCfg}, nil
 }

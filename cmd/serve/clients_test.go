@@ -14,11 +14,12 @@ import (
 )
 
 // TestEcosystemClients runs the clients users of these wire formats already have, from npm,
-// against the live server: OpenAI's `openai` (completions, answered and streamed) and
-// HuggingFace's `@huggingface/inference`, both its current release (which sends text
-// generation to /v1/completions) and 4.13.16 (TGI's POST /, answered and streamed). Every
-// client must get torch's greedy continuation of the golden prompt. `make test` installs the
-// pinned packages (cmd/serve/testdata/js/package-lock.json).
+// against the live server: OpenAI's `openai` (completions and chat completions, answered and
+// streamed, and the model list) and HuggingFace's `@huggingface/inference`, both its current
+// release (which sends text generation to /v1/completions and chat to /v1/chat/completions)
+// and 4.13.16 (TGI's POST /, answered and streamed). Every client must get torch's greedy
+// continuation of the golden prompt (tiny-lm's chat template is the messages' text).
+// `make test` installs the pinned packages (cmd/serve/testdata/js/package-lock.json).
 func TestEcosystemClients(t *testing.T) {
 	dir := filepath.Join("testdata", "js")
 	node, err := exec.LookPath("node")
@@ -52,6 +53,7 @@ func TestEcosystemClients(t *testing.T) {
 		Finish string         `json:"finish"`
 		Usage  map[string]int `json:"usage"`
 		Tokens int            `json:"tokens"`
+		Role   string         `json:"role"`
 		Error  string         `json:"error"`
 		Status int            `json:"status"`
 	}
@@ -65,7 +67,8 @@ func TestEcosystemClients(t *testing.T) {
 		got[r.Check] = r
 	}
 	usage := map[string]int{"prompt_tokens": len(g.PromptIDs), "completion_tokens": len(ids), "total_tokens": len(g.PromptIDs) + len(ids)}
-	for _, check := range []string{"openai", "openai-stream", "hf", "hf-stream", "tgi", "tgi-stream"} {
+	for _, check := range []string{"openai", "openai-stream", "hf", "hf-stream", "tgi", "tgi-stream",
+		"openai-chat", "openai-chat-stream", "hf-chat", "hf-chat-stream"} {
 		r, ok := got[check]
 		switch {
 		case !ok:
@@ -76,10 +79,18 @@ func TestEcosystemClients(t *testing.T) {
 			t.Errorf("%s: text %q, want torch's %q", check, r.Text, want)
 		}
 	}
-	for _, check := range []string{"openai", "openai-stream"} {
+	for _, check := range []string{"openai", "openai-stream", "openai-chat", "openai-chat-stream"} {
 		if r := got[check]; r.Finish != "stop" || !equalUsage(r.Usage, usage) {
 			t.Errorf("%s: finish %q usage %v, want stop and %v", check, r.Finish, r.Usage, usage)
 		}
+	}
+	for _, check := range []string{"openai-chat", "openai-chat-stream"} {
+		if r := got[check]; r.Role != "assistant" {
+			t.Errorf("%s: role %q, want assistant", check, r.Role)
+		}
+	}
+	if r := got["openai-models"]; r.Text != "tiny-lm" || r.Error != "" {
+		t.Errorf("openai-models: %+v, want tiny-lm", r)
 	}
 	if r := got["tgi"]; r.Finish != "eos_token" || r.Tokens != len(ids) {
 		t.Errorf("tgi: finish %q, %d tokens; want eos_token, %d", r.Finish, r.Tokens, len(ids))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
@@ -222,7 +223,23 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 		return handlers.GenerationEndpoint{}, named(err, generateGateVars)
 	}
 	return handlers.GenerationEndpoint{Model: servedGenerator{s.generator}, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS),
-		StallTimeout: ms(cfg.GenerateStallTimeoutMS)}, nil
+		StallTimeout: ms(cfg.GenerateStallTimeoutMS), Chat: s.chatTemplate(m)}, nil
+}
+
+// chatTemplate is the generation model's chat template, or nil when it has none or one that
+// does not compile: completions are still served, and /v1/chat/completions says why not.
+func (s *server) chatTemplate(m *models.Model) handlers.ChatTemplate {
+	t, err := chat.Load(m.TokenizerConfig)
+	switch {
+	case errors.Is(err, chat.ErrNoTemplate):
+		s.logger.Info("the generation model has no chat template; /v1/chat/completions answers 400", slog.String("model", m.Name))
+		return nil
+	case err != nil:
+		s.logger.Warn("the generation model's chat template cannot be used; /v1/chat/completions answers 400",
+			slog.String("model", m.Name), slog.String("error", err.Error()))
+		return nil
+	}
+	return t
 }
 
 // slowedModel waits before each step of the model it wraps (SLUICE_BENCH_STEP_DELAY_MS): a

@@ -48,6 +48,36 @@ await run("openai-invalid", async () => {
   return { text: "no error" };
 });
 
+// OpenAI's client: /v1/chat/completions, answer and stream, and /v1/models.
+const messages = [{ role: "user", content: prompt }];
+await run("openai-chat", async () => {
+  const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_completion_tokens: maxTokens, temperature: 0 });
+  const m = c.choices[0].message;
+  return { text: m.content, role: m.role, finish: c.choices[0].finish_reason, usage: c.usage, object: c.object };
+});
+await run("openai-chat-stream", async () => {
+  const s = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0,
+    stream: true, stream_options: { include_usage: true } });
+  let text = "";
+  let role = null;
+  let finish = null;
+  let usage = null;
+  for await (const chunk of s) {
+    for (const ch of chunk.choices) {
+      text += ch.delta.content ?? "";
+      role = ch.delta.role ?? role;
+      finish = ch.finish_reason ?? finish;
+    }
+    usage = chunk.usage ?? usage;
+  }
+  return { text, role, finish, usage };
+});
+await run("openai-models", async () => {
+  const ids = [];
+  for await (const m of openai.models.list()) ids.push(m.id);
+  return { text: ids.join(",") };
+});
+
 // HuggingFace's client, current release: it sends text generation to /v1/completions.
 const hf = new InferenceClient("", { endpointUrl: base, retry_on_error: false });
 await run("hf", async () => {
@@ -76,4 +106,17 @@ await run("tgi-stream", async () => {
     final = ev.generated_text ?? final;
   }
   return { text, final };
+});
+
+// HuggingFace's client's chat: /v1/chat/completions, answer and stream.
+await run("hf-chat", async () => {
+  const out = await hf.chatCompletion({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0 });
+  return { text: out.choices[0].message.content, finish: out.choices[0].finish_reason };
+});
+await run("hf-chat-stream", async () => {
+  let text = "";
+  for await (const ev of hf.chatCompletionStream({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0 })) {
+    text += ev.choices?.[0]?.delta?.content ?? "";
+  }
+  return { text };
 });

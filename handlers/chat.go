@@ -1,0 +1,251 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/generate"
+)
+
+// ChatTemplate renders a conversation as the generation model's prompt; *chat.Template is the
+// real one. Its errors are chat's: a *chat.RefusedError is the conversation's fault.
+type ChatTemplate interface {
+	Render(msgs []chat.Message) (string, error)
+}
+
+// OpenAI's chat completions API, POST /v1/chat/completions: messages in, rendered with the
+// model's chat template into one prompt, assistant messages out, with usage; streamed as
+// chat.completion.chunk deltas that end with "data: [DONE]". Everything but the messages and
+// the answer's shape is the completions route's (openAISampling).
+type chatRequest struct {
+	openAISampling
+	Messages            json.RawMessage `json:"messages"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Logprobs            *bool           `json:"logprobs"`
+	TopLogprobs         *int            `json:"top_logprobs"`
+	Tools               json.RawMessage `json:"tools"`
+	ResponseFormat      *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+}
+
+// chatMessage is one message as OpenAI's clients send it: content as a string, or as a list
+// of parts of which this server takes text.
+type chatMessage struct {
+	Role    *string         `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// chatRoles are the roles a message may have; developer is OpenAI's newer name for system,
+// which is what templates know it as.
+var chatRoles = map[string]string{"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
+
+type chatCompletion struct {
+	ID                string       `json:"id"`
+	Object            string       `json:"object"`
+	Created           int64        `json:"created"`
+	Model             string       `json:"model"`
+	SystemFingerprint string       `json:"system_fingerprint"`
+	Choices           []chatChoice `json:"choices"`
+	// Usage: as completion's.
+	Usage *completionUsage `json:"usage,omitempty"`
+}
+
+// chatChunk is a chat completion whose usage is written even when null.
+type chatChunk struct {
+	chatCompletion
+	Usage *completionUsage `json:"usage"`
+}
+
+type chatChoice struct {
+	Index int `json:"index"`
+	// Message is the answer's; Delta a chunk's.
+	Message      *chatOut `json:"message,omitempty"`
+	Delta        *chatOut `json:"delta,omitempty"`
+	Logprobs     *string  `json:"logprobs"`
+	FinishReason *string  `json:"finish_reason"`
+}
+
+type chatOut struct {
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+}
+
+// chatDialect is OpenAI's chat completions dialect; errors are written as completions' are.
+type chatDialect struct{ completions }
+
+func (chatDialect) read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
+	p, prompt, param, msg := parseChat(body, ep)
+	if msg != "" {
+		return genRequest{}, nil, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,
+			Outcome: OutcomeFailed, param: param}
+	}
+	head := chatCompletion{ID: "chatcmpl-" + info.id, Object: "chat.completion", Created: info.now.Unix(),
+		Model: p.model, SystemFingerprint: "sluice-" + info.version}
+	req := genRequest{prompts: []string{prompt}, n: p.n, params: p.params, stream: p.stream}
+	return req, &chatAnswer{p: p, head: head}, nil
+}
+
+// parseChat reads and checks a chat request and renders its messages. A non-empty msg is the
+// validation error, about the parameter param; it never quotes a message.
+func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, prompt, param, msg string) {
+	var req chatRequest
+	if param, msg = decodeObject(body, &req); msg != "" {
+		return p, "", param, msg
+	}
+	msgs, param, msg := chatMessages(req.Messages)
+	if msg != "" {
+		return p, "", param, msg
+	}
+	switch {
+	case req.MaxTokens != nil && req.MaxCompletionTokens != nil && *req.MaxTokens != *req.MaxCompletionTokens:
+		return p, "", "max_completion_tokens", "`max_tokens` and `max_completion_tokens` differ; send one"
+	case req.Logprobs != nil && *req.Logprobs, req.TopLogprobs != nil:
+		return p, "", "logprobs", "`logprobs` is not supported by this server"
+	case len(req.Tools) > 0 && string(req.Tools) != "null" && string(req.Tools) != "[]":
+		return p, "", "tools", "`tools` is not supported by this server"
+	case req.ResponseFormat != nil && req.ResponseFormat.Type != "" && req.ResponseFormat.Type != "text":
+		return p, "", "response_format", "only the `text` response format is supported by this server"
+	}
+	if req.MaxCompletionTokens != nil {
+		req.MaxTokens = req.MaxCompletionTokens
+	}
+	if param, msg = req.read(ep, 1, 0, &p); msg != "" {
+		if param == "max_tokens" && req.MaxCompletionTokens != nil {
+			param, msg = "max_completion_tokens", "`max_completion_tokens` must be at least 1"
+		}
+		return p, "", param, msg
+	}
+	if ep.Chat == nil {
+		return p, "", "messages", "this model has no chat template (tokenizer_config.json's chat_template); use /v1/completions"
+	}
+	prompt, err := ep.Chat.Render(msgs)
+	var refused *chat.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return p, "", "messages", refused.Reason
+	case err != nil:
+		return p, "", "messages", "the model's chat template could not render these messages"
+	}
+	p.params.Templated = true
+	return p, prompt, "", ""
+}
+
+// chatMessages reads the messages: a non-empty list of {role, content}.
+func chatMessages(raw json.RawMessage) ([]chat.Message, string, string) {
+	var in []chatMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &in) != nil || len(in) == 0 {
+		return nil, "messages", "`messages` must be a non-empty list of {role, content}"
+	}
+	out := make([]chat.Message, len(in))
+	for i, m := range in {
+		if m.Role == nil {
+			return nil, "messages", "every message needs a `role`"
+		}
+		role, ok := chatRoles[*m.Role]
+		if !ok {
+			return nil, "messages", "a message's `role` must be system, developer, user, assistant or tool"
+		}
+		content, ok := messageText(m.Content)
+		if !ok {
+			return nil, "messages", "a message's `content` must be a string or a list of text parts"
+		}
+		out[i] = chat.Message{Role: role, Content: content}
+	}
+	return out, "", ""
+}
+
+// messageText is a message's content as one string: a string, null (an assistant message
+// with tool calls) or the text parts of a list, joined as OpenAI's servers join them.
+func messageText(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var parts []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", false
+	}
+	text := ""
+	for i, part := range parts {
+		if part.Type != "text" || part.Text == nil {
+			return "", false
+		}
+		if i > 0 {
+			text += "\n"
+		}
+		text += *part.Text
+	}
+	return text, true
+}
+
+// chatAnswer writes one chat request's answers.
+type chatAnswer struct {
+	p    openAIParams
+	head chatCompletion
+}
+
+func (a *chatAnswer) whole(g *genCall) any {
+	out := a.head
+	out.Usage = openAIUsage(g)
+	for i := range g.choices {
+		ch := &g.choices[i]
+		reason := finishReason(ch.finish)
+		content := ch.trimmed.String()
+		out.Choices = append(out.Choices, chatChoice{Index: i, Message: &chatOut{Role: "assistant", Content: &content}, FinishReason: &reason})
+	}
+	return out
+}
+
+// event is one chunk per token of a choice: its first says the role, its last the finish
+// reason; text that may be the start of a stop sequence waits (as completions' does).
+func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
+	delta := &chatOut{}
+	if len(g.choices[i].tokens) == 1 {
+		delta.Role = "assistant"
+	}
+	if ev.Trimmed != "" || delta.Role != "" {
+		text := ev.Trimmed
+		delta.Content = &text
+	}
+	var finish *string
+	if ev.Done {
+		reason := finishReason(ev.Finish)
+		finish = &reason
+	}
+	if delta.Content == nil && finish == nil {
+		return nil
+	}
+	chunk := chatChunk{chatCompletion: a.head}
+	chunk.Object = "chat.completion.chunk"
+	chunk.Choices = []chatChoice{{Index: i, Delta: delta, FinishReason: finish}}
+	var data []byte
+	if a.p.usage {
+		data, _ = marshal(chunk)
+	} else {
+		data, _ = marshal(chunk.chatCompletion)
+	}
+	return data
+}
+
+// end is the usage chunk, when asked, and [DONE].
+func (a *chatAnswer) end(g *genCall) [][]byte {
+	out := make([][]byte, 0, 2)
+	if a.p.usage {
+		chunk := chatChunk{chatCompletion: a.head, Usage: openAIUsage(g)}
+		chunk.Object = "chat.completion.chunk"
+		chunk.Choices = []chatChoice{}
+		data, _ := marshal(chunk)
+		out = append(out, data)
+	}
+	return append(out, []byte("[DONE]"))
+}

@@ -1,0 +1,138 @@
+package handlers
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/generate"
+)
+
+// fakeTemplate renders a conversation as "role: content" lines and refuses one whose first
+// message is the assistant's.
+type fakeTemplate struct{}
+
+func (fakeTemplate) Render(msgs []chat.Message) (string, error) {
+	if msgs[0].Role == "assistant" {
+		return "", &chat.RefusedError{Reason: "the conversation must not begin with the assistant"}
+	}
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Role + ": " + m.Content + "\n")
+	}
+	return b.String(), nil
+}
+
+func chatFixture(t *testing.T, gen *fakeGenerator, tpl ChatTemplate) *fixture {
+	t.Helper()
+	return newFixture(t, func(o *fixtureOptions) {
+		o.extra = Generation(GenerationEndpoint{Model: gen, Timeout: time.Minute, Chat: tpl,
+			Gate: newTestGate(t, "generate", newFakeLoad(16), 2*time.Second)})
+	})
+}
+
+// TestChatCompletionsAnswerWholeAndStreamed: messages rendered by the template into one prompt
+// encoded as it is, an assistant message without the stop sequence, usage counting the prompt
+// once for n choices that sample apart, and chunks that say the role first and end with the
+// finish reason, the usage and [DONE].
+func TestChatCompletionsAnswerWholeAndStreamed(t *testing.T) {
+	gen := &fakeGenerator{script: stopScript}
+	f := chatFixture(t, gen, fakeTemplate{})
+	r := f.do(t, "POST", "/v1/chat/completions", `{"model":"m","n":2,"seed":40,"stop":" world","max_completion_tokens":9,
+		"messages":[{"role":"developer","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"Say"},{"type":"text","text":"it"}]}]}`)
+	if r.status != 200 || r.body["object"] != "chat.completion" || !strings.HasPrefix(r.body["id"].(string), "chatcmpl-") {
+		t.Fatalf("answer: %d %s", r.status, r.raw)
+	}
+	choices := r.body["choices"].([]any)
+	msg := choices[1].(map[string]any)["message"].(map[string]any)
+	if len(choices) != 2 || msg["role"] != "assistant" || msg["content"] != " Hello" || choices[1].(map[string]any)["finish_reason"] != "stop" {
+		t.Fatalf("choices: %s", r.raw)
+	}
+	// The fake counts a prompt's words: "system: Be brief.\nuser: Say\nit\n" has 6.
+	if u := r.body["usage"].(map[string]any); u["prompt_tokens"] != 6.0 || u["completion_tokens"] != 6.0 || u["total_tokens"] != 12.0 {
+		t.Fatalf("usage %v: the prompt counts once", u)
+	}
+	p0, p1 := gen.params[0], gen.params[1]
+	if !p0.Templated || p0.MaxNewTokens != 9 || !p0.SeedSet || p0.Seed != 40 || p1.Seed != 41 || p0.Stop[0] != " world" {
+		t.Fatalf("params %+v %+v", p0, p1)
+	}
+
+	r = f.do(t, "GET", "/v1/models", "")
+	if data, _ := r.body["data"].([]any); r.status != 200 || len(data) != 1 || data[0].(map[string]any)["id"] != "fake-lm" {
+		t.Fatalf("/v1/models: %d %s", r.status, r.raw)
+	}
+
+	r = f.do(t, "POST", "/v1/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true},
+		"messages":[{"role":"user","content":"Say"}],"stop":[" world"]}`)
+	events := sseData(t, r.raw)
+	if r.status != 200 || len(events) < 3 || events[len(events)-1] != "[DONE]" {
+		t.Fatalf("stream: %d %q", r.status, r.raw)
+	}
+	var text strings.Builder
+	for i, e := range events[:len(events)-2] {
+		var chunk chatCompletion
+		if err := json.Unmarshal([]byte(e), &chunk); err != nil || chunk.Object != "chat.completion.chunk" || len(chunk.Choices) != 1 ||
+			chunk.Choices[0].Delta == nil || chunk.Choices[0].Message != nil || !strings.Contains(e, `"usage":null`) {
+			t.Fatalf("chunk %s", e)
+		}
+		d := chunk.Choices[0].Delta
+		if (i == 0) != (d.Role == "assistant") {
+			t.Fatalf("chunk %d %s: the role comes with the first chunk only", i, e)
+		}
+		if d.Content != nil {
+			text.WriteString(*d.Content)
+		}
+		if done := chunk.Choices[0].FinishReason != nil; done != (i == len(events)-3) || (done && *chunk.Choices[0].FinishReason != "stop") {
+			t.Fatalf("chunk %d %s: the finish reason comes with the last", i, e)
+		}
+	}
+	if text.String() != " Hello" || !strings.Contains(events[len(events)-2], `"choices":[]`) || !strings.Contains(events[len(events)-2], `"prompt_tokens":2`) {
+		t.Fatalf("streamed %q, usage %s", text.String(), events[len(events)-2])
+	}
+}
+
+// TestChatCompletionsRefuseWhatTheyCannotServe: OpenAI's error object, about the parameter at
+// fault, never quoting a message.
+func TestChatCompletionsRefuseWhatTheyCannotServe(t *testing.T) {
+	f := chatFixture(t, &fakeGenerator{script: stopScript}, fakeTemplate{})
+	user := `"messages":[{"role":"user","content":"` + canary + `"}]`
+	for _, c := range []struct{ body, param, says string }{
+		{`{"model":"m"}`, "messages", "non-empty list"},
+		{`{"model":"m","messages":[]}`, "messages", "non-empty list"},
+		{`{"model":"m","messages":[{"content":"` + canary + `"}]}`, "messages", "`role`"},
+		{`{"model":"m","messages":[{"role":"narrator","content":"` + canary + `"}]}`, "messages", "`role` must be"},
+		{`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, "messages", "text parts"},
+		{`{"model":"m","messages":[{"role":"assistant","content":"` + canary + `"}]}`, "messages", "must not begin with the assistant"},
+		{`{` + user + `}`, "model", "model parameter"},
+		{`{"model":"m",` + user + `,"logprobs":true}`, "logprobs", "not supported"},
+		{`{"model":"m",` + user + `,"tools":[{"type":"function"}]}`, "tools", "not supported"},
+		{`{"model":"m",` + user + `,"response_format":{"type":"json_object"}}`, "response_format", "text"},
+		{`{"model":"m",` + user + `,"max_completion_tokens":0}`, "max_completion_tokens", "at least 1"},
+		{`{"model":"m",` + user + `,"max_tokens":3,"max_completion_tokens":4}`, "max_completion_tokens", "differ"},
+		{`{"model":"m",` + user + `,"temperature":3}`, "temperature", "between 0 and 2"},
+	} {
+		r := f.do(t, "POST", "/v1/chat/completions", c.body)
+		e, _ := r.body["error"].(map[string]any)
+		if r.status != 400 || e["type"] != "invalid_request_error" || e["param"] != c.param || !strings.Contains(e["message"].(string), c.says) {
+			t.Errorf("%s: %d %s", c.body, r.status, r.raw)
+		}
+		if strings.Contains(r.raw, canary) {
+			t.Errorf("%s: the answer quotes a message", c.body)
+		}
+	}
+
+	f = chatFixture(t, &fakeGenerator{script: stopScript}, nil)
+	r := f.do(t, "POST", "/v1/chat/completions", `{"model":"m",`+user+`}`)
+	if e, _ := r.body["error"].(map[string]any); r.status != 400 || !strings.Contains(e["message"].(string), "no chat template") {
+		t.Fatalf("a model without a template: %d %s", r.status, r.raw)
+	}
+
+	long := &generate.TooLongError{Prompt: 60, MaxNewTokens: 10, MaxPositions: 64}
+	f = chatFixture(t, &fakeGenerator{err: long}, fakeTemplate{})
+	r = f.do(t, "POST", "/v1/chat/completions", `{"model":"m",`+user+`}`)
+	if e, _ := r.body["error"].(map[string]any); r.status != 400 || !strings.Contains(e["message"].(string), "maximum context length is 64") {
+		t.Fatalf("too long: %d %s", r.status, r.raw)
+	}
+}
