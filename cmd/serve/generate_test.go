@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -409,5 +410,45 @@ func TestGenerationWireDetails(t *testing.T) {
 	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Follow up with", "top_k": -1, "max_tokens": 4})
 	if status != 200 || out["choices"] == nil {
 		t.Fatalf("top_k -1: %d %v", status, out)
+	}
+}
+
+// TestChoicesSampleApart: n choices of one seeded request are different samples (each takes
+// the next seed), the same again for the same seed, and usage counts the prompt once.
+func TestChoicesSampleApart(t *testing.T) {
+	srv := startServer(t)
+	ask := func(path string, req map[string]any) ([]string, map[string]any) {
+		t.Helper()
+		req["model"], req["n"], req["seed"], req["temperature"], req["max_tokens"], req["ignore_eos"] = "tiny-lm", 3, 5, 1.0, 12, true
+		status, out := srv.post(t, path, req)
+		choices, _ := out["choices"].([]any)
+		if status != 200 || len(choices) != 3 {
+			t.Fatalf("%s: %d %v", path, status, out)
+		}
+		var texts []string
+		for _, c := range choices {
+			c := c.(map[string]any)
+			if m, ok := c["message"].(map[string]any); ok {
+				texts = append(texts, m["content"].(string))
+			} else {
+				texts = append(texts, c["text"].(string))
+			}
+		}
+		return texts, out["usage"].(map[string]any)
+	}
+	first, usage := ask("/v1/completions", map[string]any{"prompt": "Follow up with"})
+	if first[0] == first[1] && first[1] == first[2] {
+		t.Fatalf("three choices, one text: %q", first)
+	}
+	again, _ := ask("/v1/completions", map[string]any{"prompt": "Follow up with"})
+	if !slices.Equal(first, again) {
+		t.Fatalf("the same seed sampled %q, then %q", first, again)
+	}
+	if usage["prompt_tokens"] != 3.0 || usage["completion_tokens"] != 36.0 {
+		t.Fatalf("usage %v: the prompt's 3 tokens count once, 3 x 12 generated", usage)
+	}
+	chat, usage := ask("/v1/chat/completions", map[string]any{"messages": []map[string]any{{"role": "user", "content": "Follow up with"}}})
+	if !slices.Equal(chat, first) || usage["prompt_tokens"] != 3.0 {
+		t.Fatalf("chat (tiny-lm's template is the message's text): %q %v, want %q", chat, usage, first)
 	}
 }
