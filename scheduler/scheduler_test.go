@@ -350,9 +350,10 @@ func TestWatchdogEndsStreamsWhenTheDecoderHangs(t *testing.T) {
 		}
 		return nil
 	})
-	start(t, s)
+	// Both are queued before the loop starts, so both are in every step up to the hung one.
 	st, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 50))
 	second, _ := s.Submit(context.Background(), greedyRequest([]int64{13, 14}, 5))
+	start(t, s)
 	<-hanging
 	waitUntil(t, func() bool {
 		fake.Advance(time.Second)
