@@ -51,15 +51,16 @@ func newTinyLMWith(t *testing.T, blocks int, reg prometheus.Registerer) (*Genera
 	if err != nil {
 		t.Fatal(err)
 	}
+	maxLen := min(c.MaxPositionEmbeddings, pool.MaxSequence())
 	r, err := scheduler.New(m.Name, dec, pool, scheduler.Config{MaxRunning: 8, MaxStepTokens: 2048, QueueSize: 16,
-		OutBuffer: 16, StallTimeout: time.Minute, MaxPositions: c.MaxPositionEmbeddings}, clock.Real(), scheduler.NewMetrics(reg))
+		OutBuffer: 16, StallTimeout: time.Minute, MaxPositions: maxLen}, clock.Real(), scheduler.NewMetrics(reg))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.Start(ctx)
 	t.Cleanup(func() { cancel(); _ = r.Close(context.Background()) })
-	g, err := New(m.Name, r, m.Tokenizer, Config{EOS: c.EOSTokenID, MaxPositions: c.MaxPositionEmbeddings, DefaultMaxNewTokens: 64})
+	g, err := New(m.Name, r, m.Tokenizer, Config{EOS: c.EOSTokenID, MaxPositions: maxLen, DefaultMaxNewTokens: 64})
 	if err != nil {
 		t.Fatal(err)
 	}

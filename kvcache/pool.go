@@ -160,6 +160,10 @@ func (p *Pool) Blocks() int { return len(p.ref) }
 // BlockTokens is how many token positions a block holds.
 func (p *Pool) BlockTokens() int { return p.bt }
 
+// MaxSequence is the longest sequence the pool can hold when it holds nothing else: its
+// blocks, or the longest sequence it was made for, whichever is shorter.
+func (p *Pool) MaxSequence() int { return min(len(p.ref), p.maxBlocksPerSeq) * p.bt }
+
 // Stats is a snapshot of the pool's counters; safe to call from any goroutine.
 type Stats struct {
 	// Free, Used and Cached partition the blocks: Free nobody holds nor caches, Used some

@@ -62,7 +62,7 @@ func (s *Scheduler) admit(now time.Time) {
 // sequences while the pool is short; q itself may be the one preempted. A sequence alone that
 // still does not fit can never run: it ends with ErrNoRoom.
 func (s *Scheduler) reserve(q *sequence) {
-	need := len(q.tokens) - q.table.Len()
+	need := q.take
 	for !s.pool.Reserve(q.table, need) {
 		victim := s.victim()
 		if victim == q && len(s.running) == 1 {

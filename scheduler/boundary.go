@@ -27,7 +27,9 @@ func (s *Scheduler) boundary(now time.Time) {
 	gone := s.scratch.gone[:0]
 	for p := range s.waiting {
 		for q := s.waiting[p].head; q != nil; q = q.next {
-			if closing || q.ctx.Err() != nil || s.timedOut(q, now) || s.expired(q, now) {
+			// Closing refuses what never started; a preempted sequence has started (and may
+			// have streamed tokens): it is resumed and may finish within the grace.
+			if (closing && !q.preempted) || q.ctx.Err() != nil || s.timedOut(q, now) || s.expired(q, now) {
 				gone = append(gone, q)
 			}
 		}
@@ -36,7 +38,7 @@ func (s *Scheduler) boundary(now time.Time) {
 	s.mu.Unlock()
 	for _, q := range gone {
 		switch {
-		case closing:
+		case closing && !q.preempted:
 			s.finish(q, errorEvent(ErrClosed), "shutdown")
 		case q.ctx.Err() != nil:
 			s.abort(q, q.ctx.Err())
@@ -47,9 +49,7 @@ func (s *Scheduler) boundary(now time.Time) {
 		}
 	}
 	clear(gone)
-	if !closing {
-		s.admit(now)
-	}
+	s.admit(now) // while closing, only preempted sequences wait
 }
 
 // check ends a running sequence whose context ended or whose first token is late, and moves

@@ -11,7 +11,9 @@ import (
 type Config struct {
 	// MaxRunning is how many sequences decode together: the batch of a decode step.
 	MaxRunning int
-	// MaxStepTokens bounds a prefill step: rows x (cached + new positions, padded).
+	// MaxStepTokens bounds the prefill of one iteration: the new positions computed, rows x
+	// padded new positions of each prefill step together. A prompt longer than that is
+	// prefilled in chunks over several iterations, decode steps going on between them.
 	MaxStepTokens int
 	// QueueSize is each priority class's hard capacity of waiting sequences.
 	QueueSize int
@@ -27,7 +29,8 @@ type Config struct {
 	// streams (longer for a step measured to cost more), and ends a paused stream whose
 	// reader has not caught up for this long.
 	StallTimeout time.Duration
-	// MaxPositions is the model's longest sequence, prompt and generated tokens together.
+	// MaxPositions is the longest sequence served, prompt and generated tokens together: at
+	// most the model's positions, and what the KV pool holds (New checks).
 	MaxPositions int
 	// PadID fills the padded input positions (any valid id: the mask hides them).
 	PadID int64
@@ -46,9 +49,6 @@ func (c Config) Validate() error {
 		if f.v < 1 || f.v > f.max {
 			check.Addf(f.name, "must be between 1 and %d, got %d", f.max, f.v)
 		}
-	}
-	if c.MaxStepTokens < c.MaxPositions && c.MaxStepTokens >= 1 {
-		check.Addf("MaxStepTokens", "must hold one sequence of the model's %d positions, got %d", c.MaxPositions, c.MaxStepTokens)
 	}
 	if c.MaxQueueWait < 0 {
 		check.Addf("MaxQueueWait", "must not be negative (0: no limit), got %s", c.MaxQueueWait)

@@ -103,8 +103,8 @@ func (s *Scheduler) nextDeadline() (time.Time, bool) {
 	return at, ok
 }
 
-// shutdown runs when the loop returns: every sequence still live ends (ErrShutdown for the
-// running, admission.ErrClosed for those that never started) and every block goes back.
+// shutdown runs when the loop returns: every sequence still live ends (ErrShutdown for those
+// that started, admission.ErrClosed for those that never did) and every block goes back.
 func (s *Scheduler) shutdown() {
 	for _, q := range s.running {
 		s.finish(q, errorEvent(ErrShutdown), "shutdown")
@@ -115,5 +115,5 @@ func (s *Scheduler) shutdown() {
 		s.runningN.Add(-1)
 	}
 	s.running = nil
-	s.endAll(ErrClosed, "shutdown")
+	s.endAll()
 }

@@ -83,11 +83,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, q),
 		trips: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_generate_watchdog_trips_total",
-			Help: "Times no decoder step finished within the stall timeout; every stream in flight was ended.",
+			Help: "Decoder steps that ran past their limit (the stall timeout, or more for a step measured to cost more); the streams of that step were ended.",
 		}, q),
 		stepSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "sluice_generate_step_seconds",
-			Help:    "Time of one decoder step, by kind: prefill (new prompts) or decode (one token per sequence).",
+			Help:    "Time of one decoder step, by kind: prefill (new prompts, or a chunk of a long one) or decode (one token per sequence).",
 			Buckets: lat,
 		}, []string{"queue", "kind"}),
 		stepRows: prometheus.NewHistogramVec(prometheus.HistogramOpts{

@@ -10,6 +10,7 @@ import (
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/kvcache"
+	"github.com/sluice-serving/sluice/settings"
 )
 
 // Request is one generation to run.
@@ -80,6 +81,12 @@ func New(name string, model Model, pool *kvcache.Pool, cfg Config, clk clock.Clo
 	}
 	if model == nil || pool == nil || clk == nil {
 		return nil, fmt.Errorf("scheduler: model %q: model, pool and clock are required", name)
+	}
+	if fits := pool.MaxSequence(); cfg.MaxPositions > fits {
+		// A sequence the pool cannot hold alone would wait for room that never comes.
+		check := settings.For("scheduler")
+		check.Addf("MaxPositions", "must be at most the %d tokens the KV pool holds, got %d", fits, cfg.MaxPositions)
+		return nil, check.Err()
 	}
 	s := &Scheduler{
 		name: name, cfg: cfg, model: model, pool: pool, clk: clk,
@@ -212,7 +219,7 @@ func (s *Scheduler) Close(ctx context.Context) error {
 		close(s.drain)
 	}
 	if !started {
-		s.endAll(ErrClosed, "shutdown")
+		s.endAll()
 		return nil
 	}
 	s.poke()
@@ -235,8 +242,9 @@ func (s *Scheduler) poke() {
 	}
 }
 
-// endAll ends every live sequence with err: at shutdown, and when the watchdog trips.
-func (s *Scheduler) endAll(err error, reason string) {
+// endAll ends every live sequence at shutdown: with ErrShutdown one that has started
+// (preempted, it may have streamed tokens), with ErrClosed one that never did.
+func (s *Scheduler) endAll() {
 	s.mu.Lock()
 	var all []*sequence
 	for q := range s.live {
@@ -244,6 +252,10 @@ func (s *Scheduler) endAll(err error, reason string) {
 	}
 	s.mu.Unlock()
 	for _, q := range all {
-		s.finish(q, errorEvent(err), reason)
+		err := ErrClosed
+		if q.preempted {
+			err = ErrShutdown
+		}
+		s.finish(q, errorEvent(err), "shutdown")
 	}
 }

@@ -3,9 +3,12 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,6 +52,7 @@ func newTestScheduler(t *testing.T, o testOpts) (*Scheduler, *fakeModel) {
 	}
 	cfg := Config{MaxRunning: 8, MaxStepTokens: 4096, QueueSize: 64, OutBuffer: 64,
 		StallTimeout: time.Minute, MaxPositions: 256}
+	cfg.MaxPositions = min(cfg.MaxPositions, o.blocks*16) // what the pool holds
 	if o.cfg != nil {
 		o.cfg(&cfg)
 	}
@@ -605,4 +609,120 @@ func mustSubmit(t *testing.T, s *Scheduler, r Request) *Stream {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// TestLongPromptIsPrefilledInChunks: a prompt three times the step budget is computed in
+// chunks within the budget, a running sequence's decode step comes between every two chunks,
+// and both generate their reference tokens.
+func TestLongPromptIsPrefilledInChunks(t *testing.T) {
+	s, model := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.MaxStepTokens = 16 }})
+	var mu sync.Mutex
+	var steps []int // each step's new positions per row; 1 for decode
+	submitted := make(chan struct{})
+	model.setHook(func(_ int64, st *engine.Step) error {
+		if st.Batch*st.Seq > 16 {
+			return fmt.Errorf("a step of %d x %d positions, over the budget of 16", st.Batch, st.Seq)
+		}
+		mu.Lock()
+		steps = append(steps, st.Seq)
+		mu.Unlock()
+		if st.Seq == 1 {
+			<-submitted // the running sequence's first decode waits for the long prompt
+		}
+		return nil
+	})
+	start(t, s)
+	running := mustSubmit(t, s, greedyRequest([]int64{11, 12}, 60))
+	if ev, err := running.Next(context.Background()); err != nil || ev.Err != nil {
+		t.Fatalf("first token: %+v %v", ev, err)
+	}
+	long := make([]int64, 50)
+	for i := range long {
+		long[i] = int64(30 + i)
+	}
+	stream := mustSubmit(t, s, greedyRequest(long, 3))
+	close(submitted)
+	ids, last := collect(t, stream)
+	if last.Err != nil || !slices.Equal(ids, referenceGreedy(long, 3)) {
+		t.Fatalf("the long prompt: %v %+v, want %v", ids, last, referenceGreedy(long, 3))
+	}
+	rest, end := collect(t, running)
+	if end.Err != nil || len(rest) != 59 {
+		t.Fatalf("the running sequence: %d tokens, %+v", len(rest), end)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	chunks, sinceChunk := 0, 1
+	for _, seq := range steps[1:] { // after the running sequence's own prefill
+		if seq == 1 {
+			sinceChunk++
+			continue
+		}
+		if sinceChunk == 0 {
+			t.Fatalf("two prefill chunks with no decode step between: %v", steps)
+		}
+		chunks, sinceChunk = chunks+1, 0
+	}
+	if chunks != 4 { // 16 + 16 + 16 + 2
+		t.Fatalf("%d chunks, want 4: %v", chunks, steps)
+	}
+}
+
+// TestMaxPositionsMustFitThePool: a scheduler whose longest sequence the pool cannot hold
+// alone is refused at construction, not left to wait for room that never comes.
+func TestMaxPositionsMustFitThePool(t *testing.T) {
+	pool, err := kvcache.NewPool(kvcache.Config{BlockTokens: 16, Blocks: 4, Layers: 2, Heads: 2, HeadDim: 2, MaxSeqLen: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New("fake-lm", newFakeModel(), pool, Config{MaxRunning: 1, MaxStepTokens: 16, QueueSize: 1, OutBuffer: 1,
+		StallTimeout: time.Second, MaxPositions: 65}, clock.Real(), nil)
+	if err == nil || !strings.Contains(err.Error(), "MaxPositions must be at most the 64 tokens the KV pool holds") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestShutdownResumesPreemptedStreams: a sequence preempted after it streamed tokens has
+// started: Close lets it resume and finish within the grace, as the running do, instead of
+// ending it with the never-started waiting.
+func TestShutdownResumesPreemptedStreams(t *testing.T) {
+	s, model := newTestScheduler(t, testOpts{blocks: 4})
+	frozen, thaw, submitted := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	model.setHook(func(step int64, _ *engine.Step) error {
+		if step == 2 {
+			<-submitted // the bulk sequence's first decode waits for the interactive one
+		}
+		if s.waitingBy[admission.Bulk].Load() == 1 { // the bulk sequence was preempted
+			once.Do(func() {
+				close(frozen)
+				<-thaw
+			})
+		}
+		return nil
+	})
+	start(t, s)
+	prompt := func(first int64) []int64 { return []int64{first, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15} }
+	bulk := mustSubmit(t, s, Request{Prompt: prompt(40), MaxNewTokens: 40, Priority: admission.Bulk, Chooser: argmaxChooser{}})
+	first, err := bulk.Next(context.Background())
+	if err != nil || first.Err != nil {
+		t.Fatalf("first token: %+v %v", first, err)
+	}
+	interactive := mustSubmit(t, s, Request{Prompt: prompt(50), MaxNewTokens: 40, Priority: admission.Interactive, Chooser: argmaxChooser{}})
+	close(submitted)
+	<-frozen
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(context.Background()) }()
+	waitUntil(t, s.isClosing)
+	close(thaw)
+	ids, last := collect(t, bulk)
+	if last.Err != nil || !slices.Equal(append([]int64{first.ID}, ids...), referenceGreedy(prompt(40), 40)) {
+		t.Fatalf("the preempted stream: %v %+v", ids, last)
+	}
+	if ids, last := collect(t, interactive); last.Err != nil || len(ids) != 40 {
+		t.Fatalf("the running stream: %d tokens, %+v", len(ids), last)
+	}
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
 }

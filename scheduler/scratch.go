@@ -64,14 +64,14 @@ func grow[T any](buf []T, n int) []T {
 }
 
 // build lays out one step over rows: each row's cached positions (its table) as the past,
-// its tokens not yet cached as the new positions, both left padded to the longest row, and
-// the output buffers. The past is gathered from the pool's blocks.
+// the next take of its tokens not yet cached as the new positions, both left padded to the
+// longest row, and the output buffers. The past is gathered from the pool's blocks.
 func (sc *stepScratch) build(rows []*sequence, pool *kvcache.Pool, shape engine.DecoderShape, pad int64) *engine.Step {
 	b := len(rows)
 	past, seq := 0, 0
 	for _, q := range rows {
 		past = max(past, q.table.Len())
-		seq = max(seq, len(q.tokens)-q.table.Len())
+		seq = max(seq, q.take)
 	}
 	width := past + seq
 	sc.ids = grow(sc.ids, b*seq)
@@ -85,14 +85,14 @@ func (sc *stepScratch) build(rows []*sequence, pool *kvcache.Pool, shape engine.
 	}
 	cache := b * shape.Heads * shape.HeadDim
 	for i, q := range rows {
-		cached, fresh := q.table.Len(), len(q.tokens)-q.table.Len()
+		cached, fresh := q.table.Len(), q.take
 		sc.tables[i] = q.table
 		ids := sc.ids[i*seq : (i+1)*seq]
 		pos := sc.pos[i*seq : (i+1)*seq]
 		for j := range ids {
 			ids[j], pos[j] = pad, 0
 		}
-		copy(ids[seq-fresh:], q.tokens[cached:])
+		copy(ids[seq-fresh:], q.tokens[cached:cached+fresh])
 		for j := range fresh {
 			pos[seq-fresh+j] = int64(cached + j)
 		}

@@ -29,6 +29,9 @@ type sequence struct {
 	enqueued  time.Time
 	admitted  time.Time
 	lastToken time.Time
+	// take is how many of its uncached tokens the step in the making computes: all of them,
+	// or a chunk of a prompt longer than the step's budget.
+	take int
 
 	events     chan Event
 	pending    Event // a token event the reader had no room for
@@ -115,3 +118,6 @@ func (l *seqList) remove(q *sequence) {
 
 // holds reports whether q is in the list.
 func (l *seqList) holds(q *sequence) bool { return q.prev != nil || l.head == q }
+
+// uncached counts the tokens whose keys and values are not in the sequence's blocks yet.
+func (q *sequence) uncached() int { return len(q.tokens) - q.table.Len() }

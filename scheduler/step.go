@@ -22,33 +22,40 @@ func (s *Scheduler) runnable() []*sequence {
 }
 
 // runRows runs one iteration's steps: prefill for the rows with several new tokens (newly
-// admitted or resumed), batched within MaxStepTokens, then one decode step for the rest.
+// admitted or resumed), then one decode step for the rest. Prefill computes at most
+// MaxStepTokens new positions an iteration, shortest prompts first, in steps whose rows x
+// padded new positions fit that budget; a prompt longer than what is left is computed in
+// chunks over several iterations (chunked prefill), so the decode step of every other
+// running sequence still comes once an iteration.
 func (s *Scheduler) runRows(ctx context.Context, rows []*sequence) {
 	decode := s.scratch.decode[:0]
 	prefill := s.scratch.prefill[:0]
 	for _, q := range rows {
-		if len(q.tokens)-q.table.Len() > 1 {
+		if q.uncached() > 1 {
 			prefill = append(prefill, q)
 		} else {
+			q.take = 1
 			decode = append(decode, q)
 		}
 	}
 	s.scratch.decode, s.scratch.prefill = decode, prefill
-	slices.SortFunc(prefill, func(a, b *sequence) int {
-		return (len(a.tokens) - a.table.Len()) - (len(b.tokens) - b.table.Len())
-	})
-	for start := 0; start < len(prefill); {
-		end, past, seq := start, 0, 0
+	slices.SortFunc(prefill, func(a, b *sequence) int { return a.uncached() - b.uncached() })
+	budget := s.cfg.MaxStepTokens
+	for start := 0; start < len(prefill) && budget > 0; {
+		end, seq := start, 0
 		for end < len(prefill) {
-			q := prefill[end]
-			p, n := max(past, q.table.Len()), max(seq, len(q.tokens)-q.table.Len())
-			if end > start && (end-start+1)*(p+n) > s.cfg.MaxStepTokens {
+			n := max(seq, min(prefill[end].uncached(), budget))
+			if end > start && (end-start+1)*n > budget {
 				break
 			}
-			past, seq = p, n
+			seq = n
 			end++
 		}
+		for _, q := range prefill[start:end] {
+			q.take = min(q.uncached(), seq)
+		}
 		s.runGroup(ctx, prefill[start:end])
+		budget -= (end - start) * seq
 		start = end
 	}
 	if len(decode) > 0 {
@@ -116,18 +123,18 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 		if q.ended.Load() {
 			continue // the watchdog ended it during the step; the boundary retires it
 		}
-		k := len(q.tokens) - q.table.Len()
+		k := q.take
 		from := st.Past + st.Seq - k
 		for l := range shape.Layers {
 			s.pool.Scatter(q.table, i, from, k, l, kvcache.Key, kvcache.Tensor{Data: st.Present[l][0], Batch: st.Batch, Positions: st.Past + st.Seq})
 			s.pool.Scatter(q.table, i, from, k, l, kvcache.Value, kvcache.Tensor{Data: st.Present[l][1], Batch: st.Batch, Positions: st.Past + st.Seq})
 		}
-		s.pool.Append(q.table, q.tokens[q.table.Len():])
+		s.pool.Append(q.table, q.tokens[q.table.Len():q.table.Len()+k])
 	}
 	s.m.kvCopy(copied + s.clk.Now().Sub(writeBack))
 	for i, q := range kept {
-		if q.ended.Load() {
-			continue
+		if q.ended.Load() || q.uncached() > 0 {
+			continue // ended meanwhile, or a chunk of a prompt whose rest is still to come
 		}
 		at := (i*st.Seq + st.Seq - 1) * shape.Vocab
 		s.emit(q, q.req.Chooser.Choose(st.Logits[at:at+shape.Vocab]), end)

@@ -93,8 +93,11 @@ type Config struct {
 	KVLowWatermark  float64 `env:"KV_LOW_WATERMARK" envDefault:"0"`
 	// Generation's own queue and watermarks (depth: sequences waiting and running); 0 for the
 	// high watermark means MaxRunning + QueueSize.
-	GenerateMaxRunning     int `env:"GENERATE_MAX_RUNNING" envDefault:"32"`
-	GenerateMaxStepTokens  int `env:"GENERATE_MAX_STEP_TOKENS" envDefault:"4096"`
+	GenerateMaxRunning    int `env:"GENERATE_MAX_RUNNING" envDefault:"32"`
+	GenerateMaxStepTokens int `env:"GENERATE_MAX_STEP_TOKENS" envDefault:"4096"`
+	// GenerateMaxModelLen is the longest sequence served (0: the model's, lowered to what the
+	// KV pool holds).
+	GenerateMaxModelLen    int `env:"GENERATE_MAX_MODEL_LEN" envDefault:"0"`
 	GenerateQueueSize      int `env:"GENERATE_QUEUE_SIZE" envDefault:"64"`
 	GenerateMaxQueueWaitMS int `env:"GENERATE_MAX_QUEUE_WAIT_MS" envDefault:"5000"`
 	GenerateHighWatermark  int `env:"GENERATE_HIGH_WATERMARK" envDefault:"0"`
@@ -301,6 +304,7 @@ func upperBounds(m machine) []upperBound {
 		{"BATCH_MAX_QUEUE_SIZE", i(func(c Config) int { return c.BatchMaxQueueSize }), 65536, "a sane queue"},
 		{"GENERATE_MAX_RUNNING", i(func(c Config) int { return c.GenerateMaxRunning }), 4096, "a sane batch"},
 		{"GENERATE_MAX_STEP_TOKENS", i(func(c Config) int { return c.GenerateMaxStepTokens }), 1 << 20, "a sane step"},
+		{"GENERATE_MAX_MODEL_LEN", i(func(c Config) int { return c.GenerateMaxModelLen }), 1 << 24, "a sane context"},
 		{"GENERATE_QUEUE_SIZE", i(func(c Config) int { return c.GenerateQueueSize }), 65536, "a sane queue"},
 		{"GENERATE_STREAM_BUFFER", i(func(c Config) int { return c.GenerateStreamBuffer }), 65536, "a sane buffer"},
 		{"KV_BLOCK_TOKENS", i(func(c Config) int { return c.KVBlockTokens }), 1024, "a sane block"},
@@ -459,6 +463,26 @@ func (c Config) scheduler(maxPositions int, pad int64) scheduler.Config {
 		QueueSize: c.GenerateQueueSize, MaxQueueWait: ms(c.GenerateMaxQueueWaitMS),
 		Weights:   [admission.NumPriorities]int{admission.Interactive: c.InteractiveWeight, admission.Bulk: c.BulkWeight},
 		OutBuffer: c.GenerateStreamBuffer, StallTimeout: ms(c.GenerateStallTimeoutMS), MaxPositions: maxPositions, PadID: pad}
+}
+
+// servedLength is the longest sequence generation serves for a model of positions positions
+// whose KV pool holds poolHolds tokens of one sequence: SLUICE_GENERATE_MAX_MODEL_LEN when
+// set (an error when either cannot take it), else the model's, lowered to what the pool holds
+// (lowered says so).
+func (c Config) servedLength(positions, poolHolds int) (n int, lowered bool, err error) {
+	const name = "SLUICE_GENERATE_MAX_MODEL_LEN"
+	switch n = c.GenerateMaxModelLen; {
+	case n < 0:
+		return 0, false, fmt.Errorf("invalid configuration:\n  %s must not be negative (0: the model's), got %d", name, n)
+	case n > positions:
+		return 0, false, fmt.Errorf("invalid configuration:\n  %s must be at most the model's %d positions, got %d", name, positions, n)
+	case n > poolHolds:
+		return 0, false, fmt.Errorf("invalid configuration:\n  %s: the KV pool holds %d tokens of one sequence, got %d "+
+			"(raise SLUICE_KV_MEMORY_BYTES or SLUICE_KV_BLOCKS, or lower %s)", name, poolHolds, n, name)
+	case n > 0:
+		return n, false, nil
+	}
+	return min(positions, poolHolds), poolHolds < positions, nil
 }
 
 // kv is the KV pool's configuration over a model's geometry.

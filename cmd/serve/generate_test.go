@@ -464,3 +464,61 @@ func TestChoicesSampleApart(t *testing.T) {
 		t.Fatalf("chat (tiny-lm's template is the message's text): %q %v, want %q", chat, usage, first)
 	}
 }
+
+// TestServedContextFollowsTheKVPool: with a pool of 96 tokens the served context is lowered
+// to 96 and said so at start-up, and a request past it is refused at once (422) instead of
+// waiting for room that never comes; a SLUICE_GENERATE_MAX_MODEL_LEN the pool or the model
+// cannot hold is a start-up error.
+func TestServedContextFollowsTheKVPool(t *testing.T) {
+	srv := startServer(t, "SLUICE_KV_BLOCKS=6")
+	if !strings.Contains(srv.logs.String(), `"model_positions":256,"served":96`) {
+		t.Fatalf("no start-up line about the lowered context:\n%s", srv.logs.String())
+	}
+	long := strings.Repeat("The patient was started on metformin. ", 12)
+	status, out := srv.post(t, "/generate", map[string]any{"inputs": long, "parameters": map[string]any{"max_new_tokens": 8}})
+	if msg, _ := out["error"].(string); status != 422 || !strings.Contains(msg, "must be <= 96") {
+		t.Fatalf("a request past the served context: %d %v", status, out)
+	}
+	for _, env := range [][]string{{"SLUICE_KV_BLOCKS=6", "SLUICE_GENERATE_MAX_MODEL_LEN=128"}, {"SLUICE_GENERATE_MAX_MODEL_LEN=300"}} {
+		var stdout, stderr lockedBuffer
+		env = append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_ADDR=127.0.0.1:0"}, env...)
+		if code := run(context.Background(), env, &stdout, &stderr, nil); code == 0 || !strings.Contains(stderr.String(), "SLUICE_GENERATE_MAX_MODEL_LEN") {
+			t.Fatalf("%v: exit %d, stderr:\n%s", env, code, stderr.String())
+		}
+	}
+}
+
+// TestChunkedPrefillServesTheSameTokens: with a step budget of 32 positions a 150-token prompt
+// is prefilled in chunks through ONNX Runtime and continues exactly as one prefill does.
+func TestChunkedPrefillServesTheSameTokens(t *testing.T) {
+	prompt := strings.Repeat("Blood pressure was stable and the wound was clean. ", 15)
+	ids := func(srv *testServer) []any {
+		t.Helper()
+		status, out := srv.post(t, "/generate", map[string]any{"inputs": prompt,
+			"parameters": map[string]any{"max_new_tokens": 12, "details": true, "decoder_input_details": false}})
+		details, _ := out["details"].(map[string]any)
+		if status != 200 || details == nil {
+			t.Fatalf("%d %v", status, out)
+		}
+		var got []any
+		for _, tok := range details["tokens"].([]any) {
+			got = append(got, tok.(map[string]any)["id"])
+		}
+		return got
+	}
+	whole := ids(startServer(t))
+	chunked := startServer(t, "SLUICE_GENERATE_MAX_STEP_TOKENS=32")
+	if got := ids(chunked); !slices.Equal(got, whole) {
+		t.Fatalf("chunked prefill generated %v, one prefill %v", got, whole)
+	}
+	for _, line := range strings.Split(string(chunked.metrics(t)), "\n") {
+		if rest, ok := strings.CutPrefix(line, `sluice_generate_step_seconds_count{kind="prefill"`); ok {
+			n, err := strconv.ParseFloat(rest[strings.LastIndexByte(rest, ' ')+1:], 64)
+			if err != nil || n < 5 {
+				t.Fatalf("%s: want at least 5 prefill steps (chunks of 32 positions)", line)
+			}
+			return
+		}
+	}
+	t.Fatal("no prefill step counted")
+}

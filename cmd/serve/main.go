@@ -199,11 +199,19 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	if err != nil {
 		return handlers.GenerationEndpoint{}, named(err, kvVars)
 	}
+	maxLen, lowered, err := cfg.servedLength(c.MaxPositionEmbeddings, pool.MaxSequence())
+	if err != nil {
+		return handlers.GenerationEndpoint{}, err
+	}
+	if lowered {
+		s.logger.Info("the served context is lowered to what the KV cache holds (SLUICE_GENERATE_MAX_MODEL_LEN)",
+			slog.String("model", m.Name), slog.Int("model_positions", c.MaxPositionEmbeddings), slog.Int("served", maxLen))
+	}
 	var model scheduler.Model = dec
 	if cfg.BenchStepDelayMS > 0 {
 		model = slowedModel{Model: dec, delay: ms(cfg.BenchStepDelayMS)}
 	}
-	s.sched, err = scheduler.New(m.Name, model, pool, cfg.scheduler(c.MaxPositionEmbeddings, m.Tokenizer.PadID()), clk,
+	s.sched, err = scheduler.New(m.Name, model, pool, cfg.scheduler(maxLen, m.Tokenizer.PadID()), clk,
 		scheduler.NewMetrics(reg))
 	if err != nil {
 		return handlers.GenerationEndpoint{}, named(err, schedulerVars)
@@ -214,7 +222,7 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 		maxNew = 64
 	}
 	s.generator, err = generate.New(m.Name, s.sched, m.Tokenizer, generate.Config{EOS: c.EOSTokenID,
-		MaxPositions: c.MaxPositionEmbeddings, DefaultMaxNewTokens: maxNew, FirstTokenTimeout: ms(cfg.GenerateFirstTokenTimeoutMS)})
+		MaxPositions: maxLen, DefaultMaxNewTokens: maxNew, FirstTokenTimeout: ms(cfg.GenerateFirstTokenTimeoutMS)})
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
 	}
