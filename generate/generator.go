@@ -166,10 +166,13 @@ const (
 
 // Token is one generated token.
 type Token struct {
-	ID      int64
+	ID int64
+	// Text is what the token adds to the generated text: nothing for a special token.
 	Text    string
 	Logprob float32
 	Special bool
+	// SpecialText is a special token's own spelling ("</s>"), which TGI shows as its text.
+	SpecialText string
 }
 
 // Event is one step of a Stream: a token, and on the last event why the stream ended.
@@ -218,6 +221,9 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 	}
 	out := Event{Index: ev.Index, HasToken: ev.HasToken(), Done: ev.Done, Err: ev.Err,
 		Token: Token{ID: ev.ID, Text: ev.Text, Logprob: ev.Logprob, Special: ev.Special}}
+	if ev.Special && out.HasToken {
+		out.SpecialText = s.c.tok.Decode([]int64{ev.ID}, false)
+	}
 	if ev.Done {
 		switch ev.Finish {
 		case scheduler.FinishLength:

@@ -117,7 +117,7 @@ func (completions) read(body []byte, ep *GenerationEndpoint, info requestInfo) (
 // (400 invalid_request_error, worded as OpenAI words a context overflow); every other
 // failure is a server_error with its own status.
 func (completions) reply(e *apiError, requestID string) (int, any) {
-	out := openAIError{Message: e.Message, Type: "server_error", Code: e.Code, RequestID: requestID}
+	out := openAIError{Message: e.Message, Type: "server_error", Code: e.Code, Details: e.Details, RequestID: requestID}
 	status := e.Status
 	if e.Code == CodeValidation {
 		status, out.Type = fiber.StatusBadRequest, "invalid_request_error"
@@ -222,6 +222,7 @@ type openAIError struct {
 	Type      string  `json:"type"`
 	Param     *string `json:"param"`
 	Code      string  `json:"code"`
+	Details   any     `json:"details,omitempty"`
 	RequestID string  `json:"request_id,omitempty"`
 }
 

@@ -136,7 +136,7 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	if err := g.begin(req); err != nil {
 		defer g.done()
 		if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
-			return s.writeRefusal(c, ref)
+			return s.writeGenError(c, x, d, refusalError(ref))
 		}
 		return s.writeGenError(c, x, d, s.failure(x, g.ctx, err))
 	}
@@ -161,6 +161,24 @@ func (s *server) writeGenError(c *fiber.Ctx, x *exchange, d dialect, e *apiError
 	}
 	status, body := d.reply(e, x.id)
 	return c.Status(status).JSON(body)
+}
+
+// refusalError is an admission refusal as a failure a dialect can word: the entity routes'
+// status, headers, code, message and details, so a client of any dialect sees the same
+// Retry-After and reason.
+func refusalError(ref admission.Refusal) *apiError {
+	e := &apiError{Status: ref.Status(), Code: admission.Code, Message: ref.Message(), Details: ref.Details(),
+		Outcome: OutcomeRefused, Headers: map[string]string{}}
+	if ref.Reason == admission.ReasonMaxWait {
+		e.Outcome = OutcomeExpired
+	}
+	if v, ok := ref.RetryAfterHeader(); ok {
+		e.Headers[fiber.HeaderRetryAfter] = v
+	}
+	if v, ok := ref.Token.Value(); ok {
+		e.Headers[admission.RetryTokenHeader] = string(v)
+	}
+	return e
 }
 
 // genCall is one admitted generation request on its way: its streams (several for a

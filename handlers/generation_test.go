@@ -204,8 +204,14 @@ func TestDialectsAnswerFailuresInTheirShape(t *testing.T) {
 
 	f = generationFixture(t, &fakeGenerator{err: fmt.Errorf("scheduler: %w", admission.ErrQueueFull)}, time.Minute)
 	r = f.do(t, "POST", "/generate", `{"inputs":"Say"}`)
-	if r.status != 503 || r.header.Get("Retry-After") != "2" || errorOf(t, r)["code"] != "backpressure" {
-		t.Fatalf("queue full: %d %s", r.status, r.raw)
+	if r.status != 503 || r.header.Get("Retry-After") != "2" || r.body["error_type"] != "overloaded" || r.body["code"] != "backpressure" {
+		t.Fatalf("TGI queue full: %d %s", r.status, r.raw)
+	}
+	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say"}`)
+	e, _ = r.body["error"].(map[string]any)
+	if r.status != 503 || r.header.Get("Retry-After") != "2" || e["type"] != "server_error" || e["code"] != "backpressure" ||
+		e["details"].(map[string]any)["reason"] != "saturated" {
+		t.Fatalf("OpenAI queue full: %d %s", r.status, r.raw)
 	}
 
 	stalls := &fakeGenerator{script: []generate.Event{token(1, "a"),

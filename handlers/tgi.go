@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/generate"
 )
 
@@ -91,12 +92,14 @@ type tgiError struct {
 	Error     string `json:"error"`
 	ErrorType string `json:"error_type"`
 	Code      string `json:"code"`
+	Details   any    `json:"details,omitempty"`
 	RequestID string `json:"request_id"`
 }
 
 // tgiOptions is what a TGI request asks beyond its generation parameters.
 type tgiOptions struct {
 	stream, details, fullText bool
+	fullTextSet               bool // return_full_text was given
 }
 
 // tgi is TGI's dialect; mode says how the route chooses between an answer and a stream.
@@ -104,6 +107,9 @@ type tgi struct{ mode tgiMode }
 
 func (t tgi) read(body []byte, ep *GenerationEndpoint, _ requestInfo) (genRequest, answer, *apiError) {
 	prompt, params, opts, msg := parseTGI(body, ep)
+	if t.mode == tgiCompat && !opts.fullTextSet {
+		opts.fullText = true // TGI's POST / answers a text-generation model with the prompt too
+	}
 	if msg != "" {
 		return genRequest{}, nil, &apiError{Status: fiber.StatusUnprocessableEntity, Code: CodeValidation,
 			Message: msg, Outcome: OutcomeFailed}
@@ -118,15 +124,19 @@ func (t tgi) read(body []byte, ep *GenerationEndpoint, _ requestInfo) (genReques
 	return req, &tgiAnswer{compat: t.mode == tgiCompat, opts: opts, prompt: prompt}, nil
 }
 
-// reply is TGI's error body, with Sluice's code and request id beside its fields. Validation
-// failures are TGI's "validation" errors, worded as its router words them; the rest are
-// "generation" errors.
+// reply is TGI's error body, with Sluice's code, details and request id beside its fields.
+// Validation failures are TGI's "validation" errors, worded as its router words them; a
+// refusal is "overloaded" (huggingface_hub's OverloadedError); the rest are "generation"
+// errors.
 func (tgi) reply(e *apiError, requestID string) (int, any) {
 	kind, msg := "generation", e.Message
-	if e.Code == CodeValidation {
+	switch e.Code {
+	case CodeValidation:
 		kind, msg = "validation", "Input validation error: "+msg
+	case admission.Code:
+		kind = "overloaded"
 	}
-	return e.Status, tgiError{Error: msg, ErrorType: kind, Code: e.Code, RequestID: requestID}
+	return e.Status, tgiError{Error: msg, ErrorType: kind, Code: e.Code, Details: e.Details, RequestID: requestID}
 }
 
 // tgiAnswer writes one TGI request's answers.
@@ -180,8 +190,14 @@ func (a *tgiAnswer) generatedText(ch *genChoice) string {
 	return ch.text.String()
 }
 
+// tgiTokenOf is a token as TGI shows it: a special token spelled out, though the generated
+// text leaves it out.
 func tgiTokenOf(t generate.Token) tgiToken {
-	return tgiToken{ID: t.ID, Text: t.Text, Logprob: t.Logprob, Special: t.Special}
+	text := t.Text
+	if t.Special {
+		text = t.SpecialText
+	}
+	return tgiToken{ID: t.ID, Text: text, Logprob: t.Logprob, Special: t.Special}
 }
 
 // seedOf is the seed TGI reports: the one sampling used, null for greedy decoding.
@@ -216,7 +232,7 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 		opts.stream = *req.Stream
 	}
 	opts.details = p.Details != nil && *p.Details
-	opts.fullText = p.ReturnFullText != nil && *p.ReturnFullText
+	opts.fullText, opts.fullTextSet = p.ReturnFullText != nil && *p.ReturnFullText, p.ReturnFullText != nil
 	params.Temperature = 1
 	if p.DoSample != nil {
 		sampled = *p.DoSample

@@ -423,6 +423,54 @@ func TestGenerationWireDetails(t *testing.T) {
 	if status != 200 || out["choices"] == nil {
 		t.Fatalf("top_k -1: %d %v", status, out)
 	}
+
+	// TGI's POST / answers a text-generation model with the prompt in front unless asked not to.
+	for body, full := range map[string]bool{
+		`{"inputs":"Follow up with","parameters":{"max_new_tokens":4}}`:                          true,
+		`{"inputs":"Follow up with","parameters":{"max_new_tokens":4,"return_full_text":false}}`: false,
+	} {
+		var answers []struct {
+			GeneratedText string `json:"generated_text"`
+		}
+		if data := postRaw(t, srv.url+"/", body); json.Unmarshal(data, &answers) != nil || len(answers) != 1 ||
+			strings.HasPrefix(answers[0].GeneratedText, "Follow up with") != full {
+			t.Fatalf("POST / %s: %s", body, data)
+		}
+	}
+
+	// A TGI stream that ends at the end of sequence shows that token spelled out, as special;
+	// the generated text leaves it out.
+	data := postRaw(t, srv.url+"/generate_stream", `{"inputs":"The patient was started on","parameters":{"max_new_tokens":60,"details":true}}`)
+	var last struct {
+		Token struct {
+			Text    string `json:"text"`
+			Special bool   `json:"special"`
+		} `json:"token"`
+		GeneratedText string `json:"generated_text"`
+		Details       struct {
+			FinishReason string `json:"finish_reason"`
+		} `json:"details"`
+	}
+	events := strings.Split(strings.TrimSpace(string(data)), "\n\n")
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(events[len(events)-1], "data:")), &last); err != nil ||
+		last.Details.FinishReason != "eos_token" || !last.Token.Special || last.Token.Text != "[SEP]" || strings.Contains(last.GeneratedText, "[SEP]") {
+		t.Fatalf("last event of a stream ended by EOS: %+v (%v)\n%s", last, err, data)
+	}
+}
+
+// postRaw posts body as JSON and returns the response body, whatever its status.
+func postRaw(t *testing.T, url, body string) []byte {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // TestChoicesSampleApart: n choices of one seeded request are different samples (each takes
