@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/sluice-serving/sluice/models"
@@ -21,14 +22,7 @@ import (
 // continuation of the golden prompt (tiny-lm's chat template is the messages' text).
 // `make test` installs the pinned packages (cmd/serve/testdata/js/package-lock.json).
 func TestEcosystemClients(t *testing.T) {
-	dir := filepath.Join("testdata", "js")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not found")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai")); err != nil {
-		t.Skip("the JS clients are not installed: run make test (or npm ci in cmd/serve/testdata/js)")
-	}
+	node := jsClients(t)
 	g := readLMGoldens(t)[0]
 	m, err := models.Load(models.Embedded(), "tiny-lm")
 	if err != nil {
@@ -37,46 +31,25 @@ func TestEcosystemClients(t *testing.T) {
 	ids := untilEOS(g.Greedy)
 	want := m.Tokenizer.Decode(append(append([]int64{}, g.PromptIDs...), ids...), true)[len(m.Tokenizer.Decode(g.PromptIDs, true)):]
 
-	srv := startServer(t)
-	cmd := exec.Command(node, "clients.mjs", srv.url, g.Prompt, strconv.Itoa(len(g.Greedy)))
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v\n%s\n%s", err, out, stderr.String())
-	}
-	type result struct {
-		Check  string         `json:"check"`
-		Text   string         `json:"text"`
-		Final  string         `json:"final"`
-		Finish string         `json:"finish"`
-		Usage  map[string]int `json:"usage"`
-		Tokens int            `json:"tokens"`
-		Role   string         `json:"role"`
-		Error  string         `json:"error"`
-		Status int            `json:"status"`
-	}
-	got := map[string]result{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var r result
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("line %q: %v", sc.Text(), err)
-		}
-		got[r.Check] = r
-	}
+	got := runClients(t, node, startServer(t), g.Prompt, strconv.Itoa(len(g.Greedy)))
 	usage := map[string]int{"prompt_tokens": len(g.PromptIDs), "completion_tokens": len(ids), "total_tokens": len(g.PromptIDs) + len(ids)}
+	// TGI's POST / answers a text-generation model with the prompt in front, and its token
+	// events spell out the end-of-sequence token.
+	texts := map[string]string{"tgi": g.Prompt + want, "tgi-stream": want + "[SEP]"}
 	for _, check := range []string{"openai", "openai-stream", "hf", "hf-stream", "tgi", "tgi-stream",
 		"openai-chat", "openai-chat-stream", "hf-chat", "hf-chat-stream"} {
 		r, ok := got[check]
+		wantText, own := texts[check]
+		if !own {
+			wantText = want
+		}
 		switch {
 		case !ok:
 			t.Errorf("%s: no result", check)
 		case r.Error != "":
 			t.Errorf("%s: %s", check, r.Error)
-		case r.Text != want:
-			t.Errorf("%s: text %q, want torch's %q", check, r.Text, want)
+		case r.Text != wantText:
+			t.Errorf("%s: text %q, want torch's %q", check, r.Text, wantText)
 		}
 	}
 	for _, check := range []string{"openai", "openai-stream", "openai-chat", "openai-chat-stream"} {
@@ -95,8 +68,8 @@ func TestEcosystemClients(t *testing.T) {
 	if r := got["tgi"]; r.Finish != "eos_token" || r.Tokens != len(ids) {
 		t.Errorf("tgi: finish %q, %d tokens; want eos_token, %d", r.Finish, r.Tokens, len(ids))
 	}
-	if r := got["tgi-stream"]; r.Final != want {
-		t.Errorf("tgi-stream: generated_text %q, want %q", r.Final, want)
+	if r := got["tgi-stream"]; r.Final != g.Prompt+want {
+		t.Errorf("tgi-stream: generated_text %q, want %q", r.Final, g.Prompt+want)
 	}
 	if r := got["openai-invalid"]; r.Status != 400 || r.Error == "" {
 		t.Errorf("openai-invalid: %+v, want the client to throw a 400", r)
@@ -113,4 +86,78 @@ func equalUsage(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// clientResult is one line of clients.mjs: a check's outcome.
+type clientResult struct {
+	Check  string         `json:"check"`
+	Text   string         `json:"text"`
+	Final  string         `json:"final"`
+	Finish string         `json:"finish"`
+	Usage  map[string]int `json:"usage"`
+	Tokens int            `json:"tokens"`
+	Role   string         `json:"role"`
+	Error  string         `json:"error"`
+	Status int            `json:"status"`
+}
+
+// jsClients is node, or a skip when node or the pinned clients are missing.
+func jsClients(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found")
+	}
+	if _, err := os.Stat(filepath.Join("testdata", "js", "node_modules", "openai")); err != nil {
+		t.Skip("the JS clients are not installed: run make test (or npm ci in cmd/serve/testdata/js)")
+	}
+	return node
+}
+
+// runClients runs clients.mjs against srv with args and returns its results by check.
+func runClients(t *testing.T, node string, srv *testServer, args ...string) map[string]clientResult {
+	t.Helper()
+	cmd := exec.Command(node, append([]string{"clients.mjs", srv.url}, args...)...)
+	cmd.Dir = filepath.Join("testdata", "js")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s\n%s", err, out, stderr.String())
+	}
+	got := map[string]clientResult{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r clientResult
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		got[r.Check] = r
+	}
+	return got
+}
+
+// TestStreamsCutByTheirDeadlineEndWithAnError (issue 38, 4): on a slowed model, a stream whose
+// generation deadline passes after some tokens ends with the dialect's error event (code
+// timeout), never a bare close, and each ecosystem client raises instead of taking the cut
+// stream for a finished answer.
+func TestStreamsCutByTheirDeadlineEndWithAnError(t *testing.T) {
+	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=40", "SLUICE_GENERATE_TIMEOUT_MS=400")
+	for route, body := range map[string]string{
+		"/v1/completions":      `{"model":"m","prompt":"The patient was started on","max_tokens":60,"ignore_eos":true,"stream":true}`,
+		"/v1/chat/completions": `{"model":"m","messages":[{"role":"user","content":"The patient was started on"}],"max_tokens":60,"ignore_eos":true,"stream":true}`,
+		"/generate_stream":     `{"inputs":"The patient was started on","parameters":{"max_new_tokens":60}}`,
+	} {
+		events := strings.Split(strings.TrimSpace(string(postRaw(t, srv.url+route, body))), "\n\n")
+		last := events[len(events)-1]
+		if len(events) < 3 || !strings.Contains(last, `"code":"timeout"`) || strings.Contains(last, "[DONE]") {
+			t.Fatalf("%s cut by its deadline: %d events, last %q", route, len(events), last)
+		}
+	}
+	got := runClients(t, jsClients(t), srv, "The patient was started on", "60", "cut")
+	for _, check := range []string{"cut-openai", "cut-openai-chat", "cut-tgi"} {
+		if r, ok := got[check]; !ok || r.Error == "" {
+			t.Errorf("%s: %+v, want the client to raise", check, r)
+		}
+	}
 }

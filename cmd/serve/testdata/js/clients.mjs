@@ -2,12 +2,12 @@
 // {"check": name, "text": ..., ...} or {"check": name, "error": ...}. The Go test
 // (cmd/serve TestEcosystemClients) starts the server, runs this, and judges the lines.
 //
-//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens
+//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut]
 import OpenAI from "openai";
 import { InferenceClient } from "@huggingface/inference";
 import { InferenceClient as TGIClient } from "hf-inference-tgi";
 
-const [base, prompt, maxTokensArg] = process.argv.slice(2);
+const [base, prompt, maxTokensArg, mode] = process.argv.slice(2);
 const maxTokens = Number(maxTokensArg);
 
 function report(check, fields) {
@@ -22,8 +22,28 @@ async function run(check, fn) {
   }
 }
 
-// OpenAI's client: /v1/completions, answer and stream (usage asked for), and an error.
 const openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: "unused", maxRetries: 0 });
+const tgi = new TGIClient("", { endpointUrl: base, retry_on_error: false });
+const messages = [{ role: "user", content: prompt }];
+
+// "cut": streams the server ends early (their deadline passes): each client must raise, never
+// take the stream for a finished answer.
+if (mode === "cut") {
+  const drain = async (stream, text) => {
+    let n = 0;
+    for await (const ev of stream) n += text(ev) ? 1 : 0;
+    return { text: "ended without an error", tokens: n };
+  };
+  await run("cut-openai", async () => drain(await openai.completions.create({ model: "tiny-lm", prompt,
+    max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true }), (c) => c.choices?.[0]?.text));
+  await run("cut-openai-chat", async () => drain(await openai.chat.completions.create({ model: "tiny-lm", messages,
+    max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true }), (c) => c.choices?.[0]?.delta?.content));
+  await run("cut-tgi", async () => drain(tgi.textGenerationStream({ inputs: prompt,
+    parameters: { max_new_tokens: maxTokens } }), (ev) => ev.token?.text));
+  process.exit(0);
+}
+
+// OpenAI's client: /v1/completions, answer and stream (usage asked for), and an error.
 await run("openai", async () => {
   const c = await openai.completions.create({ model: "tiny-lm", prompt, max_tokens: maxTokens, temperature: 0 });
   return { text: c.choices[0].text, finish: c.choices[0].finish_reason, usage: c.usage, object: c.object };
@@ -49,7 +69,6 @@ await run("openai-invalid", async () => {
 });
 
 // OpenAI's client: /v1/chat/completions, answer and stream, and /v1/models.
-const messages = [{ role: "user", content: prompt }];
 await run("openai-chat", async () => {
   const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_completion_tokens: maxTokens, temperature: 0 });
   const m = c.choices[0].message;
@@ -93,7 +112,6 @@ await run("hf-stream", async () => {
 });
 
 // HuggingFace's client as it was up to 4.13.16: TGI's POST / with inputs and parameters.
-const tgi = new TGIClient("", { endpointUrl: base, retry_on_error: false });
 await run("tgi", async () => {
   const out = await tgi.textGeneration({ inputs: prompt, parameters: { max_new_tokens: maxTokens, details: true } });
   return { text: out.generated_text, finish: out.details?.finish_reason, tokens: out.details?.tokens?.length };
