@@ -8,9 +8,11 @@ import (
 )
 
 // admit moves waiting sequences into the running set while there is room and their tokens
-// fit in the pool, choosing classes by weight and each class in arrival order.
+// fit in the pool, choosing classes by weight and each class in arrival order. A class that
+// finds the running set full, or the pool short, takes the place of a running sequence of a
+// lower class (preempted for priority, at most PreemptLimit times each).
 func (s *Scheduler) admit(now time.Time) {
-	for len(s.running) < s.cfg.MaxRunning {
+	for {
 		s.mu.Lock()
 		var ready [admission.NumPriorities]bool
 		any := false
@@ -22,13 +24,35 @@ func (s *Scheduler) admit(now time.Time) {
 			s.mu.Unlock()
 			return
 		}
-		p := s.pick.Next(ready)
+		full := len(s.running) >= s.cfg.MaxRunning
+		var p admission.Priority
+		if full {
+			var ok bool
+			if p, ok = s.bumpingClass(ready); !ok {
+				s.mu.Unlock()
+				return
+			}
+		} else {
+			p = s.pick.Next(ready)
+		}
 		q := s.waiting[p].head
 		s.mu.Unlock()
 
+		if full {
+			s.bump(s.priorityVictim(p))
+		}
 		t := s.pool.NewTable()
 		cached := s.pool.Match(t, q.tokens)
-		if !s.pool.Reserve(t, len(q.tokens)-cached) {
+		fits := s.pool.Reserve(t, len(q.tokens)-cached)
+		for !fits {
+			v := s.priorityVictim(p)
+			if v == nil {
+				break
+			}
+			s.bump(v)
+			fits = s.pool.Reserve(t, len(q.tokens)-cached)
+		}
+		if !fits {
 			s.pool.Release(t)
 			if len(s.running) == 0 {
 				// Nothing will free blocks: this sequence can never fit.
@@ -58,6 +82,40 @@ func (s *Scheduler) admit(now time.Time) {
 	}
 }
 
+// bumpingClass is the highest waiting class that a full running set makes room for: one with a
+// running sequence below it that may still be preempted. Called with mu held.
+func (s *Scheduler) bumpingClass(ready [admission.NumPriorities]bool) (admission.Priority, bool) {
+	for _, p := range admission.Priorities {
+		if ready[p] && s.priorityVictim(p) != nil {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// priorityVictim is the running sequence a waiting one of class p may take the place of: of a
+// lower class, preempted for priority fewer than PreemptLimit times; the lowest class, and in
+// it the latest admitted. Nil when there is none.
+func (s *Scheduler) priorityVictim(p admission.Priority) *sequence {
+	var v *sequence
+	for _, q := range s.running {
+		if q.req.Priority <= p || q.bumped >= s.cfg.PreemptLimit || q.ended.Load() || q.table == nil {
+			continue
+		}
+		if v == nil || q.req.Priority > v.req.Priority ||
+			(q.req.Priority == v.req.Priority && !q.admitted.Before(v.admitted)) {
+			v = q
+		}
+	}
+	return v
+}
+
+// bump preempts q for a higher class.
+func (s *Scheduler) bump(q *sequence) {
+	q.bumped++
+	s.preempt(q, true)
+}
+
 // reserve makes room for q's new tokens, preempting the lowest-priority, most recently admitted
 // sequences while the pool is short; q itself may be the one preempted. A sequence alone that
 // still does not fit can never run: it ends with ErrNoRoom.
@@ -70,14 +128,15 @@ func (s *Scheduler) reserve(q *sequence) {
 			s.retire(q, s.clk.Now())
 			return
 		}
-		s.preempt(victim)
+		s.preempt(victim, false)
 		if victim == q {
 			return
 		}
 	}
 }
 
-// victim is the running sequence to preempt: the lowest class, and in it the latest admitted.
+// victim is the running sequence to preempt: the lowest class, and in it the latest admitted
+// (of those admitted together, the last in the running set).
 func (s *Scheduler) victim() *sequence {
 	var v *sequence
 	for _, q := range s.running {
@@ -85,7 +144,7 @@ func (s *Scheduler) victim() *sequence {
 			continue
 		}
 		if v == nil || q.req.Priority > v.req.Priority ||
-			(q.req.Priority == v.req.Priority && q.admitted.After(v.admitted)) {
+			(q.req.Priority == v.req.Priority && !q.admitted.Before(v.admitted)) {
 			v = q
 		}
 	}
@@ -93,8 +152,9 @@ func (s *Scheduler) victim() *sequence {
 }
 
 // preempt gives q's blocks back and puts it at the front of its class's waiting list, to be
-// recomputed (prompt and generated tokens) when it is admitted again.
-func (s *Scheduler) preempt(q *sequence) {
+// recomputed (prompt and generated tokens) when it is admitted again: because the pool ran
+// short, or forPriority.
+func (s *Scheduler) preempt(q *sequence, forPriority bool) {
 	s.pool.Release(q.table)
 	q.table = nil
 	q.preempted = true
@@ -107,7 +167,7 @@ func (s *Scheduler) preempt(q *sequence) {
 	s.waiting[q.req.Priority].pushFront(q)
 	s.waitingBy[q.req.Priority].Add(1)
 	s.mu.Unlock()
-	s.m.preempted()
+	s.m.preempted(forPriority)
 }
 
 // progress moves n of q's tokens from the work to do to the work done. A sequence that has

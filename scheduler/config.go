@@ -34,6 +34,10 @@ type Config struct {
 	MaxPositions int
 	// PadID fills the padded input positions (any valid id: the mask hides them).
 	PadID int64
+	// PreemptLimit is how many times a sequence may be preempted for a higher class waiting
+	// behind a full running set or a short pool; 0 never preempts for priority. It bounds the
+	// work a low-class sequence can lose, so it always finishes.
+	PreemptLimit int
 }
 
 // Validate reports every field that is out of range: the result joins one *settings.Problem
@@ -49,6 +53,9 @@ func (c Config) Validate() error {
 		if f.v < 1 || f.v > f.max {
 			check.Addf(f.name, "must be between 1 and %d, got %d", f.max, f.v)
 		}
+	}
+	if c.PreemptLimit < 0 || c.PreemptLimit > 1<<10 {
+		check.Addf("PreemptLimit", "must be between 0 and %d, got %d", 1<<10, c.PreemptLimit)
 	}
 	if c.MaxQueueWait < 0 {
 		check.Addf("MaxQueueWait", "must not be negative (0: no limit), got %s", c.MaxQueueWait)

@@ -11,12 +11,16 @@
 // admitted (admit.go), by class weight (admission.Picker) and in arrival order, while their
 // tokens fit in the pool (a shared prompt prefix is taken from the prefix cache). Each
 // iteration (step.go) runs prefill steps for the sequences with several tokens to compute
-// (new, or resumed), batched within MaxStepTokens, then one decode step for every other
+// (new, or resumed), at most MaxStepTokens new positions an iteration (a longer prompt in
+// chunks over several iterations), then one decode step for every other
 // running sequence as one left-padded batch: past keys and values gathered from the blocks
 // (or, when the batch is the previous step's rows, taken from its present; scratch.go), the
 // new position written back. When the pool runs short, the lowest class's most recently
 // admitted sequence is preempted: its blocks go back and it waits at the head of its queue to
-// be recomputed. Tokens are chosen by the request's Chooser (sampling, detokenizing and stop
+// be recomputed. A class that finds the running set full or the pool short takes the place
+// of a lower class's latest sequence the same way, at most PreemptLimit times per sequence, so
+// an interactive request does not wait for bulk ones to finish and a bulk one still finishes.
+// Tokens are chosen by the request's Chooser (sampling, detokenizing and stop
 // conditions are the caller's; see package generate).
 //
 // A Stream buffers OutBuffer events; a reader that falls behind pauses its sequence instead of

@@ -79,8 +79,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, q),
 		preemptions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_generate_preemptions_total",
-			Help: "Running sequences whose blocks were taken back for others, to be recomputed later.",
-		}, q),
+			Help: "Running sequences whose blocks were taken back, to be recomputed later, by reason: memory (the KV pool ran short) or priority (a higher class was waiting).",
+		}, []string{"queue", "reason"}),
 		trips: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_generate_watchdog_trips_total",
 			Help: "Decoder steps that ran past their limit (the stall timeout, or more for a step measured to cost more); the streams of that step were ended.",
@@ -114,16 +114,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 
 // metrics is one Scheduler's series with labels resolved once. A nil one does nothing.
 type metrics struct {
-	parent                             *Metrics
-	name                               string
-	finish                             map[Finish]prometheus.Counter
-	aborted                            map[string]prometheus.Counter
-	afterGone, tokens, preempts, trips prometheus.Counter
-	abortSeconds, abortSteps           prometheus.Observer
-	ttft, inter                        prometheus.Observer
-	stepSeconds, stepRows              [2]prometheus.Observer // [0] decode, [1] prefill
-	cachedTokens, computedTokens       prometheus.Counter
-	kvCopySeconds                      prometheus.Counter
+	parent                       *Metrics
+	name                         string
+	finish                       map[Finish]prometheus.Counter
+	aborted                      map[string]prometheus.Counter
+	afterGone, tokens, trips     prometheus.Counter
+	preempts                     [2]prometheus.Counter // [0] memory, [1] priority
+	abortSeconds, abortSteps     prometheus.Observer
+	ttft, inter                  prometheus.Observer
+	stepSeconds, stepRows        [2]prometheus.Observer // [0] decode, [1] prefill
+	cachedTokens, computedTokens prometheus.Counter
+	kvCopySeconds                prometheus.Counter
 }
 
 func (m *Metrics) forScheduler(s *Scheduler) (*metrics, error) {
@@ -138,7 +139,8 @@ func (m *Metrics) forScheduler(s *Scheduler) (*metrics, error) {
 		finish:    map[Finish]prometheus.Counter{},
 		aborted:   map[string]prometheus.Counter{},
 		afterGone: m.afterGone.WithLabelValues(n), tokens: m.tokens.WithLabelValues(n),
-		preempts: m.preemptions.WithLabelValues(n), trips: m.trips.WithLabelValues(n),
+		preempts:     [2]prometheus.Counter{m.preemptions.WithLabelValues(n, "memory"), m.preemptions.WithLabelValues(n, "priority")},
+		trips:        m.trips.WithLabelValues(n),
 		abortSeconds: m.abortSeconds.WithLabelValues(n), abortSteps: m.abortSteps.WithLabelValues(n),
 		ttft: m.ttft.WithLabelValues(n), inter: m.interToken.WithLabelValues(n),
 		cachedTokens: m.prefixTokens.WithLabelValues(n, "cached"), computedTokens: m.prefixTokens.WithLabelValues(n, "computed"),
@@ -209,9 +211,13 @@ func (rm *metrics) kvCopy(d time.Duration) {
 	}
 }
 
-func (rm *metrics) preempted() {
+func (rm *metrics) preempted(forPriority bool) {
 	if rm != nil {
-		rm.preempts.Inc()
+		i := 0
+		if forPriority {
+			i = 1
+		}
+		rm.preempts[i].Inc()
 	}
 }
 

@@ -9,8 +9,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
@@ -32,9 +35,10 @@ func (argmaxChooser) Choose(logits []float32) Choice {
 }
 
 type testOpts struct {
-	blocks int
-	cfg    func(*Config)
-	clk    clock.Clock
+	blocks   int
+	cfg      func(*Config)
+	clk      clock.Clock
+	registry *prometheus.Registry // nil: no metrics
 }
 
 // newTestScheduler builds a scheduler over a fresh fake model, not started.
@@ -59,7 +63,11 @@ func newTestScheduler(t *testing.T, o testOpts) (*Scheduler, *fakeModel) {
 	if o.clk == nil {
 		o.clk = clock.Real()
 	}
-	s, err := New("fake-lm", model, pool, cfg, o.clk, nil)
+	var m *Metrics
+	if o.registry != nil {
+		m = NewMetrics(o.registry)
+	}
+	s, err := New("fake-lm", model, pool, cfg, o.clk, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -725,4 +733,140 @@ func TestShutdownResumesPreemptedStreams(t *testing.T) {
 	if err := <-closed; err != nil {
 		t.Fatalf("Close: %v", err)
 	}
+}
+
+// freezeOnceEnded is a step hook that, at the first step after the watched stream has ended,
+// holds the loop until the test thaws it: what ran before that moment stays as it was for the
+// test to look at. Each watched stream freezes once. gate, when not nil, holds step gateStep
+// until it closes.
+type freezeOnceEnded struct {
+	watched  atomic.Pointer[Stream]
+	gate     chan struct{}
+	gateStep int64
+	frozen   chan struct{}
+	thaw     chan struct{}
+	thawOnce sync.Once
+}
+
+// newFreeze returns a freeze; the test defers release, so a failing test still lets the loop
+// go before its cleanup closes the scheduler.
+func newFreeze(gateStep int64) *freezeOnceEnded {
+	return &freezeOnceEnded{gate: make(chan struct{}), gateStep: gateStep, frozen: make(chan struct{}, 1), thaw: make(chan struct{})}
+}
+
+// release lets the loop go for good.
+func (f *freezeOnceEnded) release() { f.thawOnce.Do(func() { close(f.thaw) }) }
+
+func (f *freezeOnceEnded) hook(step int64, _ *engine.Step) error {
+	if step == f.gateStep {
+		<-f.gate
+	}
+	if w := f.watched.Load(); w != nil && w.seq.ended.Load() && f.watched.CompareAndSwap(w, nil) {
+		f.frozen <- struct{}{}
+		<-f.thaw
+	}
+	return nil
+}
+
+// TestInteractiveTakesTheSlotOfTheLatestBulk (issue 38, 6): with the running set full of long
+// bulk sequences, an interactive one does not wait for them: it takes the place of the latest
+// admitted bulk sequence, which is preempted (counted as for priority) and later recomputed to
+// the same tokens.
+func TestInteractiveTakesTheSlotOfTheLatestBulk(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s, model := newTestScheduler(t, testOpts{registry: reg, cfg: func(c *Config) { c.MaxRunning, c.PreemptLimit, c.OutBuffer = 2, 2, 256 }})
+	f := newFreeze(3)
+	defer f.release()
+	model.setHook(f.hook)
+	bulkReq := func(first int64) Request {
+		return Request{Prompt: []int64{first, 7}, MaxNewTokens: 200, Priority: admission.Bulk, Chooser: argmaxChooser{}}
+	}
+	early, late := mustSubmit(t, s, bulkReq(1)), mustSubmit(t, s, bulkReq(2))
+	start(t, s)
+	waitUntil(t, func() bool { return s.Load().Running == 2 }) // the running set is full
+	inter := mustSubmit(t, s, Request{Prompt: []int64{3, 7}, MaxNewTokens: 1, Priority: admission.Interactive, Chooser: argmaxChooser{}})
+	f.watched.Store(inter)
+	close(f.gate) // step 3, the bulk sequences' second decode, goes on
+	if ids, last := collect(t, inter); last.Err != nil || len(ids) != 1 {
+		t.Fatalf("interactive: %v %+v", ids, last)
+	}
+	// No step runs after the interactive sequence ended (the freeze): what is not ended now
+	// was not waited for.
+	if early.seq.ended.Load() || late.seq.ended.Load() {
+		t.Fatal("the interactive sequence waited for a bulk one to finish")
+	}
+	if early.seq.bumped != 0 || late.seq.bumped != 1 {
+		t.Fatalf("preempted for priority: early %d, late %d times; want the latest bulk once", early.seq.bumped, late.seq.bumped)
+	}
+	f.release()
+	for i, st := range []*Stream{early, late} {
+		if ids, last := collect(t, st); last.Err != nil || !slices.Equal(ids, referenceGreedy([]int64{int64(i + 1), 7}, 200)) {
+			t.Fatalf("bulk %d after the preemption: %d tokens, %+v", i, len(ids), last)
+		}
+	}
+	if got := counterValue(t, reg, "sluice_generate_preemptions_total", "reason", "priority"); got != 1 {
+		t.Fatalf("%v preemptions for priority counted, want 1", got)
+	}
+}
+
+// TestPreemptionForPriorityIsBounded: a bulk sequence gives its place to an interactive one at
+// most PreemptLimit times; past that, the next interactive sequence waits for it to finish.
+func TestPreemptionForPriorityIsBounded(t *testing.T) {
+	s, model := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.MaxRunning, c.PreemptLimit, c.OutBuffer = 1, 1, 256 }})
+	f := newFreeze(3)
+	defer f.release()
+	model.setHook(f.hook)
+	bulk := mustSubmit(t, s, Request{Prompt: []int64{1, 7}, MaxNewTokens: 200, Priority: admission.Bulk, Chooser: argmaxChooser{}})
+	start(t, s)
+	waitUntil(t, func() bool { return s.Load().Running == 1 }) // the running set is full
+	interactive := func(first int64) *Stream {
+		return mustSubmit(t, s, Request{Prompt: []int64{first, 7}, MaxNewTokens: 1, Priority: admission.Interactive, Chooser: argmaxChooser{}})
+	}
+	first := interactive(3)
+	f.watched.Store(first)
+	close(f.gate)
+	if _, last := collect(t, first); last.Err != nil {
+		t.Fatal(last.Err)
+	}
+	if bulk.seq.ended.Load() || bulk.seq.bumped != 1 {
+		t.Fatalf("bulk ended %v, preempted %d times: the first interactive sequence should have taken its place", bulk.seq.ended.Load(), bulk.seq.bumped)
+	}
+	second := interactive(4)
+	f.watched.Store(second)
+	f.thaw <- struct{}{}
+	if _, last := collect(t, second); last.Err != nil {
+		t.Fatal(last.Err)
+	}
+	// No step runs after the second one ended (the freeze), so a bulk sequence not ended now
+	// was preempted for it.
+	if !bulk.seq.ended.Load() || bulk.seq.bumped != 1 {
+		t.Fatalf("bulk ended %v, preempted %d times: the second interactive sequence should have waited", bulk.seq.ended.Load(), bulk.seq.bumped)
+	}
+	f.release()
+	if ids, last := collect(t, bulk); last.Err != nil || !slices.Equal(ids, referenceGreedy([]int64{1, 7}, 200)) {
+		t.Fatalf("bulk: %d tokens, %+v", len(ids), last)
+	}
+}
+
+// counterValue is the value of the counter of family name whose label has value.
+func counterValue(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s{%s=%q}", name, label, value)
+	return 0
 }

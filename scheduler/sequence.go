@@ -32,6 +32,8 @@ type sequence struct {
 	// take is how many of its uncached tokens the step in the making computes: all of them,
 	// or a chunk of a prompt longer than the step's budget.
 	take int
+	// bumped counts the times it was preempted for a higher class (Config.PreemptLimit).
+	bumped int
 
 	events     chan Event
 	pending    Event // a token event the reader had no room for

@@ -97,7 +97,9 @@ type Config struct {
 	GenerateMaxStepTokens int `env:"GENERATE_MAX_STEP_TOKENS" envDefault:"4096"`
 	// GenerateMaxModelLen is the longest sequence served (0: the model's, lowered to what the
 	// KV pool holds).
-	GenerateMaxModelLen    int `env:"GENERATE_MAX_MODEL_LEN" envDefault:"0"`
+	GenerateMaxModelLen int `env:"GENERATE_MAX_MODEL_LEN" envDefault:"0"`
+	// GeneratePreemptLimit is how often one sequence may give its place to a higher class.
+	GeneratePreemptLimit   int `env:"GENERATE_PREEMPT_LIMIT" envDefault:"2"`
 	GenerateQueueSize      int `env:"GENERATE_QUEUE_SIZE" envDefault:"64"`
 	GenerateMaxQueueWaitMS int `env:"GENERATE_MAX_QUEUE_WAIT_MS" envDefault:"5000"`
 	GenerateHighWatermark  int `env:"GENERATE_HIGH_WATERMARK" envDefault:"0"`
@@ -240,6 +242,9 @@ func (c Config) check(m machine) []problem {
 	if c.BenchStepDelayMS < 0 {
 		own("BENCH_STEP_DELAY_MS", "must be >= 0 (0: none) (got %d)", c.BenchStepDelayMS)
 	}
+	if c.GeneratePreemptLimit < 0 {
+		own("GENERATE_PREEMPT_LIMIT", "must be >= 0 (0: never preempt for priority) (got %d)", c.GeneratePreemptLimit)
+	}
 	if c.GenerateFirstTokenTimeoutMS < 0 {
 		own("GENERATE_FIRST_TOKEN_TIMEOUT_MS", "must be >= 0 (0: none) (got %d)", c.GenerateFirstTokenTimeoutMS)
 	}
@@ -305,6 +310,7 @@ func upperBounds(m machine) []upperBound {
 		{"GENERATE_MAX_RUNNING", i(func(c Config) int { return c.GenerateMaxRunning }), 4096, "a sane batch"},
 		{"GENERATE_MAX_STEP_TOKENS", i(func(c Config) int { return c.GenerateMaxStepTokens }), 1 << 20, "a sane step"},
 		{"GENERATE_MAX_MODEL_LEN", i(func(c Config) int { return c.GenerateMaxModelLen }), 1 << 24, "a sane context"},
+		{"GENERATE_PREEMPT_LIMIT", i(func(c Config) int { return c.GeneratePreemptLimit }), 1 << 10, "a sane count"},
 		{"GENERATE_QUEUE_SIZE", i(func(c Config) int { return c.GenerateQueueSize }), 65536, "a sane queue"},
 		{"GENERATE_STREAM_BUFFER", i(func(c Config) int { return c.GenerateStreamBuffer }), 65536, "a sane buffer"},
 		{"KV_BLOCK_TOKENS", i(func(c Config) int { return c.KVBlockTokens }), 1024, "a sane block"},
@@ -462,7 +468,8 @@ func (c Config) scheduler(maxPositions int, pad int64) scheduler.Config {
 	return scheduler.Config{MaxRunning: c.GenerateMaxRunning, MaxStepTokens: c.GenerateMaxStepTokens,
 		QueueSize: c.GenerateQueueSize, MaxQueueWait: ms(c.GenerateMaxQueueWaitMS),
 		Weights:   [admission.NumPriorities]int{admission.Interactive: c.InteractiveWeight, admission.Bulk: c.BulkWeight},
-		OutBuffer: c.GenerateStreamBuffer, StallTimeout: ms(c.GenerateStallTimeoutMS), MaxPositions: maxPositions, PadID: pad}
+		OutBuffer: c.GenerateStreamBuffer, StallTimeout: ms(c.GenerateStallTimeoutMS), MaxPositions: maxPositions, PadID: pad,
+		PreemptLimit: c.GeneratePreemptLimit}
 }
 
 // servedLength is the longest sequence generation serves for a model of positions positions

@@ -570,3 +570,45 @@ func TestChunkedPrefillServesTheSameTokens(t *testing.T) {
 	}
 	t.Fatal("no prefill step counted")
 }
+
+// TestInteractiveRequestDoesNotWaitForBulkStreams (issue 38, 6): with the running set full of
+// long bulk streams on a slowed model, an interactive request is answered while they go on
+// (one of them preempted for it and later resumed), not after they finish.
+func TestInteractiveRequestDoesNotWaitForBulkStreams(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MAX_RUNNING=2", "SLUICE_BENCH_STEP_DELAY_MS=20")
+	bulkDone := make(chan string, 2)
+	for range 2 {
+		go func() {
+			req, _ := http.NewRequest("POST", srv.url+"/v1/completions", strings.NewReader(
+				`{"model":"m","prompt":"The patient was started on","max_tokens":150,"ignore_eos":true,"temperature":0,"stream":true}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-OpenMed-Priority", "bulk")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				bulkDone <- err.Error()
+				return
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			bulkDone <- string(data)
+		}()
+	}
+	srv.waitForMetric(t, `sluice_generate_running_sequences{queue="tiny-lm"} 2`)
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Follow up with", "max_tokens": 1})
+	if status != 200 {
+		t.Fatalf("interactive: %d %v", status, out)
+	}
+	select {
+	case <-bulkDone:
+		t.Fatal("the interactive request was answered only after a bulk stream ended")
+	default:
+	}
+	for range 2 {
+		if data := <-bulkDone; !strings.Contains(data, "data: [DONE]") || strings.Contains(data, `"error"`) {
+			t.Fatalf("a bulk stream did not finish whole:\n%s", data)
+		}
+	}
+	if n := metricValue(t, srv.metrics(t), `sluice_generate_preemptions_total{queue="tiny-lm",reason="priority"}`); n != 1 {
+		t.Fatalf("%v preemptions for priority, want 1", n)
+	}
+}
