@@ -67,9 +67,10 @@ func Generation(ep GenerationEndpoint) []Route {
 		ep.MaxChoices = 8
 	}
 	models := []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxPositions()}}
+	shared := &ep
 	route := func(path string, d dialect) Route {
-		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, generates: true,
-			serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGeneration(c, x, &ep, d) }}
+		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared,
+			serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGeneration(c, x, shared, d) }}
 	}
 	return []Route{
 		route("/generate", tgi{mode: tgiObject}),

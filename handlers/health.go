@@ -55,7 +55,7 @@ func (s *server) openAIModels(created int64) fiber.Handler {
 	list := []model{}
 	for _, r := range s.opts.Routes {
 		for _, m := range r.Models {
-			if r.generates && !slices.ContainsFunc(list, func(l model) bool { return l.ID == m.Name }) {
+			if r.gen != nil && !slices.ContainsFunc(list, func(l model) bool { return l.ID == m.Name }) {
 				list = append(list, model{ID: m.Name, Object: "model", Created: created, OwnedBy: "sluice"})
 			}
 		}

@@ -32,8 +32,9 @@ type Route struct {
 	timeout time.Duration
 	// stall bounds each write of a stream; 0 means Limits.WriteTimeout.
 	stall time.Duration
-	// generates marks the generation routes, whose models OpenAI's GET /v1/models lists.
-	generates bool
+	// gen is the endpoint of a generation route (nil for the others): its models are what
+	// OpenAI's GET /v1/models and TGI's GET /info describe.
+	gen *GenerationEndpoint
 	// serve parses, validates and runs one admitted request and writes its answer.
 	serve func(s *server, c *fiber.Ctx, x *exchange) error
 }

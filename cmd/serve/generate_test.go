@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sluice-serving/sluice/models"
 )
 
 // The generation routes through the real binary's wiring: tiny-lm on ONNX Runtime, the paged
@@ -610,5 +612,55 @@ func TestInteractiveRequestDoesNotWaitForBulkStreams(t *testing.T) {
 	}
 	if n := metricValue(t, srv.metrics(t), `sluice_generate_preemptions_total{queue="tiny-lm",reason="priority"}`); n != 1 {
 		t.Fatalf("%v preemptions for priority, want 1", n)
+	}
+}
+
+// TestInfoAndTokenize: TGI's GET /info names the model and its limits; POST /tokenize gives
+// the prompt's tokens as generation encodes them, each with its text and character offsets.
+func TestInfoAndTokenize(t *testing.T) {
+	srv := startServer(t)
+	resp, err := http.Get(srv.url + "/info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info map[string]any
+	err = json.NewDecoder(resp.Body).Decode(&info)
+	resp.Body.Close()
+	if err != nil || info["model_id"] != "tiny-lm" || info["max_total_tokens"] != 256.0 || info["max_input_tokens"] != 255.0 ||
+		info["max_stop_sequences"] != 4.0 || info["model_pipeline_tag"] != "text-generation" {
+		t.Fatalf("/info: %v (%v)", info, err)
+	}
+
+	m, err := models.Load(models.Embedded(), "tiny-lm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := "Née à Zürich, the patient"
+	var tokens []struct {
+		ID    int64  `json:"id"`
+		Text  string `json:"text"`
+		Start int    `json:"start"`
+		Stop  int    `json:"stop"`
+	}
+	if data := postRaw(t, srv.url+"/tokenize", `{"inputs":"`+prompt+`"}`); json.Unmarshal(data, &tokens) != nil {
+		t.Fatalf("/tokenize: %s", data)
+	}
+	want := m.Tokenizer.Encode(prompt, true).IDs
+	runes := []rune(prompt)
+	if len(tokens) != len(want) {
+		t.Fatalf("/tokenize: %d tokens, want %d", len(tokens), len(want))
+	}
+	var covered strings.Builder
+	for i, tok := range tokens {
+		if tok.ID != want[i] || (tok.Text != "" && string(runes[tok.Start:tok.Stop]) != tok.Text) {
+			t.Fatalf("token %d: %+v, want id %d and text at its offsets", i, tok, want[i])
+		}
+		covered.WriteString(tok.Text)
+	}
+	if strings.ReplaceAll(covered.String(), " ", "") != strings.ReplaceAll(prompt, " ", "") {
+		t.Fatalf("the tokens' texts %q do not cover the prompt", covered.String())
+	}
+	if status, _ := srv.post(t, "/tokenize", map[string]any{"prompt": prompt}); status != 422 {
+		t.Fatalf("/tokenize without inputs: %d", status)
 	}
 }
