@@ -76,6 +76,12 @@ type Params struct {
 	// IgnoreEOS generates up to MaxNewTokens whatever the model says (benchmarks want
 	// outputs of a known length).
 	IgnoreEOS bool
+	// MinTokens is how many tokens are generated before the end of sequence, a stop token or
+	// a stop sequence may end the generation (vLLM's min_tokens; 0: none).
+	MinTokens int
+	// StopTokenIDs end the generation as the end of sequence does (vLLM's stop_token_ids);
+	// a stop token that is not special stays in the text.
+	StopTokenIDs []int64
 	// Templated says the prompt was rendered by the model's chat template, which writes the
 	// special tokens the model expects: it is encoded without adding any (as transformers'
 	// apply_chat_template tokenizes).
@@ -139,9 +145,14 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		params.Seed = rand.Uint64()
 	}
 	c := &chooser{sp: newSampler(params.Sampling, ids), ds: g.tok.NewDecodeStream(ids), tok: g.tok,
-		eos: g.cfg.EOS, stops: params.Stop, maxNew: params.MaxNewTokens}
+		eos: g.cfg.EOS, stops: params.Stop, maxNew: params.MaxNewTokens, minNew: params.MinTokens,
+		stopIDs: params.StopTokenIDs}
 	if params.IgnoreEOS {
 		c.eos = -1
+	}
+	if c.minNew > 0 {
+		c.sp.banned = append(slices.Clip(params.StopTokenIDs), c.eos)
+		c.sp.banning = true
 	}
 	for _, s := range params.Stop {
 		c.maxStop = max(c.maxStop, len(s))
@@ -281,16 +292,23 @@ type chooser struct {
 	// stopAt is where, in the generated text, the stop sequence that ended it begins.
 	stopAt int
 	// maxNew is the request's token limit, at which the runner ends the generation; chosen
-	// counts the tokens so far.
-	maxNew, chosen int
+	// counts the tokens so far. Before minNew nothing but the limit ends it.
+	maxNew, chosen, minNew int
+	stopIDs                []int64
 }
 
 func (c *chooser) Choose(logits []float32) scheduler.Choice {
 	id, logp := c.sp.pick(logits)
 	c.chosen++
+	c.sp.banning = c.chosen < c.minNew
 	ch := scheduler.Choice{ID: id, Logprob: logp, Special: c.tok.IsSpecial(id), Text: c.ds.Next(id)}
+	early := c.chosen < c.minNew
 	switch {
-	case id == c.eos:
+	case early:
+		if ch.Text != "" && len(c.stops) > 0 {
+			c.text.WriteString(ch.Text) // seen by a stop sequence that ends after the minimum
+		}
+	case id == c.eos || slices.Contains(c.stopIDs, id):
 		ch.Stop, c.reason = true, FinishEOS
 	case ch.Text != "" && len(c.stops) > 0:
 		ch.Stop = c.stopped(ch.Text)

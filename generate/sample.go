@@ -24,6 +24,13 @@ type Sampling struct {
 	// FrequencyPenalty is subtracted from a token's score once per time it was generated,
 	// and PresencePenalty once if it was generated at all (OpenAI's penalties; 0: none).
 	FrequencyPenalty, PresencePenalty float64
+	// MinP keeps, when sampling, the tokens whose probability is at least MinP times the
+	// best one's, after the temperature (vLLM's min_p; 0: all).
+	MinP float64
+	// LogitBias is added to its tokens' scores before anything else (OpenAI's logit_bias:
+	// -100 all but bans a token, 100 all but forces it). Ids outside the vocabulary are
+	// ignored.
+	LogitBias map[int64]float64
 	// Seed makes a sampled output reproducible.
 	Seed uint64
 	// NoLogprobs skips the chosen token's log probability (reported as 0): greedy decoding
@@ -40,6 +47,10 @@ type sampler struct {
 	counts map[int64]int  // output tokens, for the frequency and presence penalties
 	probs  []float64      // scratch: the scores over the vocabulary
 	order  []int32        // scratch: token ids by score
+	// banned are the tokens that may not be chosen while banning is set (the end of
+	// sequence and the stop tokens before the request's minimum length).
+	banned  []int64
+	banning bool
 }
 
 func newSampler(s Sampling, prompt []int64) *sampler {
@@ -59,7 +70,7 @@ func newSampler(s Sampling, prompt []int64) *sampler {
 // pick chooses the next token from logits and returns it with its log probability under the
 // distribution it was chosen from.
 func (sp *sampler) pick(logits []float32) (int64, float32) {
-	if !sp.s.DoSample && sp.seen == nil && sp.counts == nil && sp.s.NoLogprobs {
+	if !sp.s.DoSample && sp.seen == nil && sp.counts == nil && sp.s.NoLogprobs && sp.s.LogitBias == nil && !sp.banning {
 		id := 0
 		for i, v := range logits {
 			if v > logits[id] {
@@ -84,6 +95,18 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 	for id, n := range sp.counts {
 		if int(id) < len(sp.probs) {
 			sp.probs[id] -= float64(n)*sp.s.FrequencyPenalty + sp.s.PresencePenalty
+		}
+	}
+	for id, b := range sp.s.LogitBias {
+		if id >= 0 && int(id) < len(sp.probs) {
+			sp.probs[id] += b
+		}
+	}
+	if sp.banning {
+		for _, id := range sp.banned {
+			if id >= 0 && int(id) < len(sp.probs) {
+				sp.probs[id] = math.Inf(-1)
+			}
 		}
 	}
 	if !sp.s.DoSample {
@@ -136,6 +159,19 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 				break
 			}
 		}
+	}
+	if sp.s.MinP > 0 {
+		// weight is a token's probability over the best one's: keep those at MinP or above
+		// (the best always stays), in their order.
+		kept, total := 0, 0.0
+		for _, i := range sp.order[:keep] {
+			if w := weight(i); w >= sp.s.MinP {
+				sp.order[kept] = i
+				kept++
+				total += w
+			}
+		}
+		keep, sum = kept, total
 	}
 	u := sp.rng.Float64() * sum
 	id := sp.order[keep-1]

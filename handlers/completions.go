@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,14 @@ type openAISampling struct {
 	// IgnoreEOS is vLLM's extension: generate max_tokens whatever the model says, as load
 	// generators do for outputs of a known length.
 	IgnoreEOS *bool `json:"ignore_eos"`
+	// vLLM's sampling extensions.
+	MinP         *float64 `json:"min_p"`
+	MinTokens    *int     `json:"min_tokens"`
+	StopTokenIDs []int64  `json:"stop_token_ids"`
 }
+
+// maxLogitBias is how many tokens one request may bias (OpenAI's limit).
+const maxLogitBias = 300
 
 type streamOptions struct {
 	IncludeUsage *bool `json:"include_usage"`
@@ -299,8 +307,16 @@ func (r *openAISampling) read(ep *GenerationEndpoint, prompts, maxTokens int, p 
 		return "frequency_penalty", "`frequency_penalty` must be between -2 and 2"
 	case r.RepetitionPenalty != nil && *r.RepetitionPenalty <= 0:
 		return "repetition_penalty", "`repetition_penalty` must be strictly positive"
-	case len(r.LogitBias) > 0:
-		return "logit_bias", "`logit_bias` is not supported by this server"
+	case r.MinP != nil && (*r.MinP < 0 || *r.MinP > 1):
+		return "min_p", "`min_p` must be between 0 and 1"
+	case r.MinTokens != nil && (*r.MinTokens < 0 || (r.MaxTokens != nil && *r.MinTokens > *r.MaxTokens)):
+		return "min_tokens", "`min_tokens` must be at least 0 and at most `max_tokens`"
+	case len(r.StopTokenIDs) > maxLogitBias:
+		return "stop_token_ids", "`stop_token_ids` supports up to " + strconv.Itoa(maxLogitBias) + " tokens"
+	case slices.ContainsFunc(r.StopTokenIDs, func(id int64) bool { return id < 0 }):
+		return "stop_token_ids", "`stop_token_ids` must be token ids (non-negative integers)"
+	case len(r.LogitBias) > maxLogitBias:
+		return "logit_bias", "`logit_bias` supports up to " + strconv.Itoa(maxLogitBias) + " tokens"
 	case r.StreamOptions != nil && (r.Stream == nil || !*r.Stream):
 		return "stream_options", "`stream_options` is only allowed when `stream` is true"
 	}
@@ -331,12 +347,44 @@ func (r *openAISampling) read(ep *GenerationEndpoint, prompts, maxTokens int, p 
 	if r.Seed != nil {
 		pp.Seed, pp.SeedSet = *r.Seed, true
 	}
+	bias, bad := logitBias(r.LogitBias)
+	if bad != "" {
+		return "logit_bias", bad
+	}
+	pp.LogitBias = bias
+	if r.MinP != nil {
+		pp.MinP = *r.MinP
+	}
+	if r.MinTokens != nil {
+		pp.MinTokens = *r.MinTokens
+	}
+	pp.StopTokenIDs = r.StopTokenIDs
 	pp.Stop = stops
 	pp.IgnoreEOS = r.IgnoreEOS != nil && *r.IgnoreEOS
 	pp.NoLogprobs = true // these routes return none
 	p.stream = r.Stream != nil && *r.Stream
 	p.usage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage != nil && *r.StreamOptions.IncludeUsage
 	return "", ""
+}
+
+// logitBias reads OpenAI's logit_bias: token ids (as JSON object keys) to a bias in
+// [-100, 100]. A non-empty msg says what is wrong; it names no key, which could be anything.
+func logitBias(in map[string]float64) (map[int64]float64, string) {
+	if len(in) == 0 {
+		return nil, ""
+	}
+	out := make(map[int64]float64, len(in))
+	for k, v := range in {
+		id, err := strconv.ParseInt(k, 10, 64)
+		switch {
+		case err != nil || id < 0:
+			return nil, "`logit_bias` keys must be token ids (non-negative integers)"
+		case v < -100 || v > 100:
+			return nil, "`logit_bias` values must be between -100 and 100"
+		}
+		out[id] = v
+	}
+	return out, ""
 }
 
 // promptList reads a prompt given as a string or a list of strings.

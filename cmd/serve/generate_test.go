@@ -664,3 +664,49 @@ func TestInfoAndTokenize(t *testing.T) {
 		t.Fatalf("/tokenize without inputs: %d", status)
 	}
 }
+
+// TestSamplingExtensions: through HTTP on tiny-lm, whose greedy answer to the prompt is
+// " behalf of Dr. Silo, ..." ending at the end of sequence: stop_token_ids ends it at " of",
+// logit_bias -100 bans " behalf", min_tokens keeps it going past its end of sequence, and
+// min_p 1 leaves sampling only the best token, which is the greedy answer.
+func TestSamplingExtensions(t *testing.T) {
+	srv := startServer(t)
+	const prompt = "The patient was started on"
+	complete := func(extra map[string]any) (text, finish string, tokens float64) {
+		t.Helper()
+		req := map[string]any{"model": "m", "prompt": prompt, "max_tokens": 60, "temperature": 0}
+		for k, v := range extra {
+			req[k] = v
+		}
+		status, out := srv.post(t, "/v1/completions", req)
+		choices, _ := out["choices"].([]any)
+		if status != 200 || len(choices) != 1 {
+			t.Fatalf("%v: %d %v", extra, status, out)
+		}
+		c := choices[0].(map[string]any)
+		return c["text"].(string), c["finish_reason"].(string), out["usage"].(map[string]any)["completion_tokens"].(float64)
+	}
+	greedy, finish, n := complete(nil)
+	if !strings.HasPrefix(greedy, " behalf of") || finish != "stop" || n >= 30 {
+		t.Fatalf("greedy: %q %s %v tokens; the test assumes tiny-lm's answer", greedy, finish, n)
+	}
+	if text, finish, _ := complete(map[string]any{"stop_token_ids": []int{693}}); text != " behalf of" || finish != "stop" {
+		t.Fatalf("stop_token_ids: %q %s", text, finish)
+	}
+	if text, _, _ := complete(map[string]any{"logit_bias": map[string]int{"3019": -100}}); strings.HasPrefix(text, " behalf") {
+		t.Fatalf("logit_bias -100 on \" behalf\": %q", text)
+	}
+	if text, _, n := complete(map[string]any{"min_tokens": 30}); n < 30 || !strings.HasPrefix(text, greedy) {
+		t.Fatalf("min_tokens 30: %v tokens %q", n, text)
+	}
+	if text, _, _ := complete(map[string]any{"temperature": 1.0, "seed": 7, "min_p": 1.0}); text != greedy {
+		t.Fatalf("min_p 1 sampled %q, want the greedy %q", text, greedy)
+	}
+	for field, v := range map[string]any{"min_p": 1.5, "min_tokens": 61, "stop_token_ids": []int{-1},
+		"logit_bias": map[string]int{"x": 1}} {
+		status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 60, field: v})
+		if e, _ := out["error"].(map[string]any); status != 400 || e["param"] != field {
+			t.Fatalf("%s %v: %d %v", field, v, status, out)
+		}
+	}
+}
