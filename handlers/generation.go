@@ -50,10 +50,16 @@ type GenerationEndpoint struct {
 	// stopped reading); 0 means Limits.WriteTimeout. A reader that keeps reading, however
 	// slowly, is never cut by it.
 	StallTimeout time.Duration
+	// KeepAlive is how long a stream may go without an event before it sends an SSE comment
+	// (0: DefaultKeepAlive).
+	KeepAlive time.Duration
 	// Chat renders /v1/chat/completions' messages; nil: the model has no chat template, and
 	// the route says so (400).
 	Chat ChatTemplate
 }
+
+// DefaultKeepAlive is GenerationEndpoint.KeepAlive's default, the interval TGI's server uses.
+const DefaultKeepAlive = 15 * time.Second
 
 // Generation is every generation route, one table entry each: HuggingFace
 // text-generation-inference's POST /generate, /generate_stream and / (stream chosen by the
@@ -356,7 +362,11 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	}
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer g.done()
-		outcome := g.pump(&sseWriter{w: bw, conn: conn, stall: stall}, ans)
+		keepAlive := g.x.route.gen.KeepAlive
+		if keepAlive <= 0 {
+			keepAlive = DefaultKeepAlive
+		}
+		outcome := g.pump(&sseWriter{w: bw, conn: conn, stall: stall}, ans, keepAlive)
 		<-d.ready
 		e := d.entry
 		e.outcome, e.stats = outcome, g.stats()
@@ -369,9 +379,29 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 // pump writes a stream's events, and returns how the request ended. A stream that ends early,
 // for any reason, ends with the dialect's error event, never a bare close; a client that
 // leaves (a write fails) stops its generation and is counted.
-func (g *genCall) pump(w *sseWriter, ans answer) string {
+func (g *genCall) pump(w *sseWriter, ans answer, keepAlive time.Duration) string {
 	events := g.events()
-	for it := range events {
+	clk := g.s.opts.Clock
+	quiet := clk.NewTimer(keepAlive)
+	defer func() { quiet.Stop() }()
+loop:
+	for {
+		var it indexed
+		select {
+		case next, ok := <-events:
+			if !ok {
+				break loop
+			}
+			it = next
+		case <-quiet.C():
+			// Nothing to send for a while (a long prefill, a preempted sequence): a comment
+			// tells proxies and clients with idle timeouts that the stream is alive.
+			if err := w.comment(); err != nil {
+				return g.gone(events, err)
+			}
+			quiet = clk.NewTimer(keepAlive)
+			continue
+		}
 		if err := endedEarly(it.ev); err != nil {
 			return g.endEarly(w, err)
 		}
@@ -380,6 +410,8 @@ func (g *genCall) pump(w *sseWriter, ans answer) string {
 			if err := w.send(data); err != nil {
 				return g.gone(events, err)
 			}
+			quiet.Stop()
+			quiet = clk.NewTimer(keepAlive)
 		}
 	}
 	if err := g.unfinished(); err != nil {
@@ -436,11 +468,18 @@ type sseWriter struct {
 // send writes one event and flushes it; an error means the client has gone, or stopped
 // reading (errReaderStalled).
 func (s *sseWriter) send(data []byte) error {
+	return s.write("data: ", data)
+}
+
+// comment writes an SSE comment line, which every client skips: the stream's keep-alive.
+func (s *sseWriter) comment() error { return s.write(": keep-alive", nil) }
+
+func (s *sseWriter) write(prefix string, data []byte) error {
 	deadline := time.Now().Add(s.stall)
 	if s.conn != nil {
 		_ = s.conn.SetWriteDeadline(deadline)
 	}
-	_, _ = s.w.WriteString("data: ")
+	_, _ = s.w.WriteString(prefix)
 	_, _ = s.w.Write(data)
 	_, _ = s.w.WriteString("\n\n")
 	err := s.w.Flush()

@@ -108,6 +108,7 @@ type Config struct {
 	// stopped reading) between tokens, and of the whole.
 	GenerateFirstTokenTimeoutMS int `env:"GENERATE_FIRST_TOKEN_TIMEOUT_MS" envDefault:"10000"`
 	GenerateStallTimeoutMS      int `env:"GENERATE_STALL_TIMEOUT_MS" envDefault:"10000"`
+	GenerateKeepAliveMS         int `env:"GENERATE_KEEPALIVE_MS" envDefault:"15000"`
 	GenerateTimeoutMS           int `env:"GENERATE_TIMEOUT_MS" envDefault:"120000"`
 	// GenerateStreamBuffer is how many tokens a stream may leave unread before its sequence
 	// pauses.
@@ -236,6 +237,9 @@ func (c Config) check(m machine) []problem {
 	if c.RefusalLogsPerSecond < 0 {
 		own("LOG_REFUSALS_PER_S", "must be >= 0 (0: every refusal) (got %d)", c.RefusalLogsPerSecond)
 	}
+	if c.GenerateKeepAliveMS <= 0 {
+		own("GENERATE_KEEPALIVE_MS", "must be > 0 (got %d)", c.GenerateKeepAliveMS)
+	}
 	if c.GenerateTimeoutMS <= 0 {
 		own("GENERATE_TIMEOUT_MS", "must be > 0 (got %d)", c.GenerateTimeoutMS)
 	}
@@ -331,6 +335,7 @@ func upperBounds(m machine) []upperBound {
 		ms("GENERATE_MAX_QUEUE_WAIT_MS", func(c Config) int { return c.GenerateMaxQueueWaitMS }),
 		ms("GENERATE_FIRST_TOKEN_TIMEOUT_MS", func(c Config) int { return c.GenerateFirstTokenTimeoutMS }),
 		ms("GENERATE_STALL_TIMEOUT_MS", func(c Config) int { return c.GenerateStallTimeoutMS }),
+		ms("GENERATE_KEEPALIVE_MS", func(c Config) int { return c.GenerateKeepAliveMS }),
 		ms("GENERATE_TIMEOUT_MS", func(c Config) int { return c.GenerateTimeoutMS }),
 	}
 	if m.MemoryBytes > 0 {

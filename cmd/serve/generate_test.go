@@ -710,3 +710,15 @@ func TestSamplingExtensions(t *testing.T) {
 		}
 	}
 }
+
+// TestQuietStreamSendsKeepAlives: on a model slowed past the keep-alive interval, a stream
+// sends SSE comments between its tokens (TestStreamsCutByTheirDeadlineEndWithAnError has the
+// ecosystem's clients read such a stream).
+func TestQuietStreamSendsKeepAlives(t *testing.T) {
+	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=120", "SLUICE_GENERATE_KEEPALIVE_MS=50")
+	data := string(postRaw(t, srv.url+"/v1/completions",
+		`{"model":"m","prompt":"The patient was started on","max_tokens":4,"ignore_eos":true,"temperature":0,"stream":true}`))
+	if !strings.Contains(data, "\n\n: keep-alive\n\n") || !strings.HasSuffix(data, "data: [DONE]\n\n") {
+		t.Fatalf("a slow stream without keep-alives, or not whole:\n%s", data)
+	}
+}

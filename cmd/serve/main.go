@@ -231,7 +231,7 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 		return handlers.GenerationEndpoint{}, named(err, generateGateVars)
 	}
 	return handlers.GenerationEndpoint{Model: servedGenerator{s.generator}, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS),
-		StallTimeout: ms(cfg.GenerateStallTimeoutMS), Chat: s.chatTemplate(m)}, nil
+		StallTimeout: ms(cfg.GenerateStallTimeoutMS), KeepAlive: ms(cfg.GenerateKeepAliveMS), Chat: s.chatTemplate(m)}, nil
 }
 
 // chatTemplate is the generation model's chat template, or nil when it has none or one that
