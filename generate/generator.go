@@ -295,6 +295,8 @@ type chooser struct {
 	// counts the tokens so far. Before minNew nothing but the limit ends it.
 	maxNew, chosen, minNew int
 	stopIDs                []int64
+	// produced is the length of the generated text so far.
+	produced int
 }
 
 func (c *chooser) Choose(logits []float32) scheduler.Choice {
@@ -308,8 +310,12 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 		if ch.Text != "" && len(c.stops) > 0 {
 			c.text.WriteString(ch.Text) // seen by a stop sequence that ends after the minimum
 		}
-	case id == c.eos || slices.Contains(c.stopIDs, id):
+	case id == c.eos:
 		ch.Stop, c.reason = true, FinishEOS
+	case slices.Contains(c.stopIDs, id):
+		// As vLLM: the stop token's text is left out of the trimmed text, like a stop
+		// sequence that begins where it does.
+		ch.Stop, c.reason, c.stopAt = true, FinishStopSequence, c.produced
 	case ch.Text != "" && len(c.stops) > 0:
 		ch.Stop = c.stopped(ch.Text)
 	}
@@ -318,6 +324,7 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 		// (U+FFFD), as decoding the generated ids spells them.
 		ch.Text += c.ds.Flush()
 	}
+	c.produced += len(ch.Text)
 	return ch
 }
 
@@ -330,10 +337,14 @@ func (c *chooser) stopped(text string) bool {
 	all := c.text.String()
 	from := max(0, len(all)-len(text)-c.maxStop+1)
 	tail := all[from:]
+	// Only a match that ends in the new text is new: text before it was checked already, or
+	// came before min_tokens, when no stop sequence may end the answer.
+	fresh := len(tail) - len(text)
 	at := -1
 	for _, s := range c.stops {
-		if i := strings.Index(tail, s); s != "" && i >= 0 && (at < 0 || i < at) {
-			at = i
+		from := max(0, fresh-len(s)+1)
+		if i := strings.Index(tail[from:], s); s != "" && i >= 0 && (at < 0 || from+i < at) {
+			at = from + i
 		}
 	}
 	if at < 0 {

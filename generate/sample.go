@@ -83,6 +83,9 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 	sp.probs = grow(sp.probs, n)
 	for i, v := range logits {
 		x := float64(v)
+		if sp.s.LogitBias != nil {
+			x += sp.s.LogitBias[int64(i)] // before the penalties, as vLLM applies it
+		}
 		if sp.seen != nil && sp.seen[int64(i)] {
 			if x > 0 {
 				x /= sp.s.RepetitionPenalty
@@ -95,11 +98,6 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 	for id, n := range sp.counts {
 		if int(id) < len(sp.probs) {
 			sp.probs[id] -= float64(n)*sp.s.FrequencyPenalty + sp.s.PresencePenalty
-		}
-	}
-	for id, b := range sp.s.LogitBias {
-		if id >= 0 && int(id) < len(sp.probs) {
-			sp.probs[id] += b
 		}
 	}
 	if sp.banning {

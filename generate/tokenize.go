@@ -14,24 +14,23 @@ type Piece struct {
 // Tokenize splits prompt as Generate encodes it, special tokens included.
 func (g *Generator) Tokenize(prompt string) []Piece {
 	enc := g.tok.Encode(prompt, true)
-	out := make([]Piece, len(enc.IDs))
-	// Offsets are bytes; clients count characters. Both only grow along the prompt, so one
-	// pass converts them.
-	bytePos, charPos := 0, 0
-	chars := func(b int) int {
-		if b < bytePos {
-			return utf8.RuneCountInString(prompt[:b])
+	// Offsets are bytes; clients count characters. chars[b] is the character count before
+	// byte b (several tokens of one character share its offsets, so look-ups repeat).
+	chars := make([]int32, len(prompt)+1)
+	n := int32(0)
+	for b := range len(prompt) {
+		chars[b] = n
+		if utf8.RuneStart(prompt[b]) {
+			n++
 		}
-		charPos += utf8.RuneCountInString(prompt[bytePos:b])
-		bytePos = b
-		return charPos
 	}
+	chars[len(prompt)] = n
+	out := make([]Piece, len(enc.IDs))
 	for i, id := range enc.IDs {
 		p := Piece{ID: id}
 		if o := enc.Offsets[i]; o[1] > o[0] && o[0] >= 0 && o[1] <= len(prompt) {
 			p.Text = prompt[o[0]:o[1]]
-			p.Start = chars(o[0])
-			p.Stop = chars(o[1])
+			p.Start, p.Stop = int(chars[o[0]]), int(chars[o[1]])
 		}
 		out[i] = p
 	}

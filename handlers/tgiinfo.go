@@ -3,6 +3,8 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -72,6 +74,12 @@ func (s *server) tgiTokenize(tok promptTokenizer) fiber.Handler {
 			c.Locals(localOutcome, OutcomeFailed)
 			return c.Status(fiber.StatusUnprocessableEntity).JSON(tgiError{Error: "Input validation error: `inputs` is required",
 				ErrorType: "validation", Code: CodeValidation, RequestID: requestID(c)})
+		}
+		if limit := s.opts.Limits.MaxTextChars; limit > 0 && utf8.RuneCountInString(*req.Inputs) > limit {
+			c.Locals(localOutcome, OutcomeFailed)
+			return c.Status(fiber.StatusRequestEntityTooLarge).JSON(tgiError{
+				Error:     "Input validation error: `inputs` must have at most " + strconv.Itoa(limit) + " characters",
+				ErrorType: "validation", Code: CodeTooLarge, RequestID: requestID(c)})
 		}
 		pieces := tok.Tokenize(*req.Inputs)
 		out := make([]token, len(pieces))

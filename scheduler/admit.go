@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/kvcache"
 )
 
 // admit moves waiting sequences into the running set while there is room and their tokens
@@ -38,19 +39,25 @@ func (s *Scheduler) admit(now time.Time) {
 		q := s.waiting[p].head
 		s.mu.Unlock()
 
-		if full {
-			s.bump(s.priorityVictim(p))
-		}
 		t := s.pool.NewTable()
 		cached := s.pool.Match(t, q.tokens)
-		fits := s.pool.Reserve(t, len(q.tokens)-cached)
-		for !fits {
-			v := s.priorityVictim(p)
-			if v == nil {
-				break
+		need := len(q.tokens) - cached
+		fits := s.pool.Reserve(t, need)
+		if full || !fits {
+			// Lower classes give way only when that admits q: a slot when the set is full,
+			// and enough blocks when the pool is short.
+			plan := s.bumpPlan(p, full, fits, s.blocksFor(t, need))
+			for _, v := range plan {
+				s.bump(v)
 			}
-			s.bump(v)
-			fits = s.pool.Reserve(t, len(q.tokens)-cached)
+			clear(s.scratch.victims)
+			if !fits && plan != nil {
+				fits = s.pool.Reserve(t, need)
+			}
+			if plan == nil && full {
+				s.pool.Release(t)
+				return
+			}
 		}
 		if !fits {
 			s.pool.Release(t)
@@ -63,6 +70,10 @@ func (s *Scheduler) admit(now time.Time) {
 		}
 		s.mu.Lock()
 		if q.ended.Load() {
+			if s.waiting[p].holds(q) { // ended meanwhile: finish took it out, or will
+				s.waiting[p].remove(q)
+				s.waitingBy[p].Add(-1)
+			}
 			s.mu.Unlock()
 			s.pool.Release(t)
 			continue
@@ -108,6 +119,42 @@ func (s *Scheduler) priorityVictim(p admission.Priority) *sequence {
 		}
 	}
 	return v
+}
+
+// bumpPlan is the running sequences of classes below p to preempt so that a waiting sequence
+// of class p is admitted: one for a slot when the running set is full, and, when its tokens do
+// not fit, enough to free the blocks it needs (each victim's blocks counted as freed, which
+// shared prefix blocks are not: the reservation after the bumps still decides). Victims go
+// lowest class first, latest admitted first. Nil when the candidates cannot make room.
+func (s *Scheduler) bumpPlan(p admission.Priority, full, fits bool, blocks int) []*sequence {
+	cands := s.scratch.victims[:0]
+	for _, q := range slices.Backward(s.running) { // of those admitted together, the last first
+		if q.req.Priority > p && q.bumped < s.cfg.PreemptLimit && !q.ended.Load() && q.table != nil {
+			cands = append(cands, q)
+		}
+	}
+	s.scratch.victims = cands
+	slices.SortStableFunc(cands, func(a, b *sequence) int {
+		if a.req.Priority != b.req.Priority {
+			return int(b.req.Priority) - int(a.req.Priority)
+		}
+		return b.admitted.Compare(a.admitted)
+	})
+	freed, n := 0, 0
+	for n < len(cands) && ((full && n == 0) || (!fits && freed < blocks)) {
+		freed += cands[n].table.Blocks()
+		n++
+	}
+	if (full && n == 0) || (!fits && freed < blocks) {
+		return nil
+	}
+	return cands[:n]
+}
+
+// blocksFor is how many more blocks t needs for n more tokens.
+func (s *Scheduler) blocksFor(t *kvcache.Table, n int) int {
+	bt := s.pool.BlockTokens()
+	return (t.Len()+n+bt-1)/bt - t.Blocks()
 }
 
 // bump preempts q for a higher class.
@@ -163,9 +210,11 @@ func (s *Scheduler) preempt(q *sequence, forPriority bool) {
 		s.runningN.Add(-1)
 	}
 	s.mu.Lock()
-	q.state = seqWaiting
-	s.waiting[q.req.Priority].pushFront(q)
-	s.waitingBy[q.req.Priority].Add(1)
+	if !q.ended.Load() { // one that ended meanwhile is not waited for: finish has run or runs
+		q.state = seqWaiting
+		s.waiting[q.req.Priority].pushFront(q)
+		s.waitingBy[q.req.Priority].Add(1)
+	}
 	s.mu.Unlock()
 	s.m.preempted(forPriority)
 }

@@ -870,3 +870,29 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name, label, value str
 	t.Fatalf("no %s{%s=%q}", name, label, value)
 	return 0
 }
+
+// TestNoPreemptionThatCannotAdmit: a bulk sequence is not preempted for an interactive one
+// whose prompt would not fit even in the blocks the bulk one gives back; the interactive one
+// waits for it instead, and both finish whole.
+func TestNoPreemptionThatCannotAdmit(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{blocks: 4, cfg: func(c *Config) { c.PreemptLimit = 2 }})
+	prompt := func(first int64, n int) []int64 {
+		p := []int64{first}
+		for i := 1; i < n; i++ {
+			p = append(p, int64(i%50+2))
+		}
+		return p
+	}
+	bulk := mustSubmit(t, s, Request{Prompt: prompt(1, 15), MaxNewTokens: 30, Priority: admission.Bulk, Chooser: argmaxChooser{}})
+	start(t, s)
+	waitUntil(t, func() bool { return s.Load().Running == 1 })
+	inter := mustSubmit(t, s, Request{Prompt: prompt(2, 60), MaxNewTokens: 4, Priority: admission.Interactive, Chooser: argmaxChooser{}})
+	for _, st := range []*Stream{bulk, inter} {
+		if _, last := collect(t, st); last.Err != nil {
+			t.Fatal(last.Err)
+		}
+	}
+	if bulk.seq.bumped != 0 {
+		t.Fatalf("the bulk sequence was preempted %d times for a prompt it could not make room for", bulk.seq.bumped)
+	}
+}

@@ -8,7 +8,7 @@ import (
 // stepScratch holds the loop's reusable buffers: the slices of sequences it sorts each
 // iteration and the tensors of a step, grown to the largest step seen and reused after.
 type stepScratch struct {
-	rows, decode, prefill, group, gone []*sequence
+	rows, decode, prefill, group, gone, victims []*sequence
 
 	step    engine.Step
 	ids     []int64

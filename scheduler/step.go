@@ -39,9 +39,25 @@ func (s *Scheduler) runRows(ctx context.Context, rows []*sequence) {
 		}
 	}
 	s.scratch.decode, s.scratch.prefill = decode, prefill
-	slices.SortFunc(prefill, func(a, b *sequence) int { return a.uncached() - b.uncached() })
+	// A prompt already partly computed goes first, so that a long one is never starved by a
+	// stream of short ones; then the shortest.
+	slices.SortFunc(prefill, func(a, b *sequence) int {
+		if sa, sb := a.table.Len() > 0, b.table.Len() > 0; sa != sb {
+			if sa {
+				return -1
+			}
+			return 1
+		}
+		return a.uncached() - b.uncached()
+	})
 	budget := s.cfg.MaxStepTokens
 	for start := 0; start < len(prefill) && budget > 0; {
+		// A step's reservations may have preempted a row not yet run: it waits again.
+		rest := slices.DeleteFunc(prefill[start:], func(q *sequence) bool { return q.table == nil || q.ended.Load() })
+		prefill = prefill[:start+len(rest)]
+		if start >= len(prefill) {
+			break
+		}
 		end, seq := start, 0
 		for end < len(prefill) {
 			n := max(seq, min(prefill[end].uncached(), budget))

@@ -274,8 +274,10 @@ type GenSummary struct {
 	GoodTokensPerSecond  Number  `json:"good_tokens_per_second"`
 	GoodStreamsPerSecond Number  `json:"good_streams_per_second"`
 	TimeToFirstToken     Latency `json:"time_to_first_token_ms"`
-	InterToken           Latency `json:"inter_token_ms"`
-	StreamLatency        Latency `json:"served_stream_ms"`
+	// TimeToFirstTokenBy is the same by priority class (x-openmed-priority).
+	TimeToFirstTokenBy map[string]Latency `json:"time_to_first_token_ms_by_priority"`
+	InterToken         Latency            `json:"inter_token_ms"`
+	StreamLatency      Latency            `json:"served_stream_ms"`
 	// Server-side, from /metrics over the run: tokens generated, and tokens generated after
 	// a client was seen to leave (waste).
 	ServerTokens          Number `json:"server_tokens"`
@@ -295,6 +297,7 @@ func (r *GenResult) Summary() GenSummary {
 	window := r.MeasureEnd.Sub(r.MeasureStart).Seconds()
 	s.DurationS = Number(window)
 	var ttft, gaps, whole []time.Duration
+	byPriority := map[string][]time.Duration{}
 	tokens, goodTokens, good := 0, 0, 0
 	for _, rec := range r.Records {
 		if rec.Warmup || !rec.Scheduled.Before(r.MeasureEnd) {
@@ -308,6 +311,7 @@ func (r *GenResult) Summary() GenSummary {
 		tokens += rec.Tokens
 		if !rec.First.IsZero() {
 			ttft = append(ttft, rec.First.Sub(rec.Start))
+			byPriority[rec.Priority] = append(byPriority[rec.Priority], rec.First.Sub(rec.Start))
 		}
 		gaps = append(gaps, rec.Gaps...)
 		if rec.Outcome == streamServed {
@@ -320,6 +324,10 @@ func (r *GenResult) Summary() GenSummary {
 	s.GoodTokensPerSecond = Number(float64(goodTokens) / window)
 	s.GoodStreamsPerSecond = Number(float64(good) / window)
 	s.TimeToFirstToken = latencyOf(ttft)
+	s.TimeToFirstTokenBy = map[string]Latency{}
+	for p, d := range byPriority {
+		s.TimeToFirstTokenBy[p] = latencyOf(d)
+	}
 	s.InterToken = latencyOf(gaps)
 	s.StreamLatency = latencyOf(whole)
 	s.ServerTokens = counterDelta(r.Scrapes, "sluice_generate_tokens_total")

@@ -101,6 +101,13 @@ func TestGenerationModeCountsStreams(t *testing.T) {
 	if s.TimeToFirstToken.Count == 0 || s.InterToken.Count == 0 || !(s.GoodTokensPerSecond > 0) {
 		t.Fatalf("summary %+v", s)
 	}
+	byClass := 0
+	for _, l := range s.TimeToFirstTokenBy {
+		byClass += l.Count
+	}
+	if byClass != s.TimeToFirstToken.Count {
+		t.Fatalf("first tokens by priority %v add up to %d, want %d", s.TimeToFirstTokenBy, byClass, s.TimeToFirstToken.Count)
+	}
 	var html bytes.Buffer
 	if err := WriteGenHTML(&html, res, s); err != nil {
 		t.Fatal(err)

@@ -618,7 +618,7 @@ func TestInteractiveRequestDoesNotWaitForBulkStreams(t *testing.T) {
 // TestInfoAndTokenize: TGI's GET /info names the model and its limits; POST /tokenize gives
 // the prompt's tokens as generation encodes them, each with its text and character offsets.
 func TestInfoAndTokenize(t *testing.T) {
-	srv := startServer(t)
+	srv := startServer(t, "SLUICE_MAX_TEXT_CHARS=200")
 	resp, err := http.Get(srv.url + "/info")
 	if err != nil {
 		t.Fatal(err)
@@ -663,10 +663,14 @@ func TestInfoAndTokenize(t *testing.T) {
 	if status, _ := srv.post(t, "/tokenize", map[string]any{"prompt": prompt}); status != 422 {
 		t.Fatalf("/tokenize without inputs: %d", status)
 	}
+	if status, out := srv.post(t, "/tokenize", map[string]any{"inputs": strings.Repeat("é", 201)}); status != 413 || out["error_type"] != "validation" {
+		t.Fatalf("/tokenize past the text limit: %d %v", status, out)
+	}
 }
 
 // TestSamplingExtensions: through HTTP on tiny-lm, whose greedy answer to the prompt is
 // " behalf of Dr. Silo, ..." ending at the end of sequence: stop_token_ids ends it at " of",
+// which it leaves out,
 // logit_bias -100 bans " behalf", min_tokens keeps it going past its end of sequence, and
 // min_p 1 leaves sampling only the best token, which is the greedy answer.
 func TestSamplingExtensions(t *testing.T) {
@@ -690,8 +694,12 @@ func TestSamplingExtensions(t *testing.T) {
 	if !strings.HasPrefix(greedy, " behalf of") || finish != "stop" || n >= 30 {
 		t.Fatalf("greedy: %q %s %v tokens; the test assumes tiny-lm's answer", greedy, finish, n)
 	}
-	if text, finish, _ := complete(map[string]any{"stop_token_ids": []int{693}}); text != " behalf of" || finish != "stop" {
+	// As vLLM: the stop token ends the answer and, not being special, is left out of it.
+	if text, finish, _ := complete(map[string]any{"stop_token_ids": []int{693}}); text != " behalf" || finish != "stop" {
 		t.Fatalf("stop_token_ids: %q %s", text, finish)
+	}
+	if text, _, _ := complete(map[string]any{"stop": " of", "min_tokens": 3}); text != greedy {
+		t.Fatalf("a stop sequence before min_tokens ended the answer: %q", text)
 	}
 	if text, _, _ := complete(map[string]any{"logit_bias": map[string]int{"3019": -100}}); strings.HasPrefix(text, " behalf") {
 		t.Fatalf("logit_bias -100 on \" behalf\": %q", text)
