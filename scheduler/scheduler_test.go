@@ -171,10 +171,10 @@ func TestBatchedSequencesMatchTheirReference(t *testing.T) {
 // scheduler preempt and recompute; every sequence still ends with its reference tokens.
 func TestPreemptedSequencesResumeExactly(t *testing.T) {
 	s, _ := newTestScheduler(t, testOpts{blocks: 4}) // 64 positions for 5 sequences of up to 44
-	start(t, s)
 	const n = 20
 	ps := prompts()
-	streams := submitAll(t, s, ps, n)
+	streams := submitAll(t, s, ps, n) // all queued before the loop starts: they compete
+	start(t, s)
 	for i, st := range streams {
 		ids, last := collect(t, st)
 		if last.Err != nil {
@@ -831,6 +831,7 @@ func TestPreemptionForPriorityIsBounded(t *testing.T) {
 	if bulk.seq.ended.Load() || bulk.seq.bumped != 1 {
 		t.Fatalf("bulk ended %v, preempted %d times: the first interactive sequence should have taken its place", bulk.seq.ended.Load(), bulk.seq.bumped)
 	}
+	<-f.frozen // the bulk sequence runs again (it has work left): the second one finds it running
 	second := interactive(4)
 	f.watched.Store(second)
 	f.thaw <- struct{}{}
@@ -875,7 +876,10 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name, label, value str
 // whose prompt would not fit even in the blocks the bulk one gives back; the interactive one
 // waits for it instead, and both finish whole.
 func TestNoPreemptionThatCannotAdmit(t *testing.T) {
-	s, _ := newTestScheduler(t, testOpts{blocks: 4, cfg: func(c *Config) { c.PreemptLimit = 2 }})
+	s, model := newTestScheduler(t, testOpts{blocks: 4, cfg: func(c *Config) { c.PreemptLimit = 2 }})
+	f := newFreeze(3) // the bulk sequence's second decode waits for the interactive one
+	defer f.release()
+	model.setHook(f.hook)
 	prompt := func(first int64, n int) []int64 {
 		p := []int64{first}
 		for i := 1; i < n; i++ {
@@ -887,6 +891,7 @@ func TestNoPreemptionThatCannotAdmit(t *testing.T) {
 	start(t, s)
 	waitUntil(t, func() bool { return s.Load().Running == 1 })
 	inter := mustSubmit(t, s, Request{Prompt: prompt(2, 60), MaxNewTokens: 4, Priority: admission.Interactive, Chooser: argmaxChooser{}})
+	close(f.gate)
 	for _, st := range []*Stream{bulk, inter} {
 		if _, last := collect(t, st); last.Err != nil {
 			t.Fatal(last.Err)
