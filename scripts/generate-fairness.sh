@@ -17,35 +17,10 @@ secs="${1:-20}"
 out="${OUT:-docs/bench/fairness}"
 port="${PORT:-18182}"
 url="http://127.0.0.1:$port"
-mkdir -p "$out" bin
-make -s ort
-go build -o bin/sluice ./cmd/serve
-go build -o bin/loadgen ./cmd/loadgen
-export SLUICE_ORT_LIB="${SLUICE_ORT_LIB:-$PWD/third_party/onnxruntime/libonnxruntime.so.1}"
-
-server_pid=""
-start_server() { # env assignments...
-	taskset -c 0 env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn SLUICE_INTRA_OP_THREADS=1 \
-		SLUICE_GENERATE_QUEUE_SIZE=128 SLUICE_GENERATE_MAX_QUEUE_WAIT_MS=600000 SLUICE_GENERATE_TIMEOUT_MS=600000 \
-		SLUICE_GENERATE_FIRST_TOKEN_TIMEOUT_MS=0 "$@" ./bin/sluice >"${TMPDIR:-/tmp}/sluice-fairness.log" 2>&1 &
-	server_pid=$!
-	for _ in $(seq 1 300); do
-		curl -sf "$url/readyz" >/dev/null 2>&1 && return 0
-		kill -0 "$server_pid" 2>/dev/null || { cat "${TMPDIR:-/tmp}/sluice-fairness.log"; return 1; }
-		sleep 0.2
-	done
-	echo "server not ready" >&2
-	return 1
-}
-stop_server() { kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
+. scripts/generate-common.sh
 sender_pid=""
 stop_sender() { [ -n "$sender_pid" ] && kill "$sender_pid" 2>/dev/null || true; sender_pid=""; }
 trap 'stop_sender; stop_server' EXIT
-load() { # name, loadgen flags...
-	local name="$1"; shift
-	taskset -c 1 ./bin/loadgen -generate -url "$url" -quiet -mode closed -timeout 600s -warmup 3s \
-		-duration "${secs}s" -json "$out/$name.json" -html "$out/$name.html" "$@"
-}
 
 # A prompt of 240 tokens (checked with POST /tokenize), sent with max_tokens 1 every second.
 long_body() {
