@@ -41,6 +41,10 @@ func (s *Scheduler) admit(now time.Time) {
 
 		t := s.pool.NewTable()
 		cached := s.pool.Match(t, q.tokens)
+		if s.awaitsPrefix(q, cached) {
+			s.pool.Release(t)
+			return // its prefix is being computed: it takes it from the cache at a next boundary
+		}
 		need := len(q.tokens) - cached
 		fits := s.pool.Reserve(t, need)
 		if full || !fits {
@@ -91,6 +95,32 @@ func (s *Scheduler) admit(now time.Time) {
 		s.runningN.Add(1)
 		s.m.admitted(cached, len(q.tokens)-cached)
 	}
+}
+
+// awaitsPrefix reports whether a running sequence is computing more of q's leading full
+// blocks than the prefix cache gave q (cached tokens). q then waits until they are cached
+// instead of computing them a second time: the choices of an n > 1 request share one prompt,
+// and requests often share a long preamble.
+func (s *Scheduler) awaitsPrefix(q *sequence, cached int) bool {
+	bt := s.pool.BlockTokens()
+	limit := (len(q.tokens) - 1) / bt * bt // Match leaves the last token to compute
+	if limit <= cached {
+		return false
+	}
+	for _, r := range s.running {
+		if r.ended.Load() || r.table == nil || r.uncached() <= 1 {
+			continue // only a sequence in prefill is about to cache blocks
+		}
+		n := min(limit, len(r.tokens)/bt*bt)
+		k := cached
+		for k+bt <= n && slices.Equal(q.tokens[k:k+bt], r.tokens[k:k+bt]) {
+			k += bt
+		}
+		if k > cached {
+			return true
+		}
+	}
+	return false
 }
 
 // bumpingClass is the highest waiting class that a full running set makes room for: one with a

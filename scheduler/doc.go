@@ -9,7 +9,9 @@
 // passed), whose first token is late, or whose reader stopped reading for the stall timeout
 // leave, their blocks back in the pool before the next step; then waiting sequences are
 // admitted (admit.go), by class weight (admission.Picker) and in arrival order, while their
-// tokens fit in the pool (a shared prompt prefix is taken from the prefix cache). Each
+// tokens fit in the pool (a shared prompt prefix is taken from the prefix cache, and a
+// sequence whose prefix another is computing right now waits for it to be cached: the choices
+// of an n > 1 request compute their prompt once). Each
 // iteration (step.go) runs prefill steps for the sequences with several tokens to compute
 // (new, or resumed), at most MaxStepTokens new positions an iteration (a longer prompt in
 // chunks over several iterations), then one decode step for every other

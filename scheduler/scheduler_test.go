@@ -901,3 +901,30 @@ func TestNoPreemptionThatCannotAdmit(t *testing.T) {
 		t.Fatalf("the bulk sequence was preempted %d times for a prompt it could not make room for", bulk.seq.bumped)
 	}
 }
+
+// TestSharedPromptIsComputedOnce: four sequences of one 40-token prompt, queued together (the
+// choices of an n = 4 request): the first computes the prompt, the others wait for its full
+// blocks and compute only the 8 tokens after them; every sequence gets its reference tokens.
+func TestSharedPromptIsComputedOnce(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s, _ := newTestScheduler(t, testOpts{registry: reg})
+	prompt := make([]int64, 40)
+	for i := range prompt {
+		prompt[i] = int64(i%30 + 2)
+	}
+	var streams []*Stream
+	for range 4 {
+		streams = append(streams, mustSubmit(t, s, greedyRequest(prompt, 5)))
+	}
+	start(t, s)
+	for _, st := range streams {
+		if ids, last := collect(t, st); last.Err != nil || !slices.Equal(ids, referenceGreedy(prompt, 5)) {
+			t.Fatalf("%v %+v", ids, last)
+		}
+	}
+	computed := counterValue(t, reg, "sluice_generate_prompt_tokens_total", "source", "computed")
+	cached := counterValue(t, reg, "sluice_generate_prompt_tokens_total", "source", "cached")
+	if computed != 40+3*8 || cached != 3*32 {
+		t.Fatalf("prompt tokens computed %v, cached %v; want 64 and 96", computed, cached)
+	}
+}

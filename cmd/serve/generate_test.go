@@ -730,3 +730,26 @@ func TestQuietStreamSendsKeepAlives(t *testing.T) {
 		t.Fatalf("a slow stream without keep-alives, or not whole:\n%s", data)
 	}
 }
+
+// TestChoicesShareTheirPromptsKV (issue 38, 5): the four choices of an n = 4 request compute
+// their prompt once: the others take its full blocks from the prefix cache and compute only
+// the tokens after them.
+func TestChoicesShareTheirPromptsKV(t *testing.T) {
+	srv := startServer(t)
+	prompt := strings.Repeat("The patient was started on metformin and followed up in clinic. ", 5)
+	var tokens []json.RawMessage
+	if err := json.Unmarshal(postRaw(t, srv.url+"/tokenize", `{"inputs":"`+prompt+`"}`), &tokens); err != nil {
+		t.Fatal(err)
+	}
+	p := len(tokens)
+	const computed = `sluice_generate_prompt_tokens_total{queue="tiny-lm",source="computed"}`
+	before := metricValue(t, srv.metrics(t), computed) // the start-up warm-up's
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "n": 4, "max_tokens": 3, "temperature": 1.0, "seed": 3})
+	if status != 200 || out["usage"].(map[string]any)["prompt_tokens"] != float64(p) {
+		t.Fatalf("n = 4: %d %v", status, out)
+	}
+	tail := p - (p-1)/16*16 // what Match leaves to compute after the full blocks (16 tokens each)
+	if got := metricValue(t, srv.metrics(t), computed) - before; got != float64(p+3*tail) {
+		t.Fatalf("%v prompt tokens computed for n = 4 of a %d-token prompt, want %d", got, p, p+3*tail)
+	}
+}
