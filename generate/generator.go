@@ -94,6 +94,8 @@ var (
 	// ErrTooLong: the prompt and max new tokens exceed the model's positions (a
 	// *TooLongError says by how much).
 	ErrTooLong = errors.New("generate: the prompt and max new tokens exceed the model's positions")
+	// ErrUnknownToken: a logit bias or stop token names an id past the model's vocabulary.
+	ErrUnknownToken = errors.New("generate: a token id is past the model's vocabulary")
 )
 
 // Errors a Stream can end with besides the request context's and admission's ErrExpired and
@@ -140,6 +142,15 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	}
 	if len(ids)+params.MaxNewTokens > g.cfg.MaxPositions || params.MaxNewTokens < 1 {
 		return nil, &TooLongError{Prompt: len(ids), MaxNewTokens: params.MaxNewTokens, MaxPositions: g.cfg.MaxPositions}
+	}
+	vocab := int64(g.sched.Vocab())
+	if slices.ContainsFunc(params.StopTokenIDs, func(id int64) bool { return id >= vocab }) {
+		return nil, ErrUnknownToken
+	}
+	for id := range params.LogitBias {
+		if id >= vocab {
+			return nil, ErrUnknownToken
+		}
 	}
 	if params.DoSample && !params.SeedSet {
 		params.Seed = rand.Uint64()

@@ -550,6 +550,8 @@ func generationLimitMessage(err error) string {
 			strconv.Itoa(long.Prompt) + " `inputs` tokens and " + strconv.Itoa(long.MaxNewTokens) + " `max_new_tokens`"
 	case errors.Is(err, generate.ErrEmptyPrompt):
 		return "`inputs` cannot be empty"
+	case errors.Is(err, generate.ErrUnknownToken):
+		return "a token id in `logit_bias` or `stop_token_ids` is past the model's vocabulary"
 	}
 	return "the sequence does not fit in the KV cache"
 }

@@ -129,7 +129,8 @@ func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError 
 		// must be counted.
 		e.Status, e.Code, e.Outcome = statusClientClosed, "client_closed_request", OutcomeAborted
 		e.Message = "Client closed the request or stopped reading"
-	case errors.Is(err, generate.ErrEmptyPrompt), errors.Is(err, generate.ErrTooLong), errors.Is(err, generate.ErrNoRoom):
+	case errors.Is(err, generate.ErrEmptyPrompt), errors.Is(err, generate.ErrTooLong), errors.Is(err, generate.ErrNoRoom),
+		errors.Is(err, generate.ErrUnknownToken):
 		e.Status, e.Code, e.Outcome = fiber.StatusUnprocessableEntity, CodeValidation, OutcomeFailed
 		e.Message = generationLimitMessage(err)
 	default:

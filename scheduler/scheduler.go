@@ -115,6 +115,9 @@ func (s *Scheduler) Pool() *kvcache.Pool { return s.pool }
 func (s *Scheduler) Steps() uint64 { return s.steps.Load() }
 
 // Healthy is false from the moment the watchdog trips until the hung step returns.
+// Vocab is the width of the model's scores: token ids run below it.
+func (s *Scheduler) Vocab() int { return s.model.Shape().Vocab }
+
 func (s *Scheduler) Healthy() bool { return s.stepStarted.Load() >= 0 }
 
 // Load is the scheduler's live state for the admission layer (admission.Queue). It takes no

@@ -717,6 +717,12 @@ func TestSamplingExtensions(t *testing.T) {
 			t.Fatalf("%s %v: %d %v", field, v, status, out)
 		}
 	}
+	for field, v := range map[string]any{"stop_token_ids": []int{1 << 30}, "logit_bias": map[string]int{"1073741824": 5}} {
+		status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 4, field: v})
+		if e, _ := out["error"].(map[string]any); status != 400 || !strings.Contains(fmt.Sprint(e["message"]), "past the model's vocabulary") {
+			t.Fatalf("%s past the vocabulary: %d %v", field, status, out)
+		}
+	}
 }
 
 // TestQuietStreamSendsKeepAlives: on a model slowed past the keep-alive interval, a stream
