@@ -13,12 +13,13 @@ import (
 // finds the running set full, or the pool short, takes the place of a running sequence of a
 // lower class (preempted for priority, at most PreemptLimit times each).
 func (s *Scheduler) admit(now time.Time) {
+	var waits [admission.NumPriorities]bool // the class's head waits for a prefix in the making
 	for {
 		s.mu.Lock()
 		var ready [admission.NumPriorities]bool
 		any := false
 		for p := range s.waiting {
-			ready[p] = s.waiting[p].n > 0
+			ready[p] = s.waiting[p].n > 0 && !waits[p]
 			any = any || ready[p]
 		}
 		if !any {
@@ -42,8 +43,11 @@ func (s *Scheduler) admit(now time.Time) {
 		t := s.pool.NewTable()
 		cached := s.pool.Match(t, q.tokens)
 		if s.awaitsPrefix(q, cached) {
+			// Its prefix is being computed: it takes it from the cache at a next boundary, and
+			// its class, in arrival order, waits with it; the other classes go on.
 			s.pool.Release(t)
-			return // its prefix is being computed: it takes it from the cache at a next boundary
+			waits[p] = true
+			continue
 		}
 		need := len(q.tokens) - cached
 		fits := s.pool.Reserve(t, need)
@@ -108,15 +112,17 @@ func (s *Scheduler) awaitsPrefix(q *sequence, cached int) bool {
 		return false
 	}
 	for _, r := range s.running {
-		if r.ended.Load() || r.table == nil || r.uncached() <= 1 {
-			continue // only a sequence in prefill is about to cache blocks
+		if r.ended.Load() || r.table == nil || r.hasPending || r.uncached() <= 1 {
+			continue // only a sequence in prefill and stepping is about to cache blocks
 		}
+		// The blocks both begin with (a block is cached under its whole prefix's hash), of
+		// which r has yet to compute some past what q found cached.
 		n := min(limit, len(r.tokens)/bt*bt)
-		k := cached
+		k := 0
 		for k+bt <= n && slices.Equal(q.tokens[k:k+bt], r.tokens[k:k+bt]) {
 			k += bt
 		}
-		if k > cached {
+		if k > cached && k > r.table.Len() {
 			return true
 		}
 	}

@@ -928,3 +928,33 @@ func TestSharedPromptIsComputedOnce(t *testing.T) {
 		t.Fatalf("prompt tokens computed %v, cached %v; want 64 and 96", computed, cached)
 	}
 }
+
+// TestWaitForAPrefixHoldsOnlyItsClass: an interactive sequence that waits for its prompt's
+// blocks from another one in prefill does not hold a bulk sequence back: the bulk one is
+// prefilled in the first step, beside the one computing the shared prompt.
+func TestWaitForAPrefixHoldsOnlyItsClass(t *testing.T) {
+	s, model := newTestScheduler(t, testOpts{})
+	var firstBatch atomic.Int64
+	model.setHook(func(step int64, st *engine.Step) error {
+		if step == 1 {
+			firstBatch.Store(int64(st.Batch))
+		}
+		return nil
+	})
+	shared := make([]int64, 40)
+	for i := range shared {
+		shared[i] = int64(i%30 + 2)
+	}
+	leader := mustSubmit(t, s, greedyRequest(shared, 3))
+	follower := mustSubmit(t, s, greedyRequest(shared, 3))
+	bulk := mustSubmit(t, s, Request{Prompt: []int64{9, 8, 7, 6}, MaxNewTokens: 3, Priority: admission.Bulk, Chooser: argmaxChooser{}})
+	start(t, s)
+	for _, st := range []*Stream{leader, follower, bulk} {
+		if _, last := collect(t, st); last.Err != nil {
+			t.Fatal(last.Err)
+		}
+	}
+	if got := firstBatch.Load(); got != 2 {
+		t.Fatalf("the first step had %d rows, want the shared prompt's and the bulk one's", got)
+	}
+}
