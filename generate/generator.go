@@ -76,6 +76,9 @@ type Params struct {
 	// IgnoreEOS generates up to MaxNewTokens whatever the model says (benchmarks want
 	// outputs of a known length).
 	IgnoreEOS bool
+	// Logprobs reports each token as its own piece beside its log probability (Token.Piece):
+	// OpenAI's logprobs.
+	Logprobs bool
 	// MinTokens is how many tokens are generated before the end of sequence, a stop token or
 	// a stop sequence may end the generation (vLLM's min_tokens; 0: none).
 	MinTokens int
@@ -173,7 +176,7 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	if err != nil {
 		return nil, err
 	}
-	return &Stream{es: es, c: c, prompt: len(ids), seed: params.Seed, sampled: params.DoSample}, nil
+	return &Stream{es: es, c: c, prompt: len(ids), seed: params.Seed, sampled: params.DoSample, pieces: params.Logprobs}, nil
 }
 
 // Finish says why a generation ended, in the terms HuggingFace's server reports.
@@ -195,6 +198,19 @@ type Token struct {
 	Special bool
 	// SpecialText is a special token's own spelling ("</s>"), which TGI shows as its text.
 	SpecialText string
+	// Top are the most likely tokens at its position, best first, when Sampling.TopLogprobs
+	// asked for them.
+	Top []Alternative
+	// Piece is the token alone, decoded with special tokens spelled out, when Params.Logprobs
+	// asked for it (how OpenAI lists the tokens beside their log probabilities).
+	Piece string
+}
+
+// Alternative is a token that could have stood at a position, with its log probability.
+type Alternative struct {
+	ID      int64
+	Text    string // the token alone, decoded with special tokens spelled out
+	Logprob float32
 }
 
 // Event is one step of a Stream: a token, and on the last event why the stream ended.
@@ -223,6 +239,7 @@ type Stream struct {
 	prompt  int
 	seed    uint64
 	sampled bool
+	pieces  bool // Params.Logprobs
 	// held is generated text not yet released as Trimmed; released counts the bytes that
 	// were.
 	held     string
@@ -245,6 +262,15 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 		Token: Token{ID: ev.ID, Text: ev.Text, Logprob: ev.Logprob, Special: ev.Special}}
 	if ev.Special && out.HasToken {
 		out.SpecialText = s.c.tok.Decode([]int64{ev.ID}, false)
+	}
+	if s.pieces && out.HasToken {
+		out.Piece = s.c.tok.Decode([]int64{ev.ID}, false)
+	}
+	if len(ev.Top) > 0 {
+		out.Top = make([]Alternative, len(ev.Top))
+		for i, a := range ev.Top {
+			out.Top[i] = Alternative{ID: a.ID, Text: s.c.tok.Decode([]int64{a.ID}, false), Logprob: a.Logprob}
+		}
 	}
 	if ev.Done {
 		switch ev.Finish {
@@ -314,7 +340,8 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 	id, logp := c.sp.pick(logits)
 	c.chosen++
 	c.sp.banning = c.chosen < c.minNew
-	ch := scheduler.Choice{ID: id, Logprob: logp, Special: c.tok.IsSpecial(id), Text: c.ds.Next(id)}
+	ch := scheduler.Choice{ID: id, Logprob: logp, Special: c.tok.IsSpecial(id), Text: c.ds.Next(id), Top: c.sp.top}
+	c.sp.top = nil
 	early := c.chosen < c.minNew
 	switch {
 	case early:

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/sluice-serving/sluice/scheduler"
 )
 
 // Sampling are the decoding parameters of one request, with HuggingFace's semantics: the
@@ -36,6 +38,10 @@ type Sampling struct {
 	// NoLogprobs skips the chosen token's log probability (reported as 0): greedy decoding
 	// then needs no exponential at all, which is most of its cost over a large vocabulary.
 	NoLogprobs bool
+	// TopLogprobs asks for the TopLogprobs most likely tokens at each position (OpenAI's
+	// logprobs); their log probabilities, and the chosen token's, are then over the whole
+	// vocabulary after the penalties and the temperature, before top-k, top-p and min-p.
+	TopLogprobs int
 }
 
 // sampler picks tokens for one sequence. It keeps the tokens seen so far (for the penalty)
@@ -47,6 +53,8 @@ type sampler struct {
 	counts map[int64]int  // output tokens, for the frequency and presence penalties
 	probs  []float64      // scratch: the scores over the vocabulary
 	order  []int32        // scratch: token ids by score
+	// top is the alternatives of the last pick when Sampling.TopLogprobs asks for them.
+	top []scheduler.Alternative
 	// banned are the tokens that may not be chosen while banning is set (the end of
 	// sequence and the stop tokens before the request's minimum length).
 	banned  []int64
@@ -70,7 +78,7 @@ func newSampler(s Sampling, prompt []int64) *sampler {
 // pick chooses the next token from logits and returns it with its log probability under the
 // distribution it was chosen from.
 func (sp *sampler) pick(logits []float32) (int64, float32) {
-	if !sp.s.DoSample && sp.seen == nil && sp.counts == nil && sp.s.NoLogprobs && sp.s.LogitBias == nil && !sp.banning {
+	if !sp.s.DoSample && sp.seen == nil && sp.counts == nil && sp.s.NoLogprobs && sp.s.TopLogprobs == 0 && sp.s.LogitBias == nil && !sp.banning {
 		id := 0
 		for i, v := range logits {
 			if v > logits[id] {
@@ -110,6 +118,9 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 	if !sp.s.DoSample {
 		id := argmax(sp.probs)
 		sp.saw(int64(id))
+		if sp.s.TopLogprobs > 0 {
+			return int64(id), sp.alternatives(id)
+		}
 		if sp.s.NoLogprobs {
 			return int64(id), 0
 		}
@@ -120,6 +131,7 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 			sp.probs[i] /= t
 		}
 	}
+
 	// The candidates, best first when top-k or top-p cut the tail; otherwise every token, in
 	// index order, which draws the same distribution without a sort.
 	sp.order = grow(sp.order, n)
@@ -180,7 +192,44 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		}
 	}
 	sp.saw(int64(id))
+	if sp.s.TopLogprobs > 0 {
+		return int64(id), sp.alternatives(int(id)) // sp.probs still holds every score
+	}
 	return int64(id), float32(sp.probs[id] - top - math.Log(sum))
+}
+
+// alternatives fills sp.top with the TopLogprobs best tokens of sp.probs and returns the
+// log probability of id, all over the whole vocabulary.
+func (sp *sampler) alternatives(id int) float32 {
+	m := sp.probs[argmax(sp.probs)]
+	sum := 0.0
+	for _, x := range sp.probs {
+		sum += weight(x, m)
+	}
+	norm := m + math.Log(sum)
+	k := min(sp.s.TopLogprobs, len(sp.probs))
+	top := make([]scheduler.Alternative, 0, k) // handed to the stream: a fresh slice each time
+	for i, x := range sp.probs {
+		if len(top) == k && x <= float64(top[k-1].Logprob)+norm {
+			continue
+		}
+		a := scheduler.Alternative{ID: int64(i), Logprob: float32(x - norm)}
+		at, _ := slices.BinarySearchFunc(top, a, func(e, t scheduler.Alternative) int {
+			switch {
+			case e.Logprob > t.Logprob:
+				return -1
+			case e.Logprob < t.Logprob:
+				return 1
+			}
+			return 0
+		})
+		if len(top) == k {
+			top = top[:k-1]
+		}
+		top = slices.Insert(top, at, a)
+	}
+	sp.top = top
+	return float32(sp.probs[id] - norm)
 }
 
 func (sp *sampler) saw(id int64) {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -63,11 +64,45 @@ type chatChunk struct {
 type chatChoice struct {
 	Index int `json:"index"`
 	// Message is the answer's; Delta a chunk's.
-	Message      *chatOut `json:"message,omitempty"`
-	Delta        *chatOut `json:"delta,omitempty"`
-	Logprobs     *string  `json:"logprobs"`
-	FinishReason *string  `json:"finish_reason"`
+	Message      *chatOut      `json:"message,omitempty"`
+	Delta        *chatOut      `json:"delta,omitempty"`
+	Logprobs     *chatLogprobs `json:"logprobs"`
+	FinishReason *string       `json:"finish_reason"`
 }
+
+// chatLogprobs is chat's log probabilities: per generated token its text, its bytes, its log
+// probability and the most likely tokens at its place.
+type chatLogprobs struct {
+	Content []chatTokenLogprob `json:"content"`
+}
+
+type chatTokenLogprob struct {
+	Token       string             `json:"token"`
+	Logprob     float32            `json:"logprob"`
+	Bytes       []int              `json:"bytes"`
+	TopLogprobs []chatTokenLogprob `json:"top_logprobs,omitempty"`
+}
+
+func (l *chatLogprobs) add(tok generate.Token) {
+	e := chatTokenLogprob{Token: tok.Piece, Logprob: tok.Logprob, Bytes: byteList(tok.Piece), TopLogprobs: []chatTokenLogprob{}}
+	for _, a := range tok.Top {
+		e.TopLogprobs = append(e.TopLogprobs, chatTokenLogprob{Token: a.Text, Logprob: a.Logprob, Bytes: byteList(a.Text)})
+	}
+	l.Content = append(l.Content, e)
+}
+
+// byteList is s's UTF-8 bytes as OpenAI lists them (numbers, so that a token that is part of a
+// character can be put back together).
+func byteList(s string) []int {
+	out := make([]int, len(s))
+	for i := range len(s) {
+		out[i] = int(s[i])
+	}
+	return out
+}
+
+// maxChatTopLogprobs bounds chat's top_logprobs (OpenAI's limit).
+const maxChatTopLogprobs = 20
 
 type chatOut struct {
 	Role    string  `json:"role,omitempty"`
@@ -103,8 +138,10 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, prompt, par
 	switch {
 	case req.MaxTokens != nil && req.MaxCompletionTokens != nil && *req.MaxTokens != *req.MaxCompletionTokens:
 		return p, "", "max_completion_tokens", "`max_tokens` and `max_completion_tokens` differ; send one"
-	case req.Logprobs != nil && *req.Logprobs, req.TopLogprobs != nil:
-		return p, "", "logprobs", "`logprobs` is not supported by this server"
+	case req.TopLogprobs != nil && (*req.TopLogprobs < 0 || *req.TopLogprobs > maxChatTopLogprobs):
+		return p, "", "top_logprobs", "`top_logprobs` must be between 0 and " + strconv.Itoa(maxChatTopLogprobs)
+	case req.TopLogprobs != nil && (req.Logprobs == nil || !*req.Logprobs):
+		return p, "", "top_logprobs", "`top_logprobs` needs `logprobs` set to true"
 	case len(req.Tools) > 0 && string(req.Tools) != "null" && string(req.Tools) != "[]":
 		return p, "", "tools", "`tools` is not supported by this server"
 	case req.ResponseFormat != nil && req.ResponseFormat.Type != "" && req.ResponseFormat.Type != "text":
@@ -118,6 +155,12 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, prompt, par
 			param, msg = "max_completion_tokens", "`max_completion_tokens` must be at least 1"
 		}
 		return p, "", param, msg
+	}
+	if req.Logprobs != nil && *req.Logprobs {
+		p.params.Logprobs, p.params.NoLogprobs = true, false
+		if req.TopLogprobs != nil {
+			p.params.TopLogprobs = *req.TopLogprobs
+		}
 	}
 	if ep.Chat == nil {
 		return p, "", "messages", "this model has no chat template (tokenizer_config.json's chat_template); use /v1/completions"
@@ -201,7 +244,14 @@ func (a *chatAnswer) whole(g *genCall) any {
 		ch := &g.choices[i]
 		reason := finishReason(ch.finish)
 		content := ch.trimmed.String()
-		out.Choices = append(out.Choices, chatChoice{Index: i, Message: &chatOut{Role: "assistant", Content: &content}, FinishReason: &reason})
+		c := chatChoice{Index: i, Message: &chatOut{Role: "assistant", Content: &content}, FinishReason: &reason}
+		if a.p.params.Logprobs {
+			c.Logprobs = &chatLogprobs{Content: []chatTokenLogprob{}}
+			for _, tok := range ch.tokens {
+				c.Logprobs.add(tok)
+			}
+		}
+		out.Choices = append(out.Choices, c)
 	}
 	return out
 }
@@ -222,12 +272,17 @@ func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 		reason := finishReason(ev.Finish)
 		finish = &reason
 	}
-	if delta.Content == nil && finish == nil {
+	logprobs := a.p.params.Logprobs && ev.HasToken
+	if delta.Content == nil && finish == nil && !logprobs {
 		return nil
 	}
 	chunk := chatChunk{chatCompletion: a.head}
 	chunk.Object = "chat.completion.chunk"
 	chunk.Choices = []chatChoice{{Index: i, Delta: delta, FinishReason: finish}}
+	if logprobs {
+		chunk.Choices[0].Logprobs = &chatLogprobs{}
+		chunk.Choices[0].Logprobs.add(ev.Token)
+	}
 	var data []byte
 	if a.p.usage {
 		data, _ = marshal(chunk)

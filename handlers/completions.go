@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -78,11 +79,38 @@ type streamChunk struct {
 }
 
 type completionChoice struct {
-	Text         string  `json:"text"`
-	Index        int     `json:"index"`
-	Logprobs     *string `json:"logprobs"`
-	FinishReason *string `json:"finish_reason"`
+	Text         string              `json:"text"`
+	Index        int                 `json:"index"`
+	Logprobs     *completionLogprobs `json:"logprobs"`
+	FinishReason *string             `json:"finish_reason"`
 }
+
+// completionLogprobs is the legacy completions API's log probabilities: per generated token
+// its text, log probability, the most likely tokens at its place, and its character offset in
+// the choice's text.
+type completionLogprobs struct {
+	Tokens        []string             `json:"tokens"`
+	TokenLogprobs []float32            `json:"token_logprobs"`
+	TopLogprobs   []map[string]float32 `json:"top_logprobs"`
+	TextOffset    []int                `json:"text_offset"`
+}
+
+// add appends tok, whose text begins at character offset at.
+func (l *completionLogprobs) add(tok generate.Token, at int) {
+	l.Tokens = append(l.Tokens, tok.Piece)
+	l.TokenLogprobs = append(l.TokenLogprobs, tok.Logprob)
+	top := make(map[string]float32, len(tok.Top))
+	for _, a := range tok.Top {
+		if _, seen := top[a.Text]; !seen { // two ids may spell the same text: the likelier stays
+			top[a.Text] = a.Logprob
+		}
+	}
+	l.TopLogprobs = append(l.TopLogprobs, top)
+	l.TextOffset = append(l.TextOffset, at)
+}
+
+// maxCompletionLogprobs bounds the legacy API's logprobs (OpenAI's limit).
+const maxCompletionLogprobs = 5
 
 type completionUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
@@ -151,6 +179,8 @@ func (completions) reply(e *apiError, requestID string) (int, any) {
 type completionAnswer struct {
 	p    completionParams
 	head completion
+	// offsets are each choice's characters streamed so far, for logprobs' text_offset.
+	offsets []int
 }
 
 func (a *completionAnswer) whole(g *genCall) any {
@@ -159,7 +189,16 @@ func (a *completionAnswer) whole(g *genCall) any {
 	for i := range g.choices {
 		ch := &g.choices[i]
 		reason := finishReason(ch.finish)
-		out.Choices = append(out.Choices, completionChoice{Text: a.echo(ch) + ch.trimmed.String(), Index: i, FinishReason: &reason})
+		c := completionChoice{Text: a.echo(ch) + ch.trimmed.String(), Index: i, FinishReason: &reason}
+		if a.p.params.Logprobs {
+			c.Logprobs = &completionLogprobs{}
+			at := 0
+			for _, tok := range ch.tokens {
+				c.Logprobs.add(tok, at)
+				at += utf8.RuneCountInString(tok.Text)
+			}
+		}
+		out.Choices = append(out.Choices, c)
 	}
 	return out
 }
@@ -176,11 +215,21 @@ func (a *completionAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 		reason := finishReason(ev.Finish)
 		finish = &reason
 	}
-	if text == "" && finish == nil {
+	logprobs := a.p.params.Logprobs && ev.HasToken
+	if text == "" && finish == nil && !logprobs {
 		return nil
 	}
 	chunk := streamChunk{completion: a.head}
 	chunk.Choices = []completionChoice{{Text: text, Index: i, FinishReason: finish}}
+	if logprobs {
+		// This token's, at its place in the choice's text (the characters before it).
+		if a.offsets == nil {
+			a.offsets = make([]int, len(g.choices))
+		}
+		chunk.Choices[0].Logprobs = &completionLogprobs{}
+		chunk.Choices[0].Logprobs.add(ev.Token, a.offsets[i])
+		a.offsets[i] += utf8.RuneCountInString(ev.Text)
+	}
 	var data []byte
 	if a.p.usage {
 		data, _ = marshal(chunk)
@@ -249,8 +298,10 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 	switch {
 	case req.BestOf != nil && *req.BestOf != 1 && (req.N == nil || *req.BestOf != *req.N):
 		return p, "best_of", "`best_of` other than n is not supported by this server"
-	case req.Logprobs != nil:
-		return p, "logprobs", "`logprobs` is not supported by this server"
+	case req.Logprobs != nil && (*req.Logprobs < 0 || *req.Logprobs > maxCompletionLogprobs):
+		return p, "logprobs", "`logprobs` must be between 0 and " + strconv.Itoa(maxCompletionLogprobs)
+	case req.Logprobs != nil && req.Echo != nil && *req.Echo:
+		return p, "logprobs", "`logprobs` with `echo` (the prompt's log probabilities) is not supported by this server"
 	case req.Suffix != nil && *req.Suffix != "":
 		return p, "suffix", "`suffix` is not supported by this server"
 	}
@@ -258,6 +309,9 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 		return p, param, msg
 	}
 	p.echo = req.Echo != nil && *req.Echo
+	if req.Logprobs != nil {
+		p.params.Logprobs, p.params.NoLogprobs, p.params.TopLogprobs = true, false, *req.Logprobs
+	}
 	return p, "", ""
 }
 

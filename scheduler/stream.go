@@ -22,6 +22,15 @@ type Choice struct {
 	Special bool
 	// Stop ends the generation with this token (an end-of-sequence token, a stop sequence).
 	Stop bool
+	// Top are the most likely tokens at this position with their log probabilities, best
+	// first, when the caller asked for them (OpenAI's top_logprobs).
+	Top []Alternative
+}
+
+// Alternative is a token that could have been chosen, with its log probability.
+type Alternative struct {
+	ID      int64
+	Logprob float32
 }
 
 // Chooser picks each next token of one sequence: sampling, detokenizing and stop conditions

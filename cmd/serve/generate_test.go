@@ -759,3 +759,59 @@ func TestChoicesShareTheirPromptsKV(t *testing.T) {
 		t.Fatalf("%v prompt tokens computed for n = 4 of a %d-token prompt, want %d", got, p, p+3*tail)
 	}
 }
+
+// TestLogprobs: greedy answers on both OpenAI routes with log probabilities: one entry per
+// generated token, each token the likeliest of its alternatives with the same log
+// probability, offsets along the text; the stream carries the same per token.
+func TestLogprobs(t *testing.T) {
+	srv := startServer(t)
+	const prompt = "The patient was started on"
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 5, "temperature": 0, "logprobs": 2})
+	if status != 200 {
+		t.Fatalf("%d %v", status, out)
+	}
+	choice := out["choices"].([]any)[0].(map[string]any)
+	lp := choice["logprobs"].(map[string]any)
+	tokens, logps, tops, offsets := lp["tokens"].([]any), lp["token_logprobs"].([]any), lp["top_logprobs"].([]any), lp["text_offset"].([]any)
+	if len(tokens) != 5 || len(logps) != 5 || len(tops) != 5 || len(offsets) != 5 || offsets[0] != 0.0 {
+		t.Fatalf("logprobs %v", lp)
+	}
+	for i := range tokens {
+		top := tops[i].(map[string]any)
+		best, bestLP := "", -1e9
+		for tok, v := range top {
+			if v.(float64) > bestLP {
+				best, bestLP = tok, v.(float64)
+			}
+		}
+		if len(top) == 0 || len(top) > 2 || best != tokens[i] || bestLP != logps[i].(float64) || logps[i].(float64) > 0 {
+			t.Fatalf("token %d %q (%v): alternatives %v; greedy takes the likeliest", i, tokens[i], logps[i], top)
+		}
+		if i > 0 && offsets[i].(float64) < offsets[i-1].(float64) {
+			t.Fatalf("offsets %v", offsets)
+		}
+	}
+
+	data := string(postRaw(t, srv.url+"/v1/completions", `{"model":"m","prompt":"`+prompt+`","max_tokens":5,"temperature":0,"logprobs":1,"stream":true}`))
+	if n := strings.Count(data, `"token_logprobs":[`); n != 5 {
+		t.Fatalf("%d streamed chunks with log probabilities, want 5:\n%s", n, data)
+	}
+
+	status, out = srv.post(t, "/v1/chat/completions", map[string]any{"model": "m", "max_tokens": 5, "temperature": 0,
+		"messages": []map[string]any{{"role": "user", "content": prompt}}, "logprobs": true, "top_logprobs": 2})
+	if status != 200 {
+		t.Fatalf("chat: %d %v", status, out)
+	}
+	content := out["choices"].([]any)[0].(map[string]any)["logprobs"].(map[string]any)["content"].([]any)
+	if len(content) != 5 {
+		t.Fatalf("chat logprobs %v", content)
+	}
+	for i, c := range content {
+		c := c.(map[string]any)
+		top := c["top_logprobs"].([]any)
+		first := top[0].(map[string]any)
+		if len(top) != 2 || first["token"] != c["token"] || first["logprob"] != c["logprob"] || len(c["bytes"].([]any)) != len(c["token"].(string)) {
+			t.Fatalf("chat token %d: %v", i, c)
+		}
+	}
+}
