@@ -211,6 +211,7 @@ type Alternative struct {
 	ID      int64
 	Text    string // the token alone, decoded with special tokens spelled out
 	Logprob float32
+	Special bool
 }
 
 // Event is one step of a Stream: a token, and on the last event why the stream ended.
@@ -269,7 +270,7 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 	if len(ev.Top) > 0 {
 		out.Top = make([]Alternative, len(ev.Top))
 		for i, a := range ev.Top {
-			out.Top[i] = Alternative{ID: a.ID, Text: s.c.tok.Decode([]int64{a.ID}, false), Logprob: a.Logprob}
+			out.Top[i] = Alternative{ID: a.ID, Text: s.c.tok.Decode([]int64{a.ID}, false), Logprob: a.Logprob, Special: s.c.tok.IsSpecial(a.ID)}
 		}
 	}
 	if ev.Done {

@@ -65,6 +65,19 @@ type tgiDetails struct {
 	Seed            *uint64         `json:"seed"`
 	Prefill         []tgiToken      `json:"prefill"`
 	Tokens          []tgiToken      `json:"tokens"`
+	TopTokens       [][]tgiToken    `json:"top_tokens,omitempty"`
+}
+
+// maxTopNTokens bounds top_n_tokens (TGI's default --max-top-n-tokens).
+const maxTopNTokens = 5
+
+// tgiTopTokens is a token's alternatives as TGI lists them (top_n_tokens).
+func tgiTopTokens(t generate.Token) []tgiToken {
+	out := make([]tgiToken, len(t.Top))
+	for i, a := range t.Top {
+		out[i] = tgiToken{ID: a.ID, Text: a.Text, Logprob: a.Logprob, Special: a.Special}
+	}
+	return out
 }
 
 type tgiResponse struct {
@@ -82,6 +95,7 @@ type tgiStreamDetails struct {
 type tgiStreamEvent struct {
 	Index         int               `json:"index"`
 	Token         tgiToken          `json:"token"`
+	TopTokens     []tgiToken        `json:"top_tokens,omitempty"`
 	GeneratedText *string           `json:"generated_text"`
 	Details       *tgiStreamDetails `json:"details"`
 }
@@ -100,6 +114,7 @@ type tgiError struct {
 type tgiOptions struct {
 	stream, details, fullText bool
 	fullTextSet               bool // return_full_text was given
+	topN                      int  // top_n_tokens
 }
 
 // tgi is TGI's dialect; mode says how the route chooses between an answer and a stream.
@@ -156,6 +171,11 @@ func (a *tgiAnswer) whole(g *genCall) any {
 		}
 		out.Details = &tgiDetails{FinishReason: ch.finish, GeneratedTokens: len(ch.tokens), Seed: seedOf(g.streams[0]),
 			Prefill: []tgiToken{}, Tokens: tokens}
+		if a.opts.topN > 0 {
+			for _, t := range ch.tokens {
+				out.Details.TopTokens = append(out.Details.TopTokens, tgiTopTokens(t))
+			}
+		}
 	}
 	if a.compat {
 		return []tgiResponse{out}
@@ -166,6 +186,9 @@ func (a *tgiAnswer) whole(g *genCall) any {
 // event is one token; the last carries the whole text and, when asked, the details.
 func (a *tgiAnswer) event(g *genCall, _ int, ev generate.Event) []byte {
 	e := tgiStreamEvent{Index: ev.Index, Token: tgiTokenOf(ev.Token)}
+	if a.opts.topN > 0 {
+		e.TopTokens = tgiTopTokens(ev.Token)
+	}
 	if ev.Done {
 		ch := &g.choices[0]
 		full := a.generatedText(ch)
@@ -260,8 +283,8 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 		return "", params, opts, "`max_new_tokens` must be strictly positive"
 	case len(p.Stop) > ep.MaxStopSequences:
 		return "", params, opts, "`stop` supports up to " + strconv.Itoa(ep.MaxStopSequences) + " stop sequences. Given: " + strconv.Itoa(len(p.Stop))
-	case p.TopNTokens != nil && *p.TopNTokens != 0:
-		return "", params, opts, "`top_n_tokens` must be >= 0 and <= 0. Given: " + strconv.Itoa(*p.TopNTokens)
+	case p.TopNTokens != nil && (*p.TopNTokens < 0 || *p.TopNTokens > maxTopNTokens):
+		return "", params, opts, "`top_n_tokens` must be >= 0 and <= " + strconv.Itoa(maxTopNTokens) + ". Given: " + strconv.Itoa(*p.TopNTokens)
 	case p.DecoderInputDetails != nil && *p.DecoderInputDetails:
 		return "", params, opts, "`decoder_input_details` is not supported by this server"
 	case len(bytes.TrimSpace(p.Grammar)) > 0 && string(bytes.TrimSpace(p.Grammar)) != "null":
@@ -298,6 +321,9 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 	}
 	if p.Truncate != nil {
 		params.Truncate = *p.Truncate
+	}
+	if p.TopNTokens != nil {
+		params.TopLogprobs, opts.topN = *p.TopNTokens, *p.TopNTokens
 	}
 	params.DoSample = sampled
 	params.Stop = p.Stop

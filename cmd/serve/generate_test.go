@@ -760,12 +760,41 @@ func TestChoicesShareTheirPromptsKV(t *testing.T) {
 	}
 }
 
-// TestLogprobs: greedy answers on both OpenAI routes with log probabilities: one entry per
-// generated token, each token the likeliest of its alternatives with the same log
-// probability, offsets along the text; the stream carries the same per token.
+// TestLogprobs: greedy answers on both OpenAI routes and TGI's with log probabilities (and
+// TGI's top_n_tokens): one entry per generated token, each token the likeliest of its
+// alternatives with the same log probability, offsets along the text; the streams carry the
+// same per token.
 func TestLogprobs(t *testing.T) {
 	srv := startServer(t)
 	const prompt = "The patient was started on"
+	var tgi struct {
+		Details struct {
+			Tokens []struct {
+				ID      int64   `json:"id"`
+				Logprob float32 `json:"logprob"`
+			} `json:"tokens"`
+			TopTokens [][]struct {
+				ID      int64   `json:"id"`
+				Logprob float32 `json:"logprob"`
+			} `json:"top_tokens"`
+		} `json:"details"`
+	}
+	data := postRaw(t, srv.url+"/generate", `{"inputs":"`+prompt+`","parameters":{"max_new_tokens":5,"details":true,"top_n_tokens":3}}`)
+	if err := json.Unmarshal(data, &tgi); err != nil || len(tgi.Details.Tokens) != 5 || len(tgi.Details.TopTokens) != 5 {
+		t.Fatalf("TGI top_n_tokens: %s", data)
+	}
+	for i, top := range tgi.Details.TopTokens {
+		if tok := tgi.Details.Tokens[i]; len(top) != 3 || top[0].ID != tok.ID || top[0].Logprob != tok.Logprob || top[1].Logprob > top[0].Logprob {
+			t.Fatalf("TGI token %d %+v: top tokens %+v", i, tok, top)
+		}
+	}
+	if stream := string(postRaw(t, srv.url+"/generate_stream", `{"inputs":"`+prompt+`","parameters":{"max_new_tokens":5,"top_n_tokens":2}}`)); strings.Count(stream, `"top_tokens":[{`) != 5 {
+		t.Fatalf("TGI stream with top_n_tokens:\n%s", stream)
+	}
+	if status, _ := srv.post(t, "/generate", map[string]any{"inputs": prompt, "parameters": map[string]any{"top_n_tokens": 6}}); status != 422 {
+		t.Fatalf("top_n_tokens 6: %d, want TGI's 422", status)
+	}
+
 	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 5, "temperature": 0, "logprobs": 2})
 	if status != 200 {
 		t.Fatalf("%d %v", status, out)
@@ -792,9 +821,9 @@ func TestLogprobs(t *testing.T) {
 		}
 	}
 
-	data := string(postRaw(t, srv.url+"/v1/completions", `{"model":"m","prompt":"`+prompt+`","max_tokens":5,"temperature":0,"logprobs":1,"stream":true}`))
-	if n := strings.Count(data, `"token_logprobs":[`); n != 5 {
-		t.Fatalf("%d streamed chunks with log probabilities, want 5:\n%s", n, data)
+	streamed := string(postRaw(t, srv.url+"/v1/completions", `{"model":"m","prompt":"`+prompt+`","max_tokens":5,"temperature":0,"logprobs":1,"stream":true}`))
+	if n := strings.Count(streamed, `"token_logprobs":[`); n != 5 {
+		t.Fatalf("%d streamed chunks with log probabilities, want 5:\n%s", n, streamed)
 	}
 
 	status, out = srv.post(t, "/v1/chat/completions", map[string]any{"model": "m", "max_tokens": 5, "temperature": 0,
