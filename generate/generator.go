@@ -164,6 +164,7 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	if params.IgnoreEOS {
 		c.eos = -1
 	}
+	c.sp.full = params.Logprobs
 	if c.minNew > 0 {
 		c.sp.banned = append(slices.Clip(params.StopTokenIDs), c.eos)
 		c.sp.banning = true

@@ -55,6 +55,10 @@ type sampler struct {
 	order  []int32        // scratch: token ids by score
 	// top is the alternatives of the last pick when Sampling.TopLogprobs asks for them.
 	top []scheduler.Alternative
+	// full reports the chosen token's log probability over the whole vocabulary (after the
+	// penalties and the temperature), as its alternatives are: what a caller that lists
+	// log probabilities (Params.Logprobs) reads.
+	full bool
 	// banned are the tokens that may not be chosen while banning is set (the end of
 	// sequence and the stop tokens before the request's minimum length).
 	banned  []int64
@@ -118,7 +122,7 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 	if !sp.s.DoSample {
 		id := argmax(sp.probs)
 		sp.saw(int64(id))
-		if sp.s.TopLogprobs > 0 {
+		if sp.s.TopLogprobs > 0 || sp.full {
 			return int64(id), sp.alternatives(id)
 		}
 		if sp.s.NoLogprobs {
@@ -192,7 +196,7 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		}
 	}
 	sp.saw(int64(id))
-	if sp.s.TopLogprobs > 0 {
+	if sp.s.TopLogprobs > 0 || sp.full {
 		return int64(id), sp.alternatives(int(id)) // sp.probs still holds every score
 	}
 	return int64(id), float32(sp.probs[id] - top - math.Log(sum))
@@ -208,20 +212,21 @@ func (sp *sampler) alternatives(id int) float32 {
 	}
 	norm := m + math.Log(sum)
 	k := min(sp.s.TopLogprobs, len(sp.probs))
-	top := make([]scheduler.Alternative, 0, k) // handed to the stream: a fresh slice each time
+	var top []scheduler.Alternative // handed to the stream: a fresh slice each time
+	if k > 0 {
+		top = make([]scheduler.Alternative, 0, k)
+	}
 	for i, x := range sp.probs {
-		if len(top) == k && x <= float64(top[k-1].Logprob)+norm {
-			continue
+		lp := float32(x - norm)
+		if k == 0 || math.IsInf(x, -1) || (len(top) == k && lp <= top[k-1].Logprob) {
+			continue // a banned token is no alternative; a tie keeps the lower id
 		}
-		a := scheduler.Alternative{ID: int64(i), Logprob: float32(x - norm)}
+		a := scheduler.Alternative{ID: int64(i), Logprob: lp}
 		at, _ := slices.BinarySearchFunc(top, a, func(e, t scheduler.Alternative) int {
-			switch {
-			case e.Logprob > t.Logprob:
-				return -1
-			case e.Logprob < t.Logprob:
-				return 1
+			if e.Logprob >= t.Logprob {
+				return -1 // after the entries as likely as it: ids in order among ties
 			}
-			return 0
+			return 1
 		})
 		if len(top) == k {
 			top = top[:k-1]
@@ -229,8 +234,12 @@ func (sp *sampler) alternatives(id int) float32 {
 		top = slices.Insert(top, at, a)
 	}
 	sp.top = top
-	return float32(sp.probs[id] - norm)
+	return float32(max(sp.probs[id]-norm, minLogprob))
 }
+
+// minLogprob stands for a log probability of -Inf (a token the request banned), which JSON
+// cannot carry; vLLM reports the same floor.
+const minLogprob = -9999
 
 func (sp *sampler) saw(id int64) {
 	if sp.seen != nil {

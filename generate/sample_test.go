@@ -130,3 +130,19 @@ func TestGreedyWithoutLogprobsPicksTheSame(t *testing.T) {
 		t.Fatalf("with %d, without %d (%v); want the first best, 1", a, b, lp)
 	}
 }
+
+// TestAlternativesAreTheLikeliestInOrder: the alternatives are the best tokens over the whole
+// vocabulary, ties in id order (so the greedy choice comes first), a token that cannot be
+// chosen (-Inf) never among them, and the chosen token's log probability equals its entry.
+func TestAlternativesAreTheLikeliestInOrder(t *testing.T) {
+	sp := newSampler(Sampling{TopLogprobs: 4}, nil)
+	id, lp := sp.pick([]float32{2, 2, 1, float32(math.Inf(-1))})
+	top := sp.top
+	if id != 0 || len(top) != 3 || top[0].ID != 0 || top[1].ID != 1 || top[2].ID != 2 {
+		t.Fatalf("chose %d, alternatives %+v", id, top)
+	}
+	want := 2 - math.Log(2*math.Exp(2)+math.Exp(1))
+	if math.Abs(float64(lp)-want) > 1e-6 || top[0].Logprob != lp || top[1].Logprob != lp {
+		t.Fatalf("log probability %v (alternatives %+v), want %v", lp, top, want)
+	}
+}

@@ -77,16 +77,22 @@ type chatLogprobs struct {
 }
 
 type chatTokenLogprob struct {
-	Token       string             `json:"token"`
-	Logprob     float32            `json:"logprob"`
-	Bytes       []int              `json:"bytes"`
-	TopLogprobs []chatTokenLogprob `json:"top_logprobs,omitempty"`
+	Token       string            `json:"token"`
+	Logprob     float32           `json:"logprob"`
+	Bytes       []int             `json:"bytes"`
+	TopLogprobs []chatAlternative `json:"top_logprobs"` // always written, empty or not
+}
+
+type chatAlternative struct {
+	Token   string  `json:"token"`
+	Logprob float32 `json:"logprob"`
+	Bytes   []int   `json:"bytes"`
 }
 
 func (l *chatLogprobs) add(tok generate.Token) {
-	e := chatTokenLogprob{Token: tok.Piece, Logprob: tok.Logprob, Bytes: byteList(tok.Piece), TopLogprobs: []chatTokenLogprob{}}
+	e := chatTokenLogprob{Token: tok.Piece, Logprob: tok.Logprob, Bytes: byteList(tok.Piece), TopLogprobs: []chatAlternative{}}
 	for _, a := range tok.Top {
-		e.TopLogprobs = append(e.TopLogprobs, chatTokenLogprob{Token: a.Text, Logprob: a.Logprob, Bytes: byteList(a.Text)})
+		e.TopLogprobs = append(e.TopLogprobs, chatAlternative{Token: a.Text, Logprob: a.Logprob, Bytes: byteList(a.Text)})
 	}
 	l.Content = append(l.Content, e)
 }

@@ -99,11 +99,14 @@ type completionLogprobs struct {
 func (l *completionLogprobs) add(tok generate.Token, at int) {
 	l.Tokens = append(l.Tokens, tok.Piece)
 	l.TokenLogprobs = append(l.TokenLogprobs, tok.Logprob)
-	top := make(map[string]float32, len(tok.Top))
+	top := make(map[string]float32, len(tok.Top)+1)
 	for _, a := range tok.Top {
 		if _, seen := top[a.Text]; !seen { // two ids may spell the same text: the likelier stays
 			top[a.Text] = a.Logprob
 		}
+	}
+	if _, listed := top[tok.Piece]; !listed { // as OpenAI: the chosen token is always among them
+		top[tok.Piece] = tok.Logprob
 	}
 	l.TopLogprobs = append(l.TopLogprobs, top)
 	l.TextOffset = append(l.TextOffset, at)

@@ -835,6 +835,13 @@ func TestLogprobs(t *testing.T) {
 	if len(content) != 5 {
 		t.Fatalf("chat logprobs %v", content)
 	}
+	// Without top_logprobs each entry still has the list, empty, as OpenAI's schema has it.
+	_, plain := srv.post(t, "/v1/chat/completions", map[string]any{"model": "m", "max_tokens": 2, "temperature": 0,
+		"messages": []map[string]any{{"role": "user", "content": prompt}}, "logprobs": true})
+	entry := plain["choices"].([]any)[0].(map[string]any)["logprobs"].(map[string]any)["content"].([]any)[0].(map[string]any)
+	if top, ok := entry["top_logprobs"].([]any); !ok || len(top) != 0 {
+		t.Fatalf("chat logprobs without top_logprobs: %v", entry)
+	}
 	for i, c := range content {
 		c := c.(map[string]any)
 		top := c["top_logprobs"].([]any)
