@@ -79,6 +79,10 @@ type Params struct {
 	// Logprobs reports each token as its own piece beside its log probability (Token.Piece):
 	// OpenAI's logprobs.
 	Logprobs bool
+	// PromptLogprobs scores the prompt too (Stream.PromptLogprobs): the model's log
+	// probability of each prompt token after the first, with Sampling.TopLogprobs
+	// alternatives. The prompt is then computed whole, never taken from the prefix cache.
+	PromptLogprobs bool
 	// MinTokens is how many tokens are generated before the end of sequence, a stop token or
 	// a stop sequence may end the generation (vLLM's min_tokens; 0: none).
 	MinTokens int
@@ -172,8 +176,14 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	for _, s := range params.Stop {
 		c.maxStop = max(c.maxStop, len(s))
 	}
+	var chooser scheduler.Chooser = c
+	if params.PromptLogprobs {
+		c.prompt, c.promptScores = ids, make([]Token, 1, len(ids))
+		c.promptScores[0] = Token{ID: ids[0], Piece: g.tok.Decode(ids[:1], false)}
+		chooser = promptScorer{c}
+	}
 	es, err := g.sched.Submit(ctx, scheduler.Request{Prompt: ids, MaxNewTokens: params.MaxNewTokens, Priority: p,
-		Chooser: c, FirstTokenTimeout: g.cfg.FirstTokenTimeout})
+		Chooser: chooser, FirstTokenTimeout: g.cfg.FirstTokenTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -246,6 +256,16 @@ type Stream struct {
 	// were.
 	held     string
 	released int
+}
+
+// PromptLogprobs is the prompt's tokens with their log probabilities and alternatives when
+// Params.PromptLogprobs asked for them (the first token has none), else nil. Valid once Next
+// has returned the first event.
+func (s *Stream) PromptLogprobs() []Token {
+	if s.c.prompt == nil {
+		return nil
+	}
+	return s.c.promptScores
 }
 
 // PromptTokens is the length of the tokenized prompt.
@@ -336,6 +356,36 @@ type chooser struct {
 	stopIDs                []int64
 	// produced is the length of the generated text so far.
 	produced int
+	// prompt and promptScores, when the prompt is scored: promptScores[i] is prompt token i
+	// with its log probability and alternatives (the first has none).
+	prompt       []int64
+	promptScores []Token
+}
+
+// promptScorer is a chooser that scores its prompt (Params.PromptLogprobs).
+type promptScorer struct{ *chooser }
+
+// ScorePrompt scores prompt token pos with the scores that predicted it: the model's own
+// distribution, without the request's penalties or temperature. A position seen already (the
+// sequence was preempted and is computed again) is not scored twice.
+func (p promptScorer) ScorePrompt(pos int, logits []float32) {
+	c := p.chooser
+	if pos != len(c.promptScores) {
+		return
+	}
+	sp := c.sp
+	sp.probs = grow(sp.probs, len(logits))
+	for i, v := range logits {
+		sp.probs[i] = float64(v)
+	}
+	id := c.prompt[pos]
+	lp := sp.alternatives(int(id))
+	t := Token{ID: id, Logprob: lp, Piece: c.tok.Decode([]int64{id}, false)}
+	for _, a := range sp.top {
+		t.Top = append(t.Top, Alternative{ID: a.ID, Text: c.tok.Decode([]int64{a.ID}, false), Logprob: a.Logprob, Special: c.tok.IsSpecial(a.ID)})
+	}
+	sp.top = nil
+	c.promptScores = append(c.promptScores, t)
 }
 
 func (c *chooser) Choose(logits []float32) scheduler.Choice {

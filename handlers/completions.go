@@ -90,15 +90,34 @@ type completionChoice struct {
 // the choice's text.
 type completionLogprobs struct {
 	Tokens        []string             `json:"tokens"`
-	TokenLogprobs []float32            `json:"token_logprobs"`
+	TokenLogprobs []*float32           `json:"token_logprobs"`
 	TopLogprobs   []map[string]float32 `json:"top_logprobs"`
 	TextOffset    []int                `json:"text_offset"`
 }
 
+// addPrompt appends the echoed prompt's tokens (the first has no log probability: null) and
+// returns the character offset after them.
+func (l *completionLogprobs) addPrompt(prompt []generate.Token) int {
+	at := 0
+	for i, tok := range prompt {
+		if i == 0 {
+			l.Tokens = append(l.Tokens, tok.Piece)
+			l.TokenLogprobs = append(l.TokenLogprobs, nil)
+			l.TopLogprobs = append(l.TopLogprobs, nil)
+			l.TextOffset = append(l.TextOffset, at)
+		} else {
+			l.add(tok, at)
+		}
+		at += utf8.RuneCountInString(tok.Piece)
+	}
+	return at
+}
+
 // add appends tok, whose text begins at character offset at.
 func (l *completionLogprobs) add(tok generate.Token, at int) {
+	lp := tok.Logprob
 	l.Tokens = append(l.Tokens, tok.Piece)
-	l.TokenLogprobs = append(l.TokenLogprobs, tok.Logprob)
+	l.TokenLogprobs = append(l.TokenLogprobs, &lp)
 	top := make(map[string]float32, len(tok.Top)+1)
 	for _, a := range tok.Top {
 		if _, seen := top[a.Text]; !seen { // two ids may spell the same text: the likelier stays
@@ -196,6 +215,9 @@ func (a *completionAnswer) whole(g *genCall) any {
 		if a.p.params.Logprobs {
 			c.Logprobs = &completionLogprobs{}
 			at := 0
+			if a.p.echo {
+				at = c.Logprobs.addPrompt(promptLogprobs(g.streams[i]))
+			}
 			for _, tok := range ch.tokens {
 				c.Logprobs.add(tok, at)
 				at += utf8.RuneCountInString(tok.Text)
@@ -230,6 +252,9 @@ func (a *completionAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 			a.offsets = make([]int, len(g.choices))
 		}
 		chunk.Choices[0].Logprobs = &completionLogprobs{}
+		if a.p.echo && len(g.choices[i].tokens) == 1 { // the chunk that carries the prompt
+			a.offsets[i] = chunk.Choices[0].Logprobs.addPrompt(promptLogprobs(g.streams[i]))
+		}
 		chunk.Choices[0].Logprobs.add(ev.Token, a.offsets[i])
 		a.offsets[i] += utf8.RuneCountInString(ev.Text)
 	}
@@ -303,8 +328,6 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 		return p, "best_of", "`best_of` other than n is not supported by this server"
 	case req.Logprobs != nil && (*req.Logprobs < 0 || *req.Logprobs > maxCompletionLogprobs):
 		return p, "logprobs", "`logprobs` must be between 0 and " + strconv.Itoa(maxCompletionLogprobs)
-	case req.Logprobs != nil && req.Echo != nil && *req.Echo:
-		return p, "logprobs", "`logprobs` with `echo` (the prompt's log probabilities) is not supported by this server"
 	case req.Suffix != nil && *req.Suffix != "":
 		return p, "suffix", "`suffix` is not supported by this server"
 	}
@@ -314,6 +337,7 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 	p.echo = req.Echo != nil && *req.Echo
 	if req.Logprobs != nil {
 		p.params.Logprobs, p.params.NoLogprobs, p.params.TopLogprobs = true, false, *req.Logprobs
+		p.params.PromptLogprobs = p.echo // the echoed prompt's tokens are listed too
 	}
 	return p, "", ""
 }
@@ -471,4 +495,17 @@ func stopList(raw json.RawMessage) ([]string, bool) {
 		return many, true
 	}
 	return nil, false
+}
+
+// promptScored is a TokenStream that scored its prompt (*generate.Stream).
+type promptScored interface {
+	PromptLogprobs() []generate.Token
+}
+
+// promptLogprobs is st's scored prompt, or nothing when st cannot say.
+func promptLogprobs(st TokenStream) []generate.Token {
+	if ps, ok := st.(promptScored); ok {
+		return ps.PromptLogprobs()
+	}
+	return nil
 }

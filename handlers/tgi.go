@@ -60,12 +60,20 @@ type tgiToken struct {
 }
 
 type tgiDetails struct {
-	FinishReason    generate.Finish `json:"finish_reason"`
-	GeneratedTokens int             `json:"generated_tokens"`
-	Seed            *uint64         `json:"seed"`
-	Prefill         []tgiToken      `json:"prefill"`
-	Tokens          []tgiToken      `json:"tokens"`
-	TopTokens       [][]tgiToken    `json:"top_tokens,omitempty"`
+	FinishReason    generate.Finish   `json:"finish_reason"`
+	GeneratedTokens int               `json:"generated_tokens"`
+	Seed            *uint64           `json:"seed"`
+	Prefill         []tgiPrefillToken `json:"prefill"`
+	Tokens          []tgiToken        `json:"tokens"`
+	TopTokens       [][]tgiToken      `json:"top_tokens,omitempty"`
+}
+
+// tgiPrefillToken is a prompt token as TGI's decoder_input_details lists it; the first has no
+// log probability (null).
+type tgiPrefillToken struct {
+	ID      int64    `json:"id"`
+	Text    string   `json:"text"`
+	Logprob *float32 `json:"logprob"`
 }
 
 // maxTopNTokens bounds top_n_tokens (TGI's default --max-top-n-tokens).
@@ -115,6 +123,7 @@ type tgiOptions struct {
 	stream, details, fullText bool
 	fullTextSet               bool // return_full_text was given
 	topN                      int  // top_n_tokens
+	inputDetails              bool // decoder_input_details: the prompt's tokens, scored
 }
 
 // tgi is TGI's dialect; mode says how the route chooses between an answer and a stream.
@@ -134,6 +143,10 @@ func (t tgi) read(body []byte, ep *GenerationEndpoint, _ requestInfo) (genReques
 		opts.stream = false
 	case tgiStream:
 		opts.stream = true
+	}
+	if opts.stream && opts.inputDetails {
+		return genRequest{}, nil, &apiError{Status: fiber.StatusUnprocessableEntity, Code: CodeValidation,
+			Message: "`decoder_input_details` == true is not supported when streaming tokens", Outcome: OutcomeFailed}
 	}
 	req := genRequest{prompts: []string{prompt}, n: 1, params: params, stream: opts.stream}
 	return req, &tgiAnswer{compat: t.mode == tgiCompat, opts: opts, prompt: prompt}, nil
@@ -170,7 +183,17 @@ func (a *tgiAnswer) whole(g *genCall) any {
 			tokens[i] = tgiTokenOf(t)
 		}
 		out.Details = &tgiDetails{FinishReason: ch.finish, GeneratedTokens: len(ch.tokens), Seed: seedOf(g.streams[0]),
-			Prefill: []tgiToken{}, Tokens: tokens}
+			Prefill: []tgiPrefillToken{}, Tokens: tokens}
+		if a.opts.inputDetails {
+			for i, t := range promptLogprobs(g.streams[0]) {
+				pt := tgiPrefillToken{ID: t.ID, Text: t.Piece}
+				if i > 0 {
+					lp := t.Logprob
+					pt.Logprob = &lp
+				}
+				out.Details.Prefill = append(out.Details.Prefill, pt)
+			}
+		}
 		if a.opts.topN > 0 {
 			for _, t := range ch.tokens {
 				out.Details.TopTokens = append(out.Details.TopTokens, tgiTopTokens(t))
@@ -254,7 +277,8 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 	if req.Stream != nil {
 		opts.stream = *req.Stream
 	}
-	opts.details = p.Details != nil && *p.Details
+	opts.inputDetails = p.DecoderInputDetails != nil && *p.DecoderInputDetails
+	opts.details = p.Details != nil && *p.Details || opts.inputDetails
 	opts.fullText, opts.fullTextSet = p.ReturnFullText != nil && *p.ReturnFullText, p.ReturnFullText != nil
 	params.Temperature = 1
 	if p.DoSample != nil {
@@ -285,8 +309,6 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 		return "", params, opts, "`stop` supports up to " + strconv.Itoa(ep.MaxStopSequences) + " stop sequences. Given: " + strconv.Itoa(len(p.Stop))
 	case p.TopNTokens != nil && (*p.TopNTokens < 0 || *p.TopNTokens > maxTopNTokens):
 		return "", params, opts, "`top_n_tokens` must be >= 0 and <= " + strconv.Itoa(maxTopNTokens) + ". Given: " + strconv.Itoa(*p.TopNTokens)
-	case p.DecoderInputDetails != nil && *p.DecoderInputDetails:
-		return "", params, opts, "`decoder_input_details` is not supported by this server"
 	case len(bytes.TrimSpace(p.Grammar)) > 0 && string(bytes.TrimSpace(p.Grammar)) != "null":
 		return "", params, opts, "grammar is not supported"
 	case p.Watermark != nil && *p.Watermark:
@@ -325,6 +347,7 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 	if p.TopNTokens != nil {
 		params.TopLogprobs, opts.topN = *p.TopNTokens, *p.TopNTokens
 	}
+	params.PromptLogprobs = opts.inputDetails
 	params.DoSample = sampled
 	params.Stop = p.Stop
 	return *req.Inputs, params, opts, ""

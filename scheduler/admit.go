@@ -41,8 +41,11 @@ func (s *Scheduler) admit(now time.Time) {
 		s.mu.Unlock()
 
 		t := s.pool.NewTable()
-		cached := s.pool.Match(t, q.tokens)
-		if s.awaitsPrefix(q, cached) {
+		cached := 0
+		if q.scorer == nil {
+			cached = s.pool.Match(t, q.tokens)
+		}
+		if q.scorer == nil && s.awaitsPrefix(q, cached) {
 			// Its prefix is being computed: it takes it from the cache at a next boundary, and
 			// its class, in arrival order, waits with it; the other classes go on.
 			s.pool.Release(t)

@@ -958,3 +958,51 @@ func TestWaitForAPrefixHoldsOnlyItsClass(t *testing.T) {
 		t.Fatalf("the first step had %d rows, want the shared prompt's and the bulk one's", got)
 	}
 }
+
+// scoringChooser is argmaxChooser that records, for each prompt position, the argmax of the
+// scores that predicted it.
+type scoringChooser struct {
+	argmaxChooser
+	mu     sync.Mutex
+	scored map[int][]int64
+}
+
+func (c *scoringChooser) ScorePrompt(pos int, logits []float32) {
+	best := 0
+	for i, v := range logits {
+		if v > logits[best] {
+			best = i
+		}
+	}
+	c.mu.Lock()
+	c.scored[pos] = append(c.scored[pos], int64(best))
+	c.mu.Unlock()
+}
+
+// TestPromptScoresComeForEveryPosition: a Chooser that scores its prompt gets, in chunks and
+// although the prefix cache holds the prompt already, the scores of every prompt position
+// after the first, once each, and they are the ones that predict each token.
+func TestPromptScoresComeForEveryPosition(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.MaxStepTokens = 8 }})
+	start(t, s)
+	prompt := make([]int64, 30)
+	for i := range prompt {
+		prompt[i] = int64(i*7%40 + 2)
+	}
+	if _, last := collect(t, mustSubmit(t, s, greedyRequest(prompt, 2))); last.Err != nil { // caches the prompt's blocks
+		t.Fatal(last.Err)
+	}
+	c := &scoringChooser{scored: map[int][]int64{}}
+	ids, last := collect(t, mustSubmit(t, s, Request{Prompt: prompt, MaxNewTokens: 2, Chooser: c}))
+	if last.Err != nil || !slices.Equal(ids, referenceGreedy(prompt, 2)) {
+		t.Fatalf("%v %+v", ids, last)
+	}
+	for pos := 1; pos < len(prompt); pos++ {
+		if got := c.scored[pos]; len(got) != 1 || got[0] != reference(prompt[:pos], fakeShape.Vocab) {
+			t.Fatalf("position %d scored %v, want once %d", pos, got, reference(prompt[:pos], fakeShape.Vocab))
+		}
+	}
+	if len(c.scored) != len(prompt)-1 {
+		t.Fatalf("%d positions scored, want %d", len(c.scored), len(prompt)-1)
+	}
+}

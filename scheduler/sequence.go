@@ -34,6 +34,9 @@ type sequence struct {
 	take int
 	// bumped counts the times it was preempted for a higher class (Config.PreemptLimit).
 	bumped int
+	// scorer is the Chooser when it scores the prompt too (then nothing comes from the
+	// prefix cache).
+	scorer PromptScorer
 
 	events     chan Event
 	pending    Event // a token event the reader had no room for
@@ -64,8 +67,9 @@ type sequence struct {
 func newSequence(ctx context.Context, req Request, buffer int, now time.Time, wake func()) *sequence {
 	tokens := make([]int64, len(req.Prompt), len(req.Prompt)+req.MaxNewTokens)
 	copy(tokens, req.Prompt)
+	scorer, _ := req.Chooser.(PromptScorer)
 	return &sequence{ctx: ctx, req: req, promptLen: len(req.Prompt), tokens: tokens, enqueued: now,
-		events: make(chan Event, buffer), done: make(chan struct{}), wake: wake}
+		events: make(chan Event, buffer), done: make(chan struct{}), wake: wake, scorer: scorer}
 }
 
 // read is the reader's side of flow control: a paused sequence may go on now.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/kvcache"
 )
 
@@ -145,6 +146,9 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 			s.pool.Scatter(q.table, i, from, k, l, kvcache.Key, kvcache.Tensor{Data: st.Present[l][0], Batch: st.Batch, Positions: st.Past + st.Seq})
 			s.pool.Scatter(q.table, i, from, k, l, kvcache.Value, kvcache.Tensor{Data: st.Present[l][1], Batch: st.Batch, Positions: st.Past + st.Seq})
 		}
+		if q.scorer != nil {
+			s.scorePrompt(q, st, i, k, shape.Vocab)
+		}
 		s.pool.Append(q.table, q.tokens[q.table.Len():q.table.Len()+k])
 	}
 	s.m.kvCopy(copied + s.clk.Now().Sub(writeBack))
@@ -193,5 +197,19 @@ func (s *Scheduler) emit(q *sequence, c Choice, now time.Time) {
 		q.pending, q.hasPending = ev, true
 		q.pausedAt = now
 		q.paused.Store(true)
+	}
+}
+
+// scorePrompt hands q's scorer the scores of the prompt positions row i computed in st (k new
+// positions after those q's table holds): position p's scores predict prompt token p+1.
+func (s *Scheduler) scorePrompt(q *sequence, st *engine.Step, i, k, vocab int) {
+	base := q.table.Len()
+	for t := range k {
+		next := base + t + 1
+		if next >= q.promptLen {
+			return
+		}
+		at := (i*st.Seq + st.Seq - k + t) * vocab
+		q.scorer.ScorePrompt(next, st.Logits[at:at+vocab])
 	}
 }

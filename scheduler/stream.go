@@ -27,6 +27,15 @@ type Choice struct {
 	Top []Alternative
 }
 
+// PromptScorer is a Chooser that also scores its prompt: for each prompt token after the
+// first, ScorePrompt gets the scores that predicted it (pos is the token's index in the
+// prompt), which prefill computes anyway. Positions come in order, and again from the start
+// after a preemption. A sequence whose Chooser is one computes its whole prompt: the prefix
+// cache's positions come without scores.
+type PromptScorer interface {
+	ScorePrompt(pos int, logits []float32)
+}
+
 // Alternative is a token that could have been chosen, with its log probability.
 type Alternative struct {
 	ID      int64

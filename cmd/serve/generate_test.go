@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -795,7 +796,40 @@ func TestLogprobs(t *testing.T) {
 		t.Fatalf("top_n_tokens 6: %d, want TGI's 422", status)
 	}
 
-	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 5, "temperature": 0, "logprobs": 2})
+	// decoder_input_details scores the prompt: the prompt and its greedy first token, scored
+	// as input, give that token the log probability generation gave it.
+	var first struct {
+		GeneratedText string `json:"generated_text"`
+	}
+	_ = json.Unmarshal(postRaw(t, srv.url+"/generate", `{"inputs":"`+prompt+`","parameters":{"max_new_tokens":1}}`), &first)
+	var scored struct {
+		Details struct {
+			Prefill []struct {
+				ID      int64    `json:"id"`
+				Logprob *float32 `json:"logprob"`
+			} `json:"prefill"`
+		} `json:"details"`
+	}
+	data = postRaw(t, srv.url+"/generate", `{"inputs":"`+prompt+first.GeneratedText+`","parameters":{"max_new_tokens":1,"decoder_input_details":true}}`)
+	if err := json.Unmarshal(data, &scored); err != nil || len(scored.Details.Prefill) != 6 || scored.Details.Prefill[0].Logprob != nil {
+		t.Fatalf("decoder_input_details: %s", data)
+	}
+	prefill := scored.Details.Prefill
+	if last := prefill[len(prefill)-1]; last.ID != tgi.Details.Tokens[0].ID || math.Abs(float64(*last.Logprob-tgi.Details.Tokens[0].Logprob)) > 1e-4 {
+		t.Fatalf("the prompt's last token scored %+v (%v), generation gave %+v", last, *last.Logprob, tgi.Details.Tokens[0])
+	}
+	if status, _ := srv.post(t, "/generate_stream", map[string]any{"inputs": prompt, "parameters": map[string]any{"decoder_input_details": true}}); status != 422 {
+		t.Fatalf("decoder_input_details on a stream: %d, want TGI's 422", status)
+	}
+
+	// echo with logprobs lists the prompt's tokens first, the first without a log probability.
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 3, "temperature": 0, "logprobs": 1, "echo": true})
+	elp, _ := out["choices"].([]any)[0].(map[string]any)["logprobs"].(map[string]any)
+	if etoks, _ := elp["token_logprobs"].([]any); status != 200 || len(etoks) != 5+3 || etoks[0] != nil || etoks[1] == nil || elp["top_logprobs"].([]any)[0] != nil {
+		t.Fatalf("echo with logprobs: %d %v", status, out)
+	}
+
+	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 5, "temperature": 0, "logprobs": 2})
 	if status != 200 {
 		t.Fatalf("%d %v", status, out)
 	}
