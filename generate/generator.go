@@ -111,6 +111,7 @@ var (
 	ErrFirstTokenTimeout = scheduler.ErrFirstTokenTimeout // no token within the first-token timeout
 	ErrClientStalled     = scheduler.ErrClientStalled     // the reader stopped reading
 	ErrStalled           = scheduler.ErrStalled           // the decoder hung (the watchdog)
+	ErrStarved           = scheduler.ErrStarved           // no token for the token stall timeout
 	ErrShutdown          = scheduler.ErrShutdown          // the server shut down mid-stream
 	ErrNoRoom            = scheduler.ErrNoRoom            // the sequence cannot fit in the KV cache
 )

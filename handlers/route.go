@@ -133,6 +133,9 @@ func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError 
 		errors.Is(err, generate.ErrUnknownToken):
 		e.Status, e.Code, e.Outcome = fiber.StatusUnprocessableEntity, CodeValidation, OutcomeFailed
 		e.Message = generationLimitMessage(err)
+	case errors.Is(err, generate.ErrStarved):
+		e.Status, e.Code, e.Outcome = fiber.StatusServiceUnavailable, admission.Code, OutcomeFailed
+		e.Message = "the server was too busy to go on with this generation; retry later"
 	default:
 		e.Status, e.Code, e.Outcome, e.Message = fiber.StatusInternalServerError, CodeInternal, OutcomeFailed, "Internal server error"
 		if errors.Is(err, generate.ErrStalled) {

@@ -29,7 +29,7 @@ func (s *Scheduler) boundary(now time.Time) {
 		for q := s.waiting[p].head; q != nil; q = q.next {
 			// Closing refuses what never started; a preempted sequence has started (and may
 			// have streamed tokens): it is resumed and may finish within the grace.
-			if (closing && !q.preempted) || q.ctx.Err() != nil || s.timedOut(q, now) || s.expired(q, now) {
+			if (closing && !q.preempted) || q.ctx.Err() != nil || s.timedOut(q, now) || s.expired(q, now) || s.starved(q, now) {
 				gone = append(gone, q)
 			}
 		}
@@ -44,6 +44,8 @@ func (s *Scheduler) boundary(now time.Time) {
 			s.abort(q, q.ctx.Err())
 		case s.timedOut(q, now):
 			s.finish(q, errorEvent(ErrFirstTokenTimeout), "timeout")
+		case s.starved(q, now):
+			s.finish(q, errorEvent(ErrStarved), "starved")
 		default:
 			s.finish(q, errorEvent(ErrExpired), "max_wait")
 		}
@@ -62,6 +64,9 @@ func (s *Scheduler) check(q *sequence, now time.Time) {
 	case s.timedOut(q, now):
 		s.finish(q, errorEvent(ErrFirstTokenTimeout), "timeout")
 		return
+	case !q.hasPending && s.starved(q, now): // a paused one waits on its reader, not on steps
+		s.finish(q, errorEvent(ErrStarved), "starved")
+		return
 	}
 	if !q.hasPending {
 		return
@@ -75,6 +80,11 @@ func (s *Scheduler) check(q *sequence, now time.Time) {
 			s.finish(q, errorEvent(ErrClientStalled), "client_stall")
 		}
 	}
+}
+
+// starved reports a sequence that streamed tokens and has had none for TokenStallTimeout.
+func (s *Scheduler) starved(q *sequence, now time.Time) bool {
+	return s.cfg.TokenStallTimeout > 0 && q.generated > 0 && !now.Before(q.lastToken.Add(s.cfg.TokenStallTimeout))
 }
 
 // expired reports a sequence that has waited MaxQueueWait for its first admission.

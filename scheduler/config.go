@@ -34,6 +34,11 @@ type Config struct {
 	MaxPositions int
 	// PadID fills the padded input positions (any valid id: the mask hides them).
 	PadID int64
+	// TokenStallTimeout ends a sequence that has streamed tokens and then gets none for this
+	// long (preempted and waiting, or starved of steps) with ErrStarved, so that a stream
+	// never hangs silent between tokens; 0: no limit. A reader that stopped reading is
+	// StallTimeout's, and a step that hangs the watchdog's.
+	TokenStallTimeout time.Duration
 	// PreemptLimit is how many times a sequence may be preempted for a higher class waiting
 	// behind a full running set or a short pool; 0 never preempts for priority. It bounds the
 	// work a low-class sequence can lose, so it always finishes.
@@ -56,6 +61,9 @@ func (c Config) Validate() error {
 	}
 	if c.PreemptLimit < 0 || c.PreemptLimit > 1<<10 {
 		check.Addf("PreemptLimit", "must be between 0 and %d, got %d", 1<<10, c.PreemptLimit)
+	}
+	if c.TokenStallTimeout < 0 {
+		check.Addf("TokenStallTimeout", "must not be negative (0: no limit), got %s", c.TokenStallTimeout)
 	}
 	if c.MaxQueueWait < 0 {
 		check.Addf("MaxQueueWait", "must not be negative (0: no limit), got %s", c.MaxQueueWait)

@@ -12,7 +12,7 @@ import (
 
 // Why a stream was ended before it finished, the fixed label set of
 // sluice_generate_requests_aborted_total.
-var abortReasons = []string{"client_disconnect", "client_stall", "stall", "timeout", "shutdown", "too_long", "engine_error"}
+var abortReasons = []string{"client_disconnect", "client_stall", "stall", "starved", "timeout", "shutdown", "too_long", "engine_error"}
 
 // Metrics holds the generation series of every Scheduler that shares it; the label "queue" is
 // the Scheduler's name. Create one per registry with NewMetrics. A nil *Metrics disables

@@ -1006,3 +1006,35 @@ func TestPromptScoresComeForEveryPosition(t *testing.T) {
 		t.Fatalf("%d positions scored, want %d", len(c.scored), len(prompt)-1)
 	}
 }
+
+// TestStarvedStreamEndsAtTheTokenStallTimeout: a bulk stream that has sent tokens and then
+// waits, preempted, while an interactive one runs ends with ErrStarved once it has had no
+// token for the token stall timeout (each step here takes a second of the fake clock); the
+// interactive one goes on to its end.
+func TestStarvedStreamEndsAtTheTokenStallTimeout(t *testing.T) {
+	fake := clock.NewFake(epoch)
+	s, model := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) {
+		c.MaxRunning, c.PreemptLimit, c.OutBuffer, c.TokenStallTimeout = 1, 1, 256, 5*time.Second
+	}})
+	f := newFreeze(3) // the bulk sequence's second decode waits for the interactive one
+	defer f.release()
+	model.setHook(func(step int64, st *engine.Step) error {
+		if err := f.hook(step, st); err != nil {
+			return err
+		}
+		fake.Advance(time.Second)
+		return nil
+	})
+	bulk := mustSubmit(t, s, Request{Prompt: []int64{1, 7}, MaxNewTokens: 100, Priority: admission.Bulk, Chooser: argmaxChooser{}})
+	start(t, s)
+	waitUntil(t, func() bool { return s.Load().Running == 1 })
+	inter := mustSubmit(t, s, Request{Prompt: []int64{3, 7}, MaxNewTokens: 20, Priority: admission.Interactive, Chooser: argmaxChooser{}})
+	close(f.gate)
+	if ids, last := collect(t, inter); last.Err != nil || len(ids) != 20 {
+		t.Fatalf("interactive: %d tokens, %+v", len(ids), last)
+	}
+	ids, last := collect(t, bulk)
+	if !errors.Is(last.Err, ErrStarved) || len(ids) == 0 || len(ids) >= 100 {
+		t.Fatalf("bulk: %d tokens, last %+v; want a few, then ErrStarved", len(ids), last)
+	}
+}

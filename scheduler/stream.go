@@ -95,6 +95,9 @@ var (
 	// ErrStalled: no step finished within the stall timeout; every stream in flight is ended
 	// (the watchdog).
 	ErrStalled = errors.New("scheduler: the decoder stalled")
+	// ErrStarved: a sequence that had streamed tokens got none for Config.TokenStallTimeout
+	// (it waited, preempted, while the server was busy).
+	ErrStarved = errors.New("scheduler: no token within the token stall timeout")
 	// ErrShutdown: the scheduler shut down before the stream finished.
 	ErrShutdown = errors.New("scheduler: shut down mid-stream")
 	// ErrNoRoom: the sequence cannot fit in the KV cache even alone.

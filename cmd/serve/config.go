@@ -109,6 +109,7 @@ type Config struct {
 	GenerateFirstTokenTimeoutMS int `env:"GENERATE_FIRST_TOKEN_TIMEOUT_MS" envDefault:"10000"`
 	GenerateStallTimeoutMS      int `env:"GENERATE_STALL_TIMEOUT_MS" envDefault:"10000"`
 	GenerateKeepAliveMS         int `env:"GENERATE_KEEPALIVE_MS" envDefault:"15000"`
+	GenerateTokenStallMS        int `env:"GENERATE_TOKEN_STALL_MS" envDefault:"60000"`
 	GenerateTimeoutMS           int `env:"GENERATE_TIMEOUT_MS" envDefault:"120000"`
 	// GenerateStreamBuffer is how many tokens a stream may leave unread before its sequence
 	// pauses.
@@ -237,6 +238,9 @@ func (c Config) check(m machine) []problem {
 	if c.RefusalLogsPerSecond < 0 {
 		own("LOG_REFUSALS_PER_S", "must be >= 0 (0: every refusal) (got %d)", c.RefusalLogsPerSecond)
 	}
+	if c.GenerateTokenStallMS < 0 {
+		own("GENERATE_TOKEN_STALL_MS", "must be >= 0 (0: no limit) (got %d)", c.GenerateTokenStallMS)
+	}
 	if c.GenerateKeepAliveMS <= 0 {
 		own("GENERATE_KEEPALIVE_MS", "must be > 0 (got %d)", c.GenerateKeepAliveMS)
 	}
@@ -336,6 +340,7 @@ func upperBounds(m machine) []upperBound {
 		ms("GENERATE_FIRST_TOKEN_TIMEOUT_MS", func(c Config) int { return c.GenerateFirstTokenTimeoutMS }),
 		ms("GENERATE_STALL_TIMEOUT_MS", func(c Config) int { return c.GenerateStallTimeoutMS }),
 		ms("GENERATE_KEEPALIVE_MS", func(c Config) int { return c.GenerateKeepAliveMS }),
+		ms("GENERATE_TOKEN_STALL_MS", func(c Config) int { return c.GenerateTokenStallMS }),
 		ms("GENERATE_TIMEOUT_MS", func(c Config) int { return c.GenerateTimeoutMS }),
 	}
 	if m.MemoryBytes > 0 {
@@ -421,6 +426,7 @@ var (
 		"QueueSize": "SLUICE_GENERATE_QUEUE_SIZE", "MaxQueueWait": "SLUICE_GENERATE_MAX_QUEUE_WAIT_MS",
 		"Weights[interactive]": "SLUICE_BATCH_INTERACTIVE_WEIGHT", "Weights[bulk]": "SLUICE_BATCH_BULK_WEIGHT",
 		"OutBuffer": "SLUICE_GENERATE_STREAM_BUFFER", "StallTimeout": "SLUICE_GENERATE_STALL_TIMEOUT_MS",
+		"TokenStallTimeout": "SLUICE_GENERATE_TOKEN_STALL_MS", "PreemptLimit": "SLUICE_GENERATE_PREEMPT_LIMIT",
 	}
 	kvVars = map[string]string{
 		"BlockTokens": "SLUICE_KV_BLOCK_TOKENS", "Blocks": "SLUICE_KV_BLOCKS", "MemoryBytes": "SLUICE_KV_MEMORY_BYTES",
@@ -474,7 +480,7 @@ func (c Config) scheduler(maxPositions int, pad int64) scheduler.Config {
 		QueueSize: c.GenerateQueueSize, MaxQueueWait: ms(c.GenerateMaxQueueWaitMS),
 		Weights:   [admission.NumPriorities]int{admission.Interactive: c.InteractiveWeight, admission.Bulk: c.BulkWeight},
 		OutBuffer: c.GenerateStreamBuffer, StallTimeout: ms(c.GenerateStallTimeoutMS), MaxPositions: maxPositions, PadID: pad,
-		PreemptLimit: c.GeneratePreemptLimit}
+		PreemptLimit: c.GeneratePreemptLimit, TokenStallTimeout: ms(c.GenerateTokenStallMS)}
 }
 
 // servedLength is the longest sequence generation serves for a model of positions positions

@@ -885,3 +885,42 @@ func TestLogprobs(t *testing.T) {
 		}
 	}
 }
+
+// TestStarvedStreamEndsWithAnErrorEvent: on a slowed model with one running slot, a bulk
+// stream preempted for an interactive one of 40 tokens (2 s) gets no token for longer than
+// the token stall limit (300 ms): it ends with an error event (503 backpressure), not a
+// silent wait, and the interactive answer is whole.
+func TestStarvedStreamEndsWithAnErrorEvent(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MAX_RUNNING=1", "SLUICE_BENCH_STEP_DELAY_MS=50", "SLUICE_GENERATE_TOKEN_STALL_MS=300")
+	bulk, streaming := make(chan string, 1), make(chan struct{})
+	go func() {
+		defer close(bulk)
+		req, _ := http.NewRequest("POST", srv.url+"/v1/completions", strings.NewReader(
+			`{"model":"m","prompt":"The patient was started on","max_tokens":150,"ignore_eos":true,"temperature":0,"stream":true}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-OpenMed-Priority", "bulk")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			close(streaming)
+			bulk <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		r := bufio.NewReader(resp.Body)
+		first, _ := r.ReadString('\n') // a token event: the stream has started
+		close(streaming)
+		rest, _ := io.ReadAll(r)
+		bulk <- first + string(rest)
+	}()
+	<-streaming
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Follow up with", "max_tokens": 40, "ignore_eos": true})
+	if status != 200 || out["usage"].(map[string]any)["completion_tokens"] != 40.0 {
+		t.Fatalf("interactive: %d %v", status, out)
+	}
+	data := <-bulk
+	events := strings.Split(strings.TrimSpace(data), "\n\n")
+	if last := events[len(events)-1]; len(events) < 2 || !strings.Contains(last, `"code":"backpressure"`) || strings.Contains(data, "[DONE]") {
+		t.Fatalf("the starved stream: %d events, last %q", len(events), last)
+	}
+	srv.waitForMetric(t, `sluice_generate_requests_aborted_total{queue="tiny-lm",reason="starved"} 1`)
+}
