@@ -136,28 +136,18 @@ func (s *Scheduler) awaitsPrefix(q *sequence, cached int) bool {
 // running sequence below it that may still be preempted. Called with mu held.
 func (s *Scheduler) bumpingClass(ready [admission.NumPriorities]bool) (admission.Priority, bool) {
 	for _, p := range admission.Priorities {
-		if ready[p] && s.priorityVictim(p) != nil {
+		if ready[p] && slices.ContainsFunc(s.running, func(q *sequence) bool { return s.bumpable(q, p) }) {
 			return p, true
 		}
 	}
 	return 0, false
 }
 
-// priorityVictim is the running sequence a waiting one of class p may take the place of: of a
-// lower class, preempted for priority fewer than PreemptLimit times; the lowest class, and in
-// it the latest admitted. Nil when there is none.
-func (s *Scheduler) priorityVictim(p admission.Priority) *sequence {
-	var v *sequence
-	for _, q := range s.running {
-		if q.req.Priority <= p || q.bumped >= s.cfg.PreemptLimit || q.ended.Load() || q.table == nil {
-			continue
-		}
-		if v == nil || q.req.Priority > v.req.Priority ||
-			(q.req.Priority == v.req.Priority && !q.admitted.Before(v.admitted)) {
-			v = q
-		}
-	}
-	return v
+// bumpable reports whether running sequence q may give its place to a waiting one of class
+// p: of a lower class, running with blocks, preempted for priority fewer than PreemptLimit
+// times.
+func (s *Scheduler) bumpable(q *sequence, p admission.Priority) bool {
+	return q.req.Priority > p && q.bumped < s.cfg.PreemptLimit && !q.ended.Load() && q.table != nil
 }
 
 // bumpPlan is the running sequences of classes below p to preempt so that a waiting sequence
@@ -168,7 +158,7 @@ func (s *Scheduler) priorityVictim(p admission.Priority) *sequence {
 func (s *Scheduler) bumpPlan(p admission.Priority, full, fits bool, blocks int) []*sequence {
 	cands := s.scratch.victims[:0]
 	for _, q := range slices.Backward(s.running) { // of those admitted together, the last first
-		if q.req.Priority > p && q.bumped < s.cfg.PreemptLimit && !q.ended.Load() && q.table != nil {
+		if s.bumpable(q, p) {
 			cands = append(cands, q)
 		}
 	}
