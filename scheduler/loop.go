@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"github.com/sluice-serving/sluice/clock"
@@ -34,6 +35,12 @@ func (s *Scheduler) loop(ctx context.Context) {
 		if rows := s.runnable(); len(rows) > 0 {
 			s.runRows(ctx, rows)
 			s.steps.Add(1)
+			// The readers that this step's tokens woke run before the next step: with fewer
+			// processors than busy goroutines (a server pinned to one core), a loop that
+			// never blocks would otherwise hold its processor until the runtime preempts it,
+			// thousands of steps later on a small model, pausing every stream on a full
+			// buffer and keeping the handlers from starting new requests.
+			runtime.Gosched()
 			continue
 		}
 		at, ok := s.nextDeadline()

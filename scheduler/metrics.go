@@ -32,6 +32,7 @@ type Metrics struct {
 	stepRows     *prometheus.HistogramVec
 	prefixTokens *prometheus.CounterVec
 	kvCopy       *prometheus.CounterVec
+	pauses       *prometheus.CounterVec
 	gauges       *collector
 }
 
@@ -103,11 +104,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "sluice_generate_kv_copy_seconds_total",
 			Help: "Time spent gathering past keys and values from the KV blocks into a step's tensors and writing the new ones back: what paging costs, to set beside sluice_generate_step_seconds.",
 		}, q),
+		pauses: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_generate_stream_pauses_total",
+			Help: "Times a stream's reader fell a full buffer of events behind and its sequence stopped stepping until the reader made room (flow control).",
+		}, q),
 		gauges: newCollector(),
 	}
 	if reg != nil {
 		reg.MustRegister(m.streams, m.aborted, m.afterGone, m.abortSeconds, m.abortSteps, m.tokens, m.ttft,
-			m.interToken, m.preemptions, m.trips, m.stepSeconds, m.stepRows, m.prefixTokens, m.kvCopy, m.gauges)
+			m.interToken, m.preemptions, m.trips, m.stepSeconds, m.stepRows, m.prefixTokens, m.kvCopy, m.pauses, m.gauges)
 	}
 	return m
 }
@@ -124,7 +129,7 @@ type metrics struct {
 	ttft, inter                  prometheus.Observer
 	stepSeconds, stepRows        [2]prometheus.Observer // [0] decode, [1] prefill
 	cachedTokens, computedTokens prometheus.Counter
-	kvCopySeconds                prometheus.Counter
+	kvCopySeconds, pauses        prometheus.Counter
 }
 
 func (m *Metrics) forScheduler(s *Scheduler) (*metrics, error) {
@@ -144,7 +149,7 @@ func (m *Metrics) forScheduler(s *Scheduler) (*metrics, error) {
 		abortSeconds: m.abortSeconds.WithLabelValues(n), abortSteps: m.abortSteps.WithLabelValues(n),
 		ttft: m.ttft.WithLabelValues(n), inter: m.interToken.WithLabelValues(n),
 		cachedTokens: m.prefixTokens.WithLabelValues(n, "cached"), computedTokens: m.prefixTokens.WithLabelValues(n, "computed"),
-		kvCopySeconds: m.kvCopy.WithLabelValues(n),
+		kvCopySeconds: m.kvCopy.WithLabelValues(n), pauses: m.pauses.WithLabelValues(n),
 	}
 	for _, f := range []Finish{FinishLength, FinishStop} {
 		rm.finish[f] = m.streams.WithLabelValues(n, f.String())
@@ -218,6 +223,12 @@ func (rm *metrics) preempted(forPriority bool) {
 			i = 1
 		}
 		rm.preempts[i].Inc()
+	}
+}
+
+func (rm *metrics) paused() {
+	if rm != nil {
+		rm.pauses.Inc()
 	}
 }
 

@@ -1038,3 +1038,29 @@ func TestStarvedStreamEndsAtTheTokenStallTimeout(t *testing.T) {
 		t.Fatalf("bulk: %d tokens, last %+v; want a few, then ErrStarved", len(ids), last)
 	}
 }
+
+// TestReadersKeepUpOnOneProcessor: on a runtime with one processor (a server pinned to one
+// core), readers that take every event as it comes get each one before the loop steps again,
+// so no stream pauses on a full buffer. A loop that held its processor until the runtime
+// preempted it would run hundreds of steps of the fast fake model in a row and pause them
+// all.
+func TestReadersKeepUpOnOneProcessor(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	reg := prometheus.NewRegistry()
+	s, _ := newTestScheduler(t, testOpts{registry: reg, cfg: func(c *Config) { c.OutBuffer = 4 }})
+	streams := submitAll(t, s, prompts()[:4], 200)
+	start(t, s)
+	var wg sync.WaitGroup
+	for _, st := range streams {
+		wg.Go(func() {
+			ids, last := collect(t, st)
+			if len(ids) != 200 || last.Err != nil {
+				t.Errorf("%d tokens, last %+v", len(ids), last)
+			}
+		})
+	}
+	wg.Wait()
+	if got := counterValue(t, reg, "sluice_generate_stream_pauses_total", "queue", "fake-lm"); got != 0 {
+		t.Fatalf("%v pauses of streams whose readers took every event at once", got)
+	}
+}

@@ -197,6 +197,7 @@ func (s *Scheduler) emit(q *sequence, c Choice, now time.Time) {
 		q.pending, q.hasPending = ev, true
 		q.pausedAt = now
 		q.paused.Store(true)
+		s.m.paused()
 	}
 }
 
