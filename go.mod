@@ -3,6 +3,8 @@ module github.com/sluice-serving/sluice
 go 1.26.8
 
 require (
+	github.com/ardanlabs/jinja v1.8.0
+	github.com/brianvoe/gofakeit/v7 v7.18.9
 	github.com/caarlos0/env/v10 v10.0.0
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/moby/buildkit v0.34.2
@@ -20,7 +22,6 @@ require (
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/andybalholm/brotli v1.1.0 // indirect
-	github.com/ardanlabs/jinja v1.8.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/containerd/typeurl/v2 v2.3.0 // indirect

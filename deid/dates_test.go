@@ -1,0 +1,88 @@
+package deid
+
+import (
+	"testing"
+	"time"
+)
+
+func TestDatesShiftInTheirOwnLayout(t *testing.T) {
+	for _, c := range []struct {
+		in, lang string
+		days     int
+		keepYear bool
+		want     string
+	}{
+		{"2020-01-31", "en", 30, false, "2020-03-01"}, // across a leap February
+		{"2021-01-31", "en", 30, false, "2021-03-02"},
+		{"2020/02/28", "en", 1, false, "2020/02/29"},
+		{"02/28/2021", "en", 1, false, "03/01/2021"},
+		{"2/28/21", "en", 1, false, "03/01/2021"}, // padded, four-digit year, as OpenMed
+		{"28/02/2021", "fr", 1, false, "01/03/2021"},
+		{"28.02.2024", "en", 1, false, "29.02.2024"}, // dotted is day first in any language
+		{"12-31-1999", "en", 1, false, "01-01-2000"},
+		{"March 3, 2021", "en", -3, false, "February 28, 2021"},
+		{"March 3 2021", "en", -3, false, "February 28 2021"},
+		{"Mar. 3, 2021", "en", 365, false, "Mar. 3, 2022"},
+		{"Sept 30, 2021", "en", 1, false, "Oct 1, 2021"},
+		{"3 MARCH 2021", "en", 29, false, "1 APRIL 2021"},
+		{"1st January 2000", "en", -1, false, "31 December 1999"},
+		{"12/15/2020", "en", 30, true, "01/14/2020"}, // the year put back
+		{"2024-02-29", "en", 366, true, "2024-03-01"},
+		{"2023-03-01", "en", 365, true, "2023-02-28"},
+	} {
+		tm, layout, ok := parseDate(c.in, c.lang)
+		if !ok {
+			t.Errorf("%q: not read", c.in)
+			continue
+		}
+		if got := layout.format(shiftDate(tm, c.days, c.keepYear)); got != c.want {
+			t.Errorf("%q %+d keepYear=%v: %q, want %q", c.in, c.days, c.keepYear, got, c.want)
+		}
+	}
+}
+
+func TestKeepYearOnTheTwentyNinth(t *testing.T) {
+	// 2024-02-29 shifted a year back lands in 2023, whose year is replaced by 2024's: still a
+	// valid date. And a date in a leap year shifted onto 29 February keeps it.
+	got := shiftDate(time.Date(2023, 3, 1, 0, 0, 0, 0, time.UTC), -1, true)
+	if got != time.Date(2023, 2, 28, 0, 0, 0, 0, time.UTC) {
+		t.Fatal(got)
+	}
+	got = shiftDate(time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), 365, true) // 2025-02-28
+	if got != time.Date(2024, 2, 28, 0, 0, 0, 0, time.UTC) {
+		t.Fatal(got)
+	}
+	got = shiftDate(time.Date(2021, 2, 28, 0, 0, 0, 0, time.UTC), 1096, true) // 2024-02-29 -> 2021
+	if got != time.Date(2021, 2, 28, 0, 0, 0, 0, time.UTC) {
+		t.Fatal(got)
+	}
+}
+
+func TestDatesThatDoNotExistAreNotRead(t *testing.T) {
+	for _, s := range []string{"2021-02-29", "04/31/2021", "31.04.2021", "13/13/2020", "yesterday",
+		"Smarch 3, 2021", "2021-03/04", "03/04-2021", "00/10/2020", "2020-1-0"} {
+		if _, _, ok := parseDate(s, "en"); ok {
+			t.Errorf("%q was read as a date", s)
+		}
+	}
+}
+
+// TestEveryShiftStaysValid: every day of 2020-2021 shifted by every offset in [-365, 365]
+// comes back as a date that parses, in its layout, exactly days away.
+func TestEveryShiftStaysValid(t *testing.T) {
+	layouts := []dateLayout{{order: ymd, sep: "-"}, {order: mdy, sep: "/"}, {order: dmy, sep: "."},
+		{order: monthDay, comma: true}, {order: dayMonth, name: abbrev}}
+	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for day := 0; day < 731; day += 7 {
+		tm := start.AddDate(0, 0, day)
+		for days := -365; days <= 365; days += 11 {
+			for _, l := range layouts {
+				out := l.format(shiftDate(tm, days, false))
+				back, _, ok := parseDate(out, "en")
+				if !ok || back != tm.AddDate(0, 0, days) {
+					t.Fatalf("%s %+d as %+v: %q read back %v %v", tm.Format(time.DateOnly), days, l, out, back, ok)
+				}
+			}
+		}
+	}
+}

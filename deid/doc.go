@@ -1,0 +1,46 @@
+// Package deid de-identifies a text given the PII spans a model found in it: each span is
+// masked, removed, replaced by a surrogate, hashed or, for dates, shifted, as OpenMed's
+// /pii/deidentify does, optionally under a named policy profile that decides the action per
+// kind of identifier.
+//
+// # How to use it
+//
+//	r, err := deid.New(deid.Config{HashKey: key})      // once; nil key: one per process
+//	pol, err := deid.LookupPolicy("hipaa-safe-harbor") // optional; names and aliases as OpenMed's
+//	res := r.Apply(text, spans, deid.Options{Method: deid.Mask, Policy: pol, KeepMapping: true})
+//	// res.Text, res.Redactions (one per span kept, in text order), res.Mapping
+//
+// Spans are byte offsets into text; Apply resolves overlaps (the longer span, then the higher
+// score, wins), so the replacements never touch. A Redactor is safe for concurrent use; the
+// randomness of one document (the date offset, surrogates) is drawn fresh for each Apply.
+//
+// # Semantics, and where they differ from OpenMed's
+//
+//   - mask writes "[label]" with the model's own label. With a mapping, every occurrence of a
+//     label after the first is numbered in text order ("[first_name_2]"), so each placeholder
+//     stands for one span; remove then writes "[label_REMOVED]" instead of nothing.
+//   - replace draws surrogates from gofakeit by kind (names, cities, companies, streets,
+//     e-mails, URLs), dates as a random date in the original's format, and identifiers of
+//     every other kind shape for shape (each digit another digit, each letter another letter of
+//     the same case, the rest kept). The same original of the same kind gets the same
+//     surrogate within a document. OpenMed keeps an e-mail's real domain; Sluice does not.
+//   - hash writes "label_" and 8 hex digits, as OpenMed's, but of a keyed HMAC-SHA256, not a
+//     bare SHA-256: an unkeyed 32-bit prefix of a name or a date is a dictionary lookup away
+//     from the original. Config.HashKey pins the key across replicas. reversible_id, when a
+//     policy asks for it, is keyed the same way.
+//   - shift_dates moves every date span by one offset per document (given, or a random
+//     non-zero number of days in [-365, 365]), keeps its layout (ISO, year-first with slashes,
+//     dotted day-first, slashed or dashed in the language's day/month order, month names full
+//     or abbreviated, day first or month first), stays a valid date across month ends and
+//     leap years, and with KeepYear puts the original year back (29 February becomes the 28th
+//     in a year without one). A date it cannot read becomes "[DATE_SHIFTED]"; other spans are
+//     masked. Numeric dates come out zero-padded with a four-digit year, as OpenMed's; an
+//     abbreviated month stays abbreviated (OpenMed writes those as ISO).
+//   - A policy decides every span's action (keep leaves the span in the text and out of the
+//     result; redact is mask); the request's method is not consulted for spans a policy
+//     covers, and a policy covers every span here. A policy may ask for the mapping and for
+//     reversible ids.
+//   - The mapping is lossless: when one replacement stands for several different originals
+//     (two dates that do not parse, two surrogates that happen to agree), the later ones are
+//     keyed "replacement#2", "replacement#3"; OpenMed's keeps only the first.
+package deid

@@ -1,0 +1,66 @@
+package deid
+
+import "strings"
+
+// Category is how identifying a kind of span is, the axis policy profiles act on.
+type Category uint8
+
+const (
+	// Direct identifiers name or reach a person on their own: names, contact details,
+	// identity and account numbers, a date of birth.
+	Direct Category = iota
+	// Quasi identifiers narrow a person down in combination: dates, ages, places,
+	// organisations.
+	Quasi
+	// Sensitive attributes are special categories of data (ethnicity, ...).
+	Sensitive
+	// Clinical is everything else a model may label, and labels it does not know.
+	Clinical
+)
+
+// kind is a label's canonical name (OpenMed's taxonomy) and category.
+type kind struct {
+	canonical string
+	category  Category
+}
+
+// kinds maps the labels Sluice's PII model and its patterns give (lower case, OpenMed's
+// spelling) and the common alternatives to their canonical kind.
+var kinds = map[string]kind{
+	"first_name": {"FIRST_NAME", Direct}, "given_name": {"FIRST_NAME", Direct},
+	"middle_name": {"MIDDLE_NAME", Direct},
+	"last_name":   {"LAST_NAME", Direct}, "surname": {"LAST_NAME", Direct},
+	"name": {"PERSON", Direct}, "person": {"PERSON", Direct}, "patient_name": {"PERSON", Direct},
+	"email": {"EMAIL", Direct}, "phone_number": {"PHONE", Direct}, "phone": {"PHONE", Direct},
+	"fax_number": {"PHONE", Direct}, "street_address": {"STREET_ADDRESS", Direct},
+	"ssn": {"SSN", Direct}, "medical_record_number": {"ID_NUM", Direct}, "mrn": {"ID_NUM", Direct},
+	"npi": {"ID_NUM", Direct}, "id_num": {"ID_NUM", Direct}, "account_number": {"ACCOUNT_NUMBER", Direct},
+	"credit_debit_card": {"CREDIT_CARD", Direct}, "credit_card": {"CREDIT_CARD", Direct},
+	"iban": {"IBAN", Direct}, "bic": {"BIC", Direct}, "url": {"URL", Direct},
+	"ipv4": {"IP_ADDRESS", Direct}, "ipv6": {"IP_ADDRESS", Direct}, "ip_address": {"IP_ADDRESS", Direct},
+	"mac_address": {"MAC_ADDRESS", Direct}, "username": {"USERNAME", Direct},
+	"date_of_birth": {"DATE_OF_BIRTH", Direct}, "dob": {"DATE_OF_BIRTH", Direct},
+	"date": {"DATE", Quasi}, "time": {"TIME", Quasi}, "age": {"AGE", Quasi},
+	"city": {"LOCATION", Quasi}, "state": {"LOCATION", Quasi}, "country": {"LOCATION", Quasi},
+	"location": {"LOCATION", Quasi}, "postcode": {"ZIPCODE", Quasi}, "zipcode": {"ZIPCODE", Quasi},
+	"company_name": {"ORGANIZATION", Quasi}, "organization": {"ORGANIZATION", Quasi},
+	"occupation": {"OCCUPATION", Quasi}, "gender": {"GENDER", Quasi},
+	"ethnicity": {"ETHNICITY", Sensitive},
+}
+
+// Canonical is a label's canonical kind ("first_name" -> "FIRST_NAME"); OTHER when unknown.
+// Case and a B-/I- prefix do not matter.
+func Canonical(label string) string { return kindOf(label).canonical }
+
+func kindOf(label string) kind {
+	l := strings.ToLower(strings.TrimSpace(label))
+	if len(l) > 2 && (l[:2] == "b-" || l[:2] == "i-") {
+		l = l[2:]
+	}
+	if k, ok := kinds[l]; ok {
+		return k
+	}
+	return kind{"OTHER", Clinical}
+}
+
+func isDate(k kind) bool { return k.canonical == "DATE" || k.canonical == "DATE_OF_BIRTH" }

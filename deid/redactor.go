@@ -1,0 +1,264 @@
+package deid
+
+import (
+	"cmp"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	mrand "math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// Config sets up a Redactor.
+type Config struct {
+	// HashKey keys the hash method and reversible ids: the same key gives the same hashes on
+	// every replica. Nil draws a random key, so hashes agree only within one process. At
+	// least 16 bytes when set.
+	HashKey []byte
+	// Entropy seeds each document's randomness (its date offset and surrogates); nil is
+	// crypto/rand. Tests pass a fixed stream.
+	Entropy io.Reader
+}
+
+// MinHashKey is the shortest HashKey accepted.
+const MinHashKey = 16
+
+// Redactor de-identifies documents. Create it with New; it is safe for concurrent use.
+type Redactor struct {
+	key     []byte
+	mu      sync.Mutex // guards entropy, which need not be safe for concurrent reads
+	entropy io.Reader
+}
+
+// New checks cfg and returns a Redactor.
+func New(cfg Config) (*Redactor, error) {
+	check := settings.For("deid")
+	if cfg.HashKey != nil && len(cfg.HashKey) < MinHashKey {
+		check.Addf("HashKey", "must be at least %d bytes, got %d", MinHashKey, len(cfg.HashKey))
+	}
+	if err := check.Err(); err != nil {
+		return nil, err
+	}
+	r := &Redactor{key: slices.Clone(cfg.HashKey), entropy: cfg.Entropy}
+	if r.entropy == nil {
+		r.entropy = rand.Reader
+	}
+	if r.key == nil {
+		r.key = make([]byte, 32)
+		if _, err := io.ReadFull(r.entropy, r.key); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Span is one identifier found in a text.
+type Span struct {
+	Start, End int // byte offsets
+	Label      string
+	Score      float64
+}
+
+// Options are one request's choices.
+type Options struct {
+	// Method applies to every span no policy decides (the zero value is Mask).
+	Method Method
+	// Policy, when not nil, decides every span's action.
+	Policy *Policy
+	// KeepYear keeps a shifted date's year.
+	KeepYear bool
+	// KeepMapping returns the mapping from replacements to originals.
+	KeepMapping bool
+	// ShiftDays is the shift_dates offset; nil draws one, non-zero, in [-365, 365].
+	ShiftDays *int
+	// Lang is the text's language, for the day/month order of numeric dates.
+	Lang string
+}
+
+// Redaction is what became of one span.
+type Redaction struct {
+	Span
+	// Canonical is the span's kind in OpenMed's taxonomy (FIRST_NAME, DATE, OTHER, ...).
+	Canonical string
+	// Method is what was applied.
+	Method Method
+	// PolicyAction is the policy's action for the span; "" without a policy.
+	PolicyAction Action
+	// Replacement is the text that stands where the span was.
+	Replacement string
+	// ReversibleID is a keyed id of the span, when the policy asks for one.
+	ReversibleID string
+}
+
+// Result is a de-identified document.
+type Result struct {
+	Text string
+	// Redactions are the spans replaced, in text order; spans a policy keeps are not here.
+	Redactions []Redaction
+	// Mapping maps each replacement to its original, when the options or the policy ask for
+	// it (nil otherwise). See the package documentation for its keys.
+	Mapping map[string]string
+}
+
+// DateShifted stands for a date span that shift_dates could not read.
+const DateShifted = "[DATE_SHIFTED]"
+
+// Apply de-identifies text, whose identifiers are spans (in any order; overlaps are resolved).
+func (r *Redactor) Apply(text string, spans []Span, o Options) Result {
+	if o.Method == "" {
+		o.Method = Mask
+	}
+	doc := r.document()
+	keepMapping := o.KeepMapping || (o.Policy != nil && o.Policy.KeepMapping)
+	var days int
+	if o.ShiftDays != nil {
+		days = *o.ShiftDays
+	} else {
+		for days == 0 {
+			days = doc.IntN(731) - 365
+		}
+	}
+	subs := newSurrogates(doc.src, o.Lang)
+	numbered := map[string]int{}
+	var out []Redaction
+	for _, sp := range resolve(text, spans) {
+		k := kindOf(sp.Label)
+		red := Redaction{Span: sp, Canonical: k.canonical, Method: o.Method}
+		if o.Policy != nil {
+			a := o.Policy.action(k)
+			if a == ActKeep {
+				continue
+			}
+			red.PolicyAction, red.Method = a, a.method()
+		}
+		original := text[sp.Start:sp.End]
+		number := false
+		switch red.Method {
+		case Mask:
+			red.Replacement, number = "["+sp.Label+"]", true
+		case Remove:
+			if keepMapping {
+				red.Replacement, number = "["+sp.Label+"_REMOVED]", true
+			}
+		case Replace:
+			red.Replacement = subs.get(sp.Label, k, original)
+		case Hash:
+			red.Replacement = sp.Label + "_" + r.mac(original)[:8]
+		case ShiftDates:
+			if !isDate(k) {
+				red.Replacement, number = "["+sp.Label+"]", true
+			} else if t, layout, ok := parseDate(original, o.Lang); ok {
+				red.Replacement = layout.format(shiftDate(t, days, o.KeepYear))
+			} else {
+				red.Replacement = DateShifted
+			}
+		}
+		if number && keepMapping {
+			numbered[sp.Label]++
+			if n := numbered[sp.Label]; n > 1 {
+				red.Replacement = strings.TrimSuffix(red.Replacement, "]") + "_" + strconv.Itoa(n) + "]"
+			}
+		}
+		if o.Policy != nil && o.Policy.ReversibleID {
+			red.ReversibleID = "rev_" + r.mac(strings.Join([]string{o.Policy.Name, sp.Label,
+				strconv.Itoa(sp.Start), strconv.Itoa(sp.End), original}, "|"))[:24]
+		}
+		out = append(out, red)
+	}
+	res := Result{Redactions: out}
+	var b strings.Builder
+	at := 0
+	for _, red := range out {
+		b.WriteString(text[at:red.Start])
+		b.WriteString(red.Replacement)
+		at = red.End
+	}
+	b.WriteString(text[at:])
+	res.Text = b.String()
+	if keepMapping {
+		res.Mapping = mapping(text, out)
+	}
+	return res
+}
+
+// document is one Apply's randomness, seeded from the Redactor's entropy.
+type document struct {
+	*mrand.Rand
+	src *mrand.ChaCha8
+}
+
+func (r *Redactor) document() document {
+	var seed [32]byte
+	r.mu.Lock()
+	_, err := io.ReadFull(r.entropy, seed[:])
+	r.mu.Unlock()
+	if err != nil {
+		// Only a broken entropy source fails; crypto/rand does not. Fall back to the
+		// runtime's own randomness rather than a fixed seed.
+		for i := range seed {
+			seed[i] = byte(mrand.Uint32())
+		}
+	}
+	src := mrand.NewChaCha8(seed)
+	return document{Rand: mrand.New(src), src: src}
+}
+
+func (r *Redactor) mac(s string) string {
+	h := hmac.New(sha256.New, r.key)
+	h.Write([]byte(s))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// resolve returns the valid spans of text that do not overlap, in text order: of
+// overlapping spans the longer wins, then the higher score, then the earlier.
+func resolve(text string, spans []Span) []Span {
+	cands := make([]Span, 0, len(spans))
+	for _, s := range spans {
+		if s.Start >= 0 && s.Start < s.End && s.End <= len(text) {
+			cands = append(cands, s)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b Span) int {
+		if c := cmp.Compare(b.End-b.Start, a.End-a.Start); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Start, b.Start)
+	})
+	kept := cands[:0:0]
+	for _, c := range cands {
+		if !slices.ContainsFunc(kept, func(k Span) bool { return c.Start < k.End && k.Start < c.End }) {
+			kept = append(kept, c)
+		}
+	}
+	slices.SortFunc(kept, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+	return kept
+}
+
+// mapping maps every replacement to its original; a replacement that stands for several
+// different originals keys the later ones "replacement#n".
+func mapping(text string, reds []Redaction) map[string]string {
+	m := make(map[string]string, len(reds))
+	for _, red := range reds {
+		original := text[red.Start:red.End]
+		key := red.Replacement
+		for n := 2; ; n++ {
+			have, taken := m[key]
+			if !taken || have == original {
+				break
+			}
+			key = red.Replacement + "#" + strconv.Itoa(n)
+		}
+		m[key] = original
+	}
+	return m
+}

@@ -1,0 +1,242 @@
+package deid
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/settings"
+)
+
+const note = "Jane Smith, born 03/14/1961, seen 2024-02-29 by Dr. Smith; call 555-867-5309 or jane@example.org."
+
+// noteSpans are the identifiers of note, as the PII model labels them.
+func noteSpans() []Span {
+	find := func(s, label string, nth int) Span {
+		at := -1
+		for range nth + 1 {
+			at += 1 + strings.Index(note[at+1:], s)
+		}
+		return Span{Start: at, End: at + len(s), Label: label, Score: 0.9}
+	}
+	return []Span{
+		find("Jane", "first_name", 0), find("Smith", "last_name", 0), find("03/14/1961", "date", 0),
+		find("2024-02-29", "date", 0), find("Smith", "last_name", 1), find("555-867-5309", "phone_number", 0),
+		find("jane@example.org", "email", 0),
+	}
+}
+
+func newTestRedactor(t *testing.T, key string) *Redactor {
+	t.Helper()
+	r, err := New(Config{HashKey: []byte(key), Entropy: bytes.NewReader(bytes.Repeat([]byte{7}, 1<<16))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestMaskNumbersEachLabelInTextOrderWithAMapping(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	res := r.Apply(note, noteSpans(), Options{Method: Mask})
+	want := "[first_name] [last_name], born [date], seen [date] by Dr. [last_name]; call [phone_number] or [email]."
+	if res.Text != want || res.Mapping != nil {
+		t.Fatalf("%q %v", res.Text, res.Mapping)
+	}
+	res = r.Apply(note, noteSpans(), Options{Method: Mask, KeepMapping: true})
+	want = "[first_name] [last_name], born [date], seen [date_2] by Dr. [last_name_2]; call [phone_number] or [email]."
+	if res.Text != want {
+		t.Fatal(res.Text)
+	}
+	wantMap := map[string]string{"[first_name]": "Jane", "[last_name]": "Smith", "[date]": "03/14/1961",
+		"[date_2]": "2024-02-29", "[last_name_2]": "Smith", "[phone_number]": "555-867-5309", "[email]": "jane@example.org"}
+	if !maps.Equal(res.Mapping, wantMap) {
+		t.Fatal(res.Mapping)
+	}
+	if restore(res.Text, res.Mapping) != note {
+		t.Fatal("the mapping does not restore the note")
+	}
+}
+
+// restore puts the originals back, longest placeholder first.
+func restore(text string, m map[string]string) string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
+	for _, k := range keys {
+		text = strings.ReplaceAll(text, k, m[k])
+	}
+	return text
+}
+
+func TestRemove(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	spans := noteSpans()[:2]
+	if res := r.Apply(note, spans, Options{Method: Remove}); !strings.HasPrefix(res.Text, " , born") || res.Redactions[0].Replacement != "" {
+		t.Fatalf("%q", res.Text)
+	}
+	res := r.Apply(note, noteSpans(), Options{Method: Remove, KeepMapping: true})
+	if !strings.HasPrefix(res.Text, "[first_name_REMOVED] [last_name_REMOVED], born [date_REMOVED]") ||
+		!strings.Contains(res.Text, "Dr. [last_name_REMOVED_2]") || restore(res.Text, res.Mapping) != note {
+		t.Fatalf("%q %v", res.Text, res.Mapping)
+	}
+}
+
+func TestHashIsKeyed(t *testing.T) {
+	a := newTestRedactor(t, "0123456789abcdef").Apply(note, noteSpans(), Options{Method: Hash})
+	b := newTestRedactor(t, "0123456789abcdeX").Apply(note, noteSpans(), Options{Method: Hash})
+	shape := regexp.MustCompile(`^[a-z_]+_[0-9a-f]{8}$`)
+	for i, red := range a.Redactions {
+		if !shape.MatchString(red.Replacement) || !strings.HasPrefix(red.Replacement, red.Label+"_") {
+			t.Fatalf("hash %q", red.Replacement)
+		}
+		if red.Replacement == b.Redactions[i].Replacement {
+			t.Fatalf("two keys gave the same hash %q", red.Replacement)
+		}
+	}
+	// The same name hashes the same within a document and across documents of one key.
+	if a.Redactions[1].Replacement != a.Redactions[4].Replacement {
+		t.Fatal("Smith hashed two ways")
+	}
+	again := newTestRedactor(t, "0123456789abcdef").Apply(note, noteSpans(), Options{Method: Hash})
+	if again.Text != a.Text {
+		t.Fatal("one key, two hashes")
+	}
+	if _, err := New(Config{HashKey: []byte("short")}); !errors.As(err, new(*settings.Problem)) {
+		t.Fatalf("a short key: %v", err)
+	}
+}
+
+func TestReplaceKeepsShapesAndIsConsistent(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	res := r.Apply(note, noteSpans(), Options{Method: Replace, KeepMapping: true})
+	got := map[string]string{}
+	for _, red := range res.Redactions {
+		original := note[red.Start:red.End]
+		if red.Replacement == original || red.Replacement == "" {
+			t.Fatalf("%s: %q replaced by %q", red.Label, original, red.Replacement)
+		}
+		if prev, ok := got[original]; ok && prev != red.Replacement {
+			t.Fatalf("%q replaced by %q and %q", original, prev, red.Replacement)
+		}
+		got[original] = red.Replacement
+	}
+	if !regexp.MustCompile(`^\d\d\d-\d\d\d-\d\d\d\d$`).MatchString(got["555-867-5309"]) {
+		t.Fatalf("phone %q", got["555-867-5309"])
+	}
+	for i, c := range got["555-867-5309"] {
+		if c != '-' && byte(c) == "555-867-5309"[i] {
+			t.Fatalf("phone %q keeps digit %d", got["555-867-5309"], i)
+		}
+	}
+	if !regexp.MustCompile(`^\d\d/\d\d/\d{4}$`).MatchString(got["03/14/1961"]) ||
+		!regexp.MustCompile(`^\d{4}-\d\d-\d\d$`).MatchString(got["2024-02-29"]) {
+		t.Fatalf("dates %q %q", got["03/14/1961"], got["2024-02-29"])
+	}
+	if !strings.Contains(got["jane@example.org"], "@") || strings.Contains(got["jane@example.org"], "example.org") {
+		t.Fatalf("e-mail %q", got["jane@example.org"])
+	}
+	if restore(res.Text, res.Mapping) != note {
+		t.Fatalf("mapping %v does not restore %q", res.Mapping, res.Text)
+	}
+}
+
+func TestShiftDatesMovesEveryDateByOneOffset(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	days := 1
+	res := r.Apply(note, noteSpans(), Options{Method: ShiftDates, ShiftDays: &days, KeepMapping: true})
+	want := "[first_name] [last_name], born 03/15/1961, seen 2024-03-01 by Dr. [last_name_2]; call [phone_number] or [email]."
+	if res.Text != want || restore(res.Text, res.Mapping) != note {
+		t.Fatalf("%q %v", res.Text, res.Mapping)
+	}
+	// A drawn offset is never 0 and within a year; both dates move by the same one.
+	for range 20 {
+		res = newTestRedactor(t, "0123456789abcdef").Apply(note, noteSpans(), Options{Method: ShiftDates})
+		a, _, _ := parseDate(res.Redactions[2].Replacement, "en")
+		b, _, _ := parseDate(res.Redactions[3].Replacement, "en")
+		da := int(a.Sub(mustDate(t, "03/14/1961")).Hours() / 24)
+		db := int(b.Sub(mustDate(t, "2024-02-29")).Hours() / 24)
+		if da != db || da == 0 || da < -365 || da > 365 {
+			t.Fatalf("offsets %d and %d", da, db)
+		}
+	}
+	// A date that cannot be read is masked, and the mapping keeps every original.
+	text := "admitted 31/31/2020, discharged the 2nd"
+	at := strings.Index(text, "the 2nd")
+	spans := []Span{{Start: 9, End: 19, Label: "date"}, {Start: at, End: at + 7, Label: "date"}}
+	res = r.Apply(text, spans, Options{Method: ShiftDates, KeepMapping: true})
+	if res.Text != "admitted [DATE_SHIFTED], discharged [DATE_SHIFTED]" ||
+		!maps.Equal(res.Mapping, map[string]string{"[DATE_SHIFTED]": "31/31/2020", "[DATE_SHIFTED]#2": "the 2nd"}) {
+		t.Fatalf("%q %v", res.Text, res.Mapping)
+	}
+}
+
+func mustDate(t *testing.T, s string) time.Time {
+	t.Helper()
+	d, _, ok := parseDate(s, "en")
+	if !ok {
+		t.Fatal(s)
+	}
+	return d
+}
+
+func TestOverlapsAreResolved(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	spans := []Span{{Start: 0, End: 10, Label: "first_name", Score: 0.5}, {Start: 0, End: 4, Label: "first_name", Score: 0.99},
+		{Start: 5, End: 10, Label: "last_name", Score: 0.99}, {Start: 50, End: 400, Label: "bogus"}, {Start: 3, End: 3, Label: "empty"}}
+	res := r.Apply(note, spans, Options{})
+	if res.Text != "[first_name], born"+note[len("Jane Smith, born"):] || len(res.Redactions) != 1 {
+		t.Fatalf("%q", res.Text)
+	}
+}
+
+func TestPolicies(t *testing.T) {
+	for _, name := range []string{"HIPAA-Safe-Harbor", " gdpr ", "uk-ico", "kenya_dpa", "clinical_preserve"} {
+		if _, err := LookupPolicy(name); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+	if _, err := LookupPolicy("strict"); !errors.Is(err, ErrUnknownPolicy) {
+		t.Fatal(err)
+	}
+	if _, err := LookupPolicy("  "); !errors.Is(err, ErrBlankPolicy) {
+		t.Fatal(err)
+	}
+	if n := len(PolicyNames()); n != 26 {
+		t.Fatalf("%d names, want 20 profiles and 6 aliases", n)
+	}
+	r := newTestRedactor(t, "0123456789abcdef")
+	// research_limited_dataset keeps quasi identifiers (dates) and masks direct ones.
+	p, _ := LookupPolicy("research_limited_dataset")
+	res := r.Apply(note, noteSpans(), Options{Method: Replace, Policy: p})
+	if res.Text != "[first_name] [last_name], born 03/14/1961, seen 2024-02-29 by Dr. [last_name]; call [phone_number] or [email]." ||
+		len(res.Redactions) != 5 || res.Redactions[0].PolicyAction != ActMask || res.Mapping != nil {
+		t.Fatalf("%q", res.Text)
+	}
+	// gdpr replaces, keeps the mapping and gives reversible ids.
+	p, _ = LookupPolicy("gdpr")
+	res = r.Apply(note, noteSpans(), Options{Policy: p})
+	if res.Mapping == nil || restore(res.Text, res.Mapping) != note {
+		t.Fatalf("%q %v", res.Text, res.Mapping)
+	}
+	for _, red := range res.Redactions {
+		if red.Method != Replace || !regexp.MustCompile(`^rev_[0-9a-f]{24}$`).MatchString(red.ReversibleID) {
+			t.Fatalf("%+v", red)
+		}
+	}
+	// canada_pipeda masks national ids and replaces the rest; hipaa_expert_review_assist's
+	// redact is a mask.
+	p, _ = LookupPolicy("pipeda")
+	res = r.Apply("SSN 123-45-6789", []Span{{Start: 4, End: 15, Label: "ssn"}}, Options{Policy: p})
+	if res.Text != "SSN [ssn]" {
+		t.Fatal(res.Text)
+	}
+	p, _ = LookupPolicy("hipaa_expert_review_assist")
+	res = r.Apply(note, noteSpans()[:1], Options{Method: Hash, Policy: p})
+	if res.Redactions[0].Method != Mask || res.Redactions[0].PolicyAction != ActRedact {
+		t.Fatalf("%+v", res.Redactions[0])
+	}
+}

@@ -1,0 +1,93 @@
+package deid
+
+import (
+	"math/rand/v2"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/brianvoe/gofakeit/v7"
+)
+
+// surrogates draws the replacements of one document: the same original of the same kind
+// gets the same surrogate, and a surrogate is never its original.
+type surrogates struct {
+	rng   *rand.Rand
+	fake  *gofakeit.Faker
+	lang  string
+	drawn map[[2]string]string
+}
+
+func newSurrogates(src *rand.ChaCha8, lang string) *surrogates {
+	return &surrogates{rng: rand.New(src), fake: gofakeit.NewFaker(src, false), lang: lang, drawn: map[[2]string]string{}}
+}
+
+func (s *surrogates) get(label string, k kind, original string) string {
+	key := [2]string{k.canonical, original}
+	if v, ok := s.drawn[key]; ok {
+		return v
+	}
+	var v string
+	for range 10 { // a draw that happens to equal the original is drawn again
+		if v = s.draw(label, k, original); v != original {
+			break
+		}
+	}
+	s.drawn[key] = v
+	return v
+}
+
+func (s *surrogates) draw(label string, k kind, original string) string {
+	f := s.fake
+	switch k.canonical {
+	case "FIRST_NAME", "MIDDLE_NAME":
+		return f.FirstName()
+	case "LAST_NAME":
+		return f.LastName()
+	case "PERSON":
+		return f.Name()
+	case "LOCATION":
+		if strings.EqualFold(label, "state") {
+			return f.State()
+		}
+		return f.City()
+	case "ORGANIZATION":
+		return f.Company()
+	case "STREET_ADDRESS":
+		return f.Street()
+	case "EMAIL":
+		return strings.ToLower(f.FirstName()+"."+f.LastName()) + "@" + f.DomainName()
+	case "URL":
+		return f.URL()
+	case "DATE", "DATE_OF_BIRTH":
+		_, layout, ok := parseDate(original, s.lang)
+		if !ok {
+			layout = dateLayout{order: ymd, sep: "-"}
+		}
+		first := time.Date(1925, 1, 1, 0, 0, 0, 0, time.UTC)
+		return layout.format(first.AddDate(0, 0, s.rng.IntN(365*100)))
+	}
+	return s.shape(original)
+}
+
+// shape keeps an identifier's form: each ASCII digit becomes another digit, each letter
+// another letter of the same case, and everything else stays.
+func (s *surrogates) shape(original string) string {
+	var b strings.Builder
+	b.Grow(len(original))
+	for _, r := range original {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune('0' + (r-'0'+1+rune(s.rng.IntN(9)))%10)
+		case r >= 'a' && r <= 'z':
+			b.WriteRune('a' + (r-'a'+1+rune(s.rng.IntN(25)))%26)
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune('A' + (r-'A'+1+rune(s.rng.IntN(25)))%26)
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune('x') // a letter or digit of another script: its form is not kept
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
