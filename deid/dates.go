@@ -21,11 +21,11 @@ type dateLayout struct {
 type dateOrder uint8
 
 const (
-	ymd       dateOrder = iota // 2021-03-04, 2021/03/04
-	dmy                        // 04.03.2021, 04/03/2021 in a day-first language
-	mdy                        // 03/04/2021 in English
-	monthDay                   // March 4, 2021
-	dayMonth                   // 4 March 2021
+	ymd      dateOrder = iota // 2021-03-04, 2021/03/04
+	dmy                       // 04.03.2021, 04/03/2021 in a day-first language
+	mdy                       // 03/04/2021 in English
+	monthDay                  // March 4, 2021
+	dayMonth                  // 4 March 2021
 )
 
 type nameStyle uint8
