@@ -37,13 +37,19 @@ type Redactor struct {
 	entropy io.Reader
 }
 
+// Validate reports every field that is wrong: the result joins one *settings.Problem per bad
+// field.
+func (c Config) Validate() error {
+	check := settings.For("deid")
+	if c.HashKey != nil && len(c.HashKey) < MinHashKey {
+		check.Addf("HashKey", "must be at least %d bytes, got %d", MinHashKey, len(c.HashKey))
+	}
+	return check.Err()
+}
+
 // New checks cfg and returns a Redactor.
 func New(cfg Config) (*Redactor, error) {
-	check := settings.For("deid")
-	if cfg.HashKey != nil && len(cfg.HashKey) < MinHashKey {
-		check.Addf("HashKey", "must be at least %d bytes, got %d", MinHashKey, len(cfg.HashKey))
-	}
-	if err := check.Err(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	r := &Redactor{key: slices.Clone(cfg.HashKey), entropy: cfg.Entropy}

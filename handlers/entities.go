@@ -191,27 +191,34 @@ func (s *server) parsePII(body []byte, errs *fieldErrors) (parsedRequest, *apiEr
 	if err := decodeStrict(body, &req); err != nil {
 		return parsedRequest{}, err
 	}
+	opts := s.piiOptions(req.ConfidenceThreshold, req.UseSmartMerging, req.Lang, req.KeepAlive, errs)
+	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts}, nil
+}
+
+// piiOptions reads the fields OpenMed's PII routes share into the extraction's options,
+// starting from the PII defaults.
+func (s *server) piiOptions(threshold json.RawMessage, smartMerging *bool, lang *string, keepAlive json.RawMessage, errs *fieldErrors) entities.Options {
 	opts := s.piiDefaults // a copy; its pattern list is shared read-only
-	if len(req.ConfidenceThreshold) > 0 {
-		// Unlike /analyze, OpenMed's PII request has a non-nullable threshold.
+	if len(threshold) > 0 {
+		// Unlike /analyze, OpenMed's PII requests have a non-nullable threshold.
 		var v float64
-		if err := json.Unmarshal(req.ConfidenceThreshold, &v); err != nil || string(req.ConfidenceThreshold) == "null" {
+		if err := json.Unmarshal(threshold, &v); err != nil || string(threshold) == "null" {
 			errs.add(&FieldError{Field: "body.confidence_threshold", Message: "Input should be a valid number", Type: "float_type"})
 		} else {
 			errs.add(checkThreshold(v))
 		}
 		opts.ConfidenceThreshold = v
 	}
-	if req.UseSmartMerging != nil && !*req.UseSmartMerging {
+	if smartMerging != nil && !*smartMerging {
 		opts.SmartMerge = nil
 	}
-	if req.Lang != nil && strings.ToLower(strings.TrimSpace(*req.Lang)) != "en" {
+	if lang != nil && strings.ToLower(strings.TrimSpace(*lang)) != "en" {
 		// The shipped PII model and its patterns are English; answering another language
 		// with English patterns would silently miss identifiers.
 		errs.add(&FieldError{Field: "body.lang", Message: "Input should be 'en' (the only language the loaded PII model serves)", Type: "literal_error"})
 	}
-	errs.add(checkKeepAlive(req.KeepAlive))
-	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts}, nil
+	errs.add(checkKeepAlive(keepAlive))
+	return opts
 }
 
 // resolve maps a request's model_name to an extractor and the name to report back.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/handlers"
@@ -45,6 +46,9 @@ type Config struct {
 	AnalyzeModel string            `env:"ANALYZE_MODEL" envDefault:"clinical-ner"`
 	PIIModel     string            `env:"PII_MODEL" envDefault:"pii"`
 	ModelAliases map[string]string `env:"MODEL_ALIASES" envKeyValSeparator:"=" envDefault:"disease_detection_superclinical=clinical-ner,OpenMed/OpenMed-PII-SuperClinical-Small-44M-v1=pii"`
+	// DeidHashKey keys /pii/deidentify's hash method (at least 16 bytes); unset, each process
+	// draws its own, so replicas hash differently.
+	DeidHashKey string `env:"DEID_HASH_KEY"`
 
 	BatchMaxSize      int `env:"BATCH_MAX_SIZE" envDefault:"32"`
 	BatchMaxWaitMS    int `env:"BATCH_MAX_WAIT_MS" envDefault:"5"`
@@ -269,6 +273,7 @@ func (c Config) check(m machine) []problem {
 		{c.runtime().Validate(), runtimeVars}, {c.limits().Validate(), limitsVars},
 		{c.scheduler(1, 0).Validate(), schedulerVars}, {c.kv(kvcache.Config{Layers: 1, Heads: 1, HeadDim: 1, MaxSeqLen: 1}).Validate(), kvVars},
 		{c.generateGate(c.GenerateMaxRunning).Validate(), generateGateVars},
+		{c.deid().Validate(), deidVars},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}
@@ -415,6 +420,7 @@ var (
 		"CUDA.DeviceID": "SLUICE_CUDA_DEVICE_ID", "CUDA.MemoryLimitBytes": "SLUICE_CUDA_MEMORY_LIMIT_BYTES",
 		"CUDA.ConvAlgoSearch": "SLUICE_CUDA_CONV_ALGO_SEARCH",
 	}
+	deidVars   = map[string]string{"HashKey": "SLUICE_DEID_HASH_KEY"}
 	limitsVars = map[string]string{
 		"Limits.MaxBodyBytes": "SLUICE_MAX_BODY_BYTES", "Limits.MaxTextChars": "SLUICE_MAX_TEXT_CHARS",
 		"Limits.MaxTextBytes": "SLUICE_MAX_TEXT_BYTES", "Limits.RequestTimeout": "SLUICE_REQUEST_TIMEOUT_MS",
@@ -467,6 +473,14 @@ func (c Config) runtime() engine.RuntimeOptions {
 	return engine.RuntimeOptions{LibraryPath: c.ORTLib, Device: engine.Device(c.Device),
 		IntraOpThreads: c.IntraThreads, InterOpThreads: c.InterThreads, NoSpinning: !c.ORTSpinning,
 		CUDA: engine.CUDAOptions{DeviceID: c.CUDADeviceID, MemoryLimitBytes: c.CUDAMemoryLimit, ConvAlgoSearch: c.CUDAConvAlgoSearch}}
+}
+
+func (c Config) deid() deid.Config {
+	var key []byte
+	if c.DeidHashKey != "" {
+		key = []byte(c.DeidHashKey)
+	}
+	return deid.Config{HashKey: key}
 }
 
 func (c Config) limits() handlers.Limits {

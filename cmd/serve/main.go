@@ -26,6 +26,7 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/generate"
+	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/kvcache"
@@ -152,7 +153,12 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		s.close()
 		return nil, err
 	}
-	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii)}
+	redactor, err := deid.New(cfg.deid())
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor)}
 	if cfg.GenerateModel != "none" {
 		gen, err := s.generation(cfg, reg, am, clk)
 		if err != nil {

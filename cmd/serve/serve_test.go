@@ -326,6 +326,9 @@ func TestReadyAndLoggedWithoutText(t *testing.T) {
 	const canary = "QUOKKA-CANARY-9931"
 	srv.post(t, "/analyze", map[string]any{"text": "Patient " + canary + " has asthma."})
 	srv.post(t, "/analyze", map[string]any{"text": "x", "bogus_" + canary: true})
+	// De-identification with its mapping and a refused policy named by the canary.
+	srv.post(t, "/pii/deidentify", map[string]any{"text": "Patient " + canary + " Smith, DOB 03/14/1961.", "keep_mapping": true, "method": "replace"})
+	srv.post(t, "/pii/deidentify", map[string]any{"text": "x", "policy": canary})
 	mresp, err := http.Get(srv.url + "/metrics")
 	if err != nil {
 		t.Fatal(err)
