@@ -14,6 +14,9 @@ type dateLayout struct {
 	order    dateOrder
 	sep      string // between numbers
 	name     nameStyle
+	dot      bool // "Mar. 3"
+	sept     bool // September abbreviated "Sept"
+	ordinal  bool // "3rd March"
 	comma    bool // "March 3, 2021"
 	twoDigit bool // the year had two digits (read only; written with four, as OpenMed)
 }
@@ -33,7 +36,6 @@ type nameStyle uint8
 const (
 	fullName   nameStyle = iota
 	abbrev               // Mar
-	abbrevDot            // Mar.
 	upperFull            // MARCH
 	upperShort           // MAR
 )
@@ -41,8 +43,8 @@ const (
 var (
 	yearFirst   = regexp.MustCompile(`^(\d{4})([-/.])(\d{1,2})([-/.])(\d{1,2})$`)
 	numeric     = regexp.MustCompile(`^(\d{1,2})([-/.])(\d{1,2})([-/.])(\d{2}|\d{4})$`)
-	monthFirstR = regexp.MustCompile(`^([A-Za-z]+)(\.?)\s+(\d{1,2})(?:st|nd|rd|th)?(,?)\s+(\d{4})$`)
-	dayFirstR   = regexp.MustCompile(`^(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]+)(\.?)(,?)\s+(\d{4})$`)
+	monthFirstR = regexp.MustCompile(`^([A-Za-z]+)(\.?)\s+(\d{1,2})((?i:st|nd|rd|th)?)(,?)\s+(\d{4})$`)
+	dayFirstR   = regexp.MustCompile(`^(\d{1,2})((?i:st|nd|rd|th)?)\s+([A-Za-z]+)(\.?)(,?)\s+(\d{4})$`)
 )
 
 // dayFirstLangs are the languages whose numeric dates put the day first (OpenMed's list).
@@ -53,7 +55,7 @@ var monthNames = []string{"January", "February", "March", "April", "May", "June"
 	"August", "September", "October", "November", "December"}
 
 // monthOf reads an English month name, full or abbreviated (three letters, or "Sept").
-func monthOf(word string) (time.Month, nameStyle, bool) {
+func monthOf(word string) (m time.Month, style nameStyle, sept, ok bool) {
 	w := strings.ToLower(word)
 	upper := word == strings.ToUpper(word) && len(word) > 1
 	for i, n := range monthNames {
@@ -61,17 +63,17 @@ func monthOf(word string) (time.Month, nameStyle, bool) {
 		switch {
 		case w == ln:
 			if upper {
-				return time.Month(i + 1), upperFull, true
+				return time.Month(i + 1), upperFull, false, true
 			}
-			return time.Month(i + 1), fullName, true
+			return time.Month(i + 1), fullName, false, true
 		case w == ln[:3] || (i == 8 && w == "sept"):
 			if upper {
-				return time.Month(i + 1), upperShort, true
+				return time.Month(i + 1), upperShort, w == "sept", true
 			}
-			return time.Month(i + 1), abbrev, true
+			return time.Month(i + 1), abbrev, w == "sept", true
 		}
 	}
-	return 0, 0, false
+	return 0, 0, false, false
 }
 
 // parseDate reads a date span in one of the layouts Sluice writes back. ok is false for
@@ -101,7 +103,7 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 		} else {
 			l.order, m, d = mdy, a, b
 		}
-		if l.twoDigit {
+		if l.twoDigit { // 00-49 are 2000-2049, 50-99 are 1950-1999
 			y += 1900
 			if y < 1950 {
 				y += 100
@@ -109,31 +111,25 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 		}
 	case monthFirstR.MatchString(s):
 		g := monthFirstR.FindStringSubmatch(s)
-		mo, style, ok := monthOf(g[1])
+		mo, style, sept, ok := monthOf(g[1])
 		if !ok {
 			return time.Time{}, l, false
 		}
-		if g[2] == "." && style == abbrev {
-			style = abbrevDot
-		}
-		m, d, y = int(mo), atoi(g[3]), atoi(g[5])
-		l = dateLayout{order: monthDay, name: style, comma: g[4] == ","}
+		m, d, y = int(mo), atoi(g[3]), atoi(g[6])
+		l = dateLayout{order: monthDay, name: style, sept: sept, dot: g[2] == ".", ordinal: g[4] != "", comma: g[5] == ","}
 	case dayFirstR.MatchString(s):
 		g := dayFirstR.FindStringSubmatch(s)
-		mo, style, ok := monthOf(g[2])
+		mo, style, sept, ok := monthOf(g[3])
 		if !ok {
 			return time.Time{}, l, false
 		}
-		if g[3] == "." && style == abbrev {
-			style = abbrevDot
-		}
-		d, m, y = atoi(g[1]), int(mo), atoi(g[5])
-		l = dateLayout{order: dayMonth, name: style, comma: g[4] == ","}
+		d, m, y = atoi(g[1]), int(mo), atoi(g[6])
+		l = dateLayout{order: dayMonth, name: style, sept: sept, dot: g[4] == ".", ordinal: g[2] != "", comma: g[5] == ","}
 	default:
 		return time.Time{}, l, false
 	}
 	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
-	if m < 1 || m > 12 || d < 1 || t.Day() != d || t.Month() != time.Month(m) {
+	if !inRange(t) || m < 1 || m > 12 || d < 1 || t.Day() != d || t.Month() != time.Month(m) {
 		return time.Time{}, l, false
 	}
 	return t, l, true
@@ -157,24 +153,50 @@ func (l dateLayout) format(t time.Time) string {
 	}
 	name := monthNames[m-1]
 	switch l.name {
-	case abbrev:
-		name = name[:3]
-	case abbrevDot:
-		name = name[:3] + "."
-	case upperFull:
+	case abbrev, upperShort:
+		if l.sept && m == time.September {
+			name = name[:4]
+		} else {
+			name = name[:3]
+		}
+	}
+	if l.name == upperFull || l.name == upperShort {
 		name = strings.ToUpper(name)
-	case upperShort:
-		name = strings.ToUpper(name[:3])
+	}
+	if l.dot && (l.name == abbrev || l.name == upperShort) {
+		name += "."
+	}
+	day := strconv.Itoa(d)
+	if l.ordinal {
+		day += ordinal(d)
 	}
 	comma := ""
 	if l.comma {
 		comma = ","
 	}
 	if l.order == monthDay {
-		return fmt.Sprintf("%s %d%s %04d", name, d, comma, y)
+		return fmt.Sprintf("%s %s%s %04d", name, day, comma, y)
 	}
-	return fmt.Sprintf("%d %s%s %04d", d, name, comma, y)
+	return fmt.Sprintf("%s %s%s %04d", day, name, comma, y)
 }
+
+// ordinal is the English suffix of day d.
+func ordinal(d int) string {
+	switch {
+	case d%100/10 == 1:
+		return "th"
+	case d%10 == 1:
+		return "st"
+	case d%10 == 2:
+		return "nd"
+	case d%10 == 3:
+		return "rd"
+	}
+	return "th"
+}
+
+// inRange reports whether t's year has four digits, the most a layout writes.
+func inRange(t time.Time) bool { return t.Year() >= 1 && t.Year() <= 9999 }
 
 // shiftDate moves t by days; with keepYear the result keeps t's year (29 February becomes
 // the 28th in a year without one).

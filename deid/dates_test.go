@@ -25,7 +25,14 @@ func TestDatesShiftInTheirOwnLayout(t *testing.T) {
 		{"Mar. 3, 2021", "en", 365, false, "Mar. 3, 2022"},
 		{"Sept 30, 2021", "en", 1, false, "Oct 1, 2021"},
 		{"3 MARCH 2021", "en", 29, false, "1 APRIL 2021"},
-		{"1st January 2000", "en", -1, false, "31 December 1999"},
+		{"1st January 2000", "en", -1, false, "31st December 1999"},
+		{"March 3rd, 2021", "en", -1, false, "March 2nd, 2021"},
+		{"March 10th 2021", "en", 1, false, "March 11th 2021"},
+		{"MAR. 3, 2021", "en", 1, false, "MAR. 4, 2021"},
+		{"Sept. 30, 2021", "en", 1, false, "Oct. 1, 2021"},
+		{"Sept 3, 2021", "en", 1, false, "Sept 4, 2021"},
+		{"01/02/49", "en", 0, false, "01/02/2049"}, // two-digit years: 00-49 are 20xx
+		{"01/02/50", "en", 0, false, "01/02/1950"},
 		{"12/15/2020", "en", 30, true, "01/14/2020"}, // the year put back
 		{"2024-02-29", "en", 366, true, "2024-03-01"},
 		{"2023-03-01", "en", 365, true, "2023-02-28"},

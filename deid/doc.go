@@ -28,18 +28,22 @@
 //     bare SHA-256: an unkeyed 32-bit prefix of a name or a date is a dictionary lookup away
 //     from the original. Config.HashKey pins the key across replicas. reversible_id, when a
 //     policy asks for it, is keyed the same way.
-//   - shift_dates moves every date span by one offset per document (given, or a random
-//     non-zero number of days in [-365, 365]), keeps its layout (ISO, year-first with slashes,
-//     dotted day-first, slashed or dashed in the language's day/month order, month names full
-//     or abbreviated, day first or month first), stays a valid date across month ends and
-//     leap years, and with KeepYear puts the original year back (29 February becomes the 28th
-//     in a year without one). A date it cannot read becomes "[DATE_SHIFTED]"; other spans are
-//     masked. Numeric dates come out zero-padded with a four-digit year, as OpenMed's; an
-//     abbreviated month stays abbreviated (OpenMed writes those as ISO).
+//   - shift_dates moves every date span by one offset per document (given, 0 leaving dates as
+//     they are, or a random non-zero number of days in [-365, 365]), keeps its layout (ISO,
+//     year-first with slashes, dotted day-first, slashed or dashed in the language's day/month
+//     order, month names full or abbreviated, upper case, with a dot, an ordinal day or a
+//     comma, day first or month first; one space between the parts), stays a valid date
+//     across month ends and leap years, and with KeepYear puts the original year back (29
+//     February becomes the 28th in a year without one). A date it cannot read, or that would
+//     leave years 1-9999, becomes "[DATE_SHIFTED]"; other spans are masked. Numeric dates come
+//     out zero-padded with a four-digit year, as OpenMed's (a two-digit year 00-49 is read as
+//     20xx, 50-99 as 19xx); an abbreviated month stays abbreviated (OpenMed writes those as
+//     ISO).
 //   - A policy decides every span's action (keep leaves the span in the text and out of the
 //     result; redact is mask); the request's method is not consulted for spans a policy
 //     covers, and a policy covers every span here. A policy may ask for the mapping and for
-//     reversible ids.
+//     reversible ids. A label this package does not know counts as a direct identifier, so
+//     that no policy keeps what it cannot name (a model with other labels fails closed).
 //   - The mapping is lossless: when one replacement stands for several different originals
 //     (two dates that do not parse, two surrogates that happen to agree), the later ones are
 //     keyed "replacement#2", "replacement#3"; OpenMed's keeps only the first.

@@ -14,7 +14,9 @@ const (
 	Quasi
 	// Sensitive attributes are special categories of data (ethnicity, ...).
 	Sensitive
-	// Clinical is everything else a model may label, and labels it does not know.
+	// Clinical is clinical content a policy may keep. No label is clinical here: a label
+	// Sluice does not know is treated as a direct identifier, so that a policy never keeps
+	// what it cannot name.
 	Clinical
 )
 
@@ -48,7 +50,8 @@ var kinds = map[string]kind{
 	"ethnicity": {"ETHNICITY", Sensitive},
 }
 
-// Canonical is a label's canonical kind ("first_name" -> "FIRST_NAME"); OTHER when unknown.
+// Canonical is a label's canonical kind ("first_name" -> "FIRST_NAME"); OTHER, a direct
+// identifier, when unknown.
 // Case and a B-/I- prefix do not matter.
 func Canonical(label string) string { return kindOf(label).canonical }
 
@@ -60,7 +63,7 @@ func kindOf(label string) kind {
 	if k, ok := kinds[l]; ok {
 		return k
 	}
-	return kind{"OTHER", Clinical}
+	return kind{"OTHER", Direct}
 }
 
 func isDate(k kind) bool { return k.canonical == "DATE" || k.canonical == "DATE_OF_BIRTH" }

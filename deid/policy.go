@@ -2,6 +2,7 @@ package deid
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -135,9 +136,10 @@ func LookupPolicy(name string) (*Policy, error) {
 	if target, ok := policyAliases[n]; ok {
 		n = target
 	}
-	for i := range policies {
-		if policies[i].Name == n {
-			return &policies[i], nil
+	for _, p := range policies {
+		if p.Name == n {
+			p.ByLabel = maps.Clone(p.ByLabel) // the caller's copy: the table stays as it is
+			return &p, nil
 		}
 	}
 	return nil, ErrUnknownPolicy

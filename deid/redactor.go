@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/sluice-serving/sluice/settings"
 )
@@ -82,7 +83,8 @@ type Options struct {
 	KeepYear bool
 	// KeepMapping returns the mapping from replacements to originals.
 	KeepMapping bool
-	// ShiftDays is the shift_dates offset; nil draws one, non-zero, in [-365, 365].
+	// ShiftDays is the shift_dates offset (0 leaves dates as they are, as OpenMed's); nil
+	// draws one, non-zero, in [-365, 365].
 	ShiftDays *int
 	// Lang is the text's language, for the day/month order of numeric dates.
 	Lang string
@@ -160,7 +162,7 @@ func (r *Redactor) Apply(text string, spans []Span, o Options) Result {
 		case ShiftDates:
 			if !isDate(k) {
 				red.Replacement, number = "["+sp.Label+"]", true
-			} else if t, layout, ok := parseDate(original, o.Lang); ok {
+			} else if t, layout, ok := parseDate(original, o.Lang); ok && inRange(shiftDate(t, days, o.KeepYear)) {
 				red.Replacement = layout.format(shiftDate(t, days, o.KeepYear))
 			} else {
 				red.Replacement = DateShifted
@@ -223,15 +225,42 @@ func (r *Redactor) mac(s string) string {
 }
 
 // resolve returns the valid spans of text that do not overlap, in text order: of
-// overlapping spans the longer wins, then the higher score, then the earlier.
+// overlapping spans the longer wins, then the higher score, then the earlier. Spans are
+// ranked only against those they overlap, cluster by cluster, so a long text's many
+// separate spans cost a sort.
 func resolve(text string, spans []Span) []Span {
 	cands := make([]Span, 0, len(spans))
 	for _, s := range spans {
-		if s.Start >= 0 && s.Start < s.End && s.End <= len(text) {
+		if s.Start >= 0 && s.Start < s.End && s.End <= len(text) && onRune(text, s.Start) && onRune(text, s.End) {
 			cands = append(cands, s)
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b Span) int {
+	slices.SortStableFunc(cands, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+	out := cands[:0:0]
+	for i := 0; i < len(cands); {
+		j, end := i+1, cands[i].End
+		for j < len(cands) && cands[j].Start < end {
+			end = max(end, cands[j].End)
+			j++
+		}
+		if j == i+1 {
+			out = append(out, cands[i])
+		} else {
+			out = append(out, best(cands[i:j])...)
+		}
+		i = j
+	}
+	return out
+}
+
+// onRune reports whether byte offset i of text starts a character (or is its end).
+func onRune(text string, i int) bool { return i == len(text) || utf8.RuneStart(text[i]) }
+
+// best picks, from a cluster of overlapping spans, the ones kept: greedily by rank, each that
+// overlaps none kept so far; in text order.
+func best(cluster []Span) []Span {
+	ranked := slices.Clone(cluster)
+	slices.SortStableFunc(ranked, func(a, b Span) int {
 		if c := cmp.Compare(b.End-b.Start, a.End-a.Start); c != 0 {
 			return c
 		}
@@ -240,30 +269,35 @@ func resolve(text string, spans []Span) []Span {
 		}
 		return cmp.Compare(a.Start, b.Start)
 	})
-	kept := cands[:0:0]
-	for _, c := range cands {
-		if !slices.ContainsFunc(kept, func(k Span) bool { return c.Start < k.End && k.Start < c.End }) {
-			kept = append(kept, c)
+	var kept []Span // sorted by start, none overlapping: only the neighbours can overlap c
+	for _, c := range ranked {
+		i, _ := slices.BinarySearchFunc(kept, c.Start, func(k Span, start int) int { return cmp.Compare(k.Start, start) })
+		if (i > 0 && kept[i-1].End > c.Start) || (i < len(kept) && kept[i].Start < c.End) {
+			continue
 		}
+		kept = slices.Insert(kept, i, c)
 	}
-	slices.SortFunc(kept, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
 	return kept
 }
 
 // mapping maps every replacement to its original; a replacement that stands for several
-// different originals keys the later ones "replacement#n".
+// different originals keys the later ones "replacement#n", numbered in text order.
 func mapping(text string, reds []Redaction) map[string]string {
 	m := make(map[string]string, len(reds))
+	keyOf := make(map[[2]string]string, len(reds)) // (replacement, original) -> its key
+	next := map[string]int{}                       // replacement -> the number of its next original
 	for _, red := range reds {
 		original := text[red.Start:red.End]
-		key := red.Replacement
-		for n := 2; ; n++ {
-			have, taken := m[key]
-			if !taken || have == original {
-				break
-			}
-			key = red.Replacement + "#" + strconv.Itoa(n)
+		pair := [2]string{red.Replacement, original}
+		if _, seen := keyOf[pair]; seen {
+			continue
 		}
+		key := red.Replacement
+		if n := next[key]; n > 0 {
+			key += "#" + strconv.Itoa(n+1)
+		}
+		next[red.Replacement]++
+		keyOf[pair] = key
 		m[key] = original
 	}
 	return m

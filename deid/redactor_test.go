@@ -3,6 +3,7 @@ package deid
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -181,6 +182,37 @@ func mustDate(t *testing.T, s string) time.Time {
 		t.Fatal(s)
 	}
 	return d
+}
+
+// TestAChainOfOverlapsKeepsTheLongest: spans that overlap only their neighbours form one
+// cluster, of which the longest is kept first and the rest around it.
+func TestAChainOfOverlapsKeepsTheLongest(t *testing.T) {
+	text := strings.Repeat("abcdefghij", 3)
+	got := resolve(text, []Span{{Start: 0, End: 3}, {Start: 2, End: 5}, {Start: 4, End: 10}, {Start: 9, End: 12}, {Start: 11, End: 14}, {Start: 20, End: 22}})
+	want := []Span{{Start: 0, End: 3}, {Start: 4, End: 10}, {Start: 11, End: 14}, {Start: 20, End: 22}}
+	if !slices.Equal(got, want) {
+		t.Fatal(got)
+	}
+	// A span that cuts a character in two is dropped.
+	if got := resolve("né", []Span{{Start: 0, End: 2}, {Start: 2, End: 3}}); len(got) != 0 {
+		t.Fatal(got)
+	}
+}
+
+// TestMappingOfManyCollidingReplacements: thousands of originals behind one replacement are
+// keyed in text order, each once.
+func TestMappingOfManyCollidingReplacements(t *testing.T) {
+	var b strings.Builder
+	var spans []Span
+	for i := range 5000 {
+		at := b.Len()
+		fmt.Fprintf(&b, "x%d ", i%2500)
+		spans = append(spans, Span{Start: at, End: b.Len() - 1, Label: "date"})
+	}
+	res := newTestRedactor(t, "0123456789abcdef").Apply(b.String(), spans, Options{Method: ShiftDates, KeepMapping: true})
+	if len(res.Mapping) != 2500 || res.Mapping[DateShifted] != "x0" || res.Mapping[DateShifted+"#2500"] != "x2499" {
+		t.Fatalf("%d keys", len(res.Mapping))
+	}
 }
 
 func TestOverlapsAreResolved(t *testing.T) {

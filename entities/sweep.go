@@ -1,6 +1,9 @@
 package entities
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // PatternsVersion names the pattern set DefaultPIIPatterns gives, for results that say which
 // patterns a sweep ran.
@@ -12,23 +15,41 @@ const PatternsVersion = "sluice-pii-patterns-v1"
 // added, whatever the confidence threshold. It returns all the entities, sorted by start, and
 // the ones it added. A nil cfg adds nothing.
 func SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added []Entity) {
+	sorted := slices.SortedStableFunc(slices.Values(ents), byStart)
+	// ends[i] is the furthest end among sorted[:i+1], so the entities that may overlap a
+	// unit are found by binary search even when some overlap each other.
+	ends := make([]int, len(sorted))
+	for i, e := range sorted {
+		ends[i] = e.End
+		if i > 0 {
+			ends[i] = max(ends[i], ends[i-1])
+		}
+	}
 	if cfg == nil {
-		return ents, nil
+		return sorted, nil
 	}
 	for _, u := range FindSemanticUnits(text, cfg.Patterns, cfg.ContextWindow) {
 		if !u.Validated || u.Score < cfg.UnitMinScore {
 			continue
 		}
-		overlaps := func(e Entity) bool { return u.Start < e.End && e.Start < u.End }
-		if slices.ContainsFunc(ents, overlaps) || slices.ContainsFunc(added, overlaps) {
-			continue
+		// The first entity whose prefix reaches past the unit's start; it or a later one
+		// overlaps the unit only if it starts before the unit's end.
+		i, _ := slices.BinarySearchFunc(ends, u.Start+1, cmp.Compare)
+		overlaps := false
+		for ; i < len(sorted) && sorted[i].Start < u.End; i++ {
+			if sorted[i].End > u.Start {
+				overlaps = true
+				break
+			}
 		}
-		added = append(added, Entity{Label: u.Label, Start: u.Start, End: u.End, Score: u.Score})
+		if !overlaps {
+			added = append(added, Entity{Label: u.Label, Start: u.Start, End: u.End, Score: u.Score})
+		}
 	}
 	if len(added) == 0 {
-		return ents, nil
+		return sorted, nil
 	}
-	all = append(slices.Clone(ents), added...)
+	all = append(sorted, added...)
 	slices.SortStableFunc(all, byStart)
 	return all, added
 }

@@ -82,18 +82,19 @@ type deidentifyResponse struct {
 
 // deidentifyPlan is a validated /pii/deidentify request.
 type deidentifyPlan struct {
-	text   string
-	model  *string
-	opts   entities.Options
-	deid   deid.Options
-	sweep  bool
-	policy *deid.Policy
+	text     string
+	ex       Extractor
+	reported string // the model_name as the request gave it
+	opts     entities.Options
+	deid     deid.Options
+	sweep    bool
+	policy   *deid.Policy
 }
 
 // parseDeidentify validates a body: the field checks first, then, when they pass, the rules
 // across fields (shift_dates against method, date_shift_days against the method), as OpenMed's
 // model validator runs after its field validators.
-func (s *server) parseDeidentify(body []byte) (deidentifyPlan, *apiError) {
+func (s *server) parseDeidentify(body []byte, ep *Endpoint) (deidentifyPlan, *apiError) {
 	var req deidentifyRequest
 	if err := decodeStrict(body, &req); err != nil {
 		return deidentifyPlan{}, err
@@ -125,6 +126,8 @@ func (s *server) parseDeidentify(body []byte) (deidentifyPlan, *apiError) {
 	}
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
+	plan.ex, plan.reported, ferr = ep.resolve(req.ModelName)
+	errs.add(ferr)
 	if len(errs) > 0 {
 		return plan, validationError(errs...)
 	}
@@ -141,7 +144,7 @@ func (s *server) parseDeidentify(body []byte) (deidentifyPlan, *apiError) {
 		return plan, validationError(FieldError{Field: "body", Type: "value_error",
 			Message: "Value error, date_shift_days requires method='shift_dates'"})
 	}
-	plan.text, plan.model = text, req.ModelName
+	plan.text = text
 	plan.deid.Policy, plan.deid.Lang = plan.policy, "en"
 	plan.deid.KeepYear = req.KeepYear != nil && *req.KeepYear
 	plan.deid.KeepMapping = req.KeepMapping != nil && *req.KeepMapping
@@ -160,27 +163,24 @@ func parseShiftDays(raw json.RawMessage) (*int, *FieldError) {
 	if err := json.Unmarshal(v, &f); err != nil {
 		return nil, &FieldError{Field: "body.date_shift_days", Message: "Input should be a valid integer", Type: "int_type"}
 	}
-	if f != float64(int64(f)) {
-		return nil, &FieldError{Field: "body.date_shift_days", Type: "int_from_float",
-			Message: "Input should be a valid integer, got a number with a fractional part"}
-	}
 	if f < -maxShiftDays || f > maxShiftDays {
 		return nil, &FieldError{Field: "body.date_shift_days", Type: "value_error",
 			Message: fmt.Sprintf("Value error, date_shift_days must be between %d and %d", -maxShiftDays, maxShiftDays)}
+	}
+	if f != float64(int64(f)) {
+		return nil, &FieldError{Field: "body.date_shift_days", Type: "int_from_float",
+			Message: "Input should be a valid integer, got a number with a fractional part"}
 	}
 	n := int(f)
 	return &n, nil
 }
 
 func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) error {
-	plan, aerr := s.parseDeidentify(c.Body())
+	plan, aerr := s.parseDeidentify(c.Body(), ep)
 	if aerr != nil {
 		return aerr
 	}
-	ex, _, ferr := ep.resolve(plan.model)
-	if ferr != nil {
-		return validationError(*ferr)
-	}
+	ex := plan.ex
 	ctx, done := s.workContext(c, x)
 	defer done()
 	ents, st, err := ex.Extract(ctx, x.prio, plan.text, plan.opts)
@@ -217,7 +217,7 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 		Method:              string(plan.deid.Method),
 		Timestamp:           s.opts.Clock.Now().Format("2006-01-02T15:04:05.000000"),
 		NumEntitiesRedacted: len(res.Redactions),
-		Metadata:            map[string]any{"model_name": ex.Name(), "max_length": ex.MaxLength(), "windows": st.Windows},
+		Metadata:            map[string]any{"model_name": plan.reported, "max_length": ex.MaxLength(), "windows": st.Windows},
 		Mapping:             res.Mapping,
 	}
 	if plan.sweep {
