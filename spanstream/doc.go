@@ -1,0 +1,26 @@
+// Package spanstream finds the entities of a long text window by window and says, as it goes,
+// which spans it has found, which it takes back and which are final, so that a client sees the
+// first spans of a 100,000-character document long before the last window is computed and the
+// work in hand stays one window in size.
+//
+// # How to use it
+//
+//	sc, err := spanstream.New(text, spanstream.Config{WindowChars: 4096, ContextChars: 128, MaxEntityChars: 512}, detect)
+//	for !sc.Done() {
+//		events, err := sc.Next(ctx) // one window: Emit, Retract and Commit events
+//		...
+//	}
+//
+// detect finds the spans of one window's text (byte offsets into it). A window is at most
+// WindowChars code points. Of each window, the last ContextChars + MaxEntityChars code points
+// (the tail) are only context: a span that ends before the tail is final (Commit), one that
+// reaches into it is provisional (Emit) and the next window, which starts where this one's
+// final part ends, computes it again with the text that follows. A span the next window no
+// longer finds, or finds changed, is taken back (Retract) first. The cut between the final part
+// and the tail never falls inside a span or a word: it moves back to the span's or the word's
+// start, so the next window reads that word whole.
+//
+// Offsets are reported in bytes and in code points (Python's offsets, which OpenMed's clients
+// expect), both from the start of the whole text. A span's ID is "ent_" and 16 hex digits of
+// SHA-256 over its label and start: stable across windows and free of the text's content.
+package spanstream

@@ -1,0 +1,283 @@
+package spanstream
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// Config sets the windows.
+type Config struct {
+	// WindowChars is the most code points one window holds (at least 64).
+	WindowChars int
+	// ContextChars and MaxEntityChars make the tail of a window: text that only gives context
+	// to the spans before it, computed again by the next window (ContextChars >= 0,
+	// MaxEntityChars >= 1).
+	ContextChars, MaxEntityChars int
+}
+
+// Validate reports every field that is out of range.
+func (c Config) Validate() error {
+	check := settings.For("spanstream")
+	if c.WindowChars < 64 {
+		check.Addf("WindowChars", "must be at least 64, got %d", c.WindowChars)
+	}
+	if c.ContextChars < 0 {
+		check.Addf("ContextChars", "must not be negative, got %d", c.ContextChars)
+	}
+	if c.MaxEntityChars < 1 {
+		check.Addf("MaxEntityChars", "must be at least 1, got %d", c.MaxEntityChars)
+	}
+	return check.Err()
+}
+
+// tail is how many code points at a window's end only give context.
+func (c Config) tail() int { return max(1, min(c.WindowChars, c.ContextChars+c.MaxEntityChars)) }
+
+// Found is one span a Detector found, in byte offsets into the window's text.
+type Found struct {
+	Label      string
+	Start, End int
+	Score      float64
+}
+
+// Detector finds the spans of one window's text.
+type Detector func(ctx context.Context, window string) ([]Found, error)
+
+// Span is a span of the whole text.
+type Span struct {
+	ID                 string
+	Label              string
+	Start, End         int // code points
+	ByteStart, ByteEnd int
+	Score              float64
+}
+
+// Kind is what an Event says of its span.
+type Kind uint8
+
+const (
+	// Emit: found, and may still change.
+	Emit Kind = iota
+	// Retract: an emitted span that a later window no longer found (Reason "span_removed")
+	// or found changed ("span_updated": its new form follows as an Emit).
+	Retract
+	// Commit: final. Every span is committed once; a committed span is never retracted.
+	Commit
+)
+
+// Event is one thing a window says about one span.
+type Event struct {
+	Kind   Kind
+	Span   Span
+	Reason string // of a Retract
+}
+
+// Scanner walks one text window by window. It is not safe for concurrent use.
+type Scanner struct {
+	text   string
+	cfg    Config
+	detect Detector
+	// The final part of the text ends at byte done, code point doneCP.
+	done, doneCP int
+	active       map[string]Span // emitted, not committed
+	windows      int
+	widest       int // the most code points a window held
+}
+
+// New validates cfg and returns a Scanner over text.
+func New(text string, cfg Config, detect Detector) (*Scanner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Scanner{text: text, cfg: cfg, detect: detect, active: map[string]Span{}}, nil
+}
+
+// Done reports whether the whole text is final.
+func (s *Scanner) Done() bool { return s.done >= len(s.text) }
+
+// Final is the byte offset up to which the text is final: no span before it will change.
+func (s *Scanner) Final() int { return s.done }
+
+// Windows is how many windows have been computed, and Widest the most code points one held.
+func (s *Scanner) Windows() int { return s.windows }
+func (s *Scanner) Widest() int  { return s.widest }
+
+// Next computes the next window and returns its events: retractions first, then new and
+// changed spans, then the spans it makes final, each group in text order.
+func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
+	if s.Done() {
+		return nil, nil
+	}
+	start, startCP := s.done, s.doneCP
+	end, n := advance(s.text, start, s.cfg.WindowChars)
+	window := s.text[start:end]
+	found, err := s.detect(ctx, window)
+	if err != nil {
+		return nil, err
+	}
+	s.windows++
+	s.widest = max(s.widest, n)
+
+	spans := s.absolute(window, start, startCP, found)
+	// The final part ends before the tail, or at the text's end; never inside a span or a
+	// word (the next window must read them whole), and never before the window's start.
+	cut := end
+	if end < len(s.text) {
+		cut, _ = back(s.text, start, end, s.cfg.tail())
+		for moved := true; moved; {
+			moved = false
+			for _, sp := range spans {
+				if sp.ByteStart < cut && sp.ByteEnd > cut {
+					cut, moved = sp.ByteStart, true
+				}
+			}
+			if w := wordStart(s.text, start, cut); w != cut {
+				cut, moved = w, true
+			}
+		}
+		if cut <= start {
+			// One span or word from the window's start reaches into the tail: the whole
+			// window is final, rather than never moving on.
+			cut = end
+		}
+	}
+	cutCP := startCP + utf8.RuneCountInString(s.text[start:cut])
+
+	var events []Event
+	for _, old := range sortedSpans(s.active) {
+		now, ok := findID(spans, old.ID)
+		switch {
+		case !ok:
+			events = append(events, Event{Kind: Retract, Span: old, Reason: "span_removed"})
+			delete(s.active, old.ID)
+		case now.Label != old.Label || now.End != old.End || now.ByteEnd != old.ByteEnd:
+			events = append(events, Event{Kind: Retract, Span: old, Reason: "span_updated"})
+			delete(s.active, old.ID)
+		}
+	}
+	var commits []Event
+	for _, sp := range spans {
+		if _, ok := s.active[sp.ID]; !ok {
+			events = append(events, Event{Kind: Emit, Span: sp})
+		}
+		if sp.ByteEnd <= cut {
+			commits = append(commits, Event{Kind: Commit, Span: sp})
+			delete(s.active, sp.ID)
+		} else {
+			s.active[sp.ID] = sp
+		}
+	}
+	s.done, s.doneCP = cut, cutCP
+	return append(events, commits...), nil
+}
+
+// absolute turns a window's spans into spans of the whole text, in text order, one per id:
+// valid, not overlapping a final part already passed.
+func (s *Scanner) absolute(window string, start, startCP int, found []Found) []Span {
+	found = slices.Clone(found)
+	slices.SortStableFunc(found, func(a, b Found) int { return cmp.Compare(a.Start, b.Start) })
+	out := make([]Span, 0, len(found))
+	at, atCP := 0, 0 // a running count of the window's code points
+	cp := func(b int) int {
+		atCP += utf8.RuneCountInString(window[at:b])
+		at = b
+		return atCP
+	}
+	for _, f := range found {
+		if f.Start < 0 || f.End > len(window) || f.Start >= f.End {
+			continue
+		}
+		sCP := cp(f.Start)
+		eCP := sCP + utf8.RuneCountInString(window[f.Start:f.End])
+		sp := Span{Label: f.Label, Start: startCP + sCP, End: startCP + eCP,
+			ByteStart: start + f.Start, ByteEnd: start + f.End, Score: f.Score}
+		sp.ID = ID(sp.Label, sp.Start)
+		if i := slices.IndexFunc(out, func(o Span) bool { return o.ID == sp.ID }); i >= 0 {
+			out[i] = sp // one label at one start: the last found stands, as OpenMed's
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// ID is a span's id: its label and start, hashed.
+func ID(label string, start int) string {
+	h := sha256.Sum256([]byte(label + "\x00" + strconv.Itoa(start)))
+	return "ent_" + hex.EncodeToString(h[:8])
+}
+
+// advance returns the byte offset n code points after from (or the text's end) and how many
+// code points that is.
+func advance(text string, from, n int) (int, int) {
+	i, k := from, 0
+	for i < len(text) && k < n {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		k++
+	}
+	return i, k
+}
+
+// back returns the byte offset n code points before end, not before start.
+func back(text string, start, end, n int) (int, int) {
+	i, k := end, 0
+	for i > start && k < n {
+		_, size := utf8.DecodeLastRuneInString(text[start:i])
+		i -= size
+		k++
+	}
+	return i, k
+}
+
+// wordStart moves cut back to the start of the word it falls in (a run of letters, digits and
+// marks), not before start.
+func wordStart(text string, start, cut int) int {
+	if cut >= len(text) {
+		return cut
+	}
+	if r, _ := utf8.DecodeRuneInString(text[cut:]); !inWord(r) {
+		return cut
+	}
+	for cut > start {
+		r, size := utf8.DecodeLastRuneInString(text[start:cut])
+		if !inWord(r) {
+			break
+		}
+		cut -= size
+	}
+	return cut
+}
+
+func inWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
+
+func sortedSpans(m map[string]Span) []Span {
+	out := make([]Span, 0, len(m))
+	for _, sp := range m {
+		out = append(out, sp)
+	}
+	slices.SortFunc(out, func(a, b Span) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+func findID(spans []Span, id string) (Span, bool) {
+	for _, sp := range spans {
+		if sp.ID == id {
+			return sp, true
+		}
+	}
+	return Span{}, false
+}

@@ -1,0 +1,202 @@
+package spanstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/sluice-serving/sluice/settings"
+)
+
+var capitalised = regexp.MustCompile(`\p{Lu}\p{Ll}+`)
+
+// names is a detector that labels every capitalised word a name, and checks that no window is
+// wider than cfg allows or starts inside a word.
+func names(t *testing.T, text string, cfg Config, windows *[]string) Detector {
+	return func(_ context.Context, w string) ([]Found, error) {
+		if n := utf8.RuneCountInString(w); n > cfg.WindowChars {
+			t.Errorf("a window of %d code points", n)
+		}
+		at := strings.Index(text, w) // the texts here have no repeated windows
+		if at > 0 {
+			before, _ := utf8.DecodeLastRuneInString(text[:at])
+			first, _ := utf8.DecodeRuneInString(w)
+			if inWord(before) && inWord(first) {
+				t.Errorf("a window starts inside a word at byte %d", at)
+			}
+		}
+		*windows = append(*windows, w)
+		var out []Found
+		for _, m := range capitalised.FindAllStringIndex(w, -1) {
+			out = append(out, Found{Label: "name", Start: m[0], End: m[1], Score: 0.9})
+		}
+		return out, nil
+	}
+}
+
+func longText(words int) string {
+	var b strings.Builder
+	for i := range words {
+		if i%7 == 3 {
+			fmt.Fprintf(&b, "Zoë%s ", strings.Repeat("x", i%5)) // names with a two-byte letter
+		} else {
+			fmt.Fprintf(&b, "word%d ", i)
+		}
+	}
+	return b.String()
+}
+
+// run drives a Scanner to its end and checks the event rules: each span committed once and
+// emitted before, nothing committed retracted, final offsets in order.
+func run(t *testing.T, text string, cfg Config, detect Detector) (commits []Span, all []Event) {
+	t.Helper()
+	sc, err := New(text, cfg, detect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emitted, committed := map[string]bool{}, map[string]bool{}
+	last := 0
+	for !sc.Done() {
+		before := sc.Final()
+		events, err := sc.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Final() <= before {
+			t.Fatalf("no progress at byte %d", before)
+		}
+		for _, ev := range events {
+			id := ev.Span.ID
+			switch ev.Kind {
+			case Emit:
+				emitted[id] = true
+			case Retract:
+				if committed[id] || !emitted[id] {
+					t.Fatalf("retracted %s: committed %v, emitted %v", id, committed[id], emitted[id])
+				}
+				delete(emitted, id)
+			case Commit:
+				if committed[id] || !emitted[id] || ev.Span.ByteEnd > sc.Final() || ev.Span.Start < last {
+					t.Fatalf("commit of %+v out of order", ev.Span)
+				}
+				committed[id] = true
+				last = ev.Span.Start
+				commits = append(commits, ev.Span)
+			}
+		}
+		all = append(all, events...)
+	}
+	return commits, all
+}
+
+// TestWindowsFindWhatTheWholeTextHas: the committed spans of a long text, window by window,
+// are exactly the spans of the text detected at once, with code point offsets that slice it.
+func TestWindowsFindWhatTheWholeTextHas(t *testing.T) {
+	text := longText(3000)
+	cfg := Config{WindowChars: 300, ContextChars: 20, MaxEntityChars: 30}
+	var windows []string
+	commits, _ := run(t, text, cfg, names(t, text, cfg, &windows))
+	want := capitalised.FindAllStringIndex(text, -1)
+	if len(commits) != len(want) {
+		t.Fatalf("%d spans committed, the whole text has %d", len(commits), len(want))
+	}
+	runes := []rune(text)
+	for i, sp := range commits {
+		if sp.ByteStart != want[i][0] || sp.ByteEnd != want[i][1] || string(runes[sp.Start:sp.End]) != text[sp.ByteStart:sp.ByteEnd] {
+			t.Fatalf("span %d: %+v, want bytes %v", i, sp, want[i])
+		}
+		if sp.ID != ID("name", sp.Start) {
+			t.Fatalf("id %s", sp.ID)
+		}
+	}
+	if len(windows) < 2 || len(windows) > utf8.RuneCountInString(text)/(300-50)+2 {
+		t.Fatalf("%d windows", len(windows))
+	}
+}
+
+// TestFirstSpansAreFinalAfterTheFirstWindow: the first window already makes the spans before
+// its tail final, long before the text's end.
+func TestFirstSpansAreFinalAfterTheFirstWindow(t *testing.T) {
+	text := longText(20000)
+	var windows []string
+	cfg := Config{WindowChars: 4096, ContextChars: 128, MaxEntityChars: 512}
+	sc, _ := New(text, cfg, names(t, text, cfg, &windows))
+	events, err := sc.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits := 0
+	for _, ev := range events {
+		if ev.Kind == Commit {
+			commits++
+		}
+	}
+	if commits == 0 || sc.Done() || sc.Final() > len(text)/10 || sc.Widest() > 4096 {
+		t.Fatalf("%d commits, final at %d of %d", commits, sc.Final(), len(text))
+	}
+}
+
+// TestASpanTheTailMisreadIsTakenBack: a detector that, without the words that follow, takes the
+// last words of a window for a name; the next window reads them with what follows and finds
+// nothing: the span is retracted, never committed.
+func TestASpanTheTailMisreadIsTakenBack(t *testing.T) {
+	text := strings.Repeat("lorem ipsum dolor sit amet ", 40)
+	cfg := Config{WindowChars: 200, ContextChars: 30, MaxEntityChars: 30}
+	detect := func(_ context.Context, w string) ([]Found, error) {
+		if len(w) < 20 || !strings.HasSuffix(text, w) && len(w) > 60 {
+			i := strings.LastIndex(w[:len(w)-10], " ")
+			return []Found{{Label: "guess", Start: i + 1, End: len(w) - 10}}, nil
+		}
+		return nil, nil
+	}
+	commits, events := run(t, text, cfg, detect)
+	retracts := 0
+	for _, ev := range events {
+		if ev.Kind == Retract {
+			retracts++
+			if ev.Reason != "span_removed" {
+				t.Fatalf("reason %q", ev.Reason)
+			}
+		}
+	}
+	if retracts == 0 || len(commits) != 0 {
+		t.Fatalf("%d retracts, %d commits", retracts, len(commits))
+	}
+}
+
+// TestAChangedSpanIsRetractedThenEmitted: a name cut by a window's end is found shorter, then
+// whole by the next window: retracted as updated, emitted again, committed whole.
+func TestAChangedSpanIsRetractedThenEmitted(t *testing.T) {
+	text := strings.Repeat("a ", 60) + "Bartholomew" + strings.Repeat(" b", 100)
+	cfg := Config{WindowChars: 128, ContextChars: 0, MaxEntityChars: 10}
+	detect := func(_ context.Context, w string) ([]Found, error) {
+		if i := strings.Index(w, "Bart"); i >= 0 {
+			end := i + len("Bartholomew")
+			if end > len(w) {
+				end = len(w)
+			}
+			return []Found{{Label: "name", Start: i, End: end}}, nil
+		}
+		return nil, nil
+	}
+	_, events := run(t, text, cfg, detect)
+	var kinds []string
+	for _, ev := range events {
+		kinds = append(kinds, fmt.Sprintf("%d:%s:%d", ev.Kind, ev.Reason, ev.Span.End-ev.Span.Start))
+	}
+	if want := "[0::8 1:span_updated:8 0::11 2::11]"; fmt.Sprint(kinds) != want {
+		t.Fatalf("events %v, want %s", kinds, want)
+	}
+}
+
+func TestConfigIsChecked(t *testing.T) {
+	_, err := New("x", Config{WindowChars: 10, ContextChars: -1}, nil)
+	var p *settings.Problem
+	if !errors.As(err, &p) || !strings.Contains(err.Error(), "MaxEntityChars") || !strings.Contains(err.Error(), "ContextChars") {
+		t.Fatal(err)
+	}
+}
