@@ -120,83 +120,130 @@ const DateShifted = "[DATE_SHIFTED]"
 
 // Apply de-identifies text, whose identifiers are spans (in any order; overlaps are resolved).
 func (r *Redactor) Apply(text string, spans []Span, o Options) Result {
+	d := r.Begin(o)
+	out, reds := d.Redact(text, 0, spans)
+	return Result{Text: out, Redactions: reds, Mapping: d.Mapping()}
+}
+
+// Document de-identifies one text part by part, in order, as a stream does: one date offset,
+// one set of surrogates, one numbering and one mapping for all its parts. It is not safe for
+// concurrent use.
+type Document struct {
+	r           *Redactor
+	o           Options
+	keepMapping bool
+	days        int
+	subs        *surrogates
+	numbered    map[string]int
+	mapping     *mapper
+}
+
+// Begin starts a document.
+func (r *Redactor) Begin(o Options) *Document {
 	if o.Method == "" {
 		o.Method = Mask
 	}
-	doc := r.document()
-	keepMapping := o.KeepMapping || (o.Policy != nil && o.Policy.KeepMapping)
-	var days int
+	rnd := r.document()
+	d := &Document{r: r, o: o, keepMapping: o.KeepMapping || (o.Policy != nil && o.Policy.KeepMapping),
+		subs: newSurrogates(rnd.src, o.Lang), numbered: map[string]int{}}
 	if o.ShiftDays != nil {
-		days = *o.ShiftDays
+		d.days = *o.ShiftDays
 	} else {
-		for days == 0 {
-			days = doc.IntN(731) - 365
+		for d.days == 0 {
+			d.days = rnd.IntN(731) - 365
 		}
 	}
-	subs := newSurrogates(doc.src, o.Lang)
-	numbered := map[string]int{}
+	if d.keepMapping {
+		d.mapping = newMapper()
+	}
+	return d
+}
+
+// Redact de-identifies part, the document's text from byte offset base on, whose spans are
+// given in part's own offsets. The redactions it returns are in the whole text's offsets.
+func (d *Document) Redact(part string, base int, spans []Span) (string, []Redaction) {
 	var out []Redaction
-	for _, sp := range resolve(text, spans) {
-		k := kindOf(sp.Label)
-		red := Redaction{Span: sp, Canonical: k.canonical, Method: o.Method}
-		if o.Policy != nil {
-			a := o.Policy.action(k)
-			if a == ActKeep {
-				continue
-			}
-			red.PolicyAction, red.Method = a, a.method()
+	var b strings.Builder
+	at := 0
+	for _, sp := range resolve(part, spans) {
+		original := part[sp.Start:sp.End]
+		b.WriteString(part[at:sp.Start])
+		at = sp.End
+		red, ok := d.redact(Span{Start: base + sp.Start, End: base + sp.End, Label: sp.Label, Score: sp.Score}, original)
+		if !ok {
+			b.WriteString(original) // the policy keeps it
+			continue
 		}
-		original := text[sp.Start:sp.End]
-		number := false
-		switch red.Method {
-		case Mask:
-			red.Replacement, number = "["+sp.Label+"]", true
-		case Remove:
-			if keepMapping {
-				red.Replacement, number = "["+sp.Label+"_REMOVED]", true
-			}
-		case Replace:
-			red.Replacement = subs.get(sp.Label, k, original)
-		case Hash:
-			red.Replacement = sp.Label + "_" + r.mac(original)[:8]
-		case ShiftDates:
-			if !isDate(k) {
-				red.Replacement, number = "["+sp.Label+"]", true
-			} else if t, layout, ok := parseDate(original, o.Lang); ok && inRange(shiftDate(t, days, o.KeepYear)) {
-				red.Replacement = layout.format(shiftDate(t, days, o.KeepYear))
-			} else {
-				red.Replacement = DateShifted
-			}
-		}
-		if number && keepMapping {
-			numbered[sp.Label]++
-			if n := numbered[sp.Label]; n > 1 {
-				red.Replacement = strings.TrimSuffix(red.Replacement, "]") + "_" + strconv.Itoa(n) + "]"
-			}
-		}
-		if o.Policy != nil && o.Policy.ReversibleID {
-			red.ReversibleID = "rev_" + r.mac(strings.Join([]string{o.Policy.Name, sp.Label,
-				strconv.Itoa(sp.Start), strconv.Itoa(sp.End), original}, "|"))[:24]
+		b.WriteString(red.Replacement)
+		if d.mapping != nil {
+			d.mapping.add(red.Replacement, original)
 		}
 		out = append(out, red)
 	}
-	res := Result{Redactions: out}
-	var b strings.Builder
-	at := 0
-	for _, red := range out {
-		b.WriteString(text[at:red.Start])
-		b.WriteString(red.Replacement)
-		at = red.End
-	}
-	b.WriteString(text[at:])
-	res.Text = b.String()
-	if keepMapping {
-		res.Mapping = mapping(text, out)
-	}
-	return res
+	b.WriteString(part[at:])
+	return b.String(), out
 }
 
-// document is one Apply's randomness, seeded from the Redactor's entropy.
+// Mapping is the replacements of every part so far mapped to their originals, when the options
+// or the policy ask for it (nil otherwise). See the package documentation for its keys.
+func (d *Document) Mapping() map[string]string {
+	if d.mapping == nil {
+		return nil
+	}
+	return d.mapping.m
+}
+
+// redact decides one span's replacement; ok is false when the policy keeps the span.
+func (d *Document) redact(sp Span, original string) (red Redaction, ok bool) {
+	o := &d.o
+	k := kindOf(sp.Label)
+	red = Redaction{Span: sp, Canonical: k.canonical, Method: o.Method}
+	if o.Policy != nil {
+		a := o.Policy.action(k)
+		if a == ActKeep {
+			return red, false
+		}
+		red.PolicyAction, red.Method = a, a.method()
+	}
+	number := false
+	switch red.Method {
+	case Mask:
+		red.Replacement, number = "["+sp.Label+"]", true
+	case Remove:
+		if d.keepMapping {
+			red.Replacement, number = "["+sp.Label+"_REMOVED]", true
+		}
+	case Replace:
+		red.Replacement = d.subs.get(sp.Label, k, original)
+	case Hash:
+		red.Replacement = sp.Label + "_" + d.r.mac(original)[:8]
+	case ShiftDates:
+		if !isDate(k) {
+			red.Replacement, number = "["+sp.Label+"]", true
+		} else if t, layout, ok := parseDate(original, o.Lang); ok && inRange(shiftDate(t, d.days, o.KeepYear)) {
+			red.Replacement = layout.format(shiftDate(t, d.days, o.KeepYear))
+		} else {
+			red.Replacement = DateShifted
+		}
+	}
+	if number && d.keepMapping {
+		d.numbered[sp.Label]++
+		if n := d.numbered[sp.Label]; n > 1 {
+			red.Replacement = strings.TrimSuffix(red.Replacement, "]") + "_" + strconv.Itoa(n) + "]"
+		}
+	}
+	if o.Policy != nil && o.Policy.ReversibleID {
+		red.ReversibleID = "rev_" + d.r.mac(strings.Join([]string{o.Policy.Name, sp.Label,
+			strconv.Itoa(sp.Start), strconv.Itoa(sp.End), original}, "|"))[:24]
+	}
+	return red, true
+}
+
+// Fingerprint is a keyed hash of s ("hmac-sha256:" and 64 hex digits), for audit records that
+// must tell texts apart without holding them.
+func (r *Redactor) Fingerprint(s string) string { return "hmac-sha256:" + r.mac(s) }
+
+// document is one Document's randomness, seeded from the Redactor's entropy.
 type document struct {
 	*mrand.Rand
 	src *mrand.ChaCha8
@@ -280,25 +327,28 @@ func best(cluster []Span) []Span {
 	return kept
 }
 
-// mapping maps every replacement to its original; a replacement that stands for several
+// mapper maps every replacement to its original; a replacement that stands for several
 // different originals keys the later ones "replacement#n", numbered in text order.
-func mapping(text string, reds []Redaction) map[string]string {
-	m := make(map[string]string, len(reds))
-	keyOf := make(map[[2]string]string, len(reds)) // (replacement, original) -> its key
-	next := map[string]int{}                       // replacement -> the number of its next original
-	for _, red := range reds {
-		original := text[red.Start:red.End]
-		pair := [2]string{red.Replacement, original}
-		if _, seen := keyOf[pair]; seen {
-			continue
-		}
-		key := red.Replacement
-		if n := next[key]; n > 0 {
-			key += "#" + strconv.Itoa(n+1)
-		}
-		next[red.Replacement]++
-		keyOf[pair] = key
-		m[key] = original
+type mapper struct {
+	m     map[string]string
+	keyOf map[[2]string]string // (replacement, original) -> its key
+	next  map[string]int       // replacement -> originals seen behind it
+}
+
+func newMapper() *mapper {
+	return &mapper{m: map[string]string{}, keyOf: map[[2]string]string{}, next: map[string]int{}}
+}
+
+func (p *mapper) add(replacement, original string) {
+	pair := [2]string{replacement, original}
+	if _, seen := p.keyOf[pair]; seen {
+		return
 	}
-	return m
+	key := replacement
+	if n := p.next[replacement]; n > 0 {
+		key += "#" + strconv.Itoa(n+1)
+	}
+	p.next[replacement]++
+	p.keyOf[pair] = key
+	p.m[key] = original
 }

@@ -272,3 +272,33 @@ func TestPolicies(t *testing.T) {
 		t.Fatalf("%+v", res.Redactions[0])
 	}
 }
+
+// TestDocumentInPartsEqualsTheWhole: a note de-identified in three parts, as a stream does,
+// gives the text, redactions and mapping of the whole at once, for every method: one date
+// offset, one surrogate per original and one numbering across the parts.
+func TestDocumentInPartsEqualsTheWhole(t *testing.T) {
+	cuts := []int{strings.Index(note, ", seen"), strings.Index(note, "; call")}
+	for _, m := range Methods {
+		o := Options{Method: m, KeepMapping: true}
+		whole := newTestRedactor(t, "0123456789abcdef").Apply(note, noteSpans(), o)
+		d := newTestRedactor(t, "0123456789abcdef").Begin(o)
+		var text strings.Builder
+		var reds []Redaction
+		from := 0
+		for _, to := range append(cuts, len(note)) {
+			var spans []Span
+			for _, sp := range noteSpans() {
+				if sp.Start >= from && sp.End <= to {
+					spans = append(spans, Span{Start: sp.Start - from, End: sp.End - from, Label: sp.Label, Score: sp.Score})
+				}
+			}
+			out, r := d.Redact(note[from:to], from, spans)
+			text.WriteString(out)
+			reds = append(reds, r...)
+			from = to
+		}
+		if text.String() != whole.Text || !slices.Equal(reds, whole.Redactions) || !maps.Equal(d.Mapping(), whole.Mapping) {
+			t.Fatalf("%s: in parts %q, whole %q", m, text.String(), whole.Text)
+		}
+	}
+}
