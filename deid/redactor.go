@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"io"
 	mrand "math/rand/v2"
 	"slices"
@@ -242,6 +243,20 @@ func (d *Document) redact(sp Span, original string) (red Redaction, ok bool) {
 // Fingerprint is a keyed hash of s ("hmac-sha256:" and 64 hex digits), for audit records that
 // must tell texts apart without holding them.
 func (r *Redactor) Fingerprint(s string) string { return "hmac-sha256:" + r.mac(s) }
+
+// Fingerprinter is Fingerprint of a text written piece by piece.
+type Fingerprinter struct{ h hash.Hash }
+
+// NewFingerprinter starts a Fingerprint.
+func (r *Redactor) NewFingerprinter() *Fingerprinter {
+	return &Fingerprinter{h: hmac.New(sha256.New, r.key)}
+}
+
+// WriteString adds s to the text.
+func (f *Fingerprinter) WriteString(s string) { _, _ = io.WriteString(f.h, s) }
+
+// String is the Fingerprint of everything written.
+func (f *Fingerprinter) String() string { return "hmac-sha256:" + hex.EncodeToString(f.h.Sum(nil)) }
 
 // document is one Document's randomness, seeded from the Redactor's entropy.
 type document struct {

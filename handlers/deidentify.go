@@ -91,15 +91,11 @@ type deidentifyPlan struct {
 	policy   *deid.Policy
 }
 
-// parseDeidentify validates a body: the field checks first, then, when they pass, the rules
-// across fields (shift_dates against method, date_shift_days against the method), as OpenMed's
-// model validator runs after its field validators.
-func (s *server) parseDeidentify(body []byte, ep *Endpoint) (deidentifyPlan, *apiError) {
-	var req deidentifyRequest
-	if err := decodeStrict(body, &req); err != nil {
-		return deidentifyPlan{}, err
-	}
-	var errs fieldErrors
+// parseDeidentify validates a request: the field checks first (joined to errs, the caller's
+// own), then, when they pass, the rules across fields (shift_dates against method,
+// date_shift_days against the method), as OpenMed's model validator runs after its field
+// validators.
+func (s *server) parseDeidentify(req *deidentifyRequest, ep *Endpoint, errs fieldErrors) (deidentifyPlan, *apiError) {
 	var plan deidentifyPlan
 	plan.opts = s.piiOptions(req.ConfidenceThreshold, req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
 	if len(req.ConfidenceThreshold) == 0 {
@@ -176,7 +172,11 @@ func parseShiftDays(raw json.RawMessage) (*int, *FieldError) {
 }
 
 func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) error {
-	plan, aerr := s.parseDeidentify(c.Body(), ep)
+	var req deidentifyRequest
+	if aerr := decodeStrict(c.Body(), &req); aerr != nil {
+		return aerr
+	}
+	plan, aerr := s.parseDeidentify(&req, ep, nil)
 	if aerr != nil {
 		return aerr
 	}

@@ -455,10 +455,10 @@ func (g *genCall) gone(events <-chan indexed, err error) string {
 	return OutcomeAborted
 }
 
-// sseWriter writes a stream's server-sent events. Each event has the stall limit to reach the
-// socket: the HTTP server's write timeout, one deadline for a whole answer, would cut a long
-// stream its reader is still reading, and a reader that takes nothing must still let go of
-// the connection.
+// sseWriter writes a stream's server-sent events, or NDJSON lines (line). Each write has the
+// stall limit to reach the socket: the HTTP server's write timeout, one deadline for a whole
+// answer, would cut a long stream its reader is still reading, and a reader that takes
+// nothing must still let go of the connection.
 type sseWriter struct {
 	w     *bufio.Writer
 	conn  net.Conn
@@ -468,20 +468,23 @@ type sseWriter struct {
 // send writes one event and flushes it; an error means the client has gone, or stopped
 // reading (errReaderStalled).
 func (s *sseWriter) send(data []byte) error {
-	return s.write("data: ", data)
+	return s.write("data: ", data, "\n\n")
 }
 
 // comment writes an SSE comment line, which every client skips: the stream's keep-alive.
-func (s *sseWriter) comment() error { return s.write(": keep-alive", nil) }
+func (s *sseWriter) comment() error { return s.write(": keep-alive", nil, "\n\n") }
 
-func (s *sseWriter) write(prefix string, data []byte) error {
+// line writes one NDJSON line and flushes it.
+func (s *sseWriter) line(data []byte) error { return s.write("", data, "\n") }
+
+func (s *sseWriter) write(prefix string, data []byte, end string) error {
 	deadline := time.Now().Add(s.stall)
 	if s.conn != nil {
 		_ = s.conn.SetWriteDeadline(deadline)
 	}
 	_, _ = s.w.WriteString(prefix)
 	_, _ = s.w.Write(data)
-	_, _ = s.w.WriteString("\n\n")
+	_, _ = s.w.WriteString(end)
 	err := s.w.Flush()
 	if err != nil && !time.Now().Before(deadline) {
 		// fasthttp copies the stream to the socket from a pipe, so the socket's deadline

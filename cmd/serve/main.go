@@ -158,7 +158,8 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		s.close()
 		return nil, err
 	}
-	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor)}
+	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor),
+		handlers.PIIExtractStream(pii, redactor), handlers.PIIDeidentifyStream(pii, redactor)}
 	if cfg.GenerateModel != "none" {
 		gen, err := s.generation(cfg, reg, am, clk)
 		if err != nil {

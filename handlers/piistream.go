@@ -1,0 +1,426 @@
+package handlers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/deid"
+	"github.com/sluice-serving/sluice/entities"
+	"github.com/sluice-serving/sluice/spanstream"
+)
+
+// PIIExtractStream is POST /pii/extract/stream and PIIDeidentifyStream POST
+// /pii/deidentify/stream: the PII routes for long texts, as OpenMed's NDJSON streams. The text
+// is read window by window (spanstream): extraction streams each span as it is found, taken
+// back or made final; de-identification streams the de-identified text of each final part,
+// with one date offset, one surrogate per original and one mapping for the whole text. The
+// first line leaves after the first window, the work in hand is one window, a failure after
+// the first line is an error line, and a client that leaves stops the work. r keys the audit
+// records' text hashes.
+func PIIExtractStream(ep Endpoint, r *deid.Redactor) Route {
+	return Route{Path: "/pii/extract/stream", Gate: ep.Gate, Models: ep.models(),
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveExtractStream(c, x, &ep, r) }}
+}
+
+// PIIDeidentifyStream is POST /pii/deidentify/stream; see PIIExtractStream.
+func PIIDeidentifyStream(ep Endpoint, r *deid.Redactor) Route {
+	return Route{Path: "/pii/deidentify/stream", Gate: ep.Gate, Models: ep.models(),
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveDeidentifyStream(c, x, &ep, r) }}
+}
+
+// ndjsonType is the content type of both streams, the one OpenMed's clients require.
+const ndjsonType = "application/x-ndjson"
+
+// deidentifyWindow is the de-identification stream's windows: OpenMed's 4,096-character
+// buffer, with its extraction stream's default context.
+var deidentifyWindow = spanstream.Config{WindowChars: 4096, ContextChars: 128, MaxEntityChars: 512}
+
+type extractStreamRequest struct {
+	Text                  *string         `json:"text"`
+	ModelName             *string         `json:"model_name"`
+	ConfidenceThreshold   json.RawMessage `json:"confidence_threshold"`
+	UseSmartMerging       *bool           `json:"use_smart_merging"`
+	Lang                  *string         `json:"lang"`
+	NormalizeAccents      *bool           `json:"normalize_accents"`
+	KeepAlive             json.RawMessage `json:"keep_alive"`
+	ChunkSize             json.RawMessage `json:"chunk_size"`
+	WindowChars           json.RawMessage `json:"window_chars"`
+	TokenizerContextChars json.RawMessage `json:"tokenizer_context_chars"`
+	MaxEntityChars        json.RawMessage `json:"max_entity_chars"`
+	IncludeText           *bool           `json:"include_text"`
+}
+
+type deidentifyStreamRequest struct {
+	deidentifyRequest
+	ChunkSize json.RawMessage `json:"chunk_size"`
+}
+
+// intField reads an optional integer field within [lo, hi]; def when absent.
+func intField(raw json.RawMessage, name string, def, lo, hi int, errs *fieldErrors) int {
+	v := bytes.TrimSpace(raw)
+	if len(v) == 0 {
+		return def
+	}
+	field := "body." + name
+	var f float64
+	if string(v) == "null" || json.Unmarshal(v, &f) != nil {
+		errs.add(&FieldError{Field: field, Message: "Input should be a valid integer", Type: "int_type"})
+		return def
+	}
+	switch {
+	case f < float64(lo):
+		errs.add(&FieldError{Field: field, Message: fmt.Sprintf("Input should be greater than or equal to %d", lo), Type: "greater_than_equal"})
+	case f > float64(hi):
+		errs.add(&FieldError{Field: field, Message: fmt.Sprintf("Input should be less than or equal to %d", hi), Type: "less_than_equal"})
+	case f != float64(int64(f)):
+		errs.add(&FieldError{Field: field, Message: "Input should be a valid integer, got a number with a fractional part", Type: "int_from_float"})
+	default:
+		return int(f)
+	}
+	return def
+}
+
+// maxChunkSize is OpenMed's bound on chunk_size. Sluice reads the whole body before the
+// first window, so chunk_size only has to be valid: windows advance by what their tails allow.
+const maxChunkSize = 32768
+
+// maxWindowChars bounds window_chars (OpenMed has no bound; a window is one request's work).
+const maxWindowChars = 1 << 20
+
+// streamSpan is a span on the extraction stream; TextHash replaces Text in audit records.
+type streamSpan struct {
+	ID        string  `json:"id"`
+	Label     string  `json:"label"`
+	Start     int     `json:"start"`
+	End       int     `json:"end"`
+	ByteStart int     `json:"byte_start"`
+	ByteEnd   int     `json:"byte_end"`
+	Score     float64 `json:"score"`
+	Text      *string `json:"text,omitempty"`
+	TextHash  string  `json:"text_hash,omitempty"`
+}
+
+type extractEvent struct {
+	Type        string        `json:"type"`
+	EntityID    string        `json:"entity_id,omitempty"`
+	Span        *streamSpan   `json:"span,omitempty"`
+	Reason      string        `json:"reason,omitempty"`
+	FinalSpans  []streamSpan  `json:"final_spans,omitempty"`
+	LatencyMS   *float64      `json:"latency_ms,omitempty"`
+	WindowChars *int          `json:"window_chars,omitempty"`
+	Audit       *extractEvent `json:"audit,omitempty"`
+}
+
+// errorLine is a stream's last line when it fails after its first: the error envelope's body.
+type errorLine struct {
+	Type  string       `json:"type"`
+	Error errorPayload `json:"error"`
+}
+
+// windowRun is the part of a stream that runs the model, window after window: the detector
+// spanstream calls, with the sweep, the sources of the spans and the measurements.
+type windowRun struct {
+	ctx     context.Context
+	x       *exchange
+	ex      Extractor
+	opts    entities.Options
+	sweep   *entities.SmartMergeConfig // nil: no sweep
+	sc      *spanstream.Scanner
+	swept   map[int]bool // byte starts of the spans the sweep added
+	latency []time.Duration
+	stats   entityStats
+	clock   func() time.Time
+}
+
+func (w *windowRun) detect(ctx context.Context, window string) ([]spanstream.Found, error) {
+	base := w.sc.Final() // the window starts where the final text ends
+	t0 := w.clock()
+	ents, st, err := w.ex.Extract(ctx, w.x.prio, window, w.opts)
+	w.latency = append(w.latency, w.clock().Sub(t0))
+	w.stats.stats.Tokens += st.Tokens
+	w.stats.stats.Windows += st.Windows
+	w.stats.stats.Inference += st.Inference
+	if err != nil {
+		return nil, err
+	}
+	if w.sweep != nil {
+		var added []entities.Entity
+		ents, added = entities.SafetySweep(window, ents, w.sweep)
+		for _, e := range added {
+			w.swept[base+e.Start] = true
+		}
+	}
+	found := make([]spanstream.Found, len(ents))
+	for i, e := range ents {
+		found[i] = spanstream.Found{Label: e.Label, Start: e.Start, End: e.End, Score: e.Score}
+	}
+	return found, nil
+}
+
+// p99 is the 99th percentile of the windows' model calls, in milliseconds.
+func (w *windowRun) p99() float64 {
+	if len(w.latency) == 0 {
+		return 0
+	}
+	l := slices.Clone(w.latency)
+	slices.Sort(l)
+	return float64(l[(len(l)*99+99)/100-1].Microseconds()) / 1000
+}
+
+// startStream computes the first window before anything is sent, so that a refusal or a
+// failure there is an ordinary error answer; then it commits a 200 NDJSON response whose body
+// body writes, and logs the request when the body ends.
+func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(), body func(first []spanstream.Event, out *sseWriter) string) error {
+	first, err := w.sc.Next(w.ctx)
+	if err != nil {
+		defer done()
+		c.Locals(localStats, &w.stats)
+		return s.workError(c, x, w.ctx, err)
+	}
+	c.Set(fiber.HeaderContentType, ndjsonType)
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set("X-Accel-Buffering", "no")
+	c.Status(fiber.StatusOK)
+	d := &deferredRecord{ready: make(chan struct{})}
+	c.Locals(localDeferred, d)
+	conn := c.Context().Conn()
+	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
+		defer done()
+		outcome := body(first, &sseWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout})
+		<-d.ready
+		e := d.entry
+		e.outcome, e.stats = outcome, &w.stats
+		e.elapsed = s.opts.Clock.Now().Sub(d.start)
+		s.log(context.Background(), e)
+	})
+	return nil
+}
+
+// streamFailed ends a stream whose work failed after its first line: an error line, unless
+// the client is the one that went away.
+func (s *server) streamFailed(x *exchange, ctx context.Context, out *sseWriter, err error) string {
+	e := s.failure(x, ctx, err)
+	if e.Outcome == OutcomeAborted {
+		return e.Outcome
+	}
+	if data, merr := json.Marshal(errorLine{Type: "error", Error: errorPayload{Code: e.Code, Message: e.Message, Details: e.Details, RequestID: x.id}}); merr == nil {
+		_ = out.line(data)
+	}
+	return e.Outcome
+}
+
+// streamGone counts a client the stream could not reach and ends its work.
+func (s *server) streamGone(x *exchange, ctx context.Context, err error) string {
+	reason := "client_closed"
+	if err == errReaderStalled {
+		reason = "client_stalled"
+	}
+	s.countAborted(ctx, x.route, reason)
+	return OutcomeAborted
+}
+
+func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) error {
+	var req extractStreamRequest
+	if aerr := decodeStrict(c.Body(), &req); aerr != nil {
+		return aerr
+	}
+	var errs fieldErrors
+	opts := s.piiOptions(req.ConfidenceThreshold, req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
+	intField(req.ChunkSize, "chunk_size", 1024, 1, maxChunkSize, &errs)
+	cfg := spanstream.Config{
+		WindowChars:    intField(req.WindowChars, "window_chars", 4096, 64, maxWindowChars, &errs),
+		ContextChars:   intField(req.TokenizerContextChars, "tokenizer_context_chars", 128, 0, maxWindowChars, &errs),
+		MaxEntityChars: intField(req.MaxEntityChars, "max_entity_chars", 512, 1, maxWindowChars, &errs),
+	}
+	includeText := req.IncludeText == nil || *req.IncludeText
+	text, ferr := checkText(req.Text, s.opts.Limits)
+	errs.add(ferr)
+	ex, _, ferr := ep.resolve(req.ModelName)
+	errs.add(ferr)
+	if len(errs) > 0 {
+		return validationError(errs...)
+	}
+	ctx, done := s.workContext(c, x)
+	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: opts, swept: map[int]bool{}, clock: s.opts.Clock.Now,
+		stats: entityStats{model: ex.Name()}}
+	sc, err := spanstream.New(text, cfg, w.detect)
+	if err != nil {
+		done()
+		return err // validated above
+	}
+	w.sc = sc
+	span := func(sp spanstream.Span, audit bool) *streamSpan {
+		out := &streamSpan{ID: sp.ID, Label: sp.Label, Start: sp.Start, End: sp.End, ByteStart: sp.ByteStart, ByteEnd: sp.ByteEnd, Score: sp.Score}
+		t := text[sp.ByteStart:sp.ByteEnd]
+		if audit {
+			out.TextHash = r.Fingerprint(t)
+		} else if includeText {
+			out.Text = &t
+		}
+		return out
+	}
+	return s.startStream(c, x, w, done, func(first []spanstream.Event, out *sseWriter) string {
+		var final, finalAudit []streamSpan
+		events := first
+		for {
+			for _, ev := range events {
+				if ev.Kind == spanstream.Commit {
+					final = append(final, *span(ev.Span, false))
+					finalAudit = append(finalAudit, *span(ev.Span, true))
+					w.stats.results++
+					continue
+				}
+				kind, reason := "emit", ""
+				if ev.Kind == spanstream.Retract {
+					kind, reason = "retract", ev.Reason
+				}
+				line := extractEvent{Type: kind, EntityID: ev.Span.ID, Span: span(ev.Span, false), Reason: reason,
+					Audit: &extractEvent{Type: kind, EntityID: ev.Span.ID, Span: span(ev.Span, true), Reason: reason}}
+				data, _ := json.Marshal(line)
+				if err := out.line(data); err != nil {
+					return s.streamGone(x, ctx, err)
+				}
+			}
+			if sc.Done() {
+				break
+			}
+			var err error
+			if events, err = sc.Next(ctx); err != nil {
+				return s.streamFailed(x, ctx, out, err)
+			}
+		}
+		latency, widest := w.p99(), sc.Widest()
+		data, _ := json.Marshal(extractEvent{Type: "final", FinalSpans: final, LatencyMS: &latency, WindowChars: &widest,
+			Audit: &extractEvent{Type: "final", FinalSpans: finalAudit, LatencyMS: &latency, WindowChars: &widest}})
+		if err := out.line(data); err != nil {
+			return s.streamGone(x, ctx, err)
+		}
+		return OutcomeServed
+	})
+}
+
+// deidChunk and deidFinal are the de-identification stream's lines.
+type deidChunk struct {
+	Type         string `json:"type"`
+	Index        int    `json:"index"`
+	RedactedText string `json:"redacted_text"`
+}
+
+type deidSpan struct {
+	Start          int            `json:"start"`
+	End            int            `json:"end"`
+	EntityType     string         `json:"entity_type"`
+	CanonicalLabel string         `json:"canonical_label"`
+	Score          float64        `json:"score"`
+	Detector       string         `json:"detector"`
+	Action         string         `json:"action"`
+	Replacement    string         `json:"replacement"`
+	ReversibleID   string         `json:"reversible_id,omitempty"`
+	TextHash       string         `json:"text_hash"`
+	Metadata       map[string]any `json:"metadata"`
+}
+
+type deidFinal struct {
+	Type    string            `json:"type"`
+	Spans   []deidSpan        `json:"spans"`
+	Audit   map[string]any    `json:"audit"`
+	Mapping map[string]string `json:"mapping,omitempty"`
+}
+
+func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) error {
+	var req deidentifyStreamRequest
+	if aerr := decodeStrict(c.Body(), &req); aerr != nil {
+		return aerr
+	}
+	var errs fieldErrors
+	intField(req.ChunkSize, "chunk_size", 1024, 1, maxChunkSize, &errs)
+	plan, aerr := s.parseDeidentify(&req.deidentifyRequest, ep, errs)
+	if aerr != nil {
+		return aerr
+	}
+	ctx, done := s.workContext(c, x)
+	w := &windowRun{ctx: ctx, x: x, ex: plan.ex, opts: plan.opts, swept: map[int]bool{}, clock: s.opts.Clock.Now,
+		stats: entityStats{model: plan.ex.Name()}}
+	if plan.sweep {
+		w.sweep = s.piiDefaults.SmartMerge
+	}
+	sc, err := spanstream.New(plan.text, deidentifyWindow, w.detect)
+	if err != nil {
+		done()
+		return err
+	}
+	w.sc = sc
+	doc := r.Begin(plan.deid)
+	text := plan.text
+	return s.startStream(c, x, w, done, func(first []spanstream.Event, out *sseWriter) string {
+		var spans []deidSpan
+		redacted := r.NewFingerprinter()
+		from, index, events := 0, 0, first
+		for {
+			// The final part of the text so far, with its final spans, de-identified.
+			to := sc.Final()
+			var part []deid.Span
+			points := map[int]spanstream.Span{}
+			for _, ev := range events {
+				if ev.Kind == spanstream.Commit {
+					sp := ev.Span
+					part = append(part, deid.Span{Start: sp.ByteStart - from, End: sp.ByteEnd - from, Label: sp.Label, Score: sp.Score})
+					points[sp.ByteStart] = sp
+				}
+			}
+			piece, reds := doc.Redact(text[from:to], from, part)
+			from = to
+			for _, red := range reds {
+				cp := points[red.Start]
+				detector := "ml"
+				if w.swept[red.Start] {
+					detector = "safety_sweep"
+				}
+				ds := deidSpan{Start: cp.Start, End: cp.End, EntityType: red.Label, CanonicalLabel: red.Canonical,
+					Score: red.Score, Detector: detector, Action: string(red.Method), Replacement: red.Replacement,
+					ReversibleID: red.ReversibleID, TextHash: r.Fingerprint(text[red.Start:red.End]), Metadata: map[string]any{}}
+				if red.PolicyAction != "" {
+					ds.Metadata["policy_action"] = map[string]any{"policy": plan.policy.Name,
+						"schema_version": deid.PolicySchemaVersion, "action": string(red.PolicyAction), "source": "policy_profile"}
+				}
+				spans = append(spans, ds)
+				w.stats.results++
+			}
+			if piece != "" {
+				redacted.WriteString(piece)
+				data, _ := json.Marshal(deidChunk{Type: "chunk", Index: index, RedactedText: piece})
+				if err := out.line(data); err != nil {
+					return s.streamGone(x, ctx, err)
+				}
+				index++
+			}
+			if sc.Done() {
+				break
+			}
+			var err error
+			if events, err = sc.Next(ctx); err != nil {
+				return s.streamFailed(x, ctx, out, err)
+			}
+		}
+		audit := map[string]any{
+			"doc_id": r.Fingerprint(text), "input_text_hash": r.Fingerprint(text), "redacted_text_hash": redacted.String(),
+			"model_name": plan.reported, "language": "en", "method": string(plan.deid.Method), "span_count": len(spans),
+			"stream": map[string]any{"chunks": index, "windows": sc.Windows(), "window_chars": sc.Widest()},
+		}
+		if p := plan.policy; p != nil {
+			audit["policy"] = p.Name
+		}
+		data, _ := json.Marshal(deidFinal{Type: "final", Spans: spans, Audit: audit, Mapping: doc.Mapping()})
+		if err := out.line(data); err != nil {
+			return s.streamGone(x, ctx, err)
+		}
+		return OutcomeServed
+	})
+}
