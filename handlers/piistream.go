@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -150,6 +153,11 @@ func (w *windowRun) detect(ctx context.Context, window string) ([]spanstream.Fou
 	if err != nil {
 		return nil, err
 	}
+	for at := range w.swept {
+		if at >= base {
+			delete(w.swept, at) // a mark of a span an earlier window's tail had: this one decides
+		}
+	}
 	if w.sweep != nil {
 		var added []entities.Entity
 		ents, added = entities.SafetySweep(window, ents, w.sweep)
@@ -193,7 +201,8 @@ func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(
 	conn := c.Context().Conn()
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer done()
-		outcome := body(first, &sseWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout})
+		out := &sseWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout}
+		outcome := s.guarded(x, out, func() string { return body(first, out) })
 		<-d.ready
 		e := d.entry
 		e.outcome, e.stats = outcome, &w.stats
@@ -201,6 +210,24 @@ func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(
 		s.log(context.Background(), e)
 	})
 	return nil
+}
+
+// guarded runs a stream's body, which runs outside the handler and its recovery: a panic there
+// (a bug) ends the stream with an error line instead of the process. Only the panic's type is
+// logged; its value may hold request content.
+func (s *server) guarded(x *exchange, out *sseWriter, body func() string) (outcome string) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.opts.Logger.Error("stream panicked", slog.String("request_id", x.id),
+				slog.String("route", x.route.Path), slog.String("panic_type", fmt.Sprintf("%T", p)))
+			if data, err := json.Marshal(errorLine{Type: "error", Error: errorPayload{Code: CodeInternal,
+				Message: "Internal server error", RequestID: x.id}}); err == nil {
+				_ = out.line(data)
+			}
+			outcome = OutcomeFailed
+		}
+	}()
+	return body()
 }
 
 // streamFailed ends a stream whose work failed after its first line: an error line, unless
@@ -219,7 +246,7 @@ func (s *server) streamFailed(x *exchange, ctx context.Context, out *sseWriter, 
 // streamGone counts a client the stream could not reach and ends its work.
 func (s *server) streamGone(x *exchange, ctx context.Context, err error) string {
 	reason := "client_closed"
-	if err == errReaderStalled {
+	if errors.Is(err, errReaderStalled) {
 		reason = "client_stalled"
 	}
 	s.countAborted(ctx, x.route, reason)
@@ -235,7 +262,7 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 	opts := s.piiOptions(req.ConfidenceThreshold, req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
 	intField(req.ChunkSize, "chunk_size", 1024, 1, maxChunkSize, &errs)
 	cfg := spanstream.Config{
-		WindowChars:    intField(req.WindowChars, "window_chars", 4096, 64, maxWindowChars, &errs),
+		WindowChars:    intField(req.WindowChars, "window_chars", 4096, spanstream.MinWindowChars, maxWindowChars, &errs),
 		ContextChars:   intField(req.TokenizerContextChars, "tokenizer_context_chars", 128, 0, maxWindowChars, &errs),
 		MaxEntityChars: intField(req.MaxEntityChars, "max_entity_chars", 512, 1, maxWindowChars, &errs),
 	}
@@ -252,8 +279,8 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 		stats: entityStats{model: ex.Name()}}
 	sc, err := spanstream.New(text, cfg, w.detect)
 	if err != nil {
-		done()
-		return err // validated above
+		done() // the fields were checked above: only a bound that drifted gets here
+		return validationError(FieldError{Field: "body.window_chars", Message: "Value error, the window settings do not fit together", Type: "value_error"})
 	}
 	w.sc = sc
 	span := func(sp spanstream.Span, audit bool) *streamSpan {
@@ -279,7 +306,10 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 				}
 				kind, reason := "emit", ""
 				if ev.Kind == spanstream.Retract {
-					kind, reason = "retract", ev.Reason
+					kind, reason = "retract", "span_removed"
+					if ev.Reason == spanstream.Updated {
+						reason = "span_updated"
+					}
 				}
 				line := extractEvent{Type: kind, EntityID: ev.Span.ID, Span: span(ev.Span, false), Reason: reason,
 					Audit: &extractEvent{Type: kind, EntityID: ev.Span.ID, Span: span(ev.Span, true), Reason: reason}}
@@ -354,7 +384,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 	sc, err := spanstream.New(plan.text, deidentifyWindow, w.detect)
 	if err != nil {
 		done()
-		return err
+		return err // a constant that New accepts: a wiring bug, answered 500
 	}
 	w.sc = sc
 	doc := r.Begin(plan.deid)
@@ -363,27 +393,32 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 		var spans []deidSpan
 		redacted := r.NewFingerprinter()
 		from, index, events := 0, 0, first
+		at, atCP := 0, 0 // a running count of code points, for the spans' offsets
+		points := func(b int) int {
+			atCP += utf8.RuneCountInString(text[at:b])
+			at = b
+			return atCP
+		}
 		for {
 			// The final part of the text so far, with its final spans, de-identified.
 			to := sc.Final()
 			var part []deid.Span
-			points := map[int]spanstream.Span{}
 			for _, ev := range events {
 				if ev.Kind == spanstream.Commit {
 					sp := ev.Span
 					part = append(part, deid.Span{Start: sp.ByteStart - from, End: sp.ByteEnd - from, Label: sp.Label, Score: sp.Score})
-					points[sp.ByteStart] = sp
 				}
 			}
 			piece, reds := doc.Redact(text[from:to], from, part)
 			from = to
 			for _, red := range reds {
-				cp := points[red.Start]
+				start := points(red.Start)
+				end := start + utf8.RuneCountInString(text[red.Start:red.End])
 				detector := "ml"
 				if w.swept[red.Start] {
 					detector = "safety_sweep"
 				}
-				ds := deidSpan{Start: cp.Start, End: cp.End, EntityType: red.Label, CanonicalLabel: red.Canonical,
+				ds := deidSpan{Start: start, End: end, EntityType: red.Label, CanonicalLabel: red.Canonical,
 					Score: red.Score, Detector: detector, Action: string(red.Method), Replacement: red.Replacement,
 					ReversibleID: red.ReversibleID, TextHash: r.Fingerprint(text[red.Start:red.End]), Metadata: map[string]any{}}
 				if red.PolicyAction != "" {
@@ -409,8 +444,9 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 				return s.streamFailed(x, ctx, out, err)
 			}
 		}
+		inputHash := r.Fingerprint(text)
 		audit := map[string]any{
-			"doc_id": r.Fingerprint(text), "input_text_hash": r.Fingerprint(text), "redacted_text_hash": redacted.String(),
+			"doc_id": inputHash, "input_text_hash": inputHash, "redacted_text_hash": redacted.String(),
 			"model_name": plan.reported, "language": "en", "method": string(plan.deid.Method), "span_count": len(spans),
 			"stream": map[string]any{"chunks": index, "windows": sc.Windows(), "window_chars": sc.Widest()},
 		}

@@ -17,12 +17,16 @@ import (
 // would in the middle of a stream.
 type failingAfter struct {
 	*fakeExtractor
-	n int
+	n      int
+	panics bool // a bug: the call panics instead of failing
 }
 
 func (f *failingAfter) Extract(ctx context.Context, p admission.Priority, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
 	if f.callCount() >= f.n {
 		f.set(func(x *fakeExtractor) { x.calls++ })
+		if f.panics {
+			panic("engine: " + canary)
+		}
 		return nil, extract.Stats{}, errors.New("engine: " + canary)
 	}
 	return f.fakeExtractor.Extract(ctx, p, text, opts)
@@ -32,13 +36,21 @@ func (f *failingAfter) Extract(ctx context.Context, p admission.Priority, text s
 // the first window's lines, then one error line in the error envelope's shape (no request text
 // in it), and nothing after.
 func TestAStreamThatFailsEndsWithAnErrorLine(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		t.Run(map[bool]string{false: "error", true: "panic"}[panics], func(t *testing.T) { streamFailure(t, panics) })
+	}
+}
+
+// streamFailure is TestAStreamThatFailsEndsWithAnErrorLine with an extractor that fails or,
+// as a bug would, panics: the process answers the next request either way.
+func streamFailure(t *testing.T, panics bool) {
 	r, err := deid.New(deid.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := newFixture(t, func(o *fixtureOptions) {
 		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
-		o.pii.Models["pii"] = &failingAfter{fakeExtractor: o.pii.Models["pii"].(*fakeExtractor), n: 1}
+		o.pii.Models["pii"] = &failingAfter{fakeExtractor: o.pii.Models["pii"].(*fakeExtractor), n: 1, panics: panics}
 		o.extra = []Route{PIIExtractStream(o.pii, r), PIIDeidentifyStream(o.pii, r)}
 	})
 	text := strings.Repeat("Alice "+canary+" went home. ", 400) // over one 4,096-character window
@@ -69,5 +81,11 @@ func TestAStreamThatFailsEndsWithAnErrorLine(t *testing.T) {
 			}
 		}
 		f.pii.set(func(x *fakeExtractor) { x.calls = 0 })
+	}
+	if r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 200 {
+		t.Fatalf("after the failed streams: %d", r.status)
+	}
+	if strings.Contains(f.logs.String(), canary) {
+		t.Fatal("the logs hold request text")
 	}
 }

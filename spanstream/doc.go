@@ -13,12 +13,14 @@
 //
 // detect finds the spans of one window's text (byte offsets into it). A window is at most
 // WindowChars code points. Of each window, the last ContextChars + MaxEntityChars code points
-// (the tail) are only context: a span that ends before the tail is final (Commit), one that
-// reaches into it is provisional (Emit) and the next window, which starts where this one's
-// final part ends, computes it again with the text that follows. A span the next window no
-// longer finds, or finds changed, is taken back (Retract) first. The cut between the final part
-// and the tail never falls inside a span or a word: it moves back to the span's or the word's
-// start, so the next window reads that word whole.
+// (the tail, at most half the window) are only context. Every span a window finds for the
+// first time, or finds changed, is emitted (Emit); one that ends before the tail is then final
+// (Commit); one that reaches into it stays provisional, and the next window, which starts
+// where this one's final part ends, computes it again with the text that follows. A span the
+// next window no longer finds, or finds changed, is taken back (Retract) first. The cut
+// between the final part and the tail never falls inside a span, and not inside a word either,
+// unless one word is as wide as the window's final part (text without spaces): it moves back
+// to the span's or the word's start, so the next window reads that word whole.
 //
 // Offsets are reported in bytes and in code points (Python's offsets, which OpenMed's clients
 // expect), both from the start of the whole text. A span's ID is "ent_" and 16 hex digits of

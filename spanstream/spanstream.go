@@ -13,21 +13,27 @@ import (
 	"github.com/sluice-serving/sluice/settings"
 )
 
-// Config sets the windows.
+// Config sets the windows: larger ones cost fewer model calls per text and hold more in
+// hand; a longer tail gives the spans near a window's end more context, at the price of
+// computing it again.
 type Config struct {
-	// WindowChars is the most code points one window holds (at least 64).
+	// WindowChars is the most code points one window holds (at least MinWindowChars).
 	WindowChars int
 	// ContextChars and MaxEntityChars make the tail of a window: text that only gives context
 	// to the spans before it, computed again by the next window (ContextChars >= 0,
-	// MaxEntityChars >= 1).
+	// MaxEntityChars >= 1). The tail is at most half the window, so that every window moves
+	// on by at least half its width whatever the request asks.
 	ContextChars, MaxEntityChars int
 }
+
+// MinWindowChars is the smallest window.
+const MinWindowChars = 64
 
 // Validate reports every field that is out of range.
 func (c Config) Validate() error {
 	check := settings.For("spanstream")
-	if c.WindowChars < 64 {
-		check.Addf("WindowChars", "must be at least 64, got %d", c.WindowChars)
+	if c.WindowChars < MinWindowChars {
+		check.Addf("WindowChars", "must be at least %d, got %d", MinWindowChars, c.WindowChars)
 	}
 	if c.ContextChars < 0 {
 		check.Addf("ContextChars", "must not be negative, got %d", c.ContextChars)
@@ -39,7 +45,7 @@ func (c Config) Validate() error {
 }
 
 // tail is how many code points at a window's end only give context.
-func (c Config) tail() int { return max(1, min(c.WindowChars, c.ContextChars+c.MaxEntityChars)) }
+func (c Config) tail() int { return max(1, min(c.WindowChars/2, c.ContextChars+c.MaxEntityChars)) }
 
 // Found is one span a Detector found, in byte offsets into the window's text.
 type Found struct {
@@ -60,14 +66,24 @@ type Span struct {
 	Score              float64
 }
 
+// Reason is why a span was retracted.
+type Reason uint8
+
+const (
+	// Removed: the later window no longer found it.
+	Removed Reason = iota + 1
+	// Updated: the later window found it changed (label or end); its new form follows.
+	Updated
+)
+
 // Kind is what an Event says of its span.
 type Kind uint8
 
 const (
 	// Emit: found, and may still change.
 	Emit Kind = iota
-	// Retract: an emitted span that a later window no longer found (Reason "span_removed")
-	// or found changed ("span_updated": its new form follows as an Emit).
+	// Retract: an emitted span that a later window no longer found (Removed) or found
+	// changed (Updated: its new form follows as an Emit).
 	Retract
 	// Commit: final. Every span is committed once; a committed span is never retracted.
 	Commit
@@ -77,7 +93,7 @@ const (
 type Event struct {
 	Kind   Kind
 	Span   Span
-	Reason string // of a Retract
+	Reason Reason // of a Retract
 }
 
 // Scanner walks one text window by window. It is not safe for concurrent use.
@@ -106,9 +122,11 @@ func (s *Scanner) Done() bool { return s.done >= len(s.text) }
 // Final is the byte offset up to which the text is final: no span before it will change.
 func (s *Scanner) Final() int { return s.done }
 
-// Windows is how many windows have been computed, and Widest the most code points one held.
+// Windows is how many windows have been computed.
 func (s *Scanner) Windows() int { return s.windows }
-func (s *Scanner) Widest() int  { return s.widest }
+
+// Widest is the most code points a window has held.
+func (s *Scanner) Widest() int { return s.widest }
 
 // Next computes the next window and returns its events: retractions first, then new and
 // changed spans, then the spans it makes final, each group in text order.
@@ -131,21 +149,26 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 	// word (the next window must read them whole), and never before the window's start.
 	cut := end
 	if end < len(s.text) {
-		cut, _ = back(s.text, start, end, s.cfg.tail())
+		tailStart, _ := back(s.text, start, end, s.cfg.tail())
+		bySpans := s.beforeSpans(spans, tailStart)
+		cut = bySpans
 		for moved := true; moved; {
 			moved = false
-			for _, sp := range spans {
-				if sp.ByteStart < cut && sp.ByteEnd > cut {
-					cut, moved = sp.ByteStart, true
-				}
-			}
 			if w := wordStart(s.text, start, cut); w != cut {
 				cut, moved = w, true
 			}
+			if c := s.beforeSpans(spans, cut); c != cut {
+				cut, moved = c, true
+			}
 		}
-		if cut <= start {
-			// One span or word from the window's start reaches into the tail: the whole
-			// window is final, rather than never moving on.
+		switch {
+		case cut > start:
+		case bySpans > start:
+			// A word as wide as the window up to its tail (text without spaces): cut it
+			// rather than never moving on; the spans still decide.
+			cut = bySpans
+		default:
+			// One span fills the window up to its tail: the whole window is final.
 			cut = end
 		}
 	}
@@ -156,10 +179,10 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 		now, ok := findID(spans, old.ID)
 		switch {
 		case !ok:
-			events = append(events, Event{Kind: Retract, Span: old, Reason: "span_removed"})
+			events = append(events, Event{Kind: Retract, Span: old, Reason: Removed})
 			delete(s.active, old.ID)
 		case now.Label != old.Label || now.End != old.End || now.ByteEnd != old.ByteEnd:
-			events = append(events, Event{Kind: Retract, Span: old, Reason: "span_updated"})
+			events = append(events, Event{Kind: Retract, Span: old, Reason: Updated})
 			delete(s.active, old.ID)
 		}
 	}
@@ -179,6 +202,19 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 	return append(events, commits...), nil
 }
 
+// beforeSpans moves cut back to the start of any span that crosses it, until none does.
+func (s *Scanner) beforeSpans(spans []Span, cut int) int {
+	for moved := true; moved; {
+		moved = false
+		for _, sp := range spans {
+			if sp.ByteStart < cut && sp.ByteEnd > cut {
+				cut, moved = sp.ByteStart, true
+			}
+		}
+	}
+	return cut
+}
+
 // absolute turns a window's spans into spans of the whole text, in text order, one per id:
 // valid, not overlapping a final part already passed.
 func (s *Scanner) absolute(window string, start, startCP int, found []Found) []Span {
@@ -192,8 +228,8 @@ func (s *Scanner) absolute(window string, start, startCP int, found []Found) []S
 		return atCP
 	}
 	for _, f := range found {
-		if f.Start < 0 || f.End > len(window) || f.Start >= f.End {
-			continue
+		if f.Start < 0 || f.End > len(window) || f.Start >= f.End || !onRune(window, f.Start) || !onRune(window, f.End) {
+			continue // not a span of this text: cutting a character in two can be no one's
 		}
 		sCP := cp(f.Start)
 		eCP := sCP + utf8.RuneCountInString(window[f.Start:f.End])
@@ -208,6 +244,8 @@ func (s *Scanner) absolute(window string, start, startCP int, found []Found) []S
 	}
 	return out
 }
+
+func onRune(text string, i int) bool { return i == len(text) || utf8.RuneStart(text[i]) }
 
 // ID is a span's id: its label and start, hashed.
 func ID(label string, start int) string {

@@ -158,8 +158,8 @@ func TestASpanTheTailMisreadIsTakenBack(t *testing.T) {
 	for _, ev := range events {
 		if ev.Kind == Retract {
 			retracts++
-			if ev.Reason != "span_removed" {
-				t.Fatalf("reason %q", ev.Reason)
+			if ev.Reason != Removed {
+				t.Fatalf("reason %d", ev.Reason)
 			}
 		}
 	}
@@ -186,9 +186,9 @@ func TestAChangedSpanIsRetractedThenEmitted(t *testing.T) {
 	_, events := run(t, text, cfg, detect)
 	var kinds []string
 	for _, ev := range events {
-		kinds = append(kinds, fmt.Sprintf("%d:%s:%d", ev.Kind, ev.Reason, ev.Span.End-ev.Span.Start))
+		kinds = append(kinds, fmt.Sprintf("%d:%d:%d", ev.Kind, ev.Reason, ev.Span.End-ev.Span.Start))
 	}
-	if want := "[0::8 1:span_updated:8 0::11 2::11]"; fmt.Sprint(kinds) != want {
+	if want := "[0:0:8 1:2:8 0:0:11 2:0:11]"; fmt.Sprint(kinds) != want {
 		t.Fatalf("events %v, want %s", kinds, want)
 	}
 }
@@ -198,5 +198,45 @@ func TestConfigIsChecked(t *testing.T) {
 	var p *settings.Problem
 	if !errors.As(err, &p) || !strings.Contains(err.Error(), "MaxEntityChars") || !strings.Contains(err.Error(), "ContextChars") {
 		t.Fatal(err)
+	}
+}
+
+// literal finds every occurrence of word.
+func literal(word string) Detector {
+	return func(_ context.Context, w string) ([]Found, error) {
+		var out []Found
+		for i := 0; ; {
+			j := strings.Index(w[i:], word)
+			if j < 0 {
+				return out, nil
+			}
+			out = append(out, Found{Label: "name", Start: i + j, End: i + j + len(word)})
+			i += j + len(word)
+		}
+	}
+}
+
+// TestSmallWindowsWithALongTailLoseNothing: a window narrower than the context asked for still
+// moves on by half its width, and commits every name; so does text without spaces, where no
+// word boundary can be found.
+func TestSmallWindowsWithALongTailLoseNothing(t *testing.T) {
+	cfg := Config{WindowChars: 64, ContextChars: 128, MaxEntityChars: 512}
+	text := strings.Repeat("xx JohnSmith ", 200)
+	commits, _ := run(t, text, cfg, literal("JohnSmith"))
+	if len(commits) != 200 {
+		t.Fatalf("%d of 200 names committed", len(commits))
+	}
+	sc, _ := New(text, Config{WindowChars: 641, ContextChars: 128, MaxEntityChars: 512}, literal("JohnSmith"))
+	for !sc.Done() {
+		if _, err := sc.Next(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if max := utf8.RuneCountInString(text)/320 + 2; sc.Windows() > max {
+		t.Fatalf("%d windows for %d code points", sc.Windows(), len(text))
+	}
+	unbroken := strings.Repeat("患", 300) + "JohnSmith" + strings.Repeat("患", 300)
+	if commits, _ := run(t, unbroken, Config{WindowChars: 200, ContextChars: 10, MaxEntityChars: 20}, literal("JohnSmith")); len(commits) != 1 {
+		t.Fatalf("%d commits in text without spaces", len(commits))
 	}
 }
