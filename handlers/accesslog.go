@@ -25,6 +25,9 @@ type accessEntry struct {
 	outcome           string
 	elapsed           time.Duration // negative: not known
 	stats             logStats      // nil: none
+	// streamed marks the line of a response that outlived its handler: the request leaves
+	// sluice_http_inflight_requests when it is written.
+	streamed bool
 }
 
 // log counts the request in the metrics and writes its access-log line.
@@ -33,6 +36,9 @@ func (s *server) log(ctx context.Context, e accessEntry) {
 		e.outcome = outcomeForStatus(e.status)
 	}
 	code := strconv.Itoa(e.status)
+	if e.streamed {
+		s.opts.Metrics.finished()
+	}
 	if m := s.opts.Metrics; m != nil {
 		m.requests.WithLabelValues(e.route, code, e.outcome).Inc()
 		if e.elapsed >= 0 {

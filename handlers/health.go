@@ -9,8 +9,12 @@ import (
 const serviceName = "sluice"
 
 func (s *server) health(c *fiber.Ctx) error {
+	profile := s.opts.Profile
+	if profile == "" {
+		profile = "default"
+	}
 	return c.JSON(fiber.Map{"status": "ok", "service": serviceName, "version": s.opts.Version,
-		"ready": s.opts.Ready(), "device": s.opts.Device})
+		"profile": profile, "ready": s.opts.Ready(), "device": s.opts.Device})
 }
 
 func (s *server) livez(c *fiber.Ctx) error {

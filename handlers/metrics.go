@@ -22,6 +22,7 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	aborted  *prometheus.CounterVec
+	inflight prometheus.Gauge
 }
 
 // NewMetrics registers the HTTP metrics on reg.
@@ -32,17 +33,35 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "HTTP requests by route, status code and end state.",
 		}, []string{"route", "status", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "sluice_http_request_duration_seconds",
-			Help:    "Time from request parsed to response written, by route and status code.",
-			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+			Name: "sluice_http_request_duration_seconds",
+			Help: "Time from request parsed to response written, by route and status code.",
+			// OpenMed's bounds (metricscompat reads them off this histogram) and two finer.
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300},
 		}, []string{"route", "status"}),
 	}
 	m.aborted = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_http_requests_aborted_total",
 		Help: "Requests abandoned before their answer, by route and reason: client_closed or client_reset (the client left: the disconnect watcher saw it, or a stream's write failed), client_stalled (a stream's reader stopped reading), cancelled (the request's context ended otherwise). Where the work was when it stopped is the batcher's outcome (cancelled_queued, cancelled_running).",
 	}, []string{"route", "reason"})
-	reg.MustRegister(m.requests, m.duration, m.aborted)
+	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sluice_http_inflight_requests",
+		Help: "Requests being served: from the request parsed to its response written (a stream's last byte).",
+	})
+	reg.MustRegister(m.requests, m.duration, m.aborted, m.inflight)
 	return m
+}
+
+// started and finished count a request in and out of sluice_http_inflight_requests.
+func (m *Metrics) started() {
+	if m != nil {
+		m.inflight.Inc()
+	}
+}
+
+func (m *Metrics) finished() {
+	if m != nil {
+		m.inflight.Dec()
+	}
 }
 
 // abortReasons is the fixed label set of sluice_http_requests_aborted_total.

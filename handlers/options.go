@@ -30,6 +30,9 @@ type Options struct {
 	// Ready reports whether models are loaded and warmed; /readyz answers 503 until then.
 	Ready   func() bool
 	Version string
+	// Profile is OpenMed's settings profile the server runs under, reported by /health as
+	// OpenMed's service does ("" reports "default").
+	Profile string
 	// Device is where the models run ("cpu" or "cuda"), reported by /health and
 	// /models/loaded.
 	Device string

@@ -91,6 +91,16 @@ func (s *server) observe(c *fiber.Ctx) error {
 	c.Locals(localRequestID, id)
 	c.Set(fiber.HeaderXRequestID, id)
 
+	// A scrape is not counted in flight: it would always see itself.
+	streamed, counted := false, c.Path() != "/metrics"
+	if counted {
+		s.opts.Metrics.started()
+	}
+	defer func() {
+		if counted && !streamed {
+			s.opts.Metrics.finished()
+		}
+	}()
 	err := s.next(c)
 	if err != nil && !errors.Is(err, errRefused) {
 		// Write the error now so the status below is the one the client sees.
@@ -111,8 +121,9 @@ func (s *server) observe(c *fiber.Ctx) error {
 		// A response still streaming: its line is written when the stream ends, after fasthttp
 		// may have reused the request's buffers, which c.Method() and a client's request id
 		// point into: copies, then.
-		d.entry = accessEntry{id: strings.Clone(id), method: strings.Clone(c.Method()), route: route, status: fiber.StatusOK}
+		d.entry = accessEntry{id: strings.Clone(id), method: strings.Clone(c.Method()), route: route, status: fiber.StatusOK, streamed: true}
 		d.start = start
+		streamed = true
 		close(d.ready)
 		return nil
 	}

@@ -46,6 +46,9 @@ type Config struct {
 	AnalyzeModel string            `env:"ANALYZE_MODEL" envDefault:"clinical-ner"`
 	PIIModel     string            `env:"PII_MODEL" envDefault:"pii"`
 	ModelAliases map[string]string `env:"MODEL_ALIASES" envKeyValSeparator:"=" envDefault:"disease_detection_superclinical=clinical-ner,OpenMed/OpenMed-PII-SuperClinical-Small-44M-v1=pii"`
+	// MetricsCompat names another service whose metric families /metrics also exports, from
+	// the same observations: "openmed", or "" for none.
+	MetricsCompat string `env:"METRICS_COMPAT"`
 	// DeidHashKey keys /pii/deidentify's hash method (at least 16 bytes); unset, each process
 	// draws its own, so replicas hash differently.
 	DeidHashKey string `env:"DEID_HASH_KEY"`
@@ -259,6 +262,9 @@ func (c Config) check(m machine) []problem {
 	}
 	if c.GenerateFirstTokenTimeoutMS < 0 {
 		own("GENERATE_FIRST_TOKEN_TIMEOUT_MS", "must be >= 0 (0: none) (got %d)", c.GenerateFirstTokenTimeoutMS)
+	}
+	if c.MetricsCompat != "" && c.MetricsCompat != "openmed" {
+		own("METRICS_COMPAT", "must be openmed or empty (got %q)", c.MetricsCompat)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

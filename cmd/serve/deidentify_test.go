@@ -339,3 +339,30 @@ func TestDeidentifyHashIsKeyed(t *testing.T) {
 		t.Fatalf("%q %q %q", a, b, c)
 	}
 }
+
+// TestOpenMedDashboardsReadTheirFamilies: with SLUICE_METRICS_COMPAT=openmed, a scrape has
+// OpenMed's families with the requests just served, next to Sluice's; /health has OpenMed's
+// fields.
+func TestOpenMedDashboardsReadTheirFamilies(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_METRICS_COMPAT=openmed")
+	for range 3 {
+		if _, apiErr := omDeidentify(t, srv.url, omDeidentifyRequest{Text: "Call Maria at (415) 555-0132."}); apiErr != nil {
+			t.Fatalf("%+v", apiErr)
+		}
+	}
+	srv.waitForMetric(t, `openmed_service_request_total{route="/pii/deidentify",status_code="200"} 3`)
+	srv.waitForMetric(t, `openmed_service_request_duration_seconds_count{route="/pii/deidentify"} 3`)
+	srv.waitForMetric(t, `openmed_service_inflight_requests 0`)
+	srv.waitForMetric(t, `openmed_service_model_resident_total 2`)
+	srv.waitForMetric(t, `openmed_service_admission_queue_shedding{queue="pii_extract"} 0`)
+	srv.waitForMetric(t, `sluice_http_requests_total{outcome="served",route="/pii/deidentify",status="200"} 3`)
+	resp, err := http.Get(srv.url + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var health map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&health); err != nil || health["status"] != "ok" || health["version"] == nil || health["profile"] == nil {
+		t.Fatalf("/health %v %v", health, err)
+	}
+}

@@ -30,6 +30,7 @@ import (
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/kvcache"
+	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
 	"github.com/sluice-serving/sluice/scheduler"
 )
@@ -168,8 +169,15 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		}
 		routes = append(routes, handlers.Generation(gen)...)
 	}
+	var gatherer prometheus.Gatherer = reg
+	if cfg.MetricsCompat == "openmed" {
+		resident := residentModels(routes)
+		compat := prometheus.NewRegistry()
+		compat.MustRegister(metricscompat.OpenMed(reg, func() int { return resident }))
+		gatherer = prometheus.Gatherers{reg, compat}
+	}
 	s.app, err = handlers.New(handlers.Options{
-		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: reg, Clock: clk,
+		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: gatherer, Clock: clk,
 		Routes:     routes,
 		Limits:     cfg.limits(),
 		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version, Device: string(rt.Device()),
@@ -180,6 +188,17 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		return nil, err
 	}
 	return s, nil
+}
+
+// residentModels counts the distinct models the routes serve.
+func residentModels(routes []handlers.Route) int {
+	seen := map[string]bool{}
+	for _, r := range routes {
+		for _, m := range r.Models {
+			seen[m.Name] = true
+		}
+	}
+	return len(seen)
 }
 
 // generation loads the generation model and builds its paged KV cache, scheduler, generator
