@@ -28,9 +28,13 @@ type Config struct {
 	// HighWatermark is the depth (waiting + running) at which the endpoint starts shedding.
 	// OpenMed sets it to the max queue size.
 	HighWatermark int
-	// LowWatermark is the depth at or below which shedding stops. 0 means HighWatermark / 2.
-	// It must be below HighWatermark: the gap is what keeps the gate from flapping.
+	// LowWatermark is the depth at or below which shedding stops. 0 means HighWatermark / 2,
+	// unless ShedUntilEmpty. It must be below HighWatermark: the gap is what keeps the gate
+	// from flapping.
 	LowWatermark int
+	// ShedUntilEmpty makes the low watermark 0: shedding stops only when nothing is
+	// outstanding (OpenMed's reading of a low watermark of 0).
+	ShedUntilEmpty bool
 	// Policy chooses the Retry-After; "" means PolicyStatic.
 	Policy Policy
 	// StaticRetryAfter is the static policy's value and the drain_rate policy's fallback,
@@ -48,7 +52,7 @@ type Config struct {
 
 // withDefaults fills the fields whose zero value means "default".
 func (c Config) withDefaults() Config {
-	if c.LowWatermark == 0 {
+	if c.LowWatermark == 0 && !c.ShedUntilEmpty {
 		c.LowWatermark = c.HighWatermark / 2
 	}
 	if c.Policy == "" {
@@ -68,6 +72,9 @@ func (c Config) Validate() error {
 	bad := check.Addf
 	if c.HighWatermark < 1 {
 		bad("HighWatermark", "must be at least 1, got %d", c.HighWatermark)
+	}
+	if c.ShedUntilEmpty && c.LowWatermark != 0 {
+		bad("LowWatermark", "must be 0 with ShedUntilEmpty, got %d", c.LowWatermark)
 	}
 	if c.LowWatermark < 0 || c.LowWatermark >= c.HighWatermark {
 		bad("LowWatermark", "must be at least 0 and below the high watermark %d, got %d", c.HighWatermark, c.LowWatermark)

@@ -23,8 +23,8 @@ import (
 )
 
 // Config is everything the server reads from its environment. Every field has a SLUICE_
-// variable; the batching ones also accept the OpenMed service's names (see openMedAliases) so
-// a deployment of that service can switch without renaming its settings.
+// variable; OpenMed's service's variables are honoured where Sluice does the same thing (see
+// openmedenv.go), so a deployment of that service can switch without renaming its settings.
 type Config struct {
 	Addr         string `env:"ADDR" envDefault:":8080"`
 	Device       string `env:"DEVICE" envDefault:"auto"`
@@ -46,6 +46,10 @@ type Config struct {
 	AnalyzeModel string            `env:"ANALYZE_MODEL" envDefault:"clinical-ner"`
 	PIIModel     string            `env:"PII_MODEL" envDefault:"pii"`
 	ModelAliases map[string]string `env:"MODEL_ALIASES" envKeyValSeparator:"=" envDefault:"disease_detection_superclinical=clinical-ner,OpenMed/OpenMed-PII-SuperClinical-Small-44M-v1=pii"`
+	// Profile is OpenMed's settings profile (OPENMED_PROFILE), reported by /health.
+	Profile string `env:"-"`
+	// openMedNoEffect names OpenMed's variables that are set and have no effect here.
+	openMedNoEffect []string
 	// MetricsCompat names another service whose metric families /metrics also exports, from
 	// the same observations: "openmed", or "" for none.
 	MetricsCompat string `env:"METRICS_COMPAT"`
@@ -68,7 +72,7 @@ type Config struct {
 	BatchMaxQueueWaitMS int `env:"BATCH_MAX_QUEUE_WAIT_MS" envDefault:"1000"`
 	// HighWatermark 0 means BATCH_MAX_QUEUE_SIZE; LowWatermark 0 means half the high one.
 	HighWatermark     int    `env:"BATCH_HIGH_WATERMARK" envDefault:"0"`
-	LowWatermark      int    `env:"BATCH_LOW_WATERMARK" envDefault:"0"`
+	LowWatermark      *int   `env:"BATCH_LOW_WATERMARK"`
 	InteractiveWeight int    `env:"BATCH_INTERACTIVE_WEIGHT" envDefault:"4"`
 	BulkWeight        int    `env:"BATCH_BULK_WEIGHT" envDefault:"1"`
 	MaxBulkWorkers    int    `env:"BATCH_MAX_BULK_WORKERS" envDefault:"0"`
@@ -130,17 +134,6 @@ type Config struct {
 	BenchStepDelayMS int `env:"BENCH_STEP_DELAY_MS" envDefault:"0"`
 }
 
-// openMedAliases maps our variable names to the OpenMed service's. An alias applies only when
-// our own name is unset, so an explicit SLUICE_ value always wins.
-var openMedAliases = map[string]string{
-	"SLUICE_BATCH_MAX_SIZE":          "OPENMED_SERVICE_BATCH_MAX_SIZE",
-	"SLUICE_BATCH_MAX_WAIT_MS":       "OPENMED_SERVICE_BATCH_MAX_WAIT_MS",
-	"SLUICE_BATCH_MAX_QUEUE_SIZE":    "OPENMED_SERVICE_BATCH_MAX_QUEUE_SIZE",
-	"SLUICE_BATCH_MAX_QUEUE_WAIT_MS": "OPENMED_SERVICE_BATCH_MAX_QUEUE_WAIT_MS",
-	"SLUICE_BATCH_HIGH_WATERMARK":    "OPENMED_SERVICE_BATCH_HIGH_WATERMARK",
-	"SLUICE_BATCH_LOW_WATERMARK":     "OPENMED_SERVICE_BATCH_LOW_WATERMARK",
-}
-
 // LoadConfig parses environ (os.Environ() format) and checks every setting: the variables this
 // command owns itself, and, through the packages' own Validate, the settings each package
 // takes. The error names every bad variable, one per line, so an operator fixes them all in
@@ -155,16 +148,12 @@ func loadConfig(environ []string, m machine) (Config, error) {
 			vars[k] = v
 		}
 	}
-	for ours, theirs := range openMedAliases {
-		if _, set := vars[ours]; set {
-			continue
-		}
-		if v, set := vars[theirs]; set {
-			vars[ours] = v
-		}
-	}
+	problems, noEffect := openMedTranslation(vars) // variable -> the line that reports it
 	var cfg Config
-	problems := map[string]string{} // variable -> the line that reports it
+	cfg.openMedNoEffect = noEffect
+	if p, set := vars["OPENMED_PROFILE"]; set {
+		cfg.Profile = strings.ToLower(strings.TrimSpace(p))
+	}
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars, Prefix: "SLUICE_"}); err != nil {
 		var agg env.AggregateError
 		errs := []error{err}
@@ -471,7 +460,11 @@ func (c Config) gate() admission.Config {
 	if high == 0 {
 		high = c.BatchMaxQueueSize // OpenMed's default: the max queue size
 	}
-	return admission.Config{HighWatermark: high, LowWatermark: c.LowWatermark,
+	low, untilEmpty := 0, false // unset: half the high one
+	if c.LowWatermark != nil {
+		low, untilEmpty = *c.LowWatermark, *c.LowWatermark == 0
+	}
+	return admission.Config{HighWatermark: high, LowWatermark: low, ShedUntilEmpty: untilEmpty,
 		Policy: admission.Policy(c.RetryAfterPolicy), StaticRetryAfter: c.retryAfter(), RetryReserve: c.RetryReserve}
 }
 

@@ -57,7 +57,8 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 	}
 	cfg.BatchMaxSize, cfg.BatchMaxWaitMS, cfg.BatchMaxTokens, cfg.BatchMaxQueueSize = 0, -1, 0, 0
 	cfg.BatchWorkers, cfg.BatchMaxQueueWaitMS, cfg.InteractiveWeight, cfg.BulkWeight = 0, -1, -1, -1
-	cfg.MaxBulkWorkers, cfg.LowWatermark, cfg.RetryAfterPolicy, cfg.RetryAfterS = -1, -1, "router", 61
+	low := -1
+	cfg.MaxBulkWorkers, cfg.LowWatermark, cfg.RetryAfterPolicy, cfg.RetryAfterS = -1, &low, "router", 61
 	cfg.RetryReserve, cfg.Device, cfg.IntraThreads, cfg.InterThreads = 2, "tpu", -1, -1
 	cfg.MaxBodyBytes, cfg.MaxTextChars, cfg.MaxTextBytes, cfg.RequestTimeoutMS = 0, 0, 0, 0
 	cfg.ShutdownTimeoutSec, cfg.LogLevel = 0, "loud"

@@ -56,6 +56,10 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, ready 
 		return 2
 	}
 	logger := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: logLevel(cfg.LogLevel)}))
+	if len(cfg.openMedNoEffect) > 0 {
+		logger.Warn("OpenMed settings are set that Sluice does not implement; they have no effect (README: OpenMed's settings)",
+			slog.Any("variables", cfg.openMedNoEffect))
+	}
 	srv, err := newServer(cfg, logger, clock.Real())
 	if err != nil {
 		logger.Error("start-up failed", slog.String("error", err.Error()))
@@ -180,7 +184,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: gatherer, Clock: clk,
 		Routes:     routes,
 		Limits:     cfg.limits(),
-		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version, Device: string(rt.Device()),
+		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version, Profile: cfg.Profile, Device: string(rt.Device()),
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 	})
 	if err != nil {

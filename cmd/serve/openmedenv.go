@@ -1,0 +1,199 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// OpenMed's service reads its own environment variables. A team that switches brings them
+// along, so each one that is set is either honoured with the same meaning (translated into
+// the Sluice variable that does it, unless that one is set too: an explicit SLUICE_ value
+// always wins), refused at start-up when it asks for security Sluice does not give yet (fail
+// closed: never silently open), or named in one start-up warning line as set but without
+// effect. README's "OpenMed's settings" table says which is which; a test keeps the two equal.
+
+// openMedSetting is one of OpenMed's variables that Sluice honours.
+type openMedSetting struct {
+	name string
+	// ours is the Sluice variable it sets.
+	ours string
+	// convert turns OpenMed's value into ours; nil takes it as it is. skip: OpenMed falls
+	// back to its default for this value, and so does Sluice.
+	convert func(v string) (ours string, skip bool, err error)
+}
+
+// openMedHonoured are the variables Sluice gives OpenMed's meaning, in README's order.
+var openMedHonoured = []openMedSetting{
+	{name: "OPENMED_PROFILE", ours: "SLUICE_REQUEST_TIMEOUT_MS", convert: profileTimeout},
+	{name: "OPENMED_SERVICE_MAX_TEXT_LENGTH", ours: "SLUICE_MAX_TEXT_CHARS", convert: positiveOrDefault},
+	{name: "OPENMED_MAX_TEXT_BYTES", ours: "SLUICE_MAX_TEXT_BYTES", convert: positiveOrDefault},
+	{name: "OPENMED_SERVICE_MAX_TEXT_BYTES", ours: "SLUICE_MAX_TEXT_BYTES", convert: positiveOrDefault},
+	{name: "OPENMED_SERVICE_MAX_REQUEST_BYTES", ours: "SLUICE_MAX_BODY_BYTES"},
+	{name: "OPENMED_SERVICE_SHUTDOWN_DRAIN_SECONDS", ours: "SLUICE_SHUTDOWN_TIMEOUT_S", convert: wholeSeconds},
+	{name: "OPENMED_SERVICE_LOG_LEVEL", ours: "SLUICE_LOG_LEVEL", convert: logLevelOf},
+	{name: "OPENMED_SERVICE_BATCHING_ENABLED", ours: "SLUICE_BATCH_MAX_SIZE", convert: batchingSize},
+	{name: "OPENMED_SERVICE_BATCH_MAX_SIZE", ours: "SLUICE_BATCH_MAX_SIZE"},
+	{name: "OPENMED_SERVICE_BATCH_MAX_WAIT_MS", ours: "SLUICE_BATCH_MAX_WAIT_MS", convert: wholeMillis},
+	{name: "OPENMED_SERVICE_BATCH_MAX_QUEUE_SIZE", ours: "SLUICE_BATCH_MAX_QUEUE_SIZE"},
+	{name: "OPENMED_SERVICE_BATCH_MAX_QUEUE_WAIT_MS", ours: "SLUICE_BATCH_MAX_QUEUE_WAIT_MS", convert: wholeMillis},
+	{name: "OPENMED_SERVICE_BATCH_HIGH_WATERMARK", ours: "SLUICE_BATCH_HIGH_WATERMARK"},
+	{name: "OPENMED_SERVICE_BATCH_LOW_WATERMARK", ours: "SLUICE_BATCH_LOW_WATERMARK"},
+	{name: "OPENMED_SERVICE_LOG_FORMAT", ours: "", convert: onlyJSON},
+	{name: "OPENMED_SERVICE_METRICS_ENABLED", ours: "", convert: onlyEnabled},
+}
+
+// openMedSecurity are the prefixes of OpenMed's security settings: set to anything but off,
+// they refuse the start (the tenants issue gives them their meaning).
+var openMedSecurity = []string{"OPENMED_SERVICE_AUTH_", "OPENMED_SERVICE_MTLS_"}
+
+// openMedProfiles are OpenMed's settings profiles and their request timeouts.
+var openMedProfiles = map[string]int{"dev": 600_000, "prod": 300_000, "test": 60_000, "fast": 120_000}
+
+func profileTimeout(v string) (string, bool, error) {
+	ms, ok := openMedProfiles[strings.ToLower(strings.TrimSpace(v))]
+	if !ok {
+		return "", false, fmt.Errorf("must be dev, prod, test or fast (custom profile files are not read)")
+	}
+	return strconv.Itoa(ms), false, nil
+}
+
+func positiveOrDefault(v string) (string, bool, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n <= 0 {
+		return "", true, nil
+	}
+	return strconv.Itoa(n), false, nil
+}
+
+// wholeSeconds and wholeMillis round OpenMed's fractional values up to Sluice's units.
+func wholeSeconds(v string) (string, bool, error) { return roundUp(v) }
+func wholeMillis(v string) (string, bool, error)  { return roundUp(v) }
+
+func roundUp(v string) (string, bool, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) {
+		return "", false, fmt.Errorf("must be a number >= 0")
+	}
+	return strconv.Itoa(int(math.Ceil(f))), false, nil
+}
+
+// logLevelOf maps OpenMed's level names and numbers to Sluice's; off turns the access log off,
+// which at Sluice's error level it is (access lines are info). Anything else is info, as
+// OpenMed falls back to.
+func logLevelOf(v string) (string, bool, error) {
+	u := strings.ToUpper(strings.TrimSpace(v))
+	if n, err := strconv.Atoi(u); err == nil && n >= 0 {
+		switch {
+		case n < 20:
+			return "debug", false, nil
+		case n < 30:
+			return "info", false, nil
+		case n < 40:
+			return "warn", false, nil
+		}
+		return "error", false, nil
+	}
+	switch u {
+	case "DEBUG", "NOTSET":
+		return "debug", false, nil
+	case "WARNING", "WARN":
+		return "warn", false, nil
+	case "ERROR", "CRITICAL", "FATAL", "OFF", "NONE", "DISABLED":
+		return "error", false, nil
+	}
+	return "info", false, nil
+}
+
+// batchingSize: OpenMed without batching runs one request at a time, Sluice's batch of one.
+func batchingSize(v string) (string, bool, error) {
+	on, err := openMedBool(v)
+	if err != nil {
+		return "", false, err
+	}
+	if on {
+		return "", true, nil // Sluice always batches
+	}
+	return "1", false, nil
+}
+
+// onlyJSON and onlyEnabled accept what Sluice does anyway; another value is named in the
+// warning line (errNoEffect).
+func onlyJSON(v string) (string, bool, error) {
+	if f := strings.ToLower(strings.TrimSpace(v)); f == "" || f == "json" {
+		return "", true, nil
+	}
+	return "", false, errNoEffect
+}
+
+func onlyEnabled(v string) (string, bool, error) {
+	on, err := openMedBool(v)
+	if err != nil {
+		return "", false, err
+	}
+	if on {
+		return "", true, nil
+	}
+	return "", false, errNoEffect
+}
+
+var errNoEffect = fmt.Errorf("no effect")
+
+// openMedBool reads a boolean as OpenMed does.
+func openMedBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on", "enabled":
+		return true, nil
+	case "0", "false", "no", "off", "disabled", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("must be true or false")
+}
+
+// openMedTranslation is what OpenMed's variables in vars come to: vars gains the Sluice
+// variables they set, problems the ones that refuse the start, and noEffect the names of the
+// ones set without effect (sorted).
+func openMedTranslation(vars map[string]string) (problems map[string]string, noEffect []string) {
+	problems = map[string]string{}
+	handled := map[string]bool{}
+	for _, s := range openMedHonoured {
+		v, set := vars[s.name]
+		if !set {
+			continue
+		}
+		handled[s.name] = true
+		out, skip := v, false
+		var err error
+		if s.convert != nil {
+			out, skip, err = s.convert(v)
+		}
+		switch {
+		case err == errNoEffect:
+			noEffect = append(noEffect, s.name)
+		case err != nil:
+			problems[s.name] = s.name + " " + err.Error()
+		case skip || s.ours == "":
+		default:
+			if _, ours := vars[s.ours]; !ours || s.name == "OPENMED_SERVICE_BATCHING_ENABLED" {
+				vars[s.ours] = out
+			}
+		}
+	}
+	for name, v := range vars {
+		if !strings.HasPrefix(name, "OPENMED_") || handled[name] {
+			continue
+		}
+		if slices.ContainsFunc(openMedSecurity, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			if on, err := openMedBool(v); err == nil && !on {
+				continue // switched off: nothing to give
+			}
+			problems[name] = name + " asks for security Sluice does not implement yet; refusing to start open (unset it, or put an authenticating proxy in front)"
+			continue
+		}
+		noEffect = append(noEffect, name)
+	}
+	slices.Sort(noEffect)
+	return problems, noEffect
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOpenMedSettingsAreHonouredRefusedOrNamed: each kind of OpenMed variable comes to what
+// README's table says: translated (fractions rounded up, OpenMed's fallbacks kept, a Sluice
+// variable winning), a start refused for security Sluice lacks, or named as without effect.
+func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
+	cfg, err := loadConfig([]string{
+		"OPENMED_PROFILE=test", "OPENMED_SERVICE_BATCH_MAX_WAIT_MS=7.5", "OPENMED_SERVICE_BATCH_LOW_WATERMARK=0",
+		"OPENMED_SERVICE_LOG_LEVEL=WARNING", "OPENMED_SERVICE_BATCHING_ENABLED=false", "OPENMED_SERVICE_BATCH_MAX_SIZE=64",
+		"OPENMED_SERVICE_SHUTDOWN_DRAIN_SECONDS=2.5", "OPENMED_SERVICE_MAX_TEXT_LENGTH=-5", "OPENMED_MAX_TEXT_BYTES=5000",
+		"OPENMED_SERVICE_BATCH_MAX_QUEUE_WAIT_MS=75.5", "SLUICE_BATCH_MAX_QUEUE_WAIT_MS=40",
+		"OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_PRELOAD_MODELS=a,b", "OPENMED_SERVICE_LOG_FORMAT=plain",
+		"OPENMED_SERVICE_AUTH_ENABLED=false", "OPENMED_SERVICE_METRICS_ENABLED=true",
+	}, testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.gate()
+	got := []any{cfg.RequestTimeoutMS, cfg.BatchMaxWaitMS, g.LowWatermark, g.ShedUntilEmpty, cfg.LogLevel, cfg.BatchMaxSize,
+		cfg.ShutdownTimeoutSec, cfg.MaxTextChars, cfg.MaxTextBytes, cfg.BatchMaxQueueWaitMS, cfg.Profile}
+	want := []any{60_000, 8, 0, true, "warn", 1, 3, 100_000, 5000, 40, "test"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got  %v\nwant %v", got, want)
+	}
+	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_KEEP_ALIVE", "OPENMED_SERVICE_LOG_FORMAT", "OPENMED_SERVICE_PRELOAD_MODELS"}) {
+		t.Fatalf("no effect: %v", cfg.openMedNoEffect)
+	}
+	// Unset, a low watermark is half the high one.
+	if cfg, _ := loadConfig(nil, testMachine); cfg.gate().ShedUntilEmpty || cfg.LowWatermark != nil {
+		t.Fatal("the default low watermark is not half the high one")
+	}
+	_, err = loadConfig([]string{"OPENMED_SERVICE_AUTH_ENABLED=true", "OPENMED_SERVICE_MTLS_CA_BUNDLE=/ca.pem", "OPENMED_PROFILE=turbo"}, testMachine)
+	for _, name := range []string{"OPENMED_SERVICE_AUTH_ENABLED", "OPENMED_SERVICE_MTLS_CA_BUNDLE", "OPENMED_PROFILE"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestOpenMedSettingsWithoutEffectAreNamedAtStartUp: the server says, in one warning line,
+// which OpenMed variables it does not act on.
+func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_CORS_ORIGINS=https://a.example")
+	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
+		`"variables":["OPENMED_SERVICE_CORS_ORIGINS","OPENMED_SERVICE_KEEP_ALIVE"]`)
+}
+
+// TestREADMEListsOpenMedSettings: README's table names every OpenMed variable Sluice honours.
+func TestREADMEListsOpenMedSettings(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range openMedHonoured {
+		if !strings.Contains(string(readme), "| `"+s.name+"` |") {
+			t.Errorf("README's OpenMed settings table has no row for %s", s.name)
+		}
+	}
+}
