@@ -470,3 +470,29 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestKeepAliveGrammarIsOpenMeds: numbers, numeric strings and unit strings are durations;
+// OpenMed's words keep a model for ever; booleans, negatives and other strings are 422s.
+func TestKeepAliveGrammarIsOpenMeds(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		d       time.Duration
+		forever bool
+		bad     bool
+	}{
+		{`300`, 5 * time.Minute, false, false}, {`0.5`, 500 * time.Millisecond, false, false}, {`"90"`, 90 * time.Second, false, false},
+		{`"1h30m"`, 90 * time.Minute, false, false}, {`"250MS"`, 250 * time.Millisecond, false, false}, {`"2d"`, 48 * time.Hour, false, false},
+		{`"1.5m"`, 90 * time.Second, false, false}, {`"off"`, 0, true, false}, {`"Forever"`, 0, true, false}, {`""`, 0, true, false},
+		{`1e300`, 0, true, false}, {`null`, 0, false, false},
+		{`true`, 0, false, true}, {`-1`, 0, false, true}, {`"-5"`, 0, false, true}, {`"5 minutes"`, 0, false, true},
+		{`"1h30"`, 0, false, true}, {`[1]`, 0, false, true}, {`{"s":1}`, 0, false, true},
+	} {
+		d, forever, err := parseKeepAlive(json.RawMessage(c.in))
+		if (err != nil) != c.bad || d != c.d || forever != c.forever {
+			t.Errorf("%s: %v %v %v", c.in, d, forever, err)
+		}
+		if err != nil && (err.Field != "body.keep_alive" || !strings.HasPrefix(err.Message, "Value error, keep_alive ")) {
+			t.Errorf("%s: %+v", c.in, err)
+		}
+	}
+}

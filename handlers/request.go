@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -115,22 +119,66 @@ func checkThreshold(v float64) *FieldError {
 	return nil
 }
 
-// checkKeepAlive accepts what OpenMed accepts for keep_alive (seconds >= 0, a duration string,
-// or null) without acting on it: Sluice keeps its models resident for the life of the process.
+// checkKeepAlive validates keep_alive with OpenMed's grammar (see parseKeepAlive) without
+// acting on it: Sluice keeps its models resident for the life of the process.
 func checkKeepAlive(raw json.RawMessage) *FieldError {
+	_, _, err := parseKeepAlive(raw)
+	return err
+}
+
+// keepAliveUnits are the units of a keep_alive duration string.
+var keepAliveUnits = map[string]time.Duration{"ms": time.Millisecond, "s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+
+// keepAlivePart is one number and unit of a duration string ("1h30m" has two).
+var keepAlivePart = regexp.MustCompile(`(?i)^(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
+
+// parseKeepAlive reads keep_alive as OpenMed does: absent or null is none (set false); a
+// number of seconds >= 0, a numeric string, or number-and-unit parts ("30s", "1h30m"; ms, s,
+// m, h, d, any case) is a duration; "", off, none, never, forever, infinite and infinity keep
+// the model for ever (forever true). Anything else is OpenMed's 422.
+func parseKeepAlive(raw json.RawMessage) (d time.Duration, forever bool, ferr *FieldError) {
+	bad := func(msg string) (time.Duration, bool, *FieldError) {
+		return 0, false, &FieldError{Field: "body.keep_alive", Message: "Value error, keep_alive " + msg, Type: "value_error"}
+	}
 	v := bytes.TrimSpace(raw)
 	if len(v) == 0 || string(v) == "null" {
-		return nil
-	}
-	switch v[0] {
-	case '"':
-		return nil
-	case 't', 'f', '{', '[':
-		return &FieldError{Field: "body.keep_alive", Message: "Input should be a number of seconds or a duration string", Type: "value_error"}
+		return 0, false, nil
 	}
 	var secs float64
-	if err := json.Unmarshal(v, &secs); err != nil || secs < 0 {
-		return &FieldError{Field: "body.keep_alive", Message: "Input should be a number of seconds >= 0 or a duration string", Type: "value_error"}
+	switch {
+	case string(v) == "true" || string(v) == "false":
+		return bad("must be a duration, not a boolean")
+	case v[0] == '"':
+		var str string
+		if json.Unmarshal(v, &str) != nil {
+			return bad("must be a duration string or number of seconds")
+		}
+		str = strings.ToLower(strings.TrimSpace(str))
+		switch str {
+		case "", "off", "none", "never", "forever", "infinite", "infinity":
+			return 0, true, nil
+		}
+		if f, err := strconv.ParseFloat(str, 64); err == nil {
+			secs = f
+			break
+		}
+		for rest := str; rest != ""; {
+			m := keepAlivePart.FindStringSubmatch(rest)
+			if m == nil {
+				return bad("must use duration units like '30s', '5m', or '1h30m'")
+			}
+			n, _ := strconv.ParseFloat(m[1], 64)
+			secs += n * keepAliveUnits[m[2]].Seconds()
+			rest = rest[len(m[0]):]
+		}
+	case json.Unmarshal(v, &secs) != nil:
+		return bad("must be a duration string or number of seconds")
 	}
-	return nil
+	if secs < 0 || math.IsNaN(secs) {
+		return bad("must be greater than or equal to 0")
+	}
+	if secs >= math.MaxInt64/float64(time.Second) {
+		return 0, true, nil // longer than a Duration holds: longer than the process lives
+	}
+	return time.Duration(secs * float64(time.Second)), false, nil
 }
