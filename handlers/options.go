@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,6 +46,13 @@ type Options struct {
 	// route and second; the rest are counted into the next line written. Served, failed and
 	// every other line are always written. 0: no bound.
 	RefusalLogsPerSecond int
+	// TrustedHosts, when not empty, are the Host header values served (a name, or
+	// "*.example.org" for the names under it); any other gets 400. The probes and /metrics
+	// answer every host.
+	TrustedHosts []string
+	// CORSOrigins are the browser origins allowed to call the API (exact origins; none: no
+	// CORS headers).
+	CORSOrigins []string
 }
 
 // Limits bound what one request may ask of the server.
@@ -96,6 +104,18 @@ func (o Options) validate() error {
 	}
 	if o.RefusalLogsPerSecond < 0 {
 		bad("RefusalLogsPerSecond", "must not be negative (0: no bound), got %d", o.RefusalLogsPerSecond)
+	}
+	for _, h := range o.TrustedHosts {
+		if h == "*" || h == "" {
+			bad("TrustedHosts", "must list host names (a bare * or an empty name trusts anything)")
+			break
+		}
+	}
+	for _, origin := range o.CORSOrigins {
+		if strings.Contains(origin, "*") || origin == "" {
+			bad("CORSOrigins", "must list exact origins (a wildcard would let any page call the API)")
+			break
+		}
 	}
 	if o.Logger == nil || o.Clock == nil || o.Gatherer == nil || o.Ready == nil {
 		bad("Logger, Clock, Gatherer, Ready", "are required")

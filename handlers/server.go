@@ -45,6 +45,10 @@ func New(opts Options) (*fiber.App, error) {
 		IdleTimeout:           120 * time.Second,
 	})
 	app.Use(s.observe)
+	if h := corsHandler(opts.CORSOrigins); h != nil {
+		app.Use(h)
+	}
+	app.Use(s.hostCheck)
 
 	app.Get("/health", s.health)
 	app.Get("/livez", s.livez)

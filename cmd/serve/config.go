@@ -50,6 +50,10 @@ type Config struct {
 	Profile string `env:"-"`
 	// openMedNoEffect names OpenMed's variables that are set and have no effect here.
 	openMedNoEffect []string
+	// TrustedHosts are the Host header values served (none: any); CORSOrigins the browser
+	// origins allowed to call the API (none: no CORS).
+	TrustedHosts []string `env:"TRUSTED_HOSTS"`
+	CORSOrigins  []string `env:"CORS_ORIGINS"`
 	// MetricsCompat names another service whose metric families /metrics also exports, from
 	// the same observations: "openmed", or "" for none.
 	MetricsCompat string `env:"METRICS_COMPAT"`
@@ -251,6 +255,18 @@ func (c Config) check(m machine) []problem {
 	}
 	if c.GenerateFirstTokenTimeoutMS < 0 {
 		own("GENERATE_FIRST_TOKEN_TIMEOUT_MS", "must be >= 0 (0: none) (got %d)", c.GenerateFirstTokenTimeoutMS)
+	}
+	for _, h := range c.TrustedHosts {
+		if strings.TrimSpace(h) == "*" {
+			own("TRUSTED_HOSTS", "must list host names: a bare * trusts any host")
+			break
+		}
+	}
+	for _, o := range c.CORSOrigins {
+		if strings.Contains(o, "*") {
+			own("CORS_ORIGINS", "must list exact origins: a wildcard lets any page call the API")
+			break
+		}
 	}
 	if c.MetricsCompat != "" && c.MetricsCompat != "openmed" {
 		own("METRICS_COMPAT", "must be openmed or empty (got %q)", c.MetricsCompat)

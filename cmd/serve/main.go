@@ -186,6 +186,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		Limits:     cfg.limits(),
 		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version, Profile: cfg.Profile, Device: string(rt.Device()),
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
+		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins,
 	})
 	if err != nil {
 		s.close()

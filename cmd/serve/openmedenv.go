@@ -41,6 +41,8 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_BATCH_MAX_QUEUE_WAIT_MS", ours: "SLUICE_BATCH_MAX_QUEUE_WAIT_MS", convert: wholeMillis},
 	{name: "OPENMED_SERVICE_BATCH_HIGH_WATERMARK", ours: "SLUICE_BATCH_HIGH_WATERMARK"},
 	{name: "OPENMED_SERVICE_BATCH_LOW_WATERMARK", ours: "SLUICE_BATCH_LOW_WATERMARK"},
+	{name: "OPENMED_SERVICE_TRUSTED_HOSTS", ours: "SLUICE_TRUSTED_HOSTS", convert: list},
+	{name: "OPENMED_SERVICE_CORS_ORIGINS", ours: "SLUICE_CORS_ORIGINS", convert: list},
 	{name: "OPENMED_SERVICE_LOG_FORMAT", ours: "", convert: onlyJSON},
 	{name: "OPENMED_SERVICE_METRICS_ENABLED", ours: "", convert: onlyEnabled},
 }
@@ -66,6 +68,17 @@ func positiveOrDefault(v string) (string, bool, error) {
 		return "", true, nil
 	}
 	return strconv.Itoa(n), false, nil
+}
+
+// list trims a comma list's items and drops the empty ones and repeats, as OpenMed does.
+func list(v string) (string, bool, error) {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" && !slices.Contains(out, item) {
+			out = append(out, item)
+		}
+	}
+	return strings.Join(out, ","), len(out) == 0, nil
 }
 
 // wholeSeconds and wholeMillis round OpenMed's fractional values up to Sluice's units.

@@ -19,6 +19,7 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 		"OPENMED_SERVICE_BATCH_MAX_QUEUE_WAIT_MS=75.5", "SLUICE_BATCH_MAX_QUEUE_WAIT_MS=40",
 		"OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_PRELOAD_MODELS=a,b", "OPENMED_SERVICE_LOG_FORMAT=plain",
 		"OPENMED_SERVICE_AUTH_ENABLED=false", "OPENMED_SERVICE_METRICS_ENABLED=true",
+		"OPENMED_SERVICE_TRUSTED_HOSTS= api.example.org, ,*.example.org,api.example.org",
 	}, testMachine)
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +31,9 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("got  %v\nwant %v", got, want)
 	}
+	if !slices.Equal(cfg.TrustedHosts, []string{"api.example.org", "*.example.org"}) {
+		t.Fatalf("trusted hosts %q", cfg.TrustedHosts)
+	}
 	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_KEEP_ALIVE", "OPENMED_SERVICE_LOG_FORMAT", "OPENMED_SERVICE_PRELOAD_MODELS"}) {
 		t.Fatalf("no effect: %v", cfg.openMedNoEffect)
 	}
@@ -37,8 +41,9 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	if cfg, _ := loadConfig(nil, testMachine); cfg.gate().ShedUntilEmpty || cfg.LowWatermark != nil {
 		t.Fatal("the default low watermark is not half the high one")
 	}
-	_, err = loadConfig([]string{"OPENMED_SERVICE_AUTH_ENABLED=true", "OPENMED_SERVICE_MTLS_CA_BUNDLE=/ca.pem", "OPENMED_PROFILE=turbo"}, testMachine)
-	for _, name := range []string{"OPENMED_SERVICE_AUTH_ENABLED", "OPENMED_SERVICE_MTLS_CA_BUNDLE", "OPENMED_PROFILE"} {
+	_, err = loadConfig([]string{"OPENMED_SERVICE_AUTH_ENABLED=true", "OPENMED_SERVICE_MTLS_CA_BUNDLE=/ca.pem", "OPENMED_PROFILE=turbo",
+		"OPENMED_SERVICE_CORS_ORIGINS=*"}, testMachine)
+	for _, name := range []string{"OPENMED_SERVICE_AUTH_ENABLED", "OPENMED_SERVICE_MTLS_CA_BUNDLE", "OPENMED_PROFILE", "SLUICE_CORS_ORIGINS"} {
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -48,9 +53,9 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 // TestOpenMedSettingsWithoutEffectAreNamedAtStartUp: the server says, in one warning line,
 // which OpenMed variables it does not act on.
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_CORS_ORIGINS=https://a.example")
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_COALESCING_ENABLED=true")
 	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
-		`"variables":["OPENMED_SERVICE_CORS_ORIGINS","OPENMED_SERVICE_KEEP_ALIVE"]`)
+		`"variables":["OPENMED_SERVICE_COALESCING_ENABLED","OPENMED_SERVICE_KEEP_ALIVE"]`)
 }
 
 // TestREADMEListsOpenMedSettings: README's table names every OpenMed variable Sluice honours.

@@ -1,0 +1,58 @@
+package handlers
+
+import (
+	"net"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/cors"
+)
+
+// hostCheck answers 400 to a request whose Host header is not one of opts.TrustedHosts, as
+// OpenMed's TRUSTED_HOSTS does: a name given exactly, or "*.example.org" for any name under
+// it. The probes and /metrics are never refused: an orchestrator's probes and scrapers name
+// the pod's address, not the service's.
+func (s *server) hostCheck(c *fiber.Ctx) error {
+	if len(s.opts.TrustedHosts) == 0 || isProbe(c.Path()) {
+		return c.Next()
+	}
+	host := string(c.Request().Host())
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+		if strings.Contains(h, ":") {
+			host = "[" + h + "]" // an IPv6 address keeps its brackets, as it is listed
+		}
+	}
+	host = strings.ToLower(host)
+	for _, pattern := range s.opts.TrustedHosts {
+		p := strings.ToLower(pattern)
+		if p == host || (strings.HasPrefix(p, "*.") && strings.HasSuffix(host, p[1:])) {
+			return c.Next()
+		}
+	}
+	return &apiError{Status: fiber.StatusBadRequest, Code: "bad_request", Message: "Invalid host header",
+		Details: map[string]string{"reason": "Invalid host header"}, Outcome: OutcomeFailed}
+}
+
+func isProbe(path string) bool {
+	for _, p := range probes {
+		if p == path && p != "/models/loaded" && p != "/v1/models" {
+			return true
+		}
+	}
+	return false
+}
+
+// corsHandler lets browser pages from opts.CORSOrigins call the API, with OpenMed's methods
+// and headers; nil when no origin is listed.
+func corsHandler(origins []string) fiber.Handler {
+	if len(origins) == 0 {
+		return nil
+	}
+	return cors.New(cors.Config{
+		AllowOrigins:  strings.Join(origins, ","),
+		AllowMethods:  "GET,POST",
+		AllowHeaders:  "Accept,Accept-Language,Content-Language,Content-Type,X-Request-ID",
+		ExposeHeaders: "X-Request-ID,Retry-After",
+	})
+}

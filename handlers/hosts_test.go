@@ -1,0 +1,50 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestTrustedHostsAndCORS: with trusted hosts set, another Host header gets OpenMed's 400 (the
+// probes answer any host); a listed origin gets CORS headers, an unlisted one none.
+func TestTrustedHostsAndCORS(t *testing.T) {
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.TrustedHosts = []string{"api.example.org", "*.internal.example", "[::1]"}
+		o.CORSOrigins = []string{"https://app.example.org"}
+	})
+	send := func(method, path, host, origin string) *http.Response {
+		req, _ := http.NewRequest(method, f.srv.URL+path, strings.NewReader(`{"text":"Alice"}`))
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+			req.Header.Set("Access-Control-Request-Method", "POST")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for host, want := range map[string]int{"api.example.org": 200, "API.example.org:8080": 200, "a.internal.example": 200,
+		"internal.example": 400, "evil.example": 400, "[::1]:8080": 200} {
+		if got := send("POST", "/pii/extract", host, "").StatusCode; got != want {
+			t.Errorf("Host %s: %d, want %d", host, got, want)
+		}
+	}
+	r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`, "Host", "evil.example")
+	if e := errorOf(t, r); r.status != 400 || e["code"] != "bad_request" || e["message"] != "Invalid host header" {
+		t.Fatalf("%d %v", r.status, e)
+	}
+	if got := send("GET", "/readyz", "10.0.0.7:8080", "").StatusCode; got != 200 {
+		t.Fatalf("a probe by address: %d", got)
+	}
+	if resp := send("OPTIONS", "/pii/extract", "api.example.org", "https://app.example.org"); resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.org" {
+		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	if resp := send("POST", "/pii/extract", "api.example.org", "https://evil.example"); resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Fatal("an unlisted origin got CORS headers")
+	}
+}
