@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -28,23 +29,84 @@ func (s *server) readyz(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"status": "ready", "service": serviceName})
 }
 
-// modelsLoaded reports the resident models in the shape OpenMed's clients read: Sluice keeps
-// every configured model resident for the life of the process, so there is no keep-alive.
+// modelsLoaded reports the resident models in the shape OpenMed's clients read (its warm
+// pool's fields) beside Sluice's own: every configured model is loaded at start and pinned for
+// the life of the process, so none has a keep-alive deadline, is loading, or counts against a
+// memory budget.
 func (s *server) modelsLoaded(c *fiber.Ctx) error {
 	models := fiber.Map{}
 	var warm []string
 	for _, r := range s.opts.Routes {
 		for _, m := range r.Models {
 			if _, listed := models[m.Name]; listed {
-				continue // served on several routes (generation's)
+				continue // served on several routes (the PII ones, generation's)
 			}
-			models[m.Name] = fiber.Map{"resident": true, "queue": r.Gate.Queue(), "aliases": m.Aliases,
-				"max_length": m.MaxLength, "active_requests": r.Gate.Depth(), "device": s.opts.Device}
+			models[m.Name] = fiber.Map{"resident": true, "pinned": true, "loading": false,
+				"models": 1, "tokenizers": 1, "pipelines": 1, "keep_alive_seconds_remaining": nil,
+				"footprint_bytes": nil, "pending_footprint_bytes": 0,
+				"queue": r.Gate.Queue(), "aliases": m.Aliases, "max_length": m.MaxLength,
+				"active_requests": r.Gate.Depth(), "device": s.opts.Device}
 			warm = append(warm, m.Name)
 		}
 	}
 	return c.JSON(fiber.Map{"default_keep_alive_seconds": nil, "max_resident_models": nil,
-		"warm_models": warm, "models": models})
+		"memory_budget_bytes": nil, "resident_memory_bytes": nil, "pending_memory_bytes": 0,
+		"memory_admission_wait_seconds": nil, "warm_models": warm, "models": models})
+}
+
+type unloadRequest struct {
+	ModelName *string `json:"model_name"`
+	All       *bool   `json:"all"`
+}
+
+// modelsUnload is OpenMed's POST /models/unload. Sluice's models are pinned (loaded at start,
+// resident for the life of the process), so nothing is unloaded: the answer says so in
+// OpenMed's shape, with each model's requests in flight, and "pinned" beside it.
+func (s *server) modelsUnload(c *fiber.Ctx) error {
+	var req unloadRequest
+	if err := decodeStrict(c.Body(), &req); err != nil {
+		return err
+	}
+	all := req.All != nil && *req.All
+	released := fiber.Map{"models": 0, "tokenizers": 0, "pipelines": 0}
+	active := map[string]int{}       // model -> its requests in flight
+	canonical := map[string]string{} // model or alias -> model
+	var names []string
+	for _, r := range s.opts.Routes {
+		for _, m := range r.Models {
+			if _, seen := active[m.Name]; !seen { // a model's routes share its gate: count it once
+				names = append(names, m.Name)
+				active[m.Name] = r.Gate.Depth()
+			}
+			canonical[m.Name] = m.Name
+			for _, alias := range m.Aliases {
+				canonical[alias] = m.Name
+			}
+		}
+	}
+	if all {
+		busy := fiber.Map{}
+		for name, n := range active {
+			if n > 0 {
+				busy[name] = n
+			}
+		}
+		c.Locals(localOutcome, OutcomeServed)
+		return c.JSON(fiber.Map{"unloaded": false, "released": released, "active_models": busy, "pinned_models": names})
+	}
+	if req.ModelName == nil || strings.TrimSpace(*req.ModelName) == "" {
+		return validationError(FieldError{Field: "body", Type: "value_error", Message: "Value error, model_name is required unless all is true"})
+	}
+	name, ok := canonical[strings.TrimSpace(*req.ModelName)]
+	n := active[name]
+	if !ok {
+		slices.Sort(names)
+		return validationError(FieldError{Field: "body.model_name", Type: "value_error",
+			Message: "Value error, model_name is not a loaded model; loaded: " + strings.Join(names, ", ")})
+	}
+	c.Locals(localOutcome, OutcomeServed)
+	return c.JSON(fiber.Map{"unloaded": false, "model_name": name, "active_requests": n, "loading": false,
+		"released": released, "pinned": true})
 }
 
 // openAIModels is OpenAI's GET /v1/models: the generation models, created when the server

@@ -36,7 +36,7 @@ func (s *server) hostCheck(c *fiber.Ctx) error {
 
 func isProbe(path string) bool {
 	for _, p := range probes {
-		if p == path && p != "/models/loaded" && p != "/v1/models" {
+		if p == path && p != "/models/loaded" && p != "/models/unload" && p != "/v1/models" {
 			return true
 		}
 	}

@@ -91,7 +91,7 @@ func (l Limits) Validate() error {
 }
 
 // probes are the routes every server has besides Options.Routes.
-var probes = [...]string{"/health", "/livez", "/readyz", "/models/loaded", "/metrics", "/v1/models"}
+var probes = [...]string{"/health", "/livez", "/readyz", "/models/loaded", "/models/unload", "/metrics", "/v1/models"}
 
 // validate reports every option that is missing or out of range: one *settings.Problem per
 // field.

@@ -54,6 +54,7 @@ func New(opts Options) (*fiber.App, error) {
 	app.Get("/livez", s.livez)
 	app.Get("/readyz", s.readyz)
 	app.Get("/models/loaded", s.modelsLoaded)
+	app.Post("/models/unload", s.modelsUnload)
 	app.Get("/v1/models", s.openAIModels(opts.Clock.Now().Unix()))
 	metrics := fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
 	app.Get("/metrics", func(c *fiber.Ctx) error {

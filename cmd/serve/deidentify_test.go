@@ -366,3 +366,53 @@ func TestOpenMedDashboardsReadTheirFamilies(t *testing.T) {
 		t.Fatalf("/health %v %v", health, err)
 	}
 }
+
+// OpenMed's Go client's LoadedModels and UnloadModels types, rebuilt from their wire names.
+type omLoadedModelsResponse struct {
+	DefaultKeepAliveSeconds *float64                  `json:"default_keep_alive_seconds"`
+	MaxResidentModels       *int                      `json:"max_resident_models"`
+	WarmModels              []string                  `json:"warm_models"`
+	Models                  map[string]map[string]any `json:"models"`
+}
+
+type omUnloadRequest struct {
+	ModelName string `json:"model_name,omitempty"`
+	All       bool   `json:"all,omitempty"`
+}
+
+type omUnloadResponse struct {
+	Unloaded       *bool              `json:"unloaded"`
+	ModelName      string             `json:"model_name"`
+	Released       map[string]float64 `json:"released"`
+	ActiveRequests *int               `json:"active_requests"`
+}
+
+// TestOpenMedGoClientListsAndUnloadsModels: LoadedModels decodes the resident models with
+// OpenMed's fields; UnloadModels of a model (by an alias too) or of all answers in OpenMed's
+// shape that nothing was unloaded, Sluice's models being pinned; a missing name is its 422.
+func TestOpenMedGoClientListsAndUnloadsModels(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
+	resp, err := http.Get(srv.url + "/models/loaded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loaded omLoadedModelsResponse
+	err = json.NewDecoder(resp.Body).Decode(&loaded)
+	resp.Body.Close()
+	if err != nil || len(loaded.Models) != 2 || loaded.Models["pii"]["resident"] != true || loaded.Models["pii"]["loading"] != false {
+		t.Fatalf("%+v %v", loaded, err)
+	}
+	for _, req := range []omUnloadRequest{{ModelName: "pii"}, {ModelName: "OpenMed/OpenMed-PII-SuperClinical-Small-44M-v1"}, {All: true}} {
+		var out omUnloadResponse
+		if apiErr := omDo(t, srv.url, "/models/unload", req, &out); apiErr != nil {
+			t.Fatalf("%+v: %+v", req, apiErr)
+		}
+		if out.Unloaded == nil || *out.Unloaded || out.Released["models"] != 0 || (!req.All && (out.ModelName != "pii" || out.ActiveRequests == nil)) {
+			t.Fatalf("%+v: %+v", req, out)
+		}
+	}
+	var out omUnloadResponse
+	if apiErr := omDo(t, srv.url, "/models/unload", omUnloadRequest{}, &out); apiErr == nil || apiErr.StatusCode != 422 {
+		t.Fatalf("no model_name: %+v", apiErr)
+	}
+}
