@@ -349,12 +349,7 @@ func (g *genCall) unfinished() error {
 // stream commits a 200 text/event-stream response whose body pump writes. The access-log
 // line is written when the stream ends, and the call's context is released then.
 func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
-	c.Set(fiber.HeaderContentType, "text/event-stream")
-	c.Set(fiber.HeaderCacheControl, "no-cache")
-	c.Set("X-Accel-Buffering", "no")
-	c.Status(fiber.StatusOK)
-	d := &deferredRecord{ready: make(chan struct{})}
-	c.Locals(localDeferred, d)
+	d := s.openStream(c, "text/event-stream")
 	conn := c.Context().Conn()
 	stall := g.x.route.stall
 	if stall == 0 {
@@ -367,13 +362,30 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 			keepAlive = DefaultKeepAlive
 		}
 		outcome := g.pump(&sseWriter{w: bw, conn: conn, stall: stall}, ans, keepAlive)
-		<-d.ready
-		e := d.entry
-		e.outcome, e.stats = outcome, g.stats()
-		e.elapsed = s.opts.Clock.Now().Sub(d.start)
-		s.log(context.Background(), e)
+		s.closeStream(d, outcome, g.stats())
 	})
 	return nil
+}
+
+// openStream commits a 200 response of contentType whose body is written after the handler
+// returns, and returns the record of its access-log line, which closeStream completes.
+func (s *server) openStream(c *fiber.Ctx, contentType string) *deferredRecord {
+	c.Set(fiber.HeaderContentType, contentType)
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set("X-Accel-Buffering", "no")
+	c.Status(fiber.StatusOK)
+	d := &deferredRecord{ready: make(chan struct{})}
+	c.Locals(localDeferred, d)
+	return d
+}
+
+// closeStream writes the access-log line (and counts the request) of a stream that ended.
+func (s *server) closeStream(d *deferredRecord, outcome string, stats logStats) {
+	<-d.ready
+	e := d.entry
+	e.outcome, e.stats = outcome, stats
+	e.elapsed = s.opts.Clock.Now().Sub(d.start)
+	s.log(context.Background(), e)
 }
 
 // pump writes a stream's events, and returns how the request ended. A stream that ends early,

@@ -192,22 +192,13 @@ func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(
 		c.Locals(localStats, &w.stats)
 		return s.workError(c, x, w.ctx, err)
 	}
-	c.Set(fiber.HeaderContentType, ndjsonType)
-	c.Set(fiber.HeaderCacheControl, "no-cache")
-	c.Set("X-Accel-Buffering", "no")
-	c.Status(fiber.StatusOK)
-	d := &deferredRecord{ready: make(chan struct{})}
-	c.Locals(localDeferred, d)
+	d := s.openStream(c, ndjsonType)
 	conn := c.Context().Conn()
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer done()
 		out := &sseWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout}
 		outcome := s.guarded(x, out, func() string { return body(first, out) })
-		<-d.ready
-		e := d.entry
-		e.outcome, e.stats = outcome, &w.stats
-		e.elapsed = s.opts.Clock.Now().Sub(d.start)
-		s.log(context.Background(), e)
+		s.closeStream(d, outcome, &w.stats)
 	})
 	return nil
 }
