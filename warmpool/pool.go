@@ -1,0 +1,429 @@
+package warmpool
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// Model is a loaded model; Close unloads it once its users are gone.
+type Model interface {
+	Close(ctx context.Context) error
+}
+
+// Loader builds the model called name and says what it takes in memory.
+type Loader func(ctx context.Context, name string) (m Model, footprint int64, err error)
+
+// Estimator says what the model called name will take in memory, before it is loaded; an error
+// (ErrUnknown, typically) means there is no such model.
+type Estimator func(name string) (footprint int64, err error)
+
+// Config sets the pool's limits.
+type Config struct {
+	// MaxResident caps the models resident, pinned ones included; 0: no cap.
+	MaxResident int
+	// MemoryBudget caps their footprints together, pinned ones included; 0: no budget.
+	MemoryBudget int64
+	// KeepAlive is how long an idle model loaded on demand stays, when its requests say
+	// nothing; Forever keeps it until the cap or the budget needs the room.
+	KeepAlive time.Duration
+	Forever   bool
+	// LoadTimeout bounds one load (0: an hour).
+	LoadTimeout time.Duration
+}
+
+// Validate reports every field out of range.
+func (c Config) Validate() error {
+	check := settings.For("warmpool")
+	if c.MaxResident < 0 {
+		check.Addf("MaxResident", "must not be negative (0: no cap), got %d", c.MaxResident)
+	}
+	if c.MemoryBudget < 0 {
+		check.Addf("MemoryBudget", "must not be negative (0: no budget), got %d", c.MemoryBudget)
+	}
+	if c.KeepAlive < 0 || c.LoadTimeout < 0 {
+		check.Addf("KeepAlive", "must not be negative, got %s (LoadTimeout %s)", c.KeepAlive, c.LoadTimeout)
+	}
+	return check.Err()
+}
+
+// KeepAlive is one request's keep_alive: unset takes the pool's; Forever keeps the model.
+type KeepAlive struct {
+	Set, Forever bool
+	For          time.Duration
+}
+
+var (
+	// ErrUnknown: no model of that name.
+	ErrUnknown = errors.New("warmpool: no such model")
+	// ErrBusy: the model does not fit, even with every idle model unloaded.
+	ErrBusy = errors.New("warmpool: no room for the model: the resident ones are pinned or in use")
+)
+
+// LoadingError is a request that gave up waiting for its model's load.
+type LoadingError struct {
+	// Remaining is how much longer the load is expected to take (measured from earlier
+	// loads; the load timeout's share when none finished yet).
+	Remaining time.Duration
+}
+
+func (e *LoadingError) Error() string { return "warmpool: the model is still loading" }
+
+// ErrLoading matches a *LoadingError with errors.Is.
+var ErrLoading = &LoadingError{}
+
+// Is makes every *LoadingError match ErrLoading.
+func (e *LoadingError) Is(target error) bool { _, ok := target.(*LoadingError); return ok }
+
+type entry struct {
+	name      string
+	model     Model
+	footprint int64
+	pinned    bool
+	loading   chan struct{} // closed when the load ends; nil once resident
+	err       error         // the load's failure
+	started   time.Time
+	active    int
+	lastUsed  time.Time
+	keep      KeepAlive
+	deadline  time.Time     // zero: none
+	expiry    chan struct{} // closed to stop the keep-alive timer's goroutine; nil: none
+}
+
+// Pool is the resident models. It is safe for concurrent use.
+type Pool struct {
+	cfg      Config
+	load     Loader
+	estimate Estimator
+	clk      clock.Clock
+
+	mu       sync.Mutex
+	entries  map[string]*entry
+	loadTime time.Duration // mean of the loads so far (0: none yet)
+	loads    int
+	loaded   int // loads finished, for metrics
+	evicted  int
+	closed   bool
+	done     chan struct{}
+}
+
+// New validates cfg and returns an empty pool.
+func New(cfg Config, load Loader, estimate Estimator, clk clock.Clock) (*Pool, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.LoadTimeout == 0 {
+		cfg.LoadTimeout = time.Hour
+	}
+	return &Pool{cfg: cfg, load: load, estimate: estimate, clk: clk, entries: map[string]*entry{}, done: make(chan struct{})}, nil
+}
+
+// Pin adds a model that stays resident for the life of the pool.
+func (p *Pool) Pin(name string, m Model, footprint int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.entries[name] = &entry{name: name, model: m, footprint: footprint, pinned: true, lastUsed: p.clk.Now()}
+}
+
+// Acquire returns the model called name, loading it if it is not resident, and the function
+// that gives it back (call it once, when the request is done).
+func (p *Pool) Acquire(ctx context.Context, name string, keep KeepAlive) (Model, func(), error) {
+	p.mu.Lock()
+	e, ok := p.entries[name]
+	if !ok {
+		var err error
+		if e, err = p.startLoad(name); err != nil {
+			p.mu.Unlock()
+			return nil, nil, err
+		}
+	}
+	e.active++ // counted while waiting too, so the load is not evicted from under it
+	e.stopExpiry()
+	if keep.Set {
+		e.keep = keep
+	}
+	loading := e.loading
+	p.mu.Unlock()
+	if loading != nil {
+		select {
+		case <-loading:
+		case <-ctx.Done():
+			p.mu.Lock()
+			remaining := p.remaining(e)
+			p.releaseLocked(e)
+			p.mu.Unlock()
+			return nil, nil, &LoadingError{Remaining: remaining}
+		}
+		p.mu.Lock()
+		err := e.err
+		if err != nil {
+			p.releaseLocked(e)
+			p.mu.Unlock()
+			return nil, nil, err
+		}
+		p.mu.Unlock()
+	}
+	var once sync.Once
+	return e.model, func() { once.Do(func() { p.mu.Lock(); p.releaseLocked(e); p.mu.Unlock() }) }, nil
+}
+
+// startLoad reserves the room for name (unloading idle models if it must) and starts its load.
+// Called with mu held.
+func (p *Pool) startLoad(name string) (*entry, error) {
+	if p.closed {
+		return nil, ErrBusy
+	}
+	size, err := p.estimate(name)
+	if err != nil {
+		return nil, err
+	}
+	if !p.makeRoom(size) {
+		return nil, ErrBusy
+	}
+	e := &entry{name: name, footprint: size, loading: make(chan struct{}), started: p.clk.Now(), lastUsed: p.clk.Now(),
+		keep: KeepAlive{Set: true, Forever: p.cfg.Forever, For: p.cfg.KeepAlive}}
+	p.entries[name] = e
+	go p.runLoad(e)
+	return e, nil
+}
+
+func (p *Pool) runLoad(e *entry) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.LoadTimeout)
+	defer cancel()
+	m, size, err := p.load(ctx, e.name)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	took := p.clk.Now().Sub(e.started)
+	if err == nil {
+		p.loads++
+		p.loadTime += (took - p.loadTime) / time.Duration(p.loads)
+		p.loaded++
+		e.model = m
+		if size > 0 {
+			e.footprint = size
+		}
+	} else {
+		e.err = err
+		delete(p.entries, e.name) // the next request tries again
+	}
+	close(e.loading)
+	e.loading = nil
+	if err == nil && p.closed {
+		delete(p.entries, e.name)
+		go func() { _ = m.Close(context.Background()) }()
+	}
+}
+
+// remaining is how much longer e's load is expected to take. Called with mu held.
+func (p *Pool) remaining(e *entry) time.Duration {
+	expect := p.loadTime
+	if expect == 0 {
+		expect = p.cfg.LoadTimeout / 60 // nothing measured yet: a guess, at most a minute
+		expect = min(expect, time.Minute)
+	}
+	return max(expect-p.clk.Now().Sub(e.started), time.Second)
+}
+
+// makeRoom unloads idle unpinned models, least recently used first, until one more model of
+// size fits the cap and the budget. Called with mu held.
+func (p *Pool) makeRoom(size int64) bool {
+	if p.cfg.MemoryBudget > 0 && size > p.cfg.MemoryBudget {
+		return false
+	}
+	for !p.fits(size) {
+		victim := p.lru()
+		if victim == nil {
+			return false
+		}
+		p.unloadLocked(victim)
+	}
+	return true
+}
+
+func (p *Pool) fits(size int64) bool {
+	var used int64
+	for _, e := range p.entries {
+		used += e.footprint
+	}
+	count := len(p.entries)
+	return (p.cfg.MaxResident == 0 || count+1 <= p.cfg.MaxResident) && (p.cfg.MemoryBudget == 0 || used+size <= p.cfg.MemoryBudget)
+}
+
+// lru is the idle unpinned resident model used longest ago (ties: the larger). Called with mu
+// held.
+func (p *Pool) lru() *entry {
+	var idle []*entry
+	for _, e := range p.entries {
+		if !e.pinned && e.active == 0 && e.loading == nil {
+			idle = append(idle, e)
+		}
+	}
+	if len(idle) == 0 {
+		return nil
+	}
+	return slices.MinFunc(idle, func(a, b *entry) int {
+		if c := a.lastUsed.Compare(b.lastUsed); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.footprint, a.footprint)
+	})
+}
+
+// releaseLocked gives back one use of e and, when it was the last, starts its keep-alive.
+func (p *Pool) releaseLocked(e *entry) {
+	e.active--
+	e.lastUsed = p.clk.Now()
+	if e.active > 0 || e.pinned || e.loading != nil || p.entries[e.name] != e {
+		return
+	}
+	keep := e.keep
+	switch {
+	case keep.Forever:
+		e.deadline = time.Time{}
+	case keep.For == 0:
+		p.unloadLocked(e)
+	default:
+		e.deadline = e.lastUsed.Add(keep.For)
+		stop := make(chan struct{})
+		e.expiry = stop
+		t := p.clk.NewTimer(keep.For)
+		go func() {
+			defer t.Stop()
+			select {
+			case <-t.C():
+				p.mu.Lock()
+				if p.entries[e.name] == e && e.expiry == stop {
+					e.expiry = nil
+					p.unloadLocked(e)
+				}
+				p.mu.Unlock()
+			case <-stop:
+			case <-p.done:
+			}
+		}()
+	}
+}
+
+// stopExpiry stops e's keep-alive timer, if it runs. Called with mu held.
+func (e *entry) stopExpiry() {
+	if e.expiry != nil {
+		close(e.expiry)
+		e.expiry = nil
+	}
+	e.deadline = time.Time{}
+}
+
+// unloadLocked takes e out and closes its model in the background: its last request has
+// finished, but closing drains the model's queue, which must not hold the pool.
+func (p *Pool) unloadLocked(e *entry) {
+	e.stopExpiry()
+	delete(p.entries, e.name)
+	p.evicted++
+	go func() { _ = e.model.Close(context.Background()) }()
+}
+
+// Unloaded is what Unload did with one model.
+type Unloaded struct {
+	Unloaded, Loading, Pinned, Known bool
+	Active                           int
+}
+
+// Unload unloads the model called name now, unless it is pinned, loading or in use.
+func (p *Pool) Unload(name string) Unloaded {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.entries[name]
+	if !ok {
+		return Unloaded{}
+	}
+	u := Unloaded{Known: true, Pinned: e.pinned, Loading: e.loading != nil, Active: e.active}
+	if !e.pinned && e.loading == nil && e.active == 0 {
+		p.unloadLocked(e)
+		u.Unloaded = true
+	}
+	return u
+}
+
+// UnloadAll unloads every model that can be, and says how many it unloaded and which stayed
+// because they were in use or loading (their requests in flight).
+func (p *Pool) UnloadAll() (unloaded int, busy map[string]int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	busy = map[string]int{}
+	for _, e := range p.entries {
+		switch {
+		case e.pinned:
+		case e.active > 0 || e.loading != nil:
+			busy[e.name] = e.active
+		default:
+			p.unloadLocked(e)
+			unloaded++
+		}
+	}
+	return unloaded, busy
+}
+
+// Status is one model's state, for /models/loaded.
+type Status struct {
+	Name               string
+	Pinned, Loading    bool
+	Active             int
+	Footprint          int64
+	KeepAliveRemaining time.Duration
+	HasDeadline        bool
+}
+
+// Snapshot is every model's state, by name.
+func (p *Pool) Snapshot() []Status {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clk.Now()
+	out := make([]Status, 0, len(p.entries))
+	for _, e := range p.entries {
+		s := Status{Name: e.name, Pinned: e.pinned, Loading: e.loading != nil, Active: e.active, Footprint: e.footprint}
+		if !e.deadline.IsZero() && e.active == 0 {
+			s.HasDeadline, s.KeepAliveRemaining = true, max(e.deadline.Sub(now), 0)
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Status) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Counts are the loads and unloads so far, for metrics.
+func (p *Pool) Counts() (loads, evictions int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.loaded, p.evicted
+}
+
+// Close unloads every model loaded on demand (the pinned ones are their owner's to close) and
+// stops the keep-alive timers. Models still loading are closed when their load ends.
+func (p *Pool) Close(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	close(p.done)
+	var models []Model
+	for name, e := range p.entries {
+		if e.loading == nil && !e.pinned {
+			models = append(models, e.model)
+			delete(p.entries, name)
+		}
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, m := range models {
+		errs = append(errs, m.Close(ctx))
+	}
+	return errors.Join(errs...)
+}

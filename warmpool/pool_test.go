@@ -1,0 +1,254 @@
+package warmpool
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+)
+
+type fakeModel struct {
+	name   string
+	closed atomic.Bool
+}
+
+func (m *fakeModel) Close(context.Context) error { m.closed.Store(true); return nil }
+
+// fakeModels loads models named in sizes, each after gate (when not nil) lets it, counting
+// the loads.
+type fakeModels struct {
+	sizes map[string]int64
+	gate  chan struct{}
+	loads atomic.Int64
+	fail  atomic.Bool
+	mu    sync.Mutex
+	made  []*fakeModel
+}
+
+func (f *fakeModels) load(ctx context.Context, name string) (Model, int64, error) {
+	f.loads.Add(1)
+	if f.gate != nil {
+		<-f.gate
+	}
+	if f.fail.Load() {
+		return nil, 0, errors.New("load failed")
+	}
+	m := &fakeModel{name: name}
+	f.mu.Lock()
+	f.made = append(f.made, m)
+	f.mu.Unlock()
+	return m, f.sizes[name], nil
+}
+
+func (f *fakeModels) estimate(name string) (int64, error) {
+	size, ok := f.sizes[name]
+	if !ok {
+		return 0, ErrUnknown
+	}
+	return size, nil
+}
+
+func newPool(t *testing.T, cfg Config, f *fakeModels, clk clock.Clock) *Pool {
+	t.Helper()
+	p, err := New(cfg, f.load, f.estimate, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p
+}
+
+// eventually waits, yielding, for cond; a hang guard bounds it.
+func eventually(t *testing.T, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 100000; i++ {
+		if cond() {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatal("condition never held")
+}
+
+var epoch = time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+
+// TestConcurrentRequestsLoadOnce: requests that arrive while their model loads wait for that
+// one load and all get its model.
+func TestConcurrentRequestsLoadOnce(t *testing.T) {
+	f := &fakeModels{sizes: map[string]int64{"a": 10}, gate: make(chan struct{})}
+	p := newPool(t, Config{Forever: true}, f, clock.NewFake(epoch))
+	got := make(chan Model, 3)
+	for range 3 {
+		go func() {
+			m, release, err := p.Acquire(context.Background(), "a", KeepAlive{})
+			if err != nil {
+				t.Error(err)
+				got <- nil
+				return
+			}
+			release()
+			got <- m
+		}()
+	}
+	eventually(t, func() bool { s := p.Snapshot(); return len(s) == 1 && s[0].Active == 3 && s[0].Loading })
+	close(f.gate)
+	first := <-got
+	if first == nil || <-got != first || <-got != first || f.loads.Load() != 1 {
+		t.Fatalf("%d loads", f.loads.Load())
+	}
+}
+
+// TestIdleModelsLeaveAfterTheirKeepAlive: a model idle for its keep-alive is unloaded (a use
+// in between starts it again); a request's keep_alive replaces the pool's; 0 unloads at once.
+func TestIdleModelsLeaveAfterTheirKeepAlive(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	f := &fakeModels{sizes: map[string]int64{"a": 1, "b": 1}}
+	p := newPool(t, Config{KeepAlive: time.Minute}, f, clk)
+	_, release, err := p.Acquire(context.Background(), "a", KeepAlive{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	clk.Advance(59 * time.Second)
+	if s := p.Snapshot(); len(s) != 1 || !s[0].HasDeadline || s[0].KeepAliveRemaining != time.Second {
+		t.Fatalf("%+v", s)
+	}
+	clk.Advance(time.Second)
+	eventually(t, func() bool { return len(p.Snapshot()) == 0 })
+	eventually(t, func() bool { return f.made[0].closed.Load() })
+
+	_, release, _ = p.Acquire(context.Background(), "b", KeepAlive{Set: true, For: 0})
+	release()
+	if len(p.Snapshot()) != 0 {
+		t.Fatal("keep_alive 0 left the model resident")
+	}
+	_, release, _ = p.Acquire(context.Background(), "a", KeepAlive{Set: true, Forever: true})
+	release()
+	clk.Advance(24 * time.Hour)
+	if s := p.Snapshot(); len(s) != 1 || s[0].HasDeadline {
+		t.Fatalf("a model kept for ever left: %+v", s)
+	}
+}
+
+// TestTheCapAndTheBudgetUnloadTheLeastRecentlyUsed: a new model takes the room of the idle
+// model used longest ago; pinned and busy models stay, and when only they are left the new
+// one is refused (ErrBusy), as is one larger than the whole budget.
+func TestTheCapAndTheBudgetUnloadTheLeastRecentlyUsed(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	f := &fakeModels{sizes: map[string]int64{"pinned": 40, "a": 20, "b": 20, "c": 20, "d": 50, "huge": 200}}
+	p := newPool(t, Config{MaxResident: 3, MemoryBudget: 100, Forever: true}, f, clk)
+	p.Pin("pinned", &fakeModel{name: "pinned"}, 40)
+	use := func(name string) (func(), error) {
+		_, release, err := p.Acquire(context.Background(), name, KeepAlive{})
+		clk.Advance(time.Second)
+		return release, err
+	}
+	ra, _ := use("a")
+	ra()
+	rb, _ := use("b")
+	rb()
+	rc, err := use("c") // the cap of 3: a, used longest ago, leaves
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := names(p); names != "b c pinned" {
+		t.Fatalf("resident %s", names)
+	}
+	if _, err := use("d"); !errors.Is(err, ErrBusy) { // b is idle but 40+20(c)+50 > 100 even without it
+		t.Fatalf("d: %v", err)
+	}
+	rc()
+	if _, err := use("d"); err != nil {
+		t.Fatalf("d after c is idle: %v", err)
+	}
+	if names := names(p); names != "d pinned" {
+		t.Fatalf("resident %s", names)
+	}
+	if _, err := use("huge"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("huge: %v", err)
+	}
+	if _, err := use("nope"); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("nope: %v", err)
+	}
+}
+
+func names(p *Pool) string {
+	out := ""
+	for i, s := range p.Snapshot() {
+		if i > 0 {
+			out += " "
+		}
+		out += s.Name
+	}
+	return out
+}
+
+// TestAWaitThatEndsBeforeTheLoadSaysHowLong: a request whose context ends while its model
+// loads gets a LoadingError with the expected rest of the load, measured from earlier loads;
+// the load goes on, and a failed load is tried again by the next request.
+func TestAWaitThatEndsBeforeTheLoadSaysHowLong(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	f := &fakeModels{sizes: map[string]int64{"a": 1, "b": 1}, gate: make(chan struct{}, 1)}
+	p := newPool(t, Config{KeepAlive: time.Hour}, f, clk)
+	go func() {
+		eventually(t, func() bool { s := p.Snapshot(); return len(s) == 1 && s[0].Loading })
+		clk.Advance(8 * time.Second) // the load of a takes 8 s
+		f.gate <- struct{}{}
+	}()
+	if _, release, err := p.Acquire(context.Background(), "a", KeepAlive{}); err != nil {
+		t.Fatal(err)
+	} else {
+		release()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := p.Acquire(ctx, "b", KeepAlive{})
+	var le *LoadingError
+	if !errors.As(err, &le) || !errors.Is(err, ErrLoading) || le.Remaining != 8*time.Second {
+		t.Fatalf("%v %+v", err, le)
+	}
+	f.fail.Store(true)
+	f.gate <- struct{}{}
+	eventually(t, func() bool { return len(p.Snapshot()) == 1 }) // b's failed load left
+	f.fail.Store(false)
+	f.gate <- struct{}{}
+	if _, release, err := p.Acquire(context.Background(), "b", KeepAlive{}); err != nil {
+		t.Fatal(err)
+	} else {
+		release()
+	}
+}
+
+// TestUnload: an idle model unloads at once; a pinned or busy one stays and says why.
+func TestUnload(t *testing.T) {
+	f := &fakeModels{sizes: map[string]int64{"a": 1, "b": 1}}
+	p := newPool(t, Config{Forever: true}, f, clock.NewFake(epoch))
+	p.Pin("pinned", &fakeModel{}, 1)
+	_, ra, _ := p.Acquire(context.Background(), "a", KeepAlive{})
+	_, rb, _ := p.Acquire(context.Background(), "b", KeepAlive{})
+	rb()
+	if u := p.Unload("pinned"); u.Unloaded || !u.Pinned || !u.Known {
+		t.Fatalf("%+v", u)
+	}
+	if u := p.Unload("a"); u.Unloaded || u.Active != 1 {
+		t.Fatalf("%+v", u)
+	}
+	if u := p.Unload("b"); !u.Unloaded {
+		t.Fatalf("%+v", u)
+	}
+	if n, busy := p.UnloadAll(); n != 0 || busy["a"] != 1 {
+		t.Fatalf("%d %v", n, busy)
+	}
+	ra()
+	if n, busy := p.UnloadAll(); n != 1 || len(busy) != 0 || names(p) != "pinned" {
+		t.Fatalf("%d %v %s", n, busy, names(p))
+	}
+	if u := p.Unload("nope"); u.Known {
+		t.Fatalf("%+v", u)
+	}
+}
