@@ -120,6 +120,14 @@ func NewGate(queue string, cfg Config, src Queue, clk clock.Clock, m *Metrics, o
 	return g, nil
 }
 
+// Close takes the gate's gauges off its metrics, so that a gate of the same name may follow it
+// (a model unloaded and loaded again). Its counters stay, as counters do.
+func (g *Gate) Close() {
+	if g.m != nil && g.m.parent != nil {
+		g.m.parent.gauges.detach(g)
+	}
+}
+
 // Queue is the endpoint's queue name.
 func (g *Gate) Queue() string { return g.queue }
 

@@ -51,6 +51,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // gateMetrics is one Gate's view of Metrics with every label resolved once, so a refusal does
 // no label lookup and no allocation. A nil *gateMetrics does nothing.
 type gateMetrics struct {
+	parent   *Metrics
 	shed     [NumPriorities][len(reasons)]prometheus.Counter
 	retry    [len(reasons)][2]prometheus.Observer // [reason][0: drain_rate, 1: static]
 	bookings [2]prometheus.Counter                // [0: booked, 1: full]
@@ -64,7 +65,7 @@ func (m *Metrics) forGate(g *Gate) (*gateMetrics, error) {
 	if err := m.gauges.attach(g); err != nil {
 		return nil, err
 	}
-	gm := &gateMetrics{}
+	gm := &gateMetrics{parent: m}
 	for i, r := range reasons {
 		for _, p := range Priorities {
 			gm.shed[p][i] = m.shed.WithLabelValues(g.queue, p.String(), string(r))
@@ -140,6 +141,14 @@ func (c *gateCollector) attach(g *Gate) error {
 	}
 	c.gates[g.queue] = g
 	return nil
+}
+
+func (c *gateCollector) detach(g *Gate) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gates[g.queue] == g {
+		delete(c.gates, g.queue)
+	}
 }
 
 // Describe implements prometheus.Collector.

@@ -156,3 +156,39 @@ func TestAppendJSONMatchesDetails(t *testing.T) {
 		}
 	}
 }
+
+// TestAClosedGatesNameCanBeUsedAgain: a gate closed (its model unloaded) leaves its queue's
+// gauges, so a gate of the same name can take them; an open one still holds the name.
+func TestAClosedGatesNameCanBeUsedAgain(t *testing.T) {
+	m := NewMetrics(prometheus.NewRegistry())
+	clk := clock.NewFake(epoch)
+	g, err := NewGate("model-a", Config{HighWatermark: 4}, newFakeSource(), clk, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewGate("model-a", Config{HighWatermark: 4}, newFakeSource(), clk, m); err == nil {
+		t.Fatal("two open gates share a name")
+	}
+	g.Close()
+	if _, err := NewGate("model-a", Config{HighWatermark: 4}, newFakeSource(), clk, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShedUntilEmpty: with ShedUntilEmpty the low watermark is 0, not half the high one.
+func TestShedUntilEmpty(t *testing.T) {
+	src := newFakeSource()
+	g, _ := newTestGate(t, Config{HighWatermark: 4, ShedUntilEmpty: true}, src)
+	for _, s := range []struct {
+		depth    int
+		admitted bool
+	}{{4, false}, {2, false}, {1, false}, {0, true}} {
+		src.setDepth(s.depth)
+		if _, ok := g.Admit(Interactive); ok != s.admitted {
+			t.Fatalf("depth %d: admitted %v", s.depth, ok)
+		}
+	}
+	if err := (Config{HighWatermark: 4, LowWatermark: 1, ShedUntilEmpty: true}).Validate(); err == nil {
+		t.Fatal("a low watermark with ShedUntilEmpty")
+	}
+}
