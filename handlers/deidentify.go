@@ -85,6 +85,7 @@ type deidentifyPlan struct {
 	text     string
 	ex       Extractor
 	reported string // the model_name as the request gave it
+	pooled   string // the pool's model to lend, when the endpoint does not serve it
 	opts     entities.Options
 	deid     deid.Options
 	sweep    bool
@@ -122,7 +123,7 @@ func (s *server) parseDeidentify(req *deidentifyRequest, ep *Endpoint, errs fiel
 	}
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
-	plan.ex, plan.reported, ferr = ep.resolve(req.ModelName)
+	plan.ex, plan.reported, plan.pooled, ferr = ep.resolve(req.ModelName, s.opts.Pool != nil)
 	errs.add(ferr)
 	if len(errs) > 0 {
 		return plan, validationError(errs...)
@@ -180,7 +181,11 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 	if aerr != nil {
 		return aerr
 	}
-	ex := plan.ex
+	ex, release, err := s.lend(c, x, plan.ex, plan.pooled, req.KeepAlive)
+	if err != nil {
+		return err
+	}
+	defer release()
 	ctx, done := s.workContext(c, x)
 	defer done()
 	ents, st, err := ex.Extract(ctx, x.prio, plan.text, plan.opts)

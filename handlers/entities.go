@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -134,9 +135,10 @@ func (s *entityStats) attrs() []slog.Attr {
 
 // parsedRequest is what both entity routes read from their body.
 type parsedRequest struct {
-	text  *string
-	model *string
-	opts  entities.Options
+	text      *string
+	model     *string
+	opts      entities.Options
+	keepAlive json.RawMessage
 }
 
 // fieldErrors collects every validation failure of a request, so a client fixes them at once.
@@ -158,11 +160,16 @@ func (s *server) serveEntities(c *fiber.Ctx, x *exchange, ep *Endpoint, parse pa
 	}
 	text, ferr := checkText(req.text, s.opts.Limits)
 	errs.add(ferr)
-	ex, reported, ferr := ep.resolve(req.model)
+	ex, reported, pooled, ferr := ep.resolve(req.model, s.opts.Pool != nil)
 	errs.add(ferr)
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}
+	ex, release, err := s.lend(c, x, ex, pooled, req.keepAlive)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return s.runExtract(c, x, ex, reported, text, req.opts)
 }
 
@@ -183,7 +190,7 @@ func (s *server) parseAnalyze(body []byte, errs *fieldErrors) (parsedRequest, *a
 	errs.add(ferr)
 	opts.Strategy = strategy
 	errs.add(checkKeepAlive(req.KeepAlive))
-	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts}, nil
+	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts, keepAlive: req.KeepAlive}, nil
 }
 
 func (s *server) parsePII(body []byte, errs *fieldErrors) (parsedRequest, *apiError) {
@@ -192,7 +199,7 @@ func (s *server) parsePII(body []byte, errs *fieldErrors) (parsedRequest, *apiEr
 		return parsedRequest{}, err
 	}
 	opts := s.piiOptions(req.ConfidenceThreshold, req.UseSmartMerging, req.Lang, req.KeepAlive, errs)
-	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts}, nil
+	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts, keepAlive: req.KeepAlive}, nil
 }
 
 // piiOptions reads the fields OpenMed's PII routes share into the extraction's options,
@@ -221,23 +228,31 @@ func (s *server) piiOptions(threshold json.RawMessage, smartMerging *bool, lang 
 	return opts
 }
 
-// resolve maps a request's model_name to an extractor and the name to report back.
-func (e *Endpoint) resolve(name *string) (Extractor, string, *FieldError) {
+// resolve maps a request's model_name to the endpoint's extractor and the name to report back.
+// A name the endpoint does not serve is left to the server's model pool (pooled is the name to
+// lend), when there is one and the name can be a model directory's; otherwise it is a 422.
+func (e *Endpoint) resolve(name *string, pool bool) (ex Extractor, reported, pooled string, ferr *FieldError) {
 	if name == nil {
-		return e.Models[e.Default], e.Default, nil
+		return e.Models[e.Default], e.Default, "", nil
 	}
 	n := strings.TrimSpace(*name)
 	if ex, ok := e.Models[n]; ok {
-		return ex, *name, nil
+		return ex, *name, "", nil
+	}
+	if pool && modelDirName.MatchString(n) {
+		return nil, *name, n, nil
 	}
 	known := make([]string, 0, len(e.Models))
 	for k := range e.Models {
 		known = append(known, k)
 	}
 	sort.Strings(known)
-	return nil, "", &FieldError{Field: "body.model_name", Type: "value_error",
+	return nil, "", "", &FieldError{Field: "body.model_name", Type: "value_error",
 		Message: "Value error, model_name is not a loaded model; loaded: " + strings.Join(known, ", ")}
 }
+
+// modelDirName is what a model directory's name may be: a name, never a path.
+var modelDirName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 func (s *server) runExtract(c *fiber.Ctx, x *exchange, ex Extractor, reported, text string, opts entities.Options) error {
 	ctx, done := s.workContext(c, x)

@@ -49,9 +49,37 @@ func (s *server) modelsLoaded(c *fiber.Ctx) error {
 			warm = append(warm, m.Name)
 		}
 	}
-	return c.JSON(fiber.Map{"default_keep_alive_seconds": nil, "max_resident_models": nil,
+	out := fiber.Map{"default_keep_alive_seconds": nil, "max_resident_models": nil,
 		"memory_budget_bytes": nil, "resident_memory_bytes": nil, "pending_memory_bytes": 0,
-		"memory_admission_wait_seconds": nil, "warm_models": warm, "models": models})
+		"memory_admission_wait_seconds": nil, "warm_models": warm, "models": models}
+	if p := s.opts.Pool; p != nil {
+		set := p.Settings()
+		if set.DefaultKeepAlive != nil {
+			out["default_keep_alive_seconds"] = set.DefaultKeepAlive.Seconds()
+		}
+		if set.MaxResident > 0 {
+			out["max_resident_models"] = set.MaxResident
+		}
+		if set.MemoryBudget > 0 {
+			out["memory_budget_bytes"] = set.MemoryBudget
+		}
+		out["resident_memory_bytes"] = set.ResidentBytes
+		out["memory_admission_wait_seconds"] = s.opts.ModelLoadWait.Seconds()
+		for _, m := range p.Models() {
+			if _, listed := models[m.Name]; listed {
+				continue
+			}
+			var left any
+			if m.KeepAliveLeft != nil {
+				left = m.KeepAliveLeft.Seconds()
+			}
+			models[m.Name] = fiber.Map{"resident": !m.Loading, "pinned": false, "loading": m.Loading,
+				"models": 1, "tokenizers": 1, "pipelines": 1, "keep_alive_seconds_remaining": left,
+				"footprint_bytes": m.Footprint, "pending_footprint_bytes": 0, "queue": m.Name,
+				"aliases": []string{}, "active_requests": m.Active, "device": s.opts.Device}
+		}
+	}
+	return c.JSON(out)
 }
 
 type unloadRequest struct {
@@ -91,14 +119,35 @@ func (s *server) modelsUnload(c *fiber.Ctx) error {
 				busy[name] = n
 			}
 		}
+		unloaded := 0
+		if s.opts.Pool != nil {
+			var inUse map[string]int
+			unloaded, inUse = s.opts.Pool.UnloadAll()
+			for name, n := range inUse {
+				busy[name] = n
+			}
+		}
+		released["models"], released["tokenizers"], released["pipelines"] = unloaded, unloaded, unloaded
 		c.Locals(localOutcome, OutcomeServed)
-		return c.JSON(fiber.Map{"unloaded": false, "released": released, "active_models": busy, "pinned_models": names})
+		return c.JSON(fiber.Map{"unloaded": unloaded > 0, "released": released, "active_models": busy, "pinned_models": names})
 	}
 	if req.ModelName == nil || strings.TrimSpace(*req.ModelName) == "" {
 		return validationError(FieldError{Field: "body", Type: "value_error", Message: "Value error, model_name is required unless all is true"})
 	}
 	name, ok := canonical[strings.TrimSpace(*req.ModelName)]
 	n := active[name]
+	if !ok && s.opts.Pool != nil {
+		name = strings.TrimSpace(*req.ModelName)
+		if u := s.opts.Pool.Unload(name); u.Known {
+			k := 0
+			if u.Unloaded {
+				k = 1
+			}
+			c.Locals(localOutcome, OutcomeServed)
+			return c.JSON(fiber.Map{"unloaded": u.Unloaded, "model_name": name, "active_requests": u.Active,
+				"loading": u.Loading, "released": fiber.Map{"models": k, "tokenizers": k, "pipelines": k}, "pinned": false})
+		}
+	}
 	if !ok {
 		slices.Sort(names)
 		return validationError(FieldError{Field: "body.model_name", Type: "value_error",

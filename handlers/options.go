@@ -46,6 +46,11 @@ type Options struct {
 	// route and second; the rest are counted into the next line written. Served, failed and
 	// every other line are always written. 0: no bound.
 	RefusalLogsPerSecond int
+	// Pool, when not nil, lends the models requests name that no endpoint serves of its own;
+	// /models/loaded and /models/unload show and unload them. ModelLoadWait is how long a
+	// request waits for its model's load before a 503 with the expected rest of the load.
+	Pool          ModelPool
+	ModelLoadWait time.Duration
 	// TrustedHosts, when not empty, are the Host header values served (a name, or
 	// "*.example.org" for the names under it); any other gets 400. The probes and /metrics
 	// answer every host.

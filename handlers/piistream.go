@@ -260,12 +260,17 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 	includeText := req.IncludeText == nil || *req.IncludeText
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
-	ex, _, ferr := ep.resolve(req.ModelName)
+	ex, _, pooled, ferr := ep.resolve(req.ModelName, s.opts.Pool != nil)
 	errs.add(ferr)
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}
-	ctx, done := s.workContext(c, x)
+	ex, release, err := s.lend(c, x, ex, pooled, req.KeepAlive)
+	if err != nil {
+		return err
+	}
+	ctx, stop := s.workContext(c, x)
+	done := func() { stop(); release() } // the model is lent until the stream ends
 	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: opts, swept: map[int]bool{}, clock: s.opts.Clock.Now,
 		stats: entityStats{model: ex.Name()}}
 	sc, err := spanstream.New(text, cfg, w.detect)
@@ -366,9 +371,14 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 	if aerr != nil {
 		return aerr
 	}
-	ctx, done := s.workContext(c, x)
-	w := &windowRun{ctx: ctx, x: x, ex: plan.ex, opts: plan.opts, swept: map[int]bool{}, clock: s.opts.Clock.Now,
-		stats: entityStats{model: plan.ex.Name()}}
+	ex, release, err := s.lend(c, x, plan.ex, plan.pooled, req.KeepAlive)
+	if err != nil {
+		return err
+	}
+	ctx, stop := s.workContext(c, x)
+	done := func() { stop(); release() } // the model is lent until the stream ends
+	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: plan.opts, swept: map[int]bool{}, clock: s.opts.Clock.Now,
+		stats: entityStats{model: ex.Name()}}
 	if plan.sweep {
 		w.sweep = s.piiDefaults.SmartMerge
 	}

@@ -119,6 +119,17 @@ func checkThreshold(v float64) *FieldError {
 	return nil
 }
 
+// ParseKeepAlive reads a keep-alive setting (SLUICE_KEEP_ALIVE) with the grammar of a
+// request's keep_alive string: seconds, "1h30m", or OpenMed's words for ever.
+func ParseKeepAlive(s string) (d time.Duration, forever bool, err error) {
+	raw, _ := json.Marshal(s)
+	d, forever, ferr := parseKeepAlive(raw)
+	if ferr != nil {
+		return 0, false, errors.New(strings.TrimPrefix(ferr.Message, "Value error, "))
+	}
+	return d, forever, nil
+}
+
 // checkKeepAlive validates keep_alive with OpenMed's grammar (see parseKeepAlive) without
 // acting on it: Sluice keeps its models resident for the life of the process.
 func checkKeepAlive(raw json.RawMessage) *FieldError {

@@ -51,7 +51,10 @@ type ModelInfo struct {
 // exchange is one admitted request on its way through its Route.
 type exchange struct {
 	route *Route
-	prio  admission.Priority
+	// gate admits the request's model and turns its queue's refusals into answers: the
+	// route's, or a model's from the pool.
+	gate *admission.Gate
+	prio admission.Priority
 	// id is the request id, kept for work that outlives the handler (a stream).
 	id string
 	// timeout bounds the request's work.
@@ -70,7 +73,7 @@ func (s *server) handle(r *Route) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		return r.serve(s, c, &exchange{route: r, prio: prio, id: strings.Clone(requestID(c)), timeout: timeout})
+		return r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), timeout: timeout})
 	}
 }
 
@@ -91,7 +94,7 @@ func (s *server) workContext(c *fiber.Ctx, x *exchange) (ctx context.Context, do
 // workError answers, in the error envelope, a request whose work failed: the Queue's own
 // refusals (class full, max wait) as refusals with a Retry-After, the rest as failure says.
 func (s *server) workError(c *fiber.Ctx, x *exchange, ctx context.Context, err error) error {
-	if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
+	if ref, ok := x.gate.Refuse(x.prio, err); ok {
 		return s.writeRefusal(c, ref)
 	}
 	return s.failure(x, ctx, err)

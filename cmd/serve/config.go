@@ -50,6 +50,18 @@ type Config struct {
 	Profile string `env:"-"`
 	// openMedNoEffect names OpenMed's variables that are set and have no effect here.
 	openMedNoEffect []string
+	// Models on demand (SLUICE_MODELS_DIR set): a model_name no endpoint serves is loaded
+	// from its directory there on first use. KeepAlive is how long an idle one stays (the
+	// keep_alive grammar; "": for ever); MaxResidentModels and ModelMemoryBudget (bytes of
+	// ONNX files) cap the resident models, configured ones included, 0: no cap.
+	KeepAlive         string `env:"KEEP_ALIVE"`
+	MaxResidentModels int    `env:"MAX_RESIDENT_MODELS" envDefault:"0"`
+	ModelMemoryBudget int64  `env:"MODEL_MEMORY_BUDGET_BYTES" envDefault:"0"`
+	// ModelLoadWaitMS is how long a request waits for its model's load before a 503 with the
+	// expected rest of the load (unset: SLUICE_BATCH_MAX_QUEUE_WAIT_MS, the queue-wait bound).
+	ModelLoadWaitMS *int `env:"MODEL_LOAD_WAIT_MS"`
+	// PreloadModels are loaded on demand before the server is ready.
+	PreloadModels []string `env:"PRELOAD_MODELS"`
 	// TrustedHosts are the Host header values served (none: any); CORSOrigins the browser
 	// origins allowed to call the API (none: no CORS).
 	TrustedHosts []string `env:"TRUSTED_HOSTS"`
@@ -255,6 +267,23 @@ func (c Config) check(m machine) []problem {
 	}
 	if c.GenerateFirstTokenTimeoutMS < 0 {
 		own("GENERATE_FIRST_TOKEN_TIMEOUT_MS", "must be >= 0 (0: none) (got %d)", c.GenerateFirstTokenTimeoutMS)
+	}
+	if c.ModelLoadWaitMS != nil && *c.ModelLoadWaitMS < 0 {
+		own("MODEL_LOAD_WAIT_MS", "must be >= 0 (got %d)", *c.ModelLoadWaitMS)
+	}
+	if c.MaxResidentModels < 0 {
+		own("MAX_RESIDENT_MODELS", "must be >= 0 (0: no cap) (got %d)", c.MaxResidentModels)
+	}
+	if c.ModelMemoryBudget < 0 {
+		own("MODEL_MEMORY_BUDGET_BYTES", "must be >= 0 (0: no budget) (got %d)", c.ModelMemoryBudget)
+	}
+	if c.KeepAlive != "" {
+		if _, _, err := handlers.ParseKeepAlive(c.KeepAlive); err != nil {
+			own("KEEP_ALIVE", "%v (got %q)", err, c.KeepAlive)
+		}
+	}
+	if len(c.PreloadModels) > 0 && c.ModelsDir == "" {
+		own("PRELOAD_MODELS", "needs SLUICE_MODELS_DIR: models are loaded on demand from it")
 	}
 	for _, h := range c.TrustedHosts {
 		if strings.TrimSpace(h) == "*" {
@@ -496,6 +525,14 @@ func (c Config) deid() deid.Config {
 		key = []byte(c.DeidHashKey)
 	}
 	return deid.Config{HashKey: key}
+}
+
+// modelLoadWait is how long a request waits for its model's load.
+func (c Config) modelLoadWait() time.Duration {
+	if c.ModelLoadWaitMS != nil {
+		return time.Duration(*c.ModelLoadWaitMS) * time.Millisecond
+	}
+	return time.Duration(c.BatchMaxQueueWaitMS) * time.Millisecond
 }
 
 func (c Config) limits() handlers.Limits {

@@ -33,6 +33,7 @@ import (
 	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
 	"github.com/sluice-serving/sluice/scheduler"
+	"github.com/sluice-serving/sluice/warmpool"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; "dev" otherwise.
@@ -90,7 +91,12 @@ type server struct {
 	generator   *generate.Generator  // nil likewise
 	app         *fiber.App
 	watcher     *connwatch.Watcher
-	ready       atomic.Bool
+	// pool holds the models loaded on demand (nil without SLUICE_MODELS_DIR); their batch
+	// loops run until stopPoolWork.
+	pool         *modelPool
+	poolWork     context.Context
+	stopPoolWork context.CancelFunc
+	ready        atomic.Bool
 }
 
 func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error) {
@@ -122,11 +128,13 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	s := &server{cfg: cfg, logger: logger, runtime: rt, watcher: watcher}
 	bm := batcher.NewMetrics(reg)
 	am := admission.NewMetrics(reg)
+	footprints := map[string]int64{} // configured models: pinned in the pool, if there is one
 	endpoint := func(queue, model string) (handlers.Endpoint, error) {
 		m, err := loadModel(cfg.ModelsDir, model)
 		if err != nil {
 			return handlers.Endpoint{}, err
 		}
+		footprints[model] = int64(len(m.ONNX))
 		sess, err := rt.NewSession(m.Name, m.ONNX)
 		if err != nil {
 			return handlers.Endpoint{}, err
@@ -173,11 +181,25 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		}
 		routes = append(routes, handlers.Generation(gen)...)
 	}
+	resident := func() int { return residentModels(routes) }
+	var pool handlers.ModelPool
+	if cfg.ModelsDir != "" {
+		s.poolWork, s.stopPoolWork = context.WithCancel(context.Background())
+		if s.pool, err = newModelPool(cfg, rt, clk, bm, am, s.poolWork); err != nil {
+			s.close()
+			return nil, err
+		}
+		for name, size := range footprints {
+			s.pool.pool.Pin(name, pinned{}, size)
+		}
+		pool = s.pool
+		configured := residentModels(routes) - len(footprints) // the generation model, not pooled
+		resident = func() int { return configured + len(s.pool.pool.Snapshot()) }
+	}
 	var gatherer prometheus.Gatherer = reg
 	if cfg.MetricsCompat == "openmed" {
-		resident := residentModels(routes)
 		compat := prometheus.NewRegistry()
-		compat.MustRegister(metricscompat.OpenMed(reg, func() int { return resident }))
+		compat.MustRegister(metricscompat.OpenMed(reg, resident))
 		gatherer = prometheus.Gatherers{reg, compat}
 	}
 	s.app, err = handlers.New(handlers.Options{
@@ -187,6 +209,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version, Profile: cfg.Profile, Device: string(rt.Device()),
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins,
+		Pool: pool, ModelLoadWait: cfg.modelLoadWait(),
 	})
 	if err != nil {
 		s.close()
@@ -194,6 +217,11 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	}
 	return s, nil
 }
+
+// pinned stands in the pool for a configured model: its endpoint owns and closes it.
+type pinned struct{}
+
+func (pinned) Close(context.Context) error { return nil }
 
 // residentModels counts the distinct models the routes serve.
 func residentModels(routes []handlers.Route) int {
@@ -319,6 +347,10 @@ func (s *server) isReady() bool {
 
 // close releases what newServer acquired, for a start-up that fails half-way.
 func (s *server) close() {
+	if s.pool != nil {
+		_ = s.pool.pool.Close(context.Background()) // after a shutdown's drain: nothing left
+		s.stopPoolWork()
+	}
 	_ = s.watcher.Close()
 	if s.decoder != nil {
 		_ = s.decoder.Close() // its run options; the session would go with the runtime
@@ -345,6 +377,22 @@ func loadModel(dir, name string) (*models.Model, error) {
 		return nil, fmt.Errorf("model %q: SLUICE_MODELS_DIR (%s) has no complete model of that name: %w", name, dir, err)
 	}
 	return m, err
+}
+
+// preload loads SLUICE_PRELOAD_MODELS into the pool before the server is ready; they stay
+// until unloaded or evicted (a configured model named there is resident already).
+func (s *server) preload(ctx context.Context) error {
+	if s.pool == nil {
+		return nil
+	}
+	for _, name := range s.cfg.PreloadModels {
+		_, release, err := s.pool.pool.Acquire(ctx, name, warmpool.KeepAlive{Set: true, Forever: true})
+		if err != nil {
+			return fmt.Errorf("SLUICE_PRELOAD_MODELS: model %q: %w", name, err)
+		}
+		release()
+	}
+	return nil
 }
 
 // warmGeneration runs one short generation through the scheduler before the server is ready:
@@ -401,6 +449,13 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 			return err
 		}
 	}
+	if err := s.preload(ctx); err != nil {
+		_ = s.app.ShutdownWithTimeout(grace)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
 	if err := s.warmGeneration(ctx); err != nil {
 		_ = s.app.ShutdownWithTimeout(grace)
 		if ctx.Err() != nil {
@@ -446,6 +501,14 @@ func (s *server) shutdown(grace time.Duration) {
 			if err := c.Close(drain); err != nil {
 				s.logger.Warn("batcher did not drain within the grace; the rest was refused", slog.String("model", c.Name()))
 			}
+		})
+	}
+	if s.pool != nil {
+		stopped.Go(func() {
+			if err := s.pool.pool.Close(drain); err != nil {
+				s.logger.Warn("models loaded on demand did not drain within the grace; the rest was refused")
+			}
+			s.stopPoolWork()
 		})
 	}
 	if s.sched != nil {

@@ -43,6 +43,10 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_BATCH_LOW_WATERMARK", ours: "SLUICE_BATCH_LOW_WATERMARK"},
 	{name: "OPENMED_SERVICE_TRUSTED_HOSTS", ours: "SLUICE_TRUSTED_HOSTS", convert: list},
 	{name: "OPENMED_SERVICE_CORS_ORIGINS", ours: "SLUICE_CORS_ORIGINS", convert: list},
+	{name: "OPENMED_SERVICE_KEEP_ALIVE", ours: "SLUICE_KEEP_ALIVE"},
+	{name: "OPENMED_SERVICE_PRELOAD_MODELS", ours: "SLUICE_PRELOAD_MODELS", convert: list},
+	{name: "OPENMED_SERVICE_MAX_RESIDENT_MODELS", ours: "SLUICE_MAX_RESIDENT_MODELS", convert: positiveOrDefault},
+	{name: "OPENMED_SERVICE_MODEL_MEMORY_BUDGET_BYTES", ours: "SLUICE_MODEL_MEMORY_BUDGET_BYTES", convert: byteSize},
 	{name: "OPENMED_SERVICE_LOG_FORMAT", ours: "", convert: onlyJSON},
 	{name: "OPENMED_SERVICE_METRICS_ENABLED", ours: "", convert: onlyEnabled},
 }
@@ -79,6 +83,28 @@ func list(v string) (string, bool, error) {
 		}
 	}
 	return strings.Join(out, ","), len(out) == 0, nil
+}
+
+// byteSize reads OpenMed's byte sizes: a number, or one with b, kb, mb, gb (powers of 1000)
+// or kib, mib, gib (of 1024), in any case.
+func byteSize(v string) (string, bool, error) {
+	t := strings.ToLower(strings.TrimSpace(v))
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"b", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) || f*mult > math.MaxInt64/2 {
+		return "", false, fmt.Errorf("must be a size in bytes > 0 (a number, or with b, kb, mb, gb, kib, mib, gib)")
+	}
+	return strconv.FormatInt(int64(math.Ceil(f*mult)), 10), false, nil
 }
 
 // wholeSeconds and wholeMillis round OpenMed's fractional values up to Sluice's units.

@@ -17,7 +17,8 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 		"OPENMED_SERVICE_LOG_LEVEL=WARNING", "OPENMED_SERVICE_BATCHING_ENABLED=false", "OPENMED_SERVICE_BATCH_MAX_SIZE=64",
 		"OPENMED_SERVICE_SHUTDOWN_DRAIN_SECONDS=2.5", "OPENMED_SERVICE_MAX_TEXT_LENGTH=-5", "OPENMED_MAX_TEXT_BYTES=5000",
 		"OPENMED_SERVICE_BATCH_MAX_QUEUE_WAIT_MS=75.5", "SLUICE_BATCH_MAX_QUEUE_WAIT_MS=40",
-		"OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_PRELOAD_MODELS=a,b", "OPENMED_SERVICE_LOG_FORMAT=plain",
+		"OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_MODEL_MEMORY_BUDGET_BYTES=1.5 GiB", "OPENMED_SERVICE_LOG_FORMAT=plain",
+		"OPENMED_SERVICE_MAX_RESIDENT_MODELS=4", "OPENMED_SERVICE_COALESCING_ENABLED=true",
 		"OPENMED_SERVICE_AUTH_ENABLED=false", "OPENMED_SERVICE_METRICS_ENABLED=true",
 		"OPENMED_SERVICE_TRUSTED_HOSTS= api.example.org, ,*.example.org,api.example.org",
 	}, testMachine)
@@ -26,15 +27,16 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	}
 	g := cfg.gate()
 	got := []any{cfg.RequestTimeoutMS, cfg.BatchMaxWaitMS, g.LowWatermark, g.ShedUntilEmpty, cfg.LogLevel, cfg.BatchMaxSize,
-		cfg.ShutdownTimeoutSec, cfg.MaxTextChars, cfg.MaxTextBytes, cfg.BatchMaxQueueWaitMS, cfg.Profile}
-	want := []any{60_000, 8, 0, true, "warn", 1, 3, 100_000, 5000, 40, "test"}
+		cfg.ShutdownTimeoutSec, cfg.MaxTextChars, cfg.MaxTextBytes, cfg.BatchMaxQueueWaitMS, cfg.Profile,
+		cfg.KeepAlive, cfg.ModelMemoryBudget, cfg.MaxResidentModels}
+	want := []any{60_000, 8, 0, true, "warn", 1, 3, 100_000, 5000, 40, "test", "5m", int64(1_610_612_736), 4}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got  %v\nwant %v", got, want)
 	}
 	if !slices.Equal(cfg.TrustedHosts, []string{"api.example.org", "*.example.org"}) {
 		t.Fatalf("trusted hosts %q", cfg.TrustedHosts)
 	}
-	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_KEEP_ALIVE", "OPENMED_SERVICE_LOG_FORMAT", "OPENMED_SERVICE_PRELOAD_MODELS"}) {
+	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_COALESCING_ENABLED", "OPENMED_SERVICE_LOG_FORMAT"}) {
 		t.Fatalf("no effect: %v", cfg.openMedNoEffect)
 	}
 	// Unset, a low watermark is half the high one.
@@ -53,9 +55,9 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 // TestOpenMedSettingsWithoutEffectAreNamedAtStartUp: the server says, in one warning line,
 // which OpenMed variables it does not act on.
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_COALESCING_ENABLED=true")
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RATE_LIMIT_RPS=5", "OPENMED_SERVICE_COALESCING_ENABLED=true")
 	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
-		`"variables":["OPENMED_SERVICE_COALESCING_ENABLED","OPENMED_SERVICE_KEEP_ALIVE"]`)
+		`"variables":["OPENMED_SERVICE_COALESCING_ENABLED","OPENMED_SERVICE_RATE_LIMIT_RPS"]`)
 }
 
 // TestREADMEListsOpenMedSettings: README's table names every OpenMed variable Sluice honours.

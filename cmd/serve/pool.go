@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/handlers"
+	"github.com/sluice-serving/sluice/warmpool"
+)
+
+// modelPool is handlers' ModelPool over a warmpool.Pool of the token-classification models
+// under SLUICE_MODELS_DIR that no endpoint serves of its own: each loaded with its own session,
+// classifier (batcher) and gate, under its own name in metrics (a directory's name: a label
+// set the operator's listing bounds).
+type modelPool struct {
+	pool   *warmpool.Pool
+	cfg    Config
+	dir    string
+	rt     *engine.Runtime
+	clk    clock.Clock
+	bm     *batcher.Metrics
+	am     *admission.Metrics
+	work   context.Context // the classifiers' batch loops run until it ends
+	keep   *time.Duration  // the default keep-alive; nil: for ever
+	budget int64
+}
+
+// pooledModel is one model the pool loaded.
+type pooledModel struct {
+	cls  *extract.Classifier
+	gate *admission.Gate
+	sess *engine.Session
+}
+
+// Close drains the model's queue, then frees its gauges and its session.
+func (m *pooledModel) Close(ctx context.Context) error {
+	err := m.cls.Close(ctx)
+	m.gate.Close()
+	return errors.Join(err, m.sess.Close())
+}
+
+func newModelPool(cfg Config, rt *engine.Runtime, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics, work context.Context) (*modelPool, error) {
+	p := &modelPool{cfg: cfg, dir: cfg.ModelsDir, rt: rt, clk: clk, bm: bm, am: am, work: work, budget: cfg.ModelMemoryBudget}
+	wcfg := warmpool.Config{MaxResident: cfg.MaxResidentModels, MemoryBudget: cfg.ModelMemoryBudget, Forever: true}
+	if cfg.KeepAlive != "" {
+		d, forever, err := handlers.ParseKeepAlive(cfg.KeepAlive)
+		if err != nil {
+			return nil, fmt.Errorf("SLUICE_KEEP_ALIVE: %w", err)
+		}
+		if !forever {
+			wcfg.Forever, wcfg.KeepAlive, p.keep = false, d, &d
+		}
+	}
+	pool, err := warmpool.New(wcfg, p.load, p.estimate, clk)
+	if err != nil {
+		return nil, err
+	}
+	p.pool = pool
+	return p, nil
+}
+
+// estimate checks that name is a token-classification model directory and gives its
+// footprint: its ONNX file's size, what its weights take resident.
+func (p *modelPool) estimate(name string) (int64, error) {
+	dir := filepath.Join(p.dir, name)
+	if filepath.Base(dir) != name {
+		return 0, warmpool.ErrUnknown
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return 0, warmpool.ErrUnknown
+	}
+	var c struct {
+		ID2Label map[string]string `json:"id2label"`
+	}
+	if json.Unmarshal(raw, &c) != nil || len(c.ID2Label) == 0 {
+		return 0, warmpool.ErrUnknown // not a token-classification model
+	}
+	st, err := os.Stat(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		return 0, warmpool.ErrUnknown
+	}
+	return st.Size(), nil
+}
+
+// load builds the model, warms it (its first requests should not pay for ONNX Runtime's lazy
+// start) and gives it a gate.
+func (p *modelPool) load(ctx context.Context, name string) (warmpool.Model, int64, error) {
+	m, err := loadModel(p.dir, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(m.Config.Labels) == 0 {
+		return nil, 0, warmpool.ErrUnknown
+	}
+	sess, err := p.rt.NewSession(m.Name, m.ONNX)
+	if err != nil {
+		return nil, 0, err
+	}
+	cls, err := extract.New(name, m, sess, p.cfg.extract(), p.clk, p.bm)
+	if err != nil {
+		_ = sess.Close()
+		return nil, 0, err
+	}
+	cls.Start(p.work)
+	gate, err := admission.NewGate(name, p.cfg.gate(), cls.Queue(), p.clk, p.am)
+	if err == nil {
+		err = cls.Warm(ctx)
+	}
+	if err != nil {
+		_ = cls.Close(ctx)
+		if gate != nil {
+			gate.Close()
+		}
+		_ = sess.Close()
+		return nil, 0, err
+	}
+	return &pooledModel{cls: cls, gate: gate, sess: sess}, int64(len(m.ONNX)), nil
+}
+
+// Lend implements handlers.ModelPool.
+func (p *modelPool) Lend(ctx context.Context, name string, keep handlers.KeepAlive) (handlers.Extractor, *admission.Gate, func(), error) {
+	m, release, err := p.pool.Acquire(ctx, name, warmpool.KeepAlive{Set: keep.Set, Forever: keep.Forever, For: keep.For})
+	var loading *warmpool.LoadingError
+	switch {
+	case err == nil:
+	case errors.Is(err, warmpool.ErrUnknown):
+		return nil, nil, nil, handlers.ErrModelUnknown
+	case errors.Is(err, warmpool.ErrBusy):
+		return nil, nil, nil, handlers.ErrModelBusy
+	case errors.As(err, &loading):
+		return nil, nil, nil, &handlers.ModelLoadingError{Remaining: loading.Remaining}
+	default:
+		return nil, nil, nil, err
+	}
+	pm := m.(*pooledModel)
+	return pm.cls, pm.gate, release, nil
+}
+
+// Models implements handlers.ModelPool.
+func (p *modelPool) Models() []handlers.PooledModel {
+	var out []handlers.PooledModel
+	for _, s := range p.pool.Snapshot() {
+		m := handlers.PooledModel{Name: s.Name, Loading: s.Loading, Active: s.Active, Footprint: s.Footprint}
+		if s.HasDeadline {
+			left := s.KeepAliveRemaining
+			m.KeepAliveLeft = &left
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Unload implements handlers.ModelPool.
+func (p *modelPool) Unload(name string) handlers.Unloaded {
+	u := p.pool.Unload(name)
+	return handlers.Unloaded{Known: u.Known, Unloaded: u.Unloaded, Loading: u.Loading, Active: u.Active}
+}
+
+// UnloadAll implements handlers.ModelPool.
+func (p *modelPool) UnloadAll() (int, map[string]int) { return p.pool.UnloadAll() }
+
+// Settings implements handlers.ModelPool.
+func (p *modelPool) Settings() handlers.PoolSettings {
+	var resident int64
+	for _, s := range p.pool.Snapshot() {
+		resident += s.Footprint
+	}
+	return handlers.PoolSettings{DefaultKeepAlive: p.keep, MaxResident: p.cfg.MaxResidentModels,
+		MemoryBudget: p.budget, ResidentBytes: resident}
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// modelsDir is a SLUICE_MODELS_DIR with the two configured models and copies of the PII model
+// under the names given, to be loaded on demand.
+func modelsDir(t *testing.T, extra ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyModel := func(from, to string) {
+		if err := os.MkdirAll(filepath.Join(dir, to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"config.json", "model.onnx", "tokenizer.json"} {
+			data, err := os.ReadFile(filepath.Join("../../models", from, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, to, f), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	copyModel("pii", "pii")
+	copyModel("clinical-ner", "clinical-ner")
+	for _, name := range extra {
+		copyModel("pii", name)
+	}
+	return dir
+}
+
+// loadedModels reads /models/loaded as OpenMed's client does.
+func loadedModels(t *testing.T, srv *testServer) omLoadedModelsResponse {
+	t.Helper()
+	resp, err := http.Get(srv.url + "/models/loaded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out omLoadedModelsResponse
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// waitLoaded waits until /models/loaded says of name what want says (absent: nil).
+func waitLoaded(t *testing.T, srv *testServer, name string, want func(m map[string]any) bool) {
+	t.Helper()
+	for range 20000 {
+		if want(loadedModels(t, srv).Models[name]) {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatalf("/models/loaded never showed %s as wanted: %v", name, loadedModels(t, srv).Models[name])
+}
+
+// TestModelsLoadOnDemand: a model_name that names a model directory is loaded on first use
+// and served; keep_alive 0 unloads it once its request is done; the resident cap unloads the
+// least recently used idle one for a new one; unload unloads; a name that is no model
+// directory, or a path, is a 422.
+func TestModelsLoadOnDemand(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-b", "pii-c"),
+		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=120000", "SLUICE_MAX_RESIDENT_MODELS=3", "SLUICE_KEEP_ALIVE=1h")
+	text := "Call Maria Gonzalez at (415) 555-0132."
+	status, body := srv.post(t, "/pii/extract", map[string]any{"text": text, "model_name": "pii-b"})
+	if status != 200 || body["model_name"] != "pii-b" || len(entitiesOf(t, body)) == 0 {
+		t.Fatalf("%d %v", status, body)
+	}
+	loaded := loadedModels(t, srv)
+	b := loaded.Models["pii-b"]
+	if b["resident"] != true || b["pinned"] != false || b["footprint_bytes"] == nil || loaded.MaxResidentModels == nil ||
+		*loaded.MaxResidentModels != 3 || loaded.DefaultKeepAliveSeconds == nil || *loaded.DefaultKeepAliveSeconds != 3600 {
+		t.Fatalf("%+v", loaded)
+	}
+	srv.waitForMetric(t, `sluice_batcher_requests_total{outcome="served",queue="pii-b"} 1`)
+
+	// The cap of 3 (pii, clinical-ner, pii-b): pii-c takes pii-b's place.
+	if status, body := srv.post(t, "/pii/deidentify", map[string]any{"text": text, "model_name": "pii-c"}); status != 200 ||
+		strings.Contains(body["deidentified_text"].(string), "Gonzalez") {
+		t.Fatalf("%d %v", status, body)
+	}
+	waitLoaded(t, srv, "pii-b", func(m map[string]any) bool { return m == nil })
+	if loadedModels(t, srv).Models["pii-c"]["resident"] != true {
+		t.Fatal("pii-c not resident")
+	}
+
+	var out omUnloadResponse
+	if apiErr := omDo(t, srv.url, "/models/unload", omUnloadRequest{ModelName: "pii-c"}, &out); apiErr != nil || out.Unloaded == nil || !*out.Unloaded {
+		t.Fatalf("%+v %+v", apiErr, out)
+	}
+	waitLoaded(t, srv, "pii-c", func(m map[string]any) bool { return m == nil })
+
+	// keep_alive 0: unloaded as soon as its request is done.
+	if status, _ := srv.post(t, "/analyze", map[string]any{"text": text, "model_name": "pii-b", "keep_alive": 0}); status != 200 {
+		t.Fatalf("analyze with pii-b: %d", status)
+	}
+	waitLoaded(t, srv, "pii-b", func(m map[string]any) bool { return m == nil })
+
+	for _, name := range []string{"no-such-model", "../pii", "pii/../pii"} {
+		if status, body := srv.post(t, "/pii/extract", map[string]any{"text": text, "model_name": name}); status != 422 {
+			t.Fatalf("%s: %d %v", name, status, body)
+		}
+	}
+}
+
+// TestAModelStillLoadingIsA503WithItsRetryAfter: with no wait for loads (SLUICE_MODEL_LOAD_WAIT_MS=0), the first request for
+// a model gets 503 with a Retry-After; the load goes on, and once it is done the model serves.
+func TestAModelStillLoadingIsA503WithItsRetryAfter(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-b"), "SLUICE_MODEL_LOAD_WAIT_MS=0")
+	body := `{"text":"Call Maria at (415) 555-0132.","model_name":"pii-b"}`
+	resp, err := http.Post(srv.url+"/pii/extract", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		Error omErrorBody `json:"error"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&env)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || env.Error.Code != "model_loading" || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("%d %+v %q", resp.StatusCode, env, resp.Header.Get("Retry-After"))
+	}
+	waitLoaded(t, srv, "pii-b", func(m map[string]any) bool { return m != nil && m["resident"] == true })
+	if status, _ := srv.post(t, "/pii/extract", map[string]any{"text": "Call Maria.", "model_name": "pii-b"}); status != 200 {
+		t.Fatalf("after the load: %d", status)
+	}
+}

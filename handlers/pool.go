@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/admission"
+)
+
+// ModelPool lends the models a server loads on demand: a model_name that no endpoint serves of
+// its own is looked up there (cmd/serve's is a warmpool.Pool over SLUICE_MODELS_DIR).
+type ModelPool interface {
+	// Lend returns the model called name and the gate that admits its requests, loading it if
+	// need be (waiting while ctx lives), and the function to call once the request is done.
+	// Its errors are ErrModelUnknown, ErrModelBusy and *ModelLoadingError.
+	Lend(ctx context.Context, name string, keep KeepAlive) (Extractor, *admission.Gate, func(), error)
+	// Models is every model loaded or loading, by name.
+	Models() []PooledModel
+	// Unload unloads a model now, unless it is pinned, loading or in use; UnloadAll every one
+	// that can be, saying how many, and the requests in flight of those that stay.
+	Unload(name string) Unloaded
+	UnloadAll() (unloaded int, busy map[string]int)
+	// Settings are the pool's limits, for /models/loaded.
+	Settings() PoolSettings
+}
+
+// KeepAlive is a request's keep_alive: unset (Set false) takes the pool's default.
+type KeepAlive struct {
+	Set, Forever bool
+	For          time.Duration
+}
+
+// PooledModel is one model of the pool, as /models/loaded shows it.
+type PooledModel struct {
+	Name      string
+	Loading   bool
+	Active    int
+	Footprint int64
+	// KeepAliveLeft is how long it stays idle before it is unloaded; nil: no deadline.
+	KeepAliveLeft *time.Duration
+}
+
+// Unloaded is what Unload did.
+type Unloaded struct {
+	Known, Unloaded, Loading bool
+	Active                   int
+}
+
+// PoolSettings are a pool's limits; 0 and nil mean none.
+type PoolSettings struct {
+	DefaultKeepAlive *time.Duration // nil: for ever
+	MaxResident      int
+	MemoryBudget     int64
+	ResidentBytes    int64
+}
+
+var (
+	// ErrModelUnknown: no model of that name to load.
+	ErrModelUnknown = errors.New("handlers: no such model")
+	// ErrModelBusy: no room to load it while the resident models are in use.
+	ErrModelBusy = errors.New("handlers: no room for the model")
+)
+
+// ModelLoadingError is a request whose model was still loading when its wait ended.
+type ModelLoadingError struct{ Remaining time.Duration }
+
+func (e *ModelLoadingError) Error() string { return "handlers: the model is still loading" }
+
+// lend gives the request the model it named: ex when the endpoint serves it, else the pool's,
+// loaded if need be within Options.ModelLoadWait and admitted by the model's own gate (x's gate
+// from then on). A refusal is written as the answer. release must be called when the work is
+// done.
+func (s *server) lend(c *fiber.Ctx, x *exchange, ex Extractor, pooled string, keepAlive json.RawMessage) (Extractor, func(), error) {
+	if pooled == "" {
+		return ex, func() {}, nil
+	}
+	d, forever, _ := parseKeepAlive(keepAlive) // validated with the request
+	keep := KeepAlive{Set: len(keepAlive) > 0 && string(keepAlive) != "null", Forever: forever, For: d}
+	ctx, cancel := context.WithTimeout(c.UserContext(), s.opts.ModelLoadWait)
+	defer cancel()
+	model, gate, release, err := s.opts.Pool.Lend(ctx, pooled, keep)
+	var loading *ModelLoadingError
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrModelUnknown):
+		return nil, nil, validationError(FieldError{Field: "body.model_name", Type: "value_error",
+			Message: "Value error, model_name is neither a loaded model nor a model directory the server can load"})
+	case errors.Is(err, ErrModelBusy):
+		e := s.notReady("No room to load the model while the resident models are in use", "service_busy")
+		e.Code = "service_busy"
+		return nil, nil, e
+	case errors.As(err, &loading):
+		e := s.notReady("The model is loading; retry after the Retry-After", "model_loading")
+		e.Code = "model_loading"
+		e.Headers = map[string]string{fiber.HeaderRetryAfter: strconv.Itoa(int((loading.Remaining + time.Second - 1) / time.Second))}
+		return nil, nil, e
+	default:
+		return nil, nil, s.failure(x, ctx, err)
+	}
+	if ref, ok := gate.Admit(x.prio); !ok {
+		release()
+		return nil, nil, s.writeRefusal(c, ref)
+	}
+	x.gate = gate
+	return model, release, nil
+}
