@@ -21,6 +21,10 @@ const (
 	CodeNotReady   = "not_ready"
 	CodeTimeout    = "timeout"
 	CodeInternal   = "internal_error"
+	// CodeServiceBusy: no room to load the model named (OpenMed's warm pool's code).
+	CodeServiceBusy = "service_busy"
+	// CodeModelLoading: the model named is loading; retry after the Retry-After.
+	CodeModelLoading = "model_loading"
 )
 
 // errorBody is the envelope every error response uses:

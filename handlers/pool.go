@@ -81,7 +81,7 @@ func (s *server) lend(c *fiber.Ctx, x *exchange, ex Extractor, pooled string, ke
 	}
 	d, forever, _ := parseKeepAlive(keepAlive) // validated with the request
 	keep := KeepAlive{Set: len(keepAlive) > 0 && string(keepAlive) != "null", Forever: forever, For: d}
-	ctx, cancel := context.WithTimeout(c.UserContext(), s.opts.ModelLoadWait)
+	ctx, cancel := context.WithTimeout(c.UserContext(), min(s.opts.ModelLoadWait, x.timeout))
 	defer cancel()
 	model, gate, release, err := s.opts.Pool.Lend(ctx, pooled, keep)
 	var loading *ModelLoadingError
@@ -91,18 +91,20 @@ func (s *server) lend(c *fiber.Ctx, x *exchange, ex Extractor, pooled string, ke
 		return nil, nil, validationError(FieldError{Field: "body.model_name", Type: "value_error",
 			Message: "Value error, model_name is neither a loaded model nor a model directory the server can load"})
 	case errors.Is(err, ErrModelBusy):
-		e := s.notReady("No room to load the model while the resident models are in use", "service_busy")
-		e.Code = "service_busy"
+		e := s.notReady("No room to load the model while the resident models are in use", CodeServiceBusy)
+		e.Code = CodeServiceBusy
 		return nil, nil, e
 	case errors.As(err, &loading):
-		e := s.notReady("The model is loading; retry after the Retry-After", "model_loading")
-		e.Code = "model_loading"
+		e := s.notReady("The model is loading; retry after the Retry-After", CodeModelLoading)
+		e.Code = CodeModelLoading
 		e.Headers = map[string]string{fiber.HeaderRetryAfter: strconv.Itoa(int((loading.Remaining + time.Second - 1) / time.Second))}
 		return nil, nil, e
 	default:
-		return nil, nil, s.failure(x, ctx, err)
+		return nil, nil, s.failure(x, c.UserContext(), err)
 	}
-	if ref, ok := gate.Admit(x.prio); !ok {
+	// The model's own gate admits the request, with its retry token: a refusal by this gate
+	// booked it here.
+	if ref, ok := gate.AdmitRetry(x.prio, c.Request().Header.Peek(admission.RetryTokenHeader)); !ok {
 		release()
 		return nil, nil, s.writeRefusal(c, ref)
 	}

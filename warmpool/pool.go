@@ -47,8 +47,14 @@ func (c Config) Validate() error {
 	if c.MemoryBudget < 0 {
 		check.Addf("MemoryBudget", "must not be negative (0: no budget), got %d", c.MemoryBudget)
 	}
-	if c.KeepAlive < 0 || c.LoadTimeout < 0 {
-		check.Addf("KeepAlive", "must not be negative, got %s (LoadTimeout %s)", c.KeepAlive, c.LoadTimeout)
+	if c.KeepAlive < 0 {
+		check.Addf("KeepAlive", "must not be negative, got %s", c.KeepAlive)
+	}
+	if c.LoadTimeout < 0 {
+		check.Addf("LoadTimeout", "must not be negative (0: an hour), got %s", c.LoadTimeout)
+	}
+	if c.Forever && c.KeepAlive > 0 {
+		check.Addf("KeepAlive", "must be 0 with Forever, got %s", c.KeepAlive)
 	}
 	return check.Err()
 }
@@ -64,6 +70,8 @@ var (
 	ErrUnknown = errors.New("warmpool: no such model")
 	// ErrBusy: the model does not fit, even with every idle model unloaded.
 	ErrBusy = errors.New("warmpool: no room for the model: the resident ones are pinned or in use")
+	// ErrClosed: the pool is closing (the server shuts down).
+	ErrClosed = errors.New("warmpool: closed")
 )
 
 // LoadingError is a request that gave up waiting for its model's load.
@@ -111,6 +119,10 @@ type Pool struct {
 	evicted  int
 	closed   bool
 	done     chan struct{}
+	// closing holds, per name, the close of its last model still draining: a load of the
+	// same name waits for it (the model's metrics and gate names are free only then).
+	closing map[string]chan struct{}
+	closers sync.WaitGroup
 }
 
 // New validates cfg and returns an empty pool.
@@ -121,7 +133,11 @@ func New(cfg Config, load Loader, estimate Estimator, clk clock.Clock) (*Pool, e
 	if cfg.LoadTimeout == 0 {
 		cfg.LoadTimeout = time.Hour
 	}
-	return &Pool{cfg: cfg, load: load, estimate: estimate, clk: clk, entries: map[string]*entry{}, done: make(chan struct{})}, nil
+	if load == nil || estimate == nil || clk == nil {
+		return nil, errors.New("warmpool: a loader, an estimator and a clock are required")
+	}
+	return &Pool{cfg: cfg, load: load, estimate: estimate, clk: clk, entries: map[string]*entry{},
+		done: make(chan struct{}), closing: map[string]chan struct{}{}}, nil
 }
 
 // Pin adds a model that stays resident for the life of the pool.
@@ -137,10 +153,18 @@ func (p *Pool) Acquire(ctx context.Context, name string, keep KeepAlive) (Model,
 	p.mu.Lock()
 	e, ok := p.entries[name]
 	if !ok {
-		var err error
-		if e, err = p.startLoad(name); err != nil {
-			p.mu.Unlock()
+		// The estimate reads the model's files: not under the lock every request takes.
+		p.mu.Unlock()
+		size, err := p.estimate(name)
+		if err != nil {
 			return nil, nil, err
+		}
+		p.mu.Lock()
+		if e, ok = p.entries[name]; !ok { // another request may have started it meanwhile
+			if e, err = p.startLoad(name, size); err != nil {
+				p.mu.Unlock()
+				return nil, nil, err
+			}
 		}
 	}
 	e.active++ // counted while waiting too, so the load is not evicted from under it
@@ -175,13 +199,9 @@ func (p *Pool) Acquire(ctx context.Context, name string, keep KeepAlive) (Model,
 
 // startLoad reserves the room for name (unloading idle models if it must) and starts its load.
 // Called with mu held.
-func (p *Pool) startLoad(name string) (*entry, error) {
+func (p *Pool) startLoad(name string, size int64) (*entry, error) {
 	if p.closed {
-		return nil, ErrBusy
-	}
-	size, err := p.estimate(name)
-	if err != nil {
-		return nil, err
+		return nil, ErrClosed
 	}
 	if !p.makeRoom(size) {
 		return nil, ErrBusy
@@ -194,13 +214,28 @@ func (p *Pool) startLoad(name string) (*entry, error) {
 }
 
 func (p *Pool) runLoad(e *entry) {
+	p.mu.Lock()
+	previous := p.closing[e.name]
+	p.mu.Unlock()
+	if previous != nil {
+		<-previous // the same name's last model still drains: its names are not free yet
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.LoadTimeout)
 	defer cancel()
 	m, size, err := p.load(ctx, e.name)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	took := p.clk.Now().Sub(e.started)
-	if err == nil {
+	switch {
+	case err != nil:
+		e.err = err
+		delete(p.entries, e.name) // the next request tries again
+	case p.closed:
+		e.err = ErrClosed
+		delete(p.entries, e.name)
+		// Close may have returned already: this one is closed on its own.
+		go func() { _ = m.Close(context.Background()) }()
+	default:
 		p.loads++
 		p.loadTime += (took - p.loadTime) / time.Duration(p.loads)
 		p.loaded++
@@ -208,15 +243,11 @@ func (p *Pool) runLoad(e *entry) {
 		if size > 0 {
 			e.footprint = size
 		}
-	} else {
-		e.err = err
-		delete(p.entries, e.name) // the next request tries again
 	}
 	close(e.loading)
 	e.loading = nil
-	if err == nil && p.closed {
-		delete(p.entries, e.name)
-		go func() { _ = m.Close(context.Background()) }()
+	if err == nil && !p.closed && e.active == 0 {
+		p.idle(e) // every waiter gave up: its keep-alive starts now
 	}
 }
 
@@ -236,6 +267,20 @@ func (p *Pool) makeRoom(size int64) bool {
 	if p.cfg.MemoryBudget > 0 && size > p.cfg.MemoryBudget {
 		return false
 	}
+	// Unload nothing unless unloading every idle model would make the room.
+	var idleBytes int64
+	idleCount := 0
+	for _, e := range p.entries {
+		if !e.pinned && e.active == 0 && e.loading == nil {
+			idleBytes += e.footprint
+			idleCount++
+		}
+	}
+	count, used := p.usage()
+	if (p.cfg.MaxResident > 0 && count-idleCount+1 > p.cfg.MaxResident) ||
+		(p.cfg.MemoryBudget > 0 && used-idleBytes+size > p.cfg.MemoryBudget) {
+		return false
+	}
 	for !p.fits(size) {
 		victim := p.lru()
 		if victim == nil {
@@ -246,12 +291,16 @@ func (p *Pool) makeRoom(size int64) bool {
 	return true
 }
 
-func (p *Pool) fits(size int64) bool {
-	var used int64
+// usage is the models held and their footprints together. Called with mu held.
+func (p *Pool) usage() (count int, bytes int64) {
 	for _, e := range p.entries {
-		used += e.footprint
+		bytes += e.footprint
 	}
-	count := len(p.entries)
+	return len(p.entries), bytes
+}
+
+func (p *Pool) fits(size int64) bool {
+	count, used := p.usage()
 	return (p.cfg.MaxResident == 0 || count+1 <= p.cfg.MaxResident) && (p.cfg.MemoryBudget == 0 || used+size <= p.cfg.MemoryBudget)
 }
 
@@ -282,6 +331,12 @@ func (p *Pool) releaseLocked(e *entry) {
 	if e.active > 0 || e.pinned || e.loading != nil || p.entries[e.name] != e {
 		return
 	}
+	p.idle(e)
+}
+
+// idle starts the keep-alive of e, resident with no request: unloaded now (keep-alive 0),
+// never, or when its timer fires unless a request came meanwhile. Called with mu held.
+func (p *Pool) idle(e *entry) {
 	keep := e.keep
 	switch {
 	case keep.Forever:
@@ -325,7 +380,25 @@ func (p *Pool) unloadLocked(e *entry) {
 	e.stopExpiry()
 	delete(p.entries, e.name)
 	p.evicted++
-	go func() { _ = e.model.Close(context.Background()) }()
+	p.closeInBackground(e.name, e.model)
+}
+
+// closeInBackground closes m, the last model called name, and tells a load of the same name
+// when it is done. Called with mu held.
+func (p *Pool) closeInBackground(name string, m Model) {
+	done := make(chan struct{})
+	p.closing[name] = done
+	p.closers.Add(1)
+	go func() {
+		defer p.closers.Done()
+		_ = m.Close(context.Background())
+		p.mu.Lock()
+		if p.closing[name] == done {
+			delete(p.closing, name)
+		}
+		p.mu.Unlock()
+		close(done)
+	}()
 }
 
 // Unloaded is what Unload did with one model.
@@ -425,5 +498,6 @@ func (p *Pool) Close(ctx context.Context) error {
 	for _, m := range models {
 		errs = append(errs, m.Close(ctx))
 	}
+	p.closers.Wait() // the models unloaded before, still draining
 	return errors.Join(errs...)
 }

@@ -252,3 +252,58 @@ func TestUnload(t *testing.T) {
 		t.Fatalf("%+v", u)
 	}
 }
+
+// TestALoadNobodyWaitedForStillExpires: when every request gave up waiting for a load, the
+// model's keep-alive starts when the load ends.
+func TestALoadNobodyWaitedForStillExpires(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	f := &fakeModels{sizes: map[string]int64{"a": 1}, gate: make(chan struct{})}
+	p := newPool(t, Config{KeepAlive: time.Minute}, f, clk)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := p.Acquire(ctx, "a", KeepAlive{}); !errors.Is(err, ErrLoading) {
+		t.Fatal(err)
+	}
+	close(f.gate)
+	eventually(t, func() bool { s := p.Snapshot(); return len(s) == 1 && s[0].HasDeadline })
+	clk.Advance(time.Minute)
+	eventually(t, func() bool { return len(p.Snapshot()) == 0 })
+}
+
+// TestNoUnloadThatDoesNotMakeTheRoom: a model that would not fit even with every idle model
+// gone leaves them resident.
+func TestNoUnloadThatDoesNotMakeTheRoom(t *testing.T) {
+	f := &fakeModels{sizes: map[string]int64{"idle": 2, "busy": 6, "new": 5}}
+	p := newPool(t, Config{MemoryBudget: 10, Forever: true}, f, clock.NewFake(epoch))
+	_, r1, _ := p.Acquire(context.Background(), "idle", KeepAlive{})
+	r1()
+	_, r2, _ := p.Acquire(context.Background(), "busy", KeepAlive{})
+	defer r2()
+	if _, _, err := p.Acquire(context.Background(), "new", KeepAlive{}); !errors.Is(err, ErrBusy) {
+		t.Fatal(err)
+	}
+	if names(p) != "busy idle" {
+		t.Fatalf("resident %s", names(p))
+	}
+}
+
+// TestCloseDuringALoad: requests waiting for a load that ends after Close get ErrClosed, not a
+// model that is being closed.
+func TestCloseDuringALoad(t *testing.T) {
+	f := &fakeModels{sizes: map[string]int64{"a": 1}, gate: make(chan struct{})}
+	p := newPool(t, Config{Forever: true}, f, clock.NewFake(epoch))
+	got := make(chan error, 1)
+	go func() { _, _, err := p.Acquire(context.Background(), "a", KeepAlive{}); got <- err }()
+	eventually(t, func() bool { s := p.Snapshot(); return len(s) == 1 && s[0].Active == 1 })
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close(context.Background()) }()
+	eventually(t, func() bool { p.mu.Lock(); defer p.mu.Unlock(); return p.closed })
+	close(f.gate)
+	if err := <-got; !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() bool { return f.made[0].closed.Load() })
+}

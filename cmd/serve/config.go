@@ -282,8 +282,17 @@ func (c Config) check(m machine) []problem {
 			own("KEEP_ALIVE", "%v (got %q)", err, c.KeepAlive)
 		}
 	}
-	if len(c.PreloadModels) > 0 && c.ModelsDir == "" {
-		own("PRELOAD_MODELS", "needs SLUICE_MODELS_DIR: models are loaded on demand from it")
+	if c.ModelsDir == "" {
+		for name, set := range map[string]bool{"PRELOAD_MODELS": len(c.PreloadModels) > 0, "KEEP_ALIVE": c.KeepAlive != "",
+			"MAX_RESIDENT_MODELS": c.MaxResidentModels != 0, "MODEL_MEMORY_BUDGET_BYTES": c.ModelMemoryBudget != 0,
+			"MODEL_LOAD_WAIT_MS": c.ModelLoadWaitMS != nil} {
+			if set {
+				own(name, "needs SLUICE_MODELS_DIR: it sets the models loaded on demand from there")
+			}
+		}
+	}
+	if n := configuredModels(c); c.ModelsDir != "" && c.MaxResidentModels > 0 && c.MaxResidentModels <= n {
+		own("MAX_RESIDENT_MODELS", "must be above the %d configured models, which stay resident, or no model could load on demand (got %d)", n, c.MaxResidentModels)
 	}
 	for _, h := range c.TrustedHosts {
 		if strings.TrimSpace(h) == "*" {
@@ -376,6 +385,14 @@ func upperBounds(m machine) []upperBound {
 		{"WINDOW_STRIDE", i(func(c Config) int { return c.WindowStride }), 1 << 16, "longer than any model's window"},
 		{"LOG_REFUSALS_PER_S", i(func(c Config) int { return c.RefusalLogsPerSecond }), 1 << 20, "a sane log"},
 		{"SHUTDOWN_TIMEOUT_S", i(func(c Config) int { return c.ShutdownTimeoutSec }), 3600, "an hour"},
+		{"MAX_RESIDENT_MODELS", i(func(c Config) int { return c.MaxResidentModels }), 1024, "a sane count"},
+		{"MODEL_MEMORY_BUDGET_BYTES", func(c Config) int64 { return c.ModelMemoryBudget }, 1 << 44, "16 TiB"},
+		ms("MODEL_LOAD_WAIT_MS", func(c Config) int {
+			if c.ModelLoadWaitMS == nil {
+				return 0
+			}
+			return *c.ModelLoadWaitMS
+		}),
 		ms("BATCH_MAX_WAIT_MS", func(c Config) int { return c.BatchMaxWaitMS }),
 		ms("BATCH_MAX_QUEUE_WAIT_MS", func(c Config) int { return c.BatchMaxQueueWaitMS }),
 		ms("REQUEST_TIMEOUT_MS", func(c Config) int { return c.RequestTimeoutMS }),
@@ -525,6 +542,14 @@ func (c Config) deid() deid.Config {
 		key = []byte(c.DeidHashKey)
 	}
 	return deid.Config{HashKey: key}
+}
+
+// configuredModels counts the distinct entity models the endpoints serve (pinned in the pool).
+func configuredModels(c Config) int {
+	if c.AnalyzeModel == c.PIIModel {
+		return 1
+	}
+	return 2
 }
 
 // modelLoadWait is how long a request waits for its model's load.

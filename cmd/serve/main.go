@@ -128,7 +128,8 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	s := &server{cfg: cfg, logger: logger, runtime: rt, watcher: watcher}
 	bm := batcher.NewMetrics(reg)
 	am := admission.NewMetrics(reg)
-	footprints := map[string]int64{} // configured models: pinned in the pool, if there is one
+	configured := map[string]*pooledModel{} // pinned in the pool, if there is one
+	footprints := map[string]int64{}
 	endpoint := func(queue, model string) (handlers.Endpoint, error) {
 		m, err := loadModel(cfg.ModelsDir, model)
 		if err != nil {
@@ -148,6 +149,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		if err != nil {
 			return handlers.Endpoint{}, err
 		}
+		configured[model] = &pooledModel{cls: cls, gate: gate, pinned: true}
 		ep := handlers.Endpoint{Default: model, Models: map[string]handlers.Extractor{model: cls}, Gate: gate}
 		for alias, target := range cfg.ModelAliases {
 			if target == model {
@@ -186,15 +188,22 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	if cfg.ModelsDir != "" {
 		s.poolWork, s.stopPoolWork = context.WithCancel(context.Background())
 		if s.pool, err = newModelPool(cfg, rt, clk, bm, am, s.poolWork); err != nil {
+			s.stopPoolWork()
 			s.close()
 			return nil, err
 		}
+		var pinnedBytes int64
 		for name, size := range footprints {
-			s.pool.pool.Pin(name, pinned{}, size)
+			s.pool.pool.Pin(name, configured[name], size)
+			pinnedBytes += size
+		}
+		if cfg.ModelMemoryBudget > 0 && pinnedBytes >= cfg.ModelMemoryBudget {
+			s.close()
+			return nil, fmt.Errorf("SLUICE_MODEL_MEMORY_BUDGET_BYTES (%d) must exceed the configured models' %d bytes, which stay resident, or no model could load on demand", cfg.ModelMemoryBudget, pinnedBytes)
 		}
 		pool = s.pool
-		configured := residentModels(routes) - len(footprints) // the generation model, not pooled
-		resident = func() int { return configured + len(s.pool.pool.Snapshot()) }
+		others := residentModels(routes) - len(footprints) // the generation model, not pooled
+		resident = func() int { return others + len(s.pool.pool.Snapshot()) }
 	}
 	var gatherer prometheus.Gatherer = reg
 	if cfg.MetricsCompat == "openmed" {
@@ -217,11 +226,6 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	}
 	return s, nil
 }
-
-// pinned stands in the pool for a configured model: its endpoint owns and closes it.
-type pinned struct{}
-
-func (pinned) Close(context.Context) error { return nil }
 
 // residentModels counts the distinct models the routes serve.
 func residentModels(routes []handlers.Route) int {

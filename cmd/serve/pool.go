@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sluice-serving/sluice/admission"
@@ -35,15 +36,21 @@ type modelPool struct {
 	budget int64
 }
 
-// pooledModel is one model the pool loaded.
+// pooledModel is one model the pool holds: loaded on demand, or configured (pinned: its
+// endpoint owns it, so the pool only lends it to the other endpoint's requests).
 type pooledModel struct {
-	cls  *extract.Classifier
-	gate *admission.Gate
-	sess *engine.Session
+	cls    *extract.Classifier
+	gate   *admission.Gate
+	sess   *engine.Session
+	pinned bool
 }
 
-// Close drains the model's queue, then frees its gauges and its session.
+// Close drains the model's queue, then frees its gauges and its session; a pinned model is
+// closed by the server's shutdown instead.
 func (m *pooledModel) Close(ctx context.Context) error {
+	if m.pinned {
+		return nil
+	}
 	err := m.cls.Close(ctx)
 	m.gate.Close()
 	return errors.Join(err, m.sess.Close())
@@ -73,7 +80,7 @@ func newModelPool(cfg Config, rt *engine.Runtime, clk clock.Clock, bm *batcher.M
 // footprint: its ONNX file's size, what its weights take resident.
 func (p *modelPool) estimate(name string) (int64, error) {
 	dir := filepath.Join(p.dir, name)
-	if filepath.Base(dir) != name {
+	if filepath.Base(dir) != name || reservedQueues[name] {
 		return 0, warmpool.ErrUnknown
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "config.json"))
@@ -81,9 +88,10 @@ func (p *modelPool) estimate(name string) (int64, error) {
 		return 0, warmpool.ErrUnknown
 	}
 	var c struct {
-		ID2Label map[string]string `json:"id2label"`
+		ID2Label      map[string]string `json:"id2label"`
+		Architectures []string          `json:"architectures"`
 	}
-	if json.Unmarshal(raw, &c) != nil || len(c.ID2Label) == 0 {
+	if json.Unmarshal(raw, &c) != nil || len(c.ID2Label) == 0 || !tokenClassifier(c.Architectures) {
 		return 0, warmpool.ErrUnknown // not a token-classification model
 	}
 	st, err := os.Stat(filepath.Join(dir, "model.onnx"))
@@ -91,6 +99,24 @@ func (p *modelPool) estimate(name string) (int64, error) {
 		return 0, warmpool.ErrUnknown
 	}
 	return st.Size(), nil
+}
+
+// reservedQueues are the configured endpoints' queue names, which a model's own queue (named
+// after its directory) must not take in metrics.
+var reservedQueues = map[string]bool{"analyze": true, "pii_extract": true, "generate": true}
+
+// tokenClassifier reports whether a config's architectures name a token classifier (a config
+// without any is taken at its id2label's word, as the recipe's exports have none).
+func tokenClassifier(architectures []string) bool {
+	if len(architectures) == 0 {
+		return true
+	}
+	for _, a := range architectures {
+		if strings.HasSuffix(a, "ForTokenClassification") {
+			return true
+		}
+	}
+	return false
 }
 
 // load builds the model, warms it (its first requests should not pay for ONNX Runtime's lazy

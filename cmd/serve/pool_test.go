@@ -31,6 +31,16 @@ func modelsDir(t *testing.T, extra ...string) string {
 	}
 	copyModel("pii", "pii")
 	copyModel("clinical-ner", "clinical-ner")
+	// A decoder's directory (its config says so) is no model for the entity routes.
+	if err := os.MkdirAll(filepath.Join(dir, "decoder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"architectures":["LlamaForCausalLM"],"id2label":{"0":"LABEL_0","1":"LABEL_1"}}`
+	for f, data := range map[string]string{"config.json": cfg, "model.onnx": "x"} {
+		if err := os.WriteFile(filepath.Join(dir, "decoder", f), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, name := range extra {
 		copyModel("pii", name)
 	}
@@ -106,7 +116,11 @@ func TestModelsLoadOnDemand(t *testing.T) {
 	}
 	waitLoaded(t, srv, "pii-b", func(m map[string]any) bool { return m == nil })
 
-	for _, name := range []string{"no-such-model", "../pii", "pii/../pii"} {
+	// A configured model is lent to the other endpoint's requests, through its own gate.
+	if status, body := srv.post(t, "/pii/extract", map[string]any{"text": text, "model_name": "clinical-ner"}); status != 200 {
+		t.Fatalf("clinical-ner on /pii/extract: %d %v", status, body)
+	}
+	for _, name := range []string{"no-such-model", "../pii", "pii/../pii", "decoder", "analyze"} {
 		if status, body := srv.post(t, "/pii/extract", map[string]any{"text": text, "model_name": name}); status != 422 {
 			t.Fatalf("%s: %d %v", name, status, body)
 		}
