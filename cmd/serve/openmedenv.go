@@ -23,6 +23,9 @@ type openMedSetting struct {
 	// convert turns OpenMed's value into ours; nil takes it as it is. skip: OpenMed falls
 	// back to its default for this value, and so does Sluice.
 	convert func(v string) (ours string, skip bool, err error)
+	// pool marks a setting of the models loaded on demand: without SLUICE_MODELS_DIR there
+	// are none, and it has no effect.
+	pool bool
 }
 
 // openMedHonoured are the variables Sluice gives OpenMed's meaning, in README's order.
@@ -43,10 +46,10 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_BATCH_LOW_WATERMARK", ours: "SLUICE_BATCH_LOW_WATERMARK"},
 	{name: "OPENMED_SERVICE_TRUSTED_HOSTS", ours: "SLUICE_TRUSTED_HOSTS", convert: list},
 	{name: "OPENMED_SERVICE_CORS_ORIGINS", ours: "SLUICE_CORS_ORIGINS", convert: list},
-	{name: "OPENMED_SERVICE_KEEP_ALIVE", ours: "SLUICE_KEEP_ALIVE"},
-	{name: "OPENMED_SERVICE_PRELOAD_MODELS", ours: "SLUICE_PRELOAD_MODELS", convert: list},
-	{name: "OPENMED_SERVICE_MAX_RESIDENT_MODELS", ours: "SLUICE_MAX_RESIDENT_MODELS", convert: positiveOrDefault},
-	{name: "OPENMED_SERVICE_MODEL_MEMORY_BUDGET_BYTES", ours: "SLUICE_MODEL_MEMORY_BUDGET_BYTES", convert: byteSize},
+	{name: "OPENMED_SERVICE_KEEP_ALIVE", ours: "SLUICE_KEEP_ALIVE", pool: true},
+	{name: "OPENMED_SERVICE_PRELOAD_MODELS", ours: "SLUICE_PRELOAD_MODELS", convert: list, pool: true},
+	{name: "OPENMED_SERVICE_MAX_RESIDENT_MODELS", ours: "SLUICE_MAX_RESIDENT_MODELS", convert: positiveOrDefault, pool: true},
+	{name: "OPENMED_SERVICE_MODEL_MEMORY_BUDGET_BYTES", ours: "SLUICE_MODEL_MEMORY_BUDGET_BYTES", convert: byteSize, pool: true},
 	{name: "OPENMED_SERVICE_LOG_FORMAT", ours: "", convert: onlyJSON},
 	{name: "OPENMED_SERVICE_METRICS_ENABLED", ours: "", convert: onlyEnabled},
 }
@@ -203,6 +206,10 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 			continue
 		}
 		handled[s.name] = true
+		if s.pool && vars["SLUICE_MODELS_DIR"] == "" {
+			noEffect = append(noEffect, s.name)
+			continue
+		}
 		out, skip := v, false
 		var err error
 		if s.convert != nil {

@@ -21,6 +21,7 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 		"OPENMED_SERVICE_MAX_RESIDENT_MODELS=4", "OPENMED_SERVICE_COALESCING_ENABLED=true",
 		"OPENMED_SERVICE_AUTH_ENABLED=false", "OPENMED_SERVICE_METRICS_ENABLED=true",
 		"OPENMED_SERVICE_TRUSTED_HOSTS= api.example.org, ,*.example.org,api.example.org",
+		"SLUICE_MODELS_DIR=" + t.TempDir(),
 	}, testMachine)
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +39,11 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	}
 	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_COALESCING_ENABLED", "OPENMED_SERVICE_LOG_FORMAT"}) {
 		t.Fatalf("no effect: %v", cfg.openMedNoEffect)
+	}
+	// Without SLUICE_MODELS_DIR no model loads on demand: its settings have no effect.
+	cfg, err = loadConfig([]string{"OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_PRELOAD_MODELS=a"}, testMachine)
+	if err != nil || cfg.KeepAlive != "" || !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_KEEP_ALIVE", "OPENMED_SERVICE_PRELOAD_MODELS"}) {
+		t.Fatalf("%v %q %v", err, cfg.KeepAlive, cfg.openMedNoEffect)
 	}
 	// Unset, a low watermark is half the high one.
 	if cfg, _ := loadConfig(nil, testMachine); cfg.gate().ShedUntilEmpty || cfg.LowWatermark != nil {
