@@ -6,6 +6,7 @@ require (
 	github.com/ardanlabs/jinja v1.8.0
 	github.com/brianvoe/gofakeit/v7 v7.18.9
 	github.com/caarlos0/env/v10 v10.0.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/moby/buildkit v0.34.2
 	github.com/prometheus/client_golang v1.25.0

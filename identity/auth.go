@@ -1,0 +1,284 @@
+package identity
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// DefaultRouteScopes are the scopes OpenMed's service asks of its routes, by "METHOD /path".
+var DefaultRouteScopes = map[string][]string{
+	"GET /models/loaded":             {"models:read"},
+	"POST /models/unload":            {"models:write"},
+	"POST /analyze":                  {"analyze:write"},
+	"POST /pii/extract":              {"pii:read"},
+	"POST /pii/extract/stream":       {"pii:read"},
+	"POST /pii/deidentify":           {"pii:write"},
+	"POST /pii/deidentify/stream":    {"pii:write"},
+	"POST /privacy-gateway/complete": {"pii:write"},
+}
+
+// openPaths are answered to anyone: an orchestrator's probes and a scraper carry no key.
+var openPaths = map[string]bool{"/health": true, "/livez": true, "/readyz": true, "/metrics": true}
+
+// Config sets an Authenticator up.
+type Config struct {
+	// Keys are the API keys accepted (nil: none).
+	Keys *Keys
+	// JWT, when not nil, verifies bearer tokens.
+	JWT *JWTVerifier
+	// RouteScopes adds to and overrides DefaultRouteScopes ("POST /analyze": scopes; an empty
+	// list needs a valid credential and no scope).
+	RouteScopes map[string][]string
+	// Open lets a route with no scopes of its own be called without a credential; false
+	// (OpenMed's deny by default) asks for a valid one.
+	Open bool
+	// FailureRate and FailureBurst limit failed attempts per peer (a token bucket); either 0
+	// turns the limit off.
+	FailureRate  float64
+	FailureBurst int
+}
+
+// Validate reports every field that is wrong.
+func (c Config) Validate() error {
+	check := settings.For("identity")
+	if c.Keys.Len() == 0 && c.JWT == nil {
+		check.Addf("Keys", "an authenticator needs API keys or a JWT verifier (or nothing to check: leave it off)")
+	}
+	if c.FailureRate < 0 || math.IsNaN(c.FailureRate) || math.IsInf(c.FailureRate, 0) {
+		check.Addf("FailureRate", "must be >= 0 (0: no limit), got %v", c.FailureRate)
+	}
+	if c.FailureBurst < 0 {
+		check.Addf("FailureBurst", "must be >= 0 (0: no limit), got %d", c.FailureBurst)
+	}
+	for route := range c.RouteScopes {
+		method, path, ok := strings.Cut(route, " ")
+		if !ok || method == "" || method != strings.ToUpper(method) || !strings.HasPrefix(path, "/") {
+			check.Addf("RouteScopes", "keys must look like \"POST /analyze\" (a method in capitals and an absolute path)")
+			break
+		}
+	}
+	return check.Err()
+}
+
+// Principal is who a request was authenticated as.
+type Principal struct {
+	// Tenant labels the request's metrics and access-log line.
+	Tenant string
+	// Credential is "api_key" or "jwt"; "" for a request to an open route.
+	Credential string
+	KeyID      string
+	Scopes     []string
+}
+
+// Refusal is an authentication or authorization failure, in OpenMed's words.
+type Refusal struct {
+	Status  int
+	Code    string
+	Message string
+	Details map[string]any // nil: none
+	Headers map[string]string
+}
+
+// Authenticator checks requests' credentials. It is safe for concurrent use; SetKeys swaps
+// the keys for later requests.
+type Authenticator struct {
+	keys   atomic.Pointer[Keys]
+	jwt    *JWTVerifier
+	scopes map[string][]string
+	open   bool
+	clk    clock.Clock
+
+	rate  float64
+	burst int
+	mu    sync.Mutex
+	peers map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// New validates cfg and returns an Authenticator.
+func New(cfg Config, clk clock.Clock) (*Authenticator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := &Authenticator{jwt: cfg.JWT, scopes: map[string][]string{}, open: cfg.Open, clk: clk,
+		rate: cfg.FailureRate, burst: cfg.FailureBurst, peers: map[string]*bucket{}}
+	for route, s := range DefaultRouteScopes {
+		a.scopes[route] = s
+	}
+	for route, s := range cfg.RouteScopes {
+		a.scopes[route] = s
+	}
+	a.keys.Store(cfg.Keys)
+	return a, nil
+}
+
+// SetKeys replaces the API keys (a reload of the key file).
+func (a *Authenticator) SetKeys(k *Keys) { a.keys.Store(k) }
+
+// Keys is the API keys in use.
+func (a *Authenticator) Keys() *Keys { return a.keys.Load() }
+
+// Check authenticates a request to method and path, whose headers header reads, from peer (its
+// address, for the failure limit), and checks the route's scopes.
+func (a *Authenticator) Check(method, path string, header func(string) string, peer string) (Principal, *Refusal) {
+	if openPaths[path] {
+		return Principal{}, nil
+	}
+	required, declared := a.scopes[method+" "+path]
+	p, refusal := a.authenticate(header)
+	if refusal != nil {
+		if refusal.Code == "authentication_required" && !declared && a.open {
+			return Principal{}, nil // an open route, and no credential to check
+		}
+		if limited := a.failed(peer); limited != nil {
+			return Principal{}, limited
+		}
+		return Principal{}, refusal
+	}
+	if !satisfies(p.Scopes, required) {
+		return p, &Refusal{Status: http.StatusForbidden, Code: "forbidden",
+			Message: "Authenticated principal does not have the required scope",
+			Details: map[string]any{"required_scopes": required},
+			Headers: map[string]string{"WWW-Authenticate": `Bearer error="insufficient_scope", scope="` + strings.Join(required, " ") + `"`}}
+	}
+	return p, nil
+}
+
+func required() *Refusal {
+	return &Refusal{Status: http.StatusUnauthorized, Code: "authentication_required",
+		Message: "Authentication credentials were not provided", Headers: map[string]string{"WWW-Authenticate": "Bearer, ApiKey"}}
+}
+
+func invalid() *Refusal {
+	return &Refusal{Status: http.StatusUnauthorized, Code: "invalid_credentials",
+		Message: "Authentication credentials are invalid", Headers: map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", ApiKey`}}
+}
+
+// authenticate reads the credential as OpenMed does: X-API-Key alone when present; else the
+// Authorization header's ApiKey or Bearer (a JWT; never tried as a key).
+func (a *Authenticator) authenticate(header func(string) string) (Principal, *Refusal) {
+	if key := strings.TrimSpace(header("X-API-Key")); key != "" {
+		return a.byKey(key)
+	}
+	auth := strings.TrimSpace(header("Authorization"))
+	if auth == "" {
+		return Principal{}, required()
+	}
+	scheme, value, _ := strings.Cut(auth, " ")
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return Principal{}, required()
+	}
+	switch strings.ToLower(scheme) {
+	case "apikey", "api-key":
+		return a.byKey(value)
+	case "bearer":
+		if a.jwt == nil {
+			return Principal{}, invalid()
+		}
+		claims, err := a.jwt.Verify(value, a.clk.Now())
+		if err != nil {
+			return Principal{}, invalid()
+		}
+		return Principal{Tenant: claims.Tenant, Credential: "jwt", KeyID: claims.KeyID, Scopes: claims.Scopes}, nil
+	}
+	return Principal{}, invalid()
+}
+
+func (a *Authenticator) byKey(key string) (Principal, *Refusal) {
+	k, ok := a.keys.Load().find(key)
+	if !ok {
+		return Principal{}, invalid()
+	}
+	return Principal{Tenant: k.Tenant, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes}, nil
+}
+
+// failed counts a failed attempt of peer and returns the 429 once its bucket is empty.
+func (a *Authenticator) failed(peer string) *Refusal {
+	if a.rate <= 0 || a.burst <= 0 {
+		return nil
+	}
+	now := a.clk.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.peers[peer]
+	if b == nil {
+		if len(a.peers) >= maxPeers {
+			a.forgetFull(now)
+		}
+		b = &bucket{tokens: float64(a.burst), at: now}
+		a.peers[peer] = b
+	}
+	b.tokens = min(float64(a.burst), b.tokens+now.Sub(b.at).Seconds()*a.rate)
+	b.at = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return nil
+	}
+	wait := (1 - b.tokens) / a.rate
+	secs := int(math.Ceil(wait))
+	return &Refusal{Status: http.StatusTooManyRequests, Code: "auth_rate_limited", Message: "Too many failed authentication attempts",
+		Details: map[string]any{"retry_after_seconds": wait}, Headers: map[string]string{"Retry-After": strconv.Itoa(max(secs, 1))}}
+}
+
+// maxPeers bounds the failure buckets kept: peers whose bucket has refilled are forgotten first.
+const maxPeers = 1 << 16
+
+func (a *Authenticator) forgetFull(now time.Time) {
+	for peer, b := range a.peers {
+		if b.tokens+now.Sub(b.at).Seconds()*a.rate >= float64(a.burst) {
+			delete(a.peers, peer)
+		}
+	}
+	if len(a.peers) >= maxPeers { // all of them failing now: start over rather than grow
+		clear(a.peers)
+	}
+}
+
+// satisfies reports whether granted scopes cover every required one: exactly, by "*", or by
+// the namespace's "ns:*".
+func satisfies(granted, required []string) bool {
+	for _, r := range required {
+		ns, _, _ := strings.Cut(r, ":")
+		if !contains(granted, r) && !contains(granted, "*") && !contains(granted, ns+":*") {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseRouteScopes reads OpenMed's route scope overrides: a JSON object from "METHOD /path" to
+// a list of scopes or one string of them.
+func ParseRouteScopes(data []byte) (map[string][]string, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("identity: route scopes must be a JSON object from \"METHOD /path\" to scopes: %s", jsonProblem(err))
+	}
+	out := make(map[string][]string, len(raw))
+	for route, v := range raw {
+		method, path, _ := strings.Cut(strings.TrimSpace(route), " ")
+		scopes, err := parseScopes(v)
+		if err != nil {
+			return nil, fmt.Errorf("identity: route scopes of %q: %w", route, err)
+		}
+		if scopes == nil {
+			scopes = []string{}
+		}
+		out[strings.ToUpper(method)+" "+strings.TrimSpace(path)] = scopes
+	}
+	return out, nil
+}

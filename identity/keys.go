@@ -1,0 +1,170 @@
+package identity
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Key is one API key: its SHA-256, who it is and what it may do.
+type Key struct {
+	ID     string
+	Tenant string
+	Scopes []string
+	hash   [sha256.Size]byte
+}
+
+// Keys is a set of API keys. It is immutable once parsed.
+type Keys struct {
+	keys []Key
+}
+
+// Len is how many keys the set holds.
+func (k *Keys) Len() int {
+	if k == nil {
+		return 0
+	}
+	return len(k.keys)
+}
+
+// keyJSON is one entry of OpenMed's API key list, and Sluice's (which adds tenant).
+type keyJSON struct {
+	ID        string          `json:"id"`
+	KeyID     string          `json:"key_id"`
+	KeyHash   string          `json:"key_hash"`
+	SHA256    string          `json:"sha256"`
+	Hash      string          `json:"hash"`
+	Principal string          `json:"principal"`
+	Subject   string          `json:"subject"`
+	Tenant    string          `json:"tenant"`
+	Scopes    json.RawMessage `json:"scopes"`
+	Scope     json.RawMessage `json:"scope"`
+}
+
+// ParseKeys reads a key list in OpenMed's format: a JSON list of keys, or {"keys": [...]}; each
+// with its SHA-256 (key_hash, sha256 or hash: "sha256:<hex>" or the bare hex), an id
+// (id or key_id; else key-<n>), a principal (principal or subject; else the id), optionally a
+// tenant (Sluice's; else the principal), and scopes (a list, or one string of names separated
+// by spaces or commas). The errors name the entry, never a value.
+func ParseKeys(data []byte) (*Keys, error) {
+	data = bytes.TrimSpace(data)
+	var entries []keyJSON
+	if len(data) > 0 && data[0] == '{' {
+		var wrapped struct {
+			Keys []keyJSON `json:"keys"`
+		}
+		if err := json.Unmarshal(data, &wrapped); err != nil {
+			return nil, fmt.Errorf("identity: API keys must be a JSON list, or an object with \"keys\": %s", jsonProblem(err))
+		}
+		entries = wrapped.Keys
+	} else if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("identity: API keys must be a JSON list, or an object with \"keys\": %s", jsonProblem(err))
+	}
+	out := &Keys{keys: make([]Key, 0, len(entries))}
+	for i, e := range entries {
+		hash := firstOf(e.KeyHash, e.SHA256, e.Hash)
+		if hash == "" {
+			return nil, fmt.Errorf("identity: API key %d: key_hash is required (the key's SHA-256; keys are never configured in clear)", i+1)
+		}
+		hexDigest := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(hash)), "sha256:")
+		raw, err := hex.DecodeString(hexDigest)
+		if err != nil || len(raw) != sha256.Size {
+			return nil, fmt.Errorf("identity: API key %d: the hash must be a SHA-256 hex digest (\"sha256:\" and 64 hex digits)", i+1)
+		}
+		k := Key{ID: firstOf(e.ID, e.KeyID, fmt.Sprintf("key-%d", i+1))}
+		copy(k.hash[:], raw)
+		principal := firstOf(e.Principal, e.Subject, k.ID)
+		k.Tenant = firstOf(e.Tenant, principal)
+		scopes := e.Scopes
+		if len(scopes) == 0 {
+			scopes = e.Scope
+		}
+		if k.Scopes, err = parseScopes(scopes); err != nil {
+			return nil, fmt.Errorf("identity: API key %d: %w", i+1, err)
+		}
+		out.keys = append(out.keys, k)
+	}
+	return out, nil
+}
+
+// jsonProblem says where a JSON document is wrong without quoting it (it holds secrets' hashes
+// at most, but an operator's typo may hold a key).
+func jsonProblem(err error) string {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return fmt.Sprintf("invalid JSON at byte %d", syntax.Offset)
+	}
+	return "not the expected shape"
+}
+
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// parseScopes reads scopes as a list or as one string of names separated by spaces or commas;
+// blanks and repeats are dropped, the order kept.
+func parseScopes(raw json.RawMessage) ([]string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var items []string
+	var one string
+	switch {
+	case json.Unmarshal(raw, &items) == nil:
+	case json.Unmarshal(raw, &one) == nil:
+		items = strings.FieldsFunc(one, func(r rune) bool { return r == ' ' || r == ',' })
+	default:
+		return nil, fmt.Errorf("scopes must be a list of names or one string of them")
+	}
+	var out []string
+	for _, s := range items {
+		if s = strings.TrimSpace(s); s != "" && !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// find returns the key whose hash is key's, comparing every hash in constant time so that the
+// time taken says nothing of which key, or how much of one, matched.
+func (k *Keys) find(key string) (Key, bool) {
+	if k == nil {
+		return Key{}, false
+	}
+	sum := sha256.Sum256([]byte(key))
+	found := -1
+	for i := range k.keys {
+		if subtle.ConstantTimeCompare(sum[:], k.keys[i].hash[:]) == 1 {
+			found = i
+		}
+	}
+	if found < 0 {
+		return Key{}, false
+	}
+	return k.keys[found], true
+}
+
+// HashKey is a key's configured form, "sha256:<hex>": what an operator writes in the key file.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
