@@ -15,6 +15,7 @@ func (s *server) record(c *fiber.Ctx, id, route string, elapsed time.Duration) {
 	e := accessEntry{id: id, method: c.Method(), route: route, status: c.Response().StatusCode(), elapsed: elapsed}
 	e.outcome, _ = c.Locals(localOutcome).(string)
 	e.stats, _ = c.Locals(localStats).(logStats)
+	e.tenant, _ = c.Locals(localTenant).(string)
 	s.log(c.UserContext(), e)
 }
 
@@ -25,6 +26,8 @@ type accessEntry struct {
 	outcome           string
 	elapsed           time.Duration // negative: not known
 	stats             logStats      // nil: none
+	// tenant is who the request was authenticated as ("" without authentication).
+	tenant string
 	// streamed marks the line of a response that outlived its handler: the request leaves
 	// sluice_http_inflight_requests when it is written.
 	streamed bool
@@ -68,6 +71,12 @@ func (s *server) log(ctx context.Context, e accessEntry) {
 		}
 		if skipped > 0 {
 			attrs = append(attrs, slog.Uint64("refusals_not_logged", skipped))
+		}
+	}
+	if e.tenant != "" {
+		attrs = append(attrs, slog.String("tenant", e.tenant))
+		if m := s.opts.Metrics; m != nil {
+			m.tenants.WithLabelValues(e.tenant, e.route, e.outcome).Inc()
 		}
 	}
 	if e.stats != nil {

@@ -23,6 +23,7 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	aborted  *prometheus.CounterVec
 	inflight prometheus.Gauge
+	tenants  *prometheus.CounterVec
 }
 
 // NewMetrics registers the HTTP metrics on reg.
@@ -47,7 +48,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Name: "sluice_http_inflight_requests",
 		Help: "Requests being served: from the request parsed to its response written (a stream's last byte).",
 	})
-	reg.MustRegister(m.requests, m.duration, m.aborted, m.inflight)
+	m.tenants = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_tenant_requests_total",
+		Help: "Authenticated requests by tenant (from the key file or the token, never the key), route and end state.",
+	}, []string{"tenant", "route", "outcome"})
+	reg.MustRegister(m.requests, m.duration, m.aborted, m.inflight, m.tenants)
 	return m
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
+	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/settings"
 )
 
@@ -51,6 +52,10 @@ type Options struct {
 	// request waits for its model's load before a 503 with the expected rest of the load.
 	Pool          ModelPool
 	ModelLoadWait time.Duration
+	// Auth, when not nil, authenticates every request but the probes and /metrics, and
+	// checks its route's scopes; its tenant labels sluice_tenant_requests_total and the
+	// access log.
+	Auth *identity.Authenticator
 	// TrustedHosts, when not empty, are the Host header values served (a name, or
 	// "*.example.org" for the names under it); any other gets 400. The probes and /metrics
 	// answer every host.

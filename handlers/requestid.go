@@ -14,6 +14,7 @@ const (
 	localRequestID localKey = iota
 	localOutcome
 	localStats
+	localTenant
 	localDeferred
 )
 

@@ -49,6 +49,9 @@ func New(opts Options) (*fiber.App, error) {
 		app.Use(h)
 	}
 	app.Use(s.hostCheck)
+	if opts.Auth != nil {
+		app.Use(s.authenticate)
+	}
 
 	app.Get("/health", s.health)
 	app.Get("/livez", s.livez)
@@ -126,7 +129,9 @@ func (s *server) observe(c *fiber.Ctx) error {
 		// A response still streaming: its line is written when the stream ends, after fasthttp
 		// may have reused the request's buffers, which c.Method() and a client's request id
 		// point into: copies, then.
-		d.entry = accessEntry{id: strings.Clone(id), method: strings.Clone(c.Method()), route: route, status: fiber.StatusOK, streamed: true}
+		tenant, _ := c.Locals(localTenant).(string)
+		d.entry = accessEntry{id: strings.Clone(id), method: strings.Clone(c.Method()), route: route, status: fiber.StatusOK,
+			streamed: true, tenant: tenant}
 		d.start = start
 		streamed = true
 		close(d.ready)

@@ -13,10 +13,12 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/handlers"
+	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/settings"
@@ -62,6 +64,22 @@ type Config struct {
 	ModelLoadWaitMS *int `env:"MODEL_LOAD_WAIT_MS"`
 	// PreloadModels are loaded on demand before the server is ready.
 	PreloadModels []string `env:"PRELOAD_MODELS"`
+	// Authentication (off unless keys or a JWKS are given): API keys from APIKeysFile (re-read
+	// on SIGHUP) or APIKeys, in OpenMed's JSON; bearer JWTs checked against a JWKS (inline or
+	// a file) with an issuer, audiences and leeway; route scopes overriding OpenMed's; AuthOpen
+	// lets routes without scopes be called without a credential; failed attempts per peer
+	// limited to AuthFailureRPS with a burst of AuthFailureBurst (either 0: no limit).
+	APIKeysFile      string   `env:"API_KEYS_FILE"`
+	APIKeys          string   `env:"API_KEYS"`
+	AuthJWKS         string   `env:"AUTH_JWKS"`
+	AuthJWKSFile     string   `env:"AUTH_JWKS_FILE"`
+	AuthJWTIssuer    string   `env:"AUTH_JWT_ISSUER"`
+	AuthJWTAudience  []string `env:"AUTH_JWT_AUDIENCE"`
+	AuthJWTLeewayS   float64  `env:"AUTH_JWT_LEEWAY_S" envDefault:"0"`
+	AuthRouteScopes  string   `env:"AUTH_ROUTE_SCOPES"`
+	AuthOpen         bool     `env:"AUTH_OPEN" envDefault:"false"`
+	AuthFailureRPS   float64  `env:"AUTH_FAILURE_RPS" envDefault:"5"`
+	AuthFailureBurst int      `env:"AUTH_FAILURE_BURST" envDefault:"10"`
 	// TrustedHosts are the Host header values served (none: any); CORSOrigins the browser
 	// origins allowed to call the API (none: no CORS).
 	TrustedHosts []string `env:"TRUSTED_HOSTS"`
@@ -293,6 +311,14 @@ func (c Config) check(m machine) []problem {
 	}
 	if n := configuredModels(c); c.ModelsDir != "" && c.MaxResidentModels > 0 && c.MaxResidentModels <= n {
 		own("MAX_RESIDENT_MODELS", "must be above the %d configured models, which stay resident, or no model could load on demand (got %d)", n, c.MaxResidentModels)
+	}
+	if _, err := c.auth(clock.Real()); err != nil {
+		var ce *configError
+		if errors.As(err, &ce) {
+			own(ce.variable, "%s", ce.problem)
+		} else {
+			own("API_KEYS", "%v", err)
+		}
 	}
 	for _, h := range c.TrustedHosts {
 		if strings.TrimSpace(h) == "*" {
@@ -542,6 +568,75 @@ func (c Config) deid() deid.Config {
 		key = []byte(c.DeidHashKey)
 	}
 	return deid.Config{HashKey: key}
+}
+
+// configError is a problem with one variable, found while building a package's config.
+type configError struct{ variable, problem string }
+
+func (e *configError) Error() string { return "SLUICE_" + e.variable + " " + e.problem }
+
+// apiKeys reads the API keys: the file's, or the variable's; nil when neither is set.
+func (c Config) apiKeys() (*identity.Keys, error) {
+	data, variable := []byte(c.APIKeys), "API_KEYS"
+	if c.APIKeysFile != "" {
+		if c.APIKeys != "" {
+			return nil, &configError{"API_KEYS", "and SLUICE_API_KEYS_FILE are both set: keep one"}
+		}
+		var err error
+		if data, err = os.ReadFile(c.APIKeysFile); err != nil {
+			return nil, &configError{"API_KEYS_FILE", fmt.Sprintf("cannot be read: %v", errors.Unwrap(err))}
+		}
+		variable = "API_KEYS_FILE"
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		if c.APIKeysFile != "" {
+			return nil, &configError{variable, "holds no keys"}
+		}
+		return nil, nil
+	}
+	keys, err := identity.ParseKeys(data)
+	if err != nil {
+		return nil, &configError{variable, strings.TrimPrefix(err.Error(), "identity: ")}
+	}
+	return keys, nil
+}
+
+// auth builds the authenticator; nil when no keys and no JWKS are configured (off).
+func (c Config) auth(clk clock.Clock) (*identity.Authenticator, error) {
+	keys, err := c.apiKeys()
+	if err != nil {
+		return nil, err
+	}
+	var verifier *identity.JWTVerifier
+	if c.AuthJWKS != "" || c.AuthJWKSFile != "" {
+		jwks, variable := []byte(c.AuthJWKS), "AUTH_JWKS"
+		if c.AuthJWKSFile != "" {
+			if jwks, err = os.ReadFile(c.AuthJWKSFile); err != nil {
+				return nil, &configError{"AUTH_JWKS_FILE", fmt.Sprintf("cannot be read: %v", errors.Unwrap(err))}
+			}
+			variable = "AUTH_JWKS_FILE"
+		}
+		verifier, err = identity.NewJWTVerifier(identity.JWTConfig{JWKS: jwks, Issuer: c.AuthJWTIssuer,
+			Audience: c.AuthJWTAudience, Leeway: time.Duration(c.AuthJWTLeewayS * float64(time.Second))})
+		if err != nil {
+			return nil, &configError{variable, err.Error()}
+		}
+	}
+	if keys == nil && verifier == nil {
+		return nil, nil
+	}
+	var routes map[string][]string
+	if c.AuthRouteScopes != "" {
+		if routes, err = identity.ParseRouteScopes([]byte(c.AuthRouteScopes)); err != nil {
+			return nil, &configError{"AUTH_ROUTE_SCOPES", strings.TrimPrefix(err.Error(), "identity: ")}
+		}
+	}
+	a, err := identity.New(identity.Config{Keys: keys, JWT: verifier, RouteScopes: routes, Open: c.AuthOpen,
+		FailureRate: c.AuthFailureRPS, FailureBurst: c.AuthFailureBurst}, clk)
+	if err != nil {
+		return nil, &configError{"AUTH_FAILURE_RPS", err.Error()}
+	}
+	return a, nil
 }
 
 // configuredModels counts the distinct entity models the endpoints serve (pinned in the pool).

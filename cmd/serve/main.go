@@ -29,6 +29,7 @@ import (
 	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
+	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
@@ -96,7 +97,9 @@ type server struct {
 	pool         *modelPool
 	poolWork     context.Context
 	stopPoolWork context.CancelFunc
-	ready        atomic.Bool
+	// auth checks credentials (nil: off); SIGHUP re-reads its key file.
+	auth  *identity.Authenticator
+	ready atomic.Bool
 }
 
 func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error) {
@@ -205,6 +208,10 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		others := residentModels(routes) - len(footprints) // the generation model, not pooled
 		resident = func() int { return others + len(s.pool.pool.Snapshot()) }
 	}
+	if s.auth, err = cfg.auth(clk); err != nil {
+		s.close()
+		return nil, err
+	}
 	var gatherer prometheus.Gatherer = reg
 	if cfg.MetricsCompat == "openmed" {
 		compat := prometheus.NewRegistry()
@@ -218,7 +225,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version, Profile: cfg.Profile, Device: string(rt.Device()),
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins,
-		Pool: pool, ModelLoadWait: cfg.modelLoadWait(),
+		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
 	})
 	if err != nil {
 		s.close()
@@ -383,6 +390,32 @@ func loadModel(dir, name string) (*models.Model, error) {
 	return m, err
 }
 
+// reloadKeysOnHangup re-reads SLUICE_API_KEYS_FILE on each SIGHUP: requests go on with the
+// old keys until the new ones are in place, and a file that does not parse keeps the old ones
+// and says why (never which key). It returns the function that stops it.
+func (s *server) reloadKeysOnHangup() func() {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-hup:
+				keys, err := s.cfg.apiKeys()
+				if err != nil {
+					s.logger.Error("API keys not reloaded; the previous ones stay", slog.String("error", err.Error()))
+					continue
+				}
+				s.auth.SetKeys(keys)
+				s.logger.Info("API keys reloaded", slog.Int("keys", keys.Len()))
+			}
+		}
+	}()
+	return func() { signal.Stop(hup); close(done) }
+}
+
 // preload loads SLUICE_PRELOAD_MODELS into the pool before the server is ready; they stay
 // until unloaded or evicted (a configured model named there is resident already).
 func (s *server) preload(ctx context.Context) error {
@@ -466,6 +499,10 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 			return nil
 		}
 		return err
+	}
+	if s.auth != nil && s.cfg.APIKeysFile != "" {
+		stopReloads := s.reloadKeysOnHangup()
+		defer stopReloads()
 	}
 	s.ready.Store(true)
 	s.logger.Info("ready", slog.String("addr", ln.Addr().String()), slog.String("device", string(s.runtime.Device())))

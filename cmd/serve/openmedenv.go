@@ -54,9 +54,46 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_METRICS_ENABLED", ours: "", convert: onlyEnabled},
 }
 
-// openMedSecurity are the prefixes of OpenMed's security settings: set to anything but off,
-// they refuse the start (the tenants issue gives them their meaning).
-var openMedSecurity = []string{"OPENMED_SERVICE_AUTH_", "OPENMED_SERVICE_MTLS_"}
+// openMedSecurity are the prefixes of OpenMed's security settings Sluice does not implement:
+// set to anything but off, they refuse the start.
+var openMedSecurity = []string{"OPENMED_SERVICE_MTLS_"}
+
+// openMedAuth maps OpenMed's authentication settings, read when OPENMED_SERVICE_AUTH_ENABLED
+// is true (as OpenMed reads them), to Sluice's; an empty target has no effect here.
+var openMedAuth = map[string]openMedSetting{
+	"OPENMED_SERVICE_AUTH_API_KEYS":                 {ours: "SLUICE_API_KEYS"},
+	"OPENMED_SERVICE_AUTH_JWKS":                     {ours: "SLUICE_AUTH_JWKS"},
+	"OPENMED_SERVICE_AUTH_JWKS_FILE":                {ours: "SLUICE_AUTH_JWKS_FILE"},
+	"OPENMED_SERVICE_AUTH_JWT_ISSUER":               {ours: "SLUICE_AUTH_JWT_ISSUER"},
+	"OPENMED_SERVICE_AUTH_JWT_AUDIENCE":             {ours: "SLUICE_AUTH_JWT_AUDIENCE", convert: audiences},
+	"OPENMED_SERVICE_AUTH_JWT_LEEWAY_SECONDS":       {ours: "SLUICE_AUTH_JWT_LEEWAY_S"},
+	"OPENMED_SERVICE_AUTH_ROUTE_SCOPES":             {ours: "SLUICE_AUTH_ROUTE_SCOPES"},
+	"OPENMED_SERVICE_AUTH_DENY_BY_DEFAULT":          {ours: "SLUICE_AUTH_OPEN", convert: negated},
+	"OPENMED_SERVICE_AUTH_FAILURE_RATE_LIMIT_RPS":   {ours: "SLUICE_AUTH_FAILURE_RPS"},
+	"OPENMED_SERVICE_AUTH_FAILURE_RATE_LIMIT_BURST": {ours: "SLUICE_AUTH_FAILURE_BURST"},
+	"OPENMED_SERVICE_AUTH_FAILURE_RATE_LIMIT_KEY":   {convert: peerKeyOnly},
+	"OPENMED_SERVICE_AUTH_JWT_MAX_LIFETIME_SECONDS": {convert: func(string) (string, bool, error) { return "", false, errNoEffect }},
+}
+
+// audiences is a list separated by commas or spaces, as Sluice's comma list.
+func audiences(v string) (string, bool, error) {
+	return strings.Join(strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }), ","), false, nil
+}
+
+func negated(v string) (string, bool, error) {
+	on, err := openMedBool(v)
+	return strconv.FormatBool(!on), false, err
+}
+
+// peerKeyOnly: Sluice limits failed attempts per peer, OpenMed's default; another key has no
+// effect.
+func peerKeyOnly(v string) (string, bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "peer", "client", "remote":
+		return "", true, nil
+	}
+	return "", false, errNoEffect
+}
 
 // openMedProfiles are OpenMed's settings profiles and their request timeouts.
 var openMedProfiles = map[string]int{"dev": 600_000, "prod": 300_000, "test": 60_000, "fast": 120_000}
@@ -227,6 +264,7 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 			}
 		}
 	}
+	translateAuth(vars, problems, &noEffect, handled)
 	for name, v := range vars {
 		if !strings.HasPrefix(name, "OPENMED_") || handled[name] {
 			continue
@@ -242,4 +280,53 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 	}
 	slices.Sort(noEffect)
 	return problems, noEffect
+}
+
+// translateAuth gives OpenMed's authentication settings their meaning when
+// OPENMED_SERVICE_AUTH_ENABLED is true: enabled without keys or a JWKS, or with a setting
+// Sluice does not know, it refuses the start (never silently open).
+func translateAuth(vars, problems map[string]string, noEffect *[]string, handled map[string]bool) {
+	on := false
+	if v, set := vars["OPENMED_SERVICE_AUTH_ENABLED"]; set {
+		handled["OPENMED_SERVICE_AUTH_ENABLED"] = true
+		var err error
+		if on, err = openMedBool(v); err != nil {
+			problems["OPENMED_SERVICE_AUTH_ENABLED"] = "OPENMED_SERVICE_AUTH_ENABLED " + err.Error()
+			return
+		}
+	}
+	for name, v := range vars {
+		if !strings.HasPrefix(name, "OPENMED_SERVICE_AUTH_") || handled[name] {
+			continue
+		}
+		handled[name] = true
+		s, known := openMedAuth[name]
+		switch {
+		case !on:
+			*noEffect = append(*noEffect, name) // OpenMed reads none of them unless enabled
+			continue
+		case !known:
+			problems[name] = name + " is an authentication setting Sluice does not know; refusing to start open"
+			continue
+		}
+		out, skip := v, false
+		var err error
+		if s.convert != nil {
+			out, skip, err = s.convert(v)
+		}
+		switch {
+		case err == errNoEffect:
+			*noEffect = append(*noEffect, name)
+		case err != nil:
+			problems[name] = name + " " + err.Error()
+		case skip || s.ours == "":
+		default:
+			if _, ours := vars[s.ours]; !ours {
+				vars[s.ours] = out
+			}
+		}
+	}
+	if on && vars["SLUICE_API_KEYS"] == "" && vars["SLUICE_API_KEYS_FILE"] == "" && vars["SLUICE_AUTH_JWKS"] == "" && vars["SLUICE_AUTH_JWKS_FILE"] == "" {
+		problems["OPENMED_SERVICE_AUTH_ENABLED"] = "OPENMED_SERVICE_AUTH_ENABLED is true but no API keys or JWKS are given; refusing to start open"
+	}
 }

@@ -600,8 +600,8 @@ func containsAll(s string, parts []string) bool {
 // TestMetricsAreTheREADMETable: the sluice_ families the server exports are exactly those of
 // the README's metrics table, each with the type and labels the table gives.
 func TestMetricsAreTheREADMETable(t *testing.T) {
-	srv := startServer(t)
-	if status, _ := srv.post(t, "/analyze", map[string]any{"text": "Started metformin."}); status != 200 {
+	srv := startServer(t, "SLUICE_API_KEYS=["+keyEntry("a-key", "a-tenant", "*")+"]") // the tenant family too
+	if status, _, _ := call(t, srv, "/analyze", `{"text": "Started metformin."}`, "X-API-Key", "a-key"); status != 200 {
 		t.Fatalf("analyze: %d", status)
 	}
 	resp, err := http.Get(srv.url + "/metrics")

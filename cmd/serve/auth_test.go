@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/sluice-serving/sluice/identity"
+)
+
+// call posts body to path with the headers given and returns the status, the response's
+// headers and its error code ("" for a success).
+func call(t *testing.T, srv *testServer, path, body string, headers ...string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, srv.url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&env)
+	return resp.StatusCode, resp.Header, env.Error.Code
+}
+
+func keyFile(t *testing.T, path string, entries ...string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("["+strings.Join(entries, ",")+"]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keyEntry(key, tenant, scopes string) string {
+	return `{"id":"` + tenant + `-key","key_hash":"` + identity.HashKey(key) + `","principal":"` + tenant + `","scopes":"` + scopes + `"}`
+}
+
+// TestAPIKeysGuardTheRoutes: with a key file, a request without a key gets OpenMed's 401 and
+// its WWW-Authenticate, a key without the route's scope its 403; the probes and /metrics stay
+// open; the tenant, never the key, is in the access log and the metrics; SIGHUP swaps the keys,
+// and a file that does not parse keeps the old ones.
+func TestAPIKeysGuardTheRoutes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.json")
+	keyFile(t, path, keyEntry("reader-secret-1", "clinic-a", "pii:read"), keyEntry("ops-secret-1", "ops", "*"))
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_API_KEYS_FILE="+path)
+	body := `{"text":"Call Maria at (415) 555-0132."}`
+	if status, h, code := call(t, srv, "/pii/extract", body); status != 401 || code != "authentication_required" || h.Get("WWW-Authenticate") != "Bearer, ApiKey" {
+		t.Fatalf("no key: %d %s %v", status, code, h)
+	}
+	if status, _, code := call(t, srv, "/pii/extract", body, "X-API-Key", "wrong"); status != 401 || code != "invalid_credentials" {
+		t.Fatalf("a wrong key: %d %s", status, code)
+	}
+	if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "reader-secret-1"); status != 200 {
+		t.Fatalf("reader on /pii/extract: %d", status)
+	}
+	if status, _, code := call(t, srv, "/pii/deidentify", body, "Authorization", "ApiKey reader-secret-1"); status != 403 || code != "forbidden" {
+		t.Fatalf("reader on /pii/deidentify: %d %s", status, code)
+	}
+	if status, _, _ := call(t, srv, "/pii/deidentify", body, "X-API-Key", "ops-secret-1"); status != 200 {
+		t.Fatalf("ops on /pii/deidentify: %d", status)
+	}
+	for _, probe := range []string{"/readyz", "/metrics"} {
+		resp, err := http.Get(srv.url + probe)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %v %v", probe, resp, err)
+		}
+		resp.Body.Close()
+	}
+	srv.waitForMetric(t, `sluice_tenant_requests_total{outcome="served",route="/pii/extract",tenant="clinic-a"} 1`)
+	srv.logs.waitFor(t, time.Minute, `"tenant":"ops"`, `"route":"/pii/deidentify"`)
+	if strings.Contains(srv.logs.String(), "secret-1") {
+		t.Fatal("a key reached the logs")
+	}
+
+	keyFile(t, path, keyEntry("reader-secret-2", "clinic-a", "pii:read"))
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	srv.logs.waitFor(t, time.Minute, "API keys reloaded", `"keys":1`)
+	if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "reader-secret-1"); status != 401 {
+		t.Fatalf("an old key after the reload: %d", status)
+	}
+	if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "reader-secret-2"); status != 200 {
+		t.Fatalf("the new key: %d", status)
+	}
+	if err := os.WriteFile(path, []byte(`[{"id":"x","key_hash":"sha256:nothex"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	srv.logs.waitFor(t, time.Minute, "API keys not reloaded; the previous ones stay")
+	if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "reader-secret-2"); status != 200 {
+		t.Fatalf("the kept key after a bad file: %d", status)
+	}
+}
+
+// TestOpenMedAuthSettingsAndBearerTokens: OpenMed's variables switch authentication on with its
+// keys, and a JWT signed with a key of the JWKS is accepted with its scopes.
+func TestOpenMedAuthSettingsAndBearerTokens(t *testing.T) {
+	secret := []byte("a shared HS256 secret, 32+ bytes long")
+	jwks, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: secret, KeyID: "k1", Algorithm: "HS256"}}})
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_AUTH_ENABLED=true",
+		"OPENMED_SERVICE_AUTH_API_KEYS=["+keyEntry("om-secret", "clinic-c", "analyze:write")+"]",
+		"OPENMED_SERVICE_AUTH_JWKS="+string(jwks), "OPENMED_SERVICE_AUTH_JWT_AUDIENCE=sluice, other")
+	body := `{"text":"Started metformin 500 mg."}`
+	if status, _, _ := call(t, srv, "/analyze", body); status != 401 {
+		t.Fatalf("no key: %d", status)
+	}
+	if status, _, _ := call(t, srv, "/analyze", body, "X-API-Key", "om-secret"); status != 200 {
+		t.Fatalf("OpenMed's key: %d", status)
+	}
+	signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: secret}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
+	tok, err := jwt.Signed(signer).Claims(map[string]any{"sub": "svc", "aud": "sluice", "exp": time.Now().Add(time.Hour).Unix(),
+		"scp": []string{"pii:read"}}).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", "Bearer "+tok); status != 200 {
+		t.Fatalf("a bearer token: %d", status)
+	}
+	if status, _, code := call(t, srv, "/analyze", body, "Authorization", "Bearer "+tok); status != 403 || code != "forbidden" {
+		t.Fatalf("a bearer token without the scope: %d %s", status, code)
+	}
+}
