@@ -44,6 +44,9 @@ func (s *server) log(ctx context.Context, e accessEntry) {
 	}
 	if m := s.opts.Metrics; m != nil {
 		m.requests.WithLabelValues(e.route, code, e.outcome).Inc()
+		if e.tenant != "" {
+			m.tenants.WithLabelValues(e.tenant, e.route, e.outcome).Inc()
+		}
 		if e.elapsed >= 0 {
 			m.duration.WithLabelValues(e.route, code).Observe(e.elapsed.Seconds())
 		}
@@ -75,9 +78,6 @@ func (s *server) log(ctx context.Context, e accessEntry) {
 	}
 	if e.tenant != "" {
 		attrs = append(attrs, slog.String("tenant", e.tenant))
-		if m := s.opts.Metrics; m != nil {
-			m.tenants.WithLabelValues(e.tenant, e.route, e.outcome).Inc()
-		}
 	}
 	if e.stats != nil {
 		attrs = append(attrs, e.stats.attrs()...)

@@ -52,7 +52,7 @@ func corsHandler(origins []string) fiber.Handler {
 	return cors.New(cors.Config{
 		AllowOrigins:  strings.Join(origins, ","),
 		AllowMethods:  "GET,POST",
-		AllowHeaders:  "Accept,Accept-Language,Content-Language,Content-Type,X-Request-ID",
+		AllowHeaders:  "Accept,Accept-Language,Content-Language,Content-Type,X-Request-ID,Authorization,X-API-Key",
 		ExposeHeaders: "X-Request-ID,Retry-After",
 	})
 }
@@ -63,7 +63,7 @@ func corsHandler(origins []string) fiber.Handler {
 func (s *server) authenticate(c *fiber.Ctx) error {
 	p, ref := s.opts.Auth.Check(c.Method(), c.Path(), func(k string) string { return c.Get(k) }, c.IP())
 	if p.Tenant != "" {
-		c.Locals(localTenant, strings.Clone(p.Tenant))
+		c.Locals(localTenant, p.Tenant)
 	}
 	if ref == nil {
 		return c.Next()

@@ -38,11 +38,15 @@ func New(opts Options) (*fiber.App, error) {
 		AppName:               "sluice",
 		BodyLimit:             opts.Limits.MaxBodyBytes,
 		DisableStartupMessage: true,
-		ErrorHandler:          s.handleError,
-		JSONEncoder:           marshal,
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          opts.Limits.WriteTimeout,
-		IdleTimeout:           120 * time.Second,
+		// One spelling per route: the scope a route asks (Options.Auth) is looked up by its
+		// path, which "/PII/Extract/" must not dodge.
+		StrictRouting: true,
+		CaseSensitive: true,
+		ErrorHandler:  s.handleError,
+		JSONEncoder:   marshal,
+		ReadTimeout:   30 * time.Second,
+		WriteTimeout:  opts.Limits.WriteTimeout,
+		IdleTimeout:   120 * time.Second,
 	})
 	app.Use(s.observe)
 	if h := corsHandler(opts.CORSOrigins); h != nil {

@@ -138,7 +138,15 @@ func (a *Authenticator) Check(method, path string, header func(string) string, p
 	if openPaths[path] {
 		return Principal{}, nil
 	}
-	required, declared := a.scopes[method+" "+path]
+	if method == http.MethodHead {
+		method = http.MethodGet // the router answers HEAD with the GET route
+	}
+	scopes, declared := a.scopes[method+" "+path]
+	if limited := a.limited(peer); limited != nil {
+		// A peer past its failures is not heard until its bucket refills, right key or not:
+		// otherwise the limit would slow no one's guessing. Peers behind one address share it.
+		return Principal{}, limited
+	}
 	p, refusal := a.authenticate(header)
 	if refusal != nil {
 		if refusal.Code == "authentication_required" && !declared && a.open {
@@ -149,11 +157,11 @@ func (a *Authenticator) Check(method, path string, header func(string) string, p
 		}
 		return Principal{}, refusal
 	}
-	if !satisfies(p.Scopes, required) {
+	if !satisfies(p.Scopes, scopes) {
 		return p, &Refusal{Status: http.StatusForbidden, Code: "forbidden",
 			Message: "Authenticated principal does not have the required scope",
-			Details: map[string]any{"required_scopes": required},
-			Headers: map[string]string{"WWW-Authenticate": `Bearer error="insufficient_scope", scope="` + strings.Join(required, " ") + `"`}}
+			Details: map[string]any{"required_scopes": scopes},
+			Headers: map[string]string{"WWW-Authenticate": `Bearer error="insufficient_scope", scope="` + strings.Join(scopes, " ") + `"`}}
 	}
 	return p, nil
 }
@@ -207,6 +215,24 @@ func (a *Authenticator) byKey(key string) (Principal, *Refusal) {
 	return Principal{Tenant: k.Tenant, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes}, nil
 }
 
+// limited returns the 429 of a peer whose failures have emptied its bucket, without counting.
+func (a *Authenticator) limited(peer string) *Refusal {
+	if a.rate <= 0 || a.burst <= 0 {
+		return nil
+	}
+	now := a.clk.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.peers[peer]
+	if b == nil {
+		return nil
+	}
+	if tokens := min(float64(a.burst), b.tokens+now.Sub(b.at).Seconds()*a.rate); tokens < 1 {
+		return a.tooMany(tokens)
+	}
+	return nil
+}
+
 // failed counts a failed attempt of peer and returns the 429 once its bucket is empty.
 func (a *Authenticator) failed(peer string) *Refusal {
 	if a.rate <= 0 || a.burst <= 0 {
@@ -229,7 +255,12 @@ func (a *Authenticator) failed(peer string) *Refusal {
 		b.tokens--
 		return nil
 	}
-	wait := (1 - b.tokens) / a.rate
+	return a.tooMany(b.tokens)
+}
+
+// tooMany is the 429 of a bucket holding tokens (< 1).
+func (a *Authenticator) tooMany(tokens float64) *Refusal {
+	wait := (1 - tokens) / a.rate
 	secs := int(math.Ceil(wait))
 	return &Refusal{Status: http.StatusTooManyRequests, Code: "auth_rate_limited", Message: "Too many failed authentication attempts",
 		Details: map[string]any{"retry_after_seconds": wait}, Headers: map[string]string{"Retry-After": strconv.Itoa(max(secs, 1))}}

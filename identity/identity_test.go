@@ -100,6 +100,7 @@ func TestCheckAnswersAsOpenMed(t *testing.T) {
 		{"POST", "/v1/completions", headers(), 401, "authentication_required", ""},
 		{"POST", "/pii/extract", headers("Authorization", "Bearer x.y.z"), 401, "invalid_credentials", ""}, // no JWKS
 		{"POST", "/pii/extract", headers("Authorization", "Basic abc"), 401, "invalid_credentials", ""},
+		{"HEAD", "/models/loaded", headers("X-API-Key", "writer-secret"), 403, "forbidden", "clinic-b"}, // GET's scope
 	}
 	for _, c := range cases {
 		p, r := a.Check(c.method, c.path, c.h, "10.0.0.1")
@@ -137,12 +138,16 @@ func TestFailedAttemptsAreLimitedPerPeer(t *testing.T) {
 	if _, r := a.Check("POST", "/pii/extract", bad, "5.6.7.8"); r.Status != 401 {
 		t.Fatal("another peer was limited")
 	}
+	// A limited peer is not heard, right key or not: guessing gets no answer either way.
+	if _, r := a.Check("POST", "/pii/extract", headers("X-API-Key", "reader-secret"), "1.2.3.4"); r == nil || r.Status != 429 {
+		t.Fatal("a limited peer's key was checked")
+	}
 	clk.Advance(2 * time.Second)
-	if _, r := a.Check("POST", "/pii/extract", bad, "1.2.3.4"); r.Status != 401 {
+	if _, r := a.Check("POST", "/pii/extract", headers("X-API-Key", "reader-secret"), "1.2.3.4"); r != nil {
 		t.Fatal("the bucket did not refill")
 	}
-	if _, r := a.Check("POST", "/pii/extract", headers("X-API-Key", "reader-secret"), "1.2.3.4"); r != nil {
-		t.Fatal("a valid key was limited")
+	if _, r := a.Check("POST", "/pii/extract", bad, "1.2.3.4"); r.Status != 401 {
+		t.Fatal("the refilled bucket refused")
 	}
 }
 
@@ -192,13 +197,15 @@ func TestBearerTokens(t *testing.T) {
 	}
 	jwks, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
 		{Key: secret, KeyID: "hs", Algorithm: "HS256"}, {Key: &rsaKey.PublicKey, KeyID: "rs", Algorithm: "RS256"}}})
-	v, err := NewJWTVerifier(JWTConfig{JWKS: jwks, Issuer: "https://idp.example", Audience: []string{"sluice"}, Leeway: 30 * time.Second})
+	v, err := NewJWTVerifier(JWTConfig{JWKS: jwks, Issuer: "https://idp.example", Audience: []string{"sluice"}, Leeway: 30 * time.Second,
+		MaxLifetime: 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _ := newAuth(t, Config{JWT: v})
 	exp := epoch.Add(time.Hour).Unix()
-	good := map[string]any{"iss": "https://idp.example", "aud": []string{"other", "sluice"}, "sub": "svc-1", "exp": exp, "scope": "pii:read pii:write"}
+	good := map[string]any{"iss": "https://idp.example", "aud": []string{"other", "sluice"}, "sub": "jane@example.org",
+		"client_id": "svc-1", "exp": exp, "iat": epoch.Unix(), "scope": "pii:read pii:write"}
 	with := func(k string, v any) map[string]any {
 		c := map[string]any{}
 		for key, val := range good {
@@ -226,6 +233,8 @@ func TestBearerTokens(t *testing.T) {
 		"wrong key":          {token(t, []byte("another secret of thirty-two bytes"), "hs", good), 401},
 		"unknown kid":        {token(t, secret, "zz", good), 401},
 		"no scope":           {token(t, secret, "hs", with("scope", "pii:read")), 403},
+		"lives too long":     {token(t, secret, "hs", with("exp", epoch.Add(48*time.Hour).Unix())), 401},
+		"no iat":             {token(t, secret, "hs", with("iat", nil)), 401},
 	} {
 		p, r := a.Check("POST", "/pii/deidentify", headers("Authorization", "Bearer "+c.tok), "p")
 		status := 0
@@ -238,6 +247,9 @@ func TestBearerTokens(t *testing.T) {
 	}
 	if _, err := NewJWTVerifier(JWTConfig{JWKS: []byte(`{"keys":[]}`)}); err == nil {
 		t.Fatal("an empty JWKS")
+	}
+	if _, err := NewJWTVerifier(JWTConfig{JWKS: []byte(`[{"kty":"oct","k":"c2hvcnQ"}]`)}); err == nil {
+		t.Fatal("a short HS256 secret")
 	}
 	private, _ := json.Marshal(jose.JSONWebKey{Key: rsaKey, KeyID: "p"})
 	if _, err := NewJWTVerifier(JWTConfig{JWKS: []byte("[" + string(private) + "]")}); err == nil {

@@ -24,6 +24,8 @@ type JWTConfig struct {
 	Audience []string
 	// Leeway is the clock skew allowed on exp, nbf and iat.
 	Leeway time.Duration
+	// MaxLifetime, when set, requires iat and refuses a token whose exp is further from it.
+	MaxLifetime time.Duration
 }
 
 // JWTVerifier checks bearer tokens: HS256 or RS256 with a key of its JWKS, an exp in the
@@ -33,12 +35,13 @@ type JWTVerifier struct {
 	issuer   string
 	audience []string
 	leeway   time.Duration
+	lifetime time.Duration
 }
 
 // NewJWTVerifier checks cfg and returns a verifier.
 func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 	check := settings.For("identity")
-	v := &JWTVerifier{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway}
+	v := &JWTVerifier{issuer: cfg.Issuer, audience: cfg.Audience, leeway: cfg.Leeway, lifetime: cfg.MaxLifetime}
 	data := []byte(strings.TrimSpace(string(cfg.JWKS)))
 	if len(data) > 0 && data[0] == '[' {
 		data = []byte(`{"keys":` + string(data) + `}`)
@@ -51,10 +54,18 @@ func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 	for i, k := range v.keys.Keys {
 		if _, ok := algorithmOf(k); !ok {
 			check.Addf("JWKS", "key %d: must be an HS256 (oct) or RS256 (RSA public) key", i+1)
+		} else if secret, hmac := k.Key.([]byte); hmac && len(secret) < 32 {
+			check.Addf("JWKS", "key %d: an HS256 secret must have at least 32 bytes, got %d", i+1, len(secret))
+		}
+		if k.Use != "" && k.Use != "sig" {
+			check.Addf("JWKS", "key %d: is not a signature key (use %q)", i+1, k.Use)
 		}
 	}
-	if cfg.Leeway < 0 {
-		check.Addf("Leeway", "must not be negative, got %s", cfg.Leeway)
+	if cfg.Leeway < 0 || cfg.Leeway > time.Hour {
+		check.Addf("Leeway", "must be between 0 and an hour, got %s", cfg.Leeway)
+	}
+	if cfg.MaxLifetime < 0 {
+		check.Addf("MaxLifetime", "must not be negative (0: no bound), got %s", cfg.MaxLifetime)
 	}
 	if err := check.Err(); err != nil {
 		return nil, err
@@ -118,6 +129,9 @@ func (v *JWTVerifier) Verify(token string, now time.Time) (Claims, error) {
 	if std.Expiry == nil {
 		return Claims{}, errToken // a token that never expires is not accepted
 	}
+	if v.lifetime > 0 && (std.IssuedAt == nil || std.Expiry.Time().Sub(std.IssuedAt.Time()) > v.lifetime) {
+		return Claims{}, errToken
+	}
 	expected := jwt.Expected{Issuer: v.issuer, Time: now}
 	if len(v.audience) > 0 {
 		expected.AnyAudience = v.audience
@@ -125,7 +139,9 @@ func (v *JWTVerifier) Verify(token string, now time.Time) (Claims, error) {
 	if err := std.ValidateWithLeeway(expected, v.leeway); err != nil {
 		return Claims{}, errToken
 	}
-	c := Claims{Tenant: firstOf(extra.Tenant, std.Subject, extra.ClientID, "jwt"), KeyID: h.KeyID}
+	// The tenant labels metrics: an explicit tenant claim, or the OAuth client (a bounded set of
+	// services), never the subject, which names a person as often as not.
+	c := Claims{Tenant: firstOf(extra.Tenant, extra.ClientID, "jwt"), KeyID: h.KeyID}
 	for _, raw := range []json.RawMessage{extra.Scope, extra.SCP, extra.Scopes} {
 		scopes, err := parseScopes(raw)
 		if err != nil {

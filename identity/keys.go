@@ -87,6 +87,11 @@ func ParseKeys(data []byte) (*Keys, error) {
 		if k.Scopes, err = parseScopes(scopes); err != nil {
 			return nil, fmt.Errorf("identity: API key %d: %w", i+1, err)
 		}
+		for _, other := range out.keys {
+			if other.hash == k.hash || other.ID == k.ID {
+				return nil, fmt.Errorf("identity: API key %d: its id or its hash repeats another key's", i+1)
+			}
+		}
 		out.keys = append(out.keys, k)
 	}
 	return out, nil

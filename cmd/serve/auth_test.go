@@ -74,6 +74,12 @@ func TestAPIKeysGuardTheRoutes(t *testing.T) {
 	if status, _, _ := call(t, srv, "/pii/deidentify", body, "X-API-Key", "ops-secret-1"); status != 200 {
 		t.Fatalf("ops on /pii/deidentify: %d", status)
 	}
+	// Another spelling of the route is no way around its scope: it is no route at all.
+	for _, path := range []string{"/pii/deidentify/", "/PII/Deidentify"} {
+		if status, _, _ := call(t, srv, path, body, "X-API-Key", "reader-secret-1"); status != 404 {
+			t.Fatalf("reader on %s: %d", path, status)
+		}
+	}
 	for _, probe := range []string{"/readyz", "/metrics"} {
 		resp, err := http.Get(srv.url + probe)
 		if err != nil || resp.StatusCode != 200 {

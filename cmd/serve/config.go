@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"sort"
@@ -52,6 +53,9 @@ type Config struct {
 	Profile string `env:"-"`
 	// openMedNoEffect names OpenMed's variables that are set and have no effect here.
 	openMedNoEffect []string
+	// openMedAuth is OpenMed's OPENMED_SERVICE_AUTH_ENABLED=true: the start is refused unless
+	// authentication is on.
+	openMedAuth bool
 	// Models on demand (SLUICE_MODELS_DIR set): a model_name no endpoint serves is loaded
 	// from its directory there on first use. KeepAlive is how long an idle one stays (the
 	// keep_alive grammar; "": for ever); MaxResidentModels and ModelMemoryBudget (bytes of
@@ -69,17 +73,19 @@ type Config struct {
 	// a file) with an issuer, audiences and leeway; route scopes overriding OpenMed's; AuthOpen
 	// lets routes without scopes be called without a credential; failed attempts per peer
 	// limited to AuthFailureRPS with a burst of AuthFailureBurst (either 0: no limit).
-	APIKeysFile      string   `env:"API_KEYS_FILE"`
-	APIKeys          string   `env:"API_KEYS"`
-	AuthJWKS         string   `env:"AUTH_JWKS"`
-	AuthJWKSFile     string   `env:"AUTH_JWKS_FILE"`
-	AuthJWTIssuer    string   `env:"AUTH_JWT_ISSUER"`
-	AuthJWTAudience  []string `env:"AUTH_JWT_AUDIENCE"`
-	AuthJWTLeewayS   float64  `env:"AUTH_JWT_LEEWAY_S" envDefault:"0"`
-	AuthRouteScopes  string   `env:"AUTH_ROUTE_SCOPES"`
-	AuthOpen         bool     `env:"AUTH_OPEN" envDefault:"false"`
-	AuthFailureRPS   float64  `env:"AUTH_FAILURE_RPS" envDefault:"5"`
-	AuthFailureBurst int      `env:"AUTH_FAILURE_BURST" envDefault:"10"`
+	APIKeysFile     string   `env:"API_KEYS_FILE"`
+	APIKeys         string   `env:"API_KEYS"`
+	AuthJWKS        string   `env:"AUTH_JWKS"`
+	AuthJWKSFile    string   `env:"AUTH_JWKS_FILE"`
+	AuthJWTIssuer   string   `env:"AUTH_JWT_ISSUER"`
+	AuthJWTAudience []string `env:"AUTH_JWT_AUDIENCE"`
+	AuthJWTLeewayS  float64  `env:"AUTH_JWT_LEEWAY_S" envDefault:"0"`
+	// AuthJWTMaxLifetimeS, when set, refuses tokens without iat or living longer (exp - iat).
+	AuthJWTMaxLifetimeS float64 `env:"AUTH_JWT_MAX_LIFETIME_S" envDefault:"0"`
+	AuthRouteScopes     string  `env:"AUTH_ROUTE_SCOPES"`
+	AuthOpen            bool    `env:"AUTH_OPEN" envDefault:"false"`
+	AuthFailureRPS      float64 `env:"AUTH_FAILURE_RPS" envDefault:"5"`
+	AuthFailureBurst    int     `env:"AUTH_FAILURE_BURST" envDefault:"10"`
 	// TrustedHosts are the Host header values served (none: any); CORSOrigins the browser
 	// origins allowed to call the API (none: no CORS).
 	TrustedHosts []string `env:"TRUSTED_HOSTS"`
@@ -185,6 +191,9 @@ func loadConfig(environ []string, m machine) (Config, error) {
 	problems, noEffect := openMedTranslation(vars) // variable -> the line that reports it
 	var cfg Config
 	cfg.openMedNoEffect = noEffect
+	if v, set := vars["OPENMED_SERVICE_AUTH_ENABLED"]; set {
+		cfg.openMedAuth, _ = openMedBool(v)
+	}
 	if p, set := vars["OPENMED_PROFILE"]; set {
 		cfg.Profile = strings.ToLower(strings.TrimSpace(p))
 	}
@@ -312,13 +321,15 @@ func (c Config) check(m machine) []problem {
 	if n := configuredModels(c); c.ModelsDir != "" && c.MaxResidentModels > 0 && c.MaxResidentModels <= n {
 		own("MAX_RESIDENT_MODELS", "must be above the %d configured models, which stay resident, or no model could load on demand (got %d)", n, c.MaxResidentModels)
 	}
-	if _, err := c.auth(clock.Real()); err != nil {
+	if a, err := c.auth(clock.Real()); err != nil {
 		var ce *configError
 		if errors.As(err, &ce) {
 			own(ce.variable, "%s", ce.problem)
 		} else {
 			own("API_KEYS", "%v", err)
 		}
+	} else if a == nil && c.openMedAuth {
+		out = append(out, problem{"OPENMED_SERVICE_AUTH_ENABLED", "is true but the API keys and JWKS given hold nothing to check; refusing to start open"})
 	}
 	for _, h := range c.TrustedHosts {
 		if strings.TrimSpace(h) == "*" {
@@ -412,6 +423,10 @@ func upperBounds(m machine) []upperBound {
 		{"LOG_REFUSALS_PER_S", i(func(c Config) int { return c.RefusalLogsPerSecond }), 1 << 20, "a sane log"},
 		{"SHUTDOWN_TIMEOUT_S", i(func(c Config) int { return c.ShutdownTimeoutSec }), 3600, "an hour"},
 		{"MAX_RESIDENT_MODELS", i(func(c Config) int { return c.MaxResidentModels }), 1024, "a sane count"},
+		{"AUTH_FAILURE_BURST", i(func(c Config) int { return c.AuthFailureBurst }), 1 << 20, "a sane burst"},
+		{"AUTH_FAILURE_RPS", func(c Config) int64 { return int64(math.Ceil(c.AuthFailureRPS)) }, 1 << 20, "a sane rate"},
+		{"AUTH_JWT_LEEWAY_S", func(c Config) int64 { return int64(math.Ceil(c.AuthJWTLeewayS)) }, 3600, "an hour"},
+		{"AUTH_JWT_MAX_LIFETIME_S", func(c Config) int64 { return int64(math.Ceil(c.AuthJWTMaxLifetimeS)) }, 366 * 86400, "a year"},
 		{"MODEL_MEMORY_BUDGET_BYTES", func(c Config) int64 { return c.ModelMemoryBudget }, 1 << 44, "16 TiB"},
 		ms("MODEL_LOAD_WAIT_MS", func(c Config) int {
 			if c.ModelLoadWaitMS == nil {
@@ -584,7 +599,7 @@ func (c Config) apiKeys() (*identity.Keys, error) {
 		}
 		var err error
 		if data, err = os.ReadFile(c.APIKeysFile); err != nil {
-			return nil, &configError{"API_KEYS_FILE", fmt.Sprintf("cannot be read: %v", errors.Unwrap(err))}
+			return nil, &configError{"API_KEYS_FILE", fmt.Sprintf("cannot be read: %v", unwrapped(err))}
 		}
 		variable = "API_KEYS_FILE"
 	}
@@ -612,12 +627,13 @@ func (c Config) auth(clk clock.Clock) (*identity.Authenticator, error) {
 		jwks, variable := []byte(c.AuthJWKS), "AUTH_JWKS"
 		if c.AuthJWKSFile != "" {
 			if jwks, err = os.ReadFile(c.AuthJWKSFile); err != nil {
-				return nil, &configError{"AUTH_JWKS_FILE", fmt.Sprintf("cannot be read: %v", errors.Unwrap(err))}
+				return nil, &configError{"AUTH_JWKS_FILE", fmt.Sprintf("cannot be read: %v", unwrapped(err))}
 			}
 			variable = "AUTH_JWKS_FILE"
 		}
 		verifier, err = identity.NewJWTVerifier(identity.JWTConfig{JWKS: jwks, Issuer: c.AuthJWTIssuer,
-			Audience: c.AuthJWTAudience, Leeway: time.Duration(c.AuthJWTLeewayS * float64(time.Second))})
+			Audience: c.AuthJWTAudience, Leeway: time.Duration(c.AuthJWTLeewayS * float64(time.Second)),
+			MaxLifetime: time.Duration(c.AuthJWTMaxLifetimeS * float64(time.Second))})
 		if err != nil {
 			return nil, &configError{variable, err.Error()}
 		}
@@ -634,9 +650,26 @@ func (c Config) auth(clk clock.Clock) (*identity.Authenticator, error) {
 	a, err := identity.New(identity.Config{Keys: keys, JWT: verifier, RouteScopes: routes, Open: c.AuthOpen,
 		FailureRate: c.AuthFailureRPS, FailureBurst: c.AuthFailureBurst}, clk)
 	if err != nil {
-		return nil, &configError{"AUTH_FAILURE_RPS", err.Error()}
+		variable := "AUTH_FAILURE_RPS"
+		switch {
+		case strings.Contains(err.Error(), "RouteScopes"):
+			variable = "AUTH_ROUTE_SCOPES"
+		case strings.Contains(err.Error(), "FailureBurst"):
+			variable = "AUTH_FAILURE_BURST"
+		case strings.Contains(err.Error(), "Keys"):
+			variable = "API_KEYS"
+		}
+		return nil, &configError{variable, err.Error()}
 	}
 	return a, nil
+}
+
+// unwrapped is a file error's cause (its path is the variable's value, named already).
+func unwrapped(err error) error {
+	if inner := errors.Unwrap(err); inner != nil {
+		return inner
+	}
+	return err
 }
 
 // configuredModels counts the distinct entity models the endpoints serve (pinned in the pool).

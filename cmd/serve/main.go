@@ -58,6 +58,9 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, ready 
 		return 2
 	}
 	logger := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: logLevel(cfg.LogLevel)}))
+	if (cfg.AuthJWKS != "" || cfg.AuthJWKSFile != "") && len(cfg.AuthJWTAudience) == 0 {
+		logger.Warn("bearer tokens are accepted whatever their audience: set SLUICE_AUTH_JWT_AUDIENCE so that tokens minted for other services are refused")
+	}
 	if len(cfg.openMedNoEffect) > 0 {
 		logger.Warn("OpenMed settings are set that Sluice does not implement; they have no effect (README: OpenMed's settings)",
 			slog.Any("variables", cfg.openMedNoEffect))
@@ -473,6 +476,12 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	if s.sched != nil {
 		s.sched.Start(work)
 	}
+	if s.auth != nil && s.cfg.APIKeysFile != "" {
+		// Before the first request: a SIGHUP (a key revoked) must never find the process
+		// without its handler, whose default is to end it.
+		stopReloads := s.reloadKeysOnHangup()
+		defer stopReloads()
+	}
 	served := make(chan error, 1)
 	go func() { served <- s.app.Listener(ln) }()
 
@@ -499,10 +508,6 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 			return nil
 		}
 		return err
-	}
-	if s.auth != nil && s.cfg.APIKeysFile != "" {
-		stopReloads := s.reloadKeysOnHangup()
-		defer stopReloads()
 	}
 	s.ready.Store(true)
 	s.logger.Info("ready", slog.String("addr", ln.Addr().String()), slog.String("device", string(s.runtime.Device())))

@@ -77,7 +77,8 @@ var openMedAuth = map[string]openMedSetting{
 
 // audiences is a list separated by commas or spaces, as Sluice's comma list.
 func audiences(v string) (string, bool, error) {
-	return strings.Join(strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }), ","), false, nil
+	parts := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })
+	return strings.Join(parts, ","), len(parts) == 0, nil
 }
 
 func negated(v string) (string, bool, error) {

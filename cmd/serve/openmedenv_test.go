@@ -49,6 +49,11 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	if cfg, _ := loadConfig(nil, testMachine); cfg.gate().ShedUntilEmpty || cfg.LowWatermark != nil {
 		t.Fatal("the default low watermark is not half the high one")
 	}
+	// Enabled with keys that hold nothing: never silently open.
+	if _, err := loadConfig([]string{"OPENMED_SERVICE_AUTH_ENABLED=true", "OPENMED_SERVICE_AUTH_API_KEYS= "}, testMachine); err == nil ||
+		!strings.Contains(err.Error(), "OPENMED_SERVICE_AUTH_ENABLED") {
+		t.Fatalf("auth enabled with blank keys: %v", err)
+	}
 	_, err = loadConfig([]string{"OPENMED_SERVICE_AUTH_ENABLED=true", "OPENMED_SERVICE_MTLS_CA_BUNDLE=/ca.pem", "OPENMED_PROFILE=turbo",
 		"OPENMED_SERVICE_CORS_ORIGINS=*"}, testMachine)
 	for _, name := range []string{"OPENMED_SERVICE_AUTH_ENABLED", "OPENMED_SERVICE_MTLS_CA_BUNDLE", "OPENMED_PROFILE", "SLUICE_CORS_ORIGINS"} {
