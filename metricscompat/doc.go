@@ -23,7 +23,8 @@
 //	openmed_service_admission_queue_shedding{queue}        sluice_admission_shedding
 //	openmed_service_admission_queue_wait_seconds{queue}    mean of sluice_batcher_queue_wait_seconds (OpenMed: the latest wait)
 //	openmed_service_admission_shed_total{queue}            sluice_admission_shed_total{reason=~"high_watermark|max_wait"}
-//	openmed_service_model_resident_total                   models resident (OpenMed counts them the same way)
+//	openmed_service_model_resident_total, _resident_bytes  models resident and their footprints
+//	openmed_service_model_load_total, _eviction_total      models loaded on demand, and unloaded
 //
 // Routes that matched nothing ("unmatched", "unrouted" in Sluice) are OpenMed's "unknown".
 package metricscompat

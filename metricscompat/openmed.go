@@ -16,16 +16,24 @@ var DurationBounds = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
 
 // Collector is OpenMed's families, read from a Gatherer at each scrape.
 type Collector struct {
-	from     prometheus.Gatherer
-	resident func() int
-	descs    map[string]*prometheus.Desc
-	labels   map[string]int // how many labels each family has
+	from   prometheus.Gatherer
+	models func() Models
+	descs  map[string]*prometheus.Desc
+	labels map[string]int // how many labels each family has
+}
+
+// Models is what the server says of its models for OpenMed's openmed_service_model_* families.
+type Models struct {
+	Resident      int
+	ResidentBytes int64
+	// Loads and Evictions count the models loaded on demand, and unloaded, so far.
+	Loads, Evictions int
 }
 
 // OpenMed returns the collector of OpenMed's families computed from from's Sluice families;
-// resident, when not nil, counts the models resident now.
-func OpenMed(from prometheus.Gatherer, resident func() int) *Collector {
-	c := &Collector{from: from, resident: resident, descs: map[string]*prometheus.Desc{}, labels: map[string]int{}}
+// models, when not nil, says what is resident and how many loads and unloads there were.
+func OpenMed(from prometheus.Gatherer, models func() Models) *Collector {
+	c := &Collector{from: from, models: models, descs: map[string]*prometheus.Desc{}, labels: map[string]int{}}
 	add := func(name, help string, labels ...string) {
 		c.descs[name] = prometheus.NewDesc(name, help, labels, nil)
 		c.labels[name] = len(labels)
@@ -40,8 +48,11 @@ func OpenMed(from prometheus.Gatherer, resident func() int) *Collector {
 	add("openmed_service_admission_queue_shedding", "1 while the endpoint sheds (sluice_admission_shedding).", "queue")
 	add("openmed_service_admission_queue_wait_seconds", "Mean time a dispatched request waited (from sluice_batcher_queue_wait_seconds).", "queue")
 	add("openmed_service_admission_shed_total", "Refusals at the high watermark or past the max queue wait (sluice_admission_shed_total).", "queue")
-	if resident != nil {
+	if models != nil {
 		add("openmed_service_model_resident_total", "Models resident.")
+		add("openmed_service_model_resident_bytes", "Footprint of the resident models (their ONNX files).")
+		add("openmed_service_model_load_total", "Models loaded on demand.")
+		add("openmed_service_model_eviction_total", "Models unloaded: idle past their keep-alive, for the room, or on request.")
 	}
 	return c
 }
@@ -109,8 +120,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	emit("openmed_service_admission_queue_wait_seconds", prometheus.GaugeValue, means)
-	if c.resident != nil {
-		ch <- prometheus.MustNewConstMetric(c.descs["openmed_service_model_resident_total"], prometheus.GaugeValue, float64(c.resident()))
+	if c.models != nil {
+		m := c.models()
+		ch <- prometheus.MustNewConstMetric(c.descs["openmed_service_model_resident_total"], prometheus.GaugeValue, float64(m.Resident))
+		ch <- prometheus.MustNewConstMetric(c.descs["openmed_service_model_resident_bytes"], prometheus.GaugeValue, float64(m.ResidentBytes))
+		ch <- prometheus.MustNewConstMetric(c.descs["openmed_service_model_load_total"], prometheus.CounterValue, float64(m.Loads))
+		ch <- prometheus.MustNewConstMetric(c.descs["openmed_service_model_eviction_total"], prometheus.CounterValue, float64(m.Evictions))
 	}
 }
 

@@ -33,7 +33,7 @@ func TestOpenMedFamiliesComeFromSluices(t *testing.T) {
 	inflight.Set(2)
 
 	compat := prometheus.NewRegistry()
-	compat.MustRegister(OpenMed(reg, func() int { return 3 }))
+	compat.MustRegister(OpenMed(reg, func() Models { return Models{Resident: 3, ResidentBytes: 100, Loads: 4, Evictions: 1} }))
 	want := `
 # HELP openmed_service_admission_queue_depth Admitted work outstanding per endpoint (sluice_admission_queue_depth).
 # TYPE openmed_service_admission_queue_depth gauge
@@ -47,6 +47,9 @@ openmed_service_batch_shed_total{priority="bulk"} 2
 # HELP openmed_service_inflight_requests HTTP requests being served (sluice_http_inflight_requests).
 # TYPE openmed_service_inflight_requests gauge
 openmed_service_inflight_requests 2
+# HELP openmed_service_model_eviction_total Models unloaded: idle past their keep-alive, for the room, or on request.
+# TYPE openmed_service_model_eviction_total counter
+openmed_service_model_eviction_total 1
 # HELP openmed_service_model_resident_total Models resident.
 # TYPE openmed_service_model_resident_total gauge
 openmed_service_model_resident_total 3
@@ -57,7 +60,7 @@ openmed_service_request_total{route="/pii/extract",status_code="499"} 1
 openmed_service_request_total{route="unknown",status_code="404"} 1
 `
 	names := []string{"openmed_service_admission_queue_depth", "openmed_service_admission_shed_total", "openmed_service_batch_shed_total",
-		"openmed_service_inflight_requests", "openmed_service_model_resident_total", "openmed_service_request_total"}
+		"openmed_service_inflight_requests", "openmed_service_model_eviction_total", "openmed_service_model_resident_total", "openmed_service_request_total"}
 	if err := testutil.GatherAndCompare(compat, strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
 	}

@@ -189,7 +189,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		}
 		routes = append(routes, handlers.Generation(gen)...)
 	}
-	resident := func() int { return residentModels(routes) }
+	models := func() metricscompat.Models { return metricscompat.Models{Resident: residentModels(routes)} }
 	var pool handlers.ModelPool
 	if cfg.ModelsDir != "" {
 		s.poolWork, s.stopPoolWork = context.WithCancel(context.Background())
@@ -209,7 +209,15 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		}
 		pool = s.pool
 		others := residentModels(routes) - len(footprints) // the generation model, not pooled
-		resident = func() int { return others + len(s.pool.pool.Snapshot()) }
+		models = func() metricscompat.Models {
+			m := metricscompat.Models{Resident: others}
+			for _, st := range s.pool.pool.Snapshot() {
+				m.Resident++
+				m.ResidentBytes += st.Footprint
+			}
+			m.Loads, m.Evictions = s.pool.pool.Counts()
+			return m
+		}
 	}
 	if s.auth, err = cfg.auth(clk); err != nil {
 		s.close()
@@ -218,7 +226,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	var gatherer prometheus.Gatherer = reg
 	if cfg.MetricsCompat == "openmed" {
 		compat := prometheus.NewRegistry()
-		compat.MustRegister(metricscompat.OpenMed(reg, resident))
+		compat.MustRegister(metricscompat.OpenMed(reg, models))
 		gatherer = prometheus.Gatherers{reg, compat}
 	}
 	s.app, err = handlers.New(handlers.Options{

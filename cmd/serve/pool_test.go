@@ -80,7 +80,7 @@ func waitLoaded(t *testing.T, srv *testServer, name string, want func(m map[stri
 // directory, or a path, is a 422.
 func TestModelsLoadOnDemand(t *testing.T) {
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-b", "pii-c"),
-		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=120000", "SLUICE_MAX_RESIDENT_MODELS=3", "SLUICE_KEEP_ALIVE=1h")
+		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=120000", "SLUICE_MAX_RESIDENT_MODELS=3", "SLUICE_KEEP_ALIVE=1h", "SLUICE_METRICS_COMPAT=openmed")
 	text := "Call Maria Gonzalez at (415) 555-0132."
 	status, body := srv.post(t, "/pii/extract", map[string]any{"text": text, "model_name": "pii-b"})
 	if status != 200 || body["model_name"] != "pii-b" || len(entitiesOf(t, body)) == 0 {
@@ -120,6 +120,10 @@ func TestModelsLoadOnDemand(t *testing.T) {
 	if status, body := srv.post(t, "/pii/extract", map[string]any{"text": text, "model_name": "clinical-ner"}); status != 200 {
 		t.Fatalf("clinical-ner on /pii/extract: %d %v", status, body)
 	}
+	// Three loads (pii-b, pii-c, pii-b again) and three unloads (for the cap, on request, at
+	// keep_alive 0), in OpenMed's families.
+	srv.waitForMetric(t, "openmed_service_model_load_total 3")
+	srv.waitForMetric(t, "openmed_service_model_eviction_total 3")
 	for _, name := range []string{"no-such-model", "../pii", "pii/../pii", "decoder", "analyze"} {
 		if status, body := srv.post(t, "/pii/extract", map[string]any{"text": text, "model_name": name}); status != 422 {
 			t.Fatalf("%s: %d %v", name, status, body)
