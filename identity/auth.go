@@ -227,10 +227,16 @@ func (a *Authenticator) limited(peer string) *Refusal {
 	if b == nil {
 		return nil
 	}
-	if tokens := min(float64(a.burst), b.tokens+now.Sub(b.at).Seconds()*a.rate); tokens < 1 {
+	if tokens := a.refilled(b, now); tokens < 1 {
 		return a.tooMany(tokens)
 	}
 	return nil
+}
+
+// refilled is what b holds at now: its tokens and what the rate gave back since, up to the
+// burst.
+func (a *Authenticator) refilled(b *bucket, now time.Time) float64 {
+	return min(float64(a.burst), b.tokens+now.Sub(b.at).Seconds()*a.rate)
 }
 
 // failed counts a failed attempt of peer and returns the 429 once its bucket is empty.
@@ -249,7 +255,7 @@ func (a *Authenticator) failed(peer string) *Refusal {
 		b = &bucket{tokens: float64(a.burst), at: now}
 		a.peers[peer] = b
 	}
-	b.tokens = min(float64(a.burst), b.tokens+now.Sub(b.at).Seconds()*a.rate)
+	b.tokens = a.refilled(b, now)
 	b.at = now
 	if b.tokens >= 1 {
 		b.tokens--
@@ -271,7 +277,7 @@ const maxPeers = 1 << 16
 
 func (a *Authenticator) forgetFull(now time.Time) {
 	for peer, b := range a.peers {
-		if b.tokens+now.Sub(b.at).Seconds()*a.rate >= float64(a.burst) {
+		if a.refilled(b, now) >= float64(a.burst) {
 			delete(a.peers, peer)
 		}
 	}

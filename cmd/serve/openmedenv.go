@@ -232,6 +232,27 @@ func openMedBool(v string) (bool, error) {
 	return false, fmt.Errorf("must be true or false")
 }
 
+// apply gives OpenMed's variable name, set to v, its meaning: the Sluice variable it sets
+// (unless that one is set: an explicit value wins), a problem, or a name without effect.
+func (s openMedSetting) apply(name, v string, vars, problems map[string]string, noEffect *[]string) {
+	out, skip := v, false
+	var err error
+	if s.convert != nil {
+		out, skip, err = s.convert(v)
+	}
+	switch {
+	case err == errNoEffect:
+		*noEffect = append(*noEffect, name)
+	case err != nil:
+		problems[name] = name + " " + err.Error()
+	case skip || s.ours == "":
+	default:
+		if _, ours := vars[s.ours]; !ours {
+			vars[s.ours] = out
+		}
+	}
+}
+
 // openMedTranslation is what OpenMed's variables in vars come to: vars gains the Sluice
 // variables they set, problems the ones that refuse the start, and noEffect the names of the
 // ones set without effect (sorted).
@@ -248,22 +269,7 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 			noEffect = append(noEffect, s.name)
 			continue
 		}
-		out, skip := v, false
-		var err error
-		if s.convert != nil {
-			out, skip, err = s.convert(v)
-		}
-		switch {
-		case err == errNoEffect:
-			noEffect = append(noEffect, s.name)
-		case err != nil:
-			problems[s.name] = s.name + " " + err.Error()
-		case skip || s.ours == "":
-		default:
-			if _, ours := vars[s.ours]; !ours || s.name == "OPENMED_SERVICE_BATCHING_ENABLED" {
-				vars[s.ours] = out
-			}
-		}
+		s.apply(s.name, v, vars, problems, &noEffect)
 	}
 	translateAuth(vars, problems, &noEffect, handled)
 	for name, v := range vars {
@@ -310,22 +316,7 @@ func translateAuth(vars, problems map[string]string, noEffect *[]string, handled
 			problems[name] = name + " is an authentication setting Sluice does not know; refusing to start open"
 			continue
 		}
-		out, skip := v, false
-		var err error
-		if s.convert != nil {
-			out, skip, err = s.convert(v)
-		}
-		switch {
-		case err == errNoEffect:
-			*noEffect = append(*noEffect, name)
-		case err != nil:
-			problems[name] = name + " " + err.Error()
-		case skip || s.ours == "":
-		default:
-			if _, ours := vars[s.ours]; !ours {
-				vars[s.ours] = out
-			}
-		}
+		s.apply(name, v, vars, problems, noEffect)
 	}
 	if on && vars["SLUICE_API_KEYS"] == "" && vars["SLUICE_API_KEYS_FILE"] == "" && vars["SLUICE_AUTH_JWKS"] == "" && vars["SLUICE_AUTH_JWKS_FILE"] == "" {
 		problems["OPENMED_SERVICE_AUTH_ENABLED"] = "OPENMED_SERVICE_AUTH_ENABLED is true but no API keys or JWKS are given; refusing to start open"
