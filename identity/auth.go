@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -142,6 +143,7 @@ func (a *Authenticator) Check(method, path string, header func(string) string, p
 		method = http.MethodGet // the router answers HEAD with the GET route
 	}
 	scopes, declared := a.scopes[method+" "+path]
+	peer = peerKey(peer)
 	if limited := a.limited(peer); limited != nil {
 		// A peer past its failures is not heard until its bucket refills, right key or not:
 		// otherwise the limit would slow no one's guessing. Peers behind one address share it.
@@ -270,6 +272,16 @@ func (a *Authenticator) tooMany(tokens float64) *Refusal {
 	secs := int(math.Ceil(wait))
 	return &Refusal{Status: http.StatusTooManyRequests, Code: "auth_rate_limited", Message: "Too many failed authentication attempts",
 		Details: map[string]any{"retry_after_seconds": wait}, Headers: map[string]string{"Retry-After": strconv.Itoa(max(secs, 1))}}
+}
+
+// peerKey is the failure bucket of a peer address: the address, or for IPv6 its /64, which
+// one host can hand out to itself at will.
+func peerKey(peer string) string {
+	ip := net.ParseIP(peer)
+	if ip == nil || ip.To4() != nil {
+		return peer
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 // maxPeers bounds the failure buckets kept: peers whose bucket has refilled are forgotten first.

@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -137,6 +138,12 @@ func TestFailedAttemptsAreLimitedPerPeer(t *testing.T) {
 	}
 	if _, r := a.Check("POST", "/pii/extract", bad, "5.6.7.8"); r.Status != 401 {
 		t.Fatal("another peer was limited")
+	}
+	// Addresses of one IPv6 /64 share a bucket: a host has them all.
+	for i, want := range []int{401, 401, 429} {
+		if _, r := a.Check("POST", "/pii/extract", bad, fmt.Sprintf("2001:db8:1:2::%x", i+1)); r.Status != want {
+			t.Fatalf("IPv6 attempt %d: %d", i, r.Status)
+		}
 	}
 	// A limited peer is not heard, right key or not: guessing gets no answer either way.
 	if _, r := a.Check("POST", "/pii/extract", headers("X-API-Key", "reader-secret"), "1.2.3.4"); r == nil || r.Status != 429 {

@@ -36,6 +36,10 @@ type Config struct {
 	Forever   bool
 	// LoadTimeout bounds one load (0: an hour).
 	LoadTimeout time.Duration
+	// RetryFailedAfter is how long a model whose load failed answers its failure at once
+	// instead of loading again (0: a minute): a broken model directory must not cost a full
+	// load on every request.
+	RetryFailedAfter time.Duration
 }
 
 // Validate reports every field out of range.
@@ -52,6 +56,9 @@ func (c Config) Validate() error {
 	}
 	if c.LoadTimeout < 0 {
 		check.Addf("LoadTimeout", "must not be negative (0: an hour), got %s", c.LoadTimeout)
+	}
+	if c.RetryFailedAfter < 0 {
+		check.Addf("RetryFailedAfter", "must not be negative (0: a minute), got %s", c.RetryFailedAfter)
 	}
 	if c.Forever && c.KeepAlive > 0 {
 		check.Addf("KeepAlive", "must be 0 with Forever, got %s", c.KeepAlive)
@@ -123,6 +130,13 @@ type Pool struct {
 	// same name waits for it (the model's metrics and gate names are free only then).
 	closing map[string]chan struct{}
 	closers sync.WaitGroup
+	// failed holds the loads that failed lately, by name, until they may be tried again.
+	failed map[string]failure
+}
+
+type failure struct {
+	err   error
+	until time.Time
 }
 
 // New validates cfg and returns an empty pool.
@@ -133,11 +147,14 @@ func New(cfg Config, load Loader, estimate Estimator, clk clock.Clock) (*Pool, e
 	if cfg.LoadTimeout == 0 {
 		cfg.LoadTimeout = time.Hour
 	}
+	if cfg.RetryFailedAfter == 0 {
+		cfg.RetryFailedAfter = time.Minute
+	}
 	if load == nil || estimate == nil || clk == nil {
 		return nil, errors.New("warmpool: a loader, an estimator and a clock are required")
 	}
 	return &Pool{cfg: cfg, load: load, estimate: estimate, clk: clk, entries: map[string]*entry{},
-		done: make(chan struct{}), closing: map[string]chan struct{}{}}, nil
+		done: make(chan struct{}), closing: map[string]chan struct{}{}, failed: map[string]failure{}}, nil
 }
 
 // Pin adds a model that stays resident for the life of the pool.
@@ -152,6 +169,13 @@ func (p *Pool) Pin(name string, m Model, footprint int64) {
 func (p *Pool) Acquire(ctx context.Context, name string, keep KeepAlive) (Model, func(), error) {
 	p.mu.Lock()
 	e, ok := p.entries[name]
+	if f, failed := p.failed[name]; !ok && failed {
+		if p.clk.Now().Before(f.until) {
+			p.mu.Unlock()
+			return nil, nil, f.err
+		}
+		delete(p.failed, name)
+	}
 	if !ok {
 		// The estimate reads the model's files: not under the lock every request takes.
 		p.mu.Unlock()
@@ -229,7 +253,11 @@ func (p *Pool) runLoad(e *entry) {
 	switch {
 	case err != nil:
 		e.err = err
-		delete(p.entries, e.name) // the next request tries again
+		delete(p.entries, e.name) // tried again once RetryFailedAfter has passed
+		if len(p.failed) >= maxFailed {
+			clear(p.failed) // a directory listing's worth of broken models: start over
+		}
+		p.failed[e.name] = failure{err: err, until: p.clk.Now().Add(p.cfg.RetryFailedAfter)}
 	case p.closed:
 		e.err = ErrClosed
 		delete(p.entries, e.name)
@@ -250,6 +278,9 @@ func (p *Pool) runLoad(e *entry) {
 		p.idle(e) // every waiter gave up: its keep-alive starts now
 	}
 }
+
+// maxFailed bounds the failures remembered.
+const maxFailed = 1024
 
 // remaining is how much longer e's load is expected to take. Called with mu held.
 func (p *Pool) remaining(e *entry) time.Duration {

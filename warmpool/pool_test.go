@@ -190,7 +190,8 @@ func names(p *Pool) string {
 
 // TestAWaitThatEndsBeforeTheLoadSaysHowLong: a request whose context ends while its model
 // loads gets a LoadingError with the expected rest of the load, measured from earlier loads;
-// the load goes on, and a failed load is tried again by the next request.
+// the load goes on; a failed load answers its failure at once for a minute, then is tried
+// again.
 func TestAWaitThatEndsBeforeTheLoadSaysHowLong(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	f := &fakeModels{sizes: map[string]int64{"a": 1, "b": 1}, gate: make(chan struct{}, 1)}
@@ -216,6 +217,11 @@ func TestAWaitThatEndsBeforeTheLoadSaysHowLong(t *testing.T) {
 	f.gate <- struct{}{}
 	eventually(t, func() bool { return len(p.Snapshot()) == 1 }) // b's failed load left
 	f.fail.Store(false)
+	loads := f.loads.Load()
+	if _, _, err := p.Acquire(context.Background(), "b", KeepAlive{}); err == nil || f.loads.Load() != loads {
+		t.Fatalf("a failed model was loaded again at once: %v", err)
+	}
+	clk.Advance(time.Minute) // RetryFailedAfter's default
 	f.gate <- struct{}{}
 	if _, release, err := p.Acquire(context.Background(), "b", KeepAlive{}); err != nil {
 		t.Fatal(err)
