@@ -94,7 +94,7 @@ type Refusal struct {
 // the keys for later requests.
 type Authenticator struct {
 	keys   atomic.Pointer[Keys]
-	jwt    *JWTVerifier
+	jwt    atomic.Pointer[JWTVerifier]
 	scopes map[string][]string
 	open   bool
 	clk    clock.Clock
@@ -115,7 +115,7 @@ func New(cfg Config, clk clock.Clock) (*Authenticator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Authenticator{jwt: cfg.JWT, scopes: map[string][]string{}, open: cfg.Open, clk: clk,
+	a := &Authenticator{scopes: map[string][]string{}, open: cfg.Open, clk: clk,
 		rate: cfg.FailureRate, burst: cfg.FailureBurst, peers: map[string]*bucket{}}
 	for route, s := range DefaultRouteScopes {
 		a.scopes[route] = s
@@ -124,11 +124,15 @@ func New(cfg Config, clk clock.Clock) (*Authenticator, error) {
 		a.scopes[route] = s
 	}
 	a.keys.Store(cfg.Keys)
+	a.jwt.Store(cfg.JWT)
 	return a, nil
 }
 
 // SetKeys replaces the API keys (a reload of the key file).
 func (a *Authenticator) SetKeys(k *Keys) { a.keys.Store(k) }
+
+// SetJWT replaces the token verifier (a reload of the JWKS file); nil accepts no token.
+func (a *Authenticator) SetJWT(v *JWTVerifier) { a.jwt.Store(v) }
 
 // Keys is the API keys in use.
 func (a *Authenticator) Keys() *Keys { return a.keys.Load() }
@@ -197,10 +201,11 @@ func (a *Authenticator) authenticate(header func(string) string) (Principal, *Re
 	case "apikey", "api-key":
 		return a.byKey(value)
 	case "bearer":
-		if a.jwt == nil {
+		v := a.jwt.Load()
+		if v == nil {
 			return Principal{}, invalid()
 		}
-		claims, err := a.jwt.Verify(value, a.clk.Now())
+		claims, err := v.Verify(value, a.clk.Now())
 		if err != nil {
 			return Principal{}, invalid()
 		}

@@ -144,3 +144,41 @@ func TestOpenMedAuthSettingsAndBearerTokens(t *testing.T) {
 		t.Fatalf("a bearer token without the scope: %d %s", status, code)
 	}
 }
+
+// TestSIGHUPReloadsTheJWKSFile: a token signed with a key taken out of the JWKS file is
+// refused after a SIGHUP, and one signed with the key put in is accepted.
+func TestSIGHUPReloadsTheJWKSFile(t *testing.T) {
+	oldKey, newKey := []byte("the old HS256 secret, 32 bytes long"), []byte("the new HS256 secret, 32 bytes long")
+	path := filepath.Join(t.TempDir(), "jwks.json")
+	writeJWKS := func(secret []byte) {
+		data, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: secret, KeyID: "k", Algorithm: "HS256"}}})
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sign := func(secret []byte) string {
+		signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: secret}, (&jose.SignerOptions{}).WithHeader("kid", "k"))
+		tok, err := jwt.Signed(signer).Claims(map[string]any{"aud": "sluice", "exp": time.Now().Add(time.Hour).Unix(), "scope": "*"}).Serialize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "Bearer " + tok
+	}
+	writeJWKS(oldKey)
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_AUTH_JWKS_FILE="+path, "SLUICE_AUTH_JWT_AUDIENCE=sluice")
+	body := `{"text":"Call Maria."}`
+	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", sign(oldKey)); status != 200 {
+		t.Fatalf("the old key before the reload: %d", status)
+	}
+	writeJWKS(newKey)
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	srv.logs.waitFor(t, time.Minute, "JWKS reloaded")
+	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", sign(oldKey)); status != 401 {
+		t.Fatalf("the old key after the reload: %d", status)
+	}
+	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", sign(newKey)); status != 200 {
+		t.Fatalf("the new key after the reload: %d", status)
+	}
+}

@@ -622,21 +622,9 @@ func (c Config) auth(clk clock.Clock) (*identity.Authenticator, error) {
 	if err != nil {
 		return nil, err
 	}
-	var verifier *identity.JWTVerifier
-	if c.AuthJWKS != "" || c.AuthJWKSFile != "" {
-		jwks, variable := []byte(c.AuthJWKS), "AUTH_JWKS"
-		if c.AuthJWKSFile != "" {
-			if jwks, err = os.ReadFile(c.AuthJWKSFile); err != nil {
-				return nil, &configError{"AUTH_JWKS_FILE", fmt.Sprintf("cannot be read: %v", unwrapped(err))}
-			}
-			variable = "AUTH_JWKS_FILE"
-		}
-		verifier, err = identity.NewJWTVerifier(identity.JWTConfig{JWKS: jwks, Issuer: c.AuthJWTIssuer,
-			Audience: c.AuthJWTAudience, Leeway: time.Duration(c.AuthJWTLeewayS * float64(time.Second)),
-			MaxLifetime: time.Duration(c.AuthJWTMaxLifetimeS * float64(time.Second))})
-		if err != nil {
-			return nil, &configError{variable, err.Error()}
-		}
+	verifier, err := c.jwtVerifier()
+	if err != nil {
+		return nil, err
 	}
 	if keys == nil && verifier == nil {
 		return nil, nil
@@ -662,6 +650,29 @@ func (c Config) auth(clk clock.Clock) (*identity.Authenticator, error) {
 		return nil, &configError{variable, err.Error()}
 	}
 	return a, nil
+}
+
+// jwtVerifier builds the bearer-token verifier from the JWKS (inline or its file); nil when
+// none is set.
+func (c Config) jwtVerifier() (*identity.JWTVerifier, error) {
+	if c.AuthJWKS == "" && c.AuthJWKSFile == "" {
+		return nil, nil
+	}
+	jwks, variable := []byte(c.AuthJWKS), "AUTH_JWKS"
+	if c.AuthJWKSFile != "" {
+		var err error
+		if jwks, err = os.ReadFile(c.AuthJWKSFile); err != nil {
+			return nil, &configError{"AUTH_JWKS_FILE", fmt.Sprintf("cannot be read: %v", unwrapped(err))}
+		}
+		variable = "AUTH_JWKS_FILE"
+	}
+	v, err := identity.NewJWTVerifier(identity.JWTConfig{JWKS: jwks, Issuer: c.AuthJWTIssuer,
+		Audience: c.AuthJWTAudience, Leeway: time.Duration(c.AuthJWTLeewayS * float64(time.Second)),
+		MaxLifetime: time.Duration(c.AuthJWTMaxLifetimeS * float64(time.Second))})
+	if err != nil {
+		return nil, &configError{variable, err.Error()}
+	}
+	return v, nil
 }
 
 // unwrapped is a file error's cause (its path is the variable's value, named already).

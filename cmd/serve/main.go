@@ -401,9 +401,10 @@ func loadModel(dir, name string) (*models.Model, error) {
 	return m, err
 }
 
-// reloadKeysOnHangup re-reads SLUICE_API_KEYS_FILE on each SIGHUP: requests go on with the
-// old keys until the new ones are in place, and a file that does not parse keeps the old ones
-// and says why (never which key). It returns the function that stops it.
+// reloadKeysOnHangup re-reads SLUICE_API_KEYS_FILE and SLUICE_AUTH_JWKS_FILE on each SIGHUP:
+// requests go on with the old keys until the new ones are in place, and a file that does not
+// parse keeps the old ones and says why (never which key). It returns the function that stops
+// it.
 func (s *server) reloadKeysOnHangup() func() {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -414,17 +415,30 @@ func (s *server) reloadKeysOnHangup() func() {
 			case <-done:
 				return
 			case <-hup:
-				keys, err := s.cfg.apiKeys()
-				if err != nil {
-					s.logger.Error("API keys not reloaded; the previous ones stay", slog.String("error", err.Error()))
-					continue
-				}
-				s.auth.SetKeys(keys)
-				s.logger.Info("API keys reloaded", slog.Int("keys", keys.Len()))
+				s.reloadCredentials()
 			}
 		}
 	}()
 	return func() { signal.Stop(hup); close(done) }
+}
+
+func (s *server) reloadCredentials() {
+	if s.cfg.APIKeysFile != "" {
+		if keys, err := s.cfg.apiKeys(); err != nil {
+			s.logger.Error("API keys not reloaded; the previous ones stay", slog.String("error", err.Error()))
+		} else {
+			s.auth.SetKeys(keys)
+			s.logger.Info("API keys reloaded", slog.Int("keys", keys.Len()))
+		}
+	}
+	if s.cfg.AuthJWKSFile != "" {
+		if v, err := s.cfg.jwtVerifier(); err != nil {
+			s.logger.Error("JWKS not reloaded; the previous keys stay", slog.String("error", err.Error()))
+		} else {
+			s.auth.SetJWT(v)
+			s.logger.Info("JWKS reloaded", slog.String("verifier", v.String()))
+		}
+	}
 }
 
 // preload loads SLUICE_PRELOAD_MODELS into the pool before the server is ready; they stay
@@ -484,7 +498,7 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	if s.sched != nil {
 		s.sched.Start(work)
 	}
-	if s.auth != nil && s.cfg.APIKeysFile != "" {
+	if s.auth != nil && (s.cfg.APIKeysFile != "" || s.cfg.AuthJWKSFile != "") {
 		// Before the first request: a SIGHUP (a key revoked) must never find the process
 		// without its handler, whose default is to end it.
 		stopReloads := s.reloadKeysOnHangup()
