@@ -188,8 +188,17 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	if err != nil {
 		return nil, err
 	}
-	return &Stream{es: es, c: c, prompt: len(ids), seed: params.Seed, sampled: params.DoSample, pieces: params.Logprobs}, nil
+	st := &Stream{es: es, c: c, prompt: len(ids), seed: params.Seed, sampled: params.DoSample, pieces: params.Logprobs}
+	if params.Logprobs {
+		st.context = slices.Clone(ids[max(len(ids)-pieceContext, 0):])
+	}
+	return st, nil
 }
+
+// pieceContext is how many tokens before one are decoded with it to find the text it adds:
+// enough for a word piece to know it continues a word, or a SentencePiece token whether its
+// space shows.
+const pieceContext = 4
 
 // Finish says why a generation ended, in the terms HuggingFace's server reports.
 type Finish string
@@ -253,10 +262,28 @@ type Stream struct {
 	seed    uint64
 	sampled bool
 	pieces  bool // Params.Logprobs
+	// context is the last tokens before the next one (pieceContext of them), when pieces.
+	context []int64
 	// held is generated text not yet released as Trimmed; released counts the bytes that
 	// were.
 	held     string
 	released int
+}
+
+// piece is the text token id adds after the stream's context (decoded together, minus the
+// context alone), as OpenAI lists tokens beside their log probabilities: so that the pieces
+// of an answer spell its text, spaces and word pieces joined as the text joins them, and a
+// special token (the end of sequence) adds nothing.
+func (s *Stream) piece(id int64) string {
+	if s.c.tok.IsSpecial(id) {
+		return ""
+	}
+	base := s.c.tok.Decode(s.context, true)
+	full := s.c.tok.Decode(append(slices.Clip(s.context), id), true)
+	if rest, ok := strings.CutPrefix(full, base); ok {
+		return rest
+	}
+	return s.c.tok.Decode([]int64{id}, true)
 }
 
 // PromptLogprobs is the prompt's tokens with their log probabilities and alternatives when
@@ -287,13 +314,20 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 		out.SpecialText = s.c.tok.Decode([]int64{ev.ID}, false)
 	}
 	if s.pieces && out.HasToken {
-		out.Piece = s.c.tok.Decode([]int64{ev.ID}, false)
+		out.Piece = s.piece(ev.ID)
 	}
 	if len(ev.Top) > 0 {
 		out.Top = make([]Alternative, len(ev.Top))
 		for i, a := range ev.Top {
-			out.Top[i] = Alternative{ID: a.ID, Text: s.c.tok.Decode([]int64{a.ID}, false), Logprob: a.Logprob, Special: s.c.tok.IsSpecial(a.ID)}
+			text := s.c.tok.Decode([]int64{a.ID}, false)
+			if s.pieces {
+				text = s.piece(a.ID)
+			}
+			out.Top[i] = Alternative{ID: a.ID, Text: text, Logprob: a.Logprob, Special: s.c.tok.IsSpecial(a.ID)}
 		}
+	}
+	if s.pieces && out.HasToken {
+		s.context = append(s.context[min(1, max(len(s.context)-pieceContext+1, 0)):], ev.ID)
 	}
 	if ev.Done {
 		switch ev.Finish {

@@ -62,6 +62,13 @@ func TestEcosystemClients(t *testing.T) {
 			t.Errorf("%s: role %q, want assistant", check, r.Role)
 		}
 	}
+	// The log probabilities as the openai client reads them: one per token, their tokens
+	// spelling the text, each <= 0, with the alternatives asked for.
+	for _, check := range []string{"openai-logprobs", "openai-chat-logprobs"} {
+		if r := got[check]; r.Error != "" || r.Text != want || r.Final != want || r.Tokens == 0 || r.Finish != "true" {
+			t.Errorf("%s: %+v, want the text %q spelled by its tokens, each logprob <= 0 with its alternatives", check, r, want)
+		}
+	}
 	if r := got["openai-models"]; r.Text != "tiny-lm" || r.Error != "" {
 		t.Errorf("openai-models: %+v, want tiny-lm", r)
 	}

@@ -91,6 +91,23 @@ await run("openai-chat-stream", async () => {
   }
   return { text, role, finish, usage };
 });
+// Log probabilities as the openai client hands them to its users: the completions shape
+// (tokens, token_logprobs, top_logprobs, text_offset) and the chat shape (content[] with
+// token, logprob, bytes, top_logprobs). The Go test judges the summary.
+await run("openai-logprobs", async () => {
+  const c = await openai.completions.create({ model: "tiny-lm", prompt, max_tokens: maxTokens, temperature: 0, logprobs: 2 });
+  const lp = c.choices[0].logprobs;
+  return { text: c.choices[0].text, final: lp.tokens.join(""), tokens: lp.tokens.length,
+    finish: String(lp.token_logprobs.every((x) => x <= 0) && lp.top_logprobs.every((t) => Object.keys(t).length >= 1 && Object.keys(t).length <= 2)
+      && lp.text_offset.length === lp.tokens.length) };
+});
+await run("openai-chat-logprobs", async () => {
+  const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0,
+    logprobs: true, top_logprobs: 2 });
+  const content = c.choices[0].logprobs.content;
+  return { text: c.choices[0].message.content, final: content.map((t) => t.token).join(""), tokens: content.length,
+    finish: String(content.every((t) => t.logprob <= 0 && t.top_logprobs.length === 2 && Array.isArray(t.bytes))) };
+});
 await run("openai-models", async () => {
   const ids = [];
   for await (const m of openai.models.list()) ids.push(m.id);
