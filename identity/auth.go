@@ -223,31 +223,15 @@ func (a *Authenticator) byKey(key string) (Principal, *Refusal) {
 }
 
 // limited returns the 429 of a peer whose failures have emptied its bucket, without counting.
-func (a *Authenticator) limited(peer string) *Refusal {
-	if a.rate <= 0 || a.burst <= 0 {
-		return nil
-	}
-	now := a.clk.Now()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	b := a.peers[peer]
-	if b == nil {
-		return nil
-	}
-	if tokens := a.refilled(b, now); tokens < 1 {
-		return a.tooMany(tokens)
-	}
-	return nil
-}
-
-// refilled is what b holds at now: its tokens and what the rate gave back since, up to the
-// burst.
-func (a *Authenticator) refilled(b *bucket, now time.Time) float64 {
-	return min(float64(a.burst), b.tokens+now.Sub(b.at).Seconds()*a.rate)
-}
+func (a *Authenticator) limited(peer string) *Refusal { return a.bucket(peer, false) }
 
 // failed counts a failed attempt of peer and returns the 429 once its bucket is empty.
-func (a *Authenticator) failed(peer string) *Refusal {
+func (a *Authenticator) failed(peer string) *Refusal { return a.bucket(peer, true) }
+
+// bucket refills peer's bucket to now and, when fail, takes a token from it for a failed
+// attempt; it returns the 429 when the bucket holds less than one. A peer that never failed
+// has no bucket until it does.
+func (a *Authenticator) bucket(peer string, fail bool) *Refusal {
 	if a.rate <= 0 || a.burst <= 0 {
 		return nil
 	}
@@ -256,6 +240,9 @@ func (a *Authenticator) failed(peer string) *Refusal {
 	defer a.mu.Unlock()
 	b := a.peers[peer]
 	if b == nil {
+		if !fail {
+			return nil
+		}
 		if len(a.peers) >= maxPeers {
 			a.forgetFull(now)
 		}
@@ -264,11 +251,19 @@ func (a *Authenticator) failed(peer string) *Refusal {
 	}
 	b.tokens = a.refilled(b, now)
 	b.at = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return nil
+	if b.tokens < 1 {
+		return a.tooMany(b.tokens)
 	}
-	return a.tooMany(b.tokens)
+	if fail {
+		b.tokens--
+	}
+	return nil
+}
+
+// refilled is what b holds at now: its tokens and what the rate gave back since, up to the
+// burst.
+func (a *Authenticator) refilled(b *bucket, now time.Time) float64 {
+	return min(float64(a.burst), b.tokens+now.Sub(b.at).Seconds()*a.rate)
 }
 
 // tooMany is the 429 of a bucket holding tokens (< 1).
