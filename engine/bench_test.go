@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -36,6 +37,12 @@ func benchDevice() Device {
 
 func benchRunEncoder(b *testing.B, name string) {
 	s, cfg, _ := shippedSession(b, name, RuntimeOptions{IntraOpThreads: runtime.NumCPU(), Device: benchDevice()})
+	benchEncoderShapes(b, s, cfg)
+}
+
+// benchEncoderShapes runs s at batch 1, 8, 32 and 128 of 32 tokens and of the longest
+// sequence, on random ids from the vocabulary, and reports ms per sequence.
+func benchEncoderShapes(b *testing.B, s *Session, cfg modelConfig) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, seqLen := range []int{32, cfg.MaxPositions} {
 		for _, batch := range []int{1, 8, 32, 128} {
@@ -97,4 +104,52 @@ func readModelConfig(t testing.TB, dir string) modelConfig {
 		t.Fatalf("config.json: vocab_size %d, max_position_embeddings %d", cfg.VocabSize, cfg.MaxPositions)
 	}
 	return cfg
+}
+
+// BenchmarkRunEncoderFile is BenchmarkRunEncoder on any encoder export: SLUICE_BENCH_ONNX names
+// the model.onnx and SLUICE_BENCH_VOCAB its vocabulary size (scripts/gpu-check.sh exports a
+// BERT-base-shaped one there); it skips without them.
+func BenchmarkRunEncoderFile(b *testing.B) {
+	path := os.Getenv("SLUICE_BENCH_ONNX")
+	vocab, _ := strconv.Atoi(os.Getenv("SLUICE_BENCH_VOCAB"))
+	if path == "" || vocab <= 5 {
+		b.Skip("SLUICE_BENCH_ONNX and SLUICE_BENCH_VOCAB name the model and its vocabulary size")
+	}
+	model, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := newTestRuntime(b, RuntimeOptions{IntraOpThreads: runtime.NumCPU(), Device: benchDevice()}).NewSession("file", model)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEncoderShapes(b, s, modelConfig{VocabSize: vocab, MaxPositions: 128})
+}
+
+// TestWriteEncoderProfile writes ONNX Runtime's profile of 50 runs of the pii model, at batch
+// 1 and at batch 32 of 32 tokens, each from its own session, into the folder
+// SLUICE_BENCH_PROFILE names, on SLUICE_BENCH_DEVICE: per operator, where a pass's time goes
+// (scripts/gpu-check.sh sums the files). It skips without the variable.
+func TestWriteEncoderProfile(t *testing.T) {
+	dir := os.Getenv("SLUICE_BENCH_PROFILE")
+	if dir == "" {
+		t.Skip("SLUICE_BENCH_PROFILE names the folder for the profiles")
+	}
+	for _, batch := range []int{1, 32} {
+		opts := RuntimeOptions{IntraOpThreads: runtime.NumCPU(), Device: benchDevice(),
+			profilePrefix: filepath.Join(dir, fmt.Sprintf("pii-batch%d", batch))}
+		s, cfg, _ := shippedSession(t, "pii", opts)
+		in := EncoderBatch{Batch: batch, SeqLen: 32, IDs: make([]int64, batch*32), Mask: make([]int64, batch*32)}
+		for i := range in.IDs {
+			in.IDs[i], in.Mask[i] = int64(5+i%(cfg.VocabSize-5)), 1
+		}
+		for range 50 {
+			if _, err := s.RunEncoder(context.Background(), in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

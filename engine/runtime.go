@@ -55,6 +55,11 @@ type RuntimeOptions struct {
 	CUDA CUDAOptions
 	// Logger receives the few lines the engine writes (device choice); nil means slog.Default().
 	Logger *slog.Logger
+
+	// profilePrefix, when set, makes every session write ONNX Runtime's profile (one JSON
+	// file per session, named from this prefix) when it is closed. The GPU check's profile
+	// run sets it; a server never does.
+	profilePrefix string
 }
 
 // Validate reports every option that is out of range: the result joins one *settings.Problem
@@ -86,6 +91,7 @@ type Runtime struct {
 	intraOp int
 	interOp int
 	noSpin  bool
+	profile string
 
 	mu       sync.Mutex // guards closed and sessions; held while a session is being created
 	closed   bool
@@ -124,6 +130,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 		intraOp:  opts.IntraOpThreads,
 		interOp:  opts.InterOpThreads,
 		noSpin:   opts.NoSpinning,
+		profile:  opts.profilePrefix,
 		sessions: make(map[*Session]struct{}),
 	}
 	if device == DeviceCPU {
@@ -154,6 +161,11 @@ func (r *Runtime) probe() error {
 		return err
 	}
 	defer so.Destroy()
+	if r.profile != "" {
+		if err := so.DisableProfiling(); err != nil {
+			return err
+		}
+	}
 	s, err := ort.NewDynamicAdvancedSessionWithONNXData(probeModel(), []string{probeInput},
 		[]string{probeOutput}, so)
 	if err != nil {
@@ -202,6 +214,11 @@ func (r *Runtime) configure(so *ort.SessionOptions) error {
 			if err := so.AddSessionConfigEntry(key, "0"); err != nil {
 				return fmt.Errorf("engine: %s: %w", key, err)
 			}
+		}
+	}
+	if r.profile != "" {
+		if err := so.EnableProfiling(r.profile); err != nil {
+			return fmt.Errorf("engine: profiling: %w", err)
 		}
 	}
 	if r.device != DeviceCUDA {

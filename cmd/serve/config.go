@@ -197,6 +197,16 @@ func loadConfig(environ []string, m machine) (Config, error) {
 	if p, set := vars["OPENMED_PROFILE"]; set {
 		cfg.Profile = strings.ToLower(strings.TrimSpace(p))
 	}
+	// A CPU batch limit set without its GPU counterpart holds on a GPU too: whoever asked for
+	// batches of one (or switched OpenMed's batching off) gets them there as well.
+	for cpu, gpu := range map[string]string{"SLUICE_BATCH_MAX_SIZE": "SLUICE_GPU_BATCH_MAX_SIZE",
+		"SLUICE_BATCH_MAX_PADDED_TOKENS": "SLUICE_GPU_BATCH_MAX_PADDED_TOKENS"} {
+		if v, set := vars[cpu]; set {
+			if _, gpuSet := vars[gpu]; !gpuSet {
+				vars[gpu] = v
+			}
+		}
+	}
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars, Prefix: "SLUICE_"}); err != nil {
 		var agg env.AggregateError
 		errs := []error{err}

@@ -192,3 +192,26 @@ func TestGPUBatchLimitsReplaceTheCPUOnes(t *testing.T) {
 		t.Errorf("GPU batch limits %d, %d", b.MaxBatchSize, b.MaxPaddedTokens)
 	}
 }
+
+// The GPU check's served benchmark asked for batches of one and got the GPU's 128: a CPU
+// limit set alone now holds on a GPU too, OpenMed's batching switch included.
+func TestCPUBatchLimitSetAloneHoldsOnAGPU(t *testing.T) {
+	for _, tc := range []struct {
+		environ      []string
+		size, padded int
+	}{
+		{nil, 128, 32768},
+		{[]string{"SLUICE_BATCH_MAX_SIZE=1"}, 1, 32768},
+		{[]string{"OPENMED_SERVICE_BATCHING_ENABLED=false"}, 1, 32768},
+		{[]string{"SLUICE_BATCH_MAX_PADDED_TOKENS=2048"}, 128, 2048},
+		{[]string{"SLUICE_BATCH_MAX_SIZE=1", "SLUICE_GPU_BATCH_MAX_SIZE=64"}, 64, 32768},
+	} {
+		cfg, err := loadConfig(tc.environ, testMachine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := cfg.onGPU().batcher(); b.MaxBatchSize != tc.size || b.MaxPaddedTokens != tc.padded {
+			t.Errorf("%v: on a GPU, batch limits %d, %d; want %d, %d", tc.environ, b.MaxBatchSize, b.MaxPaddedTokens, tc.size, tc.padded)
+		}
+	}
+}
