@@ -1,0 +1,396 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// Budget is what one caller may use: requests and estimated tokens, each a token bucket that
+// refills at its rate up to its burst, and requests at once. A zero rate leaves that
+// dimension unlimited; MaxConcurrent 0 leaves concurrency unlimited.
+type Budget struct {
+	RequestsPerSecond float64
+	// RequestBurst is the requests bucket's size; 0 means one second's worth, at least 1.
+	RequestBurst    float64
+	TokensPerSecond float64
+	// TokenBurst is the tokens bucket's size, and the largest request the caller can ever
+	// make; 0 means one second's worth.
+	TokenBurst    float64
+	MaxConcurrent int
+}
+
+// Limited says whether the budget limits anything.
+func (b Budget) Limited() bool {
+	return b.RequestsPerSecond > 0 || b.TokensPerSecond > 0 || b.MaxConcurrent > 0
+}
+
+// Validate reports every field out of range.
+func (b Budget) Validate() error {
+	var check settings.Check
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"RequestsPerSecond", b.RequestsPerSecond}, {"RequestBurst", b.RequestBurst},
+		{"TokensPerSecond", b.TokensPerSecond}, {"TokenBurst", b.TokenBurst}} {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			check.Addf(f.name, "must be a finite number at least 0, got %v", f.v)
+		}
+	}
+	if b.MaxConcurrent < 0 {
+		check.Addf("MaxConcurrent", "must be at least 0 (0: no limit), got %d", b.MaxConcurrent)
+	}
+	return check.Err()
+}
+
+func (b Budget) requestBurst() float64 {
+	if b.RequestBurst > 0 {
+		return b.RequestBurst
+	}
+	return math.Max(1, b.RequestsPerSecond)
+}
+
+func (b Budget) tokenBurst() float64 {
+	if b.TokenBurst > 0 {
+		return b.TokenBurst
+	}
+	return math.Max(1, b.TokensPerSecond)
+}
+
+// The reasons a budget refuses a request, as metrics and answers name them.
+const (
+	BudgetRequests    = "requests"      // the requests bucket is empty
+	BudgetTokens      = "tokens"        // the tokens bucket holds less than the request's estimate
+	BudgetTooLarge    = "too_large"     // the estimate exceeds the whole token burst: waiting cannot help
+	BudgetConcurrency = "concurrency"   // the caller has MaxConcurrent requests running
+	BudgetHeldFull    = "deferral_full" // it could wait, but MaxHeld requests are waiting already
+)
+
+// The bounds of a budget refusal's Retry-After.
+const (
+	minBudgetRetryAfter = time.Second
+	maxBudgetRetryAfter = 24 * time.Hour
+)
+
+// BudgetState is one dimension of a caller's budget as the x-ratelimit-* headers report it.
+type BudgetState struct {
+	Limited   bool
+	Limit     float64       // the bucket's size
+	Remaining float64       // what it holds now (negative: debt from reconciliation)
+	Reset     time.Duration // until it is full again
+}
+
+// BudgetRefusal is a request the caller's budget does not take: its reason, the wait that
+// would let this request in (from its own estimate, against the exhausted dimension; floored
+// at 1 s, capped at a day), and both dimensions' state.
+type BudgetRefusal struct {
+	Reason     string
+	RetryAfter time.Duration
+	Requests   BudgetState
+	Tokens     BudgetState
+}
+
+// RetryAfterSeconds is the Retry-After header's value.
+func (r BudgetRefusal) RetryAfterSeconds() int64 { return int64(r.RetryAfter / time.Second) }
+
+// BudgetsConfig configures deferred admission, which is off by default: a request the budget
+// could take within MaxWait is held that long instead of refused, at most MaxHeld at once.
+type BudgetsConfig struct {
+	MaxWait time.Duration
+	// MaxHeld bounds the requests held at once; 0 means 1,000.
+	MaxHeld int
+}
+
+// Validate reports every field out of range.
+func (c BudgetsConfig) Validate() error {
+	var check settings.Check
+	if c.MaxWait < 0 {
+		check.Addf("MaxWait", "must be at least 0 (0: no deferred admission), got %v", c.MaxWait)
+	}
+	if c.MaxHeld < 0 {
+		check.Addf("MaxHeld", "must be at least 0 (0: 1000), got %d", c.MaxHeld)
+	}
+	return check.Err()
+}
+
+// Budgets holds every caller's buckets and running count. It is safe for concurrent use.
+type Budgets struct {
+	cfg     BudgetsConfig
+	clk     clock.Clock
+	metrics *BudgetMetrics
+	held    atomic.Int64
+
+	mu      sync.Mutex
+	callers map[string]*caller
+	swept   time.Time
+}
+
+type caller struct {
+	mu       sync.Mutex
+	requests float64 // in the requests bucket
+	tokens   float64 // in the tokens bucket; negative is debt a reconciliation left
+	at       time.Time
+	running  int
+	budget   Budget
+}
+
+// ErrBudgetWait is returned by Admit when the request's context ends while it is held.
+var ErrBudgetWait = errors.New("admission: request left while held for its budget")
+
+// NewBudgets validates cfg. metrics may be nil.
+func NewBudgets(cfg BudgetsConfig, clk clock.Clock, metrics *BudgetMetrics) (*Budgets, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxHeld == 0 {
+		cfg.MaxHeld = 1000
+	}
+	return &Budgets{cfg: cfg, clk: clk, metrics: metrics, callers: map[string]*caller{}}, nil
+}
+
+// Charge is an admitted request's hold on its caller's budget: Done gives back its running
+// place and settles the tokens, once.
+type Charge struct {
+	c        *caller
+	estimate float64
+	done     *atomic.Bool
+}
+
+// Done settles the charge with the tokens the request really used (actual < 0: the estimate
+// stands) and frees its running place. Calling it again does nothing.
+func (ch Charge) Done(actual float64) {
+	if ch.c == nil || !ch.done.CompareAndSwap(false, true) {
+		return
+	}
+	c := ch.c
+	c.mu.Lock()
+	c.running--
+	if actual >= 0 && c.budget.TokensPerSecond > 0 {
+		c.tokens = math.Min(c.budget.tokenBurst(), c.tokens+ch.estimate-actual)
+	}
+	c.mu.Unlock()
+}
+
+// Admit charges one request with an estimated cost of tokens to the caller key (a tenant, or
+// a peer for callers without one) under budget. It returns the charge to settle when the
+// request ends; or the refusal; or, when deferred admission held the request and ctx ended
+// first, ErrBudgetWait. tenant labels the metrics ("" for callers without one).
+func (b *Budgets) Admit(ctx context.Context, key, tenant string, budget Budget, tokens float64) (Charge, *BudgetRefusal, error) {
+	if !budget.Limited() {
+		return Charge{}, nil, nil
+	}
+	c := b.caller(key, budget)
+	var deadline time.Time
+	for {
+		now := b.clk.Now()
+		ch, ref, wait := c.take(now, budget, tokens)
+		if ref == nil {
+			if !deadline.IsZero() {
+				b.held.Add(-1)
+				b.metrics.deferred(tenant, "admitted")
+			}
+			return ch, nil, nil
+		}
+		deferrable := b.cfg.MaxWait > 0 && ref.Reason != BudgetTooLarge && ref.Reason != BudgetConcurrency
+		if deadline.IsZero() && deferrable && wait <= b.cfg.MaxWait {
+			if b.held.Add(1) > int64(b.cfg.MaxHeld) {
+				b.held.Add(-1)
+				ref.Reason = BudgetHeldFull
+			} else {
+				deadline = now.Add(b.cfg.MaxWait)
+				b.metrics.holding(1)
+			}
+		}
+		if deadline.IsZero() || now.Add(wait).After(deadline) {
+			if !deadline.IsZero() {
+				b.held.Add(-1)
+				b.metrics.deferred(tenant, "refused")
+			}
+			b.metrics.refused(tenant, ref.Reason)
+			return Charge{}, ref, nil
+		}
+		t := b.clk.NewTimer(max(wait, time.Millisecond))
+		select {
+		case <-t.C():
+		case <-ctx.Done():
+			t.Stop()
+			b.held.Add(-1)
+			b.metrics.deferred(tenant, "cancelled")
+			return Charge{}, nil, ErrBudgetWait
+		}
+	}
+}
+
+// Held is how many requests deferred admission holds now.
+func (b *Budgets) Held() int { return int(b.held.Load()) }
+
+// caller finds or makes key's state, with budget as it is configured now (a reload may have
+// changed it). Idle callers whose buckets are full are swept once a minute, so a key per peer
+// does not grow the map without bound.
+func (b *Budgets) caller(key string, budget Budget) *caller {
+	now := b.clk.Now()
+	b.mu.Lock()
+	if now.Sub(b.swept) >= time.Minute {
+		b.swept = now
+		for k, c := range b.callers {
+			if c.idle(now) {
+				delete(b.callers, k)
+			}
+		}
+	}
+	c, ok := b.callers[key]
+	if !ok {
+		c = &caller{requests: budget.requestBurst(), tokens: budget.tokenBurst(), at: now, budget: budget}
+		b.callers[key] = c
+	}
+	b.mu.Unlock()
+	return c
+}
+
+// idle says whether c holds nothing a fresh state would not: no running request and both
+// buckets refilled by now.
+func (c *caller) idle(now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refill(now)
+	return c.running == 0 && (c.budget.RequestsPerSecond <= 0 || c.requests >= c.budget.requestBurst()) &&
+		(c.budget.TokensPerSecond <= 0 || c.tokens >= c.budget.tokenBurst())
+}
+
+func (c *caller) refill(now time.Time) {
+	if dt := now.Sub(c.at).Seconds(); dt > 0 {
+		c.requests = math.Min(c.budget.requestBurst(), c.requests+dt*c.budget.RequestsPerSecond)
+		c.tokens = math.Min(c.budget.tokenBurst(), c.tokens+dt*c.budget.TokensPerSecond)
+		c.at = now
+	}
+}
+
+// take charges one request of cost tokens if both buckets and the running count allow it, or
+// says why not and how long until they would.
+func (c *caller) take(now time.Time, budget Budget, tokens float64) (Charge, *BudgetRefusal, time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.budget = budget
+	c.refill(now)
+	reqLimited, tokLimited := budget.RequestsPerSecond > 0, budget.TokensPerSecond > 0
+	var reason string
+	var wait time.Duration
+	switch {
+	case tokLimited && tokens > budget.tokenBurst():
+		// Never fits: the hint is what the request costs at the refill rate.
+		reason, wait = BudgetTooLarge, seconds(tokens/budget.TokensPerSecond)
+	case budget.MaxConcurrent > 0 && c.running >= budget.MaxConcurrent:
+		reason, wait = BudgetConcurrency, minBudgetRetryAfter
+	default:
+		var wr, wt time.Duration
+		if reqLimited && c.requests < 1 {
+			wr = seconds((1 - c.requests) / budget.RequestsPerSecond)
+		}
+		if tokLimited && c.tokens < tokens {
+			wt = seconds((tokens - c.tokens) / budget.TokensPerSecond)
+		}
+		if wr == 0 && wt == 0 {
+			if reqLimited {
+				c.requests--
+			}
+			if tokLimited {
+				c.tokens -= tokens
+			}
+			c.running++
+			return Charge{c: c, estimate: tokens, done: new(atomic.Bool)}, nil, 0
+		}
+		reason, wait = BudgetRequests, wr
+		if wt > wr {
+			reason, wait = BudgetTokens, wt
+		}
+	}
+	ref := &BudgetRefusal{Reason: reason, RetryAfter: clampRetry(wait)}
+	if reqLimited {
+		ref.Requests = BudgetState{Limited: true, Limit: budget.requestBurst(), Remaining: c.requests,
+			Reset: seconds((budget.requestBurst() - c.requests) / budget.RequestsPerSecond)}
+	}
+	if tokLimited {
+		ref.Tokens = BudgetState{Limited: true, Limit: budget.tokenBurst(), Remaining: c.tokens,
+			Reset: seconds((budget.tokenBurst() - c.tokens) / budget.TokensPerSecond)}
+	}
+	return Charge{}, ref, wait
+}
+
+func seconds(s float64) time.Duration {
+	if s <= 0 {
+		return 0
+	}
+	if s > maxBudgetRetryAfter.Seconds() {
+		return maxBudgetRetryAfter
+	}
+	return time.Duration(math.Ceil(s * float64(time.Second)))
+}
+
+// clampRetry rounds a wait up to whole seconds within [1 s, 1 day].
+func clampRetry(d time.Duration) time.Duration {
+	d = (d + time.Second - 1).Truncate(time.Second)
+	return min(max(d, minBudgetRetryAfter), maxBudgetRetryAfter)
+}
+
+// BudgetMetrics are the budgets' series. A nil *BudgetMetrics records nothing.
+type BudgetMetrics struct {
+	refusals *prometheus.CounterVec
+	deferral *prometheus.CounterVec
+	held     prometheus.Gauge
+}
+
+// NewBudgetMetrics creates the budget series and registers them with reg (when not nil).
+func NewBudgetMetrics(reg prometheus.Registerer) *BudgetMetrics {
+	m := &BudgetMetrics{
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_budget_refusals_total",
+			Help: "Requests refused (429 rate_limited) by their caller's budget, by tenant (anonymous: callers without one) and reason: requests, tokens, too_large, concurrency, deferral_full.",
+		}, []string{"tenant", "reason"}),
+		deferral: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_budget_deferred_total",
+			Help: "Requests deferred admission held, by tenant and how the hold ended: admitted, refused (the wait ran past max_wait), cancelled (the client left).",
+		}, []string{"tenant", "outcome"}),
+		held: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "sluice_budget_held_requests",
+			Help: "Requests deferred admission holds now (they hold no queue place).",
+		}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.refusals, m.deferral, m.held)
+	}
+	return m
+}
+
+func tenantLabel(tenant string) string {
+	if tenant == "" {
+		return "anonymous"
+	}
+	return tenant
+}
+
+func (m *BudgetMetrics) refused(tenant, reason string) {
+	if m != nil {
+		m.refusals.WithLabelValues(tenantLabel(tenant), reason).Inc()
+	}
+}
+
+func (m *BudgetMetrics) deferred(tenant, outcome string) {
+	if m != nil {
+		m.deferral.WithLabelValues(tenantLabel(tenant), outcome).Inc()
+		m.held.Dec()
+	}
+}
+
+func (m *BudgetMetrics) holding(n float64) {
+	if m != nil {
+		m.held.Add(n)
+	}
+}
