@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/sluice-serving/sluice/admission"
 )
 
 // record counts a finished request in the metrics and writes its access-log line. A negative
@@ -89,9 +90,10 @@ func (s *server) log(ctx context.Context, e accessEntry) {
 // handler returns: observe fills in what it knows and closes ready; the stream completes the
 // line (outcome, timings) and logs it when it ends.
 type deferredRecord struct {
-	ready chan struct{}
-	entry accessEntry
-	start time.Time
+	ready  chan struct{}
+	entry  accessEntry
+	start  time.Time
+	charge admission.Charge // the caller's budget, settled with what the stream used
 }
 
 // logStats is what a route leaves in localStats for its access-log line: sizes and timings,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/identity"
 )
 
 // BenchmarkRefusalPath sends a POST /analyze that the gate sheds through Sluice's whole handler
@@ -45,6 +46,10 @@ func BenchmarkRefusalPath(b *testing.B) {
 	}
 	tokSrc.setWaiting(300)
 	withTokens := benchApp(b, tokGate, prometheus.NewRegistry())
+	// Authentication and a budget with room to spare in front of the shedding gate; and a
+	// budget that is spent, whose 429 comes before the gate.
+	withCallers503 := benchApp(b, gate, prometheus.NewRegistry(), withCallers(b, `{"requests_per_minute":1e12,"tokens_per_minute":1e12}`))
+	spent := benchApp(b, gate, prometheus.NewRegistry(), withCallers(b, `{"requests_per_minute":1e-9,"request_burst":1}`))
 	bare := fiber.New(fiber.Config{DisableStartupMessage: true})
 	bare.Post("/analyze", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusOK) })
 
@@ -53,7 +58,8 @@ func BenchmarkRefusalPath(b *testing.B) {
 		name string
 		app  *fiber.App
 		want int
-	}{{"fiber-bare-200", bare, 200}, {"sluice-refusal-503", sluice, 503}, {"sluice-refusal-503-with-token", withTokens, 503}} {
+	}{{"fiber-bare-200", bare, 200}, {"sluice-refusal-503", sluice, 503}, {"sluice-refusal-503-with-token", withTokens, 503},
+		{"sluice-refusal-503-auth-budget", withCallers503, 503}, {"sluice-refusal-429-budget", spent, 429}} {
 		b.Run(tc.name, func(b *testing.B) {
 			if tc.app == withTokens {
 				// Fresh seconds to book into, at the same rate: a run (or a -count repeat)
@@ -69,7 +75,12 @@ func BenchmarkRefusalPath(b *testing.B) {
 			fctx.Request.SetRequestURI("/analyze")
 			fctx.Request.Header.SetContentType(fiber.MIMEApplicationJSON)
 			fctx.Request.SetBody(body)
+			fctx.Request.Header.Set("X-API-Key", "bench-key")
 			h(&fctx)
+			if tc.app == spent {
+				fctx.Response.Reset()
+				h(&fctx) // the first took the one request of the burst
+			}
 			if got := fctx.Response.StatusCode(); got != tc.want {
 				b.Fatalf("status %d, want %d: %s", got, tc.want, fctx.Response.Body())
 			}
@@ -86,8 +97,8 @@ func BenchmarkRefusalPath(b *testing.B) {
 }
 
 // benchApp is the whole Sluice handler chain with fake models, /analyze behind gate.
-func benchApp(b *testing.B, gate *admission.Gate, reg *prometheus.Registry) *fiber.App {
-	app, err := New(Options{
+func benchApp(b *testing.B, gate *admission.Gate, reg *prometheus.Registry, with ...func(*Options)) *fiber.App {
+	o := Options{
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: NewMetrics(reg), Gatherer: reg,
 		Clock: clock.Real(),
 		Routes: []Route{
@@ -97,9 +108,34 @@ func benchApp(b *testing.B, gate *admission.Gate, reg *prometheus.Registry) *fib
 		},
 		Limits: Limits{MaxBodyBytes: 1 << 20, MaxTextChars: 1000, MaxTextBytes: 4000, RequestTimeout: time.Second, WriteTimeout: time.Second},
 		Ready:  func() bool { return true },
-	})
+	}
+	for _, f := range with {
+		f(&o)
+	}
+	app, err := New(o)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return app
+}
+
+// withCallers switches authentication on (one key, "bench-key", whose tenant's budget is
+// allowance) and the budgets.
+func withCallers(b *testing.B, allowance string) func(*Options) {
+	return func(o *Options) {
+		keys, err := identity.ParseKeys([]byte(`[{"id":"k","key_hash":"` + identity.HashKey("bench-key") +
+			`","tenant":"bench","scopes":"*","budget":` + allowance + `}]`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		auth, err := identity.New(identity.Config{Keys: keys}, clock.Real())
+		if err != nil {
+			b.Fatal(err)
+		}
+		budgets, err := admission.NewBudgets(admission.BudgetsConfig{}, clock.Real(), admission.NewBudgetMetrics(prometheus.NewRegistry()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		o.Auth, o.Budgets = auth, &CallerBudgets{Budgets: budgets}
+	}
 }

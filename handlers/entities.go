@@ -123,6 +123,8 @@ type entityStats struct {
 	results int
 }
 
+func (s *entityStats) tokensUsed() int { return s.stats.Tokens }
+
 func (s *entityStats) attrs() []slog.Attr {
 	return []slog.Attr{
 		slog.String("model", s.model),

@@ -375,6 +375,7 @@ func (s *server) openStream(c *fiber.Ctx, contentType string) *deferredRecord {
 	c.Set("X-Accel-Buffering", "no")
 	c.Status(fiber.StatusOK)
 	d := &deferredRecord{ready: make(chan struct{})}
+	d.charge, _ = c.Locals(localCharge).(admission.Charge)
 	c.Locals(localDeferred, d)
 	return d
 }
@@ -382,6 +383,7 @@ func (s *server) openStream(c *fiber.Ctx, contentType string) *deferredRecord {
 // closeStream writes the access-log line (and counts the request) of a stream that ended.
 func (s *server) closeStream(d *deferredRecord, outcome string, stats logStats) {
 	<-d.ready
+	settle(d.charge, stats)
 	e := d.entry
 	e.outcome, e.stats = outcome, stats
 	e.elapsed = s.opts.Clock.Now().Sub(d.start)
@@ -542,6 +544,8 @@ type genStats struct {
 	prompt, generated, seqs int
 	firstToken              time.Duration // 0: none
 }
+
+func (g *genStats) tokensUsed() int { return g.prompt + g.generated }
 
 func (g *genStats) attrs() []slog.Attr {
 	a := []slog.Attr{

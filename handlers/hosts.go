@@ -64,6 +64,7 @@ func (s *server) authenticate(c *fiber.Ctx) error {
 	p, ref := s.opts.Auth.Check(c.Method(), c.Path(), func(k string) string { return c.Get(k) }, c.IP())
 	if p.Tenant != "" {
 		c.Locals(localTenant, p.Tenant)
+		c.Locals(localAllowance, p.Allowance)
 	}
 	if ref == nil {
 		return c.Next()

@@ -56,6 +56,9 @@ type Options struct {
 	// checks its route's scopes; its tenant labels sluice_tenant_requests_total and the
 	// access log.
 	Auth *identity.Authenticator
+	// Budgets, when not nil, charges every request on a model route to its caller's budget
+	// before the route's gate: 429 rate_limited past it (503 stays the server's own refusal).
+	Budgets *CallerBudgets
 	// TrustedHosts, when not empty, are the Host header values served (a name, or
 	// "*.example.org" for the names under it); any other gets 400. The probes and /metrics
 	// answer every host.

@@ -16,6 +16,8 @@ const (
 	localStats
 	localTenant
 	localDeferred
+	localAllowance
+	localCharge
 )
 
 func requestID(c *fiber.Ctx) string {

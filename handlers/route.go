@@ -69,11 +69,22 @@ func (s *server) handle(r *Route) fiber.Handler {
 		timeout = s.opts.Limits.RequestTimeout
 	}
 	return func(c *fiber.Ctx) error {
-		prio, err := s.admit(c, r.Gate)
+		ch, err := s.charge(c, r)
 		if err != nil {
 			return err
 		}
-		return r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), timeout: timeout})
+		c.Locals(localCharge, ch)
+		prio, err := s.admit(c, r.Gate)
+		if err != nil {
+			ch.Done(0) // shed by the server, not the caller's doing: its tokens come back
+			return err
+		}
+		err = r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), timeout: timeout})
+		if _, streaming := c.Locals(localDeferred).(*deferredRecord); !streaming || c.Response().StatusCode() != fiber.StatusOK {
+			stats, _ := c.Locals(localStats).(logStats)
+			settle(ch, stats) // a stream settles when it ends (closeStream)
+		}
+		return err
 	}
 }
 

@@ -79,6 +79,8 @@ type Principal struct {
 	Credential string
 	KeyID      string
 	Scopes     []string
+	// Allowance is the tenant's budget from the keys (zero: none stated).
+	Allowance Allowance
 }
 
 // Refusal is an authentication or authorization failure, in OpenMed's words.
@@ -147,7 +149,7 @@ func (a *Authenticator) Check(method, path string, header func(string) string, p
 		method = http.MethodGet // the router answers HEAD with the GET route
 	}
 	scopes, declared := a.scopes[method+" "+path]
-	peer = peerKey(peer)
+	peer = PeerKey(peer)
 	if limited := a.limited(peer); limited != nil {
 		// A peer past its failures is not heard until its bucket refills, right key or not:
 		// otherwise the limit would slow no one's guessing. Peers behind one address share it.
@@ -209,7 +211,8 @@ func (a *Authenticator) authenticate(header func(string) string) (Principal, *Re
 		if err != nil {
 			return Principal{}, invalid()
 		}
-		return Principal{Tenant: claims.Tenant, Credential: "jwt", KeyID: claims.KeyID, Scopes: claims.Scopes}, nil
+		allowance, _ := a.keys.Load().AllowanceOf(claims.Tenant)
+		return Principal{Tenant: claims.Tenant, Credential: "jwt", KeyID: claims.KeyID, Scopes: claims.Scopes, Allowance: allowance}, nil
 	}
 	return Principal{}, invalid()
 }
@@ -219,7 +222,7 @@ func (a *Authenticator) byKey(key string) (Principal, *Refusal) {
 	if !ok {
 		return Principal{}, invalid()
 	}
-	return Principal{Tenant: k.Tenant, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes}, nil
+	return Principal{Tenant: k.Tenant, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes, Allowance: k.Allowance}, nil
 }
 
 // limited returns the 429 of a peer whose failures have emptied its bucket, without counting.
@@ -274,9 +277,9 @@ func (a *Authenticator) tooMany(tokens float64) *Refusal {
 		Details: map[string]any{"retry_after_seconds": wait}, Headers: map[string]string{"Retry-After": strconv.Itoa(max(secs, 1))}}
 }
 
-// peerKey is the failure bucket of a peer address: the address, or for IPv6 its /64, which
+// PeerKey is what a peer address is counted under: the address, or for IPv6 its /64, which
 // one host can hand out to itself at will.
-func peerKey(peer string) string {
+func PeerKey(peer string) string {
 	ip := net.ParseIP(peer)
 	if ip == nil || ip.To4() != nil {
 		return peer

@@ -16,7 +16,43 @@ type Key struct {
 	ID     string
 	Tenant string
 	Scopes []string
-	hash   [sha256.Size]byte
+	// Allowance is the tenant's budget; every key of a tenant carries the same one.
+	Allowance Allowance
+	hash      [sha256.Size]byte
+}
+
+// Allowance is a tenant's budget as the key file states it: requests and estimated tokens per
+// minute, each with an optional burst (the bucket's size; 0: a minute's worth), and requests
+// at once. Zero fields limit nothing.
+type Allowance struct {
+	RequestsPerMinute float64 `json:"requests_per_minute"`
+	RequestBurst      float64 `json:"request_burst"`
+	TokensPerMinute   float64 `json:"tokens_per_minute"`
+	TokenBurst        float64 `json:"token_burst"`
+	MaxConcurrency    int     `json:"max_concurrency"`
+}
+
+func (a Allowance) valid() bool {
+	for _, v := range []float64{a.RequestsPerMinute, a.RequestBurst, a.TokensPerMinute, a.TokenBurst} {
+		if !(v >= 0 && v < 1e15) {
+			return false
+		}
+	}
+	return a.MaxConcurrency >= 0
+}
+
+// AllowanceOf is the allowance the keys give tenant (a JWT's tenant shares its keys' budget),
+// and whether any key names that tenant.
+func (k *Keys) AllowanceOf(tenant string) (Allowance, bool) {
+	if k == nil {
+		return Allowance{}, false
+	}
+	for _, key := range k.keys {
+		if key.Tenant == tenant {
+			return key.Allowance, true
+		}
+	}
+	return Allowance{}, false
 }
 
 // Keys is a set of API keys. It is immutable once parsed.
@@ -44,13 +80,16 @@ type keyJSON struct {
 	Tenant    string          `json:"tenant"`
 	Scopes    json.RawMessage `json:"scopes"`
 	Scope     json.RawMessage `json:"scope"`
+	Budget    *Allowance      `json:"budget"`
 }
 
 // ParseKeys reads a key list in OpenMed's format: a JSON list of keys, or {"keys": [...]}; each
 // with its SHA-256 (key_hash, sha256 or hash: "sha256:<hex>" or the bare hex), an id
 // (id or key_id; else key-<n>), a principal (principal or subject; else the id), optionally a
-// tenant (Sluice's; else the principal), and scopes (a list, or one string of names separated
-// by spaces or commas). The errors name the entry, never a value.
+// tenant (Sluice's; else the principal), scopes (a list, or one string of names separated
+// by spaces or commas) and, Sluice's too, the tenant's budget (Allowance's fields, in an object
+// "budget"; all of a tenant's keys that state one must state the same). The errors name the
+// entry, never a value.
 func ParseKeys(data []byte) (*Keys, error) {
 	data = bytes.TrimSpace(data)
 	var entries []keyJSON
@@ -87,9 +126,24 @@ func ParseKeys(data []byte) (*Keys, error) {
 		if k.Scopes, err = parseScopes(scopes); err != nil {
 			return nil, fmt.Errorf("identity: API key %d: %w", i+1, err)
 		}
-		for _, other := range out.keys {
+		if e.Budget != nil {
+			if !e.Budget.valid() {
+				return nil, fmt.Errorf("identity: API key %d: budget fields must be numbers at least 0", i+1)
+			}
+			k.Allowance = *e.Budget
+		}
+		for j, other := range out.keys {
 			if other.hash == k.hash || other.ID == k.ID {
 				return nil, fmt.Errorf("identity: API key %d: its id or its hash repeats another key's", i+1)
+			}
+			if other.Tenant == k.Tenant && other.Allowance != k.Allowance {
+				if e.Budget == nil {
+					k.Allowance = other.Allowance
+				} else if entries[j].Budget == nil {
+					out.keys[j].Allowance = k.Allowance
+				} else {
+					return nil, fmt.Errorf("identity: API key %d: its tenant's budget differs from key %d's", i+1, j+1)
+				}
 			}
 		}
 		out.keys = append(out.keys, k)

@@ -86,6 +86,21 @@ type Config struct {
 	AuthOpen            bool    `env:"AUTH_OPEN" envDefault:"false"`
 	AuthFailureRPS      float64 `env:"AUTH_FAILURE_RPS" envDefault:"5"`
 	AuthFailureBurst    int     `env:"AUTH_FAILURE_BURST" envDefault:"10"`
+	// The budget of a caller whose tenant has none of its own in the key file, or who has no
+	// tenant (OpenMed's RATE_LIMIT_*): requests per second with a burst (0: one second's
+	// worth), estimated tokens per minute with a burst (0: a minute's worth), requests at once;
+	// each 0 limits nothing. Counted per peer address, or per tenant where RateLimitKey is
+	// "tenant". Deferred admission holds a request its budget takes within DeferredMaxWaitMS
+	// instead of refusing it, at most DeferredMaxHeld at once.
+	RateLimitRPS            float64 `env:"RATE_LIMIT_RPS" envDefault:"0"`
+	RateLimitBurst          float64 `env:"RATE_LIMIT_BURST" envDefault:"0"`
+	RateLimitTokensPerMin   float64 `env:"RATE_LIMIT_TOKENS_PER_MINUTE" envDefault:"0"`
+	RateLimitTokenBurst     float64 `env:"RATE_LIMIT_TOKEN_BURST" envDefault:"0"`
+	RateLimitMaxConcurrency int     `env:"RATE_LIMIT_MAX_CONCURRENCY" envDefault:"0"`
+	RateLimitKey            string  `env:"RATE_LIMIT_KEY" envDefault:"peer"`
+	DeferredAdmission       bool    `env:"DEFERRED_ADMISSION" envDefault:"false"`
+	DeferredMaxWaitMS       int     `env:"DEFERRED_MAX_WAIT_MS" envDefault:"2000"`
+	DeferredMaxHeld         int     `env:"DEFERRED_MAX_HELD" envDefault:"1000"`
 	// TrustedHosts are the Host header values served (none: any); CORSOrigins the browser
 	// origins allowed to call the API (none: no CORS).
 	TrustedHosts []string `env:"TRUSTED_HOSTS"`
@@ -284,6 +299,12 @@ func (c Config) check(m machine) []problem {
 	if c.ShutdownTimeoutSec <= 0 {
 		own("SHUTDOWN_TIMEOUT_S", "must be > 0 (got %d)", c.ShutdownTimeoutSec)
 	}
+	if c.RateLimitKey != "peer" && c.RateLimitKey != "tenant" {
+		own("RATE_LIMIT_KEY", "must be peer or tenant (got %q)", c.RateLimitKey)
+	}
+	if c.DeferredAdmission && c.DeferredMaxWaitMS <= 0 {
+		own("DEFERRED_MAX_WAIT_MS", "must be > 0 with SLUICE_DEFERRED_ADMISSION (got %d)", c.DeferredMaxWaitMS)
+	}
 	if c.RefusalLogsPerSecond < 0 {
 		own("LOG_REFUSALS_PER_S", "must be >= 0 (0: every refusal) (got %d)", c.RefusalLogsPerSecond)
 	}
@@ -370,6 +391,8 @@ func (c Config) check(m machine) []problem {
 		{c.scheduler(1, 0).Validate(), schedulerVars}, {c.kv(kvcache.Config{Layers: 1, Heads: 1, HeadDim: 1, MaxSeqLen: 1}).Validate(), kvVars},
 		{c.generateGate(c.GenerateMaxRunning).Validate(), generateGateVars},
 		{c.deid().Validate(), deidVars},
+		{c.anonymousBudget().Validate(), budgetVars},
+		{c.budgets().Validate(), deferredVars},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}
@@ -529,7 +552,11 @@ var (
 		"CUDA.ConvAlgoSearch": "SLUICE_CUDA_CONV_ALGO_SEARCH",
 	}
 	deidVars   = map[string]string{"HashKey": "SLUICE_DEID_HASH_KEY"}
-	limitsVars = map[string]string{
+	budgetVars = map[string]string{"RequestsPerSecond": "SLUICE_RATE_LIMIT_RPS", "RequestBurst": "SLUICE_RATE_LIMIT_BURST",
+		"TokensPerSecond": "SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE", "TokenBurst": "SLUICE_RATE_LIMIT_TOKEN_BURST",
+		"MaxConcurrent": "SLUICE_RATE_LIMIT_MAX_CONCURRENCY"}
+	deferredVars = map[string]string{"MaxWait": "SLUICE_DEFERRED_MAX_WAIT_MS", "MaxHeld": "SLUICE_DEFERRED_MAX_HELD"}
+	limitsVars   = map[string]string{
 		"Limits.MaxBodyBytes": "SLUICE_MAX_BODY_BYTES", "Limits.MaxTextChars": "SLUICE_MAX_TEXT_CHARS",
 		"Limits.MaxTextBytes": "SLUICE_MAX_TEXT_BYTES", "Limits.RequestTimeout": "SLUICE_REQUEST_TIMEOUT_MS",
 		"Limits.WriteTimeout": "SLUICE_HTTP_WRITE_TIMEOUT_MS",
@@ -585,6 +612,28 @@ func (c Config) runtime() engine.RuntimeOptions {
 	return engine.RuntimeOptions{LibraryPath: c.ORTLib, Device: engine.Device(c.Device),
 		IntraOpThreads: c.IntraThreads, InterOpThreads: c.InterThreads, NoSpinning: !c.ORTSpinning,
 		CUDA: engine.CUDAOptions{DeviceID: c.CUDADeviceID, MemoryLimitBytes: c.CUDAMemoryLimit, ConvAlgoSearch: c.CUDAConvAlgoSearch}}
+}
+
+// anonymousBudget is the budget of callers without their own.
+func (c Config) anonymousBudget() admission.Budget {
+	b := admission.Budget{RequestsPerSecond: c.RateLimitRPS, RequestBurst: c.RateLimitBurst,
+		TokensPerSecond: c.RateLimitTokensPerMin / 60, TokenBurst: c.RateLimitTokenBurst, MaxConcurrent: c.RateLimitMaxConcurrency}
+	if b.TokenBurst == 0 && c.RateLimitTokensPerMin > 0 {
+		b.TokenBurst = max(1, c.RateLimitTokensPerMin)
+	}
+	return b
+}
+
+// budgets is deferred admission's configuration: off (MaxWait 0) unless switched on.
+func (c Config) budgets() admission.BudgetsConfig {
+	if !c.DeferredAdmission {
+		return admission.BudgetsConfig{}
+	}
+	wait := time.Duration(c.DeferredMaxWaitMS) * time.Millisecond
+	if c.DeferredMaxWaitMS < 0 {
+		wait = -1
+	}
+	return admission.BudgetsConfig{MaxWait: wait, MaxHeld: c.DeferredMaxHeld}
 }
 
 func (c Config) deid() deid.Config {

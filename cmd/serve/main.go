@@ -229,6 +229,11 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		compat.MustRegister(metricscompat.OpenMed(reg, models))
 		gatherer = prometheus.Gatherers{reg, compat}
 	}
+	budgets, err := admission.NewBudgets(cfg.budgets(), clk, admission.NewBudgetMetrics(reg))
+	if err != nil {
+		s.close()
+		return nil, err
+	}
 	s.app, err = handlers.New(handlers.Options{
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: gatherer, Clock: clk,
 		Routes:     routes,
@@ -237,6 +242,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
+		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant"},
 	})
 	if err != nil {
 		s.close()

@@ -45,6 +45,10 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_BATCH_HIGH_WATERMARK", ours: "SLUICE_BATCH_HIGH_WATERMARK"},
 	{name: "OPENMED_SERVICE_BATCH_LOW_WATERMARK", ours: "SLUICE_BATCH_LOW_WATERMARK"},
 	{name: "OPENMED_SERVICE_TRUSTED_HOSTS", ours: "SLUICE_TRUSTED_HOSTS", convert: list},
+	{name: "OPENMED_SERVICE_RATE_LIMIT_RPS", ours: "SLUICE_RATE_LIMIT_RPS"},
+	{name: "OPENMED_SERVICE_RATE_LIMIT_BURST", ours: "SLUICE_RATE_LIMIT_BURST"},
+	{name: "OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY", ours: "SLUICE_RATE_LIMIT_MAX_CONCURRENCY"},
+	{name: "OPENMED_SERVICE_RATE_LIMIT_THROTTLE_KEY", ours: "SLUICE_RATE_LIMIT_KEY", convert: throttleKey},
 	{name: "OPENMED_SERVICE_CORS_ORIGINS", ours: "SLUICE_CORS_ORIGINS", convert: list},
 	{name: "OPENMED_SERVICE_KEEP_ALIVE", ours: "SLUICE_KEEP_ALIVE", pool: true},
 	{name: "OPENMED_SERVICE_PRELOAD_MODELS", ours: "SLUICE_PRELOAD_MODELS", convert: list, pool: true},
@@ -197,6 +201,17 @@ func batchingSize(v string) (string, bool, error) {
 		return "", true, nil // Sluice always batches
 	}
 	return "1", false, nil
+}
+
+// throttleKey: OpenMed counts callers by their address or by who they are.
+func throttleKey(v string) (string, bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "ip", "peer", "client_ip", "remote_addr":
+		return "peer", false, nil
+	case "principal", "tenant", "api_key", "key", "subject":
+		return "tenant", false, nil
+	}
+	return "", false, fmt.Errorf("must be ip or principal")
 }
 
 // onlyJSON and onlyEnabled accept what Sluice does anyway; another value is named in the

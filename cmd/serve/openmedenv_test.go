@@ -66,9 +66,9 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 // TestOpenMedSettingsWithoutEffectAreNamedAtStartUp: the server says, in one warning line,
 // which OpenMed variables it does not act on.
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RATE_LIMIT_RPS=5", "OPENMED_SERVICE_COALESCING_ENABLED=true")
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RESILIENCE_ENABLED=true", "OPENMED_SERVICE_COALESCING_ENABLED=true")
 	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
-		`"variables":["OPENMED_SERVICE_COALESCING_ENABLED","OPENMED_SERVICE_RATE_LIMIT_RPS"]`)
+		`"variables":["OPENMED_SERVICE_COALESCING_ENABLED","OPENMED_SERVICE_RESILIENCE_ENABLED"]`)
 }
 
 // TestREADMEListsOpenMedSettings: README's table names every OpenMed variable Sluice honours.

@@ -600,9 +600,19 @@ func containsAll(s string, parts []string) bool {
 // TestMetricsAreTheREADMETable: the sluice_ families the server exports are exactly those of
 // the README's metrics table, each with the type and labels the table gives.
 func TestMetricsAreTheREADMETable(t *testing.T) {
-	srv := startServer(t, "SLUICE_API_KEYS=["+keyEntry("a-key", "a-tenant", "*")+"]") // the tenant family too
-	if status, _, _ := call(t, srv, "/analyze", `{"text": "Started metformin."}`, "X-API-Key", "a-key"); status != 200 {
-		t.Fatalf("analyze: %d", status)
+	// The tenant and budget families too: one tenant refused by its budget, one held for a
+	// second by deferred admission.
+	keys := "SLUICE_API_KEYS=[" + keyEntry("a-key", "a-tenant", "*") + "," +
+		budgetKey("b-key", "b-tenant", `{"requests_per_minute":0.001,"request_burst":1}`) + "," +
+		budgetKey("c-key", "c-tenant", `{"requests_per_minute":60,"request_burst":1}`) + "]"
+	srv := startServer(t, keys, "SLUICE_DEFERRED_ADMISSION=true")
+	for i, want := range []struct {
+		key    string
+		status int
+	}{{"a-key", 200}, {"b-key", 200}, {"b-key", 429}, {"c-key", 200}, {"c-key", 200}} {
+		if status, _, _ := call(t, srv, "/analyze", `{"text": "Started metformin."}`, "X-API-Key", want.key); status != want.status {
+			t.Fatalf("analyze %d: %d; want %d", i+1, status, want.status)
+		}
 	}
 	resp, err := http.Get(srv.url + "/metrics")
 	if err != nil {

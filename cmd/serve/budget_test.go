@@ -1,0 +1,95 @@
+package main
+
+import (
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sluice-serving/sluice/identity"
+)
+
+// budgetKey is a key-file entry whose tenant has a budget.
+func budgetKey(key, tenant, budget string) string {
+	return `{"id":"` + tenant + `-key","key_hash":"` + identity.HashKey(key) + `","tenant":"` + tenant +
+		`","scopes":"*","budget":` + budget + `}`
+}
+
+// TestTenantBudgets: a tenant past its token budget gets 429 rate_limited with a Retry-After
+// from its request's own size and both dimensions' x-ratelimit-* headers, while another tenant
+// is served; a request larger than the whole burst is refused at once; the refusals are
+// counted by tenant and reason.
+func TestTenantBudgets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.json")
+	keyFile(t, path,
+		budgetKey("small-secret-1", "small", `{"requests_per_minute":600,"tokens_per_minute":600,"token_burst":100}`),
+		budgetKey("big-secret-1", "big", `{"tokens_per_minute":600000}`))
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_API_KEYS_FILE="+path)
+	body := `{"text":"Call Maria at (415) 555-0132 about the results from 03/14/2024."}` // 75 bytes: 19 tokens estimated
+	small := []string{"X-API-Key", "small-secret-1"}
+	refused := 0
+	var hdr http.Header
+	for range 6 {
+		status, h, code := call(t, srv, "/pii/extract", body, small...)
+		if status == http.StatusTooManyRequests {
+			if code != "rate_limited" {
+				t.Fatalf("429 with code %q", code)
+			}
+			refused++
+			hdr = h
+			continue
+		}
+		if status != http.StatusOK {
+			t.Fatalf("status %d", status)
+		}
+	}
+	// 100 tokens of burst refill at 10/s: five requests of 19 fit, the sixth waits ~1 s.
+	if refused == 0 {
+		t.Fatal("six requests of 19 estimated tokens all fit a 100-token burst")
+	}
+	if hdr.Get("Retry-After") == "" || hdr.Get("x-ratelimit-limit-tokens") != "100" || hdr.Get("x-ratelimit-limit-requests") != "600" ||
+		hdr.Get("x-ratelimit-remaining-tokens") == "" || hdr.Get("x-ratelimit-reset-tokens") == "" {
+		t.Errorf("refusal headers: %v", hdr)
+	}
+	if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "big-secret-1"); status != http.StatusOK {
+		t.Errorf("the other tenant got %d", status)
+	}
+	large := `{"text":"` + strings.Repeat("word ", 100) + `"}`
+	status, h, code := call(t, srv, "/pii/extract", large, small...)
+	if status != http.StatusTooManyRequests || code != "rate_limited" || h.Get("Retry-After") != "13" {
+		// 515 bytes: 129 tokens estimated, at 10/s: 13 s.
+		t.Errorf("larger than the burst: %d %q Retry-After %q; want 429 rate_limited, 13", status, code, h.Get("Retry-After"))
+	}
+	srv.waitForMetric(t, `sluice_budget_refusals_total{reason="too_large",tenant="small"} 1`)
+}
+
+// TestOpenMedRateLimitIsTheAnonymousBudget: OpenMed's RATE_LIMIT_RPS and _BURST limit callers
+// without a tenant, per peer; a 429 is the caller's, distinct from the server's 503.
+func TestOpenMedRateLimitIsTheAnonymousBudget(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RATE_LIMIT_RPS=0.001",
+		"OPENMED_SERVICE_RATE_LIMIT_BURST=2", "OPENMED_SERVICE_RATE_LIMIT_THROTTLE_KEY=ip")
+	body := `{"text":"Seen on 03/14/2024."}`
+	for i, want := range []int{200, 200, 429} {
+		if status, h, code := call(t, srv, "/pii/extract", body); status != want {
+			t.Fatalf("request %d: %d %q; want %d", i+1, status, code, want)
+		} else if want == 429 && (h.Get("x-ratelimit-limit-requests") != "2" || h.Get("x-ratelimit-limit-tokens") != "") {
+			t.Errorf("headers %v", h)
+		}
+	}
+	srv.waitForMetric(t, `sluice_budget_refusals_total{reason="requests",tenant="anonymous"} 1`)
+}
+
+// TestDeferredAdmissionHoldsInsteadOfRefusing: with deferred admission on, a request its
+// budget takes within max_wait is held and served, not refused.
+func TestDeferredAdmissionHoldsInsteadOfRefusing(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_RATE_LIMIT_RPS=2", "SLUICE_RATE_LIMIT_BURST=1",
+		"SLUICE_DEFERRED_ADMISSION=true", "SLUICE_DEFERRED_MAX_WAIT_MS=2000")
+	body := `{"text":"Seen on 03/14/2024."}`
+	for i := range 3 {
+		if status, _, code := call(t, srv, "/pii/extract", body); status != http.StatusOK {
+			t.Fatalf("request %d: %d %q; want each held for its half second, then served", i+1, status, code)
+		}
+	}
+	srv.waitForMetric(t, `sluice_budget_deferred_total{outcome="admitted",tenant="anonymous"} 2`)
+	srv.waitForMetric(t, `sluice_budget_held_requests 0`)
+}

@@ -1,0 +1,157 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/identity"
+)
+
+// CallerBudgets are the per-caller budgets (Options.Budgets): a tenant's own, from its keys,
+// or Anonymous for a caller with none.
+type CallerBudgets struct {
+	Budgets *admission.Budgets
+	// Anonymous is the budget of a caller whose tenant states none, or who has no tenant
+	// (OpenMed's RATE_LIMIT_* settings). Zero: such callers are not limited.
+	Anonymous admission.Budget
+	// AnonymousByTenant keys Anonymous by tenant where the caller has one; otherwise (and for
+	// callers without a tenant) each peer address has its own.
+	AnonymousByTenant bool
+}
+
+// CodeRateLimited is the error code of a request its caller's budget refused.
+const CodeRateLimited = "rate_limited"
+
+// budgetOf is the budget a request is charged to and the tenant that labels the metrics;
+// keyOf is the key its buckets live under.
+func (s *server) budgetOf(c *fiber.Ctx) (tenant string, b admission.Budget, own bool) {
+	tenant, _ = c.Locals(localTenant).(string)
+	if a, ok := c.Locals(localAllowance).(identity.Allowance); ok && a != (identity.Allowance{}) {
+		return tenant, budgetFromAllowance(a), true
+	}
+	return tenant, s.opts.Budgets.Anonymous, false
+}
+
+func (s *server) keyOf(c *fiber.Ctx, tenant string, own bool) string {
+	if own || (s.opts.Budgets.AnonymousByTenant && tenant != "") {
+		return "tenant:" + tenant
+	}
+	return "peer:" + identity.PeerKey(c.IP())
+}
+
+// budgetFromAllowance turns a key file's per-minute allowance into the buckets' per-second
+// rates; a burst left at 0 is a minute's worth.
+func budgetFromAllowance(a identity.Allowance) admission.Budget {
+	b := admission.Budget{RequestsPerSecond: a.RequestsPerMinute / 60, RequestBurst: a.RequestBurst,
+		TokensPerSecond: a.TokensPerMinute / 60, TokenBurst: a.TokenBurst, MaxConcurrent: a.MaxConcurrency}
+	if b.RequestBurst == 0 {
+		b.RequestBurst = math.Max(1, a.RequestsPerMinute)
+	}
+	if b.TokenBurst == 0 {
+		b.TokenBurst = math.Max(1, a.TokensPerMinute)
+	}
+	return b
+}
+
+// estimateTokens is a request's cost before it is parsed: a token per four bytes of body, the
+// size of clinical text in the shipped tokenizers, plus for generation the new tokens it may
+// ask for (16 when it names none). Completion replaces the estimate with what was used.
+func estimateTokens(body []byte, generation bool) float64 {
+	est := math.Ceil(float64(len(body)) / 4)
+	if generation {
+		var r struct {
+			MaxTokens           *int `json:"max_tokens"`
+			MaxCompletionTokens *int `json:"max_completion_tokens"`
+			MaxNewTokens        *int `json:"max_new_tokens"`
+			N                   *int `json:"n"`
+			Parameters          *struct {
+				MaxNewTokens *int `json:"max_new_tokens"`
+			} `json:"parameters"`
+		}
+		_ = json.Unmarshal(body, &r) // a body that does not parse is refused later, by its route
+		n, choices := 16, 1
+		switch {
+		case r.MaxCompletionTokens != nil:
+			n = *r.MaxCompletionTokens
+		case r.MaxTokens != nil:
+			n = *r.MaxTokens
+		case r.MaxNewTokens != nil:
+			n = *r.MaxNewTokens
+		case r.Parameters != nil && r.Parameters.MaxNewTokens != nil:
+			n = *r.Parameters.MaxNewTokens
+		}
+		if r.N != nil && *r.N > 1 {
+			choices = *r.N
+		}
+		est += float64(max(n, 0) * choices)
+	}
+	return max(est, 1)
+}
+
+// charge takes the request from its caller's budget before anything else is spent on it. On a
+// refusal it answers 429 rate_limited; a caller that left while deferred admission held its
+// request gets nothing (counted as aborted).
+func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
+	cb := s.opts.Budgets
+	if cb == nil || cb.Budgets == nil {
+		return admission.Charge{}, nil
+	}
+	tenant, budget, own := s.budgetOf(c)
+	if !budget.Limited() {
+		return admission.Charge{}, nil
+	}
+	est := estimateTokens(c.Body(), r.gen != nil)
+	ch, ref, err := cb.Budgets.Admit(c.UserContext(), s.keyOf(c, tenant, own), tenant, budget, est)
+	if errors.Is(err, admission.ErrBudgetWait) {
+		s.countAborted(c.UserContext(), r, "cancelled")
+		return ch, &apiError{Status: statusClientClosed, Code: "client_closed_request", Outcome: OutcomeAborted,
+			Message: "Client closed the request while it waited for its budget"}
+	}
+	if ref == nil {
+		return ch, nil
+	}
+	setRateLimitHeaders(c, ref)
+	secs := ref.RetryAfterSeconds()
+	c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(secs, 10))
+	msg := "Rate limit exceeded for this caller; retry after " + strconv.FormatInt(secs, 10) + " seconds"
+	if ref.Reason == admission.BudgetTooLarge {
+		msg = "This request is larger than the caller's whole token budget; it cannot be served as it is"
+	}
+	return ch, &apiError{Status: fiber.StatusTooManyRequests, Code: CodeRateLimited, Outcome: OutcomeRefused,
+		Message: msg, Details: map[string]any{"reason": ref.Reason, "retry_after_seconds": secs}}
+}
+
+// setRateLimitHeaders writes both dimensions' state in OpenAI's x-ratelimit-* names: limit and
+// remaining as whole numbers, reset as a duration ("1.5s").
+func setRateLimitHeaders(c *fiber.Ctx, ref *admission.BudgetRefusal) {
+	for _, d := range []struct {
+		name string
+		st   admission.BudgetState
+	}{{"requests", ref.Requests}, {"tokens", ref.Tokens}} {
+		if !d.st.Limited {
+			continue
+		}
+		c.Set("x-ratelimit-limit-"+d.name, strconv.FormatInt(int64(d.st.Limit), 10))
+		c.Set("x-ratelimit-remaining-"+d.name, strconv.FormatInt(max(int64(math.Floor(d.st.Remaining)), 0), 10))
+		c.Set("x-ratelimit-reset-"+d.name, d.st.Reset.Round(time.Millisecond).String())
+	}
+}
+
+// tokensUsed is implemented by the access-log stats of routes that know what a request
+// really used: its text's tokens, or its prompt's and generated ones.
+type tokensUsed interface{ tokensUsed() int }
+
+// settle ends a charge with the tokens stats report, or the estimate where they report none.
+func settle(ch admission.Charge, stats logStats) {
+	if u, ok := stats.(tokensUsed); ok {
+		ch.Done(float64(u.tokensUsed()))
+		return
+	}
+	ch.Done(-1)
+}
