@@ -1,0 +1,214 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// Config configures a Client. BaseURL is required; the zero value of every other field is a
+// sensible default.
+type Config struct {
+	// BaseURL is the server, e.g. "http://sluice:8080".
+	BaseURL string
+	// APIKey, when set, is sent as X-API-Key.
+	APIKey string
+	// HTTPClient sends the requests; nil means one with no overall timeout (bound each call
+	// with its context).
+	HTTPClient *http.Client
+	// MaxAttempts bounds the attempts of one call, the first included; 0 means 4. 1 never
+	// retries.
+	MaxAttempts int
+	// Backoff is the wait when a refusal says none; zero means DefaultBackoff.
+	Backoff Backoff
+	// Budget bounds the client's retries; zero means DefaultBudget.
+	Budget Budget
+	// MaxRetryAfter is the longest Retry-After the client waits out; a refusal asking for more
+	// is returned to the caller. 0 means 30 s.
+	MaxRetryAfter time.Duration
+	// Clock and Rand are for tests: the time and the jitter's uniform draw in [0, 1).
+	Clock clock.Clock
+	Rand  func() float64
+}
+
+// Client calls Sluice's routes with retry discipline. It is safe for concurrent use.
+type Client struct {
+	base     *url.URL
+	key      string
+	http     *http.Client
+	attempts int
+	backoff  Backoff
+	budget   *retryBudget
+	maxWait  time.Duration
+	clk      clock.Clock
+	rand     func() float64
+}
+
+// New validates cfg, reporting every problem at once.
+func New(cfg Config) (*Client, error) {
+	var check settings.Check
+	base, err := url.Parse(cfg.BaseURL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		check.Addf("BaseURL", "must be an http or https URL with a host, got %q", cfg.BaseURL)
+	}
+	if cfg.MaxAttempts < 0 {
+		check.Addf("MaxAttempts", "must be at least 0 (0: 4), got %d", cfg.MaxAttempts)
+	}
+	if cfg.MaxRetryAfter < 0 {
+		check.Addf("MaxRetryAfter", "must be at least 0 (0: 30 s), got %v", cfg.MaxRetryAfter)
+	}
+	if cfg.Backoff == (Backoff{}) {
+		cfg.Backoff = DefaultBackoff
+	}
+	if cfg.Budget == (Budget{}) {
+		cfg.Budget = DefaultBudget
+	}
+	cfg.Backoff.validate(&check)
+	cfg.Budget.validate(&check)
+	if err := check.Err(); err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	c := &Client{base: base, key: cfg.APIKey, http: cfg.HTTPClient, attempts: cfg.MaxAttempts, backoff: cfg.Backoff,
+		budget: newRetryBudget(cfg.Budget), maxWait: cfg.MaxRetryAfter, clk: cfg.Clock, rand: cfg.Rand}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	if c.attempts == 0 {
+		c.attempts = 4
+	}
+	if c.maxWait == 0 {
+		c.maxWait = 30 * time.Second
+	}
+	if c.clk == nil {
+		c.clk = clock.Real()
+	}
+	if c.rand == nil {
+		c.rand = rand.Float64
+	}
+	return c, nil
+}
+
+// StatusError is an answer other than 2xx, in Sluice's (OpenMed's) error envelope.
+type StatusError struct {
+	Status  int
+	Code    string
+	Message string
+	// RetryAfter is the server's advice, 0 when it sent none.
+	RetryAfter time.Duration
+}
+
+func (e *StatusError) Error() string {
+	s := "sluice: " + strconv.Itoa(e.Status)
+	if e.Code != "" {
+		s += " " + e.Code
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// The header a refusal's retry reservation comes in, and goes back in.
+const retryTokenHeader = "X-Sluice-Retry-Token"
+
+// do sends body to path (POST, JSON) until an answer is not retryable, and returns the
+// response of the last attempt, a 2xx one, whose body the caller closes. An answer that is not
+// 2xx becomes a *StatusError.
+func (c *Client) do(ctx context.Context, path string, body any) (*http.Response, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("client: encoding the request: %w", err)
+	}
+	c.budget.request(c.clk.Now())
+	var token string
+	for attempt := 0; ; attempt++ {
+		resp, err := c.send(ctx, path, data, token)
+		var wait time.Duration
+		switch {
+		case err == nil && resp.StatusCode/100 == 2:
+			return resp, nil
+		case err == nil:
+			serr := readError(resp)
+			if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+				return nil, serr
+			}
+			token = resp.Header.Get(retryTokenHeader)
+			err, wait = serr, serr.RetryAfter
+		case !errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil:
+			return nil, err // a timeout, a reset or a cancel: the request may have run
+		}
+		if wait == 0 {
+			wait = time.Duration(c.rand() * float64(c.backoff.ceiling(attempt)))
+		}
+		if attempt+1 >= c.attempts || wait > c.maxWait || !c.budget.allow(c.clk.Now()) {
+			return nil, err
+		}
+		t := c.clk.NewTimer(wait)
+		select {
+		case <-t.C():
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (c *Client) send(ctx context.Context, path string, data []byte, token string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.key != "" {
+		req.Header.Set("X-API-Key", c.key)
+	}
+	if token != "" {
+		req.Header.Set(retryTokenHeader, token)
+	}
+	return c.http.Do(req)
+}
+
+// readError reads and closes a non-2xx answer.
+func readError(resp *http.Response) *StatusError {
+	defer resp.Body.Close()
+	e := &StatusError{Status: resp.StatusCode}
+	if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs > 0 {
+		e.RetryAfter = time.Duration(secs) * time.Second
+	}
+	var env struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&env) == nil {
+		e.Code, e.Message = env.Error.Code, env.Error.Message
+	}
+	return e
+}
+
+// call posts req to path and decodes a 2xx answer into out.
+func (c *Client) call(ctx context.Context, path string, req, out any) error {
+	resp, err := c.do(ctx, path, req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("client: decoding the answer of %s: %w", path, err)
+	}
+	return nil
+}

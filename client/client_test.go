@@ -1,0 +1,289 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+)
+
+var epoch = time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+
+// script answers each attempt with the next of its handlers and counts the attempts.
+type script struct {
+	hits    atomic.Int32
+	mu      sync.Mutex
+	tokens  []string
+	answers []func(w http.ResponseWriter)
+}
+
+func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := int(s.hits.Add(1)) - 1
+	s.mu.Lock()
+	s.tokens = append(s.tokens, r.Header.Get(retryTokenHeader))
+	s.mu.Unlock()
+	s.answers[min(n, len(s.answers)-1)](w)
+}
+
+func refuse(status int, retryAfter, token string) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		if retryAfter != "" {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		if token != "" {
+			w.Header().Set(retryTokenHeader, token)
+		}
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"error":{"code":"backpressure","message":"busy"}}`)
+	}
+}
+
+func ok(w http.ResponseWriter) {
+	fmt.Fprint(w, `{"entities":[{"text":"x","label":"date","start":0,"end":1,"confidence":0.9}],"model_name":"pii"}`)
+}
+
+func newTestClient(t *testing.T, url string, clk clock.Clock, cfg Config) *Client {
+	t.Helper()
+	cfg.BaseURL, cfg.Clock = url, clk
+	if cfg.Rand == nil {
+		cfg.Rand = func() float64 { return 0.5 }
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// callAsync runs ExtractPII in a goroutine; the test drives the fake clock meanwhile.
+func callAsync(c *Client, ctx context.Context) chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ExtractPII(ctx, EntityRequest{Text: "a note"})
+		done <- err
+	}()
+	return done
+}
+
+// waitTimer blocks until the client armed a timer (it is waiting), or fails if the call ended.
+func waitTimer(t *testing.T, armed <-chan struct{}, done chan error) {
+	t.Helper()
+	select {
+	case <-armed:
+	case err := <-done:
+		t.Fatalf("the call ended instead of waiting: %v", err)
+	}
+}
+
+func TestRetryAfterIsWaitedAndTheTokenEchoed(t *testing.T) {
+	s := &script{answers: []func(http.ResponseWriter){refuse(503, "2", "00ff"), ok}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	clk := clock.NewFake(epoch)
+	c := newTestClient(t, srv.URL, clk, Config{})
+	armed := clk.TimerCreated()
+	done := callAsync(c, context.Background())
+	waitTimer(t, armed, done)
+	clk.Advance(1999 * time.Millisecond)
+	if s.hits.Load() != 1 {
+		t.Fatalf("retried before the Retry-After: %d attempts", s.hits.Load())
+	}
+	clk.Advance(time.Millisecond)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hits.Load() != 2 || s.tokens[1] != "00ff" {
+		t.Errorf("attempts %d, tokens %q; want 2, the refusal's token on the retry", s.hits.Load(), s.tokens)
+	}
+}
+
+// Without a Retry-After: full jitter under an exponential ceiling (100 ms, then 200 ms; the
+// draw is 0.5), and a 429 is retried like a 503.
+func TestBackoffWithFullJitter(t *testing.T) {
+	s := &script{answers: []func(http.ResponseWriter){refuse(429, "", ""), refuse(429, "", ""), ok}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	clk := clock.NewFake(epoch)
+	c := newTestClient(t, srv.URL, clk, Config{})
+	armed := clk.TimerCreated()
+	done := callAsync(c, context.Background())
+	for i, wait := range []time.Duration{50 * time.Millisecond, 100 * time.Millisecond} {
+		waitTimer(t, armed, done)
+		armed = clk.TimerCreated()
+		clk.Advance(wait - time.Millisecond)
+		if got := s.hits.Load(); got != int32(i+1) {
+			t.Fatalf("retry %d came before %v", i+1, wait)
+		}
+		clk.Advance(time.Millisecond)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if b := (Backoff{Initial: time.Second, Multiplier: 3, Max: 5 * time.Second}); b.ceiling(0) != time.Second ||
+		b.ceiling(1) != 3*time.Second || b.ceiling(2) != 5*time.Second || b.ceiling(500) != 5*time.Second {
+		t.Errorf("ceilings %v %v %v", b.ceiling(0), b.ceiling(1), b.ceiling(2))
+	}
+}
+
+// What may have run is never retried: a 500, any other 4xx, a timeout.
+func TestNotRetried(t *testing.T) {
+	for _, status := range []int{500, 502, 400, 422} {
+		s := &script{answers: []func(http.ResponseWriter){refuse(status, "1", ""), ok}}
+		srv := httptest.NewServer(s)
+		c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{})
+		_, err := c.ExtractPII(context.Background(), EntityRequest{Text: "x"})
+		var serr *StatusError
+		if !errors.As(err, &serr) || serr.Status != status || s.hits.Load() != 1 {
+			t.Errorf("%d: %v after %d attempts; want the StatusError after one", status, err, s.hits.Load())
+		}
+		srv.Close()
+	}
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang }))
+	defer srv.Close()
+	defer close(hang)
+	c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{HTTPClient: &http.Client{Timeout: 50 * time.Millisecond}})
+	if _, err := c.ExtractPII(context.Background(), EntityRequest{Text: "x"}); err == nil || !strings.Contains(err.Error(), "Timeout") {
+		t.Errorf("a timeout: %v", err)
+	}
+}
+
+// refusedTransport fails every dial as a refused connection would, and counts them.
+type refusedTransport struct{ dials atomic.Int32 }
+
+func (r *refusedTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	r.dials.Add(1)
+	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+}
+
+func TestConnectionRefusedIsRetriedWithinTheAttempts(t *testing.T) {
+	rt := &refusedTransport{}
+	c := newTestClient(t, "http://127.0.0.1:1", clock.NewFake(epoch), Config{HTTPClient: &http.Client{Transport: rt},
+		MaxAttempts: 3, Rand: func() float64 { return 0 }})
+	if _, err := c.ExtractPII(context.Background(), EntityRequest{Text: "x"}); !errors.Is(err, syscall.ECONNREFUSED) || rt.dials.Load() != 3 {
+		t.Errorf("%v after %d dials; want connection refused after 3", err, rt.dials.Load())
+	}
+	// And a real one: a port nobody listens on.
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	c = newTestClient(t, "http://"+addr, clock.NewFake(epoch), Config{Rand: func() float64 { return 0 }})
+	if _, err := c.ExtractPII(context.Background(), EntityRequest{Text: "x"}); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("a closed port: %v", err)
+	}
+}
+
+func TestRetryAfterPastTheLimitIsReturned(t *testing.T) {
+	s := &script{answers: []func(http.ResponseWriter){refuse(429, "120", ""), ok}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{})
+	_, err := c.ExtractPII(context.Background(), EntityRequest{Text: "x"})
+	var serr *StatusError
+	if !errors.As(err, &serr) || serr.RetryAfter != 2*time.Minute || serr.Code != "backpressure" || s.hits.Load() != 1 {
+		t.Errorf("%+v after %d attempts", err, s.hits.Load())
+	}
+}
+
+func TestWaitEndsWithTheContext(t *testing.T) {
+	s := &script{answers: []func(http.ResponseWriter){refuse(503, "10", "")}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	clk := clock.NewFake(epoch)
+	c := newTestClient(t, srv.URL, clk, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	armed := clk.TimerCreated()
+	done := callAsync(c, ctx)
+	waitTimer(t, armed, done)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled while waiting: %v", err)
+	}
+}
+
+// The budget: retries at most Ratio of the requests in the window, plus the floor; counts
+// age out of the window; asking allocates nothing.
+func TestRetryBudget(t *testing.T) {
+	b := newRetryBudget(Budget{Ratio: 0.1, Window: 10 * time.Second})
+	now := epoch
+	for range 100 {
+		b.request(now)
+	}
+	allowed := 0
+	for range 20 {
+		if b.allow(now) {
+			allowed++
+		}
+	}
+	if allowed != 10 {
+		t.Errorf("%d retries allowed for 100 requests at 10%%", allowed)
+	}
+	if b.allow(now.Add(10 * time.Second)) {
+		t.Error("a retry allowed once the requests left the window")
+	}
+	floor := newRetryBudget(Budget{Ratio: 0, Window: 2 * time.Second, MinPerSecond: 1})
+	if got := []bool{floor.allow(now), floor.allow(now), floor.allow(now)}; !got[0] || !got[1] || got[2] {
+		t.Errorf("the floor of 1/s over 2 s allowed %v; want exactly 2", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { b.request(now); b.allow(now) }); n != 0 {
+		t.Errorf("%v allocations a request and a retry", n)
+	}
+	// A client with no budget left returns the refusal instead of retrying.
+	s := &script{answers: []func(http.ResponseWriter){refuse(503, "1", ""), ok}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{Budget: Budget{Ratio: 0.0001, Window: time.Second}})
+	if _, err := c.ExtractPII(context.Background(), EntityRequest{Text: "x"}); err == nil || s.hits.Load() != 1 {
+		t.Errorf("%v after %d attempts; want the refusal, not a retry", err, s.hits.Load())
+	}
+}
+
+// A stream is never retried once it began: a cut stream is the caller's error.
+func TestStreamIsNotRetriedAfterItsFirstByte(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"Hel\",\"finish_reason\":null}]}\n\n")
+		w.(http.Flusher).Flush()
+		// then the connection ends without [DONE]
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{})
+	st, err := c.CompleteStream(context.Background(), CompletionRequest{Prompt: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var text string
+	for st.Next() {
+		text += st.Text()
+	}
+	if text != "Hel" || !errors.Is(st.Err(), io.ErrUnexpectedEOF) || hits.Load() != 1 {
+		t.Errorf("text %q, err %v, attempts %d", text, st.Err(), hits.Load())
+	}
+}
+
+func TestConfigReportsEveryProblem(t *testing.T) {
+	_, err := New(Config{BaseURL: "ftp://x", MaxAttempts: -1, Backoff: Backoff{Initial: -1, Multiplier: 0.5},
+		Budget: Budget{Ratio: -1, Window: 1500 * time.Millisecond}})
+	for _, want := range []string{"BaseURL", "MaxAttempts", "Backoff.Initial", "Backoff.Multiplier", "Budget.Ratio", "Budget.Window"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v does not name %s", err, want)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package client
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// Backoff is the wait before a retry the server gave no Retry-After for: a uniform draw from
+// [0, min(Max, Initial x Multiplier^n)] for the n-th retry (n from 0), full jitter.
+type Backoff struct {
+	Initial    time.Duration
+	Multiplier float64
+	Max        time.Duration
+}
+
+// DefaultBackoff starts at 100 ms, doubles, and stops growing at 10 s.
+var DefaultBackoff = Backoff{Initial: 100 * time.Millisecond, Multiplier: 2, Max: 10 * time.Second}
+
+func (b Backoff) validate(check *settings.Check) {
+	if b.Initial <= 0 {
+		check.Addf("Backoff.Initial", "must be > 0, got %v", b.Initial)
+	}
+	if !(b.Multiplier >= 1) || math.IsInf(b.Multiplier, 0) {
+		check.Addf("Backoff.Multiplier", "must be a finite number at least 1, got %v", b.Multiplier)
+	}
+	if b.Max < b.Initial {
+		check.Addf("Backoff.Max", "must be at least Initial (%v), got %v", b.Initial, b.Max)
+	}
+}
+
+// ceiling is the n-th retry's upper bound.
+func (b Backoff) ceiling(n int) time.Duration {
+	d := float64(b.Initial) * math.Pow(b.Multiplier, float64(n))
+	if d >= float64(b.Max) || math.IsInf(d, 0) {
+		return b.Max
+	}
+	return time.Duration(d)
+}
+
+// Budget bounds retries to a share of the requests started in a sliding window.
+type Budget struct {
+	// Ratio is the retries allowed per request started (0.1: retries add at most 10%).
+	Ratio float64
+	// Window is how far back requests and retries are counted, in whole seconds.
+	Window time.Duration
+	// MinPerSecond retries are allowed whatever the ratio, so a client that sends little can
+	// still retry.
+	MinPerSecond float64
+}
+
+// DefaultBudget lets retries add 10% over 10 s, and one retry a second at least.
+var DefaultBudget = Budget{Ratio: 0.1, Window: 10 * time.Second, MinPerSecond: 1}
+
+func (b Budget) validate(check *settings.Check) {
+	if !(b.Ratio >= 0) || math.IsInf(b.Ratio, 0) {
+		check.Addf("Budget.Ratio", "must be a finite number at least 0, got %v", b.Ratio)
+	}
+	if b.Window < time.Second || b.Window > maxWindow*time.Second || b.Window%time.Second != 0 {
+		check.Addf("Budget.Window", "must be whole seconds from 1 s to %d s, got %v", maxWindow, b.Window)
+	}
+	if !(b.MinPerSecond >= 0) || math.IsInf(b.MinPerSecond, 0) {
+		check.Addf("Budget.MinPerSecond", "must be a finite number at least 0, got %v", b.MinPerSecond)
+	}
+}
+
+const maxWindow = 120
+
+// retryBudget counts requests and retries per second in a ring of fixed size: recording and
+// asking allocate nothing.
+type retryBudget struct {
+	ratio, floor float64
+	width        int64 // seconds in the window
+
+	mu      sync.Mutex
+	seconds [maxWindow]struct{ at, requests, retries int64 }
+}
+
+func newRetryBudget(b Budget) *retryBudget {
+	width := int64(b.Window / time.Second)
+	return &retryBudget{ratio: b.Ratio, floor: b.MinPerSecond * float64(width), width: width}
+}
+
+// slot is second now's counters, cleared if they hold an older second.
+func (r *retryBudget) slot(now time.Time) *struct{ at, requests, retries int64 } {
+	sec := now.Unix()
+	s := &r.seconds[sec%r.width]
+	if s.at != sec {
+		*s = struct{ at, requests, retries int64 }{at: sec}
+	}
+	return s
+}
+
+// request records a request started.
+func (r *retryBudget) request(now time.Time) {
+	r.mu.Lock()
+	r.slot(now).requests++
+	r.mu.Unlock()
+}
+
+// allow records and allows a retry if the window's retries stay within the budget.
+func (r *retryBudget) allow(now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var requests, retries int64
+	oldest := now.Unix() - r.width
+	for i := range r.width {
+		if s := r.seconds[i]; s.at > oldest {
+			requests += s.requests
+			retries += s.retries
+		}
+	}
+	if float64(retries+1) > r.ratio*float64(requests)+r.floor {
+		return false
+	}
+	r.slot(now).retries++
+	return true
+}
