@@ -135,6 +135,7 @@ type Budgets struct {
 
 type caller struct {
 	mu       sync.Mutex
+	dead     bool    // swept from the map: a request that finds it looks its caller up again
 	requests float64 // in the requests bucket
 	tokens   float64 // in the tokens bucket; negative is debt a reconciliation left
 	at       time.Time
@@ -156,25 +157,40 @@ func NewBudgets(cfg BudgetsConfig, clk clock.Clock, metrics *BudgetMetrics) (*Bu
 	return &Budgets{cfg: cfg, clk: clk, metrics: metrics, callers: map[string]*caller{}}, nil
 }
 
-// Charge is an admitted request's hold on its caller's budget: Done gives back its running
-// place and settles the tokens, once.
+// Charge is an admitted request's hold on its caller's budget: Done or Refund gives back its
+// running place and settles the buckets, once.
 type Charge struct {
 	c        *caller
 	estimate float64
+	request  bool // the requests bucket was charged
+	tokens   bool // the tokens bucket was charged the estimate
 	done     *atomic.Bool
 }
 
 // Done settles the charge with the tokens the request really used (actual < 0: the estimate
-// stands) and frees its running place. Calling it again does nothing.
+// stands) and frees its running place. Calling it, or Refund, again does nothing.
 func (ch Charge) Done(actual float64) {
+	ch.settle(actual, false)
+}
+
+// Refund gives the whole charge back, the request and its tokens: for a request the server
+// refused or failed, which the caller should not pay for.
+func (ch Charge) Refund() {
+	ch.settle(0, true)
+}
+
+func (ch Charge) settle(actual float64, refund bool) {
 	if ch.c == nil || !ch.done.CompareAndSwap(false, true) {
 		return
 	}
 	c := ch.c
 	c.mu.Lock()
 	c.running--
-	if actual >= 0 && c.budget.TokensPerSecond > 0 {
+	if actual >= 0 && ch.tokens {
 		c.tokens = math.Min(c.budget.tokenBurst(), c.tokens+ch.estimate-actual)
+	}
+	if refund && ch.request {
+		c.requests = math.Min(c.budget.requestBurst(), c.requests+1)
 	}
 	c.mu.Unlock()
 }
@@ -187,11 +203,13 @@ func (b *Budgets) Admit(ctx context.Context, key, tenant string, budget Budget, 
 	if !budget.Limited() {
 		return Charge{}, nil, nil
 	}
-	c := b.caller(key, budget)
 	var deadline time.Time
 	for {
 		now := b.clk.Now()
-		ch, ref, wait := c.take(now, budget, tokens)
+		ch, ref, wait := b.caller(key, budget).take(now, budget, tokens)
+		if ref == nil && ch.c == nil {
+			continue // swept between the lookup and the take: look it up again
+		}
 		if ref == nil {
 			if !deadline.IsZero() {
 				b.held.Add(-1)
@@ -241,7 +259,7 @@ func (b *Budgets) caller(key string, budget Budget) *caller {
 	if now.Sub(b.swept) >= time.Minute {
 		b.swept = now
 		for k, c := range b.callers {
-			if c.idle(now) {
+			if c.sweep(now) {
 				delete(b.callers, k)
 			}
 		}
@@ -255,14 +273,15 @@ func (b *Budgets) caller(key string, budget Budget) *caller {
 	return c
 }
 
-// idle says whether c holds nothing a fresh state would not: no running request and both
-// buckets refilled by now.
-func (c *caller) idle(now time.Time) bool {
+// sweep marks c dead and says so when it holds nothing a fresh state would not: no running
+// request and both buckets refilled by now.
+func (c *caller) sweep(now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.refill(now)
-	return c.running == 0 && (c.budget.RequestsPerSecond <= 0 || c.requests >= c.budget.requestBurst()) &&
+	c.dead = c.running == 0 && (c.budget.RequestsPerSecond <= 0 || c.requests >= c.budget.requestBurst()) &&
 		(c.budget.TokensPerSecond <= 0 || c.tokens >= c.budget.tokenBurst())
+	return c.dead
 }
 
 func (c *caller) refill(now time.Time) {
@@ -274,10 +293,13 @@ func (c *caller) refill(now time.Time) {
 }
 
 // take charges one request of cost tokens if both buckets and the running count allow it, or
-// says why not and how long until they would.
+// says why not and how long until they would; a zero Charge and no refusal if c was swept.
 func (c *caller) take(now time.Time, budget Budget, tokens float64) (Charge, *BudgetRefusal, time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.dead {
+		return Charge{}, nil, 0
+	}
 	c.budget = budget
 	c.refill(now)
 	reqLimited, tokLimited := budget.RequestsPerSecond > 0, budget.TokensPerSecond > 0
@@ -305,7 +327,7 @@ func (c *caller) take(now time.Time, budget Budget, tokens float64) (Charge, *Bu
 				c.tokens -= tokens
 			}
 			c.running++
-			return Charge{c: c, estimate: tokens, done: new(atomic.Bool)}, nil, 0
+			return Charge{c: c, estimate: tokens, request: reqLimited, tokens: tokLimited, done: new(atomic.Bool)}, nil, 0
 		}
 		reason, wait = BudgetRequests, wr
 		if wt > wr {

@@ -247,3 +247,34 @@ func TestUnlimitedBudgetChargesNothing(t *testing.T) {
 		t.Errorf("an unlimited caller took state")
 	}
 }
+
+// Done settles once: a second call gives nothing back twice, and the running count stays
+// exact. Refund gives back the request too.
+func TestChargeSettlesOnce(t *testing.T) {
+	b, _, _ := newTestBudgets(t, BudgetsConfig{})
+	budget := Budget{RequestsPerSecond: 1e-9, RequestBurst: 3, TokensPerSecond: 1e-9, TokenBurst: 1000, MaxConcurrent: 1}
+	ch, ref := admit(t, b, budget, 900)
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	ch.Done(100)
+	ch.Done(100)
+	ch.Refund()
+	if _, ref := admit(t, b, budget, 950); ref == nil || ref.Reason != BudgetTokens {
+		t.Fatalf("900 tokens are left, not more: %+v", ref)
+	}
+	held, ref := admit(t, b, budget, 900)
+	if ref != nil {
+		t.Fatalf("900 of 900: %+v", ref)
+	}
+	if _, ref := admit(t, b, budget, 1); ref == nil || ref.Reason != BudgetConcurrency {
+		t.Fatalf("a second at once: %+v; want concurrency", ref)
+	}
+	held.Refund() // requests: 3 - 3 charged + 1 back; tokens: all 900 back
+	if _, ref := admit(t, b, budget, 900); ref != nil {
+		t.Fatalf("after a refund: %+v", ref)
+	}
+	if _, ref := admit(t, b, budget, 1); ref == nil || ref.Reason != BudgetConcurrency {
+		t.Fatalf("%+v", ref)
+	}
+}

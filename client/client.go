@@ -106,6 +106,9 @@ type StatusError struct {
 	Status  int
 	Code    string
 	Message string
+	// Reason is the error's details.reason where it has one (e.g. too_large: a request larger
+	// than the caller's whole token budget, which no wait lets in, so it is not retried).
+	Reason string
 	// RetryAfter is the server's advice, 0 when it sent none.
 	RetryAfter time.Duration
 }
@@ -142,7 +145,8 @@ func (c *Client) do(ctx context.Context, path string, body any) (*http.Response,
 			return resp, nil
 		case err == nil:
 			serr := readError(resp)
-			if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+			if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable ||
+				serr.Reason == "too_large" {
 				return nil, serr
 			}
 			token = resp.Header.Get(retryTokenHeader)
@@ -190,12 +194,19 @@ func readError(resp *http.Response) *StatusError {
 	}
 	var env struct {
 		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
+			Code    string          `json:"code"`
+			Message string          `json:"message"`
+			Details json.RawMessage `json:"details"`
 		} `json:"error"`
 	}
 	if json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&env) == nil {
 		e.Code, e.Message = env.Error.Code, env.Error.Message
+		var details struct {
+			Reason string `json:"reason"`
+		}
+		if json.Unmarshal(env.Error.Details, &details) == nil {
+			e.Reason = details.Reason
+		}
 	}
 	return e
 }

@@ -187,6 +187,23 @@ func TestConnectionRefusedIsRetriedWithinTheAttempts(t *testing.T) {
 	}
 }
 
+// A request larger than the caller's whole budget is refused with a hint, and never retried.
+func TestTooLargeIsNotRetried(t *testing.T) {
+	s := &script{answers: []func(http.ResponseWriter){func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(429)
+		fmt.Fprint(w, `{"error":{"code":"rate_limited","message":"too large","details":{"reason":"too_large","retry_after_seconds":3}}}`)
+	}, ok}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{})
+	_, err := c.ExtractPII(context.Background(), EntityRequest{Text: "x"})
+	var serr *StatusError
+	if !errors.As(err, &serr) || serr.Reason != "too_large" || s.hits.Load() != 1 {
+		t.Errorf("%+v after %d attempts", err, s.hits.Load())
+	}
+}
+
 func TestRetryAfterPastTheLimitIsReturned(t *testing.T) {
 	s := &script{answers: []func(http.ResponseWriter){refuse(429, "120", ""), ok}}
 	srv := httptest.NewServer(s)

@@ -97,7 +97,7 @@ func BenchmarkRefusalPath(b *testing.B) {
 }
 
 // benchApp is the whole Sluice handler chain with fake models, /analyze behind gate.
-func benchApp(b *testing.B, gate *admission.Gate, reg *prometheus.Registry, with ...func(*Options)) *fiber.App {
+func benchApp(b testing.TB, gate *admission.Gate, reg *prometheus.Registry, with ...func(*Options)) *fiber.App {
 	o := Options{
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: NewMetrics(reg), Gatherer: reg,
 		Clock: clock.Real(),
@@ -121,7 +121,7 @@ func benchApp(b *testing.B, gate *admission.Gate, reg *prometheus.Registry, with
 
 // withCallers switches authentication on (one key, "bench-key", whose tenant's budget is
 // allowance) and the budgets.
-func withCallers(b *testing.B, allowance string) func(*Options) {
+func withCallers(b testing.TB, allowance string) func(*Options) {
 	return func(o *Options) {
 		keys, err := identity.ParseKeys([]byte(`[{"id":"k","key_hash":"` + identity.HashKey("bench-key") +
 			`","tenant":"bench","scopes":"*","budget":` + allowance + `}]`))

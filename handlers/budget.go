@@ -32,8 +32,10 @@ const CodeRateLimited = "rate_limited"
 // keyOf is the key its buckets live under.
 func (s *server) budgetOf(c *fiber.Ctx) (tenant string, b admission.Budget, own bool) {
 	tenant, _ = c.Locals(localTenant).(string)
-	if a, ok := c.Locals(localAllowance).(identity.Allowance); ok && a != (identity.Allowance{}) {
-		return tenant, budgetFromAllowance(a), true
+	if a, ok := c.Locals(localAllowance).(identity.Allowance); ok {
+		if b := budgetFromAllowance(a); b.Limited() {
+			return tenant, b, true
+		}
 	}
 	return tenant, s.opts.Budgets.Anonymous, false
 }
@@ -75,21 +77,21 @@ func estimateTokens(body []byte, generation bool) float64 {
 			} `json:"parameters"`
 		}
 		_ = json.Unmarshal(body, &r) // a body that does not parse is refused later, by its route
-		n, choices := 16, 1
+		n, choices := 16.0, 1.0
 		switch {
 		case r.MaxCompletionTokens != nil:
-			n = *r.MaxCompletionTokens
+			n = float64(*r.MaxCompletionTokens)
 		case r.MaxTokens != nil:
-			n = *r.MaxTokens
+			n = float64(*r.MaxTokens)
 		case r.MaxNewTokens != nil:
-			n = *r.MaxNewTokens
+			n = float64(*r.MaxNewTokens)
 		case r.Parameters != nil && r.Parameters.MaxNewTokens != nil:
-			n = *r.Parameters.MaxNewTokens
+			n = float64(*r.Parameters.MaxNewTokens)
 		}
 		if r.N != nil && *r.N > 1 {
-			choices = *r.N
+			choices = float64(*r.N)
 		}
-		est += float64(max(n, 0) * choices)
+		est += max(n, 0) * choices
 	}
 	return max(est, 1)
 }
@@ -107,9 +109,15 @@ func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
 		return admission.Charge{}, nil
 	}
 	est := estimateTokens(c.Body(), r.gen != nil)
-	ch, ref, err := cb.Budgets.Admit(c.UserContext(), s.keyOf(c, tenant, own), tenant, budget, est)
+	// A held request must see its client leave: fasthttp never tells a handler, the watcher does.
+	ctx, stop := c.UserContext(), func() {}
+	if s.opts.Watcher != nil && !s.opts.IgnoreDisconnects {
+		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
+	}
+	ch, ref, err := cb.Budgets.Admit(ctx, s.keyOf(c, tenant, own), tenant, budget, est)
+	stop()
 	if errors.Is(err, admission.ErrBudgetWait) {
-		s.countAborted(c.UserContext(), r, "cancelled")
+		s.countAborted(ctx, r, "cancelled")
 		return ch, &apiError{Status: statusClientClosed, Code: "client_closed_request", Outcome: OutcomeAborted,
 			Message: "Client closed the request while it waited for its budget"}
 	}
@@ -147,8 +155,18 @@ func setRateLimitHeaders(c *fiber.Ctx, ref *admission.BudgetRefusal) {
 // really used: its text's tokens, or its prompt's and generated ones.
 type tokensUsed interface{ tokensUsed() int }
 
-// settle ends a charge with the tokens stats report, or the estimate where they report none.
-func settle(ch admission.Charge, stats logStats) {
+// settle ends a charge by the answer's status: the server's failure (5xx) costs the caller
+// nothing, a request refused as invalid (4xx) costs its request but no tokens, and the rest the
+// tokens the stats report, or the estimate where they report none.
+func settle(ch admission.Charge, status int, stats logStats) {
+	switch {
+	case status >= 500:
+		ch.Refund()
+		return
+	case status >= 400 && status != statusClientClosed:
+		ch.Done(0)
+		return
+	}
 	if u, ok := stats.(tokensUsed); ok {
 		ch.Done(float64(u.tokensUsed()))
 		return

@@ -383,7 +383,7 @@ func (s *server) openStream(c *fiber.Ctx, contentType string) *deferredRecord {
 // closeStream writes the access-log line (and counts the request) of a stream that ended.
 func (s *server) closeStream(d *deferredRecord, outcome string, stats logStats) {
 	<-d.ready
-	settle(d.charge, stats)
+	settle(d.charge, fiber.StatusOK, stats)
 	e := d.entry
 	e.outcome, e.stats = outcome, stats
 	e.elapsed = s.opts.Clock.Now().Sub(d.start)

@@ -68,23 +68,34 @@ func (s *server) handle(r *Route) fiber.Handler {
 	if timeout == 0 {
 		timeout = s.opts.Limits.RequestTimeout
 	}
-	return func(c *fiber.Ctx) error {
+	return func(c *fiber.Ctx) (err error) {
 		ch, err := s.charge(c, r)
 		if err != nil {
 			return err
 		}
 		c.Locals(localCharge, ch)
+		// Deferred, so that a panic the chain recovers from still frees the caller's place; an
+		// error the chain has not written yet settles by the status it will get.
+		defer func() {
+			if _, streaming := c.Locals(localDeferred).(*deferredRecord); streaming && err == nil &&
+				c.Response().StatusCode() == fiber.StatusOK {
+				return // a stream settles when it ends (closeStream)
+			}
+			status := c.Response().StatusCode()
+			if err != nil && !errors.Is(err, errRefused) {
+				status = fiber.StatusInternalServerError
+				if e := (*apiError)(nil); errors.As(err, &e) {
+					status = e.Status
+				}
+			}
+			stats, _ := c.Locals(localStats).(logStats)
+			settle(ch, status, stats)
+		}()
 		prio, err := s.admit(c, r.Gate)
 		if err != nil {
-			ch.Done(0) // shed by the server, not the caller's doing: its tokens come back
-			return err
+			return err // shed by the server (503): settled as its failure, nothing charged
 		}
-		err = r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), timeout: timeout})
-		if _, streaming := c.Locals(localDeferred).(*deferredRecord); !streaming || c.Response().StatusCode() != fiber.StatusOK {
-			stats, _ := c.Locals(localStats).(logStats)
-			settle(ch, stats) // a stream settles when it ends (closeStream)
-		}
-		return err
+		return r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), timeout: timeout})
 	}
 }
 

@@ -80,7 +80,7 @@ type keyJSON struct {
 	Tenant    string          `json:"tenant"`
 	Scopes    json.RawMessage `json:"scopes"`
 	Scope     json.RawMessage `json:"scope"`
-	Budget    *Allowance      `json:"budget"`
+	Budget    json.RawMessage `json:"budget"`
 }
 
 // ParseKeys reads a key list in OpenMed's format: a JSON list of keys, or {"keys": [...]}; each
@@ -105,6 +105,7 @@ func ParseKeys(data []byte) (*Keys, error) {
 		return nil, fmt.Errorf("identity: API keys must be a JSON list, or an object with \"keys\": %s", jsonProblem(err))
 	}
 	out := &Keys{keys: make([]Key, 0, len(entries))}
+	budgets := make([]bool, len(entries)) // whether entry i states a budget
 	for i, e := range entries {
 		hash := firstOf(e.KeyHash, e.SHA256, e.Hash)
 		if hash == "" {
@@ -126,20 +127,24 @@ func ParseKeys(data []byte) (*Keys, error) {
 		if k.Scopes, err = parseScopes(scopes); err != nil {
 			return nil, fmt.Errorf("identity: API key %d: %w", i+1, err)
 		}
-		if e.Budget != nil {
-			if !e.Budget.valid() {
-				return nil, fmt.Errorf("identity: API key %d: budget fields must be numbers at least 0", i+1)
+		stated := len(e.Budget) > 0 && string(e.Budget) != "null"
+		if stated {
+			// Strict: a misspelt field would leave the tenant unlimited without a word.
+			dec := json.NewDecoder(bytes.NewReader(e.Budget))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&k.Allowance); err != nil || !k.Allowance.valid() {
+				return nil, fmt.Errorf("identity: API key %d: budget must be an object of requests_per_minute, request_burst, tokens_per_minute, token_burst and max_concurrency, each a number at least 0", i+1)
 			}
-			k.Allowance = *e.Budget
 		}
+		budgets[i] = stated
 		for j, other := range out.keys {
 			if other.hash == k.hash || other.ID == k.ID {
 				return nil, fmt.Errorf("identity: API key %d: its id or its hash repeats another key's", i+1)
 			}
 			if other.Tenant == k.Tenant && other.Allowance != k.Allowance {
-				if e.Budget == nil {
+				if !stated {
 					k.Allowance = other.Allowance
-				} else if entries[j].Budget == nil {
+				} else if !budgets[j] {
 					out.keys[j].Allowance = k.Allowance
 				} else {
 					return nil, fmt.Errorf("identity: API key %d: its tenant's budget differs from key %d's", i+1, j+1)

@@ -25,6 +25,7 @@ func TestKeysCarryTheirTenantsBudget(t *testing.T) {
 		"two budgets": `[{"id":"k1","key_hash":"` + h1 + `","tenant":"acme","budget":{"requests_per_minute":1}},
 			{"id":"k2","key_hash":"` + h2 + `","tenant":"acme","budget":{"requests_per_minute":2}}]`,
 		"negative": `[{"id":"k1","key_hash":"` + h1 + `","budget":{"tokens_per_minute":-1}}]`,
+		"misspelt": `[{"id":"k1","key_hash":"` + h1 + `","budget":{"requests_per_second":5}}]`,
 	} {
 		if _, err := ParseKeys([]byte(doc)); err == nil || !strings.Contains(err.Error(), "budget") {
 			t.Errorf("%s: %v", name, err)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -92,4 +95,63 @@ func TestDeferredAdmissionHoldsInsteadOfRefusing(t *testing.T) {
 	}
 	srv.waitForMetric(t, `sluice_budget_deferred_total{outcome="admitted",tenant="anonymous"} 2`)
 	srv.waitForMetric(t, `sluice_budget_held_requests 0`)
+}
+
+func TestRateLimitSettingsAreChecked(t *testing.T) {
+	for env, want := range map[string]string{
+		"SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE=-60":       "SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE must be a number at least 0",
+		"SLUICE_RATE_LIMIT_BURST=5":                     "SLUICE_RATE_LIMIT_BURST is a burst of SLUICE_RATE_LIMIT_RPS",
+		"SLUICE_RATE_LIMIT_KEY=ip":                      "SLUICE_RATE_LIMIT_KEY must be peer or tenant",
+		"OPENMED_SERVICE_RATE_LIMIT_THROTTLE_KEY=route": "OPENMED_SERVICE_RATE_LIMIT_THROTTLE_KEY",
+		"SLUICE_RATE_LIMIT_MAX_CONCURRENCY=-1":          "SLUICE_RATE_LIMIT_MAX_CONCURRENCY must be at least 0",
+	} {
+		if _, err := loadConfig([]string{env}, testMachine); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", env, err, want)
+		}
+	}
+}
+
+// TestClientLeavingWhileHeldFreesItsHold: a request held by deferred admission whose client
+// closes the connection is let go then (counted cancelled), not admitted when its wait ends.
+func TestClientLeavingWhileHeldFreesItsHold(t *testing.T) {
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_RATE_LIMIT_RPS=0.6", "SLUICE_RATE_LIMIT_BURST=1",
+		"SLUICE_DEFERRED_ADMISSION=true", "SLUICE_DEFERRED_MAX_WAIT_MS=2000")
+	body := `{"text":"Seen on 03/14/2024."}`
+	if status, _, _ := call(t, srv, "/pii/extract", body); status != http.StatusOK {
+		t.Fatalf("first: %d", status)
+	}
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /pii/extract HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	srv.waitForMetric(t, `sluice_budget_held_requests 1`) // 1.7 s from its turn
+	conn.Close()
+	srv.waitForMetric(t, `sluice_budget_deferred_total{outcome="cancelled",tenant="anonymous"} 1`)
+	srv.waitForMetric(t, `sluice_budget_held_requests 0`)
+}
+
+// TestStreamSettlesItsChargeWhenItEnds: a tenant allowed one request at a time gets its place
+// back when its stream ends, not when the handler returns (or never).
+func TestStreamSettlesItsChargeWhenItEnds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.json")
+	keyFile(t, path, budgetKey("stream-secret", "svc", `{"max_concurrency":1}`))
+	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path)
+	body := `{"model":"m","prompt":"The patient","max_tokens":8,"stream":true}`
+	for i := range 2 {
+		req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/completions", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-API-Key", "stream-secret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body) // to its end: a reader that leaves early aborts it
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(data), "[DONE]") {
+			t.Fatalf("stream %d: %d", i+1, resp.StatusCode)
+		}
+		// The access-log line is written, and the charge settled, once the stream has ended.
+		srv.waitForMetric(t, fmt.Sprintf(`sluice_tenant_requests_total{outcome="served",route="/v1/completions",tenant="svc"} %d`, i+1))
+	}
 }

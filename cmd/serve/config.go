@@ -299,6 +299,24 @@ func (c Config) check(m machine) []problem {
 	if c.ShutdownTimeoutSec <= 0 {
 		own("SHUTDOWN_TIMEOUT_S", "must be > 0 (got %d)", c.ShutdownTimeoutSec)
 	}
+	for _, v := range []struct {
+		name    string
+		value   float64
+		burstOf string // a burst: the rate it belongs to, which must be set
+		rate    float64
+	}{{"RATE_LIMIT_RPS", c.RateLimitRPS, "", 0}, {"RATE_LIMIT_BURST", c.RateLimitBurst, "RATE_LIMIT_RPS", c.RateLimitRPS},
+		{"RATE_LIMIT_TOKENS_PER_MINUTE", c.RateLimitTokensPerMin, "", 0},
+		{"RATE_LIMIT_TOKEN_BURST", c.RateLimitTokenBurst, "RATE_LIMIT_TOKENS_PER_MINUTE", c.RateLimitTokensPerMin}} {
+		switch {
+		case !(v.value >= 0) || math.IsInf(v.value, 0):
+			own(v.name, "must be a number at least 0 (0: no limit), got %v", v.value)
+		case v.burstOf != "" && v.value > 0 && v.rate == 0:
+			own(v.name, "is a burst of SLUICE_%s, which is not set: set both, or neither", v.burstOf)
+		}
+	}
+	if c.RateLimitMaxConcurrency < 0 {
+		own("RATE_LIMIT_MAX_CONCURRENCY", "must be at least 0 (0: no limit), got %d", c.RateLimitMaxConcurrency)
+	}
 	if c.RateLimitKey != "peer" && c.RateLimitKey != "tenant" {
 		own("RATE_LIMIT_KEY", "must be peer or tenant (got %q)", c.RateLimitKey)
 	}
@@ -391,7 +409,6 @@ func (c Config) check(m machine) []problem {
 		{c.scheduler(1, 0).Validate(), schedulerVars}, {c.kv(kvcache.Config{Layers: 1, Heads: 1, HeadDim: 1, MaxSeqLen: 1}).Validate(), kvVars},
 		{c.generateGate(c.GenerateMaxRunning).Validate(), generateGateVars},
 		{c.deid().Validate(), deidVars},
-		{c.anonymousBudget().Validate(), budgetVars},
 		{c.budgets().Validate(), deferredVars},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
@@ -551,10 +568,7 @@ var (
 		"CUDA.DeviceID": "SLUICE_CUDA_DEVICE_ID", "CUDA.MemoryLimitBytes": "SLUICE_CUDA_MEMORY_LIMIT_BYTES",
 		"CUDA.ConvAlgoSearch": "SLUICE_CUDA_CONV_ALGO_SEARCH",
 	}
-	deidVars   = map[string]string{"HashKey": "SLUICE_DEID_HASH_KEY"}
-	budgetVars = map[string]string{"RequestsPerSecond": "SLUICE_RATE_LIMIT_RPS", "RequestBurst": "SLUICE_RATE_LIMIT_BURST",
-		"TokensPerSecond": "SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE", "TokenBurst": "SLUICE_RATE_LIMIT_TOKEN_BURST",
-		"MaxConcurrent": "SLUICE_RATE_LIMIT_MAX_CONCURRENCY"}
+	deidVars     = map[string]string{"HashKey": "SLUICE_DEID_HASH_KEY"}
 	deferredVars = map[string]string{"MaxWait": "SLUICE_DEFERRED_MAX_WAIT_MS", "MaxHeld": "SLUICE_DEFERRED_MAX_HELD"}
 	limitsVars   = map[string]string{
 		"Limits.MaxBodyBytes": "SLUICE_MAX_BODY_BYTES", "Limits.MaxTextChars": "SLUICE_MAX_TEXT_CHARS",
