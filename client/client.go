@@ -39,9 +39,28 @@ type Config struct {
 	// MaxRetryAfter is the longest Retry-After the client waits out; a refusal asking for more
 	// is returned to the caller. 0 means 30 s.
 	MaxRetryAfter time.Duration
+	// OnAttempt, when set, is told of every attempt as it ends (a load harness's records).
+	OnAttempt func(Attempt)
 	// Clock and Rand are for tests: the time and the jitter's uniform draw in [0, 1).
 	Clock clock.Clock
 	Rand  func() float64
+}
+
+// Attempt is one try of a call, as Config.OnAttempt sees it.
+type Attempt struct {
+	// N counts the call's attempts from 0.
+	N          int
+	Start, End time.Time
+	// Status is the answer's (0: none; Err says why).
+	Status int
+	Err    error
+	// RetryAfter is the refusal's advice (0: none sent).
+	RetryAfter time.Duration
+	// Wait is how long the client waits before the next attempt; 0 when there is none.
+	Wait time.Duration
+	// GaveUp says why a refusal was not retried: "attempts", "budget", "retry_after" (longer
+	// than MaxRetryAfter), "not_retryable"; "" when it was, or when the attempt succeeded.
+	GaveUp string
 }
 
 // Client calls Sluice's routes with retry discipline. It is safe for concurrent use.
@@ -55,6 +74,7 @@ type Client struct {
 	maxWait  time.Duration
 	clk      clock.Clock
 	rand     func() float64
+	observe  func(Attempt)
 }
 
 // New validates cfg, reporting every problem at once.
@@ -82,7 +102,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	c := &Client{base: base, key: cfg.APIKey, http: cfg.HTTPClient, attempts: cfg.MaxAttempts, backoff: cfg.Backoff,
-		budget: newRetryBudget(cfg.Budget), maxWait: cfg.MaxRetryAfter, clk: cfg.Clock, rand: cfg.Rand}
+		budget: newRetryBudget(cfg.Budget), maxWait: cfg.MaxRetryAfter, clk: cfg.Clock, rand: cfg.Rand, observe: cfg.OnAttempt}
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
@@ -138,28 +158,50 @@ func (c *Client) do(ctx context.Context, path string, body any) (*http.Response,
 	c.budget.request(c.clk.Now())
 	var token string
 	for attempt := 0; ; attempt++ {
+		a := Attempt{N: attempt, Start: c.clk.Now()}
 		resp, err := c.send(ctx, path, data, token)
+		a.End = c.clk.Now()
 		var wait time.Duration
 		switch {
 		case err == nil && resp.StatusCode/100 == 2:
+			a.Status = resp.StatusCode
+			c.tell(a)
 			return resp, nil
 		case err == nil:
 			serr := readError(resp)
+			a.Status, a.Err, a.RetryAfter = serr.Status, serr, serr.RetryAfter
 			if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable ||
 				serr.Reason == "too_large" {
+				a.GaveUp = "not_retryable"
+				c.tell(a)
 				return nil, serr
 			}
 			token = resp.Header.Get(retryTokenHeader)
 			err, wait = serr, serr.RetryAfter
 		case !errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil:
+			a.Err, a.GaveUp = err, "not_retryable"
+			c.tell(a)
 			return nil, err // a timeout, a reset or a cancel: the request may have run
+		default:
+			a.Err = err
 		}
 		if wait == 0 {
-			wait = time.Duration(c.rand() * float64(c.backoff.ceiling(attempt)))
+			wait = c.backoff.wait(attempt, c.rand())
 		}
-		if attempt+1 >= c.attempts || wait > c.maxWait || !c.budget.allow(c.clk.Now()) {
+		switch {
+		case attempt+1 >= c.attempts:
+			a.GaveUp = "attempts"
+		case wait > c.maxWait:
+			a.GaveUp = "retry_after"
+		case !c.budget.allow(c.clk.Now()):
+			a.GaveUp = "budget"
+		}
+		if a.GaveUp != "" {
+			c.tell(a)
 			return nil, err
 		}
+		a.Wait = wait
+		c.tell(a)
 		t := c.clk.NewTimer(wait)
 		select {
 		case <-t.C():
@@ -167,6 +209,12 @@ func (c *Client) do(ctx context.Context, path string, body any) (*http.Response,
 			t.Stop()
 			return nil, ctx.Err()
 		}
+	}
+}
+
+func (c *Client) tell(a Attempt) {
+	if c.observe != nil {
+		c.observe(a)
 	}
 }
 

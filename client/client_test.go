@@ -304,3 +304,24 @@ func TestConfigReportsEveryProblem(t *testing.T) {
 		}
 	}
 }
+
+// Every attempt is told to OnAttempt: its status, the wait before the next, and why the last
+// was not retried; Floor 1 waits the whole ceiling.
+func TestAttemptsAreObserved(t *testing.T) {
+	s := &script{answers: []func(http.ResponseWriter){refuse(503, "", ""), refuse(503, "", "")}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	var seen []Attempt
+	c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{MaxAttempts: 2, Rand: func() float64 { return 0 },
+		Backoff:   Backoff{Initial: time.Millisecond, Multiplier: 2, Max: time.Second, Floor: 1},
+		OnAttempt: func(a Attempt) { seen = append(seen, a) }})
+	armed := c.clk.(*clock.Fake).TimerCreated()
+	done := callAsync(c, context.Background())
+	waitTimer(t, armed, done)
+	c.clk.(*clock.Fake).Advance(time.Millisecond)
+	<-done
+	if len(seen) != 2 || seen[0].Status != 503 || seen[0].Wait != time.Millisecond || seen[0].GaveUp != "" ||
+		seen[1].N != 1 || seen[1].GaveUp != "attempts" {
+		t.Errorf("attempts seen: %+v", seen)
+	}
+}

@@ -8,7 +8,7 @@
 //   - it waits what the server said (Retry-After on a 429 or 503) and sends back the retry
 //     reservation the refusal carried (X-Sluice-Retry-Token); without a Retry-After it backs
 //     off exponentially with full jitter (a uniform draw up to min(Max, Initial x
-//     Multiplier^n)), so refused clients do not return in step;
+//     Multiplier^n); Backoff.Floor narrows it), so refused clients do not return in step;
 //   - its retries are budgeted: at most Budget.Ratio of the requests it started in the last
 //     Budget.Window (plus Budget.MinPerSecond), so a partial outage is not multiplied by the
 //     retries; the check allocates nothing;

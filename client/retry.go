@@ -8,15 +8,18 @@ import (
 	"github.com/sluice-serving/sluice/settings"
 )
 
-// Backoff is the wait before a retry the server gave no Retry-After for: a uniform draw from
-// [0, min(Max, Initial x Multiplier^n)] for the n-th retry (n from 0), full jitter.
+// Backoff is the wait before a retry the server gave no Retry-After for. The n-th retry (n
+// from 0) has the ceiling c = min(Max, Initial x Multiplier^n) and waits c x (Floor + (1 -
+// Floor) x u) for a uniform u in [0, 1): Floor 0 is full jitter (anywhere up to c), 1 none
+// (exactly c, which sends refused clients back in step: for comparisons only).
 type Backoff struct {
 	Initial    time.Duration
 	Multiplier float64
 	Max        time.Duration
+	Floor      float64
 }
 
-// DefaultBackoff starts at 100 ms, doubles, and stops growing at 10 s.
+// DefaultBackoff starts at 100 ms, doubles, stops growing at 10 s, with full jitter.
 var DefaultBackoff = Backoff{Initial: 100 * time.Millisecond, Multiplier: 2, Max: 10 * time.Second}
 
 func (b Backoff) validate(check *settings.Check) {
@@ -29,6 +32,14 @@ func (b Backoff) validate(check *settings.Check) {
 	if b.Max < b.Initial {
 		check.Addf("Backoff.Max", "must be at least Initial (%v), got %v", b.Initial, b.Max)
 	}
+	if !(b.Floor >= 0 && b.Floor <= 1) {
+		check.Addf("Backoff.Floor", "must be from 0 (full jitter) to 1 (none), got %v", b.Floor)
+	}
+}
+
+// wait is the n-th retry's wait for the uniform draw u.
+func (b Backoff) wait(n int, u float64) time.Duration {
+	return time.Duration(float64(b.ceiling(n)) * (b.Floor + (1-b.Floor)*u))
 }
 
 // ceiling is the n-th retry's upper bound.
