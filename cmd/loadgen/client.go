@@ -65,6 +65,13 @@ type Target struct {
 	client  *http.Client
 	clk     clock.Clock
 	timeout time.Duration
+	key     string
+}
+
+// WithKey makes every attempt carry key as X-API-Key.
+func (t *Target) WithKey(key string) *Target {
+	t.key = key
+	return t
 }
 
 // NewTarget returns a Target for the server at base (scheme, host and port, no path). Each
@@ -87,6 +94,9 @@ func (t *Target) Do(ctx context.Context, endpoint, priority, token string, body 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(priorityHeader, priority)
+	if t.key != "" {
+		req.Header.Set("X-API-Key", t.key)
+	}
 	if token != "" {
 		req.Header.Set(retryTokenHeader, token)
 	}

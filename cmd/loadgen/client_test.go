@@ -61,11 +61,11 @@ func TestParseErrorEnvelope(t *testing.T) {
 }
 
 func TestTargetSendsRequestAndReadsRefusal(t *testing.T) {
-	var gotPath, gotPriority, gotType, gotBody, gotToken string
+	var gotPath, gotPriority, gotType, gotBody, gotToken, gotKey string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		gotPath, gotPriority, gotType, gotBody = r.URL.Path, r.Header.Get(priorityHeader), r.Header.Get("Content-Type"), string(b)
-		gotToken = r.Header.Get(retryTokenHeader)
+		gotToken, gotKey = r.Header.Get(retryTokenHeader), r.Header.Get("X-API-Key")
 		w.Header().Set("Retry-After", "4")
 		w.Header().Set(retryTokenHeader, "00ff")
 		w.Header().Set("Content-Type", "application/json")
@@ -73,10 +73,11 @@ func TestTargetSendsRequestAndReadsRefusal(t *testing.T) {
 		_, _ = io.WriteString(w, `{"error":{"code":"backpressure","message":"busy","details":{"reason":"max_wait"},"request_id":"x"}}`)
 	}))
 	defer srv.Close()
-	tg := NewTarget(srv.URL+"/", srv.Client(), clock.Real(), time.Minute)
+	tg := NewTarget(srv.URL+"/", srv.Client(), clock.Real(), time.Minute).WithKey("tenant-key")
 	a := tg.Do(context.Background(), "pii", "bulk", "", []byte(`{"text":"t"}`))
-	if gotPath != "/pii/extract" || gotPriority != "bulk" || gotType != "application/json" || gotBody != `{"text":"t"}` || gotToken != "" {
-		t.Errorf("server saw %s priority %q type %q body %q token %q", gotPath, gotPriority, gotType, gotBody, gotToken)
+	if gotPath != "/pii/extract" || gotPriority != "bulk" || gotType != "application/json" || gotBody != `{"text":"t"}` || gotToken != "" ||
+		gotKey != "tenant-key" {
+		t.Errorf("server saw %s priority %q type %q body %q token %q key %q", gotPath, gotPriority, gotType, gotBody, gotToken, gotKey)
 	}
 	if a.Status != 503 || a.Code != "backpressure" || a.Reason != "max_wait" || !a.HasRetryAfter || a.RetryAfter != 4*time.Second || a.Err != "" || a.RetryToken != "00ff" {
 		t.Errorf("attempt %+v", a)

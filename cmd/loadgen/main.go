@@ -33,6 +33,10 @@ type options struct {
 	// generate switches to generation mode (streams); gen is its configuration.
 	generate bool
 	gen      GenConfig
+	// exercise names an in-process exercise to run instead (outage); failShare is its
+	// backend's failure rate.
+	exercise  string
+	failShare float64
 }
 
 // parseFlags turns the command line into a validated Config.
@@ -70,6 +74,9 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.StringVar(&o.recordsPath, "records", "", "write every request, its attempts and retries here, one JSON line each")
 	fs.Uint64Var(&seed, "seed", 1, "random seed for arrivals, mixes and jitter")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&c.APIKey, "api-key", "", "send this API key (X-API-Key): the run is its tenant's")
+	fs.StringVar(&o.exercise, "exercise", "", "outage: seed 002's exercise D, in process against a backend failing -fail-share of requests, through the Go client (client/), instead of a run against -url")
+	fs.Float64Var(&o.failShare, "fail-share", 0.3, "exercise outage: the share of requests the backend fails")
 	fs.BoolVar(&o.generate, "generate", false, "generation mode: streams of /v1/completions instead of entity requests")
 	fs.IntVar(&o.gen.MaxTokens, "max-tokens", 64, "generation: tokens per stream (greedy, ignore_eos)")
 	fs.Float64Var(&o.gen.Abandon, "abandon", 0, "generation: share of clients that hang up at half their tokens")
@@ -127,6 +134,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if opts.exercise != "" {
+		if opts.exercise != "outage" {
+			return fmt.Errorf("-exercise: unknown %q (want outage)", opts.exercise)
+		}
+		rows, err := RunOutage(ctx, OutageConfig{Rate: cfg.Rate, Duration: cfg.Duration, FailShare: opts.failShare, Seed: cfg.Seed})
+		if err != nil {
+			return err
+		}
+		WriteOutage(stdout, rows)
+		return nil
+	}
 	if opts.generate {
 		res := RunGeneration(ctx, opts.gen, clock.Real(), client)
 		summary := res.Summary()

@@ -37,6 +37,8 @@ type Config struct {
 	Lengths        Mix
 	Retry          RetryPolicy
 	Seed           uint64
+	// APIKey, when set, is sent as X-API-Key: the run is one tenant's.
+	APIKey string
 }
 
 // Validate checks the fields that main cannot check one flag at a time.
@@ -156,7 +158,7 @@ func NewRunner(cfg Config, clk clock.Clock, client *http.Client) (*Runner, error
 	}
 	return &Runner{
 		cfg: cfg, clk: clk, client: client, corpus: corpus,
-		target:   NewTarget(cfg.URL, client, clk, cfg.Timeout),
+		target:   NewTarget(cfg.URL, client, clk, cfg.Timeout).WithKey(cfg.APIKey),
 		inFlight: NewInFlight(cfg.MaxInFlight),
 	}, nil
 }
