@@ -59,9 +59,10 @@ models:
 bench: $(ORT_LIB)
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 
-## overload: capacity, 2x and 10x overload, bulk beside interactive (not run by CI).
+## overload: capacity, 2x and 10x overload, bulk beside interactive, two tenants one flooding (not run by CI).
 overload: $(ORT_LIB)
 	bash scripts/overload.sh
+	bash scripts/tenants.sh
 
 ## generate-bench: continuous batching against one sequence at a time, and clients that hang up (not run by CI).
 generate-bench: $(ORT_LIB)

@@ -167,6 +167,10 @@ type Charge struct {
 	done     *atomic.Bool
 }
 
+// Charged says whether the charge holds anything to settle (a caller without a budget's is
+// empty).
+func (ch Charge) Charged() bool { return ch.c != nil }
+
 // Done settles the charge with the tokens the request really used (actual < 0: the estimate
 // stands) and frees its running place. Calling it, or Refund, again does nothing.
 func (ch Charge) Done(actual float64) {

@@ -73,7 +73,9 @@ func (s *server) handle(r *Route) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		c.Locals(localCharge, ch)
+		if ch.Charged() {
+			c.Locals(localCharge, ch) // for a stream to settle; boxing it costs an allocation
+		}
 		// Deferred, so that a panic the chain recovers from still frees the caller's place; an
 		// error the chain has not written yet settles by the status it will get.
 		defer func() {
