@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -29,6 +28,7 @@ type Config struct {
 	// HTTPClient sends the requests; nil means one with no overall timeout (bound each call
 	// with its context).
 	HTTPClient *http.Client
+	// The retry rules (also a Retrier's, for callers that send their own requests).
 	// MaxAttempts bounds the attempts of one call, the first included; 0 means 4. 1 never
 	// retries.
 	MaxAttempts int
@@ -65,16 +65,12 @@ type Attempt struct {
 
 // Client calls Sluice's routes with retry discipline. It is safe for concurrent use.
 type Client struct {
-	base     *url.URL
-	key      string
-	http     *http.Client
-	attempts int
-	backoff  Backoff
-	budget   *retryBudget
-	maxWait  time.Duration
-	clk      clock.Clock
-	rand     func() float64
-	observe  func(Attempt)
+	base    *url.URL
+	key     string
+	http    *http.Client
+	retry   *Retrier
+	clk     clock.Clock
+	observe func(Attempt)
 }
 
 // New validates cfg, reporting every problem at once.
@@ -84,39 +80,13 @@ func New(cfg Config) (*Client, error) {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		check.Addf("BaseURL", "must be an http or https URL with a host, got %q", cfg.BaseURL)
 	}
-	if cfg.MaxAttempts < 0 {
-		check.Addf("MaxAttempts", "must be at least 0 (0: 4), got %d", cfg.MaxAttempts)
-	}
-	if cfg.MaxRetryAfter < 0 {
-		check.Addf("MaxRetryAfter", "must be at least 0 (0: 30 s), got %v", cfg.MaxRetryAfter)
-	}
-	if cfg.Backoff == (Backoff{}) {
-		cfg.Backoff = DefaultBackoff
-	}
-	if cfg.Budget == (Budget{}) {
-		cfg.Budget = DefaultBudget
-	}
-	cfg.Backoff.validate(&check)
-	cfg.Budget.validate(&check)
+	r := newRetrier(cfg, &check)
 	if err := check.Err(); err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	c := &Client{base: base, key: cfg.APIKey, http: cfg.HTTPClient, attempts: cfg.MaxAttempts, backoff: cfg.Backoff,
-		budget: newRetryBudget(cfg.Budget), maxWait: cfg.MaxRetryAfter, clk: cfg.Clock, rand: cfg.Rand, observe: cfg.OnAttempt}
+	c := &Client{base: base, key: cfg.APIKey, http: cfg.HTTPClient, retry: r, clk: r.clk, observe: cfg.OnAttempt}
 	if c.http == nil {
 		c.http = &http.Client{}
-	}
-	if c.attempts == 0 {
-		c.attempts = 4
-	}
-	if c.maxWait == 0 {
-		c.maxWait = 30 * time.Second
-	}
-	if c.clk == nil {
-		c.clk = clock.Real()
-	}
-	if c.rand == nil {
-		c.rand = rand.Float64
 	}
 	return c, nil
 }
@@ -155,13 +125,13 @@ func (c *Client) do(ctx context.Context, path string, body any) (*http.Response,
 	if err != nil {
 		return nil, fmt.Errorf("client: encoding the request: %w", err)
 	}
-	c.budget.request(c.clk.Now())
+	c.retry.Begin()
 	var token string
 	for attempt := 0; ; attempt++ {
 		a := Attempt{N: attempt, Start: c.clk.Now()}
 		resp, err := c.send(ctx, path, data, token)
 		a.End = c.clk.Now()
-		var wait time.Duration
+		var o Outcome
 		switch {
 		case err == nil && resp.StatusCode/100 == 2:
 			a.Status = resp.StatusCode
@@ -170,35 +140,17 @@ func (c *Client) do(ctx context.Context, path string, body any) (*http.Response,
 		case err == nil:
 			serr := readError(resp)
 			a.Status, a.Err, a.RetryAfter = serr.Status, serr, serr.RetryAfter
-			if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable ||
-				serr.Reason == "too_large" {
-				a.GaveUp = "not_retryable"
-				c.tell(a)
-				return nil, serr
-			}
 			token = resp.Header.Get(retryTokenHeader)
-			err, wait = serr, serr.RetryAfter
-		case !errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil:
-			a.Err, a.GaveUp = err, "not_retryable"
-			c.tell(a)
-			return nil, err // a timeout, a reset or a cancel: the request may have run
+			o, err = Outcome{Status: serr.Status, Reason: serr.Reason, RetryAfter: serr.RetryAfter}, serr
 		default:
 			a.Err = err
+			o.ConnRefused = errors.Is(err, syscall.ECONNREFUSED) && ctx.Err() == nil
 		}
-		if wait == 0 {
-			wait = c.backoff.wait(attempt, c.rand())
-		}
-		switch {
-		case attempt+1 >= c.attempts:
-			a.GaveUp = "attempts"
-		case wait > c.maxWait:
-			a.GaveUp = "retry_after"
-		case !c.budget.allow(c.clk.Now()):
-			a.GaveUp = "budget"
-		}
-		if a.GaveUp != "" {
+		wait, giveUp := c.retry.Next(attempt, o)
+		if giveUp != "" {
+			a.GaveUp = giveUp
 			c.tell(a)
-			return nil, err
+			return nil, err // for a timeout, a reset or a cancel, the request may have run
 		}
 		a.Wait = wait
 		c.tell(a)

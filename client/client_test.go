@@ -325,3 +325,31 @@ func TestAttemptsAreObserved(t *testing.T) {
 		t.Errorf("attempts seen: %+v", seen)
 	}
 }
+
+// The rules on their own, as a harness uses them.
+func TestRetrierDecides(t *testing.T) {
+	r, err := NewRetrier(Config{MaxAttempts: 3, Rand: func() float64 { return 0.5 }, Clock: clock.NewFake(epoch)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Begin()
+	for _, tc := range []struct {
+		n      int
+		o      Outcome
+		wait   time.Duration
+		giveUp string
+	}{
+		{0, Outcome{Status: 503, RetryAfter: 2 * time.Second}, 2 * time.Second, ""},
+		{0, Outcome{Status: 429}, 50 * time.Millisecond, ""},
+		{1, Outcome{ConnRefused: true}, 100 * time.Millisecond, ""},
+		{0, Outcome{}, 0, "not_retryable"}, // a timeout or a reset: it may have run
+		{0, Outcome{Status: 500}, 0, "not_retryable"},
+		{0, Outcome{Status: 429, Reason: "too_large", RetryAfter: time.Second}, 0, "not_retryable"},
+		{2, Outcome{Status: 503}, 0, "attempts"},
+		{0, Outcome{Status: 503, RetryAfter: time.Hour}, 0, "retry_after"},
+	} {
+		if wait, giveUp := r.Next(tc.n, tc.o); wait != tc.wait || giveUp != tc.giveUp {
+			t.Errorf("Next(%d, %+v) = %v %q; want %v %q", tc.n, tc.o, wait, giveUp, tc.wait, tc.giveUp)
+		}
+	}
+}

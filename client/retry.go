@@ -1,12 +1,112 @@
 package client
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"net/http"
 	"sync"
 	"time"
 
+	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/settings"
 )
+
+// Retrier is the client's retry rules on their own, for a caller that sends its own requests
+// (a load harness) and wants the same decisions as the Client: Begin for each request, then
+// Next after each attempt that did not succeed. It is safe for concurrent use.
+type Retrier struct {
+	attempts int
+	backoff  Backoff
+	budget   *retryBudget
+	maxWait  time.Duration
+	clk      clock.Clock
+	rand     func() float64
+}
+
+// NewRetrier validates cfg's retry fields (MaxAttempts, Backoff, Budget, MaxRetryAfter, Clock,
+// Rand); the others are not read.
+func NewRetrier(cfg Config) (*Retrier, error) {
+	var check settings.Check
+	r := newRetrier(cfg, &check)
+	if err := check.Err(); err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	return r, nil
+}
+
+func newRetrier(cfg Config, check *settings.Check) *Retrier {
+	if cfg.MaxAttempts < 0 {
+		check.Addf("MaxAttempts", "must be at least 0 (0: 4), got %d", cfg.MaxAttempts)
+	}
+	if cfg.MaxRetryAfter < 0 {
+		check.Addf("MaxRetryAfter", "must be at least 0 (0: 30 s), got %v", cfg.MaxRetryAfter)
+	}
+	if cfg.Backoff == (Backoff{}) {
+		cfg.Backoff = DefaultBackoff
+	}
+	if cfg.Budget == (Budget{}) {
+		cfg.Budget = DefaultBudget
+	}
+	cfg.Backoff.validate(check)
+	cfg.Budget.validate(check)
+	r := &Retrier{attempts: cfg.MaxAttempts, backoff: cfg.Backoff, maxWait: cfg.MaxRetryAfter, clk: cfg.Clock, rand: cfg.Rand}
+	if r.attempts == 0 {
+		r.attempts = 4
+	}
+	if r.maxWait == 0 {
+		r.maxWait = 30 * time.Second
+	}
+	if r.clk == nil {
+		r.clk = clock.Real()
+	}
+	if r.rand == nil {
+		r.rand = rand.Float64
+	}
+	if cfg.Budget.Window >= time.Second && cfg.Budget.Window <= maxWindow*time.Second {
+		r.budget = newRetryBudget(cfg.Budget)
+	}
+	return r
+}
+
+// Outcome is how an attempt that did not succeed ended, as the rules read it.
+type Outcome struct {
+	// Status is the answer's, 0 when none came.
+	Status int
+	// Reason is the error's details.reason ("too_large" is never retried).
+	Reason string
+	// ConnRefused says no answer came because the connection was refused: nothing ran.
+	ConnRefused bool
+	// RetryAfter is the answer's, 0 when it sent none.
+	RetryAfter time.Duration
+}
+
+// Begin counts a request started, which the retry budget is a share of.
+func (r *Retrier) Begin() { r.budget.request(r.clk.Now()) }
+
+// Next decides whether attempt n (from 0) is retried: the wait before the retry, or why not
+// ("not_retryable": a timeout, a 500, another 4xx, a cut connection, too_large; "attempts";
+// "retry_after": a Retry-After past MaxRetryAfter; "budget"). A retry it allows is counted
+// against the budget.
+func (r *Retrier) Next(n int, o Outcome) (wait time.Duration, giveUp string) {
+	refused := (o.Status == http.StatusTooManyRequests || o.Status == http.StatusServiceUnavailable) && o.Reason != "too_large"
+	if !refused && !(o.Status == 0 && o.ConnRefused) {
+		return 0, "not_retryable"
+	}
+	wait = o.RetryAfter
+	if wait <= 0 {
+		wait = r.backoff.wait(n, r.rand())
+	}
+	switch {
+	case n+1 >= r.attempts:
+		return 0, "attempts"
+	case wait > r.maxWait:
+		return 0, "retry_after"
+	case !r.budget.allow(r.clk.Now()):
+		return 0, "budget"
+	}
+	return wait, ""
+}
 
 // Backoff is the wait before a retry the server gave no Retry-After for. The n-th retry (n
 // from 0) has the ceiling c = min(Max, Initial x Multiplier^n) and waits c x (Floor + (1 -

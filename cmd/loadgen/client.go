@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sluice-serving/sluice/clock"
@@ -17,8 +18,9 @@ import (
 // Names for attempts that got no HTTP response.
 const (
 	errClientTimeout = "client_timeout" // -timeout passed before the response was read
-	errTransport     = "transport"      // connection refused, reset, malformed response
-	errCanceled      = "canceled"       // the run ended (drain deadline or interrupt)
+	errTransport     = "transport"      // reset, malformed response
+	errConnRefused   = "connection_refused"
+	errCanceled      = "canceled" // the run ended (drain deadline or interrupt)
 )
 
 // endpointPaths maps the names used in -mix to the server's routes.
@@ -102,7 +104,7 @@ func (t *Target) Do(ctx context.Context, endpoint, priority, token string, body 
 	}
 	resp, err := t.client.Do(req)
 	if err != nil {
-		a.End, a.Err = t.clk.Now(), noResponseKind(ctx, actx)
+		a.End, a.Err = t.clk.Now(), noResponseKind(ctx, actx, err)
 		return a
 	}
 	defer resp.Body.Close()
@@ -115,7 +117,7 @@ func (t *Target) Do(ctx context.Context, endpoint, priority, token string, body 
 	a.End = t.clk.Now()
 	if err != nil {
 		// A body cut short by our own deadline is a timeout, not an answer.
-		a.Err = noResponseKind(ctx, actx)
+		a.Err = noResponseKind(ctx, actx, err)
 		return a
 	}
 	a.Status = resp.StatusCode
@@ -132,12 +134,14 @@ func (t *Target) Do(ctx context.Context, endpoint, priority, token string, body 
 }
 
 // noResponseKind tells apart the run ending, the attempt's own timeout and anything else.
-func noResponseKind(runCtx, attemptCtx context.Context) string {
+func noResponseKind(runCtx, attemptCtx context.Context, err error) string {
 	switch {
 	case runCtx.Err() != nil:
 		return errCanceled
 	case errors.Is(context.Cause(attemptCtx), errAttemptTimeout):
 		return errClientTimeout
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errConnRefused
 	default:
 		return errTransport
 	}

@@ -125,8 +125,8 @@ func TestTargetTellsRunEndFromTransportFailure(t *testing.T) {
 	url := srv.URL
 	srv.Close() // nothing listens there now
 	tg := NewTarget(url, http.DefaultClient, clock.Real(), time.Minute)
-	if a := tg.Do(context.Background(), "analyze", "bulk", "", nil); a.Err != errTransport {
-		t.Errorf("closed port: %+v, want a transport error", a)
+	if a := tg.Do(context.Background(), "analyze", "bulk", "", nil); a.Err != errConnRefused || outcomeOf(a) != outcomeError {
+		t.Errorf("closed port: %+v, want a refused connection", a)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -13,10 +13,11 @@
 // (-priority-mix) and one of the built-in synthetic clinical notes of about 20, 120 or 600
 // tokens (-lengths); the notes are invented and contain no real patient data.
 //
-// With -retry, a 429 or 503 that carries Retry-After is retried after that delay plus up to
-// -retry-jitter of it, never earlier, at most -max-retries times per request and within a
-// run-wide budget of -retry-budget retries per first attempt. A refusal's retry token
-// (X-Sluice-Retry-Token) is sent back with its retry, as Sluice's clients should. Each retry
+// With -retry, refused attempts are retried by the Go client's rules (client.Retrier): a 429
+// or 503 after its Retry-After (or the client's backoff with full jitter without one), a
+// refused connection after the backoff, never a timeout or a 500; at most -max-retries times a
+// request and within a budget of -retry-budget retries per request over a 10 s window. A
+// refusal's retry token (X-Sluice-Retry-Token) is sent back with its retry. Each retry
 // records the suggested delay, the delay actually waited, whether the retry was admitted, and
 // the time from the request's first refusal to that retry.
 //

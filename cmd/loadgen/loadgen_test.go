@@ -64,7 +64,7 @@ func testConfig(t *testing.T, url string, mode string) Config {
 		Endpoints:      all("mix", "analyze=1,pii=1", endpointNames),
 		Priorities:     all("priority-mix", "interactive=1,bulk=1", priorityNames),
 		Lengths:        all("lengths", "short=1,medium=1,long=1", lengthClasses),
-		Retry:          RetryPolicy{MaxRetries: 3, Budget: NewRetryBudget(1)},
+		Retry:          mustRetryPolicy(false, 3, 1),
 		Seed:           42,
 	}
 }
@@ -232,7 +232,7 @@ func TestParseFlagsBuildsAValidConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.URL != "http://h:1" || cfg.Workers != 4 || !cfg.Retry.Enabled || cfg.Retry.Budget.ratio != 0.5 ||
+	if cfg.URL != "http://h:1" || cfg.Workers != 4 || !cfg.Retry.Enabled || cfg.Retry.BudgetRatio != 0.5 || cfg.Retry.Rules == nil ||
 		opts.jsonPath != "o.json" || cfg.Endpoints.String() != "pii=1" {
 		t.Errorf("config %+v, options %+v", cfg, opts)
 	}

@@ -48,7 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 		o                    options
 		mix, prioMix, lenMix string
 		retry                bool
-		budget, jitter       float64
+		budget               float64
 		maxRetries           int
 		seed                 uint64
 	)
@@ -66,8 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.StringVar(&prioMix, "priority-mix", "interactive=0.8,bulk=0.2", "x-openmed-priority weights: interactive, bulk")
 	fs.StringVar(&lenMix, "lengths", "short=0.6,medium=0.3,long=0.1", "text length weights: short (~20 tokens), medium (~120), long (~600)")
 	fs.BoolVar(&retry, "retry", false, "retry 429/503 refusals after their Retry-After")
-	fs.Float64Var(&budget, "retry-budget", 0.2, "retries allowed per first attempt, over the whole run")
-	fs.Float64Var(&jitter, "retry-jitter", 0.1, "random extra wait, up to this share of Retry-After")
+	fs.Float64Var(&budget, "retry-budget", 0.2, "retries allowed per request started, over a 10 s window (the Go client's budget)")
 	fs.IntVar(&maxRetries, "max-retries", 3, "retries per request at most")
 	fs.StringVar(&o.jsonPath, "json", "", "write the JSON summary here (default: stdout)")
 	fs.StringVar(&o.htmlPath, "html", "", "write the HTML report here")
@@ -99,7 +98,9 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	if c.Lengths, err = ParseMix("lengths", lenMix, lengthClasses); err != nil {
 		errs = append(errs, err)
 	}
-	c.Retry = RetryPolicy{Enabled: retry, Jitter: jitter, MaxRetries: maxRetries, Budget: NewRetryBudget(budget)}
+	if c.Retry, err = NewRetryPolicy(retry, maxRetries, budget, clock.Real()); err != nil && retry {
+		errs = append(errs, fmt.Errorf("-max-retries, -retry-budget: %w", err))
+	}
 	if o.generate {
 		g := &o.gen
 		g.URL, g.Mode, g.Rate, g.Workers, g.MaxInFlight = c.URL, c.Mode, c.Rate, c.Workers, c.MaxInFlight

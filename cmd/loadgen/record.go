@@ -26,7 +26,8 @@ const (
 const (
 	gaveUpBudget       = "budget"
 	gaveUpMaxRetries   = "max_retries"
-	gaveUpNoRetryAfter = "no_retry_after"
+	gaveUpRetryAfter   = "retry_after_too_long" // past the client's MaxRetryAfter
+	gaveUpNotRetryable = "not_retryable"        // a refusal no wait can help (too_large)
 	gaveUpRunEnded     = "run_ended"
 )
 

@@ -2,104 +2,71 @@ package main
 
 import (
 	"context"
-	"math/rand/v2"
-	"sync"
 	"time"
 
+	"github.com/sluice-serving/sluice/client"
 	"github.com/sluice-serving/sluice/clock"
 )
 
-// RetryBudget caps retries at a share of first attempts across the whole run, the way a
-// well-behaved client library does, so that retrying cannot multiply the load on a server that
-// is already refusing it.
-type RetryBudget struct {
-	ratio float64
-
-	mu      sync.Mutex
-	firsts  int64
-	retries int64
-}
-
-// NewRetryBudget allows at most ratio retries per first attempt (0.2: one retry per five).
-func NewRetryBudget(ratio float64) *RetryBudget { return &RetryBudget{ratio: ratio} }
-
-// First counts a first attempt, which earns the budget ratio retries.
-func (b *RetryBudget) First() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.firsts++
-}
-
-// Allow spends one retry if the budget has room for it.
-func (b *RetryBudget) Allow() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if float64(b.retries+1) > b.ratio*float64(b.firsts) {
-		return false
-	}
-	b.retries++
-	return true
-}
-
-// Refund returns a retry that was allowed but never sent.
-func (b *RetryBudget) Refund() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.retries--
-}
-
-// RetryPolicy says whether and how refused attempts are retried.
+// RetryPolicy says whether refused attempts are retried. The decisions are the Go client's
+// (client.Retrier: which answers, how long to wait, the attempts and the retry budget), so the
+// harness retries as the code Sluice's users import does; the budget, attempts and budget
+// ratio are kept for the report.
 type RetryPolicy struct {
-	Enabled bool
-	// Jitter adds a uniform random delay of up to this share of Retry-After. It is only ever
-	// added, never subtracted: the harness measures what happens to clients that honour the
-	// server's suggestion, so it must not retry earlier than told.
-	Jitter     float64
-	MaxRetries int
-	Budget     *RetryBudget
+	Enabled     bool
+	Rules       *client.Retrier
+	MaxRetries  int
+	BudgetRatio float64
 }
+
+// NewRetryPolicy builds the client's rules for at most maxRetries retries a request, within a
+// budget of ratio retries per request over a 10 s window.
+func NewRetryPolicy(enabled bool, maxRetries int, ratio float64, clk clock.Clock) (RetryPolicy, error) {
+	rules, err := client.NewRetrier(client.Config{MaxAttempts: maxRetries + 1, Clock: clk,
+		Budget: client.Budget{Ratio: ratio, Window: 10 * time.Second}})
+	return RetryPolicy{Enabled: enabled, Rules: rules, MaxRetries: maxRetries, BudgetRatio: ratio}, err
+}
+
+// gaveUpOf names the client's reasons for not retrying in the report's words.
+var gaveUpOf = map[string]string{"attempts": gaveUpMaxRetries, "budget": gaveUpBudget,
+	"retry_after": gaveUpRetryAfter, "not_retryable": gaveUpNotRetryable}
 
 // AttemptFunc sends one attempt of a request; token is the retry token of the refusal it
 // retries ("" for a first attempt or when the refusal carried none).
 type AttemptFunc func(ctx context.Context, token string) Attempt
 
-// Execute runs one logical request into rec: the first attempt and, while the policy allows,
-// a retry of each refusal at its Retry-After plus jitter. It sets rec.Attempts, rec.Retries,
-// rec.Outcome and rec.GaveUp. rng draws the jitter and must belong to the caller alone.
-func Execute(ctx context.Context, clk clock.Clock, p RetryPolicy, rng *rand.Rand, do AttemptFunc, rec *Record) {
-	if p.Budget != nil {
-		p.Budget.First()
+// Execute runs one logical request into rec: the first attempt and, while the policy's rules
+// allow, a retry of each refusal (or refused connection) after the wait they give: the
+// refusal's Retry-After, or the client's backoff with full jitter without one. It sets
+// rec.Attempts, rec.Retries, rec.Outcome and rec.GaveUp.
+func Execute(ctx context.Context, clk clock.Clock, p RetryPolicy, do AttemptFunc, rec *Record) {
+	if p.Enabled {
+		p.Rules.Begin()
 	}
 	a := do(ctx, "")
 	rec.Attempts = append(rec.Attempts, a)
 	var firstRefusal time.Time
-	for a.Refused() && p.Enabled {
+	for p.Enabled && (a.Refused() || a.Err == errConnRefused) {
 		if firstRefusal.IsZero() {
 			firstRefusal = a.End
 		}
-		switch {
-		case !a.HasRetryAfter:
-			rec.GaveUp = gaveUpNoRetryAfter
-		case len(rec.Retries) >= p.MaxRetries:
-			rec.GaveUp = gaveUpMaxRetries
-		case p.Budget != nil && !p.Budget.Allow():
-			rec.GaveUp = gaveUpBudget
+		o := client.Outcome{Status: a.Status, Reason: a.Reason, ConnRefused: a.Err == errConnRefused}
+		if a.HasRetryAfter {
+			o.RetryAfter = a.RetryAfter
 		}
-		if rec.GaveUp != "" {
+		wait, giveUp := p.Rules.Next(len(rec.Retries), o)
+		if giveUp != "" {
+			rec.GaveUp = gaveUpOf[giveUp]
 			break
 		}
-		jitter := time.Duration(rng.Float64() * p.Jitter * float64(a.RetryAfter))
-		if !sleep(ctx, clk, a.RetryAfter+jitter) {
-			if p.Budget != nil {
-				p.Budget.Refund()
-			}
+		if !sleep(ctx, clk, wait) {
 			rec.GaveUp, rec.Outcome = gaveUpRunEnded, outcomeAbandoned
 			return
 		}
 		next := do(ctx, a.RetryToken)
 		rec.Retries = append(rec.Retries, Retry{
-			Suggested:         a.RetryAfter,
-			Jitter:            jitter,
+			Suggested:         o.RetryAfter,
+			Jitter:            wait - o.RetryAfter,
 			Actual:            next.Start.Sub(a.End),
 			Admitted:          next.Admitted(),
 			SinceFirstRefusal: next.Start.Sub(firstRefusal),

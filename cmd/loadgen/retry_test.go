@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"math/rand/v2"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/client"
 	"github.com/sluice-serving/sluice/clock"
 )
 
@@ -44,28 +44,41 @@ func refusal(retryAfter time.Duration) Attempt {
 
 var ok200 = Attempt{Status: http.StatusOK}
 
-func TestExecuteRetriesAtRetryAfterPlusJitter(t *testing.T) {
+func mustRetryPolicy(enabled bool, maxRetries int, ratio float64) RetryPolicy {
+	p, err := NewRetryPolicy(enabled, maxRetries, ratio, clock.Real())
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// rulesOn is a policy whose client rules read clk, with a fixed jitter draw of u.
+func rulesOn(t *testing.T, clk clock.Clock, maxRetries int, ratio, u float64) RetryPolicy {
+	t.Helper()
+	rules, err := client.NewRetrier(client.Config{MaxAttempts: maxRetries + 1, Clock: clk, Rand: func() float64 { return u },
+		Budget: client.Budget{Ratio: ratio, Window: 10 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return RetryPolicy{Enabled: true, Rules: rules, MaxRetries: maxRetries, BudgetRatio: ratio}
+}
+
+func TestExecuteRetriesAtRetryAfter(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	first := refusal(2 * time.Second)
 	first.RetryToken = "00ab"
 	s := &scripted{clk: clk, answers: []Attempt{first, ok200}}
-	policy := RetryPolicy{Enabled: true, Jitter: 0.5, MaxRetries: 3, Budget: NewRetryBudget(1)}
-	// The same seed drawn the same way gives the jitter Execute will use.
-	wantJitter := time.Duration(rand.New(rand.NewPCG(3, 4)).Float64() * 0.5 * float64(2*time.Second))
-	if wantJitter <= 0 {
-		t.Fatal("test needs a positive jitter draw")
-	}
 	rec := &Record{}
 	armed := clk.TimerCreated()
 	done := make(chan struct{})
 	go func() {
-		Execute(context.Background(), clk, policy, rand.New(rand.NewPCG(3, 4)), s.do, rec)
+		Execute(context.Background(), clk, rulesOn(t, clk, 3, 1, 0.5), s.do, rec)
 		close(done)
 	}()
 	<-armed
-	clk.Advance(2*time.Second + wantJitter - time.Nanosecond)
+	clk.Advance(2*time.Second - time.Nanosecond)
 	if s.count() != 1 || clk.Pending() != 1 {
-		t.Fatalf("retried before Retry-After plus jitter (calls %d, pending timers %d)", s.count(), clk.Pending())
+		t.Fatalf("retried before Retry-After (calls %d, pending timers %d)", s.count(), clk.Pending())
 	}
 	clk.Advance(time.Nanosecond)
 	<-done
@@ -73,10 +86,8 @@ func TestExecuteRetriesAtRetryAfterPlusJitter(t *testing.T) {
 		t.Fatalf("outcome %q gave up %q, %d attempts, %d retries; want served after one retry",
 			rec.Outcome, rec.GaveUp, len(rec.Attempts), len(rec.Retries))
 	}
-	rt := rec.Retries[0]
-	want := Retry{Suggested: 2 * time.Second, Jitter: wantJitter, Actual: 2*time.Second + wantJitter,
-		Admitted: true, SinceFirstRefusal: 2*time.Second + wantJitter}
-	if rt != want {
+	want := Retry{Suggested: 2 * time.Second, Actual: 2 * time.Second, Admitted: true, SinceFirstRefusal: 2 * time.Second}
+	if rt := rec.Retries[0]; rt != want {
 		t.Errorf("retry %+v, want %+v", rt, want)
 	}
 	if len(s.tokens) != 2 || s.tokens[0] != "" || s.tokens[1] != "00ab" {
@@ -84,15 +95,36 @@ func TestExecuteRetriesAtRetryAfterPlusJitter(t *testing.T) {
 	}
 }
 
+// A refusal without Retry-After is retried after the client's backoff: full jitter under
+// 100 ms for the first retry (the draw is 0.5: 50 ms).
+func TestExecuteBacksOffWithoutRetryAfter(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	noHeader := refusal(0)
+	noHeader.HasRetryAfter = false
+	s := &scripted{clk: clk, answers: []Attempt{noHeader, ok200}}
+	rec := &Record{}
+	armed := clk.TimerCreated()
+	done := make(chan struct{})
+	go func() {
+		Execute(context.Background(), clk, rulesOn(t, clk, 3, 1, 0.5), s.do, rec)
+		close(done)
+	}()
+	<-armed
+	clk.Advance(50 * time.Millisecond)
+	<-done
+	if len(rec.Retries) != 1 || rec.Retries[0].Jitter != 50*time.Millisecond || rec.Outcome != outcomeServed {
+		t.Errorf("retries %+v, outcome %q", rec.Retries, rec.Outcome)
+	}
+}
+
 func TestExecuteTimeToAdmissionSpansSeveralRefusals(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	s := &scripted{clk: clk, answers: []Attempt{refusal(time.Second), refusal(3 * time.Second), ok200}}
-	policy := RetryPolicy{Enabled: true, MaxRetries: 5}
 	rec := &Record{}
 	done := make(chan struct{})
 	armed := clk.TimerCreated()
 	go func() {
-		Execute(context.Background(), clk, policy, rand.New(rand.NewPCG(1, 1)), s.do, rec)
+		Execute(context.Background(), clk, rulesOn(t, clk, 5, 10, 0.5), s.do, rec)
 		close(done)
 	}()
 	<-armed
@@ -114,31 +146,33 @@ func TestExecuteTimeToAdmissionSpansSeveralRefusals(t *testing.T) {
 }
 
 func TestExecuteStopsRetrying(t *testing.T) {
-	noHeader := refusal(0)
-	noHeader.HasRetryAfter = false
-	tooMany := Attempt{Status: http.StatusTooManyRequests, Code: "rate_limited", HasRetryAfter: true}
+	// Waits are the client's backoff with a draw of 0: zero, and a fake timer of zero fires at
+	// once, so Execute never waits on the clock here.
+	tooMany := Attempt{Status: http.StatusTooManyRequests, Code: "rate_limited"}
+	tooLarge := Attempt{Status: http.StatusTooManyRequests, Code: "rate_limited", Reason: "too_large", HasRetryAfter: true, RetryAfter: time.Second}
 	cases := []struct {
 		name        string
-		policy      RetryPolicy
+		policy      func(t *testing.T, clk clock.Clock) RetryPolicy
 		answers     []Attempt
 		wantTries   int
 		wantGaveUp  string
 		wantOutcome string
 	}{
-		{"retry off", RetryPolicy{MaxRetries: 3}, []Attempt{refusal(0), ok200}, 1, "", outcomeRefused},
-		{"no Retry-After", RetryPolicy{Enabled: true, MaxRetries: 3}, []Attempt{noHeader, ok200}, 1, gaveUpNoRetryAfter, outcomeRefused},
-		{"budget empty", RetryPolicy{Enabled: true, MaxRetries: 3, Budget: NewRetryBudget(0)}, []Attempt{refusal(0), ok200}, 1, gaveUpBudget, outcomeRefused},
-		{"max retries", RetryPolicy{Enabled: true, MaxRetries: 2}, []Attempt{tooMany}, 3, gaveUpMaxRetries, outcomeRefused},
-		{"504 is admitted, not retried", RetryPolicy{Enabled: true, MaxRetries: 3}, []Attempt{refusal(0), {Status: 504, Code: "timeout"}}, 2, "", outcomeFailed},
-		{"transport error ends it", RetryPolicy{Enabled: true, MaxRetries: 3}, []Attempt{{Err: errTransport}}, 1, "", outcomeError},
+		{"retry off", func(*testing.T, clock.Clock) RetryPolicy { return mustRetryPolicy(false, 3, 1) }, []Attempt{refusal(0), ok200}, 1, "", outcomeRefused},
+		{"budget empty", func(t *testing.T, clk clock.Clock) RetryPolicy { return rulesOn(t, clk, 3, 0, 0) }, []Attempt{refusal(0), ok200}, 1, gaveUpBudget, outcomeRefused},
+		{"max retries", func(t *testing.T, clk clock.Clock) RetryPolicy { return rulesOn(t, clk, 2, 10, 0) }, []Attempt{tooMany}, 3, gaveUpMaxRetries, outcomeRefused},
+		{"too large", func(t *testing.T, clk clock.Clock) RetryPolicy { return rulesOn(t, clk, 2, 1, 0) }, []Attempt{tooLarge}, 1, gaveUpNotRetryable, outcomeRefused},
+		{"Retry-After past the client's limit", func(t *testing.T, clk clock.Clock) RetryPolicy { return rulesOn(t, clk, 2, 1, 0) }, []Attempt{refusal(time.Hour)}, 1, gaveUpRetryAfter, outcomeRefused},
+		{"504 is admitted, not retried", func(t *testing.T, clk clock.Clock) RetryPolicy { return rulesOn(t, clk, 3, 1, 0) }, []Attempt{refusal(0), {Status: 504, Code: "timeout"}}, 2, "", outcomeFailed},
+		{"transport error ends it", func(t *testing.T, clk clock.Clock) RetryPolicy { return rulesOn(t, clk, 3, 1, 0) }, []Attempt{{Err: errTransport}}, 1, "", outcomeError},
+		{"refused connection is retried", func(t *testing.T, clk clock.Clock) RetryPolicy { return rulesOn(t, clk, 3, 1, 0) }, []Attempt{{Err: errConnRefused}, ok200}, 2, "", outcomeServed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := clock.NewFake(epoch)
 			s := &scripted{clk: clk, answers: tc.answers}
 			rec := &Record{}
-			// Every delay here is zero, so Execute never waits on the clock.
-			Execute(context.Background(), clk, tc.policy, rand.New(rand.NewPCG(1, 1)), s.do, rec)
+			Execute(context.Background(), clk, tc.policy(t, clk), s.do, rec)
 			if len(rec.Attempts) != tc.wantTries || rec.GaveUp != tc.wantGaveUp || rec.Outcome != tc.wantOutcome {
 				t.Errorf("%d attempts, gave up %q, outcome %q; want %d, %q, %q",
 					len(rec.Attempts), rec.GaveUp, rec.Outcome, tc.wantTries, tc.wantGaveUp, tc.wantOutcome)
@@ -150,16 +184,15 @@ func TestExecuteStopsRetrying(t *testing.T) {
 	}
 }
 
-func TestExecuteAbandonedWaitRefundsTheBudget(t *testing.T) {
+func TestExecuteAbandonedWait(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	s := &scripted{clk: clk, answers: []Attempt{refusal(10 * time.Second)}}
-	budget := NewRetryBudget(1)
 	ctx, cancel := context.WithCancel(context.Background())
 	rec := &Record{}
 	armed := clk.TimerCreated()
 	done := make(chan struct{})
 	go func() {
-		Execute(ctx, clk, RetryPolicy{Enabled: true, MaxRetries: 3, Budget: budget}, rand.New(rand.NewPCG(1, 1)), s.do, rec)
+		Execute(ctx, clk, rulesOn(t, clk, 3, 1, 0), s.do, rec)
 		close(done)
 	}()
 	<-armed
@@ -167,31 +200,5 @@ func TestExecuteAbandonedWaitRefundsTheBudget(t *testing.T) {
 	<-done
 	if rec.Outcome != outcomeAbandoned || rec.GaveUp != gaveUpRunEnded || len(rec.Retries) != 0 {
 		t.Errorf("outcome %q gave up %q with %d retries; want abandoned, run_ended, 0", rec.Outcome, rec.GaveUp, len(rec.Retries))
-	}
-	// One first attempt at ratio 1 earns one retry; the unsent one must be back.
-	if !budget.Allow() {
-		t.Error("the unsent retry was not refunded")
-	}
-}
-
-func TestRetryBudgetIsAShareOfFirstAttempts(t *testing.T) {
-	b := NewRetryBudget(0.5)
-	if b.Allow() {
-		t.Fatal("no first attempts yet: no retry")
-	}
-	for i := 0; i < 4; i++ {
-		b.First()
-	}
-	for i := 0; i < 2; i++ {
-		if !b.Allow() {
-			t.Fatalf("4 first attempts at 0.5 allow 2 retries; retry %d was refused", i+1)
-		}
-	}
-	if b.Allow() {
-		t.Fatal("a third retry exceeds the budget")
-	}
-	b.Refund()
-	if !b.Allow() {
-		t.Fatal("a refunded retry can be spent again")
 	}
 }

@@ -68,11 +68,8 @@ func (c Config) Validate() error {
 	if c.Timeout <= 0 {
 		errs = append(errs, errors.New("-timeout must be > 0"))
 	}
-	if c.Retry.Jitter < 0 || c.Retry.MaxRetries < 0 {
-		errs = append(errs, errors.New("-retry-jitter and -max-retries must be >= 0"))
-	}
-	if c.Retry.Budget != nil && !(c.Retry.Budget.ratio >= 0) {
-		errs = append(errs, errors.New("-retry-budget must be >= 0"))
+	if c.Retry.Enabled && c.Retry.Rules == nil {
+		errs = append(errs, errors.New("-retry needs valid -max-retries (>= 0) and -retry-budget (>= 0)"))
 	}
 	return errors.Join(errs...)
 }
@@ -109,11 +106,8 @@ func (r *Result) Summary() Summary {
 		s.Workers = c.Workers
 	}
 	s.Retry.Enabled = c.Retry.Enabled
-	s.Retry.Jitter = Number(c.Retry.Jitter)
 	s.Retry.MaxRetries = c.Retry.MaxRetries
-	if c.Retry.Budget != nil {
-		s.Retry.Budget = Number(c.Retry.Budget.ratio)
-	}
+	s.Retry.Budget = Number(c.Retry.BudgetRatio)
 	s.MaxInFlight = r.MaxInFlight
 	s.Scrapes = ScrapeSummary{OK: len(r.Scrapes), Failed: r.ScrapeFailed, Families: r.Families}
 	if s.Scrapes.Families == nil {
@@ -285,7 +279,7 @@ func (r *Runner) execute(ctx context.Context, rec *Record, rng *rand.Rand) {
 		attempts++
 		return a
 	}
-	Execute(ctx, r.clk, r.cfg.Retry, rng, do, rec)
+	Execute(ctx, r.clk, r.cfg.Retry, do, rec)
 	r.records.Add(rec)
 }
 

@@ -56,7 +56,6 @@ type Sent struct {
 type RetrySummary struct {
 	Enabled    bool   `json:"enabled"`
 	Budget     Number `json:"budget"`
-	Jitter     Number `json:"jitter"`
 	MaxRetries int    `json:"max_retries"`
 	Retries    int    `json:"retries"`
 	Admitted   int    `json:"admitted"`
