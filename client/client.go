@@ -58,8 +58,9 @@ type Attempt struct {
 	RetryAfter time.Duration
 	// Wait is how long the client waits before the next attempt; 0 when there is none.
 	Wait time.Duration
-	// GaveUp says why a refusal was not retried: "attempts", "budget", "retry_after" (longer
-	// than MaxRetryAfter), "not_retryable"; "" when it was, or when the attempt succeeded.
+	// GaveUp says why a refusal was not retried: "attempts", "budget", "retry_after" (a
+	// Retry-After longer than MaxRetryAfter), "deadline" (the wait would outlast the context's
+	// deadline), "not_retryable"; "" when it was, or when the attempt succeeded.
 	GaveUp string
 }
 
@@ -152,6 +153,11 @@ func (c *Client) do(ctx context.Context, path string, body any) (*http.Response,
 			c.tell(a)
 			return nil, err // for a timeout, a reset or a cancel, the request may have run
 		}
+		if deadline, ok := ctx.Deadline(); ok && c.clk.Now().Add(wait).After(deadline) {
+			a.GaveUp = "deadline"
+			c.tell(a)
+			return nil, err // the retry could not come back in time: the refusal is the answer
+		}
 		a.Wait = wait
 		c.tell(a)
 		t := c.clk.NewTimer(wait)
@@ -159,7 +165,7 @@ func (c *Client) do(ctx context.Context, path string, body any) (*http.Response,
 		case <-t.C():
 		case <-ctx.Done():
 			t.Stop()
-			return nil, ctx.Err()
+			return nil, errors.Join(ctx.Err(), err)
 		}
 	}
 }
@@ -185,12 +191,19 @@ func (c *Client) send(ctx context.Context, path string, data []byte, token strin
 	return c.http.Do(req)
 }
 
+// drain reads what is left of a small body and closes it, so that the connection is reused.
+func drain(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
+	body.Close()
+}
+
 // readError reads and closes a non-2xx answer.
 func readError(resp *http.Response) *StatusError {
-	defer resp.Body.Close()
+	defer drain(resp.Body)
 	e := &StatusError{Status: resp.StatusCode}
+	// Seconds, as Sluice sends it; the HTTP-date form is not read (the backoff applies).
 	if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs > 0 {
-		e.RetryAfter = time.Duration(secs) * time.Second
+		e.RetryAfter = time.Duration(min(secs, 86400)) * time.Second
 	}
 	var env struct {
 		Error struct {
@@ -217,7 +230,7 @@ func (c *Client) call(ctx context.Context, path string, req, out any) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer drain(resp.Body)
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		return fmt.Errorf("client: decoding the answer of %s: %w", path, err)
 	}

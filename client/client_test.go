@@ -353,3 +353,58 @@ func TestRetrierDecides(t *testing.T) {
 		}
 	}
 }
+
+// The stream parser: keep-alive comments and usage-only events are skipped, [DONE] ends it
+// cleanly; an error event is the stream's error. The retry re-sends the whole body with the key.
+func TestStreamEventsAndRetriedBody(t *testing.T) {
+	var bodies, keys []string
+	var mu sync.Mutex
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies, keys = append(bodies, string(b)), append(keys, r.Header.Get("X-API-Key"))
+		mu.Unlock()
+		if n.Add(1) == 1 {
+			refuse(503, "", "")(w)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		if strings.Contains(string(b), "fail") {
+			fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"error\":{\"message\":\"stalled\"}}\n\n")
+			return
+		}
+		fmt.Fprint(w, ": keep-alive\n\ndata: {\"choices\":[{\"text\":\"a\",\"finish_reason\":null}]}\n\n"+
+			"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}}\n\n"+
+			"data: {\"choices\":[{\"text\":\"b\",\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{APIKey: "k1", Rand: func() float64 { return 0 }})
+	st, err := c.CompleteStream(context.Background(), CompletionRequest{Model: "m", Prompt: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for st.Next() {
+		text += st.Text()
+	}
+	st.Close()
+	if text != "ab" || st.Err() != nil || st.FinishReason() != "stop" {
+		t.Errorf("text %q, finish %q, err %v", text, st.FinishReason(), st.Err())
+	}
+	mu.Lock()
+	if len(bodies) != 2 || bodies[0] != bodies[1] || !strings.Contains(bodies[1], `"stream":true`) || keys[0] != "k1" || keys[1] != "k1" {
+		t.Errorf("bodies %q, keys %q: want the same body and key on the retry", bodies, keys)
+	}
+	mu.Unlock()
+	st, err = c.CompleteStream(context.Background(), CompletionRequest{Model: "m", Prompt: "fail"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for st.Next() {
+	}
+	st.Close()
+	if st.Err() == nil || !strings.Contains(st.Err().Error(), "stalled") {
+		t.Errorf("error event: %v", st.Err())
+	}
+}

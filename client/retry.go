@@ -100,7 +100,7 @@ func (r *Retrier) Next(n int, o Outcome) (wait time.Duration, giveUp string) {
 	switch {
 	case n+1 >= r.attempts:
 		return 0, "attempts"
-	case wait > r.maxWait:
+	case o.RetryAfter > r.maxWait:
 		return 0, "retry_after"
 	case !r.budget.allow(r.clk.Now()):
 		return 0, "budget"

@@ -84,7 +84,8 @@ func TestClosedLoopWithRetryAgainstEveryOtherRefused(t *testing.T) {
 	s := res.Summary()
 
 	// One worker in turn with the server: request 1 is served; every later one is refused,
-	// retried at once (Retry-After: 0) and served by the very next answer.
+	// retried after the client's backoff (Retry-After: 0 suggests nothing) and served by the
+	// very next answer.
 	n := s.Offered.Count
 	if n < 2 {
 		t.Fatalf("only %d requests in the run; the test needs at least 2", n)
@@ -97,7 +98,7 @@ func TestClosedLoopWithRetryAgainstEveryOtherRefused(t *testing.T) {
 	}
 	r := s.Retry
 	if r.Retries != n-1 || r.Admitted != n-1 || r.AdmitRatio != 1 || r.AdmittedAtFirstRetryRatio != 1 ||
-		r.RequestsRetried != n-1 || r.MeanSuggestedDelayMS != 0 || len(r.GaveUp) != 0 {
+		r.RequestsRetried != n-1 || r.AdmittedAfterRefusal != n-1 || len(r.GaveUp) != 0 {
 		t.Errorf("retry summary %+v, want %d retries all admitted at the first retry", r, n-1)
 	}
 	if s.Sent.FirstAttempts != n || s.Sent.Retries != n-1 || int(srv.n.Load()) != 2*n-1 {

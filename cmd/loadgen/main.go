@@ -98,7 +98,9 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	if c.Lengths, err = ParseMix("lengths", lenMix, lengthClasses); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Retry, err = NewRetryPolicy(retry, maxRetries, budget, clock.Real()); err != nil && retry {
+	if maxRetries < 0 {
+		errs = append(errs, errors.New("-max-retries must be >= 0"))
+	} else if c.Retry, err = NewRetryPolicy(retry, maxRetries, budget, clock.Real()); err != nil && retry {
 		errs = append(errs, fmt.Errorf("-max-retries, -retry-budget: %w", err))
 	}
 	if o.generate {

@@ -80,7 +80,8 @@ func (a Attempt) Key() string {
 
 // Retry is what happened to one retry of a refused attempt.
 type Retry struct {
-	// Suggested is the Retry-After of the refusal being retried; Jitter was added to it.
+	// Suggested is the Retry-After of the refusal being retried (0: it sent none); Jitter is
+	// what the wait added to it (the client's backoff where there was none).
 	Suggested time.Duration
 	Jitter    time.Duration
 	// Actual is the time from the refusal's response to the retry being sent.

@@ -68,9 +68,10 @@ type RetrySummary struct {
 	AdmittedAtFirstRetryRatio Number `json:"admitted_at_first_retry_ratio"`
 	MeanSuggestedDelayMS      Number `json:"mean_suggested_delay_ms"`
 	MeanActualDelayMS         Number `json:"mean_actual_delay_ms"`
-	// For requests admitted after at least one refusal: the mean Retry-After of their first
-	// refusal, the mean observed time from that refusal to admission, and the second over the
-	// first (1 means the suggestion was exactly right; above 1, it was too optimistic).
+	// For requests admitted after at least one refusal: how many; and for those whose first
+	// refusal carried a Retry-After, its mean, the mean observed time from that refusal to
+	// admission, and the second over the first (1 means the suggestion was exactly right;
+	// above 1, it was too optimistic).
 	AdmittedAfterRefusal         int    `json:"admitted_after_refusal"`
 	MeanFirstSuggestedDelayMS    Number `json:"mean_first_suggested_delay_ms"`
 	MeanTimeToAdmissionMS        Number `json:"mean_time_to_admission_ms"`
@@ -218,7 +219,6 @@ func Summarize(records []*Record, w Window) Summary {
 	s.Retry.AdmittedAtFirstRetryRatio = ratio(s.Retry.AdmittedAtFirstRetry, s.Retry.RequestsRetried)
 	s.Retry.MeanSuggestedDelayMS = meanMS(suggested)
 	s.Retry.MeanActualDelayMS = meanMS(actual)
-	s.Retry.AdmittedAfterRefusal = len(toAdmission)
 	s.Retry.MeanFirstSuggestedDelayMS = meanMS(firstSuggested)
 	s.Retry.MeanTimeToAdmissionMS = meanMS(toAdmission)
 	s.Retry.TimeToAdmissionOverSuggested = s.Retry.MeanTimeToAdmissionMS / s.Retry.MeanFirstSuggestedDelayMS
@@ -237,14 +237,21 @@ func summarizeRetries(r *Record, rs *RetrySummary, suggested, actual, firstSugge
 	if r.Retries[0].Admitted {
 		rs.AdmittedAtFirstRetry++
 	}
+	// Suggested delays are the server's: a retry after the client's own backoff (no
+	// Retry-After) has none, and leaves them out.
 	for _, rt := range r.Retries {
 		rs.Retries++
-		*suggested = append(*suggested, rt.Suggested)
-		*actual = append(*actual, rt.Actual)
+		if rt.Suggested > 0 {
+			*suggested = append(*suggested, rt.Suggested)
+			*actual = append(*actual, rt.Actual)
+		}
 		if rt.Admitted {
 			rs.Admitted++
-			*firstSuggested = append(*firstSuggested, r.Retries[0].Suggested)
-			*toAdmission = append(*toAdmission, rt.SinceFirstRefusal)
+			rs.AdmittedAfterRefusal++
+			if r.Retries[0].Suggested > 0 {
+				*firstSuggested = append(*firstSuggested, r.Retries[0].Suggested)
+				*toAdmission = append(*toAdmission, rt.SinceFirstRefusal)
+			}
 		}
 	}
 }
