@@ -1,0 +1,198 @@
+package gateway
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-serving/sluice/deid"
+)
+
+// Span is a PII span: byte offsets into a text, and the model's label.
+type Span struct {
+	Start, End int
+	Label      string
+}
+
+// Map is one request's placeholders: which original each stands for. It is not safe for
+// concurrent use; a request uses its own.
+type Map struct {
+	toPlaceholder map[string]string // kind + "\x00" + original -> placeholder
+	toOriginal    map[string]string // placeholder -> original
+	counts        map[string]int    // kind -> placeholders made
+}
+
+// NewMap returns an empty map.
+func NewMap() *Map {
+	return &Map{toPlaceholder: map[string]string{}, toOriginal: map[string]string{}, counts: map[string]int{}}
+}
+
+// Len is how many placeholders the map holds.
+func (m *Map) Len() int { return len(m.toOriginal) }
+
+// Redact returns text with each span replaced by its placeholder. Overlapping spans are merged
+// into the first's kind; spans out of range are ignored. The same original of the same kind
+// gets the same placeholder in every text this map redacts.
+func (m *Map) Redact(text string, spans []Span) string {
+	sorted := slices.Clone(spans)
+	slices.SortFunc(sorted, func(a, b Span) int { return a.Start - b.Start })
+	var b strings.Builder
+	at := 0
+	for i := 0; i < len(sorted); i++ {
+		s := sorted[i]
+		if s.Start < at || s.Start >= s.End || s.End > len(text) {
+			continue // inside the span before (merged there), or not a span of this text
+		}
+		end := s.End
+		for i+1 < len(sorted) && sorted[i+1].Start < end {
+			end = max(end, min(sorted[i+1].End, len(text)))
+			i++
+		}
+		b.WriteString(text[at:s.Start])
+		b.WriteString(m.placeholder(deid.Canonical(s.Label), text[s.Start:end]))
+		at = end
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+func (m *Map) placeholder(kind, original string) string {
+	key := kind + "\x00" + original
+	if p, ok := m.toPlaceholder[key]; ok {
+		return p
+	}
+	m.counts[kind]++
+	p := "[" + kind + "_" + strconv.Itoa(m.counts[kind]) + "]"
+	m.toPlaceholder[key] = p
+	m.toOriginal[p] = original
+	return p
+}
+
+// Contains says whether text still holds any original the map replaced somewhere: the check
+// that nothing redacted in one text appears unredacted in another.
+func (m *Map) Contains(text string) bool {
+	for _, o := range m.toOriginal {
+		if o != "" && strings.Contains(text, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// Wipe forgets every original. The strings themselves are immutable and left to the garbage
+// collector; what Wipe guarantees is that nothing reachable from the map holds them.
+func (m *Map) Wipe() {
+	clear(m.toPlaceholder)
+	clear(m.toOriginal)
+	clear(m.counts)
+}
+
+// Restorer writes a model's output back with the originals, piece by piece.
+type Restorer struct {
+	m        *Map
+	pending  string // text from a "[" that may still become a placeholder
+	invented int
+}
+
+// Restorer returns a restorer over m's placeholders.
+func (m *Map) Restorer() *Restorer { return &Restorer{m: m} }
+
+// Restore is the whole of text restored: Write then Flush.
+func (m *Map) Restore(text string) (string, int) {
+	r := m.Restorer()
+	out := r.Write(text) + r.Flush()
+	return out, r.invented
+}
+
+// maxPlaceholder bounds how much a Restorer holds back: no placeholder is longer.
+const maxPlaceholder = 64
+
+// Masked replaces a placeholder the map does not hold.
+const Masked = "[REDACTED]"
+
+// Write takes the next piece of output and returns what can be emitted now: everything up to
+// a "[" whose placeholder is not complete yet, with complete placeholders restored.
+func (r *Restorer) Write(piece string) string {
+	text := r.pending + piece
+	r.pending = ""
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(text, '[')
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		b.WriteString(text[:i])
+		text = text[i:]
+		n, state := scan(text)
+		switch state {
+		case partial:
+			r.pending = text
+			return b.String()
+		case notPlaceholder:
+			b.WriteByte('[')
+			text = text[1:]
+		case complete:
+			token := text[:n]
+			if original, ok := r.m.toOriginal[token]; ok {
+				b.WriteString(original)
+			} else {
+				b.WriteString(Masked)
+				r.invented++
+			}
+			text = text[n:]
+		}
+	}
+}
+
+// Flush ends the output: what was held back cannot become a placeholder any more, and is
+// emitted as it is (it holds no original).
+func (r *Restorer) Flush() string {
+	p := r.pending
+	r.pending = ""
+	return p
+}
+
+// Invented counts the complete placeholders the map did not hold, which were masked.
+func (r *Restorer) Invented() int { return r.invented }
+
+type scanState uint8
+
+const (
+	partial scanState = iota
+	notPlaceholder
+	complete
+)
+
+// scan reads a possible placeholder at the start of text (which starts with "["): complete
+// with its length, partial when text ends before it could be decided, or not one.
+func scan(text string) (int, scanState) {
+	digits, underscore := 0, false
+	for i := 1; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ']':
+			if i >= 2 && text[1] >= 'A' && text[1] <= 'Z' && underscore && digits > 0 && text[i-1] >= '0' && text[i-1] <= '9' {
+				return i + 1, complete
+			}
+			return 0, notPlaceholder
+		case c >= 'A' && c <= 'Z':
+			if digits > 0 {
+				digits = 0 // "_2A": the number was part of the kind
+			}
+		case c == '_':
+			underscore, digits = true, 0
+		case c >= '0' && c <= '9':
+			if !underscore {
+				return 0, notPlaceholder
+			}
+			digits++
+		default:
+			return 0, notPlaceholder
+		}
+		if i+1 >= maxPlaceholder {
+			return 0, notPlaceholder
+		}
+	}
+	return 0, partial
+}

@@ -1,0 +1,111 @@
+package gateway
+
+import (
+	"strings"
+	"testing"
+)
+
+const note = "Maria Gonzalez (DOB 03/14/1962) called; Maria Gonzalez will call back at (415) 555-0132."
+
+func noteSpans() []Span {
+	find := func(s string, from int) (int, int) {
+		i := strings.Index(note[from:], s) + from
+		return i, i + len(s)
+	}
+	a, b := find("Maria Gonzalez", 0)
+	c, d := find("03/14/1962", 0)
+	e, f := find("Maria Gonzalez", b)
+	g, h := find("(415) 555-0132", 0)
+	return []Span{{a, b, "person"}, {c, d, "date_of_birth"}, {e, f, "person"}, {g, h, "phone_number"}}
+}
+
+func TestRedactOneMapPerRequest(t *testing.T) {
+	m := NewMap()
+	out := m.Redact(note, noteSpans())
+	want := "[PERSON_1] (DOB [DATE_OF_BIRTH_1]) called; [PERSON_1] will call back at [PHONE_1]."
+	if out != want {
+		t.Fatalf("redacted %q\nwant     %q", out, want)
+	}
+	if m.Contains(out) || !m.Contains(note) {
+		t.Error("Contains: the redacted text holds no original, the note does")
+	}
+	// A second message of the same request: the same name is the same placeholder.
+	second := "Is Maria Gonzalez allergic?"
+	i := strings.Index(second, "Maria")
+	if got := m.Redact(second, []Span{{i, i + len("Maria Gonzalez"), "name"}}); got != "Is [PERSON_1] allergic?" {
+		t.Errorf("second message %q", got)
+	}
+	restored, invented := m.Restore(out)
+	if restored != note || invented != 0 {
+		t.Errorf("restored %q (%d invented)", restored, invented)
+	}
+	m.Wipe()
+	if m.Len() != 0 {
+		t.Error("Wipe left placeholders")
+	}
+	if got, _ := m.Restore("[PERSON_1]"); got != Masked {
+		t.Errorf("after Wipe a placeholder restored to %q", got)
+	}
+}
+
+func TestRedactMergesOverlapsAndSkipsBadSpans(t *testing.T) {
+	m := NewMap()
+	text := "John Smith Jr was seen."
+	out := m.Redact(text, []Span{{0, 10, "person"}, {5, 13, "last_name"}, {30, 40, "date"}, {8, 4, "date"}})
+	if out != "[PERSON_1] was seen." {
+		t.Errorf("%q", out)
+	}
+}
+
+// The split-placeholder case: the model's output cut at every byte boundary into two pieces,
+// and into one-byte pieces, restores to the same text, and no emitted prefix ever holds part of
+// a placeholder.
+func TestRestorerHoldsBackSplitPlaceholders(t *testing.T) {
+	m := NewMap()
+	m.Redact(note, noteSpans())
+	output := "Call [PERSON_1] at [PHONE_1] [sic] about [DATE_OF_BIRTH_1]; ref [1], [PERSON_9], [PERSON_1"
+	want := "Call Maria Gonzalez at (415) 555-0132 [sic] about 03/14/1962; ref [1], " + Masked + ", [PERSON_1"
+	for cut := 0; cut <= len(output); cut++ {
+		r := m.Restorer()
+		first := r.Write(output[:cut])
+		for _, p := range []string{"[PERSON_1]", "[PHONE_1]", "[DATE_OF_BIRTH_1]", "[PERSON_9]"} {
+			for k := 1; k < len(p); k++ {
+				if strings.HasSuffix(first, p[:k]) {
+					t.Fatalf("cut %d emitted half of %s: %q", cut, p, first)
+				}
+			}
+		}
+		if got := first + r.Write(output[cut:]) + r.Flush(); got != want {
+			t.Fatalf("cut %d: %q", cut, got)
+		}
+		if r.Invented() != 1 {
+			t.Fatalf("cut %d: %d invented, want 1", cut, r.Invented())
+		}
+	}
+	r := m.Restorer()
+	var b strings.Builder
+	for i := range len(output) {
+		piece := r.Write(output[i : i+1])
+		for _, p := range []string{"[PERSON", "[PHONE", "[DATE_OF"} {
+			if strings.Contains(piece, p) {
+				t.Fatalf("byte %d emitted %q", i, piece)
+			}
+		}
+		b.WriteString(piece)
+	}
+	if got := b.String() + r.Flush(); got != want {
+		t.Errorf("byte by byte: %q", got)
+	}
+}
+
+func TestScan(t *testing.T) {
+	for text, want := range map[string]scanState{
+		"[PERSON_1]": complete, "[DATE_OF_BIRTH_12]": complete, "[PERSON_1": partial, "[": partial,
+		"[1]": notPlaceholder, "[sic]": notPlaceholder, "[PERSON]": notPlaceholder, "[PERSON_]": notPlaceholder,
+		"[_1]": notPlaceholder, "[PERSON 1]": notPlaceholder, "[" + strings.Repeat("A", 80): notPlaceholder,
+	} {
+		if _, got := scan(text); got != want {
+			t.Errorf("scan(%q) = %d, want %d", text, got, want)
+		}
+	}
+}
