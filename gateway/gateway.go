@@ -27,6 +27,16 @@ func NewMap() *Map {
 	return &Map{toPlaceholder: map[string]string{}, toOriginal: map[string]string{}, counts: map[string]int{}}
 }
 
+// Placeholders lists the map's placeholders, sorted (never the originals).
+func (m *Map) Placeholders() []string {
+	out := make([]string, 0, len(m.toOriginal))
+	for p := range m.toOriginal {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Len is how many placeholders the map holds.
 func (m *Map) Len() int { return len(m.toOriginal) }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
@@ -181,6 +182,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	}
 	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor),
 		handlers.PIIExtractStream(pii, redactor), handlers.PIIDeidentifyStream(pii, redactor)}
+	privacy := handlers.GatewayEndpoint{PII: pii, Audit: gateway.NewAudit(0, clk.Now)}
 	if cfg.GenerateModel != "none" {
 		gen, err := s.generation(cfg, reg, am, clk)
 		if err != nil {
@@ -188,7 +190,9 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 			return nil, err
 		}
 		routes = append(routes, handlers.Generation(gen)...)
+		privacy.Generation = &gen
 	}
+	routes = append(routes, handlers.PrivacyGateway(privacy))
 	models := func() metricscompat.Models { return metricscompat.Models{Resident: residentModels(routes)} }
 	var pool handlers.ModelPool
 	if cfg.ModelsDir != "" {

@@ -1,0 +1,97 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// Record is one gateway request's audit entry: what was decided and how much was redacted,
+// with hashes of the texts, never the texts.
+type Record struct {
+	RequestID string         `json:"request_id"`
+	Timestamp string         `json:"timestamp"`
+	Status    string         `json:"status"`      // forwarded, blocked, rejected, transport_error
+	Reason    string         `json:"reason_code"` // "" when forwarded
+	Policy    map[string]any `json:"policy"`
+	Entities  map[string]int `json:"entity_counts"`
+	// PlaceholderHashes are SHA-256s of the placeholders (never of the originals).
+	PlaceholderHashes []string `json:"placeholder_hashes"`
+	// OutboundHash and ReturnedHash are SHA-256s of the text sent to the model and of its
+	// answer before restoration ("" when there was none).
+	OutboundHash string `json:"outbound_hash"`
+	ReturnedHash string `json:"returned_hash"`
+	// Invented counts placeholders in the answer that the request's map did not hold.
+	Invented     int    `json:"invented_placeholders"`
+	Completion   string `json:"completion_source"` // local or upstream
+	PreviousHash string `json:"previous_hash"`
+	RecordHash   string `json:"record_hash"`
+}
+
+// Audit is an append-only, hash-chained list of records: each record's hash covers the one
+// before it, so a record removed or changed breaks Verify. It keeps at most a bound of the
+// latest records in memory (the chain still verifies from the first kept).
+type Audit struct {
+	mu      sync.Mutex
+	records []Record
+	limit   int
+	last    string
+	clock   func() time.Time
+}
+
+// NewAudit keeps up to limit records (0: 100,000). now stamps them.
+func NewAudit(limit int, now func() time.Time) *Audit {
+	if limit <= 0 {
+		limit = 100_000
+	}
+	return &Audit{limit: limit, last: zeroHash, clock: now}
+}
+
+var zeroHash = hex.EncodeToString(make([]byte, sha256.Size))
+
+// Hash is the hex SHA-256 of s, as records carry texts.
+func Hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// Append stamps r, chains it to the last record and keeps it; it returns the record as kept.
+func (a *Audit) Append(r Record) Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r.Timestamp = a.clock().UTC().Format(time.RFC3339Nano)
+	r.PreviousHash, r.RecordHash = a.last, ""
+	r.RecordHash = recordHash(r)
+	a.last = r.RecordHash
+	a.records = append(a.records, r)
+	if len(a.records) > a.limit {
+		a.records = append(a.records[:0:0], a.records[len(a.records)-a.limit:]...)
+	}
+	return r
+}
+
+// recordHash is the SHA-256 of the record's JSON without its own hash.
+func recordHash(r Record) string {
+	r.RecordHash = ""
+	data, _ := json.Marshal(r) // a Record always encodes
+	return Hash(string(data))
+}
+
+// Records returns a copy of the kept records, oldest first.
+func (a *Audit) Records() []Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Record(nil), a.records...)
+}
+
+// Verify checks records as a chain: each one's hash is its own, and names the one before.
+func Verify(records []Record) bool {
+	for i, r := range records {
+		if recordHash(r) != r.RecordHash || (i > 0 && r.PreviousHash != records[i-1].RecordHash) {
+			return false
+		}
+	}
+	return true
+}

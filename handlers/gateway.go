@@ -1,0 +1,279 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/deid"
+	"github.com/sluice-serving/sluice/entities"
+	"github.com/sluice-serving/sluice/gateway"
+	"github.com/sluice-serving/sluice/generate"
+)
+
+// GatewayEndpoint is what POST /privacy-gateway/complete needs: the PII model that finds what
+// must not leave, the generation model that answers the redacted text (nil: the route answers
+// privacy_gateway_not_configured), and the audit trail.
+type GatewayEndpoint struct {
+	PII        Endpoint
+	Generation *GenerationEndpoint
+	Audit      *gateway.Audit
+	// MaxNewTokens bounds the answer (0: 256; never more than a quarter of the model's context).
+	MaxNewTokens int
+}
+
+// PrivacyGateway is OpenMed's POST /privacy-gateway/complete, with the completion from the
+// in-process generation model: the text's PII is found, the request is refused if the policy
+// disallows any of it (a span under confidence_threshold, a disallowed category), the spans
+// are replaced by placeholders, an independent second scan of the outbound text (the pattern
+// sweep, and every original the map holds) must find nothing, the model answers the redacted
+// text, and the answer's placeholders are restored; one that the map does not hold refuses
+// the answer. Each request leaves one audit record, hashes only.
+func PrivacyGateway(gw GatewayEndpoint) Route {
+	if gw.MaxNewTokens <= 0 {
+		gw.MaxNewTokens = 256
+	}
+	return Route{
+		Path:   "/privacy-gateway/complete",
+		Gate:   gw.PII.Gate,
+		Models: gw.PII.models(),
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
+			return s.serveGateway(c, x, &gw)
+		},
+	}
+}
+
+type gatewayRequest struct {
+	Text                       *string         `json:"text"`
+	ModelName                  *string         `json:"model_name"`
+	ConfidenceThreshold        *float64        `json:"confidence_threshold"`
+	DetectorConfidenceFloor    *float64        `json:"detector_confidence_floor"`
+	Policy                     *string         `json:"policy"`
+	DisallowedEntityCategories json.RawMessage `json:"disallowed_entity_categories"`
+	UseSmartMerging            *bool           `json:"use_smart_merging"`
+	Lang                       *string         `json:"lang"`
+	NormalizeAccents           *bool           `json:"normalize_accents"`
+	KeepAlive                  json.RawMessage `json:"keep_alive"`
+}
+
+type gatewayResponse struct {
+	RequestID         string         `json:"request_id"`
+	RedactedPrompt    string         `json:"redacted_prompt"`
+	ExternalResponse  string         `json:"external_response"`
+	ReidentifiedText  string         `json:"reidentified_text"`
+	EntityCounts      map[string]int `json:"entity_counts"`
+	PlaceholderHashes []string       `json:"placeholder_hashes"`
+	Audit             gatewayAudit   `json:"audit"`
+}
+
+type gatewayAudit struct {
+	RecordHash string `json:"record_hash"`
+	Verified   bool   `json:"verified"`
+}
+
+// OpenMed's defaults: the threshold a span must reach or the request is refused, and a
+// detector that keeps every span it finds.
+const (
+	gatewayThreshold = 0.85
+	gatewayPolicy    = "strict"
+)
+
+// The gateway's error codes, OpenMed's.
+const (
+	codeGatewayBlocked       = "privacy_gateway_blocked"
+	codeGatewayReidentify    = "privacy_gateway_reidentification_error"
+	codeGatewayNotConfigured = "privacy_gateway_not_configured"
+)
+
+func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
+	if gw.Generation == nil || gw.Generation.Model == nil {
+		return &apiError{Status: fiber.StatusServiceUnavailable, Code: codeGatewayNotConfigured, Outcome: OutcomeFailed,
+			Message: "The privacy gateway has no model to complete with", Details: map[string]string{"reason": "missing_completion_model"}}
+	}
+	var req gatewayRequest
+	if aerr := decodeStrict(c.Body(), &req); aerr != nil {
+		return aerr
+	}
+	var errs fieldErrors
+	threshold, floor := gatewayThreshold, 0.0
+	for _, f := range []struct {
+		name string
+		v    *float64
+		dst  *float64
+	}{{"confidence_threshold", req.ConfidenceThreshold, &threshold}, {"detector_confidence_floor", req.DetectorConfidenceFloor, &floor}} {
+		if f.v == nil {
+			continue
+		}
+		if !(*f.v >= 0 && *f.v <= 1) {
+			errs.add(&FieldError{Field: "body." + f.name, Type: "value_error", Message: "Value error, must be between 0 and 1"})
+		}
+		*f.dst = *f.v
+	}
+	policy := gatewayPolicy
+	if req.Policy != nil {
+		if policy = strings.TrimSpace(*req.Policy); policy == "" {
+			errs.add(&FieldError{Field: "body.policy", Type: "value_error", Message: "Value error, policy must not be blank"})
+		}
+	}
+	disallowed, ferr := parseCategories(req.DisallowedEntityCategories)
+	errs.add(ferr)
+	opts := s.piiOptions(json.RawMessage(strconv.FormatFloat(floor, 'g', -1, 64)), req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
+	text, ferr := checkText(req.Text, s.opts.Limits)
+	errs.add(ferr)
+	exr, _, pooled, ferr := gw.PII.resolve(req.ModelName, s.opts.Pool != nil)
+	errs.add(ferr)
+	if len(errs) > 0 {
+		return validationError(errs...)
+	}
+	ex, release, err := s.lend(c, x, exr, pooled, req.KeepAlive)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ctx, done := s.workContext(c, x)
+	defer done()
+
+	policyRecord := map[string]any{"name": policy, "min_confidence": threshold,
+		"detector_confidence_floor": floor, "disallowed_entity_categories": disallowed}
+	record := gateway.Record{RequestID: x.id, Policy: policyRecord, Completion: "local"}
+	refuse := func(status int, code, reason, message string) error {
+		record.Status, record.Reason = "blocked", reason
+		if code == codeGatewayReidentify {
+			record.Status = "rejected"
+		}
+		gw.Audit.Append(record)
+		return &apiError{Status: status, Code: code, Message: message, Outcome: OutcomeFailed,
+			Details: map[string]string{"reason": reason}}
+	}
+
+	ents, st, err := ex.Extract(ctx, x.prio, text, opts)
+	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
+	if err != nil {
+		return s.workError(c, x, ctx, err)
+	}
+	counts := map[string]int{}
+	spans := make([]gateway.Span, 0, len(ents))
+	for _, e := range ents {
+		kind := deid.Canonical(e.Label)
+		counts[kind]++
+		if e.Score < threshold {
+			return refuse(fiber.StatusBadRequest, codeGatewayBlocked, "redaction_confidence_below_threshold",
+				"A detected span is below the policy's confidence threshold")
+		}
+		if slices.Contains(disallowed, strings.ToLower(kind)) || slices.Contains(disallowed, strings.ToLower(e.Label)) {
+			return refuse(fiber.StatusBadRequest, codeGatewayBlocked, "disallowed_entity_category",
+				"The text holds a category of identifier the policy disallows")
+		}
+		spans = append(spans, gateway.Span{Start: e.Start, End: e.End, Label: e.Label})
+	}
+	record.Entities = counts
+	m := gateway.NewMap()
+	defer m.Wipe()
+	outbound := m.Redact(text, spans)
+	record.OutboundHash = gateway.Hash(outbound)
+	// The tripwire: a second, independent look at what would leave.
+	if _, residual := entities.SafetySweep(outbound, nil, s.piiDefaults.SmartMerge); len(residual) > 0 || m.Contains(outbound) {
+		return refuse(fiber.StatusBadRequest, codeGatewayBlocked, "outbound_tripwire_detected",
+			"Outbound tripwire detected residual PHI")
+	}
+
+	answer, err := s.completeLocally(ctx, x, gw, outbound)
+	if err != nil {
+		record.Status, record.Reason = "transport_error", "completion_failed"
+		gw.Audit.Append(record)
+		return s.workError(c, x, ctx, err)
+	}
+	record.ReturnedHash = gateway.Hash(answer)
+	restored, invented := m.Restore(answer)
+	record.Invented = invented
+	if invented > 0 {
+		return refuse(fiber.StatusBadRequest, codeGatewayReidentify, "unknown_placeholder",
+			"The completion holds a placeholder this request did not send")
+	}
+	record.Status = "forwarded"
+	for _, p := range m.Placeholders() {
+		record.PlaceholderHashes = append(record.PlaceholderHashes, gateway.Hash(p))
+	}
+	kept := gw.Audit.Append(record)
+	return c.JSON(gatewayResponse{RequestID: x.id, RedactedPrompt: outbound, ExternalResponse: answer,
+		ReidentifiedText: restored, EntityCounts: counts, PlaceholderHashes: orEmpty(record.PlaceholderHashes),
+		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: gateway.Verify(gw.Audit.Records())}})
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// completeLocally asks the in-process generation model to answer the redacted text: as the
+// user's message where the model has a chat template, as a plain prompt otherwise.
+func (s *server) completeLocally(ctx context.Context, x *exchange, gw *GatewayEndpoint, outbound string) (string, error) {
+	gen := gw.Generation
+	prompt := outbound
+	if gen.Chat != nil {
+		p, err := gen.Chat.Render([]chat.Message{{Role: "user", Content: outbound}})
+		if err != nil {
+			return "", err
+		}
+		prompt = p
+	}
+	// The answer's room: MaxNewTokens, but at most a quarter of the model's context, so that a
+	// prompt of any length the route takes still fits beside it.
+	room := min(gw.MaxNewTokens, max(1, gen.Model.MaxPositions()/4))
+	stream, err := gen.Model.Generate(ctx, x.prio, prompt, generate.Params{MaxNewTokens: room})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for {
+		ev, err := stream.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return b.String(), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if ev.Err != nil {
+			return "", ev.Err
+		}
+		b.WriteString(ev.Trimmed)
+		if ev.Done {
+			return b.String(), nil
+		}
+	}
+}
+
+// parseCategories reads disallowed_entity_categories: a list of names or one string of them
+// separated by commas; lower-cased, blanks dropped, sorted, each once.
+func parseCategories(raw json.RawMessage) ([]string, *FieldError) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return []string{}, nil
+	}
+	var items []string
+	var one string
+	switch {
+	case json.Unmarshal(raw, &items) == nil:
+	case json.Unmarshal(raw, &one) == nil:
+		items = strings.Split(one, ",")
+	default:
+		return nil, &FieldError{Field: "body.disallowed_entity_categories", Type: "list_type",
+			Message: "Input should be a list of category names or a comma-separated string"}
+	}
+	out := []string{}
+	for _, it := range items {
+		if it = strings.ToLower(strings.TrimSpace(it)); it != "" && !slices.Contains(out, it) {
+			out = append(out, it)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
