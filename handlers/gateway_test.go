@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +83,64 @@ func TestPrivacyGatewayRefusals(t *testing.T) {
 	none, _ := gatewayFixture(t, nil)
 	if r := none.do(t, "POST", "/privacy-gateway/complete", `{"text":"Call Alice."}`); r.status != 503 || errorOf(t, r)["code"] != codeGatewayNotConfigured {
 		t.Errorf("without a model: %d %s", r.status, r.raw)
+	}
+}
+
+// The OpenAI face: every message redacted with one map, the model never sees the name, and
+// the answer restored whole and as a stream whose chunks never show half a placeholder.
+func TestGatewayChatRedactsAndRestores(t *testing.T) {
+	gen := &fakeGenerator{script: []generate.Event{token(1, "Hi "), token(2, "[FIRST_"), token(3, "NAME_1"),
+		token(4, "] and [FIRST_NAME_7"), last(5, "]!", "]!", generate.FinishLength)}}
+	audit := gateway.NewAudit(0, time.Now)
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: audit,
+			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	body := `{"model":"m","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"I am Alice"},{"role":"user","content":[{"type":"text","text":"Alice again"}]}]%s}`
+	r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, ""))
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	msg := r.body["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)
+	if msg["content"] != "Hi Alice and "+gateway.Masked+"!" {
+		t.Errorf("whole answer %q", msg["content"])
+	}
+	r = f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"stream":true`))
+	var streamed strings.Builder
+	for _, line := range strings.Split(r.raw, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		if strings.Contains(data, "[FIRST") || strings.Contains(data, "NAME_1") {
+			t.Errorf("a chunk shows part of a placeholder: %s", data)
+		}
+		var chunk struct {
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err == nil && len(chunk.Choices) > 0 {
+			streamed.WriteString(chunk.Choices[0].Delta.Content)
+		}
+	}
+	if streamed.String() != "Hi Alice and "+gateway.Masked+"!" {
+		t.Errorf("streamed %q", streamed.String())
+	}
+	gen.mu.Lock()
+	for _, p := range gen.prompts {
+		if strings.Contains(p, "Alice") || !strings.Contains(p, "[FIRST_NAME_1]") || !strings.Contains(p, "Be brief.") {
+			t.Errorf("the model saw %q", p)
+		}
+	}
+	gen.mu.Unlock()
+	recs := audit.Records()
+	if len(recs) != 2 || recs[0].Status != "forwarded" || recs[0].Invented != 1 || recs[0].Entities["FIRST_NAME"] != 2 || !gateway.Verify(recs) {
+		t.Errorf("audit %+v", recs)
+	}
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"m","logprobs":true,"messages":[{"role":"user","content":"x"}]}`); r.status != 400 {
+		t.Errorf("logprobs: %d", r.status)
 	}
 }

@@ -58,6 +58,17 @@ type GenerationEndpoint struct {
 	Chat ChatTemplate
 }
 
+// withDefaults fills the bounds left at 0.
+func (ep GenerationEndpoint) withDefaults() GenerationEndpoint {
+	if ep.MaxStopSequences == 0 {
+		ep.MaxStopSequences = 4
+	}
+	if ep.MaxChoices == 0 {
+		ep.MaxChoices = 8
+	}
+	return ep
+}
+
 // DefaultKeepAlive is GenerationEndpoint.KeepAlive's default, the interval TGI's server uses.
 const DefaultKeepAlive = 15 * time.Second
 
@@ -66,12 +77,7 @@ const DefaultKeepAlive = 15 * time.Second
 // body), and OpenAI's POST /v1/completions and /v1/chat/completions. Each is a dialect over the one driver,
 // serveGeneration.
 func Generation(ep GenerationEndpoint) []Route {
-	if ep.MaxStopSequences == 0 {
-		ep.MaxStopSequences = 4
-	}
-	if ep.MaxChoices == 0 {
-		ep.MaxChoices = 8
-	}
+	ep = ep.withDefaults()
 	models := []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxPositions()}}
 	shared := &ep
 	route := func(path string, d dialect) Route {
@@ -140,6 +146,11 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	ctx, done := s.workContext(c, x)
 	g.ctx, g.stalled = context.WithCancelCause(ctx)
 	g.done = func() { g.stalled(nil); done() }
+	if r, ok := ans.(interface{ release() }); ok {
+		// An answer that holds request state (the privacy gateway's map) lets go of it when
+		// the call ends, however it ends, the stream's end included.
+		g.done = func() { g.stalled(nil); done(); r.release() }
+	}
 	if err := g.begin(req); err != nil {
 		defer g.done()
 		if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {

@@ -26,9 +26,10 @@ type fakeGenerator struct {
 	block   bool
 	err     error // Generate's error
 
-	mu     sync.Mutex
-	params []generate.Params
-	ctxs   []context.Context
+	mu      sync.Mutex
+	params  []generate.Params
+	ctxs    []context.Context
+	prompts []string
 }
 
 func (f *fakeGenerator) Generate(ctx context.Context, _ admission.Priority, prompt string, params generate.Params) (TokenStream, error) {
@@ -39,6 +40,7 @@ func (f *fakeGenerator) Generate(ctx context.Context, _ admission.Priority, prom
 	defer f.mu.Unlock()
 	f.params = append(f.params, params)
 	f.ctxs = append(f.ctxs, ctx)
+	f.prompts = append(f.prompts, prompt)
 	return &fakeTokens{f: f, prompt: len(strings.Fields(prompt))}, nil
 }
 

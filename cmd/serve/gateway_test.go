@@ -57,3 +57,20 @@ func TestPrivacyGatewayThroughTheServer(t *testing.T) {
 		t.Errorf("without a model: %d %q", status, code)
 	}
 }
+
+// TestOpenAIClientThroughTheGateway: the npm openai client, pointed at /gateway/v1, gets the
+// chat answer whole and streamed from the real server, as from /v1.
+func TestOpenAIClientThroughTheGateway(t *testing.T) {
+	node := jsClients(t)
+	srv := startServer(t)
+	got := runClients(t, node, srv, "Call Maria Gonzalez at (415) 555-0132 about her results.", "8", "gateway")
+	for _, check := range []string{"gateway-chat", "gateway-chat-stream"} {
+		r, ok := got[check]
+		if !ok || r.Error != "" || r.Role != "assistant" || r.Finish == "" {
+			t.Errorf("%s: %+v", check, r)
+		}
+	}
+	if got["gateway-chat"].Text != got["gateway-chat-stream"].Text {
+		t.Errorf("whole %q and streamed %q answers differ", got["gateway-chat"].Text, got["gateway-chat-stream"].Text)
+	}
+}

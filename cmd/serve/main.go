@@ -191,6 +191,9 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		}
 		routes = append(routes, handlers.Generation(gen)...)
 		privacy.Generation = &gen
+		if gen.Chat != nil {
+			routes = append(routes, handlers.GatewayChat(privacy))
+		}
 	}
 	routes = append(routes, handlers.PrivacyGateway(privacy))
 	models := func() metricscompat.Models { return metricscompat.Models{Resident: residentModels(routes)} }

@@ -26,6 +26,30 @@ const openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: "unused", maxRetries:
 const tgi = new TGIClient("", { endpointUrl: base, retry_on_error: false });
 const messages = [{ role: "user", content: prompt }];
 
+// "gateway": the chat API through the privacy gateway's face, whole and streamed.
+if (mode === "gateway") {
+  const gw = new OpenAI({ baseURL: `${base}/gateway/v1`, apiKey: "unused", maxRetries: 0 });
+  await run("gateway-chat", async () => {
+    const c = await gw.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0 });
+    return { text: c.choices[0].message.content, role: c.choices[0].message.role, finish: c.choices[0].finish_reason };
+  });
+  await run("gateway-chat-stream", async () => {
+    const s = await gw.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0, stream: true });
+    let text = "";
+    let role = null;
+    let finish = null;
+    for await (const chunk of s) {
+      for (const ch of chunk.choices) {
+        text += ch.delta.content ?? "";
+        role = ch.delta.role ?? role;
+        finish = ch.finish_reason ?? finish;
+      }
+    }
+    return { text, role, finish };
+  });
+  process.exit(0);
+}
+
 // "cut": streams the server ends early (their deadline passes): each client must raise, never
 // take the stream for a finished answer.
 if (mode === "cut") {

@@ -1,0 +1,190 @@
+package handlers
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/deid"
+	"github.com/sluice-serving/sluice/entities"
+	"github.com/sluice-serving/sluice/gateway"
+	"github.com/sluice-serving/sluice/generate"
+)
+
+// GatewayChat is OpenAI's chat completions with the privacy gateway in front, at
+// /gateway/v1/chat/completions: every message's PII (what the PII model finds at its
+// configured threshold, and the pattern sweep) is replaced by a placeholder, one map for the
+// whole request, before the conversation reaches the model; the answer's placeholders are
+// restored, whole or as it streams (a placeholder cut across chunks waits until it is
+// complete). A conversation whose redacted text still holds an identifier (the sweep again,
+// or a redacted original found elsewhere) is refused before the model sees it. Any OpenAI
+// client gets this by changing its base URL.
+func GatewayChat(gw GatewayEndpoint) Route {
+	ep := gw.Generation.withDefaults()
+	gen := &ep
+	gw.Generation = gen
+	return Route{
+		Path: "/gateway/v1/chat/completions", Gate: gen.Gate, timeout: gen.Timeout, stall: gen.StallTimeout, gen: gen,
+		Models: []ModelInfo{{Name: gen.Model.Name(), MaxLength: gen.Model.MaxPositions()}},
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
+			return s.serveGatewayChat(c, x, &gw)
+		},
+	}
+}
+
+func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
+	d := chatDialect{}
+	bad := func(msg string) error {
+		return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,
+			Outcome: OutcomeFailed, param: "messages"})
+	}
+	var body map[string]json.RawMessage
+	if json.Unmarshal(c.Body(), &body) != nil {
+		return bad("the body must be a JSON object")
+	}
+	if lp := body["logprobs"]; len(lp) > 0 && string(lp) != "false" && string(lp) != "null" {
+		return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Outcome: OutcomeFailed,
+			Message: "`logprobs` is not available through the privacy gateway: its tokens would be placeholders", param: "logprobs"})
+	}
+	var msgs []map[string]json.RawMessage
+	if json.Unmarshal(body["messages"], &msgs) != nil || len(msgs) == 0 {
+		return bad("`messages` must be a non-empty list of {role, content}")
+	}
+	m := gateway.NewMap()
+	ctx, done := s.workContext(c, x)
+	defer done()
+	ex, _, _, _ := gw.PII.resolve(nil, false)
+	opts := s.piiDefaults
+	counts := map[string]int{}
+	for i, msg := range msgs {
+		text, ok := messageText(msg["content"])
+		if !ok {
+			m.Wipe()
+			return bad("a message's `content` must be a string or a list of text parts")
+		}
+		if text == "" {
+			continue
+		}
+		ents, _, err := ex.Extract(ctx, x.prio, text, opts)
+		if err != nil {
+			m.Wipe()
+			if ref, ok := gw.PII.Gate.Refuse(x.prio, err); ok {
+				return s.writeGenError(c, x, d, refusalError(ref))
+			}
+			return s.writeGenError(c, x, d, s.failure(x, ctx, err))
+		}
+		ents, _ = entities.SafetySweep(text, ents, opts.SmartMerge)
+		spans := make([]gateway.Span, len(ents))
+		for j, e := range ents {
+			spans[j] = gateway.Span{Start: e.Start, End: e.End, Label: e.Label}
+			counts[deid.Canonical(e.Label)]++
+		}
+		redacted := m.Redact(text, spans)
+		msgs[i]["content"], _ = json.Marshal(redacted)
+	}
+	body["messages"], _ = json.Marshal(msgs)
+	redacted, _ := json.Marshal(body)
+	record := gateway.Record{RequestID: x.id, Policy: map[string]any{"name": "chat"}, Entities: counts,
+		Completion: "local", OutboundHash: gateway.Hash(string(redacted))}
+	for _, msg := range msgs {
+		text, _ := messageText(msg["content"])
+		if _, residual := entities.SafetySweep(text, nil, opts.SmartMerge); len(residual) > 0 || m.Contains(text) {
+			m.Wipe()
+			record.Status, record.Reason = "blocked", "outbound_tripwire_detected"
+			gw.Audit.Append(record)
+			return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayBlocked, Outcome: OutcomeFailed,
+				Message: "Outbound tripwire detected residual PHI", param: "messages"})
+		}
+	}
+	return s.serveGeneration(c, x, gw.Generation, gatewayDialect{chatDialect: d, body: redacted, m: m, audit: gw.Audit, record: record})
+}
+
+// gatewayDialect is the chat dialect over the redacted body, whose answers are restored.
+type gatewayDialect struct {
+	chatDialect
+	body   []byte
+	m      *gateway.Map
+	audit  *gateway.Audit
+	record gateway.Record
+}
+
+func (g gatewayDialect) read(_ []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
+	req, ans, bad := g.chatDialect.read(g.body, ep, info)
+	if bad != nil {
+		g.m.Wipe()
+		return req, nil, bad
+	}
+	return req, &restoringAnswer{inner: ans.(*chatAnswer), m: g.m, restorers: map[int]*gateway.Restorer{},
+		audit: g.audit, record: g.record}, nil
+}
+
+// restoringAnswer writes the chat answer with the request's placeholders restored.
+type restoringAnswer struct {
+	inner     *chatAnswer
+	m         *gateway.Map
+	restorers map[int]*gateway.Restorer // per choice, for streams
+	// The request's audit record, appended when the call ends with what the model returned
+	// (its hash) and the placeholders it invented.
+	audit    *gateway.Audit
+	record   gateway.Record
+	g        *genCall
+	invented int
+	released bool
+}
+
+func (a *restoringAnswer) whole(g *genCall) any {
+	a.g = g
+	out := a.inner.whole(g).(chatCompletion)
+	for i := range out.Choices {
+		if msg := out.Choices[i].Message; msg != nil && msg.Content != nil {
+			restored, invented := a.m.Restore(*msg.Content)
+			msg.Content = &restored
+			a.invented += invented
+		}
+	}
+	return out
+}
+
+func (a *restoringAnswer) event(g *genCall, i int, ev generate.Event) []byte {
+	a.g = g
+	r := a.restorers[i]
+	if r == nil {
+		r = a.m.Restorer()
+		a.restorers[i] = r
+	}
+	text := r.Write(ev.Trimmed)
+	if ev.Done {
+		text += r.Flush()
+	}
+	ev.Trimmed = text
+	return a.inner.event(g, i, ev)
+}
+
+func (a *restoringAnswer) end(g *genCall) [][]byte { return a.inner.end(g) }
+
+// release wipes the map once the call has ended, and writes the audit record.
+func (a *restoringAnswer) release() {
+	if a.released {
+		return
+	}
+	a.released = true
+	a.m.Wipe()
+	if a.audit == nil {
+		return
+	}
+	rec := a.record
+	rec.Status = "forwarded"
+	if a.g != nil {
+		var returned strings.Builder
+		for i := range a.g.choices {
+			returned.WriteString(a.g.choices[i].trimmed.String())
+		}
+		rec.ReturnedHash = gateway.Hash(returned.String())
+	}
+	for _, r := range a.restorers {
+		a.invented += r.Invented()
+	}
+	rec.Invented = a.invented
+	a.audit.Append(rec)
+}
