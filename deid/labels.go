@@ -50,6 +50,19 @@ var kinds = map[string]kind{
 	"ethnicity": {"ETHNICITY", Sensitive},
 }
 
+// Kinds lists every canonical kind Canonical can return, OTHER included.
+func Kinds() []string {
+	seen := map[string]bool{"OTHER": true}
+	out := []string{"OTHER"}
+	for _, k := range kinds {
+		if !seen[k.canonical] {
+			seen[k.canonical] = true
+			out = append(out, k.canonical)
+		}
+	}
+	return out
+}
+
 // Canonical is a label's canonical kind ("first_name" -> "FIRST_NAME"); OTHER, a direct
 // identifier, when unknown.
 // Case and a B-/I- prefix do not matter.

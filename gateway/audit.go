@@ -32,7 +32,8 @@ type Record struct {
 
 // Audit is an append-only, hash-chained list of records: each record's hash covers the one
 // before it, so a record removed or changed breaks Verify. It keeps at most a bound of the
-// latest records in memory (the chain still verifies from the first kept).
+// latest records in memory, give or take a quarter (the chain still verifies from the first
+// kept; what was trimmed from the front cannot be checked).
 type Audit struct {
 	mu      sync.Mutex
 	records []Record
@@ -66,10 +67,18 @@ func (a *Audit) Append(r Record) Record {
 	r.RecordHash = recordHash(r)
 	a.last = r.RecordHash
 	a.records = append(a.records, r)
-	if len(a.records) > a.limit {
+	if len(a.records) >= a.limit+a.limit/4 {
+		// Trimmed a quarter at a time, so that appending stays O(1) amortised.
 		a.records = append(a.records[:0:0], a.records[len(a.records)-a.limit:]...)
 	}
 	return r
+}
+
+// Tail returns a copy of the latest n records (fewer when there are fewer), oldest first.
+func (a *Audit) Tail(n int) []Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Record(nil), a.records[max(0, len(a.records)-n):]...)
 }
 
 // recordHash is the SHA-256 of the record's JSON without its own hash.
@@ -79,7 +88,8 @@ func recordHash(r Record) string {
 	return Hash(string(data))
 }
 
-// Records returns a copy of the kept records, oldest first.
+// Records returns a copy of the kept records (between the limit and a quarter more), oldest
+// first.
 func (a *Audit) Records() []Record {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -45,17 +45,26 @@ func (m *Map) Len() int { return len(m.toOriginal) }
 // gets the same placeholder in every text this map redacts.
 func (m *Map) Redact(text string, spans []Span) string {
 	sorted := slices.Clone(spans)
-	slices.SortFunc(sorted, func(a, b Span) int { return a.Start - b.Start })
+	for i := range sorted {
+		sorted[i].End = min(sorted[i].End, len(text)) // a span past the end still covers what is there
+	}
+	// By start, the longest first: its kind names a group of overlapping spans.
+	slices.SortFunc(sorted, func(a, b Span) int {
+		if a.Start != b.Start {
+			return a.Start - b.Start
+		}
+		return b.End - a.End
+	})
 	var b strings.Builder
 	at := 0
 	for i := 0; i < len(sorted); i++ {
 		s := sorted[i]
-		if s.Start < at || s.Start >= s.End || s.End > len(text) {
+		if s.Start < at || s.Start < 0 || s.Start >= s.End {
 			continue // inside the span before (merged there), or not a span of this text
 		}
 		end := s.End
 		for i+1 < len(sorted) && sorted[i+1].Start < end {
-			end = max(end, min(sorted[i+1].End, len(text)))
+			end = max(end, sorted[i+1].End)
 			i++
 		}
 		b.WriteString(text[at:s.Start])
@@ -78,11 +87,30 @@ func (m *Map) placeholder(kind, original string) string {
 	return p
 }
 
-// Contains says whether text still holds any original the map replaced somewhere: the check
-// that nothing redacted in one text appears unredacted in another.
+// Contains says whether text, outside its placeholders, still holds an original the map
+// replaced somewhere, in any case: the check that nothing redacted in one place appears
+// unredacted in another. Originals shorter than three bytes are not looked for (an age "4"
+// would match every 4).
 func (m *Map) Contains(text string) bool {
+	var outside strings.Builder
+	for {
+		i := strings.IndexByte(text, '[')
+		if i < 0 {
+			outside.WriteString(text)
+			break
+		}
+		outside.WriteString(text[:i])
+		if n, state := scan(text[i:]); state == complete {
+			outside.WriteByte(' ')
+			text = text[i+n:]
+			continue
+		}
+		outside.WriteByte('[')
+		text = text[i+1:]
+	}
+	folded := strings.ToLower(outside.String())
 	for _, o := range m.toOriginal {
-		if o != "" && strings.Contains(text, o) {
+		if len(o) >= 3 && strings.Contains(folded, strings.ToLower(o)) {
 			return true
 		}
 	}
@@ -166,6 +194,16 @@ func (r *Restorer) Flush() string {
 // Invented counts the complete placeholders the map did not hold, which were masked.
 func (r *Restorer) Invented() int { return r.invented }
 
+// knownKinds are the kinds a placeholder can name: "[STEP_2]" in a model's answer is its
+// own text, not a placeholder it invented.
+var knownKinds = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range deid.Kinds() {
+		m[k] = true
+	}
+	return m
+}()
+
 type scanState uint8
 
 const (
@@ -182,7 +220,8 @@ func scan(text string) (int, scanState) {
 		c := text[i]
 		switch {
 		case c == ']':
-			if i >= 2 && text[1] >= 'A' && text[1] <= 'Z' && underscore && digits > 0 && text[i-1] >= '0' && text[i-1] <= '9' {
+			if i >= 2 && text[1] >= 'A' && text[1] <= 'Z' && underscore && digits > 0 && text[i-1] >= '0' && text[i-1] <= '9' &&
+				knownKinds[text[1:i-digits-1]] {
 				return i + 1, complete
 			}
 			return 0, notPlaceholder

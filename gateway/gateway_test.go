@@ -51,9 +51,22 @@ func TestRedactOneMapPerRequest(t *testing.T) {
 func TestRedactMergesOverlapsAndSkipsBadSpans(t *testing.T) {
 	m := NewMap()
 	text := "John Smith Jr was seen."
-	out := m.Redact(text, []Span{{0, 10, "person"}, {5, 13, "last_name"}, {30, 40, "date"}, {8, 4, "date"}})
+	out := m.Redact(text, []Span{{0, 4, "first_name"}, {0, 10, "person"}, {5, 13, "last_name"}, {30, 40, "date"}, {8, 4, "date"}})
 	if out != "[PERSON_1] was seen." {
 		t.Errorf("%q", out)
+	}
+	if restored, _ := m.Restore(out); restored != text {
+		t.Errorf("restored %q", restored)
+	}
+	// A span past the end still covers what is there.
+	if out := NewMap().Redact("Call Maria", []Span{{5, 50, "person"}, {5, 8, "first_name"}}); out != "Call [PERSON_1]" {
+		t.Errorf("%q", out)
+	}
+	// Contains looks outside placeholders, in any case, for originals of three bytes or more.
+	c := NewMap()
+	c.Redact("age 4, Maria", []Span{{4, 5, "age"}, {7, 12, "first_name"}})
+	if c.Contains("[AGE_1] takes 4 tablets, [FIRST_NAME_1]") || !c.Contains("and MARIA again") {
+		t.Error("Contains")
 	}
 }
 
@@ -102,7 +115,7 @@ func TestScan(t *testing.T) {
 	for text, want := range map[string]scanState{
 		"[PERSON_1]": complete, "[DATE_OF_BIRTH_12]": complete, "[PERSON_1": partial, "[": partial,
 		"[1]": notPlaceholder, "[sic]": notPlaceholder, "[PERSON]": notPlaceholder, "[PERSON_]": notPlaceholder,
-		"[_1]": notPlaceholder, "[PERSON 1]": notPlaceholder, "[" + strings.Repeat("A", 80): notPlaceholder,
+		"[_1]": notPlaceholder, "[PERSON 1]": notPlaceholder, "[STEP_2]": notPlaceholder, "[ICD_10]": notPlaceholder, "[" + strings.Repeat("A", 80): notPlaceholder,
 	} {
 		if _, got := scan(text); got != want {
 			t.Errorf("scan(%q) = %d, want %d", text, got, want)

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -40,10 +41,15 @@ func PrivacyGateway(gw GatewayEndpoint) Route {
 	if gw.MaxNewTokens <= 0 {
 		gw.MaxNewTokens = 256
 	}
+	var timeout time.Duration
+	if gw.Generation != nil {
+		timeout = gw.Generation.Timeout
+	}
 	return Route{
-		Path:   "/privacy-gateway/complete",
-		Gate:   gw.PII.Gate,
-		Models: gw.PII.models(),
+		Path:    "/privacy-gateway/complete",
+		Gate:    gw.PII.Gate,
+		Models:  gw.PII.models(),
+		timeout: timeout,
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
 			return s.serveGateway(c, x, &gw)
 		},
@@ -124,7 +130,9 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	}
 	disallowed, ferr := parseCategories(req.DisallowedEntityCategories)
 	errs.add(ferr)
-	opts := s.piiOptions(json.RawMessage(strconv.FormatFloat(floor, 'g', -1, 64)), req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
+	// Every span the model finds is redacted, whatever its score (fail closed): the floor only
+	// decides which of them the threshold judges.
+	opts := s.piiOptions(json.RawMessage("0"), req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
 	exr, _, pooled, ferr := gw.PII.resolve(req.ModelName, s.opts.Pool != nil)
@@ -132,10 +140,11 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}
-	ex, release, err := s.lend(c, x, exr, pooled, req.KeepAlive)
+	ex, lent, err := s.lend(c, x, exr, pooled, req.KeepAlive)
 	if err != nil {
 		return err
 	}
+	release := sync.OnceFunc(lent) // after the extraction, not the generation
 	defer release()
 	ctx, done := s.workContext(c, x)
 	defer done()
@@ -154,8 +163,11 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	}
 
 	ents, st, err := ex.Extract(ctx, x.prio, text, opts)
+	release()
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {
+		record.Status, record.Reason = "error", "detection_failed"
+		gw.Audit.Append(record)
 		return s.workError(c, x, ctx, err)
 	}
 	counts := map[string]int{}
@@ -163,7 +175,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	for _, e := range ents {
 		kind := deid.Canonical(e.Label)
 		counts[kind]++
-		if e.Score < threshold {
+		if e.Score >= floor && e.Score < threshold {
 			return refuse(fiber.StatusBadRequest, codeGatewayBlocked, "redaction_confidence_below_threshold",
 				"A detected span is below the policy's confidence threshold")
 		}
@@ -184,11 +196,19 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 			"Outbound tripwire detected residual PHI")
 	}
 
+	if ref, ok := gw.Generation.Gate.Admit(x.prio); !ok {
+		record.Status, record.Reason = "transport_error", "completion_refused"
+		gw.Audit.Append(record)
+		return s.writeRefusal(c, ref)
+	}
 	answer, err := s.completeLocally(ctx, x, gw, outbound)
 	if err != nil {
 		record.Status, record.Reason = "transport_error", "completion_failed"
 		gw.Audit.Append(record)
-		return s.workError(c, x, ctx, err)
+		if ref, ok := gw.Generation.Gate.Refuse(x.prio, err); ok {
+			return s.writeRefusal(c, ref)
+		}
+		return s.failure(x, ctx, err)
 	}
 	record.ReturnedHash = gateway.Hash(answer)
 	restored, invented := m.Restore(answer)
@@ -204,7 +224,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	kept := gw.Audit.Append(record)
 	return c.JSON(gatewayResponse{RequestID: x.id, RedactedPrompt: outbound, ExternalResponse: answer,
 		ReidentifiedText: restored, EntityCounts: counts, PlaceholderHashes: orEmpty(record.PlaceholderHashes),
-		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: gateway.Verify(gw.Audit.Records())}})
+		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: gateway.Verify(gw.Audit.Tail(2))}})
 }
 
 func orEmpty(s []string) []string {
@@ -226,10 +246,10 @@ func (s *server) completeLocally(ctx context.Context, x *exchange, gw *GatewayEn
 		}
 		prompt = p
 	}
-	// The answer's room: MaxNewTokens, but at most a quarter of the model's context, so that a
-	// prompt of any length the route takes still fits beside it.
+	// The answer's room: MaxNewTokens, but at most a quarter of the model's context, which
+	// leaves the rest to the prompt (a longer one is the model's 422).
 	room := min(gw.MaxNewTokens, max(1, gen.Model.MaxPositions()/4))
-	stream, err := gen.Model.Generate(ctx, x.prio, prompt, generate.Params{MaxNewTokens: room})
+	stream, err := gen.Model.Generate(ctx, x.prio, prompt, generate.Params{MaxNewTokens: room, Templated: gen.Chat != nil})
 	if err != nil {
 		return "", err
 	}

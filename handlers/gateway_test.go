@@ -44,11 +44,21 @@ func TestPrivacyGatewayRestoresTheAnswer(t *testing.T) {
 		t.Errorf("entity_counts %v", r.body["entity_counts"])
 	}
 	recs := audit.Records()
-	if len(recs) != 1 || recs[0].Status != "forwarded" || !gateway.Verify(recs) || strings.Contains(r.body["audit"].(map[string]any)["record_hash"].(string), "Alice") {
+	if len(recs) != 1 || recs[0].Status != "forwarded" || !gateway.Verify(recs) {
 		t.Errorf("audit %+v", recs)
 	}
+	gen.mu.Lock()
+	if len(gen.prompts) != 1 || strings.Contains(gen.prompts[0], "Alice") || !strings.Contains(gen.prompts[0], "[FIRST_NAME_1]") {
+		t.Errorf("the model saw %q", gen.prompts)
+	}
+	gen.mu.Unlock()
 	if a := r.body["audit"].(map[string]any); a["verified"] != true || a["record_hash"] != recs[0].RecordHash {
 		t.Errorf("audit in the answer %v", a)
+	}
+	// A span under the detector floor is not judged by the threshold, and still never leaves.
+	r = f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Call Alice.","detector_confidence_floor":0.95}`)
+	if r.status != 200 || r.body["redacted_prompt"] != "Call [FIRST_NAME_1]." {
+		t.Errorf("under the floor: %d %s", r.status, r.raw)
 	}
 }
 
@@ -76,6 +86,11 @@ func TestPrivacyGatewayRefusals(t *testing.T) {
 	if recs := audit.Records(); len(recs) != 4 || !gateway.Verify(recs) || recs[0].Status != "rejected" || recs[1].Status != "blocked" {
 		t.Errorf("audit %+v", recs)
 	}
+	invented.mu.Lock()
+	if len(invented.prompts) != 1 { // only the first request passed the checks
+		t.Errorf("blocked requests reached the model: %q", invented.prompts)
+	}
+	invented.mu.Unlock()
 	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"x","confidence_threshold":2,"policy":" "}`)
 	if r.status != 422 || !strings.Contains(r.raw, "confidence_threshold") || !strings.Contains(r.raw, "policy") {
 		t.Errorf("bad fields: %d %s", r.status, r.raw)

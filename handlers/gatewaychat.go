@@ -174,8 +174,16 @@ func (a *restoringAnswer) release() {
 		return
 	}
 	rec := a.record
-	rec.Status = "forwarded"
+	rec.Status, rec.Reason = "forwarded", ""
+	if a.g == nil || len(a.g.choices) == 0 {
+		rec.Status, rec.Reason = "transport_error", "completion_failed"
+	}
 	if a.g != nil {
+		for i := range a.g.choices {
+			if a.g.choices[i].finish == generate.FinishError || a.g.choices[i].finish == "" {
+				rec.Status, rec.Reason = "transport_error", "completion_failed"
+			}
+		}
 		var returned strings.Builder
 		for i := range a.g.choices {
 			returned.WriteString(a.g.choices[i].trimmed.String())
