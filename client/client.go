@@ -25,6 +25,9 @@ type Config struct {
 	BaseURL string
 	// APIKey, when set, is sent as X-API-Key.
 	APIKey string
+	// BearerToken, when set, is sent as "Authorization: Bearer" (an OpenAI-compatible server's
+	// key).
+	BearerToken string
 	// HTTPClient sends the requests; nil means one with no overall timeout (bound each call
 	// with its context).
 	HTTPClient *http.Client
@@ -68,6 +71,7 @@ type Attempt struct {
 type Client struct {
 	base    *url.URL
 	key     string
+	bearer  string
 	http    *http.Client
 	retry   *Retrier
 	clk     clock.Clock
@@ -85,7 +89,7 @@ func New(cfg Config) (*Client, error) {
 	if err := check.Err(); err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	c := &Client{base: base, key: cfg.APIKey, http: cfg.HTTPClient, retry: r, clk: r.clk, observe: cfg.OnAttempt}
+	c := &Client{base: base, key: cfg.APIKey, bearer: cfg.BearerToken, http: cfg.HTTPClient, retry: r, clk: r.clk, observe: cfg.OnAttempt}
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
@@ -177,13 +181,20 @@ func (c *Client) tell(a Attempt) {
 }
 
 func (c *Client) send(ctx context.Context, path string, data []byte, token string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), bytes.NewReader(data))
+	target := c.base.String()
+	if path != "" {
+		target = c.base.JoinPath(path).String()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if c.key != "" {
 		req.Header.Set("X-API-Key", c.key)
+	}
+	if c.bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+c.bearer)
 	}
 	if token != "" {
 		req.Header.Set(retryTokenHeader, token)
@@ -225,6 +236,13 @@ func readError(resp *http.Response) *StatusError {
 }
 
 // call posts req to path and decodes a 2xx answer into out.
+// Post sends req as JSON to path under the base URL ("" for the base URL itself) with the
+// client's retry discipline, and decodes a 2xx answer into out: for servers other than
+// Sluice's routes (an OpenAI-compatible API, a JSON endpoint).
+func (c *Client) Post(ctx context.Context, path string, req, out any) error {
+	return c.call(ctx, path, req, out)
+}
+
 func (c *Client) call(ctx context.Context, path string, req, out any) error {
 	resp, err := c.do(ctx, path, req)
 	if err != nil {

@@ -20,11 +20,12 @@ import (
 )
 
 // GatewayEndpoint is what POST /privacy-gateway/complete needs: the PII model that finds what
-// must not leave, the generation model that answers the redacted text (nil: the route answers
-// privacy_gateway_not_configured), and the audit trail.
+// must not leave, what answers the redacted text (Upstream when set, else the in-process
+// Generation; neither: the route answers privacy_gateway_not_configured), and the audit trail.
 type GatewayEndpoint struct {
 	PII        Endpoint
 	Generation *GenerationEndpoint
+	Upstream   Upstream
 	Audit      *gateway.Audit
 	// MaxNewTokens bounds the answer (0: 256; never more than a quarter of the model's context).
 	MaxNewTokens int
@@ -54,6 +55,13 @@ func PrivacyGateway(gw GatewayEndpoint) Route {
 			return s.serveGateway(c, x, &gw)
 		},
 	}
+}
+
+// Upstream is an external language model behind the gateway (package upstream's).
+type Upstream interface {
+	Complete(ctx context.Context, requestID, prompt string, metadata map[string]any) (string, error)
+	// Kind names it in the audit.
+	Kind() string
 }
 
 type gatewayRequest struct {
@@ -96,10 +104,11 @@ const (
 	codeGatewayBlocked       = "privacy_gateway_blocked"
 	codeGatewayReidentify    = "privacy_gateway_reidentification_error"
 	codeGatewayNotConfigured = "privacy_gateway_not_configured"
+	codeGatewayTransport     = "privacy_gateway_transport_error"
 )
 
 func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
-	if gw.Generation == nil || gw.Generation.Model == nil {
+	if gw.Upstream == nil && (gw.Generation == nil || gw.Generation.Model == nil) {
 		return &apiError{Status: fiber.StatusServiceUnavailable, Code: codeGatewayNotConfigured, Outcome: OutcomeFailed,
 			Message: "The privacy gateway has no model to complete with", Details: map[string]string{"reason": "missing_completion_model"}}
 	}
@@ -152,6 +161,9 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	policyRecord := map[string]any{"name": policy, "min_confidence": threshold,
 		"detector_confidence_floor": floor, "disallowed_entity_categories": disallowed}
 	record := gateway.Record{RequestID: x.id, Policy: policyRecord, Completion: "local"}
+	if gw.Upstream != nil {
+		record.Completion = gw.Upstream.Kind()
+	}
 	refuse := func(status int, code, reason, message string) error {
 		record.Status, record.Reason = "blocked", reason
 		if code == codeGatewayReidentify {
@@ -196,12 +208,26 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 			"Outbound tripwire detected residual PHI")
 	}
 
+	var answer string
+	if gw.Upstream != nil {
+		answer, err = gw.Upstream.Complete(ctx, x.id, outbound, map[string]any{"policy": policyRecord, "entity_counts": counts})
+		if err != nil {
+			record.Status, record.Reason = "transport_error", "transport_failed"
+			gw.Audit.Append(record)
+			if ctx.Err() != nil {
+				return s.failure(x, ctx, ctx.Err())
+			}
+			return &apiError{Status: fiber.StatusBadGateway, Code: codeGatewayTransport, Outcome: OutcomeFailed,
+				Message: "External LLM transport failed", Details: map[string]string{"reason": "transport_failed"}}
+		}
+		return s.answerGateway(c, x, gw, m, record, outbound, answer, counts)
+	}
 	if ref, ok := gw.Generation.Gate.Admit(x.prio); !ok {
 		record.Status, record.Reason = "transport_error", "completion_refused"
 		gw.Audit.Append(record)
 		return s.writeRefusal(c, ref)
 	}
-	answer, err := s.completeLocally(ctx, x, gw, outbound)
+	answer, err = s.completeLocally(ctx, x, gw, outbound)
 	if err != nil {
 		record.Status, record.Reason = "transport_error", "completion_failed"
 		gw.Audit.Append(record)
@@ -210,12 +236,21 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		}
 		return s.failure(x, ctx, err)
 	}
+	return s.answerGateway(c, x, gw, m, record, outbound, answer, counts)
+}
+
+// answerGateway restores the answer's placeholders and writes the response and the audit
+// record; a placeholder the request did not send refuses the answer.
+func (s *server) answerGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint, m *gateway.Map, record gateway.Record,
+	outbound, answer string, counts map[string]int) error {
 	record.ReturnedHash = gateway.Hash(answer)
 	restored, invented := m.Restore(answer)
 	record.Invented = invented
 	if invented > 0 {
-		return refuse(fiber.StatusBadRequest, codeGatewayReidentify, "unknown_placeholder",
-			"The completion holds a placeholder this request did not send")
+		record.Status, record.Reason = "rejected", "unknown_placeholder"
+		gw.Audit.Append(record)
+		return &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayReidentify, Outcome: OutcomeFailed,
+			Message: "The completion holds a placeholder this request did not send", Details: map[string]string{"reason": "unknown_placeholder"}}
 	}
 	record.Status = "forwarded"
 	for _, p := range m.Placeholders() {

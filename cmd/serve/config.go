@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"reflect"
 	"sort"
@@ -101,6 +102,13 @@ type Config struct {
 	DeferredAdmission       bool    `env:"DEFERRED_ADMISSION" envDefault:"false"`
 	DeferredMaxWaitMS       int     `env:"DEFERRED_MAX_WAIT_MS" envDefault:"2000"`
 	DeferredMaxHeld         int     `env:"DEFERRED_MAX_HELD" envDefault:"1000"`
+	// The privacy gateway's external model, instead of the in-process one: an OpenAI-compatible
+	// server's base URL (without /v1) with a bearer key read from a file and a model name, or
+	// OpenMed's privacy-gateway endpoint (its URL as is).
+	GatewayUpstreamURL     string `env:"GATEWAY_UPSTREAM_URL"`
+	GatewayUpstreamKeyFile string `env:"GATEWAY_UPSTREAM_KEY_FILE"`
+	GatewayUpstreamModel   string `env:"GATEWAY_UPSTREAM_MODEL"`
+	GatewayOpenMedEndpoint string `env:"GATEWAY_OPENMED_ENDPOINT"`
 	// TrustedHosts are the Host header values served (none: any); CORSOrigins the browser
 	// origins allowed to call the API (none: no CORS).
 	TrustedHosts []string `env:"TRUSTED_HOSTS"`
@@ -316,6 +324,19 @@ func (c Config) check(m machine) []problem {
 	}
 	if c.RateLimitMaxConcurrency < 0 {
 		own("RATE_LIMIT_MAX_CONCURRENCY", "must be at least 0 (0: no limit), got %d", c.RateLimitMaxConcurrency)
+	}
+	for name, v := range map[string]string{"GATEWAY_UPSTREAM_URL": c.GatewayUpstreamURL, "GATEWAY_OPENMED_ENDPOINT": c.GatewayOpenMedEndpoint} {
+		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			own(name, "must be an http or https URL with a host")
+		}
+	}
+	if c.GatewayUpstreamURL != "" && c.GatewayOpenMedEndpoint != "" {
+		own("GATEWAY_OPENMED_ENDPOINT", "and SLUICE_GATEWAY_UPSTREAM_URL are two upstreams; set one")
+	}
+	if c.GatewayUpstreamKeyFile != "" {
+		if _, err := os.ReadFile(c.GatewayUpstreamKeyFile); err != nil {
+			own("GATEWAY_UPSTREAM_KEY_FILE", "cannot be read: %v", errors.Unwrap(err))
+		}
 	}
 	if c.RateLimitKey != "peer" && c.RateLimitKey != "tenant" {
 		own("RATE_LIMIT_KEY", "must be peer or tenant (got %q)", c.RateLimitKey)

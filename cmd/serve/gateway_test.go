@@ -3,8 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -73,4 +78,103 @@ func TestOpenAIClientThroughTheGateway(t *testing.T) {
 	if got["gateway-chat"].Text != got["gateway-chat-stream"].Text {
 		t.Errorf("whole %q and streamed %q answers differ", got["gateway-chat"].Text, got["gateway-chat-stream"].Text)
 	}
+}
+
+// upstreamRecorder is an external model for the gateway: it records every body it receives
+// and answers by echoing the prompt back (so that every placeholder comes back to restore), in
+// OpenAI's chat shape or OpenMed's {"text"}; fail makes it answer 500.
+type upstreamRecorder struct {
+	mu      sync.Mutex
+	bodies  []string
+	auth    []string
+	fail    bool
+	openmed bool
+}
+
+func (u *upstreamRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	data, _ := io.ReadAll(r.Body)
+	u.mu.Lock()
+	u.bodies, u.auth = append(u.bodies, string(data)), append(u.auth, r.Header.Get("Authorization"))
+	fail, openmed := u.fail, u.openmed
+	u.mu.Unlock()
+	if fail {
+		w.WriteHeader(500)
+		return
+	}
+	var req struct {
+		Prompt   string `json:"prompt"`
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(data, &req)
+	w.Header().Set("Content-Type", "application/json")
+	if openmed {
+		_ = json.NewEncoder(w).Encode(map[string]string{"text": "Echo: " + req.Prompt})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]string{
+		"role": "assistant", "content": "Echo: " + req.Messages[len(req.Messages)-1].Content}}}})
+}
+
+// TestPrivacyGatewayUpstream: with an OpenAI-compatible upstream (its key from a file) or
+// OpenMed's endpoint, the upstream receives no span the PII route finds, the echoed answer is
+// restored to the original text, and an upstream failure is OpenMed's 502.
+func TestPrivacyGatewayUpstream(t *testing.T) {
+	note := "Pt Maria Gonzalez, DOB 03/14/1962, seen 2024-01-05; call (415) 555-0132 or maria.g@example.org."
+	for _, openmed := range []bool{false, true} {
+		rec := &upstreamRecorder{openmed: openmed}
+		ts := httptest.NewServer(rec)
+		env := []string{"SLUICE_GENERATE_MODEL=none"}
+		if openmed {
+			env = append(env, "OPENMED_SERVICE_PRIVACY_GATEWAY_ENDPOINT="+ts.URL+"/gateway")
+		} else {
+			keyPath := filepath.Join(t.TempDir(), "upstream.key")
+			if err := os.WriteFile(keyPath, []byte("sk-test-upstream\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env = append(env, "SLUICE_GATEWAY_UPSTREAM_URL="+ts.URL, "SLUICE_GATEWAY_UPSTREAM_KEY_FILE="+keyPath, "SLUICE_GATEWAY_UPSTREAM_MODEL=big")
+		}
+		srv := startServer(t, env...)
+		body, _ := json.Marshal(map[string]any{"text": note, "confidence_threshold": 0.0})
+		resp, err := http.Post(srv.url+"/privacy-gateway/complete", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || out["reidentified_text"] != "Echo: "+note {
+			t.Fatalf("openmed=%v: %d %v", openmed, resp.StatusCode, out)
+		}
+		_, found := postJSON(t, srv, "/pii/extract", map[string]any{"text": note})
+		rec.mu.Lock()
+		for _, s := range found["entities"].([]any) {
+			if text := s.(map[string]any)["text"].(string); strings.Contains(rec.bodies[0], text) {
+				t.Errorf("openmed=%v: %q reached the upstream", openmed, text)
+			}
+		}
+		if !openmed && (rec.auth[0] != "Bearer sk-test-upstream" || !strings.Contains(rec.bodies[0], `"model":"big"`)) {
+			t.Errorf("upstream request: auth %q body %s", rec.auth[0], rec.bodies[0])
+		}
+		rec.fail = true
+		rec.mu.Unlock()
+		if status, _, code := call(t, srv, "/privacy-gateway/complete", `{"text":"Call Maria.","confidence_threshold":0}`); status != 502 || code != "privacy_gateway_transport_error" {
+			t.Errorf("openmed=%v: a failing upstream: %d %q", openmed, status, code)
+		}
+		ts.Close()
+	}
+}
+
+func postJSON(t *testing.T, srv *testServer, path string, body any) (int, map[string]any) {
+	t.Helper()
+	data, _ := json.Marshal(body)
+	resp, err := http.Post(srv.url+path, "application/json", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -35,6 +36,7 @@ import (
 	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
 	"github.com/sluice-serving/sluice/scheduler"
+	"github.com/sluice-serving/sluice/upstream"
 	"github.com/sluice-serving/sluice/warmpool"
 )
 
@@ -194,6 +196,10 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		if gen.Chat != nil {
 			routes = append(routes, handlers.GatewayChat(privacy))
 		}
+	}
+	if privacy.Upstream, err = cfg.upstream(); err != nil {
+		s.close()
+		return nil, err
 	}
 	routes = append(routes, handlers.PrivacyGateway(privacy))
 	models := func() metricscompat.Models { return metricscompat.Models{Resident: residentModels(routes)} }
@@ -603,4 +609,23 @@ func (s *server) shutdown(grace time.Duration) {
 		s.logger.Warn("HTTP connections still open at the end of the shutdown", slog.String("error", err.Error()))
 	}
 	stopped.Wait()
+}
+
+// upstream is the privacy gateway's external model, if one is configured.
+func (c Config) upstream() (handlers.Upstream, error) {
+	switch {
+	case c.GatewayUpstreamURL != "":
+		key := ""
+		if c.GatewayUpstreamKeyFile != "" {
+			data, err := os.ReadFile(c.GatewayUpstreamKeyFile)
+			if err != nil {
+				return nil, fmt.Errorf("SLUICE_GATEWAY_UPSTREAM_KEY_FILE: %w", err)
+			}
+			key = strings.TrimSpace(string(data))
+		}
+		return upstream.NewOpenAI(upstream.Config{URL: c.GatewayUpstreamURL, Key: key, Model: c.GatewayUpstreamModel})
+	case c.GatewayOpenMedEndpoint != "":
+		return upstream.NewOpenMed(upstream.Config{URL: c.GatewayOpenMedEndpoint})
+	}
+	return nil, nil
 }

@@ -1,0 +1,109 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/sluice-serving/sluice/client"
+)
+
+// Config names an upstream server.
+type Config struct {
+	// URL is the OpenAI-compatible server's base (without /v1), or OpenMed's endpoint as is.
+	URL string
+	// Key is the bearer key (OpenAI-compatible only; "" sends none).
+	Key string
+	// Model is the model asked for (OpenAI-compatible only).
+	Model string
+	// MaxTokens bounds the answer (OpenAI-compatible only; 0: 256).
+	MaxTokens int
+	// HTTPClient sends the requests; nil: one with a 60 s timeout per attempt.
+	HTTPClient *http.Client
+}
+
+// Upstream completes redacted prompts.
+type Upstream struct {
+	c      *client.Client
+	openai bool
+	model  string
+	max    int
+}
+
+// ErrInvalidAnswer is an answer with no text where text was expected.
+var ErrInvalidAnswer = errors.New("upstream: the answer holds no text")
+
+func newUpstream(cfg Config, openai bool) (*Upstream, error) {
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 60 * time.Second}
+	}
+	c, err := client.New(client.Config{BaseURL: cfg.URL, BearerToken: cfg.Key, HTTPClient: hc, MaxAttempts: 3})
+	if err != nil {
+		return nil, fmt.Errorf("upstream: %w", err)
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = 256
+	}
+	return &Upstream{c: c, openai: openai, model: cfg.Model, max: cfg.MaxTokens}, nil
+}
+
+// NewOpenAI is an OpenAI-compatible chat completions server.
+func NewOpenAI(cfg Config) (*Upstream, error) { return newUpstream(cfg, true) }
+
+// NewOpenMed is OpenMed's privacy-gateway endpoint.
+func NewOpenMed(cfg Config) (*Upstream, error) { return newUpstream(cfg, false) }
+
+// Kind names the upstream for the audit: "openai" or "openmed".
+func (u *Upstream) Kind() string {
+	if u.openai {
+		return "openai"
+	}
+	return "openmed"
+}
+
+// Complete sends the redacted prompt and returns the answer's text.
+func (u *Upstream) Complete(ctx context.Context, requestID, prompt string, metadata map[string]any) (string, error) {
+	var raw map[string]json.RawMessage
+	if u.openai {
+		body := map[string]any{"model": u.model, "max_tokens": u.max, "temperature": 0,
+			"messages": []map[string]string{{"role": "user", "content": prompt}}}
+		if err := u.c.Post(ctx, "/v1/chat/completions", body, &raw); err != nil {
+			return "", err
+		}
+	} else {
+		body := map[string]any{"prompt": prompt, "request_id": requestID, "metadata": metadata}
+		if err := u.c.Post(ctx, "", body, &raw); err != nil {
+			return "", err
+		}
+	}
+	return textOf(raw)
+}
+
+// textOf finds an answer's text: a top-level string field, or an OpenAI choice's.
+func textOf(raw map[string]json.RawMessage) (string, error) {
+	for _, k := range []string{"text", "response", "content", "completion", "output"} {
+		var s string
+		if v, ok := raw[k]; ok && json.Unmarshal(v, &s) == nil {
+			return s, nil
+		}
+	}
+	var choices []struct {
+		Message *struct {
+			Content *string `json:"content"`
+		} `json:"message"`
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(raw["choices"], &choices) == nil && len(choices) > 0 {
+		if m := choices[0].Message; m != nil && m.Content != nil {
+			return *m.Content, nil
+		}
+		if choices[0].Text != nil {
+			return *choices[0].Text, nil
+		}
+	}
+	return "", ErrInvalidAnswer
+}
