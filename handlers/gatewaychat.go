@@ -13,8 +13,8 @@ import (
 )
 
 // GatewayChat is OpenAI's chat completions with the privacy gateway in front, at
-// /gateway/v1/chat/completions: every message's PII (what the PII model finds at its
-// configured threshold, and the pattern sweep) is replaced by a placeholder, one map for the
+// /gateway/v1/chat/completions: every message's PII (every span the PII model finds, whatever
+// its score, and the pattern sweep's) is replaced by a placeholder, one map for the
 // whole request, before the conversation reaches the model; the answer's placeholders are
 // restored, whole or as it streams (a placeholder cut across chunks waits until it is
 // complete). A conversation whose redacted text still holds an identifier (the sweep again,
@@ -56,6 +56,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	defer done()
 	ex, _, _, _ := gw.PII.resolve(nil, false)
 	opts := s.piiDefaults
+	opts.ConfidenceThreshold = 0 // every span the model finds is redacted, whatever its score
 	counts := map[string]int{}
 	for i, msg := range msgs {
 		text, ok := messageText(msg["content"])
