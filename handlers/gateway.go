@@ -169,7 +169,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		if code == codeGatewayReidentify {
 			record.Status = "rejected"
 		}
-		gw.Audit.Append(record)
+		s.audit(gw.Audit, record)
 		return &apiError{Status: status, Code: code, Message: message, Outcome: OutcomeFailed,
 			Details: map[string]string{"reason": reason}}
 	}
@@ -179,7 +179,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {
 		record.Status, record.Reason = "error", "detection_failed"
-		gw.Audit.Append(record)
+		s.audit(gw.Audit, record)
 		return s.workError(c, x, ctx, err)
 	}
 	counts := map[string]int{}
@@ -213,7 +213,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		answer, err = gw.Upstream.Complete(ctx, x.id, outbound, map[string]any{"policy": policyRecord, "entity_counts": counts})
 		if err != nil {
 			record.Status, record.Reason = "transport_error", "transport_failed"
-			gw.Audit.Append(record)
+			s.audit(gw.Audit, record)
 			if ctx.Err() != nil {
 				return s.failure(x, ctx, ctx.Err())
 			}
@@ -224,19 +224,33 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	}
 	if ref, ok := gw.Generation.Gate.Admit(x.prio); !ok {
 		record.Status, record.Reason = "transport_error", "completion_refused"
-		gw.Audit.Append(record)
+		s.audit(gw.Audit, record)
 		return s.writeRefusal(c, ref)
 	}
 	answer, err = s.completeLocally(ctx, x, gw, outbound)
 	if err != nil {
 		record.Status, record.Reason = "transport_error", "completion_failed"
-		gw.Audit.Append(record)
+		s.audit(gw.Audit, record)
 		if ref, ok := gw.Generation.Gate.Refuse(x.prio, err); ok {
 			return s.writeRefusal(c, ref)
 		}
 		return s.failure(x, ctx, err)
 	}
 	return s.answerGateway(c, x, gw, m, record, outbound, answer, counts)
+}
+
+// audit appends a gateway request's record and counts it.
+func (s *server) audit(a *gateway.Audit, r gateway.Record) gateway.Record {
+	kept := a.Append(r)
+	s.opts.Metrics.audited(kept)
+	return kept
+}
+
+// gatewayAudit exports the privacy gateway's audit trail: every kept record (hashes and
+// counts, never text), oldest first, and whether they verify as a chain.
+func (s *server) gatewayAudit(c *fiber.Ctx) error {
+	recs := s.opts.GatewayAudit.Records()
+	return c.JSON(fiber.Map{"records": recs, "count": len(recs), "verified": gateway.Verify(recs)})
 }
 
 // answerGateway restores the answer's placeholders and writes the response and the audit
@@ -248,7 +262,7 @@ func (s *server) answerGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint, m
 	record.Invented = invented
 	if invented > 0 {
 		record.Status, record.Reason = "rejected", "unknown_placeholder"
-		gw.Audit.Append(record)
+		s.audit(gw.Audit, record)
 		return &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayReidentify, Outcome: OutcomeFailed,
 			Message: "The completion holds a placeholder this request did not send", Details: map[string]string{"reason": "unknown_placeholder"}}
 	}
@@ -256,7 +270,7 @@ func (s *server) answerGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint, m
 	for _, p := range m.Placeholders() {
 		record.PlaceholderHashes = append(record.PlaceholderHashes, gateway.Hash(p))
 	}
-	kept := gw.Audit.Append(record)
+	kept := s.audit(gw.Audit, record)
 	return c.JSON(gatewayResponse{RequestID: x.id, RedactedPrompt: outbound, ExternalResponse: answer,
 		ReidentifiedText: restored, EntityCounts: counts, PlaceholderHashes: orEmpty(record.PlaceholderHashes),
 		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: gateway.Verify(gw.Audit.Tail(2))}})

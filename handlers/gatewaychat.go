@@ -93,12 +93,13 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		if _, residual := entities.SafetySweep(text, nil, opts.SmartMerge); len(residual) > 0 || m.Contains(text) {
 			m.Wipe()
 			record.Status, record.Reason = "blocked", "outbound_tripwire_detected"
-			gw.Audit.Append(record)
+			s.audit(gw.Audit, record)
 			return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayBlocked, Outcome: OutcomeFailed,
 				Message: "Outbound tripwire detected residual PHI", param: "messages"})
 		}
 	}
-	return s.serveGeneration(c, x, gw.Generation, gatewayDialect{chatDialect: d, body: redacted, m: m, audit: gw.Audit, record: record})
+	return s.serveGeneration(c, x, gw.Generation, gatewayDialect{chatDialect: d, body: redacted, m: m,
+		audit: func(r gateway.Record) { s.audit(gw.Audit, r) }, record: record})
 }
 
 // gatewayDialect is the chat dialect over the redacted body, whose answers are restored.
@@ -106,7 +107,7 @@ type gatewayDialect struct {
 	chatDialect
 	body   []byte
 	m      *gateway.Map
-	audit  *gateway.Audit
+	audit  func(gateway.Record)
 	record gateway.Record
 }
 
@@ -127,7 +128,7 @@ type restoringAnswer struct {
 	restorers map[int]*gateway.Restorer // per choice, for streams
 	// The request's audit record, appended when the call ends with what the model returned
 	// (its hash) and the placeholders it invented.
-	audit    *gateway.Audit
+	audit    func(gateway.Record)
 	record   gateway.Record
 	g        *genCall
 	invented int
@@ -195,5 +196,5 @@ func (a *restoringAnswer) release() {
 		a.invented += r.Invented()
 	}
 	rec.Invented = a.invented
-	a.audit.Append(rec)
+	a.audit(rec)
 }

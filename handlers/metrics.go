@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sluice-serving/sluice/gateway"
 )
 
 // End states of a request: every request that reaches a handler ends in exactly one, and
@@ -24,6 +25,8 @@ type Metrics struct {
 	aborted  *prometheus.CounterVec
 	inflight prometheus.Gauge
 	tenants  *prometheus.CounterVec
+	gateway  *prometheus.CounterVec
+	invented prometheus.Counter
 }
 
 // NewMetrics registers the HTTP metrics on reg.
@@ -52,8 +55,25 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Name: "sluice_tenant_requests_total",
 		Help: "Authenticated requests by tenant (from the key file or the token, never the key), route and end state.",
 	}, []string{"tenant", "route", "outcome"})
-	reg.MustRegister(m.requests, m.duration, m.aborted, m.inflight, m.tenants)
+	m.gateway = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_gateway_requests_total",
+		Help: "Privacy gateway requests by the audit's status (forwarded, blocked, rejected, transport_error, error) and reason code.",
+	}, []string{"status", "reason"})
+	m.invented = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sluice_gateway_invented_placeholders_total",
+		Help: "Placeholders in a model's answer that its request did not send: masked on the chat face, refusing the answer on /privacy-gateway/complete.",
+	})
+	reg.MustRegister(m.requests, m.duration, m.aborted, m.inflight, m.tenants, m.gateway, m.invented)
 	return m
+}
+
+// audited counts a gateway request by its audit record.
+func (m *Metrics) audited(r gateway.Record) {
+	if m == nil {
+		return
+	}
+	m.gateway.WithLabelValues(r.Status, r.Reason).Inc()
+	m.invented.Add(float64(r.Invented))
 }
 
 // started and finished count a request in and out of sluice_http_inflight_requests.

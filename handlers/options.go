@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/settings"
@@ -56,6 +57,9 @@ type Options struct {
 	// checks its route's scopes; its tenant labels sluice_tenant_requests_total and the
 	// access log.
 	Auth *identity.Authenticator
+	// GatewayAudit, when not nil, is exported at GET /privacy-gateway/audit (operators': with
+	// authentication on, the audit:read scope).
+	GatewayAudit *gateway.Audit
 	// Budgets, when not nil, charges every request on a model route to its caller's budget
 	// before the route's gate: 429 rate_limited past it (503 stays the server's own refusal).
 	Budgets *CallerBudgets

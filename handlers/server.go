@@ -80,6 +80,10 @@ func New(opts Options) (*fiber.App, error) {
 			s.refusalLogs[r.Path] = &refusalSampler{perSecond: opts.RefusalLogsPerSecond}
 		}
 	}
+	if opts.GatewayAudit != nil {
+		app.Get("/privacy-gateway/audit", s.gatewayAudit)
+		s.known["/privacy-gateway/audit"] = "/privacy-gateway/audit"
+	}
 	if ep := s.generation(); ep != nil {
 		app.Get("/info", s.tgiInfo(ep))
 		s.known["/info"] = "/info"

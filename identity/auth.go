@@ -26,6 +26,7 @@ var DefaultRouteScopes = map[string][]string{
 	"POST /pii/deidentify":           {"pii:write"},
 	"POST /pii/deidentify/stream":    {"pii:write"},
 	"POST /privacy-gateway/complete": {"pii:write"},
+	"GET /privacy-gateway/audit":     {"audit:read"}, // Sluice's: the gateway's audit trail
 }
 
 // openPaths are answered to anyone: an orchestrator's probes and a scraper carry no key.

@@ -59,6 +59,21 @@ func TestPrivacyGatewayThroughTheServer(t *testing.T) {
 	if a, _ := out["audit"].(map[string]any); a["verified"] != true {
 		t.Errorf("audit %v", out["audit"])
 	}
+	resp, err := http.Get(srv.url + "/privacy-gateway/audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var trail struct {
+		Count    int
+		Verified bool
+		Records  []map[string]any
+	}
+	if err := json.Unmarshal(raw, &trail); err != nil || resp.StatusCode != 200 || trail.Count != 1 || !trail.Verified ||
+		trail.Records[0]["status"] != "forwarded" || strings.Contains(string(raw), "Maria") || strings.Contains(string(raw), "555-0132") {
+		t.Errorf("audit export: %d %s", resp.StatusCode, raw)
+	}
 	bare := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	if status, _, code := call(t, bare, "/privacy-gateway/complete", `{"text":"Call Maria."}`); status != 503 || code != "privacy_gateway_not_configured" {
 		t.Errorf("without a model: %d %q", status, code)

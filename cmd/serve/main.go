@@ -255,7 +255,8 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
-		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant"},
+		GatewayAudit: privacy.Audit,
+		Budgets:      &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant"},
 	})
 	if err != nil {
 		s.close()

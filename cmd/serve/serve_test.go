@@ -614,6 +614,10 @@ func TestMetricsAreTheREADMETable(t *testing.T) {
 			t.Fatalf("analyze %d: %d; want %d", i+1, status, want.status)
 		}
 	}
+	// And the gateway's families.
+	if status, _, _ := call(t, srv, "/privacy-gateway/complete", `{"text": "Call Maria.", "confidence_threshold": 0}`, "X-API-Key", "a-key"); status != 200 {
+		t.Fatalf("gateway: %d", status)
+	}
 	resp, err := http.Get(srv.url + "/metrics")
 	if err != nil {
 		t.Fatal(err)
