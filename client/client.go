@@ -202,6 +202,9 @@ func (c *Client) send(ctx context.Context, path string, data []byte, token strin
 	return c.http.Do(req)
 }
 
+// maxAnswer bounds a decoded answer.
+const maxAnswer = 16 << 20
+
 // drain reads what is left of a small body and closes it, so that the connection is reused.
 func drain(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
@@ -249,7 +252,7 @@ func (c *Client) call(ctx context.Context, path string, req, out any) error {
 		return err
 	}
 	defer drain(resp.Body)
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer)).Decode(out); err != nil {
 		return fmt.Errorf("client: decoding the answer of %s: %w", path, err)
 	}
 	return nil

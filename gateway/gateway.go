@@ -183,11 +183,15 @@ func (r *Restorer) Write(piece string) string {
 	}
 }
 
-// Flush ends the output: what was held back cannot become a placeholder any more, and is
-// emitted as it is (it holds no original).
+// Flush ends the output. What was held back cannot be completed any more: a lone "[" is
+// emitted, anything longer (the start of a placeholder, cut off) is masked, never written
+// half.
 func (r *Restorer) Flush() string {
 	p := r.pending
 	r.pending = ""
+	if len(p) > 1 {
+		return Masked
+	}
 	return p
 }
 

@@ -77,7 +77,7 @@ func TestRestorerHoldsBackSplitPlaceholders(t *testing.T) {
 	m := NewMap()
 	m.Redact(note, noteSpans())
 	output := "Call [PERSON_1] at [PHONE_1] [sic] about [DATE_OF_BIRTH_1]; ref [1], [PERSON_9], [PERSON_1"
-	want := "Call Maria Gonzalez at (415) 555-0132 [sic] about 03/14/1962; ref [1], " + Masked + ", [PERSON_1"
+	want := "Call Maria Gonzalez at (415) 555-0132 [sic] about 03/14/1962; ref [1], " + Masked + ", " + Masked
 	for cut := 0; cut <= len(output); cut++ {
 		r := m.Restorer()
 		first := r.Write(output[:cut])

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -133,8 +135,10 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	}
 	policy := gatewayPolicy
 	if req.Policy != nil {
-		if policy = strings.TrimSpace(*req.Policy); policy == "" {
-			errs.add(&FieldError{Field: "body.policy", Type: "value_error", Message: "Value error, policy must not be blank"})
+		// A name, not free text: it goes to the upstream's metadata and into the audit.
+		if policy = strings.TrimSpace(*req.Policy); !policyName.MatchString(policy) {
+			errs.add(&FieldError{Field: "body.policy", Type: "value_error",
+				Message: "Value error, policy must be a name of 1 to 64 letters, digits, '.', '_' or '-'"})
 		}
 	}
 	disallowed, ferr := parseCategories(req.DisallowedEntityCategories)
@@ -214,6 +218,8 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		if err != nil {
 			record.Status, record.Reason = "transport_error", "transport_failed"
 			s.audit(gw.Audit, record)
+			s.opts.Logger.Warn("privacy gateway: the upstream failed", slog.String("request_id", x.id),
+				slog.String("upstream", gw.Upstream.Kind()), slog.String("error_type", errorType(err)))
 			if ctx.Err() != nil {
 				return s.failure(x, ctx, ctx.Err())
 			}
@@ -321,6 +327,12 @@ func (s *server) completeLocally(ctx context.Context, x *exchange, gw *GatewayEn
 	}
 }
 
+// categoryName is what a category may be called: a kind or a label, never free text.
+var categoryName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+
+// policyName is what a policy may be called.
+var policyName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
 // parseCategories reads disallowed_entity_categories: a list of names or one string of them
 // separated by commas; lower-cased, blanks dropped, sorted, each once.
 func parseCategories(raw json.RawMessage) ([]string, *FieldError) {
@@ -339,7 +351,15 @@ func parseCategories(raw json.RawMessage) ([]string, *FieldError) {
 	}
 	out := []string{}
 	for _, it := range items {
-		if it = strings.ToLower(strings.TrimSpace(it)); it != "" && !slices.Contains(out, it) {
+		it = strings.ToLower(strings.TrimSpace(it))
+		if it == "" {
+			continue
+		}
+		if !categoryName.MatchString(it) {
+			return nil, &FieldError{Field: "body.disallowed_entity_categories", Type: "value_error",
+				Message: "Value error, a category is a name of 1 to 64 letters, digits or '_'"}
+		}
+		if !slices.Contains(out, it) && len(out) < 64 {
 			out = append(out, it)
 		}
 	}

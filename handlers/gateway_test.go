@@ -159,3 +159,35 @@ func TestGatewayChatRedactsAndRestores(t *testing.T) {
 		t.Errorf("logprobs: %d", r.status)
 	}
 }
+
+// Keys in another case or spelling that the dialect's decoder would also take are read, and
+// redacted, as the dialect reads them: nothing reaches the model unredacted through them.
+func TestGatewayChatKeySpellings(t *testing.T) {
+	gen := &fakeGenerator{script: []generate.Event{last(1, "ok", "ok", generate.FinishLength)}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: gateway.NewAudit(0, time.Now),
+			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	for _, body := range []string{
+		`{"model":"m","messages":[{"role":"user","Content":"I am Alice"}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"hi"}],"meſſages":[{"role":"user","content":"I am Alice"}]}`,
+		`{"model":"m","MESSAGES":[{"ROLE":"user","CONTENT":"I am Alice"}]}`,
+	} {
+		if r := f.do(t, "POST", "/gateway/v1/chat/completions", body); r.status != 200 {
+			t.Errorf("%s: %d %s", body, r.status, r.raw)
+		}
+	}
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"m","Logprobs":true,"messages":[{"role":"user","content":"x"}]}`); r.status != 400 {
+		t.Errorf("Logprobs: %d", r.status)
+	}
+	gen.mu.Lock()
+	defer gen.mu.Unlock()
+	for _, p := range gen.prompts {
+		if strings.Contains(p, "Alice") {
+			t.Errorf("the model saw %q", p)
+		}
+	}
+	if len(gen.prompts) != 3 {
+		t.Errorf("%d prompts", len(gen.prompts))
+	}
+}

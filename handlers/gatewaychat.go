@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/gateway"
@@ -35,71 +36,109 @@ func GatewayChat(gw GatewayEndpoint) Route {
 
 func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
 	d := chatDialect{}
-	bad := func(msg string) error {
+	invalid := func(param, msg string) error {
 		return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,
-			Outcome: OutcomeFailed, param: "messages"})
+			Outcome: OutcomeFailed, param: param})
 	}
-	var body map[string]json.RawMessage
-	if json.Unmarshal(c.Body(), &body) != nil {
-		return bad("the body must be a JSON object")
+	// The messages as the chat dialect itself reads them (its decoder matches keys in any
+	// case), so that what is redacted is what would be rendered.
+	var req chatRequest
+	if param, msg := decodeObject(c.Body(), &req); msg != "" {
+		return invalid(param, msg)
 	}
-	if lp := body["logprobs"]; len(lp) > 0 && string(lp) != "false" && string(lp) != "null" {
-		return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Outcome: OutcomeFailed,
-			Message: "`logprobs` is not available through the privacy gateway: its tokens would be placeholders", param: "logprobs"})
+	if req.Logprobs != nil && *req.Logprobs {
+		return invalid("logprobs", "`logprobs` is not available through the privacy gateway: its tokens would be placeholders")
 	}
-	var msgs []map[string]json.RawMessage
-	if json.Unmarshal(body["messages"], &msgs) != nil || len(msgs) == 0 {
-		return bad("`messages` must be a non-empty list of {role, content}")
+	msgs, param, msg := chatMessages(req.Messages)
+	if msg != "" {
+		return invalid(param, msg)
 	}
 	m := gateway.NewMap()
+	record := gateway.Record{RequestID: x.id, Policy: map[string]any{"name": "chat"}, Completion: "local"}
+	fail := func(status, reason string, e *apiError) error {
+		m.Wipe()
+		record.Status, record.Reason = status, reason
+		s.audit(gw.Audit, record)
+		return s.writeGenError(c, x, d, e)
+	}
 	ctx, done := s.workContext(c, x)
 	defer done()
 	ex, _, _, _ := gw.PII.resolve(nil, false)
 	opts := s.piiDefaults
 	opts.ConfidenceThreshold = 0 // every span the model finds is redacted, whatever its score
 	counts := map[string]int{}
+	record.Entities = counts
 	for i, msg := range msgs {
-		text, ok := messageText(msg["content"])
-		if !ok {
-			m.Wipe()
-			return bad("a message's `content` must be a string or a list of text parts")
-		}
-		if text == "" {
+		if msg.Content == "" {
 			continue
 		}
-		ents, _, err := ex.Extract(ctx, x.prio, text, opts)
+		ents, _, err := ex.Extract(ctx, x.prio, msg.Content, opts)
 		if err != nil {
-			m.Wipe()
 			if ref, ok := gw.PII.Gate.Refuse(x.prio, err); ok {
-				return s.writeGenError(c, x, d, refusalError(ref))
+				return fail("error", "detection_refused", refusalError(ref))
 			}
-			return s.writeGenError(c, x, d, s.failure(x, ctx, err))
+			return fail("error", "detection_failed", s.failure(x, ctx, err))
 		}
-		ents, _ = entities.SafetySweep(text, ents, opts.SmartMerge)
+		ents, _ = entities.SafetySweep(msg.Content, ents, opts.SmartMerge)
 		spans := make([]gateway.Span, len(ents))
 		for j, e := range ents {
 			spans[j] = gateway.Span{Start: e.Start, End: e.End, Label: e.Label}
 			counts[deid.Canonical(e.Label)]++
 		}
-		redacted := m.Redact(text, spans)
-		msgs[i]["content"], _ = json.Marshal(redacted)
+		msgs[i].Content = m.Redact(msg.Content, spans)
 	}
-	body["messages"], _ = json.Marshal(msgs)
-	redacted, _ := json.Marshal(body)
-	record := gateway.Record{RequestID: x.id, Policy: map[string]any{"name": "chat"}, Entities: counts,
-		Completion: "local", OutboundHash: gateway.Hash(string(redacted))}
+	blocked := &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayBlocked, Outcome: OutcomeFailed,
+		Message: "Outbound tripwire detected residual PHI", param: "messages"}
 	for _, msg := range msgs {
-		text, _ := messageText(msg["content"])
-		if _, residual := entities.SafetySweep(text, nil, opts.SmartMerge); len(residual) > 0 || m.Contains(text) {
-			m.Wipe()
-			record.Status, record.Reason = "blocked", "outbound_tripwire_detected"
-			s.audit(gw.Audit, record)
-			return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayBlocked, Outcome: OutcomeFailed,
-				Message: "Outbound tripwire detected residual PHI", param: "messages"})
+		if _, residual := entities.SafetySweep(msg.Content, nil, opts.SmartMerge); len(residual) > 0 || m.Contains(msg.Content) {
+			return fail("blocked", "outbound_tripwire_detected", blocked)
 		}
 	}
+	redacted, ok := rebuildChat(c.Body(), msgs)
+	if !ok {
+		return fail("blocked", "ambiguous_messages", blocked)
+	}
+	record.OutboundHash = gateway.Hash(string(redacted))
 	return s.serveGeneration(c, x, gw.Generation, gatewayDialect{chatDialect: d, body: redacted, m: m,
 		audit: func(r gateway.Record) { s.audit(gw.Audit, r) }, record: record})
+}
+
+// rebuildChat is body with its messages replaced by msgs, and every other spelling of the
+// key "messages" that a case-insensitive decoder would also take removed. It checks the
+// result the way the chat dialect will read it: the messages it gets must be msgs exactly.
+func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return nil, false
+	}
+	for k := range fields {
+		if strings.EqualFold(k, "messages") {
+			delete(fields, k)
+		}
+	}
+	out := make([]map[string]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = map[string]string{"role": m.Role, "content": m.Content}
+	}
+	fields["messages"], _ = json.Marshal(out)
+	rebuilt, err := json.Marshal(fields)
+	if err != nil {
+		return nil, false
+	}
+	var check chatRequest
+	if _, msg := decodeObject(rebuilt, &check); msg != "" {
+		return nil, false
+	}
+	got, _, msg := chatMessages(check.Messages)
+	if msg != "" || len(got) != len(msgs) {
+		return nil, false
+	}
+	for i := range got {
+		if got[i] != msgs[i] {
+			return nil, false
+		}
+	}
+	return rebuilt, true
 }
 
 // gatewayDialect is the chat dialect over the redacted body, whose answers are restored.
@@ -115,6 +154,9 @@ func (g gatewayDialect) read(_ []byte, ep *GenerationEndpoint, info requestInfo)
 	req, ans, bad := g.chatDialect.read(g.body, ep, info)
 	if bad != nil {
 		g.m.Wipe()
+		rec := g.record
+		rec.Status, rec.Reason = "error", "invalid_request"
+		g.audit(rec)
 		return req, nil, bad
 	}
 	return req, &restoringAnswer{inner: ans.(*chatAnswer), m: g.m, restorers: map[int]*gateway.Restorer{},

@@ -18,15 +18,16 @@ import (
 
 // DefaultRouteScopes are the scopes OpenMed's service asks of its routes, by "METHOD /path".
 var DefaultRouteScopes = map[string][]string{
-	"GET /models/loaded":             {"models:read"},
-	"POST /models/unload":            {"models:write"},
-	"POST /analyze":                  {"analyze:write"},
-	"POST /pii/extract":              {"pii:read"},
-	"POST /pii/extract/stream":       {"pii:read"},
-	"POST /pii/deidentify":           {"pii:write"},
-	"POST /pii/deidentify/stream":    {"pii:write"},
-	"POST /privacy-gateway/complete": {"pii:write"},
-	"GET /privacy-gateway/audit":     {"audit:read"}, // Sluice's: the gateway's audit trail
+	"GET /models/loaded":                {"models:read"},
+	"POST /models/unload":               {"models:write"},
+	"POST /analyze":                     {"analyze:write"},
+	"POST /pii/extract":                 {"pii:read"},
+	"POST /pii/extract/stream":          {"pii:read"},
+	"POST /pii/deidentify":              {"pii:write"},
+	"POST /pii/deidentify/stream":       {"pii:write"},
+	"POST /privacy-gateway/complete":    {"pii:write"},
+	"GET /privacy-gateway/audit":        {"audit:read"}, // Sluice's: the gateway's audit trail
+	"POST /gateway/v1/chat/completions": {"pii:write"},  // Sluice's: the gateway's OpenAI face
 }
 
 // openPaths are answered to anyone: an orchestrator's probes and a scraper carry no key.

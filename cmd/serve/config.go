@@ -333,9 +333,22 @@ func (c Config) check(m machine) []problem {
 	if c.GatewayUpstreamURL != "" && c.GatewayOpenMedEndpoint != "" {
 		own("GATEWAY_OPENMED_ENDPOINT", "and SLUICE_GATEWAY_UPSTREAM_URL are two upstreams; set one")
 	}
+	if c.GatewayUpstreamURL == "" && (c.GatewayUpstreamKeyFile != "" || c.GatewayUpstreamModel != "") {
+		own("GATEWAY_UPSTREAM_URL", "must be set with SLUICE_GATEWAY_UPSTREAM_KEY_FILE and SLUICE_GATEWAY_UPSTREAM_MODEL (they configure it)")
+	}
+	if c.GatewayUpstreamURL != "" {
+		if c.GatewayUpstreamModel == "" {
+			own("GATEWAY_UPSTREAM_MODEL", "must name the model to ask the upstream for")
+		}
+		if strings.HasSuffix(strings.TrimRight(c.GatewayUpstreamURL, "/"), "/v1") {
+			own("GATEWAY_UPSTREAM_URL", "is the server's base, without /v1 (Sluice adds /v1/chat/completions)")
+		}
+	}
 	if c.GatewayUpstreamKeyFile != "" {
-		if _, err := os.ReadFile(c.GatewayUpstreamKeyFile); err != nil {
+		if data, err := os.ReadFile(c.GatewayUpstreamKeyFile); err != nil {
 			own("GATEWAY_UPSTREAM_KEY_FILE", "cannot be read: %v", errors.Unwrap(err))
+		} else if strings.TrimSpace(string(data)) == "" {
+			own("GATEWAY_UPSTREAM_KEY_FILE", "is empty")
 		}
 	}
 	if c.RateLimitKey != "peer" && c.RateLimitKey != "tenant" {

@@ -231,7 +231,7 @@ func TestGatewayLeakBattery(t *testing.T) {
 	rec := &upstreamRecorder{}
 	ts := httptest.NewServer(rec)
 	defer ts.Close()
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_GATEWAY_UPSTREAM_URL="+ts.URL)
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_GATEWAY_UPSTREAM_URL="+ts.URL, "SLUICE_GATEWAY_UPSTREAM_MODEL=big")
 	sent, blocked, spans := 0, 0, 0
 	for _, text := range texts {
 		rec.mu.Lock()
@@ -286,5 +286,26 @@ func TestGatewayLeakBattery(t *testing.T) {
 	t.Logf("%d texts: %d sent, %d blocked by the tripwire, %d spans checked", len(texts), sent, blocked, spans)
 	if spans == 0 || sent == 0 {
 		t.Fatal("the battery checked nothing")
+	}
+}
+
+func TestGatewaySettingsAreChecked(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.key")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for env, want := range map[string][]string{
+		"SLUICE_GATEWAY_UPSTREAM_URL=http://llm/v1":          {"SLUICE_GATEWAY_UPSTREAM_URL is the server's base", "SLUICE_GATEWAY_UPSTREAM_MODEL must name"},
+		"SLUICE_GATEWAY_UPSTREAM_MODEL=big":                  {"SLUICE_GATEWAY_UPSTREAM_URL must be set"},
+		"SLUICE_GATEWAY_UPSTREAM_URL=ftp://x":                {"SLUICE_GATEWAY_UPSTREAM_URL must be an http or https URL"},
+		"SLUICE_GATEWAY_UPSTREAM_KEY_FILE=" + empty:          {"SLUICE_GATEWAY_UPSTREAM_KEY_FILE is empty"},
+		"OPENMED_SERVICE_PRIVACY_GATEWAY_ENDPOINT=not-a-url": {"SLUICE_GATEWAY_OPENMED_ENDPOINT must be an http or https URL"},
+	} {
+		_, err := loadConfig([]string{env}, testMachine)
+		for _, w := range want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v; want %q", env, err, w)
+			}
+		}
 	}
 }
