@@ -22,22 +22,11 @@ import (
 func TestPrivacyGatewayThroughTheServer(t *testing.T) {
 	srv := startServer(t)
 	note := "Pt Maria Gonzalez, DOB 03/14/1962, seen 2024-01-05; call (415) 555-0132 or maria.g@example.org."
-	post := func(path string, body any) (int, map[string]any) {
-		data, _ := json.Marshal(body)
-		resp, err := http.Post(srv.url+path, "application/json", bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&out)
-		return resp.StatusCode, out
-	}
-	status, found := post("/pii/extract", map[string]any{"text": note})
+	status, found := postJSON(t, srv, "/pii/extract", map[string]any{"text": note})
 	if status != 200 {
 		t.Fatalf("pii/extract: %d", status)
 	}
-	status, out := post("/privacy-gateway/complete", map[string]any{"text": note, "confidence_threshold": 0.0})
+	status, out := postJSON(t, srv, "/privacy-gateway/complete", map[string]any{"text": note, "confidence_threshold": 0.0})
 	if status != 200 {
 		t.Fatalf("gateway: %d %v", status, out)
 	}
@@ -153,16 +142,9 @@ func TestPrivacyGatewayUpstream(t *testing.T) {
 			env = append(env, "SLUICE_GATEWAY_UPSTREAM_URL="+ts.URL, "SLUICE_GATEWAY_UPSTREAM_KEY_FILE="+keyPath, "SLUICE_GATEWAY_UPSTREAM_MODEL=big")
 		}
 		srv := startServer(t, env...)
-		body, _ := json.Marshal(map[string]any{"text": note, "confidence_threshold": 0.0})
-		resp, err := http.Post(srv.url+"/privacy-gateway/complete", "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&out)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || out["reidentified_text"] != "Echo: "+note {
-			t.Fatalf("openmed=%v: %d %v", openmed, resp.StatusCode, out)
+		status, out := postJSON(t, srv, "/privacy-gateway/complete", map[string]any{"text": note, "confidence_threshold": 0.0})
+		if status != 200 || out["reidentified_text"] != "Echo: "+note {
+			t.Fatalf("openmed=%v: %d %v", openmed, status, out)
 		}
 		_, found := postJSON(t, srv, "/pii/extract", map[string]any{"text": note})
 		rec.mu.Lock()
