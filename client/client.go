@@ -239,6 +239,12 @@ func readError(resp *http.Response) *StatusError {
 }
 
 // call posts req to path and decodes a 2xx answer into out.
+// PostStream is Post for an answer read as it comes (server-sent events): retries happen only
+// before the 2xx response, never once its body is being read; the caller closes the body.
+func (c *Client) PostStream(ctx context.Context, path string, req any) (*http.Response, error) {
+	return c.do(ctx, path, req)
+}
+
 // Post sends req as JSON to path under the base URL ("" for the base URL itself) with the
 // client's retry discipline, and decodes a 2xx answer into out: for servers other than
 // Sluice's routes (an OpenAI-compatible API, a JSON endpoint).

@@ -28,7 +28,9 @@ type GatewayEndpoint struct {
 	PII        Endpoint
 	Generation *GenerationEndpoint
 	Upstream   Upstream
-	Audit      *gateway.Audit
+	// ChatUpstream, when set, answers the OpenAI face's conversations instead of Generation.
+	ChatUpstream ChatUpstream
+	Audit        *gateway.Audit
 	// MaxNewTokens bounds the answer (0: 256; never more than a quarter of the model's context).
 	MaxNewTokens int
 }
@@ -63,6 +65,14 @@ func PrivacyGateway(gw GatewayEndpoint) Route {
 type Upstream interface {
 	Complete(ctx context.Context, requestID, prompt string, metadata map[string]any) (string, error)
 	// Kind names it in the audit.
+	Kind() string
+}
+
+// ChatUpstream is an external model that takes conversations, streamed (an OpenAI-compatible
+// server; package upstream's): it hands each piece of its answer to onDelta and returns its
+// finish reason.
+type ChatUpstream interface {
+	Chat(ctx context.Context, msgs []chat.Message, maxTokens int, onDelta func(string) error) (string, error)
 	Kind() string
 }
 

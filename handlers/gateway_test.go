@@ -1,12 +1,16 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
 )
@@ -189,5 +193,86 @@ func TestGatewayChatKeySpellings(t *testing.T) {
 	}
 	if len(gen.prompts) != 3 {
 		t.Errorf("%d prompts", len(gen.prompts))
+	}
+}
+
+// fakeChatUpstream answers every conversation with pieces, recording what it was sent.
+type fakeChatUpstream struct {
+	mu     sync.Mutex
+	seen   []chat.Message
+	pieces []string
+	err    error
+}
+
+func (u *fakeChatUpstream) Chat(_ context.Context, msgs []chat.Message, _ int, onDelta func(string) error) (string, error) {
+	u.mu.Lock()
+	u.seen = append(u.seen, msgs...)
+	u.mu.Unlock()
+	if u.err != nil {
+		return "", u.err
+	}
+	for _, p := range u.pieces {
+		if err := onDelta(p); err != nil {
+			return "", err
+		}
+	}
+	return "stop", nil
+}
+
+func (u *fakeChatUpstream) Kind() string { return "openai" }
+
+// The OpenAI face with an external model: it receives the redacted conversation, and its
+// answer, cut inside a placeholder, comes back restored whole and streamed; a failing
+// upstream is a 502 (an error event once streaming).
+func TestGatewayChatUpstream(t *testing.T) {
+	up := &fakeChatUpstream{pieces: []string{"Hello ", "[FIRST_NA", "ME_1", "], bye."}}
+	audit := gateway.NewAudit(0, time.Now)
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: audit, ChatUpstream: up}))
+	})
+	body := `{"model":"gpt-x","messages":[{"role":"user","content":"I am Alice"}]%s}`
+	r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, ""))
+	if r.status != 200 || r.body["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"] != "Hello Alice, bye." {
+		t.Fatalf("whole: %d %s", r.status, r.raw)
+	}
+	r = f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"stream":true`))
+	var text strings.Builder
+	for _, line := range strings.Split(r.raw, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		if strings.Contains(data, "[FIRST") {
+			t.Errorf("half a placeholder: %s", data)
+		}
+		var ch struct {
+			Choices []struct {
+				Delta struct{ Content string } `json:"delta"`
+			} `json:"choices"`
+		}
+		_ = json.Unmarshal([]byte(data), &ch)
+		if len(ch.Choices) > 0 {
+			text.WriteString(ch.Choices[0].Delta.Content)
+		}
+	}
+	if text.String() != "Hello Alice, bye." || !strings.HasSuffix(strings.TrimSpace(r.raw), "data: [DONE]") {
+		t.Errorf("streamed %q\n%s", text.String(), r.raw)
+	}
+	up.mu.Lock()
+	for _, m := range up.seen {
+		if strings.Contains(m.Content, "Alice") {
+			t.Errorf("the upstream saw %q", m.Content)
+		}
+	}
+	up.err = errors.New("down")
+	up.mu.Unlock()
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, "")); r.status != 502 {
+		t.Errorf("failing upstream: %d %s", r.status, r.raw)
+	}
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"stream":true`)); !strings.Contains(r.raw, "privacy_gateway_transport_error") {
+		t.Errorf("failing upstream, streamed: %s", r.raw)
+	}
+	if recs := audit.Records(); len(recs) != 4 || recs[0].Completion != "openai" || recs[3].Status != "transport_error" || !gateway.Verify(recs) {
+		t.Errorf("audit %+v", recs)
 	}
 }

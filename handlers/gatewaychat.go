@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -22,20 +24,25 @@ import (
 // or a redacted original found elsewhere) is refused before the model sees it. Any OpenAI
 // client gets this by changing its base URL.
 func GatewayChat(gw GatewayEndpoint) Route {
-	ep := gw.Generation.withDefaults()
-	gen := &ep
-	gw.Generation = gen
-	return Route{
-		Path: "/gateway/v1/chat/completions", Gate: gen.Gate, timeout: gen.Timeout, stall: gen.StallTimeout, gen: gen,
-		Models: []ModelInfo{{Name: gen.Model.Name(), MaxLength: gen.Model.MaxPositions()}},
-		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
-			return s.serveGatewayChat(c, x, &gw)
-		},
+	r := Route{Path: "/gateway/v1/chat/completions", Gate: gw.PII.Gate, Models: gw.PII.models(),
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGatewayChat(c, x, &gw) }}
+	if gw.Generation != nil {
+		ep := gw.Generation.withDefaults()
+		gen := &ep
+		gw.Generation = gen
+		r.Gate, r.timeout, r.stall, r.gen = gen.Gate, gen.Timeout, gen.StallTimeout, gen
+		r.Models = []ModelInfo{{Name: gen.Model.Name(), MaxLength: gen.Model.MaxPositions()}}
 	}
+	return r
 }
 
 func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
 	d := chatDialect{}
+	if gw.ChatUpstream == nil && (gw.Generation == nil || gw.Generation.Chat == nil) {
+		return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusServiceUnavailable, Code: codeGatewayNotConfigured,
+			Outcome: OutcomeFailed, Message: "The privacy gateway has no chat model to complete with",
+			Details: map[string]string{"reason": "missing_completion_model"}})
+	}
 	invalid := func(param, msg string) error {
 		return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,
 			Outcome: OutcomeFailed, param: param})
@@ -62,7 +69,12 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		return s.writeGenError(c, x, d, e)
 	}
 	ctx, done := s.workContext(c, x)
-	defer done()
+	owned := false // a stream from the upstream takes the context over, and ends it
+	defer func() {
+		if !owned {
+			done()
+		}
+	}()
 	ex, _, _, _ := gw.PII.resolve(nil, false)
 	opts := s.piiDefaults
 	opts.ConfidenceThreshold = 0 // every span the model finds is redacted, whatever its score
@@ -99,6 +111,10 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		return fail("blocked", "ambiguous_messages", blocked)
 	}
 	record.OutboundHash = gateway.Hash(string(redacted))
+	if gw.ChatUpstream != nil {
+		owned = req.Stream != nil && *req.Stream
+		return s.serveUpstreamChat(c, x, gw, &req, msgs, m, record, ctx, done)
+	}
 	return s.serveGeneration(c, x, gw.Generation, gatewayDialect{chatDialect: d, body: redacted, m: m,
 		audit: func(r gateway.Record) { s.audit(gw.Audit, r) }, record: record})
 }
@@ -239,4 +255,109 @@ func (a *restoringAnswer) release() {
 	}
 	rec.Invented = a.invented
 	a.audit(rec)
+}
+
+// serveUpstreamChat answers the OpenAI face from the external model: the redacted
+// conversation goes out, the answer comes back restored, whole or as a stream of chunks (a
+// placeholder cut across the upstream's pieces waits until it is complete). When streaming,
+// the call owns ctx and ends it with done.
+func (s *server) serveUpstreamChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint, req *chatRequest, msgs []chat.Message,
+	m *gateway.Map, record gateway.Record, ctx context.Context, done func()) error {
+	record.Completion = gw.ChatUpstream.Kind()
+	maxTokens := 0
+	if req.MaxCompletionTokens != nil {
+		maxTokens = *req.MaxCompletionTokens
+	} else if req.MaxTokens != nil {
+		maxTokens = *req.MaxTokens
+	}
+	model := "upstream"
+	if req.Model != nil {
+		model = *req.Model
+	}
+	head := chatCompletion{ID: "chatcmpl-" + x.id, Object: "chat.completion", Created: s.opts.Clock.Now().Unix(),
+		Model: model, SystemFingerprint: "sluice-" + s.opts.Version}
+	transport := &apiError{Status: fiber.StatusBadGateway, Code: codeGatewayTransport, Outcome: OutcomeFailed,
+		Message: "External LLM transport failed", Details: map[string]string{"reason": "transport_failed"}}
+	finishRecord := func(err error, returned string, invented int) {
+		rec := record
+		rec.Status, rec.ReturnedHash, rec.Invented = "forwarded", gateway.Hash(returned), invented
+		if err != nil {
+			rec.Status, rec.Reason, rec.ReturnedHash = "transport_error", "transport_failed", ""
+		}
+		s.audit(gw.Audit, rec)
+	}
+	if req.Stream == nil || !*req.Stream {
+		defer m.Wipe()
+		var b strings.Builder
+		finish, err := gw.ChatUpstream.Chat(ctx, msgs, maxTokens, func(p string) error { b.WriteString(p); return nil })
+		if err != nil {
+			finishRecord(err, "", 0)
+			return s.writeGenError(c, x, chatDialect{}, transport)
+		}
+		restored, invented := m.Restore(b.String())
+		finishRecord(nil, b.String(), invented)
+		out := head
+		out.Choices = []chatChoice{{Index: 0, Message: &chatOut{Role: "assistant", Content: &restored}, FinishReason: &finish}}
+		c.Locals(localOutcome, OutcomeServed)
+		return c.JSON(out)
+	}
+	d := s.openStream(c, "text/event-stream")
+	conn := c.Context().Conn()
+	stall := x.route.stall
+	if stall == 0 {
+		stall = s.opts.Limits.WriteTimeout
+	}
+	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
+		defer done()
+		defer m.Wipe()
+		w := &sseWriter{w: bw, conn: conn, stall: stall}
+		r := m.Restorer()
+		var returned strings.Builder
+		first, gone := true, false
+		chunk := func(text string, finish *string) error {
+			delta := &chatOut{}
+			if first {
+				delta.Role, first = "assistant", false
+			}
+			if text != "" || delta.Role != "" {
+				delta.Content = &text
+			}
+			ch := head
+			ch.Object = "chat.completion.chunk"
+			ch.Choices = []chatChoice{{Index: 0, Delta: delta, FinishReason: finish}}
+			data, _ := marshal(ch)
+			if err := w.send(data); err != nil {
+				gone = true
+				return err
+			}
+			return nil
+		}
+		finish, err := gw.ChatUpstream.Chat(ctx, msgs, maxTokens, func(p string) error {
+			returned.WriteString(p)
+			if text := r.Write(p); text != "" {
+				return chunk(text, nil)
+			}
+			return nil
+		})
+		outcome := OutcomeServed
+		switch {
+		case gone:
+			outcome = OutcomeAborted
+			s.countAborted(ctx, x.route, "client_closed")
+			finishRecord(nil, returned.String(), r.Invented())
+		case err != nil:
+			outcome = OutcomeFailed
+			finishRecord(err, "", 0)
+			_, body := chatDialect{}.reply(transport, x.id)
+			data, _ := marshal(body)
+			_ = w.send(data)
+		default:
+			if chunk(r.Flush(), &finish) == nil {
+				_ = w.send([]byte("[DONE]"))
+			}
+			finishRecord(nil, returned.String(), r.Invented())
+		}
+		s.closeStream(d, outcome, nil)
+	})
+	return nil
 }

@@ -1,13 +1,16 @@
 package upstream
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/client"
 )
 
@@ -106,4 +109,70 @@ func textOf(raw map[string]json.RawMessage) (string, error) {
 		}
 	}
 	return "", ErrInvalidAnswer
+}
+
+// ErrNoChat is a chat asked of OpenMed's endpoint, which takes a prompt only.
+var ErrNoChat = errors.New("upstream: OpenMed's endpoint takes no conversations")
+
+// Chat sends a redacted conversation to an OpenAI-compatible server with stream set, and hands
+// each piece of the answer to onDelta as it comes (an error from onDelta stops the call). It
+// returns the finish reason. Nothing is retried once the answer has begun.
+func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, maxTokens int, onDelta func(string) error) (string, error) {
+	if !u.openai {
+		return "", ErrNoChat
+	}
+	if maxTokens <= 0 {
+		maxTokens = u.max
+	}
+	out := make([]map[string]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = map[string]string{"role": m.Role, "content": m.Content}
+	}
+	resp, err := u.c.PostStream(ctx, "/v1/chat/completions", map[string]any{"model": u.model, "max_tokens": maxTokens,
+		"temperature": 0, "stream": true, "messages": out})
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	finish := ""
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		if data == "[DONE]" {
+			if finish == "" {
+				finish = "stop"
+			}
+			return finish, nil
+		}
+		var ev struct {
+			Choices []struct {
+				Delta struct {
+					Content *string `json:"content"`
+				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
+			} `json:"choices"`
+			Error json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal([]byte(data), &ev) != nil || len(ev.Error) > 0 {
+			return "", ErrInvalidAnswer
+		}
+		for _, ch := range ev.Choices {
+			if ch.Delta.Content != nil && *ch.Delta.Content != "" {
+				if err := onDelta(*ch.Delta.Content); err != nil {
+					return "", err
+				}
+			}
+			if ch.FinishReason != nil {
+				finish = *ch.FinishReason
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", ErrInvalidAnswer // the stream ended without [DONE]
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -109,11 +110,23 @@ func (u *upstreamRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var req struct {
 		Prompt   string `json:"prompt"`
+		Stream   bool   `json:"stream"`
 		Messages []struct {
 			Content string `json:"content"`
 		} `json:"messages"`
 	}
 	_ = json.Unmarshal(data, &req)
+	if req.Stream {
+		// The echo in pieces of five bytes, so that placeholders arrive cut.
+		w.Header().Set("Content-Type", "text/event-stream")
+		echo := "Echo: " + req.Messages[len(req.Messages)-1].Content
+		for i := 0; i < len(echo); i += 5 {
+			piece, _ := json.Marshal(echo[i:min(i+5, len(echo))])
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n", piece)
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if openmed {
 		_ = json.NewEncoder(w).Encode(map[string]string{"text": "Echo: " + req.Prompt})
@@ -288,6 +301,32 @@ func TestGatewaySettingsAreChecked(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: %v; want %q", env, err, w)
 			}
+		}
+	}
+}
+
+// TestOpenAIClientThroughTheGatewayUpstream: the npm openai client, pointed at /gateway/v1 of a
+// server whose gateway answers from an external model, gets its own text back: the upstream
+// echoes the redacted conversation (in pieces that cut placeholders), and the answer is
+// restored; the upstream never saw the identifiers.
+func TestOpenAIClientThroughTheGatewayUpstream(t *testing.T) {
+	node := jsClients(t)
+	rec := &upstreamRecorder{}
+	ts := httptest.NewServer(rec)
+	defer ts.Close()
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_GATEWAY_UPSTREAM_URL="+ts.URL, "SLUICE_GATEWAY_UPSTREAM_MODEL=big")
+	prompt := "Call Maria Gonzalez at (415) 555-0132 about her results."
+	got := runClients(t, node, srv, prompt, "8", "gateway")
+	for _, check := range []string{"gateway-chat", "gateway-chat-stream"} {
+		if r := got[check]; r.Error != "" || r.Text != "Echo: "+prompt || r.Finish != "stop" {
+			t.Errorf("%s: %+v", check, r)
+		}
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, b := range rec.bodies {
+		if strings.Contains(b, "Maria") || strings.Contains(b, "555-0132") {
+			t.Errorf("the upstream saw %s", b)
 		}
 	}
 }

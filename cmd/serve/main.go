@@ -185,6 +185,17 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor),
 		handlers.PIIExtractStream(pii, redactor), handlers.PIIDeidentifyStream(pii, redactor)}
 	privacy := handlers.GatewayEndpoint{PII: pii, Audit: gateway.NewAudit(0, clk.Now)}
+	external, err := cfg.upstream()
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	if external != nil {
+		privacy.Upstream = external
+		if external.Kind() == "openai" {
+			privacy.ChatUpstream = external
+		}
+	}
 	if cfg.GenerateModel != "none" {
 		gen, err := s.generation(cfg, reg, am, clk)
 		if err != nil {
@@ -193,13 +204,9 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		}
 		routes = append(routes, handlers.Generation(gen)...)
 		privacy.Generation = &gen
-		if gen.Chat != nil {
-			routes = append(routes, handlers.GatewayChat(privacy))
-		}
 	}
-	if privacy.Upstream, err = cfg.upstream(); err != nil {
-		s.close()
-		return nil, err
+	if privacy.ChatUpstream != nil || (privacy.Generation != nil && privacy.Generation.Chat != nil) {
+		routes = append(routes, handlers.GatewayChat(privacy))
 	}
 	routes = append(routes, handlers.PrivacyGateway(privacy))
 	models := func() metricscompat.Models { return metricscompat.Models{Resident: residentModels(routes)} }
@@ -613,7 +620,7 @@ func (s *server) shutdown(grace time.Duration) {
 }
 
 // upstream is the privacy gateway's external model, if one is configured.
-func (c Config) upstream() (handlers.Upstream, error) {
+func (c Config) upstream() (*upstream.Upstream, error) {
 	switch {
 	case c.GatewayUpstreamURL != "":
 		key := ""
