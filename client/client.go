@@ -238,7 +238,6 @@ func readError(resp *http.Response) *StatusError {
 	return e
 }
 
-// call posts req to path and decodes a 2xx answer into out.
 // PostStream is Post for an answer read as it comes (server-sent events): retries happen only
 // before the 2xx response, never once its body is being read; the caller closes the body.
 func (c *Client) PostStream(ctx context.Context, path string, req any) (*http.Response, error) {
@@ -252,6 +251,7 @@ func (c *Client) Post(ctx context.Context, path string, req, out any) error {
 	return c.call(ctx, path, req, out)
 }
 
+// call posts req to path and decodes a 2xx answer into out.
 func (c *Client) call(ctx context.Context, path string, req, out any) error {
 	resp, err := c.do(ctx, path, req)
 	if err != nil {

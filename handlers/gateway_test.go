@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -276,3 +278,44 @@ func TestGatewayChatUpstream(t *testing.T) {
 		t.Errorf("audit %+v", recs)
 	}
 }
+
+// A slow upstream's silence is filled with keep-alive comments, and a client that leaves
+// mid-stream stops the upstream call.
+func TestGatewayChatUpstreamKeepsAliveAndStops(t *testing.T) {
+	up := &blockingChatUpstream{stopped: make(chan struct{})}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: gateway.NewAudit(0, time.Now), ChatUpstream: up,
+			Generation: &GenerationEndpoint{Model: &fakeGenerator{}, Chat: fakeTemplate{}, KeepAlive: 5 * time.Millisecond,
+				Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	req, _ := http.NewRequest("POST", f.srv.URL+"/gateway/v1/chat/completions",
+		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"I am Alice"}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() && lines.Text() != ": keep-alive" {
+	}
+	if lines.Err() != nil {
+		t.Fatal(lines.Err())
+	}
+	resp.Body.Close() // the client leaves while the upstream is still thinking
+	select {
+	case <-up.stopped:
+	case <-time.After(30 * time.Second): // a hang guard, not a wait for state
+		t.Fatal("the upstream call went on after the client left")
+	}
+}
+
+// blockingChatUpstream answers nothing until its context ends.
+type blockingChatUpstream struct{ stopped chan struct{} }
+
+func (u *blockingChatUpstream) Chat(ctx context.Context, _ []chat.Message, _ int, _ func(string) error) (string, error) {
+	<-ctx.Done()
+	close(u.stopped)
+	return "", ctx.Err()
+}
+
+func (u *blockingChatUpstream) Kind() string { return "openai" }

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -112,6 +115,10 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	}
 	record.OutboundHash = gateway.Hash(string(redacted))
 	if gw.ChatUpstream != nil {
+		if req.N != nil && *req.N != 1 {
+			m.Wipe()
+			return invalid("n", "`n` must be 1 when the gateway answers from an external model")
+		}
 		owned = req.Stream != nil && *req.Stream
 		return s.serveUpstreamChat(c, x, gw, &req, msgs, m, record, ctx, done)
 	}
@@ -259,8 +266,8 @@ func (a *restoringAnswer) release() {
 
 // serveUpstreamChat answers the OpenAI face from the external model: the redacted
 // conversation goes out, the answer comes back restored, whole or as a stream of chunks (a
-// placeholder cut across the upstream's pieces waits until it is complete). When streaming,
-// the call owns ctx and ends it with done.
+// placeholder cut across the upstream's pieces waits until it is complete; keep-alive
+// comments fill the silences). When streaming, the call owns ctx and ends it with done.
 func (s *server) serveUpstreamChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint, req *chatRequest, msgs []chat.Message,
 	m *gateway.Map, record gateway.Record, ctx context.Context, done func()) error {
 	record.Completion = gw.ChatUpstream.Kind()
@@ -276,13 +283,22 @@ func (s *server) serveUpstreamChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoin
 	}
 	head := chatCompletion{ID: "chatcmpl-" + x.id, Object: "chat.completion", Created: s.opts.Clock.Now().Unix(),
 		Model: model, SystemFingerprint: "sluice-" + s.opts.Version}
-	transport := &apiError{Status: fiber.StatusBadGateway, Code: codeGatewayTransport, Outcome: OutcomeFailed,
-		Message: "External LLM transport failed", Details: map[string]string{"reason": "transport_failed"}}
-	finishRecord := func(err error, returned string, invented int) {
+	// failed is the answer to a call that ended without an answer: the client leaving or the
+	// deadline as any route says them, anything else as OpenMed's transport error.
+	failed := func(err error) *apiError {
+		if ctx.Err() != nil {
+			return s.failure(x, ctx, ctx.Err())
+		}
+		s.opts.Logger.Warn("privacy gateway: the upstream failed", slog.String("request_id", x.id),
+			slog.String("upstream", gw.ChatUpstream.Kind()), slog.String("error_type", errorType(err)))
+		return &apiError{Status: fiber.StatusBadGateway, Code: codeGatewayTransport, Outcome: OutcomeFailed,
+			Message: "External LLM transport failed", Details: map[string]string{"reason": "transport_failed"}}
+	}
+	finishRecord := func(e *apiError, returned string, invented int) {
 		rec := record
 		rec.Status, rec.ReturnedHash, rec.Invented = "forwarded", gateway.Hash(returned), invented
-		if err != nil {
-			rec.Status, rec.Reason, rec.ReturnedHash = "transport_error", "transport_failed", ""
+		if e != nil {
+			rec.Status, rec.Reason = "transport_error", e.Code
 		}
 		s.audit(gw.Audit, rec)
 	}
@@ -291,8 +307,9 @@ func (s *server) serveUpstreamChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoin
 		var b strings.Builder
 		finish, err := gw.ChatUpstream.Chat(ctx, msgs, maxTokens, func(p string) error { b.WriteString(p); return nil })
 		if err != nil {
-			finishRecord(err, "", 0)
-			return s.writeGenError(c, x, chatDialect{}, transport)
+			e := failed(err)
+			finishRecord(e, b.String(), 0)
+			return s.writeGenError(c, x, chatDialect{}, e)
 		}
 		restored, invented := m.Restore(b.String())
 		finishRecord(nil, b.String(), invented)
@@ -307,13 +324,37 @@ func (s *server) serveUpstreamChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoin
 	if stall == 0 {
 		stall = s.opts.Limits.WriteTimeout
 	}
+	keepAlive := DefaultKeepAlive
+	if gw.Generation != nil && gw.Generation.KeepAlive > 0 {
+		keepAlive = gw.Generation.KeepAlive
+	}
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer done()
 		defer m.Wipe()
 		w := &sseWriter{w: bw, conn: conn, stall: stall}
+		// The upstream's pieces come on a channel, so that silences get keep-alive comments.
+		pieces := make(chan string)
+		type result struct {
+			finish string
+			err    error
+		}
+		ended := make(chan result, 1)
+		callCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			finish, err := gw.ChatUpstream.Chat(callCtx, msgs, maxTokens, func(p string) error {
+				select {
+				case pieces <- p:
+					return nil
+				case <-callCtx.Done():
+					return callCtx.Err()
+				}
+			})
+			ended <- result{finish, err}
+		}()
 		r := m.Restorer()
 		var returned strings.Builder
-		first, gone := true, false
+		first := true
 		chunk := func(text string, finish *string) error {
 			delta := &chatOut{}
 			if first {
@@ -326,34 +367,56 @@ func (s *server) serveUpstreamChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoin
 			ch.Object = "chat.completion.chunk"
 			ch.Choices = []chatChoice{{Index: 0, Delta: delta, FinishReason: finish}}
 			data, _ := marshal(ch)
-			if err := w.send(data); err != nil {
-				gone = true
-				return err
-			}
-			return nil
+			return w.send(data)
 		}
-		finish, err := gw.ChatUpstream.Chat(ctx, msgs, maxTokens, func(p string) error {
-			returned.WriteString(p)
-			if text := r.Write(p); text != "" {
-				return chunk(text, nil)
+		tick := time.NewTicker(keepAlive)
+		defer tick.Stop()
+		var writeErr error
+		var res result
+	loop:
+		for {
+			select {
+			case p := <-pieces:
+				returned.WriteString(p)
+				if text := r.Write(p); text != "" {
+					writeErr = chunk(text, nil)
+				}
+			case <-tick.C:
+				writeErr = w.comment()
+			case res = <-ended:
+				break loop
 			}
-			return nil
-		})
+			if writeErr != nil {
+				cancel() // the client has gone: the upstream call stops
+				res = <-ended
+				break
+			}
+		}
 		outcome := OutcomeServed
 		switch {
-		case gone:
+		case writeErr != nil:
 			outcome = OutcomeAborted
-			s.countAborted(ctx, x.route, "client_closed")
+			reason := "client_closed"
+			if errors.Is(writeErr, errReaderStalled) {
+				reason = "client_stalled"
+			}
+			s.countAborted(ctx, x.route, reason)
 			finishRecord(nil, returned.String(), r.Invented())
-		case err != nil:
-			outcome = OutcomeFailed
-			finishRecord(err, "", 0)
-			_, body := chatDialect{}.reply(transport, x.id)
+		case res.err != nil:
+			e := failed(res.err)
+			outcome = e.Outcome
+			finishRecord(e, returned.String(), r.Invented())
+			_, body := chatDialect{}.reply(e, x.id)
 			data, _ := marshal(body)
 			_ = w.send(data)
 		default:
-			if chunk(r.Flush(), &finish) == nil {
-				_ = w.send([]byte("[DONE]"))
+			if err := chunk(r.Flush(), &res.finish); err == nil {
+				err = w.send([]byte("[DONE]"))
+				if err != nil {
+					outcome = OutcomeAborted
+				}
+			} else {
+				outcome = OutcomeAborted
 			}
 			finishRecord(nil, returned.String(), r.Invented())
 		}

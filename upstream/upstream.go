@@ -42,7 +42,9 @@ var ErrInvalidAnswer = errors.New("upstream: the answer holds no text")
 func newUpstream(cfg Config, openai bool) (*Upstream, error) {
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Timeout: 60 * time.Second}
+		// No overall timeout, which would cut a long streamed answer: the request's deadline
+		// bounds the call; the answer's headers must come within a minute.
+		hc = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: 60 * time.Second}}
 	}
 	c, err := client.New(client.Config{BaseURL: cfg.URL, BearerToken: cfg.Key, HTTPClient: hc, MaxAttempts: 3})
 	if err != nil {
@@ -138,10 +140,11 @@ func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, maxTokens int,
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	finish := ""
 	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		data, ok := strings.CutPrefix(sc.Text(), "data:")
 		if !ok {
 			continue
 		}
+		data = strings.TrimPrefix(data, " ")
 		if data == "[DONE]" {
 			if finish == "" {
 				finish = "stop"
@@ -157,7 +160,7 @@ func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, maxTokens int,
 			} `json:"choices"`
 			Error json.RawMessage `json:"error"`
 		}
-		if json.Unmarshal([]byte(data), &ev) != nil || len(ev.Error) > 0 {
+		if json.Unmarshal([]byte(data), &ev) != nil || (len(ev.Error) > 0 && string(ev.Error) != "null") {
 			return "", ErrInvalidAnswer
 		}
 		for _, ch := range ev.Choices {
