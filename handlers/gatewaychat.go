@@ -27,16 +27,24 @@ import (
 // or a redacted original found elsewhere) is refused before the model sees it. Any OpenAI
 // client gets this by changing its base URL.
 func GatewayChat(gw GatewayEndpoint) Route {
+	gw = gw.WithDefaults()
 	r := Route{Path: "/gateway/v1/chat/completions", Gate: gw.PII.Gate, Models: gw.PII.models(),
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGatewayChat(c, x, &gw) }}
-	if gw.Generation != nil {
-		ep := gw.Generation.withDefaults()
-		gen := &ep
-		gw.Generation = gen
+	if gen := gw.Generation; gen != nil {
 		r.Gate, r.timeout, r.stall, r.gen = gen.Gate, gen.Timeout, gen.StallTimeout, gen
 		r.Models = []ModelInfo{{Name: gen.Model.Name(), MaxLength: gen.Model.MaxPositions()}}
 	}
 	return r
+}
+
+// WithDefaults is gw with its generation endpoint's bounds filled as the generation routes
+// fill them (Options.GatewayFace takes it so).
+func (gw GatewayEndpoint) WithDefaults() GatewayEndpoint {
+	if gw.Generation != nil {
+		ep := gw.Generation.withDefaults()
+		gw.Generation = &ep
+	}
+	return gw
 }
 
 func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {

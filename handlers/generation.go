@@ -89,7 +89,13 @@ func Generation(ep GenerationEndpoint) []Route {
 		route("/generate_stream", tgi{mode: tgiStream}),
 		route("/", tgi{mode: tgiCompat}),
 		route("/v1/completions", completions{}),
-		route("/v1/chat/completions", chatDialect{}),
+		{Path: "/v1/chat/completions", Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared,
+			serve: func(s *server, c *fiber.Ctx, x *exchange) error {
+				if gw := s.opts.GatewayFace; gw != nil && c.Locals(localGateway) == true {
+					return s.serveGatewayChat(c, x, gw)
+				}
+				return s.serveGeneration(c, x, shared, chatDialect{})
+			}},
 	}
 }
 

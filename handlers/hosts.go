@@ -65,6 +65,9 @@ func (s *server) authenticate(c *fiber.Ctx) error {
 	if p.Tenant != "" {
 		c.Locals(localTenant, p.Tenant)
 		c.Locals(localAllowance, p.Allowance)
+		if p.Gateway {
+			c.Locals(localGateway, true)
+		}
 	}
 	if ref == nil {
 		return c.Next()

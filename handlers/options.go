@@ -57,6 +57,10 @@ type Options struct {
 	// checks its route's scopes; its tenant labels sluice_tenant_requests_total and the
 	// access log.
 	Auth *identity.Authenticator
+	// GatewayFace, when not nil, is the privacy gateway that a key marked for it ("gateway":
+	// true in the key file) has its /v1/chat/completions requests go through, as if sent to
+	// /gateway/v1/chat/completions.
+	GatewayFace *GatewayEndpoint
 	// GatewayAudit, when not nil, is exported at GET /privacy-gateway/audit (operators': with
 	// authentication on, the audit:read scope).
 	GatewayAudit *gateway.Audit

@@ -18,6 +18,7 @@ const (
 	localDeferred
 	localAllowance
 	localCharge
+	localGateway
 )
 
 func requestID(c *fiber.Ctx) string {

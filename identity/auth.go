@@ -83,6 +83,8 @@ type Principal struct {
 	Scopes     []string
 	// Allowance is the tenant's budget from the keys (zero: none stated).
 	Allowance Allowance
+	// Gateway: the key asks for its chat completions to go through the privacy gateway.
+	Gateway bool
 }
 
 // Refusal is an authentication or authorization failure, in OpenMed's words.
@@ -224,7 +226,7 @@ func (a *Authenticator) byKey(key string) (Principal, *Refusal) {
 	if !ok {
 		return Principal{}, invalid()
 	}
-	return Principal{Tenant: k.Tenant, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes, Allowance: k.Allowance}, nil
+	return Principal{Tenant: k.Tenant, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes, Allowance: k.Allowance, Gateway: k.Gateway}, nil
 }
 
 // limited returns the 429 of a peer whose failures have emptied its bucket, without counting.

@@ -18,7 +18,10 @@ type Key struct {
 	Scopes []string
 	// Allowance is the tenant's budget; every key of a tenant carries the same one.
 	Allowance Allowance
-	hash      [sha256.Size]byte
+	// Gateway sends the key's chat completions through the privacy gateway (Sluice's
+	// "gateway": true), wherever they are addressed.
+	Gateway bool
+	hash    [sha256.Size]byte
 }
 
 // Allowance is a tenant's budget as the key file states it: requests and estimated tokens per
@@ -81,6 +84,7 @@ type keyJSON struct {
 	Scopes    json.RawMessage `json:"scopes"`
 	Scope     json.RawMessage `json:"scope"`
 	Budget    json.RawMessage `json:"budget"`
+	Gateway   bool            `json:"gateway"`
 }
 
 // ParseKeys reads a key list in OpenMed's format: a JSON list of keys, or {"keys": [...]}; each
@@ -116,7 +120,7 @@ func ParseKeys(data []byte) (*Keys, error) {
 		if err != nil || len(raw) != sha256.Size {
 			return nil, fmt.Errorf("identity: API key %d: the hash must be a SHA-256 hex digest (\"sha256:\" and 64 hex digits)", i+1)
 		}
-		k := Key{ID: firstOf(e.ID, e.KeyID, fmt.Sprintf("key-%d", i+1))}
+		k := Key{ID: firstOf(e.ID, e.KeyID, fmt.Sprintf("key-%d", i+1)), Gateway: e.Gateway}
 		copy(k.hash[:], raw)
 		principal := firstOf(e.Principal, e.Subject, k.ID)
 		k.Tenant = firstOf(e.Tenant, principal)

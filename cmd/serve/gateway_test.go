@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sluice-serving/sluice/identity"
 )
 
 // TestPrivacyGatewayThroughTheServer: the real PII model and tiny-lm behind
@@ -328,5 +330,52 @@ func TestOpenAIClientThroughTheGatewayUpstream(t *testing.T) {
 		if strings.Contains(b, "Maria") || strings.Contains(b, "555-0132") {
 			t.Errorf("the upstream saw %s", b)
 		}
+	}
+}
+
+// TestGatewayKeyRoutesChatThroughTheGateway: a key marked "gateway": true has its
+// /v1/chat/completions go through the privacy gateway (here to a recording upstream, which
+// sees no identifier, and the answer comes back restored); another key's go to the model as
+// they are.
+func TestGatewayKeyRoutesChatThroughTheGateway(t *testing.T) {
+	rec := &upstreamRecorder{}
+	ts := httptest.NewServer(rec)
+	defer ts.Close()
+	path := filepath.Join(t.TempDir(), "keys.json")
+	keyFile(t, path,
+		`{"id":"gw","key_hash":"`+identity.HashKey("gw-secret")+`","tenant":"clinic","scopes":"*","gateway":true}`,
+		keyEntry("plain-secret", "lab", "*"))
+	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path, "SLUICE_GATEWAY_UPSTREAM_URL="+ts.URL, "SLUICE_GATEWAY_UPSTREAM_MODEL=big")
+	prompt := "Call Maria Gonzalez at (415) 555-0132."
+	body := `{"model":"m","max_tokens":4,"messages":[{"role":"user","content":"` + prompt + `"}]}`
+	answer := func(key string) string {
+		req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-API-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Choices []struct {
+				Message struct{ Content string } `json:"message"`
+			} `json:"choices"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 || len(out.Choices) != 1 {
+			t.Fatalf("%s: %d %v", key, resp.StatusCode, err)
+		}
+		return out.Choices[0].Message.Content
+	}
+	if got := answer("gw-secret"); got != "Echo: "+prompt {
+		t.Errorf("through the gateway: %q", got)
+	}
+	if got := answer("plain-secret"); strings.HasPrefix(got, "Echo:") {
+		t.Errorf("the plain key went through the gateway: %q", got)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.bodies) != 1 || strings.Contains(rec.bodies[0], "Maria") || strings.Contains(rec.bodies[0], "555-0132") {
+		t.Errorf("upstream saw %q", rec.bodies)
 	}
 }

@@ -205,8 +205,11 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		routes = append(routes, handlers.Generation(gen)...)
 		privacy.Generation = &gen
 	}
+	var face *handlers.GatewayEndpoint
 	if privacy.ChatUpstream != nil || (privacy.Generation != nil && privacy.Generation.Chat != nil) {
 		routes = append(routes, handlers.GatewayChat(privacy))
+		withDefaults := privacy.WithDefaults()
+		face = &withDefaults
 	}
 	routes = append(routes, handlers.PrivacyGateway(privacy))
 	models := func() metricscompat.Models { return metricscompat.Models{Resident: residentModels(routes)} }
@@ -262,8 +265,8 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
-		GatewayAudit: privacy.Audit,
-		Budgets:      &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant"},
+		GatewayAudit: privacy.Audit, GatewayFace: face,
+		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant"},
 	})
 	if err != nil {
 		s.close()
