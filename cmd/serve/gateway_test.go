@@ -279,6 +279,17 @@ func TestGatewayLeakBattery(t *testing.T) {
 		if len(ents) > 0 && !strings.Contains(sentBody.Messages[0].Content, "[") {
 			t.Errorf("spans found but nothing redacted in %q", sentBody.Messages[0].Content)
 		}
+		// The OpenAI face, streamed: the same text as a chat message.
+		streamed, chatBody := gatewayChatStream(t, srv, rec, text)
+		if streamed != "Echo: "+text {
+			t.Errorf("chat face restored %q, want the original", streamed)
+		}
+		outside = placeholder.ReplaceAllString(chatBody, " ")
+		for _, e := range ents {
+			if s := e.(map[string]any)["text"].(string); len(s) >= 3 && strings.Contains(outside, s) {
+				t.Errorf("%q reached the upstream through the chat face", s)
+			}
+		}
 	}
 	t.Logf("%d texts: %d sent, %d blocked by the tripwire, %d spans checked", len(texts), sent, blocked, spans)
 	if spans == 0 || sent == 0 {
@@ -378,4 +389,41 @@ func TestGatewayKeyRoutesChatThroughTheGateway(t *testing.T) {
 	if len(rec.bodies) != 1 || strings.Contains(rec.bodies[0], "Maria") || strings.Contains(rec.bodies[0], "555-0132") {
 		t.Errorf("upstream saw %q", rec.bodies)
 	}
+}
+
+// gatewayChatStream sends text as a chat message to the OpenAI face, streamed, and returns
+// the answer as the client reads it and the message content the upstream received.
+func gatewayChatStream(t *testing.T, srv *testServer, rec *upstreamRecorder, text string) (string, string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]string{{"role": "user", "content": text}}})
+	resp, err := http.Post(srv.url+"/gateway/v1/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var answer strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var ch struct {
+			Choices []struct {
+				Delta struct{ Content string } `json:"delta"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(data), &ch) == nil && len(ch.Choices) > 0 {
+			answer.WriteString(ch.Choices[0].Delta.Content)
+		}
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var sent struct {
+		Messages []struct{ Content string } `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(rec.bodies[len(rec.bodies)-1]), &sent); err != nil || len(sent.Messages) != 1 {
+		t.Fatalf("upstream body: %v", err)
+	}
+	return answer.String(), sent.Messages[0].Content
 }
