@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/identity"
@@ -124,30 +125,58 @@ func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
 	if ref == nil {
 		return ch, nil
 	}
-	setRateLimitHeaders(c, ref)
+	return ch, s.writeBudgetRefusal(c, ref)
+}
+
+// writeBudgetRefusal answers 429 rate_limited in the error envelope, with Retry-After and
+// both dimensions' x-ratelimit-* headers, built in a reused buffer as the gate's refusals
+// are: a flood past its budget costs the server microseconds and no garbage per request.
+func (s *server) writeBudgetRefusal(c *fiber.Ctx, ref *admission.BudgetRefusal) error {
+	c.Locals(localOutcome, OutcomeRefused)
 	secs := ref.RetryAfterSeconds()
-	c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(secs, 10))
-	msg := "Rate limit exceeded for this caller; retry after " + strconv.FormatInt(secs, 10) + " seconds"
+	var num [24]byte
+	h := &c.Response().Header
+	h.SetBytesV(fiber.HeaderRetryAfter, strconv.AppendInt(num[:0], secs, 10))
+	setRateLimitHeaders(h, ref)
+	c.Status(fiber.StatusTooManyRequests)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	buf := s.refusalBufs.Get().(*[]byte)
+	b := append((*buf)[:0], `{"error":{"code":"`+CodeRateLimited+`","message":"`...)
 	if ref.Reason == admission.BudgetTooLarge {
-		msg = "This request is larger than the caller's whole token budget; it cannot be served as it is"
+		b = append(b, "This request is larger than the caller's whole token budget; it cannot be served as it is"...)
+	} else {
+		b = append(b, "Rate limit exceeded for this caller; retry after "...)
+		b = strconv.AppendInt(b, secs, 10)
+		b = append(b, " seconds"...)
 	}
-	return ch, &apiError{Status: fiber.StatusTooManyRequests, Code: CodeRateLimited, Outcome: OutcomeRefused,
-		Message: msg, Details: map[string]any{"reason": ref.Reason, "retry_after_seconds": secs}}
+	b = append(b, `","details":{"reason":"`...)
+	b = append(b, ref.Reason...) // one of admission's fixed reasons
+	b = append(b, `","retry_after_seconds":`...)
+	b = strconv.AppendInt(b, secs, 10)
+	b = append(b, `},"request_id":"`...)
+	b = append(b, requestID(c)...) // our own hex, or a client's checked to be plain
+	b = append(b, `"}}`...)
+	c.Response().SetBody(b)
+	*buf = b
+	s.refusalBufs.Put(buf)
+	return errRefused
 }
 
 // setRateLimitHeaders writes both dimensions' state in OpenAI's x-ratelimit-* names: limit and
 // remaining as whole numbers, reset as a duration ("1.5s").
-func setRateLimitHeaders(c *fiber.Ctx, ref *admission.BudgetRefusal) {
-	for _, d := range []struct {
-		name string
-		st   admission.BudgetState
-	}{{"requests", ref.Requests}, {"tokens", ref.Tokens}} {
+func setRateLimitHeaders(h *fasthttp.ResponseHeader, ref *admission.BudgetRefusal) {
+	var num [32]byte
+	for _, d := range [2]struct {
+		limit, remaining, reset string
+		st                      admission.BudgetState
+	}{{"x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", ref.Requests},
+		{"x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", ref.Tokens}} {
 		if !d.st.Limited {
 			continue
 		}
-		c.Set("x-ratelimit-limit-"+d.name, strconv.FormatInt(int64(d.st.Limit), 10))
-		c.Set("x-ratelimit-remaining-"+d.name, strconv.FormatInt(max(int64(math.Floor(d.st.Remaining)), 0), 10))
-		c.Set("x-ratelimit-reset-"+d.name, d.st.Reset.Round(time.Millisecond).String())
+		h.SetBytesV(d.limit, strconv.AppendInt(num[:0], int64(d.st.Limit), 10))
+		h.SetBytesV(d.remaining, strconv.AppendInt(num[:0], max(int64(math.Floor(d.st.Remaining)), 0), 10))
+		h.Set(d.reset, d.st.Reset.Round(time.Millisecond).String())
 	}
 }
 

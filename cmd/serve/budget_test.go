@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -63,7 +64,31 @@ func TestTenantBudgets(t *testing.T) {
 		// 515 bytes: 129 tokens estimated, at 10/s: 13 s.
 		t.Errorf("larger than the burst: %d %q Retry-After %q; want 429 rate_limited, 13", status, code, h.Get("Retry-After"))
 	}
-	srv.waitForMetric(t, `sluice_budget_refusals_total{reason="too_large",tenant="small"} 1`)
+	// The refusal's body is the error envelope, whole (it is written without encoding/json).
+	req, _ := http.NewRequest(http.MethodPost, srv.url+"/pii/extract", strings.NewReader(large))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", "small-secret-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		Error struct {
+			Code      string
+			Message   string
+			RequestID string `json:"request_id"`
+			Details   struct {
+				Reason            string
+				RetryAfterSeconds int `json:"retry_after_seconds"`
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || env.Error.Code != "rate_limited" || env.Error.Details.Reason != "too_large" ||
+		env.Error.Details.RetryAfterSeconds != 13 || env.Error.RequestID == "" || env.Error.Message == "" {
+		t.Errorf("refusal body: %+v %v", env, err)
+	}
+	resp.Body.Close()
+	srv.waitForMetric(t, `sluice_budget_refusals_total{reason="too_large",tenant="small"} 2`)
 }
 
 // TestOpenMedRateLimitIsTheAnonymousBudget: OpenMed's RATE_LIMIT_RPS and _BURST limit callers
