@@ -216,8 +216,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	defer m.Wipe()
 	outbound := m.Redact(text, spans)
 	record.OutboundHash = gateway.Hash(outbound)
-	// The tripwire: a second, independent look at what would leave.
-	if _, residual := entities.SafetySweep(outbound, nil, s.piiDefaults.SmartMerge); len(residual) > 0 || m.Contains(outbound) {
+	if s.leaks(m, outbound) {
 		return refuse(fiber.StatusBadRequest, codeGatewayBlocked, "outbound_tripwire_detected",
 			"Outbound tripwire detected residual PHI")
 	}
@@ -253,6 +252,14 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		return s.failure(x, ctx, err)
 	}
 	return s.answerGateway(c, x, gw, m, record, outbound, answer, counts)
+}
+
+// leaks is the gateway's tripwire, the same on both faces: a second, independent look at text
+// about to leave the process. It leaks when the pattern sweep still finds an identifier in it,
+// or when an original the map replaced somewhere appears in it outside a placeholder.
+func (s *server) leaks(m *gateway.Map, text string) bool {
+	_, residual := entities.SafetySweep(text, nil, s.piiDefaults.SmartMerge)
+	return len(residual) > 0 || m.Contains(text)
 }
 
 // audit appends a gateway request's record and counts it.

@@ -113,7 +113,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	blocked := &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayBlocked, Outcome: OutcomeFailed,
 		Message: "Outbound tripwire detected residual PHI", param: "messages"}
 	for _, msg := range msgs {
-		if _, residual := entities.SafetySweep(msg.Content, nil, opts.SmartMerge); len(residual) > 0 || m.Contains(msg.Content) {
+		if s.leaks(m, msg.Content) {
 			return fail("blocked", "outbound_tripwire_detected", blocked)
 		}
 	}
