@@ -30,6 +30,9 @@ type Config struct {
 	HeadDim    int
 	EOSTokenID int64
 	BOSTokenID int64
+	// Quantize is config.json's sluice.quantize: "int8" when the model asks to run with int8
+	// matrix products on the CPU, "" otherwise.
+	Quantize string
 	// CRF holds the transition scores of a token classifier trained with a CRF layer
 	// (config.json's sluice.crf_transitions, written by models/train); nil for others.
 	CRF *CRFTransitions
@@ -63,7 +66,8 @@ type rawConfig struct {
 	PadTokenID            *int64            `json:"pad_token_id"`
 	BOSTokenID            *int64            `json:"bos_token_id"`
 	Sluice                struct {
-		CRF *CRFTransitions `json:"crf_transitions"`
+		CRF      *CRFTransitions `json:"crf_transitions"`
+		Quantize string          `json:"quantize"`
 	} `json:"sluice"`
 }
 
@@ -104,6 +108,13 @@ func ParseConfig(data []byte) (Config, error) {
 			return Config{}, err
 		}
 		cfg.Labels = labels
+	}
+	switch q := raw.Sluice.Quantize; q {
+	case "", "off":
+	case "int8":
+		cfg.Quantize = q
+	default:
+		return Config{}, fmt.Errorf("config.json: sluice.quantize is %q; it takes int8 or off", q)
 	}
 	if crf := raw.Sluice.CRF; crf != nil {
 		if err := crf.check(len(cfg.Labels)); err != nil {

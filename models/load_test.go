@@ -47,6 +47,7 @@ func TestParseConfigErrors(t *testing.T) {
 		"crf too small":  `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0, 0]], "touching": [[0, 0]]}}}`,
 		"crf ragged":     `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0]], "touching": [[0, 0], [0, 0]]}}}`,
 		"break ragged":   `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0, 0]], "touching": [[0, 0], [0, 0]], "break": [[0, 0], [0]]}}}`,
+		"quantize int4":  `{"max_position_embeddings": 8, "sluice": {"quantize": "int4"}}`,
 	}
 	for name, cfg := range cases {
 		if _, err := ParseConfig([]byte(cfg)); err == nil {
@@ -59,6 +60,9 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 	if cfg.NumKVHeads != 4 {
 		t.Fatalf("without num_key_value_heads the cache has every head; got %d", cfg.NumKVHeads)
+	}
+	if cfg, err := ParseConfig([]byte(`{"max_position_embeddings": 8, "sluice": {"quantize": "int8"}}`)); err != nil || cfg.Quantize != "int8" {
+		t.Fatalf("sluice.quantize not read: %q, %v", cfg.Quantize, err)
 	}
 	cfg, err = ParseConfig([]byte(`{"max_position_embeddings": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
 		"num_key_value_heads": 2, "hidden_size": 128}`))

@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/quantize"
 )
 
 // checkSample is the text a token classifier is tried on: invented, so that the report can
@@ -35,10 +36,13 @@ const checkSample = "Maria Lopez, 58, was seen at Mercy Hospital on 03/14/2024 f
 func checkModel(args, environ []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("check-model", flag.ContinueOnError)
 	flags.SetOutput(stderr)
+	quant := flags.String("quantize", "", "also rewrite the model to `int8` and compare it with the float32 model")
+	sample := flags.String("sample", "", "with -quantize: a `file` of texts, one per line, to compare on (default: the built-in sample)")
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sluice check-model DIR\n\nLoads the model directory DIR (config.json, tokenizer.json, model.onnx) as the server would,\nruns a sample through it and reports every problem; exits 1 if the server would refuse it.")
+		fmt.Fprintln(stderr, "usage: sluice check-model [-quantize int8 [-sample FILE]] DIR\n\nLoads the model directory DIR (config.json, tokenizer.json, model.onnx) as the server would,\nruns a sample through it and reports every problem; exits 1 if the server would refuse it.\nWith -quantize int8 it also rewrites the model as SLUICE_QUANTIZE=int8 would and reports\nentity agreement with the float32 model, the largest logit difference and the speed-up.")
+		flags.PrintDefaults()
 	}
-	if err := flags.Parse(args); err != nil || flags.NArg() != 1 {
+	if err := flags.Parse(args); err != nil || flags.NArg() != 1 || (*quant != "" && *quant != "int8") || (*sample != "" && *quant == "") {
 		if err == nil {
 			flags.Usage()
 		}
@@ -88,6 +92,9 @@ func checkModel(args, environ []string, stdout, stderr io.Writer) int {
 		r.checkClassifier(ctx, rt, m, cfg)
 	} else {
 		r.checkGenerator(ctx, rt, m, cfg, dir)
+	}
+	if *quant == "int8" && r.problems == 0 {
+		r.checkInt8(ctx, rt, m, cfg, dir, *sample)
 	}
 	return r.done()
 }
@@ -197,4 +204,70 @@ func describeTensors(ts []engine.TensorInfo) string {
 		parts[i] = fmt.Sprintf("%s %v %v", t.Name, t.Type, t.Shape)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// checkInt8 rewrites the model as SLUICE_QUANTIZE=int8 would and compares: for a token
+// classifier, entity agreement on the sample, the largest logit difference and the time each
+// took, judged against SLUICE_QUANTIZE_MIN_AGREEMENT; for a generation model, the int8 graph
+// is built and generates as the float32 one did above.
+func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *models.Model, cfg Config, dir, sampleFile string) {
+	if rt.Device() == engine.DeviceCUDA {
+		r.problem("int8 runs on the CPU only")
+		return
+	}
+	out, rep, err := quantize.Int8(m.ONNX, quantize.Options{})
+	if err != nil {
+		r.problem("int8 rewrite: %v", err)
+		return
+	}
+	r.line("int8 rewrite: %v; graph %.1f MB to %.1f MB", rep, float64(len(m.ONNX))/1e6, float64(len(out))/1e6)
+	if rep.Quantized == 0 {
+		r.line("int8: nothing to rewrite; the server would run this model as it is")
+		return
+	}
+	if len(m.Config.Labels) == 0 {
+		q := *m
+		q.ONNX = out
+		r.checkGenerator(ctx, rt, &q, cfg, dir)
+		r.line("int8 generation: the rewritten graph loads and generates (no entity agreement for a generation model)")
+		return
+	}
+	texts, from := agreementSample, "the built-in sample"
+	if sampleFile != "" {
+		data, err := os.ReadFile(sampleFile)
+		if err != nil {
+			r.problem("sample: %v", err)
+			return
+		}
+		texts, from = nil, sampleFile
+		for _, line := range strings.Split(string(data), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				texts = append(texts, line)
+			}
+		}
+		if len(texts) == 0 {
+			r.problem("sample %s holds no text", sampleFile)
+			return
+		}
+	}
+	a, err := measureAgreement(ctx, rt, m, m.ONNX, out, cfg.extract(), texts)
+	if err != nil {
+		r.problem("int8 comparison: %v", err)
+		return
+	}
+	r.line("int8 sample: %s, %d texts", from, a.Texts)
+	r.line("int8 entities: float32 %d, int8 %d, the same label and span %d; agreement %.4f (F1 of int8 against float32)",
+		a.FloatEntities, a.Int8Entities, a.Matched, a.Agreement)
+	r.line("int8 largest logit difference: %.4f", a.MaxLogitDiff)
+	r.line("int8 speed on the sample, one text at a time: float32 %v, int8 %v (%.2fx)",
+		a.FloatTime.Round(time.Millisecond), a.Int8Time.Round(time.Millisecond), a.FloatTime.Seconds()/a.Int8Time.Seconds())
+	if a.Agreement < cfg.QuantizeMinAgreement {
+		r.problem("int8 agreement %.4f is under SLUICE_QUANTIZE_MIN_AGREEMENT %.4f: the server would refuse to serve it in int8",
+			a.Agreement, cfg.QuantizeMinAgreement)
+		return
+	}
+	if cfg.QuantizeMinAgreement < defaultMinAgreement {
+		r.line("WARNING: SLUICE_QUANTIZE_MIN_AGREEMENT is %.4f, below its default %.2f", cfg.QuantizeMinAgreement, defaultMinAgreement)
+	}
+	r.line("int8 verdict: agreement %.4f meets SLUICE_QUANTIZE_MIN_AGREEMENT %.4f", a.Agreement, cfg.QuantizeMinAgreement)
 }

@@ -69,6 +69,14 @@ type Config struct {
 	ModelLoadWaitMS *int `env:"MODEL_LOAD_WAIT_MS"`
 	// PreloadModels are loaded on demand before the server is ready.
 	PreloadModels []string `env:"PRELOAD_MODELS"`
+	// Quantize rewrites models to int8 matrix products at load (CPU only): "int8" or "off"
+	// for every model, or name=mode pairs ("pii=int8,tiny-lm=off"); a model not named follows
+	// its config.json's sluice.quantize. QuantizeCacheDir keeps the rewritten graphs (unset:
+	// the user's cache directory); QuantizeMinAgreement is the share of the float32 model's
+	// entities the int8 one must find exactly on the built-in sample to be served.
+	Quantize             string  `env:"QUANTIZE"`
+	QuantizeCacheDir     string  `env:"QUANTIZE_CACHE_DIR"`
+	QuantizeMinAgreement float64 `env:"QUANTIZE_MIN_AGREEMENT" envDefault:"0.99"`
 	// Authentication (off unless keys or a JWKS are given): API keys from APIKeysFile (re-read
 	// on SIGHUP) or APIKeys, in OpenMed's JSON; bearer JWTs checked against a JWKS (inline or
 	// a file) with an issuer, audiences and leeway; route scopes overriding OpenMed's; AuthOpen
@@ -296,6 +304,12 @@ func (c Config) check(m machine) []problem {
 			paddedTokenBytes>>10, m.MemoryBytes>>20, tokens, c.BatchWorkers)
 	} else if tokens > 1<<24 {
 		own("BATCH_MAX_PADDED_TOKENS", "must be at most %d (got %d)", 1<<24, tokens)
+	}
+	if _, err := parseQuantize(c.Quantize); err != nil {
+		own("QUANTIZE", "%v", err)
+	}
+	if a := c.QuantizeMinAgreement; !(a >= 0 && a <= 1) {
+		own("QUANTIZE_MIN_AGREEMENT", "must be between 0 and 1 (got %v)", a)
 	}
 	if c.ModelsDir != "" {
 		if st, err := os.Stat(c.ModelsDir); err != nil {

@@ -92,6 +92,7 @@ type server struct {
 	cfg         Config
 	logger      *slog.Logger
 	runtime     *engine.Runtime
+	quant       *quantizer // nil: every model runs as its file is
 	classifiers []*extract.Classifier
 	decoder     *engine.Decoder      // nil when no generation model is served
 	sched       *scheduler.Scheduler // nil likewise
@@ -134,7 +135,13 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		Help: "1 for the device every model runs on (cpu or cuda)."}, []string{"device"})
 	device.WithLabelValues(string(rt.Device())).Set(1)
 	reg.MustRegister(device)
-	s := &server{cfg: cfg, logger: logger, runtime: rt, watcher: watcher}
+	quant, err := newQuantizer(cfg, rt, logger)
+	if err != nil {
+		_ = watcher.Close()
+		_ = rt.Close()
+		return nil, err
+	}
+	s := &server{cfg: cfg, logger: logger, runtime: rt, quant: quant, watcher: watcher}
 	bm := batcher.NewMetrics(reg)
 	am := admission.NewMetrics(reg)
 	configured := map[string]*pooledModel{} // pinned in the pool, if there is one
@@ -142,6 +149,9 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	endpoint := func(queue, model string) (handlers.Endpoint, error) {
 		m, err := loadModel(cfg.ModelsDir, model)
 		if err != nil {
+			return handlers.Endpoint{}, err
+		}
+		if err := s.quant.prepare(context.Background(), m); err != nil {
 			return handlers.Endpoint{}, err
 		}
 		footprints[model] = int64(len(m.ONNX))
@@ -216,7 +226,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	var pool handlers.ModelPool
 	if cfg.ModelsDir != "" {
 		s.poolWork, s.stopPoolWork = context.WithCancel(context.Background())
-		if s.pool, err = newModelPool(cfg, rt, clk, bm, am, s.poolWork); err != nil {
+		if s.pool, err = newModelPool(cfg, rt, s.quant, clk, bm, am, s.poolWork); err != nil {
 			s.stopPoolWork()
 			s.close()
 			return nil, err
@@ -291,6 +301,9 @@ func residentModels(routes []handlers.Route) int {
 func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission.Metrics, clk clock.Clock) (handlers.GenerationEndpoint, error) {
 	m, err := loadModel(cfg.ModelsDir, cfg.GenerateModel)
 	if err != nil {
+		return handlers.GenerationEndpoint{}, err
+	}
+	if err := s.quant.prepare(context.Background(), m); err != nil {
 		return handlers.GenerationEndpoint{}, err
 	}
 	defaults, err := models.ParseGeneration(m.Generation)

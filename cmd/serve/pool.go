@@ -28,6 +28,7 @@ type modelPool struct {
 	cfg    Config
 	dir    string
 	rt     *engine.Runtime
+	quant  *quantizer
 	clk    clock.Clock
 	bm     *batcher.Metrics
 	am     *admission.Metrics
@@ -56,8 +57,8 @@ func (m *pooledModel) Close(ctx context.Context) error {
 	return errors.Join(err, m.sess.Close())
 }
 
-func newModelPool(cfg Config, rt *engine.Runtime, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics, work context.Context) (*modelPool, error) {
-	p := &modelPool{cfg: cfg, dir: cfg.ModelsDir, rt: rt, clk: clk, bm: bm, am: am, work: work, budget: cfg.ModelMemoryBudget}
+func newModelPool(cfg Config, rt *engine.Runtime, quant *quantizer, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics, work context.Context) (*modelPool, error) {
+	p := &modelPool{cfg: cfg, dir: cfg.ModelsDir, rt: rt, quant: quant, clk: clk, bm: bm, am: am, work: work, budget: cfg.ModelMemoryBudget}
 	wcfg := warmpool.Config{MaxResident: cfg.MaxResidentModels, MemoryBudget: cfg.ModelMemoryBudget, Forever: true}
 	if cfg.KeepAlive != "" {
 		d, forever, err := handlers.ParseKeepAlive(cfg.KeepAlive)
@@ -128,6 +129,9 @@ func (p *modelPool) load(ctx context.Context, name string) (warmpool.Model, int6
 	}
 	if len(m.Config.Labels) == 0 {
 		return nil, 0, warmpool.ErrUnknown
+	}
+	if err := p.quant.prepare(ctx, m); err != nil {
+		return nil, 0, err
 	}
 	sess, err := p.rt.NewSession(m.Name, m.ONNX)
 	if err != nil {

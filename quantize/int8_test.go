@@ -1,0 +1,315 @@
+package quantize
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sluice-serving/sluice/onnxpb"
+)
+
+// A small graph in the shapes the rule cares about:
+//
+//	x ─MatMul(W1)─Add(b1)─ h ─MatMul(W2 as float16, widened by Cast)─ g ─Relu─ r ─Gemm(W3ᵀ, c3)─ logits
+//
+// W1 and W2 are hidden products (rewritten, W1 with its bias folded in); the Gemm is the
+// output layer (kept).
+func testGraph(t *testing.T, rng *rand.Rand) (*onnxpb.ModelProto, map[string][]float32) {
+	t.Helper()
+	weights := map[string][]float32{}
+	w := func(name string, dims ...int64) *onnxpb.TensorProto {
+		n := int64(1)
+		for _, d := range dims {
+			n *= d
+		}
+		vals := make([]float32, n)
+		for i := range vals {
+			vals[i] = float32(rng.NormFloat64()) * (1 + float32(i%7)) // columns of different ranges
+		}
+		weights[name] = vals
+		return floatTensor(name, vals, dims...)
+	}
+	w2 := w("W2", 64, 48)
+	half := make([]byte, 2*len(weights["W2"]))
+	for i, v := range weights["W2"] {
+		binary.LittleEndian.PutUint16(half[2*i:], floatToHalf(v))
+		weights["W2"][i] = halfToFloat(floatToHalf(v)) // what the graph really holds
+	}
+	w2.Name, w2.DataType, w2.RawData = proto.String("W2.fp16"), proto.Int32(int32(onnxpb.TensorProto_FLOAT16)), half
+	g := &onnxpb.GraphProto{
+		Name:        proto.String("test"),
+		Initializer: []*onnxpb.TensorProto{w("W1", 32, 64), w("b1", 64), w2, w("W3", 5, 48), w("c3", 5)},
+		Input:       []*onnxpb.ValueInfoProto{valueInfo("x", 0, 32)},
+		Output:      []*onnxpb.ValueInfoProto{valueInfo("logits", 0, 5)},
+		Node: []*onnxpb.NodeProto{
+			node("MatMul", "mm1", []string{"x", "W1"}, "h0"),
+			node("Add", "add1", []string{"h0", "b1"}, "h"),
+			node("Cast", "widen", []string{"W2.fp16"}, "W2", intAttr("to", int64(onnxpb.TensorProto_FLOAT))),
+			node("MatMul", "mm2", []string{"h", "W2"}, "g"),
+			node("Relu", "relu", []string{"g"}, "r"),
+			node("Gemm", "head", []string{"r", "W3", "c3"}, "logits", intAttr("transB", 1)),
+		},
+	}
+	return &onnxpb.ModelProto{IrVersion: proto.Int64(8), Graph: g,
+		OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(14)}}}, weights
+}
+
+func TestInt8RewritesHiddenProductsAndKeepsTheHead(t *testing.T) {
+	m, weights := testGraph(t, rand.New(rand.NewPCG(1, 2)))
+	src, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := Int8(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Quantized != 2 || rep.Kept[KeptOutputLayer] != 1 || len(rep.Kept) != 1 {
+		t.Fatalf("report %+v, want 2 rewritten and the head kept", rep)
+	}
+	var q onnxpb.ModelProto
+	if err := proto.Unmarshal(out, &q); err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, n := range q.GetGraph().GetNode() {
+		ops = append(ops, n.GetOpType())
+	}
+	if want := []string{qmatmul, qmatmul, "Relu", "Gemm"}; !slices.Equal(ops, want) {
+		t.Fatalf("nodes %v, want %v (Add folded, Cast gone)", ops, want)
+	}
+	first := q.GetGraph().GetNode()[0]
+	if want := []string{"x", "W1_int8", "W1_int8_scale", "", "b1"}; !slices.Equal(first.GetInput(), want) || first.GetOutput()[0] != "h" {
+		t.Errorf("first product reads %v and writes %v, want %v and h", first.GetInput(), first.GetOutput(), want)
+	}
+	inits := map[string]*onnxpb.TensorProto{}
+	for _, in := range q.GetGraph().GetInitializer() {
+		inits[in.GetName()] = in
+	}
+	for _, gone := range []string{"W1", "W2.fp16"} {
+		if inits[gone] != nil {
+			t.Errorf("the float weight %s is still in the graph", gone)
+		}
+	}
+	for _, kept := range []string{"W3", "c3", "b1"} {
+		if inits[kept] == nil {
+			t.Errorf("%s is gone; the head and the folded bias still need it", kept)
+		}
+	}
+	// Each column's values come back within half a step of that column's scale.
+	for name, dims := range map[string][2]int{"W1": {32, 64}, "W2": {64, 48}} {
+		vals, err := decode(inits[name+"_int8"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		scales, err := decode(inits[name+"_int8_scale"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, cols := dims[0], dims[1]
+		if len(scales) != cols {
+			t.Fatalf("%s: %d scales for %d columns", name, len(scales), cols)
+		}
+		for r := range rows {
+			for c := range cols {
+				orig, back := weights[name][r*cols+c], vals[r*cols+c]*scales[c]
+				if d := math.Abs(float64(orig - back)); d > float64(scales[c])/2+1e-6 {
+					t.Fatalf("%s[%d,%d]: %v came back as %v (scale %v)", name, r, c, orig, back, scales[c])
+				}
+			}
+		}
+	}
+	if !slices.ContainsFunc(q.GetOpsetImport(), func(o *onnxpb.OperatorSetIdProto) bool { return o.GetDomain() == msDomain }) {
+		t.Error("the com.microsoft opset is not imported")
+	}
+}
+
+func TestInt8KeepsNarrowProductsAndTransposesGemm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	vals := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	wt := vals(40 * 16) // Gemm's B stored [N=40, K=16], transB
+	g := &onnxpb.GraphProto{
+		Initializer: []*onnxpb.TensorProto{floatTensor("Wt", wt, 40, 16), floatTensor("c", vals(40), 1, 40),
+			floatTensor("narrow", vals(40*8), 40, 8), floatTensor("head", vals(8*3), 8, 3)},
+		Input:  []*onnxpb.ValueInfoProto{valueInfo("x", 0, 16)},
+		Output: []*onnxpb.ValueInfoProto{valueInfo("y", 0, 3)},
+		Node: []*onnxpb.NodeProto{
+			node("Gemm", "g", []string{"x", "Wt", "c"}, "a", intAttr("transB", 1)),
+			node("MatMul", "n", []string{"a", "narrow"}, "b"),
+			node("MatMul", "h", []string{"b", "head"}, "y"),
+		},
+	}
+	src, _ := proto.Marshal(&onnxpb.ModelProto{Graph: g})
+	out, rep, err := Int8(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Quantized != 1 || rep.Kept[KeptNarrow] != 1 || rep.Kept[KeptOutputLayer] != 1 {
+		t.Fatalf("report %v, want the Gemm rewritten, the 8-column product narrow and the head kept", rep)
+	}
+	var q onnxpb.ModelProto
+	if err := proto.Unmarshal(out, &q); err != nil {
+		t.Fatal(err)
+	}
+	n := q.GetGraph().GetNode()[0]
+	if n.GetOpType() != qmatmul || len(n.GetInput()) != 5 || n.GetInput()[4] != "c_row" {
+		t.Fatalf("the Gemm became %s %v, want a product with the bias as a vector", n.GetOpType(), n.GetInput())
+	}
+	for _, in := range q.GetGraph().GetInitializer() {
+		if in.GetName() == n.GetInput()[1] && !slices.Equal(in.GetDims(), []int64{16, 40}) {
+			t.Errorf("the int8 weight is %v, want the transpose [16 40]", in.GetDims())
+		}
+	}
+}
+
+func TestInt8RefusesWhatIsNotAModel(t *testing.T) {
+	if _, _, err := Int8([]byte("not a protobuf at all \xff\xff"), Options{}); !errors.Is(err, ErrNotONNX) {
+		t.Fatalf("err %v, want ErrNotONNX", err)
+	}
+	if _, _, err := Int8(nil, Options{}); !errors.Is(err, ErrNotONNX) {
+		t.Fatalf("empty input: err %v, want ErrNotONNX", err)
+	}
+}
+
+func TestCacheReusesVerifiesAndRebuilds(t *testing.T) {
+	m, _ := testGraph(t, rand.New(rand.NewPCG(5, 6)))
+	src, _ := proto.Marshal(m)
+	dir := t.TempDir()
+	c, err := NewCache(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.Int8(src)
+	if err != nil || first.Outcome != Rewritten {
+		t.Fatalf("first load: %v %v, want rewritten", first.Outcome, err)
+	}
+	again, err := c.Int8(src)
+	if err != nil || again.Outcome != Cached || !slices.Equal(again.ONNX, first.ONNX) || again.Report.Quantized != 2 {
+		t.Fatalf("second load: %v %v (%d bytes, report %v), want the same bytes from the cache", again.Outcome, err, len(again.ONNX), again.Report)
+	}
+	// A flipped byte in the entry: rebuilt, and the rebuilt entry is the rewrite's.
+	data, _ := os.ReadFile(first.Path)
+	data[len(data)/2] ^= 0x40
+	if err := os.WriteFile(first.Path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fixed, err := c.Int8(src)
+	if err != nil || fixed.Outcome != Rebuilt || fixed.Why == nil || !slices.Equal(fixed.ONNX, first.ONNX) {
+		t.Fatalf("after corruption: %v %v (why %v), want rebuilt to the same bytes", fixed.Outcome, err, fixed.Why)
+	}
+	if after, _ := c.Int8(src); after.Outcome != Cached {
+		t.Fatalf("after the rebuild: %v, want cached", after.Outcome)
+	}
+	// Another source never meets this entry.
+	m.Graph.Name = proto.String("changed")
+	other, _ := proto.Marshal(m)
+	if res, _ := c.Int8(other); res.Outcome != Rewritten || res.Path == first.Path {
+		t.Fatalf("another source: %v at %s, want its own entry", res.Outcome, res.Path)
+	}
+	// A sidecar that does not parse is a damaged entry too.
+	if err := os.WriteFile(first.Path+".json", []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := c.Int8(src); res.Outcome != Rebuilt {
+		t.Fatalf("torn sidecar: %v, want rebuilt", res.Outcome)
+	}
+	entries, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+	if len(entries) != 0 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+func TestCacheThatCannotWriteStillAnswers(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into read-only directories")
+	}
+	dir := t.TempDir()
+	c, err := NewCache(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o755)
+	m, _ := testGraph(t, rand.New(rand.NewPCG(7, 8)))
+	src, _ := proto.Marshal(m)
+	res, err := c.Int8(src)
+	if err != nil || res.Outcome != Unstored || res.Why == nil || len(res.ONNX) == 0 {
+		t.Fatalf("%v %v (why %v), want the rewrite, unstored", res.Outcome, err, res.Why)
+	}
+}
+
+func TestHalfToFloat(t *testing.T) {
+	for _, c := range []struct {
+		bits uint16
+		want float32
+	}{{0x3c00, 1}, {0xc000, -2}, {0x3555, 0.33325195}, {0x0001, 5.9604645e-08}, {0x7bff, 65504}, {0x8000, float32(math.Copysign(0, -1))}} {
+		if got := halfToFloat(c.bits); got != c.want || math.Signbit(float64(got)) != math.Signbit(float64(c.want)) {
+			t.Errorf("halfToFloat(%#04x) = %v, want %v", c.bits, got, c.want)
+		}
+	}
+	if !math.IsInf(float64(halfToFloat(0x7c00)), 1) || !math.IsNaN(float64(halfToFloat(0x7e00))) {
+		t.Error("infinity or NaN not kept")
+	}
+}
+
+// floatToHalf rounds to the nearest binary16 (normal range only, which is all the tests use).
+func floatToHalf(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23&0xff) - 127 + 15
+	frac := b & 0x7fffff
+	if exp <= 0 {
+		return sign
+	}
+	h := uint32(exp)<<10 | frac>>13
+	if frac&0x1fff > 0x1000 || (frac&0x1fff == 0x1000 && h&1 == 1) {
+		h++
+	}
+	return sign | uint16(h)
+}
+
+func floatTensor(name string, vals []float32, dims ...int64) *onnxpb.TensorProto {
+	raw := make([]byte, 4*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+	}
+	return &onnxpb.TensorProto{Name: proto.String(name), DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), Dims: dims, RawData: raw}
+}
+
+func valueInfo(name string, dims ...int64) *onnxpb.ValueInfoProto {
+	shape := &onnxpb.TensorShapeProto{}
+	for _, d := range dims {
+		dim := &onnxpb.TensorShapeProto_Dimension{}
+		if d == 0 {
+			dim.Value = &onnxpb.TensorShapeProto_Dimension_DimParam{DimParam: "batch"}
+		} else {
+			dim.Value = &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: d}
+		}
+		shape.Dim = append(shape.Dim, dim)
+	}
+	return &onnxpb.ValueInfoProto{Name: proto.String(name), Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{
+		TensorType: &onnxpb.TypeProto_Tensor{ElemType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), Shape: shape}}}}
+}
+
+func node(op, name string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
+	return &onnxpb.NodeProto{OpType: proto.String(op), Name: proto.String(name), Input: in, Output: []string{out}, Attribute: attrs}
+}
+
+func intAttr(name string, v int64) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(v)}
+}
