@@ -1,6 +1,8 @@
 package models
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,6 +22,9 @@ type Model struct {
 	// TokenizerConfig holds tokenizer_config.json verbatim when the directory has one (its
 	// chat template is package chat's to read).
 	TokenizerConfig []byte
+	// Digest is the SHA-256 (hex) of config.json, tokenizer_config.json and tokenizer.json:
+	// what a measurement of the model's answers depends on besides its graph.
+	Digest string
 }
 
 // Load reads the model directory dir from fsys. Errors name the file and what is wrong with
@@ -65,5 +70,11 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
-	return &Model{Name: path.Base(dir), Config: cfg, Tokenizer: tok, ONNX: onnx, Generation: gen, TokenizerConfig: tokCfg}, nil
+	h := sha256.New()
+	for _, part := range [][]byte{cfgJSON, tokCfg, tokJSON} {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	return &Model{Name: path.Base(dir), Config: cfg, Tokenizer: tok, ONNX: onnx, Generation: gen, TokenizerConfig: tokCfg,
+		Digest: hex.EncodeToString(h.Sum(nil))}, nil
 }

@@ -41,7 +41,7 @@ func NewCache(dir string, opts Options) (*Cache, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("quantize: cache directory: %w", err)
 	}
-	return &Cache{dir: dir, opts: opts}, nil
+	return &Cache{dir: dir, opts: opts.withDefaults()}, nil
 }
 
 // Result is a rewritten graph and how it was had.
@@ -54,6 +54,8 @@ type Result struct {
 	Path string
 	// Why says what failed verification (Rebuilt) or storing (Unstored).
 	Why error
+	// SHA256 is the rewritten graph's (hex).
+	SHA256 string
 }
 
 type sidecar struct {
@@ -73,26 +75,26 @@ func (c *Cache) Int8(src []byte) (Result, error) {
 
 	data, verr := c.verified(path, meta, srcSum)
 	if verr == nil {
-		return Result{ONNX: data.onnx, Report: data.report, Outcome: Cached, Path: path}, nil
+		return Result{ONNX: data.onnx, Report: data.report, Outcome: Cached, Path: path, SHA256: data.sum}, nil
 	}
 	out, rep, err := Int8(src, c.opts)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{ONNX: out, Report: rep, Outcome: Rewritten, Path: path}
+	outSum := sha256.Sum256(out)
+	res := Result{ONNX: out, Report: rep, Outcome: Rewritten, Path: path, SHA256: hex.EncodeToString(outSum[:])}
 	if !errors.Is(verr, fs.ErrNotExist) {
 		res.Outcome, res.Why = Rebuilt, verr
 	}
-	outSum := sha256.Sum256(out)
 	side, _ := json.Marshal(sidecar{Version: Version, SourceSHA256: hex.EncodeToString(srcSum[:]),
 		SHA256: hex.EncodeToString(outSum[:]), Report: rep})
 	// The graph first and its sidecar second: an entry without a sidecar is no entry.
 	_ = os.Remove(meta)
 	if err := writeAtomic(path, out); err != nil {
-		return Result{ONNX: out, Report: rep, Outcome: Unstored, Why: err}, nil
+		return Result{ONNX: out, Report: rep, Outcome: Unstored, Why: err, SHA256: res.SHA256}, nil
 	}
 	if err := writeAtomic(meta, side); err != nil {
-		return Result{ONNX: out, Report: rep, Outcome: Unstored, Why: err}, nil
+		return Result{ONNX: out, Report: rep, Outcome: Unstored, Why: err, SHA256: res.SHA256}, nil
 	}
 	return res, nil
 }
@@ -100,6 +102,7 @@ func (c *Cache) Int8(src []byte) (Result, error) {
 type entry struct {
 	onnx   []byte
 	report Report
+	sum    string
 }
 
 // verified reads an entry and checks it against its sidecar. fs.ErrNotExist means there is
@@ -123,7 +126,7 @@ func (c *Cache) verified(path, meta string, srcSum [32]byte) (entry, error) {
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != s.SHA256 {
 		return entry{}, fmt.Errorf("quantize: cache entry %s does not match its recorded SHA-256", filepath.Base(path))
 	}
-	return entry{onnx: data, report: s.Report}, nil
+	return entry{onnx: data, report: s.Report, sum: s.SHA256}, nil
 }
 
 // writeAtomic writes data to path through a temporary file in the same directory, so a
@@ -139,6 +142,12 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	// Readable by other users, as files written any other way: a cache filled while an
+	// image is built serves the user the server runs as.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		_ = os.Remove(tmp.Name())
 		return err
 	}

@@ -33,6 +33,9 @@ func (rw *rewrite) constant(name string) (constTensor, bool) {
 }
 
 func (rw *rewrite) resolve(name string) (constTensor, bool) {
+	if isGraphInput(rw.g, name) {
+		return constTensor{}, false // an initializer a caller may override is not a constant
+	}
 	if t, ok := rw.inits[name]; ok {
 		return constTensor{dims: t.GetDims(), dtype: onnxpb.TensorProto_DataType(t.GetDataType()),
 			external: t.GetDataLocation() == onnxpb.TensorProto_EXTERNAL, values: func() ([]float32, error) { return decode(t) }}, true
@@ -42,7 +45,7 @@ func (rw *rewrite) resolve(name string) (constTensor, bool) {
 		return constTensor{}, false
 	}
 	n := rw.g.GetNode()[i]
-	if n.GetDomain() != "" || len(n.GetOutput()) != 1 {
+	if n.GetDomain() != "" || len(n.GetOutput()) != 1 || len(n.GetInput()) == 0 {
 		return constTensor{}, false
 	}
 	switch n.GetOpType() {
@@ -64,13 +67,26 @@ func (rw *rewrite) resolve(name string) (constTensor, bool) {
 			return constTensor{}, false
 		}
 		dims, ok := broadcast2(a.dims, b.dims)
-		if !ok {
+		// A scale multiplies a weight of its own size: a product that would be larger than
+		// both (an outer product of two vectors) is no weight, and could be any size.
+		if !ok || elements(dims) > max(elements(a.dims), elements(b.dims)) {
 			return constTensor{}, false
 		}
 		return constTensor{dims: dims, dtype: onnxpb.TensorProto_FLOAT, external: a.external || b.external,
 			values: func() ([]float32, error) { return multiply(a, b, dims) }}, true
 	}
 	return constTensor{}, false
+}
+
+func elements(dims []int64) int64 {
+	n := int64(1)
+	for _, d := range dims {
+		if d < 0 || (d > 0 && n > math.MaxInt32/d) {
+			return math.MaxInt64
+		}
+		n *= d
+	}
+	return n
 }
 
 // broadcast2 is numpy's broadcast of two shapes, for results of at most two dimensions.
@@ -135,12 +151,21 @@ func multiply(a, b constTensor, dims []int64) ([]float32, error) {
 // decode reads an initializer's values as float32: float32, float16, int8 and uint8 data,
 // from raw_data or the typed fields.
 func decode(t *onnxpb.TensorProto) ([]float32, error) {
-	n := int64(1)
-	for _, d := range t.GetDims() {
-		n *= d
-	}
 	typ := onnxpb.TensorProto_DataType(t.GetDataType())
 	raw := t.GetRawData()
+	// The element count is checked against the data the tensor holds before anything is
+	// allocated, so a shape that lies (negative, huge) is an error, not a crash.
+	n := int64(1)
+	for _, d := range t.GetDims() {
+		if d < 0 || (d > 0 && n > math.MaxInt32/d) {
+			return nil, fmt.Errorf("quantize: a weight's shape %v is not a size", t.GetDims())
+		}
+		n *= d
+	}
+	held := int64(max(len(raw), len(t.GetFloatData()), len(t.GetInt32Data())))
+	if n > held {
+		return nil, errSize(t, n)
+	}
 	out := make([]float32, n)
 	switch {
 	case typ == onnxpb.TensorProto_FLOAT && raw == nil:

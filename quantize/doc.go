@@ -19,7 +19,8 @@
 // The rule, in the order it is applied (Report.Kept counts each):
 //
 //   - output_layer: the product nearest each graph output that carries scores (every output
-//     but a decoder's present.* key/value tensors), found by walking back from the output
+//     but a decoder's key/value tensors, whose names start with "present"), found by walking
+//     back from the output
 //     to the first weight-bearing product on each path. The classifier or language-model
 //     head's rounding lands in the logits with nothing after it to average it out, and it is
 //     a small share of the work.
@@ -30,6 +31,13 @@
 //   - narrow: fewer than Options.MinColumns (32) output columns. Quantizing the activation
 //     costs one pass over it whatever the width; a product with few columns does too little
 //     arithmetic per activation for int8 to repay that.
+//
+// Weights come from constants only: an initializer that is also a graph input (a caller may
+// feed another value) is left alone, as ONNX Runtime leaves it out of constant folding.
+//
+// The weights use the whole int8 range. On x86 CPUs without VNNI, ONNX Runtime's uint8 x
+// int8 kernel can saturate intermediate sums; the agreement gate (cmd/serve) is what catches a
+// model that suffers, on the machine that measures it.
 //
 // Convolutions stay float32: ONNX Runtime's ConvInteger takes uint8 weights only and has no
 // kernel faster than its float32 Conv on these CPUs.

@@ -14,7 +14,7 @@ import (
 )
 
 // Version names the rewrite: a cached result made by another version is made again.
-const Version = "int8-v1"
+const Version = "int8-v2"
 
 // Options tunes which products are rewritten. The zero value is the documented rule.
 type Options struct {
@@ -72,10 +72,15 @@ const (
 // and the activation is quantized to uint8 per tensor as each batch runs. A bias added
 // straight after the product is folded into the node. Which products stay float32 is the
 // package's rule (see the package documentation); Report says how many and why.
-func Int8(model []byte, opts Options) ([]byte, Report, error) {
-	if opts.MinColumns <= 0 {
-		opts.MinColumns = 32
-	}
+func Int8(model []byte, opts Options) (out []byte, rep Report, err error) {
+	opts = opts.withDefaults()
+	// A graph is the user's file: whatever shape it is in must come back as an error, not
+	// take the server down with it.
+	defer func() {
+		if p := recover(); p != nil {
+			out, rep, err = nil, Report{}, fmt.Errorf("%w: the graph could not be rewritten (%v)", ErrNotONNX, p)
+		}
+	}()
 	var m onnxpb.ModelProto
 	if err := proto.Unmarshal(model, &m); err != nil {
 		return nil, Report{}, fmt.Errorf("%w: %v", ErrNotONNX, err)
@@ -89,11 +94,18 @@ func Int8(model []byte, opts Options) ([]byte, Report, error) {
 	if rw.report.Quantized > 0 {
 		addOpset(&m, msDomain, 1)
 	}
-	out, err := proto.MarshalOptions{Deterministic: true}.Marshal(&m)
+	out, err = proto.MarshalOptions{Deterministic: true}.Marshal(&m)
 	if err != nil {
 		return nil, Report{}, fmt.Errorf("quantize: writing the graph: %w", err)
 	}
 	return out, rw.report, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.MinColumns <= 0 {
+		o.MinColumns = 32
+	}
+	return o
 }
 
 type rewrite struct {
@@ -107,6 +119,8 @@ type rewrite struct {
 	consts     map[string]constTensor
 	quantized  map[string]quantized // weight name (and transposition) -> its int8 form
 	dropped    map[int]bool         // nodes folded into a rewritten one
+	names      map[string]bool      // every tensor name in the graph, for new ones to avoid
+	rows       map[string]string    // a [1, N] Gemm bias -> its vector copy
 	report     Report
 }
 
@@ -115,25 +129,32 @@ type quantized struct{ values, scales string }
 func newRewrite(g *onnxpb.GraphProto, opts Options) *rewrite {
 	rw := &rewrite{g: g, opts: opts, inits: map[string]*onnxpb.TensorProto{}, producer: map[string]int{},
 		uses: map[string]int{}, graphOut: map[string]bool{}, outputSide: map[int]bool{},
-		consts: map[string]constTensor{}, quantized: map[string]quantized{}, dropped: map[int]bool{}, report: Report{Kept: map[Reason]int{}}}
+		consts: map[string]constTensor{}, quantized: map[string]quantized{}, dropped: map[int]bool{},
+		names: map[string]bool{}, rows: map[string]string{}, report: Report{Kept: map[Reason]int{}}}
 	for _, t := range g.GetInitializer() {
 		rw.inits[t.GetName()] = t
+		rw.names[t.GetName()] = true
 	}
 	for i, n := range g.GetNode() {
 		for _, o := range n.GetOutput() {
 			rw.producer[o] = i
+			rw.names[o] = true
 		}
 		countUses(n, rw.uses)
 	}
 	for _, o := range g.GetOutput() {
 		rw.graphOut[o.GetName()] = true
 	}
+	for _, v := range append(slices.Clone(g.GetInput()), g.GetValueInfo()...) {
+		rw.names[v.GetName()] = true
+	}
 	rw.markOutputSide()
 	return rw
 }
 
-// countUses counts every input a node reads, including those its subgraphs read from the
-// enclosing scope, so a tensor an If branch needs is never folded away.
+// countUses counts every input a node reads, including what its subgraphs take from the
+// enclosing scope (inputs of their nodes, and outputs that name an outer tensor directly), so
+// a tensor an If branch needs is never folded away.
 func countUses(n *onnxpb.NodeProto, uses map[string]int) {
 	for _, in := range n.GetInput() {
 		if in != "" {
@@ -141,16 +162,42 @@ func countUses(n *onnxpb.NodeProto, uses map[string]int) {
 		}
 	}
 	for _, a := range n.GetAttribute() {
-		graphs := a.GetGraphs()
+		graphs := slices.Clone(a.GetGraphs())
 		if a.GetG() != nil {
 			graphs = append(graphs, a.GetG())
 		}
 		for _, sub := range graphs {
+			local := map[string]bool{}
+			for _, v := range sub.GetInput() {
+				local[v.GetName()] = true
+			}
+			for _, t := range sub.GetInitializer() {
+				local[t.GetName()] = true
+			}
 			for _, sn := range sub.GetNode() {
 				countUses(sn, uses)
+				for _, o := range sn.GetOutput() {
+					local[o] = true
+				}
+			}
+			for _, o := range sub.GetOutput() {
+				if !local[o.GetName()] {
+					uses[o.GetName()]++
+				}
 			}
 		}
 	}
+}
+
+// fresh returns base, or base with a number after it, whichever no tensor is named yet, and
+// claims it.
+func (rw *rewrite) fresh(base string) string {
+	name := base
+	for i := 2; rw.names[name]; i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	rw.names[name] = true
+	return name
 }
 
 // weightInput is the initializer a product multiplies by, or "" when it has none: MatMul's
@@ -159,7 +206,9 @@ func (rw *rewrite) weightInput(n *onnxpb.NodeProto) string {
 	if n.GetDomain() != "" && n.GetDomain() != "ai.onnx" {
 		return ""
 	}
-	if op := n.GetOpType(); (op != "MatMul" && op != "Gemm") || len(n.GetInput()) < 2 {
+	op := n.GetOpType()
+	if (op != "MatMul" && op != "Gemm") || len(n.GetInput()) < 2 || len(n.GetOutput()) != 1 ||
+		(op == "MatMul" && len(n.GetInput()) != 2) {
 		return ""
 	}
 	if _, ok := rw.constant(n.GetInput()[0]); ok {
@@ -264,8 +313,12 @@ func (rw *rewrite) rewriteNode(i int, n *onnxpb.NodeProto, w constTensor) (Reaso
 	if bias != "" {
 		inputs = append(inputs, "", bias)
 	}
+	name := n.GetName()
+	if name == "" {
+		name = output
+	}
 	rw.g.GetNode()[i] = &onnxpb.NodeProto{
-		Name:      proto.String(n.GetName() + "_int8"),
+		Name:      proto.String(name + "_int8"),
 		OpType:    proto.String(qmatmul),
 		Domain:    proto.String(msDomain),
 		Input:     inputs,
@@ -296,7 +349,7 @@ func (rw *rewrite) gemmForm(n *onnxpb.NodeProto, w constTensor) (transposed bool
 		return transposed, "", true
 	}
 	c, isInit := rw.inits[n.GetInput()[2]]
-	if !isInit || c.GetDataType() != int32(onnxpb.TensorProto_FLOAT) {
+	if !isInit || isGraphInput(rw.g, c.GetName()) || c.GetDataType() != int32(onnxpb.TensorProto_FLOAT) {
 		return false, "", false
 	}
 	cols := w.dims[1]
@@ -307,11 +360,15 @@ func (rw *rewrite) gemmForm(n *onnxpb.NodeProto, w constTensor) (transposed bool
 	if len(dims) == 0 || len(dims) > 2 || dims[len(dims)-1] != cols || (len(dims) == 2 && dims[0] != 1) {
 		return false, "", false
 	}
-	if len(dims) == 2 { // [1, N]: the same numbers as a vector
+	if len(dims) == 2 { // [1, N]: the same numbers as a vector, made once however many share it
+		if row, ok := rw.rows[c.GetName()]; ok {
+			return transposed, row, true
+		}
 		flat := proto.Clone(c).(*onnxpb.TensorProto)
-		flat.Name = proto.String(c.GetName() + "_row")
+		flat.Name = proto.String(rw.fresh(c.GetName() + "_row"))
 		flat.Dims = []int64{cols}
 		rw.addInit(flat)
+		rw.rows[c.GetName()] = flat.GetName()
 		return transposed, flat.GetName(), true
 	}
 	return transposed, c.GetName(), true
@@ -387,17 +444,17 @@ func (rw *rewrite) quantizeWeight(name string, w constTensor, transposed bool) (
 	for c, s := range scales {
 		binary.LittleEndian.PutUint32(sb[4*c:], math.Float32bits(s))
 	}
-	base := strings.TrimSuffix(key, "^T") + "_int8"
+	base := name + "_int8"
 	if transposed {
 		base += "_t"
 	}
-	rw.addInit(&onnxpb.TensorProto{Name: proto.String(base), DataType: proto.Int32(int32(onnxpb.TensorProto_INT8)),
+	qz := quantized{values: rw.fresh(base), scales: rw.fresh(base + "_scale")}
+	rw.addInit(&onnxpb.TensorProto{Name: proto.String(qz.values), DataType: proto.Int32(int32(onnxpb.TensorProto_INT8)),
 		Dims: []int64{int64(rows), int64(cols)}, RawData: q})
-	rw.addInit(&onnxpb.TensorProto{Name: proto.String(base + "_scale"), DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)),
+	rw.addInit(&onnxpb.TensorProto{Name: proto.String(qz.scales), DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)),
 		Dims: []int64{int64(cols)}, RawData: sb})
 	rw.report.FloatBytes += int64(4 * rows * cols)
 	rw.report.Int8Bytes += int64(rows*cols + 4*cols)
-	qz := quantized{values: base, scales: base + "_scale"}
 	rw.quantized[key] = qz
 	return qz, nil
 }

@@ -37,7 +37,7 @@ func checkModel(args, environ []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("check-model", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	quant := flags.String("quantize", "", "also rewrite the model to `int8` and compare it with the float32 model")
-	sample := flags.String("sample", "", "with -quantize: a `file` of texts, one per line, to compare on (default: the built-in sample)")
+	sample := flags.String("sample", "", "with -quantize: a `file` of texts to compare on, one per line, or JSON lines {\"text\": ...} when it ends in .jsonl (default: the built-in sample)")
 	flags.Usage = func() {
 		fmt.Fprintln(stderr, "usage: sluice check-model [-quantize int8 [-sample FILE]] DIR\n\nLoads the model directory DIR (config.json, tokenizer.json, model.onnx) as the server would,\nruns a sample through it and reports every problem; exits 1 if the server would refuse it.\nWith -quantize int8 it also rewrites the model as SLUICE_QUANTIZE=int8 would and reports\nentity agreement with the float32 model, the largest logit difference and the speed-up.")
 		flags.PrintDefaults()
@@ -91,9 +91,19 @@ func checkModel(args, environ []string, stdout, stderr io.Writer) int {
 	if len(m.Config.Labels) > 0 {
 		r.checkClassifier(ctx, rt, m, cfg)
 	} else {
-		r.checkGenerator(ctx, rt, m, cfg, dir)
+		r.checkGenerator(ctx, rt, m, cfg, dir, nil)
 	}
-	if *quant == "int8" && r.problems == 0 {
+	// The server would rewrite the model when SLUICE_QUANTIZE or its config.json says int8,
+	// so the check does too, without being asked.
+	plan, _ := parseQuantize(cfg.Quantize)
+	if mode, chosen := plan.modeFor(m.Name, m.Config.Quantize); (*quant == "int8" || mode == "int8") && r.problems == 0 {
+		if *quant == "" {
+			by := "its config.json"
+			if chosen {
+				by = "SLUICE_QUANTIZE"
+			}
+			r.line("int8: asked for by %s, so checked as the server would serve it", by)
+		}
 		r.checkInt8(ctx, rt, m, cfg, dir, *sample)
 	}
 	return r.done()
@@ -159,7 +169,8 @@ func (r *checkReport) checkClassifier(ctx context.Context, rt *engine.Runtime, m
 
 // checkGenerator builds the generation model's scheduler as the server does and generates a few
 // tokens from a fixed prompt.
-func (r *checkReport) checkGenerator(ctx context.Context, rt *engine.Runtime, m *models.Model, cfg Config, dir string) {
+// With quant, the model is rewritten as the server would (quant.prepare) before it is built.
+func (r *checkReport) checkGenerator(ctx context.Context, rt *engine.Runtime, m *models.Model, cfg Config, dir string, quant *quantizer) {
 	if m.Config.NumLayers == 0 {
 		r.problem("config.json has neither id2label (a token classifier) nor the layer counts of a decoder")
 		return
@@ -167,7 +178,7 @@ func (r *checkReport) checkGenerator(ctx context.Context, rt *engine.Runtime, m 
 	r.line("kind: text generation, %d layers, %d heads of %d (%d key/value heads)", m.Config.NumLayers, m.Config.NumHeads,
 		m.Config.HeadDim, m.Config.NumKVHeads)
 	cfg.ModelsDir, cfg.GenerateModel = filepath.Dir(dir), filepath.Base(dir)
-	s := &server{cfg: cfg, logger: slog.New(slog.DiscardHandler), runtime: rt}
+	s := &server{cfg: cfg, logger: slog.New(slog.DiscardHandler), runtime: rt, quant: quant}
 	if _, err := s.generation(cfg, prometheus.NewRegistry(), admission.NewMetrics(nil), clock.Real()); err != nil {
 		r.problem("%v", err)
 		return
@@ -206,10 +217,11 @@ func describeTensors(ts []engine.TensorInfo) string {
 	return strings.Join(parts, ", ")
 }
 
-// checkInt8 rewrites the model as SLUICE_QUANTIZE=int8 would and compares: for a token
-// classifier, entity agreement on the sample, the largest logit difference and the time each
-// took, judged against SLUICE_QUANTIZE_MIN_AGREEMENT; for a generation model, the int8 graph
-// is built and generates as the float32 one did above.
+// checkInt8 rewrites the model as SLUICE_QUANTIZE=int8 would and compares it with the float32
+// model on the sample: a token classifier's entities (or token labels), a generation model's
+// next tokens, the largest logit difference and (classifiers) the time each took, judged
+// against SLUICE_QUANTIZE_MIN_AGREEMENT. A generation model is then built and run on its int8
+// graph through the server's own path.
 func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *models.Model, cfg Config, dir, sampleFile string) {
 	if rt.Device() == engine.DeviceCUDA {
 		r.problem("int8 runs on the CPU only")
@@ -225,13 +237,6 @@ func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *mode
 		r.line("int8: nothing to rewrite; the server would run this model as it is")
 		return
 	}
-	if len(m.Config.Labels) == 0 {
-		q := *m
-		q.ONNX = out
-		r.checkGenerator(ctx, rt, &q, cfg, dir)
-		r.line("int8 generation: the rewritten graph loads and generates (no entity agreement for a generation model)")
-		return
-	}
 	texts, from := agreementSample, "the built-in sample"
 	if sampleFile != "" {
 		data, err := os.ReadFile(sampleFile)
@@ -240,27 +245,44 @@ func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *mode
 			return
 		}
 		texts, from = nil, sampleFile
-		for _, line := range strings.Split(string(data), "\n") {
-			if line = strings.TrimSpace(line); line != "" {
-				texts = append(texts, line)
+		for n, line := range strings.Split(string(data), "\n") {
+			if line = strings.TrimSpace(line); line == "" {
+				continue
 			}
+			if strings.HasSuffix(sampleFile, ".jsonl") {
+				var row struct {
+					Text *string `json:"text"`
+				}
+				if err := json.Unmarshal([]byte(line), &row); err != nil || row.Text == nil {
+					r.problem("sample %s line %d: not a JSON object with a \"text\" string", sampleFile, n+1)
+					return
+				}
+				line = *row.Text
+			}
+			texts = append(texts, line)
 		}
 		if len(texts) == 0 {
 			r.problem("sample %s holds no text", sampleFile)
 			return
 		}
 	}
-	a, err := measureAgreement(ctx, rt, m, m.ONNX, out, cfg.extract(), texts)
+	var a agreement
+	if len(m.Config.Labels) > 0 {
+		a, err = measureAgreement(ctx, rt, m, m.ONNX, out, cfg.extract(), texts)
+	} else {
+		a, err = measureNextTokens(ctx, rt, m, m.ONNX, out, texts)
+	}
 	if err != nil {
 		r.problem("int8 comparison: %v", err)
 		return
 	}
 	r.line("int8 sample: %s, %d texts", from, a.Texts)
-	r.line("int8 entities: float32 %d, int8 %d, the same label and span %d; agreement %.4f (F1 of int8 against float32)",
-		a.FloatEntities, a.Int8Entities, a.Matched, a.Agreement)
+	r.line("int8 agreement: %v", a)
 	r.line("int8 largest logit difference: %.4f", a.MaxLogitDiff)
-	r.line("int8 speed on the sample, one text at a time: float32 %v, int8 %v (%.2fx)",
-		a.FloatTime.Round(time.Millisecond), a.Int8Time.Round(time.Millisecond), a.FloatTime.Seconds()/a.Int8Time.Seconds())
+	if a.Int8Time > 0 {
+		r.line("int8 speed on the sample, one text at a time: float32 %v, int8 %v (%.2fx)",
+			a.FloatTime.Round(time.Millisecond), a.Int8Time.Round(time.Millisecond), a.FloatTime.Seconds()/a.Int8Time.Seconds())
+	}
 	if a.Agreement < cfg.QuantizeMinAgreement {
 		r.problem("int8 agreement %.4f is under SLUICE_QUANTIZE_MIN_AGREEMENT %.4f: the server would refuse to serve it in int8",
 			a.Agreement, cfg.QuantizeMinAgreement)
@@ -270,4 +292,18 @@ func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *mode
 		r.line("WARNING: SLUICE_QUANTIZE_MIN_AGREEMENT is %.4f, below its default %.2f", cfg.QuantizeMinAgreement, defaultMinAgreement)
 	}
 	r.line("int8 verdict: agreement %.4f meets SLUICE_QUANTIZE_MIN_AGREEMENT %.4f", a.Agreement, cfg.QuantizeMinAgreement)
+	if len(m.Config.Labels) == 0 {
+		cache, err := os.MkdirTemp("", "sluice-check-int8-")
+		if err != nil {
+			r.problem("%v", err)
+			return
+		}
+		defer os.RemoveAll(cache)
+		q := &quantizer{plan: quantizePlan{all: "int8"}, cacheDir: cache, rt: rt, logger: slog.New(slog.DiscardHandler), skipGate: true}
+		before := r.problems
+		r.checkGenerator(ctx, rt, m, cfg, dir, q)
+		if r.problems == before {
+			r.line("int8 generation: the rewritten graph built and generated through the server's path")
+		}
+	}
 }

@@ -113,7 +113,7 @@ func TestCheckModel(t *testing.T) {
 		}
 	}
 	var out, errOut bytes.Buffer
-	if code := checkModel(nil, nil, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "usage: sluice check-model DIR") {
+	if code := checkModel(nil, nil, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "usage: sluice check-model [-quantize int8 [-sample FILE]] DIR") {
 		t.Fatalf("no directory: exit %d, %s", code, errOut.String())
 	}
 }

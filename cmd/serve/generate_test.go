@@ -282,7 +282,7 @@ func TestShutdownEndsStreamsAndGivesBlocksBack(t *testing.T) {
 	done := make(chan int, 1)
 	logs := &lockedBuffer{}
 	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_SHUTDOWN_TIMEOUT_S=1",
-		"SLUICE_GENERATE_STREAM_BUFFER=1", "SLUICE_INTRA_OP_THREADS=1"}
+		"SLUICE_GENERATE_STREAM_BUFFER=1", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off"}
 	go func() { done <- run(ctx, env, logs, logs, ready) }()
 	addr := <-ready
 	resp, err := http.Post("http://"+addr.String()+"/v1/completions", "application/json",

@@ -42,6 +42,12 @@ func TestParseQuantize(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+	// A name no served model has is a typo, refused at start (without SLUICE_MODELS_DIR).
+	var logs bytes.Buffer
+	if code := run(context.Background(), []string{"SLUICE_DEVICE=cpu", "SLUICE_GENERATE_MODEL=none", "SLUICE_QUANTIZE=piii=off,pii=int8"},
+		&logs, &logs, nil); code == 0 || !strings.Contains(logs.String(), "SLUICE_QUANTIZE names piii") {
+		t.Errorf("a misspelt model name: exit %d\n%s", code, logs.String())
+	}
 	if _, err := loadConfig([]string{"SLUICE_QUANTIZE=int4", "SLUICE_QUANTIZE_MIN_AGREEMENT=1.5"}, thisMachine()); err == nil ||
 		!strings.Contains(err.Error(), "SLUICE_QUANTIZE ") || !strings.Contains(err.Error(), "SLUICE_QUANTIZE_MIN_AGREEMENT") {
 		t.Errorf("both bad settings not reported: %v", err)
@@ -64,8 +70,8 @@ func TestInt8RefusedOnCUDA(t *testing.T) {
 	}
 }
 
-// TestInt8ThroughTheServer serves the shipped entity models with SLUICE_QUANTIZE=int8: the
-// answers equal the float32 server's, the next start reads the cache instead of rewriting
+// TestInt8ThroughTheServer serves the shipped entity models as they ship (int8, asked for by
+// their config.json): the answers equal the float32 server's, the next start reads the cache instead of rewriting
 // (the log's outcomes are the count), and a damaged entry is rebuilt, not served.
 func TestInt8ThroughTheServer(t *testing.T) {
 	texts := agreementSample[:8]
@@ -85,7 +91,8 @@ func TestInt8ThroughTheServer(t *testing.T) {
 	want := answers(startServer(t, "SLUICE_GENERATE_MODEL=none"))
 
 	cache := t.TempDir()
-	env := []string{"SLUICE_GENERATE_MODEL=none", "SLUICE_QUANTIZE=int8", "SLUICE_QUANTIZE_CACHE_DIR=" + cache}
+	// SLUICE_QUANTIZE empty: each model's config.json decides, and both shipped ones say int8.
+	env := []string{"SLUICE_GENERATE_MODEL=none", "SLUICE_QUANTIZE=", "SLUICE_QUANTIZE_CACHE_DIR=" + cache}
 	outcomes := func(srv *testServer) map[string]int {
 		counts := map[string]int{}
 		for _, line := range strings.Split(srv.logs.String(), "\n") {
@@ -106,8 +113,12 @@ func TestInt8ThroughTheServer(t *testing.T) {
 	if got := answers(first); !reflect.DeepEqual(got, want) {
 		t.Errorf("int8 answers differ from float32's:\n%v\n%v", got, want)
 	}
-	if got := outcomes(startServer(t, env...)); !reflect.DeepEqual(got, map[string]int{"cached": 2}) {
+	second := startServer(t, env...)
+	if got := outcomes(second); !reflect.DeepEqual(got, map[string]int{"cached": 2}) {
 		t.Fatalf("second start: %v, want both from the cache", got)
+	}
+	if n := strings.Count(second.logs.String(), `"measured_now":false`); n != 2 {
+		t.Fatalf("second start: %d agreements read from the cache, want both", n)
 	}
 	entries, _ := filepath.Glob(filepath.Join(cache, "*.int8.onnx"))
 	if len(entries) != 2 {
@@ -142,7 +153,7 @@ func TestEveryEncoderLayoutServesInInt8(t *testing.T) {
 			dir := widenedLayout(t, family, false)
 			srv := startServer(t, "SLUICE_MODELS_DIR="+dir, "SLUICE_PII_MODEL="+family, "SLUICE_ANALYZE_MODEL="+family,
 				"SLUICE_GENERATE_MODEL=none", "SLUICE_QUANTIZE=int8", "SLUICE_QUANTIZE_CACHE_DIR="+t.TempDir())
-			if !strings.Contains(srv.logs.String(), "2 products to int8") || !strings.Contains(srv.logs.String(), "1 output_layer") {
+			if !strings.Contains(srv.logs.String(), `"rewrite":"2 products to int8`) || !strings.Contains(srv.logs.String(), "1 output_layer") {
 				t.Fatalf("the rewrite is not the one expected:\n%s", srv.logs.String())
 			}
 			for path, body := range map[string]map[string]any{"/pii/extract": {"text": text},
@@ -177,9 +188,33 @@ func TestInt8GateRefusesADamagingRewrite(t *testing.T) {
 	if !strings.Contains(srv.logs.String(), "SLUICE_QUANTIZE_MIN_AGREEMENT is below its default") {
 		t.Fatalf("a lowered threshold is not said:\n%s", srv.logs.String())
 	}
+	// Asked for by the model's own config.json instead, the same failure serves float32 and
+	// says why: a machine whose int8 is poor still starts with the shipped models.
+	cfgPath := filepath.Join(dir, "bert", "config.json")
+	raw, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["sluice"] = map[string]any{"quantize": "int8"}
+	raw, _ = json.Marshal(cfg)
+	if err := os.WriteFile(cfgPath, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	declared := startServer(t, append(slices.Clone(base), "SLUICE_QUANTIZE=", "SLUICE_QUANTIZE_CACHE_DIR="+t.TempDir())...)
+	if !strings.Contains(declared.logs.String(), "the model runs in float32") {
+		t.Fatalf("config.json's int8 under the threshold does not fall back to float32:\n%s", declared.logs.String())
+	}
+	status, body := declared.post(t, "/pii/extract", map[string]any{"text": "Patient Jonathan Smithers was admitted for review."})
+	if status != 200 || len(entitiesOf(t, body)) != 2 {
+		t.Fatalf("served after the fall back: %d %v", status, body)
+	}
 	// The float32 layout still answers exactly: the poison is int8's alone.
 	float := startServer(t, base...)
-	status, body := float.post(t, "/pii/extract", map[string]any{"text": "Patient Jonathan Smithers was admitted for review."})
+	status, body = float.post(t, "/pii/extract", map[string]any{"text": "Patient Jonathan Smithers was admitted for review."})
 	if status != 200 || len(entitiesOf(t, body)) != 2 {
 		t.Fatalf("float32 widened layout: %d %v", status, body)
 	}
@@ -193,11 +228,17 @@ func TestCheckModelInt8Report(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, report)
 	}
 	for _, want := range []string{"int8 rewrite: 8 products to int8", "kept in float32: 2 output_layer",
-		"int8 sample: the built-in sample, 32 texts", "agreement 1.0000", "int8 largest logit difference: 0.",
-		"int8 verdict: agreement 1.0000 meets SLUICE_QUANTIZE_MIN_AGREEMENT 0.9900"} {
+		"int8 sample: the built-in sample, 32 texts", "int8 agreement: float32 finds 84 entities, int8 84, 84 with the same label and span: agreement 1.0000",
+		"int8 largest logit difference: 0.", "int8 verdict: agreement 1.0000 meets SLUICE_QUANTIZE_MIN_AGREEMENT 0.9900"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
+	}
+	// Unasked, the check still compares the shipped model, since its config.json asks for int8.
+	out.Reset()
+	if code := checkModel([]string{filepath.Join("..", "..", "models", "pii")}, nil, &out, io.Discard); code != 0 ||
+		!strings.Contains(out.String(), "int8: asked for by its config.json") || !strings.Contains(out.String(), "int8 verdict") {
+		t.Errorf("unasked: exit %d:\n%s", code, out.String())
 	}
 	sample := filepath.Join(t.TempDir(), "sample.txt")
 	if err := os.WriteFile(sample, []byte("Call Maria Lopez at (415) 555-0132.\n\nSeen on 03/14/2024.\n"), 0o644); err != nil {
@@ -210,6 +251,20 @@ func TestCheckModelInt8Report(t *testing.T) {
 	}
 	if code := checkModel([]string{"-quantize", "int4", "x"}, nil, io.Discard, io.Discard); code != 2 {
 		t.Errorf("-quantize int4: exit %d, want a usage error", code)
+	}
+	// A generation model: next tokens compared, then built and run on the int8 graph. tiny-lm
+	// falls under the default threshold (its card says so); with a lower one it passes.
+	tiny := filepath.Join("..", "..", "models", "tiny-lm")
+	out.Reset()
+	if code := checkModel([]string{"-quantize", "int8", tiny}, nil, &out, io.Discard); code != 1 ||
+		!strings.Contains(out.String(), "positions have the same most likely next token") {
+		t.Errorf("tiny-lm at the default threshold: exit %d, want 1 with its next-token agreement:\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := checkModel([]string{"-quantize", "int8", tiny}, []string{"SLUICE_QUANTIZE_MIN_AGREEMENT=0.95"}, &out, io.Discard); code != 0 ||
+		!strings.Contains(out.String(), "int8 generation: the rewritten graph built and generated through the server's path") ||
+		!strings.Contains(out.String(), "WARNING: SLUICE_QUANTIZE_MIN_AGREEMENT is 0.9500") {
+		t.Errorf("tiny-lm at 0.95: exit %d:\n%s", code, out.String())
 	}
 }
 
@@ -361,12 +416,15 @@ func TestDecodersGenerateInInt8(t *testing.T) {
 		{"lm-gqa", filepath.Join(layouts, "lm-gqa", "greedy.jsonl"), func(ids []int64) []int64 { return ids }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := []string{"SLUICE_GENERATE_MODEL=" + tc.name, "SLUICE_QUANTIZE=" + tc.name + "=int8", "SLUICE_QUANTIZE_CACHE_DIR=" + t.TempDir()}
+			// Their next-token agreement (tiny-lm 0.983, lm-gqa 0.952 with its random weights) is
+			// under the default threshold; the gate's refusal is TestCheckModelInt8Report's.
+			env := []string{"SLUICE_GENERATE_MODEL=" + tc.name, "SLUICE_QUANTIZE=" + tc.name + "=int8", "SLUICE_QUANTIZE_CACHE_DIR=" + t.TempDir(),
+				"SLUICE_QUANTIZE_MIN_AGREEMENT=0.9"}
 			if tc.name != "tiny-lm" {
 				env = append(env, "SLUICE_MODELS_DIR="+layouts, "SLUICE_PII_MODEL=bert", "SLUICE_ANALYZE_MODEL=bert")
 			}
 			srv := startServer(t, env...)
-			if !strings.Contains(srv.logs.String(), "model runs with int8 matrix products") {
+			if !strings.Contains(srv.logs.String(), "model runs with int8 matrix products") || !strings.Contains(srv.logs.String(), `"measure":"next_tokens"`) {
 				t.Fatalf("not rewritten:\n%s", srv.logs.String())
 			}
 			raw, err := os.ReadFile(tc.goldens)

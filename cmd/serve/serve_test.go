@@ -71,7 +71,11 @@ func startServer(t testing.TB, env ...string) *testServer {
 	ready := make(chan net.Addr, 1)
 	done := make(chan int, 1)
 	logs := &lockedBuffer{}
-	environ := append([]string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1"}, env...)
+	// The shipped entity models run in int8 (their config.json); the tests that hold answers
+	// to torch's float32 ones serve float32 unless a test names SLUICE_QUANTIZE itself
+	// (TestInt8ThroughTheServer serves the shipped setting).
+	environ := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off"}
+	environ = append(environ, env...)
 	go func() { done <- run(ctx, environ, logs, logs, ready) }()
 	var addr net.Addr
 	select {
@@ -483,7 +487,7 @@ func TestShutdownFinishesInFlightWork(t *testing.T) {
 	done := make(chan int, 1)
 	logs := &lockedBuffer{}
 	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_BATCH_MAX_WAIT_MS=600000",
-		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=900000", "SLUICE_REQUEST_TIMEOUT_MS=900000"}
+		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=900000", "SLUICE_REQUEST_TIMEOUT_MS=900000", "SLUICE_QUANTIZE=off"}
 	go func() { done <- run(ctx, env, logs, logs, ready) }()
 	addr := <-ready
 	srv := &testServer{url: "http://" + addr.String(), logs: logs}
@@ -529,7 +533,7 @@ func TestStartupFailuresPrintOneLineOnStderr(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr lockedBuffer
-			env := append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_GENERATE_MODEL=none"}, tc.env...)
+			env := append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_GENERATE_MODEL=none", "SLUICE_QUANTIZE=off"}, tc.env...)
 			code := run(context.Background(), env, &stdout, &stderr, nil)
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 			if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "sluice: ") || !containsAll(lines[0], tc.parts) {
