@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Served /pii/extract: Sluice (float32 and int8) against a transformers.js server (server.mjs)
+# of the same pii graph, float32 and, as the fair row, the very int8 file Sluice serves
+# (transformers.js loads it as its q8 model). Same note mix and load for all: the load
+# generator's closed loop, 32 clients, medium notes (~120 tokens); each server on CPU 0 with
+# one ONNX Runtime thread, the load generator on CPU 1. Not run by CI.
+#
+#   scripts/tjs-peer/run.sh [seconds per run, default 15]   (NODE_MODULES: where to install)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+secs="${1:-15}"; port="${PORT:-18195}"; url="http://127.0.0.1:$port"
+work="$(mktemp -d)"; pid=""
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT # no server outlives a failed run
+nm="${NODE_MODULES:-/tmp/tjs-peer-node}"
+# --ignore-scripts: onnxruntime-node's install script only fetches GPU providers from the internet;
+# the CPU library is in the package.
+if [ ! -d "$nm/node_modules/@huggingface/transformers" ]; then
+	mkdir -p "$nm" && (cd "$nm" && npm init -y >/dev/null && npm install --ignore-scripts --no-audit --no-fund @huggingface/transformers@4.3.2 >/dev/null)
+fi
+cp scripts/tjs-peer/server.mjs "$nm/" # ES modules resolve packages from their own directory
+make -s ort
+export SLUICE_ORT_LIB="${SLUICE_ORT_LIB:-$PWD/third_party/onnxruntime/libonnxruntime.so.1}"
+go build -o "$work/sluice" ./cmd/serve
+go build -o "$work/loadgen" ./cmd/loadgen
+
+# The peer's copy of the model: transformers.js reads onnx/model.onnx (fp32) and
+# onnx/model_quantized.onnx (q8), and knows the architecture by a model_type of its own.
+peer="$work/models/pii"; mkdir -p "$peer/onnx"
+cp models/pii/tokenizer.json "$peer/"
+cp models/pii/model.onnx "$peer/onnx/model.onnx"
+python3 - models/pii/config.json "$peer/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["model_type"], c["architectures"] = "bert", ["BertForTokenClassification"]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+echo '{"model_max_length": 128}' > "$peer/tokenizer_config.json"
+
+load() { # name
+	taskset -c 1 "$work/loadgen" -url "$url" -quiet -mode closed -workers 32 -mix pii=1 -lengths medium=1 \
+		-scrape-interval 0 -warmup 3s -duration "${secs}s" -json "$work/$1.json"
+	python3 - "$work/$1.json" "$1" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+print(f"| {sys.argv[2]} | {s['goodput']['rps']:.0f} | {s['latency_ms']['p50']:.1f} | {s['latency_ms']['p99']:.1f} | {s['served']['count']} |")
+PY
+}
+wait_ready() {
+	for _ in $(seq 1 600); do
+		kill -0 "$pid" 2>/dev/null || { echo "exited before ready: $1" >&2; exit 1; }
+		curl -sf "$url/readyz" >/dev/null 2>&1 && return 0; sleep 0.2
+	done
+	echo "not ready: $1" >&2; exit 1
+}
+sluice() { # mode
+	taskset -c 0 env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn SLUICE_INTRA_OP_THREADS=1 SLUICE_GENERATE_MODEL=none \
+		SLUICE_QUANTIZE="$1" SLUICE_QUANTIZE_CACHE_DIR="$work/cache" "$work/sluice" >"$work/sluice-$1.log" 2>&1 &
+	pid=$!; wait_ready "sluice $1"; load "Sluice, $1"; kill -TERM "$pid"; wait "$pid" || true; pid=""
+}
+peer() { # dtype
+	taskset -c 0 node "$nm/server.mjs" "$peer" "$port" "$1" >"$work/peer-$1.log" 2>&1 &
+	pid=$!; wait_ready "peer $1"; load "transformers.js, $1"; kill -TERM "$pid"; wait "$pid" || true; pid=""
+}
+echo "| server | goodput/s | p50 ms | p99 ms | served |"
+echo "|---|---|---|---|---|"
+peer fp32
+sluice off
+sluice int8
+# The int8 graph Sluice served (its cache holds the pii and clinical-ner rewrites; pii's is the one
+# whose source is pii's model.onnx) becomes the peer's q8 file.
+for f in "$work"/cache/*.int8.onnx; do
+	if grep -q "$(sha256sum models/pii/model.onnx | cut -d' ' -f1)" "$f.json"; then cp "$f" "$peer/onnx/model_quantized.onnx"; fi
+done
+peer q8
