@@ -8,7 +8,8 @@
 #   memory   the server's resident size once ready, float32 and int8, per model (int8 on a
 #            second start, which reads the cache as every start after the first does)
 # SHAPED is a directory written by models/train/export_recipe_shaped.py (encoder enc-base,
-# decoder dec-small); without it those rows are skipped. Not run by CI.
+# decoder dec-small; the decoder runs link models/pii into it for their entity endpoints);
+# without it those rows are skipped. Not run by CI.
 #
 #   scripts/int8-bench.sh [SHAPED, default /tmp/shaped] [seconds per run, default 15]
 set -euo pipefail

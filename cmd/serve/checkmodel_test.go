@@ -13,8 +13,15 @@ import (
 // edit (nil keeps it), and returns the copy's path.
 func copyModel(t *testing.T, name string, edit func(file string, data []byte) []byte) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "models", name)
 	dst := filepath.Join(t.TempDir(), name)
+	copyDir(t, filepath.Join("..", "..", "models", name), dst, edit)
+	return dst
+}
+
+// copyDir copies the files of directory src into dst (created), passing each through edit
+// (nil keeps it).
+func copyDir(t *testing.T, src, dst string, edit func(file string, data []byte) []byte) {
+	t.Helper()
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +44,6 @@ func copyModel(t *testing.T, name string, edit func(file string, data []byte) []
 			t.Fatal(err)
 		}
 	}
-	return dst
 }
 
 // editJSON changes one top-level field of a JSON file.

@@ -276,37 +276,23 @@ func TestCheckModelInt8Report(t *testing.T) {
 func widenedLayout(t *testing.T, family string, poison bool) string {
 	t.Helper()
 	src := filepath.Join("..", "..", "models", "testdata", "layouts", family)
-	root := t.TempDir()
-	dst := filepath.Join(root, family)
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(src)
+	cfg, err := os.ReadFile(filepath.Join(src, "config.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Name() == "model.onnx" {
-			cfg, err := os.ReadFile(filepath.Join(src, "config.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var c struct {
-				ID2Label map[string]string `json:"id2label"`
-			}
-			if err := json.Unmarshal(cfg, &c); err != nil || len(c.ID2Label) == 0 {
-				t.Fatalf("config.json: %v", err)
-			}
-			data = widen(t, data, len(c.ID2Label), poison)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	var c struct {
+		ID2Label map[string]string `json:"id2label"`
 	}
+	if err := json.Unmarshal(cfg, &c); err != nil || len(c.ID2Label) == 0 {
+		t.Fatalf("config.json: %v", err)
+	}
+	root := t.TempDir()
+	copyDir(t, src, filepath.Join(root, family), func(file string, data []byte) []byte {
+		if file == "model.onnx" {
+			return widen(t, data, len(c.ID2Label), poison)
+		}
+		return data
+	})
 	return root
 }
 
