@@ -148,6 +148,9 @@ func newRewrite(g *onnxpb.GraphProto, opts Options) *rewrite {
 	for _, v := range append(slices.Clone(g.GetInput()), g.GetValueInfo()...) {
 		rw.names[v.GetName()] = true
 	}
+	for _, n := range g.GetNode() {
+		subgraphNames(n, rw.names)
+	}
 	rw.markOutputSide()
 	return rw
 }
@@ -184,6 +187,31 @@ func countUses(n *onnxpb.NodeProto, uses map[string]int) {
 				if !local[o.GetName()] {
 					uses[o.GetName()]++
 				}
+			}
+		}
+	}
+}
+
+// subgraphNames adds every name an If or Loop body defines, so a new outer name never
+// shadows one of them.
+func subgraphNames(n *onnxpb.NodeProto, names map[string]bool) {
+	for _, a := range n.GetAttribute() {
+		graphs := slices.Clone(a.GetGraphs())
+		if a.GetG() != nil {
+			graphs = append(graphs, a.GetG())
+		}
+		for _, sub := range graphs {
+			for _, v := range append(slices.Clone(sub.GetInput()), sub.GetOutput()...) {
+				names[v.GetName()] = true
+			}
+			for _, t := range sub.GetInitializer() {
+				names[t.GetName()] = true
+			}
+			for _, sn := range sub.GetNode() {
+				for _, o := range sn.GetOutput() {
+					names[o] = true
+				}
+				subgraphNames(sn, names)
 			}
 		}
 	}

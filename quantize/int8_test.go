@@ -293,6 +293,31 @@ func TestInt8KeepsWhatSubgraphsReturn(t *testing.T) {
 	}
 }
 
+// TestInt8NamesAvoidSubgraphs: a name an If body defines is not given to a new outer tensor.
+func TestInt8NamesAvoidSubgraphs(t *testing.T) {
+	body := &onnxpb.GraphProto{Name: proto.String("b"), Output: []*onnxpb.ValueInfoProto{valueInfo("W_int8", 0, 4)},
+		Node: []*onnxpb.NodeProto{node("Relu", "r", []string{"z"}, "W_int8")}}
+	g := &onnxpb.GraphProto{
+		Initializer: []*onnxpb.TensorProto{floatTensor("W", make([]float32, 32*64), 32, 64), floatTensor("head", make([]float32, 64*3), 64, 3)},
+		Input:       []*onnxpb.ValueInfoProto{valueInfo("x", 0, 32), valueInfo("z", 0, 4), {Name: proto.String("cond")}},
+		Output:      []*onnxpb.ValueInfoProto{valueInfo("y", 0, 3), valueInfo("w", 0, 4)},
+		Node: []*onnxpb.NodeProto{node("MatMul", "m", []string{"x", "W"}, "h"), node("MatMul", "o", []string{"h", "head"}, "y"),
+			{OpType: proto.String("If"), Name: proto.String("if"), Input: []string{"cond"}, Output: []string{"w"},
+				Attribute: []*onnxpb.AttributeProto{{Name: proto.String("then_branch"), Type: onnxpb.AttributeProto_GRAPH.Enum(), G: body},
+					{Name: proto.String("else_branch"), Type: onnxpb.AttributeProto_GRAPH.Enum(), G: body}}}},
+	}
+	src, _ := proto.Marshal(&onnxpb.ModelProto{Graph: g})
+	out, rep, err := Int8(src, Options{})
+	if err != nil || rep.Quantized != 1 {
+		t.Fatalf("%v %v", rep, err)
+	}
+	var q onnxpb.ModelProto
+	_ = proto.Unmarshal(out, &q)
+	if w := q.GetGraph().GetNode()[0].GetInput()[1]; w == "W_int8" {
+		t.Fatalf("the int8 weight took %q, which the If body defines", w)
+	}
+}
+
 // TestInt8RefusesMalformedWeights: shapes that lie about the data are errors, not crashes,
 // and names already in the graph are not reused.
 func TestInt8RefusesMalformedWeights(t *testing.T) {

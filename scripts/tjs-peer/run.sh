@@ -12,10 +12,12 @@ secs="${1:-15}"; port="${PORT:-18195}"; url="http://127.0.0.1:$port"
 work="$(mktemp -d)"; pid=""
 trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT # no server outlives a failed run
 nm="${NODE_MODULES:-/tmp/tjs-peer-node}"
-# --ignore-scripts: onnxruntime-node's install script only fetches GPU providers from the internet;
-# the CPU library is in the package.
-if [ ! -d "$nm/node_modules/@huggingface/transformers" ]; then
-	mkdir -p "$nm" && (cd "$nm" && npm init -y >/dev/null && npm install --ignore-scripts --no-audit --no-fund @huggingface/transformers@4.3.2 >/dev/null)
+# The peer's packages are the lockfile's (package-lock.json here), installed once into $nm and
+# again whenever the lockfile changes. --ignore-scripts: onnxruntime-node's install script only
+# fetches GPU providers from the internet; the CPU library is in the package.
+if ! cmp -s scripts/tjs-peer/package-lock.json "$nm/package-lock.json" || [ ! -d "$nm/node_modules/@huggingface/transformers" ]; then
+	mkdir -p "$nm" && cp scripts/tjs-peer/package.json scripts/tjs-peer/package-lock.json "$nm/"
+	(cd "$nm" && npm ci --ignore-scripts --no-audit --no-fund >/dev/null)
 fi
 cp scripts/tjs-peer/server.mjs "$nm/" # ES modules resolve packages from their own directory
 make -s ort
