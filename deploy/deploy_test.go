@@ -113,7 +113,7 @@ func TestDockerfileRulesCatchMistakes(t *testing.T) {
 		{"other port", "EXPOSE 8080", "EXPOSE 9090", "EXPOSE"},
 		{"shell form", `ENTRYPOINT ["/usr/local/bin/sluice"]`, "ENTRYPOINT /usr/local/bin/sluice", "exec form"},
 		{"two processes", `ENTRYPOINT ["/usr/local/bin/sluice"]`, "ENTRYPOINT [\"/usr/local/bin/sluice\"]\nCMD [\"--help\"]", "one"},
-		{"other ORT", "ARG ORT_VERSION=1.29.0", "ARG ORT_VERSION=1.28.0", "fetch-onnxruntime"},
+		{"other ORT", "ARG ORT_VERSION=1.29.0", "ARG ORT_VERSION=1.30.0", "fetch-onnxruntime"},
 		{"checksum with a default", "ARG ORT_SHA256\n", "ARG ORT_SHA256=0000\n", "ORT_SHA256"},
 		{"no stripping", `-ldflags "-s -w -X main.version=${VERSION}"`, `-ldflags "-X main.version=${VERSION}"`, "-s -w"},
 	}
@@ -252,7 +252,7 @@ func lintDockerfile(src []byte, ortVersion string) (image, []string) {
 		}
 	}
 	if img.ortVersion != ortVersion {
-		bad("ARG ORT_VERSION is %q, but scripts/fetch-onnxruntime.sh pins %q: the GPU and CPU builds must use one ONNX Runtime", img.ortVersion, ortVersion)
+		bad("ARG ORT_VERSION is %q, but scripts/fetch-onnxruntime.sh pins %q for its CUDA stack: the GPU image must use the release the checked CUDA provider is built for", img.ortVersion, ortVersion)
 	}
 	if !shaDeclared || shaHasDefault || !shaChecked {
 		bad("ARG ORT_SHA256 must be declared without a default and checked with sha256sum, so that the builder supplies the checksum")
@@ -415,16 +415,17 @@ func addrPort(addr string) (int, error) {
 	return strconv.Atoi(p)
 }
 
-// fetchORTVersion is the ONNX Runtime version the CPU build pins.
+// fetchORTVersion is the ONNX Runtime release of the CUDA stack scripts/fetch-onnxruntime.sh
+// pins (--cuda): the one the GPU image must use.
 func fetchORTVersion(t *testing.T) string {
 	t.Helper()
 	src, err := os.ReadFile(fetchORTPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^ORT_VERSION="([^"]+)"`).FindSubmatch(src)
+	m := regexp.MustCompile(`(?m)^CUDA_ORT_VERSION="([^"]+)"`).FindSubmatch(src)
 	if m == nil {
-		t.Fatalf("%s: no ORT_VERSION=\"...\" line", fetchORTPath)
+		t.Fatalf("%s: no CUDA_ORT_VERSION=\"...\" line", fetchORTPath)
 	}
 	return string(m[1])
 }

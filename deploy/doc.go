@@ -5,8 +5,8 @@
 // The package has no code. Its tests are the checks a Docker engine, a cluster and a Grafana
 // server would otherwise be needed for, done by parsing: the Dockerfile with BuildKit's own
 // parser, held to linter-like rules (pinned base images, a non-root numeric user, one
-// exec-form entrypoint, a health check on /readyz, the ONNX Runtime version of
-// scripts/fetch-onnxruntime.sh); the manifests strictly decoded into the Kubernetes API's
+// exec-form entrypoint, a health check on /readyz, the ONNX Runtime release of
+// scripts/fetch-onnxruntime.sh's CUDA stack); the manifests strictly decoded into the Kubernetes API's
 // types, so that a misspelt field fails, and checked against each other, the image and the
 // server (probe paths and port, a termination grace longer than the server's shutdown grace,
 // the image's UID); and every query of the dashboard, whose metric names must be ones the

@@ -69,10 +69,11 @@ const (
 // thing missing: the provider libraries beside libPath (and how to get them), or a library the
 // provider links to that the loader cannot find (CUDA 13, cuDNN 9, the NVIDIA driver).
 func cudaNeeds(libPath string) string {
-	msg := "It needs " + providersShared + " and " + providersCUDA + " from the same ONNX Runtime " +
-		"release (" + ortVersion + ") beside the main library (scripts/fetch-onnxruntime.sh --cuda " +
-		"fetches them), the CUDA 13 runtime, cuBLAS and cuDNN 9 libraries on the loader path, and a " +
-		"visible NVIDIA GPU; or choose device cpu or auto."
+	msg := "It needs " + providersShared + " and " + providersCUDA + " of the main library's own " +
+		"release beside it (scripts/fetch-onnxruntime.sh --cuda puts a matching core and provider in " +
+		"third_party/onnxruntime-cuda: point SLUICE_ORT_LIB at its libonnxruntime.so.1), the CUDA 13 " +
+		"runtime, cuBLAS and cuDNN 9 libraries on the loader path, and a visible NVIDIA GPU; or choose " +
+		"device cpu or auto."
 	if !filepath.IsAbs(libPath) {
 		return msg
 	}

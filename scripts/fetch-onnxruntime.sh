@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Fetch ONNX Runtime's Linux x64 shared library from the npm package onnxruntime-node and
-# verify it against a pinned sha256. With --cuda, also fetch the CUDA execution provider
-# (libonnxruntime_providers_shared.so and libonnxruntime_providers_cuda.so, built for CUDA 13
-# and cuDNN 9) of the same ORT release from the npm package
-# com.github.asus4.onnxruntime.linux-x64-gpu, verified the same way, into the same folder,
-# where SLUICE_DEVICE=auto and cuda look for it. Idempotent: verified copies already in place
-# are kept.
+# verify it against a pinned sha256. With --cuda, fetch instead the CUDA stack: the CUDA
+# execution provider (libonnxruntime_providers_shared.so and libonnxruntime_providers_cuda.so,
+# built for CUDA 13 and cuDNN 9) from the npm package
+# com.github.asus4.onnxruntime.linux-x64-gpu, and the core library of the release that provider
+# is built for (a provider only loads into its own release), verified the same way, into a
+# folder of their own, third_party/onnxruntime-cuda (SLUICE_ORT_DIR chooses another): point
+# SLUICE_ORT_LIB at its libonnxruntime.so.1 to run on the GPU. The two never share a folder,
+# so neither run can leave a core beside providers of another release. Idempotent: verified
+# copies already in place are kept.
+#
+# The two can differ: the CPU library is the fastest release measured here (1.30.0 runs a float32
+# pass of the pii graph on one thread in 1.46 ms, 1.29.0 in 2.42; docs/BENCHMARKS.md "int8"), while the registry's
+# newest CUDA provider is built for 1.29.0, the release the GPU check ran. Dockerfile.gpu
+# follows the CUDA stack (deploy's tests hold them equal); both are at or past the 1.29 C API
+# the Go binding needs.
 #
 #   scripts/fetch-onnxruntime.sh [--cuda]
 #
@@ -14,11 +23,13 @@
 # tarballs with `npm pack` and extract only the libraries.
 set -euo pipefail
 
-ORT_VERSION="1.29.0"
-ORT_SHA256="89688f5cf51c7e31befbb7b9101bc027799009b18d1baa9a5b1146a72e69538d"
+ORT_VERSION="1.30.0"
+ORT_SHA256="ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23"
 MEMBER="package/bin/napi-v6/linux/x64/libonnxruntime.so.1"
 
-# The CUDA provider: a packaging of ORT 1.29.0 (the release above) for CUDA 13.
+# The CUDA stack: a packaging of ORT 1.29.0 for CUDA 13, and that release's core library.
+CUDA_ORT_VERSION="1.29.0"
+CUDA_ORT_SHA256="89688f5cf51c7e31befbb7b9101bc027799009b18d1baa9a5b1146a72e69538d"
 CUDA_PACKAGE="com.github.asus4.onnxruntime.linux-x64-gpu"
 CUDA_PACKAGE_VERSION="0.4.9"
 CUDA_DIR="package/Plugins/Linux/x64"
@@ -36,7 +47,12 @@ for arg in "$@"; do
 done
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest_dir="${SLUICE_ORT_DIR:-$root/third_party/onnxruntime}"
+if $cuda; then
+	ORT_VERSION="$CUDA_ORT_VERSION" ORT_SHA256="$CUDA_ORT_SHA256"
+	dest_dir="${SLUICE_ORT_DIR:-$root/third_party/onnxruntime-cuda}"
+else
+	dest_dir="${SLUICE_ORT_DIR:-$root/third_party/onnxruntime}"
+fi
 dest="$dest_dir/libonnxruntime.so.1"
 
 verify() { [ -f "$1" ] && echo "$2  $1" | sha256sum --check --status; }
@@ -58,6 +74,7 @@ install() {
 	mkdir -p "$dest_dir"
 	mv "$1" "$3.tmp"
 	mv "$3.tmp" "$3"
+	touch "$3" # tar kept the package's 1985 date, which make would read as out of date
 	echo "fetch-onnxruntime: $3 verified" >&2
 }
 
