@@ -132,14 +132,7 @@ func TestInt8RewritesHiddenProductsAndKeepsTheHead(t *testing.T) {
 }
 
 func TestInt8KeepsNarrowProductsAndTransposesGemm(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	vals := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(rng.NormFloat64())
-		}
-		return v
-	}
+	vals := normals(rand.New(rand.NewPCG(3, 4)))
 	wt := vals(40 * 16) // Gemm's B stored [N=40, K=16], transB
 	g := &onnxpb.GraphProto{
 		Initializer: []*onnxpb.TensorProto{floatTensor("Wt", wt, 40, 16), floatTensor("c", vals(40), 1, 40),
@@ -248,14 +241,7 @@ func TestInt8ResolvesScaledInt8Weights(t *testing.T) {
 // TestInt8KeepsWhatSubgraphsReturn: an If branch that returns the product's own output (an
 // outer name) keeps that name alive; the bias is not folded over it.
 func TestInt8KeepsWhatSubgraphsReturn(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	vals := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(rng.NormFloat64())
-		}
-		return v
-	}
+	vals := normals(rand.New(rand.NewPCG(11, 12)))
 	branch := func(out string) *onnxpb.AttributeProto {
 		return &onnxpb.AttributeProto{Name: proto.String("then_branch"), Type: onnxpb.AttributeProto_GRAPH.Enum(),
 			G: &onnxpb.GraphProto{Name: proto.String("b"), Output: []*onnxpb.ValueInfoProto{valueInfo(out, 0, 64)}}}
@@ -469,6 +455,17 @@ func floatToHalf(f float32) uint16 {
 		h++
 	}
 	return sign | uint16(h)
+}
+
+// normals returns a source of n standard normal values at a time.
+func normals(rng *rand.Rand) func(n int) []float32 {
+	return func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
 }
 
 func floatTensor(name string, vals []float32, dims ...int64) *onnxpb.TensorProto {
