@@ -266,12 +266,7 @@ func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *mode
 			return
 		}
 	}
-	var a agreement
-	if len(m.Config.Labels) > 0 {
-		a, err = measureAgreement(ctx, rt, m, m.ONNX, out, cfg.extract(), texts)
-	} else {
-		a, err = measureNextTokens(ctx, rt, m, m.ONNX, out, texts)
-	}
+	a, err := measureInt8(ctx, rt, m, out, cfg.extract(), texts)
 	if err != nil {
 		r.problem("int8 comparison: %v", err)
 		return

@@ -326,13 +326,7 @@ func (q *quantizer) gate(ctx context.Context, m *models.Model, res quantize.Resu
 			}
 		}
 	}
-	var a agreement
-	var err error
-	if len(m.Config.Labels) > 0 {
-		a, err = measureAgreement(ctx, q.rt, m, m.ONNX, res.ONNX, q.extract, agreementSample)
-	} else {
-		a, err = measureNextTokens(ctx, q.rt, m, m.ONNX, res.ONNX, agreementSample)
-	}
+	a, err := measureInt8(ctx, q.rt, m, res.ONNX, q.extract, agreementSample)
 	if err != nil {
 		return agreement{}, fmt.Errorf("model %q: measuring the int8 rewrite: %w", m.Name, err)
 	}
@@ -342,6 +336,16 @@ func (q *quantizer) gate(ctx context.Context, m *models.Model, res quantize.Resu
 		}
 	}
 	return a, nil
+}
+
+// measureInt8 compares m's own graph with its int8 rewrite on texts, by the measure that fits
+// the model: entities (or token labels) for a token classifier, next tokens for a decoder.
+func measureInt8(ctx context.Context, rt *engine.Runtime, m *models.Model, int8ONNX []byte, ext extract.Config,
+	texts []string) (agreement, error) {
+	if len(m.Config.Labels) > 0 {
+		return measureAgreement(ctx, rt, m, m.ONNX, int8ONNX, ext, texts)
+	}
+	return measureNextTokens(ctx, rt, m, m.ONNX, int8ONNX, texts)
 }
 
 // measureAgreement runs both graphs over texts as /analyze would (simple aggregation, score
