@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -165,9 +164,7 @@ func (s *server) writeHandled(c *fiber.Ctx, err error) error {
 		case fiber.StatusMethodNotAllowed:
 			e.Message = "Method Not Allowed"
 		case fiber.StatusRequestEntityTooLarge:
-			e.Code = CodeTooLarge
-			e.Message = "Request rejected by an operational limit: the body exceeds " + strconv.Itoa(s.opts.Limits.MaxBodyBytes) + " bytes"
-			e.Details = map[string]int{"max_body_bytes": s.opts.Limits.MaxBodyBytes}
+			return writeError(c, s.bodyTooLarge())
 		default:
 			e.Message = "Bad Request"
 			if fe.Code >= 500 {

@@ -170,6 +170,12 @@ func (f *fixture) do(t *testing.T, method, path, body string, headers ...string)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
+	return f.send(t, req)
+}
+
+// send sends req and reads the whole response.
+func (f *fixture) send(t *testing.T, req *http.Request) response {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

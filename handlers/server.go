@@ -56,6 +56,7 @@ func New(opts Options) (*fiber.App, error) {
 	if opts.Auth != nil {
 		app.Use(s.authenticate)
 	}
+	app.Use(s.unpackBody)
 
 	app.Get("/health", s.health)
 	app.Get("/livez", s.livez)

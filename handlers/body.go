@@ -1,0 +1,108 @@
+package handlers
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// CodeUnsupportedEncoding is the error code of a body in a Content-Encoding the server does
+// not read.
+const CodeUnsupportedEncoding = "unsupported_content_encoding"
+
+// acceptedEncodings are the content codings a request body may carry, as a 415 names them in
+// Accept-Encoding (RFC 7694).
+const acceptedEncodings = "gzip, deflate"
+
+// maxCodings bounds how many codings a body may be wrapped in: one is what clients send; a
+// stack deeper than this is a bomb's shape, not a client's.
+const maxCodings = 2
+
+// unpackBody undoes a request body's Content-Encoding before anything reads the body, so that
+// the body limit bounds what the body unpacks to, and so that the budgets and every limit
+// after it count the unpacked bytes. fiber's own Ctx.Body decodes without any bound (a
+// 600-byte gzip of gzip unpacks to hundreds of megabytes); after this runs the request
+// carries no Content-Encoding, so nothing decodes it again. A body that unpacks past
+// Limits.MaxBodyBytes is refused with 413 as soon as the limit is crossed, a coding other than
+// gzip, deflate (zlib) or identity with 415, a body that does not decode with 400.
+func (s *server) unpackBody(c *fiber.Ctx) error {
+	h := &c.Request().Header
+	var codings []string
+	unsupported := false
+	h.VisitAll(func(k, v []byte) {
+		if !strings.EqualFold(string(k), fiber.HeaderContentEncoding) {
+			return
+		}
+		for _, coding := range strings.Split(string(v), ",") {
+			switch coding = strings.ToLower(strings.TrimSpace(coding)); coding {
+			case "", "identity":
+			case "gzip", "x-gzip", "deflate":
+				codings = append(codings, coding)
+			default:
+				unsupported = true
+			}
+		}
+	})
+	if unsupported || len(codings) > maxCodings {
+		return &apiError{Status: fiber.StatusUnsupportedMediaType, Code: CodeUnsupportedEncoding, Outcome: OutcomeFailed,
+			Message: "The body's Content-Encoding is not supported: send it as identity, gzip or deflate, at most " +
+				strconv.Itoa(maxCodings) + " deep",
+			Details: map[string]any{"accepted_encodings": []string{"identity", "gzip", "deflate"}, "max_codings": maxCodings},
+			Headers: map[string]string{fiber.HeaderAcceptEncoding: acceptedEncodings}}
+	}
+	if len(codings) == 0 {
+		return c.Next()
+	}
+	body, err := unpack(c.Request().Body(), codings, s.opts.Limits.MaxBodyBytes)
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return s.bodyTooLarge()
+	case err != nil:
+		return &apiError{Status: fiber.StatusBadRequest, Code: CodeBadRequest, Outcome: OutcomeFailed,
+			Message: "The body does not decode as its Content-Encoding says", Details: map[string]string{"reason": "invalid_content_encoding"}}
+	}
+	h.Del(fiber.HeaderContentEncoding)
+	c.Request().SetBodyRaw(body)
+	return c.Next()
+}
+
+var errBodyTooLarge = errors.New("handlers: the body unpacks past the limit")
+
+// unpack decodes raw, which codings were applied to in order, and returns at most limit bytes
+// of the result: errBodyTooLarge as soon as there would be more. The decoders stream, so no
+// layer holds more than its window and the result its limit.
+func unpack(raw []byte, codings []string, limit int) ([]byte, error) {
+	var r io.Reader = bytes.NewReader(raw)
+	for i := len(codings) - 1; i >= 0; i-- {
+		var err error
+		if codings[i] == "deflate" {
+			r, err = zlib.NewReader(r)
+		} else {
+			r, err = gzip.NewReader(r)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	out, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > limit {
+		return nil, errBodyTooLarge
+	}
+	return out, nil
+}
+
+// bodyTooLarge is the 413 of a body past Limits.MaxBodyBytes, as sent or as unpacked.
+func (s *server) bodyTooLarge() *apiError {
+	return &apiError{Status: fiber.StatusRequestEntityTooLarge, Code: CodeTooLarge, Outcome: OutcomeFailed,
+		Message: "Request rejected by an operational limit: the body exceeds " + strconv.Itoa(s.opts.Limits.MaxBodyBytes) + " bytes",
+		Details: map[string]int{"max_body_bytes": s.opts.Limits.MaxBodyBytes}}
+}
