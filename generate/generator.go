@@ -56,6 +56,9 @@ func (g *Generator) Name() string { return g.name }
 // MaxPositions is the model's longest sequence, prompt and generated tokens together.
 func (g *Generator) MaxPositions() int { return g.cfg.MaxPositions }
 
+// DefaultMaxNewTokens is how many tokens a request that sets no limit may generate, at most.
+func (g *Generator) DefaultMaxNewTokens() int { return g.cfg.DefaultMaxNewTokens }
+
 // Queue is the model's scheduler, which the endpoint's admission gate guards.
 func (g *Generator) Queue() admission.Queue { return g.sched }
 

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
@@ -62,39 +61,23 @@ func budgetFromAllowance(a identity.Allowance) admission.Budget {
 	return b
 }
 
-// estimateTokens is a request's cost before it is parsed: a token per four bytes of body, the
-// size of clinical text in the shipped tokenizers, plus for generation the new tokens it may
-// ask for (16 when it names none). Completion replaces the estimate with what was used.
-func estimateTokens(body []byte, generation bool) float64 {
-	est := math.Ceil(float64(len(body)) / 4)
-	if generation {
-		var r struct {
-			MaxTokens           *int `json:"max_tokens"`
-			MaxCompletionTokens *int `json:"max_completion_tokens"`
-			MaxNewTokens        *int `json:"max_new_tokens"`
-			N                   *int `json:"n"`
-			Parameters          *struct {
-				MaxNewTokens *int `json:"max_new_tokens"`
-			} `json:"parameters"`
-		}
-		_ = json.Unmarshal(body, &r) // a body that does not parse is refused later, by its route
-		n, choices := 16.0, 1.0
-		switch {
-		case r.MaxCompletionTokens != nil:
-			n = float64(*r.MaxCompletionTokens)
-		case r.MaxTokens != nil:
-			n = float64(*r.MaxTokens)
-		case r.MaxNewTokens != nil:
-			n = float64(*r.MaxNewTokens)
-		case r.Parameters != nil && r.Parameters.MaxNewTokens != nil:
-			n = float64(*r.Parameters.MaxNewTokens)
-		}
-		if r.N != nil && *r.N > 1 {
-			choices = float64(*r.N)
-		}
-		est += max(n, 0) * choices
+// textCost is a request's tokens estimated from its body, before it is read: a token per four
+// bytes, the size of clinical text in the shipped tokenizers. It is the cost of every route
+// that reads text; generation adds what it generates (generationCost). Completion replaces
+// the estimate with what was used.
+func textCost(body []byte) float64 { return max(math.Ceil(float64(len(body))/4), 1) }
+
+// generationCost is textCost for a generation's prompts plus, for each of its choices, the new
+// tokens it asks for (newTokens; nil: defaultNew, the route's default). Neither counts past
+// what the endpoint can serve (MaxChoices, the model's context): a request asking more is
+// refused by its route as invalid, not by the budget as too large.
+func (ep *GenerationEndpoint) generationCost(body []byte, choices int, newTokens *int, defaultNew int) float64 {
+	n := defaultNew
+	if newTokens != nil {
+		n = *newTokens
 	}
-	return max(est, 1)
+	n = min(max(n, 0), ep.Model.MaxPositions())
+	return textCost(body) + float64(min(max(choices, 1), ep.MaxChoices))*float64(n)
 }
 
 // charge takes the request from its caller's budget before anything else is spent on it. On a
@@ -109,7 +92,10 @@ func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
 	if !budget.Limited() {
 		return admission.Charge{}, nil
 	}
-	est := estimateTokens(c.Body(), r.gen != nil)
+	est := textCost(c.Body())
+	if r.cost != nil {
+		est = r.cost(c.Body())
+	}
 	// A held request must see its client leave: fasthttp never tells a handler, the watcher does.
 	ctx, stop := c.UserContext(), func() {}
 	if s.opts.Watcher != nil && !s.opts.IgnoreDisconnects {

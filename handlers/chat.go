@@ -118,6 +118,32 @@ type chatOut struct {
 // chatDialect is OpenAI's chat completions dialect; errors are written as completions' are.
 type chatDialect struct{ completions }
 
+// cost counts n choices of max_completion_tokens (or max_tokens) each, or of the model's
+// default length, which is what a chat request that names none generates.
+func (chatDialect) cost(body []byte, ep *GenerationEndpoint) float64 {
+	n, maxTokens := chatAsks(body)
+	return ep.generationCost(body, n, maxTokens, ep.Model.DefaultMaxNewTokens())
+}
+
+// chatAsks is what a chat body asks to generate: how many choices, each of how many tokens
+// (nil: the default), read as the dialect reads them.
+func chatAsks(body []byte) (n int, maxTokens *int) {
+	var req struct {
+		N                   *int `json:"n"`
+		MaxTokens           *int `json:"max_tokens"`
+		MaxCompletionTokens *int `json:"max_completion_tokens"`
+	}
+	_ = json.Unmarshal(body, &req) // a body that does not parse is refused when it is read
+	if req.MaxCompletionTokens != nil {
+		req.MaxTokens = req.MaxCompletionTokens
+	}
+	n = 1
+	if req.N != nil {
+		n = *req.N
+	}
+	return n, req.MaxTokens
+}
+
 func (chatDialect) read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
 	p, prompt, param, msg := parseChat(body, ep)
 	if msg != "" {

@@ -159,6 +159,29 @@ type completionParams struct {
 // completions is OpenAI's completions dialect.
 type completions struct{}
 
+// completionsMaxTokens is OpenAI's default max_tokens for completions.
+const completionsMaxTokens = 16
+
+// cost counts every prompt of the list and every choice of each (n of them).
+func (completions) cost(body []byte, ep *GenerationEndpoint) float64 {
+	var req struct {
+		Prompt    json.RawMessage `json:"prompt"`
+		N         *int            `json:"n"`
+		MaxTokens *int            `json:"max_tokens"`
+	}
+	_ = json.Unmarshal(body, &req) // as read decodes it; a body that does not parse is refused there
+	prompts := 1
+	var list []json.RawMessage
+	if json.Unmarshal(req.Prompt, &list) == nil {
+		prompts = len(list)
+	}
+	n := 1
+	if req.N != nil {
+		n = *req.N
+	}
+	return ep.generationCost(body, max(n, 1)*prompts, req.MaxTokens, completionsMaxTokens)
+}
+
 func (completions) read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
 	p, param, msg := parseCompletion(body, ep)
 	if msg != "" {
@@ -331,7 +354,7 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 	case req.Suffix != nil && *req.Suffix != "":
 		return p, "suffix", "`suffix` is not supported by this server"
 	}
-	if param, msg = req.read(ep, len(prompts), 16, &p.openAIParams); msg != "" {
+	if param, msg = req.read(ep, len(prompts), completionsMaxTokens, &p.openAIParams); msg != "" {
 		return p, param, msg
 	}
 	p.echo = req.Echo != nil && *req.Echo

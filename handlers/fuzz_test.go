@@ -127,8 +127,9 @@ type positions int
 func (positions) Generate(context.Context, admission.Priority, string, generate.Params) (TokenStream, error) {
 	panic("parsing must not generate")
 }
-func (positions) Name() string        { return "fuzz" }
-func (p positions) MaxPositions() int { return int(p) }
+func (positions) Name() string               { return "fuzz" }
+func (p positions) MaxPositions() int        { return int(p) }
+func (p positions) DefaultMaxNewTokens() int { return int(p) / 2 }
 
 func FuzzGenerationRequests(f *testing.F) {
 	for _, s := range requestSeeds {

@@ -43,9 +43,7 @@ type GatewayEndpoint struct {
 // text, and the answer's placeholders are restored; one that the map does not hold refuses
 // the answer. Each request leaves one audit record, hashes only.
 func PrivacyGateway(gw GatewayEndpoint) Route {
-	if gw.MaxNewTokens <= 0 {
-		gw.MaxNewTokens = 256
-	}
+	gw.MaxNewTokens = gw.maxNewTokens()
 	var timeout time.Duration
 	if gw.Generation != nil {
 		timeout = gw.Generation.Timeout
@@ -55,10 +53,29 @@ func PrivacyGateway(gw GatewayEndpoint) Route {
 		Gate:    gw.PII.Gate,
 		Models:  gw.PII.models(),
 		timeout: timeout,
+		cost:    func(body []byte) float64 { return textCost(body) + float64(gw.answerRoom()) },
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
 			return s.serveGateway(c, x, &gw)
 		},
 	}
+}
+
+// maxNewTokens is MaxNewTokens with its default.
+func (gw *GatewayEndpoint) maxNewTokens() int {
+	if gw.MaxNewTokens <= 0 {
+		return 256
+	}
+	return gw.MaxNewTokens
+}
+
+// answerRoom is how long an answer of /privacy-gateway/complete may be: the bound, and from
+// the in-process model at most a quarter of its context, which leaves the rest to the prompt
+// (a longer one is the model's 422).
+func (gw *GatewayEndpoint) answerRoom() int {
+	if gw.Upstream != nil || gw.Generation == nil {
+		return gw.maxNewTokens()
+	}
+	return min(gw.maxNewTokens(), max(1, gw.Generation.Model.MaxPositions()/4))
 }
 
 // Upstream is an external language model behind the gateway (package upstream's).
@@ -318,10 +335,7 @@ func (s *server) completeLocally(ctx context.Context, x *exchange, gw *GatewayEn
 		}
 		prompt = p
 	}
-	// The answer's room: MaxNewTokens, but at most a quarter of the model's context, which
-	// leaves the rest to the prompt (a longer one is the model's 422).
-	room := min(gw.MaxNewTokens, max(1, gen.Model.MaxPositions()/4))
-	stream, err := gen.Model.Generate(ctx, x.prio, prompt, generate.Params{MaxNewTokens: room, Templated: gen.Chat != nil})
+	stream, err := gen.Model.Generate(ctx, x.prio, prompt, generate.Params{MaxNewTokens: gw.answerRoom(), Templated: gen.Chat != nil})
 	if err != nil {
 		return "", err
 	}

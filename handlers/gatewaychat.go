@@ -29,10 +29,21 @@ import (
 func GatewayChat(gw GatewayEndpoint) Route {
 	gw = gw.WithDefaults()
 	r := Route{Path: "/gateway/v1/chat/completions", Gate: gw.PII.Gate, Models: gw.PII.models(),
-		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGatewayChat(c, x, &gw) }}
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGatewayChat(c, x, &gw) },
+		cost: func(body []byte) float64 {
+			// The external model's answer: as long as asked (an answer never is longer than
+			// any context we know of), or the gateway's bound.
+			_, maxTokens := chatAsks(body)
+			n := gw.maxNewTokens()
+			if maxTokens != nil {
+				n = min(max(*maxTokens, 0), 1<<20)
+			}
+			return textCost(body) + float64(n)
+		}}
 	if gen := gw.Generation; gen != nil {
 		r.Gate, r.timeout, r.stall, r.gen = gen.Gate, gen.Timeout, gen.StallTimeout, gen
 		r.Models = []ModelInfo{{Name: gen.Model.Name(), MaxLength: gen.Model.MaxPositions()}}
+		r.cost = func(body []byte) float64 { return chatDialect{}.cost(body, gen) }
 	}
 	return r
 }

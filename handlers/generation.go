@@ -24,6 +24,8 @@ type Generator interface {
 	Generate(ctx context.Context, p admission.Priority, prompt string, params generate.Params) (TokenStream, error)
 	Name() string
 	MaxPositions() int
+	// DefaultMaxNewTokens is what a request that sets no limit may generate, at most.
+	DefaultMaxNewTokens() int
 }
 
 // TokenStream is one generation's events as they come; *generate.Stream is the real one.
@@ -82,14 +84,16 @@ func Generation(ep GenerationEndpoint) []Route {
 	shared := &ep
 	route := func(path string, d dialect) Route {
 		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared,
+			cost:  func(body []byte) float64 { return d.cost(body, shared) },
 			serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGeneration(c, x, shared, d) }}
 	}
-	return []Route{
+	routes := []Route{
 		route("/generate", tgi{mode: tgiObject}),
 		route("/generate_stream", tgi{mode: tgiStream}),
 		route("/", tgi{mode: tgiCompat}),
 		route("/v1/completions", completions{}),
 		{Path: "/v1/chat/completions", Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared,
+			cost: func(body []byte) float64 { return chatDialect{}.cost(body, shared) },
 			serve: func(s *server, c *fiber.Ctx, x *exchange) error {
 				if gw := s.opts.GatewayFace; gw != nil && c.Locals(localGateway) == true {
 					return s.serveGatewayChat(c, x, gw)
@@ -97,6 +101,12 @@ func Generation(ep GenerationEndpoint) []Route {
 				return s.serveGeneration(c, x, shared, chatDialect{})
 			}},
 	}
+	if tok, ok := ep.Model.(promptTokenizer); ok {
+		// Tokenizing is work on the caller's text: admitted and charged as a route is.
+		routes = append(routes, Route{Path: "/tokenize", Gate: ep.Gate, Models: models, timeout: ep.Timeout, gen: shared,
+			serve: func(s *server, c *fiber.Ctx, _ *exchange) error { return s.tgiTokenize(c, tok) }})
+	}
+	return routes
 }
 
 // A dialect is one wire format of generation: how its requests read and how its answers and
@@ -107,6 +117,9 @@ type dialect interface {
 	// read parses and checks a body: what to generate and the writer of this request's
 	// answers, or the validation failure to answer with.
 	read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError)
+	// cost is what a body will cost in tokens, estimated before it is read (the budgets
+	// charge it): every prompt, and every choice's new tokens, as read would ask for them.
+	cost(body []byte, ep *GenerationEndpoint) float64
 	// reply is a failure in the dialect's shape: the status and body of an error response,
 	// and (the body) the data of the event that ends a stream early.
 	reply(e *apiError, requestID string) (status int, body any)

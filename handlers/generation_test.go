@@ -47,6 +47,9 @@ func (f *fakeGenerator) Generate(ctx context.Context, _ admission.Priority, prom
 func (f *fakeGenerator) Name() string      { return "fake-lm" }
 func (f *fakeGenerator) MaxPositions() int { return 64 }
 
+// DefaultMaxNewTokens is 32, so that a request naming no length is told from one of 16.
+func (f *fakeGenerator) DefaultMaxNewTokens() int { return 32 }
+
 // stopped counts the generations whose context has ended.
 func (f *fakeGenerator) stopped() int {
 	f.mu.Lock()

@@ -13,9 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
+	"github.com/sluice-serving/sluice/identity"
 )
 
 // tokenizingGenerator is a fakeGenerator that also answers /tokenize: a piece per word.
@@ -141,5 +145,126 @@ func TestCompressedBodiesAreReadWithinTheLimit(t *testing.T) {
 	big := append(append([]byte(`{"text":"`), bytes.Repeat([]byte("Alice "), 15000)...), `"}`...)
 	if r := f.postEncoded(t, "/pii/extract", "gzip", gzipped(t, big)); r.status != 413 {
 		t.Errorf("over the limit unpacked: %d %s", r.status, r.raw)
+	}
+}
+
+// withTenants switches authentication on with one key per tenant ("<tenant>-key", every
+// scope), each with the budget given (a key file's "budget" object), and the budgets on the
+// fixture's clock.
+func withTenants(t *testing.T, budgets map[string]string) func(*fixtureOptions) {
+	return func(o *fixtureOptions) {
+		var entries []string
+		for tenant, budget := range budgets {
+			entries = append(entries, `{"id":"`+tenant+`","key_hash":"`+identity.HashKey(tenant+"-key")+
+				`","tenant":"`+tenant+`","scopes":"*","budget":`+budget+`}`)
+		}
+		keys, err := identity.ParseKeys([]byte("[" + strings.Join(entries, ",") + "]"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		auth, err := identity.New(identity.Config{Keys: keys}, o.Clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := admission.NewBudgets(admission.BudgetsConfig{}, o.Clock, admission.NewBudgetMetrics(prometheus.NewRegistry()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Auth, o.Budgets = auth, &CallerBudgets{Budgets: b}
+	}
+}
+
+// workBodies are a valid request for each path that does work.
+var workBodies = map[string]string{
+	"/analyze": `{"text":"Alice was seen."}`, "/pii/extract": `{"text":"Alice was seen."}`,
+	"/pii/deidentify": `{"text":"Alice was seen."}`, "/pii/extract/stream": `{"text":"Alice was seen."}`,
+	"/pii/deidentify/stream": `{"text":"Alice was seen."}`, "/privacy-gateway/complete": `{"text":"Alice was seen."}`,
+	"/gateway/v1/chat/completions": `{"model":"fake-lm","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`,
+	"/v1/chat/completions":         `{"model":"fake-lm","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`,
+	"/generate":                    `{"inputs":"hi","parameters":{"max_new_tokens":4}}`, "/generate_stream": `{"inputs":"hi","parameters":{"max_new_tokens":4}}`,
+	"/": `{"inputs":"hi","parameters":{"max_new_tokens":4}}`, "/v1/completions": `{"model":"fake-lm","prompt":"hi","max_tokens":4}`,
+	"/tokenize": `{"inputs":"hi"}`,
+}
+
+// Every route that does work is charged to its caller: with one request in the bucket, the
+// second request on any route is refused 429. (/tokenize was outside the budgets: a tenant
+// already over its budget tokenized 98,000 characters forty times.)
+func TestEveryRouteThatWorksIsCharged(t *testing.T) {
+	budgets := map[string]string{}
+	for path := range workBodies {
+		budgets[tenantFor(path)] = `{"requests_per_minute":0.000001,"request_burst":1}`
+	}
+	f, _ := everyRouteFixture(t, withTenants(t, budgets))
+	for path, body := range workBodies {
+		key := tenantFor(path) + "-key"
+		if r := f.do(t, "POST", path, body, "X-API-Key", key); r.status >= 300 {
+			t.Errorf("%s, first: %d %s", path, r.status, r.raw)
+		}
+		if r := f.do(t, "POST", path, body, "X-API-Key", key); r.status != 429 || errorOf(t, r)["code"] != CodeRateLimited {
+			t.Errorf("%s, second: %d %s", path, r.status, r.raw)
+		}
+	}
+}
+
+// tenantFor names a tenant after a path.
+func tenantFor(path string) string {
+	return "t" + strings.NewReplacer("/", "-", "_", "-").Replace(path)
+}
+
+// A generation is estimated at every prompt and every choice, and at the length it will
+// really have: a list of eight prompts costs what n: 8 does (both past a burst of 100 tokens,
+// refused as too large), and a chat request naming no length costs the model's default (32
+// here), not 16. (A prompt list was charged as one prompt: five bursts' worth was served.)
+func TestGenerationBudgetCountsEveryPromptAndChoice(t *testing.T) {
+	f, _ := everyRouteFixture(t, withTenants(t, map[string]string{
+		"wide": `{"tokens_per_minute":0.000001,"token_burst":100}`, "chatty": `{"tokens_per_minute":0.000001,"token_burst":45}`}))
+	prompts := `["a","b","c","d","e","f","g","h"]`
+	for _, body := range []string{`{"model":"fake-lm","prompt":` + prompts + `}`, `{"model":"fake-lm","prompt":"a","n":8}`,
+		`{"model":"fake-lm","prompt":` + prompts + `,"max_tokens":16}`} {
+		r := f.do(t, "POST", "/v1/completions", body, "X-API-Key", "wide-key")
+		if r.status != 429 || errorOf(t, r)["details"].(map[string]any)["reason"] != "too_large" {
+			t.Errorf("%s: %d %s", body, r.status, r.raw)
+		}
+	}
+	if r := f.do(t, "POST", "/v1/completions", `{"model":"fake-lm","prompt":"a"}`, "X-API-Key", "wide-key"); r.status != 200 {
+		t.Errorf("one prompt, one choice: %d %s", r.status, r.raw)
+	}
+	chatBody := `{"model":"fake-lm","messages":[{"role":"user","content":"hello there"}]}` // 18 tokens of body
+	for _, path := range []string{"/v1/chat/completions", "/gateway/v1/chat/completions", "/generate"} {
+		body := chatBody
+		if path == "/generate" {
+			body = `{"inputs":"hello there, what is the plan for today?"}`
+		}
+		r := f.do(t, "POST", path, body, "X-API-Key", "chatty-key")
+		if r.status != 429 || errorOf(t, r)["details"].(map[string]any)["reason"] != "too_large" {
+			t.Errorf("%s with the default length: %d %s", path, r.status, r.raw)
+		}
+	}
+	if r := f.do(t, "POST", "/v1/chat/completions", strings.Replace(chatBody, `}]}`, `}],"max_tokens":4}`, 1),
+		"X-API-Key", "chatty-key"); r.status != 200 {
+		t.Errorf("chat naming a short length: %d %s", r.status, r.raw)
+	}
+}
+
+// Settlement over HTTP: a request refused as invalid keeps the request it used but gives its
+// tokens back; a served one is charged what it used (the fake model reports 3 tokens), not its
+// estimate. Each next request fits only if the one before was settled so.
+func TestBudgetsSettleByWhatTheRequestDid(t *testing.T) {
+	f, _ := everyRouteFixture(t, withTenants(t, map[string]string{
+		"ledger": `{"requests_per_minute":0.000001,"request_burst":3,"tokens_per_minute":0.000001,"token_burst":100}`}))
+	long := `{"text":"` + strings.Repeat("a", 340) + `"}` // an estimate of 86 tokens; over the text limit: 422
+	if r := f.do(t, "POST", "/pii/extract", long, "X-API-Key", "ledger-key"); r.status != 422 {
+		t.Fatalf("invalid: %d %s", r.status, r.raw)
+	}
+	served := `{"text":"Alice ` + strings.Repeat(" ", 300) + `"}` // an estimate of 79; served, 3 used
+	if r := f.do(t, "POST", "/pii/extract", served, "X-API-Key", "ledger-key"); r.status != 200 {
+		t.Fatalf("after an invalid request, its tokens given back: %d %s", r.status, r.raw)
+	}
+	if r := f.do(t, "POST", "/pii/extract", served, "X-API-Key", "ledger-key"); r.status != 200 {
+		t.Fatalf("after a served request charged what it used: %d %s", r.status, r.raw)
+	}
+	r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`, "X-API-Key", "ledger-key")
+	if r.status != 429 || errorOf(t, r)["details"].(map[string]any)["reason"] != "requests" {
+		t.Fatalf("the fourth request, past the three the invalid one shared: %d %s", r.status, r.raw)
 	}
 }

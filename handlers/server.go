@@ -88,10 +88,6 @@ func New(opts Options) (*fiber.App, error) {
 	if ep := s.generation(); ep != nil {
 		app.Get("/info", s.tgiInfo(ep))
 		s.known["/info"] = "/info"
-		if tok, ok := ep.Model.(promptTokenizer); ok {
-			app.Post("/tokenize", s.tgiTokenize(tok))
-			s.known["/tokenize"] = "/tokenize"
-		}
 	}
 	opts.Metrics.attach(routeUnrouted)
 	(&edges{s: s, app: app}).install()

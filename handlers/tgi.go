@@ -129,6 +129,17 @@ type tgiOptions struct {
 // tgi is TGI's dialect; mode says how the route chooses between an answer and a stream.
 type tgi struct{ mode tgiMode }
 
+// cost counts one choice of max_new_tokens, or of the model's default length.
+func (tgi) cost(body []byte, ep *GenerationEndpoint) float64 {
+	var req struct {
+		Parameters struct {
+			MaxNewTokens *int `json:"max_new_tokens"`
+		} `json:"parameters"`
+	}
+	_ = json.Unmarshal(body, &req) // as read decodes it; a body that does not parse is refused there
+	return ep.generationCost(body, 1, req.Parameters.MaxNewTokens, ep.Model.DefaultMaxNewTokens())
+}
+
 func (t tgi) read(body []byte, ep *GenerationEndpoint, _ requestInfo) (genRequest, answer, *apiError) {
 	prompt, params, opts, msg := parseTGI(body, ep)
 	if t.mode == tgiCompat && !opts.fullTextSet {

@@ -56,36 +56,33 @@ type promptTokenizer interface {
 }
 
 // tgiTokenize is TGI's POST /tokenize: the body of a generate request, answered with the
-// prompt's tokens ({id, text, start, stop}, offsets in characters). It computes nothing on the
-// model, so it takes no admission slot.
-func (s *server) tgiTokenize(tok promptTokenizer) fiber.Handler {
+// prompt's tokens ({id, text, start, stop}, offsets in characters).
+func (s *server) tgiTokenize(c *fiber.Ctx, tok promptTokenizer) error {
 	type token struct {
 		ID    int64  `json:"id"`
 		Text  string `json:"text"`
 		Start int    `json:"start"`
 		Stop  int    `json:"stop"`
 	}
-	return func(c *fiber.Ctx) error {
-		var req struct {
-			Inputs *string `json:"inputs"`
-		}
-		body := bytes.TrimSpace(c.Body())
-		if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &req) != nil || req.Inputs == nil {
-			c.Locals(localOutcome, OutcomeFailed)
-			return c.Status(fiber.StatusUnprocessableEntity).JSON(tgiError{Error: "Input validation error: `inputs` is required",
-				ErrorType: "validation", Code: CodeValidation, RequestID: requestID(c)})
-		}
-		if limit := s.opts.Limits.MaxTextChars; limit > 0 && utf8.RuneCountInString(*req.Inputs) > limit {
-			c.Locals(localOutcome, OutcomeFailed)
-			return c.Status(fiber.StatusRequestEntityTooLarge).JSON(tgiError{
-				Error:     "Input validation error: `inputs` must have at most " + strconv.Itoa(limit) + " characters",
-				ErrorType: "validation", Code: CodeTooLarge, RequestID: requestID(c)})
-		}
-		pieces := tok.Tokenize(*req.Inputs)
-		out := make([]token, len(pieces))
-		for i, p := range pieces {
-			out[i] = token{ID: p.ID, Text: p.Text, Start: p.Start, Stop: p.Stop}
-		}
-		return c.JSON(out)
+	var req struct {
+		Inputs *string `json:"inputs"`
 	}
+	body := bytes.TrimSpace(c.Body())
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &req) != nil || req.Inputs == nil {
+		c.Locals(localOutcome, OutcomeFailed)
+		return c.Status(fiber.StatusUnprocessableEntity).JSON(tgiError{Error: "Input validation error: `inputs` is required",
+			ErrorType: "validation", Code: CodeValidation, RequestID: requestID(c)})
+	}
+	if limit := s.opts.Limits.MaxTextChars; limit > 0 && utf8.RuneCountInString(*req.Inputs) > limit {
+		c.Locals(localOutcome, OutcomeFailed)
+		return c.Status(fiber.StatusRequestEntityTooLarge).JSON(tgiError{
+			Error:     "Input validation error: `inputs` must have at most " + strconv.Itoa(limit) + " characters",
+			ErrorType: "validation", Code: CodeTooLarge, RequestID: requestID(c)})
+	}
+	pieces := tok.Tokenize(*req.Inputs)
+	out := make([]token, len(pieces))
+	for i, p := range pieces {
+		out[i] = token{ID: p.ID, Text: p.Text, Start: p.Start, Stop: p.Stop}
+	}
+	return c.JSON(out)
 }
