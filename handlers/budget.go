@@ -20,8 +20,8 @@ type CallerBudgets struct {
 	// Anonymous is the budget of a caller whose tenant states none, or who has no tenant
 	// (OpenMed's RATE_LIMIT_* settings). Zero: such callers are not limited.
 	Anonymous admission.Budget
-	// AnonymousByTenant keys Anonymous by tenant where the caller has one; otherwise (and for
-	// callers without a tenant) each peer address has its own.
+	// AnonymousByTenant keys Anonymous by tenant where the caller has one; otherwise each
+	// client address has its own, per tenant (Options.Proxies says what the address is).
 	AnonymousByTenant bool
 }
 
@@ -40,11 +40,16 @@ func (s *server) budgetOf(c *fiber.Ctx) (tenant string, b admission.Budget, own 
 	return tenant, s.opts.Budgets.Anonymous, false
 }
 
+// A budget and what its refusals say belong to one tenant: keyed by address, a tenant's
+// callers at one address share a bucket, never one with another tenant's.
 func (s *server) keyOf(c *fiber.Ctx, tenant string, own bool) string {
-	if own || (s.opts.Budgets.AnonymousByTenant && tenant != "") {
+	switch {
+	case own || (s.opts.Budgets.AnonymousByTenant && tenant != ""):
 		return "tenant:" + tenant
+	case tenant != "":
+		return "tenant:" + tenant + "\x00peer:" + identity.PeerKey(s.clientAddress(c))
 	}
-	return "peer:" + identity.PeerKey(c.IP())
+	return "peer:" + identity.PeerKey(s.clientAddress(c))
 }
 
 // budgetFromAllowance turns a key file's per-minute allowance into the buckets' per-second

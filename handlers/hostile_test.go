@@ -268,3 +268,89 @@ func TestBudgetsSettleByWhatTheRequestDid(t *testing.T) {
 		t.Fatalf("the fourth request, past the three the invalid one shared: %d %s", r.status, r.raw)
 	}
 }
+
+// withFailureLimit sets the failed-login limit (per second, burst) on the fixture's
+// authenticator, which withTenants built.
+func withFailureLimit(t *testing.T, rate float64, burst int) func(*fixtureOptions) {
+	return func(o *fixtureOptions) {
+		auth, err := identity.New(identity.Config{Keys: o.Auth.Keys(), FailureRate: rate, FailureBurst: burst}, o.Clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Auth = auth
+	}
+}
+
+// Wrong keys sent from a tenant's own address (or an ingress's, which every caller shares)
+// use up that address's failures, never the tenant's access: its valid key is still served,
+// while the wrong ones get 429. (The failure limit refused every request from a limited
+// address, right key or not.)
+func TestWrongKeysDoNotLockOutAValidTenant(t *testing.T) {
+	f, _ := everyRouteFixture(t, withTenants(t, map[string]string{"clinic": "null"}), withFailureLimit(t, 1e-6, 3))
+	for i := range 10 {
+		r := f.do(t, "POST", "/pii/extract", workBodies["/pii/extract"], "X-API-Key", "guess-"+string(rune('a'+i)))
+		if want := map[bool]int{true: 401, false: 429}[i < 3]; r.status != want {
+			t.Fatalf("wrong key %d: %d %s", i+1, r.status, r.raw)
+		}
+	}
+	if r := f.do(t, "POST", "/pii/extract", workBodies["/pii/extract"], "X-API-Key", "clinic-key"); r.status != 200 {
+		t.Fatalf("the tenant's own key from the limited address: %d %s", r.status, r.raw)
+	}
+	if r := f.do(t, "POST", "/pii/extract", workBodies["/pii/extract"], "X-API-Key", "guess-z"); r.status != 429 ||
+		errorOf(t, r)["code"] != "auth_rate_limited" {
+		t.Fatalf("a wrong key after the valid one: %d %s", r.status, r.raw)
+	}
+}
+
+// X-Forwarded-For names the client only when the peer is a trusted proxy: behind one, each
+// client has its own failures; without one configured, the header is the client's own word
+// and changes nothing.
+func TestForwardedAddressesCountOnlyFromTrustedProxies(t *testing.T) {
+	for _, trusted := range []bool{true, false} {
+		f, _ := everyRouteFixture(t, withTenants(t, map[string]string{"clinic": "null"}), withFailureLimit(t, 1e-6, 2),
+			func(o *fixtureOptions) {
+				if trusted {
+					p, err := identity.ParseProxies([]string{"127.0.0.0/8"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.Proxies = p
+				}
+			})
+		for range 3 {
+			f.do(t, "POST", "/pii/extract", workBodies["/pii/extract"], "X-API-Key", "guess", "X-Forwarded-For", "198.51.100.66")
+		}
+		// Another client behind the proxy; a spoofed entry at the left of its header is not
+		// where the proxy says it came from.
+		r := f.do(t, "POST", "/pii/extract", workBodies["/pii/extract"], "X-API-Key", "guess",
+			"X-Forwarded-For", "198.51.100.66, 198.51.100.7")
+		want := map[bool]int{true: 401, false: 429}[trusted]
+		if r.status != want {
+			t.Errorf("trusted proxies %v: another client's wrong key: %d %s", trusted, r.status, r.raw)
+		}
+	}
+}
+
+// Under an address-keyed default budget, two tenants at one address have a bucket each: one
+// tenant's 429 (and its x-ratelimit-* headers) says nothing of, and takes nothing from, the
+// other. (They shared one bucket per address.)
+func TestAddressKeyedBudgetsBelongToOneTenant(t *testing.T) {
+	f, _ := everyRouteFixture(t, withTenants(t, map[string]string{"alpha": "null", "beta": "null"}), func(o *fixtureOptions) {
+		o.Budgets.Anonymous = admission.Budget{RequestsPerSecond: 1e-6, RequestBurst: 2}
+	})
+	body := workBodies["/pii/extract"]
+	for i, want := range []int{200, 200, 429} {
+		if r := f.do(t, "POST", "/pii/extract", body, "X-API-Key", "alpha-key"); r.status != want {
+			t.Fatalf("alpha %d: %d %s", i+1, r.status, r.raw)
+		}
+	}
+	r := f.do(t, "POST", "/pii/extract", body, "X-API-Key", "beta-key")
+	if r.status != 200 {
+		t.Fatalf("beta after alpha used its bucket: %d %s", r.status, r.raw)
+	}
+	f.do(t, "POST", "/pii/extract", body, "X-API-Key", "beta-key")
+	r = f.do(t, "POST", "/pii/extract", body, "X-API-Key", "beta-key")
+	if r.status != 429 || r.header.Get("x-ratelimit-remaining-requests") != "0" || r.header.Get("x-ratelimit-limit-requests") != "2" {
+		t.Fatalf("beta's own refusal: %d %v", r.status, r.header)
+	}
+}

@@ -34,6 +34,16 @@ func (s *server) hostCheck(c *fiber.Ctx) error {
 		Details: map[string]string{"reason": "Invalid host header"}, Outcome: OutcomeFailed}
 }
 
+// clientAddress is the address the request came from: its peer's, or behind a trusted proxy
+// what the proxies say (identity.Proxies).
+func (s *server) clientAddress(c *fiber.Ctx) string {
+	peer := c.Context().RemoteIP().String()
+	if s.opts.Proxies.Len() == 0 {
+		return peer
+	}
+	return s.opts.Proxies.Client(peer, c.Request().Header.PeekAll(fiber.HeaderXForwardedFor))
+}
+
 func isProbe(path string) bool {
 	for _, p := range probes {
 		if p == path && p != "/models/loaded" && p != "/models/unload" && p != "/v1/models" {
@@ -61,7 +71,7 @@ func corsHandler(origins []string) fiber.Handler {
 // answers OpenMed's 401, 403 or 429 in the error envelope. The tenant goes on for the metrics
 // and the access log; the credential itself goes nowhere.
 func (s *server) authenticate(c *fiber.Ctx) error {
-	p, ref := s.opts.Auth.Check(c.Method(), c.Path(), func(k string) string { return c.Get(k) }, c.IP())
+	p, ref := s.opts.Auth.Check(c.Method(), c.Path(), func(k string) string { return c.Get(k) }, s.clientAddress(c))
 	if p.Tenant != "" {
 		c.Locals(localTenant, p.Tenant)
 		c.Locals(localAllowance, p.Allowance)

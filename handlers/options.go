@@ -67,6 +67,10 @@ type Options struct {
 	// Budgets, when not nil, charges every request on a model route to its caller's budget
 	// before the route's gate: 429 rate_limited past it (503 stays the server's own refusal).
 	Budgets *CallerBudgets
+	// Proxies are the reverse proxies whose X-Forwarded-For names the client (nil: none; the
+	// peer is the client). The client's address keys the failed-login limit and the budgets of
+	// callers without a tenant.
+	Proxies *identity.Proxies
 	// TrustedHosts, when not empty, are the Host header values served (a name, or
 	// "*.example.org" for the names under it); any other gets 400. The probes and /metrics
 	// answer every host.

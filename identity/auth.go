@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -143,9 +142,15 @@ func (a *Authenticator) SetJWT(v *JWTVerifier) { a.jwt.Store(v) }
 // Keys is the API keys in use.
 func (a *Authenticator) Keys() *Keys { return a.keys.Load() }
 
-// Check authenticates a request to method and path, whose headers header reads, from peer (its
-// address, for the failure limit), and checks the route's scopes.
-func (a *Authenticator) Check(method, path string, header func(string) string, peer string) (Principal, *Refusal) {
+// Check authenticates a request to method and path, whose headers header reads, from client
+// (its address, Proxies.Client's, for the failure limit), and checks the route's scopes.
+//
+// Failed attempts are limited per client address, and only failed attempts: a valid credential
+// is always heard. Clients behind one address (a NAT, an ingress without trusted proxies)
+// share it, and a flood of wrong keys from one must not lock the others' valid keys out. What
+// the limit slows is the failures' cost and noise; guessing is not what it stops, since a
+// key is a 256-bit secret stored as its hash.
+func (a *Authenticator) Check(method, path string, header func(string) string, client string) (Principal, *Refusal) {
 	if openPaths[path] {
 		return Principal{}, nil
 	}
@@ -153,18 +158,12 @@ func (a *Authenticator) Check(method, path string, header func(string) string, p
 		method = http.MethodGet // the router answers HEAD with the GET route
 	}
 	scopes, declared := a.scopes[method+" "+path]
-	peer = PeerKey(peer)
-	if limited := a.limited(peer); limited != nil {
-		// A peer past its failures is not heard until its bucket refills, right key or not:
-		// otherwise the limit would slow no one's guessing. Peers behind one address share it.
-		return Principal{}, limited
-	}
 	p, refusal := a.authenticate(header)
 	if refusal != nil {
 		if refusal.Code == "authentication_required" && !declared && a.open {
 			return Principal{}, nil // an open route, and no credential to check
 		}
-		if limited := a.failed(peer); limited != nil {
+		if limited := a.failed(PeerKey(client)); limited != nil {
 			return Principal{}, limited
 		}
 		return Principal{}, refusal
@@ -229,16 +228,9 @@ func (a *Authenticator) byKey(key string) (Principal, *Refusal) {
 	return Principal{Tenant: k.Tenant, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes, Allowance: k.Allowance, Gateway: k.Gateway}, nil
 }
 
-// limited returns the 429 of a peer whose failures have emptied its bucket, without counting.
-func (a *Authenticator) limited(peer string) *Refusal { return a.bucket(peer, false) }
-
-// failed counts a failed attempt of peer and returns the 429 once its bucket is empty.
-func (a *Authenticator) failed(peer string) *Refusal { return a.bucket(peer, true) }
-
-// bucket refills peer's bucket to now and, when fail, takes a token from it for a failed
-// attempt; it returns the 429 when the bucket holds less than one. A peer that never failed
-// has no bucket until it does.
-func (a *Authenticator) bucket(peer string, fail bool) *Refusal {
+// failed counts a failed attempt from peer and returns the 429 once its bucket is empty. A
+// peer that never failed has no bucket until it does.
+func (a *Authenticator) failed(peer string) *Refusal {
 	if a.rate <= 0 || a.burst <= 0 {
 		return nil
 	}
@@ -247,9 +239,6 @@ func (a *Authenticator) bucket(peer string, fail bool) *Refusal {
 	defer a.mu.Unlock()
 	b := a.peers[peer]
 	if b == nil {
-		if !fail {
-			return nil
-		}
 		if len(a.peers) >= maxPeers {
 			a.forgetFull(now)
 		}
@@ -261,9 +250,7 @@ func (a *Authenticator) bucket(peer string, fail bool) *Refusal {
 	if b.tokens < 1 {
 		return a.tooMany(b.tokens)
 	}
-	if fail {
-		b.tokens--
-	}
+	b.tokens--
 	return nil
 }
 
@@ -279,16 +266,6 @@ func (a *Authenticator) tooMany(tokens float64) *Refusal {
 	secs := int(math.Ceil(wait))
 	return &Refusal{Status: http.StatusTooManyRequests, Code: "auth_rate_limited", Message: "Too many failed authentication attempts",
 		Details: map[string]any{"retry_after_seconds": wait}, Headers: map[string]string{"Retry-After": strconv.Itoa(max(secs, 1))}}
-}
-
-// PeerKey is what a peer address is counted under: the address, or for IPv6 its /64, which
-// one host can hand out to itself at will.
-func PeerKey(peer string) string {
-	ip := net.ParseIP(peer)
-	if ip == nil || ip.To4() != nil {
-		return peer
-	}
-	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 // maxPeers bounds the failure buckets kept: peers whose bucket has refilled are forgotten first.

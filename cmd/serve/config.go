@@ -120,7 +120,11 @@ type Config struct {
 	// TrustedHosts are the Host header values served (none: any); CORSOrigins the browser
 	// origins allowed to call the API (none: no CORS).
 	TrustedHosts []string `env:"TRUSTED_HOSTS"`
-	CORSOrigins  []string `env:"CORS_ORIGINS"`
+	// TrustedProxies are the reverse proxies (addresses or networks) whose X-Forwarded-For
+	// names the client; none: the peer is the client, whatever the header says. The client's
+	// address keys the failed-login limit and the budgets counted per address.
+	TrustedProxies []string `env:"TRUSTED_PROXIES"`
+	CORSOrigins    []string `env:"CORS_ORIGINS"`
 	// MetricsCompat names another service whose metric families /metrics also exports, from
 	// the same observations: "openmed", or "" for none.
 	MetricsCompat string `env:"METRICS_COMPAT"`
@@ -427,6 +431,9 @@ func (c Config) check(m machine) []problem {
 		}
 	} else if a == nil && c.openMedAuth {
 		out = append(out, problem{"OPENMED_SERVICE_AUTH_ENABLED", "is true but the API keys and JWKS given hold nothing to check; refusing to start open"})
+	}
+	if _, err := identity.ParseProxies(c.TrustedProxies); err != nil {
+		own("TRUSTED_PROXIES", "%s", strings.TrimPrefix(err.Error(), "identity: "))
 	}
 	for _, h := range c.TrustedHosts {
 		if strings.TrimSpace(h) == "*" {

@@ -268,13 +268,18 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		s.close()
 		return nil, err
 	}
+	proxies, err := identity.ParseProxies(cfg.TrustedProxies)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
 	s.app, err = handlers.New(handlers.Options{
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: gatherer, Clock: clk,
 		Routes:     routes,
 		Limits:     cfg.limits(),
 		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version, Profile: cfg.Profile, Device: string(rt.Device()),
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
-		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins,
+		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins, Proxies: proxies,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
 		GatewayAudit: privacy.Audit, GatewayFace: face,
 		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant"},
