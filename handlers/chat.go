@@ -209,11 +209,19 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, prompt, par
 	return p, prompt, "", ""
 }
 
-// chatMessages reads the messages: a non-empty list of {role, content}.
+// maxChatMessages bounds a conversation: its work (the privacy gateway's pass over every
+// message, the template's rendering) grows with the messages, not only with their text.
+const maxChatMessages = 1000
+
+// chatMessages reads the messages: a non-empty list of at most maxChatMessages {role,
+// content}.
 func chatMessages(raw json.RawMessage) ([]chat.Message, string, string) {
 	var in []chatMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &in) != nil || len(in) == 0 {
 		return nil, "messages", "`messages` must be a non-empty list of {role, content}"
+	}
+	if len(in) > maxChatMessages {
+		return nil, "messages", "`messages` may hold at most " + strconv.Itoa(maxChatMessages) + " messages"
 	}
 	out := make([]chat.Message, len(in))
 	for i, m := range in {

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -82,6 +85,9 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	if msg != "" {
 		return invalid(param, msg)
 	}
+	if msg := conversationText(msgs, s.opts.Limits); msg != "" {
+		return invalid("messages", msg)
+	}
 	m := gateway.NewMap()
 	record := gateway.Record{RequestID: x.id, Policy: map[string]any{"name": "chat"}, Completion: "local"}
 	fail := func(status, reason string, e *apiError) error {
@@ -102,18 +108,18 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	opts.ConfidenceThreshold = 0 // every span the model finds is redacted, whatever its score
 	counts := map[string]int{}
 	record.Entities = counts
+	found, err := conversationPII(ctx, x, ex, msgs, opts)
+	if err != nil {
+		if ref, ok := gw.PII.Gate.Refuse(x.prio, err); ok {
+			return fail("error", "detection_refused", refusalError(ref))
+		}
+		return fail("error", "detection_failed", s.failure(x, ctx, err))
+	}
 	for i, msg := range msgs {
 		if msg.Content == "" {
 			continue
 		}
-		ents, _, err := ex.Extract(ctx, x.prio, msg.Content, opts)
-		if err != nil {
-			if ref, ok := gw.PII.Gate.Refuse(x.prio, err); ok {
-				return fail("error", "detection_refused", refusalError(ref))
-			}
-			return fail("error", "detection_failed", s.failure(x, ctx, err))
-		}
-		ents, _ = entities.SafetySweep(msg.Content, ents, opts.SmartMerge)
+		ents, _ := entities.SafetySweep(msg.Content, found[i], opts.SmartMerge)
 		spans := make([]gateway.Span, len(ents))
 		for j, e := range ents {
 			spans[j] = gateway.Span{Start: e.Start, End: e.End, Label: e.Label}
@@ -143,6 +149,60 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	}
 	return s.serveGeneration(c, x, gw.Generation, gatewayDialect{chatDialect: d, body: redacted, m: m,
 		audit: func(r gateway.Record) { s.audit(gw.Audit, r) }, record: record})
+}
+
+// messageSeparator joins a conversation's messages for one pass of the PII model: a line
+// break ends an entity, so none runs from one message into the next.
+const messageSeparator = "\n\n"
+
+// conversationText checks that a conversation's text, joined for its PII pass, is within the
+// text limits every text route keeps; a non-empty answer says what is over.
+func conversationText(msgs []chat.Message, lim Limits) string {
+	chars, size := 0, 0
+	for _, m := range msgs {
+		chars += utf8.RuneCountInString(m.Content) + len(messageSeparator)
+		size += len(m.Content) + len(messageSeparator)
+	}
+	if chars > lim.MaxTextChars || size > lim.MaxTextBytes {
+		return "The messages' text exceeds the privacy gateway's limit of " + strconv.Itoa(lim.MaxTextChars) +
+			" characters (" + strconv.Itoa(lim.MaxTextBytes) + " bytes)"
+	}
+	return ""
+}
+
+// conversationPII finds the PII of every message in one pass of the model over the whole
+// conversation (its windows batched as one long text's are), not one pass per message: the
+// spans of message i, with offsets into its own content.
+func conversationPII(ctx context.Context, x *exchange, ex Extractor, msgs []chat.Message, opts entities.Options) ([][]entities.Entity, error) {
+	var b strings.Builder
+	starts := make([]int, len(msgs))
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteString(messageSeparator)
+		}
+		starts[i] = b.Len()
+		b.WriteString(m.Content)
+	}
+	found := make([][]entities.Entity, len(msgs))
+	if strings.TrimSpace(b.String()) == "" {
+		return found, nil
+	}
+	ents, _, err := ex.Extract(ctx, x.prio, b.String(), opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		// The first message the span ends after its start, then each it overlaps (a span
+		// across a separator is cut in two, each part redacted in its own message).
+		i := sort.Search(len(msgs), func(i int) bool { return starts[i]+len(msgs[i].Content) > e.Start })
+		for ; i < len(msgs) && starts[i] < e.End; i++ {
+			lo, hi := max(e.Start, starts[i]), min(e.End, starts[i]+len(msgs[i].Content))
+			if lo < hi {
+				found[i] = append(found[i], entities.Entity{Label: e.Label, Start: lo - starts[i], End: hi - starts[i], Score: e.Score})
+			}
+		}
+	}
+	return found, nil
 }
 
 // rebuildChat is body with its messages replaced by msgs, and every other spelling of the

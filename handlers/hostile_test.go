@@ -354,3 +354,48 @@ func TestAddressKeyedBudgetsBelongToOneTenant(t *testing.T) {
 		t.Fatalf("beta's own refusal: %d %v", r.status, r.header)
 	}
 }
+
+// conversation is a chat body of n user messages, each content.
+func conversation(n int, content string) string {
+	msgs := make([]string, n)
+	for i := range msgs {
+		msgs[i] = `{"role":"user","content":"` + content + `"}`
+	}
+	return `{"model":"fake-lm","max_tokens":4,"messages":[` + strings.Join(msgs, ",") + `]}`
+}
+
+// A conversation is bounded in messages and in text, and the privacy gateway finds every
+// message's PII in one pass of the model, not one per message. (20,000 two-word messages ran
+// 20,000 passes, 120 s, to a 504.)
+func TestMessageFloodsAreBoundedAndBatched(t *testing.T) {
+	f, _ := everyRouteFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 20000, 80000
+	})
+	for _, path := range []string{"/gateway/v1/chat/completions", "/v1/chat/completions"} {
+		r := f.do(t, "POST", path, conversation(20000, "hi there"))
+		if e, _ := r.body["error"].(map[string]any); r.status != 400 || e["param"] != "messages" {
+			t.Errorf("%s, 20,000 messages: %d %.300s", path, r.status, r.raw)
+		}
+	}
+	if n := f.pii.callCount(); n != 0 {
+		t.Errorf("the PII model ran %d times on refused conversations", n)
+	}
+	r := f.do(t, "POST", "/gateway/v1/chat/completions", conversation(1000, "Alice called"))
+	if r.status != 200 {
+		t.Fatalf("1,000 messages: %d %.300s", r.status, r.raw)
+	}
+	if n := f.pii.callCount(); n != 1 {
+		t.Errorf("1,000 messages took %d passes of the PII model, want 1", n)
+	}
+	if got := f.pii.gotText; strings.Count(got, "Alice") != 1000 || strings.Count(got, "\n\n") != 999 {
+		t.Errorf("the pass did not read the messages apart: %d names, %d breaks", strings.Count(got, "Alice"), strings.Count(got, "\n\n"))
+	}
+	// Past the text limit, the whole conversation is refused before the model reads it.
+	r = f.do(t, "POST", "/gateway/v1/chat/completions", conversation(900, strings.Repeat("word ", 5)))
+	if e, _ := r.body["error"].(map[string]any); r.status != 400 || e["param"] != "messages" {
+		t.Errorf("over the text limit: %d %.300s", r.status, r.raw)
+	}
+	if n := f.pii.callCount(); n != 1 {
+		t.Errorf("the model read a conversation over the text limit")
+	}
+}
