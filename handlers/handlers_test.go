@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-serving/sluice/admission"
@@ -92,6 +93,7 @@ func (f *fakeExtractor) opts() entities.Options {
 }
 
 type fixture struct {
+	app      *fiber.App
 	srv      *httptest.Server
 	analyze  *fakeExtractor
 	pii      *fakeExtractor
@@ -149,7 +151,9 @@ func newFixture(t *testing.T, edit ...func(*fixtureOptions)) *fixture {
 	ln := newLocalListener(t)
 	go func() { _ = app.Listener(ln) }()
 	t.Cleanup(func() { _ = app.Shutdown() })
-	f.srv = &httptest.Server{URL: "http://" + ln.Addr().String()}
+	f.srv, f.app = &httptest.Server{URL: "http://" + ln.Addr().String()}, app
+	// Answered once the server serves: a Shutdown before it did would leave it serving.
+	f.do(t, "GET", "/livez", "")
 	return f
 }
 

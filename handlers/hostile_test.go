@@ -399,3 +399,68 @@ func TestMessageFloodsAreBoundedAndBatched(t *testing.T) {
 		t.Errorf("the model read a conversation over the text limit")
 	}
 }
+
+// Every route the server registers asks a scope of its own (identity.DefaultRouteScopes), but
+// the probes and /metrics: none is reachable by any valid key for want of one.
+func TestEveryRouteHasAScope(t *testing.T) {
+	f, _ := everyRouteFixture(t)
+	open := map[string]bool{"/health": true, "/livez": true, "/readyz": true, "/metrics": true}
+	seen := 0
+	for _, r := range f.app.GetRoutes(true) {
+		if r.Method == "USE" || r.Method == "HEAD" || open[r.Path] {
+			continue
+		}
+		seen++
+		if scopes := identity.DefaultRouteScopes[r.Method+" "+r.Path]; len(scopes) == 0 {
+			t.Errorf("%s %s declares no scope", r.Method, r.Path)
+		}
+	}
+	if seen < len(postPaths) {
+		t.Fatalf("only %d routes seen", seen)
+	}
+}
+
+// Scopes as a security review tried them: a pii:read key reaches neither the in-process
+// model's generation routes nor the gateway's; the gateway's audit needs audit:read; a key
+// marked for the gateway is authorized as the gateway's face, whose scope it must hold (its
+// mark routed a pii:read key through the gateway that the face itself refused).
+func TestScopesGuardEveryRoute(t *testing.T) {
+	f, _ := everyRouteFixture(t, func(o *fixtureOptions) {
+		keys, err := identity.ParseKeys([]byte(`[
+			{"id":"r","key_hash":"` + identity.HashKey("reader") + `","tenant":"r","scopes":"pii:read"},
+			{"id":"w","key_hash":"` + identity.HashKey("writer") + `","tenant":"w","scopes":"pii:write"},
+			{"id":"g","key_hash":"` + identity.HashKey("generator") + `","tenant":"g","scopes":"generate:write models:read"},
+			{"id":"gr","key_hash":"` + identity.HashKey("gateway-reader") + `","tenant":"gr","scopes":"pii:read generate:write","gateway":true},
+			{"id":"gw","key_hash":"` + identity.HashKey("gateway-writer") + `","tenant":"gw","scopes":"pii:write","gateway":true},
+			{"id":"a","key_hash":"` + identity.HashKey("auditor") + `","tenant":"a","scopes":"audit:read"}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Auth, err = identity.New(identity.Config{Keys: keys}, o.Clock); err != nil {
+			t.Fatal(err)
+		}
+	})
+	chatBody := workBodies["/v1/chat/completions"]
+	for _, c := range []struct {
+		method, path, key string
+		want              int
+	}{
+		{"POST", "/generate", "reader", 403}, {"POST", "/", "reader", 403}, {"POST", "/v1/completions", "reader", 403},
+		{"POST", "/v1/chat/completions", "reader", 403}, {"POST", "/tokenize", "reader", 403},
+		{"GET", "/info", "reader", 403}, {"GET", "/v1/models", "reader", 403},
+		{"POST", "/generate", "generator", 200}, {"POST", "/v1/chat/completions", "generator", 200}, {"GET", "/info", "generator", 200},
+		{"POST", "/gateway/v1/chat/completions", "reader", 403}, {"POST", "/gateway/v1/chat/completions", "writer", 200},
+		{"POST", "/privacy-gateway/complete", "reader", 403}, {"POST", "/privacy-gateway/complete", "writer", 200},
+		{"GET", "/privacy-gateway/audit", "writer", 403}, {"GET", "/privacy-gateway/audit", "auditor", 200},
+		{"POST", "/v1/chat/completions", "gateway-reader", 403}, {"POST", "/v1/chat/completions", "gateway-writer", 200},
+	} {
+		body := workBodies[c.path]
+		if c.path == "/v1/chat/completions" {
+			body = chatBody
+		}
+		r := f.do(t, c.method, c.path, body, "Authorization", "Bearer "+c.key)
+		if r.status != c.want {
+			t.Errorf("%s %s with %s: %d, want %d: %.200s", c.method, c.path, c.key, r.status, c.want, r.raw)
+		}
+	}
+}

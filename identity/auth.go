@@ -15,19 +15,39 @@ import (
 	"github.com/sluice-serving/sluice/settings"
 )
 
-// DefaultRouteScopes are the scopes OpenMed's service asks of its routes, by "METHOD /path".
+// DefaultRouteScopes are the scopes every route asks, by "METHOD /path": OpenMed's names for
+// OpenMed's routes, and for the rest Sluice's, in OpenMed's "namespace:action" form: models:read
+// for what describes the models, generate:write for generation in every dialect,
+// generate:read for /tokenize, audit:read for the gateway's audit. Every route the server has
+// is listed (a test holds the server to it), so that no key reaches a route by its absence.
 var DefaultRouteScopes = map[string][]string{
-	"GET /models/loaded":                {"models:read"},
-	"POST /models/unload":               {"models:write"},
-	"POST /analyze":                     {"analyze:write"},
-	"POST /pii/extract":                 {"pii:read"},
-	"POST /pii/extract/stream":          {"pii:read"},
-	"POST /pii/deidentify":              {"pii:write"},
-	"POST /pii/deidentify/stream":       {"pii:write"},
-	"POST /privacy-gateway/complete":    {"pii:write"},
-	"GET /privacy-gateway/audit":        {"audit:read"}, // Sluice's: the gateway's audit trail
-	"POST /gateway/v1/chat/completions": {"pii:write"},  // Sluice's: the gateway's OpenAI face
+	"GET /models/loaded":             {"models:read"},
+	"POST /models/unload":            {"models:write"},
+	"POST /analyze":                  {"analyze:write"},
+	"POST /pii/extract":              {"pii:read"},
+	"POST /pii/extract/stream":       {"pii:read"},
+	"POST /pii/deidentify":           {"pii:write"},
+	"POST /pii/deidentify/stream":    {"pii:write"},
+	"POST /privacy-gateway/complete": {"pii:write"},
+	"GET /privacy-gateway/audit":     {"audit:read"},
+	GatewayFaceRoute:                 {"pii:write"},
+	"GET /v1/models":                 {"models:read"},
+	"GET /info":                      {"models:read"},
+	"POST /generate":                 {"generate:write"},
+	"POST /generate_stream":          {"generate:write"},
+	"POST /":                         {"generate:write"},
+	"POST /v1/completions":           {"generate:write"},
+	GatewayFacedRoute:                {"generate:write"},
+	"POST /tokenize":                 {"generate:read"},
 }
+
+// GatewayFacedRoute is the route a key marked for the privacy gateway (Principal.Gateway) has
+// answered by the gateway's face, GatewayFaceRoute; such a request is authorized as the route
+// that serves it, so that the mark never grants what the gateway's scopes do not.
+const (
+	GatewayFacedRoute = "POST /v1/chat/completions"
+	GatewayFaceRoute  = "POST /gateway/v1/chat/completions"
+)
 
 // openPaths are answered to anyone: an orchestrator's probes and a scraper carry no key.
 var openPaths = map[string]bool{"/health": true, "/livez": true, "/readyz": true, "/metrics": true}
@@ -157,7 +177,8 @@ func (a *Authenticator) Check(method, path string, header func(string) string, c
 	if method == http.MethodHead {
 		method = http.MethodGet // the router answers HEAD with the GET route
 	}
-	scopes, declared := a.scopes[method+" "+path]
+	route := method + " " + path
+	_, declared := a.scopes[route]
 	p, refusal := a.authenticate(header)
 	if refusal != nil {
 		if refusal.Code == "authentication_required" && !declared && a.open {
@@ -168,6 +189,10 @@ func (a *Authenticator) Check(method, path string, header func(string) string, c
 		}
 		return Principal{}, refusal
 	}
+	if p.Gateway && route == GatewayFacedRoute {
+		route = GatewayFaceRoute
+	}
+	scopes := a.scopes[route]
 	if !satisfies(p.Scopes, scopes) {
 		return p, &Refusal{Status: http.StatusForbidden, Code: "forbidden",
 			Message: "Authenticated principal does not have the required scope",
@@ -177,18 +202,39 @@ func (a *Authenticator) Check(method, path string, header func(string) string, c
 	return p, nil
 }
 
+// acceptedForms is what a 401 says a credential may be.
+var acceptedForms = map[string]any{"accepted_credentials": []string{"X-API-Key: <key>", "Authorization: ApiKey <key>",
+	"Authorization: Bearer <key>", "Authorization: Bearer <JWT>"}}
+
 func required() *Refusal {
 	return &Refusal{Status: http.StatusUnauthorized, Code: "authentication_required",
-		Message: "Authentication credentials were not provided", Headers: map[string]string{"WWW-Authenticate": "Bearer, ApiKey"}}
+		Message: "Authentication credentials were not provided: send an API key (X-API-Key, or Authorization: ApiKey or Bearer) or a bearer JWT",
+		Details: acceptedForms, Headers: map[string]string{"WWW-Authenticate": "Bearer, ApiKey"}}
 }
 
 func invalid() *Refusal {
 	return &Refusal{Status: http.StatusUnauthorized, Code: "invalid_credentials",
-		Message: "Authentication credentials are invalid", Headers: map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", ApiKey`}}
+		Message: "Authentication credentials are invalid: send an API key (X-API-Key, or Authorization: ApiKey or Bearer) or a bearer JWT",
+		Details: acceptedForms, Headers: map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", ApiKey`}}
+}
+
+// looksLikeJWT says whether a bearer value has a JWT's compact shape (three base64url parts
+// joined by dots), which no API key has.
+func looksLikeJWT(v string) bool {
+	if strings.Count(v, ".") != 2 {
+		return false
+	}
+	for _, part := range strings.Split(v, ".") {
+		if part == "" || strings.Trim(part, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // authenticate reads the credential as OpenMed does: X-API-Key alone when present; else the
-// Authorization header's ApiKey or Bearer (a JWT; never tried as a key).
+// Authorization header's ApiKey, or Bearer: a JWT when it has a JWT's shape, else an API key,
+// as OpenAI's clients send theirs.
 func (a *Authenticator) authenticate(header func(string) string) (Principal, *Refusal) {
 	if key := strings.TrimSpace(header("X-API-Key")); key != "" {
 		return a.byKey(key)
@@ -206,6 +252,9 @@ func (a *Authenticator) authenticate(header func(string) string) (Principal, *Re
 	case "apikey", "api-key":
 		return a.byKey(value)
 	case "bearer":
+		if !looksLikeJWT(value) {
+			return a.byKey(value)
+		}
 		v := a.jwt.Load()
 		if v == nil {
 			return Principal{}, invalid()

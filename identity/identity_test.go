@@ -97,9 +97,13 @@ func TestCheckAnswersAsOpenMed(t *testing.T) {
 		{"POST", "/pii/deidentify", headers("X-API-Key", "writer-secret"), 0, "", "clinic-b"}, // pii:*
 		{"POST", "/analyze", headers("X-API-Key", "ops-secret"), 0, "", "ops-team"},           // *
 		{"POST", "/generate", headers("X-API-Key", "writer-secret"), 403, "forbidden", "clinic-b"},
-		{"POST", "/v1/completions", headers("X-API-Key", "reader-secret"), 0, "", "clinic-a"}, // no scope: any valid key
-		{"POST", "/v1/completions", headers(), 401, "authentication_required", ""},
+		{"POST", "/v1/completions", headers("X-API-Key", "reader-secret"), 403, "forbidden", "clinic-a"}, // generate:write
+		{"POST", "/custom", headers("X-API-Key", "reader-secret"), 0, "", "clinic-a"},                    // no scope: any valid key
+		{"POST", "/custom", headers(), 401, "authentication_required", ""},
 		{"POST", "/pii/extract", headers("Authorization", "Bearer x.y.z"), 401, "invalid_credentials", ""}, // no JWKS
+		// A bearer value without a JWT's shape is an API key, as OpenAI's clients send theirs.
+		{"POST", "/pii/extract", headers("Authorization", "Bearer reader-secret"), 0, "", "clinic-a"},
+		{"POST", "/pii/extract", headers("Authorization", "Bearer not-a-key"), 401, "invalid_credentials", ""},
 		{"POST", "/pii/extract", headers("Authorization", "Basic abc"), 401, "invalid_credentials", ""},
 		{"HEAD", "/models/loaded", headers("X-API-Key", "writer-secret"), 403, "forbidden", "clinic-b"}, // GET's scope
 	}
