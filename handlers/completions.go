@@ -207,9 +207,8 @@ func (completions) reply(e *apiError, requestID string) (int, any) {
 		switch {
 		case errors.As(e.cause, &long):
 			param = "max_tokens"
-			out.Message = "This model's maximum context length is " + strconv.Itoa(long.MaxPositions) + " tokens, however you requested " +
-				strconv.Itoa(long.Prompt+long.MaxNewTokens) + " tokens (" + strconv.Itoa(long.Prompt) + " in your prompt; " +
-				strconv.Itoa(long.MaxNewTokens) + " for the completion). Please reduce your prompt or completion length."
+			out.Message = "This model's maximum context length is " + strconv.Itoa(long.MaxPositions) + " tokens, and your prompt has " +
+				strconv.Itoa(long.Prompt) + ": " + roomLeft(long) + ". Please reduce your prompt or completion length."
 		case errors.Is(e.cause, generate.ErrEmptyPrompt):
 			param, out.Message = "prompt", "`prompt` has no tokens"
 		}

@@ -162,11 +162,11 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	}
 	policy := gatewayPolicy
 	if req.Policy != nil {
-		// A name, not free text: it goes to the upstream's metadata and into the audit.
 		if policy = strings.TrimSpace(*req.Policy); !policyName.MatchString(policy) {
 			errs.add(&FieldError{Field: "body.policy", Type: "value_error",
 				Message: "Value error, policy must be a name of 1 to 64 letters, digits, '.', '_' or '-'"})
 		}
+		policy = knownPolicy(policy)
 	}
 	disallowed, ferr := parseCategories(req.DisallowedEntityCategories)
 	errs.add(ferr)
@@ -363,6 +363,20 @@ var categoryName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
 // policyName is what a policy may be called.
 var policyName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// knownPolicy is the name a gateway request's policy is recorded under, in the audit and the
+// upstream's metadata: OpenMed's default or one of the policy profiles by its canonical name,
+// and any other name (OpenMed takes any, and so do we) as "custom", since a client's own
+// word must not enter the audit.
+func knownPolicy(name string) string {
+	if strings.EqualFold(name, gatewayPolicy) {
+		return gatewayPolicy
+	}
+	if p, err := deid.LookupPolicy(name); err == nil {
+		return p.Name
+	}
+	return "custom"
+}
 
 // parseCategories reads disallowed_entity_categories: a list of names or one string of them
 // separated by commas; lower-cased, blanks dropped, sorted, each once.

@@ -575,6 +575,14 @@ type genStats struct {
 	firstToken              time.Duration // 0: none
 }
 
+// roomLeft says how many new tokens fit after a prompt too long for its request.
+func roomLeft(long *generate.TooLongError) string {
+	if room := long.MaxPositions - long.Prompt; room >= 1 {
+		return "at most " + strconv.Itoa(room) + " new tokens fit after this prompt"
+	}
+	return "the prompt alone is too long"
+}
+
 func (g *genStats) tokensUsed() int { return g.prompt + g.generated }
 
 func (g *genStats) attrs() []slog.Attr {
@@ -590,13 +598,14 @@ func (g *genStats) attrs() []slog.Attr {
 	return a
 }
 
-// generationLimitMessage words a request the model cannot take, naming sizes only.
+// generationLimitMessage words a request the model cannot take, naming sizes only: the
+// model's and what the server counted, never a number the client chose.
 func generationLimitMessage(err error) string {
 	var long *generate.TooLongError
 	switch {
 	case errors.As(err, &long):
-		return "`inputs` tokens + `max_new_tokens` must be <= " + strconv.Itoa(long.MaxPositions) + ". Given: " +
-			strconv.Itoa(long.Prompt) + " `inputs` tokens and " + strconv.Itoa(long.MaxNewTokens) + " `max_new_tokens`"
+		return "The prompt (" + strconv.Itoa(long.Prompt) + " tokens) and the tokens to generate must fit the model's context of " +
+			strconv.Itoa(long.MaxPositions) + " tokens: " + roomLeft(long)
 	case errors.Is(err, generate.ErrEmptyPrompt):
 		return "`inputs` cannot be empty"
 	case errors.Is(err, generate.ErrUnknownToken):

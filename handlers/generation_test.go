@@ -189,16 +189,18 @@ func TestEveryDialectAnswersWholeAndStreamed(t *testing.T) {
 // TestDialectsAnswerFailuresInTheirShape: a request the model cannot take, a refusal from the
 // queue and a failure mid-stream, on TGI's and OpenAI's routes.
 func TestDialectsAnswerFailuresInTheirShape(t *testing.T) {
-	long := &generate.TooLongError{Prompt: 60, MaxNewTokens: 10, MaxPositions: 64}
+	long := &generate.TooLongError{Prompt: 60, MaxNewTokens: 99887766, MaxPositions: 64}
 	f := generationFixture(t, &fakeGenerator{err: long}, time.Minute)
 	r := f.do(t, "POST", "/generate", `{"inputs":"Say `+canary+`"}`)
-	if r.status != 422 || r.body["error_type"] != "validation" || !strings.HasPrefix(r.body["error"].(string), "Input validation error: `inputs` tokens") {
+	if r.status != 422 || r.body["error_type"] != "validation" || !strings.HasPrefix(r.body["error"].(string), "Input validation error: The prompt (60 tokens)") ||
+		strings.Contains(r.raw, "99887766") {
 		t.Fatalf("TGI too long: %d %s", r.status, r.raw)
 	}
 	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say `+canary+`"}`)
 	e, _ := r.body["error"].(map[string]any)
 	if r.status != 400 || e["type"] != "invalid_request_error" || e["param"] != "max_tokens" ||
-		!strings.Contains(e["message"].(string), "maximum context length is 64 tokens, however you requested 70 tokens") {
+		!strings.Contains(e["message"].(string), "maximum context length is 64 tokens, and your prompt has 60: at most 4 new tokens fit") ||
+		strings.Contains(r.raw, "99887766") {
 		t.Fatalf("OpenAI too long: %d %s", r.status, r.raw)
 	}
 	for _, path := range []string{"/generate", "/v1/completions"} {

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -462,5 +463,65 @@ func TestScopesGuardEveryRoute(t *testing.T) {
 		if r.status != c.want {
 			t.Errorf("%s %s with %s: %d, want %d: %.200s", c.method, c.path, c.key, r.status, c.want, r.raw)
 		}
+	}
+}
+
+// numberCanary is a number a client chose (an MRN, say): no error may repeat it.
+const numberCanary = "99887766"
+
+// Whatever a client chooses (a request id, a JSON key, a policy name, a model name, a number)
+// enters no log line, audit record, metric or error body: those hold closed sets and counts
+// only. Every route is tried with every field a client may fill.
+func TestClientChosenTextGoesNowhere(t *testing.T) {
+	f, audit := everyRouteFixture(t)
+	n := numberCanary
+	attempts := []struct{ path, body string }{
+		{"/analyze", `{"text":"Alice","` + canary + `":1}`},
+		{"/analyze", `{"text":"Alice","model_name":"` + canary + `"}`},
+		{"/analyze", `{"text":"Alice","keep_alive":"` + n + ` fortnights"}`},
+		{"/pii/extract", `{"text":"Alice","confidence_threshold":` + n + `}`},
+		{"/pii/deidentify", `{"text":"Alice","policy":"` + canary + `"}`},
+		{"/pii/deidentify", `{"text":"Alice","method":"` + canary + `"}`},
+		{"/pii/extract/stream", `{"text":"Alice","window_chars":` + n + `}`},
+		{"/privacy-gateway/complete", `{"text":"Alice was seen.","policy":"` + canary + `"}`},
+		{"/privacy-gateway/complete", `{"text":"Alice was seen.","disallowed_entity_categories":["` + canary + `"]}`},
+		{"/generate", `{"inputs":"hi","parameters":{"top_n_tokens":` + n + `}}`},
+		{"/generate", `{"inputs":"hi","parameters":{"truncate":` + n + `}}`},
+		{"/generate", `{"inputs":"hi","parameters":{"max_new_tokens":` + n + `}}`},
+		{"/generate_stream", `{"inputs":"hi","parameters":{"best_of":` + n + `}}`},
+		{"/", `{"inputs":"hi","` + canary + `":true}`},
+		{"/v1/completions", `{"model":"` + canary + `","prompt":"hi","n":` + n + `}`},
+		{"/v1/completions", `{"model":"fake-lm","prompt":"hi","max_tokens":` + n + `}`},
+		{"/v1/completions", `{"model":"fake-lm","prompt":"hi","logprobs":` + n + `}`},
+		{"/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"` + canary + `","content":"hi"}]}`},
+		{"/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":"hi"}],"top_logprobs":` + n + `,"logprobs":true}`},
+		{"/gateway/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":"hi"}],"n":` + n + `}`},
+		{"/tokenize", `{"inputs":"hi","` + canary + `":1}`},
+		{"/models/unload", `{"model_name":"` + canary + `"}`},
+	}
+	for _, a := range attempts {
+		for _, headers := range [][]string{
+			{"X-Request-ID", "jane-" + canary},
+			{"X-Request-ID", n},
+			{"X-OpenMed-Priority", canary},
+			{"X-Sluice-Retry-Token", canary},
+		} {
+			r := f.do(t, "POST", a.path, a.body, headers...)
+			if r.status >= 400 && (strings.Contains(r.raw, canary) || strings.Contains(r.raw, n)) {
+				t.Errorf("%s %s with %s: the error repeats the client's text: %s", a.path, a.body, headers[0], r.raw)
+			}
+		}
+	}
+	f.do(t, "GET", "/"+canary+"/"+n, "")
+	metrics := f.do(t, "GET", "/metrics", "").raw
+	records, _ := json.Marshal(audit.Records())
+	for where, text := range map[string]string{"log": f.logs.String(), "metrics": metrics, "audit": string(records)} {
+		if strings.Contains(text, canary) || strings.Contains(text, n) {
+			i := max(strings.Index(text, canary), strings.Index(text, n))
+			t.Errorf("the %s holds the client's text: ...%s...", where, text[max(i-200, 0):min(i+100, len(text))])
+		}
+	}
+	if len(audit.Records()) == 0 || !strings.Contains(string(records), `"name":"custom"`) {
+		t.Errorf("the gateway's audit did not record its requests' policy as custom: %s", records)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,7 +28,11 @@ func decodeStrict(body []byte, dst any) *apiError {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return validationError(jsonFieldError(err))
+		fe := jsonFieldError(err)
+		if fe.Type == "extra_forbidden" {
+			fe.Message += "; the fields are " + strings.Join(jsonFields(reflect.TypeOf(dst)), ", ")
+		}
+		return validationError(fe)
 	}
 	if dec.More() {
 		return validationError(FieldError{Field: "body", Message: "JSON decode error: trailing data after the object", Type: "json_invalid"})
@@ -44,31 +49,38 @@ func jsonFieldError(err error) FieldError {
 	case errors.As(err, &syntaxErr):
 		return FieldError{Field: "body", Message: fmt.Sprintf("JSON decode error at byte %d", syntaxErr.Offset), Type: "json_invalid"}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		// The key is client text: name it only when it looks like a field name, so a key
-		// cannot carry patient data into the error body.
-		field := "body"
-		if name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`); plainFieldName(name) {
-			field += "." + name
-		}
-		return FieldError{Field: field, Message: "Extra inputs are not permitted", Type: "extra_forbidden"}
+		// The key is the client's own text, which may be anything ("jane_doe"): it is never
+		// named. decodeStrict lists the fields there are instead.
+		return FieldError{Field: "body", Message: "Extra inputs are not permitted", Type: "extra_forbidden"}
 	default:
 		return FieldError{Field: "body", Message: "JSON decode error", Type: "json_invalid"}
 	}
 }
 
-// plainFieldName accepts what a JSON field name in an API looks like: a short identifier.
-func plainFieldName(name string) bool {
-	if name == "" || len(name) > 64 {
-		return false
+// jsonFields are the JSON names of a struct's fields (through pointers and embedded structs),
+// in their order: what a request body of that type may hold.
+func jsonFields(t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	for i := 0; i < len(name); i++ {
-		b := name[i]
-		letter := b == '_' || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')
-		if !letter && (i == 0 || b < '0' || b > '9') {
-			return false
+	var out []string
+	if t.Kind() != reflect.Struct {
+		return out
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || (!f.IsExported() && !f.Anonymous):
+		case f.Anonymous && name == "":
+			out = append(out, jsonFields(f.Type)...)
+		case name == "":
+			out = append(out, f.Name)
+		default:
+			out = append(out, name)
 		}
 	}
-	return true
+	return out
 }
 
 // jsonKind names a Go kind the way pydantic names the type a client should have sent.

@@ -26,17 +26,24 @@ func requestID(c *fiber.Ctx) string {
 	return id
 }
 
-// validRequestID accepts a client's X-Request-ID only when it is short and plain, so a client
-// cannot put arbitrary text (or PHI) into our logs through it.
+// validRequestID accepts a client's X-Request-ID only in the shapes request-id generators
+// make and that cannot carry a name: a UUID (8-4-4-4-12 hex digits) or 32 hex digits (ours,
+// and a W3C trace id). Anything else ("jane-doe-12345") would reach the access log, the audit
+// and error bodies as the client wrote it, so it is replaced by an id of our own.
 func validRequestID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
+	switch len(id) {
+	case 32:
+		return isHex(id)
+	case 36:
+		return id[8] == '-' && id[13] == '-' && id[18] == '-' && id[23] == '-' &&
+			isHex(id[:8]) && isHex(id[9:13]) && isHex(id[14:18]) && isHex(id[19:23]) && isHex(id[24:])
 	}
-	for i := 0; i < len(id); i++ {
-		b := id[i]
-		switch {
-		case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b >= '0' && b <= '9', b == '-', b == '_', b == '.', b == ':':
-		default:
+	return false
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; !(b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F') {
 			return false
 		}
 	}

@@ -317,9 +317,9 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 	case p.MaxNewTokens != nil && *p.MaxNewTokens <= 0:
 		return "", params, opts, "`max_new_tokens` must be strictly positive"
 	case len(p.Stop) > ep.MaxStopSequences:
-		return "", params, opts, "`stop` supports up to " + strconv.Itoa(ep.MaxStopSequences) + " stop sequences. Given: " + strconv.Itoa(len(p.Stop))
+		return "", params, opts, "`stop` supports up to " + strconv.Itoa(ep.MaxStopSequences) + " stop sequences"
 	case p.TopNTokens != nil && (*p.TopNTokens < 0 || *p.TopNTokens > maxTopNTokens):
-		return "", params, opts, "`top_n_tokens` must be >= 0 and <= " + strconv.Itoa(maxTopNTokens) + ". Given: " + strconv.Itoa(*p.TopNTokens)
+		return "", params, opts, "`top_n_tokens` must be >= 0 and <= " + strconv.Itoa(maxTopNTokens)
 	case len(bytes.TrimSpace(p.Grammar)) > 0 && string(bytes.TrimSpace(p.Grammar)) != "null":
 		return "", params, opts, "grammar is not supported"
 	case p.Watermark != nil && *p.Watermark:
@@ -329,7 +329,7 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 	case strings.TrimSpace(*req.Inputs) == "":
 		return "", params, opts, "`inputs` cannot be empty"
 	case p.Truncate != nil && (*p.Truncate <= 0 || *p.Truncate >= ep.Model.MaxPositions()):
-		return "", params, opts, "`truncate` must be strictly positive and less than " + strconv.Itoa(ep.Model.MaxPositions()) + ". Given: " + strconv.Itoa(*p.Truncate)
+		return "", params, opts, "`truncate` must be strictly positive and less than " + strconv.Itoa(ep.Model.MaxPositions())
 	}
 	if p.Temperature != nil {
 		params.Temperature, sampled = *p.Temperature, true
