@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -92,21 +93,20 @@ type keyJSON struct {
 // (id or key_id; else key-<n>), a principal (principal or subject; else the id), optionally a
 // tenant (Sluice's; else the principal), scopes (a list, or one string of names separated
 // by spaces or commas) and, Sluice's too, the tenant's budget (Allowance's fields, in an object
-// "budget"; all of a tenant's keys that state one must state the same). The errors name the
-// entry, never a value.
+// "budget"; all of a tenant's keys that state one must state the same).
+//
+// A list that holds no key, and a field this format does not have (at the top, in an entry or
+// in a budget), is an error: read leniently, "{}", "[]" or {"kys": [...]} would be taken for
+// no keys (every caller refused, or a reload that locks everyone out), and a misspelt "budgets"
+// would leave its tenant unlimited. The errors name the entry and an unknown field's name,
+// never a value.
 func ParseKeys(data []byte) (*Keys, error) {
-	data = bytes.TrimSpace(data)
 	var entries []keyJSON
-	if len(data) > 0 && data[0] == '{' {
-		var wrapped struct {
-			Keys []keyJSON `json:"keys"`
-		}
-		if err := json.Unmarshal(data, &wrapped); err != nil {
-			return nil, fmt.Errorf("identity: API keys must be a JSON list, or an object with \"keys\": %s", jsonProblem(err))
-		}
-		entries = wrapped.Keys
-	} else if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, fmt.Errorf("identity: API keys must be a JSON list, or an object with \"keys\": %s", jsonProblem(err))
+	if err := decodeKeys(bytes.TrimSpace(data), &entries); err != nil {
+		return nil, fmt.Errorf("identity: API keys must be a JSON list, or an object with \"keys\": %s", err)
+	}
+	if len(entries) == 0 {
+		return nil, errors.New("identity: API keys: the list holds no keys (to turn API keys off, set none)")
 	}
 	out := &Keys{keys: make([]Key, 0, len(entries))}
 	budgets := make([]bool, len(entries)) // whether entry i states a budget
@@ -160,15 +160,52 @@ func ParseKeys(data []byte) (*Keys, error) {
 	return out, nil
 }
 
+// decodeKeys reads a key list, or an object whose only field is "keys", strictly: a field of
+// no known name is an error (jsonProblem's).
+func decodeKeys(data []byte, entries *[]keyJSON) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var err error
+	if len(data) > 0 && data[0] == '{' {
+		var wrapped struct {
+			Keys *[]keyJSON `json:"keys"`
+		}
+		if err = dec.Decode(&wrapped); err == nil && wrapped.Keys == nil {
+			return errors.New(`no "keys" field`)
+		} else if err == nil {
+			*entries = *wrapped.Keys
+		}
+	} else {
+		err = dec.Decode(entries)
+	}
+	if err != nil {
+		return errors.New(jsonProblem(err))
+	}
+	if dec.More() {
+		return errors.New("trailing data after the keys")
+	}
+	return nil
+}
+
 // jsonProblem says where a JSON document is wrong without quoting it (it holds secrets' hashes
-// at most, but an operator's typo may hold a key).
+// at most, but an operator's typo may hold a key): a syntax error's place, or the name of a
+// field no entry has, when it looks like a name.
 func jsonProblem(err error) string {
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
 		return fmt.Sprintf("invalid JSON at byte %d", syntax.Offset)
 	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if name = strings.Trim(name, `"`); fieldName.MatchString(name) {
+			return fmt.Sprintf("unknown field %q", name)
+		}
+		return "a field of no known name"
+	}
 	return "not the expected shape"
 }
+
+// fieldName is what a JSON field's name looks like, which an error may repeat.
+var fieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
 func firstOf(values ...string) string {
 	for _, v := range values {

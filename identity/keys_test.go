@@ -32,3 +32,28 @@ func TestKeysCarryTheirTenantsBudget(t *testing.T) {
 		}
 	}
 }
+
+// A key file read leniently opened or closed everything: "{}", "[]" or a misspelt "keys" were
+// zero keys (a reload locked every caller out), and a misspelt "budgets" left its tenant
+// unlimited. Each is an error that names the entry's problem, never a value.
+func TestKeyFilesWithNoKeysOrUnknownFieldsAreRefused(t *testing.T) {
+	entry := `{"id":"a","key_hash":"` + HashKey("secret-a") + `","tenant":"t"`
+	for bad, says := range map[string]string{
+		`{}`:                                  `no "keys" field`,
+		`[]`:                                  "holds no keys",
+		`{"keys":[]}`:                         "holds no keys",
+		`{"kys":[` + entry + `}]}`:            `unknown field "kys"`,
+		`{"keys":[` + entry + `}],"extra":1}`: `unknown field "extra"`,
+		`[` + entry + `,"budgets":{"requests_per_minute":1}}]`: `unknown field "budgets"`,
+		`[` + entry + `,"Pt jane doe":1}]`:                     "a field of no known name",
+		`[` + entry + `}] [` + entry + `}]`:                    "trailing data",
+	} {
+		_, err := ParseKeys([]byte(bad))
+		if err == nil || !strings.Contains(err.Error(), says) || strings.Contains(err.Error(), "jane") {
+			t.Errorf("%s: %v, want it to say %s", bad, err, says)
+		}
+	}
+	if k, err := ParseKeys([]byte(`{"keys":[` + entry + `,"budget":{"requests_per_minute":60}}]}`)); err != nil || k.Len() != 1 {
+		t.Errorf("a well-formed file: %v", err)
+	}
+}

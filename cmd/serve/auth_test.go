@@ -114,6 +114,22 @@ func TestAPIKeysGuardTheRoutes(t *testing.T) {
 	if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "reader-secret-2"); status != 200 {
 		t.Fatalf("the kept key after a bad file: %d", status)
 	}
+	// A file with no keys, or a field of no known name, is refused the same way: read
+	// leniently, each was zero keys (every caller locked out) or a tenant left unlimited.
+	for file, says := range map[string]string{`{}`: `no \"keys\" field`, `[]`: "holds no keys",
+		`{"kys":[` + keyEntry("x", "x", "*") + `]}`:                                                       "kys",
+		`[` + strings.TrimSuffix(keyEntry("y", "y", "*"), "}") + `,"budgets":{"requests_per_minute":1}}]`: "budgets"} {
+		if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		srv.logs.waitFor(t, time.Minute, "API keys not reloaded; the previous ones stay", says)
+		if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "reader-secret-2"); status != 200 {
+			t.Fatalf("the kept key after %s: %d", file, status)
+		}
+	}
 }
 
 // TestOpenMedAuthSettingsAndBearerTokens: OpenMed's variables switch authentication on with its
