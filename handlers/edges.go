@@ -8,9 +8,11 @@ import (
 )
 
 // edges answers, in the JSON envelope with a request id, the requests fiber would otherwise
-// answer in plain text or not at all: a method fiber does not know (FOO, an HTTP/2 preface)
-// and a request whose Content-Length headers disagree. It wraps the fasthttp server's handler
-// because fiber answers an unknown method before any middleware runs.
+// answer in plain text or not at all: a method fiber does not know (FOO, an HTTP/2 preface),
+// a request whose Content-Length headers disagree, and an HTTP/1.1 request without exactly one
+// Host header, or with one that is not a host and port (RFC 9112 asks a server to refuse both: the message's length, or its target, is
+// ambiguous, and a proxy in front may have read it otherwise). It wraps the fasthttp server's
+// handler because fiber answers an unknown method before any middleware runs.
 type edges struct {
 	s   *server
 	app *fiber.App
@@ -25,8 +27,18 @@ func (e *edges) install() {
 		// headerReceived zeroed the length of a conflicting request; scanning again only when
 		// the length is 0 keeps the common request free of the scan, and leaves no state
 		// behind for a request that never reaches this handler.
-		if ctx.Request.Header.ContentLength() == 0 && conflictingLengths(ctx.Request.Header.RawHeaders()) {
+		raw := ctx.Request.Header.RawHeaders()
+		if ctx.Request.Header.ContentLength() == 0 && conflictingLengths(raw) {
 			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: conflicting Content-Length headers", routeUnrouted)
+			return
+		}
+		if n := headerCount(raw, fasthttp.HeaderHost); n > 1 || (n == 0 && ctx.Request.Header.IsHTTP11()) {
+			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: a request needs exactly one Host header", routeUnrouted)
+			return
+		} else if n == 1 && !validHostHeader(string(ctx.Request.Header.Host())) {
+			// fasthttp builds the request's URI from the Host header and the target: a Host
+			// holding a path would move the path the router sees.
+			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: the Host header is not a host name", routeUnrouted)
 			return
 		}
 		if !knownMethod(ctx.Method()) {
@@ -82,19 +94,30 @@ func knownMethod(method []byte) bool {
 // with different values.
 func conflictingLengths(raw []byte) bool {
 	var first []byte
-	seen := false
+	seen, conflict := false, false
+	eachHeader(raw, fasthttp.HeaderContentLength, func(value []byte) {
+		conflict = conflict || (seen && !bytes.Equal(value, first))
+		first, seen = value, true
+	})
+	return conflict
+}
+
+// headerCount is how many of raw's header lines are named name.
+func headerCount(raw []byte, name string) int {
+	n := 0
+	eachHeader(raw, name, func([]byte) { n++ })
+	return n
+}
+
+// eachHeader calls fn with the value, trimmed, of each of raw's header lines named name (in
+// any case).
+func eachHeader(raw []byte, name string, fn func(value []byte)) {
 	for len(raw) > 0 {
 		var line []byte
 		line, raw, _ = bytes.Cut(raw, []byte("\n"))
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok || !bytes.EqualFold(bytes.TrimSpace(name), []byte(fasthttp.HeaderContentLength)) {
-			continue
+		k, value, ok := bytes.Cut(line, []byte(":"))
+		if ok && bytes.EqualFold(bytes.TrimSpace(k), []byte(name)) {
+			fn(bytes.TrimSpace(value))
 		}
-		value = bytes.TrimSpace(value)
-		if seen && !bytes.Equal(value, first) {
-			return true
-		}
-		first, seen = value, true
 	}
-	return false
 }

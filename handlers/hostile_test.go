@@ -9,6 +9,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -523,5 +524,45 @@ func TestClientChosenTextGoesNowhere(t *testing.T) {
 	}
 	if len(audit.Records()) == 0 || !strings.Contains(string(records), `"name":"custom"`) {
 		t.Errorf("the gateway's audit did not record its requests' policy as custom: %s", records)
+	}
+}
+
+// Host handling as HTTP asks: two Host headers, or none in HTTP/1.1, are 400 before routing;
+// a Host that ends with a trusted suffix but is no host name under it is refused; a request
+// refused for its Host is counted under its route, not under "/". (Two Host headers were
+// served, "evil.com/.internal.example" passed *.internal.example, and the refusals were
+// counted under route "/".)
+func TestHostHeadersAsHTTPAsks(t *testing.T) {
+	f := newFixture(t, func(o *fixtureOptions) { o.TrustedHosts = []string{"api.example.org", "*.internal.example"} })
+	post := "POST /pii/extract %s\r\nContent-Type: application/json\r\nContent-Length: 16\r\n%s\r\n{\"text\":\"Alice\"}"
+	for _, c := range []struct {
+		proto, hosts string
+		status       int
+	}{
+		{"HTTP/1.1", "Host: api.example.org\r\n", 200},
+		{"HTTP/1.1", "Host: api.example.org\r\nHost: evil.example\r\n", 400},
+		{"HTTP/1.1", "Host: api.example.org\r\nhost: api.example.org\r\n", 400},
+		{"HTTP/1.1", "", 400},
+		{"HTTP/1.1", "Host: evil.com/.internal.example\r\n", 400},
+		{"HTTP/1.1", "Host: evil.com@a.internal.example\r\n", 400},
+		{"HTTP/1.1", "Host: a.internal.example:8080\r\n", 200},
+		{"HTTP/1.0", "", 400}, // no Host to match the trusted ones: refused by the list, not the framing
+	} {
+		resp, body := rawExchange(t, f, fmt.Sprintf(post, c.proto, c.hosts))
+		if resp.StatusCode != c.status {
+			t.Errorf("%s with %q: %d %v", c.proto, c.hosts, resp.StatusCode, body)
+		}
+	}
+	metrics := f.do(t, "GET", "/metrics", "", "Host", "api.example.org").raw
+	for _, want := range []string{
+		`sluice_http_requests_total{outcome="failed",route="unrouted",status="400"} 5`,     // framing, and names that are no host
+		`sluice_http_requests_total{outcome="failed",route="/pii/extract",status="400"} 1`, // HTTP/1.0 without a Host
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(metrics, `route="/",`) {
+		t.Error("a refusal counted under route /")
 	}
 }

@@ -16,7 +16,7 @@ func (s *server) hostCheck(c *fiber.Ctx) error {
 	if len(s.opts.TrustedHosts) == 0 || isProbe(c.Path()) {
 		return c.Next()
 	}
-	host := string(c.Request().Host())
+	host := string(c.Request().Header.Host()) // as sent: the URI's host would drop a userinfo part
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 		if strings.Contains(h, ":") {
@@ -42,6 +42,40 @@ func (s *server) clientAddress(c *fiber.Ctx) string {
 		return peer
 	}
 	return s.opts.Proxies.Client(peer, c.Request().Header.PeekAll(fiber.HeaderXForwardedFor))
+}
+
+// validHostHeader reports whether a Host header is a host and an optional port: a name of
+// dot-separated labels (letters, digits, '-' and '_', as names are written in DNS and in
+// compose files), an IPv4 address or a bracketed IPv6 one. Nothing else (no '/', '@', '?',
+// space) is part of a host: "evil.com/.svc.example.org" ends with a trusted suffix but names no
+// host under it.
+func validHostHeader(v string) bool {
+	host := v
+	if i := strings.LastIndexByte(v, ':'); i >= 0 && !strings.HasSuffix(v, "]") {
+		host = v[:i]
+		if port := v[i+1:]; port == "" || len(port) > 5 || strings.Trim(port, "0123456789") != "" {
+			return false
+		}
+	}
+	if strings.HasPrefix(host, "[") {
+		ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+		return strings.HasSuffix(host, "]") && ip != nil && ip.To4() == nil
+	}
+	if host == "" || len(host) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(host, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			b := label[i]
+			if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func isProbe(path string) bool {

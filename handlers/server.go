@@ -121,14 +121,13 @@ func (s *server) observe(c *fiber.Ctx) error {
 			return herr
 		}
 	}
-	route := c.Route().Path
-	if st := c.Response().StatusCode(); st == fiber.StatusNotFound || st == fiber.StatusMethodNotAllowed {
-		// No route matched: label a known path by itself (a wrong method), anything else
-		// as "unmatched", so that no client-chosen path becomes a label.
+	// The route's label is its path when the path is one of the table's, whether its route ran,
+	// a middleware answered first (the Host, the credentials, the body's coding) or the method
+	// was wrong; anything else is "unmatched", so that no client-chosen path becomes a label.
+	// (Every route has a fixed path, matched exactly: StrictRouting, CaseSensitive.)
+	route, ok := s.known[c.Path()] // the table's string: c.Path() points into a buffer fasthttp reuses
+	if !ok {
 		route = "unmatched"
-		if known, ok := s.known[c.Path()]; ok {
-			route = known // the table's string: c.Path() points into a buffer fasthttp reuses
-		}
 	}
 	if d, ok := c.Locals(localDeferred).(*deferredRecord); ok && c.Response().StatusCode() == fiber.StatusOK {
 		// A response still streaming: its line is written when the stream ends, after fasthttp
