@@ -291,15 +291,18 @@ func TestGatewayChatUpstreamKeepsAliveAndStops(t *testing.T) {
 	req, _ := http.NewRequest("POST", f.srv.URL+"/gateway/v1/chat/completions",
 		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"I am Alice"}]}`))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	// A hang guard: without keep-alives nothing would come until the request's deadline.
+	resp, err := (&http.Client{Timeout: hangGuard}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := bufio.NewScanner(resp.Body)
-	for lines.Scan() && lines.Text() != ": keep-alive" {
+	kept := false
+	for !kept && lines.Scan() {
+		kept = lines.Text() == ": keep-alive"
 	}
-	if lines.Err() != nil {
-		t.Fatal(lines.Err())
+	if !kept {
+		t.Fatalf("the stream ended or stalled without a keep-alive: %v", lines.Err())
 	}
 	resp.Body.Close() // the client leaves while the upstream is still thinking
 	select {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/client"
+	"github.com/sluice-serving/sluice/clock"
 )
 
 // Config names an upstream server.
@@ -26,6 +27,8 @@ type Config struct {
 	MaxTokens int
 	// HTTPClient sends the requests; nil: one with a 60 s timeout per attempt.
 	HTTPClient *http.Client
+	// Clock times the waits between attempts (nil: the real one).
+	Clock clock.Clock
 }
 
 // Upstream completes redacted prompts.
@@ -46,7 +49,7 @@ func newUpstream(cfg Config, openai bool) (*Upstream, error) {
 		// bounds the call; the answer's headers must come within a minute.
 		hc = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: 60 * time.Second}}
 	}
-	c, err := client.New(client.Config{BaseURL: cfg.URL, BearerToken: cfg.Key, HTTPClient: hc, MaxAttempts: 3})
+	c, err := client.New(client.Config{BaseURL: cfg.URL, BearerToken: cfg.Key, HTTPClient: hc, MaxAttempts: 3, Clock: cfg.Clock})
 	if err != nil {
 		return nil, fmt.Errorf("upstream: %w", err)
 	}

@@ -1,8 +1,16 @@
 package upstream
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/clock"
 )
 
 func TestTextOfEveryShape(t *testing.T) {
@@ -27,5 +35,112 @@ func TestTextOfEveryShape(t *testing.T) {
 	}
 	if _, err := NewOpenAI(Config{URL: "not a url"}); err == nil {
 		t.Error("a bad URL was taken")
+	}
+}
+
+// answers is a server that plays one scripted answer per request and counts them.
+type answers struct {
+	mu     sync.Mutex
+	script []func(http.ResponseWriter)
+	hits   int
+}
+
+func (a *answers) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	a.mu.Lock()
+	i := a.hits
+	a.hits++
+	a.mu.Unlock()
+	a.script[min(i, len(a.script)-1)](w)
+}
+
+func (a *answers) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.hits
+}
+
+func refusal(status int, retryAfter string) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		if retryAfter != "" {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(`{"error":{"message":"busy","type":"server_error"}}`))
+	}
+}
+
+func answered(w http.ResponseWriter) {
+	_, _ = w.Write([]byte(`{"choices":[{"message":{"content":"All well."}}]}`))
+}
+
+func streamed(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	_, _ = w.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"All well.\"}}]}\n\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"))
+}
+
+// cutShort begins an answer and breaks off: a stream that has begun is never retried.
+func cutShort(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	_, _ = w.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"All\"}}]}\n\n"))
+}
+
+// The external model's refusals are retried as the Go client's rules say: a 429 or a 503 at
+// its Retry-After (not a moment before), a 500 never; a stream that has begun is never retried.
+// The waits run on a fake clock.
+func TestTheExternalModelIsRetriedAtItsRetryAfterAndNeverAfterA500(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		script []func(http.ResponseWriter)
+		chat   bool
+		wait   time.Duration // the wait before the retry; 0: none
+		hits   int
+		ok     bool
+	}{
+		{"429 then served", []func(http.ResponseWriter){refusal(429, "3"), answered}, false, 3 * time.Second, 2, true},
+		{"503 then served", []func(http.ResponseWriter){refusal(503, "2"), answered}, false, 2 * time.Second, 2, true},
+		{"500", []func(http.ResponseWriter){refusal(500, ""), answered}, false, 0, 1, false},
+		{"streamed: 503 then served", []func(http.ResponseWriter){refusal(503, "1"), streamed}, true, time.Second, 2, true},
+		{"streamed: 500", []func(http.ResponseWriter){refusal(500, ""), streamed}, true, 0, 1, false},
+		{"streamed: cut short", []func(http.ResponseWriter){cutShort, streamed}, true, 0, 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := &answers{script: c.script}
+			srv := httptest.NewServer(a)
+			defer srv.Close()
+			clk := clock.NewFake(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC))
+			u, err := NewOpenAI(Config{URL: srv.URL, Key: "k", Model: "m", Clock: clk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			armed := clk.TimerCreated()
+			done := make(chan error, 1)
+			go func() {
+				var err error
+				if c.chat {
+					_, err = u.Chat(context.Background(), []chat.Message{{Role: "user", Content: "hi"}}, 8, func(string) error { return nil })
+				} else {
+					_, err = u.Complete(context.Background(), "id", "hi", nil)
+				}
+				done <- err
+			}()
+			if c.wait > 0 {
+				select {
+				case <-armed:
+				case err := <-done:
+					t.Fatalf("the call ended instead of waiting: %v", err)
+				}
+				clk.Advance(c.wait - time.Millisecond)
+				if a.count() != 1 {
+					t.Fatalf("retried before its Retry-After")
+				}
+				clk.Advance(time.Millisecond)
+			}
+			if err := <-done; (err == nil) != c.ok {
+				t.Fatalf("error %v", err)
+			}
+			if a.count() != c.hits {
+				t.Fatalf("%d attempts, want %d", a.count(), c.hits)
+			}
+		})
 	}
 }
