@@ -149,10 +149,27 @@ func TestMetricsRejectDuplicateLiveName(t *testing.T) {
 	_ = a.Close(context.Background())
 }
 
+// TestNilMetricsDisablesMetrics: a nil *Metrics gives the batcher no series (a nil
+// *queueMetrics records nothing) and registers none, on the default registry either, once a
+// request has been served.
 func TestNilMetricsDisablesMetrics(t *testing.T) {
 	b, _ := newTestBatcher(t, baseConfig(), newEchoRunner(), nil)
+	if b.metrics != nil {
+		t.Fatal("nil Metrics gave the batcher series")
+	}
 	b.Start(t.Context())
 	if _, err := b.Submit(t.Context(), admission.Interactive, 1, Cost{Sequences: 4, MaxLen: 8}); err != nil {
 		t.Fatal(err)
+	}
+	// A family with no series is left out of Gather, so registering the batcher's own families
+	// is what tells whether they are there: it fails on a name already taken.
+	probe := NewMetrics(nil)
+	for _, c := range []prometheus.Collector{probe.batchSequences, probe.batchRequests, probe.paddedTokens,
+		probe.fillRatio, probe.queueWait, probe.runSeconds, probe.requests, probe.batches, probe.depth} {
+		if err := prometheus.DefaultRegisterer.Register(c); err != nil {
+			t.Errorf("the default registry already holds a batcher family: %v", err)
+			continue
+		}
+		prometheus.DefaultRegisterer.Unregister(c)
 	}
 }

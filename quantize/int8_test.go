@@ -3,6 +3,7 @@ package quantize
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -298,7 +299,9 @@ func TestInt8NamesAvoidSubgraphs(t *testing.T) {
 		t.Fatalf("%v %v", rep, err)
 	}
 	var q onnxpb.ModelProto
-	_ = proto.Unmarshal(out, &q)
+	if err := proto.Unmarshal(out, &q); err != nil {
+		t.Fatal(err)
+	}
 	if w := q.GetGraph().GetNode()[0].GetInput()[1]; w == "W_int8" {
 		t.Fatalf("the int8 weight took %q, which the If body defines", w)
 	}
@@ -329,13 +332,29 @@ func TestInt8RefusesMalformedWeights(t *testing.T) {
 		t.Fatalf("%v %v", rep, err)
 	}
 	var q onnxpb.ModelProto
-	_ = proto.Unmarshal(out, &q)
-	seen := map[string]bool{}
+	if err := proto.Unmarshal(out, &q); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]onnxpb.TensorProto_DataType{}
 	for _, in := range q.GetGraph().GetInitializer() {
-		if seen[in.GetName()] {
+		if _, ok := seen[in.GetName()]; ok {
 			t.Errorf("two initializers named %s", in.GetName())
 		}
-		seen[in.GetName()] = true
+		seen[in.GetName()] = onnxpb.TensorProto_DataType(in.GetDataType())
+	}
+	// The float W_int8 stays, the int8 weight takes the next free name and W, now unread, is
+	// gone: the loop above saw the whole rewritten graph, not an empty one.
+	want := map[string]onnxpb.TensorProto_DataType{"W_int8": onnxpb.TensorProto_FLOAT, "W_int8_2": onnxpb.TensorProto_INT8,
+		"W_int8_scale": onnxpb.TensorProto_FLOAT, "head": onnxpb.TensorProto_FLOAT}
+	if !maps.Equal(seen, want) {
+		t.Errorf("initializers %v, want %v", seen, want)
+	}
+	var reads []string
+	if n := q.GetGraph().GetNode(); len(n) > 0 {
+		reads = n[0].GetInput()
+	}
+	if len(reads) < 2 || reads[1] != "W_int8_2" {
+		t.Errorf("the int8 product reads %v, want W_int8_2", reads)
 	}
 	// An initializer that is also a graph input may be fed another value: not a constant.
 	g = &onnxpb.GraphProto{Initializer: []*onnxpb.TensorProto{floatTensor("W", make([]float32, 32*64), 32, 64),

@@ -139,10 +139,10 @@ func longNote(n int) string {
 	return strings.TrimSpace(b.String()[:n])
 }
 
-// TestOpenMedGoClientStreamsDeidentification: the stream's chunks joined are the answer
-// /pii/deidentify gives the same text, its final line carries the spans and the mapping that
-// restores the text, for a long note cut into many windows.
-func TestOpenMedGoClientStreamsDeidentification(t *testing.T) {
+// TestRebuiltOpenMedGoClientStreamsDeidentification: the stream's chunks joined are the
+// answer /pii/deidentify gives the same text, its final line carries the spans and the mapping
+// that restores the text, for a long note cut into many windows.
+func TestRebuiltOpenMedGoClientStreamsDeidentification(t *testing.T) {
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	text := longNote(20000)
 	days := 3
@@ -206,10 +206,10 @@ func TestOpenMedGoClientStreamsDeidentification(t *testing.T) {
 	}
 }
 
-// TestOpenMedGoClientStreamsExtraction: every span the stream makes final is an entity the
-// text has, with offsets that slice it, emitted before it was final; the final line has them
-// all, and the audit copy carries hashes, not text.
-func TestOpenMedGoClientStreamsExtraction(t *testing.T) {
+// TestRebuiltOpenMedGoClientStreamsExtraction: every span the stream makes final is an entity
+// the text has, with offsets that slice it, emitted before it was final; the final line has
+// them all, and the audit copy carries hashes, not text.
+func TestRebuiltOpenMedGoClientStreamsExtraction(t *testing.T) {
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	text := longNote(12000)
 	st, apiErr := omOpenStream(t, srv.url, "/pii/extract/stream", omExtractStreamRequest{Text: text, WindowChars: 2048})
