@@ -407,14 +407,14 @@ func TestStreamOutlivesTheHTTPWriteTimeout(t *testing.T) {
 }
 
 // TestGenerationWireDetails (issue 38, 9): a prompt past the model's positions with the
-// default max_new_tokens names the default, not a negative count; an empty prompt is blamed
+// default max_new_tokens says the prompt alone is too long, never a negative count; an empty prompt is blamed
 // on the prompt, not on max_tokens; vLLM's top_k -1 means no top-k.
 func TestGenerationWireDetails(t *testing.T) {
 	srv := startServer(t)
 	long := strings.Repeat("The patient was started on metformin. ", 60) // well past 256 tokens
 	status, out := srv.post(t, "/generate", map[string]any{"inputs": long})
 	msg, _ := out["error"].(string)
-	if status != 422 || !strings.Contains(msg, "and 64 `max_new_tokens`") || strings.Contains(msg, "-") {
+	if status != 422 || !strings.Contains(msg, "context of 256 tokens: the prompt alone is too long") || strings.Contains(msg, "-") {
 		t.Fatalf("long prompt, default max_new_tokens: %d %v", status, out)
 	}
 	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": ""})
@@ -527,7 +527,7 @@ func TestServedContextFollowsTheKVPool(t *testing.T) {
 	}
 	long := strings.Repeat("The patient was started on metformin. ", 12)
 	status, out := srv.post(t, "/generate", map[string]any{"inputs": long, "parameters": map[string]any{"max_new_tokens": 8}})
-	if msg, _ := out["error"].(string); status != 422 || !strings.Contains(msg, "must be <= 96") {
+	if msg, _ := out["error"].(string); status != 422 || !strings.Contains(msg, "context of 96 tokens") {
 		t.Fatalf("a request past the served context: %d %v", status, out)
 	}
 	for _, env := range [][]string{{"SLUICE_KV_BLOCKS=6", "SLUICE_GENERATE_MAX_MODEL_LEN=128"}, {"SLUICE_GENERATE_MAX_MODEL_LEN=300"}} {
