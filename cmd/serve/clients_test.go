@@ -122,10 +122,41 @@ func jsClients(t *testing.T) string {
 }
 
 // runClients runs clients.mjs against srv with args and returns its results by check.
+// TestEcosystemClientsWithAnAPIKey: with authentication on, OpenAI's and HuggingFace's clients
+// work given an API key as they send one ("Authorization: Bearer <key>", which was tried only
+// as a JWT: 401 for every OpenAI client), and a wrong key is refused on every check.
+func TestEcosystemClientsWithAnAPIKey(t *testing.T) {
+	node := jsClients(t)
+	path := filepath.Join(t.TempDir(), "keys.json")
+	keyFile(t, path, keyEntry("sk-clinic-generator-1", "clinic", "generate:write models:read"))
+	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path)
+	checks := []string{"openai", "openai-stream", "hf", "hf-stream", "tgi", "tgi-stream", "openai-chat", "openai-chat-stream",
+		"hf-chat", "hf-chat-stream"}
+	got := runClientsWithKey(t, node, srv, "sk-clinic-generator-1", "The patient", "4")
+	for _, check := range checks {
+		if r, ok := got[check]; !ok || r.Error != "" || r.Text == "" {
+			t.Errorf("%s with the key: %+v", check, r)
+		}
+	}
+	got = runClientsWithKey(t, node, srv, "sk-wrong", "The patient", "4")
+	for _, check := range checks {
+		if r := got[check]; r.Error == "" {
+			t.Errorf("%s with a wrong key was answered: %+v", check, r)
+		}
+	}
+}
+
 func runClients(t *testing.T, node string, srv *testServer, args ...string) map[string]clientResult {
+	t.Helper()
+	return runClientsWithKey(t, node, srv, "", args...)
+}
+
+// runClientsWithKey is runClients with every client sending key as its API key ("": none).
+func runClientsWithKey(t *testing.T, node string, srv *testServer, key string, args ...string) map[string]clientResult {
 	t.Helper()
 	cmd := exec.Command(node, append([]string{"clients.mjs", srv.url}, args...)...)
 	cmd.Dir = filepath.Join("testdata", "js")
+	cmd.Env = append(os.Environ(), "SLUICE_TEST_API_KEY="+key)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

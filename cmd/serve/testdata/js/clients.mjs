@@ -3,6 +3,9 @@
 // (cmd/serve TestEcosystemClients) starts the server, runs this, and judges the lines.
 //
 //   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut]
+//
+// With SLUICE_TEST_API_KEY set, every client sends that key the way it sends its own (OpenAI's
+// and HuggingFace's: "Authorization: Bearer <key>").
 import OpenAI from "openai";
 import { InferenceClient } from "@huggingface/inference";
 import { InferenceClient as TGIClient } from "hf-inference-tgi";
@@ -22,13 +25,14 @@ async function run(check, fn) {
   }
 }
 
-const openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: "unused", maxRetries: 0 });
-const tgi = new TGIClient("", { endpointUrl: base, retry_on_error: false });
+const apiKey = process.env.SLUICE_TEST_API_KEY ?? "";
+const openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: apiKey || "unused", maxRetries: 0 });
+const tgi = new TGIClient(apiKey, { endpointUrl: base, retry_on_error: false });
 const messages = [{ role: "user", content: prompt }];
 
 // "gateway": the chat API through the privacy gateway's face, whole and streamed.
 if (mode === "gateway") {
-  const gw = new OpenAI({ baseURL: `${base}/gateway/v1`, apiKey: "unused", maxRetries: 0 });
+  const gw = new OpenAI({ baseURL: `${base}/gateway/v1`, apiKey: apiKey || "unused", maxRetries: 0 });
   await run("gateway-chat", async () => {
     const c = await gw.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0 });
     return { text: c.choices[0].message.content, role: c.choices[0].message.role, finish: c.choices[0].finish_reason };
@@ -139,7 +143,7 @@ await run("openai-models", async () => {
 });
 
 // HuggingFace's client, current release: it sends text generation to /v1/completions.
-const hf = new InferenceClient("", { endpointUrl: base, retry_on_error: false });
+const hf = new InferenceClient(apiKey, { endpointUrl: base, retry_on_error: false });
 await run("hf", async () => {
   const out = await hf.textGeneration({ inputs: prompt, parameters: { max_new_tokens: maxTokens, temperature: 0 } });
   return { text: out.generated_text };
