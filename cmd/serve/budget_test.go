@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -157,11 +158,35 @@ func TestClientLeavingWhileHeldFreesItsHold(t *testing.T) {
 }
 
 // TestStreamSettlesItsChargeWhenItEnds: a tenant allowed one request at a time gets its place
-// back when its stream ends, not when the handler returns (or never).
+// back when its stream ends, not when the handler returns (or never): while a stream goes on
+// (on a slowed model), the tenant's next request is refused for concurrency; once the stream
+// has ended, by its client leaving or by its last token, the next is served.
 func TestStreamSettlesItsChargeWhenItEnds(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "keys.json")
 	keyFile(t, path, budgetKey("stream-secret", "svc", `{"max_concurrency":1}`))
-	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path)
+	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path, "SLUICE_BENCH_STEP_DELAY_MS=50")
+	long := `{"model":"m","prompt":"The patient","max_tokens":200,"ignore_eos":true,"stream":true}` // 10 s of steps
+	req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/completions", strings.NewReader(long))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", "stream-secret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := bufio.NewScanner(resp.Body)
+	for events.Scan() && !strings.HasPrefix(events.Text(), "data:") {
+	}
+	// The handler has returned (the stream is being written), and the stream goes on.
+	short := `{"model":"m","prompt":"The patient","max_tokens":1}`
+	status, _, code := call(t, srv, "/v1/completions", short, "X-API-Key", "stream-secret")
+	if status != 429 || code != "rate_limited" {
+		t.Fatalf("a second request while the stream goes on: %d %s; its place was given back early", status, code)
+	}
+	resp.Body.Close() // the client leaves: the stream ends, aborted
+	srv.waitForMetric(t, `sluice_tenant_requests_total{outcome="aborted",route="/v1/completions",tenant="svc"} 1`)
+	if status, _, code := call(t, srv, "/v1/completions", short, "X-API-Key", "stream-secret"); status != 200 {
+		t.Fatalf("after the stream ended: %d %s", status, code)
+	}
 	body := `{"model":"m","prompt":"The patient","max_tokens":8,"stream":true}`
 	for i := range 2 {
 		req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/completions", strings.NewReader(body))
@@ -177,6 +202,6 @@ func TestStreamSettlesItsChargeWhenItEnds(t *testing.T) {
 			t.Fatalf("stream %d: %d", i+1, resp.StatusCode)
 		}
 		// The access-log line is written, and the charge settled, once the stream has ended.
-		srv.waitForMetric(t, fmt.Sprintf(`sluice_tenant_requests_total{outcome="served",route="/v1/completions",tenant="svc"} %d`, i+1))
+		srv.waitForMetric(t, fmt.Sprintf(`sluice_tenant_requests_total{outcome="served",route="/v1/completions",tenant="svc"} %d`, i+2))
 	}
 }
