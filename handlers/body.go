@@ -59,7 +59,7 @@ func (s *server) unpackBody(c *fiber.Ctx) error {
 	if len(codings) == 0 {
 		return c.Next()
 	}
-	body, err := unpack(c.Request().Body(), codings, s.opts.Limits.MaxBodyBytes)
+	body, err := s.unpack(c.Request().Body(), codings)
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		return s.bodyTooLarge()
@@ -74,10 +74,12 @@ func (s *server) unpackBody(c *fiber.Ctx) error {
 
 var errBodyTooLarge = errors.New("handlers: the body unpacks past the limit")
 
-// unpack decodes raw, which codings were applied to in order, and returns at most limit bytes
-// of the result: errBodyTooLarge as soon as there would be more. The decoders stream, so no
-// layer holds more than its window and the result its limit.
-func unpack(raw []byte, codings []string, limit int) ([]byte, error) {
+// unpack decodes raw, which codings were applied to in order, and returns the result:
+// errBodyTooLarge as soon as it would pass Limits.MaxBodyBytes. The decoders stream into a
+// reused buffer of the limit's size, so no layer holds more than its window, a body refused
+// leaves no garbage behind, and one kept costs one allocation of its own size.
+func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
+	limit := s.opts.Limits.MaxBodyBytes
 	var r io.Reader = bytes.NewReader(raw)
 	for i := len(codings) - 1; i >= 0; i-- {
 		var err error
@@ -90,14 +92,20 @@ func unpack(raw []byte, codings []string, limit int) ([]byte, error) {
 			return nil, err
 		}
 	}
-	out, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err != nil {
+	scratch, _ := s.unpackBufs.Get().(*[]byte)
+	if scratch == nil {
+		b := make([]byte, limit+1)
+		scratch = &b
+	}
+	defer s.unpackBufs.Put(scratch)
+	n, err := io.ReadFull(r, *scratch)
+	switch {
+	case err == nil:
+		return nil, errBodyTooLarge // limit+1 bytes came out
+	case err != io.EOF && err != io.ErrUnexpectedEOF:
 		return nil, err
 	}
-	if len(out) > limit {
-		return nil, errBodyTooLarge
-	}
-	return out, nil
+	return bytes.Clone((*scratch)[:n]), nil
 }
 
 // bodyTooLarge is the 413 of a body past Limits.MaxBodyBytes, as sent or as unpacked.
