@@ -8,15 +8,21 @@
 //
 //	keys, err := identity.ParseKeys(data)             // OpenMed's JSON: [{id, key_hash, principal, scopes}] or {"keys": [...]}
 //	auth, err := identity.New(identity.Config{Keys: keys, FailureRate: 5, FailureBurst: 10}, clk)
-//	p, refusal := auth.Check("POST", "/pii/extract", header, peer)
+//	proxies, err := identity.ParseProxies([]string{"10.0.0.0/8"})   // the ingress in front
+//	client := proxies.Client(peer, xForwardedFor)                    // the peer, or what a trusted proxy says
+//	p, refusal := auth.Check("POST", "/pii/extract", header, client)
 //	if refusal != nil { /* write refusal.Status, .Code, .Message, .Details, .Headers */ }
 //	auth.SetKeys(newKeys)                             // a reload: requests in flight keep their answer
 //
 // Keys are stored as their SHA-256 (configured as "sha256:<hex>" or bare hex, never in clear)
 // and compared in constant time. A key's tenant is its "tenant" field, else its principal,
-// else its id: what labels metrics and the access log, never the key. Scopes are OpenMed's:
-// "ns:action", with "*" and "ns:*" granting every scope, or every one of a namespace. The
-// probes and /metrics are always open. A route with no scope of its own needs some valid
-// credential (OpenMed's deny by default). Failed attempts are limited per peer: past the
-// burst, a 429 replaces the 401.
+// else its id: what labels metrics and the access log, never the key. A bearer value without a
+// JWT's shape is an API key (OpenAI's clients send keys so). Scopes are OpenMed's:
+// "ns:action", with "*" and "ns:*" granting every scope, or every one of a namespace;
+// DefaultRouteScopes gives every route the server has one. The probes and /metrics are always
+// open. A route with no scope of its own needs some valid credential (OpenMed's deny by
+// default). Failed attempts are limited per client address, and only failures: past the
+// burst, a 429 replaces the 401, while a valid credential from that address is still heard.
+// The client's address is its peer's unless the peer is a trusted proxy (Proxies), whose
+// X-Forwarded-For is then read from its right end.
 package identity
