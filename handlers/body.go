@@ -75,9 +75,11 @@ func (s *server) unpackBody(c *fiber.Ctx) error {
 var errBodyTooLarge = errors.New("handlers: the body unpacks past the limit")
 
 // unpack decodes raw, which codings were applied to in order, and returns the result:
-// errBodyTooLarge as soon as it would pass Limits.MaxBodyBytes. The decoders stream into a
-// reused buffer of the limit's size, so no layer holds more than its window, a body refused
-// leaves no garbage behind, and one kept costs one allocation of its own size.
+// errBodyTooLarge as soon as it would pass Limits.MaxBodyBytes, and the decoder's error for a
+// stream that does not end as its coding says it must (a gzip cut short of its trailer is not
+// a shorter body). The decoders stream into a reused buffer, so no layer holds more than its
+// window, a refused bomb leaves no garbage behind once the buffer has grown, and a kept body
+// costs one allocation of its own size.
 func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 	limit := s.opts.Limits.MaxBodyBytes
 	var r io.Reader = bytes.NewReader(raw)
@@ -92,20 +94,25 @@ func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	scratch, _ := s.unpackBufs.Get().(*[]byte)
-	if scratch == nil {
-		b := make([]byte, limit+1)
-		scratch = &b
+	buf, _ := s.unpackBufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
 	}
-	defer s.unpackBufs.Put(scratch)
-	n, err := io.ReadFull(r, *scratch)
+	defer func() {
+		clear(buf.Bytes()) // the body was a caller's text: none of it waits in the pool
+		buf.Reset()
+		s.unpackBufs.Put(buf)
+	}()
+	// io.Copy ends at the decoder's io.EOF, its only clean end; ErrUnexpectedEOF and the
+	// checksum errors are the body's fault.
+	n, err := io.Copy(buf, io.LimitReader(r, int64(limit)+1))
 	switch {
-	case err == nil:
-		return nil, errBodyTooLarge // limit+1 bytes came out
-	case err != io.EOF && err != io.ErrUnexpectedEOF:
+	case err != nil:
 		return nil, err
+	case n > int64(limit):
+		return nil, errBodyTooLarge
 	}
-	return bytes.Clone((*scratch)[:n]), nil
+	return bytes.Clone(buf.Bytes()), nil
 }
 
 // bodyTooLarge is the 413 of a body past Limits.MaxBodyBytes, as sent or as unpacked.

@@ -179,7 +179,8 @@ func (completions) cost(body []byte, ep *GenerationEndpoint) float64 {
 	if req.N != nil {
 		n = *req.N
 	}
-	return ep.generationCost(body, max(n, 1)*prompts, req.MaxTokens, completionsMaxTokens)
+	// Each bounded before the product, which a huge n would wrap.
+	return ep.generationCost(body, min(max(n, 1), ep.MaxChoices)*min(prompts, ep.MaxChoices), req.MaxTokens, completionsMaxTokens)
 }
 
 func (completions) read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
@@ -394,7 +395,7 @@ func (r *openAISampling) read(ep *GenerationEndpoint, prompts, maxTokens int, p 
 		return "stop", "`stop` must be a string or a list of strings"
 	case len(stops) > ep.MaxStopSequences:
 		return "stop", "`stop` supports up to " + strconv.Itoa(ep.MaxStopSequences) + " sequences"
-	case p.n < 1 || p.n*prompts > ep.MaxChoices:
+	case p.n < 1 || p.n > ep.MaxChoices || p.n*prompts > ep.MaxChoices: // n alone first: n*prompts may wrap
 		return "n", "`n` times the number of prompts must be between 1 and " + strconv.Itoa(ep.MaxChoices)
 	case r.MaxTokens != nil && *r.MaxTokens < 1:
 		return "max_tokens", "`max_tokens` must be at least 1"

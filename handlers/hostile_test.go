@@ -566,3 +566,38 @@ func TestHostHeadersAsHTTPAsks(t *testing.T) {
 		t.Error("a refusal counted under route /")
 	}
 }
+
+// A huge n must not wrap n times the prompts into a small number: refused as invalid, with
+// nothing generated, and estimated at the most choices a request may have. (n = 2^62+1 over
+// four prompts passed the check, was estimated at 24 tokens and started thousands of
+// generations.)
+func TestChoicesThatWrapAreRefused(t *testing.T) {
+	gen := &fakeGenerator{script: stopScript}
+	f := generationFixture(t, gen, time.Minute)
+	body := `{"model":"m","prompt":["a","b","c","d"],"n":4611686018427387905,"max_tokens":1}`
+	r := f.do(t, "POST", "/v1/completions", body)
+	if e, _ := r.body["error"].(map[string]any); r.status != 400 || e["param"] != "n" {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	gen.mu.Lock()
+	defer gen.mu.Unlock()
+	if len(gen.prompts) != 0 {
+		t.Fatalf("%d generations started", len(gen.prompts))
+	}
+	ep := GenerationEndpoint{Model: gen}.withDefaults()
+	if got, want := (completions{}).cost([]byte(body), &ep), textCost([]byte(body))+float64(ep.MaxChoices); got != want {
+		t.Fatalf("estimated %v tokens, want %v", got, want)
+	}
+}
+
+// A compressed body cut short is refused, not read as the part that decoded: a gzip without
+// its trailer (checksum and size), or cut in the middle. (Both were served as the prefix.)
+func TestTruncatedCompressedBodiesAreRefused(t *testing.T) {
+	f, _ := everyRouteFixture(t)
+	whole := gzipped(t, []byte(`{"text":"Alice was seen today, and again on Friday."}`))
+	for name, body := range map[string][]byte{"without its trailer": whole[:len(whole)-8], "cut in half": whole[:len(whole)/2]} {
+		if r := f.postEncoded(t, "/pii/extract", "gzip", body); r.status != 400 || errorOf(t, r)["code"] != CodeBadRequest {
+			t.Errorf("%s: %d %s", name, r.status, r.raw)
+		}
+	}
+}

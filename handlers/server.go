@@ -23,7 +23,7 @@ type server struct {
 	piiDefaults entities.Options
 	// refusalBufs holds *[]byte scratch space for refusal bodies.
 	refusalBufs sync.Pool
-	// unpackBufs holds *[]byte of Limits.MaxBodyBytes+1 that compressed bodies unpack into.
+	// unpackBufs holds the *bytes.Buffer that compressed bodies unpack into.
 	unpackBufs sync.Pool
 	// refusalLogs samples refusal lines per route, when Options.RefusalLogsPerSecond bounds them.
 	refusalLogs map[string]*refusalSampler
