@@ -99,7 +99,7 @@ func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
 	}
 	est := textCost(c.Body())
 	if r.cost != nil {
-		est = r.cost(c.Body())
+		est = r.cost(s, c)
 	}
 	// A held request must see its client leave: fasthttp never tells a handler, the watcher does.
 	ctx, stop := c.UserContext(), func() {}

@@ -53,7 +53,7 @@ func PrivacyGateway(gw GatewayEndpoint) Route {
 		Gate:    gw.PII.Gate,
 		Models:  gw.PII.models(),
 		timeout: timeout,
-		cost:    func(body []byte) float64 { return textCost(body) + float64(gw.answerRoom()) },
+		cost:    func(_ *server, c *fiber.Ctx) float64 { return textCost(c.Body()) + float64(gw.answerRoom()) },
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
 			return s.serveGateway(c, x, &gw)
 		},
@@ -138,8 +138,7 @@ const (
 
 func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
 	if gw.Upstream == nil && (gw.Generation == nil || gw.Generation.Model == nil) {
-		return &apiError{Status: fiber.StatusServiceUnavailable, Code: codeGatewayNotConfigured, Outcome: OutcomeFailed,
-			Message: "The privacy gateway has no model to complete with", Details: map[string]string{"reason": "missing_completion_model"}}
+		return gatewayNotConfigured("The privacy gateway has no model to complete with")
 	}
 	var req gatewayRequest
 	if aerr := decodeStrict(c.Body(), &req); aerr != nil {
@@ -269,6 +268,12 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		return s.failure(x, ctx, err)
 	}
 	return s.answerGateway(c, x, gw, m, record, outbound, answer, counts)
+}
+
+// gatewayNotConfigured is OpenMed's 503 of a privacy gateway with no model to answer.
+func gatewayNotConfigured(message string) *apiError {
+	return &apiError{Status: fiber.StatusServiceUnavailable, Code: codeGatewayNotConfigured, Outcome: OutcomeFailed,
+		Message: message, Details: map[string]string{"reason": "missing_completion_model"}}
 }
 
 // leaks is the gateway's tripwire, the same on both faces: a second, independent look at text

@@ -33,22 +33,28 @@ func GatewayChat(gw GatewayEndpoint) Route {
 	gw = gw.WithDefaults()
 	r := Route{Path: "/gateway/v1/chat/completions", Gate: gw.PII.Gate, Models: gw.PII.models(),
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGatewayChat(c, x, &gw) },
-		cost: func(body []byte) float64 {
-			// The external model's answer: as long as asked (an answer never is longer than
-			// any context we know of), or the gateway's bound.
-			_, maxTokens := chatAsks(body)
-			n := gw.maxNewTokens()
-			if maxTokens != nil {
-				n = min(max(*maxTokens, 0), 1<<20)
-			}
-			return textCost(body) + float64(n)
-		}}
+		cost:  func(_ *server, c *fiber.Ctx) float64 { return gw.chatCost(c.Body()) }}
 	if gen := gw.Generation; gen != nil {
 		r.Gate, r.timeout, r.stall, r.gen = gen.Gate, gen.Timeout, gen.StallTimeout, gen
 		r.Models = []ModelInfo{{Name: gen.Model.Name(), MaxLength: gen.Model.MaxPositions()}}
-		r.cost = func(body []byte) float64 { return chatDialect{}.cost(body, gen) }
 	}
 	return r
+}
+
+// chatCost is what a conversation through the gateway's face costs: as the chat dialect counts
+// it when the in-process model answers, or when the external one does (serveGatewayChat's
+// choice), the tokens asked of it, or the gateway's bound where none are asked. An external
+// answer's length is the caller's to ask, bounded only by what a budget can hold.
+func (gw *GatewayEndpoint) chatCost(body []byte) float64 {
+	if gw.ChatUpstream == nil && gw.Generation != nil {
+		return chatDialect{}.cost(body, gw.Generation)
+	}
+	_, maxTokens := chatAsks(body)
+	n := gw.maxNewTokens()
+	if maxTokens != nil {
+		n = min(max(*maxTokens, 0), 1<<20)
+	}
+	return textCost(body) + float64(n)
 }
 
 // WithDefaults is gw with its generation endpoint's bounds filled as the generation routes
@@ -64,9 +70,7 @@ func (gw GatewayEndpoint) WithDefaults() GatewayEndpoint {
 func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
 	d := chatDialect{}
 	if gw.ChatUpstream == nil && (gw.Generation == nil || gw.Generation.Chat == nil) {
-		return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusServiceUnavailable, Code: codeGatewayNotConfigured,
-			Outcome: OutcomeFailed, Message: "The privacy gateway has no chat model to complete with",
-			Details: map[string]string{"reason": "missing_completion_model"}})
+		return s.writeGenError(c, x, d, gatewayNotConfigured("The privacy gateway has no chat model to complete with"))
 	}
 	invalid := func(param, msg string) error {
 		return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,

@@ -84,7 +84,7 @@ func Generation(ep GenerationEndpoint) []Route {
 	shared := &ep
 	route := func(path string, d dialect) Route {
 		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared,
-			cost:  func(body []byte) float64 { return d.cost(body, shared) },
+			cost:  func(_ *server, c *fiber.Ctx) float64 { return d.cost(c.Body(), shared) },
 			serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGeneration(c, x, shared, d) }}
 	}
 	routes := []Route{
@@ -93,10 +93,20 @@ func Generation(ep GenerationEndpoint) []Route {
 		route("/", tgi{mode: tgiCompat}),
 		route("/v1/completions", completions{}),
 		{Path: "/v1/chat/completions", Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared,
-			cost: func(body []byte) float64 { return chatDialect{}.cost(body, shared) },
-			serve: func(s *server, c *fiber.Ctx, x *exchange) error {
+			cost: func(s *server, c *fiber.Ctx) float64 {
 				if gw := s.opts.GatewayFace; gw != nil && c.Locals(localGateway) == true {
-					return s.serveGatewayChat(c, x, gw)
+					return gw.chatCost(c.Body())
+				}
+				return chatDialect{}.cost(c.Body(), shared)
+			},
+			serve: func(s *server, c *fiber.Ctx, x *exchange) error {
+				if c.Locals(localGateway) == true {
+					// The key's conversations go through the privacy gateway, and it was
+					// authorized as the gateway's face: never to the model without it.
+					if gw := s.opts.GatewayFace; gw != nil {
+						return s.serveGatewayChat(c, x, gw)
+					}
+					return s.writeGenError(c, x, chatDialect{}, gatewayNotConfigured("The privacy gateway this key's conversations go through is not running"))
 				}
 				return s.serveGeneration(c, x, shared, chatDialect{})
 			}},

@@ -53,6 +53,8 @@ func everyRouteFixture(t *testing.T, edit ...func(*fixtureOptions)) (*fixture, *
 		o.extra = append([]Route{PIIDeidentify(o.pii, redactor), PIIExtractStream(o.pii, redactor),
 			PIIDeidentifyStream(o.pii, redactor), PrivacyGateway(gw), GatewayChat(gw)}, Generation(ep)...)
 		o.GatewayAudit = audit
+		face := gw.WithDefaults()
+		o.GatewayFace = &face
 	}}, edit...)...)
 	return f, audit
 }
@@ -427,7 +429,7 @@ func TestEveryRouteHasAScope(t *testing.T) {
 // marked for the gateway is authorized as the gateway's face, whose scope it must hold (its
 // mark routed a pii:read key through the gateway that the face itself refused).
 func TestScopesGuardEveryRoute(t *testing.T) {
-	f, _ := everyRouteFixture(t, func(o *fixtureOptions) {
+	scoped := func(o *fixtureOptions) {
 		keys, err := identity.ParseKeys([]byte(`[
 			{"id":"r","key_hash":"` + identity.HashKey("reader") + `","tenant":"r","scopes":"pii:read"},
 			{"id":"w","key_hash":"` + identity.HashKey("writer") + `","tenant":"w","scopes":"pii:write"},
@@ -441,7 +443,8 @@ func TestScopesGuardEveryRoute(t *testing.T) {
 		if o.Auth, err = identity.New(identity.Config{Keys: keys}, o.Clock); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}
+	f, _ := everyRouteFixture(t, scoped)
 	chatBody := workBodies["/v1/chat/completions"]
 	for _, c := range []struct {
 		method, path, key string
@@ -464,6 +467,11 @@ func TestScopesGuardEveryRoute(t *testing.T) {
 		if r.status != c.want {
 			t.Errorf("%s %s with %s: %d, want %d: %.200s", c.method, c.path, c.key, r.status, c.want, r.raw)
 		}
+	}
+	// Authorized as the gateway's face, a marked key never reaches the model without it.
+	noFace, _ := everyRouteFixture(t, scoped, func(o *fixtureOptions) { o.GatewayFace = nil })
+	if r := noFace.do(t, "POST", "/v1/chat/completions", chatBody, "Authorization", "Bearer gateway-writer"); r.status != 503 {
+		t.Errorf("a gateway key on a server without the gateway's face: %d %.200s", r.status, r.raw)
 	}
 }
 
@@ -598,6 +606,43 @@ func TestTruncatedCompressedBodiesAreRefused(t *testing.T) {
 	for name, body := range map[string][]byte{"without its trailer": whole[:len(whole)-8], "cut in half": whole[:len(whole)/2]} {
 		if r := f.postEncoded(t, "/pii/extract", "gzip", body); r.status != 400 || errorOf(t, r)["code"] != CodeBadRequest {
 			t.Errorf("%s: %d %s", name, r.status, r.raw)
+		}
+	}
+}
+
+// A conversation the external model answers is charged what is asked of it, on the gateway's
+// face and through a key marked for the gateway alike, not the in-process model's length.
+// (With both models configured, an answer of any length asked of the external one was
+// charged at most the local model's context.)
+func TestExternalAnswersAreChargedWhatTheyAsk(t *testing.T) {
+	up := &fakeChatUpstream{pieces: []string{"All well."}}
+	f, _ := everyRouteFixture(t, withTenants(t, map[string]string{"ext": `{"tokens_per_minute":0.000001,"token_burst":500}`}),
+		func(o *fixtureOptions) {
+			keys, err := identity.ParseKeys([]byte(`[{"id":"ext","key_hash":"` + identity.HashKey("ext-key") +
+				`","tenant":"ext","scopes":"*","gateway":true,"budget":{"tokens_per_minute":0.000001,"token_burst":500}}]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Auth, err = identity.New(identity.Config{Keys: keys}, o.Clock); err != nil {
+				t.Fatal(err)
+			}
+			o.GatewayFace.ChatUpstream = up
+			for i, r := range o.extra {
+				if r.Path == "/gateway/v1/chat/completions" {
+					o.extra[i] = GatewayChat(*o.GatewayFace)
+				}
+			}
+		})
+	asking := func(n int) string {
+		return `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":` + fmt.Sprint(n) + `}`
+	}
+	for _, path := range []string{"/gateway/v1/chat/completions", "/v1/chat/completions"} {
+		r := f.do(t, "POST", path, asking(1000), "X-API-Key", "ext-key")
+		if r.status != 429 || errorOf(t, r)["details"].(map[string]any)["reason"] != "too_large" {
+			t.Errorf("%s asking 1,000 tokens of the external model: %d %.200s", path, r.status, r.raw)
+		}
+		if r := f.do(t, "POST", path, asking(10), "X-API-Key", "ext-key"); r.status != 200 {
+			t.Errorf("%s asking 10: %d %.200s", path, r.status, r.raw)
 		}
 	}
 }

@@ -35,8 +35,9 @@ type Route struct {
 	// gen is the endpoint of a generation route (nil for the others): its models are what
 	// OpenAI's GET /v1/models and TGI's GET /info describe.
 	gen *GenerationEndpoint
-	// cost estimates a body's tokens for the budgets before it is read; nil: textCost.
-	cost func(body []byte) float64
+	// cost estimates a request's tokens for the budgets before its body is read (it sees who
+	// is calling: a key may send it elsewhere); nil: textCost.
+	cost func(s *server, c *fiber.Ctx) float64
 	// serve parses, validates and runs one admitted request and writes its answer.
 	serve func(s *server, c *fiber.Ctx, x *exchange) error
 }
