@@ -41,6 +41,13 @@ func (e *edges) install() {
 			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: the Host header is not a host name", routeUnrouted)
 			return
 		}
+		if authority, absolute := targetAuthority(ctx.Request.Header.RequestURI()); absolute &&
+			!bytes.EqualFold(authority, ctx.Request.Header.Host()) {
+			// An absolute-form target names the host itself, over the Host header (RFC 9112
+			// §3.2.2): the two must agree, or the trusted hosts would judge the wrong one.
+			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: the target's host and the Host header differ", routeUnrouted)
+			return
+		}
 		if !knownMethod(ctx.Method()) {
 			e.answer(ctx, fiber.StatusNotImplemented, "Not Implemented", "unmatched")
 			return
@@ -88,6 +95,24 @@ func knownMethod(method []byte) bool {
 		return true
 	}
 	return false
+}
+
+// targetAuthority is the host and port of an absolute-form request target ("http://h:1/p"),
+// and whether the target has that form.
+func targetAuthority(target []byte) ([]byte, bool) {
+	var rest []byte
+	switch {
+	case len(target) >= 7 && bytes.EqualFold(target[:7], []byte("http://")):
+		rest = target[7:]
+	case len(target) >= 8 && bytes.EqualFold(target[:8], []byte("https://")):
+		rest = target[8:]
+	default:
+		return nil, false
+	}
+	if i := bytes.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest, true
 }
 
 // conflictingLengths reports whether raw header lines carry Content-Length more than once

@@ -162,10 +162,11 @@ const messageSeparator = "\n\n"
 // conversationText checks that a conversation's text, joined for its PII pass, is within the
 // text limits every text route keeps; a non-empty answer says what is over.
 func conversationText(msgs []chat.Message, lim Limits) string {
-	chars, size := 0, 0
+	seps := (len(msgs) - 1) * len(messageSeparator)
+	chars, size := seps, seps
 	for _, m := range msgs {
-		chars += utf8.RuneCountInString(m.Content) + len(messageSeparator)
-		size += len(m.Content) + len(messageSeparator)
+		chars += utf8.RuneCountInString(m.Content)
+		size += len(m.Content)
 	}
 	if chars > lim.MaxTextChars || size > lim.MaxTextBytes {
 		return "The messages' text exceeds the privacy gateway's limit of " + strconv.Itoa(lim.MaxTextChars) +

@@ -298,6 +298,7 @@ func TestValidationErrors(t *testing.T) {
 		{"bad keep_alive", "/analyze", `{"text":"x","keep_alive":true}`, "body.keep_alive", "value_error"},
 		{"not an object", "/analyze", `["x"]`, "body", "model_attributes_type"},
 		{"malformed json", "/analyze", `{"text": "` + canary, "body", "json_invalid"},
+		{"a stray closing bracket after the object", "/analyze", `{"text":"x"}]`, "body", "json_invalid"},
 		{"invalid utf-8", "/analyze", "{\"text\": \"\xff\xfe" + canary + "\"}", "body", "unicode_error"},
 	}
 	for _, tc := range cases {

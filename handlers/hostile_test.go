@@ -561,9 +561,17 @@ func TestHostHeadersAsHTTPAsks(t *testing.T) {
 			t.Errorf("%s with %q: %d %v", c.proto, c.hosts, resp.StatusCode, body)
 		}
 	}
+	// An absolute-form target names its host over the Host header: the two must agree.
+	absolute := strings.Replace(post, "POST /pii/extract", "POST http://%s/pii/extract", 1)
+	for target, status := range map[string]int{"evil.example": 400, "API.example.org": 200} {
+		resp, body := rawExchange(t, f, fmt.Sprintf(absolute, target, "HTTP/1.1", "Host: api.example.org\r\n"))
+		if resp.StatusCode != status {
+			t.Errorf("absolute target http://%s with a trusted Host: %d %v", target, resp.StatusCode, body)
+		}
+	}
 	metrics := f.do(t, "GET", "/metrics", "", "Host", "api.example.org").raw
 	for _, want := range []string{
-		`sluice_http_requests_total{outcome="failed",route="unrouted",status="400"} 5`,     // framing, and names that are no host
+		`sluice_http_requests_total{outcome="failed",route="unrouted",status="400"} 6`,     // framing, names that are no host, a target
 		`sluice_http_requests_total{outcome="failed",route="/pii/extract",status="400"} 1`, // HTTP/1.0 without a Host
 	} {
 		if !strings.Contains(metrics, want) {

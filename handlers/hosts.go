@@ -16,7 +16,9 @@ func (s *server) hostCheck(c *fiber.Ctx) error {
 	if len(s.opts.TrustedHosts) == 0 || isProbe(c.Path()) {
 		return c.Next()
 	}
-	host := string(c.Request().Header.Host()) // as sent: the URI's host would drop a userinfo part
+	// As sent: edges has checked that it is a host and port, and that an absolute-form target
+	// names the same one.
+	host := string(c.Request().Header.Host())
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 		if strings.Contains(h, ":") {

@@ -61,8 +61,9 @@ type Config struct {
 	// RouteScopes adds to and overrides DefaultRouteScopes ("POST /analyze": scopes; an empty
 	// list needs a valid credential and no scope).
 	RouteScopes map[string][]string
-	// Open lets a route with no scopes of its own be called without a credential; false
-	// (OpenMed's deny by default) asks for a valid one.
+	// Open lets a route whose scopes are none (RouteScopes giving it an empty list) be called
+	// without a credential; false (OpenMed's deny by default) asks for a valid one. Every
+	// route has scopes by default, so nothing is open unless an override empties its list.
 	Open bool
 	// FailureRate and FailureBurst limit failed attempts per peer (a token bucket); either 0
 	// turns the limit off.
@@ -167,9 +168,11 @@ func (a *Authenticator) Keys() *Keys { return a.keys.Load() }
 //
 // Failed attempts are limited per client address, and only failed attempts: a valid credential
 // is always heard. Clients behind one address (a NAT, an ingress without trusted proxies)
-// share it, and a flood of wrong keys from one must not lock the others' valid keys out. What
-// the limit slows is the failures' cost and noise; guessing is not what it stops, since a
-// key is a 256-bit secret stored as its hash.
+// share it, and a flood of wrong keys from one must not lock the others' valid keys out. So
+// the limit saves no work (every credential is still checked: a key's hash, a token's
+// signature, microseconds beside any route's work) and stops no guessing (a key is a 256-bit
+// secret, stored as its hash); what it gives is a 429 with a Retry-After that tells a client
+// sending bad credentials over and over to stop, counted apart from the 401s.
 func (a *Authenticator) Check(method, path string, header func(string) string, client string) (Principal, *Refusal) {
 	if openPaths[path] {
 		return Principal{}, nil
@@ -178,10 +181,9 @@ func (a *Authenticator) Check(method, path string, header func(string) string, c
 		method = http.MethodGet // the router answers HEAD with the GET route
 	}
 	route := method + " " + path
-	_, declared := a.scopes[route]
 	p, refusal := a.authenticate(header)
 	if refusal != nil {
-		if refusal.Code == "authentication_required" && !declared && a.open {
+		if refusal.Code == "authentication_required" && len(a.scopes[route]) == 0 && a.open {
 			return Principal{}, nil // an open route, and no credential to check
 		}
 		if limited := a.failed(PeerKey(client)); limited != nil {

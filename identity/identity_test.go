@@ -268,3 +268,17 @@ func TestBearerTokens(t *testing.T) {
 		t.Fatal("a private key in a verifier's JWKS")
 	}
 }
+
+// Open (OpenMed's deny by default turned off) opens only a route whose scopes an override
+// empties: every route has scopes of its own, so none is open by default.
+func TestOpenOpensOnlyRoutesWithoutScopes(t *testing.T) {
+	a, _ := newAuth(t, Config{Open: true, RouteScopes: map[string][]string{"POST /tokenize": {}}})
+	if p, r := a.Check("POST", "/tokenize", headers(), "10.0.0.1"); r != nil || p.Tenant != "" {
+		t.Errorf("an emptied route without a credential: %+v", r)
+	}
+	for _, path := range []string{"/generate", "/pii/extract", "/v1/chat/completions"} {
+		if _, r := a.Check("POST", path, headers(), "10.0.0.1"); r == nil || r.Status != 401 {
+			t.Errorf("%s without a credential: %+v", path, r)
+		}
+	}
+}

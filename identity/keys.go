@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 )
@@ -181,7 +182,7 @@ func decodeKeys(data []byte, entries *[]keyJSON) error {
 	if err != nil {
 		return errors.New(jsonProblem(err))
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF { // More would miss a stray "]" or "}"
 		return errors.New("trailing data after the keys")
 	}
 	return nil

@@ -47,6 +47,7 @@ func TestKeyFilesWithNoKeysOrUnknownFieldsAreRefused(t *testing.T) {
 		`[` + entry + `,"budgets":{"requests_per_minute":1}}]`: `unknown field "budgets"`,
 		`[` + entry + `,"Pt jane doe":1}]`:                     "a field of no known name",
 		`[` + entry + `}] [` + entry + `}]`:                    "trailing data",
+		`[` + entry + `}]]`:                                    "trailing data",
 	} {
 		_, err := ParseKeys([]byte(bad))
 		if err == nil || !strings.Contains(err.Error(), says) || strings.Contains(err.Error(), "jane") {
