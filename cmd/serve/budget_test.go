@@ -14,6 +14,19 @@ import (
 	"github.com/sluice-serving/sluice/identity"
 )
 
+// postWithKey posts a JSON body to path with an API key; the caller reads and closes the answer.
+func postWithKey(t *testing.T, srv *testServer, path, body, key string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, srv.url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 // budgetKey is a key-file entry whose tenant has a budget.
 func budgetKey(key, tenant, budget string) string {
 	return `{"id":"` + tenant + `-key","key_hash":"` + identity.HashKey(key) + `","tenant":"` + tenant +
@@ -66,13 +79,7 @@ func TestTenantBudgets(t *testing.T) {
 		t.Errorf("larger than the burst: %d %q Retry-After %q; want 429 rate_limited, 13", status, code, h.Get("Retry-After"))
 	}
 	// The refusal's body is the error envelope, whole (it is written without encoding/json).
-	req, _ := http.NewRequest(http.MethodPost, srv.url+"/pii/extract", strings.NewReader(large))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-API-Key", "small-secret-1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postWithKey(t, srv, "/pii/extract", large, "small-secret-1")
 	var env struct {
 		Error struct {
 			Code      string
@@ -166,13 +173,7 @@ func TestStreamSettlesItsChargeWhenItEnds(t *testing.T) {
 	keyFile(t, path, budgetKey("stream-secret", "svc", `{"max_concurrency":1}`))
 	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path, "SLUICE_BENCH_STEP_DELAY_MS=50")
 	long := `{"model":"m","prompt":"The patient","max_tokens":200,"ignore_eos":true,"stream":true}` // 10 s of steps
-	req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/completions", strings.NewReader(long))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-API-Key", "stream-secret")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postWithKey(t, srv, "/v1/completions", long, "stream-secret")
 	events := bufio.NewScanner(resp.Body)
 	for events.Scan() && !strings.HasPrefix(events.Text(), "data:") {
 	}
@@ -189,13 +190,7 @@ func TestStreamSettlesItsChargeWhenItEnds(t *testing.T) {
 	}
 	body := `{"model":"m","prompt":"The patient","max_tokens":8,"stream":true}`
 	for i := range 2 {
-		req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/completions", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-API-Key", "stream-secret")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := postWithKey(t, srv, "/v1/completions", body, "stream-secret")
 		data, _ := io.ReadAll(resp.Body) // to its end: a reader that leaves early aborts it
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(data), "[DONE]") {
