@@ -151,7 +151,8 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 			params.MaxNewTokens = min(params.MaxNewTokens, room)
 		}
 	}
-	if len(ids)+params.MaxNewTokens > g.cfg.MaxPositions || params.MaxNewTokens < 1 {
+	// The room left, not the sum: a client's max_tokens near the largest int would wrap it.
+	if params.MaxNewTokens < 1 || params.MaxNewTokens > g.cfg.MaxPositions-len(ids) {
 		return nil, &TooLongError{Prompt: len(ids), MaxNewTokens: params.MaxNewTokens, MaxPositions: g.cfg.MaxPositions}
 	}
 	vocab := int64(g.sched.Vocab())

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,3 +235,28 @@ func TestTrimmedLeavesTheStopSequenceOut(t *testing.T) {
 		})
 	}
 }
+
+// A length near the largest int is too long, not a sum that wraps past the check: the
+// scheduler would have made a sequence of that capacity and panicked. Asked of the scheduler
+// directly, it is refused there too.
+func TestAHugeLengthIsTooLongNotAWrap(t *testing.T) {
+	g, _, sched := newTinyLMWith(t, 128, nil)
+	for _, n := range []int{math.MaxInt, math.MaxInt - 3, 1 << 62} {
+		_, err := g.Generate(context.Background(), admission.Interactive, "The patient was started on", Params{MaxNewTokens: n})
+		var long *TooLongError
+		if !errors.As(err, &long) {
+			t.Errorf("max new tokens %d: %v", n, err)
+		}
+	}
+	_, err := sched.Submit(context.Background(), scheduler.Request{Prompt: []int64{5, 6}, MaxNewTokens: math.MaxInt,
+		Chooser: greedyChooser{}, Priority: admission.Interactive})
+	if !errors.Is(err, scheduler.ErrInvalidRequest) {
+		t.Errorf("the scheduler took a huge length: %v", err)
+	}
+}
+
+// greedyChooser takes token 0: the scheduler's request needs a chooser, which this test's
+// refused request never calls.
+type greedyChooser struct{}
+
+func (greedyChooser) Choose([]float32) scheduler.Choice { return scheduler.Choice{} }

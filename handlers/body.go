@@ -34,11 +34,12 @@ const maxCodings = 2
 func (s *server) unpackBody(c *fiber.Ctx) error {
 	h := &c.Request().Header
 	var codings []string
-	unsupported := false
+	present, unsupported := false, false
 	h.VisitAll(func(k, v []byte) {
 		if !strings.EqualFold(string(k), fiber.HeaderContentEncoding) {
 			return
 		}
+		present = true
 		for _, coding := range strings.Split(string(v), ",") {
 			switch coding = strings.ToLower(strings.TrimSpace(coding)); coding {
 			case "", "identity":
@@ -56,8 +57,14 @@ func (s *server) unpackBody(c *fiber.Ctx) error {
 			Details: map[string]any{"accepted_encodings": []string{"identity", "gzip", "deflate"}, "max_codings": maxCodings},
 			Headers: map[string]string{fiber.HeaderAcceptEncoding: acceptedEncodings}}
 	}
-	if len(codings) == 0 {
+	if !present {
 		return c.Next()
+	}
+	// Whatever stayed of the header, fiber's Ctx.Body would read again ("identity, identity"
+	// as no body at all): the body is what this leaves.
+	h.Del(fiber.HeaderContentEncoding)
+	if len(codings) == 0 || len(c.Request().Body()) == 0 {
+		return c.Next() // nothing to unpack: identity codings only, or no body to code
 	}
 	body, err := s.unpack(c.Request().Body(), codings)
 	switch {
@@ -67,7 +74,6 @@ func (s *server) unpackBody(c *fiber.Ctx) error {
 		return &apiError{Status: fiber.StatusBadRequest, Code: CodeBadRequest, Outcome: OutcomeFailed,
 			Message: "The body does not decode as its Content-Encoding says", Details: map[string]string{"reason": "invalid_content_encoding"}}
 	}
-	h.Del(fiber.HeaderContentEncoding)
 	c.Request().SetBodyRaw(body)
 	return c.Next()
 }
@@ -82,18 +88,22 @@ var errBodyTooLarge = errors.New("handlers: the body unpacks past the limit")
 // costs one allocation of its own size.
 func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 	limit := s.opts.Limits.MaxBodyBytes
-	var r io.Reader = bytes.NewReader(raw)
+	// layers[0] is the body as sent, each next one the decoder over the one before.
+	layers := []io.Reader{bytes.NewReader(raw)}
 	for i := len(codings) - 1; i >= 0; i-- {
+		var dec io.Reader
 		var err error
 		if codings[i] == "deflate" {
-			r, err = zlib.NewReader(r)
+			dec, err = zlib.NewReader(layers[len(layers)-1])
 		} else {
-			r, err = gzip.NewReader(r)
+			dec, err = gzip.NewReader(layers[len(layers)-1])
 		}
 		if err != nil {
 			return nil, err
 		}
+		layers = append(layers, dec)
 	}
+	r := layers[len(layers)-1]
 	buf, _ := s.unpackBufs.Get().(*bytes.Buffer)
 	if buf == nil {
 		buf = new(bytes.Buffer)
@@ -112,8 +122,18 @@ func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 	case n > int64(limit):
 		return nil, errBodyTooLarge
 	}
+	// zlib stops at its checksum without reading on: every layer under the last must be
+	// spent too, or bytes after a stream (or a cut outer layer) would pass unread.
+	var one [1]byte
+	for _, l := range layers[:len(layers)-1] {
+		if n, err := l.Read(one[:]); n > 0 || err != io.EOF {
+			return nil, errTrailingData
+		}
+	}
 	return bytes.Clone(buf.Bytes()), nil
 }
+
+var errTrailingData = errors.New("handlers: data after the body's coded stream")
 
 // bodyTooLarge is the 413 of a body past Limits.MaxBodyBytes, as sent or as unpacked.
 func (s *server) bodyTooLarge() *apiError {

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"bytes"
+	"net"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
@@ -32,17 +34,18 @@ func (e *edges) install() {
 			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: conflicting Content-Length headers", routeUnrouted)
 			return
 		}
-		if n := headerCount(raw, fasthttp.HeaderHost); n > 1 || (n == 0 && ctx.Request.Header.IsHTTP11()) {
+		hosts := headerCount(raw, fasthttp.HeaderHost)
+		if hosts > 1 || (hosts == 0 && ctx.Request.Header.IsHTTP11()) {
 			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: a request needs exactly one Host header", routeUnrouted)
 			return
-		} else if n == 1 && !validHostHeader(string(ctx.Request.Header.Host())) {
+		} else if hosts == 1 && !validHostHeader(string(ctx.Request.Header.Host())) {
 			// fasthttp builds the request's URI from the Host header and the target: a Host
 			// holding a path would move the path the router sees.
 			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: the Host header is not a host name", routeUnrouted)
 			return
 		}
-		if authority, absolute := targetAuthority(ctx.Request.Header.RequestURI()); absolute &&
-			!bytes.EqualFold(authority, ctx.Request.Header.Host()) {
+		if scheme, authority, absolute := targetAuthority(ctx.Request.Header.RequestURI()); absolute && hosts == 1 &&
+			!sameAuthority(scheme, string(authority), string(ctx.Request.Header.Host())) {
 			// An absolute-form target names the host itself, over the Host header (RFC 9112
 			// §3.2.2): the two must agree, or the trusted hosts would judge the wrong one.
 			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: the target's host and the Host header differ", routeUnrouted)
@@ -97,22 +100,42 @@ func knownMethod(method []byte) bool {
 	return false
 }
 
-// targetAuthority is the host and port of an absolute-form request target ("http://h:1/p"),
-// and whether the target has that form.
-func targetAuthority(target []byte) ([]byte, bool) {
-	var rest []byte
-	switch {
-	case len(target) >= 7 && bytes.EqualFold(target[:7], []byte("http://")):
-		rest = target[7:]
-	case len(target) >= 8 && bytes.EqualFold(target[:8], []byte("https://")):
-		rest = target[8:]
-	default:
-		return nil, false
+// targetAuthority is the scheme and authority of an absolute-form request target
+// ("http://h:1/p"), and whether the target has that form: as fasthttp reads it, any scheme.
+func targetAuthority(target []byte) (scheme string, authority []byte, absolute bool) {
+	if len(target) == 0 || target[0] == '/' {
+		return "", nil, false
 	}
-	if i := bytes.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
+	i := bytes.Index(target, []byte("://"))
+	if i <= 0 {
+		return "", nil, false
 	}
-	return rest, true
+	rest := target[i+3:]
+	if j := bytes.IndexAny(rest, "/?#"); j >= 0 {
+		rest = rest[:j]
+	}
+	return strings.ToLower(string(target[:i])), rest, true
+}
+
+// sameAuthority reports whether a target's authority and a Host header name one host and port,
+// a scheme's default port written or not. A userinfo part ("user@host") names no host.
+func sameAuthority(scheme, authority, host string) bool {
+	port := map[string]string{"http": "80", "https": "443"}[scheme]
+	split := func(hp string) (string, string) {
+		if h, p, err := net.SplitHostPort(hp); err == nil {
+			if p == "" {
+				p = port
+			}
+			return strings.ToLower(h), p
+		}
+		return strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(hp, "["), "]")), port
+	}
+	if strings.Contains(authority, "@") {
+		return false
+	}
+	ah, ap := split(authority)
+	hh, hp := split(host)
+	return ah == hh && ap == hp
 }
 
 // conflictingLengths reports whether raw header lines carry Content-Length more than once

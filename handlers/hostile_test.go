@@ -562,16 +562,17 @@ func TestHostHeadersAsHTTPAsks(t *testing.T) {
 		}
 	}
 	// An absolute-form target names its host over the Host header: the two must agree.
-	absolute := strings.Replace(post, "POST /pii/extract", "POST http://%s/pii/extract", 1)
-	for target, status := range map[string]int{"evil.example": 400, "API.example.org": 200} {
+	absolute := strings.Replace(post, "POST /pii/extract", "POST %s/pii/extract", 1)
+	for target, status := range map[string]int{"http://evil.example": 400, "http://API.example.org": 200,
+		"http://api.example.org:80": 200, "ftp://evil.example": 400, "http://user@api.example.org": 400} {
 		resp, body := rawExchange(t, f, fmt.Sprintf(absolute, target, "HTTP/1.1", "Host: api.example.org\r\n"))
 		if resp.StatusCode != status {
-			t.Errorf("absolute target http://%s with a trusted Host: %d %v", target, resp.StatusCode, body)
+			t.Errorf("absolute target %s with a trusted Host: %d %v", target, resp.StatusCode, body)
 		}
 	}
 	metrics := f.do(t, "GET", "/metrics", "", "Host", "api.example.org").raw
 	for _, want := range []string{
-		`sluice_http_requests_total{outcome="failed",route="unrouted",status="400"} 6`,     // framing, names that are no host, a target
+		`sluice_http_requests_total{outcome="failed",route="unrouted",status="400"} 8`,     // framing, names that are no host, targets
 		`sluice_http_requests_total{outcome="failed",route="/pii/extract",status="400"} 1`, // HTTP/1.0 without a Host
 	} {
 		if !strings.Contains(metrics, want) {
@@ -652,5 +653,47 @@ func TestExternalAnswersAreChargedWhatTheyAsk(t *testing.T) {
 		if r := f.do(t, "POST", path, asking(10), "X-API-Key", "ext-key"); r.status != 200 {
 			t.Errorf("%s asking 10: %d %.200s", path, r.status, r.raw)
 		}
+	}
+}
+
+// Every coding is read to its end, deflate's too (zlib stops at its checksum): bytes after a
+// stream, or an outer layer cut short, are 400 whichever coding is inside. An empty body, or
+// codings that are all identity, are the body as it is.
+func TestEveryCodingIsReadToItsEnd(t *testing.T) {
+	f, _ := everyRouteFixture(t)
+	note := []byte(`{"text":"Alice was seen today."}`)
+	deflated := func(data []byte) []byte {
+		var b bytes.Buffer
+		w := zlib.NewWriter(&b)
+		_, _ = w.Write(data)
+		_ = w.Close()
+		return b.Bytes()
+	}
+	outer := gzipped(t, deflated(note))
+	for name, c := range map[string]struct {
+		encoding string
+		body     []byte
+	}{
+		"deflate with bytes after it":        {"deflate", append(deflated(note), "trailing"...)},
+		"gzip with bytes after it":           {"gzip", append(gzipped(t, note), "trailing"...)},
+		"deflate inside a gzip cut short":    {"deflate, gzip", outer[:len(outer)-8]},
+		"deflate inside a deflate cut short": {"deflate, deflate", deflated(deflated(note))[:len(deflated(deflated(note)))-4]},
+		"gzip inside a deflate, bytes after": {"gzip, deflate", append(deflated(gzipped(t, note)), 0)},
+	} {
+		if r := f.postEncoded(t, "/pii/extract", c.encoding, c.body); r.status != 400 {
+			t.Errorf("%s: %d %.200s", name, r.status, r.raw)
+		}
+	}
+	if r := f.postEncoded(t, "/pii/extract", "deflate, gzip", outer); r.status != 200 {
+		t.Errorf("deflate inside gzip, whole: %d %.200s", r.status, r.raw)
+	}
+	for _, encoding := range []string{"identity, identity", "identity,", " Identity "} {
+		if r := f.postEncoded(t, "/pii/extract", encoding, note); r.status != 200 {
+			t.Errorf("%q: %d %.200s", encoding, r.status, r.raw)
+		}
+	}
+	if r := f.postEncoded(t, "/models/unload", "gzip", nil); r.status == 400 && errorOf(t, r)["code"] == CodeBadRequest &&
+		strings.Contains(r.raw, "invalid_content_encoding") {
+		t.Errorf("an empty body said to be gzip: %s", r.raw)
 	}
 }

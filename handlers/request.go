@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"reflect"
 	"regexp"
@@ -35,17 +34,10 @@ func decodeStrict(body []byte, dst any) *apiError {
 		}
 		return validationError(fe)
 	}
-	if trailing(dec) {
+	if dec.InputOffset() != int64(len(trimmed)) { // More would miss a stray "]" or "}"
 		return validationError(FieldError{Field: "body", Message: "JSON decode error: trailing data after the object", Type: "json_invalid"})
 	}
 	return nil
-}
-
-// trailing says whether anything but space follows the value dec has read: More misses a
-// closing bracket or brace ("{...}]").
-func trailing(dec *json.Decoder) bool {
-	_, err := dec.Token()
-	return err != io.EOF
 }
 
 func jsonFieldError(err error) FieldError {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 )
@@ -182,7 +181,7 @@ func decodeKeys(data []byte, entries *[]keyJSON) error {
 	if err != nil {
 		return errors.New(jsonProblem(err))
 	}
-	if _, err := dec.Token(); err != io.EOF { // More would miss a stray "]" or "}"
+	if dec.InputOffset() != int64(len(data)) { // More would miss a stray "]" or "}"
 		return errors.New("trailing data after the keys")
 	}
 	return nil

@@ -199,8 +199,9 @@ func (s *Scheduler) validate(req Request) error {
 		return fmt.Errorf("%w: empty prompt", ErrInvalidRequest)
 	case len(req.Prompt) >= s.cfg.MaxPositions:
 		return fmt.Errorf("%w: a prompt of %d tokens leaves no room in %d positions", ErrInvalidRequest, len(req.Prompt), s.cfg.MaxPositions)
-	case req.MaxNewTokens < 1:
-		return fmt.Errorf("%w: max new tokens %d", ErrInvalidRequest, req.MaxNewTokens)
+	case req.MaxNewTokens < 1 || req.MaxNewTokens > s.cfg.MaxPositions-len(req.Prompt): // not a sum: it could wrap
+		return fmt.Errorf("%w: max new tokens %d after a prompt of %d in %d positions", ErrInvalidRequest, req.MaxNewTokens,
+			len(req.Prompt), s.cfg.MaxPositions)
 	case req.Chooser == nil:
 		return fmt.Errorf("%w: no chooser", ErrInvalidRequest)
 	case !req.Priority.Valid():
