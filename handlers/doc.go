@@ -9,9 +9,13 @@
 // route and second, the next one carrying how many were held back, so that overload does not
 // flood the log).
 //
+// Before any route reads it, a body in a Content-Encoding is unpacked within the body limit
+// (body.go), so that the limits and the budgets count what it unpacks to.
+//
 // Every endpoint that runs a model is a Route: its path, the admission.Gate that admits its
-// requests before their bodies are read, the models it serves, and the work of one admitted
-// request (route.go). Options.Routes is the one table of routes: the router, 404/405,
+// requests before their bodies are read, the models it serves, what a request costs its
+// caller's budget in tokens (every prompt and choice of a generation at the length it will
+// have), and the work of one admitted request (route.go). Options.Routes is the one table of routes: the router, 404/405,
 // /models/loaded, the metrics' route label and the access log read it. Route constructors take
 // the work through small interfaces: Analyze and PIIExtract an Extractor (entities.go),
 // Generation a Generator whose streams are TokenStreams (generation.go).
