@@ -468,6 +468,18 @@ func TestScopesGuardEveryRoute(t *testing.T) {
 			t.Errorf("%s %s with %s: %d, want %d: %.200s", c.method, c.path, c.key, r.status, c.want, r.raw)
 		}
 	}
+	// A refusal by credentials is counted under the route it was for, never under TGI's "/".
+	f.do(t, "POST", "/pii/deidentify", workBodies["/pii/deidentify"], "Authorization", "Bearer nobody")
+	metrics := f.do(t, "GET", "/metrics", "", "X-API-Key", "generator").raw
+	for _, want := range []string{`sluice_http_requests_total{outcome="failed",route="/generate",status="403"} 1`,
+		`sluice_http_requests_total{outcome="failed",route="/pii/deidentify",status="401"} 1`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(metrics, `route="/",status="401"`) { // "/" itself was sent only 403s
+		t.Error("an authentication refusal counted under route /")
+	}
 	// Authorized as the gateway's face, a marked key never reaches the model without it.
 	noFace, _ := everyRouteFixture(t, scoped, func(o *fixtureOptions) { o.GatewayFace = nil })
 	if r := noFace.do(t, "POST", "/v1/chat/completions", chatBody, "Authorization", "Bearer gateway-writer"); r.status != 503 {
