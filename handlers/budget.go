@@ -97,9 +97,11 @@ func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
 	if !budget.Limited() {
 		return admission.Charge{}, nil
 	}
-	est := textCost(c.Body())
+	var est float64
 	if r.cost != nil {
 		est = r.cost(s, c)
+	} else {
+		est = textCost(c.Body())
 	}
 	// A held request must see its client leave: fasthttp never tells a handler, the watcher does.
 	ctx, stop := c.UserContext(), func() {}

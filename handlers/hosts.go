@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"net"
 	"strings"
 
@@ -78,6 +79,44 @@ func validHostHeader(v string) bool {
 		}
 	}
 	return true
+}
+
+// targetAuthority is the scheme and authority of an absolute-form request target
+// ("http://h:1/p"), and whether the target has that form: as fasthttp reads it, any scheme.
+func targetAuthority(target []byte) (scheme string, authority []byte, absolute bool) {
+	if len(target) == 0 || target[0] == '/' {
+		return "", nil, false
+	}
+	i := bytes.Index(target, []byte("://"))
+	if i <= 0 {
+		return "", nil, false
+	}
+	rest := target[i+3:]
+	if j := bytes.IndexAny(rest, "/?#"); j >= 0 {
+		rest = rest[:j]
+	}
+	return strings.ToLower(string(target[:i])), rest, true
+}
+
+// sameAuthority reports whether a target's authority and a Host header name one host and port,
+// a scheme's default port written or not. A userinfo part ("user@host") names no host.
+func sameAuthority(scheme, authority, host string) bool {
+	port := map[string]string{"http": "80", "https": "443"}[scheme]
+	split := func(hp string) (string, string) {
+		if h, p, err := net.SplitHostPort(hp); err == nil {
+			if p == "" {
+				p = port
+			}
+			return strings.ToLower(h), p
+		}
+		return strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(hp, "["), "]")), port
+	}
+	if strings.Contains(authority, "@") {
+		return false
+	}
+	ah, ap := split(authority)
+	hh, hp := split(host)
+	return ah == hh && ap == hp
 }
 
 func isProbe(path string) bool {
