@@ -189,11 +189,11 @@ func (b *Batcher[In, Out]) Close(ctx context.Context) error {
 // A Series submits the parts of one piece of work that goes in over several turns, such as a
 // long text's windows a chunk at a time. Opened before Close, it keeps a draining Batcher
 // accepting its parts, so the drain covers work already under way, until Done or until Close
-// gives up. It is for one goroutine.
+// gives up. Its parts may be submitted from several goroutines at once.
 type Series[In, Out any] struct {
 	b     *Batcher[In, Out]
-	done  bool
-	parts int // submitted so far
+	done  bool // guarded by b.mu
+	parts int  // guarded by b.mu: submitted so far
 }
 
 // Series opens a Series, or fails with ErrClosed once Close has begun.
@@ -213,19 +213,18 @@ func (b *Batcher[In, Out]) Series() (*Series[In, Out], error) {
 // the first neither count against QueueSize nor expire after MaxQueueWait, so a long piece of
 // work is not dropped half done.
 func (s *Series[In, Out]) Submit(ctx context.Context, p admission.Priority, in In, cost Cost) (Out, error) {
-	if s.done {
-		return s.b.submit(ctx, p, in, cost, nil) // a plain request now
-	}
 	return s.b.submit(ctx, p, in, cost, s)
 }
 
-// Done closes the series; a drain waiting for it may end. Calling it again does nothing.
+// Done closes the series; a drain waiting for it may end, and later parts are plain requests.
+// Calling it again does nothing.
 func (s *Series[In, Out]) Done() {
+	s.b.mu.Lock()
 	if s.done {
+		s.b.mu.Unlock()
 		return
 	}
 	s.done = true
-	s.b.mu.Lock()
 	s.b.series--
 	s.b.mu.Unlock()
 	s.b.poke()
@@ -242,10 +241,11 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 		return nil, err
 	}
 	r := &request[In, Out]{in: in, cost: cost, prio: p, done: make(chan result[Out], 1)}
-	later := s != nil && s.parts > 0
-	r.series, r.lasting = s != nil, later
 	b.mu.Lock()
-	if b.aborted || b.closing && (s == nil || s.done) {
+	inSeries := s != nil && !s.done
+	later := inSeries && s.parts > 0
+	r.series, r.lasting = inSeries, later
+	if b.aborted || b.closing && !inSeries {
 		b.mu.Unlock()
 		b.metrics.outcome(outcomeClosed)
 		return nil, ErrClosed
@@ -259,10 +259,10 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 	b.qs[p].push(r)
 	b.waitingBy[p].Add(1)
 	b.seqWaiting.Add(int64(cost.Sequences))
-	b.mu.Unlock()
-	if s != nil {
+	if inSeries {
 		s.parts++
 	}
+	b.mu.Unlock()
 	b.poke()
 	return r, nil
 }

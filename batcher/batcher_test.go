@@ -507,6 +507,36 @@ func TestSeriesPartsSkipTheWindowAndDoNotExpire(t *testing.T) {
 	}
 }
 
+// TestSeriesPartsFromManyGoroutines: parts submitted at once from several goroutines are
+// counted as one series: only the first counts against QueueSize, so none is refused.
+func TestSeriesPartsFromManyGoroutines(t *testing.T) {
+	const parts = 8
+	cfg := baseConfig()
+	cfg.MaxBatchSize, cfg.QueueSize = 1, 1
+	b, _ := newTestBatcher(t, cfg, newEchoRunner(), nil)
+	series, err := b.Series()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer series.Done()
+	results := make(chan outcome, parts)
+	for part := range parts {
+		go func() {
+			out, err := series.Submit(t.Context(), admission.Interactive, part, one(8))
+			results <- outcome{out, err}
+		}()
+	}
+	for b.Load().Waiting[admission.Interactive] != parts {
+		runtime.Gosched() // not started: every part stays queued
+	}
+	b.Start(t.Context())
+	for range parts {
+		if o := recv(t, results, "a part"); o.err != nil {
+			t.Fatalf("part: %v", o.err)
+		}
+	}
+}
+
 func TestCloseGivesUpWhenContextEnds(t *testing.T) {
 	r := newHeldRunner()
 	cfg := baseConfig()
