@@ -16,4 +16,7 @@
 //	}
 //
 //	for _, p := range settings.Problems(err) { ... p.Field, p.Text ... }
+//
+// Nearest suggests the known name closest to a misspelt one, for the caller that refuses a
+// name it does not know.
 package settings

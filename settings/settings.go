@@ -70,3 +70,35 @@ func flatten(err error) []error {
 	}
 	return out
 }
+
+// Nearest is the name in known closest to name by edit distance (insertions, deletions and
+// substitutions of bytes), for an error that says "did you mean"; "" when known is empty or
+// nothing is within a third of name's length, where a suggestion would be a guess.
+func Nearest(name string, known []string) string {
+	best, bestD := "", len(name)/3+1
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestD || d == bestD && best != "" && k < best {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -30,3 +30,20 @@ func TestCheckReportsEveryProblemByField(t *testing.T) {
 		t.Fatal("a check with no problems is an error")
 	}
 }
+
+func TestNearestSuggestsOnlyWhatIsClose(t *testing.T) {
+	known := []string{"SLUICE_DEID_HASH_KEY", "SLUICE_DEVICE", "SLUICE_BATCH_MAX_SIZE"}
+	for name, want := range map[string]string{
+		"SLUICE_DEID_HASHKEY":      "SLUICE_DEID_HASH_KEY",
+		"SLUICE_DEVISE":            "SLUICE_DEVICE",
+		"SLUICE_BATCH_MAXSIZE":     "SLUICE_BATCH_MAX_SIZE",
+		"SLUICE_SOMETHING_ELSE_AT": "",
+	} {
+		if got := Nearest(name, known); got != want {
+			t.Errorf("Nearest(%s) = %q, want %q", name, got, want)
+		}
+	}
+	if got := Nearest("X", nil); got != "" {
+		t.Errorf("nothing known: %q", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -207,6 +208,9 @@ type Config struct {
 	// slower model, for tests and demonstrations of what takes time. Never set it in
 	// production.
 	BenchStepDelayMS int `env:"BENCH_STEP_DELAY_MS" envDefault:"0"`
+	// IgnoreVars names SLUICE_ variables that are in the environment on purpose and are not
+	// settings (any other unknown one refuses the start, since it is most likely misspelt).
+	IgnoreVars []string `env:"IGNORE_VARS"`
 }
 
 // LoadConfig parses environ (os.Environ() format) and checks every setting: the variables this
@@ -232,16 +236,6 @@ func loadConfig(environ []string, m machine) (Config, error) {
 	if p, set := vars["OPENMED_PROFILE"]; set {
 		cfg.Profile = strings.ToLower(strings.TrimSpace(p))
 	}
-	// A CPU batch limit set without its GPU counterpart holds on a GPU too: whoever asked for
-	// batches of one (or switched OpenMed's batching off) gets them there as well.
-	for cpu, gpu := range map[string]string{"SLUICE_BATCH_MAX_SIZE": "SLUICE_GPU_BATCH_MAX_SIZE",
-		"SLUICE_BATCH_MAX_PADDED_TOKENS": "SLUICE_GPU_BATCH_MAX_PADDED_TOKENS"} {
-		if v, set := vars[cpu]; set {
-			if _, gpuSet := vars[gpu]; !gpuSet {
-				vars[gpu] = v
-			}
-		}
-	}
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars, Prefix: "SLUICE_"}); err != nil {
 		var agg env.AggregateError
 		errs := []error{err}
@@ -258,10 +252,30 @@ func loadConfig(environ []string, m machine) (Config, error) {
 			problems[name] = line
 		}
 	}
+	// A CPU batch limit set without its GPU counterpart holds on a GPU too: whoever asked for
+	// batches of one (or switched OpenMed's batching off) gets them there as well. A bad CPU
+	// value is reported once, under its own name.
+	inherited := map[string]bool{}
+	for _, pair := range []struct {
+		cpu, gpu string
+		from     int
+		to       *int
+	}{
+		{"SLUICE_BATCH_MAX_SIZE", "SLUICE_GPU_BATCH_MAX_SIZE", cfg.BatchMaxSize, &cfg.GPUBatchMaxSize},
+		{"SLUICE_BATCH_MAX_PADDED_TOKENS", "SLUICE_GPU_BATCH_MAX_PADDED_TOKENS", cfg.BatchMaxTokens, &cfg.GPUBatchMaxTokens},
+	} {
+		_, cpuSet := vars[pair.cpu]
+		if _, gpuSet := vars[pair.gpu]; cpuSet && !gpuSet {
+			*pair.to, inherited[pair.gpu] = pair.from, true
+		}
+	}
 	for _, p := range cfg.check(m) {
-		if _, seen := problems[p.variable]; !seen {
+		if _, seen := problems[p.variable]; !seen && !inherited[p.variable] {
 			problems[p.variable] = p.variable + " " + p.problem
 		}
+	}
+	for name, line := range unknownVariables(vars) {
+		problems[name] = line
 	}
 	if len(problems) > 0 {
 		lines := make([]string, 0, len(problems))
@@ -272,6 +286,35 @@ func loadConfig(environ []string, m machine) (Config, error) {
 		return cfg, fmt.Errorf("invalid configuration:\n  %s", strings.Join(lines, "\n  "))
 	}
 	return cfg, nil
+}
+
+// unknownVariables reports each SLUICE_ variable that is not a setting and not named in
+// SLUICE_IGNORE_VARS, with the setting it most likely meant: a misspelt name would otherwise
+// leave its setting at the default without a word.
+func unknownVariables(vars map[string]string) map[string]string {
+	var known []string
+	for f := range reflect.TypeFor[Config]().Fields() {
+		if tag := f.Tag.Get("env"); tag != "" && tag != "-" {
+			known = append(known, "SLUICE_"+tag)
+		}
+	}
+	ignored := strings.Split(vars["SLUICE_IGNORE_VARS"], ",")
+	out := map[string]string{}
+	for name := range vars {
+		rest, ours := strings.CutPrefix(name, "SLUICE_")
+		if !ours || slices.Contains(known, name) || slices.Contains(ignored, name) {
+			continue
+		}
+		line := name + " is not a setting"
+		switch {
+		case rest == "PORT" || strings.HasPrefix(rest, "PORT_") || strings.HasPrefix(rest, "SERVICE_"):
+			line += " (a Kubernetes service link of a Service named sluice: set enableServiceLinks: false)"
+		case settings.Nearest(name, known) != "":
+			line += "; did you mean " + settings.Nearest(name, known) + "?"
+		}
+		out[name] = line + " (list deliberate extras in SLUICE_IGNORE_VARS)"
+	}
+	return out
 }
 
 // variableOf names the variable that sets the Config field called field.

@@ -215,3 +215,26 @@ func TestCPUBatchLimitSetAloneHoldsOnAGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestAnUnknownVariableRefusesTheStart: a misspelt SLUICE_ variable is an error naming it and
+// the setting it most likely meant, one line each; SLUICE_IGNORE_VARS lets deliberate extras
+// through, and a bad CPU batch size is reported once, not again under the GPU's name.
+func TestAnUnknownVariableRefusesTheStart(t *testing.T) {
+	_, err := LoadConfig([]string{"SLUICE_DEID_HASHKEY=x", "SLUICE_PORT=tcp://10.0.0.1:80", "SLUICE_BATCH_MAX_SIZE=zero"})
+	if err == nil {
+		t.Fatal("a misspelt variable was accepted")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	for _, want := range []string{"SLUICE_DEID_HASHKEY is not a setting; did you mean SLUICE_DEID_HASH_KEY?",
+		"SLUICE_PORT is not a setting (a Kubernetes service link", "SLUICE_BATCH_MAX_SIZE is not a valid int"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if len(lines) != 4 || strings.Contains(err.Error(), "GPU_BATCH") {
+		t.Errorf("want a heading and one line per bad variable:\n%v", err)
+	}
+	if _, err := LoadConfig([]string{"SLUICE_DEID_HASHKEY=x", "SLUICE_IGNORE_VARS=SLUICE_DEID_HASHKEY,SLUICE_OTHER"}); err != nil {
+		t.Fatalf("an ignored extra refused: %v", err)
+	}
+}
