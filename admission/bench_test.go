@@ -2,14 +2,11 @@ package admission
 
 import (
 	"math"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/valyala/fasthttp"
 
 	"github.com/sluice-serving/sluice/clock"
 )
@@ -75,80 +72,6 @@ func BenchmarkAdmit(b *testing.B) {
 					g.Admit(Interactive)
 				}
 			})
-		})
-	}
-}
-
-// bodyPool holds scratch buffers for refusal bodies, as the HTTP layer would.
-var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
-// BenchmarkRefusalVsBare200 answers a POST through fiber's full handler chain, in one run:
-// a bare 200, the refusal written with AppendJSON (no encoding/json), and the refusal written
-// the way handlers write their other errors (c.JSON of a map). The request is the same in all
-// three, with a body that is never read.
-func BenchmarkRefusalVsBare200(b *testing.B) {
-	g := benchGate(b, true)
-	app := fiber.New(fiber.Config{DisableStartupMessage: true})
-	app.Post("/bare", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusOK) })
-	app.Post("/refuse/append", func(c *fiber.Ctx) error {
-		p, err := ParsePriority(c.Get(PriorityHeader))
-		if err != nil {
-			return c.SendStatus(fiber.StatusBadRequest)
-		}
-		ref, ok := g.Admit(p)
-		if ok {
-			return c.SendStatus(fiber.StatusOK)
-		}
-		if v, ok := ref.RetryAfterHeader(); ok {
-			c.Set(fiber.HeaderRetryAfter, v)
-		}
-		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-		c.Status(ref.Status())
-		bp := bodyPool.Get().(*[]byte)
-		*bp = ref.AppendJSON((*bp)[:0], "bench-request")
-		c.Response().SetBody(*bp) // copies into the response's own pooled buffer
-		bodyPool.Put(bp)
-		return nil
-	})
-	app.Post("/refuse/map", func(c *fiber.Ctx) error {
-		p, err := ParsePriority(c.Get(PriorityHeader))
-		if err != nil {
-			return c.SendStatus(fiber.StatusBadRequest)
-		}
-		ref, ok := g.Admit(p)
-		if ok {
-			return c.SendStatus(fiber.StatusOK)
-		}
-		if v, ok := ref.RetryAfterHeader(); ok {
-			c.Set(fiber.HeaderRetryAfter, v)
-		}
-		return c.Status(ref.Status()).JSON(fiber.Map{"error": fiber.Map{
-			"code": Code, "message": ref.Message(), "details": ref.Details(), "request_id": "bench-request"}})
-	})
-	h := app.Handler()
-	body := []byte(`{"text": "a clinical note of some length that is never parsed on a refusal"}`)
-	for _, route := range []struct{ path string }{{"/bare"}, {"/refuse/append"}, {"/refuse/map"}} {
-		b.Run(route.path[1:], func(b *testing.B) {
-			var fctx fasthttp.RequestCtx
-			fctx.Request.Header.SetMethod(fiber.MethodPost)
-			fctx.Request.SetRequestURI(route.path)
-			fctx.Request.Header.SetContentType(fiber.MIMEApplicationJSON)
-			fctx.Request.Header.Set(PriorityHeader, "bulk")
-			fctx.Request.SetBody(body)
-			h(&fctx)
-			want := fiber.StatusServiceUnavailable
-			if route.path == "/bare" {
-				want = fiber.StatusOK
-			}
-			if got := fctx.Response.StatusCode(); got != want {
-				b.Fatalf("status %d, want %d: %s", got, want, fctx.Response.Body())
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				fctx.Response.Reset()
-				h(&fctx)
-			}
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sluice-serving/sluice/bucket"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/settings"
 )
@@ -51,18 +52,21 @@ func (b Budget) Validate() error {
 	return check.Err()
 }
 
-func (b Budget) requestBurst() float64 {
-	if b.RequestBurst > 0 {
-		return b.RequestBurst
+// requests and tokens are the budget's two buckets' limits.
+func (b Budget) requests() bucket.Limit {
+	burst := b.RequestBurst
+	if burst <= 0 {
+		burst = math.Max(1, b.RequestsPerSecond)
 	}
-	return math.Max(1, b.RequestsPerSecond)
+	return bucket.Limit{PerSecond: b.RequestsPerSecond, Burst: burst}
 }
 
-func (b Budget) tokenBurst() float64 {
-	if b.TokenBurst > 0 {
-		return b.TokenBurst
+func (b Budget) tokens() bucket.Limit {
+	burst := b.TokenBurst
+	if burst <= 0 {
+		burst = math.Max(1, b.TokensPerSecond)
 	}
-	return math.Max(1, b.TokensPerSecond)
+	return bucket.Limit{PerSecond: b.TokensPerSecond, Burst: burst}
 }
 
 // The reasons a budget refuses a request, as metrics and answers name them.
@@ -74,12 +78,6 @@ const (
 	BudgetHeldFull    = "deferral_full" // it could wait, but MaxHeld requests are waiting already
 )
 
-// The bounds of a budget refusal's Retry-After.
-const (
-	minBudgetRetryAfter = time.Second
-	maxBudgetRetryAfter = 24 * time.Hour
-)
-
 // BudgetState is one dimension of a caller's budget as the x-ratelimit-* headers report it.
 type BudgetState struct {
 	Limited   bool
@@ -89,8 +87,8 @@ type BudgetState struct {
 }
 
 // BudgetRefusal is a request the caller's budget does not take: its reason, the wait that
-// would let this request in (from its own estimate, against the exhausted dimension; floored
-// at 1 s, capped at a day), and both dimensions' state.
+// would let this request in (from its own estimate, against the exhausted dimension, as
+// CallerRetryAfter rounds it), and both dimensions' state.
 type BudgetRefusal struct {
 	Reason     string
 	RetryAfter time.Duration
@@ -135,10 +133,9 @@ type Budgets struct {
 
 type caller struct {
 	mu       sync.Mutex
-	dead     bool    // swept from the map: a request that finds it looks its caller up again
-	requests float64 // in the requests bucket
-	tokens   float64 // in the tokens bucket; negative is debt a reconciliation left
-	at       time.Time
+	dead     bool // swept from the map: a request that finds it looks its caller up again
+	requests bucket.Bucket
+	tokens   bucket.Bucket // in debt after a request settled for more than its estimate
 	running  int
 	budget   Budget
 }
@@ -191,10 +188,10 @@ func (ch Charge) settle(actual float64, refund bool) {
 	c.mu.Lock()
 	c.running--
 	if actual >= 0 && ch.tokens {
-		c.tokens = math.Min(c.budget.tokenBurst(), c.tokens+ch.estimate-actual)
+		c.tokens.Give(c.budget.tokens(), ch.estimate-actual)
 	}
 	if refund && ch.request {
-		c.requests = math.Min(c.budget.requestBurst(), c.requests+1)
+		c.requests.Give(c.budget.requests(), 1)
 	}
 	c.mu.Unlock()
 }
@@ -270,7 +267,7 @@ func (b *Budgets) caller(key string, budget Budget) *caller {
 	}
 	c, ok := b.callers[key]
 	if !ok {
-		c = &caller{requests: budget.requestBurst(), tokens: budget.tokenBurst(), at: now, budget: budget}
+		c = &caller{requests: bucket.Full(budget.requests(), now), tokens: bucket.Full(budget.tokens(), now), budget: budget}
 		b.callers[key] = c
 	}
 	b.mu.Unlock()
@@ -282,18 +279,10 @@ func (b *Budgets) caller(key string, budget Budget) *caller {
 func (c *caller) sweep(now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.refill(now)
-	c.dead = c.running == 0 && (c.budget.RequestsPerSecond <= 0 || c.requests >= c.budget.requestBurst()) &&
-		(c.budget.TokensPerSecond <= 0 || c.tokens >= c.budget.tokenBurst())
+	b := c.budget
+	c.dead = c.running == 0 && (b.RequestsPerSecond <= 0 || c.requests.Full(b.requests(), now)) &&
+		(b.TokensPerSecond <= 0 || c.tokens.Full(b.tokens(), now))
 	return c.dead
-}
-
-func (c *caller) refill(now time.Time) {
-	if dt := now.Sub(c.at).Seconds(); dt > 0 {
-		c.requests = math.Min(c.budget.requestBurst(), c.requests+dt*c.budget.RequestsPerSecond)
-		c.tokens = math.Min(c.budget.tokenBurst(), c.tokens+dt*c.budget.TokensPerSecond)
-		c.at = now
-	}
 }
 
 // take charges one request of cost tokens if both buckets and the running count allow it, or
@@ -305,30 +294,30 @@ func (c *caller) take(now time.Time, budget Budget, tokens float64) (Charge, *Bu
 		return Charge{}, nil, 0
 	}
 	c.budget = budget
-	c.refill(now)
-	reqLimited, tokLimited := budget.RequestsPerSecond > 0, budget.TokensPerSecond > 0
+	reqs, toks := budget.requests(), budget.tokens()
+	reqLimited, tokLimited := reqs.PerSecond > 0, toks.PerSecond > 0
 	var reason string
 	var wait time.Duration
 	switch {
-	case tokLimited && tokens > budget.tokenBurst():
+	case tokLimited && tokens > toks.Burst:
 		// Never fits: the hint is what the request costs at the refill rate.
-		reason, wait = BudgetTooLarge, seconds(tokens/budget.TokensPerSecond)
+		reason, wait = BudgetTooLarge, time.Duration(math.Ceil(tokens/toks.PerSecond*float64(time.Second)))
 	case budget.MaxConcurrent > 0 && c.running >= budget.MaxConcurrent:
-		reason, wait = BudgetConcurrency, minBudgetRetryAfter
+		reason, wait = BudgetConcurrency, time.Second
 	default:
 		var wr, wt time.Duration
-		if reqLimited && c.requests < 1 {
-			wr = seconds((1 - c.requests) / budget.RequestsPerSecond)
+		if reqLimited {
+			wr = c.requests.Wait(reqs, now, 1)
 		}
-		if tokLimited && c.tokens < tokens {
-			wt = seconds((tokens - c.tokens) / budget.TokensPerSecond)
+		if tokLimited {
+			wt = c.tokens.Wait(toks, now, tokens)
 		}
 		if wr == 0 && wt == 0 {
 			if reqLimited {
-				c.requests--
+				c.requests.Take(1)
 			}
 			if tokLimited {
-				c.tokens -= tokens
+				c.tokens.Take(tokens)
 			}
 			c.running++
 			return Charge{c: c, estimate: tokens, request: reqLimited, tokens: tokLimited, done: new(atomic.Bool)}, nil, 0
@@ -338,32 +327,15 @@ func (c *caller) take(now time.Time, budget Budget, tokens float64) (Charge, *Bu
 			reason, wait = BudgetTokens, wt
 		}
 	}
-	ref := &BudgetRefusal{Reason: reason, RetryAfter: clampRetry(wait)}
+	wait = min(wait, CallerRetryAfter.Max) // a deadline past it would overflow
+	ref := &BudgetRefusal{Reason: reason, RetryAfter: CallerRetryAfter.Wait(wait)}
 	if reqLimited {
-		ref.Requests = BudgetState{Limited: true, Limit: budget.requestBurst(), Remaining: c.requests,
-			Reset: seconds((budget.requestBurst() - c.requests) / budget.RequestsPerSecond)}
+		ref.Requests = BudgetState{Limited: true, Limit: reqs.Burst, Remaining: c.requests.Level(reqs, now), Reset: c.requests.Refill(reqs)}
 	}
 	if tokLimited {
-		ref.Tokens = BudgetState{Limited: true, Limit: budget.tokenBurst(), Remaining: c.tokens,
-			Reset: seconds((budget.tokenBurst() - c.tokens) / budget.TokensPerSecond)}
+		ref.Tokens = BudgetState{Limited: true, Limit: toks.Burst, Remaining: c.tokens.Level(toks, now), Reset: c.tokens.Refill(toks)}
 	}
 	return Charge{}, ref, wait
-}
-
-func seconds(s float64) time.Duration {
-	if s <= 0 {
-		return 0
-	}
-	if s > maxBudgetRetryAfter.Seconds() {
-		return maxBudgetRetryAfter
-	}
-	return time.Duration(math.Ceil(s * float64(time.Second)))
-}
-
-// clampRetry rounds a wait up to whole seconds within [1 s, 1 day].
-func clampRetry(d time.Duration) time.Duration {
-	d = (d + time.Second - 1).Truncate(time.Second)
-	return min(max(d, minBudgetRetryAfter), maxBudgetRetryAfter)
 }
 
 // BudgetMetrics are the budgets' series. A nil *BudgetMetrics records nothing.

@@ -210,7 +210,7 @@ func TestDeferredAdmissionEndsAtMaxWait(t *testing.T) {
 	// more, past the 2 s max_wait, and is refused then.
 	c := b.caller("k", budget)
 	c.mu.Lock()
-	c.tokens -= 100
+	c.tokens.Take(100)
 	c.mu.Unlock()
 	clk.Advance(1500 * time.Millisecond)
 	if ref := <-done; ref == nil || ref.Reason != BudgetTokens {

@@ -70,12 +70,16 @@
 //	out, err := b.Submit(ctx, p, in, cost)
 //	if ref, ok := gate.Refuse(p, err); ok { return writeRefusal(c, ref) }
 //
-// where writeRefusal sends ref.Status(), the Retry-After header from ref.RetryAfterHeader()
-// when it says to, the X-Sluice-Retry-Token header from ref.Token.Value() when there is one,
-// and the body {"error": {"code": admission.Code, "message": ref.Message(),
-// "details": ref.Details(), "request_id": ...}}. ref.AppendJSON writes that same body into a
-// reused buffer without encoding/json; BenchmarkRefusalVsBare200 shows the difference (about
-// ten times faster and no allocation, against c.JSON of the map).
+// where writeRefusal (in handlers, which words every refusal) sends 503 with the Retry-After
+// of ref.RetryAfter, the X-Sluice-Retry-Token header from ref.Token.Value() when there is one,
+// and the reason and queue state in the body. The package decides and never writes HTTP.
+//
+// # Retry-After
+//
+// Every refusal's wait goes through a RetryAfterRule (retryafter.go): the gate's with
+// DrainRetryAfter or ServerRetryAfter, a budget's with CallerRetryAfter; the HTTP layer
+// uses the same rules for its own waits (a model loading, a shutdown, failed logins). A
+// budget's buckets are package bucket's.
 //
 // # Tuning
 //

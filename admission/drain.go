@@ -89,21 +89,3 @@ func saturationFactor(busyWorkers, workers int, streak int64) float64 {
 	return 1 + occupancyWeight*occ + streakWeight*st
 }
 
-// finishSeconds jitters a raw estimate in seconds by u (uniform in [0, 1)), rounds it up to
-// whole seconds as Retry-After's delta-seconds require, and clamps it to [1, 60] s.
-func finishSeconds(raw, u float64) time.Duration {
-	if math.IsNaN(raw) || raw > MaxRetryAfter.Seconds()*2 {
-		raw = MaxRetryAfter.Seconds() * 2 // infinite or absurd: the clamp decides
-	}
-	j := raw * (1 + jitterFraction*(2*u-1))
-	s := math.Ceil(j)
-	s = max(s, 1)
-	s = min(s, MaxRetryAfter.Seconds())
-	return time.Duration(s) * time.Second
-}
-
-// ceilSeconds rounds d up to whole seconds (at least 1) and clamps it to MaxRetryAfter.
-func ceilSeconds(d time.Duration) time.Duration {
-	s := (d + time.Second - 1) / time.Second
-	return min(max(s, 1)*time.Second, MaxRetryAfter)
-}

@@ -284,11 +284,11 @@ func (g *Gate) retryAfter(p Priority, reason Reason, l Load, streak int64) (time
 	if g.cfg.Policy == PolicyDrainRate {
 		if rate, warm := g.drain.get(); warm {
 			raw := g.estimate(p, reason, l, rate, streak)
-			return finishSeconds(raw, g.rand()), SourceDrainRate
+			return DrainRetryAfter.Of(raw, g.rand()), SourceDrainRate
 		}
 	}
 	if g.cfg.StaticRetryAfter > 0 {
-		return ceilSeconds(g.cfg.StaticRetryAfter), SourceStatic
+		return ServerRetryAfter.Wait(g.cfg.StaticRetryAfter), SourceStatic
 	}
 	return 0, ""
 }

@@ -156,42 +156,6 @@ func TestRefuseMapsQueueErrors(t *testing.T) {
 	}
 }
 
-func TestRefusalAnswer(t *testing.T) {
-	r := Refusal{Reason: ReasonMaxWait, Priority: Bulk, Queue: "pii_extract", Depth: 300,
-		Capacity: 256, LowWatermark: 128, MaxWait: time.Second, RetryAfter: 7 * time.Second}
-	if r.Status() != 503 || r.Message() != "bulk inference queue is saturated; retry later" {
-		t.Fatalf("status %d message %q", r.Status(), r.Message())
-	}
-	if v, ok := r.RetryAfterHeader(); !ok || v != "7" {
-		t.Fatalf("header = %q, %v", v, ok)
-	}
-	d := r.Details()
-	want := map[string]any{"priority": "bulk", "queue": "pii_extract", "queue_depth": 300,
-		"queue_capacity": 256, "retry_after_seconds": 7.0, "reason": "max_wait",
-		"low_watermark": 128, "max_wait_ms": int64(1000)}
-	if len(d) != len(want) {
-		t.Fatalf("details %v, want %v", d, want)
-	}
-	for k, v := range want {
-		if d[k] != v {
-			t.Errorf("details[%s] = %#v, want %#v", k, d[k], v)
-		}
-	}
-	r.RetryAfter = 0
-	if _, ok := r.RetryAfterHeader(); ok {
-		t.Fatal("header with RetryAfter 0")
-	}
-	if d := r.Details(); d["retry_after_seconds"] != nil {
-		t.Fatalf("retry_after_seconds = %v without a header, want null", d["retry_after_seconds"])
-	}
-	if (Refusal{Priority: Interactive}).Message() != "interactive inference queue is saturated; retry later" {
-		t.Fatal("interactive message")
-	}
-	if n := testing.AllocsPerRun(100, func() { _, _ = Refusal{RetryAfter: 60 * time.Second}.RetryAfterHeader() }); n != 0 {
-		t.Fatalf("RetryAfterHeader allocates %v times", n)
-	}
-}
-
 func TestStaticPolicy(t *testing.T) {
 	src := newFakeSource()
 	src.setDepth(10)
@@ -316,8 +280,8 @@ func TestJitterBoundsAndClamp(t *testing.T) {
 		{math.NaN(), 0.3, 60 * time.Second},
 		{2.01, 0.5, 3 * time.Second}, // rounded up
 	} {
-		if got := finishSeconds(c.raw, c.u); got != c.want {
-			t.Errorf("finishSeconds(%v, %v) = %v, want %v", c.raw, c.u, got, c.want)
+		if got := DrainRetryAfter.Of(c.raw, c.u); got != c.want {
+			t.Errorf("DrainRetryAfter.Of(%v, %v) = %v, want %v", c.raw, c.u, got, c.want)
 		}
 	}
 	// Across the whole range of u, every suggestion lies in [ceil(0.8 raw), ceil(1.2 raw)],
@@ -326,7 +290,7 @@ func TestJitterBoundsAndClamp(t *testing.T) {
 		lo, hi := math.Ceil(0.8*raw), math.Ceil(1.2*raw)
 		seen := map[time.Duration]bool{}
 		for i := range 1000 {
-			got := finishSeconds(raw, float64(i)/1000).Seconds()
+			got := DrainRetryAfter.Of(raw, float64(i)/1000).Seconds()
 			if got < lo || got > min(hi, 60) {
 				t.Fatalf("raw %v u %v: %v outside [%v, %v]", raw, float64(i)/1000, got, lo, hi)
 			}
@@ -340,8 +304,8 @@ func TestJitterBoundsAndClamp(t *testing.T) {
 		{time.Millisecond, time.Second}, {time.Second, time.Second}, {1001 * time.Millisecond, 2 * time.Second},
 		{2 * time.Minute, time.Minute},
 	} {
-		if got := ceilSeconds(c.in); got != c.want {
-			t.Errorf("ceilSeconds(%v) = %v, want %v", c.in, got, c.want)
+		if got := ServerRetryAfter.Wait(c.in); got != c.want {
+			t.Errorf("ServerRetryAfter.Wait(%v) = %v, want %v", c.in, got, c.want)
 		}
 	}
 }

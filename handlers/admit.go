@@ -24,28 +24,5 @@ func (s *server) admit(c *fiber.Ctx, gate *admission.Gate) (admission.Priority, 
 	return prio, nil
 }
 
-// writeRefusal answers a shed request. The body is built without encoding/json in a reused
-// buffer, so a refusal stays in the microseconds and allocates nothing under overload.
-func (s *server) writeRefusal(c *fiber.Ctx, ref admission.Refusal) error {
-	outcome := OutcomeRefused
-	if ref.Reason == admission.ReasonMaxWait {
-		outcome = OutcomeExpired
-	}
-	c.Locals(localOutcome, outcome)
-	if v, ok := ref.RetryAfterHeader(); ok {
-		c.Set(fiber.HeaderRetryAfter, v)
-	}
-	if v, ok := ref.Token.Value(); ok {
-		c.Response().Header.SetBytesV(admission.RetryTokenHeader, v)
-	}
-	c.Status(ref.Status())
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	buf := s.refusalBufs.Get().(*[]byte)
-	*buf = ref.AppendJSON((*buf)[:0], requestID(c))
-	c.Response().SetBody(*buf) // copies into the response's own pooled buffer
-	s.refusalBufs.Put(buf)
-	return errRefused
-}
-
 // errRefused tells the chain that the response is already written.
 var errRefused = errors.New("refused")

@@ -121,40 +121,6 @@ func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
 	return ch, s.writeBudgetRefusal(c, ref)
 }
 
-// writeBudgetRefusal answers 429 rate_limited in the error envelope, with Retry-After and
-// both dimensions' x-ratelimit-* headers, built in a reused buffer as the gate's refusals
-// are: a flood past its budget costs the server microseconds and no garbage per request.
-func (s *server) writeBudgetRefusal(c *fiber.Ctx, ref *admission.BudgetRefusal) error {
-	c.Locals(localOutcome, OutcomeRefused)
-	secs := ref.RetryAfterSeconds()
-	var num [24]byte
-	h := &c.Response().Header
-	h.SetBytesV(fiber.HeaderRetryAfter, strconv.AppendInt(num[:0], secs, 10))
-	setRateLimitHeaders(h, ref)
-	c.Status(fiber.StatusTooManyRequests)
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	buf := s.refusalBufs.Get().(*[]byte)
-	b := append((*buf)[:0], `{"error":{"code":"`+CodeRateLimited+`","message":"`...)
-	if ref.Reason == admission.BudgetTooLarge {
-		b = append(b, "This request is larger than the caller's whole token budget; it cannot be served as it is"...)
-	} else {
-		b = append(b, "Rate limit exceeded for this caller; retry after "...)
-		b = strconv.AppendInt(b, secs, 10)
-		b = append(b, " seconds"...)
-	}
-	b = append(b, `","details":{"reason":"`...)
-	b = append(b, ref.Reason...) // one of admission's fixed reasons
-	b = append(b, `","retry_after_seconds":`...)
-	b = strconv.AppendInt(b, secs, 10)
-	b = append(b, `},"request_id":"`...)
-	b = append(b, requestID(c)...) // our own hex, or a client's checked to be plain
-	b = append(b, `"}}`...)
-	c.Response().SetBody(b)
-	*buf = b
-	s.refusalBufs.Put(buf)
-	return errRefused
-}
-
 // setRateLimitHeaders writes both dimensions' state in OpenAI's x-ratelimit-* names: limit and
 // remaining as whole numbers, reset as a duration ("1.5s").
 func setRateLimitHeaders(h *fasthttp.ResponseHeader, ref *admission.BudgetRefusal) {

@@ -199,7 +199,7 @@ func (completions) read(body []byte, ep *GenerationEndpoint, info requestInfo) (
 // (400 invalid_request_error, worded as OpenAI words a context overflow); every other
 // failure is a server_error with its own status.
 func (completions) reply(e *apiError, requestID string) (int, any) {
-	out := openAIError{Message: e.Message, Type: "server_error", Code: e.Code, Details: e.Details, RequestID: requestID}
+	out := openAIError{Message: e.Message, Type: openAIErrorType(e.Status), Code: e.Code, Details: e.Details, RequestID: requestID}
 	status := e.Status
 	if e.Code == CodeValidation {
 		status, out.Type = fiber.StatusBadRequest, "invalid_request_error"
@@ -218,6 +218,21 @@ func (completions) reply(e *apiError, requestID string) (int, any) {
 		}
 	}
 	return status, map[string]openAIError{"error": out}
+}
+
+// openAIErrorType is the error's type as OpenAI's API names the class of its status.
+func openAIErrorType(status int) string {
+	switch {
+	case status == fiber.StatusUnauthorized:
+		return "authentication_error"
+	case status == fiber.StatusForbidden:
+		return "permission_error"
+	case status == fiber.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status < 500 && status != statusClientClosed:
+		return "invalid_request_error"
+	}
+	return "server_error"
 }
 
 // completionAnswer writes one completions request's answers.

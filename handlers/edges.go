@@ -80,7 +80,7 @@ func (e *edges) answer(ctx *fasthttp.RequestCtx, status int, message, route stri
 	c.Locals(localRequestID, id)
 	c.Set(fiber.HeaderXRequestID, id)
 	ctx.SetConnectionClose()
-	_ = writeError(c, &apiError{Status: status, Code: CodeBadRequest, Outcome: OutcomeFailed,
+	_ = e.s.writeError(c, &apiError{Status: status, Code: CodeBadRequest, Outcome: OutcomeFailed,
 		Message: message, Details: map[string]string{"reason": message}})
 	method := "OTHER" // a method from the request line is not a label or log value we choose
 	if knownMethod(ctx.Method()) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -56,8 +57,10 @@ type apiError struct {
 	Details any
 	// Outcome is the end state recorded in metrics and the access log.
 	Outcome string
-	// Headers are extra response headers (Retry-After on refusals).
+	// Headers are extra response headers.
 	Headers map[string]string
+	// retryAfter, when not 0, is sent as Retry-After: a wait an admission rule has rounded.
+	retryAfter time.Duration
 	// cause is the error answered, for a wire format that words some causes its own way;
 	// it is never written.
 	cause error
@@ -73,9 +76,22 @@ func validationError(fields ...FieldError) *apiError {
 		Message: "Request validation failed", Details: fields, Outcome: OutcomeFailed}
 }
 
-func writeError(c *fiber.Ctx, e *apiError) error {
+// writeError answers e in the wire format of the route the request was for: its own (TGI's,
+// OpenAI's) where it has one, else the error envelope.
+func (s *server) writeError(c *fiber.Ctx, e *apiError) error {
+	return s.answerError(c, e, s.wires[c.Path()])
+}
+
+// answerError answers e in w's format (nil: the envelope), with its headers and outcome.
+func (s *server) answerError(c *fiber.Ctx, e *apiError, w wire) error {
+	c.Locals(localOutcome, e.Outcome)
 	for k, v := range e.Headers {
 		c.Set(k, v)
+	}
+	setRetryAfter(&c.Response().Header, e.retryAfter)
+	if w != nil {
+		status, body := w.reply(e, requestID(c))
+		return c.Status(status).JSON(body)
 	}
 	return c.Status(e.Status).JSON(errorBody{Error: errorPayload{
 		Code: e.Code, Message: e.Message, Details: e.Details, RequestID: requestID(c),
@@ -151,8 +167,7 @@ func clientGone(err error) (reason string, gone bool) {
 func (s *server) writeHandled(c *fiber.Ctx, err error) error {
 	var ae *apiError
 	if errors.As(err, &ae) {
-		c.Locals(localOutcome, ae.Outcome)
-		return writeError(c, ae)
+		return s.writeError(c, ae)
 	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
@@ -164,7 +179,7 @@ func (s *server) writeHandled(c *fiber.Ctx, err error) error {
 		case fiber.StatusMethodNotAllowed:
 			e.Message = "Method Not Allowed"
 		case fiber.StatusRequestEntityTooLarge:
-			return writeError(c, s.bodyTooLarge())
+			return s.writeError(c, s.bodyTooLarge())
 		default:
 			e.Message = "Bad Request"
 			if fe.Code >= 500 {
@@ -174,9 +189,9 @@ func (s *server) writeHandled(c *fiber.Ctx, err error) error {
 		if e.Details == nil {
 			e.Details = map[string]string{"reason": e.Message}
 		}
-		return writeError(c, e)
+		return s.writeError(c, e)
 	}
 	s.opts.Logger.Error("unhandled error", slog.String("request_id", requestID(c)), slog.String("error_type", errorType(err)))
-	return writeError(c, &apiError{Status: fiber.StatusInternalServerError, Code: CodeInternal,
+	return s.writeError(c, &apiError{Status: fiber.StatusInternalServerError, Code: CodeInternal,
 		Message: "Internal server error", Outcome: OutcomeFailed})
 }

@@ -70,10 +70,10 @@ func (gw GatewayEndpoint) WithDefaults() GatewayEndpoint {
 func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
 	d := chatDialect{}
 	if gw.ChatUpstream == nil && (gw.Generation == nil || gw.Generation.Chat == nil) {
-		return s.writeGenError(c, x, d, gatewayNotConfigured("The privacy gateway has no chat model to complete with"))
+		return s.writeGenError(c, d, gatewayNotConfigured("The privacy gateway has no chat model to complete with"))
 	}
 	invalid := func(param, msg string) error {
-		return s.writeGenError(c, x, d, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,
+		return s.writeGenError(c, d, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,
 			Outcome: OutcomeFailed, param: param})
 	}
 	// The messages as the chat dialect itself reads them (its decoder matches keys in any
@@ -98,7 +98,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		m.Wipe()
 		record.Status, record.Reason = status, reason
 		s.audit(gw.Audit, record)
-		return s.writeGenError(c, x, d, e)
+		return s.writeGenError(c, d, e)
 	}
 	ctx, done := s.workContext(c, x)
 	owned := false // a stream from the upstream takes the context over, and ends it
@@ -115,7 +115,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	found, err := conversationPII(ctx, x, ex, msgs, opts)
 	if err != nil {
 		if ref, ok := gw.PII.Gate.Refuse(x.prio, err); ok {
-			return fail("error", "detection_refused", refusalError(ref))
+			return fail("error", "detection_refused", queueRefusal(ref))
 		}
 		return fail("error", "detection_failed", s.failure(x, ctx, err))
 	}
@@ -393,7 +393,7 @@ func (s *server) serveUpstreamChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoin
 		if err != nil {
 			e := failed(err)
 			finishRecord(e, b.String(), 0)
-			return s.writeGenError(c, x, chatDialect{}, e)
+			return s.writeGenError(c, chatDialect{}, e)
 		}
 		restored, invented := m.Restore(b.String())
 		finishRecord(nil, b.String(), invented)

@@ -83,7 +83,7 @@ func Generation(ep GenerationEndpoint) []Route {
 	models := []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxPositions()}}
 	shared := &ep
 	route := func(path string, d dialect) Route {
-		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared,
+		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared, wire: d,
 			cost:  func(_ *server, c *fiber.Ctx) float64 { return d.cost(c.Body(), shared) },
 			serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGeneration(c, x, shared, d) }}
 	}
@@ -93,6 +93,7 @@ func Generation(ep GenerationEndpoint) []Route {
 		route("/", tgi{mode: tgiCompat}),
 		route("/v1/completions", completions{}),
 		{Path: "/v1/chat/completions", Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared,
+			wire: chatDialect{},
 			cost: func(s *server, c *fiber.Ctx) float64 {
 				if gw := s.opts.GatewayFace; gw != nil && c.Locals(localGateway) == true {
 					return gw.chatCost(c.Body())
@@ -106,14 +107,14 @@ func Generation(ep GenerationEndpoint) []Route {
 					if gw := s.opts.GatewayFace; gw != nil {
 						return s.serveGatewayChat(c, x, gw)
 					}
-					return s.writeGenError(c, x, chatDialect{}, gatewayNotConfigured("The privacy gateway this key's conversations go through is not running"))
+					return s.writeGenError(c, chatDialect{}, gatewayNotConfigured("The privacy gateway this key's conversations go through is not running"))
 				}
 				return s.serveGeneration(c, x, shared, chatDialect{})
 			}},
 	}
 	if tok, ok := ep.Model.(promptTokenizer); ok {
 		// Tokenizing is work on the caller's text: admitted and charged as a route is.
-		routes = append(routes, Route{Path: "/tokenize", Gate: ep.Gate, Models: models, timeout: ep.Timeout, gen: shared,
+		routes = append(routes, Route{Path: "/tokenize", Gate: ep.Gate, Models: models, timeout: ep.Timeout, gen: shared, wire: tgi{},
 			serve: func(s *server, c *fiber.Ctx, _ *exchange) error { return s.tgiTokenize(c, tok) }})
 	}
 	return routes
@@ -130,8 +131,14 @@ type dialect interface {
 	// cost is what a body will cost in tokens, estimated before it is read (the budgets
 	// charge it): every prompt, and every choice's new tokens, as read would ask for them.
 	cost(body []byte, ep *GenerationEndpoint) float64
-	// reply is a failure in the dialect's shape: the status and body of an error response,
-	// and (the body) the data of the event that ends a stream early.
+	wire
+}
+
+// A wire is a route's own error format: reply is a failure in its shape, the status and body
+// of an error response (and, the body, the data of the event that ends a stream early).
+// Every failure and refusal on the route goes through it, 401 to 503; routes without one
+// answer in the error envelope.
+type wire interface {
 	reply(e *apiError, requestID string) (status int, body any)
 }
 
@@ -169,7 +176,7 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	info := requestInfo{id: x.id, now: s.opts.Clock.Now(), version: s.opts.Version}
 	req, ans, bad := d.read(c.Body(), ep, info)
 	if bad != nil {
-		return s.writeGenError(c, x, d, bad)
+		return s.writeGenError(c, d, bad)
 	}
 	g := &genCall{s: s, x: x, d: d, model: ep.Model, start: info.now}
 	ctx, done := s.workContext(c, x)
@@ -183,9 +190,9 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	if err := g.begin(req); err != nil {
 		defer g.done()
 		if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
-			return s.writeGenError(c, x, d, refusalError(ref))
+			return s.writeGenError(c, d, queueRefusal(ref))
 		}
-		return s.writeGenError(c, x, d, s.failure(x, g.ctx, err))
+		return s.writeGenError(c, d, s.failure(x, g.ctx, err))
 	}
 	if req.stream {
 		return s.stream(c, g, ans)
@@ -194,38 +201,15 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	err := g.collect()
 	c.Locals(localStats, g.stats())
 	if err != nil {
-		return s.writeGenError(c, x, d, s.failure(x, g.ctx, err))
+		return s.writeGenError(c, d, s.failure(x, g.ctx, err))
 	}
 	c.Locals(localOutcome, OutcomeServed)
 	return c.JSON(ans.whole(g))
 }
 
 // writeGenError answers a failure in the dialect's shape, before anything was committed.
-func (s *server) writeGenError(c *fiber.Ctx, x *exchange, d dialect, e *apiError) error {
-	c.Locals(localOutcome, e.Outcome)
-	for k, v := range e.Headers {
-		c.Set(k, v)
-	}
-	status, body := d.reply(e, x.id)
-	return c.Status(status).JSON(body)
-}
-
-// refusalError is an admission refusal as a failure a dialect can word: the entity routes'
-// status, headers, code, message and details, so a client of any dialect sees the same
-// Retry-After and reason.
-func refusalError(ref admission.Refusal) *apiError {
-	e := &apiError{Status: ref.Status(), Code: admission.Code, Message: ref.Message(), Details: ref.Details(),
-		Outcome: OutcomeRefused, Headers: map[string]string{}}
-	if ref.Reason == admission.ReasonMaxWait {
-		e.Outcome = OutcomeExpired
-	}
-	if v, ok := ref.RetryAfterHeader(); ok {
-		e.Headers[fiber.HeaderRetryAfter] = v
-	}
-	if v, ok := ref.Token.Value(); ok {
-		e.Headers[admission.RetryTokenHeader] = string(v)
-	}
-	return e
+func (s *server) writeGenError(c *fiber.Ctx, d dialect, e *apiError) error {
+	return s.answerError(c, e, d)
 }
 
 // genCall is one admitted generation request on its way: its streams (several for a

@@ -191,8 +191,13 @@ func (f *fixture) send(t *testing.T, req *http.Request) response {
 	return r
 }
 
+// errorOf is a failure's code, message, details and request id, from the error envelope, an
+// OpenAI error object (the same keys) or TGI's flat error (message in "error").
 func errorOf(t *testing.T, r response) map[string]any {
 	t.Helper()
+	if msg, tgi := r.body["error"].(string); tgi && r.body["error_type"] != nil {
+		return map[string]any{"code": r.body["code"], "message": msg, "details": r.body["details"], "request_id": r.body["request_id"]}
+	}
 	e, ok := r.body["error"].(map[string]any)
 	if !ok {
 		t.Fatalf("status %d: body has no error envelope: %s", r.status, r.raw)

@@ -157,12 +157,5 @@ func (s *server) authenticate(c *fiber.Ctx) error {
 	if ref == nil {
 		return c.Next()
 	}
-	e := &apiError{Status: ref.Status, Code: ref.Code, Message: ref.Message, Headers: ref.Headers, Outcome: OutcomeRefused}
-	if ref.Details != nil {
-		e.Details = ref.Details
-	}
-	if ref.Status != fiber.StatusTooManyRequests {
-		e.Outcome = OutcomeFailed
-	}
-	return e
+	return authRefusal(ref)
 }

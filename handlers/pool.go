@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -97,7 +96,7 @@ func (s *server) lend(c *fiber.Ctx, x *exchange, ex Extractor, pooled string, ke
 	case errors.As(err, &loading):
 		e := s.notReady("The model is loading; retry after the Retry-After", CodeModelLoading)
 		e.Code = CodeModelLoading
-		e.Headers = map[string]string{fiber.HeaderRetryAfter: strconv.Itoa(int((loading.Remaining + time.Second - 1) / time.Second))}
+		e.retryAfter = admission.ServerRetryAfter.Wait(loading.Remaining)
 		return nil, nil, e
 	default:
 		return nil, nil, s.failure(x, c.UserContext(), err)

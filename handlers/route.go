@@ -35,6 +35,8 @@ type Route struct {
 	// gen is the endpoint of a generation route (nil for the others): its models are what
 	// OpenAI's GET /v1/models and TGI's GET /info describe.
 	gen *GenerationEndpoint
+	// wire is the route's own error format (nil: the error envelope).
+	wire wire
 	// cost estimates a request's tokens for the budgets before its body is read (it sees who
 	// is calling: a key may send it elsewhere); nil: textCost.
 	cost func(s *server, c *fiber.Ctx) float64
@@ -164,7 +166,7 @@ func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError 
 		e.Status, e.Code, e.Outcome = fiber.StatusUnprocessableEntity, CodeValidation, OutcomeFailed
 		e.Message = generationLimitMessage(err)
 	case errors.Is(err, generate.ErrStarved):
-		e.Status, e.Code, e.Outcome = fiber.StatusServiceUnavailable, admission.Code, OutcomeFailed
+		e.Status, e.Code, e.Outcome = fiber.StatusServiceUnavailable, CodeBackpressure, OutcomeFailed
 		e.Message = "the server was too busy to go on with this generation; retry later"
 	default:
 		e.Status, e.Code, e.Outcome, e.Message = fiber.StatusInternalServerError, CodeInternal, OutcomeFailed, "Internal server error"
@@ -199,8 +201,8 @@ func (s *server) countAborted(ctx context.Context, r *Route, otherwise string) {
 func (s *server) notReady(message, reason string) *apiError {
 	e := &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeNotReady, Outcome: OutcomeRefused,
 		Message: message, Details: map[string]string{"reason": reason}}
-	if secs := int((s.opts.RetryAfter + time.Second - 1) / time.Second); secs > 0 {
-		e.Headers = map[string]string{fiber.HeaderRetryAfter: strconv.Itoa(secs)}
+	if s.opts.RetryAfter > 0 {
+		e.retryAfter = admission.ServerRetryAfter.Wait(s.opts.RetryAfter)
 	}
 	return e
 }

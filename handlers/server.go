@@ -19,6 +19,8 @@ type server struct {
 	opts Options
 	// known maps every route path to itself, for telling a wrong method from an unknown path.
 	known map[string]string
+	// wires are the paths with an error format of their own (Route.wire).
+	wires map[string]wire
 	// piiDefaults is built once: entities.PIIOptions compiles and copies the pattern list.
 	piiDefaults entities.Options
 	// refusalBufs holds *[]byte scratch space for refusal bodies.
@@ -34,7 +36,7 @@ func New(opts Options) (*fiber.App, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	s := &server{opts: opts, known: map[string]string{}, piiDefaults: entities.PIIOptions(), refusalLogs: map[string]*refusalSampler{}}
+	s := &server{opts: opts, known: map[string]string{}, wires: map[string]wire{}, piiDefaults: entities.PIIOptions(), refusalLogs: map[string]*refusalSampler{}}
 	s.refusalBufs.New = func() any { b := make([]byte, 0, 512); return &b }
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice",
@@ -78,6 +80,9 @@ func New(opts Options) (*fiber.App, error) {
 		r := &s.opts.Routes[i]
 		app.Post(r.Path, s.handle(r))
 		s.known[r.Path] = r.Path
+		if r.wire != nil {
+			s.wires[r.Path] = r.wire
+		}
 		opts.Metrics.attach(r.Path)
 		if opts.RefusalLogsPerSecond > 0 {
 			s.refusalLogs[r.Path] = &refusalSampler{perSecond: opts.RefusalLogsPerSecond}
@@ -90,6 +95,7 @@ func New(opts Options) (*fiber.App, error) {
 	if ep := s.generation(); ep != nil {
 		app.Get("/info", s.tgiInfo(ep))
 		s.known["/info"] = "/info"
+		s.wires["/info"], s.wires["/v1/models"] = tgi{}, completions{}
 	}
 	opts.Metrics.attach(routeUnrouted)
 	(&edges{s: s, app: app}).install()

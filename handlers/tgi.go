@@ -8,7 +8,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/generate"
 )
 
@@ -169,11 +168,13 @@ func (t tgi) read(body []byte, ep *GenerationEndpoint, _ requestInfo) (genReques
 // errors.
 func (tgi) reply(e *apiError, requestID string) (int, any) {
 	kind, msg := "generation", e.Message
-	switch e.Code {
-	case CodeValidation:
+	switch {
+	case e.Code == CodeValidation:
 		kind, msg = "validation", "Input validation error: "+msg
-	case admission.Code:
+	case e.Code == CodeBackpressure || e.Status == fiber.StatusTooManyRequests:
 		kind = "overloaded"
+	case e.Status < 500 && e.Status != statusClientClosed:
+		kind = "validation" // the request's fault: its credentials, size or shape
 	}
 	return e.Status, tgiError{Error: msg, ErrorType: kind, Code: e.Code, Details: e.Details, RequestID: requestID}
 }

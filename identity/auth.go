@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/sluice-serving/sluice/bucket"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/settings"
 )
@@ -107,14 +106,30 @@ type Principal struct {
 	Gateway bool
 }
 
-// Refusal is an authentication or authorization failure, in OpenMed's words.
+// Refusal is why a request is not let through. The handlers answer it in the route's own
+// wire format (OpenMed's 401, 403 and 429 on its routes).
 type Refusal struct {
-	Status  int
-	Code    string
-	Message string
-	Details map[string]any // nil: none
-	Headers map[string]string
+	Reason Reason
+	// RequiredScopes are the route's scopes, for Forbidden.
+	RequiredScopes []string
+	// Wait is how long until the client's next failed attempt is heard, for TooManyFailures.
+	Wait time.Duration
 }
+
+// Reason is the kind of a Refusal; its value is OpenMed's error code for it.
+type Reason string
+
+const (
+	// NoCredential: the route needs one and the request sent none.
+	NoCredential Reason = "authentication_required"
+	// BadCredential: the key is unknown, the token does not verify, or the scheme is not one
+	// of ours.
+	BadCredential Reason = "invalid_credentials"
+	// Forbidden: the credential is good and lacks one of the route's scopes.
+	Forbidden Reason = "forbidden"
+	// TooManyFailures: the client's address has failed too often of late.
+	TooManyFailures Reason = "auth_rate_limited"
+)
 
 // Authenticator checks requests' credentials. It is safe for concurrent use; SetKeys swaps
 // the keys for later requests.
@@ -125,15 +140,9 @@ type Authenticator struct {
 	open   bool
 	clk    clock.Clock
 
-	rate  float64
-	burst int
-	mu    sync.Mutex
-	peers map[string]*bucket
-}
-
-type bucket struct {
-	tokens float64
-	at     time.Time
+	failures bucket.Limit // Burst 0: no limit
+	mu       sync.Mutex
+	peers    map[string]*bucket.Bucket
 }
 
 // New validates cfg and returns an Authenticator.
@@ -142,7 +151,10 @@ func New(cfg Config, clk clock.Clock) (*Authenticator, error) {
 		return nil, err
 	}
 	a := &Authenticator{scopes: map[string][]string{}, open: cfg.Open, clk: clk,
-		rate: cfg.FailureRate, burst: cfg.FailureBurst, peers: map[string]*bucket{}}
+		peers: map[string]*bucket.Bucket{}}
+	if cfg.FailureRate > 0 && cfg.FailureBurst > 0 {
+		a.failures = bucket.Limit{PerSecond: cfg.FailureRate, Burst: float64(cfg.FailureBurst)}
+	}
 	for route, s := range DefaultRouteScopes {
 		a.scopes[route] = s
 	}
@@ -177,13 +189,13 @@ func (a *Authenticator) Check(method, path string, header func(string) string, c
 	if openPaths[path] {
 		return Principal{}, nil
 	}
-	if method == http.MethodHead {
-		method = http.MethodGet // the router answers HEAD with the GET route
+	if method == "HEAD" {
+		method = "GET" // the router answers HEAD with the GET route
 	}
 	route := method + " " + path
 	p, refusal := a.authenticate(header)
 	if refusal != nil {
-		if refusal.Code == "authentication_required" && len(a.scopes[route]) == 0 && a.open {
+		if refusal.Reason == NoCredential && len(a.scopes[route]) == 0 && a.open {
 			return Principal{}, nil // an open route, and no credential to check
 		}
 		if limited := a.failed(PeerKey(client)); limited != nil {
@@ -196,29 +208,14 @@ func (a *Authenticator) Check(method, path string, header func(string) string, c
 	}
 	scopes := a.scopes[route]
 	if !satisfies(p.Scopes, scopes) {
-		return p, &Refusal{Status: http.StatusForbidden, Code: "forbidden",
-			Message: "Authenticated principal does not have the required scope",
-			Details: map[string]any{"required_scopes": scopes},
-			Headers: map[string]string{"WWW-Authenticate": `Bearer error="insufficient_scope", scope="` + strings.Join(scopes, " ") + `"`}}
+		return p, &Refusal{Reason: Forbidden, RequiredScopes: scopes}
 	}
 	return p, nil
 }
 
-// acceptedForms is what a 401 says a credential may be.
-var acceptedForms = map[string]any{"accepted_credentials": []string{"X-API-Key: <key>", "Authorization: ApiKey <key>",
-	"Authorization: Bearer <key>", "Authorization: Bearer <JWT>"}}
+func required() *Refusal { return &Refusal{Reason: NoCredential} }
 
-func required() *Refusal {
-	return &Refusal{Status: http.StatusUnauthorized, Code: "authentication_required",
-		Message: "Authentication credentials were not provided: send an API key (X-API-Key, or Authorization: ApiKey or Bearer) or a bearer JWT",
-		Details: acceptedForms, Headers: map[string]string{"WWW-Authenticate": "Bearer, ApiKey"}}
-}
-
-func invalid() *Refusal {
-	return &Refusal{Status: http.StatusUnauthorized, Code: "invalid_credentials",
-		Message: "Authentication credentials are invalid: send an API key (X-API-Key, or Authorization: ApiKey or Bearer) or a bearer JWT",
-		Details: acceptedForms, Headers: map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", ApiKey`}}
-}
+func invalid() *Refusal { return &Refusal{Reason: BadCredential} }
 
 // looksLikeJWT says whether a bearer value has a JWT's compact shape (three base64url parts
 // joined by dots), which no API key has.
@@ -279,10 +276,10 @@ func (a *Authenticator) byKey(key string) (Principal, *Refusal) {
 	return Principal{Tenant: k.Tenant, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes, Allowance: k.Allowance, Gateway: k.Gateway}, nil
 }
 
-// failed counts a failed attempt from peer and returns the 429 once its bucket is empty. A
-// peer that never failed has no bucket until it does.
+// failed counts a failed attempt from peer and refuses it once its bucket is empty. A peer
+// that never failed has no bucket until it does.
 func (a *Authenticator) failed(peer string) *Refusal {
-	if a.rate <= 0 || a.burst <= 0 {
+	if a.failures.Burst == 0 {
 		return nil
 	}
 	now := a.clk.Now()
@@ -293,30 +290,15 @@ func (a *Authenticator) failed(peer string) *Refusal {
 		if len(a.peers) >= maxPeers {
 			a.forgetFull(now)
 		}
-		b = &bucket{tokens: float64(a.burst), at: now}
+		full := bucket.Full(a.failures, now)
+		b = &full
 		a.peers[peer] = b
 	}
-	b.tokens = a.refilled(b, now)
-	b.at = now
-	if b.tokens < 1 {
-		return a.tooMany(b.tokens)
+	if wait := b.Wait(a.failures, now, 1); wait > 0 {
+		return &Refusal{Reason: TooManyFailures, Wait: wait}
 	}
-	b.tokens--
+	b.Take(1)
 	return nil
-}
-
-// refilled is what b holds at now: its tokens and what the rate gave back since, up to the
-// burst.
-func (a *Authenticator) refilled(b *bucket, now time.Time) float64 {
-	return min(float64(a.burst), b.tokens+now.Sub(b.at).Seconds()*a.rate)
-}
-
-// tooMany is the 429 of a bucket holding tokens (< 1).
-func (a *Authenticator) tooMany(tokens float64) *Refusal {
-	wait := (1 - tokens) / a.rate
-	secs := int(math.Ceil(wait))
-	return &Refusal{Status: http.StatusTooManyRequests, Code: "auth_rate_limited", Message: "Too many failed authentication attempts",
-		Details: map[string]any{"retry_after_seconds": wait}, Headers: map[string]string{"Retry-After": strconv.Itoa(max(secs, 1))}}
 }
 
 // maxPeers bounds the failure buckets kept: peers whose bucket has refilled are forgotten first.
@@ -324,7 +306,7 @@ const maxPeers = 1 << 16
 
 func (a *Authenticator) forgetFull(now time.Time) {
 	for peer, b := range a.peers {
-		if a.refilled(b, now) >= float64(a.burst) {
+		if b.Full(a.failures, now) {
 			delete(a.peers, peer)
 		}
 	}

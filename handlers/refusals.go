@@ -1,0 +1,249 @@
+package handlers
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/identity"
+)
+
+// This file answers every refusal: a queue's (admission.Refusal, 503), a caller's budget's
+// (admission.BudgetRefusal, 429) and the credentials' (identity.Refusal, 401, 403, 429). The
+// packages decide; the wire words, statuses and headers are here. A route with a wire format
+// of its own (TGI's, OpenAI's) gets each in that format, through its reply; the entity routes'
+// envelope is written without encoding/json into a reused buffer, so that a flood of refusals
+// costs microseconds and no garbage.
+
+// CodeBackpressure is the code of a request the server is too busy to queue.
+const CodeBackpressure = "backpressure"
+
+// setRetryAfter writes the Retry-After header, d in whole seconds (an admission rule has
+// rounded it); 0 writes none.
+func setRetryAfter(h *fasthttp.ResponseHeader, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	var num [20]byte
+	h.SetBytesV(fiber.HeaderRetryAfter, admission.AppendRetryAfter(num[:0], d))
+}
+
+// writeRefusal answers a request a queue's gate shed.
+func (s *server) writeRefusal(c *fiber.Ctx, ref admission.Refusal) error {
+	if s.wires[c.Path()] != nil {
+		_ = s.writeError(c, queueRefusal(ref))
+		return errRefused
+	}
+	outcome := OutcomeRefused
+	if ref.Reason == admission.ReasonMaxWait {
+		outcome = OutcomeExpired
+	}
+	c.Locals(localOutcome, outcome)
+	h := &c.Response().Header
+	setRetryAfter(h, ref.RetryAfter)
+	if v, ok := ref.Token.Value(); ok {
+		h.SetBytesV(admission.RetryTokenHeader, v)
+	}
+	c.Status(fiber.StatusServiceUnavailable)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	buf := s.refusalBufs.Get().(*[]byte)
+	*buf = appendQueueRefusal((*buf)[:0], ref, requestID(c))
+	c.Response().SetBody(*buf) // copies into the response's own pooled buffer
+	s.refusalBufs.Put(buf)
+	return errRefused
+}
+
+// queueRefusal is a gate's refusal as a failure any wire format can word.
+func queueRefusal(ref admission.Refusal) *apiError {
+	e := &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeBackpressure, Message: queueMessage(ref),
+		Details: queueDetails(ref), Outcome: OutcomeRefused, retryAfter: ref.RetryAfter}
+	if ref.Reason == admission.ReasonMaxWait {
+		e.Outcome = OutcomeExpired
+	}
+	if v, ok := ref.Token.Value(); ok {
+		e.Headers = map[string]string{admission.RetryTokenHeader: string(v)}
+	}
+	return e
+}
+
+// queueMessage is OpenMed's message for a saturated queue.
+func queueMessage(ref admission.Refusal) string {
+	if ref.Priority == admission.Bulk {
+		return "bulk inference queue is saturated; retry later"
+	}
+	return "interactive inference queue is saturated; retry later"
+}
+
+// queueDetails are a queue refusal's details: aggregate queue state and configuration only.
+// retry_after_seconds is null when no header is sent.
+func queueDetails(ref admission.Refusal) map[string]any {
+	var retry any
+	if s := int(ref.RetryAfter / time.Second); s > 0 {
+		retry = float64(s)
+	}
+	return map[string]any{
+		"priority":            ref.Priority.String(),
+		"queue":               ref.Queue,
+		"queue_depth":         ref.Depth,
+		"queue_capacity":      ref.Capacity,
+		"retry_after_seconds": retry,
+		"reason":              string(ref.Reason),
+		"low_watermark":       ref.LowWatermark,
+		"max_wait_ms":         ref.MaxWait.Milliseconds(),
+	}
+}
+
+// appendQueueRefusal appends the envelope of a queue refusal to dst, the same JSON as
+// queueRefusal's in the envelope; it does not allocate when dst has room.
+func appendQueueRefusal(dst []byte, ref admission.Refusal, requestID string) []byte {
+	dst = append(dst, `{"error":{"code":"`+CodeBackpressure+`","message":`...)
+	dst = appendJSONString(dst, queueMessage(ref))
+	dst = append(dst, `,"details":{"priority":`...)
+	dst = appendJSONString(dst, ref.Priority.String())
+	dst = append(dst, `,"queue":`...)
+	dst = appendJSONString(dst, ref.Queue)
+	dst = append(dst, `,"queue_depth":`...)
+	dst = strconv.AppendInt(dst, int64(ref.Depth), 10)
+	dst = append(dst, `,"queue_capacity":`...)
+	dst = strconv.AppendInt(dst, int64(ref.Capacity), 10)
+	dst = append(dst, `,"retry_after_seconds":`...)
+	if s := int64(ref.RetryAfter / time.Second); s > 0 {
+		dst = strconv.AppendInt(dst, s, 10)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"reason":`...)
+	dst = appendJSONString(dst, string(ref.Reason))
+	dst = append(dst, `,"low_watermark":`...)
+	dst = strconv.AppendInt(dst, int64(ref.LowWatermark), 10)
+	dst = append(dst, `,"max_wait_ms":`...)
+	dst = strconv.AppendInt(dst, ref.MaxWait.Milliseconds(), 10)
+	dst = append(dst, `},"request_id":`...)
+	dst = appendJSONString(dst, requestID)
+	return append(dst, "}}"...)
+}
+
+// writeBudgetRefusal answers 429 rate_limited, with Retry-After and both dimensions'
+// x-ratelimit-* headers.
+func (s *server) writeBudgetRefusal(c *fiber.Ctx, ref *admission.BudgetRefusal) error {
+	h := &c.Response().Header
+	setRateLimitHeaders(h, ref)
+	if s.wires[c.Path()] != nil {
+		_ = s.writeError(c, budgetRefusal(ref))
+		return errRefused
+	}
+	c.Locals(localOutcome, OutcomeRefused)
+	setRetryAfter(h, ref.RetryAfter)
+	c.Status(fiber.StatusTooManyRequests)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	secs := int64(ref.RetryAfter / time.Second)
+	buf := s.refusalBufs.Get().(*[]byte)
+	b := append((*buf)[:0], `{"error":{"code":"`+CodeRateLimited+`","message":"`...)
+	b = appendBudgetMessage(b, ref)
+	b = append(b, `","details":{"reason":"`...)
+	b = append(b, ref.Reason...) // one of admission's fixed reasons
+	b = append(b, `","retry_after_seconds":`...)
+	b = strconv.AppendInt(b, secs, 10)
+	b = append(b, `},"request_id":"`...)
+	b = append(b, requestID(c)...) // our own hex, or a client's checked to be plain
+	b = append(b, `"}}`...)
+	c.Response().SetBody(b)
+	*buf = b
+	s.refusalBufs.Put(buf)
+	return errRefused
+}
+
+// budgetRefusal is a budget's refusal as a failure any wire format can word.
+func budgetRefusal(ref *admission.BudgetRefusal) *apiError {
+	secs := int64(ref.RetryAfter / time.Second)
+	return &apiError{Status: fiber.StatusTooManyRequests, Code: CodeRateLimited, Message: string(appendBudgetMessage(nil, ref)),
+		Details: map[string]any{"reason": ref.Reason, "retry_after_seconds": secs}, Outcome: OutcomeRefused, retryAfter: ref.RetryAfter}
+}
+
+func appendBudgetMessage(b []byte, ref *admission.BudgetRefusal) []byte {
+	if ref.Reason == admission.BudgetTooLarge {
+		return append(b, "This request is larger than the caller's whole token budget; it cannot be served as it is"...)
+	}
+	b = append(b, "Rate limit exceeded for this caller; retry after "...)
+	b = strconv.AppendInt(b, int64(ref.RetryAfter/time.Second), 10)
+	return append(b, " seconds"...)
+}
+
+// acceptedForms is what a 401 says a credential may be.
+var acceptedForms = map[string]any{"accepted_credentials": []string{"X-API-Key: <key>", "Authorization: ApiKey <key>",
+	"Authorization: Bearer <key>", "Authorization: Bearer <JWT>"}}
+
+// authRefusal is the answer to a request its credentials do not let through, in OpenMed's
+// words.
+func authRefusal(ref *identity.Refusal) *apiError {
+	e := &apiError{Code: string(ref.Reason), Outcome: OutcomeFailed}
+	switch ref.Reason {
+	case identity.NoCredential:
+		e.Status, e.Details = fiber.StatusUnauthorized, acceptedForms
+		e.Message = "Authentication credentials were not provided: send an API key (X-API-Key, or Authorization: ApiKey or Bearer) or a bearer JWT"
+		e.Headers = map[string]string{fiber.HeaderWWWAuthenticate: "Bearer, ApiKey"}
+	case identity.Forbidden:
+		e.Status, e.Message = fiber.StatusForbidden, "Authenticated principal does not have the required scope"
+		e.Details = map[string]any{"required_scopes": ref.RequiredScopes}
+		e.Headers = map[string]string{fiber.HeaderWWWAuthenticate: `Bearer error="insufficient_scope", scope="` + strings.Join(ref.RequiredScopes, " ") + `"`}
+	case identity.TooManyFailures:
+		e.Status, e.Message, e.Outcome = fiber.StatusTooManyRequests, "Too many failed authentication attempts", OutcomeRefused
+		e.retryAfter = admission.CallerRetryAfter.Wait(ref.Wait)
+		e.Details = map[string]any{"retry_after_seconds": int64(e.retryAfter / time.Second)}
+	default: // identity.BadCredential
+		e.Status, e.Details = fiber.StatusUnauthorized, acceptedForms
+		e.Message = "Authentication credentials are invalid: send an API key (X-API-Key, or Authorization: ApiKey or Bearer) or a bearer JWT"
+		e.Headers = map[string]string{fiber.HeaderWWWAuthenticate: `Bearer error="invalid_token", ApiKey`}
+	}
+	return e
+}
+
+// appendJSONString appends s as a JSON string. Control characters, quotes and backslashes are
+// escaped; bytes that are not valid UTF-8 become U+FFFD, as encoding/json does.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	if plainJSON(s) {
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+// plainJSON reports whether s is printable ASCII without quotes or backslashes, which is every
+// string a refusal holds but an odd request id: those are copied as they are.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}

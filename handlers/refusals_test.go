@@ -1,0 +1,129 @@
+package handlers
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"github.com/sluice-serving/sluice/admission"
+)
+
+func TestQueueRefusalAnswer(t *testing.T) {
+	r := admission.Refusal{Reason: admission.ReasonMaxWait, Priority: admission.Bulk, Queue: "pii_extract", Depth: 300,
+		Capacity: 256, LowWatermark: 128, MaxWait: time.Second, RetryAfter: 7 * time.Second}
+	e := queueRefusal(r)
+	if e.Status != 503 || e.Message != "bulk inference queue is saturated; retry later" || e.retryAfter != 7*time.Second ||
+		e.Outcome != OutcomeExpired {
+		t.Fatalf("%+v", e)
+	}
+	d := queueDetails(r)
+	want := map[string]any{"priority": "bulk", "queue": "pii_extract", "queue_depth": 300,
+		"queue_capacity": 256, "retry_after_seconds": 7.0, "reason": "max_wait",
+		"low_watermark": 128, "max_wait_ms": int64(1000)}
+	if len(d) != len(want) {
+		t.Fatalf("details %v, want %v", d, want)
+	}
+	for k, v := range want {
+		if d[k] != v {
+			t.Errorf("details[%s] = %#v, want %#v", k, d[k], v)
+		}
+	}
+	r.RetryAfter = 0
+	if d := queueDetails(r); d["retry_after_seconds"] != nil {
+		t.Fatalf("retry_after_seconds = %v without a header, want null", d["retry_after_seconds"])
+	}
+	if queueMessage(admission.Refusal{Priority: admission.Interactive}) != "interactive inference queue is saturated; retry later" {
+		t.Fatal("interactive message")
+	}
+	var h fasthttp.ResponseHeader
+	if n := testing.AllocsPerRun(100, func() { setRetryAfter(&h, 60*time.Second) }); n != 0 || string(h.Peek("Retry-After")) != "60" {
+		t.Fatalf("setRetryAfter: %v allocs, %q", n, h.Peek("Retry-After"))
+	}
+	buf := make([]byte, 0, 1024)
+	r.RetryAfter = 4 * time.Second
+	if n := testing.AllocsPerRun(1000, func() { buf = appendQueueRefusal(buf[:0], r, "req-1") }); n != 0 {
+		t.Fatalf("appendQueueRefusal: %v allocs", n)
+	}
+}
+
+// TestAppendedRefusalIsTheEnvelope: the envelope written without encoding/json is the one
+// encoding/json writes for the same refusal, odd request ids included.
+func TestAppendedRefusalIsTheEnvelope(t *testing.T) {
+	for _, r := range []admission.Refusal{
+		{Reason: admission.ReasonHighWatermark, Priority: admission.Interactive, Queue: "analyze", Depth: 256, Capacity: 256,
+			LowWatermark: 128, MaxWait: time.Second, RetryAfter: 4 * time.Second},
+		{Reason: admission.ReasonSaturated, Priority: admission.Bulk, Queue: "pii_extract", Depth: 3, Capacity: 2},
+	} {
+		for _, id := range []string{"abc-123", "quote\"back\\slash\n\x01", "caf\u00e9 \xff"} {
+			var got, want any
+			if err := json.Unmarshal(appendQueueRefusal(nil, r, id), &got); err != nil {
+				t.Fatalf("invalid JSON: %v", err)
+			}
+			e := queueRefusal(r)
+			raw, _ := json.Marshal(errorBody{Error: errorPayload{Code: e.Code, Message: e.Message, Details: e.Details, RequestID: id}})
+			_ = json.Unmarshal(raw, &want)
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(want)
+			if string(g) != string(w) {
+				t.Fatalf("appended %s\nencoded  %s", g, w)
+			}
+		}
+	}
+}
+
+// BenchmarkRefusalVsBare200 answers a POST through fiber's full handler chain, in one run: a
+// bare 200, a gate's refusal written by writeRefusal (the reused buffer), and the same refusal
+// written as other errors are (c.JSON of the envelope). The body is never read.
+func BenchmarkRefusalVsBare200(b *testing.B) {
+	src := newFakeLoad(8)
+	src.setWaiting(1000)
+	g := newTestGate(b, "bench", src, time.Second)
+	s := &server{wires: map[string]wire{}}
+	s.refusalBufs.New = func() any { buf := make([]byte, 0, 512); return &buf }
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Post("/bare", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusOK) })
+	refuse := func(write func(c *fiber.Ctx, ref admission.Refusal) error) fiber.Handler {
+		return func(c *fiber.Ctx) error {
+			p, err := admission.ParsePriority(c.Get(admission.PriorityHeader))
+			if err != nil {
+				return c.SendStatus(fiber.StatusBadRequest)
+			}
+			if ref, ok := g.Admit(p); !ok {
+				_ = write(c, ref)
+				return nil
+			}
+			return c.SendStatus(fiber.StatusOK)
+		}
+	}
+	app.Post("/refuse/append", refuse(s.writeRefusal))
+	app.Post("/refuse/map", refuse(func(c *fiber.Ctx, ref admission.Refusal) error { return s.writeError(c, queueRefusal(ref)) }))
+	h := app.Handler()
+	body := []byte(`{"text": "a clinical note of some length that is never parsed on a refusal"}`)
+	for _, path := range []string{"/bare", "/refuse/append", "/refuse/map"} {
+		b.Run(path[1:], func(b *testing.B) {
+			var fctx fasthttp.RequestCtx
+			fctx.Request.Header.SetMethod(fiber.MethodPost)
+			fctx.Request.SetRequestURI(path)
+			fctx.Request.Header.SetContentType(fiber.MIMEApplicationJSON)
+			fctx.Request.Header.Set(admission.PriorityHeader, "bulk")
+			fctx.Request.SetBody(body)
+			h(&fctx)
+			want := fiber.StatusServiceUnavailable
+			if path == "/bare" {
+				want = fiber.StatusOK
+			}
+			if got := fctx.Response.StatusCode(); got != want {
+				b.Fatalf("status %d, want %d: %s", got, want, fctx.Response.Body())
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				fctx.Response.Reset()
+				h(&fctx)
+			}
+		})
+	}
+}
