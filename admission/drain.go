@@ -88,4 +88,3 @@ func saturationFactor(busyWorkers, workers int, streak int64) float64 {
 	st := min(float64(streak)/streakScale, 1)
 	return 1 + occupancyWeight*occ + streakWeight*st
 }
-
