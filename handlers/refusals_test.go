@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/identity"
 )
 
 func TestQueueRefusalAnswer(t *testing.T) {
@@ -125,5 +127,73 @@ func BenchmarkRefusalVsBare200(b *testing.B) {
 				h(&fctx)
 			}
 		})
+	}
+}
+
+// shapeOf names the wire format of an error body: "tgi" (a flat error string with its type),
+// "openai" (an error object with a type) or "envelope" (an error object with a code and no
+// type).
+func shapeOf(r response) string {
+	if _, ok := r.body["error"].(string); ok && r.body["error_type"] != nil {
+		return "tgi"
+	}
+	if e, ok := r.body["error"].(map[string]any); ok {
+		if _, typed := e["type"]; typed {
+			return "openai"
+		}
+		return "envelope"
+	}
+	return "none"
+}
+
+// wantShape is the wire format each route answers its failures in.
+func wantShape(path string) string {
+	switch path {
+	case "/generate", "/generate_stream", "/", "/tokenize":
+		return "tgi"
+	case "/v1/completions", "/v1/chat/completions":
+		return "openai"
+	}
+	return "envelope"
+}
+
+// TestEveryRefusalSpeaksTheRoutesDialect: a missing or wrong credential (401), a missing scope
+// (403), a body past the limit (413), a budget's 429 and a queue's 503 come on TGI's routes in
+// TGI's shape, on OpenAI's in OpenAI's, elsewhere in the envelope; each with the same status
+// and code, and Retry-After where there is one. (The refusals made before a route's own code
+// ran all came in the envelope.)
+func TestEveryRefusalSpeaksTheRoutesDialect(t *testing.T) {
+	budgets := map[string]string{"spent": `{"requests_per_minute":0.000001,"request_burst":1}`}
+	f, _ := everyRouteFixture(t, withTenants(t, budgets), func(o *fixtureOptions) {
+		keys, err := identity.ParseKeys([]byte(`[{"id":"spent","key_hash":"` + identity.HashKey("spent-key") +
+			`","tenant":"spent","scopes":"*","budget":{"requests_per_minute":0.000001,"request_burst":1}},` +
+			`{"id":"reader","key_hash":"` + identity.HashKey("reader-key") + `","tenant":"reader","scopes":"models:read"}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Auth.SetKeys(keys)
+	})
+	big := `{"text":"` + strings.Repeat("a", 70<<10) + `"}`
+	for _, path := range postPaths {
+		if path == "/models/unload" {
+			continue
+		}
+		want := wantShape(path)
+		check := func(what string, r response, status int, code string) {
+			t.Helper()
+			if r.status != status || shapeOf(r) != want || errorOf(t, r)["code"] != code {
+				t.Errorf("%s %s: %d %s, want %d %s in the %s shape", path, what, r.status, r.raw, status, code, want)
+			}
+		}
+		check("without a key", f.do(t, "POST", path, workBodies[path]), 401, "authentication_required")
+		check("with a wrong key", f.do(t, "POST", path, workBodies[path], "X-API-Key", "nope"), 401, "invalid_credentials")
+		check("without the scope", f.do(t, "POST", path, workBodies[path], "X-API-Key", "reader-key"), 403, "forbidden")
+		check("too large", f.do(t, "POST", path, big, "X-API-Key", "spent-key"), 413, CodeTooLarge)
+		f.do(t, "POST", path, workBodies[path], "X-API-Key", "spent-key") // the one request the budget holds
+		r := f.do(t, "POST", path, workBodies[path], "X-API-Key", "spent-key")
+		check("past its budget", r, 429, CodeRateLimited)
+		if r.header.Get("Retry-After") == "" {
+			t.Errorf("%s past its budget: no Retry-After", path)
+		}
 	}
 }
