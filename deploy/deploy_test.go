@@ -37,7 +37,7 @@ import (
 const (
 	dockerfilePath = "../Dockerfile.gpu"
 	fetchORTPath   = "../scripts/fetch-onnxruntime.sh"
-	readmePath     = "../README.md"
+	metricsPath    = "../docs/METRICS.md"
 	serveConfig    = "../cmd/serve/config.go"
 	serveMain      = "../cmd/serve/main.go"
 	dashboardPath  = "grafana/sluice.json"
@@ -837,7 +837,7 @@ func manifestProblems(m manifests, img image, srv server, families map[string]fa
 			continue
 		}
 		if _, ok := families[name]; !ok {
-			bad("HorizontalPodAutoscaler %s: metric %s is not a family the server exports (README.md's metrics table)", hpa.Name, name)
+			bad("HorizontalPodAutoscaler %s: metric %s is not a family the server exports (docs/METRICS.md's table)", hpa.Name, name)
 		}
 	}
 	return problems
@@ -941,13 +941,13 @@ func readServer(t *testing.T) server {
 
 // ---- the metrics and the dashboard ----------------------------------------------------------
 
-// family is a row of README.md's metrics table.
+// family is a row of docs/METRICS.md's table.
 type family struct{ name, kind string }
 
-// readMetricFamilies is the metrics table of README.md: what the server exports.
+// readMetricFamilies is the table of docs/METRICS.md: what the server exports.
 func readMetricFamilies(t *testing.T) map[string]family {
 	t.Helper()
-	f, err := os.Open(readmePath)
+	f, err := os.Open(metricsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -958,17 +958,17 @@ func readMetricFamilies(t *testing.T) map[string]family {
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		switch {
-		case strings.HasPrefix(line, "## "):
-			in = line == "## Metrics"
+		case strings.HasPrefix(line, "# "):
+			in = line == "# Metrics"
 		case in && strings.HasPrefix(line, "| `sluice_"):
 			cells := strings.Split(line, "|")
 			if len(cells) < 4 {
-				t.Fatalf("%s: malformed metrics row %q", readmePath, line)
+				t.Fatalf("%s: malformed metrics row %q", metricsPath, line)
 			}
 			name := strings.Trim(strings.TrimSpace(cells[1]), "`")
 			kind := strings.TrimSpace(cells[2])
 			if !slices.Contains([]string{"counter", "gauge", "histogram", "summary"}, kind) {
-				t.Fatalf("%s: %s has type %q", readmePath, name, kind)
+				t.Fatalf("%s: %s has type %q", metricsPath, name, kind)
 			}
 			families[name] = family{name, kind}
 		}
@@ -977,7 +977,7 @@ func readMetricFamilies(t *testing.T) map[string]family {
 		t.Fatal(err)
 	}
 	if len(families) == 0 {
-		t.Fatalf("%s: no sluice_ rows in the table under \"## Metrics\"", readmePath)
+		t.Fatalf("%s: no sluice_ rows in the table under \"# Metrics\"", metricsPath)
 	}
 	return families
 }
@@ -1029,7 +1029,7 @@ type panel struct {
 	} `json:"targets"`
 }
 
-// TestDashboardUsesTheServersMetrics holds the dashboard to the metrics table of README.md.
+// TestDashboardUsesTheServersMetrics holds the dashboard to the table of docs/METRICS.md.
 func TestDashboardUsesTheServersMetrics(t *testing.T) {
 	families := readMetricFamilies(t)
 	src, err := os.ReadFile(dashboardPath)
@@ -1099,7 +1099,7 @@ func dashboardProblems(src []byte, families map[string]family) []string {
 		for _, n := range names {
 			f, ok := familyOf(n, families)
 			if !ok {
-				bad("%s: %s is not a series the server exports (README.md's metrics table)", where, n)
+				bad("%s: %s is not a series the server exports (docs/METRICS.md's table)", where, n)
 				continue
 			}
 			if count {

@@ -9,8 +9,9 @@ import (
 )
 
 // TestOpenMedSettingsAreHonouredRefusedOrNamed: each kind of OpenMed variable comes to what
-// README's table says: translated (fractions rounded up, OpenMed's fallbacks kept, a Sluice
-// variable winning), a start refused for security Sluice lacks, or named as without effect.
+// the OpenMed table of docs/CONFIGURATION.md says: translated (fractions rounded up, OpenMed's
+// fallbacks kept, a Sluice variable winning), a start refused for security Sluice lacks, or
+// named as without effect.
 func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	cfg, err := loadConfig([]string{
 		"OPENMED_PROFILE=test", "OPENMED_SERVICE_BATCH_MAX_WAIT_MS=7.5", "OPENMED_SERVICE_BATCH_LOW_WATERMARK=0",
@@ -71,15 +72,16 @@ func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
 		`"variables":["OPENMED_SERVICE_COALESCING_ENABLED","OPENMED_SERVICE_RESILIENCE_ENABLED"]`)
 }
 
-// TestREADMEListsOpenMedSettings: README's table names every OpenMed variable Sluice honours.
-func TestREADMEListsOpenMedSettings(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocsListOpenMedSettings: the OpenMed table of docs/CONFIGURATION.md names every OpenMed
+// variable Sluice honours.
+func TestDocsListOpenMedSettings(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/CONFIGURATION.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range openMedHonoured {
-		if !strings.Contains(string(readme), "| `"+s.name+"` |") {
-			t.Errorf("README's OpenMed settings table has no row for %s", s.name)
+		if !strings.Contains(string(doc), "| `"+s.name+"` |") {
+			t.Errorf("docs/CONFIGURATION.md's OpenMed settings table has no row for %s", s.name)
 		}
 	}
 }

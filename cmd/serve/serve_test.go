@@ -601,9 +601,9 @@ func containsAll(s string, parts []string) bool {
 	return true
 }
 
-// TestMetricsAreTheREADMETable: the sluice_ families the server exports are exactly those of
-// the README's metrics table, each with the type and labels the table gives.
-func TestMetricsAreTheREADMETable(t *testing.T) {
+// TestMetricsAreTheDocsTable: the sluice_ families the server exports are exactly those of
+// the table in docs/METRICS.md, each with the type and labels the table gives.
+func TestMetricsAreTheDocsTable(t *testing.T) {
 	// The tenant and budget families too: one tenant refused by its budget, one held for a
 	// second by deferred admission.
 	keys := "SLUICE_API_KEYS=[" + keyEntry("a-key", "a-tenant", "*") + "," +
@@ -651,12 +651,12 @@ func TestMetricsAreTheREADMETable(t *testing.T) {
 		sort.Strings(names)
 		got[name] = row{strings.ToLower(f.GetType().String()), strings.Join(names, ",")}
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "METRICS.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]row{}
-	for _, line := range strings.Split(string(readme), "\n") {
+	for _, line := range strings.Split(string(doc), "\n") {
 		cells := strings.Split(line, "|")
 		if len(cells) < 5 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`sluice_") {
 			continue
@@ -672,14 +672,14 @@ func TestMetricsAreTheREADMETable(t *testing.T) {
 	}
 	for name, r := range got {
 		if w, ok := want[name]; !ok {
-			t.Errorf("%s (%s {%s}) is exported but not in the README's table", name, r.kind, r.labels)
+			t.Errorf("%s (%s {%s}) is exported but not in docs/METRICS.md's table", name, r.kind, r.labels)
 		} else if w != r {
-			t.Errorf("%s: exported as %s {%s}, the README says %s {%s}", name, r.kind, r.labels, w.kind, w.labels)
+			t.Errorf("%s: exported as %s {%s}, docs/METRICS.md says %s {%s}", name, r.kind, r.labels, w.kind, w.labels)
 		}
 	}
 	for name := range want {
 		if _, ok := got[name]; !ok {
-			t.Errorf("%s is in the README's table but not exported", name)
+			t.Errorf("%s is in docs/METRICS.md's table but not exported", name)
 		}
 	}
 }
