@@ -1,6 +1,7 @@
 // Package engine runs ONNX models on ONNX Runtime for the rest of Sluice: the encoder forward
-// pass behind /analyze and /pii/extract, and the decoder step that package scheduler drives for
-// token generation. It is sessions and tensors only: what to run when is its callers' business.
+// pass behind /analyze and /pii/extract, and the decoder steps that package scheduler plans
+// for token generation. It is sessions, tensors and the keys and values they read and write:
+// what to run when is its callers' business.
 //
 // # How it works
 //
@@ -34,9 +35,20 @@
 // NewDecoder loads a decoder in HuggingFace optimum's decoder-with-past layout (input_ids,
 // attention_mask, optionally position_ids, past_key_values.{i}.key/value in; logits and
 // present.{i}.key/value out). RunStep runs one step (a Step: a left-padded batch with its past
-// keys and values) into buffers the caller owns, and Terminate stops a step that hangs. A
-// Decoder is a scheduler.Model: the KV cache, batching and everything else of generation live
-// in packages kvcache and scheduler.
+// keys and values) into buffers the caller owns, and Terminate stops a step that hangs.
+//
+// A Runner (runner.go) executes a generation scheduler's step plans (package stepplan) on a
+// Decoder, as vLLM's model runner does for its scheduler: the plan names, per row, the new
+// token ids, how many positions are past and the KV blocks that hold them; the Runner makes
+// the plan's copies on write, gathers each row's past from the blocks into a left-padded
+// batch (or, when the batch is the previous step's rows each one token longer, takes that
+// step's present as the past), runs the decoder, writes the new keys and values into the
+// blocks (scatter) and hands back each row's scores. The blocks' keys and values live in its
+// KVStore (kvstore.go): one float32 slab, allocated once to the block pool's size, with
+// layout [block][layer][key|value][head][position][dim] so that one head's positions in a
+// block are contiguous. Which block is whose is package kvcache's bookkeeping, and admission,
+// batching and preemption are package scheduler's; neither is imported here, and the
+// scheduler does not import engine.
 //
 // Errors carry names and sizes only. ONNX Runtime's own messages can quote tensor values such
 // as token ids, so the engine masks every number in them and sets the library's stderr log to
@@ -55,9 +67,10 @@
 // Runs do not use I/O binding. The binding (onnxruntime_go 1.35) has one memory info, the
 // CPU's, so a bound tensor is host memory either way and binding would copy exactly what Run
 // copies: an encoder's inputs are ids and its logits are needed on the host to decode, and a
-// decoder's KV blocks live in Go memory (package kvcache) by design. Keeping KV on the device
-// would take ORT's BindOutputToDevice through cgo of our own and a device-resident pool,
-// which should be measured on a GPU before it is built.
+// decoder's KV blocks live in Go memory (the Runner's KVStore) by design. Keeping KV on the
+// device would take ORT's BindOutputToDevice through cgo of our own and a device-resident
+// store behind the same Runner (the scheduler's plans name blocks, not tensors, so it would
+// not change), which should be measured on a GPU before it is built.
 //
 // # Process-wide state
 //

@@ -1,21 +1,25 @@
-// Package kvcache holds the keys and values of a decoder's attention for every running
-// sequence, in fixed-size blocks drawn from one pool, as vLLM's paged attention does: a
-// sequence owns a table of blocks instead of one tensor sized for its longest possible length,
-// so memory follows the tokens actually held and a finished or aborted sequence gives its
-// blocks back at once.
+// Package kvcache is the bookkeeping of a decoder's paged KV cache, as vLLM's block pool is:
+// which fixed-size blocks hold which sequence's tokens, drawn from one pool, so that a
+// sequence owns a table of blocks instead of one tensor sized for its longest possible
+// length, memory follows the tokens actually held, and a finished or aborted sequence gives
+// its blocks back at once. It keeps block ids, reference counts, the token ids and prefix
+// hashes of each block and the free list; it holds no keys or values. Those live with
+// whoever runs the model (engine.KVStore, behind engine.Runner), which reads and writes a
+// block where a table says.
 //
 // # What it holds
 //
-// A Pool is one slab of float32: Blocks blocks of BlockTokens token positions, each holding,
-// for every layer, the key and the value of every head (layout [layer][key|value][head]
-// [position][dim] within a block, so that one head's positions are contiguous). It is sized by
-// Config.Blocks or by a memory budget (Config.MemoryBytes) and allocated once.
+// A Pool is Blocks blocks of BlockTokens token positions. It is sized by Config.Blocks or by
+// a memory budget (Config.MemoryBytes over what one block's keys and values take for the
+// model's layers, heads and head dim, Config.BlockBytes), so that the store that holds the
+// contents, allocated to the pool's Blocks, stays within the budget.
 //
-// A Table is one sequence's list of blocks and the token ids it holds. Reserve makes room for
-// more tokens (taking blocks from the free list, or evicting cached ones), Append records the
-// ids of tokens whose keys and values the caller has written, Release gives everything back.
-// Reserve never half-succeeds: when the pool cannot hold the tokens it takes nothing and
-// reports false, and the caller (the decoder's scheduler) decides whom to preempt.
+// A Table is one sequence's list of blocks (IDs) and the token ids it holds. Reserve makes
+// room for more tokens (taking blocks from the free list, or evicting cached ones), Append
+// records the ids of tokens whose keys and values the caller has had written, Release gives
+// everything back. Reserve never half-succeeds: when the pool cannot hold the tokens it takes
+// nothing and reports false, and the caller (the decoder's scheduler) decides whom to
+// preempt.
 //
 // # Sharing
 //
@@ -26,14 +30,17 @@
 // released it stays cached, still findable, until the free list runs dry and it is evicted
 // (least recently released first; evictions counted). Fork gives a second sequence the same
 // blocks; the first write into a shared, partly filled last block copies it first (copy on
-// write), so no sequence ever sees another's tokens.
+// write), so no sequence ever sees another's tokens. The pool decides the copy: Reserve gives
+// the table a fresh block and queues {From, To}; TakeCopies hands the queue to the caller,
+// who has the contents copied before anything writes a block (the scheduler puts them in
+// its next step plan, as vLLM's blocks_to_copy).
 //
 // # Cost
 //
 // A Pool and its Tables are used from one goroutine (the decoder's step loop); the counters
 // that metrics read are atomics. Tables are sized for Config.MaxSeqLen when made, and the pool
 // keeps its free list, LRU and index preallocated, so a decode step in steady state (Reserve,
-// Append, Gather, Scatter) does not allocate.
+// TakeCopies, Append) does not allocate.
 //
 // # Metrics
 //
@@ -47,8 +54,8 @@
 //	t := pool.NewTable()
 //	cached := pool.Match(t, prompt)            // tokens whose KV is already there
 //	if !pool.Reserve(t, len(prompt)-cached) { ... } // room for the rest, or preempt someone
-//	// run the model on prompt[cached:], then write its keys and values:
-//	pool.Scatter(t, cached, layer, kvcache.Key, present, ...)
+//	// the runner makes pool.TakeCopies(), runs the model on prompt[cached:] and writes
+//	// their keys and values into t.IDs()' blocks after the first cached positions; then:
 //	pool.Append(t, prompt[cached:])
 //	...
 //	pool.Release(t)

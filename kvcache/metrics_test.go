@@ -20,7 +20,7 @@ func TestCollectorReportsBlocksAndPrefixHits(t *testing.T) {
 	if !a.Reserve(first, len(prompt)) {
 		t.Fatal("no room for the prompt")
 	}
-	write(a, &seq{t: first}, prompt)
+	write(a, newContents(a), &seq{t: first}, prompt)
 	a.Release(first)
 	second := a.NewTable()
 	if a.Match(second, prompt) == 0 {

@@ -6,16 +6,6 @@ import (
 	"github.com/sluice-serving/sluice/settings"
 )
 
-// Kind says which of a layer's two caches a tensor holds.
-type Kind int
-
-const (
-	// Key is the attention keys.
-	Key Kind = iota
-	// Value is the attention values.
-	Value
-)
-
 // Config sets a Pool's geometry and size.
 type Config struct {
 	// BlockTokens is how many token positions one block holds (default 16).
@@ -24,8 +14,9 @@ type Config struct {
 	Blocks int
 	// MemoryBytes is the budget for keys and values when Blocks is 0: as many blocks as fit.
 	MemoryBytes int64
-	// Layers, Heads and HeadDim are the model's: a block holds Layers x 2 x Heads x
-	// BlockTokens x HeadDim float32 values.
+	// Layers, Heads and HeadDim are the model's: whoever holds a block's keys and values
+	// holds Layers x 2 x Heads x BlockTokens x HeadDim float32 values for it, which is what
+	// MemoryBytes buys a block of. The pool itself keeps none of them.
 	Layers, Heads, HeadDim int
 	// MaxSeqLen is the longest sequence, in tokens, a Table must hold (the model's maximum
 	// positions); tables are made with room for that many blocks.
@@ -35,10 +26,11 @@ type Config struct {
 // DefaultBlockTokens is the block size when Config.BlockTokens is 0.
 const DefaultBlockTokens = 16
 
-// maxBlocks keeps block ids in an int32 and the slab's index arithmetic far from overflow.
+// maxBlocks keeps block ids in an int32 and the index arithmetic of the slab that holds the
+// blocks' contents far from overflow.
 const maxBlocks = 1 << 24
 
-// BlockBytes is the memory one block of this geometry takes.
+// BlockBytes is the memory one block's keys and values take, wherever they are held.
 func (c Config) BlockBytes() int64 {
 	return int64(c.Layers) * 2 * int64(c.Heads) * int64(c.blockTokens()) * int64(c.HeadDim) * 4
 }
@@ -92,11 +84,8 @@ const none BlockID = -1
 
 // Pool is the blocks of one decoder model. See the package documentation.
 type Pool struct {
-	bt, layers, heads, dim int
-	blockFloats            int // floats per block
-	headFloats             int // floats per head within a layer's key or value: bt x dim
-	maxBlocksPerSeq        int
-	data                   []float32
+	bt              int
+	maxBlocksPerSeq int
 
 	ref    []int32   // sequences holding each block
 	free   []BlockID // stack of blocks nobody holds and no cache keeps
@@ -108,7 +97,16 @@ type Pool struct {
 	lruHead, lruTail BlockID
 	prev, next       []BlockID
 
+	// copies are the copies on write decided since TakeCopies last took them.
+	copies []Copy
+
 	stats counters
+}
+
+// Copy is a copy on write: block To must hold block From's keys and values before anyone
+// reads or writes To. The pool only decides it; whoever holds the contents makes it.
+type Copy struct {
+	From, To BlockID
 }
 
 type blockMeta struct {
@@ -135,8 +133,7 @@ func NewPool(cfg Config) (*Pool, error) {
 	n := cfg.blocks()
 	bt := cfg.blockTokens()
 	p := &Pool{
-		bt: bt, layers: cfg.Layers, heads: cfg.Heads, dim: cfg.HeadDim,
-		headFloats:      bt * cfg.HeadDim,
+		bt:              bt,
 		maxBlocksPerSeq: (cfg.MaxSeqLen + bt - 1) / bt,
 		ref:             make([]int32, n),
 		free:            make([]BlockID, n),
@@ -145,9 +142,10 @@ func NewPool(cfg Config) (*Pool, error) {
 		index:           make(map[uint64]BlockID, n),
 		lruHead:         none, lruTail: none,
 		prev: make([]BlockID, n), next: make([]BlockID, n),
+		// At most one copy per table between two steps, and rarely that: room for a few
+		// keeps a steady step free of allocation.
+		copies: make([]Copy, 0, 16),
 	}
-	p.blockFloats = cfg.Layers * 2 * cfg.Heads * p.headFloats
-	p.data = make([]float32, n*p.blockFloats)
 	for i := range p.free {
 		p.free[i] = BlockID(n - 1 - i) // pop order 0, 1, 2, ...
 	}
@@ -206,6 +204,10 @@ func (t *Table) Len() int { return t.n }
 // Blocks is the number of blocks the table holds, including reserved room.
 func (t *Table) Blocks() int { return len(t.blocks) }
 
+// IDs is the table's blocks in position order, reserved room included: position p lives in
+// block IDs()[p/BlockTokens]. The slice is the table's; read it before the next Reserve.
+func (t *Table) IDs() []BlockID { return t.blocks }
+
 // Match looks the longest prefix of prompt up in the prefix cache and makes t hold the full
 // blocks found; t must be empty. It returns how many tokens of prompt t now holds: a multiple
 // of the block size, and always less than len(prompt), so that the caller still runs at least
@@ -235,8 +237,9 @@ func (p *Pool) Match(t *Table, prompt []int64) int {
 
 // Reserve makes room in t for n more tokens after those it holds: blocks from the free list,
 // or cached blocks evicted, and a private copy of t's last block if it is shared and not
-// full (copy on write). It returns false, and changes nothing, when the pool cannot supply
-// them all, or when t would exceed the longest sequence.
+// full (copy on write: the copy of the contents is left to TakeCopies' caller). It returns
+// false, and changes nothing, when the pool cannot supply them all, or when t would exceed
+// the longest sequence.
 func (p *Pool) Reserve(t *Table, n int) bool {
 	if n <= 0 {
 		return n == 0
@@ -254,7 +257,7 @@ func (p *Pool) Reserve(t *Table, n int) bool {
 		i := t.n / p.bt
 		old := t.blocks[i]
 		b := p.take()
-		copy(p.block(b), p.block(old))
+		p.copies = append(p.copies, Copy{From: old, To: b})
 		copy(p.blockTokens(b), p.blockTokens(old))
 		p.drop(old)
 		t.blocks[i] = b
@@ -266,8 +269,8 @@ func (p *Pool) Reserve(t *Table, n int) bool {
 	return true
 }
 
-// Append records ids as the next tokens of t, whose keys and values the caller has written
-// into the reserved room (Scatter). A block that becomes full is registered in the prefix
+// Append records ids as the next tokens of t, whose keys and values the caller has had
+// written into the reserved room. A block that becomes full is registered in the prefix
 // cache. It panics if t has no room reserved for them: that is a bug in the caller.
 func (p *Pool) Append(t *Table, ids []int64) {
 	if t.n+len(ids) > len(t.blocks)*p.bt {
@@ -281,6 +284,16 @@ func (p *Pool) Append(t *Table, ids []int64) {
 			p.register(t, t.n/p.bt-1)
 		}
 	}
+}
+
+// TakeCopies returns the copies on write Reserve has decided since the last call, in the
+// order they must be made, and forgets them. A copy's source stays valid until the copy is
+// made as long as nothing is written into any block before: the caller makes them before
+// its next write. The slice is the pool's, valid until the next Reserve.
+func (p *Pool) TakeCopies() []Copy {
+	c := p.copies
+	p.copies = p.copies[:0]
+	return c
 }
 
 // Release gives back every block t holds and empties it.
@@ -395,10 +408,6 @@ func (p *Pool) unlink(b BlockID) {
 		p.lruTail = p.prev[b]
 	}
 	p.prev[b], p.next[b] = none, none
-}
-
-func (p *Pool) block(b BlockID) []float32 {
-	return p.data[int(b)*p.blockFloats : (int(b)+1)*p.blockFloats]
 }
 
 func (p *Pool) blockTokens(b BlockID) []int64 {

@@ -22,11 +22,30 @@ func newTestPool(t testing.TB, blocks int) *Pool {
 	return p
 }
 
-// value is the key or value a model would compute for the token at pos after the tokens
-// before it: a function of the whole prefix, so a cached block is right only for the same one.
-func value(prefix []int64, pos, layer int, kind Kind, head, d int) float32 {
-	h := chainHash(uint64(pos*131+layer*17+int(kind)*7+head*3+d), prefix[:pos+1])
-	return float32(h%100000) / 100
+// value stands for the keys and values a model would compute for the token at pos after the
+// tokens before it: a function of the whole prefix, so a cached block is right only for the
+// same one.
+func value(prefix []int64, pos int) uint64 {
+	return chainHash(uint64(pos*131), prefix[:pos+1])
+}
+
+// contents plays the runner that holds what the pool's blocks hold (the pool keeps ids
+// only): one value per position of every block, and the copies on write made as a runner
+// makes them, before the next write.
+type contents struct {
+	p     *Pool
+	slots []uint64 // bt per block
+}
+
+func newContents(p *Pool) *contents {
+	return &contents{p: p, slots: make([]uint64, p.Blocks()*p.bt)}
+}
+
+// copies makes the copies on write the pool has decided.
+func (c *contents) copies() {
+	for _, cp := range c.p.TakeCopies() {
+		copy(c.slots[int(cp.To)*c.p.bt:(int(cp.To)+1)*c.p.bt], c.slots[int(cp.From)*c.p.bt:(int(cp.From)+1)*c.p.bt])
+	}
 }
 
 // seq is the test's model of one sequence: the tokens it holds and its table.
@@ -35,63 +54,33 @@ type seq struct {
 	t   *Table
 }
 
-// write fills positions [from, len(ids)) of s as a model step would: Scatter from a tensor,
-// then Append.
-func write(p *Pool, s *seq, ids []int64) {
-	from := s.t.Len()
-	n := len(ids) - from
-	src := Tensor{Batch: 1, Positions: n, Data: make([]float32, p.heads*n*p.dim)}
-	for layer := range p.layers {
-		for _, kind := range []Kind{Key, Value} {
-			for h := range p.heads {
-				for j := range n {
-					for d := range p.dim {
-						src.Data[(h*n+j)*p.dim+d] = value(ids, from+j, layer, kind, h, d)
-					}
-				}
-			}
-			p.Scatter(s.t, 0, 0, n, layer, kind, src)
-		}
+// write fills positions [from, len(ids)) of s as a model step would: the pending copies,
+// each position's value into its block, then Append.
+func write(p *Pool, c *contents, s *seq, ids []int64) {
+	c.copies()
+	for pos := s.t.Len(); pos < len(ids); pos++ {
+		b := s.t.IDs()[pos/p.bt]
+		c.slots[int(b)*p.bt+pos%p.bt] = value(ids, pos)
 	}
-	p.Append(s.t, ids[from:])
+	p.Append(s.t, ids[s.t.Len():])
 	s.ids = ids
 }
 
-// check verifies what s reads back through Gather: its own tokens' values, in its own order.
-func check(t *testing.T, p *Pool, s *seq, extra int) {
+// check verifies what s reads back through its table: its own tokens' values and ids, in its
+// own order.
+func check(t *testing.T, p *Pool, c *contents, s *seq) {
 	t.Helper()
 	n := s.t.Len()
 	if n != len(s.ids) {
 		t.Fatalf("table holds %d tokens, the sequence %d", n, len(s.ids))
 	}
-	positions := n + extra
-	dst := Tensor{Batch: 1, Positions: positions, Data: make([]float32, p.heads*positions*p.dim)}
-	for i := range dst.Data {
-		dst.Data[i] = -1 // Gather must overwrite the padding too
-	}
-	for layer := range p.layers {
-		for _, kind := range []Kind{Key, Value} {
-			p.Gather([]*Table{s.t}, layer, kind, dst)
-			for h := range p.heads {
-				for pos := range positions {
-					for d := range p.dim {
-						got := dst.Data[(h*positions+pos)*p.dim+d]
-						want := float32(0)
-						if pos >= extra {
-							want = value(s.ids, pos-extra, layer, kind, h, d)
-						}
-						if got != want {
-							t.Fatalf("layer %d kind %d head %d pos %d dim %d: %v, want %v", layer, kind, h, pos, d, got, want)
-						}
-					}
-				}
-			}
+	for pos, id := range s.ids {
+		b := s.t.IDs()[pos/p.bt]
+		if got, want := c.slots[int(b)*p.bt+pos%p.bt], value(s.ids, pos); got != want {
+			t.Fatalf("pos %d: block %d holds %x, want %x", pos, b, got, want)
 		}
-	}
-	for i, id := range s.ids {
-		b := s.t.blocks[i/p.bt]
-		if got := p.tokens[int(b)*p.bt+i%p.bt]; got != id {
-			t.Fatalf("token %d: the pool has %d, the sequence %d", i, got, id)
+		if got := p.tokens[int(b)*p.bt+pos%p.bt]; got != id {
+			t.Fatalf("token %d: the pool has %d, the sequence %d", pos, got, id)
 		}
 	}
 }
@@ -172,13 +161,14 @@ func TestRandomLifecyclesNeverLeakOrShareWrites(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		p := newTestPool(t, 6+rng.IntN(30))
+		c := newContents(p)
 		bases := [][]int64{{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 3, 4, 9, 9, 9, 9, 9, 9}, {7, 7, 7, 7, 7, 7, 7, 7}}
 		var live []*seq
 		remove := func(i int) {
 			p.Release(live[i].t)
 			live = slices.Delete(live, i, i+1)
 		}
-		for step := range 400 {
+		for range 400 {
 			switch op := rng.IntN(10); {
 			case op < 3: // admit a prompt that often shares a prefix with an earlier one
 				prompt := slices.Clone(bases[rng.IntN(len(bases))])
@@ -196,7 +186,7 @@ func TestRandomLifecyclesNeverLeakOrShareWrites(t *testing.T) {
 					p.Release(s.t) // does not fit: not admitted
 					break
 				}
-				write(p, s, prompt)
+				write(p, c, s, prompt)
 				live = append(live, s)
 			case op < 7 && len(live) > 0: // one decode step of a sequence
 				i := rng.IntN(len(live))
@@ -205,7 +195,7 @@ func TestRandomLifecyclesNeverLeakOrShareWrites(t *testing.T) {
 					remove(rng.IntN(len(live))) // preempt someone; the step is retried later
 					break
 				}
-				write(p, s, append(slices.Clone(s.ids), int64(rng.IntN(4))))
+				write(p, c, s, append(slices.Clone(s.ids), int64(rng.IntN(4))))
 			case op < 8 && len(live) > 0:
 				f := live[rng.IntN(len(live))]
 				live = append(live, &seq{ids: slices.Clone(f.ids), t: p.Fork(f.t)})
@@ -214,7 +204,7 @@ func TestRandomLifecyclesNeverLeakOrShareWrites(t *testing.T) {
 			}
 			invariants(t, p, live)
 			for _, s := range live {
-				check(t, p, s, step%3)
+				check(t, p, c, s)
 			}
 		}
 		for len(live) > 0 {
@@ -229,13 +219,14 @@ func TestRandomLifecyclesNeverLeakOrShareWrites(t *testing.T) {
 
 func TestPrefixCacheSharesFullBlocksOnly(t *testing.T) {
 	p := newTestPool(t, 16)
+	kv := newContents(p)
 	a := &seq{t: p.NewTable()}
 	prompt := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	if got := p.Match(a.t, prompt); got != 0 {
 		t.Fatalf("cold cache matched %d", got)
 	}
 	p.Reserve(a.t, len(prompt))
-	write(p, a, prompt)
+	write(p, kv, a, prompt)
 	b := &seq{t: p.NewTable()}
 	// Same first 8 tokens (two full blocks), then different.
 	other := []int64{1, 2, 3, 4, 5, 6, 7, 8, 42}
@@ -247,9 +238,9 @@ func TestPrefixCacheSharesFullBlocksOnly(t *testing.T) {
 	}
 	b.ids = other[:8]
 	p.Reserve(b.t, 1)
-	write(p, b, other)
-	check(t, p, a, 0)
-	check(t, p, b, 0)
+	write(p, kv, b, other)
+	check(t, p, kv, a)
+	check(t, p, kv, b)
 	// A prompt that is exactly the cached blocks still leaves its last token to compute.
 	c := &seq{t: p.NewTable()}
 	if got := p.Match(c.t, prompt[:8]); got != 4 {
@@ -286,25 +277,33 @@ func TestPrefixCacheSharesFullBlocksOnly(t *testing.T) {
 
 func TestForkCopiesTheSharedLastBlockOnWrite(t *testing.T) {
 	p := newTestPool(t, 8)
+	c := newContents(p)
 	a := &seq{t: p.NewTable()}
 	p.Reserve(a.t, 6)
-	write(p, a, []int64{1, 2, 3, 4, 5, 6}) // one full block, one half full
+	write(p, c, a, []int64{1, 2, 3, 4, 5, 6}) // one full block, one half full
 	b := &seq{ids: slices.Clone(a.ids), t: p.Fork(a.t)}
 	if st := p.Stats(); st.Used != 2 {
 		t.Fatalf("fork took blocks: %+v", st)
 	}
 	p.Reserve(b.t, 1)
-	write(p, b, append(slices.Clone(b.ids), 70))
+	// The pool decides the copy; the contents are its caller's to copy, before the write.
+	if got, want := p.copies, []Copy{{From: a.t.blocks[1], To: b.t.blocks[1]}}; !slices.Equal(got, want) {
+		t.Fatalf("copies on write %v, want %v", got, want)
+	}
+	write(p, c, b, append(slices.Clone(b.ids), 70))
+	if len(p.copies) != 0 {
+		t.Fatalf("copies %v left after they were taken", p.copies)
+	}
 	p.Reserve(a.t, 1)
-	write(p, a, append(slices.Clone(a.ids), 80))
+	write(p, c, a, append(slices.Clone(a.ids), 80))
 	if st := p.Stats(); st.CopiesOnWrite != 1 || st.Used != 3 {
 		t.Fatalf("stats %+v, want one copy and 3 blocks", st)
 	}
 	if a.t.blocks[0] != b.t.blocks[0] || a.t.blocks[1] == b.t.blocks[1] {
 		t.Fatal("the full block must stay shared and the written one must not")
 	}
-	check(t, p, a, 0)
-	check(t, p, b, 0)
+	check(t, p, c, a)
+	check(t, p, c, b)
 }
 
 func TestReserveIsAllOrNothing(t *testing.T) {
@@ -325,8 +324,10 @@ func TestReserveIsAllOrNothing(t *testing.T) {
 	}
 }
 
-// TestDecodeStepDoesNotAllocate: in steady state a step is Reserve, Scatter, Append and a
-// Gather of the batch, none of which allocates, across block boundaries and registrations.
+// TestDecodeStepDoesNotAllocate: in steady state a step's bookkeeping is Reserve, taking the
+// copies on write and Append, none of which allocates, across block boundaries and
+// registrations. (Gathering and writing the keys and values is the runner's:
+// engine.TestKVStoreStepDoesNotAllocate.)
 func TestDecodeStepDoesNotAllocate(t *testing.T) {
 	p := newTestPool(t, 64)
 	var tables []*Table
@@ -336,26 +337,18 @@ func TestDecodeStepDoesNotAllocate(t *testing.T) {
 		p.Append(tb, []int64{int64(i), 1, 2})
 		tables = append(tables, tb)
 	}
-	src := Tensor{Batch: len(tables), Positions: 1, Data: make([]float32, len(tables)*p.heads*p.dim)}
-	dst := Tensor{Batch: len(tables), Positions: 64, Data: make([]float32, len(tables)*p.heads*64*p.dim)}
 	id := []int64{5}
 	step := func() {
-		for row, tb := range tables {
+		for _, tb := range tables {
 			if tb.Len() == 60 {
 				p.Release(tb)
 			}
 			if !p.Reserve(tb, 1) {
 				t.Fatal("out of blocks")
 			}
-			for layer := range p.layers {
-				p.Scatter(tb, row, 0, 1, layer, Key, src)
-				p.Scatter(tb, row, 0, 1, layer, Value, src)
-			}
+			_ = p.TakeCopies()
+			_ = tb.IDs()
 			p.Append(tb, id)
-		}
-		for layer := range p.layers {
-			p.Gather(tables, layer, Key, dst)
-			p.Gather(tables, layer, Value, dst)
 		}
 	}
 	for range 100 {

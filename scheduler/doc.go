@@ -1,6 +1,8 @@
 // Package scheduler is the scheduler of generation: one step loop per decoder model that
 // runs every admitted sequence together over a paged KV cache (iteration-level scheduling, or
-// continuous batching), and the streams that carry each sequence's tokens to its reader.
+// continuous batching), and the streams that carry each sequence's tokens to its reader. It
+// plans; a Runner executes: the scheduler decides which sequences step and how far, and in
+// which blocks their keys and values live, and never touches a tensor.
 //
 // # How it works
 //
@@ -14,11 +16,14 @@
 // of an n > 1 request compute their prompt once). Each
 // iteration (step.go) runs prefill steps for the sequences with several tokens to compute
 // (new, or resumed), at most MaxStepTokens new positions an iteration (a longer prompt in
-// chunks over several iterations), then one decode step for every other
-// running sequence as one left-padded batch: past keys and values gathered from the blocks
-// (or, when the batch is the previous step's rows, taken from its present; scratch.go), the
-// new position written back. When the pool runs short, the lowest class's most recently
-// admitted sequence is preempted: its blocks go back and it waits at the head of its queue to
+// chunks over several iterations), then one decode step for every other running sequence as
+// one batch. Each step is a stepplan.Plan (scratch.go): per row the sequence's new token ids,
+// how many of its tokens are past, its block table and whether it wants the scores of every
+// new position (a prompt being scored) or of the last, plus the copies on write the pool
+// decided since the last step. The Runner makes the copies, runs the model, writes the new
+// keys and values into the blocks and hands back each row's scores; the scheduler then
+// records the tokens in the tables (kvcache.Pool.Append) and chooses the next ones. When the
+// pool runs short, the lowest class's most recently admitted sequence is preempted: its blocks go back and it waits at the head of its queue to
 // be recomputed. A class that finds the running set full or the pool short takes the place
 // of a lower class's latest sequence the same way, at most PreemptLimit times per sequence, so
 // an interactive request does not wait for bulk ones to finish and a bulk one still finishes.
@@ -27,7 +32,7 @@
 //
 // A Stream buffers OutBuffer events; a reader that falls behind pauses its sequence instead of
 // being buffered without bound, and one that stays behind for the stall timeout is ended. A
-// watchdog (watchdog.go) stops a step that runs past its limit (Model.Terminate), ends that
+// watchdog (watchdog.go) stops a step that runs past its limit (Runner.Terminate), ends that
 // step's streams and marks the scheduler unhealthy until a step finishes; the limit is the
 // stall timeout or, when longer, a multiple of what a step of that size was measured to cost,
 // so a long prefill is slow, not hung. A sequence that has streamed tokens and then gets none
@@ -38,15 +43,18 @@
 // The Scheduler is an admission.Queue that measures work in tokens and memory in KV blocks.
 // Steps counts boundaries, so tests assert "within one step" by counting, not by time.
 //
-// The model is anything with the Model interface (engine.Decoder in the server), so the whole
-// loop (preemption, abort, flow control, priorities, the watchdog) is tested with a fake model
-// and a fake clock, without ONNX Runtime. Metrics: NewMetrics registers the sluice_generate_*
-// families (README's metric table says what each counts); the KV cache reports its own
-// (kvcache.Pool.Collector).
+// The Runner is anything with its interface (engine.Runner in the server, which owns the
+// model and the keys and values of the pool's blocks), and the scheduler does not import
+// package engine, so the whole loop (preemption, abort, flow control, priorities, the
+// watchdog) is tested with a fake runner and a fake clock, without ONNX Runtime or a tensor.
+// Metrics: NewMetrics registers the sluice_generate_* families (README's metric table says
+// what each counts; the step time is the runner's less what it reports moving keys and
+// values, which is counted apart); the KV cache reports its own (kvcache.Pool.Collector).
 //
 // # Use
 //
-//	s, err := scheduler.New("tiny-lm", decoder, pool, scheduler.Config{MaxRunning: 32,
+//	runner, err := engine.NewRunner(decoder, pool.Blocks(), pool.BlockTokens())
+//	s, err := scheduler.New("tiny-lm", runner, pool, scheduler.Config{MaxRunning: 32,
 //		MaxStepTokens: 4096, QueueSize: 64, OutBuffer: 16, StallTimeout: 10 * time.Second,
 //		MaxPositions: 256}, clock.Real(), scheduler.NewMetrics(reg))
 //	s.Start(ctx)

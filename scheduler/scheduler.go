@@ -31,12 +31,13 @@ type Request struct {
 // Scheduler is one generation model's step loop: iteration-level scheduling over a paged KV
 // cache. See the package documentation.
 type Scheduler struct {
-	name  string
-	cfg   Config
-	model Model
-	pool  *kvcache.Pool
-	clk   clock.Clock
-	m     *metrics
+	name   string
+	cfg    Config
+	runner Runner
+	vocab  int
+	pool   *kvcache.Pool
+	clk    clock.Clock
+	m      *metrics
 
 	mu      sync.Mutex
 	waiting [admission.NumPriorities]seqList // guarded by mu
@@ -59,6 +60,9 @@ type Scheduler struct {
 	stop    context.CancelFunc
 	drain   chan struct{} // closed by Close: finish the running, then return
 
+	// nextSeq numbers the sequences (stepplan.Row.Seq).
+	nextSeq atomic.Uint64
+
 	// Read by Load, metrics and the watchdog from other goroutines.
 	waitingBy [admission.NumPriorities]atomic.Int64
 	runningN  atomic.Int64
@@ -73,14 +77,14 @@ type Scheduler struct {
 	stepStarted atomic.Int64
 }
 
-// New checks cfg and builds the scheduler of one model over pool; name labels its metrics. m
-// may be nil (no metrics). It does nothing until Start.
-func New(name string, model Model, pool *kvcache.Pool, cfg Config, clk clock.Clock, m *Metrics) (*Scheduler, error) {
+// New checks cfg and builds the scheduler of one model, run by runner over pool's blocks;
+// name labels its metrics. m may be nil (no metrics). It does nothing until Start.
+func New(name string, runner Runner, pool *kvcache.Pool, cfg Config, clk clock.Clock, m *Metrics) (*Scheduler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if model == nil || pool == nil || clk == nil {
-		return nil, fmt.Errorf("scheduler: model %q: model, pool and clock are required", name)
+	if runner == nil || pool == nil || clk == nil {
+		return nil, fmt.Errorf("scheduler: model %q: runner, pool and clock are required", name)
 	}
 	if fits := pool.MaxSequence(); cfg.MaxPositions > fits {
 		// A sequence the pool cannot hold alone would wait for room that never comes.
@@ -89,7 +93,7 @@ func New(name string, model Model, pool *kvcache.Pool, cfg Config, clk clock.Clo
 		return nil, check.Err()
 	}
 	s := &Scheduler{
-		name: name, cfg: cfg, model: model, pool: pool, clk: clk,
+		name: name, cfg: cfg, runner: runner, vocab: runner.Vocab(), pool: pool, clk: clk,
 		pick:    admission.Picker{Weights: admission.WithDefaults(cfg.Weights)},
 		live:    map[*sequence]struct{}{},
 		wake:    make(chan struct{}, 1),
@@ -114,10 +118,10 @@ func (s *Scheduler) Pool() *kvcache.Pool { return s.pool }
 // model). Tests count in steps rather than seconds.
 func (s *Scheduler) Steps() uint64 { return s.steps.Load() }
 
-// Healthy is false from the moment the watchdog trips until the hung step returns.
 // Vocab is the width of the model's scores: token ids run below it.
-func (s *Scheduler) Vocab() int { return s.model.Shape().Vocab }
+func (s *Scheduler) Vocab() int { return s.vocab }
 
+// Healthy is false from the moment the watchdog trips until the hung step returns.
 func (s *Scheduler) Healthy() bool { return s.stepStarted.Load() >= 0 }
 
 // Load is the scheduler's live state for the admission layer (admission.Queue). It takes no
@@ -165,6 +169,7 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (*Stream, error) {
 		return nil, err
 	}
 	q := newSequence(ctx, req, s.cfg.OutBuffer, s.clk.Now(), s.poke)
+	q.id = s.nextSeq.Add(1)
 	// A client that leaves is noticed at once, not at the next step: the time is what the
 	// abort-latency metric measures from, and a waiting sequence's slot frees right away.
 	q.stopWatch = context.AfterFunc(ctx, func() {

@@ -17,8 +17,8 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
-	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/kvcache"
+	"github.com/sluice-serving/sluice/stepplan"
 )
 
 // argmaxChooser picks the highest score and never stops early.
@@ -49,7 +49,7 @@ func newTestScheduler(t *testing.T, o testOpts) (*Scheduler, *fakeModel) {
 	if o.blocks == 0 {
 		o.blocks = 256
 	}
-	pool, err := kvcache.NewPool(kvcache.Config{BlockTokens: 16, Blocks: o.blocks, Layers: sh.Layers,
+	pool, err := kvcache.NewPool(kvcache.Config{BlockTokens: blockTokens, Blocks: o.blocks, Layers: sh.Layers,
 		Heads: sh.Heads, HeadDim: sh.HeadDim, MaxSeqLen: 256})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func submitAll(t *testing.T, s *Scheduler, ps [][]int64, n int) []*Stream {
 // and decoded as one left-padded batch, each come out as the model gives them alone, and the
 // batch took about as many steps as one of them alone would.
 func TestBatchedSequencesMatchTheirReference(t *testing.T) {
-	s, _ := newTestScheduler(t, testOpts{})
+	s, model := newTestScheduler(t, testOpts{})
 	const n = 12
 	ps := prompts()
 	streams := submitAll(t, s, ps, n)
@@ -160,10 +160,11 @@ func TestBatchedSequencesMatchTheirReference(t *testing.T) {
 	if steps := s.Steps(); steps > n+1 {
 		t.Fatalf("%d steps for %d sequences of %d tokens: they were not batched", steps, len(ps), n)
 	}
-	// From the second decode step on the batch kept its rows: those steps took the previous
-	// step's present as their past instead of gathering it, and the tokens above prove it exact.
-	if s.scratch.reused < n-3 {
-		t.Fatalf("%d steps reused the previous present, want nearly every decode step", s.scratch.reused)
+	// From the second decode step on the batch kept its rows, in order: a runner takes the
+	// previous step's present as those steps' past instead of gathering it (engine's
+	// TestRunnerTakesThePresentOfTheSameRowsAsThePast proves that exact).
+	if kept := model.keptSteps(); kept < n-3 {
+		t.Fatalf("%d steps kept the previous step's rows, want nearly every decode step", kept)
 	}
 }
 
@@ -355,7 +356,7 @@ func TestWatchdogEndsStreamsWhenTheDecoderHangs(t *testing.T) {
 	fake := clock.NewFake(epoch)
 	s, model := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.StallTimeout = 4 * time.Second }})
 	hanging, release := make(chan struct{}), make(chan struct{})
-	model.setHook(func(step int64, _ *engine.Step) error {
+	model.setHook(func(step int64, _ *stepplan.Plan) error {
 		if step == 3 {
 			close(hanging)
 			return model.hang(release)
@@ -395,7 +396,7 @@ func TestWatchdogEndsStreamsWhenTheDecoderHangs(t *testing.T) {
 func TestFailedStepEndsItsRows(t *testing.T) {
 	s, model := newTestScheduler(t, testOpts{})
 	boom := errors.New("fake: out of memory")
-	model.setHook(func(step int64, _ *engine.Step) error {
+	model.setHook(func(step int64, _ *stepplan.Plan) error {
 		if step == 2 {
 			return boom
 		}
@@ -544,7 +545,7 @@ func TestWatchdogSparesWhatWasNotInTheHungStep(t *testing.T) {
 	fake := clock.NewFake(epoch)
 	s, model := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.MaxRunning = 1; c.StallTimeout = 4 * time.Second }})
 	hanging, release := make(chan struct{}), make(chan struct{})
-	model.setHook(func(step int64, _ *engine.Step) error {
+	model.setHook(func(step int64, _ *stepplan.Plan) error {
 		if step == 2 {
 			close(hanging)
 			return model.hang(release)
@@ -576,11 +577,11 @@ func TestSlowStepIsNotAHang(t *testing.T) {
 	fake := clock.NewFake(epoch)
 	s, model := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.StallTimeout = time.Second }})
 	const perPosition = 50 * time.Millisecond
-	model.setHook(func(_ int64, st *engine.Step) error {
-		if st.Seq == 1 {
+	model.setHook(func(_ int64, st *stepplan.Plan) error {
+		if st.Seq() == 1 {
 			return nil
 		}
-		took := perPosition * time.Duration(st.Batch*st.Seq)
+		took := perPosition * time.Duration(len(st.Rows)*st.Seq())
 		if took < time.Second {
 			fake.Advance(took)
 			return nil
@@ -627,14 +628,14 @@ func TestLongPromptIsPrefilledInChunks(t *testing.T) {
 	var mu sync.Mutex
 	var steps []int // each step's new positions per row; 1 for decode
 	submitted := make(chan struct{})
-	model.setHook(func(_ int64, st *engine.Step) error {
-		if st.Batch*st.Seq > 16 {
-			return fmt.Errorf("a step of %d x %d positions, over the budget of 16", st.Batch, st.Seq)
+	model.setHook(func(_ int64, st *stepplan.Plan) error {
+		if len(st.Rows)*st.Seq() > 16 {
+			return fmt.Errorf("a step of %d x %d positions, over the budget of 16", len(st.Rows), st.Seq())
 		}
 		mu.Lock()
-		steps = append(steps, st.Seq)
+		steps = append(steps, st.Seq())
 		mu.Unlock()
-		if st.Seq == 1 {
+		if st.Seq() == 1 {
 			<-submitted // the running sequence's first decode waits for the long prompt
 		}
 		return nil
@@ -697,7 +698,7 @@ func TestShutdownResumesPreemptedStreams(t *testing.T) {
 	s, model := newTestScheduler(t, testOpts{blocks: 4})
 	frozen, thaw, submitted := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	model.setHook(func(step int64, _ *engine.Step) error {
+	model.setHook(func(step int64, _ *stepplan.Plan) error {
 		if step == 2 {
 			<-submitted // the bulk sequence's first decode waits for the interactive one
 		}
@@ -757,7 +758,7 @@ func newFreeze(gateStep int64) *freezeOnceEnded {
 // release lets the loop go for good.
 func (f *freezeOnceEnded) release() { f.thawOnce.Do(func() { close(f.thaw) }) }
 
-func (f *freezeOnceEnded) hook(step int64, _ *engine.Step) error {
+func (f *freezeOnceEnded) hook(step int64, _ *stepplan.Plan) error {
 	if step == f.gateStep {
 		<-f.gate
 	}
@@ -935,9 +936,9 @@ func TestSharedPromptIsComputedOnce(t *testing.T) {
 func TestWaitForAPrefixHoldsOnlyItsClass(t *testing.T) {
 	s, model := newTestScheduler(t, testOpts{})
 	var firstBatch atomic.Int64
-	model.setHook(func(step int64, st *engine.Step) error {
+	model.setHook(func(step int64, st *stepplan.Plan) error {
 		if step == 1 {
-			firstBatch.Store(int64(st.Batch))
+			firstBatch.Store(int64(len(st.Rows)))
 		}
 		return nil
 	})
@@ -1018,7 +1019,7 @@ func TestStarvedStreamEndsAtTheTokenStallTimeout(t *testing.T) {
 	}})
 	f := newFreeze(3) // the bulk sequence's second decode waits for the interactive one
 	defer f.release()
-	model.setHook(func(step int64, st *engine.Step) error {
+	model.setHook(func(step int64, st *stepplan.Plan) error {
 		if err := f.hook(step, st); err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ const (
 // sequence is one generation inside the scheduler. The loop owns every field except those
 // marked otherwise.
 type sequence struct {
+	id        uint64 // the runner's name for it (stepplan.Row.Seq)
 	ctx       context.Context
 	req       Request
 	promptLen int

@@ -6,8 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sluice-serving/sluice/engine"
-	"github.com/sluice-serving/sluice/kvcache"
+	"github.com/sluice-serving/sluice/stepplan"
 )
 
 // runnable is the running sequences that can take a step: not paused on their reader.
@@ -80,9 +79,9 @@ func (s *Scheduler) runRows(ctx context.Context, rows []*sequence) {
 	}
 }
 
-// runGroup makes room for every row's new tokens (preempting when the pool is short), runs
-// one step over them, writes their keys and values back, and hands each row's logits to its
-// Chooser.
+// runGroup makes room for every row's new tokens (preempting when the pool is short), hands
+// the runner the plan of one step over them, records the tokens it computed, and hands each
+// row's logits to its Chooser.
 func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 	for _, q := range rows {
 		if q.state == seqRunning && !q.ended.Load() {
@@ -100,28 +99,28 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 	if len(kept) == 0 {
 		return
 	}
-	shape := s.model.Shape()
-	copyStart := s.clk.Now()
-	st := s.scratch.build(kept, s.pool, shape, s.cfg.PadID)
+	plan := s.scratch.build(kept, s.pool, s.cfg.PadID)
+	batch, seq := len(plan.Rows), plan.Seq()
+	prefill := seq > 1
 	start := s.clk.Now()
-	copied := start.Sub(copyStart)
-	prefill := st.Seq > 1
 	s.mu.Lock()
 	s.inFlight = append(s.inFlight[:0], kept...)
-	s.inFlightLimit = s.cost.limit(prefill, st.Batch, st.Seq, s.cfg.StallTimeout)
+	s.inFlightLimit = s.cost.limit(prefill, batch, seq, s.cfg.StallTimeout)
 	s.mu.Unlock()
 	s.stepStarted.Store(start.UnixNano())
-	err := s.model.RunStep(ctx, st)
-	s.scratch.remember(kept, st, err == nil)
+	err := s.runner.Run(ctx, plan)
 	s.stepStarted.Store(0)
 	s.mu.Lock()
 	clear(s.inFlight)
 	s.inFlight = s.inFlight[:0]
 	s.mu.Unlock()
 	end := s.clk.Now()
-	s.m.step(end.Sub(start), len(kept), prefill)
+	// The step's time is the model's; moving keys and values is counted apart, as what
+	// paging costs. The watchdog's measure is the whole run, which is what it times.
+	s.m.step(max(end.Sub(start)-plan.KVTime, 0), len(kept), prefill)
+	s.m.kvCopy(plan.KVTime)
 	if err == nil {
-		s.cost.observe(prefill, st.Batch, st.Seq, end.Sub(start))
+		s.cost.observe(prefill, batch, seq, end.Sub(start))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -133,31 +132,25 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 		}
 		return
 	}
-	// Write every row's new keys and values back into its blocks, then choose its tokens:
-	// choosing may end a sequence, which frees its blocks.
-	writeBack := s.clk.Now()
+	// The runner has written every row's new keys and values into its blocks: record their
+	// tokens, then choose each row's next token (choosing may end a sequence, which frees its
+	// blocks).
 	for i, q := range kept {
 		if q.ended.Load() {
 			continue // the watchdog ended it during the step; the boundary retires it
 		}
 		k := q.take
-		from := st.Past + st.Seq - k
-		for l := range shape.Layers {
-			s.pool.Scatter(q.table, i, from, k, l, kvcache.Key, kvcache.Tensor{Data: st.Present[l][0], Batch: st.Batch, Positions: st.Past + st.Seq})
-			s.pool.Scatter(q.table, i, from, k, l, kvcache.Value, kvcache.Tensor{Data: st.Present[l][1], Batch: st.Batch, Positions: st.Past + st.Seq})
-		}
 		if q.scorer != nil {
-			s.scorePrompt(q, st, i, k, shape.Vocab)
+			s.scorePrompt(q, &plan.Rows[i], s.vocab)
 		}
 		s.pool.Append(q.table, q.tokens[q.table.Len():q.table.Len()+k])
 	}
-	s.m.kvCopy(copied + s.clk.Now().Sub(writeBack))
 	for i, q := range kept {
 		if q.ended.Load() || q.uncached() > 0 {
 			continue // ended meanwhile, or a chunk of a prompt whose rest is still to come
 		}
-		at := (i*st.Seq + st.Seq - 1) * shape.Vocab
-		s.emit(q, q.req.Chooser.Choose(st.Logits[at:at+shape.Vocab]), end)
+		logits := plan.Rows[i].Logits
+		s.emit(q, q.req.Chooser.Choose(logits[len(logits)-s.vocab:]), end)
 	}
 }
 
@@ -201,16 +194,15 @@ func (s *Scheduler) emit(q *sequence, c Choice, now time.Time) {
 	}
 }
 
-// scorePrompt hands q's scorer the scores of the prompt positions row i computed in st (k new
-// positions after those q's table holds): position p's scores predict prompt token p+1.
-func (s *Scheduler) scorePrompt(q *sequence, st *engine.Step, i, k, vocab int) {
+// scorePrompt hands q's scorer the scores of the prompt positions row computed (the row's
+// new positions after those q's table holds): position p's scores predict prompt token p+1.
+func (s *Scheduler) scorePrompt(q *sequence, row *stepplan.Row, vocab int) {
 	base := q.table.Len()
-	for t := range k {
+	for t := range row.Tokens {
 		next := base + t + 1
 		if next >= q.promptLen {
 			return
 		}
-		at := (i*st.Seq + st.Seq - k + t) * vocab
-		q.scorer.ScorePrompt(next, st.Logits[at:at+vocab])
+		q.scorer.ScorePrompt(next, row.Logits[t*vocab:(t+1)*vocab])
 	}
 }

@@ -34,7 +34,7 @@ func (s *Scheduler) watchdog(ctx context.Context) {
 			continue // the step ended meanwhile (the limit read may have been the next one's)
 		}
 		s.m.stalled()
-		s.model.Terminate()
+		s.runner.Terminate()
 		s.mu.Lock()
 		rows := slices.Clone(s.inFlight)
 		s.mu.Unlock()

@@ -37,6 +37,7 @@ import (
 	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
 	"github.com/sluice-serving/sluice/scheduler"
+	"github.com/sluice-serving/sluice/stepplan"
 	"github.com/sluice-serving/sluice/upstream"
 	"github.com/sluice-serving/sluice/warmpool"
 )
@@ -337,9 +338,13 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 		s.logger.Info("the served context is lowered to what the KV cache holds (SLUICE_GENERATE_MAX_MODEL_LEN)",
 			slog.String("model", m.Name), slog.Int("model_positions", c.MaxPositionEmbeddings), slog.Int("served", maxLen))
 	}
-	var model scheduler.Model = dec
+	runner, err := engine.NewRunner(dec, pool.Blocks(), pool.BlockTokens())
+	if err != nil {
+		return handlers.GenerationEndpoint{}, err
+	}
+	var model scheduler.Runner = runner
 	if cfg.BenchStepDelayMS > 0 {
-		model = slowedModel{Model: dec, delay: ms(cfg.BenchStepDelayMS)}
+		model = slowedModel{Runner: runner, delay: ms(cfg.BenchStepDelayMS)}
 	}
 	s.sched, err = scheduler.New(m.Name, model, pool, cfg.scheduler(maxLen, m.Tokenizer.PadID()), clk,
 		scheduler.NewMetrics(reg))
@@ -384,11 +389,11 @@ func (s *server) chatTemplate(m *models.Model) handlers.ChatTemplate {
 // small model playing a slower one, so that what needs time (deadlines, slow readers, long
 // streams) can be seen with it.
 type slowedModel struct {
-	scheduler.Model
+	scheduler.Runner
 	delay time.Duration
 }
 
-func (m slowedModel) RunStep(ctx context.Context, st *engine.Step) error {
+func (m slowedModel) Run(ctx context.Context, p *stepplan.Plan) error {
 	t := time.NewTimer(m.delay)
 	defer t.Stop()
 	select {
@@ -396,7 +401,7 @@ func (m slowedModel) RunStep(ctx context.Context, st *engine.Step) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return m.Model.RunStep(ctx, st)
+	return m.Runner.Run(ctx, p)
 }
 
 // servedGenerator is the generation model as the handlers take it: the same Generator, its

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/stepplan"
+)
+
+// BenchmarkDecodeStepKV measures one decode step of the shipped tiny-lm through a Runner over
+// a paged KV store, split into its parts: gathering every sequence's past keys and values
+// from the blocks into the step's tensors, the ONNX Runtime pass, and writing the new
+// position back into the blocks. kv-share is (gather + write-back) / the whole step: what
+// paging costs over a cache that feeds each step's present back as the next past. Every step
+// here gathers (each is a new batch to the runner), the worst case.
+func BenchmarkDecodeStepKV(b *testing.B) {
+	model, err := os.ReadFile(filepath.Join("..", "models", "tiny-lm", "model.onnx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := NewRuntime(RuntimeOptions{IntraOpThreads: 1, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Skipf("ONNX Runtime: %v", err)
+	}
+	b.Cleanup(func() { _ = rt.Close() })
+	d, err := rt.NewDecoder("tiny-lm", model, DecoderShape{Layers: 2, Heads: 4, HeadDim: 32, Vocab: 5000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sh := d.Shape()
+	const bt = 16
+	for _, past := range []int{32, 128} {
+		for _, batch := range []int{1, 4, 16, 64} {
+			b.Run(fmt.Sprintf("past=%d/batch=%d", past, batch), func(b *testing.B) {
+				perRow := (past + 1 + bt - 1) / bt
+				r, err := NewRunner(d, batch*perRow, bt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var p stepplan.Plan
+				for i := range batch {
+					tokens := make([]int64, past+1)
+					for j := range tokens {
+						tokens[j] = int64(600 + (i*7+j)%1000)
+					}
+					blocks := make([]int32, perRow)
+					for j := range blocks {
+						blocks[j] = int32(i*perRow + j)
+					}
+					p.Rows = append(p.Rows, stepplan.Row{Seq: uint64(i), Past: past, Tokens: tokens[past:], Blocks: blocks})
+				}
+				var gather, run, scatter time.Duration
+				for b.Loop() {
+					t0 := time.Now()
+					r.sc.lastOK = false // a new batch every step: gather it all
+					st := r.sc.build(&p, r.kv, sh)
+					t1 := time.Now()
+					if err := d.RunStep(context.Background(), st); err != nil {
+						b.Fatal(err)
+					}
+					t2 := time.Now()
+					for i := range p.Rows {
+						row := &p.Rows[i]
+						for l := range sh.Layers {
+							r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Key, KVTensor{Data: st.Present[l][0], Batch: batch, Positions: past + 1})
+							r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Value, KVTensor{Data: st.Present[l][1], Batch: batch, Positions: past + 1})
+						}
+					}
+					t3 := time.Now()
+					gather += t1.Sub(t0)
+					run += t2.Sub(t1)
+					scatter += t3.Sub(t2)
+				}
+				n := float64(b.N)
+				b.ReportMetric(float64(gather.Nanoseconds())/n, "gather-ns/op")
+				b.ReportMetric(float64(run.Nanoseconds())/n, "run-ns/op")
+				b.ReportMetric(float64(scatter.Nanoseconds())/n, "scatter-ns/op")
+				b.ReportMetric(float64(gather+scatter)/float64(gather+run+scatter), "kv-share")
+			})
+		}
+	}
+}
