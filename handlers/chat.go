@@ -28,7 +28,10 @@ type chatRequest struct {
 	Logprobs            *bool           `json:"logprobs"`
 	TopLogprobs         *int            `json:"top_logprobs"`
 	Tools               json.RawMessage `json:"tools"`
-	ResponseFormat      *struct {
+	// ToolChoice and ParallelToolCalls mean nothing without tools, which are refused.
+	ToolChoice        json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
+	ResponseFormat    *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
 }
@@ -233,8 +236,12 @@ func chatMessages(raw json.RawMessage) ([]chat.Message, string, string) {
 			return nil, "messages", "a message's `role` must be system, developer, user, assistant or tool"
 		}
 		content, ok := messageText(m.Content)
-		if !ok {
-			return nil, "messages", "a message's `content` must be a string or a list of text parts"
+		param := "messages[" + strconv.Itoa(i) + "].content"
+		switch {
+		case !ok:
+			return nil, param, "a message's `content` must be a string or a list of text parts"
+		case content == "" && role != "assistant": // an assistant's may be empty: it called tools
+			return nil, param, "message " + strconv.Itoa(i) + " has no content"
 		}
 		out[i] = chat.Message{Role: role, Content: content}
 	}

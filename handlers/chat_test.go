@@ -103,7 +103,10 @@ func TestChatCompletionsRefuseWhatTheyCannotServe(t *testing.T) {
 		{`{"model":"m","messages":[]}`, "messages", "non-empty list"},
 		{`{"model":"m","messages":[{"content":"` + canary + `"}]}`, "messages", "`role`"},
 		{`{"model":"m","messages":[{"role":"narrator","content":"` + canary + `"}]}`, "messages", "`role` must be"},
-		{`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, "messages", "text parts"},
+		{`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, "messages[0].content", "text parts"},
+		{`{"model":"m","messages":[{"role":"system","content":"` + canary + `"},{"role":"user","content":""}]}`, "messages[1].content", "message 1 has no content"},
+		{`{"model":"m",` + user + `,"max_tokens":"` + canary + `"}`, "max_tokens", "`max_tokens`: Input should be a valid integer"},
+		{`{"model":"m",` + user + `,"` + canary + `":1}`, "", "Unrecognized request argument supplied; the fields are model,"},
 		{`{"model":"m","messages":[{"role":"assistant","content":"` + canary + `"}]}`, "messages", "must not begin with the assistant"},
 		{`{` + user + `}`, "model", "model parameter"},
 		{`{"model":"m",` + user + `,"top_logprobs":2}`, "top_logprobs", "needs `logprobs`"},
@@ -116,7 +119,8 @@ func TestChatCompletionsRefuseWhatTheyCannotServe(t *testing.T) {
 	} {
 		r := f.do(t, "POST", "/v1/chat/completions", c.body)
 		e, _ := r.body["error"].(map[string]any)
-		if r.status != 400 || e["type"] != "invalid_request_error" || e["param"] != c.param || !strings.Contains(e["message"].(string), c.says) {
+		param, _ := e["param"].(string) // null when the error is about no one argument
+		if r.status != 400 || e["type"] != "invalid_request_error" || param != c.param || !strings.Contains(e["message"].(string), c.says) {
 			t.Errorf("%s: %d %s", c.body, r.status, r.raw)
 		}
 		if strings.Contains(r.raw, canary) {

@@ -51,6 +51,12 @@ type openAISampling struct {
 	MinP         *float64 `json:"min_p"`
 	MinTokens    *int     `json:"min_tokens"`
 	StopTokenIDs []int64  `json:"stop_token_ids"`
+	// OpenAI's arguments about the caller and the account, which change nothing of the
+	// answer: accepted and not acted on.
+	User        *string         `json:"user"`
+	Metadata    json.RawMessage `json:"metadata"`
+	Store       *bool           `json:"store"`
+	ServiceTier *string         `json:"service_tier"`
 }
 
 // maxLogitBias is how many tokens one request may bias (OpenAI's limit).
@@ -382,16 +388,22 @@ func parseCompletion(body []byte, ep *GenerationEndpoint) (p completionParams, p
 
 // decodeObject reads a JSON object body into req; a non-empty msg says what is wrong, about
 // the parameter param.
+//
+// An argument OpenAI's API does not know is refused, as OpenAI refuses it ("Unrecognized
+// request argument"): a misspelt max_tokens silently ignored would be a wrong answer with a
+// 200. Its arguments this server does not act on are known and refused by name where acting
+// on them matters (tools), accepted where it does not (user, metadata).
 func decodeObject(body []byte, req any) (param, msg string) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
+	fe := readObject(body, req, true)
+	switch {
+	case fe == nil:
+		return "", ""
+	case fe.Type == "model_attributes_type":
 		return "", "The body must be a JSON object"
+	case fe.Type == "extra_forbidden":
+		return "", "Unrecognized request argument supplied" + strings.TrimPrefix(fe.Message, "Extra inputs are not permitted")
 	}
-	if err := json.Unmarshal(trimmed, req); err != nil {
-		fe := jsonFieldError(err)
-		return strings.TrimPrefix(fe.Field, "body."), "Invalid request body: " + fe.Message
-	}
-	return "", ""
+	return strings.TrimPrefix(fe.Field, "body."), "Invalid request body: " + fieldMessage(fe)
 }
 
 // read checks the shared fields of a request with prompts prompts and fills p; maxTokens is

@@ -280,7 +280,7 @@ func TestClientLeavingAStreamIsCounted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := `{"inputs":"Say","model":"m","prompt":"Say","stream":true}`
+		body := `{"model":"m","prompt":"Say","stream":true}`
 		if route == "/generate_stream" {
 			body = `{"inputs":"Say"}`
 		}

@@ -709,3 +709,29 @@ func TestEveryCodingIsReadToItsEnd(t *testing.T) {
 		t.Errorf("an empty body said to be gzip: %s", r.raw)
 	}
 }
+
+// The same mistake gets the same answer on every route, in the route's own words: a body that
+// is not valid UTF-8 is a validation error everywhere (it was served on the generation
+// routes), and so is a value of the wrong type, named by its field as the wire spells it.
+func TestTheSameMistakeGetsTheSameAnswerEverywhere(t *testing.T) {
+	f, _ := everyRouteFixture(t)
+	for path, body := range workBodies {
+		bad := strings.Replace(body, "hi", "h\xffi", 1)
+		bad = strings.Replace(bad, "Alice", "Al\xffice", 1)
+		r := f.do(t, "POST", path, bad)
+		if (r.status != 400 && r.status != 422) || errorOf(t, r)["code"] != CodeValidation {
+			t.Errorf("%s, invalid UTF-8: %d %s", path, r.status, r.raw)
+		}
+	}
+	for path, body := range map[string]string{
+		"/v1/completions": `{"model":"fake-lm","prompt":"hi","max_tokens":"many"}`,
+		"/generate":       `{"inputs":"hi","parameters":{"max_new_tokens":"many"}}`,
+		"/pii/extract":    `{"text":"Alice","confidence_threshold":"high"}`,
+	} {
+		r := f.do(t, "POST", path, body)
+		if raw := r.raw; !strings.Contains(raw, "max_tokens") && !strings.Contains(raw, "max_new_tokens") &&
+			!strings.Contains(raw, "confidence_threshold") || strings.Contains(raw, "openAISampling") || r.status < 400 {
+			t.Errorf("%s, a wrong type: %d %s", path, r.status, raw)
+		}
+	}
+}

@@ -18,43 +18,100 @@ import (
 // an error, as is a body that is not one JSON object. Errors are field-level and quote no
 // values, only field names.
 func decodeStrict(body []byte, dst any) *apiError {
-	if !utf8.Valid(body) {
-		return validationError(FieldError{Field: "body", Message: "Request body is not valid UTF-8", Type: "unicode_error"})
-	}
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return validationError(FieldError{Field: "body", Message: "Input should be a valid JSON object", Type: "model_attributes_type"})
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		fe := jsonFieldError(err)
-		if fe.Type == "extra_forbidden" {
-			fe.Message += "; the fields are " + strings.Join(jsonFields(reflect.TypeOf(dst)), ", ")
-		}
-		return validationError(fe)
-	}
-	if dec.InputOffset() != int64(len(trimmed)) { // More would miss a stray "]" or "}"
-		return validationError(FieldError{Field: "body", Message: "JSON decode error: trailing data after the object", Type: "json_invalid"})
+	if fe := readObject(body, dst, true); fe != nil {
+		return validationError(*fe)
 	}
 	return nil
 }
 
-func jsonFieldError(err error) FieldError {
+// readObject reads body into dst, the one reading of a JSON body on every route: valid UTF-8,
+// one JSON object and nothing after it, each value of its field's type, and (strict) every
+// key one of dst's fields. A failure names the field as the wire spells it ("body.max_tokens",
+// never a Go type's name) and quotes nothing of the body: a key the client chose may be
+// anything ("jane_doe"), so an unknown one is never named; the fields there are are listed
+// instead.
+func readObject(body []byte, dst any, strict bool) *FieldError {
+	if !utf8.Valid(body) {
+		return &FieldError{Field: "body", Message: "Request body is not valid UTF-8", Type: "unicode_error"}
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return &FieldError{Field: "body", Message: "Input should be a valid JSON object", Type: "model_attributes_type"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(dst); err != nil {
+		fe := jsonFieldError(err, reflect.TypeOf(dst))
+		if fe.Type == "extra_forbidden" {
+			fe.Message += "; the fields are " + strings.Join(jsonFields(reflect.TypeOf(dst)), ", ")
+		}
+		return &fe
+	}
+	if dec.InputOffset() != int64(len(trimmed)) { // More would miss a stray "]" or "}"
+		return &FieldError{Field: "body", Message: "JSON decode error: trailing data after the object", Type: "json_invalid"}
+	}
+	return nil
+}
+
+// fieldMessage is a field error's message with the field it is about, for wire formats that
+// have only a message.
+func fieldMessage(fe *FieldError) string {
+	if field := strings.TrimPrefix(fe.Field, "body."); field != fe.Field {
+		return "`" + field + "`: " + fe.Message
+	}
+	return fe.Message
+}
+
+// jsonFieldError is a decoding error as a field error about the field of t it concerns.
+func jsonFieldError(err error, t reflect.Type) FieldError {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr):
-		return FieldError{Field: "body." + typeErr.Field, Message: "Input should be a valid " + jsonKind(typeErr.Type.Kind().String()), Type: jsonKind(typeErr.Type.Kind().String()) + "_type"}
+		kind := jsonKind(typeErr.Type.Kind().String())
+		return FieldError{Field: "body." + wirePath(typeErr.Field, t), Message: "Input should be a valid " + kind, Type: kind + "_type"}
 	case errors.As(err, &syntaxErr):
 		return FieldError{Field: "body", Message: fmt.Sprintf("JSON decode error at byte %d", syntaxErr.Offset), Type: "json_invalid"}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		// The key is the client's own text, which may be anything ("jane_doe"): it is never
-		// named. decodeStrict lists the fields there are instead.
+		// named. readObject lists the fields there are instead.
 		return FieldError{Field: "body", Message: "Extra inputs are not permitted", Type: "extra_forbidden"}
 	default:
 		return FieldError{Field: "body", Message: "JSON decode error", Type: "json_invalid"}
 	}
+}
+
+// wirePath is encoding/json's path to a field without the Go names of the embedded structs it
+// passes through ("openAISampling.max_tokens" is "max_tokens" on the wire).
+func wirePath(path string, t reflect.Type) string {
+	embedded, seen := map[string]bool{}, map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Anonymous {
+				embedded[f.Type.Name()] = true
+			}
+			walk(f.Type)
+		}
+	}
+	walk(t)
+	var kept []string
+	for _, part := range strings.Split(path, ".") {
+		if !embedded[part] {
+			kept = append(kept, part)
+		}
+	}
+	return strings.Join(kept, ".")
 }
 
 // jsonFields are the JSON names of a struct's fields (through pointers and embedded structs),

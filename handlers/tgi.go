@@ -270,13 +270,13 @@ func seedOf(s TokenStream) *uint64 {
 // parseTGI reads a TGI request and checks it the way TGI's router does, in its order and with
 // its words. A non-empty msg is the validation error.
 func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params generate.Params, opts tgiOptions, msg string) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return "", params, opts, "the body must be a JSON object"
-	}
 	var req tgiRequest
-	if err := json.Unmarshal(trimmed, &req); err != nil {
-		return "", params, opts, "the body is not a valid request: " + jsonFieldError(err).Message
+	// Keys TGI does not know are ignored, as its router ignores them.
+	if fe := readObject(body, &req, false); fe != nil {
+		if fe.Type == "model_attributes_type" {
+			return "", params, opts, "the body must be a JSON object"
+		}
+		return "", params, opts, "the body is not a valid request: " + fieldMessage(fe)
 	}
 	if req.Inputs == nil {
 		return "", params, opts, "`inputs` is required"

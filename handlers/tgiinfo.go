@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 
@@ -67,10 +65,13 @@ func (s *server) tgiTokenize(c *fiber.Ctx, tok promptTokenizer) error {
 	var req struct {
 		Inputs *string `json:"inputs"`
 	}
-	body := bytes.TrimSpace(c.Body())
-	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &req) != nil || req.Inputs == nil {
+	if fe := readObject(c.Body(), &req, false); fe != nil || req.Inputs == nil {
+		msg := "`inputs` is required"
+		if fe != nil {
+			msg = "the body is not a valid request: " + fieldMessage(fe)
+		}
 		c.Locals(localOutcome, OutcomeFailed)
-		return c.Status(fiber.StatusUnprocessableEntity).JSON(tgiError{Error: "Input validation error: `inputs` is required",
+		return c.Status(fiber.StatusUnprocessableEntity).JSON(tgiError{Error: "Input validation error: " + msg,
 			ErrorType: "validation", Code: CodeValidation, RequestID: requestID(c)})
 	}
 	if limit := s.opts.Limits.MaxTextChars; limit > 0 && utf8.RuneCountInString(*req.Inputs) > limit {
