@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/gofiber/fiber/v2"
-
 	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/generate"
 )
@@ -150,8 +148,7 @@ func chatAsks(body []byte) (n int, maxTokens *int) {
 func (chatDialect) read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
 	p, prompt, param, msg := parseChat(body, ep)
 	if msg != "" {
-		return genRequest{}, nil, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,
-			Outcome: OutcomeFailed, param: param}
+		return genRequest{}, nil, openAIInvalid(param, msg)
 	}
 	head := chatCompletion{ID: "chatcmpl-" + info.id, Object: "chat.completion", Created: info.now.Unix(),
 		Model: p.model, SystemFingerprint: "sluice-" + info.version}

@@ -40,7 +40,7 @@ func chatFixture(t *testing.T, gen *fakeGenerator, tpl ChatTemplate) *fixture {
 func TestChatCompletionsAnswerWholeAndStreamed(t *testing.T) {
 	gen := &fakeGenerator{script: stopScript}
 	f := chatFixture(t, gen, fakeTemplate{})
-	r := f.do(t, "POST", "/v1/chat/completions", `{"model":"m","n":2,"seed":40,"stop":" world","max_completion_tokens":9,
+	r := f.do(t, "POST", "/v1/chat/completions", `{"model":"fake-lm","n":2,"seed":40,"stop":" world","max_completion_tokens":9,
 		"messages":[{"role":"developer","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"Say"},{"type":"text","text":"it"}]}]}`)
 	if r.status != 200 || r.body["object"] != "chat.completion" || !strings.HasPrefix(r.body["id"].(string), "chatcmpl-") {
 		t.Fatalf("answer: %d %s", r.status, r.raw)
@@ -64,7 +64,7 @@ func TestChatCompletionsAnswerWholeAndStreamed(t *testing.T) {
 		t.Fatalf("/v1/models: %d %s", r.status, r.raw)
 	}
 
-	r = f.do(t, "POST", "/v1/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true},
+	r = f.do(t, "POST", "/v1/chat/completions", `{"model":"fake-lm","stream":true,"stream_options":{"include_usage":true},
 		"messages":[{"role":"user","content":"Say"}],"stop":[" world"]}`)
 	events := sseData(t, r.raw)
 	if r.status != 200 || len(events) < 3 || events[len(events)-1] != "[DONE]" {
@@ -99,23 +99,23 @@ func TestChatCompletionsRefuseWhatTheyCannotServe(t *testing.T) {
 	f := chatFixture(t, &fakeGenerator{script: stopScript}, fakeTemplate{})
 	user := `"messages":[{"role":"user","content":"` + canary + `"}]`
 	for _, c := range []struct{ body, param, says string }{
-		{`{"model":"m"}`, "messages", "non-empty list"},
-		{`{"model":"m","messages":[]}`, "messages", "non-empty list"},
-		{`{"model":"m","messages":[{"content":"` + canary + `"}]}`, "messages", "`role`"},
-		{`{"model":"m","messages":[{"role":"narrator","content":"` + canary + `"}]}`, "messages", "`role` must be"},
-		{`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, "messages[0].content", "text parts"},
-		{`{"model":"m","messages":[{"role":"system","content":"` + canary + `"},{"role":"user","content":""}]}`, "messages[1].content", "message 1 has no content"},
-		{`{"model":"m",` + user + `,"max_tokens":"` + canary + `"}`, "max_tokens", "`max_tokens`: Input should be a valid integer"},
-		{`{"model":"m",` + user + `,"` + canary + `":1}`, "", "Unrecognized request argument supplied; the fields are model,"},
-		{`{"model":"m","messages":[{"role":"assistant","content":"` + canary + `"}]}`, "messages", "must not begin with the assistant"},
+		{`{"model":"fake-lm"}`, "messages", "non-empty list"},
+		{`{"model":"fake-lm","messages":[]}`, "messages", "non-empty list"},
+		{`{"model":"fake-lm","messages":[{"content":"` + canary + `"}]}`, "messages", "`role`"},
+		{`{"model":"fake-lm","messages":[{"role":"narrator","content":"` + canary + `"}]}`, "messages", "`role` must be"},
+		{`{"model":"fake-lm","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, "messages[0].content", "text parts"},
+		{`{"model":"fake-lm","messages":[{"role":"system","content":"` + canary + `"},{"role":"user","content":""}]}`, "messages[1].content", "message 1 has no content"},
+		{`{"model":"fake-lm",` + user + `,"max_tokens":"` + canary + `"}`, "max_tokens", "`max_tokens`: Input should be a valid integer"},
+		{`{"model":"fake-lm",` + user + `,"` + canary + `":1}`, "", "Unrecognized request argument supplied; the fields are model,"},
+		{`{"model":"fake-lm","messages":[{"role":"assistant","content":"` + canary + `"}]}`, "messages", "must not begin with the assistant"},
 		{`{` + user + `}`, "model", "model parameter"},
-		{`{"model":"m",` + user + `,"top_logprobs":2}`, "top_logprobs", "needs `logprobs`"},
-		{`{"model":"m",` + user + `,"logprobs":true,"top_logprobs":21}`, "top_logprobs", "between 0 and 20"},
-		{`{"model":"m",` + user + `,"tools":[{"type":"function"}]}`, "tools", "not supported"},
-		{`{"model":"m",` + user + `,"response_format":{"type":"json_object"}}`, "response_format", "text"},
-		{`{"model":"m",` + user + `,"max_completion_tokens":0}`, "max_completion_tokens", "at least 1"},
-		{`{"model":"m",` + user + `,"max_tokens":3,"max_completion_tokens":4}`, "max_completion_tokens", "differ"},
-		{`{"model":"m",` + user + `,"temperature":3}`, "temperature", "between 0 and 2"},
+		{`{"model":"fake-lm",` + user + `,"top_logprobs":2}`, "top_logprobs", "needs `logprobs`"},
+		{`{"model":"fake-lm",` + user + `,"logprobs":true,"top_logprobs":21}`, "top_logprobs", "between 0 and 20"},
+		{`{"model":"fake-lm",` + user + `,"tools":[{"type":"function"}]}`, "tools", "not supported"},
+		{`{"model":"fake-lm",` + user + `,"response_format":{"type":"json_object"}}`, "response_format", "text"},
+		{`{"model":"fake-lm",` + user + `,"max_completion_tokens":0}`, "max_completion_tokens", "at least 1"},
+		{`{"model":"fake-lm",` + user + `,"max_tokens":3,"max_completion_tokens":4}`, "max_completion_tokens", "differ"},
+		{`{"model":"fake-lm",` + user + `,"temperature":3}`, "temperature", "between 0 and 2"},
 	} {
 		r := f.do(t, "POST", "/v1/chat/completions", c.body)
 		e, _ := r.body["error"].(map[string]any)
@@ -129,14 +129,14 @@ func TestChatCompletionsRefuseWhatTheyCannotServe(t *testing.T) {
 	}
 
 	f = chatFixture(t, &fakeGenerator{script: stopScript}, nil)
-	r := f.do(t, "POST", "/v1/chat/completions", `{"model":"m",`+user+`}`)
+	r := f.do(t, "POST", "/v1/chat/completions", `{"model":"fake-lm",`+user+`}`)
 	if e, _ := r.body["error"].(map[string]any); r.status != 400 || !strings.Contains(e["message"].(string), "no chat template") {
 		t.Fatalf("a model without a template: %d %s", r.status, r.raw)
 	}
 
 	long := &generate.TooLongError{Prompt: 60, MaxNewTokens: 10, MaxPositions: 64}
 	f = chatFixture(t, &fakeGenerator{err: long}, fakeTemplate{})
-	r = f.do(t, "POST", "/v1/chat/completions", `{"model":"m",`+user+`}`)
+	r = f.do(t, "POST", "/v1/chat/completions", `{"model":"fake-lm",`+user+`}`)
 	if e, _ := r.body["error"].(map[string]any); r.status != 400 || !strings.Contains(e["message"].(string), "maximum context length is 64") {
 		t.Fatalf("too long: %d %s", r.status, r.raw)
 	}

@@ -192,8 +192,7 @@ func (completions) cost(body []byte, ep *GenerationEndpoint) float64 {
 func (completions) read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
 	p, param, msg := parseCompletion(body, ep)
 	if msg != "" {
-		return genRequest{}, nil, &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg,
-			Outcome: OutcomeFailed, param: param}
+		return genRequest{}, nil, openAIInvalid(param, msg)
 	}
 	head := completion{ID: "cmpl-" + info.id, Object: "text_completion", Created: info.now.Unix(),
 		Model: p.model, SystemFingerprint: "sluice-" + info.version}
@@ -222,8 +221,30 @@ func (completions) reply(e *apiError, requestID string) (int, any) {
 		if param != "" {
 			out.Param = &param
 		}
+	} else if e.param != "" {
+		param := e.param
+		out.Param = &param
 	}
 	return status, map[string]openAIError{"error": out}
+}
+
+// servesModel says whether a request naming model is for this endpoint: the model's name; or
+// a URL, which is how HuggingFace's clients name the endpoint itself (its model is the
+// endpoint's, as on TGI's server); or anything, behind the privacy gateway, which chooses.
+func (ep *GenerationEndpoint) servesModel(model string) bool {
+	return ep.anyModel || model == ep.Model.Name() || strings.HasPrefix(model, "http://") || strings.HasPrefix(model, "https://")
+}
+
+// msgModelNotFound answers a model this server does not serve; the name sent is not repeated.
+const msgModelNotFound = "The model named in `model` is not served here; GET /v1/models lists the models that are"
+
+// openAIInvalid is the answer to a request an OpenAI route cannot take: 400 about param, or
+// the 404 OpenAI's and vLLM's servers answer a model they do not serve.
+func openAIInvalid(param, msg string) *apiError {
+	if msg == msgModelNotFound {
+		return &apiError{Status: fiber.StatusNotFound, Code: "model_not_found", Message: msg, Outcome: OutcomeFailed, param: param}
+	}
+	return &apiError{Status: fiber.StatusBadRequest, Code: CodeValidation, Message: msg, Outcome: OutcomeFailed, param: param}
 }
 
 // openAIErrorType is the error's type as OpenAI's API names the class of its status.
@@ -411,6 +432,9 @@ func decodeObject(body []byte, req any) (param, msg string) {
 func (r *openAISampling) read(ep *GenerationEndpoint, prompts, maxTokens int, p *openAIParams) (param, msg string) {
 	if r.Model == nil {
 		return "model", "You must provide a model parameter"
+	}
+	if !ep.servesModel(*r.Model) {
+		return "model", msgModelNotFound
 	}
 	p.model, p.n = *r.Model, 1
 	if r.N != nil {

@@ -69,7 +69,7 @@ var requestSeeds = []string{
 	`{"text":1}`, `{"text":"\ud800"}`, `{"inputs":"Once upon","parameters":{"max_new_tokens":5,"stop":["a","b"],"truncate":3}}`,
 	`{"inputs":"x","stream":true,"parameters":{"do_sample":true,"temperature":0,"top_p":1.5,"seed":1}}`,
 	`{"model":"tiny-lm","prompt":["a","b"],"n":2,"max_tokens":3,"stop":"x","stream":true,"logprobs":2}`,
-	`{"model":"m","prompt":"secret prompt text","temperature":"hot"}`, `{"model":"m","prompt":[1,2,3]}`,
+	`{"model":"fake-lm","prompt":"secret prompt text","temperature":"hot"}`, `{"model":"fake-lm","prompt":[1,2,3]}`,
 	`{"text":1,"note":"valid"}`,
 }
 

@@ -117,7 +117,7 @@ func TestGatewayChatRedactsAndRestores(t *testing.T) {
 		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: audit,
 			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
-	body := `{"model":"m","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"I am Alice"},{"role":"user","content":[{"type":"text","text":"Alice again"}]}]%s}`
+	body := `{"model":"fake-lm","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"I am Alice"},{"role":"user","content":[{"type":"text","text":"Alice again"}]}]%s}`
 	r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, ""))
 	if r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.raw)
@@ -161,7 +161,7 @@ func TestGatewayChatRedactsAndRestores(t *testing.T) {
 	if len(recs) != 2 || recs[0].Status != "forwarded" || recs[0].Invented != 1 || recs[0].Entities["FIRST_NAME"] != 2 || !gateway.Verify(recs) {
 		t.Errorf("audit %+v", recs)
 	}
-	if r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"m","logprobs":true,"messages":[{"role":"user","content":"x"}]}`); r.status != 400 {
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","logprobs":true,"messages":[{"role":"user","content":"x"}]}`); r.status != 400 {
 		t.Errorf("logprobs: %d", r.status)
 	}
 }
@@ -175,15 +175,15 @@ func TestGatewayChatKeySpellings(t *testing.T) {
 			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
 	for _, body := range []string{
-		`{"model":"m","messages":[{"role":"user","Content":"I am Alice"}]}`,
-		`{"model":"m","messages":[{"role":"user","content":"hi"}],"meſſages":[{"role":"user","content":"I am Alice"}]}`,
-		`{"model":"m","MESSAGES":[{"ROLE":"user","CONTENT":"I am Alice"}]}`,
+		`{"model":"fake-lm","messages":[{"role":"user","Content":"I am Alice"}]}`,
+		`{"model":"fake-lm","messages":[{"role":"user","content":"hi"}],"meſſages":[{"role":"user","content":"I am Alice"}]}`,
+		`{"model":"fake-lm","MESSAGES":[{"ROLE":"user","CONTENT":"I am Alice"}]}`,
 	} {
 		if r := f.do(t, "POST", "/gateway/v1/chat/completions", body); r.status != 200 {
 			t.Errorf("%s: %d %s", body, r.status, r.raw)
 		}
 	}
-	if r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"m","Logprobs":true,"messages":[{"role":"user","content":"x"}]}`); r.status != 400 {
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","Logprobs":true,"messages":[{"role":"user","content":"x"}]}`); r.status != 400 {
 		t.Errorf("Logprobs: %d", r.status)
 	}
 	gen.mu.Lock()
@@ -289,7 +289,7 @@ func TestGatewayChatUpstreamKeepsAliveAndStops(t *testing.T) {
 				Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
 	req, _ := http.NewRequest("POST", f.srv.URL+"/gateway/v1/chat/completions",
-		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"I am Alice"}]}`))
+		strings.NewReader(`{"model":"fake-lm","stream":true,"messages":[{"role":"user","content":"I am Alice"}]}`))
 	req.Header.Set("Content-Type", "application/json")
 	// A hang guard: without keep-alives nothing would come until the request's deadline.
 	resp, err := (&http.Client{Timeout: hangGuard}).Do(req)

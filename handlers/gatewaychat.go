@@ -62,6 +62,7 @@ func (gw *GatewayEndpoint) chatCost(body []byte) float64 {
 func (gw GatewayEndpoint) WithDefaults() GatewayEndpoint {
 	if gw.Generation != nil {
 		ep := gw.Generation.withDefaults()
+		ep.anyModel = true
 		gw.Generation = &ep
 	}
 	return gw

@@ -58,6 +58,9 @@ type GenerationEndpoint struct {
 	// Chat renders /v1/chat/completions' messages; nil: the model has no chat template, and
 	// the route says so (400).
 	Chat ChatTemplate
+	// anyModel is the privacy gateway's: it chooses the model, whatever a request names. The
+	// OpenAI routes answer 404 to a model they do not serve.
+	anyModel bool
 }
 
 // withDefaults fills the bounds left at 0.

@@ -162,7 +162,7 @@ func TestEveryDialectAnswersWholeAndStreamed(t *testing.T) {
 		t.Fatalf("last TGI event %s (%v)", events[2], err)
 	}
 
-	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say","n":2,"echo":true,"stop":" world"}`)
+	r = f.do(t, "POST", "/v1/completions", `{"model":"fake-lm","prompt":"Say","n":2,"echo":true,"stop":" world"}`)
 	choices, _ := r.body["choices"].([]any)
 	if r.status != 200 || len(choices) != 2 || r.body["usage"].(map[string]any)["completion_tokens"] != 6.0 {
 		t.Fatalf("/v1/completions: %d %s", r.status, r.raw)
@@ -171,7 +171,7 @@ func TestEveryDialectAnswersWholeAndStreamed(t *testing.T) {
 		t.Fatalf("choice %v", c)
 	}
 
-	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say","stream":true,"stream_options":{"include_usage":true}}`)
+	r = f.do(t, "POST", "/v1/completions", `{"model":"fake-lm","prompt":"Say","stream":true,"stream_options":{"include_usage":true}}`)
 	events = sseData(t, r.raw)
 	var text strings.Builder
 	for _, e := range events[:len(events)-2] {
@@ -196,7 +196,7 @@ func TestDialectsAnswerFailuresInTheirShape(t *testing.T) {
 		strings.Contains(r.raw, "99887766") {
 		t.Fatalf("TGI too long: %d %s", r.status, r.raw)
 	}
-	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say `+canary+`"}`)
+	r = f.do(t, "POST", "/v1/completions", `{"model":"fake-lm","prompt":"Say `+canary+`"}`)
 	e, _ := r.body["error"].(map[string]any)
 	if r.status != 400 || e["type"] != "invalid_request_error" || e["param"] != "max_tokens" ||
 		!strings.Contains(e["message"].(string), "maximum context length is 64 tokens, and your prompt has 60: at most 4 new tokens fit") ||
@@ -204,7 +204,7 @@ func TestDialectsAnswerFailuresInTheirShape(t *testing.T) {
 		t.Fatalf("OpenAI too long: %d %s", r.status, r.raw)
 	}
 	for _, path := range []string{"/generate", "/v1/completions"} {
-		if strings.Contains(f.do(t, "POST", path, `{"model":"m","prompt":"`+canary+`","inputs":"`+canary+`"}`).raw, canary) {
+		if strings.Contains(f.do(t, "POST", path, `{"model":"fake-lm","prompt":"`+canary+`","inputs":"`+canary+`"}`).raw, canary) {
 			t.Fatalf("%s quoted the request", path)
 		}
 	}
@@ -214,7 +214,7 @@ func TestDialectsAnswerFailuresInTheirShape(t *testing.T) {
 	if r.status != 503 || r.header.Get("Retry-After") != "2" || r.body["error_type"] != "overloaded" || r.body["code"] != "backpressure" {
 		t.Fatalf("TGI queue full: %d %s", r.status, r.raw)
 	}
-	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say"}`)
+	r = f.do(t, "POST", "/v1/completions", `{"model":"fake-lm","prompt":"Say"}`)
 	e, _ = r.body["error"].(map[string]any)
 	if r.status != 503 || r.header.Get("Retry-After") != "2" || e["type"] != "server_error" || e["code"] != "backpressure" ||
 		e["details"].(map[string]any)["reason"] != "saturated" {
@@ -229,12 +229,12 @@ func TestDialectsAnswerFailuresInTheirShape(t *testing.T) {
 	if r.status != 200 || len(events) != 2 || !strings.Contains(events[1], `"error_type":"generation"`) || !strings.Contains(events[1], `"code":"internal_error"`) {
 		t.Fatalf("TGI stream that fails: %q", r.raw)
 	}
-	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say","stream":true}`)
+	r = f.do(t, "POST", "/v1/completions", `{"model":"fake-lm","prompt":"Say","stream":true}`)
 	events = sseData(t, r.raw)
 	if len(events) != 2 || !strings.Contains(events[1], `"type":"server_error"`) || strings.Contains(r.raw, "[DONE]") {
 		t.Fatalf("OpenAI stream that fails: %q", r.raw)
 	}
-	r = f.do(t, "POST", "/v1/completions", `{"model":"m","prompt":"Say"}`)
+	r = f.do(t, "POST", "/v1/completions", `{"model":"fake-lm","prompt":"Say"}`)
 	if r.status != 500 || r.body["error"].(map[string]any)["type"] != "server_error" {
 		t.Fatalf("OpenAI answer that fails: %d %s", r.status, r.raw)
 	}
@@ -255,7 +255,7 @@ func TestStreamCutByItsDeadlineEndsWithAnErrorEvent(t *testing.T) {
 	f := generationFixture(t, gen, 50*time.Millisecond)
 	for path, body := range map[string]string{
 		"/generate_stream": `{"inputs":"Say"}`,
-		"/v1/completions":  `{"model":"m","prompt":"Say","stream":true}`,
+		"/v1/completions":  `{"model":"fake-lm","prompt":"Say","stream":true}`,
 	} {
 		r := f.do(t, "POST", path, body)
 		events := sseData(t, r.raw)
@@ -280,7 +280,7 @@ func TestClientLeavingAStreamIsCounted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := `{"model":"m","prompt":"Say","stream":true}`
+		body := `{"model":"fake-lm","prompt":"Say","stream":true}`
 		if route == "/generate_stream" {
 			body = `{"inputs":"Say"}`
 		}
@@ -305,5 +305,25 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestOpenAIRoutesAnswer404ForAModelNotServed: a model the server does not serve is OpenAI's
+// and vLLM's 404 model_not_found about `model`, without the name sent; the one it serves
+// answers.
+func TestOpenAIRoutesAnswer404ForAModelNotServed(t *testing.T) {
+	f := generationFixture(t, &fakeGenerator{script: stopScript}, time.Minute)
+	for path, body := range map[string]string{
+		"/v1/completions":      `{"model":"%s","prompt":"hi","max_tokens":2}`,
+		"/v1/chat/completions": `{"model":"%s","messages":[{"role":"user","content":"hi"}],"max_tokens":2}`,
+	} {
+		r := f.do(t, "POST", path, fmt.Sprintf(body, "gpt-unknown-7"))
+		e, _ := r.body["error"].(map[string]any)
+		if r.status != 404 || e["code"] != "model_not_found" || e["param"] != "model" || strings.Contains(r.raw, "gpt-unknown-7") {
+			t.Errorf("%s, a model not served: %d %s", path, r.status, r.raw)
+		}
+		if r := f.do(t, "POST", path, fmt.Sprintf(body, "fake-lm")); r.status == 404 {
+			t.Errorf("%s, the model served: %d %s", path, r.status, r.raw) // (this fixture has no chat template: 400)
+		}
 	}
 }

@@ -603,7 +603,7 @@ func TestHostHeadersAsHTTPAsks(t *testing.T) {
 func TestChoicesThatWrapAreRefused(t *testing.T) {
 	gen := &fakeGenerator{script: stopScript}
 	f := generationFixture(t, gen, time.Minute)
-	body := `{"model":"m","prompt":["a","b","c","d"],"n":4611686018427387905,"max_tokens":1}`
+	body := `{"model":"fake-lm","prompt":["a","b","c","d"],"n":4611686018427387905,"max_tokens":1}`
 	r := f.do(t, "POST", "/v1/completions", body)
 	if e, _ := r.body["error"].(map[string]any); r.status != 400 || e["param"] != "n" {
 		t.Fatalf("%d %s", r.status, r.raw)
@@ -655,7 +655,7 @@ func TestExternalAnswersAreChargedWhatTheyAsk(t *testing.T) {
 			}
 		})
 	asking := func(n int) string {
-		return `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":` + fmt.Sprint(n) + `}`
+		return `{"model":"fake-lm","messages":[{"role":"user","content":"hi"}],"max_tokens":` + fmt.Sprint(n) + `}`
 	}
 	for _, path := range []string{"/gateway/v1/chat/completions", "/v1/chat/completions"} {
 		r := f.do(t, "POST", path, asking(1000), "X-API-Key", "ext-key")

@@ -39,6 +39,7 @@ type GenConfig struct {
 	ScrapeInterval time.Duration
 	Priorities     Mix
 	MaxTokens      int
+	Model          string  // the model named in each request: one the server serves
 	Abandon        float64 // share of streams that hang up at half their tokens
 	Seed           uint64
 }
@@ -194,7 +195,7 @@ func streamOnce(ctx context.Context, cfg GenConfig, clk clock.Clock, client *htt
 	rec.Start = clk.Now()
 	ctx, cancel := withClockTimeout(ctx, clk, cfg.Timeout)
 	defer cancel(nil)
-	body, _ := json.Marshal(map[string]any{"model": "loadgen",
+	body, _ := json.Marshal(map[string]any{"model": cfg.Model,
 		"prompt": genPrompts[rec.Seq%uint64(len(genPrompts))], "max_tokens": cfg.MaxTokens,
 		"temperature": 0, "ignore_eos": true, "stream": true})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.URL+"/v1/completions", bytes.NewReader(body))

@@ -78,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, options, error) {
 	fs.Float64Var(&o.failShare, "fail-share", 0.3, "exercise outage: the share of requests the backend fails")
 	fs.BoolVar(&o.generate, "generate", false, "generation mode: streams of /v1/completions instead of entity requests")
 	fs.IntVar(&o.gen.MaxTokens, "max-tokens", 64, "generation: tokens per stream (greedy, ignore_eos)")
+	fs.StringVar(&o.gen.Model, "model", "tiny-lm", "generation: the model each request names (GET /v1/models lists them)")
 	fs.Float64Var(&o.gen.Abandon, "abandon", 0, "generation: share of clients that hang up at half their tokens")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, options{}, err

@@ -172,13 +172,13 @@ func TestStreamSettlesItsChargeWhenItEnds(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "keys.json")
 	keyFile(t, path, budgetKey("stream-secret", "svc", `{"max_concurrency":1}`))
 	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path, "SLUICE_BENCH_STEP_DELAY_MS=50")
-	long := `{"model":"m","prompt":"The patient","max_tokens":200,"ignore_eos":true,"stream":true}` // 10 s of steps
+	long := `{"model":"tiny-lm","prompt":"The patient","max_tokens":200,"ignore_eos":true,"stream":true}` // 10 s of steps
 	resp := postWithKey(t, srv, "/v1/completions", long, "stream-secret")
 	events := bufio.NewScanner(resp.Body)
 	for events.Scan() && !strings.HasPrefix(events.Text(), "data:") {
 	}
 	// The handler has returned (the stream is being written), and the stream goes on.
-	short := `{"model":"m","prompt":"The patient","max_tokens":1}`
+	short := `{"model":"tiny-lm","prompt":"The patient","max_tokens":1}`
 	status, _, code := call(t, srv, "/v1/completions", short, "X-API-Key", "stream-secret")
 	if status != 429 || code != "rate_limited" {
 		t.Fatalf("a second request while the stream goes on: %d %s; its place was given back early", status, code)
@@ -188,7 +188,7 @@ func TestStreamSettlesItsChargeWhenItEnds(t *testing.T) {
 	if status, _, code := call(t, srv, "/v1/completions", short, "X-API-Key", "stream-secret"); status != 200 {
 		t.Fatalf("after the stream ended: %d %s", status, code)
 	}
-	body := `{"model":"m","prompt":"The patient","max_tokens":8,"stream":true}`
+	body := `{"model":"tiny-lm","prompt":"The patient","max_tokens":8,"stream":true}`
 	for i := range 2 {
 		resp := postWithKey(t, srv, "/v1/completions", body, "stream-secret")
 		data, _ := io.ReadAll(resp.Body) // to its end: a reader that leaves early aborts it

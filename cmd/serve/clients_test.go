@@ -183,8 +183,8 @@ func TestStreamsCutByTheirDeadlineEndWithAnError(t *testing.T) {
 	// Keep-alive comments between the slow tokens too: the clients must skip them.
 	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=40", "SLUICE_GENERATE_TIMEOUT_MS=400", "SLUICE_GENERATE_KEEPALIVE_MS=15")
 	for route, body := range map[string]string{
-		"/v1/completions":      `{"model":"m","prompt":"The patient was started on","max_tokens":60,"ignore_eos":true,"stream":true}`,
-		"/v1/chat/completions": `{"model":"m","messages":[{"role":"user","content":"The patient was started on"}],"max_tokens":60,"ignore_eos":true,"stream":true}`,
+		"/v1/completions":      `{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":60,"ignore_eos":true,"stream":true}`,
+		"/v1/chat/completions": `{"model":"tiny-lm","messages":[{"role":"user","content":"The patient was started on"}],"max_tokens":60,"ignore_eos":true,"stream":true}`,
 		"/generate_stream":     `{"inputs":"The patient was started on","parameters":{"max_new_tokens":60}}`,
 	} {
 		events := strings.Split(strings.TrimSpace(string(postRaw(t, srv.url+route, body))), "\n\n")

@@ -19,7 +19,7 @@ import (
 // tokens/s. docs/BENCHMARKS.md records a run and the command.
 func BenchmarkGatewayOverhead(b *testing.B) {
 	srv := startServer(b, "SLUICE_LOG_LEVEL=error")
-	body, _ := json.Marshal(map[string]any{"model": "m", "max_tokens": 64, "ignore_eos": true, "temperature": 0, "stream": true,
+	body, _ := json.Marshal(map[string]any{"model": "tiny-lm", "max_tokens": 64, "ignore_eos": true, "temperature": 0, "stream": true,
 		"messages": []map[string]string{{"role": "user", "content": benchText}}})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
 	for _, path := range []string{"/v1/chat/completions", "/gateway/v1/chat/completions"} {

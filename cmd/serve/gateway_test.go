@@ -358,7 +358,7 @@ func TestGatewayKeyRoutesChatThroughTheGateway(t *testing.T) {
 		keyEntry("plain-secret", "lab", "*"))
 	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path, "SLUICE_GATEWAY_UPSTREAM_URL="+ts.URL, "SLUICE_GATEWAY_UPSTREAM_MODEL=big")
 	prompt := "Call Maria Gonzalez at (415) 555-0132."
-	body := `{"model":"m","max_tokens":4,"messages":[{"role":"user","content":"` + prompt + `"}]}`
+	body := `{"model":"tiny-lm","max_tokens":4,"messages":[{"role":"user","content":"` + prompt + `"}]}`
 	answer := func(key string) string {
 		req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/chat/completions", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -395,7 +395,7 @@ func TestGatewayKeyRoutesChatThroughTheGateway(t *testing.T) {
 // the answer as the client reads it and the message content the upstream received.
 func gatewayChatStream(t *testing.T, srv *testServer, rec *upstreamRecorder, text string) (string, string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "messages": []map[string]string{{"role": "user", "content": text}}})
+	body, _ := json.Marshal(map[string]any{"model": "tiny-lm", "stream": true, "messages": []map[string]string{{"role": "user", "content": text}}})
 	resp, err := http.Post(srv.url+"/gateway/v1/chat/completions", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)

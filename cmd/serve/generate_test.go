@@ -207,7 +207,7 @@ func TestGenerationErrorsAreTheirWireFormatsAndContentFree(t *testing.T) {
 	if strings.Contains(fmt.Sprint(out), "ZEBRA") {
 		t.Fatalf("the prompt leaked into the error: %v", out)
 	}
-	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Patient ZEBRA-CANARY-4417", "max_tokens": 400})
+	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": "Patient ZEBRA-CANARY-4417", "max_tokens": 400})
 	e, _ := out["error"].(map[string]any)
 	if status != 400 || e == nil || e["type"] != "invalid_request_error" || !strings.Contains(e["message"].(string), "maximum context length is 256") {
 		t.Fatalf("OpenAI validation: %d %v", status, out)
@@ -231,13 +231,13 @@ func TestGenerationErrorsAreTheirWireFormatsAndContentFree(t *testing.T) {
 func TestCompletionsStopSequenceIsCut(t *testing.T) {
 	srv := startServer(t)
 	// Greedy, "The patient was started on" continues " behalf of Dr. Silo, ...".
-	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "any", "prompt": "The patient was started on",
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": "The patient was started on",
 		"max_tokens": 16, "temperature": 0, "stop": " Dr"})
 	choice := out["choices"].([]any)[0].(map[string]any)
 	if status != 200 || choice["text"] != " behalf of" || choice["finish_reason"] != "stop" {
 		t.Fatalf("status %d %v", status, out)
 	}
-	body, _ := json.Marshal(map[string]any{"model": "any", "prompt": "The patient was started on", "max_tokens": 16,
+	body, _ := json.Marshal(map[string]any{"model": "tiny-lm", "prompt": "The patient was started on", "max_tokens": 16,
 		"temperature": 0, "stop": []string{" Dr"}, "stream": true})
 	resp, err := http.Post(srv.url+"/v1/completions", "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -286,7 +286,7 @@ func TestShutdownEndsStreamsAndGivesBlocksBack(t *testing.T) {
 	go func() { done <- run(ctx, env, logs, logs, ready) }()
 	addr := <-ready
 	resp, err := http.Post("http://"+addr.String()+"/v1/completions", "application/json",
-		strings.NewReader(`{"model":"m","prompt":"The patient was started on","max_tokens":240,"temperature":0,"ignore_eos":true,"stream":true}`))
+		strings.NewReader(`{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":240,"temperature":0,"ignore_eos":true,"stream":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestReaderThatStopsIsPausedThenEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	body := `{"model":"m","prompt":"The patient was started on","max_tokens":240,"n":8,"temperature":0,"ignore_eos":true,"stream":true}`
+	body := `{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":240,"n":8,"temperature":0,"ignore_eos":true,"stream":true}`
 	fmt.Fprintf(conn, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	// Read nothing at all: the reader has stopped.
 	defer func() {
@@ -377,7 +377,7 @@ func TestReaderThatStopsIsPausedThenEnded(t *testing.T) {
 func TestStreamOutlivesTheHTTPWriteTimeout(t *testing.T) {
 	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=50", "SLUICE_HTTP_WRITE_TIMEOUT_MS=300")
 	for route, body := range map[string]string{
-		"/v1/completions":  `{"model":"m","prompt":"The patient was started on","max_tokens":40,"temperature":0,"ignore_eos":true,"stream":true}`,
+		"/v1/completions":  `{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":40,"temperature":0,"ignore_eos":true,"stream":true}`,
 		"/generate_stream": `{"inputs":"The patient was started on","parameters":{"max_new_tokens":40,"details":true}}`,
 	} {
 		start := time.Now()
@@ -417,12 +417,12 @@ func TestGenerationWireDetails(t *testing.T) {
 	if status != 422 || !strings.Contains(msg, "context of 256 tokens: the prompt alone is too long") || strings.Contains(msg, "-") {
 		t.Fatalf("long prompt, default max_new_tokens: %d %v", status, out)
 	}
-	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": ""})
+	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": ""})
 	e, _ := out["error"].(map[string]any)
 	if status != 400 || e == nil || e["param"] != "prompt" {
 		t.Fatalf("empty prompt: %d %v", status, out)
 	}
-	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Follow up with", "top_k": -1, "max_tokens": 4})
+	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": "Follow up with", "top_k": -1, "max_tokens": 4})
 	if status != 200 || out["choices"] == nil {
 		t.Fatalf("top_k -1: %d %v", status, out)
 	}
@@ -586,7 +586,7 @@ func TestInteractiveRequestDoesNotWaitForBulkStreams(t *testing.T) {
 		bulkDone = append(bulkDone, body)
 	}
 	srv.waitForMetric(t, `sluice_generate_running_sequences{queue="tiny-lm"} 2`)
-	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Follow up with", "max_tokens": 1})
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": "Follow up with", "max_tokens": 1})
 	if status != 200 {
 		t.Fatalf("interactive: %d %v", status, out)
 	}
@@ -670,7 +670,7 @@ func TestSamplingExtensions(t *testing.T) {
 	const prompt = "The patient was started on"
 	complete := func(extra map[string]any) (text, finish string, tokens float64) {
 		t.Helper()
-		req := map[string]any{"model": "m", "prompt": prompt, "max_tokens": 60, "temperature": 0}
+		req := map[string]any{"model": "tiny-lm", "prompt": prompt, "max_tokens": 60, "temperature": 0}
 		for k, v := range extra {
 			req[k] = v
 		}
@@ -704,13 +704,13 @@ func TestSamplingExtensions(t *testing.T) {
 	}
 	for field, v := range map[string]any{"min_p": 1.5, "min_tokens": 61, "stop_token_ids": []int{-1},
 		"logit_bias": map[string]int{"x": 1}} {
-		status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 60, field: v})
+		status, out := srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": prompt, "max_tokens": 60, field: v})
 		if e, _ := out["error"].(map[string]any); status != 400 || e["param"] != field {
 			t.Fatalf("%s %v: %d %v", field, v, status, out)
 		}
 	}
 	for field, v := range map[string]any{"stop_token_ids": []int{1 << 30}, "logit_bias": map[string]int{"1073741824": 5}} {
-		status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 4, field: v})
+		status, out := srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": prompt, "max_tokens": 4, field: v})
 		if e, _ := out["error"].(map[string]any); status != 400 || !strings.Contains(fmt.Sprint(e["message"]), "past the model's vocabulary") {
 			t.Fatalf("%s past the vocabulary: %d %v", field, status, out)
 		}
@@ -723,7 +723,7 @@ func TestSamplingExtensions(t *testing.T) {
 func TestQuietStreamSendsKeepAlives(t *testing.T) {
 	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=120", "SLUICE_GENERATE_KEEPALIVE_MS=50")
 	data := string(postRaw(t, srv.url+"/v1/completions",
-		`{"model":"m","prompt":"The patient was started on","max_tokens":4,"ignore_eos":true,"temperature":0,"stream":true}`))
+		`{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":4,"ignore_eos":true,"temperature":0,"stream":true}`))
 	if !strings.Contains(data, "\n\n: keep-alive\n\n") || !strings.HasSuffix(data, "data: [DONE]\n\n") {
 		t.Fatalf("a slow stream without keep-alives, or not whole:\n%s", data)
 	}
@@ -742,7 +742,7 @@ func TestChoicesShareTheirPromptsKV(t *testing.T) {
 	p := len(tokens)
 	const computed = `sluice_generate_prompt_tokens_total{queue="tiny-lm",source="computed"}`
 	before := metricValue(t, srv.metrics(t), computed) // the start-up warm-up's
-	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "n": 4, "max_tokens": 3, "temperature": 1.0, "seed": 3})
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": prompt, "n": 4, "max_tokens": 3, "temperature": 1.0, "seed": 3})
 	if status != 200 || out["usage"].(map[string]any)["prompt_tokens"] != float64(p) {
 		t.Fatalf("n = 4: %d %v", status, out)
 	}
@@ -814,13 +814,13 @@ func TestLogprobs(t *testing.T) {
 	}
 
 	// echo with logprobs lists the prompt's tokens first, the first without a log probability.
-	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 3, "temperature": 0, "logprobs": 1, "echo": true})
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": prompt, "max_tokens": 3, "temperature": 0, "logprobs": 1, "echo": true})
 	elp, _ := out["choices"].([]any)[0].(map[string]any)["logprobs"].(map[string]any)
 	if etoks, _ := elp["token_logprobs"].([]any); status != 200 || len(etoks) != 5+3 || etoks[0] != nil || etoks[1] == nil || elp["top_logprobs"].([]any)[0] != nil {
 		t.Fatalf("echo with logprobs: %d %v", status, out)
 	}
 
-	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": prompt, "max_tokens": 5, "temperature": 0, "logprobs": 2})
+	status, out = srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": prompt, "max_tokens": 5, "temperature": 0, "logprobs": 2})
 	if status != 200 {
 		t.Fatalf("%d %v", status, out)
 	}
@@ -846,12 +846,12 @@ func TestLogprobs(t *testing.T) {
 		}
 	}
 
-	streamed := string(postRaw(t, srv.url+"/v1/completions", `{"model":"m","prompt":"`+prompt+`","max_tokens":5,"temperature":0,"logprobs":1,"stream":true}`))
+	streamed := string(postRaw(t, srv.url+"/v1/completions", `{"model":"tiny-lm","prompt":"`+prompt+`","max_tokens":5,"temperature":0,"logprobs":1,"stream":true}`))
 	if n := strings.Count(streamed, `"token_logprobs":[`); n != 5 {
 		t.Fatalf("%d streamed chunks with log probabilities, want 5:\n%s", n, streamed)
 	}
 
-	status, out = srv.post(t, "/v1/chat/completions", map[string]any{"model": "m", "max_tokens": 5, "temperature": 0,
+	status, out = srv.post(t, "/v1/chat/completions", map[string]any{"model": "tiny-lm", "max_tokens": 5, "temperature": 0,
 		"messages": []map[string]any{{"role": "user", "content": prompt}}, "logprobs": true, "top_logprobs": 2})
 	if status != 200 {
 		t.Fatalf("chat: %d %v", status, out)
@@ -861,7 +861,7 @@ func TestLogprobs(t *testing.T) {
 		t.Fatalf("chat logprobs %v", content)
 	}
 	// Without top_logprobs each entry still has the list, empty, as OpenAI's schema has it.
-	_, plain := srv.post(t, "/v1/chat/completions", map[string]any{"model": "m", "max_tokens": 2, "temperature": 0,
+	_, plain := srv.post(t, "/v1/chat/completions", map[string]any{"model": "tiny-lm", "max_tokens": 2, "temperature": 0,
 		"messages": []map[string]any{{"role": "user", "content": prompt}}, "logprobs": true})
 	entry := plain["choices"].([]any)[0].(map[string]any)["logprobs"].(map[string]any)["content"].([]any)[0].(map[string]any)
 	if top, ok := entry["top_logprobs"].([]any); !ok || len(top) != 0 {
@@ -885,7 +885,7 @@ func TestStarvedStreamEndsWithAnErrorEvent(t *testing.T) {
 	srv := startServer(t, "SLUICE_GENERATE_MAX_RUNNING=1", "SLUICE_BENCH_STEP_DELAY_MS=50", "SLUICE_GENERATE_TOKEN_STALL_MS=300")
 	streaming, bulk := bulkStream(srv.url)
 	<-streaming
-	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "m", "prompt": "Follow up with", "max_tokens": 40, "ignore_eos": true})
+	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": "Follow up with", "max_tokens": 40, "ignore_eos": true})
 	if status != 200 || out["usage"].(map[string]any)["completion_tokens"] != 40.0 {
 		t.Fatalf("interactive: %d %v", status, out)
 	}
@@ -904,7 +904,7 @@ func bulkStream(url string) (started <-chan struct{}, body <-chan string) {
 	first, all := make(chan struct{}), make(chan string, 1)
 	go func() {
 		req, _ := http.NewRequest("POST", url+"/v1/completions", strings.NewReader(
-			`{"model":"m","prompt":"The patient was started on","max_tokens":150,"ignore_eos":true,"temperature":0,"stream":true}`))
+			`{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":150,"ignore_eos":true,"temperature":0,"stream":true}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-OpenMed-Priority", "bulk")
 		resp, err := http.DefaultClient.Do(req)

@@ -36,7 +36,7 @@ func TestGoClientAgainstTheServer(t *testing.T) {
 	if err != nil || deid.NumEntitiesRedacted == 0 {
 		t.Fatalf("deidentify: %+v %v", deid, err)
 	}
-	st, err := c.CompleteStream(ctx, client.CompletionRequest{Model: "m", Prompt: "The patient", MaxTokens: 8})
+	st, err := c.CompleteStream(ctx, client.CompletionRequest{Model: "tiny-lm", Prompt: "The patient", MaxTokens: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
