@@ -90,8 +90,9 @@ func intField(raw json.RawMessage, name string, def, lo, hi int, errs *fieldErro
 	return def
 }
 
-// maxChunkSize is OpenMed's bound on chunk_size. Sluice reads the whole body before the
-// first window, so chunk_size only has to be valid: windows advance by what their tails allow.
+// maxChunkSize is OpenMed's bound on chunk_size. On the extraction stream it only has to be
+// valid (spans come as their windows find them); the de-identification stream's chunks are
+// chunk_size characters of the text each.
 const maxChunkSize = 32768
 
 // maxWindowChars bounds window_chars (OpenMed has no bound; a window is one request's work).
@@ -366,7 +367,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 		return aerr
 	}
 	var errs fieldErrors
-	intField(req.ChunkSize, "chunk_size", 1024, 1, maxChunkSize, &errs)
+	chunkChars := intField(req.ChunkSize, "chunk_size", 1024, 1, maxChunkSize, &errs)
 	plan, aerr := s.parseDeidentify(&req.deidentifyRequest, ep, errs)
 	if aerr != nil {
 		return aerr
@@ -400,18 +401,21 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 			at = b
 			return atCP
 		}
-		for {
-			// The final part of the text so far, with its final spans, de-identified.
-			to := sc.Final()
+		var pending []deid.Span // final spans not yet in a chunk, at their bytes in text
+		// emit de-identifies text[from:cut] with its final spans as the next chunk.
+		emit := func(cut int) error {
 			var part []deid.Span
-			for _, ev := range events {
-				if ev.Kind == spanstream.Commit {
-					sp := ev.Span
-					part = append(part, deid.Span{Start: sp.ByteStart - from, End: sp.ByteEnd - from, Label: sp.Label, Score: sp.Score})
+			kept := pending[:0]
+			for _, sp := range pending {
+				if sp.End <= cut {
+					part = append(part, deid.Span{Start: sp.Start - from, End: sp.End - from, Label: sp.Label, Score: sp.Score})
+				} else {
+					kept = append(kept, sp)
 				}
 			}
-			piece, reds := doc.Redact(text[from:to], from, part)
-			from = to
+			pending = kept
+			piece, reds := doc.Redact(text[from:cut], from, part)
+			from = cut
 			for _, red := range reds {
 				start := points(red.Start)
 				end := start + utf8.RuneCountInString(text[red.Start:red.End])
@@ -429,13 +433,32 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 				spans = append(spans, ds)
 				w.stats.results++
 			}
-			if piece != "" {
-				redacted.WriteString(piece)
-				data, _ := json.Marshal(deidChunk{Type: "chunk", Index: index, RedactedText: piece})
-				if err := out.line(data); err != nil {
+			if piece == "" {
+				return nil
+			}
+			redacted.WriteString(piece)
+			data, _ := json.Marshal(deidChunk{Type: "chunk", Index: index, RedactedText: piece})
+			index++
+			return out.line(data)
+		}
+		for {
+			// The text final so far goes out in chunks of chunk_size characters, each
+			// de-identified with its final spans; the rest waits for more of the text.
+			to := sc.Final()
+			for _, ev := range events {
+				if ev.Kind == spanstream.Commit {
+					sp := ev.Span
+					pending = append(pending, deid.Span{Start: sp.ByteStart, End: sp.ByteEnd, Label: sp.Label, Score: sp.Score})
+				}
+			}
+			for from < to {
+				cut, whole := chunkEnd(text, from, to, chunkChars, pending)
+				if !whole && !sc.Done() {
+					break
+				}
+				if err := emit(cut); err != nil {
 					return s.streamGone(x, ctx, err)
 				}
-				index++
 			}
 			if sc.Done() {
 				break
@@ -460,4 +483,27 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 		}
 		return OutcomeServed
 	})
+}
+
+// chunkEnd is where the chunk of text starting at from ends: chars characters on, moved past
+// the end of a span it would cut, so that no replacement is split between chunks. whole is
+// false when text[:to] holds less than a whole chunk; the end is then to.
+func chunkEnd(text string, from, to, chars int, spans []deid.Span) (end int, whole bool) {
+	end = from
+	for n := 0; n < chars; n++ {
+		if end >= to {
+			return to, false
+		}
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+	}
+	for moved := true; moved; {
+		moved = false
+		for _, sp := range spans {
+			if sp.Start < end && end < sp.End {
+				end, moved = sp.End, true
+			}
+		}
+	}
+	return min(end, to), end <= to
 }

@@ -89,3 +89,53 @@ func streamFailure(t *testing.T, panics bool) {
 		t.Fatal("the logs hold request text")
 	}
 }
+
+// TestDeidentifyStreamChunksAreChunkSizeCharacters: chunk_size sets the de-identification
+// stream's chunks (it changed nothing): each covers chunk_size characters of the text, more
+// where a name would be cut, the last fewer; every size gives the same text, names masked.
+func TestDeidentifyStreamChunksAreChunkSizeCharacters(t *testing.T) {
+	r, err := deid.New(deid.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
+		o.extra = []Route{PIIDeidentifyStream(o.pii, r)}
+	})
+	text := strings.Repeat("Alice went home to rest. ", 40) // 1,000 characters, a name every 25
+	text = strings.TrimSpace(text)
+	joined := map[int]string{}
+	for _, size := range []int{99, 100, 102, 200, 5000} { // 102 ends inside a name: the chunk takes it whole
+		body, _ := json.Marshal(map[string]any{"text": text, "method": "mask", "chunk_size": size})
+		resp := f.do(t, "POST", "/pii/deidentify/stream", string(body))
+		var chunks []string
+		for _, l := range strings.Split(strings.TrimSpace(resp.raw), "\n") {
+			var ev struct {
+				Type, RedactedText string `json:"redacted_text"`
+			}
+			var kind struct {
+				Type string `json:"type"`
+			}
+			_ = json.Unmarshal([]byte(l), &ev)
+			_ = json.Unmarshal([]byte(l), &kind)
+			if kind.Type == "chunk" {
+				chunks = append(chunks, ev.RedactedText)
+			}
+		}
+		want := (len(text) + size - 1) / size // one fewer where a chunk took a name whole
+		if resp.status != 200 || len(chunks) != want && len(chunks) != want-1 {
+			t.Fatalf("chunk_size %d: status %d, %d chunks, want %d: %.300s", size, resp.status, len(chunks), want, resp.raw)
+		}
+		for i, ch := range chunks {
+			if strings.Contains(ch, "Alice") || i < len(chunks)-1 && strings.Count(ch, "[") != strings.Count(ch, "]") {
+				t.Fatalf("chunk_size %d, chunk %d splits or keeps a name: %q", size, i, ch)
+			}
+		}
+		joined[size] = strings.Join(chunks, "")
+	}
+	for size, got := range joined {
+		if got != joined[5000] {
+			t.Fatalf("chunk_size %d gives another text:\n%s\n%s", size, got, joined[5000])
+		}
+	}
+}
