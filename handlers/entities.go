@@ -33,6 +33,9 @@ type Endpoint struct {
 	// Gate is the endpoint's admission control (required): it refuses before the body is
 	// parsed and turns the Queue's refusals into answers with a computed Retry-After.
 	Gate *admission.Gate
+	// Footprint is what the default model's weights take resident, in bytes (its ONNX graph,
+	// as loaded), for /models/loaded.
+	Footprint int64
 }
 
 // Analyze is POST /analyze: clinical entities, in OpenMed's request and response shape.
@@ -65,7 +68,7 @@ func (e *Endpoint) models() []ModelInfo {
 	if !ok {
 		return nil
 	}
-	info := ModelInfo{Name: ex.Name(), MaxLength: ex.MaxLength()}
+	info := ModelInfo{Name: ex.Name(), MaxLength: ex.MaxLength(), Footprint: e.Footprint}
 	for name, other := range e.Models {
 		if other == ex && name != e.Default {
 			info.Aliases = append(info.Aliases, name)

@@ -58,6 +58,8 @@ type GenerationEndpoint struct {
 	// Chat renders /v1/chat/completions' messages; nil: the model has no chat template, and
 	// the route says so (400).
 	Chat ChatTemplate
+	// Footprint is what the model's weights take resident, in bytes, for /models/loaded.
+	Footprint int64
 	// anyModel is the privacy gateway's: it chooses the model, whatever a request names. The
 	// OpenAI routes answer 404 to a model they do not serve.
 	anyModel bool
@@ -83,7 +85,7 @@ const DefaultKeepAlive = 15 * time.Second
 // serveGeneration.
 func Generation(ep GenerationEndpoint) []Route {
 	ep = ep.withDefaults()
-	models := []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxPositions()}}
+	models := []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxPositions(), Footprint: ep.Footprint}}
 	shared := &ep
 	route := func(path string, d dialect) Route {
 		return Route{Path: path, Gate: ep.Gate, Models: models, timeout: ep.Timeout, stall: ep.StallTimeout, gen: shared, wire: d,

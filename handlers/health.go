@@ -31,11 +31,12 @@ func (s *server) readyz(c *fiber.Ctx) error {
 
 // modelsLoaded reports the resident models in the shape OpenMed's clients read (its warm
 // pool's fields) beside Sluice's own: every configured model is loaded at start and pinned for
-// the life of the process, so none has a keep-alive deadline, is loading, or counts against a
-// memory budget.
+// the life of the process, so none has a keep-alive deadline or is loading; each reports its
+// footprint, and without a pool their sum is the resident memory.
 func (s *server) modelsLoaded(c *fiber.Ctx) error {
 	models := fiber.Map{}
 	var warm []string
+	var resident int64
 	for _, r := range s.opts.Routes {
 		for _, m := range r.Models {
 			if _, listed := models[m.Name]; listed {
@@ -43,14 +44,15 @@ func (s *server) modelsLoaded(c *fiber.Ctx) error {
 			}
 			models[m.Name] = fiber.Map{"resident": true, "pinned": true, "loading": false,
 				"models": 1, "tokenizers": 1, "pipelines": 1, "keep_alive_seconds_remaining": nil,
-				"footprint_bytes": nil, "pending_footprint_bytes": 0,
+				"footprint_bytes": m.Footprint, "pending_footprint_bytes": 0,
 				"queue": r.Gate.Queue(), "aliases": m.Aliases, "max_length": m.MaxLength,
 				"active_requests": r.Gate.Depth(), "device": s.opts.Device}
 			warm = append(warm, m.Name)
+			resident += m.Footprint
 		}
 	}
 	out := fiber.Map{"default_keep_alive_seconds": nil, "max_resident_models": nil,
-		"memory_budget_bytes": nil, "resident_memory_bytes": nil, "pending_memory_bytes": 0,
+		"memory_budget_bytes": nil, "resident_memory_bytes": resident, "pending_memory_bytes": 0,
 		"memory_admission_wait_seconds": nil, "warm_models": warm, "models": models}
 	if p := s.opts.Pool; p != nil {
 		set := p.Settings()

@@ -51,6 +51,8 @@ type ModelInfo struct {
 	Aliases []string
 	// MaxLength is the model's maximum sequence length in tokens.
 	MaxLength int
+	// Footprint is what its weights take resident, in bytes.
+	Footprint int64
 }
 
 // exchange is one admitted request on its way through its Route.

@@ -417,7 +417,7 @@ type omUnloadResponse struct {
 // TestRebuiltOpenMedGoClientListsAndUnloadsModels: LoadedModels decodes the resident models
 // with OpenMed's fields; UnloadModels of a model (by an alias too) or of all answers in
 // OpenMed's shape that nothing was unloaded, Sluice's models being pinned; a missing name is
-// its 422.
+// its 422. Every model reports its footprint.
 func TestRebuiltOpenMedGoClientListsAndUnloadsModels(t *testing.T) {
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	resp, err := http.Get(srv.url + "/models/loaded")
@@ -429,6 +429,11 @@ func TestRebuiltOpenMedGoClientListsAndUnloadsModels(t *testing.T) {
 	resp.Body.Close()
 	if err != nil || len(loaded.Models) != 2 || loaded.Models["pii"]["resident"] != true || loaded.Models["pii"]["loading"] != false {
 		t.Fatalf("%+v %v", loaded, err)
+	}
+	for name, m := range loaded.Models { // every resident model says what it holds
+		if b, _ := m["footprint_bytes"].(float64); b < 1<<20 {
+			t.Errorf("%s: footprint_bytes %v", name, m["footprint_bytes"])
+		}
 	}
 	for _, req := range []omUnloadRequest{{ModelName: "pii"}, {ModelName: "OpenMed/OpenMed-PII-SuperClinical-Small-44M-v1"}, {All: true}} {
 		var out omUnloadResponse

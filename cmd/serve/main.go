@@ -171,7 +171,8 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 			return handlers.Endpoint{}, err
 		}
 		configured[model] = &pooledModel{cls: cls, gate: gate, pinned: true}
-		ep := handlers.Endpoint{Default: model, Models: map[string]handlers.Extractor{model: cls}, Gate: gate}
+		ep := handlers.Endpoint{Default: model, Models: map[string]handlers.Extractor{model: cls}, Gate: gate,
+			Footprint: footprints[model]}
 		for alias, target := range cfg.ModelAliases {
 			if target == model {
 				ep.Models[alias] = cls
@@ -366,7 +367,8 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 		return handlers.GenerationEndpoint{}, named(err, generateGateVars)
 	}
 	return handlers.GenerationEndpoint{Model: servedGenerator{s.generator}, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS),
-		StallTimeout: ms(cfg.GenerateStallTimeoutMS), KeepAlive: ms(cfg.GenerateKeepAliveMS), Chat: s.chatTemplate(m)}, nil
+		StallTimeout: ms(cfg.GenerateStallTimeoutMS), KeepAlive: ms(cfg.GenerateKeepAliveMS), Chat: s.chatTemplate(m),
+		Footprint: int64(len(m.ONNX))}, nil
 }
 
 // chatTemplate is the generation model's chat template, or nil when it has none or one that
