@@ -68,6 +68,12 @@ const (
 // cudaNeeds says what the CUDA provider needs and, when the file system can tell, the first
 // thing missing: the provider libraries beside libPath (and how to get them), or a library the
 // provider links to that the loader cannot find (CUDA 13, cuDNN 9, the NVIDIA driver).
+// cudaInstalled says whether the CUDA provider's library lies beside the main library, where
+// ONNX Runtime looks for it: without it, device auto means the CPU without trying.
+func cudaInstalled(libPath string) bool {
+	return isFile(filepath.Join(filepath.Dir(libPath), providersCUDA))
+}
+
 func cudaNeeds(libPath string) string {
 	msg := "It needs " + providersShared + " and " + providersCUDA + " of the main library's own " +
 		"release beside it (scripts/fetch-onnxruntime.sh --cuda puts a matching core and provider in " +

@@ -136,6 +136,9 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	if device == DeviceCPU {
 		return r, nil
 	}
+	if device == DeviceAuto && !cudaInstalled(libPath) {
+		return r, nil // a CPU machine: no CUDA provider to try, and nothing to warn about
+	}
 	r.device = DeviceCUDA
 	probeErr := r.probe()
 	switch {

@@ -109,6 +109,15 @@ type server struct {
 	// auth checks credentials (nil: off); SIGHUP re-reads its key file.
 	auth  *identity.Authenticator
 	ready atomic.Bool
+	// served is what the start-up log reports: each configured model, and the routes.
+	served []servedModel
+	routes []handlers.Route
+}
+
+// servedModel is one configured model as the start-up log describes it.
+type servedModel struct {
+	name, kind string
+	int8       bool
 }
 
 func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error) {
@@ -153,9 +162,11 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		if err != nil {
 			return handlers.Endpoint{}, err
 		}
-		if err := s.quant.prepare(context.Background(), m); err != nil {
+		int8, err := s.quant.prepare(context.Background(), m)
+		if err != nil {
 			return handlers.Endpoint{}, err
 		}
+		s.served = append(s.served, servedModel{name: m.Name, kind: "token classification", int8: int8})
 		footprints[model] = int64(len(m.ONNX))
 		sess, err := rt.NewSession(m.Name, m.ONNX)
 		if err != nil {
@@ -275,6 +286,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		s.close()
 		return nil, err
 	}
+	s.routes = routes
 	s.app, err = handlers.New(handlers.Options{
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: gatherer, Clock: clk,
 		Routes:     routes,
@@ -311,9 +323,11 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
 	}
-	if err := s.quant.prepare(context.Background(), m); err != nil {
+	int8, err := s.quant.prepare(context.Background(), m)
+	if err != nil {
 		return handlers.GenerationEndpoint{}, err
 	}
+	s.served = append(s.served, servedModel{name: m.Name, kind: "text generation", int8: int8})
 	defaults, err := models.ParseGeneration(m.Generation)
 	if err != nil {
 		return handlers.GenerationEndpoint{}, fmt.Errorf("model %q: %w", m.Name, err)
@@ -592,7 +606,7 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	// its working size.
 	debug.FreeOSMemory()
 	s.ready.Store(true)
-	s.logger.Info("ready", slog.String("addr", ln.Addr().String()), slog.String("device", string(s.runtime.Device())))
+	s.logStart(ln.Addr())
 	if ready != nil {
 		select {
 		case ready <- ln.Addr():
@@ -669,4 +683,41 @@ func (c Config) upstream() (*upstream.Upstream, error) {
 		return upstream.NewOpenMed(upstream.Config{URL: c.GatewayOpenMedEndpoint})
 	}
 	return nil, nil
+}
+
+// logStart says what the server serves, once it is ready: a line per configured model (its
+// kind, precision, device and routes), then where it listens, whether callers must
+// authenticate, and where its state lives.
+func (s *server) logStart(addr net.Addr) {
+	device := string(s.runtime.Device())
+	for _, m := range s.served {
+		precision := "float32"
+		if m.int8 {
+			precision = "int8"
+		}
+		var paths []string
+		for _, r := range s.routes {
+			for _, info := range r.Models {
+				if info.Name == m.name {
+					paths = append(paths, r.Path)
+				}
+			}
+		}
+		s.logger.Info("serving", slog.String("model", m.name), slog.String("kind", m.kind), slog.String("precision", precision),
+			slog.String("device", device), slog.String("routes", strings.Join(paths, " ")))
+	}
+	auth := "off: every caller is served"
+	switch {
+	case s.auth != nil && s.cfg.AuthJWKS+s.cfg.AuthJWKSFile != "":
+		auth = "API keys and bearer JWTs"
+	case s.auth != nil:
+		auth = "API keys"
+	}
+	onDemand := "off"
+	if s.pool != nil {
+		onDemand = "from " + s.cfg.ModelsDir
+	}
+	s.logger.Info("ready", slog.String("addr", addr.String()), slog.String("device", device),
+		slog.String("authentication", auth), slog.String("models_on_demand", onDemand),
+		slog.String("state", "this process: budgets, the gateway's audit and the KV cache live in memory"))
 }

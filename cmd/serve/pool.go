@@ -130,7 +130,7 @@ func (p *modelPool) load(ctx context.Context, name string) (warmpool.Model, int6
 	if len(m.Config.Labels) == 0 {
 		return nil, 0, warmpool.ErrUnknown
 	}
-	if err := p.quant.prepare(ctx, m); err != nil {
+	if _, err := p.quant.prepare(ctx, m); err != nil {
 		return nil, 0, err
 	}
 	sess, err := p.rt.NewSession(m.Name, m.ONNX)

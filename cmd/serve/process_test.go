@@ -76,6 +76,8 @@ type process struct {
 	url     string
 	exited  chan struct{} // closed when the process has exited
 	waitErr error         // cmd.Wait's, once exited is closed
+	// started is every line logged up to and including "ready".
+	started []string
 }
 
 // startProcess runs the server binary and returns once it has logged that it is ready; the
@@ -96,12 +98,13 @@ func startProcess(t *testing.T, env ...string) *process {
 	var seen []string
 	for lines.Scan() {
 		var rec struct{ Msg, Addr string }
+		seen = append(seen, lines.Text())
 		if json.Unmarshal(lines.Bytes(), &rec) == nil && rec.Msg == "ready" {
 			p.url = "http://" + rec.Addr
 			break
 		}
-		seen = append(seen, lines.Text())
 	}
+	p.started = seen
 	if p.url == "" {
 		cmd.Wait()
 		t.Fatalf("server process ended before it was ready:\n%s", strings.Join(seen, "\n"))
@@ -137,4 +140,45 @@ func rssBytes(t *testing.T, pid int) int64 {
 	}
 	t.Fatal("no VmRSS in /proc status")
 	return 0
+}
+
+// TestTheStartUpLogSaysWhatIsServed: a first start on this CPU machine with the default device
+// says, once ready, each model with its kind, precision, device and routes, whether callers
+// authenticate and where state lives; durations carry their unit, and nothing warns about a
+// CUDA provider nobody asked for.
+func TestTheStartUpLogSaysWhatIsServed(t *testing.T) {
+	p := startProcess(t, "SLUICE_DEVICE=auto")
+	serving := map[string]map[string]any{}
+	var ready map[string]any
+	for _, line := range p.started {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) != nil {
+			t.Fatalf("not a JSON log line: %s", line)
+		}
+		switch {
+		case rec["level"] == "WARN" || rec["level"] == "ERROR":
+			t.Errorf("a first start warns: %s", line)
+		case rec["msg"] == "serving":
+			serving[rec["model"].(string)] = rec
+		case rec["msg"] == "ready":
+			ready = rec
+		}
+		for k := range rec {
+			if k == "took" || k == "elapsed" || k == "duration" {
+				t.Errorf("a duration without its unit (%s): %s", k, line)
+			}
+		}
+	}
+	for name, kind := range map[string]string{"clinical-ner": "token classification", "pii": "token classification", "tiny-lm": "text generation"} {
+		m := serving[name]
+		if m == nil || m["kind"] != kind || m["device"] != "cpu" || m["precision"] == nil || m["routes"] == "" {
+			t.Errorf("%s: %v", name, m)
+		}
+	}
+	if serving["pii"]["precision"] != "int8" || !strings.Contains(serving["tiny-lm"]["routes"].(string), "/v1/chat/completions") {
+		t.Errorf("precision or routes: %v %v", serving["pii"], serving["tiny-lm"])
+	}
+	if ready == nil || ready["authentication"] != "off: every caller is served" || ready["state"] == nil {
+		t.Errorf("ready: %v", ready)
+	}
 }

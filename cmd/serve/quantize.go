@@ -152,20 +152,20 @@ func quantizeOnDevice(plan quantizePlan, d engine.Device) error {
 // prepare replaces m.ONNX with its int8 rewrite when the model is to run in int8, after
 // checking the rewrite against the float32 model on the built-in sample: a token classifier's
 // entities (or its tokens' labels), a generation model's next tokens.
-func (q *quantizer) prepare(ctx context.Context, m *models.Model) error {
+func (q *quantizer) prepare(ctx context.Context, m *models.Model) (int8 bool, err error) {
 	if q == nil {
-		return nil
+		return false, nil
 	}
 	mode, chosen := q.plan.modeFor(m.Name, m.Config.Quantize)
 	if mode != "int8" {
-		return nil
+		return false, nil
 	}
 	if q.onGPU {
 		// Only a model's own config.json can ask for int8 here (the variable is refused at
 		// start): it is a CPU setting, so the GPU serves the float32 graph.
 		q.logger.Info("model asks for int8 in its config.json; int8 is for the CPU, so it runs in float32 on CUDA",
 			slog.String("model", m.Name))
-		return nil
+		return false, nil
 	}
 	source := "config.json"
 	if chosen {
@@ -174,21 +174,21 @@ func (q *quantizer) prepare(ctx context.Context, m *models.Model) error {
 	start := time.Now()
 	res, err := q.rewrite(m.ONNX)
 	if err != nil {
-		return fmt.Errorf("model %q: int8: %w", m.Name, err)
+		return false, fmt.Errorf("model %q: int8: %w", m.Name, err)
 	}
 	attrs := []any{slog.String("model", m.Name), slog.String("asked_by", source), slog.String("outcome", string(res.Outcome)),
-		slog.String("rewrite", res.Report.String()), slog.Duration("took", time.Since(start))}
+		slog.String("rewrite", res.Report.String()), slog.Int64("took_ms", time.Since(start).Milliseconds())}
 	if res.Why != nil {
 		attrs = append(attrs, slog.String("why", res.Why.Error()))
 	}
 	if res.Report.Quantized == 0 {
 		q.logger.Warn("int8 asked for, but no product in the graph qualifies; the model runs as it is", attrs...)
-		return nil
+		return false, nil
 	}
 	if !q.skipGate {
 		a, err := q.gate(ctx, m, res)
 		if err != nil {
-			return err
+			return false, err
 		}
 		attrs = append(attrs, slog.String("measure", a.Measure), slog.Bool("measured_now", !a.kept), slog.Float64("agreement", round4(a.Agreement)),
 			slog.Float64("min_agreement", q.minAgreement), slog.Float64("max_logit_diff", round4(a.MaxLogitDiff)))
@@ -198,9 +198,9 @@ func (q *quantizer) prepare(ctx context.Context, m *models.Model) error {
 				// float32 graph serves, and the log says why.
 				q.logger.Warn("int8 asked for by the model's config.json falls under SLUICE_QUANTIZE_MIN_AGREEMENT here; the model runs in float32",
 					append(attrs, slog.String("figures", a.String()))...)
-				return nil
+				return false, nil
 			}
-			return fmt.Errorf("model %q: its int8 rewrite on the built-in sample: %v, under SLUICE_QUANTIZE_MIN_AGREEMENT %.4f: "+
+			return false, fmt.Errorf("model %q: its int8 rewrite on the built-in sample: %v, under SLUICE_QUANTIZE_MIN_AGREEMENT %.4f: "+
 				"serve it in float32 (SLUICE_QUANTIZE=%s=off) or lower the threshold", m.Name, a, q.minAgreement, m.Name)
 		}
 		if a.Measure == byNothing {
@@ -216,7 +216,7 @@ func (q *quantizer) prepare(ctx context.Context, m *models.Model) error {
 	}
 	m.ONNX = res.ONNX
 	q.logger.Info("model runs with int8 matrix products", attrs...)
-	return nil
+	return true, nil
 }
 
 // rewrite answers from the cache when there is one; without a directory it rewrites at every
