@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/settings"
 )
 
@@ -67,13 +68,6 @@ func New(cfg Config) (*Redactor, error) {
 	return r, nil
 }
 
-// Span is one identifier found in a text.
-type Span struct {
-	Start, End int // byte offsets
-	Label      string
-	Score      float64
-}
-
 // Options are one request's choices.
 type Options struct {
 	// Method applies to every span no policy decides (the zero value is Mask).
@@ -93,7 +87,7 @@ type Options struct {
 
 // Redaction is what became of one span.
 type Redaction struct {
-	Span
+	entities.Entity
 	// Canonical is the span's kind in OpenMed's taxonomy (FIRST_NAME, DATE, OTHER, ...).
 	Canonical string
 	// Method is what was applied.
@@ -120,7 +114,7 @@ type Result struct {
 const DateShifted = "[DATE_SHIFTED]"
 
 // Apply de-identifies text, whose identifiers are spans (in any order; overlaps are resolved).
-func (r *Redactor) Apply(text string, spans []Span, o Options) Result {
+func (r *Redactor) Apply(text string, spans []entities.Entity, o Options) Result {
 	d := r.Begin(o)
 	out, reds := d.Redact(text, 0, spans)
 	return Result{Text: out, Redactions: reds, Mapping: d.Mapping()}
@@ -162,7 +156,7 @@ func (r *Redactor) Begin(o Options) *Document {
 
 // Redact de-identifies part, the document's text from byte offset base on, whose spans are
 // given in part's own offsets. The redactions it returns are in the whole text's offsets.
-func (d *Document) Redact(part string, base int, spans []Span) (string, []Redaction) {
+func (d *Document) Redact(part string, base int, spans []entities.Entity) (string, []Redaction) {
 	var out []Redaction
 	var b strings.Builder
 	at := 0
@@ -170,7 +164,7 @@ func (d *Document) Redact(part string, base int, spans []Span) (string, []Redact
 		original := part[sp.Start:sp.End]
 		b.WriteString(part[at:sp.Start])
 		at = sp.End
-		red, ok := d.redact(Span{Start: base + sp.Start, End: base + sp.End, Label: sp.Label, Score: sp.Score}, original)
+		red, ok := d.redact(entities.Entity{Start: base + sp.Start, End: base + sp.End, Label: sp.Label, Score: sp.Score}, original)
 		if !ok {
 			b.WriteString(original) // the policy keeps it
 			continue
@@ -195,10 +189,10 @@ func (d *Document) Mapping() map[string]string {
 }
 
 // redact decides one span's replacement; ok is false when the policy keeps the span.
-func (d *Document) redact(sp Span, original string) (red Redaction, ok bool) {
+func (d *Document) redact(sp entities.Entity, original string) (red Redaction, ok bool) {
 	o := &d.o
 	k := kindOf(sp.Label)
-	red = Redaction{Span: sp, Canonical: k.canonical, Method: o.Method}
+	red = Redaction{Entity: sp, Canonical: k.canonical, Method: o.Method}
 	if o.Policy != nil {
 		a := o.Policy.action(k)
 		if a == ActKeep {
@@ -290,14 +284,14 @@ func (r *Redactor) mac(s string) string {
 // overlapping spans the longer wins, then the higher score, then the earlier. Spans are
 // ranked only against those they overlap, cluster by cluster, so a long text's many
 // separate spans cost a sort.
-func resolve(text string, spans []Span) []Span {
-	cands := make([]Span, 0, len(spans))
+func resolve(text string, spans []entities.Entity) []entities.Entity {
+	cands := make([]entities.Entity, 0, len(spans))
 	for _, s := range spans {
 		if s.Start >= 0 && s.Start < s.End && s.End <= len(text) && onRune(text, s.Start) && onRune(text, s.End) {
 			cands = append(cands, s)
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+	slices.SortStableFunc(cands, func(a, b entities.Entity) int { return cmp.Compare(a.Start, b.Start) })
 	out := cands[:0:0]
 	for i := 0; i < len(cands); {
 		j, end := i+1, cands[i].End
@@ -320,9 +314,9 @@ func onRune(text string, i int) bool { return i == len(text) || utf8.RuneStart(t
 
 // best picks, from a cluster of overlapping spans, the ones kept: greedily by rank, each that
 // overlaps none kept so far; in text order.
-func best(cluster []Span) []Span {
+func best(cluster []entities.Entity) []entities.Entity {
 	ranked := slices.Clone(cluster)
-	slices.SortStableFunc(ranked, func(a, b Span) int {
+	slices.SortStableFunc(ranked, func(a, b entities.Entity) int {
 		if c := cmp.Compare(b.End-b.Start, a.End-a.Start); c != 0 {
 			return c
 		}
@@ -331,9 +325,9 @@ func best(cluster []Span) []Span {
 		}
 		return cmp.Compare(a.Start, b.Start)
 	})
-	var kept []Span // sorted by start, none overlapping: only the neighbours can overlap c
+	var kept []entities.Entity // sorted by start, none overlapping: only the neighbours can overlap c
 	for _, c := range ranked {
-		i, _ := slices.BinarySearchFunc(kept, c.Start, func(k Span, start int) int { return cmp.Compare(k.Start, start) })
+		i, _ := slices.BinarySearchFunc(kept, c.Start, func(k entities.Entity, start int) int { return cmp.Compare(k.Start, start) })
 		if (i > 0 && kept[i-1].End > c.Start) || (i < len(kept) && kept[i].Start < c.End) {
 			continue
 		}

@@ -11,21 +11,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/settings"
 )
 
 const note = "Jane Smith, born 03/14/1961, seen 2024-02-29 by Dr. Smith; call 555-867-5309 or jane@example.org."
 
 // noteSpans are the identifiers of note, as the PII model labels them.
-func noteSpans() []Span {
-	find := func(s, label string, nth int) Span {
+func noteSpans() []entities.Entity {
+	find := func(s, label string, nth int) entities.Entity {
 		at := -1
 		for range nth + 1 {
 			at += 1 + strings.Index(note[at+1:], s)
 		}
-		return Span{Start: at, End: at + len(s), Label: label, Score: 0.9}
+		return entities.Entity{Start: at, End: at + len(s), Label: label, Score: 0.9}
 	}
-	return []Span{
+	return []entities.Entity{
 		find("Jane", "first_name", 0), find("Smith", "last_name", 0), find("03/14/1961", "date", 0),
 		find("2024-02-29", "date", 0), find("Smith", "last_name", 1), find("555-867-5309", "phone_number", 0),
 		find("jane@example.org", "email", 0),
@@ -167,7 +168,7 @@ func TestShiftDatesMovesEveryDateByOneOffset(t *testing.T) {
 	// A date that cannot be read is masked, and the mapping keeps every original.
 	text := "admitted 31/31/2020, discharged the 2nd"
 	at := strings.Index(text, "the 2nd")
-	spans := []Span{{Start: 9, End: 19, Label: "date"}, {Start: at, End: at + 7, Label: "date"}}
+	spans := []entities.Entity{{Start: 9, End: 19, Label: "date"}, {Start: at, End: at + 7, Label: "date"}}
 	res = r.Apply(text, spans, Options{Method: ShiftDates, KeepMapping: true})
 	if res.Text != "admitted [DATE_SHIFTED], discharged [DATE_SHIFTED]" ||
 		!maps.Equal(res.Mapping, map[string]string{"[DATE_SHIFTED]": "31/31/2020", "[DATE_SHIFTED]#2": "the 2nd"}) {
@@ -188,13 +189,13 @@ func mustDate(t *testing.T, s string) time.Time {
 // cluster, of which the longest is kept first and the rest around it.
 func TestAChainOfOverlapsKeepsTheLongest(t *testing.T) {
 	text := strings.Repeat("abcdefghij", 3)
-	got := resolve(text, []Span{{Start: 0, End: 3}, {Start: 2, End: 5}, {Start: 4, End: 10}, {Start: 9, End: 12}, {Start: 11, End: 14}, {Start: 20, End: 22}})
-	want := []Span{{Start: 0, End: 3}, {Start: 4, End: 10}, {Start: 11, End: 14}, {Start: 20, End: 22}}
+	got := resolve(text, []entities.Entity{{Start: 0, End: 3}, {Start: 2, End: 5}, {Start: 4, End: 10}, {Start: 9, End: 12}, {Start: 11, End: 14}, {Start: 20, End: 22}})
+	want := []entities.Entity{{Start: 0, End: 3}, {Start: 4, End: 10}, {Start: 11, End: 14}, {Start: 20, End: 22}}
 	if !slices.Equal(got, want) {
 		t.Fatal(got)
 	}
 	// A span that cuts a character in two is dropped.
-	if got := resolve("né", []Span{{Start: 0, End: 2}, {Start: 2, End: 3}}); len(got) != 0 {
+	if got := resolve("né", []entities.Entity{{Start: 0, End: 2}, {Start: 2, End: 3}}); len(got) != 0 {
 		t.Fatal(got)
 	}
 }
@@ -203,11 +204,11 @@ func TestAChainOfOverlapsKeepsTheLongest(t *testing.T) {
 // keyed in text order, each once.
 func TestMappingOfManyCollidingReplacements(t *testing.T) {
 	var b strings.Builder
-	var spans []Span
+	var spans []entities.Entity
 	for i := range 5000 {
 		at := b.Len()
 		fmt.Fprintf(&b, "x%d ", i%2500)
-		spans = append(spans, Span{Start: at, End: b.Len() - 1, Label: "date"})
+		spans = append(spans, entities.Entity{Start: at, End: b.Len() - 1, Label: "date"})
 	}
 	res := newTestRedactor(t, "0123456789abcdef").Apply(b.String(), spans, Options{Method: ShiftDates, KeepMapping: true})
 	if len(res.Mapping) != 2500 || res.Mapping[DateShifted] != "x0" || res.Mapping[DateShifted+"#2500"] != "x2499" {
@@ -217,7 +218,7 @@ func TestMappingOfManyCollidingReplacements(t *testing.T) {
 
 func TestOverlapsAreResolved(t *testing.T) {
 	r := newTestRedactor(t, "0123456789abcdef")
-	spans := []Span{{Start: 0, End: 10, Label: "first_name", Score: 0.5}, {Start: 0, End: 4, Label: "first_name", Score: 0.99},
+	spans := []entities.Entity{{Start: 0, End: 10, Label: "first_name", Score: 0.5}, {Start: 0, End: 4, Label: "first_name", Score: 0.99},
 		{Start: 5, End: 10, Label: "last_name", Score: 0.99}, {Start: 50, End: 400, Label: "bogus"}, {Start: 3, End: 3, Label: "empty"}}
 	res := r.Apply(note, spans, Options{})
 	if res.Text != "[first_name], born"+note[len("Jane Smith, born"):] || len(res.Redactions) != 1 {
@@ -262,7 +263,7 @@ func TestPolicies(t *testing.T) {
 	// canada_pipeda masks national ids and replaces the rest; hipaa_expert_review_assist's
 	// redact is a mask.
 	p, _ = LookupPolicy("pipeda")
-	res = r.Apply("SSN 123-45-6789", []Span{{Start: 4, End: 15, Label: "ssn"}}, Options{Policy: p})
+	res = r.Apply("SSN 123-45-6789", []entities.Entity{{Start: 4, End: 15, Label: "ssn"}}, Options{Policy: p})
 	if res.Text != "SSN [ssn]" {
 		t.Fatal(res.Text)
 	}
@@ -286,10 +287,10 @@ func TestDocumentInPartsEqualsTheWhole(t *testing.T) {
 		var reds []Redaction
 		from := 0
 		for _, to := range append(cuts, len(note)) {
-			var spans []Span
+			var spans []entities.Entity
 			for _, sp := range noteSpans() {
 				if sp.Start >= from && sp.End <= to {
-					spans = append(spans, Span{Start: sp.Start - from, End: sp.End - from, Label: sp.Label, Score: sp.Score})
+					spans = append(spans, entities.Entity{Start: sp.Start - from, End: sp.End - from, Label: sp.Label, Score: sp.Score})
 				}
 			}
 			out, r := d.Redact(note[from:to], from, spans)

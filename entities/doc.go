@@ -16,6 +16,10 @@
 //	ents, _ := dec.Extract(text, toks, logits, entities.AnalyzeOptions()) // or PIIOptions()
 //	spans := entities.CodePointSpans(text, ents)          // start/end for Python clients
 //
+// Entity is the one PII (or clinical) span of the module: a label, byte offsets into a text,
+// a score. Extraction returns it, and de-identification (deid), the privacy gateway and the
+// window-by-window streams (spanstream) take it as it is.
+//
 // Everything is pure computation over its arguments: no state, no clock, no context
 // needed. A Decoder is immutable and shared by all requests of a model.
 //

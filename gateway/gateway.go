@@ -6,13 +6,8 @@ import (
 	"strings"
 
 	"github.com/sluice-serving/sluice/deid"
+	"github.com/sluice-serving/sluice/entities"
 )
-
-// Span is a PII span: byte offsets into a text, and the model's label.
-type Span struct {
-	Start, End int
-	Label      string
-}
 
 // Map is one request's placeholders: which original each stands for. It is not safe for
 // concurrent use; a request uses its own.
@@ -43,13 +38,13 @@ func (m *Map) Len() int { return len(m.toOriginal) }
 // Redact returns text with each span replaced by its placeholder. Overlapping spans are merged
 // into the first's kind; spans out of range are ignored. The same original of the same kind
 // gets the same placeholder in every text this map redacts.
-func (m *Map) Redact(text string, spans []Span) string {
+func (m *Map) Redact(text string, spans []entities.Entity) string {
 	sorted := slices.Clone(spans)
 	for i := range sorted {
 		sorted[i].End = min(sorted[i].End, len(text)) // a span past the end still covers what is there
 	}
 	// By start, the longest first: its kind names a group of overlapping spans.
-	slices.SortFunc(sorted, func(a, b Span) int {
+	slices.SortFunc(sorted, func(a, b entities.Entity) int {
 		if a.Start != b.Start {
 			return a.Start - b.Start
 		}

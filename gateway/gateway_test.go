@@ -3,11 +3,13 @@ package gateway
 import (
 	"strings"
 	"testing"
+
+	"github.com/sluice-serving/sluice/entities"
 )
 
 const note = "Maria Gonzalez (DOB 03/14/1962) called; Maria Gonzalez will call back at (415) 555-0132."
 
-func noteSpans() []Span {
+func noteSpans() []entities.Entity {
 	find := func(s string, from int) (int, int) {
 		i := strings.Index(note[from:], s) + from
 		return i, i + len(s)
@@ -16,7 +18,7 @@ func noteSpans() []Span {
 	c, d := find("03/14/1962", 0)
 	e, f := find("Maria Gonzalez", b)
 	g, h := find("(415) 555-0132", 0)
-	return []Span{{a, b, "person"}, {c, d, "date_of_birth"}, {e, f, "person"}, {g, h, "phone_number"}}
+	return []entities.Entity{{Start: a, End: b, Label: "person"}, {Start: c, End: d, Label: "date_of_birth"}, {Start: e, End: f, Label: "person"}, {Start: g, End: h, Label: "phone_number"}}
 }
 
 func TestRedactOneMapPerRequest(t *testing.T) {
@@ -32,7 +34,7 @@ func TestRedactOneMapPerRequest(t *testing.T) {
 	// A second message of the same request: the same name is the same placeholder.
 	second := "Is Maria Gonzalez allergic?"
 	i := strings.Index(second, "Maria")
-	if got := m.Redact(second, []Span{{i, i + len("Maria Gonzalez"), "name"}}); got != "Is [PERSON_1] allergic?" {
+	if got := m.Redact(second, []entities.Entity{{Start: i, End: i + len("Maria Gonzalez"), Label: "name"}}); got != "Is [PERSON_1] allergic?" {
 		t.Errorf("second message %q", got)
 	}
 	restored, invented := m.Restore(out)
@@ -51,7 +53,7 @@ func TestRedactOneMapPerRequest(t *testing.T) {
 func TestRedactMergesOverlapsAndSkipsBadSpans(t *testing.T) {
 	m := NewMap()
 	text := "John Smith Jr was seen."
-	out := m.Redact(text, []Span{{0, 4, "first_name"}, {0, 10, "person"}, {5, 13, "last_name"}, {30, 40, "date"}, {8, 4, "date"}})
+	out := m.Redact(text, []entities.Entity{{Start: 0, End: 4, Label: "first_name"}, {Start: 0, End: 10, Label: "person"}, {Start: 5, End: 13, Label: "last_name"}, {Start: 30, End: 40, Label: "date"}, {Start: 8, End: 4, Label: "date"}})
 	if out != "[PERSON_1] was seen." {
 		t.Errorf("%q", out)
 	}
@@ -59,12 +61,12 @@ func TestRedactMergesOverlapsAndSkipsBadSpans(t *testing.T) {
 		t.Errorf("restored %q", restored)
 	}
 	// A span past the end still covers what is there.
-	if out := NewMap().Redact("Call Maria", []Span{{5, 50, "person"}, {5, 8, "first_name"}}); out != "Call [PERSON_1]" {
+	if out := NewMap().Redact("Call Maria", []entities.Entity{{Start: 5, End: 50, Label: "person"}, {Start: 5, End: 8, Label: "first_name"}}); out != "Call [PERSON_1]" {
 		t.Errorf("%q", out)
 	}
 	// Contains looks outside placeholders, in any case, for originals of three bytes or more.
 	c := NewMap()
-	c.Redact("age 4, Maria", []Span{{4, 5, "age"}, {7, 12, "first_name"}})
+	c.Redact("age 4, Maria", []entities.Entity{{Start: 4, End: 5, Label: "age"}, {Start: 7, End: 12, Label: "first_name"}})
 	if c.Contains("[AGE_1] takes 4 tablets, [FIRST_NAME_1]") || !c.Contains("and MARIA again") {
 		t.Error("Contains")
 	}

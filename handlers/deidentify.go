@@ -203,11 +203,7 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 		}
 		added = len(swept)
 	}
-	spans := make([]deid.Span, len(ents))
-	for i, e := range ents {
-		spans[i] = deid.Span{Start: e.Start, End: e.End, Label: e.Label, Score: e.Score}
-	}
-	res := r.Apply(plan.text, spans, plan.deid)
+	res := r.Apply(plan.text, ents, plan.deid)
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(res.Redactions)})
 
 	kept := make([]entities.Entity, len(res.Redactions))

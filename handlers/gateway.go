@@ -213,7 +213,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		return s.workError(c, x, ctx, err)
 	}
 	counts := map[string]int{}
-	spans := make([]gateway.Span, 0, len(ents))
+	spans := make([]entities.Entity, 0, len(ents))
 	for _, e := range ents {
 		kind := deid.Canonical(e.Label)
 		counts[kind]++
@@ -225,7 +225,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 			return refuse(fiber.StatusBadRequest, codeGatewayBlocked, "disallowed_entity_category",
 				"The text holds a category of identifier the policy disallows")
 		}
-		spans = append(spans, gateway.Span{Start: e.Start, End: e.End, Label: e.Label})
+		spans = append(spans, entities.Entity{Start: e.Start, End: e.End, Label: e.Label})
 	}
 	record.Entities = counts
 	m := gateway.NewMap()

@@ -125,9 +125,9 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 			continue
 		}
 		ents, _ := entities.SafetySweep(msg.Content, found[i], opts.SmartMerge)
-		spans := make([]gateway.Span, len(ents))
+		spans := make([]entities.Entity, len(ents))
 		for j, e := range ents {
-			spans[j] = gateway.Span{Start: e.Start, End: e.End, Label: e.Label}
+			spans[j] = entities.Entity{Start: e.Start, End: e.End, Label: e.Label}
 			counts[deid.Canonical(e.Label)]++
 		}
 		msgs[i].Content = m.Redact(msg.Content, spans)

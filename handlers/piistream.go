@@ -143,7 +143,7 @@ type windowRun struct {
 	clock   func() time.Time
 }
 
-func (w *windowRun) detect(ctx context.Context, window string) ([]spanstream.Found, error) {
+func (w *windowRun) detect(ctx context.Context, window string) ([]entities.Entity, error) {
 	base := w.sc.Final() // the window starts where the final text ends
 	t0 := w.clock()
 	ents, st, err := w.ex.Extract(ctx, w.x.prio, window, w.opts)
@@ -166,11 +166,7 @@ func (w *windowRun) detect(ctx context.Context, window string) ([]spanstream.Fou
 			w.swept[base+e.Start] = true
 		}
 	}
-	found := make([]spanstream.Found, len(ents))
-	for i, e := range ents {
-		found[i] = spanstream.Found{Label: e.Label, Start: e.Start, End: e.End, Score: e.Score}
-	}
-	return found, nil
+	return ents, nil
 }
 
 // p99 is the 99th percentile of the windows' model calls, in milliseconds.
@@ -281,8 +277,8 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 	}
 	w.sc = sc
 	span := func(sp spanstream.Span, audit bool) *streamSpan {
-		out := &streamSpan{ID: sp.ID, Label: sp.Label, Start: sp.Start, End: sp.End, ByteStart: sp.ByteStart, ByteEnd: sp.ByteEnd, Score: sp.Score}
-		t := text[sp.ByteStart:sp.ByteEnd]
+		out := &streamSpan{ID: sp.ID, Label: sp.Label, Start: sp.CharStart, End: sp.CharEnd, ByteStart: sp.Start, ByteEnd: sp.End, Score: sp.Score}
+		t := text[sp.Start:sp.End]
 		if audit {
 			out.TextHash = r.Fingerprint(t)
 		} else if includeText {
@@ -401,14 +397,14 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 			at = b
 			return atCP
 		}
-		var pending []deid.Span // final spans not yet in a chunk, at their bytes in text
+		var pending []entities.Entity // final spans not yet in a chunk, at their bytes in text
 		// emit de-identifies text[from:cut] with its final spans as the next chunk.
 		emit := func(cut int) error {
-			var part []deid.Span
+			var part []entities.Entity
 			kept := pending[:0]
 			for _, sp := range pending {
 				if sp.End <= cut {
-					part = append(part, deid.Span{Start: sp.Start - from, End: sp.End - from, Label: sp.Label, Score: sp.Score})
+					part = append(part, entities.Entity{Start: sp.Start - from, End: sp.End - from, Label: sp.Label, Score: sp.Score})
 				} else {
 					kept = append(kept, sp)
 				}
@@ -447,8 +443,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 			to := sc.Final()
 			for _, ev := range events {
 				if ev.Kind == spanstream.Commit {
-					sp := ev.Span
-					pending = append(pending, deid.Span{Start: sp.ByteStart, End: sp.ByteEnd, Label: sp.Label, Score: sp.Score})
+					pending = append(pending, ev.Span.Entity)
 				}
 			}
 			for from < to {
@@ -488,7 +483,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 // chunkEnd is where the chunk of text starting at from ends: chars characters on, moved past
 // the end of a span it would cut, so that no replacement is split between chunks. whole is
 // false when text[:to] holds less than a whole chunk; the end is then to.
-func chunkEnd(text string, from, to, chars int, spans []deid.Span) (end int, whole bool) {
+func chunkEnd(text string, from, to, chars int, spans []entities.Entity) (end int, whole bool) {
 	end = from
 	for n := 0; n < chars; n++ {
 		if end >= to {

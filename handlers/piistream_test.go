@@ -111,14 +111,11 @@ func TestDeidentifyStreamChunksAreChunkSizeCharacters(t *testing.T) {
 		var chunks []string
 		for _, l := range strings.Split(strings.TrimSpace(resp.raw), "\n") {
 			var ev struct {
-				Type, RedactedText string `json:"redacted_text"`
-			}
-			var kind struct {
-				Type string `json:"type"`
+				Type         string `json:"type"`
+				RedactedText string `json:"redacted_text"`
 			}
 			_ = json.Unmarshal([]byte(l), &ev)
-			_ = json.Unmarshal([]byte(l), &kind)
-			if kind.Type == "chunk" {
+			if ev.Type == "chunk" {
 				chunks = append(chunks, ev.RedactedText)
 			}
 		}

@@ -11,7 +11,9 @@
 //		...
 //	}
 //
-// detect finds the spans of one window's text (byte offsets into it). A window is at most
+// detect finds the spans of one window's text (entities.Entity, byte offsets into it); the
+// stream's Span is that entity at its bytes in the whole text, with an id and its offsets in
+// code points. A window is at most
 // WindowChars code points. Of each window, the last ContextChars + MaxEntityChars code points
 // (the tail, at most half the window) are only context. Every span a window finds for the
 // first time, or finds changed, is emitted (Emit); one that ends before the tail is then final

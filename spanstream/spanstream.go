@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/settings"
 )
 
@@ -47,23 +48,15 @@ func (c Config) Validate() error {
 // tail is how many code points at a window's end only give context.
 func (c Config) tail() int { return max(1, min(c.WindowChars/2, c.ContextChars+c.MaxEntityChars)) }
 
-// Found is one span a Detector found, in byte offsets into the window's text.
-type Found struct {
-	Label      string
-	Start, End int
-	Score      float64
-}
+// Detector finds the spans of one window's text, in byte offsets into the window.
+type Detector func(ctx context.Context, window string) ([]entities.Entity, error)
 
-// Detector finds the spans of one window's text.
-type Detector func(ctx context.Context, window string) ([]Found, error)
-
-// Span is a span of the whole text.
+// Span is a span of the whole text: the PII span, at its bytes in the whole text, with the id
+// the stream knows it by and its offsets in code points, which clients count in.
 type Span struct {
+	entities.Entity
 	ID                 string
-	Label              string
-	Start, End         int // code points
-	ByteStart, ByteEnd int
-	Score              float64
+	CharStart, CharEnd int
 }
 
 // Reason is why a span was retracted.
@@ -181,7 +174,7 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 		case !ok:
 			events = append(events, Event{Kind: Retract, Span: old, Reason: Removed})
 			delete(s.active, old.ID)
-		case now.Label != old.Label || now.End != old.End || now.ByteEnd != old.ByteEnd:
+		case now.Label != old.Label || now.CharEnd != old.CharEnd || now.End != old.End:
 			events = append(events, Event{Kind: Retract, Span: old, Reason: Updated})
 			delete(s.active, old.ID)
 		}
@@ -191,7 +184,7 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 		if _, ok := s.active[sp.ID]; !ok {
 			events = append(events, Event{Kind: Emit, Span: sp})
 		}
-		if sp.ByteEnd <= cut {
+		if sp.End <= cut {
 			commits = append(commits, Event{Kind: Commit, Span: sp})
 			delete(s.active, sp.ID)
 		} else {
@@ -207,8 +200,8 @@ func (s *Scanner) beforeSpans(spans []Span, cut int) int {
 	for moved := true; moved; {
 		moved = false
 		for _, sp := range spans {
-			if sp.ByteStart < cut && sp.ByteEnd > cut {
-				cut, moved = sp.ByteStart, true
+			if sp.Start < cut && sp.End > cut {
+				cut, moved = sp.Start, true
 			}
 		}
 	}
@@ -217,9 +210,9 @@ func (s *Scanner) beforeSpans(spans []Span, cut int) int {
 
 // absolute turns a window's spans into spans of the whole text, in text order, one per id:
 // valid, not overlapping a final part already passed.
-func (s *Scanner) absolute(window string, start, startCP int, found []Found) []Span {
+func (s *Scanner) absolute(window string, start, startCP int, found []entities.Entity) []Span {
 	found = slices.Clone(found)
-	slices.SortStableFunc(found, func(a, b Found) int { return cmp.Compare(a.Start, b.Start) })
+	slices.SortStableFunc(found, func(a, b entities.Entity) int { return cmp.Compare(a.Start, b.Start) })
 	out := make([]Span, 0, len(found))
 	at, atCP := 0, 0 // a running count of the window's code points
 	cp := func(b int) int {
@@ -233,9 +226,9 @@ func (s *Scanner) absolute(window string, start, startCP int, found []Found) []S
 		}
 		sCP := cp(f.Start)
 		eCP := sCP + utf8.RuneCountInString(window[f.Start:f.End])
-		sp := Span{Label: f.Label, Start: startCP + sCP, End: startCP + eCP,
-			ByteStart: start + f.Start, ByteEnd: start + f.End, Score: f.Score}
-		sp.ID = ID(sp.Label, sp.Start)
+		sp := Span{Entity: entities.Entity{Label: f.Label, Start: start + f.Start, End: start + f.End, Score: f.Score},
+			CharStart: startCP + sCP, CharEnd: startCP + eCP}
+		sp.ID = ID(sp.Label, sp.CharStart)
 		if i := slices.IndexFunc(out, func(o Span) bool { return o.ID == sp.ID }); i >= 0 {
 			out[i] = sp // one label at one start: the last found stands, as OpenMed's
 			continue

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sluice-serving/sluice/settings"
+
+	"github.com/sluice-serving/sluice/entities"
 )
 
 var capitalised = regexp.MustCompile(`\p{Lu}\p{Ll}+`)
@@ -17,7 +19,7 @@ var capitalised = regexp.MustCompile(`\p{Lu}\p{Ll}+`)
 // names is a detector that labels every capitalised word a name, and checks that no window is
 // wider than cfg allows or starts inside a word.
 func names(t *testing.T, text string, cfg Config, windows *[]string) Detector {
-	return func(_ context.Context, w string) ([]Found, error) {
+	return func(_ context.Context, w string) ([]entities.Entity, error) {
 		if n := utf8.RuneCountInString(w); n > cfg.WindowChars {
 			t.Errorf("a window of %d code points", n)
 		}
@@ -30,9 +32,9 @@ func names(t *testing.T, text string, cfg Config, windows *[]string) Detector {
 			}
 		}
 		*windows = append(*windows, w)
-		var out []Found
+		var out []entities.Entity
 		for _, m := range capitalised.FindAllStringIndex(w, -1) {
-			out = append(out, Found{Label: "name", Start: m[0], End: m[1], Score: 0.9})
+			out = append(out, entities.Entity{Label: "name", Start: m[0], End: m[1], Score: 0.9})
 		}
 		return out, nil
 	}
@@ -80,11 +82,11 @@ func run(t *testing.T, text string, cfg Config, detect Detector) (commits []Span
 				}
 				delete(emitted, id)
 			case Commit:
-				if committed[id] || !emitted[id] || ev.Span.ByteEnd > sc.Final() || ev.Span.Start < last {
+				if committed[id] || !emitted[id] || ev.Span.End > sc.Final() || ev.Span.CharStart < last {
 					t.Fatalf("commit of %+v out of order", ev.Span)
 				}
 				committed[id] = true
-				last = ev.Span.Start
+				last = ev.Span.CharStart
 				commits = append(commits, ev.Span)
 			}
 		}
@@ -106,10 +108,10 @@ func TestWindowsFindWhatTheWholeTextHas(t *testing.T) {
 	}
 	runes := []rune(text)
 	for i, sp := range commits {
-		if sp.ByteStart != want[i][0] || sp.ByteEnd != want[i][1] || string(runes[sp.Start:sp.End]) != text[sp.ByteStart:sp.ByteEnd] {
+		if sp.Start != want[i][0] || sp.End != want[i][1] || string(runes[sp.CharStart:sp.CharEnd]) != text[sp.Start:sp.End] {
 			t.Fatalf("span %d: %+v, want bytes %v", i, sp, want[i])
 		}
-		if sp.ID != ID("name", sp.Start) {
+		if sp.ID != ID("name", sp.CharStart) {
 			t.Fatalf("id %s", sp.ID)
 		}
 	}
@@ -146,10 +148,10 @@ func TestFirstSpansAreFinalAfterTheFirstWindow(t *testing.T) {
 func TestASpanTheTailMisreadIsTakenBack(t *testing.T) {
 	text := strings.Repeat("lorem ipsum dolor sit amet ", 40)
 	cfg := Config{WindowChars: 200, ContextChars: 30, MaxEntityChars: 30}
-	detect := func(_ context.Context, w string) ([]Found, error) {
+	detect := func(_ context.Context, w string) ([]entities.Entity, error) {
 		if len(w) < 20 || !strings.HasSuffix(text, w) && len(w) > 60 {
 			i := strings.LastIndex(w[:len(w)-10], " ")
-			return []Found{{Label: "guess", Start: i + 1, End: len(w) - 10}}, nil
+			return []entities.Entity{{Label: "guess", Start: i + 1, End: len(w) - 10}}, nil
 		}
 		return nil, nil
 	}
@@ -173,20 +175,20 @@ func TestASpanTheTailMisreadIsTakenBack(t *testing.T) {
 func TestAChangedSpanIsRetractedThenEmitted(t *testing.T) {
 	text := strings.Repeat("a ", 60) + "Bartholomew" + strings.Repeat(" b", 100)
 	cfg := Config{WindowChars: 128, ContextChars: 0, MaxEntityChars: 10}
-	detect := func(_ context.Context, w string) ([]Found, error) {
+	detect := func(_ context.Context, w string) ([]entities.Entity, error) {
 		if i := strings.Index(w, "Bart"); i >= 0 {
 			end := i + len("Bartholomew")
 			if end > len(w) {
 				end = len(w)
 			}
-			return []Found{{Label: "name", Start: i, End: end}}, nil
+			return []entities.Entity{{Label: "name", Start: i, End: end}}, nil
 		}
 		return nil, nil
 	}
 	_, events := run(t, text, cfg, detect)
 	var kinds []string
 	for _, ev := range events {
-		kinds = append(kinds, fmt.Sprintf("%d:%d:%d", ev.Kind, ev.Reason, ev.Span.End-ev.Span.Start))
+		kinds = append(kinds, fmt.Sprintf("%d:%d:%d", ev.Kind, ev.Reason, ev.Span.CharEnd-ev.Span.CharStart))
 	}
 	if want := "[0:0:8 1:2:8 0:0:11 2:0:11]"; fmt.Sprint(kinds) != want {
 		t.Fatalf("events %v, want %s", kinds, want)
@@ -203,14 +205,14 @@ func TestConfigIsChecked(t *testing.T) {
 
 // literal finds every occurrence of word.
 func literal(word string) Detector {
-	return func(_ context.Context, w string) ([]Found, error) {
-		var out []Found
+	return func(_ context.Context, w string) ([]entities.Entity, error) {
+		var out []entities.Entity
 		for i := 0; ; {
 			j := strings.Index(w[i:], word)
 			if j < 0 {
 				return out, nil
 			}
-			out = append(out, Found{Label: "name", Start: i + j, End: i + j + len(word)})
+			out = append(out, entities.Entity{Label: "name", Start: i + j, End: i + j + len(word)})
 			i += j + len(word)
 		}
 	}
