@@ -120,39 +120,43 @@ type servedModel struct {
 	int8       bool
 }
 
-func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error) {
+// newServer builds the server. What it opens it records on s as it goes; when a step fails,
+// the deferred s.close releases all of that, once, in the reverse order of its opening.
+func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
+	s := &server{logger: logger}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
 	rtOpts := cfg.runtime()
 	rtOpts.Logger = logger
 	if rtOpts.LibraryPath == "" {
 		rtOpts.LibraryPath = engine.LibraryPath()
 	}
-	rt, err := engine.NewRuntime(rtOpts)
-	if err != nil {
+	if s.runtime, err = engine.NewRuntime(rtOpts); err != nil {
 		return nil, err
 	}
+	rt := s.runtime
 	if rt.Device() == engine.DeviceCUDA {
 		cfg = cfg.onGPU()
 	}
-	watcher, err := connwatch.New(logger)
-	if err != nil {
-		_ = rt.Close()
+	s.cfg = cfg
+	if s.watcher, err = connwatch.New(logger); err != nil {
 		return nil, fmt.Errorf("client-disconnect watcher: %w", err)
 	}
+	watcher := s.watcher
 	reg.MustRegister(watcher.Collector())
 	device := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_engine_device_info",
 		Help: "1 for the device every model runs on (cpu or cuda)."}, []string{"device"})
 	device.WithLabelValues(string(rt.Device())).Set(1)
 	reg.MustRegister(device)
-	quant, err := newQuantizer(cfg, rt, logger)
-	if err != nil {
-		_ = watcher.Close()
-		_ = rt.Close()
+	if s.quant, err = newQuantizer(cfg, rt, logger); err != nil {
 		return nil, err
 	}
-	s := &server{cfg: cfg, logger: logger, runtime: rt, quant: quant, watcher: watcher}
 	bm := batcher.NewMetrics(reg)
 	am := admission.NewMetrics(reg)
 	configured := map[string]*pooledModel{} // pinned in the pool, if there is one
@@ -193,17 +197,14 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	}
 	analyze, err := endpoint("analyze", cfg.AnalyzeModel)
 	if err != nil {
-		s.close()
 		return nil, err
 	}
 	pii, err := endpoint("pii_extract", cfg.PIIModel)
 	if err != nil {
-		s.close()
 		return nil, err
 	}
 	redactor, err := deid.New(cfg.deid())
 	if err != nil {
-		s.close()
 		return nil, err
 	}
 	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor),
@@ -211,7 +212,6 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	privacy := handlers.GatewayEndpoint{PII: pii, Audit: gateway.NewAudit(0, clk.Now)}
 	external, err := cfg.upstream()
 	if err != nil {
-		s.close()
 		return nil, err
 	}
 	if external != nil {
@@ -223,7 +223,6 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	if cfg.GenerateModel != "none" {
 		gen, err := s.generation(cfg, reg, am, clk)
 		if err != nil {
-			s.close()
 			return nil, err
 		}
 		routes = append(routes, handlers.Generation(gen)...)
@@ -241,8 +240,6 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	if cfg.ModelsDir != "" {
 		s.poolWork, s.stopPoolWork = context.WithCancel(context.Background())
 		if s.pool, err = newModelPool(cfg, rt, s.quant, clk, bm, am, s.poolWork); err != nil {
-			s.stopPoolWork()
-			s.close()
 			return nil, err
 		}
 		var pinnedBytes int64
@@ -251,7 +248,6 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 			pinnedBytes += size
 		}
 		if cfg.ModelMemoryBudget > 0 && pinnedBytes >= cfg.ModelMemoryBudget {
-			s.close()
 			return nil, fmt.Errorf("SLUICE_MODEL_MEMORY_BUDGET_BYTES (%d) must exceed the configured models' %d bytes, which stay resident, or no model could load on demand", cfg.ModelMemoryBudget, pinnedBytes)
 		}
 		pool = s.pool
@@ -267,7 +263,6 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		}
 	}
 	if s.auth, err = cfg.auth(clk); err != nil {
-		s.close()
 		return nil, err
 	}
 	var gatherer prometheus.Gatherer = reg
@@ -278,12 +273,10 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 	}
 	budgets, err := admission.NewBudgets(cfg.budgets(), clk, admission.NewBudgetMetrics(reg))
 	if err != nil {
-		s.close()
 		return nil, err
 	}
 	proxies, err := identity.ParseProxies(cfg.TrustedProxies)
 	if err != nil {
-		s.close()
 		return nil, err
 	}
 	s.routes = routes
@@ -299,7 +292,6 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (*server, error
 		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant"},
 	})
 	if err != nil {
-		s.close()
 		return nil, err
 	}
 	return s, nil
@@ -437,18 +429,25 @@ func (s *server) isReady() bool {
 	return s.ready.Load() && (s.sched == nil || s.sched.Healthy())
 }
 
-// close releases what newServer acquired, for a start-up that fails half-way.
+// close releases what newServer opened, in the reverse order of its opening: at the end of
+// serve, and for a start-up that fails half-way (then only what was opened so far).
 func (s *server) close() {
-	if s.pool != nil {
-		_ = s.pool.pool.Close(context.Background()) // after a shutdown's drain: nothing left
+	if s.stopPoolWork != nil {
+		if s.pool != nil {
+			_ = s.pool.pool.Close(context.Background()) // after a shutdown's drain: nothing left
+		}
 		s.stopPoolWork()
 	}
-	_ = s.watcher.Close()
 	if s.decoder != nil {
 		_ = s.decoder.Close() // its run options; the session would go with the runtime
 	}
-	if err := s.runtime.Close(); err != nil {
-		s.logger.Warn("closing ONNX Runtime", slog.String("error", err.Error()))
+	if s.watcher != nil {
+		_ = s.watcher.Close()
+	}
+	if s.runtime != nil {
+		if err := s.runtime.Close(); err != nil {
+			s.logger.Warn("closing ONNX Runtime", slog.String("error", err.Error()))
+		}
 	}
 }
 
