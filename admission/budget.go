@@ -101,10 +101,12 @@ func (r BudgetRefusal) RetryAfterSeconds() int64 { return int64(r.RetryAfter / t
 
 // BudgetsConfig configures deferred admission, which is off by default: a request the budget
 // could take within MaxWait is held that long instead of refused, at most MaxHeld at once.
+// The tags are where the server's environment sets each field (SLUICE_ and the env tag); the
+// server switches deferred admission on with its own SLUICE_DEFERRED_ADMISSION.
 type BudgetsConfig struct {
-	MaxWait time.Duration
+	MaxWait time.Duration `env:"DEFERRED_MAX_WAIT_MS" envDefault:"2000" unit:"ms"`
 	// MaxHeld bounds the requests held at once; 0 means 1,000.
-	MaxHeld int
+	MaxHeld int `env:"DEFERRED_MAX_HELD" envDefault:"1000"`
 }
 
 // Validate reports every field out of range.

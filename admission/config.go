@@ -23,7 +23,9 @@ const MaxRetryAfter = 60 * time.Second
 
 // Config sets one endpoint's admission. The per-class capacity, the max queue wait and the
 // dispatch weights are the guarded Queue's (its Limits); the Gate reads them from the Queue so
-// the two can never disagree.
+// the two can never disagree. The tags are where the server's environment sets the fields
+// every endpoint shares (SLUICE_ and the env tag); the watermarks are each endpoint's own, so
+// the server declares their variables per endpoint.
 type Config struct {
 	// HighWatermark is the depth (waiting + running) at which the endpoint starts shedding.
 	// OpenMed sets it to the max queue size.
@@ -36,13 +38,13 @@ type Config struct {
 	// outstanding (OpenMed's reading of a low watermark of 0).
 	ShedUntilEmpty bool
 	// Policy chooses the Retry-After; "" means PolicyStatic.
-	Policy Policy
+	Policy Policy `env:"RETRY_AFTER_POLICY" envDefault:"drain_rate"`
 	// StaticRetryAfter is the static policy's value and the drain_rate policy's fallback,
 	// rounded up to whole seconds; 0 means no header from this rung.
-	StaticRetryAfter time.Duration
+	StaticRetryAfter time.Duration `env:"RETRY_AFTER_S" envDefault:"1" unit:"s"`
 	// RetryReserve is the share of the measured completion rate that refusals may book, each
 	// second, as retry reservations (see RetryTokenHeader); 0 books none.
-	RetryReserve float64
+	RetryReserve float64 `env:"RETRY_RESERVE" envDefault:"0.5"`
 	// MemoryHighWatermark is the share of the Queue's memory (Limits.Memory: KV cache
 	// blocks) in use at which the endpoint starts shedding, with reason memory, until use
 	// drains to MemoryLowWatermark (0: MemoryHighWatermark - 0.1). 0 turns it off.

@@ -91,4 +91,13 @@
 //
 // NewMetrics registers the sluice_admission_* families; README's metric table, which a test
 // keeps equal to what the server exports, says what each counts.
+//
+// # Settings
+//
+// The server's environment sets the fields every endpoint shares through Config's tags (the
+// Retry-After policy, its static value, the retry reserve) and deferred admission through
+// BudgetsConfig's: env names the variable (with the prefix SLUICE_), envDefault its default,
+// unit the unit a duration's whole number counts. An endpoint's watermarks are its own, so
+// the server declares their variables per endpoint. cmd/serve reads the tags (its envvars.go)
+// and names each Problem of Validate by the variable its field's tag declares.
 package admission

@@ -10,27 +10,43 @@ import (
 )
 
 // Config sets the limits of one Batcher. The first five fields are required; the rest have
-// defaults when zero. Validate says which are wrong.
+// defaults when zero. Validate says which are wrong. The tags are where the server's
+// environment sets each field (SLUICE_ and the env tag; see the package documentation).
 type Config struct {
-	MaxBatchSize    int           // max sequences per batch
-	MaxWait         time.Duration // batch window: how long the oldest waiting request may wait for company
-	MaxPaddedTokens int           // budget: sequences x longest sequence in the batch
-	QueueSize       int           // hard bound on waiting requests per priority class; Submit past it fails at once
-	Workers         int           // concurrent batches in flight (engine workers)
+	MaxBatchSize    int           `env:"BATCH_MAX_SIZE" envDefault:"32"`             // max sequences per batch
+	MaxWait         time.Duration `env:"BATCH_MAX_WAIT_MS" envDefault:"5" unit:"ms"` // batch window: how long the oldest waiting request may wait for company
+	MaxPaddedTokens int           `env:"BATCH_MAX_PADDED_TOKENS" envDefault:"4096"`  // budget: sequences x longest sequence in the batch
+	QueueSize       int           `env:"BATCH_MAX_QUEUE_SIZE" envDefault:"256"`      // hard bound on waiting requests per priority class; Submit past it fails at once
+	Workers         int           `env:"BATCH_WORKERS" envDefault:"1"`               // concurrent batches in flight (engine workers)
 
 	// MaxQueueWait is how long a request may wait for dispatch. One still waiting when it
 	// runs out fails with ErrExpired, is never computed, and frees its slot at once. 0 means
 	// no limit. A value at or below MaxWait lets through only requests that fill a batch at
 	// once or find a worker free after the window, which is what OpenMed's 0 means.
-	MaxQueueWait time.Duration
+	MaxQueueWait time.Duration `env:"BATCH_MAX_QUEUE_WAIT_MS" envDefault:"1000" unit:"ms"`
 	// Weights set how often each class leads a batch when several have requests ready: with
 	// the defaults (admission.DefaultWeights, used for a class whose weight is 0), four of every five
 	// batches are led by Interactive and one by Bulk, so Bulk never starves.
-	Weights [admission.NumPriorities]int
+	Weights [admission.NumPriorities]int `envEach:"interactive=BATCH_INTERACTIVE_WEIGHT,bulk=BATCH_BULK_WEIGHT" envEachDefault:"4,1"`
 	// MaxBulkWorkers caps how many workers may run bulk batches at once; 0 means no cap.
 	// Below Workers, it keeps workers free for interactive requests, so a bulk flood costs an
 	// interactive request at most the time to form its batch, not the end of a bulk batch.
-	MaxBulkWorkers int
+	MaxBulkWorkers int `env:"BATCH_MAX_BULK_WORKERS" envDefault:"0"`
+}
+
+// GPULimits are the batch limits that replace Config's MaxBatchSize and MaxPaddedTokens where
+// the batches run on a GPU: there a batch costs little more than one sequence up to far
+// larger sizes. The fields are named as Config's, so that a Problem of either names its
+// variable through these tags.
+type GPULimits struct {
+	MaxBatchSize    int `env:"GPU_BATCH_MAX_SIZE" envDefault:"128"`
+	MaxPaddedTokens int `env:"GPU_BATCH_MAX_PADDED_TOKENS" envDefault:"32768"`
+}
+
+// OnGPU is c with the GPU's batch limits.
+func (c Config) OnGPU(g GPULimits) Config {
+	c.MaxBatchSize, c.MaxPaddedTokens = g.MaxBatchSize, g.MaxPaddedTokens
+	return c
 }
 
 // Validate reports every field that is out of range: the result joins one *settings.Problem

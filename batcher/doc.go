@@ -79,4 +79,12 @@
 //
 // NewMetrics registers the sluice_batcher_* families (README's metric table says what each
 // counts); refusals are counted by the admission layer.
+//
+// # Settings
+//
+// The server's environment sets a Config through its tags: env names the variable (with the
+// prefix SLUICE_), envDefault its default, unit the unit a duration's whole number counts, and
+// envEach the variable of each element of Weights. GPULimits declares the two limits that
+// differ on a GPU. cmd/serve reads the tags (its envvars.go) and names each Problem of
+// Validate by the variable its field's tag declares; Validate stays the one check.
 package batcher

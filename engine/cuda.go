@@ -15,15 +15,15 @@ import (
 // algorithm search (see ConvAlgoSearch).
 type CUDAOptions struct {
 	// DeviceID is the GPU, as CUDA numbers the visible ones.
-	DeviceID int
+	DeviceID int `env:"CUDA_DEVICE_ID" envDefault:"0"`
 	// MemoryLimitBytes caps the provider's memory arena on the GPU; 0: no cap. The arena
 	// grows to the largest batch run, as the CPU one does; warm-up reaches that size first.
-	MemoryLimitBytes int64
+	MemoryLimitBytes int64 `env:"CUDA_MEMORY_LIMIT_BYTES" envDefault:"0"`
 	// ConvAlgoSearch is cuDNN's convolution algorithm search: "exhaustive" (ONNX Runtime's
 	// default: benchmarks every algorithm for each new input shape), "heuristic" or
 	// "default". Empty means heuristic: batches come in many shapes, and an exhaustive
 	// search on each new one stalls that batch.
-	ConvAlgoSearch string
+	ConvAlgoSearch string `env:"CUDA_CONV_ALGO_SEARCH" envDefault:"heuristic"`
 }
 
 var convAlgoSearch = map[string]string{"exhaustive": "EXHAUSTIVE", "heuristic": "HEURISTIC", "default": "DEFAULT"}

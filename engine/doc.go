@@ -90,4 +90,12 @@
 //
 // Tests in any package of this module can call NewRuntime with RuntimeOptions{}: LibraryPath
 // finds the library that scripts/fetch-onnxruntime.sh installs under third_party/.
+//
+// # Settings
+//
+// The server's environment sets RuntimeOptions (and its CUDA options) through their tags: env
+// names the variable (with the prefix SLUICE_) and envDefault its default. cmd/serve reads
+// them (its envvars.go) and names each Problem of Validate ("CUDA.DeviceID") by the variable
+// its field's tag declares. NoSpinning has no tag: the server's SLUICE_ORT_SPINNING says the
+// opposite.
 package engine

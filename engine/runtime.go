@@ -35,21 +35,24 @@ func ParseDevice(s string) (Device, error) {
 
 // RuntimeOptions configures a Runtime. The zero value runs on the CPU with ONNX Runtime's
 // default thread counts, loads the library from LibraryPath() and logs to slog.Default().
+// The tags are where the server's environment sets each field (SLUICE_ and the env tag; see
+// the package documentation).
 type RuntimeOptions struct {
 	// LibraryPath is the ONNX Runtime shared library; empty means LibraryPath().
-	LibraryPath string
+	LibraryPath string `env:"ORT_LIB"`
 	// Device is cpu, cuda or auto; empty means cpu.
-	Device Device
+	Device Device `env:"DEVICE" envDefault:"auto"`
 	// IntraOpThreads bounds the threads one session uses inside an operator; 0 leaves ONNX
 	// Runtime's default (one per physical core). Each session has its own pool of this size.
-	IntraOpThreads int
+	IntraOpThreads int `env:"INTRA_OP_THREADS" envDefault:"0"`
 	// InterOpThreads bounds the threads that run independent operators side by side; 0 leaves
 	// the default. It only matters for graphs with parallel branches.
-	InterOpThreads int
+	InterOpThreads int `env:"INTER_OP_THREADS" envDefault:"1"`
 	// NoSpinning stops ONNX Runtime's pool threads from busy-waiting for work between runs.
 	// Spinning shaves a little latency off back-to-back runs of one session, but each session
 	// has its own pool, and on a small machine spinning threads take the cores that the HTTP
-	// server and the other sessions need.
+	// server and the other sessions need. The server sets it from SLUICE_ORT_SPINNING, which
+	// says the opposite, so it declares that variable itself.
 	NoSpinning bool
 	// CUDA configures the CUDA execution provider (device, memory cap, cuDNN search).
 	CUDA CUDAOptions

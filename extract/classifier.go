@@ -17,11 +17,12 @@ import (
 	"github.com/sluice-serving/sluice/tokenizer"
 )
 
-// Config sets how a Classifier windows text and batches windows.
+// Config sets how a Classifier windows text and batches windows. The tags are where the
+// server's environment sets each field (SLUICE_ and the env tag; Batch's are batcher's).
 type Config struct {
 	// Stride is how many tokens consecutive windows share, so an entity near a window's edge
 	// is also seen with context on both sides.
-	Stride int
+	Stride int `env:"WINDOW_STRIDE" envDefault:"32"`
 	Batch  batcher.Config
 }
 

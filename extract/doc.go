@@ -14,4 +14,10 @@
 //
 // Use New with a loaded model and an engine session, Start it, then call Extract from any
 // number of goroutines; Close drains it.
+//
+// # Settings
+//
+// The server's environment sets Config.Stride through its tag (env names the variable, with
+// the prefix SLUICE_; envDefault its default) and Config.Batch through batcher's. cmd/serve
+// reads them (its envvars.go) and names each Problem by the variable its field's tag declares.
 package extract

@@ -59,4 +59,11 @@
 //	pool.Append(t, prompt[cached:])
 //	...
 //	pool.Release(t)
+//
+// # Settings
+//
+// The server's environment sets a Config's size (BlockTokens, Blocks, MemoryBytes) through its
+// tags: env names the variable (with the prefix SLUICE_) and envDefault its default; the
+// geometry is the model's. cmd/serve reads them (its envvars.go) and names each Problem of
+// Validate by the variable its field's tag declares.
 package kvcache

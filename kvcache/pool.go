@@ -6,14 +6,16 @@ import (
 	"github.com/sluice-serving/sluice/settings"
 )
 
-// Config sets a Pool's geometry and size.
+// Config sets a Pool's geometry and size. The tags are where the server's environment sets
+// the size (SLUICE_ and the env tag; see the package documentation); the geometry is the
+// model's.
 type Config struct {
 	// BlockTokens is how many token positions one block holds (default 16).
-	BlockTokens int
+	BlockTokens int `env:"KV_BLOCK_TOKENS" envDefault:"16"`
 	// Blocks is the pool's size in blocks. When 0, MemoryBytes decides.
-	Blocks int
+	Blocks int `env:"KV_BLOCKS" envDefault:"0"`
 	// MemoryBytes is the budget for keys and values when Blocks is 0: as many blocks as fit.
-	MemoryBytes int64
+	MemoryBytes int64 `env:"KV_MEMORY_BYTES" envDefault:"67108864"`
 	// Layers, Heads and HeadDim are the model's: whoever holds a block's keys and values
 	// holds Layers x 2 x Heads x BlockTokens x HeadDim float32 values for it, which is what
 	// MemoryBytes buys a block of. The pool itself keeps none of them.

@@ -64,4 +64,12 @@
 //		ev, err := st.Next(reqCtx)
 //		... ev.ID, ev.Text ... if ev.Done { ev.Finish, ev.Err }
 //	}
+//
+// # Settings
+//
+// The server's environment sets a Config through its tags: env names the variable (with the
+// prefix SLUICE_), envDefault its default, unit the unit a duration's whole number counts, and
+// envEach the variable of each element of Weights (the batcher's, shared). MaxPositions and
+// PadID are the model's. cmd/serve reads the tags (its envvars.go) and names each Problem of
+// Validate by the variable its field's tag declares.
 package scheduler
