@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caarlos0/env/v10"
-
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
@@ -27,21 +25,62 @@ import (
 	"github.com/sluice-serving/sluice/settings"
 )
 
-// Config is everything the server reads from its environment. Every field has a SLUICE_
-// variable; OpenMed's service's variables are honoured where Sluice does the same thing (see
-// openmedenv.go), so a deployment of that service can switch without renaming its settings.
+// Config is everything the server reads from its environment: one section per field, each
+// read from SLUICE_ variables that the section's type declares in its tags (envvars.go says
+// how). A package whose settings the server reads declares them next to its own Config, with
+// their defaults, and checks them in its Validate; this command composes the sections and
+// declares only what is its own (Own), or the wiring's (an endpoint's watermarks). OpenMed's
+// service's variables are honoured where Sluice does the same thing (see openmedenv.go), so a
+// deployment of that service can switch without renaming its settings.
 type Config struct {
-	Addr         string `env:"ADDR" envDefault:":8080"`
-	Device       string `env:"DEVICE" envDefault:"auto"`
-	ORTLib       string `env:"ORT_LIB"`
-	IntraThreads int    `env:"INTRA_OP_THREADS" envDefault:"0"`
-	InterThreads int    `env:"INTER_OP_THREADS" envDefault:"1"`
-	ORTSpinning  bool   `env:"ORT_SPINNING" envDefault:"false"`
-	// The CUDA execution provider's GPU, memory cap (0: none) and cuDNN algorithm search.
-	CUDADeviceID       int    `env:"CUDA_DEVICE_ID" envDefault:"0"`
-	CUDAMemoryLimit    int64  `env:"CUDA_MEMORY_LIMIT_BYTES" envDefault:"0"`
-	CUDAConvAlgoSearch string `env:"CUDA_CONV_ALGO_SEARCH" envDefault:"heuristic"`
-	LogLevel           string `env:"LOG_LEVEL" envDefault:"info"`
+	Own
+	// Runtime is ONNX Runtime's: the device, threads and the CUDA provider's options.
+	Runtime engine.RuntimeOptions
+	// Extract windows the entity routes' texts (WINDOW_STRIDE); Extract.Batch is their
+	// batching, as set for the CPU.
+	Extract extract.Config
+	// GPUBatch replaces Extract.Batch's size limits when the runtime settles on CUDA; a CPU
+	// limit set without its GPU counterpart holds there too (loadConfig).
+	GPUBatch batcher.GPULimits
+	// Admission is what every endpoint's gate shares: the Retry-After policy and the retry
+	// reservations. Each endpoint's watermarks are BatchGate's and GenerateGate's.
+	Admission    admission.Config
+	BatchGate    batchGate
+	GenerateGate generateGate
+	// Deferred is deferred admission's, used when Own.DeferredAdmission switches it on.
+	Deferred admission.BudgetsConfig
+	// Scheduler and KV are generation's: its scheduler and its paged KV cache's size.
+	Scheduler scheduler.Config
+	KV        kvcache.Config
+}
+
+// batchGate is the entity endpoints' watermarks (fields named as admission.Config's), with
+// OpenMed's meanings: a high watermark of 0 is the queue size; a low one unset is half the
+// high one, and an explicit 0 sheds until nothing is outstanding.
+type batchGate struct {
+	HighWatermark int  `env:"BATCH_HIGH_WATERMARK" envDefault:"0"`
+	LowWatermark  *int `env:"BATCH_LOW_WATERMARK"`
+}
+
+// generateGate is generation's watermarks (fields named as admission.Config's): of depth
+// (sequences waiting and running; a high watermark of 0 is MaxRunning + QueueSize, a low one
+// of 0 half the high one), and of the share of KV blocks in use at which it sheds with reason
+// memory, until use drains to the low one (0: the high one - 0.1).
+type generateGate struct {
+	HighWatermark       int     `env:"GENERATE_HIGH_WATERMARK" envDefault:"0"`
+	LowWatermark        int     `env:"GENERATE_LOW_WATERMARK" envDefault:"0"`
+	MemoryHighWatermark float64 `env:"KV_HIGH_WATERMARK" envDefault:"0.95"`
+	MemoryLowWatermark  float64 `env:"KV_LOW_WATERMARK" envDefault:"0"`
+}
+
+// Own is the settings this command declares itself: the server's (listening, logging,
+// models, authentication, budgets, the gateway's upstream), the HTTP layer's (handlers) and
+// de-identification's, whose mapping stays here.
+type Own struct {
+	Addr string `env:"ADDR" envDefault:":8080"`
+	// ORTSpinning is engine.RuntimeOptions.NoSpinning, negated.
+	ORTSpinning bool   `env:"ORT_SPINNING" envDefault:"false"`
+	LogLevel    string `env:"LOG_LEVEL" envDefault:"info"`
 	// RefusalLogsPerSecond bounds the access-log lines of refusals per route and second.
 	RefusalLogsPerSecond int `env:"LOG_REFUSALS_PER_S" envDefault:"10"`
 
@@ -100,8 +139,8 @@ type Config struct {
 	// tenant (OpenMed's RATE_LIMIT_*): requests per second with a burst (0: one second's
 	// worth), estimated tokens per minute with a burst (0: a minute's worth), requests at once;
 	// each 0 limits nothing. Counted per peer address, or per tenant where RateLimitKey is
-	// "tenant". Deferred admission holds a request its budget takes within DeferredMaxWaitMS
-	// instead of refusing it, at most DeferredMaxHeld at once.
+	// "tenant". Deferred admission holds a request its budget takes within Deferred.MaxWait
+	// instead of refusing it, at most Deferred.MaxHeld at once.
 	RateLimitRPS            float64 `env:"RATE_LIMIT_RPS" envDefault:"0"`
 	RateLimitBurst          float64 `env:"RATE_LIMIT_BURST" envDefault:"0"`
 	RateLimitTokensPerMin   float64 `env:"RATE_LIMIT_TOKENS_PER_MINUTE" envDefault:"0"`
@@ -109,8 +148,6 @@ type Config struct {
 	RateLimitMaxConcurrency int     `env:"RATE_LIMIT_MAX_CONCURRENCY" envDefault:"0"`
 	RateLimitKey            string  `env:"RATE_LIMIT_KEY" envDefault:"peer"`
 	DeferredAdmission       bool    `env:"DEFERRED_ADMISSION" envDefault:"false"`
-	DeferredMaxWaitMS       int     `env:"DEFERRED_MAX_WAIT_MS" envDefault:"2000"`
-	DeferredMaxHeld         int     `env:"DEFERRED_MAX_HELD" envDefault:"1000"`
 	// The privacy gateway's external model, instead of the in-process one: an OpenAI-compatible
 	// server's base URL (without /v1) with a bearer key read from a file and a model name, or
 	// OpenMed's privacy-gateway endpoint (its URL as is).
@@ -133,35 +170,11 @@ type Config struct {
 	// draws its own, so replicas hash differently.
 	DeidHashKey string `env:"DEID_HASH_KEY"`
 
-	BatchMaxSize      int `env:"BATCH_MAX_SIZE" envDefault:"32"`
-	BatchMaxWaitMS    int `env:"BATCH_MAX_WAIT_MS" envDefault:"5"`
-	BatchMaxQueueSize int `env:"BATCH_MAX_QUEUE_SIZE" envDefault:"256"`
-	BatchMaxTokens    int `env:"BATCH_MAX_PADDED_TOKENS" envDefault:"4096"`
-	BatchWorkers      int `env:"BATCH_WORKERS" envDefault:"1"`
-	// On a GPU a batch costs little more than one sequence up to far larger sizes, so the
-	// batch limits there are their own settings, used instead of the two above when the
-	// runtime settles on CUDA.
-	GPUBatchMaxSize   int `env:"GPU_BATCH_MAX_SIZE" envDefault:"128"`
-	GPUBatchMaxTokens int `env:"GPU_BATCH_MAX_PADDED_TOKENS" envDefault:"32768"`
-	// BatchMaxQueueWaitMS bounds how long a request may wait for dispatch; past it, 503
-	// max_wait. 0 means only requests that dispatch at once are served (OpenMed's meaning).
-	BatchMaxQueueWaitMS int `env:"BATCH_MAX_QUEUE_WAIT_MS" envDefault:"1000"`
-	// HighWatermark 0 means BATCH_MAX_QUEUE_SIZE; LowWatermark 0 means half the high one.
-	HighWatermark     int    `env:"BATCH_HIGH_WATERMARK" envDefault:"0"`
-	LowWatermark      *int   `env:"BATCH_LOW_WATERMARK"`
-	InteractiveWeight int    `env:"BATCH_INTERACTIVE_WEIGHT" envDefault:"4"`
-	BulkWeight        int    `env:"BATCH_BULK_WEIGHT" envDefault:"1"`
-	MaxBulkWorkers    int    `env:"BATCH_MAX_BULK_WORKERS" envDefault:"0"`
-	RetryAfterPolicy  string `env:"RETRY_AFTER_POLICY" envDefault:"drain_rate"`
-	RetryAfterS       int    `env:"RETRY_AFTER_S" envDefault:"1"`
-	// RetryReserve is the share of the measured completion rate that refusals may book as
-	// retry reservations each second; 0 turns retry tokens off.
-	RetryReserve     float64 `env:"RETRY_RESERVE" envDefault:"0.5"`
-	WindowStride     int     `env:"WINDOW_STRIDE" envDefault:"32"`
-	MaxTextChars     int     `env:"MAX_TEXT_CHARS" envDefault:"100000"`
-	MaxTextBytes     int     `env:"MAX_TEXT_BYTES" envDefault:"400000"`
-	MaxBodyBytes     int     `env:"MAX_BODY_BYTES" envDefault:"1048576"`
-	RequestTimeoutMS int     `env:"REQUEST_TIMEOUT_MS" envDefault:"30000"`
+	// The HTTP layer's limits (handlers.Limits).
+	MaxTextChars     int `env:"MAX_TEXT_CHARS" envDefault:"100000"`
+	MaxTextBytes     int `env:"MAX_TEXT_BYTES" envDefault:"400000"`
+	MaxBodyBytes     int `env:"MAX_BODY_BYTES" envDefault:"1048576"`
+	RequestTimeoutMS int `env:"REQUEST_TIMEOUT_MS" envDefault:"30000"`
 	// HTTPWriteTimeoutMS bounds writing one answer; a stream's writes are each bounded by the
 	// stall timeout instead, so a stream lives as long as its generation.
 	HTTPWriteTimeoutMS int `env:"HTTP_WRITE_TIMEOUT_MS" envDefault:"30000"`
@@ -169,38 +182,15 @@ type Config struct {
 
 	// GenerateModel is served on the generation routes; "none" serves none.
 	GenerateModel string `env:"GENERATE_MODEL" envDefault:"tiny-lm"`
-	// The paged KV cache: block size, and the pool's size in blocks or, when that is 0, in
-	// bytes.
-	KVBlockTokens int   `env:"KV_BLOCK_TOKENS" envDefault:"16"`
-	KVBlocks      int   `env:"KV_BLOCKS" envDefault:"0"`
-	KVMemoryBytes int64 `env:"KV_MEMORY_BYTES" envDefault:"67108864"`
-	// KVHighWatermark is the share of KV blocks in use at which generation sheds (reason
-	// memory) until use drains to KVLowWatermark (0: the high one - 0.1).
-	KVHighWatermark float64 `env:"KV_HIGH_WATERMARK" envDefault:"0.95"`
-	KVLowWatermark  float64 `env:"KV_LOW_WATERMARK" envDefault:"0"`
-	// Generation's own queue and watermarks (depth: sequences waiting and running); 0 for the
-	// high watermark means MaxRunning + QueueSize.
-	GenerateMaxRunning    int `env:"GENERATE_MAX_RUNNING" envDefault:"32"`
-	GenerateMaxStepTokens int `env:"GENERATE_MAX_STEP_TOKENS" envDefault:"4096"`
 	// GenerateMaxModelLen is the longest sequence served (0: the model's, lowered to what the
 	// KV pool holds).
 	GenerateMaxModelLen int `env:"GENERATE_MAX_MODEL_LEN" envDefault:"0"`
-	// GeneratePreemptLimit is how often one sequence may give its place to a higher class.
-	GeneratePreemptLimit   int `env:"GENERATE_PREEMPT_LIMIT" envDefault:"2"`
-	GenerateQueueSize      int `env:"GENERATE_QUEUE_SIZE" envDefault:"64"`
-	GenerateMaxQueueWaitMS int `env:"GENERATE_MAX_QUEUE_WAIT_MS" envDefault:"5000"`
-	GenerateHighWatermark  int `env:"GENERATE_HIGH_WATERMARK" envDefault:"0"`
-	GenerateLowWatermark   int `env:"GENERATE_LOW_WATERMARK" envDefault:"0"`
-	// Timeouts of a generation: to its first token, of the decoder (and of a reader that
-	// stopped reading) between tokens, and of the whole.
+	// Timeouts of a generation: to its first token and of the whole (the decoder's and a slow
+	// reader's are Scheduler's); a stream with nothing to send for GenerateKeepAliveMS sends
+	// a keep-alive.
 	GenerateFirstTokenTimeoutMS int `env:"GENERATE_FIRST_TOKEN_TIMEOUT_MS" envDefault:"10000"`
-	GenerateStallTimeoutMS      int `env:"GENERATE_STALL_TIMEOUT_MS" envDefault:"10000"`
 	GenerateKeepAliveMS         int `env:"GENERATE_KEEPALIVE_MS" envDefault:"15000"`
-	GenerateTokenStallMS        int `env:"GENERATE_TOKEN_STALL_MS" envDefault:"60000"`
 	GenerateTimeoutMS           int `env:"GENERATE_TIMEOUT_MS" envDefault:"120000"`
-	// GenerateStreamBuffer is how many tokens a stream may leave unread before its sequence
-	// pauses.
-	GenerateStreamBuffer int `env:"GENERATE_STREAM_BUFFER" envDefault:"16"`
 	// BenchIgnoreDisconnects makes the server go on generating for clients that have left.
 	// It exists only to measure what noticing them saves; never set it in production.
 	BenchIgnoreDisconnects bool `env:"BENCH_IGNORE_DISCONNECTS" envDefault:"false"`
@@ -236,37 +226,18 @@ func loadConfig(environ []string, m machine) (Config, error) {
 	if p, set := vars["OPENMED_PROFILE"]; set {
 		cfg.Profile = strings.ToLower(strings.TrimSpace(p))
 	}
-	if err := env.ParseWithOptions(&cfg, env.Options{Environment: vars, Prefix: "SLUICE_"}); err != nil {
-		var agg env.AggregateError
-		errs := []error{err}
-		if errors.As(err, &agg) {
-			errs = agg.Errors
-		}
-		for _, e := range errs {
-			name, line := e.Error(), e.Error()
-			var pe env.ParseError
-			if errors.As(e, &pe) {
-				name = variableOf(pe.Name)
-				line = fmt.Sprintf("%s is not a valid %s (%v)", name, pe.Type, pe.Err)
-			}
-			problems[name] = line
-		}
-	}
+	cfg.load(vars, problems)
 	// A CPU batch limit set without its GPU counterpart holds on a GPU too: whoever asked for
 	// batches of one (or switched OpenMed's batching off) gets them there as well. A bad CPU
 	// value is reported once, under its own name.
 	inherited := map[string]bool{}
-	for _, pair := range []struct {
-		cpu, gpu string
-		from     int
-		to       *int
-	}{
-		{"SLUICE_BATCH_MAX_SIZE", "SLUICE_GPU_BATCH_MAX_SIZE", cfg.BatchMaxSize, &cfg.GPUBatchMaxSize},
-		{"SLUICE_BATCH_MAX_PADDED_TOKENS", "SLUICE_GPU_BATCH_MAX_PADDED_TOKENS", cfg.BatchMaxTokens, &cfg.GPUBatchMaxTokens},
-	} {
-		_, cpuSet := vars[pair.cpu]
-		if _, gpuSet := vars[pair.gpu]; cpuSet && !gpuSet {
-			*pair.to, inherited[pair.gpu] = pair.from, true
+	cpu, gpu := reflect.ValueOf(&cfg.Extract.Batch).Elem(), reflect.ValueOf(&cfg.GPUBatch).Elem()
+	for _, g := range declared(gpu.Type()) {
+		c, _ := byTags(cpu.Type())(g.field)
+		_, cpuSet := vars[c]
+		if _, gpuSet := vars[g.name]; cpuSet && !gpuSet {
+			gpu.FieldByIndex(g.index).Set(cpu.FieldByName(g.field))
+			inherited[g.name] = true
 		}
 	}
 	for _, p := range cfg.check(m) {
@@ -293,10 +264,8 @@ func loadConfig(environ []string, m machine) (Config, error) {
 // leave its setting at the default without a word.
 func unknownVariables(vars map[string]string) map[string]string {
 	var known []string
-	for f := range reflect.TypeFor[Config]().Fields() {
-		if tag := f.Tag.Get("env"); tag != "" && tag != "-" {
-			known = append(known, "SLUICE_"+tag)
-		}
+	for _, v := range variables() {
+		known = append(known, v.name)
 	}
 	ignored := strings.Split(vars["SLUICE_IGNORE_VARS"], ",")
 	out := map[string]string{}
@@ -317,16 +286,6 @@ func unknownVariables(vars map[string]string) map[string]string {
 	return out
 }
 
-// variableOf names the variable that sets the Config field called field.
-func variableOf(field string) string {
-	if f, ok := reflect.TypeFor[Config]().FieldByName(field); ok {
-		if tag := f.Tag.Get("env"); tag != "" {
-			return "SLUICE_" + tag
-		}
-	}
-	return field
-}
-
 // problem is one bad setting, named by its environment variable.
 type problem struct{ variable, problem string }
 
@@ -340,15 +299,16 @@ func (c Config) check(m machine) []problem {
 		out = append(out, problem{"SLUICE_" + name, fmt.Sprintf(format, args...)})
 	}
 	for _, b := range upperBounds(m) {
-		if v := b.value(c); v > b.max {
+		if v, _ := c.value("SLUICE_" + b.name); v > b.max {
 			own(b.name, "must be at most %d, %s (got %d)", b.max, b.why, v)
 		}
 	}
 	// Both endpoints warm a full batch on every worker at start-up.
-	if tokens := int64(c.BatchMaxTokens); m.MemoryBytes > 0 && c.BatchWorkers > 0 &&
-		tokens*int64(c.BatchWorkers)*2*paddedTokenBytes > m.MemoryBytes/2 {
+	batch := c.Extract.Batch
+	if tokens := int64(batch.MaxPaddedTokens); m.MemoryBytes > 0 && batch.Workers > 0 &&
+		tokens*int64(batch.Workers)*2*paddedTokenBytes > m.MemoryBytes/2 {
 		own("BATCH_MAX_PADDED_TOKENS", "x SLUICE_BATCH_WORKERS x 2 endpoints x %d KiB per padded token must fit in half of the %d MiB this process may use (got %d tokens, %d workers)",
-			paddedTokenBytes>>10, m.MemoryBytes>>20, tokens, c.BatchWorkers)
+			paddedTokenBytes>>10, m.MemoryBytes>>20, tokens, batch.Workers)
 	} else if tokens > 1<<24 {
 		own("BATCH_MAX_PADDED_TOKENS", "must be at most %d (got %d)", 1<<24, tokens)
 	}
@@ -415,14 +375,14 @@ func (c Config) check(m machine) []problem {
 	if c.RateLimitKey != "peer" && c.RateLimitKey != "tenant" {
 		own("RATE_LIMIT_KEY", "must be peer or tenant (got %q)", c.RateLimitKey)
 	}
-	if c.DeferredAdmission && c.DeferredMaxWaitMS <= 0 {
-		own("DEFERRED_MAX_WAIT_MS", "must be > 0 with SLUICE_DEFERRED_ADMISSION (got %d)", c.DeferredMaxWaitMS)
+	if c.DeferredAdmission && c.Deferred.MaxWait <= 0 {
+		own("DEFERRED_MAX_WAIT_MS", "must be > 0 with SLUICE_DEFERRED_ADMISSION (got %d)", c.Deferred.MaxWait.Milliseconds())
 	}
 	if c.RefusalLogsPerSecond < 0 {
 		own("LOG_REFUSALS_PER_S", "must be >= 0 (0: every refusal) (got %d)", c.RefusalLogsPerSecond)
 	}
-	if c.GenerateTokenStallMS < 0 {
-		own("GENERATE_TOKEN_STALL_MS", "must be >= 0 (0: no limit) (got %d)", c.GenerateTokenStallMS)
+	if c.Scheduler.TokenStallTimeout < 0 {
+		own("GENERATE_TOKEN_STALL_MS", "must be >= 0 (0: no limit) (got %d)", c.Scheduler.TokenStallTimeout.Milliseconds())
 	}
 	if c.GenerateKeepAliveMS <= 0 {
 		own("GENERATE_KEEPALIVE_MS", "must be > 0 (got %d)", c.GenerateKeepAliveMS)
@@ -433,8 +393,8 @@ func (c Config) check(m machine) []problem {
 	if c.BenchStepDelayMS < 0 {
 		own("BENCH_STEP_DELAY_MS", "must be >= 0 (0: none) (got %d)", c.BenchStepDelayMS)
 	}
-	if c.GeneratePreemptLimit < 0 {
-		own("GENERATE_PREEMPT_LIMIT", "must be >= 0 (0: never preempt for priority) (got %d)", c.GeneratePreemptLimit)
+	if c.Scheduler.PreemptLimit < 0 {
+		own("GENERATE_PREEMPT_LIMIT", "must be >= 0 (0: never preempt for priority) (got %d)", c.Scheduler.PreemptLimit)
 	}
 	if c.GenerateFirstTokenTimeoutMS < 0 {
 		own("GENERATE_FIRST_TOKEN_TIMEOUT_MS", "must be >= 0 (0: none) (got %d)", c.GenerateFirstTokenTimeoutMS)
@@ -500,18 +460,22 @@ func (c Config) check(m machine) []problem {
 	}
 	for _, v := range []struct {
 		err   error
-		names map[string]string
+		names func(field string) (string, bool)
 	}{
-		{c.batcher().Validate(), batcherVars}, {c.gate().Validate(), gateVars},
-		{c.runtime().Validate(), runtimeVars}, {c.limits().Validate(), limitsVars},
-		{c.scheduler(1, 0).Validate(), schedulerVars}, {c.kv(kvcache.Config{Layers: 1, Heads: 1, HeadDim: 1, MaxSeqLen: 1}).Validate(), kvVars},
-		{c.generateGate(c.GenerateMaxRunning).Validate(), generateGateVars},
-		{c.deid().Validate(), deidVars},
-		{c.budgets().Validate(), deferredVars},
+		{c.batcher().Validate(), byTags(reflect.TypeFor[batcher.Config]())},
+		{c.gate().Validate(), byTags(reflect.TypeFor[batchGate](), reflect.TypeFor[admission.Config]())},
+		{c.runtime().Validate(), byTags(reflect.TypeFor[engine.RuntimeOptions]())},
+		{c.limits().Validate(), byMap(limitsVars)},
+		{c.scheduler(1, 0).Validate(), byTags(reflect.TypeFor[scheduler.Config]())},
+		{c.kv(kvcache.Config{Layers: 1, Heads: 1, HeadDim: 1, MaxSeqLen: 1}).Validate(), byTags(reflect.TypeFor[kvcache.Config]())},
+		{c.generateGate(c.Scheduler.MaxRunning).Validate(), byTags(reflect.TypeFor[generateGate](), reflect.TypeFor[admission.Config]())},
+		{c.deid().Validate(), byMap(deidVars)},
+		{c.budgets().Validate(), byTags(reflect.TypeFor[admission.BudgetsConfig]())},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}
-	for _, p := range packageProblems(c.onGPU().batcher().Validate(), gpuBatcherVars) {
+	// On a GPU only the size limits differ; the other fields' problems are the CPU's, above.
+	for _, p := range packageProblems(c.onGPU().batcher().Validate(), byTags(reflect.TypeFor[batcher.GPULimits]())) {
 		if strings.HasPrefix(p.variable, "SLUICE_") {
 			out = append(out, p)
 		}
@@ -524,10 +488,9 @@ func (c Config) check(m machine) []problem {
 // one); these check what the machine can hold and what is sane, so that a typo of a few zeros
 // is a clear start-up error instead of a process the kernel kills or that never gets ready.
 type upperBound struct {
-	name  string // without SLUICE_
-	value func(Config) int64
-	max   int64
-	why   string
+	name string // without SLUICE_; its value is read as the variable counts (Config.value)
+	max  int64
+	why  string
 }
 
 // paddedTokenBytes is the memory one padded token of a batch may take while it runs, for the
@@ -538,71 +501,62 @@ const paddedTokenBytes = 16 << 10
 const hourMS = 3_600_000
 
 func upperBounds(m machine) []upperBound {
-	i := func(f func(Config) int) func(Config) int64 { return func(c Config) int64 { return int64(f(c)) } }
 	cpus := int64(4 * m.CPUs)
 	cpuWhy := fmt.Sprintf("4 x the %d CPUs this process may use", m.CPUs)
-	ms := func(name string, f func(Config) int) upperBound {
-		return upperBound{name, i(f), hourMS, "an hour"}
-	}
 	b := []upperBound{
-		{"INTRA_OP_THREADS", i(func(c Config) int { return c.IntraThreads }), cpus, cpuWhy},
-		{"INTER_OP_THREADS", i(func(c Config) int { return c.InterThreads }), cpus, cpuWhy},
-		{"BATCH_WORKERS", i(func(c Config) int { return c.BatchWorkers }), cpus, cpuWhy},
-		{"CUDA_DEVICE_ID", i(func(c Config) int { return c.CUDADeviceID }), 63, "a sane GPU number"},
-		{"CUDA_MEMORY_LIMIT_BYTES", func(c Config) int64 { return c.CUDAMemoryLimit }, 1 << 40, "1 TiB"},
-		{"BATCH_MAX_SIZE", i(func(c Config) int { return c.BatchMaxSize }), 4096, "a sane batch"},
-		{"GPU_BATCH_MAX_SIZE", i(func(c Config) int { return c.GPUBatchMaxSize }), 4096, "a sane batch"},
-		{"GPU_BATCH_MAX_PADDED_TOKENS", i(func(c Config) int { return c.GPUBatchMaxTokens }), 1 << 22, "a sane batch"},
-		{"BATCH_MAX_QUEUE_SIZE", i(func(c Config) int { return c.BatchMaxQueueSize }), 65536, "a sane queue"},
-		{"GENERATE_MAX_RUNNING", i(func(c Config) int { return c.GenerateMaxRunning }), 4096, "a sane batch"},
-		{"GENERATE_MAX_STEP_TOKENS", i(func(c Config) int { return c.GenerateMaxStepTokens }), 1 << 20, "a sane step"},
-		{"GENERATE_MAX_MODEL_LEN", i(func(c Config) int { return c.GenerateMaxModelLen }), 1 << 24, "a sane context"},
-		{"GENERATE_PREEMPT_LIMIT", i(func(c Config) int { return c.GeneratePreemptLimit }), 1 << 10, "a sane count"},
-		{"GENERATE_QUEUE_SIZE", i(func(c Config) int { return c.GenerateQueueSize }), 65536, "a sane queue"},
-		{"GENERATE_STREAM_BUFFER", i(func(c Config) int { return c.GenerateStreamBuffer }), 65536, "a sane buffer"},
-		{"KV_BLOCK_TOKENS", i(func(c Config) int { return c.KVBlockTokens }), 1024, "a sane block"},
-		{"KV_BLOCKS", i(func(c Config) int { return c.KVBlocks }), 1 << 24, "a sane pool"},
-		{"MAX_BODY_BYTES", i(func(c Config) int { return c.MaxBodyBytes }), 64 << 20, "64 MiB"},
-		{"MAX_TEXT_CHARS", i(func(c Config) int { return c.MaxTextChars }), 64 << 20, "64 Mi characters"},
-		{"MAX_TEXT_BYTES", i(func(c Config) int { return c.MaxTextBytes }), 64 << 20, "64 MiB"},
-		{"BATCH_HIGH_WATERMARK", i(func(c Config) int { return c.HighWatermark }), 1 << 20, "a sane queue"},
-		{"GENERATE_HIGH_WATERMARK", i(func(c Config) int { return c.GenerateHighWatermark }), 1 << 20, "a sane queue"},
-		{"WINDOW_STRIDE", i(func(c Config) int { return c.WindowStride }), 1 << 16, "longer than any model's window"},
-		{"LOG_REFUSALS_PER_S", i(func(c Config) int { return c.RefusalLogsPerSecond }), 1 << 20, "a sane log"},
-		{"SHUTDOWN_TIMEOUT_S", i(func(c Config) int { return c.ShutdownTimeoutSec }), 3600, "an hour"},
-		{"MAX_RESIDENT_MODELS", i(func(c Config) int { return c.MaxResidentModels }), 1024, "a sane count"},
-		{"AUTH_FAILURE_BURST", i(func(c Config) int { return c.AuthFailureBurst }), 1 << 20, "a sane burst"},
-		{"AUTH_FAILURE_RPS", func(c Config) int64 { return int64(math.Ceil(c.AuthFailureRPS)) }, 1 << 20, "a sane rate"},
-		{"RATE_LIMIT_RPS", func(c Config) int64 { return int64(math.Ceil(c.RateLimitRPS)) }, 1 << 20, "a sane rate"},
-		{"RATE_LIMIT_BURST", func(c Config) int64 { return int64(math.Ceil(c.RateLimitBurst)) }, 1 << 30, "a sane burst"},
-		{"RATE_LIMIT_TOKENS_PER_MINUTE", func(c Config) int64 { return int64(math.Ceil(c.RateLimitTokensPerMin)) }, 1 << 36, "a sane rate"},
-		{"RATE_LIMIT_TOKEN_BURST", func(c Config) int64 { return int64(math.Ceil(c.RateLimitTokenBurst)) }, 1 << 36, "a sane burst"},
-		{"RATE_LIMIT_MAX_CONCURRENCY", i(func(c Config) int { return c.RateLimitMaxConcurrency }), 1 << 20, "a sane count"},
-		{"DEFERRED_MAX_HELD", i(func(c Config) int { return c.DeferredMaxHeld }), 1 << 20, "a sane count"},
-		ms("DEFERRED_MAX_WAIT_MS", func(c Config) int { return c.DeferredMaxWaitMS }),
-		{"AUTH_JWT_LEEWAY_S", func(c Config) int64 { return int64(math.Ceil(c.AuthJWTLeewayS)) }, 3600, "an hour"},
-		{"AUTH_JWT_MAX_LIFETIME_S", func(c Config) int64 { return int64(math.Ceil(c.AuthJWTMaxLifetimeS)) }, 366 * 86400, "a year"},
-		{"MODEL_MEMORY_BUDGET_BYTES", func(c Config) int64 { return c.ModelMemoryBudget }, 1 << 44, "16 TiB"},
-		ms("MODEL_LOAD_WAIT_MS", func(c Config) int {
-			if c.ModelLoadWaitMS == nil {
-				return 0
-			}
-			return *c.ModelLoadWaitMS
-		}),
-		ms("BATCH_MAX_WAIT_MS", func(c Config) int { return c.BatchMaxWaitMS }),
-		ms("BATCH_MAX_QUEUE_WAIT_MS", func(c Config) int { return c.BatchMaxQueueWaitMS }),
-		ms("REQUEST_TIMEOUT_MS", func(c Config) int { return c.RequestTimeoutMS }),
-		ms("HTTP_WRITE_TIMEOUT_MS", func(c Config) int { return c.HTTPWriteTimeoutMS }),
-		ms("BENCH_STEP_DELAY_MS", func(c Config) int { return c.BenchStepDelayMS }),
-		ms("GENERATE_MAX_QUEUE_WAIT_MS", func(c Config) int { return c.GenerateMaxQueueWaitMS }),
-		ms("GENERATE_FIRST_TOKEN_TIMEOUT_MS", func(c Config) int { return c.GenerateFirstTokenTimeoutMS }),
-		ms("GENERATE_STALL_TIMEOUT_MS", func(c Config) int { return c.GenerateStallTimeoutMS }),
-		ms("GENERATE_KEEPALIVE_MS", func(c Config) int { return c.GenerateKeepAliveMS }),
-		ms("GENERATE_TOKEN_STALL_MS", func(c Config) int { return c.GenerateTokenStallMS }),
-		ms("GENERATE_TIMEOUT_MS", func(c Config) int { return c.GenerateTimeoutMS }),
+		{"INTRA_OP_THREADS", cpus, cpuWhy},
+		{"INTER_OP_THREADS", cpus, cpuWhy},
+		{"BATCH_WORKERS", cpus, cpuWhy},
+		{"CUDA_DEVICE_ID", 63, "a sane GPU number"},
+		{"CUDA_MEMORY_LIMIT_BYTES", 1 << 40, "1 TiB"},
+		{"BATCH_MAX_SIZE", 4096, "a sane batch"},
+		{"GPU_BATCH_MAX_SIZE", 4096, "a sane batch"},
+		{"GPU_BATCH_MAX_PADDED_TOKENS", 1 << 22, "a sane batch"},
+		{"BATCH_MAX_QUEUE_SIZE", 65536, "a sane queue"},
+		{"GENERATE_MAX_RUNNING", 4096, "a sane batch"},
+		{"GENERATE_MAX_STEP_TOKENS", 1 << 20, "a sane step"},
+		{"GENERATE_MAX_MODEL_LEN", 1 << 24, "a sane context"},
+		{"GENERATE_PREEMPT_LIMIT", 1 << 10, "a sane count"},
+		{"GENERATE_QUEUE_SIZE", 65536, "a sane queue"},
+		{"GENERATE_STREAM_BUFFER", 65536, "a sane buffer"},
+		{"KV_BLOCK_TOKENS", 1024, "a sane block"},
+		{"KV_BLOCKS", 1 << 24, "a sane pool"},
+		{"MAX_BODY_BYTES", 64 << 20, "64 MiB"},
+		{"MAX_TEXT_CHARS", 64 << 20, "64 Mi characters"},
+		{"MAX_TEXT_BYTES", 64 << 20, "64 MiB"},
+		{"BATCH_HIGH_WATERMARK", 1 << 20, "a sane queue"},
+		{"GENERATE_HIGH_WATERMARK", 1 << 20, "a sane queue"},
+		{"WINDOW_STRIDE", 1 << 16, "longer than any model's window"},
+		{"LOG_REFUSALS_PER_S", 1 << 20, "a sane log"},
+		{"SHUTDOWN_TIMEOUT_S", 3600, "an hour"},
+		{"MAX_RESIDENT_MODELS", 1024, "a sane count"},
+		{"AUTH_FAILURE_BURST", 1 << 20, "a sane burst"},
+		{"AUTH_FAILURE_RPS", 1 << 20, "a sane rate"},
+		{"RATE_LIMIT_RPS", 1 << 20, "a sane rate"},
+		{"RATE_LIMIT_BURST", 1 << 30, "a sane burst"},
+		{"RATE_LIMIT_TOKENS_PER_MINUTE", 1 << 36, "a sane rate"},
+		{"RATE_LIMIT_TOKEN_BURST", 1 << 36, "a sane burst"},
+		{"RATE_LIMIT_MAX_CONCURRENCY", 1 << 20, "a sane count"},
+		{"DEFERRED_MAX_HELD", 1 << 20, "a sane count"},
+		{"DEFERRED_MAX_WAIT_MS", hourMS, "an hour"},
+		{"AUTH_JWT_LEEWAY_S", 3600, "an hour"},
+		{"AUTH_JWT_MAX_LIFETIME_S", 366 * 86400, "a year"},
+		{"MODEL_MEMORY_BUDGET_BYTES", 1 << 44, "16 TiB"},
+		{"MODEL_LOAD_WAIT_MS", hourMS, "an hour"},
+		{"BATCH_MAX_WAIT_MS", hourMS, "an hour"},
+		{"BATCH_MAX_QUEUE_WAIT_MS", hourMS, "an hour"},
+		{"REQUEST_TIMEOUT_MS", hourMS, "an hour"},
+		{"HTTP_WRITE_TIMEOUT_MS", hourMS, "an hour"},
+		{"BENCH_STEP_DELAY_MS", hourMS, "an hour"},
+		{"GENERATE_MAX_QUEUE_WAIT_MS", hourMS, "an hour"},
+		{"GENERATE_FIRST_TOKEN_TIMEOUT_MS", hourMS, "an hour"},
+		{"GENERATE_STALL_TIMEOUT_MS", hourMS, "an hour"},
+		{"GENERATE_KEEPALIVE_MS", hourMS, "an hour"},
+		{"GENERATE_TOKEN_STALL_MS", hourMS, "an hour"},
+		{"GENERATE_TIMEOUT_MS", hourMS, "an hour"},
 	}
 	if m.MemoryBytes > 0 {
-		b = append(b, upperBound{"KV_MEMORY_BYTES", func(c Config) int64 { return c.KVMemoryBytes }, m.MemoryBytes / 2,
+		b = append(b, upperBound{"KV_MEMORY_BYTES", m.MemoryBytes / 2,
 			fmt.Sprintf("half of the %d MiB this process may use", m.MemoryBytes>>20)})
 	}
 	return b
@@ -610,7 +564,7 @@ func upperBounds(m machine) []upperBound {
 
 // named turns a package's configuration error found while wiring (when a model's geometry is
 // known) into one that names the variables; other errors pass unchanged.
-func named(err error, names map[string]string) error {
+func named(err error, names func(field string) (string, bool)) error {
 	var lines []string
 	for _, p := range packageProblems(err, names) {
 		if p.variable == "?" {
@@ -624,113 +578,51 @@ func named(err error, names map[string]string) error {
 	return fmt.Errorf("invalid configuration:\n  %s", strings.Join(lines, "\n  "))
 }
 
-// packageProblems turns the settings.Problems a package's Validate joined into problems named
-// by the variables that set the fields (names maps field to variable). An error that is not a
-// settings.Problem is reported under the variable "?".
-func packageProblems(err error, names map[string]string) []problem {
-	problems, other := settings.Problems(err)
-	out := make([]problem, 0, len(problems)+len(other))
-	for _, p := range problems {
-		name, ok := names[p.Field]
-		if !ok {
-			name = p.Field // a field no variable sets: a wiring bug, still reported
-		}
-		out = append(out, problem{name, p.Text})
-	}
-	for _, e := range other {
-		out = append(out, problem{"?", e.Error()})
-	}
-	return out
-}
-
-// Each package configuration's fields, and the variables that set them.
+// The fields of handlers' and deid's configurations, and the variables that set them: this
+// command declares those variables itself (Own), so it maps them here.
 var (
-	batcherVars = map[string]string{
-		"MaxBatchSize": "SLUICE_BATCH_MAX_SIZE", "MaxWait": "SLUICE_BATCH_MAX_WAIT_MS",
-		"MaxPaddedTokens": "SLUICE_BATCH_MAX_PADDED_TOKENS", "QueueSize": "SLUICE_BATCH_MAX_QUEUE_SIZE",
-		"Workers": "SLUICE_BATCH_WORKERS", "MaxQueueWait": "SLUICE_BATCH_MAX_QUEUE_WAIT_MS",
-		"Weights[interactive]": "SLUICE_BATCH_INTERACTIVE_WEIGHT", "Weights[bulk]": "SLUICE_BATCH_BULK_WEIGHT",
-		"MaxBulkWorkers": "SLUICE_BATCH_MAX_BULK_WORKERS",
-	}
-	// gpuBatcherVars names the GPU's batch limits (Config.onGPU); problems of the other fields
-	// are the CPU configuration's too, reported through batcherVars.
-	gpuBatcherVars = map[string]string{
-		"MaxBatchSize": "SLUICE_GPU_BATCH_MAX_SIZE", "MaxPaddedTokens": "SLUICE_GPU_BATCH_MAX_PADDED_TOKENS",
-	}
-	gateVars = map[string]string{
-		"HighWatermark": "SLUICE_BATCH_HIGH_WATERMARK", "LowWatermark": "SLUICE_BATCH_LOW_WATERMARK",
-		"Policy": "SLUICE_RETRY_AFTER_POLICY", "StaticRetryAfter": "SLUICE_RETRY_AFTER_S",
-		"RetryReserve": "SLUICE_RETRY_RESERVE",
-	}
-	generateGateVars = map[string]string{
-		"HighWatermark": "SLUICE_GENERATE_HIGH_WATERMARK", "LowWatermark": "SLUICE_GENERATE_LOW_WATERMARK",
-		"Policy": "SLUICE_RETRY_AFTER_POLICY", "StaticRetryAfter": "SLUICE_RETRY_AFTER_S",
-		"RetryReserve": "SLUICE_RETRY_RESERVE", "MemoryHighWatermark": "SLUICE_KV_HIGH_WATERMARK",
-		"MemoryLowWatermark": "SLUICE_KV_LOW_WATERMARK",
-	}
-	runtimeVars = map[string]string{
-		"Device": "SLUICE_DEVICE", "IntraOpThreads": "SLUICE_INTRA_OP_THREADS", "InterOpThreads": "SLUICE_INTER_OP_THREADS",
-		"CUDA.DeviceID": "SLUICE_CUDA_DEVICE_ID", "CUDA.MemoryLimitBytes": "SLUICE_CUDA_MEMORY_LIMIT_BYTES",
-		"CUDA.ConvAlgoSearch": "SLUICE_CUDA_CONV_ALGO_SEARCH",
-	}
-	deidVars     = map[string]string{"HashKey": "SLUICE_DEID_HASH_KEY"}
-	deferredVars = map[string]string{"MaxWait": "SLUICE_DEFERRED_MAX_WAIT_MS", "MaxHeld": "SLUICE_DEFERRED_MAX_HELD"}
-	limitsVars   = map[string]string{
+	deidVars   = map[string]string{"HashKey": "SLUICE_DEID_HASH_KEY"}
+	limitsVars = map[string]string{
 		"Limits.MaxBodyBytes": "SLUICE_MAX_BODY_BYTES", "Limits.MaxTextChars": "SLUICE_MAX_TEXT_CHARS",
 		"Limits.MaxTextBytes": "SLUICE_MAX_TEXT_BYTES", "Limits.RequestTimeout": "SLUICE_REQUEST_TIMEOUT_MS",
 		"Limits.WriteTimeout": "SLUICE_HTTP_WRITE_TIMEOUT_MS",
 		"RetryAfter":          "SLUICE_RETRY_AFTER_S",
 	}
-	schedulerVars = map[string]string{
-		"MaxRunning": "SLUICE_GENERATE_MAX_RUNNING", "MaxStepTokens": "SLUICE_GENERATE_MAX_STEP_TOKENS",
-		"QueueSize": "SLUICE_GENERATE_QUEUE_SIZE", "MaxQueueWait": "SLUICE_GENERATE_MAX_QUEUE_WAIT_MS",
-		"Weights[interactive]": "SLUICE_BATCH_INTERACTIVE_WEIGHT", "Weights[bulk]": "SLUICE_BATCH_BULK_WEIGHT",
-		"OutBuffer": "SLUICE_GENERATE_STREAM_BUFFER", "StallTimeout": "SLUICE_GENERATE_STALL_TIMEOUT_MS",
-		"TokenStallTimeout": "SLUICE_GENERATE_TOKEN_STALL_MS", "PreemptLimit": "SLUICE_GENERATE_PREEMPT_LIMIT",
-	}
-	kvVars = map[string]string{
-		"BlockTokens": "SLUICE_KV_BLOCK_TOKENS", "Blocks": "SLUICE_KV_BLOCKS", "MemoryBytes": "SLUICE_KV_MEMORY_BYTES",
-	}
-	strideVars = map[string]string{"Stride": "SLUICE_WINDOW_STRIDE"}
 )
 
 // onGPU is the configuration as it applies on a GPU: the GPU's batch limits in place of the
 // CPU's.
 func (c Config) onGPU() Config {
-	c.BatchMaxSize, c.BatchMaxTokens = c.GPUBatchMaxSize, c.GPUBatchMaxTokens
+	c.Extract.Batch = c.Extract.Batch.OnGPU(c.GPUBatch)
 	return c
 }
 
-// The configurations of the packages, built from the environment. These are mappings only,
-// with the defaults that are this command's (OpenMed's meanings of 0); every range is
-// checked by the package that owns the setting.
+// The configurations of the packages, as the wiring hands them over: each section as read,
+// with what only the wiring knows (a model's geometry) and the meanings of 0 that are this
+// command's (OpenMed's). Every range is checked by the package that owns the setting.
 
 func (c Config) batcher() batcher.Config {
-	return batcher.Config{
-		MaxBatchSize: c.BatchMaxSize, MaxWait: ms(c.BatchMaxWaitMS), MaxPaddedTokens: c.BatchMaxTokens,
-		QueueSize: c.BatchMaxQueueSize, Workers: c.BatchWorkers, MaxQueueWait: c.maxQueueWait(),
-		Weights:        [admission.NumPriorities]int{admission.Interactive: c.InteractiveWeight, admission.Bulk: c.BulkWeight},
-		MaxBulkWorkers: c.MaxBulkWorkers,
-	}
+	b := c.Extract.Batch
+	b.MaxQueueWait = c.maxQueueWait()
+	return b
 }
 
 func (c Config) gate() admission.Config {
-	high := c.HighWatermark
-	if high == 0 {
-		high = c.BatchMaxQueueSize // OpenMed's default: the max queue size
+	g := c.Admission
+	g.HighWatermark = c.BatchGate.HighWatermark
+	if g.HighWatermark == 0 {
+		g.HighWatermark = c.Extract.Batch.QueueSize // OpenMed's default: the max queue size
 	}
-	low, untilEmpty := 0, false // unset: half the high one
-	if c.LowWatermark != nil {
-		low, untilEmpty = *c.LowWatermark, *c.LowWatermark == 0
+	if low := c.BatchGate.LowWatermark; low != nil { // unset: half the high one
+		g.LowWatermark, g.ShedUntilEmpty = *low, *low == 0
 	}
-	return admission.Config{HighWatermark: high, LowWatermark: low, ShedUntilEmpty: untilEmpty,
-		Policy: admission.Policy(c.RetryAfterPolicy), StaticRetryAfter: c.retryAfter(), RetryReserve: c.RetryReserve}
+	return g
 }
 
 func (c Config) runtime() engine.RuntimeOptions {
-	return engine.RuntimeOptions{LibraryPath: c.ORTLib, Device: engine.Device(c.Device),
-		IntraOpThreads: c.IntraThreads, InterOpThreads: c.InterThreads, NoSpinning: !c.ORTSpinning,
-		CUDA: engine.CUDAOptions{DeviceID: c.CUDADeviceID, MemoryLimitBytes: c.CUDAMemoryLimit, ConvAlgoSearch: c.CUDAConvAlgoSearch}}
+	r := c.Runtime
+	r.NoSpinning = !c.ORTSpinning
+	return r
 }
 
 // anonymousBudget is the budget of callers without their own.
@@ -748,11 +640,11 @@ func (c Config) budgets() admission.BudgetsConfig {
 	if !c.DeferredAdmission {
 		return admission.BudgetsConfig{}
 	}
-	wait := time.Duration(c.DeferredMaxWaitMS) * time.Millisecond
-	if c.DeferredMaxWaitMS < 0 {
-		wait = -1
+	b := c.Deferred
+	if b.MaxWait < 0 {
+		b.MaxWait = -1 // refused by its own check first
 	}
-	return admission.BudgetsConfig{MaxWait: wait, MaxHeld: c.DeferredMaxHeld}
+	return b
 }
 
 func (c Config) deid() deid.Config {
@@ -874,7 +766,7 @@ func (c Config) modelLoadWait() time.Duration {
 	if c.ModelLoadWaitMS != nil {
 		return time.Duration(*c.ModelLoadWaitMS) * time.Millisecond
 	}
-	return time.Duration(c.BatchMaxQueueWaitMS) * time.Millisecond
+	return c.Extract.Batch.MaxQueueWait
 }
 
 func (c Config) limits() handlers.Limits {
@@ -884,11 +776,9 @@ func (c Config) limits() handlers.Limits {
 
 // scheduler is the generation scheduler's configuration for a model of maxPositions positions.
 func (c Config) scheduler(maxPositions int, pad int64) scheduler.Config {
-	return scheduler.Config{MaxRunning: c.GenerateMaxRunning, MaxStepTokens: c.GenerateMaxStepTokens,
-		QueueSize: c.GenerateQueueSize, MaxQueueWait: ms(c.GenerateMaxQueueWaitMS),
-		Weights:   [admission.NumPriorities]int{admission.Interactive: c.InteractiveWeight, admission.Bulk: c.BulkWeight},
-		OutBuffer: c.GenerateStreamBuffer, StallTimeout: ms(c.GenerateStallTimeoutMS), MaxPositions: maxPositions, PadID: pad,
-		PreemptLimit: c.GeneratePreemptLimit, TokenStallTimeout: ms(c.GenerateTokenStallMS)}
+	s := c.Scheduler
+	s.MaxPositions, s.PadID = maxPositions, pad
+	return s
 }
 
 // servedLength is the longest sequence generation serves for a model of positions positions
@@ -913,34 +803,34 @@ func (c Config) servedLength(positions, poolHolds int) (n int, lowered bool, err
 
 // kv is the KV pool's configuration over a model's geometry.
 func (c Config) kv(geometry kvcache.Config) kvcache.Config {
-	geometry.BlockTokens, geometry.Blocks, geometry.MemoryBytes = c.KVBlockTokens, c.KVBlocks, c.KVMemoryBytes
+	geometry.BlockTokens, geometry.Blocks, geometry.MemoryBytes = c.KV.BlockTokens, c.KV.Blocks, c.KV.MemoryBytes
 	return geometry
 }
 
 // generateGate is generation's admission, for a scheduler that runs maxRunning sequences.
 func (c Config) generateGate(maxRunning int) admission.Config {
-	high := c.GenerateHighWatermark
-	if high == 0 {
-		high = maxRunning + c.GenerateQueueSize
+	g, w := c.Admission, c.GenerateGate
+	g.HighWatermark, g.LowWatermark = w.HighWatermark, w.LowWatermark
+	if g.HighWatermark == 0 {
+		g.HighWatermark = maxRunning + c.Scheduler.QueueSize
 	}
-	return admission.Config{HighWatermark: high, LowWatermark: c.GenerateLowWatermark,
-		Policy: admission.Policy(c.RetryAfterPolicy), StaticRetryAfter: c.retryAfter(), RetryReserve: c.RetryReserve,
-		MemoryHighWatermark: c.KVHighWatermark, MemoryLowWatermark: c.KVLowWatermark}
+	g.MemoryHighWatermark, g.MemoryLowWatermark = w.MemoryHighWatermark, w.MemoryLowWatermark
+	return g
 }
 
 func (c Config) extract() extract.Config {
-	return extract.Config{Stride: c.WindowStride, Batch: c.batcher()}
+	return extract.Config{Stride: c.Extract.Stride, Batch: c.batcher()}
 }
 
 // maxQueueWait maps 0 to the shortest wait there is, OpenMed's "serve only what dispatches
 // at once"; the batcher reads 0 as "no limit".
 func (c Config) maxQueueWait() time.Duration {
-	if c.BatchMaxQueueWaitMS == 0 {
+	if c.Extract.Batch.MaxQueueWait == 0 {
 		return time.Nanosecond
 	}
-	return ms(c.BatchMaxQueueWaitMS)
+	return c.Extract.Batch.MaxQueueWait
 }
 
-func (c Config) retryAfter() time.Duration { return time.Duration(c.RetryAfterS) * time.Second }
+func (c Config) retryAfter() time.Duration { return c.Admission.StaticRetryAfter }
 
 func ms(v int) time.Duration { return time.Duration(v) * time.Millisecond }

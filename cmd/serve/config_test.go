@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/admission"
 )
 
 func TestConfigDefaults(t *testing.T) {
@@ -13,7 +16,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Addr != ":8080" || cfg.BatchMaxQueueSize != 256 || cfg.AnalyzeModel != "clinical-ner" || cfg.PIIModel != "pii" {
+	if cfg.Addr != ":8080" || cfg.Extract.Batch.QueueSize != 256 || cfg.AnalyzeModel != "clinical-ner" || cfg.PIIModel != "pii" {
 		t.Fatalf("unexpected defaults: %+v", cfg)
 	}
 	if cfg.ModelAliases["disease_detection_superclinical"] != "clinical-ner" {
@@ -26,11 +29,11 @@ func TestConfigOpenMedAliasesApplyOnlyWhenOursIsUnset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.BatchMaxSize != 12 {
-		t.Fatalf("OpenMed alias ignored: BatchMaxSize = %d", cfg.BatchMaxSize)
+	if cfg.Extract.Batch.MaxBatchSize != 12 {
+		t.Fatalf("OpenMed alias ignored: BatchMaxSize = %d", cfg.Extract.Batch.MaxBatchSize)
 	}
-	if cfg.BatchMaxQueueSize != 7 {
-		t.Fatalf("SLUICE_ value must win over the alias: %d", cfg.BatchMaxQueueSize)
+	if cfg.Extract.Batch.QueueSize != 7 {
+		t.Fatalf("SLUICE_ value must win over the alias: %d", cfg.Extract.Batch.QueueSize)
 	}
 }
 
@@ -55,18 +58,20 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.BatchMaxSize, cfg.BatchMaxWaitMS, cfg.BatchMaxTokens, cfg.BatchMaxQueueSize = 0, -1, 0, 0
-	cfg.BatchWorkers, cfg.BatchMaxQueueWaitMS, cfg.InteractiveWeight, cfg.BulkWeight = 0, -1, -1, -1
+	b, s := &cfg.Extract.Batch, &cfg.Scheduler
+	b.MaxBatchSize, b.MaxWait, b.MaxPaddedTokens, b.QueueSize = 0, -time.Millisecond, 0, 0
+	b.Workers, b.MaxQueueWait, b.Weights = 0, -time.Millisecond, [admission.NumPriorities]int{-1, -1}
+	s.Weights = b.Weights
 	low := -1
-	cfg.MaxBulkWorkers, cfg.LowWatermark, cfg.RetryAfterPolicy, cfg.RetryAfterS = -1, &low, "router", 61
-	cfg.RetryReserve, cfg.Device, cfg.IntraThreads, cfg.InterThreads = 2, "tpu", -1, -1
+	b.MaxBulkWorkers, cfg.BatchGate.LowWatermark, cfg.Admission.Policy, cfg.Admission.StaticRetryAfter = -1, &low, "router", 61*time.Second
+	cfg.Admission.RetryReserve, cfg.Runtime.Device, cfg.Runtime.IntraOpThreads, cfg.Runtime.InterOpThreads = 2, "tpu", -1, -1
 	cfg.MaxBodyBytes, cfg.MaxTextChars, cfg.MaxTextBytes, cfg.RequestTimeoutMS = 0, 0, 0, 0
 	cfg.ShutdownTimeoutSec, cfg.LogLevel = 0, "loud"
-	cfg.GenerateMaxRunning, cfg.GenerateMaxStepTokens, cfg.GenerateQueueSize, cfg.GenerateMaxQueueWaitMS = 0, 0, 0, -1
-	cfg.GenerateStreamBuffer, cfg.GenerateStallTimeoutMS, cfg.GenerateTimeoutMS, cfg.GenerateFirstTokenTimeoutMS = 0, 0, 0, -1
-	cfg.KVBlockTokens, cfg.KVBlocks, cfg.KVHighWatermark, cfg.GenerateLowWatermark = -1, -1, 2, -1
-	cfg.CUDADeviceID, cfg.CUDAMemoryLimit, cfg.CUDAConvAlgoSearch = -1, -1, "fast"
-	cfg.GPUBatchMaxSize, cfg.GPUBatchMaxTokens = 0, 0
+	s.MaxRunning, s.MaxStepTokens, s.QueueSize, s.MaxQueueWait = 0, 0, 0, -time.Millisecond
+	s.OutBuffer, s.StallTimeout, cfg.GenerateTimeoutMS, cfg.GenerateFirstTokenTimeoutMS = 0, 0, 0, -1
+	cfg.KV.BlockTokens, cfg.KV.Blocks, cfg.GenerateGate.MemoryHighWatermark, cfg.GenerateGate.LowWatermark = -1, -1, 2, -1
+	cfg.Runtime.CUDA.DeviceID, cfg.Runtime.CUDA.MemoryLimitBytes, cfg.Runtime.CUDA.ConvAlgoSearch = -1, -1, "fast"
+	cfg.GPUBatch.MaxBatchSize, cfg.GPUBatch.MaxPaddedTokens = 0, 0
 	seen := map[string]int{}
 	for _, p := range cfg.check(testMachine) {
 		seen[p.variable]++
@@ -89,12 +94,13 @@ func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
 	for name := range seen {
 		t.Errorf("reported %q, which is not a variable this test set", name)
 	}
-	for _, names := range []map[string]string{batcherVars, gateVars, generateGateVars, runtimeVars, limitsVars, schedulerVars, kvVars, strideVars} {
+	known := map[string]bool{}
+	for _, v := range variables() {
+		known[v.name] = true
+	}
+	for _, names := range []map[string]string{limitsVars, deidVars} {
 		for field, name := range names {
-			if _, ok := reflect.TypeFor[Config]().FieldByNameFunc(func(f string) bool {
-				sf, _ := reflect.TypeFor[Config]().FieldByName(f)
-				return "SLUICE_"+sf.Tag.Get("env") == name
-			}); !ok {
+			if !known[name] {
 				t.Errorf("%s maps to %q, which no Config field reads", field, name)
 			}
 		}
@@ -107,23 +113,21 @@ var testMachine = machine{CPUs: 2, MemoryBytes: 24 << 30}
 // TestEveryNumericSettingHasAnUpperBound: each numeric variable set to an absurd value that parses,
 // alone, is a start-up error that names it.
 func TestEveryNumericSettingHasAnUpperBound(t *testing.T) {
-	typ := reflect.TypeFor[Config]()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		tag := f.Tag.Get("env")
+	for _, v := range variables() {
 		huge := ""
-		switch f.Type.Kind() {
-		case reflect.Int:
-			huge = "2000000000" // parses (the library reads int as 32 bits) and is absurd for every setting
-		case reflect.Int64:
+		typ := v.typ
+		switch {
+		case typ.Kind() == reflect.Int || v.unit != 0:
+			huge = "2000000000" // parses (the library reads int, and a duration's count, as 32 bits) and is absurd for every setting
+		case typ.Kind() == reflect.Int64:
 			huge = "1000000000000000"
-		case reflect.Float64:
+		case typ.Kind() == reflect.Float64:
 			huge = "1e12"
 		}
-		if tag == "" || huge == "" {
+		if huge == "" {
 			continue
 		}
-		name := "SLUICE_" + tag
+		name := v.name
 		t.Run(name, func(t *testing.T) {
 			_, err := loadConfig([]string{name + "=" + huge}, testMachine)
 			if err == nil || !strings.Contains(err.Error(), name) {
@@ -236,5 +240,24 @@ func TestAnUnknownVariableRefusesTheStart(t *testing.T) {
 	}
 	if _, err := LoadConfig([]string{"SLUICE_DEID_HASHKEY=x", "SLUICE_IGNORE_VARS=SLUICE_DEID_HASHKEY,SLUICE_OTHER"}); err != nil {
 		t.Fatalf("an ignored extra refused: %v", err)
+	}
+}
+
+// TestEveryUpperBoundReadsAVariable: each upper bound names a numeric variable some section
+// declares, whose value it reads in the variable's unit.
+func TestEveryUpperBoundReadsAVariable(t *testing.T) {
+	cfg, err := loadConfig([]string{"SLUICE_BATCH_MAX_WAIT_MS=7", "SLUICE_RETRY_AFTER_S=3"}, testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range upperBounds(testMachine) {
+		if _, ok := cfg.value("SLUICE_" + b.name); !ok {
+			t.Errorf("the upper bound of %s reads no numeric variable", b.name)
+		}
+	}
+	for name, want := range map[string]int64{"SLUICE_BATCH_MAX_WAIT_MS": 7, "SLUICE_RETRY_AFTER_S": 3, "SLUICE_BATCH_BULK_WEIGHT": 1} {
+		if got, _ := cfg.value(name); got != want {
+			t.Errorf("%s reads %d, want %d", name, got, want)
+		}
 	}
 }

@@ -7,5 +7,8 @@
 // `serve check-model DIR` loads a model as the server would, runs a sample and reports every
 // problem instead of serving.
 //
+// Its Config composes each package's Config, whose tags declare the variables, defaults and
+// units of that package's settings (envvars.go reads them); it declares only its own.
+//
 // Run it with `make serve`, or build it and run the binary; README.md lists every variable.
 package main

@@ -47,28 +47,22 @@ var computedDefaults = map[string]string{
 	"SLUICE_GENERATE_LOW_WATERMARK":  "0 means high / 2",
 }
 
-// configVariables are the SLUICE_ variables of Config, read from its env tags (LoadConfig
-// parses them with the prefix SLUICE_), with each one's envDefault tag ("" and false when it
-// has none).
+// configVariables are the SLUICE_ variables of Config, read from the env tags of its sections
+// (Own and each package's Config: LoadConfig parses them with the prefix SLUICE_, see
+// envvars.go), with each one's envDefault tag (nil when it has none). A variable two sections
+// declare (the class weights) is listed once; variables() refuses two different defaults.
 func configVariables(t *testing.T) map[string]*string {
 	t.Helper()
 	vars := map[string]*string{}
-	typ := reflect.TypeFor[Config]()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		name, ok := f.Tag.Lookup("env")
-		if !ok || name == "-" {
-			continue
-		}
-		name, _, _ = strings.Cut(name, ",") // options such as ",required"
-		if name == "" {
-			t.Fatalf("Config.%s: empty env tag", f.Name)
+	for _, v := range variables() {
+		if v.name == "SLUICE_" {
+			t.Fatalf("Config.%s: empty env tag", v.field)
 		}
 		var def *string
-		if d, ok := f.Tag.Lookup("envDefault"); ok {
-			def = &d
+		if v.hasDef {
+			def = &v.def
 		}
-		vars["SLUICE_"+name] = def
+		vars[v.name] = def
 	}
 	if len(vars) == 0 {
 		t.Fatal("Config has no env tags")

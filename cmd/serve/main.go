@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -178,7 +179,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		}
 		cls, err := extract.New(queue, m, sess, cfg.extract(), clk, bm)
 		if err != nil {
-			return handlers.Endpoint{}, named(err, strideVars)
+			return handlers.Endpoint{}, named(err, byTags(reflect.TypeFor[extract.Config]()))
 		}
 		s.classifiers = append(s.classifiers, cls)
 		gate, err := admission.NewGate(queue, cfg.gate(), cls.Queue(), clk, am)
@@ -335,7 +336,7 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	pool, err := kvcache.NewPool(cfg.kv(kvcache.Config{Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim,
 		MaxSeqLen: c.MaxPositionEmbeddings}))
 	if err != nil {
-		return handlers.GenerationEndpoint{}, named(err, kvVars)
+		return handlers.GenerationEndpoint{}, named(err, byTags(reflect.TypeFor[kvcache.Config]()))
 	}
 	maxLen, lowered, err := cfg.servedLength(c.MaxPositionEmbeddings, pool.MaxSequence())
 	if err != nil {
@@ -356,7 +357,7 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	s.sched, err = scheduler.New(m.Name, model, pool, cfg.scheduler(maxLen, m.Tokenizer.PadID()), clk,
 		scheduler.NewMetrics(reg))
 	if err != nil {
-		return handlers.GenerationEndpoint{}, named(err, schedulerVars)
+		return handlers.GenerationEndpoint{}, named(err, byTags(reflect.TypeFor[scheduler.Config]()))
 	}
 	reg.MustRegister(pool.Collector(m.Name))
 	maxNew := defaults.MaxNewTokens
@@ -368,12 +369,12 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
 	}
-	gate, err := admission.NewGate("generate", cfg.generateGate(cfg.GenerateMaxRunning), s.generator.Queue(), clk, am)
+	gate, err := admission.NewGate("generate", cfg.generateGate(cfg.Scheduler.MaxRunning), s.generator.Queue(), clk, am)
 	if err != nil {
-		return handlers.GenerationEndpoint{}, named(err, generateGateVars)
+		return handlers.GenerationEndpoint{}, named(err, byTags(reflect.TypeFor[generateGate](), reflect.TypeFor[admission.Config]()))
 	}
 	return handlers.GenerationEndpoint{Model: servedGenerator{s.generator}, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS),
-		StallTimeout: ms(cfg.GenerateStallTimeoutMS), KeepAlive: ms(cfg.GenerateKeepAliveMS), Chat: s.chatTemplate(m),
+		StallTimeout: cfg.Scheduler.StallTimeout, KeepAlive: ms(cfg.GenerateKeepAliveMS), Chat: s.chatTemplate(m),
 		Footprint: int64(len(m.ONNX))}, nil
 }
 

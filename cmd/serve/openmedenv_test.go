@@ -28,8 +28,8 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := cfg.gate()
-	got := []any{cfg.RequestTimeoutMS, cfg.BatchMaxWaitMS, g.LowWatermark, g.ShedUntilEmpty, cfg.LogLevel, cfg.BatchMaxSize,
-		cfg.ShutdownTimeoutSec, cfg.MaxTextChars, cfg.MaxTextBytes, cfg.BatchMaxQueueWaitMS, cfg.Profile,
+	got := []any{cfg.RequestTimeoutMS, int(cfg.Extract.Batch.MaxWait.Milliseconds()), g.LowWatermark, g.ShedUntilEmpty, cfg.LogLevel, cfg.Extract.Batch.MaxBatchSize,
+		cfg.ShutdownTimeoutSec, cfg.MaxTextChars, cfg.MaxTextBytes, int(cfg.Extract.Batch.MaxQueueWait.Milliseconds()), cfg.Profile,
 		cfg.KeepAlive, cfg.ModelMemoryBudget, cfg.MaxResidentModels}
 	want := []any{60_000, 8, 0, true, "warn", 1, 3, 100_000, 5000, 40, "test", "5m", int64(1_610_612_736), 4}
 	if !slices.Equal(got, want) {
@@ -47,7 +47,7 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 		t.Fatalf("%v %q %v", err, cfg.KeepAlive, cfg.openMedNoEffect)
 	}
 	// Unset, a low watermark is half the high one.
-	if cfg, _ := loadConfig(nil, testMachine); cfg.gate().ShedUntilEmpty || cfg.LowWatermark != nil {
+	if cfg, _ := loadConfig(nil, testMachine); cfg.gate().ShedUntilEmpty || cfg.BatchGate.LowWatermark != nil {
 		t.Fatal("the default low watermark is not half the high one")
 	}
 	// Enabled with keys that hold nothing: never silently open.
