@@ -13,8 +13,8 @@ import (
 type Record struct {
 	RequestID string         `json:"request_id"`
 	Timestamp string         `json:"timestamp"`
-	Status    string         `json:"status"`      // forwarded, blocked, rejected, transport_error
-	Reason    string         `json:"reason_code"` // "" when forwarded
+	Status    string         `json:"status"`      // a Status
+	Reason    string         `json:"reason_code"` // a Reason; "" when forwarded
 	Policy    map[string]any `json:"policy"`
 	Entities  map[string]int `json:"entity_counts"`
 	// PlaceholderHashes are SHA-256s of the placeholders (never of the originals).
@@ -40,7 +40,12 @@ type Audit struct {
 	limit   int
 	last    string
 	clock   func() time.Time
+	// observe sees every record kept (the metrics); set once, before requests.
+	observe func(Record)
 }
+
+// Observe has f see every record as it is kept, after the chain's lock is let go.
+func (a *Audit) Observe(f func(Record)) { a.observe = f }
 
 // NewAudit keeps up to limit records (0: 100,000). now stamps them.
 func NewAudit(limit int, now func() time.Time) *Audit {
@@ -60,6 +65,14 @@ func Hash(s string) string {
 
 // Append stamps r, chains it to the last record and keeps it; it returns the record as kept.
 func (a *Audit) Append(r Record) Record {
+	kept := a.append(r)
+	if a.observe != nil {
+		a.observe(kept)
+	}
+	return kept
+}
+
+func (a *Audit) append(r Record) Record {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	r.Timestamp = a.clock().UTC().Format(time.RFC3339Nano)

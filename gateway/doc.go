@@ -22,6 +22,13 @@
 // restored to another span's original. Text in brackets that is not a placeholder passes as
 // it is.
 //
+// A Session (session.go) is one request through the gateway, its whole policy in one place:
+// Audit.Begin opens it; Screen judges the spans found by the Policy (confidence, disallowed
+// categories), Redact swaps them, Send is the outbound tripwire, Restore or Piece turns the
+// answer back (one rule for invented placeholders: an answer judged whole is rejected, a
+// streamed one has them masked), and Forward or End keeps the audit record, with a typed
+// Status and Reason, and wipes the map. The HTTP layer only words the outcome.
+//
 // The map lives in memory only: nothing in this package logs, counts by value or returns an
 // error holding an original.
 package gateway

@@ -152,7 +152,7 @@ func (chatDialect) read(body []byte, ep *GenerationEndpoint, info requestInfo) (
 	}
 	head := chatCompletion{ID: "chatcmpl-" + info.id, Object: "chat.completion", Created: info.now.Unix(),
 		Model: p.model, SystemFingerprint: "sluice-" + info.version}
-	req := genRequest{prompts: []string{prompt}, n: p.n, params: p.params, stream: p.stream}
+	req := genRequest{prompts: []string{prompt}, messages: p.messages, n: p.n, params: p.params, stream: p.stream}
 	return req, &chatAnswer{p: p, head: head}, nil
 }
 
@@ -193,6 +193,10 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, prompt, par
 		if req.TopLogprobs != nil {
 			p.params.TopLogprobs = *req.TopLogprobs
 		}
+	}
+	if _, ok := ep.Model.(conversational); ok {
+		p.messages = msgs
+		return p, "", "", ""
 	}
 	if ep.Chat == nil {
 		return p, "", "messages", "this model has no chat template (tokenizer_config.json's chat_template); use /v1/completions"
@@ -304,7 +308,7 @@ func (a *chatAnswer) whole(g *genCall) any {
 // reason; text that may be the start of a stop sequence waits (as completions' does).
 func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	delta := &chatOut{}
-	if len(g.choices[i].tokens) == 1 {
+	if g.choices[i].events == 1 { // the first chunk says the role, as OpenAI's does
 		delta.Role = "assistant"
 	}
 	if ev.Trimmed != "" || delta.Role != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/generate"
 )
 
@@ -153,6 +154,8 @@ type openAIParams struct {
 	stream bool
 	usage  bool // include_usage
 	params generate.Params
+	// messages are a chat's, for a conversational model, which takes them instead of a prompt.
+	messages []chat.Message
 }
 
 // completionParams is a parsed completions request.

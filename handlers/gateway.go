@@ -33,6 +33,8 @@ type GatewayEndpoint struct {
 	Audit        *gateway.Audit
 	// MaxNewTokens bounds the answer (0: 256; never more than a quarter of the model's context).
 	MaxNewTokens int
+	// upstreamChat is ChatUpstream as a generation endpoint (WithDefaults).
+	upstreamChat *GenerationEndpoint
 }
 
 // PrivacyGateway is OpenMed's POST /privacy-gateway/complete, with the completion from the
@@ -188,86 +190,84 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	ctx, done := s.workContext(c, x)
 	defer done()
 
-	policyRecord := map[string]any{"name": policy, "min_confidence": threshold,
-		"detector_confidence_floor": floor, "disallowed_entity_categories": disallowed}
-	record := gateway.Record{RequestID: x.id, Policy: policyRecord, Completion: "local"}
+	completion := "local"
 	if gw.Upstream != nil {
-		record.Completion = gw.Upstream.Kind()
+		completion = gw.Upstream.Kind()
 	}
-	refuse := func(status int, code, reason, message string) error {
-		record.Status, record.Reason = "blocked", reason
-		if code == codeGatewayReidentify {
-			record.Status = "rejected"
-		}
-		s.audit(gw.Audit, record)
-		return &apiError{Status: status, Code: code, Message: message, Outcome: OutcomeFailed,
-			Details: map[string]string{"reason": reason}}
-	}
-
+	sess := gw.Audit.Begin(x.id, completion, gateway.Policy{Name: policy, MinConfidence: threshold, Floor: floor,
+		Disallowed: disallowed}, s.residual)
 	ents, st, err := ex.Extract(ctx, x.prio, text, opts)
 	release()
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {
-		record.Status, record.Reason = "error", "detection_failed"
-		s.audit(gw.Audit, record)
+		sess.End(gateway.Failed, gateway.DetectionFailed)
 		return s.workError(c, x, ctx, err)
 	}
-	counts := map[string]int{}
-	spans := make([]entities.Entity, 0, len(ents))
-	for _, e := range ents {
-		kind := deid.Canonical(e.Label)
-		counts[kind]++
-		if e.Score >= floor && e.Score < threshold {
-			return refuse(fiber.StatusBadRequest, codeGatewayBlocked, "redaction_confidence_below_threshold",
-				"A detected span is below the policy's confidence threshold")
-		}
-		if slices.Contains(disallowed, strings.ToLower(kind)) || slices.Contains(disallowed, strings.ToLower(e.Label)) {
-			return refuse(fiber.StatusBadRequest, codeGatewayBlocked, "disallowed_entity_category",
-				"The text holds a category of identifier the policy disallows")
-		}
-		spans = append(spans, entities.Entity{Start: e.Start, End: e.End, Label: e.Label})
+	if ref := sess.Screen(ents); ref != nil {
+		return gatewayRefusal(ref)
 	}
-	record.Entities = counts
-	m := gateway.NewMap()
-	defer m.Wipe()
-	outbound := m.Redact(text, spans)
-	record.OutboundHash = gateway.Hash(outbound)
-	if s.leaks(m, outbound) {
-		return refuse(fiber.StatusBadRequest, codeGatewayBlocked, "outbound_tripwire_detected",
-			"Outbound tripwire detected residual PHI")
+	outbound := sess.Redact(text, ents)
+	if ref := sess.Send(outbound, outbound); ref != nil {
+		return gatewayRefusal(ref)
 	}
-
 	var answer string
 	if gw.Upstream != nil {
-		answer, err = gw.Upstream.Complete(ctx, x.id, outbound, map[string]any{"policy": policyRecord, "entity_counts": counts})
+		answer, err = gw.Upstream.Complete(ctx, x.id, outbound, map[string]any{"policy": gateway.Policy{Name: policy,
+			MinConfidence: threshold, Floor: floor, Disallowed: disallowed}.Record(), "entity_counts": sess.Counts()})
 		if err != nil {
-			record.Status, record.Reason = "transport_error", "transport_failed"
-			s.audit(gw.Audit, record)
-			s.opts.Logger.Warn("privacy gateway: the upstream failed", slog.String("request_id", x.id),
-				slog.String("upstream", gw.Upstream.Kind()), slog.String("error_type", errorType(err)))
-			if ctx.Err() != nil {
-				return s.failure(x, ctx, ctx.Err())
-			}
-			return &apiError{Status: fiber.StatusBadGateway, Code: codeGatewayTransport, Outcome: OutcomeFailed,
-				Message: "External LLM transport failed", Details: map[string]string{"reason": "transport_failed"}}
+			sess.End(gateway.TransportError, gateway.TransportFailed)
+			return s.upstreamFailed(x, ctx, err)
 		}
-		return s.answerGateway(c, x, gw, m, record, outbound, answer, counts)
-	}
-	if ref, ok := gw.Generation.Gate.Admit(x.prio); !ok {
-		record.Status, record.Reason = "transport_error", "completion_refused"
-		s.audit(gw.Audit, record)
-		return s.writeRefusal(c, ref)
-	}
-	answer, err = s.completeLocally(ctx, x, gw, outbound)
-	if err != nil {
-		record.Status, record.Reason = "transport_error", "completion_failed"
-		s.audit(gw.Audit, record)
-		if ref, ok := gw.Generation.Gate.Refuse(x.prio, err); ok {
+	} else {
+		if ref, ok := gw.Generation.Gate.Admit(x.prio); !ok {
+			sess.End(gateway.TransportError, gateway.CompletionRefused)
 			return s.writeRefusal(c, ref)
 		}
-		return s.failure(x, ctx, err)
+		if answer, err = s.completeLocally(ctx, x, gw, outbound); err != nil {
+			sess.End(gateway.TransportError, gateway.CompletionFailed)
+			if ref, ok := gw.Generation.Gate.Refuse(x.prio, err); ok {
+				return s.writeRefusal(c, ref)
+			}
+			return s.failure(x, ctx, err)
+		}
 	}
-	return s.answerGateway(c, x, gw, m, record, outbound, answer, counts)
+	restored, ref := sess.Restore(answer)
+	if ref != nil {
+		return gatewayRefusal(ref)
+	}
+	kept := sess.Forward()
+	return c.JSON(gatewayResponse{RequestID: x.id, RedactedPrompt: outbound, ExternalResponse: answer,
+		ReidentifiedText: restored[0], EntityCounts: sess.Counts(), PlaceholderHashes: orEmpty(kept.PlaceholderHashes),
+		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: gateway.Verify(gw.Audit.Tail(2))}})
+}
+
+// gatewayRefusal words a request the gateway refused, in OpenMed's terms.
+func gatewayRefusal(ref *gateway.Refusal) *apiError {
+	e := &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayBlocked, Outcome: OutcomeFailed,
+		Details: map[string]string{"reason": string(ref.Reason)}, param: "messages"}
+	switch ref.Reason {
+	case gateway.BelowThreshold:
+		e.Message = "A detected span is below the policy's confidence threshold"
+	case gateway.DisallowedCategory:
+		e.Message = "The text holds a category of identifier the policy disallows"
+	case gateway.UnknownPlaceholder:
+		e.Code, e.Message = codeGatewayReidentify, "The completion holds a placeholder this request did not send"
+	default: // the tripwire, or messages that do not read one way
+		e.Message = "Outbound tripwire detected residual PHI"
+	}
+	return e
+}
+
+// upstreamFailed is the answer to an external model that did not answer: the client leaving or
+// the deadline as any route says them, anything else as OpenMed's transport error (502).
+func (s *server) upstreamFailed(x *exchange, ctx context.Context, err error) *apiError {
+	if ctx.Err() != nil {
+		return s.failure(x, ctx, ctx.Err())
+	}
+	s.opts.Logger.Warn("privacy gateway: the external model failed", slog.String("request_id", x.id),
+		slog.String("route", x.route.Path), slog.String("error_type", errorType(err)))
+	return &apiError{Status: fiber.StatusBadGateway, Code: codeGatewayTransport, Outcome: OutcomeFailed,
+		Message: "External LLM transport failed", Details: map[string]string{"reason": string(gateway.TransportFailed)}}
 }
 
 // gatewayNotConfigured is OpenMed's 503 of a privacy gateway with no model to answer.
@@ -276,19 +276,11 @@ func gatewayNotConfigured(message string) *apiError {
 		Message: message, Details: map[string]string{"reason": "missing_completion_model"}}
 }
 
-// leaks is the gateway's tripwire, the same on both faces: a second, independent look at text
-// about to leave the process. It leaks when the pattern sweep still finds an identifier in it,
-// or when an original the map replaced somewhere appears in it outside a placeholder.
-func (s *server) leaks(m *gateway.Map, text string) bool {
-	_, residual := entities.SafetySweep(text, nil, s.piiDefaults.SmartMerge)
-	return len(residual) > 0 || m.Contains(text)
-}
-
-// audit appends a gateway request's record and counts it.
-func (s *server) audit(a *gateway.Audit, r gateway.Record) gateway.Record {
-	kept := a.Append(r)
-	s.opts.Metrics.audited(kept)
-	return kept
+// residual is the gateway's tripwire's own look at text about to leave the process, the same
+// on both faces: whether the pattern sweep still finds an identifier in it.
+func (s *server) residual(text string) bool {
+	_, found := entities.SafetySweep(text, nil, s.piiDefaults.SmartMerge)
+	return len(found) > 0
 }
 
 // gatewayAudit exports the privacy gateway's audit trail: every kept record (hashes and
@@ -296,29 +288,6 @@ func (s *server) audit(a *gateway.Audit, r gateway.Record) gateway.Record {
 func (s *server) gatewayAudit(c *fiber.Ctx) error {
 	recs := s.opts.GatewayAudit.Records()
 	return c.JSON(fiber.Map{"records": recs, "count": len(recs), "verified": gateway.Verify(recs)})
-}
-
-// answerGateway restores the answer's placeholders and writes the response and the audit
-// record; a placeholder the request did not send refuses the answer.
-func (s *server) answerGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint, m *gateway.Map, record gateway.Record,
-	outbound, answer string, counts map[string]int) error {
-	record.ReturnedHash = gateway.Hash(answer)
-	restored, invented := m.Restore(answer)
-	record.Invented = invented
-	if invented > 0 {
-		record.Status, record.Reason = "rejected", "unknown_placeholder"
-		s.audit(gw.Audit, record)
-		return &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayReidentify, Outcome: OutcomeFailed,
-			Message: "The completion holds a placeholder this request did not send", Details: map[string]string{"reason": "unknown_placeholder"}}
-	}
-	record.Status = "forwarded"
-	for _, p := range m.Placeholders() {
-		record.PlaceholderHashes = append(record.PlaceholderHashes, gateway.Hash(p))
-	}
-	kept := s.audit(gw.Audit, record)
-	return c.JSON(gatewayResponse{RequestID: x.id, RedactedPrompt: outbound, ExternalResponse: answer,
-		ReidentifiedText: restored, EntityCounts: counts, PlaceholderHashes: orEmpty(record.PlaceholderHashes),
-		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: gateway.Verify(gw.Audit.Tail(2))}})
 }
 
 func orEmpty(s []string) []string {

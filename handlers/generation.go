@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/generate"
 )
 
@@ -150,7 +151,7 @@ type wire interface {
 // answer writes one request's results in its dialect. The driver has added each event to its
 // choice (genCall.choices) before it asks for the event's data.
 type answer interface {
-	// whole is the body of an answer that is not streamed.
+	// whole is the body of an answer that is not streamed, or the *apiError to answer instead.
 	whole(g *genCall) any
 	// event is the data of the stream event for ev of choice i; nil sends none.
 	event(g *genCall, i int, ev generate.Event) []byte
@@ -169,9 +170,11 @@ type requestInfo struct {
 type genRequest struct {
 	// prompts are each generated n times; choice i continues prompts[i/n].
 	prompts []string
-	n       int
-	params  generate.Params
-	stream  bool
+	// messages, when not nil, go to a conversational model instead of the one prompt.
+	messages []chat.Message
+	n        int
+	params   generate.Params
+	stream   bool
 }
 
 // serveGeneration is the driver of every generation route: the dialect reads the request,
@@ -183,7 +186,7 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	if bad != nil {
 		return s.writeGenError(c, d, bad)
 	}
-	g := &genCall{s: s, x: x, d: d, model: ep.Model, start: info.now}
+	g := &genCall{s: s, x: x, d: d, ep: ep, model: ep.Model, start: info.now}
 	ctx, done := s.workContext(c, x)
 	g.ctx, g.stalled = context.WithCancelCause(ctx)
 	g.done = func() { g.stalled(nil); done() }
@@ -208,8 +211,12 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	if err != nil {
 		return s.writeGenError(c, d, s.failure(x, g.ctx, err))
 	}
+	body := ans.whole(g)
+	if e, refused := body.(*apiError); refused { // the answer, judged whole, is not to be sent
+		return s.writeGenError(c, d, e)
+	}
 	c.Locals(localOutcome, OutcomeServed)
-	return c.JSON(ans.whole(g))
+	return c.JSON(body)
 }
 
 // writeGenError answers a failure in the dialect's shape, before anything was committed.
@@ -224,6 +231,7 @@ type genCall struct {
 	s     *server
 	x     *exchange
 	d     dialect
+	ep    *GenerationEndpoint
 	model Generator
 	ctx   context.Context
 	done  func() // cancels ctx and stops watching the connection
@@ -245,6 +253,7 @@ type genChoice struct {
 	text    strings.Builder // every token's text, stop sequences included (TGI's)
 	trimmed strings.Builder // without stop sequences (OpenAI's)
 	tokens  []generate.Token
+	events  int
 	finish  generate.Finish
 	done    bool
 }
@@ -252,7 +261,10 @@ type genChoice struct {
 func (c *genChoice) add(ev generate.Event) {
 	c.text.WriteString(ev.Text)
 	c.trimmed.WriteString(ev.Trimmed)
-	c.tokens = append(c.tokens, ev.Token)
+	c.events++
+	if ev.HasToken {
+		c.tokens = append(c.tokens, ev.Token)
+	}
 	if ev.Done {
 		c.done, c.finish = true, ev.Finish
 	}
@@ -270,7 +282,13 @@ func (g *genCall) begin(req genRequest) error {
 			if params.SeedSet {
 				params.Seed += uint64(j)
 			}
-			st, err := g.model.Generate(g.ctx, g.x.prio, prompt, params)
+			var st TokenStream
+			var err error
+			if conv, ok := g.model.(conversational); ok && req.messages != nil {
+				st, err = conv.Converse(g.ctx, g.x.prio, req.messages, params)
+			} else {
+				st, err = g.model.Generate(g.ctx, g.x.prio, prompt, params)
+			}
 			if err != nil {
 				return err
 			}
@@ -337,13 +355,18 @@ func (g *genCall) events() <-chan indexed {
 // which the streams never do.
 var errNoToken = errors.New("handlers: a generation ended without a token or an error")
 
-// endedEarly is the error of an event that ends its stream without a token, or nil.
+// endedEarly is the error of an event that ends its stream without a token or a finish, or
+// nil. An event may carry no token: an external model's stream says it has started before its
+// first piece comes (so that the answer's headers, and keep-alives, go out while it thinks),
+// and says how it finished after its last.
 func endedEarly(ev generate.Event) error {
 	switch {
 	case ev.HasToken:
 		return nil
 	case ev.Err != nil:
 		return ev.Err
+	case !ev.Done || ev.Finish != "":
+		return nil
 	}
 	return errNoToken
 }
@@ -386,7 +409,7 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	}
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer g.done()
-		keepAlive := g.x.route.gen.KeepAlive
+		keepAlive := g.ep.KeepAlive
 		if keepAlive <= 0 {
 			keepAlive = DefaultKeepAlive
 		}

@@ -102,6 +102,8 @@ type fixture struct {
 	// analyzeLoad and piiLoad are the queue states the endpoints' gates read.
 	analyzeLoad, piiLoad *fakeLoad
 	ready                atomic.Bool
+	// clock is the server's: time moves only when a test advances it.
+	clock *clock.Fake
 }
 
 // fixtureOptions are the server's options with the two entity endpoints still apart, so that
@@ -144,6 +146,7 @@ func newFixture(t *testing.T, edit ...func(*fixtureOptions)) *fixture {
 		e(&opts)
 	}
 	opts.Routes = append([]Route{Analyze(opts.analyze), PIIExtract(opts.pii)}, opts.extra...)
+	f.clock, _ = opts.Clock.(*clock.Fake)
 	app, err := New(opts.Options)
 	if err != nil {
 		t.Fatal(err)

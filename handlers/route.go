@@ -167,6 +167,8 @@ func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError 
 		errors.Is(err, generate.ErrUnknownToken):
 		e.Status, e.Code, e.Outcome = fiber.StatusUnprocessableEntity, CodeValidation, OutcomeFailed
 		e.Message = generationLimitMessage(err)
+	case errors.Is(err, errUpstream):
+		return s.upstreamFailed(x, ctx, err)
 	case errors.Is(err, generate.ErrStarved):
 		e.Status, e.Code, e.Outcome = fiber.StatusServiceUnavailable, CodeBackpressure, OutcomeFailed
 		e.Message = "the server was too busy to go on with this generation; retry later"

@@ -89,6 +89,7 @@ func New(opts Options) (*fiber.App, error) {
 		}
 	}
 	if opts.GatewayAudit != nil {
+		opts.GatewayAudit.Observe(opts.Metrics.audited)
 		app.Get("/privacy-gateway/audit", s.gatewayAudit)
 		s.known["/privacy-gateway/audit"] = "/privacy-gateway/audit"
 	}

@@ -1,0 +1,209 @@
+package gateway
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/sluice-serving/sluice/deid"
+	"github.com/sluice-serving/sluice/entities"
+)
+
+// Policy is what a request's text may hold and still go out. A span scored at or above Floor
+// and below MinConfidence refuses the request (the model is unsure of an identifier it would
+// have to redact: better kept in than half-hidden); a span of a Disallowed category (its
+// canonical kind or its label, lower case) refuses it too. Every span is redacted whatever its
+// score. Name is recorded, never a client's free text.
+type Policy struct {
+	Name          string
+	MinConfidence float64
+	Floor         float64
+	Disallowed    []string
+}
+
+// Record is the policy as the audit records it, and as the external model is told it.
+func (p Policy) Record() map[string]any {
+	return map[string]any{"name": p.Name, "min_confidence": p.MinConfidence,
+		"detector_confidence_floor": p.Floor, "disallowed_entity_categories": orEmpty(p.Disallowed)}
+}
+
+// Status is how a gateway request ended, as its audit record says.
+type Status string
+
+const (
+	// Forwarded: the redacted text went out and the answer came back restored.
+	Forwarded Status = "forwarded"
+	// Blocked: the policy or the outbound tripwire kept the text in.
+	Blocked Status = "blocked"
+	// Rejected: the answer, judged whole, holds a placeholder the request did not send.
+	Rejected Status = "rejected"
+	// TransportError: the model did not answer.
+	TransportError Status = "transport_error"
+	// Failed: the request failed before anything went out (detection, or its own fault).
+	Failed Status = "error"
+)
+
+// Reason says why a request was not forwarded, or how its completion failed.
+type Reason string
+
+const (
+	BelowThreshold     Reason = "redaction_confidence_below_threshold"
+	DisallowedCategory Reason = "disallowed_entity_category"
+	Tripwire           Reason = "outbound_tripwire_detected"
+	Ambiguous          Reason = "ambiguous_messages"
+	UnknownPlaceholder Reason = "unknown_placeholder"
+	TransportFailed    Reason = "transport_failed"
+	CompletionRefused  Reason = "completion_refused"
+	CompletionFailed   Reason = "completion_failed"
+	DetectionFailed    Reason = "detection_failed"
+	DetectionRefused   Reason = "detection_refused"
+	InvalidRequest     Reason = "invalid_request"
+)
+
+// Refusal is a request the gateway does not let go on; its record is already kept.
+type Refusal struct {
+	Status Status
+	Reason Reason
+}
+
+func (r *Refusal) Error() string { return "gateway: " + string(r.Status) + ": " + string(r.Reason) }
+
+// Session is one request through the gateway, from the spans found in its text to its audit
+// record: Screen judges the spans by the policy, Redact swaps them for placeholders, Send
+// checks what is about to leave, Restore (an answer judged whole) or Piece (an answer streamed)
+// turns the model's answer back, and Forward or End keeps the record and forgets the originals.
+// Every refusal keeps its record itself. A Session is for one goroutine.
+//
+// One rule for placeholders the model invented (ones the request did not send), on every face:
+// they are never restored to anyone's original. An answer judged whole before any of it leaves
+// is rejected (UnknownPlaceholder); a streamed answer, whose earlier pieces have gone, has them
+// masked as Masked, and its record counts them.
+type Session struct {
+	audit    *Audit
+	record   Record
+	policy   Policy
+	m        *Map
+	residual func(string) bool
+	pieces   []*Restorer
+	returned []strings.Builder // per choice: the answer as the model returned it
+	ended    bool
+}
+
+// Begin starts a request's session: requestID and completion (local, or the external model's
+// kind) go in its record; residual is the outbound tripwire's independent look for
+// identifiers in a text (the pattern sweep), beside the map's own look for its originals.
+func (a *Audit) Begin(requestID, completion string, p Policy, residual func(text string) bool) *Session {
+	return &Session{audit: a, policy: p, m: NewMap(), residual: residual,
+		record: Record{RequestID: requestID, Completion: completion, Policy: p.Record(), Entities: map[string]int{}}}
+}
+
+// Screen counts the spans found in a text by kind and judges them by the policy.
+func (s *Session) Screen(spans []entities.Entity) *Refusal {
+	for _, e := range spans {
+		kind := deid.Canonical(e.Label)
+		s.record.Entities[kind]++
+		if e.Score >= s.policy.Floor && e.Score < s.policy.MinConfidence {
+			return s.refuse(Blocked, BelowThreshold)
+		}
+		if slices.Contains(s.policy.Disallowed, strings.ToLower(kind)) || slices.Contains(s.policy.Disallowed, strings.ToLower(e.Label)) {
+			return s.refuse(Blocked, DisallowedCategory)
+		}
+	}
+	return nil
+}
+
+// Counts are the spans screened so far, by kind.
+func (s *Session) Counts() map[string]int { return s.record.Entities }
+
+// Redact is text with its spans replaced by the session's placeholders.
+func (s *Session) Redact(text string, spans []entities.Entity) string { return s.m.Redact(text, spans) }
+
+// Send is the tripwire before payload leaves: none of texts (the redacted texts it carries)
+// may still hold an identifier or an original the session replaced elsewhere. The payload's
+// hash is recorded.
+func (s *Session) Send(payload string, texts ...string) *Refusal {
+	s.record.OutboundHash = Hash(payload)
+	for _, t := range texts {
+		if (s.residual != nil && s.residual(t)) || s.m.Contains(t) {
+			return s.refuse(Blocked, Tripwire)
+		}
+	}
+	return nil
+}
+
+// Restore is an answer judged whole, each of its choices, with the originals back; an answer
+// with an invented placeholder in any choice is rejected.
+func (s *Session) Restore(choices ...string) ([]string, *Refusal) {
+	s.record.ReturnedHash = Hash(strings.Join(choices, ""))
+	out := make([]string, len(choices))
+	for i, c := range choices {
+		restored, invented := s.m.Restore(c)
+		s.record.Invented += invented
+		out[i] = restored
+	}
+	if s.record.Invented > 0 {
+		return nil, s.refuse(Rejected, UnknownPlaceholder)
+	}
+	return out, nil
+}
+
+// Piece is the next piece of choice i's streamed answer with the originals back, as much of
+// it as is certain: a placeholder cut across pieces waits until it is whole; last releases the
+// rest.
+func (s *Session) Piece(i int, piece string, last bool) string {
+	for len(s.pieces) <= i {
+		s.pieces = append(s.pieces, s.m.Restorer())
+		s.returned = append(s.returned, strings.Builder{})
+	}
+	s.returned[i].WriteString(piece)
+	out := s.pieces[i].Write(piece)
+	if last {
+		out += s.pieces[i].Flush()
+	}
+	return out
+}
+
+// Forward ends a request whose answer went out, and keeps its record.
+func (s *Session) Forward() Record {
+	if s.ended {
+		return s.record
+	}
+	for _, p := range s.m.Placeholders() {
+		s.record.PlaceholderHashes = append(s.record.PlaceholderHashes, Hash(p))
+	}
+	return s.End(Forwarded, "")
+}
+
+// End keeps the request's record with status and reason and forgets the originals; it returns
+// the record as kept. Only the first call does anything.
+func (s *Session) End(status Status, reason Reason) Record {
+	if s.ended {
+		return s.record
+	}
+	s.ended = true
+	if len(s.returned) > 0 {
+		var all strings.Builder
+		for i := range s.returned {
+			all.WriteString(s.returned[i].String())
+		}
+		s.record.ReturnedHash = Hash(all.String())
+		for _, p := range s.pieces {
+			s.record.Invented += p.Invented()
+		}
+	}
+	s.m.Wipe()
+	s.record.Status, s.record.Reason = string(status), string(reason)
+	s.record = s.audit.Append(s.record)
+	return s.record
+}
+
+func (s *Session) refuse(status Status, reason Reason) *Refusal {
+	s.End(status, reason)
+	return &Refusal{Status: status, Reason: reason}
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,114 @@
+package gateway
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/entities"
+)
+
+func newSession(t *testing.T, p Policy) (*Session, *Audit) {
+	t.Helper()
+	a := NewAudit(0, func() time.Time { return time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC) })
+	residual := func(text string) bool { return strings.Contains(text, "555-0132") }
+	return a.Begin("req-1", "local", p, residual), a
+}
+
+// The policy judges every span before anything is redacted: one under the threshold (at or
+// over the floor) or of a disallowed category refuses the request, and the refusal is already
+// in the audit.
+func TestSessionScreensByThePolicy(t *testing.T) {
+	p := Policy{Name: "strict", MinConfidence: 0.85, Floor: 0.3, Disallowed: []string{"date_of_birth"}}
+	for _, c := range []struct {
+		spans []entities.Entity
+		want  Reason
+	}{
+		{[]entities.Entity{{Label: "first_name", Start: 0, End: 5, Score: 0.9}}, ""},
+		{[]entities.Entity{{Label: "first_name", Start: 0, End: 5, Score: 0.2}}, ""}, // under the floor: redacted, not judged
+		{[]entities.Entity{{Label: "first_name", Start: 0, End: 5, Score: 0.5}}, BelowThreshold},
+		{[]entities.Entity{{Label: "date_of_birth", Start: 0, End: 5, Score: 0.99}}, DisallowedCategory},
+	} {
+		s, a := newSession(t, p)
+		ref := s.Screen(c.spans)
+		switch {
+		case c.want == "" && ref != nil:
+			t.Errorf("%+v: refused %v", c.spans, ref)
+		case c.want != "" && (ref == nil || ref.Reason != c.want || ref.Status != Blocked):
+			t.Errorf("%+v: %v, want %s", c.spans, ref, c.want)
+		case c.want != "" && (len(a.Records()) != 1 || a.Records()[0].Reason != string(c.want)):
+			t.Errorf("%+v: audit %+v", c.spans, a.Records())
+		}
+	}
+}
+
+// Redact, the tripwire, Restore and Forward: the originals go back, the record holds only
+// hashes and counts, and the map is wiped.
+func TestSessionForwardsAndRecordsHashesOnly(t *testing.T) {
+	s, a := newSession(t, Policy{Name: "chat"})
+	text := "Call Maria at home."
+	spans := []entities.Entity{{Label: "first_name", Start: 5, End: 10, Score: 0.9}}
+	if ref := s.Screen(spans); ref != nil {
+		t.Fatal(ref)
+	}
+	out := s.Redact(text, spans)
+	if out != "Call [FIRST_NAME_1] at home." {
+		t.Fatalf("outbound %q", out)
+	}
+	if ref := s.Send(out, out); ref != nil {
+		t.Fatal(ref)
+	}
+	restored, ref := s.Restore("Ask [FIRST_NAME_1] to call back.")
+	if ref != nil || restored[0] != "Ask Maria to call back." {
+		t.Fatalf("%v %q", ref, restored)
+	}
+	rec := s.Forward()
+	if rec.Status != string(Forwarded) || rec.Entities["FIRST_NAME"] != 1 || len(rec.PlaceholderHashes) != 1 ||
+		rec.OutboundHash != Hash(out) || !Verify(a.Records()) {
+		t.Fatalf("record %+v", rec)
+	}
+	if s.m.Len() != 0 {
+		t.Fatal("the map still holds originals after the request ended")
+	}
+	if again := s.End(TransportError, CompletionFailed); again.Status != string(Forwarded) || len(a.Records()) != 1 {
+		t.Fatal("a second end wrote another record")
+	}
+}
+
+// The tripwire refuses an outbound text in which the sweep still finds an identifier, or in
+// which an original redacted elsewhere appears.
+func TestSessionTripwire(t *testing.T) {
+	s, _ := newSession(t, Policy{Name: "chat"})
+	first := s.Redact("I am Maria Lopez", []entities.Entity{{Label: "person", Start: 5, End: 16}})
+	if ref := s.Send(first+" / maria lopez again", first, "maria lopez again"); ref == nil || ref.Reason != Tripwire {
+		t.Fatalf("an original outside its placeholder: %v", ref)
+	}
+	s2, _ := newSession(t, Policy{Name: "chat"})
+	if ref := s2.Send("call 555-0132", "call 555-0132"); ref == nil || ref.Reason != Tripwire {
+		t.Fatalf("the sweep's find: %v", ref)
+	}
+}
+
+// One rule for invented placeholders: a whole answer holding one is rejected; a streamed one
+// has it masked, and the record counts it, whichever face it came through.
+func TestSessionInventedPlaceholders(t *testing.T) {
+	s, a := newSession(t, Policy{Name: "chat"})
+	s.Redact("Maria", []entities.Entity{{Label: "first_name", Start: 0, End: 5}})
+	if _, ref := s.Restore("Hi [FIRST_NAME_1]", "and [FIRST_NAME_2]"); ref == nil || ref.Status != Rejected || ref.Reason != UnknownPlaceholder {
+		t.Fatalf("whole: %v", ref)
+	}
+	if r := a.Records()[0]; r.Invented != 1 || r.ReturnedHash != Hash("Hi [FIRST_NAME_1]and [FIRST_NAME_2]") {
+		t.Fatalf("whole record %+v", r)
+	}
+	s, a = newSession(t, Policy{Name: "chat"})
+	s.Redact("Maria", []entities.Entity{{Label: "first_name", Start: 0, End: 5}})
+	var got strings.Builder
+	for i, piece := range []string{"Hi [FIRST_", "NAME_1] and [FIRST_NAME_9", "]!"} {
+		got.WriteString(s.Piece(0, piece, i == 2))
+	}
+	rec := s.Forward()
+	if got.String() != "Hi Maria and "+Masked+"!" || rec.Invented != 1 || rec.Status != string(Forwarded) ||
+		rec.ReturnedHash != Hash("Hi [FIRST_NAME_1] and [FIRST_NAME_9]!") || len(a.Records()) != 1 {
+		t.Fatalf("streamed %q, record %+v", got.String(), rec)
+	}
+}

@@ -1,0 +1,110 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/generate"
+)
+
+// conversational is a model that takes a conversation's messages as they are rather than a
+// prompt rendered from them: the privacy gateway's external chat model. The chat dialect hands
+// it the messages, and the one generation driver does the rest (streaming, keep-alives, the
+// end of a stream, the outcome), as for the in-process model.
+type conversational interface {
+	Converse(ctx context.Context, p admission.Priority, msgs []chat.Message, params generate.Params) (TokenStream, error)
+}
+
+// errUpstream marks an external model's failure: the gateway's transport error, not a fault of
+// the server's own.
+var errUpstream = errors.New("the external model failed")
+
+// upstreamModel is a ChatUpstream as a Generator: each piece of its answer is an event.
+type upstreamModel struct {
+	up ChatUpstream
+	// defaultNew is what an answer may be when the request sets no length (the gateway's bound).
+	defaultNew int
+}
+
+func (u upstreamModel) Name() string { return u.up.Kind() }
+
+// MaxPositions: the external model's context is its own to enforce.
+func (u upstreamModel) MaxPositions() int        { return math.MaxInt32 }
+func (u upstreamModel) DefaultMaxNewTokens() int { return u.defaultNew }
+
+// Generate sends prompt as one user message.
+func (u upstreamModel) Generate(ctx context.Context, p admission.Priority, prompt string, params generate.Params) (TokenStream, error) {
+	return u.Converse(ctx, p, []chat.Message{{Role: "user", Content: prompt}}, params)
+}
+
+// Converse starts the external call; its pieces come through the stream as they arrive, one
+// at a time (the call waits while the reader is behind), until ctx ends.
+func (u upstreamModel) Converse(ctx context.Context, _ admission.Priority, msgs []chat.Message, params generate.Params) (TokenStream, error) {
+	st := &upstreamStream{pieces: make(chan string), ended: make(chan upstreamEnd, 1)}
+	go func() {
+		finish, err := u.up.Chat(ctx, msgs, params.MaxNewTokens, func(piece string) error {
+			select {
+			case st.pieces <- piece:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		st.ended <- upstreamEnd{finish, err}
+	}()
+	return st, nil
+}
+
+type upstreamEnd struct {
+	finish string
+	err    error
+}
+
+// upstreamStream is an external answer's pieces as a TokenStream: an event without a token
+// says the call has started, one per piece follows, and one without a token says how it
+// finished.
+type upstreamStream struct {
+	pieces  chan string
+	ended   chan upstreamEnd
+	n       int
+	started bool
+	done    bool
+}
+
+func (s *upstreamStream) Next(ctx context.Context) (generate.Event, error) {
+	if s.done {
+		return generate.Event{}, io.EOF
+	}
+	if !s.started {
+		s.started = true
+		return generate.Event{}, nil
+	}
+	select {
+	case piece := <-s.pieces:
+		s.n++
+		return generate.Event{Token: generate.Token{Text: piece}, Index: s.n, HasToken: true, Trimmed: piece}, nil
+	case end := <-s.ended:
+		s.done = true
+		ev := generate.Event{Index: s.n, Done: true, Finish: generate.FinishEOS}
+		switch {
+		case end.err != nil && ctx.Err() != nil:
+			ev.Finish, ev.Err = generate.FinishError, ctx.Err()
+		case end.err != nil:
+			ev.Finish, ev.Err = generate.FinishError, fmt.Errorf("%w: %w", errUpstream, end.err)
+		case end.finish == "length":
+			ev.Finish = generate.FinishLength
+		}
+		return ev, nil
+	case <-ctx.Done():
+		return generate.Event{}, ctx.Err()
+	}
+}
+
+// PromptTokens: the external model does not say.
+func (s *upstreamStream) PromptTokens() int                 { return 0 }
+func (s *upstreamStream) Seed() (seed uint64, sampled bool) { return 0, false }
