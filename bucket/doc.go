@@ -1,5 +1,6 @@
 // Package bucket is the token bucket, the one every limit of Sluice counts with: a caller's
-// requests and tokens (admission's budgets) and a client's failed logins (identity).
+// requests and tokens (admission's budgets), a client's failed logins (identity) and the
+// refusal lines the access log lets through (handlers).
 //
 // A Bucket is only state, what it held at an instant; its Limit (the refill rate and the
 // size) is passed to every call, so a limit changed by a reload applies from the next call

@@ -3,6 +3,8 @@ package handlers
 import (
 	"sync"
 	"time"
+
+	"github.com/sluice-serving/sluice/bucket"
 )
 
 // refusalSampler lets at most a given number of refusal lines a second through for one
@@ -11,28 +13,28 @@ import (
 // refusal once the route answers again. At ten times overload a line per refusal would be
 // most of what the server writes, and the metrics count them anyway.
 type refusalSampler struct {
-	perSecond int
+	lines bucket.Limit // a second's lines, refilled as the second goes
 
 	mu      sync.Mutex
-	second  int64  // the Unix second being counted
-	logged  int    // lines let through in that second
+	b       bucket.Bucket
 	skipped uint64 // lines held back since the last one let through
+}
+
+func newRefusalSampler(perSecond int, now time.Time) *refusalSampler {
+	lim := bucket.Limit{PerSecond: float64(perSecond), Burst: float64(perSecond)}
+	return &refusalSampler{lines: lim, b: bucket.Full(lim, now)}
 }
 
 // admit says whether a refusal at now gets its line, and if so how many were held back
 // before it.
 func (r *refusalSampler) admit(now time.Time) (skipped uint64, ok bool) {
-	sec := now.Unix()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if sec != r.second {
-		r.second, r.logged = sec, 0
-	}
-	if r.logged >= r.perSecond {
+	if r.b.Wait(r.lines, now, 1) > 0 {
 		r.skipped++
 		return 0, false
 	}
-	r.logged++
+	r.b.Take(1)
 	skipped, r.skipped = r.skipped, 0
 	return skipped, true
 }

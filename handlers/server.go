@@ -85,7 +85,7 @@ func New(opts Options) (*fiber.App, error) {
 		}
 		opts.Metrics.attach(r.Path)
 		if opts.RefusalLogsPerSecond > 0 {
-			s.refusalLogs[r.Path] = &refusalSampler{perSecond: opts.RefusalLogsPerSecond}
+			s.refusalLogs[r.Path] = newRefusalSampler(opts.RefusalLogsPerSecond, opts.Clock.Now())
 		}
 	}
 	if opts.GatewayAudit != nil {
