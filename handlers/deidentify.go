@@ -107,7 +107,7 @@ func (s *server) parseDeidentify(req *deidentifyRequest, ep *Endpoint, errs fiel
 		m, ok := deid.ParseMethod(*req.Method)
 		if !ok {
 			errs.add(&FieldError{Field: "body.method", Type: "literal_error",
-				Message: "Input should be 'mask', 'remove', 'replace', 'hash' or 'shift_dates'"})
+				Message: "Input should be " + literals(deid.Methods)})
 		}
 		plan.deid.Method = m
 	}

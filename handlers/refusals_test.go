@@ -197,3 +197,14 @@ func TestEveryRefusalSpeaksTheRoutesDialect(t *testing.T) {
 		}
 	}
 }
+
+func TestLiteralsWordsAListAsPydantic(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{{[]string{"a"}, "'a'"}, {[]string{"a", "b"}, "'a' or 'b'"}, {[]string{"mask", "remove", "hash"}, "'mask', 'remove' or 'hash'"}} {
+		if got := literals(c.in); got != c.want {
+			t.Errorf("literals(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

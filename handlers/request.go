@@ -55,6 +55,23 @@ func readObject(body []byte, dst any, strict bool) *FieldError {
 	return nil
 }
 
+// literals lists the values a field takes as pydantic's literal_error words them: "'a', 'b'
+// or 'c'". The list is the package's own (deid.Methods), so a new value is named here without
+// an edit.
+func literals[T ~string](values []T) string {
+	var b strings.Builder
+	for i, v := range values {
+		switch {
+		case i == len(values)-1 && i > 0:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString("'" + string(v) + "'")
+	}
+	return b.String()
+}
+
 // fieldMessage is a field error's message with the field it is about, for wire formats that
 // have only a message.
 func fieldMessage(fe *FieldError) string {
