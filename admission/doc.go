@@ -89,7 +89,7 @@
 //
 // # Metrics
 //
-// NewMetrics registers the sluice_admission_* families; README's metric table, which a test
+// NewMetrics registers the sluice_admission_* families; docs/METRICS.md's table, which a test
 // keeps equal to what the server exports, says what each counts.
 //
 // # Settings

@@ -77,7 +77,7 @@
 //
 // # Metrics
 //
-// NewMetrics registers the sluice_batcher_* families (README's metric table says what each
+// NewMetrics registers the sluice_batcher_* families (docs/METRICS.md's table says what each
 // counts); refusals are counted by the admission layer.
 //
 // # Settings

@@ -10,7 +10,7 @@
 // types, so that a misspelt field fails, and checked against each other, the image and the
 // server (probe paths and port, a termination grace longer than the server's shutdown grace,
 // the image's UID); and every query of the dashboard, whose metric names must be ones the
-// server exports, as listed in README.md's metrics table, each of which must be on a panel.
+// server exports, as listed in docs/METRICS.md's table, each of which must be on a panel.
 //
 // When the server's routes, settings or metrics change, `go test ./deploy/` says which of
 // these files must follow.

@@ -4,7 +4,7 @@
 //
 // It owns what is HTTP-shaped and nothing else: request ids, strict JSON parsing and
 // validation with OpenMed's error envelope, size limits, per-request deadlines, health and
-// readiness, Prometheus request metrics (README's metric table lists them) and one JSON
+// readiness, Prometheus request metrics (docs/METRICS.md's table lists them) and one JSON
 // access-log line per request (refusals excepted: at most Options.RefusalLogsPerSecond lines a
 // route and second, the next one carrying how many were held back, so that overload does not
 // flood the log).

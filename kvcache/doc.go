@@ -45,7 +45,7 @@
 // # Metrics
 //
 // Pool.Collector reports a pool's blocks and prefix cache at scrape time (the sluice_kvcache_*
-// families of README's metric table), from those atomics.
+// families of docs/METRICS.md's table), from those atomics.
 //
 // # Use
 //

@@ -3,7 +3,7 @@ package kvcache
 import "github.com/prometheus/client_golang/prometheus"
 
 // Collector reports the pool to Prometheus when it is scraped: its blocks by state and its
-// prefix-cache counters, the sluice_kvcache_* families of README's metric table, each labelled
+// prefix-cache counters, the sluice_kvcache_* families of docs/METRICS.md's table, each labelled
 // queue=name (the generation model the pool serves). Register it once per pool.
 func (p *Pool) Collector(name string) prometheus.Collector {
 	labels := prometheus.Labels{"queue": name}

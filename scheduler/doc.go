@@ -47,7 +47,7 @@
 // model and the keys and values of the pool's blocks), and the scheduler does not import
 // package engine, so the whole loop (preemption, abort, flow control, priorities, the
 // watchdog) is tested with a fake runner and a fake clock, without ONNX Runtime or a tensor.
-// Metrics: NewMetrics registers the sluice_generate_* families (README's metric table says
+// Metrics: NewMetrics registers the sluice_generate_* families (docs/METRICS.md's table says
 // what each counts; the step time is the runner's less what it reports moving keys and
 // values, which is counted apart); the KV cache reports its own (kvcache.Pool.Collector).
 //
