@@ -21,16 +21,25 @@
 // Generation a Generator whose streams are TokenStreams (generation.go).
 //
 // Generation is one driver, serveGeneration, under dialects (tgi.go: TGI's /generate,
-// /generate_stream and /; completions.go: OpenAI's /v1/completions). A dialect reads its
+// /generate_stream and /; completions.go: OpenAI's /v1/completions; chat.go: its chat
+// completions), for every model: the in-process one, and the privacy gateway's external chat
+// model, a Generator that takes the messages themselves (upstreammodel.go). A dialect reads its
 // requests and writes its answers and errors; the driver does the rest for all of them:
 // submission, waiting for every choice's first token (so that a refusal or a timeout before
 // it is still an HTTP status), the whole answer or the server-sent events, the end of a
 // stream (a stream that ends early ends with the dialect's error event, never a bare close), a
 // client that leaves, the access-log line, written when a stream ends, and the outcome.
 //
+// The packages decide and this one words: admission's refusals (a queue's 503, a budget's 429),
+// identity's (401, 403, 429) and the gateway's (gateway.Refusal) are answered in refusals.go
+// and gateway.go, each Retry-After through admission's RetryAfterRule, in the route's own wire
+// format (Route.wire: TGI's or OpenAI's on their routes, the envelope elsewhere). The privacy
+// gateway's policy, tripwire, restoration and audit are gateway.Session's; gateway.go and
+// gatewaychat.go only read the wire and word the outcome.
+//
 // Errors from the work are answered the same way on every route and in every wire format
 // (failure, route.go): the Queue's refusals (admission's ErrQueueFull, ErrExpired) as 503
-// backpressure with a computed Retry-After in the envelope, a closed Queue as 503 not_ready,
+// backpressure with a computed Retry-After, a closed Queue as 503 not_ready,
 // the deadline as 504, a departed client as 499 (counted in sluice_http_requests_aborted_total,
 // never read), a request the model cannot take as 422, anything else as a 500 that says
 // nothing of the request. Requests that never reach the router are answered in the envelope
