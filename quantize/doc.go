@@ -36,7 +36,7 @@
 // feed another value) is left alone, as ONNX Runtime leaves it out of constant folding.
 //
 // The weights use the whole int8 range. On x86 CPUs without VNNI, ONNX Runtime's uint8 x
-// int8 kernel can saturate intermediate sums; the agreement gate (cmd/serve) is what catches a
+// int8 kernel can saturate intermediate sums; the agreement gate (quantize/gate) is what catches a
 // model that suffers, on the machine that measures it.
 //
 // Convolutions stay float32: ONNX Runtime's ConvInteger takes uint8 weights only and has no

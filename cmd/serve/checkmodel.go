@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/models"
 	"github.com/sluice-serving/sluice/quantize"
+	"github.com/sluice-serving/sluice/quantize/gate"
 )
 
 // checkSample is the text a token classifier is tried on: invented, so that the report can
@@ -237,7 +238,7 @@ func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *mode
 		r.line("int8: nothing to rewrite; the server would run this model as it is")
 		return
 	}
-	texts, from := agreementSample, "the built-in sample"
+	texts, from := gate.Sample, "the built-in sample"
 	if sampleFile != "" {
 		data, err := os.ReadFile(sampleFile)
 		if err != nil {
@@ -266,7 +267,7 @@ func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *mode
 			return
 		}
 	}
-	a, err := measureInt8(ctx, rt, m, out, cfg.extract(), texts)
+	a, err := gate.Measure(ctx, rt, m, out, cfg.extract(), texts)
 	if err != nil {
 		r.problem("int8 comparison: %v", err)
 		return

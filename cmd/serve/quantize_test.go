@@ -20,6 +20,7 @@ import (
 
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/onnxpb"
+	"github.com/sluice-serving/sluice/quantize/gate"
 )
 
 func TestParseQuantize(t *testing.T) {
@@ -74,7 +75,7 @@ func TestInt8RefusedOnCUDA(t *testing.T) {
 // their config.json): the answers equal the float32 server's, the next start reads the cache instead of rewriting
 // (the log's outcomes are the count), and a damaged entry is rebuilt, not served.
 func TestInt8ThroughTheServer(t *testing.T) {
-	texts := agreementSample[:8]
+	texts := gate.Sample[:8]
 	answers := func(srv *testServer) [][]servedEntity {
 		var out [][]servedEntity
 		for _, path := range []string{"/pii/extract", "/analyze"} {

@@ -1,10 +1,10 @@
-package main
+package gate
 
-// agreementSample is the built-in text the int8 gate compares a model's float32 and int8
+// Sample is the built-in text the int8 gate compares a model's float32 and int8
 // answers on: invented notes (no person in them exists) that carry the identifiers a PII
 // model finds and the findings, drugs and procedures a clinical one does, in the layouts
 // clinical text comes in: narrative, headers, lists, messages, letters.
-var agreementSample = []string{
+var Sample = []string{
 	"Maria Lopez, 58, was seen at Mercy Hospital on 03/14/2024 for chest pain and started metoprolol 25 mg; call (415) 555-0132.",
 	"Patient: Tobias Wren  DOB: 11/02/1961  MRN: 40917733  Admitted: 2024-01-07 to St. Agnes Medical Center.",
 	"Mr. Desmond Achterberg is a 72-year-old man with type 2 diabetes mellitus, hypertension and chronic kidney disease stage 3.",
