@@ -98,3 +98,44 @@ func readImportTable(t *testing.T, path string) map[string][]string {
 	}
 	return table
 }
+
+// TestWhereToChangeWhatNamesRealFiles: every file the "## Where to change what" table of
+// docs/ARCHITECTURE.md names exists, and no row names more than two, so that the table says
+// where each concept lives today (a row with a pattern such as handlers/<dialect>.go names
+// the place a new file goes).
+func TestWhereToChangeWhatNamesRealFiles(t *testing.T) {
+	data, err := os.ReadFile("docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, found := strings.Cut(string(data), "\n## Where to change what\n")
+	if !found {
+		t.Fatal("docs/ARCHITECTURE.md has no \"## Where to change what\" section")
+	}
+	section, _, _ := strings.Cut(rest, "\n## ")
+	rows := 0
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.Contains(cells[2], "`") {
+			continue
+		}
+		rows++
+		files := strings.Split(cells[2], ",")
+		if len(files) > 2 {
+			t.Errorf("%q: %d files; a concept with one home takes one or two", strings.TrimSpace(cells[1]), len(files))
+		}
+		for _, f := range files {
+			_, name, _ := strings.Cut(f, "`")
+			name, _, _ = strings.Cut(name, "`")
+			if strings.Contains(name, "<") || !strings.Contains(name, "/") {
+				continue
+			}
+			if _, err := os.Stat(name); err != nil {
+				t.Errorf("%q names %s, which does not exist", strings.TrimSpace(cells[1]), name)
+			}
+		}
+	}
+	if rows < 4 {
+		t.Fatalf("the table has %d rows", rows)
+	}
+}
