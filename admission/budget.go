@@ -303,7 +303,10 @@ func (c *caller) take(now time.Time, budget Budget, tokens float64) (Charge, *Bu
 	switch {
 	case tokLimited && tokens > toks.Burst:
 		// Never fits: the hint is what the request costs at the refill rate.
-		reason, wait = BudgetTooLarge, time.Duration(math.Ceil(tokens/toks.PerSecond*float64(time.Second)))
+		reason, wait = BudgetTooLarge, CallerRetryAfter.Max
+		if s := tokens / toks.PerSecond; s < CallerRetryAfter.Max.Seconds() { // converted only once in range
+			wait = time.Duration(math.Ceil(s * float64(time.Second)))
+		}
 	case budget.MaxConcurrent > 0 && c.running >= budget.MaxConcurrent:
 		reason, wait = BudgetConcurrency, time.Second
 	default:

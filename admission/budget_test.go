@@ -78,6 +78,12 @@ func TestBudgetRetryAfterIsSizeAware(t *testing.T) {
 	if ref == nil || ref.RetryAfter != time.Second {
 		t.Fatalf("a wait under a second: %+v; want the 1 s floor", ref)
 	}
+	// A rate so slow that the request's wait is past what a Duration holds is the cap, not a
+	// wrapped-around second.
+	_, ref = admit(t, b, Budget{TokensPerSecond: 1e-8, TokenBurst: 10}, 1000)
+	if ref == nil || ref.Reason != BudgetTooLarge || ref.RetryAfter != CallerRetryAfter.Max {
+		t.Fatalf("1000 tokens at 1e-8 a second: %+v; want too_large, a day", ref)
+	}
 	_, ref = admit(t, b, Budget{TokensPerSecond: 1, TokenBurst: 1}, 1e9)
 	if ref == nil || ref.RetryAfter != 24*time.Hour {
 		t.Fatalf("a year's tokens: %+v; want the one-day cap", ref)

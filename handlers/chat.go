@@ -30,7 +30,8 @@ type chatRequest struct {
 	ToolChoice        json.RawMessage `json:"tool_choice"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
 	ResponseFormat    *struct {
-		Type string `json:"type"`
+		Type       string          `json:"type"`
+		JSONSchema json.RawMessage `json:"json_schema"` // refused with its type, by name
 	} `json:"response_format"`
 }
 

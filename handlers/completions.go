@@ -65,6 +65,8 @@ const maxLogitBias = 300
 
 type streamOptions struct {
 	IncludeUsage *bool `json:"include_usage"`
+	// ContinuousUsageStats is vLLM's; usage comes once, at the end, whatever it says.
+	ContinuousUsageStats *bool `json:"continuous_usage_stats"`
 }
 
 type completion struct {
@@ -349,6 +351,9 @@ func (a *completionAnswer) end(g *genCall) [][]byte {
 
 // openAIUsage counts each prompt once, however many choices continue it.
 func openAIUsage(g *genCall) *completionUsage {
+	if g.uncounted {
+		return nil // an external model's usage is its own, and not passed on
+	}
 	u := &completionUsage{PromptTokens: g.promptTokens(), CompletionTokens: g.generated()}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u
@@ -363,10 +368,13 @@ func (a *completionAnswer) echo(ch *genChoice) string {
 }
 
 func finishReason(f generate.Finish) string {
-	if f == generate.FinishLength {
+	switch f {
+	case generate.FinishLength:
 		return "length"
+	case generate.FinishEOS, generate.FinishStopSequence, generate.FinishError, "":
+		return "stop"
 	}
-	return "stop"
+	return string(f) // an external model's own reason (content_filter, tool_calls), passed on
 }
 
 // openAIError is OpenAI's error object, with Sluice's request id and code beside its fields.

@@ -26,7 +26,7 @@ import (
 // client gets this by changing its base URL.
 func GatewayChat(gw GatewayEndpoint) Route {
 	gw = gw.WithDefaults()
-	r := Route{Path: "/gateway/v1/chat/completions", Gate: gw.PII.Gate, Models: gw.PII.models(),
+	r := Route{Path: "/gateway/v1/chat/completions", Gate: gw.PII.Gate, Models: gw.PII.models(), wire: chatDialect{},
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveGatewayChat(c, x, &gw) },
 		cost:  func(_ *server, c *fiber.Ctx) float64 { return gw.chatCost(c.Body()) }}
 	if gen := gw.Generation; gen != nil {
@@ -309,7 +309,11 @@ func (a *restoringAnswer) release() {
 		}
 	}
 	if !ok {
-		a.sess.End(gateway.TransportError, gateway.CompletionFailed)
+		reason := gateway.CompletionFailed
+		if a.g != nil && a.g.uncounted { // the external model's call
+			reason = gateway.TransportFailed
+		}
+		a.sess.End(gateway.TransportError, reason)
 		return
 	}
 	a.sess.Forward()

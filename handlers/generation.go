@@ -187,6 +187,7 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 		return s.writeGenError(c, d, bad)
 	}
 	g := &genCall{s: s, x: x, d: d, ep: ep, model: ep.Model, start: info.now}
+	_, g.uncounted = ep.Model.(conversational) // an external model's pieces are not its tokens
 	ctx, done := s.workContext(c, x)
 	g.ctx, g.stalled = context.WithCancelCause(ctx)
 	g.done = func() { g.stalled(nil); done() }
@@ -245,6 +246,9 @@ type genCall struct {
 	start   time.Time
 	// firstToken is how long the first events took to come.
 	firstToken time.Duration
+	// uncounted: the model does not say what it counted (an external model: its pieces are
+	// not tokens), so usage is not reported and the caller's budget keeps its estimate.
+	uncounted bool
 }
 
 // genChoice is what one choice has generated so far.
@@ -307,7 +311,9 @@ func (g *genCall) begin(req genRequest) error {
 		}
 		g.first[i] = ev
 	}
-	g.firstToken = g.s.opts.Clock.Now().Sub(g.start)
+	if !g.uncounted { // an external model's first event only says it has started
+		g.firstToken = g.s.opts.Clock.Now().Sub(g.start)
+	}
 	return nil
 }
 
@@ -365,7 +371,7 @@ func endedEarly(ev generate.Event) error {
 		return nil
 	case ev.Err != nil:
 		return ev.Err
-	case !ev.Done || ev.Finish != "":
+	case !ev.Done || ev.Finish != "" && ev.Finish != generate.FinishError:
 		return nil
 	}
 	return errNoToken
@@ -587,7 +593,7 @@ func (g *genCall) generated() int {
 // stats summarises the call for the access log.
 func (g *genCall) stats() *genStats {
 	return &genStats{model: g.model.Name(), prompt: g.promptTokens(), generated: g.generated(),
-		seqs: len(g.streams), firstToken: g.firstToken}
+		seqs: len(g.streams), firstToken: g.firstToken, uncounted: g.uncounted}
 }
 
 // genStats are what the access log records of a generation: sizes and timings only.
@@ -595,6 +601,7 @@ type genStats struct {
 	model                   string
 	prompt, generated, seqs int
 	firstToken              time.Duration // 0: none
+	uncounted               bool          // the counts are not the model's tokens
 }
 
 // roomLeft says how many new tokens fit after a prompt too long for its request.
@@ -605,15 +612,20 @@ func roomLeft(long *generate.TooLongError) string {
 	return "the prompt alone is too long"
 }
 
-func (g *genStats) tokensUsed() int { return g.prompt + g.generated }
+// tokensUsed is what the call used, or -1 when the model does not say (the estimate stands).
+func (g *genStats) tokensUsed() int {
+	if g.uncounted {
+		return -1
+	}
+	return g.prompt + g.generated
+}
 
 func (g *genStats) attrs() []slog.Attr {
-	a := []slog.Attr{
-		slog.String("model", g.model),
-		slog.Int("prompt_tokens", g.prompt),
-		slog.Int("generated_tokens", g.generated),
-		slog.Int("sequences", g.seqs),
+	a := []slog.Attr{slog.String("model", g.model)}
+	if !g.uncounted {
+		a = append(a, slog.Int("prompt_tokens", g.prompt), slog.Int("generated_tokens", g.generated))
 	}
+	a = append(a, slog.Int("sequences", g.seqs))
 	if g.firstToken > 0 {
 		a = append(a, slog.Float64("first_token_ms", float64(g.firstToken.Microseconds())/1000))
 	}

@@ -327,3 +327,14 @@ func TestOpenAIRoutesAnswer404ForAModelNotServed(t *testing.T) {
 		}
 	}
 }
+
+// An external model's own finish reason is passed on; TGI's reasons are OpenAI's "stop" or
+// "length".
+func TestFinishReasonsInOpenAIsWords(t *testing.T) {
+	for f, want := range map[generate.Finish]string{generate.FinishEOS: "stop", generate.FinishStopSequence: "stop",
+		generate.FinishLength: "length", generate.FinishError: "stop", "content_filter": "content_filter"} {
+		if got := finishReason(f); got != want {
+			t.Errorf("finishReason(%q) = %q, want %q", f, got, want)
+		}
+	}
+}

@@ -666,6 +666,18 @@ func TestExternalAnswersAreChargedWhatTheyAsk(t *testing.T) {
 			t.Errorf("%s asking 10: %d %.200s", path, r.status, r.raw)
 		}
 	}
+	// An external answer keeps the charge it was admitted at: its pieces are not tokens, and
+	// counting them would refund the conversation. 500 tokens hold two such requests of about
+	// 200 each (text and answer room), not five.
+	served := 0
+	for range 5 {
+		if r := f.do(t, "POST", "/gateway/v1/chat/completions", asking(190), "X-API-Key", "ext-key"); r.status == 200 {
+			served++
+		}
+	}
+	if served > 2 {
+		t.Errorf("%d of 5 external answers of 190 tokens each were served on a 500-token budget", served)
+	}
 }
 
 // Every coding is read to its end, deflate's too (zlib stops at its checksum): bytes after a

@@ -96,8 +96,8 @@ func (s *upstreamStream) Next(ctx context.Context) (generate.Event, error) {
 			ev.Finish, ev.Err = generate.FinishError, ctx.Err()
 		case end.err != nil:
 			ev.Finish, ev.Err = generate.FinishError, fmt.Errorf("%w: %w", errUpstream, end.err)
-		case end.finish == "length":
-			ev.Finish = generate.FinishLength
+		case end.finish != "" && end.finish != "stop":
+			ev.Finish = generate.Finish(end.finish) // "length", or the model's own reason, passed on
 		}
 		return ev, nil
 	case <-ctx.Done():

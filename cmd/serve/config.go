@@ -267,7 +267,10 @@ func unknownVariables(vars map[string]string) map[string]string {
 	for _, v := range variables() {
 		known = append(known, v.name)
 	}
-	ignored := strings.Split(vars["SLUICE_IGNORE_VARS"], ",")
+	var ignored []string
+	for _, name := range strings.Split(vars["SLUICE_IGNORE_VARS"], ",") {
+		ignored = append(ignored, strings.TrimSpace(name))
+	}
 	out := map[string]string{}
 	for name := range vars {
 		rest, ours := strings.CutPrefix(name, "SLUICE_")
