@@ -58,13 +58,17 @@ func (r *Runner) Terminate() { r.d.Terminate() }
 // what the copying took.
 func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 	t0 := time.Now()
-	if err := r.check(p); err != nil {
+	if err := r.checkCopies(p); err != nil {
 		return fmt.Errorf("engine: step plan: %w: %w", ErrInvalidInput, err)
 	}
-	// Copies come first and whatever happens next: they were decided against the blocks as
-	// they are now, and a later step must find them made.
+	// Copies come first and whatever happens next, a wrong row included: they were decided
+	// against the blocks as they are now (the scheduler has handed them over, for sequences
+	// in this step or not), and a later step must find them made.
 	for _, c := range p.Copies {
 		r.kv.Copy(c.From, c.To)
+	}
+	if err := r.check(p); err != nil {
+		return fmt.Errorf("engine: step plan: %w: %w", ErrInvalidInput, err)
 	}
 	st := r.sc.build(p, r.kv, r.shape)
 	t1 := time.Now()
@@ -95,18 +99,24 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 
 var errEmptyPlan = errors.New("no rows")
 
-// check makes sure every block p names is the store's and every row's table holds its
-// positions, so that a wrong plan is an error rather than another sequence's keys.
-func (r *Runner) check(p *stepplan.Plan) error {
-	if len(p.Rows) == 0 {
-		return errEmptyPlan
-	}
+// checkCopies makes sure every block a copy names is the store's.
+func (r *Runner) checkCopies(p *stepplan.Plan) error {
 	n := int32(r.kv.Blocks())
 	for _, c := range p.Copies {
 		if c.From < 0 || c.From >= n || c.To < 0 || c.To >= n {
 			return fmt.Errorf("copy of block %d to %d in a store of %d", c.From, c.To, n)
 		}
 	}
+	return nil
+}
+
+// check makes sure every block p's rows name is the store's and every row's table holds its
+// positions, so that a wrong plan is an error rather than another sequence's keys.
+func (r *Runner) check(p *stepplan.Plan) error {
+	if len(p.Rows) == 0 {
+		return errEmptyPlan
+	}
+	n := int32(r.kv.Blocks())
 	for i := range p.Rows {
 		row := &p.Rows[i]
 		if len(row.Tokens) == 0 || row.Past < 0 {

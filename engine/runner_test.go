@@ -345,6 +345,15 @@ func TestRunnerRefusesAPlanThatDoesNotFit(t *testing.T) {
 	if h.dec.steps != 0 {
 		t.Fatalf("the decoder ran %d steps of plans that do not fit", h.dec.steps)
 	}
+	// A copy the scheduler has handed over is made even when a row is wrong: the scheduler
+	// will not hand it over again, and a later step reads the copy.
+	for i := range h.r.kv.block(1) {
+		h.r.kv.block(1)[i] = float32(i + 1)
+	}
+	p := stepplan.Plan{Rows: []stepplan.Row{{Tokens: []int64{1}, Blocks: []int32{-1}}}, Copies: []stepplan.Copy{{From: 1, To: 2}}}
+	if err := h.r.Run(context.Background(), &p); !errors.Is(err, ErrInvalidInput) || !slices.Equal(h.r.kv.block(2), h.r.kv.block(1)) {
+		t.Fatalf("a valid copy beside a wrong row: %v; copied %v", err, slices.Equal(h.r.kv.block(2), h.r.kv.block(1)))
+	}
 }
 
 // TestFailedStepIsNotTakenAsThePast: after a step fails, the next step over the same rows
