@@ -14,11 +14,14 @@ type dateLayout struct {
 	order    dateOrder
 	sep      string // between numbers
 	name     nameStyle
-	dot      bool // "Mar. 3"
-	sept     bool // September abbreviated "Sept"
-	ordinal  bool // "3rd March"
-	comma    bool // "March 3, 2021"
-	twoDigit bool // the year had two digits (read only; written with four, as OpenMed)
+	dot      bool   // "Mar. 3"
+	sept     bool   // September abbreviated "Sept"
+	ordinal  bool   // "3rd March"
+	comma    bool   // "March 3, 2021"
+	twoDigit bool   // the year had two digits, and is written with two
+	unpadded bool   // "7/8/22": a day or month under ten has no leading zero
+	nameSep  string // between the parts of a date with a month name: " ", or "-" in 02-Feb-2024
+	noYear   bool   // "4 Jan", "Jan 4": no year written
 }
 
 type dateOrder uint8
@@ -45,7 +48,16 @@ var (
 	numeric     = regexp.MustCompile(`^(\d{1,2})([-/.])(\d{1,2})([-/.])(\d{2}|\d{4})$`)
 	monthFirstR = regexp.MustCompile(`^([A-Za-z]+)(\.?)\s+(\d{1,2})((?i:st|nd|rd|th)?)(,?)\s+(\d{4})$`)
 	dayFirstR   = regexp.MustCompile(`^(\d{1,2})((?i:st|nd|rd|th)?)\s+([A-Za-z]+)(\.?)(,?)\s+(\d{4})$`)
+	dashedR     = regexp.MustCompile(`^(\d{1,2})-([A-Za-z]{3,9})-(\d{2}|\d{4})$`)         // 02-Feb-2024
+	dayOnlyR    = regexp.MustCompile(`^(\d{1,2})((?i:st|nd|rd|th)?)\s+([A-Za-z]+)(\.?)$`) // 4 Jan
+	monthOnlyR  = regexp.MustCompile(`^([A-Za-z]+)(\.?)\s+(\d{1,2})((?i:st|nd|rd|th)?)$`) // Jan 4
 )
+
+// noYearRef is the year a date written without one is read in: a leap year, so that 29
+// February reads, and far from the others so that nothing confuses the two.
+const noYearRef = 2000
+
+var ()
 
 // dayFirstLangs are the languages whose numeric dates put the day first (OpenMed's list).
 var dayFirstLangs = map[string]bool{"fr": true, "de": true, "it": true, "es": true, "nl": true,
@@ -97,17 +109,14 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 		}
 		a, b := atoi(g[1]), atoi(g[3])
 		y = atoi(g[5])
-		l = dateLayout{sep: g[2], twoDigit: len(g[5]) == 2}
+		l = dateLayout{sep: g[2], twoDigit: len(g[5]) == 2, unpadded: len(g[1]) == 1 || len(g[3]) == 1}
 		if g[2] == "." || dayFirstLangs[lang] {
 			l.order, d, m = dmy, a, b
 		} else {
 			l.order, m, d = mdy, a, b
 		}
-		if l.twoDigit { // 00-49 are 2000-2049, 50-99 are 1950-1999
-			y += 1900
-			if y < 1950 {
-				y += 100
-			}
+		if l.twoDigit {
+			y = century(y)
 		}
 	case monthFirstR.MatchString(s):
 		g := monthFirstR.FindStringSubmatch(s)
@@ -125,6 +134,33 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 		}
 		d, m, y = atoi(g[1]), int(mo), atoi(g[6])
 		l = dateLayout{order: dayMonth, name: style, sept: sept, dot: g[4] == ".", ordinal: g[2] != "", comma: g[5] == ","}
+	case dashedR.MatchString(s):
+		g := dashedR.FindStringSubmatch(s)
+		mo, style, sept, ok := monthOf(g[2])
+		if !ok {
+			return time.Time{}, l, false
+		}
+		d, m, y = atoi(g[1]), int(mo), atoi(g[3])
+		l = dateLayout{order: dayMonth, name: style, sept: sept, nameSep: "-", twoDigit: len(g[3]) == 2, unpadded: len(g[1]) == 1}
+		if l.twoDigit {
+			y = century(y)
+		}
+	case dayOnlyR.MatchString(s):
+		g := dayOnlyR.FindStringSubmatch(s)
+		mo, style, sept, ok := monthOf(g[3])
+		if !ok {
+			return time.Time{}, l, false
+		}
+		d, m, y = atoi(g[1]), int(mo), noYearRef
+		l = dateLayout{order: dayMonth, name: style, sept: sept, dot: g[4] == ".", ordinal: g[2] != "", noYear: true}
+	case monthOnlyR.MatchString(s):
+		g := monthOnlyR.FindStringSubmatch(s)
+		mo, style, sept, ok := monthOf(g[1])
+		if !ok {
+			return time.Time{}, l, false
+		}
+		m, d, y = int(mo), atoi(g[3]), noYearRef
+		l = dateLayout{order: monthDay, name: style, sept: sept, dot: g[2] == ".", ordinal: g[4] != "", noYear: true}
 	default:
 		return time.Time{}, l, false
 	}
@@ -135,6 +171,14 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 	return t, l, true
 }
 
+// century reads a two-digit year: 00-49 are 2000-2049, 50-99 are 1950-1999.
+func century(y int) int {
+	if y < 50 {
+		return 2000 + y
+	}
+	return 1900 + y
+}
+
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
@@ -143,13 +187,23 @@ func atoi(s string) int {
 // format writes t in layout l.
 func (l dateLayout) format(t time.Time) string {
 	y, m, d := t.Date()
+	year := fmt.Sprintf("%04d", y)
+	if l.twoDigit {
+		year = fmt.Sprintf("%02d", y%100)
+	}
+	num := func(n int) string {
+		if l.unpadded {
+			return strconv.Itoa(n)
+		}
+		return fmt.Sprintf("%02d", n)
+	}
 	switch l.order {
 	case ymd:
 		return fmt.Sprintf("%04d%s%02d%s%02d", y, l.sep, int(m), l.sep, d)
 	case dmy:
-		return fmt.Sprintf("%02d%s%02d%s%04d", d, l.sep, int(m), l.sep, y)
+		return num(d) + l.sep + num(int(m)) + l.sep + year
 	case mdy:
-		return fmt.Sprintf("%02d%s%02d%s%04d", int(m), l.sep, d, l.sep, y)
+		return num(int(m)) + l.sep + num(d) + l.sep + year
 	}
 	name := monthNames[m-1]
 	switch l.name {
@@ -170,14 +224,21 @@ func (l dateLayout) format(t time.Time) string {
 	if l.ordinal {
 		day += ordinal(d)
 	}
+	if l.nameSep == "-" { // 02-Feb-2024
+		return num(d) + "-" + name + "-" + year
+	}
 	comma := ""
 	if l.comma {
 		comma = ","
 	}
-	if l.order == monthDay {
-		return fmt.Sprintf("%s %s%s %04d", name, day, comma, y)
+	tail := comma + " " + year
+	if l.noYear {
+		tail = ""
 	}
-	return fmt.Sprintf("%s %s%s %04d", day, name, comma, y)
+	if l.order == monthDay {
+		return name + " " + day + tail
+	}
+	return day + " " + name + tail
 }
 
 // ordinal is the English suffix of day d.

@@ -16,7 +16,12 @@ func TestDatesShiftInTheirOwnLayout(t *testing.T) {
 		{"2021-01-31", "en", 30, false, "2021-03-02"},
 		{"2020/02/28", "en", 1, false, "2020/02/29"},
 		{"02/28/2021", "en", 1, false, "03/01/2021"},
-		{"2/28/21", "en", 1, false, "03/01/2021"}, // padded, four-digit year, as OpenMed
+		{"2/28/21", "en", 1, false, "3/1/21"}, // the layout kept: unpadded, a two-digit year
+		{"12/18/23", "en", 34, false, "01/21/24"},
+		{"02-Feb-2024", "en", 30, false, "03-Mar-2024"},
+		{"7-Jan-23", "en", -7, false, "31-Dec-22"},
+		{"4 Jan", "en", 10, false, "14 Jan"}, // no year written, none shown
+		{"Jan 30", "en", 2, false, "Feb 1"},
 		{"28/02/2021", "fr", 1, false, "01/03/2021"},
 		{"28.02.2024", "en", 1, false, "29.02.2024"}, // dotted is day first in any language
 		{"12-31-1999", "en", 1, false, "01-01-2000"},
@@ -31,8 +36,7 @@ func TestDatesShiftInTheirOwnLayout(t *testing.T) {
 		{"MAR. 3, 2021", "en", 1, false, "MAR. 4, 2021"},
 		{"Sept. 30, 2021", "en", 1, false, "Oct. 1, 2021"},
 		{"Sept 3, 2021", "en", 1, false, "Sept 4, 2021"},
-		{"01/02/49", "en", 0, false, "01/02/2049"}, // two-digit years: 00-49 are 20xx
-		{"01/02/50", "en", 0, false, "01/02/1950"},
+		{"02/28/00", "en", 1, false, "02/29/00"},     // two-digit years: 00-49 are 20xx (2000 was leap)
 		{"12/15/2020", "en", 30, true, "01/14/2020"}, // the year put back
 		{"2024-02-29", "en", 366, true, "2024-03-01"},
 		{"2023-03-01", "en", 365, true, "2023-02-28"},
@@ -44,6 +48,14 @@ func TestDatesShiftInTheirOwnLayout(t *testing.T) {
 		}
 		if got := layout.format(shiftDate(tm, c.days, c.keepYear)); got != c.want {
 			t.Errorf("%q %+d keepYear=%v: %q, want %q", c.in, c.days, c.keepYear, got, c.want)
+		}
+	}
+}
+
+func TestTwoDigitYearsTurnAtFifty(t *testing.T) {
+	for in, want := range map[string]int{"01/02/49": 2049, "01/02/50": 1950, "3-Mar-07": 2007} {
+		if tm, _, ok := parseDate(in, "en"); !ok || tm.Year() != want {
+			t.Errorf("%q: year %d (%v), want %d", in, tm.Year(), ok, want)
 		}
 	}
 }

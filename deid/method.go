@@ -1,5 +1,7 @@
 package deid
 
+import "strings"
+
 // Method is how a request asks for spans to be de-identified (OpenMed's "method").
 type Method string
 
@@ -14,6 +16,24 @@ const (
 
 // Methods lists every method, in OpenMed's order.
 var Methods = []Method{Mask, Remove, Replace, Hash, ShiftDates}
+
+// Used names the methods reds applied, in Methods' order, joined by ","; fallback when none
+// applied any (a policy that kept every span), so that a response says what was done.
+func Used(reds []Redaction, fallback Method) string {
+	var names []string
+	for _, m := range Methods {
+		for _, r := range reds {
+			if r.Method == m {
+				names = append(names, string(m))
+				break
+			}
+		}
+	}
+	if len(names) == 0 {
+		return string(fallback)
+	}
+	return strings.Join(names, ",")
+}
 
 // ParseMethod reads a method's wire name.
 func ParseMethod(s string) (Method, bool) {

@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	mrand "math/rand/v2"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,7 +161,7 @@ func (d *Document) Redact(part string, base int, spans []entities.Entity) (strin
 	var out []Redaction
 	var b strings.Builder
 	at := 0
-	for _, sp := range resolve(part, spans) {
+	for _, sp := range resolve(part, outsideContext(part, spans)) {
 		original := part[sp.Start:sp.End]
 		b.WriteString(part[at:sp.Start])
 		at = sp.End
@@ -209,7 +210,7 @@ func (d *Document) redact(sp entities.Entity, original string) (red Redaction, o
 			red.Replacement, number = "["+sp.Label+"_REMOVED]", true
 		}
 	case Replace:
-		red.Replacement = d.subs.get(sp.Label, k, original)
+		red.Replacement = d.surrogate(sp.Label, k, original)
 	case Hash:
 		red.Replacement = sp.Label + "_" + d.r.mac(original)[:8]
 	case ShiftDates:
@@ -232,6 +233,42 @@ func (d *Document) redact(sp entities.Entity, original string) (red Redaction, o
 			strconv.Itoa(sp.Start), strconv.Itoa(sp.End), original}, "|"))[:24]
 	}
 	return red, true
+}
+
+// surrogate is replace's stand-in for original, one a reader believes within the document:
+// every date moved by the document's one offset (their order and intervals kept, a date of
+// birth still agreeing with a stated age), in its own layout, keep_year honoured; an age kept
+// unless it is over 89, which HIPAA's Safe Harbor aggregates ("90+"); anything else drawn,
+// in the original's case.
+func (d *Document) surrogate(label string, k kind, original string) string {
+	switch {
+	case isDate(k):
+		if t, layout, ok := parseDate(original, d.o.Lang); ok {
+			if s := shiftDate(t, d.days, d.o.KeepYear); inRange(s) && s != t {
+				return layout.format(s)
+			}
+		}
+	case k.canonical == "AGE":
+		return aggregateAge(original)
+	}
+	return d.subs.get(label, k, original)
+}
+
+// aggregateAge is an age as Safe Harbor lets it be shown: as it is up to 89, "90+" above (in
+// the original's words, "92 y/o" is "90+ y/o").
+func aggregateAge(original string) string {
+	i := strings.IndexFunc(original, func(r rune) bool { return r >= '0' && r <= '9' })
+	if i < 0 {
+		return original
+	}
+	j := i
+	for j < len(original) && original[j] >= '0' && original[j] <= '9' {
+		j++
+	}
+	if n, err := strconv.Atoi(original[i:j]); err != nil || n <= 89 {
+		return original
+	}
+	return original[:i] + "90+" + original[j:]
 }
 
 // Fingerprint is a keyed hash of s ("hmac-sha256:" and 64 hex digits), for audit records that
@@ -279,6 +316,37 @@ func (r *Redactor) mac(s string) string {
 	h.Write([]byte(s))
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// contextWord is a word that introduces a number ("acct #", "MRN:", "cell", "DOB"): a model
+// or a pattern may take it into the span, but it identifies no one, and a reader needs it.
+var contextWord = regexp.MustCompile(`(?i)^(?:acct|account|a/c|mrn|mr|med(?:ical)?\s*rec(?:ord)?|ssn|no|nr|num(?:ber)?|id|tel|phone|ph|cell|mobile|fax|pager|dob)\b\.?\s*(?:#|no\.?|num(?:ber)?)?\s*[:#]?\s*`)
+
+// outsideContext moves the start of each number-like span past a context word it begins
+// with, so that "acct #884-223-019" becomes "acct #" and a replaced number.
+func outsideContext(text string, spans []entities.Entity) []entities.Entity {
+	var out []entities.Entity
+	for i, sp := range spans {
+		if sp.Start < 0 || sp.End > len(text) || sp.Start >= sp.End || !numberKinds[kindOf(sp.Label).canonical] {
+			continue
+		}
+		n := len(contextWord.FindString(text[sp.Start:sp.End]))
+		if n == 0 || sp.Start+n >= sp.End || text[sp.Start+n] < '0' || text[sp.Start+n] > '9' {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(spans)
+		}
+		out[i].Start += n
+	}
+	if out == nil {
+		return spans
+	}
+	return out
+}
+
+// numberKinds are the kinds whose spans are numbers a context word may introduce.
+var numberKinds = map[string]bool{"ID_NUM": true, "ACCOUNT_NUMBER": true, "SSN": true, "PHONE": true,
+	"CREDIT_CARD": true, "DATE_OF_BIRTH": true, "DATE": true, "OTHER": true}
 
 // resolve returns the valid spans of text that do not overlap, in text order: of
 // overlapping spans the longer wins, then the higher score, then the earlier. Spans are

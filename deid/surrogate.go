@@ -29,11 +29,26 @@ func (s *surrogates) get(label string, k kind, original string) string {
 	}
 	var v string
 	for range 10 { // a draw that happens to equal the original is drawn again
-		if v = s.draw(label, k, original); v != original {
+		if v = inCaseOf(original, s.draw(label, k, original)); v != original {
 			break
 		}
 	}
 	s.drawn[key] = v
+	return v
+}
+
+// inCaseOf writes v in original's case when original is all lower case or all capitals
+// ("jane doe", "DOE"), as the note wrote it; otherwise v as drawn.
+func inCaseOf(original, v string) string {
+	hasLetter := strings.IndexFunc(original, unicode.IsLetter) >= 0
+	switch {
+	case !hasLetter:
+		return v
+	case original == strings.ToLower(original):
+		return strings.ToLower(v)
+	case original == strings.ToUpper(original) && len([]rune(original)) > 1:
+		return strings.ToUpper(v)
+	}
 	return v
 }
 
@@ -48,6 +63,9 @@ func (s *surrogates) draw(label string, k kind, original string) string {
 		return f.Name()
 	case "LOCATION":
 		if strings.EqualFold(label, "state") {
+			if len(original) == 2 { // "MA": an abbreviation for an abbreviation
+				return f.StateAbr()
+			}
 			return f.State()
 		}
 		return f.City()

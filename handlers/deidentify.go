@@ -215,7 +215,7 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 		OriginalText:        plan.text,
 		DeidentifiedText:    res.Text,
 		PIIEntities:         make([]deidEntityJSON, len(res.Redactions)),
-		Method:              string(plan.deid.Method),
+		Method:              deid.Used(res.Redactions, plan.deid.Method),
 		Timestamp:           s.opts.Clock.Now().Format("2006-01-02T15:04:05.000000"),
 		NumEntitiesRedacted: len(res.Redactions),
 		Metadata:            map[string]any{"model_name": plan.reported, "max_length": ex.MaxLength(), "windows": st.Windows},

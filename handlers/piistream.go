@@ -398,6 +398,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 			return atCP
 		}
 		var pending []entities.Entity // final spans not yet in a chunk, at their bytes in text
+		var applied []deid.Redaction  // every chunk's, for the methods the audit names
 		// emit de-identifies text[from:cut] with its final spans as the next chunk.
 		emit := func(cut int) error {
 			var part []entities.Entity
@@ -411,6 +412,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 			}
 			pending = kept
 			piece, reds := doc.Redact(text[from:cut], from, part)
+			applied = append(applied, reds...)
 			from = cut
 			for _, red := range reds {
 				start := points(red.Start)
@@ -466,7 +468,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 		inputHash := r.Fingerprint(text)
 		audit := map[string]any{
 			"doc_id": inputHash, "input_text_hash": inputHash, "redacted_text_hash": redacted.String(),
-			"model_name": plan.reported, "language": "en", "method": string(plan.deid.Method), "span_count": len(spans),
+			"model_name": plan.reported, "language": "en", "method": deid.Used(applied, plan.deid.Method), "span_count": len(spans),
 			"stream": map[string]any{"chunks": index, "windows": sc.Windows(), "window_chars": sc.Widest()},
 		}
 		if p := plan.policy; p != nil {

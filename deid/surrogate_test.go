@@ -1,0 +1,163 @@
+package deid
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/entities"
+)
+
+// genNoteT is a generated note and its gold spans, with what a reader checks afterwards.
+type genNoteT struct {
+	text  string
+	spans []entities.Entity
+	// dates are the spans' texts of the dates in order of the text; dob is the date of birth
+	// among them and visit the date the age was stated on.
+	dob, visit string
+	age        int
+	name       string // as written: lower case, capitals or title case
+}
+
+var layouts = []string{"01/02/2006", "1/2/06", "2006-01-02", "January 2, 2006", "02-Jan-2006", "Jan 2, 2006", "2 January 2006"}
+
+// genNote writes a short note: a name in some case, a date of birth in one layout, an age that
+// agrees with it at the visit, the visit and two later dates in other layouts, an account
+// number after its context word.
+func genNote(rng *rand.Rand) genNoteT {
+	var b strings.Builder
+	var spans []entities.Entity
+	add := func(label, s string) {
+		spans = append(spans, entities.Entity{Label: label, Start: b.Len(), End: b.Len() + len(s), Score: 0.99})
+		b.WriteString(s)
+	}
+	first := []string{"jane", "Alan", "MARIA", "linda", "Carlos"}[rng.IntN(5)]
+	visit := time.Date(2010+rng.IntN(14), time.Month(1+rng.IntN(12)), 1+rng.IntN(28), 0, 0, 0, 0, time.UTC)
+	age := 18 + rng.IntN(85) // over 89 now and then
+	dob := visit.AddDate(-age, -rng.IntN(11), -rng.IntN(27))
+	n := genNoteT{age: age}
+	b.WriteString("Pt ")
+	n.name = first
+	add("first_name", first)
+	b.WriteString(", DOB ")
+	l := layouts[rng.IntN(len(layouts))]
+	for dob.Year() < 1950 && l == "1/2/06" { // a two-digit year reads 00-49 as 20xx
+		l = layouts[rng.IntN(len(layouts))]
+	}
+	n.dob = dob.Format(l)
+	add("date_of_birth", n.dob)
+	b.WriteString(", ")
+	add("age", fmt.Sprint(age))
+	b.WriteString(" y/o. Seen ")
+	n.visit = visit.Format(layouts[rng.IntN(len(layouts))])
+	add("date", n.visit)
+	for _, days := range []int{7 + rng.IntN(60), 90 + rng.IntN(300)} {
+		b.WriteString(". Next ")
+		add("date", visit.AddDate(0, 0, days).Format(layouts[rng.IntN(len(layouts))]))
+	}
+	b.WriteString(". Billing: ")
+	add("account_number", fmt.Sprintf("acct #%03d-%03d-%03d", rng.IntN(1000), rng.IntN(1000), rng.IntN(1000)))
+	b.WriteString(".")
+	n.text, n.spans = b.String(), spans
+	return n
+}
+
+// shapeOf is a value's form: digits as 9, letters as a or A, the rest as it is.
+func shapeOf(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= '0' && r <= '9':
+			return '9'
+		case r >= 'a' && r <= 'z':
+			return 'a'
+		case r >= 'A' && r <= 'Z':
+			return 'A'
+		}
+		return r
+	}, s)
+}
+
+// TestReplaceGivesSurrogatesAReaderBelieves: over many generated notes, replace keeps every
+// date's layout, the dates' order and the days between them; the date of birth still agrees
+// with the stated age; an age over 89 becomes "90+"; the context word stays outside the number
+// and the number keeps its grouping; a name keeps its case; keep_year keeps every date's year.
+func TestReplaceGivesSurrogatesAReaderBelieves(t *testing.T) {
+	r, err := New(Config{HashKey: []byte("0123456789abcdef"), Entropy: bytes.NewReader(bytes.Repeat([]byte{9}, 1<<20))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(52, 53))
+	for i := range 300 {
+		n := genNote(rng)
+		keepYear := i%3 == 0
+		res := r.Apply(n.text, n.spans, Options{Method: Replace, KeepYear: keepYear})
+		byOriginal := map[string]Redaction{}
+		for _, red := range res.Redactions {
+			byOriginal[n.text[red.Start:red.End]] = red
+		}
+		var before, after []time.Time
+		for _, sp := range n.spans {
+			orig := n.text[sp.Start:sp.End]
+			red, ok := byOriginal[orig]
+			switch {
+			case sp.Label == "account_number":
+				red, ok = byOriginal[strings.TrimPrefix(orig, "acct #")]
+				if !ok || !strings.Contains(res.Text, "acct #"+red.Replacement) || shapeOf(red.Replacement) != "999-999-999" {
+					t.Fatalf("note %d: the account number %+v in %q", i, red, res.Text)
+				}
+			case !ok:
+				t.Fatalf("note %d: %q not redacted: %q", i, orig, res.Text)
+			case sp.Label == "age":
+				want := orig
+				if n.age > 89 {
+					want = "90+"
+				}
+				if red.Replacement != want {
+					t.Fatalf("note %d: age %q became %q, want %q", i, orig, red.Replacement, want)
+				}
+			case sp.Label == "first_name":
+				if red.Replacement == orig || inCaseOf(orig, red.Replacement) != red.Replacement {
+					t.Fatalf("note %d: name %q became %q", i, orig, red.Replacement)
+				}
+			default: // the dates
+				ot, ol, ok1 := parseDate(orig, "en")
+				rt, rl, ok2 := parseDate(red.Replacement, "en")
+				if !ok1 || !ok2 || ol.format(rt) != red.Replacement { // written in the original's layout
+					t.Fatalf("note %d: date %q became %q (layouts %+v, %+v)", i, orig, red.Replacement, ol, rl)
+				}
+				if keepYear && rt.Year() != ot.Year() {
+					t.Fatalf("note %d: keep_year, and %q became %q", i, orig, red.Replacement)
+				}
+				before, after = append(before, ot), append(after, rt)
+				if orig == n.dob && n.age <= 89 {
+					visit, _, _ := parseDate(byOriginal[n.visit].Replacement, "en")
+					if years := ageAt(rt, visit); years != n.age && !keepYear {
+						t.Fatalf("note %d: born %q, seen %q at %d: the surrogates say %d", i, red.Replacement,
+							byOriginal[n.visit].Replacement, n.age, years)
+					}
+				}
+			}
+		}
+		if keepYear {
+			continue // the year put back moves intervals across New Year
+		}
+		for j := 1; j < len(before); j++ {
+			if after[j].Sub(after[j-1]) != before[j].Sub(before[j-1]) {
+				t.Fatalf("note %d: the days between dates %d and %d changed: %q", i, j-1, j, res.Text)
+			}
+		}
+	}
+}
+
+// ageAt is the age in whole years on day at of someone born on born.
+func ageAt(born, at time.Time) int {
+	years := at.Year() - born.Year()
+	if at.YearDay() < born.YearDay() && !(at.Month() > born.Month() || at.Month() == born.Month() && at.Day() >= born.Day()) {
+		years--
+	}
+	return years
+}
+
