@@ -160,4 +160,3 @@ func ageAt(born, at time.Time) int {
 	}
 	return years
 }
-
