@@ -12,8 +12,10 @@ const PatternsVersion = "sluice-pii-patterns-v1"
 // SafetySweep is OpenMed's safety sweep: after the model, the patterns of cfg run over the
 // whole text again, and every match that identifies itself (its validator accepts it and its
 // score, context included, reaches cfg.UnitMinScore) and overlaps no entity already found is
-// added, whatever the confidence threshold. It returns all the entities, sorted by start, and
-// the ones it added. A nil cfg adds nothing.
+// added, whatever the confidence threshold. Then the names NameContext finds where people write
+// them (the word after a first name, after a title or a relation, a name spelled out) are
+// added too. It returns all the entities, sorted by start, and the ones it added. A nil cfg
+// adds nothing.
 func SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added []Entity) {
 	sorted := slices.SortedStableFunc(slices.Values(ents), byStart)
 	// ends[i] is the furthest end among sorted[:i+1], so the entities that may overlap a
@@ -46,6 +48,7 @@ func SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added 
 			added = append(added, Entity{Label: u.Label, Start: u.Start, End: u.End, Score: u.Score})
 		}
 	}
+	added = append(added, NameContext(text, append(slices.Clip(sorted), added...))...)
 	if len(added) == 0 {
 		return sorted, nil
 	}

@@ -34,7 +34,8 @@ const (
 	Forwarded Status = "forwarded"
 	// Blocked: the policy or the outbound tripwire kept the text in.
 	Blocked Status = "blocked"
-	// Rejected: the answer, judged whole, holds a placeholder the request did not send.
+	// Rejected: refused as it is: the caller's own mistake (InvalidRequest), or an answer,
+	// judged whole, that holds a placeholder the request did not send.
 	Rejected Status = "rejected"
 	// TransportError: the model did not answer.
 	TransportError Status = "transport_error"
@@ -63,6 +64,15 @@ const (
 type Refusal struct {
 	Status Status
 	Reason Reason
+	// Judged are the spans the policy refused the request for (their labels and scores,
+	// never their text), for a refusal by confidence or category.
+	Judged []Judged
+}
+
+// Judged is a span the policy judged: its label and the model's score.
+type Judged struct {
+	Label string  `json:"label"`
+	Score float64 `json:"score"`
 }
 
 func (r *Refusal) Error() string { return "gateway: " + string(r.Status) + ": " + string(r.Reason) }
@@ -96,17 +106,29 @@ func (a *Audit) Begin(requestID, completion string, p Policy, residual func(text
 		record: Record{RequestID: requestID, Completion: completion, Policy: p.Record(), Entities: map[string]int{}}}
 }
 
-// Screen counts the spans found in a text by kind and judges them by the policy.
+// Screen counts the spans found in a text by kind and judges them by the policy; a refusal
+// names every span it was refused for.
 func (s *Session) Screen(spans []entities.Entity) *Refusal {
+	var low, disallowed []Judged
 	for _, e := range spans {
 		kind := deid.Canonical(e.Label)
 		s.record.Entities[kind]++
 		if e.Score >= s.policy.Floor && e.Score < s.policy.MinConfidence {
-			return s.refuse(Blocked, BelowThreshold)
+			low = append(low, Judged{Label: e.Label, Score: e.Score})
 		}
 		if slices.Contains(s.policy.Disallowed, strings.ToLower(kind)) || slices.Contains(s.policy.Disallowed, strings.ToLower(e.Label)) {
-			return s.refuse(Blocked, DisallowedCategory)
+			disallowed = append(disallowed, Judged{Label: e.Label, Score: e.Score})
 		}
+	}
+	switch {
+	case len(disallowed) > 0:
+		ref := s.refuse(Blocked, DisallowedCategory)
+		ref.Judged = disallowed
+		return ref
+	case len(low) > 0:
+		ref := s.refuse(Blocked, BelowThreshold)
+		ref.Judged = low
+		return ref
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -123,10 +124,11 @@ type gatewayAudit struct {
 	Verified   bool   `json:"verified"`
 }
 
-// OpenMed's defaults: the threshold a span must reach or the request is refused, and a
-// detector that keeps every span it finds.
+// The gateway's defaults: no span is refused for its score (every span is redacted whatever
+// its score, so refusing an unsure one protects nothing; OpenMed refuses under 0.85, which
+// blocks ordinary notes), and OpenMed's policy name.
 const (
-	gatewayThreshold = 0.85
+	gatewayThreshold = 0.0
 	gatewayPolicy    = "strict"
 )
 
@@ -206,6 +208,9 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	if ref := sess.Screen(ents); ref != nil {
 		return gatewayRefusal(ref)
 	}
+	// What the model found, and the sweep's second look (identifier patterns, names where
+	// people write them), is redacted: what the first pass missed is not forwarded.
+	ents, _ = entities.SafetySweep(text, ents, s.piiDefaults.SmartMerge)
 	outbound := sess.Redact(text, ents)
 	if ref := sess.Send(outbound, outbound); ref != nil {
 		return gatewayRefusal(ref)
@@ -224,10 +229,21 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 			return s.writeRefusal(c, ref)
 		}
 		if answer, err = s.completeLocally(ctx, x, gw, outbound); err != nil {
-			sess.End(gateway.TransportError, gateway.CompletionFailed)
-			if ref, ok := gw.Generation.Gate.Refuse(x.prio, err); ok {
+			var long *generate.TooLongError
+			switch ref, refused := gw.Generation.Gate.Refuse(x.prio, err); {
+			case refused:
+				sess.End(gateway.TransportError, gateway.CompletionRefused)
 				return s.writeRefusal(c, ref)
+			case errors.As(err, &long):
+				// The caller's text, not the model, is at fault: said in the gateway's own
+				// terms (its text and the room the model leaves it), audited as rejected.
+				sess.End(gateway.Rejected, gateway.InvalidRequest)
+				return validationError(FieldError{Field: "body.text", Type: "value_error", Message: "Value error, the text is " +
+					strconv.Itoa(long.Prompt) + " tokens; the privacy gateway's model takes at most " +
+					strconv.Itoa(max(long.MaxPositions-long.MaxNewTokens, 0)) + " (its context of " + strconv.Itoa(long.MaxPositions) +
+					" less the answer's " + strconv.Itoa(long.MaxNewTokens) + ")"})
 			}
+			sess.End(gateway.TransportError, gateway.CompletionFailed)
 			return s.failure(x, ctx, err)
 		}
 	}
@@ -243,8 +259,12 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 
 // gatewayRefusal words a request the gateway refused, in OpenMed's terms.
 func gatewayRefusal(ref *gateway.Refusal) *apiError {
+	details := map[string]any{"reason": string(ref.Reason)}
+	if len(ref.Judged) > 0 {
+		details["spans"] = ref.Judged // labels and scores, never the text
+	}
 	e := &apiError{Status: fiber.StatusBadRequest, Code: codeGatewayBlocked, Outcome: OutcomeFailed,
-		Details: map[string]string{"reason": string(ref.Reason)}, param: "messages"}
+		Details: details, param: "messages"}
 	switch ref.Reason {
 	case gateway.BelowThreshold:
 		e.Message = "A detected span is below the policy's confidence threshold"
@@ -277,11 +297,17 @@ func gatewayNotConfigured(message string) *apiError {
 }
 
 // residual is the gateway's tripwire's own look at text about to leave the process, the same
-// on both faces: whether the pattern sweep still finds an identifier in it.
+// on both faces: whether the sweep (identifier patterns, names where people write them) still
+// finds anything in it. The placeholders are read as what they are, no one's name.
 func (s *server) residual(text string) bool {
-	_, found := entities.SafetySweep(text, nil, s.piiDefaults.SmartMerge)
+	_, found := entities.SafetySweep(placeholders.ReplaceAllStringFunc(text, func(p string) string {
+		return strings.Repeat("#", len(p))
+	}), nil, s.piiDefaults.SmartMerge)
 	return len(found) > 0
 }
+
+// placeholders are the gateway's ([KIND_n]), as the residual check reads past them.
+var placeholders = regexp.MustCompile(`\[[A-Z][A-Z_]*_[0-9]+\]`)
 
 // gatewayAudit exports the privacy gateway's audit trail: every kept record (hashes and
 // counts, never text), oldest first, and whether they verify as a chain.

@@ -79,14 +79,15 @@ func TestPrivacyGatewayRefusals(t *testing.T) {
 		{`{"text":"Call Alice."}`, codeGatewayReidentify, "unknown_placeholder", 400},
 		{`{"text":"Call Alice.","disallowed_entity_categories":"first_name"}`, codeGatewayBlocked, "disallowed_entity_category", 400},
 		{`{"text":"Call Alice.","confidence_threshold":0.95}`, codeGatewayBlocked, "redaction_confidence_below_threshold", 400},
-		{`{"text":"Mail bob@example.org."}`, codeGatewayBlocked, "outbound_tripwire_detected", 400},
+		// An original found again outside its placeholder, in another case: the tripwire.
+		{`{"text":"Call Alice. ALICE called."}`, codeGatewayBlocked, "outbound_tripwire_detected", 400},
 	} {
 		r := f.do(t, "POST", "/privacy-gateway/complete", tc.body)
 		e := errorOf(t, r)
 		if r.status != tc.status || e["code"] != tc.code || e["details"].(map[string]any)["reason"] != tc.reason {
 			t.Errorf("%s: %d %s", tc.body, r.status, r.raw)
 		}
-		if strings.Contains(r.raw, "Alice") || strings.Contains(r.raw, "bob@") {
+		if strings.Contains(r.raw, "Alice") || strings.Contains(r.raw, "ALICE") {
 			t.Errorf("%s: the refusal holds the text: %s", tc.body, r.raw)
 		}
 	}
@@ -352,3 +353,62 @@ func (u *blockingChatUpstream) Chat(ctx context.Context, _ []chat.Message, _ int
 }
 
 func (u *blockingChatUpstream) Kind() string { return "openai" }
+
+// What the model misses does not go out (issue 53): the sweep's second look redacts a
+// surname written after the first name the model found, a name after a relation, and a phone
+// beside its context word, on both faces, before the model sees the text.
+func TestGatewayRedactsWhatTheFirstPassMissed(t *testing.T) {
+	gen := &fakeGenerator{script: []generate.Event{last(1, "Noted.", "Noted.", generate.FinishLength)}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1000, 1000
+		o.extra = append(o.extra, PrivacyGateway(GatewayEndpoint{PII: o.pii, Audit: gateway.NewAudit(0, time.Now),
+			Generation: &GenerationEndpoint{Model: gen, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	text := "Pt Alice Doe, cell 555 303 2211, seen today. Daughter (Linda) at bedside."
+	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"`+text+`"}`)
+	out, _ := r.body["redacted_prompt"].(string)
+	if r.status != 200 || strings.Contains(out, "Doe") || strings.Contains(out, "Linda") || strings.Contains(out, "2211") {
+		t.Fatalf("complete: %d %s", r.status, r.raw)
+	}
+	chatGen := &fakeGenerator{script: []generate.Event{last(1, "Noted.", "Noted.", generate.FinishLength)}}
+	c := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1000, 1000
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: gateway.NewAudit(0, time.Now),
+			Generation: &GenerationEndpoint{Model: chatGen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	if r := c.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":"`+text+`"}]}`); r.status != 200 {
+		t.Fatalf("chat: %d %s", r.status, r.raw)
+	}
+	for _, p := range append(gen.prompts, chatGen.prompts...) {
+		if strings.Contains(p, "Doe") || strings.Contains(p, "Linda") || strings.Contains(p, "2211") {
+			t.Errorf("the model saw %q", p)
+		}
+	}
+}
+
+// A block names the labels and scores it was for (never the text); a caller's own mistake is
+// audited as rejected, not as the model's transport error.
+func TestGatewayBlocksSayWhyAndMistakesAreRejected(t *testing.T) {
+	gen := &fakeGenerator{script: []generate.Event{last(1, "Noted.", "Noted.", generate.FinishLength)}}
+	f, audit := gatewayFixture(t, gen)
+	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Call Alice.","confidence_threshold":0.95}`)
+	spans, _ := errorOf(t, r)["details"].(map[string]any)["spans"].([]any)
+	if r.status != 400 || len(spans) != 1 || spans[0].(map[string]any)["label"] != "first_name" ||
+		spans[0].(map[string]any)["score"] != 0.9 || strings.Contains(r.raw, "Alice") {
+		t.Fatalf("a block by confidence: %d %s", r.status, r.raw)
+	}
+	if r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Call Alice."}`); r.status != 200 {
+		t.Fatalf("the default threshold blocks a span the model scored 0.9: %d %s", r.status, r.raw)
+	}
+	c := newFixture(t, func(o *fixtureOptions) {
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: audit,
+			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	if r := c.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","max_tokens":0,"messages":[{"role":"user","content":"hi"}]}`); r.status != 400 {
+		t.Fatalf("a caller's mistake: %d %s", r.status, r.raw)
+	}
+	recs := audit.Records()
+	if last := recs[len(recs)-1]; last.Status != "rejected" || last.Reason != "invalid_request" {
+		t.Fatalf("the mistake's record: %+v", last)
+	}
+}

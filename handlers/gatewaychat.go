@@ -253,7 +253,7 @@ type gatewayDialect struct {
 func (g gatewayDialect) read(_ []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
 	req, ans, bad := g.chatDialect.read(g.body, ep, info)
 	if bad != nil {
-		g.sess.End(gateway.Failed, gateway.InvalidRequest)
+		g.sess.End(gateway.Rejected, gateway.InvalidRequest) // the caller's mistake, not the model's
 		return req, nil, bad
 	}
 	return req, &restoringAnswer{inner: ans.(*chatAnswer), sess: g.sess}, nil

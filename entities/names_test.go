@@ -1,0 +1,37 @@
+package entities
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestNameContextFindsTheNamesPeopleWrite: the shapes a model misses in real notes (issue 53).
+func TestNameContextFindsTheNamesPeopleWrite(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		found []Entity // what the model found
+		want  []string // what the second look adds
+	}{
+		{"pt jane doe, 45 y/o, presents with cough. Daughter (Linda) cell 937.555.0177",
+			[]Entity{{Label: "first_name", Start: 3, End: 7}}, []string{"Linda", "doe"}},
+		{"Seen by Dr. Smith and mrs garcia today.", nil, []string{"Smith", "garcia"}},
+		{"Mr Alan Brooks, wife Maria at bedside.", nil, []string{"Alan", "Brooks", "Maria"}},
+		{"Name: Z e b u l o n  Q u a r t e r f i e l d", nil, []string{"Z e b u l o n  Q u a r t e r f i e l d"}},
+		{"Carlos Mendez seen today", []Entity{{Label: "first_name", Start: 0, End: 6}}, []string{"Mendez"}},
+		// Not names: a first name followed by a verb, a relation before a lower-case word, a title
+		// alone, a list of single letters shorter than four.
+		{"Maria presents with cough. Son was here. Dr. was called. a b c", []Entity{{Label: "first_name", Start: 0, End: 5}}, nil},
+		{"Call Alice about Alice's results.", []Entity{{Label: "first_name", Start: 5, End: 10}, {Label: "first_name", Start: 17, End: 22}}, nil},
+	} {
+		var got []string
+		for _, e := range NameContext(c.text, c.found) {
+			got = append(got, c.text[e.Start:e.End])
+		}
+		slices.Sort(got)
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: %q, want %q", c.text, got, want)
+		}
+	}
+}
