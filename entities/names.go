@@ -51,6 +51,15 @@ func NameContext(text string, found []Entity) []Entity {
 					add("person", m)
 				}
 			}
+		case reportingVerbs[lower] && i >= 2:
+			// "Carlos Mendez seen today", "Maria Lopez presents with": two capitalised words
+			// that are not a note's own words, just before what a note says people do.
+			a, b := words[i-2], words[i-1]
+			if nameLike(a) && nameLike(b) && caseOf(a.text) == 'T' && caseOf(b.text) == 'T' &&
+				closeTo(text, a, b, "") && closeTo(text, b, w, "") && !notNames[strings.ToLower(a.text)] {
+				add("person", a)
+				add("person", b)
+			}
 		case relations[lower]:
 			// "Daughter (Linda)", "wife Maria", "son: Tom": a capitalised word, or any word in
 			// the parentheses that follow.
@@ -162,6 +171,10 @@ func closeTo(text string, a, b word, punct string) bool {
 	return g == " " || len(g) == 1 && strings.Contains(punct, g)
 }
 
+// reportingVerbs are what a note says a person does, after their name.
+var reportingVerbs = setOf("seen", "presents", "presented", "reports", "reported", "denies", "denied", "states",
+	"stated", "complains", "endorses", "admits", "arrived", "returns", "returned")
+
 var titles = setOf("mr", "mrs", "ms", "miss", "dr", "prof", "mx")
 
 var relations = setOf("daughter", "son", "wife", "husband", "mother", "mom", "father", "dad", "sister", "brother",
@@ -176,7 +189,11 @@ var notNames = setOf("and", "or", "the", "a", "an", "is", "was", "are", "were", 
 	"today", "yesterday", "tomorrow", "here", "there", "also", "not", "no", "yes", "will", "would", "can",
 	"could", "should", "may", "might", "must", "did", "does", "do", "been", "being", "be", "came", "comes",
 	"arrived", "arrives", "visited", "visits", "present", "at", "bedside", "phone", "cell", "home", "office",
-	"clinic", "hospital", "md", "rn", "np", "pa", "do", "phd", "jr", "sr", "ii", "iii", "iv", "yo", "y", "o")
+	"clinic", "hospital", "md", "rn", "np", "pa", "do", "phd", "jr", "sr", "ii", "iii", "iv", "yo", "y", "o",
+	// capitalised in headings and complaints: a note's own words before "reported", "seen"
+	"chest", "pain", "cough", "fever", "history", "exam", "care", "family", "social", "review", "blood", "heart",
+	"lung", "skin", "head", "neck", "back", "abdominal", "abdomen", "shortness", "breath", "nausea", "headache",
+	"symptoms", "findings", "results", "labs", "vitals", "plan", "assessment", "complaint", "chief", "new", "no")
 
 func setOf(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))

@@ -18,6 +18,9 @@ func TestNameContextFindsTheNamesPeopleWrite(t *testing.T) {
 		{"Mr Alan Brooks, wife Maria at bedside.", nil, []string{"Alan", "Brooks", "Maria"}},
 		{"Name: Z e b u l o n  Q u a r t e r f i e l d", nil, []string{"Z e b u l o n  Q u a r t e r f i e l d"}},
 		{"Carlos Mendez seen today", []Entity{{Label: "first_name", Start: 0, End: 6}}, []string{"Mendez"}},
+		{"Carlos Mendez seen today", []Entity{{Label: "city", Start: 0, End: 6}}, []string{"Mendez"}},
+		{"Note. Maria Lopez presents with cough.", nil, []string{"Maria", "Lopez"}},
+		{"Chest Pain reported. Patient Care seen.", nil, nil}, // capitalised headings and a note's own words
 		// Not names: a first name followed by a verb, a relation before a lower-case word, a title
 		// alone, a list of single letters shorter than four.
 		{"Maria presents with cough. Son was here. Dr. was called. a b c", []Entity{{Label: "first_name", Start: 0, End: 5}}, nil},

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -199,7 +200,7 @@ func checkEntities(t *testing.T, res omDeidentifyResponse) {
 
 // TestRebuiltOpenMedGoClientDeidentifiesWithEveryMethod: each method, with the mapping,
 // through the rebuild of OpenMed's Go client: no identifier is left in the text (shift_dates:
-// no date), the mapping restores the original exactly, and every entity's fields and offsets
+// no date; replace keeps an age up to 89, which agrees with the shifted birth date), the mapping restores the original exactly, and every entity's fields and offsets
 // are there.
 func TestRebuiltOpenMedGoClientDeidentifiesWithEveryMethod(t *testing.T) {
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
@@ -224,6 +225,9 @@ func TestRebuiltOpenMedGoClientDeidentifiesWithEveryMethod(t *testing.T) {
 			labels[e.Label] = true
 			isDate := *e.CanonicalLabel == "DATE"
 			left := *e.RedactedText == e.Text || (len(e.Text) > 4 && strings.Contains(res.DeidentifiedText, e.Text))
+			if n, err := strconv.Atoi(e.Text); method == "replace" && *e.CanonicalLabel == "AGE" && err == nil && n <= 89 {
+				left = false // an age up to 89 stays, to agree with the shifted date of birth (Safe Harbor keeps it)
+			}
 			if (method != "shift_dates" || isDate) && left {
 				t.Errorf("%s: %s left in the text", method, e.Label)
 			}
