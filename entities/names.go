@@ -60,6 +60,19 @@ func NameContext(text string, found []Entity) []Entity {
 				add("person", a)
 				add("person", b)
 			}
+		case lower == "pt" || lower == "patient":
+			// "Pt jane doe, cell ...": two words written alike after the patient, then a
+			// comma, a full stop or the end.
+			a, aok := next(1)
+			b, bok := next(2)
+			if aok && bok && nameLike(a) && nameLike(b) && caseOf(a.text) == caseOf(b.text) && caseOf(a.text) != 'U' &&
+				closeTo(text, w, a, ".:") && closeTo(text, a, b, "") {
+				rest := strings.TrimLeft(text[b.end:], " ")
+				if rest == "" || rest[0] == ',' || rest[0] == '.' || rest[0] == ';' {
+					add("person", a)
+					add("person", b)
+				}
+			}
 		case relations[lower]:
 			// "Daughter (Linda)", "wife Maria", "son: Tom": a capitalised word, or any word in
 			// the parentheses that follow.
@@ -193,7 +206,9 @@ var notNames = setOf("and", "or", "the", "a", "an", "is", "was", "are", "were", 
 	// capitalised in headings and complaints: a note's own words before "reported", "seen"
 	"chest", "pain", "cough", "fever", "history", "exam", "care", "family", "social", "review", "blood", "heart",
 	"lung", "skin", "head", "neck", "back", "abdominal", "abdomen", "shortness", "breath", "nausea", "headache",
-	"symptoms", "findings", "results", "labs", "vitals", "plan", "assessment", "complaint", "chief", "new", "no")
+	"symptoms", "findings", "results", "labs", "vitals", "plan", "assessment", "complaint", "chief", "new", "no",
+	"lives", "alone", "doing", "well", "stable", "improving", "unchanged", "tolerating", "afebrile", "ambulating",
+	"resting", "comfortably", "awake", "alert", "oriented", "sleeping", "male", "female", "man", "woman")
 
 func setOf(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))

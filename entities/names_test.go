@@ -21,6 +21,8 @@ func TestNameContextFindsTheNamesPeopleWrite(t *testing.T) {
 		{"Carlos Mendez seen today", []Entity{{Label: "city", Start: 0, End: 6}}, []string{"Mendez"}},
 		{"Note. Maria Lopez presents with cough.", nil, []string{"Maria", "Lopez"}},
 		{"Chest Pain reported. Patient Care seen.", nil, nil}, // capitalised headings and a note's own words
+		{"Pt jane doe, cell 555 303 2211, seen today", nil, []string{"jane", "doe"}},
+		{"Pt doing well. Patient resting comfortably. Pt lives alone, pt afebrile.", nil, nil},
 		// Not names: a first name followed by a verb, a relation before a lower-case word, a title
 		// alone, a list of single letters shorter than four.
 		{"Maria presents with cough. Son was here. Dr. was called. a b c", []Entity{{Label: "first_name", Start: 0, End: 5}}, nil},

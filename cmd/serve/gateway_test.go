@@ -203,12 +203,24 @@ var syntheticPHI = []string{
 	"Call Ahmed Hassan at +1 415 555 0132 about his appointment on Jan 5th, 2025 at Mercy General.",
 }
 
+// missedShapes are the ways of writing identifiers that the PII model alone missed (issue 53),
+// with what must not leave: a lower-case surname, a name in parentheses after a relation, a
+// name before what a note says the person did, a phone after its context word, a name spelled
+// out.
+var missedShapes = map[string][]string{
+	"Pt jane doe, cell 555 303 2211, seen today":                                   {"jane", "doe", "303 2211"},
+	"pt jane doe, 45 y/o, presents with cough. Daughter (Linda) cell 937.555.0177": {"jane", "doe", "Linda", "555.0177"},
+	"Carlos Mendez seen today":                                                     {"Carlos", "Mendez"},
+	"Name: Z e b u l o n  Q u a r t e r f i e l d, call back":                      {"Z e b u l o n", "Q u a r t e r f i e l d"},
+}
+
 var placeholder = regexp.MustCompile(`\[[A-Z][A-Z_]*_[0-9]+\]`)
 
 // TestGatewayLeakBattery (issue 41): every realtext passage and every synthetic note through
 // /privacy-gateway/complete with an echoing upstream that records what it receives: no span
-// the PII route finds in the original reaches the upstream, and the echoed answer restores to
-// the original.
+// the PII route finds in the original reaches the upstream, nor any identifier annotated in
+// the development set or in missedShapes (issue 53), through either face, and the echoed
+// answer restores to the original.
 func TestGatewayLeakBattery(t *testing.T) {
 	f, err := os.Open(filepath.Join("..", "..", "entities", "testdata", "realtext", "dev.jsonl"))
 	if err != nil {
@@ -216,15 +228,26 @@ func TestGatewayLeakBattery(t *testing.T) {
 	}
 	defer f.Close()
 	var texts []string
+	gold := map[string][]string{} // a text's identifiers, as annotated: none may reach the upstream
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var p struct{ Text string }
+		var p struct {
+			Text  string
+			Spans []struct{ Start, End int }
+		}
 		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
 			t.Fatal(err)
 		}
 		texts = append(texts, p.Text)
+		for _, sp := range p.Spans {
+			gold[p.Text] = append(gold[p.Text], p.Text[sp.Start:sp.End])
+		}
 	}
 	texts = append(texts, syntheticPHI...)
+	for text, ids := range missedShapes {
+		texts = append(texts, text)
+		gold[text] = ids
+	}
 	rec := &upstreamRecorder{}
 	ts := httptest.NewServer(rec)
 	defer ts.Close()
@@ -276,6 +299,11 @@ func TestGatewayLeakBattery(t *testing.T) {
 				t.Errorf("%q reached the upstream", s)
 			}
 		}
+		for _, id := range gold[text] {
+			if strings.Contains(outside, id) {
+				t.Errorf("the annotated %q reached the upstream", id)
+			}
+		}
 		if len(ents) > 0 && !strings.Contains(sentBody.Messages[0].Content, "[") {
 			t.Errorf("spans found but nothing redacted in %q", sentBody.Messages[0].Content)
 		}
@@ -288,6 +316,11 @@ func TestGatewayLeakBattery(t *testing.T) {
 		for _, e := range ents {
 			if s := e.(map[string]any)["text"].(string); len(s) >= 3 && strings.Contains(outside, s) {
 				t.Errorf("%q reached the upstream through the chat face", s)
+			}
+		}
+		for _, id := range gold[text] {
+			if strings.Contains(outside, id) {
+				t.Errorf("the annotated %q reached the upstream through the chat face", id)
 			}
 		}
 	}
