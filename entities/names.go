@@ -188,7 +188,7 @@ func closeTo(text string, a, b word, punct string) bool {
 var reportingVerbs = setOf("seen", "presents", "presented", "reports", "reported", "denies", "denied", "states",
 	"stated", "complains", "endorses", "admits", "arrived", "returns", "returned")
 
-var titles = setOf("mr", "mrs", "ms", "miss", "dr", "prof", "mx")
+var titles = setOf("mr", "mrs", "ms", "miss", "dr", "prof") // not "Mx": TNM staging writes "Nx Mx"
 
 var relations = setOf("daughter", "son", "wife", "husband", "mother", "mom", "father", "dad", "sister", "brother",
 	"spouse", "partner", "niece", "nephew", "aunt", "uncle", "grandson", "granddaughter", "grandmother",
