@@ -1,7 +1,11 @@
 package entities
 
 import (
+	"bufio"
+	"encoding/json"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +42,40 @@ func TestNameContextFindsTheNamesPeopleWrite(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%q: %q, want %q", c.text, got, want)
 		}
+	}
+}
+
+// TestNameContextOnTheDevelopmentSet: on the 252 passages of real clinical text (which name no
+// one: their names are placeholders), the second look finds only the placeholders that stand
+// where a name was, after a title ("Dr. XYZ", "Mr. XXXX"); nothing else.
+func TestNameContextOnTheDevelopmentSet(t *testing.T) {
+	f, err := os.Open("testdata/realtext/dev.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	passages, finds := 0, 0
+	for sc.Scan() {
+		var p struct{ Text string }
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		passages++
+		for _, e := range NameContext(p.Text, nil) {
+			finds++
+			words := strings.Fields(p.Text[:e.Start])
+			after := false // one of the two words before is a title
+			for _, w := range words[max(0, len(words)-2):] {
+				after = after || titles[strings.ToLower(strings.Trim(w, ".,:;("))]
+			}
+			if !after {
+				t.Errorf("a find not after a title: %q", p.Text[max(0, e.Start-20):e.End])
+			}
+		}
+	}
+	t.Logf("%d passages, %d finds", passages, finds)
+	if passages != 252 {
+		t.Fatalf("%d passages", passages)
 	}
 }
