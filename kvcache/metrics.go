@@ -8,6 +8,8 @@ import "github.com/prometheus/client_golang/prometheus"
 func (p *Pool) Collector(name string) prometheus.Collector {
 	labels := prometheus.Labels{"queue": name}
 	return &collector{pool: p,
+		utilization: prometheus.NewDesc("sluice_kvcache_utilization",
+			"Share of the KV cache's blocks held by sequences, 0 to 1 (cached-only blocks are free to take): what the inference gateway's endpoint picker reads.", nil, labels),
 		blocks: prometheus.NewDesc("sluice_kvcache_blocks",
 			"KV cache blocks by state: free, used (held by a sequence), cached (only the prefix cache keeps them).", []string{"state"}, labels),
 		lookups: prometheus.NewDesc("sluice_kvcache_prefix_lookups_total",
@@ -22,13 +24,13 @@ func (p *Pool) Collector(name string) prometheus.Collector {
 }
 
 type collector struct {
-	pool                                   *Pool
-	blocks, lookups, hits, evictions, cows *prometheus.Desc
+	pool                                                *Pool
+	utilization, blocks, lookups, hits, evictions, cows *prometheus.Desc
 }
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.blocks, c.lookups, c.hits, c.evictions, c.cows} {
+	for _, d := range []*prometheus.Desc{c.utilization, c.blocks, c.lookups, c.hits, c.evictions, c.cows} {
 		ch <- d
 	}
 }
@@ -42,6 +44,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		n     int
 	}{{"free", st.Free}, {"used", st.Used}, {"cached", st.Cached}} {
 		ch <- prometheus.MustNewConstMetric(c.blocks, prometheus.GaugeValue, float64(s.n), s.state)
+	}
+	if total := st.Free + st.Used + st.Cached; total > 0 {
+		ch <- prometheus.MustNewConstMetric(c.utilization, prometheus.GaugeValue, float64(st.Used)/float64(total))
 	}
 	ch <- prometheus.MustNewConstMetric(c.lookups, prometheus.CounterValue, float64(st.Lookups))
 	ch <- prometheus.MustNewConstMetric(c.hits, prometheus.CounterValue, float64(st.Hits))

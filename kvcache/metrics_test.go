@@ -31,13 +31,15 @@ func TestCollectorReportsBlocksAndPrefixHits(t *testing.T) {
 		"sluice_kvcache_blocks/a/used": 2, "sluice_kvcache_blocks/a/free": 6, "sluice_kvcache_blocks/a/cached": 0,
 		"sluice_kvcache_blocks/b/free": 4, "sluice_kvcache_prefix_hits_total/a/": 2, "sluice_kvcache_prefix_lookups_total/a/": 2,
 		"sluice_kvcache_evictions_total/b/": 0, "sluice_kvcache_copies_on_write_total/a/": 0,
+		"sluice_kvcache_utilization/a/": 0.25, "sluice_kvcache_utilization/b/": 0,
 	} {
 		if v, ok := got[series]; !ok || v != want {
 			t.Errorf("%s = %v (present %v), want %v", series, v, ok, want)
 		}
 	}
 	a.Release(second)
-	if got := scrape(t, reg); got["sluice_kvcache_blocks/a/cached"] != 2 || got["sluice_kvcache_blocks/a/used"] != 0 {
+	if got := scrape(t, reg); got["sluice_kvcache_blocks/a/cached"] != 2 || got["sluice_kvcache_blocks/a/used"] != 0 ||
+		got["sluice_kvcache_utilization/a/"] != 0 { // cached blocks are free to take
 		t.Errorf("after release: cached %v, used %v; want 2 and 0", got["sluice_kvcache_blocks/a/cached"], got["sluice_kvcache_blocks/a/used"])
 	}
 }

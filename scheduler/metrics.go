@@ -261,7 +261,7 @@ func (rm *metrics) afterDisconnect() {
 // collector reads each scheduler's queue when Prometheus scrapes. (Its KV cache reports
 // itself: kvcache.Pool.Collector.)
 type collector struct {
-	waiting, running *prometheus.Desc
+	waiting, queued, running *prometheus.Desc
 
 	mu         sync.Mutex
 	schedulers map[string]*Scheduler
@@ -271,6 +271,10 @@ func newCollector() *collector {
 	return &collector{
 		waiting: prometheus.NewDesc("sluice_generate_queue_depth",
 			"Sequences waiting for admission in a priority class's queue (new, or preempted).", []string{"queue", "priority"}, nil),
+		// One series for all classes: what the inference gateway's endpoint picker reads as a
+		// pod's queued requests.
+		queued: prometheus.NewDesc("sluice_generate_queued_requests",
+			"Sequences waiting for admission, every priority class together.", []string{"queue"}, nil),
 		running: prometheus.NewDesc("sluice_generate_running_sequences",
 			"Sequences admitted and holding KV blocks, paused ones included.", []string{"queue"}, nil),
 		schedulers: map[string]*Scheduler{},
@@ -296,6 +300,7 @@ func (c *collector) detach(name string) {
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.waiting
+	ch <- c.queued
 	ch <- c.running
 }
 
@@ -305,9 +310,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	defer c.mu.Unlock()
 	for name, s := range c.schedulers {
 		l := s.Load()
+		queued := 0
 		for _, p := range admission.Priorities {
 			ch <- prometheus.MustNewConstMetric(c.waiting, prometheus.GaugeValue, float64(l.Waiting[p]), name, p.String())
+			queued += l.Waiting[p]
 		}
+		ch <- prometheus.MustNewConstMetric(c.queued, prometheus.GaugeValue, float64(queued), name)
 		ch <- prometheus.MustNewConstMetric(c.running, prometheus.GaugeValue, float64(l.Running), name)
 	}
 }

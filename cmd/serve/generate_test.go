@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -586,6 +587,17 @@ func TestInteractiveRequestDoesNotWaitForBulkStreams(t *testing.T) {
 		bulkDone = append(bulkDone, body)
 	}
 	srv.waitForMetric(t, `sluice_generate_running_sequences{queue="tiny-lm"} 2`)
+	// The inference gateway's three gauges: running, queued, and the KV cache's share in use.
+	srv.waitForMetric(t, `sluice_generate_queued_requests{queue="tiny-lm"} 0`)
+	resp, err := http.Get(srv.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !regexp.MustCompile(`sluice_kvcache_utilization\{queue="tiny-lm"\} 0\.0*[1-9]`).Match(m) {
+		t.Errorf("KV cache utilization with two streams running is not above 0 and below 1")
+	}
 	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": "Follow up with", "max_tokens": 1})
 	if status != 200 {
 		t.Fatalf("interactive: %d %v", status, out)
