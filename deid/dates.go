@@ -53,9 +53,13 @@ var (
 	monthOnlyR  = regexp.MustCompile(`^([A-Za-z]+)(\.?)\s+(\d{1,2})((?i:st|nd|rd|th)?)$`) // Jan 4
 )
 
-// noYearRef is the year a date written without one is read in: a leap year, so that 29
-// February reads, and far from the others so that nothing confuses the two.
-const noYearRef = 2000
+// noYearRef is the year a date written without one is read in: a common year, as most are,
+// so that a shift moves it as it moves the dated ones; 29 February alone is read in
+// noYearLeap.
+const (
+	noYearRef  = 2001
+	noYearLeap = 2000
+)
 
 var ()
 
@@ -151,7 +155,7 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 		if !ok {
 			return time.Time{}, l, false
 		}
-		d, m, y = atoi(g[1]), int(mo), noYearRef
+		d, m, y = atoi(g[1]), int(mo), yearless(int(mo), atoi(g[1]))
 		l = dateLayout{order: dayMonth, name: style, sept: sept, dot: g[4] == ".", ordinal: g[2] != "", noYear: true}
 	case monthOnlyR.MatchString(s):
 		g := monthOnlyR.FindStringSubmatch(s)
@@ -159,7 +163,7 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 		if !ok {
 			return time.Time{}, l, false
 		}
-		m, d, y = int(mo), atoi(g[3]), noYearRef
+		m, d, y = int(mo), atoi(g[3]), yearless(int(mo), atoi(g[3]))
 		l = dateLayout{order: monthDay, name: style, sept: sept, dot: g[2] == ".", ordinal: g[4] != "", noYear: true}
 	default:
 		return time.Time{}, l, false
@@ -169,6 +173,14 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 		return time.Time{}, l, false
 	}
 	return t, l, true
+}
+
+// yearless is the year a date written without one is read in.
+func yearless(m, d int) int {
+	if m == 2 && d == 29 {
+		return noYearLeap
+	}
+	return noYearRef
 }
 
 // century reads a two-digit year: 00-49 are 2000-2049, 50-99 are 1950-1999.

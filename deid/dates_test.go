@@ -105,3 +105,21 @@ func TestEveryShiftStaysValid(t *testing.T) {
 		}
 	}
 }
+
+// A date without a year moves as a dated one does: read in a common year, 1 March less a day
+// is 28 February, and Jan 15 plus 60 days is Mar 16; 29 February still reads.
+func TestYearlessDatesMoveAsDatedOnes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		days int
+		want string
+	}{{"Mar 1", -1, "Feb 28"}, {"Jan 15", 60, "Mar 16"}, {"1 Mar", -365, "1 Mar"}, {"Feb 29", 1, "Mar 1"}} {
+		tm, l, ok := parseDate(c.in, "en")
+		if !ok {
+			t.Fatalf("%q: not read", c.in)
+		}
+		if got := l.format(shiftDate(tm, c.days, false)); got != c.want {
+			t.Errorf("%q %+d: %q, want %q", c.in, c.days, got, c.want)
+		}
+	}
+}

@@ -29,7 +29,7 @@
 //     from the original. Config.HashKey pins the key across replicas. reversible_id, when a
 //     policy asks for it, is keyed the same way.
 //   - shift_dates moves every date span by one offset per document (given, 0 leaving dates as
-//     they are, or a random non-zero number of days in [-365, 365]), keeps its layout (ISO,
+//     they are, or a random non-zero number of days in [-364, 364]), keeps its layout (ISO,
 //     year-first with slashes, dotted day-first, slashed or dashed in the language's day/month
 //     order, month names full or abbreviated, upper case, with a dot, an ordinal day or a
 //     comma, day first or month first; one space between the parts), stays a valid date

@@ -80,7 +80,7 @@ type Options struct {
 	// KeepMapping returns the mapping from replacements to originals.
 	KeepMapping bool
 	// ShiftDays is the shift_dates offset (0 leaves dates as they are, as OpenMed's); nil
-	// draws one, non-zero, in [-365, 365].
+	// draws one, non-zero, in [-364, 364].
 	ShiftDays *int
 	// Lang is the text's language, for the day/month order of numeric dates.
 	Lang string
@@ -145,8 +145,9 @@ func (r *Redactor) Begin(o Options) *Document {
 	if o.ShiftDays != nil {
 		d.days = *o.ShiftDays
 	} else {
+		// Not a whole year either way: with keep_year, a year's shift would give the date back.
 		for d.days == 0 {
-			d.days = rnd.IntN(731) - 365
+			d.days = rnd.IntN(729) - 364
 		}
 	}
 	if d.keepMapping {
@@ -249,26 +250,33 @@ func (d *Document) surrogate(label string, k kind, original string) string {
 			}
 		}
 	case k.canonical == "AGE":
-		return aggregateAge(original)
+		if age, ok := aggregateAge(original); ok {
+			return age
+		}
 	}
 	return d.subs.get(label, k, original)
 }
 
-// aggregateAge is an age as Safe Harbor lets it be shown: as it is up to 89, "90+" above (in
-// the original's words, "92 y/o" is "90+ y/o").
-func aggregateAge(original string) string {
+// aggregateAge is an age written in digits as Safe Harbor lets it be shown: as it is up to
+// 89, "90+" above (in the original's words, "92 y/o" is "90+ y/o"); ok is false for an age
+// not in digits ("ninety-two"), which is drawn instead.
+func aggregateAge(original string) (string, bool) {
 	i := strings.IndexFunc(original, func(r rune) bool { return r >= '0' && r <= '9' })
 	if i < 0 {
-		return original
+		return "", false
 	}
 	j := i
 	for j < len(original) && original[j] >= '0' && original[j] <= '9' {
 		j++
 	}
-	if n, err := strconv.Atoi(original[i:j]); err != nil || n <= 89 {
-		return original
+	n, err := strconv.Atoi(original[i:j])
+	switch {
+	case err != nil:
+		return "", false
+	case n <= 89:
+		return original, true
 	}
-	return original[:i] + "90+" + original[j:]
+	return original[:i] + "90+" + original[j:], true
 }
 
 // Fingerprint is a keyed hash of s ("hmac-sha256:" and 64 hex digits), for audit records that

@@ -160,3 +160,19 @@ func ageAt(born, at time.Time) int {
 	}
 	return years
 }
+
+// An age in words is drawn like any other span rather than kept (it may be over 89), and
+// with keep_year no document's shift is a whole year (which would give every date back).
+func TestAgesInWordsAndWholeYearShifts(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	text := "Aged ninety-two."
+	res := r.Apply(text, []entities.Entity{{Label: "age", Start: 5, End: 15}}, Options{Method: Replace})
+	if strings.Contains(res.Text, "ninety-two") {
+		t.Fatalf("an age in words kept: %q", res.Text)
+	}
+	for range 2000 {
+		if d := r.Begin(Options{Method: Replace, KeepYear: true}); d.days == 0 || d.days%365 == 0 || d.days%366 == 0 {
+			t.Fatalf("a shift of %d days", d.days)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -58,8 +59,9 @@ type scaledObject struct {
 		PollingInterval int32  `json:"pollingInterval"`
 		CooldownPeriod  int32  `json:"cooldownPeriod"`
 		Triggers        []struct {
-			Type     string            `json:"type"`
-			Metadata map[string]string `json:"metadata"`
+			Type       string            `json:"type"`
+			MetricType string            `json:"metricType"`
+			Metadata   map[string]string `json:"metadata"`
 		} `json:"triggers"`
 	} `json:"spec"`
 }
@@ -75,8 +77,15 @@ func readStrict(t *testing.T, file string, into any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.UnmarshalStrict(data, into); err != nil {
+	// Keys as the API server reads them: case-sensitive (encoding/json would take
+	// "failuremode" for failureMode, which the server drops), none unknown, none twice.
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
 		t.Fatalf("%s: %v", file, err)
+	}
+	strict, err := kjson.UnmarshalStrict(js, into, kjson.DisallowUnknownFields, kjson.DisallowDuplicateFields)
+	if err != nil || len(strict) > 0 {
+		t.Fatalf("%s: %v %v", file, err, strict)
 	}
 }
 
@@ -114,6 +123,9 @@ func TestRoutingRulesCatchMistakes(t *testing.T) {
 			s.Spec.Triggers[0].Metadata["query"] = "sum(vllm:num_requests_waiting)"
 		}, "no family"},
 		"no threshold": {func(_ *inferencePool, s *scaledObject) { delete(s.Spec.Triggers[0].Metadata, "threshold") }, "threshold"},
+		"divided twice": {func(_ *inferencePool, s *scaledObject) {
+			s.Spec.Triggers[0].Metadata["query"] = "sum(sluice_admission_queue_depth) / count(count by (pod) (sluice_admission_queue_depth))"
+		}, "divides again"},
 	} {
 		pool, scaled := load()
 		c.mutate(&pool, &scaled)
@@ -179,6 +191,10 @@ func routingProblems(m manifests, pool inferencePool, scaled scaledObject, famil
 		}
 		if u, err := url.Parse(tr.Metadata["serverAddress"]); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad("scaledobject.yaml: serverAddress %q", tr.Metadata["serverAddress"])
+		}
+		avg := tr.MetricType == "" || tr.MetricType == "AverageValue"
+		if q := tr.Metadata["query"]; avg && strings.Contains(q, "count(") {
+			bad("scaledobject.yaml: metricType AverageValue divides by the pods already; the query divides again: %s", q)
 		}
 		if v, err := strconv.ParseFloat(tr.Metadata["threshold"], 64); err != nil || v <= 0 {
 			bad("scaledobject.yaml: threshold %q", tr.Metadata["threshold"])

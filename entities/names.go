@@ -1,70 +1,60 @@
 package entities
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // NameContext is a second look for the names a model misses where people write them: the
-// word after a first name the model found ("jane doe", lower case), the words after a title
-// ("Dr. Smith", "mr brooks"), a name after a relation ("Daughter (Linda)", "wife Maria"), and
-// a name spelled out letter by letter ("Z e b u l o n"). It returns the spans it finds that
-// no span of found overlaps, scored low (a rule, not a model): those that de-identify or
-// guard a text redact them too.
+// word after a first name the model found, written the same way ("jane doe"); the words after
+// a title ("Dr. Smith", "mrs garcia"); a capitalised name after a relation ("Daughter (Linda)",
+// "wife Maria"); two words after the patient, then a comma or a full stop ("Pt jane doe,");
+// two capitalised words before what a note says a person did ("Carlos Mendez seen today"); a
+// name spelled out letter by letter ("Z e b u l o n"). Each rule skips the words notes use
+// around names and words shaped like verbs and adjectives. It returns the spans it finds
+// that no span of found overlaps, nor each other, in text order, scored low (a rule, not a
+// model): those that de-identify or guard a text redact them too.
 func NameContext(text string, found []Entity) []Entity {
 	words := wordsOf(text)
-	var out []Entity
-	taken := func(start, end int) bool {
-		for _, e := range found {
-			if e.Start < end && start < e.End {
-				return true
-			}
-		}
-		for _, e := range out {
-			if e.Start < end && start < e.End {
-				return true
-			}
-		}
-		return false
-	}
+	var cand []Entity
 	add := func(label string, w word) {
-		if !taken(w.start, w.end) {
-			out = append(out, Entity{Label: label, Start: w.start, End: w.end, Score: contextScore})
+		cand = append(cand, Entity{Label: label, Start: w.start, End: w.end, Score: contextScore})
+	}
+	next := func(i, k int) (word, bool) {
+		if i+k >= len(words) {
+			return word{}, false
 		}
+		return words[i+k], true
 	}
 	for i, w := range words {
 		lower := strings.ToLower(w.text)
-		next := func(k int) (word, bool) {
-			if i+k >= len(words) {
-				return word{}, false
-			}
-			return words[i+k], true
-		}
 		switch {
-		case titles[lower]:
-			// "Dr. Smith", "Mr Alan Brooks", "mrs garcia": one or two names follow.
-			if n, ok := next(1); ok && nameLike(n) && closeTo(text, w, n, ".") {
+		case titles[lower] && caseOf(w.text) != 'U':
+			// "Dr. Smith", "Mr Alan Brooks", "mrs garcia": one or two names follow. Capitals
+			// ("MR", "MS", "DR") are abbreviations of other things.
+			if n, ok := next(i, 1); ok && nameLike(n) && closeTo(text, w, n, ".") {
 				add("person", n)
-				if m, ok := next(2); ok && nameLike(m) && isUpper(m.text) && closeTo(text, n, m, "") {
+				if m, ok := next(i, 2); ok && nameLike(m) && caseOf(m.text) == 'T' && closeTo(text, n, m, "") {
 					add("person", m)
 				}
 			}
 		case reportingVerbs[lower] && i >= 2:
-			// "Carlos Mendez seen today", "Maria Lopez presents with": two capitalised words
-			// that are not a note's own words, just before what a note says people do.
+			// "Carlos Mendez seen today": two capitalised words just before it.
 			a, b := words[i-2], words[i-1]
 			if nameLike(a) && nameLike(b) && caseOf(a.text) == 'T' && caseOf(b.text) == 'T' &&
-				closeTo(text, a, b, "") && closeTo(text, b, w, "") && !notNames[strings.ToLower(a.text)] {
+				closeTo(text, a, b, "") && closeTo(text, b, w, "") {
 				add("person", a)
 				add("person", b)
 			}
 		case lower == "pt" || lower == "patient":
-			// "Pt jane doe, cell ...": two words written alike after the patient, then a
-			// comma, a full stop or the end.
-			a, aok := next(1)
-			b, bok := next(2)
+			// "Pt jane doe, cell ...": two words written alike, then a comma, a full stop or
+			// the end.
+			a, aok := next(i, 1)
+			b, bok := next(i, 2)
 			if aok && bok && nameLike(a) && nameLike(b) && caseOf(a.text) == caseOf(b.text) && caseOf(a.text) != 'U' &&
 				closeTo(text, w, a, ".:") && closeTo(text, a, b, "") {
 				rest := strings.TrimLeft(text[b.end:], " ")
@@ -74,35 +64,61 @@ func NameContext(text string, found []Entity) []Entity {
 				}
 			}
 		case relations[lower]:
-			// "Daughter (Linda)", "wife Maria", "son: Tom": a capitalised word, or any word in
-			// the parentheses that follow.
-			if n, ok := next(1); ok && nameLike(n) && (isUpper(n.text) || between(text, w.end, n.start) == "(") &&
-				closeTo(text, w, n, "(:") {
+			// "Daughter (Linda)", "wife Maria": a capitalised word, straight after or in
+			// parentheses (not after a colon: "Mother: Diabetes" is a history).
+			if n, ok := next(i, 1); ok && nameLike(n) && caseOf(n.text) == 'T' && closeTo(text, w, n, "(") {
 				add("first_name", n)
 			}
 		}
 	}
 	// The word after a first name the model found, when nothing but a space is between and it
-	// is written as the first name is ("jane doe", "Carlos Mendez", "MARIA LOPEZ"; not "Alice
-	// about").
+	// is written as the first name is ("jane doe", "Carlos Mendez"; not "Alice about").
 	for _, e := range found {
-		if l := strings.ToLower(e.Label); l != "first_name" && l != "given_name" {
+		if l := strings.ToLower(e.Label); (l != "first_name" && l != "given_name") || e.Start < 0 || e.End > len(text) || e.Start >= e.End {
 			continue
 		}
-		for _, w := range words {
-			if w.start > e.End {
-				if between(text, e.End, w.start) == " " && nameLike(w) && caseOf(w.text) == caseOf(text[e.Start:e.End]) {
-					add("last_name", w)
-				}
-				break
+		j, _ := slices.BinarySearchFunc(words, e.End, func(w word, end int) int { return cmp.Compare(w.start, end+1) })
+		if j < len(words) {
+			if w := words[j]; between(text, e.End, w.start) == " " && nameLike(w) && caseOf(w.text) == caseOf(text[e.Start:e.End]) {
+				add("last_name", w)
 			}
 		}
 	}
 	for _, m := range spelledOut.FindAllStringIndex(text, -1) {
-		w := word{text: text[m[0]:m[1]], start: m[0], end: m[1]}
-		if !taken(w.start, w.end) {
-			out = append(out, Entity{Label: "person", Start: w.start, End: w.end, Score: contextScore})
+		cand = append(cand, Entity{Label: "person", Start: m[0], End: m[1], Score: contextScore})
+	}
+	return apart(cand, found)
+}
+
+// apart is cand in text order without the spans that overlap one of found or an earlier one
+// kept: sorted once, then walked.
+func apart(cand, found []Entity) []Entity {
+	if len(cand) == 0 {
+		return nil
+	}
+	byStart := func(a, b Entity) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End)) }
+	slices.SortStableFunc(cand, byStart)
+	taken := slices.Clone(found)
+	slices.SortFunc(taken, byStart)
+	// reach[i] is the furthest end among taken[:i+1]: a candidate overlaps taken when the
+	// last span starting before its end reaches past its start.
+	reach := make([]int, len(taken))
+	for i, t := range taken {
+		reach[i] = t.End
+		if i > 0 {
+			reach[i] = max(reach[i], reach[i-1])
 		}
+	}
+	var out []Entity
+	for _, c := range cand {
+		i, _ := slices.BinarySearchFunc(taken, c.End, func(t Entity, end int) int { return cmp.Compare(t.Start, end) })
+		if i > 0 && reach[i-1] > c.Start {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].End > c.Start {
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -110,40 +126,62 @@ func NameContext(text string, found []Entity) []Entity {
 // contextScore is the score of a span a context rule found.
 const contextScore = 0.5
 
-// spelledOut is a name written letter by letter: four or more single letters, each a space
-// apart, a run of such words two spaces apart ("Z e b u l o n  Q u a r t e r f i e l d").
-var spelledOut = regexp.MustCompile(`\b[A-Za-z](?: {1,2}[A-Za-z]){3,}\b`)
+// spelledOut is a name written letter by letter: a capital, then three or more small letters,
+// each a space apart, and more such words two spaces apart ("Z e b u l o n  Q u a r t e r
+// f i e l d"). Capitals alone ("A B C D E criteria") are a list.
+var spelledOut = regexp.MustCompile(`\b[A-Z](?: [a-z]){3,}(?:  [A-Z](?: [a-z]){2,})*\b`)
 
 type word struct {
 	text       string
 	start, end int
 }
 
-// wordsOf is text's runs of letters, apostrophes and hyphens within them.
+// wordsOf is text's runs of letters and marks, with apostrophes and hyphens inside them.
 func wordsOf(text string) []word {
 	var out []word
 	start := -1
+	flush := func(end int) {
+		w := strings.TrimRight(text[start:end], "'-")
+		out = append(out, word{text: w, start: start, end: start + len(w)})
+	}
 	for i, r := range text {
-		inWord := unicode.IsLetter(r) || (start >= 0 && (r == '\'' || r == '-'))
+		inWord := unicode.IsLetter(r) || unicode.IsMark(r) || (start >= 0 && (r == '\'' || r == '-'))
 		switch {
 		case inWord && start < 0:
 			start = i
 		case !inWord && start >= 0:
-			out = append(out, word{text: strings.TrimRight(text[start:i], "'-"), start: start, end: start + len(strings.TrimRight(text[start:i], "'-"))})
+			flush(i)
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, word{text: strings.TrimRight(text[start:], "'-"), start: start, end: start + len(strings.TrimRight(text[start:], "'-"))})
+		flush(len(text))
 	}
 	return out
 }
 
-// nameLike is a word that could be a name: two letters or more, not a word a note uses
-// around names ("presents", "and", "was").
+// nameLike is a word that could be a name: two letters or more, not a word notes use around
+// names, and not shaped like a verb or an adjective ("feeling", "declined", "comfortable").
 func nameLike(w word) bool {
-	return utf8.RuneCountInString(w.text) >= 2 && !notNames[strings.ToLower(w.text)]
+	l := strings.ToLower(w.text)
+	if utf8.RuneCountInString(l) < 2 || notNames[l] {
+		return false
+	}
+	if caseOf(w.text) == 'T' {
+		return true // a capitalised word's ending says little: Harding, Reed, Constable
+	}
+	for _, suffix := range verbish {
+		if strings.HasSuffix(l, suffix) && len(l) > len(suffix)+2 {
+			return false
+		}
+	}
+	return true
 }
+
+// verbish are the endings of the words after "pt" or a lower-case first name that are not
+// names: verbs and adjectives, and the nouns clinical notes make of them.
+var verbish = []string{"ing", "ed", "ly", "tion", "sion", "able", "ible", "ment", "ness", "ive", "ous", "ful", "less",
+	"ure", "ance", "ence", "ity", "ant", "ent", "ies", "ates", "ears", "eeds", "ows"}
 
 // caseOf is how a word is written: 'l' all lower case, 'U' all capitals, 'T' capitalised.
 func caseOf(s string) byte {
@@ -184,31 +222,37 @@ func closeTo(text string, a, b word, punct string) bool {
 	return g == " " || len(g) == 1 && strings.Contains(punct, g)
 }
 
+// titles come before a name. Not "Mx": TNM staging writes "Nx Mx"; not "miss", a verb.
+var titles = setOf("mr", "mrs", "ms", "dr", "prof")
+
 // reportingVerbs are what a note says a person does, after their name.
 var reportingVerbs = setOf("seen", "presents", "presented", "reports", "reported", "denies", "denied", "states",
-	"stated", "complains", "endorses", "admits", "arrived", "returns", "returned")
-
-var titles = setOf("mr", "mrs", "ms", "miss", "dr", "prof") // not "Mx": TNM staging writes "Nx Mx"
+	"stated", "complains", "endorses", "admits")
 
 var relations = setOf("daughter", "son", "wife", "husband", "mother", "mom", "father", "dad", "sister", "brother",
 	"spouse", "partner", "niece", "nephew", "aunt", "uncle", "grandson", "granddaughter", "grandmother",
-	"grandfather", "friend", "caregiver", "guardian", "neighbor", "neighbour", "per", "attn", "cc")
+	"grandfather", "friend", "caregiver", "guardian", "neighbor", "neighbour")
 
-// notNames are words that follow names and titles in notes without being names.
+// notNames are words that follow names, titles and relations in notes without being names.
 var notNames = setOf("and", "or", "the", "a", "an", "is", "was", "are", "were", "has", "had", "have", "with", "without",
 	"to", "at", "in", "on", "of", "for", "by", "from", "as", "who", "which", "that", "this", "his", "her", "their",
 	"he", "she", "they", "pt", "patient", "presents", "presented", "reports", "reported", "denies", "denied",
 	"states", "stated", "seen", "says", "said", "called", "notes", "noted", "feels", "felt", "complains",
 	"today", "yesterday", "tomorrow", "here", "there", "also", "not", "no", "yes", "will", "would", "can",
 	"could", "should", "may", "might", "must", "did", "does", "do", "been", "being", "be", "came", "comes",
-	"arrived", "arrives", "visited", "visits", "present", "at", "bedside", "phone", "cell", "home", "office",
-	"clinic", "hospital", "md", "rn", "np", "pa", "do", "phd", "jr", "sr", "ii", "iii", "iv", "yo", "y", "o",
-	// capitalised in headings and complaints: a note's own words before "reported", "seen"
+	"arrived", "arrives", "visited", "visits", "present", "bedside", "phone", "cell", "home", "office",
+	"clinic", "hospital", "md", "rn", "np", "pa", "phd", "jr", "sr", "ii", "iii", "iv", "yo", "y", "o",
+	"lives", "alone", "doing", "well", "stable", "improving", "unchanged", "tolerating", "afebrile", "ambulating",
+	"resting", "comfortably", "awake", "alert", "oriented", "sleeping", "male", "female", "man", "woman",
+	"better", "worse", "needs", "wants", "appears", "looks", "remains", "continues", "refused", "agrees", "age",
+	"deceased", "unknown", "appointment", "visit", "note", "orders", "order", "dr", "mr", "mrs", "ms",
+	// capitalised in headings, services and complaints: a note's own words before "seen", "reported"
 	"chest", "pain", "cough", "fever", "history", "exam", "care", "family", "social", "review", "blood", "heart",
 	"lung", "skin", "head", "neck", "back", "abdominal", "abdomen", "shortness", "breath", "nausea", "headache",
-	"symptoms", "findings", "results", "labs", "vitals", "plan", "assessment", "complaint", "chief", "new", "no",
-	"lives", "alone", "doing", "well", "stable", "improving", "unchanged", "tolerating", "afebrile", "ambulating",
-	"resting", "comfortably", "awake", "alert", "oriented", "sleeping", "male", "female", "man", "woman")
+	"symptoms", "findings", "results", "labs", "lab", "vitals", "plan", "assessment", "complaint", "chief", "new",
+	"urine", "culture", "physical", "therapy", "occupational", "speech", "case", "management", "nursing",
+	"cardiology", "neurology", "radiology", "surgery", "oncology", "psychiatry", "pharmacy", "dietary", "wound",
+	"team", "service", "consult", "pcp", "er", "ed", "icu", "or")
 
 func setOf(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))

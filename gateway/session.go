@@ -133,6 +133,25 @@ func (s *Session) Screen(spans []entities.Entity) *Refusal {
 	return nil
 }
 
+// Also counts spans a second look found beside the model's and judges them by the policy's
+// categories (not by confidence: a rule's score is not the model's).
+func (s *Session) Also(spans []entities.Entity) *Refusal {
+	var disallowed []Judged
+	for _, e := range spans {
+		kind := deid.Canonical(e.Label)
+		s.record.Entities[kind]++
+		if slices.Contains(s.policy.Disallowed, strings.ToLower(kind)) || slices.Contains(s.policy.Disallowed, strings.ToLower(e.Label)) {
+			disallowed = append(disallowed, Judged{Label: e.Label, Score: e.Score})
+		}
+	}
+	if len(disallowed) > 0 {
+		ref := s.refuse(Blocked, DisallowedCategory)
+		ref.Judged = disallowed
+		return ref
+	}
+	return nil
+}
+
 // Counts are the spans screened so far, by kind.
 func (s *Session) Counts() map[string]int { return s.record.Entities }
 

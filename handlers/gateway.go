@@ -210,7 +210,10 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	}
 	// What the model found, and the sweep's second look (identifier patterns, names where
 	// people write them), is redacted: what the first pass missed is not forwarded.
-	ents, _ = entities.SafetySweep(text, ents, s.piiDefaults.SmartMerge)
+	ents, added := entities.SafetySweep(text, ents, s.piiDefaults.SmartMerge)
+	if ref := sess.Also(added); ref != nil {
+		return gatewayRefusal(ref)
+	}
 	outbound := sess.Redact(text, ents)
 	if ref := sess.Send(outbound, outbound); ref != nil {
 		return gatewayRefusal(ref)
@@ -300,9 +303,11 @@ func gatewayNotConfigured(message string) *apiError {
 // on both faces: whether the sweep (identifier patterns, names where people write them) still
 // finds anything in it. The placeholders are read as what they are, no one's name.
 func (s *server) residual(text string) bool {
-	_, found := entities.SafetySweep(placeholders.ReplaceAllStringFunc(text, func(p string) string {
-		return strings.Repeat("#", len(p))
-	}), nil, s.piiDefaults.SmartMerge)
+	var held []entities.Entity // the placeholders, as spans found already: nothing may overlap them
+	for _, m := range placeholders.FindAllStringIndex(text, -1) {
+		held = append(held, entities.Entity{Label: "placeholder", Start: m[0], End: m[1]})
+	}
+	_, found := entities.SafetySweep(text, held, s.piiDefaults.SmartMerge)
 	return len(found) > 0
 }
 

@@ -412,3 +412,18 @@ func TestGatewayBlocksSayWhyAndMistakesAreRejected(t *testing.T) {
 		t.Fatalf("the mistake's record: %+v", last)
 	}
 }
+
+// What the sweep finds beside the model is judged by the policy's categories and counted, and
+// a placeholder after a context word ("account [FIRST_NAME_1]") is not taken for a number.
+func TestGatewaySecondLookIsJudgedAndPlaceholdersAreNotNumbers(t *testing.T) {
+	gen := &fakeGenerator{script: []generate.Event{last(1, "Noted.", "Noted.", generate.FinishLength)}}
+	f, _ := gatewayFixture(t, gen)
+	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Bob, cell 555 303 2211.","disallowed_entity_categories":"phone"}`)
+	if r.status != 400 || errorOf(t, r)["details"].(map[string]any)["reason"] != "disallowed_entity_category" {
+		t.Fatalf("a disallowed phone only the sweep found: %d %s", r.status, r.raw)
+	}
+	r = f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Update the account Alice opened."}`)
+	if r.status != 200 || r.body["redacted_prompt"] != "Update the account [FIRST_NAME_1] opened." {
+		t.Fatalf("a placeholder after a context word: %d %s", r.status, r.raw)
+	}
+}
