@@ -193,16 +193,11 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 		c.Locals(localStats, &entityStats{model: ex.Name(), stats: st})
 		return s.workError(c, x, ctx, err)
 	}
-	sources := make(map[int]string, len(ents))
-	added := 0
+	var swept []entities.Entity
 	if plan.sweep {
-		var swept []entities.Entity
 		ents, swept = entities.SafetySweep(plan.text, ents, s.piiDefaults.SmartMerge)
-		for _, e := range swept {
-			sources[e.Start] = "safety_sweep"
-		}
-		added = len(swept)
 	}
+	added := len(swept)
 	res := r.Apply(plan.text, ents, plan.deid)
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(res.Redactions)})
 
@@ -230,9 +225,12 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 			"keep_mapping": p.KeepMapping, "reversible_id": p.ReversibleID}
 	}
 	for i, red := range res.Redactions {
-		source := sources[red.Start]
-		if source == "" {
-			source = "ml"
+		source := "ml"
+		for _, sw := range swept { // by containment: a redaction may start past a context word
+			if sw.Start <= red.Start && red.End <= sw.End {
+				source = "safety_sweep"
+				break
+			}
 		}
 		e := deidEntityJSON{
 			Text: plan.text[red.Start:red.End], Label: red.Label, EntityType: red.Label,
