@@ -23,6 +23,9 @@ type CallerBudgets struct {
 	// AnonymousByTenant keys Anonymous by tenant where the caller has one; otherwise each
 	// client address has its own, per tenant (Options.Proxies says what the address is).
 	AnonymousByTenant bool
+	// AnonymousGlobal counts every caller Anonymous applies to in one bucket for the whole
+	// server (OpenMed's THROTTLE_KEY=global), whatever their address.
+	AnonymousGlobal bool
 }
 
 // CodeRateLimited is the error code of a request its caller's budget refused.
@@ -46,6 +49,8 @@ func (s *server) keyOf(c *fiber.Ctx, tenant string, own bool) string {
 	switch {
 	case own || (s.opts.Budgets.AnonymousByTenant && tenant != ""):
 		return "tenant:" + tenant
+	case s.opts.Budgets.AnonymousGlobal:
+		return "global"
 	case tenant != "":
 		return "tenant:" + tenant + "\x00peer:" + identity.PeerKey(s.clientAddress(c))
 	}

@@ -103,7 +103,7 @@ func TestTenantBudgets(t *testing.T) {
 // without a tenant, per peer; a 429 is the caller's, distinct from the server's 503.
 func TestOpenMedRateLimitIsTheAnonymousBudget(t *testing.T) {
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RATE_LIMIT_RPS=0.001",
-		"OPENMED_SERVICE_RATE_LIMIT_BURST=2", "OPENMED_SERVICE_RATE_LIMIT_THROTTLE_KEY=ip")
+		"OPENMED_SERVICE_RATE_LIMIT_BURST=2", "OPENMED_SERVICE_THROTTLE_KEY=peer")
 	body := `{"text":"Seen on 03/14/2024."}`
 	for i, want := range []int{200, 200, 429} {
 		if status, h, code := call(t, srv, "/pii/extract", body); status != want {
@@ -113,6 +113,30 @@ func TestOpenMedRateLimitIsTheAnonymousBudget(t *testing.T) {
 		}
 	}
 	srv.waitForMetric(t, `sluice_budget_refusals_total{reason="requests",tenant="anonymous"} 1`)
+}
+
+// TestOpenMedThrottleKeyGlobalIsOneBucket: OpenMed's rate limit counts the whole service in one
+// bucket unless THROTTLE_KEY says otherwise; x-forwarded-for counts each client, named by the
+// trusted proxy in front.
+func TestOpenMedThrottleKeyGlobalIsOneBucket(t *testing.T) {
+	body := `{"text":"Seen on 03/14/2024."}`
+	for key, third := range map[string]int{"": 429, "global": 429, "x-forwarded-for": 200} {
+		env := []string{"SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RATE_LIMIT_RPS=0.001", "OPENMED_SERVICE_RATE_LIMIT_BURST=2",
+			"SLUICE_TRUSTED_PROXIES=127.0.0.1/32"}
+		if key != "" {
+			env = append(env, "OPENMED_SERVICE_THROTTLE_KEY="+key)
+		}
+		srv := startServer(t, env...)
+		for i, client := range []string{"203.0.113.7", "203.0.113.7", "198.51.100.9"} {
+			want := 200
+			if i == 2 {
+				want = third
+			}
+			if status, _, code := call(t, srv, "/pii/extract", body, "X-Forwarded-For", client); status != want {
+				t.Errorf("THROTTLE_KEY %q, request %d from %s: %d %q; want %d", key, i+1, client, status, code, want)
+			}
+		}
+	}
 }
 
 // TestDeferredAdmissionHoldsInsteadOfRefusing: with deferred admission on, a request its
@@ -134,8 +158,8 @@ func TestRateLimitSettingsAreChecked(t *testing.T) {
 	for env, want := range map[string]string{
 		"SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE=-60":       "SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE must be a number at least 0",
 		"SLUICE_RATE_LIMIT_BURST=5":                     "SLUICE_RATE_LIMIT_BURST is a burst of SLUICE_RATE_LIMIT_RPS",
-		"SLUICE_RATE_LIMIT_KEY=ip":                      "SLUICE_RATE_LIMIT_KEY must be peer or tenant",
-		"OPENMED_SERVICE_RATE_LIMIT_THROTTLE_KEY=route": "OPENMED_SERVICE_RATE_LIMIT_THROTTLE_KEY",
+		"SLUICE_RATE_LIMIT_KEY=ip":                      "SLUICE_RATE_LIMIT_KEY must be peer, tenant or global",
+		"OPENMED_SERVICE_THROTTLE_KEY=route":            "OPENMED_SERVICE_THROTTLE_KEY",
 		"SLUICE_RATE_LIMIT_MAX_CONCURRENCY=-1":          "SLUICE_RATE_LIMIT_MAX_CONCURRENCY must be at least 0",
 	} {
 		if _, err := loadConfig([]string{env}, testMachine); err == nil || !strings.Contains(err.Error(), want) {

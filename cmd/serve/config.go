@@ -138,8 +138,9 @@ type Own struct {
 	// The budget of a caller whose tenant has none of its own in the key file, or who has no
 	// tenant (OpenMed's RATE_LIMIT_*): requests per second with a burst (0: one second's
 	// worth), estimated tokens per minute with a burst (0: a minute's worth), requests at once;
-	// each 0 limits nothing. Counted per peer address, or per tenant where RateLimitKey is
-	// "tenant". Deferred admission holds a request its budget takes within Deferred.MaxWait
+	// each 0 limits nothing. Counted per peer address, per tenant where RateLimitKey is
+	// "tenant", or in one bucket for the service where it is "global" (OpenMed's default).
+	// Deferred admission holds a request its budget takes within Deferred.MaxWait
 	// instead of refusing it, at most Deferred.MaxHeld at once.
 	RateLimitRPS            float64 `env:"RATE_LIMIT_RPS" envDefault:"0"`
 	RateLimitBurst          float64 `env:"RATE_LIMIT_BURST" envDefault:"0"`
@@ -375,8 +376,8 @@ func (c Config) check(m machine) []problem {
 			own("GATEWAY_UPSTREAM_KEY_FILE", "is empty")
 		}
 	}
-	if c.RateLimitKey != "peer" && c.RateLimitKey != "tenant" {
-		own("RATE_LIMIT_KEY", "must be peer or tenant (got %q)", c.RateLimitKey)
+	if c.RateLimitKey != "peer" && c.RateLimitKey != "tenant" && c.RateLimitKey != "global" {
+		own("RATE_LIMIT_KEY", "must be peer, tenant or global (got %q)", c.RateLimitKey)
 	}
 	if c.DeferredAdmission && c.Deferred.MaxWait <= 0 {
 		own("DEFERRED_MAX_WAIT_MS", "must be > 0 with SLUICE_DEFERRED_ADMISSION (got %d)", c.Deferred.MaxWait.Milliseconds())

@@ -290,7 +290,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins, Proxies: proxies,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
 		GatewayAudit: privacy.Audit, GatewayFace: face,
-		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant"},
+		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant", AnonymousGlobal: cfg.RateLimitKey == "global"},
 	})
 	if err != nil {
 		return nil, err

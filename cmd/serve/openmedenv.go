@@ -49,7 +49,7 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_RATE_LIMIT_RPS", ours: "SLUICE_RATE_LIMIT_RPS"},
 	{name: "OPENMED_SERVICE_RATE_LIMIT_BURST", ours: "SLUICE_RATE_LIMIT_BURST"},
 	{name: "OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY", ours: "SLUICE_RATE_LIMIT_MAX_CONCURRENCY"},
-	{name: "OPENMED_SERVICE_RATE_LIMIT_THROTTLE_KEY", ours: "SLUICE_RATE_LIMIT_KEY", convert: throttleKey},
+	{name: "OPENMED_SERVICE_THROTTLE_KEY", ours: "SLUICE_RATE_LIMIT_KEY", convert: throttleKey},
 	{name: "OPENMED_SERVICE_CORS_ORIGINS", ours: "SLUICE_CORS_ORIGINS", convert: list},
 	{name: "OPENMED_SERVICE_KEEP_ALIVE", ours: "SLUICE_KEEP_ALIVE", pool: true},
 	{name: "OPENMED_SERVICE_PRELOAD_MODELS", ours: "SLUICE_PRELOAD_MODELS", convert: list, pool: true},
@@ -204,15 +204,17 @@ func batchingSize(v string) (string, bool, error) {
 	return "1", false, nil
 }
 
-// throttleKey: OpenMed counts callers by their address or by who they are.
+// throttleKey: OpenMed counts the callers of its rate limit in one bucket for the service
+// (global, its default), or by address: the peer's, or X-Forwarded-For's, which Sluice reads
+// from its trusted proxies only (SLUICE_TRUSTED_PROXIES), so both are Sluice's peer.
 func throttleKey(v string) (string, bool, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "", "ip", "peer", "client_ip", "remote_addr":
+	case "", "global":
+		return "global", false, nil
+	case "peer", "x-forwarded-for":
 		return "peer", false, nil
-	case "principal", "tenant", "api_key", "key", "subject":
-		return "tenant", false, nil
 	}
-	return "", false, fmt.Errorf("must be ip or principal")
+	return "", false, fmt.Errorf("must be global, x-forwarded-for or peer")
 }
 
 // onlyJSON and onlyEnabled accept what Sluice does anyway; another value is named in the
@@ -286,6 +288,13 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 			continue
 		}
 		s.apply(s.name, v, vars, problems, &noEffect)
+	}
+	// OpenMed's rate limit counts the whole service in one bucket unless THROTTLE_KEY says
+	// otherwise: a deployment that sets the limit and not the key keeps that.
+	if _, keySet := vars["OPENMED_SERVICE_THROTTLE_KEY"]; !keySet && vars["SLUICE_RATE_LIMIT_KEY"] == "" &&
+		slices.ContainsFunc([]string{"OPENMED_SERVICE_RATE_LIMIT_RPS", "OPENMED_SERVICE_RATE_LIMIT_BURST",
+			"OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY"}, func(n string) bool { _, set := vars[n]; return set }) {
+		vars["SLUICE_RATE_LIMIT_KEY"] = "global"
 	}
 	translateAuth(vars, problems, &noEffect, handled)
 	for name, v := range vars {
