@@ -156,11 +156,11 @@ func TestDeferredAdmissionHoldsInsteadOfRefusing(t *testing.T) {
 
 func TestRateLimitSettingsAreChecked(t *testing.T) {
 	for env, want := range map[string]string{
-		"SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE=-60":       "SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE must be a number at least 0",
-		"SLUICE_RATE_LIMIT_BURST=5":                     "SLUICE_RATE_LIMIT_BURST is a burst of SLUICE_RATE_LIMIT_RPS",
-		"SLUICE_RATE_LIMIT_KEY=ip":                      "SLUICE_RATE_LIMIT_KEY must be peer, tenant or global",
-		"OPENMED_SERVICE_THROTTLE_KEY=route":            "OPENMED_SERVICE_THROTTLE_KEY",
-		"SLUICE_RATE_LIMIT_MAX_CONCURRENCY=-1":          "SLUICE_RATE_LIMIT_MAX_CONCURRENCY must be at least 0",
+		"SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE=-60": "SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE must be a number at least 0",
+		"SLUICE_RATE_LIMIT_BURST=5":               "SLUICE_RATE_LIMIT_BURST is a burst of SLUICE_RATE_LIMIT_RPS",
+		"SLUICE_RATE_LIMIT_KEY=ip":                "SLUICE_RATE_LIMIT_KEY must be peer, tenant or global",
+		"OPENMED_SERVICE_THROTTLE_KEY=route":      "OPENMED_SERVICE_THROTTLE_KEY",
+		"SLUICE_RATE_LIMIT_MAX_CONCURRENCY=-1":    "SLUICE_RATE_LIMIT_MAX_CONCURRENCY must be at least 0",
 	} {
 		if _, err := loadConfig([]string{env}, testMachine); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", env, err, want)
