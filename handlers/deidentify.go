@@ -188,7 +188,7 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 	defer release()
 	ctx, done := s.workContext(c, x)
 	defer done()
-	ents, st, err := ex.Extract(ctx, x.prio, plan.text, plan.opts)
+	ents, st, err := s.extractOnce(ctx, c, x, ex, plan.text, plan.opts)
 	if err != nil {
 		c.Locals(localStats, &entityStats{model: ex.Name(), stats: st})
 		return s.workError(c, x, ctx, err)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"log/slog"
 	"regexp"
@@ -256,6 +257,29 @@ func (e *Endpoint) resolve(name *string, pool bool) (ex Extractor, reported, poo
 		Message: "Value error, model_name is not a loaded model; loaded: " + strings.Join(known, ", ")}
 }
 
+// extraction is one model pass over a text: its entities and what it cost.
+type extraction struct {
+	ents []entities.Entity
+	st   extract.Stats
+}
+
+// extractOnce is ex.Extract, answered from one call for identical requests in flight at once
+// when Options.Coalesce is on: the same caller, route, model and body. The entities are
+// shared: callers read them and never change them.
+func (s *server) extractOnce(ctx context.Context, c *fiber.Ctx, x *exchange, ex Extractor, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
+	if !s.opts.Coalesce {
+		return ex.Extract(ctx, x.prio, text, opts)
+	}
+	tenant, _ := c.Locals(localTenant).(string)
+	body := sha256.Sum256(c.Body())
+	key := strings.Join([]string{tenant, x.route.Path, ex.Name(), string(body[:])}, "\x00")
+	r, _, err := s.extractions.Do(ctx, key, func(ctx context.Context) (extraction, error) {
+		ents, st, err := ex.Extract(ctx, x.prio, text, opts)
+		return extraction{ents, st}, err
+	})
+	return r.ents, r.st, err
+}
+
 // modelDirName is what a model directory's name may be: a name, never a path.
 var modelDirName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
@@ -263,7 +287,7 @@ func (s *server) runExtract(c *fiber.Ctx, x *exchange, ex Extractor, reported, t
 	ctx, done := s.workContext(c, x)
 	defer done()
 	start := s.opts.Clock.Now()
-	ents, st, err := ex.Extract(ctx, x.prio, text, opts)
+	ents, st, err := s.extractOnce(ctx, c, x, ex, text, opts)
 	elapsed := s.opts.Clock.Now().Sub(start)
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {

@@ -41,6 +41,10 @@ type Options struct {
 	Device string
 	// Watcher, when set, cancels a request's context as soon as its client disconnects.
 	Watcher *connwatch.Watcher
+	// Coalesce answers identical entity requests in flight at once from one model call: the
+	// same caller (tenant), route and body. Each request is still admitted, charged and
+	// answered on its own; a caller that leaves does not cancel the others.
+	Coalesce bool
 	// IgnoreDisconnects keeps work going for clients that have left: no watcher, and a
 	// generation goes on after a failed write. Only for measuring what noticing saves.
 	IgnoreDisconnects bool

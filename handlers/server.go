@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
+	"github.com/sluice-serving/sluice/coalesce"
 	"github.com/sluice-serving/sluice/entities"
 )
 
@@ -27,6 +28,8 @@ type server struct {
 	refusalBufs sync.Pool
 	// unpackBufs holds the *bytes.Buffer that compressed bodies unpack into.
 	unpackBufs sync.Pool
+	// extractions are the entity requests in flight, for Options.Coalesce.
+	extractions coalesce.Group[extraction]
 	// refusalLogs samples refusal lines per route, when Options.RefusalLogsPerSecond bounds them.
 	refusalLogs map[string]*refusalSampler
 }

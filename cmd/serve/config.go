@@ -149,6 +149,9 @@ type Own struct {
 	RateLimitMaxConcurrency int     `env:"RATE_LIMIT_MAX_CONCURRENCY" envDefault:"0"`
 	RateLimitKey            string  `env:"RATE_LIMIT_KEY" envDefault:"peer"`
 	DeferredAdmission       bool    `env:"DEFERRED_ADMISSION" envDefault:"false"`
+	// Coalesce answers identical entity requests in flight at once (one caller's, same route
+	// and body) from one model call.
+	Coalesce bool `env:"COALESCE" envDefault:"false"`
 	// The privacy gateway's external model, instead of the in-process one: an OpenAI-compatible
 	// server's base URL (without /v1) with a bearer key read from a file and a model name, or
 	// OpenMed's privacy-gateway endpoint (its URL as is).

@@ -10,5 +10,5 @@
 // Its Config composes each package's Config, whose tags declare the variables, defaults and
 // units of that package's settings (envvars.go reads them); it declares only its own.
 //
-// Run it with `make serve`, or build it and run the binary; README.md lists every variable.
+// Run it with `make serve`, or build it and run the binary; docs/CONFIGURATION.md lists every variable.
 package main

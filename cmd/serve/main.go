@@ -68,7 +68,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, ready 
 		logger.Warn("bearer tokens are accepted whatever their audience: set SLUICE_AUTH_JWT_AUDIENCE so that tokens minted for other services are refused")
 	}
 	if len(cfg.openMedNoEffect) > 0 {
-		logger.Warn("OpenMed settings are set that Sluice does not implement; they have no effect (README: OpenMed's settings)",
+		logger.Warn("OpenMed settings are set that Sluice does not implement; they have no effect (docs/CONFIGURATION.md: OpenMed's settings)",
 			slog.Any("variables", cfg.openMedNoEffect))
 	}
 	srv, err := newServer(cfg, logger, clock.Real())
@@ -286,7 +286,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		Routes:     routes,
 		Limits:     cfg.limits(),
 		RetryAfter: cfg.retryAfter(), Ready: s.isReady, Version: version, Profile: cfg.Profile, Device: string(rt.Device()),
-		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
+		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, Coalesce: cfg.Coalesce, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins, Proxies: proxies,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
 		GatewayAudit: privacy.Audit, GatewayFace: face,

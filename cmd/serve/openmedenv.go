@@ -13,7 +13,7 @@ import (
 // the Sluice variable that does it, unless that one is set too: an explicit SLUICE_ value
 // always wins), refused at start-up when it asks for security Sluice does not give yet (fail
 // closed: never silently open), or named in one start-up warning line as set but without
-// effect. README's "OpenMed's settings" table says which is which; a test keeps the two equal.
+// effect. docs/CONFIGURATION.md's "OpenMed's settings" table says which is which; a test keeps the two equal.
 
 // openMedSetting is one of OpenMed's variables that Sluice honours.
 type openMedSetting struct {
@@ -28,7 +28,7 @@ type openMedSetting struct {
 	pool bool
 }
 
-// openMedHonoured are the variables Sluice gives OpenMed's meaning, in README's order.
+// openMedHonoured are the variables Sluice gives OpenMed's meaning, in that table's order.
 var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_PROFILE", ours: "SLUICE_REQUEST_TIMEOUT_MS", convert: profileTimeout},
 	{name: "OPENMED_SERVICE_MAX_TEXT_LENGTH", ours: "SLUICE_MAX_TEXT_CHARS", convert: positiveOrDefault},
@@ -50,6 +50,7 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_RATE_LIMIT_BURST", ours: "SLUICE_RATE_LIMIT_BURST"},
 	{name: "OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY", ours: "SLUICE_RATE_LIMIT_MAX_CONCURRENCY"},
 	{name: "OPENMED_SERVICE_THROTTLE_KEY", ours: "SLUICE_RATE_LIMIT_KEY", convert: throttleKey},
+	{name: "OPENMED_SERVICE_COALESCING_ENABLED", ours: "SLUICE_COALESCE", convert: boolSetting},
 	{name: "OPENMED_SERVICE_CORS_ORIGINS", ours: "SLUICE_CORS_ORIGINS", convert: list},
 	{name: "OPENMED_SERVICE_KEEP_ALIVE", ours: "SLUICE_KEEP_ALIVE", pool: true},
 	{name: "OPENMED_SERVICE_PRELOAD_MODELS", ours: "SLUICE_PRELOAD_MODELS", convert: list, pool: true},
@@ -238,6 +239,12 @@ func onlyEnabled(v string) (string, bool, error) {
 }
 
 var errNoEffect = fmt.Errorf("no effect")
+
+// boolSetting reads OpenMed's boolean as Sluice's ("true" or "false").
+func boolSetting(v string) (string, bool, error) {
+	on, err := openMedBool(v)
+	return strconv.FormatBool(on), false, err
+}
 
 // openMedBool reads a boolean as OpenMed does.
 func openMedBool(v string) (bool, error) {

@@ -19,7 +19,7 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 		"OPENMED_SERVICE_SHUTDOWN_DRAIN_SECONDS=2.5", "OPENMED_SERVICE_MAX_TEXT_LENGTH=-5", "OPENMED_MAX_TEXT_BYTES=5000",
 		"OPENMED_SERVICE_BATCH_MAX_QUEUE_WAIT_MS=75.5", "SLUICE_BATCH_MAX_QUEUE_WAIT_MS=40",
 		"OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_MODEL_MEMORY_BUDGET_BYTES=1.5 GiB", "OPENMED_SERVICE_LOG_FORMAT=plain",
-		"OPENMED_SERVICE_MAX_RESIDENT_MODELS=4", "OPENMED_SERVICE_COALESCING_ENABLED=true",
+		"OPENMED_SERVICE_MAX_RESIDENT_MODELS=4", "OPENMED_SERVICE_COALESCING_ENABLED=true", "OPENMED_SERVICE_TRACING_ENABLED=true",
 		"OPENMED_SERVICE_AUTH_ENABLED=false", "OPENMED_SERVICE_METRICS_ENABLED=true",
 		"OPENMED_SERVICE_TRUSTED_HOSTS= api.example.org, ,*.example.org,api.example.org",
 		"SLUICE_MODELS_DIR=" + t.TempDir(),
@@ -38,8 +38,8 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	if !slices.Equal(cfg.TrustedHosts, []string{"api.example.org", "*.example.org"}) {
 		t.Fatalf("trusted hosts %q", cfg.TrustedHosts)
 	}
-	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_COALESCING_ENABLED", "OPENMED_SERVICE_LOG_FORMAT"}) {
-		t.Fatalf("no effect: %v", cfg.openMedNoEffect)
+	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_LOG_FORMAT", "OPENMED_SERVICE_TRACING_ENABLED"}) || !cfg.Coalesce {
+		t.Fatalf("no effect: %v; coalescing %v", cfg.openMedNoEffect, cfg.Coalesce)
 	}
 	// Without SLUICE_MODELS_DIR no model loads on demand: its settings have no effect.
 	cfg, err = loadConfig([]string{"OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_PRELOAD_MODELS=a"}, testMachine)
@@ -67,9 +67,9 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 // TestOpenMedSettingsWithoutEffectAreNamedAtStartUp: the server says, in one warning line,
 // which OpenMed variables it does not act on.
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RESILIENCE_ENABLED=true", "OPENMED_SERVICE_COALESCING_ENABLED=true")
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RESILIENCE_ENABLED=true", "OPENMED_SERVICE_TRACING_ENABLED=true")
 	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
-		`"variables":["OPENMED_SERVICE_COALESCING_ENABLED","OPENMED_SERVICE_RESILIENCE_ENABLED"]`)
+		`"variables":["OPENMED_SERVICE_RESILIENCE_ENABLED","OPENMED_SERVICE_TRACING_ENABLED"]`)
 }
 
 // TestDocsListOpenMedSettings: the OpenMed table of docs/CONFIGURATION.md names every OpenMed

@@ -1,0 +1,66 @@
+package coalesce
+
+import (
+	"context"
+	"sync"
+)
+
+// Group holds the calls in flight. The zero Group is ready to use; it is safe for concurrent
+// use.
+type Group[V any] struct {
+	mu    sync.Mutex
+	calls map[string]*call[V]
+}
+
+type call[V any] struct {
+	done    chan struct{}
+	val     V
+	err     error
+	waiters int
+	cancel  context.CancelFunc
+}
+
+// Do returns fn's result for key: from a call already in flight for it (shared is true), or
+// from one it starts. fn runs under a context that keeps ctx's values and ends when every
+// caller waiting for it has left. If ctx ends first, Do returns ctx's error and the call goes
+// on for the others.
+func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Context) (V, error)) (v V, shared bool, err error) {
+	g.mu.Lock()
+	if g.calls == nil {
+		g.calls = map[string]*call[V]{}
+	}
+	c, shared := g.calls[key]
+	if shared {
+		c.waiters++
+	} else {
+		work, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		c = &call[V]{done: make(chan struct{}), waiters: 1, cancel: cancel}
+		g.calls[key] = c
+		go func() {
+			c.val, c.err = fn(work)
+			g.mu.Lock()
+			if g.calls[key] == c {
+				delete(g.calls, key) // callers from now on start afresh
+			}
+			g.mu.Unlock()
+			cancel()
+			close(c.done)
+		}()
+	}
+	g.mu.Unlock()
+	select {
+	case <-c.done:
+		return c.val, shared, c.err
+	case <-ctx.Done():
+		g.mu.Lock()
+		if c.waiters--; c.waiters == 0 {
+			c.cancel() // nobody waits any more: the work stops
+			if g.calls[key] == c {
+				delete(g.calls, key)
+			}
+		}
+		g.mu.Unlock()
+		var zero V
+		return zero, shared, ctx.Err()
+	}
+}

@@ -1,0 +1,111 @@
+package coalesce
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// Callers with one key while its call runs share it: one run, every caller the same answer.
+func TestIdenticalCallsShareOneRun(t *testing.T) {
+	var g Group[int]
+	var runs atomic.Int32
+	release := make(chan struct{})
+	started := make(chan struct{})
+	fn := func(ctx context.Context) (int, error) {
+		if runs.Add(1) == 1 {
+			close(started)
+		}
+		<-release
+		return 42, nil
+	}
+	var wg sync.WaitGroup
+	results := make(chan int, 8)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		v, _, _ := g.Do(t.Context(), "k", fn)
+		results <- v
+	}()
+	<-started
+	for range 7 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, _, _ := g.Do(t.Context(), "k", fn)
+			results <- v
+		}()
+	}
+	for waiting := 0; waiting != 8; { // every caller is in before the call ends
+		g.mu.Lock()
+		if c := g.calls["k"]; c != nil {
+			waiting = c.waiters
+		}
+		g.mu.Unlock()
+	}
+	close(release)
+	wg.Wait()
+	close(results)
+	for v := range results {
+		if v != 42 {
+			t.Fatalf("a caller got %d", v)
+		}
+	}
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("%d runs for one key", n)
+	}
+	if v, shared, err := g.Do(t.Context(), "k", func(context.Context) (int, error) { return 7, nil }); v != 7 || shared || err != nil {
+		t.Fatalf("a call after the first ended: %d %v %v", v, shared, err)
+	}
+}
+
+// A caller that leaves does not cancel the others' call; when the last one leaves, the call's
+// context ends.
+func TestLeavingCallersLeaveAlone(t *testing.T) {
+	var g Group[string]
+	started, stopped := make(chan struct{}), make(chan struct{})
+	release := make(chan struct{})
+	fn := func(ctx context.Context) (string, error) {
+		close(started)
+		select {
+		case <-release:
+			return "answer", nil
+		case <-ctx.Done():
+			close(stopped)
+			return "", ctx.Err()
+		}
+	}
+	first, cancelFirst := context.WithCancel(t.Context())
+	firstDone := make(chan error, 1)
+	go func() { _, _, err := g.Do(first, "k", fn); firstDone <- err }()
+	<-started
+	second := make(chan string, 1)
+	go func() {
+		v, _, _ := g.Do(t.Context(), "k", fn)
+		second <- v
+	}()
+	for waiting := 0; waiting != 2; {
+		g.mu.Lock()
+		waiting = g.calls["k"].waiters
+		g.mu.Unlock()
+	}
+	cancelFirst()
+	if err := <-firstDone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the caller who left: %v", err)
+	}
+	close(release)
+	if v := <-second; v != "answer" {
+		t.Fatalf("the caller who stayed got %q", v)
+	}
+	// Alone, and leaving: the work stops.
+	started, release = make(chan struct{}), make(chan struct{})
+	alone, cancelAlone := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { _, _, _ = g.Do(alone, "k2", fn); close(done) }()
+	<-started
+	cancelAlone()
+	<-done
+	<-stopped
+}

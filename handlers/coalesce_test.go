@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestIdenticalRequestsShareOneModelCall: with coalescing on, identical /pii/extract requests
+// in flight at once are answered from one model call, each with the full answer and its own
+// request id; a request whose client leaves does not cancel the others.
+func TestIdenticalRequestsShareOneModelCall(t *testing.T) {
+	f := newFixture(t, func(o *fixtureOptions) { o.Coalesce = true })
+	block := make(chan struct{}) // closed by hand: the fake holds its lock while it blocks
+	f.pii.set(func(e *fakeExtractor) { e.blocking = block })
+	body := `{"text":"Call Alice."}`
+	leaving, leave := context.WithCancel(t.Context())
+	left := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(leaving, http.MethodPost, f.srv.URL+"/pii/extract", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		_, err := http.DefaultClient.Do(req)
+		left <- err
+	}()
+	answers := make(chan response, 3)
+	for range 3 {
+		go func() { answers <- f.do(t, "POST", "/pii/extract", body) }()
+	}
+	for inflight := ""; !strings.Contains(inflight, "sluice_http_inflight_requests 4"); {
+		inflight = f.do(t, "GET", "/metrics", "").raw // every request is in, waiting on the one call
+	}
+	leave()
+	<-left
+	close(block)
+	ids := map[any]bool{}
+	for range 3 {
+		r := <-answers
+		ents, _ := r.body["entities"].([]any)
+		if r.status != 200 || len(ents) != 1 {
+			t.Fatalf("a waiter: %d %s", r.status, r.raw)
+		}
+		ids[r.header.Get("X-Request-Id")] = true
+	}
+	if n := f.pii.callCount(); n != 1 || len(ids) != 3 {
+		t.Fatalf("%d model calls for 4 identical requests, %d request ids", n, len(ids))
+	}
+}
