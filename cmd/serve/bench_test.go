@@ -119,3 +119,13 @@ func benchServed(b *testing.B, concurrency int, env ...string) {
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seq/s")
 }
+
+// BenchmarkCoalescedBurst is 64 clients sending the same note at once, with coalescing off
+// and on: identical requests in flight share one model call when it is on.
+func BenchmarkCoalescedBurst(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("coalesce=%v", on), func(b *testing.B) {
+			benchServed(b, 64, "SLUICE_BATCH_MAX_SIZE=32", "SLUICE_COALESCE="+fmt.Sprint(on))
+		})
+	}
+}
