@@ -116,7 +116,7 @@ func (s *Session) Screen(spans []entities.Entity) *Refusal {
 		if e.Score >= s.policy.Floor && e.Score < s.policy.MinConfidence {
 			low = append(low, Judged{Label: e.Label, Score: e.Score})
 		}
-		if slices.Contains(s.policy.Disallowed, strings.ToLower(kind)) || slices.Contains(s.policy.Disallowed, strings.ToLower(e.Label)) {
+		if s.disallows(kind, e.Label) {
 			disallowed = append(disallowed, Judged{Label: e.Label, Score: e.Score})
 		}
 	}
@@ -140,7 +140,7 @@ func (s *Session) Also(spans []entities.Entity) *Refusal {
 	for _, e := range spans {
 		kind := deid.Canonical(e.Label)
 		s.record.Entities[kind]++
-		if slices.Contains(s.policy.Disallowed, strings.ToLower(kind)) || slices.Contains(s.policy.Disallowed, strings.ToLower(e.Label)) {
+		if s.disallows(kind, e.Label) {
 			disallowed = append(disallowed, Judged{Label: e.Label, Score: e.Score})
 		}
 	}
@@ -150,6 +150,11 @@ func (s *Session) Also(spans []entities.Entity) *Refusal {
 		return ref
 	}
 	return nil
+}
+
+// disallows says whether the policy refuses a span of this kind or label.
+func (s *Session) disallows(kind, label string) bool {
+	return slices.Contains(s.policy.Disallowed, strings.ToLower(kind)) || slices.Contains(s.policy.Disallowed, strings.ToLower(label))
 }
 
 // Counts are the spans screened so far, by kind.
