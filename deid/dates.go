@@ -44,13 +44,12 @@ const (
 )
 
 var (
-	yearFirst   = regexp.MustCompile(`^(\d{4})([-/.])(\d{1,2})([-/.])(\d{1,2})$`)
-	numeric     = regexp.MustCompile(`^(\d{1,2})([-/.])(\d{1,2})([-/.])(\d{2}|\d{4})$`)
-	monthFirstR = regexp.MustCompile(`^([A-Za-z]+)(\.?)\s+(\d{1,2})((?i:st|nd|rd|th)?)(,?)\s+(\d{4})$`)
-	dayFirstR   = regexp.MustCompile(`^(\d{1,2})((?i:st|nd|rd|th)?)\s+([A-Za-z]+)(\.?)(,?)\s+(\d{4})$`)
-	dashedR     = regexp.MustCompile(`^(\d{1,2})-([A-Za-z]{3,9})-(\d{2}|\d{4})$`)         // 02-Feb-2024
-	dayOnlyR    = regexp.MustCompile(`^(\d{1,2})((?i:st|nd|rd|th)?)\s+([A-Za-z]+)(\.?)$`) // 4 Jan
-	monthOnlyR  = regexp.MustCompile(`^([A-Za-z]+)(\.?)\s+(\d{1,2})((?i:st|nd|rd|th)?)$`) // Jan 4
+	yearFirst = regexp.MustCompile(`^(\d{4})([-/.])(\d{1,2})([-/.])(\d{1,2})$`)
+	numeric   = regexp.MustCompile(`^(\d{1,2})([-/.])(\d{1,2})([-/.])(\d{2}|\d{4})$`)
+	// A date with a month's name may leave its year out ("4 Jan", "Jan 4").
+	monthFirstR = regexp.MustCompile(`^([A-Za-z]+)(\.?)\s+(\d{1,2})((?i:st|nd|rd|th)?)(?:(,?)\s+(\d{4}))?$`)
+	dayFirstR   = regexp.MustCompile(`^(\d{1,2})((?i:st|nd|rd|th)?)\s+([A-Za-z]+)(\.?)(?:(,?)\s+(\d{4}))?$`)
+	dashedR     = regexp.MustCompile(`^(\d{1,2})-([A-Za-z]{3,9})-(\d{2}|\d{4})$`) // 02-Feb-2024
 )
 
 // noYearRef is the year a date written without one is read in: a common year, as most are,
@@ -129,7 +128,7 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 			return time.Time{}, l, false
 		}
 		m, d, y = int(mo), atoi(g[3]), atoi(g[6])
-		l = dateLayout{order: monthDay, name: style, sept: sept, dot: g[2] == ".", ordinal: g[4] != "", comma: g[5] == ","}
+		l = dateLayout{order: monthDay, name: style, sept: sept, dot: g[2] == ".", ordinal: g[4] != "", comma: g[5] == ",", noYear: g[6] == ""}
 	case dayFirstR.MatchString(s):
 		g := dayFirstR.FindStringSubmatch(s)
 		mo, style, sept, ok := monthOf(g[3])
@@ -137,7 +136,7 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 			return time.Time{}, l, false
 		}
 		d, m, y = atoi(g[1]), int(mo), atoi(g[6])
-		l = dateLayout{order: dayMonth, name: style, sept: sept, dot: g[4] == ".", ordinal: g[2] != "", comma: g[5] == ","}
+		l = dateLayout{order: dayMonth, name: style, sept: sept, dot: g[4] == ".", ordinal: g[2] != "", comma: g[5] == ",", noYear: g[6] == ""}
 	case dashedR.MatchString(s):
 		g := dashedR.FindStringSubmatch(s)
 		mo, style, sept, ok := monthOf(g[2])
@@ -149,24 +148,11 @@ func parseDate(s, lang string) (time.Time, dateLayout, bool) {
 		if l.twoDigit {
 			y = century(y)
 		}
-	case dayOnlyR.MatchString(s):
-		g := dayOnlyR.FindStringSubmatch(s)
-		mo, style, sept, ok := monthOf(g[3])
-		if !ok {
-			return time.Time{}, l, false
-		}
-		d, m, y = atoi(g[1]), int(mo), yearless(int(mo), atoi(g[1]))
-		l = dateLayout{order: dayMonth, name: style, sept: sept, dot: g[4] == ".", ordinal: g[2] != "", noYear: true}
-	case monthOnlyR.MatchString(s):
-		g := monthOnlyR.FindStringSubmatch(s)
-		mo, style, sept, ok := monthOf(g[1])
-		if !ok {
-			return time.Time{}, l, false
-		}
-		m, d, y = int(mo), atoi(g[3]), yearless(int(mo), atoi(g[3]))
-		l = dateLayout{order: monthDay, name: style, sept: sept, dot: g[2] == ".", ordinal: g[4] != "", noYear: true}
 	default:
 		return time.Time{}, l, false
+	}
+	if l.noYear {
+		y = yearless(m, d)
 	}
 	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
 	if !inRange(t) || m < 1 || m > 12 || d < 1 || t.Day() != d || t.Month() != time.Month(m) {

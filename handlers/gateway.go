@@ -196,8 +196,8 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	if gw.Upstream != nil {
 		completion = gw.Upstream.Kind()
 	}
-	sess := gw.Audit.Begin(x.id, completion, gateway.Policy{Name: policy, MinConfidence: threshold, Floor: floor,
-		Disallowed: disallowed}, s.residual)
+	rule := gateway.Policy{Name: policy, MinConfidence: threshold, Floor: floor, Disallowed: disallowed}
+	sess := gw.Audit.Begin(x.id, completion, rule, s.residual)
 	ents, st, err := ex.Extract(ctx, x.prio, text, opts)
 	release()
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
@@ -220,8 +220,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	}
 	var answer string
 	if gw.Upstream != nil {
-		answer, err = gw.Upstream.Complete(ctx, x.id, outbound, map[string]any{"policy": gateway.Policy{Name: policy,
-			MinConfidence: threshold, Floor: floor, Disallowed: disallowed}.Record(), "entity_counts": sess.Counts()})
+		answer, err = gw.Upstream.Complete(ctx, x.id, outbound, map[string]any{"policy": rule.Record(), "entity_counts": sess.Counts()})
 		if err != nil {
 			sess.End(gateway.TransportError, gateway.TransportFailed)
 			return s.upstreamFailed(x, ctx, err)
