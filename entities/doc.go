@@ -55,7 +55,9 @@
 //     each chunk at the model's maximum length, losing what lies past it. We window
 //     with overlap and take every token's logits from the window where it has
 //     most context (the farthest from a window edge that cuts the text), then decode the
-//     whole text once, so an entity across a window border comes out whole.
+//     whole text once, so an entity across a window border comes out whole. A text is
+//     first cut into documents at blank lines (Documents): no window holds two, and each
+//     is decoded on its own, so a note gives the same spans alone as after other notes.
 //   - Non-finite logits are an error instead of NaN scores.
 //   - Offsets are bytes internally; CodePointSpans gives the code point offsets Python
 //     clients expect.

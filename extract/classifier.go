@@ -152,7 +152,8 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	if len(enc.IDs) == 0 {
 		return nil, st, nil
 	}
-	wins, rows, err := c.layout(enc.IDs, enc.WordIDs)
+	docs := entities.Documents(text, enc.Offsets)
+	wins, rows, err := c.layout(docs, enc.IDs, enc.WordIDs)
 	if err != nil {
 		return nil, st, err
 	}
@@ -174,8 +175,24 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	if c.wordAware {
 		toks.WordIDs = enc.WordIDs
 	}
-	ents, err := c.dec.Extract(text, toks, logits, opts)
-	return ents, st, err
+	if len(docs) == 1 && docs[0].Start == 0 && docs[0].End == len(text) {
+		ents, err := c.dec.Extract(text, toks, logits, opts)
+		return ents, st, err
+	}
+	// Each document is decoded as its own text: its spans are those it has alone.
+	labels := c.dec.NumLabels()
+	var ents []entities.Entity
+	for _, d := range docs {
+		found, err := c.dec.Extract(text[d.Start:d.End], d.Tokens(toks), logits[d.First*labels:d.Last*labels], opts)
+		if err != nil {
+			return nil, st, err
+		}
+		for _, e := range found {
+			e.Start, e.End = e.Start+d.Start, e.End+d.Start
+			ents = append(ents, e)
+		}
+	}
+	return ents, st, nil
 }
 
 // Warm runs the largest batch the batcher forms at full length (as many rows of
@@ -227,9 +244,9 @@ func (c *Classifier) warmBatch() entities.Rows {
 	return rows
 }
 
-// layout cuts a text's tokens into windows and lays them out as model rows.
-func (c *Classifier) layout(ids []int64, wordIDs []int) ([]entities.Window, entities.Rows, error) {
-	wins, err := entities.PlanWordWindows(wordIDs, c.budget, c.stride)
+// layout cuts each document's tokens into windows and lays them out as model rows.
+func (c *Classifier) layout(docs []entities.Document, ids []int64, wordIDs []int) ([]entities.Window, entities.Rows, error) {
+	wins, err := entities.PlanDocumentWindows(docs, wordIDs, c.budget, c.stride)
 	if err != nil {
 		return nil, entities.Rows{}, err
 	}

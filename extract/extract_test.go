@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -144,7 +145,7 @@ func TestClassifierWindowsLongTexts(t *testing.T) {
 // TestBatchedWindowsEqualSingleRuns checks the batch assembly exactly: a long document's
 // windows, submitted a chunk at a time (batches of 4 rows: chunks of 2) and padded into batches
 // with the other documents' rows, all at once, must decode to the same entities as running
-// every window alone, unpadded, and merging by hand.
+// every window alone, unpadded, and merging and decoding by hand, document by document.
 func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 	cls, m, sess := startClassifier(t, "analyze", "clinical-ner", 4, 64*128)
 	ctx := t.Context()
@@ -169,7 +170,8 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 		enc := m.Tokenizer.Encode(doc.Text, false)
 		prefix, suffix := m.Tokenizer.Template()
 		budget, _ := entities.ContentBudget(m.Config.MaxLength, len(prefix), len(suffix))
-		wins, _ := entities.PlanWordWindows(enc.WordIDs, budget, 32)
+		parts := entities.Documents(doc.Text, enc.Offsets)
+		wins, _ := entities.PlanDocumentWindows(parts, enc.WordIDs, budget, 32)
 		labels := len(m.Config.Labels)
 		var perWindow []float32
 		width := 0
@@ -198,9 +200,17 @@ func TestBatchedWindowsEqualSingleRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := dec.Extract(doc.Text, entities.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}, merged, opts)
-		if err != nil {
-			t.Fatal(err)
+		toks := entities.Tokens{IDs: enc.IDs, Offsets: enc.Offsets, WordIDs: enc.WordIDs}
+		var want []entities.Entity
+		for _, d := range parts {
+			found, err := dec.Extract(doc.Text[d.Start:d.End], d.Tokens(toks), merged[d.First*labels:d.Last*labels], opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range found {
+				e.Start, e.End = e.Start+d.Start, e.End+d.Start
+				want = append(want, e)
+			}
 		}
 		if len(got) != len(want) {
 			t.Fatalf("document %d: batched run found %d entities, single runs %d", i, len(got), len(want))
@@ -316,8 +326,9 @@ func TestLongTextCutAtItsDeadline(t *testing.T) {
 	// Thousands of windows, about 15 s of work on the machine this was written on: the one
 	// second deadline leaves a wide margin for a faster one. Tokenized before the deadline
 	// starts, so that only the windows' pace is measured.
-	enc := cls.tok.Encode(strings.Repeat("pt given aspirin. ", 60000), false)
-	_, rows, err := cls.layout(enc.IDs, enc.WordIDs)
+	text := strings.Repeat("pt given aspirin. ", 60000)
+	enc := cls.tok.Encode(text, false)
+	_, rows, err := cls.layout(entities.Documents(text, enc.Offsets), enc.IDs, enc.WordIDs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,5 +340,63 @@ func TestLongTextCutAtItsDeadline(t *testing.T) {
 	}
 	if dctx.Err() != nil {
 		t.Fatal("the text ran until its deadline instead of being cut when its pace showed it could not finish")
+	}
+}
+
+// TestANoteGivesTheSameSpansAloneAndAfterOthers joins notes with blank lines, as a caller
+// pasting a day's notes does, and holds each note's spans in the whole to be exactly those it
+// has when sent alone: what the model finds in one note does not depend on the notes before it.
+func TestANoteGivesTheSameSpansAloneAndAfterOthers(t *testing.T) {
+	cls, _, _ := startClassifier(t, "pii_extract", "pii", 32, 4096)
+	ctx := t.Context()
+	notes := []string{
+		"pt jane doe, 45 y/o, presents with cough. Daughter (Linda) cell 937.555.0177",
+		"Carlos Mendez seen today for follow-up.",
+		strings.Repeat("Patient Robert Smith called about his refill. ", 6),
+		"Carlos Mendez seen today for follow-up of hypertension. BP 142/88.",
+		"Mr. Alan Brooks, DOB 03/14/1962, 62 y/o. Visit 7/8/22. Next visit 10/8/22.",
+		"Called Maria Gonzalez at (617) 555-0199 to confirm the appointment on March 3, 2024.",
+		"Pt lives at 42 Elm Street, Springfield, IL 62704 with her husband Robert.",
+		"No acute distress. Lungs clear. Heart regular rate and rhythm.",
+	}
+	// Real passages first, so that each invented note follows others.
+	var real []string
+	for _, p := range readJSONLPath[struct{ Text string }](t, filepath.Join("..", "entities", "testdata", "realtext", "dev.jsonl"))[:40] {
+		real = append(real, p.Text)
+	}
+	notes = append(real, notes...)
+	type span struct {
+		label      string
+		start, end int
+	}
+	alone := make([][]span, len(notes))
+	for i, n := range notes {
+		ents, _, err := cls.Extract(ctx, admission.Interactive, n, entities.PIIOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			alone[i] = append(alone[i], span{e.Label, e.Start, e.End})
+		}
+	}
+	joined := strings.Join(notes, "\n\n")
+	ents, _, err := cls.Extract(ctx, admission.Interactive, joined, entities.PIIOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	together := make([][]span, len(notes))
+	at := 0
+	for i, n := range notes {
+		for _, e := range ents {
+			if e.Start >= at && e.End <= at+len(n) {
+				together[i] = append(together[i], span{e.Label, e.Start - at, e.End - at})
+			}
+		}
+		at += len(n) + 2
+	}
+	for i := range notes {
+		if !reflect.DeepEqual(alone[i], together[i]) {
+			t.Errorf("note %d: alone %v, after the others %v", i, alone[i], together[i])
+		}
 	}
 }

@@ -154,6 +154,14 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 				cut, moved = c, true
 			}
 		}
+		// A document (text after a blank line) that begins in the final part's second half
+		// is left whole to the next window, which then starts at it: read from its start, it
+		// gives the spans it gives alone (the classifier reads each document on its own).
+		if d := lastDocumentStart(s.text, start+(cut-start)/2, cut); d > start {
+			if c := s.beforeSpans(spans, d); c > start {
+				cut = c
+			}
+		}
 		switch {
 		case cut > start:
 		case bySpans > start:
@@ -287,6 +295,34 @@ func wordStart(text string, start, cut int) int {
 	}
 	return cut
 }
+
+// lastDocumentStart is the last offset in (lo, hi] where a document begins after a blank
+// line (a line break, blanks, another line break, then anything but blanks), or -1.
+func lastDocumentStart(text string, lo, hi int) int {
+	found := -1
+	for i := max(lo, 0); i < hi; i++ {
+		if text[i] != '\n' {
+			continue
+		}
+		j := i + 1
+		for j < hi && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
+			j++
+		}
+		if j >= hi || text[j] != '\n' {
+			continue
+		}
+		for j < hi && (text[j] == '\n' || text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
+			j++
+		}
+		if j > lo && j <= hi && (j == len(text) || !isBlank(text[j])) {
+			found = j
+		}
+		i = j - 1
+	}
+	return found
+}
+
+func isBlank(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\n' }
 
 func inWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 

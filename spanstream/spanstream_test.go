@@ -242,3 +242,37 @@ func TestSmallWindowsWithALongTailLoseNothing(t *testing.T) {
 		t.Fatalf("%d commits in text without spaces", len(commits))
 	}
 }
+
+// TestADocumentIsReadFromItsStart joins short documents with blank lines and uses a detector
+// that, like a model, finds differently in a document it reads from the middle: every span
+// committed must come from a window that read its document from the start, as it is read alone.
+func TestADocumentIsReadFromItsStart(t *testing.T) {
+	var docs []string
+	for i := range 40 {
+		docs = append(docs, fmt.Sprintf("Note %d: Alma Quist seen today%s.", i, strings.Repeat(" and doing well", i%5)))
+	}
+	text := strings.Join(docs, "\n\n")
+	cfg := Config{WindowChars: 400, ContextChars: 40, MaxEntityChars: 20}
+	detect := func(_ context.Context, w string) ([]entities.Entity, error) {
+		at := strings.Index(text, w)
+		midDocument := at > 0 && !strings.HasSuffix(text[:at], "\n\n")
+		var out []entities.Entity
+		for _, m := range capitalised.FindAllStringIndex(w, -1) {
+			label := "name"
+			if midDocument && !strings.Contains(w[:m[0]], "\n\n") {
+				label = "misread"
+			}
+			out = append(out, entities.Entity{Label: label, Start: m[0], End: m[1], Score: 0.9})
+		}
+		return out, nil
+	}
+	commits, _ := run(t, text, cfg, detect)
+	if want := 40 * 3; len(commits) != want {
+		t.Fatalf("%d spans committed, want %d", len(commits), want)
+	}
+	for _, c := range commits {
+		if c.Label != "name" {
+			t.Fatalf("span at byte %d committed from a window that began inside its document", c.Start)
+		}
+	}
+}
