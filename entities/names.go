@@ -36,7 +36,7 @@ func NameContext(text string, found []Entity) []Entity {
 		case titles[lower] && caseOf(w.text) != 'U':
 			// "Dr. Smith", "Mr Alan Brooks", "mrs garcia": one or two names follow. Capitals
 			// ("MR", "MS", "DR") are abbreviations of other things.
-			if n, ok := next(i, 1); ok && nameLike(n) && closeTo(text, w, n, ".") {
+			if n, ok := next(i, 1); ok && (nameLike(n) || initial(n)) && closeTo(text, w, n, ".") {
 				add("person", n)
 				if m, ok := next(i, 2); ok && nameLike(m) && caseOf(m.text) == 'T' && closeTo(text, n, m, "") {
 					add("person", m)
@@ -69,6 +69,18 @@ func NameContext(text string, found []Entity) []Entity {
 			if n, ok := next(i, 1); ok && nameLike(n) && caseOf(n.text) == 'T' && closeTo(text, w, n, "(") {
 				add("first_name", n)
 			}
+		case lower == "re" && i+1 < len(words) && between(text, w.end, words[i+1].start) == ":":
+			// A letter's "RE:  Jane Doe" or "RE:  XXXX, XXXX": the patient it is about.
+			cand = append(cand, namesAfter(text, words, i+1)...)
+		case degreeAt(text, w) && i > 0:
+			// "John A. Smith, M.D.", "JONES, MD": the name words just before a degree.
+			cand = append(cand, namesBefore(text, words, i)...)
+		default:
+			if found := listedName(text, words, i); len(found) > 0 {
+				cand = append(cand, found...)
+			} else if e, ok := aloneGivenName(text, words, i); ok {
+				cand = append(cand, e)
+			}
 		}
 	}
 	// The word after a first name the model found, when nothing but a space is between and it
@@ -76,6 +88,9 @@ func NameContext(text string, found []Entity) []Entity {
 	for _, e := range found {
 		if l := strings.ToLower(e.Label); (l != "first_name" && l != "given_name") || e.Start < 0 || e.End > len(text) || e.Start >= e.End {
 			continue
+		}
+		if !givenName(text[e.Start:e.End]) {
+			continue // "Trail Making Test", "banana bag": the model's mistake, not a first name
 		}
 		j, _ := slices.BinarySearchFunc(words, e.End, func(w word, end int) int { return cmp.Compare(w.start, end+1) })
 		if j < len(words) {
@@ -88,6 +103,179 @@ func NameContext(text string, found []Entity) []Entity {
 		cand = append(cand, Entity{Label: "person", Start: m[0], End: m[1], Score: contextScore})
 	}
 	return apart(cand, found)
+}
+
+// listedName is the name that starts at words[i] by the name lists: a listed given name,
+// then a listed name written alike ("Maria Gonzalez"), or a middle initial and any word
+// written alike ("ROBERT J. SMITH"); or a listed family name, a comma, and a listed given name written alike ("Smith,
+// John"); or an initial and a listed family name ("J. Smith"). Lower-case words are left to the
+// rules that have context: too many are plain words.
+func listedName(text string, words []word, i int) []Entity {
+	w := words[i]
+	c := caseOf(w.text)
+	if (c != 'T' && c != 'U') || i+1 >= len(words) {
+		return nil
+	}
+	if subjectOfAge(text, words, i) {
+		// "Chris is a very nice 38-year-old", "ABCD is a 47-year-old": who the note is about.
+		return []Entity{person("person", w)}
+	}
+	alike := func(n word) bool { return nameLike(n) && (caseOf(n.text) == c || c == 'U' && caseOf(n.text) == 'U') }
+	listed := func(n word) bool { return givenName(n.text) || familyName(n.text) }
+	n := words[i+1]
+	switch {
+	case initial(w) && closeTo(text, w, n, ".") && between(text, w.end, n.start) == "." && caseOf(n.text) == 'T' && familyName(n.text) && !givenName(n.text):
+		return []Entity{person("first_name", w), person("last_name", n)}
+	case !nameLike(w):
+		return nil
+	case givenName(w.text):
+		if initial(n) && i+2 < len(words) && closeTo(text, w, n, "") && closeTo(text, n, words[i+2], ".") {
+			if m := words[i+2]; alike(m) {
+				return []Entity{person("first_name", w), person("first_name", n), person("last_name", m)}
+			}
+		}
+		if alike(n) && listed(n) && closeTo(text, w, n, "") {
+			return []Entity{person("first_name", w), person("last_name", n)}
+		}
+	case familyName(w.text) && between(text, w.end, n.start) == ",":
+		if alike(n) && givenName(n.text) {
+			return []Entity{person("last_name", w), person("first_name", n)}
+		}
+	}
+	return nil
+}
+
+// aloneGivenName is a listed given name written alone in the middle of a sentence, maybe with
+// a possessive ("discussed with Misty", "Gregory's mother", "all of Carlos' identifiers"): the
+// word before it is lower case or a comma, and the word after it is not capitalised (a place
+// or a service would go on: "Santa Barbara", "Virginia Mason").
+func aloneGivenName(text string, words []word, i int) (Entity, bool) {
+	w := words[i]
+	name := strings.TrimSuffix(w.text, "'s")
+	if i == 0 || caseOf(name) != 'T' || calendarWords[strings.ToLower(name)] || !givenName(name) {
+		return Entity{}, false
+	}
+	prev := words[i-1]
+	possessive := len(name) < len(w.text) || strings.HasPrefix(text[w.end:], "'")
+	// Before it: a lower-case word, a comma, or a capitalised verb opening the sentence
+	// ("Instructed Ben"); not an article or a preposition of places, unless the name is
+	// possessive ("all of Carlos' identifiers").
+	g := between(text, prev.end, w.start)
+	lowerBefore := g == " " && (caseOf(prev.text) == 'l' || caseOf(prev.text) == 'T' && strings.HasSuffix(prev.text, "ed"))
+	if !(lowerBefore || g == ",") || notBeforeName[prev.text] && !(possessive && prev.text != "the") {
+		return Entity{}, false
+	}
+	if i+1 < len(words) && closeTo(text, w, words[i+1], "") {
+		if n := words[i+1]; caseOf(n.text) != 'l' || eponymNouns[n.text] {
+			return Entity{}, false
+		}
+	}
+	return Entity{Label: "first_name", Start: w.start, End: w.start + len(name), Score: contextScore}, true
+}
+
+// subjectOfAge says whether words[i] opens a sentence that says who the patient is: one
+// capitalised word (not a note's own word, a pronoun or a relation), then "is a" or "was a"
+// and, within a few words, an age or a sex.
+func subjectOfAge(text string, words []word, i int) bool {
+	w := words[i]
+	if c := caseOf(w.text); c != 'T' && c != 'U' || notNames[strings.ToLower(w.text)] || relations[strings.ToLower(w.text)] {
+		return false
+	}
+	if i > 0 {
+		if g := strings.ReplaceAll(between(text, words[i-1].end, w.start), " ", ""); g != "." && g != ":" && g != "," && g != ".," && g != ":," {
+			return false
+		}
+	}
+	// The sentence's next hundred bytes hold what the pattern looks for, if it is there.
+	return ageSubject.MatchString(text[w.end:min(len(text), w.end+100)])
+}
+
+// notBeforeName are the words before a capitalised word that make it a thing or a place:
+// "the Alice clamp", "in Iowa", "of America".
+var notBeforeName = setOf("the", "a", "an", "in", "of", "from", "at", "near", "into", "on")
+
+// eponymNouns follow a person's name when it names a thing: "Kelly clamps", "Wilson frame",
+// "Gilbert's syndrome", "Ted hose".
+var eponymNouns = setOf("clamp", "clamps", "frame", "stirrups", "syndrome", "disease", "sign", "test", "hose",
+	"catheter", "retractor", "retractors", "forceps", "scissors", "tube", "needle", "procedure", "maneuver",
+	"position", "reflex", "score", "scale", "bag", "drain", "stitch", "suture", "incision", "operation",
+	"fracture", "palsy", "esophagus", "ulcer", "classification", "criteria", "line", "dilator", "elevator",
+	"rongeur", "curette", "speculum", "table", "bed", "stockings", "solution", "medium")
+
+// calendarWords are given names that, alone, are far more often a month or a day.
+var calendarWords = setOf("january", "february", "april", "june", "july", "august", "september", "october",
+	"november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+var ageSubject = regexp.MustCompile(`^ (?:is|was) an? (?:[A-Za-z-]+ ){0,4}(?:\d+[- ](?:year|month|week|day)s?[- ]old|\d+ ?y/?o\b|(?:fe)?male\b|woman\b|man\b|gentleman\b|lady\b|boy\b|girl\b|infant\b)`)
+
+// namesAfter is the name that begins at words[i]: up to three capitalised words or initials,
+// a space or one comma apart ("Jane Doe", "XXXX, XXXX").
+func namesAfter(text string, words []word, i int) []Entity {
+	var out []Entity
+	for k := i; k < len(words) && len(out) < 3; k++ {
+		w := words[k]
+		c := caseOf(w.text)
+		if (c != 'T' && c != 'U') || !(initial(w) || nameLike(w)) {
+			break
+		}
+		// A comma without a space after it is the end of a line that lost its break
+		// ("RE:  ABC,MEDICAL RECORD#").
+		if k > i {
+			if gap := text[words[k-1].end:w.start]; gap != " " && gap != ", " && gap != ". " {
+				break
+			}
+		}
+		out = append(out, person("person", w))
+	}
+	return out
+}
+
+// namesBefore is the name written just before the degree at words[d]: up to three capitalised
+// words or initials, the last a family name, the others given names; nothing when the word
+// before the degree is not a name's.
+func namesBefore(text string, words []word, d int) []Entity {
+	var names []word
+	for k := d - 1; k >= 0 && len(names) < 3; k-- {
+		w := words[k]
+		gap := ","
+		if len(names) > 0 {
+			gap = "."
+		}
+		right := words[d]
+		if len(names) > 0 {
+			right = names[len(names)-1]
+		}
+		c := caseOf(w.text)
+		if !closeTo(text, w, right, gap) || (c != 'T' && c != 'U') || !(initial(w) || nameLike(w)) || titles[strings.ToLower(w.text)] {
+			break
+		}
+		names = append(names, w)
+	}
+	if len(names) == 0 || initial(names[0]) {
+		return nil
+	}
+	out := []Entity{person("last_name", names[0])}
+	for _, w := range names[1:] {
+		out = append(out, person("first_name", w))
+	}
+	return out
+}
+
+// degreeAt says whether a clinician's degree starts at w ("MD", "M.D.", "RN", "D.O.", "PhD").
+func degreeAt(text string, w word) bool {
+	if !strings.ContainsRune("MDRNPFC", rune(w.text[0])) {
+		return false // every degree starts with one of these: most words stop here
+	}
+	return degree.MatchString(text[w.start:min(len(text), w.start+8)])
+}
+
+var degree = regexp.MustCompile(`^(?:M\.D\.|MD|D\.O\.|R\.N\.|RN|N\.P\.|NP|PA-C|Ph\.D\.|PhD|DPM|DDS|FACS|MBBS|CRNA)(?:[^A-Za-z]|$)`)
+
+// initial is a single capital letter.
+func initial(w word) bool { return len(w.text) == 1 && w.text[0] >= 'A' && w.text[0] <= 'Z' }
+
+func person(label string, w word) Entity {
+	return Entity{Label: label, Start: w.start, End: w.end, Score: contextScore}
 }
 
 // apart is cand in text order without the spans that overlap one of found or an earlier one

@@ -3,6 +3,7 @@ package entities
 import (
 	"fmt"
 	"math"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -24,7 +25,8 @@ type Options struct {
 	// SmartMerge, when set, runs OpenMed's PII smart merging last; see SmartMerge.
 	SmartMerge *SmartMergeConfig
 	// DropImplausible removes, after smart merging, the identifier entities whose text
-	// cannot be what their label says (see Implausible). Not OpenMed's.
+	// cannot be what their label says (see Implausible), and takes a possessive or a full
+	// stop off a name. Not OpenMed's.
 	DropImplausible bool
 }
 
@@ -90,13 +92,31 @@ func PostProcess(text string, ents []Entity, opts Options) []Entity {
 	if opts.DropImplausible {
 		kept := ents[:0]
 		for _, e := range ents {
-			if !Implausible(e.Label, text[e.Start:e.End]) {
+			e.End = e.Start + len(trimName(e.Label, text[e.Start:e.End]))
+			if e.End > e.Start && !Implausible(e.Label, text[e.Start:e.End]) {
 				kept = append(kept, e)
 			}
 		}
 		ents = kept
 	}
 	return ents
+}
+
+// trimName is a person's name without the possessive or the full stop a model took with it
+// ("Abc's", "Carlos'", "X."): the name is the words, and a surrogate for "Abc's" would
+// otherwise lose the "'s" the sentence needs. Other labels are left as they are.
+func trimName(label, text string) string {
+	switch strings.ToLower(label) {
+	case "first_name", "last_name", "name", "person", "given_name", "surname", "firstname", "lastname":
+	default:
+		return text
+	}
+	for _, suffix := range []string{"'s", "'S", "\u2019s", "'", "\u2019", "."} {
+		if t, ok := strings.CutSuffix(text, suffix); ok {
+			return strings.TrimRight(t, " ")
+		}
+	}
+	return text
 }
 
 // Threshold keeps the entities whose score is at least minScore, in place.
