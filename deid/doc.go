@@ -20,10 +20,13 @@
 //     label after the first is numbered in text order ("[first_name_2]"), so each placeholder
 //     stands for one span; remove then writes "[label_REMOVED]" instead of nothing.
 //   - replace draws surrogates from gofakeit by kind (names, cities, companies, streets,
-//     e-mails, URLs), dates as a random date in the original's format, and identifiers of
-//     every other kind shape for shape (each digit another digit, each letter another letter of
-//     the same case, the rest kept). The same original of the same kind gets the same
-//     surrogate within a document. OpenMed keeps an e-mail's real domain; Sluice does not.
+//     e-mails, URLs; a given name after "Mr", "Mrs", "Ms" or "Miss" from the given names of
+//     the sex the title says, names/), moves every date by the document's one offset in its
+//     own layout (order, intervals and a stated age kept), keeps an age unless it is over 89
+//     ("90+"), and writes identifiers of every other kind shape for shape (each digit another
+//     digit, each letter another letter of the same case, the rest kept). The same original of
+//     the same kind gets the same surrogate within a document. OpenMed keeps an e-mail's real
+//     domain; Sluice does not.
 //   - hash writes "label_" and 8 hex digits, as OpenMed's, but of a keyed HMAC-SHA256, not a
 //     bare SHA-256: an unkeyed 32-bit prefix of a name or a date is a dictionary lookup away
 //     from the original. Config.HashKey pins the key across replicas. reversible_id, when a

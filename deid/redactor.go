@@ -162,7 +162,14 @@ func (d *Document) Redact(part string, base int, spans []entities.Entity) (strin
 	var out []Redaction
 	var b strings.Builder
 	at := 0
-	for _, sp := range resolve(part, outsideContext(part, spans)) {
+	resolved := resolve(part, outsideContext(part, spans))
+	for _, sp := range resolved {
+		// "Mr. Alan Brooks": a man's name stands in for Alan wherever Alan is.
+		if sex := titleSex(part[:sp.Start]); sex != 0 {
+			d.subs.sexOf[part[sp.Start:sp.End]] = sex
+		}
+	}
+	for _, sp := range resolved {
 		original := part[sp.Start:sp.End]
 		b.WriteString(part[at:sp.Start])
 		at = sp.End
@@ -240,7 +247,7 @@ func (d *Document) redact(sp entities.Entity, original string) (red Redaction, o
 // every date moved by the document's one offset (their order and intervals kept, a date of
 // birth still agreeing with a stated age), in its own layout, keep_year honoured; an age kept
 // unless it is over 89, which HIPAA's Safe Harbor aggregates ("90+"); anything else drawn,
-// in the original's case.
+// in the original's case, a given name after "Mr" or "Mrs" of the sex the title says.
 func (d *Document) surrogate(label string, k kind, original string) string {
 	switch {
 	case isDate(k):

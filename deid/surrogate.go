@@ -1,8 +1,10 @@
 package deid
 
 import (
+	_ "embed"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -16,10 +18,48 @@ type surrogates struct {
 	fake  *gofakeit.Faker
 	lang  string
 	drawn map[[2]string]string
+	// sexOf is what a title says of the bearer of a name ('F' or 'M'), by the name as written.
+	sexOf map[string]byte
 }
 
 func newSurrogates(src *rand.ChaCha8, lang string) *surrogates {
-	return &surrogates{rng: rand.New(src), fake: gofakeit.NewFaker(src, false), lang: lang, drawn: map[[2]string]string{}}
+	return &surrogates{rng: rand.New(src), fake: gofakeit.NewFaker(src, false), lang: lang, drawn: map[[2]string]string{},
+		sexOf: map[string]byte{}}
+}
+
+// The given names a title asks for (see names/NOTICE.md).
+var (
+	//go:embed names/female.txt
+	femaleList string
+	//go:embed names/male.txt
+	maleList string
+)
+
+var sexedNames = sync.OnceValue(func() map[byte][]string {
+	return map[byte][]string{'F': strings.Fields(femaleList), 'M': strings.Fields(maleList)}
+})
+
+// titleSex is what the title just before a name says of its bearer: 'M' after "Mr" or
+// "Mister", 'F' after "Mrs", "Ms" or "Miss", 0 after anything else.
+func titleSex(before string) byte {
+	before = strings.TrimRight(before, " ")
+	before = strings.TrimSuffix(before, ".")
+	i := strings.LastIndexFunc(before, func(r rune) bool { return !unicode.IsLetter(r) })
+	switch strings.ToLower(before[i+1:]) {
+	case "mr", "mister":
+		return 'M'
+	case "mrs", "ms", "miss":
+		return 'F'
+	}
+	return 0
+}
+
+// firstName is a given name for the bearer of original: of the sex a title gave it, else any.
+func (s *surrogates) firstName(original string) string {
+	if names := sexedNames()[s.sexOf[original]]; len(names) > 0 {
+		return names[s.rng.IntN(len(names))]
+	}
+	return s.fake.FirstName()
 }
 
 func (s *surrogates) get(label string, k kind, original string) string {
@@ -56,11 +96,16 @@ func (s *surrogates) draw(label string, k kind, original string) string {
 	f := s.fake
 	switch k.canonical {
 	case "FIRST_NAME", "MIDDLE_NAME":
-		return f.FirstName()
+		return s.firstName(original)
 	case "LAST_NAME":
 		return f.LastName()
 	case "PERSON":
-		return f.Name()
+		// One word is most often the family name ("Dr. Smith", "Mr. Brooks"); more, a
+		// whole name.
+		if strings.Contains(strings.TrimSpace(original), " ") {
+			return s.firstName(original) + " " + f.LastName()
+		}
+		return f.LastName()
 	case "LOCATION":
 		if strings.EqualFold(label, "state") {
 			if len(original) == 2 { // "MA": an abbreviation for an abbreviation

@@ -20,6 +20,7 @@ type genNoteT struct {
 	dob, visit string
 	age        int
 	name       string // as written: lower case, capitals or title case
+	sex        byte   // what the title before the name says: 'F', 'M' or 0 ("Pt")
 }
 
 var layouts = []string{"01/02/2006", "1/2/06", "2006-01-02", "January 2, 2006", "02-Jan-2006", "Jan 2, 2006", "2 January 2006"}
@@ -34,13 +35,22 @@ func genNote(rng *rand.Rand) genNoteT {
 		spans = append(spans, entities.Entity{Label: label, Start: b.Len(), End: b.Len() + len(s), Score: 0.99})
 		b.WriteString(s)
 	}
-	first := []string{"jane", "Alan", "MARIA", "linda", "Carlos"}[rng.IntN(5)]
+	title := []string{"Pt ", "Mr. ", "Mrs. ", "Ms ", "MR. "}[rng.IntN(5)]
+	var first string
+	switch title {
+	case "Mr. ", "MR. ":
+		first = []string{"Alan", "Carlos", "ROBERT"}[rng.IntN(3)]
+	case "Pt ":
+		first = []string{"jane", "Alan", "MARIA", "linda", "Carlos"}[rng.IntN(5)]
+	default:
+		first = []string{"jane", "MARIA", "Linda"}[rng.IntN(3)]
+	}
 	visit := time.Date(2010+rng.IntN(14), time.Month(1+rng.IntN(12)), 1+rng.IntN(28), 0, 0, 0, 0, time.UTC)
 	age := 18 + rng.IntN(85) // over 89 now and then
 	dob := visit.AddDate(-age, -rng.IntN(11), -rng.IntN(27))
 	n := genNoteT{age: age}
-	b.WriteString("Pt ")
-	n.name = first
+	b.WriteString(title)
+	n.name, n.sex = first, titleSex(title)
 	add("first_name", first)
 	b.WriteString(", DOB ")
 	l := layouts[rng.IntN(len(layouts))]
@@ -63,6 +73,16 @@ func genNote(rng *rand.Rand) genNoteT {
 	b.WriteString(".")
 	n.text, n.spans = b.String(), spans
 	return n
+}
+
+// isSexedName says whether name, in any case, is one of the given names of that sex.
+func isSexedName(sex byte, name string) bool {
+	for _, n := range sexedNames()[sex] {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // shapeOf is a value's form: digits as 9, letters as a or A, the rest as it is.
@@ -121,6 +141,9 @@ func TestReplaceGivesSurrogatesAReaderBelieves(t *testing.T) {
 			case sp.Label == "first_name":
 				if red.Replacement == orig || inCaseOf(orig, red.Replacement) != red.Replacement {
 					t.Fatalf("note %d: name %q became %q", i, orig, red.Replacement)
+				}
+				if n.sex != 0 && !isSexedName(n.sex, red.Replacement) {
+					t.Fatalf("note %d: %q after the title %q became %q", i, orig, n.text[:strings.Index(n.text, orig)], red.Replacement)
 				}
 			default: // the dates
 				ot, ol, ok1 := parseDate(orig, "en")

