@@ -38,7 +38,9 @@ func NameContext(text string, found []Entity) []Entity {
 			// ("MR", "MS", "DR") are abbreviations of other things.
 			if n, ok := next(i, 1); ok && (nameLike(n) || initial(n)) && closeTo(text, w, n, ".") {
 				add("person", n)
-				if m, ok := next(i, 2); ok && nameLike(m) && caseOf(m.text) == 'T' && closeTo(text, n, m, "") {
+				// A second word only after a given name ("Mr Alan Brooks"; not "Dr. Bar-Lev
+				// Operative findings").
+				if m, ok := next(i, 2); ok && givenName(n.text) && nameLike(m) && caseOf(m.text) == 'T' && closeTo(text, n, m, "") {
 					add("person", m)
 				}
 			}
@@ -94,7 +96,11 @@ func NameContext(text string, found []Entity) []Entity {
 		}
 		j, _ := slices.BinarySearchFunc(words, e.End, func(w word, end int) int { return cmp.Compare(w.start, end+1) })
 		if j < len(words) {
-			if w := words[j]; between(text, e.End, w.start) == " " && nameLike(w) && caseOf(w.text) == caseOf(text[e.Start:e.End]) {
+			// One space, not a form's columns ("Maarten   Preferred name"); a capitalised
+			// word only when the lists know it ("Kwabena Expected side effects").
+			w := words[j]
+			c := caseOf(w.text)
+			if text[e.End:w.start] == " " && nameLike(w) && c == caseOf(text[e.Start:e.End]) && (c == 'l' || givenName(w.text) || familyName(w.text)) {
 				add("last_name", w)
 			}
 		}
@@ -234,6 +240,9 @@ func namesAfter(text string, words []word, i int) []Entity {
 // words or initials, the last a family name, the others given names; nothing when the word
 // before the degree is not a name's.
 func namesBefore(text string, words []word, d int) []Entity {
+	if strings.ContainsRune("RNC", rune(words[d].text[0])) && between(text, words[d-1].end, words[d].start) != "," {
+		return nil // "Charge RN", "Triage RN note": a nurse's role; a nurse's name is signed "Lars Berg, RN"
+	}
 	var names []word
 	for k := d - 1; k >= 0 && len(names) < 3; k-- {
 		w := words[k]
@@ -404,8 +413,12 @@ func between(text string, from, to int) string {
 	return " "
 }
 
-// closeTo says whether only spaces, and at most one of punct, stand between two words.
+// closeTo says whether only spaces, and at most one of punct, stand between two words on one
+// line.
 func closeTo(text string, a, b word, punct string) bool {
+	if a.end <= b.start && strings.ContainsAny(text[a.end:b.start], "\n\r") {
+		return false
+	}
 	g := between(text, a.end, b.start)
 	return g == " " || len(g) == 1 && strings.Contains(punct, g)
 }
@@ -440,7 +453,10 @@ var notNames = setOf("and", "or", "the", "a", "an", "is", "was", "are", "were", 
 	"symptoms", "findings", "results", "labs", "lab", "vitals", "plan", "assessment", "complaint", "chief", "new",
 	"urine", "culture", "physical", "therapy", "occupational", "speech", "case", "management", "nursing",
 	"cardiology", "neurology", "radiology", "surgery", "oncology", "psychiatry", "pharmacy", "dietary", "wound",
-	"team", "service", "consult", "pcp", "er", "ed", "icu", "or")
+	"team", "service", "consult", "pcp", "er", "ed", "icu", "or",
+	// a form's and a letter's own words, and roles before a degree
+	"dear", "dob", "mrn", "sex", "fax", "zip", "nhs", "ssn", "acct", "id", "best", "regards", "sincerely",
+	"thanks", "thx", "pls", "please", "unit", "charge", "triage", "staff", "preferred", "expected", "operative")
 
 func setOf(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))

@@ -14,8 +14,9 @@ const PatternsVersion = "sluice-pii-patterns-v1"
 // score, context included, reaches cfg.UnitMinScore) and overlaps no entity already found is
 // added, whatever the confidence threshold. Then the names NameContext finds where people write
 // them (the word after a first name, after a title or a relation, a name spelled out) are
-// added too. It returns all the entities, sorted by start, and the ones it added. A nil cfg
-// adds nothing.
+// added too, and then every other place the text of anything found stands again as whole
+// words (Recurrences). It returns all the entities, sorted by start, and the ones it added. A
+// nil cfg adds nothing.
 func SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added []Entity) {
 	sorted := slices.SortedStableFunc(slices.Values(ents), byStart)
 	// ends[i] is the furthest end among sorted[:i+1], so the entities that may overlap a
@@ -49,6 +50,7 @@ func SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added 
 		}
 	}
 	added = append(added, NameContext(text, append(slices.Clip(sorted), added...))...)
+	added = append(added, Recurrences(text, append(slices.Clip(sorted), added...))...)
 	if len(added) == 0 {
 		return sorted, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/entities"
@@ -83,7 +85,7 @@ func (m *Map) placeholder(kind, original string) string {
 }
 
 // Contains says whether text, outside its placeholders, still holds an original the map
-// replaced somewhere, in any case: the check that nothing redacted in one place appears
+// replaced somewhere, as whole words, in any case: the check that nothing redacted in one place appears
 // unredacted in another. Originals shorter than three bytes are not looked for (an age "4"
 // would match every 4).
 func (m *Map) Contains(text string) bool {
@@ -105,12 +107,31 @@ func (m *Map) Contains(text string) bool {
 	}
 	folded := strings.ToLower(outside.String())
 	for _, o := range m.toOriginal {
-		if len(o) >= 3 && strings.Contains(folded, strings.ToLower(o)) {
+		if len(o) >= 3 && containsWords(folded, strings.ToLower(o)) {
 			return true
 		}
 	}
 	return false
 }
+
+// containsWords says whether words stands in text as whole words: "ann" is not in "annual".
+func containsWords(text, words string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], words)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(words)
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if (start == 0 || !inWord(before)) && (end == len(text) || !inWord(after)) {
+			return true
+		}
+		from = start + 1
+	}
+}
+
+func inWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 
 // Wipe forgets every original. The strings themselves are immutable and left to the garbage
 // collector; what Wipe guarantees is that nothing reachable from the map holds them.

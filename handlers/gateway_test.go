@@ -79,8 +79,6 @@ func TestPrivacyGatewayRefusals(t *testing.T) {
 		{`{"text":"Call Alice."}`, codeGatewayReidentify, "unknown_placeholder", 400},
 		{`{"text":"Call Alice.","disallowed_entity_categories":"first_name"}`, codeGatewayBlocked, "disallowed_entity_category", 400},
 		{`{"text":"Call Alice.","confidence_threshold":0.95}`, codeGatewayBlocked, "redaction_confidence_below_threshold", 400},
-		// An original found again outside its placeholder, in another case: the tripwire.
-		{`{"text":"Call Alice. ALICE called."}`, codeGatewayBlocked, "outbound_tripwire_detected", 400},
 	} {
 		r := f.do(t, "POST", "/privacy-gateway/complete", tc.body)
 		e := errorOf(t, r)
@@ -91,15 +89,22 @@ func TestPrivacyGatewayRefusals(t *testing.T) {
 			t.Errorf("%s: the refusal holds the text: %s", tc.body, r.raw)
 		}
 	}
-	if recs := audit.Records(); len(recs) != 4 || !gateway.Verify(recs) || recs[0].Status != "rejected" || recs[1].Status != "blocked" {
+	// A found name written again in another case is redacted there too, not forwarded and
+	// not blocked (the sweep's recurrences): the answer's [FIRST_NAME_2] is then one this
+	// request sent.
+	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Call Alice. ALICE called."}`)
+	if r.status != 200 || r.body["redacted_prompt"] != "Call [FIRST_NAME_1]. [FIRST_NAME_2] called." || r.body["reidentified_text"] != "ALICE" {
+		t.Errorf("a recurrence: %d %s", r.status, r.raw)
+	}
+	if recs := audit.Records(); len(recs) != 4 || !gateway.Verify(recs) || recs[0].Status != "rejected" || recs[1].Status != "blocked" || recs[3].Status != "forwarded" {
 		t.Errorf("audit %+v", recs)
 	}
 	invented.mu.Lock()
-	if len(invented.prompts) != 1 { // only the first request passed the checks
-		t.Errorf("blocked requests reached the model: %q", invented.prompts)
+	if len(invented.prompts) != 2 || strings.Contains(invented.prompts[1], "ALICE") { // the first and the last passed the checks
+		t.Errorf("blocked requests, or the recurrence, reached the model: %q", invented.prompts)
 	}
 	invented.mu.Unlock()
-	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"x","confidence_threshold":2,"policy":" "}`)
+	r = f.do(t, "POST", "/privacy-gateway/complete", `{"text":"x","confidence_threshold":2,"policy":" "}`)
 	if r.status != 422 || !strings.Contains(r.raw, "confidence_threshold") || !strings.Contains(r.raw, "policy") {
 		t.Errorf("bad fields: %d %s", r.status, r.raw)
 	}

@@ -1,0 +1,25 @@
+package entities
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRecurrencesFindAFoundNameWhereItComesAgain(t *testing.T) {
+	text := "RE:  ABC, seen with abc's wife. Consulting with ABC today; ABCD and Abcess are other words. John Smith and JOHN SMITH."
+	at := strings.Index(text, "John Smith")
+	found := []Entity{{Label: "last_name", Start: 5, End: 8}, {Label: "person", Start: at, End: at + len("John Smith")}}
+	var got []string
+	for _, e := range Recurrences(text, found) {
+		got = append(got, e.Label+"="+text[e.Start:e.End])
+	}
+	want := []string{"last_name=abc", "last_name=ABC", "person=JOHN SMITH"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	// A span that cuts a word, or a short one, is not looked for; nothing found, nothing added.
+	if r := Recurrences("Smithson and Smith", []Entity{{Label: "last_name", Start: 0, End: 5}, {Label: "age", Start: 13, End: 15}}); r != nil {
+		t.Fatalf("%v", r)
+	}
+}
