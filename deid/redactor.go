@@ -91,6 +91,10 @@ type Options struct {
 	// gets the same stand-in for the same original and the same shift, whatever else it holds
 	// and in whatever order, on every process that shares the key (Keyed).
 	Subject string
+	// Lists are the request's allow and deny lists. Apply applies them to the spans it is
+	// given (after every detector, the safety sweep included); a Document's parts do not,
+	// since a part may cut a term: a stream applies them where it finds its spans.
+	Lists *entities.Lists
 }
 
 // Redaction is what became of one span.
@@ -121,10 +125,11 @@ type Result struct {
 // DateShifted stands for a date span that shift_dates could not read.
 const DateShifted = "[DATE_SHIFTED]"
 
-// Apply de-identifies text, whose identifiers are spans (in any order; overlaps are resolved).
+// Apply de-identifies text, whose identifiers are spans (in any order; overlaps are resolved)
+// with the options' lists applied.
 func (r *Redactor) Apply(text string, spans []entities.Entity, o Options) Result {
 	d := r.Begin(o)
-	out, reds := d.Redact(text, 0, spans)
+	out, reds := d.Redact(text, 0, o.Lists.Apply(text, spans))
 	return Result{Text: out, Redactions: reds, Mapping: d.Mapping()}
 }
 

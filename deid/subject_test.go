@@ -239,3 +239,19 @@ func TestCheckSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyAppliesTheLists: an allowed span is kept as written, a deny term is redacted under
+// its own label, whatever the method.
+func TestApplyAppliesTheLists(t *testing.T) {
+	r := subjectRedactor(t, "0123456789abcdef")
+	lists, errs := entities.NewLists([]string{"Mercy"}, []string{"ward 7"})
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	text := "Mercy saw Alan on Ward 7."
+	spans := []entities.Entity{{Label: "first_name", Start: 0, End: 5, Score: 0.9}, {Label: "first_name", Start: 10, End: 14, Score: 0.9}}
+	res := r.Apply(text, spans, Options{Method: Mask, Lists: lists})
+	if res.Text != "Mercy saw [first_name] on [deny_list]." || res.Redactions[1].Canonical != "DENY_LIST" {
+		t.Fatalf("%q %+v", res.Text, res.Redactions)
+	}
+}
