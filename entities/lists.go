@@ -336,17 +336,20 @@ func termUnits(s string) []termUnit {
 	return out
 }
 
-// foldKey is s with each character as the least of its case variants, so that any two
-// spellings strings.EqualFold equates have one key; a typographic apostrophe is "'".
+// foldKey is s with each character in one case, so that any two spellings strings.EqualFold
+// equates (nearly: the upper case's lower case) have one key; a typographic apostrophe is
+// "'". Text already in lower case is returned as it is, without a copy.
 func foldKey(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r == '\u2019' || r == '\u2018' {
+		switch {
+		case r < utf8.RuneSelf:
+			if 'A' <= r && r <= 'Z' {
+				return r + 'a' - 'A'
+			}
+			return r
+		case r == '\u2019' || r == '\u2018':
 			return '\''
 		}
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
+		return unicode.ToLower(unicode.ToUpper(r))
 	}, s)
 }

@@ -259,3 +259,46 @@ func TestListsAgainstBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLists: any valid text, any terms and spans: NewLists answers lists or errors, and Apply never
+// panics, keeps every span within the text on character boundaries, and its deny spans stand
+// apart from each other and from every other span.
+func FuzzLists(f *testing.F) {
+	f.Add("Alan met Bob Grey on Ward 7; alan's O’Neil", "alan\nward 7", "bob grey\nO'Neil\nward", []byte{0, 5, 9, 20})
+	f.Add("\xff\xfe a\u0301 ÉCOLE école ǅ ǆ", "école", "a\u0301\n\xff", []byte{1, 2, 3, 4})
+	f.Add("", "", "", []byte{})
+	f.Fuzz(func(t *testing.T, text, allow, deny string, cuts []byte) {
+		text = strings.ToValidUTF8(text, "\uFFFD") // as every request's text is
+		l, errs := NewLists(strings.Split(allow, "\n"), strings.Split(deny, "\n"))
+		if errs != nil {
+			return
+		}
+		var ents []Entity
+		for i := 0; i+1 < len(cuts); i += 2 {
+			s, e := int(cuts[i])%(len(text)+1), int(cuts[i+1])%(len(text)+1)
+			if s < e {
+				ents = append(ents, Entity{Label: "found", Start: s, End: e})
+			}
+		}
+		out := l.Apply(text, ents)
+		var denied []Entity
+		for _, e := range out {
+			if e.Start < 0 || e.End > len(text) || e.Start >= e.End {
+				t.Fatalf("span %v outside a text of %d bytes", e, len(text))
+			}
+			if e.Label == DenyLabel {
+				if !utf8.RuneStart(text[e.Start]) || (e.End < len(text) && !utf8.RuneStart(text[e.End])) {
+					t.Fatalf("deny span %v cuts a character", e)
+				}
+				denied = append(denied, e)
+			}
+		}
+		for i, d := range denied {
+			for _, e := range out {
+				if e != d && e.Start < d.End && d.Start < e.End && !(i > 0 && e == denied[i-1]) {
+					t.Fatalf("deny span %v overlaps %v", d, e)
+				}
+			}
+		}
+	})
+}
