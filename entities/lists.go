@@ -21,7 +21,8 @@ const (
 // words and the term's are the same, in the same order, with any run of white space where the
 // term has one and the same punctuation where it has some ("o'neil" matches "O'Neil", "Alan"
 // matches "Alan's" but not "Alana", "MRN 12" matches "mrn  12" but not "MRN 123"). A nil
-// *Lists holds nothing. Matching reads the text once, whatever the number of terms.
+// *Lists holds nothing. Matching walks the text's words once, from each into a trie of the
+// terms, so its cost grows with the text and the longest term, not the number of terms.
 type Lists struct {
 	root *listNode
 }
