@@ -41,7 +41,7 @@ unit: $(ORT_LIB)
 	$(GO) test -race -count=1 -timeout 12m ./...
 
 # Every fuzz target: package and name.
-FUZZ_TARGETS := ./tokenizer:FuzzEncode ./tokenizer:FuzzLoad ./entities:FuzzExtract ./handlers:FuzzEntityRequests ./handlers:FuzzGenerationRequests
+FUZZ_TARGETS := ./tokenizer:FuzzEncode ./tokenizer:FuzzLoad ./entities:FuzzExtract ./handlers:FuzzEntityRequests ./handlers:FuzzGenerationRequests ./entities:FuzzLists
 FUZZTIME ?= 1m
 
 ## fuzz: run each fuzz target for FUZZTIME (default 1m; make test runs 5,000 inputs each: a count,

@@ -14,6 +14,21 @@
 // score, wins), so the replacements never touch. A Redactor is safe for concurrent use; the
 // randomness of one document (the date offset, surrogates) is drawn fresh for each Apply.
 //
+// # One subject, one set of pseudonyms
+//
+// Options.Subject names the person a document is about (a patient id; CheckSubject says which
+// are valid). Its date offset is then derived from an HMAC-SHA256 of the subject under the
+// Redactor's key, and each surrogate from an HMAC of the subject, the original's kind and the
+// original (in lower case, spaces collapsed), which seeds that surrogate's own draw: every
+// document of the subject gets the same stand-in for the same original and the same offset,
+// whatever else it holds and in whatever order, with nothing stored. A whole name is drawn word
+// by word (its first word as a given name, its last as a family name), so that "Alan Brooks"
+// agrees with "Alan" and "Brooks" found apart; a given name with no title before it takes the
+// sex of the name list that holds it, so that "Mr. Alan" and "Alan" agree (a name both lists or
+// neither hold may still differ between a note with a title and one without). The promise
+// holds across processes only when they share Config.HashKey (Keyed); with a drawn key it
+// holds within one process's life.
+//
 // # Semantics, and where they differ from OpenMed's
 //
 //   - mask writes "[label]" with the model's own label. With a mapping, every occurrence of a

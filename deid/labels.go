@@ -48,6 +48,8 @@ var kinds = map[string]kind{
 	"company_name": {"ORGANIZATION", Quasi}, "organization": {"ORGANIZATION", Quasi},
 	"occupation": {"OCCUPATION", Quasi}, "gender": {"GENDER", Quasi},
 	"ethnicity": {"ETHNICITY", Sensitive},
+	// A request's deny list (entities.DenyLabel): what the caller says identifies someone.
+	"deny_list": {"DENY_LIST", Direct},
 }
 
 // Kinds lists every canonical kind Canonical can return, OTHER included.

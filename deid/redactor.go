@@ -37,6 +37,7 @@ const MinHashKey = 16
 // Redactor de-identifies documents. Create it with New; it is safe for concurrent use.
 type Redactor struct {
 	key     []byte
+	keyed   bool       // key is Config.HashKey, not drawn for this process
 	mu      sync.Mutex // guards entropy, which need not be safe for concurrent reads
 	entropy io.Reader
 }
@@ -56,7 +57,7 @@ func New(cfg Config) (*Redactor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Redactor{key: slices.Clone(cfg.HashKey), entropy: cfg.Entropy}
+	r := &Redactor{key: slices.Clone(cfg.HashKey), keyed: cfg.HashKey != nil, entropy: cfg.Entropy}
 	if r.entropy == nil {
 		r.entropy = rand.Reader
 	}
@@ -84,6 +85,16 @@ type Options struct {
 	ShiftDays *int
 	// Lang is the text's language, for the day/month order of numeric dates.
 	Lang string
+	// Subject, when not "", names the person the text is about (a patient id; CheckSubject
+	// says which are valid): the date shift and every surrogate are then derived from a keyed
+	// hash of it (and of each original), not drawn, so that every document of one subject
+	// gets the same stand-in for the same original and the same shift, whatever else it holds
+	// and in whatever order, on every process that shares the key (Keyed).
+	Subject string
+	// Lists are the request's allow and deny lists. Apply applies them to the spans it is
+	// given (after every detector, the safety sweep included); a Document's parts do not,
+	// since a part may cut a term: a stream applies them where it finds its spans.
+	Lists *entities.Lists
 }
 
 // Redaction is what became of one span.
@@ -114,10 +125,11 @@ type Result struct {
 // DateShifted stands for a date span that shift_dates could not read.
 const DateShifted = "[DATE_SHIFTED]"
 
-// Apply de-identifies text, whose identifiers are spans (in any order; overlaps are resolved).
+// Apply de-identifies text, whose identifiers are spans (in any order; overlaps are resolved)
+// with the options' lists applied.
 func (r *Redactor) Apply(text string, spans []entities.Entity, o Options) Result {
 	d := r.Begin(o)
-	out, reds := d.Redact(text, 0, spans)
+	out, reds := d.Redact(text, 0, o.Lists.Apply(text, spans))
 	return Result{Text: out, Redactions: reds, Mapping: d.Mapping()}
 }
 
@@ -139,16 +151,23 @@ func (r *Redactor) Begin(o Options) *Document {
 	if o.Method == "" {
 		o.Method = Mask
 	}
-	rnd := r.document()
 	d := &Document{r: r, o: o, keepMapping: o.KeepMapping || (o.Policy != nil && o.Policy.KeepMapping),
-		subs: newSurrogates(rnd.src, o.Lang), numbered: map[string]int{}}
-	if o.ShiftDays != nil {
-		d.days = *o.ShiftDays
-	} else {
+		numbered: map[string]int{}}
+	switch {
+	case o.Subject != "":
+		d.subs = newSurrogates(nil, o.Lang)
+		d.subs.seed = func(canonical, original string) [32]byte { return r.subjectSeed(o.Subject, canonical, original) }
+		d.days = r.subjectDays(o.Subject)
+	default:
+		rnd := r.document()
+		d.subs = newSurrogates(rnd.src, o.Lang)
 		// Not a whole year either way: with keep_year, a year's shift would give the date back.
-		for d.days == 0 {
+		for o.ShiftDays == nil && d.days == 0 {
 			d.days = rnd.IntN(729) - 364
 		}
+	}
+	if o.ShiftDays != nil {
+		d.days = *o.ShiftDays
 	}
 	if d.keepMapping {
 		d.mapping = newMapper()

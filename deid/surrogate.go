@@ -14,17 +14,33 @@ import (
 // surrogates draws the replacements of one document: the same original of the same kind
 // gets the same surrogate, and a surrogate is never its original.
 type surrogates struct {
-	rng   *rand.Rand
-	fake  *gofakeit.Faker
+	doc   drawer // the document's one stream; unused under a subject
 	lang  string
 	drawn map[[2]string]string
 	// sexOf is what a title says of the bearer of a name ('F' or 'M'), by the name as written.
 	sexOf map[string]byte
+	// seed, when set (a subject's document), seeds each original's own draw, so that its
+	// surrogate depends on the original alone, not on what was drawn before it.
+	seed func(canonical, original string) [32]byte
 }
 
+// drawer is a source of draws: a generator and a faker over one stream.
+type drawer struct {
+	rng  *rand.Rand
+	fake *gofakeit.Faker
+}
+
+func newDrawer(src *rand.ChaCha8) drawer {
+	return drawer{rng: rand.New(src), fake: gofakeit.NewFaker(src, false)}
+}
+
+// newSurrogates draws from src; nil src is a subject's document, whose caller sets seed.
 func newSurrogates(src *rand.ChaCha8, lang string) *surrogates {
-	return &surrogates{rng: rand.New(src), fake: gofakeit.NewFaker(src, false), lang: lang, drawn: map[[2]string]string{},
-		sexOf: map[string]byte{}}
+	s := &surrogates{lang: lang, drawn: map[[2]string]string{}, sexOf: map[string]byte{}}
+	if src != nil {
+		s.doc = newDrawer(src)
+	}
+	return s
 }
 
 // The given names a title asks for (see names/NOTICE.md).
@@ -54,12 +70,39 @@ func titleSex(before string) byte {
 	return 0
 }
 
-// firstName is a given name for the bearer of original: of the sex a title gave it, else any.
-func (s *surrogates) firstName(original string) string {
-	if names := sexedNames()[s.sexOf[original]]; len(names) > 0 {
-		return names[s.rng.IntN(len(names))]
+// listedSex is the sex whose given names hold name (any case): 'F', 'M', or 0 when both
+// lists or neither hold it.
+var listedSex = sync.OnceValue(func() map[string]byte {
+	out := map[string]byte{}
+	for sex, names := range sexedNames() {
+		for _, n := range names {
+			n = strings.ToLower(n)
+			if other, seen := out[n]; seen && other != sex {
+				out[n] = 0
+			} else {
+				out[n] = sex
+			}
+		}
 	}
-	return s.fake.FirstName()
+	return out
+})
+
+// sexFor is the sex a given name's stand-in is drawn for: the title's, else, for a subject's
+// document, the one whose list holds the name, so that "Mr. Alan" and "Alan" in two notes of
+// one patient agree.
+func (s *surrogates) sexFor(original string) byte {
+	if sex := s.sexOf[original]; sex != 0 || s.seed == nil {
+		return sex
+	}
+	return listedSex()[foldOriginal(original)]
+}
+
+// firstName is a given name for the bearer of original: of the sex a title gave it, else any.
+func (s *surrogates) firstName(dr drawer, original string) string {
+	if names := sexedNames()[s.sexFor(original)]; len(names) > 0 {
+		return names[dr.rng.IntN(len(names))]
+	}
+	return dr.fake.FirstName()
 }
 
 func (s *surrogates) get(label string, k kind, original string) string {
@@ -68,13 +111,40 @@ func (s *surrogates) get(label string, k kind, original string) string {
 		return v
 	}
 	var v string
-	for range 10 { // a draw that happens to equal the original is drawn again
-		if v = inCaseOf(original, s.draw(label, k, original)); v != original {
-			break
+	if s.seed != nil && k.canonical == "PERSON" {
+		v = s.person(original)
+	} else {
+		dr := s.doc
+		if s.seed != nil {
+			dr = newDrawer(rand.NewChaCha8(s.seed(k.canonical, original)))
+		}
+		for range 10 { // a draw that happens to equal the original is drawn again
+			if v = inCaseOf(original, s.draw(dr, label, k, original)); v != original {
+				break
+			}
 		}
 	}
 	s.drawn[key] = v
 	return v
+}
+
+// person is a subject's stand-in for a whole name, word by word as the model labels them
+// elsewhere: the first word as a given name and the last as a family name, so that "Alan
+// Brooks" agrees with "Alan" and "Brooks" found apart in another note; one word is a family
+// name, as "Dr. Brooks" is.
+func (s *surrogates) person(original string) string {
+	words := strings.Fields(original)
+	if len(words) == 0 {
+		return original
+	}
+	last := s.get("last_name", kinds["last_name"], words[len(words)-1])
+	if len(words) == 1 {
+		return last
+	}
+	if sex := s.sexOf[original]; sex != 0 { // the title before the name is its given name's
+		s.sexOf[words[0]] = sex
+	}
+	return inCaseOf(original, s.get("first_name", kinds["first_name"], words[0])+" "+last)
 }
 
 // inCaseOf writes v in original's case when original is all lower case or all capitals
@@ -92,18 +162,18 @@ func inCaseOf(original, v string) string {
 	return v
 }
 
-func (s *surrogates) draw(label string, k kind, original string) string {
-	f := s.fake
+func (s *surrogates) draw(dr drawer, label string, k kind, original string) string {
+	f := dr.fake
 	switch k.canonical {
 	case "FIRST_NAME", "MIDDLE_NAME":
-		return s.firstName(original)
+		return s.firstName(dr, original)
 	case "LAST_NAME":
 		return f.LastName()
 	case "PERSON":
 		// One word is most often the family name ("Dr. Smith", "Mr. Brooks"); more, a
 		// whole name.
 		if strings.Contains(strings.TrimSpace(original), " ") {
-			return s.firstName(original) + " " + f.LastName()
+			return s.firstName(dr, original) + " " + f.LastName()
 		}
 		return f.LastName()
 	case "LOCATION":
@@ -128,24 +198,24 @@ func (s *surrogates) draw(label string, k kind, original string) string {
 			layout = dateLayout{order: ymd, sep: "-"}
 		}
 		first := time.Date(1925, 1, 1, 0, 0, 0, 0, time.UTC)
-		return layout.format(first.AddDate(0, 0, s.rng.IntN(365*100)))
+		return layout.format(first.AddDate(0, 0, dr.rng.IntN(365*100)))
 	}
-	return s.shape(original)
+	return shape(dr, original)
 }
 
 // shape keeps an identifier's form: each ASCII digit becomes another digit, each letter
 // another letter of the same case, and everything else stays.
-func (s *surrogates) shape(original string) string {
+func shape(dr drawer, original string) string {
 	var b strings.Builder
 	b.Grow(len(original))
 	for _, r := range original {
 		switch {
 		case r >= '0' && r <= '9':
-			b.WriteRune('0' + (r-'0'+1+rune(s.rng.IntN(9)))%10)
+			b.WriteRune('0' + (r-'0'+1+rune(dr.rng.IntN(9)))%10)
 		case r >= 'a' && r <= 'z':
-			b.WriteRune('a' + (r-'a'+1+rune(s.rng.IntN(25)))%26)
+			b.WriteRune('a' + (r-'a'+1+rune(dr.rng.IntN(25)))%26)
 		case r >= 'A' && r <= 'Z':
-			b.WriteRune('A' + (r-'A'+1+rune(s.rng.IntN(25)))%26)
+			b.WriteRune('A' + (r-'A'+1+rune(dr.rng.IntN(25)))%26)
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune('x') // a letter or digit of another script: its form is not kept
 		default:

@@ -90,4 +90,8 @@
 // so the PII patterns do not match non-ASCII digits or spaces, and a match glued to a
 // non-ASCII letter is still found. The BIC country list is ISO 3166-1 plus XK. Only the
 // English pattern set is provided; other languages need their own PIIPattern lists.
+//
+// A request's allow and deny lists (Lists, NewLists) are applied after every detector:
+// Apply drops the spans that stand wholly in allowed terms and adds a DenyLabel span where a
+// deny term stands, matched as whole words in any case.
 package entities

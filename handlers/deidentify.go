@@ -48,6 +48,9 @@ type deidentifyRequest struct {
 	Lang                *string         `json:"lang"`
 	NormalizeAccents    *bool           `json:"normalize_accents"`
 	KeepAlive           json.RawMessage `json:"keep_alive"`
+	SubjectID           *string         `json:"subject_id"`
+	AllowList           json.RawMessage `json:"allow_list"`
+	DenyList            json.RawMessage `json:"deny_list"`
 }
 
 type deidEntityJSON struct {
@@ -121,6 +124,8 @@ func (s *server) parseDeidentify(req *deidentifyRequest, ep *Endpoint, errs fiel
 		}
 		plan.policy = p
 	}
+	plan.deid.Subject = parseSubject(req.SubjectID, &errs)
+	plan.deid.Lists = parseLists(req.AllowList, req.DenyList, &errs)
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
 	plan.ex, plan.reported, plan.pooled, ferr = ep.resolve(req.ModelName, s.opts.Pool != nil)
@@ -219,6 +224,9 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 	if plan.sweep {
 		out.Metadata["safety_sweep"] = map[string]any{"source": "safety_sweep", "patterns_version": entities.PatternsVersion, "spans_added": added}
 	}
+	if plan.deid.Subject != "" {
+		out.Metadata["subject_scope"] = subjectScope(r)
+	}
 	if p := plan.policy; p != nil {
 		out.Metadata["policy"] = map[string]any{"name": p.Name, "schema_version": deid.PolicySchemaVersion,
 			"arbitration_mode": p.ArbitrationMode, "threshold_profile": p.ThresholdProfile,
@@ -231,6 +239,9 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 				source = "safety_sweep"
 				break
 			}
+		}
+		if red.Label == entities.DenyLabel {
+			source = "deny_list"
 		}
 		e := deidEntityJSON{
 			Text: plan.text[red.Start:red.End], Label: red.Label, EntityType: red.Label,

@@ -100,6 +100,8 @@ type piiRequest struct {
 	Lang                *string         `json:"lang"`
 	NormalizeAccents    *bool           `json:"normalize_accents"`
 	KeepAlive           json.RawMessage `json:"keep_alive"`
+	AllowList           json.RawMessage `json:"allow_list"`
+	DenyList            json.RawMessage `json:"deny_list"`
 }
 
 type entityJSON struct {
@@ -145,6 +147,7 @@ type parsedRequest struct {
 	model     *string
 	opts      entities.Options
 	keepAlive json.RawMessage
+	lists     *entities.Lists // /pii/extract's allow and deny lists
 }
 
 // fieldErrors collects every validation failure of a request, so a client fixes them at once.
@@ -176,7 +179,7 @@ func (s *server) serveEntities(c *fiber.Ctx, x *exchange, ep *Endpoint, parse pa
 		return err
 	}
 	defer release()
-	return s.runExtract(c, x, ex, reported, text, req.opts)
+	return s.runExtract(c, x, ex, reported, text, req.opts, req.lists)
 }
 
 func (s *server) parseAnalyze(body []byte, errs *fieldErrors) (parsedRequest, *apiError) {
@@ -205,7 +208,8 @@ func (s *server) parsePII(body []byte, errs *fieldErrors) (parsedRequest, *apiEr
 		return parsedRequest{}, err
 	}
 	opts := s.piiOptions(req.ConfidenceThreshold, req.UseSmartMerging, req.Lang, req.KeepAlive, errs)
-	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts, keepAlive: req.KeepAlive}, nil
+	lists := parseLists(req.AllowList, req.DenyList, errs)
+	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts, keepAlive: req.KeepAlive, lists: lists}, nil
 }
 
 // piiOptions reads the fields OpenMed's PII routes share into the extraction's options,
@@ -283,11 +287,14 @@ func (s *server) extractOnce(ctx context.Context, c *fiber.Ctx, x *exchange, ex 
 // modelDirName is what a model directory's name may be: a name, never a path.
 var modelDirName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
-func (s *server) runExtract(c *fiber.Ctx, x *exchange, ex Extractor, reported, text string, opts entities.Options) error {
+func (s *server) runExtract(c *fiber.Ctx, x *exchange, ex Extractor, reported, text string, opts entities.Options, lists *entities.Lists) error {
 	ctx, done := s.workContext(c, x)
 	defer done()
 	start := s.opts.Clock.Now()
 	ents, st, err := s.extractOnce(ctx, c, x, ex, text, opts)
+	if err == nil {
+		ents = lists.Apply(text, ents)
+	}
 	elapsed := s.opts.Clock.Now().Sub(start)
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {

@@ -71,6 +71,8 @@ var requestSeeds = []string{
 	`{"model":"tiny-lm","prompt":["a","b"],"n":2,"max_tokens":3,"stop":"x","stream":true,"logprobs":2}`,
 	`{"model":"fake-lm","prompt":"secret prompt text","temperature":"hot"}`, `{"model":"fake-lm","prompt":[1,2,3]}`,
 	`{"text":1,"note":"valid"}`,
+	`{"text":"Alan saw Bob","allow_list":["Secret Term","--","Alan"],"deny_list":"nope nope"}`,
+	`{"text":"a","deny_list":[1,null,"okay term"],"allow_list":null}`,
 }
 
 func FuzzEntityRequests(f *testing.F) {

@@ -107,6 +107,8 @@ type gatewayRequest struct {
 	Lang                       *string         `json:"lang"`
 	NormalizeAccents           *bool           `json:"normalize_accents"`
 	KeepAlive                  json.RawMessage `json:"keep_alive"`
+	AllowList                  json.RawMessage `json:"allow_list"`
+	DenyList                   json.RawMessage `json:"deny_list"`
 }
 
 type gatewayResponse struct {
@@ -173,6 +175,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	}
 	disallowed, ferr := parseCategories(req.DisallowedEntityCategories)
 	errs.add(ferr)
+	lists := parseLists(req.AllowList, req.DenyList, &errs)
 	// Every span the model finds is redacted, whatever its score (fail closed): the floor only
 	// decides which of them the threshold judges.
 	opts := s.piiOptions(json.RawMessage("0"), req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
@@ -197,7 +200,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		completion = gw.Upstream.Kind()
 	}
 	rule := gateway.Policy{Name: policy, MinConfidence: threshold, Floor: floor, Disallowed: disallowed}
-	sess := gw.Audit.Begin(x.id, completion, rule, s.residual)
+	sess := gw.Audit.Begin(x.id, completion, rule, s.residualAllowing(lists))
 	ents, st, err := ex.Extract(ctx, x.prio, text, opts)
 	release()
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
@@ -205,12 +208,14 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		sess.End(gateway.Failed, gateway.DetectionFailed)
 		return s.workError(c, x, ctx, err)
 	}
+	ents = lists.Apply(text, ents) // what the caller allows is neither judged nor redacted
 	if ref := sess.Screen(ents); ref != nil {
 		return gatewayRefusal(ref)
 	}
 	// What the model found, and the sweep's second look (identifier patterns, names where
 	// people write them), is redacted: what the first pass missed is not forwarded.
 	ents, added := entities.SafetySweep(text, ents, s.piiDefaults.SmartMerge)
+	ents, added = lists.DropAllowed(text, ents), lists.DropAllowed(text, added)
 	if ref := sess.Also(added); ref != nil {
 		return gatewayRefusal(ref)
 	}
@@ -301,13 +306,18 @@ func gatewayNotConfigured(message string) *apiError {
 // residual is the gateway's tripwire's own look at text about to leave the process, the same
 // on both faces: whether the sweep (identifier patterns, names where people write them) still
 // finds anything in it. The placeholders are read as what they are, no one's name.
-func (s *server) residual(text string) bool {
-	var held []entities.Entity // the placeholders, as spans found already: nothing may overlap them
-	for _, m := range placeholders.FindAllStringIndex(text, -1) {
-		held = append(held, entities.Entity{Label: "placeholder", Start: m[0], End: m[1]})
+func (s *server) residual(text string) bool { return s.residualAllowing(nil)(text) }
+
+// residualAllowing is residual that does not count what a request's allow list allows.
+func (s *server) residualAllowing(lists *entities.Lists) func(text string) bool {
+	return func(text string) bool {
+		var held []entities.Entity // the placeholders, as spans found already: nothing may overlap them
+		for _, m := range placeholders.FindAllStringIndex(text, -1) {
+			held = append(held, entities.Entity{Label: "placeholder", Start: m[0], End: m[1]})
+		}
+		_, found := entities.SafetySweep(text, held, s.piiDefaults.SmartMerge)
+		return len(lists.DropAllowed(text, found)) > 0
 	}
-	_, found := entities.SafetySweep(text, held, s.piiDefaults.SmartMerge)
-	return len(found) > 0
 }
 
 // placeholders are the gateway's ([KIND_n]), as the residual check reads past them.

@@ -58,6 +58,8 @@ type extractStreamRequest struct {
 	TokenizerContextChars json.RawMessage `json:"tokenizer_context_chars"`
 	MaxEntityChars        json.RawMessage `json:"max_entity_chars"`
 	IncludeText           *bool           `json:"include_text"`
+	AllowList             json.RawMessage `json:"allow_list"`
+	DenyList              json.RawMessage `json:"deny_list"`
 }
 
 type deidentifyStreamRequest struct {
@@ -136,6 +138,7 @@ type windowRun struct {
 	ex      Extractor
 	opts    entities.Options
 	sweep   *entities.SmartMergeConfig // nil: no sweep
+	lists   *entities.Lists            // the request's allow and deny lists, after the sweep
 	sc      *spanstream.Scanner
 	swept   map[int]bool // byte starts of the spans the sweep added
 	latency []time.Duration
@@ -166,7 +169,10 @@ func (w *windowRun) detect(ctx context.Context, window string) ([]entities.Entit
 			w.swept[base+e.Start] = true
 		}
 	}
-	return ents, nil
+	// A deny term is a span here, so the cut between one window's final part and the next
+	// window never falls inside it; an allowed term of several words that the cut splits is
+	// judged by its part in each window, which can only redact more.
+	return w.lists.Apply(window, ents), nil
 }
 
 // p99 is the 99th percentile of the windows' model calls, in milliseconds.
@@ -255,6 +261,7 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 		MaxEntityChars: intField(req.MaxEntityChars, "max_entity_chars", 512, 1, maxWindowChars, &errs),
 	}
 	includeText := req.IncludeText == nil || *req.IncludeText
+	lists := parseLists(req.AllowList, req.DenyList, &errs)
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
 	ex, _, pooled, ferr := ep.resolve(req.ModelName, s.opts.Pool != nil)
@@ -268,7 +275,7 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 	}
 	ctx, stop := s.workContext(c, x)
 	done := func() { stop(); release() } // the model is lent until the stream ends
-	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: opts, swept: map[int]bool{}, clock: s.opts.Clock.Now,
+	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: opts, lists: lists, swept: map[int]bool{}, clock: s.opts.Clock.Now,
 		stats: entityStats{model: ex.Name()}}
 	sc, err := spanstream.New(text, cfg, w.detect)
 	if err != nil {
@@ -374,7 +381,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 	}
 	ctx, stop := s.workContext(c, x)
 	done := func() { stop(); release() } // the model is lent until the stream ends
-	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: plan.opts, swept: map[int]bool{}, clock: s.opts.Clock.Now,
+	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: plan.opts, lists: plan.deid.Lists, swept: map[int]bool{}, clock: s.opts.Clock.Now,
 		stats: entityStats{model: ex.Name()}}
 	if plan.sweep {
 		w.sweep = s.piiDefaults.SmartMerge
@@ -418,7 +425,10 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 				start := points(red.Start)
 				end := start + utf8.RuneCountInString(text[red.Start:red.End])
 				detector := "ml"
-				if w.swept[red.Start] {
+				switch {
+				case red.Label == entities.DenyLabel:
+					detector = "deny_list"
+				case w.swept[red.Start]:
 					detector = "safety_sweep"
 				}
 				ds := deidSpan{Start: start, End: end, EntityType: red.Label, CanonicalLabel: red.Canonical,
@@ -473,6 +483,9 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 		}
 		if p := plan.policy; p != nil {
 			audit["policy"] = p.Name
+		}
+		if plan.deid.Subject != "" {
+			audit["subject_scope"] = subjectScope(r)
 		}
 		data, _ := json.Marshal(deidFinal{Type: "final", Spans: spans, Audit: audit, Mapping: doc.Mapping()})
 		if err := out.line(data); err != nil {

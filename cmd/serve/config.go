@@ -170,8 +170,8 @@ type Own struct {
 	// MetricsCompat names another service whose metric families /metrics also exports, from
 	// the same observations: "openmed", or "" for none.
 	MetricsCompat string `env:"METRICS_COMPAT"`
-	// DeidHashKey keys /pii/deidentify's hash method (at least 16 bytes); unset, each process
-	// draws its own, so replicas hash differently.
+	// DeidHashKey keys /pii/deidentify's hash method and a subject_id's pseudonyms (at least
+	// 16 bytes); unset, each process draws its own, so replicas hash differently.
 	DeidHashKey string `env:"DEID_HASH_KEY"`
 
 	// The HTTP layer's limits (handlers.Limits).
