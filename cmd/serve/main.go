@@ -272,7 +272,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		compat.MustRegister(metricscompat.OpenMed(reg, models))
 		gatherer = prometheus.Gatherers{reg, compat}
 	}
-	budgets, err := admission.NewBudgets(cfg.budgets(), clk, admission.NewBudgetMetrics(reg))
+	budgets, err := admission.NewBudgets(cfg.budgets(), nil, clk, admission.NewBudgetMetrics(reg))
 	if err != nil {
 		return nil, err
 	}
