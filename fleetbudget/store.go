@@ -1,0 +1,294 @@
+package fleetbudget
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/clock"
+)
+
+// Store keeps callers' budgets in Redis, shared by every replica that uses the same Redis:
+// an admission is one script (both buckets and a concurrency lease, or nothing), a request's
+// end another. It implements admission.BudgetStore; it is safe for concurrent use. Close it
+// when done.
+type Store struct {
+	cfg     Config
+	rdb     *redis.Client
+	clk     clock.Clock
+	log     *slog.Logger
+	metrics *Metrics
+	// local decides while Redis is out of reach and the failure mode is FailLocal.
+	local *admission.LocalStore
+	// replica makes this process's lease ids unique in the fleet; seq numbers them.
+	replica string
+	seq     atomic.Uint64
+	// down is set while Redis is out of reach; until probe (unix ns), requests do not try it.
+	down  atomic.Bool
+	probe atomic.Int64
+
+	mu     sync.Mutex
+	leases map[*lease]struct{} // renewed until settled
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// New validates cfg and connects. Redis out of reach at start is not an error: the store
+// starts degraded, says so in the log, and tries again as it does later. logger receives one
+// line per change between reachable and not; metrics may be nil.
+func New(cfg Config, clk clock.Clock, logger *slog.Logger, metrics *Metrics) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	opts, err := redis.ParseURL(cfg.URL)
+	if err != nil {
+		return nil, err // Validate parsed it
+	}
+	// Every wait is bounded by the timeout; a call that fails is not retried (the next request
+	// is the retry), and the client announces nothing Redis 7.0 does not know.
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = cfg.Timeout, cfg.Timeout, cfg.Timeout, cfg.Timeout
+	opts.ContextTimeoutEnabled = true
+	opts.MaxRetries = -1
+	opts.DialerRetries = 1
+	opts.DisableIdentity = true
+	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	s := &Store{cfg: cfg, rdb: redis.NewClient(opts), clk: clk, log: logger, metrics: metrics,
+		local: admission.NewLocalStore(clk), replica: hex.EncodeToString(id[:]),
+		leases: map[*lease]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
+	defer cancel()
+	if err := s.rdb.Ping(ctx).Err(); err != nil {
+		s.unreachable(err)
+	}
+	go s.renew()
+	return s, nil
+}
+
+// Close stops renewing leases and closes the connections. The leases of requests still
+// running expire in Redis after LeaseTTL.
+func (s *Store) Close() error {
+	select {
+	case <-s.stop:
+		return nil
+	default:
+	}
+	close(s.stop)
+	<-s.done
+	return s.rdb.Close()
+}
+
+// Take implements admission.BudgetStore: Redis decides while it answers within the timeout;
+// otherwise the failure mode does.
+func (s *Store) Take(ctx context.Context, key string, b admission.Budget, tokens float64) (admission.BudgetTake, error) {
+	if s.tryShared() {
+		t, err := s.takeShared(ctx, key, b, tokens)
+		if err == nil {
+			s.reachable()
+			return t, nil
+		}
+		if ctx.Err() != nil {
+			return admission.BudgetTake{}, ctx.Err() // the caller left: this says nothing of Redis
+		}
+		s.unreachable(err)
+	}
+	s.metrics.fellBack(s.cfg.Failure)
+	if s.cfg.Failure == FailClosed {
+		return admission.BudgetTake{Applied: b, Unavailable: s.cfg.ProbeInterval}, nil
+	}
+	return s.local.Take(ctx, key, Share(b, s.cfg.Replicas), tokens)
+}
+
+// Share is one of n replicas' part of b: its rates and bursts divided by n (a requests burst
+// of at least 1), and its concurrency (at least 1 where it is limited).
+func Share(b admission.Budget, n int) admission.Budget {
+	if n <= 1 {
+		return b
+	}
+	f := float64(n)
+	share := admission.Budget{
+		RequestsPerSecond: b.RequestsPerSecond / f, RequestBurst: max(1, b.RequestLimit().Burst/f),
+		TokensPerSecond: b.TokensPerSecond / f, TokenBurst: b.TokenLimit().Burst / f,
+	}
+	if b.MaxConcurrent > 0 {
+		share.MaxConcurrent = max(1, b.MaxConcurrent/n)
+	}
+	return share
+}
+
+// tryShared says whether this request asks Redis: always while it answers; while it does not,
+// one request per ProbeInterval, the others deciding without it at once.
+func (s *Store) tryShared() bool {
+	if !s.down.Load() {
+		return true
+	}
+	now, next := s.clk.Now().UnixNano(), s.probe.Load()
+	return now >= next && s.probe.CompareAndSwap(next, now+s.cfg.ProbeInterval.Nanoseconds())
+}
+
+func (s *Store) unreachable(err error) {
+	s.probe.Store(s.clk.Now().Add(s.cfg.ProbeInterval).UnixNano())
+	if s.down.CompareAndSwap(false, true) {
+		s.metrics.setDegraded(true)
+		s.log.Warn("fleet budgets: Redis is out of reach; budgets are decided without it until it answers again",
+			slog.String("failure_mode", string(s.cfg.Failure)), slog.Int("replicas", s.cfg.Replicas),
+			slog.String("error", err.Error()))
+	}
+}
+
+func (s *Store) reachable() {
+	if s.down.CompareAndSwap(true, false) {
+		s.metrics.setDegraded(false)
+		s.log.Info("fleet budgets: Redis answers again; budgets are shared by the fleet")
+	}
+}
+
+// keys are key's two Redis keys. The caller's key is hashed: it may hold a client's address.
+func (s *Store) keys(key string) [2]string {
+	sum := sha256.Sum256([]byte(key))
+	base := s.cfg.KeyPrefix + "{" + hex.EncodeToString(sum[:16]) + "}"
+	return [2]string{base, base + ":leases"}
+}
+
+// errReply is a script's answer that is not what it returns.
+var errReply = errors.New("fleetbudget: unexpected reply from the take script")
+
+func (s *Store) takeShared(ctx context.Context, key string, b admission.Budget, tokens float64) (admission.BudgetTake, error) {
+	reqs, toks := b.RequestLimit(), b.TokenLimit()
+	l := &lease{s: s, keys: s.keys(key), budget: b, slot: b.MaxConcurrent > 0}
+	if l.slot {
+		l.id = s.replica + "-" + strconv.FormatUint(s.seq.Add(1), 36)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	start := s.clk.Now()
+	reply, err := takeScript.Run(ctx, s.rdb, l.keys[:], reqs.PerSecond, reqs.Burst, toks.PerSecond, toks.Burst,
+		tokens, b.MaxConcurrent, s.cfg.LeaseTTL.Microseconds(), l.id).Slice()
+	s.metrics.call(opTake, s.clk.Now().Sub(start).Seconds(), err)
+	if err != nil {
+		return admission.BudgetTake{}, err
+	}
+	t := admission.BudgetTake{Applied: b}
+	if len(reply) != 3 {
+		return t, errReply
+	}
+	code, ok := reply[0].(int64)
+	if !ok {
+		return t, errReply
+	}
+	for i, level := range []*float64{&t.Requests, &t.Tokens} {
+		text, _ := reply[i+1].(string)
+		if *level, err = strconv.ParseFloat(text, 64); err != nil {
+			return t, fmt.Errorf("%w: %v", errReply, err)
+		}
+	}
+	switch code {
+	case 1:
+		t.Lease = l
+		if l.slot {
+			s.mu.Lock()
+			s.leases[l] = struct{}{}
+			s.mu.Unlock()
+			s.metrics.leasesHeld(1)
+		}
+	case 2:
+		t.Concurrency = true
+	}
+	return t, nil
+}
+
+// lease is a request admitted by Redis: its keys and the budget to settle against, and its
+// concurrency slot's id when it holds one.
+type lease struct {
+	s      *Store
+	keys   [2]string
+	budget admission.Budget
+	slot   bool
+	id     string
+}
+
+// Settle implements admission.BudgetLease. While Redis is out of reach it does not wait on it:
+// the slot expires by itself after LeaseTTL, and what would have been given back is lost.
+func (l *lease) Settle(tokens float64, request bool) {
+	s := l.s
+	if l.slot {
+		s.mu.Lock()
+		delete(s.leases, l)
+		s.mu.Unlock()
+		s.metrics.leasesHeld(-1)
+	}
+	if !l.slot && tokens == 0 && !request {
+		return // nothing to tell
+	}
+	if s.down.Load() {
+		s.metrics.call(opSettle, 0, errUnreachable)
+		return
+	}
+	reqs, toks := l.budget.RequestLimit(), l.budget.TokenLimit()
+	back := 0
+	if request {
+		back = 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
+	defer cancel()
+	start := s.clk.Now()
+	err := settleScript.Run(ctx, s.rdb, l.keys[:], reqs.PerSecond, reqs.Burst, toks.PerSecond, toks.Burst,
+		tokens, back, l.id).Err()
+	s.metrics.call(opSettle, s.clk.Now().Sub(start).Seconds(), err)
+}
+
+var errUnreachable = errors.New("fleetbudget: Redis is out of reach")
+
+// renew pushes back the expiry of every slot this replica holds, every third of LeaseTTL,
+// in one round trip.
+func (s *Store) renew() {
+	defer close(s.done)
+	for {
+		t := s.clk.NewTimer(s.cfg.LeaseTTL / 3)
+		select {
+		case <-s.stop:
+			t.Stop()
+			return
+		case <-t.C():
+		}
+		s.renewOnce()
+	}
+}
+
+func (s *Store) renewOnce() {
+	byKey := map[string][]any{}
+	s.mu.Lock()
+	for l := range s.leases {
+		if byKey[l.keys[1]] == nil {
+			byKey[l.keys[1]] = []any{s.cfg.LeaseTTL.Microseconds()}
+		}
+		byKey[l.keys[1]] = append(byKey[l.keys[1]], l.id)
+	}
+	s.mu.Unlock()
+	if len(byKey) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
+	defer cancel()
+	start := s.clk.Now()
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for key, args := range byKey {
+			p.Eval(ctx, renewSource, []string{key}, args...)
+		}
+		return nil
+	})
+	s.metrics.call(opRenew, s.clk.Now().Sub(start).Seconds(), err)
+}
