@@ -254,9 +254,16 @@ func TestLeaseHolderChild(t *testing.T) {
 
 // A replica killed with SIGKILL never settles its requests: their slots stay taken while it
 // lives (renewed past their first expiry) and come back once their leases expire by Redis's
-// clock after it died.
+// clock after it died, while a live replica's slot in the same set stays taken.
 func TestLeaseOfAKilledReplicaExpires(t *testing.T) {
 	srv := redistest.Start(t)
+	r := newReplica(t, srv.URL, Config{Timeout: 300 * time.Millisecond, LeaseTTL: time.Second}, admission.BudgetsConfig{})
+	budget := admission.Budget{MaxConcurrent: 3}
+	mine, ref := r.admit(t, "k", budget, 1) // held, and renewed, throughout
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	defer mine.Done(-1)
 	child := exec.Command(os.Args[0], "-test.run=^TestLeaseHolderChild$", "-test.count=1")
 	child.Env = append(os.Environ(), "FLEETBUDGET_CHILD_REDIS="+srv.URL)
 	stdin, _ := child.StdinPipe()
@@ -273,13 +280,10 @@ func TestLeaseOfAKilledReplicaExpires(t *testing.T) {
 	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "held\n" {
 		t.Fatalf("child said %q, %v", line, err)
 	}
-	r := newReplica(t, srv.URL, Config{}, admission.BudgetsConfig{})
-	budget := admission.Budget{MaxConcurrent: 2}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer rdb.Close()
 	ctx := context.Background()
 	start := rdb.Time(ctx).Val()
-	// Renewed: two lease lives after the slots were taken, they are still taken.
 	eventually(t, "Redis's clock two lease lives (2 s) on", func() bool {
 		if _, ref := r.admit(t, "k", budget, 1); ref == nil || ref.Reason != admission.BudgetConcurrency {
 			t.Fatalf("while the holder lives: %+v; want concurrency", ref)
@@ -290,9 +294,14 @@ func TestLeaseOfAKilledReplicaExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = child.Wait()
-	eventually(t, "a slot back after the holder was killed", func() bool {
-		ch, ref := r.admit(t, "k", budget, 1)
-		ch.Done(-1)
+	eventually(t, "the killed holder's two slots back", func() bool {
+		first, ref := r.admit(t, "k", budget, 1)
+		if ref != nil {
+			return false
+		}
+		defer first.Done(-1)
+		second, ref := r.admit(t, "k", budget, 1)
+		second.Done(-1)
 		return ref == nil
 	})
 }
@@ -305,7 +314,8 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	for _, mode := range []FailureMode{FailLocal, FailClosed} {
 		t.Run(string(mode), func(t *testing.T) {
 			srv := redistest.Start(t)
-			r := newReplica(t, srv.URL, Config{Failure: mode, Replicas: 2}, admission.BudgetsConfig{MaxWait: time.Second})
+			// Every request tries Redis again: a warning per failed try would show.
+			r := newReplica(t, srv.URL, Config{Failure: mode, Replicas: 2, ProbeInterval: time.Nanosecond}, admission.BudgetsConfig{MaxWait: time.Second})
 			b := admission.Budget{RequestsPerSecond: still, RequestBurst: 10}
 			for range 3 {
 				if _, ref := r.admit(t, "k", b, 1); ref != nil {
