@@ -235,7 +235,7 @@ func TestConcurrencyIsShared(t *testing.T) {
 	}
 }
 
-// The child of TestLeaseOfAKilledReplicaExpires: a replica that takes two slots, says so, and
+// The child of TestLeaseOfAKilledReplicaExpires: a replica that takes two slots of three, says so, and
 // runs (renewing them) until it is killed.
 func TestLeaseHolderChild(t *testing.T) {
 	url := os.Getenv("FLEETBUDGET_CHILD_REDIS")
@@ -244,7 +244,7 @@ func TestLeaseHolderChild(t *testing.T) {
 	}
 	r := newReplica(t, url, Config{Timeout: 300 * time.Millisecond, LeaseTTL: time.Second}, admission.BudgetsConfig{})
 	for range 2 {
-		if _, ref := r.admit(t, "k", admission.Budget{MaxConcurrent: 2}, 1); ref != nil {
+		if _, ref := r.admit(t, "k", admission.Budget{MaxConcurrent: 3}, 1); ref != nil {
 			t.Fatalf("child: %+v", ref)
 		}
 	}
