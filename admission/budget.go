@@ -315,7 +315,7 @@ func NewBudgetMetrics(reg prometheus.Registerer) *BudgetMetrics {
 	m := &BudgetMetrics{
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_budget_refusals_total",
-			Help: "Requests refused (429 rate_limited) by their caller's budget, by tenant (anonymous: callers without one) and reason: requests, tokens, too_large, concurrency, deferral_full.",
+			Help: "Requests refused (429 rate_limited) by their caller's budget, by tenant (anonymous: callers without one) and reason: requests, tokens, too_large, concurrency, deferral_full, unavailable.",
 		}, []string{"tenant", "reason"}),
 		deferral: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_budget_deferred_total",
