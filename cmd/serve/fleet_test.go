@@ -34,6 +34,17 @@ type fleetResult struct {
 	served, refused []int
 	other           map[int]int
 	window          time.Duration
+	servedAt        []time.Duration // each 200's answer, from the start
+}
+
+// servedIn counts the requests served in [from, to).
+func (r fleetResult) servedIn(from, to time.Duration) (n int) {
+	for _, at := range r.servedAt {
+		if at >= from && at < to {
+			n++
+		}
+	}
+	return n
 }
 
 func (r fleetResult) total(counts []int) (n int) {
@@ -43,9 +54,10 @@ func (r fleetResult) total(counts []int) (n int) {
 	return n
 }
 
-// run sends the offer and waits for every answer. The pacing is the load generator's own
+// run sends the offer and waits for every answer; at, when not nil, is called at each
+// second's mark from the start with the second's number (a run's events: Redis stopped). The pacing is the load generator's own
 // schedule (request i at i / rate), not a wait for the server's state.
-func (o fleetOffer) run(t testing.TB) fleetResult {
+func (o fleetOffer) run(t testing.TB, at func(second int)) fleetResult {
 	t.Helper()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}, Timeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
@@ -55,8 +67,14 @@ func (o fleetOffer) run(t testing.TB) fleetResult {
 	var last time.Time
 	n := int(o.rate * o.duration.Seconds())
 	start := time.Now()
+	second := 0
 	for i := range n {
-		time.Sleep(time.Until(start.Add(time.Duration(float64(i) / o.rate * float64(time.Second)))))
+		next := time.Duration(float64(i) / o.rate * float64(time.Second))
+		time.Sleep(time.Until(start.Add(next)))
+		if at != nil && next >= time.Duration(second+1)*time.Second {
+			second++
+			at(second)
+		}
 		srv := o.replicas[i%len(o.replicas)]
 		wg.Add(1)
 		go func(replica int) {
@@ -77,6 +95,7 @@ func (o fleetOffer) run(t testing.TB) fleetResult {
 			switch resp.StatusCode {
 			case http.StatusOK:
 				res.served[replica]++
+				res.servedAt = append(res.servedAt, last.Sub(start))
 			case http.StatusTooManyRequests:
 				res.refused[replica]++
 			default:
@@ -141,7 +160,7 @@ var fleetBody = `{"text": "Started metformin 500 mg twice daily."}`
 // the budget's unit.
 func fleetRatio(t testing.TB, replicas []*testServer, c fleetCase, requestRate float64, d time.Duration) (ratio float64, res fleetResult, used, allowed float64) {
 	t.Helper()
-	res = fleetOffer{replicas: replicas, key: c.name + "-secret", path: "/analyze", body: fleetBody, rate: requestRate, duration: d}.run(t)
+	res = fleetOffer{replicas: replicas, key: c.name + "-secret", path: "/analyze", body: fleetBody, rate: requestRate, duration: d}.run(t, nil)
 	if len(res.other) > 0 {
 		t.Fatalf("answers other than 200 and 429: %v", res.other)
 	}
@@ -183,6 +202,41 @@ func TestFleetSharesOneBudget(t *testing.T) {
 	}
 }
 
+// TestRedisOutageThroughHTTP: with SLUICE_REDIS_FAILURE=closed, a budgeted request while Redis
+// is stopped is answered 429 rate_limited, reason unavailable, Retry-After 1, and served again
+// once Redis is back; a caller without a budget is served throughout.
+func TestRedisOutageThroughHTTP(t *testing.T) {
+	srv := redistest.Start(t)
+	replica := fleet(t, 1, budgetKey("b-secret", "b", `{"requests_per_minute":6000}`)+","+keyEntry("free-secret", "free", "*"),
+		"SLUICE_REDIS_URL="+srv.URL, "SLUICE_REDIS_FAILURE=closed")[0]
+	if status, _, _ := call(t, replica, "/analyze", fleetBody, "X-API-Key", "b-secret"); status != http.StatusOK {
+		t.Fatalf("with Redis: %d", status)
+	}
+	srv.Stop()
+	status, h, code := call(t, replica, "/analyze", fleetBody, "X-API-Key", "b-secret")
+	if status != http.StatusTooManyRequests || code != "rate_limited" || h.Get("Retry-After") != "1" {
+		t.Fatalf("Redis stopped, mode closed: %d %q Retry-After %q; want 429 rate_limited, 1", status, code, h.Get("Retry-After"))
+	}
+	if n := strings.Count(replica.logs.String(), "Redis is out of reach"); n != 1 {
+		t.Errorf("%d warnings of the outage in the log; want 1", n)
+	}
+	if status, _, _ := call(t, replica, "/analyze", fleetBody, "X-API-Key", "free-secret"); status != http.StatusOK {
+		t.Errorf("a caller without a budget, Redis stopped: %d", status)
+	}
+	srv.Restart()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, _, _ := call(t, replica, "/analyze", fleetBody, "X-API-Key", "b-secret")
+		if status == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Redis back for 10 s, still %d", status)
+		}
+		time.Sleep(20 * time.Millisecond) // the next try; one a second reaches Redis
+	}
+}
+
 // TestFleetBench is the 20 s version behind docs/BENCHMARKS.md (make fleet-bench): 100
 // requests a second and 1,500 tokens a second offered four times over, with Redis and without
 // it (each replica its own budget). It runs only when SLUICE_FLEET_BENCH_S is set.
@@ -215,5 +269,24 @@ func TestFleetBench(t *testing.T) {
 			t.Logf("| %s | %s | %.0f/s | %.1f | %d | %v | %d | %.0f | %.0f | %.2fx |", setup.name, c.name, rate, res.window.Seconds(),
 				res.total(res.served), res.served, res.total(res.refused), used, allowed, ratio)
 		}
+	}
+	// Redis stopped for the middle third of the run, then back (empty), in each failure mode.
+	third := max(int(s/3), 1)
+	for _, mode := range []string{"local", "closed"} {
+		replicas := fleet(t, 3, keys, "SLUICE_REDIS_URL="+srv.URL, "SLUICE_FLEET_REPLICAS=3", "SLUICE_REDIS_FAILURE="+mode)
+		res := fleetOffer{replicas: replicas, key: "req-secret", path: "/analyze", body: fleetBody, rate: 4 * requests.perSecond,
+			duration: time.Duration(3*third) * time.Second}.run(t, func(second int) {
+			switch second {
+			case third:
+				srv.Stop()
+			case 2 * third:
+				srv.Restart()
+			}
+		})
+		if len(res.other) > 0 {
+			t.Fatalf("answers other than 200 and 429: %v", res.other)
+		}
+		span := time.Duration(third) * time.Second
+		t.Logf("| %s | %d | %d | %d | %d |", mode, res.servedIn(0, span), res.servedIn(span, 2*span), res.servedIn(2*span, 4*span), res.total(res.refused))
 	}
 }
