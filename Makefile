@@ -78,7 +78,7 @@ overload: $(ORT_LIB)
 	bash scripts/tenants.sh
 
 ## generate-bench: continuous batching against one sequence at a time, and clients that hang up (not run by CI).
-generate-bench: $(ORT_LIB) $(REDIS_SERVER)
+generate-bench: $(ORT_LIB)
 	bash scripts/generate-bench.sh
 
 ## fleet-bench: three replicas on one Redis, a tenant offered 4x its budget for 20 s (requests,
@@ -87,5 +87,5 @@ fleet-bench: $(ORT_LIB) $(REDIS_SERVER)
 	SLUICE_FLEET_BENCH_S=$${SLUICE_FLEET_BENCH_S:-20} $(GO) test -run '^TestFleetBench$$' -count=1 -v -timeout 30m ./cmd/serve/
 
 ## hol-bench: short /analyze requests beside 100,000-character ones (not run by CI).
-hol-bench: $(ORT_LIB) $(REDIS_SERVER)
+hol-bench: $(ORT_LIB)
 	bash scripts/hol-bench.sh
