@@ -83,6 +83,13 @@ func (m *Metrics) call(op string, seconds float64, err error) {
 	}
 }
 
+// failed counts n calls of op that did not land.
+func (m *Metrics) failed(op string, n int) {
+	if m != nil && n > 0 {
+		m.errors.WithLabelValues(op).Add(float64(n))
+	}
+}
+
 func (m *Metrics) leasesHeld(delta float64) {
 	if m != nil {
 		m.leases.Add(delta)

@@ -40,9 +40,21 @@ type Store struct {
 
 	mu     sync.Mutex
 	leases map[*lease]struct{} // renewed until settled
-	stop   chan struct{}
-	done   chan struct{}
+	// settles queues the settlements of requests without a slot, sent in batches.
+	settles chan settlement
+	stop    chan struct{}
+	done    sync.WaitGroup
 }
+
+// settlement is what a request without a concurrency slot gives back at its end.
+type settlement struct {
+	l       *lease
+	tokens  float64
+	request bool
+}
+
+// settleBatch is the most settlements one round trip carries.
+const settleBatch = 256
 
 // New validates cfg and connects. Redis out of reach at start is not an error: the store
 // starts degraded, says so in the log, and tries again as it does later. logger receives one
@@ -57,29 +69,34 @@ func New(cfg Config, clk clock.Clock, logger *slog.Logger, metrics *Metrics) (*S
 		return nil, err // Validate parsed it
 	}
 	// Every wait is bounded by the timeout; a call that fails is not retried (the next request
-	// is the retry), and the client announces nothing Redis 7.0 does not know.
+	// is the retry), and the client announces nothing Redis 7.0 does not know. RESP2: under
+	// RESP3 the client looks for push notifications, which the store never subscribes to, on
+	// the socket before every command, a system call each time.
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = cfg.Timeout, cfg.Timeout, cfg.Timeout, cfg.Timeout
 	opts.ContextTimeoutEnabled = true
 	opts.MaxRetries = -1
 	opts.DialerRetries = 1
 	opts.DisableIdentity = true
+	opts.Protocol = 2
 	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	s := &Store{cfg: cfg, rdb: redis.NewClient(opts), clk: clk, log: logger, metrics: metrics,
 		local: admission.NewLocalStore(clk), replica: hex.EncodeToString(id[:]),
-		leases: map[*lease]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+		leases: map[*lease]struct{}{}, settles: make(chan settlement, 16*settleBatch), stop: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
 	if err := s.rdb.Ping(ctx).Err(); err != nil {
 		s.unreachable(err)
 	}
+	s.done.Add(2)
 	go s.renew()
+	go s.settleQueued()
 	return s, nil
 }
 
-// Close stops renewing leases and closes the connections. The leases of requests still
-// running expire in Redis after LeaseTTL.
+// Close sends the settlements still queued, stops renewing leases and closes the connections.
+// The leases of requests still running expire in Redis after LeaseTTL.
 func (s *Store) Close() error {
 	select {
 	case <-s.stop:
@@ -87,7 +104,7 @@ func (s *Store) Close() error {
 	default:
 	}
 	close(s.stop)
-	<-s.done
+	s.done.Wait()
 	return s.rdb.Close()
 }
 
@@ -220,8 +237,11 @@ type lease struct {
 	id     string
 }
 
-// Settle implements admission.BudgetLease. While Redis is out of reach it does not wait on it:
-// the slot expires by itself after LeaseTTL, and what would have been given back is lost.
+// Settle implements admission.BudgetLease. A slot is freed in Redis before Settle returns,
+// so that the caller's next request finds it free; what a request without one gives back is
+// queued and sent in batches (its tokens are back a round trip later, and a request costs one
+// round trip, not two). While Redis is out of reach nothing waits on it: a slot expires by
+// itself after LeaseTTL, and what would have been given back is lost.
 func (l *lease) Settle(tokens float64, request bool) {
 	s := l.s
 	if l.slot {
@@ -229,33 +249,106 @@ func (l *lease) Settle(tokens float64, request bool) {
 		delete(s.leases, l)
 		s.mu.Unlock()
 		s.metrics.leasesHeld(-1)
-	}
-	if !l.slot && tokens == 0 && !request {
-		return // nothing to tell
-	}
-	if s.down.Load() {
-		s.metrics.call(opSettle, 0, errUnreachable)
+		s.settle([]settlement{{l, tokens, request}})
 		return
 	}
-	reqs, toks := l.budget.RequestLimit(), l.budget.TokenLimit()
-	back := 0
-	if request {
-		back = 1
+	if tokens == 0 && !request {
+		return // nothing to tell
+	}
+	select {
+	case s.settles <- settlement{l, tokens, request}:
+	default: // the queue is full: this request waits its turn
+		s.settle([]settlement{{l, tokens, request}})
+	}
+}
+
+// settleQueued sends the queued settlements, as many as wait at once in one round trip,
+// until Close, then what is left.
+func (s *Store) settleQueued() {
+	defer s.done.Done()
+	batch := make([]settlement, 0, settleBatch)
+	for {
+		select {
+		case x := <-s.settles:
+			batch = append(batch[:0], x)
+		case <-s.stop:
+			for {
+				batch = batch[:0]
+				for len(batch) < settleBatch && s.take(&batch) {
+				}
+				if len(batch) == 0 {
+					return
+				}
+				s.settle(batch)
+			}
+		}
+		for len(batch) < settleBatch && s.take(&batch) {
+		}
+		s.settle(batch)
+	}
+}
+
+// take moves one queued settlement into batch, if one waits.
+func (s *Store) take(batch *[]settlement) bool {
+	select {
+	case x := <-s.settles:
+		*batch = append(*batch, x)
+		return true
+	default:
+		return false
+	}
+}
+
+// settle sends batch in one round trip: frees each slot and gives back what each request
+// did not use, or what a refund returns.
+func (s *Store) settle(batch []settlement) {
+	if s.down.Load() {
+		s.metrics.failed(opSettle, len(batch))
+		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
 	defer cancel()
+	args := func(x settlement) []any {
+		reqs, toks := x.l.budget.RequestLimit(), x.l.budget.TokenLimit()
+		request := 0
+		if x.request {
+			request = 1
+		}
+		return []any{reqs.PerSecond, reqs.Burst, toks.PerSecond, toks.Burst, x.tokens, request, x.l.id}
+	}
 	start := s.clk.Now()
-	err := settleScript.Run(ctx, s.rdb, l.keys[:], reqs.PerSecond, reqs.Burst, toks.PerSecond, toks.Burst,
-		tokens, back, l.id).Err()
-	s.metrics.call(opSettle, s.clk.Now().Sub(start).Seconds(), err)
+	if len(batch) == 1 {
+		err := settleScript.Run(ctx, s.rdb, batch[0].l.keys[:], args(batch[0])...).Err()
+		s.metrics.call(opSettle, s.clk.Now().Sub(start).Seconds(), err)
+		return
+	}
+	cmds := make([]*redis.Cmd, len(batch))
+	// Each command's own error is read below; the pipeline's is the first of them.
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, x := range batch {
+			cmds[i] = settleScript.EvalSha(ctx, p, x.l.keys[:], args(x)...)
+		}
+		return nil
+	})
+	failed := 0
+	for i, cmd := range cmds {
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") { // a Redis restarted since: once more, with the script
+			if cmd.SetErr(settleScript.Run(ctx, s.rdb, batch[i].l.keys[:], args(batch[i])...).Err()); cmd.Err() == nil {
+				continue
+			}
+		}
+		if cmd.Err() != nil {
+			failed++
+		}
+	}
+	s.metrics.call(opSettle, s.clk.Now().Sub(start).Seconds(), nil)
+	s.metrics.failed(opSettle, failed)
 }
-
-var errUnreachable = errors.New("fleetbudget: Redis is out of reach")
 
 // renew pushes back the expiry of every slot this replica holds, every third of LeaseTTL,
 // in one round trip.
 func (s *Store) renew() {
-	defer close(s.done)
+	defer s.done.Done()
 	for {
 		t := s.clk.NewTimer(s.cfg.LeaseTTL / 3)
 		select {
