@@ -40,17 +40,21 @@ type Store struct {
 
 	mu     sync.Mutex
 	leases map[*lease]struct{} // renewed until settled
-	// settles queues the settlements of requests without a slot, sent in batches.
-	settles chan settlement
-	stop    chan struct{}
-	done    sync.WaitGroup
+	// settles queues settlements, sent in batches; settlerGone is closed when nothing reads it
+	// any more.
+	settles     chan settlement
+	settlerGone chan struct{}
+	stop        chan struct{}
+	done        sync.WaitGroup
 }
 
-// settlement is what a request without a concurrency slot gives back at its end.
+// settlement is what a request gives back at its end; sent, when its request waits for it
+// (it frees a slot), closes sent.
 type settlement struct {
 	l       *lease
 	tokens  float64
 	request bool
+	sent    chan struct{}
 }
 
 // settleBatch is the most settlements one round trip carries.
@@ -83,7 +87,8 @@ func New(cfg Config, clk clock.Clock, logger *slog.Logger, metrics *Metrics) (*S
 	_, _ = rand.Read(id[:])
 	s := &Store{cfg: cfg, rdb: redis.NewClient(opts), clk: clk, log: logger, metrics: metrics,
 		local: admission.NewLocalStore(clk), replica: hex.EncodeToString(id[:]),
-		leases: map[*lease]struct{}{}, settles: make(chan settlement, 16*settleBatch), stop: make(chan struct{})}
+		leases: map[*lease]struct{}{}, settles: make(chan settlement, 16*settleBatch), settlerGone: make(chan struct{}),
+		stop: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
 	if err := s.rdb.Ping(ctx).Err(); err != nil {
@@ -237,28 +242,34 @@ type lease struct {
 	id     string
 }
 
-// Settle implements admission.BudgetLease. A slot is freed in Redis before Settle returns,
-// so that the caller's next request finds it free; what a request without one gives back is
-// queued and sent in batches (its tokens are back a round trip later, and a request costs one
-// round trip, not two). While Redis is out of reach nothing waits on it: a slot expires by
-// itself after LeaseTTL, and what would have been given back is lost.
+// Settle implements admission.BudgetLease. Settlements are sent in batches, one round trip
+// for as many as end at once. A request with a concurrency slot waits for its batch, so that
+// the caller's next request finds the slot free; what a request without one gives back lands
+// a round trip after its answer. While Redis is out of reach nothing waits on it: a slot
+// expires by itself after LeaseTTL, and what would have been given back is lost.
 func (l *lease) Settle(tokens float64, request bool) {
 	s := l.s
+	x := settlement{l: l, tokens: tokens, request: request}
 	if l.slot {
 		s.mu.Lock()
 		delete(s.leases, l)
 		s.mu.Unlock()
 		s.metrics.leasesHeld(-1)
-		s.settle([]settlement{{l, tokens, request}})
-		return
-	}
-	if tokens == 0 && !request {
+		x.sent = make(chan struct{})
+	} else if tokens == 0 && !request {
 		return // nothing to tell
 	}
 	select {
-	case s.settles <- settlement{l, tokens, request}:
+	case s.settles <- x:
 	default: // the queue is full: this request waits its turn
-		s.settle([]settlement{{l, tokens, request}})
+		s.settle([]settlement{x})
+		return
+	}
+	if x.sent != nil {
+		select {
+		case <-x.sent:
+		case <-s.settlerGone: // closed meanwhile: the slot expires by itself
+		}
 	}
 }
 
@@ -266,6 +277,7 @@ func (l *lease) Settle(tokens float64, request bool) {
 // until Close, then what is left.
 func (s *Store) settleQueued() {
 	defer s.done.Done()
+	defer close(s.settlerGone)
 	batch := make([]settlement, 0, settleBatch)
 	for {
 		select {
@@ -302,6 +314,13 @@ func (s *Store) take(batch *[]settlement) bool {
 // settle sends batch in one round trip: frees each slot and gives back what each request
 // did not use, or what a refund returns.
 func (s *Store) settle(batch []settlement) {
+	defer func() {
+		for _, x := range batch {
+			if x.sent != nil {
+				close(x.sent)
+			}
+		}
+	}()
 	if s.down.Load() {
 		s.metrics.failed(opSettle, len(batch))
 		return

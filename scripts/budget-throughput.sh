@@ -42,7 +42,7 @@ entry() { # key, tenant, budget
 echo "[$(entry bench-secret bench '{"requests_per_minute":6e7,"tokens_per_minute":6e9}'),$(entry slots-secret slots '{"requests_per_minute":6e7,"tokens_per_minute":6e9,"max_concurrency":10000}')]" >"$keys"
 server_pid=""
 stop_server() { [ -n "$server_pid" ] && { kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }; server_pid=""; }
-trap 'stop_server; kill "$redis_pid" 2>/dev/null || true; rm -f "$keys"' EXIT
+trap 'stop_server; kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; rm -f "$keys"' EXIT
 start_server() { # env assignments...
 	env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn SLUICE_API_KEYS_FILE="$keys" SLUICE_GENERATE_MODEL=none \
 		SLUICE_INTRA_OP_THREADS=1 "$@" \
