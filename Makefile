@@ -9,7 +9,7 @@ JS_CLIENTS := cmd/serve/testdata/js/node_modules/.package-lock.json
 # The real redis-server the shared-budget tests run (scripts/fetch-redis.sh: PATH's, or
 # Debian's package unpacked without root). Exported, so that a test that cannot run it fails.
 REDIS_SERVER := third_party/redis/redis-server
-export SLUICE_TEST_REDIS_SERVER ?= $(CURDIR)/$(REDIS_SERVER)
+export TEST_REDIS_SERVER ?= $(CURDIR)/$(REDIS_SERVER)
 
 .PHONY: serve test build ort redis vet staticcheck unit fuzz models bench overload generate-bench hol-bench fleet-bench
 

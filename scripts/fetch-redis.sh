@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Provide a real redis-server for the tests at third_party/redis/redis-server (the Makefile
-# points SLUICE_TEST_REDIS_SERVER at it):
+# points TEST_REDIS_SERVER at it):
 #   1. the redis-server on PATH, when there is one (linked);
 #   2. else Debian's packages, unpacked there without root: redis-server and redis-tools (which
 #      holds the binary) and the libraries they need beyond a base system (jemalloc, lzf,
@@ -37,7 +37,7 @@ sandbox=()
 download() { (cd "$work" && apt-get "${sandbox[@]}" download "${packages[@]}" >/dev/null); }
 if ! download; then
 	if [ "$root" = 0 ]; then
-		echo "fetch-redis: apt-get download ${packages[*]} failed and this is not root; install redis-server or set SLUICE_TEST_REDIS_SERVER" >&2
+		echo "fetch-redis: apt-get download ${packages[*]} failed and this is not root; install redis-server or set TEST_REDIS_SERVER" >&2
 		exit 1
 	fi
 	apt-get update -qq

@@ -554,6 +554,7 @@ func upperBounds(m machine) []upperBound {
 		{"DEFERRED_MAX_WAIT_MS", hourMS, "an hour"},
 		{"FLEET_REPLICAS", 1 << 16, "a sane fleet"},
 		{"REDIS_LEASE_MS", hourMS, "an hour"},
+		{"REDIS_TIMEOUT_MS", 10_000, "10 s"},
 		{"AUTH_JWT_LEEWAY_S", 3600, "an hour"},
 		{"AUTH_JWT_MAX_LIFETIME_S", 366 * 86400, "a year"},
 		{"MODEL_MEMORY_BUDGET_BYTES", 1 << 44, "16 TiB"},

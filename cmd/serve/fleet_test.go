@@ -290,3 +290,18 @@ func TestFleetBench(t *testing.T) {
 		t.Logf("| %s | %d | %d | %d | %d |", mode, res.servedIn(0, span), res.servedIn(span, 2*span), res.servedIn(2*span, 4*span), res.total(res.refused))
 	}
 }
+
+// The shared budgets' settings are checked when SLUICE_REDIS_URL is set, each problem under
+// its own variable; without the URL the others are not read.
+func TestFleetSettingsAreChecked(t *testing.T) {
+	_, err := LoadConfig([]string{"SLUICE_REDIS_URL=http://cache:6379", "SLUICE_REDIS_FAILURE=open", "SLUICE_FLEET_REPLICAS=0",
+		"SLUICE_REDIS_TIMEOUT_MS=500", "SLUICE_REDIS_LEASE_MS=1000"})
+	for _, name := range []string{"SLUICE_REDIS_URL", "SLUICE_REDIS_FAILURE", "SLUICE_FLEET_REPLICAS", "SLUICE_REDIS_LEASE_MS"} {
+		if err == nil || !strings.Contains(err.Error(), name+" ") {
+			t.Errorf("%v does not name %s", err, name)
+		}
+	}
+	if _, err := LoadConfig([]string{"SLUICE_REDIS_FAILURE=closed"}); err != nil {
+		t.Errorf("a failure mode without Redis: %v", err)
+	}
+}

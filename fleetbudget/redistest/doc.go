@@ -7,7 +7,7 @@
 //	srv.Stop()    // Redis gone mid-run
 //	srv.Restart() // back, empty, on the same port
 //
-// The binary is $SLUICE_TEST_REDIS_SERVER (which the Makefile sets to the one it provides) or
+// The binary is $TEST_REDIS_SERVER (which the Makefile sets to the one it provides) or
 // redis-server on PATH. Under make test a missing or broken binary fails the test; a go test
 // run by hand without either skips it and says why.
 package redistest

@@ -15,8 +15,10 @@ import (
 )
 
 // BinaryEnv names the redis-server a test runs. The Makefile sets it (make test provides the
-// binary), so that a test that needs Redis fails there when it cannot run one.
-const BinaryEnv = "SLUICE_TEST_REDIS_SERVER"
+// binary), so that a test that needs Redis fails there when it cannot run one. It is not a
+// SLUICE_ name: the server refuses SLUICE_ variables that are not its settings, and servers
+// that tests start as child processes inherit the environment.
+const BinaryEnv = "TEST_REDIS_SERVER"
 
 // Server is a redis-server child process of a test, on a free loopback port, in its own
 // temporary directory, keeping nothing on disk.
@@ -35,7 +37,7 @@ type Server struct {
 	out    *bytes.Buffer
 }
 
-// Binary is the redis-server to run: $SLUICE_TEST_REDIS_SERVER, else the one on PATH. With
+// Binary is the redis-server to run: $TEST_REDIS_SERVER, else the one on PATH. With
 // neither it skips t, saying how to run it; with the variable set to something that does not
 // run it fails t.
 func Binary(t testing.TB) string {
