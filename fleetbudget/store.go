@@ -100,6 +100,17 @@ func New(cfg Config, clk clock.Clock, logger *slog.Logger, metrics *Metrics) (*S
 	return s, nil
 }
 
+// ClientLog carries go-redis's own lines (a dial that failed, a connection dropped) into a
+// slog.Logger at debug level: the store says what matters once per change, and go-redis would
+// otherwise print a plain line to stderr on every failed dial. go-redis keeps one logger per
+// process (redis.SetLogger); the server sets it once at start.
+type ClientLog struct{ Logger *slog.Logger }
+
+// Printf implements go-redis's logging interface.
+func (l ClientLog) Printf(ctx context.Context, format string, v ...any) {
+	l.Logger.DebugContext(ctx, "fleet budgets: redis client", slog.String("detail", fmt.Sprintf(format, v...)))
+}
+
 // Close sends the settlements still queued, stops renewing leases and closes the connections.
 // The leases of requests still running expire in Redis after LeaseTTL.
 func (s *Store) Close() error {

@@ -21,6 +21,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
@@ -278,6 +279,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	fm := fleetbudget.NewMetrics(reg) // registered either way: the families do not depend on a setting
 	var store admission.BudgetStore   // nil: this process's own buckets
 	if cfg.Fleet.URL != "" {
+		redis.SetLogger(fleetbudget.ClientLog{Logger: logger}) // go-redis's one logger, process-wide
 		if s.fleet, err = fleetbudget.New(cfg.Fleet, clk, logger, fm); err != nil {
 			return nil, err
 		}
