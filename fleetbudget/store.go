@@ -46,6 +46,7 @@ type Store struct {
 	settlerGone chan struct{}
 	stop        chan struct{}
 	done        sync.WaitGroup
+	closeOnce   sync.Once
 }
 
 // settlement is what a request gives back at its end; sent, when its request waits for it
@@ -114,14 +115,13 @@ func (l ClientLog) Printf(ctx context.Context, format string, v ...any) {
 // Close sends the settlements still queued, stops renewing leases and closes the connections.
 // The leases of requests still running expire in Redis after LeaseTTL.
 func (s *Store) Close() error {
-	select {
-	case <-s.stop:
-		return nil
-	default:
-	}
-	close(s.stop)
-	s.done.Wait()
-	return s.rdb.Close()
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		s.done.Wait()
+		err = s.rdb.Close()
+	})
+	return err
 }
 
 // Take implements admission.BudgetStore: Redis decides while it answers within the timeout;
@@ -297,7 +297,7 @@ func (s *Store) settleQueued() {
 		case <-s.stop:
 			for {
 				batch = batch[:0]
-				for len(batch) < settleBatch && s.take(&batch) {
+				for len(batch) < settleBatch && s.dequeue(&batch) {
 				}
 				if len(batch) == 0 {
 					return
@@ -305,14 +305,14 @@ func (s *Store) settleQueued() {
 				s.settle(batch)
 			}
 		}
-		for len(batch) < settleBatch && s.take(&batch) {
+		for len(batch) < settleBatch && s.dequeue(&batch) {
 		}
 		s.settle(batch)
 	}
 }
 
-// take moves one queued settlement into batch, if one waits.
-func (s *Store) take(batch *[]settlement) bool {
+// dequeue moves one queued settlement into batch, if one waits.
+func (s *Store) dequeue(batch *[]settlement) bool {
 	select {
 	case x := <-s.settles:
 		*batch = append(*batch, x)
