@@ -6,7 +6,12 @@ GO ?= go
 
 JS_CLIENTS := cmd/serve/testdata/js/node_modules/.package-lock.json
 
-.PHONY: serve test build ort vet staticcheck unit fuzz models bench overload generate-bench hol-bench
+# The real redis-server the shared-budget tests run (scripts/fetch-redis.sh: PATH's, or
+# Debian's package unpacked without root). Exported, so that a test that cannot run it fails.
+REDIS_SERVER := third_party/redis/redis-server
+export TEST_REDIS_SERVER ?= $(CURDIR)/$(REDIS_SERVER)
+
+.PHONY: serve test build ort redis vet staticcheck unit fuzz models bench overload generate-bench hol-bench fleet-bench
 
 # Fetched again when the script's pin changes (it keeps a copy that verifies).
 $(ORT_LIB): scripts/fetch-onnxruntime.sh
@@ -14,6 +19,12 @@ $(ORT_LIB): scripts/fetch-onnxruntime.sh
 	touch -c $@
 
 ort: $(ORT_LIB)
+
+$(REDIS_SERVER): scripts/fetch-redis.sh
+	bash scripts/fetch-redis.sh
+	touch -ch $@
+
+redis: $(REDIS_SERVER)
 
 # The npm clients the compatibility test runs (openai, @huggingface/inference), as locked.
 $(JS_CLIENTS): cmd/serve/testdata/js/package-lock.json
@@ -37,7 +48,7 @@ vet:
 staticcheck:
 	$(GO) tool staticcheck ./...
 
-unit: $(ORT_LIB)
+unit: $(ORT_LIB) $(REDIS_SERVER)
 	$(GO) test -race -count=1 -timeout 12m ./...
 
 # Every fuzz target: package and name.
@@ -58,7 +69,7 @@ models:
 	bash models/train/run.sh
 
 ## bench: the Go benchmarks quoted in docs/BENCHMARKS.md.
-bench: $(ORT_LIB)
+bench: $(ORT_LIB) $(REDIS_SERVER)
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 
 ## overload: capacity, 2x and 10x overload, bulk beside interactive, two tenants one flooding (not run by CI).
@@ -69,6 +80,11 @@ overload: $(ORT_LIB)
 ## generate-bench: continuous batching against one sequence at a time, and clients that hang up (not run by CI).
 generate-bench: $(ORT_LIB)
 	bash scripts/generate-bench.sh
+
+## fleet-bench: three replicas on one Redis, a tenant offered 4x its budget for 20 s (requests,
+## tokens), the same without Redis, and Redis stopped for the middle third (not run by CI).
+fleet-bench: $(ORT_LIB) $(REDIS_SERVER)
+	SLUICE_FLEET_BENCH_S=$${SLUICE_FLEET_BENCH_S:-20} $(GO) test -run '^TestFleetBench$$' -count=1 -v -timeout 30m ./cmd/serve/
 
 ## hol-bench: short /analyze requests beside 100,000-character ones (not run by CI).
 hol-bench: $(ORT_LIB)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,7 +51,13 @@ func (b Budget) Validate() error {
 	return check.Err()
 }
 
-// requests and tokens are the budget's two buckets' limits.
+// RequestLimit and TokenLimit are the budget's two buckets' limits, with the bursts' defaults
+// applied (a store shared by a fleet keeps the buckets elsewhere, with the same limits).
+func (b Budget) RequestLimit() bucket.Limit { return b.requests() }
+
+// TokenLimit: see RequestLimit.
+func (b Budget) TokenLimit() bucket.Limit { return b.tokens() }
+
 func (b Budget) requests() bucket.Limit {
 	burst := b.RequestBurst
 	if burst <= 0 {
@@ -76,6 +81,7 @@ const (
 	BudgetTooLarge    = "too_large"     // the estimate exceeds the whole token burst: waiting cannot help
 	BudgetConcurrency = "concurrency"   // the caller has MaxConcurrent requests running
 	BudgetHeldFull    = "deferral_full" // it could wait, but MaxHeld requests are waiting already
+	BudgetUnavailable = "unavailable"   // the store of a fleet's budgets is out of reach and set to refuse then
 )
 
 // BudgetState is one dimension of a caller's budget as the x-ratelimit-* headers report it.
@@ -121,45 +127,40 @@ func (c BudgetsConfig) Validate() error {
 	return check.Err()
 }
 
-// Budgets holds every caller's buckets and running count. It is safe for concurrent use.
+// Budgets admits requests against their callers' budgets, kept by a BudgetStore: it decides
+// what a refusal says and how long it asks to wait, holds the requests deferred admission
+// lets wait, and counts both. It is safe for concurrent use.
 type Budgets struct {
 	cfg     BudgetsConfig
+	store   BudgetStore
 	clk     clock.Clock
 	metrics *BudgetMetrics
 	held    atomic.Int64
-
-	mu      sync.Mutex
-	callers map[string]*caller
-	swept   time.Time
 }
 
-type caller struct {
-	mu       sync.Mutex
-	dead     bool // swept from the map: a request that finds it looks its caller up again
-	requests bucket.Bucket
-	tokens   bucket.Bucket // in debt after a request settled for more than its estimate
-	running  int
-	budget   Budget
-}
+// ErrBudgetWait is returned by Admit when the request's context ends before its budget
+// answered: while deferred admission held it, or while a shared store was asked.
+var ErrBudgetWait = errors.New("admission: request left while its budget was checked or held")
 
-// ErrBudgetWait is returned by Admit when the request's context ends while it is held.
-var ErrBudgetWait = errors.New("admission: request left while held for its budget")
-
-// NewBudgets validates cfg. metrics may be nil.
-func NewBudgets(cfg BudgetsConfig, clk clock.Clock, metrics *BudgetMetrics) (*Budgets, error) {
+// NewBudgets validates cfg. store keeps the budgets' state (nil: a LocalStore on clk);
+// metrics may be nil.
+func NewBudgets(cfg BudgetsConfig, store BudgetStore, clk clock.Clock, metrics *BudgetMetrics) (*Budgets, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.MaxHeld == 0 {
 		cfg.MaxHeld = 1000
 	}
-	return &Budgets{cfg: cfg, clk: clk, metrics: metrics, callers: map[string]*caller{}}, nil
+	if store == nil {
+		store = NewLocalStore(clk)
+	}
+	return &Budgets{cfg: cfg, store: store, clk: clk, metrics: metrics}, nil
 }
 
 // Charge is an admitted request's hold on its caller's budget: Done or Refund gives back its
 // running place and settles the buckets, once.
 type Charge struct {
-	c        *caller
+	lease    BudgetLease
 	estimate float64
 	request  bool // the requests bucket was charged
 	tokens   bool // the tokens bucket was charged the estimate
@@ -168,7 +169,7 @@ type Charge struct {
 
 // Charged says whether the charge holds anything to settle (a caller without a budget's is
 // empty).
-func (ch Charge) Charged() bool { return ch.c != nil }
+func (ch Charge) Charged() bool { return ch.lease != nil }
 
 // Done settles the charge with the tokens the request really used (actual < 0: the estimate
 // stands) and frees its running place. Calling it, or Refund, again does nothing.
@@ -183,44 +184,48 @@ func (ch Charge) Refund() {
 }
 
 func (ch Charge) settle(actual float64, refund bool) {
-	if ch.c == nil || !ch.done.CompareAndSwap(false, true) {
+	if ch.lease == nil || !ch.done.CompareAndSwap(false, true) {
 		return
 	}
-	c := ch.c
-	c.mu.Lock()
-	c.running--
+	var back float64
 	if actual >= 0 && ch.tokens {
-		c.tokens.Give(c.budget.tokens(), ch.estimate-actual)
+		back = ch.estimate - actual
 	}
-	if refund && ch.request {
-		c.requests.Give(c.budget.requests(), 1)
-	}
-	c.mu.Unlock()
+	ch.lease.Settle(back, refund && ch.request)
 }
 
 // Admit charges one request with an estimated cost of tokens to the caller key (a tenant, or
 // a peer for callers without one) under budget. It returns the charge to settle when the
-// request ends; or the refusal; or, when deferred admission held the request and ctx ended
-// first, ErrBudgetWait. tenant labels the metrics ("" for callers without one).
+// request ends; or the refusal; or, when the request's ctx ended before its budget answered,
+// ErrBudgetWait. tenant labels the metrics ("" for callers without one).
 func (b *Budgets) Admit(ctx context.Context, key, tenant string, budget Budget, tokens float64) (Charge, *BudgetRefusal, error) {
 	if !budget.Limited() {
 		return Charge{}, nil, nil
 	}
 	var deadline time.Time
 	for {
-		now := b.clk.Now()
-		ch, ref, wait := b.caller(key, budget).take(now, budget, tokens)
-		if ref == nil && ch.c == nil {
-			continue // swept between the lookup and the take: look it up again
+		take, err := b.store.Take(ctx, key, budget, tokens)
+		if err != nil && ctx.Err() == nil {
+			take = BudgetTake{Applied: budget, Unavailable: time.Second} // a store that broke its word: never unlimited
+		} else if err != nil {
+			if !deadline.IsZero() {
+				b.held.Add(-1)
+				b.metrics.deferred(tenant, "cancelled")
+			}
+			return Charge{}, nil, ErrBudgetWait
 		}
-		if ref == nil {
+		if take.Lease != nil {
 			if !deadline.IsZero() {
 				b.held.Add(-1)
 				b.metrics.deferred(tenant, "admitted")
 			}
-			return ch, nil, nil
+			return Charge{lease: take.Lease, estimate: tokens, request: take.Applied.RequestsPerSecond > 0,
+				tokens: take.Applied.TokensPerSecond > 0, done: new(atomic.Bool)}, nil, nil
 		}
-		deferrable := b.cfg.MaxWait > 0 && ref.Reason != BudgetTooLarge && ref.Reason != BudgetConcurrency
+		now := b.clk.Now()
+		ref, wait := refusal(take, tokens)
+		deferrable := b.cfg.MaxWait > 0 && ref.Reason != BudgetTooLarge && ref.Reason != BudgetConcurrency &&
+			ref.Reason != BudgetUnavailable
 		if deadline.IsZero() && deferrable && wait <= b.cfg.MaxWait {
 			if b.held.Add(1) > int64(b.cfg.MaxHeld) {
 				b.held.Add(-1)
@@ -253,79 +258,31 @@ func (b *Budgets) Admit(ctx context.Context, key, tenant string, budget Budget, 
 // Held is how many requests deferred admission holds now.
 func (b *Budgets) Held() int { return int(b.held.Load()) }
 
-// caller finds or makes key's state, with budget as it is configured now (a reload may have
-// changed it). Idle callers whose buckets are full are swept once a minute, so a key per peer
-// does not grow the map without bound.
-func (b *Budgets) caller(key string, budget Budget) *caller {
-	now := b.clk.Now()
-	b.mu.Lock()
-	if now.Sub(b.swept) >= time.Minute {
-		b.swept = now
-		for k, c := range b.callers {
-			if c.sweep(now) {
-				delete(b.callers, k)
-			}
-		}
-	}
-	c, ok := b.callers[key]
-	if !ok {
-		c = &caller{requests: bucket.Full(budget.requests(), now), tokens: bucket.Full(budget.tokens(), now), budget: budget}
-		b.callers[key] = c
-	}
-	b.mu.Unlock()
-	return c
-}
-
-// sweep marks c dead and says so when it holds nothing a fresh state would not: no running
-// request and both buckets refilled by now.
-func (c *caller) sweep(now time.Time) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b := c.budget
-	c.dead = c.running == 0 && (b.RequestsPerSecond <= 0 || c.requests.Full(b.requests(), now)) &&
-		(b.TokensPerSecond <= 0 || c.tokens.Full(b.tokens(), now))
-	return c.dead
-}
-
-// take charges one request of cost tokens if both buckets and the running count allow it, or
-// says why not and how long until they would; a zero Charge and no refusal if c was swept.
-func (c *caller) take(now time.Time, budget Budget, tokens float64) (Charge, *BudgetRefusal, time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dead {
-		return Charge{}, nil, 0
-	}
-	c.budget = budget
-	reqs, toks := budget.requests(), budget.tokens()
+// refusal is why a store's take did not admit a request of tokens, from what the buckets held
+// against the budget the store applied, and the wait that would let this request in.
+func refusal(take BudgetTake, tokens float64) (*BudgetRefusal, time.Duration) {
+	reqs, toks := take.Applied.requests(), take.Applied.tokens()
 	reqLimited, tokLimited := reqs.PerSecond > 0, toks.PerSecond > 0
 	var reason string
 	var wait time.Duration
 	switch {
+	case take.Unavailable > 0:
+		reason, wait = BudgetUnavailable, take.Unavailable
 	case tokLimited && tokens > toks.Burst:
 		// Never fits: the hint is what the request costs at the refill rate.
 		reason, wait = BudgetTooLarge, CallerRetryAfter.Max
 		if s := tokens / toks.PerSecond; s < CallerRetryAfter.Max.Seconds() { // converted only once in range
 			wait = time.Duration(math.Ceil(s * float64(time.Second)))
 		}
-	case budget.MaxConcurrent > 0 && c.running >= budget.MaxConcurrent:
+	case take.Concurrency:
 		reason, wait = BudgetConcurrency, time.Second
 	default:
 		var wr, wt time.Duration
 		if reqLimited {
-			wr = c.requests.Wait(reqs, now, 1)
+			wr = reqs.Wait(take.Requests, 1)
 		}
 		if tokLimited {
-			wt = c.tokens.Wait(toks, now, tokens)
-		}
-		if wr == 0 && wt == 0 {
-			if reqLimited {
-				c.requests.Take(1)
-			}
-			if tokLimited {
-				c.tokens.Take(tokens)
-			}
-			c.running++
-			return Charge{c: c, estimate: tokens, request: reqLimited, tokens: tokLimited, done: new(atomic.Bool)}, nil, 0
+			wt = toks.Wait(take.Tokens, tokens)
 		}
 		reason, wait = BudgetRequests, wr
 		if wt > wr {
@@ -334,13 +291,16 @@ func (c *caller) take(now time.Time, budget Budget, tokens float64) (Charge, *Bu
 	}
 	wait = min(wait, CallerRetryAfter.Max) // a deadline past it would overflow
 	ref := &BudgetRefusal{Reason: reason, RetryAfter: CallerRetryAfter.Wait(wait)}
+	if take.Unavailable > 0 {
+		return ref, wait // what the buckets hold is not known
+	}
 	if reqLimited {
-		ref.Requests = BudgetState{Limited: true, Limit: reqs.Burst, Remaining: c.requests.Level(reqs, now), Reset: c.requests.Refill(reqs)}
+		ref.Requests = BudgetState{Limited: true, Limit: reqs.Burst, Remaining: take.Requests, Reset: reqs.Refill(take.Requests)}
 	}
 	if tokLimited {
-		ref.Tokens = BudgetState{Limited: true, Limit: toks.Burst, Remaining: c.tokens.Level(toks, now), Reset: c.tokens.Refill(toks)}
+		ref.Tokens = BudgetState{Limited: true, Limit: toks.Burst, Remaining: take.Tokens, Reset: toks.Refill(take.Tokens)}
 	}
-	return Charge{}, ref, wait
+	return ref, wait
 }
 
 // BudgetMetrics are the budgets' series. A nil *BudgetMetrics records nothing.
@@ -355,7 +315,7 @@ func NewBudgetMetrics(reg prometheus.Registerer) *BudgetMetrics {
 	m := &BudgetMetrics{
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_budget_refusals_total",
-			Help: "Requests refused (429 rate_limited) by their caller's budget, by tenant (anonymous: callers without one) and reason: requests, tokens, too_large, concurrency, deferral_full.",
+			Help: "Requests refused (429 rate_limited) by their caller's budget, by tenant (anonymous: callers without one) and reason: requests, tokens, too_large, concurrency, deferral_full, unavailable.",
 		}, []string{"tenant", "reason"}),
 		deferral: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_budget_deferred_total",

@@ -17,7 +17,7 @@ func newTestBudgets(t *testing.T, cfg BudgetsConfig) (*Budgets, *clock.Fake, *pr
 	t.Helper()
 	clk := clock.NewFake(epoch)
 	reg := prometheus.NewRegistry()
-	b, err := NewBudgets(cfg, clk, NewBudgetMetrics(reg))
+	b, err := NewBudgets(cfg, nil, clk, NewBudgetMetrics(reg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestDeferredAdmissionEndsAtMaxWait(t *testing.T) {
 	}
 	// Someone else spends 100 tokens meanwhile: at 1.5 s the hold finds 50, would need 1 s
 	// more, past the 2 s max_wait, and is refused then.
-	c := b.caller("k", budget)
+	c := b.store.(*LocalStore).caller("k", budget, clk.Now())
 	c.mu.Lock()
 	c.tokens.Take(100)
 	c.mu.Unlock()
@@ -236,7 +236,7 @@ func TestBudgetValidation(t *testing.T) {
 			t.Errorf("%v does not name %s", err, want)
 		}
 	}
-	if _, err := NewBudgets(BudgetsConfig{MaxWait: -1, MaxHeld: -1}, clock.Real(), nil); err == nil ||
+	if _, err := NewBudgets(BudgetsConfig{MaxWait: -1, MaxHeld: -1}, nil, clock.Real(), nil); err == nil ||
 		!strings.Contains(err.Error(), "MaxWait") || !strings.Contains(err.Error(), "MaxHeld") {
 		t.Errorf("config errors: %v", err)
 	}
@@ -249,7 +249,7 @@ func TestUnlimitedBudgetChargesNothing(t *testing.T) {
 		t.Fatal(ref)
 	}
 	ch.Done(5) // a zero charge: nothing to settle
-	if len(b.callers) != 0 {
+	if len(b.store.(*LocalStore).callers) != 0 {
 		t.Errorf("an unlimited caller took state")
 	}
 }

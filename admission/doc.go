@@ -81,6 +81,16 @@
 // uses the same rules for its own waits (a model loading, a shutdown, failed logins). A
 // budget's buckets are package bucket's.
 //
+// # Budgets and where they are kept
+//
+// Budgets decides for callers' budgets: the refusal's reason and Retry-After (from the
+// refused request's own size against what its buckets hold), deferred admission, the
+// metrics. A BudgetStore keeps the state and answers one Take per attempt, atomically:
+// LocalStore in this process, or a store a fleet shares (package fleetbudget, in Redis),
+// which may answer with its share of the budget, or Unavailable, while its state is out of
+// reach. A Take that admits returns a BudgetLease, which Charge settles once: what the
+// request used against its estimate, or a refund.
+//
 // # Tuning
 //
 // Set HighWatermark no larger than what the endpoint completes within the max queue wait

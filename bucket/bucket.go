@@ -33,7 +33,13 @@ func (b *Bucket) Level(l Limit, now time.Time) float64 {
 // Wait refills b up to now and says how long until it holds n: 0 when it does now, Forever
 // when it never will (n above the burst, or no refill).
 func (b *Bucket) Wait(l Limit, now time.Time, n float64) time.Duration {
-	short := n - b.Level(l, now)
+	return l.Wait(b.Level(l, now), n)
+}
+
+// Wait is how long a bucket that holds level now takes to hold n: 0 when it does, Forever
+// when it never will (n above the burst, or no refill).
+func (l Limit) Wait(level, n float64) time.Duration {
+	short := n - level
 	switch {
 	case short <= 0:
 		return 0
@@ -53,14 +59,17 @@ func (b *Bucket) Give(l Limit, n float64) { b.tokens = min(l.Burst, b.tokens+n) 
 func (b *Bucket) Full(l Limit, now time.Time) bool { return b.Level(l, now) >= l.Burst }
 
 // Refill is how long b, as it was last refilled, takes to hold its whole burst again.
-func (b *Bucket) Refill(l Limit) time.Duration {
-	if b.tokens >= l.Burst {
+func (b *Bucket) Refill(l Limit) time.Duration { return l.Refill(b.tokens) }
+
+// Refill is how long a bucket that holds level takes to hold its whole burst.
+func (l Limit) Refill(level float64) time.Duration {
+	if level >= l.Burst {
 		return 0
 	}
 	if l.PerSecond <= 0 {
 		return Forever
 	}
-	return durationOf((l.Burst - b.tokens) / l.PerSecond)
+	return durationOf((l.Burst - level) / l.PerSecond)
 }
 
 // Forever is the wait for what a bucket will never hold.

@@ -6,7 +6,9 @@
 // size) is passed to every call, so a limit changed by a reload applies from the next call
 // on, and time is passed in, so a fake clock drives it in tests. It takes no lock: the owner
 // of the bucket holds its own, since a decision often spans several buckets (a request passes
-// only when its requests and its tokens buckets both hold enough).
+// only when its requests and its tokens buckets both hold enough). A Limit answers the same
+// questions of a level read elsewhere (a bucket a fleet keeps in Redis): Limit.Wait and
+// Limit.Refill are the one arithmetic of both.
 //
 //	lim := bucket.Limit{PerSecond: 5, Burst: 10}
 //	b := bucket.Full(lim, now)

@@ -134,7 +134,7 @@ func withCallers(b testing.TB, allowance string) func(*Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		budgets, err := admission.NewBudgets(admission.BudgetsConfig{}, clock.Real(), admission.NewBudgetMetrics(prometheus.NewRegistry()))
+		budgets, err := admission.NewBudgets(admission.BudgetsConfig{}, nil, clock.Real(), admission.NewBudgetMetrics(prometheus.NewRegistry()))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -170,7 +170,7 @@ func withTenants(t *testing.T, budgets map[string]string) func(*fixtureOptions) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := admission.NewBudgets(admission.BudgetsConfig{}, o.Clock, admission.NewBudgetMetrics(prometheus.NewRegistry()))
+		b, err := admission.NewBudgets(admission.BudgetsConfig{}, nil, o.Clock, admission.NewBudgetMetrics(prometheus.NewRegistry()))
 		if err != nil {
 			t.Fatal(err)
 		}

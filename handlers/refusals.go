@@ -169,7 +169,11 @@ func appendBudgetMessage(b []byte, ref *admission.BudgetRefusal) []byte {
 	if ref.Reason == admission.BudgetTooLarge {
 		return append(b, "This request is larger than the caller's whole token budget; it cannot be served as it is"...)
 	}
-	b = append(b, "Rate limit exceeded for this caller; retry after "...)
+	if ref.Reason == admission.BudgetUnavailable {
+		b = append(b, "The caller's budget cannot be checked now; retry after "...)
+	} else {
+		b = append(b, "Rate limit exceeded for this caller; retry after "...)
+	}
 	b = strconv.AppendInt(b, int64(ref.RetryAfter/time.Second), 10)
 	return append(b, " seconds"...)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/fleetbudget"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/kvcache"
@@ -49,6 +50,8 @@ type Config struct {
 	GenerateGate generateGate
 	// Deferred is deferred admission's, used when Own.DeferredAdmission switches it on.
 	Deferred admission.BudgetsConfig
+	// Fleet keeps the budgets in Redis, shared by every replica, when its URL is set.
+	Fleet fleetbudget.Config
 	// Scheduler and KV are generation's: its scheduler and its paged KV cache's size.
 	Scheduler scheduler.Config
 	KV        kvcache.Config
@@ -481,6 +484,9 @@ func (c Config) check(m machine) []problem {
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}
+	if c.Fleet.URL != "" {
+		out = append(out, packageProblems(c.Fleet.Validate(), byTags(reflect.TypeFor[fleetbudget.Config]()))...)
+	}
 	// On a GPU only the size limits differ; the other fields' problems are the CPU's, above.
 	for _, p := range packageProblems(c.onGPU().batcher().Validate(), byTags(reflect.TypeFor[batcher.GPULimits]())) {
 		if strings.HasPrefix(p.variable, "SLUICE_") {
@@ -546,6 +552,9 @@ func upperBounds(m machine) []upperBound {
 		{"RATE_LIMIT_MAX_CONCURRENCY", 1 << 20, "a sane count"},
 		{"DEFERRED_MAX_HELD", 1 << 20, "a sane count"},
 		{"DEFERRED_MAX_WAIT_MS", hourMS, "an hour"},
+		{"FLEET_REPLICAS", 1 << 16, "a sane fleet"},
+		{"REDIS_LEASE_MS", hourMS, "an hour"},
+		{"REDIS_TIMEOUT_MS", 10_000, "10 s"},
 		{"AUTH_JWT_LEEWAY_S", 3600, "an hour"},
 		{"AUTH_JWT_MAX_LIFETIME_S", 366 * 86400, "a year"},
 		{"MODEL_MEMORY_BUDGET_BYTES", 1 << 44, "16 TiB"},

@@ -21,6 +21,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
@@ -29,6 +30,7 @@ import (
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/fleetbudget"
 	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/handlers"
@@ -107,6 +109,8 @@ type server struct {
 	pool         *modelPool
 	poolWork     context.Context
 	stopPoolWork context.CancelFunc
+	// fleet keeps the budgets in Redis (nil: in this process).
+	fleet *fleetbudget.Store
 	// auth checks credentials (nil: off); SIGHUP re-reads its key file.
 	auth  *identity.Authenticator
 	ready atomic.Bool
@@ -272,7 +276,16 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		compat.MustRegister(metricscompat.OpenMed(reg, models))
 		gatherer = prometheus.Gatherers{reg, compat}
 	}
-	budgets, err := admission.NewBudgets(cfg.budgets(), clk, admission.NewBudgetMetrics(reg))
+	fm := fleetbudget.NewMetrics(reg) // registered either way: the families do not depend on a setting
+	var store admission.BudgetStore   // nil: this process's own buckets
+	if cfg.Fleet.URL != "" {
+		redis.SetLogger(fleetbudget.ClientLog{Logger: logger}) // go-redis's one logger, process-wide
+		if s.fleet, err = fleetbudget.New(cfg.Fleet, clk, logger, fm); err != nil {
+			return nil, err
+		}
+		store = s.fleet
+	}
+	budgets, err := admission.NewBudgets(cfg.budgets(), store, clk, admission.NewBudgetMetrics(reg))
 	if err != nil {
 		return nil, err
 	}
@@ -444,6 +457,9 @@ func (s *server) close() {
 	}
 	if s.watcher != nil {
 		_ = s.watcher.Close()
+	}
+	if s.fleet != nil {
+		_ = s.fleet.Close()
 	}
 	if s.runtime != nil {
 		if err := s.runtime.Close(); err != nil {
@@ -717,7 +733,11 @@ func (s *server) logStart(addr net.Addr) {
 	if s.pool != nil {
 		onDemand = "from " + s.cfg.ModelsDir
 	}
+	budgets := "this process's memory"
+	if s.fleet != nil {
+		budgets = fmt.Sprintf("Redis, shared by the fleet; while it is out of reach: %s (%d replicas)", s.cfg.Fleet.Failure, s.cfg.Fleet.Replicas)
+	}
 	s.logger.Info("ready", slog.String("addr", addr.String()), slog.String("device", device),
-		slog.String("authentication", auth), slog.String("models_on_demand", onDemand),
-		slog.String("state", "this process: budgets, the gateway's audit and the KV cache live in memory"))
+		slog.String("authentication", auth), slog.String("models_on_demand", onDemand), slog.String("budgets", budgets),
+		slog.String("state", "this process: the gateway's audit and the KV cache live in memory"))
 }
