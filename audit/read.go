@@ -182,3 +182,6 @@ func Verify(ctx context.Context, box *natsbox.Box) (Report, error) {
 	rep.Chains = c.Segments()
 	return rep, nil
 }
+
+// Read runs q against the stream the Log appends to (Read).
+func (l *Log) Read(ctx context.Context, q Query) (Page, error) { return Read(ctx, l.box, q) }
