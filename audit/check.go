@@ -98,7 +98,7 @@ func (c *Checker) Check(streamSeq uint64, subject string, data []byte) (Record, 
 	if seg.Records == 1 {
 		seg.FirstSeq = r.Seq
 	}
-	seg.LastSeq = r.Seq
+	seg.LastSeq = max(seg.LastSeq, r.Seq)
 	if c.Subject != nil && c.Subject(r.Replica) != subject {
 		return brk("wrong_replica", fmt.Sprintf("a record of replica %q on subject %s", r.Replica, subject))
 	}

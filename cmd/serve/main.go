@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"reflect"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,13 +24,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
-	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
@@ -37,6 +38,7 @@ import (
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/stepplan"
 	"github.com/sluice-serving/sluice/upstream"
@@ -49,6 +51,9 @@ var version = "dev"
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "check-model" {
 		os.Exit(checkModel(os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "audit" {
+		os.Exit(auditCommand(os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -108,7 +113,11 @@ type server struct {
 	poolWork     context.Context
 	stopPoolWork context.CancelFunc
 	// auth checks credentials (nil: off); SIGHUP re-reads its key file.
-	auth  *identity.Authenticator
+	auth *identity.Authenticator
+	// box is the NATS connection (and the embedded server) the audit lives in; both nil with
+	// the audit off.
+	box   *natsbox.Box
+	audit *audit.Log
 	ready atomic.Bool
 	// served is what the start-up log reports: each configured model, and the routes.
 	served []servedModel
@@ -210,7 +219,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	}
 	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor),
 		handlers.PIIExtractStream(pii, redactor), handlers.PIIDeidentifyStream(pii, redactor)}
-	privacy := handlers.GatewayEndpoint{PII: pii, Audit: gateway.NewAudit(0, clk.Now)}
+	privacy := handlers.GatewayEndpoint{PII: pii}
 	external, err := cfg.upstream()
 	if err != nil {
 		return nil, err
@@ -280,6 +289,16 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	if err != nil {
 		return nil, err
 	}
+	var trail handlers.AuditTrail // nil (not a nil *audit.Log) with the audit off
+	if cfg.Audit.Enabled {
+		if s.box, err = natsbox.Open(context.Background(), cfg.NATS, logger); err != nil {
+			return nil, err
+		}
+		if s.audit, err = audit.Open(context.Background(), s.box, s.box.Replica(), cfg.Audit, clk, audit.NewMetrics(reg), logger); err != nil {
+			return nil, err
+		}
+		trail = s.audit
+	}
 	s.routes = routes
 	s.app, err = handlers.New(handlers.Options{
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: gatherer, Clock: clk,
@@ -289,7 +308,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, Coalesce: cfg.Coalesce, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins, Proxies: proxies,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
-		GatewayAudit: privacy.Audit, GatewayFace: face,
+		Audit: trail, GatewayFace: face,
 		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant", AnonymousGlobal: cfg.RateLimitKey == "global"},
 	})
 	if err != nil {
@@ -433,6 +452,14 @@ func (s *server) isReady() bool {
 // close releases what newServer opened, in the reverse order of its opening: at the end of
 // serve, and for a start-up that fails half-way (then only what was opened so far).
 func (s *server) close() {
+	if s.audit != nil {
+		s.audit.Close() // the appends in flight, after the last request
+		s.audit = nil
+	}
+	if s.box != nil {
+		s.box.Close()
+		s.box = nil
+	}
 	if s.stopPoolWork != nil {
 		if s.pool != nil {
 			_ = s.pool.pool.Close(context.Background()) // after a shutdown's drain: nothing left
@@ -717,7 +744,14 @@ func (s *server) logStart(addr net.Addr) {
 	if s.pool != nil {
 		onDemand = "from " + s.cfg.ModelsDir
 	}
+	audited := "off"
+	switch {
+	case s.box != nil && s.box.Embedded():
+		audited = "replica " + s.box.Replica() + ", embedded NATS on " + s.cfg.NATS.DataDir
+	case s.box != nil:
+		audited = "replica " + s.box.Replica() + ", external NATS (" + strconv.Itoa(s.box.Replicas()) + " copies)"
+	}
 	s.logger.Info("ready", slog.String("addr", addr.String()), slog.String("device", device),
-		slog.String("authentication", auth), slog.String("models_on_demand", onDemand),
-		slog.String("state", "this process: budgets, the gateway's audit and the KV cache live in memory"))
+		slog.String("authentication", auth), slog.String("models_on_demand", onDemand), slog.String("audit", audited),
+		slog.String("state", "this process: budgets and the KV cache live in memory"))
 }

@@ -66,7 +66,7 @@ func serverBinary(t *testing.T) string {
 func serverCommand(t *testing.T, env ...string) *exec.Cmd {
 	cmd := exec.Command(serverBinary(t))
 	cmd.Env = append(append(os.Environ(), "SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu",
-		"SLUICE_INTRA_OP_THREADS=1", "SLUICE_LOG_LEVEL=info"), env...)
+		"SLUICE_INTRA_OP_THREADS=1", "SLUICE_LOG_LEVEL=info", "SLUICE_DATA_DIR="+t.TempDir()), env...)
 	return cmd
 }
 
