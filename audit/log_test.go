@@ -20,7 +20,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 var defaults = Config{Enabled: true, AckTimeout: 5 * time.Second}
 
 // openBox runs an embedded server on dir.
-func openBox(t *testing.T, dir string) *natsbox.Box {
+func openBox(t testing.TB, dir string) *natsbox.Box {
 	t.Helper()
 	b, err := natsbox.Open(context.Background(), natsbox.Config{DataDir: dir, Replicas: 1, Replica: "r1"}, quiet)
 	if err != nil {
@@ -30,7 +30,7 @@ func openBox(t *testing.T, dir string) *natsbox.Box {
 	return b
 }
 
-func openLog(t *testing.T, b *natsbox.Box, replica string, cfg Config) *Log {
+func openLog(t testing.TB, b *natsbox.Box, replica string, cfg Config) *Log {
 	t.Helper()
 	l, err := Open(context.Background(), b, replica, cfg, clock.Real(), NewMetrics(nil), quiet)
 	if err != nil {
