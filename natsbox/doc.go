@@ -25,8 +25,9 @@
 // write to the disk, for a host that may crash. Never use JetStream's asynchronous persist
 // mode here: it acknowledges before writing.
 //
-// EnsureStream, DirectBatch, LastBefore and LastOf are what any stream's user needs beyond the
-// jetstream package: a stream created or brought to its configuration, reads of many
-// messages in one request, the last message of each subject before a sequence, and a
-// subject's last message as the stream's leader knows it.
+// EnsureStream, DirectBatch, LastBefore, SeqAt and LastOf are what any stream's user needs
+// beyond the jetstream package: a stream created or brought to its configuration, reads of
+// many messages in one request, the last message of each subject before a sequence, the first
+// at a time, and a subject's last message as the stream's leader knows it. A read whose context
+// has no deadline gives up after 10 s (a stream without a leader answers nothing).
 package natsbox
