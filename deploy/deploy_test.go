@@ -759,7 +759,7 @@ func manifestProblems(m manifests, img image, srv server, families map[string]fa
 		bad("container %s: allowPrivilegeEscalation must be false", c.Name)
 	}
 	if !isTrue(csc.ReadOnlyRootFilesystem) {
-		bad("container %s: readOnlyRootFilesystem must be true (the server writes no files)", c.Name)
+		bad("container %s: readOnlyRootFilesystem must be true (the server writes only to its volumes)", c.Name)
 	}
 	if csc.Capabilities == nil || !slices.Contains(csc.Capabilities.Drop, "ALL") {
 		bad("container %s must drop ALL capabilities", c.Name)

@@ -23,11 +23,12 @@
 // it is.
 //
 // A Session (session.go) is one request through the gateway, its whole policy in one place:
-// Audit.Begin opens it; Screen judges the spans found by the Policy (confidence, disallowed
+// Begin opens it; Screen judges the spans found by the Policy (confidence, disallowed
 // categories), Redact swaps them, Send is the outbound tripwire, Restore or Piece turns the
 // answer back (one rule for invented placeholders: an answer judged whole is rejected, a
-// streamed one has them masked), and Forward or End keeps the audit record, with a typed
-// Status and Reason, and wipes the map. The HTTP layer only words the outcome.
+// streamed one has them masked), and Forward or End ends its audit record (package audit's,
+// hashes and counts), with a typed Status and Reason, and wipes the map. The HTTP layer
+// stores the record and words the outcome.
 //
 // The map lives in memory only: nothing in this package logs, counts by value or returns an
 // error holding an original.

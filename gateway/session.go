@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/entities"
 )
@@ -20,10 +21,15 @@ type Policy struct {
 	Disallowed    []string
 }
 
-// Record is the policy as the audit records it, and as the external model is told it.
+// Record is the policy as the external model is told it (the audit's record, as a map).
 func (p Policy) Record() map[string]any {
 	return map[string]any{"name": p.Name, "min_confidence": p.MinConfidence,
 		"detector_confidence_floor": p.Floor, "disallowed_entity_categories": orEmpty(p.Disallowed)}
+}
+
+// audited is the policy as the audit records it.
+func (p Policy) audited() *audit.Policy {
+	return &audit.Policy{Name: p.Name, MinConfidence: p.MinConfidence, Floor: p.Floor, Disallowed: orEmpty(p.Disallowed)}
 }
 
 // Status is how a gateway request ended, as its audit record says.
@@ -60,7 +66,7 @@ const (
 	InvalidRequest     Reason = "invalid_request"
 )
 
-// Refusal is a request the gateway does not let go on; its record is already kept.
+// Refusal is a request the gateway does not let go on; its record is already ended.
 type Refusal struct {
 	Status Status
 	Reason Reason
@@ -80,16 +86,17 @@ func (r *Refusal) Error() string { return "gateway: " + string(r.Status) + ": " 
 // Session is one request through the gateway, from the spans found in its text to its audit
 // record: Screen judges the spans by the policy, Redact swaps them for placeholders, Send
 // checks what is about to leave, Restore (an answer judged whole) or Piece (an answer streamed)
-// turns the model's answer back, and Forward or End keeps the record and forgets the originals.
-// Every refusal keeps its record itself. A Session is for one goroutine.
+// turns the model's answer back, and Forward or End ends the record and forgets the originals.
+// Every refusal ends its record itself. Storing the record (audit.Log.Append, with the
+// request's id, route, tenant and HTTP status) is the caller's, before it answers. A Session
+// is for one goroutine.
 //
 // One rule for placeholders the model invented (ones the request did not send), on every face:
 // they are never restored to anyone's original. An answer judged whole before any of it leaves
 // is rejected (UnknownPlaceholder); a streamed answer, whose earlier pieces have gone, has them
 // masked as Masked, and its record counts them.
 type Session struct {
-	audit    *Audit
-	record   Record
+	record   audit.Record
 	policy   Policy
 	m        *Map
 	residual func(string) bool
@@ -98,12 +105,12 @@ type Session struct {
 	ended    bool
 }
 
-// Begin starts a request's session: requestID and completion (local, or the external model's
-// kind) go in its record; residual is the outbound tripwire's independent look for
-// identifiers in a text (the pattern sweep), beside the map's own look for its originals.
-func (a *Audit) Begin(requestID, completion string, p Policy, residual func(text string) bool) *Session {
-	return &Session{audit: a, policy: p, m: NewMap(), residual: residual,
-		record: Record{RequestID: requestID, Completion: completion, Policy: p.Record(), Entities: map[string]int{}}}
+// Begin starts a request's session: completion (local, or the external model's kind) goes in
+// its record; residual is the outbound tripwire's independent look for identifiers in a text
+// (the pattern sweep), beside the map's own look for its originals.
+func Begin(completion string, p Policy, residual func(text string) bool) *Session {
+	return &Session{policy: p, m: NewMap(), residual: residual,
+		record: audit.Record{Completion: completion, Policy: p.audited(), Entities: map[string]int{}}}
 }
 
 // Screen counts the spans found in a text by kind and judges them by the policy; a refusal
@@ -167,7 +174,7 @@ func (s *Session) Redact(text string, spans []entities.Entity) string { return s
 // may still hold an identifier or an original the session replaced elsewhere. The payload's
 // hash is recorded.
 func (s *Session) Send(payload string, texts ...string) *Refusal {
-	s.record.OutboundHash = Hash(payload)
+	s.record.OutboundHash = audit.Hash(payload)
 	for _, t := range texts {
 		if (s.residual != nil && s.residual(t)) || s.m.Contains(t) {
 			return s.refuse(Blocked, Tripwire)
@@ -179,7 +186,7 @@ func (s *Session) Send(payload string, texts ...string) *Refusal {
 // Restore is an answer judged whole, each of its choices, with the originals back; an answer
 // with an invented placeholder in any choice is rejected.
 func (s *Session) Restore(choices ...string) ([]string, *Refusal) {
-	s.record.ReturnedHash = Hash(strings.Join(choices, ""))
+	s.record.ReturnedHash = audit.Hash(strings.Join(choices, ""))
 	out := make([]string, len(choices))
 	for i, c := range choices {
 		restored, invented := s.m.Restore(c)
@@ -208,20 +215,20 @@ func (s *Session) Piece(i int, piece string, last bool) string {
 	return out
 }
 
-// Forward ends a request whose answer went out, and keeps its record.
-func (s *Session) Forward() Record {
+// Forward ends a request whose answer goes out, and its record.
+func (s *Session) Forward() audit.Record {
 	if s.ended {
 		return s.record
 	}
 	for _, p := range s.m.Placeholders() {
-		s.record.PlaceholderHashes = append(s.record.PlaceholderHashes, Hash(p))
+		s.record.PlaceholderHashes = append(s.record.PlaceholderHashes, audit.Hash(p))
 	}
 	return s.End(Forwarded, "")
 }
 
-// End keeps the request's record with status and reason and forgets the originals; it returns
-// the record as kept. Only the first call does anything.
-func (s *Session) End(status Status, reason Reason) Record {
+// End ends the request's record with status and reason and forgets the originals; it returns
+// the record. Only the first call does anything.
+func (s *Session) End(status Status, reason Reason) audit.Record {
 	if s.ended {
 		return s.record
 	}
@@ -231,16 +238,21 @@ func (s *Session) End(status Status, reason Reason) Record {
 		for i := range s.returned {
 			all.WriteString(s.returned[i].String())
 		}
-		s.record.ReturnedHash = Hash(all.String())
+		s.record.ReturnedHash = audit.Hash(all.String())
 		for _, p := range s.pieces {
 			s.record.Invented += p.Invented()
 		}
 	}
 	s.m.Wipe()
 	s.record.Status, s.record.Reason = string(status), string(reason)
-	s.record = s.audit.Append(s.record)
 	return s.record
 }
+
+// Record is the request's record as it stands: ended (Ended), or still open.
+func (s *Session) Record() audit.Record { return s.record }
+
+// Ended says whether End (or Forward, or a refusal) has ended the session.
+func (s *Session) Ended() bool { return s.ended }
 
 func (s *Session) refuse(status Status, reason Reason) *Refusal {
 	s.End(status, reason)

@@ -1,23 +1,23 @@
 package gateway
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/entities"
 )
 
-func newSession(t *testing.T, p Policy) (*Session, *Audit) {
+func newSession(t *testing.T, p Policy) *Session {
 	t.Helper()
-	a := NewAudit(0, func() time.Time { return time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC) })
 	residual := func(text string) bool { return strings.Contains(text, "555-0132") }
-	return a.Begin("req-1", "local", p, residual), a
+	return Begin("local", p, residual)
 }
 
 // The policy judges every span before anything is redacted: one under the threshold (at or
-// over the floor) or of a disallowed category refuses the request, and the refusal is already
-// in the audit.
+// over the floor) or of a disallowed category refuses the request, and the refusal has ended
+// the record.
 func TestSessionScreensByThePolicy(t *testing.T) {
 	p := Policy{Name: "strict", MinConfidence: 0.85, Floor: 0.3, Disallowed: []string{"date_of_birth"}}
 	for _, c := range []struct {
@@ -29,15 +29,17 @@ func TestSessionScreensByThePolicy(t *testing.T) {
 		{[]entities.Entity{{Label: "first_name", Start: 0, End: 5, Score: 0.5}}, BelowThreshold},
 		{[]entities.Entity{{Label: "date_of_birth", Start: 0, End: 5, Score: 0.99}}, DisallowedCategory},
 	} {
-		s, a := newSession(t, p)
+		s := newSession(t, p)
 		ref := s.Screen(c.spans)
 		switch {
 		case c.want == "" && ref != nil:
 			t.Errorf("%+v: refused %v", c.spans, ref)
 		case c.want != "" && (ref == nil || ref.Reason != c.want || ref.Status != Blocked):
 			t.Errorf("%+v: %v, want %s", c.spans, ref, c.want)
-		case c.want != "" && (len(a.Records()) != 1 || a.Records()[0].Reason != string(c.want)):
-			t.Errorf("%+v: audit %+v", c.spans, a.Records())
+		case c.want != "" && (!s.Ended() || s.Record().Reason != string(c.want) || s.Record().Status != string(Blocked)):
+			t.Errorf("%+v: record %+v", c.spans, s.Record())
+		case c.want == "" && s.Ended():
+			t.Errorf("%+v: ended", c.spans)
 		}
 	}
 }
@@ -45,7 +47,7 @@ func TestSessionScreensByThePolicy(t *testing.T) {
 // Redact, the tripwire, Restore and Forward: the originals go back, the record holds only
 // hashes and counts, and the map is wiped.
 func TestSessionForwardsAndRecordsHashesOnly(t *testing.T) {
-	s, a := newSession(t, Policy{Name: "chat"})
+	s := newSession(t, Policy{Name: "chat"})
 	text := "Call Maria at home."
 	spans := []entities.Entity{{Label: "first_name", Start: 5, End: 10, Score: 0.9}}
 	if ref := s.Screen(spans); ref != nil {
@@ -64,26 +66,29 @@ func TestSessionForwardsAndRecordsHashesOnly(t *testing.T) {
 	}
 	rec := s.Forward()
 	if rec.Status != string(Forwarded) || rec.Entities["FIRST_NAME"] != 1 || len(rec.PlaceholderHashes) != 1 ||
-		rec.OutboundHash != Hash(out) || !Verify(a.Records()) {
+		rec.OutboundHash != audit.Hash(out) || rec.PlaceholderHashes[0] != audit.Hash("[FIRST_NAME_1]") || rec.Policy.Name != "chat" {
 		t.Fatalf("record %+v", rec)
+	}
+	if data, _ := json.Marshal(rec); strings.Contains(string(data), "Maria") || strings.Contains(string(data), "call back") {
+		t.Fatalf("a text reached the record: %s", data)
 	}
 	if s.m.Len() != 0 {
 		t.Fatal("the map still holds originals after the request ended")
 	}
-	if again := s.End(TransportError, CompletionFailed); again.Status != string(Forwarded) || len(a.Records()) != 1 {
-		t.Fatal("a second end wrote another record")
+	if again := s.End(TransportError, CompletionFailed); again.Status != string(Forwarded) {
+		t.Fatal("a second end changed the record")
 	}
 }
 
 // The tripwire refuses an outbound text in which the sweep still finds an identifier, or in
 // which an original redacted elsewhere appears.
 func TestSessionTripwire(t *testing.T) {
-	s, _ := newSession(t, Policy{Name: "chat"})
+	s := newSession(t, Policy{Name: "chat"})
 	first := s.Redact("I am Maria Lopez", []entities.Entity{{Label: "person", Start: 5, End: 16}})
 	if ref := s.Send(first+" / maria lopez again", first, "maria lopez again"); ref == nil || ref.Reason != Tripwire {
 		t.Fatalf("an original outside its placeholder: %v", ref)
 	}
-	s2, _ := newSession(t, Policy{Name: "chat"})
+	s2 := newSession(t, Policy{Name: "chat"})
 	if ref := s2.Send("call 555-0132", "call 555-0132"); ref == nil || ref.Reason != Tripwire {
 		t.Fatalf("the sweep's find: %v", ref)
 	}
@@ -92,15 +97,15 @@ func TestSessionTripwire(t *testing.T) {
 // One rule for invented placeholders: a whole answer holding one is rejected; a streamed one
 // has it masked, and the record counts it, whichever face it came through.
 func TestSessionInventedPlaceholders(t *testing.T) {
-	s, a := newSession(t, Policy{Name: "chat"})
+	s := newSession(t, Policy{Name: "chat"})
 	s.Redact("Maria", []entities.Entity{{Label: "first_name", Start: 0, End: 5}})
 	if _, ref := s.Restore("Hi [FIRST_NAME_1]", "and [FIRST_NAME_2]"); ref == nil || ref.Status != Rejected || ref.Reason != UnknownPlaceholder {
 		t.Fatalf("whole: %v", ref)
 	}
-	if r := a.Records()[0]; r.Invented != 1 || r.ReturnedHash != Hash("Hi [FIRST_NAME_1]and [FIRST_NAME_2]") {
+	if r := s.Record(); r.Invented != 1 || r.ReturnedHash != audit.Hash("Hi [FIRST_NAME_1]and [FIRST_NAME_2]") || !s.Ended() {
 		t.Fatalf("whole record %+v", r)
 	}
-	s, a = newSession(t, Policy{Name: "chat"})
+	s = newSession(t, Policy{Name: "chat"})
 	s.Redact("Maria", []entities.Entity{{Label: "first_name", Start: 0, End: 5}})
 	var got strings.Builder
 	for i, piece := range []string{"Hi [FIRST_", "NAME_1] and [FIRST_NAME_9", "]!"} {
@@ -108,7 +113,7 @@ func TestSessionInventedPlaceholders(t *testing.T) {
 	}
 	rec := s.Forward()
 	if got.String() != "Hi Maria and "+Masked+"!" || rec.Invented != 1 || rec.Status != string(Forwarded) ||
-		rec.ReturnedHash != Hash("Hi [FIRST_NAME_1] and [FIRST_NAME_9]!") || len(a.Records()) != 1 {
+		rec.ReturnedHash != audit.Hash("Hi [FIRST_NAME_1] and [FIRST_NAME_9]!") {
 		t.Fatalf("streamed %q, record %+v", got.String(), rec)
 	}
 }

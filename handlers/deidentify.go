@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/entities"
 )
@@ -177,7 +178,9 @@ func parseShiftDays(raw json.RawMessage) (*int, *FieldError) {
 	return &n, nil
 }
 
-func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) error {
+func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) (err error) {
+	var rec audit.Record
+	defer func() { err = s.audited(c, x, rec, err) }()
 	var req deidentifyRequest
 	if aerr := decodeStrict(c.Body(), &req); aerr != nil {
 		return aerr
@@ -186,11 +189,13 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 	if aerr != nil {
 		return aerr
 	}
+	rec.InputHash = r.Fingerprint(plan.text)
 	ex, release, err := s.lend(c, x, plan.ex, plan.pooled, req.KeepAlive)
 	if err != nil {
 		return err
 	}
 	defer release()
+	rec.Model = ex.Name()
 	ctx, done := s.workContext(c, x)
 	defer done()
 	ents, st, err := s.extractOnce(ctx, c, x, ex, plan.text, plan.opts)
@@ -263,6 +268,21 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 		}
 		out.PIIEntities[i] = e
 	}
+	rec.Method, rec.OutputHash = out.Method, r.Fingerprint(res.Text)
+	rec.Entities = redactedKinds(res.Redactions)
+	rec.Status = OutcomeServed
+	if _, aerr := s.keepRecord(x, rec, fiber.StatusOK); aerr != nil {
+		return aerr
+	}
 	c.Locals(localOutcome, OutcomeServed)
 	return c.JSON(out)
+}
+
+// redactedKinds counts redactions by canonical kind, as an audit record keeps them.
+func redactedKinds(reds []deid.Redaction) map[string]int {
+	out := make(map[string]int, len(reds))
+	for _, red := range reds {
+		out[red.Canonical]++
+	}
+	return out
 }

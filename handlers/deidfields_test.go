@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sluice-serving/sluice/deid"
-	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
 )
 
@@ -17,10 +16,11 @@ import (
 func piiRoutesFixture(t *testing.T, r *deid.Redactor) *fixture {
 	t.Helper()
 	gen := &fakeGenerator{script: []generate.Event{last(1, "Noted.", "Noted.", generate.FinishLength)}}
-	audit := gateway.NewAudit(0, func() time.Time { return time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC) })
+	trail := newAuditLog(t)
 	return newFixture(t, func(o *fixtureOptions) {
+		o.Audit = trail
 		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 4096, 4096
-		gw := GatewayEndpoint{PII: o.pii, Audit: audit,
+		gw := GatewayEndpoint{PII: o.pii,
 			Generation: &GenerationEndpoint{Model: gen, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}
 		o.extra = []Route{PIIDeidentify(o.pii, r), PIIExtractStream(o.pii, r), PIIDeidentifyStream(o.pii, r), PrivacyGateway(gw)}
 	})

@@ -34,8 +34,10 @@
 // identity's (401, 403, 429) and the gateway's (gateway.Refusal) are answered in refusals.go
 // and gateway.go, each Retry-After through admission's RetryAfterRule, in the route's own wire
 // format (Route.wire: TGI's or OpenAI's on their routes, the envelope elsewhere). The privacy
-// gateway's policy, tripwire, restoration and audit are gateway.Session's; gateway.go and
-// gatewaychat.go only read the wire and word the outcome.
+// gateway's policy, tripwire, restoration and audit record are gateway.Session's; gateway.go and
+// gatewaychat.go only read the wire and word the outcome. Storing a request's record before it
+// is answered (the gateway's and the de-identification routes') is audit.go's, through
+// Options.Audit; a record that cannot be stored is a 503 audit_unavailable.
 //
 // Errors from the work are answered the same way on every route and in every wire format
 // (failure, route.go): the Queue's refusals (admission's ErrQueueFull, ErrExpired) as 503

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/entities"
@@ -24,14 +25,14 @@ import (
 
 // GatewayEndpoint is what POST /privacy-gateway/complete needs: the PII model that finds what
 // must not leave, what answers the redacted text (Upstream when set, else the in-process
-// Generation; neither: the route answers privacy_gateway_not_configured), and the audit trail.
+// Generation; neither: the route answers privacy_gateway_not_configured). Its requests' records
+// go to Options.Audit.
 type GatewayEndpoint struct {
 	PII        Endpoint
 	Generation *GenerationEndpoint
 	Upstream   Upstream
 	// ChatUpstream, when set, answers the OpenAI face's conversations instead of Generation.
 	ChatUpstream ChatUpstream
-	Audit        *gateway.Audit
 	// MaxNewTokens bounds the answer (0: 256; never more than a quarter of the model's context).
 	MaxNewTokens int
 	// upstreamChat is ChatUpstream as a generation endpoint (WithDefaults).
@@ -44,7 +45,7 @@ type GatewayEndpoint struct {
 // are replaced by placeholders, an independent second scan of the outbound text (the pattern
 // sweep, and every original the map holds) must find nothing, the model answers the redacted
 // text, and the answer's placeholders are restored; one that the map does not hold refuses
-// the answer. Each request leaves one audit record, hashes only.
+// the answer. Each request leaves one audit record, hashes only, stored before it is answered.
 func PrivacyGateway(gw GatewayEndpoint) Route {
 	gw.MaxNewTokens = gw.maxNewTokens()
 	var timeout time.Duration
@@ -121,6 +122,8 @@ type gatewayResponse struct {
 	Audit             gatewayAudit   `json:"audit"`
 }
 
+// gatewayAudit is the answer's word on its record: its hash, and whether it is stored
+// (verified: stored in its replica's chain; false with the audit off).
 type gatewayAudit struct {
 	RecordHash string `json:"record_hash"`
 	Verified   bool   `json:"verified"`
@@ -142,7 +145,13 @@ const (
 	codeGatewayTransport     = "privacy_gateway_transport_error"
 )
 
-func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
+func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (err error) {
+	var sess *gateway.Session
+	defer func() {
+		if !streaming(c, err) { // a stream keeps its record as it ends
+			err = s.audited(c, x, gatewayRecord(c, sess, err), err)
+		}
+	}()
 	if gw.Upstream == nil && (gw.Generation == nil || gw.Generation.Model == nil) {
 		return gatewayNotConfigured("The privacy gateway has no model to complete with")
 	}
@@ -200,7 +209,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 		completion = gw.Upstream.Kind()
 	}
 	rule := gateway.Policy{Name: policy, MinConfidence: threshold, Floor: floor, Disallowed: disallowed}
-	sess := gw.Audit.Begin(x.id, completion, rule, s.residualAllowing(lists))
+	sess = gateway.Begin(completion, rule, s.residualAllowing(lists))
 	ents, st, err := ex.Extract(ctx, x.prio, text, opts)
 	release()
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
@@ -258,10 +267,29 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) er
 	if ref != nil {
 		return gatewayRefusal(ref)
 	}
-	kept := sess.Forward()
+	kept, aerr := s.keepRecord(x, sess.Forward(), fiber.StatusOK)
+	if aerr != nil {
+		return aerr
+	}
 	return c.JSON(gatewayResponse{RequestID: x.id, RedactedPrompt: outbound, ExternalResponse: answer,
 		ReidentifiedText: restored[0], EntityCounts: sess.Counts(), PlaceholderHashes: orEmpty(kept.PlaceholderHashes),
-		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: gateway.Verify(gw.Audit.Tail(2))}})
+		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: kept.RecordHash != ""}})
+}
+
+// gatewayRecord is the audit record of a gateway request answered with err: its session's,
+// ended now if the handler did not end it; a request refused before its session began (its
+// fields invalid, no model) has a record without one.
+func gatewayRecord(c *fiber.Ctx, sess *gateway.Session, err error) audit.Record {
+	if sess == nil {
+		if status, _ := answerOf(c, err); status < 500 {
+			return audit.Record{Status: string(gateway.Rejected), Reason: string(gateway.InvalidRequest)}
+		}
+		return audit.Record{Status: string(gateway.Failed)}
+	}
+	if !sess.Ended() {
+		sess.End(gateway.Failed, "")
+	}
+	return sess.Record()
 }
 
 // gatewayRefusal words a request the gateway refused, in OpenMed's terms.
@@ -322,13 +350,6 @@ func (s *server) residualAllowing(lists *entities.Lists) func(text string) bool 
 
 // placeholders are the gateway's ([KIND_n]), as the residual check reads past them.
 var placeholders = regexp.MustCompile(`\[[A-Z][A-Z_]*_[0-9]+\]`)
-
-// gatewayAudit exports the privacy gateway's audit trail: every kept record (hashes and
-// counts, never text), oldest first, and whether they verify as a chain.
-func (s *server) gatewayAudit(c *fiber.Ctx) error {
-	recs := s.opts.GatewayAudit.Records()
-	return c.JSON(fiber.Map{"records": recs, "count": len(recs), "verified": gateway.Verify(recs)})
-}
 
 func orEmpty(s []string) []string {
 	if s == nil {

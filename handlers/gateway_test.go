@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
@@ -20,17 +21,18 @@ import (
 
 // gatewayFixture serves /privacy-gateway/complete over the fixture's PII fake (it finds
 // "Alice", first_name, 0.9) and gen (nil: no completion model).
-func gatewayFixture(t *testing.T, gen *fakeGenerator) (*fixture, *gateway.Audit) {
+func gatewayFixture(t *testing.T, gen *fakeGenerator) (*fixture, *audit.Log) {
 	t.Helper()
-	audit := gateway.NewAudit(0, func() time.Time { return time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC) })
+	trail := newAuditLog(t)
 	f := newFixture(t, func(o *fixtureOptions) {
-		gw := GatewayEndpoint{PII: o.pii, Audit: audit}
+		o.Audit = trail
+		gw := GatewayEndpoint{PII: o.pii}
 		if gen != nil {
 			gw.Generation = &GenerationEndpoint{Model: gen, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}
 		}
 		o.extra = append(o.extra, PrivacyGateway(gw))
 	})
-	return f, audit
+	return f, trail
 }
 
 // The model's answer names the placeholder in pieces cut inside it; the answer comes back
@@ -38,7 +40,7 @@ func gatewayFixture(t *testing.T, gen *fakeGenerator) (*fixture, *gateway.Audit)
 func TestPrivacyGatewayRestoresTheAnswer(t *testing.T) {
 	gen := &fakeGenerator{script: []generate.Event{token(1, "Ask "), token(2, "[FIRS"), token(3, "T_NAME_1"),
 		token(4, "]"), last(5, " now.", " now.", generate.FinishLength)}}
-	f, audit := gatewayFixture(t, gen)
+	f, trail := gatewayFixture(t, gen)
 	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Call Alice about Alice's results."}`)
 	if r.status != 200 {
 		t.Fatalf("status %d: %s", r.status, r.raw)
@@ -50,8 +52,9 @@ func TestPrivacyGatewayRestoresTheAnswer(t *testing.T) {
 	if counts, _ := r.body["entity_counts"].(map[string]any); counts["FIRST_NAME"] != 2.0 {
 		t.Errorf("entity_counts %v", r.body["entity_counts"])
 	}
-	recs := audit.Records()
-	if len(recs) != 1 || recs[0].Status != "forwarded" || !gateway.Verify(recs) {
+	recs := auditRecords(t, trail)
+	if len(recs) != 1 || recs[0].Status != "forwarded" || recs[0].Route != "/privacy-gateway/complete" || recs[0].HTTPStatus != 200 ||
+		recs[0].RequestID != r.header.Get("X-Request-ID") {
 		t.Errorf("audit %+v", recs)
 	}
 	gen.mu.Lock()
@@ -71,7 +74,7 @@ func TestPrivacyGatewayRestoresTheAnswer(t *testing.T) {
 
 func TestPrivacyGatewayRefusals(t *testing.T) {
 	invented := &fakeGenerator{script: []generate.Event{last(1, "[FIRST_NAME_2]", "[FIRST_NAME_2]", generate.FinishLength)}}
-	f, audit := gatewayFixture(t, invented)
+	f, trail := gatewayFixture(t, invented)
 	for _, tc := range []struct {
 		body, code, reason string
 		status             int
@@ -96,7 +99,7 @@ func TestPrivacyGatewayRefusals(t *testing.T) {
 	if r.status != 200 || r.body["redacted_prompt"] != "Call [FIRST_NAME_1]. [FIRST_NAME_2] called." || r.body["reidentified_text"] != "ALICE" {
 		t.Errorf("a recurrence: %d %s", r.status, r.raw)
 	}
-	if recs := audit.Records(); len(recs) != 4 || !gateway.Verify(recs) || recs[0].Status != "rejected" || recs[1].Status != "blocked" || recs[3].Status != "forwarded" {
+	if recs := auditRecords(t, trail); len(recs) != 4 || recs[0].Status != "rejected" || recs[1].Status != "blocked" || recs[1].HTTPStatus != 400 || recs[3].Status != "forwarded" {
 		t.Errorf("audit %+v", recs)
 	}
 	invented.mu.Lock()
@@ -107,6 +110,9 @@ func TestPrivacyGatewayRefusals(t *testing.T) {
 	r = f.do(t, "POST", "/privacy-gateway/complete", `{"text":"x","confidence_threshold":2,"policy":" "}`)
 	if r.status != 422 || !strings.Contains(r.raw, "confidence_threshold") || !strings.Contains(r.raw, "policy") {
 		t.Errorf("bad fields: %d %s", r.status, r.raw)
+	}
+	if recs := auditRecords(t, trail); len(recs) != 5 || recs[4].Status != "rejected" || recs[4].Reason != "invalid_request" || recs[4].HTTPStatus != 422 {
+		t.Errorf("a request refused before its session began: %+v", recs[len(recs)-1])
 	}
 	none, _ := gatewayFixture(t, nil)
 	if r := none.do(t, "POST", "/privacy-gateway/complete", `{"text":"Call Alice."}`); r.status != 503 || errorOf(t, r)["code"] != codeGatewayNotConfigured {
@@ -122,9 +128,10 @@ func TestPrivacyGatewayRefusals(t *testing.T) {
 func TestGatewayChatRedactsAndRestores(t *testing.T) {
 	gen := &fakeGenerator{script: []generate.Event{token(1, "Hi "), token(2, "[FIRST_"), token(3, "NAME_1"),
 		token(4, "] and [FIRST_NAME_7"), last(5, "]!", "]!", generate.FinishLength)}}
-	audit := gateway.NewAudit(0, time.Now)
+	trail := newAuditLog(t)
 	f := newFixture(t, func(o *fixtureOptions) {
-		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: audit,
+		o.Audit = trail
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii,
 			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
 	body := `{"model":"fake-lm","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"I am Alice"},{"role":"user","content":[{"type":"text","text":"Alice again"}]}]%s}`
@@ -163,9 +170,9 @@ func TestGatewayChatRedactsAndRestores(t *testing.T) {
 		}
 	}
 	gen.mu.Unlock()
-	recs := audit.Records()
+	recs := auditRecords(t, trail)
 	if len(recs) != 2 || recs[0].Status != "rejected" || recs[0].Reason != "unknown_placeholder" || recs[0].Invented != 1 ||
-		recs[1].Status != "forwarded" || recs[1].Invented != 1 || recs[1].Entities["FIRST_NAME"] != 2 || !gateway.Verify(recs) {
+		recs[1].Status != "forwarded" || recs[1].Invented != 1 || recs[1].Entities["FIRST_NAME"] != 2 {
 		t.Errorf("audit %+v", recs)
 	}
 	if r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","logprobs":true,"messages":[{"role":"user","content":"x"}]}`); r.status != 400 {
@@ -178,7 +185,7 @@ func TestGatewayChatRedactsAndRestores(t *testing.T) {
 func TestGatewayChatKeySpellings(t *testing.T) {
 	gen := &fakeGenerator{script: []generate.Event{last(1, "ok", "ok", generate.FinishLength)}}
 	f := newFixture(t, func(o *fixtureOptions) {
-		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: gateway.NewAudit(0, time.Now),
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii,
 			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
 	for _, body := range []string{
@@ -235,9 +242,10 @@ func (u *fakeChatUpstream) Kind() string { return "openai" }
 // upstream is a 502 (an error event once streaming).
 func TestGatewayChatUpstream(t *testing.T) {
 	up := &fakeChatUpstream{pieces: []string{"Hello ", "[FIRST_NA", "ME_1", "], bye."}}
-	audit := gateway.NewAudit(0, time.Now)
+	trail := newAuditLog(t)
 	f := newFixture(t, func(o *fixtureOptions) {
-		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: audit, ChatUpstream: up}))
+		o.Audit = trail
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up}))
 	})
 	body := `{"model":"gpt-x","messages":[{"role":"user","content":"I am Alice"}]%s}`
 	r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, ""))
@@ -281,7 +289,9 @@ func TestGatewayChatUpstream(t *testing.T) {
 	if r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"stream":true`)); !strings.Contains(r.raw, "privacy_gateway_transport_error") {
 		t.Errorf("failing upstream, streamed: %s", r.raw)
 	}
-	if recs := audit.Records(); len(recs) != 4 || recs[0].Completion != "openai" || recs[3].Status != "transport_error" || !gateway.Verify(recs) {
+	recs := auditRecords(t, trail)
+	if len(recs) != 4 || recs[0].Completion != "openai" || recs[3].Status != "transport_error" || recs[1].Status != "forwarded" ||
+		recs[1].HTTPStatus != 200 || recs[2].HTTPStatus != 502 || recs[3].HTTPStatus != 200 {
 		t.Errorf("audit %+v", recs)
 	}
 }
@@ -291,7 +301,7 @@ func TestGatewayChatUpstream(t *testing.T) {
 func TestGatewayChatUpstreamKeepsAliveAndStops(t *testing.T) {
 	up := &blockingChatUpstream{stopped: make(chan struct{})}
 	f := newFixture(t, func(o *fixtureOptions) {
-		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: gateway.NewAudit(0, time.Now), ChatUpstream: up,
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up,
 			Generation: &GenerationEndpoint{Model: &fakeGenerator{}, Chat: fakeTemplate{}, KeepAlive: 5 * time.Millisecond,
 				Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
@@ -366,7 +376,7 @@ func TestGatewayRedactsWhatTheFirstPassMissed(t *testing.T) {
 	gen := &fakeGenerator{script: []generate.Event{last(1, "Noted.", "Noted.", generate.FinishLength)}}
 	f := newFixture(t, func(o *fixtureOptions) {
 		o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1000, 1000
-		o.extra = append(o.extra, PrivacyGateway(GatewayEndpoint{PII: o.pii, Audit: gateway.NewAudit(0, time.Now),
+		o.extra = append(o.extra, PrivacyGateway(GatewayEndpoint{PII: o.pii,
 			Generation: &GenerationEndpoint{Model: gen, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
 	text := "Pt Alice Doe, cell 555 303 2211, seen today. Daughter (Linda) at bedside."
@@ -378,7 +388,7 @@ func TestGatewayRedactsWhatTheFirstPassMissed(t *testing.T) {
 	chatGen := &fakeGenerator{script: []generate.Event{last(1, "Noted.", "Noted.", generate.FinishLength)}}
 	c := newFixture(t, func(o *fixtureOptions) {
 		o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1000, 1000
-		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: gateway.NewAudit(0, time.Now),
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii,
 			Generation: &GenerationEndpoint{Model: chatGen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
 	if r := c.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":"`+text+`"}]}`); r.status != 200 {
@@ -395,7 +405,7 @@ func TestGatewayRedactsWhatTheFirstPassMissed(t *testing.T) {
 // audited as rejected, not as the model's transport error.
 func TestGatewayBlocksSayWhyAndMistakesAreRejected(t *testing.T) {
 	gen := &fakeGenerator{script: []generate.Event{last(1, "Noted.", "Noted.", generate.FinishLength)}}
-	f, audit := gatewayFixture(t, gen)
+	f, trail := gatewayFixture(t, gen)
 	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Call Alice.","confidence_threshold":0.95}`)
 	spans, _ := errorOf(t, r)["details"].(map[string]any)["spans"].([]any)
 	if r.status != 400 || len(spans) != 1 || spans[0].(map[string]any)["label"] != "first_name" ||
@@ -406,13 +416,14 @@ func TestGatewayBlocksSayWhyAndMistakesAreRejected(t *testing.T) {
 		t.Fatalf("the default threshold blocks a span the model scored 0.9: %d %s", r.status, r.raw)
 	}
 	c := newFixture(t, func(o *fixtureOptions) {
-		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Audit: audit,
+		o.Audit = trail
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii,
 			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
 	if r := c.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","max_tokens":0,"messages":[{"role":"user","content":"hi"}]}`); r.status != 400 {
 		t.Fatalf("a caller's mistake: %d %s", r.status, r.raw)
 	}
-	recs := audit.Records()
+	recs := auditRecords(t, trail)
 	if last := recs[len(recs)-1]; last.Status != "rejected" || last.Reason != "invalid_request" {
 		t.Fatalf("the mistake's record: %+v", last)
 	}

@@ -74,7 +74,13 @@ func (gw GatewayEndpoint) WithDefaults() GatewayEndpoint {
 	return gw
 }
 
-func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) error {
+func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (err error) {
+	var sess *gateway.Session
+	defer func() {
+		if !streaming(c, err) { // a stream keeps its record as it ends
+			err = s.audited(c, x, gatewayRecord(c, sess, err), err)
+		}
+	}()
 	d := chatDialect{}
 	ep, completion := gw.Generation, "local"
 	if gw.upstreamChat != nil {
@@ -108,7 +114,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	}
 	// Every span the model finds is redacted, whatever its score: the chat policy refuses
 	// nothing by confidence or category.
-	sess := gw.Audit.Begin(x.id, completion, gateway.Policy{Name: "chat"}, s.residual)
+	sess = gateway.Begin(completion, gateway.Policy{Name: "chat"}, s.residual)
 	ctx, done := s.workContext(c, x)
 	defer done()
 	ex, _, _, _ := gw.PII.resolve(nil, false)
@@ -296,9 +302,26 @@ func (a *restoringAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	return a.inner.event(g, i, ev)
 }
 
-func (a *restoringAnswer) end(g *genCall) [][]byte { return a.inner.end(g) }
+// end is a stream's last events, once its record is stored: a stream whose record cannot be
+// stored ends with the error event instead.
+func (a *restoringAnswer) end(g *genCall) [][]byte {
+	if _, e := g.s.keepRecord(g.x, a.sess.Forward(), fiber.StatusOK); e != nil {
+		_, body := g.d.reply(e, g.x.id)
+		data, _ := marshal(body)
+		return [][]byte{data}
+	}
+	return a.inner.end(g)
+}
 
-// release ends the session when the call has ended, however it ended.
+// failing ends the session of a stream about to end with an error event, and stores its
+// record before that event goes.
+func (a *restoringAnswer) failing(g *genCall) {
+	a.g = g
+	a.release()
+}
+
+// release ends the session when the call has ended, however it ended; a stream's record not
+// stored yet (its client left) is stored now.
 func (a *restoringAnswer) release() {
 	ok := a.g != nil && len(a.g.choices) > 0
 	if ok {
@@ -314,7 +337,11 @@ func (a *restoringAnswer) release() {
 			reason = gateway.TransportFailed
 		}
 		a.sess.End(gateway.TransportError, reason)
-		return
+	} else {
+		a.sess.Forward()
 	}
-	a.sess.Forward()
+	if a.g != nil && a.g.streaming {
+		// The stream ends failed (or its client has left) whether or not this is stored.
+		_, _ = a.g.s.keepRecord(a.g.x, a.sess.Record(), fiber.StatusOK)
+	}
 }

@@ -249,6 +249,8 @@ type genCall struct {
 	// uncounted: the model does not say what it counted (an external model: its pieces are
 	// not tokens), so usage is not reported and the caller's budget keeps its estimate.
 	uncounted bool
+	// streaming: the answer is a stream, written after the handler returned.
+	streaming bool
 }
 
 // genChoice is what one choice has generated so far.
@@ -407,6 +409,7 @@ func (g *genCall) unfinished() error {
 // stream commits a 200 text/event-stream response whose body pump writes. The access-log
 // line is written when the stream ends, and the call's context is released then.
 func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
+	g.streaming = true
 	d := s.openStream(c, "text/event-stream")
 	conn := c.Context().Conn()
 	stall := g.x.route.stall
@@ -475,7 +478,7 @@ loop:
 			continue
 		}
 		if err := endedEarly(it.ev); err != nil {
-			return g.endEarly(w, err)
+			return g.endEarly(w, ans, err)
 		}
 		g.choices[it.i].add(it.ev)
 		if data := ans.event(g, it.i, it.ev); data != nil {
@@ -487,7 +490,7 @@ loop:
 		}
 	}
 	if err := g.unfinished(); err != nil {
-		return g.endEarly(w, err)
+		return g.endEarly(w, ans, err)
 	}
 	for _, data := range ans.end(g) {
 		if err := w.send(data); err != nil {
@@ -497,8 +500,13 @@ loop:
 	return OutcomeServed
 }
 
-// endEarly writes the error event of a stream that failed after its first byte.
-func (g *genCall) endEarly(w *sseWriter, err error) string {
+// endEarly writes the error event of a stream that failed after its first byte; an answer
+// that ends a request of its own (the privacy gateway's, whose record must be stored before
+// the answer ends) is told first.
+func (g *genCall) endEarly(w *sseWriter, ans answer, err error) string {
+	if f, ok := ans.(interface{ failing(g *genCall) }); ok {
+		f.failing(g)
+	}
 	e := g.s.failure(g.x, g.ctx, err)
 	_, body := g.d.reply(e, g.x.id)
 	if data, merr := marshal(body); merr == nil {

@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/deid"
-	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/identity"
 )
@@ -38,25 +38,25 @@ func (tokenizingGenerator) Tokenize(prompt string) []generate.Piece {
 // everyRouteFixture serves every kind of route the server has: the entity routes, the PII
 // streams, de-identification, generation in every dialect (with /tokenize), the privacy
 // gateway and its chat face. edit runs last.
-func everyRouteFixture(t *testing.T, edit ...func(*fixtureOptions)) (*fixture, *gateway.Audit) {
+func everyRouteFixture(t *testing.T, edit ...func(*fixtureOptions)) (*fixture, *audit.Log) {
 	t.Helper()
 	redactor, err := deid.New(deid.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	gen := tokenizingGenerator{&fakeGenerator{script: stopScript}}
-	audit := gateway.NewAudit(0, func() time.Time { return time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC) })
+	trail := newAuditLog(t)
 	f := newFixture(t, append([]func(*fixtureOptions){func(o *fixtureOptions) {
 		o.Limits.MaxBodyBytes = 64 << 10
 		ep := GenerationEndpoint{Model: gen, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second), Chat: fakeTemplate{}}
-		gw := GatewayEndpoint{PII: o.pii, Audit: audit, Generation: &ep}
+		gw := GatewayEndpoint{PII: o.pii, Generation: &ep}
 		o.extra = append([]Route{PIIDeidentify(o.pii, redactor), PIIExtractStream(o.pii, redactor),
 			PIIDeidentifyStream(o.pii, redactor), PrivacyGateway(gw), GatewayChat(gw)}, Generation(ep)...)
-		o.GatewayAudit = audit
+		o.Audit = trail
 		face := gw.WithDefaults()
 		o.GatewayFace = &face
 	}}, edit...)...)
-	return f, audit
+	return f, trail
 }
 
 // postPaths are every path a POST does work on in everyRouteFixture.
@@ -494,7 +494,7 @@ const numberCanary = "99887766"
 // enters no log line, audit record, metric or error body: those hold closed sets and counts
 // only. Every route is tried with every field a client may fill.
 func TestClientChosenTextGoesNowhere(t *testing.T) {
-	f, audit := everyRouteFixture(t)
+	f, trail := everyRouteFixture(t)
 	n := numberCanary
 	attempts := []struct{ path, body string }{
 		{"/analyze", `{"text":"Alice","` + canary + `":1}`},
@@ -535,14 +535,15 @@ func TestClientChosenTextGoesNowhere(t *testing.T) {
 	}
 	f.do(t, "GET", "/"+canary+"/"+n, "")
 	metrics := f.do(t, "GET", "/metrics", "").raw
-	records, _ := json.Marshal(audit.Records())
+	recs := auditRecords(t, trail)
+	records, _ := json.Marshal(recs)
 	for where, text := range map[string]string{"log": f.logs.String(), "metrics": metrics, "audit": string(records)} {
 		if strings.Contains(text, canary) || strings.Contains(text, n) {
 			i := max(strings.Index(text, canary), strings.Index(text, n))
 			t.Errorf("the %s holds the client's text: ...%s...", where, text[max(i-200, 0):min(i+100, len(text))])
 		}
 	}
-	if len(audit.Records()) == 0 || !strings.Contains(string(records), `"name":"custom"`) {
+	if len(recs) == 0 || !strings.Contains(string(records), `"name":"custom"`) || !strings.Contains(string(records), `"route":"/pii/deidentify"`) {
 		t.Errorf("the gateway's audit did not record its requests' policy as custom: %s", records)
 	}
 }

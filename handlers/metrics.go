@@ -2,7 +2,8 @@ package handlers
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/sluice-serving/sluice/gateway"
+
+	"github.com/sluice-serving/sluice/audit"
 )
 
 // End states of a request: every request that reaches a handler ends in exactly one, and
@@ -68,7 +69,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 }
 
 // audited counts a gateway request by its audit record.
-func (m *Metrics) audited(r gateway.Record) {
+func (m *Metrics) audited(r audit.Record) {
 	if m == nil {
 		return
 	}

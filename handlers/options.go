@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-serving/sluice/clock"
-	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/settings"
@@ -65,9 +64,11 @@ type Options struct {
 	// true in the key file) has its /v1/chat/completions requests go through, as if sent to
 	// /gateway/v1/chat/completions.
 	GatewayFace *GatewayEndpoint
-	// GatewayAudit, when not nil, is exported at GET /privacy-gateway/audit (operators': with
-	// authentication on, the audit:read scope).
-	GatewayAudit *gateway.Audit
+	// Audit, when not nil, stores one record of every request admitted to the privacy
+	// gateway's and the de-identification routes before the request is answered (503
+	// audit_unavailable when it cannot), and GET /privacy-gateway/audit reads them back
+	// (operators': with authentication on, the audit:read scope).
+	Audit AuditTrail
 	// Budgets, when not nil, charges every request on a model route to its caller's budget
 	// before the route's gate: 429 rate_limited past it (503 stays the server's own refusal).
 	Budgets *CallerBudgets

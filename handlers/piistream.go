@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/spanstream"
@@ -225,12 +226,21 @@ func (s *server) guarded(x *exchange, out *sseWriter, body func() string) (outco
 }
 
 // streamFailed ends a stream whose work failed after its first line: an error line, unless
-// the client is the one that went away.
-func (s *server) streamFailed(x *exchange, ctx context.Context, out *sseWriter, err error) string {
+// the client is the one that went away. before, when not nil, sees the outcome first (an
+// audited stream stores its record).
+func (s *server) streamFailed(x *exchange, ctx context.Context, out *sseWriter, err error, before func(outcome string)) string {
 	e := s.failure(x, ctx, err)
+	if before != nil {
+		before(e.Outcome)
+	}
 	if e.Outcome == OutcomeAborted {
 		return e.Outcome
 	}
+	return streamError(x, out, e)
+}
+
+// streamError ends a stream with e's error line.
+func streamError(x *exchange, out *sseWriter, e *apiError) string {
 	if data, merr := json.Marshal(errorLine{Type: "error", Error: errorPayload{Code: e.Code, Message: e.Message, Details: e.Details, RequestID: x.id}}); merr == nil {
 		_ = out.line(data)
 	}
@@ -323,7 +333,7 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 			}
 			var err error
 			if events, err = sc.Next(ctx); err != nil {
-				return s.streamFailed(x, ctx, out, err)
+				return s.streamFailed(x, ctx, out, err, nil)
 			}
 		}
 		latency, widest := w.p99(), sc.Widest()
@@ -364,7 +374,9 @@ type deidFinal struct {
 	Mapping map[string]string `json:"mapping,omitempty"`
 }
 
-func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) error {
+func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) (err error) {
+	var rec audit.Record
+	defer func() { err = s.audited(c, x, rec, err) }()
 	var req deidentifyStreamRequest
 	if aerr := decodeStrict(c.Body(), &req); aerr != nil {
 		return aerr
@@ -375,10 +387,12 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 	if aerr != nil {
 		return aerr
 	}
+	rec.InputHash = r.Fingerprint(plan.text)
 	ex, release, err := s.lend(c, x, plan.ex, plan.pooled, req.KeepAlive)
 	if err != nil {
 		return err
 	}
+	rec.Model = ex.Name()
 	ctx, stop := s.workContext(c, x)
 	done := func() { stop(); release() } // the model is lent until the stream ends
 	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: plan.opts, lists: plan.deid.Lists, swept: map[int]bool{}, clock: s.opts.Clock.Now,
@@ -395,6 +409,11 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 	doc := r.Begin(plan.deid)
 	text := plan.text
 	return s.startStream(c, x, w, done, func(first []spanstream.Event, out *sseWriter) string {
+		rec := rec // the handler has returned; the stream keeps its record when it ends
+		ended := func(outcome string) {
+			rec.Status = outcome
+			_, _ = s.keepRecord(x, rec, fiber.StatusOK) // the stream ends failed either way
+		}
 		var spans []deidSpan
 		redacted := r.NewFingerprinter()
 		from, index, events := 0, 0, first
@@ -464,6 +483,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 					break
 				}
 				if err := emit(cut); err != nil {
+					ended(OutcomeAborted)
 					return s.streamGone(x, ctx, err)
 				}
 			}
@@ -472,7 +492,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 			}
 			var err error
 			if events, err = sc.Next(ctx); err != nil {
-				return s.streamFailed(x, ctx, out, err)
+				return s.streamFailed(x, ctx, out, err, ended)
 			}
 		}
 		inputHash := r.Fingerprint(text)
@@ -486,6 +506,11 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 		}
 		if plan.deid.Subject != "" {
 			audit["subject_scope"] = subjectScope(r)
+		}
+		rec.Method, rec.OutputHash, rec.Entities = deid.Used(applied, plan.deid.Method), redacted.String(), redactedKinds(applied)
+		rec.Status = OutcomeServed
+		if _, e := s.keepRecord(x, rec, fiber.StatusOK); e != nil {
+			return streamError(x, out, e)
 		}
 		data, _ := json.Marshal(deidFinal{Type: "final", Spans: spans, Audit: audit, Mapping: doc.Mapping()})
 		if err := out.line(data); err != nil {

@@ -64,6 +64,10 @@ type exchange struct {
 	prio admission.Priority
 	// id is the request id, kept for work that outlives the handler (a stream).
 	id string
+	// tenant is the caller's tenant ("" without one), for the audit record.
+	tenant string
+	// kept: the request's audit record is stored (keepRecord).
+	kept bool
 	// timeout bounds the request's work.
 	timeout time.Duration
 }
@@ -104,7 +108,8 @@ func (s *server) handle(r *Route) fiber.Handler {
 		if err != nil {
 			return err // shed by the server (503): settled as its failure, nothing charged
 		}
-		return r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), timeout: timeout})
+		tenant, _ := c.Locals(localTenant).(string)
+		return r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), tenant: tenant, timeout: timeout})
 	}
 }
 

@@ -91,9 +91,8 @@ func New(opts Options) (*fiber.App, error) {
 			s.refusalLogs[r.Path] = newRefusalSampler(opts.RefusalLogsPerSecond, opts.Clock.Now())
 		}
 	}
-	if opts.GatewayAudit != nil {
-		opts.GatewayAudit.Observe(opts.Metrics.audited)
-		app.Get("/privacy-gateway/audit", s.gatewayAudit)
+	if opts.Audit != nil {
+		app.Get("/privacy-gateway/audit", s.auditRead)
 		s.known["/privacy-gateway/audit"] = "/privacy-gateway/audit"
 	}
 	if ep := s.generation(); ep != nil {

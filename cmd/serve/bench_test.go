@@ -9,8 +9,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/models"
@@ -84,6 +87,12 @@ func benchServed(b *testing.B, concurrency int, env ...string) {
 	srv := startServer(b, append([]string{"SLUICE_BATCH_MAX_WAIT_MS=2", "SLUICE_LOG_LEVEL=error",
 		"SLUICE_INTRA_OP_THREADS=0", "SLUICE_DEVICE=" + string(benchDevice())}, env...)...)
 	body, _ := json.Marshal(map[string]any{"text": benchText})
+	drive(b, srv.url+"/pii/extract", body, concurrency)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seq/s")
+}
+
+// drive posts body to url b.N times from concurrency clients; any answer but 200 fails.
+func drive(b *testing.B, url string, body []byte, concurrency int) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency}}
 	var wg sync.WaitGroup
 	jobs := make(chan struct{})
@@ -93,7 +102,7 @@ func benchServed(b *testing.B, concurrency int, env ...string) {
 		go func() {
 			defer wg.Done()
 			for range jobs {
-				resp, err := client.Post(srv.url+"/pii/extract", "application/json", bytes.NewReader(body))
+				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
 				if err != nil {
 					errs <- err
 					return
@@ -117,7 +126,6 @@ func benchServed(b *testing.B, concurrency int, env ...string) {
 	}
 	close(jobs)
 	wg.Wait()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seq/s")
 }
 
 // BenchmarkCoalescedBurst is 64 clients sending the same note at once, with coalescing off
@@ -128,4 +136,66 @@ func BenchmarkCoalescedBurst(b *testing.B) {
 			benchServed(b, 64, "SLUICE_BATCH_MAX_SIZE=32", "SLUICE_COALESCE="+fmt.Sprint(on))
 		})
 	}
+}
+
+// BenchmarkAuditOverhead is served /pii/deidentify with the durable audit on (each request's
+// record stored in the embedded JetStream before it is answered) and off, at 32 clients (the
+// batch size) and 64 (twice it: the server saturated), alternated in one run: two server
+// processes (the binary), one driven at a time, the order swapped every round, so that a
+// neighbour's load falls on both alike. It reports each side's throughput and the CPU time its
+// process spent per request (from /proc), which is what bounds the throughput of a server
+// that has its cores to itself. docs/BENCHMARKS.md records a run and the command.
+func BenchmarkAuditOverhead(b *testing.B) {
+	procs := map[bool]*process{}
+	for _, on := range []bool{false, true} {
+		procs[on] = startProcess(b, "SLUICE_BATCH_MAX_WAIT_MS=2", "SLUICE_INTRA_OP_THREADS=0",
+			"SLUICE_DEVICE="+string(benchDevice()), "SLUICE_GENERATE_MODEL=none", "SLUICE_AUDIT="+fmt.Sprint(on))
+	}
+	body, _ := json.Marshal(map[string]any{"text": benchText})
+	for _, clients := range []int{32, 64} {
+		for round := range 8 {
+			for i := range 2 {
+				on := (round+i)%2 == 1 // off first, then on first, ...
+				b.Run(fmt.Sprintf("clients=%d/round=%d/audit=%v", clients, round+1, on), func(b *testing.B) {
+					p := procs[on]
+					before := cpuTime(b, p.cmd.Process.Pid)
+					drive(b, p.url+"/pii/deidentify", body, clients)
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+					b.ReportMetric(float64((cpuTime(b, p.cmd.Process.Pid)-before).Microseconds())/float64(b.N), "cpu-us/req")
+				})
+			}
+		}
+	}
+	resp, err := http.Get(procs[true].url + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	metrics, _ := io.ReadAll(resp.Body)
+	var sum, count float64
+	for _, line := range strings.Split(string(metrics), "\n") {
+		if v, ok := strings.CutPrefix(line, "sluice_audit_append_seconds_sum "); ok {
+			sum, _ = strconv.ParseFloat(v, 64)
+		}
+		if v, ok := strings.CutPrefix(line, "sluice_audit_append_seconds_count "); ok {
+			count, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	b.Logf("audit on: %.0f records, mean append (publish to acknowledgement) %.2f ms", count, 1000*sum/max(count, 1))
+}
+
+// cpuTime is the user and system time a process has spent, from /proc (clock ticks of 10 ms).
+func cpuTime(b *testing.B, pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("/proc/%d/stat: %q", pid, data)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }

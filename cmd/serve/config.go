@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/deid"
@@ -22,6 +23,7 @@ import (
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/kvcache"
+	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/settings"
 )
@@ -55,6 +57,10 @@ type Config struct {
 	// Scheduler and KV are generation's: its scheduler and its paged KV cache's size.
 	Scheduler scheduler.Config
 	KV        kvcache.Config
+	// NATS is where durable state lives (the embedded server or an external cluster); Audit
+	// is the audit kept there.
+	NATS  natsbox.Config
+	Audit audit.Config
 }
 
 // batchGate is the entity endpoints' watermarks (fields named as admission.Config's), with
@@ -481,6 +487,8 @@ func (c Config) check(m machine) []problem {
 		{c.generateGate(c.Scheduler.MaxRunning).Validate(), byTags(reflect.TypeFor[generateGate](), reflect.TypeFor[admission.Config]())},
 		{c.deid().Validate(), byMap(deidVars)},
 		{c.budgets().Validate(), byTags(reflect.TypeFor[admission.BudgetsConfig]())},
+		{c.NATS.Validate(), byTags(reflect.TypeFor[natsbox.Config]())},
+		{c.Audit.Validate(), byTags(reflect.TypeFor[audit.Config]())},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}
@@ -570,6 +578,9 @@ func upperBounds(m machine) []upperBound {
 		{"GENERATE_KEEPALIVE_MS", hourMS, "an hour"},
 		{"GENERATE_TOKEN_STALL_MS", hourMS, "an hour"},
 		{"GENERATE_TIMEOUT_MS", hourMS, "an hour"},
+		{"AUDIT_ACK_TIMEOUT_MS", hourMS, "an hour"},
+		{"AUDIT_MAX_AGE_S", 50 * 366 * 86400, "fifty years"},
+		{"AUDIT_MAX_BYTES", 1 << 46, "64 TiB"},
 	}
 	if m.MemoryBytes > 0 {
 		b = append(b, upperBound{"KV_MEMORY_BYTES", m.MemoryBytes / 2,

@@ -5,7 +5,8 @@
 // batches and streams finish within the grace, and exits.
 //
 // `serve check-model DIR` loads a model as the server would, runs a sample and reports every
-// problem instead of serving.
+// problem instead of serving. `serve audit verify` checks every chain of the audit stream (a
+// stopped server's data directory, or a NATS cluster) and exits 1 where one breaks.
 //
 // Its Config composes each package's Config, whose tags declare the variables, defaults and
 // units of that package's settings (envvars.go reads them); it declares only its own.

@@ -45,6 +45,7 @@ var computedDefaults = map[string]string{
 	"SLUICE_GENERATE_MAX_MODEL_LEN":  "0 means the model's context, lowered to what the KV pool holds",
 	"SLUICE_GENERATE_HIGH_WATERMARK": "0 means max running + queue size",
 	"SLUICE_GENERATE_LOW_WATERMARK":  "0 means high / 2",
+	"SLUICE_REPLICA_ID":              "empty means the host name, made a valid subject token",
 }
 
 // configVariables are the SLUICE_ variables of Config, read from the env tags of its sections

@@ -283,7 +283,7 @@ func TestShutdownEndsStreamsAndGivesBlocksBack(t *testing.T) {
 	done := make(chan int, 1)
 	logs := &lockedBuffer{}
 	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_SHUTDOWN_TIMEOUT_S=1",
-		"SLUICE_GENERATE_STREAM_BUFFER=1", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off"}
+		"SLUICE_GENERATE_STREAM_BUFFER=1", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off", "SLUICE_DATA_DIR=" + t.TempDir()}
 	go func() { done <- run(ctx, env, logs, logs, ready) }()
 	addr := <-ready
 	resp, err := http.Post("http://"+addr.String()+"/v1/completions", "application/json",
@@ -533,7 +533,7 @@ func TestServedContextFollowsTheKVPool(t *testing.T) {
 	}
 	for _, env := range [][]string{{"SLUICE_KV_BLOCKS=6", "SLUICE_GENERATE_MAX_MODEL_LEN=128"}, {"SLUICE_GENERATE_MAX_MODEL_LEN=300"}} {
 		var stdout, stderr lockedBuffer
-		env = append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_ADDR=127.0.0.1:0"}, env...)
+		env = append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_ADDR=127.0.0.1:0", "SLUICE_DATA_DIR=" + t.TempDir()}, env...)
 		if code := run(context.Background(), env, &stdout, &stderr, nil); code == 0 || !strings.Contains(stderr.String(), "SLUICE_GENERATE_MAX_MODEL_LEN") {
 			t.Fatalf("%v: exit %d, stderr:\n%s", env, code, stderr.String())
 		}

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"reflect"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/batcher"
 	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/clock"
@@ -31,7 +33,6 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/fleetbudget"
-	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
@@ -39,6 +40,7 @@ import (
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/stepplan"
 	"github.com/sluice-serving/sluice/upstream"
@@ -51,6 +53,9 @@ var version = "dev"
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "check-model" {
 		os.Exit(checkModel(os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "audit" {
+		os.Exit(auditCommand(os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -112,7 +117,11 @@ type server struct {
 	// fleet keeps the budgets in Redis (nil: in this process).
 	fleet *fleetbudget.Store
 	// auth checks credentials (nil: off); SIGHUP re-reads its key file.
-	auth  *identity.Authenticator
+	auth *identity.Authenticator
+	// box is the NATS connection (and the embedded server) the audit lives in; both nil with
+	// the audit off.
+	box   *natsbox.Box
+	audit *audit.Log
 	ready atomic.Bool
 	// served is what the start-up log reports: each configured model, and the routes.
 	served []servedModel
@@ -214,7 +223,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	}
 	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor),
 		handlers.PIIExtractStream(pii, redactor), handlers.PIIDeidentifyStream(pii, redactor)}
-	privacy := handlers.GatewayEndpoint{PII: pii, Audit: gateway.NewAudit(0, clk.Now)}
+	privacy := handlers.GatewayEndpoint{PII: pii}
 	external, err := cfg.upstream()
 	if err != nil {
 		return nil, err
@@ -293,6 +302,16 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	if err != nil {
 		return nil, err
 	}
+	var trail handlers.AuditTrail // nil (not a nil *audit.Log) with the audit off
+	if cfg.Audit.Enabled {
+		if s.box, err = natsbox.Open(context.Background(), cfg.NATS, logger); err != nil {
+			return nil, err
+		}
+		if s.audit, err = audit.Open(context.Background(), s.box, s.box.Replica(), cfg.Audit, clk, audit.NewMetrics(reg), logger); err != nil {
+			return nil, err
+		}
+		trail = s.audit
+	}
 	s.routes = routes
 	s.app, err = handlers.New(handlers.Options{
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: gatherer, Clock: clk,
@@ -302,7 +321,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, Coalesce: cfg.Coalesce, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins, Proxies: proxies,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
-		GatewayAudit: privacy.Audit, GatewayFace: face,
+		Audit: trail, GatewayFace: face,
 		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant", AnonymousGlobal: cfg.RateLimitKey == "global"},
 	})
 	if err != nil {
@@ -446,6 +465,14 @@ func (s *server) isReady() bool {
 // close releases what newServer opened, in the reverse order of its opening: at the end of
 // serve, and for a start-up that fails half-way (then only what was opened so far).
 func (s *server) close() {
+	if s.audit != nil {
+		s.audit.Close() // the appends in flight, after the last request
+		s.audit = nil
+	}
+	if s.box != nil {
+		s.box.Close()
+		s.box = nil
+	}
 	if s.stopPoolWork != nil {
 		if s.pool != nil {
 			_ = s.pool.pool.Close(context.Background()) // after a shutdown's drain: nothing left
@@ -737,7 +764,14 @@ func (s *server) logStart(addr net.Addr) {
 	if s.fleet != nil {
 		budgets = fmt.Sprintf("Redis, shared by the fleet; while it is out of reach: %s (%d replicas)", s.cfg.Fleet.Failure, s.cfg.Fleet.Replicas)
 	}
+	audited := "off"
+	switch {
+	case s.box != nil && s.box.Embedded():
+		audited = "replica " + s.box.Replica() + ", embedded NATS on " + s.cfg.NATS.DataDir
+	case s.box != nil:
+		audited = "replica " + s.box.Replica() + ", external NATS (" + strconv.Itoa(s.box.Replicas()) + " copies)"
+	}
 	s.logger.Info("ready", slog.String("addr", addr.String()), slog.String("device", device),
 		slog.String("authentication", auth), slog.String("models_on_demand", onDemand), slog.String("budgets", budgets),
-		slog.String("state", "this process: the gateway's audit and the KV cache live in memory"))
+		slog.String("audit", audited), slog.String("state", "this process: the KV cache lives in memory"))
 }

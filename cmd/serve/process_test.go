@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 }
 
 // serverBinary builds cmd/serve, once.
-func serverBinary(t *testing.T) string {
+func serverBinary(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "sluice-test-"); built.err != nil {
@@ -63,10 +63,10 @@ func serverBinary(t *testing.T) string {
 }
 
 // serverCommand is the server binary set up to run with env after the test defaults.
-func serverCommand(t *testing.T, env ...string) *exec.Cmd {
+func serverCommand(t testing.TB, env ...string) *exec.Cmd {
 	cmd := exec.Command(serverBinary(t))
 	cmd.Env = append(append(os.Environ(), "SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu",
-		"SLUICE_INTRA_OP_THREADS=1", "SLUICE_LOG_LEVEL=info"), env...)
+		"SLUICE_INTRA_OP_THREADS=1", "SLUICE_LOG_LEVEL=info", "SLUICE_DATA_DIR="+t.TempDir()), env...)
 	return cmd
 }
 
@@ -82,7 +82,7 @@ type process struct {
 
 // startProcess runs the server binary and returns once it has logged that it is ready; the
 // process is killed when the test ends if it has not exited by then.
-func startProcess(t *testing.T, env ...string) *process {
+func startProcess(t testing.TB, env ...string) *process {
 	t.Helper()
 	cmd := serverCommand(t, env...)
 	cmd.Stderr = os.Stderr

@@ -180,7 +180,8 @@ func TestInt8GateRefusesADamagingRewrite(t *testing.T) {
 	base := []string{"SLUICE_MODELS_DIR=" + dir, "SLUICE_PII_MODEL=bert", "SLUICE_ANALYZE_MODEL=bert", "SLUICE_GENERATE_MODEL=none"}
 	env := append(slices.Clone(base), "SLUICE_QUANTIZE=int8", "SLUICE_QUANTIZE_CACHE_DIR="+t.TempDir())
 	var logs bytes.Buffer
-	code := run(context.Background(), append(slices.Clone(env), "SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1"),
+	code := run(context.Background(), append(slices.Clone(env), "SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1",
+		"SLUICE_DATA_DIR="+t.TempDir()),
 		&logs, &logs, make(chan net.Addr, 1))
 	if code == 0 || !strings.Contains(logs.String(), "SLUICE_QUANTIZE_MIN_AGREEMENT") || !strings.Contains(logs.String(), "serve it in float32") {
 		t.Fatalf("exit %d, want a refusal naming the threshold:\n%s", code, logs.String())

@@ -74,7 +74,8 @@ func startServer(t testing.TB, env ...string) *testServer {
 	// The shipped entity models run in int8 (their config.json); the tests that hold answers
 	// to torch's float32 ones serve float32 unless a test names SLUICE_QUANTIZE itself
 	// (TestInt8ThroughTheServer serves the shipped setting).
-	environ := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off"}
+	environ := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off",
+		"SLUICE_DATA_DIR=" + t.TempDir()}
 	environ = append(environ, env...)
 	go func() { done <- run(ctx, environ, logs, logs, ready) }()
 	var addr net.Addr
@@ -487,7 +488,7 @@ func TestShutdownFinishesInFlightWork(t *testing.T) {
 	done := make(chan int, 1)
 	logs := &lockedBuffer{}
 	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_BATCH_MAX_WAIT_MS=600000",
-		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=900000", "SLUICE_REQUEST_TIMEOUT_MS=900000", "SLUICE_QUANTIZE=off"}
+		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=900000", "SLUICE_REQUEST_TIMEOUT_MS=900000", "SLUICE_QUANTIZE=off", "SLUICE_DATA_DIR=" + t.TempDir()}
 	go func() { done <- run(ctx, env, logs, logs, ready) }()
 	addr := <-ready
 	srv := &testServer{url: "http://" + addr.String(), logs: logs}
@@ -533,7 +534,8 @@ func TestStartupFailuresPrintOneLineOnStderr(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr lockedBuffer
-			env := append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_GENERATE_MODEL=none", "SLUICE_QUANTIZE=off"}, tc.env...)
+			env := append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_GENERATE_MODEL=none", "SLUICE_QUANTIZE=off",
+				"SLUICE_DATA_DIR=" + t.TempDir()}, tc.env...)
 			code := run(context.Background(), env, &stdout, &stderr, nil)
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 			if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "sluice: ") || !containsAll(lines[0], tc.parts) {

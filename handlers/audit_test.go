@@ -1,0 +1,151 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/audit"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/natsbox"
+)
+
+// newAuditLog is a real audit log: an embedded NATS server on a temporary directory.
+func newAuditLog(t *testing.T) *audit.Log {
+	l, _ := newAuditBox(t)
+	return l
+}
+
+// newAuditBox is newAuditLog with its server's connection.
+func newAuditBox(t *testing.T) (*audit.Log, *natsbox.Box) {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	box, err := natsbox.Open(context.Background(), natsbox.Config{DataDir: t.TempDir(), Replicas: 1, Replica: "test"}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(box.Close)
+	l, err := audit.Open(context.Background(), box, "test", audit.Config{Enabled: true, AckTimeout: 5 * time.Second},
+		clock.Real(), nil, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close) // before the box's: cleanups run last first
+	return l, box
+}
+
+// auditRecords reads back every record the log holds, which must verify as chains.
+func auditRecords(t *testing.T, l *audit.Log) []audit.Stored {
+	t.Helper()
+	page, err := l.Read(context.Background(), audit.Query{Limit: audit.MaxLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !page.Verified {
+		t.Errorf("the audit does not verify: %+v", page.Breaks)
+	}
+	return page.Records
+}
+
+// Every de-identification request leaves one record, stored before it is answered: the
+// request's id as answered, the caller's tenant (never its key), the route, the status, the
+// model and method, keyed hashes of the text and of what it became, and counts; never the
+// text. GET /privacy-gateway/audit reads them back by tenant, a page at a time.
+func TestDeidentificationIsAudited(t *testing.T) {
+	f, trail := everyRouteFixture(t, withTenants(t, map[string]string{"clinic": "null", "lab": "null"}))
+	ids := map[string]string{}
+	for i, c := range []struct{ path, body, key string }{
+		{"/pii/deidentify", `{"text":"Alice was seen."}`, "clinic"},
+		{"/pii/deidentify/stream", `{"text":"Alice was seen."}`, "clinic"},
+		{"/pii/deidentify", `{"text":"Alice was seen.","method":"nonsense"}`, "clinic"},
+		{"/pii/deidentify", `{"text":"Alice was seen."}`, "lab"},
+	} {
+		id := fmt.Sprintf("%032x", i+1)
+		r := f.do(t, "POST", c.path, c.body, "Authorization", "Bearer "+c.key+"-key", "X-Request-ID", id)
+		if r.header.Get("X-Request-ID") != id || (i != 2) != (r.status == 200) {
+			t.Fatalf("%s: %d %s", c.path, r.status, r.raw)
+		}
+		ids[id] = c.path
+	}
+	recs := auditRecords(t, trail)
+	if len(recs) != 4 {
+		t.Fatalf("%d records: %+v", len(recs), recs)
+	}
+	for i, r := range recs {
+		want := []struct {
+			status string
+			code   int
+			tenant string
+		}{{"served", 200, "clinic"}, {"served", 200, "clinic"}, {"failed", 422, "clinic"}, {"served", 200, "lab"}}[i]
+		if r.Route != ids[r.RequestID] || r.Status != want.status || r.HTTPStatus != want.code || r.Tenant != want.tenant {
+			t.Errorf("record %d: %+v", i, r)
+		}
+		if i != 2 && (r.Entities["FIRST_NAME"] != 1 || r.Method != "mask" || r.Model != "pii" ||
+			!strings.HasPrefix(r.InputHash, "hmac-sha256:") || !strings.HasPrefix(r.OutputHash, "hmac-sha256:") || r.InputHash == r.OutputHash) {
+			t.Errorf("record %d's hashes and counts: %+v", i, r)
+		}
+	}
+	if recs[0].InputHash != recs[1].InputHash || recs[0].OutputHash != recs[1].OutputHash {
+		t.Error("the same text, whole and streamed, hashed differently")
+	}
+	data, _ := json.Marshal(recs)
+	if strings.Contains(string(data), "Alice") || strings.Contains(string(data), "-key") {
+		t.Errorf("a text or a key reached the audit: %s", data)
+	}
+
+	var pages []auditPage
+	for cursor := ""; ; {
+		r := f.do(t, "GET", "/privacy-gateway/audit?tenant=clinic&limit=2"+cursor, "", "Authorization", "Bearer clinic-key")
+		var page auditPage
+		if err := json.Unmarshal([]byte(r.raw), &page); err != nil || r.status != 200 || !page.Verified || len(pages) > 3 {
+			t.Fatalf("page %d: %d %s", len(pages), r.status, r.raw)
+		}
+		pages = append(pages, page)
+		if page.NextCursor == nil {
+			break
+		}
+		cursor = fmt.Sprintf("&cursor=%d", *page.NextCursor)
+	}
+	if len(pages) != 2 || pages[0].Count != 2 || pages[1].Count != 1 || pages[1].Records[0].RequestID != fmt.Sprintf("%032x", 3) ||
+		pages[1].Chains[0].Replica != "test" || !pages[1].Chains[0].Verified {
+		t.Errorf("pages %+v", pages)
+	}
+	r := f.do(t, "GET", "/privacy-gateway/audit?from=yesterday&limit=0&cursor=x", "", "Authorization", "Bearer clinic-key")
+	if e := errorOf(t, r); r.status != 422 || !strings.Contains(r.raw, "query.from") || !strings.Contains(r.raw, "query.limit") ||
+		!strings.Contains(r.raw, "query.cursor") || e["code"] != CodeValidation {
+		t.Errorf("bad parameters: %d %s", r.status, r.raw)
+	}
+}
+
+// A request whose record cannot be stored is not answered as if it were: 503
+// audit_unavailable (a stream ends with that error instead of its final line), on the
+// de-identification routes and the gateway alike; reading the audit says the same.
+func TestUnstoredRecordIsNotAnswered(t *testing.T) {
+	trail, box := newAuditBox(t)
+	f, _ := everyRouteFixture(t, func(o *fixtureOptions) { o.Audit = trail })
+	if r := f.do(t, "POST", "/pii/deidentify", workBodies["/pii/deidentify"]); r.status != 200 {
+		t.Fatalf("with the stream there: %d %s", r.status, r.raw)
+	}
+	if err := box.JetStream().DeleteStream(context.Background(), audit.Stream); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/pii/deidentify", "/privacy-gateway/complete"} {
+		r := f.do(t, "POST", path, workBodies[path])
+		if r.status != 503 || errorOf(t, r)["code"] != codeAuditUnavailable || r.header.Get("Retry-After") != "1" || strings.Contains(r.raw, "Alice") {
+			t.Errorf("%s: %d %v %s", path, r.status, r.header, r.raw)
+		}
+	}
+	r := f.do(t, "POST", "/pii/deidentify/stream", workBodies["/pii/deidentify/stream"])
+	lines := strings.Split(strings.TrimSpace(r.raw), "\n")
+	if last := lines[len(lines)-1]; r.status != 200 || !strings.Contains(last, codeAuditUnavailable) || strings.Contains(r.raw, `"final"`) {
+		t.Errorf("stream: %d %s", r.status, r.raw)
+	}
+	if r := f.do(t, "GET", "/privacy-gateway/audit", ""); r.status != 503 || errorOf(t, r)["code"] != codeAuditUnavailable {
+		t.Errorf("reading: %d %s", r.status, r.raw)
+	}
+}

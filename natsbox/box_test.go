@@ -1,0 +1,160 @@
+package natsbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sluice-serving/sluice/natsbox/natstest"
+	"github.com/sluice-serving/sluice/settings"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func open(t *testing.T, cfg Config) *Box {
+	t.Helper()
+	b, err := Open(context.Background(), cfg, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// publishN publishes n messages "subject#i", alternating between two subjects.
+func publishN(t *testing.T, b *Box, n int) {
+	t.Helper()
+	for i := range n {
+		subj := fmt.Sprintf("t.%c", 'a'+i%2)
+		if _, err := b.JetStream().Publish(context.Background(), subj, fmt.Appendf(nil, "%s#%d", subj, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// What is acknowledged in the embedded server's stream is there after it stops and starts
+// again on the same directory; a second process on the directory is refused while the first
+// runs; reads of many messages, the last before a sequence, and the last of a subject answer
+// from the store.
+func TestEmbeddedKeepsItsStreamAcrossRestarts(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := Config{DataDir: dir, Replicas: 3, Replica: "r1"}
+	b, err := Open(ctx, cfg, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Embedded() || b.Replicas() != 1 || b.Replica() != "r1" {
+		t.Errorf("embedded %v, replicas %d, replica %q", b.Embedded(), b.Replicas(), b.Replica())
+	}
+	if _, err := b.EnsureStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}, AllowDirect: true}); err != nil {
+		t.Fatal(err)
+	}
+	publishN(t, b, 10)
+	if _, err := Open(ctx, cfg, quiet); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("a second server on the directory: %v", err)
+	}
+	b.Close()
+	b.Close() // twice is harmless
+
+	b = open(t, cfg)
+	msgs, next, more, err := b.DirectBatch(ctx, "T", 0, 4, "t.>")
+	if err != nil || len(msgs) != 4 || next != 5 || !more || string(msgs[3].Data) != "t.b#3" || msgs[3].Sequence != 4 {
+		t.Fatalf("first batch: %d messages, next %d, more %v, %v", len(msgs), next, more, err)
+	}
+	msgs, next, more, err = b.DirectBatch(ctx, "T", 7, 100, "t.a")
+	if err != nil || len(msgs) != 2 || next != 10 || more || string(msgs[0].Data) != "t.a#6" || msgs[0].Subject != "t.a" {
+		t.Fatalf("t.a from 7: %d messages, next %d, more %v, %v", len(msgs), next, more, err)
+	}
+	if msgs, _, _, err := b.DirectBatch(ctx, "T", 11, 5, "t.>"); err != nil || len(msgs) != 0 {
+		t.Errorf("past the end: %d, %v", len(msgs), err)
+	}
+	last, err := b.LastBefore(ctx, "T", "t.>", 6) // sequences 1..5: t.a#4 and t.b#3
+	got := map[string]string{}
+	for _, m := range last {
+		got[m.Subject] = string(m.Data)
+	}
+	if err != nil || got["t.a"] != "t.a#4" || got["t.b"] != "t.b#3" || len(got) != 2 {
+		t.Errorf("last before 6: %v, %v", got, err)
+	}
+	if last, err := b.LastBefore(ctx, "T", "t.>", 1); err != nil || len(last) != 0 {
+		t.Errorf("before the first: %v, %v", last, err)
+	}
+	if m, err := b.LastOf(ctx, "T", "t.b"); err != nil || m == nil || string(m.Data) != "t.b#9" || m.Sequence != 10 {
+		t.Errorf("last of t.b: %+v, %v", m, err)
+	}
+	if m, err := b.LastOf(ctx, "T", "t.c"); err != nil || m != nil {
+		t.Errorf("last of a subject without messages: %+v, %v", m, err)
+	}
+	if seq, err := b.SeqAt(ctx, "T", "t.>", time.Now().Add(-time.Hour)); err != nil || seq != 1 {
+		t.Errorf("first since an hour ago: %d, %v", seq, err)
+	}
+	if seq, err := b.SeqAt(ctx, "T", "t.>", time.Now().Add(time.Hour)); err != nil || seq != 0 {
+		t.Errorf("first in an hour: %d, %v", seq, err)
+	}
+}
+
+// Against an external cluster, streams get the configured copies, and a message acknowledged
+// is read back from another node after the node that led the stream has gone.
+func TestExternalClusterReplicatesStreams(t *testing.T) {
+	ctx := context.Background()
+	urls, servers := natstest.Cluster(t, 3, 7122)
+	b := open(t, Config{URL: urls, Replicas: 3, Replica: "r1"})
+	if b.Embedded() || b.Replicas() != 3 {
+		t.Fatalf("embedded %v, replicas %d", b.Embedded(), b.Replicas())
+	}
+	st, err := b.EnsureStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}, AllowDirect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil || info.Config.Replicas != 3 || info.Cluster == nil || len(info.Cluster.Replicas) != 2 {
+		t.Fatalf("stream info: %+v, %v", info, err)
+	}
+	publishN(t, b, 10)
+	for _, s := range servers {
+		if s.Name() == info.Cluster.Leader {
+			s.Shutdown()
+			s.WaitForShutdown()
+		}
+	}
+	natstest.WaitFor(t, 30*time.Second, "a new stream leader", func() bool {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		m, err := b.LastOf(ctx, "T", "t.b")
+		return err == nil && m != nil && string(m.Data) == "t.b#9"
+	})
+}
+
+func TestConfigReportsEveryProblem(t *testing.T) {
+	err := Config{DataDir: "", Replicas: 7, Replica: "a.b"}.Validate()
+	problems, other := settings.Problems(err)
+	fields := map[string]bool{}
+	for _, p := range problems {
+		fields[p.Field] = true
+	}
+	if len(other) > 0 || !fields["DataDir"] || !fields["Replicas"] || !fields["Replica"] {
+		t.Errorf("problems %v", err)
+	}
+	err = Config{URL: "http://x:4222", Replicas: 3, SyncAlways: true}.Validate()
+	if problems, _ = settings.Problems(err); len(problems) != 2 {
+		t.Errorf("external: %v", err)
+	}
+	if err := (Config{URL: "nats://a:4222, nats://b:4222", Replicas: 3}).Validate(); err != nil {
+		t.Errorf("two URLs: %v", err)
+	}
+	if id := (Config{}).ReplicaID(); id == "" || strings.ContainsAny(id, ". ") {
+		t.Errorf("replica from the host name: %q", id)
+	}
+	var p *settings.Problem
+	if errors.As(Config{Replicas: 0, DataDir: "d"}.Validate(), &p) && p.Package != "natsbox" {
+		t.Errorf("package %q", p.Package)
+	}
+}

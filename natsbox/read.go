@@ -1,0 +1,168 @@
+package natsbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The reads below are JetStream's own API, which the jetstream package does not offer: reads
+// of many messages in one request (direct gets, which need the stream's AllowDirect), and a
+// message get that only the stream's leader answers.
+
+// DirectBatch reads up to max messages of stream from sequence from on (0: its first), those
+// whose subject matches filter (wildcards allowed), in stream order. next is where the read
+// after these starts; more says whether the stream held more matching messages past them when
+// it answered. Any server with a copy of the stream may answer, so a read may lag the leader
+// by what it has not replicated yet.
+func (b *Box) DirectBatch(ctx context.Context, stream string, from uint64, max int, filter string) (msgs []*jetstream.RawStreamMsg, next uint64, more bool, err error) {
+	next = max1(from)
+	req, _ := json.Marshal(map[string]any{"seq": next, "batch": max, "next_by_subj": filter})
+	err = b.batch(ctx, stream, req, func(m *jetstream.RawStreamMsg) {
+		msgs = append(msgs, m)
+		next = m.Sequence + 1
+	}, func(eob *nats.Msg) {
+		pending, _ := strconv.ParseUint(eob.Header.Get("Nats-Num-Pending"), 10, 64)
+		more = pending > 0
+	})
+	return msgs, next, more, err
+}
+
+func max1(seq uint64) uint64 {
+	if seq == 0 {
+		return 1
+	}
+	return seq
+}
+
+// LastBefore is the last message of each subject matching filter at a sequence below seq
+// (0: of the whole stream), at most 1024 subjects. Like DirectBatch, any copy may answer.
+func (b *Box) LastBefore(ctx context.Context, stream, filter string, seq uint64) ([]*jetstream.RawStreamMsg, error) {
+	if seq == 1 {
+		return nil, nil // nothing is before the first
+	}
+	q := map[string]any{"multi_last": []string{filter}}
+	if seq > 1 {
+		q["up_to_seq"] = seq - 1
+	}
+	req, _ := json.Marshal(q)
+	var msgs []*jetstream.RawStreamMsg
+	err := b.batch(ctx, stream, req, func(m *jetstream.RawStreamMsg) { msgs = append(msgs, m) }, nil)
+	return msgs, err
+}
+
+// requestTimeout bounds a read whose context has no deadline of its own: a request that no
+// server answers (a stream without a leader) must not wait for ever.
+const requestTimeout = 10 * time.Second
+
+func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, requestTimeout)
+}
+
+// batch sends a direct get request and hands each message of its answer to each, and its end
+// of batch to end (when not nil). An answer of no messages is none, not an error.
+func (b *Box) batch(ctx context.Context, stream string, req []byte, each func(*jetstream.RawStreamMsg), end func(*nats.Msg)) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	inbox := b.nc.NewRespInbox()
+	sub, err := b.nc.SubscribeSync(inbox)
+	if err != nil {
+		return fmt.Errorf("natsbox: stream %q: %w", stream, err)
+	}
+	defer sub.Unsubscribe()
+	if err := b.nc.PublishRequest("$JS.API.DIRECT.GET."+stream, inbox, req); err != nil {
+		return fmt.Errorf("natsbox: stream %q: %w", stream, err)
+	}
+	for {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return fmt.Errorf("natsbox: stream %q: reading: %w", stream, err)
+		}
+		if len(m.Data) == 0 && m.Header.Get("Status") != "" {
+			switch m.Header.Get("Status") {
+			case "204": // the end of the batch
+				if end != nil {
+					end(m)
+				}
+				return nil
+			case "404": // nothing matched
+				return nil
+			case "503":
+				return fmt.Errorf("natsbox: stream %q: %w", stream, nats.ErrNoResponders)
+			default:
+				return fmt.Errorf("natsbox: stream %q: %s %s", stream, m.Header.Get("Status"), m.Header.Get("Description"))
+			}
+		}
+		seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
+		if err != nil {
+			return fmt.Errorf("natsbox: stream %q: a message without its sequence", stream)
+		}
+		at, _ := time.Parse(time.RFC3339Nano, m.Header.Get(jetstream.TimeStampHeaer))
+		each(&jetstream.RawStreamMsg{Subject: m.Header.Get(jetstream.SubjectHeader), Sequence: seq,
+			Header: m.Header, Data: m.Data, Time: at})
+	}
+}
+
+// LastOf is the last message on subject as the stream's leader has it, or nil when the
+// subject has none. Unlike a direct get, no copy that lags answers: what it returns is the
+// last message stored.
+func (b *Box) LastOf(ctx context.Context, stream, subject string) (*jetstream.RawStreamMsg, error) {
+	req, _ := json.Marshal(map[string]string{"last_by_subj": subject})
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	resp, err := b.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, req)
+	if err != nil {
+		return nil, fmt.Errorf("natsbox: stream %q: %w", stream, err)
+	}
+	var got struct {
+		Message *struct {
+			Subject string    `json:"subject"`
+			Seq     uint64    `json:"seq"`
+			Header  []byte    `json:"hdrs"`
+			Data    []byte    `json:"data"`
+			Time    time.Time `json:"time"`
+		} `json:"message"`
+		Error *struct {
+			Code        int    `json:"code"`
+			ErrCode     int    `json:"err_code"`
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(resp.Data, &got); err != nil {
+		return nil, fmt.Errorf("natsbox: stream %q: %w", stream, err)
+	}
+	switch {
+	case got.Error != nil && got.Error.ErrCode == int(jetstream.JSErrCodeMessageNotFound):
+		return nil, nil
+	case got.Error != nil:
+		return nil, fmt.Errorf("natsbox: stream %q: %s", stream, got.Error.Description)
+	case got.Message == nil:
+		return nil, errors.New("natsbox: stream " + strconv.Quote(stream) + ": an answer without its message")
+	}
+	m := &jetstream.RawStreamMsg{Subject: got.Message.Subject, Sequence: got.Message.Seq, Data: got.Message.Data,
+		Time: got.Message.Time}
+	if len(got.Message.Header) > 0 {
+		if m.Header, err = nats.DecodeHeadersMsg(got.Message.Header); err != nil {
+			return nil, fmt.Errorf("natsbox: stream %q: %w", stream, err)
+		}
+	}
+	return m, nil
+}
+
+// SeqAt is the sequence of stream's first message of a subject matching filter stored at or
+// after t, or 0 when there is none.
+func (b *Box) SeqAt(ctx context.Context, stream, filter string, t time.Time) (uint64, error) {
+	req, _ := json.Marshal(map[string]any{"start_time": t.UTC(), "batch": 1, "next_by_subj": filter})
+	var seq uint64
+	err := b.batch(ctx, stream, req, func(m *jetstream.RawStreamMsg) { seq = m.Sequence }, nil)
+	return seq, err
+}
