@@ -527,8 +527,8 @@ func loadManifests(t *testing.T) manifests {
 	var m manifests
 	var files []string
 	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && p == routingDir {
-			return fs.SkipDir // other APIs' kinds, decoded by routing_test.go
+		if err == nil && d.IsDir() && (p == routingDir || p == stateDir) {
+			return fs.SkipDir // decoded by routing_test.go, epp_test.go and state_test.go
 		}
 		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
 			files = append(files, p)
@@ -917,6 +917,9 @@ type server struct {
 	// answerWindowMS is how long the server takes, after its shutdown grace, to write the
 	// answers the grace cut short; the pod must outlive that too.
 	answerWindowMS int
+	// generateModel is SLUICE_GENERATE_MODEL's default: the queue label of the generation
+	// gauges an endpoint picker reads.
+	generateModel string
 }
 
 func readServer(t *testing.T) server {
@@ -936,16 +939,29 @@ func readServer(t *testing.T) server {
 		}
 		return n
 	}
+	src, err := os.ReadFile(serveConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := regexp.MustCompile(`env:"GENERATE_MODEL" envDefault:"([^"]*)"`).FindSubmatch(src)
+	if model == nil {
+		t.Fatalf("%s: no GENERATE_MODEL setting; the server changed, update this test", serveConfig)
+	}
 	return server{
 		shutdownS:      find(serveConfig, `env:"SHUTDOWN_TIMEOUT_S" envDefault:"(\d+)"`),
 		answerWindowMS: find(serveMain, `(?m)^const answerWindow = (\d+) \* time\.Millisecond$`),
+		generateModel:  string(model[1]),
 	}
 }
 
 // ---- the metrics and the dashboard ----------------------------------------------------------
 
 // family is a row of docs/METRICS.md's table.
-type family struct{ name, kind string }
+type family struct {
+	name, kind string
+	labels     []string
+	meaning    string
+}
 
 // readMetricFamilies is the table of docs/METRICS.md: what the server exports.
 func readMetricFamilies(t *testing.T) map[string]family {
@@ -973,7 +989,17 @@ func readMetricFamilies(t *testing.T) map[string]family {
 			if !slices.Contains([]string{"counter", "gauge", "histogram", "summary"}, kind) {
 				t.Fatalf("%s: %s has type %q", metricsPath, name, kind)
 			}
-			families[name] = family{name, kind}
+			var labels []string
+			for _, l := range strings.Split(cells[3], ",") {
+				if l = strings.Trim(strings.TrimSpace(l), "`"); l != "" {
+					labels = append(labels, l)
+				}
+			}
+			var meaning string
+			if len(cells) > 4 {
+				meaning = strings.TrimSpace(cells[4])
+			}
+			families[name] = family{name: name, kind: kind, labels: labels, meaning: meaning}
 		}
 	}
 	if err := sc.Err(); err != nil {
