@@ -195,25 +195,33 @@ func (l *Lists) DropAllowed(text string, ents []Entity) []Entity {
 type interval struct{ Start, End int }
 
 // find is where the terms stand in text: the allowed stretches merged where they overlap or
-// touch, in order, and every deny term's occurrence.
+// touch, in order, and the longest deny term's occurrence at each place one begins.
 func (l *Lists) find(text string) (allowed, denied []interval) {
 	us := termUnits(text)
 	for i, u := range us {
 		if u.key == " " {
 			continue
 		}
+		// Only the longest term of each kind from here: a shorter one lies inside it, and
+		// "a", "a a", ... over "a a a ..." would otherwise make intervals by the million.
 		n := l.root
+		allowEnd, denyEnd := -1, -1
 		for j := i; j < len(us); j++ {
 			if n = n.next[us[j].key]; n == nil {
 				break
 			}
-			at := interval{u.start, us[j].end}
 			if n.allow {
-				allowed = append(allowed, at)
+				allowEnd = us[j].end
 			}
 			if n.deny {
-				denied = append(denied, at)
+				denyEnd = us[j].end
 			}
+		}
+		if allowEnd >= 0 {
+			allowed = append(allowed, interval{u.start, allowEnd})
+		}
+		if denyEnd >= 0 {
+			denied = append(denied, interval{u.start, denyEnd})
 		}
 	}
 	slices.SortFunc(allowed, func(a, b interval) int { return cmp.Compare(a.Start, b.Start) })

@@ -302,3 +302,21 @@ func FuzzLists(f *testing.F) {
 		}
 	})
 }
+
+// TestNestedTermsStayLinear: terms each holding the one before ("a", "a a", ...) over a text
+// of that word repeated find one stretch per place a term begins, not one per term there.
+func TestNestedTermsStayLinear(t *testing.T) {
+	var terms []string
+	for n := 1; n <= 100; n++ {
+		terms = append(terms, strings.TrimSpace(strings.Repeat("a ", n)))
+	}
+	l, err := NewLists(terms, terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("a ", 5000)
+	allowed, denied := l.find(text)
+	if len(denied) > 5000 || len(allowed) != 1 {
+		t.Fatalf("%d deny stretches, %d allowed, for 5000 words", len(denied), len(allowed))
+	}
+}

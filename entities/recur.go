@@ -13,7 +13,8 @@ import (
 // rule. Texts shorter than three bytes are not looked for (an age "4" is not every 4). It
 // reads text once, word by word, whatever the number of spans.
 func Recurrences(text string, found []Entity) []Entity {
-	byFirst := map[string][]Entity{} // the spans by their first word, lower case
+	byFirst := map[string][]Entity{} // the spans by their first word, lower case, one a text
+	seen := map[string]bool{}
 	for _, e := range found {
 		if e.Start < 0 || e.End > len(text) || e.End-e.Start < 3 {
 			continue
@@ -23,10 +24,18 @@ func Recurrences(text string, found []Entity) []Entity {
 		if first == "" || !wordEdge(text, e.Start-1, true) || !wordEdge(text, e.End, false) {
 			continue // a span that cuts a word is not a word to look for
 		}
-		byFirst[first] = append(byFirst[first], e)
+		if key := strings.ToLower(s); !seen[key] {
+			seen[key] = true
+			byFirst[first] = append(byFirst[first], e)
+		}
 	}
 	if len(byFirst) == 0 {
 		return nil
+	}
+	// The longest first: "Zorblat Quexley" found, "Zorblat" found too, a third "Zorblat
+	// Quexley" is taken whole.
+	for _, group := range byFirst {
+		slices.SortStableFunc(group, func(a, b Entity) int { return (b.End - b.Start) - (a.End - a.Start) })
 	}
 	var cand []Entity
 	for _, w := range wordsOf(text) {

@@ -18,6 +18,13 @@ func TestRecurrencesFindAFoundNameWhereItComesAgain(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("%q, want %q", got, want)
 	}
+	// Where two found spans begin with the same word, the longer is taken.
+	text = "Zorblat came. Zorblat Quexley left. Later Zorblat Quexley called."
+	second := strings.Index(text, "Zorblat Quexley")
+	found = []Entity{{Label: "first_name", Start: 0, End: 7}, {Label: "person", Start: second, End: second + 15}}
+	if r := Recurrences(text, found); len(r) != 1 || text[r[0].Start:r[0].End] != "Zorblat Quexley" {
+		t.Fatalf("%v", r)
+	}
 	// A span that cuts a word, or a short one, is not looked for; nothing found, nothing added.
 	if r := Recurrences("Smithson and Smith", []Entity{{Label: "last_name", Start: 0, End: 5}, {Label: "age", Start: 13, End: 15}}); r != nil {
 		t.Fatalf("%v", r)
