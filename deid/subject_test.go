@@ -273,3 +273,23 @@ func BenchmarkReplace(b *testing.B) {
 		})
 	}
 }
+
+// TestASubjectsNameIgnoresTitles: under a subject a title does not choose the stand-in, so
+// "Mr. Zorblat" (a name neither list holds) gets the same stand-in as "Zorblat" alone, in two
+// notes or in one stream after a plain "Zorblat".
+func TestASubjectsNameIgnoresTitles(t *testing.T) {
+	r := subjectRedactor(t, "0123456789abcdef")
+	at := func(text string) []entities.Entity {
+		i := strings.Index(text, "Zorblat")
+		return []entities.Entity{{Label: "first_name", Start: i, End: i + len("Zorblat"), Score: 0.9}}
+	}
+	titled, plain := "Then Mr. Zorblat left.", "Zorblat came. "
+	alone := r.Begin(Options{Subject: "p1", Method: Replace})
+	titledAlone, _ := alone.Redact(titled, 0, at(titled))
+	stream := r.Begin(Options{Subject: "p1", Method: Replace})
+	plainFirst, _ := stream.Redact(plain, 0, at(plain))
+	titledAfter, _ := stream.Redact(titled, len(plain), at(titled))
+	if titledAlone != titledAfter || strings.Fields(plainFirst)[0] != strings.Fields(titledAfter)[2] {
+		t.Fatalf("%q alone, %q then %q", titledAlone, plainFirst, titledAfter)
+	}
+}

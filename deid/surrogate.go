@@ -87,14 +87,15 @@ var listedSex = sync.OnceValue(func() map[string]byte {
 	return out
 })
 
-// sexFor is the sex a given name's stand-in is drawn for: the title's, else, for a subject's
-// document, the one whose list holds the name, so that "Mr. Alan" and "Alan" in two notes of
-// one patient agree.
+// sexFor is the sex a given name's stand-in is drawn for: in a subject's document the one
+// whose list holds the name, and never a title's, so that "Mr. Zorblat" and "Zorblat" in two
+// notes of one patient (or before and after a plain "Zorblat" in one stream) agree; otherwise
+// the title's.
 func (s *surrogates) sexFor(original string) byte {
-	if sex := s.sexOf[original]; sex != 0 || s.seed == nil {
-		return sex
+	if s.seed != nil {
+		return listedSex()[foldOriginal(original)]
 	}
-	return listedSex()[foldOriginal(original)]
+	return s.sexOf[original]
 }
 
 // firstName is a given name for the bearer of original: of the sex a title gave it, else any.
@@ -140,9 +141,6 @@ func (s *surrogates) person(original string) string {
 	last := s.get("last_name", kinds["last_name"], words[len(words)-1])
 	if len(words) == 1 {
 		return last
-	}
-	if sex := s.sexOf[original]; sex != 0 { // the title before the name is its given name's
-		s.sexOf[words[0]] = sex
 	}
 	return inCaseOf(original, s.get("first_name", kinds["first_name"], words[0])+" "+last)
 }
