@@ -128,6 +128,11 @@ func TestStateRulesCatchMistakes(t *testing.T) {
 		{"NATS URL naming one node", env("SLUICE_NATS_URL", "nats://nats-0.nats:4222"), "SLUICE_NATS_URL"},
 		{"NATS URL to an unknown host", env("SLUICE_NATS_URL", "nats://nats-0.nats:4222,nats://nats-1.nats:4222,nats://nats-x.nats:4222"), "SLUICE_NATS_URL"},
 		{"more copies than nodes", env("SLUICE_NATS_REPLICAS", "5"), "SLUICE_NATS_REPLICAS"},
+		{"a share for fewer pods than the autoscaler's most", env("SLUICE_FLEET_REPLICAS", "1"), "SLUICE_FLEET_REPLICAS"},
+		{"Redis evicting buckets", func(_ *testing.T, f *fleet) {
+			a := redis(f).Args
+			a[slices.Index(a, "--maxmemory-policy")+1] = "allkeys-lru"
+		}, "maxmemory-policy"},
 		{"Redis URL to another host", env("SLUICE_REDIS_URL", "redis://redis-master:6379/0"), "SLUICE_REDIS_URL"},
 		{"Redis URL on another port", env("SLUICE_REDIS_URL", "redis://redis:6380/0"), "SLUICE_REDIS_URL"},
 		{"the patch undoing a Deployment rule", env("SLUICE_DEVICE", "auto"), "SLUICE_DEVICE"},
@@ -610,6 +615,11 @@ func checkRedis(f *fleet) (redisAddr, []string) {
 	if a := opts["appendonly"]; !slices.Equal(a, []string{"no"}) {
 		bad("container %s: --appendonly no is this example's choice; got %q", c.Name, a)
 	}
+	// An evicted bucket comes back full: a budget reset. A full Redis must refuse writes
+	// instead, which the pods treat as Redis out of reach.
+	if p := opts["maxmemory-policy"]; !slices.Equal(p, []string{"noeviction"}) {
+		bad("container %s: --maxmemory-policy %q evicts buckets (a reset budget); use noeviction", c.Name, p)
+	}
 	if mm := opts["maxmemory"]; len(mm) != 1 {
 		bad("container %s: set --maxmemory below the memory limit, so that a full Redis evicts instead of being killed", c.Name)
 	} else if n, err := redisSize(mm[0]); err != nil {
@@ -713,6 +723,15 @@ func fleetEnvProblems(f *fleet, nats natsAddrs, redis redisAddr, m manifests, im
 	}
 	if n, err := strconv.Atoi(env["SLUICE_NATS_REPLICAS"]); err != nil || n < 1 || int32(n) > nats.replicas {
 		bad("SLUICE_NATS_REPLICAS %q must be from 1 to the NATS StatefulSet's %d replicas: a stream cannot have more copies than nodes", env["SLUICE_NATS_REPLICAS"], nats.replicas)
+	}
+
+	// SLUICE_FLEET_REPLICAS: with Redis out of reach (the local failure mode), each pod keeps
+	// its share, the budget divided by this; fewer than the autoscaler's most pods lets the
+	// fleet admit that many times a tenant's budget during an outage.
+	if n, err := strconv.Atoi(env["SLUICE_FLEET_REPLICAS"]); env["SLUICE_REDIS_FAILURE"] != "closed" &&
+		(err != nil || int32(n) < m.hpa.Spec.MaxReplicas) {
+		bad("SLUICE_FLEET_REPLICAS %q must be at least the HorizontalPodAutoscaler's maxReplicas (%d), or a Redis outage admits more than the budget",
+			env["SLUICE_FLEET_REPLICAS"], m.hpa.Spec.MaxReplicas)
 	}
 
 	// SLUICE_REDIS_URL: the Redis Service on its port.
