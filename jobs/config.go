@@ -41,32 +41,32 @@ type Config struct {
 // Validate reports every field out of range: one *settings.Problem per field.
 func (c Config) Validate() error {
 	check := settings.For("jobs")
-	if c.MaxDocuments < 1 {
-		check.Addf("MaxDocuments", "must be at least 1, got %d", c.MaxDocuments)
+	if c.MaxDocuments < 1 || c.MaxDocuments > 1_000_000 {
+		check.Addf("MaxDocuments", "must be between 1 and 1000000, got %d", c.MaxDocuments)
 	}
-	if c.MaxBytes < 1 {
-		check.Addf("MaxBytes", "must be at least 1, got %d", c.MaxBytes)
+	if c.MaxBytes < 1 || c.MaxBytes > 1<<34 {
+		check.Addf("MaxBytes", "must be between 1 and 16 GiB, got %d", c.MaxBytes)
 	}
-	if c.MaxPerTenant < 1 {
-		check.Addf("MaxPerTenant", "must be at least 1, got %d", c.MaxPerTenant)
+	if c.MaxPerTenant < 1 || c.MaxPerTenant > 10_000 {
+		check.Addf("MaxPerTenant", "must be between 1 and 10000, got %d", c.MaxPerTenant)
 	}
-	if c.MaxQueuedDocuments < c.MaxDocuments {
-		check.Addf("MaxQueuedDocuments", "must be at least MaxDocuments (%d), got %d", c.MaxDocuments, c.MaxQueuedDocuments)
+	if c.MaxQueuedDocuments < c.MaxDocuments || c.MaxQueuedDocuments > 100_000_000 {
+		check.Addf("MaxQueuedDocuments", "must be between MaxDocuments (%d) and 100000000, got %d", c.MaxDocuments, c.MaxQueuedDocuments)
 	}
 	if c.Workers < 1 || c.Workers > 256 {
 		check.Addf("Workers", "must be between 1 and 256, got %d", c.Workers)
 	}
-	if c.AckWait < time.Second {
-		check.Addf("AckWait", "must be at least a second, got %s", c.AckWait)
+	if c.AckWait < time.Second || c.AckWait > time.Hour {
+		check.Addf("AckWait", "must be between a second and an hour, got %s", c.AckWait)
 	}
-	if c.MaxAttempts < 1 {
-		check.Addf("MaxAttempts", "must be at least 1, got %d", c.MaxAttempts)
+	if c.MaxAttempts < 1 || c.MaxAttempts > 100 {
+		check.Addf("MaxAttempts", "must be between 1 and 100, got %d", c.MaxAttempts)
 	}
-	if c.Retention < time.Minute {
-		check.Addf("Retention", "must be at least a minute, got %s", c.Retention)
+	if c.Retention < time.Minute || c.Retention > 365*24*time.Hour {
+		check.Addf("Retention", "must be between a minute and a year, got %s", c.Retention)
 	}
-	if c.WebhookTimeout <= 0 {
-		check.Addf("WebhookTimeout", "must be positive, got %s", c.WebhookTimeout)
+	if c.WebhookTimeout <= 0 || c.WebhookTimeout > 5*time.Minute {
+		check.Addf("WebhookTimeout", "must be positive and at most 5 minutes, got %s", c.WebhookTimeout)
 	}
 	return check.Err()
 }
