@@ -781,9 +781,10 @@ func (s *server) logStart(addr net.Addr) {
 	}
 	audited := "off"
 	switch {
-	case s.box != nil && s.box.Embedded():
+	case s.audit == nil:
+	case s.box.Embedded():
 		audited = "replica " + s.box.Replica() + ", embedded NATS on " + s.cfg.NATS.DataDir
-	case s.box != nil:
+	default:
 		audited = "replica " + s.box.Replica() + ", external NATS (" + strconv.Itoa(s.box.Replicas()) + " copies)"
 	}
 	s.logger.Info("ready", slog.String("addr", addr.String()), slog.String("device", device),
