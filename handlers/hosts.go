@@ -146,7 +146,7 @@ func corsHandler(origins []string) fiber.Handler {
 // answers OpenMed's 401, 403 or 429 in the error envelope. The tenant goes on for the metrics
 // and the access log; the credential itself goes nowhere.
 func (s *server) authenticate(c *fiber.Ctx) error {
-	p, ref := s.opts.Auth.Check(c.Method(), c.Path(), func(k string) string { return c.Get(k) }, s.clientAddress(c))
+	p, ref := s.opts.Auth.Check(c.Method(), jobRoute(c.Path()), func(k string) string { return c.Get(k) }, s.clientAddress(c))
 	if p.Tenant != "" {
 		c.Locals(localTenant, p.Tenant)
 		c.Locals(localAllowance, p.Allowance)

@@ -69,6 +69,9 @@ type Options struct {
 	// audit_unavailable when it cannot), and GET /privacy-gateway/audit reads them back
 	// (operators': with authentication on, the audit:read scope).
 	Audit AuditTrail
+	// Jobs, when not nil, serves /jobs and runs its workers on the process's share of the
+	// job queue.
+	Jobs *Jobs
 	// Budgets, when not nil, charges every request on a model route to its caller's budget
 	// before the route's gate: 429 rate_limited past it (503 stays the server's own refusal).
 	Budgets *CallerBudgets

@@ -95,6 +95,11 @@ func New(opts Options) (*fiber.App, error) {
 		app.Get("/privacy-gateway/audit", s.auditRead)
 		s.known["/privacy-gateway/audit"] = "/privacy-gateway/audit"
 	}
+	if opts.Jobs != nil {
+		if err := s.installJobs(app, opts.Jobs); err != nil {
+			return nil, err
+		}
+	}
 	if ep := s.generation(); ep != nil {
 		app.Get("/info", s.tgiInfo(ep))
 		s.known["/info"] = "/info"

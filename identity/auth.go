@@ -38,6 +38,11 @@ var DefaultRouteScopes = map[string][]string{
 	"POST /v1/completions":           {"generate:write"},
 	GatewayFacedRoute:                {"generate:write"},
 	"POST /tokenize":                 {"generate:read"},
+	"POST /jobs":                     {"pii:write"},
+	"GET /jobs":                      {"pii:read"},
+	"GET /jobs/{id}":                 {"pii:read"},
+	"DELETE /jobs/{id}":              {"pii:write"},
+	"GET /jobs/{id}/results":         {"pii:read"},
 }
 
 // GatewayFacedRoute is the route a key marked for the privacy gateway (Principal.Gateway) has

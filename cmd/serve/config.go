@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-serving/sluice/fleetbudget"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/identity"
+	"github.com/sluice-serving/sluice/jobs"
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/scheduler"
@@ -61,6 +62,8 @@ type Config struct {
 	// is the audit kept there.
 	NATS  natsbox.Config
 	Audit audit.Config
+	// Jobs is /jobs': corpus de-identification kept in the same JetStream.
+	Jobs jobs.Config
 }
 
 // batchGate is the entity endpoints' watermarks (fields named as admission.Config's), with
@@ -489,6 +492,7 @@ func (c Config) check(m machine) []problem {
 		{c.budgets().Validate(), byTags(reflect.TypeFor[admission.BudgetsConfig]())},
 		{c.NATS.Validate(), byTags(reflect.TypeFor[natsbox.Config]())},
 		{c.Audit.Validate(), byTags(reflect.TypeFor[audit.Config]())},
+		{c.Jobs.Validate(), byTags(reflect.TypeFor[jobs.Config]())},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}

@@ -37,6 +37,7 @@ import (
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/identity"
+	"github.com/sluice-serving/sluice/jobs"
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
@@ -122,6 +123,7 @@ type server struct {
 	// the audit off.
 	box   *natsbox.Box
 	audit *audit.Log
+	jobs  *jobs.Manager
 	ready atomic.Bool
 	// served is what the start-up log reports: each configured model, and the routes.
 	served []servedModel
@@ -303,10 +305,19 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		return nil, err
 	}
 	var trail handlers.AuditTrail // nil (not a nil *audit.Log) with the audit off
-	if cfg.Audit.Enabled {
+	if cfg.Audit.Enabled || cfg.Jobs.Enabled {
 		if s.box, err = natsbox.Open(context.Background(), cfg.NATS, logger); err != nil {
 			return nil, err
 		}
+	}
+	var jobRoutes *handlers.Jobs
+	if cfg.Jobs.Enabled {
+		if s.jobs, err = jobs.Open(context.Background(), s.box, cfg.Jobs, clk, logger); err != nil {
+			return nil, err
+		}
+		jobRoutes = &handlers.Jobs{Manager: s.jobs, PII: pii, Redactor: redactor}
+	}
+	if cfg.Audit.Enabled {
 		if s.audit, err = audit.Open(context.Background(), s.box, s.box.Replica(), cfg.Audit, clk, audit.NewMetrics(reg), logger); err != nil {
 			return nil, err
 		}
@@ -321,7 +332,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, Coalesce: cfg.Coalesce, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins, Proxies: proxies,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
-		Audit: trail, GatewayFace: face,
+		Audit: trail, GatewayFace: face, Jobs: jobRoutes,
 		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant", AnonymousGlobal: cfg.RateLimitKey == "global"},
 	})
 	if err != nil {
@@ -465,6 +476,10 @@ func (s *server) isReady() bool {
 // close releases what newServer opened, in the reverse order of its opening: at the end of
 // serve, and for a start-up that fails half-way (then only what was opened so far).
 func (s *server) close() {
+	if s.jobs != nil {
+		s.jobs.Close() // its workers give their documents back to the queue
+		s.jobs = nil
+	}
 	if s.audit != nil {
 		s.audit.Close() // the appends in flight, after the last request
 		s.audit = nil
@@ -766,9 +781,10 @@ func (s *server) logStart(addr net.Addr) {
 	}
 	audited := "off"
 	switch {
-	case s.box != nil && s.box.Embedded():
+	case s.audit == nil:
+	case s.box.Embedded():
 		audited = "replica " + s.box.Replica() + ", embedded NATS on " + s.cfg.NATS.DataDir
-	case s.box != nil:
+	default:
 		audited = "replica " + s.box.Replica() + ", external NATS (" + strconv.Itoa(s.box.Replicas()) + " copies)"
 	}
 	s.logger.Info("ready", slog.String("addr", addr.String()), slog.String("device", device),

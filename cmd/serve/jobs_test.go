@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// openMedJobs is OpenMed's Go client's job calls, rebuilt from its documented wire names:
+// CreateJob posts documents and options to /jobs, GetJob reads /jobs/{id}.
+type openMedJobs struct{ base string }
+
+type omDocument struct {
+	ID        string `json:"id"`
+	Text      string `json:"text"`
+	SubjectID string `json:"subject_id,omitempty"`
+}
+
+type omWebhook struct {
+	URL            string  `json:"url"`
+	Secret         string  `json:"secret"`
+	MaxAttempts    int     `json:"max_attempts"`
+	BackoffSeconds float64 `json:"backoff_seconds"`
+}
+
+type omCreateJob struct {
+	Documents []omDocument `json:"documents"`
+	Method    string       `json:"method,omitempty"`
+	Webhook   *omWebhook   `json:"webhook,omitempty"`
+}
+
+type omJob struct {
+	ID              string         `json:"id"`
+	Status          string         `json:"status"`
+	ProgressPercent float64        `json:"progress_percent"`
+	DocumentCount   int            `json:"document_count"`
+	StatusURL       string         `json:"status_url"`
+	ProcessedCount  int            `json:"processed_count"`
+	FailedCount     int            `json:"failed_count"`
+	LabelHistogram  map[string]int `json:"label_histogram"`
+	Durable         bool           `json:"durable"`
+	Spans           []struct {
+		DocumentID string  `json:"document_id"`
+		Start      int     `json:"start"`
+		End        int     `json:"end"`
+		Label      string  `json:"label"`
+		TextHash   string  `json:"text_hash"`
+		Confidence float64 `json:"confidence"`
+	} `json:"spans"`
+	Documents []struct {
+		ID       string `json:"id"`
+		Length   int    `json:"length"`
+		TextHash string `json:"text_hash"`
+	} `json:"documents"`
+	WebhookDelivery *struct {
+		Status   string `json:"status"`
+		Attempts int    `json:"attempts"`
+	} `json:"webhook_delivery"`
+}
+
+func (c openMedJobs) CreateJob(req omCreateJob) (omJob, int, error) {
+	body, _ := json.Marshal(req)
+	resp, err := http.Post(c.base+"/jobs", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return omJob{}, 0, err
+	}
+	defer resp.Body.Close()
+	var j omJob
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusAccepted {
+		return j, resp.StatusCode, fmt.Errorf("CreateJob: %d %s", resp.StatusCode, b)
+	}
+	return j, resp.StatusCode, json.Unmarshal(b, &j)
+}
+
+func (c openMedJobs) GetJob(id string) (omJob, error) {
+	resp, err := http.Get(c.base + "/jobs/" + id)
+	if err != nil {
+		return omJob{}, err
+	}
+	defer resp.Body.Close()
+	var j omJob
+	if resp.StatusCode != http.StatusOK {
+		return j, fmt.Errorf("GetJob: %d", resp.StatusCode)
+	}
+	return j, json.NewDecoder(resp.Body).Decode(&j)
+}
+
+// waitJob polls GetJob until cond holds or the guard passes.
+func waitJob(t *testing.T, c openMedJobs, id string, guard time.Duration, cond func(omJob) bool) omJob {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for {
+		j, err := c.GetJob(id)
+		if err == nil && cond(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: %+v, %v", id, j, err)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the condition, not waiting for a state
+	}
+}
+
+type jobResultLine struct {
+	Index            int    `json:"index"`
+	DocumentID       string `json:"document_id"`
+	DeidentifiedText string `json:"deidentified_text"`
+	Error            string `json:"error"`
+}
+
+// jobResults reads every page of a finished job's results.
+func jobResults(t *testing.T, base, id string) []jobResultLine {
+	t.Helper()
+	var out []jobResultLine
+	offset := "0"
+	for offset != "" {
+		resp, err := http.Get(base + "/jobs/" + id + "/results?limit=64&offset=" + offset)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("results: %v %v", resp, err)
+		}
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var l jobResultLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, l)
+		}
+		resp.Body.Close()
+		offset = resp.Header.Get("X-Next-Offset")
+	}
+	return out
+}
+
+func jobKey(t *testing.T) string {
+	t.Cleanup(http.DefaultClient.CloseIdleConnections) // registered first: runs after the servers stop
+	p := filepath.Join(t.TempDir(), "jobs.key")
+	if err := os.WriteFile(p, []byte(strings.Repeat("5a", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestJobThroughTheRealServer: OpenMed's CreateJob and GetJob against the binary with the real
+// PII model; the job runs to done, its spans and documents are reported, its results hold the
+// de-identified texts, and its webhook arrives signed (checked by the receiver's own
+// implementation of OpenMed's canonical string) with no text in it.
+func TestJobThroughTheRealServer(t *testing.T) {
+	var mu sync.Mutex
+	var hooks []string
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		sum := sha256.Sum256(body)
+		canonical := strings.Join([]string{"OPENMED-HMAC-SHA256-V1", r.Method, r.URL.RequestURI(),
+			r.Header.Get("X-OpenMed-Timestamp"), r.Header.Get("X-OpenMed-Nonce"), "sha256:" + hex.EncodeToString(sum[:])}, "\n")
+		mac := hmac.New(sha256.New, []byte("shared"))
+		mac.Write([]byte(canonical))
+		ok := hmac.Equal([]byte("sha256="+hex.EncodeToString(mac.Sum(nil))), []byte(r.Header.Get("X-OpenMed-Signature")))
+		mu.Lock()
+		hooks = append(hooks, fmt.Sprintf("%v %s %s", ok, r.Header.Get("X-OpenMed-Event"), body))
+		mu.Unlock()
+		w.WriteHeader(200)
+	}))
+	defer receiver.Close()
+	p := startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_REPLICA_ID=j1", "SLUICE_JOBS_KEY_FILE="+jobKey(t),
+		"SLUICE_JOBS_WEBHOOK_ALLOW_PRIVATE=true")
+	c := openMedJobs{p.url}
+	docs := []omDocument{
+		{ID: "note-1", Text: "Patient Maria Garcia was seen on 03/04/2021 by Dr. John Smith.", SubjectID: "mrn-1"},
+		{ID: "note-2", Text: "Call Maria Garcia at 555-123-4567 about her results.", SubjectID: "mrn-1"},
+		{ID: "note-3", Text: "No identifiers here."},
+	}
+	created, code, err := c.CreateJob(omCreateJob{Documents: docs, Method: "replace",
+		Webhook: &omWebhook{URL: receiver.URL + "/hook?src=sluice", Secret: "shared", MaxAttempts: 3, BackoffSeconds: 0.05}})
+	if err != nil || code != 202 || created.Status != "queued" || created.DocumentCount != 3 ||
+		created.StatusURL != "/jobs/"+created.ID || !created.Durable {
+		t.Fatalf("CreateJob: %+v %d %v", created, code, err)
+	}
+	j := waitJob(t, c, created.ID, 60*time.Second, func(j omJob) bool { return j.Status == "done" })
+	if j.ProcessedCount != 3 || j.FailedCount != 0 || j.ProgressPercent != 100 || len(j.Documents) != 3 || len(j.Spans) == 0 {
+		t.Fatalf("done: %+v", j)
+	}
+	for _, s := range j.Spans {
+		if !strings.HasPrefix(s.TextHash, "sha256:") || s.DocumentID == "" || s.End <= s.Start {
+			t.Fatalf("span %+v", s)
+		}
+	}
+	res := jobResults(t, p.url, j.ID)
+	if len(res) != 3 {
+		t.Fatalf("%d results", len(res))
+	}
+	for i, r := range res {
+		if r.Index != i || r.DocumentID != docs[i].ID || strings.Contains(r.DeidentifiedText, "Maria") || r.DeidentifiedText == "" {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+	}
+	j = waitJob(t, c, created.ID, 30*time.Second, func(j omJob) bool {
+		return j.WebhookDelivery != nil && j.WebhookDelivery.Status == "delivered"
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(hooks) != 1 || !strings.HasPrefix(hooks[0], "true job.done ") || strings.Contains(hooks[0], "Maria") {
+		t.Fatalf("webhooks: %q", hooks)
+	}
+	// Cancel: a finished job stays done; an unknown id is 404.
+	req, _ := http.NewRequest(http.MethodDelete, p.url+"/jobs/"+strings.Repeat("0", 32), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("DELETE an unknown job: %d", resp.StatusCode)
+	}
+}
+
+// TestJobSurvivesSIGKILL: the binary is killed with SIGKILL in the middle of a job of 300
+// documents; started again on the same data directory and key, it finishes the job, and every
+// document has exactly one result.
+func TestJobSurvivesSIGKILL(t *testing.T) {
+	dir, key := t.TempDir(), jobKey(t)
+	env := []string{"SLUICE_DATA_DIR=" + dir, "SLUICE_REPLICA_ID=k1", "SLUICE_GENERATE_MODEL=none", "SLUICE_JOBS_KEY_FILE=" + key,
+		"SLUICE_JOBS_WORKERS=1", "SLUICE_JOBS_ACK_WAIT_MS=2000"}
+	p := startProcess(t, env...)
+	c := openMedJobs{p.url}
+	docs := make([]omDocument, 300)
+	for i := range docs {
+		docs[i] = omDocument{ID: fmt.Sprintf("n%03d", i), Text: fmt.Sprintf("Patient Maria Garcia, MRN %06d, seen on 03/04/2021 in Springfield by Dr. Smith.", i)}
+	}
+	created, _, err := c.CreateJob(omCreateJob{Documents: docs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := waitJob(t, c, created.ID, 120*time.Second, func(j omJob) bool { return j.ProcessedCount >= 20 })
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	if mid.ProcessedCount >= len(docs) {
+		t.Fatalf("the job finished before the kill (%d): nothing was proven", mid.ProcessedCount)
+	}
+	p = startProcess(t, env...)
+	c = openMedJobs{p.url}
+	j := waitJob(t, c, created.ID, 180*time.Second, func(j omJob) bool { return j.Status == "done" })
+	if j.ProcessedCount != len(docs) || j.FailedCount != 0 || len(j.Documents) != len(docs) {
+		t.Fatalf("after the restart: processed %d, failed %d, %d documents", j.ProcessedCount, j.FailedCount, len(j.Documents))
+	}
+	res := jobResults(t, p.url, j.ID)
+	seen := map[string]int{}
+	for i, r := range res {
+		seen[r.DocumentID]++
+		if r.Index != i || r.DocumentID != docs[i].ID || r.Error != "" || strings.Contains(r.DeidentifiedText, "Maria") {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+	}
+	if len(res) != len(docs) || len(seen) != len(docs) {
+		t.Fatalf("%d results for %d documents (%d distinct)", len(res), len(docs), len(seen))
+	}
+	t.Logf("killed at %d of %d processed; all %d results present once after the restart", mid.ProcessedCount, len(docs), len(res))
+}

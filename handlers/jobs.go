@@ -1,0 +1,325 @@
+package handlers
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/deid"
+	"github.com/sluice-serving/sluice/entities"
+	"github.com/sluice-serving/sluice/jobs"
+)
+
+// Jobs serves OpenMed's /jobs: corpus de-identification jobs kept by Manager, each document
+// de-identified as /pii/deidentify does with PII's model and Redactor, in the bulk class.
+type Jobs struct {
+	Manager  *jobs.Manager
+	PII      Endpoint
+	Redactor *deid.Redactor
+}
+
+// jobRoute is the route a /jobs path is authorized as: its id made "{id}", so that a
+// client-chosen id never becomes a route of its own.
+func jobRoute(path string) string {
+	rest, ok := strings.CutPrefix(path, "/jobs/")
+	if !ok || rest == "" {
+		return path
+	}
+	if strings.HasSuffix(rest, "/results") && strings.Count(rest, "/") == 1 {
+		return "/jobs/{id}/results"
+	}
+	if !strings.Contains(rest, "/") {
+		return "/jobs/{id}"
+	}
+	return path
+}
+
+const codeNotFound = "not_found"
+
+// Wire bounds of a job's request, beyond the Manager's.
+const (
+	maxDocumentID   = 256
+	maxResultsLimit = 1000
+)
+
+func (s *server) installJobs(app *fiber.App, j *Jobs) error {
+	app.Post("/jobs", s.jobCreate)
+	app.Get("/jobs", s.jobList)
+	app.Get("/jobs/:id", s.jobGet)
+	app.Delete("/jobs/:id", s.jobCancel)
+	app.Get("/jobs/:id/results", s.jobResults)
+	s.known["/jobs"] = "/jobs"
+	return j.Manager.Start(s.jobProcessor(j))
+}
+
+func tenantOf(c *fiber.Ctx) string {
+	t, _ := c.Locals(localTenant).(string)
+	return t
+}
+
+type jobDocJSON struct {
+	ID        *string `json:"id"`
+	Text      *string `json:"text"`
+	SubjectID *string `json:"subject_id"`
+}
+
+type jobWebhookJSON struct {
+	URL            *string  `json:"url"`
+	Secret         *string  `json:"secret"`
+	MaxAttempts    *int     `json:"max_attempts"`
+	BackoffSeconds *float64 `json:"backoff_seconds"`
+}
+
+// jobCreate is POST /jobs: documents, a webhook, and /pii/deidentify's options (but text and
+// model_name) for every document; 202 with OpenMed's fields.
+func (s *server) jobCreate(c *fiber.Ctx) error {
+	j := s.opts.Jobs
+	var fields map[string]json.RawMessage
+	if aerr := decodeStrict(c.Body(), &fields); aerr != nil {
+		return aerr
+	}
+	var errs fieldErrors
+	var docs []jobDocJSON
+	if raw, ok := fields["documents"]; !ok || json.Unmarshal(raw, &docs) != nil || docs == nil {
+		errs.add(&FieldError{Field: "body.documents", Type: "list_type", Message: "Input should be a valid list"})
+	}
+	var wh *jobs.Webhook
+	if raw, ok := fields["webhook"]; ok && string(raw) != "null" {
+		var w jobWebhookJSON
+		if aerr := decodeStrict(raw, &w); aerr != nil {
+			return aerr
+		}
+		wh = &jobs.Webhook{MaxAttempts: jobs.DefaultAttempts, BackoffSeconds: jobs.DefaultBackoff}
+		if w.URL == nil {
+			errs.add(&FieldError{Field: "body.webhook.url", Type: "missing", Message: "Field required"})
+		} else {
+			wh.URL = *w.URL
+		}
+		if w.Secret != nil {
+			wh.Secret = *w.Secret
+		}
+		if w.MaxAttempts != nil {
+			if *w.MaxAttempts < 1 || *w.MaxAttempts > jobs.MaxAttempts {
+				errs.add(&FieldError{Field: "body.webhook.max_attempts", Type: "value_error",
+					Message: fmt.Sprintf("Value error, max_attempts must be between 1 and %d", jobs.MaxAttempts)})
+			}
+			wh.MaxAttempts = *w.MaxAttempts
+		}
+		if w.BackoffSeconds != nil {
+			if *w.BackoffSeconds < 0 || *w.BackoffSeconds > jobs.MaxBackoff {
+				errs.add(&FieldError{Field: "body.webhook.backoff_seconds", Type: "value_error",
+					Message: fmt.Sprintf("Value error, backoff_seconds must be between 0 and %g", jobs.MaxBackoff)})
+			}
+			wh.BackoffSeconds = *w.BackoffSeconds
+		}
+	}
+	delete(fields, "documents")
+	delete(fields, "webhook")
+	for _, k := range []string{"text", "model_name"} {
+		if _, ok := fields[k]; ok {
+			errs.add(&FieldError{Field: "body." + k, Type: "extra_forbidden", Message: "Extra inputs are not permitted"})
+		}
+	}
+	options, _ := json.Marshal(fields)
+	var req deidentifyRequest
+	if aerr := decodeStrict(options, &req); aerr != nil {
+		return aerr
+	}
+	probe := "x" // the options are checked once, on a stand-in text; each document's below
+	req.Text = &probe
+	if _, aerr := s.parseDeidentify(&req, &j.PII, errs); aerr != nil {
+		return aerr
+	}
+	out := make([]jobs.Document, len(docs))
+	seen := make(map[string]bool, len(docs))
+	for i, d := range docs {
+		at := "body.documents." + strconv.Itoa(i)
+		switch {
+		case d.ID == nil || *d.ID == "" || len(*d.ID) > maxDocumentID:
+			errs.add(&FieldError{Field: at + ".id", Type: "value_error", Message: fmt.Sprintf("Value error, id must be 1 to %d bytes", maxDocumentID)})
+		case seen[*d.ID]:
+			errs.add(&FieldError{Field: at + ".id", Type: "value_error", Message: "Value error, ids must be unique within a job"})
+		default:
+			seen[*d.ID] = true
+			out[i].ID = *d.ID
+		}
+		text, ferr := checkText(d.Text, s.opts.Limits)
+		if ferr != nil {
+			ferr.Field = at + ".text"
+			errs.add(ferr)
+		}
+		out[i].Text = text
+		if sub := parseSubject(d.SubjectID, &errs); sub != "" {
+			out[i].SubjectID = sub
+		}
+	}
+	if len(errs) > 0 {
+		return validationError(errs...)
+	}
+	rec, err := j.Manager.Create(c.UserContext(), tenantOf(c), jobs.Spec{Documents: out, Options: options, Webhook: wh})
+	if err != nil {
+		return jobError(err)
+	}
+	c.Status(fiber.StatusAccepted)
+	return c.JSON(fiber.Map{"id": rec.ID, "status": rec.Status, "progress_percent": rec.ProgressPercent(),
+		"document_count": rec.DocumentCount, "status_url": "/jobs/" + rec.ID, "durable": rec.Durable})
+}
+
+// jobError is the answer to a Manager's error.
+func jobError(err error) error {
+	var b *jobs.Bound
+	switch {
+	case errors.As(err, &b):
+		code := CodeTooLarge
+		switch b.Status {
+		case fiber.StatusTooManyRequests:
+			code = CodeRateLimited
+		case fiber.StatusServiceUnavailable:
+			code = CodeServiceBusy
+		case fiber.StatusUnprocessableEntity:
+			code = CodeValidation
+		}
+		return &apiError{Status: b.Status, Code: code, Outcome: OutcomeFailed, Message: b.Message, retryAfter: b.RetryAfter}
+	case errors.Is(err, jobs.ErrNotFound):
+		return &apiError{Status: fiber.StatusNotFound, Code: codeNotFound, Outcome: OutcomeFailed, Message: "No such job"}
+	case errors.Is(err, jobs.ErrNotFinished):
+		return &apiError{Status: fiber.StatusConflict, Code: CodeBadRequest, Outcome: OutcomeFailed,
+			Message: "The job's results are served once it is done or failed"}
+	}
+	return &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeServiceBusy, Outcome: OutcomeFailed,
+		Message: "The job store did not answer; retry later", retryAfter: time.Second}
+}
+
+// jobJSON is a job as GET /jobs/{id} answers it: OpenMed's record, and spans and documents
+// once it has finished.
+func (s *server) jobJSON(ctx context.Context, rec *jobs.Record, details bool) (fiber.Map, error) {
+	out := fiber.Map{"id": rec.ID, "status": rec.Status, "progress_percent": rec.ProgressPercent(),
+		"document_count": rec.DocumentCount, "processed_count": rec.ProcessedCount, "failed_count": rec.FailedCount,
+		"label_histogram": rec.LabelHistogram, "created_at": rec.CreatedAt, "updated_at": rec.UpdatedAt,
+		"completed_at": rec.CompletedAt, "error": rec.Error, "webhook_delivery": rec.WebhookDelivery,
+		"durable": rec.Durable, "status_url": "/jobs/" + rec.ID, "results_url": "/jobs/" + rec.ID + "/results"}
+	if details {
+		spans, docs := []jobs.Span{}, []jobs.DocumentInfo{}
+		if rec.Status == jobs.Done || rec.Status == jobs.Failed {
+			var err error
+			if spans, docs, err = s.opts.Jobs.Manager.Details(ctx, rec); err != nil {
+				return nil, err
+			}
+		}
+		out["spans"], out["documents"] = spans, docs
+	}
+	return out, nil
+}
+
+func (s *server) jobGet(c *fiber.Ctx) error {
+	rec, err := s.opts.Jobs.Manager.Get(c.UserContext(), tenantOf(c), c.Params("id"))
+	if err != nil {
+		return jobError(err)
+	}
+	out, err := s.jobJSON(c.UserContext(), rec, true)
+	if err != nil {
+		return jobError(err)
+	}
+	return c.JSON(out)
+}
+
+func (s *server) jobCancel(c *fiber.Ctx) error {
+	rec, err := s.opts.Jobs.Manager.Cancel(c.UserContext(), tenantOf(c), c.Params("id"))
+	if err != nil {
+		return jobError(err)
+	}
+	out, _ := s.jobJSON(c.UserContext(), rec, false)
+	return c.JSON(out)
+}
+
+// jobList is GET /jobs: the caller's own jobs, newest first, without spans.
+func (s *server) jobList(c *fiber.Ctx) error {
+	recs, err := s.opts.Jobs.Manager.List(c.UserContext(), tenantOf(c))
+	if err != nil {
+		return jobError(err)
+	}
+	slices.SortFunc(recs, func(a, b *jobs.Record) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	out := make([]fiber.Map, len(recs))
+	for i, r := range recs {
+		out[i], _ = s.jobJSON(c.UserContext(), r, false)
+	}
+	return c.JSON(fiber.Map{"jobs": out})
+}
+
+// jobResults is GET /jobs/{id}/results?offset=&limit=: one NDJSON line per document, in
+// submission order; X-Next-Offset names the next page's offset while there is one.
+func (s *server) jobResults(c *fiber.Ctx) error {
+	from, err1 := strconv.Atoi(c.Query("offset", "0"))
+	limit, err2 := strconv.Atoi(c.Query("limit", "100"))
+	if err1 != nil || err2 != nil || from < 0 || limit < 1 || limit > maxResultsLimit {
+		return validationError(FieldError{Field: "query", Type: "value_error",
+			Message: fmt.Sprintf("Value error, offset must be a whole number from 0 and limit from 1 to %d", maxResultsLimit)})
+	}
+	page, next, err := s.opts.Jobs.Manager.Results(c.UserContext(), tenantOf(c), c.Params("id"), from, limit)
+	if err != nil {
+		return jobError(err)
+	}
+	if next >= 0 {
+		c.Set("X-Next-Offset", strconv.Itoa(next))
+	}
+	c.Set(fiber.HeaderContentType, "application/x-ndjson")
+	w := bufio.NewWriter(c.Response().BodyWriter())
+	enc := json.NewEncoder(w)
+	for i := range page {
+		if err := enc.Encode(&page[i]); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+// jobProcessor de-identifies one job document as /pii/deidentify would, admitted by the PII
+// endpoint's gate in the bulk class and batched in it: refused or failed model work is
+// retried later by the queue; a document the options reject fails at once.
+func (s *server) jobProcessor(j *Jobs) jobs.Processor {
+	return func(ctx context.Context, _ string, options json.RawMessage, doc jobs.Document) (jobs.Outcome, error) {
+		var req deidentifyRequest
+		if err := json.Unmarshal(options, &req); err != nil {
+			return jobs.Outcome{}, jobs.Permanent(err)
+		}
+		req.Text = &doc.Text
+		if doc.SubjectID != "" {
+			req.SubjectID = &doc.SubjectID
+		}
+		plan, aerr := s.parseDeidentify(&req, &j.PII, nil)
+		if aerr != nil {
+			return jobs.Outcome{}, jobs.Permanent(aerr)
+		}
+		if _, ok := j.PII.Gate.Admit(admission.Bulk); !ok {
+			return jobs.Outcome{}, errors.New("handlers: the bulk class is shed")
+		}
+		ents, _, err := plan.ex.Extract(ctx, admission.Bulk, plan.text, plan.opts)
+		if err != nil {
+			return jobs.Outcome{}, err
+		}
+		if plan.sweep {
+			ents, _ = entities.SafetySweep(plan.text, ents, s.piiDefaults.SmartMerge)
+		}
+		res := j.Redactor.Apply(plan.text, ents, plan.deid)
+		kept := make([]entities.Entity, len(res.Redactions))
+		for i, red := range res.Redactions {
+			kept[i] = entities.Entity{Label: red.Label, Start: red.Start, End: red.End, Score: red.Score}
+		}
+		points := entities.CodePointSpans(plan.text, kept)
+		spans := make([]jobs.Span, len(res.Redactions))
+		for i, red := range res.Redactions {
+			spans[i] = jobs.Span{Start: points[i].Start, End: points[i].End, Label: red.Label,
+				TextHash: jobs.Hash(plan.text[red.Start:red.End]), Confidence: red.Score}
+		}
+		return jobs.Outcome{Text: res.Text, Spans: spans}, nil
+	}
+}

@@ -1,0 +1,72 @@
+package jobs
+
+import (
+	"time"
+
+	"github.com/sluice-serving/sluice/settings"
+)
+
+// Config is the jobs' settings: the key that makes them durable, their bounds, and workers.
+type Config struct {
+	// Enabled serves /jobs (and runs NATS for them).
+	Enabled bool `env:"JOBS" envDefault:"true"`
+	// KeyFile holds the 32-byte AES-256-GCM key job text is sealed with at rest (raw, or 64
+	// hexadecimal characters). Unset: jobs live in memory only and do not survive a restart.
+	KeyFile string `env:"JOBS_KEY_FILE"`
+	// MaxDocuments and MaxBytes bound one job (its texts' bytes); past them, 413.
+	MaxDocuments int   `env:"JOBS_MAX_DOCUMENTS" envDefault:"10000"`
+	MaxBytes     int64 `env:"JOBS_MAX_BYTES" envDefault:"67108864"`
+	// MaxPerTenant bounds a tenant's jobs not yet finished; past it, 429.
+	MaxPerTenant int `env:"JOBS_MAX_PER_TENANT" envDefault:"8"`
+	// MaxQueuedDocuments bounds the documents waiting in the work queue, every job's, fleet
+	// wide; a job that would pass it is refused 503.
+	MaxQueuedDocuments int `env:"JOBS_MAX_QUEUED_DOCUMENTS" envDefault:"200000"`
+	// Workers is how many documents this process works on at once.
+	Workers int `env:"JOBS_WORKERS" envDefault:"2"`
+	// AckWait is how long a document's message waits, after its worker last said it is alive,
+	// before it goes to another worker.
+	AckWait time.Duration `env:"JOBS_ACK_WAIT_MS" envDefault:"30000" unit:"ms"`
+	// MaxAttempts is how many times a document is tried before it counts as failed.
+	MaxAttempts int `env:"JOBS_MAX_ATTEMPTS" envDefault:"5"`
+	// Retention is how long a job's record, documents and results are kept after their last
+	// write.
+	Retention time.Duration `env:"JOBS_RETENTION_S" envDefault:"86400" unit:"s"`
+	// WebhookAllowPrivate lets a webhook reach loopback, link-local and private addresses
+	// (tests, a receiver beside the server); off, they are refused.
+	WebhookAllowPrivate bool `env:"JOBS_WEBHOOK_ALLOW_PRIVATE" envDefault:"false"`
+	// WebhookTimeout bounds one delivery attempt.
+	WebhookTimeout time.Duration `env:"JOBS_WEBHOOK_TIMEOUT_MS" envDefault:"10000" unit:"ms"`
+}
+
+// Validate reports every field out of range: one *settings.Problem per field.
+func (c Config) Validate() error {
+	check := settings.For("jobs")
+	if c.MaxDocuments < 1 || c.MaxDocuments > 1_000_000 {
+		check.Addf("MaxDocuments", "must be between 1 and 1000000, got %d", c.MaxDocuments)
+	}
+	if c.MaxBytes < 1 || c.MaxBytes > 1<<34 {
+		check.Addf("MaxBytes", "must be between 1 and 16 GiB, got %d", c.MaxBytes)
+	}
+	if c.MaxPerTenant < 1 || c.MaxPerTenant > 10_000 {
+		check.Addf("MaxPerTenant", "must be between 1 and 10000, got %d", c.MaxPerTenant)
+	}
+	if c.MaxQueuedDocuments < c.MaxDocuments || c.MaxQueuedDocuments > 100_000_000 {
+		check.Addf("MaxQueuedDocuments", "must be between MaxDocuments (%d) and 100000000, got %d", c.MaxDocuments, c.MaxQueuedDocuments)
+	}
+	if c.Workers < 1 || c.Workers > 256 {
+		check.Addf("Workers", "must be between 1 and 256, got %d", c.Workers)
+	}
+	if c.AckWait < time.Second || c.AckWait > time.Hour {
+		check.Addf("AckWait", "must be between a second and an hour, got %s", c.AckWait)
+	}
+	if c.MaxAttempts < 1 || c.MaxAttempts > 100 {
+		check.Addf("MaxAttempts", "must be between 1 and 100, got %d", c.MaxAttempts)
+	}
+	if c.Retention < time.Minute || c.Retention > 365*24*time.Hour {
+		check.Addf("Retention", "must be between a minute and a year, got %s", c.Retention)
+	}
+	if c.WebhookTimeout <= 0 || c.WebhookTimeout > 5*time.Minute {
+		check.Addf("WebhookTimeout", "must be positive and at most 5 minutes, got %s", c.WebhookTimeout)
+	}
+	return check.Err()
+}

@@ -1,0 +1,294 @@
+package jobs
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/natsbox"
+	"github.com/sluice-serving/sluice/natsbox/natstest"
+)
+
+func testConfig(t *testing.T, key bool) Config {
+	cfg := Config{Enabled: true, MaxDocuments: 100, MaxBytes: 1 << 20, MaxPerTenant: 2, MaxQueuedDocuments: 1000,
+		Workers: 2, AckWait: 2 * time.Second, MaxAttempts: 3, Retention: time.Hour, WebhookAllowPrivate: true,
+		WebhookTimeout: 5 * time.Second}
+	if key {
+		cfg.KeyFile = filepath.Join(t.TempDir(), "key")
+		if err := os.WriteFile(cfg.KeyFile, []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cfg
+}
+
+func openBox(t *testing.T) *natsbox.Box {
+	box, _ := openBoxIn(t)
+	return box
+}
+
+func openBoxIn(t *testing.T) (*natsbox.Box, string) {
+	dir := t.TempDir()
+	box, err := natsbox.Open(context.Background(), natsbox.Config{DataDir: dir, Replicas: 1, Replica: "t"}, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(box.Close)
+	return box, dir
+}
+
+// upper is a stand-in processor: it "redacts" every word that starts with a capital.
+func upper(calls *sync.Map) Processor {
+	return func(_ context.Context, _ string, _ json.RawMessage, d Document) (Outcome, error) {
+		if calls != nil {
+			v, _ := calls.LoadOrStore(d.ID, new(atomic.Int32))
+			v.(*atomic.Int32).Add(1)
+		}
+		if strings.Contains(d.Text, "fail") {
+			return Outcome{}, Permanent(errors.New("bad document"))
+		}
+		var spans []Span
+		words := strings.Fields(d.Text)
+		for i, w := range words {
+			if w[0] >= 'A' && w[0] <= 'Z' {
+				spans = append(spans, Span{Start: i, End: i + 1, Label: "NAME", TextHash: Hash(w), Confidence: 0.9})
+				words[i] = "[NAME]"
+			}
+		}
+		return Outcome{Text: strings.Join(words, " "), Spans: spans}, nil
+	}
+}
+
+func open(t *testing.T, box *natsbox.Box, cfg Config, p Processor) *Manager {
+	m, err := Open(context.Background(), box, cfg, clock.Real(), slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p != nil {
+		if err := m.Start(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+func waitStatus(t *testing.T, m *Manager, tenant, id string, want Status) *Record {
+	var rec *Record
+	natstest.WaitFor(t, 30*time.Second, "the job to be "+string(want), func() bool {
+		var err error
+		rec, err = m.Get(context.Background(), tenant, id)
+		return err == nil && rec.Status == want
+	})
+	return rec
+}
+
+// TestJobsTwoReplicasEncryptedAtRest: two managers share one queue; every document has one
+// result; nothing at rest holds a document's text.
+func TestJobsTwoReplicasEncryptedAtRest(t *testing.T) {
+	box, dir := openBoxIn(t)
+	cfg := testConfig(t, true)
+	var calls sync.Map
+	a := open(t, box, cfg, upper(&calls))
+	open(t, box, cfg, upper(&calls))
+	docs := make([]Document, 30)
+	for i := range docs {
+		docs[i] = Document{ID: fmt.Sprintf("note-%d", i), Text: fmt.Sprintf("Patient Zanzibar%d seen today", i)}
+	}
+	docs[7].Text = "this one will fail"
+	rec, err := a.Create(context.Background(), "acme", Spec{Documents: docs, Options: json.RawMessage(`{"method":"mask"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Durable || rec.Status != Queued || rec.DocumentCount != 30 {
+		t.Fatalf("created %+v", rec)
+	}
+	rec = waitStatus(t, a, "acme", rec.ID, Done)
+	if rec.ProcessedCount != 29 || rec.FailedCount != 1 || rec.LabelHistogram["NAME"] != 2*29 || rec.ProgressPercent() != 100 {
+		t.Fatalf("finished %+v", rec)
+	}
+	res, next, err := a.Results(context.Background(), "acme", rec.ID, 0, 1000)
+	if err != nil || next != -1 || len(res) != 30 {
+		t.Fatalf("results: %d, next %d, %v", len(res), next, err)
+	}
+	for i, r := range res {
+		if r.Index != i || r.DocumentID != docs[i].ID || r.TextHash != Hash(docs[i].Text) {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+		if i != 7 && (strings.Contains(r.DeidentifiedText, "Zanzibar") || len(r.Spans) != 2 || r.Spans[0].DocumentID != docs[i].ID) {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+	}
+	page, next, err := a.Results(context.Background(), "acme", rec.ID, 10, 5)
+	if err != nil || len(page) != 5 || page[0].Index != 10 || next != 15 {
+		t.Fatalf("page: %d from %v, next %d, %v", len(page), page, next, err)
+	}
+	// At rest: the store's files hold no text of any document.
+	err = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), "Zanzibar") || strings.Contains(string(b), "note-3") {
+			t.Errorf("%s holds a document's text or id in the clear", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another tenant sees none of it.
+	if _, err := a.Get(context.Background(), "other", rec.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("another tenant's Get: %v", err)
+	}
+	if l, _ := a.List(context.Background(), "other"); len(l) != 0 {
+		t.Fatalf("another tenant lists %d jobs", len(l))
+	}
+	if l, _ := a.List(context.Background(), "acme"); len(l) != 1 {
+		t.Fatalf("the tenant lists %d jobs", len(l))
+	}
+}
+
+// TestJobsWithoutKeyLiveInMemory: no key, the API says the job is not durable, and no file of
+// the store holds its text.
+func TestJobsWithoutKeyLiveInMemory(t *testing.T) {
+	box := openBox(t)
+	m := open(t, box, testConfig(t, false), upper(nil))
+	rec, err := m.Create(context.Background(), "", Spec{Documents: []Document{{ID: "a", Text: "Hello Quetzalcoatl"}}})
+	if err != nil || rec.Durable {
+		t.Fatalf("%+v %v", rec, err)
+	}
+	waitStatus(t, m, "", rec.ID, Done)
+}
+
+// TestJobsBoundsAndCancel: too many documents or bytes is 413, too many unfinished jobs 429;
+// a cancelled job is cancelled and its documents are not processed.
+func TestJobsBoundsAndCancel(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	m := open(t, box, cfg, nil) // no workers: jobs stay queued
+	var b *Bound
+	if _, err := m.Create(context.Background(), "t", Spec{Documents: make([]Document, 101)}); !errors.As(err, &b) || b.Status != 413 {
+		t.Fatalf("101 documents: %v", err)
+	}
+	if _, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "x", Text: strings.Repeat("a", 1<<20+1)}}}); !errors.As(err, &b) || b.Status != 413 {
+		t.Fatalf("too many bytes: %v", err)
+	}
+	one := Spec{Documents: []Document{{ID: "x", Text: "Hello Quetzalcoatl"}}}
+	first, err := m.Create(context.Background(), "t", one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Create(context.Background(), "t", one); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Create(context.Background(), "t", one); !errors.As(err, &b) || b.Status != 429 || b.RetryAfter <= 0 {
+		t.Fatalf("a third job: %v", err)
+	}
+	if _, err := m.Cancel(context.Background(), "u", first.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("another tenant's cancel: %v", err)
+	}
+	rec, err := m.Cancel(context.Background(), "t", first.ID)
+	if err != nil || rec.Status != Cancelled {
+		t.Fatalf("cancel: %+v %v", rec, err)
+	}
+	if _, err := m.Create(context.Background(), "t", one); err != nil {
+		t.Fatalf("after a cancel, a place is free: %v", err)
+	}
+	var calls sync.Map
+	if err := m.Start(upper(&calls)); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := m.List(context.Background(), "t")
+	for _, r := range l {
+		if r.ID != first.ID {
+			waitStatus(t, m, "t", r.ID, Done)
+		}
+	}
+	if rec, _ := m.Get(context.Background(), "t", first.ID); rec.Status != Cancelled || rec.ProcessedCount != 0 {
+		t.Fatalf("the cancelled job: %+v", rec)
+	}
+}
+
+// verify is the receiver's own check of OpenMed's signature, written apart from Sign and
+// Canonical.
+func verify(r *http.Request, body []byte, secret string) bool {
+	sum := sha256.Sum256(body)
+	lines := []string{"OPENMED-HMAC-SHA256-V1", r.Method, r.URL.RequestURI(), r.Header.Get("X-OpenMed-Timestamp"),
+		r.Header.Get("X-OpenMed-Nonce"), "sha256:" + hex.EncodeToString(sum[:])}
+	mac := hmac.New(sha256.New, []byte(secret))
+	io.WriteString(mac, strings.Join(lines, "\n"))
+	want := "sha256=" + hex.EncodeToString(mac.Sum(nil))
+	return hmac.Equal([]byte(want), []byte(r.Header.Get("X-OpenMed-Signature")))
+}
+
+// TestJobsWebhookSignedRetriedOnce: the receiver fails the first attempt and accepts the
+// second; both are signed, with different nonces, and no document text is in the body.
+func TestJobsWebhookSignedRetriedOnce(t *testing.T) {
+	var mu sync.Mutex
+	var nonces []string
+	var bad atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !verify(r, body, "s3cret") || r.Header.Get("X-OpenMed-Event") != "job.done" || strings.Contains(string(body), "Quetzalcoatl") {
+			bad.Add(1)
+		}
+		mu.Lock()
+		nonces = append(nonces, r.Header.Get("X-OpenMed-Nonce"))
+		n := len(nonces)
+		mu.Unlock()
+		if n == 1 {
+			w.WriteHeader(500)
+			return
+		}
+		w.WriteHeader(204)
+	}))
+	defer srv.Close()
+	box := openBox(t)
+	m := open(t, box, testConfig(t, true), upper(nil))
+	rec, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "Hello Quetzalcoatl"}},
+		Webhook: &Webhook{URL: srv.URL + "/hook?x=1", Secret: "s3cret", MaxAttempts: 4, BackoffSeconds: 0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the webhook delivered", func() bool {
+		r, err := m.Get(context.Background(), "t", rec.ID)
+		return err == nil && r.WebhookDelivery != nil && r.WebhookDelivery.Status == "delivered"
+	})
+	r, _ := m.Get(context.Background(), "t", rec.ID)
+	mu.Lock()
+	defer mu.Unlock()
+	if bad.Load() != 0 || len(nonces) != 2 || nonces[0] == nonces[1] || r.WebhookDelivery.Attempts != 2 || r.WebhookDelivery.LastStatusCode != 204 {
+		t.Fatalf("bad %d, nonces %v, delivery %+v", bad.Load(), nonces, r.WebhookDelivery)
+	}
+}
+
+// TestJobsWebhookPrivateRefused: without the setting, a loopback webhook is refused up front.
+func TestJobsWebhookPrivateRefused(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.WebhookAllowPrivate = false
+	m := open(t, box, cfg, nil)
+	for _, u := range []string{"http://127.0.0.1:9/x", "http://169.254.169.254/", "http://10.0.0.1/", "ftp://example.com/"} {
+		var b *Bound
+		if _, err := m.Create(context.Background(), "t", Spec{Webhook: &Webhook{URL: u}}); !errors.As(err, &b) || b.Status != 422 {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}

@@ -1,0 +1,645 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/natsbox"
+)
+
+// The buckets and the stream, by storage: a key makes them files, no key keeps them in memory
+// (separate names, since JetStream cannot change a bucket's storage).
+type names struct{ records, docs, results, stream, subject string }
+
+var (
+	fileNames   = names{"SLUICE_JOBS", "SLUICE_JOBS_DOCS", "SLUICE_JOBS_RESULTS", "SLUICE_JOBS_WORK", "sluice.jobs.work"}
+	memoryNames = names{"SLUICE_JOBS_MEM", "SLUICE_JOBS_MEM_DOCS", "SLUICE_JOBS_MEM_RESULTS", "SLUICE_JOBS_MEM_WORK", "sluice.jobsmem.work"}
+)
+
+// consumerName is the work queue's one durable consumer, shared by every replica.
+const consumerName = "workers"
+
+// Manager creates, reads and cancels jobs, and works on any job's documents. It is safe for
+// concurrent use.
+type Manager struct {
+	cfg     Config
+	box     *natsbox.Box
+	js      jetstream.JetStream // the Manager's own, for its asynchronous publishes
+	clk     clock.Clock
+	log     *slog.Logger
+	seal    *sealer
+	n       names
+	records jetstream.KeyValue
+	docs    jetstream.KeyValue
+	results jetstream.KeyValue
+	stream  jetstream.Stream
+	cons    jetstream.Consumer
+	client  *http.Client
+
+	mu      sync.Mutex
+	stop    context.CancelFunc
+	iters   []jetstream.MessagesContext
+	workers sync.WaitGroup
+}
+
+// Open ensures the buckets, the work stream and its consumer. It reads the key once.
+func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, logger *slog.Logger) (*Manager, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var key []byte
+	if cfg.KeyFile != "" {
+		var err error
+		if key, err = ReadKey(cfg.KeyFile); err != nil {
+			return nil, err
+		}
+	}
+	s, err := newSealer(key)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{cfg: cfg, box: box, clk: clk, log: logger, seal: s, n: memoryNames}
+	m.client = webhookClient(cfg)
+	storage := jetstream.MemoryStorage
+	if s != nil {
+		storage, m.n = jetstream.FileStorage, fileNames
+	}
+	if m.js, err = jetstream.New(box.Conn(), jetstream.WithPublishAsyncMaxPending(4096)); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	bucket := func(name string) (jetstream.KeyValue, error) {
+		kv, err := m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
+			TTL: cfg.Retention, Storage: storage, Replicas: box.Replicas()})
+		if err != nil {
+			return nil, fmt.Errorf("jobs: bucket %s: %w", name, err)
+		}
+		return kv, nil
+	}
+	if m.records, err = bucket(m.n.records); err != nil {
+		return nil, err
+	}
+	if m.docs, err = bucket(m.n.docs); err != nil {
+		return nil, err
+	}
+	if m.results, err = bucket(m.n.results); err != nil {
+		return nil, err
+	}
+	if m.stream, err = m.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: m.n.stream,
+		Description: "Sluice's job documents waiting to be de-identified (keys only, no text)",
+		Subjects:    []string{m.n.subject + ".>"}, Retention: jetstream.WorkQueuePolicy, MaxAge: cfg.Retention,
+		Storage: storage, Replicas: box.Replicas()}); err != nil {
+		return nil, fmt.Errorf("jobs: stream %s: %w", m.n.stream, err)
+	}
+	if m.cons, err = m.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: consumerName,
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: cfg.AckWait, MaxDeliver: -1,
+		MaxAckPending: 65536}); err != nil {
+		return nil, fmt.Errorf("jobs: consumer: %w", err)
+	}
+	return m, nil
+}
+
+// Durable says whether jobs survive a restart (a key is configured).
+func (m *Manager) Durable() bool { return m.seal != nil }
+
+// tenantKey is a tenant as a token of a key: its hash, since a tenant's name may hold any
+// character.
+func tenantKey(tenant string) string {
+	h := sha256.Sum256([]byte(tenant))
+	return hex.EncodeToString(h[:12])
+}
+
+func recordKey(tenant, id string) string { return tenantKey(tenant) + "." + id }
+func docKey(id string, i int) string     { return id + "." + strconv.Itoa(i) }
+
+// validID: a job id is what newID makes, so that a path segment never becomes a key wildcard.
+func validID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(id)
+	return err == nil
+}
+
+func newID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Create stores a job and queues its documents. A job past a bound is a *Bound.
+func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record, error) {
+	if len(spec.Documents) > m.cfg.MaxDocuments {
+		return nil, &Bound{Status: http.StatusRequestEntityTooLarge,
+			Message: fmt.Sprintf("a job holds at most %d documents (SLUICE_JOBS_MAX_DOCUMENTS)", m.cfg.MaxDocuments)}
+	}
+	var size int64
+	for _, d := range spec.Documents {
+		size += int64(len(d.Text))
+	}
+	if size > m.cfg.MaxBytes {
+		return nil, &Bound{Status: http.StatusRequestEntityTooLarge,
+			Message: fmt.Sprintf("a job's texts hold at most %d bytes (SLUICE_JOBS_MAX_BYTES)", m.cfg.MaxBytes)}
+	}
+	if spec.Webhook != nil {
+		if err := m.CheckWebhookURL(ctx, spec.Webhook.URL); err != nil {
+			return nil, err
+		}
+	}
+	mine, err := m.List(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	active := 0
+	for _, r := range mine {
+		if !r.Status.Terminal() {
+			active++
+		}
+	}
+	if active >= m.cfg.MaxPerTenant {
+		return nil, &Bound{Status: http.StatusTooManyRequests, RetryAfter: 30 * time.Second,
+			Message: fmt.Sprintf("the tenant has %d unfinished jobs, the most it may have (SLUICE_JOBS_MAX_PER_TENANT)", active)}
+	}
+	info, err := m.stream.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	if int(info.State.Msgs)+len(spec.Documents) > m.cfg.MaxQueuedDocuments {
+		return nil, &Bound{Status: http.StatusServiceUnavailable, RetryAfter: 10 * time.Second,
+			Message: "the job queue is full (SLUICE_JOBS_MAX_QUEUED_DOCUMENTS); retry later"}
+	}
+	now := m.clk.Now().UTC()
+	rec := &Record{ID: newID(), Status: Queued, Durable: m.Durable(), DocumentCount: len(spec.Documents),
+		LabelHistogram: map[string]int{}, CreatedAt: now, UpdatedAt: now, Tenant: tenant, Options: spec.Options,
+		Webhook: spec.Webhook, Counted: make([]byte, (len(spec.Documents)+7)/8)}
+	if spec.Webhook != nil {
+		rec.WebhookDelivery = &Delivery{Status: "pending"}
+	}
+	if len(spec.Documents) == 0 {
+		rec.Status, rec.CompletedAt = Done, &now
+	}
+	if _, err := m.putRecord(ctx, rec, 0, true); err != nil {
+		return nil, err
+	}
+	// The documents, then their messages: a worker that takes a message finds its document.
+	futures := make([]jetstream.PubAckFuture, 0, 2*len(spec.Documents))
+	publish := func(subject string, data []byte, opts ...jetstream.PublishOpt) error {
+		f, err := m.js.PublishAsync(subject, data, opts...)
+		if err == nil {
+			futures = append(futures, f)
+		}
+		return err
+	}
+	wait := func() error {
+		for _, f := range futures {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return err
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		futures = futures[:0]
+		return nil
+	}
+	err = func() error {
+		for i, d := range spec.Documents {
+			k := docKey(rec.ID, i)
+			plain, _ := json.Marshal(d)
+			if err := publish("$KV."+m.n.docs+"."+k, m.seal.seal(k, plain)); err != nil {
+				return err
+			}
+		}
+		if err := wait(); err != nil {
+			return err
+		}
+		rk := recordKey(tenant, rec.ID)
+		for i := range spec.Documents {
+			msg, _ := json.Marshal(work{Record: rk, Job: rec.ID, Index: i})
+			if err := publish(m.n.subject+"."+rec.ID, msg, jetstream.WithMsgID(docKey(rec.ID, i))); err != nil {
+				return err
+			}
+		}
+		return wait()
+	}()
+	if err != nil {
+		m.log.Error("jobs: a job's documents were not all stored; it is failed", slog.String("job_id", rec.ID),
+			slog.String("error", err.Error()))
+		_ = m.finishEarly(context.Background(), tenant, rec.ID, Failed, "the job's documents could not be stored")
+		return nil, fmt.Errorf("jobs: storing the documents: %w", err)
+	}
+	return rec, nil
+}
+
+// work is a document's message: its job's record key, job and index. No text.
+type work struct {
+	Record string `json:"r"`
+	Job    string `json:"j"`
+	Index  int    `json:"i"`
+}
+
+// putRecord writes rec: created (create true), or updated from revision rev.
+func (m *Manager) putRecord(ctx context.Context, rec *Record, rev uint64, create bool) (uint64, error) {
+	rec.UpdatedAt = m.clk.Now().UTC()
+	k := recordKey(rec.Tenant, rec.ID)
+	plain, err := json.Marshal(rec)
+	if err != nil {
+		return 0, err
+	}
+	if create {
+		return m.records.Create(ctx, k, m.seal.seal(k, plain))
+	}
+	return m.records.Update(ctx, k, m.seal.seal(k, plain), rev)
+}
+
+// getRecord reads a record by its key, with its revision.
+func (m *Manager) getRecord(ctx context.Context, k string) (*Record, uint64, error) {
+	e, err := m.records.Get(ctx, k)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, ErrNotFound
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("jobs: %w", err)
+	}
+	plain, err := m.seal.open(k, e.Value())
+	if err != nil {
+		return nil, 0, err
+	}
+	var rec Record
+	if err := json.Unmarshal(plain, &rec); err != nil {
+		return nil, 0, fmt.Errorf("jobs: a stored record: %w", err)
+	}
+	return &rec, e.Revision(), nil
+}
+
+// change applies f to the record under k until its compare-and-set holds; f returns false to
+// leave the record as it is. It returns the record as last read or written.
+func (m *Manager) change(ctx context.Context, k string, f func(*Record) bool) (*Record, bool, error) {
+	for {
+		rec, rev, err := m.getRecord(ctx, k)
+		if err != nil {
+			return nil, false, err
+		}
+		if !f(rec) {
+			return rec, false, nil
+		}
+		if _, err := m.putRecord(ctx, rec, rev, false); err == nil {
+			return rec, true, nil
+		} else if !errors.Is(err, jetstream.ErrKeyExists) && !strings.Contains(err.Error(), "wrong last sequence") {
+			return nil, false, fmt.Errorf("jobs: %w", err)
+		}
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+	}
+}
+
+// Get is tenant's job id; another tenant's is ErrNotFound.
+func (m *Manager) Get(ctx context.Context, tenant, id string) (*Record, error) {
+	if !validID(id) {
+		return nil, ErrNotFound
+	}
+	rec, _, err := m.getRecord(ctx, recordKey(tenant, id))
+	return rec, err
+}
+
+// List is tenant's jobs, in no order.
+func (m *Manager) List(ctx context.Context, tenant string) ([]*Record, error) {
+	lister, err := m.records.ListKeysFiltered(ctx, tenantKey(tenant)+".*")
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	out := make([]*Record, 0, len(keys))
+	for _, k := range keys {
+		rec, _, err := m.getRecord(ctx, k)
+		if errors.Is(err, ErrNotFound) {
+			continue // expired meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// Cancel stops tenant's job id: its documents not yet taken are dropped. A finished job is
+// returned as it is.
+func (m *Manager) Cancel(ctx context.Context, tenant, id string) (*Record, error) {
+	if !validID(id) {
+		return nil, ErrNotFound
+	}
+	rec, changed, err := m.cancel(ctx, recordKey(tenant, id), Cancelled, "")
+	if err != nil || !changed {
+		return rec, err
+	}
+	if err := m.stream.Purge(ctx, jetstream.WithPurgeSubject(m.n.subject+"."+id)); err != nil {
+		m.log.Warn("jobs: a cancelled job's queued documents were not purged; workers skip them", slog.String("job_id", id))
+	}
+	m.dropDocs(ctx, rec)
+	return rec, nil
+}
+
+func (m *Manager) cancel(ctx context.Context, k string, to Status, why string) (*Record, bool, error) {
+	return m.change(ctx, k, func(r *Record) bool {
+		if r.Status.Terminal() {
+			return false
+		}
+		now := m.clk.Now().UTC()
+		r.Status, r.CompletedAt = to, &now
+		if why != "" {
+			r.Error = &why
+		}
+		return true
+	})
+}
+
+func (m *Manager) finishEarly(ctx context.Context, tenant, id string, to Status, why string) error {
+	_, _, err := m.cancel(ctx, recordKey(tenant, id), to, why)
+	return err
+}
+
+// dropDocs removes a job's texts that are still stored.
+func (m *Manager) dropDocs(ctx context.Context, rec *Record) {
+	for i := range rec.DocumentCount {
+		if !rec.counted(i) {
+			_ = m.docs.Purge(ctx, docKey(rec.ID, i))
+		}
+	}
+}
+
+// Results is a page of a finished job's results, documents from..from+limit-1 in submission
+// order; next is the first document after the page, or -1 at the end.
+func (m *Manager) Results(ctx context.Context, tenant, id string, from, limit int) ([]Result, int, error) {
+	rec, err := m.Get(ctx, tenant, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	if rec.Status != Done && rec.Status != Failed {
+		return nil, 0, ErrNotFinished
+	}
+	var out []Result
+	i := max(from, 0)
+	for ; i < rec.DocumentCount && len(out) < limit; i++ {
+		r, err := m.result(ctx, rec.ID, i)
+		if errors.Is(err, ErrNotFound) {
+			continue // expired, or never stored (a job failed while storing)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, *r)
+	}
+	if i >= rec.DocumentCount {
+		i = -1
+	}
+	return out, i, nil
+}
+
+func (m *Manager) result(ctx context.Context, id string, i int) (*Result, error) {
+	k := docKey(id, i)
+	e, err := m.results.Get(ctx, k)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	plain, err := m.seal.open(k, e.Value())
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(plain, &r); err != nil {
+		return nil, fmt.Errorf("jobs: a stored result: %w", err)
+	}
+	return &r, nil
+}
+
+// Details are a finished job's spans and documents (OpenMed's terminal record), read from its
+// results.
+func (m *Manager) Details(ctx context.Context, rec *Record) ([]Span, []DocumentInfo, error) {
+	spans, docs := []Span{}, []DocumentInfo{}
+	for i := range rec.DocumentCount {
+		r, err := m.result(ctx, rec.ID, i)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		spans = append(spans, r.Spans...)
+		docs = append(docs, DocumentInfo{ID: r.DocumentID, Length: r.Length, TextHash: r.TextHash})
+	}
+	return spans, docs, nil
+}
+
+// Start runs Config.Workers workers on the shared work queue, each de-identifying one
+// document at a time with p. Close stops them.
+func (m *Manager) Start(p Processor) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	m.stop = cancel
+	for range m.cfg.Workers {
+		it, err := m.cons.Messages(jetstream.PullMaxMessages(1))
+		if err != nil {
+			return fmt.Errorf("jobs: %w", err)
+		}
+		m.iters = append(m.iters, it)
+		m.workers.Add(1)
+		go func() {
+			defer m.workers.Done()
+			for {
+				msg, err := it.Next()
+				if err != nil {
+					if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
+						return
+					}
+					continue
+				}
+				m.handle(ctx, p, msg)
+			}
+		}()
+	}
+	return nil
+}
+
+// Close stops the workers (a document in progress is given back to the queue) and waits for
+// them and for the webhooks being delivered. Call it before the Box's Close.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	if m.stop != nil {
+		m.stop()
+	}
+	for _, it := range m.iters {
+		it.Stop()
+	}
+	m.iters = nil
+	m.mu.Unlock()
+	m.workers.Wait()
+}
+
+// handle works on one document's message: skip it when its job is gone or finished or the
+// document counted, else process it, store its result, count it, then acknowledge it.
+func (m *Manager) handle(ctx context.Context, p Processor, msg jetstream.Msg) {
+	var w work
+	if json.Unmarshal(msg.Data(), &w) != nil || !validID(w.Job) {
+		_ = msg.Term()
+		return
+	}
+	rec, err := m.markRunning(ctx, w.Record)
+	if errors.Is(err, ErrNotFound) || (err == nil && (rec.Status.Terminal() || w.Index >= rec.DocumentCount || rec.counted(w.Index))) {
+		_ = msg.Ack()
+		return
+	}
+	if err != nil {
+		_ = msg.NakWithDelay(time.Second)
+		return
+	}
+	k := docKey(w.Job, w.Index)
+	var doc Document
+	e, err := m.docs.Get(ctx, k)
+	if err == nil {
+		var plain []byte
+		if plain, err = m.seal.open(k, e.Value()); err == nil {
+			err = json.Unmarshal(plain, &doc)
+		}
+	}
+	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		_ = msg.NakWithDelay(time.Second)
+		return
+	}
+	var res Result
+	if err == nil {
+		out, perr := m.process(ctx, p, msg, rec, doc)
+		if perr != nil && ctx.Err() != nil {
+			_ = msg.Nak() // shutting down: another worker takes it now
+			return
+		}
+		attempts := uint64(0)
+		if md, err := msg.Metadata(); err == nil {
+			attempts = md.NumDelivered
+		}
+		var perm permanent
+		if perr != nil && !errors.As(perr, &perm) && attempts < uint64(m.cfg.MaxAttempts) {
+			_ = msg.NakWithDelay(time.Duration(attempts) * time.Second)
+			return
+		}
+		res = Result{Index: w.Index, DocumentID: doc.ID, Length: utf8.RuneCountInString(doc.Text), TextHash: Hash(doc.Text),
+			DeidentifiedText: out.Text, Spans: out.Spans}
+		if perr != nil {
+			res = Result{Index: w.Index, DocumentID: doc.ID, Length: res.Length, TextHash: res.TextHash, Spans: []Span{},
+				Error: "the document could not be de-identified"}
+		}
+		for i := range res.Spans {
+			res.Spans[i].DocumentID = doc.ID
+		}
+	} else { // its text is gone (retention): it fails
+		res = Result{Index: w.Index, Spans: []Span{}, Error: "the document's text is no longer stored"}
+	}
+	plain, _ := json.Marshal(res)
+	if _, err := m.results.Put(ctx, k, m.seal.seal(k, plain)); err != nil {
+		_ = msg.NakWithDelay(time.Second)
+		return
+	}
+	rec, finished, err := m.countDocument(ctx, w.Record, &res)
+	if err != nil {
+		_ = msg.NakWithDelay(time.Second)
+		return
+	}
+	_ = m.docs.Purge(ctx, k)
+	_ = msg.Ack()
+	if finished && rec.Webhook != nil {
+		m.workers.Add(1)
+		go func() {
+			defer m.workers.Done()
+			m.deliver(ctx, w.Record, rec)
+		}()
+	}
+}
+
+// process runs p on doc, telling the queue the message is in progress every AckWait/3.
+func (m *Manager) process(ctx context.Context, p Processor, msg jetstream.Msg, rec *Record, doc Document) (Outcome, error) {
+	beat := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			t := m.clk.NewTimer(m.cfg.AckWait / 3)
+			select {
+			case <-beat:
+				t.Stop()
+				return
+			case <-t.C():
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	defer func() { close(beat); wg.Wait() }()
+	return p(ctx, rec.Tenant, rec.Options, doc)
+}
+
+// markRunning moves a queued job to running.
+func (m *Manager) markRunning(ctx context.Context, k string) (*Record, error) {
+	rec, _, err := m.change(ctx, k, func(r *Record) bool {
+		if r.Status != Queued {
+			return false
+		}
+		r.Status = Running
+		return true
+	})
+	return rec, err
+}
+
+// countDocument counts a document's result into its job's record once; finished says this
+// count finished the job.
+func (m *Manager) countDocument(ctx context.Context, k string, res *Result) (*Record, bool, error) {
+	finished := false
+	rec, _, err := m.change(ctx, k, func(r *Record) bool {
+		if r.Status.Terminal() || res.Index >= r.DocumentCount || r.counted(res.Index) {
+			return false
+		}
+		r.count(res.Index)
+		if res.Error != "" {
+			r.FailedCount++
+		} else {
+			r.ProcessedCount++
+			for _, s := range res.Spans {
+				r.LabelHistogram[s.Label]++
+			}
+		}
+		finished = r.ProcessedCount+r.FailedCount == r.DocumentCount
+		if finished {
+			now := m.clk.Now().UTC()
+			r.CompletedAt, r.Status = &now, Done
+			if r.ProcessedCount == 0 {
+				r.Status = Failed
+				why := "no document could be de-identified"
+				r.Error = &why
+			}
+		}
+		return true
+	})
+	return rec, finished, err
+}

@@ -1,0 +1,159 @@
+package jobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Status is a job's state: Queued, then Running, then one of the terminal ones.
+type Status string
+
+const (
+	Queued    Status = "queued"
+	Running   Status = "running"
+	Done      Status = "done"
+	Failed    Status = "failed"
+	Cancelled Status = "cancelled"
+)
+
+// Terminal says whether no more work is done on a job in status s.
+func (s Status) Terminal() bool { return s == Done || s == Failed || s == Cancelled }
+
+// Document is one text of a job, as submitted.
+type Document struct {
+	ID        string `json:"id"`
+	Text      string `json:"text"`
+	SubjectID string `json:"subject_id,omitempty"`
+}
+
+// Webhook is where a finished job is announced, signed with Secret (OpenMed's names).
+type Webhook struct {
+	URL            string  `json:"url"`
+	Secret         string  `json:"secret,omitempty"`
+	MaxAttempts    int     `json:"max_attempts"`
+	BackoffSeconds float64 `json:"backoff_seconds"`
+}
+
+// Spec is a job to create: its documents, the de-identification options every document is
+// processed with (opaque here: the Processor reads them), and an optional webhook.
+type Spec struct {
+	Documents []Document
+	Options   json.RawMessage
+	Webhook   *Webhook
+}
+
+// Span is one redacted span, in code points of its document; TextHash is Hash of its text.
+type Span struct {
+	DocumentID string  `json:"document_id"`
+	Start      int     `json:"start"`
+	End        int     `json:"end"`
+	Label      string  `json:"label"`
+	TextHash   string  `json:"text_hash"`
+	Confidence float64 `json:"confidence"`
+}
+
+// DocumentInfo describes a processed document without its text.
+type DocumentInfo struct {
+	ID       string `json:"id"`
+	Length   int    `json:"length"`
+	TextHash string `json:"text_hash"`
+}
+
+// Outcome is what a Processor makes of one document.
+type Outcome struct {
+	Text  string // the de-identified text
+	Spans []Span // DocumentID is filled in by the Manager
+}
+
+// Processor de-identifies one document of a job of tenant with the job's options. An error
+// wrapped by Permanent is the document's own (it counts as failed at once); any other is
+// retried, up to Config.MaxAttempts deliveries.
+type Processor func(ctx context.Context, tenant string, options json.RawMessage, doc Document) (Outcome, error)
+
+type permanent struct{ error }
+
+func (p permanent) Unwrap() error { return p.error }
+
+// Permanent marks err as one that another attempt would repeat.
+func Permanent(err error) error { return permanent{err} }
+
+// Delivery is the webhook's delivery state (webhook_delivery).
+type Delivery struct {
+	Status         string     `json:"status"` // pending, delivered, failed
+	Attempts       int        `json:"attempts"`
+	LastStatusCode int        `json:"last_status_code,omitempty"`
+	DeliveredAt    *time.Time `json:"delivered_at,omitempty"`
+}
+
+// Record is a job as stored. Tenant, Options, Webhook and Counted are the Manager's own; the
+// API shows the rest.
+type Record struct {
+	ID              string         `json:"id"`
+	Status          Status         `json:"status"`
+	Durable         bool           `json:"durable"`
+	DocumentCount   int            `json:"document_count"`
+	ProcessedCount  int            `json:"processed_count"`
+	FailedCount     int            `json:"failed_count"`
+	LabelHistogram  map[string]int `json:"label_histogram"`
+	CreatedAt       time.Time      `json:"created_at"`
+	UpdatedAt       time.Time      `json:"updated_at"`
+	CompletedAt     *time.Time     `json:"completed_at,omitempty"`
+	Error           *string        `json:"error,omitempty"`
+	WebhookDelivery *Delivery      `json:"webhook_delivery,omitempty"`
+
+	Tenant  string          `json:"tenant"`
+	Options json.RawMessage `json:"options,omitempty"`
+	Webhook *Webhook        `json:"webhook,omitempty"`
+	// Counted has bit i set once document i is counted, so that a document processed twice
+	// is counted once.
+	Counted []byte `json:"counted"`
+}
+
+// ProgressPercent is the share of documents finished, processed or failed.
+func (r *Record) ProgressPercent() float64 {
+	if r.DocumentCount == 0 {
+		return 100
+	}
+	return float64(r.ProcessedCount+r.FailedCount) * 100 / float64(r.DocumentCount)
+}
+
+func (r *Record) counted(i int) bool { return r.Counted[i/8]&(1<<(i%8)) != 0 }
+func (r *Record) count(i int)        { r.Counted[i/8] |= 1 << (i % 8) }
+
+// Result is one document's outcome as stored and served by GET /jobs/{id}/results.
+type Result struct {
+	Index            int    `json:"index"`
+	DocumentID       string `json:"document_id"`
+	Length           int    `json:"length"`
+	TextHash         string `json:"text_hash"`
+	DeidentifiedText string `json:"deidentified_text"`
+	Spans            []Span `json:"spans"`
+	Error            string `json:"error,omitempty"`
+}
+
+// Hash is OpenMed's text hash: "sha256:" and the hexadecimal SHA-256 of s.
+func Hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// The errors Create, Get, Cancel and Results return, for the API to answer.
+var (
+	ErrNotFound = errors.New("jobs: no such job")
+	// ErrNotFinished: a job's results are served once it is done or failed.
+	ErrNotFinished = errors.New("jobs: the job has not finished")
+)
+
+// Bound is a job refused by one of Config's bounds: Status is the HTTP status it is answered
+// with (413, 429 or 503), RetryAfter when to try again (0 for 413).
+type Bound struct {
+	Status     int
+	RetryAfter time.Duration
+	Message    string
+}
+
+func (b *Bound) Error() string { return "jobs: " + b.Message }

@@ -1,0 +1,201 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Webhook bounds: attempts and the backoff's base, as a request may ask them.
+const (
+	DefaultAttempts = 3
+	MaxAttempts     = 10
+	DefaultBackoff  = 0.5
+	MaxBackoff      = 60.0
+)
+
+// SignatureVersion opens OpenMed's canonical string.
+const SignatureVersion = "OPENMED-HMAC-SHA256-V1"
+
+// Canonical is OpenMed's version-1 canonical string of a request: the method, the exact path
+// and query, the Unix timestamp, the nonce and the SHA-256 of the exact body, one a line.
+func Canonical(method, target string, timestamp int64, nonce string, body []byte) string {
+	h := sha256.Sum256(body)
+	return SignatureVersion + "\n" + method + "\n" + target + "\n" + strconv.FormatInt(timestamp, 10) + "\n" +
+		nonce + "\nsha256:" + hex.EncodeToString(h[:])
+}
+
+// Sign is the X-OpenMed-Signature of a canonical string under secret.
+func Sign(secret, canonical string) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(canonical))
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// errPrivate is a webhook address that the server may not reach.
+var errPrivate = errors.New("the webhook's address is loopback, link-local, private or unspecified (SLUICE_JOBS_WEBHOOK_ALLOW_PRIVATE)")
+
+func forbidden(a netip.Addr) bool {
+	a = a.Unmap()
+	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() ||
+		netip.MustParsePrefix("100.64.0.0/10").Contains(a) // carrier-grade NAT: not the public internet
+}
+
+// CheckWebhookURL refuses a webhook URL that is not http(s) with a host, or (unless
+// Config.WebhookAllowPrivate) whose host resolves to an address the server may not reach. The
+// check is made again when each attempt connects, so that a name resolved differently later
+// cannot reach one either.
+func (m *Manager) CheckWebhookURL(ctx context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
+		return &Bound{Status: http.StatusUnprocessableEntity, Message: "webhook.url must be an http or https URL with a host and no credentials"}
+	}
+	if m.cfg.WebhookAllowPrivate {
+		return nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
+	if err != nil {
+		return &Bound{Status: http.StatusUnprocessableEntity, Message: "webhook.url's host does not resolve"}
+	}
+	for _, a := range addrs {
+		if forbidden(a) {
+			return &Bound{Status: http.StatusUnprocessableEntity, Message: "webhook.url: " + errPrivate.Error()}
+		}
+	}
+	return nil
+}
+
+// webhookClient dials only the addresses CheckWebhookURL allows, and follows no redirect (a
+// redirect would be an unchecked second request).
+func webhookClient(cfg Config) *http.Client {
+	d := &net.Dialer{Timeout: cfg.WebhookTimeout}
+	if !cfg.WebhookAllowPrivate {
+		d.Control = func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || forbidden(ap.Addr()) {
+				return errPrivate
+			}
+			return nil
+		}
+	}
+	return &http.Client{
+		Timeout:       cfg.WebhookTimeout,
+		Transport:     &http.Transport{DialContext: d.DialContext, Proxy: nil, MaxIdleConns: 16},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// payload is the webhook's body, OpenMed's fields: counts, hashes and offsets, no text.
+func (m *Manager) payload(ctx context.Context, rec *Record) ([]byte, error) {
+	spans, docs, err := m.Details(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	var completed any
+	if rec.CompletedAt != nil {
+		completed = rec.CompletedAt.Format(time.RFC3339)
+	}
+	var why any
+	if rec.Error != nil {
+		why = *rec.Error
+	}
+	return json.Marshal(map[string]any{ // a map: its keys are written sorted, a canonical JSON
+		"event": "job." + string(rec.Status), "job_id": rec.ID, "status": rec.Status,
+		"progress_percent": rec.ProgressPercent(), "document_count": rec.DocumentCount,
+		"processed_count": rec.ProcessedCount, "failed_count": rec.FailedCount,
+		"label_histogram": rec.LabelHistogram, "spans": spans, "documents": docs,
+		"error": why, "completed_at": completed,
+	})
+}
+
+// deliver posts a finished job's webhook: attempts as asked, each signed with a fresh nonce
+// and timestamp, the waits between them drawn at random up to the base doubled per attempt
+// (full jitter), none after a 2xx. The outcome is kept in the record.
+func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
+	wh := rec.Webhook
+	body, err := m.payload(ctx, rec)
+	if err != nil {
+		return
+	}
+	u, err := url.Parse(wh.URL)
+	if err != nil {
+		return
+	}
+	target := u.EscapedPath()
+	if target == "" {
+		target = "/"
+	}
+	if u.RawQuery != "" {
+		target += "?" + u.RawQuery
+	}
+	attempts := wh.MaxAttempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	state := Delivery{Status: "failed"}
+	for i := range attempts {
+		if i > 0 {
+			ceiling := wh.BackoffSeconds * float64(int64(1)<<min(i-1, 20)) * float64(time.Second)
+			n, _ := rand.Int(rand.Reader, big.NewInt(int64(ceiling)+1))
+			t := m.clk.NewTimer(time.Duration(n.Int64()))
+			select {
+			case <-t.C():
+			case <-ctx.Done():
+				t.Stop()
+				return // shutting down: the record keeps "pending"
+			}
+		}
+		state.Attempts = i + 1
+		code, err := m.post(ctx, wh, target, string(rec.Status), body)
+		state.LastStatusCode = code
+		if err == nil && code >= 200 && code < 300 {
+			now := m.clk.Now().UTC()
+			state.Status, state.DeliveredAt = "delivered", &now
+			break
+		}
+	}
+	if _, _, err := m.change(context.WithoutCancel(ctx), k, func(r *Record) bool {
+		r.WebhookDelivery = &state
+		return true
+	}); err != nil {
+		m.log.Warn("jobs: the webhook's delivery state was not stored", slog.String("job_id", rec.ID))
+	}
+}
+
+func (m *Manager) post(ctx context.Context, wh *Webhook, target, status string, body []byte) (int, error) {
+	nonce := make([]byte, 16)
+	_, _ = rand.Read(nonce)
+	ts := m.clk.Now().Unix()
+	n := hex.EncodeToString(nonce)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, wh.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-OpenMed-Event", "job."+status)
+	req.Header.Set("X-OpenMed-Timestamp", strconv.FormatInt(ts, 10))
+	req.Header.Set("X-OpenMed-Nonce", n)
+	req.Header.Set("X-OpenMed-Signature", Sign(wh.Secret, Canonical(http.MethodPost, target, ts, n, body)))
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("jobs: webhook: %w", err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
