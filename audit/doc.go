@@ -30,11 +30,28 @@
 // (JetStream's PubAck comes later), then waits for its own acknowledgement without the lock.
 // Many requests' records are thus in flight at once, sharing the connection's writes and the
 // server's, and each request is answered only once its record is acknowledged: stored in the
-// file (embedded server) or by a quorum of copies (cluster). A publish that fails leaves the
-// chain head unknown: the next Append waits for the publishes in flight to settle and reads
-// the head back from the stream's leader (a resync), so that no record links to one that was
-// never stored. A record that failed while later ones were already in flight and stored is
-// then a break the verifier reports: a request answered 503, never one answered 200.
+// file (embedded server) or by a quorum of copies (cluster). Append returns within the
+// acknowledgement timeout, whatever its caller's context.
+//
+// # After a failure
+//
+// A publish that fails (or times out: its record may still be stored, later) leaves the chain
+// head unknown. One Append then resyncs, without the lock: it waits for the publishes in
+// flight to settle, reads the head back from the stream's leader and publishes its record
+// expecting that head to be the subject's last record, so that a record that lands late
+// makes this publish fail instead of forking the chain. While it runs, and for a second
+// after it fails, every other Append fails at once (ErrUnavailable): during an outage
+// requests are answered 503 promptly instead of queueing behind one another. Every record
+// also carries the message id <replica>-<seq>: a record whose place the stream holds already
+// is not stored twice, and its duplicate acknowledgement is a failure. A record that failed
+// while later ones were already in flight and stored is a break the verifier reports: a
+// request answered 503, never one answered 200.
+//
+// # Retention
+//
+// The stream's limits are the operator's: Open creates the stream with the configured ones
+// when it does not exist, and never changes an existing stream, only warns when its limits
+// differ from the configured ones (change them with the nats CLI).
 //
 // A restarted replica reads its chain's last record from the stream (Open) and goes on from
 // it: a killed process loses only records whose requests were not answered.

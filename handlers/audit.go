@@ -15,7 +15,8 @@ import (
 // AuditTrail is where the requests of the privacy gateway and the de-identification routes
 // leave their records, and where GET /privacy-gateway/audit reads them (package audit's Log).
 type AuditTrail interface {
-	// Append returns once the record is stored; an error means it may not be.
+	// Append returns once the record is stored, or within its own bound (the audit's
+	// acknowledgement timeout) with an error: the record may not be stored.
 	Append(ctx context.Context, r audit.Record) (audit.Record, error)
 	Read(ctx context.Context, q audit.Query) (audit.Page, error)
 }
@@ -33,7 +34,8 @@ func (s *server) keepRecord(x *exchange, rec audit.Record, status int) (audit.Re
 	}
 	x.kept = true
 	rec.RequestID, rec.Route, rec.Tenant, rec.HTTPStatus = x.id, x.route.Path, x.tenant, status
-	// Not the request's context: a client that leaves does not take its record with it.
+	// Not the request's context: a client that leaves does not take its record with it. The
+	// wait is bounded by Append itself (the audit's acknowledgement timeout).
 	kept, err := s.opts.Audit.Append(context.Background(), rec)
 	if err != nil {
 		s.opts.Logger.Error("audit: the request's record was not stored; it is answered 503", slog.String("request_id", x.id),

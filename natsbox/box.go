@@ -139,12 +139,18 @@ func (b *Box) Replicas() int {
 	return b.cfg.Replicas
 }
 
-// EnsureStream creates the stream cfg describes, or brings an existing one to it (its limits
-// may change between starts). Storage is always the file store, and Replicas is the Box's.
+// EnsureStream creates the stream cfg describes when there is none, and otherwise returns the
+// stream as it is: its settings (its retention limits above all) are the fleet's, set by the
+// replica that created it or by an operator since, and one replica started with other ones
+// must not impose them on every other's data. Storage is always the file store, and Replicas
+// is the Box's. The caller compares the stream's CachedInfo().Config with what it wanted.
 func (b *Box) EnsureStream(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
 	cfg.Storage = jetstream.FileStorage
 	cfg.Replicas = b.Replicas()
-	st, err := b.js.CreateOrUpdateStream(ctx, cfg)
+	st, err := b.js.CreateStream(ctx, cfg)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // it exists with other settings
+		st, err = b.js.Stream(ctx, cfg.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("natsbox: stream %q: %w", cfg.Name, err)
 	}
