@@ -27,6 +27,9 @@ type Query struct {
 	Limit int
 }
 
+// ValidReplica says whether name may name a replica, as a Query's Replica must.
+func ValidReplica(name string) bool { return natsbox.ValidReplica(name) }
+
 // MaxLimit is the most records one page may hold; MaxScan the most a page reads to find them.
 const (
 	MaxLimit = 1000

@@ -145,6 +145,10 @@ func (s *server) auditRead(c *fiber.Ctx) error {
 			*n.cursor = u
 		}
 	}
+	if r := c.Query("replica"); r != "" && !audit.ValidReplica(r) {
+		errs.add(&FieldError{Field: "query.replica", Type: "value_error",
+			Message: "Value error, a replica is named by 1 to 64 letters, digits, '-' and '_'"})
+	}
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}

@@ -115,9 +115,9 @@ func TestDeidentificationIsAudited(t *testing.T) {
 		pages[1].Chains[0].Replica != "test" || !pages[1].Chains[0].Verified {
 		t.Errorf("pages %+v", pages)
 	}
-	r := f.do(t, "GET", "/privacy-gateway/audit?from=yesterday&limit=0&cursor=x", "", "Authorization", "Bearer clinic-key")
+	r := f.do(t, "GET", "/privacy-gateway/audit?from=yesterday&limit=0&cursor=x&replica=a.b", "", "Authorization", "Bearer clinic-key")
 	if e := errorOf(t, r); r.status != 422 || !strings.Contains(r.raw, "query.from") || !strings.Contains(r.raw, "query.limit") ||
-		!strings.Contains(r.raw, "query.cursor") || e["code"] != CodeValidation {
+		!strings.Contains(r.raw, "query.cursor") || !strings.Contains(r.raw, "query.replica") || e["code"] != CodeValidation {
 		t.Errorf("bad parameters: %d %s", r.status, r.raw)
 	}
 }

@@ -31,6 +31,9 @@ type Config struct {
 // replicaName is what a replica may be called: one token of a NATS subject.
 var replicaName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
+// ValidReplica says whether name may name a replica (letters, digits, '-' and '_', 1 to 64).
+func ValidReplica(name string) bool { return replicaName.MatchString(name) }
+
 // ReplicaID is Replica, or the host name made a valid one.
 func (c Config) ReplicaID() string {
 	if c.Replica != "" {
