@@ -38,8 +38,10 @@ func (s *server) keepRecord(x *exchange, rec audit.Record, status int) (audit.Re
 	// wait is bounded by Append itself (the audit's acknowledgement timeout).
 	kept, err := s.opts.Audit.Append(context.Background(), rec)
 	if err != nil {
-		s.opts.Logger.Error("audit: the request's record was not stored; it is answered 503", slog.String("request_id", x.id),
-			slog.String("route", x.route.Path), slog.String("error_type", errorType(err)))
+		if skipped, ok := s.auditFailures.admit(s.opts.Clock.Now()); ok {
+			s.opts.Logger.Error("audit: the request's record was not stored; it is answered 503", slog.String("request_id", x.id),
+				slog.String("route", x.route.Path), slog.String("error_type", errorType(err)), slog.Uint64("failures_not_logged", skipped))
+		}
 		return rec, &apiError{Status: fiber.StatusServiceUnavailable, Code: codeAuditUnavailable, Outcome: OutcomeFailed,
 			Message: "The request's audit record could not be stored; retry later", retryAfter: time.Second}
 	}

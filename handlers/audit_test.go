@@ -148,4 +148,9 @@ func TestUnstoredRecordIsNotAnswered(t *testing.T) {
 	if r := f.do(t, "GET", "/privacy-gateway/audit", ""); r.status != 503 || errorOf(t, r)["code"] != codeAuditUnavailable {
 		t.Errorf("reading: %d %s", r.status, r.raw)
 	}
+	// Three records lost within one second of the fixture's clock: one line says so (the
+	// access log has every request).
+	if n := strings.Count(f.logs.String(), "record was not stored"); n != 1 {
+		t.Errorf("%d lines for three records not stored in one second, want 1", n)
+	}
 }

@@ -32,6 +32,9 @@ type server struct {
 	extractions coalesce.Group[extraction]
 	// refusalLogs samples refusal lines per route, when Options.RefusalLogsPerSecond bounds them.
 	refusalLogs map[string]*refusalSampler
+	// auditFailures samples the lines of records that could not be stored: during an outage
+	// every audited request fails, and the access log has each one already.
+	auditFailures *refusalSampler
 }
 
 // New checks opts and builds the fiber app with the probes, /metrics and every route.
@@ -39,7 +42,8 @@ func New(opts Options) (*fiber.App, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	s := &server{opts: opts, known: map[string]string{}, wires: map[string]wire{}, piiDefaults: entities.PIIOptions(), refusalLogs: map[string]*refusalSampler{}}
+	s := &server{opts: opts, known: map[string]string{}, wires: map[string]wire{}, piiDefaults: entities.PIIOptions(), refusalLogs: map[string]*refusalSampler{},
+		auditFailures: newRefusalSampler(1, opts.Clock.Now())}
 	s.refusalBufs.New = func() any { b := make([]byte, 0, 512); return &b }
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice",
