@@ -41,14 +41,7 @@ func scoreFinds(t *testing.T, cls *Classifier, path string, sweep bool) (table s
 		Spans []realTextSpan
 	}](t, path)
 	opts := entities.PIIOptions()
-	type tally struct{ tp, fp, fn int }
-	per := map[string]*tally{}
-	get := func(k string) *tally {
-		if per[k] == nil {
-			per[k] = &tally{}
-		}
-		return per[k]
-	}
+	board := scoreboard{}
 	var misses, wrong []string
 	for _, p := range passages {
 		ents, _, err := cls.Extract(t.Context(), admission.Interactive, p.Text, opts)
@@ -76,11 +69,11 @@ func scoreFinds(t *testing.T, cls *Classifier, path string, sweep bool) (table s
 			}
 			s := realTextSpan{Start: e.Start, End: e.End, Label: class}
 			if gold[s] {
-				get(class).tp++
+				board.get(class).tp++
 				delete(gold, s)
 				continue
 			}
-			get(class).fp++
+			board.get(class).fp++
 			source := "model"
 			if byRule[[2]int{e.Start, e.End}] {
 				source = "sweep"
@@ -88,38 +81,19 @@ func scoreFinds(t *testing.T, cls *Classifier, path string, sweep bool) (table s
 			wrong = append(wrong, fmt.Sprintf("%s %s %s=%q in %q", p.ID, source, class, p.Text[e.Start:e.End], p.Text[max(0, e.Start-30):min(len(p.Text), e.End+30)]))
 		}
 		for s := range gold {
-			get(s.Label).fn++
+			board.get(s.Label).fn++
 			misses = append(misses, fmt.Sprintf("%s %s=%q", p.ID, s.Label, p.Text[s.Start:s.End]))
 		}
 	}
-	classes := make([]string, 0, len(per))
-	var all tally
-	for k, v := range per {
-		classes = append(classes, k)
-		all.tp, all.fp, all.fn = all.tp+v.tp, all.fp+v.fp, all.fn+v.fn
-	}
-	sort.Strings(classes)
-	ratio := func(a, b int) string {
-		if b == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2f", float64(a)/float64(b))
-	}
+	table, all := board.table("class")
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d passages\n| class | gold | predicted | correct | precision | recall |\n|---|---|---|---|---|---|\n", filepath.Base(path), len(passages))
-	for _, k := range append(classes, "all") {
-		v := per[k]
-		if k == "all" {
-			v = &all
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s |\n", k, v.tp+v.fn, v.tp+v.fp, v.tp, ratio(v.tp, v.tp+v.fp), ratio(v.tp, v.tp+v.fn))
-	}
+	fmt.Fprintf(&b, "%s: %d passages\n%s", filepath.Base(path), len(passages), table)
 	if testing.Verbose() && os.Getenv("SLUICE_SHOW_ERRORS") != "" {
 		sort.Strings(misses)
 		sort.Strings(wrong)
 		fmt.Fprintf(&b, "missed:\n  %s\nwrong:\n  %s\n", strings.Join(misses, "\n  "), strings.Join(wrong, "\n  "))
 	}
-	return b.String(), float64(all.tp) / float64(max(1, all.tp+all.fp)), float64(all.tp) / float64(max(1, all.tp+all.fn))
+	return b.String(), all.precision(), all.recall()
 }
 
 // TestDeidentificationOnRealNotesWithNames scores de-identification on the real passages that
