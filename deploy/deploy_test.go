@@ -546,23 +546,8 @@ func loadManifests(t *testing.T) manifests {
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs := utilyaml.NewYAMLReader(bufio.NewReader(f))
-		for {
-			doc, err := docs.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			if isBlankYAML(doc) {
-				continue
-			}
-			obj, gvk, err := decoder.Decode(doc, nil, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			dup := func() { t.Fatalf("%s: a second %s; the checks expect one of each kind", file, gvk.Kind) }
+		decodeEach(t, decoder, file, f, func(obj runtime.Object, kind string) {
+			dup := func() { t.Fatalf("%s: a second %s; the checks expect one of each kind", file, kind) }
 			switch o := obj.(type) {
 			case *appsv1.Deployment:
 				if m.deployment != nil {
@@ -585,9 +570,9 @@ func loadManifests(t *testing.T) manifests {
 				}
 				m.hpa = o
 			default:
-				t.Fatalf("%s: %s is not checked by this package", file, gvk)
+				t.Fatalf("%s: %s is not checked by this package", file, kind)
 			}
-		}
+		})
 		f.Close()
 	}
 	if m.deployment == nil || m.service == nil || m.pdb == nil || m.hpa == nil {
@@ -607,6 +592,30 @@ func strictDecoder(t *testing.T) runtime.Decoder {
 		}
 	}
 	return serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer()
+}
+
+// decodeEach strictly decodes each document of one YAML file (blank ones skipped) and hands
+// it to use with its kind; any error fails the test, naming the file.
+func decodeEach(t *testing.T, decoder runtime.Decoder, file string, src io.Reader, use func(obj runtime.Object, kind string)) {
+	t.Helper()
+	docs := utilyaml.NewYAMLReader(bufio.NewReader(src))
+	for {
+		doc, err := docs.Read()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if isBlankYAML(doc) {
+			continue
+		}
+		obj, gvk, err := decoder.Decode(doc, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		use(obj, gvk.Kind)
+	}
 }
 
 // isBlankYAML reports a document with nothing but comments and whitespace, as a file that

@@ -1,11 +1,9 @@
 package deploy
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -25,8 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // stateDir holds the NATS and Redis of a fleet and the patch that points the Deployment at
@@ -220,23 +218,8 @@ func loadFleet(t *testing.T) *fleet {
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(src)))
-		for {
-			doc, err := docs.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			if isBlankYAML(doc) {
-				continue
-			}
-			obj, gvk, err := decoder.Decode(doc, nil, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			dup := func() { t.Fatalf("%s: a second %s; the checks expect one", file, gvk.Kind) }
+		decodeEach(t, decoder, file, bytes.NewReader(src), func(obj runtime.Object, kind string) {
+			dup := func() { t.Fatalf("%s: a second %s; the checks expect one", file, kind) }
 			switch o := obj.(type) {
 			case *appsv1.Deployment:
 				switch {
@@ -262,9 +245,9 @@ func loadFleet(t *testing.T) *fleet {
 			case *corev1.ConfigMap:
 				f.configMaps[o.Name] = o
 			default:
-				t.Fatalf("%s: %s is not checked by this package", file, gvk)
+				t.Fatalf("%s: %s is not checked by this package", file, kind)
 			}
-		}
+		})
 	}
 	if f.statefulSet == nil || f.redis == nil || f.pdb == nil || f.env == nil {
 		t.Fatalf("expected under %s a StatefulSet, a Redis Deployment, a PodDisruptionBudget and %s", stateDir, fleetEnvFile)
