@@ -24,6 +24,9 @@ type Box struct {
 	lock    *os.File       // the data directory's lock, held while ns runs
 	nc      *nats.Conn
 	js      jetstream.JetStream
+	// The replica name's claim on an external cluster (claim.go).
+	claimed              jetstream.KeyValue
+	stopClaim, claimDone chan struct{}
 }
 
 // startTimeout bounds how long the embedded server may take to accept connections.
@@ -60,6 +63,11 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Box, err err
 	}
 	if _, err := b.js.AccountInfo(ctx); err != nil {
 		return nil, fmt.Errorf("natsbox: JetStream does not answer: %w", err)
+	}
+	if !cfg.Embedded() {
+		if err := b.claim(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -160,6 +168,7 @@ func (b *Box) EnsureStream(ctx context.Context, cfg jetstream.StreamConfig) (jet
 // Close drains the connection (publishes in flight are sent and their acknowledgements
 // awaited) and stops the embedded server. It is safe to call more than once.
 func (b *Box) Close() {
+	b.release()
 	if b.nc != nil && !b.nc.IsClosed() {
 		closed := make(chan struct{})
 		b.nc.SetClosedHandler(func(*nats.Conn) { close(closed) })

@@ -106,6 +106,27 @@ func TestEmbeddedKeepsItsStreamAcrossRestarts(t *testing.T) {
 func TestExternalClusterReplicatesStreams(t *testing.T) {
 	ctx := context.Background()
 	urls, servers := natstest.Cluster(t, 3, 7122)
+	// A replica's name is one running process's: a second process under it is refused once
+	// the claim's time has run out; a name given back is free at once.
+	defer func(ttl time.Duration) { claimTTL = ttl }(claimTTL)
+	claimTTL = 2 * time.Second
+	first, err := Open(ctx, Config{URL: urls, Replicas: 3, Replica: "r0"}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Open(ctx, Config{URL: urls, Replicas: 3, Replica: "r0"}, quiet)
+	if err == nil {
+		second.Close()
+	}
+	if !errors.Is(err, ErrReplicaTaken) {
+		t.Fatalf("a second process named r0: %v", err)
+	}
+	first.Close()
+	again, err := Open(ctx, Config{URL: urls, Replicas: 3, Replica: "r0"}, quiet)
+	if err != nil {
+		t.Fatalf("r0 given back, taken again: %v", err)
+	}
+	again.Close()
 	b := open(t, Config{URL: urls, Replicas: 3, Replica: "r1"})
 	if b.Embedded() || b.Replicas() != 3 {
 		t.Fatalf("embedded %v, replicas %d", b.Embedded(), b.Replicas())
