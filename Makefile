@@ -11,7 +11,7 @@ JS_CLIENTS := cmd/serve/testdata/js/node_modules/.package-lock.json
 REDIS_SERVER := third_party/redis/redis-server
 export TEST_REDIS_SERVER ?= $(CURDIR)/$(REDIS_SERVER)
 
-.PHONY: serve test build ort redis vet staticcheck unit fuzz models bench overload generate-bench hol-bench fleet-bench
+.PHONY: serve test build ort redis vet staticcheck unit fuzz models bench overload generate-bench hol-bench fleet-bench jobs-bench
 
 # Fetched again when the script's pin changes (it keeps a copy that verifies).
 $(ORT_LIB): scripts/fetch-onnxruntime.sh
@@ -89,3 +89,8 @@ fleet-bench: $(ORT_LIB) $(REDIS_SERVER)
 ## hol-bench: short /analyze requests beside 100,000-character ones (not run by CI).
 hol-bench: $(ORT_LIB)
 	bash scripts/hol-bench.sh
+
+## jobs-bench: a job of JOBS_BENCH_DOCS notes (default 10,000) alone against /pii/deidentify's
+## capacity, beside interactive load at half capacity, and across a SIGKILL (not run by CI).
+jobs-bench: $(ORT_LIB)
+	SLUICE_JOBS_BENCH_DOCS=$${JOBS_BENCH_DOCS:-10000} $(GO) test -run '^TestJobsBench$$' -count=1 -v -timeout 30m ./cmd/serve/

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -273,4 +274,112 @@ func TestJobSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("%d results for %d documents (%d distinct)", len(res), len(docs), len(seen))
 	}
 	t.Logf("killed at %d of %d processed; all %d results present once after the restart", mid.ProcessedCount, len(docs), len(res))
+}
+
+// jobStandIns is what a finished job's result did to one document: each span's replacement by
+// "label|original", and the days its dates moved (0 without dates).
+type jobStandIns struct {
+	byOriginal map[string]string
+	shift      int
+}
+
+// standInsOf reads the replacements out of a result: the text between spans is kept as it
+// was, so the de-identified text is those pieces with the replacements between them.
+func standInsOf(t *testing.T, original, deidentified string, spans []jobSpan) jobStandIns {
+	t.Helper()
+	runes := []rune(original)
+	pattern, at := "(?s)^", 0
+	for _, s := range spans {
+		if s.Start < at || s.End > len(runes) {
+			t.Fatalf("spans out of order: %+v", spans)
+		}
+		pattern += regexp.QuoteMeta(string(runes[at:s.Start])) + "(.*?)"
+		at = s.End
+	}
+	m := regexp.MustCompile(pattern + regexp.QuoteMeta(string(runes[at:])) + "$").FindStringSubmatch(deidentified)
+	if m == nil {
+		t.Fatalf("the de-identified text does not keep the text between its %d spans", len(spans))
+	}
+	out := jobStandIns{byOriginal: map[string]string{}}
+	for i, s := range spans {
+		from := string(runes[s.Start:s.End])
+		out.byOriginal[s.Label+"|"+from] = m[i+1]
+		if s.Label != "date" {
+			continue
+		}
+		a, err1 := time.Parse("01/02/2006", from)
+		b, err2 := time.Parse("01/02/2006", m[i+1])
+		if err1 != nil || err2 != nil {
+			t.Fatalf("a date of %d characters became one of %d", len(from), len(m[i+1]))
+		}
+		days := int(b.Sub(a).Hours() / 24)
+		if days == 0 || out.shift != 0 && days != out.shift {
+			t.Fatalf("the dates of one document moved %d and %d days", out.shift, days)
+		}
+		out.shift = days
+	}
+	return out
+}
+
+type jobSpan struct {
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	Label string `json:"label"`
+}
+
+// TestTwoJobsOfOneSubject: two notes of one patient, each in its own job, get the same stand-ins
+// for the names the model finds in both and the same date shift; the same two notes without
+// subject_id, in the same two jobs, do not. The real binary, PII model and job queue.
+func TestTwoJobsOfOneSubject(t *testing.T) {
+	p := startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_REPLICA_ID=s1", "SLUICE_JOBS_KEY_FILE="+jobKey(t),
+		"SLUICE_DEID_HASH_KEY=a key of sixteen bytes")
+	c := openMedJobs{p.url}
+	one := "Patient Alan Brooks was seen on 03/14/2021. Follow-up with Dr. Smith on 04/02/2021."
+	two := "Maria Lopez called about Alan Brooks on 05/20/2021; his wife drove him."
+	run := func(note string) (subject, none jobStandIns) {
+		t.Helper()
+		created, _, err := c.CreateJob(omCreateJob{Method: "replace", Documents: []omDocument{
+			{ID: "with", Text: note, SubjectID: "mrn-0042"}, {ID: "without", Text: note}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitJob(t, c, created.ID, 60*time.Second, func(j omJob) bool { return j.Status == "done" })
+		resp, err := http.Get(p.url + "/jobs/" + created.ID + "/results")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("results: %v %v", resp, err)
+		}
+		defer resp.Body.Close()
+		var got []jobStandIns
+		for dec := json.NewDecoder(resp.Body); dec.More(); {
+			var l struct {
+				DeidentifiedText string    `json:"deidentified_text"`
+				Spans            []jobSpan `json:"spans"`
+			}
+			if err := dec.Decode(&l); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, standInsOf(t, note, l.DeidentifiedText, l.Spans))
+		}
+		if len(got) != 2 {
+			t.Fatalf("%d results", len(got))
+		}
+		return got[0], got[1]
+	}
+	x, xNone := run(one)
+	y, yNone := run(two)
+	shared := 0
+	for k, v := range x.byOriginal {
+		if w, ok := y.byOriginal[k]; ok && !strings.HasPrefix(k, "date|") {
+			shared++
+			if v != w {
+				t.Errorf("%s: one stand-in in one job, another in the other", k)
+			}
+		}
+	}
+	if shared < 2 || x.shift == 0 || x.shift != y.shift {
+		t.Fatalf("the model found %d names in both notes; the dates moved %d and %d days", shared, x.shift, y.shift)
+	}
+	if xNone.byOriginal["first_name|Alan"] == yNone.byOriginal["first_name|Alan"] && xNone.shift == yNone.shift {
+		t.Fatalf("without a subject the two jobs agree")
+	}
 }
