@@ -13,7 +13,8 @@ type Document struct {
 // or nothing, then another line break): notes pasted one after another, or sent one after
 // another in a stream, are read each on its own, so that a note gives the same spans alone
 // as after others. Every token falls in exactly one document; a text without a blank line is
-// one document; one without tokens has none. offsets are the tokens' byte offsets in text, in order, as Tokens holds them.
+// one document; one without tokens has none. offsets are the tokens' byte offsets in text, in
+// order, as Tokens holds them.
 func Documents(text string, offsets [][2]int) []Document {
 	var docs []Document
 	start, first := 0, 0
@@ -26,24 +27,35 @@ func Documents(text string, offsets [][2]int) []Document {
 		first = last
 	}
 	for i := 0; i < len(text); i++ {
-		if text[i] != '\n' {
-			continue
-		}
-		j := i + 1
-		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
-			j++
-		}
-		if j < len(text) && text[j] == '\n' {
-			for j < len(text) && (text[j] == '\n' || text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
-				j++
-			}
+		if end, ok := BlankLine(text, i); ok {
 			closeAt(i)
-			start, i = j, j-1
+			start, i = end, end-1
 		}
 	}
 	closeAt(len(text))
 	// A document of blanks (or of nothing, before a leading blank line) holds no tokens.
 	return slices.DeleteFunc(docs, func(d Document) bool { return d.First == d.Last })
+}
+
+// BlankLine says whether a blank line begins at text[i] (a line break, spaces or tabs or
+// nothing, another line break), and where the blanks after it end: where a document, if any,
+// begins. It is the one reading of a document's end, for Documents and for the streams that
+// cut their windows where a document begins.
+func BlankLine(text string, i int) (end int, ok bool) {
+	if i < 0 || i >= len(text) || text[i] != '\n' {
+		return 0, false
+	}
+	j := i + 1
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
+		j++
+	}
+	if j >= len(text) || text[j] != '\n' {
+		return 0, false
+	}
+	for j < len(text) && (text[j] == '\n' || text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
+		j++
+	}
+	return j, true
 }
 
 // Tokens is the part of toks that lies in d, with offsets counted from d.Start, as

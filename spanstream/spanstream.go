@@ -301,23 +301,14 @@ func wordStart(text string, start, cut int) int {
 func lastDocumentStart(text string, lo, hi int) int {
 	found := -1
 	for i := max(lo, 0); i < hi; i++ {
-		if text[i] != '\n' {
+		end, ok := entities.BlankLine(text[:hi], i)
+		if !ok {
 			continue
 		}
-		j := i + 1
-		for j < hi && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
-			j++
+		if end > lo && (end == len(text) || !isBlank(text[end])) {
+			found = end
 		}
-		if j >= hi || text[j] != '\n' {
-			continue
-		}
-		for j < hi && (text[j] == '\n' || text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
-			j++
-		}
-		if j > lo && j <= hi && (j == len(text) || !isBlank(text[j])) {
-			found = j
-		}
-		i = j - 1
+		i = end - 1
 	}
 	return found
 }
