@@ -27,7 +27,9 @@ var ErrReplicaTaken = errors.New("natsbox: another running process uses this SLU
 // claim takes the replica's name in the cluster, waiting out a claim left by a process that
 // stopped, and keeps it until stop is closed.
 func (b *Box) claim(ctx context.Context) error {
-	kv, err := b.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: claimBucket, TTL: claimTTL, Replicas: b.cfg.Replicas,
+	// Read once: the renewing goroutine outlives this call, and a test may reset the variable.
+	ttl := claimTTL
+	kv, err := b.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: claimBucket, TTL: ttl, Replicas: b.cfg.Replicas,
 		Description: "the replica names of running Sluice processes"})
 	if err != nil {
 		return fmt.Errorf("natsbox: the replica claims: %w", err)
@@ -35,7 +37,7 @@ func (b *Box) claim(ctx context.Context) error {
 	nonce := make([]byte, 16)
 	_, _ = rand.Read(nonce)
 	mine := []byte(hex.EncodeToString(nonce))
-	deadline := time.Now().Add(claimTTL + time.Second)
+	deadline := time.Now().Add(ttl + time.Second)
 	for {
 		_, err := kv.Create(ctx, b.replica, mine)
 		if err == nil {
@@ -58,14 +60,14 @@ func (b *Box) claim(ctx context.Context) error {
 	b.claimDone = make(chan struct{})
 	go func() {
 		defer close(b.claimDone)
-		tick := time.NewTicker(claimTTL / 3)
+		tick := time.NewTicker(ttl / 3)
 		defer tick.Stop()
 		for {
 			select {
 			case <-b.stopClaim:
 				return
 			case <-tick.C:
-				pctx, cancel := context.WithTimeout(context.Background(), claimTTL/3)
+				pctx, cancel := context.WithTimeout(context.Background(), ttl/3)
 				_, _ = kv.Put(pctx, b.replica, mine)
 				cancel()
 			}
