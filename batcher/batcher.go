@@ -48,6 +48,9 @@ type Batcher[In, Out any] struct {
 	closing bool                                    // guarded by mu: no new requests; drain what is queued
 	aborted bool                                    // guarded by mu: queued requests were failed; stop at once
 	series  int                                     // guarded by mu: open Series, which a drain waits for
+	// lastInteractive is when the last interactive request arrived: bulk batches yield
+	// (Config.BulkYieldSize) for BulkYieldWindow after it.
+	lastInteractive time.Time // guarded by mu
 
 	wake     chan struct{}        // buffer 1: "the queue or the state changed, look again"
 	finished chan *batch[In, Out] // buffer Workers: a worker is free again
@@ -256,6 +259,9 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 		return nil, ErrQueueFull
 	}
 	r.enqueued = b.clk.Now()
+	if p == admission.Interactive {
+		b.lastInteractive = r.enqueued
+	}
 	b.qs[p].push(r)
 	b.waitingBy[p].Add(1)
 	b.seqWaiting.Add(int64(cost.Sequences))
@@ -457,7 +463,11 @@ func (b *Batcher[In, Out]) nextLocked(now time.Time, pick *admission.Picker, buf
 		if b.qs[p].len() == 0 || (admission.Priority(p) == admission.Bulk && !bulkOK) {
 			continue
 		}
-		drafts[p] = b.qs[p].draft(b.lim, bufs[p])
+		lim := b.lim
+		if admission.Priority(p) == admission.Bulk && b.interactiveAboutLocked(now) {
+			lim = lim.yielding(b.cfg.BulkYieldSize)
+		}
+		drafts[p] = b.qs[p].draft(lim, bufs[p])
 		bufs[p] = drafts[p].members[:0]
 		reasons[p], ready[p] = b.readyLocked(drafts[p], now)
 		some = some || ready[p]
@@ -467,6 +477,11 @@ func (b *Batcher[In, Out]) nextLocked(now time.Time, pick *admission.Picker, buf
 	}
 	p := pick.Next(ready)
 	return drafts[p], reasons[p], true
+}
+
+// interactiveAboutLocked says whether an interactive request arrived within BulkYieldWindow.
+func (b *Batcher[In, Out]) interactiveAboutLocked(now time.Time) bool {
+	return !b.lastInteractive.IsZero() && now.Sub(b.lastInteractive) < b.cfg.BulkYieldWindow
 }
 
 // expireLocked fails every request that has waited MaxQueueWait with ErrExpired. Each class's

@@ -32,6 +32,12 @@ type Config struct {
 	// Below Workers, it keeps workers free for interactive requests, so a bulk flood costs an
 	// interactive request at most the time to form its batch, not the end of a bulk batch.
 	MaxBulkWorkers int `env:"BATCH_MAX_BULK_WORKERS" envDefault:"0"`
+	// BulkYieldSize caps a bulk batch's sequences while interactive requests are about (one
+	// arrived within BulkYieldWindow): a batch, once running, cannot be interrupted, so an
+	// interactive request that arrives behind a bulk batch waits at most a batch of this size.
+	// With no interactive traffic, bulk batches fill to MaxBatchSize. 0 turns the cap off.
+	BulkYieldSize   int           `env:"BATCH_BULK_YIELD_SIZE" envDefault:"4"`
+	BulkYieldWindow time.Duration `env:"BATCH_BULK_YIELD_WINDOW_MS" envDefault:"1000" unit:"ms"`
 }
 
 // GPULimits are the batch limits that replace Config's MaxBatchSize and MaxPaddedTokens where
@@ -75,6 +81,12 @@ func (c Config) Validate() error {
 	admission.CheckWeights(&check, c.Weights)
 	if c.MaxBulkWorkers < 0 || (c.Workers >= 1 && c.MaxBulkWorkers > c.Workers) {
 		bad("MaxBulkWorkers", "must be between 0 (no cap) and Workers %d, got %d", c.Workers, c.MaxBulkWorkers)
+	}
+	if c.BulkYieldSize < 0 || c.BulkYieldSize > max(c.MaxBatchSize, 1) {
+		bad("BulkYieldSize", "must be between 0 (no cap) and MaxBatchSize %d, got %d", c.MaxBatchSize, c.BulkYieldSize)
+	}
+	if c.BulkYieldWindow < 0 {
+		bad("BulkYieldWindow", "must not be negative, got %s", c.BulkYieldWindow)
 	}
 	return check.Err()
 }

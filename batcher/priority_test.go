@@ -417,3 +417,55 @@ func TestLoadMeasuresWorkInSequences(t *testing.T) {
 	recv(t, r.calls, "second batch").reply <- nil
 	waitFor(t, func() bool { return b.Load().WorkDone == 5 && b.Load().Work == 0 })
 }
+
+// TestBulkYieldsWhileInteractiveIsAbout: bulk batches fill to MaxBatchSize with no interactive
+// traffic, hold at most BulkYieldSize for BulkYieldWindow after an interactive request
+// arrives, and fill again once the window has passed.
+func TestBulkYieldsWhileInteractiveIsAbout(t *testing.T) {
+	r := newHeldRunner()
+	cfg := baseConfig()
+	cfg.MaxBatchSize, cfg.MaxWait = 8, 0
+	cfg.BulkYieldSize, cfg.BulkYieldWindow = 2, time.Second
+	b, fake := newTestBatcher(t, cfg, r, nil)
+	var res []<-chan outcome
+	bulk := func(from, n int) {
+		for i := range n {
+			res = append(res, submitAsyncP(b, t.Context(), admission.Bulk, from+i, one(8)))
+		}
+	}
+	bulk(100, 6)
+	b.Start(t.Context())
+	call := recv(t, r.calls, "bulk before any interactive")
+	wantBatch(t, call.batch, []int{100, 101, 102, 103, 104, 105})
+	inter := submitAsyncP(b, t.Context(), admission.Interactive, 1, one(8))
+	bulk(200, 5)
+	call.reply <- nil
+	call = recv(t, r.calls, "interactive batch")
+	wantBatch(t, call.batch, []int{1})
+	call.reply <- nil
+	wantServed(t, recv(t, inter, "interactive result"), 1)
+	for _, want := range [][]int{{200, 201}, {202, 203}, {204}} {
+		call = recv(t, r.calls, "bulk batch beside interactive traffic")
+		wantBatch(t, call.batch, want)
+		if want[0] == 204 {
+			bulk(300, 5) // queued behind the running batch
+			fake.Advance(time.Second)
+		}
+		call.reply <- nil
+	}
+	call = recv(t, r.calls, "bulk batch after the window")
+	wantBatch(t, call.batch, []int{300, 301, 302, 303, 304})
+	call.reply <- nil
+	for _, ch := range res {
+		if o := recv(t, ch, "bulk result"); o.err != nil {
+			t.Fatal(o.err)
+		}
+	}
+
+	bad := baseConfig()
+	bad.BulkYieldSize, bad.BulkYieldWindow = 5, -time.Second // MaxBatchSize is 4
+	err := bad.Validate()
+	if err == nil || !strings.Contains(err.Error(), "BulkYieldSize") || !strings.Contains(err.Error(), "BulkYieldWindow") {
+		t.Fatalf("bad yield settings: err = %v", err)
+	}
+}

@@ -129,6 +129,17 @@ func newLimits(c Config) limits {
 	return limits{maxSeqs: c.MaxBatchSize, maxPadded: c.MaxPaddedTokens, maxExamined: 4*c.MaxBatchSize + 16}
 }
 
+// yielding is l for a bulk batch while interactive requests are about: at most seqs sequences,
+// and the padded tokens in proportion.
+func (l limits) yielding(seqs int) limits {
+	if seqs <= 0 || seqs >= l.maxSeqs {
+		return l
+	}
+	l.maxPadded = max(1, l.maxPadded*seqs/l.maxSeqs)
+	l.maxSeqs = seqs
+	return l
+}
+
 // draft is a batch the queue proposes but has not yet given up.
 type draft[In, Out any] struct {
 	members []*request[In, Out]
