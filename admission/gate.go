@@ -83,6 +83,9 @@ type Gate struct {
 	drain  drainRate
 	// book holds the retry reservations; nil when Config.RetryReserve is 0.
 	book *book
+	// lastInteractive is when an interactive request last came to the door (Unix ns; 0:
+	// never), for the work that yields to it (Yield).
+	lastInteractive atomic.Int64
 }
 
 // NewGate checks cfg and builds the Gate of the endpoint queue (the metrics label "queue"),
@@ -158,6 +161,9 @@ func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
 		p = Interactive
 	}
 	now := g.clk.Now()
+	if p == Interactive {
+		g.lastInteractive.Store(now.UnixNano())
+	}
 	l := g.src.Load()
 	depth := l.Depth()
 	g.drain.observe(now, g.done(l), depth > 0)
@@ -197,6 +203,17 @@ func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
 	}
 	g.admitted()
 	return Refusal{}, true
+}
+
+// InteractiveWithin says whether an interactive request came to the door within window before
+// now, and if so until when that holds.
+func (g *Gate) InteractiveWithin(now time.Time, window time.Duration) (bool, time.Time) {
+	last := g.lastInteractive.Load()
+	if last == 0 {
+		return false, time.Time{}
+	}
+	until := time.Unix(0, last).Add(window)
+	return now.Before(until), until
 }
 
 // done is the Queue's cumulative completions in the unit its drain rate is measured in.
