@@ -92,5 +92,10 @@ hol-bench: $(ORT_LIB)
 
 ## jobs-bench: a job of JOBS_BENCH_DOCS notes (default 10,000) alone against /pii/deidentify's
 ## capacity, beside interactive load at half capacity, and across a SIGKILL (not run by CI).
+## JOBS_BENCH_ROUNDS alternates (a) that many times (default 2). JOBS_BENCH_SERVER_CPUS=0 pins
+## the server to CPU 0 and runs the test, its load generator, on CPU 1 (taskset); unset, both
+## share every core.
 jobs-bench: $(ORT_LIB)
-	SLUICE_JOBS_BENCH_DOCS=$${JOBS_BENCH_DOCS:-10000} $(GO) test -run '^TestJobsBench$$' -count=1 -v -timeout 30m ./cmd/serve/
+	SLUICE_JOBS_BENCH_DOCS=$${JOBS_BENCH_DOCS:-10000} SLUICE_JOBS_BENCH_ROUNDS=$${JOBS_BENCH_ROUNDS:-2} \
+		SLUICE_JOBS_BENCH_SERVER_CPUS=$${JOBS_BENCH_SERVER_CPUS:-} \
+		$${JOBS_BENCH_SERVER_CPUS:+taskset -c 1} $(GO) test -run '^TestJobsBench$$' -count=1 -v -timeout 30m ./cmd/serve/

@@ -25,6 +25,8 @@ type Jobs struct {
 	Manager  *jobs.Manager
 	PII      Endpoint
 	Redactor *deid.Redactor
+	// Yield, when set, paces the documents behind PII's interactive traffic.
+	Yield *admission.Yield
 }
 
 // jobRoute is the route a /jobs path is authorized as: its id made "{id}", so that a
@@ -165,7 +167,8 @@ func (s *server) jobCreate(c *fiber.Ctx) error {
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}
-	rec, err := j.Manager.Create(c.UserContext(), tenantOf(c), jobs.Spec{Documents: out, Options: options, Webhook: wh})
+	rec, err := j.Manager.Create(c.UserContext(), tenantOf(c), jobs.Spec{Documents: out, Options: options,
+		Payer: s.jobPayerOf(c), Webhook: wh})
 	if err != nil {
 		return jobError(err)
 	}
@@ -286,9 +289,9 @@ func (s *server) jobResults(c *fiber.Ctx) error {
 // endpoint's gate in the bulk class and batched in it: refused or failed model work is
 // retried later by the queue; a document the options reject fails at once.
 func (s *server) jobProcessor(j *Jobs) jobs.Processor {
-	return func(ctx context.Context, _ string, options json.RawMessage, doc jobs.Document) (jobs.Outcome, error) {
+	return func(ctx context.Context, job *jobs.Record, doc jobs.Document) (jobs.Outcome, error) {
 		var req deidentifyRequest
-		if err := json.Unmarshal(options, &req); err != nil {
+		if err := json.Unmarshal(job.Options, &req); err != nil {
 			return jobs.Outcome{}, jobs.Permanent(err)
 		}
 		req.Text = &doc.Text
@@ -298,6 +301,19 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 		plan, aerr := s.parseDeidentify(&req, &j.PII, nil)
 		if aerr != nil {
 			return jobs.Outcome{}, jobs.Permanent(aerr)
+		}
+		tokens := textCost([]byte(doc.Text))
+		charge, err := s.payFor(ctx, job.Payer, tokens)
+		if err != nil {
+			return jobs.Outcome{}, err
+		}
+		defer charge.Done(tokens)
+		if j.Yield != nil {
+			end, err := j.Yield.Acquire(ctx)
+			if err != nil {
+				return jobs.Outcome{}, err
+			}
+			defer end()
 		}
 		if _, ok := j.PII.Gate.Admit(admission.Bulk); !ok {
 			return jobs.Outcome{}, errors.New("handlers: the bulk class is shed")
@@ -321,5 +337,56 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 				TextHash: jobs.Hash(plan.text[red.Start:red.End]), Confidence: red.Score}
 		}
 		return jobs.Outcome{Text: res.Text, Spans: spans}, nil
+	}
+}
+
+// jobPayer is who a job's documents are charged to: the budget its submitting request was
+// charged to, under the same key, so that a tenant's job and its interactive requests draw on
+// one budget.
+type jobPayer struct {
+	Key    string           `json:"key"`
+	Tenant string           `json:"tenant"`
+	Budget admission.Budget `json:"budget"`
+}
+
+// jobPayerOf is the payer of a job c submits; nil when its caller's budget is unlimited.
+func (s *server) jobPayerOf(c *fiber.Ctx) json.RawMessage {
+	if cb := s.opts.Budgets; cb == nil || cb.Budgets == nil {
+		return nil
+	}
+	tenant, budget, own := s.budgetOf(c)
+	if !budget.Limited() {
+		return nil
+	}
+	raw, _ := json.Marshal(jobPayer{Key: s.keyOf(c, tenant, own), Tenant: tenant, Budget: budget})
+	return raw
+}
+
+// payFor charges a job document of tokens to its payer, waiting as long as the budget says
+// (a job has no client to answer 429 to); a document larger than the whole budget fails.
+func (s *server) payFor(ctx context.Context, payer json.RawMessage, tokens float64) (admission.Charge, error) {
+	cb := s.opts.Budgets
+	if len(payer) == 0 || cb == nil || cb.Budgets == nil {
+		return admission.Charge{}, nil
+	}
+	var p jobPayer
+	if err := json.Unmarshal(payer, &p); err != nil {
+		return admission.Charge{}, jobs.Permanent(err)
+	}
+	for {
+		ch, ref, err := cb.Budgets.Admit(ctx, p.Key, p.Tenant, p.Budget, tokens)
+		if err != nil || ref == nil {
+			return ch, err
+		}
+		if ref.Reason == admission.BudgetTooLarge {
+			return ch, jobs.Permanent(errors.New("handlers: the document is larger than its tenant's token budget holds"))
+		}
+		t := s.opts.Clock.NewTimer(max(ref.RetryAfter, 10*time.Millisecond))
+		select {
+		case <-t.C():
+		case <-ctx.Done():
+			t.Stop()
+			return admission.Charge{}, ctx.Err()
+		}
 	}
 }

@@ -21,11 +21,18 @@ type Config struct {
 	// MaxQueuedDocuments bounds the documents waiting in the work queue, every job's, fleet
 	// wide; a job that would pass it is refused 503.
 	MaxQueuedDocuments int `env:"JOBS_MAX_QUEUED_DOCUMENTS" envDefault:"200000"`
-	// Workers is how many documents this process works on at once.
+	// Workers is how many batches of documents this process works on at once, and Batch the
+	// most documents in one: a worker's documents reach the batcher together, and their counts
+	// reach their job's record in one write.
 	Workers int `env:"JOBS_WORKERS" envDefault:"2"`
+	Batch   int `env:"JOBS_BATCH" envDefault:"32"`
+	// YieldDocuments is how many documents run at once, in this process, while interactive
+	// requests are about (one came to the PII routes within YieldWindow); 0: no pacing.
+	YieldDocuments int           `env:"JOBS_YIELD_DOCUMENTS" envDefault:"1"`
+	YieldWindow    time.Duration `env:"JOBS_YIELD_WINDOW_MS" envDefault:"1000" unit:"ms"`
 	// AckWait is how long a document's message waits, after its worker last said it is alive,
 	// before it goes to another worker.
-	AckWait time.Duration `env:"JOBS_ACK_WAIT_MS" envDefault:"30000" unit:"ms"`
+	AckWait time.Duration `env:"JOBS_ACK_WAIT_MS" envDefault:"10000" unit:"ms"`
 	// MaxAttempts is how many times a document is tried before it counts as failed.
 	MaxAttempts int `env:"JOBS_MAX_ATTEMPTS" envDefault:"5"`
 	// Retention is how long a job's record, documents and results are kept after their last
@@ -55,6 +62,15 @@ func (c Config) Validate() error {
 	}
 	if c.Workers < 1 || c.Workers > 256 {
 		check.Addf("Workers", "must be between 1 and 256, got %d", c.Workers)
+	}
+	if c.Batch < 1 || c.Batch > 1024 {
+		check.Addf("Batch", "must be between 1 and 1024, got %d", c.Batch)
+	}
+	if c.YieldDocuments < 0 || c.YieldDocuments > 1024 {
+		check.Addf("YieldDocuments", "must be between 0 (no pacing) and 1024, got %d", c.YieldDocuments)
+	}
+	if c.YieldWindow < 0 || c.YieldWindow > time.Hour {
+		check.Addf("YieldWindow", "must be between 0 and an hour, got %s", c.YieldWindow)
 	}
 	if c.AckWait < time.Second || c.AckWait > time.Hour {
 		check.Addf("AckWait", "must be between a second and an hour, got %s", c.AckWait)

@@ -20,6 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/natsbox/natstest"
@@ -27,7 +30,7 @@ import (
 
 func testConfig(t *testing.T, key bool) Config {
 	cfg := Config{Enabled: true, MaxDocuments: 100, MaxBytes: 1 << 20, MaxPerTenant: 2, MaxQueuedDocuments: 1000,
-		Workers: 2, AckWait: 2 * time.Second, MaxAttempts: 3, Retention: time.Hour, WebhookAllowPrivate: true,
+		Workers: 2, Batch: 4, AckWait: 2 * time.Second, MaxAttempts: 3, Retention: time.Hour, WebhookAllowPrivate: true,
 		WebhookTimeout: 5 * time.Second}
 	if key {
 		cfg.KeyFile = filepath.Join(t.TempDir(), "key")
@@ -55,7 +58,7 @@ func openBoxIn(t *testing.T) (*natsbox.Box, string) {
 
 // upper is a stand-in processor: it "redacts" every word that starts with a capital.
 func upper(calls *sync.Map) Processor {
-	return func(_ context.Context, _ string, _ json.RawMessage, d Document) (Outcome, error) {
+	return func(_ context.Context, _ *Record, d Document) (Outcome, error) {
 		if calls != nil {
 			v, _ := calls.LoadOrStore(d.ID, new(atomic.Int32))
 			v.(*atomic.Int32).Add(1)
@@ -76,7 +79,11 @@ func upper(calls *sync.Map) Processor {
 }
 
 func open(t *testing.T, box *natsbox.Box, cfg Config, p Processor) *Manager {
-	m, err := Open(context.Background(), box, cfg, clock.Real(), slog.Default())
+	return openWith(t, box, cfg, p, nil)
+}
+
+func openWith(t *testing.T, box *natsbox.Box, cfg Config, p Processor, met *Metrics) *Manager {
+	m, err := Open(context.Background(), box, cfg, clock.Real(), met, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +112,9 @@ func TestJobsTwoReplicasEncryptedAtRest(t *testing.T) {
 	box, dir := openBoxIn(t)
 	cfg := testConfig(t, true)
 	var calls sync.Map
-	a := open(t, box, cfg, upper(&calls))
-	open(t, box, cfg, upper(&calls))
+	metA, metB := NewMetrics(prometheus.NewRegistry()), NewMetrics(prometheus.NewRegistry())
+	a := openWith(t, box, cfg, upper(&calls), metA)
+	openWith(t, box, cfg, upper(&calls), metB)
 	docs := make([]Document, 30)
 	for i := range docs {
 		docs[i] = Document{ID: fmt.Sprintf("note-%d", i), Text: fmt.Sprintf("Patient Zanzibar%d seen today", i)}
@@ -122,6 +130,16 @@ func TestJobsTwoReplicasEncryptedAtRest(t *testing.T) {
 	rec = waitStatus(t, a, "acme", rec.ID, Done)
 	if rec.ProcessedCount != 29 || rec.FailedCount != 1 || rec.LabelHistogram["NAME"] != 2*29 || rec.ProgressPercent() != 100 {
 		t.Fatalf("finished %+v", rec)
+	}
+	both := func(f func(*Metrics) float64) float64 { return f(metA) + f(metB) }
+	docsOf := func(outcome string) float64 {
+		return both(func(m *Metrics) float64 { return testutil.ToFloat64(m.documents.WithLabelValues(outcome)) })
+	}
+	jobsOf := func(status string) float64 {
+		return both(func(m *Metrics) float64 { return testutil.ToFloat64(m.jobs.WithLabelValues(status)) })
+	}
+	if docsOf("processed") != 29 || docsOf("failed") != 1 || jobsOf("created") != 1 || jobsOf("done") != 1 {
+		t.Fatalf("metrics: processed %v, failed %v, created %v, done %v", docsOf("processed"), docsOf("failed"), jobsOf("created"), jobsOf("done"))
 	}
 	res, next, err := a.Results(context.Background(), "acme", rec.ID, 0, 1000)
 	if err != nil || next != -1 || len(res) != 30 {

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sluice-serving/sluice/clock"
@@ -24,11 +24,11 @@ import (
 
 // The buckets and the stream, by storage: a key makes them files, no key keeps them in memory
 // (separate names, since JetStream cannot change a bucket's storage).
-type names struct{ records, docs, results, stream, subject string }
+type names struct{ records, results, stream, subject string }
 
 var (
-	fileNames   = names{"SLUICE_JOBS", "SLUICE_JOBS_DOCS", "SLUICE_JOBS_RESULTS", "SLUICE_JOBS_WORK", "sluice.jobs.work"}
-	memoryNames = names{"SLUICE_JOBS_MEM", "SLUICE_JOBS_MEM_DOCS", "SLUICE_JOBS_MEM_RESULTS", "SLUICE_JOBS_MEM_WORK", "sluice.jobsmem.work"}
+	fileNames   = names{"SLUICE_JOBS", "SLUICE_JOBS_RESULTS", "SLUICE_JOBS_QUEUE", "sluice.jobs.queue"}
+	memoryNames = names{"SLUICE_JOBS_MEM", "SLUICE_JOBS_MEM_RESULTS", "SLUICE_JOBS_MEM_QUEUE", "sluice.jobsmem.queue"}
 )
 
 // consumerName is the work queue's one durable consumer, shared by every replica.
@@ -41,11 +41,11 @@ type Manager struct {
 	box     *natsbox.Box
 	js      jetstream.JetStream // the Manager's own, for its asynchronous publishes
 	clk     clock.Clock
+	met     *Metrics
 	log     *slog.Logger
 	seal    *sealer
 	n       names
 	records jetstream.KeyValue
-	docs    jetstream.KeyValue
 	results jetstream.KeyValue
 	stream  jetstream.Stream
 	cons    jetstream.Consumer
@@ -58,7 +58,7 @@ type Manager struct {
 }
 
 // Open ensures the buckets, the work stream and its consumer. It reads the key once.
-func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, logger *slog.Logger) (*Manager, error) {
+func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, met *Metrics, logger *slog.Logger) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, lo
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, box: box, clk: clk, log: logger, seal: s, n: memoryNames}
+	m := &Manager{cfg: cfg, box: box, clk: clk, met: met, log: logger, seal: s, n: memoryNames}
 	m.client = webhookClient(cfg)
 	storage := jetstream.MemoryStorage
 	if s != nil {
@@ -93,14 +93,11 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, lo
 	if m.records, err = bucket(m.n.records); err != nil {
 		return nil, err
 	}
-	if m.docs, err = bucket(m.n.docs); err != nil {
-		return nil, err
-	}
 	if m.results, err = bucket(m.n.results); err != nil {
 		return nil, err
 	}
 	if m.stream, err = m.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: m.n.stream,
-		Description: "Sluice's job documents waiting to be de-identified (keys only, no text)",
+		Description: "Sluice's job documents waiting to be de-identified (sealed when durable)",
 		Subjects:    []string{m.n.subject + ".>"}, Retention: jetstream.WorkQueuePolicy, MaxAge: cfg.Retention,
 		Storage: storage, Replicas: box.Replicas()}); err != nil {
 		return nil, fmt.Errorf("jobs: stream %s: %w", m.n.stream, err)
@@ -184,7 +181,7 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	}
 	now := m.clk.Now().UTC()
 	rec := &Record{ID: newID(), Status: Queued, Durable: m.Durable(), DocumentCount: len(spec.Documents),
-		LabelHistogram: map[string]int{}, CreatedAt: now, UpdatedAt: now, Tenant: tenant, Options: spec.Options,
+		LabelHistogram: map[string]int{}, CreatedAt: now, UpdatedAt: now, Tenant: tenant, Options: spec.Options, Payer: spec.Payer,
 		Webhook: spec.Webhook, Counted: make([]byte, (len(spec.Documents)+7)/8)}
 	if spec.Webhook != nil {
 		rec.WebhookDelivery = &Delivery{Status: "pending"}
@@ -195,16 +192,25 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	if _, err := m.putRecord(ctx, rec, 0, true); err != nil {
 		return nil, err
 	}
-	// The documents, then their messages: a worker that takes a message finds its document.
-	futures := make([]jetstream.PubAckFuture, 0, 2*len(spec.Documents))
-	publish := func(subject string, data []byte, opts ...jetstream.PublishOpt) error {
-		f, err := m.js.PublishAsync(subject, data, opts...)
-		if err == nil {
+	// One message a document, its text sealed in it: what a worker needs comes with the message,
+	// and the acknowledgement that retires it removes the text.
+	futures := make([]jetstream.PubAckFuture, 0, len(spec.Documents))
+	err = func() error {
+		rk := recordKey(tenant, rec.ID)
+		for i, d := range spec.Documents {
+			k := docKey(rec.ID, i)
+			plain, _ := json.Marshal(d)
+			msg := nats.NewMsg(m.n.subject + "." + rec.ID)
+			msg.Header.Set(headerRecord, rk)
+			msg.Header.Set(headerJob, rec.ID)
+			msg.Header.Set(headerIndex, strconv.Itoa(i))
+			msg.Data = m.seal.seal(k, plain)
+			f, err := m.js.PublishMsgAsync(msg, jetstream.WithMsgID(k))
+			if err != nil {
+				return err
+			}
 			futures = append(futures, f)
 		}
-		return err
-	}
-	wait := func() error {
 		for _, f := range futures {
 			select {
 			case <-f.Ok():
@@ -214,43 +220,39 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 				return ctx.Err()
 			}
 		}
-		futures = futures[:0]
 		return nil
-	}
-	err = func() error {
-		for i, d := range spec.Documents {
-			k := docKey(rec.ID, i)
-			plain, _ := json.Marshal(d)
-			if err := publish("$KV."+m.n.docs+"."+k, m.seal.seal(k, plain)); err != nil {
-				return err
-			}
-		}
-		if err := wait(); err != nil {
-			return err
-		}
-		rk := recordKey(tenant, rec.ID)
-		for i := range spec.Documents {
-			msg, _ := json.Marshal(work{Record: rk, Job: rec.ID, Index: i})
-			if err := publish(m.n.subject+"."+rec.ID, msg, jetstream.WithMsgID(docKey(rec.ID, i))); err != nil {
-				return err
-			}
-		}
-		return wait()
 	}()
 	if err != nil {
 		m.log.Error("jobs: a job's documents were not all stored; it is failed", slog.String("job_id", rec.ID),
 			slog.String("error", err.Error()))
 		_ = m.finishEarly(context.Background(), tenant, rec.ID, Failed, "the job's documents could not be stored")
+		_ = m.stream.Purge(context.Background(), jetstream.WithPurgeSubject(m.n.subject+"."+rec.ID))
 		return nil, fmt.Errorf("jobs: storing the documents: %w", err)
 	}
+	m.met.job("created")
 	return rec, nil
 }
 
-// work is a document's message: its job's record key, job and index. No text.
+// A document's message names its job's record key, its job and its index in headers (no text
+// there); its body is the sealed Document.
+const (
+	headerRecord = "Sluice-Job-Record"
+	headerJob    = "Sluice-Job"
+	headerIndex  = "Sluice-Job-Index"
+)
+
+// work is what a document's message names.
 type work struct {
-	Record string `json:"r"`
-	Job    string `json:"j"`
-	Index  int    `json:"i"`
+	Record, Job string
+	Index       int
+}
+
+// workOf reads a message's names; ok is false for a message no Manager wrote.
+func workOf(msg jetstream.Msg) (w work, ok bool) {
+	h := msg.Headers()
+	i, err := strconv.Atoi(h.Get(headerIndex))
+	w = work{Record: h.Get(headerRecord), Job: h.Get(headerJob), Index: i}
+	return w, err == nil && i >= 0 && validID(w.Job) && w.Record != ""
 }
 
 // putRecord writes rec: created (create true), or updated from revision rev.
@@ -352,10 +354,10 @@ func (m *Manager) Cancel(ctx context.Context, tenant, id string) (*Record, error
 	if err != nil || !changed {
 		return rec, err
 	}
+	m.met.job(string(Cancelled))
 	if err := m.stream.Purge(ctx, jetstream.WithPurgeSubject(m.n.subject+"."+id)); err != nil {
 		m.log.Warn("jobs: a cancelled job's queued documents were not purged; workers skip them", slog.String("job_id", id))
 	}
-	m.dropDocs(ctx, rec)
 	return rec, nil
 }
 
@@ -376,15 +378,6 @@ func (m *Manager) cancel(ctx context.Context, k string, to Status, why string) (
 func (m *Manager) finishEarly(ctx context.Context, tenant, id string, to Status, why string) error {
 	_, _, err := m.cancel(ctx, recordKey(tenant, id), to, why)
 	return err
-}
-
-// dropDocs removes a job's texts that are still stored.
-func (m *Manager) dropDocs(ctx context.Context, rec *Record) {
-	for i := range rec.DocumentCount {
-		if !rec.counted(i) {
-			_ = m.docs.Purge(ctx, docKey(rec.ID, i))
-		}
-	}
 }
 
 // Results is a page of a finished job's results, documents from..from+limit-1 in submission
@@ -451,195 +444,4 @@ func (m *Manager) Details(ctx context.Context, rec *Record) ([]Span, []DocumentI
 		docs = append(docs, DocumentInfo{ID: r.DocumentID, Length: r.Length, TextHash: r.TextHash})
 	}
 	return spans, docs, nil
-}
-
-// Start runs Config.Workers workers on the shared work queue, each de-identifying one
-// document at a time with p. Close stops them.
-func (m *Manager) Start(p Processor) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ctx, cancel := context.WithCancel(context.Background())
-	m.stop = cancel
-	for range m.cfg.Workers {
-		it, err := m.cons.Messages(jetstream.PullMaxMessages(1))
-		if err != nil {
-			return fmt.Errorf("jobs: %w", err)
-		}
-		m.iters = append(m.iters, it)
-		m.workers.Add(1)
-		go func() {
-			defer m.workers.Done()
-			for {
-				msg, err := it.Next()
-				if err != nil {
-					if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
-						return
-					}
-					continue
-				}
-				m.handle(ctx, p, msg)
-			}
-		}()
-	}
-	return nil
-}
-
-// Close stops the workers (a document in progress is given back to the queue) and waits for
-// them and for the webhooks being delivered. Call it before the Box's Close.
-func (m *Manager) Close() {
-	m.mu.Lock()
-	if m.stop != nil {
-		m.stop()
-	}
-	for _, it := range m.iters {
-		it.Stop()
-	}
-	m.iters = nil
-	m.mu.Unlock()
-	m.workers.Wait()
-}
-
-// handle works on one document's message: skip it when its job is gone or finished or the
-// document counted, else process it, store its result, count it, then acknowledge it.
-func (m *Manager) handle(ctx context.Context, p Processor, msg jetstream.Msg) {
-	var w work
-	if json.Unmarshal(msg.Data(), &w) != nil || !validID(w.Job) {
-		_ = msg.Term()
-		return
-	}
-	rec, err := m.markRunning(ctx, w.Record)
-	if errors.Is(err, ErrNotFound) || (err == nil && (rec.Status.Terminal() || w.Index >= rec.DocumentCount || rec.counted(w.Index))) {
-		_ = msg.Ack()
-		return
-	}
-	if err != nil {
-		_ = msg.NakWithDelay(time.Second)
-		return
-	}
-	k := docKey(w.Job, w.Index)
-	var doc Document
-	e, err := m.docs.Get(ctx, k)
-	if err == nil {
-		var plain []byte
-		if plain, err = m.seal.open(k, e.Value()); err == nil {
-			err = json.Unmarshal(plain, &doc)
-		}
-	}
-	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-		_ = msg.NakWithDelay(time.Second)
-		return
-	}
-	var res Result
-	if err == nil {
-		out, perr := m.process(ctx, p, msg, rec, doc)
-		if perr != nil && ctx.Err() != nil {
-			_ = msg.Nak() // shutting down: another worker takes it now
-			return
-		}
-		attempts := uint64(0)
-		if md, err := msg.Metadata(); err == nil {
-			attempts = md.NumDelivered
-		}
-		var perm permanent
-		if perr != nil && !errors.As(perr, &perm) && attempts < uint64(m.cfg.MaxAttempts) {
-			_ = msg.NakWithDelay(time.Duration(attempts) * time.Second)
-			return
-		}
-		res = Result{Index: w.Index, DocumentID: doc.ID, Length: utf8.RuneCountInString(doc.Text), TextHash: Hash(doc.Text),
-			DeidentifiedText: out.Text, Spans: out.Spans}
-		if perr != nil {
-			res = Result{Index: w.Index, DocumentID: doc.ID, Length: res.Length, TextHash: res.TextHash, Spans: []Span{},
-				Error: "the document could not be de-identified"}
-		}
-		for i := range res.Spans {
-			res.Spans[i].DocumentID = doc.ID
-		}
-	} else { // its text is gone (retention): it fails
-		res = Result{Index: w.Index, Spans: []Span{}, Error: "the document's text is no longer stored"}
-	}
-	plain, _ := json.Marshal(res)
-	if _, err := m.results.Put(ctx, k, m.seal.seal(k, plain)); err != nil {
-		_ = msg.NakWithDelay(time.Second)
-		return
-	}
-	rec, finished, err := m.countDocument(ctx, w.Record, &res)
-	if err != nil {
-		_ = msg.NakWithDelay(time.Second)
-		return
-	}
-	_ = m.docs.Purge(ctx, k)
-	_ = msg.Ack()
-	if finished && rec.Webhook != nil {
-		m.workers.Add(1)
-		go func() {
-			defer m.workers.Done()
-			m.deliver(ctx, w.Record, rec)
-		}()
-	}
-}
-
-// process runs p on doc, telling the queue the message is in progress every AckWait/3.
-func (m *Manager) process(ctx context.Context, p Processor, msg jetstream.Msg, rec *Record, doc Document) (Outcome, error) {
-	beat := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			t := m.clk.NewTimer(m.cfg.AckWait / 3)
-			select {
-			case <-beat:
-				t.Stop()
-				return
-			case <-t.C():
-				_ = msg.InProgress()
-			}
-		}
-	}()
-	defer func() { close(beat); wg.Wait() }()
-	return p(ctx, rec.Tenant, rec.Options, doc)
-}
-
-// markRunning moves a queued job to running.
-func (m *Manager) markRunning(ctx context.Context, k string) (*Record, error) {
-	rec, _, err := m.change(ctx, k, func(r *Record) bool {
-		if r.Status != Queued {
-			return false
-		}
-		r.Status = Running
-		return true
-	})
-	return rec, err
-}
-
-// countDocument counts a document's result into its job's record once; finished says this
-// count finished the job.
-func (m *Manager) countDocument(ctx context.Context, k string, res *Result) (*Record, bool, error) {
-	finished := false
-	rec, _, err := m.change(ctx, k, func(r *Record) bool {
-		if r.Status.Terminal() || res.Index >= r.DocumentCount || r.counted(res.Index) {
-			return false
-		}
-		r.count(res.Index)
-		if res.Error != "" {
-			r.FailedCount++
-		} else {
-			r.ProcessedCount++
-			for _, s := range res.Spans {
-				r.LabelHistogram[s.Label]++
-			}
-		}
-		finished = r.ProcessedCount+r.FailedCount == r.DocumentCount
-		if finished {
-			now := m.clk.Now().UTC()
-			r.CompletedAt, r.Status = &now, Done
-			if r.ProcessedCount == 0 {
-				r.Status = Failed
-				why := "no document could be de-identified"
-				r.Error = &why
-			}
-		}
-		return true
-	})
-	return rec, finished, err
 }

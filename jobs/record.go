@@ -43,7 +43,10 @@ type Webhook struct {
 type Spec struct {
 	Documents []Document
 	Options   json.RawMessage
-	Webhook   *Webhook
+	// Payer is who the documents are charged to when they run (opaque here: the Processor
+	// reads it); nil for nobody.
+	Payer   json.RawMessage
+	Webhook *Webhook
 }
 
 // Span is one redacted span, in code points of its document; TextHash is Hash of its text.
@@ -69,10 +72,10 @@ type Outcome struct {
 	Spans []Span // DocumentID is filled in by the Manager
 }
 
-// Processor de-identifies one document of a job of tenant with the job's options. An error
-// wrapped by Permanent is the document's own (it counts as failed at once); any other is
-// retried, up to Config.MaxAttempts deliveries.
-type Processor func(ctx context.Context, tenant string, options json.RawMessage, doc Document) (Outcome, error)
+// Processor de-identifies one document of job (its Tenant, Options and Payer are what it
+// reads). An error wrapped by Permanent is the document's own (it counts as failed at once);
+// any other is retried, up to Config.MaxAttempts deliveries.
+type Processor func(ctx context.Context, job *Record, doc Document) (Outcome, error)
 
 type permanent struct{ error }
 
@@ -89,8 +92,8 @@ type Delivery struct {
 	DeliveredAt    *time.Time `json:"delivered_at,omitempty"`
 }
 
-// Record is a job as stored. Tenant, Options, Webhook and Counted are the Manager's own; the
-// API shows the rest.
+// Record is a job as stored. Tenant, Options, Payer, Webhook and Counted are the Manager's
+// own; the API shows the rest.
 type Record struct {
 	ID              string         `json:"id"`
 	Status          Status         `json:"status"`
@@ -107,6 +110,7 @@ type Record struct {
 
 	Tenant  string          `json:"tenant"`
 	Options json.RawMessage `json:"options,omitempty"`
+	Payer   json.RawMessage `json:"payer,omitempty"`
 	Webhook *Webhook        `json:"webhook,omitempty"`
 	// Counted has bit i set once document i is counted, so that a document processed twice
 	// is counted once.

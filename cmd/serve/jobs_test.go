@@ -22,8 +22,21 @@ import (
 )
 
 // openMedJobs is OpenMed's Go client's job calls, rebuilt from its documented wire names:
-// CreateJob posts documents and options to /jobs, GetJob reads /jobs/{id}.
-type openMedJobs struct{ base string }
+// CreateJob posts documents and options to /jobs, GetJob reads /jobs/{id}; apiKey, when set,
+// goes in X-API-Key as the client sends it.
+type openMedJobs struct{ base, apiKey string }
+
+func (c openMedJobs) do(method, path string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.apiKey != "" {
+		req.Header.Set("X-API-Key", c.apiKey)
+	}
+	return http.DefaultClient.Do(req)
+}
 
 type omDocument struct {
 	ID        string `json:"id"`
@@ -75,7 +88,7 @@ type omJob struct {
 
 func (c openMedJobs) CreateJob(req omCreateJob) (omJob, int, error) {
 	body, _ := json.Marshal(req)
-	resp, err := http.Post(c.base+"/jobs", "application/json", bytes.NewReader(body))
+	resp, err := c.do(http.MethodPost, "/jobs", body)
 	if err != nil {
 		return omJob{}, 0, err
 	}
@@ -89,7 +102,7 @@ func (c openMedJobs) CreateJob(req omCreateJob) (omJob, int, error) {
 }
 
 func (c openMedJobs) GetJob(id string) (omJob, error) {
-	resp, err := http.Get(c.base + "/jobs/" + id)
+	resp, err := c.do(http.MethodGet, "/jobs/"+id, nil)
 	if err != nil {
 		return omJob{}, err
 	}
@@ -181,7 +194,7 @@ func TestJobThroughTheRealServer(t *testing.T) {
 	defer receiver.Close()
 	p := startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_REPLICA_ID=j1", "SLUICE_JOBS_KEY_FILE="+jobKey(t),
 		"SLUICE_JOBS_WEBHOOK_ALLOW_PRIVATE=true")
-	c := openMedJobs{p.url}
+	c := openMedJobs{base: p.url}
 	docs := []omDocument{
 		{ID: "note-1", Text: "Patient Maria Garcia was seen on 03/04/2021 by Dr. John Smith.", SubjectID: "mrn-1"},
 		{ID: "note-2", Text: "Call Maria Garcia at 555-123-4567 about her results.", SubjectID: "mrn-1"},
@@ -239,7 +252,7 @@ func TestJobSurvivesSIGKILL(t *testing.T) {
 	env := []string{"SLUICE_DATA_DIR=" + dir, "SLUICE_REPLICA_ID=k1", "SLUICE_GENERATE_MODEL=none", "SLUICE_JOBS_KEY_FILE=" + key,
 		"SLUICE_JOBS_WORKERS=1", "SLUICE_JOBS_ACK_WAIT_MS=2000"}
 	p := startProcess(t, env...)
-	c := openMedJobs{p.url}
+	c := openMedJobs{base: p.url}
 	docs := make([]omDocument, 300)
 	for i := range docs {
 		docs[i] = omDocument{ID: fmt.Sprintf("n%03d", i), Text: fmt.Sprintf("Patient Maria Garcia, MRN %06d, seen on 03/04/2021 in Springfield by Dr. Smith.", i)}
@@ -257,7 +270,7 @@ func TestJobSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("the job finished before the kill (%d): nothing was proven", mid.ProcessedCount)
 	}
 	p = startProcess(t, env...)
-	c = openMedJobs{p.url}
+	c = openMedJobs{base: p.url}
 	j := waitJob(t, c, created.ID, 180*time.Second, func(j omJob) bool { return j.Status == "done" })
 	if j.ProcessedCount != len(docs) || j.FailedCount != 0 || len(j.Documents) != len(docs) {
 		t.Fatalf("after the restart: processed %d, failed %d, %d documents", j.ProcessedCount, j.FailedCount, len(j.Documents))
@@ -333,7 +346,7 @@ type jobSpan struct {
 func TestTwoJobsOfOneSubject(t *testing.T) {
 	p := startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_REPLICA_ID=s1", "SLUICE_JOBS_KEY_FILE="+jobKey(t),
 		"SLUICE_DEID_HASH_KEY=a key of sixteen bytes")
-	c := openMedJobs{p.url}
+	c := openMedJobs{base: p.url}
 	one := "Patient Alan Brooks was seen on 03/14/2021. Follow-up with Dr. Smith on 04/02/2021."
 	two := "Maria Lopez called about Alan Brooks on 05/20/2021; his wife drove him."
 	run := func(note string) (subject, none jobStandIns) {
@@ -381,5 +394,34 @@ func TestTwoJobsOfOneSubject(t *testing.T) {
 	}
 	if xNone.byOriginal["first_name|Alan"] == yNone.byOriginal["first_name|Alan"] && xNone.shift == yNone.shift {
 		t.Fatalf("without a subject the two jobs agree")
+	}
+}
+
+// TestJobDocumentsDrawOnTheTenantsBudget: a job's documents are charged, as they run, to the
+// budget its submitting key carries: a document larger than the whole token burst fails, the
+// others drain the bucket, and the tenant's next interactive request is refused 429.
+func TestJobDocumentsDrawOnTheTenantsBudget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.json")
+	keyFile(t, path, budgetKey("small-secret-1", "small", `{"tokens_per_minute":6,"token_burst":100}`))
+	p := startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_API_KEYS_FILE="+path, "SLUICE_JOBS_KEY_FILE="+jobKey(t))
+	c := openMedJobs{base: p.url, apiKey: "small-secret-1"}
+	fits := strings.Repeat("Seen by Dr. Okafor on 03/14/2024. ", 10) // 340 bytes: 85 tokens estimated
+	tooLarge := strings.Repeat("Call Maria at (415) 555-0132. ", 15) // 450 bytes: 113 tokens, over the burst of 100
+	created, _, err := c.CreateJob(omCreateJob{Documents: []omDocument{{ID: "fits", Text: fits}, {ID: "large", Text: tooLarge}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := waitJob(t, c, created.ID, time.Minute, func(j omJob) bool { return j.Status == "done" || j.Status == "failed" })
+	if done.Status != "done" || done.ProcessedCount != 1 || done.FailedCount != 1 {
+		t.Fatalf("job %+v", done)
+	}
+	// 15 tokens left (a tenth of a token a second refills): a 19-token request is refused.
+	resp, err := c.do(http.MethodPost, "/pii/extract", []byte(`{"text":"Call Maria at (415) 555-0132 about the results from 03/14/2024."}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("the tenant's request after its job: %d, want 429", resp.StatusCode)
 	}
 }

@@ -62,10 +62,10 @@ func deidentifyOnce(client *http.Client, url, note string) error {
 	if err != nil {
 		return err
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	answer, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("status %d", resp.StatusCode)
+		return fmt.Errorf("status %d: %.300s", resp.StatusCode, answer)
 	}
 	return nil
 }
@@ -155,53 +155,85 @@ func TestJobsBench(t *testing.T) {
 	}
 	clients := 32
 	env := []string{"SLUICE_GENERATE_MODEL=none", "SLUICE_INTRA_OP_THREADS=0",
-		"SLUICE_IGNORE_VARS=SLUICE_JOBS_BENCH_DOCS", "SLUICE_JOBS_KEY_FILE=" + jobKey(t), "SLUICE_JOBS_MAX_DOCUMENTS=" + strconv.Itoa(max(n, 10000)),
+		"SLUICE_IGNORE_VARS=SLUICE_JOBS_BENCH_DOCS,SLUICE_JOBS_BENCH_PART,SLUICE_JOBS_BENCH_SERVER_CPUS,SLUICE_JOBS_BENCH_ROUNDS", "SLUICE_JOBS_KEY_FILE=" + jobKey(t), "SLUICE_JOBS_MAX_DOCUMENTS=" + strconv.Itoa(max(n, 10000)),
 		"SLUICE_MAX_BODY_BYTES=" + strconv.Itoa(max(n*256, 1<<20))} // a job is one body; the default 1 MiB holds about 7,000 of these notes
+	if cpus := os.Getenv("SLUICE_JOBS_BENCH_SERVER_CPUS"); cpus != "" {
+		serverCPUs = cpus
+		defer func() { serverCPUs = "" }()
+		env = append(env, "SLUICE_INTRA_OP_THREADS=1")
+	}
 	if w := os.Getenv("SLUICE_JOBS_WORKERS"); w != "" {
 		env = append(env, "SLUICE_JOBS_WORKERS="+w)
 	}
+	if os.Getenv("SLUICE_JOBS_BENCH_PART") != "c" {
+		jobsBenchAlone(t, env, n, clients)
+	}
+	jobsBenchKill(t, env, n)
+}
+
+// jobsBenchAlone is parts (a) and (b): the job alone against the route's capacity, then beside
+// an interactive load at half that capacity.
+func jobsBenchAlone(t *testing.T, env []string, n, clients int) {
 	p := startProcess(t, env...)
-	c := openMedJobs{p.url}
+	c := openMedJobs{base: p.url}
 	postNotes(t, p.url, 1_000_000, 200, clients) // warm-up
-	// (a) Alternating: capacity, job, capacity, job.
-	var caps, rates []float64
-	for round := range 2 {
+	// (a) Alternating: capacity, job, capacity, job, ... (SLUICE_JOBS_BENCH_ROUNDS, default 2).
+	rounds, _ := strconv.Atoi(os.Getenv("SLUICE_JOBS_BENCH_ROUNDS"))
+	rounds = max(rounds, 2)
+	var caps, rates, ratios []float64
+	for round := range rounds {
 		caps = append(caps, postNotes(t, p.url, 2_000_000+round*n, n, clients))
 		id, start := runJob(t, c, 3_000_000+round*n, n)
 		waitJob(t, c, id, 30*time.Minute, func(j omJob) bool { return j.Status == "done" })
 		rates = append(rates, float64(n)/time.Since(start).Seconds())
 		t.Logf("(a) round %d: /pii/deidentify served %.1f notes/s with %d clients; the job %.1f documents/s (ratio %.2f)",
 			round+1, caps[round], clients, rates[round], rates[round]/caps[round])
+		ratios = append(ratios, rates[round]/caps[round])
 	}
+	slices.Sort(ratios)
+	t.Logf("(a) median ratio of %d rounds: %.2f (from %.2f to %.2f)", rounds, ratios[rounds/2], ratios[0], ratios[rounds-1])
 	capacity := (caps[0] + caps[1]) / 2
-	// (b) Interactive at half capacity alone, then beside the job, then alone again.
+	// (b) Interactive at half capacity alone, then beside a job, alternating, twice; each
+	// beside-run is compared with the mean of the alone-runs on either side of it.
 	d := time.Duration(float64(n)/max(rates[0], rates[1])*float64(time.Second)) * 3 / 4
-	alone := interactive(t, p.url, capacity/2, d, 4_000_000)
-	id, start := runJob(t, c, 5_000_000, n)
-	beside := interactive(t, p.url, capacity/2, d, 6_000_000)
-	waitJob(t, c, id, 30*time.Minute, func(j omJob) bool { return j.Status == "done" })
-	slowed := float64(n) / time.Since(start).Seconds()
-	again := interactive(t, p.url, capacity/2, d, 7_000_000)
-	t.Logf("(b) interactive %.1f req/s for %s: alone p50 %s p99 %s (%d); beside the job p50 %s p99 %s (%d), p99 ratio %.2f; alone again p50 %s p99 %s",
-		capacity/2, d.Round(time.Second), quantile(alone, .5), quantile(alone, .99), len(alone), quantile(beside, .5), quantile(beside, .99), len(beside),
-		float64(quantile(beside, .99))/float64(max(quantile(alone, .99), quantile(again, .99))), quantile(again, .5), quantile(again, .99))
-	t.Logf("(b) the job beside it: %.1f documents/s (alone %.1f): the interactive load took that share of the capacity", slowed, (rates[0]+rates[1])/2)
+	alone := [][]time.Duration{interactive(t, p.url, capacity/2, d, 4_000_000)}
+	for round := range 2 {
+		id, start := runJob(t, c, 5_000_000+round*n, n)
+		beside := interactive(t, p.url, capacity/2, d, 6_000_000+round*n*2)
+		waitJob(t, c, id, 30*time.Minute, func(j omJob) bool { return j.Status == "done" })
+		slowed := float64(n) / time.Since(start).Seconds()
+		alone = append(alone, interactive(t, p.url, capacity/2, d, 7_000_000+round*n*2))
+		before, after := alone[round], alone[round+1]
+		base := func(q float64) float64 { return float64(quantile(before, q)+quantile(after, q)) / 2 }
+		t.Logf("(b) round %d, interactive %.1f req/s for %s: alone p50 %s p99 %s, then %s %s; beside the job p50 %s p99 %s: "+
+			"p50 ratio %.2f, p99 ratio %.2f; the job %.1f documents/s beside it (alone %.1f)", round+1, capacity/2, d.Round(time.Second),
+			quantile(before, .5), quantile(before, .99), quantile(after, .5), quantile(after, .99), quantile(beside, .5), quantile(beside, .99),
+			float64(quantile(beside, .5))/base(.5), float64(quantile(beside, .99))/base(.99), slowed, (rates[0]+rates[1])/2)
+	}
+	p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// jobsBenchKill is part (c): SIGKILL at half way, a restart on the same data directory, and
+// every result read back.
+func jobsBenchKill(t *testing.T, env []string, n int) {
 
 	// (c) SIGKILL at half way, restart on the same data directory.
 	dir := t.TempDir()
 	kenv := append(env, "SLUICE_DATA_DIR="+dir, "SLUICE_REPLICA_ID=bench")
 	k := startProcess(t, kenv...)
-	c = openMedJobs{k.url}
-	id, _ = runJob(t, c, 8_000_000, n)
+	c := openMedJobs{base: k.url}
+	id, start := runJob(t, c, 8_000_000, n)
 	mid := waitJob(t, c, id, 30*time.Minute, func(j omJob) bool { return j.ProcessedCount >= n/2 })
 	if err := k.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-k.exited
 	restart := time.Now()
+	t.Logf("(c) before the kill: %d documents in %s", mid.ProcessedCount, restart.Sub(start).Round(time.Millisecond))
 	k = startProcess(t, kenv...)
 	ready := time.Since(restart)
-	c = openMedJobs{k.url}
+	c = openMedJobs{base: k.url}
 	first := waitJob(t, c, id, time.Minute, func(omJob) bool { return true })
 	resumed := waitJob(t, c, id, 30*time.Minute, func(j omJob) bool { return j.ProcessedCount > first.ProcessedCount })
 	resume := time.Since(restart)

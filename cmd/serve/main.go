@@ -312,10 +312,14 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	}
 	var jobRoutes *handlers.Jobs
 	if cfg.Jobs.Enabled {
-		if s.jobs, err = jobs.Open(context.Background(), s.box, cfg.Jobs, clk, logger); err != nil {
+		if s.jobs, err = jobs.Open(context.Background(), s.box, cfg.Jobs, clk, jobs.NewMetrics(reg), logger); err != nil {
 			return nil, err
 		}
-		jobRoutes = &handlers.Jobs{Manager: s.jobs, PII: pii, Redactor: redactor}
+		yield, err := admission.NewYield(pii.Gate, clk, cfg.Jobs.YieldDocuments, cfg.Jobs.YieldWindow)
+		if err != nil {
+			return nil, err
+		}
+		jobRoutes = &handlers.Jobs{Manager: s.jobs, PII: pii, Redactor: redactor, Yield: yield}
 	}
 	if cfg.Audit.Enabled {
 		if s.audit, err = audit.Open(context.Background(), s.box, s.box.Replica(), cfg.Audit, clk, audit.NewMetrics(reg), logger); err != nil {

@@ -65,10 +65,17 @@ func serverBinary(t testing.TB) string {
 // serverCommand is the server binary set up to run with env after the test defaults.
 func serverCommand(t testing.TB, env ...string) *exec.Cmd {
 	cmd := exec.Command(serverBinary(t))
+	if serverCPUs != "" {
+		cmd = exec.Command("taskset", "-c", serverCPUs, serverBinary(t))
+	}
 	cmd.Env = append(append(os.Environ(), "SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu",
 		"SLUICE_INTRA_OP_THREADS=1", "SLUICE_LOG_LEVEL=info", "SLUICE_DATA_DIR="+t.TempDir()), env...)
 	return cmd
 }
+
+// serverCPUs, when set, pins the server processes to these CPUs (taskset's list), away from
+// a benchmark's load generator.
+var serverCPUs string
 
 // process is the server running as a child process.
 type process struct {

@@ -1,0 +1,366 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// gatherWait is how long a worker that has one message waits for each further one to fill its
+// batch: enough for messages already on their way, nothing beside a document's processing.
+const gatherWait = 2 * time.Millisecond
+
+// Start runs Config.Workers workers on the shared work queue. Each takes up to Config.Batch
+// documents at a time and runs p on all of them at once, so that the batcher sees them
+// together; their results are written as one burst of asynchronous requests, and each job's
+// counts are folded into one compare-and-set of its record. Close stops them.
+func (m *Manager) Start(p Processor) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	m.stop = cancel
+	for range m.cfg.Workers {
+		it, err := m.cons.Messages(jetstream.PullMaxMessages(m.cfg.Batch))
+		if err != nil {
+			return err
+		}
+		m.iters = append(m.iters, it)
+		m.workers.Add(1)
+		go func() {
+			defer m.workers.Done()
+			for {
+				batch, open := m.gather(ctx, it)
+				if !open {
+					return
+				}
+				if len(batch) > 0 {
+					m.handle(ctx, p, batch)
+				}
+			}
+		}()
+	}
+	return nil
+}
+
+// Close stops the workers (documents in progress are given back to the queue) and waits for
+// them and for the webhooks being delivered. Call it before the Box's Close.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	if m.stop != nil {
+		m.stop()
+	}
+	for _, it := range m.iters {
+		it.Stop()
+	}
+	m.iters = nil
+	m.mu.Unlock()
+	m.workers.Wait()
+}
+
+// gather waits for a message, then takes those that follow at once, up to Config.Batch; open
+// is false once the iterator is closed.
+func (m *Manager) gather(ctx context.Context, it jetstream.MessagesContext) (batch []jetstream.Msg, open bool) {
+	msg, err := it.Next()
+	if err != nil {
+		return nil, !errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() == nil
+	}
+	batch = append(batch, msg)
+	for len(batch) < m.cfg.Batch {
+		msg, err := it.Next(jetstream.NextMaxWait(gatherWait))
+		if err != nil {
+			break // nothing more now, or closed: the next gather says which
+		}
+		batch = append(batch, msg)
+	}
+	return batch, true
+}
+
+// item is one document of a batch on its way: its message, its job's record as read when the
+// batch began, its text and its result. settled is set once its message has been given back
+// (nak) or will be acknowledged, so that the heartbeat leaves it alone.
+type item struct {
+	msg     jetstream.Msg
+	w       work
+	rec     *Record
+	doc     Document
+	res     Result
+	settled atomic.Bool
+}
+
+func (it *item) key() string { return docKey(it.w.Job, it.w.Index) }
+
+// nak gives the message back to the queue, redelivered after delay.
+func (m *Manager) nak(it *item, delay time.Duration) {
+	it.settled.Store(true)
+	_ = it.msg.NakWithDelay(delay)
+	m.met.docs("retried", 1)
+}
+
+// handle works on a batch of documents' messages: each is skipped when its job is gone or
+// finished or it was counted, else processed, its result stored and counted, then
+// acknowledged (which removes it, text and all, from the queue). A step that fails gives the message back; whatever was done before is redone
+// harmlessly (a result is a put by key, and the record's bitmap counts a document once).
+func (m *Manager) handle(ctx context.Context, p Processor, msgs []jetstream.Msg) {
+	m.met.took(len(msgs))
+	items := m.admit(ctx, msgs)
+	if len(items) == 0 {
+		return
+	}
+	stopBeat := m.heartbeat(items)
+	for _, it := range items {
+		m.openText(it)
+	}
+	each(items, func(it *item) { m.process(ctx, p, it) })
+	stopBeat()
+	m.storeResults(ctx, items)
+	for k, group := range groupByRecord(items) {
+		rec, finished, err := m.countDocuments(ctx, k, group)
+		if err != nil {
+			for _, it := range group {
+				m.nak(it, time.Second)
+			}
+			continue
+		}
+		for _, it := range group {
+			_ = it.msg.Ack()
+		}
+		if finished {
+			m.met.job(string(rec.Status))
+		}
+		if finished && rec.Webhook != nil {
+			m.workers.Add(1)
+			go func() {
+				defer m.workers.Done()
+				m.deliver(ctx, k, rec)
+			}()
+		}
+	}
+}
+
+// admit reads each message's job record once per batch, moving a queued job to running, and
+// keeps the documents still to do; the rest are acknowledged (nothing to do) or given back.
+func (m *Manager) admit(ctx context.Context, msgs []jetstream.Msg) []*item {
+	type read struct {
+		rec *Record // nil: the job is gone
+		err error
+	}
+	records := map[string]read{}
+	var items []*item
+	for _, msg := range msgs {
+		w, ok := workOf(msg)
+		if !ok {
+			_ = msg.Term()
+			continue
+		}
+		r, seen := records[w.Record]
+		if !seen {
+			r.rec, r.err = m.markRunning(ctx, w.Record)
+			if errors.Is(r.err, ErrNotFound) {
+				r = read{}
+			}
+			records[w.Record] = r
+		}
+		switch {
+		case r.err != nil:
+			_ = msg.NakWithDelay(time.Second)
+			m.met.docs("retried", 1)
+		case r.rec == nil || r.rec.Status.Terminal() || w.Index >= r.rec.DocumentCount || r.rec.counted(w.Index):
+			_ = msg.Ack()
+			m.met.docs("skipped", 1)
+		default:
+			items = append(items, &item{msg: msg, w: w, rec: r.rec})
+		}
+	}
+	return items
+}
+
+// heartbeat tells the queue every AckWait/3 that the batch's unsettled messages are in
+// progress, so that a slow batch is not handed to another worker, while a worker that dies
+// stops telling and its messages go again after AckWait. The returned func stops it.
+func (m *Manager) heartbeat(items []*item) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			t := m.clk.NewTimer(m.cfg.AckWait / 3)
+			select {
+			case <-quit:
+				t.Stop()
+				return
+			case <-t.C():
+				for _, it := range items {
+					if !it.settled.Load() {
+						_ = it.msg.InProgress()
+					}
+				}
+			}
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
+}
+
+// openText opens the item's text from its message. One that does not open (sealed under
+// another key) never will: it becomes the document's failed result.
+func (m *Manager) openText(it *item) {
+	plain, err := m.seal.open(it.key(), it.msg.Data())
+	if err == nil {
+		err = json.Unmarshal(plain, &it.doc)
+	}
+	if err != nil {
+		it.res = Result{Index: it.w.Index, Spans: []Span{}, Error: "the document's text could not be opened (was the jobs key replaced?)"}
+	}
+}
+
+// process runs p on an item whose text was read and makes its result; a failure that may pass
+// goes back to the queue until the attempts are spent, then counts as the document's failure.
+func (m *Manager) process(ctx context.Context, p Processor, it *item) {
+	if it.settled.Load() || it.res.Error != "" {
+		return
+	}
+	out, err := p(ctx, it.rec, it.doc)
+	if err != nil && ctx.Err() != nil {
+		m.nak(it, 0) // shutting down: another worker takes it now
+		return
+	}
+	attempts := uint64(0)
+	if md, err := it.msg.Metadata(); err == nil {
+		attempts = md.NumDelivered
+	}
+	var perm permanent
+	if err != nil && !errors.As(err, &perm) && attempts < uint64(m.cfg.MaxAttempts) {
+		m.nak(it, time.Duration(attempts)*time.Second)
+		return
+	}
+	d := it.doc
+	it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: Hash(d.Text),
+		DeidentifiedText: out.Text, Spans: out.Spans}
+	if err != nil {
+		it.res.DeidentifiedText, it.res.Spans, it.res.Error = "", []Span{}, "the document could not be de-identified"
+	}
+	for i := range it.res.Spans {
+		it.res.Spans[i].DocumentID = d.ID
+	}
+}
+
+// storeResults writes the unsettled items' results, all in flight at once; an item whose write
+// fails goes back to the queue.
+func (m *Manager) storeResults(ctx context.Context, items []*item) {
+	futures := make([]jetstream.PubAckFuture, len(items))
+	for i, it := range items {
+		if it.settled.Load() {
+			continue
+		}
+		plain, _ := json.Marshal(it.res)
+		f, err := m.js.PublishAsync("$KV."+m.n.results+"."+it.key(), m.seal.seal(it.key(), plain))
+		if err != nil {
+			m.nak(it, time.Second)
+			continue
+		}
+		futures[i] = f
+	}
+	for i, f := range futures {
+		if f == nil {
+			continue
+		}
+		select {
+		case <-f.Ok():
+		case <-f.Err():
+			m.nak(items[i], time.Second)
+		case <-ctx.Done():
+			m.nak(items[i], 0)
+		}
+	}
+}
+
+// groupByRecord is the unsettled items by their job's record key.
+func groupByRecord(items []*item) map[string][]*item {
+	out := map[string][]*item{}
+	for _, it := range items {
+		if !it.settled.Load() {
+			out[it.w.Record] = append(out[it.w.Record], it)
+		}
+	}
+	return out
+}
+
+// each runs f on every item at once and waits for all.
+func each(items []*item, f func(*item)) {
+	var wg sync.WaitGroup
+	for _, it := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(it)
+		}()
+	}
+	wg.Wait()
+}
+
+// markRunning moves a queued job to running.
+func (m *Manager) markRunning(ctx context.Context, k string) (*Record, error) {
+	rec, _, err := m.change(ctx, k, func(r *Record) bool {
+		if r.Status != Queued {
+			return false
+		}
+		r.Status = Running
+		return true
+	})
+	return rec, err
+}
+
+// countDocuments counts a batch's results of one job into its record, each once, in one
+// compare-and-set; finished says these counts finished the job.
+func (m *Manager) countDocuments(ctx context.Context, k string, group []*item) (*Record, bool, error) {
+	finished := false
+	var processed, failed int
+	rec, _, err := m.change(ctx, k, func(r *Record) bool {
+		finished, processed, failed = false, 0, 0
+		changed := false
+		for _, it := range group {
+			res := &it.res
+			if r.Status.Terminal() || res.Index >= r.DocumentCount || r.counted(res.Index) {
+				continue
+			}
+			changed = true
+			r.count(res.Index)
+			if res.Error != "" {
+				r.FailedCount++
+				failed++
+				continue
+			}
+			r.ProcessedCount++
+			processed++
+			for _, s := range res.Spans {
+				r.LabelHistogram[s.Label]++
+			}
+		}
+		if !changed {
+			return false
+		}
+		finished = r.ProcessedCount+r.FailedCount == r.DocumentCount
+		if finished {
+			now := m.clk.Now().UTC()
+			r.CompletedAt, r.Status = &now, Done
+			if r.ProcessedCount == 0 {
+				r.Status = Failed
+				why := "no document could be de-identified"
+				r.Error = &why
+			}
+		}
+		return true
+	})
+	if err == nil {
+		m.met.docs("processed", processed)
+		m.met.docs("failed", failed)
+		m.met.docs("skipped", len(group)-processed-failed)
+	}
+	return rec, finished, err
+}
