@@ -199,6 +199,17 @@ func (ch Charge) settle(actual float64, refund bool) {
 // request ends; or the refusal; or, when the request's ctx ended before its budget answered,
 // ErrBudgetWait. tenant labels the metrics ("" for callers without one).
 func (b *Budgets) Admit(ctx context.Context, key, tenant string, budget Budget, tokens float64) (Charge, *BudgetRefusal, error) {
+	return b.admit(ctx, key, tenant, budget, tokens, true)
+}
+
+// Try is Admit for work that has no caller to answer and comes back by itself when refused (a
+// job's document): it is never held by deferred admission, and its refusals are not counted
+// as refusals of requests.
+func (b *Budgets) Try(ctx context.Context, key, tenant string, budget Budget, tokens float64) (Charge, *BudgetRefusal, error) {
+	return b.admit(ctx, key, tenant, budget, tokens, false)
+}
+
+func (b *Budgets) admit(ctx context.Context, key, tenant string, budget Budget, tokens float64, request bool) (Charge, *BudgetRefusal, error) {
 	if !budget.Limited() {
 		return Charge{}, nil, nil
 	}
@@ -224,7 +235,7 @@ func (b *Budgets) Admit(ctx context.Context, key, tenant string, budget Budget, 
 		}
 		now := b.clk.Now()
 		ref, wait := refusal(take, tokens)
-		deferrable := b.cfg.MaxWait > 0 && ref.Reason != BudgetTooLarge && ref.Reason != BudgetConcurrency &&
+		deferrable := request && b.cfg.MaxWait > 0 && ref.Reason != BudgetTooLarge && ref.Reason != BudgetConcurrency &&
 			ref.Reason != BudgetUnavailable
 		if deadline.IsZero() && deferrable && wait <= b.cfg.MaxWait {
 			if b.held.Add(1) > int64(b.cfg.MaxHeld) {
@@ -240,7 +251,9 @@ func (b *Budgets) Admit(ctx context.Context, key, tenant string, budget Budget, 
 				b.held.Add(-1)
 				b.metrics.deferred(tenant, "refused")
 			}
-			b.metrics.refused(tenant, ref.Reason)
+			if request {
+				b.metrics.refused(tenant, ref.Reason)
+			}
 			return Charge{}, ref, nil
 		}
 		t := b.clk.NewTimer(max(wait, time.Millisecond))

@@ -20,9 +20,9 @@ type Yield struct {
 	few    int
 	window time.Duration
 
-	mu    sync.Mutex
-	busy  int
-	freed chan struct{} // closed, and replaced, when a unit ends
+	mu      sync.Mutex
+	busy    int
+	waiters []chan struct{} // in arrival order; a unit's end hands its place to the first
 }
 
 // NewYield paces units behind g's interactive traffic: few at once for window after the last
@@ -34,11 +34,12 @@ func NewYield(g *Gate, clk clock.Clock, few int, window time.Duration) (*Yield, 
 	if few < 0 || window < 0 {
 		return nil, fmt.Errorf("admission: a yield's size (%d) and window (%s) must not be negative", few, window)
 	}
-	return &Yield{gate: g, clk: clk, few: few, window: window, freed: make(chan struct{})}, nil
+	return &Yield{gate: g, clk: clk, few: few, window: window}, nil
 }
 
 // Acquire waits until a unit may start and returns the func that ends it (call it once), or
-// ctx's error.
+// ctx's error. Waiters are woken one at a time, as places free, in their order; all of them
+// look again when the interactive window ends.
 func (y *Yield) Acquire(ctx context.Context) (func(), error) {
 	for {
 		y.mu.Lock()
@@ -47,27 +48,57 @@ func (y *Yield) Acquire(ctx context.Context) (func(), error) {
 		if y.few == 0 || !about || y.busy < y.few {
 			y.busy++
 			y.mu.Unlock()
-			var once sync.Once
-			return func() { once.Do(y.end) }, nil
+			return y.ender(), nil
 		}
-		freed := y.freed
+		turn := make(chan struct{})
+		y.waiters = append(y.waiters, turn)
 		y.mu.Unlock()
 		t := y.clk.NewTimer(until.Sub(now))
 		select {
-		case <-freed:
+		case <-turn:
+			t.Stop()
+			return y.ender(), nil // the place of the unit that ended
 		case <-t.C():
+			if y.leave(turn) {
+				continue
+			}
+			return y.ender(), nil // handed a place as the window ended
 		case <-ctx.Done():
 			t.Stop()
+			if !y.leave(turn) {
+				y.ender()() // handed a place meanwhile: pass it on
+			}
 			return nil, ctx.Err()
 		}
-		t.Stop()
 	}
 }
 
+// leave takes turn out of the waiters; false means a place was handed to it first.
+func (y *Yield) leave(turn chan struct{}) bool {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	for i, w := range y.waiters {
+		if w == turn {
+			y.waiters = append(y.waiters[:i], y.waiters[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (y *Yield) ender() func() {
+	var once sync.Once
+	return func() { once.Do(y.end) }
+}
+
+// end hands the ending unit's place to the first waiter, or frees it.
 func (y *Yield) end() {
 	y.mu.Lock()
 	defer y.mu.Unlock()
+	if len(y.waiters) > 0 {
+		close(y.waiters[0])
+		y.waiters = y.waiters[1:]
+		return
+	}
 	y.busy--
-	close(y.freed)
-	y.freed = make(chan struct{})
 }
