@@ -35,7 +35,8 @@ type Config struct {
 	// BulkYieldSize caps a bulk batch's sequences while interactive requests are about (one
 	// arrived within BulkYieldWindow): a batch, once running, cannot be interrupted, so an
 	// interactive request that arrives behind a bulk batch waits at most a batch of this size.
-	// With no interactive traffic, bulk batches fill to MaxBatchSize. 0 turns the cap off.
+	// With no interactive traffic, bulk batches fill to MaxBatchSize. 0 turns the cap off; one
+	// at or above MaxBatchSize changes nothing.
 	BulkYieldSize   int           `env:"BATCH_BULK_YIELD_SIZE" envDefault:"4"`
 	BulkYieldWindow time.Duration `env:"BATCH_BULK_YIELD_WINDOW_MS" envDefault:"1000" unit:"ms"`
 }
@@ -82,11 +83,11 @@ func (c Config) Validate() error {
 	if c.MaxBulkWorkers < 0 || (c.Workers >= 1 && c.MaxBulkWorkers > c.Workers) {
 		bad("MaxBulkWorkers", "must be between 0 (no cap) and Workers %d, got %d", c.Workers, c.MaxBulkWorkers)
 	}
-	if c.BulkYieldSize < 0 || c.BulkYieldSize > max(c.MaxBatchSize, 1) {
-		bad("BulkYieldSize", "must be between 0 (no cap) and MaxBatchSize %d, got %d", c.MaxBatchSize, c.BulkYieldSize)
+	if c.BulkYieldSize < 0 || c.BulkYieldSize > maxBatchSizeLimit {
+		bad("BulkYieldSize", "must be between 0 (no cap) and %d, got %d", maxBatchSizeLimit, c.BulkYieldSize)
 	}
-	if c.BulkYieldWindow < 0 {
-		bad("BulkYieldWindow", "must not be negative, got %s", c.BulkYieldWindow)
+	if c.BulkYieldWindow < 0 || c.BulkYieldWindow > time.Hour {
+		bad("BulkYieldWindow", "must be between 0 and an hour, got %s", c.BulkYieldWindow)
 	}
 	return check.Err()
 }

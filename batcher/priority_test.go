@@ -462,8 +462,11 @@ func TestBulkYieldsWhileInteractiveIsAbout(t *testing.T) {
 		}
 	}
 
+	if err := (Config{MaxBatchSize: 1, MaxPaddedTokens: 1, QueueSize: 1, Workers: 1, BulkYieldSize: 4}).Validate(); err != nil {
+		t.Fatalf("a yield size above the batch size (no batching): %v", err)
+	}
 	bad := baseConfig()
-	bad.BulkYieldSize, bad.BulkYieldWindow = 5, -time.Second // MaxBatchSize is 4
+	bad.BulkYieldSize, bad.BulkYieldWindow = -1, -time.Second
 	err := bad.Validate()
 	if err == nil || !strings.Contains(err.Error(), "BulkYieldSize") || !strings.Contains(err.Error(), "BulkYieldWindow") {
 		t.Fatalf("bad yield settings: err = %v", err)
