@@ -302,12 +302,6 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 		if aerr != nil {
 			return jobs.Outcome{}, jobs.Permanent(aerr)
 		}
-		tokens := textCost([]byte(doc.Text))
-		charge, err := s.payFor(ctx, job.Payer, tokens)
-		if err != nil {
-			return jobs.Outcome{}, err
-		}
-		defer charge.Done(tokens)
 		if j.Yield != nil {
 			end, err := j.Yield.Acquire(ctx)
 			if err != nil {
@@ -315,6 +309,19 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 			}
 			defer end()
 		}
+		tokens := textCost([]byte(doc.Text))
+		charge, err := s.payFor(ctx, job.Payer, tokens)
+		if err != nil {
+			return jobs.Outcome{}, err
+		}
+		served := false
+		defer func() { // work that will be tried again is not paid for twice
+			if served {
+				charge.Done(tokens)
+			} else {
+				charge.Refund()
+			}
+		}()
 		if _, ok := j.PII.Gate.Admit(admission.Bulk); !ok {
 			return jobs.Outcome{}, errors.New("handlers: the bulk class is shed")
 		}
@@ -336,6 +343,7 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 			spans[i] = jobs.Span{Start: points[i].Start, End: points[i].End, Label: red.Label,
 				TextHash: jobs.Hash(plan.text[red.Start:red.End]), Confidence: red.Score}
 		}
+		served = true
 		return jobs.Outcome{Text: res.Text, Spans: spans}, nil
 	}
 }
@@ -362,8 +370,10 @@ func (s *server) jobPayerOf(c *fiber.Ctx) json.RawMessage {
 	return raw
 }
 
-// payFor charges a job document of tokens to its payer, waiting as long as the budget says
-// (a job has no client to answer 429 to); a document larger than the whole budget fails.
+// payFor charges a job document of tokens to its payer. A budget that cannot take it now puts
+// it back in the queue for as long as the budget says (jobs.Later: a job has no client to
+// answer 429, and a document never holds its batch while it waits); one larger than the
+// whole budget fails.
 func (s *server) payFor(ctx context.Context, payer json.RawMessage, tokens float64) (admission.Charge, error) {
 	cb := s.opts.Budgets
 	if len(payer) == 0 || cb == nil || cb.Budgets == nil {
@@ -373,20 +383,14 @@ func (s *server) payFor(ctx context.Context, payer json.RawMessage, tokens float
 	if err := json.Unmarshal(payer, &p); err != nil {
 		return admission.Charge{}, jobs.Permanent(err)
 	}
-	for {
-		ch, ref, err := cb.Budgets.Admit(ctx, p.Key, p.Tenant, p.Budget, tokens)
-		if err != nil || ref == nil {
-			return ch, err
-		}
-		if ref.Reason == admission.BudgetTooLarge {
-			return ch, jobs.Permanent(errors.New("handlers: the document is larger than its tenant's token budget holds"))
-		}
-		t := s.opts.Clock.NewTimer(max(ref.RetryAfter, 10*time.Millisecond))
-		select {
-		case <-t.C():
-		case <-ctx.Done():
-			t.Stop()
-			return admission.Charge{}, ctx.Err()
-		}
+	ch, ref, err := cb.Budgets.Try(ctx, p.Key, p.Tenant, p.Budget, tokens)
+	switch {
+	case err != nil:
+		return ch, err
+	case ref == nil:
+		return ch, nil
+	case ref.Reason == admission.BudgetTooLarge:
+		return ch, jobs.Permanent(errors.New("handlers: the document is larger than its tenant's token budget holds"))
 	}
+	return ch, jobs.Later(max(ref.RetryAfter, 100*time.Millisecond))
 }

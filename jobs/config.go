@@ -33,7 +33,8 @@ type Config struct {
 	// AckWait is how long a document's message waits, after its worker last said it is alive,
 	// before it goes to another worker.
 	AckWait time.Duration `env:"JOBS_ACK_WAIT_MS" envDefault:"10000" unit:"ms"`
-	// MaxAttempts is how many times a document is tried before it counts as failed.
+	// MaxAttempts is how many times one process tries a document whose processing failed
+	// before it counts as failed (a wait for the tenant's budget is no try).
 	MaxAttempts int `env:"JOBS_MAX_ATTEMPTS" envDefault:"5"`
 	// Retention is how long a job's record, documents and results are kept after their last
 	// write.
@@ -44,6 +45,11 @@ type Config struct {
 	// WebhookTimeout bounds one delivery attempt.
 	WebhookTimeout time.Duration `env:"JOBS_WEBHOOK_TIMEOUT_MS" envDefault:"10000" unit:"ms"`
 }
+
+// maxInFlight bounds the documents one process holds at once (Workers x Batch): their results
+// are written as asynchronous publishes, which share a bound of 4,096 pending with a job's
+// submission.
+const maxInFlight = 2048
 
 // Validate reports every field out of range: one *settings.Problem per field.
 func (c Config) Validate() error {
@@ -65,6 +71,8 @@ func (c Config) Validate() error {
 	}
 	if c.Batch < 1 || c.Batch > 1024 {
 		check.Addf("Batch", "must be between 1 and 1024, got %d", c.Batch)
+	} else if c.Workers >= 1 && c.Workers*c.Batch > maxInFlight {
+		check.Addf("Batch", "times Workers (%d) must be at most %d documents in flight, got %d", c.Workers, maxInFlight, c.Workers*c.Batch)
 	}
 	if c.YieldDocuments < 0 || c.YieldDocuments > 1024 {
 		check.Addf("YieldDocuments", "must be between 0 (no pacing) and 1024, got %d", c.YieldDocuments)

@@ -28,9 +28,10 @@
 // acknowledged only once its result is stored and counted; until then the worker reports
 // progress (InProgress) every AckWait/3, so that a slow batch is not handed to another worker,
 // while a worker that dies stops reporting and its messages are delivered again after AckWait.
-// Processing twice is harmless: the result is a put by key (one value per document), and the
-// record's bitmap, updated by compare-and-set on the record's revision (one per job and batch),
-// counts each document once.
+// Processing twice (a batch redelivered after a crash) changes nothing: a result is written
+// only where none is stored, a second run counting the first's, and the record's bitmap,
+// updated by compare-and-set on the record's revision (one per job and batch), counts each
+// document once. Only the work, and its charge to the tenant's budget, is done again.
 //
 // # Text at rest
 //

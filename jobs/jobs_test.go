@@ -310,3 +310,37 @@ func TestJobsWebhookPrivateRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestJobsKeepTheFirstStoredResult: a document whose result was stored by a run that died
+// before counting it (a crash between the two) is counted with that result when it runs
+// again, even though the second run fails: the results and the counts agree.
+func TestJobsKeepTheFirstStoredResult(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	m := open(t, box, cfg, nil)
+	rec, err := m.Create(context.Background(), "acme", Spec{Documents: []Document{{ID: "only", Text: "Patient Zanzibar seen"}},
+		Options: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := docKey(rec.ID, 0)
+	first, _ := json.Marshal(Result{Index: 0, DocumentID: "only", DeidentifiedText: "Patient [NAME] seen",
+		Spans: []Span{{Start: 8, End: 16, Label: "NAME", DocumentID: "only"}}})
+	if _, err := m.results.Put(context.Background(), k, m.seal.seal(k, first)); err != nil {
+		t.Fatal(err)
+	}
+	failing := func(context.Context, *Record, Document) (Outcome, error) {
+		return Outcome{}, Permanent(errors.New("the second run fails"))
+	}
+	if err := m.Start(failing); err != nil {
+		t.Fatal(err)
+	}
+	rec = waitStatus(t, m, "acme", rec.ID, Done)
+	if rec.ProcessedCount != 1 || rec.FailedCount != 0 || rec.LabelHistogram["NAME"] != 1 {
+		t.Fatalf("counted %+v", rec)
+	}
+	res, _, err := m.Results(context.Background(), "acme", rec.ID, 0, 10)
+	if err != nil || len(res) != 1 || res[0].Error != "" || res[0].DeidentifiedText != "Patient [NAME] seen" {
+		t.Fatalf("results %+v, %v", res, err)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -51,9 +50,10 @@ type Manager struct {
 	cons    jetstream.Consumer
 	client  *http.Client
 
+	tries tries // failed tries of documents in this process
+
 	mu      sync.Mutex
 	stop    context.CancelFunc
-	iters   []jetstream.MessagesContext
 	workers sync.WaitGroup
 }
 
@@ -79,7 +79,8 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	if s != nil {
 		storage, m.n = jetstream.FileStorage, fileNames
 	}
-	if m.js, err = jetstream.New(box.Conn(), jetstream.WithPublishAsyncMaxPending(4096)); err != nil {
+	if m.js, err = jetstream.New(box.Conn(), jetstream.WithPublishAsyncMaxPending(4096),
+		jetstream.WithPublishAsyncTimeout(cfg.AckWait/2)); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	bucket := func(name string) (jetstream.KeyValue, error) {
@@ -302,7 +303,7 @@ func (m *Manager) change(ctx context.Context, k string, f func(*Record) bool) (*
 		}
 		if _, err := m.putRecord(ctx, rec, rev, false); err == nil {
 			return rec, true, nil
-		} else if !errors.Is(err, jetstream.ErrKeyExists) && !strings.Contains(err.Error(), "wrong last sequence") {
+		} else if !casConflict(err) {
 			return nil, false, fmt.Errorf("jobs: %w", err)
 		}
 		if ctx.Err() != nil {

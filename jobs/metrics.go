@@ -31,6 +31,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 1024},
 		}),
 	}
+	// Every series from the start, at 0, so that a rate has a first sample.
+	for _, s := range []string{"created", string(Done), string(Failed), string(Cancelled)} {
+		m.jobs.WithLabelValues(s)
+	}
+	for _, o := range []string{"processed", "failed", "retried", "deferred", "skipped"} {
+		m.documents.WithLabelValues(o)
+	}
 	if reg != nil {
 		reg.MustRegister(m.jobs, m.documents, m.batch)
 	}

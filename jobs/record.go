@@ -74,7 +74,8 @@ type Outcome struct {
 
 // Processor de-identifies one document of job (its Tenant, Options and Payer are what it
 // reads). An error wrapped by Permanent is the document's own (it counts as failed at once);
-// any other is retried, up to Config.MaxAttempts deliveries.
+// Later puts it back without counting an attempt; any other is retried, up to
+// Config.MaxAttempts tries in one process.
 type Processor func(ctx context.Context, job *Record, doc Document) (Outcome, error)
 
 type permanent struct{ error }
@@ -83,6 +84,16 @@ func (p permanent) Unwrap() error { return p.error }
 
 // Permanent marks err as one that another attempt would repeat.
 func Permanent(err error) error { return permanent{err} }
+
+// later is a document that cannot run yet and is no failure: it goes back to the queue for
+// after, and the try does not count as an attempt.
+type later struct{ after time.Duration }
+
+func (l later) Error() string { return "jobs: the document waits " + l.after.String() }
+
+// Later asks for the document to be tried again after d, without counting an attempt (its
+// tenant's budget cannot take it yet).
+func Later(d time.Duration) error { return later{d} }
 
 // Delivery is the webhook's delivery state (webhook_delivery).
 type Delivery struct {

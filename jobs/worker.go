@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,9 +14,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// gatherWait is how long a worker that has one message waits for each further one to fill its
-// batch: enough for messages already on their way, nothing beside a document's processing.
-const gatherWait = 2 * time.Millisecond
+// fetchWait bounds one wait for a first message, so that Close is not kept waiting.
+const fetchWait = 2 * time.Second
 
 // Start runs Config.Workers workers on the shared work queue. Each takes up to Config.Batch
 // documents at a time and runs p on all of them at once, so that the batcher sees them
@@ -23,24 +24,21 @@ const gatherWait = 2 * time.Millisecond
 func (m *Manager) Start(p Processor) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.stop != nil {
+		return errors.New("jobs: the workers are started already")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stop = cancel
 	for range m.cfg.Workers {
-		it, err := m.cons.Messages(jetstream.PullMaxMessages(m.cfg.Batch))
-		if err != nil {
-			return err
-		}
-		m.iters = append(m.iters, it)
 		m.workers.Add(1)
 		go func() {
 			defer m.workers.Done()
-			for {
-				batch, open := m.gather(ctx, it)
-				if !open {
-					return
-				}
+			for ctx.Err() == nil {
+				batch, err := m.gather(ctx)
 				if len(batch) > 0 {
 					m.handle(ctx, p, batch)
+				} else if err != nil && ctx.Err() == nil {
+					m.pause(ctx, time.Second) // the server does not answer: do not spin
 				}
 			}
 		}()
@@ -55,35 +53,48 @@ func (m *Manager) Close() {
 	if m.stop != nil {
 		m.stop()
 	}
-	for _, it := range m.iters {
-		it.Stop()
-	}
-	m.iters = nil
 	m.mu.Unlock()
 	m.workers.Wait()
 }
 
-// gather waits for a message, then takes those that follow at once, up to Config.Batch; open
-// is false once the iterator is closed.
-func (m *Manager) gather(ctx context.Context, it jetstream.MessagesContext) (batch []jetstream.Msg, open bool) {
-	msg, err := it.Next()
+// gather waits for a message, then takes those ready at once, up to Config.Batch. Nothing is
+// fetched ahead into a buffer: every message delivered is one a batch's heartbeat covers.
+func (m *Manager) gather(ctx context.Context) ([]jetstream.Msg, error) {
+	fctx, cancel := context.WithTimeout(ctx, fetchWait)
+	defer cancel()
+	first, err := m.cons.Fetch(1, jetstream.FetchContext(fctx))
 	if err != nil {
-		return nil, !errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() == nil
+		return nil, err
 	}
-	batch = append(batch, msg)
-	for len(batch) < m.cfg.Batch {
-		msg, err := it.Next(jetstream.NextMaxWait(gatherWait))
-		if err != nil {
-			break // nothing more now, or closed: the next gather says which
-		}
+	var batch []jetstream.Msg
+	for msg := range first.Messages() {
 		batch = append(batch, msg)
 	}
-	return batch, true
+	if len(batch) == 0 || m.cfg.Batch == 1 {
+		return batch, first.Error()
+	}
+	more, err := m.cons.FetchNoWait(m.cfg.Batch - 1)
+	if err != nil {
+		return batch, nil
+	}
+	for msg := range more.Messages() {
+		batch = append(batch, msg)
+	}
+	return batch, nil
+}
+
+func (m *Manager) pause(ctx context.Context, d time.Duration) {
+	t := m.clk.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+	case <-ctx.Done():
+	}
 }
 
 // item is one document of a batch on its way: its message, its job's record as read when the
 // batch began, its text and its result. settled is set once its message has been given back
-// (nak) or will be acknowledged, so that the heartbeat leaves it alone.
+// or acknowledged, so that the heartbeat leaves it alone.
 type item struct {
 	msg     jetstream.Msg
 	w       work
@@ -95,40 +106,42 @@ type item struct {
 
 func (it *item) key() string { return docKey(it.w.Job, it.w.Index) }
 
-// nak gives the message back to the queue, redelivered after delay.
-func (m *Manager) nak(it *item, delay time.Duration) {
+// nak gives the item's message back to the queue, to come again after delay.
+func (m *Manager) nak(it *item, delay time.Duration, outcome string) {
 	it.settled.Store(true)
 	_ = it.msg.NakWithDelay(delay)
-	m.met.docs("retried", 1)
+	m.met.docs(outcome, 1)
 }
 
 // handle works on a batch of documents' messages: each is skipped when its job is gone or
 // finished or it was counted, else processed, its result stored and counted, then
-// acknowledged (which removes it, text and all, from the queue). A step that fails gives the message back; whatever was done before is redone
-// harmlessly (a result is a put by key, and the record's bitmap counts a document once).
+// acknowledged (which removes it, text and all, from the queue). A step that fails gives the
+// message back; what was done before is redone harmlessly: a result is written only where
+// none is stored, and the record's bitmap counts a document once.
 func (m *Manager) handle(ctx context.Context, p Processor, msgs []jetstream.Msg) {
 	m.met.took(len(msgs))
 	items := m.admit(ctx, msgs)
 	if len(items) == 0 {
 		return
 	}
-	stopBeat := m.heartbeat(items)
+	defer m.heartbeat(items)()
 	for _, it := range items {
 		m.openText(it)
 	}
 	each(items, func(it *item) { m.process(ctx, p, it) })
-	stopBeat()
 	m.storeResults(ctx, items)
 	for k, group := range groupByRecord(items) {
 		rec, finished, err := m.countDocuments(ctx, k, group)
 		if err != nil {
 			for _, it := range group {
-				m.nak(it, time.Second)
+				m.nak(it, time.Second, "retried")
 			}
 			continue
 		}
 		for _, it := range group {
+			it.settled.Store(true)
 			_ = it.msg.Ack()
+			m.tries.forget(it.key())
 		}
 		if finished {
 			m.met.job(string(rec.Status))
@@ -219,25 +232,28 @@ func (m *Manager) openText(it *item) {
 	}
 }
 
-// process runs p on an item whose text was read and makes its result; a failure that may pass
-// goes back to the queue until the attempts are spent, then counts as the document's failure.
+// process runs p on an item whose text opened and makes its result. A document that must wait
+// goes back for as long as it asked; a failure that may pass goes back until this process has
+// tried it MaxAttempts times, then counts as the document's failure.
 func (m *Manager) process(ctx context.Context, p Processor, it *item) {
-	if it.settled.Load() || it.res.Error != "" {
+	if it.res.Error != "" {
 		return
 	}
 	out, err := p(ctx, it.rec, it.doc)
-	if err != nil && ctx.Err() != nil {
-		m.nak(it, 0) // shutting down: another worker takes it now
-		return
-	}
-	attempts := uint64(0)
-	if md, err := it.msg.Metadata(); err == nil {
-		attempts = md.NumDelivered
-	}
+	var wait later
 	var perm permanent
-	if err != nil && !errors.As(err, &perm) && attempts < uint64(m.cfg.MaxAttempts) {
-		m.nak(it, time.Duration(attempts)*time.Second)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		m.nak(it, 0, "retried") // shutting down: another worker takes it now
 		return
+	case errors.As(err, &wait):
+		m.nak(it, wait.after, "deferred")
+		return
+	case err != nil && !errors.As(err, &perm):
+		if n := m.tries.add(it.key()); n < m.cfg.MaxAttempts {
+			m.nak(it, time.Duration(n)*time.Second, "retried")
+			return
+		}
 	}
 	d := it.doc
 	it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: Hash(d.Text),
@@ -250,8 +266,9 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 	}
 }
 
-// storeResults writes the unsettled items' results, all in flight at once; an item whose write
-// fails goes back to the queue.
+// storeResults writes the unsettled items' results, all in flight at once, each only where no
+// result is stored: a document run twice (redelivered after a crash) keeps its first result,
+// and that is the one counted. An item whose write fails goes back to the queue.
 func (m *Manager) storeResults(ctx context.Context, items []*item) {
 	futures := make([]jetstream.PubAckFuture, len(items))
 	for i, it := range items {
@@ -259,9 +276,10 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 			continue
 		}
 		plain, _ := json.Marshal(it.res)
-		f, err := m.js.PublishAsync("$KV."+m.n.results+"."+it.key(), m.seal.seal(it.key(), plain))
+		f, err := m.js.PublishAsync("$KV."+m.n.results+"."+it.key(), m.seal.seal(it.key(), plain),
+			jetstream.WithExpectLastSequencePerSubject(0))
 		if err != nil {
-			m.nak(it, time.Second)
+			m.nak(it, time.Second, "retried")
 			continue
 		}
 		futures[i] = f
@@ -270,14 +288,32 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 		if f == nil {
 			continue
 		}
+		it := items[i]
 		select {
 		case <-f.Ok():
-		case <-f.Err():
-			m.nak(items[i], time.Second)
+		case err := <-f.Err():
+			if casConflict(err) {
+				if stored, gerr := m.result(ctx, it.w.Job, it.w.Index); gerr == nil {
+					it.res = *stored
+					continue
+				}
+			}
+			m.nak(it, time.Second, "retried")
 		case <-ctx.Done():
-			m.nak(items[i], 0)
+			m.nak(it, 0, "retried")
 		}
 	}
+}
+
+// casConflict says whether err is JetStream refusing a write whose expected last sequence did
+// not hold (someone wrote first).
+func casConflict(err error) bool {
+	var api *jetstream.APIError
+	if errors.As(err, &api) {
+		return api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+			api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant
+	}
+	return errors.Is(err, jetstream.ErrKeyExists) || (err != nil && strings.Contains(err.Error(), "wrong last sequence"))
 }
 
 // groupByRecord is the unsettled items by their job's record key.
@@ -304,6 +340,32 @@ func each(items []*item, f func(*item)) {
 	wg.Wait()
 }
 
+// tries counts, in this process, the failed tries of documents not yet counted. It forgets a
+// document once counted, and everything when it grows past its bound (a document elsewhere
+// finished); forgetting only ever allows more tries.
+type tries struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+const maxTracked = 100_000
+
+func (t *tries) add(key string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n == nil || len(t.n) >= maxTracked {
+		t.n = map[string]int{}
+	}
+	t.n[key]++
+	return t.n[key]
+}
+
+func (t *tries) forget(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.n, key)
+}
+
 // markRunning moves a queued job to running.
 func (m *Manager) markRunning(ctx context.Context, k string) (*Record, error) {
 	rec, _, err := m.change(ctx, k, func(r *Record) bool {
@@ -323,13 +385,11 @@ func (m *Manager) countDocuments(ctx context.Context, k string, group []*item) (
 	var processed, failed int
 	rec, _, err := m.change(ctx, k, func(r *Record) bool {
 		finished, processed, failed = false, 0, 0
-		changed := false
 		for _, it := range group {
 			res := &it.res
 			if r.Status.Terminal() || res.Index >= r.DocumentCount || r.counted(res.Index) {
 				continue
 			}
-			changed = true
 			r.count(res.Index)
 			if res.Error != "" {
 				r.FailedCount++
@@ -342,7 +402,7 @@ func (m *Manager) countDocuments(ctx context.Context, k string, group []*item) (
 				r.LabelHistogram[s.Label]++
 			}
 		}
-		if !changed {
+		if processed+failed == 0 {
 			return false
 		}
 		finished = r.ProcessedCount+r.FailedCount == r.DocumentCount
@@ -357,10 +417,11 @@ func (m *Manager) countDocuments(ctx context.Context, k string, group []*item) (
 		}
 		return true
 	})
-	if err == nil {
-		m.met.docs("processed", processed)
-		m.met.docs("failed", failed)
-		m.met.docs("skipped", len(group)-processed-failed)
+	if err != nil {
+		return nil, false, fmt.Errorf("jobs: counting: %w", err)
 	}
-	return rec, finished, err
+	m.met.docs("processed", processed)
+	m.met.docs("failed", failed)
+	m.met.docs("skipped", len(group)-processed-failed)
+	return rec, finished, nil
 }

@@ -398,25 +398,38 @@ func TestTwoJobsOfOneSubject(t *testing.T) {
 }
 
 // TestJobDocumentsDrawOnTheTenantsBudget: a job's documents are charged, as they run, to the
-// budget its submitting key carries: a document larger than the whole token burst fails, the
-// others drain the bucket, and the tenant's next interactive request is refused 429.
+// budget its submitting key carries. A document the budget cannot take yet goes back to the
+// queue and runs once the bucket has refilled; one larger than the whole token burst fails;
+// the documents drain the bucket, and the tenant's next interactive request is refused 429.
 func TestJobDocumentsDrawOnTheTenantsBudget(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "keys.json")
-	keyFile(t, path, budgetKey("small-secret-1", "small", `{"tokens_per_minute":6,"token_burst":100}`))
+	keyFile(t, path, budgetKey("slow-secret-1", "slow", `{"tokens_per_minute":6,"token_burst":100}`),
+		budgetKey("quick-secret-1", "quick", `{"tokens_per_minute":3000,"token_burst":100}`))
 	p := startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_API_KEYS_FILE="+path, "SLUICE_JOBS_KEY_FILE="+jobKey(t))
-	c := openMedJobs{base: p.url, apiKey: "small-secret-1"}
 	fits := strings.Repeat("Seen by Dr. Okafor on 03/14/2024. ", 10) // 340 bytes: 85 tokens estimated
 	tooLarge := strings.Repeat("Call Maria at (415) 555-0132. ", 15) // 450 bytes: 113 tokens, over the burst of 100
-	created, _, err := c.CreateJob(omCreateJob{Documents: []omDocument{{ID: "fits", Text: fits}, {ID: "large", Text: tooLarge}}})
-	if err != nil {
-		t.Fatal(err)
+	run := func(c openMedJobs, docs ...omDocument) omJob {
+		created, _, err := c.CreateJob(omCreateJob{Documents: docs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return waitJob(t, c, created.ID, time.Minute, func(j omJob) bool { return j.Status == "done" || j.Status == "failed" })
 	}
-	done := waitJob(t, c, created.ID, time.Minute, func(j omJob) bool { return j.Status == "done" || j.Status == "failed" })
-	if done.Status != "done" || done.ProcessedCount != 1 || done.FailedCount != 1 {
-		t.Fatalf("job %+v", done)
+	// Quick's bucket holds one document at a time and refills one in under two seconds.
+	quick := openMedJobs{base: p.url, apiKey: "quick-secret-1"}
+	if done := run(quick, omDocument{ID: "a", Text: fits}, omDocument{ID: "b", Text: fits}); done.ProcessedCount != 2 {
+		t.Fatalf("quick's job: %+v", done)
+	}
+	if waited := scrapeSum(t, p.url, "sluice_jobs_documents_total", `outcome="deferred"`); waited < 1 {
+		t.Fatalf("no document waited for its budget (%v)", waited)
+	}
+	slow := openMedJobs{base: p.url, apiKey: "slow-secret-1"}
+	if done := run(slow, omDocument{ID: "fits", Text: fits}, omDocument{ID: "large", Text: tooLarge}); done.Status != "done" ||
+		done.ProcessedCount != 1 || done.FailedCount != 1 {
+		t.Fatalf("slow's job: %+v", done)
 	}
 	// 15 tokens left (a tenth of a token a second refills): a 19-token request is refused.
-	resp, err := c.do(http.MethodPost, "/pii/extract", []byte(`{"text":"Call Maria at (415) 555-0132 about the results from 03/14/2024."}`))
+	resp, err := slow.do(http.MethodPost, "/pii/extract", []byte(`{"text":"Call Maria at (415) 555-0132 about the results from 03/14/2024."}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,11 +193,11 @@ func jobsBenchAlone(t *testing.T, env []string, n, clients int) {
 	slices.Sort(ratios)
 	t.Logf("(a) median ratio of %d rounds: %.2f (from %.2f to %.2f)", rounds, ratios[rounds/2], ratios[0], ratios[rounds-1])
 	capacity := (caps[0] + caps[1]) / 2
-	// (b) Interactive at half capacity alone, then beside a job, alternating, twice; each
+	// (b) Interactive at half capacity alone, then beside a job, alternating, rounds times; each
 	// beside-run is compared with the mean of the alone-runs on either side of it.
 	d := time.Duration(float64(n)/max(rates[0], rates[1])*float64(time.Second)) * 3 / 4
 	alone := [][]time.Duration{interactive(t, p.url, capacity/2, d, 4_000_000)}
-	for round := range 2 {
+	for round := range rounds {
 		id, start := runJob(t, c, 5_000_000+round*n, n)
 		beside := interactive(t, p.url, capacity/2, d, 6_000_000+round*n*2)
 		waitJob(t, c, id, 30*time.Minute, func(j omJob) bool { return j.Status == "done" })
