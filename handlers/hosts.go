@@ -159,3 +159,18 @@ func (s *server) authenticate(c *fiber.Ctx) error {
 	}
 	return authRefusal(ref)
 }
+
+// verifySignature refuses a request whose OpenMed HMAC signature does not hold (Options.Signing):
+// over the method, the exact request target and the body's exact bytes as sent, before they are
+// unpacked. The probes and /metrics are not signed.
+func (s *server) verifySignature(c *fiber.Ctx) error {
+	if isProbe(c.Path()) {
+		return c.Next()
+	}
+	header := func(k string) string { return c.Get(k) }
+	err := s.opts.Signing.Verify(c.UserContext(), c.Method(), string(c.Request().RequestURI()), c.Request().Body(), header)
+	if err == nil {
+		return c.Next()
+	}
+	return signatureRefusal(err)
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/settings"
+	"github.com/sluice-serving/sluice/signing"
 )
 
 // Options wires the handlers to the rest of the server.
@@ -72,6 +73,9 @@ type Options struct {
 	// Jobs, when not nil, serves /jobs and runs its workers on the process's share of the
 	// job queue.
 	Jobs *Jobs
+	// Signing, when not nil, verifies OpenMed's HMAC signature of every request but the
+	// probes and /metrics before anything else is done with it.
+	Signing *signing.Verifier
 	// Budgets, when not nil, charges every request on a model route to its caller's budget
 	// before the route's gate: 429 rate_limited past it (503 stays the server's own refusal).
 	Budgets *CallerBudgets

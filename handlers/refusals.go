@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -11,12 +12,13 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/identity"
+	"github.com/sluice-serving/sluice/signing"
 )
 
 // This file answers every refusal: a queue's (admission.Refusal, 503), a caller's budget's
-// (admission.BudgetRefusal, 429) and the credentials' (identity.Refusal, 401, 403, 429). The
-// packages decide; the wire words, statuses and headers are here. A route with a wire format
-// of its own (TGI's, OpenAI's) gets each in that format, through its reply; the entity routes'
+// (admission.BudgetRefusal, 429), the credentials' (identity.Refusal, 401, 403, 429) and a
+// signature's (signing.Failure, 401, 503). The packages decide; the wire words, statuses and
+// headers are here. A route with a wire format of its own (TGI's, OpenAI's) gets each in that format, through its reply; the entity routes'
 // envelope is written without encoding/json into a reused buffer, so that a flood of refusals
 // costs microseconds and no garbage.
 
@@ -203,6 +205,26 @@ func authRefusal(ref *identity.Refusal) *apiError {
 		e.Status, e.Details = fiber.StatusUnauthorized, acceptedForms
 		e.Message = "Authentication credentials are invalid: send an API key (X-API-Key, or Authorization: ApiKey or Bearer) or a bearer JWT"
 		e.Headers = map[string]string{fiber.HeaderWWWAuthenticate: `Bearer error="invalid_token", ApiKey`}
+	}
+	return e
+}
+
+// signatureRefusal words a request whose signature was refused (signing.Verifier): 401
+// invalid_signature with the reason, or, when the nonce store had no room or did not answer,
+// 503 with a Retry-After.
+func signatureRefusal(err error) *apiError {
+	var f *signing.Failure
+	if !errors.As(err, &f) {
+		return &apiError{Status: statusClientClosed, Code: "client_closed_request", Outcome: OutcomeAborted,
+			Message: "Client closed the request while its signature was checked"}
+	}
+	e := &apiError{Status: fiber.StatusUnauthorized, Code: "invalid_signature", Outcome: OutcomeFailed,
+		Message: "The request's X-OpenMed-Signature does not hold: " + f.Reason, Details: map[string]any{"reason": f.Reason}}
+	if f.Reason == signing.ReasonNoncesFull || f.Reason == signing.ReasonUnavailable {
+		e.Status, e.Code, e.Outcome = fiber.StatusServiceUnavailable, "signature_unverifiable", OutcomeRefused
+		e.Message = "The request's nonce could not be recorded (" + f.Reason + "); retry later"
+		e.retryAfter = admission.CallerRetryAfter.Wait(f.RetryAfter)
+		e.Details = map[string]any{"reason": f.Reason, "retry_after_seconds": int64(e.retryAfter / time.Second)}
 	}
 	return e
 }

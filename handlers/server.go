@@ -67,6 +67,9 @@ func New(opts Options) (*fiber.App, error) {
 	if opts.Auth != nil {
 		app.Use(s.authenticate)
 	}
+	if opts.Signing != nil {
+		app.Use(s.verifySignature)
+	}
 	app.Use(s.unpackBody)
 
 	app.Get("/health", s.health)

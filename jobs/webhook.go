@@ -3,9 +3,7 @@ package jobs
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -19,6 +17,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/sluice-serving/sluice/signing"
 )
 
 // Webhook bounds: attempts and the backoff's base, as a request may ask them.
@@ -28,24 +28,6 @@ const (
 	DefaultBackoff  = 0.5
 	MaxBackoff      = 60.0
 )
-
-// SignatureVersion opens OpenMed's canonical string.
-const SignatureVersion = "OPENMED-HMAC-SHA256-V1"
-
-// Canonical is OpenMed's version-1 canonical string of a request: the method, the exact path
-// and query, the Unix timestamp, the nonce and the SHA-256 of the exact body, one a line.
-func Canonical(method, target string, timestamp int64, nonce string, body []byte) string {
-	h := sha256.Sum256(body)
-	return SignatureVersion + "\n" + method + "\n" + target + "\n" + strconv.FormatInt(timestamp, 10) + "\n" +
-		nonce + "\nsha256:" + hex.EncodeToString(h[:])
-}
-
-// Sign is the X-OpenMed-Signature of a canonical string under secret.
-func Sign(secret, canonical string) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(canonical))
-	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
-}
 
 // errPrivate is a webhook address that the server may not reach.
 var errPrivate = errors.New("the webhook's address is loopback, link-local, private or unspecified (SLUICE_JOBS_WEBHOOK_ALLOW_PRIVATE)")
@@ -189,9 +171,9 @@ func (m *Manager) post(ctx context.Context, wh *Webhook, target, status string, 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-OpenMed-Event", "job."+status)
-	req.Header.Set("X-OpenMed-Timestamp", strconv.FormatInt(ts, 10))
-	req.Header.Set("X-OpenMed-Nonce", n)
-	req.Header.Set("X-OpenMed-Signature", Sign(wh.Secret, Canonical(http.MethodPost, target, ts, n, body)))
+	req.Header.Set(signing.HeaderTimestamp, strconv.FormatInt(ts, 10))
+	req.Header.Set(signing.HeaderNonce, n)
+	req.Header.Set(signing.HeaderSignature, signing.Sign(wh.Secret, signing.Canonical(http.MethodPost, target, ts, n, body)))
 	resp, err := m.client.Do(req)
 	if err != nil {
 		return 0, fmt.Errorf("jobs: webhook: %w", err)

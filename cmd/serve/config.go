@@ -27,6 +27,7 @@ import (
 	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/settings"
+	"github.com/sluice-serving/sluice/signing"
 )
 
 // Config is everything the server reads from its environment: one section per field, each
@@ -64,6 +65,8 @@ type Config struct {
 	Audit audit.Config
 	// Jobs is /jobs': corpus de-identification kept in the same JetStream.
 	Jobs jobs.Config
+	// Signing verifies OpenMed's HMAC request signatures when a secret is configured.
+	Signing signing.Config
 }
 
 // batchGate is the entity endpoints' watermarks (fields named as admission.Config's), with
@@ -493,6 +496,7 @@ func (c Config) check(m machine) []problem {
 		{c.NATS.Validate(), byTags(reflect.TypeFor[natsbox.Config]())},
 		{c.Audit.Validate(), byTags(reflect.TypeFor[audit.Config]())},
 		{c.Jobs.Validate(), byTags(reflect.TypeFor[jobs.Config]())},
+		{c.Signing.Validate(), byTags(reflect.TypeFor[signing.Config]())},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}

@@ -43,6 +43,7 @@ import (
 	"github.com/sluice-serving/sluice/models"
 	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/scheduler"
+	"github.com/sluice-serving/sluice/signing"
 	"github.com/sluice-serving/sluice/stepplan"
 	"github.com/sluice-serving/sluice/upstream"
 	"github.com/sluice-serving/sluice/warmpool"
@@ -327,6 +328,10 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		}
 		trail = s.audit
 	}
+	verifier, err := s.signingVerifier(cfg, clk)
+	if err != nil {
+		return nil, err
+	}
 	s.routes = routes
 	s.app, err = handlers.New(handlers.Options{
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: gatherer, Clock: clk,
@@ -336,7 +341,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, Coalesce: cfg.Coalesce, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins, Proxies: proxies,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
-		Audit: trail, GatewayFace: face, Jobs: jobRoutes,
+		Audit: trail, GatewayFace: face, Jobs: jobRoutes, Signing: verifier,
 		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant", AnonymousGlobal: cfg.RateLimitKey == "global"},
 	})
 	if err != nil {
@@ -794,4 +799,24 @@ func (s *server) logStart(addr net.Addr) {
 	s.logger.Info("ready", slog.String("addr", addr.String()), slog.String("device", device),
 		slog.String("authentication", auth), slog.String("models_on_demand", onDemand), slog.String("budgets", budgets),
 		slog.String("audit", audited), slog.String("state", "this process: the KV cache lives in memory"))
+}
+
+// signingVerifier is the verifier of signed requests when a secret is configured: its nonces
+// in JetStream, shared by the fleet, when this process keeps durable state there, else in
+// memory.
+func (s *server) signingVerifier(cfg Config, clk clock.Clock) (*signing.Verifier, error) {
+	if cfg.Signing.SecretFile == "" {
+		return nil, nil
+	}
+	secret, err := signing.ReadSecret(cfg.Signing.SecretFile)
+	if err != nil {
+		return nil, err
+	}
+	var nonces signing.Nonces = signing.NewMemoryNonces(clk, cfg.Signing.MaxNonces)
+	if s.box != nil {
+		if nonces, err = signing.NewJetStreamNonces(context.Background(), s.box.JetStream(), cfg.Signing, s.box.Replicas()); err != nil {
+			return nil, err
+		}
+	}
+	return signing.NewVerifier(cfg.Signing, secret, clk, nonces)
 }

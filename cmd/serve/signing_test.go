@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/natsbox/natstest"
+)
+
+// signingNATSPort is the first route port of this test's NATS cluster (the fleet test's is
+// 7322).
+const signingNATSPort = 7422
+
+// openMedSigned is a request signed as OpenMed's sign_request documents it, written here from
+// that description: the canonical string's six lines, HMAC-SHA256 under the secret, lowercase
+// hex behind "sha256=".
+func openMedSigned(t *testing.T, secret, url, target string, body []byte, nonce string, ts int64, encoding string) *http.Request {
+	t.Helper()
+	sum := sha256.Sum256(body)
+	canonical := "OPENMED-HMAC-SHA256-V1\nPOST\n" + target + "\n" + strconv.FormatInt(ts, 10) + "\n" + nonce + "\nsha256:" + hex.EncodeToString(sum[:])
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(canonical))
+	req, err := http.NewRequest(http.MethodPost, url+target, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if encoding != "" {
+		req.Header.Set("Content-Encoding", encoding)
+	}
+	req.Header.Set("X-OpenMed-Timestamp", strconv.FormatInt(ts, 10))
+	req.Header.Set("X-OpenMed-Nonce", nonce)
+	req.Header.Set("X-OpenMed-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	return req
+}
+
+// answer sends req and returns its status and the error body's reason, if any.
+func answer(t *testing.T, req *http.Request) (int, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Error struct {
+			Code    string `json:"code"`
+			Details struct {
+				Reason string `json:"reason"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	data, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(data, &body)
+	if body.Error.Code != "" && body.Error.Code != "invalid_signature" {
+		t.Fatalf("status %d, code %s", resp.StatusCode, body.Error.Code)
+	}
+	return resp.StatusCode, body.Error.Details.Reason
+}
+
+// TestSignedRequestsAcrossTheFleet: with SLUICE_SIGNING_SECRET_FILE, two replicas on one
+// JetStream cluster serve a request signed as OpenMed signs it (its body compressed too: the
+// signature covers the bytes sent), refuse it unsigned, tampered, stale, or replayed at
+// either replica, and leave the probes unsigned.
+func TestSignedRequestsAcrossTheFleet(t *testing.T) {
+	nats, _ := natstest.Cluster(t, 3, signingNATSPort)
+	secretFile := filepath.Join(t.TempDir(), "hmac")
+	if err := os.WriteFile(secretFile, []byte("a shared secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var urls [2]string
+	for i := range urls {
+		urls[i] = startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_SIGNING_SECRET_FILE="+secretFile,
+			"SLUICE_NATS_URL="+nats, "SLUICE_NATS_REPLICAS=3", fmt.Sprintf("SLUICE_REPLICA_ID=signing-%d", i)).url
+	}
+	body := []byte(`{"text":"Call Maria at (415) 555-0132."}`)
+	now := time.Now().Unix()
+	const secret = "a shared secret"
+	const target = "/pii/extract?lang=en"
+	if code, _ := answer(t, openMedSigned(t, secret, urls[0], target, body, "nonce-1", now, "")); code != http.StatusOK {
+		t.Fatalf("signed: %d", code)
+	}
+	var packed bytes.Buffer
+	zw := gzip.NewWriter(&packed)
+	zw.Write(body)
+	zw.Close()
+	if code, _ := answer(t, openMedSigned(t, secret, urls[1], target, packed.Bytes(), "nonce-2", now, "gzip")); code != http.StatusOK {
+		t.Fatalf("signed over the gzip bytes: %d", code)
+	}
+	unsigned, _ := http.NewRequest(http.MethodPost, urls[0]+target, bytes.NewReader(body))
+	tampered := openMedSigned(t, secret, urls[0], target, body, "nonce-3", now, "")
+	tampered.Body = io.NopCloser(bytes.NewReader(bytes.Replace(body, []byte("Maria"), []byte("Mario"), 1)))
+	for _, c := range []struct {
+		name string
+		req  *http.Request
+		want string
+	}{
+		{"unsigned", unsigned, "missing_signature"},
+		{"tampered", tampered, "signature_mismatch"},
+		{"stale", openMedSigned(t, secret, urls[0], target, body, "nonce-4", now-301, ""), "stale_timestamp"},
+		{"another secret", openMedSigned(t, "guess", urls[0], target, body, "nonce-5", now, ""), "signature_mismatch"},
+		{"replayed at the same replica", openMedSigned(t, secret, urls[0], target, body, "nonce-1", now, ""), "replayed_nonce"},
+		{"replayed at the other replica", openMedSigned(t, secret, urls[1], target, body, "nonce-1", now, ""), "replayed_nonce"},
+	} {
+		if code, reason := answer(t, c.req); code != http.StatusUnauthorized || reason != c.want {
+			t.Errorf("%s: %d %s, want 401 %s", c.name, code, reason, c.want)
+		}
+	}
+	// The forged ones took no nonce: nonce-3 signed properly now passes.
+	if code, _ := answer(t, openMedSigned(t, secret, urls[1], target, body, "nonce-3", now, "")); code != http.StatusOK {
+		t.Fatalf("nonce-3 after its forgery: %d", code)
+	}
+	resp, err := http.Get(urls[0] + "/health")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/health unsigned: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
