@@ -25,6 +25,9 @@ const (
 	CodeServiceBusy = "service_busy"
 	// CodeModelLoading: the model named is loading; retry after the Retry-After.
 	CodeModelLoading = "model_loading"
+	// CodeCircuitOpen: the model's circuit breaker is open after failures in a row; retry
+	// after the Retry-After.
+	CodeCircuitOpen = "circuit_breaker_open"
 )
 
 // errorBody is the envelope every error response uses:

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
+	"github.com/sluice-serving/sluice/resilience"
 )
 
 // A Route is one endpoint that runs a model: the path it answers POST on, the Gate that admits
@@ -174,6 +175,13 @@ func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError 
 		e.Message = generationLimitMessage(err)
 	case errors.Is(err, errUpstream):
 		return s.upstreamFailed(x, ctx, err)
+	case errors.As(err, new(*resilience.OpenError)):
+		var open *resilience.OpenError
+		errors.As(err, &open)
+		e.Status, e.Code, e.Outcome = fiber.StatusServiceUnavailable, CodeCircuitOpen, OutcomeRefused
+		e.Message = "Model backend is temporarily unavailable"
+		e.retryAfter = admission.ServerRetryAfter.Wait(open.RetryAfter)
+		e.Details = map[string]any{"state": resilience.Open, "retry_after_seconds": int64(e.retryAfter / time.Second)}
 	case errors.Is(err, generate.ErrStarved):
 		e.Status, e.Code, e.Outcome = fiber.StatusServiceUnavailable, CodeBackpressure, OutcomeFailed
 		e.Message = "the server was too busy to go on with this generation; retry later"

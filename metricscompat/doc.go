@@ -25,6 +25,7 @@
 //	openmed_service_admission_shed_total{queue}            sluice_admission_shed_total{reason=~"high_watermark|max_wait"}
 //	openmed_service_model_resident_total, _resident_bytes  models resident and their footprints
 //	openmed_service_model_load_total, _eviction_total      models loaded on demand, and unloaded
+//	openmed_service_circuit_breaker_closed, _open, _half_open   sluice_circuit_breakers by state
 //
 // Routes that matched nothing ("unmatched", "unrouted" in Sluice) are OpenMed's "unknown".
 package metricscompat

@@ -48,6 +48,9 @@ func OpenMed(from prometheus.Gatherer, models func() Models) *Collector {
 	add("openmed_service_admission_queue_shedding", "1 while the endpoint sheds (sluice_admission_shedding).", "queue")
 	add("openmed_service_admission_queue_wait_seconds", "Mean time a dispatched request waited (from sluice_batcher_queue_wait_seconds).", "queue")
 	add("openmed_service_admission_shed_total", "Refusals at the high watermark or past the max queue wait (sluice_admission_shed_total).", "queue")
+	add("openmed_service_circuit_breaker_closed", "Models whose circuit breaker is closed (sluice_circuit_breakers{state=\"closed\"}).")
+	add("openmed_service_circuit_breaker_open", "Models whose circuit breaker is open (sluice_circuit_breakers{state=\"open\"}).")
+	add("openmed_service_circuit_breaker_half_open", "Models whose circuit breaker lets a probe through (sluice_circuit_breakers{state=\"half_open\"}).")
 	if models != nil {
 		add("openmed_service_model_resident_total", "Models resident.")
 		add("openmed_service_model_resident_bytes", "Footprint of the resident models (their ONNX files).")
@@ -120,6 +123,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	emit("openmed_service_admission_queue_wait_seconds", prometheus.GaugeValue, means)
+	if f := byName["sluice_circuit_breakers"]; f != nil {
+		for _, state := range []string{"closed", "open", "half_open"} {
+			emit("openmed_service_circuit_breaker_"+state, prometheus.GaugeValue,
+				sum(f, func(m *dto.Metric) bool { return label(m, "state") == state }, func(*dto.Metric) []string { return nil }))
+		}
+	}
 	if c.models != nil {
 		m := c.models()
 		ch <- prometheus.MustNewConstMetric(c.descs["openmed_service_model_resident_total"], prometheus.GaugeValue, float64(m.Resident))

@@ -25,6 +25,7 @@ import (
 	"github.com/sluice-serving/sluice/jobs"
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/natsbox"
+	"github.com/sluice-serving/sluice/resilience"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/settings"
 	"github.com/sluice-serving/sluice/signing"
@@ -67,6 +68,9 @@ type Config struct {
 	Jobs jobs.Config
 	// Signing verifies OpenMed's HMAC request signatures when a secret is configured.
 	Signing signing.Config
+	// Resilience retries a model call that failed in the model and breaks a failing model's
+	// calls, as OpenMed's settings describe.
+	Resilience resilience.Config
 }
 
 // batchGate is the entity endpoints' watermarks (fields named as admission.Config's), with
@@ -497,6 +501,7 @@ func (c Config) check(m machine) []problem {
 		{c.Audit.Validate(), byTags(reflect.TypeFor[audit.Config]())},
 		{c.Jobs.Validate(), byTags(reflect.TypeFor[jobs.Config]())},
 		{c.Signing.Validate(), byTags(reflect.TypeFor[signing.Config]())},
+		{c.Resilience.Validate(), byTags(reflect.TypeFor[resilience.Config]())},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/signal"
@@ -42,6 +43,7 @@ import (
 	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
 	"github.com/sluice-serving/sluice/natsbox"
+	"github.com/sluice-serving/sluice/resilience"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/signing"
 	"github.com/sluice-serving/sluice/stepplan"
@@ -124,6 +126,8 @@ type server struct {
 	// the audit off.
 	box   *natsbox.Box
 	audit *audit.Log
+	// guard retries and breaks the model calls (resilience).
+	guard *resilience.Guard
 	jobs  *jobs.Manager
 	ready atomic.Bool
 	// served is what the start-up log reports: each configured model, and the routes.
@@ -178,6 +182,9 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	am := admission.NewMetrics(reg)
 	configured := map[string]*pooledModel{} // pinned in the pool, if there is one
 	footprints := map[string]int64{}
+	if s.guard, err = resilience.New(cfg.Resilience, clk, rand.Float64, handlers.ModelFailure, resilience.NewMetrics(reg)); err != nil {
+		return nil, err
+	}
 	endpoint := func(queue, model string) (handlers.Endpoint, error) {
 		m, err := loadModel(cfg.ModelsDir, model)
 		if err != nil {
@@ -203,11 +210,12 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 			return handlers.Endpoint{}, err
 		}
 		configured[model] = &pooledModel{cls: cls, gate: gate, pinned: true}
-		ep := handlers.Endpoint{Default: model, Models: map[string]handlers.Extractor{model: cls}, Gate: gate,
+		guarded := s.guarded(cls)
+		ep := handlers.Endpoint{Default: model, Models: map[string]handlers.Extractor{model: guarded}, Gate: gate,
 			Footprint: footprints[model]}
 		for alias, target := range cfg.ModelAliases {
 			if target == model {
-				ep.Models[alias] = cls
+				ep.Models[alias] = guarded
 			}
 		}
 		return ep, nil
@@ -256,7 +264,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	var pool handlers.ModelPool
 	if cfg.ModelsDir != "" {
 		s.poolWork, s.stopPoolWork = context.WithCancel(context.Background())
-		if s.pool, err = newModelPool(cfg, rt, s.quant, clk, bm, am, s.poolWork); err != nil {
+		if s.pool, err = newModelPool(cfg, rt, s.quant, clk, bm, am, s.guarded, s.poolWork); err != nil {
 			return nil, err
 		}
 		var pinnedBytes int64
@@ -819,4 +827,9 @@ func (s *server) signingVerifier(cfg Config, clk clock.Clock) (*signing.Verifier
 		}
 	}
 	return signing.NewVerifier(cfg.Signing, secret, clk, nonces)
+}
+
+// guarded is ex with its calls through the process's resilience guard.
+func (s *server) guarded(ex handlers.Extractor) handlers.Extractor {
+	return handlers.Guarded(ex, s.guard)
 }

@@ -51,6 +51,14 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY", ours: "SLUICE_RATE_LIMIT_MAX_CONCURRENCY"},
 	{name: "OPENMED_SERVICE_THROTTLE_KEY", ours: "SLUICE_RATE_LIMIT_KEY", convert: throttleKey},
 	{name: "OPENMED_SERVICE_COALESCING_ENABLED", ours: "SLUICE_COALESCE", convert: boolSetting},
+	{name: "OPENMED_SERVICE_RESILIENCE_ENABLED", ours: "SLUICE_RESILIENCE", convert: onUnlessOff},
+	{name: "OPENMED_SERVICE_RETRY_MAX_ATTEMPTS", ours: "SLUICE_RETRY_MAX_ATTEMPTS"},
+	{name: "OPENMED_SERVICE_RETRY_BACKOFF_INITIAL_SECONDS", ours: "SLUICE_RETRY_BACKOFF_INITIAL_MS", convert: secondsAsMillis},
+	{name: "OPENMED_SERVICE_RETRY_BACKOFF_MULTIPLIER", ours: "SLUICE_RETRY_BACKOFF_MULTIPLIER"},
+	{name: "OPENMED_SERVICE_RETRY_BACKOFF_MAX_SECONDS", ours: "SLUICE_RETRY_BACKOFF_MAX_MS", convert: secondsAsMillis},
+	{name: "OPENMED_SERVICE_RETRY_BACKOFF_JITTER_SECONDS", ours: "SLUICE_RETRY_BACKOFF_JITTER_MS", convert: secondsAsMillis},
+	{name: "OPENMED_SERVICE_CIRCUIT_BREAKER_FAILURE_THRESHOLD", ours: "SLUICE_CIRCUIT_BREAKER_FAILURE_THRESHOLD"},
+	{name: "OPENMED_SERVICE_CIRCUIT_BREAKER_RECOVERY_TIMEOUT_SECONDS", ours: "SLUICE_CIRCUIT_BREAKER_RECOVERY_TIMEOUT_S", convert: wholeSeconds},
 	{name: "OPENMED_SERVICE_CORS_ORIGINS", ours: "SLUICE_CORS_ORIGINS", convert: list},
 	{name: "OPENMED_SERVICE_KEEP_ALIVE", ours: "SLUICE_KEEP_ALIVE", pool: true},
 	{name: "OPENMED_SERVICE_PRELOAD_MODELS", ours: "SLUICE_PRELOAD_MODELS", convert: list, pool: true},
@@ -241,6 +249,23 @@ func onlyEnabled(v string) (string, bool, error) {
 var errNoEffect = fmt.Errorf("no effect")
 
 // boolSetting reads OpenMed's boolean as Sluice's ("true" or "false").
+// secondsAsMillis is a number of seconds as whole milliseconds, rounded up.
+func secondsAsMillis(v string) (string, bool, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) {
+		return "", false, fmt.Errorf("must be a number of seconds >= 0")
+	}
+	return strconv.Itoa(int(math.Ceil(f * 1000))), false, nil
+}
+
+// onUnlessOff is a switch OpenMed reads as on when set empty.
+func onUnlessOff(v string) (string, bool, error) {
+	if strings.TrimSpace(v) == "" {
+		return "", true, nil
+	}
+	return boolSetting(v)
+}
+
 func boolSetting(v string) (string, bool, error) {
 	on, err := openMedBool(v)
 	return strconv.FormatBool(on), false, err

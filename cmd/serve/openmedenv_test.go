@@ -41,6 +41,19 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_LOG_FORMAT", "OPENMED_SERVICE_TRACING_ENABLED"}) || !cfg.Coalesce {
 		t.Fatalf("no effect: %v; coalescing %v", cfg.openMedNoEffect, cfg.Coalesce)
 	}
+	// OpenMed's resilience, its seconds as Sluice's milliseconds.
+	cfg, err = loadConfig([]string{"OPENMED_SERVICE_RESILIENCE_ENABLED=off", "OPENMED_SERVICE_RETRY_MAX_ATTEMPTS=5",
+		"OPENMED_SERVICE_RETRY_BACKOFF_INITIAL_SECONDS=0.0251", "OPENMED_SERVICE_RETRY_BACKOFF_MULTIPLIER=1.5",
+		"OPENMED_SERVICE_RETRY_BACKOFF_MAX_SECONDS=2", "OPENMED_SERVICE_RETRY_BACKOFF_JITTER_SECONDS=0",
+		"OPENMED_SERVICE_CIRCUIT_BREAKER_FAILURE_THRESHOLD=7", "OPENMED_SERVICE_CIRCUIT_BREAKER_RECOVERY_TIMEOUT_SECONDS=12.5"}, testMachine)
+	r := cfg.Resilience
+	if err != nil || r.Enabled || r.MaxAttempts != 5 || r.BackoffInitial != 26*time.Millisecond || r.BackoffMultiplier != 1.5 ||
+		r.BackoffMax != 2*time.Second || r.BackoffJitter != 0 || r.FailureThreshold != 7 || r.RecoveryTimeout != 13*time.Second {
+		t.Fatalf("resilience %+v, %v", r, err)
+	}
+	if cfg, _ := loadConfig([]string{"OPENMED_SERVICE_RESILIENCE_ENABLED="}, testMachine); !cfg.Resilience.Enabled {
+		t.Fatal("OpenMed's resilience set empty is on")
+	}
 	// Without SLUICE_MODELS_DIR no model loads on demand: its settings have no effect.
 	cfg, err = loadConfig([]string{"OPENMED_SERVICE_KEEP_ALIVE=5m", "OPENMED_SERVICE_PRELOAD_MODELS=a"}, testMachine)
 	if err != nil || cfg.KeepAlive != "" || !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_KEEP_ALIVE", "OPENMED_SERVICE_PRELOAD_MODELS"}) {
@@ -67,9 +80,9 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 // TestOpenMedSettingsWithoutEffectAreNamedAtStartUp: the server says, in one warning line,
 // which OpenMed variables it does not act on.
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RESILIENCE_ENABLED=true", "OPENMED_SERVICE_TRACING_ENABLED=true")
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_DEFAULT_MODEL_FOOTPRINT_BYTES=1", "OPENMED_SERVICE_TRACING_ENABLED=true")
 	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
-		`"variables":["OPENMED_SERVICE_RESILIENCE_ENABLED","OPENMED_SERVICE_TRACING_ENABLED"]`)
+		`"variables":["OPENMED_SERVICE_DEFAULT_MODEL_FOOTPRINT_BYTES","OPENMED_SERVICE_TRACING_ENABLED"]`)
 }
 
 // TestDocsListOpenMedSettings: the OpenMed table of docs/CONFIGURATION.md names every OpenMed

@@ -24,14 +24,16 @@ import (
 // classifier (batcher) and gate, under its own name in metrics (a directory's name: a label
 // set the operator's listing bounds).
 type modelPool struct {
-	pool   *warmpool.Pool
-	cfg    Config
-	dir    string
-	rt     *engine.Runtime
-	quant  *quantizer
-	clk    clock.Clock
-	bm     *batcher.Metrics
-	am     *admission.Metrics
+	pool  *warmpool.Pool
+	cfg   Config
+	dir   string
+	rt    *engine.Runtime
+	quant *quantizer
+	clk   clock.Clock
+	bm    *batcher.Metrics
+	am    *admission.Metrics
+	// guard wraps every lent model's calls (resilience), as the configured models' are.
+	guard  func(handlers.Extractor) handlers.Extractor
 	work   context.Context // the classifiers' batch loops run until it ends
 	keep   *time.Duration  // the default keep-alive; nil: for ever
 	budget int64
@@ -57,8 +59,10 @@ func (m *pooledModel) Close(ctx context.Context) error {
 	return errors.Join(err, m.sess.Close())
 }
 
-func newModelPool(cfg Config, rt *engine.Runtime, quant *quantizer, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics, work context.Context) (*modelPool, error) {
-	p := &modelPool{cfg: cfg, dir: cfg.ModelsDir, rt: rt, quant: quant, clk: clk, bm: bm, am: am, work: work, budget: cfg.ModelMemoryBudget}
+func newModelPool(cfg Config, rt *engine.Runtime, quant *quantizer, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics,
+	guard func(handlers.Extractor) handlers.Extractor, work context.Context) (*modelPool, error) {
+	p := &modelPool{cfg: cfg, dir: cfg.ModelsDir, rt: rt, quant: quant, clk: clk, bm: bm, am: am, guard: guard, work: work,
+		budget: cfg.ModelMemoryBudget}
 	wcfg := warmpool.Config{MaxResident: cfg.MaxResidentModels, MemoryBudget: cfg.ModelMemoryBudget, Forever: true}
 	if cfg.KeepAlive != "" {
 		d, forever, err := handlers.ParseKeepAlive(cfg.KeepAlive)
@@ -174,7 +178,7 @@ func (p *modelPool) Lend(ctx context.Context, name string, keep handlers.KeepAli
 		return nil, nil, nil, err
 	}
 	pm := m.(*pooledModel)
-	return pm.cls, pm.gate, release, nil
+	return p.guard(pm.cls), pm.gate, release, nil
 }
 
 // Models implements handlers.ModelPool.

@@ -1,0 +1,80 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/entities"
+	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/resilience"
+)
+
+// flaky fails its first fails calls in the model, then answers as its fakeExtractor does.
+type flaky struct {
+	*fakeExtractor
+	fails int
+}
+
+func (f *flaky) Extract(ctx context.Context, p admission.Priority, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
+	f.mu.Lock()
+	failing := f.fails > 0
+	if failing {
+		f.fails--
+		f.calls++
+	}
+	f.mu.Unlock()
+	if failing {
+		return nil, extract.Stats{}, errors.New("onnxruntime: the run failed")
+	}
+	return f.fakeExtractor.Extract(ctx, p, text, opts)
+}
+
+// TestModelFailuresAreRetriedThenBroken: over HTTP, a model call that fails in the model is
+// tried again (MaxAttempts); calls that fail every try open the model's breaker after
+// FailureThreshold, and the route then answers 503 circuit_breaker_open with a Retry-After
+// without calling the model, until the recovery timeout lets a probe through.
+func TestModelFailuresAreRetriedThenBroken(t *testing.T) {
+	model := &flaky{fails: 1}
+	var g *resilience.Guard
+	f := newFixture(t, func(o *fixtureOptions) {
+		var err error
+		g, err = resilience.New(resilience.Config{Enabled: true, MaxAttempts: 2, BackoffMultiplier: 1, FailureThreshold: 2,
+			RecoveryTimeout: 30 * time.Second}, o.Clock, func() float64 { return 0 }, ModelFailure, resilience.NewMetrics(prometheus.NewRegistry()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		model.fakeExtractor = &fakeExtractor{name: "pii", maxLen: 128}
+		o.pii.Models = map[string]Extractor{"pii": Guarded(model, g)}
+	})
+	if r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 200 || model.calls != 2 {
+		t.Fatalf("one failure, then the retry: %d after %d calls (%s)", r.status, model.calls, r.raw)
+	}
+	model.mu.Lock()
+	model.fails = 4 // two requests, each failing both tries
+	model.mu.Unlock()
+	for range 2 {
+		if r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 500 {
+			t.Fatalf("failing in the model: %d %s", r.status, r.raw)
+		}
+	}
+	calls := model.calls
+	r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`)
+	e := errorOf(t, r)
+	ra, _ := strconv.Atoi(r.header.Get("Retry-After"))
+	if r.status != 503 || e["code"] != CodeCircuitOpen || ra < 1 || model.calls != calls {
+		t.Fatalf("breaker open: %d %s, Retry-After %q, calls %d then %d", r.status, r.raw, r.header.Get("Retry-After"), calls, model.calls)
+	}
+	f.clock.Advance(30 * time.Second)
+	if r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 200 {
+		t.Fatalf("the probe after the recovery timeout: %d %s", r.status, r.raw)
+	}
+	if c := g.Counts(); c[resilience.Closed] != 1 {
+		t.Fatalf("breakers %v", c)
+	}
+}
