@@ -91,14 +91,17 @@ func (y *Yield) ender() func() {
 	return func() { once.Do(y.end) }
 }
 
-// end hands the ending unit's place to the first waiter, or frees it.
+// end frees the ending unit's place and lets waiters in while there is room: all of them when
+// no interactive request is about, else up to few running (places taken while traffic was
+// quiet are not handed on).
 func (y *Yield) end() {
 	y.mu.Lock()
 	defer y.mu.Unlock()
-	if len(y.waiters) > 0 {
+	y.busy--
+	about, _ := y.gate.InteractiveWithin(y.clk.Now(), y.window)
+	for len(y.waiters) > 0 && (y.few == 0 || !about || y.busy < y.few) {
+		y.busy++
 		close(y.waiters[0])
 		y.waiters = y.waiters[1:]
-		return
 	}
-	y.busy--
 }

@@ -71,3 +71,46 @@ func TestYieldPacesBulkBehindInteractive(t *testing.T) {
 	e1()
 	e2()
 }
+
+// TestYieldTakesBackPlacesTakenWhileQuiet: units started while no interactive request was
+// about do not hand their places on once one is: the waiters start as the count falls under
+// few.
+func TestYieldTakesBackPlacesTakenWhileQuiet(t *testing.T) {
+	g, fake := newTestGate(t, Config{HighWatermark: 100}, newFakeSource())
+	y, err := NewYield(g, fake, 1, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := []func(){<-acquired(y), <-acquired(y), <-acquired(y)}
+	g.Admit(Interactive)
+	var waiting []<-chan func()
+	for range 3 {
+		armed := fake.TimerCreated()
+		waiting = append(waiting, acquired(y))
+		<-armed
+	}
+	started := func() int {
+		n := 0
+		for _, w := range waiting {
+			select {
+			case end := <-w:
+				n++
+				defer end()
+			default:
+			}
+		}
+		return n
+	}
+	quiet[0]()
+	quiet[1]()
+	if n := started(); n != 0 {
+		t.Fatalf("%d waiters started while 1 quiet unit still runs, few 1", n)
+	}
+	quiet[2]()
+	first := <-waiting[0]
+	if y.busy != 1 {
+		t.Fatalf("busy %d, want 1", y.busy)
+	}
+	first()
+	<-waiting[1]
+}
