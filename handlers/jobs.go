@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -314,19 +316,28 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 		if err != nil {
 			return jobs.Outcome{}, err
 		}
-		served := false
-		defer func() { // work that will be tried again is not paid for twice
-			if served {
-				charge.Done(tokens)
-			} else {
-				charge.Refund()
-			}
-		}()
-		if _, ok := j.PII.Gate.Admit(admission.Bulk); !ok {
-			return jobs.Outcome{}, errors.New("handlers: the bulk class is shed")
+		// The charge is settled by the job once the result is stored: a run whose result is
+		// not kept (a failure here, a failed write, an earlier run's result) is refunded.
+		var once sync.Once
+		settle := func(kept bool) {
+			once.Do(func() {
+				if kept {
+					charge.Done(tokens)
+				} else {
+					charge.Refund()
+				}
+			})
+		}
+		if ref, ok := j.PII.Gate.Admit(admission.Bulk); !ok {
+			settle(false)
+			return jobs.Outcome{}, jobs.Later(ref.RetryAfter) // load, not a failure: no try spent
 		}
 		ents, _, err := plan.ex.Extract(ctx, admission.Bulk, plan.text, plan.opts)
 		if err != nil {
+			settle(false)
+			if ref, ok := j.PII.Gate.Refuse(admission.Bulk, err); ok {
+				return jobs.Outcome{}, jobs.Later(ref.RetryAfter)
+			}
 			return jobs.Outcome{}, err
 		}
 		if plan.sweep {
@@ -343,8 +354,7 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 			spans[i] = jobs.Span{Start: points[i].Start, End: points[i].End, Label: red.Label,
 				TextHash: jobs.Hash(plan.text[red.Start:red.End]), Confidence: red.Score}
 		}
-		served = true
-		return jobs.Outcome{Text: res.Text, Spans: spans}, nil
+		return jobs.Outcome{Text: res.Text, Spans: spans, Settle: settle}, nil
 	}
 }
 
@@ -372,8 +382,9 @@ func (s *server) jobPayerOf(c *fiber.Ctx) json.RawMessage {
 
 // payFor charges a job document of tokens to its payer. A budget that cannot take it now puts
 // it back in the queue for as long as the budget says (jobs.Later: a job has no client to
-// answer 429, and a document never holds its batch while it waits); one larger than the
-// whole budget fails.
+// answer 429, and a document never holds its batch while it waits), with a random share more
+// so that a throttled job's documents do not all come back at once; until then the payer's
+// other documents go back without asking the budget. One larger than the whole budget fails.
 func (s *server) payFor(ctx context.Context, payer json.RawMessage, tokens float64) (admission.Charge, error) {
 	cb := s.opts.Budgets
 	if len(payer) == 0 || cb == nil || cb.Budgets == nil {
@@ -382,6 +393,11 @@ func (s *server) payFor(ctx context.Context, payer json.RawMessage, tokens float
 	var p jobPayer
 	if err := json.Unmarshal(payer, &p); err != nil {
 		return admission.Charge{}, jobs.Permanent(err)
+	}
+	now := s.opts.Clock.Now()
+	later := func(d time.Duration) error { return jobs.Later(d + time.Duration(rand.Float64()*float64(d)/2)) }
+	if until, ok := s.payersWaiting.Load(p.Key); ok && now.Before(until.(time.Time)) {
+		return admission.Charge{}, later(until.(time.Time).Sub(now))
 	}
 	ch, ref, err := cb.Budgets.Try(ctx, p.Key, p.Tenant, p.Budget, tokens)
 	switch {
@@ -392,5 +408,7 @@ func (s *server) payFor(ctx context.Context, payer json.RawMessage, tokens float
 	case ref.Reason == admission.BudgetTooLarge:
 		return ch, jobs.Permanent(errors.New("handlers: the document is larger than its tenant's token budget holds"))
 	}
-	return ch, jobs.Later(max(ref.RetryAfter, 100*time.Millisecond))
+	wait := max(ref.RetryAfter, 100*time.Millisecond)
+	s.payersWaiting.Store(p.Key, now.Add(wait))
+	return ch, later(wait)
 }

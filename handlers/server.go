@@ -35,6 +35,9 @@ type server struct {
 	// auditFailures samples the lines of records that could not be stored: during an outage
 	// every audited request fails, and the access log has each one already.
 	auditFailures *refusalSampler
+	// payersWaiting is, by budget key, until when a job's payer's budget said no (jobs.go):
+	// its documents go back to the queue meanwhile without asking again.
+	payersWaiting sync.Map
 }
 
 // New checks opts and builds the fiber app with the probes, /metrics and every route.

@@ -344,3 +344,37 @@ func TestJobsKeepTheFirstStoredResult(t *testing.T) {
 		t.Fatalf("results %+v, %v", res, err)
 	}
 }
+
+// TestJobsSettleEachRunsCharge: a run whose result is stored is settled kept; a run that finds
+// an earlier run's result stored is settled not kept (its charge refunded), and that result
+// counts.
+func TestJobsSettleEachRunsCharge(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	m := open(t, box, cfg, nil)
+	rec, err := m.Create(context.Background(), "acme", Spec{Documents: []Document{{ID: "a", Text: "one"}, {ID: "b", Text: "two"}},
+		Options: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := docKey(rec.ID, 1)
+	earlier, _ := json.Marshal(Result{Index: 1, DocumentID: "b", DeidentifiedText: "earlier", Spans: []Span{}})
+	if _, err := m.results.Put(context.Background(), k, m.seal.seal(k, earlier)); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	kept := map[string]bool{}
+	if err := m.Start(func(_ context.Context, _ *Record, d Document) (Outcome, error) {
+		return Outcome{Text: "now", Spans: []Span{}, Settle: func(k bool) { mu.Lock(); kept[d.ID] = k; mu.Unlock() }}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, m, "acme", rec.ID, Done)
+	res, _, err := m.Results(context.Background(), "acme", rec.ID, 0, 10)
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil || len(res) != 2 || res[0].DeidentifiedText != "now" || res[1].DeidentifiedText != "earlier" ||
+		len(kept) != 2 || !kept["a"] || kept["b"] {
+		t.Fatalf("results %+v, %v; settled %v", res, err, kept)
+	}
+}

@@ -103,9 +103,11 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 		Storage: storage, Replicas: box.Replicas()}); err != nil {
 		return nil, fmt.Errorf("jobs: stream %s: %w", m.n.stream, err)
 	}
+	// Every queued document may be pending at once (a throttled tenant's, given back to wait
+	// for its budget, stay pending): a smaller bound would let them stop everyone's delivery.
 	if m.cons, err = m.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: consumerName,
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: cfg.AckWait, MaxDeliver: -1,
-		MaxAckPending: 65536}); err != nil {
+		MaxAckPending: cfg.MaxQueuedDocuments}); err != nil {
 		return nil, fmt.Errorf("jobs: consumer: %w", err)
 	}
 	return m, nil
@@ -420,14 +422,17 @@ func (m *Manager) result(ctx context.Context, id string, i int) (*Result, error)
 	}
 	plain, err := m.seal.open(k, e.Value())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errUnreadable, err)
 	}
 	var r Result
 	if err := json.Unmarshal(plain, &r); err != nil {
-		return nil, fmt.Errorf("jobs: a stored result: %w", err)
+		return nil, fmt.Errorf("%w: %w", errUnreadable, err)
 	}
 	return &r, nil
 }
+
+// errUnreadable is a stored result that does not open or parse.
+var errUnreadable = errors.New("jobs: a stored result cannot be read")
 
 // Details are a finished job's spans and documents (OpenMed's terminal record), read from its
 // results.

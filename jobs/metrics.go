@@ -23,7 +23,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_jobs_documents_total",
 			Help: "Job documents this process worked on, by outcome: processed, failed (counted as the job's failure), " +
-				"retried (given back to the queue), skipped (counted already, by a worker before a crash or beside this one).",
+				"retried (given back to the queue after a failure, or at shutdown), deferred (given back to wait for load or the tenant's budget), " +
+				"skipped (nothing to do: counted already, or its job cancelled, finished or gone).",
 		}, []string{"outcome"}),
 		batch: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "sluice_jobs_batch_documents",

@@ -70,6 +70,9 @@ type DocumentInfo struct {
 type Outcome struct {
 	Text  string // the de-identified text
 	Spans []Span // DocumentID is filled in by the Manager
+	// Settle, when set, is called once by the Manager: true once this result is stored as the
+	// document's, false when it is not (its write failed, or an earlier run's is kept).
+	Settle func(kept bool)
 }
 
 // Processor de-identifies one document of job (its Tenant, Options and Payer are what it

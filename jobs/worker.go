@@ -102,13 +102,34 @@ type item struct {
 	doc     Document
 	res     Result
 	settled atomic.Bool
+	charge  func(kept bool) // the Processor's Outcome.Settle, once its result's fate is known
+}
+
+// settleCharge tells the Processor whether this run's result is the document's; once.
+func (it *item) settleCharge(kept bool) {
+	if it.charge != nil {
+		it.charge(kept)
+		it.charge = nil
+	}
 }
 
 func (it *item) key() string { return docKey(it.w.Job, it.w.Index) }
 
+// backstop times MaxAttempts is the most deliveries a failing document gets, whatever the
+// tries this process remembers.
+const backstop = 20
+
+func (it *item) delivered() uint64 {
+	if md, err := it.msg.Metadata(); err == nil {
+		return md.NumDelivered
+	}
+	return 0
+}
+
 // nak gives the item's message back to the queue, to come again after delay.
 func (m *Manager) nak(it *item, delay time.Duration, outcome string) {
 	it.settled.Store(true)
+	it.settleCharge(false)
 	_ = it.msg.NakWithDelay(delay)
 	m.met.docs(outcome, 1)
 }
@@ -250,11 +271,14 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 		m.nak(it, wait.after, "deferred")
 		return
 	case err != nil && !errors.As(err, &perm):
-		if n := m.tries.add(it.key()); n < m.cfg.MaxAttempts {
+		// Counted in this process; the deliveries bound it too, so that a document fails at
+		// last even when its tries are forgotten (another replica's, a full table).
+		if n := m.tries.add(it.key()); n < m.cfg.MaxAttempts && it.delivered() < uint64(backstop*m.cfg.MaxAttempts) {
 			m.nak(it, time.Duration(n)*time.Second, "retried")
 			return
 		}
 	}
+	it.charge = out.Settle
 	d := it.doc
 	it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: Hash(d.Text),
 		DeidentifiedText: out.Text, Spans: out.Spans}
@@ -291,18 +315,36 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 		it := items[i]
 		select {
 		case <-f.Ok():
+			it.settleCharge(true)
 		case err := <-f.Err():
-			if casConflict(err) {
-				if stored, gerr := m.result(ctx, it.w.Job, it.w.Index); gerr == nil {
-					it.res = *stored
-					continue
-				}
+			if casConflict(err) && m.keepStored(ctx, it) {
+				continue
 			}
 			m.nak(it, time.Second, "retried")
 		case <-ctx.Done():
 			m.nak(it, 0, "retried")
 		}
 	}
+}
+
+// keepStored settles an item whose result lost the write to a stored one: the stored result is
+// counted, this run's charge refunded. A stored result that cannot be read (sealed under another
+// key, or deleted) is replaced by this one.
+func (m *Manager) keepStored(ctx context.Context, it *item) bool {
+	stored, err := m.result(ctx, it.w.Job, it.w.Index)
+	if err == nil {
+		it.res = *stored
+		it.settleCharge(false)
+		return true
+	}
+	if errors.Is(err, ErrNotFound) || errors.Is(err, errUnreadable) {
+		plain, _ := json.Marshal(it.res)
+		if _, err := m.results.Put(ctx, it.key(), m.seal.seal(it.key(), plain)); err == nil {
+			it.settleCharge(true)
+			return true
+		}
+	}
+	return false
 }
 
 // casConflict says whether err is JetStream refusing a write whose expected last sequence did
@@ -341,8 +383,8 @@ func each(items []*item, f func(*item)) {
 }
 
 // tries counts, in this process, the failed tries of documents not yet counted. It forgets a
-// document once counted, and everything when it grows past its bound (a document elsewhere
-// finished); forgetting only ever allows more tries.
+// document once counted, and one at random when full (a document finished elsewhere leaves
+// its count behind); forgetting only ever allows more tries, up to the deliveries' backstop.
 type tries struct {
 	mu sync.Mutex
 	n  map[string]int
@@ -353,8 +395,14 @@ const maxTracked = 100_000
 func (t *tries) add(key string) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.n == nil || len(t.n) >= maxTracked {
+	if t.n == nil {
 		t.n = map[string]int{}
+	}
+	if _, ok := t.n[key]; !ok && len(t.n) >= maxTracked {
+		for k := range t.n { // forget one: at worst it is tried a few more times
+			delete(t.n, k)
+			break
+		}
 	}
 	t.n[key]++
 	return t.n[key]

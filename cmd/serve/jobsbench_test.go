@@ -191,7 +191,8 @@ func jobsBenchAlone(t *testing.T, env []string, n, clients int) {
 		ratios = append(ratios, rates[round]/caps[round])
 	}
 	slices.Sort(ratios)
-	t.Logf("(a) median ratio of %d rounds: %.2f (from %.2f to %.2f)", rounds, ratios[rounds/2], ratios[0], ratios[rounds-1])
+	median := (ratios[(rounds-1)/2] + ratios[rounds/2]) / 2
+	t.Logf("(a) median ratio of %d rounds: %.2f (from %.2f to %.2f)", rounds, median, ratios[0], ratios[rounds-1])
 	capacity := (caps[0] + caps[1]) / 2
 	// (b) Interactive at half capacity alone, then beside a job, alternating, rounds times; each
 	// beside-run is compared with the mean of the alone-runs on either side of it.
