@@ -2,11 +2,16 @@ package handlers
 
 import (
 	"bytes"
+	"crypto/x509"
 	"net"
+	"net/netip"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/cors"
+
+	"github.com/sluice-serving/sluice/identity"
+	"github.com/sluice-serving/sluice/mtls"
 )
 
 // hostCheck answers 400 to a request whose Host header is not one of opts.TrustedHosts, as
@@ -146,7 +151,8 @@ func corsHandler(origins []string) fiber.Handler {
 // answers OpenMed's 401, 403 or 429 in the error envelope. The tenant goes on for the metrics
 // and the access log; the credential itself goes nowhere.
 func (s *server) authenticate(c *fiber.Ctx) error {
-	p, ref := s.opts.Auth.Check(c.Method(), jobRoute(c.Path()), func(k string) string { return c.Get(k) }, s.clientAddress(c))
+	conn, _ := c.Locals(localConnPrincipal).(*identity.Principal)
+	p, ref := s.opts.Auth.CheckAs(c.Method(), jobRoute(c.Path()), func(k string) string { return c.Get(k) }, s.clientAddress(c), conn)
 	if p.Tenant != "" {
 		c.Locals(localTenant, p.Tenant)
 		c.Locals(localAllowance, p.Allowance)
@@ -173,4 +179,37 @@ func (s *server) verifySignature(c *fiber.Ctx) error {
 		return c.Next()
 	}
 	return signatureRefusal(err)
+}
+
+// clientCertificate requires a verified client certificate (Options.MTLS): the TLS connection's,
+// or a trusted proxy's header's, checked against the CA bundle here whatever the handshake or
+// the proxy checked. Its principal is the request's unless an explicit credential names
+// another. The probes need none, so that an orchestrator can reach them.
+func (s *server) clientCertificate(c *fiber.Ctx) error {
+	if isProbe(c.Path()) {
+		return c.Next()
+	}
+	v := s.opts.MTLS
+	var chain []*x509.Certificate
+	if st := c.Context().TLSConnectionState(); st != nil && len(st.PeerCertificates) > 0 {
+		chain = st.PeerCertificates
+	} else if h := v.Header(); h != "" && c.Get(h) != "" {
+		peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
+		if !ok || !v.TrustedPeer(peer) {
+			return mtlsRefusal(mtls.ErrInvalid)
+		}
+		var err error
+		if chain, err = mtls.ParseHeader(c.Get(h)); err != nil {
+			return mtlsRefusal(err)
+		}
+	}
+	id, err := v.Verify(chain)
+	if err != nil {
+		return mtlsRefusal(err)
+	}
+	mp := v.Principal(id)
+	p := &identity.Principal{Tenant: mp.Name, Credential: "mtls", Scopes: mp.Scopes}
+	c.Locals(localConnPrincipal, p)
+	c.Locals(localTenant, p.Tenant)
+	return c.Next()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/identity"
+	"github.com/sluice-serving/sluice/mtls"
 	"github.com/sluice-serving/sluice/settings"
 	"github.com/sluice-serving/sluice/signing"
 )
@@ -73,6 +74,9 @@ type Options struct {
 	// Jobs, when not nil, serves /jobs and runs its workers on the process's share of the
 	// job queue.
 	Jobs *Jobs
+	// MTLS, when not nil, requires a verified client certificate on every request but the
+	// probes, before authentication.
+	MTLS *mtls.Verifier
 	// Signing, when not nil, verifies OpenMed's HMAC signature of every request but the
 	// probes and /metrics before anything else is done with it.
 	Signing *signing.Verifier

@@ -12,12 +12,13 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/identity"
+	"github.com/sluice-serving/sluice/mtls"
 	"github.com/sluice-serving/sluice/signing"
 )
 
 // This file answers every refusal: a queue's (admission.Refusal, 503), a caller's budget's
-// (admission.BudgetRefusal, 429), the credentials' (identity.Refusal, 401, 403, 429) and a
-// signature's (signing.Failure, 401, 503). The packages decide; the wire words, statuses and
+// (admission.BudgetRefusal, 429), the credentials' (identity.Refusal, 401, 403, 429), a client
+// certificate's (mtls, 401) and a signature's (signing.Failure, 401, 503). The packages decide; the wire words, statuses and
 // headers are here. A route with a wire format of its own (TGI's, OpenAI's) gets each in that format, through its reply; the entity routes'
 // envelope is written without encoding/json into a reused buffer, so that a flood of refusals
 // costs microseconds and no garbage.
@@ -225,6 +226,18 @@ func signatureRefusal(err error) *apiError {
 		e.Message = "The request's nonce could not be recorded (" + f.Reason + "); retry later"
 		e.retryAfter = admission.CallerRetryAfter.Wait(f.RetryAfter)
 		e.Details = map[string]any{"reason": f.Reason, "retry_after_seconds": int64(e.retryAfter / time.Second)}
+	}
+	return e
+}
+
+// mtlsRefusal words a request without a verified client certificate, as OpenMed does: 401
+// mtls_certificate_required, or mtls_certificate_invalid for one that does not verify or came
+// from a peer not trusted to forward it.
+func mtlsRefusal(err error) *apiError {
+	e := &apiError{Status: fiber.StatusUnauthorized, Code: mtls.ErrInvalid.Error(), Outcome: OutcomeFailed,
+		Message: "The client certificate is invalid or untrusted"}
+	if errors.Is(err, mtls.ErrRequired) {
+		e.Code, e.Message = mtls.ErrRequired.Error(), "A verified client certificate is required"
 	}
 	return e
 }

@@ -19,6 +19,7 @@ const (
 	localAllowance
 	localCharge
 	localGateway
+	localConnPrincipal // *identity.Principal of a verified client certificate (mTLS)
 )
 
 func requestID(c *fiber.Ctx) string {

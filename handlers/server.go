@@ -67,6 +67,9 @@ func New(opts Options) (*fiber.App, error) {
 		app.Use(h)
 	}
 	app.Use(s.hostCheck)
+	if opts.MTLS != nil {
+		app.Use(s.clientCertificate)
+	}
 	if opts.Auth != nil {
 		app.Use(s.authenticate)
 	}

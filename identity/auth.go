@@ -101,7 +101,7 @@ func (c Config) Validate() error {
 type Principal struct {
 	// Tenant labels the request's metrics and access-log line.
 	Tenant string
-	// Credential is "api_key" or "jwt"; "" for a request to an open route.
+	// Credential is "api_key", "jwt" or "mtls"; "" for a request to an open route.
 	Credential string
 	KeyID      string
 	Scopes     []string
@@ -191,6 +191,13 @@ func (a *Authenticator) Keys() *Keys { return a.keys.Load() }
 // secret, stored as its hash); what it gives is a 429 with a Retry-After that tells a client
 // sending bad credentials over and over to stop, counted apart from the 401s.
 func (a *Authenticator) Check(method, path string, header func(string) string, client string) (Principal, *Refusal) {
+	return a.CheckAs(method, path, header, client, nil)
+}
+
+// CheckAs is Check for a request whose connection already names a principal (a verified
+// client certificate's): an explicit credential takes precedence, and without one the
+// connection's principal is the request's, with the scopes it was mapped to.
+func (a *Authenticator) CheckAs(method, path string, header func(string) string, client string, conn *Principal) (Principal, *Refusal) {
 	if openPaths[path] {
 		return Principal{}, nil
 	}
@@ -199,6 +206,9 @@ func (a *Authenticator) Check(method, path string, header func(string) string, c
 	}
 	route := method + " " + path
 	p, refusal := a.authenticate(header)
+	if refusal != nil && refusal.Reason == NoCredential && conn != nil {
+		p, refusal = *conn, nil
+	}
 	if refusal != nil {
 		if refusal.Reason == NoCredential && len(a.scopes[route]) == 0 && a.open {
 			return Principal{}, nil // an open route, and no credential to check

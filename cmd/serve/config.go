@@ -24,6 +24,7 @@ import (
 	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/jobs"
 	"github.com/sluice-serving/sluice/kvcache"
+	"github.com/sluice-serving/sluice/mtls"
 	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/resilience"
 	"github.com/sluice-serving/sluice/scheduler"
@@ -68,6 +69,9 @@ type Config struct {
 	Jobs jobs.Config
 	// Signing verifies OpenMed's HMAC request signatures when a secret is configured.
 	Signing signing.Config
+	// MTLS requires verified client certificates; its CertFile and KeyFile make Sluice
+	// terminate TLS.
+	MTLS mtls.Config
 	// Resilience retries a model call that failed in the model and breaks a failing model's
 	// calls, as OpenMed's settings describe.
 	Resilience resilience.Config
@@ -501,6 +505,7 @@ func (c Config) check(m machine) []problem {
 		{c.Audit.Validate(), byTags(reflect.TypeFor[audit.Config]())},
 		{c.Jobs.Validate(), byTags(reflect.TypeFor[jobs.Config]())},
 		{c.Signing.Validate(), byTags(reflect.TypeFor[signing.Config]())},
+		{c.MTLS.Validate(), byTags(reflect.TypeFor[mtls.Config]())},
 		{c.Resilience.Validate(), byTags(reflect.TypeFor[resilience.Config]())},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,7 @@ import (
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/metricscompat"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/mtls"
 	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/resilience"
 	"github.com/sluice-serving/sluice/scheduler"
@@ -128,6 +130,8 @@ type server struct {
 	audit *audit.Log
 	// guard retries and breaks the model calls (resilience).
 	guard *resilience.Guard
+	// tls, when not nil, is the listener's: Sluice terminates TLS (SLUICE_TLS_CERT_FILE).
+	tls   *tls.Config
 	jobs  *jobs.Manager
 	ready atomic.Bool
 	// served is what the start-up log reports: each configured model, and the routes.
@@ -340,6 +344,15 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	if err != nil {
 		return nil, err
 	}
+	var certs *mtls.Verifier
+	if cfg.MTLS.Enabled {
+		if certs, err = mtls.New(cfg.MTLS); err != nil {
+			return nil, err
+		}
+	}
+	if s.tls, err = serverTLS(cfg.MTLS, certs); err != nil {
+		return nil, err
+	}
 	s.routes = routes
 	s.app, err = handlers.New(handlers.Options{
 		Logger: logger, Metrics: handlers.NewMetrics(reg), Gatherer: gatherer, Clock: clk,
@@ -349,7 +362,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, Coalesce: cfg.Coalesce, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins, Proxies: proxies,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
-		Audit: trail, GatewayFace: face, Jobs: jobRoutes, Signing: verifier,
+		Audit: trail, GatewayFace: face, Jobs: jobRoutes, Signing: verifier, MTLS: certs,
 		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant", AnonymousGlobal: cfg.RateLimitKey == "global"},
 	})
 	if err != nil {
@@ -635,6 +648,9 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 		return fmt.Errorf("listen on SLUICE_ADDR %q: %w", s.cfg.Addr, err)
 	}
 	ln = boundedSendListener{ln}
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls)
+	}
 	work, stopWork := context.WithCancel(context.Background())
 	defer stopWork()
 	for _, c := range s.classifiers {
@@ -832,4 +848,23 @@ func (s *server) signingVerifier(cfg Config, clk clock.Clock) (*signing.Verifier
 // guarded is ex with its calls through the process's resilience guard.
 func (s *server) guarded(ex handlers.Extractor) handlers.Extractor {
 	return handlers.Guarded(ex, s.guard)
+}
+
+// serverTLS is the listener's TLS when a server certificate is configured: with mTLS on, a
+// client certificate is asked for and, when given, checked at the handshake against the CA
+// bundle (one that is not is refused there); the request without one is answered by the
+// handlers (mtls_certificate_required), and the probes need none.
+func serverTLS(cfg mtls.Config, certs *mtls.Verifier) (*tls.Config, error) {
+	if cfg.CertFile == "" {
+		return nil, nil
+	}
+	pair, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("SLUICE_TLS_CERT_FILE, SLUICE_TLS_KEY_FILE: %w", err)
+	}
+	c := &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	if certs != nil {
+		c.ClientAuth, c.ClientCAs = tls.VerifyClientCertIfGiven, certs.Pool()
+	}
+	return c, nil
 }

@@ -64,12 +64,17 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_PRELOAD_MODELS", ours: "SLUICE_PRELOAD_MODELS", convert: list, pool: true},
 	{name: "OPENMED_SERVICE_MAX_RESIDENT_MODELS", ours: "SLUICE_MAX_RESIDENT_MODELS", convert: positiveOrDefault, pool: true},
 	{name: "OPENMED_SERVICE_MODEL_MEMORY_BUDGET_BYTES", ours: "SLUICE_MODEL_MEMORY_BUDGET_BYTES", convert: byteSize, pool: true},
+	{name: "OPENMED_SERVICE_MTLS_ENABLED", ours: "SLUICE_MTLS", convert: boolSetting},
+	{name: "OPENMED_SERVICE_MTLS_CA_BUNDLE", ours: "SLUICE_MTLS_CA_BUNDLE"},
+	{name: "OPENMED_SERVICE_MTLS_CLIENT_CERT_HEADER", ours: "SLUICE_MTLS_CLIENT_CERT_HEADER"},
+	{name: "OPENMED_SERVICE_MTLS_TRUSTED_PROXIES", ours: "SLUICE_MTLS_TRUSTED_PROXIES", convert: list},
+	{name: "OPENMED_SERVICE_MTLS_PRINCIPALS", ours: "SLUICE_MTLS_PRINCIPALS"},
 	{name: "OPENMED_SERVICE_LOG_FORMAT", ours: "", convert: onlyJSON},
 	{name: "OPENMED_SERVICE_METRICS_ENABLED", ours: "", convert: onlyEnabled},
 }
 
-// openMedSecurity are the prefixes of OpenMed's security settings Sluice does not implement:
-// set to anything but off, they refuse the start.
+// openMedSecurity are the prefixes of OpenMed's security settings: one of them that Sluice
+// does not know, set to anything but off, refuses the start.
 var openMedSecurity = []string{"OPENMED_SERVICE_MTLS_"}
 
 // openMedAuth maps OpenMed's authentication settings, read when OPENMED_SERVICE_AUTH_ENABLED

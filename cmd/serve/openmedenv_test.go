@@ -68,9 +68,9 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 		!strings.Contains(err.Error(), "OPENMED_SERVICE_AUTH_ENABLED") {
 		t.Fatalf("auth enabled with blank keys: %v", err)
 	}
-	_, err = loadConfig([]string{"OPENMED_SERVICE_AUTH_ENABLED=true", "OPENMED_SERVICE_MTLS_CA_BUNDLE=/ca.pem", "OPENMED_PROFILE=turbo",
+	_, err = loadConfig([]string{"OPENMED_SERVICE_AUTH_ENABLED=true", "OPENMED_SERVICE_MTLS_CRL_FILE=/crl.pem", "OPENMED_PROFILE=turbo",
 		"OPENMED_SERVICE_CORS_ORIGINS=*"}, testMachine)
-	for _, name := range []string{"OPENMED_SERVICE_AUTH_ENABLED", "OPENMED_SERVICE_MTLS_CA_BUNDLE", "OPENMED_PROFILE", "SLUICE_CORS_ORIGINS"} {
+	for _, name := range []string{"OPENMED_SERVICE_AUTH_ENABLED", "OPENMED_SERVICE_MTLS_CRL_FILE", "OPENMED_PROFILE", "SLUICE_CORS_ORIGINS"} {
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
 		}

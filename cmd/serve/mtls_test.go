@@ -1,0 +1,184 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testCA is a certificate authority made inside a test.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+}
+
+func newTestCA(t *testing.T, name string) testCA {
+	t.Helper()
+	c, k := signCert(t, &x509.Certificate{Subject: pkix.Name{CommonName: name}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}, nil, nil)
+	return testCA{c, k}
+}
+
+func signCert(t *testing.T, tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl.SerialNumber = big.NewInt(time.Now().UnixNano())
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := x509.ParseCertificate(der)
+	return c, key
+}
+
+// leaf issues a certificate for usage: the server's for 127.0.0.1, or a client's with uri.
+func (ca testCA) leaf(t *testing.T, usage x509.ExtKeyUsage, uri string) tls.Certificate {
+	tmpl := &x509.Certificate{Subject: pkix.Name{CommonName: "leaf"}, ExtKeyUsage: []x509.ExtKeyUsage{usage}}
+	if usage == x509.ExtKeyUsageServerAuth {
+		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
+	} else {
+		u, _ := url.Parse(uri)
+		tmpl.URIs = []*url.URL{u}
+	}
+	c, k := signCert(t, tmpl, ca.cert, ca.key)
+	return tls.Certificate{Certificate: [][]byte{c.Raw}, PrivateKey: k, Leaf: c}
+}
+
+func writePEM(t *testing.T, path, kind string, der []byte) string {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// codeOf posts body to url with client (and header pairs) and returns the status and error code.
+func codeOf(t *testing.T, client *http.Client, url, body string, headers ...string) (int, string, error) {
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	var e struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	data, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(data, &e)
+	return resp.StatusCode, e.Error.Code, nil
+}
+
+// TestMutualTLSAsOpenMedConfiguresIt: with OpenMed's own mTLS variables, Sluice terminating TLS
+// serves a client whose certificate chains to the bundle, as the principal its SAN maps to and
+// with that principal's scopes (an API key, when sent, takes precedence); a client without a
+// certificate gets OpenMed's 401 mtls_certificate_required (the probes need none), and one from
+// another CA is refused at the handshake. Behind a proxy, the chain comes URL-escaped in the
+// configured header, believed only from the trusted proxies.
+func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
+	t.Cleanup(http.DefaultClient.CloseIdleConnections) // registered first: runs after the servers stop
+	dir := t.TempDir()
+	ca, rogue := newTestCA(t, "clinic CA"), newTestCA(t, "rogue CA")
+	bundle := writePEM(t, filepath.Join(dir, "ca.pem"), "CERTIFICATE", ca.cert.Raw)
+	server := ca.leaf(t, x509.ExtKeyUsageServerAuth, "")
+	keyDER, _ := x509.MarshalECPrivateKey(server.PrivateKey.(*ecdsa.PrivateKey))
+	certFile := writePEM(t, filepath.Join(dir, "server.pem"), "CERTIFICATE", server.Leaf.Raw)
+	serverKey := writePEM(t, filepath.Join(dir, "server-key.pem"), "EC PRIVATE KEY", keyDER)
+	const workload = "spiffe://clinic.example/workload/openmed-client"
+	principals := `[{"identities":["uri:` + workload + `"],"principal":"clinic-api","scopes":["pii:read"]}]`
+	keys := filepath.Join(dir, "keys.json")
+	keyFile(t, keys, keyEntry("all-scopes-key", "ops", "*"))
+	common := []string{"SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_MTLS_ENABLED=true", "OPENMED_SERVICE_MTLS_CA_BUNDLE=" + bundle,
+		"OPENMED_SERVICE_MTLS_PRINCIPALS=" + principals, "SLUICE_API_KEYS_FILE=" + keys}
+
+	p := startProcess(t, append(common, "SLUICE_TLS_CERT_FILE="+certFile, "SLUICE_TLS_KEY_FILE="+serverKey)...)
+	base := strings.Replace(p.url, "http://", "https://", 1)
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.cert)
+	clientOf := func(c *tls.Config) *http.Client {
+		tr := &http.Transport{TLSClientConfig: c}
+		t.Cleanup(tr.CloseIdleConnections)
+		return &http.Client{Transport: tr}
+	}
+	clientWith := func(certs ...tls.Certificate) *http.Client {
+		return clientOf(&tls.Config{RootCAs: roots, Certificates: certs})
+	}
+	good, none := clientWith(ca.leaf(t, x509.ExtKeyUsageClientAuth, workload)), clientWith()
+	body := `{"text":"Call Maria at (415) 555-0132."}`
+	for _, c := range []struct {
+		name   string
+		client *http.Client
+		path   string
+		hdr    []string
+		status int
+		code   string
+	}{
+		{"mapped principal, its scope", good, "/pii/extract", nil, 200, ""},
+		{"mapped principal, a scope it lacks", good, "/pii/deidentify", nil, 403, "forbidden"},
+		{"an API key beside the certificate", good, "/pii/deidentify", []string{"X-API-Key", "all-scopes-key"}, 200, ""},
+		{"no certificate", none, "/pii/extract", []string{"X-API-Key", "all-scopes-key"}, 401, "mtls_certificate_required"},
+	} {
+		status, code, err := codeOf(t, c.client, base+c.path, body, c.hdr...)
+		if err != nil || status != c.status || code != c.code {
+			t.Errorf("%s: %d %q %v, want %d %q", c.name, status, code, err, c.status, c.code)
+		}
+	}
+	resp, err := none.Get(base + "/health")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/health without a certificate: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	// Go's client sends only a certificate the server's CA list names: this one insists.
+	rogueLeaf := rogue.leaf(t, x509.ExtKeyUsageClientAuth, workload)
+	insisting := clientOf(&tls.Config{RootCAs: roots,
+		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &rogueLeaf, nil }})
+	if status, _, err := codeOf(t, insisting, base+"/pii/extract", body); err == nil {
+		t.Fatalf("a certificate from another CA passed the handshake: %d", status)
+	}
+
+	// Behind a proxy: the chain in OpenMed's header, from a trusted peer only.
+	escaped := url.PathEscape(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.leaf(t, x509.ExtKeyUsageClientAuth, workload).Leaf.Raw})))
+	forged := url.PathEscape(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rogue.leaf(t, x509.ExtKeyUsageClientAuth, workload).Leaf.Raw})))
+	proxied := append(common, "OPENMED_SERVICE_MTLS_CLIENT_CERT_HEADER=X-OpenMed-Client-Cert")
+	trusted := startProcess(t, append(proxied, "OPENMED_SERVICE_MTLS_TRUSTED_PROXIES=127.0.0.1/32")...).url
+	untrusted := startProcess(t, append(proxied, "OPENMED_SERVICE_MTLS_TRUSTED_PROXIES=10.0.0.0/8")...).url
+	for _, c := range []struct {
+		name, url, cert string
+		status          int
+		code            string
+	}{
+		{"from the trusted proxy", trusted, escaped, 200, ""},
+		{"another CA's, from the trusted proxy", trusted, forged, 401, "mtls_certificate_invalid"},
+		{"from a peer not trusted to forward it", untrusted, escaped, 401, "mtls_certificate_invalid"},
+	} {
+		status, code, err := codeOf(t, http.DefaultClient, c.url+"/pii/extract", body, "X-OpenMed-Client-Cert", c.cert)
+		if err != nil || status != c.status || code != c.code {
+			t.Errorf("%s: %d %q %v, want %d %q", c.name, status, code, err, c.status, c.code)
+		}
+	}
+}
