@@ -83,7 +83,8 @@ type breaker struct {
 	state    string
 	failures int
 	openedAt time.Time
-	probing  bool // a half-open probe is out
+	probing  bool   // a half-open probe is out
+	gen      uint64 // changes each time the breaker opens or closes
 }
 
 // New checks cfg and builds the guard. retryable says whether an error is the model's (to
@@ -102,17 +103,20 @@ func New(cfg Config, clk clock.Clock, jitter func() float64, retryable func(erro
 
 // Do runs call for model: refused at once with an *OpenError while the model's breaker is
 // open, retried while it fails with the model's errors (up to MaxAttempts calls), and counted
-// against the breaker when it ends with one. Other errors pass through unretried, and count
-// as the model answering.
+// against the breaker when it ends with one. A success counts for the model; any other error
+// (a refusal for load, the caller leaving) says nothing of it. A call that panics counts as
+// failed, and the panic goes on.
 func (g *Guard) Do(ctx context.Context, model string, call func(context.Context) error) error {
 	if !g.cfg.Enabled {
 		return call(ctx)
 	}
-	if err := g.before(model); err != nil {
+	turn, err := g.before(model)
+	if err != nil {
 		g.met.refused()
 		return err
 	}
-	var err error
+	o := failed
+	defer func() { g.after(model, turn, o) }() // also when call panics: a probe is never lost
 	for attempt := range g.cfg.MaxAttempts {
 		if err = call(ctx); err == nil || !g.retryable(err) || ctx.Err() != nil || attempt == g.cfg.MaxAttempts-1 {
 			break
@@ -129,12 +133,10 @@ func (g *Guard) Do(ctx context.Context, model string, call func(context.Context)
 		}
 	}
 	switch {
-	case ctx.Err() != nil:
-		g.after(model, unknown) // the caller left: the model said nothing
-	case err != nil && g.retryable(err):
-		g.after(model, failed)
-	default:
-		g.after(model, answered)
+	case err == nil:
+		o = answered
+	case ctx.Err() != nil || !g.retryable(err):
+		o = unknown
 	}
 	return err
 }
@@ -148,6 +150,14 @@ const (
 	unknown
 )
 
+// turn is a call's place in its breaker's history: the generation it started in (a new one
+// begins each time the breaker opens or closes) and whether it is the half-open probe. Only
+// the probe decides a half-open breaker, and a call from an older generation decides nothing.
+type turn struct {
+	gen   uint64
+	probe bool
+}
+
 // delay is the wait before the attempt after attempt (0-based): the initial backoff grown by
 // the multiplier, capped, plus jitter.
 func (g *Guard) delay(attempt int) time.Duration {
@@ -156,7 +166,7 @@ func (g *Guard) delay(attempt int) time.Duration {
 	return time.Duration(d) + time.Duration(g.jitter()*float64(g.cfg.BackoffJitter))
 }
 
-func (g *Guard) before(model string) error {
+func (g *Guard) before(model string) (turn, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	b := g.breakers[model]
@@ -168,39 +178,55 @@ func (g *Guard) before(model string) error {
 	if b.state == Open {
 		left := b.openedAt.Add(g.cfg.RecoveryTimeout).Sub(now)
 		if left > 0 {
-			return &OpenError{RetryAfter: left}
+			return turn{}, &OpenError{RetryAfter: left}
 		}
 		b.state, b.probing = HalfOpen, false
 	}
 	if b.state == HalfOpen {
 		if b.probing {
-			return &OpenError{RetryAfter: time.Second} // the probe's answer decides
+			return turn{}, &OpenError{RetryAfter: time.Second} // the probe's answer decides
 		}
 		b.probing = true
+		return turn{gen: b.gen, probe: true}, nil
 	}
-	return nil
+	return turn{gen: b.gen}, nil
 }
 
-func (g *Guard) after(model string, o outcome) {
+func (g *Guard) after(model string, t turn, o outcome) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	b := g.breakers[model]
-	wasHalfOpen := b.state == HalfOpen
-	b.probing = false
-	switch o {
-	case unknown:
-		return
-	case answered:
-		b.state, b.failures = Closed, 0
-		return
+	if t.gen != b.gen {
+		return // it started before the breaker last changed: the breaker has moved on
 	}
-	b.failures++
-	if wasHalfOpen || b.failures >= g.cfg.FailureThreshold {
-		if b.state != Open {
-			g.met.opened()
+	if t.probe {
+		b.probing = false
+		switch o {
+		case answered:
+			b.state, b.failures = Closed, 0
+			b.gen++
+		case failed:
+			g.open(b)
 		}
-		b.state, b.openedAt = Open, g.clk.Now()
+		return
 	}
+	if b.state != Closed {
+		return
+	}
+	switch o {
+	case answered:
+		b.failures = 0
+	case failed:
+		if b.failures++; b.failures >= g.cfg.FailureThreshold {
+			g.open(b)
+		}
+	}
+}
+
+func (g *Guard) open(b *breaker) {
+	b.state, b.openedAt, b.probing = Open, g.clk.Now(), false
+	b.gen++
+	g.met.opened()
 }
 
 // Counts is how many models' breakers are in each state now (an open one whose timeout has

@@ -149,3 +149,46 @@ func containsField(s, f string) bool {
 	}
 	return false
 }
+
+// TestOnlyTheProbeDecides: a call that began before the breaker opened decides nothing when it
+// ends; a probe that panics counts as failed (the breaker is not left waiting for it); a probe
+// refused for load says nothing, and the next call probes.
+func TestOnlyTheProbeDecides(t *testing.T) {
+	g, fake, _ := testGuard(t, 1)
+	ctx := context.Background()
+	release := make(chan struct{})
+	straggler := make(chan error, 1)
+	started := make(chan struct{})
+	go func() {
+		straggler <- g.Do(ctx, "m", func(context.Context) error { close(started); <-release; return nil })
+	}()
+	<-started
+	calls := 0
+	for range 3 {
+		g.Do(ctx, "m", failing(100, &calls))
+	}
+	close(release)
+	<-straggler
+	var open *OpenError
+	if err := g.Do(ctx, "m", nil); !errors.As(err, &open) {
+		t.Fatalf("a straggler's success closed the open breaker: %v", err)
+	}
+	fake.Advance(30 * time.Second)
+	func() {
+		defer func() { _ = recover() }()
+		_ = g.Do(ctx, "m", func(context.Context) error { panic("a bug in the probe") })
+	}()
+	if err := g.Do(ctx, "m", nil); !errors.As(err, &open) || open.RetryAfter != 30*time.Second {
+		t.Fatalf("after a probe that panicked: %v", err)
+	}
+	fake.Advance(30 * time.Second)
+	if err := g.Do(ctx, "m", func(context.Context) error { return errLoad }); !errors.Is(err, errLoad) {
+		t.Fatal(err)
+	}
+	if err := g.Do(ctx, "m", func(context.Context) error { return nil }); err != nil {
+		t.Fatalf("the probe after one refused for load: %v", err)
+	}
+	if c := g.Counts(); c[Closed] != 1 {
+		t.Fatalf("counts %v", c)
+	}
+}
