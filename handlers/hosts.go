@@ -142,7 +142,7 @@ func corsHandler(origins []string) fiber.Handler {
 	return cors.New(cors.Config{
 		AllowOrigins:  strings.Join(origins, ","),
 		AllowMethods:  "GET,POST",
-		AllowHeaders:  "Accept,Accept-Language,Content-Language,Content-Type,X-Request-ID,Authorization,X-API-Key",
+		AllowHeaders:  "Accept,Accept-Language,Content-Language,Content-Type,X-Request-ID,Authorization,X-API-Key,X-OpenMed-Timestamp,X-OpenMed-Nonce,X-OpenMed-Signature",
 		ExposeHeaders: "X-Request-ID,Retry-After",
 	})
 }
@@ -166,6 +166,22 @@ func (s *server) authenticate(c *fiber.Ctx) error {
 	return authRefusal(ref)
 }
 
+// originForm is a request line's target as the client wrote it, in origin form: an
+// absolute-form target (a proxy's "http://host/path?q") loses its scheme and host.
+func originForm(raw []byte) string {
+	t := string(raw)
+	if strings.HasPrefix(t, "/") {
+		return t
+	}
+	if i := strings.Index(t, "://"); i >= 0 {
+		if j := strings.IndexByte(t[i+3:], '/'); j >= 0 {
+			return t[i+3+j:]
+		}
+		return "/"
+	}
+	return t
+}
+
 // verifySignature refuses a request whose OpenMed HMAC signature does not hold (Options.Signing):
 // over the method, the exact request target and the body's exact bytes as sent, before they are
 // unpacked. The probes and /metrics are not signed.
@@ -174,7 +190,7 @@ func (s *server) verifySignature(c *fiber.Ctx) error {
 		return c.Next()
 	}
 	header := func(k string) string { return c.Get(k) }
-	err := s.opts.Signing.Verify(c.UserContext(), c.Method(), string(c.Request().RequestURI()), c.Request().Body(), header)
+	err := s.opts.Signing.Verify(c.UserContext(), c.Method(), originForm(c.Request().Header.RequestURI()), c.Request().Body(), header)
 	if err == nil {
 		return c.Next()
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/jobs"
+	"github.com/sluice-serving/sluice/resilience"
 )
 
 // Jobs serves OpenMed's /jobs: corpus de-identification jobs kept by Manager, each document
@@ -337,6 +338,10 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 			settle(false)
 			if ref, ok := j.PII.Gate.Refuse(admission.Bulk, err); ok {
 				return jobs.Outcome{}, jobs.Later(ref.RetryAfter)
+			}
+			var open *resilience.OpenError
+			if errors.As(err, &open) { // the model's breaker: its documents wait it out
+				return jobs.Outcome{}, jobs.Later(open.RetryAfter + time.Duration(rand.Float64()*float64(open.RetryAfter)/2))
 			}
 			return jobs.Outcome{}, err
 		}

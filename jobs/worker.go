@@ -268,12 +268,13 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 		m.nak(it, 0, "retried") // shutting down: another worker takes it now
 		return
 	case errors.As(err, &wait):
+		m.tries.deferred(it.key())
 		m.nak(it, wait.after, "deferred")
 		return
 	case err != nil && !errors.As(err, &perm):
 		// Counted in this process; the deliveries bound it too, so that a document fails at
 		// last even when its tries are forgotten (another replica's, a full table).
-		if n := m.tries.add(it.key()); n < m.cfg.MaxAttempts && it.delivered() < uint64(backstop*m.cfg.MaxAttempts) {
+		if n, waits := m.tries.add(it.key()); n < m.cfg.MaxAttempts && it.delivered() < uint64(backstop*m.cfg.MaxAttempts+waits) {
 			m.nak(it, time.Duration(n)*time.Second, "retried")
 			return
 		}
@@ -387,25 +388,46 @@ func each(items []*item, f func(*item)) {
 // its count behind); forgetting only ever allows more tries, up to the deliveries' backstop.
 type tries struct {
 	mu sync.Mutex
-	n  map[string]int
+	n  map[string]*tried
 }
+
+// tried is a document's failed tries, and the times it went back to wait (for load or its
+// budget), which are deliveries but no tries.
+type tried struct{ failed, waits int }
 
 const maxTracked = 100_000
 
-func (t *tries) add(key string) int {
+func (t *tries) get(key string) *tried {
+	if t.n == nil {
+		t.n = map[string]*tried{}
+	}
+	e := t.n[key]
+	if e == nil {
+		if len(t.n) >= maxTracked {
+			for k := range t.n { // forget one: at worst it is tried a few more times
+				delete(t.n, k)
+				break
+			}
+		}
+		e = &tried{}
+		t.n[key] = e
+	}
+	return e
+}
+
+// add counts a failed try and returns the tries and the waits so far.
+func (t *tries) add(key string) (int, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.n == nil {
-		t.n = map[string]int{}
-	}
-	if _, ok := t.n[key]; !ok && len(t.n) >= maxTracked {
-		for k := range t.n { // forget one: at worst it is tried a few more times
-			delete(t.n, k)
-			break
-		}
-	}
-	t.n[key]++
-	return t.n[key]
+	e := t.get(key)
+	e.failed++
+	return e.failed, e.waits
+}
+
+func (t *tries) deferred(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.get(key).waits++
 }
 
 func (t *tries) forget(key string) {

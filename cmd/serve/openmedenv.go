@@ -254,11 +254,11 @@ func onlyEnabled(v string) (string, bool, error) {
 var errNoEffect = fmt.Errorf("no effect")
 
 // boolSetting reads OpenMed's boolean as Sluice's ("true" or "false").
-// secondsAsMillis is a number of seconds as whole milliseconds, rounded up.
+// secondsAsMillis is a number of seconds (at most an hour) as whole milliseconds, rounded up.
 func secondsAsMillis(v string) (string, bool, error) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || f < 0 || math.IsInf(f, 0) {
-		return "", false, fmt.Errorf("must be a number of seconds >= 0")
+	if err != nil || !(f >= 0 && f <= 3600) {
+		return "", false, fmt.Errorf("must be a number of seconds from 0 to 3600")
 	}
 	return strconv.Itoa(int(math.Ceil(f * 1000))), false, nil
 }
@@ -271,6 +271,7 @@ func onUnlessOff(v string) (string, bool, error) {
 	return boolSetting(v)
 }
 
+// boolSetting is a switch as OpenMed reads it, as Sluice's true or false.
 func boolSetting(v string) (string, bool, error) {
 	on, err := openMedBool(v)
 	return strconv.FormatBool(on), false, err
