@@ -69,8 +69,24 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_MTLS_CLIENT_CERT_HEADER", ours: "SLUICE_MTLS_CLIENT_CERT_HEADER"},
 	{name: "OPENMED_SERVICE_MTLS_TRUSTED_PROXIES", ours: "SLUICE_MTLS_TRUSTED_PROXIES", convert: list},
 	{name: "OPENMED_SERVICE_MTLS_PRINCIPALS", ours: "SLUICE_MTLS_PRINCIPALS"},
+	{name: "OPENMED_SERVICE_MODEL_ADMISSION_WAIT_SECONDS", ours: "SLUICE_MODEL_LOAD_WAIT_MS", convert: secondsAsMillis, pool: true},
+	{name: "OPENMED_SERVICE_JOBS_WORKERS", ours: "SLUICE_JOBS_WORKERS"},
+	{name: "OPENMED_SERVICE_JOBS_TTL_SECONDS", ours: "SLUICE_JOBS_RETENTION_S", convert: wholeSeconds},
 	{name: "OPENMED_SERVICE_LOG_FORMAT", ours: "", convert: onlyJSON},
 	{name: "OPENMED_SERVICE_METRICS_ENABLED", ours: "", convert: onlyEnabled},
+}
+
+// openMedNotApplying are OpenMed's settings (by prefix) that have no counterpart in a server
+// like this one, and why: accepted without a warning, since nothing is lost.
+var openMedNotApplying = []struct{ prefix, why string }{
+	{"OPENMED_SERVICE_MLX_", "MLX is Apple silicon's runtime; Sluice runs ONNX Runtime"},
+	{"OPENMED_SERVICE_DEFAULT_MODEL_FOOTPRINT_BYTES", "Sluice knows a model's footprint from its ONNX file before it loads it"},
+	{"OPENMED_SERVICE_JOBS_STORE_PATH", "jobs live in JetStream (SLUICE_DATA_DIR, or the cluster of SLUICE_NATS_URL)"},
+	{"OPENMED_MCP_", "settings of OpenMed's MCP server, another program"},
+	{"OPENMED_OPENHIM_", "settings of OpenMed's OpenHIM mediator, another program"},
+	{"OPENMED_SIDECAR_", "settings of OpenMed's sidecar, another program"},
+	{"OPENMED_GROUNDING_", "settings of OpenMed's grounding tools, not its service"},
+	{"OPENMED_RESOLVER_", "settings of OpenMed's resolver, not its service"},
 }
 
 // openMedSecurity are the prefixes of OpenMed's security settings: one of them that Sluice
@@ -337,6 +353,9 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 	translateAuth(vars, problems, &noEffect, handled)
 	for name, v := range vars {
 		if !strings.HasPrefix(name, "OPENMED_") || handled[name] {
+			continue
+		}
+		if slices.ContainsFunc(openMedNotApplying, func(n struct{ prefix, why string }) bool { return strings.HasPrefix(name, n.prefix) }) {
 			continue
 		}
 		if slices.ContainsFunc(openMedSecurity, func(p string) bool { return strings.HasPrefix(name, p) }) {

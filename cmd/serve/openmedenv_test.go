@@ -51,6 +51,11 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 		r.BackoffMax != 2*time.Second || r.BackoffJitter != 0 || r.FailureThreshold != 7 || r.RecoveryTimeout != 13*time.Second {
 		t.Fatalf("resilience %+v, %v", r, err)
 	}
+	cfg, err = loadConfig([]string{"OPENMED_SERVICE_JOBS_WORKERS=6", "OPENMED_SERVICE_JOBS_TTL_SECONDS=3600.5",
+		"OPENMED_SERVICE_MODEL_ADMISSION_WAIT_SECONDS=2.5", "SLUICE_MODELS_DIR=" + t.TempDir()}, testMachine)
+	if err != nil || cfg.Jobs.Workers != 6 || cfg.Jobs.Retention != 3601*time.Second || cfg.ModelLoadWaitMS == nil || *cfg.ModelLoadWaitMS != 2500 {
+		t.Fatalf("jobs and model admission: %+v %v %v", cfg.Jobs, cfg.ModelLoadWaitMS, err)
+	}
 	if cfg, _ := loadConfig([]string{"OPENMED_SERVICE_RESILIENCE_ENABLED="}, testMachine); !cfg.Resilience.Enabled {
 		t.Fatal("OpenMed's resilience set empty is on")
 	}
@@ -78,11 +83,13 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 }
 
 // TestOpenMedSettingsWithoutEffectAreNamedAtStartUp: the server says, in one warning line,
-// which OpenMed variables it does not act on.
+// which OpenMed variables it does not act on; those of no meaning here (another program's,
+// MLX's) are not named.
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_DEFAULT_MODEL_FOOTPRINT_BYTES=1", "OPENMED_SERVICE_TRACING_ENABLED=true")
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS=1", "OPENMED_SERVICE_TRACING_ENABLED=true",
+		"OPENMED_SERVICE_MLX_PAGED_KV_CACHE_BUDGET=1", "OPENMED_MCP_AUTH_ENABLED=true") // the last two do not apply: no warning
 	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
-		`"variables":["OPENMED_SERVICE_DEFAULT_MODEL_FOOTPRINT_BYTES","OPENMED_SERVICE_TRACING_ENABLED"]`)
+		`"variables":["OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS","OPENMED_SERVICE_TRACING_ENABLED"]`)
 }
 
 // TestDocsListOpenMedSettings: the OpenMed table of docs/CONFIGURATION.md names every OpenMed
