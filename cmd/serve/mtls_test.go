@@ -1,74 +1,23 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/sluice-serving/sluice/mtls/mtlstest"
 )
 
-// testCA is a certificate authority made inside a test.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-}
-
-func newTestCA(t *testing.T, name string) testCA {
+func writeFile(t *testing.T, path string, data []byte) string {
 	t.Helper()
-	c, k := signCert(t, &x509.Certificate{Subject: pkix.Name{CommonName: name}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign}, nil, nil)
-	return testCA{c, k}
-}
-
-func signCert(t *testing.T, tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl.SerialNumber = big.NewInt(time.Now().UnixNano())
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-	if parent == nil {
-		parent, parentKey = tmpl, key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := x509.ParseCertificate(der)
-	return c, key
-}
-
-// leaf issues a certificate for usage: the server's for 127.0.0.1, or a client's with uri.
-func (ca testCA) leaf(t *testing.T, usage x509.ExtKeyUsage, uri string) tls.Certificate {
-	tmpl := &x509.Certificate{Subject: pkix.Name{CommonName: "leaf"}, ExtKeyUsage: []x509.ExtKeyUsage{usage}}
-	if usage == x509.ExtKeyUsageServerAuth {
-		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
-	} else {
-		u, _ := url.Parse(uri)
-		tmpl.URIs = []*url.URL{u}
-	}
-	c, k := signCert(t, tmpl, ca.cert, ca.key)
-	return tls.Certificate{Certificate: [][]byte{c.Raw}, PrivateKey: k, Leaf: c}
-}
-
-func writePEM(t *testing.T, path, kind string, der []byte) string {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -103,12 +52,11 @@ func codeOf(t *testing.T, client *http.Client, url, body string, headers ...stri
 func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
 	t.Cleanup(http.DefaultClient.CloseIdleConnections) // registered first: runs after the servers stop
 	dir := t.TempDir()
-	ca, rogue := newTestCA(t, "clinic CA"), newTestCA(t, "rogue CA")
-	bundle := writePEM(t, filepath.Join(dir, "ca.pem"), "CERTIFICATE", ca.cert.Raw)
-	server := ca.leaf(t, x509.ExtKeyUsageServerAuth, "")
-	keyDER, _ := x509.MarshalECPrivateKey(server.PrivateKey.(*ecdsa.PrivateKey))
-	certFile := writePEM(t, filepath.Join(dir, "server.pem"), "CERTIFICATE", server.Leaf.Raw)
-	serverKey := writePEM(t, filepath.Join(dir, "server-key.pem"), "EC PRIVATE KEY", keyDER)
+	ca, rogue := mtlstest.NewCA(t, "clinic CA"), mtlstest.NewCA(t, "rogue CA")
+	bundle := writeFile(t, filepath.Join(dir, "ca.pem"), mtlstest.PEM(ca.Cert))
+	server := ca.Server(t)
+	certFile := writeFile(t, filepath.Join(dir, "server.pem"), mtlstest.PEM(server.Leaf))
+	serverKey := writeFile(t, filepath.Join(dir, "server-key.pem"), mtlstest.KeyPEM(t, server))
 	const workload = "spiffe://clinic.example/workload/openmed-client"
 	principals := `[{"identities":["uri:` + workload + `"],"principal":"clinic-api","scopes":["pii:read"]}]`
 	keys := filepath.Join(dir, "keys.json")
@@ -119,7 +67,7 @@ func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
 	p := startProcess(t, append(common, "SLUICE_TLS_CERT_FILE="+certFile, "SLUICE_TLS_KEY_FILE="+serverKey)...)
 	base := strings.Replace(p.url, "http://", "https://", 1)
 	roots := x509.NewCertPool()
-	roots.AddCert(ca.cert)
+	roots.AddCert(ca.Cert)
 	clientOf := func(c *tls.Config) *http.Client {
 		tr := &http.Transport{TLSClientConfig: c}
 		t.Cleanup(tr.CloseIdleConnections)
@@ -128,7 +76,7 @@ func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
 	clientWith := func(certs ...tls.Certificate) *http.Client {
 		return clientOf(&tls.Config{RootCAs: roots, Certificates: certs})
 	}
-	good, none := clientWith(ca.leaf(t, x509.ExtKeyUsageClientAuth, workload)), clientWith()
+	good, none := clientWith(ca.Client(t, "client", workload)), clientWith()
 	body := `{"text":"Call Maria at (415) 555-0132."}`
 	for _, c := range []struct {
 		name   string
@@ -154,7 +102,7 @@ func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
 	}
 	resp.Body.Close()
 	// Go's client sends only a certificate the server's CA list names: this one insists.
-	rogueLeaf := rogue.leaf(t, x509.ExtKeyUsageClientAuth, workload)
+	rogueLeaf := rogue.Client(t, "client", workload)
 	insisting := clientOf(&tls.Config{RootCAs: roots,
 		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &rogueLeaf, nil }})
 	if status, _, err := codeOf(t, insisting, base+"/pii/extract", body); err == nil {
@@ -162,8 +110,8 @@ func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
 	}
 
 	// Behind a proxy: the chain in OpenMed's header, from a trusted peer only.
-	escaped := url.PathEscape(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.leaf(t, x509.ExtKeyUsageClientAuth, workload).Leaf.Raw})))
-	forged := url.PathEscape(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rogue.leaf(t, x509.ExtKeyUsageClientAuth, workload).Leaf.Raw})))
+	escaped := url.PathEscape(string(mtlstest.PEM(ca.Client(t, "client", workload).Leaf)))
+	forged := url.PathEscape(string(mtlstest.PEM(rogue.Client(t, "client", workload).Leaf)))
 	proxied := append(common, "OPENMED_SERVICE_MTLS_CLIENT_CERT_HEADER=X-OpenMed-Client-Cert")
 	trusted := startProcess(t, append(proxied, "OPENMED_SERVICE_MTLS_TRUSTED_PROXIES=127.0.0.1/32")...).url
 	untrusted := startProcess(t, append(proxied, "OPENMED_SERVICE_MTLS_TRUSTED_PROXIES=10.0.0.0/8")...).url
