@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/settings"
+	"github.com/sluice-serving/sluice/tracing"
 )
 
 // Config configures a Client. BaseURL is required; the zero value of every other field is a
@@ -193,6 +194,7 @@ func (c *Client) send(ctx context.Context, path string, data []byte, token strin
 	if c.key != "" {
 		req.Header.Set("X-API-Key", c.key)
 	}
+	tracing.Inject(ctx, req.Header) // the caller's trace goes on (traceparent), when it has one
 	if c.bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+c.bearer)
 	}

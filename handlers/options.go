@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-serving/sluice/mtls"
 	"github.com/sluice-serving/sluice/settings"
 	"github.com/sluice-serving/sluice/signing"
+	"github.com/sluice-serving/sluice/tracing"
 )
 
 // Options wires the handlers to the rest of the server.
@@ -74,6 +75,9 @@ type Options struct {
 	// Jobs, when not nil, serves /jobs and runs its workers on the process's share of the
 	// job queue.
 	Jobs *Jobs
+	// Tracer, when not nil, gives every request a server span (a caller's traceparent its
+	// parent); nil traces nothing.
+	Tracer *tracing.Tracer
 	// MTLS, when not nil, requires a verified client certificate on every request but the
 	// probes, before authentication.
 	MTLS *mtls.Verifier

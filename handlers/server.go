@@ -11,6 +11,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 
 	"github.com/sluice-serving/sluice/coalesce"
 	"github.com/sluice-serving/sluice/entities"
@@ -132,6 +134,25 @@ func (s *server) observe(c *fiber.Ctx) error {
 	}
 	c.Locals(localRequestID, id)
 	c.Set(fiber.HeaderXRequestID, id)
+	if s.opts.Tracer != nil {
+		// Strings kept by a span are copies: the exporter reads them after fasthttp has reused
+		// the request's buffers.
+		ctx, span := s.opts.Tracer.StartServer(c.UserContext(), "sluice.request", func(k string) string { return c.Get(k) },
+			attribute.String("http.request.method", strings.Clone(c.Method())), attribute.String("sluice.request_id", strings.Clone(id)))
+		c.SetUserContext(ctx)
+		defer func() {
+			route, ok := s.known[jobRoute(c.Path())]
+			if !ok {
+				route = "unmatched"
+			}
+			status := c.Response().StatusCode()
+			span.SetAttributes(attribute.String("http.route", route), attribute.Int("http.response.status_code", status))
+			if status >= 500 {
+				span.SetStatus(codes.Error, "")
+			}
+			span.End()
+		}()
+	}
 
 	// A scrape is not counted in flight: it would always see itself.
 	streamed, counted := false, c.Path() != "/metrics"

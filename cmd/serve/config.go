@@ -30,6 +30,7 @@ import (
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/settings"
 	"github.com/sluice-serving/sluice/signing"
+	"github.com/sluice-serving/sluice/tracing"
 )
 
 // Config is everything the server reads from its environment: one section per field, each
@@ -69,6 +70,8 @@ type Config struct {
 	Jobs jobs.Config
 	// Signing verifies OpenMed's HMAC request signatures when a secret is configured.
 	Signing signing.Config
+	// Tracing is OpenMed's REST tracing (OpenTelemetry, OTLP over HTTP).
+	Tracing tracing.Config
 	// MTLS requires verified client certificates; its CertFile and KeyFile make Sluice
 	// terminate TLS.
 	MTLS mtls.Config
@@ -506,6 +509,7 @@ func (c Config) check(m machine) []problem {
 		{c.Jobs.Validate(), byTags(reflect.TypeFor[jobs.Config]())},
 		{c.Signing.Validate(), byTags(reflect.TypeFor[signing.Config]())},
 		{c.MTLS.Validate(), byTags(reflect.TypeFor[mtls.Config]())},
+		{c.Tracing.Validate(), byTags(reflect.TypeFor[tracing.Config]())},
 		{c.Resilience.Validate(), byTags(reflect.TypeFor[resilience.Config]())},
 	} {
 		out = append(out, packageProblems(v.err, v.names)...)

@@ -49,6 +49,7 @@ import (
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/signing"
 	"github.com/sluice-serving/sluice/stepplan"
+	"github.com/sluice-serving/sluice/tracing"
 	"github.com/sluice-serving/sluice/upstream"
 	"github.com/sluice-serving/sluice/warmpool"
 )
@@ -130,6 +131,8 @@ type server struct {
 	audit *audit.Log
 	// guard retries and breaks the model calls (resilience).
 	guard *resilience.Guard
+	// tracer makes the requests' spans; nil with tracing off.
+	tracer *tracing.Tracer
 	// tls, when not nil, is the listener's: Sluice terminates TLS (SLUICE_TLS_CERT_FILE).
 	tls   *tls.Config
 	jobs  *jobs.Manager
@@ -186,6 +189,9 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	am := admission.NewMetrics(reg)
 	configured := map[string]*pooledModel{} // pinned in the pool, if there is one
 	footprints := map[string]int64{}
+	if s.tracer, err = tracing.New(cfg.Tracing, version); err != nil {
+		return nil, err
+	}
 	if s.guard, err = resilience.New(cfg.Resilience, clk, rand.Float64, handlers.ModelFailure, resilience.NewMetrics(reg)); err != nil {
 		return nil, err
 	}
@@ -362,7 +368,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		Watcher: watcher, IgnoreDisconnects: cfg.BenchIgnoreDisconnects, Coalesce: cfg.Coalesce, RefusalLogsPerSecond: cfg.RefusalLogsPerSecond,
 		TrustedHosts: cfg.TrustedHosts, CORSOrigins: cfg.CORSOrigins, Proxies: proxies,
 		Pool: pool, ModelLoadWait: cfg.modelLoadWait(), Auth: s.auth,
-		Audit: trail, GatewayFace: face, Jobs: jobRoutes, Signing: verifier, MTLS: certs,
+		Audit: trail, GatewayFace: face, Jobs: jobRoutes, Signing: verifier, MTLS: certs, Tracer: s.tracer,
 		Budgets: &handlers.CallerBudgets{Budgets: budgets, Anonymous: cfg.anonymousBudget(), AnonymousByTenant: cfg.RateLimitKey == "tenant", AnonymousGlobal: cfg.RateLimitKey == "global"},
 	})
 	if err != nil {
@@ -506,6 +512,12 @@ func (s *server) isReady() bool {
 // close releases what newServer opened, in the reverse order of its opening: at the end of
 // serve, and for a start-up that fails half-way (then only what was opened so far).
 func (s *server) close() {
+	if s.tracer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = s.tracer.Shutdown(ctx) // the last requests' spans, exported
+		cancel()
+		s.tracer = nil
+	}
 	if s.jobs != nil {
 		s.jobs.Close() // its workers give their documents back to the queue
 		s.jobs = nil
@@ -845,9 +857,9 @@ func (s *server) signingVerifier(cfg Config, clk clock.Clock) (*signing.Verifier
 	return signing.NewVerifier(cfg.Signing, secret, clk, nonces)
 }
 
-// guarded is ex with its calls through the process's resilience guard.
+// guarded is ex with its calls through the process's resilience guard, each a span.
 func (s *server) guarded(ex handlers.Extractor) handlers.Extractor {
-	return handlers.Guarded(ex, s.guard)
+	return handlers.Traced(handlers.Guarded(ex, s.guard), s.tracer)
 }
 
 // serverTLS is the listener's TLS when a server certificate is configured: with mTLS on, a

@@ -72,6 +72,10 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_MODEL_ADMISSION_WAIT_SECONDS", ours: "SLUICE_MODEL_LOAD_WAIT_MS", convert: secondsAsMillis, pool: true},
 	{name: "OPENMED_SERVICE_JOBS_WORKERS", ours: "SLUICE_JOBS_WORKERS"},
 	{name: "OPENMED_SERVICE_JOBS_TTL_SECONDS", ours: "SLUICE_JOBS_RETENTION_S", convert: wholeSeconds},
+	{name: "OPENMED_SERVICE_TRACING_ENABLED", ours: "SLUICE_TRACING", convert: boolSetting},
+	{name: "OPENMED_SERVICE_OTLP_ENDPOINT", ours: "SLUICE_OTLP_ENDPOINT"},
+	{name: "OPENMED_SERVICE_OTLP_HEADERS", ours: "SLUICE_OTLP_HEADERS"},
+	{name: "OPENMED_SERVICE_OTLP_TIMEOUT_SECONDS", ours: "SLUICE_OTLP_TIMEOUT_S", convert: wholeSeconds},
 	{name: "OPENMED_SERVICE_LOG_FORMAT", ours: "", convert: onlyJSON},
 	{name: "OPENMED_SERVICE_METRICS_ENABLED", ours: "", convert: onlyEnabled},
 }

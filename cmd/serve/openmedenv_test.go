@@ -38,7 +38,7 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	if !slices.Equal(cfg.TrustedHosts, []string{"api.example.org", "*.example.org"}) {
 		t.Fatalf("trusted hosts %q", cfg.TrustedHosts)
 	}
-	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_LOG_FORMAT", "OPENMED_SERVICE_TRACING_ENABLED"}) || !cfg.Coalesce {
+	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_LOG_FORMAT"}) || !cfg.Coalesce || cfg.Tracing.Enabled == nil || !*cfg.Tracing.Enabled {
 		t.Fatalf("no effect: %v; coalescing %v", cfg.openMedNoEffect, cfg.Coalesce)
 	}
 	// OpenMed's resilience, its seconds as Sluice's milliseconds.
@@ -86,10 +86,10 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 // which OpenMed variables it does not act on; those of no meaning here (another program's,
 // MLX's) are not named.
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS=1", "OPENMED_SERVICE_TRACING_ENABLED=true",
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS=1", "OPENMED_SERVICE_GRAPHQL_ENABLED=true",
 		"OPENMED_SERVICE_MLX_PAGED_KV_CACHE_BUDGET=1", "OPENMED_MCP_AUTH_ENABLED=true") // the last two do not apply: no warning
 	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
-		`"variables":["OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS","OPENMED_SERVICE_TRACING_ENABLED"]`)
+		`"variables":["OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS","OPENMED_SERVICE_GRAPHQL_ENABLED"]`)
 }
 
 // TestDocsListOpenMedSettings: the OpenMed table of docs/CONFIGURATION.md names every OpenMed
