@@ -211,7 +211,9 @@ func (s *server) clientCertificate(c *fiber.Ctx) error {
 		chain = st.PeerCertificates
 	} else if h := v.Header(); h != "" && c.Get(h) != "" {
 		peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
-		if !ok || !v.TrustedPeer(peer) {
+		if !ok || !v.TrustedPeer(peer) || len(c.Request().Header.PeekAll(h)) != 1 {
+			// From a peer not trusted to forward it, or twice (a proxy that appends rather
+			// than replaces would put the client's own copy first).
 			return mtlsRefusal(mtls.ErrInvalid)
 		}
 		var err error

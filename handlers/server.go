@@ -61,8 +61,11 @@ func New(opts Options) (*fiber.App, error) {
 		ErrorHandler:  s.handleError,
 		JSONEncoder:   marshal,
 		ReadTimeout:   30 * time.Second,
-		WriteTimeout:  opts.Limits.WriteTimeout,
-		IdleTimeout:   120 * time.Second,
+		// A proxy's client certificate header holds a PEM chain: room for a leaf and two
+		// intermediates of 4096-bit keys, escaped.
+		ReadBufferSize: readBufferSize(opts),
+		WriteTimeout:   opts.Limits.WriteTimeout,
+		IdleTimeout:    120 * time.Second,
 	})
 	app.Use(s.observe)
 	if h := corsHandler(opts.CORSOrigins); h != nil {
@@ -123,6 +126,15 @@ func New(opts Options) (*fiber.App, error) {
 	opts.Metrics.attach(routeUnrouted)
 	(&edges{s: s, app: app}).install()
 	return app, nil
+}
+
+// readBufferSize is fasthttp's per-connection header buffer: its default, or 32 KiB when a
+// proxy forwards client certificates in a header.
+func readBufferSize(opts Options) int {
+	if opts.MTLS != nil && opts.MTLS.Header() != "" {
+		return 32 << 10
+	}
+	return 4096
 }
 
 // observe assigns the request id, then after the handler records metrics and the access log.

@@ -73,12 +73,15 @@ type Config struct {
 	// turns the limit off.
 	FailureRate  float64
 	FailureBurst int
+	// Certificates: principals also come from verified client certificates (CheckAs), so an
+	// authenticator with neither keys nor a JWT verifier still checks their scopes.
+	Certificates bool
 }
 
 // Validate reports every field that is wrong.
 func (c Config) Validate() error {
 	check := settings.For("identity")
-	if c.Keys.Len() == 0 && c.JWT == nil {
+	if c.Keys.Len() == 0 && c.JWT == nil && !c.Certificates {
 		check.Addf("Keys", "an authenticator needs API keys or a JWT verifier (or nothing to check: leave it off)")
 	}
 	if c.FailureRate < 0 || math.IsNaN(c.FailureRate) || math.IsInf(c.FailureRate, 0) {
@@ -207,7 +210,9 @@ func (a *Authenticator) CheckAs(method, path string, header func(string) string,
 	route := method + " " + path
 	p, refusal := a.authenticate(header)
 	if refusal != nil && refusal.Reason == NoCredential && conn != nil {
+		// The certificate's principal is its tenant's, with the tenant's budget from the keys.
 		p, refusal = *conn, nil
+		p.Allowance, _ = a.keys.Load().AllowanceOf(p.Tenant)
 	}
 	if refusal != nil {
 		if refusal.Reason == NoCredential && len(a.scopes[route]) == 0 && a.open {

@@ -10,7 +10,9 @@
 //
 // A bundle with no certificate, or with a private key in it, refuses the start. A certificate
 // is accepted when it chains to the bundle and may be used for client authentication; no
-// online revocation check is made (OpenMed makes none). Identities are the subject (RFC 4514),
-// the subject alternative names typed as OpenMed types them (dns:, uri:, ip:, email:) and the
-// leaf's SHA-256 fingerprint; none of them is ever logged.
+// online revocation check is made (OpenMed makes none), and a CA's own certificate is no
+// client's. Identities are the subject (RFC 4514: its RDNs last first), the subject
+// alternative names typed as OpenMed types them (dns:, uri:, ip:, email:) and the leaf's
+// SHA-256 fingerprint. The subject and SANs are never logged; an unmapped certificate's
+// principal, mtls:<fingerprint>, is its tenant, and labels its requests as a tenant does.
 package mtls

@@ -3,6 +3,8 @@ package mtls
 import (
 	"crypto/sha256"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
@@ -48,6 +50,9 @@ func (c Config) Validate() error {
 	}
 	if c.CABundle == "" {
 		check.Addf("CABundle", "is required when mTLS is on")
+	}
+	if c.CertFile == "" && c.ClientCertHeader == "" {
+		check.Addf("Enabled", "needs a way for certificates to arrive: SLUICE_TLS_CERT_FILE (Sluice terminates TLS) or SLUICE_MTLS_CLIENT_CERT_HEADER (a proxy does)")
 	}
 	if c.ClientCertHeader != "" && !headerName.MatchString(c.ClientCertHeader) {
 		check.Addf("ClientCertHeader", "must be an HTTP header name, got %q", c.ClientCertHeader)
@@ -161,6 +166,9 @@ func parseProxies(items []string) ([]netip.Prefix, error) {
 			continue
 		}
 		if p, err := netip.ParsePrefix(s); err == nil {
+			if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 { // peers are compared unmapped
+				p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+			}
 			out = append(out, p.Masked())
 			continue
 		}
@@ -262,12 +270,15 @@ func (v *Verifier) Verify(chain []*x509.Certificate) (Identity, error) {
 		inter.AddCert(c)
 	}
 	leaf := chain[0]
+	if leaf.IsCA {
+		return Identity{}, ErrInvalid // a CA's own certificate is no client's
+	}
 	if _, err := leaf.Verify(x509.VerifyOptions{Roots: v.pool, Intermediates: inter,
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
 		return Identity{}, ErrInvalid
 	}
 	sum := sha256.Sum256(leaf.Raw)
-	id := Identity{Subject: leaf.Subject.String(), Fingerprint: hex.EncodeToString(sum[:])}
+	id := Identity{Subject: subject(leaf), Fingerprint: hex.EncodeToString(sum[:])}
 	for _, d := range leaf.DNSNames {
 		id.SANs = append(id.SANs, "dns:"+d)
 	}
@@ -281,6 +292,50 @@ func (v *Verifier) Verify(chain []*x509.Certificate) (Identity, error) {
 		id.SANs = append(id.SANs, "email:"+e)
 	}
 	return id, nil
+}
+
+// subject is the leaf's subject as RFC 4514 writes it: its RDNs from last to first, as they
+// are in the certificate (pkix.Name.String reorders them), with DC and UID by name.
+func subject(leaf *x509.Certificate) string {
+	var seq pkix.RDNSequence
+	if rest, err := asn1.Unmarshal(leaf.RawSubject, &seq); err != nil || len(rest) > 0 {
+		return leaf.Subject.String()
+	}
+	short := map[string]string{"0.9.2342.19200300.100.1.25": "DC", "0.9.2342.19200300.100.1.1": "UID",
+		"1.2.840.113549.1.9.1": "emailAddress"}
+	var b strings.Builder
+	for i := len(seq) - 1; i >= 0; i-- {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		for j, atv := range seq[i] {
+			if j > 0 {
+				b.WriteByte('+')
+			}
+			name, ok := short[atv.Type.String()]
+			if !ok {
+				one := pkix.RDNSequence{pkix.RelativeDistinguishedNameSET{atv}}.String() // its own short name and escaping
+				b.WriteString(one)
+				continue
+			}
+			v, _ := atv.Value.(string)
+			b.WriteString(name + "=" + escapeRDN(v))
+		}
+	}
+	return b.String()
+}
+
+// escapeRDN escapes a value as RFC 4514 asks.
+func escapeRDN(v string) string {
+	var b strings.Builder
+	for i, r := range v {
+		switch {
+		case strings.ContainsRune(",+\"<>;\\=", r), r == '#' && i == 0, r == ' ' && (i == 0 || i == len(v)-1):
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Principal is the first mapping that names one of id's identities (its subject or a SAN),

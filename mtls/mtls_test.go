@@ -2,6 +2,8 @@ package mtls
 
 import (
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"net/netip"
 	"net/url"
 	"os"
@@ -61,7 +63,7 @@ func TestVerifyMapsIdentitiesAndRefusesStrangers(t *testing.T) {
 	empty := filepath.Join(dir, "empty.pem")
 	os.WriteFile(empty, []byte("nothing here\n"), 0o600)
 	for path, want := range map[string]string{withKey: "private key", empty: "no certificate"} {
-		if _, err := New(Config{Enabled: true, CABundle: path}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := New(Config{Enabled: true, CABundle: path, CertFile: "c", KeyFile: "k"}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", filepath.Base(path), err)
 		}
 	}
@@ -70,5 +72,34 @@ func TestVerifyMapsIdentitiesAndRefusesStrangers(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), f) {
 			t.Errorf("%s not reported: %v", f, err)
 		}
+	}
+}
+
+// TestSubjectIsRFC4514s: the subject reads as RFC 4514 writes it (the certificate's RDNs last
+// first, DC by name), so that OpenMed's subject mappings match; a CA's own certificate is no
+// client's; an IPv4-mapped network matches the unmapped peer.
+func TestSubjectIsRFC4514s(t *testing.T) {
+	ca := mtlstest.NewCA(t, "test CA")
+	dc := asn1.ObjectIdentifier{0, 9, 2342, 19200300, 100, 1, 25}
+	leaf := ca.Issue(t, &x509.Certificate{Subject: pkix.Name{ExtraNames: []pkix.AttributeTypeAndValue{
+		{Type: dc, Value: "com"}, {Type: dc, Value: "example"}, {Type: asn1.ObjectIdentifier{2, 5, 4, 11}, Value: "Users"},
+		{Type: asn1.ObjectIdentifier{2, 5, 4, 3}, Value: "alice, jr"}}},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}).Leaf
+	dir := t.TempDir()
+	bundle := filepath.Join(dir, "ca.pem")
+	os.WriteFile(bundle, mtlstest.PEM(ca.Cert), 0o600)
+	v, err := New(Config{Enabled: true, CABundle: bundle, CertFile: "c", KeyFile: "k", TrustedProxies: []string{"::ffff:10.0.0.0/104"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := v.Verify([]*x509.Certificate{leaf})
+	if err != nil || id.Subject != `CN=alice\, jr,OU=Users,DC=example,DC=com` {
+		t.Fatalf("subject %q, %v", id.Subject, err)
+	}
+	if _, err := v.Verify([]*x509.Certificate{ca.Cert}); err != ErrInvalid {
+		t.Fatalf("the CA as a client: %v", err)
+	}
+	if !v.TrustedPeer(netip.MustParseAddr("10.9.8.7")) {
+		t.Fatal("an IPv4-mapped network does not match its peer")
 	}
 }

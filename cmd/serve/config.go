@@ -735,7 +735,8 @@ func (c Config) apiKeys() (*identity.Keys, error) {
 	return keys, nil
 }
 
-// auth builds the authenticator; nil when no keys and no JWKS are configured (off).
+// auth builds the authenticator; nil when no keys, no JWKS and no client certificates are
+// configured (off).
 func (c Config) auth(clk clock.Clock) (*identity.Authenticator, error) {
 	keys, err := c.apiKeys()
 	if err != nil {
@@ -745,7 +746,7 @@ func (c Config) auth(clk clock.Clock) (*identity.Authenticator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if keys == nil && verifier == nil {
+	if keys == nil && verifier == nil && !c.MTLS.Enabled {
 		return nil, nil
 	}
 	var routes map[string][]string
@@ -755,7 +756,7 @@ func (c Config) auth(clk clock.Clock) (*identity.Authenticator, error) {
 		}
 	}
 	a, err := identity.New(identity.Config{Keys: keys, JWT: verifier, RouteScopes: routes, Open: c.AuthOpen,
-		FailureRate: c.AuthFailureRPS, FailureBurst: c.AuthFailureBurst}, clk)
+		FailureRate: c.AuthFailureRPS, FailureBurst: c.AuthFailureBurst, Certificates: c.MTLS.Enabled}, clk)
 	if err != nil {
 		variable := "AUTH_FAILURE_RPS"
 		switch {

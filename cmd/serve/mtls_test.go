@@ -30,6 +30,11 @@ func codeOf(t *testing.T, client *http.Client, url, body string, headers ...stri
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
+	return sendFor(client, req)
+}
+
+// sendFor sends req with client and returns the status and the error body's code.
+func sendFor(client *http.Client, req *http.Request) (int, string, error) {
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, "", err
@@ -109,22 +114,33 @@ func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
 		t.Fatalf("a certificate from another CA passed the handshake: %d", status)
 	}
 
-	// Behind a proxy: the chain in OpenMed's header, from a trusted peer only.
+	// Behind a proxy: the chain in OpenMed's header, from a trusted peer only, once. These two
+	// have no API keys: the certificates' scopes are still checked.
 	escaped := url.PathEscape(string(mtlstest.PEM(ca.Client(t, "client", workload).Leaf)))
+	unmapped := url.PathEscape(string(mtlstest.PEM(ca.Client(t, "stranger", "spiffe://clinic.example/other").Leaf)))
 	forged := url.PathEscape(string(mtlstest.PEM(rogue.Client(t, "client", workload).Leaf)))
-	proxied := append(common, "OPENMED_SERVICE_MTLS_CLIENT_CERT_HEADER=X-OpenMed-Client-Cert")
+	proxied := []string{"SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_MTLS_ENABLED=true", "OPENMED_SERVICE_MTLS_CA_BUNDLE=" + bundle,
+		"OPENMED_SERVICE_MTLS_PRINCIPALS=" + principals, "OPENMED_SERVICE_MTLS_CLIENT_CERT_HEADER=X-OpenMed-Client-Cert"}
 	trusted := startProcess(t, append(proxied, "OPENMED_SERVICE_MTLS_TRUSTED_PROXIES=127.0.0.1/32")...).url
 	untrusted := startProcess(t, append(proxied, "OPENMED_SERVICE_MTLS_TRUSTED_PROXIES=10.0.0.0/8")...).url
 	for _, c := range []struct {
-		name, url, cert string
-		status          int
-		code            string
+		name, url string
+		certs     []string
+		status    int
+		code      string
 	}{
-		{"from the trusted proxy", trusted, escaped, 200, ""},
-		{"another CA's, from the trusted proxy", trusted, forged, 401, "mtls_certificate_invalid"},
-		{"from a peer not trusted to forward it", untrusted, escaped, 401, "mtls_certificate_invalid"},
+		{"from the trusted proxy", trusted, []string{escaped}, 200, ""},
+		{"a certificate no mapping names: no scopes", trusted, []string{unmapped}, 403, "forbidden"},
+		{"another CA's, from the trusted proxy", trusted, []string{forged}, 401, "mtls_certificate_invalid"},
+		{"the header twice", trusted, []string{forged, escaped}, 401, "mtls_certificate_invalid"},
+		{"from a peer not trusted to forward it", untrusted, []string{escaped}, 401, "mtls_certificate_invalid"},
 	} {
-		status, code, err := codeOf(t, http.DefaultClient, c.url+"/pii/extract", body, "X-OpenMed-Client-Cert", c.cert)
+		req, _ := http.NewRequest(http.MethodPost, c.url+"/pii/extract", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for _, cert := range c.certs {
+			req.Header.Add("X-OpenMed-Client-Cert", cert)
+		}
+		status, code, err := sendFor(http.DefaultClient, req)
 		if err != nil || status != c.status || code != c.code {
 			t.Errorf("%s: %d %q %v, want %d %q", c.name, status, code, err, c.status, c.code)
 		}

@@ -76,6 +76,9 @@ func (ca CA) Client(t testing.TB, cn, uri string, dns ...string) tls.Certificate
 	return ca.issue(t, tmpl)
 }
 
+// Issue signs tmpl (its serial number and validity are set here).
+func (ca CA) Issue(t testing.TB, tmpl *x509.Certificate) tls.Certificate { return ca.issue(t, tmpl) }
+
 func (ca CA) issue(t testing.TB, tmpl *x509.Certificate) tls.Certificate {
 	c, k := sign(t, tmpl, ca.Cert, ca.key)
 	return tls.Certificate{Certificate: [][]byte{c.Raw}, PrivateKey: k, Leaf: c}
