@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/identity"
+	"github.com/sluice-serving/sluice/tracing"
 )
 
 // BenchmarkRefusalPath sends a POST /analyze that the gate sheds through Sluice's whole handler
@@ -139,5 +141,47 @@ func withCallers(b testing.TB, allowance string) func(*Options) {
 			b.Fatal(err)
 		}
 		o.Auth, o.Budgets = auth, &CallerBudgets{Budgets: budgets}
+	}
+}
+
+// BenchmarkTracing is a served /analyze (fake model) with tracing off and on (spans made and
+// batched, none exported: the exporter's network is not the request's), alternated in one run.
+func BenchmarkTracing(b *testing.B) {
+	on := true
+	tr, err := tracing.New(tracing.Config{Enabled: &on, Timeout: time.Second, BatchDelay: time.Second}, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Shutdown(context.Background())
+	gate := newTestGate(b, "analyze", newFakeLoad(256), time.Second)
+	off := benchApp(b, gate, prometheus.NewRegistry())
+	traced := benchApp(b, newTestGate(b, "analyze2", newFakeLoad(256), time.Second), prometheus.NewRegistry(), func(o *Options) {
+		o.Tracer = tr
+		o.Routes[0] = Analyze(Endpoint{Default: "m", Models: map[string]Extractor{"m": Traced(&fakeExtractor{name: "m"}, tr)},
+			Gate: newTestGate(b, "analyze3", newFakeLoad(256), time.Second)})
+	})
+	body := []byte(`{"text":"Patient Alice was seen today."}`)
+	for _, tc := range []struct {
+		name string
+		app  *fiber.App
+	}{{"off", off}, {"on", traced}, {"off-again", off}, {"on-again", traced}} {
+		b.Run(tc.name, func(b *testing.B) {
+			h := tc.app.Handler()
+			var fctx fasthttp.RequestCtx
+			fctx.Request.Header.SetMethod(fiber.MethodPost)
+			fctx.Request.SetRequestURI("/analyze")
+			fctx.Request.Header.SetContentType(fiber.MIMEApplicationJSON)
+			fctx.Request.SetBody(body)
+			h(&fctx)
+			if got := fctx.Response.StatusCode(); got != 200 {
+				b.Fatalf("status %d: %s", got, fctx.Response.Body())
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				fctx.Response.Reset()
+				fctx.ResetUserValues() // as the server does between requests: the last one's context goes
+				h(&fctx)
+			}
+		})
 	}
 }
