@@ -26,6 +26,8 @@ type openMedSetting struct {
 	// pool marks a setting of the models loaded on demand: without SLUICE_MODELS_DIR there
 	// are none, and it has no effect.
 	pool bool
+	// security marks a switch of security: OpenMed's on never yields to Sluice's off.
+	security bool
 }
 
 // openMedHonoured are the variables Sluice gives OpenMed's meaning, in that table's order.
@@ -64,7 +66,7 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_PRELOAD_MODELS", ours: "SLUICE_PRELOAD_MODELS", convert: list, pool: true},
 	{name: "OPENMED_SERVICE_MAX_RESIDENT_MODELS", ours: "SLUICE_MAX_RESIDENT_MODELS", convert: positiveOrDefault, pool: true},
 	{name: "OPENMED_SERVICE_MODEL_MEMORY_BUDGET_BYTES", ours: "SLUICE_MODEL_MEMORY_BUDGET_BYTES", convert: byteSize, pool: true},
-	{name: "OPENMED_SERVICE_MTLS_ENABLED", ours: "SLUICE_MTLS", convert: boolSetting},
+	{name: "OPENMED_SERVICE_MTLS_ENABLED", ours: "SLUICE_MTLS", convert: boolSetting, security: true},
 	{name: "OPENMED_SERVICE_MTLS_CA_BUNDLE", ours: "SLUICE_MTLS_CA_BUNDLE"},
 	{name: "OPENMED_SERVICE_MTLS_CLIENT_CERT_HEADER", ours: "SLUICE_MTLS_CLIENT_CERT_HEADER"},
 	{name: "OPENMED_SERVICE_MTLS_TRUSTED_PROXIES", ours: "SLUICE_MTLS_TRUSTED_PROXIES", convert: list},
@@ -72,7 +74,7 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_MODEL_ADMISSION_WAIT_SECONDS", ours: "SLUICE_MODEL_LOAD_WAIT_MS", convert: secondsAsMillis, pool: true},
 	{name: "OPENMED_SERVICE_JOBS_WORKERS", ours: "SLUICE_JOBS_WORKERS"},
 	{name: "OPENMED_SERVICE_JOBS_TTL_SECONDS", ours: "SLUICE_JOBS_RETENTION_S", convert: wholeSeconds},
-	{name: "OPENMED_SERVICE_TRACING_ENABLED", ours: "SLUICE_TRACING", convert: boolSetting},
+	{name: "OPENMED_SERVICE_TRACING_ENABLED", ours: "SLUICE_TRACING", convert: onUnlessOff},
 	{name: "OPENMED_SERVICE_OTLP_ENDPOINT", ours: "SLUICE_OTLP_ENDPOINT"},
 	{name: "OPENMED_SERVICE_OTLP_HEADERS", ours: "SLUICE_OTLP_HEADERS"},
 	{name: "OPENMED_SERVICE_OTLP_TIMEOUT_SECONDS", ours: "SLUICE_OTLP_TIMEOUT_S", convert: wholeSeconds},
@@ -283,7 +285,7 @@ func secondsAsMillis(v string) (string, bool, error) {
 	return strconv.Itoa(int(math.Ceil(f * 1000))), false, nil
 }
 
-// onUnlessOff is a switch OpenMed reads as on when set empty.
+// onUnlessOff is a switch whose empty value OpenMed reads as its default: left unset here.
 func onUnlessOff(v string) (string, bool, error) {
 	if strings.TrimSpace(v) == "" {
 		return "", true, nil
@@ -323,8 +325,15 @@ func (s openMedSetting) apply(name, v string, vars, problems map[string]string, 
 		problems[name] = name + " " + err.Error()
 	case skip || s.ours == "":
 	default:
-		if _, ours := vars[s.ours]; !ours {
+		theirs, ours := vars[s.ours]
+		if !ours {
 			vars[s.ours] = out
+		} else if s.security && out == "true" {
+			// An explicit Sluice value wins, except where it would turn security off that the
+			// OpenMed setting turns on: refuse, never start open.
+			if on, err := openMedBool(theirs); err == nil && !on {
+				problems[name] = name + " turns on what " + s.ours + " turns off; unset one of them"
+			}
 		}
 	}
 }

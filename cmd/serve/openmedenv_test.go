@@ -41,6 +41,11 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	if !slices.Equal(cfg.openMedNoEffect, []string{"OPENMED_SERVICE_LOG_FORMAT"}) || !cfg.Coalesce || cfg.Tracing.Enabled == nil || !*cfg.Tracing.Enabled {
 		t.Fatalf("no effect: %v; coalescing %v", cfg.openMedNoEffect, cfg.Coalesce)
 	}
+	// A security switch OpenMed's variable turns on is not turned off by Sluice's.
+	if _, err := loadConfig([]string{"OPENMED_SERVICE_MTLS_ENABLED=true", "SLUICE_MTLS=false"}, testMachine); err == nil ||
+		!strings.Contains(err.Error(), "OPENMED_SERVICE_MTLS_ENABLED") {
+		t.Fatalf("mTLS on by OpenMed, off by Sluice: %v", err)
+	}
 	// OpenMed's resilience, its seconds as Sluice's milliseconds.
 	cfg, err = loadConfig([]string{"OPENMED_SERVICE_RESILIENCE_ENABLED=off", "OPENMED_SERVICE_RETRY_MAX_ATTEMPTS=5",
 		"OPENMED_SERVICE_RETRY_BACKOFF_INITIAL_SECONDS=0.0251", "OPENMED_SERVICE_RETRY_BACKOFF_MULTIPLIER=1.5",
