@@ -63,6 +63,7 @@ func (s *server) installJobs(app *fiber.App, j *Jobs) error {
 	app.Delete("/jobs/:id", s.jobCancel)
 	app.Get("/jobs/:id/results", s.jobResults)
 	s.known["/jobs"] = "/jobs"
+	s.known["/jobs/{id}"], s.known["/jobs/{id}/results"] = "/jobs/{id}", "/jobs/{id}/results" // spans' route templates
 	return j.Manager.Start(s.jobProcessor(j))
 }
 

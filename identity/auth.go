@@ -255,6 +255,11 @@ func looksLikeJWT(v string) bool {
 // Authorization header's ApiKey, or Bearer: a JWT when it has a JWT's shape, else an API key,
 // as OpenAI's clients send theirs.
 func (a *Authenticator) authenticate(header func(string) string) (Principal, *Refusal) {
+	if a.keys.Load().Len() == 0 && a.jwt.Load() == nil {
+		// Certificates only: a header credential has nothing to be checked against, and a
+		// client's habit (an SDK's "Bearer EMPTY") must not count as a failed attempt.
+		return Principal{}, required()
+	}
 	if key := strings.TrimSpace(header("X-API-Key")); key != "" {
 		return a.byKey(key)
 	}

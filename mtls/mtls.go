@@ -1,6 +1,7 @@
 package mtls
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -233,7 +234,8 @@ func (v *Verifier) TrustedPeer(peer netip.Addr) bool {
 	return false
 }
 
-// ParseHeader reads a proxy's URL-escaped, leaf-first PEM chain.
+// ParseHeader reads a proxy's URL-escaped, leaf-first PEM chain: PEM blocks and white space
+// only (two values a proxy joined would put the client's first).
 func ParseHeader(value string) ([]*x509.Certificate, error) {
 	raw, err := url.PathUnescape(value)
 	if err != nil {
@@ -241,9 +243,19 @@ func ParseHeader(value string) ([]*x509.Certificate, error) {
 	}
 	var chain []*x509.Certificate
 	for rest := []byte(raw); ; {
-		var b *pem.Block
-		if b, rest = pem.Decode(rest); b == nil {
+		at := bytes.Index(rest, []byte("-----BEGIN"))
+		if at < 0 {
+			if len(bytes.TrimSpace(rest)) > 0 {
+				return nil, ErrInvalid
+			}
 			break
+		}
+		if len(bytes.TrimSpace(rest[:at])) > 0 {
+			return nil, ErrInvalid
+		}
+		var b *pem.Block
+		if b, rest = pem.Decode(rest[at:]); b == nil {
+			return nil, ErrInvalid
 		}
 		if b.Type != "CERTIFICATE" {
 			return nil, ErrInvalid
@@ -330,7 +342,10 @@ func escapeRDN(v string) string {
 	var b strings.Builder
 	for i, r := range v {
 		switch {
-		case strings.ContainsRune(",+\"<>;\\=", r), r == '#' && i == 0, r == ' ' && (i == 0 || i == len(v)-1):
+		case r == 0:
+			b.WriteString(`\00`)
+			continue
+		case strings.ContainsRune(",+\"<>;\\", r), r == '#' && i == 0, r == ' ' && (i == 0 || i == len(v)-1):
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

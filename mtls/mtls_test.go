@@ -103,3 +103,18 @@ func TestSubjectIsRFC4514s(t *testing.T) {
 		t.Fatal("an IPv4-mapped network does not match its peer")
 	}
 }
+
+// TestHeaderHoldsPEMOnly: a header value with anything but PEM blocks and white space is
+// refused (two values joined would put the sender's first).
+func TestHeaderHoldsPEMOnly(t *testing.T) {
+	ca := mtlstest.NewCA(t, "test CA")
+	one := string(mtlstest.PEM(ca.Client(t, "a", "").Leaf))
+	if _, err := ParseHeader(url.PathEscape(one + "\n")); err != nil {
+		t.Fatalf("one block: %v", err)
+	}
+	for name, v := range map[string]string{"joined with a comma": one + "," + one, "text before": "x" + one, "none": "   "} {
+		if _, err := ParseHeader(url.PathEscape(v)); err != ErrInvalid {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

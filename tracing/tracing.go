@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -42,8 +43,11 @@ func (c Config) On() bool {
 // Validate reports every field out of range.
 func (c Config) Validate() error {
 	check := settings.For("tracing")
-	if c.Endpoint != "" && !strings.HasPrefix(c.Endpoint, "http://") && !strings.HasPrefix(c.Endpoint, "https://") {
-		check.Addf("Endpoint", "must be an http:// or https:// URL")
+	if c.Endpoint != "" {
+		u, err := url.Parse(c.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path == "" || u.Path == "/" {
+			check.Addf("Endpoint", "must be the collector's OTLP/HTTP traces URL, as http://collector:4318/v1/traces")
+		}
 	}
 	if _, err := parseHeaders(c.Headers); err != nil {
 		check.Addf("Headers", "%v", err)
@@ -114,7 +118,7 @@ func (t *Tracer) Shutdown(ctx context.Context) error {
 // Start begins a span under ctx's.
 func (t *Tracer) Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	if t == nil {
-		return ctx, trace.SpanFromContext(ctx) // a no-op span when ctx holds none
+		return ctx, trace.SpanFromContext(context.Background()) // a span of nothing: ending it ends nothing
 	}
 	return t.tracer.Start(ctx, name, trace.WithAttributes(attrs...))
 }
@@ -123,7 +127,7 @@ func (t *Tracer) Start(ctx context.Context, name string, attrs ...attribute.KeyV
 // header has one.
 func (t *Tracer) StartServer(ctx context.Context, name string, header func(string) string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	if t == nil {
-		return ctx, trace.SpanFromContext(ctx)
+		return ctx, trace.SpanFromContext(context.Background())
 	}
 	ctx = otel.GetTextMapPropagator().Extract(ctx, headerCarrier(header))
 	return t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
@@ -134,9 +138,16 @@ func Inject(ctx context.Context, h http.Header) {
 	otel.GetTextMapPropagator().Inject(ctx, propagation.HeaderCarrier(h))
 }
 
-// headerCarrier reads incoming headers through a getter; it is never written to.
+// headerCarrier reads a request's traceparent through a getter, copied (the getter's string
+// may point into a buffer the server reuses while the span still holds it). The client's
+// tracestate is not read: it is free text, and would be exported and sent upstream.
 type headerCarrier func(string) string
 
-func (h headerCarrier) Get(key string) string { return h(key) }
-func (h headerCarrier) Set(string, string)    {}
-func (h headerCarrier) Keys() []string        { return []string{"traceparent", "tracestate"} }
+func (h headerCarrier) Get(key string) string {
+	if !strings.EqualFold(key, "traceparent") {
+		return ""
+	}
+	return strings.Clone(h("traceparent"))
+}
+func (h headerCarrier) Set(string, string) {}
+func (h headerCarrier) Keys() []string     { return []string{"traceparent"} }

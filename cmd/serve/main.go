@@ -512,12 +512,6 @@ func (s *server) isReady() bool {
 // close releases what newServer opened, in the reverse order of its opening: at the end of
 // serve, and for a start-up that fails half-way (then only what was opened so far).
 func (s *server) close() {
-	if s.tracer != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = s.tracer.Shutdown(ctx) // the last requests' spans, exported
-		cancel()
-		s.tracer = nil
-	}
 	if s.jobs != nil {
 		s.jobs.Close() // its workers give their documents back to the queue
 		s.jobs = nil
@@ -535,6 +529,12 @@ func (s *server) close() {
 			_ = s.pool.pool.Close(context.Background()) // after a shutdown's drain: nothing left
 		}
 		s.stopPoolWork()
+	}
+	if s.tracer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = s.tracer.Shutdown(ctx) // the last spans (requests, jobs), exported
+		cancel()
+		s.tracer = nil
 	}
 	if s.decoder != nil {
 		_ = s.decoder.Close() // its run options; the session would go with the runtime
@@ -813,8 +813,13 @@ func (s *server) logStart(addr net.Addr) {
 	switch {
 	case s.auth != nil && s.cfg.AuthJWKS+s.cfg.AuthJWKSFile != "":
 		auth = "API keys and bearer JWTs"
-	case s.auth != nil:
+	case s.auth != nil && (s.cfg.APIKeysFile != "" || s.cfg.APIKeys != ""):
 		auth = "API keys"
+	case s.auth != nil:
+		auth = "none but client certificates"
+	}
+	if s.cfg.MTLS.Enabled {
+		auth += "; client certificates required (mTLS)"
 	}
 	onDemand := "off"
 	if s.pool != nil {
