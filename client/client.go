@@ -14,9 +14,11 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/settings"
-	"github.com/sluice-serving/sluice/tracing"
 )
 
 // Config configures a Client. BaseURL is required; the zero value of every other field is a
@@ -194,7 +196,8 @@ func (c *Client) send(ctx context.Context, path string, data []byte, token strin
 	if c.key != "" {
 		req.Header.Set("X-API-Key", c.key)
 	}
-	tracing.Inject(ctx, req.Header) // the caller's trace goes on (traceparent), when it has one
+	// The caller's trace goes on (traceparent), when it has one and a propagator is installed.
+	otel.GetTextMapPropagator().Inject(ctx, propagation.HeaderCarrier(req.Header))
 	if c.bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+c.bearer)
 	}

@@ -12,5 +12,5 @@
 //
 // A nil *Tracer is valid and traces nothing, so callers need not ask whether tracing is on.
 // The W3C propagator is installed process-wide (otel.SetTextMapPropagator), so that an
-// outgoing call can carry the request's trace with Inject.
+// outgoing call (the client package's) carries the request's trace on.
 package tracing

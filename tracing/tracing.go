@@ -3,7 +3,6 @@ package tracing
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -131,11 +130,6 @@ func (t *Tracer) StartServer(ctx context.Context, name string, header func(strin
 	}
 	ctx = otel.GetTextMapPropagator().Extract(ctx, headerCarrier(header))
 	return t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
-}
-
-// Inject puts ctx's trace into an outgoing request's headers (traceparent).
-func Inject(ctx context.Context, h http.Header) {
-	otel.GetTextMapPropagator().Inject(ctx, propagation.HeaderCarrier(h))
 }
 
 // headerCarrier reads a request's traceparent through a getter, copied (the getter's string

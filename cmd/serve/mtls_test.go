@@ -24,7 +24,7 @@ func writeFile(t *testing.T, path string, data []byte) string {
 }
 
 // codeOf posts body to url with client (and header pairs) and returns the status and error code.
-func codeOf(t *testing.T, client *http.Client, url, body string, headers ...string) (int, string, error) {
+func codeOf(client *http.Client, url, body string, headers ...string) (int, string, error) {
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(headers); i += 2 {
@@ -96,7 +96,7 @@ func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
 		{"an API key beside the certificate", good, "/pii/deidentify", []string{"X-API-Key", "all-scopes-key"}, 200, ""},
 		{"no certificate", none, "/pii/extract", []string{"X-API-Key", "all-scopes-key"}, 401, "mtls_certificate_required"},
 	} {
-		status, code, err := codeOf(t, c.client, base+c.path, body, c.hdr...)
+		status, code, err := codeOf(c.client, base+c.path, body, c.hdr...)
 		if err != nil || status != c.status || code != c.code {
 			t.Errorf("%s: %d %q %v, want %d %q", c.name, status, code, err, c.status, c.code)
 		}
@@ -110,7 +110,7 @@ func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
 	rogueLeaf := rogue.Client(t, "client", workload)
 	insisting := clientOf(&tls.Config{RootCAs: roots,
 		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &rogueLeaf, nil }})
-	if status, _, err := codeOf(t, insisting, base+"/pii/extract", body); err == nil {
+	if status, _, err := codeOf(insisting, base+"/pii/extract", body); err == nil {
 		t.Fatalf("a certificate from another CA passed the handshake: %d", status)
 	}
 
