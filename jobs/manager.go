@@ -86,6 +86,12 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	bucket := func(name string) (jetstream.KeyValue, error) {
 		kv, err := m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
 			TTL: cfg.Retention, Storage: storage, Replicas: box.Replicas()})
+		if err == nil {
+			var st jetstream.Stream
+			if st, err = m.js.Stream(ctx, "KV_"+name); err == nil {
+				err = natsbox.AwaitLeader(ctx, st)
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("jobs: bucket %s: %w", name, err)
 		}
@@ -100,7 +106,10 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	if m.stream, err = m.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: m.n.stream,
 		Description: "Sluice's job documents waiting to be de-identified (sealed when durable)",
 		Subjects:    []string{m.n.subject + ".>"}, Retention: jetstream.WorkQueuePolicy, MaxAge: cfg.Retention,
-		Storage: storage, Replicas: box.Replicas()}); err != nil {
+		Storage: storage, Replicas: box.Replicas()}); err == nil {
+		err = natsbox.AwaitLeader(ctx, m.stream)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("jobs: stream %s: %w", m.n.stream, err)
 	}
 	// Every queued document may be pending at once (a throttled tenant's, given back to wait

@@ -162,7 +162,37 @@ func (b *Box) EnsureStream(ctx context.Context, cfg jetstream.StreamConfig) (jet
 	if err != nil {
 		return nil, fmt.Errorf("natsbox: stream %q: %w", cfg.Name, err)
 	}
+	if err := AwaitLeader(ctx, st); err != nil {
+		return nil, fmt.Errorf("natsbox: stream %q: %w", cfg.Name, err)
+	}
 	return st, nil
+}
+
+// AwaitLeader returns once a replicated stream has elected its leader; for a stream of one
+// copy it returns at once. A stream just created on a cluster exists before any node serves
+// it, and a publish in that gap finds no responder, so a fresh fleet's first writes would fail.
+func AwaitLeader(ctx context.Context, st jetstream.Stream) error {
+	if st.CachedInfo().Config.Replicas <= 1 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		info, err := st.Info(ctx)
+		if err == nil && info.Cluster != nil && info.Cluster.Leader != "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if err == nil {
+				err = errors.New("no leader elected")
+			}
+			return fmt.Errorf("waiting for a leader: %w", err)
+		case <-tick.C:
+		}
+	}
 }
 
 // Close drains the connection (publishes in flight are sent and their acknowledgements
