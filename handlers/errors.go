@@ -82,7 +82,7 @@ func validationError(fields ...FieldError) *apiError {
 // writeError answers e in the wire format of the route the request was for: its own (TGI's,
 // OpenAI's) where it has one, else the error envelope.
 func (s *server) writeError(c *fiber.Ctx, e *apiError) error {
-	return s.answerError(c, e, s.wires[c.Path()])
+	return s.answerError(c, e, s.wires[routeOf(c.Path())])
 }
 
 // answerError answers e in w's format (nil: the envelope), with its headers and outcome.

@@ -125,6 +125,9 @@ func sameAuthority(scheme, authority, host string) bool {
 }
 
 func isProbe(path string) bool {
+	if path == v2Live || path == v2Ready {
+		return true
+	}
 	for _, p := range probes {
 		if p == path && p != "/models/loaded" && p != "/models/unload" && p != "/v1/models" {
 			return true
@@ -152,7 +155,7 @@ func corsHandler(origins []string) fiber.Handler {
 // and the access log; the credential itself goes nowhere.
 func (s *server) authenticate(c *fiber.Ctx) error {
 	conn, _ := c.Locals(localConnPrincipal).(*identity.Principal)
-	p, ref := s.opts.Auth.CheckAs(c.Method(), jobRoute(c.Path()), func(k string) string { return c.Get(k) }, s.clientAddress(c), conn)
+	p, ref := s.opts.Auth.CheckAs(c.Method(), routeOf(c.Path()), func(k string) string { return c.Get(k) }, s.clientAddress(c), conn)
 	if p.Tenant != "" {
 		c.Locals(localTenant, p.Tenant)
 		c.Locals(localAllowance, p.Allowance)

@@ -38,7 +38,7 @@ func setRetryAfter(h *fasthttp.ResponseHeader, d time.Duration) {
 
 // writeRefusal answers a request a queue's gate shed.
 func (s *server) writeRefusal(c *fiber.Ctx, ref admission.Refusal) error {
-	if s.wires[c.Path()] != nil {
+	if s.wires[routeOf(c.Path())] != nil {
 		_ = s.writeError(c, queueRefusal(ref))
 		return errRefused
 	}
@@ -136,7 +136,7 @@ func appendQueueRefusal(dst []byte, ref admission.Refusal, requestID string) []b
 func (s *server) writeBudgetRefusal(c *fiber.Ctx, ref *admission.BudgetRefusal) error {
 	h := &c.Response().Header
 	setRateLimitHeaders(h, ref)
-	if s.wires[c.Path()] != nil {
+	if s.wires[routeOf(c.Path())] != nil {
 		_ = s.writeError(c, budgetRefusal(ref))
 		return errRefused
 	}

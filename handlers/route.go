@@ -36,6 +36,9 @@ type Route struct {
 	// gen is the endpoint of a generation route (nil for the others): its models are what
 	// OpenAI's GET /v1/models and TGI's GET /info describe.
 	gen *GenerationEndpoint
+	// v2 is the endpoint of an Open Inference Protocol route (nil for the others): its models
+	// are what the protocol's metadata routes describe (kserve.go).
+	v2 *Endpoint
 	// wire is the route's own error format (nil: the error envelope).
 	wire wire
 	// cost estimates a request's tokens for the budgets before its body is read (it sees who
@@ -121,7 +124,7 @@ func (s *server) handle(r *Route) fiber.Handler {
 func (s *server) workContext(c *fiber.Ctx, x *exchange) (ctx context.Context, done func()) {
 	ctx = c.UserContext()
 	stop := func() {}
-	if s.opts.Watcher != nil && !s.opts.IgnoreDisconnects {
+	if _, inProcess := callerContext(c); s.opts.Watcher != nil && !s.opts.IgnoreDisconnects && !inProcess {
 		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
 	}
 	ctx, cancel := context.WithTimeout(ctx, x.timeout)

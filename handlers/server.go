@@ -99,8 +99,11 @@ func New(opts Options) (*fiber.App, error) {
 	}
 	for i := range s.opts.Routes {
 		r := &s.opts.Routes[i]
-		app.Post(r.Path, s.handle(r))
+		app.Post(fiberPath(r.Path), s.handle(r))
 		s.known[r.Path] = r.Path
+		if r.v2 != nil {
+			s.installV2(app, r)
+		}
 		if r.wire != nil {
 			s.wires[r.Path] = r.wire
 		}
@@ -146,6 +149,9 @@ func (s *server) observe(c *fiber.Ctx) error {
 	}
 	c.Locals(localRequestID, id)
 	c.Set(fiber.HeaderXRequestID, id)
+	if ctx, ok := callerContext(c); ok {
+		c.SetUserContext(ctx)
+	}
 	if s.opts.Tracer != nil {
 		// Strings kept by a span are copies: the exporter reads them after fasthttp has reused
 		// the request's buffers.
@@ -153,7 +159,7 @@ func (s *server) observe(c *fiber.Ctx) error {
 			attribute.String("http.request.method", strings.Clone(c.Method())), attribute.String("sluice.request_id", strings.Clone(id)))
 		c.SetUserContext(ctx)
 		defer func() {
-			route, ok := s.known[jobRoute(c.Path())]
+			route, ok := s.known[routeOf(c.Path())]
 			if !ok {
 				route = "unmatched"
 			}
@@ -187,7 +193,7 @@ func (s *server) observe(c *fiber.Ctx) error {
 	// a middleware answered first (the Host, the credentials, the body's coding) or the method
 	// was wrong; anything else is "unmatched", so that no client-chosen path becomes a label.
 	// (Every route has a fixed path, matched exactly: StrictRouting, CaseSensitive.)
-	route, ok := s.known[c.Path()] // the table's string: c.Path() points into a buffer fasthttp reuses
+	route, ok := s.known[routeOf(c.Path())] // the table's string: c.Path() points into a buffer fasthttp reuses
 	if !ok {
 		route = "unmatched"
 	}

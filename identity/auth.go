@@ -43,6 +43,10 @@ var DefaultRouteScopes = map[string][]string{
 	"GET /jobs/{id}":                 {"pii:read"},
 	"DELETE /jobs/{id}":              {"pii:write"},
 	"GET /jobs/{id}/results":         {"pii:read"},
+	"GET /v2":                        {"models:read"},
+	"GET /v2/models/{name}":          {"models:read"},
+	"GET /v2/models/{name}/ready":    {"models:read"},
+	"POST /v2/models/{name}/infer":   {"pii:read"},
 }
 
 // GatewayFacedRoute is the route a key marked for the privacy gateway (Principal.Gateway) has
@@ -54,7 +58,8 @@ const (
 )
 
 // openPaths are answered to anyone: an orchestrator's probes and a scraper carry no key.
-var openPaths = map[string]bool{"/health": true, "/livez": true, "/readyz": true, "/metrics": true}
+var openPaths = map[string]bool{"/health": true, "/livez": true, "/readyz": true, "/metrics": true,
+	"/v2/health/live": true, "/v2/health/ready": true}
 
 // Config sets an Authenticator up.
 type Config struct {

@@ -104,6 +104,8 @@ type generateGate struct {
 // de-identification's, whose mapping stays here.
 type Own struct {
 	Addr string `env:"ADDR" envDefault:":8080"`
+	// GRPCAddr is where the gRPC services listen (grpcserve); empty: no gRPC listener.
+	GRPCAddr string `env:"GRPC_ADDR"`
 	// ORTSpinning is engine.RuntimeOptions.NoSpinning, negated.
 	ORTSpinning bool   `env:"ORT_SPINNING" envDefault:"false"`
 	LogLevel    string `env:"LOG_LEVEL" envDefault:"info"`

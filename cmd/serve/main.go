@@ -26,6 +26,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
+	"google.golang.org/grpc"
+
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/batcher"
@@ -36,6 +38,7 @@ import (
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/fleetbudget"
 	"github.com/sluice-serving/sluice/generate"
+	"github.com/sluice-serving/sluice/grpcserve"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/identity"
@@ -134,9 +137,11 @@ type server struct {
 	// tracer makes the requests' spans; nil with tracing off.
 	tracer *tracing.Tracer
 	// tls, when not nil, is the listener's: Sluice terminates TLS (SLUICE_TLS_CERT_FILE).
-	tls   *tls.Config
-	jobs  *jobs.Manager
-	ready atomic.Bool
+	tls *tls.Config
+	// grpcAddr is where the gRPC listener listens; nil without one.
+	grpcAddr net.Addr
+	jobs     *jobs.Manager
+	ready    atomic.Bool
 	// served is what the start-up log reports: each configured model, and the routes.
 	served []servedModel
 	routes []handlers.Route
@@ -243,7 +248,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		return nil, err
 	}
 	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor),
-		handlers.PIIExtractStream(pii, redactor), handlers.PIIDeidentifyStream(pii, redactor)}
+		handlers.PIIExtractStream(pii, redactor), handlers.PIIDeidentifyStream(pii, redactor), handlers.KServeInfer(pii)}
 	privacy := handlers.GatewayEndpoint{PII: pii}
 	external, err := cfg.upstream()
 	if err != nil {
@@ -679,6 +684,14 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- s.app.Listener(ln) }()
+	rpc, err := s.listenGRPC(served)
+	if err != nil {
+		_ = s.app.ShutdownWithTimeout(0)
+		return err
+	}
+	if rpc != nil {
+		defer rpc.Stop() // whatever the grace left: the calls end with the HTTP server's answers
+	}
 
 	grace := time.Duration(s.cfg.ShutdownTimeoutSec) * time.Second
 	for _, c := range s.classifiers {
@@ -724,6 +737,9 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	}
 	s.ready.Store(false)
 	s.logger.Info("shutting down", slog.String("grace", grace.String()))
+	if rpc != nil {
+		go rpc.GracefulStop() // no new calls; those in flight finish within the grace
+	}
 	s.shutdown(grace)
 	return nil
 }
@@ -837,9 +853,39 @@ func (s *server) logStart(addr net.Addr) {
 	default:
 		audited = "replica " + s.box.Replica() + ", external NATS (" + strconv.Itoa(s.box.Replicas()) + " copies)"
 	}
-	s.logger.Info("ready", slog.String("addr", addr.String()), slog.String("device", device),
+	rpc := "off"
+	if s.grpcAddr != nil {
+		rpc = s.grpcAddr.String()
+	}
+	s.logger.Info("ready", slog.String("addr", addr.String()), slog.String("grpc", rpc), slog.String("device", device),
 		slog.String("authentication", auth), slog.String("models_on_demand", onDemand), slog.String("budgets", budgets),
 		slog.String("audit", audited), slog.String("state", "this process: the KV cache lives in memory"))
+}
+
+// listenGRPC starts the gRPC listener when SLUICE_GRPC_ADDR names one: OpenMed's service and the
+// Open Inference Protocol's, both answered by the HTTP server in the process (grpcserve), over
+// the HTTP listener's TLS settings. A failure of its Serve ends the process as the HTTP
+// server's does.
+func (s *server) listenGRPC(served chan<- error) (*grpc.Server, error) {
+	if s.cfg.GRPCAddr == "" {
+		return nil, nil
+	}
+	srv, err := grpcserve.New(grpcserve.Config{Calls: handlers.NewInProcess(s.app), TLS: s.tls,
+		MaxMessageBytes: s.cfg.MaxBodyBytes})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", s.cfg.GRPCAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on SLUICE_GRPC_ADDR %q: %w", s.cfg.GRPCAddr, err)
+	}
+	s.grpcAddr = ln.Addr()
+	go func() {
+		if err := srv.Serve(ln); err != nil {
+			served <- fmt.Errorf("gRPC listener: %w", err)
+		}
+	}()
+	return srv, nil
 }
 
 // signingVerifier is the verifier of signed requests when a secret is configured: its nonces

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sluice-serving/sluice/inferencepb"
+	"github.com/sluice-serving/sluice/openmedpb"
+)
+
+// grpcConn dials the server's gRPC listener, whose address the ready line names.
+func grpcConn(t *testing.T, srv *testServer) *grpc.ClientConn {
+	t.Helper()
+	var ready struct{ GRPC string }
+	if err := json.Unmarshal([]byte(srv.logs.waitFor(t, 10*time.Second, `"msg":"ready"`)), &ready); err != nil || ready.GRPC == "" || ready.GRPC == "off" {
+		t.Fatalf("ready line: %+v, %v", ready, err)
+	}
+	conn, err := grpc.NewClient(ready.GRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// TestGRPCServicesAnswerAsTheirRoutes: a client generated from OpenMed's contract and one from
+// the Open Inference Protocol's get the answers the REST routes give, with the same credentials
+// (an API key in the metadata) and the same refusals, worded as gRPC statuses.
+func TestGRPCServicesAnswerAsTheirRoutes(t *testing.T) {
+	keys := "SLUICE_API_KEYS=[" + keyEntry("a-key", "a-tenant", "*") + "," + keyEntry("r-key", "r-tenant", "models:read") + "]"
+	srv := startServer(t, keys, "SLUICE_GRPC_ADDR=127.0.0.1:0", "SLUICE_GENERATE_MODEL=none")
+	conn := grpcConn(t, srv)
+	om := openmedpb.NewOpenMedServiceClient(conn)
+	keyed := func(key string) context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		t.Cleanup(cancel)
+		return metadata.AppendToOutgoingContext(ctx, "x-api-key", key)
+	}
+	const note = "Patient John Smith, phone 555-123-4567, seen today."
+
+	if _, err := om.Extract(context.Background(), &openmedpb.ExtractRequest{Text: note}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("without a key: %v", err)
+	}
+	if _, err := om.Extract(keyed("r-key"), &openmedpb.ExtractRequest{Text: note}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("without the scope: %v", err)
+	}
+	var header metadata.MD
+	got, err := om.Extract(keyed("a-key"), &openmedpb.ExtractRequest{Text: note}, grpc.Header(&header))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.url+"/pii/extract", strings.NewReader(`{"text":"`+note+`"}`))
+	req.Header.Set("X-API-Key", "a-key")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest struct{ Entities []any }
+	derr := json.NewDecoder(resp.Body).Decode(&rest)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || derr != nil || len(header.Get("x-request-id")) != 1 {
+		t.Fatalf("REST %d, %v, header %v", resp.StatusCode, derr, header)
+	}
+	restEnts := rest.Entities
+	if len(got.Entities) == 0 || len(got.Entities) != len(restEnts) || got.ModelName == "" {
+		t.Fatalf("gRPC entities %v; REST %v", got.Entities, restEnts)
+	}
+	for i, e := range got.Entities {
+		r := restEnts[i].(map[string]any)
+		if e.Label != r["label"] || e.GetStart() != int64(r["start"].(float64)) || e.Text != r["text"] {
+			t.Errorf("entity %d: %v; REST %v", i, e, r)
+		}
+	}
+
+	if _, err := om.Extract(keyed("a-key"), &openmedpb.ExtractRequest{Text: "  "}); status.Code(err) != codes.InvalidArgument ||
+		!strings.Contains(status.Convert(err).Message(), "body.text") {
+		t.Errorf("empty text: %v", err)
+	}
+	if _, err := om.Analyze(keyed("a-key"), &openmedpb.AnalyzeRequest{Text: "Started metformin 500 mg for diabetes."}); err != nil {
+		t.Errorf("analyze: %v", err)
+	}
+
+	method := "mask"
+	de, err := om.Deidentify(keyed("a-key"), &openmedpb.DeidentifyRequest{Text: note, Method: &method})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(de.DeidentifiedText, "555-123-4567") || de.NumEntitiesRedacted == 0 || len(de.PiiEntities) == 0 || de.Method != "mask" {
+		t.Errorf("deidentify: %q, %d redacted, method %q", de.DeidentifiedText, de.NumEntitiesRedacted, de.Method)
+	}
+
+	st, err := om.StreamDeidentify(keyed("a-key"), &openmedpb.DeidentifyStreamRequest{
+		Request: &openmedpb.DeidentifyRequest{Method: &method}, Chunks: []string{"Patient John Smith, ", "phone 555-123-4567, seen today."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	var final *openmedpb.DeidentifyStreamResponse
+	for {
+		msg, err := st.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg.Final {
+			final = proto.Clone(msg).(*openmedpb.DeidentifyStreamResponse)
+			continue
+		}
+		text.WriteString(msg.RedactedText)
+	}
+	if final == nil || len(final.Spans) == 0 || final.AuditRecord == nil || strings.Contains(text.String(), "555-123-4567") || text.Len() == 0 {
+		t.Errorf("stream: %q, final %v", text.String(), final)
+	}
+
+	v2 := inferencepb.NewGRPCInferenceServiceClient(conn)
+	if live, err := v2.ServerLive(context.Background(), &inferencepb.ServerLiveRequest{}); err != nil || !live.Live {
+		t.Errorf("live: %v, %v", live, err)
+	}
+	md, err := v2.ModelMetadata(keyed("r-key"), &inferencepb.ModelMetadataRequest{Name: got.ModelName})
+	if err != nil || md.Inputs[0].Datatype != "BYTES" {
+		t.Fatalf("metadata: %v, %v", md, err)
+	}
+	inf, err := v2.ModelInfer(keyed("a-key"), &inferencepb.ModelInferRequest{ModelName: got.ModelName, Id: "q1",
+		Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{{Name: "text", Datatype: "BYTES", Shape: []int64{2},
+			Contents: &inferencepb.InferTensorContents{BytesContents: [][]byte{[]byte(note), []byte("Nothing here.")}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := inf.Outputs[0].GetContents().GetBytesContents()
+	var first []map[string]any
+	if inf.Id != "q1" || len(out) != 2 || json.Unmarshal(out[0], &first) != nil || len(first) != len(got.Entities) {
+		t.Errorf("infer: %v (%s)", inf, out)
+	}
+	raw := []byte{byte(len(note)), 0, 0, 0}
+	inf, err = v2.ModelInfer(keyed("a-key"), &inferencepb.ModelInferRequest{ModelName: got.ModelName,
+		Inputs:           []*inferencepb.ModelInferRequest_InferInputTensor{{Name: "text", Datatype: "BYTES", Shape: []int64{1}}},
+		RawInputContents: [][]byte{append(raw, note...)}})
+	if err != nil || len(inf.RawOutputContents) != 1 {
+		t.Fatalf("raw infer: %v, %v", inf, err)
+	}
+	if _, err := v2.ModelInfer(keyed("a-key"), &inferencepb.ModelInferRequest{ModelName: "no-such-model",
+		Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{{Name: "text", Datatype: "BYTES", Shape: []int64{1},
+			Contents: &inferencepb.InferTensorContents{BytesContents: [][]byte{[]byte(note)}}}}}); status.Code(err) != codes.NotFound {
+		t.Errorf("unknown model: %v", err)
+	}
+	if strings.Contains(srv.logs.String(), "555-123-4567") {
+		t.Error("the note's text is in the logs")
+	}
+}

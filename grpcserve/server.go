@@ -1,0 +1,154 @@
+package grpcserve
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/sluice-serving/sluice/handlers"
+	"github.com/sluice-serving/sluice/inferencepb"
+	"github.com/sluice-serving/sluice/openmedpb"
+)
+
+// Config sets the listener up.
+type Config struct {
+	// Calls is the HTTP server every call runs through.
+	Calls *handlers.InProcess
+	// TLS, when not nil, is the listener's (the HTTP listener's, with its client certificate
+	// settings); nil: plaintext.
+	TLS *tls.Config
+	// MaxMessageBytes bounds a request message, as the HTTP body limit bounds a body.
+	MaxMessageBytes int
+}
+
+// New builds the gRPC server with both services registered; Serve it on a listener.
+func New(cfg Config) (*grpc.Server, error) {
+	var problems []string
+	if cfg.Calls == nil {
+		problems = append(problems, "Calls is required")
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		problems = append(problems, "MaxMessageBytes must be positive")
+	}
+	if len(problems) > 0 {
+		return nil, errors.New("grpcserve: " + strings.Join(problems, "; "))
+	}
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cfg.MaxMessageBytes)}
+	if cfg.TLS != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
+	}
+	srv := grpc.NewServer(opts...)
+	openmedpb.RegisterOpenMedServiceServer(srv, &openMed{calls: cfg.Calls})
+	inferencepb.RegisterGRPCInferenceServiceServer(srv, &inference{calls: cfg.Calls})
+	return srv, nil
+}
+
+// forwarded are the metadata keys that travel as the HTTP request's headers.
+var forwarded = []string{"authorization", "x-api-key", "traceparent", "x-request-id"}
+
+// call runs the HTTP request a gRPC call stands for, with the call's metadata and connection.
+func call(ctx context.Context, calls *handlers.InProcess, method, path string, body []byte) *handlers.Reply {
+	c := handlers.Call{Method: method, Path: path, Body: body, Header: map[string]string{}}
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		for _, k := range forwarded {
+			if v := md.Get(k); len(v) == 1 {
+				c.Header[k] = v[0]
+			}
+		}
+		if v := md.Get(":authority"); len(v) == 1 {
+			c.Host = v[0]
+		}
+	}
+	if p, ok := peer.FromContext(ctx); ok {
+		c.Peer = p.Addr
+		if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
+			c.TLS = &info.State
+		}
+	}
+	r := calls.Do(ctx, c)
+	if id := r.Header["x-request-id"]; id != "" {
+		_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", id))
+	}
+	return r
+}
+
+// codeOf is the gRPC status of an HTTP one.
+func codeOf(httpStatus int) codes.Code {
+	switch httpStatus {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity, http.StatusUnsupportedMediaType:
+		return codes.InvalidArgument
+	case http.StatusUnauthorized:
+		return codes.Unauthenticated
+	case http.StatusForbidden:
+		return codes.PermissionDenied
+	case http.StatusNotFound:
+		return codes.NotFound
+	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
+		return codes.ResourceExhausted
+	case 499:
+		return codes.Canceled
+	case http.StatusNotImplemented:
+		return codes.Unimplemented
+	case http.StatusServiceUnavailable:
+		return codes.Unavailable
+	case http.StatusGatewayTimeout, http.StatusRequestTimeout:
+		return codes.DeadlineExceeded
+	}
+	return codes.Internal
+}
+
+// failure is a non-200 reply as a gRPC status: the HTTP error's code and message (content-free
+// by the handlers' rule), the fields a validation failure names, and Retry-After in the trailer.
+func failure(ctx context.Context, r *handlers.Reply) error {
+	if ra := r.Header["retry-after"]; ra != "" {
+		_ = grpc.SetTrailer(ctx, metadata.Pairs("retry-after", ra))
+	}
+	return status.Error(codeOf(r.Status), errorMessage(r.Body, r.Status))
+}
+
+// errorMessage words an HTTP error body: the envelope's {"error": {code, message, details}},
+// or the Open Inference Protocol's {"error": message}.
+func errorMessage(body []byte, httpStatus int) string {
+	var env struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &env) != nil || len(env.Error) == 0 {
+		return http.StatusText(httpStatus)
+	}
+	var flat string
+	if json.Unmarshal(env.Error, &flat) == nil {
+		return flat
+	}
+	var e struct {
+		Code    string          `json:"code"`
+		Message string          `json:"message"`
+		Details json.RawMessage `json:"details"`
+	}
+	if json.Unmarshal(env.Error, &e) != nil {
+		return http.StatusText(httpStatus)
+	}
+	msg := e.Message
+	if e.Code != "" {
+		msg = e.Code + ": " + msg
+	}
+	var fields []struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(e.Details, &fields) == nil {
+		for _, f := range fields {
+			msg += "; " + f.Field + ": " + f.Message
+		}
+	}
+	return msg
+}

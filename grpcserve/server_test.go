@@ -1,0 +1,62 @@
+package grpcserve
+
+import (
+	"bytes"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/sluice-serving/sluice/inferencepb"
+)
+
+func TestHTTPStatusesBecomeTheirGRPCCodes(t *testing.T) {
+	for status, want := range map[int]codes.Code{400: codes.InvalidArgument, 401: codes.Unauthenticated, 403: codes.PermissionDenied,
+		404: codes.NotFound, 413: codes.ResourceExhausted, 422: codes.InvalidArgument, 429: codes.ResourceExhausted, 499: codes.Canceled,
+		500: codes.Internal, 503: codes.Unavailable, 504: codes.DeadlineExceeded} {
+		if got := codeOf(status); got != want {
+			t.Errorf("%d: %v, want %v", status, got, want)
+		}
+	}
+}
+
+func TestErrorMessagesAreTheEnvelopes(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"error":{"code":"validation_error","message":"Request validation failed","details":[{"field":"body.text","message":"Field required","type":"missing"}]}}`: "validation_error: Request validation failed; body.text: Field required",
+		`{"error":"No model of that name is served","code":"not_found"}`:                                                                                            "No model of that name is served",
+		`not json`: "Too Many Requests",
+	} {
+		if got := errorMessage([]byte(body), 429); got != want {
+			t.Errorf("%s: %q, want %q", body, got, want)
+		}
+	}
+}
+
+func TestRawBytesRoundTrip(t *testing.T) {
+	elems := []string{"first text", "", "dritter Text, äöü"}
+	split, ok := splitRaw(joinRaw(elems))
+	if !ok || len(split) != 3 || string(split[2]) != elems[2] || len(split[1]) != 0 {
+		t.Fatalf("%q, %v", split, ok)
+	}
+	for _, bad := range [][]byte{{1, 0, 0}, {9, 0, 0, 0, 'a'}} {
+		if _, ok := splitRaw(bad); ok {
+			t.Errorf("%v read as raw contents", bad)
+		}
+	}
+	if !bytes.Equal(joinRaw([]string{"ab"}), []byte{2, 0, 0, 0, 'a', 'b'}) {
+		t.Error("the length is not 4 bytes little-endian")
+	}
+}
+
+func TestParametersKeepTheirTypes(t *testing.T) {
+	got := parameters(map[string]*inferencepb.InferParameter{
+		"confidence_threshold": {ParameterChoice: &inferencepb.InferParameter_DoubleParam{DoubleParam: 0.4}},
+		"lang":                 {ParameterChoice: &inferencepb.InferParameter_StringParam{StringParam: "fr"}},
+		"use_smart_merging":    {ParameterChoice: &inferencepb.InferParameter_BoolParam{BoolParam: false}},
+	})
+	if got["confidence_threshold"] != 0.4 || got["lang"] != "fr" || got["use_smart_merging"] != false {
+		t.Errorf("%v", got)
+	}
+	if parameters(nil) != nil {
+		t.Error("no parameters should send none")
+	}
+}

@@ -1,0 +1,350 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/entities"
+	"github.com/sluice-serving/sluice/extract"
+)
+
+// The Open Inference Protocol (KServe V2) over REST, for the PII models: what KServe, Triton and
+// Seldon clients send. A model is one the PII endpoint serves by that name (or lends from the
+// pool); its input is one BYTES tensor of texts, its output one BYTES tensor of the same shape
+// whose elements are each text's entities as a JSON array, as /pii/extract finds them (code
+// point offsets). Parameters are /pii/extract's options by their names.
+const (
+	v2InferPath = "/v2/models/{name}/infer"
+	v2ModelPath = "/v2/models/{name}"
+	v2ReadyPath = "/v2/models/{name}/ready"
+	v2Server    = "/v2"
+	v2Live      = "/v2/health/live"
+	v2Ready     = "/v2/health/ready"
+	// v2MaxTexts bounds one request's batch: every text is admitted with the request.
+	v2MaxTexts = 64
+)
+
+// KServeInfer is POST /v2/models/{name}/infer over ep, the PII endpoint; New adds the protocol's
+// health and metadata routes beside it.
+func KServeInfer(ep Endpoint) Route {
+	return Route{
+		Path: v2InferPath,
+		Gate: ep.Gate,
+		wire: v2Wire{},
+		v2:   &ep,
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
+			return s.serveV2Infer(c, x, &ep)
+		},
+	}
+}
+
+// routeOf is the route a path is labelled and authorized as: a client-chosen part (a job's id,
+// a model's name) made a placeholder, so that it never becomes a route of its own.
+func routeOf(path string) string {
+	if rest, ok := strings.CutPrefix(path, "/v2/models/"); ok && rest != "" {
+		name, tail, _ := strings.Cut(rest, "/")
+		if name != "" {
+			switch tail {
+			case "":
+				if !strings.HasSuffix(rest, "/") {
+					return v2ModelPath
+				}
+			case "ready":
+				return v2ReadyPath
+			case "infer":
+				return v2InferPath
+			}
+		}
+		return path
+	}
+	return jobRoute(path)
+}
+
+// fiberPath is a route's path in the router's syntax: "{name}" as ":name".
+func fiberPath(path string) string {
+	return strings.NewReplacer("{name}", ":name", "{id}", ":id").Replace(path)
+}
+
+// installV2 adds the protocol's health and metadata routes for the infer route r.
+func (s *server) installV2(app *fiber.App, r *Route) {
+	ep := r.v2
+	app.Get(v2Live, func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"live": true}) })
+	app.Get(v2Ready, func(c *fiber.Ctx) error {
+		ready := s.opts.Ready()
+		if !ready {
+			c.Status(fiber.StatusServiceUnavailable)
+		}
+		return c.JSON(fiber.Map{"ready": ready})
+	})
+	app.Get(v2Server, func(c *fiber.Ctx) error {
+		return c.JSON(fiber.Map{"name": "sluice", "version": s.opts.Version, "extensions": []string{}})
+	})
+	model := func(c *fiber.Ctx) (Extractor, string, bool) {
+		name := c.Params("name")
+		ex, reported, _, ferr := ep.resolve(&name, false)
+		return ex, reported, ferr == nil
+	}
+	app.Get(fiberPath(v2ModelPath), func(c *fiber.Ctx) error {
+		ex, name, ok := model(c)
+		if !ok {
+			return s.answerError(c, v2NotFound(), v2Wire{})
+		}
+		return c.JSON(fiber.Map{
+			"name": name, "versions": []string{}, "platform": "onnxruntime",
+			"inputs":  []fiber.Map{{"name": "text", "datatype": "BYTES", "shape": []int{-1}}},
+			"outputs": []fiber.Map{{"name": "entities", "datatype": "BYTES", "shape": []int{-1}}},
+			"parameters": fiber.Map{"max_length": ex.MaxLength(),
+				"options": []string{"confidence_threshold", "use_smart_merging", "lang"}},
+		})
+	})
+	app.Get(fiberPath(v2ReadyPath), func(c *fiber.Ctx) error {
+		if _, _, ok := model(c); !ok {
+			return s.answerError(c, v2NotFound(), v2Wire{})
+		}
+		ready := s.opts.Ready()
+		if !ready {
+			c.Status(fiber.StatusServiceUnavailable)
+		}
+		return c.JSON(fiber.Map{"name": c.Params("name"), "ready": ready})
+	})
+	for _, p := range []string{v2Live, v2Ready, v2Server, v2ModelPath, v2ReadyPath} {
+		s.known[p] = p
+		s.wires[p] = v2Wire{}
+	}
+}
+
+func v2NotFound() *apiError {
+	return &apiError{Status: fiber.StatusNotFound, Code: codeNotFound, Message: "No model of that name is served", Outcome: OutcomeFailed}
+}
+
+// v2Tensor is one input or output tensor in the protocol's JSON.
+type v2Tensor struct {
+	Name       string          `json:"name"`
+	Shape      []int64         `json:"shape"`
+	Datatype   string          `json:"datatype"`
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+	Data       json.RawMessage `json:"data"`
+}
+
+type v2Request struct {
+	ID         *string         `json:"id"`
+	Parameters *v2Parameters   `json:"parameters"`
+	Inputs     []v2Tensor      `json:"inputs"`
+	Outputs    json.RawMessage `json:"outputs"`
+}
+
+// v2Parameters are /pii/extract's options, by their names.
+type v2Parameters struct {
+	ConfidenceThreshold json.RawMessage `json:"confidence_threshold"`
+	UseSmartMerging     *bool           `json:"use_smart_merging"`
+	Lang                *string         `json:"lang"`
+}
+
+type v2Output struct {
+	Name     string   `json:"name"`
+	Shape    []int64  `json:"shape"`
+	Datatype string   `json:"datatype"`
+	Data     []string `json:"data"`
+}
+
+type v2Response struct {
+	ModelName string     `json:"model_name"`
+	ID        string     `json:"id,omitempty"`
+	Outputs   []v2Output `json:"outputs"`
+}
+
+// v2Entity is one entity of a text, as /pii/extract writes it.
+type v2Entity struct {
+	Text       string  `json:"text"`
+	Label      string  `json:"label"`
+	Confidence float64 `json:"confidence"`
+	Start      int     `json:"start"`
+	End        int     `json:"end"`
+}
+
+// serveV2Infer runs every text of the request's one BYTES input through the model at once, so
+// that the batcher sees them together.
+func (s *server) serveV2Infer(c *fiber.Ctx, x *exchange, ep *Endpoint) error {
+	var req v2Request
+	if err := decodeStrict(c.Body(), &req); err != nil {
+		return err
+	}
+	var errs fieldErrors
+	texts, ferr := v2Texts(req.Inputs, s.opts.Limits)
+	errs.add(ferr)
+	var p v2Parameters
+	if req.Parameters != nil {
+		p = *req.Parameters
+	}
+	opts := s.piiOptions(p.ConfidenceThreshold, p.UseSmartMerging, p.Lang, nil, &errs)
+	name := c.Params("name")
+	ex, reported, pooled, ferr := ep.resolve(&name, s.opts.Pool != nil)
+	if ferr != nil {
+		return v2NotFound()
+	}
+	if len(errs) > 0 {
+		return validationError(errs...)
+	}
+	ex, release, err := s.lend(c, x, ex, pooled, nil)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ctx, done := s.workContext(c, x)
+	defer done()
+	results, stats, err := s.extractAll(ctx, x, ex, texts, opts)
+	c.Locals(localStats, &entityStats{model: ex.Name(), stats: stats, results: len(texts)})
+	if err != nil {
+		return s.workError(c, x, ctx, err)
+	}
+	out := v2Output{Name: "entities", Shape: []int64{int64(len(texts))}, Datatype: "BYTES", Data: make([]string, len(texts))}
+	for i, ents := range results {
+		spans := entities.CodePointSpans(texts[i], ents)
+		list := make([]v2Entity, len(ents))
+		for j, e := range ents {
+			list[j] = v2Entity{Text: texts[i][e.Start:e.End], Label: e.Label, Confidence: e.Score, Start: spans[j].Start, End: spans[j].End}
+		}
+		b, err := marshal(list)
+		if err != nil {
+			return err
+		}
+		out.Data[i] = strings.TrimSuffix(string(b), "\n")
+	}
+	resp := v2Response{ModelName: reported, Outputs: []v2Output{out}}
+	if req.ID != nil {
+		resp.ID = *req.ID
+	}
+	c.Locals(localOutcome, OutcomeServed)
+	return c.JSON(resp)
+}
+
+// extractAll extracts every text concurrently; the first failure is the request's.
+func (s *server) extractAll(ctx context.Context, x *exchange, ex Extractor, texts []string, opts entities.Options) ([][]entities.Entity, extract.Stats, error) {
+	results := make([][]entities.Entity, len(texts))
+	var (
+		mu    sync.Mutex
+		total extract.Stats
+		first error
+		wg    sync.WaitGroup
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for i, t := range texts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ents, st, err := extractRecovered(ctx, x, ex, t, opts)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = err
+					cancel()
+				}
+				return
+			}
+			results[i] = ents
+			total.Tokens += st.Tokens
+			total.Windows += st.Windows
+			total.Inference += st.Inference
+		}()
+	}
+	wg.Wait()
+	return results, total, first
+}
+
+// extractRecovered is ex.Extract on a goroutine of the request's own: a panic there would end
+// the process, so it becomes the request's failure (a 500 that says nothing of the text).
+func extractRecovered(ctx context.Context, x *exchange, ex Extractor, text string, opts entities.Options) (ents []entities.Entity, st extract.Stats, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errExtractPanicked
+		}
+	}()
+	return ex.Extract(ctx, x.prio, text, opts)
+}
+
+var errExtractPanicked = errors.New("handlers: the model call panicked")
+
+// v2Texts reads the request's one BYTES input: its data flat or nested as its shape, every
+// element a text /pii/extract would take.
+func v2Texts(inputs []v2Tensor, lim Limits) ([]string, *FieldError) {
+	if len(inputs) != 1 {
+		return nil, &FieldError{Field: "body.inputs", Message: "Exactly one input tensor is expected: the texts, datatype BYTES", Type: "value_error"}
+	}
+	in := inputs[0]
+	if in.Datatype != "BYTES" {
+		return nil, &FieldError{Field: "body.inputs[0].datatype", Message: "Input should be 'BYTES'", Type: "literal_error"}
+	}
+	var texts []string
+	if err := flattenStrings(in.Data, &texts, 0); err != nil || len(texts) == 0 {
+		return nil, &FieldError{Field: "body.inputs[0].data", Message: "Input should be a non-empty array of strings, flat or nested as the shape", Type: "list_type"}
+	}
+	n := int64(1)
+	for _, d := range in.Shape {
+		if d < 0 || d > v2MaxTexts {
+			n = -1
+			break
+		}
+		n *= d
+	}
+	if len(in.Shape) == 0 || n != int64(len(texts)) {
+		return nil, &FieldError{Field: "body.inputs[0].shape", Message: "The shape's element count should equal the number of texts in data", Type: "value_error"}
+	}
+	if len(texts) > v2MaxTexts {
+		return nil, &FieldError{Field: "body.inputs[0].data", Message: "At most " + strconv.Itoa(v2MaxTexts) + " texts a request", Type: "too_long"}
+	}
+	for i := range texts {
+		t, ferr := checkText(&texts[i], lim)
+		if ferr != nil {
+			ferr.Field = "body.inputs[0].data[" + strconv.Itoa(i) + "]"
+			return nil, ferr
+		}
+		texts[i] = t
+	}
+	return texts, nil
+}
+
+// flattenStrings appends raw's strings, depth-first, to out: a string, or an array of them
+// nested at most four deep.
+func flattenStrings(raw json.RawMessage, out *[]string, depth int) error {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		*out = append(*out, s)
+		return nil
+	}
+	var list []json.RawMessage
+	if depth > 4 || json.Unmarshal(raw, &list) != nil {
+		return errNotStrings
+	}
+	for _, item := range list {
+		if err := flattenStrings(item, out, depth+1); err != nil {
+			return err
+		}
+		if len(*out) > v2MaxTexts {
+			return nil
+		}
+	}
+	return nil
+}
+
+var errNotStrings = errors.New("not strings")
+
+// v2Wire is the protocol's error shape: {"error": message}, with the status of the failure.
+type v2Wire struct{}
+
+func (v2Wire) reply(e *apiError, _ string) (int, any) {
+	msg := e.Message
+	if fields, ok := e.Details.([]FieldError); ok {
+		for _, f := range fields {
+			msg += "; " + f.Field + ": " + f.Message
+		}
+	}
+	return e.Status, fiber.Map{"error": msg, "code": e.Code}
+}

@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestOpenInferenceProtocolInfersEveryText(t *testing.T) {
+	f := newFixture(t, func(o *fixtureOptions) { o.extra = []Route{KServeInfer(o.pii)} })
+	body := `{"id":"r1","parameters":{"confidence_threshold":0.2},"inputs":[{"name":"text","shape":[2,1],"datatype":"BYTES","data":[["Alice saw Alice"],["nobody"]]}]}`
+	r := f.do(t, "POST", "/v2/models/pii/infer", body)
+	if r.status != 200 {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	var out v2Response
+	if err := json.Unmarshal([]byte(r.raw), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.ModelName != "pii" || out.ID != "r1" || len(out.Outputs) != 1 || out.Outputs[0].Datatype != "BYTES" || len(out.Outputs[0].Data) != 2 {
+		t.Fatalf("response %+v", out)
+	}
+	var first, second []v2Entity
+	if err := json.Unmarshal([]byte(out.Outputs[0].Data[0]), &first); err != nil || len(first) != 2 || first[1].Start != 10 || first[1].Label != "first_name" {
+		t.Errorf("first text's entities %+v, %v", first, err)
+	}
+	if err := json.Unmarshal([]byte(out.Outputs[0].Data[1]), &second); err != nil || len(second) != 0 {
+		t.Errorf("second text's entities %+v, %v", second, err)
+	}
+	if f.pii.callCount() != 2 || f.pii.opts().ConfidenceThreshold != 0.2 {
+		t.Errorf("calls %d, threshold %v", f.pii.callCount(), f.pii.opts().ConfidenceThreshold)
+	}
+	if m := f.do(t, "GET", "/v2/models/pii", ""); m.status != 200 || m.body["name"] != "pii" {
+		t.Errorf("metadata %d %s", m.status, m.raw)
+	}
+	if m := f.do(t, "GET", "/v2/models/pii/ready", ""); m.status != 200 || m.body["ready"] != true {
+		t.Errorf("model ready %d %s", m.status, m.raw)
+	}
+	for _, p := range []string{"/v2/health/live", "/v2/health/ready", "/v2"} {
+		if m := f.do(t, "GET", p, ""); m.status != 200 {
+			t.Errorf("%s: %d %s", p, m.status, m.raw)
+		}
+	}
+}
+
+func TestOpenInferenceProtocolErrorsAreItsOwnAndContentFree(t *testing.T) {
+	f := newFixture(t, func(o *fixtureOptions) { o.extra = []Route{KServeInfer(o.pii)} })
+	for name, c := range map[string]struct {
+		path, body string
+		status     int
+		says       string
+	}{
+		"unknown model":          {"/v2/models/nope/infer", `{"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["Alice"]}]}`, 404, "No model"},
+		"wrong type":             {"/v2/models/pii/infer", `{"inputs":[{"name":"text","shape":[1],"datatype":"FP32","data":[1.0]}]}`, 422, "datatype"},
+		"shape":                  {"/v2/models/pii/infer", `{"inputs":[{"name":"text","shape":[3],"datatype":"BYTES","data":["Alice ` + canary + `","b"]}]}`, 422, "shape"},
+		"empty text":             {"/v2/models/pii/infer", `{"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["  "]}]}`, 422, "data[0]"},
+		"two inputs":             {"/v2/models/pii/infer", `{"inputs":[{"name":"a","shape":[1],"datatype":"BYTES","data":["x"]},{"name":"b","shape":[1],"datatype":"BYTES","data":["y"]}]}`, 422, "Exactly one"},
+		"lang":                   {"/v2/models/pii/infer", `{"parameters":{"lang":"xx"},"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}]}`, 422, "lang"},
+		"unknown model metadata": {"/v2/models/nope", "", 404, "No model"},
+	} {
+		method := "POST"
+		if c.body == "" {
+			method = "GET"
+		}
+		r := f.do(t, method, c.path, c.body)
+		msg, _ := r.body["error"].(string)
+		if r.status != c.status || !strings.Contains(msg, c.says) || strings.Contains(r.raw, canary) {
+			t.Errorf("%s: %d %s", name, r.status, r.raw)
+		}
+	}
+}
