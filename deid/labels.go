@@ -37,7 +37,7 @@ var kinds = map[string]kind{
 	"fax_number": {"PHONE", Direct}, "street_address": {"STREET_ADDRESS", Direct},
 	"ssn": {"SSN", Direct}, "medical_record_number": {"ID_NUM", Direct}, "mrn": {"ID_NUM", Direct},
 	"npi": {"ID_NUM", Direct}, "id_num": {"ID_NUM", Direct}, "account_number": {"ACCOUNT_NUMBER", Direct},
-	"credit_debit_card": {"CREDIT_CARD", Direct}, "credit_card": {"CREDIT_CARD", Direct},
+	"credit_debit_card": {"CREDIT_CARD", Direct}, "credit_card": {"CREDIT_CARD", Direct}, "national_id": {"ID_NUM", Direct},
 	"iban": {"IBAN", Direct}, "bic": {"BIC", Direct}, "url": {"URL", Direct},
 	"ipv4": {"IP_ADDRESS", Direct}, "ipv6": {"IP_ADDRESS", Direct}, "ip_address": {"IP_ADDRESS", Direct},
 	"mac_address": {"MAC_ADDRESS", Direct}, "username": {"USERNAME", Direct},

@@ -88,8 +88,9 @@
 // what text to pass is the caller's choice. OpenMed's later PII steps (clinical-term
 // protection, safety sweep) are not part of this package. Go's regexp treats \d, \s and \b as ASCII where Python's are Unicode,
 // so the PII patterns do not match non-ASCII digits or spaces, and a match glued to a
-// non-ASCII letter is still found. The BIC country list is ISO 3166-1 plus XK. Only the
-// English pattern set is provided; other languages need their own PIIPattern lists.
+// non-ASCII letter is still found. The BIC country list is ISO 3166-1 plus XK. Besides
+// OpenMed's English set, German, French, Spanish, Italian, Portuguese and Dutch have patterns
+// of their own (LanguagePIIPatterns, PIIOptionsFor; langpatterns.go says what they hold).
 //
 // A request's allow and deny lists (Lists, NewLists) are applied after every detector:
 // Apply drops the spans that stand wholly in allowed terms and adds a DenyLabel span where a
