@@ -86,14 +86,13 @@ type deidentifyResponse struct {
 
 // deidentifyPlan is a validated /pii/deidentify request.
 type deidentifyPlan struct {
-	text     string
-	ex       Extractor
-	reported string // the model_name as the request gave it
-	pooled   string // the pool's model to lend, when the endpoint does not serve it
-	opts     entities.Options
-	deid     deid.Options
-	sweep    bool
-	policy   *deid.Policy
+	text   string
+	model  modelChoice
+	lang   string // the language code
+	opts   entities.Options
+	deid   deid.Options
+	sweep  bool
+	policy *deid.Policy
 }
 
 // parseDeidentify validates a request: the field checks first (joined to errs, the caller's
@@ -102,7 +101,8 @@ type deidentifyPlan struct {
 // validators.
 func (s *server) parseDeidentify(req *deidentifyRequest, ep *Endpoint, errs fieldErrors) (deidentifyPlan, *apiError) {
 	var plan deidentifyPlan
-	plan.opts = s.piiOptions(req.ConfidenceThreshold, req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
+	plan.lang = langCode(req.Lang)
+	plan.opts = s.piiLangOptions(req.ConfidenceThreshold, req.UseSmartMerging, plan.lang, req.KeepAlive, &errs)
 	if len(req.ConfidenceThreshold) == 0 {
 		plan.opts.ConfidenceThreshold = deidentifyThreshold
 	}
@@ -129,7 +129,7 @@ func (s *server) parseDeidentify(req *deidentifyRequest, ep *Endpoint, errs fiel
 	plan.deid.Lists = parseLists(req.AllowList, req.DenyList, &errs)
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
-	plan.ex, plan.reported, plan.pooled, ferr = ep.resolve(req.ModelName, s.opts.Pool != nil)
+	plan.model, ferr = ep.resolveLang(req.ModelName, plan.lang, s.opts.Pool != nil)
 	errs.add(ferr)
 	if len(errs) > 0 {
 		return plan, validationError(errs...)
@@ -148,7 +148,7 @@ func (s *server) parseDeidentify(req *deidentifyRequest, ep *Endpoint, errs fiel
 			Message: "Value error, date_shift_days requires method='shift_dates'"})
 	}
 	plan.text = text
-	plan.deid.Policy, plan.deid.Lang = plan.policy, "en"
+	plan.deid.Policy, plan.deid.Lang = plan.policy, plan.lang
 	plan.deid.KeepYear = req.KeepYear != nil && *req.KeepYear
 	plan.deid.KeepMapping = req.KeepMapping != nil && *req.KeepMapping
 	plan.sweep = req.UseSafetySweep == nil || *req.UseSafetySweep || (plan.policy != nil && plan.policy.SweepMandatory)
@@ -190,7 +190,7 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 		return aerr
 	}
 	rec.InputHash = r.Fingerprint(plan.text)
-	ex, release, err := s.lend(c, x, plan.ex, plan.pooled, req.KeepAlive)
+	ex, release, err := s.lendChoice(c, x, &plan.model, req.KeepAlive)
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 	}
 	var swept []entities.Entity
 	if plan.sweep {
-		ents, swept = entities.SafetySweep(plan.text, ents, s.piiDefaults.SmartMerge)
+		ents, swept = entities.SafetySweep(plan.text, ents, s.sweepFor(plan.lang))
 	}
 	added := len(swept)
 	res := r.Apply(plan.text, ents, plan.deid)
@@ -223,11 +223,11 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 		Method:              deid.Used(res.Redactions, plan.deid.Method),
 		Timestamp:           s.opts.Clock.Now().Format("2006-01-02T15:04:05.000000"),
 		NumEntitiesRedacted: len(res.Redactions),
-		Metadata:            map[string]any{"model_name": plan.reported, "max_length": ex.MaxLength(), "windows": st.Windows},
+		Metadata:            map[string]any{"model_name": plan.model.reported, "max_length": ex.MaxLength(), "windows": st.Windows},
 		Mapping:             res.Mapping,
 	}
 	if plan.sweep {
-		out.Metadata["safety_sweep"] = map[string]any{"source": "safety_sweep", "patterns_version": entities.PatternsVersion, "spans_added": added}
+		out.Metadata["safety_sweep"] = map[string]any{"source": "safety_sweep", "patterns_version": entities.LanguagePatternsVersion(plan.lang), "spans_added": added}
 	}
 	if plan.deid.Subject != "" {
 		out.Metadata["subject_scope"] = subjectScope(r)
@@ -252,7 +252,7 @@ func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *dei
 			Text: plan.text[red.Start:red.End], Label: red.Label, EntityType: red.Label,
 			Start: points[i].Start, End: points[i].End, Confidence: red.Score,
 			RedactedText: red.Replacement, CanonicalLabel: red.Canonical, Sources: []string{source},
-			Evidence:  map[string]any{"raw_label": red.Label, "language": "en"},
+			Evidence:  map[string]any{"raw_label": red.Label, "language": plan.lang},
 			Threshold: plan.opts.ConfidenceThreshold, Action: string(red.Method),
 			Metadata: map[string]any{}, ReversibleID: red.ReversibleID,
 		}

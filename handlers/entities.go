@@ -148,6 +148,7 @@ type parsedRequest struct {
 	opts      entities.Options
 	keepAlive json.RawMessage
 	lists     *entities.Lists // /pii/extract's allow and deny lists
+	lang      string          // /pii/extract's language code ("" on /analyze)
 }
 
 // fieldErrors collects every validation failure of a request, so a client fixes them at once.
@@ -169,17 +170,17 @@ func (s *server) serveEntities(c *fiber.Ctx, x *exchange, ep *Endpoint, parse pa
 	}
 	text, ferr := checkText(req.text, s.opts.Limits)
 	errs.add(ferr)
-	ex, reported, pooled, ferr := ep.resolve(req.model, s.opts.Pool != nil)
+	model, ferr := ep.resolveLang(req.model, req.lang, s.opts.Pool != nil)
 	errs.add(ferr)
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}
-	ex, release, err := s.lend(c, x, ex, pooled, req.keepAlive)
+	ex, release, err := s.lendChoice(c, x, &model, req.keepAlive)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return s.runExtract(c, x, ex, reported, text, req.opts, req.lists)
+	return s.runExtract(c, x, ex, model.reported, text, req.opts, req.lists)
 }
 
 func (s *server) parseAnalyze(body []byte, errs *fieldErrors) (parsedRequest, *apiError) {
@@ -207,15 +208,31 @@ func (s *server) parsePII(body []byte, errs *fieldErrors) (parsedRequest, *apiEr
 	if err := decodeStrict(body, &req); err != nil {
 		return parsedRequest{}, err
 	}
-	opts := s.piiOptions(req.ConfidenceThreshold, req.UseSmartMerging, req.Lang, req.KeepAlive, errs)
+	lang := langCode(req.Lang)
+	opts := s.piiLangOptions(req.ConfidenceThreshold, req.UseSmartMerging, lang, req.KeepAlive, errs)
 	lists := parseLists(req.AllowList, req.DenyList, errs)
-	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts, keepAlive: req.KeepAlive, lists: lists}, nil
+	return parsedRequest{text: req.Text, model: req.ModelName, opts: opts, keepAlive: req.KeepAlive, lists: lists, lang: lang}, nil
 }
 
 // piiOptions reads the fields OpenMed's PII routes share into the extraction's options,
-// starting from the PII defaults.
+// starting from the PII defaults of the request's language, for a route whose model the
+// language does not choose: a language without Sluice's patterns is refused there.
 func (s *server) piiOptions(threshold json.RawMessage, smartMerging *bool, lang *string, keepAlive json.RawMessage, errs *fieldErrors) entities.Options {
-	opts := s.piiDefaults // a copy; its pattern list is shared read-only
+	code := langCode(lang)
+	opts := s.piiLangOptions(threshold, smartMerging, code, keepAlive, errs)
+	if _, patterns := s.langOptions(code); !patterns && langCodeShape.MatchString(code) {
+		errs.add(unservedLang(false))
+	}
+	return opts
+}
+
+// piiLangOptions is piiOptions for a route that resolves its model with resolveLang, which
+// decides whether a language without patterns is served.
+func (s *server) piiLangOptions(threshold json.RawMessage, smartMerging *bool, code string, keepAlive json.RawMessage, errs *fieldErrors) entities.Options {
+	opts, patterns := s.langOptions(code) // a copy; its pattern list is shared read-only
+	if !patterns && !langCodeShape.MatchString(code) {
+		errs.add(unservedLang(s.opts.Pool != nil))
+	}
 	if len(threshold) > 0 {
 		// Unlike /analyze, OpenMed's PII requests have a non-nullable threshold.
 		var v float64
@@ -228,11 +245,6 @@ func (s *server) piiOptions(threshold json.RawMessage, smartMerging *bool, lang 
 	}
 	if smartMerging != nil && !*smartMerging {
 		opts.SmartMerge = nil
-	}
-	if lang != nil && strings.ToLower(strings.TrimSpace(*lang)) != "en" {
-		// The shipped PII model and its patterns are English; answering another language
-		// with English patterns would silently miss identifiers.
-		errs.add(&FieldError{Field: "body.lang", Message: "Input should be 'en' (the only language the loaded PII model serves)", Type: "literal_error"})
 	}
 	errs.add(checkKeepAlive(keepAlive))
 	return opts

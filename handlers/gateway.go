@@ -187,15 +187,16 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 	lists := parseLists(req.AllowList, req.DenyList, &errs)
 	// Every span the model finds is redacted, whatever its score (fail closed): the floor only
 	// decides which of them the threshold judges.
-	opts := s.piiOptions(json.RawMessage("0"), req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
+	lang := langCode(req.Lang)
+	opts := s.piiLangOptions(json.RawMessage("0"), req.UseSmartMerging, lang, req.KeepAlive, &errs)
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
-	exr, _, pooled, ferr := gw.PII.resolve(req.ModelName, s.opts.Pool != nil)
+	model, ferr := gw.PII.resolveLang(req.ModelName, lang, s.opts.Pool != nil)
 	errs.add(ferr)
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}
-	ex, lent, err := s.lend(c, x, exr, pooled, req.KeepAlive)
+	ex, lent, err := s.lendChoice(c, x, &model, req.KeepAlive)
 	if err != nil {
 		return err
 	}
@@ -209,7 +210,8 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 		completion = gw.Upstream.Kind()
 	}
 	rule := gateway.Policy{Name: policy, MinConfidence: threshold, Floor: floor, Disallowed: disallowed}
-	sess = gateway.Begin(completion, rule, s.residualAllowing(lists))
+	sweep := s.sweepFor(lang)
+	sess = gateway.Begin(completion, rule, s.residualAllowing(lists, sweep))
 	ents, st, err := ex.Extract(ctx, x.prio, text, opts)
 	release()
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
@@ -223,7 +225,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 	}
 	// What the model found, and the sweep's second look (identifier patterns, names where
 	// people write them), is redacted: what the first pass missed is not forwarded.
-	ents, added := entities.SafetySweep(text, ents, s.piiDefaults.SmartMerge)
+	ents, added := entities.SafetySweep(text, ents, sweep)
 	ents, added = lists.DropAllowed(text, ents), lists.DropAllowed(text, added)
 	if ref := sess.Also(added); ref != nil {
 		return gatewayRefusal(ref)
@@ -334,16 +336,19 @@ func gatewayNotConfigured(message string) *apiError {
 // residual is the gateway's tripwire's own look at text about to leave the process, the same
 // on both faces: whether the sweep (identifier patterns, names where people write them) still
 // finds anything in it. The placeholders are read as what they are, no one's name.
-func (s *server) residual(text string) bool { return s.residualAllowing(nil)(text) }
+func (s *server) residual(text string) bool {
+	return s.residualAllowing(nil, s.piiDefaults.SmartMerge)(text)
+}
 
-// residualAllowing is residual that does not count what a request's allow list allows.
-func (s *server) residualAllowing(lists *entities.Lists) func(text string) bool {
+// residualAllowing is residual with the patterns of the request's language, not counting what
+// its allow list allows.
+func (s *server) residualAllowing(lists *entities.Lists, sweep *entities.SmartMergeConfig) func(text string) bool {
 	return func(text string) bool {
 		var held []entities.Entity // the placeholders, as spans found already: nothing may overlap them
 		for _, m := range placeholders.FindAllStringIndex(text, -1) {
 			held = append(held, entities.Entity{Label: "placeholder", Start: m[0], End: m[1]})
 		}
-		_, found := entities.SafetySweep(text, held, s.piiDefaults.SmartMerge)
+		_, found := entities.SafetySweep(text, held, sweep)
 		return len(lists.DropAllowed(text, found)) > 0
 	}
 }

@@ -142,8 +142,14 @@ func (s *server) jobCreate(c *fiber.Ctx) error {
 	}
 	probe := "x" // the options are checked once, on a stand-in text; each document's below
 	req.Text = &probe
-	if _, aerr := s.parseDeidentify(&req, &j.PII, errs); aerr != nil {
+	plan, aerr := s.parseDeidentify(&req, &j.PII, errs)
+	if aerr != nil {
 		return aerr
+	}
+	if plan.model.ex == nil {
+		// A job runs on the PII endpoint's own model: a language only a pooled model serves
+		// is not served here.
+		return validationError(*unservedLang(false))
 	}
 	out := make([]jobs.Document, len(docs))
 	seen := make(map[string]bool, len(docs))
@@ -303,6 +309,9 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 			req.SubjectID = &doc.SubjectID
 		}
 		plan, aerr := s.parseDeidentify(&req, &j.PII, nil)
+		if aerr == nil && plan.model.ex == nil { // a replica configured otherwise may have taken the job
+			aerr = validationError(*unservedLang(false))
+		}
 		if aerr != nil {
 			return jobs.Outcome{}, jobs.Permanent(aerr)
 		}
@@ -334,7 +343,7 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 			settle(false)
 			return jobs.Outcome{}, jobs.Later(ref.RetryAfter) // load, not a failure: no try spent
 		}
-		ents, _, err := plan.ex.Extract(ctx, admission.Bulk, plan.text, plan.opts)
+		ents, _, err := plan.model.ex.Extract(ctx, admission.Bulk, plan.text, plan.opts)
 		if err != nil {
 			settle(false)
 			if ref, ok := j.PII.Gate.Refuse(admission.Bulk, err); ok {
@@ -347,7 +356,7 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 			return jobs.Outcome{}, err
 		}
 		if plan.sweep {
-			ents, _ = entities.SafetySweep(plan.text, ents, s.piiDefaults.SmartMerge)
+			ents, _ = entities.SafetySweep(plan.text, ents, s.sweepFor(plan.lang))
 		}
 		res := j.Redactor.Apply(plan.text, ents, plan.deid)
 		kept := make([]entities.Entity, len(res.Redactions))

@@ -263,7 +263,8 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 		return aerr
 	}
 	var errs fieldErrors
-	opts := s.piiOptions(req.ConfidenceThreshold, req.UseSmartMerging, req.Lang, req.KeepAlive, &errs)
+	lang := langCode(req.Lang)
+	opts := s.piiLangOptions(req.ConfidenceThreshold, req.UseSmartMerging, lang, req.KeepAlive, &errs)
 	intField(req.ChunkSize, "chunk_size", 1024, 1, maxChunkSize, &errs)
 	cfg := spanstream.Config{
 		WindowChars:    intField(req.WindowChars, "window_chars", 4096, spanstream.MinWindowChars, maxWindowChars, &errs),
@@ -274,12 +275,12 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 	lists := parseLists(req.AllowList, req.DenyList, &errs)
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
-	ex, _, pooled, ferr := ep.resolve(req.ModelName, s.opts.Pool != nil)
+	model, ferr := ep.resolveLang(req.ModelName, lang, s.opts.Pool != nil)
 	errs.add(ferr)
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}
-	ex, release, err := s.lend(c, x, ex, pooled, req.KeepAlive)
+	ex, release, err := s.lendChoice(c, x, &model, req.KeepAlive)
 	if err != nil {
 		return err
 	}
@@ -388,7 +389,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 		return aerr
 	}
 	rec.InputHash = r.Fingerprint(plan.text)
-	ex, release, err := s.lend(c, x, plan.ex, plan.pooled, req.KeepAlive)
+	ex, release, err := s.lendChoice(c, x, &plan.model, req.KeepAlive)
 	if err != nil {
 		return err
 	}
@@ -398,7 +399,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: plan.opts, lists: plan.deid.Lists, swept: map[int]bool{}, clock: s.opts.Clock.Now,
 		stats: entityStats{model: ex.Name()}}
 	if plan.sweep {
-		w.sweep = s.piiDefaults.SmartMerge
+		w.sweep = s.sweepFor(plan.lang)
 	}
 	sc, err := spanstream.New(plan.text, deidentifyWindow, w.detect)
 	if err != nil {
@@ -498,7 +499,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 		inputHash := r.Fingerprint(text)
 		audit := map[string]any{
 			"doc_id": inputHash, "input_text_hash": inputHash, "redacted_text_hash": redacted.String(),
-			"model_name": plan.reported, "language": "en", "method": deid.Used(applied, plan.deid.Method), "span_count": len(spans),
+			"model_name": plan.model.reported, "language": plan.lang, "method": deid.Used(applied, plan.deid.Method), "span_count": len(spans),
 			"stream": map[string]any{"chunks": index, "windows": sc.Windows(), "window_chars": sc.Widest()},
 		}
 		if p := plan.policy; p != nil {

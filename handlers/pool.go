@@ -78,6 +78,17 @@ func (s *server) lend(c *fiber.Ctx, x *exchange, ex Extractor, pooled string, ke
 	if pooled == "" {
 		return ex, func() {}, nil
 	}
+	model, release, err := s.borrow(c, x, pooled, keepAlive)
+	if errors.Is(err, ErrModelUnknown) {
+		return nil, nil, validationError(FieldError{Field: "body.model_name", Type: "value_error",
+			Message: "Value error, model_name is neither a loaded model nor a model directory the server can load"})
+	}
+	return model, release, err
+}
+
+// borrow is lend from the pool, with ErrModelUnknown returned as it is: whether an unknown
+// model is the request's fault depends on who chose it.
+func (s *server) borrow(c *fiber.Ctx, x *exchange, pooled string, keepAlive json.RawMessage) (Extractor, func(), error) {
 	d, forever, _ := parseKeepAlive(keepAlive) // validated with the request
 	keep := KeepAlive{Set: len(keepAlive) > 0 && string(keepAlive) != "null", Forever: forever, For: d}
 	ctx, cancel := context.WithTimeout(c.UserContext(), min(s.opts.ModelLoadWait, x.timeout))
@@ -87,8 +98,7 @@ func (s *server) lend(c *fiber.Ctx, x *exchange, ex Extractor, pooled string, ke
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrModelUnknown):
-		return nil, nil, validationError(FieldError{Field: "body.model_name", Type: "value_error",
-			Message: "Value error, model_name is neither a loaded model nor a model directory the server can load"})
+		return nil, nil, err
 	case errors.Is(err, ErrModelBusy):
 		e := s.notReady("No room to load the model while the resident models are in use", CodeServiceBusy)
 		e.Code = CodeServiceBusy
