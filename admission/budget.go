@@ -113,7 +113,15 @@ type BudgetsConfig struct {
 	MaxWait time.Duration `env:"DEFERRED_MAX_WAIT_MS" envDefault:"2000" unit:"ms"`
 	// MaxHeld bounds the requests held at once; 0 means 1,000.
 	MaxHeld int `env:"DEFERRED_MAX_HELD" envDefault:"1000"`
+	// ConcurrencyWait is how long a request whose caller has MaxConcurrent requests running
+	// waits for one of them to end before it is refused (OpenMed's concurrency wait); 0
+	// refuses at once. It holds whether deferred admission is on or not.
+	ConcurrencyWait time.Duration `env:"RATE_LIMIT_CONCURRENCY_WAIT_MS" envDefault:"0" unit:"ms"`
 }
+
+// slotPoll is how often a request waiting for a concurrency slot asks again: the slots are
+// leases in the store (Redis for a fleet), which tells nobody when one ends.
+const slotPoll = 10 * time.Millisecond
 
 // Validate reports every field out of range.
 func (c BudgetsConfig) Validate() error {
@@ -123,6 +131,9 @@ func (c BudgetsConfig) Validate() error {
 	}
 	if c.MaxHeld < 0 {
 		check.Addf("MaxHeld", "must be at least 0 (0: 1000), got %d", c.MaxHeld)
+	}
+	if c.ConcurrencyWait < 0 {
+		check.Addf("ConcurrencyWait", "must be at least 0 (0: refuse at once), got %v", c.ConcurrencyWait)
 	}
 	return check.Err()
 }
@@ -214,19 +225,20 @@ func (b *Budgets) admit(ctx context.Context, key, tenant string, budget Budget, 
 		return Charge{}, nil, nil
 	}
 	var deadline time.Time
+	held := false // deferred admission holds it (deadline is then its end)
 	for {
 		take, err := b.store.Take(ctx, key, budget, tokens)
 		if err != nil && ctx.Err() == nil {
 			take = BudgetTake{Applied: budget, Unavailable: time.Second} // a store that broke its word: never unlimited
 		} else if err != nil {
-			if !deadline.IsZero() {
+			if held {
 				b.held.Add(-1)
 				b.metrics.deferred(tenant, "cancelled")
 			}
 			return Charge{}, nil, ErrBudgetWait
 		}
 		if take.Lease != nil {
-			if !deadline.IsZero() {
+			if held {
 				b.held.Add(-1)
 				b.metrics.deferred(tenant, "admitted")
 			}
@@ -242,12 +254,20 @@ func (b *Budgets) admit(ctx context.Context, key, tenant string, budget Budget, 
 				b.held.Add(-1)
 				ref.Reason = BudgetHeldFull
 			} else {
-				deadline = now.Add(b.cfg.MaxWait)
+				deadline, held = now.Add(b.cfg.MaxWait), true
 				b.metrics.holding(1)
 			}
 		}
-		if deadline.IsZero() || now.Add(wait).After(deadline) {
-			if !deadline.IsZero() {
+		slotOver := false
+		if ref.Reason == BudgetConcurrency && request && !held && b.cfg.ConcurrencyWait > 0 {
+			if deadline.IsZero() {
+				deadline = now.Add(b.cfg.ConcurrencyWait)
+			}
+			wait = min(slotPoll, deadline.Sub(now))
+			slotOver = wait <= 0
+		}
+		if deadline.IsZero() || slotOver || now.Add(wait).After(deadline) {
+			if held {
 				b.held.Add(-1)
 				b.metrics.deferred(tenant, "refused")
 			}
@@ -261,8 +281,10 @@ func (b *Budgets) admit(ctx context.Context, key, tenant string, budget Budget, 
 		case <-t.C():
 		case <-ctx.Done():
 			t.Stop()
-			b.held.Add(-1)
-			b.metrics.deferred(tenant, "cancelled")
+			if held {
+				b.held.Add(-1)
+				b.metrics.deferred(tenant, "cancelled")
+			}
 			return Charge{}, nil, ErrBudgetWait
 		}
 	}

@@ -284,3 +284,59 @@ func TestChargeSettlesOnce(t *testing.T) {
 		t.Fatalf("%+v", ref)
 	}
 }
+
+// With a concurrency wait, a caller at its concurrency limit waits for a slot (OpenMed's
+// CONCURRENCY_WAIT_SECONDS): admitted when one ends within the wait, refused when none does.
+func TestConcurrencyWaitHoldsForASlot(t *testing.T) {
+	b, clk, _ := newTestBudgets(t, BudgetsConfig{ConcurrencyWait: 50 * time.Millisecond})
+	budget := Budget{MaxConcurrent: 1}
+	running, ref := admit(t, b, budget, 1)
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	type result struct {
+		ref *BudgetRefusal
+		err error
+	}
+	done := make(chan result, 1)
+	wait := func() {
+		armed := clk.TimerCreated()
+		go func() {
+			_, ref, err := b.Admit(context.Background(), "k", "acme", budget, 1)
+			done <- result{ref, err}
+		}()
+		select {
+		case <-armed:
+		case r := <-done:
+			t.Fatalf("not waiting for a slot: %+v %v", r.ref, r.err)
+		}
+	}
+	wait()
+	running.Done(1) // the slot frees; the waiter finds it at its next look
+	clk.Advance(slotPoll)
+	r := <-done
+	if r.ref != nil || r.err != nil {
+		t.Fatalf("after the slot freed: %+v %v", r.ref, r.err)
+	}
+	if b.Held() != 0 {
+		t.Fatalf("a slot wait counted as deferred admission's hold: %d", b.Held())
+	}
+	// Nobody leaves: refused when the wait is over, for concurrency.
+	wait()
+	for looks := 0; ; looks++ {
+		armed := clk.TimerCreated()
+		clk.Advance(slotPoll)
+		select {
+		case r = <-done:
+		case <-armed:
+			if looks > 10 {
+				t.Fatal("still waiting for a slot past the wait")
+			}
+			continue
+		}
+		break
+	}
+	if r.ref == nil || r.ref.Reason != BudgetConcurrency {
+		t.Fatalf("no slot within the wait: %+v %v", r.ref, r.err)
+	}
+}

@@ -55,7 +55,8 @@ type Config struct {
 	Admission    admission.Config
 	BatchGate    batchGate
 	GenerateGate generateGate
-	// Deferred is deferred admission's, used when Own.DeferredAdmission switches it on.
+	// Deferred is deferred admission's, used when Own.DeferredAdmission switches it on; its
+	// ConcurrencyWait holds either way.
 	Deferred admission.BudgetsConfig
 	// Fleet keeps the budgets in Redis, shared by every replica, when its URL is set.
 	Fleet fleetbudget.Config
@@ -584,6 +585,7 @@ func upperBounds(m machine) []upperBound {
 		{"RATE_LIMIT_MAX_CONCURRENCY", 1 << 20, "a sane count"},
 		{"DEFERRED_MAX_HELD", 1 << 20, "a sane count"},
 		{"DEFERRED_MAX_WAIT_MS", hourMS, "an hour"},
+		{"RATE_LIMIT_CONCURRENCY_WAIT_MS", hourMS, "an hour"},
 		{"FLEET_REPLICAS", 1 << 16, "a sane fleet"},
 		{"REDIS_LEASE_MS", hourMS, "an hour"},
 		{"REDIS_TIMEOUT_MS", 10_000, "10 s"},
@@ -689,7 +691,7 @@ func (c Config) anonymousBudget() admission.Budget {
 // budgets is deferred admission's configuration: off (MaxWait 0) unless switched on.
 func (c Config) budgets() admission.BudgetsConfig {
 	if !c.DeferredAdmission {
-		return admission.BudgetsConfig{}
+		return admission.BudgetsConfig{ConcurrencyWait: c.Deferred.ConcurrencyWait}
 	}
 	b := c.Deferred
 	if b.MaxWait < 0 {

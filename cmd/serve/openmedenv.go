@@ -51,6 +51,7 @@ var openMedHonoured = []openMedSetting{
 	{name: "OPENMED_SERVICE_RATE_LIMIT_RPS", ours: "SLUICE_RATE_LIMIT_RPS"},
 	{name: "OPENMED_SERVICE_RATE_LIMIT_BURST", ours: "SLUICE_RATE_LIMIT_BURST"},
 	{name: "OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY", ours: "SLUICE_RATE_LIMIT_MAX_CONCURRENCY"},
+	{name: "OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS", ours: "SLUICE_RATE_LIMIT_CONCURRENCY_WAIT_MS", convert: secondsAsMillis},
 	{name: "OPENMED_SERVICE_THROTTLE_KEY", ours: "SLUICE_RATE_LIMIT_KEY", convert: throttleKey},
 	{name: "OPENMED_SERVICE_COALESCING_ENABLED", ours: "SLUICE_COALESCE", convert: boolSetting},
 	{name: "OPENMED_SERVICE_RESILIENCE_ENABLED", ours: "SLUICE_RESILIENCE", convert: onUnlessOff},
@@ -93,6 +94,7 @@ var openMedNotApplying = []struct{ prefix, why string }{
 	{"OPENMED_SIDECAR_", "settings of OpenMed's sidecar, another program"},
 	{"OPENMED_GROUNDING_", "settings of OpenMed's grounding tools, not its service"},
 	{"OPENMED_RESOLVER_", "settings of OpenMed's resolver, not its service"},
+	{"OPENMED_SERVICE_GRAPHQL_", "OpenMed's GraphQL view repeats its REST routes; Sluice serves those routes over REST and gRPC (SLUICE_GRPC_ADDR), not GraphQL"},
 }
 
 // openMedSecurity are the prefixes of OpenMed's security settings: one of them that Sluice
@@ -362,6 +364,10 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 		slices.ContainsFunc([]string{"OPENMED_SERVICE_RATE_LIMIT_RPS", "OPENMED_SERVICE_RATE_LIMIT_BURST",
 			"OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY"}, func(n string) bool { _, set := vars[n]; return set }) {
 		vars["SLUICE_RATE_LIMIT_KEY"] = "global"
+	}
+	// Past its concurrency limit OpenMed waits 50 ms for a place before it answers busy.
+	if _, set := vars["OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY"]; set && vars["SLUICE_RATE_LIMIT_CONCURRENCY_WAIT_MS"] == "" {
+		vars["SLUICE_RATE_LIMIT_CONCURRENCY_WAIT_MS"] = "50"
 	}
 	translateAuth(vars, problems, &noEffect, handled)
 	for name, v := range vars {

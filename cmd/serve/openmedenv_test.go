@@ -61,6 +61,13 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	if err != nil || cfg.Jobs.Workers != 6 || cfg.Jobs.Retention != 3601*time.Second || cfg.ModelLoadWaitMS == nil || *cfg.ModelLoadWaitMS != 2500 {
 		t.Fatalf("jobs and model admission: %+v %v %v", cfg.Jobs, cfg.ModelLoadWaitMS, err)
 	}
+	// OpenMed's concurrency wait: its own, or its 50 ms default once its concurrency limit is set.
+	for env, want := range map[string]time.Duration{"OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS=0.2501": 251 * time.Millisecond,
+		"OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY=2": 50 * time.Millisecond, "SLUICE_RATE_LIMIT_MAX_CONCURRENCY=2": 0} {
+		if cfg, err := loadConfig([]string{env}, testMachine); err != nil || cfg.budgets().ConcurrencyWait != want {
+			t.Errorf("%s: concurrency wait %v, %v", env, cfg.budgets().ConcurrencyWait, err)
+		}
+	}
 	if cfg, _ := loadConfig([]string{"OPENMED_SERVICE_RESILIENCE_ENABLED="}, testMachine); !cfg.Resilience.Enabled {
 		t.Fatal("OpenMed's resilience set empty is on")
 	}
@@ -91,10 +98,10 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 // which OpenMed variables it does not act on; those of no meaning here (another program's,
 // MLX's) are not named.
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS=1", "OPENMED_SERVICE_GRAPHQL_ENABLED=true",
-		"OPENMED_SERVICE_MLX_PAGED_KV_CACHE_BUDGET=1", "OPENMED_MCP_AUTH_ENABLED=true") // the last two do not apply: no warning
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_NO_SUCH_SETTING=1", "OPENMED_SERVICE_GRAPHQL_ENABLED=true",
+		"OPENMED_SERVICE_MLX_PAGED_KV_CACHE_BUDGET=1", "OPENMED_MCP_AUTH_ENABLED=true") // the last three do not apply: no warning
 	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
-		`"variables":["OPENMED_SERVICE_CONCURRENCY_WAIT_SECONDS","OPENMED_SERVICE_GRAPHQL_ENABLED"]`)
+		`"variables":["OPENMED_SERVICE_NO_SUCH_SETTING"]`)
 }
 
 // TestDocsListOpenMedSettings: the OpenMed table of docs/CONFIGURATION.md names every OpenMed
