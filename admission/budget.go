@@ -224,8 +224,10 @@ func (b *Budgets) admit(ctx context.Context, key, tenant string, budget Budget, 
 	if !budget.Limited() {
 		return Charge{}, nil, nil
 	}
-	var deadline time.Time
-	held := false // deferred admission holds it (deadline is then its end)
+	// deadline is the end of deferred admission's hold (held); slotEnd the end of the wait for
+	// a concurrency place, from the first refusal for concurrency. Each bounds its own wait.
+	var deadline, slotEnd time.Time
+	held := false
 	for {
 		take, err := b.store.Take(ctx, key, budget, tokens)
 		if err != nil && ctx.Err() == nil {
@@ -249,7 +251,7 @@ func (b *Budgets) admit(ctx context.Context, key, tenant string, budget Budget, 
 		ref, wait := refusal(take, tokens)
 		deferrable := request && b.cfg.MaxWait > 0 && ref.Reason != BudgetTooLarge && ref.Reason != BudgetConcurrency &&
 			ref.Reason != BudgetUnavailable
-		if deadline.IsZero() && deferrable && wait <= b.cfg.MaxWait {
+		if !held && deferrable && wait <= b.cfg.MaxWait {
 			if b.held.Add(1) > int64(b.cfg.MaxHeld) {
 				b.held.Add(-1)
 				ref.Reason = BudgetHeldFull
@@ -258,15 +260,17 @@ func (b *Budgets) admit(ctx context.Context, key, tenant string, budget Budget, 
 				b.metrics.holding(1)
 			}
 		}
-		slotOver := false
-		if ref.Reason == BudgetConcurrency && request && !held && b.cfg.ConcurrencyWait > 0 {
-			if deadline.IsZero() {
-				deadline = now.Add(b.cfg.ConcurrencyWait)
+		end := deadline
+		if ref.Reason == BudgetConcurrency && request && b.cfg.ConcurrencyWait > 0 {
+			if slotEnd.IsZero() {
+				slotEnd = now.Add(b.cfg.ConcurrencyWait)
 			}
-			wait = min(slotPoll, deadline.Sub(now))
-			slotOver = wait <= 0
+			if slotEnd.After(end) {
+				end = slotEnd // a held request keeps its hold's end when that is later
+			}
+			wait = min(slotPoll, end.Sub(now))
 		}
-		if deadline.IsZero() || slotOver || now.Add(wait).After(deadline) {
+		if end.IsZero() || wait <= 0 && ref.Reason == BudgetConcurrency || now.Add(wait).After(end) {
 			if held {
 				b.held.Add(-1)
 				b.metrics.deferred(tenant, "refused")

@@ -79,7 +79,9 @@ var piiLanguages = map[string]piiLanguage{
 			{expr: `\b(?:0[1-9]|[1-9]\d)\d{3}\b`, PIIPattern: PIIPattern{Label: "postcode", Priority: 6, BaseScore: 0.3, ContextBoost: 0.45, ContextWords: []string{"plz", "postleitzahl"}}},
 			// Capitalised as German writes street names; one word ("Lindenstraße") or two
 			// ("Berliner Straße"). No \b first: it would refuse a name beginning with an umlaut.
-			{expr: `[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]+)*(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|ufer|\s(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm))\s?\d{1,4}[a-z]?\b`,
+			// Ring, Damm and Ufer only as words of their own: as endings they make nouns
+			// ("Monitoring 24h", "Daumenring 2").
+			{expr: `[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]+)*(?:straße|strasse|str\.|weg|platz|allee|gasse|\s(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer))\s?\d{1,4}[a-z]?\b`,
 				PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2, ContextWords: deAddr}},
 		},
 		words: map[string][]string{"date": deDate, "credit_debit_card": {"karte", "kreditkarte", "zahlung"}, "iban": {"konto", "bankverbindung"}},
@@ -99,7 +101,7 @@ var piiLanguages = map[string]piiLanguage{
 			{expr: `\b[1278] ?\d{2} ?\d{2} ?(?:\d{2}|2[ABab]) ?\d{3} ?\d{3} ?\d{2}\b`, PIIPattern: PIIPattern{Label: "national_id", Priority: 10, BaseScore: 0.6, ContextBoost: 0.35,
 				ContextWords: []string{"nir", "insee", "sécurité sociale", "securite sociale", "sécu", "carte vitale"}, Validate: ValidNIR}},
 			{expr: `\b(?:0[1-9]|[1-8]\d|9[0-8])\d{3}\b`, PIIPattern: PIIPattern{Label: "postcode", Priority: 6, BaseScore: 0.3, ContextBoost: 0.45, ContextWords: []string{"code postal", "cedex", "c.p."}}},
-			{expr: `\b\d{1,4}(?: ?(?:bis|ter))?,? (?i:rue|avenue|av\.|boulevard|bd|place|impasse|allée|chemin|quai|route|cours)\s+(?:(?:de la|de l'|du|des|de|d')\s?)?\p{Lu}[\p{L}'-]*(?:\s\p{Lu}[\p{L}'-]*)*`,
+			{expr: `\b\d{1,4}(?: ?(?:bis|ter))?,? (?i:rue|avenue|av\.|boulevard|bd|place|impasse|allée|chemin|quai|route)\s+(?:(?:de la|de l'|du|des|de|d')\s?)?\p{Lu}[\p{L}'-]*(?:\s\p{Lu}[\p{L}'-]*)*`,
 				PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2, ContextWords: frAddr}},
 		},
 		words: map[string][]string{"date": frDate, "credit_debit_card": {"carte", "paiement"}, "iban": {"compte", "rib"}, "email": {"courriel"}},
@@ -132,7 +134,11 @@ var piiLanguages = map[string]piiLanguage{
 			// Italy keeps a landline's 0 after +39 too: there is no trunk prefix to drop.
 			{expr: `\+39[ .-]?(?:3\d{2}|0\d{1,3})(?:[ .-]?\d){4,8}\b`, PIIPattern: PIIPattern{Label: "phone_number", Priority: 8, BaseScore: 0.7, ContextBoost: 0.25, ContextWords: itPhone,
 				Validate: phoneNumber("39", false, `^(?:0\d{5,10}|3\d{8,9})$`)}},
-			{expr: `\b0\d{1,3}(?:[ .-]?\d){4,8}\b`, PIIPattern: PIIPattern{Label: "phone_number", Priority: 8, BaseScore: 0.5, ContextBoost: 0.35, ContextWords: itPhone,
+			// Dotted, a number reads like the times of a dosing schedule ("ore 08.00 12.00"):
+			// found alone only when spaced or hyphenated, dotted only beside a context word.
+			{expr: `\b0\d{1,3}(?:[ -]?\d){4,8}\b`, PIIPattern: PIIPattern{Label: "phone_number", Priority: 8, BaseScore: 0.5, ContextBoost: 0.35, ContextWords: itPhone,
+				Validate: phoneNumber("39", false, `^0\d{5,10}$`)}},
+			{expr: `\b0\d{1,3}(?:\.?\d){4,8}\b`, PIIPattern: PIIPattern{Label: "phone_number", Priority: 8, BaseScore: 0.4, ContextBoost: 0.4, ContextWords: itPhone,
 				Validate: phoneNumber("39", false, `^0\d{5,10}$`)}},
 			{expr: `\b3\d{2}(?:[ .-]?\d){6,7}\b`, PIIPattern: PIIPattern{Label: "phone_number", Priority: 8, BaseScore: 0.45, ContextBoost: 0.35, ContextWords: itPhone,
 				Validate: phoneNumber("39", false, `^3\d{8,9}$`)}},

@@ -244,10 +244,10 @@ func TestPhoneShapes(t *testing.T) {
 // each language write them are not identifiers.
 func TestLanguagesLeaveClinicalValuesAlone(t *testing.T) {
 	for lang, text := range map[string]string{
-		"de": "Ramipril 2,5 mg 1-0-1, RR 120/80 mmHg, Hb 13,2 g/dl, Kalium 4.5 mmol/l, Schmerz 7/10, Kontrolle in 3 Wochen.",
-		"fr": "Paracétamol 1 g x 3/j, TA 12/8, Hb 13,2 g/dl, EVA 4/10, créatinine 85 µmol/l, revoir dans 2 semaines.",
+		"de": "Ramipril 2,5 mg 1-0-1, RR 120/80 mmHg, Hb 13,2 g/dl, Kalium 4.5 mmol/l, Schmerz 7/10, Kontrolle in 3 Wochen. EKG-Monitoring 24h, Daumenring 2 entfernt.",
+		"fr": "Paracétamol 1 g x 3/j, TA 12/8, Hb 13,2 g/dl, EVA 4/10, créatinine 85 µmol/l, revoir dans 2 semaines, après 6 cours de FOLFOX.",
 		"es": "Metformina 850 mg cada 12 h, TA 130/85, glucemia 110 mg/dl, dolor 6/10, control en 15 días.",
-		"it": "Amoxicillina 1 g ogni 8 ore, PA 130/80, emoglobina 12,9 g/dl, dolore 5/10, controllo tra 10 giorni.",
+		"it": "Amoxicillina 1 g ogni 8 ore, PA 130/80, emoglobina 12,9 g/dl, dolore 5/10, controllo tra 10 giorni. Insulina ore 08.00 12.00 20.00.",
 		"pt": "Ibuprofeno 400 mg de 8/8 h, TA 125/80, glicemia 98 mg/dl, dor 3/10, reavaliar em 7 dias.",
 		"nl": "Metoprolol 50 mg 2 dd, RR 135/85, Hb 8,1 mmol/l, pijn 6/10, controle over 4 weken.",
 	} {

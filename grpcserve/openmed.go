@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -24,6 +25,7 @@ import (
 type openMed struct {
 	openmedpb.UnimplementedOpenMedServiceServer
 	calls *handlers.InProcess
+	stall time.Duration
 }
 
 var (
@@ -110,7 +112,12 @@ func (o *openMed) StreamDeidentify(req *openmedpb.DeidentifyStreamRequest, strea
 		if msg == nil {
 			continue
 		}
-		if err := stream.Send(msg); err != nil {
+		// A client that stops reading holds Send; closing the route's stream then ends its
+		// work (the model, the caller's places), as a stalled HTTP client's does.
+		stalled := time.AfterFunc(o.stall, func() { r.Stream.Close() })
+		err = stream.Send(msg)
+		stalled.Stop()
+		if err != nil {
 			return err
 		}
 		if msg.Final {
@@ -118,6 +125,18 @@ func (o *openMed) StreamDeidentify(req *openmedpb.DeidentifyStreamRequest, strea
 		}
 	}
 	return status.Error(codes.Internal, "the stream ended without its final message")
+}
+
+// streamCode is the gRPC status of a stream's error line, from its error code: the stream's
+// status line has long gone, so the code is all there is.
+func streamCode(code string) codes.Code {
+	switch code {
+	case handlers.CodeTimeout:
+		return codes.DeadlineExceeded
+	case handlers.CodeNotReady, handlers.CodeServiceBusy, handlers.CodeCircuitOpen, handlers.CodeModelLoading:
+		return codes.Unavailable
+	}
+	return codes.Internal
 }
 
 // streamMessage is one NDJSON line of the REST stream as a message: nil for a line the contract
@@ -158,7 +177,11 @@ func streamMessage(line []byte) (*openmedpb.DeidentifyStreamResponse, error) {
 		return out, nil
 	case "error":
 		body, _ := json.Marshal(map[string]json.RawMessage{"error": ev.Error})
-		return nil, status.Error(codes.Internal, errorMessage(body, http.StatusInternalServerError))
+		var e struct {
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(ev.Error, &e)
+		return nil, status.Error(streamCode(e.Code), errorMessage(body, http.StatusInternalServerError))
 	}
 	return nil, nil
 }

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
@@ -29,7 +31,17 @@ type Config struct {
 	TLS *tls.Config
 	// MaxMessageBytes bounds a request message, as the HTTP body limit bounds a body.
 	MaxMessageBytes int
+	// Stall bounds the sending of each message of a stream, as the HTTP listener's write
+	// timeout bounds each write: a client that stops reading gives its stream's work up.
+	Stall time.Duration
 }
+
+// keepalive: a peer that vanished without closing is found within a minute, and a client
+// may ping no more often than every ten seconds.
+var (
+	serverKeepalive = keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 20 * time.Second}
+	clientPings     = keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}
+)
 
 // New builds the gRPC server with both services registered; Serve it on a listener.
 func New(cfg Config) (*grpc.Server, error) {
@@ -40,15 +52,19 @@ func New(cfg Config) (*grpc.Server, error) {
 	if cfg.MaxMessageBytes <= 0 {
 		problems = append(problems, "MaxMessageBytes must be positive")
 	}
+	if cfg.Stall <= 0 {
+		problems = append(problems, "Stall must be positive")
+	}
 	if len(problems) > 0 {
 		return nil, errors.New("grpcserve: " + strings.Join(problems, "; "))
 	}
-	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cfg.MaxMessageBytes)}
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cfg.MaxMessageBytes),
+		grpc.KeepaliveParams(serverKeepalive), grpc.KeepaliveEnforcementPolicy(clientPings)}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 	}
 	srv := grpc.NewServer(opts...)
-	openmedpb.RegisterOpenMedServiceServer(srv, &openMed{calls: cfg.Calls})
+	openmedpb.RegisterOpenMedServiceServer(srv, &openMed{calls: cfg.Calls, stall: cfg.Stall})
 	inferencepb.RegisterGRPCInferenceServiceServer(srv, &inference{calls: cfg.Calls})
 	return srv, nil
 }

@@ -109,10 +109,7 @@ func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
 		est = textCost(c.Body())
 	}
 	// A held request must see its client leave: fasthttp never tells a handler, the watcher does.
-	ctx, stop := c.UserContext(), func() {}
-	if s.opts.Watcher != nil && !s.opts.IgnoreDisconnects {
-		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
-	}
+	ctx, stop := s.watched(c)
 	ch, ref, err := cb.Budgets.Admit(ctx, s.keyOf(c, tenant, own), tenant, budget, est)
 	stop()
 	if errors.Is(err, admission.ErrBudgetWait) {

@@ -56,6 +56,12 @@ type inProcessKey struct{}
 
 // Do runs call and returns its answer. ctx bounds the work, as the route's timeout does.
 func (p *InProcess) Do(ctx context.Context, call Call) *Reply {
+	if !validHostHeader(call.Host) {
+		// As the HTTP listener's edge refuses a Host that is not a host name: the trusted
+		// hosts' suffix match must never judge "evil.example/.example.org".
+		return &Reply{Status: fiber.StatusBadRequest, Header: map[string]string{},
+			Body: []byte(`{"error":{"code":"bad_request","message":"Bad Request: the authority is not a host name"}}`)}
+	}
 	var fctx fasthttp.RequestCtx
 	var conn net.Conn = &callConn{peer: call.Peer, tls: call.TLS}
 	if call.TLS != nil {

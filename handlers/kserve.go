@@ -133,17 +133,12 @@ type v2Tensor struct {
 }
 
 type v2Request struct {
-	ID         *string         `json:"id"`
-	Parameters *v2Parameters   `json:"parameters"`
-	Inputs     []v2Tensor      `json:"inputs"`
-	Outputs    json.RawMessage `json:"outputs"`
-}
-
-// v2Parameters are /pii/extract's options, by their names.
-type v2Parameters struct {
-	ConfidenceThreshold json.RawMessage `json:"confidence_threshold"`
-	UseSmartMerging     *bool           `json:"use_smart_merging"`
-	Lang                *string         `json:"lang"`
+	ID *string `json:"id"`
+	// Parameters are read by name (v2Options): the protocol's own (binary_data_output,
+	// priority, timeout, ...) that clients send by default are left alone, not refused.
+	Parameters map[string]json.RawMessage `json:"parameters"`
+	Inputs     []v2Tensor                 `json:"inputs"`
+	Outputs    json.RawMessage            `json:"outputs"`
 }
 
 type v2Output struct {
@@ -176,13 +171,9 @@ func (s *server) serveV2Infer(c *fiber.Ctx, x *exchange, ep *Endpoint) error {
 		return err
 	}
 	var errs fieldErrors
-	texts, ferr := v2Texts(req.Inputs, s.opts.Limits)
+	texts, shape, ferr := v2Texts(req.Inputs, s.opts.Limits)
 	errs.add(ferr)
-	var p v2Parameters
-	if req.Parameters != nil {
-		p = *req.Parameters
-	}
-	opts := s.piiOptions(p.ConfidenceThreshold, p.UseSmartMerging, p.Lang, nil, &errs)
+	opts := s.v2Options(req.Parameters, &errs)
 	name := c.Params("name")
 	ex, reported, pooled, ferr := ep.resolve(&name, s.opts.Pool != nil)
 	if ferr != nil {
@@ -203,7 +194,7 @@ func (s *server) serveV2Infer(c *fiber.Ctx, x *exchange, ep *Endpoint) error {
 	if err != nil {
 		return s.workError(c, x, ctx, err)
 	}
-	out := v2Output{Name: "entities", Shape: []int64{int64(len(texts))}, Datatype: "BYTES", Data: make([]string, len(texts))}
+	out := v2Output{Name: "entities", Shape: shape, Datatype: "BYTES", Data: make([]string, len(texts))}
 	for i, ents := range results {
 		spans := entities.CodePointSpans(texts[i], ents)
 		list := make([]v2Entity, len(ents))
@@ -222,6 +213,32 @@ func (s *server) serveV2Infer(c *fiber.Ctx, x *exchange, ep *Endpoint) error {
 	}
 	c.Locals(localOutcome, OutcomeServed)
 	return c.JSON(resp)
+}
+
+// v2Options are /pii/extract's options from the parameters of their names; a parameter of
+// the wrong type is named in the validation failure.
+func (s *server) v2Options(params map[string]json.RawMessage, errs *fieldErrors) entities.Options {
+	var smart *bool
+	var lang *string
+	if raw, ok := params["use_smart_merging"]; ok {
+		smart = new(bool)
+		if json.Unmarshal(raw, smart) != nil {
+			errs.add(&FieldError{Field: "body.parameters.use_smart_merging", Message: "Input should be a valid boolean", Type: "bool_type"})
+		}
+	}
+	if raw, ok := params["lang"]; ok {
+		lang = new(string)
+		if json.Unmarshal(raw, lang) != nil {
+			errs.add(&FieldError{Field: "body.parameters.lang", Message: "Input should be a valid string", Type: "string_type"})
+		}
+	}
+	var own fieldErrors
+	opts := s.piiOptions(params["confidence_threshold"], smart, lang, nil, &own)
+	for _, e := range own { // named where this protocol carries them
+		e.Field = "body.parameters." + strings.TrimPrefix(e.Field, "body.")
+		errs.add(&e)
+	}
+	return opts
 }
 
 // extractAll extracts every text concurrently; the first failure is the request's.
@@ -274,17 +291,17 @@ var errExtractPanicked = errors.New("handlers: the model call panicked")
 
 // v2Texts reads the request's one BYTES input: its data flat or nested as its shape, every
 // element a text /pii/extract would take.
-func v2Texts(inputs []v2Tensor, lim Limits) ([]string, *FieldError) {
+func v2Texts(inputs []v2Tensor, lim Limits) ([]string, []int64, *FieldError) {
 	if len(inputs) != 1 {
-		return nil, &FieldError{Field: "body.inputs", Message: "Exactly one input tensor is expected: the texts, datatype BYTES", Type: "value_error"}
+		return nil, nil, &FieldError{Field: "body.inputs", Message: "Exactly one input tensor is expected: the texts, datatype BYTES", Type: "value_error"}
 	}
 	in := inputs[0]
 	if in.Datatype != "BYTES" {
-		return nil, &FieldError{Field: "body.inputs[0].datatype", Message: "Input should be 'BYTES'", Type: "literal_error"}
+		return nil, nil, &FieldError{Field: "body.inputs[0].datatype", Message: "Input should be 'BYTES'", Type: "literal_error"}
 	}
 	var texts []string
 	if err := flattenStrings(in.Data, &texts, 0); err != nil || len(texts) == 0 {
-		return nil, &FieldError{Field: "body.inputs[0].data", Message: "Input should be a non-empty array of strings, flat or nested as the shape", Type: "list_type"}
+		return nil, nil, &FieldError{Field: "body.inputs[0].data", Message: "Input should be a non-empty array of strings, flat or nested as the shape", Type: "list_type"}
 	}
 	n := int64(1)
 	for _, d := range in.Shape {
@@ -295,20 +312,20 @@ func v2Texts(inputs []v2Tensor, lim Limits) ([]string, *FieldError) {
 		n *= d
 	}
 	if len(in.Shape) == 0 || n != int64(len(texts)) {
-		return nil, &FieldError{Field: "body.inputs[0].shape", Message: "The shape's element count should equal the number of texts in data", Type: "value_error"}
+		return nil, nil, &FieldError{Field: "body.inputs[0].shape", Message: "The shape's element count should equal the number of texts in data", Type: "value_error"}
 	}
 	if len(texts) > v2MaxTexts {
-		return nil, &FieldError{Field: "body.inputs[0].data", Message: "At most " + strconv.Itoa(v2MaxTexts) + " texts a request", Type: "too_long"}
+		return nil, nil, &FieldError{Field: "body.inputs[0].data", Message: "At most " + strconv.Itoa(v2MaxTexts) + " texts a request", Type: "too_long"}
 	}
 	for i := range texts {
 		t, ferr := checkText(&texts[i], lim)
 		if ferr != nil {
 			ferr.Field = "body.inputs[0].data[" + strconv.Itoa(i) + "]"
-			return nil, ferr
+			return nil, nil, ferr
 		}
 		texts[i] = t
 	}
-	return texts, nil
+	return texts, in.Shape, nil
 }
 
 // flattenStrings appends raw's strings, depth-first, to out: a string, or an array of them

@@ -8,7 +8,7 @@ import (
 
 func TestOpenInferenceProtocolInfersEveryText(t *testing.T) {
 	f := newFixture(t, func(o *fixtureOptions) { o.extra = []Route{KServeInfer(o.pii)} })
-	body := `{"id":"r1","parameters":{"confidence_threshold":0.2},"inputs":[{"name":"text","shape":[2,1],"datatype":"BYTES","data":[["Alice saw Alice"],["nobody"]]}]}`
+	body := `{"id":"r1","parameters":{"confidence_threshold":0.2,"binary_data_output":false},"inputs":[{"name":"text","shape":[2,1],"datatype":"BYTES","data":[["Alice saw Alice"],["nobody"]]}]}`
 	r := f.do(t, "POST", "/v2/models/pii/infer", body)
 	if r.status != 200 {
 		t.Fatalf("status %d: %s", r.status, r.raw)
@@ -17,7 +17,8 @@ func TestOpenInferenceProtocolInfersEveryText(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.raw), &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.ModelName != "pii" || out.ID != "r1" || len(out.Outputs) != 1 || out.Outputs[0].Datatype != "BYTES" || len(out.Outputs[0].Data) != 2 {
+	if out.ModelName != "pii" || out.ID != "r1" || len(out.Outputs) != 1 || out.Outputs[0].Datatype != "BYTES" || len(out.Outputs[0].Data) != 2 ||
+		len(out.Outputs[0].Shape) != 2 || out.Outputs[0].Shape[0] != 2 || out.Outputs[0].Shape[1] != 1 {
 		t.Fatalf("response %+v", out)
 	}
 	var first, second []v2Entity
@@ -57,6 +58,7 @@ func TestOpenInferenceProtocolErrorsAreItsOwnAndContentFree(t *testing.T) {
 		"two inputs":             {"/v2/models/pii/infer", `{"inputs":[{"name":"a","shape":[1],"datatype":"BYTES","data":["x"]},{"name":"b","shape":[1],"datatype":"BYTES","data":["y"]}]}`, 422, "Exactly one"},
 		"lang":                   {"/v2/models/pii/infer", `{"parameters":{"lang":"xx"},"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}]}`, 422, "lang"},
 		"unknown model metadata": {"/v2/models/nope", "", 404, "No model"},
+		"threshold type":         {"/v2/models/pii/infer", `{"parameters":{"confidence_threshold":"high"},"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}]}`, 422, "body.parameters.confidence_threshold"},
 	} {
 		method := "POST"
 		if c.body == "" {

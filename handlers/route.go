@@ -122,13 +122,20 @@ func (s *server) handle(r *Route) fiber.Handler {
 // dropped before it is computed) and bounded by the route's timeout. The caller must call
 // done.
 func (s *server) workContext(c *fiber.Ctx, x *exchange) (ctx context.Context, done func()) {
-	ctx = c.UserContext()
-	stop := func() {}
-	if _, inProcess := callerContext(c); s.opts.Watcher != nil && !s.opts.IgnoreDisconnects && !inProcess {
-		ctx, stop = s.opts.Watcher.Watch(ctx, c.Context().Conn())
-	}
+	ctx, stop := s.watched(c)
 	ctx, cancel := context.WithTimeout(ctx, x.timeout)
 	return ctx, func() { cancel(); stop() }
+}
+
+// watched is the request's context, cancelled when its client leaves: the watcher's on a
+// socket; an in-process caller's own context already ends with its caller. The caller must
+// call stop.
+func (s *server) watched(c *fiber.Ctx) (ctx context.Context, stop func()) {
+	ctx = c.UserContext()
+	if _, inProcess := callerContext(c); s.opts.Watcher == nil || s.opts.IgnoreDisconnects || inProcess {
+		return ctx, func() {}
+	}
+	return s.opts.Watcher.Watch(ctx, c.Context().Conn())
 }
 
 // workError answers, in the error envelope, a request whose work failed: the Queue's own

@@ -871,7 +871,7 @@ func (s *server) listenGRPC(served chan<- error) (*grpc.Server, error) {
 		return nil, nil
 	}
 	srv, err := grpcserve.New(grpcserve.Config{Calls: handlers.NewInProcess(s.app), TLS: s.tls,
-		MaxMessageBytes: s.cfg.MaxBodyBytes})
+		MaxMessageBytes: s.cfg.MaxBodyBytes, Stall: time.Duration(s.cfg.HTTPWriteTimeoutMS) * time.Millisecond})
 	if err != nil {
 		return nil, err
 	}
