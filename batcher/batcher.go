@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 )
@@ -244,6 +246,9 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, p admission.Priority, in
 		return nil, err
 	}
 	r := &request[In, Out]{in: in, cost: cost, prio: p, done: make(chan result[Out], 1)}
+	if sp := trace.SpanFromContext(ctx); sp.IsRecording() {
+		r.traced = sp
+	}
 	b.mu.Lock()
 	inSeries := s != nil && !s.done
 	later := inSeries && s.parts > 0
@@ -587,7 +592,9 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 	}
 	start := b.clk.Now()
 	outs, err := b.call(bt.ctx, ins)
-	b.metrics.ran(b.clk.Now().Sub(start))
+	end := b.clk.Now()
+	b.metrics.ran(end.Sub(start))
+	b.trace(bt, start, end, err)
 	stopped := bt.ctx.Err() != nil // before cancel, which sets it for every batch
 	bt.cancel()
 	// Depth drops before the answers go out, so a caller that has its answer never sees

@@ -80,6 +80,12 @@
 // NewMetrics registers the sluice_batcher_* families (docs/METRICS.md's table says what each
 // counts); refusals are counted by the admission layer.
 //
+// # Traces
+//
+// A request submitted under a recording OpenTelemetry span gets two children of it once its
+// batch has run: sluice.queue (its wait) and sluice.engine_pass (the batch's pass and size),
+// made with that span's own tracer provider; under no span, nothing is made.
+//
 // # Settings
 //
 // The server's environment sets a Config through its tags: env names the variable (with the

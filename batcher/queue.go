@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluice-serving/sluice/admission"
 )
 
@@ -42,6 +44,9 @@ type request[In, Out any] struct {
 	prio     admission.Priority
 	bucket   int
 	enqueued time.Time
+	// traced is the caller's span when it records (tracing on): the request's time in the
+	// queue and in its batch become its children (trace.go).
+	traced trace.Span
 	// series marks a part of a Series (no batch window); lasting, a part after its first
 	// (no QueueSize, no expiry).
 	series, lasting bool

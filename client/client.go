@@ -15,7 +15,10 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/settings"
@@ -184,6 +187,13 @@ func (c *Client) tell(a Attempt) {
 }
 
 func (c *Client) send(ctx context.Context, path string, data []byte, token string) (*http.Response, error) {
+	// Each attempt is a client span under the caller's, when the caller's records (the
+	// tracer is its span's own, so the client needs no tracing setup); its traceparent is the
+	// attempt's.
+	ctx, span := trace.SpanFromContext(ctx).TracerProvider().Tracer("github.com/sluice-serving/sluice/client").Start(ctx,
+		"sluice.upstream", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("http.request.method", http.MethodPost), attribute.String("server.address", c.base.Host)))
+	defer span.End()
 	target := c.base.String()
 	if path != "" {
 		target = c.base.JoinPath(path).String()
@@ -204,7 +214,16 @@ func (c *Client) send(ctx context.Context, path string, data []byte, token strin
 	if token != "" {
 		req.Header.Set(retryTokenHeader, token)
 	}
-	return c.http.Do(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		span.SetStatus(codes.Error, "no answer")
+		return nil, err
+	}
+	span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode))
+	if resp.StatusCode >= 500 {
+		span.SetStatus(codes.Error, "")
+	}
+	return resp, nil
 }
 
 // maxAnswer bounds a decoded answer.

@@ -189,12 +189,13 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	g := &genCall{s: s, x: x, d: d, ep: ep, model: ep.Model, start: info.now}
 	_, g.uncounted = ep.Model.(conversational) // an external model's pieces are not its tokens
 	ctx, done := s.workContext(c, x)
+	ctx, traced := s.generationSpan(ctx, g)
 	g.ctx, g.stalled = context.WithCancelCause(ctx)
-	g.done = func() { g.stalled(nil); done() }
+	g.done = func() { traced(); g.stalled(nil); done() }
 	if r, ok := ans.(interface{ release() }); ok {
 		// An answer that holds request state (the privacy gateway's map) lets go of it when
 		// the call ends, however it ends, the stream's end included.
-		g.done = func() { g.stalled(nil); done(); r.release() }
+		g.done = func() { traced(); g.stalled(nil); done(); r.release() }
 	}
 	if err := g.begin(req); err != nil {
 		defer g.done()

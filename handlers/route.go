@@ -84,8 +84,10 @@ func (s *server) handle(r *Route) fiber.Handler {
 		timeout = s.opts.Limits.RequestTimeout
 	}
 	return func(c *fiber.Ctx) (err error) {
+		admitted := s.admissionSpan(c, r)
 		ch, err := s.charge(c, r)
 		if err != nil {
+			admitted("refused_by_budget")
 			return err
 		}
 		if ch.Charged() {
@@ -110,8 +112,10 @@ func (s *server) handle(r *Route) fiber.Handler {
 		}()
 		prio, err := s.admit(c, r.Gate)
 		if err != nil {
+			admitted("shed")
 			return err // shed by the server (503): settled as its failure, nothing charged
 		}
+		admitted("admitted")
 		tenant, _ := c.Locals(localTenant).(string)
 		return r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), tenant: tenant, timeout: timeout})
 	}

@@ -3,8 +3,11 @@ package handlers
 import (
 	"context"
 
+	"github.com/gofiber/fiber/v2"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/entities"
@@ -38,4 +41,46 @@ func (e tracedExtractor) Extract(ctx context.Context, p admission.Priority, text
 		span.SetStatus(codes.Error, errorType(err))
 	}
 	return ents, st, err
+}
+
+// span starts a child of ctx's span when tracing is on; off, ctx and a span that records
+// nothing, so a caller never asks which.
+func (s *server) span(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	if s.opts.Tracer == nil {
+		return ctx, trace.SpanFromContext(context.Background())
+	}
+	return s.opts.Tracer.Start(ctx, name, attrs...)
+}
+
+// admissionSpan is the span of a request's admission (its budget, then its queue's gate),
+// ended by its outcome.
+func (s *server) admissionSpan(c *fiber.Ctx, r *Route) (end func(outcome string)) {
+	if s.opts.Tracer == nil {
+		return func(string) {}
+	}
+	_, span := s.span(c.UserContext(), "sluice.admission", attribute.String("sluice.queue", r.Gate.Queue()))
+	return func(outcome string) {
+		span.SetAttributes(attribute.String("sluice.admission", outcome))
+		span.End()
+	}
+}
+
+// generationSpan is one generation call's span: its aggregates (tokens, sequences, the first
+// token's wait) set when it ends, never a span per token.
+func (s *server) generationSpan(ctx context.Context, g *genCall) (context.Context, func()) {
+	if s.opts.Tracer == nil {
+		return ctx, func() {}
+	}
+	ctx, span := s.span(ctx, "sluice.generation", attribute.String("sluice.model", g.model.Name()))
+	return ctx, func() {
+		st := g.stats()
+		span.SetAttributes(attribute.Int("sluice.sequences", st.seqs), attribute.Float64("sluice.first_token_ms", float64(st.firstToken.Microseconds())/1000))
+		if !st.uncounted {
+			span.SetAttributes(attribute.Int("sluice.prompt_tokens", st.prompt), attribute.Int("sluice.generated_tokens", st.generated))
+		}
+		if err := g.unfinished(); err != nil { // a choice that never ended: cut, or failed
+			span.SetStatus(codes.Error, errorType(err))
+		}
+		span.End()
+	}
 }

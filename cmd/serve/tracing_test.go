@@ -86,7 +86,15 @@ func TestTracesReachACollector(t *testing.T) {
 	parentID, _ := hex.DecodeString(parent)
 	var spans map[string]*tracepb.Span
 	deadline := time.Now().Add(30 * time.Second)
-	for spans = recv.of(want); spans["sluice.request"] == nil || spans["sluice.model_request"] == nil; spans = recv.of(want) {
+	complete := func(spans map[string]*tracepb.Span) bool {
+		for _, name := range []string{"sluice.request", "sluice.model_request", "sluice.admission", "sluice.queue", "sluice.engine_pass"} {
+			if spans[name] == nil {
+				return false
+			}
+		}
+		return true
+	}
+	for spans = recv.of(want); !complete(spans); spans = recv.of(want) {
 		if time.Now().After(deadline) {
 			recv.mu.Lock()
 			var all []string
@@ -105,8 +113,15 @@ func TestTracesReachACollector(t *testing.T) {
 	if !bytes.Equal(model.ParentSpanId, server.SpanId) {
 		t.Fatalf("model span's parent %x, want the request's %x", model.ParentSpanId, server.SpanId)
 	}
+	// Admission under the request; the queue and the engine pass under the model call, one
+	// after the other.
+	queue, pass := spans["sluice.queue"], spans["sluice.engine_pass"]
+	if !bytes.Equal(spans["sluice.admission"].ParentSpanId, server.SpanId) || !bytes.Equal(queue.ParentSpanId, model.SpanId) ||
+		!bytes.Equal(pass.ParentSpanId, model.SpanId) || queue.EndTimeUnixNano > pass.StartTimeUnixNano || pass.EndTimeUnixNano < pass.StartTimeUnixNano {
+		t.Fatalf("admission %v, queue %v, pass %v", spans["sluice.admission"], queue, pass)
+	}
 	attrs := map[string]string{}
-	for _, s := range []*tracepb.Span{server, model} {
+	for _, s := range spans {
 		for _, kv := range s.Attributes {
 			attrs[kv.Key] = kv.Value.String()
 		}
@@ -120,5 +135,51 @@ func TestTracesReachACollector(t *testing.T) {
 				t.Fatalf("attribute %s holds the request's text", k)
 			}
 		}
+	}
+}
+
+// TestGenerationIsOneSpan: a generation's steps are summed up in one span under the request's
+// (its tokens and first token's wait), never a span per token.
+func TestGenerationIsOneSpan(t *testing.T) {
+	recv := &otlpReceiver{}
+	collectorSrv := httptest.NewServer(recv)
+	defer collectorSrv.Close()
+	p := startProcess(t, "SLUICE_OTLP_ENDPOINT="+collectorSrv.URL+"/v1/traces", "SLUICE_OTLP_BATCH_DELAY_MS=50")
+	traceID := "5cf92f3577b34da6a3ce929d0e0e4737"
+	req, _ := http.NewRequest(http.MethodPost, p.url+"/generate", strings.NewReader(`{"inputs":"The patient","parameters":{"max_new_tokens":6}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	resp.Body.Close()
+	want, _ := hex.DecodeString(traceID)
+	deadline := time.Now().Add(30 * time.Second)
+	spans := recv.of(want)
+	for ; spans["sluice.request"] == nil || spans["sluice.generation"] == nil; spans = recv.of(want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("spans of the trace after 30 s: %v", spans)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the collector, not waiting for a state
+	}
+	gen := spans["sluice.generation"]
+	attrs := map[string]int64{}
+	for _, kv := range gen.Attributes {
+		attrs[kv.Key] = kv.Value.GetIntValue()
+	}
+	if !bytes.Equal(gen.ParentSpanId, spans["sluice.request"].SpanId) || attrs["sluice.generated_tokens"] != 6 || attrs["sluice.prompt_tokens"] == 0 {
+		t.Fatalf("generation span: parent %x, attributes %v", gen.ParentSpanId, gen.Attributes)
+	}
+	recv.mu.Lock()
+	n := 0
+	for _, s := range recv.spans {
+		if bytes.Equal(s.TraceId, want) {
+			n++
+		}
+	}
+	recv.mu.Unlock()
+	if n > 3 { // the request, its admission, its generation
+		t.Errorf("%d spans for one generation of 6 tokens", n)
 	}
 }
