@@ -55,7 +55,7 @@ func TestTracedRequestsShowQueueAndPass(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, kv := range append(q.Attributes(), pass.Attributes()...) {
-		attrs[string(kv.Key)] = kv.Value.Emit()
+		attrs[string(kv.Key)] = kv.Value.String()
 	}
 	if attrs["sluice.queue"] != "traced" || attrs["sluice.priority"] != admission.Bulk.String() || attrs["sluice.batch_requests"] != "1" {
 		t.Errorf("attributes %v", attrs)
