@@ -2,21 +2,26 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sluice-serving/sluice/inferencepb"
+	"github.com/sluice-serving/sluice/mtls/mtlstest"
 	"github.com/sluice-serving/sluice/openmedpb"
 )
 
@@ -159,5 +164,48 @@ func TestGRPCServicesAnswerAsTheirRoutes(t *testing.T) {
 	}
 	if strings.Contains(srv.logs.String(), "555-123-4567") {
 		t.Error("the note's text is in the logs")
+	}
+}
+
+// TestGRPCOverMutualTLS: the gRPC listener takes the HTTP listener's TLS and client
+// certificate settings; a call's verified certificate is its principal, with that principal's
+// scopes, and a call without one gets OpenMed's refusal as UNAUTHENTICATED.
+func TestGRPCOverMutualTLS(t *testing.T) {
+	dir := t.TempDir()
+	ca := mtlstest.NewCA(t, "clinic CA")
+	server := ca.Server(t)
+	const workload = "spiffe://clinic.example/workload/grpc-client"
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_GRPC_ADDR=127.0.0.1:0",
+		"SLUICE_MTLS=true", "SLUICE_MTLS_CA_BUNDLE="+writeFile(t, filepath.Join(dir, "ca.pem"), mtlstest.PEM(ca.Cert)),
+		`SLUICE_MTLS_PRINCIPALS=[{"identities":["uri:`+workload+`"],"principal":"clinic-api","scopes":["pii:read"]}]`,
+		"SLUICE_TLS_CERT_FILE="+writeFile(t, filepath.Join(dir, "server.pem"), mtlstest.PEM(server.Leaf)),
+		"SLUICE_TLS_KEY_FILE="+writeFile(t, filepath.Join(dir, "server-key.pem"), mtlstest.KeyPEM(t, server)))
+	var ready struct{ GRPC string }
+	if err := json.Unmarshal([]byte(srv.logs.waitFor(t, 10*time.Second, `"msg":"ready"`)), &ready); err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.Cert)
+	dial := func(certs ...tls.Certificate) openmedpb.OpenMedServiceClient {
+		conn, err := grpc.NewClient(ready.GRPC, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: roots, Certificates: certs})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return openmedpb.NewOpenMedServiceClient(conn)
+	}
+	good, none := dial(ca.Client(t, "client", workload)), dial()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const note = "Call Maria at (415) 555-0132."
+	if got, err := good.Extract(ctx, &openmedpb.ExtractRequest{Text: note}); err != nil || len(got.Entities) == 0 {
+		t.Fatalf("with its certificate: %v, %v", got, err)
+	}
+	if _, err := good.Deidentify(ctx, &openmedpb.DeidentifyRequest{Text: note}); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("a scope its principal lacks: %v", err)
+	}
+	if _, err := none.Extract(ctx, &openmedpb.ExtractRequest{Text: note}); status.Code(err) != codes.Unauthenticated ||
+		!strings.Contains(status.Convert(err).Message(), "mtls_certificate_required") {
+		t.Errorf("without a certificate: %v", err)
 	}
 }
