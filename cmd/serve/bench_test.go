@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,8 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/openmedpb"
 )
 
 // benchText is a typical short note: one window, ~40 tokens.
@@ -198,4 +203,61 @@ func cpuTime(b *testing.B, pid int) time.Duration {
 		b.Fatalf("/proc/%d/stat: %q", pid, data)
 	}
 	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// BenchmarkGRPCvsHTTP is /pii/extract served over HTTP and the same request as OpenMed's gRPC
+// Extract (run through the HTTP route in the process) on one server, alternated round by
+// round, at 32 clients: what the gRPC face costs beside the route. Clients and server share
+// the process. docs/BENCHMARKS.md records a run and the command.
+func BenchmarkGRPCvsHTTP(b *testing.B) {
+	// The ready line names the gRPC address, but at this log level it is not written: a port
+	// taken and given back is the address instead.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	srv := startServer(b, "SLUICE_BATCH_MAX_WAIT_MS=2", "SLUICE_LOG_LEVEL=error", "SLUICE_INTRA_OP_THREADS=0",
+		"SLUICE_DEVICE="+string(benchDevice()), "SLUICE_GENERATE_MODEL=none", "SLUICE_GRPC_ADDR="+addr)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	om := openmedpb.NewOpenMedServiceClient(conn)
+	body, _ := json.Marshal(map[string]any{"text": benchText})
+	const clients = 32
+	for round := range 3 {
+		b.Run(fmt.Sprintf("round=%d/http", round+1), func(b *testing.B) {
+			drive(b, srv.url+"/pii/extract", body, clients)
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+		})
+		b.Run(fmt.Sprintf("round=%d/grpc", round+1), func(b *testing.B) {
+			var wg sync.WaitGroup
+			jobs := make(chan struct{})
+			errs := make(chan error, clients)
+			for range clients {
+				wg.Go(func() {
+					for range jobs {
+						if _, err := om.Extract(context.Background(), &openmedpb.ExtractRequest{Text: benchText}); err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				select {
+				case jobs <- struct{}{}:
+				case err := <-errs:
+					b.Fatal(err)
+				}
+			}
+			close(jobs)
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+		})
+	}
 }
