@@ -99,27 +99,34 @@ func benchServed(b *testing.B, concurrency int, env ...string) {
 // drive posts body to url b.N times from concurrency clients; any answer but 200 fails.
 func drive(b *testing.B, url string, body []byte, concurrency int) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency}}
+	driveCalls(b, concurrency, func() error {
+		resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	})
+}
+
+// driveCalls makes call b.N times from concurrency clients; the first failure fails b.
+func driveCalls(b *testing.B, concurrency int, call func() error) {
 	var wg sync.WaitGroup
 	jobs := make(chan struct{})
 	errs := make(chan error, concurrency)
-	for w := 0; w < concurrency; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range concurrency {
+		wg.Go(func() {
 			for range jobs {
-				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
-				if err != nil {
+				if err := call(); err != nil {
 					errs <- err
 					return
 				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					errs <- fmt.Errorf("status %d", resp.StatusCode)
-					return
-				}
 			}
-		}()
+		})
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -234,29 +241,10 @@ func BenchmarkGRPCvsHTTP(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 		})
 		b.Run(fmt.Sprintf("round=%d/grpc", round+1), func(b *testing.B) {
-			var wg sync.WaitGroup
-			jobs := make(chan struct{})
-			errs := make(chan error, clients)
-			for range clients {
-				wg.Go(func() {
-					for range jobs {
-						if _, err := om.Extract(context.Background(), &openmedpb.ExtractRequest{Text: benchText}); err != nil {
-							errs <- err
-							return
-						}
-					}
-				})
-			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				select {
-				case jobs <- struct{}{}:
-				case err := <-errs:
-					b.Fatal(err)
-				}
-			}
-			close(jobs)
-			wg.Wait()
+			driveCalls(b, clients, func() error {
+				_, err := om.Extract(context.Background(), &openmedpb.ExtractRequest{Text: benchText})
+				return err
+			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 		})
 	}
