@@ -1,0 +1,169 @@
+package entities
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The four-at-a-time loops of viterbi and marginals give what one label at a time gives, bit
+// for bit, for every label count (multiples of four and the rest), gap mixes and peaked or
+// flat scores: the goldens' entities and scores rest on it.
+func TestCRFLoopsAreTheOneAtATimeLoopsExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for _, labels := range []int{1, 2, 3, 4, 5, 7, 8, 9, 13, 33, 37} {
+		for trial := range 6 {
+			spread := []float64{0.1, 1, 4, 12, 30, 60}[trial]
+			mat := func() [][]float64 {
+				m := make([][]float64, labels)
+				for i := range m {
+					m[i] = make([]float64, labels)
+					for j := range m[i] {
+						m[i][j] = rng.NormFloat64() * spread / 4
+					}
+				}
+				return m
+			}
+			c, err := newCRF(&Transitions{Spaced: mat(), Touching: mat(), Break: mat()}, labels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 1 + rng.IntN(150)
+			in := crfInput{}
+			logits := make([]float32, (n+2)*labels)
+			probs := make([]float64, n*labels)
+			for p := range n {
+				in.idx = append(in.idx, p+1) // a special token before and after
+				in.gap = append(in.gap, uint8(rng.IntN(gapClasses)))
+				for b := range labels {
+					logits[(p+1)*labels+b] = float32(rng.NormFloat64() * spread)
+				}
+				if err := softmaxRow(probs[p*labels:(p+1)*labels], logits[(p+1)*labels:(p+2)*labels]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, want := c.viterbi(in, logits), c.viterbiOneAtATime(in, logits); !slices.Equal(got, want) {
+				t.Fatalf("%d labels, spread %v: path %v, want %v", labels, spread, got, want)
+			}
+			got, gotOK := c.marginals(in, probs)
+			want, wantOK := c.marginalsOneAtATime(in, probs)
+			if gotOK != wantOK || len(got) != len(want) {
+				t.Fatalf("%d labels, spread %v: ok %v, want %v", labels, spread, gotOK, wantOK)
+			}
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%d labels, spread %v: marginal %d is %v, want %v", labels, spread, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// viterbiOneAtATime and marginalsOneAtATime are the loops as they were before four labels
+// went at once: the reference the test holds the faster loops to.
+func (c *crf) viterbiOneAtATime(in crfInput, logits []float32) []int {
+	n, L := len(in.idx), c.n
+	if n == 0 {
+		return nil
+	}
+	path := make([]int, n)
+	back := make([]int32, n*L) // back[i*L+b]: best label before b at position i
+	score := make([]float64, L)
+	next := make([]float64, L)
+	row := func(p int) []float32 { return logits[in.idx[p]*L : (in.idx[p]+1)*L] }
+	first := row(0)
+	for b := range L {
+		score[b] = c.score[0][b] + float64(first[b]) // from O
+	}
+	for p := 1; p < n; p++ {
+		tr := c.scoreT[in.gap[p]]
+		em := row(p)
+		for b := range L {
+			best, arg := math.Inf(-1), 0
+			into := tr[b*L : (b+1)*L]
+			for a, s := range score {
+				if v := s + into[a]; v > best {
+					best, arg = v, a
+				}
+			}
+			next[b] = best + float64(em[b])
+			back[p*L+b] = int32(arg)
+		}
+		score, next = next, score
+	}
+	best, arg := math.Inf(-1), 0
+	for a := range L {
+		if v := score[a] + c.score[0][a*L]; v > best { // to O
+			best, arg = v, a
+		}
+	}
+	path[n-1] = arg
+	for p := n - 1; p > 0; p-- {
+		path[p-1] = int(back[p*L+path[p]])
+	}
+	return path
+}
+
+func (c *crf) marginalsOneAtATime(in crfInput, probs []float64) (out []float64, ok bool) {
+	n, L := len(in.idx), c.n
+	alpha := make([]float64, n*L)
+	beta := make([]float64, n*L)
+	w := make([]float64, L)
+	step := func(p int) []float64 { return c.prob[in.gap[p]] }
+	for b := range L {
+		alpha[b] = c.prob[0][b] * probs[b]
+	}
+	if !normalize(alpha[:L]) {
+		return nil, false
+	}
+	for p := 1; p < n; p++ {
+		tr, prev, cur := step(p), alpha[(p-1)*L:p*L], alpha[p*L:(p+1)*L]
+		for a, pa := range prev {
+			if pa == 0 {
+				continue
+			}
+			for b, t := range tr[a*L : (a+1)*L] {
+				cur[b] += pa * t
+			}
+		}
+		for b := range L {
+			cur[b] *= probs[p*L+b]
+		}
+		if !normalize(cur) {
+			return nil, false
+		}
+	}
+	last := beta[(n-1)*L:]
+	for a := range L {
+		last[a] = c.prob[0][a*L]
+	}
+	if !normalize(last) {
+		return nil, false
+	}
+	for p := n - 2; p >= 0; p-- {
+		tr, nxt, cur := step(p+1), beta[(p+1)*L:(p+2)*L], beta[p*L:(p+1)*L]
+		for b := range L {
+			w[b] = probs[(p+1)*L+b] * nxt[b]
+		}
+		for a := range L {
+			var s float64
+			for b, t := range tr[a*L : (a+1)*L] {
+				s += t * w[b]
+			}
+			cur[a] = s
+		}
+		if !normalize(cur) {
+			return nil, false
+		}
+	}
+	for i := range alpha {
+		alpha[i] *= beta[i]
+	}
+	for p := range n {
+		if !normalize(alpha[p*L : (p+1)*L]) {
+			return nil, false
+		}
+	}
+	return alpha, true
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# A/B of two Sluice builds serving /pii/extract, alternated in one run (A B B A ... so that a
+# drift in the machine falls on both alike): each server alone on CPU 0 with one ONNX Runtime
+# thread, the load generator on CPU 1 (closed loop, 32 clients, medium notes of ~120 tokens),
+# the model in int8 as shipped. Prints one table row per run and the ratio of the medians.
+#
+#   scripts/served-ab.sh REV_A REV_B [rounds, default 3] [seconds per run, default 12]
+#   (a REV is a git revision, or "work" for the working tree)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+a="$1"; b="$2"; rounds="${3:-3}"; secs="${4:-12}"; port="${PORT:-18197}"
+work="$(mktemp -d)"; pid=""
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+make -s ort
+export SLUICE_ORT_LIB="${SLUICE_ORT_LIB:-$PWD/third_party/onnxruntime/libonnxruntime.so.1}"
+build() { # rev out
+	if [ "$1" = work ]; then go build -o "$2" ./cmd/serve; return; fi
+	git worktree add -q --detach "$work/src-$1" "$1"
+	(cd "$work/src-$1" && go build -o "$2" ./cmd/serve)
+	git worktree remove --force "$work/src-$1"
+}
+build "$a" "$work/A"; build "$b" "$work/B"
+go build -o "$work/loadgen" ./cmd/loadgen
+run() { # A|B round
+	taskset -c 0 env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn SLUICE_INTRA_OP_THREADS=1 SLUICE_GENERATE_MODEL=none \
+		SLUICE_QUANTIZE=int8 SLUICE_QUANTIZE_CACHE_DIR="$work/cache" SLUICE_DATA_DIR="$work/data-$1" "$work/$1" >"$work/$1.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+	taskset -c 1 "$work/loadgen" -url "http://127.0.0.1:$port" -quiet -mode closed -workers 32 -mix pii=1 -lengths medium=1 \
+		-scrape-interval 0 -warmup 3s -duration "${secs}s" -json "$work/$1-$2.json"
+	kill -TERM "$pid"; wait "$pid" || true; pid=""
+	python3 - "$work/$1-$2.json" "$1" "$2" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+print(f"| {sys.argv[3]} | {sys.argv[2]} | {s['goodput']['rps']:.0f} | {s['latency_ms']['p50']:.1f} | {s['latency_ms']['p99']:.1f} |")
+PY
+}
+echo "| round | build | goodput/s | p50 ms | p99 ms |"
+echo "|---|---|---|---|---|"
+for r in $(seq 1 "$rounds"); do
+	if [ $((r % 2)) = 1 ]; then run A "$r"; run B "$r"; else run B "$r"; run A "$r"; fi
+done
+python3 - "$work" "$rounds" <<'PY'
+import json, sys, statistics
+w, n = sys.argv[1], int(sys.argv[2])
+med = {k: statistics.median(json.load(open(f"{w}/{k}-{r}.json"))["goodput"]["rps"] for r in range(1, n + 1)) for k in "AB"}
+print(f"median goodput A {med['A']:.0f}/s, B {med['B']:.0f}/s: A/B {med['A'] / med['B']:.3f}")
+PY
