@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 )
 
 // Transitions are a linear-chain CRF's scores for a model trained with one (the shipped
@@ -41,6 +42,35 @@ type crf struct {
 	scoreT [gapClasses][]float64
 	// prob is exp(score), for the forward-backward pass.
 	prob [gapClasses][]float64
+	// scratch holds *crfScratch: one decoding's buffers, handed to the next.
+	scratch sync.Pool
+}
+
+// crfScratch is one decoding's buffers. A note's rows of probabilities and both passes' are
+// some hundred kilobytes, garbage after every request if made anew.
+type crfScratch struct {
+	in                                 crfInput
+	probs, alpha, beta, w, score, next []float64
+	back                               []int32
+	path                               []int
+}
+
+func (c *crf) getScratch() *crfScratch {
+	if sc, ok := c.scratch.Get().(*crfScratch); ok {
+		return sc
+	}
+	return &crfScratch{}
+}
+
+func (c *crf) putScratch(sc *crfScratch) { c.scratch.Put(sc) }
+
+// sized is buf with length n, its contents left as they were (callers write every element
+// they read, or clear it).
+func sized[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n, n+n/4)
+	}
+	return buf[:n]
 }
 
 func newCRF(t *Transitions, labels int) (*crf, error) {
@@ -81,9 +111,13 @@ type crfInput struct {
 	gap []uint8 // class of the gap before each position; gapSpaced for the first
 }
 
-// crfPositions lays out the non-special tokens of text (byte offsets, validated).
-func crfPositions(text string, toks Tokens) crfInput {
+// crfPositions lays out the non-special tokens of text (byte offsets, validated), in into's
+// buffers when given.
+func crfPositions(text string, toks Tokens, into ...*crfInput) crfInput {
 	var in crfInput
+	if len(into) > 0 {
+		in = crfInput{idx: into[0].idx[:0], gap: into[0].gap[:0]}
+	}
 	prev := -1
 	for i := range toks.Len() {
 		if toks.special(i) {
@@ -111,15 +145,15 @@ func crfPositions(text string, toks Tokens) crfInput {
 // towards the lower label, so both pick the same path from the same logits. Four labels are
 // scored in one pass over the previous scores: each keeps its own maximum in the same order,
 // so the answer is the one-at-a-time loop's, bit for bit, with four times the work in flight.
-func (c *crf) viterbi(in crfInput, logits []float32) []int {
+func (c *crf) viterbi(in crfInput, logits []float32, sc *crfScratch) []int {
 	n, L := len(in.idx), c.n
 	if n == 0 {
 		return nil
 	}
-	path := make([]int, n)
-	back := make([]int32, n*L) // back[i*L+b]: best label before b at position i
-	score := make([]float64, L)
-	next := make([]float64, L)
+	sc.path, sc.back = sized(sc.path, n), sized(sc.back, n*L)
+	sc.score, sc.next = sized(sc.score, L), sized(sc.next, L)
+	path, back := sc.path, sc.back // back[i*L+b]: best label before b at position i
+	score, next := sc.score, sc.next
 	row := func(p int) []float32 { return logits[in.idx[p]*L : (in.idx[p]+1)*L] }
 	first := row(0)
 	for b := range L {
@@ -183,11 +217,11 @@ func (c *crf) viterbi(in crfInput, logits []float32) []int {
 // renormalised at every position. probs holds each position's softmax row: a per-position
 // constant factor does not change a CRF's marginals. ok is false if the pass underflowed,
 // which a sane model never makes it do.
-func (c *crf) marginals(in crfInput, probs []float64) (out []float64, ok bool) {
+func (c *crf) marginals(in crfInput, probs []float64, sc *crfScratch) (out []float64, ok bool) {
 	n, L := len(in.idx), c.n
-	alpha := make([]float64, n*L)
-	beta := make([]float64, n*L)
-	w := make([]float64, L)
+	sc.alpha, sc.beta, sc.w = sized(sc.alpha, n*L), sized(sc.beta, n*L), sized(sc.w, L)
+	alpha, beta, w := sc.alpha, sc.beta, sc.w
+	clear(alpha) // the forward pass adds into it
 	step := func(p int) []float64 { return c.prob[in.gap[p]] }
 	for b := range L {
 		alpha[b] = c.prob[0][b] * probs[b]

@@ -43,10 +43,10 @@ func TestCRFLoopsAreTheOneAtATimeLoopsExactly(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if got, want := c.viterbi(in, logits), c.viterbiOneAtATime(in, logits); !slices.Equal(got, want) {
+			if got, want := c.viterbi(in, logits, new(crfScratch)), c.viterbiOneAtATime(in, logits); !slices.Equal(got, want) {
 				t.Fatalf("%d labels, spread %v: path %v, want %v", labels, spread, got, want)
 			}
-			got, gotOK := c.marginals(in, probs)
+			got, gotOK := c.marginals(in, probs, new(crfScratch))
 			want, wantOK := c.marginalsOneAtATime(in, probs)
 			if gotOK != wantOK || len(got) != len(want) {
 				t.Fatalf("%d labels, spread %v: ok %v, want %v", labels, spread, gotOK, wantOK)

@@ -117,7 +117,7 @@ func TestCRFPathAndMarginalsMatchEnumeration(t *testing.T) {
 				want[p*L+y] += math.Exp(s)
 			}
 		})
-		got := c.viterbi(in, cc.logits)
+		got := c.viterbi(in, cc.logits, new(crfScratch))
 		if cc.pathScore(got) < bestScore-1e-9 {
 			t.Fatalf("trial %d: viterbi path %v scores below the best %v", trial, got, best)
 		}
@@ -127,7 +127,7 @@ func TestCRFPathAndMarginalsMatchEnumeration(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		marg, ok := c.marginals(in, probs)
+		marg, ok := c.marginals(in, probs, new(crfScratch))
 		if !ok {
 			t.Fatalf("trial %d: marginals underflowed", trial)
 		}

@@ -194,8 +194,10 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 	var crfLabels []int
 	var crfRows []float64
 	if d.crf != nil {
+		sc := d.crf.getScratch()
+		defer d.crf.putScratch(sc) // its rows are read only below
 		var err error
-		if crfLabels, crfRows, err = d.crfView(text, toks, logits); err != nil {
+		if crfLabels, crfRows, err = d.crfView(text, toks, logits, sc); err != nil {
 			return nil, err
 		}
 	}
@@ -263,17 +265,19 @@ func (d *Decoder) units(text string, toks Tokens, logits []float32, strategy Str
 // crfView returns, for the non-special tokens in order, their labels on the CRF's best
 // path and their marginal probability rows. If the marginals underflow (no sane model
 // makes them), each token's softmax row stands in.
-func (d *Decoder) crfView(text string, toks Tokens, logits []float32) ([]int, []float64, error) {
+func (d *Decoder) crfView(text string, toks Tokens, logits []float32, sc *crfScratch) ([]int, []float64, error) {
 	nl := len(d.labels)
-	in := crfPositions(text, toks)
-	probs := make([]float64, len(in.idx)*nl)
+	sc.in = crfPositions(text, toks, &sc.in)
+	in := sc.in
+	sc.probs = sized(sc.probs, len(in.idx)*nl)
+	probs := sc.probs
 	for p, i := range in.idx {
 		if err := softmaxRow(probs[p*nl:(p+1)*nl], logits[i*nl:(i+1)*nl]); err != nil {
 			return nil, nil, fmt.Errorf("entities: %w for token %d", err, i)
 		}
 	}
-	path := d.crf.viterbi(in, logits)
-	if marg, ok := d.crf.marginals(in, probs); ok {
+	path := d.crf.viterbi(in, logits, sc)
+	if marg, ok := d.crf.marginals(in, probs, sc); ok {
 		return path, marg, nil
 	}
 	return path, probs, nil
