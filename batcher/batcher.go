@@ -594,7 +594,6 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 	outs, err := b.call(bt.ctx, ins)
 	end := b.clk.Now()
 	b.metrics.ran(end.Sub(start))
-	b.trace(bt, start, end, err)
 	stopped := bt.ctx.Err() != nil // before cancel, which sets it for every batch
 	bt.cancel()
 	// Depth drops before the answers go out, so a caller that has its answer never sees
@@ -624,6 +623,7 @@ func (b *Batcher[In, Out]) run(bt *batch[In, Out]) {
 			r.done <- result[Out]{out: outs[i]}
 		}
 	}
+	b.trace(bt, start, end, err) // after the answers: no caller waits for its spans
 	b.finished <- bt
 }
 

@@ -32,6 +32,10 @@ const (
 // the same set.
 const breakChars = "\n\r\t\v\f\u0085\u2028\u2029"
 
+// maxTransitionScore is the largest score whose exponential (the forward-backward pass's
+// transition probability) is finite.
+var maxTransitionScore = math.Log(math.MaxFloat64)
+
 // crf is Transitions checked and laid out for decoding.
 type crf struct {
 	n int
@@ -62,7 +66,18 @@ func (c *crf) getScratch() *crfScratch {
 	return &crfScratch{}
 }
 
-func (c *crf) putScratch(sc *crfScratch) { c.scratch.Put(sc) }
+// putScratch hands sc to the next decoding, unless a long text grew it past what an ordinary
+// note needs: that one goes to the collector, so that a long text's tables are not kept for
+// the life of the process (extract's releaseHeap hands them back to the system).
+func (c *crf) putScratch(sc *crfScratch) {
+	if cap(sc.alpha) > maxPooledCells || cap(sc.probs) > maxPooledCells {
+		return
+	}
+	c.scratch.Put(sc)
+}
+
+// maxPooledCells bounds a pooled scratch's rows: 1,024 tokens of 64 labels.
+const maxPooledCells = 1024 * 64
 
 // sized is buf with length n, its contents left as they were (callers write every element
 // they read, or clear it).
@@ -89,8 +104,8 @@ func newCRF(t *Transitions, labels int) (*crf, error) {
 				return nil, fmt.Errorf("entities: a CRF transition row has %d entries for %d labels", len(row), labels)
 			}
 			for _, v := range row {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("entities: CRF transitions hold a non-finite score")
+				if math.IsNaN(v) || math.IsInf(v, 0) || v > maxTransitionScore {
+					return nil, fmt.Errorf("entities: CRF transitions hold a non-finite score, or one whose exponential is")
 				}
 				c.score[k] = append(c.score[k], v)
 			}

@@ -167,3 +167,19 @@ func (c *crf) marginalsOneAtATime(in crfInput, probs []float64) (out []float64, 
 	}
 	return alpha, true
 }
+
+// A scratch a long text grew is not kept for the next decoding; an ordinary one is.
+func TestCRFScratchOfALongTextIsNotPooled(t *testing.T) {
+	c, err := newCRF(&Transitions{Spaced: [][]float64{{0}}, Touching: [][]float64{{0}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.putScratch(&crfScratch{alpha: make([]float64, maxPooledCells+1)})
+	if got := c.scratch.Get(); got != nil {
+		t.Fatalf("an oversized scratch was pooled: %T", got)
+	}
+	// A score whose exponential overflows would turn the forward pass's exact zeros into NaN.
+	if _, err := newCRF(&Transitions{Spaced: [][]float64{{710}}, Touching: [][]float64{{0}}}, 1); err == nil {
+		t.Fatal("a transition score of 710 was taken")
+	}
+}

@@ -163,3 +163,19 @@ func newTestGate(t testing.TB, queue string, src *fakeLoad, retry time.Duration)
 	}
 	return gate
 }
+
+func TestAdmissionOutcomesNameWhyAdmissionAnswered(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&apiError{Status: statusClientClosed}, "client_closed"},
+		{&apiError{Status: 400}, "bad_request"},
+		{&apiError{Status: 429}, "refused_by_budget"},
+		{errRefused, "refused_by_budget"},
+	} {
+		if got := admissionOutcome(c.err, "refused_by_budget"); got != c.want {
+			t.Errorf("%v: %s, want %s", c.err, got, c.want)
+		}
+	}
+}

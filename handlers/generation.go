@@ -198,6 +198,7 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 		g.done = func() { traced(); g.stalled(nil); done(); r.release() }
 	}
 	if err := g.begin(req); err != nil {
+		g.failed = err
 		defer g.done()
 		if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
 			return s.writeGenError(c, d, queueRefusal(ref))
@@ -211,6 +212,7 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	err := g.collect()
 	c.Locals(localStats, g.stats())
 	if err != nil {
+		g.failed = err
 		return s.writeGenError(c, d, s.failure(x, g.ctx, err))
 	}
 	body := ans.whole(g)
@@ -252,6 +254,8 @@ type genCall struct {
 	uncounted bool
 	// streaming: the answer is a stream, written after the handler returned.
 	streaming bool
+	// failed is why the call failed before its answer (begin's, collect's error), for its span.
+	failed error
 }
 
 // genChoice is what one choice has generated so far.

@@ -85,9 +85,10 @@ func (s *server) handle(r *Route) fiber.Handler {
 	}
 	return func(c *fiber.Ctx) (err error) {
 		admitted := s.admissionSpan(c, r)
+		defer admitted("failed") // ended already unless the way out was a panic
 		ch, err := s.charge(c, r)
 		if err != nil {
-			admitted("refused_by_budget")
+			admitted(admissionOutcome(err, "refused_by_budget"))
 			return err
 		}
 		if ch.Charged() {
@@ -112,7 +113,7 @@ func (s *server) handle(r *Route) fiber.Handler {
 		}()
 		prio, err := s.admit(c, r.Gate)
 		if err != nil {
-			admitted("shed")
+			admitted(admissionOutcome(err, "shed"))
 			return err // shed by the server (503): settled as its failure, nothing charged
 		}
 		admitted("admitted")

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -54,15 +55,39 @@ func (s *server) span(ctx context.Context, name string, attrs ...attribute.KeyVa
 
 // admissionSpan is the span of a request's admission (its budget, then its queue's gate),
 // ended by its outcome.
+// The end is idempotent: handle defers one that says "failed", for a panic on the way.
 func (s *server) admissionSpan(c *fiber.Ctx, r *Route) (end func(outcome string)) {
 	if s.opts.Tracer == nil {
 		return func(string) {}
 	}
 	_, span := s.span(c.UserContext(), "sluice.admission", attribute.String("sluice.queue", r.Gate.Queue()))
+	ended := false
 	return func(outcome string) {
+		if ended {
+			return
+		}
+		ended = true
 		span.SetAttributes(attribute.String("sluice.admission", outcome))
+		if outcome == "failed" {
+			span.SetStatus(codes.Error, "")
+		}
 		span.End()
 	}
+}
+
+// admissionOutcome names why admission answered err: the client that left, a request the
+// server could not read, or what the step refuses for (refused_by_budget, shed).
+func admissionOutcome(err error, refused string) string {
+	var e *apiError
+	if errors.As(err, &e) {
+		switch {
+		case e.Status == statusClientClosed:
+			return "client_closed"
+		case e.Status == fiber.StatusBadRequest || e.Status == fiber.StatusUnprocessableEntity:
+			return "bad_request"
+		}
+	}
+	return refused
 }
 
 // generationSpan is one generation call's span: its aggregates (tokens, sequences, the first
@@ -78,7 +103,14 @@ func (s *server) generationSpan(ctx context.Context, g *genCall) (context.Contex
 		if !st.uncounted {
 			span.SetAttributes(attribute.Int("sluice.prompt_tokens", st.prompt), attribute.Int("sluice.generated_tokens", st.generated))
 		}
-		if err := g.unfinished(); err != nil { // a choice that never ended: cut, or failed
+		err := g.failed
+		if err == nil {
+			err = g.unfinished() // a choice that never ended: cut, or failed
+		}
+		if err != nil {
+			if cause := context.Cause(g.ctx); cause != nil && !errors.Is(err, cause) {
+				err = cause // a stalled reader's, a departed client's: why it was cut
+			}
 			span.SetStatus(codes.Error, errorType(err))
 		}
 		span.End()

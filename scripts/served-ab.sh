@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 a="$1"; b="$2"; rounds="${3:-3}"; secs="${4:-12}"; port="${PORT:-18197}"
 work="$(mktemp -d)"; pid=""
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap '[ -z "$pid" ] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; } || true; rm -rf "$work"; git worktree prune' EXIT
 make -s ort
 export SLUICE_ORT_LIB="${SLUICE_ORT_LIB:-$PWD/third_party/onnxruntime/libonnxruntime.so.1}"
 build() { # rev out
@@ -25,7 +25,11 @@ run() { # A|B round
 	taskset -c 0 env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn SLUICE_INTRA_OP_THREADS=1 SLUICE_GENERATE_MODEL=none \
 		SLUICE_QUANTIZE=int8 SLUICE_QUANTIZE_CACHE_DIR="$work/cache" SLUICE_DATA_DIR="$work/data-$1" "$work/$1" >"$work/$1.log" 2>&1 &
 	pid=$!
-	for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+	for _ in $(seq 1 600); do
+		kill -0 "$pid" 2>/dev/null || { cat "$work/$1.log" >&2; exit 1; } # it ended: the port taken, say
+		curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2
+	done
+	curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || { echo "server $1 never became ready" >&2; exit 1; }
 	taskset -c 1 "$work/loadgen" -url "http://127.0.0.1:$port" -quiet -mode closed -workers 32 -mix pii=1 -lengths medium=1 \
 		-scrape-interval 0 -warmup 3s -duration "${secs}s" -json "$work/$1-$2.json"
 	kill -TERM "$pid"; wait "$pid" || true; pid=""
