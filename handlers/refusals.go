@@ -83,30 +83,21 @@ func queueMessage(ref admission.Refusal) string {
 }
 
 // queueDetails are a queue refusal's details: aggregate queue state and configuration only.
-// retry_after_seconds is null when no header is sent.
-func queueDetails(ref admission.Refusal) map[string]any {
-	var retry any
-	if s := int(ref.RetryAfter / time.Second); s > 0 {
-		retry = float64(s)
-	}
-	return map[string]any{
-		"priority":            ref.Priority.String(),
-		"queue":               ref.Queue,
-		"queue_depth":         ref.Depth,
-		"queue_capacity":      ref.Capacity,
-		"retry_after_seconds": retry,
-		"reason":              string(ref.Reason),
-		"low_watermark":       ref.LowWatermark,
-		"max_wait_ms":         ref.MaxWait.Milliseconds(),
-	}
+// retry_after_seconds is null when no header is sent. They write themselves (MarshalJSON):
+// a storm of refusals on a route with its own wire format (OpenAI's, TGI's) then costs no
+// reflection over a map, and every format words the same details.
+func queueDetails(ref admission.Refusal) queueDetail { return queueDetail{ref} }
+
+type queueDetail struct{ ref admission.Refusal }
+
+// MarshalJSON writes the details object.
+func (d queueDetail) MarshalJSON() ([]byte, error) {
+	return d.appendJSON(make([]byte, 0, 192)), nil
 }
 
-// appendQueueRefusal appends the envelope of a queue refusal to dst, the same JSON as
-// queueRefusal's in the envelope; it does not allocate when dst has room.
-func appendQueueRefusal(dst []byte, ref admission.Refusal, requestID string) []byte {
-	dst = append(dst, `{"error":{"code":"`+CodeBackpressure+`","message":`...)
-	dst = appendJSONString(dst, queueMessage(ref))
-	dst = append(dst, `,"details":{"priority":`...)
+func (d queueDetail) appendJSON(dst []byte) []byte {
+	ref := d.ref
+	dst = append(dst, `{"priority":`...)
 	dst = appendJSONString(dst, ref.Priority.String())
 	dst = append(dst, `,"queue":`...)
 	dst = appendJSONString(dst, ref.Queue)
@@ -126,7 +117,17 @@ func appendQueueRefusal(dst []byte, ref admission.Refusal, requestID string) []b
 	dst = strconv.AppendInt(dst, int64(ref.LowWatermark), 10)
 	dst = append(dst, `,"max_wait_ms":`...)
 	dst = strconv.AppendInt(dst, ref.MaxWait.Milliseconds(), 10)
-	dst = append(dst, `},"request_id":`...)
+	return append(dst, '}')
+}
+
+// appendQueueRefusal appends the envelope of a queue refusal to dst, the same JSON as
+// queueRefusal's in the envelope; it does not allocate when dst has room.
+func appendQueueRefusal(dst []byte, ref admission.Refusal, requestID string) []byte {
+	dst = append(dst, `{"error":{"code":"`+CodeBackpressure+`","message":`...)
+	dst = appendJSONString(dst, queueMessage(ref))
+	dst = append(dst, `,"details":`...)
+	dst = queueDetail{ref}.appendJSON(dst)
+	dst = append(dst, `,"request_id":`...)
 	dst = appendJSONString(dst, requestID)
 	return append(dst, "}}"...)
 }

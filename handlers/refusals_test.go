@@ -21,10 +21,18 @@ func TestQueueRefusalAnswer(t *testing.T) {
 		e.Outcome != OutcomeExpired {
 		t.Fatalf("%+v", e)
 	}
-	d := queueDetails(r)
-	want := map[string]any{"priority": "bulk", "queue": "pii_extract", "queue_depth": 300,
-		"queue_capacity": 256, "retry_after_seconds": 7.0, "reason": "max_wait",
-		"low_watermark": 128, "max_wait_ms": int64(1000)}
+	details := func(r admission.Refusal) map[string]any {
+		var d map[string]any
+		data, err := json.Marshal(queueDetails(r))
+		if err != nil || json.Unmarshal(data, &d) != nil {
+			t.Fatalf("details %s: %v", data, err)
+		}
+		return d
+	}
+	d := details(r)
+	want := map[string]any{"priority": "bulk", "queue": "pii_extract", "queue_depth": 300.0,
+		"queue_capacity": 256.0, "retry_after_seconds": 7.0, "reason": "max_wait",
+		"low_watermark": 128.0, "max_wait_ms": 1000.0}
 	if len(d) != len(want) {
 		t.Fatalf("details %v, want %v", d, want)
 	}
@@ -34,7 +42,7 @@ func TestQueueRefusalAnswer(t *testing.T) {
 		}
 	}
 	r.RetryAfter = 0
-	if d := queueDetails(r); d["retry_after_seconds"] != nil {
+	if d := details(r); d["retry_after_seconds"] != nil {
 		t.Fatalf("retry_after_seconds = %v without a header, want null", d["retry_after_seconds"])
 	}
 	if queueMessage(admission.Refusal{Priority: admission.Interactive}) != "interactive inference queue is saturated; retry later" {
