@@ -83,13 +83,7 @@ func newSampler(s Sampling, prompt []int64) *sampler {
 // distribution it was chosen from.
 func (sp *sampler) pick(logits []float32) (int64, float32) {
 	if !sp.s.DoSample && sp.seen == nil && sp.counts == nil && sp.s.NoLogprobs && sp.s.TopLogprobs == 0 && sp.s.LogitBias == nil && !sp.banning {
-		id := 0
-		for i, v := range logits {
-			if v > logits[id] {
-				id = i
-			}
-		}
-		return int64(id), 0
+		return int64(argmax32(logits)), 0
 	}
 	n := len(logits)
 	sp.probs = grow(sp.probs, n)
@@ -258,6 +252,53 @@ func argmax(v []float64) int {
 		}
 	}
 	return best
+}
+
+// argmax32 is the index of the first greatest of v, as a scan that keeps the first greater
+// one finds it (a NaN is never greater; v[0] NaN keeps 0). Four lanes each take every fourth
+// score, so four comparisons are in flight instead of one chain; ties between lanes go to
+// the lower index, which is the scan's first.
+func argmax32(v []float32) int {
+	if len(v) == 0 || v[0] != v[0] {
+		return 0
+	}
+	negInf := float32(math.Inf(-1))
+	b0, b1, b2, b3 := negInf, negInf, negInf, negInf
+	i0, i1, i2, i3 := -1, -1, -1, -1
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		w := v[i : i+4 : i+4]
+		if w[0] > b0 {
+			b0, i0 = w[0], i
+		}
+		if w[1] > b1 {
+			b1, i1 = w[1], i+1
+		}
+		if w[2] > b2 {
+			b2, i2 = w[2], i+2
+		}
+		if w[3] > b3 {
+			b3, i3 = w[3], i+3
+		}
+	}
+	for ; i < len(v); i++ {
+		if v[i] > b0 {
+			b0, i0 = v[i], i
+		}
+	}
+	best, id := negInf, -1
+	for _, c := range [4]struct {
+		v float32
+		i int
+	}{{b0, i0}, {b1, i1}, {b2, i2}, {b3, i3}} {
+		if c.i >= 0 && (c.v > best || c.v == best && (id < 0 || c.i < id)) {
+			best, id = c.v, c.i
+		}
+	}
+	if id < 0 {
+		return 0 // every score -Inf (or NaN): the scan keeps the first
+	}
+	return id
 }
 
 // negligible is how far below the best score a score's weight is taken as 0: e^-30 is under

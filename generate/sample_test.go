@@ -3,6 +3,7 @@ package generate
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -144,5 +145,34 @@ func TestAlternativesAreTheLikeliestInOrder(t *testing.T) {
 	want := 2 - math.Log(2*math.Exp(2)+math.Exp(1))
 	if math.Abs(float64(lp)-want) > 1e-6 || top[0].Logprob != lp || top[1].Logprob != lp {
 		t.Fatalf("log probability %v (alternatives %+v), want %v", lp, top, want)
+	}
+}
+
+// argmax32 is the first-greatest scan's answer, whatever the ties, infinities and NaNs.
+func TestArgmax32IsTheScan(t *testing.T) {
+	scan := func(v []float32) int {
+		id := 0
+		for i, x := range v {
+			if x > v[id] {
+				id = i
+			}
+		}
+		return id
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	nan := float32(math.NaN())
+	specials := []float32{0, 1, -1, 2, float32(math.Inf(1)), float32(math.Inf(-1)), nan}
+	for trial := range 20000 {
+		v := make([]float32, rng.IntN(13))
+		for i := range v {
+			if trial%2 == 0 {
+				v[i] = specials[rng.IntN(len(specials))]
+			} else {
+				v[i] = float32(rng.IntN(4))
+			}
+		}
+		if got, want := argmax32(v), scan(v); got != want {
+			t.Fatalf("%v: %d, want %d", v, got, want)
+		}
 	}
 }
