@@ -347,8 +347,7 @@ func prefixClasses(re *syntax.Regexp, out [][256]bool) (_ [][256]bool, cont bool
 	switch re.Op {
 	case syntax.OpLiteral:
 		for _, r := range re.Rune {
-			var set [256]bool
-			addRune(&set, r, fold)
+			set := runeSet(r, fold)
 			out = append(out, set)
 			if !oneByte(&set) || len(out) >= maxPrefix {
 				return out, false
@@ -356,10 +355,7 @@ func prefixClasses(re *syntax.Regexp, out [][256]bool) (_ [][256]bool, cont bool
 		}
 		return out, true
 	case syntax.OpCharClass:
-		var set [256]bool
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			addRange(&set, re.Rune[i], re.Rune[i+1])
-		}
+		set := classSet(re.Rune)
 		return append(out, set), oneByte(&set)
 	case syntax.OpCapture:
 		return prefixClasses(re.Sub[0], out)
@@ -382,6 +378,20 @@ func prefixClasses(re *syntax.Regexp, out [][256]bool) (_ [][256]bool, cont bool
 		return out, true
 	}
 	return out, false
+}
+
+// runeSet is the first bytes of r (and, folding case, of the runes it folds to).
+func runeSet(r rune, fold bool) (set [256]bool) {
+	addRune(&set, r, fold)
+	return set
+}
+
+// classSet is the first bytes of the runes of a class's ranges.
+func classSet(ranges []rune) (set [256]bool) {
+	for i := 0; i+1 < len(ranges); i += 2 {
+		addRange(&set, ranges[i], ranges[i+1])
+	}
+	return set
 }
 
 // oneByte says whether every byte of set is ASCII: the rune there is one byte wide.
@@ -419,15 +429,11 @@ func requiredClass(re *syntax.Regexp) (best [256]bool, ok bool) {
 		switch re.Op {
 		case syntax.OpLiteral:
 			for _, r := range re.Rune {
-				var set [256]bool
-				addRune(&set, r, fold)
+				set := runeSet(r, fold)
 				consider(&set)
 			}
 		case syntax.OpCharClass:
-			var set [256]bool
-			for i := 0; i+1 < len(re.Rune); i += 2 {
-				addRange(&set, re.Rune[i], re.Rune[i+1])
-			}
+			set := classSet(re.Rune)
 			consider(&set)
 		case syntax.OpCapture, syntax.OpPlus:
 			walk(re.Sub[0])
