@@ -161,7 +161,7 @@ func TestArgmax32IsTheScan(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 3))
 	nan := float32(math.NaN())
-	specials := []float32{0, 1, -1, 2, float32(math.Inf(1)), float32(math.Inf(-1)), nan}
+	specials := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 2, float32(math.Inf(1)), float32(math.Inf(-1)), nan}
 	for trial := range 20000 {
 		v := make([]float32, rng.IntN(13))
 		for i := range v {

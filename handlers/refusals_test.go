@@ -66,6 +66,8 @@ func TestAppendedRefusalIsTheEnvelope(t *testing.T) {
 		{Reason: admission.ReasonHighWatermark, Priority: admission.Interactive, Queue: "analyze", Depth: 256, Capacity: 256,
 			LowWatermark: 128, MaxWait: time.Second, RetryAfter: 4 * time.Second},
 		{Reason: admission.ReasonSaturated, Priority: admission.Bulk, Queue: "pii_extract", Depth: 3, Capacity: 2},
+		{Reason: admission.ReasonMaxWait, Priority: admission.Bulk, Queue: "odd \"queue\"\n<&>\u2028", Depth: 1, Capacity: 1,
+			RetryAfter: 500 * time.Millisecond},
 	} {
 		for _, id := range []string{"abc-123", "quote\"back\\slash\n\x01", "caf\u00e9 \xff"} {
 			var got, want any
@@ -73,7 +75,7 @@ func TestAppendedRefusalIsTheEnvelope(t *testing.T) {
 				t.Fatalf("invalid JSON: %v", err)
 			}
 			e := queueRefusal(r)
-			raw, _ := json.Marshal(errorBody{Error: errorPayload{Code: e.Code, Message: e.Message, Details: e.Details, RequestID: id}})
+			raw, _ := json.Marshal(errorBody{Error: errorPayload{Code: e.Code, Message: e.Message, Details: detailsAsAMap(r), RequestID: id}})
 			_ = json.Unmarshal(raw, &want)
 			g, _ := json.Marshal(got)
 			w, _ := json.Marshal(want)
@@ -82,6 +84,17 @@ func TestAppendedRefusalIsTheEnvelope(t *testing.T) {
 			}
 		}
 	}
+}
+
+// detailsAsAMap is a queue refusal's details as encoding/json writes them from a map: the
+// reference the self-writing details are held to.
+func detailsAsAMap(r admission.Refusal) map[string]any {
+	var retry any
+	if s := int(r.RetryAfter / time.Second); s > 0 {
+		retry = s
+	}
+	return map[string]any{"priority": r.Priority.String(), "queue": r.Queue, "queue_depth": r.Depth, "queue_capacity": r.Capacity,
+		"retry_after_seconds": retry, "reason": string(r.Reason), "low_watermark": r.LowWatermark, "max_wait_ms": r.MaxWait.Milliseconds()}
 }
 
 // BenchmarkRefusalVsBare200 answers a POST through fiber's full handler chain, in one run: a

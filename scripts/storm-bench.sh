@@ -24,18 +24,20 @@ for _ in $(seq 1 600); do
 	curl -sf "$url/readyz" >/dev/null 2>&1 && break; sleep 0.2
 done
 curl -sf "$url/readyz" >/dev/null || { cat "$work/sluice.log" >&2; exit 1; }
-gen() { # workers seconds json
+gen() { # workers warm-up-seconds seconds json
 	taskset -c 1 "$work/loadgen" -url "$url" -quiet -generate -mode closed -workers "$1" -max-tokens 128 \
-		-scrape-interval 0 -warmup 3s -duration "${2}s" -drain 10s -json "$3"
+		-scrape-interval 0 -warmup "${2}s" -duration "${3}s" -drain 10s -json "$4"
 }
 echo "| round | run | the 16: good tokens/s | storm: good tokens/s | storm refusals/s | total ÷ the 16 alone |"
 echo "|---|---|---|---|---|---|"
 for r in $(seq 1 "$rounds"); do
-	gen 16 "$secs" "$work/alone-$r.json"
-	gen "$storm" $((secs + 6)) "$work/storm-$r.json" &
+	gen 16 3 "$secs" "$work/alone-$r.json"
+	# The storm starts 3 s before the 16 and warms up 3 s longer, so both measure the same
+	# window.
+	gen "$storm" 6 "$secs" "$work/storm-$r.json" &
 	spid=$!
-	sleep 3 # the storm's warm-up: the measured window lies inside its own
-	gen 16 "$secs" "$work/beside-$r.json"
+	sleep 3
+	gen 16 3 "$secs" "$work/beside-$r.json"
 	wait "$spid"; spid=""
 	python3 - "$work" "$r" <<'PY'
 import json, sys
