@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -207,5 +211,52 @@ func TestGRPCOverMutualTLS(t *testing.T) {
 	if _, err := none.Extract(ctx, &openmedpb.ExtractRequest{Text: note}); status.Code(err) != codes.Unauthenticated ||
 		!strings.Contains(status.Convert(err).Message(), "mtls_certificate_required") {
 		t.Errorf("without a certificate: %v", err)
+	}
+}
+
+// TestGRPCWithNodesClient: gRPC's own Node.js client (@grpc/grpc-js, the contracts loaded from
+// this repository's .proto files by @grpc/proto-loader, another implementation of the wire
+// than the Go stubs) gets OpenMed's answers and the Open Inference Protocol's.
+func TestGRPCWithNodesClient(t *testing.T) {
+	node := jsClients(t)
+	if _, err := os.Stat(filepath.Join("testdata", "js", "node_modules", "@grpc", "grpc-js")); err != nil {
+		t.Skip("the gRPC client is not installed: run make test (or npm ci in cmd/serve/testdata/js)")
+	}
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_GRPC_ADDR=127.0.0.1:0")
+	var ready struct{ GRPC string }
+	if err := json.Unmarshal([]byte(srv.logs.waitFor(t, 10*time.Second, `"msg":"ready"`)), &ready); err != nil {
+		t.Fatal(err)
+	}
+	const note = "Patient John Smith, phone 555-123-4567, seen today."
+	cmd := exec.Command(node, "grpc.mjs", ready.GRPC, note)
+	cmd.Dir = filepath.Join("testdata", "js")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s\n%s", err, out, stderr.String())
+	}
+	got := map[string]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		got[r["check"].(string)] = r
+	}
+	if ents, _ := got["extract"]["entities"].([]any); len(ents) == 0 || got["extract"]["error"] != nil {
+		t.Errorf("extract: %v", got["extract"])
+	}
+	if text, _ := got["deidentify"]["text"].(string); text == "" || strings.Contains(text, "555-123-4567") {
+		t.Errorf("deidentify: %v", got["deidentify"])
+	}
+	if code, _ := got["empty"]["code"].(float64); int(code) != int(codes.InvalidArgument) {
+		t.Errorf("an empty text: %v", got["empty"])
+	}
+	if s := got["stream"]; s["error"] != nil || s["audit"] != true || strings.Contains(fmt.Sprint(s["text"]), "555-123-4567") {
+		t.Errorf("stream: %v", s)
+	}
+	if outs, _ := got["infer"]["outputs"].([]any); len(outs) != 1 {
+		t.Errorf("infer: %v", got["infer"])
 	}
 }
