@@ -166,13 +166,18 @@ func BuildRows(ids []int64, windows []Window, prefix, suffix []int64, padID int6
 // row-major. A token seen by several windows takes its row from the window where it has
 // the most context: the largest distance to a window edge that cuts the text (a window
 // edge at the very start or end of the text is not a cut). Ties go to the earlier window.
-// The result is numTokens x numLabels, row-major.
+// The result is numTokens x numLabels, row-major. A text in one window (most notes) is read
+// in place: the result is then a part of logits, which the caller must not change while it
+// uses the result.
 func MergeLogits(windows []Window, numTokens int, logits []float32, width, prefixLen, numLabels int) ([]float32, error) {
 	if numLabels < 1 {
 		return nil, fmt.Errorf("entities: %d labels", numLabels)
 	}
 	if len(logits) != len(windows)*width*numLabels {
 		return nil, fmt.Errorf("entities: %d logits for %d windows of width %d and %d labels", len(logits), len(windows), width, numLabels)
+	}
+	if len(windows) == 1 && windows[0].Start == 0 && windows[0].End == numTokens && prefixLen >= 0 && prefixLen+numTokens <= width {
+		return logits[prefixLen*numLabels : (prefixLen+numTokens)*numLabels : (prefixLen+numTokens)*numLabels], nil
 	}
 	owner, err := windowOwners(windows, numTokens, width, prefixLen)
 	if err != nil {

@@ -202,6 +202,32 @@ func TestMergeLogitsPicksCentreMostWindow(t *testing.T) {
 	}
 }
 
+// A text in one window is read in place, with the rows the general merge reads, and its
+// result cannot grow into the logits after it.
+func TestMergeLogitsOfOneWindowIsItsRows(t *testing.T) {
+	const width, prefix, nl = 9, 1, 3
+	for _, n := range []int{1, 4, 7} {
+		logits := make([]float32, width*nl)
+		for i := range logits {
+			logits[i] = float32(i)
+		}
+		got, err := MergeLogits([]Window{{0, n}}, n, logits, width, prefix, nl)
+		if err != nil || len(got) != n*nl || cap(got) != n*nl {
+			t.Fatalf("%d tokens: len %d cap %d, %v", n, len(got), cap(got), err)
+		}
+		for i := range n * nl {
+			if got[i] != float32(prefix*nl+i) {
+				t.Fatalf("%d tokens: value %d is %v", n, i, got[i])
+			}
+		}
+	}
+	// The general merge of the same single window, as the earlier path computed it.
+	owner, err := windowOwners([]Window{{0, 4}}, 4, width, prefix)
+	if err != nil || !slices.Equal(owner, []int{0, 0, 0, 0}) {
+		t.Fatalf("owners %v, %v", owner, err)
+	}
+}
+
 func TestMergeLogitsErrors(t *testing.T) {
 	wins := []Window{{0, 3}, {5, 6}} // token 3 and 4 in no window
 	if _, err := MergeLogits(wins, 6, make([]float32, 2*5*2), 5, 1, 2); err == nil {
