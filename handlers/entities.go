@@ -312,10 +312,9 @@ func (s *server) runExtract(c *fiber.Ctx, x *exchange, ex Extractor, reported, t
 	if err != nil {
 		return s.workError(c, x, ctx, err)
 	}
-	spans := entities.CodePointSpans(text, ents)
 	out := extractResponse{
 		Text:           text,
-		Entities:       make([]entityJSON, len(ents)),
+		Entities:       entitiesJSON(text, ents),
 		ModelName:      reported,
 		Timestamp:      s.opts.Clock.Now().Format("2006-01-02T15:04:05.000000"),
 		ProcessingTime: elapsed.Seconds(),
@@ -325,15 +324,23 @@ func (s *server) runExtract(c *fiber.Ctx, x *exchange, ex Extractor, reported, t
 			"windows":            st.Windows,
 		},
 	}
+	c.Locals(localOutcome, OutcomeServed)
+	return c.JSON(out)
+}
+
+// entitiesJSON is how an entity route writes text's entities: OpenMed's fields, offsets in
+// code points. The Open Inference Protocol's output writes the same.
+func entitiesJSON(text string, ents []entities.Entity) []entityJSON {
+	spans := entities.CodePointSpans(text, ents)
+	out := make([]entityJSON, len(ents))
 	for i, e := range ents {
-		out.Entities[i] = entityJSON{
+		out[i] = entityJSON{
 			Text: text[e.Start:e.End], Label: e.Label, Confidence: e.Score,
 			Start: spans[i].Start, End: spans[i].End,
 			Metadata: map[string]any{"span_valid": true},
 		}
 	}
-	c.Locals(localOutcome, OutcomeServed)
-	return c.JSON(out)
+	return out
 }
 
 // parseStrategy reads aggregation_strategy: absent means OpenMed's default "simple"; an

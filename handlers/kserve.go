@@ -154,15 +154,6 @@ type v2Response struct {
 	Outputs   []v2Output `json:"outputs"`
 }
 
-// v2Entity is one entity of a text, as /pii/extract writes it.
-type v2Entity struct {
-	Text       string  `json:"text"`
-	Label      string  `json:"label"`
-	Confidence float64 `json:"confidence"`
-	Start      int     `json:"start"`
-	End        int     `json:"end"`
-}
-
 // serveV2Infer runs every text of the request's one BYTES input through the model at once, so
 // that the batcher sees them together.
 func (s *server) serveV2Infer(c *fiber.Ctx, x *exchange, ep *Endpoint) error {
@@ -196,12 +187,7 @@ func (s *server) serveV2Infer(c *fiber.Ctx, x *exchange, ep *Endpoint) error {
 	}
 	out := v2Output{Name: "entities", Shape: shape, Datatype: "BYTES", Data: make([]string, len(texts))}
 	for i, ents := range results {
-		spans := entities.CodePointSpans(texts[i], ents)
-		list := make([]v2Entity, len(ents))
-		for j, e := range ents {
-			list[j] = v2Entity{Text: texts[i][e.Start:e.End], Label: e.Label, Confidence: e.Score, Start: spans[j].Start, End: spans[j].End}
-		}
-		b, err := marshal(list)
+		b, err := marshal(entitiesJSON(texts[i], ents))
 		if err != nil {
 			return err
 		}

@@ -21,7 +21,7 @@ func TestOpenInferenceProtocolInfersEveryText(t *testing.T) {
 		len(out.Outputs[0].Shape) != 2 || out.Outputs[0].Shape[0] != 2 || out.Outputs[0].Shape[1] != 1 {
 		t.Fatalf("response %+v", out)
 	}
-	var first, second []v2Entity
+	var first, second []entityJSON
 	if err := json.Unmarshal([]byte(out.Outputs[0].Data[0]), &first); err != nil || len(first) != 2 || first[1].Start != 10 || first[1].Label != "first_name" {
 		t.Errorf("first text's entities %+v, %v", first, err)
 	}
