@@ -254,11 +254,10 @@ func argmax(v []float64) int {
 	return best
 }
 
-// argmax32 is the index of the first greatest of v, as a scan that keeps the first greater
-// one finds it (a NaN is never greater; v[0] NaN keeps 0). Four lanes each take every fourth
-// score, so four comparisons are in flight instead of one chain; ties between lanes go to
-// the lower index, which is the scan's first.
-func argmax32(v []float32) int {
+// argmax32Lanes is argmax32 in portable Go. Four lanes each take every fourth score, so four
+// comparisons are in flight instead of one chain; ties between lanes go to the lower index,
+// which is the scan's first.
+func argmax32Lanes(v []float32) int {
 	if len(v) == 0 || v[0] != v[0] {
 		return 0
 	}

@@ -162,17 +162,32 @@ func TestArgmax32IsTheScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	nan := float32(math.NaN())
 	specials := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 2, float32(math.Inf(1)), float32(math.Inf(-1)), nan}
-	for trial := range 20000 {
-		v := make([]float32, rng.IntN(13))
+	for trial := range 40000 {
+		// Short rows reach only the portable lanes; long ones the vector loop and its tail.
+		n := rng.IntN(13)
+		if trial%4 >= 2 {
+			n = 64 + rng.IntN(200)
+		}
+		v := make([]float32, n)
 		for i := range v {
-			if trial%2 == 0 {
+			switch {
+			case trial%2 == 0:
 				v[i] = specials[rng.IntN(len(specials))]
-			} else {
+			case n > 13 && rng.IntN(8) > 0:
+				v[i] = float32(math.Inf(-1)) // the greatest is rare, anywhere, or nowhere but v[0]
+			default:
 				v[i] = float32(rng.IntN(4))
 			}
 		}
-		if got, want := argmax32(v), scan(v); got != want {
+		if trial%8 == 7 && n > 0 {
+			v[0] = nan
+		}
+		want := scan(v)
+		if got := argmax32(v); got != want {
 			t.Fatalf("%v: %d, want %d", v, got, want)
+		}
+		if got := argmax32Lanes(v); got != want {
+			t.Fatalf("lanes: %v: %d, want %d", v, got, want)
 		}
 	}
 }

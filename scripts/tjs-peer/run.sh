@@ -2,13 +2,15 @@
 # Served /pii/extract: Sluice (float32 and int8) against a transformers.js server (server.mjs)
 # of the same pii graph, float32 and, as the fair row, the very int8 file Sluice serves
 # (transformers.js loads it as its q8 model). Same note mix and load for all: the load
-# generator's closed loop, 32 clients, medium notes (~120 tokens); each server on CPU 0 with
-# one ONNX Runtime thread, the load generator on CPU 1. Not run by CI.
+# generator's closed loop, 32 clients, medium notes (~120 tokens) or, with LENGTHS=short, short
+# ones (~20 tokens); each server on CPU 0 with one ONNX Runtime thread, the load generator on
+# CPU 1. Not run by CI.
 #
 #   scripts/tjs-peer/run.sh [seconds per run, default 15]   (NODE_MODULES: where to install)
+#   LENGTHS=short scripts/tjs-peer/run.sh 15                 (the short-note load)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-secs="${1:-15}"; port="${PORT:-18195}"; url="http://127.0.0.1:$port"
+secs="${1:-15}"; lengths="${LENGTHS:-medium}"; port="${PORT:-18195}"; url="http://127.0.0.1:$port"
 work="$(mktemp -d)"; pid=""
 trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT # no server outlives a failed run
 nm="${NODE_MODULES:-/tmp/tjs-peer-node}"
@@ -39,7 +41,7 @@ PY
 echo '{"model_max_length": 128}' > "$peer/tokenizer_config.json"
 
 load() { # name
-	taskset -c 1 "$work/loadgen" -url "$url" -quiet -mode closed -workers 32 -mix pii=1 -lengths medium=1 \
+	taskset -c 1 "$work/loadgen" -url "$url" -quiet -mode closed -workers 32 -mix pii=1 -lengths "$lengths=1" \
 		-scrape-interval 0 -warmup 3s -duration "${secs}s" -json "$work/$1.json"
 	python3 - "$work/$1.json" "$1" <<'PY'
 import json, sys
