@@ -1,0 +1,321 @@
+package grammar
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// TestIntRangeIsTheRange holds the integer patterns to the ranges they stand for, by brute
+// force around each bound.
+func TestIntRangeIsTheRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func() int64 {
+		switch rng.IntN(4) {
+		case 0:
+			return int64(rng.IntN(20)) - 10
+		case 1:
+			return int64(rng.IntN(2000)) - 1000
+		}
+		return int64(rng.IntN(200000))
+	}
+	for range 300 {
+		lo, hi := pick(), pick()
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		switch rng.IntN(5) {
+		case 0:
+			lo = math.MinInt64
+		case 1:
+			hi = math.MaxInt64
+		}
+		pat, err := intRange(lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := regexp.MustCompile(`^(?:` + pat + `)$`)
+		probe := func(n int64) {
+			in := (lo == math.MinInt64 || n >= lo) && (hi == math.MaxInt64 || n <= hi)
+			if got := re.MatchString(strconv.FormatInt(n, 10)); got != in {
+				t.Fatalf("[%d, %d] as %s: %d matched %v", lo, hi, pat, n, got)
+			}
+		}
+		for _, b := range []int64{lo, hi, 0, 1, -1, 9, 10, 99, 100, -10} {
+			if b == math.MinInt64 || b == math.MaxInt64 {
+				continue
+			}
+			for d := int64(-12); d <= 12; d++ {
+				probe(b + d)
+			}
+		}
+		for _, bad := range []string{"01", "-0", "00", "+1", ""} {
+			if re.MatchString(bad) {
+				t.Fatalf("[%d, %d] as %s matches %q", lo, hi, pat, bad)
+			}
+		}
+	}
+}
+
+func clinicalSchemas(t testing.TB) map[string][]byte {
+	paths, err := filepath.Glob("testdata/clinical/*.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("clinical schemas: %v (%d)", err, len(paths))
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = b
+	}
+	return out
+}
+
+func validator(t testing.TB, schema []byte) *jsonschema.Schema {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("mem://schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem://schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// byteVocab is a vocabulary of every single byte: a DFA walk over it is the language's own.
+func byteVocab() *Vocab {
+	toks := make([][]byte, 256)
+	for b := range 256 {
+		toks[b] = []byte{byte(b)}
+	}
+	return NewVocab(toks, -1)
+}
+
+// walk writes one random word of ix's language: random allowed bytes for a while, then bytes
+// that close what is open, where allowed.
+func walk(t *testing.T, ix *Index, rng *rand.Rand, budget int) []byte {
+	m := ix.Start()
+	var out []byte
+	for steps := 0; ; steps++ {
+		if m.Complete() || (m.Accepting() && (steps > budget || rng.IntN(8) == 0)) {
+			return out
+		}
+		mask, err := m.Allowed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var allowed []int
+		for id := range 256 {
+			if mask.Allows(id) {
+				allowed = append(allowed, id)
+			}
+		}
+		if len(allowed) == 0 {
+			t.Fatalf("no byte continues %q", out)
+		}
+		b := allowed[rng.IntN(len(allowed))]
+		if steps >= budget {
+			b = closing(mask, allowed, rng)
+		}
+		m.Advance(int64(b))
+		out = append(out, byte(b))
+		if steps > budget+100000 {
+			t.Fatalf("no end after %d bytes, ending %q", len(out), out[len(out)-200:])
+		}
+	}
+}
+
+// closing prefers the bytes that end strings, objects, arrays and numbers, then any ASCII.
+func closing(mask *Mask, allowed []int, rng *rand.Rand) int {
+	for _, b := range []byte(`"}],nta`) {
+		if mask.Allows(int(b)) {
+			return int(b)
+		}
+	}
+	for range 64 {
+		if b := allowed[rng.IntN(len(allowed))]; b < 0x80 {
+			return b
+		}
+	}
+	return allowed[0]
+}
+
+// TestEverySchemaWordValidates: random words of each clinical schema's language parse as JSON
+// and validate against the schema, by another implementation of JSON Schema.
+func TestEverySchemaWordValidates(t *testing.T) {
+	v := byteVocab()
+	rng := rand.New(rand.NewPCG(7, 7))
+	for name, schema := range clinicalSchemas(t) {
+		t.Run(name, func(t *testing.T) {
+			ix, err := Compile(v, Spec{Kind: JSONSchema, Schema: schema})
+			if err != nil {
+				t.Fatal(err)
+			}
+			val := validator(t, schema)
+			for i := range 200 {
+				word := walk(t, ix, rng, 20+i)
+				doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(word))
+				if err != nil {
+					t.Fatalf("%q does not parse: %v", word, err)
+				}
+				if err := val.Validate(doc); err != nil {
+					t.Fatalf("%q does not validate: %v", word, err)
+				}
+			}
+		})
+	}
+}
+
+func TestJSONObjectWordsAreObjects(t *testing.T) {
+	ix, err := Compile(byteVocab(), Spec{Kind: JSONObject})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 1))
+	for i := range 300 {
+		word := walk(t, ix, rng, 5+i/2)
+		var obj map[string]any
+		dec := json.NewDecoder(bytes.NewReader(word))
+		dec.UseNumber()
+		if err := dec.Decode(&obj); err != nil || dec.More() || !utf8.Valid(word) {
+			t.Fatalf("%q is not a JSON object: %v", word, err)
+		}
+	}
+}
+
+// TestTokensAcrossCharacters: tokens that end inside a UTF-8 character are followed byte by
+// byte, so "é" written as two tokens of one byte each is allowed, and half a character that
+// cannot become an allowed one is not.
+func TestTokensAcrossCharacters(t *testing.T) {
+	toks := [][]byte{
+		[]byte("ca"), []byte("f"), {0xC3}, {0xA9}, []byte("é"), {0xC3, 0xA8}, []byte("fé"), []byte("caf"), {0xE2}, nil,
+	}
+	v := NewVocab(toks, 9)
+	ix, err := Compile(v, Spec{Kind: Regex, Pattern: `^café$`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := func(m *Matcher) (ids []int) {
+		mask, err := m.Allowed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id := range len(toks) {
+			if mask.Allows(id) {
+				ids = append(ids, id)
+			}
+		}
+		return ids
+	}
+	m := ix.Start()
+	if got := allowed(m); !equal(got, []int{0, 7}) {
+		t.Fatalf("at the start %v, want ca and caf", got)
+	}
+	m.Advance(7) // caf
+	if got := allowed(m); !equal(got, []int{2, 4}) {
+		t.Fatalf("after caf %v, want the lead byte of é and é (not è, not a three-byte lead)", got)
+	}
+	m.Advance(2)
+	if got := allowed(m); !equal(got, []int{3}) {
+		t.Fatalf("after caf+0xC3 %v, want 0xA9", got)
+	}
+	m.Advance(3)
+	if !m.Complete() || !m.Accepting() {
+		t.Fatal("café is whole")
+	}
+	if got := allowed(m); !equal(got, []int{9}) {
+		t.Fatalf("at the end %v, want the end of sequence alone", got)
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestUnsupportedIsNamed(t *testing.T) {
+	for _, c := range []struct{ schema, feature string }{
+		{`{"type":"object","patternProperties":{"a":{}}}`, "`patternProperties`"},
+		{`{"type":"string","format":"hostname"}`, "`hostname`"},
+		{`{"$defs":{"n":{"type":"object","properties":{"next":{"$ref":"#/$defs/n"}}}},"$ref":"#/$defs/n"}`, "recursive"},
+		{`{"type":"number","minimum":0.5}`, "`minimum`"},
+		{`{"type":"array","items":{"type":"string"},"maxItems":5000}`, "`maxItems`"},
+		{`{"allOf":[{"type":"string"}]}`, "`allOf`"},
+	} {
+		_, err := SchemaRegex([]byte(c.schema))
+		var u *UnsupportedError
+		if !errors.As(err, &u) || !strings.Contains(u.Feature, c.feature) {
+			t.Errorf("%s: %v, want unsupported naming %s", c.schema, err, c.feature)
+		}
+	}
+	for _, bad := range []string{`{"type":`, `[1]`, `{"type":"object","required":"a"}`, `{"enum":[]}`} {
+		_, err := SchemaRegex([]byte(bad))
+		var inv *InvalidError
+		if !errors.As(err, &inv) {
+			t.Errorf("%s: %v, want invalid", bad, err)
+		}
+	}
+	if _, err := Compile(byteVocab(), Spec{Kind: Regex, Pattern: `a\bb`}); err == nil {
+		t.Error("a word boundary was taken")
+	}
+	if _, err := Compile(byteVocab(), Spec{Kind: Regex, Pattern: `(`}); err == nil {
+		t.Error("a pattern that does not parse was taken")
+	}
+}
+
+// TestPropertiesKeepTheirOrder: an object is written in the schema's order of properties.
+func TestPropertiesKeepTheirOrder(t *testing.T) {
+	re, err := SchemaRegex([]byte(`{"type":"object","properties":{"zeta":{"type":"null"},"alpha":{"type":"null"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^(?:` + re + `)$`).MatchString(`{"zeta":null,"alpha":null}`) {
+		t.Fatalf("%s does not write zeta first", re)
+	}
+}
+
+func TestCacheKeysByCompactSchema(t *testing.T) {
+	c := NewCache(byteVocab(), 2)
+	a, err := c.Get(Spec{Kind: JSONSchema, Schema: []byte(`{"type": "boolean"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := c.Get(Spec{Kind: JSONSchema, Schema: []byte(`{"type":"boolean"}`)})
+	if a != b {
+		t.Fatal("the same schema, spaced differently, compiled twice")
+	}
+	_, _ = c.Get(Spec{Kind: Regex, Pattern: "a"})
+	_, _ = c.Get(Spec{Kind: Regex, Pattern: "b"})
+	if c.Len() != 2 {
+		t.Fatalf("%d kept, want the bound of 2", c.Len())
+	}
+	if _, err := c.Get(Spec{Kind: JSONSchema, Schema: []byte(`{"type":"date"}`)}); err == nil || c.Len() != 2 {
+		t.Fatal("a bad schema was cached or taken")
+	}
+}

@@ -1,0 +1,229 @@
+package grammar
+
+import (
+	"errors"
+	"sync"
+)
+
+// Vocab is a model's tokens as bytes, in a trie, and its end-of-sequence token.
+type Vocab struct {
+	size   int
+	eos    int64
+	tokens [][]byte
+	// The trie: node 0 is the root; a node's children are a run of edges sorted by byte.
+	nodes []trieNode
+	edges []trieEdge
+}
+
+type trieNode struct {
+	firstEdge, edges int32
+	tokens           []int32 // the tokens whose bytes end here
+}
+
+type trieEdge struct {
+	b    byte
+	node int32
+}
+
+// NewVocab builds the vocabulary of tokens[id] (nil or empty: a token a constrained answer
+// never uses, a special one say); eos ends an answer (-1: none).
+func NewVocab(tokens [][]byte, eos int64) *Vocab {
+	type building struct {
+		children map[byte]int
+		tokens   []int32
+	}
+	tree := []building{{children: map[byte]int{}}}
+	for id, tok := range tokens {
+		if len(tok) == 0 {
+			continue
+		}
+		n := 0
+		for _, b := range tok {
+			c, ok := tree[n].children[b]
+			if !ok {
+				c = len(tree)
+				tree = append(tree, building{children: map[byte]int{}})
+				tree[n].children[b] = c
+			}
+			n = c
+		}
+		tree[n].tokens = append(tree[n].tokens, int32(id))
+	}
+	v := &Vocab{size: len(tokens), eos: eos, tokens: tokens, nodes: make([]trieNode, len(tree))}
+	for i, t := range tree {
+		v.nodes[i] = trieNode{firstEdge: int32(len(v.edges)), edges: int32(len(t.children)), tokens: t.tokens}
+		for b := range 256 {
+			if c, ok := t.children[byte(b)]; ok {
+				v.edges = append(v.edges, trieEdge{b: byte(b), node: int32(c)})
+			}
+		}
+	}
+	return v
+}
+
+func (v *Vocab) tokenBytes(id int64) []byte { return v.tokens[id] }
+
+// Size is the number of token ids the vocabulary spans.
+func (v *Vocab) Size() int { return v.size }
+
+// Mask is the set of tokens allowed at one point of an answer, as bits over token ids. It is
+// shared and never changed once made.
+type Mask struct {
+	bits  []uint64
+	count int
+}
+
+// NewMask is the mask of ids over a vocabulary of size tokens (ids outside it are left out).
+func NewMask(size int, ids ...int) *Mask {
+	m := &Mask{bits: make([]uint64, (size+63)/64)}
+	for _, id := range ids {
+		if id >= 0 && id < size && !m.Allows(id) {
+			m.bits[id/64] |= 1 << (id % 64)
+			m.count++
+		}
+	}
+	return m
+}
+
+// Allows reports whether token id may come next.
+func (m *Mask) Allows(id int) bool {
+	return id >= 0 && id/64 < len(m.bits) && m.bits[id/64]&(1<<(id%64)) != 0
+}
+
+// Count is how many tokens are allowed.
+func (m *Mask) Count() int { return m.count }
+
+// Words are the mask's bits, 64 token ids a word, for a caller that walks them.
+func (m *Mask) Words() []uint64 { return m.bits }
+
+// ErrTooManyStates ends a generation whose constraint has grown past maxStates DFA states.
+var ErrTooManyStates = errors.New("grammar: the constraint's automaton grew past its bound")
+
+// maxStates bounds a constraint's DFA (each state holds its transitions and, once seen, its
+// mask).
+const maxStates = 20_000
+
+// Index is a compiled constraint over one vocabulary: its DFA and, per state, the mask of
+// tokens allowed there. Masks and transitions are computed when first needed, under mu, and
+// kept; an Index is shared by every generation with the same constraint.
+type Index struct {
+	v     *Vocab
+	mu    sync.Mutex
+	d     *dfa
+	masks []*Mask
+}
+
+func newIndex(v *Vocab, d *dfa) *Index { return &Index{v: v, d: d} }
+
+// Start is a matcher at the beginning of an answer.
+func (ix *Index) Start() *Matcher { return &Matcher{ix: ix} }
+
+// Matcher follows one answer through its constraint. It is used by one goroutine.
+type Matcher struct {
+	ix    *Index
+	state int32
+	err   error
+}
+
+// Allowed is the set of tokens that keep the answer within the language: those whose bytes
+// continue it, and the end of sequence where the answer may end. The set is empty only when
+// the vocabulary cannot write what must come next.
+func (m *Matcher) Allowed() (*Mask, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	ix := m.ix
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if int(m.state) < len(ix.masks) && ix.masks[m.state] != nil {
+		return ix.masks[m.state], nil
+	}
+	mask, err := ix.computeMask(m.state)
+	if err != nil {
+		m.err = err
+		return nil, err
+	}
+	return mask, nil
+}
+
+// Advance moves past token id, which the last Allowed allowed; the end of sequence leaves the
+// state as it is.
+func (m *Matcher) Advance(id int64) {
+	if m.err != nil || id == m.ix.v.eos || id < 0 || int(id) >= m.ix.v.size {
+		return
+	}
+	ix := m.ix
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	s := m.state
+	for _, b := range ix.v.tokenBytes(id) {
+		if s = ix.d.step(s, b); s == dead {
+			m.err = errors.New("grammar: a token outside the constraint was chosen")
+			return
+		}
+	}
+	m.state = s
+	if len(ix.d.states) > maxStates {
+		m.err = ErrTooManyStates
+	}
+}
+
+// Complete reports whether the answer is whole and nothing may follow it: the generation
+// ends here.
+func (m *Matcher) Complete() bool {
+	if m.err != nil {
+		return false
+	}
+	m.ix.mu.Lock()
+	defer m.ix.mu.Unlock()
+	return m.ix.d.states[m.state].final
+}
+
+// Accepting reports whether the answer, as it stands, is a word of the language.
+func (m *Matcher) Accepting() bool {
+	if m.err != nil {
+		return false
+	}
+	m.ix.mu.Lock()
+	defer m.ix.mu.Unlock()
+	return m.ix.d.states[m.state].accept
+}
+
+// computeMask walks the trie from state s: a token is allowed when every byte of it keeps the
+// DFA alive. Called with mu held.
+func (ix *Index) computeMask(s int32) (*Mask, error) {
+	v := ix.v
+	mask := &Mask{bits: make([]uint64, (v.size+63)/64)}
+	type frame struct{ node, state int32 }
+	stack := []frame{{0, s}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := &v.nodes[f.node]
+		if f.node != 0 {
+			for _, id := range n.tokens {
+				mask.bits[id/64] |= 1 << (id % 64)
+				mask.count++
+			}
+		}
+		for _, e := range v.edges[n.firstEdge : n.firstEdge+n.edges] {
+			if next := ix.d.step(f.state, e.b); next != dead {
+				stack = append(stack, frame{e.node, next})
+			}
+		}
+		if len(ix.d.states) > maxStates {
+			return nil, ErrTooManyStates
+		}
+	}
+	if ix.d.states[s].accept && v.eos >= 0 && int(v.eos) < v.size {
+		if !mask.Allows(int(v.eos)) {
+			mask.count++
+		}
+		mask.bits[v.eos/64] |= 1 << (v.eos % 64)
+	}
+	for len(ix.masks) <= int(s) {
+		ix.masks = append(ix.masks, nil)
+	}
+	ix.masks[s] = mask
+	return mask, nil
+}
