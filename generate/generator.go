@@ -7,10 +7,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/grammar"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/tokenizer"
 )
@@ -35,7 +37,15 @@ type Generator struct {
 	sched *scheduler.Scheduler
 	tok   *tokenizer.Tokenizer
 	cfg   Config
+
+	// grammars are the constraints compiled over the model's vocabulary, made on first use.
+	grammarsOnce sync.Once
+	grammars     *grammar.Cache
 }
+
+// grammarCacheSize is how many compiled constraints a model keeps (each with the masks of
+// the states its answers have reached).
+const grammarCacheSize = 32
 
 // New builds a Generator over sched, which must be started separately.
 func New(name string, sched *scheduler.Scheduler, tok *tokenizer.Tokenizer, cfg Config) (*Generator, error) {
@@ -58,6 +68,22 @@ func (g *Generator) MaxPositions() int { return g.cfg.MaxPositions }
 
 // DefaultMaxNewTokens is how many tokens a request that sets no limit may generate, at most.
 func (g *Generator) DefaultMaxNewTokens() int { return g.cfg.DefaultMaxNewTokens }
+
+// Constraint is spec compiled over the model's vocabulary, for Params.Constraint; a
+// constraint sent again is taken from a cache. Errors are grammar's *UnsupportedError and
+// *InvalidError, the request's fault.
+func (g *Generator) Constraint(spec grammar.Spec) (*grammar.Index, error) {
+	g.grammarsOnce.Do(func() {
+		toks := make([][]byte, g.sched.Vocab())
+		for id := range toks {
+			if b, ok := g.tok.TokenBytes(int64(id)); ok {
+				toks[id] = b
+			}
+		}
+		g.grammars = grammar.NewCache(grammar.NewVocab(toks, g.cfg.EOS), grammarCacheSize)
+	})
+	return g.grammars.Get(spec)
+}
 
 // Queue is the model's scheduler, which the endpoint's admission gate guards.
 func (g *Generator) Queue() admission.Queue { return g.sched }
@@ -96,6 +122,10 @@ type Params struct {
 	// special tokens the model expects: it is encoded without adding any (as transformers'
 	// apply_chat_template tokenizes).
 	Templated bool
+	// Constraint, from Generator.Constraint, keeps the answer within a language: each step
+	// chooses only among the tokens that continue it, and the generation ends (FinishEOS)
+	// once the answer is whole and nothing may follow.
+	Constraint *grammar.Index
 }
 
 // Errors of Generate that are the request's fault; they name sizes only.
@@ -172,6 +202,9 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		stopIDs: params.StopTokenIDs}
 	if params.IgnoreEOS {
 		c.eos = -1
+	}
+	if params.Constraint != nil {
+		c.m = params.Constraint.Start()
 	}
 	c.sp.full = params.Logprobs
 	if c.minNew > 0 {
@@ -339,6 +372,9 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 			out.Finish = FinishLength
 		case scheduler.FinishStop:
 			out.Finish = s.c.reason
+			if out.Finish == FinishError {
+				out.Err = s.c.err
+			}
 		default:
 			out.Finish = FinishError
 		}
@@ -399,7 +435,15 @@ type chooser struct {
 	// with its log probability and alternatives (the first has none).
 	prompt       []int64
 	promptScores []Token
+	// m follows the answer through Params.Constraint; err is why it could not (the stream
+	// then ends with FinishError).
+	m   *grammar.Matcher
+	err error
 }
+
+// errNothingAllowed ends a constrained generation whose vocabulary cannot write what must
+// come next.
+var errNothingAllowed = errors.New("generate: no token of the vocabulary continues the constrained answer")
 
 // promptScorer is a chooser that scores its prompt (Params.PromptLogprobs).
 type promptScorer struct{ *chooser }
@@ -428,13 +472,34 @@ func (p promptScorer) ScorePrompt(pos int, logits []float32) {
 }
 
 func (c *chooser) Choose(logits []float32) scheduler.Choice {
+	if c.m != nil {
+		c.sp.mask = nil
+		mask, err := c.m.Allowed()
+		switch {
+		case err != nil:
+			c.err = err
+		case mask.Count() == 0:
+			c.err = errNothingAllowed
+		default:
+			c.sp.mask = mask
+		}
+	}
 	id, logp := c.sp.pick(logits)
 	c.chosen++
 	c.sp.banning = c.chosen < c.minNew
 	ch := scheduler.Choice{ID: id, Logprob: logp, Special: c.tok.IsSpecial(id), Text: c.ds.Next(id), Top: c.sp.top}
 	c.sp.top = nil
 	early := c.chosen < c.minNew
+	if c.m != nil && c.err == nil {
+		c.m.Advance(id)
+	}
 	switch {
+	case c.err != nil:
+		ch.Stop, c.reason = true, FinishError
+	case c.m != nil && id != c.eos && c.m.Complete():
+		// The answer is whole: nothing but the end of sequence may follow, so it ends
+		// here, before min_tokens if need be.
+		ch.Stop, c.reason = true, FinishEOS
 	case early:
 		if ch.Text != "" && len(c.stops) > 0 {
 			c.text.WriteString(ch.Text) // seen by a stop sequence that ends after the minimum

@@ -23,7 +23,7 @@ import (
 )
 
 // newTinyLM serves the shipped tiny-lm through a real scheduler.
-func newTinyLM(t *testing.T) (*Generator, *models.Model) {
+func newTinyLM(t testing.TB) (*Generator, *models.Model) {
 	t.Helper()
 	g, m, _ := newTinyLMWith(t, 128, nil)
 	return g, m
@@ -31,7 +31,7 @@ func newTinyLM(t *testing.T) (*Generator, *models.Model) {
 
 // newTinyLMWith is newTinyLM over a KV pool of the given blocks, with its scheduler, whose
 // metrics go to reg (nil: none).
-func newTinyLMWith(t *testing.T, blocks int, reg prometheus.Registerer) (*Generator, *models.Model, *scheduler.Scheduler) {
+func newTinyLMWith(t testing.TB, blocks int, reg prometheus.Registerer) (*Generator, *models.Model, *scheduler.Scheduler) {
 	t.Helper()
 	m, err := models.Load(models.Embedded(), "tiny-lm")
 	if err != nil {

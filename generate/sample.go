@@ -2,9 +2,11 @@ package generate
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/sluice-serving/sluice/grammar"
 	"github.com/sluice-serving/sluice/scheduler"
 )
 
@@ -63,6 +65,8 @@ type sampler struct {
 	// sequence and the stop tokens before the request's minimum length).
 	banned  []int64
 	banning bool
+	// mask, when set, is the only tokens that may be chosen (a constraint's).
+	mask *grammar.Mask
 }
 
 func newSampler(s Sampling, prompt []int64) *sampler {
@@ -83,6 +87,9 @@ func newSampler(s Sampling, prompt []int64) *sampler {
 // distribution it was chosen from.
 func (sp *sampler) pick(logits []float32) (int64, float32) {
 	if !sp.s.DoSample && sp.seen == nil && sp.counts == nil && sp.s.NoLogprobs && sp.s.TopLogprobs == 0 && sp.s.LogitBias == nil && !sp.banning {
+		if sp.mask != nil {
+			return int64(argmaxMasked(logits, sp.mask)), 0
+		}
 		return int64(argmax32(logits)), 0
 	}
 	n := len(logits)
@@ -110,6 +117,13 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		for _, id := range sp.banned {
 			if id >= 0 && int(id) < len(sp.probs) {
 				sp.probs[id] = math.Inf(-1)
+			}
+		}
+	}
+	if sp.mask != nil {
+		for i := range sp.probs {
+			if !sp.mask.Allows(i) {
+				sp.probs[i] = math.Inf(-1)
 			}
 		}
 	}
@@ -252,6 +266,35 @@ func argmax(v []float64) int {
 		}
 	}
 	return best
+}
+
+// argmaxMasked is the first greatest of the scores mask allows (a NaN never greatest), read
+// a word of the mask at a time, so that a state that allows a few tokens reads a few scores.
+// With none a number it is the first allowed id; with none allowed, 0.
+func argmaxMasked(v []float32, mask *grammar.Mask) int {
+	best, id, first := float32(math.Inf(-1)), -1, -1
+	for wi, w := range mask.Words() {
+		for w != 0 {
+			i := wi*64 + bits.TrailingZeros64(w)
+			w &= w - 1
+			if i >= len(v) {
+				break
+			}
+			if first < 0 {
+				first = i
+			}
+			if id < 0 && v[i] == v[i] || v[i] > best {
+				best, id = v[i], i
+			}
+		}
+	}
+	switch {
+	case id >= 0:
+		return id
+	case first >= 0:
+		return first
+	}
+	return 0
 }
 
 // argmax32Lanes is argmax32 in portable Go. Four lanes each take every fourth score, so four

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/sluice-serving/sluice/grammar"
 )
 
 func TestGreedyTakesTheBestAndReportsItsLogprob(t *testing.T) {
@@ -188,6 +190,47 @@ func TestArgmax32IsTheScan(t *testing.T) {
 		}
 		if got := argmax32Lanes(v); got != want {
 			t.Fatalf("lanes: %v: %d, want %d", v, got, want)
+		}
+	}
+}
+
+// argmaxMasked is the masked sampler's greedy choice: the first greatest allowed score.
+func TestArgmaxMaskedIsTheMaskedScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	nan := float32(math.NaN())
+	for trial := range 5000 {
+		n := 1 + rng.IntN(300)
+		v := make([]float32, n)
+		var ids []int
+		for i := range v {
+			v[i] = float32(rng.IntN(5))
+			if trial%3 == 0 && rng.IntN(6) == 0 {
+				v[i] = nan
+			}
+			if rng.IntN(4) == 0 {
+				ids = append(ids, i)
+			}
+		}
+		mask := grammar.NewMask(n, ids...)
+		want := 0
+		if len(ids) > 0 {
+			want = ids[0]
+			for _, i := range ids {
+				if v[want] != v[want] && v[i] == v[i] || v[i] > v[want] {
+					want = i
+				}
+			}
+		}
+		if got := argmaxMasked(v, mask); got != want {
+			t.Fatalf("%v allowing %v: %d, want %d", v, ids, got, want)
+		}
+		if trial%3 == 0 || len(ids) == 0 {
+			continue
+		}
+		sp := newSampler(Sampling{}, nil) // with log probabilities: the masked scores' path
+		sp.mask = mask
+		if id, _ := sp.pick(v); int(id) != want {
+			t.Fatalf("the sampler's full path chose %d, want %d", id, want)
 		}
 	}
 }

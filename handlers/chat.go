@@ -29,10 +29,6 @@ type chatRequest struct {
 	// ToolChoice and ParallelToolCalls mean nothing without tools, which are refused.
 	ToolChoice        json.RawMessage `json:"tool_choice"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
-	ResponseFormat    *struct {
-		Type       string          `json:"type"`
-		JSONSchema json.RawMessage `json:"json_schema"` // refused with its type, by name
-	} `json:"response_format"`
 }
 
 // chatMessage is one message as OpenAI's clients send it: content as a string, or as a list
@@ -177,8 +173,6 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, prompt, par
 		return p, "", "top_logprobs", "`top_logprobs` needs `logprobs` set to true"
 	case len(req.Tools) > 0 && string(req.Tools) != "null" && string(req.Tools) != "[]":
 		return p, "", "tools", "`tools` is not supported by this server"
-	case req.ResponseFormat != nil && req.ResponseFormat.Type != "" && req.ResponseFormat.Type != "text":
-		return p, "", "response_format", "only the `text` response format is supported by this server"
 	}
 	if req.MaxCompletionTokens != nil {
 		req.MaxTokens = req.MaxCompletionTokens

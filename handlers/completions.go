@@ -52,6 +52,8 @@ type openAISampling struct {
 	MinP         *float64 `json:"min_p"`
 	MinTokens    *int     `json:"min_tokens"`
 	StopTokenIDs []int64  `json:"stop_token_ids"`
+	// ResponseFormat holds the answer to JSON, or to a JSON schema (constraint.go).
+	ResponseFormat *responseFormat `json:"response_format"`
 	// OpenAI's arguments about the caller and the account, which change nothing of the
 	// answer: accepted and not acted on.
 	User        *string         `json:"user"`
@@ -530,6 +532,13 @@ func (r *openAISampling) read(ep *GenerationEndpoint, prompts, maxTokens int, p 
 	pp.NoLogprobs = true // these routes return none
 	p.stream = r.Stream != nil && *r.Stream
 	p.usage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage != nil && *r.StreamOptions.IncludeUsage
+	spec, msg := r.ResponseFormat.spec()
+	if msg == "" {
+		msg = constrain(ep, spec, pp)
+	}
+	if msg != "" {
+		return "response_format", msg
+	}
 	return "", ""
 }
 

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -321,8 +320,6 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 		return "", params, opts, "`stop` supports up to " + strconv.Itoa(ep.MaxStopSequences) + " stop sequences"
 	case p.TopNTokens != nil && (*p.TopNTokens < 0 || *p.TopNTokens > maxTopNTokens):
 		return "", params, opts, "`top_n_tokens` must be >= 0 and <= " + strconv.Itoa(maxTopNTokens)
-	case len(bytes.TrimSpace(p.Grammar)) > 0 && string(bytes.TrimSpace(p.Grammar)) != "null":
-		return "", params, opts, "grammar is not supported"
 	case p.Watermark != nil && *p.Watermark:
 		return "", params, opts, "`watermark` is not supported by this server"
 	case p.AdapterID != nil && *p.AdapterID != "":
@@ -362,5 +359,12 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 	params.PromptLogprobs = opts.inputDetails
 	params.DoSample = sampled
 	params.Stop = p.Stop
+	spec, msg := tgiGrammarSpec(p.Grammar)
+	if msg == "" {
+		msg = constrain(ep, spec, &params)
+	}
+	if msg != "" {
+		return "", params, opts, msg
+	}
 	return *req.Inputs, params, opts, ""
 }

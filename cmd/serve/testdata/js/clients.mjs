@@ -2,7 +2,7 @@
 // {"check": name, "text": ..., ...} or {"check": name, "error": ...}. The Go test
 // (cmd/serve TestEcosystemClients) starts the server, runs this, and judges the lines.
 //
-//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut]
+//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut | gateway | structured SCHEMA_DIR]
 //
 // With SLUICE_TEST_API_KEY set, every client sends that key the way it sends its own (OpenAI's
 // and HuggingFace's: "Authorization: Bearer <key>").
@@ -50,6 +50,65 @@ if (mode === "gateway") {
       }
     }
     return { text, role, finish };
+  });
+  process.exit(0);
+}
+
+// "structured": answers held to the JSON schemas in the directory given after the mode, by
+// OpenAI's client (response_format json_schema, strict; whole and streamed), json_object, and
+// TGI's grammar (json and regex) through HuggingFace's TGI client.
+if (mode === "structured") {
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const dir = process.argv[6];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
+    const schema = JSON.parse(readFileSync(`${dir}/${file}`, "utf8"));
+    const response_format = { type: "json_schema", json_schema: { name: file.replace(".json", ""), schema, strict: true } };
+    await run(`schema-${file}`, async () => {
+      const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0, response_format });
+      return { text: c.choices[0].message.content, finish: c.choices[0].finish_reason };
+    });
+    await run(`schema-stream-${file}`, async () => {
+      const s = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0, response_format, stream: true });
+      let text = "";
+      let finish = null;
+      for await (const chunk of s) {
+        for (const ch of chunk.choices) {
+          text += ch.delta.content ?? "";
+          finish = ch.finish_reason ?? finish;
+        }
+      }
+      return { text, finish };
+    });
+  }
+  await run("json-object", async () => {
+    const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0,
+      response_format: { type: "json_object" } });
+    return { text: c.choices[0].message.content, finish: c.choices[0].finish_reason };
+  });
+  await run("completions-json-object", async () => {
+    const c = await openai.completions.create({ model: "tiny-lm", prompt, max_tokens: maxTokens, temperature: 0,
+      response_format: { type: "json_object" } });
+    return { text: c.choices[0].text, finish: c.choices[0].finish_reason };
+  });
+  await run("schema-unsupported", async () => {
+    await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens,
+      response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", patternProperties: { a: {} } } } } });
+    return { text: "no error" };
+  });
+  await run("tgi-grammar-regex", async () => {
+    const out = await tgi.textGeneration({ inputs: prompt, parameters: { max_new_tokens: maxTokens,
+      grammar: { type: "regex", value: "(mild|moderate|severe) pain, [0-9]{1,2}/10" } } });
+    return { text: out.generated_text };
+  });
+  await run("tgi-grammar-json-stream", async () => {
+    let text = "";
+    let finish = null;
+    for await (const ev of tgi.textGenerationStream({ inputs: prompt, parameters: { max_new_tokens: maxTokens,
+      grammar: { type: "json", value: { type: "object", properties: { pain: { type: "integer", minimum: 0, maximum: 10 } }, required: ["pain"] } } } })) {
+      text += ev.token.special ? "" : ev.token.text;
+      finish = ev.details?.finish_reason ?? finish;
+    }
+    return { text, finish };
   });
   process.exit(0);
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// TestStructuredAnswersWithTheEcosystemsClients (issue 58, 1): tiny-lm, asked through OpenAI's
+// client with each realistic clinical schema as a strict json_schema response format, whole
+// and streamed, answers JSON that validates against the schema (checked by another
+// implementation of JSON Schema); json_object answers an object, on chat and completions;
+// TGI's client gets its regex and json grammars kept; an unsupported schema keyword is a 400
+// that names it.
+func TestStructuredAnswersWithTheEcosystemsClients(t *testing.T) {
+	node := jsClients(t)
+	srv := startServer(t)
+	dir, err := filepath.Abs(filepath.Join("..", "..", "grammar", "testdata", "clinical"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "Summarise the note as JSON."
+	got := runClients(t, node, srv, prompt, "230", "structured", dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) < 8 {
+		t.Fatalf("%d clinical schemas", len(files))
+	}
+	for _, f := range files {
+		schema, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		val := compileSchema(t, schema)
+		for _, check := range []string{"schema-", "schema-stream-"} {
+			r, ok := got[check+filepath.Base(f)]
+			if !ok || r.Error != "" || r.Finish != "stop" {
+				t.Errorf("%s%s: %+v", check, filepath.Base(f), r)
+				continue
+			}
+			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.Text))
+			if err != nil {
+				t.Errorf("%s%s: %q does not parse: %v", check, filepath.Base(f), r.Text, err)
+				continue
+			}
+			if err := val.Validate(doc); err != nil {
+				t.Errorf("%s%s: %q does not validate: %v", check, filepath.Base(f), r.Text, err)
+			}
+		}
+		if whole, streamed := got["schema-"+filepath.Base(f)], got["schema-stream-"+filepath.Base(f)]; whole.Text != streamed.Text {
+			t.Errorf("%s: whole %q, streamed %q", filepath.Base(f), whole.Text, streamed.Text)
+		}
+	}
+	for _, check := range []string{"json-object", "completions-json-object"} {
+		r := got[check]
+		if r.Error == "" && r.Finish == "length" && strings.HasPrefix(r.Text, "{") {
+			continue // an open object lets the toy model write keys until its budget ends it
+		}
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.Text))
+		if _, isObject := doc.(map[string]any); r.Error != "" || err != nil || !isObject {
+			t.Errorf("%s: %+v is not a JSON object (%v)", check, r, err)
+		}
+	}
+	if r := got["schema-unsupported"]; r.Status != 400 || !strings.Contains(r.Error, "patternProperties") {
+		t.Errorf("an unsupported keyword: %+v", r)
+	}
+	// TGI's client asks for the prompt before the answer.
+	if r := got["tgi-grammar-regex"]; r.Error != "" || !regexp.MustCompile(`^(mild|moderate|severe) pain, [0-9]{1,2}/10$`).MatchString(strings.TrimPrefix(r.Text, prompt)) {
+		t.Errorf("TGI's regex grammar: %+v", r)
+	}
+	pain := compileSchema(t, []byte(`{"type":"object","properties":{"pain":{"type":"integer","minimum":0,"maximum":10}},"required":["pain"]}`))
+	r := got["tgi-grammar-json-stream"]
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.Text))
+	if r.Error != "" || err != nil || pain.Validate(doc) != nil {
+		t.Errorf("TGI's json grammar, streamed: %+v (%v)", r, err)
+	}
+}
+
+func compileSchema(t *testing.T, schema []byte) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("mem://schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	return c.MustCompile("mem://schema.json")
+}
