@@ -12,5 +12,5 @@
 // # Use
 //
 //	t, err := chat.Load(model.TokenizerConfig) // errors.Is(err, chat.ErrNoTemplate): none
-//	prompt, err := t.Render([]chat.Message{{Role: "user", Content: "..."}})
+//	prompt, err := t.Render([]chat.Message{{Role: "user", Content: "..."}}, nil)
 package chat

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,16 @@ import (
 type Message struct {
 	Role    string
 	Content string
+	// ToolCalls are an assistant message's calls of the request's tools.
+	ToolCalls []ToolCall
+	// ToolCallID and Name say which call a tool message answers, and the tool's name.
+	ToolCallID, Name string
+}
+
+// ToolCall is one call of a tool: its id, the function's name and its arguments as the JSON
+// text the model wrote.
+type ToolCall struct {
+	ID, Name, Arguments string
 }
 
 // Template is a model's compiled chat template and the special tokens it may name. It is
@@ -108,20 +119,44 @@ func tokenText(raw json.RawMessage) (string, bool) {
 	return "", false
 }
 
-// Render is the prompt for msgs, ending where the assistant's answer begins.
-func (t *Template) Render(msgs []Message) (string, error) {
+// Render is the prompt for msgs, ending where the assistant's answer begins. tools are the
+// request's tool definitions as JSON ({"type": "function", "function": {...}}; nil: none),
+// handed to the template as transformers hands them (its `tools`); a call's arguments reach
+// it as an object when they are one, as templates read them.
+func (t *Template) Render(msgs []Message, tools []json.RawMessage) (string, error) {
 	list := make([]jinja.Value, len(msgs))
 	for i, m := range msgs {
 		d := jinja.NewDict()
 		d.AsDict().Set("role", jinja.NewString(m.Role))
 		d.AsDict().Set("content", jinja.NewString(m.Content))
+		if len(m.ToolCalls) > 0 {
+			calls := make([]jinja.Value, len(m.ToolCalls))
+			for j, c := range m.ToolCalls {
+				calls[j] = jinja.FromGoValue(map[string]any{"id": c.ID, "type": "function",
+					"function": map[string]any{"name": c.Name, "arguments": arguments(c.Arguments)}})
+			}
+			d.AsDict().Set("tool_calls", jinja.NewList(calls))
+		}
+		if m.ToolCallID != "" {
+			d.AsDict().Set("tool_call_id", jinja.NewString(m.ToolCallID))
+		}
+		if m.Name != "" {
+			d.AsDict().Set("name", jinja.NewString(m.Name))
+		}
 		list[i] = d
 	}
-	data := make(map[string]jinja.Value, len(t.special)+3)
+	data := make(map[string]jinja.Value, len(t.special)+4)
 	for k, v := range t.special {
 		data[k] = v
 	}
 	data["messages"] = jinja.NewList(list)
+	if len(tools) > 0 {
+		defs := make([]jinja.Value, len(tools))
+		for i, raw := range tools {
+			defs[i] = jinja.FromGoValue(plain(raw))
+		}
+		data["tools"] = jinja.NewList(defs)
+	}
 	data["add_generation_prompt"] = jinja.NewBool(true)
 	data["raise_exception"] = jinja.NewCallable("raise_exception", refuse)
 	out, err := t.t.RenderValues(data)
@@ -135,6 +170,46 @@ func (t *Template) Render(msgs []Message) (string, error) {
 		return "", ErrEmpty
 	}
 	return out, nil
+}
+
+// arguments is a call's arguments for a template: the object they spell, or the text.
+func arguments(text string) any {
+	if v, ok := plain(json.RawMessage(text)).(map[string]any); ok {
+		return v
+	}
+	return text
+}
+
+// plain decodes JSON into the values jinja takes, whole numbers as int64 (so that a template's
+// tojson writes 3, not 3.0); JSON that does not decode is nil.
+func plain(raw json.RawMessage) any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return numbers(v)
+}
+
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	}
+	return v
 }
 
 // refuse is the templates' raise_exception: the conversation is not one the model takes.

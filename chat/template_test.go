@@ -59,7 +59,7 @@ func TestRenderChatML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := tpl.Render(conversations[1])
+	got, err := tpl.Render(conversations[1], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestRenderUsesTheSpecialTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := tpl.Render(conversations[0])
+	got, err := tpl.Render(conversations[0], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestRenderUsesTheSpecialTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err = tpl.Render(conversations[2]); err != nil || !strings.Contains(got, " First answer</s>") {
+	if got, err = tpl.Render(conversations[2], nil); err != nil || !strings.Contains(got, " First answer</s>") {
 		t.Fatalf("got %q %v: eos_token not rendered after the assistant's turn", got, err)
 	}
 }
@@ -95,7 +95,7 @@ func TestTemplateRefusalIsTyped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tpl.Render(conversations[4])
+	_, err = tpl.Render(conversations[4], nil)
 	var refused *RefusedError
 	if !errors.As(err, &refused) || !strings.Contains(refused.Reason, "alternate") {
 		t.Fatalf("got %v, want a *RefusedError with the template's reason", err)
@@ -127,14 +127,14 @@ func TestLoadErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := tpl.Render(conversations[0]); err != nil || got != conversations[0][0].Content {
+	if got, err := tpl.Render(conversations[0], nil); err != nil || got != conversations[0][0].Content {
 		t.Fatalf("the default of a template list: %q %v", got, err)
 	}
 	tpl, err = Load([]byte(`{"chat_template": "{% if false %}x{% endif %}"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tpl.Render(conversations[0]); !errors.Is(err, ErrEmpty) {
+	if _, err := tpl.Render(conversations[0], nil); !errors.Is(err, ErrEmpty) {
 		t.Fatalf("an empty rendering: %v", err)
 	}
 }
@@ -180,7 +180,7 @@ func TestTemplatesRenderAsHuggingFaceJinja(t *testing.T) {
 			}
 			line, _ := json.Marshal(c)
 			in.Write(append(line, '\n'))
-			out, err := tpl.Render(conv)
+			out, err := tpl.Render(conv, nil)
 			ours = append(ours, result{name: name + "#" + string(rune('0'+i)), out: out, err: err})
 		}
 	}
@@ -219,5 +219,32 @@ func TestTemplatesRenderAsHuggingFaceJinja(t *testing.T) {
 	}
 	if i != len(ours) || refusals == 0 {
 		t.Fatalf("%d results for %d cases, %d refusals", i, len(ours), refusals)
+	}
+}
+
+// TestToolsReachTheTemplate: a template that writes tools, an assistant's calls and a tool's
+// answer gets them as transformers hands them: the tool definitions as objects, a call's
+// arguments as an object (whole numbers stay whole), the answer's tool_call_id and name.
+func TestToolsReachTheTemplate(t *testing.T) {
+	src := `{%- if tools %}<tools>{% for t in tools %}{{ t.function.name }}({{ t.function.parameters.required | join(",") }});{% endfor %}</tools>{% endif %}` +
+		`{%- for m in messages %}<{{ m.role }}>{% if m.tool_calls %}{% for c in m.tool_calls %}` +
+		`[{{ c.id }} {{ c.function.name }} hr={{ c.function.arguments.heart_rate }}]{% endfor %}{% else %}{{ m.content }}{% endif %}` +
+		`{% if m.tool_call_id %} for {{ m.tool_call_id }} by {{ m.name }}{% endif %}</{{ m.role }}>{% endfor %}<assistant>`
+	cfg, _ := json.Marshal(map[string]string{"chat_template": src})
+	tpl, err := Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []json.RawMessage{[]byte(`{"type":"function","function":{"name":"record_vitals","parameters":{"type":"object","required":["heart_rate","spo2"]}}}`)}
+	msgs := []Message{
+		{Role: "user", Content: "Vitals?"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "call_1", Name: "record_vitals", Arguments: `{"heart_rate":72,"spo2":98}`}}},
+		{Role: "tool", Content: "recorded", ToolCallID: "call_1", Name: "record_vitals"},
+	}
+	got, err := tpl.Render(msgs, tools)
+	want := "<tools>record_vitals(heart_rate,spo2);</tools><user>Vitals?</user><assistant>[call_1 record_vitals hr=72]</assistant>" +
+		"<tool>recorded for call_1 by record_vitals</tool><assistant>"
+	if err != nil || got != want {
+		t.Fatalf("%q, %v\nwant %q", got, err, want)
 	}
 }

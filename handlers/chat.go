@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/generate"
@@ -12,7 +13,7 @@ import (
 // ChatTemplate renders a conversation as the generation model's prompt; *chat.Template is the
 // real one. Its errors are chat's: a *chat.RefusedError is the conversation's fault.
 type ChatTemplate interface {
-	Render(msgs []chat.Message) (string, error)
+	Render(msgs []chat.Message, tools []json.RawMessage) (string, error)
 }
 
 // OpenAI's chat completions API, POST /v1/chat/completions: messages in, rendered with the
@@ -25,8 +26,8 @@ type chatRequest struct {
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	Logprobs            *bool           `json:"logprobs"`
 	TopLogprobs         *int            `json:"top_logprobs"`
-	Tools               json.RawMessage `json:"tools"`
-	// ToolChoice and ParallelToolCalls mean nothing without tools, which are refused.
+	// Tools, ToolChoice and ParallelToolCalls are function calling's (tools.go).
+	Tools             json.RawMessage `json:"tools"`
 	ToolChoice        json.RawMessage `json:"tool_choice"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
 }
@@ -36,6 +37,10 @@ type chatRequest struct {
 type chatMessage struct {
 	Role    *string         `json:"role"`
 	Content json.RawMessage `json:"content"`
+	// An assistant's calls, and the call a tool's message answers (tools.go).
+	ToolCalls  json.RawMessage `json:"tool_calls"`
+	ToolCallID *string         `json:"tool_call_id"`
+	Name       *string         `json:"name"`
 }
 
 // chatRoles are the roles a message may have; developer is OpenAI's newer name for system,
@@ -62,10 +67,10 @@ type chatChunk struct {
 type chatChoice struct {
 	Index int `json:"index"`
 	// Message is the answer's; Delta a chunk's.
-	Message      *chatOut      `json:"message,omitempty"`
-	Delta        *chatOut      `json:"delta,omitempty"`
-	Logprobs     *chatLogprobs `json:"logprobs"`
-	FinishReason *string       `json:"finish_reason"`
+	Message      *chatMessageOut `json:"message,omitempty"`
+	Delta        *chatOut        `json:"delta,omitempty"`
+	Logprobs     *chatLogprobs   `json:"logprobs"`
+	FinishReason *string         `json:"finish_reason"`
 }
 
 // chatLogprobs is chat's log probabilities: per generated token its text, its bytes, its log
@@ -108,9 +113,18 @@ func byteList(s string) []int {
 // maxChatTopLogprobs bounds chat's top_logprobs (OpenAI's limit).
 const maxChatTopLogprobs = 20
 
+// chatOut is a stream chunk's delta.
 type chatOut struct {
-	Role    string  `json:"role,omitempty"`
-	Content *string `json:"content,omitempty"`
+	Role      string         `json:"role,omitempty"`
+	Content   *string        `json:"content,omitempty"`
+	ToolCalls []chatToolCall `json:"tool_calls,omitempty"`
+}
+
+// chatMessageOut is a whole answer's message: content null when it calls tools instead.
+type chatMessageOut struct {
+	Role      string         `json:"role"`
+	Content   *string        `json:"content"`
+	ToolCalls []chatToolCall `json:"tool_calls,omitempty"`
 }
 
 // chatDialect is OpenAI's chat completions dialect; errors are written as completions' are.
@@ -143,36 +157,38 @@ func chatAsks(body []byte) (n int, maxTokens *int) {
 }
 
 func (chatDialect) read(body []byte, ep *GenerationEndpoint, info requestInfo) (genRequest, answer, *apiError) {
-	p, prompt, param, msg := parseChat(body, ep)
+	p, tools, prompt, param, msg := parseChat(body, ep)
 	if msg != "" {
 		return genRequest{}, nil, openAIInvalid(param, msg)
 	}
 	head := chatCompletion{ID: "chatcmpl-" + info.id, Object: "chat.completion", Created: info.now.Unix(),
 		Model: p.model, SystemFingerprint: "sluice-" + info.version}
 	req := genRequest{prompts: []string{prompt}, messages: p.messages, n: p.n, params: p.params, stream: p.stream}
-	return req, &chatAnswer{p: p, head: head}, nil
+	return req, &chatAnswer{p: p, tools: tools, head: head, requestID: info.id}, nil
 }
 
-// parseChat reads and checks a chat request and renders its messages. A non-empty msg is the
-// validation error, about the parameter param; it never quotes a message.
-func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, prompt, param, msg string) {
+// parseChat reads and checks a chat request and renders its messages with its tools. A
+// non-empty msg is the validation error, about the parameter param; it never quotes a
+// message.
+func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *toolPlan, prompt, param, msg string) {
 	var req chatRequest
 	if param, msg = decodeObject(body, &req); msg != "" {
-		return p, "", param, msg
+		return p, nil, "", param, msg
 	}
 	msgs, param, msg := chatMessages(req.Messages)
 	if msg != "" {
-		return p, "", param, msg
+		return p, nil, "", param, msg
+	}
+	if tools, param, msg = readTools(req.Tools, req.ToolChoice, req.ParallelToolCalls); msg != "" {
+		return p, nil, "", param, msg
 	}
 	switch {
 	case req.MaxTokens != nil && req.MaxCompletionTokens != nil && *req.MaxTokens != *req.MaxCompletionTokens:
-		return p, "", "max_completion_tokens", "`max_tokens` and `max_completion_tokens` differ; send one"
+		return p, nil, "", "max_completion_tokens", "`max_tokens` and `max_completion_tokens` differ; send one"
 	case req.TopLogprobs != nil && (*req.TopLogprobs < 0 || *req.TopLogprobs > maxChatTopLogprobs):
-		return p, "", "top_logprobs", "`top_logprobs` must be between 0 and " + strconv.Itoa(maxChatTopLogprobs)
+		return p, nil, "", "top_logprobs", "`top_logprobs` must be between 0 and " + strconv.Itoa(maxChatTopLogprobs)
 	case req.TopLogprobs != nil && (req.Logprobs == nil || !*req.Logprobs):
-		return p, "", "top_logprobs", "`top_logprobs` needs `logprobs` set to true"
-	case len(req.Tools) > 0 && string(req.Tools) != "null" && string(req.Tools) != "[]":
-		return p, "", "tools", "`tools` is not supported by this server"
+		return p, nil, "", "top_logprobs", "`top_logprobs` needs `logprobs` set to true"
 	}
 	if req.MaxCompletionTokens != nil {
 		req.MaxTokens = req.MaxCompletionTokens
@@ -181,7 +197,15 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, prompt, par
 		if param == "max_tokens" && req.MaxCompletionTokens != nil {
 			param, msg = "max_completion_tokens", "`max_completion_tokens` must be at least 1"
 		}
-		return p, "", param, msg
+		return p, nil, "", param, msg
+	}
+	if spec := tools.constraint(); spec != nil {
+		if p.params.Constraint != nil {
+			return p, nil, "", "response_format", "`response_format` cannot be held beside a `tool_choice` that forces a call"
+		}
+		if msg = constrain(ep, spec, &p.params); msg != "" {
+			return p, nil, "", "tools", msg
+		}
 	}
 	if req.Logprobs != nil && *req.Logprobs {
 		p.params.Logprobs, p.params.NoLogprobs = true, false
@@ -190,22 +214,29 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, prompt, par
 		}
 	}
 	if _, ok := ep.Model.(conversational); ok {
+		if tools != nil {
+			return p, nil, "", "tools", "this model does not take `tools`"
+		}
 		p.messages = msgs
-		return p, "", "", ""
+		return p, nil, "", "", ""
 	}
 	if ep.Chat == nil {
-		return p, "", "messages", "this model has no chat template (tokenizer_config.json's chat_template); use /v1/completions"
+		return p, nil, "", "messages", "this model has no chat template (tokenizer_config.json's chat_template); use /v1/completions"
 	}
-	prompt, err := ep.Chat.Render(msgs)
+	var defs []json.RawMessage
+	if tools != nil {
+		defs = tools.defs
+	}
+	prompt, err := ep.Chat.Render(msgs, defs)
 	var refused *chat.RefusedError
 	switch {
 	case errors.As(err, &refused):
-		return p, "", "messages", refused.Reason
+		return p, nil, "", "messages", refused.Reason
 	case err != nil:
-		return p, "", "messages", "the model's chat template could not render these messages"
+		return p, nil, "", "messages", "the model's chat template could not render these messages"
 	}
 	p.params.Templated = true
-	return p, prompt, "", ""
+	return p, tools, prompt, "", ""
 }
 
 // maxChatMessages bounds a conversation: its work (the privacy gateway's pass over every
@@ -240,6 +271,9 @@ func chatMessages(raw json.RawMessage) ([]chat.Message, string, string) {
 			return nil, param, "message " + strconv.Itoa(i) + " has no content"
 		}
 		out[i] = chat.Message{Role: role, Content: content}
+		if msg := chatToolMessage(m, &out[i]); msg != "" {
+			return nil, "messages[" + strconv.Itoa(i) + "]", msg
+		}
 	}
 	return out, "", ""
 }
@@ -276,8 +310,19 @@ func messageText(raw json.RawMessage) (string, bool) {
 
 // chatAnswer writes one chat request's answers.
 type chatAnswer struct {
-	p    openAIParams
-	head chatCompletion
+	p         openAIParams
+	tools     *toolPlan
+	head      chatCompletion
+	requestID string
+	// held is, per choice, a streamed answer's text held back while it may be tool calls.
+	held []toolHold
+}
+
+// toolHold is a streamed choice's state when the request has tools.
+type toolHold struct {
+	text   strings.Builder
+	isText bool // the answer turned out to be text, streamed as it comes from then on
+	opened bool // the role has been sent
 }
 
 func (a *chatAnswer) whole(g *genCall) any {
@@ -287,7 +332,14 @@ func (a *chatAnswer) whole(g *genCall) any {
 		ch := &g.choices[i]
 		reason := finishReason(ch.finish)
 		content := ch.trimmed.String()
-		c := chatChoice{Index: i, Message: &chatOut{Role: "assistant", Content: &content}, FinishReason: &reason}
+		msg := &chatMessageOut{Role: "assistant", Content: &content}
+		if calls, ok := a.tools.calls(content); ok {
+			msg.Content, msg.ToolCalls = nil, wireCalls(calls, a.requestID, i, false)
+			if ch.finish != generate.FinishLength {
+				reason = "tool_calls"
+			}
+		}
+		c := chatChoice{Index: i, Message: msg, FinishReason: &reason}
 		if a.p.params.Logprobs {
 			c.Logprobs = &chatLogprobs{Content: []chatTokenLogprob{}}
 			for _, tok := range ch.tokens {
@@ -300,23 +352,34 @@ func (a *chatAnswer) whole(g *genCall) any {
 }
 
 // event is one chunk per token of a choice: its first says the role, its last the finish
-// reason; text that may be the start of a stop sequence waits (as completions' does).
+// reason; text that may be the start of a stop sequence waits (as completions' does). With
+// tools, a named call's arguments stream as they come; an answer that may be calls is held
+// until it is known to be text (then streamed) or ends (then sent as its calls).
 func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	delta := &chatOut{}
-	if g.choices[i].events == 1 { // the first chunk says the role, as OpenAI's does
-		delta.Role = "assistant"
-	}
-	if ev.Trimmed != "" || delta.Role != "" {
-		text := ev.Trimmed
-		delta.Content = &text
-	}
 	var finish *string
 	if ev.Done {
 		reason := finishReason(ev.Finish)
 		finish = &reason
 	}
+	if a.tools != nil && a.tools.mode != toolsNone {
+		for len(a.held) <= i {
+			a.held = append(a.held, toolHold{})
+		}
+		if !a.toolDelta(&a.held[i], i, ev, delta, finish) {
+			return nil
+		}
+	} else {
+		if g.choices[i].events == 1 { // the first chunk says the role, as OpenAI's does
+			delta.Role = "assistant"
+		}
+		if ev.Trimmed != "" || delta.Role != "" {
+			text := ev.Trimmed
+			delta.Content = &text
+		}
+	}
 	logprobs := a.p.params.Logprobs && ev.HasToken
-	if delta.Content == nil && finish == nil && !logprobs {
+	if delta.Content == nil && delta.ToolCalls == nil && delta.Role == "" && finish == nil && !logprobs {
 		return nil
 	}
 	chunk := chatChunk{chatCompletion: a.head}
@@ -333,6 +396,52 @@ func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 		data, _ = marshal(chunk.chatCompletion)
 	}
 	return data
+}
+
+// toolDelta fills a streamed choice's delta when the request has tools, and the finish
+// reason (tool_calls when it made calls); false: nothing to send yet.
+func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *chatOut, finish *string) bool {
+	if !h.opened {
+		h.opened, delta.Role = true, "assistant"
+	}
+	called := func() {
+		if finish != nil && ev.Finish != generate.FinishLength {
+			*finish = "tool_calls"
+		}
+	}
+	switch {
+	case a.tools.mode == toolsNamed:
+		call := chatToolCall{Index: new(int), Function: chatToolFunction{Arguments: ev.Trimmed}}
+		if delta.Role != "" {
+			call.ID, call.Type, call.Function.Name = callID(a.requestID, i, 0), "function", a.tools.named
+		}
+		if call.ID != "" || ev.Trimmed != "" {
+			delta.ToolCalls = []chatToolCall{call}
+		}
+		called()
+		return true
+	case h.isText:
+		text := ev.Trimmed
+		delta.Content = &text
+		return true
+	}
+	h.text.WriteString(ev.Trimmed)
+	held := h.text.String()
+	if a.tools.mode == toolsAuto && !mayBeCall(held) {
+		h.isText = true
+		delta.Content = &held
+		return true
+	}
+	if !ev.Done {
+		return delta.Role != ""
+	}
+	if calls, ok := a.tools.calls(held); ok {
+		delta.ToolCalls = wireCalls(calls, a.requestID, i, true)
+		called()
+		return true
+	}
+	delta.Content = &held
+	return true
 }
 
 // end is the usage chunk, when asked, and [DONE].

@@ -14,7 +14,7 @@ import (
 // message is the assistant's.
 type fakeTemplate struct{}
 
-func (fakeTemplate) Render(msgs []chat.Message) (string, error) {
+func (fakeTemplate) Render(msgs []chat.Message, _ []json.RawMessage) (string, error) {
 	if msgs[0].Role == "assistant" {
 		return "", &chat.RefusedError{Reason: "the conversation must not begin with the assistant"}
 	}
@@ -111,7 +111,15 @@ func TestChatCompletionsRefuseWhatTheyCannotServe(t *testing.T) {
 		{`{` + user + `}`, "model", "model parameter"},
 		{`{"model":"fake-lm",` + user + `,"top_logprobs":2}`, "top_logprobs", "needs `logprobs`"},
 		{`{"model":"fake-lm",` + user + `,"logprobs":true,"top_logprobs":21}`, "top_logprobs", "between 0 and 20"},
-		{`{"model":"fake-lm",` + user + `,"tools":[{"type":"function"}]}`, "tools", "not supported"},
+		{`{"model":"fake-lm",` + user + `,"tools":[{"type":"function"}]}`, "tools[0]", "each tool must be"},
+		{`{"model":"fake-lm",` + user + `,"tools":[{"type":"function","function":{"name":"a b"}}]}`, "tools[0].function.name", "letters, digits"},
+		{`{"model":"fake-lm",` + user + `,"tools":[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"a"}}]}`, "tools[1].function.name", "same name"},
+		{`{"model":"fake-lm",` + user + `,"tool_choice":"required"}`, "tool_choice", "has no `tools`"},
+		{`{"model":"fake-lm",` + user + `,"tools":[{"type":"function","function":{"name":"a"}}],"tool_choice":{"type":"function","function":{"name":"b"}}}`, "tool_choice", "not among `tools`"},
+		{`{"model":"fake-lm",` + user + `,"tools":[{"type":"function","function":{"name":"a"}}],"tool_choice":"sometimes"}`, "tool_choice", "must be none, auto, required"},
+		{`{"model":"fake-lm",` + user + `,"tools":[{"type":"function","function":{"name":"a"}}],"tool_choice":"required"}`, "tools", "does not take a constrained answer"},
+		{`{"model":"fake-lm","messages":[{"role":"tool","content":"` + canary + `"}]}`, "messages[0]", "`tool_call_id`"},
+		{`{"model":"fake-lm","messages":[{"role":"user","content":"x","tool_calls":[{"id":"c","type":"function","function":{"name":"a","arguments":"{}"}}]}]}`, "messages[0]", "only an assistant message"},
 		{`{"model":"fake-lm",` + user + `,"response_format":{"type":"json_object"}}`, "response_format", "does not take a constrained answer"},
 		{`{"model":"fake-lm",` + user + `,"response_format":{"type":"xml"}}`, "response_format", "must be `text`, `json_object` or `json_schema`"},
 		{`{"model":"fake-lm",` + user + `,"response_format":{"type":"json_schema","json_schema":{"name":"x"}}}`, "response_format", "is required"},

@@ -369,7 +369,7 @@ func (s *server) completeLocally(ctx context.Context, x *exchange, gw *GatewayEn
 	gen := gw.Generation
 	prompt := outbound
 	if gen.Chat != nil {
-		p, err := gen.Chat.Render([]chat.Message{{Role: "user", Content: outbound}})
+		p, err := gen.Chat.Render([]chat.Message{{Role: "user", Content: outbound}}, nil)
 		if err != nil {
 			return "", err
 		}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -241,11 +242,16 @@ func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
 		return nil, false
 	}
 	for i := range got {
-		if got[i] != msgs[i] {
+		if !sameMessage(got[i], msgs[i]) {
 			return nil, false
 		}
 	}
 	return rebuilt, true
+}
+
+func sameMessage(a, b chat.Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && a.Name == b.Name &&
+		slices.Equal(a.ToolCalls, b.ToolCalls)
 }
 
 // gatewayDialect is the chat dialect over the redacted body, whose answers the session

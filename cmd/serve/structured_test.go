@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -92,4 +93,65 @@ func compileSchema(t *testing.T, schema []byte) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	return c.MustCompile("mem://schema.json")
+}
+
+// TestToolCallsWithOpenAIsClient (issue 58, 2): OpenAI's client calls tiny-lm's tools: a
+// named tool_choice answers that function's call with arguments that validate against its
+// parameters, whole and streamed (the client's own stream helper assembles and checks the
+// deltas); "required" answers calls of the request's tools; "auto" lets the toy model answer
+// in text; a conversation that carries a call and its result back is taken; a tool_choice
+// naming no tool is a 400.
+func TestToolCallsWithOpenAIsClient(t *testing.T) {
+	node := jsClients(t)
+	srv := startServer(t)
+	got := runClients(t, node, srv, "Vitals today:", "120", "tools")
+	vitals := compileSchema(t, []byte(`{"type":"object","additionalProperties":false,"required":["heart_rate","spo2"],
+		"properties":{"heart_rate":{"type":"integer","minimum":20,"maximum":250},"spo2":{"type":"integer","minimum":50,"maximum":100}}}`))
+	allergy := compileSchema(t, []byte(`{"type":"object","required":["substance","severity"],
+		"properties":{"substance":{"type":"string","maxLength":30},"severity":{"enum":["mild","moderate","severe"]}}}`))
+	type call struct{ ID, Type, Name, Arguments string }
+	calls := func(check string) []call {
+		t.Helper()
+		r := got[check]
+		var out []call
+		if r.Error != "" || json.Unmarshal([]byte(r.Text), &out) != nil || len(out) == 0 || r.Finish != "tool_calls" {
+			t.Errorf("%s: %+v", check, r)
+			return nil
+		}
+		for _, c := range out {
+			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(c.Arguments))
+			schema := map[string]*jsonschema.Schema{"record_vitals": vitals, "flag_allergy": allergy}[c.Name]
+			switch {
+			case c.Type != "function" || !strings.HasPrefix(c.ID, "call_") || schema == nil:
+				t.Errorf("%s: a call %+v", check, c)
+			case err != nil || schema.Validate(doc) != nil:
+				t.Errorf("%s: arguments %q do not validate against %s's parameters: %v", check, c.Arguments, c.Name, err)
+			}
+		}
+		return out
+	}
+	for _, check := range []string{"tools-named", "tools-named-stream"} {
+		if c := calls(check); len(c) != 1 || c[0].Name != "record_vitals" {
+			t.Errorf("%s: %+v, want one call of record_vitals", check, c)
+		}
+	}
+	if r := got["tools-named"]; r.Final != "null" {
+		t.Errorf("a message that calls a tool has content %q, want null", r.Final)
+	}
+	if r := got["tools-named-stream"]; r.Tokens < 2 {
+		t.Errorf("the named call's arguments came in %d deltas, want them as they are written", r.Tokens)
+	}
+	if c := calls("tools-required"); len(c) != 1 {
+		t.Errorf("required without parallel calls: %d calls", len(c))
+	}
+	calls("tools-required-stream")
+	if r := got["tools-auto"]; r.Error != "" || r.Finish == "tool_calls" || r.Final != "[]" {
+		t.Errorf("auto, where the toy model writes text: %+v", r)
+	}
+	if r := got["tools-result"]; r.Error != "" || r.Text == "" {
+		t.Errorf("a conversation with a call and its result: %+v", r)
+	}
+	if r := got["tools-unknown-choice"]; r.Status != 400 {
+		t.Errorf("a tool_choice naming no tool: %+v", r)
+	}
 }

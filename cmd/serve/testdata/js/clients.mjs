@@ -2,7 +2,7 @@
 // {"check": name, "text": ..., ...} or {"check": name, "error": ...}. The Go test
 // (cmd/serve TestEcosystemClients) starts the server, runs this, and judges the lines.
 //
-//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut | gateway | structured SCHEMA_DIR]
+//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut | gateway | tools | structured SCHEMA_DIR]
 //
 // With SLUICE_TEST_API_KEY set, every client sends that key the way it sends its own (OpenAI's
 // and HuggingFace's: "Authorization: Bearer <key>").
@@ -109,6 +109,63 @@ if (mode === "structured") {
       finish = ev.details?.finish_reason ?? finish;
     }
     return { text, finish };
+  });
+  process.exit(0);
+}
+
+// "tools": function calling through OpenAI's client: a named tool_choice (whole, and streamed
+// through the client's own stream helper, which assembles the tool-call deltas and checks
+// them), "required" with two tools, "auto", and a conversation that carries a call and its
+// result back.
+if (mode === "tools") {
+  const tools = [
+    { type: "function", function: { name: "record_vitals", description: "Record a set of vital signs", strict: true,
+      parameters: { type: "object", additionalProperties: false, required: ["heart_rate", "spo2"],
+        properties: { heart_rate: { type: "integer", minimum: 20, maximum: 250 }, spo2: { type: "integer", minimum: 50, maximum: 100 } } } } },
+    { type: "function", function: { name: "flag_allergy", description: "Flag an allergy",
+      parameters: { type: "object", required: ["substance", "severity"],
+        properties: { substance: { type: "string", maxLength: 30 }, severity: { enum: ["mild", "moderate", "severe"] } } } } },
+  ];
+  const calls = (m) => JSON.stringify((m.tool_calls ?? []).map((c) => ({ id: c.id, type: c.type, name: c.function.name, arguments: c.function.arguments })));
+  await run("tools-named", async () => {
+    const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0, tools,
+      tool_choice: { type: "function", function: { name: "record_vitals" } } });
+    return { text: calls(c.choices[0].message), final: String(c.choices[0].message.content), finish: c.choices[0].finish_reason };
+  });
+  await run("tools-named-stream", async () => {
+    const s = openai.chat.completions.stream({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0, tools,
+      tool_choice: { type: "function", function: { name: "record_vitals" } } });
+    let deltas = 0;
+    s.on("tool_calls.function.arguments.delta", () => { deltas++; });
+    const c = await s.finalChatCompletion();
+    return { text: calls(c.choices[0].message), finish: c.choices[0].finish_reason, tokens: deltas };
+  });
+  await run("tools-required", async () => {
+    const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0, tools,
+      tool_choice: "required", parallel_tool_calls: false });
+    return { text: calls(c.choices[0].message), finish: c.choices[0].finish_reason };
+  });
+  await run("tools-required-stream", async () => {
+    const s = openai.chat.completions.stream({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0, tools,
+      tool_choice: "required", parallel_tool_calls: false });
+    const c = await s.finalChatCompletion();
+    return { text: calls(c.choices[0].message), finish: c.choices[0].finish_reason };
+  });
+  await run("tools-auto", async () => {
+    const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: 8, temperature: 0, tools });
+    return { text: String(c.choices[0].message.content), final: calls(c.choices[0].message), finish: c.choices[0].finish_reason };
+  });
+  await run("tools-result", async () => {
+    const c = await openai.chat.completions.create({ model: "tiny-lm", max_tokens: 8, temperature: 0, tools, messages: [
+      ...messages,
+      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "record_vitals", arguments: '{"heart_rate":72,"spo2":98}' } }] },
+      { role: "tool", tool_call_id: "call_1", content: "recorded" },
+    ] });
+    return { text: String(c.choices[0].message.content), finish: c.choices[0].finish_reason };
+  });
+  await run("tools-unknown-choice", async () => {
+    await openai.chat.completions.create({ model: "tiny-lm", messages, tools, tool_choice: { type: "function", function: { name: "nope" } } });
+    return { text: "no error" };
   });
   process.exit(0);
 }

@@ -1,0 +1,332 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/grammar"
+)
+
+// Function calling on OpenAI's chat completions, in one home: a request's tools and
+// tool_choice, the constraint a forced call puts on the answer, an assistant's tool_calls and
+// a tool's answer among the messages, and the calls an answer makes, whole and as stream
+// deltas.
+
+// chatTool is one of a request's tools.
+type chatTool struct {
+	Type     string `json:"type"`
+	Function *struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+		Strict      *bool           `json:"strict"`
+	} `json:"function"`
+}
+
+// toolMode is what tool_choice asks of an answer.
+type toolMode int
+
+const (
+	toolsNone     toolMode = iota // no call: the answer is text
+	toolsAuto                     // the model chooses: an answer that is a call is one
+	toolsRequired                 // one call or more, of any tool
+	toolsNamed                    // one call of the named tool
+)
+
+// toolPlan is a request's tools and what it asks of the answer.
+type toolPlan struct {
+	defs     []json.RawMessage          // as the chat template gets them
+	params   map[string]json.RawMessage // each tool's parameters schema
+	order    []string                   // the tools' names, in the request's order
+	mode     toolMode
+	named    string
+	parallel bool
+}
+
+// maxTools bounds a request's tools: each is a schema the answer may be held to.
+const maxTools = 128
+
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// readTools reads tools, tool_choice and parallel_tool_calls; nil without tools. A non-empty
+// msg is the validation error about param.
+func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolPlan, param, msg string) {
+	choice, cparam, cmsg := readToolChoice(rawChoice)
+	if cmsg != "" {
+		return nil, cparam, cmsg
+	}
+	if !present(rawTools) || string(bytes.TrimSpace(rawTools)) == "[]" {
+		if choice.mode == toolsRequired || choice.mode == toolsNamed {
+			return nil, "tool_choice", "`tool_choice` asks for a call but the request has no `tools`"
+		}
+		return nil, "", ""
+	}
+	var tools []json.RawMessage
+	if err := json.Unmarshal(rawTools, &tools); err != nil {
+		return nil, "tools", "`tools` must be a list of {type: function, function: {name, parameters}}"
+	}
+	if len(tools) > maxTools {
+		return nil, "tools", "`tools` may hold at most " + strconv.Itoa(maxTools) + " tools"
+	}
+	plan = &toolPlan{defs: tools, params: map[string]json.RawMessage{}, mode: choice.mode, named: choice.named,
+		parallel: parallel == nil || *parallel}
+	for i, raw := range tools {
+		var t chatTool
+		at := "tools[" + strconv.Itoa(i) + "]"
+		if err := json.Unmarshal(raw, &t); err != nil || t.Type != "function" || t.Function == nil {
+			return nil, at, "each tool must be {type: function, function: {name, parameters}}"
+		}
+		if !toolName.MatchString(t.Function.Name) {
+			return nil, at + ".function.name", "a function's name must be 1 to 64 letters, digits, underscores or dashes"
+		}
+		if _, dup := plan.params[t.Function.Name]; dup {
+			return nil, at + ".function.name", "two tools have the same name"
+		}
+		params := t.Function.Parameters
+		if !present(params) {
+			params = json.RawMessage(`{"type":"object"}`)
+		} else if bytes.TrimSpace(params)[0] != '{' {
+			return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema object"
+		}
+		plan.params[t.Function.Name] = params
+		plan.order = append(plan.order, t.Function.Name)
+	}
+	if plan.mode == toolsNamed {
+		if _, ok := plan.params[plan.named]; !ok {
+			return nil, "tool_choice", "`tool_choice` names a function that is not among `tools`"
+		}
+	}
+	return plan, "", ""
+}
+
+// readToolChoice reads tool_choice: none, auto (the default), required, or
+// {type: function, function: {name}}.
+func readToolChoice(raw json.RawMessage) (choice struct {
+	mode  toolMode
+	named string
+}, param, msg string) {
+	choice.mode = toolsAuto
+	if !present(raw) {
+		return choice, "", ""
+	}
+	var word string
+	if json.Unmarshal(raw, &word) == nil {
+		switch word {
+		case "none":
+			choice.mode = toolsNone
+		case "auto":
+		case "required":
+			choice.mode = toolsRequired
+		default:
+			return choice, "tool_choice", "`tool_choice` must be none, auto, required or {type: function, function: {name}}"
+		}
+		return choice, "", ""
+	}
+	var named struct {
+		Type     string `json:"type"`
+		Function *struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(raw, &named) != nil || named.Type != "function" || named.Function == nil {
+		return choice, "tool_choice", "`tool_choice` must be none, auto, required or {type: function, function: {name}}"
+	}
+	choice.mode, choice.named = toolsNamed, named.Function.Name
+	return choice, "", ""
+}
+
+// constraint is what a forced call holds the answer to: the named function's arguments, or a
+// list of calls ({name, arguments}, one at most unless parallel calls are allowed); nil when
+// the model may answer in text.
+func (p *toolPlan) constraint() *grammar.Spec {
+	switch {
+	case p == nil:
+		return nil
+	case p.mode == toolsNamed:
+		return &grammar.Spec{Kind: grammar.JSONSchema, Schema: p.params[p.named]}
+	case p.mode != toolsRequired:
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"type":"array","minItems":1,`)
+	if !p.parallel {
+		b.WriteString(`"maxItems":1,`)
+	}
+	b.WriteString(`"items":{"anyOf":[`)
+	for i, name := range p.order {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		quoted, _ := json.Marshal(name)
+		b.WriteString(`{"type":"object","properties":{"name":{"const":` + string(quoted) + `},"arguments":`)
+		b.Write(p.params[name])
+		b.WriteString(`},"required":["name","arguments"]}`)
+	}
+	b.WriteString(`]}}`)
+	return &grammar.Spec{Kind: grammar.JSONSchema, Schema: b.Bytes()}
+}
+
+// calls reads the calls in a finished answer's text: the named function's arguments; a list
+// of {name, arguments}; or, when the model chose, such a list, one such object, or Hermes'
+// <tool_call> blocks holding them, naming only the request's tools. False: the answer is text.
+func (p *toolPlan) calls(text string) ([]chatToolFunction, bool) {
+	switch {
+	case p == nil || p.mode == toolsNone:
+		return nil, false
+	case p.mode == toolsNamed:
+		return []chatToolFunction{{Name: p.named, Arguments: text}}, true
+	}
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, hermesOpen) {
+		var out []chatToolFunction
+		for rest := t; rest != ""; rest = strings.TrimSpace(rest) {
+			body, ok := strings.CutPrefix(rest, hermesOpen)
+			if !ok {
+				return nil, false
+			}
+			inner, after, ok := strings.Cut(body, hermesClose)
+			if !ok {
+				return nil, false
+			}
+			c, ok := p.oneCall([]byte(inner))
+			if !ok {
+				return nil, false
+			}
+			out, rest = append(out, c), after
+		}
+		return out, len(out) > 0
+	}
+	if c, ok := p.oneCall([]byte(t)); ok {
+		return []chatToolFunction{c}, true
+	}
+	var list []json.RawMessage
+	if json.Unmarshal([]byte(t), &list) != nil || len(list) == 0 {
+		return nil, false
+	}
+	out := make([]chatToolFunction, 0, len(list))
+	for _, raw := range list {
+		c, ok := p.oneCall(raw)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, c)
+	}
+	return out, true
+}
+
+// Hermes' tags around a call, which several model families write.
+const (
+	hermesOpen  = "<tool_call>"
+	hermesClose = "</tool_call>"
+)
+
+// oneCall reads {"name": ..., "arguments": {...}} ("parameters" too, as Llama writes it) of a
+// tool the request has.
+func (p *toolPlan) oneCall(raw []byte) (chatToolFunction, bool) {
+	var c struct {
+		Name       string          `json:"name"`
+		Arguments  json.RawMessage `json:"arguments"`
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	if json.Unmarshal(raw, &c) != nil {
+		return chatToolFunction{}, false
+	}
+	if _, ok := p.params[c.Name]; !ok {
+		return chatToolFunction{}, false
+	}
+	args := c.Arguments
+	if !present(args) {
+		args = c.Parameters
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil {
+		return chatToolFunction{}, false
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, args) != nil {
+		return chatToolFunction{}, false
+	}
+	return chatToolFunction{Name: c.Name, Arguments: compact.String()}, true
+}
+
+// mayBeCall reports whether an answer the model chose to write, as it stands, could still
+// turn out to be a call: a stream holds its text back until it cannot.
+func mayBeCall(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	return t == "" || t[0] == '{' || t[0] == '[' || strings.HasPrefix(t, hermesOpen) || strings.HasPrefix(hermesOpen, t)
+}
+
+// chatToolCall is a call on the wire: whole in a message, or in pieces in stream deltas
+// (Index and, on the first delta of a call, ID, Type and the name).
+type chatToolCall struct {
+	Index    *int             `json:"index,omitempty"`
+	ID       string           `json:"id,omitempty"`
+	Type     string           `json:"type,omitempty"`
+	Function chatToolFunction `json:"function"`
+}
+
+// chatToolFunction is a call's function: also what calls reads from an answer.
+type chatToolFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// callID names call i of choice `choice` of a request: unique, and the same in a stream and
+// a whole answer.
+func callID(requestID string, choice, i int) string {
+	return "call_" + requestID + "_" + strconv.Itoa(choice) + "_" + strconv.Itoa(i)
+}
+
+// wireCalls is calls as a message lists them; with indexed set, as one stream delta.
+func wireCalls(calls []chatToolFunction, requestID string, choice int, indexed bool) []chatToolCall {
+	out := make([]chatToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = chatToolCall{ID: callID(requestID, choice, i), Type: "function",
+			Function: c}
+		if indexed {
+			out[i].Index = &i
+		}
+	}
+	return out
+}
+
+// chatToolMessage reads an assistant message's tool_calls, or a tool message's tool_call_id
+// and name, into m. A non-empty msg is the validation error.
+func chatToolMessage(raw chatMessage, m *chat.Message) string {
+	if present(raw.ToolCalls) {
+		if m.Role != "assistant" {
+			return "only an assistant message may hold `tool_calls`"
+		}
+		var calls []struct {
+			ID       string `json:"id"`
+			Type     string `json:"type"`
+			Function *struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(raw.ToolCalls, &calls) != nil || len(calls) == 0 {
+			return "`tool_calls` must be a list of {id, type: function, function: {name, arguments}}"
+		}
+		for _, c := range calls {
+			if c.Function == nil || c.Type != "function" || c.ID == "" {
+				return "`tool_calls` must be a list of {id, type: function, function: {name, arguments}}"
+			}
+			m.ToolCalls = append(m.ToolCalls, chat.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+		}
+	}
+	if m.Role == "tool" {
+		if raw.ToolCallID == nil || *raw.ToolCallID == "" {
+			return "a tool message needs the `tool_call_id` it answers"
+		}
+		m.ToolCallID = *raw.ToolCallID
+	}
+	if raw.Name != nil {
+		m.Name = *raw.Name
+	}
+	return ""
+}
