@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,5 +153,46 @@ func BenchmarkConstrainedStreams(b *testing.B) {
 			}
 			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
 		})
+	}
+}
+
+// TestAFailedConstraintEndsWithAnError: when the constraint cannot go on (here a vocabulary
+// that cannot write what it needs), the stream ends with an error and no token, never with
+// a token chosen without it.
+func TestAFailedConstraintEndsWithAnError(t *testing.T) {
+	g, _ := newTinyLM(t)
+	toks := make([][]byte, g.sched.Vocab())
+	toks[5] = []byte("a")
+	ix, err := grammar.Compile(grammar.NewVocab(toks, -1), grammar.Spec{Kind: grammar.Regex, Pattern: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := g.Generate(context.Background(), admission.Interactive, "Vitals", Params{MaxNewTokens: 5, Constraint: ix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, last := answer(t, st)
+	if text != "" || last.HasToken || last.Finish != FinishError || last.Err == nil {
+		t.Fatalf("%q, last %+v", text, last)
+	}
+}
+
+// TestTheConstraintWinsOverMinTokens: once the answer is whole it ends, min_tokens or not,
+// even when the end of sequence min_tokens bans is all the constraint allows.
+func TestTheConstraintWinsOverMinTokens(t *testing.T) {
+	g, _ := newTinyLM(t)
+	for pattern, want := range map[string][]string{"(yes|no)": {"yes", "no"}, "": {""}} {
+		ix, err := g.Constraint(grammar.Spec{Kind: grammar.Regex, Pattern: pattern})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := g.Generate(context.Background(), admission.Interactive, "Is it", Params{MaxNewTokens: 10, MinTokens: 8, Constraint: ix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, last := answer(t, st)
+		if !slices.Contains(want, text) || last.Finish != FinishEOS {
+			t.Fatalf("%q: %q, %s (%v)", pattern, text, last.Finish, last.Err)
+		}
 	}
 }

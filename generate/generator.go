@@ -45,7 +45,7 @@ type Generator struct {
 
 // grammarCacheSize is how many compiled constraints a model keeps (each with the masks of
 // the states its answers have reached).
-const grammarCacheSize = 32
+const grammarCacheSize = 16
 
 // New builds a Generator over sched, which must be started separately.
 func New(name string, sched *scheduler.Scheduler, tok *tokenizer.Tokenizer, cfg Config) (*Generator, error) {
@@ -373,7 +373,10 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 		case scheduler.FinishStop:
 			out.Finish = s.c.reason
 			if out.Finish == FinishError {
-				out.Err = s.c.err
+				// The constraint failed: the token chosen without it is not the answer's,
+				// and the stream ends with the error instead.
+				out.Err, out.HasToken, out.Token = s.c.err, false, Token{}
+				return out, nil
 			}
 		default:
 			out.Finish = FinishError
@@ -441,6 +444,17 @@ type chooser struct {
 	err error
 }
 
+// onlyBanned reports whether every token mask allows is banned.
+func onlyBanned(mask *grammar.Mask, banned []int64) bool {
+	n := mask.Count()
+	for i, id := range banned {
+		if mask.Allows(int(id)) && !slices.Contains(banned[:i], id) {
+			n--
+		}
+	}
+	return n <= 0
+}
+
 // errNothingAllowed ends a constrained generation whose vocabulary cannot write what must
 // come next.
 var errNothingAllowed = errors.New("generate: no token of the vocabulary continues the constrained answer")
@@ -482,6 +496,9 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 			c.err = errNothingAllowed
 		default:
 			c.sp.mask = mask
+			// The constraint wins over min_tokens' ban: where it allows only banned tokens
+			// (the end of sequence, once the answer is whole), they are allowed.
+			c.sp.banning = c.chosen < c.minNew && !onlyBanned(mask, c.sp.banned)
 		}
 	}
 	id, logp := c.sp.pick(logits)

@@ -54,7 +54,8 @@ func Compile(v *Vocab, spec Spec) (*Index, error) {
 
 // Cache keeps the most recently used compiled constraints of one vocabulary, keyed by their
 // kind and text (a schema by its compact form), so that a schema sent with every request is
-// compiled, and its masks computed, once.
+// compiled, and its masks computed, once; a retired Index (grown past its bound) is compiled
+// anew for the next request.
 type Cache struct {
 	v   *Vocab
 	max int
@@ -86,17 +87,24 @@ func (c *Cache) Get(spec Spec) (*Index, error) {
 		c.order.MoveToFront(e)
 		ix := e.Value.(*cacheEntry).ix
 		c.mu.Unlock()
-		return ix, nil
+		if !ix.Retired() {
+			return ix, nil
+		}
+	} else {
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	ix, err := Compile(c.v, spec)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.byKey[key]; ok { // compiled meanwhile by another request
-		return e.Value.(*cacheEntry).ix, nil
+	if e, ok := c.byKey[key]; ok {
+		if held := e.Value.(*cacheEntry).ix; !held.Retired() { // compiled meanwhile by another request
+			return held, nil
+		}
+		delete(c.byKey, key)
+		c.order.Remove(e)
 	}
 	c.byKey[key] = c.order.PushFront(&cacheEntry{key: key, ix: ix})
 	for c.order.Len() > c.max {

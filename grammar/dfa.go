@@ -52,8 +52,13 @@ const maxProg = 200_000
 func compileRegex(pattern string) (*syntax.Prog, error) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		if e, ok := err.(*syntax.Error); ok && (e.Code == syntax.ErrLarge || e.Code == syntax.ErrNestingDepth) {
-			return nil, &UnsupportedError{Feature: "a regular expression this large"}
+		if e, ok := err.(*syntax.Error); ok {
+			switch e.Code {
+			case syntax.ErrLarge, syntax.ErrNestingDepth:
+				return nil, &UnsupportedError{Feature: "a regular expression this large"}
+			case syntax.ErrInvalidRepeatSize:
+				return nil, &UnsupportedError{Feature: "counted repetitions whose product passes 1000"}
+			}
 		}
 		return nil, &InvalidError{Reason: "the regular expression does not parse"}
 	}
@@ -61,11 +66,36 @@ func compileRegex(pattern string) (*syntax.Prog, error) {
 	if err := noAssertions(re); err != nil {
 		return nil, err
 	}
+	// Counted repetitions are written out by Simplify and Compile: estimate first, so that a
+	// short pattern cannot make a huge program.
+	if expanded(re, maxProg) > maxProg {
+		return nil, &UnsupportedError{Feature: "a regular expression this large"}
+	}
 	prog, err := syntax.Compile(re.Simplify())
 	if err != nil || len(prog.Inst) > maxProg {
 		return nil, &UnsupportedError{Feature: "a regular expression this large"}
 	}
 	return prog, nil
+}
+
+// expanded estimates the instructions re compiles to, counted repetitions written out; it
+// stops counting past limit.
+func expanded(re *syntax.Regexp, limit int) int {
+	n := 1
+	for _, sub := range re.Sub {
+		n += expanded(sub, limit)
+		if n > limit {
+			return limit + 1
+		}
+	}
+	if re.Op == syntax.OpRepeat {
+		times := max(re.Max, re.Min+1, 1)
+		if n > limit/times {
+			return limit + 1
+		}
+		n *= times
+	}
+	return n
 }
 
 // dfa is the lazily built DFA of a program over bytes. A state is the sorted set of the

@@ -319,3 +319,117 @@ func TestCacheKeysByCompactSchema(t *testing.T) {
 		t.Fatal("a bad schema was cached or taken")
 	}
 }
+
+// TestSchemasAreKeptOrRefused: schemas whose keywords interact (a keyword beside one that
+// decides alone, no `type`, open additional properties, oneOf, bounds on either side of
+// zero, long bounded lists) are either refused, or every word of their language validates.
+func TestSchemasAreKeptOrRefused(t *testing.T) {
+	refused := []string{
+		`{"type":"object","properties":{"a":{"type":"string"}},"anyOf":[{"required":["a"]}]}`,
+		`{"type":"string","anyOf":[{"format":"date"},{"maxLength":3}]}`,
+		`{"oneOf":[{"type":"number"},{"type":"integer"}]}`,
+		`{"oneOf":[{"type":"string"},{"maxLength":3}]}`,
+		`{"type":"string","format":"date","maxLength":5}`,
+		`{"$ref":"#/$defs/a","type":"string","$defs":{"a":{"type":"integer"}}}`,
+		`{"minLength":1,"minimum":2}`,
+	}
+	for _, schema := range refused {
+		if re, err := SchemaRegex([]byte(schema)); err == nil {
+			t.Errorf("%s was taken as %.80s", schema, re)
+		}
+	}
+	kept := []string{
+		`{"type":"string","enum":["a",1]}`,
+		`{"properties":{"x":{"properties":{"y":{"type":"integer"}},"required":["y"]}},"required":["x"]}`,
+		`{"type":"object","additionalProperties":{"type":"integer"}}`,
+		`{"oneOf":[{"type":"string"},{"type":"integer"},{"$ref":"#/$defs/n"}],"$defs":{"n":{"type":"null"}}}`,
+		`{"type":"string","minLength":2,"maxLength":2}`,
+		`{"type":"number","maximum":100}`,
+		`{"type":"number","minimum":-5,"maximum":-2}`,
+		`{"type":"number","minimum":-3}`,
+		`{"type":"number","minimum":-3,"maximum":7}`,
+		`{"type":"number","maximum":-4}`,
+		`{"type":"integer","exclusiveMaximum":10,"exclusiveMinimum":-10}`,
+		`{"type":"array","items":{"type":"number"},"maxItems":100}`,
+		`{"type":"array","items":{"type":"string","maxLength":100},"maxItems":20,"minItems":2}`,
+		`{"type":"array","maxItems":10,"items":{"type":"object","properties":{"name":{"type":"string","maxLength":200},"dose":{"type":"number","minimum":0}},"required":["name","dose"]}}`,
+	}
+	v := byteVocab()
+	rng := rand.New(rand.NewPCG(11, 3))
+	for _, schema := range kept {
+		ix, err := Compile(v, Spec{Kind: JSONSchema, Schema: []byte(schema)})
+		if err != nil {
+			t.Errorf("%s: %v", schema, err)
+			continue
+		}
+		val := validator(t, []byte(schema))
+		for i := range 100 {
+			word := walk(t, ix, rng, 5+i)
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(word))
+			if err != nil || val.Validate(doc) != nil {
+				t.Fatalf("%s: %q does not validate (%v)", schema, word, err)
+			}
+		}
+	}
+}
+
+// TestLargeConstraintsAreRefusedCheaply: a short schema or pattern that would write out a
+// huge language is refused before it is built.
+func TestLargeConstraintsAreRefusedCheaply(t *testing.T) {
+	nested := `{"type":"integer"}`
+	for range 30 {
+		nested = `{"type":"array","items":` + nested + `}`
+	}
+	if _, err := SchemaRegex([]byte(nested)); !errors.As(err, new(*UnsupportedError)) {
+		t.Errorf("arrays nested 30 deep: %v", err)
+	}
+	if _, err := Compile(byteVocab(), Spec{Kind: Regex, Pattern: strings.Repeat(`[a-z]{1000}`, 3000)}); !errors.As(err, new(*UnsupportedError)) {
+		t.Errorf("3,000 counted classes: %v", err)
+	}
+}
+
+// TestRefusalsQuoteNoRequestText: a refusal names a keyword or format of JSON Schema's own,
+// never an unknown key or format the request wrote.
+func TestRefusalsQuoteNoRequestText(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","PATIENT-CANARY":1}`,
+		`{"type":"string","format":"PATIENT-CANARY"}`,
+	} {
+		_, err := SchemaRegex([]byte(schema))
+		if err == nil || strings.Contains(err.Error(), "CANARY") {
+			t.Errorf("%s: %v", schema, err)
+		}
+	}
+}
+
+// TestAGrownIndexRetires: an Index past its bound of states is retired: answers under way
+// keep it, the cache compiles the constraint anew for the next; past four times the bound an
+// answer still on it fails.
+func TestAGrownIndexRetires(t *testing.T) {
+	c := NewCache(byteVocab(), 4)
+	spec := Spec{Kind: Regex, Pattern: `[a-z]{0,50}`}
+	ix, err := c.Get(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.soft, ix.hard = 5, 20
+	m := ix.Start()
+	for range 10 {
+		if _, err := m.Allowed(); err != nil {
+			t.Fatal(err)
+		}
+		m.Advance('a')
+	}
+	if !ix.Retired() || m.err != nil {
+		t.Fatalf("retired %v, the answer's error %v", ix.Retired(), m.err)
+	}
+	if again, _ := c.Get(spec); again == ix {
+		t.Fatal("the cache handed out the retired Index")
+	}
+	for range 20 {
+		m.Advance('a')
+	}
+	if _, err := m.Allowed(); !errors.Is(err, ErrTooManyStates) {
+		t.Fatalf("past the hard bound: %v", err)
+	}
+}

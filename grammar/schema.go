@@ -28,7 +28,7 @@ func (e *InvalidError) Error() string { return "grammar: " + e.Reason }
 // The pieces of JSON, without whitespace: an answer is written compactly.
 const (
 	hex         = `[0-9a-fA-F]`
-	jsonChar    = `(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u` + hex + hex + hex + hex + `)`
+	jsonChar    = `(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-CeEfF]` + hex + hex + hex + `|[dD][0-7]` + hex + hex + `))`
 	jsonString  = `"` + jsonChar + `*"`
 	jsonInt     = `-?(?:0|[1-9][0-9]{0,15})`
 	fraction    = `(?:\.[0-9]{1,15})?`
@@ -53,7 +53,7 @@ const maxAnyKey = 64
 const maxRepeat = 1000
 
 // maxSchemaRegex bounds the regular expression a schema becomes, and so its compile and DFA.
-const maxSchemaRegex = 1 << 20
+const maxSchemaRegex = 256 << 10
 
 // anyValue is any JSON value nested at most depth levels.
 func anyValue(depth int) string {
@@ -94,6 +94,12 @@ var formats = map[string]string{
 // date is a calendar date: each month's own days, 29 February in leap years only.
 const date = `(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))` +
 	`|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)`
+
+// knownFormats are JSON Schema's formats that are not written as a pattern here: a refusal
+// names one of these, any other as unknown (a format is the request's own text).
+var knownFormats = []string{"email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6", "uri",
+	"uri-reference", "iri", "iri-reference", "uri-template", "json-pointer", "relative-json-pointer",
+	"regex", "duration"}
 
 // schemaWriter turns one schema into a regular expression; root resolves $ref.
 type schemaWriter struct {
@@ -141,13 +147,28 @@ func (w *schemaWriter) value(s map[string]any, depth int) (string, error) {
 	}
 	for k := range s {
 		if k != orderKey && !schemaKeywords[k] {
-			return "", &UnsupportedError{Feature: "the keyword `" + k + "`"}
+			return "", &UnsupportedError{Feature: keywordName(k)}
+		}
+	}
+	// A keyword that decides the value alone may stand beside annotations (and `type`, for
+	// enum and const) only: the others would be constraints it does not see.
+	for _, key := range []string{"$ref", "const", "enum", "anyOf", "oneOf"} {
+		if _, ok := s[key]; !ok {
+			continue
+		}
+		for k := range s {
+			if k != key && k != orderKey && !annotations[k] && !(k == "type" && (key == "const" || key == "enum")) {
+				return "", &UnsupportedError{Feature: "`" + k + "` beside `" + key + "`"}
+			}
 		}
 	}
 	if ref, ok := s["$ref"]; ok {
 		return w.ref(ref, depth)
 	}
 	if c, ok := s["const"]; ok {
+		if !ofType(s, c) {
+			return "", &InvalidError{Reason: "`const` is not of the schema's `type`"}
+		}
 		return literal(c)
 	}
 	if e, ok := s["enum"]; ok {
@@ -157,7 +178,31 @@ func (w *schemaWriter) value(s map[string]any, depth int) (string, error) {
 		}
 		alts := make([]string, 0, len(list))
 		for _, v := range list {
-			re, err := literal(v)
+			if ofType(s, v) {
+				re, _ := literal(v)
+				alts = append(alts, re)
+			}
+		}
+		if len(alts) == 0 {
+			return "", &InvalidError{Reason: "no `enum` value is of the schema's `type`"}
+		}
+		return `(?:` + strings.Join(alts, `|`) + `)`, nil
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		a, ok := s[key]
+		if !ok {
+			continue
+		}
+		list, ok := a.([]any)
+		if !ok || len(list) == 0 {
+			return "", &InvalidError{Reason: "`" + key + "` must be a non-empty array of schemas"}
+		}
+		if key == "oneOf" && !w.disjoint(list) {
+			return "", &UnsupportedError{Feature: "`oneOf` whose branches are not of distinct types"}
+		}
+		alts := make([]string, 0, len(list))
+		for _, sub := range list {
+			re, err := w.sub(sub, key, depth)
 			if err != nil {
 				return "", err
 			}
@@ -165,42 +210,12 @@ func (w *schemaWriter) value(s map[string]any, depth int) (string, error) {
 		}
 		return `(?:` + strings.Join(alts, `|`) + `)`, nil
 	}
-	for _, key := range []string{"anyOf", "oneOf"} {
-		if a, ok := s[key]; ok {
-			list, ok := a.([]any)
-			if !ok || len(list) == 0 {
-				return "", &InvalidError{Reason: "`" + key + "` must be a non-empty array of schemas"}
-			}
-			alts := make([]string, 0, len(list))
-			for _, sub := range list {
-				re, err := w.sub(sub, key, depth)
-				if err != nil {
-					return "", err
-				}
-				alts = append(alts, re)
-			}
-			return `(?:` + strings.Join(alts, `|`) + `)`, nil
-		}
+	types, err := schemaTypes(s)
+	if err != nil {
+		return "", err
 	}
-	var types []string
-	switch t := s["type"].(type) {
-	case nil:
+	if types == nil {
 		return anyValue(anyDepth), nil
-	case string:
-		types = []string{t}
-	case []any:
-		for _, x := range t {
-			name, ok := x.(string)
-			if !ok {
-				return "", &InvalidError{Reason: "`type` must be a string or an array of strings"}
-			}
-			types = append(types, name)
-		}
-	default:
-		return "", &InvalidError{Reason: "`type` must be a string or an array of strings"}
-	}
-	if len(types) == 0 {
-		return "", &InvalidError{Reason: "`type` is an empty array"}
 	}
 	alts := make([]string, 0, len(types))
 	for _, t := range types {
@@ -213,10 +228,196 @@ func (w *schemaWriter) value(s map[string]any, depth int) (string, error) {
 	return `(?:` + strings.Join(alts, `|`) + `)`, nil
 }
 
+// annotations are the keywords that constrain nothing.
+var annotations = map[string]bool{
+	"title": true, "description": true, "examples": true, "default": true, "$schema": true, "$id": true,
+	"$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true, "strict": true,
+	"$defs": true, "definitions": true,
+}
+
+// typeKeywords are the keywords that apply to one JSON type only: a schema without `type`
+// that uses them is read as of that type.
+var typeKeywords = map[string]string{
+	"properties": "object", "required": "object", "additionalProperties": "object",
+	"items": "array", "minItems": "array", "maxItems": "array",
+	"minLength": "string", "maxLength": "string", "pattern": "string", "format": "string",
+	"minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
+}
+
+// schemaTypes is the schema's `type` as a list; without one, the type its keywords imply, or
+// nil (any value) when they imply none.
+func schemaTypes(s map[string]any) ([]string, error) {
+	bad := &InvalidError{Reason: "`type` must be a string or an array of strings"}
+	switch t := s["type"].(type) {
+	case string:
+		return []string{t}, nil
+	case []any:
+		if len(t) == 0 {
+			return nil, &InvalidError{Reason: "`type` is an empty array"}
+		}
+		out := make([]string, 0, len(t))
+		for _, x := range t {
+			name, ok := x.(string)
+			if !ok {
+				return nil, bad
+			}
+			out = append(out, name)
+		}
+		return out, nil
+	case nil:
+		if _, ok := s["type"]; ok {
+			return nil, bad
+		}
+	default:
+		return nil, bad
+	}
+	implied := ""
+	for k := range s {
+		t, ok := typeKeywords[k]
+		switch {
+		case !ok:
+		case implied != "" && implied != t:
+			return nil, &UnsupportedError{Feature: "keywords of different types without `type`"}
+		default:
+			implied = t
+		}
+	}
+	if implied == "" {
+		return nil, nil
+	}
+	return []string{implied}, nil
+}
+
+// jsonType is the JSON type of a decoded value ("integer" for a whole number).
+func jsonType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		if _, err := x.Int64(); err == nil {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+// ofType reports whether v is of the schema's `type` (any, without one).
+func ofType(s map[string]any, v any) bool {
+	if _, ok := s["type"]; !ok {
+		return true
+	}
+	types, err := schemaTypes(map[string]any{"type": s["type"]})
+	if err != nil {
+		return false
+	}
+	t := jsonType(v)
+	for _, want := range types {
+		if want == t || want == "number" && t == "integer" {
+			return true
+		}
+	}
+	return false
+}
+
+// disjoint reports whether oneOf's branches can be told apart by JSON type alone, so that a
+// value of one branch validates against no other: each branch's types known (from `type`,
+// `const`, `enum` or a local `$ref` to one), integer and number counted as one.
+func (w *schemaWriter) disjoint(branches []any) bool {
+	seen := map[string]bool{}
+	for _, b := range branches {
+		types := w.branchTypes(b, 0)
+		if types == nil {
+			return false
+		}
+		for t := range types {
+			if seen[t] {
+				return false
+			}
+		}
+		for t := range types {
+			seen[t] = true
+		}
+	}
+	return true
+}
+
+func (w *schemaWriter) branchTypes(b any, depth int) map[string]bool {
+	s, ok := b.(map[string]any)
+	if !ok || depth > maxSchemaDepth {
+		return nil
+	}
+	norm := func(t string) string {
+		if t == "integer" {
+			return "number"
+		}
+		return t
+	}
+	out := map[string]bool{}
+	switch {
+	case s["$ref"] != nil:
+		ref, _ := s["$ref"].(string)
+		for _, defs := range []string{"$defs", "definitions"} {
+			if name, ok := strings.CutPrefix(ref, "#/"+defs+"/"); ok {
+				table, _ := w.root[defs].(map[string]any)
+				return w.branchTypes(table[name], depth+1)
+			}
+		}
+		return nil
+	case s["const"] != nil || s["enum"] != nil:
+		values, _ := s["enum"].([]any)
+		if c, ok := s["const"]; ok {
+			values = []any{c}
+		}
+		for _, v := range values {
+			out[norm(jsonType(v))] = true
+		}
+	default:
+		types, err := schemaTypes(s)
+		if err != nil || types == nil {
+			return nil
+		}
+		for _, t := range types {
+			out[norm(t)] = true
+		}
+	}
+	return out
+}
+
+// knownKeywords are JSON Schema's keywords that this package does not enforce: an answer
+// names one of these, and any other key as an unknown keyword (a key is the request's own
+// text).
+var knownKeywords = []string{"allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas",
+	"dependencies", "patternProperties", "propertyNames", "minProperties", "maxProperties", "unevaluatedProperties",
+	"unevaluatedItems", "prefixItems", "contains", "minContains", "maxContains", "uniqueItems", "multipleOf",
+	"contentEncoding", "contentMediaType", "contentSchema", "$anchor", "$dynamicRef", "$dynamicAnchor",
+	"$recursiveRef", "$recursiveAnchor", "$vocabulary", "additionalItems", "discriminator", "nullable"}
+
+func keywordName(k string) string {
+	for _, known := range knownKeywords {
+		if k == known {
+			return "the keyword `" + k + "`"
+		}
+	}
+	return "an unknown keyword"
+}
+
 func (w *schemaWriter) sub(v any, where string, depth int) (string, error) {
 	switch x := v.(type) {
 	case map[string]any:
-		return w.value(x, depth+1)
+		re, err := w.value(x, depth+1)
+		if err == nil && len(re) > maxSchemaRegex {
+			// Checked at every level: a part written twice (an array's item, a definition
+			// used twice) would otherwise double the work at each.
+			return "", &UnsupportedError{Feature: "a schema this large"}
+		}
+		return re, err
 	case bool:
 		if x {
 			return anyValue(anyDepth), nil
@@ -296,6 +497,15 @@ func (w *schemaWriter) object(s map[string]any, depth int) (string, error) {
 	}
 	order, _ := props[orderKey].([]string)
 	if len(order) == 0 {
+		if extra, ok := s["additionalProperties"].(map[string]any); ok {
+			// Any names, each value of that schema.
+			val, err := w.sub(extra, "additionalProperties", depth)
+			if err != nil {
+				return "", err
+			}
+			member := `"` + jsonChar + `{0,` + strconv.Itoa(maxAnyKey) + `}":` + val
+			return `\{(?:` + member + `(?:,` + member + `)*)?\}`, nil
+		}
 		if additionalAllowed(s) {
 			return anyObject(anyDepth), nil
 		}
@@ -439,20 +649,40 @@ func (w *schemaWriter) array(s map[string]any, depth int) (string, error) {
 	return `\[` + items(item, lo, hi) + `\]`, nil
 }
 
-// items is lo to hi (-1: any number of) comma-separated items.
+// items is lo to hi (-1: any number of) comma-separated items. A bounded list is written out,
+// each further item optional inside the one before, rather than counted: regexp/syntax
+// refuses counts nested in counts whose product passes 1000, and an item's own (a string's
+// length, a number's digits) would multiply with the list's.
 func items(item string, lo, hi int) string {
-	switch {
-	case hi == 0:
+	if hi == 0 {
 		return ``
-	case lo == 0 && hi < 0:
-		return `(?:` + item + `(?:,` + item + `)*)?`
-	case lo == 0:
-		return `(?:` + item + `(?:,` + item + `){0,` + strconv.Itoa(hi-1) + `})?`
-	case hi < 0:
-		return item + `(?:,` + item + `){` + strconv.Itoa(lo-1) + `,}`
 	}
-	return item + `(?:,` + item + `){` + strconv.Itoa(lo-1) + `,` + strconv.Itoa(hi-1) + `}`
+	outright := max(lo, 1)
+	var b strings.Builder
+	b.WriteString(item)
+	for range outright - 1 {
+		b.WriteString(`,` + item)
+	}
+	switch more := hi - outright; {
+	case hi < 0:
+		b.WriteString(`(?:,` + item + `)*`)
+	case more > maxWrittenOut:
+		b.WriteString(`(?:,` + item + `){0,` + strconv.Itoa(more) + `}`)
+	default:
+		for range more {
+			b.WriteString(`(?:,` + item)
+		}
+		b.WriteString(strings.Repeat(`)?`, more))
+	}
+	if lo == 0 {
+		return `(?:` + b.String() + `)?`
+	}
+	return b.String()
 }
+
+// maxWrittenOut bounds how many optional items are nested when a list is written out (the
+// parser's own bound on nesting is 1000 levels, each item taking a few).
+const maxWrittenOut = 200
 
 // bounds reads a pair of count keywords (-1: no upper bound).
 func bounds(s map[string]any, minKey, maxKey string) (lo, hi int, err error) {
@@ -487,10 +717,15 @@ func (w *schemaWriter) str(s map[string]any) (string, error) {
 		name, _ := f.(string)
 		re, ok := formats[name]
 		if !ok {
-			return "", &UnsupportedError{Feature: "the string format `" + name + "`"}
+			if slices.Contains(knownFormats, name) {
+				return "", &UnsupportedError{Feature: "the string format `" + name + "`"}
+			}
+			return "", &UnsupportedError{Feature: "an unknown string format"}
 		}
-		if _, ok := s["pattern"]; ok {
-			return "", &UnsupportedError{Feature: "`pattern` beside `format`"}
+		for _, k := range []string{"pattern", "minLength", "maxLength"} {
+			if _, ok := s[k]; ok {
+				return "", &UnsupportedError{Feature: "`" + k + "` beside `format`"}
+			}
 		}
 		return `"` + re + `"`, nil
 	}
@@ -608,9 +843,10 @@ func integerRegex(s map[string]any) (string, error) {
 	return intRange(lo, hi)
 }
 
-// numberRegex is a number within the schema's bounds: any when there are none; with integer
-// bounds, an integer part within them and a fraction, which at the upper bound must be zero.
-// A bound that is not a whole number is refused.
+// numberRegex is a number within the schema's bounds: any when there are none; with (whole)
+// bounds, written without an exponent, as a sign, an integer part and a fraction: the integer
+// part within the bounds with any fraction, or at a bound with a zero fraction. A bound that
+// is not a whole number is refused.
 func numberRegex(s map[string]any) (string, error) {
 	lo, hi, err := numericBounds(s, false)
 	if err != nil {
@@ -619,30 +855,45 @@ func numberRegex(s map[string]any) (string, error) {
 	if lo == math.MinInt64 && hi == math.MaxInt64 {
 		return jsonNumber, nil
 	}
-	frac := fraction
+	const zero = `(?:\.0{1,15})?`
 	var alts []string
-	if hi == math.MaxInt64 || lo < hi {
-		top := hi
-		if hi != math.MaxInt64 {
-			top = hi - 1
+	if hi >= 0 { // x >= 0: k.f with lo <= k.f <= hi
+		from := max(lo, 0)
+		if top := hi - 1; hi == math.MaxInt64 || from <= top {
+			if hi == math.MaxInt64 {
+				top = hi
+			}
+			alts = append(alts, natSpan(from, top)+fraction)
 		}
-		below, err := intRange(lo, top)
-		if err != nil {
-			return "", err
+		if hi != math.MaxInt64 && hi >= from {
+			alts = append(alts, strconv.FormatInt(hi, 10)+zero)
 		}
-		if lo < 0 {
-			return "", &UnsupportedError{Feature: "a `number` with a negative bound"}
-		}
-		alts = append(alts, below+frac)
 	}
-	if hi != math.MaxInt64 {
-		at, err := intRange(hi, hi)
-		if err != nil {
-			return "", err
+	if lo < 0 { // x < 0: -(k.f) with lo <= -(k.f) <= hi, so k.f <= -lo and k.f >= -hi
+		from := int64(0)
+		if hi < 0 {
+			from = -hi
 		}
-		alts = append(alts, at+`(?:\.0+)?`)
+		top := int64(math.MaxInt64)
+		if lo != math.MinInt64 {
+			top = -lo - 1
+		}
+		if from <= top {
+			alts = append(alts, `-`+natSpan(from, top)+fraction)
+		}
+		if lo != math.MinInt64 && -lo >= from {
+			alts = append(alts, `-`+strconv.FormatInt(-lo, 10)+zero)
+		}
 	}
 	return `(?:` + strings.Join(alts, `|`) + `)`, nil
+}
+
+// natSpan is the naturals in [lo, hi] (hi math.MaxInt64: no bound).
+func natSpan(lo, hi int64) string {
+	if hi == math.MaxInt64 {
+		return natAtLeast(lo)
+	}
+	return natRange(lo, hi)
 }
 
 // numericBounds reads minimum, maximum and their exclusive forms as inclusive integer bounds

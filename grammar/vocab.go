@@ -96,24 +96,52 @@ func (m *Mask) Count() int { return m.count }
 // Words are the mask's bits, 64 token ids a word, for a caller that walks them.
 func (m *Mask) Words() []uint64 { return m.bits }
 
-// ErrTooManyStates ends a generation whose constraint has grown past maxStates DFA states.
+// ErrTooManyStates ends a generation whose constraint's automaton has grown past what one
+// Index may hold while answers still use it.
 var ErrTooManyStates = errors.New("grammar: the constraint's automaton grew past its bound")
 
-// maxStates bounds a constraint's DFA (each state holds its transitions and, once seen, its
-// mask).
-const maxStates = 20_000
+// indexBytes is what the states of one Index may hold (each its transitions and its mask)
+// before the Index is retired: answers under way go on with it, new ones get a fresh one.
+const indexBytes = 32 << 20
 
 // Index is a compiled constraint over one vocabulary: its DFA and, per state, the mask of
 // tokens allowed there. Masks and transitions are computed when first needed, under mu, and
-// kept; an Index is shared by every generation with the same constraint.
+// kept; an Index is shared by every generation with the same constraint until it is retired.
 type Index struct {
 	v     *Vocab
 	mu    sync.Mutex
 	d     *dfa
 	masks []*Mask
+	// soft is the states at which the Index retires (Cache.Get compiles the constraint
+	// anew), hard the states at which an answer still using it fails.
+	soft, hard int
+	retired    bool
 }
 
-func newIndex(v *Vocab, d *dfa) *Index { return &Index{v: v, d: d} }
+func newIndex(v *Vocab, d *dfa) *Index {
+	soft := min(max(indexBytes/(1024+v.size/8), 1000), 100_000)
+	return &Index{v: v, d: d, soft: soft, hard: 4 * soft}
+}
+
+// Retired reports whether the Index has grown past its bound; a new answer should use the
+// constraint compiled anew.
+func (ix *Index) Retired() bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.retired
+}
+
+// grew checks the DFA's size after it may have grown. Called with mu held.
+func (ix *Index) grew() error {
+	n := len(ix.d.states)
+	if n > ix.soft {
+		ix.retired = true
+	}
+	if n > ix.hard {
+		return ErrTooManyStates
+	}
+	return nil
+}
 
 // Start is a matcher at the beginning of an answer.
 func (ix *Index) Start() *Matcher { return &Matcher{ix: ix} }
@@ -156,17 +184,22 @@ func (m *Matcher) Advance(id int64) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	s := m.state
-	for _, b := range ix.v.tokenBytes(id) {
+	bytes := ix.v.tokenBytes(id)
+	if len(bytes) == 0 {
+		m.err = errOutside
+		return
+	}
+	for _, b := range bytes {
 		if s = ix.d.step(s, b); s == dead {
-			m.err = errors.New("grammar: a token outside the constraint was chosen")
+			m.err = errOutside
 			return
 		}
 	}
 	m.state = s
-	if len(ix.d.states) > maxStates {
-		m.err = ErrTooManyStates
-	}
+	m.err = ix.grew()
 }
+
+var errOutside = errors.New("grammar: a token outside the constraint was chosen")
 
 // Complete reports whether the answer is whole and nothing may follow it: the generation
 // ends here.
@@ -211,8 +244,8 @@ func (ix *Index) computeMask(s int32) (*Mask, error) {
 				stack = append(stack, frame{e.node, next})
 			}
 		}
-		if len(ix.d.states) > maxStates {
-			return nil, ErrTooManyStates
+		if err := ix.grew(); err != nil {
+			return nil, err
 		}
 	}
 	if ix.d.states[s].accept && v.eos >= 0 && int(v.eos) < v.size {
