@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,10 +147,26 @@ type Restorer struct {
 	m        *Map
 	pending  string // text from a "[" that may still become a placeholder
 	invented int
+	// json writes each original as the inside of a JSON string: the output is JSON (an
+	// answer held to a schema, a tool call's arguments), where a placeholder, being valid
+	// only inside a string, is restored inside one.
+	json bool
 }
 
 // Restorer returns a restorer over m's placeholders.
 func (m *Map) Restorer() *Restorer { return &Restorer{m: m} }
+
+func (m *Map) restorer(json bool) *Restorer { return &Restorer{m: m, json: json} }
+
+// jsonEscaped is s as the inside of a JSON string.
+func jsonEscaped(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	out := strings.TrimSuffix(b.String(), "\n")
+	return out[1 : len(out)-1]
+}
 
 // Restore is the whole of text restored: Write then Flush.
 func (m *Map) Restore(text string) (string, int) {
@@ -189,6 +206,9 @@ func (r *Restorer) Write(piece string) string {
 		case complete:
 			token := text[:n]
 			if original, ok := r.m.toOriginal[token]; ok {
+				if r.json {
+					original = jsonEscaped(original)
+				}
 				b.WriteString(original)
 			} else {
 				b.WriteString(Masked)

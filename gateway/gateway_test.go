@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -122,5 +123,25 @@ func TestScan(t *testing.T) {
 		if _, got := scan(text); got != want {
 			t.Errorf("scan(%q) = %d, want %d", text, got, want)
 		}
+	}
+}
+
+// TestJSONRestoresStayJSON: restored into JSON, an original with quotes, backslashes, a line
+// break and non-ASCII is escaped, whole and cut across pieces, and the document parses to
+// the original.
+func TestJSONRestoresStayJSON(t *testing.T) {
+	m := NewMap()
+	original := "O\"Brien \\ Ann\nÉlise <x>"
+	out := m.Redact(original, []entities.Entity{{Label: "PERSON", Start: 0, End: len(original)}})
+	doc := `{"patient":"` + out + `"}`
+	r := m.restorer(true)
+	var got strings.Builder
+	for i := 0; i < len(doc); i += 3 {
+		got.WriteString(r.Write(doc[i:min(i+3, len(doc))]))
+	}
+	got.WriteString(r.Flush())
+	var back struct{ Patient string }
+	if err := json.Unmarshal([]byte(got.String()), &back); err != nil || back.Patient != original {
+		t.Fatalf("%q: %v, %q", got.String(), err, back.Patient)
 	}
 }

@@ -100,8 +100,9 @@ type Session struct {
 	policy   Policy
 	m        *Map
 	residual func(string) bool
-	pieces   []*Restorer
-	returned []strings.Builder // per choice: the answer as the model returned it
+	pieces   map[int]*Restorer        // per piece of text streamed (a choice's content, a call's arguments)
+	order    []int                    // the keys of pieces, as they came
+	returned map[int]*strings.Builder // per key: the answer as the model returned it
 	ended    bool
 }
 
@@ -183,34 +184,59 @@ func (s *Session) Send(payload string, texts ...string) *Refusal {
 	return nil
 }
 
-// Restore is an answer judged whole, each of its choices, with the originals back; an answer
-// with an invented placeholder in any choice is rejected.
+// Part is a text of an answer to restore: a choice's content, or a tool call's arguments.
+// JSON marks a text that is JSON (an answer held to a schema, a call's arguments), where an
+// original goes back escaped, so that the document stays valid.
+type Part struct {
+	Text string
+	JSON bool
+}
+
+// Restore is an answer judged whole, each of its choices' text, with the originals back; an
+// answer with an invented placeholder in any choice is rejected.
 func (s *Session) Restore(choices ...string) ([]string, *Refusal) {
-	s.record.ReturnedHash = audit.Hash(strings.Join(choices, ""))
-	out := make([]string, len(choices))
+	parts := make([]Part, len(choices))
 	for i, c := range choices {
-		restored, invented := s.m.Restore(c)
-		s.record.Invented += invented
-		out[i] = restored
+		parts[i] = Part{Text: c}
 	}
+	return s.RestoreParts(parts...)
+}
+
+// RestoreParts is Restore over the texts of an answer, each as its part says.
+func (s *Session) RestoreParts(parts ...Part) ([]string, *Refusal) {
+	var all strings.Builder
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		all.WriteString(p.Text)
+		r := s.m.restorer(p.JSON)
+		out[i] = r.Write(p.Text) + r.Flush()
+		s.record.Invented += r.invented
+	}
+	s.record.ReturnedHash = audit.Hash(all.String())
 	if s.record.Invented > 0 {
 		return nil, s.refuse(Rejected, UnknownPlaceholder)
 	}
 	return out, nil
 }
 
-// Piece is the next piece of choice i's streamed answer with the originals back, as much of
-// it as is certain: a placeholder cut across pieces waits until it is whole; last releases the
-// rest.
-func (s *Session) Piece(i int, piece string, last bool) string {
-	for len(s.pieces) <= i {
-		s.pieces = append(s.pieces, s.m.Restorer())
-		s.returned = append(s.returned, strings.Builder{})
+// Piece is the next piece of a streamed answer's text key (a choice's content, or one of its
+// calls' arguments: the caller numbers them) with the originals back, as much of it as is
+// certain: a placeholder cut across pieces waits until it is whole; last releases the rest.
+// json says the text is JSON (Part.JSON).
+func (s *Session) Piece(key int, piece string, last, json bool) string {
+	r, ok := s.pieces[key]
+	if !ok {
+		if s.pieces == nil {
+			s.pieces, s.returned = map[int]*Restorer{}, map[int]*strings.Builder{}
+		}
+		r = s.m.restorer(json)
+		s.pieces[key], s.returned[key] = r, &strings.Builder{}
+		s.order = append(s.order, key)
 	}
-	s.returned[i].WriteString(piece)
-	out := s.pieces[i].Write(piece)
+	s.returned[key].WriteString(piece)
+	out := r.Write(piece)
 	if last {
-		out += s.pieces[i].Flush()
+		out += r.Flush()
 	}
 	return out
 }
@@ -233,10 +259,10 @@ func (s *Session) End(status Status, reason Reason) audit.Record {
 		return s.record
 	}
 	s.ended = true
-	if len(s.returned) > 0 {
+	if len(s.order) > 0 {
 		var all strings.Builder
-		for i := range s.returned {
-			all.WriteString(s.returned[i].String())
+		for _, key := range s.order {
+			all.WriteString(s.returned[key].String())
 		}
 		s.record.ReturnedHash = audit.Hash(all.String())
 		for _, p := range s.pieces {

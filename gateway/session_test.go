@@ -109,7 +109,7 @@ func TestSessionInventedPlaceholders(t *testing.T) {
 	s.Redact("Maria", []entities.Entity{{Label: "first_name", Start: 0, End: 5}})
 	var got strings.Builder
 	for i, piece := range []string{"Hi [FIRST_", "NAME_1] and [FIRST_NAME_9", "]!"} {
-		got.WriteString(s.Piece(0, piece, i == 2))
+		got.WriteString(s.Piece(0, piece, i == 2, false))
 	}
 	rec := s.Forward()
 	if got.String() != "Hi Maria and "+Masked+"!" || rec.Invented != 1 || rec.Status != string(Forwarded) ||

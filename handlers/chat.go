@@ -163,7 +163,7 @@ func (chatDialect) read(body []byte, ep *GenerationEndpoint, info requestInfo) (
 	}
 	head := chatCompletion{ID: "chatcmpl-" + info.id, Object: "chat.completion", Created: info.now.Unix(),
 		Model: p.model, SystemFingerprint: "sluice-" + info.version}
-	req := genRequest{prompts: []string{prompt}, messages: p.messages, n: p.n, params: p.params, stream: p.stream}
+	req := genRequest{prompts: []string{prompt}, messages: p.messages, options: p.options, n: p.n, params: p.params, stream: p.stream}
 	return req, &chatAnswer{p: p, tools: tools, head: head, requestID: info.id}, nil
 }
 
@@ -214,11 +214,9 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *tool
 		}
 	}
 	if _, ok := ep.Model.(conversational); ok {
-		if tools != nil {
-			return p, nil, "", "tools", "this model does not take `tools`"
-		}
 		p.messages = msgs
-		return p, nil, "", "", ""
+		p.options.Tools, p.options.ToolChoice, p.options.ParallelToolCalls = req.Tools, req.ToolChoice, req.ParallelToolCalls
+		return p, tools, "", "", ""
 	}
 	if ep.Chat == nil {
 		return p, nil, "", "messages", "this model has no chat template (tokenizer_config.json's chat_template); use /v1/completions"
@@ -316,6 +314,20 @@ type chatAnswer struct {
 	requestID string
 	// held is, per choice, a streamed answer's text held back while it may be tool calls.
 	held []toolHold
+	// restore, when set, puts a gateway request's originals back into a streamed answer's
+	// texts (gateway.Session.Piece): key is textKey's, json says the text is JSON.
+	restore func(key int, text string, last, json bool) string
+}
+
+// textKey numbers the texts of a streamed answer: choice i's content (call -1) or its call's
+// arguments.
+func textKey(i, call int) int { return i*(maxTools+1) + call + 1 }
+
+func (a *chatAnswer) restored(key int, text string, last, json bool) string {
+	if a.restore == nil {
+		return text
+	}
+	return a.restore(key, text, last, json)
 }
 
 // toolHold is a streamed choice's state when the request has tools.
@@ -373,8 +385,7 @@ func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 		if g.choices[i].events == 1 { // the first chunk says the role, as OpenAI's does
 			delta.Role = "assistant"
 		}
-		if ev.Trimmed != "" || delta.Role != "" {
-			text := ev.Trimmed
+		if text := a.restored(textKey(i, -1), ev.Trimmed, ev.Done, a.p.jsonAnswer); text != "" || delta.Role != "" {
 			delta.Content = &text
 		}
 	}
@@ -409,38 +420,45 @@ func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *cha
 			*finish = "tool_calls"
 		}
 	}
+	content := func(text string) {
+		text = a.restored(textKey(i, -1), text, ev.Done, a.p.jsonAnswer)
+		delta.Content = &text
+	}
 	switch {
 	case a.tools.mode == toolsNamed:
-		call := chatToolCall{Index: new(int), Function: chatToolFunction{Arguments: ev.Trimmed}}
+		args := a.restored(textKey(i, 0), ev.Trimmed, ev.Done, true)
+		call := chatToolCall{Index: new(int), Function: chatToolFunction{Arguments: args}}
 		if delta.Role != "" {
 			call.ID, call.Type, call.Function.Name = callID(a.requestID, i, 0), "function", a.tools.named
 		}
-		if call.ID != "" || ev.Trimmed != "" {
+		if call.ID != "" || args != "" {
 			delta.ToolCalls = []chatToolCall{call}
 		}
 		called()
 		return true
 	case h.isText:
-		text := ev.Trimmed
-		delta.Content = &text
+		content(ev.Trimmed)
 		return true
 	}
 	h.text.WriteString(ev.Trimmed)
 	held := h.text.String()
 	if a.tools.mode == toolsAuto && !mayBeCall(held) {
 		h.isText = true
-		delta.Content = &held
+		content(held)
 		return true
 	}
 	if !ev.Done {
 		return delta.Role != ""
 	}
 	if calls, ok := a.tools.calls(held); ok {
+		for k := range calls {
+			calls[k].Arguments = a.restored(textKey(i, k), calls[k].Arguments, true, true)
+		}
 		delta.ToolCalls = wireCalls(calls, a.requestID, i, true)
 		called()
 		return true
 	}
-	delta.Content = &held
+	content(held)
 	return true
 }
 

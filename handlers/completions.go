@@ -158,8 +158,12 @@ type openAIParams struct {
 	stream bool
 	usage  bool // include_usage
 	params generate.Params
-	// messages are a chat's, for a conversational model, which takes them instead of a prompt.
+	// messages are a chat's, for a conversational model, which takes them instead of a prompt,
+	// with options: what the request asks of the answer, passed on.
 	messages []chat.Message
+	options  chat.Options
+	// jsonAnswer says response_format holds the answer to JSON.
+	jsonAnswer bool
 }
 
 // completionParams is a parsed completions request.
@@ -538,6 +542,10 @@ func (r *openAISampling) read(ep *GenerationEndpoint, prompts, maxTokens int, p 
 	}
 	if msg != "" {
 		return "response_format", msg
+	}
+	p.jsonAnswer = spec != nil
+	if spec != nil {
+		p.options.ResponseFormat, _ = json.Marshal(r.ResponseFormat)
 	}
 	return "", ""
 }

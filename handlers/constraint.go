@@ -17,12 +17,13 @@ import (
 type responseFormat struct {
 	Type       string `json:"type"`
 	JSONSchema *struct {
-		Name   string          `json:"name"`
-		Schema json.RawMessage `json:"schema"`
-		Strict *bool           `json:"strict"`
-	} `json:"json_schema"`
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Schema      json.RawMessage `json:"schema,omitempty"`
+		Strict      *bool           `json:"strict,omitempty"`
+	} `json:"json_schema,omitempty"`
 	// Value is TGI's schema beside type json_object (its chat route's form).
-	Value json.RawMessage `json:"value"`
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // spec reads a response format; nil means free text. A non-empty msg is the validation error.
@@ -95,6 +96,9 @@ type constrainer interface {
 func constrain(ep *GenerationEndpoint, spec *grammar.Spec, p *generate.Params) string {
 	if spec == nil {
 		return ""
+	}
+	if _, ok := ep.Model.(conversational); ok {
+		return "" // an external model is asked to hold to it itself (openAIParams.options)
 	}
 	c, ok := ep.Model.(constrainer)
 	if !ok {

@@ -93,7 +93,7 @@ type Upstream interface {
 // server; package upstream's): it hands each piece of its answer to onDelta and returns its
 // finish reason.
 type ChatUpstream interface {
-	Chat(ctx context.Context, msgs []chat.Message, maxTokens int, onDelta func(string) error) (string, error)
+	Chat(ctx context.Context, msgs []chat.Message, opts chat.Options, onDelta func(chat.Delta) error) (string, error)
 	Kind() string
 }
 

@@ -216,21 +216,33 @@ func TestGatewayChatKeySpellings(t *testing.T) {
 type fakeChatUpstream struct {
 	mu     sync.Mutex
 	seen   []chat.Message
+	opts   chat.Options
 	pieces []string
+	// calls, when set, are the answer instead: tool-call deltas.
+	calls  []chat.CallDelta
+	finish string
 	err    error
 }
 
-func (u *fakeChatUpstream) Chat(_ context.Context, msgs []chat.Message, _ int, onDelta func(string) error) (string, error) {
+func (u *fakeChatUpstream) Chat(_ context.Context, msgs []chat.Message, opts chat.Options, onDelta func(chat.Delta) error) (string, error) {
 	u.mu.Lock()
-	u.seen = append(u.seen, msgs...)
+	u.seen, u.opts = append(u.seen, msgs...), opts
 	u.mu.Unlock()
 	if u.err != nil {
 		return "", u.err
 	}
 	for _, p := range u.pieces {
-		if err := onDelta(p); err != nil {
+		if err := onDelta(chat.Delta{Content: p}); err != nil {
 			return "", err
 		}
+	}
+	for _, c := range u.calls {
+		if err := onDelta(chat.Delta{Call: &c}); err != nil {
+			return "", err
+		}
+	}
+	if u.finish != "" {
+		return u.finish, nil
 	}
 	return "stop", nil
 }
@@ -361,7 +373,7 @@ func TestGatewayChatUpstreamKeepsAliveAndStops(t *testing.T) {
 // blockingChatUpstream answers nothing until its context ends.
 type blockingChatUpstream struct{ stopped chan struct{} }
 
-func (u *blockingChatUpstream) Chat(ctx context.Context, _ []chat.Message, _ int, _ func(string) error) (string, error) {
+func (u *blockingChatUpstream) Chat(ctx context.Context, _ []chat.Message, _ chat.Options, _ func(chat.Delta) error) (string, error) {
 	<-ctx.Done()
 	close(u.stopped)
 	return "", ctx.Err()
@@ -441,5 +453,115 @@ func TestGatewaySecondLookIsJudgedAndPlaceholdersAreNotNumbers(t *testing.T) {
 	r = f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Update the account Alice opened."}`)
 	if r.status != 200 || r.body["redacted_prompt"] != "Update the account [FIRST_NAME_1] opened." {
 		t.Fatalf("a placeholder after a context word: %d %s", r.status, r.raw)
+	}
+}
+
+// TestGatewayChatToolCallsThroughTheUpstream (issue 58, 3): with tools, the external model gets
+// the tools and a conversation whose calls' arguments and tool answers are redacted too (the
+// arguments still JSON); its tool-call deltas, a placeholder cut across them, come back as
+// OpenAI's tool_calls with the original restored inside the arguments' JSON, whole and
+// streamed, never half a placeholder.
+func TestGatewayChatToolCallsThroughTheUpstream(t *testing.T) {
+	up := &fakeChatUpstream{finish: "tool_calls", calls: []chat.CallDelta{
+		{Index: 0, ID: "call_up", Name: "flag"}, {Index: 0, Arguments: `{"who":"[FIRST_NA`}, {Index: 0, Arguments: `ME_1]","n":1}`}}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up}))
+	})
+	body := `{"model":"gpt-x","tools":[{"type":"function","function":{"name":"flag","parameters":{"type":"object"}}}],"messages":[` +
+		`{"role":"user","content":"I am Alice"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"flag","arguments":"{\"who\":\"Alice\",\"n\":0}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"flagged Alice"},{"role":"user","content":"again"}]%s}`
+	args := func(raw string) string {
+		var a struct{ Who string }
+		if err := json.Unmarshal([]byte(raw), &a); err != nil {
+			t.Fatalf("arguments %q: %v", raw, err)
+		}
+		return a.Who
+	}
+	r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, ""))
+	var whole struct {
+		Choices []struct {
+			Message struct {
+				Content   *string
+				ToolCalls []struct {
+					Function struct{ Name, Arguments string }
+				} `json:"tool_calls"`
+			}
+			FinishReason string `json:"finish_reason"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.raw), &whole); err != nil || r.status != 200 || len(whole.Choices) != 1 {
+		t.Fatalf("whole: %d %s", r.status, r.raw)
+	}
+	c := whole.Choices[0]
+	if c.FinishReason != "tool_calls" || c.Message.Content != nil || len(c.Message.ToolCalls) != 1 ||
+		c.Message.ToolCalls[0].Function.Name != "flag" || args(c.Message.ToolCalls[0].Function.Arguments) != "Alice" {
+		t.Fatalf("whole: %s", r.raw)
+	}
+	r = f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"stream":true`))
+	var streamed strings.Builder
+	for _, line := range strings.Split(r.raw, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		if strings.Contains(data, "[FIRST") {
+			t.Errorf("half a placeholder: %s", data)
+		}
+		var ch struct {
+			Choices []struct {
+				Delta struct {
+					ToolCalls []struct{ Function struct{ Arguments string } } `json:"tool_calls"`
+				}
+			}
+		}
+		_ = json.Unmarshal([]byte(data), &ch)
+		for _, c := range ch.Choices {
+			for _, tc := range c.Delta.ToolCalls {
+				streamed.WriteString(tc.Function.Arguments)
+			}
+		}
+	}
+	if args(streamed.String()) != "Alice" {
+		t.Errorf("streamed arguments %q", streamed.String())
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if len(up.opts.Tools) == 0 {
+		t.Error("the tools did not reach the upstream")
+	}
+	for _, m := range up.seen {
+		for _, tc := range m.ToolCalls {
+			if strings.Contains(tc.Arguments, "Alice") || args(tc.Arguments) == "" {
+				t.Errorf("the upstream saw the arguments %q", tc.Arguments)
+			}
+		}
+		if strings.Contains(m.Content, "Alice") {
+			t.Errorf("the upstream saw %q", m.Content)
+		}
+	}
+}
+
+// TestGatewayChatJSONAnswerThroughTheUpstream: response_format reaches the external model, and
+// its JSON answer comes back with the original inside the JSON string, whole and streamed.
+func TestGatewayChatJSONAnswerThroughTheUpstream(t *testing.T) {
+	up := &fakeChatUpstream{pieces: []string{`{"who":"[FIRST_NA`, `ME_1]"}`}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up}))
+	})
+	body := `{"model":"gpt-x","response_format":{"type":"json_object"},"messages":[{"role":"user","content":"I am Alice"}]%s}`
+	r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, ""))
+	content, _ := r.body["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"].(string)
+	if content != `{"who":"Alice"}` {
+		t.Fatalf("whole: %d %s", r.status, r.raw)
+	}
+	up.mu.Lock()
+	if !strings.Contains(string(up.opts.ResponseFormat), "json_object") {
+		t.Errorf("response_format sent %s", up.opts.ResponseFormat)
+	}
+	up.mu.Unlock()
+	r = f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"stream":true`))
+	if !strings.Contains(r.raw, `Alice`) || strings.Contains(r.raw, "[FIRST") {
+		t.Errorf("streamed: %s", r.raw)
 	}
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -121,7 +122,17 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	ex, _, _, _ := gw.PII.resolve(nil, false)
 	opts := s.piiDefaults
 	opts.ConfidenceThreshold = 0
-	found, err := conversationPII(ctx, x, ex, msgs, opts)
+	// The string values of every call's arguments are texts of their own, found in the same
+	// pass as the messages and redacted in place, so that the arguments stay JSON.
+	args := callArguments(msgs)
+	texts := make([]chat.Message, 0, len(msgs)+len(args))
+	texts = append(texts, msgs...)
+	for _, a := range args {
+		for _, v := range a.values {
+			texts = append(texts, chat.Message{Content: v})
+		}
+	}
+	found, err := conversationPII(ctx, x, ex, texts, opts)
 	if err != nil {
 		if ref, ok := gw.PII.Gate.Refuse(x.prio, err); ok {
 			sess.End(gateway.Failed, gateway.DetectionRefused)
@@ -130,21 +141,34 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		sess.End(gateway.Failed, gateway.DetectionFailed)
 		return s.writeGenError(c, d, s.failure(x, ctx, err))
 	}
-	texts := make([]string, 0, len(msgs))
+	redact := func(text string, spans []entities.Entity) string {
+		ents, _ := entities.SafetySweep(text, spans, opts.SmartMerge)
+		sess.Screen(ents) // counts them; the chat policy refuses none
+		return sess.Redact(text, ents)
+	}
+	sent := make([]string, 0, len(texts))
 	for i, msg := range msgs {
 		if msg.Content == "" {
 			continue
 		}
-		ents, _ := entities.SafetySweep(msg.Content, found[i], opts.SmartMerge)
-		sess.Screen(ents) // counts them; the chat policy refuses none
-		msgs[i].Content = sess.Redact(msg.Content, ents)
-		texts = append(texts, msgs[i].Content)
+		msgs[i].Content = redact(msg.Content, found[i])
+		sent = append(sent, msgs[i].Content)
+	}
+	at := len(msgs)
+	for _, a := range args {
+		values := make([]string, len(a.values))
+		for j, v := range a.values {
+			values[j] = redact(v, found[at])
+			sent = append(sent, values[j])
+			at++
+		}
+		msgs[a.msg].ToolCalls[a.call].Arguments = a.with(values)
 	}
 	redacted, ok := rebuildChat(c.Body(), msgs)
 	if !ok {
 		return s.writeGenError(c, d, gatewayRefusal(sessRefuse(sess, gateway.Ambiguous)))
 	}
-	if ref := sess.Send(string(redacted), texts...); ref != nil {
+	if ref := sess.Send(string(redacted), sent...); ref != nil {
 		return s.writeGenError(c, d, gatewayRefusal(ref))
 	}
 	return s.serveGeneration(c, x, ep, gatewayDialect{chatDialect: d, body: redacted, sess: sess})
@@ -224,9 +248,22 @@ func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
 			delete(fields, k)
 		}
 	}
-	out := make([]map[string]string, len(msgs))
+	out := make([]map[string]any, len(msgs))
 	for i, m := range msgs {
-		out[i] = map[string]string{"role": m.Role, "content": m.Content}
+		out[i] = map[string]any{"role": m.Role, "content": m.Content}
+		if len(m.ToolCalls) > 0 {
+			calls := make([]map[string]any, len(m.ToolCalls))
+			for j, c := range m.ToolCalls {
+				calls[j] = map[string]any{"id": c.ID, "type": "function", "function": map[string]string{"name": c.Name, "arguments": c.Arguments}}
+			}
+			out[i]["tool_calls"] = calls
+		}
+		if m.ToolCallID != "" {
+			out[i]["tool_call_id"] = m.ToolCallID
+		}
+		if m.Name != "" {
+			out[i]["name"] = m.Name
+		}
 	}
 	fields["messages"], _ = json.Marshal(out)
 	rebuilt, err := json.Marshal(fields)
@@ -249,6 +286,97 @@ func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
 	return rebuilt, true
 }
 
+// callArgs is one call's arguments in a conversation: its JSON's string values, in order,
+// and how to write it again with others in their place.
+type callArgs struct {
+	msg, call int
+	values    []string
+	with      func(values []string) string
+}
+
+// callArguments is the arguments of every call the conversation's assistant messages made.
+// Arguments that are not JSON are one text.
+func callArguments(msgs []chat.Message) []callArgs {
+	var out []callArgs
+	for i, m := range msgs {
+		for k, c := range m.ToolCalls {
+			a := callArgs{msg: i, call: k}
+			raw := c.Arguments
+			if _, ok := mapStrings(raw, func(v string) string { a.values = append(a.values, v); return v }); ok {
+				a.with = func(values []string) string {
+					n := 0
+					rewritten, _ := mapStrings(raw, func(string) string { n++; return values[n-1] })
+					return rewritten
+				}
+			} else {
+				a.values = []string{raw}
+				a.with = func(values []string) string { return values[0] }
+			}
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// mapStrings is the JSON document raw, compact, with fn applied to every string value (not
+// to keys), in document order; false when raw is not one JSON value.
+func mapStrings(raw string, fn func(string) string) (string, bool) {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var b strings.Builder
+	type frame struct {
+		object bool
+		n      int
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", false
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			b.WriteByte(byte(d))
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		key := false
+		if len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			key = f.object && f.n%2 == 0
+			switch {
+			case f.n > 0 && f.object && f.n%2 == 1:
+				b.WriteByte(':')
+			case f.n > 0:
+				b.WriteByte(',')
+			}
+			f.n++
+		} else if b.Len() > 0 {
+			return "", false // a second value
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			b.WriteByte(byte(t))
+			stack = append(stack, frame{object: t == '{'})
+		case string:
+			if !key {
+				t = fn(t)
+			}
+			enc, _ := json.Marshal(t)
+			b.Write(enc)
+		case json.Number:
+			b.WriteString(string(t))
+		case bool:
+			b.WriteString(strconv.FormatBool(t))
+		case nil:
+			b.WriteString("null")
+		}
+	}
+	return b.String(), b.Len() > 0 && len(stack) == 0
+}
+
 func sameMessage(a, b chat.Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && a.Name == b.Name &&
 		slices.Equal(a.ToolCalls, b.ToolCalls)
@@ -268,7 +396,9 @@ func (g gatewayDialect) read(_ []byte, ep *GenerationEndpoint, info requestInfo)
 		g.sess.End(gateway.Rejected, gateway.InvalidRequest) // the caller's mistake, not the model's
 		return req, nil, bad
 	}
-	return req, &restoringAnswer{inner: ans.(*chatAnswer), sess: g.sess}, nil
+	inner := ans.(*chatAnswer)
+	inner.restore = g.sess.Piece
+	return req, &restoringAnswer{inner: inner, sess: g.sess}, nil
 }
 
 // restoringAnswer writes the chat answer with the request's placeholders restored by its
@@ -284,27 +414,36 @@ type restoringAnswer struct {
 func (a *restoringAnswer) whole(g *genCall) any {
 	a.g = g
 	out := a.inner.whole(g).(chatCompletion)
-	choices := make([]string, len(out.Choices))
+	// Every text of the answer, in order: each choice's content, then its calls' arguments
+	// (JSON, where an original goes back escaped).
+	var parts []gateway.Part
+	var slots []*string
 	for i := range out.Choices {
-		if msg := out.Choices[i].Message; msg != nil && msg.Content != nil {
-			choices[i] = *msg.Content
+		msg := out.Choices[i].Message
+		if msg == nil {
+			continue
+		}
+		if msg.Content != nil {
+			parts, slots = append(parts, gateway.Part{Text: *msg.Content, JSON: a.inner.p.jsonAnswer}), append(slots, msg.Content)
+		}
+		for k := range msg.ToolCalls {
+			f := &msg.ToolCalls[k].Function
+			parts, slots = append(parts, gateway.Part{Text: f.Arguments, JSON: true}), append(slots, &f.Arguments)
 		}
 	}
-	restored, ref := a.sess.Restore(choices...)
+	restored, ref := a.sess.RestoreParts(parts...)
 	if ref != nil {
 		return gatewayRefusal(ref)
 	}
-	for i := range out.Choices {
-		if msg := out.Choices[i].Message; msg != nil && msg.Content != nil {
-			msg.Content = &restored[i]
-		}
+	for k, slot := range slots {
+		*slot = restored[k]
 	}
 	return out
 }
 
+// event restores as the chat answer writes each text (chatAnswer.restore).
 func (a *restoringAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	a.g = g
-	ev.Trimmed = a.sess.Piece(i, ev.Trimmed, ev.Done)
 	return a.inner.event(g, i, ev)
 }
 

@@ -172,9 +172,12 @@ type genRequest struct {
 	prompts []string
 	// messages, when not nil, go to a conversational model instead of the one prompt.
 	messages []chat.Message
-	n        int
-	params   generate.Params
-	stream   bool
+	// options go with messages to a conversational model: what the request asked of its
+	// answer, passed on.
+	options chat.Options
+	n       int
+	params  generate.Params
+	stream  bool
 }
 
 // serveGeneration is the driver of every generation route: the dialect reads the request,
@@ -296,7 +299,7 @@ func (g *genCall) begin(req genRequest) error {
 			var st TokenStream
 			var err error
 			if conv, ok := g.model.(conversational); ok && req.messages != nil {
-				st, err = conv.Converse(g.ctx, g.x.prio, req.messages, params)
+				st, err = conv.Converse(g.ctx, g.x.prio, req.messages, params, req.options)
 			} else {
 				st, err = g.model.Generate(g.ctx, g.x.prio, prompt, params)
 			}

@@ -119,22 +119,29 @@ func textOf(raw map[string]json.RawMessage) (string, error) {
 // ErrNoChat is a chat asked of OpenMed's endpoint, which takes a prompt only.
 var ErrNoChat = errors.New("upstream: OpenMed's endpoint takes no conversations")
 
-// Chat sends a redacted conversation to an OpenAI-compatible server with stream set, and hands
-// each piece of the answer to onDelta as it comes (an error from onDelta stops the call). It
-// returns the finish reason. Nothing is retried once the answer has begun.
-func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, maxTokens int, onDelta func(string) error) (string, error) {
+// Chat sends a redacted conversation to an OpenAI-compatible server with stream set, with
+// what opts asks of the answer (response_format, tools, tool_choice, parallel_tool_calls
+// passed on), and hands each piece of the answer, text or a piece of a tool call, to onDelta
+// as it comes (an error from onDelta stops the call). It returns the finish reason. Nothing
+// is retried once the answer has begun.
+func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, opts chat.Options, onDelta func(chat.Delta) error) (string, error) {
 	if !u.openai {
 		return "", ErrNoChat
 	}
+	maxTokens := opts.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = u.max
 	}
-	out := make([]map[string]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = map[string]string{"role": m.Role, "content": m.Content}
+	body := map[string]any{"model": u.model, "max_tokens": maxTokens, "temperature": 0, "stream": true, "messages": wireMessages(msgs)}
+	for k, v := range map[string]json.RawMessage{"response_format": opts.ResponseFormat, "tools": opts.Tools, "tool_choice": opts.ToolChoice} {
+		if len(v) > 0 && string(v) != "null" {
+			body[k] = v
+		}
 	}
-	resp, err := u.c.PostStream(ctx, "/v1/chat/completions", map[string]any{"model": u.model, "max_tokens": maxTokens,
-		"temperature": 0, "stream": true, "messages": out})
+	if opts.ParallelToolCalls != nil {
+		body["parallel_tool_calls"] = *opts.ParallelToolCalls
+	}
+	resp, err := u.c.PostStream(ctx, "/v1/chat/completions", body)
 	if err != nil {
 		return "", err
 	}
@@ -157,7 +164,15 @@ func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, maxTokens int,
 		var ev struct {
 			Choices []struct {
 				Delta struct {
-					Content *string `json:"content"`
+					Content   *string `json:"content"`
+					ToolCalls []struct {
+						Index    int    `json:"index"`
+						ID       string `json:"id"`
+						Function struct {
+							Name      string `json:"name"`
+							Arguments string `json:"arguments"`
+						} `json:"function"`
+					} `json:"tool_calls"`
 				} `json:"delta"`
 				FinishReason *string `json:"finish_reason"`
 			} `json:"choices"`
@@ -168,7 +183,13 @@ func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, maxTokens int,
 		}
 		for _, ch := range ev.Choices {
 			if ch.Delta.Content != nil && *ch.Delta.Content != "" {
-				if err := onDelta(*ch.Delta.Content); err != nil {
+				if err := onDelta(chat.Delta{Content: *ch.Delta.Content}); err != nil {
+					return "", err
+				}
+			}
+			for _, c := range ch.Delta.ToolCalls {
+				d := chat.Delta{Call: &chat.CallDelta{Index: c.Index, ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}}
+				if err := onDelta(d); err != nil {
 					return "", err
 				}
 			}
@@ -181,4 +202,31 @@ func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, maxTokens int,
 		return "", err
 	}
 	return "", ErrInvalidAnswer // the stream ended without [DONE]
+}
+
+// wireMessages is a conversation as OpenAI's API takes it: an assistant's calls with their
+// ids and arguments (its content null when it has none), a tool's answer with its call's id.
+func wireMessages(msgs []chat.Message) []map[string]any {
+	out := make([]map[string]any, len(msgs))
+	for i, m := range msgs {
+		w := map[string]any{"role": m.Role, "content": m.Content}
+		if len(m.ToolCalls) > 0 {
+			calls := make([]map[string]any, len(m.ToolCalls))
+			for j, c := range m.ToolCalls {
+				calls[j] = map[string]any{"id": c.ID, "type": "function", "function": map[string]string{"name": c.Name, "arguments": c.Arguments}}
+			}
+			w["tool_calls"] = calls
+			if m.Content == "" {
+				w["content"] = nil
+			}
+		}
+		if m.ToolCallID != "" {
+			w["tool_call_id"] = m.ToolCallID
+		}
+		if m.Name != "" {
+			w["name"] = m.Name
+		}
+		out[i] = w
+	}
+	return out
 }

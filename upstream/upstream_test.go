@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -117,7 +118,7 @@ func TestTheExternalModelIsRetriedAtItsRetryAfterAndNeverAfterA500(t *testing.T)
 			go func() {
 				var err error
 				if c.chat {
-					_, err = u.Chat(context.Background(), []chat.Message{{Role: "user", Content: "hi"}}, 8, func(string) error { return nil })
+					_, err = u.Chat(context.Background(), []chat.Message{{Role: "user", Content: "hi"}}, chat.Options{MaxTokens: 8}, func(chat.Delta) error { return nil })
 				} else {
 					_, err = u.Complete(context.Background(), "id", "hi", nil)
 				}
@@ -142,5 +143,52 @@ func TestTheExternalModelIsRetriedAtItsRetryAfterAndNeverAfterA500(t *testing.T)
 				t.Fatalf("%d attempts, want %d", a.count(), c.hits)
 			}
 		})
+	}
+}
+
+// TestChatPassesToolsOnAndReadsCalls: the conversation's calls and tool answers, and what the
+// request asked of the answer, reach the server as OpenAI's API spells them; the answer's
+// tool-call deltas come back as such.
+func TestChatPassesToolsOnAndReadsCalls(t *testing.T) {
+	var got map[string]json.RawMessage
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewDecoder(r.Body).Decode(&got)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, line := range []string{
+			`{"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_9","type":"function","function":{"name":"flag","arguments":""}}]}}]}`,
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":"}}]}}]}`,
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]},"finish_reason":"tool_calls"}]}`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", line)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	u, err := NewOpenAI(Config{URL: srv.URL, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []chat.Message{
+		{Role: "user", Content: "hi"},
+		{Role: "assistant", ToolCalls: []chat.ToolCall{{ID: "call_1", Name: "flag", Arguments: `{"a":0}`}}},
+		{Role: "tool", Content: "done", ToolCallID: "call_1"},
+	}
+	var deltas []chat.CallDelta
+	finish, err := u.Chat(context.Background(), msgs, chat.Options{Tools: json.RawMessage(`[{"type":"function","function":{"name":"flag"}}]`),
+		ToolChoice: json.RawMessage(`"required"`), ResponseFormat: json.RawMessage(`null`)}, func(d chat.Delta) error {
+		if d.Call != nil {
+			deltas = append(deltas, *d.Call)
+		}
+		return nil
+	})
+	if err != nil || finish != "tool_calls" {
+		t.Fatalf("%q, %v", finish, err)
+	}
+	if len(deltas) != 3 || deltas[0].ID != "call_9" || deltas[0].Name != "flag" || deltas[1].Arguments+deltas[2].Arguments != `{"a":1}` {
+		t.Fatalf("deltas %+v", deltas)
+	}
+	want := `[{"content":"hi","role":"user"},{"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{\"a\":0}","name":"flag"},"id":"call_1","type":"function"}]},{"content":"done","role":"tool","tool_call_id":"call_1"}]`
+	if string(got["messages"]) != want || string(got["tool_choice"]) != `"required"` || got["tools"] == nil || got["response_format"] != nil {
+		t.Fatalf("sent messages %s, tool_choice %s, tools %s, response_format %s", got["messages"], got["tool_choice"], got["tools"], got["response_format"])
 	}
 }

@@ -116,8 +116,23 @@ func (u *upstreamRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Messages []struct {
 			Content string `json:"content"`
 		} `json:"messages"`
+		Tools json.RawMessage `json:"tools"`
 	}
 	_ = json.Unmarshal(data, &req)
+	if req.Stream && len(req.Tools) > 0 {
+		// A call of "note" whose arguments hold the last message as a JSON string, in
+		// pieces of five bytes, so that placeholders arrive cut inside the JSON.
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"note\",\"arguments\":\"\"}}]}}]}\n\n")
+		text, _ := json.Marshal(req.Messages[len(req.Messages)-1].Content)
+		args := `{"note":` + string(text) + `}`
+		for i := 0; i < len(args); i += 5 {
+			piece, _ := json.Marshal(args[i:min(i+5, len(args))])
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":%s}}]}}]}\n\n", piece)
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+		return
+	}
 	if req.Stream {
 		// The echo in pieces of five bytes, so that placeholders arrive cut.
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -323,6 +338,23 @@ func TestGatewayLeakBattery(t *testing.T) {
 				t.Errorf("the annotated %q reached the upstream through the chat face", id)
 			}
 		}
+		// Tool calls (issue 58, 3): the text in an earlier call's arguments and in a tool's
+		// answer, and the external model's call holding it in its arguments' JSON.
+		note, toolBody := gatewayToolStream(t, srv, rec, text)
+		if note != text {
+			t.Errorf("the call's arguments restored %q, want the original", note)
+		}
+		outside = placeholder.ReplaceAllString(toolBody, " ")
+		for _, e := range ents {
+			if s := e.(map[string]any)["text"].(string); len(s) >= 3 && strings.Contains(outside, s) {
+				t.Errorf("%q reached the upstream in a tool call or a tool's answer", s)
+			}
+		}
+		for _, id := range gold[text] {
+			if strings.Contains(outside, id) {
+				t.Errorf("the annotated %q reached the upstream in a tool call or a tool's answer", id)
+			}
+		}
 	}
 	t.Logf("%d texts: %d sent, %d blocked by the tripwire, %d spans checked", len(texts), sent, blocked, spans)
 	if spans == 0 || sent == 0 {
@@ -459,6 +491,81 @@ func gatewayChatStream(t *testing.T, srv *testServer, rec *upstreamRecorder, tex
 		t.Fatalf("upstream body: %v", err)
 	}
 	return answer.String(), sent.Messages[0].Content
+}
+
+// gatewayToolStream sends text through the chat face with tools: as an earlier call's argument,
+// as a tool's answer and as the last message; it returns the "note" argument of the external
+// model's call as the stream gave it back, and the body the upstream received (JSON-decoded
+// once, so that escaped text is compared as text).
+func gatewayToolStream(t *testing.T, srv *testServer, rec *upstreamRecorder, text string) (string, string) {
+	t.Helper()
+	earlier, _ := json.Marshal(map[string]string{"note": text})
+	body, _ := json.Marshal(map[string]any{"model": "tiny-lm", "stream": true,
+		"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": "note", "parameters": map[string]any{"type": "object"}}}},
+		"messages": []map[string]any{
+			{"role": "user", "content": "Note this."},
+			{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": "c0", "type": "function",
+				"function": map[string]string{"name": "note", "arguments": string(earlier)}}}},
+			{"role": "tool", "tool_call_id": "c0", "content": text},
+			{"role": "user", "content": text},
+		}})
+	resp, err := http.Post(srv.url+"/gateway/v1/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var args strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var ch struct {
+			Choices []struct {
+				Delta struct {
+					ToolCalls []struct{ Function struct{ Arguments string } } `json:"tool_calls"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(data), &ch) == nil {
+			for _, c := range ch.Choices {
+				for _, tc := range c.Delta.ToolCalls {
+					args.WriteString(tc.Function.Arguments)
+				}
+			}
+		}
+	}
+	var note struct{ Note string }
+	if err := json.Unmarshal([]byte(args.String()), &note); err != nil {
+		t.Fatalf("the call's arguments %q are not JSON: %v", args.String(), err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var sent struct {
+		Messages []struct {
+			Content   *string
+			ToolCalls []struct{ Function struct{ Arguments string } } `json:"tool_calls"`
+		}
+	}
+	if err := json.Unmarshal([]byte(rec.bodies[len(rec.bodies)-1]), &sent); err != nil || len(sent.Messages) != 4 {
+		t.Fatalf("upstream body: %v", err)
+	}
+	var seen strings.Builder
+	for _, m := range sent.Messages {
+		if m.Content != nil {
+			seen.WriteString(*m.Content + "\n")
+		}
+		for _, tc := range m.ToolCalls {
+			var a struct{ Note string }
+			if err := json.Unmarshal([]byte(tc.Function.Arguments), &a); err != nil {
+				t.Fatalf("the arguments sent %q are not JSON", tc.Function.Arguments)
+			}
+			seen.WriteString(a.Note + "\n")
+		}
+	}
+	return note.Note, seen.String()
 }
 
 // TestGatewayNamesBattery sends the real passages that name people (the development part of
