@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -101,7 +102,6 @@ type Session struct {
 	m        *Map
 	residual func(string) bool
 	pieces   map[int]*Restorer        // per piece of text streamed (a choice's content, a call's arguments)
-	order    []int                    // the keys of pieces, as they came
 	returned map[int]*strings.Builder // per key: the answer as the model returned it
 	ended    bool
 }
@@ -231,7 +231,6 @@ func (s *Session) Piece(key int, piece string, last, json bool) string {
 		}
 		r = s.m.restorer(json)
 		s.pieces[key], s.returned[key] = r, &strings.Builder{}
-		s.order = append(s.order, key)
 	}
 	s.returned[key].WriteString(piece)
 	out := r.Write(piece)
@@ -259,9 +258,11 @@ func (s *Session) End(status Status, reason Reason) audit.Record {
 		return s.record
 	}
 	s.ended = true
-	if len(s.order) > 0 {
+	if len(s.returned) > 0 {
 		var all strings.Builder
-		for _, key := range s.order {
+		// In the keys' order (choice, then call), not as they came: the hash of a streamed
+		// answer of several choices does not depend on which choice wrote first.
+		for _, key := range slices.Sorted(maps.Keys(s.returned)) {
 			all.WriteString(s.returned[key].String())
 		}
 		s.record.ReturnedHash = audit.Hash(all.String())

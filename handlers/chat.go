@@ -215,7 +215,13 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *tool
 	}
 	if _, ok := ep.Model.(conversational); ok {
 		p.messages = msgs
-		p.options.Tools, p.options.ToolChoice, p.options.ParallelToolCalls = req.Tools, req.ToolChoice, req.ParallelToolCalls
+		if tools != nil {
+			if tools.mode != toolsNone && tools.mode != toolsAuto && p.jsonAnswer {
+				return p, nil, "", "response_format", "`response_format` cannot be held beside a `tool_choice` that forces a call"
+			}
+			tools.listed = true
+			p.options.Tools, p.options.ToolChoice, p.options.ParallelToolCalls = req.Tools, req.ToolChoice, req.ParallelToolCalls
+		}
 		return p, tools, "", "", ""
 	}
 	if ep.Chat == nil {
@@ -265,7 +271,7 @@ func chatMessages(raw json.RawMessage) ([]chat.Message, string, string) {
 		switch {
 		case !ok:
 			return nil, param, "a message's `content` must be a string or a list of text parts"
-		case content == "" && role != "assistant": // an assistant's may be empty: it called tools
+		case content == "" && role != "assistant" && role != "tool": // an assistant's may be empty: it called tools
 			return nil, param, "message " + strconv.Itoa(i) + " has no content"
 		}
 		out[i] = chat.Message{Role: role, Content: content}
@@ -321,7 +327,7 @@ type chatAnswer struct {
 
 // textKey numbers the texts of a streamed answer: choice i's content (call -1) or its call's
 // arguments.
-func textKey(i, call int) int { return i*(maxTools+1) + call + 1 }
+func textKey(i, call int) int { return i<<20 | (call + 1) }
 
 func (a *chatAnswer) restored(key int, text string, last, json bool) string {
 	if a.restore == nil {
@@ -345,8 +351,13 @@ func (a *chatAnswer) whole(g *genCall) any {
 		reason := finishReason(ch.finish)
 		content := ch.trimmed.String()
 		msg := &chatMessageOut{Role: "assistant", Content: &content}
-		if calls, ok := a.tools.calls(content); ok {
-			msg.Content, msg.ToolCalls = nil, wireCalls(calls, a.requestID, i, false)
+		calls, text, ok := a.tools.calls(content)
+		content = text
+		if ok {
+			msg.ToolCalls = wireCalls(calls, a.requestID, i, false)
+			if content == "" {
+				msg.Content = nil
+			}
 			if ch.finish != generate.FinishLength {
 				reason = "tool_calls"
 			}
@@ -425,6 +436,31 @@ func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *cha
 		delta.Content = &text
 	}
 	switch {
+	case a.tools.listed:
+		// An external model's text streams; its calls, after callSeparator, wait for the end.
+		if !h.isText {
+			before, after, found := strings.Cut(ev.Trimmed, callSeparator)
+			h.isText = found // from here on, everything is held
+			h.text.WriteString(after)
+			if before != "" || ev.Done || delta.Role != "" {
+				content(before)
+			}
+		} else {
+			h.text.WriteString(ev.Trimmed)
+		}
+		if !ev.Done || !h.isText {
+			return true
+		}
+		if calls, rest, ok := a.tools.calls(callSeparator + h.text.String()); ok {
+			for k := range calls {
+				calls[k].Arguments = a.restored(textKey(i, k), calls[k].Arguments, true, true)
+			}
+			delta.ToolCalls = wireCalls(calls, a.requestID, i, true)
+			called()
+		} else {
+			content(rest)
+		}
+		return true
 	case a.tools.mode == toolsNamed:
 		args := a.restored(textKey(i, 0), ev.Trimmed, ev.Done, true)
 		call := chatToolCall{Index: new(int), Function: chatToolFunction{Arguments: args}}
@@ -450,7 +486,7 @@ func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *cha
 	if !ev.Done {
 		return delta.Role != ""
 	}
-	if calls, ok := a.tools.calls(held); ok {
+	if calls, _, ok := a.tools.calls(held); ok {
 		for k := range calls {
 			calls[k].Arguments = a.restored(textKey(i, k), calls[k].Arguments, true, true)
 		}

@@ -465,6 +465,7 @@ func TestGatewayChatToolCallsThroughTheUpstream(t *testing.T) {
 	up := &fakeChatUpstream{finish: "tool_calls", calls: []chat.CallDelta{
 		{Index: 0, ID: "call_up", Name: "flag"}, {Index: 0, Arguments: `{"who":"[FIRST_NA`}, {Index: 0, Arguments: `ME_1]","n":1}`}}}
 	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1000, 1000
 		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up}))
 	})
 	body := `{"model":"gpt-x","tools":[{"type":"function","function":{"name":"flag","parameters":{"type":"object"}}}],"messages":[` +
@@ -563,5 +564,41 @@ func TestGatewayChatJSONAnswerThroughTheUpstream(t *testing.T) {
 	r = f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"stream":true`))
 	if !strings.Contains(r.raw, `Alice`) || strings.Contains(r.raw, "[FIRST") {
 		t.Errorf("streamed: %s", r.raw)
+	}
+}
+
+// TestGatewayChatSendsNoFreeTextOfCalls: what a conversation's calls carry besides their
+// arguments' strings does not reach the external model as written: ids become opaque (a call
+// and its answer still paired), messages lose their free-text names, the keys and numbers of
+// arguments and a tool's JSON answer are redacted as texts (escapes read first), and a call
+// of a function the request does not have is refused.
+func TestGatewayChatSendsNoFreeTextOfCalls(t *testing.T) {
+	up := &fakeChatUpstream{pieces: []string{"ok"}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 2000, 2000
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up}))
+	})
+	tools := `"tools":[{"type":"function","function":{"name":"flag","parameters":{"type":"object"}}}]`
+	body := `{"model":"gpt-x",` + tools + `,"messages":[` +
+		`{"role":"user","name":"Alice","content":"hi"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"Alice","type":"function","function":{"name":"flag","arguments":"{\"Alice\":1,\"phone\":4155550132}"}}]},` +
+		`{"role":"tool","tool_call_id":"Alice","name":"Alice","content":"{\"who\":\"\\u0041lice\"}"}]}`
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", body); r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	up.mu.Lock()
+	seen, _ := json.Marshal(up.seen)
+	up.mu.Unlock()
+	for _, leak := range []string{"Alice", "lice", "4155550132"} {
+		if strings.Contains(string(seen), leak) {
+			t.Errorf("the upstream saw %q: %s", leak, seen)
+		}
+	}
+	if up.seen[1].ToolCalls[0].ID != up.seen[2].ToolCallID || up.seen[2].ToolCallID == "" {
+		t.Errorf("the call and its answer are no longer paired: %s", seen)
+	}
+	bad := strings.Replace(body, `"name":"flag","arguments"`, `"name":"Alice","arguments"`, 1)
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", bad); r.status != 400 || strings.Contains(r.raw, "Alice") {
+		t.Errorf("a call of no tool: %d %s", r.status, r.raw)
 	}
 }

@@ -111,7 +111,26 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	if msg != "" {
 		return invalid(param, msg)
 	}
-	if msg := conversationText(msgs, s.opts.Limits); msg != "" {
+	if param, msg := outboundCalls(msgs, req.Tools); msg != "" {
+		return invalid(param, msg)
+	}
+	// JSON the conversation carries (calls' arguments, tools' JSON answers) is taken apart:
+	// every key, string and number of it is a text of its own, found in the same pass as
+	// the messages and redacted in place, so that the JSON stays JSON.
+	docs := conversationJSON(msgs)
+	texts := make([]chat.Message, 0, len(msgs))
+	for i, m := range msgs {
+		if docs.owns(i) {
+			m.Content = ""
+		}
+		texts = append(texts, chat.Message{Content: m.Content})
+	}
+	for _, d := range docs {
+		for _, leaf := range d.leaves {
+			texts = append(texts, chat.Message{Content: leaf})
+		}
+	}
+	if msg := conversationText(texts, s.opts.Limits); msg != "" {
 		return invalid("messages", msg)
 	}
 	// Every span the model finds is redacted, whatever its score: the chat policy refuses
@@ -122,16 +141,6 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	ex, _, _, _ := gw.PII.resolve(nil, false)
 	opts := s.piiDefaults
 	opts.ConfidenceThreshold = 0
-	// The string values of every call's arguments are texts of their own, found in the same
-	// pass as the messages and redacted in place, so that the arguments stay JSON.
-	args := callArguments(msgs)
-	texts := make([]chat.Message, 0, len(msgs)+len(args))
-	texts = append(texts, msgs...)
-	for _, a := range args {
-		for _, v := range a.values {
-			texts = append(texts, chat.Message{Content: v})
-		}
-	}
 	found, err := conversationPII(ctx, x, ex, texts, opts)
 	if err != nil {
 		if ref, ok := gw.PII.Gate.Refuse(x.prio, err); ok {
@@ -146,23 +155,38 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		sess.Screen(ents) // counts them; the chat policy refuses none
 		return sess.Redact(text, ents)
 	}
-	sent := make([]string, 0, len(texts))
-	for i, msg := range msgs {
-		if msg.Content == "" {
+	// What the tripwire reads: every text that leaves, the names of the calls and the
+	// request's own tool definitions and response format among them.
+	sent := []string{string(req.Tools)}
+	if req.ResponseFormat != nil {
+		rf, _ := json.Marshal(req.ResponseFormat)
+		sent = append(sent, string(rf))
+	}
+	for i, m := range msgs {
+		for _, c := range m.ToolCalls {
+			sent = append(sent, c.Name)
+		}
+		if m.Content == "" || docs.owns(i) {
 			continue
 		}
-		msgs[i].Content = redact(msg.Content, found[i])
+		msgs[i].Content = redact(m.Content, found[i])
 		sent = append(sent, msgs[i].Content)
 	}
 	at := len(msgs)
-	for _, a := range args {
-		values := make([]string, len(a.values))
-		for j, v := range a.values {
-			values[j] = redact(v, found[at])
-			sent = append(sent, values[j])
+	for _, doc := range docs {
+		leaves := make([]string, len(doc.leaves))
+		for j, leaf := range doc.leaves {
+			spans := found[at]
+			if doc.numbers[j] && len(spans) == 0 && identifierDigits(leaf) {
+				// A number alone says nothing of what it is; one as long as an identifier is
+				// taken for one.
+				spans = []entities.Entity{{Label: "id_number", Start: 0, End: len(leaf), Score: 1}}
+			}
+			leaves[j] = redact(leaf, spans)
+			sent = append(sent, leaves[j])
 			at++
 		}
-		msgs[a.msg].ToolCalls[a.call].Arguments = a.with(values)
+		doc.set(msgs, leaves)
 	}
 	redacted, ok := rebuildChat(c.Body(), msgs)
 	if !ok {
@@ -286,41 +310,123 @@ func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
 	return rebuilt, true
 }
 
-// callArgs is one call's arguments in a conversation: its JSON's string values, in order,
-// and how to write it again with others in their place.
-type callArgs struct {
-	msg, call int
-	values    []string
-	with      func(values []string) string
+// outboundCalls makes a conversation's calls safe to send: each call names one of the
+// request's tools (or, without tools, a function name, never free text), ids are replaced by
+// opaque ones (the same for a call and the tool message that answers it), and no message keeps
+// a `name` (free text the caller chose). A non-empty msg is the validation error.
+func outboundCalls(msgs []chat.Message, rawTools json.RawMessage) (param, msg string) {
+	plan, _, _ := readTools(rawTools, nil, nil)
+	ids := map[string]string{}
+	opaque := func(id string) string {
+		if o, ok := ids[id]; ok {
+			return o
+		}
+		o := "call_" + strconv.Itoa(len(ids))
+		ids[id] = o
+		return o
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		for k := range m.ToolCalls {
+			c := &m.ToolCalls[k]
+			_, known := plan.paramsOf(c.Name)
+			if !toolName.MatchString(c.Name) || (plan != nil && !known) {
+				return "messages[" + strconv.Itoa(i) + "]", "a call names a function that is not among `tools`"
+			}
+			c.ID = opaque(c.ID)
+		}
+		if m.ToolCallID != "" {
+			m.ToolCallID = opaque(m.ToolCallID)
+		}
+		m.Name = ""
+	}
+	return "", ""
 }
 
-// callArguments is the arguments of every call the conversation's assistant messages made.
-// Arguments that are not JSON are one text.
-func callArguments(msgs []chat.Message) []callArgs {
-	var out []callArgs
+// jsonDoc is a JSON text of a conversation (a call's arguments, a tool's answer that is
+// JSON) taken apart into its leaves: keys, strings and numbers, in document order.
+type jsonDoc struct {
+	msg, call int // call -1: the message's content
+	raw       string
+	leaves    []string
+	numbers   []bool // which leaves are numbers
+}
+
+// identifierDigits reports whether a JSON number has as many digits as an identifier (a
+// phone number, a record number) does: six or more.
+func identifierDigits(number string) bool {
+	n := 0
+	for _, r := range number {
+		if r >= '0' && r <= '9' {
+			n++
+		}
+	}
+	return n >= 6
+}
+
+// jsonDocs are a conversation's JSON texts.
+type jsonDocs []jsonDoc
+
+// owns reports whether message i's content is one of the documents.
+func (d jsonDocs) owns(i int) bool {
+	for _, doc := range d {
+		if doc.msg == i && doc.call < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// conversationJSON finds the JSON texts of msgs: every call's arguments, and the content of a
+// tool message that is a JSON object or list. Arguments that are not JSON are one leaf.
+func conversationJSON(msgs []chat.Message) jsonDocs {
+	var out jsonDocs
+	take := func(msg, call int, raw string, always bool) {
+		doc := jsonDoc{msg: msg, call: call, raw: raw}
+		if _, ok := mapLeaves(raw, func(leaf string, number bool) (string, bool) {
+			doc.leaves, doc.numbers = append(doc.leaves, leaf), append(doc.numbers, number)
+			return leaf, false
+		}); ok {
+			out = append(out, doc)
+		} else if always {
+			doc.leaves, doc.numbers = []string{raw}, []bool{false}
+			out = append(out, doc)
+		}
+	}
 	for i, m := range msgs {
 		for k, c := range m.ToolCalls {
-			a := callArgs{msg: i, call: k}
-			raw := c.Arguments
-			if _, ok := mapStrings(raw, func(v string) string { a.values = append(a.values, v); return v }); ok {
-				a.with = func(values []string) string {
-					n := 0
-					rewritten, _ := mapStrings(raw, func(string) string { n++; return values[n-1] })
-					return rewritten
-				}
-			} else {
-				a.values = []string{raw}
-				a.with = func(values []string) string { return values[0] }
-			}
-			out = append(out, a)
+			take(i, k, c.Arguments, true)
+		}
+		if t := strings.TrimSpace(m.Content); m.Role == "tool" && (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) {
+			take(i, -1, m.Content, false)
 		}
 	}
 	return out
 }
 
-// mapStrings is the JSON document raw, compact, with fn applied to every string value (not
-// to keys), in document order; false when raw is not one JSON value.
-func mapStrings(raw string, fn func(string) string) (string, bool) {
+// set writes the document back into msgs with its leaves replaced by leaves (a number that
+// changed becomes a string).
+func (d jsonDoc) set(msgs []chat.Message, leaves []string) {
+	out := leaves[0]
+	if len(d.leaves) != 1 || d.leaves[0] != d.raw {
+		n := 0
+		out, _ = mapLeaves(d.raw, func(leaf string, _ bool) (string, bool) {
+			n++
+			return leaves[n-1], leaves[n-1] != leaf
+		})
+	}
+	if d.call < 0 {
+		msgs[d.msg].Content = out
+	} else {
+		msgs[d.msg].ToolCalls[d.call].Arguments = out
+	}
+}
+
+// mapLeaves is the JSON document raw, compact, with fn applied to every key, string value
+// and number (number true), in document order: fn returns the leaf's replacement and whether
+// it changed; a number that changed is written as a string. False when raw is not one JSON
+// value.
+func mapLeaves(raw string, fn func(leaf string, number bool) (string, bool)) (string, bool) {
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	var b strings.Builder
@@ -342,10 +448,8 @@ func mapStrings(raw string, fn func(string) string) (string, bool) {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		key := false
 		if len(stack) > 0 {
 			f := &stack[len(stack)-1]
-			key = f.object && f.n%2 == 0
 			switch {
 			case f.n > 0 && f.object && f.n%2 == 1:
 				b.WriteByte(':')
@@ -361,13 +465,16 @@ func mapStrings(raw string, fn func(string) string) (string, bool) {
 			b.WriteByte(byte(t))
 			stack = append(stack, frame{object: t == '{'})
 		case string:
-			if !key {
-				t = fn(t)
-			}
+			t, _ = fn(t, false)
 			enc, _ := json.Marshal(t)
 			b.Write(enc)
 		case json.Number:
-			b.WriteString(string(t))
+			if out, changed := fn(string(t), true); changed {
+				enc, _ := json.Marshal(out)
+				b.Write(enc)
+			} else {
+				b.WriteString(string(t))
+			}
 		case bool:
 			b.WriteString(strconv.FormatBool(t))
 		case nil:

@@ -45,7 +45,50 @@ type toolPlan struct {
 	mode     toolMode
 	named    string
 	parallel bool
+	// listed says the answer's calls come from an external model, after its text and a
+	// callSeparator, as a list of {name, arguments} (callText writes it).
+	listed bool
 }
+
+// hoistDefs is tool i's parameters with their $defs (or definitions) moved into defs under
+// names of their own ("t<i>_<name>") and their $refs rewritten to match.
+func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return params
+	}
+	prefix := "t" + strconv.Itoa(i) + "_"
+	rewrite := func(raw json.RawMessage) json.RawMessage {
+		s := strings.ReplaceAll(string(raw), `"#/$defs/`, `"#/$defs/`+prefix)
+		return json.RawMessage(strings.ReplaceAll(s, `"#/definitions/`, `"#/$defs/`+prefix))
+	}
+	moved := false
+	for _, key := range []string{"$defs", "definitions"} {
+		var table map[string]json.RawMessage
+		if json.Unmarshal(obj[key], &table) == nil && table != nil {
+			for name, d := range table {
+				defs[prefix+name] = rewrite(d)
+			}
+			delete(obj, key)
+			moved = true
+		}
+	}
+	if !moved {
+		return params
+	}
+	for k, v := range obj {
+		obj[k] = rewrite(v)
+	}
+	out, _ := json.Marshal(obj)
+	return out
+}
+
+// callSeparator ends an external model's text where its calls follow (ASCII's record
+// separator, which no answer's text holds).
+const callSeparator = "\x1e"
+
+// maxCalls bounds the calls read from one answer.
+const maxCalls = 1024
 
 // maxTools bounds a request's tools: each is a schema the answer may be held to.
 const maxTools = 128
@@ -89,8 +132,12 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 		params := t.Function.Parameters
 		if !present(params) {
 			params = json.RawMessage(`{"type":"object"}`)
-		} else if bytes.TrimSpace(params)[0] != '{' {
-			return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema object"
+		}
+		var shape struct {
+			Type *string `json:"type"`
+		}
+		if json.Unmarshal(params, &shape) != nil || (shape.Type != nil && *shape.Type != "object") {
+			return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema of an object"
 		}
 		plan.params[t.Function.Name] = params
 		plan.order = append(plan.order, t.Function.Name)
@@ -101,6 +148,15 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 		}
 	}
 	return plan, "", ""
+}
+
+// paramsOf is a tool's parameters schema, and whether the request has the tool.
+func (p *toolPlan) paramsOf(name string) (json.RawMessage, bool) {
+	if p == nil {
+		return nil, false
+	}
+	params, ok := p.params[name]
+	return params, ok
 }
 
 // readToolChoice reads tool_choice: none, auto (the default), required, or
@@ -151,8 +207,20 @@ func (p *toolPlan) constraint() *grammar.Spec {
 	case p.mode != toolsRequired:
 		return nil
 	}
+	// Each tool's own $defs move to the list's root, named apart, so that its $refs still
+	// resolve where the list holds its schema.
+	defs := map[string]json.RawMessage{}
+	params := make(map[string]json.RawMessage, len(p.order))
+	for i, name := range p.order {
+		params[name] = hoistDefs(i, p.params[name], defs)
+	}
 	var b bytes.Buffer
-	b.WriteString(`{"type":"array","minItems":1,`)
+	b.WriteString(`{`)
+	if len(defs) > 0 {
+		table, _ := json.Marshal(defs)
+		b.WriteString(`"$defs":` + string(table) + `,`)
+	}
+	b.WriteString(`"type":"array","minItems":1,`)
 	if !p.parallel {
 		b.WriteString(`"maxItems":1,`)
 	}
@@ -163,22 +231,40 @@ func (p *toolPlan) constraint() *grammar.Spec {
 		}
 		quoted, _ := json.Marshal(name)
 		b.WriteString(`{"type":"object","properties":{"name":{"const":` + string(quoted) + `},"arguments":`)
-		b.Write(p.params[name])
+		b.Write(params[name])
 		b.WriteString(`},"required":["name","arguments"]}`)
 	}
 	b.WriteString(`]}}`)
 	return &grammar.Spec{Kind: grammar.JSONSchema, Schema: b.Bytes()}
 }
 
-// calls reads the calls in a finished answer's text: the named function's arguments; a list
-// of {name, arguments}; or, when the model chose, such a list, one such object, or Hermes'
-// <tool_call> blocks holding them, naming only the request's tools. False: the answer is text.
-func (p *toolPlan) calls(text string) ([]chatToolFunction, bool) {
-	switch {
-	case p == nil || p.mode == toolsNone:
-		return nil, false
-	case p.mode == toolsNamed:
-		return []chatToolFunction{{Name: p.named, Arguments: text}}, true
+// calls reads the calls in a finished answer's text: the named function's arguments (a JSON
+// object); a list of {name, arguments}; or, when the model chose, such a list, one such
+// object, or Hermes' <tool_call> blocks holding them, naming only the request's tools (the
+// named one, when one is named); one call at most without parallel calls. content is the
+// answer's text before its calls (an external model's, which may write both). False: the
+// answer is text.
+func (p *toolPlan) calls(text string) (calls []chatToolFunction, content string, ok bool) {
+	if p == nil || p.mode == toolsNone {
+		return nil, text, false
+	}
+	if p.listed {
+		before, list, found := strings.Cut(text, callSeparator)
+		if !found {
+			return nil, text, false
+		}
+		calls, ok := p.callList([]byte(list))
+		if !ok {
+			return nil, before + list, false
+		}
+		return calls, before, true
+	}
+	if p.mode == toolsNamed {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(text), &obj) != nil {
+			return nil, text, false
+		}
+		return []chatToolFunction{{Name: p.named, Arguments: text}}, "", true
 	}
 	t := strings.TrimSpace(text)
 	if strings.HasPrefix(t, hermesOpen) {
@@ -186,36 +272,58 @@ func (p *toolPlan) calls(text string) ([]chatToolFunction, bool) {
 		for rest := t; rest != ""; rest = strings.TrimSpace(rest) {
 			body, ok := strings.CutPrefix(rest, hermesOpen)
 			if !ok {
-				return nil, false
+				return nil, text, false
 			}
 			inner, after, ok := strings.Cut(body, hermesClose)
 			if !ok {
-				return nil, false
+				return nil, text, false
 			}
 			c, ok := p.oneCall([]byte(inner))
 			if !ok {
-				return nil, false
+				return nil, text, false
 			}
 			out, rest = append(out, c), after
 		}
-		return out, len(out) > 0
+		return p.kept(out, text)
 	}
 	if c, ok := p.oneCall([]byte(t)); ok {
-		return []chatToolFunction{c}, true
+		return []chatToolFunction{c}, "", true
 	}
+	calls, ok = p.callList([]byte(t))
+	if !ok {
+		return nil, text, false
+	}
+	return p.kept(calls, text)
+}
+
+// callList reads a JSON list of calls.
+func (p *toolPlan) callList(raw []byte) ([]chatToolFunction, bool) {
 	var list []json.RawMessage
-	if json.Unmarshal([]byte(t), &list) != nil || len(list) == 0 {
+	if json.Unmarshal(raw, &list) != nil || len(list) == 0 || len(list) > maxCalls {
 		return nil, false
 	}
 	out := make([]chatToolFunction, 0, len(list))
-	for _, raw := range list {
-		c, ok := p.oneCall(raw)
+	for _, r := range list {
+		c, ok := p.oneCall(r)
 		if !ok {
 			return nil, false
 		}
 		out = append(out, c)
 	}
+	if !p.parallel {
+		out = out[:1]
+	}
 	return out, true
+}
+
+func (p *toolPlan) kept(calls []chatToolFunction, text string) ([]chatToolFunction, string, bool) {
+	if len(calls) == 0 || len(calls) > maxCalls {
+		return nil, text, false
+	}
+	if !p.parallel {
+		calls = calls[:1]
+	}
+	return calls, "", true
 }
 
 // Hermes' tags around a call, which several model families write.
@@ -235,7 +343,7 @@ func (p *toolPlan) oneCall(raw []byte) (chatToolFunction, bool) {
 	if json.Unmarshal(raw, &c) != nil {
 		return chatToolFunction{}, false
 	}
-	if _, ok := p.params[c.Name]; !ok {
+	if _, ok := p.params[c.Name]; !ok || (p.mode == toolsNamed && c.Name != p.named) {
 		return chatToolFunction{}, false
 	}
 	args := c.Arguments
@@ -257,7 +365,12 @@ func (p *toolPlan) oneCall(raw []byte) (chatToolFunction, bool) {
 // turn out to be a call: a stream holds its text back until it cannot.
 func mayBeCall(text string) bool {
 	t := strings.TrimLeft(text, " \t\r\n")
-	return t == "" || t[0] == '{' || t[0] == '[' || strings.HasPrefix(t, hermesOpen) || strings.HasPrefix(hermesOpen, t)
+	for _, start := range []string{`[{`, `{"`, hermesOpen} {
+		if strings.HasPrefix(t, start) || strings.HasPrefix(start, t) {
+			return true
+		}
+	}
+	return t == "" || t == "[" || t == "{" || strings.HasPrefix(t, "[ ") || strings.HasPrefix(t, "{ ")
 }
 
 // chatToolCall is a call on the wire: whole in a message, or in pieces in stream deltas

@@ -62,71 +62,70 @@ func (u upstreamModel) Converse(ctx context.Context, _ admission.Priority, msgs 
 		}
 	}
 	go func() {
-		calls := callText{named: namedChoice(opts.ToolChoice)}
+		var calls callText
 		finish, err := u.up.Chat(ctx, msgs, opts, func(d chat.Delta) error {
 			if d.Call != nil {
-				return send(calls.add(*d.Call))
+				calls.add(*d.Call)
+				return nil
 			}
 			return send(d.Content)
 		})
 		if err == nil {
-			err = send(calls.close())
+			err = send(calls.text())
 		}
 		st.ended <- upstreamEnd{finish, err}
 	}()
 	return st, nil
 }
 
-// namedChoice reports whether a tool_choice names one function.
-func namedChoice(raw json.RawMessage) bool {
-	var named struct {
-		Type string `json:"type"`
-	}
-	return json.Unmarshal(raw, &named) == nil && named.Type == "function"
-}
-
-// callText writes an external answer's tool calls as the text the chat answer reads calls
-// from (toolPlan.calls): with one named function, its arguments alone; otherwise the list
-// [{"name": ..., "arguments": ...}, ...], its arguments' pieces passed on as they come.
+// callText gathers an external answer's tool calls from their deltas, by index, and writes
+// them after its text as the chat answer reads them (toolPlan.listed): callSeparator, then
+// [{"name": ..., "arguments": ...}, ...] in index order.
 type callText struct {
-	named   bool
-	calls   int  // calls begun
-	written bool // the current call has arguments text
+	calls []*gatheredCall
 }
 
-func (c *callText) add(d chat.CallDelta) string {
-	if c.named {
-		return d.Arguments
+type gatheredCall struct {
+	name string
+	args strings.Builder
+}
+
+// maxCallIndex bounds the index of an external model's call.
+const maxCallIndex = 1023
+
+func (c *callText) add(d chat.CallDelta) {
+	if d.Index < 0 || d.Index > maxCallIndex {
+		return
+	}
+	for len(c.calls) <= d.Index {
+		c.calls = append(c.calls, &gatheredCall{})
+	}
+	call := c.calls[d.Index]
+	if call.name == "" {
+		call.name = d.Name
+	}
+	call.args.WriteString(d.Arguments)
+}
+
+func (c *callText) text() string {
+	if len(c.calls) == 0 {
+		return ""
 	}
 	var b strings.Builder
-	if d.Index >= c.calls { // a new call
-		switch {
-		case c.calls == 0:
-			b.WriteString("[")
-		case !c.written:
-			b.WriteString("{}},")
-		default:
-			b.WriteString("},")
+	b.WriteString(callSeparator + "[")
+	for i := range c.calls {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		name, _ := json.Marshal(d.Name)
-		b.WriteString(`{"name":` + string(name) + `,"arguments":`)
-		c.calls, c.written = d.Index+1, false
+		name, _ := json.Marshal(c.calls[i].name)
+		args := c.calls[i].args.String()
+		if strings.TrimSpace(args) == "" {
+			args = "{}"
+		}
+		b.WriteString(`{"name":` + string(name) + `,"arguments":` + args + `}`)
 	}
-	if d.Arguments != "" {
-		c.written = true
-		b.WriteString(d.Arguments)
-	}
+	b.WriteString("]")
 	return b.String()
-}
-
-func (c *callText) close() string {
-	switch {
-	case c.named || c.calls == 0:
-		return ""
-	case !c.written:
-		return "{}}]"
-	}
-	return "}]"
 }
 
 type upstreamEnd struct {

@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/grammar"
+)
+
+func plan(t *testing.T, tools, choice string, parallel *bool) *toolPlan {
+	t.Helper()
+	p, _, msg := readTools(json.RawMessage(tools), json.RawMessage(choice), parallel)
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	return p
+}
+
+const twoTools = `[{"type":"function","function":{"name":"flag","parameters":{"type":"object","properties":{"who":{"$ref":"#/$defs/person"}},"required":["who"],"$defs":{"person":{"type":"string","maxLength":10}}}}},` +
+	`{"type":"function","function":{"name":"note"}}]`
+
+// TestRequiredCallsKeepTheirDefinitions: a tool whose parameters use $defs can be required:
+// the list's schema compiles, its definitions moved where its $refs find them.
+func TestRequiredCallsKeepTheirDefinitions(t *testing.T) {
+	spec := plan(t, twoTools, `"required"`, nil).constraint()
+	v := grammar.NewVocab([][]byte{[]byte("x")}, -1)
+	if _, err := grammar.Compile(v, *spec); err != nil {
+		t.Fatalf("%s: %v", spec.Schema, err)
+	}
+}
+
+// TestCallsAreReadStrictly: a named call's arguments must be an object; a call must name one
+// of the tools (the named one, when named); without parallel calls one is kept; an external
+// model's text before its calls stays its content; its calls that do not parse leave the
+// answer text.
+func TestCallsAreReadStrictly(t *testing.T) {
+	named := plan(t, twoTools, `{"type":"function","function":{"name":"flag"}}`, nil)
+	if _, _, ok := named.calls(`I cannot`); ok {
+		t.Error("text taken as a named call's arguments")
+	}
+	if c, _, ok := named.calls(`{"who":"x"}`); !ok || c[0].Name != "flag" {
+		t.Errorf("a named call: %v %v", c, ok)
+	}
+	single := plan(t, twoTools, `"auto"`, pfalse())
+	if c, _, ok := single.calls(`[{"name":"note","arguments":{}},{"name":"flag","arguments":{"who":"a"}}]`); !ok || len(c) != 1 {
+		t.Errorf("without parallel calls: %v", c)
+	}
+	if _, _, ok := single.calls(`[{"name":"other","arguments":{}}]`); ok {
+		t.Error("a call of no tool was read")
+	}
+	listed := plan(t, twoTools, `"auto"`, nil)
+	listed.listed = true
+	c, content, ok := listed.calls("Let me check." + callSeparator + `[{"name":"note","arguments":{"a":1}}]`)
+	if !ok || content != "Let me check." || len(c) != 1 || c[0].Arguments != `{"a":1}` {
+		t.Errorf("text, then a call: %v %q %v", c, content, ok)
+	}
+	if _, content, ok := listed.calls("Hm." + callSeparator + `[{"name":"note","arguments":{"a":}}]`); ok || content == "" {
+		t.Errorf("calls that do not parse: %q %v", content, ok)
+	}
+	namedListed := plan(t, twoTools, `{"type":"function","function":{"name":"flag"}}`, nil)
+	namedListed.listed = true
+	if _, _, ok := namedListed.calls(callSeparator + `[{"name":"note","arguments":{}}]`); ok {
+		t.Error("an external call of another function than the named one was read")
+	}
+}
+
+func pfalse() *bool { f := false; return &f }
+
+// TestCallTextGathersDeltasByIndex: an external model's call deltas, a name coming late and
+// calls interleaved, become one list after the separator.
+func TestCallTextGathersDeltasByIndex(t *testing.T) {
+	var c callText
+	for _, d := range []chat.CallDelta{{Index: 0, ID: "a"}, {Index: 1, Name: "note", Arguments: `{"b":`}, {Index: 0, Name: "flag", Arguments: `{"who":"x"}`},
+		{Index: 1, Arguments: `2}`}, {Index: 5000, Arguments: "ignored"}} {
+		c.add(d)
+	}
+	want := callSeparator + `[{"name":"flag","arguments":{"who":"x"}},{"name":"note","arguments":{"b":2}}]`
+	if got := c.text(); got != want {
+		t.Fatalf("%q\nwant %q", got, want)
+	}
+}
