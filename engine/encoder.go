@@ -13,6 +13,7 @@ const (
 	inputPositions = "position_ids"
 	inputGlobal    = "global_attention_mask"
 	outputLogits   = "logits"
+	outputHidden   = "last_hidden_state" // an embedder's token states, pooled by the caller
 )
 
 // EncoderBatch is one padded batch of token sequences, row-major: token t of sequence b is at
@@ -55,6 +56,7 @@ type encoderLayout struct {
 	logits    string                 // the output to return
 	half      bool                   // the logits are float16
 	labels    int64                  // the logits' last axis, which must be fixed when half
+	pooled    bool                   // the output is [batch, labels]: one row per sequence (a cross-encoder's score)
 }
 
 func newEncoderLayout(inputs, outputs []TensorInfo) (encoderLayout, error) {
@@ -88,21 +90,25 @@ func newEncoderLayout(inputs, outputs []TensorInfo) (encoderLayout, error) {
 		return l, fmt.Errorf("no %s input", inputMask)
 	}
 	for _, out := range outputs {
-		if out.Name == outputLogits || len(outputs) == 1 {
-			if out.Type != ElementFloat32 && out.Type != ElementFloat16 || len(out.Shape) != 3 {
-				return l, fmt.Errorf("output %q is %s of rank %d; want float32 or float16 [batch, sequence, labels]", out.Name, out.Type, len(out.Shape))
+		if out.Name == outputLogits || out.Name == outputHidden || len(outputs) == 1 {
+			rank := len(out.Shape)
+			if out.Type != ElementFloat32 && out.Type != ElementFloat16 || rank != 3 && rank != 2 {
+				return l, fmt.Errorf("output %q is %s of rank %d; want float32 or float16 [batch, sequence, labels] or [batch, labels]", out.Name, out.Type, rank)
 			}
-			l.logits, l.half, l.labels = out.Name, out.Type == ElementFloat16, out.Shape[2]
+			l.logits, l.half, l.labels, l.pooled = out.Name, out.Type == ElementFloat16, out.Shape[rank-1], rank == 2
 			if l.half && l.labels <= 0 {
 				return l, fmt.Errorf("output %q is float16 with a dynamic label axis; the engine needs it fixed to size the output", out.Name)
 			}
 			return l, nil
 		}
 	}
-	return l, fmt.Errorf("no %q output among %d outputs", outputLogits, len(outputs))
+	return l, fmt.Errorf("no %q or %q output among %d outputs", outputLogits, outputHidden, len(outputs))
 }
 
-// RunEncoder runs one forward pass over a padded batch and returns the logits as float32.
+// RunEncoder runs one forward pass over a padded batch and returns the logits as float32: per
+// token ([batch, sequence, labels]: a token classifier's logits, an embedder's
+// last_hidden_state) or, for a model whose output is [batch, labels] (a cross-encoder), one
+// row per sequence (Logits.SeqLen 1).
 // token_type_ids, when the model declares it, is fed as zeros (single-segment input), and
 // position_ids as each row's positions from 0 (rows are padded at the end), and Longformer's
 // global_attention_mask as zeros: local attention everywhere, which is what HF's token
@@ -137,17 +143,27 @@ func (s *Session) RunEncoder(ctx context.Context, b EncoderBatch) (Logits, error
 	var shapes map[string][]int64
 	if l.half {
 		shapes = map[string][]int64{l.logits: {shape[0], shape[1], l.labels}}
+		if l.pooled {
+			shapes[l.logits] = []int64{shape[0], l.labels}
+		}
 	}
 	outputs, err := s.runShaped(ctx, inputs, shapes)
 	if err != nil {
 		return Logits{}, err
 	}
 	logits := outputs[s.encoder.logits]
-	if got := logits.Shape; len(got) != 3 || got[0] != shape[0] || got[1] != shape[1] || got[2] <= 0 {
+	got := logits.Shape
+	if l.pooled {
+		if len(got) != 2 || got[0] != shape[0] || got[1] <= 0 {
+			return Logits{}, fmt.Errorf("engine: session %q: model returned scores of shape %v for a batch of %d", s.name, got, b.Batch)
+		}
+		return Logits{Data: logits.Float32, Batch: b.Batch, SeqLen: 1, Labels: int(got[1])}, nil
+	}
+	if len(got) != 3 || got[0] != shape[0] || got[1] != shape[1] || got[2] <= 0 {
 		return Logits{}, fmt.Errorf("engine: session %q: model returned logits of shape %v for a %d x %d batch",
 			s.name, got, b.Batch, b.SeqLen)
 	}
-	return Logits{Data: logits.Float32, Batch: b.Batch, SeqLen: b.SeqLen, Labels: int(logits.Shape[2])}, nil
+	return Logits{Data: logits.Float32, Batch: b.Batch, SeqLen: b.SeqLen, Labels: int(got[2])}, nil
 }
 
 // tensor is data as input name's declared type.

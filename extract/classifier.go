@@ -372,6 +372,9 @@ func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if out.SeqLen != width {
+		return nil, fmt.Errorf("extract: the model returned one row per sequence, not per token; it is not a token classifier")
+	}
 	if out.Labels != r.labels {
 		return nil, fmt.Errorf("extract: the model returned %d labels per token, config.json has %d", out.Labels, r.labels)
 	}

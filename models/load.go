@@ -25,6 +25,8 @@ type Model struct {
 	// Digest is the SHA-256 (hex) of config.json, tokenizer_config.json and tokenizer.json:
 	// what a measurement of the model's answers depends on besides its graph.
 	Digest string
+	// Sentence is a sentence-transformers embedder's pooling (modules.json); nil for others.
+	Sentence *Sentence
 }
 
 // Load reads the model directory dir from fsys. Errors name the file and what is wrong with
@@ -62,9 +64,17 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
-	onnx, err := read("model.onnx")
+	onnx, err := fs.ReadFile(fsys, path.Join(dir, "model.onnx"))
+	if errors.Is(err, fs.ErrNotExist) {
+		// sentence-transformers' own ONNX layout keeps the graph under onnx/.
+		onnx, err = fs.ReadFile(fsys, path.Join(dir, "onnx", "model.onnx"))
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("models: model %q: %w", dir, err)
+	}
+	sentence, err := readSentence(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
 	gen, err := fs.ReadFile(fsys, path.Join(dir, "generation_config.json"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -76,5 +86,5 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 		h.Write(part)
 	}
 	return &Model{Name: path.Base(dir), Config: cfg, Tokenizer: tok, ONNX: onnx, Generation: gen, TokenizerConfig: tokCfg,
-		Digest: hex.EncodeToString(h.Sum(nil))}, nil
+		Digest: hex.EncodeToString(h.Sum(nil)), Sentence: sentence}, nil
 }

@@ -166,3 +166,30 @@ PII = Ner(
 NER = {m.name: m for m in (CLINICAL_NER, PII)}
 
 TINY_LM = Lm()
+
+
+@dataclass(frozen=True)
+class Embed:
+    """embed-mini and rerank-mini (train_embed.py): two small encoders over the shared
+    vocabulary, trained on pairs of note lines written from one template."""
+    hidden: int = 128
+    layers: int = 2
+    heads: int = 4
+    ffn: int = 256
+    max_pos: int = 128
+    dropout: float = 0.1
+    lr: float = 1e-3
+    warmup: int = 100
+    batch: int = 32
+    # InfoNCE's temperature: in-batch negatives at cosine similarity.
+    temperature: float = 0.05
+    steps: int = 600
+    # Train pairs rendered (a tenth as many held-out).
+    pairs: int = 40000
+    seed: int = 23
+    # rerank-mini starts from embed-mini's encoder and trains this long, at this rate.
+    rerank_steps: int = 1200
+    rerank_lr: float = 5e-4
+
+
+EMBED = Embed()

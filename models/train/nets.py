@@ -421,3 +421,52 @@ def viterbi(emissions, gaps, scores):
     for best in reversed(back):
         path.append(int(best[path[-1]]))
     return path[::-1]
+
+
+class Encoder(nn.Module):
+    """A bidirectional transformer encoder: input_ids, attention_mask [b, s] int64 ->
+    last_hidden_state [b, s, hidden] (embed-mini; pooled outside the graph, as
+    sentence-transformers pools). Positions count real tokens (cumsum of the mask)."""
+
+    def __init__(self, vocab, hidden, layers, heads, ffn, max_pos, dropout):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, hidden)
+        self.pos = nn.Embedding(max_pos, hidden)
+        self.blocks = nn.ModuleList([Block(hidden, heads, ffn, dropout) for _ in range(layers)])
+        self.ln = nn.LayerNorm(hidden)
+        self.drop = nn.Dropout(dropout)
+        init_weights(self)
+
+    def forward(self, input_ids, attention_mask):
+        pos = (torch.cumsum(attention_mask, dim=1) - 1).clamp(min=0)
+        x = self.drop(self.tok(input_ids) + self.pos(pos))
+        bias = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * -1e4
+        for b in self.blocks:
+            x, _, _ = b(x, bias)
+        return self.ln(x)
+
+
+class CrossEncoder(nn.Module):
+    """A pair scorer over one Encoder pass of [CLS] query [SEP] passage [SEP]: input_ids,
+    attention_mask [b, s] -> logits [b, 1], the scaled cosine of the query's and the passage's
+    mean token states (rerank-mini). Both parts are read together, so each attends to the
+    other; it starts from embed-mini's encoder, which knows what lines are alike."""
+
+    def __init__(self, encoder, cls_id, sep_id):
+        super().__init__()
+        self.enc = encoder
+        self.cls_id, self.sep_id = cls_id, sep_id
+        self.scale = nn.Parameter(torch.tensor(10.0))
+        self.bias = nn.Parameter(torch.tensor(-5.0))
+
+    def forward(self, input_ids, attention_mask):
+        h = self.enc(input_ids, attention_mask)
+        sep = (input_ids == self.sep_id).to(torch.long)
+        part = torch.cumsum(sep, dim=1) - sep  # 0 up to the first [SEP], 1 after it
+        real = attention_mask.to(h.dtype) * (1 - sep.to(h.dtype)) * (input_ids != self.cls_id).to(h.dtype)
+        qm = (real * (part == 0).to(h.dtype))[:, :, None]
+        pm = (real * (part == 1).to(h.dtype))[:, :, None]
+        q = (h * qm).sum(1) / qm.sum(1).clamp(min=1.0)
+        p = (h * pm).sum(1) / pm.sum(1).clamp(min=1.0)
+        cos = torch.nn.functional.cosine_similarity(q, p, dim=-1)
+        return (self.scale * cos + self.bias)[:, None]

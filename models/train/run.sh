@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds the shipped default models from scratch (see README.md); what each model is trained
 # from and how, step counts included, is in config.py.
-#   bash models/train/run.sh            # tokenizer + clinical-ner + pii + tiny-lm
+#   bash models/train/run.sh            # tokenizer + clinical-ner + pii + tiny-lm + embed-mini and rerank-mini
 #   bash models/train/run.sh pii        # one model, with the committed tokenizer.json
 #   bash models/train/run.sh tokenizer  # only the shared vocabulary / tokenizer.json files
 # SKIP_APT=1 skips the apt-get step (packages already installed).
@@ -29,13 +29,15 @@ case "$what" in
     $PY train_ner.py clinical-ner
     $PY train_ner.py pii
     $PY train_lm.py
+    $PY train_embed.py
     ;;
   tokenizer) $PY build_tokenizer.py ;;
   clinical-ner) $PY train_ner.py clinical-ner ;;
   pii) $PY train_ner.py pii ;;
   tiny-lm) $PY train_lm.py ;;
+  embed) $PY train_embed.py ;;
   *)
-    echo "usage: run.sh [all|tokenizer|clinical-ner|pii|tiny-lm]" >&2
+    echo "usage: run.sh [all|tokenizer|clinical-ner|pii|tiny-lm|embed]" >&2
     exit 2
     ;;
 esac

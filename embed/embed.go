@@ -1,0 +1,300 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/tokenizer"
+)
+
+// ErrTooLong is a text longer than the model takes, asked not to be truncated.
+var ErrTooLong = errors.New("embed: a text is longer than the model takes")
+
+// Encoder is one model's texts to rows of token ids, cut to the model's length, and the
+// batcher its rows run through: the part an Embedder and a Reranker share.
+type encoder struct {
+	name           string
+	tok            *tokenizer.Tokenizer
+	prefix, suffix []int64
+	padID          int64
+	maxLen         int
+	batcher        *batcher.Batcher[job, result]
+}
+
+func newEncoder(queue string, m *models.Model, sess *engine.Session, cfg batcher.Config, clk clock.Clock, bm *batcher.Metrics, labels int) (*encoder, error) {
+	prefix, suffix := m.Tokenizer.Template()
+	if m.Config.MaxLength <= len(prefix)+len(suffix)+1 {
+		return nil, fmt.Errorf("embed: model %q: a max length of %d leaves no room for text", m.Name, m.Config.MaxLength)
+	}
+	e := &encoder{name: m.Name, tok: m.Tokenizer, prefix: prefix, suffix: suffix, padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxLength}
+	b, err := batcher.New[job, result](queue, cfg, runner{sess: sess, padID: e.padID, labels: labels}, clk, bm)
+	if err != nil {
+		return nil, err
+	}
+	e.batcher = b
+	return e, nil
+}
+
+// row is a text's ids with the model's special tokens, cut to its length (the end kept for
+// the suffix) unless truncate is false, when a longer text is ErrTooLong.
+func (e *encoder) row(text string, truncate bool) ([]int64, error) {
+	ids := e.tok.Encode(text, false).IDs
+	room := e.maxLen - len(e.prefix) - len(e.suffix)
+	if len(ids) > room {
+		if !truncate {
+			return nil, ErrTooLong
+		}
+		ids = ids[:room]
+	}
+	out := make([]int64, 0, len(ids)+len(e.prefix)+len(e.suffix))
+	return append(append(append(out, e.prefix...), ids...), e.suffix...), nil
+}
+
+// run submits rows as one job and returns the model's output per row: its token states
+// ([width x labels]) or its scores.
+func (e *encoder) run(ctx context.Context, p admission.Priority, rows [][]int64) (result, error) {
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r))
+	}
+	return e.batcher.Submit(ctx, p, job{rows: rows}, batcher.Cost{Sequences: len(rows), MaxLen: width})
+}
+
+// Start runs the batcher until ctx ends.
+func (e *encoder) Start(ctx context.Context) { e.batcher.Start(ctx) }
+
+// Close stops taking requests and drains the batcher.
+func (e *encoder) Close(ctx context.Context) error { return e.batcher.Close(ctx) }
+
+// Queue is the batcher, which the endpoint's admission gate guards.
+func (e *encoder) Queue() admission.Queue { return e.batcher }
+
+// Name is the model's name.
+func (e *encoder) Name() string { return e.name }
+
+// MaxLength is the longest row the model takes, specials included.
+func (e *encoder) MaxLength() int { return e.maxLen }
+
+// job is one request's rows.
+type job struct{ rows [][]int64 }
+
+// result is a job's output: for each row, its token states padded to width ([width x
+// labels]) and its length, or its score row ([labels]).
+type result struct {
+	data   []float32
+	width  int
+	labels int
+	lens   []int
+}
+
+// runner pads every row of a batch to the batch's longest and runs one forward pass.
+type runner struct {
+	sess   *engine.Session
+	padID  int64
+	labels int // the output's last axis, as the model's config says; 0: any
+}
+
+func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
+	width, count := 0, 0
+	for _, j := range jobs {
+		for _, row := range j.rows {
+			width = max(width, len(row))
+		}
+		count += len(j.rows)
+	}
+	ids := make([]int64, count*width)
+	mask := make([]int64, count*width)
+	at := 0
+	for _, j := range jobs {
+		for _, row := range j.rows {
+			dst := ids[at*width : (at+1)*width]
+			n := copy(dst, row)
+			for k := n; k < width; k++ {
+				dst[k] = r.padID
+			}
+			for k := range n {
+				mask[at*width+k] = 1
+			}
+			at++
+		}
+	}
+	out, err := r.sess.RunEncoder(ctx, engine.EncoderBatch{IDs: ids, Mask: mask, Batch: count, SeqLen: width})
+	if err != nil {
+		return nil, err
+	}
+	if r.labels > 0 && out.Labels != r.labels {
+		return nil, fmt.Errorf("embed: the model returned %d values per row, its config says %d", out.Labels, r.labels)
+	}
+	per := out.SeqLen * out.Labels
+	results := make([]result, len(jobs))
+	at = 0
+	for i, j := range jobs {
+		res := result{data: out.Data[at*per : (at+len(j.rows))*per], width: out.SeqLen, labels: out.Labels}
+		for _, row := range j.rows {
+			res.lens = append(res.lens, len(row))
+		}
+		results[i] = res
+		at += len(j.rows)
+	}
+	return results, nil
+}
+
+// Embedder turns texts into vectors with a sentence-transformers model: its token states
+// pooled as its Pooling module says, normalised when it has a Normalize module. It is safe
+// for concurrent use.
+type Embedder struct {
+	*encoder
+	sentence models.Sentence
+}
+
+// NewEmbedder serves m, a model with a sentence-transformers layout (m.Sentence), on sess.
+// The batcher is named queue in metrics.
+func NewEmbedder(queue string, m *models.Model, sess *engine.Session, cfg batcher.Config, clk clock.Clock, bm *batcher.Metrics) (*Embedder, error) {
+	if m.Sentence == nil {
+		return nil, fmt.Errorf("embed: model %q has no modules.json: not a sentence-transformers embedder", m.Name)
+	}
+	e, err := newEncoder(queue, m, sess, cfg, clk, bm, m.Sentence.Dimension)
+	if err != nil {
+		return nil, err
+	}
+	return &Embedder{encoder: e, sentence: *m.Sentence}, nil
+}
+
+// Dimensions is the length of the model's vectors.
+func (e *Embedder) Dimensions() int { return e.sentence.Dimension }
+
+// Normalized reports whether the vectors have unit length (a Normalize module).
+func (e *Embedder) Normalized() bool { return e.sentence.Normalize }
+
+// Embed returns one vector per text and the tokens read. truncate cuts a text longer than
+// the model takes; without it such a text is ErrTooLong. normalize scales each vector to
+// unit length, whether or not the model has a Normalize module (TEI's normalize); the
+// OpenAI route asks for what the model's modules say (Normalized).
+func (e *Embedder) Embed(ctx context.Context, p admission.Priority, texts []string, truncate, normalize bool) ([][]float32, int, error) {
+	rows := make([][]int64, len(texts))
+	tokens := 0
+	for i, t := range texts {
+		r, err := e.row(t, truncate)
+		if err != nil {
+			return nil, 0, err
+		}
+		rows[i], tokens = r, tokens+len(r)
+	}
+	res, err := e.run(ctx, p, rows)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([][]float32, len(rows))
+	for i := range rows {
+		states := res.data[i*res.width*res.labels : (i+1)*res.width*res.labels]
+		out[i] = Pool(e.sentence.Pooling, states, res.lens[i], res.labels)
+		if normalize {
+			Normalize(out[i])
+		}
+	}
+	return out, tokens, nil
+}
+
+// Pool is one row's token states (n real tokens of dim values, the row's padding after them)
+// pooled as mode says: the mean or the maximum over its tokens, its first token (CLS) or its
+// last real one.
+func Pool(mode string, states []float32, n, dim int) []float32 {
+	out := make([]float32, dim)
+	switch mode {
+	case "cls":
+		copy(out, states[:dim])
+	case "lasttoken":
+		copy(out, states[(n-1)*dim:n*dim])
+	case "max":
+		copy(out, states[:dim])
+		for t := 1; t < n; t++ {
+			for k, v := range states[t*dim : (t+1)*dim] {
+				out[k] = max(out[k], v)
+			}
+		}
+	default: // mean
+		sums := make([]float64, dim)
+		for t := range n {
+			for k, v := range states[t*dim : (t+1)*dim] {
+				sums[k] += float64(v)
+			}
+		}
+		for k := range out {
+			out[k] = float32(sums[k] / float64(n))
+		}
+	}
+	return out
+}
+
+// Normalize scales v to unit length (a zero vector stays zero).
+func Normalize(v []float32) {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// Reranker scores passages against a query with a cross-encoder: [CLS] query [SEP] passage
+// [SEP] to one logit. It is safe for concurrent use.
+type Reranker struct{ *encoder }
+
+// NewReranker serves m, a sequence classifier with one label (models.Model.IsCrossEncoder),
+// on sess.
+func NewReranker(queue string, m *models.Model, sess *engine.Session, cfg batcher.Config, clk clock.Clock, bm *batcher.Metrics) (*Reranker, error) {
+	if !m.IsCrossEncoder() {
+		return nil, fmt.Errorf("embed: model %q is not a cross-encoder (a sequence classifier with one label)", m.Name)
+	}
+	e, err := newEncoder(queue, m, sess, cfg, clk, bm, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &Reranker{e}, nil
+}
+
+// Score returns each passage's score against query (a logit: higher is more relevant) and
+// the tokens read. A pair longer than the model takes has its query cut to half the room and
+// the passage to the rest, or is ErrTooLong without truncate.
+func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string, passages []string, truncate bool) ([]float32, int, error) {
+	q := r.tok.Encode(query, false).IDs
+	// The pair's specials: the single template's around each part ([CLS] q [SEP] d [SEP]).
+	room := r.maxLen - len(r.prefix) - 2*len(r.suffix)
+	rows := make([][]int64, len(passages))
+	tokens := 0
+	for i, passage := range passages {
+		d := r.tok.Encode(passage, false).IDs
+		qi, di := q, d
+		if len(qi)+len(di) > room {
+			if !truncate {
+				return nil, 0, ErrTooLong
+			}
+			qi = qi[:min(len(qi), room/2)]
+			di = di[:min(len(di), room-len(qi))]
+		}
+		row := make([]int64, 0, len(qi)+len(di)+len(r.prefix)+2*len(r.suffix))
+		row = append(append(append(append(append(row, r.prefix...), qi...), r.suffix...), di...), r.suffix...)
+		rows[i], tokens = row, tokens+len(row)
+	}
+	res, err := r.run(ctx, p, rows)
+	if err != nil {
+		return nil, 0, err
+	}
+	scores := make([]float32, len(rows))
+	for i := range rows {
+		scores[i] = res.data[i*res.labels]
+	}
+	return scores, tokens, nil
+}

@@ -1,0 +1,121 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/models"
+)
+
+func serving(t *testing.T, name string) (*models.Model, *engine.Session) {
+	t.Helper()
+	m, err := models.Load(models.Embedded(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := engine.NewRuntime(engine.RuntimeOptions{IntraOpThreads: 1, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Skipf("ONNX Runtime: %v", err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	sess, err := rt.NewSession(m.Name, m.ONNX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, sess
+}
+
+func batchConfig() batcher.Config {
+	return batcher.Config{MaxBatchSize: 32, MaxPaddedTokens: 4096, MaxWait: 0, QueueSize: 64, Workers: 1, MaxQueueWait: time.Minute}
+}
+
+func started[T interface {
+	Start(context.Context)
+	Close(context.Context) error
+}](t *testing.T, x T) T {
+	ctx, cancel := context.WithCancel(context.Background())
+	x.Start(ctx)
+	t.Cleanup(func() { _ = x.Close(context.Background()); cancel() })
+	return x
+}
+
+// TestAVectorIsItsOwnInAnyBatch: a text's vector is the same alone and batched beside longer
+// texts (padding and the mask never reach it), unit length, and texts too long are cut only
+// when asked.
+func TestAVectorIsItsOwnInAnyBatch(t *testing.T) {
+	m, sess := serving(t, "embed-mini")
+	e, err := NewEmbedder("test", m, sess, batchConfig(), clock.Real(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e = started(t, e)
+	short := "Allergy: penicillin - rash"
+	alone, _, err := e.Embed(context.Background(), admission.Interactive, []string{short}, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, tokens, err := e.Embed(context.Background(), admission.Interactive,
+		[]string{"Follow up with Dr. Alvarez in 2 weeks after the next set of labs is back.", short}, false, true)
+	if err != nil || tokens == 0 {
+		t.Fatal(err)
+	}
+	var norm float64
+	for k, v := range alone[0] {
+		if math.Abs(float64(v-batch[1][k])) > 1e-5 {
+			t.Fatalf("dimension %d: %v alone, %v in a batch", k, v, batch[1][k])
+		}
+		norm += float64(v) * float64(v)
+	}
+	if len(alone[0]) != e.Dimensions() || math.Abs(norm-1) > 1e-4 {
+		t.Fatalf("%d dimensions, squared length %v", len(alone[0]), norm)
+	}
+	long := strings.Repeat("Potassium 4.1 mmol/L. ", 200)
+	if _, _, err := e.Embed(context.Background(), admission.Interactive, []string{long}, false, true); !errors.Is(err, ErrTooLong) {
+		t.Fatalf("a long text without truncate: %v", err)
+	}
+	if v, _, err := e.Embed(context.Background(), admission.Interactive, []string{long}, true, false); err != nil || len(v[0]) != e.Dimensions() {
+		t.Fatalf("a long text truncated: %v", err)
+	}
+}
+
+func TestPooling(t *testing.T) {
+	states := []float32{1, 2, 3, 4, 5, 6, 99, 99} // three tokens of two values, then padding
+	for mode, want := range map[string][]float32{"mean": {3, 4}, "cls": {1, 2}, "lasttoken": {5, 6}, "max": {5, 6}} {
+		if got := Pool(mode, states, 3, 2); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", mode, got, want)
+		}
+	}
+}
+
+// TestTheQuerysKindRanksFirst: the shipped cross-encoder scores a passage written from the
+// query's kind of line above others, alone or batched.
+func TestTheQuerysKindRanksFirst(t *testing.T) {
+	m, sess := serving(t, "rerank-mini")
+	r, err := NewReranker("test", m, sess, batchConfig(), clock.Real(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = started(t, r)
+	passages := []string{"Follow up with Dr. Chen in 6 weeks.", "Allergy: sulfa drugs - hives", "Hemoglobin 13.2 g/dL"}
+	scores, _, err := r.Score(context.Background(), admission.Interactive, "Allergy: latex - swelling", passages, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scores[1] <= scores[0] || scores[1] <= scores[2] {
+		t.Fatalf("scores %v: the allergy line should lead", scores)
+	}
+	one, _, err := r.Score(context.Background(), admission.Interactive, "Allergy: latex - swelling", passages[1:2], false)
+	if err != nil || math.Abs(float64(one[0]-scores[1])) > 1e-4 {
+		t.Fatalf("alone %v, batched %v (%v)", one, scores[1], err)
+	}
+}

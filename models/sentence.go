@@ -1,0 +1,104 @@
+package models
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// Sentence is how a sentence-transformers model (modules.json beside config.json) turns its
+// token states into one vector: its Pooling module's mode and dimension, and whether a
+// Normalize module follows.
+type Sentence struct {
+	// Pooling is "mean", "cls", "lasttoken" or "max".
+	Pooling   string
+	Dimension int
+	Normalize bool
+}
+
+// Poolings are the pooling modes served.
+var Poolings = []string{"mean", "cls", "lasttoken", "max"}
+
+// readSentence reads modules.json and its Pooling module's config; nil without modules.json.
+func readSentence(fsys fs.FS, dir string) (*Sentence, error) {
+	data, err := fs.ReadFile(fsys, path.Join(dir, "modules.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var modules []struct {
+		Path string `json:"path"`
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &modules); err != nil {
+		return nil, fmt.Errorf("modules.json: %w", err)
+	}
+	s := &Sentence{}
+	pooling := ""
+	for _, m := range modules {
+		switch {
+		case strings.HasSuffix(m.Type, ".Pooling"):
+			pooling = m.Path
+		case strings.HasSuffix(m.Type, ".Normalize"):
+			s.Normalize = true
+		case strings.HasSuffix(m.Type, ".Transformer"):
+		default:
+			return nil, fmt.Errorf("modules.json: module type %q is not served (Transformer, Pooling and Normalize are)", m.Type)
+		}
+	}
+	if pooling == "" {
+		return nil, errors.New("modules.json: no Pooling module")
+	}
+	cfgData, err := fs.ReadFile(fsys, path.Join(dir, pooling, "config.json"))
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Dimension int  `json:"word_embedding_dimension"`
+		CLS       bool `json:"pooling_mode_cls_token"`
+		Mean      bool `json:"pooling_mode_mean_tokens"`
+		Max       bool `json:"pooling_mode_max_tokens"`
+		SqrtLen   bool `json:"pooling_mode_mean_sqrt_len_tokens"`
+		Last      bool `json:"pooling_mode_lasttoken"`
+		Weighted  bool `json:"pooling_mode_weightedmean_tokens"`
+	}
+	if err := json.Unmarshal(cfgData, &cfg); err != nil {
+		return nil, fmt.Errorf("%s/config.json: %w", pooling, err)
+	}
+	modes := 0
+	for _, m := range []struct {
+		on   bool
+		name string
+	}{{cfg.CLS, "cls"}, {cfg.Mean, "mean"}, {cfg.Max, "max"}, {cfg.Last, "lasttoken"}} {
+		if m.on {
+			s.Pooling = m.name
+			modes++
+		}
+	}
+	switch {
+	case cfg.SqrtLen || cfg.Weighted:
+		return nil, fmt.Errorf("%s/config.json: mean_sqrt_len and weightedmean pooling are not served", pooling)
+	case modes != 1:
+		return nil, fmt.Errorf("%s/config.json: want exactly one pooling mode, got %d", pooling, modes)
+	case cfg.Dimension <= 0:
+		return nil, fmt.Errorf("%s/config.json: word_embedding_dimension must be positive", pooling)
+	}
+	s.Dimension = cfg.Dimension
+	return s, nil
+}
+
+// IsCrossEncoder reports whether the model scores a pair of texts with one logit: a sequence
+// classifier with one label, as sentence-transformers' CrossEncoder exports them.
+func (m *Model) IsCrossEncoder() bool {
+	for _, a := range m.Config.Architectures {
+		if strings.HasSuffix(a, "ForSequenceClassification") {
+			return len(m.Config.Labels) == 1
+		}
+	}
+	return false
+}
