@@ -17,7 +17,8 @@ import (
 // DefaultRouteScopes are the scopes every route asks, by "METHOD /path": OpenMed's names for
 // OpenMed's routes, and for the rest Sluice's, in OpenMed's "namespace:action" form: models:read
 // for what describes the models, generate:write for generation in every dialect,
-// generate:read for /tokenize, audit:read for the gateway's audit. Every route the server has
+// generate:read for /tokenize, audit:read for the gateway's audit, embed:write for the
+// embedding routes and rerank:write for the rerank routes. Every route the server has
 // is listed (a test holds the server to it), so that no key reaches a route by its absence.
 var DefaultRouteScopes = map[string][]string{
 	"GET /models/loaded":             {"models:read"},
@@ -47,6 +48,10 @@ var DefaultRouteScopes = map[string][]string{
 	"GET /v2/models/{name}":          {"models:read"},
 	"GET /v2/models/{name}/ready":    {"models:read"},
 	"POST /v2/models/{name}/infer":   {"pii:read"},
+	"POST /v1/embeddings":            {"embed:write"},
+	"POST /embed":                    {"embed:write"},
+	"POST /rerank":                   {"rerank:write"},
+	"POST /v1/rerank":                {"rerank:write"},
 }
 
 // GatewayFacedRoute is the route a key marked for the privacy gateway (Principal.Gateway) has

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/sluice-serving/sluice/embed"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/models"
 	"github.com/sluice-serving/sluice/openmedpb"
@@ -248,4 +249,53 @@ func BenchmarkGRPCvsHTTP(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 		})
 	}
+}
+
+// BenchmarkEmbeddingsServedVsEngine (issue 58, 4): the shipped embed-mini on the short note,
+// the raw engine's pass at batch 32 (pooling included) against /v1/embeddings served to 64
+// clients of one text each, batched to 32, ONNX Runtime's default threads on both sides.
+func BenchmarkEmbeddingsServedVsEngine(b *testing.B) {
+	m, err := models.Load(models.Embedded(), "embed-mini")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := m.Tokenizer.Encode(benchText, true).IDs
+	b.Run("engine/batch=32", func(b *testing.B) {
+		rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: benchDevice(), InterOpThreads: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rt.Close()
+		sess, err := rt.NewSession(m.Name, m.ONNX)
+		if err != nil {
+			b.Fatal(err)
+		}
+		const batch = 32
+		in := engine.EncoderBatch{Batch: batch, SeqLen: len(ids)}
+		for range batch {
+			in.IDs = append(in.IDs, ids...)
+			for range ids {
+				in.Mask = append(in.Mask, 1)
+			}
+		}
+		b.ResetTimer()
+		for b.Loop() {
+			out, err := sess.RunEncoder(context.Background(), in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for r := range batch {
+				per := out.SeqLen * out.Labels
+				embed.Normalize(embed.Pool("mean", out.Data[r*per:(r+1)*per], len(ids), out.Labels))
+			}
+		}
+		b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "seq/s")
+	})
+	b.Run("http/batch=32/clients=64", func(b *testing.B) {
+		srv := startServer(b, "SLUICE_BATCH_MAX_WAIT_MS=2", "SLUICE_LOG_LEVEL=error", "SLUICE_INTRA_OP_THREADS=0",
+			"SLUICE_BATCH_MAX_SIZE=32", "SLUICE_GENERATE_MODEL=none", "SLUICE_DEVICE="+string(benchDevice()))
+		body, _ := json.Marshal(map[string]any{"model": "embed-mini", "input": benchText, "encoding_format": "base64"})
+		drive(b, srv.url+"/v1/embeddings", body, 64)
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seq/s")
+	})
 }

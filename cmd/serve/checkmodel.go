@@ -17,6 +17,7 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/embed"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/extract"
@@ -89,9 +90,16 @@ func checkModel(args, environ []string, stdout, stderr io.Writer) int {
 	defer rt.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if len(m.Config.Labels) > 0 {
+	switch {
+	case m.Sentence != nil:
+		r.checkEmbedder(ctx, rt, m, cfg)
+		return r.done()
+	case m.IsCrossEncoder():
+		r.checkReranker(ctx, rt, m, cfg)
+		return r.done()
+	case len(m.Config.Labels) > 0:
 		r.checkClassifier(ctx, rt, m, cfg)
-	} else {
+	default:
 		r.checkGenerator(ctx, rt, m, cfg, dir, nil)
 	}
 	// The server would rewrite the model when SLUICE_QUANTIZE or its config.json says int8,
@@ -129,6 +137,66 @@ func (r *checkReport) done() int {
 	}
 	r.line("result: ok; the server would serve this model")
 	return 0
+}
+
+// checkEmbedder runs a sentence embedder as /v1/embeddings would, on the sample and on the
+// sample's first half: their vectors must have the model's dimension and, normalised, unit
+// length.
+func (r *checkReport) checkEmbedder(ctx context.Context, rt *engine.Runtime, m *models.Model, cfg Config) {
+	r.line("kind: sentence embedding, %s pooling, %d dimensions, normalised: %v", m.Sentence.Pooling, m.Sentence.Dimension, m.Sentence.Normalize)
+	sess, err := rt.NewSession(m.Name, m.ONNX)
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	e, err := embed.NewEmbedder("check", m, sess, cfg.extract().Batch, clock.Real(), nil)
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	work, stop := context.WithCancel(ctx)
+	defer stop()
+	e.Start(work)
+	defer func() { _ = e.Close(ctx) }()
+	vecs, tokens, err := e.Embed(ctx, admission.Interactive, []string{checkSample, checkSample[:len(checkSample)/2]}, true, true)
+	if err != nil {
+		r.problem("the sample did not embed: %v", err)
+		return
+	}
+	var dot float64
+	for k := range vecs[0] {
+		dot += float64(vecs[0][k]) * float64(vecs[1][k])
+	}
+	r.line("sample: %d tokens, %d-dimensional vectors; the sample and its first half at cosine %.3f", tokens, len(vecs[0]), dot)
+	if len(vecs[0]) != m.Sentence.Dimension {
+		r.problem("the vectors have %d dimensions, the Pooling module says %d", len(vecs[0]), m.Sentence.Dimension)
+	}
+}
+
+// checkReranker runs a cross-encoder as /rerank would, on the sample against itself and
+// against an unrelated line.
+func (r *checkReport) checkReranker(ctx context.Context, rt *engine.Runtime, m *models.Model, cfg Config) {
+	r.line("kind: cross-encoder (reranking), one score a pair")
+	sess, err := rt.NewSession(m.Name, m.ONNX)
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	rr, err := embed.NewReranker("check", m, sess, cfg.extract().Batch, clock.Real(), nil)
+	if err != nil {
+		r.problem("%v", err)
+		return
+	}
+	work, stop := context.WithCancel(ctx)
+	defer stop()
+	rr.Start(work)
+	defer func() { _ = rr.Close(ctx) }()
+	scores, tokens, err := rr.Score(ctx, admission.Interactive, checkSample, []string{checkSample, "The weather was mild."}, true)
+	if err != nil {
+		r.problem("the sample did not score: %v", err)
+		return
+	}
+	r.line("sample: %d tokens; scores: the sample against itself %.3f, against an unrelated line %.3f", tokens, scores[0], scores[1])
 }
 
 // checkClassifier runs a token classifier as /analyze or /pii/extract would.

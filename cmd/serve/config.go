@@ -213,6 +213,11 @@ type Own struct {
 	HTTPWriteTimeoutMS int `env:"HTTP_WRITE_TIMEOUT_MS" envDefault:"30000"`
 	ShutdownTimeoutSec int `env:"SHUTDOWN_TIMEOUT_S" envDefault:"30"`
 
+	// EmbedModel is served on /v1/embeddings and /embed, RerankModel on /rerank and
+	// /v1/rerank; "none" serves none.
+	EmbedModel  string `env:"EMBED_MODEL" envDefault:"embed-mini"`
+	RerankModel string `env:"RERANK_MODEL" envDefault:"rerank-mini"`
+
 	// GenerateModel is served on the generation routes; "none" serves none.
 	GenerateModel string `env:"GENERATE_MODEL" envDefault:"tiny-lm"`
 	// GenerateMaxModelLen is the longest sequence served (0: the model's, lowered to what the

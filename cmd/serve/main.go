@@ -114,11 +114,14 @@ type server struct {
 	runtime     *engine.Runtime
 	quant       *quantizer // nil: every model runs as its file is
 	classifiers []*extract.Classifier
-	decoder     *engine.Decoder      // nil when no generation model is served
-	sched       *scheduler.Scheduler // nil likewise
-	generator   *generate.Generator  // nil likewise
-	app         *fiber.App
-	watcher     *connwatch.Watcher
+	// encoders are the embedding and rerank models' batchers, started and drained with the
+	// classifiers'.
+	encoders  []encoderLoop
+	decoder   *engine.Decoder      // nil when no generation model is served
+	sched     *scheduler.Scheduler // nil likewise
+	generator *generate.Generator  // nil likewise
+	app       *fiber.App
+	watcher   *connwatch.Watcher
 	// pool holds the models loaded on demand (nil without SLUICE_MODELS_DIR); their batch
 	// loops run until stopPoolWork.
 	pool         *modelPool
@@ -249,6 +252,11 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	}
 	routes := []handlers.Route{handlers.Analyze(analyze), handlers.PIIExtract(pii), handlers.PIIDeidentify(pii, redactor),
 		handlers.PIIExtractStream(pii, redactor), handlers.PIIDeidentifyStream(pii, redactor), handlers.KServeInfer(pii)}
+	encoderRoutes, err := s.encoderRoutes(cfg, rt, clk, bm, am)
+	if err != nil {
+		return nil, err
+	}
+	routes = append(routes, encoderRoutes...)
 	privacy := handlers.GatewayEndpoint{PII: pii}
 	external, err := cfg.upstream()
 	if err != nil {
@@ -673,6 +681,9 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	for _, c := range s.classifiers {
 		c.Start(work)
 	}
+	for _, e := range s.encoders {
+		e.Start(work)
+	}
 	if s.sched != nil {
 		s.sched.Start(work)
 	}
@@ -761,6 +772,13 @@ func (s *server) shutdown(grace time.Duration) {
 		stopped.Go(func() {
 			if err := c.Close(drain); err != nil {
 				s.logger.Warn("batcher did not drain within the grace; the rest was refused", slog.String("model", c.Name()))
+			}
+		})
+	}
+	for _, e := range s.encoders {
+		stopped.Go(func() {
+			if err := e.Close(drain); err != nil {
+				s.logger.Warn("batcher did not drain within the grace; the rest was refused", slog.String("model", e.Name()))
 			}
 		})
 	}

@@ -2,7 +2,7 @@
 // {"check": name, "text": ..., ...} or {"check": name, "error": ...}. The Go test
 // (cmd/serve TestEcosystemClients) starts the server, runs this, and judges the lines.
 //
-//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut | gateway | tools | structured SCHEMA_DIR]
+//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut | gateway | tools | embeddings | structured SCHEMA_DIR]
 //
 // With SLUICE_TEST_API_KEY set, every client sends that key the way it sends its own (OpenAI's
 // and HuggingFace's: "Authorization: Bearer <key>").
@@ -165,6 +165,32 @@ if (mode === "tools") {
   });
   await run("tools-unknown-choice", async () => {
     await openai.chat.completions.create({ model: "tiny-lm", messages, tools, tool_choice: { type: "function", function: { name: "nope" } } });
+    return { text: "no error" };
+  });
+  process.exit(0);
+}
+
+// "embeddings": OpenAI's client (its default base64 vectors, and floats with fewer dimensions)
+// and HuggingFace's feature extraction against text-embeddings-inference's /embed. The texts
+// are the prompt's lines.
+if (mode === "embeddings") {
+  const texts = prompt.split("\n");
+  const norm = (v) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  await run("openai-embeddings", async () => {
+    const r = await openai.embeddings.create({ model: "embed-mini", input: texts });
+    return { text: JSON.stringify(r.data.map((d) => d.embedding)), tokens: r.usage.prompt_tokens, final: r.object };
+  });
+  await run("openai-embeddings-short", async () => {
+    const r = await openai.embeddings.create({ model: "embed-mini", input: texts[0], encoding_format: "float", dimensions: 32 });
+    return { text: JSON.stringify(r.data.map((d) => d.embedding)), final: String(norm(r.data[0].embedding)) };
+  });
+  await run("hf-feature-extraction", async () => {
+    const tei = new InferenceClient(apiKey, { endpointUrl: `${base}/embed`, retry_on_error: false });
+    const out = await tei.featureExtraction({ inputs: texts[0] });
+    return { text: JSON.stringify(out) };
+  });
+  await run("openai-embeddings-wrong-model", async () => {
+    await openai.embeddings.create({ model: "nope", input: "x" });
     return { text: "no error" };
   });
   process.exit(0);

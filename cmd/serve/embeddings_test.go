@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// clinicalLines are note lines of three kinds, two of each, the particulars different.
+var clinicalLines = []string{
+	"Allergy: penicillin - rash",
+	"Allergy: sulfa drugs - hives",
+	"Follow up with Dr. Alvarez in 2 weeks.",
+	"Follow up with Dr. Chen in 6 weeks.",
+	"Hemoglobin 13.2 g/dL",
+	"Potassium 4.1 mmol/L",
+}
+
+func cosine(a, b []float64) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot, na, nb = dot+a[i]*b[i], na+a[i]*a[i], nb+b[i]*b[i]
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// TestEmbeddingsWithTheEcosystemsClients (issue 58, 4): OpenAI's client gets unit vectors of
+// the shipped embed-mini (its default base64 decoded by the client itself; floats shortened to
+// 32 dimensions, unit length again), HuggingFace's feature extraction gets the same vector from
+// /embed, and a wrong model name is a 400. Lines of one kind lie nearer each other than lines
+// of another.
+func TestEmbeddingsWithTheEcosystemsClients(t *testing.T) {
+	node := jsClients(t)
+	srv := startServer(t)
+	got := runClients(t, node, srv, strings.Join(clinicalLines, "\n"), "1", "embeddings")
+	var vecs [][]float64
+	r := got["openai-embeddings"]
+	if r.Error != "" || json.Unmarshal([]byte(r.Text), &vecs) != nil || len(vecs) != len(clinicalLines) || r.Final != "list" || r.Tokens == 0 {
+		t.Fatalf("openai embeddings: %+v", r)
+	}
+	for i, v := range vecs {
+		if n := math.Sqrt(dot(v, v)); len(v) != 128 || math.Abs(n-1) > 1e-3 {
+			t.Errorf("vector %d: %d dimensions, length %v", i, len(v), n)
+		}
+	}
+	for pair := 0; pair < len(vecs); pair += 2 {
+		same := cosine(vecs[pair], vecs[pair+1])
+		for other := 0; other < len(vecs); other++ {
+			if other/2 != pair/2 && cosine(vecs[pair], vecs[other]) >= same {
+				t.Errorf("%q is nearer %q (%.3f) than %q (%.3f)", clinicalLines[pair], clinicalLines[other],
+					cosine(vecs[pair], vecs[other]), clinicalLines[pair+1], same)
+			}
+		}
+	}
+	var short [][]float64
+	if r := got["openai-embeddings-short"]; r.Error != "" || json.Unmarshal([]byte(r.Text), &short) != nil || len(short) != 1 ||
+		len(short[0]) != 32 || !strings.HasPrefix(r.Final, "0.99") && !strings.HasPrefix(r.Final, "1") {
+		t.Errorf("32 dimensions: %+v", r)
+	}
+	var hf []float64
+	if r := got["hf-feature-extraction"]; r.Error != "" || json.Unmarshal([]byte(r.Text), &hf) != nil || len(hf) != 128 || cosine(hf, vecs[0]) < 0.9999 {
+		var nested [][]float64
+		if json.Unmarshal([]byte(r.Text), &nested) != nil || len(nested) != 1 || cosine(nested[0], vecs[0]) < 0.9999 {
+			t.Errorf("feature extraction: %+v", r)
+		}
+	}
+	if r := got["openai-embeddings-wrong-model"]; r.Status != 400 {
+		t.Errorf("a wrong model: %+v", r)
+	}
+}
+
+// postRaw2 posts body as JSON to path and returns the status and the raw answer.
+func postRaw2(t *testing.T, srv *testServer, path string, body any) (int, []byte) {
+	t.Helper()
+	data, _ := json.Marshal(body)
+	resp, err := http.Post(srv.url+path, "application/json", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// TestRerankRoutes (issue 58, 4): the shipped rerank-mini puts the passage of the query's
+// kind first, on TEI's /rerank (probabilities, texts returned when asked) and the
+// Cohere/Jina-shaped /v1/rerank (top_n, documents as strings or objects); an empty query is
+// refused.
+func TestRerankRoutes(t *testing.T) {
+	srv := startServer(t)
+	query := "Allergy: latex - swelling"
+	passages := []string{clinicalLines[2], clinicalLines[4], clinicalLines[0]}
+	status, body := postRaw2(t, srv, "/rerank", map[string]any{"query": query, "texts": passages, "return_text": true})
+	var tei []struct {
+		Index int
+		Score float64
+		Text  string
+	}
+	if status != 200 || json.Unmarshal(body, &tei) != nil || len(tei) != 3 || tei[0].Index != 2 || tei[0].Text != passages[2] ||
+		tei[0].Score <= tei[1].Score || tei[0].Score > 1 || tei[2].Score < 0 {
+		t.Fatalf("/rerank: %d %s", status, body)
+	}
+	status, body = postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "rerank-mini", "query": query, "top_n": 2,
+		"documents": []any{passages[0], map[string]string{"text": passages[1]}, passages[2]}})
+	var cohere struct {
+		Results []struct {
+			Index          int
+			RelevanceScore float64 `json:"relevance_score"`
+			Document       struct{ Text string }
+		}
+		Usage struct {
+			TotalTokens int `json:"total_tokens"`
+		}
+	}
+	if status != 200 || json.Unmarshal(body, &cohere) != nil || len(cohere.Results) != 2 || cohere.Results[0].Index != 2 ||
+		cohere.Results[0].Document.Text != passages[2] || cohere.Usage.TotalTokens == 0 {
+		t.Fatalf("/v1/rerank: %d %s", status, body)
+	}
+	if status, body := postRaw2(t, srv, "/rerank", map[string]any{"query": "", "texts": passages}); status != 422 || strings.Contains(string(body), "Allergy") {
+		t.Errorf("an empty query: %d %s", status, body)
+	}
+}

@@ -1,0 +1,380 @@
+package handlers
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/embed"
+)
+
+// The embedding and reranking routes, their wire shapes in one home: OpenAI's
+// POST /v1/embeddings, text-embeddings-inference's POST /embed and POST /rerank, and the
+// Cohere/Jina-shaped POST /v1/rerank (as vLLM serves it).
+
+// Embedder is what the embedding routes run (*embed.Embedder).
+type Embedder interface {
+	Name() string
+	MaxLength() int
+	Dimensions() int
+	Normalized() bool
+	Embed(ctx context.Context, p admission.Priority, texts []string, truncate, normalize bool) ([][]float32, int, error)
+}
+
+// Reranker is what the rerank routes run (*embed.Reranker).
+type Reranker interface {
+	Name() string
+	MaxLength() int
+	Score(ctx context.Context, p admission.Priority, query string, passages []string, truncate bool) ([]float32, int, error)
+}
+
+// EmbedEndpoint is an embedding model and its admission gate.
+type EmbedEndpoint struct {
+	Model Embedder
+	Gate  *admission.Gate
+}
+
+// RerankEndpoint is a cross-encoder and its admission gate.
+type RerankEndpoint struct {
+	Model Reranker
+	Gate  *admission.Gate
+}
+
+// maxBatchInputs bounds the texts of one request (OpenAI's own bound on input lists).
+const maxBatchInputs = 2048
+
+// OpenAIEmbeddings is POST /v1/embeddings.
+func OpenAIEmbeddings(ep EmbedEndpoint) Route {
+	return Route{Path: "/v1/embeddings", Gate: ep.Gate, wire: completions{},
+		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
+		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveOpenAIEmbeddings(c, x, &ep) }}
+}
+
+// TEIEmbed is text-embeddings-inference's POST /embed.
+func TEIEmbed(ep EmbedEndpoint) Route {
+	return Route{Path: "/embed", Gate: ep.Gate, wire: tgi{},
+		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
+		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveTEIEmbed(c, x, &ep) }}
+}
+
+// TEIRerank is text-embeddings-inference's POST /rerank.
+func TEIRerank(ep RerankEndpoint) Route {
+	return Route{Path: "/rerank", Gate: ep.Gate, wire: tgi{},
+		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
+		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveTEIRerank(c, x, &ep) }}
+}
+
+// CohereRerank is POST /v1/rerank in Cohere's and Jina's shape.
+func CohereRerank(ep RerankEndpoint) Route {
+	return Route{Path: "/v1/rerank", Gate: ep.Gate, wire: completions{},
+		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
+		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveCohereRerank(c, x, &ep) }}
+}
+
+// invalid is a validation failure about param, in the route's wire.
+func invalid(param, msg string) *apiError {
+	return &apiError{Status: fiber.StatusUnprocessableEntity, Code: CodeValidation, Message: msg, Outcome: OutcomeFailed, param: param}
+}
+
+// textList reads a string or a list of strings: each non-empty and, together, within the
+// text limits. A non-empty msg is the validation error; it quotes none of them.
+func textList(raw json.RawMessage, lim Limits, what string) ([]string, string) {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		raw, _ = json.Marshal([]string{one})
+	}
+	var list []string
+	if !present(raw) || json.Unmarshal(raw, &list) != nil {
+		return nil, "`" + what + "` must be a string or a list of strings (token ids are not taken)"
+	}
+	return list, checkTexts(list, lim, what)
+}
+
+func checkTexts(list []string, lim Limits, what string) string {
+	if len(list) == 0 || len(list) > maxBatchInputs {
+		return "`" + what + "` must hold 1 to " + strconv.Itoa(maxBatchInputs) + " texts"
+	}
+	chars, size := 0, 0
+	for _, t := range list {
+		if t == "" {
+			return "`" + what + "` may not hold an empty text"
+		}
+		chars += utf8.RuneCountInString(t)
+		size += len(t)
+	}
+	if chars > lim.MaxTextChars || size > lim.MaxTextBytes {
+		return "`" + what + "` exceeds the limit of " + strconv.Itoa(lim.MaxTextChars) + " characters (" + strconv.Itoa(lim.MaxTextBytes) + " bytes) a request"
+	}
+	return ""
+}
+
+// embedError is a failure of the model's work: a text too long is the request's fault.
+func (s *server) embedError(c *fiber.Ctx, x *exchange, ctx context.Context, err error, param string) error {
+	if errors.Is(err, embed.ErrTooLong) {
+		return invalid(param, "a text is longer than the model's "+strconv.Itoa(x.route.Models[0].MaxLength)+" tokens; send truncate to cut it")
+	}
+	return s.workError(c, x, ctx, err)
+}
+
+type openAIEmbeddingsRequest struct {
+	Input          json.RawMessage `json:"input"`
+	Model          *string         `json:"model"`
+	EncodingFormat *string         `json:"encoding_format"`
+	Dimensions     *int            `json:"dimensions"`
+	User           *string         `json:"user"`
+	// Truncate is vLLM's truncate_prompt_tokens read as a switch: cut what is too long.
+	Truncate *int `json:"truncate_prompt_tokens"`
+}
+
+type openAIEmbedding struct {
+	Object    string `json:"object"`
+	Index     int    `json:"index"`
+	Embedding any    `json:"embedding"` // []float32, or the base64 of their little-endian bytes
+}
+
+func (s *server) serveOpenAIEmbeddings(c *fiber.Ctx, x *exchange, ep *EmbedEndpoint) error {
+	var req openAIEmbeddingsRequest
+	if param, msg := decodeObject(c.Body(), &req); msg != "" {
+		return invalid(param, msg)
+	}
+	texts, msg := textList(req.Input, s.opts.Limits, "input")
+	switch {
+	case msg != "":
+		return invalid("input", msg)
+	case req.Model == nil:
+		return invalid("model", "You must provide a model parameter")
+	case *req.Model != ep.Model.Name():
+		return invalid("model", msgModelNotFound)
+	case req.EncodingFormat != nil && *req.EncodingFormat != "float" && *req.EncodingFormat != "base64":
+		return invalid("encoding_format", "`encoding_format` must be float or base64")
+	case req.Dimensions != nil && (*req.Dimensions < 1 || *req.Dimensions > ep.Model.Dimensions()):
+		return invalid("dimensions", "`dimensions` must be between 1 and the model's "+strconv.Itoa(ep.Model.Dimensions()))
+	case req.Dimensions != nil && *req.Dimensions != ep.Model.Dimensions() && !ep.Model.Normalized():
+		return invalid("dimensions", "this model's vectors are not normalised, so they cannot be shortened")
+	}
+	ctx, done := s.workContext(c, x)
+	defer done()
+	vecs, tokens, err := ep.Model.Embed(ctx, x.prio, texts, req.Truncate != nil, ep.Model.Normalized())
+	if err != nil {
+		return s.embedError(c, x, ctx, err, "input")
+	}
+	data := make([]openAIEmbedding, len(vecs))
+	for i, v := range vecs {
+		if req.Dimensions != nil && *req.Dimensions < len(v) {
+			// Shortened as OpenAI shortens: the first dimensions, made unit length again.
+			v = v[:*req.Dimensions]
+			embed.Normalize(v)
+		}
+		data[i] = openAIEmbedding{Object: "embedding", Index: i, Embedding: v}
+		if req.EncodingFormat != nil && *req.EncodingFormat == "base64" {
+			data[i].Embedding = vectorBase64(v)
+		}
+	}
+	c.Locals(localOutcome, OutcomeServed)
+	return c.JSON(fiber.Map{"object": "list", "data": data, "model": ep.Model.Name(),
+		"usage": fiber.Map{"prompt_tokens": tokens, "total_tokens": tokens}})
+}
+
+// vectorBase64 is v's float32s, little-endian, in base64: OpenAI's encoding_format base64.
+func vectorBase64(v []float32) string {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+type teiEmbedRequest struct {
+	Inputs              json.RawMessage `json:"inputs"`
+	Normalize           *bool           `json:"normalize"`
+	Truncate            *bool           `json:"truncate"`
+	TruncationDirection *string         `json:"truncation_direction"`
+	PromptName          *string         `json:"prompt_name"`
+	Dimensions          *int            `json:"dimensions"`
+}
+
+func (s *server) serveTEIEmbed(c *fiber.Ctx, x *exchange, ep *EmbedEndpoint) error {
+	var req teiEmbedRequest
+	if param, msg := decodeObject(c.Body(), &req); msg != "" {
+		return invalid(param, msg)
+	}
+	texts, msg := textList(req.Inputs, s.opts.Limits, "inputs")
+	switch {
+	case msg != "":
+		return invalid("inputs", msg)
+	case req.TruncationDirection != nil && *req.TruncationDirection != "Right" && *req.TruncationDirection != "right":
+		return invalid("truncation_direction", "`truncation_direction` must be Right")
+	case req.PromptName != nil:
+		return invalid("prompt_name", "this model has no prompts")
+	case req.Dimensions != nil && (*req.Dimensions < 1 || *req.Dimensions > ep.Model.Dimensions()):
+		return invalid("dimensions", "`dimensions` must be between 1 and the model's "+strconv.Itoa(ep.Model.Dimensions()))
+	}
+	normalize := req.Normalize == nil || *req.Normalize
+	ctx, done := s.workContext(c, x)
+	defer done()
+	vecs, _, err := ep.Model.Embed(ctx, x.prio, texts, req.Truncate != nil && *req.Truncate, normalize)
+	if err != nil {
+		return s.embedError(c, x, ctx, err, "inputs")
+	}
+	if req.Dimensions != nil {
+		for i := range vecs {
+			vecs[i] = vecs[i][:*req.Dimensions]
+			if normalize {
+				embed.Normalize(vecs[i])
+			}
+		}
+	}
+	c.Locals(localOutcome, OutcomeServed)
+	return c.JSON(vecs)
+}
+
+type teiRerankRequest struct {
+	Query               *string  `json:"query"`
+	Texts               []string `json:"texts"`
+	Truncate            *bool    `json:"truncate"`
+	TruncationDirection *string  `json:"truncation_direction"`
+	RawScores           *bool    `json:"raw_scores"`
+	ReturnText          *bool    `json:"return_text"`
+}
+
+type teiRank struct {
+	Index int     `json:"index"`
+	Text  *string `json:"text,omitempty"`
+	Score float32 `json:"score"`
+}
+
+// rank scores passages against query, best first (ties by index); scores are logits made
+// probabilities unless raw.
+func (s *server) rank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint, query string, passages []string, truncate, raw bool) ([]int, []float32, int, error) {
+	ctx, done := s.workContext(c, x)
+	defer done()
+	scores, tokens, err := ep.Model.Score(ctx, x.prio, query, passages, truncate)
+	if err != nil {
+		return nil, nil, 0, s.embedError(c, x, ctx, err, "texts")
+	}
+	if !raw {
+		for i, v := range scores {
+			scores[i] = float32(1 / (1 + math.Exp(-float64(v))))
+		}
+	}
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case scores[a] > scores[b]:
+			return -1
+		case scores[a] < scores[b]:
+			return 1
+		}
+		return 0
+	})
+	return order, scores, tokens, nil
+}
+
+func (s *server) serveTEIRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint) error {
+	var req teiRerankRequest
+	if param, msg := decodeObject(c.Body(), &req); msg != "" {
+		return invalid(param, msg)
+	}
+	switch {
+	case req.Query == nil || *req.Query == "":
+		return invalid("query", "`query` must be a non-empty string")
+	case req.TruncationDirection != nil && *req.TruncationDirection != "Right" && *req.TruncationDirection != "right":
+		return invalid("truncation_direction", "`truncation_direction` must be Right")
+	}
+	if msg := checkTexts(append(slices.Clip(req.Texts), *req.Query), s.opts.Limits, "texts"); msg != "" {
+		return invalid("texts", msg)
+	}
+	order, scores, _, err := s.rank(c, x, ep, *req.Query, req.Texts, req.Truncate != nil && *req.Truncate, req.RawScores != nil && *req.RawScores)
+	if err != nil {
+		return err
+	}
+	out := make([]teiRank, len(order))
+	for k, i := range order {
+		out[k] = teiRank{Index: i, Score: scores[i]}
+		if req.ReturnText != nil && *req.ReturnText {
+			out[k].Text = &req.Texts[i]
+		}
+	}
+	c.Locals(localOutcome, OutcomeServed)
+	return c.JSON(out)
+}
+
+type cohereRerankRequest struct {
+	Model           *string           `json:"model"`
+	Query           *string           `json:"query"`
+	Documents       []json.RawMessage `json:"documents"`
+	TopN            *int              `json:"top_n"`
+	ReturnDocuments *bool             `json:"return_documents"`
+	// Cohere's max_tokens_per_doc and rank_fields are not taken.
+}
+
+type cohereResult struct {
+	Index          int               `json:"index"`
+	RelevanceScore float32           `json:"relevance_score"`
+	Document       *cohereResultText `json:"document,omitempty"`
+}
+
+type cohereResultText struct {
+	Text string `json:"text"`
+}
+
+func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint) error {
+	var req cohereRerankRequest
+	if param, msg := decodeObject(c.Body(), &req); msg != "" {
+		return invalid(param, msg)
+	}
+	docs := make([]string, len(req.Documents))
+	for i, raw := range req.Documents {
+		var text string
+		if json.Unmarshal(raw, &text) != nil {
+			var obj struct {
+				Text *string `json:"text"`
+			}
+			if json.Unmarshal(raw, &obj) != nil || obj.Text == nil {
+				return invalid("documents", "each document must be a string or {\"text\": string}")
+			}
+			text = *obj.Text
+		}
+		docs[i] = text
+	}
+	switch {
+	case req.Model != nil && *req.Model != ep.Model.Name():
+		return invalid("model", msgModelNotFound)
+	case req.Query == nil || *req.Query == "":
+		return invalid("query", "`query` must be a non-empty string")
+	case req.TopN != nil && *req.TopN < 1:
+		return invalid("top_n", "`top_n` must be at least 1")
+	}
+	if msg := checkTexts(append(slices.Clip(docs), *req.Query), s.opts.Limits, "documents"); msg != "" {
+		return invalid("documents", msg)
+	}
+	order, scores, tokens, err := s.rank(c, x, ep, *req.Query, docs, true, false)
+	if err != nil {
+		return err
+	}
+	if req.TopN != nil && *req.TopN < len(order) {
+		order = order[:*req.TopN]
+	}
+	results := make([]cohereResult, len(order))
+	for k, i := range order {
+		results[k] = cohereResult{Index: i, RelevanceScore: scores[i]}
+		if req.ReturnDocuments == nil || *req.ReturnDocuments {
+			results[k].Document = &cohereResultText{Text: docs[i]}
+		}
+	}
+	c.Locals(localOutcome, OutcomeServed)
+	return c.JSON(fiber.Map{"id": "rerank-" + x.id, "model": ep.Model.Name(), "results": results,
+		"usage": fiber.Map{"total_tokens": tokens}})
+}
