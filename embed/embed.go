@@ -14,8 +14,14 @@ import (
 	"github.com/sluice-serving/sluice/tokenizer"
 )
 
-// ErrTooLong is a text longer than the model takes, asked not to be truncated.
-var ErrTooLong = errors.New("embed: a text is longer than the model takes")
+// Errors that are the request's fault; they quote no text.
+var (
+	// ErrTooLong is a text longer than the model takes, asked not to be truncated.
+	ErrTooLong = errors.New("embed: a text is longer than the model takes")
+	// ErrNoTokens is a text the tokenizer makes nothing of, under a model with no special
+	// tokens around a text.
+	ErrNoTokens = errors.New("embed: a text has no tokens")
+)
 
 // Encoder is one model's texts to rows of token ids, cut to the model's length, and the
 // batcher its rows run through: the part an Embedder and a Reranker share.
@@ -26,15 +32,23 @@ type encoder struct {
 	padID          int64
 	maxLen         int
 	batcher        *batcher.Batcher[job, result]
+	// maxRows and maxPadded are the batcher's limits: a request larger than one batch goes
+	// in chunks of at most that, never as one huge pass.
+	maxRows, maxPadded int
+	// perToken says the model's output is per token (an embedder's); otherwise one row per
+	// sequence (a cross-encoder's).
+	perToken bool
 }
 
-func newEncoder(queue string, m *models.Model, sess *engine.Session, cfg batcher.Config, clk clock.Clock, bm *batcher.Metrics, labels int) (*encoder, error) {
+func newEncoder(queue string, m *models.Model, sess *engine.Session, cfg batcher.Config, clk clock.Clock, bm *batcher.Metrics, labels int, perToken bool) (*encoder, error) {
 	prefix, suffix := m.Tokenizer.Template()
-	if m.Config.MaxLength <= len(prefix)+len(suffix)+1 {
+	// Room for a pair's specials and a token of each part.
+	if m.Config.MaxLength < len(prefix)+2*len(suffix)+2 {
 		return nil, fmt.Errorf("embed: model %q: a max length of %d leaves no room for text", m.Name, m.Config.MaxLength)
 	}
-	e := &encoder{name: m.Name, tok: m.Tokenizer, prefix: prefix, suffix: suffix, padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxLength}
-	b, err := batcher.New[job, result](queue, cfg, runner{sess: sess, padID: e.padID, labels: labels}, clk, bm)
+	e := &encoder{name: m.Name, tok: m.Tokenizer, prefix: prefix, suffix: suffix, padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxLength,
+		maxRows: max(cfg.MaxBatchSize, 1), maxPadded: max(cfg.MaxPaddedTokens, m.Config.MaxLength), perToken: perToken}
+	b, err := batcher.New[job, result](queue, cfg, runner{sess: sess, padID: e.padID, labels: labels, perToken: perToken}, clk, bm)
 	if err != nil {
 		return nil, err
 	}
@@ -54,17 +68,59 @@ func (e *encoder) row(text string, truncate bool) ([]int64, error) {
 		ids = ids[:room]
 	}
 	out := make([]int64, 0, len(ids)+len(e.prefix)+len(e.suffix))
-	return append(append(append(out, e.prefix...), ids...), e.suffix...), nil
+	out = append(append(append(out, e.prefix...), ids...), e.suffix...)
+	if len(out) == 0 {
+		return nil, ErrNoTokens
+	}
+	return out, nil
 }
 
-// run submits rows as one job and returns the model's output per row: its token states
-// ([width x labels]) or its scores.
-func (e *encoder) run(ctx context.Context, p admission.Priority, rows [][]int64) (result, error) {
+// output is one row's part of a job's result: its token states ([width x labels], the row's
+// real tokens first) or its scores ([labels]).
+type output struct {
+	data   []float32
+	n      int // the row's real tokens
+	labels int
+}
+
+// run submits rows, a chunk at a time when they are more than one batch holds (as a
+// batcher.Series, so that a drain finishes a request it has begun), and returns the model's
+// output per row.
+func (e *encoder) run(ctx context.Context, p admission.Priority, rows [][]int64) ([]output, error) {
 	width := 0
 	for _, r := range rows {
 		width = max(width, len(r))
 	}
-	return e.batcher.Submit(ctx, p, job{rows: rows}, batcher.Cost{Sequences: len(rows), MaxLen: width})
+	chunk := max(1, min(e.maxRows, e.maxPadded/max(width, 1)))
+	out := make([]output, 0, len(rows))
+	collect := func(res result, part [][]int64) {
+		per := res.width * res.labels
+		for i, r := range part {
+			out = append(out, output{data: res.data[i*per : (i+1)*per], n: len(r), labels: res.labels})
+		}
+	}
+	if len(rows) <= chunk {
+		res, err := e.batcher.Submit(ctx, p, job{rows: rows}, batcher.Cost{Sequences: len(rows), MaxLen: width})
+		if err != nil {
+			return nil, err
+		}
+		collect(res, rows)
+		return out, nil
+	}
+	series, err := e.batcher.Series()
+	if err != nil {
+		return nil, err
+	}
+	defer series.Done()
+	for at := 0; at < len(rows); at += chunk {
+		part := rows[at:min(at+chunk, len(rows))]
+		res, err := series.Submit(ctx, p, job{rows: part}, batcher.Cost{Sequences: len(part), MaxLen: width})
+		if err != nil {
+			return nil, err
+		}
+		collect(res, part)
+	}
+	return out, nil
 }
 
 // Start runs the batcher until ctx ends.
@@ -91,14 +147,14 @@ type result struct {
 	data   []float32
 	width  int
 	labels int
-	lens   []int
 }
 
 // runner pads every row of a batch to the batch's longest and runs one forward pass.
 type runner struct {
-	sess   *engine.Session
-	padID  int64
-	labels int // the output's last axis, as the model's config says; 0: any
+	sess     *engine.Session
+	padID    int64
+	labels   int // the output's last axis, as the model's config says; 0: any
+	perToken bool
 }
 
 func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
@@ -132,15 +188,17 @@ func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
 	if r.labels > 0 && out.Labels != r.labels {
 		return nil, fmt.Errorf("embed: the model returned %d values per row, its config says %d", out.Labels, r.labels)
 	}
+	switch {
+	case r.perToken && out.SeqLen != width:
+		return nil, errors.New("embed: the embedder returned one row per sequence, not its token states (last_hidden_state)")
+	case !r.perToken && out.SeqLen != 1:
+		return nil, errors.New("embed: the cross-encoder returned a row per token, not one score a pair")
+	}
 	per := out.SeqLen * out.Labels
 	results := make([]result, len(jobs))
 	at = 0
 	for i, j := range jobs {
-		res := result{data: out.Data[at*per : (at+len(j.rows))*per], width: out.SeqLen, labels: out.Labels}
-		for _, row := range j.rows {
-			res.lens = append(res.lens, len(row))
-		}
-		results[i] = res
+		results[i] = result{data: out.Data[at*per : (at+len(j.rows))*per], width: out.SeqLen, labels: out.Labels}
 		at += len(j.rows)
 	}
 	return results, nil
@@ -160,7 +218,7 @@ func NewEmbedder(queue string, m *models.Model, sess *engine.Session, cfg batche
 	if m.Sentence == nil {
 		return nil, fmt.Errorf("embed: model %q has no modules.json: not a sentence-transformers embedder", m.Name)
 	}
-	e, err := newEncoder(queue, m, sess, cfg, clk, bm, m.Sentence.Dimension)
+	e, err := newEncoder(queue, m, sess, cfg, clk, bm, m.Sentence.Dimension, true)
 	if err != nil {
 		return nil, err
 	}
@@ -192,9 +250,8 @@ func (e *Embedder) Embed(ctx context.Context, p admission.Priority, texts []stri
 		return nil, 0, err
 	}
 	out := make([][]float32, len(rows))
-	for i := range rows {
-		states := res.data[i*res.width*res.labels : (i+1)*res.width*res.labels]
-		out[i] = Pool(e.sentence.Pooling, states, res.lens[i], res.labels)
+	for i, r := range res {
+		out[i] = Pool(e.sentence.Pooling, r.data, r.n, r.labels)
 		if normalize {
 			Normalize(out[i])
 		}
@@ -258,7 +315,7 @@ func NewReranker(queue string, m *models.Model, sess *engine.Session, cfg batche
 	if !m.IsCrossEncoder() {
 		return nil, fmt.Errorf("embed: model %q is not a cross-encoder (a sequence classifier with one label)", m.Name)
 	}
-	e, err := newEncoder(queue, m, sess, cfg, clk, bm, 1)
+	e, err := newEncoder(queue, m, sess, cfg, clk, bm, 1, false)
 	if err != nil {
 		return nil, err
 	}
@@ -266,26 +323,17 @@ func NewReranker(queue string, m *models.Model, sess *engine.Session, cfg batche
 }
 
 // Score returns each passage's score against query (a logit: higher is more relevant) and
-// the tokens read. A pair longer than the model takes has its query cut to half the room and
-// the passage to the rest, or is ErrTooLong without truncate.
+// the tokens read. A pair longer than the model takes is cut as HF's longest_first cuts it
+// (a token at a time from the longer part), or is ErrTooLong without truncate.
 func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string, passages []string, truncate bool) ([]float32, int, error) {
 	q := r.tok.Encode(query, false).IDs
-	// The pair's specials: the single template's around each part ([CLS] q [SEP] d [SEP]).
-	room := r.maxLen - len(r.prefix) - 2*len(r.suffix)
 	rows := make([][]int64, len(passages))
 	tokens := 0
 	for i, passage := range passages {
-		d := r.tok.Encode(passage, false).IDs
-		qi, di := q, d
-		if len(qi)+len(di) > room {
-			if !truncate {
-				return nil, 0, ErrTooLong
-			}
-			qi = qi[:min(len(qi), room/2)]
-			di = di[:min(len(di), room-len(qi))]
+		row, err := r.pairRow(q, r.tok.Encode(passage, false).IDs, truncate)
+		if err != nil {
+			return nil, 0, err
 		}
-		row := make([]int64, 0, len(qi)+len(di)+len(r.prefix)+2*len(r.suffix))
-		row = append(append(append(append(append(row, r.prefix...), qi...), r.suffix...), di...), r.suffix...)
 		rows[i], tokens = row, tokens+len(row)
 	}
 	res, err := r.run(ctx, p, rows)
@@ -293,8 +341,32 @@ func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string
 		return nil, 0, err
 	}
 	scores := make([]float32, len(rows))
-	for i := range rows {
-		scores[i] = res.data[i*res.labels]
+	for i, o := range res {
+		scores[i] = o.data[0]
 	}
 	return scores, tokens, nil
+}
+
+// pairRow is [CLS] q [SEP] d [SEP]: the single-text template's specials around each part.
+func (r *Reranker) pairRow(q, d []int64, truncate bool) ([]int64, error) {
+	room := r.maxLen - len(r.prefix) - 2*len(r.suffix)
+	if len(q)+len(d) > room {
+		if !truncate {
+			return nil, ErrTooLong
+		}
+		qn, dn := len(q), len(d)
+		for qn+dn > room {
+			if qn > dn {
+				qn--
+			} else {
+				dn--
+			}
+		}
+		q, d = q[:qn], d[:dn]
+	}
+	if len(q) == 0 && len(d) == 0 && len(r.prefix) == 0 && len(r.suffix) == 0 {
+		return nil, ErrNoTokens
+	}
+	row := make([]int64, 0, len(q)+len(d)+len(r.prefix)+2*len(r.suffix))
+	return append(append(append(append(append(row, r.prefix...), q...), r.suffix...), d...), r.suffix...), nil
 }

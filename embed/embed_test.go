@@ -17,18 +17,23 @@ import (
 	"github.com/sluice-serving/sluice/models"
 )
 
+func newRuntime(t *testing.T) *engine.Runtime {
+	t.Helper()
+	rt, err := engine.NewRuntime(engine.RuntimeOptions{IntraOpThreads: 1, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Skipf("ONNX Runtime: %v", err)
+	}
+	t.Cleanup(func() { _ = rt.Close() })
+	return rt
+}
+
 func serving(t *testing.T, name string) (*models.Model, *engine.Session) {
 	t.Helper()
 	m, err := models.Load(models.Embedded(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := engine.NewRuntime(engine.RuntimeOptions{IntraOpThreads: 1, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Skipf("ONNX Runtime: %v", err)
-	}
-	t.Cleanup(func() { _ = rt.Close() })
-	sess, err := rt.NewSession(m.Name, m.ONNX)
+	sess, err := newRuntime(t).NewSession(m.Name, m.ONNX)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,5 +122,35 @@ func TestTheQuerysKindRanksFirst(t *testing.T) {
 	one, _, err := r.Score(context.Background(), admission.Interactive, "Allergy: latex - swelling", passages[1:2], false)
 	if err != nil || math.Abs(float64(one[0]-scores[1])) > 1e-4 {
 		t.Fatalf("alone %v, batched %v (%v)", one, scores[1], err)
+	}
+}
+
+// TestALargeRequestGoesInChunks: more texts than one batch holds are embedded a batch at a
+// time, each vector the one it has alone.
+func TestALargeRequestGoesInChunks(t *testing.T) {
+	m, sess := serving(t, "embed-mini")
+	cfg := batchConfig()
+	cfg.MaxBatchSize = 4
+	e, err := NewEmbedder("test", m, sess, cfg, clock.Real(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e = started(t, e)
+	texts := make([]string, 11)
+	for i := range texts {
+		texts[i] = strings.Repeat("Potassium 4.1 mmol/L ", i+1)
+	}
+	all, _, err := e.Embed(context.Background(), admission.Interactive, texts, false, true)
+	if err != nil || len(all) != len(texts) {
+		t.Fatalf("%d vectors, %v", len(all), err)
+	}
+	last, _, err := e.Embed(context.Background(), admission.Interactive, texts[10:], false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range last[0] {
+		if math.Abs(float64(last[0][k]-all[10][k])) > 1e-5 {
+			t.Fatalf("the eleventh text's vector differs in its chunk")
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"math"
 	"slices"
 	"strconv"
@@ -68,21 +69,53 @@ func TEIEmbed(ep EmbedEndpoint) Route {
 
 // TEIRerank is text-embeddings-inference's POST /rerank.
 func TEIRerank(ep RerankEndpoint) Route {
-	return Route{Path: "/rerank", Gate: ep.Gate, wire: tgi{},
+	return Route{Path: "/rerank", Gate: ep.Gate, wire: tgi{}, cost: rerankCost,
 		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
 		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveTEIRerank(c, x, &ep) }}
 }
 
 // CohereRerank is POST /v1/rerank in Cohere's and Jina's shape.
 func CohereRerank(ep RerankEndpoint) Route {
-	return Route{Path: "/v1/rerank", Gate: ep.Gate, wire: completions{},
+	return Route{Path: "/v1/rerank", Gate: ep.Gate, wire: completions{}, cost: rerankCost,
 		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
 		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveCohereRerank(c, x, &ep) }}
 }
 
-// invalid is a validation failure about param, in the route's wire.
+// invalid is a validation failure about param, in the route's wire; a model not served is
+// OpenAI's 404 model_not_found.
 func invalid(param, msg string) *apiError {
+	if msg == msgModelNotFound {
+		return openAIInvalid(param, msg)
+	}
 	return &apiError{Status: fiber.StatusUnprocessableEntity, Code: CodeValidation, Message: msg, Outcome: OutcomeFailed, param: param}
+}
+
+// encoderStats is what an embedding or rerank request did, for the access log and the
+// budget's settlement (the tokens the model read).
+type encoderStats struct {
+	model          string
+	tokens, inputs int
+}
+
+func (s *encoderStats) tokensUsed() int { return s.tokens }
+
+func (s *encoderStats) attrs() []slog.Attr {
+	return []slog.Attr{slog.String("model", s.model), slog.Int("tokens", s.tokens), slog.Int("inputs", s.inputs)}
+}
+
+// rerankCost estimates a rerank request's tokens before it is read: the query is read once
+// per passage.
+func rerankCost(_ *server, c *fiber.Ctx) float64 {
+	var req struct {
+		Query     string            `json:"query"`
+		Texts     []string          `json:"texts"`
+		Documents []json.RawMessage `json:"documents"`
+	}
+	if json.Unmarshal(c.Body(), &req) != nil {
+		return textCost(c.Body())
+	}
+	n := max(len(req.Texts), len(req.Documents))
+	return textCost(c.Body()) + float64(n*len(req.Query))/4
 }
 
 // textList reads a string or a list of strings: each non-empty and, together, within the
@@ -117,10 +150,22 @@ func checkTexts(list []string, lim Limits, what string) string {
 	return ""
 }
 
+// checkPassages checks a rerank's passages (1 to maxBatchInputs, none empty) and, with its
+// query, the text limits.
+func checkPassages(query string, passages []string, lim Limits, what string) string {
+	if msg := checkTexts(passages, lim, what); msg != "" {
+		return msg
+	}
+	return checkTexts(append(slices.Clip(passages), query), Limits{MaxTextChars: lim.MaxTextChars, MaxTextBytes: lim.MaxTextBytes}, what)
+}
+
 // embedError is a failure of the model's work: a text too long is the request's fault.
 func (s *server) embedError(c *fiber.Ctx, x *exchange, ctx context.Context, err error, param string) error {
-	if errors.Is(err, embed.ErrTooLong) {
+	switch {
+	case errors.Is(err, embed.ErrTooLong):
 		return invalid(param, "a text is longer than the model's "+strconv.Itoa(x.route.Models[0].MaxLength)+" tokens; send truncate to cut it")
+	case errors.Is(err, embed.ErrNoTokens):
+		return invalid(param, "a text has no tokens")
 	}
 	return s.workError(c, x, ctx, err)
 }
@@ -167,6 +212,7 @@ func (s *server) serveOpenAIEmbeddings(c *fiber.Ctx, x *exchange, ep *EmbedEndpo
 	if err != nil {
 		return s.embedError(c, x, ctx, err, "input")
 	}
+	c.Locals(localStats, &encoderStats{model: ep.Model.Name(), tokens: tokens, inputs: len(texts)})
 	data := make([]openAIEmbedding, len(vecs))
 	for i, v := range vecs {
 		if req.Dimensions != nil && *req.Dimensions < len(v) {
@@ -221,10 +267,11 @@ func (s *server) serveTEIEmbed(c *fiber.Ctx, x *exchange, ep *EmbedEndpoint) err
 	normalize := req.Normalize == nil || *req.Normalize
 	ctx, done := s.workContext(c, x)
 	defer done()
-	vecs, _, err := ep.Model.Embed(ctx, x.prio, texts, req.Truncate != nil && *req.Truncate, normalize)
+	vecs, tokens, err := ep.Model.Embed(ctx, x.prio, texts, req.Truncate != nil && *req.Truncate, normalize)
 	if err != nil {
 		return s.embedError(c, x, ctx, err, "inputs")
 	}
+	c.Locals(localStats, &encoderStats{model: ep.Model.Name(), tokens: tokens, inputs: len(texts)})
 	if req.Dimensions != nil {
 		for i := range vecs {
 			vecs[i] = vecs[i][:*req.Dimensions]
@@ -261,6 +308,7 @@ func (s *server) rank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint, query strin
 	if err != nil {
 		return nil, nil, 0, s.embedError(c, x, ctx, err, "texts")
 	}
+	c.Locals(localStats, &encoderStats{model: ep.Model.Name(), tokens: tokens, inputs: len(passages)})
 	if !raw {
 		for i, v := range scores {
 			scores[i] = float32(1 / (1 + math.Exp(-float64(v))))
@@ -293,7 +341,7 @@ func (s *server) serveTEIRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint) e
 	case req.TruncationDirection != nil && *req.TruncationDirection != "Right" && *req.TruncationDirection != "right":
 		return invalid("truncation_direction", "`truncation_direction` must be Right")
 	}
-	if msg := checkTexts(append(slices.Clip(req.Texts), *req.Query), s.opts.Limits, "texts"); msg != "" {
+	if msg := checkPassages(*req.Query, req.Texts, s.opts.Limits, "texts"); msg != "" {
 		return invalid("texts", msg)
 	}
 	order, scores, _, err := s.rank(c, x, ep, *req.Query, req.Texts, req.Truncate != nil && *req.Truncate, req.RawScores != nil && *req.RawScores)
@@ -357,7 +405,7 @@ func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint
 	case req.TopN != nil && *req.TopN < 1:
 		return invalid("top_n", "`top_n` must be at least 1")
 	}
-	if msg := checkTexts(append(slices.Clip(docs), *req.Query), s.opts.Limits, "documents"); msg != "" {
+	if msg := checkPassages(*req.Query, docs, s.opts.Limits, "documents"); msg != "" {
 		return invalid("documents", msg)
 	}
 	order, scores, tokens, err := s.rank(c, x, ep, *req.Query, docs, true, false)

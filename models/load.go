@@ -76,6 +76,9 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
+	if sentence != nil && sentence.MaxSeqLength > 0 && sentence.MaxSeqLength < cfg.MaxLength {
+		cfg.MaxLength = sentence.MaxSeqLength
+	}
 	gen, err := fs.ReadFile(fsys, path.Join(dir, "generation_config.json"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("models: model %q: %w", dir, err)

@@ -17,6 +17,9 @@ type Sentence struct {
 	Pooling   string
 	Dimension int
 	Normalize bool
+	// MaxSeqLength is sentence_bert_config.json's max_seq_length (0: none), the length the
+	// model was trained at, which Load makes the model's MaxLength when shorter.
+	MaxSeqLength int
 }
 
 // Poolings are the pooling modes served.
@@ -89,6 +92,15 @@ func readSentence(fsys fs.FS, dir string) (*Sentence, error) {
 		return nil, fmt.Errorf("%s/config.json: word_embedding_dimension must be positive", pooling)
 	}
 	s.Dimension = cfg.Dimension
+	if data, err := fs.ReadFile(fsys, path.Join(dir, "sentence_bert_config.json")); err == nil {
+		var sb struct {
+			MaxSeqLength int `json:"max_seq_length"`
+		}
+		if err := json.Unmarshal(data, &sb); err != nil {
+			return nil, fmt.Errorf("sentence_bert_config.json: %w", err)
+		}
+		s.MaxSeqLength = max(sb.MaxSeqLength, 0)
+	}
 	return s, nil
 }
 

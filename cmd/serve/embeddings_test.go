@@ -31,7 +31,7 @@ func cosine(a, b []float64) float64 {
 // TestEmbeddingsWithTheEcosystemsClients (issue 58, 4): OpenAI's client gets unit vectors of
 // the shipped embed-mini (its default base64 decoded by the client itself; floats shortened to
 // 32 dimensions, unit length again), HuggingFace's feature extraction gets the same vector from
-// /embed, and a wrong model name is a 400. Lines of one kind lie nearer each other than lines
+// /embed, and a wrong model name is a 404. Lines of one kind lie nearer each other than lines
 // of another.
 func TestEmbeddingsWithTheEcosystemsClients(t *testing.T) {
 	node := jsClients(t)
@@ -68,7 +68,7 @@ func TestEmbeddingsWithTheEcosystemsClients(t *testing.T) {
 			t.Errorf("feature extraction: %+v", r)
 		}
 	}
-	if r := got["openai-embeddings-wrong-model"]; r.Status != 400 {
+	if r := got["openai-embeddings-wrong-model"]; r.Status != 404 {
 		t.Errorf("a wrong model: %+v", r)
 	}
 }
@@ -130,5 +130,8 @@ func TestRerankRoutes(t *testing.T) {
 	}
 	if status, body := postRaw2(t, srv, "/rerank", map[string]any{"query": "", "texts": passages}); status != 422 || strings.Contains(string(body), "Allergy") {
 		t.Errorf("an empty query: %d %s", status, body)
+	}
+	if status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"query": query, "documents": []string{}}); status != 400 {
+		t.Errorf("no documents: %d %s", status, body)
 	}
 }

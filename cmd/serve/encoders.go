@@ -2,6 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
@@ -9,6 +14,7 @@ import (
 	"github.com/sluice-serving/sluice/embed"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/handlers"
+	"github.com/sluice-serving/sluice/models"
 )
 
 // encoderLoop is an embedding or rerank model's batcher.
@@ -18,12 +24,25 @@ type encoderLoop interface {
 	Name() string
 }
 
+// loadEncoder loads an embedding or rerank model: from dir when it holds it, else, for a
+// shipped one, from the binary, so that a models directory of entity models alone still has
+// the shipped encoders (the entity and generation models never fall back).
+func loadEncoder(dir, name string) (*models.Model, error) {
+	m, err := loadModel(dir, name)
+	if err != nil && dir != "" && slices.Contains(models.EmbeddedNames(), name) {
+		if _, statErr := os.Stat(filepath.Join(dir, name)); errors.Is(statErr, fs.ErrNotExist) {
+			return models.Load(models.Embedded(), name)
+		}
+	}
+	return m, err
+}
+
 // encoderRoutes loads SLUICE_EMBED_MODEL and SLUICE_RERANK_MODEL (each "none": not served)
 // and serves them on their routes, each behind its own admission gate over its batcher.
 func (s *server) encoderRoutes(cfg Config, rt *engine.Runtime, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics) ([]handlers.Route, error) {
 	var routes []handlers.Route
 	if cfg.EmbedModel != "none" {
-		m, err := loadModel(cfg.ModelsDir, cfg.EmbedModel)
+		m, err := loadEncoder(cfg.ModelsDir, cfg.EmbedModel)
 		if err != nil {
 			return nil, err
 		}
@@ -45,7 +64,7 @@ func (s *server) encoderRoutes(cfg Config, rt *engine.Runtime, clk clock.Clock, 
 		routes = append(routes, handlers.OpenAIEmbeddings(ep), handlers.TEIEmbed(ep))
 	}
 	if cfg.RerankModel != "none" {
-		m, err := loadModel(cfg.ModelsDir, cfg.RerankModel)
+		m, err := loadEncoder(cfg.ModelsDir, cfg.RerankModel)
 		if err != nil {
 			return nil, err
 		}
