@@ -53,32 +53,31 @@ type RerankEndpoint struct {
 // maxBatchInputs bounds the texts of one request (OpenAI's own bound on input lists).
 const maxBatchInputs = 2048
 
+// The encoder routes list no models on /models/loaded, which is OpenMed's and lists its
+// entity models.
+
 // OpenAIEmbeddings is POST /v1/embeddings.
 func OpenAIEmbeddings(ep EmbedEndpoint) Route {
 	return Route{Path: "/v1/embeddings", Gate: ep.Gate, wire: completions{},
-		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
-		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveOpenAIEmbeddings(c, x, &ep) }}
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveOpenAIEmbeddings(c, x, &ep) }}
 }
 
 // TEIEmbed is text-embeddings-inference's POST /embed.
 func TEIEmbed(ep EmbedEndpoint) Route {
 	return Route{Path: "/embed", Gate: ep.Gate, wire: tgi{},
-		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
-		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveTEIEmbed(c, x, &ep) }}
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveTEIEmbed(c, x, &ep) }}
 }
 
 // TEIRerank is text-embeddings-inference's POST /rerank.
 func TEIRerank(ep RerankEndpoint) Route {
 	return Route{Path: "/rerank", Gate: ep.Gate, wire: tgi{}, cost: rerankCost,
-		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
-		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveTEIRerank(c, x, &ep) }}
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveTEIRerank(c, x, &ep) }}
 }
 
 // CohereRerank is POST /v1/rerank in Cohere's and Jina's shape.
 func CohereRerank(ep RerankEndpoint) Route {
 	return Route{Path: "/v1/rerank", Gate: ep.Gate, wire: completions{}, cost: rerankCost,
-		Models: []ModelInfo{{Name: ep.Model.Name(), MaxLength: ep.Model.MaxLength()}},
-		serve:  func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveCohereRerank(c, x, &ep) }}
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveCohereRerank(c, x, &ep) }}
 }
 
 // invalid is a validation failure about param, in the route's wire; a model not served is
@@ -160,10 +159,10 @@ func checkPassages(query string, passages []string, lim Limits, what string) str
 }
 
 // embedError is a failure of the model's work: a text too long is the request's fault.
-func (s *server) embedError(c *fiber.Ctx, x *exchange, ctx context.Context, err error, param string) error {
+func (s *server) embedError(c *fiber.Ctx, x *exchange, ctx context.Context, err error, param string, maxLen int) error {
 	switch {
 	case errors.Is(err, embed.ErrTooLong):
-		return invalid(param, "a text is longer than the model's "+strconv.Itoa(x.route.Models[0].MaxLength)+" tokens; send truncate to cut it")
+		return invalid(param, "a text is longer than the model's "+strconv.Itoa(maxLen)+" tokens; send truncate to cut it")
 	case errors.Is(err, embed.ErrNoTokens):
 		return invalid(param, "a text has no tokens")
 	}
@@ -210,7 +209,7 @@ func (s *server) serveOpenAIEmbeddings(c *fiber.Ctx, x *exchange, ep *EmbedEndpo
 	defer done()
 	vecs, tokens, err := ep.Model.Embed(ctx, x.prio, texts, req.Truncate != nil, ep.Model.Normalized())
 	if err != nil {
-		return s.embedError(c, x, ctx, err, "input")
+		return s.embedError(c, x, ctx, err, "input", ep.Model.MaxLength())
 	}
 	c.Locals(localStats, &encoderStats{model: ep.Model.Name(), tokens: tokens, inputs: len(texts)})
 	data := make([]openAIEmbedding, len(vecs))
@@ -269,7 +268,7 @@ func (s *server) serveTEIEmbed(c *fiber.Ctx, x *exchange, ep *EmbedEndpoint) err
 	defer done()
 	vecs, tokens, err := ep.Model.Embed(ctx, x.prio, texts, req.Truncate != nil && *req.Truncate, normalize)
 	if err != nil {
-		return s.embedError(c, x, ctx, err, "inputs")
+		return s.embedError(c, x, ctx, err, "inputs", ep.Model.MaxLength())
 	}
 	c.Locals(localStats, &encoderStats{model: ep.Model.Name(), tokens: tokens, inputs: len(texts)})
 	if req.Dimensions != nil {
@@ -306,7 +305,7 @@ func (s *server) rank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint, query strin
 	defer done()
 	scores, tokens, err := ep.Model.Score(ctx, x.prio, query, passages, truncate)
 	if err != nil {
-		return nil, nil, 0, s.embedError(c, x, ctx, err, "texts")
+		return nil, nil, 0, s.embedError(c, x, ctx, err, "texts", ep.Model.MaxLength())
 	}
 	c.Locals(localStats, &encoderStats{model: ep.Model.Name(), tokens: tokens, inputs: len(passages)})
 	if !raw {

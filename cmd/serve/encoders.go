@@ -41,48 +41,54 @@ func loadEncoder(dir, name string) (*models.Model, error) {
 // and serves them on their routes, each behind its own admission gate over its batcher.
 func (s *server) encoderRoutes(cfg Config, rt *engine.Runtime, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics) ([]handlers.Route, error) {
 	var routes []handlers.Route
-	if cfg.EmbedModel != "none" {
-		m, err := loadEncoder(cfg.ModelsDir, cfg.EmbedModel)
+	// serve loads one model and runs it on a batcher named queue, behind its gate.
+	serve := func(name, queue, kind string, build func(*models.Model, *engine.Session) (encoderLoop, admission.Queue, error)) (*admission.Gate, encoderLoop, error) {
+		m, err := loadEncoder(cfg.ModelsDir, name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sess, err := rt.NewSession(m.Name, m.ONNX)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		e, err := embed.NewEmbedder("embeddings", m, sess, cfg.extract().Batch, clk, bm)
+		loop, q, err := build(m, sess)
+		if err != nil {
+			return nil, nil, err
+		}
+		gate, err := admission.NewGate(queue, cfg.gate(), q, clk, am)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.encoders = append(s.encoders, loop)
+		s.served = append(s.served, servedModel{name: m.Name, kind: kind})
+		return gate, loop, nil
+	}
+	if cfg.EmbedModel != "none" {
+		gate, loop, err := serve(cfg.EmbedModel, "embeddings", "sentence embedding", func(m *models.Model, sess *engine.Session) (encoderLoop, admission.Queue, error) {
+			e, err := embed.NewEmbedder("embeddings", m, sess, cfg.extract().Batch, clk, bm)
+			if err != nil {
+				return nil, nil, err
+			}
+			return e, e.Queue(), nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		gate, err := admission.NewGate("embeddings", cfg.gate(), e.Queue(), clk, am)
-		if err != nil {
-			return nil, err
-		}
-		s.encoders = append(s.encoders, e)
-		s.served = append(s.served, servedModel{name: m.Name, kind: "sentence embedding"})
-		ep := handlers.EmbedEndpoint{Model: e, Gate: gate}
+		ep := handlers.EmbedEndpoint{Model: loop.(*embed.Embedder), Gate: gate}
 		routes = append(routes, handlers.OpenAIEmbeddings(ep), handlers.TEIEmbed(ep))
 	}
 	if cfg.RerankModel != "none" {
-		m, err := loadEncoder(cfg.ModelsDir, cfg.RerankModel)
+		gate, loop, err := serve(cfg.RerankModel, "rerank", "reranking", func(m *models.Model, sess *engine.Session) (encoderLoop, admission.Queue, error) {
+			r, err := embed.NewReranker("rerank", m, sess, cfg.extract().Batch, clk, bm)
+			if err != nil {
+				return nil, nil, err
+			}
+			return r, r.Queue(), nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		sess, err := rt.NewSession(m.Name, m.ONNX)
-		if err != nil {
-			return nil, err
-		}
-		r, err := embed.NewReranker("rerank", m, sess, cfg.extract().Batch, clk, bm)
-		if err != nil {
-			return nil, err
-		}
-		gate, err := admission.NewGate("rerank", cfg.gate(), r.Queue(), clk, am)
-		if err != nil {
-			return nil, err
-		}
-		s.encoders = append(s.encoders, r)
-		s.served = append(s.served, servedModel{name: m.Name, kind: "reranking"})
-		ep := handlers.RerankEndpoint{Model: r, Gate: gate}
+		ep := handlers.RerankEndpoint{Model: loop.(*embed.Reranker), Gate: gate}
 		routes = append(routes, handlers.TEIRerank(ep), handlers.CohereRerank(ep))
 	}
 	return routes, nil

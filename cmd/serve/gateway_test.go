@@ -197,15 +197,10 @@ func TestPrivacyGatewayUpstream(t *testing.T) {
 
 func postJSON(t *testing.T, srv *testServer, path string, body any) (int, map[string]any) {
 	t.Helper()
-	data, _ := json.Marshal(body)
-	resp, err := http.Post(srv.url+path, "application/json", bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	status, raw := postRaw2(t, srv, path, body)
 	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
+	_ = json.Unmarshal(raw, &out)
+	return status, out
 }
 
 // syntheticPHI are notes with every kind of identifier the PII route knows.
