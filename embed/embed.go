@@ -32,6 +32,7 @@ type encoder struct {
 	padID          int64
 	maxLen         int
 	batcher        *batcher.Batcher[job, result]
+	runner         runner
 	// maxRows and maxPadded are the batcher's limits: a request larger than one batch goes
 	// in chunks of at most that, never as one huge pass.
 	maxRows, maxPadded int
@@ -48,7 +49,8 @@ func newEncoder(queue string, m *models.Model, sess *engine.Session, cfg batcher
 	}
 	e := &encoder{name: m.Name, tok: m.Tokenizer, prefix: prefix, suffix: suffix, padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxLength,
 		maxRows: max(cfg.MaxBatchSize, 1), maxPadded: max(cfg.MaxPaddedTokens, m.Config.MaxLength), perToken: perToken}
-	b, err := batcher.New[job, result](queue, cfg, runner{sess: sess, padID: e.padID, labels: labels, perToken: perToken}, clk, bm)
+	e.runner = runner{sess: sess, padID: e.padID, labels: labels, perToken: perToken}
+	b, err := batcher.New[job, result](queue, cfg, e.runner, clk, bm)
 	if err != nil {
 		return nil, err
 	}
@@ -121,6 +123,26 @@ func (e *encoder) run(ctx context.Context, p admission.Priority, rows [][]int64)
 		collect(res, part)
 	}
 	return out, nil
+}
+
+// Warm runs the largest batch the batcher forms, rows of the model's full length, straight
+// through the model: ONNX Runtime sizes its memory for it before the first request, and a
+// model whose outputs do not fit its role fails here rather than on a request.
+func (e *encoder) Warm(ctx context.Context) error {
+	row := make([]int64, e.maxLen)
+	copy(row, e.prefix)
+	for i := len(e.prefix); i < len(row); i++ {
+		row[i] = e.padID
+	}
+	copy(row[len(row)-len(e.suffix):], e.suffix)
+	rows := make([][]int64, max(1, min(e.maxRows, e.maxPadded/e.maxLen)))
+	for i := range rows {
+		rows[i] = row
+	}
+	if _, err := e.runner.Run(ctx, []job{{rows: rows}}); err != nil {
+		return fmt.Errorf("embed: model %q: warm-up failed: %w", e.name, err)
+	}
+	return nil
 }
 
 // Start runs the batcher until ctx ends.

@@ -105,6 +105,11 @@ func TestEncoderLayoutsOfTheCommonFamilies(t *testing.T) {
 		"ce/tokenizer.json":          {Data: tok},
 		"ce/model.onnx":              {Data: bertShaped(true)},
 	}
+	fsys["pooled/config.json"] = fsys["bert/config.json"]
+	fsys["pooled/tokenizer.json"] = fsys["bert/tokenizer.json"]
+	fsys["pooled/model.onnx"] = &fstest.MapFile{Data: bertShaped(true)}
+	fsys["pooled/modules.json"] = fsys["bert/modules.json"]
+	fsys["pooled/1_Pooling/config.json"] = &fstest.MapFile{Data: []byte(`{"word_embedding_dimension":1,"pooling_mode_mean_tokens":true}`)}
 	m, err := models.Load(fsys, "bert")
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +123,9 @@ func TestEncoderLayoutsOfTheCommonFamilies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := e.Warm(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	e = started(t, e)
 	vecs, _, err := e.Embed(context.Background(), admission.Interactive, []string{"Allergy: penicillin", "BP"}, false, false)
 	if err != nil {
@@ -129,6 +137,18 @@ func TestEncoderLayoutsOfTheCommonFamilies(t *testing.T) {
 			t.Fatalf("dimension %d: %v, want the CLS token's %v", k, v, want)
 		}
 	}
+	// An "embedder" whose graph gives one row a sequence is refused at warm-up.
+	pm, err := models.Load(fsys, "pooled")
+	if err != nil {
+		t.Fatal(err)
+	}
+	psess, err := rt.NewSession(pm.Name, pm.ONNX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pe, err := NewEmbedder("pooled", pm, psess, batchConfig(), clock.Real(), nil); err != nil || pe.Warm(context.Background()) == nil {
+		t.Fatalf("an embedder of one row a sequence was taken (%v)", err)
+	}
 	ce, err := models.Load(fsys, "ce")
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +159,9 @@ func TestEncoderLayoutsOfTheCommonFamilies(t *testing.T) {
 	}
 	r, err := NewReranker("family-ce", ce, csess, batchConfig(), clock.Real(), nil)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Warm(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	r = started(t, r)

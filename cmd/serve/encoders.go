@@ -21,6 +21,7 @@ import (
 type encoderLoop interface {
 	Start(ctx context.Context)
 	Close(ctx context.Context) error
+	Warm(ctx context.Context) error
 	Name() string
 }
 

@@ -705,7 +705,7 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	}
 
 	grace := time.Duration(s.cfg.ShutdownTimeoutSec) * time.Second
-	for _, c := range s.classifiers {
+	for _, c := range s.warmers() {
 		if err := c.Warm(ctx); err != nil {
 			_ = s.app.ShutdownWithTimeout(grace)
 			if ctx.Err() != nil {
@@ -758,6 +758,19 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 // answerWindow is how long, after the grace, the HTTP server has to write the answers of the
 // requests the grace cut short; the process exits by then.
 const answerWindow = 500 * time.Millisecond
+
+// warmers are every batched model warmed before the server reports ready: the classifiers and
+// the encoders.
+func (s *server) warmers() []interface{ Warm(context.Context) error } {
+	out := make([]interface{ Warm(context.Context) error }, 0, len(s.classifiers)+len(s.encoders))
+	for _, c := range s.classifiers {
+		out = append(out, c)
+	}
+	for _, e := range s.encoders {
+		out = append(out, e)
+	}
+	return out
+}
 
 // shutdown keeps the grace's promise. Work that finishes within it is answered as usual: the
 // batchers drain what is queued at once instead of waiting out their batch windows, running
