@@ -38,16 +38,48 @@ type Reranker interface {
 	Score(ctx context.Context, p admission.Priority, query string, passages []string, truncate bool) ([]float32, int, error)
 }
 
-// EmbedEndpoint is an embedding model and its admission gate.
+// EmbedEndpoint is an embedding model and its admission gate. Load, when set, is another
+// embedding model named by a request (OpenAI's `model`), loaded on demand with its own gate;
+// its errors are ErrModelUnknown and ErrModelBusy, or the load's own failure.
 type EmbedEndpoint struct {
 	Model Embedder
 	Gate  *admission.Gate
+	Load  func(name string) (Embedder, *admission.Gate, error)
 }
 
-// RerankEndpoint is a cross-encoder and its admission gate.
+// RerankEndpoint is a cross-encoder and its admission gate; Load as EmbedEndpoint's.
 type RerankEndpoint struct {
 	Model Reranker
 	Gate  *admission.Gate
+	Load  func(name string) (Reranker, *admission.Gate, error)
+}
+
+// pickEncoder is the model a request names: the endpoint's, or one loaded on demand and
+// admitted by its own gate (a refusal by it is written here). A name nobody serves is OpenAI's
+// 404 model_not_found.
+func pickEncoder[M interface{ Name() string }](s *server, c *fiber.Ctx, x *exchange, name string, served M,
+	load func(string) (M, *admission.Gate, error)) (M, error) {
+	var none M
+	if name == served.Name() {
+		return served, nil
+	}
+	if load == nil {
+		return none, invalid("model", msgModelNotFound)
+	}
+	model, gate, err := load(name)
+	switch {
+	case errors.Is(err, ErrModelUnknown):
+		return none, invalid("model", msgModelNotFound)
+	case errors.Is(err, ErrModelBusy):
+		return none, s.notReady("No room to load another encoder while the loaded ones stay", CodeServiceBusy)
+	case err != nil:
+		return none, s.failure(x, c.UserContext(), err)
+	}
+	if ref, ok := gate.AdmitRetry(x.prio, c.Request().Header.Peek(admission.RetryTokenHeader)); !ok {
+		return none, s.writeRefusal(c, ref)
+	}
+	x.gate = gate
+	return model, nil
 }
 
 // maxBatchInputs bounds the texts of one request (OpenAI's own bound on input lists).
@@ -196,22 +228,26 @@ func (s *server) serveOpenAIEmbeddings(c *fiber.Ctx, x *exchange, ep *EmbedEndpo
 		return invalid("input", msg)
 	case req.Model == nil:
 		return invalid("model", "You must provide a model parameter")
-	case *req.Model != ep.Model.Name():
-		return invalid("model", msgModelNotFound)
 	case req.EncodingFormat != nil && *req.EncodingFormat != "float" && *req.EncodingFormat != "base64":
 		return invalid("encoding_format", "`encoding_format` must be float or base64")
-	case req.Dimensions != nil && (*req.Dimensions < 1 || *req.Dimensions > ep.Model.Dimensions()):
-		return invalid("dimensions", "`dimensions` must be between 1 and the model's "+strconv.Itoa(ep.Model.Dimensions()))
-	case req.Dimensions != nil && *req.Dimensions != ep.Model.Dimensions() && !ep.Model.Normalized():
+	}
+	model, err := pickEncoder(s, c, x, *req.Model, ep.Model, ep.Load)
+	if err != nil {
+		return err
+	}
+	switch {
+	case req.Dimensions != nil && (*req.Dimensions < 1 || *req.Dimensions > model.Dimensions()):
+		return invalid("dimensions", "`dimensions` must be between 1 and the model's "+strconv.Itoa(model.Dimensions()))
+	case req.Dimensions != nil && *req.Dimensions != model.Dimensions() && !model.Normalized():
 		return invalid("dimensions", "this model's vectors are not normalised, so they cannot be shortened")
 	}
 	ctx, done := s.workContext(c, x)
 	defer done()
-	vecs, tokens, err := ep.Model.Embed(ctx, x.prio, texts, req.Truncate != nil, ep.Model.Normalized())
+	vecs, tokens, err := model.Embed(ctx, x.prio, texts, req.Truncate != nil, model.Normalized())
 	if err != nil {
-		return s.embedError(c, x, ctx, err, "input", ep.Model.MaxLength())
+		return s.embedError(c, x, ctx, err, "input", model.MaxLength())
 	}
-	c.Locals(localStats, &encoderStats{model: ep.Model.Name(), tokens: tokens, inputs: len(texts)})
+	c.Locals(localStats, &encoderStats{model: model.Name(), tokens: tokens, inputs: len(texts)})
 	data := make([]openAIEmbedding, len(vecs))
 	for i, v := range vecs {
 		if req.Dimensions != nil && *req.Dimensions < len(v) {
@@ -225,7 +261,7 @@ func (s *server) serveOpenAIEmbeddings(c *fiber.Ctx, x *exchange, ep *EmbedEndpo
 		}
 	}
 	c.Locals(localOutcome, OutcomeServed)
-	return c.JSON(fiber.Map{"object": "list", "data": data, "model": ep.Model.Name(),
+	return c.JSON(fiber.Map{"object": "list", "data": data, "model": model.Name(),
 		"usage": fiber.Map{"prompt_tokens": tokens, "total_tokens": tokens}})
 }
 
@@ -300,14 +336,14 @@ type teiRank struct {
 
 // rank scores passages against query, best first (ties by index); scores are logits made
 // probabilities unless raw.
-func (s *server) rank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint, query string, passages []string, truncate, raw bool) ([]int, []float32, int, error) {
+func (s *server) rank(c *fiber.Ctx, x *exchange, model Reranker, query string, passages []string, truncate, raw bool) ([]int, []float32, int, error) {
 	ctx, done := s.workContext(c, x)
 	defer done()
-	scores, tokens, err := ep.Model.Score(ctx, x.prio, query, passages, truncate)
+	scores, tokens, err := model.Score(ctx, x.prio, query, passages, truncate)
 	if err != nil {
-		return nil, nil, 0, s.embedError(c, x, ctx, err, "texts", ep.Model.MaxLength())
+		return nil, nil, 0, s.embedError(c, x, ctx, err, "texts", model.MaxLength())
 	}
-	c.Locals(localStats, &encoderStats{model: ep.Model.Name(), tokens: tokens, inputs: len(passages)})
+	c.Locals(localStats, &encoderStats{model: model.Name(), tokens: tokens, inputs: len(passages)})
 	if !raw {
 		for i, v := range scores {
 			scores[i] = float32(1 / (1 + math.Exp(-float64(v))))
@@ -343,7 +379,7 @@ func (s *server) serveTEIRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint) e
 	if msg := checkPassages(*req.Query, req.Texts, s.opts.Limits, "texts"); msg != "" {
 		return invalid("texts", msg)
 	}
-	order, scores, _, err := s.rank(c, x, ep, *req.Query, req.Texts, req.Truncate != nil && *req.Truncate, req.RawScores != nil && *req.RawScores)
+	order, scores, _, err := s.rank(c, x, ep.Model, *req.Query, req.Texts, req.Truncate != nil && *req.Truncate, req.RawScores != nil && *req.RawScores)
 	if err != nil {
 		return err
 	}
@@ -397,8 +433,6 @@ func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint
 		docs[i] = text
 	}
 	switch {
-	case req.Model != nil && *req.Model != ep.Model.Name():
-		return invalid("model", msgModelNotFound)
 	case req.Query == nil || *req.Query == "":
 		return invalid("query", "`query` must be a non-empty string")
 	case req.TopN != nil && *req.TopN < 1:
@@ -407,7 +441,15 @@ func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint
 	if msg := checkPassages(*req.Query, docs, s.opts.Limits, "documents"); msg != "" {
 		return invalid("documents", msg)
 	}
-	order, scores, tokens, err := s.rank(c, x, ep, *req.Query, docs, true, false)
+	model := ep.Model
+	if req.Model != nil {
+		picked, err := pickEncoder(s, c, x, *req.Model, ep.Model, ep.Load)
+		if err != nil {
+			return err
+		}
+		model = picked
+	}
+	order, scores, tokens, err := s.rank(c, x, model, *req.Query, docs, true, false)
 	if err != nil {
 		return err
 	}
@@ -422,6 +464,6 @@ func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint
 		}
 	}
 	c.Locals(localOutcome, OutcomeServed)
-	return c.JSON(fiber.Map{"id": "rerank-" + x.id, "model": ep.Model.Name(), "results": results,
+	return c.JSON(fiber.Map{"id": "rerank-" + x.id, "model": model.Name(), "results": results,
 		"usage": fiber.Map{"total_tokens": tokens}})
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -133,5 +135,45 @@ func TestRerankRoutes(t *testing.T) {
 	}
 	if status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"query": query, "documents": []string{}}); status != 400 {
 		t.Errorf("no documents: %d %s", status, body)
+	}
+}
+
+// TestEncodersLoadOnDemand (issue 58, 4): with SLUICE_MODELS_DIR, a request that names another
+// embedder or cross-encoder of the directory loads it and is served by it; a model of another
+// kind, or none, is a 404; the shipped encoders the directory lacks still serve.
+func TestEncodersLoadOnDemand(t *testing.T) {
+	dir := modelsDir(t)
+	for from, to := range map[string]string{"embed-mini": "notes-embed", "rerank-mini": "notes-rerank"} {
+		for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
+			data, err := os.ReadFile(filepath.Join("..", "..", "models", from, f))
+			if err != nil {
+				continue // the cross-encoder has no pooling
+			}
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, to, f)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, to, f), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+dir)
+	for model, want := range map[string]int{"notes-embed": 200, "embed-mini": 200, "pii": 404, "nope": 404, "../pii": 404} {
+		status, body := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": model, "input": "Allergy: penicillin - rash"})
+		var out struct {
+			Model string
+			Data  []struct{ Embedding []float64 }
+		}
+		if status != want || (status == 200 && (json.Unmarshal(body, &out) != nil || out.Model != model || len(out.Data) != 1)) {
+			t.Errorf("%s: %d %s", model, status, body)
+		}
+	}
+	status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "notes-rerank", "query": "Allergy: latex",
+		"documents": []string{"Hemoglobin 13.2 g/dL", "Allergy: sulfa drugs - hives"}})
+	if status != 200 || !strings.Contains(string(body), `"model":"notes-rerank"`) {
+		t.Errorf("rerank on demand: %d %s", status, body)
+	}
+	if status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "notes-embed", "query": "x", "documents": []string{"y"}}); status != 404 {
+		t.Errorf("an embedder asked to rerank: %d %s", status, body)
 	}
 }

@@ -39,9 +39,13 @@ func loadEncoder(dir, name string) (*models.Model, error) {
 }
 
 // encoderRoutes loads SLUICE_EMBED_MODEL and SLUICE_RERANK_MODEL (each "none": not served)
-// and serves them on their routes, each behind its own admission gate over its batcher.
+// and serves them on their routes, each behind its own admission gate over its batcher; with
+// SLUICE_MODELS_DIR, the other encoders there load when a request names one (encoderPool).
 func (s *server) encoderRoutes(cfg Config, rt *engine.Runtime, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics) ([]handlers.Route, error) {
 	var routes []handlers.Route
+	if cfg.ModelsDir != "" {
+		s.encPool = &encoderPool{dir: cfg.ModelsDir, rt: rt, cfg: cfg, clk: clk, bm: bm, am: am, loaded: map[string]*onDemand{}}
+	}
 	// serve loads one model and runs it on a batcher named queue, behind its gate.
 	serve := func(name, queue, kind string, build func(*models.Model, *engine.Session) (encoderLoop, admission.Queue, error)) (*admission.Gate, encoderLoop, error) {
 		m, err := loadEncoder(cfg.ModelsDir, name)
@@ -76,6 +80,9 @@ func (s *server) encoderRoutes(cfg Config, rt *engine.Runtime, clk clock.Clock, 
 			return nil, err
 		}
 		ep := handlers.EmbedEndpoint{Model: loop.(*embed.Embedder), Gate: gate}
+		if s.encPool != nil {
+			ep.Load = s.encPool.embedders
+		}
 		routes = append(routes, handlers.OpenAIEmbeddings(ep), handlers.TEIEmbed(ep))
 	}
 	if cfg.RerankModel != "none" {
@@ -90,6 +97,9 @@ func (s *server) encoderRoutes(cfg Config, rt *engine.Runtime, clk clock.Clock, 
 			return nil, err
 		}
 		ep := handlers.RerankEndpoint{Model: loop.(*embed.Reranker), Gate: gate}
+		if s.encPool != nil {
+			ep.Load = s.encPool.rerankers
+		}
 		routes = append(routes, handlers.TEIRerank(ep), handlers.CohereRerank(ep))
 	}
 	return routes, nil

@@ -115,8 +115,9 @@ type server struct {
 	quant       *quantizer // nil: every model runs as its file is
 	classifiers []*extract.Classifier
 	// encoders are the embedding and rerank models' batchers, started and drained with the
-	// classifiers'.
+	// classifiers'; encPool holds those loaded on demand (nil without SLUICE_MODELS_DIR).
 	encoders  []encoderLoop
+	encPool   *encoderPool
 	decoder   *engine.Decoder      // nil when no generation model is served
 	sched     *scheduler.Scheduler // nil likewise
 	generator *generate.Generator  // nil likewise
@@ -684,6 +685,9 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	for _, e := range s.encoders {
 		e.Start(work)
 	}
+	if s.encPool != nil {
+		s.encPool.start(work)
+	}
 	if s.sched != nil {
 		s.sched.Start(work)
 	}
@@ -794,6 +798,9 @@ func (s *server) shutdown(grace time.Duration) {
 				s.logger.Warn("batcher did not drain within the grace; the rest was refused", slog.String("model", e.Name()))
 			}
 		})
+	}
+	if s.encPool != nil {
+		stopped.Go(func() { s.encPool.close(drain) })
 	}
 	if s.pool != nil {
 		stopped.Go(func() {

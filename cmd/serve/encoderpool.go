@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/batcher"
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/embed"
+	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/handlers"
+	"github.com/sluice-serving/sluice/models"
+)
+
+// maxOnDemandEncoders bounds the embedders and rerankers loaded on demand (each has its
+// session and batcher until the server stops).
+const maxOnDemandEncoders = 4
+
+// encoderPool loads, on the first request that names one, an embedder or cross-encoder of
+// SLUICE_MODELS_DIR that is not the configured one, and keeps it: its own batcher, started
+// with the server's work, and its own admission gate.
+type encoderPool struct {
+	dir  string
+	rt   *engine.Runtime
+	cfg  Config
+	clk  clock.Clock
+	bm   *batcher.Metrics
+	am   *admission.Metrics
+	work context.Context // set when the server starts serving
+
+	mu     sync.Mutex
+	loaded map[string]*onDemand
+	loops  []encoderLoop
+}
+
+type onDemand struct {
+	once sync.Once
+	emb  *embed.Embedder
+	rr   *embed.Reranker
+	gate *admission.Gate
+	err  error
+}
+
+// start is the server's work context, under which loaded encoders run.
+func (p *encoderPool) start(work context.Context) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.work = work
+	for _, l := range p.loops {
+		l.Start(work)
+	}
+}
+
+// close drains every loaded encoder.
+func (p *encoderPool) close(ctx context.Context) {
+	p.mu.Lock()
+	loops := append([]encoderLoop(nil), p.loops...)
+	p.mu.Unlock()
+	for _, l := range loops {
+		_ = l.Close(ctx)
+	}
+}
+
+// get loads (once) the model called name as an embedder (embedder true) or a cross-encoder.
+// A name the directory does not hold, or a model of the other kind, is handlers.ErrModelUnknown.
+func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
+	if p == nil || p.dir == "" || !fs.ValidPath(name) || name == "." {
+		return nil, handlers.ErrModelUnknown
+	}
+	if _, err := os.Stat(p.dir + "/" + name); err != nil {
+		return nil, handlers.ErrModelUnknown
+	}
+	p.mu.Lock()
+	d, ok := p.loaded[name]
+	if !ok {
+		if len(p.loaded) >= maxOnDemandEncoders {
+			p.mu.Unlock()
+			return nil, handlers.ErrModelBusy
+		}
+		d = &onDemand{}
+		p.loaded[name] = d
+	}
+	p.mu.Unlock()
+	d.once.Do(func() { d.err = p.load(d, name) })
+	switch {
+	case d.err != nil:
+		p.mu.Lock()
+		if p.loaded[name] == d {
+			delete(p.loaded, name) // a later request tries again
+		}
+		p.mu.Unlock()
+		return nil, d.err
+	case embedder != (d.emb != nil):
+		return nil, handlers.ErrModelUnknown
+	}
+	return d, nil
+}
+
+func (p *encoderPool) load(d *onDemand, name string) error {
+	m, err := models.Load(os.DirFS(p.dir), name)
+	if err != nil {
+		return fmt.Errorf("%w: %w", handlers.ErrModelUnknown, err)
+	}
+	if m.Sentence == nil && !m.IsCrossEncoder() {
+		return handlers.ErrModelUnknown
+	}
+	sess, err := p.rt.NewSession(m.Name, m.ONNX)
+	if err != nil {
+		return err
+	}
+	var loop encoderLoop
+	var q admission.Queue
+	if m.Sentence != nil {
+		e, err := embed.NewEmbedder("embeddings:"+name, m, sess, p.cfg.extract().Batch, p.clk, p.bm)
+		if err != nil {
+			return err
+		}
+		d.emb, loop, q = e, e, e.Queue()
+	} else {
+		r, err := embed.NewReranker("rerank:"+name, m, sess, p.cfg.extract().Batch, p.clk, p.bm)
+		if err != nil {
+			return err
+		}
+		d.rr, loop, q = r, r, r.Queue()
+	}
+	if err := loop.Warm(context.Background()); err != nil {
+		return err
+	}
+	if d.gate, err = admission.NewGate(name, p.cfg.gate(), q, p.clk, p.am); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.work != nil {
+		loop.Start(p.work)
+	}
+	p.loops = append(p.loops, loop)
+	return nil
+}
+
+// embedders is the pool as the embedding routes' loader.
+func (p *encoderPool) embedders(name string) (handlers.Embedder, *admission.Gate, error) {
+	d, err := p.get(name, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.emb, d.gate, nil
+}
+
+// rerankers is the pool as the rerank routes' loader.
+func (p *encoderPool) rerankers(name string) (handlers.Reranker, *admission.Gate, error) {
+	d, err := p.get(name, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.rr, d.gate, nil
+}
