@@ -26,7 +26,7 @@ $(REDIS_SERVER): scripts/fetch-redis.sh
 
 redis: $(REDIS_SERVER)
 
-# The npm clients the compatibility test runs (openai, @huggingface/inference), as locked.
+# The npm clients the compatibility tests run (openai, @huggingface/inference, gRPC's and Cohere's), as locked.
 $(JS_CLIENTS): cmd/serve/testdata/js/package-lock.json
 	npm ci --prefix cmd/serve/testdata/js --no-audit --no-fund
 

@@ -177,3 +177,22 @@ func TestEncodersLoadOnDemand(t *testing.T) {
 		t.Errorf("an embedder asked to rerank: %d %s", status, body)
 	}
 }
+
+// TestRerankWithCoheresClient (issue 58, 4): Cohere's own client reads /v1/rerank's answer:
+// the two best documents, the allergy line first, with their texts.
+func TestRerankWithCoheresClient(t *testing.T) {
+	node := jsClients(t)
+	srv := startServer(t)
+	lines := []string{"Allergy: latex - swelling", clinicalLines[2], clinicalLines[4], clinicalLines[0]}
+	got := runClients(t, node, srv, strings.Join(lines, "\n"), "1", "rerank")
+	var results []struct {
+		Index int
+		Score float64
+		Doc   string
+	}
+	r := got["cohere-rerank"]
+	if r.Error != "" || json.Unmarshal([]byte(r.Text), &results) != nil || len(results) != 2 || results[0].Index != 2 ||
+		results[0].Doc != clinicalLines[0] || results[0].Score < results[1].Score {
+		t.Fatalf("cohere rerank: %+v", r)
+	}
+}

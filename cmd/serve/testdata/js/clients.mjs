@@ -2,7 +2,7 @@
 // {"check": name, "text": ..., ...} or {"check": name, "error": ...}. The Go test
 // (cmd/serve TestEcosystemClients) starts the server, runs this, and judges the lines.
 //
-//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut | gateway | tools | embeddings | structured SCHEMA_DIR]
+//   node clients.mjs http://127.0.0.1:PORT "prompt" maxTokens [cut | gateway | tools | embeddings | rerank | structured SCHEMA_DIR]
 //
 // With SLUICE_TEST_API_KEY set, every client sends that key the way it sends its own (OpenAI's
 // and HuggingFace's: "Authorization: Bearer <key>").
@@ -192,6 +192,19 @@ if (mode === "embeddings") {
   await run("openai-embeddings-wrong-model", async () => {
     await openai.embeddings.create({ model: "nope", input: "x" });
     return { text: "no error" };
+  });
+  process.exit(0);
+}
+
+// "rerank": Cohere's client against /v1/rerank; the prompt's first line is the query, the
+// others the documents.
+if (mode === "rerank") {
+  const { CohereClient } = await import("cohere-ai");
+  const co = new CohereClient({ token: apiKey || "unused", baseUrl: base });
+  const [query, ...documents] = prompt.split("\n");
+  await run("cohere-rerank", async () => {
+    const r = await co.rerank({ model: "rerank-mini", query, documents, topN: 2, returnDocuments: true });
+    return { text: JSON.stringify(r.results.map((x) => ({ index: x.index, score: x.relevanceScore, doc: x.document?.text }))) };
   });
   process.exit(0);
 }
