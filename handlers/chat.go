@@ -200,7 +200,7 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *tool
 		return p, nil, "", param, msg
 	}
 	if spec := tools.constraint(); spec != nil {
-		if p.params.Constraint != nil {
+		if p.jsonAnswer {
 			return p, nil, "", "response_format", "`response_format` cannot be held beside a `tool_choice` that forces a call"
 		}
 		if msg = constrain(ep, spec, &p.params); msg != "" {
@@ -216,9 +216,6 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *tool
 	if _, ok := ep.Model.(conversational); ok {
 		p.messages = msgs
 		if tools != nil {
-			if tools.mode != toolsNone && tools.mode != toolsAuto && p.jsonAnswer {
-				return p, nil, "", "response_format", "`response_format` cannot be held beside a `tool_choice` that forces a call"
-			}
 			tools.listed = true
 			p.options.Tools, p.options.ToolChoice, p.options.ParallelToolCalls = req.Tools, req.ToolChoice, req.ParallelToolCalls
 		}

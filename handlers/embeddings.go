@@ -163,7 +163,9 @@ func textList(raw json.RawMessage, lim Limits, what string) ([]string, string) {
 	return list, checkTexts(list, lim, what)
 }
 
-func checkTexts(list []string, lim Limits, what string) string {
+// checkTexts checks a request's texts: 1 to maxBatchInputs, none empty, and, with the texts
+// that go `with` them (a rerank's query), within the text limits.
+func checkTexts(list []string, lim Limits, what string, with ...string) string {
 	if len(list) == 0 || len(list) > maxBatchInputs {
 		return "`" + what + "` must hold 1 to " + strconv.Itoa(maxBatchInputs) + " texts"
 	}
@@ -172,6 +174,8 @@ func checkTexts(list []string, lim Limits, what string) string {
 		if t == "" {
 			return "`" + what + "` may not hold an empty text"
 		}
+	}
+	for _, t := range append(slices.Clip(list), with...) {
 		chars += utf8.RuneCountInString(t)
 		size += len(t)
 	}
@@ -181,14 +185,8 @@ func checkTexts(list []string, lim Limits, what string) string {
 	return ""
 }
 
-// checkPassages checks a rerank's passages (1 to maxBatchInputs, none empty) and, with its
-// query, the text limits.
-func checkPassages(query string, passages []string, lim Limits, what string) string {
-	if msg := checkTexts(passages, lim, what); msg != "" {
-		return msg
-	}
-	return checkTexts(append(slices.Clip(passages), query), Limits{MaxTextChars: lim.MaxTextChars, MaxTextBytes: lim.MaxTextBytes}, what)
-}
+// rightOnly reports whether a truncation_direction is TEI's only one served, Right (or unset).
+func rightOnly(dir *string) bool { return dir == nil || *dir == "Right" || *dir == "right" }
 
 // embedError is a failure of the model's work: a text too long is the request's fault.
 func (s *server) embedError(c *fiber.Ctx, x *exchange, ctx context.Context, err error, param string, maxLen int) error {
@@ -292,7 +290,7 @@ func (s *server) serveTEIEmbed(c *fiber.Ctx, x *exchange, ep *EmbedEndpoint) err
 	switch {
 	case msg != "":
 		return invalid("inputs", msg)
-	case req.TruncationDirection != nil && *req.TruncationDirection != "Right" && *req.TruncationDirection != "right":
+	case !rightOnly(req.TruncationDirection):
 		return invalid("truncation_direction", "`truncation_direction` must be Right")
 	case req.PromptName != nil:
 		return invalid("prompt_name", "this model has no prompts")
@@ -373,10 +371,10 @@ func (s *server) serveTEIRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint) e
 	switch {
 	case req.Query == nil || *req.Query == "":
 		return invalid("query", "`query` must be a non-empty string")
-	case req.TruncationDirection != nil && *req.TruncationDirection != "Right" && *req.TruncationDirection != "right":
+	case !rightOnly(req.TruncationDirection):
 		return invalid("truncation_direction", "`truncation_direction` must be Right")
 	}
-	if msg := checkPassages(*req.Query, req.Texts, s.opts.Limits, "texts"); msg != "" {
+	if msg := checkTexts(req.Texts, s.opts.Limits, "texts", *req.Query); msg != "" {
 		return invalid("texts", msg)
 	}
 	order, scores, _, err := s.rank(c, x, ep.Model, *req.Query, req.Texts, req.Truncate != nil && *req.Truncate, req.RawScores != nil && *req.RawScores)
@@ -438,7 +436,7 @@ func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint
 	case req.TopN != nil && *req.TopN < 1:
 		return invalid("top_n", "`top_n` must be at least 1")
 	}
-	if msg := checkPassages(*req.Query, docs, s.opts.Limits, "documents"); msg != "" {
+	if msg := checkTexts(docs, s.opts.Limits, "documents", *req.Query); msg != "" {
 		return invalid("documents", msg)
 	}
 	model := ep.Model
