@@ -1,11 +1,9 @@
 package handlers
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -414,25 +412,23 @@ func (g *genCall) unfinished() error {
 	return nil
 }
 
-// stream commits a 200 text/event-stream response whose body pump writes. The access-log
-// line is written when the stream ends, and the call's context is released then.
+// stream commits a 200 text/event-stream response whose body is the call's events, read by
+// the connection's own goroutine (genBody). The access-log line is written when the stream
+// ends, and the call's context is released then.
 func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	g.streaming = true
 	d := s.openStream(c, "text/event-stream")
-	conn := c.Context().Conn()
 	stall := g.x.route.stall
 	if stall == 0 {
 		stall = s.opts.Limits.WriteTimeout
 	}
-	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
-		defer g.done()
-		keepAlive := g.ep.KeepAlive
-		if keepAlive <= 0 {
-			keepAlive = DefaultKeepAlive
-		}
-		outcome := g.pump(&sseWriter{w: bw, conn: conn, stall: stall}, ans, keepAlive)
-		s.closeStream(d, outcome, g.stats())
-	})
+	keepAlive := g.ep.KeepAlive
+	if keepAlive <= 0 {
+		keepAlive = DefaultKeepAlive
+	}
+	body := &genBody{g: g, ans: ans, events: g.events(), conn: c.Context().Conn(), stall: stall, keepAlive: keepAlive,
+		closed: func(outcome string) { s.closeStream(d, outcome, g.stats()); g.done() }}
+	c.Context().SetBodyStream(body, -1)
 	return nil
 }
 
@@ -458,132 +454,6 @@ func (s *server) closeStream(d *deferredRecord, outcome string, stats logStats) 
 	e.elapsed = s.opts.Clock.Now().Sub(d.start)
 	s.log(context.Background(), e)
 }
-
-// pump writes a stream's events, and returns how the request ended. A stream that ends early,
-// for any reason, ends with the dialect's error event, never a bare close; a client that
-// leaves (a write fails) stops its generation and is counted.
-func (g *genCall) pump(w *sseWriter, ans answer, keepAlive time.Duration) string {
-	events := g.events()
-	clk := g.s.opts.Clock
-	quiet := clk.NewTimer(keepAlive)
-	defer func() { quiet.Stop() }()
-loop:
-	for {
-		var it indexed
-		select {
-		case next, ok := <-events:
-			if !ok {
-				break loop
-			}
-			it = next
-		case <-quiet.C():
-			// Nothing to send for a while (a long prefill, a preempted sequence): a comment
-			// tells proxies and clients with idle timeouts that the stream is alive.
-			if err := w.comment(); err != nil {
-				return g.gone(events, err)
-			}
-			quiet = clk.NewTimer(keepAlive)
-			continue
-		}
-		if err := endedEarly(it.ev); err != nil {
-			return g.endEarly(w, ans, err)
-		}
-		g.choices[it.i].add(it.ev)
-		if data := ans.event(g, it.i, it.ev); data != nil {
-			if err := w.send(data); err != nil {
-				return g.gone(events, err)
-			}
-			quiet.Stop()
-			quiet = clk.NewTimer(keepAlive)
-		}
-	}
-	if err := g.unfinished(); err != nil {
-		return g.endEarly(w, ans, err)
-	}
-	for _, data := range ans.end(g) {
-		if err := w.send(data); err != nil {
-			return g.gone(nil, err)
-		}
-	}
-	return OutcomeServed
-}
-
-// endEarly writes the error event of a stream that failed after its first byte; an answer
-// that ends a request of its own (the privacy gateway's, whose record must be stored before
-// the answer ends) is told first.
-func (g *genCall) endEarly(w *sseWriter, ans answer, err error) string {
-	if f, ok := ans.(interface{ failing(g *genCall) }); ok {
-		f.failing(g)
-	}
-	e := g.s.failure(g.x, g.ctx, err)
-	_, body := g.d.reply(e, g.x.id)
-	if data, merr := marshal(body); merr == nil {
-		_ = w.send(data)
-	}
-	return e.Outcome
-}
-
-// gone handles a client that a write could not reach: one that left, or one whose socket took
-// nothing for the stall limit (err is then a deadline). It is counted, and its generation
-// stops, unless the server is set to ignore departures, when the rest of events runs to its
-// end unread.
-func (g *genCall) gone(events <-chan indexed, err error) string {
-	reason, cause := "client_closed", error(context.Canceled)
-	if errors.Is(err, errReaderStalled) {
-		reason, cause = "client_stalled", generate.ErrClientStalled
-	}
-	g.s.countAborted(g.ctx, g.x.route, reason)
-	if g.s.opts.IgnoreDisconnects && events != nil {
-		for range events {
-		}
-		return OutcomeAborted
-	}
-	g.stalled(cause)
-	g.done()
-	return OutcomeAborted
-}
-
-// sseWriter writes a stream's server-sent events, or NDJSON lines (line). Each write has the
-// stall limit to reach the socket: the HTTP server's write timeout, one deadline for a whole
-// answer, would cut a long stream its reader is still reading, and a reader that takes
-// nothing must still let go of the connection.
-type sseWriter struct {
-	w     *bufio.Writer
-	conn  net.Conn
-	stall time.Duration
-}
-
-// send writes one event and flushes it; an error means the client has gone, or stopped
-// reading (errReaderStalled).
-func (s *sseWriter) send(data []byte) error {
-	return s.write("data: ", data, "\n\n")
-}
-
-// comment writes an SSE comment line, which every client skips: the stream's keep-alive.
-func (s *sseWriter) comment() error { return s.write(": keep-alive", nil, "\n\n") }
-
-// line writes one NDJSON line and flushes it.
-func (s *sseWriter) line(data []byte) error { return s.write("", data, "\n") }
-
-func (s *sseWriter) write(prefix string, data []byte, end string) error {
-	deadline := time.Now().Add(s.stall)
-	if s.conn != nil {
-		_ = s.conn.SetWriteDeadline(deadline)
-	}
-	_, _ = s.w.WriteString(prefix)
-	_, _ = s.w.Write(data)
-	_, _ = s.w.WriteString(end)
-	err := s.w.Flush()
-	if err != nil && !time.Now().Before(deadline) {
-		// fasthttp copies the stream to the socket from a pipe, so the socket's deadline
-		// error reaches this writer as a closed pipe: the time tells them apart.
-		return errReaderStalled
-	}
-	return err
-}
-
-// errReaderStalled is a stream write that the socket did not take within the stall limit.
-var errReaderStalled = errors.New("handlers: the stream's reader took nothing for the stall limit")
 
 // promptTokens counts the prompt tokens of every prompt, once however many choices continue
 // it.

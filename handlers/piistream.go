@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -189,7 +190,7 @@ func (w *windowRun) p99() float64 {
 // startStream computes the first window before anything is sent, so that a refusal or a
 // failure there is an ordinary error answer; then it commits a 200 NDJSON response whose body
 // body writes, and logs the request when the body ends.
-func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(), body func(first []spanstream.Event, out *sseWriter) string) error {
+func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(), body func(first []spanstream.Event, out *lineWriter) string) error {
 	first, err := w.sc.Next(w.ctx)
 	if err != nil {
 		defer done()
@@ -200,7 +201,7 @@ func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(
 	conn := c.Context().Conn()
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer done()
-		out := &sseWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout}
+		out := &lineWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout}
 		outcome := s.guarded(x, out, func() string { return body(first, out) })
 		s.closeStream(d, outcome, &w.stats)
 	})
@@ -210,7 +211,7 @@ func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(
 // guarded runs a stream's body, which runs outside the handler and its recovery: a panic there
 // (a bug) ends the stream with an error line instead of the process. Only the panic's type is
 // logged; its value may hold request content.
-func (s *server) guarded(x *exchange, out *sseWriter, body func() string) (outcome string) {
+func (s *server) guarded(x *exchange, out *lineWriter, body func() string) (outcome string) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.opts.Logger.Error("stream panicked", slog.String("request_id", x.id),
@@ -228,7 +229,7 @@ func (s *server) guarded(x *exchange, out *sseWriter, body func() string) (outco
 // streamFailed ends a stream whose work failed after its first line: an error line, unless
 // the client is the one that went away. before, when not nil, sees the outcome first (an
 // audited stream stores its record).
-func (s *server) streamFailed(x *exchange, ctx context.Context, out *sseWriter, err error, before func(outcome string)) string {
+func (s *server) streamFailed(x *exchange, ctx context.Context, out *lineWriter, err error, before func(outcome string)) string {
 	e := s.failure(x, ctx, err)
 	if before != nil {
 		before(e.Outcome)
@@ -240,7 +241,7 @@ func (s *server) streamFailed(x *exchange, ctx context.Context, out *sseWriter, 
 }
 
 // streamError ends a stream with e's error line.
-func streamError(x *exchange, out *sseWriter, e *apiError) string {
+func streamError(x *exchange, out *lineWriter, e *apiError) string {
 	if data, merr := json.Marshal(errorLine{Type: "error", Error: errorPayload{Code: e.Code, Message: e.Message, Details: e.Details, RequestID: x.id}}); merr == nil {
 		_ = out.line(data)
 	}
@@ -304,7 +305,7 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 		}
 		return out
 	}
-	return s.startStream(c, x, w, done, func(first []spanstream.Event, out *sseWriter) string {
+	return s.startStream(c, x, w, done, func(first []spanstream.Event, out *lineWriter) string {
 		var final, finalAudit []streamSpan
 		events := first
 		for {
@@ -409,7 +410,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 	w.sc = sc
 	doc := r.Begin(plan.deid)
 	text := plan.text
-	return s.startStream(c, x, w, done, func(first []spanstream.Event, out *sseWriter) string {
+	return s.startStream(c, x, w, done, func(first []spanstream.Event, out *lineWriter) string {
 		rec := rec // the handler has returned; the stream keeps its record when it ends
 		ended := func(outcome string) {
 			rec.Status = outcome
@@ -543,3 +544,34 @@ func chunkEnd(text string, from, to, chars int, spans []entities.Entity) (end in
 	}
 	return min(end, to), end <= to
 }
+
+// lineWriter writes an NDJSON stream's lines, each flushed as it is written. Each write has the
+// stall limit to reach the socket: the HTTP server's write timeout, one deadline for a whole
+// answer, would cut a long stream its reader is still reading, and a reader that takes
+// nothing must still let go of the connection.
+type lineWriter struct {
+	w     *bufio.Writer
+	conn  net.Conn
+	stall time.Duration
+}
+
+// line writes one NDJSON line and flushes it; an error means the client has gone, or stopped
+// reading (errReaderStalled).
+func (s *lineWriter) line(data []byte) error {
+	deadline := time.Now().Add(s.stall)
+	if s.conn != nil {
+		_ = s.conn.SetWriteDeadline(deadline)
+	}
+	_, _ = s.w.Write(data)
+	_ = s.w.WriteByte('\n')
+	err := s.w.Flush()
+	if err != nil && !time.Now().Before(deadline) {
+		// fasthttp copies the stream to the socket from a pipe, so the socket's deadline
+		// error reaches this writer as a closed pipe: the time tells them apart.
+		return errReaderStalled
+	}
+	return err
+}
+
+// errReaderStalled is a stream write that the socket did not take within the stall limit.
+var errReaderStalled = errors.New("handlers: the stream's reader took nothing for the stall limit")

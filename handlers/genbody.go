@@ -1,0 +1,175 @@
+package handlers
+
+import (
+	"context"
+	"io"
+	"net"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/generate"
+)
+
+// genBody is a generation stream's body as the HTTP server reads it: each Read waits for the
+// call's next event, or for the keep-alive's quiet, and returns it as one server-sent event,
+// which the connection's own goroutine writes to the socket and flushes as one chunk. No
+// writer goroutine and no pipe stand between a token and its socket: on a server with one
+// core, a hand-off per token per stream is a share of the step.
+//
+// A stream that ends early, for any reason, ends with the dialect's error event, never a bare
+// close. The server closes the body when the response is done; a body closed before its end
+// was handed out is a client that left, or whose socket took nothing for the stall limit:
+// its generation stops and it is counted.
+type genBody struct {
+	g         *genCall
+	ans       answer
+	events    <-chan indexed // nil once every choice has finished
+	conn      net.Conn       // nil for an in-process caller
+	stall     time.Duration
+	keepAlive time.Duration
+	closed    func(outcome string)
+
+	quiet    clock.Timer
+	out      []byte // the event being handed out
+	off      int
+	ended    bool   // out holds the stream's last bytes
+	eof      bool   // every byte was handed out
+	outcome  string // how the stream ended, once ended
+	deadline time.Time
+	done     bool
+}
+
+// Read hands out the rest of the current event, or waits for the next. Each event handed out
+// sets the socket's write deadline to the stall limit: the HTTP server's write timeout, one
+// deadline for a whole answer, would cut a long stream its reader is still reading, and a
+// reader that takes nothing must still let go of the connection.
+func (b *genBody) Read(p []byte) (int, error) {
+	if b.off == len(b.out) {
+		if b.ended {
+			b.eof = true
+			return 0, io.EOF
+		}
+		b.out, b.off = b.out[:0], 0
+		b.next()
+	}
+	if b.off == 0 && b.conn != nil {
+		b.deadline = time.Now().Add(b.stall)
+		_ = b.conn.SetWriteDeadline(b.deadline)
+	}
+	n := copy(p, b.out[b.off:])
+	b.off += n
+	return n, nil
+}
+
+// next puts the next event in out: a choice's token (an event the dialect sends), the
+// keep-alive after a quiet while, or the stream's end.
+func (b *genBody) next() {
+	g := b.g
+	clk := g.s.opts.Clock
+	if b.quiet == nil {
+		b.quiet = clk.NewTimer(b.keepAlive)
+	}
+	for b.events != nil {
+		select {
+		case it, ok := <-b.events:
+			if !ok {
+				b.events = nil
+				continue
+			}
+			if err := endedEarly(it.ev); err != nil {
+				b.endEarly(err)
+				return
+			}
+			g.choices[it.i].add(it.ev)
+			if data := b.ans.event(g, it.i, it.ev); data != nil {
+				b.frame("data: ", data, "\n\n")
+				b.quiet.Stop()
+				b.quiet = clk.NewTimer(b.keepAlive)
+				return
+			}
+		case <-b.quiet.C():
+			// Nothing to send for a while (a long prefill, a preempted sequence): a comment
+			// tells proxies and clients with idle timeouts that the stream is alive.
+			b.frame(": keep-alive", nil, "\n\n")
+			b.quiet = clk.NewTimer(b.keepAlive)
+			return
+		}
+	}
+	b.quiet.Stop()
+	if err := g.unfinished(); err != nil {
+		b.endEarly(err)
+		return
+	}
+	for _, data := range b.ans.end(g) {
+		b.frame("data: ", data, "\n\n")
+	}
+	b.ended, b.outcome = true, OutcomeServed
+}
+
+// endEarly makes the dialect's error event the stream's last; an answer that ends a request
+// of its own (the privacy gateway's, whose record must be stored before the answer ends) is
+// told first.
+func (b *genBody) endEarly(err error) {
+	g := b.g
+	if b.quiet != nil {
+		b.quiet.Stop()
+	}
+	if f, ok := b.ans.(interface{ failing(g *genCall) }); ok {
+		f.failing(g)
+	}
+	e := g.s.failure(g.x, g.ctx, err)
+	_, body := g.d.reply(e, g.x.id)
+	if data, merr := marshal(body); merr == nil {
+		b.frame("data: ", data, "\n\n")
+	}
+	b.ended, b.outcome = true, e.Outcome
+	// The error event is written if the socket takes it; the stream's outcome is the error's
+	// either way, and nothing more is read from events.
+	b.events = nil
+}
+
+func (b *genBody) frame(prefix string, data []byte, end string) {
+	b.out = append(b.out, prefix...)
+	b.out = append(b.out, data...)
+	b.out = append(b.out, end...)
+}
+
+// Close ends the call when the server is done with the response: the access log, the budget's
+// settlement and the call's context. A stream whose end was not all handed out (or read at
+// all) lost its client.
+func (b *genBody) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	if b.quiet != nil {
+		b.quiet.Stop()
+	}
+	outcome := b.outcome
+	if !b.eof && !(b.ended && outcome != OutcomeServed) {
+		stalled := !b.deadline.IsZero() && !time.Now().Before(b.deadline)
+		outcome = b.gone(stalled)
+	}
+	b.closed(outcome)
+	return nil
+}
+
+// gone counts a client the stream could not reach and stops its generation, unless the
+// server is set to ignore departures, when the rest of the events runs to its end unread.
+func (b *genBody) gone(stalled bool) string {
+	g := b.g
+	reason, cause := "client_closed", error(context.Canceled)
+	if stalled {
+		reason, cause = "client_stalled", generate.ErrClientStalled
+	}
+	g.s.countAborted(g.ctx, g.x.route, reason)
+	if g.s.opts.IgnoreDisconnects && b.events != nil {
+		for range b.events {
+		}
+		return OutcomeAborted
+	}
+	g.stalled(cause)
+	return OutcomeAborted
+}
+
+var _ io.ReadCloser = (*genBody)(nil)
