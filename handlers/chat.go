@@ -320,6 +320,7 @@ type chatAnswer struct {
 	// restore, when set, puts a gateway request's originals back into a streamed answer's
 	// texts (gateway.Session.Piece): key is textKey's, json says the text is JSON.
 	restore func(key int, text string, last, json bool) string
+	chunks  lazyChunkHead
 }
 
 // textKey numbers the texts of a streamed answer: choice i's content (call -1) or its call's
@@ -403,6 +404,21 @@ func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	}
 	chunk := chatChunk{chatCompletion: a.head}
 	chunk.Object = "chat.completion.chunk"
+	if h := a.chunks.get(chunk.chatCompletion, a.p.usage); h != nil && !logprobs && delta.ToolCalls == nil {
+		b := appendInt(append(h.open(64), `[{"index":`...), i)
+		b = append(b, `,"delta":{`...)
+		if delta.Role != "" {
+			b = appendJSONString(append(b, `"role":`...), delta.Role)
+		}
+		if delta.Content != nil {
+			if delta.Role != "" {
+				b = append(b, ',')
+			}
+			b = appendJSONString(append(b, `"content":`...), *delta.Content)
+		}
+		b = appendFinish(append(b, `},"logprobs":null,"finish_reason":`...), finish)
+		return h.close(append(b, "}]"...))
+	}
 	chunk.Choices = []chatChoice{{Index: i, Delta: delta, FinishReason: finish}}
 	if logprobs {
 		chunk.Choices[0].Logprobs = &chatLogprobs{}

@@ -279,6 +279,7 @@ type completionAnswer struct {
 	head completion
 	// offsets are each choice's characters streamed so far, for logprobs' text_offset.
 	offsets []int
+	chunks  lazyChunkHead
 }
 
 func (a *completionAnswer) whole(g *genCall) any {
@@ -319,6 +320,13 @@ func (a *completionAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	logprobs := a.p.params.Logprobs && ev.HasToken
 	if text == "" && finish == nil && !logprobs {
 		return nil
+	}
+	if h := a.chunks.get(a.head, a.p.usage); h != nil && !logprobs {
+		b := h.open(len(text))
+		b = appendJSONString(append(b, `[{"text":`...), text)
+		b = appendInt(append(b, `,"index":`...), i)
+		b = appendFinish(append(b, `,"logprobs":null,"finish_reason":`...), finish)
+		return h.close(append(b, "}]"...))
 	}
 	chunk := streamChunk{completion: a.head}
 	chunk.Choices = []completionChoice{{Text: text, Index: i, FinishReason: finish}}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
@@ -241,49 +240,4 @@ func mtlsRefusal(err error) *apiError {
 		e.Code, e.Message = mtls.ErrRequired.Error(), "A verified client certificate is required"
 	}
 	return e
-}
-
-// appendJSONString appends s as a JSON string. Control characters, quotes and backslashes are
-// escaped; bytes that are not valid UTF-8 become U+FFFD, as encoding/json does.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	if plainJSON(s) {
-		dst = append(dst, s...)
-		return append(dst, '"')
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
-}
-
-// plainJSON reports whether s is printable ASCII without quotes or backslashes, which is every
-// string a refusal holds but an odd request id: those are copied as they are.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
