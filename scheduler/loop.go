@@ -41,6 +41,7 @@ func (s *Scheduler) loop(ctx context.Context) {
 			// thousands of steps later on a small model, pausing every stream on a full
 			// buffer and keeping the handlers from starting new requests.
 			runtime.Gosched()
+			s.m.busy(s.clk.Now().Sub(now))
 			continue
 		}
 		at, ok := s.nextDeadline()

@@ -32,6 +32,7 @@ type Metrics struct {
 	stepRows     *prometheus.HistogramVec
 	prefixTokens *prometheus.CounterVec
 	kvCopy       *prometheus.CounterVec
+	busy         *prometheus.CounterVec
 	pauses       *prometheus.CounterVec
 	gauges       *collector
 }
@@ -104,6 +105,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "sluice_generate_kv_copy_seconds_total",
 			Help: "Time spent gathering past keys and values from the KV blocks into a step's tensors and writing the new ones back: what paging costs, to set beside sluice_generate_step_seconds.",
 		}, q),
+		busy: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_generate_busy_seconds_total",
+			Help: "Wall time of the step loop's iterations that ran a step: the model's steps (sluice_generate_step_seconds), the KV copies (sluice_generate_kv_copy_seconds_total) and the host's work around them (the boundary, a step's plan, each row's choice, the events handed to readers, and, on a server with fewer cores than busy goroutines, the readers themselves). What is left after the other two is the host's share of a step.",
+		}, q),
 		pauses: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_generate_stream_pauses_total",
 			Help: "Times a stream's reader fell a full buffer of events behind and its sequence stopped stepping until the reader made room (flow control).",
@@ -112,7 +117,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.streams, m.aborted, m.afterGone, m.abortSeconds, m.abortSteps, m.tokens, m.ttft,
-			m.interToken, m.preemptions, m.trips, m.stepSeconds, m.stepRows, m.prefixTokens, m.kvCopy, m.pauses, m.gauges)
+			m.interToken, m.preemptions, m.trips, m.stepSeconds, m.stepRows, m.prefixTokens, m.kvCopy, m.busy, m.pauses, m.gauges)
 	}
 	return m
 }
@@ -130,6 +135,7 @@ type metrics struct {
 	stepSeconds, stepRows        [2]prometheus.Observer // [0] decode, [1] prefill
 	cachedTokens, computedTokens prometheus.Counter
 	kvCopySeconds, pauses        prometheus.Counter
+	busySeconds                  prometheus.Counter
 }
 
 func (m *Metrics) forScheduler(s *Scheduler) (*metrics, error) {
@@ -150,6 +156,7 @@ func (m *Metrics) forScheduler(s *Scheduler) (*metrics, error) {
 		ttft: m.ttft.WithLabelValues(n), inter: m.interToken.WithLabelValues(n),
 		cachedTokens: m.prefixTokens.WithLabelValues(n, "cached"), computedTokens: m.prefixTokens.WithLabelValues(n, "computed"),
 		kvCopySeconds: m.kvCopy.WithLabelValues(n), pauses: m.pauses.WithLabelValues(n),
+		busySeconds: m.busy.WithLabelValues(n),
 	}
 	for _, f := range []Finish{FinishLength, FinishStop} {
 		rm.finish[f] = m.streams.WithLabelValues(n, f.String())
@@ -213,6 +220,12 @@ func (rm *metrics) step(d time.Duration, rows int, prefill bool) {
 func (rm *metrics) kvCopy(d time.Duration) {
 	if rm != nil {
 		rm.kvCopySeconds.Add(d.Seconds())
+	}
+}
+
+func (rm *metrics) busy(d time.Duration) {
+	if rm != nil {
+		rm.busySeconds.Add(d.Seconds())
 	}
 }
 

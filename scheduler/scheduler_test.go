@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"math"
 	"context"
 	"errors"
 	"fmt"
@@ -1063,5 +1064,42 @@ func TestReadersKeepUpOnOneProcessor(t *testing.T) {
 	wg.Wait()
 	if got := counterValue(t, reg, "sluice_generate_stream_pauses_total", "queue", "fake-lm"); got != 0 {
 		t.Fatalf("%v pauses of streams whose readers took every event at once", got)
+	}
+}
+
+// TestBusyTimeHoldsTheSteps: the loop's busy time is every step's time and what the host did
+// around them; with a clock that moves only inside the model's steps, the two are equal.
+func TestBusyTimeHoldsTheSteps(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	fake := clock.NewFake(time.Unix(1_700_000_000, 0))
+	s, model := newTestScheduler(t, testOpts{registry: reg, clk: fake})
+	model.setHook(func(int64, *stepplan.Plan) error {
+		fake.Advance(3 * time.Millisecond)
+		return nil
+	})
+	st := mustSubmit(t, s, greedyRequest([]int64{5, 6, 7}, 6))
+	start(t, s)
+	if _, last := collect(t, st); last.Err != nil {
+		t.Fatal(last.Err)
+	}
+	// The last step's busy time is added after its events are handed over: Close waits for it.
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	busy := counterValue(t, reg, "sluice_generate_busy_seconds_total", "queue", "fake-lm")
+	var steps float64
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "sluice_generate_step_seconds" {
+			for _, m := range f.GetMetric() {
+				steps += m.GetHistogram().GetSampleSum()
+			}
+		}
+	}
+	if steps < 6*0.003-1e-9 || math.Abs(busy-steps) > 1e-9 {
+		t.Fatalf("busy %.4fs, steps %.4fs: want the six steps' 18ms in both", busy, steps)
 	}
 }
