@@ -1,41 +1,97 @@
-// A transformers.js server of one token-classification model, the peer Sluice's served
-// figures are compared with (scripts/tjs-peer/run.sh). POST /pii/extract {"text"} answers
-// {"entities": [...]} from transformers.js's token-classification pipeline; GET /readyz says
-// when the model is loaded. One ONNX Runtime thread, as the Sluice server under comparison.
+// A transformers.js server of one model, the peer Sluice's served figures are compared with.
+// With a token-classification model (scripts/tjs-peer/run.sh), POST /pii/extract {"text"}
+// answers {"entities": [...]} from transformers.js's token-classification pipeline. With a
+// causal language model (task "generate", scripts/tjs-peer/generate.sh), POST /v1/completions
+// streams, as server-sent events in OpenAI's shape, one event per token of the model's own
+// generate() (greedy; with ignore_eos every stream runs to max_tokens), then [DONE]; each
+// request generates alone, as transformers.js does. GET /readyz says when the model is loaded.
+// One ONNX Runtime thread, as the Sluice server under comparison.
 //
-//   node server.mjs MODEL_DIR PORT [fp32|q8]
+//   node server.mjs MODEL_DIR PORT [fp32|q8] [classify|generate]
 import http from "node:http";
 import path from "node:path";
-import { env, pipeline } from "@huggingface/transformers";
+import { AutoModelForCausalLM, AutoTokenizer, env, pipeline } from "@huggingface/transformers";
 
-const [dir, port, dtype = "fp32"] = process.argv.slice(2);
+const [dir, port, dtype = "fp32", task = "classify"] = process.argv.slice(2);
 env.allowRemoteModels = false;
 env.localModelPath = path.dirname(path.resolve(dir));
-const classify = await pipeline("token-classification", path.basename(dir), {
-  dtype,
-  session_options: { intraOpNumThreads: 1, interOpNumThreads: 1 },
-});
+const sessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1 };
+const name = path.basename(dir);
 
-http
-  .createServer((req, res) => {
-    if (req.method === "GET" && req.url === "/readyz") {
-      res.writeHead(200).end("ok");
-      return;
-    }
-    if (req.method !== "POST" || req.url !== "/pii/extract") {
-      res.writeHead(404).end();
-      return;
-    }
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", async () => {
-      try {
-        const { text } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        const entities = await classify(text);
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text, entities }));
-      } catch (err) {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: String(err.name) }));
+if (task === "generate") {
+  const tokenizer = await AutoTokenizer.from_pretrained(name);
+  const model = await AutoModelForCausalLM.from_pretrained(name, { dtype, session_options: sessionOptions });
+  http
+    .createServer((req, res) => {
+      if (req.method === "GET" && req.url === "/readyz") {
+        res.writeHead(200).end("ok");
+        return;
       }
-    });
-  })
-  .listen(Number(port), "127.0.0.1");
+      if (req.method !== "POST" || req.url !== "/v1/completions") {
+        res.writeHead(404).end();
+        return;
+      }
+      const chunks = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", async () => {
+        let body;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        } catch (err) {
+          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: String(err.name) }));
+          return;
+        }
+        const n = body.max_tokens ?? 16;
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        let prompt = true; // generate() hands the streamer the prompt first
+        const streamer = {
+          put(ids) {
+            if (prompt) {
+              prompt = false;
+              return;
+            }
+            const text = tokenizer.decode(ids[0].map(Number), { skip_special_tokens: false });
+            res.write(`data: ${JSON.stringify({ object: "text_completion", choices: [{ index: 0, text, finish_reason: null }] })}\n\n`);
+          },
+          end() {},
+        };
+        try {
+          const inputs = tokenizer(body.prompt ?? "");
+          await model.generate({ ...inputs, max_new_tokens: n, min_new_tokens: body.ignore_eos ? n : null, do_sample: false, streamer });
+          res.end("data: [DONE]\n\n");
+        } catch (err) {
+          res.end(`data: ${JSON.stringify({ error: String(err.name) })}\n\n`);
+        }
+      });
+    })
+    .listen(Number(port), "127.0.0.1");
+} else {
+  const classify = await pipeline("token-classification", name, { dtype, session_options: sessionOptions });
+  serveClassify(classify);
+}
+
+function serveClassify(classify) {
+  http
+    .createServer((req, res) => {
+      if (req.method === "GET" && req.url === "/readyz") {
+        res.writeHead(200).end("ok");
+        return;
+      }
+      if (req.method !== "POST" || req.url !== "/pii/extract") {
+        res.writeHead(404).end();
+        return;
+      }
+      const chunks = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", async () => {
+        try {
+          const { text } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          const entities = await classify(text);
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text, entities }));
+        } catch (err) {
+          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: String(err.name) }));
+        }
+      });
+    })
+    .listen(Number(port), "127.0.0.1");
+}
