@@ -41,11 +41,9 @@ type crf struct {
 	n int
 	// score[k][a*n+b]: k is the gap class.
 	score [gapClasses][]float64
-	// scoreT[k][b*n+a] is score[k][a*n+b], so Viterbi's inner loop over a reads memory in
-	// order.
-	scoreT [gapClasses][]float64
-	// prob is exp(score), for the forward-backward pass.
-	prob [gapClasses][]float64
+	// prob is exp(score), for the forward-backward pass, and probT its transpose, which the
+	// backward pass reads as the forward pass reads prob.
+	prob, probT [gapClasses][]float64
 	// scratch holds *crfScratch: one decoding's buffers, handed to the next.
 	scratch sync.Pool
 }
@@ -55,6 +53,7 @@ type crf struct {
 type crfScratch struct {
 	in                                 crfInput
 	probs, alpha, beta, w, score, next []float64
+	arg                                []int64
 	back                               []int32
 	path                               []int
 }
@@ -111,10 +110,10 @@ func newCRF(t *Transitions, labels int) (*crf, error) {
 			}
 		}
 		c.prob[k] = make([]float64, len(c.score[k]))
-		c.scoreT[k] = make([]float64, len(c.score[k]))
+		c.probT[k] = make([]float64, len(c.score[k]))
 		for i, v := range c.score[k] {
 			c.prob[k][i] = math.Exp(v)
-			c.scoreT[k][(i%labels)*labels+i/labels] = v
+			c.probT[k][(i%labels)*labels+i/labels] = c.prob[k][i]
 		}
 	}
 	return c, nil
@@ -157,70 +156,40 @@ func crfPositions(text string, toks Tokens, into ...*crfInput) crfInput {
 
 // viterbi returns the best label path over the positions' raw logits. It adds in float64
 // in the same order as the training recipe's decoder (models/train/nets.py) and breaks ties
-// towards the lower label, so both pick the same path from the same logits. Four labels are
-// scored in one pass over the previous scores: each keeps its own maximum in the same order,
-// so the answer is the one-at-a-time loop's, bit for bit, with four times the work in flight.
+// towards the lower label, so both pick the same path from the same logits; every label's
+// best predecessor is one column of maxPlus, whose columns are the one-at-a-time loop's bit
+// for bit however many run at once.
 func (c *crf) viterbi(in crfInput, logits []float32, sc *crfScratch) []int {
 	n, L := len(in.idx), c.n
 	if n == 0 {
 		return nil
 	}
 	sc.path, sc.back = sized(sc.path, n), sized(sc.back, n*L)
-	sc.score, sc.next = sized(sc.score, L), sized(sc.next, L)
+	sc.score, sc.next, sc.arg = sized(sc.score, L), sized(sc.next, L), sized(sc.arg, L)
 	path, back := sc.path, sc.back // back[i*L+b]: best label before b at position i
-	score, next := sc.score, sc.next
+	score, next, arg := sc.score, sc.next, sc.arg
 	row := func(p int) []float32 { return logits[in.idx[p]*L : (in.idx[p]+1)*L] }
 	first := row(0)
 	for b := range L {
 		score[b] = c.score[0][b] + float64(first[b]) // from O
 	}
 	for p := 1; p < n; p++ {
-		tr := c.scoreT[in.gap[p]]
+		maxPlus(next, arg, score, c.score[in.gap[p]])
 		em := row(p)[:L]
 		bk := back[p*L : (p+1)*L]
-		b := 0
-		for ; b+4 <= L; b += 4 {
-			r0, r1 := tr[b*L : (b+1)*L][:len(score)], tr[(b+1)*L : (b+2)*L][:len(score)]
-			r2, r3 := tr[(b+2)*L : (b+3)*L][:len(score)], tr[(b+3)*L : (b+4)*L][:len(score)]
-			m0, m1, m2, m3 := math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1)
-			var a0, a1, a2, a3 int
-			for a, s := range score {
-				if v := s + r0[a]; v > m0 {
-					m0, a0 = v, a
-				}
-				if v := s + r1[a]; v > m1 {
-					m1, a1 = v, a
-				}
-				if v := s + r2[a]; v > m2 {
-					m2, a2 = v, a
-				}
-				if v := s + r3[a]; v > m3 {
-					m3, a3 = v, a
-				}
-			}
-			next[b], next[b+1], next[b+2], next[b+3] = m0+float64(em[b]), m1+float64(em[b+1]), m2+float64(em[b+2]), m3+float64(em[b+3])
-			bk[b], bk[b+1], bk[b+2], bk[b+3] = int32(a0), int32(a1), int32(a2), int32(a3)
-		}
-		for ; b < L; b++ {
-			best, arg := math.Inf(-1), 0
-			into := tr[b*L : (b+1)*L][:len(score)]
-			for a, s := range score {
-				if v := s + into[a]; v > best {
-					best, arg = v, a
-				}
-			}
-			next[b] = best + float64(em[b])
-			bk[b] = int32(arg)
+		for b := range L {
+			next[b] += float64(em[b])
+			bk[b] = int32(arg[b])
 		}
 		score, next = next, score
 	}
-	best, arg := math.Inf(-1), 0
+	best, at := math.Inf(-1), 0
 	for a := range L {
 		if v := score[a] + c.score[0][a*L]; v > best { // to O
-			best, arg = v, a
+			best, at = v, a
 		}
 	}
-	path[n-1] = arg
+	path[n-1] = at
 	for p := n - 1; p > 0; p-- {
 		path[p-1] = int(back[p*L+path[p]])
 	}
@@ -245,24 +214,9 @@ func (c *crf) marginals(in crfInput, probs []float64, sc *crfScratch) (out []flo
 		return nil, false
 	}
 	for p := 1; p < n; p++ {
-		tr, prev, cur := step(p), alpha[(p-1)*L:p*L], alpha[p*L:(p+1)*L]
-		// Four previous labels a go into each cur[b] at once, added in a's order as one at a
-		// time would (a zero pa adds an exact zero), so the sums are the same bit for bit.
-		a := 0
-		for ; a+4 <= L; a += 4 {
-			p0, p1, p2, p3 := prev[a], prev[a+1], prev[a+2], prev[a+3]
-			r0, r1 := tr[a*L : (a+1)*L][:len(cur)], tr[(a+1)*L : (a+2)*L][:len(cur)]
-			r2, r3 := tr[(a+2)*L : (a+3)*L][:len(cur)], tr[(a+3)*L : (a+4)*L][:len(cur)]
-			for b := range cur {
-				cur[b] = cur[b] + p0*r0[b] + p1*r1[b] + p2*r2[b] + p3*r3[b]
-			}
-		}
-		for ; a < L; a++ {
-			pa := prev[a]
-			for b, t := range tr[a*L : (a+1)*L][:len(cur)] {
-				cur[b] += pa * t
-			}
-		}
+		// Each cur[b] sums prev[a]*prob[a,b] in a's order (alpha starts cleared).
+		sumProduct(alpha[p*L:(p+1)*L], alpha[(p-1)*L:p*L], step(p))
+		cur := alpha[p*L : (p+1)*L]
 		for b := range L {
 			cur[b] *= probs[p*L+b]
 		}
@@ -278,31 +232,13 @@ func (c *crf) marginals(in crfInput, probs []float64, sc *crfScratch) (out []flo
 		return nil, false
 	}
 	for p := n - 2; p >= 0; p-- {
-		tr, nxt, cur := step(p+1), beta[(p+1)*L:(p+2)*L], beta[p*L:(p+1)*L]
+		nxt, cur := beta[(p+1)*L:(p+2)*L], beta[p*L:(p+1)*L]
 		for b := range L {
 			w[b] = probs[(p+1)*L+b] * nxt[b]
 		}
-		// Four labels a summed in one pass over w, each in b's order.
-		a := 0
-		for ; a+4 <= L; a += 4 {
-			r0, r1 := tr[a*L : (a+1)*L][:len(w)], tr[(a+1)*L : (a+2)*L][:len(w)]
-			r2, r3 := tr[(a+2)*L : (a+3)*L][:len(w)], tr[(a+3)*L : (a+4)*L][:len(w)]
-			var s0, s1, s2, s3 float64
-			for b, wb := range w {
-				s0 += r0[b] * wb
-				s1 += r1[b] * wb
-				s2 += r2[b] * wb
-				s3 += r3[b] * wb
-			}
-			cur[a], cur[a+1], cur[a+2], cur[a+3] = s0, s1, s2, s3
-		}
-		for ; a < L; a++ {
-			var s float64
-			for b, t := range tr[a*L : (a+1)*L][:len(w)] {
-				s += t * w[b]
-			}
-			cur[a] = s
-		}
+		// Each cur[a] sums prob[a,b]*w[b] in b's order: a column of the transpose.
+		clear(cur)
+		sumProduct(cur, w, c.probT[in.gap[p+1]])
 		if !normalize(cur) {
 			return nil, false
 		}

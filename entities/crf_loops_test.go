@@ -11,6 +11,16 @@ import (
 // for bit, for every label count (multiples of four and the rest), gap mixes and peaked or
 // flat scores: the goldens' entities and scores rest on it.
 func TestCRFLoopsAreTheOneAtATimeLoopsExactly(t *testing.T) {
+	for _, vector := range []bool{haveAVX2, false} {
+		was := haveAVX2
+		haveAVX2 = vector
+		crfLoopsAreTheOneAtATimeLoops(t)
+		haveAVX2 = was
+	}
+}
+
+func crfLoopsAreTheOneAtATimeLoops(t *testing.T) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(4, 2))
 	for _, labels := range []int{1, 2, 3, 4, 5, 7, 8, 9, 13, 33, 37} {
 		for trial := range 6 {
@@ -60,8 +70,8 @@ func TestCRFLoopsAreTheOneAtATimeLoopsExactly(t *testing.T) {
 	}
 }
 
-// viterbiOneAtATime and marginalsOneAtATime are the loops as they were before four labels
-// went at once: the reference the test holds the faster loops to.
+// viterbiOneAtATime and marginalsOneAtATime are the loops as they were before labels went
+// several at a time: the reference the test holds the faster loops to.
 func (c *crf) viterbiOneAtATime(in crfInput, logits []float32) []int {
 	n, L := len(in.idx), c.n
 	if n == 0 {
@@ -77,13 +87,12 @@ func (c *crf) viterbiOneAtATime(in crfInput, logits []float32) []int {
 		score[b] = c.score[0][b] + float64(first[b]) // from O
 	}
 	for p := 1; p < n; p++ {
-		tr := c.scoreT[in.gap[p]]
+		tr := c.score[in.gap[p]]
 		em := row(p)
 		for b := range L {
 			best, arg := math.Inf(-1), 0
-			into := tr[b*L : (b+1)*L]
 			for a, s := range score {
-				if v := s + into[a]; v > best {
+				if v := s + tr[a*L+b]; v > best {
 					best, arg = v, a
 				}
 			}
@@ -181,5 +190,60 @@ func TestCRFScratchOfALongTextIsNotPooled(t *testing.T) {
 	// A score whose exponential overflows would turn the forward pass's exact zeros into NaN.
 	if _, err := newCRF(&Transitions{Spaced: [][]float64{{710}}, Touching: [][]float64{{0}}}, 1); err == nil {
 		t.Fatal("a transition score of 710 was taken")
+	}
+}
+
+// The kernels alone, on small whole numbers (ties everywhere: the first row must win),
+// infinities and NaNs, against the plain loops, vector columns and portable ones alike.
+func TestCRFKernelsAreThePlainLoops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	pick := func() float64 {
+		switch rng.IntN(12) {
+		case 0:
+			return math.Inf(-1)
+		case 1:
+			return math.NaN()
+		default:
+			return float64(rng.IntN(5))
+		}
+	}
+	for L := 1; L <= 40; L++ {
+		x, m := make([]float64, L), make([]float64, L*L)
+		for i := range x {
+			x[i] = pick()
+		}
+		for i := range m {
+			m[i] = pick()
+		}
+		wantBest, wantArg, wantSum := make([]float64, L), make([]int64, L), make([]float64, L)
+		for b := range L {
+			wantBest[b] = math.Inf(-1)
+			wantSum[b] = float64(b) / 7
+			for a := range L {
+				if v := x[a] + m[a*L+b]; v > wantBest[b] {
+					wantBest[b], wantArg[b] = v, int64(a)
+				}
+				wantSum[b] += x[a] * m[a*L+b]
+			}
+		}
+		for _, vector := range []bool{haveAVX2, false} {
+			was := haveAVX2
+			haveAVX2 = vector
+			best, arg, sum := make([]float64, L), make([]int64, L), make([]float64, L)
+			for b := range sum {
+				sum[b] = float64(b) / 7
+			}
+			maxPlus(best, arg, x, m)
+			sumProduct(sum, x, m)
+			haveAVX2 = was
+			for b := range L {
+				if math.Float64bits(best[b]) != math.Float64bits(wantBest[b]) || arg[b] != wantArg[b] {
+					t.Fatalf("L %d, vector %v, column %d: max-plus %v at %d, want %v at %d", L, vector, b, best[b], arg[b], wantBest[b], wantArg[b])
+				}
+				if !(math.IsNaN(sum[b]) && math.IsNaN(wantSum[b])) && math.Float64bits(sum[b]) != math.Float64bits(wantSum[b]) {
+					t.Fatalf("L %d, vector %v, column %d: sum %v, want %v", L, vector, b, sum[b], wantSum[b])
+				}
+			}
+		}
 	}
 }

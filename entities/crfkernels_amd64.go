@@ -1,0 +1,33 @@
+package entities
+
+import "golang.org/x/sys/cpu"
+
+// haveAVX2 says the CRF kernels take four columns at a time (crfkernels_amd64.s).
+var haveAVX2 = cpu.X86.HasAVX2
+
+//go:noescape
+func maxPlusAVX2(best []float64, arg []int64, x, m []float64)
+
+//go:noescape
+func sumProductAVX2(acc, x, m []float64)
+
+// maxPlusVector computes maxPlus's columns below len(best)&^3, four at a time, and returns
+// where the rest start.
+func maxPlusVector(best []float64, arg []int64, x, m []float64) int {
+	L := len(best)
+	if !haveAVX2 || L < 4 || len(arg) < L || len(x) != L || len(m) < L*L {
+		return 0
+	}
+	maxPlusAVX2(best, arg, x, m)
+	return L &^ 3
+}
+
+// sumProductVector is maxPlusVector's twin for sumProduct.
+func sumProductVector(acc, x, m []float64) int {
+	L := len(acc)
+	if !haveAVX2 || L < 4 || len(x) != L || len(m) < L*L {
+		return 0
+	}
+	sumProductAVX2(acc, x, m)
+	return L &^ 3
+}
