@@ -2,7 +2,10 @@ package handlers
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"time"
 
@@ -12,14 +15,16 @@ import (
 
 // genBody is a generation stream's body as the HTTP server reads it: each Read waits for the
 // call's next event, or for the keep-alive's quiet, and returns it as one server-sent event,
-// which the connection's own goroutine writes to the socket and flushes as one chunk. No
-// writer goroutine and no pipe stand between a token and its socket: on a server with one
-// core, a hand-off per token per stream is a share of the step.
+// which the connection's own goroutine writes to the socket and flushes (as one chunk, or
+// several for an event past the server's 4 KiB copy buffer). No writer goroutine and no pipe
+// stand between a token and its socket: on a server with one core, a hand-off per token per
+// stream is a share of the step.
 //
 // A stream that ends early, for any reason, ends with the dialect's error event, never a bare
 // close. The server closes the body when the response is done; a body closed before its end
 // was handed out is a client that left, or whose socket took nothing for the stall limit:
-// its generation stops and it is counted.
+// its generation stops and it is counted. Read and Close are the HTTP server's, called from
+// the connection's goroutine one after the other, never at once.
 type genBody struct {
 	g         *genCall
 	ans       answer
@@ -44,13 +49,13 @@ type genBody struct {
 // deadline for a whole answer, would cut a long stream its reader is still reading, and a
 // reader that takes nothing must still let go of the connection.
 func (b *genBody) Read(p []byte) (int, error) {
-	if b.off == len(b.out) {
+	for b.off == len(b.out) {
 		if b.ended {
 			b.eof = true
 			return 0, io.EOF
 		}
 		b.out, b.off = b.out[:0], 0
-		b.next()
+		b.fill()
 	}
 	if b.off == 0 && b.conn != nil {
 		b.deadline = time.Now().Add(b.stall)
@@ -60,6 +65,24 @@ func (b *genBody) Read(p []byte) (int, error) {
 	b.off += n
 	return n, nil
 }
+
+// fill puts the next event in out, or ends the stream. A panic while building it (a
+// dialect's bug) ends the stream with the internal error's event, logged by the panic's type
+// only, whose value may hold request text, as the NDJSON streams do.
+func (b *genBody) fill() {
+	defer func() {
+		if p := recover(); p != nil {
+			g := b.g
+			g.s.opts.Logger.Error("stream panicked", slog.String("request_id", g.x.id),
+				slog.String("route", g.x.route.Path), slog.String("panic_type", fmt.Sprintf("%T", p)))
+			b.out, b.off = b.out[:0], 0
+			b.endEarly(errStreamPanicked)
+		}
+	}()
+	b.next()
+}
+
+var errStreamPanicked = errors.New("handlers: a stream's event could not be built")
 
 // next puts the next event in out: a choice's token (an event the dialect sends), the
 // keep-alive after a quiet while, or the stream's end.
@@ -136,7 +159,8 @@ func (b *genBody) frame(prefix string, data []byte, end string) {
 
 // Close ends the call when the server is done with the response: the access log, the budget's
 // settlement and the call's context. A stream whose end was not all handed out (or read at
-// all) lost its client.
+// all) lost its client, unless it had ended early: its outcome is then the error's, whether
+// or not the error's event got through.
 func (b *genBody) Close() error {
 	if b.done {
 		return nil
@@ -164,8 +188,14 @@ func (b *genBody) gone(stalled bool) string {
 	}
 	g.s.countAborted(g.ctx, g.x.route, reason)
 	if g.s.opts.IgnoreDisconnects && b.events != nil {
-		for range b.events {
-		}
+		// The generation runs to its end unread, without holding the connection for it.
+		events, closed := b.events, b.closed
+		b.closed = func(string) {}
+		go func() {
+			for range events {
+			}
+			closed(OutcomeAborted)
+		}()
 		return OutcomeAborted
 	}
 	g.stalled(cause)

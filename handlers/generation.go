@@ -426,8 +426,17 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	if keepAlive <= 0 {
 		keepAlive = DefaultKeepAlive
 	}
-	body := &genBody{g: g, ans: ans, events: g.events(), conn: c.Context().Conn(), stall: stall, keepAlive: keepAlive,
-		closed: func(outcome string) { s.closeStream(d, outcome, g.stats()); g.done() }}
+	closed := func(outcome string) {
+		select {
+		case <-d.ready:
+			s.closeStream(d, outcome, g.stats())
+		default:
+			// The response was replaced before it was written (a failure after the handler
+			// chose to stream): the request's own access-log line is the one written.
+		}
+		g.done()
+	}
+	body := &genBody{g: g, ans: ans, events: g.events(), conn: c.Context().Conn(), stall: stall, keepAlive: keepAlive, closed: closed}
 	c.Context().SetBodyStream(body, -1)
 	return nil
 }

@@ -89,3 +89,26 @@ func TestChunksAreEncodingJSONs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStreamChunk: one token's completions chunk, written without reflection and by
+// encoding/json.
+func BenchmarkStreamChunk(b *testing.B) {
+	co := completion{ID: "cmpl-0123456789abcdef", Object: "text_completion", Created: 1765000000, Model: "tiny-lm", SystemFingerprint: "sluice-dev"}
+	for _, tc := range []struct {
+		name string
+		a    *completionAnswer
+	}{
+		{"appended", &completionAnswer{head: co}},
+		{"encoding-json", &completionAnswer{head: co, chunks: lazyChunkHead{tried: true}}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			g := &genCall{choices: make([]genChoice, 1)}
+			g.choices[0].tokens = make([]generate.Token, 2)
+			ev := generate.Event{HasToken: true, Trimmed: " the patient"}
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = tc.a.event(g, 0, ev)
+			}
+		})
+	}
+}
