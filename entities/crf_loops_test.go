@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The four-at-a-time loops of viterbi and marginals give what one label at a time gives, bit
+// The kernels' loops of viterbi and marginals give what one label at a time gives, bit
 // for bit, for every label count (multiples of four and the rest), gap mixes and peaked or
 // flat scores: the goldens' entities and scores rest on it.
 func TestCRFLoopsAreTheOneAtATimeLoopsExactly(t *testing.T) {
@@ -133,7 +133,7 @@ func (c *crf) marginalsOneAtATime(in crfInput, probs []float64) (out []float64, 
 				continue
 			}
 			for b, t := range tr[a*L : (a+1)*L] {
-				cur[b] += pa * t
+				cur[b] += float64(pa * t) // a conversion rounds the product: never fused
 			}
 		}
 		for b := range L {
@@ -158,7 +158,7 @@ func (c *crf) marginalsOneAtATime(in crfInput, probs []float64) (out []float64, 
 		for a := range L {
 			var s float64
 			for b, t := range tr[a*L : (a+1)*L] {
-				s += t * w[b]
+				s += float64(t * w[b])
 			}
 			cur[a] = s
 		}
@@ -223,7 +223,7 @@ func TestCRFKernelsAreThePlainLoops(t *testing.T) {
 				if v := x[a] + m[a*L+b]; v > wantBest[b] {
 					wantBest[b], wantArg[b] = v, int64(a)
 				}
-				wantSum[b] += x[a] * m[a*L+b]
+				wantSum[b] += float64(x[a] * m[a*L+b])
 			}
 		}
 		for _, vector := range []bool{haveAVX2, false} {

@@ -7,7 +7,8 @@ import "math"
 // x[a]+m[a,b] over a for every b, and forward-backward's sum of x[a]*m[a,b] over a. Every
 // column b is its own chain over a in ascending order, with each operation rounded on its
 // own, so a column can be computed alone or beside others, in any register width, to the
-// same bits: on amd64 with AVX2 four columns at a time (crfkernels_amd64.s), here one.
+// same bits: on amd64 with AVX2 sixteen or four columns at a time (crfkernels_amd64.s), here
+// one.
 
 // maxPlus sets best[b] to the greatest x[a]+m[a*L+b] over a and arg[b] to the first a that
 // gives it (0 when none is greater than -Inf, NaNs never being greater), for every b < L.
@@ -40,7 +41,7 @@ func sumProduct(acc, x, m []float64) {
 	for a, xa := range x {
 		row := m[a*L : (a+1)*L]
 		for b := from; b < L; b++ {
-			acc[b] += xa * row[b]
+			acc[b] += float64(xa * row[b]) // the conversion keeps the product rounded alone, never fused
 		}
 	}
 }

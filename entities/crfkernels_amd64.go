@@ -2,7 +2,7 @@ package entities
 
 import "golang.org/x/sys/cpu"
 
-// haveAVX2 says the CRF kernels take four columns at a time (crfkernels_amd64.s).
+// haveAVX2 says the CRF kernels take columns in fours (crfkernels_amd64.s).
 var haveAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
@@ -11,7 +11,7 @@ func maxPlusAVX2(best []float64, arg []int64, x, m []float64)
 //go:noescape
 func sumProductAVX2(acc, x, m []float64)
 
-// maxPlusVector computes maxPlus's columns below len(best)&^3, four at a time, and returns
+// maxPlusVector computes maxPlus's columns below len(best)&^3, in fours, and returns
 // where the rest start.
 func maxPlusVector(best []float64, arg []int64, x, m []float64) int {
 	L := len(best)

@@ -1,11 +1,11 @@
 package scheduler
 
 import (
-	"math"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
