@@ -28,7 +28,10 @@
 // submission, waiting for every choice's first token (so that a refusal or a timeout before
 // it is still an HTTP status), the whole answer or the server-sent events, the end of a
 // stream (a stream that ends early ends with the dialect's error event, never a bare close), a
-// client that leaves, the access-log line, written when a stream ends, and the outcome.
+// client that leaves, the access-log line, written when a stream ends, and the outcome. A
+// stream's body is read by the connection's own goroutine, one event a read (genbody.go); the
+// OpenAI chunks, a token's most frequent body, are appended to a head encoded once
+// (jsonappend.go), byte for byte what encoding/json writes.
 //
 // The packages decide and this one words: admission's refusals (a queue's 503, a budget's 429),
 // identity's (401, 403, 429) and the gateway's (gateway.Refusal) are answered in refusals.go
