@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/sluice-serving/sluice/clock"
@@ -23,8 +24,9 @@ import (
 // A stream that ends early, for any reason, ends with the dialect's error event, never a bare
 // close. The server closes the body when the response is done; a body closed before its end
 // was handed out is a client that left, or whose socket took nothing for the stall limit:
-// its generation stops and it is counted. Read and Close are the HTTP server's, called from
-// the connection's goroutine one after the other, never at once.
+// its generation stops and it is counted. The HTTP server reads and closes it from the
+// connection's goroutine; an in-process caller may close it from another while a read waits
+// (that read then fails, as a read of a closed pipe does).
 type genBody struct {
 	g         *genCall
 	ans       answer
@@ -33,7 +35,10 @@ type genBody struct {
 	stall     time.Duration
 	keepAlive time.Duration
 	closed    func(outcome string)
+	stop      chan struct{} // closed by Close: a read waiting for an event gives up
 
+	mu       sync.Mutex // a read, or Close's accounting
+	stopOnce sync.Once
 	quiet    clock.Timer
 	out      []byte // the event being handed out
 	off      int
@@ -49,10 +54,15 @@ type genBody struct {
 // deadline for a whole answer, would cut a long stream its reader is still reading, and a
 // reader that takes nothing must still let go of the connection.
 func (b *genBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	for b.off == len(b.out) {
 		if b.ended {
 			b.eof = true
 			return 0, io.EOF
+		}
+		if b.done || b.stopping() {
+			return 0, io.ErrClosedPipe
 		}
 		b.out, b.off = b.out[:0], 0
 		b.fill()
@@ -110,6 +120,8 @@ func (b *genBody) next() {
 				b.quiet = clk.NewTimer(b.keepAlive)
 				return
 			}
+		case <-b.stop:
+			return
 		case <-b.quiet.C():
 			// Nothing to send for a while (a long prefill, a preempted sequence): a comment
 			// tells proxies and clients with idle timeouts that the stream is alive.
@@ -151,6 +163,15 @@ func (b *genBody) endEarly(err error) {
 	b.events = nil
 }
 
+func (b *genBody) stopping() bool {
+	select {
+	case <-b.stop:
+		return true
+	default:
+		return false
+	}
+}
+
 func (b *genBody) frame(prefix string, data []byte, end string) {
 	b.out = append(b.out, prefix...)
 	b.out = append(b.out, data...)
@@ -162,6 +183,13 @@ func (b *genBody) frame(prefix string, data []byte, end string) {
 // all) lost its client, unless it had ended early: its outcome is then the error's, whether
 // or not the error's event got through.
 func (b *genBody) Close() error {
+	b.stopOnce.Do(func() {
+		if b.stop != nil {
+			close(b.stop)
+		}
+	})
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.done {
 		return nil
 	}

@@ -50,3 +50,34 @@ func TestStreamEventPanicEndsTheStreamWithAnError(t *testing.T) {
 		t.Fatalf("log %q, body %q: the panic logged by type only, no text anywhere", logs.String(), body)
 	}
 }
+
+// TestClosingAStreamWhileAReadWaits: an in-process caller that closes a stream from another
+// goroutine while a read waits for the next event gets that read back failed, and the stream
+// ends as a departed client's: its call's context cancelled, its outcome aborted.
+func TestClosingAStreamWhileAReadWaits(t *testing.T) {
+	s := &server{opts: Options{Logger: slog.New(slog.DiscardHandler), Clock: clock.Real()}}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	g := &genCall{s: s, x: &exchange{id: "req-2", route: &Route{Path: "/v1/completions"}}, d: completions{}, ctx: ctx,
+		stalled: cancel, choices: make([]genChoice, 1)}
+	outcome := make(chan string, 1)
+	b := &genBody{g: g, ans: &completionAnswer{}, events: make(chan indexed), stall: time.Second, keepAlive: time.Hour,
+		closed: func(o string) { outcome <- o }, stop: make(chan struct{})}
+	read := make(chan error, 1)
+	go func() {
+		_, err := b.Read(make([]byte, 64))
+		read <- err
+	}()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-read; err == nil {
+		t.Fatal("a read waiting when the stream was closed returned no error")
+	}
+	if o := <-outcome; o != OutcomeAborted || ctx.Err() == nil {
+		t.Fatalf("outcome %q, call context %v: want aborted and cancelled", o, ctx.Err())
+	}
+	if _, err := b.Read(make([]byte, 64)); err == nil {
+		t.Fatal("a read after Close returned no error")
+	}
+}

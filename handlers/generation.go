@@ -436,7 +436,12 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 		}
 		g.done()
 	}
-	body := &genBody{g: g, ans: ans, events: g.events(), conn: c.Context().Conn(), stall: stall, keepAlive: keepAlive, closed: closed}
+	conn := c.Context().Conn()
+	if _, inProcess := callerContext(c); inProcess {
+		conn = nil // its writes never wait, so it cannot stall
+	}
+	body := &genBody{g: g, ans: ans, events: g.events(), conn: conn, stall: stall, keepAlive: keepAlive, closed: closed,
+		stop: make(chan struct{})}
 	c.Context().SetBodyStream(body, -1)
 	return nil
 }
