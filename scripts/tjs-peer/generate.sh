@@ -12,18 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs="${1:-12}"; tokens="${2:-64}"; pairs="${PAIRS:-1}"; streams="${STREAMS:-1 4 16 64}"
 port="${PORT:-18196}"; url="http://127.0.0.1:$port"
-work="$(mktemp -d)"; pid=""
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT # no server outlives a failed run
-nm="${NODE_MODULES:-/tmp/tjs-peer-node}"
-if ! cmp -s scripts/tjs-peer/package-lock.json "$nm/package-lock.json" || [ ! -d "$nm/node_modules/@huggingface/transformers" ]; then
-	mkdir -p "$nm" && cp scripts/tjs-peer/package.json scripts/tjs-peer/package-lock.json "$nm/"
-	(cd "$nm" && npm ci --ignore-scripts --no-audit --no-fund >/dev/null)
-fi
-cp scripts/tjs-peer/server.mjs "$nm/"
-make -s ort
-export SLUICE_ORT_LIB="${SLUICE_ORT_LIB:-$PWD/third_party/onnxruntime/libonnxruntime.so.1}"
-go build -o "$work/sluice" ./cmd/serve
-go build -o "$work/loadgen" ./cmd/loadgen
+. scripts/tjs-peer/common.sh
 
 # The peer reads the graph from onnx/model.onnx; the rest of tiny-lm's directory as it is.
 peer="$work/models/tiny-lm"; mkdir -p "$peer/onnx"
@@ -31,13 +20,6 @@ cp models/tiny-lm/config.json models/tiny-lm/generation_config.json models/tiny-
 	models/tiny-lm/tokenizer_config.json "$peer/"
 cp models/tiny-lm/model.onnx "$peer/onnx/model.onnx"
 
-wait_ready() {
-	for _ in $(seq 1 600); do
-		kill -0 "$pid" 2>/dev/null || { echo "exited before ready: $1" >&2; exit 1; }
-		curl -sf "$url/readyz" >/dev/null 2>&1 && return 0; sleep 0.2
-	done
-	echo "not ready: $1" >&2; exit 1
-}
 load() { # name streams
 	taskset -c 1 "$work/loadgen" -generate -url "$url" -quiet -mode closed -timeout 600s -warmup 3s \
 		-duration "${secs}s" -json "$work/$1.json" -workers "$2" -max-tokens "$tokens"

@@ -13,21 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs="${1:-15}"; lengths="${LENGTHS:-medium}"; prio="${PRIORITY_MIX:-interactive=1}"; port="${PORT:-18195}"; url="http://127.0.0.1:$port"
-work="$(mktemp -d)"; pid=""
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT # no server outlives a failed run
-nm="${NODE_MODULES:-/tmp/tjs-peer-node}"
-# The peer's packages are the lockfile's (package-lock.json here), installed once into $nm and
-# again whenever the lockfile changes. --ignore-scripts: onnxruntime-node's install script only
-# fetches GPU providers from the internet; the CPU library is in the package.
-if ! cmp -s scripts/tjs-peer/package-lock.json "$nm/package-lock.json" || [ ! -d "$nm/node_modules/@huggingface/transformers" ]; then
-	mkdir -p "$nm" && cp scripts/tjs-peer/package.json scripts/tjs-peer/package-lock.json "$nm/"
-	(cd "$nm" && npm ci --ignore-scripts --no-audit --no-fund >/dev/null)
-fi
-cp scripts/tjs-peer/server.mjs "$nm/" # ES modules resolve packages from their own directory
-make -s ort
-export SLUICE_ORT_LIB="${SLUICE_ORT_LIB:-$PWD/third_party/onnxruntime/libonnxruntime.so.1}"
-go build -o "$work/sluice" ./cmd/serve
-go build -o "$work/loadgen" ./cmd/loadgen
+. scripts/tjs-peer/common.sh
 
 # The peer's copy of the model: transformers.js reads onnx/model.onnx (fp32) and
 # onnx/model_quantized.onnx (q8), and knows the architecture by a model_type of its own.
@@ -50,13 +36,6 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 print(f"| {sys.argv[2]} | {s['goodput']['rps']:.0f} | {s['latency_ms']['p50']:.1f} | {s['latency_ms']['p99']:.1f} | {s['served']['count']} |")
 PY
-}
-wait_ready() {
-	for _ in $(seq 1 600); do
-		kill -0 "$pid" 2>/dev/null || { echo "exited before ready: $1" >&2; exit 1; }
-		curl -sf "$url/readyz" >/dev/null 2>&1 && return 0; sleep 0.2
-	done
-	echo "not ready: $1" >&2; exit 1
 }
 sluice() { # mode
 	taskset -c 0 env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn SLUICE_INTRA_OP_THREADS=1 SLUICE_GENERATE_MODEL=none \

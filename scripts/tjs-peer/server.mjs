@@ -21,63 +21,53 @@ const name = path.basename(dir);
 if (task === "generate") {
   const tokenizer = await AutoTokenizer.from_pretrained(name);
   const model = await AutoModelForCausalLM.from_pretrained(name, { dtype, session_options: sessionOptions });
-  http
-    .createServer((req, res) => {
-      if (req.method === "GET" && req.url === "/readyz") {
-        res.writeHead(200).end("ok");
-        return;
-      }
-      if (req.method !== "POST" || req.url !== "/v1/completions") {
-        res.writeHead(404).end();
-        return;
-      }
-      const chunks = [];
-      req.on("data", (c) => chunks.push(c));
-      req.on("end", async () => {
-        let body;
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        } catch (err) {
-          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: String(err.name) }));
+  serve("/v1/completions", async (body, res) => {
+    const n = body.max_tokens ?? 16;
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    let prompt = true; // generate() hands the streamer the prompt first
+    const streamer = {
+      put(ids) {
+        if (prompt) {
+          prompt = false;
           return;
         }
-        const n = body.max_tokens ?? 16;
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-        let prompt = true; // generate() hands the streamer the prompt first
-        const streamer = {
-          put(ids) {
-            if (prompt) {
-              prompt = false;
-              return;
-            }
-            const text = tokenizer.decode(ids[0].map(Number), { skip_special_tokens: false });
-            res.write(`data: ${JSON.stringify({ object: "text_completion", choices: [{ index: 0, text, finish_reason: null }] })}\n\n`);
-          },
-          end() {},
-        };
-        try {
-          const inputs = tokenizer(body.prompt ?? "");
-          await model.generate({ ...inputs, max_new_tokens: n, min_new_tokens: body.ignore_eos ? n : null, do_sample: false, streamer });
-          res.end("data: [DONE]\n\n");
-        } catch (err) {
-          res.end(`data: ${JSON.stringify({ error: String(err.name) })}\n\n`);
-        }
-      });
-    })
-    .listen(Number(port), "127.0.0.1");
+        const text = tokenizer.decode(ids[0].map(Number), { skip_special_tokens: false });
+        res.write(`data: ${JSON.stringify({ object: "text_completion", choices: [{ index: 0, text, finish_reason: null }] })}\n\n`);
+      },
+      end() {},
+    };
+    try {
+      const inputs = tokenizer(body.prompt ?? "");
+      await model.generate({ ...inputs, max_new_tokens: n, min_new_tokens: body.ignore_eos ? n : null, do_sample: false, streamer });
+      res.end("data: [DONE]\n\n");
+    } catch (err) {
+      res.end(`data: ${JSON.stringify({ error: String(err.name) })}\n\n`);
+    }
+  });
 } else {
   const classify = await pipeline("token-classification", name, { dtype, session_options: sessionOptions });
-  serveClassify(classify);
+  serve("/pii/extract", async ({ text }, res) => {
+    const entities = await classify(text);
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text, entities }));
+  });
 }
 
-function serveClassify(classify) {
+// serve answers GET /readyz, and POST route by handle(the request's JSON body, res); a body
+// that is not JSON, or a handler that throws before answering, is a 400 naming the error's
+// kind only.
+function serve(route, handle) {
+  const fail = (res, err) => {
+    if (!res.headersSent) {
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: String(err.name) }));
+    }
+  };
   http
     .createServer((req, res) => {
       if (req.method === "GET" && req.url === "/readyz") {
         res.writeHead(200).end("ok");
         return;
       }
-      if (req.method !== "POST" || req.url !== "/pii/extract") {
+      if (req.method !== "POST" || req.url !== route) {
         res.writeHead(404).end();
         return;
       }
@@ -85,11 +75,9 @@ function serveClassify(classify) {
       req.on("data", (c) => chunks.push(c));
       req.on("end", async () => {
         try {
-          const { text } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-          const entities = await classify(text);
-          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ text, entities }));
+          await handle(JSON.parse(Buffer.concat(chunks).toString("utf8")), res);
         } catch (err) {
-          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: String(err.name) }));
+          fail(res, err);
         }
       });
     })
