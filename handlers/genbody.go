@@ -56,16 +56,18 @@ type genBody struct {
 func (b *genBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.done || b.stopping() {
+		return 0, io.ErrClosedPipe // as a closed pipe's reader, even mid-event
+	}
 	for b.off == len(b.out) {
 		if b.ended {
 			b.eof = true
 			return 0, io.EOF
 		}
-		if b.done || b.stopping() {
+		b.out, b.off = b.out[:0], 0
+		if b.fill(); b.stopping() {
 			return 0, io.ErrClosedPipe
 		}
-		b.out, b.off = b.out[:0], 0
-		b.fill()
 	}
 	if b.off == 0 && b.conn != nil {
 		b.deadline = time.Now().Add(b.stall)

@@ -53,9 +53,11 @@ func TestStreamEventPanicEndsTheStreamWithAnError(t *testing.T) {
 
 // TestClosingAStreamWhileAReadWaits: an in-process caller that closes a stream from another
 // goroutine while a read waits for the next event gets that read back failed, and the stream
-// ends as a departed client's: its call's context cancelled, its outcome aborted.
+// ends as a departed client's: its call's context cancelled, its outcome aborted, its
+// keep-alive timer stopped.
 func TestClosingAStreamWhileAReadWaits(t *testing.T) {
-	s := &server{opts: Options{Logger: slog.New(slog.DiscardHandler), Clock: clock.Real()}}
+	fake := clock.NewFake(time.Unix(1_700_000_000, 0))
+	s := &server{opts: Options{Logger: slog.New(slog.DiscardHandler), Clock: fake}}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	g := &genCall{s: s, x: &exchange{id: "req-2", route: &Route{Path: "/v1/completions"}}, d: completions{}, ctx: ctx,
@@ -63,19 +65,26 @@ func TestClosingAStreamWhileAReadWaits(t *testing.T) {
 	outcome := make(chan string, 1)
 	b := &genBody{g: g, ans: &completionAnswer{}, events: make(chan indexed), stall: time.Second, keepAlive: time.Hour,
 		closed: func(o string) { outcome <- o }, stop: make(chan struct{})}
+	armed := fake.TimerCreated()
 	read := make(chan error, 1)
 	go func() {
 		_, err := b.Read(make([]byte, 64))
 		read <- err
 	}()
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
+	<-armed // the read holds the stream and waits for an event or the keep-alive
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
 	if err := <-read; err == nil {
 		t.Fatal("a read waiting when the stream was closed returned no error")
 	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
 	if o := <-outcome; o != OutcomeAborted || ctx.Err() == nil {
 		t.Fatalf("outcome %q, call context %v: want aborted and cancelled", o, ctx.Err())
+	}
+	if n := fake.Pending(); n != 0 {
+		t.Fatalf("%d timers outlived Close: the keep-alive was not stopped", n)
 	}
 	if _, err := b.Read(make([]byte, 64)); err == nil {
 		t.Fatal("a read after Close returned no error")
