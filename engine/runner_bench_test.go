@@ -85,3 +85,54 @@ func BenchmarkDecodeStepKV(b *testing.B) {
 		}
 	}
 }
+
+// TestWriteDecoderProfile writes ONNX Runtime's profile of 300 decode steps of the shipped
+// tiny-lm, 16 rows with a past of 64 positions, one thread, into the folder
+// SLUICE_BENCH_PROFILE names: per operator, where a step's time goes (the KV concatenation
+// among the rest). It skips without the variable.
+func TestWriteDecoderProfile(t *testing.T) {
+	dir := os.Getenv("SLUICE_BENCH_PROFILE")
+	if dir == "" {
+		t.Skip("SLUICE_BENCH_PROFILE names the folder for the profiles")
+	}
+	model, err := os.ReadFile(filepath.Join("..", "models", "tiny-lm", "model.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := NewRuntime(RuntimeOptions{IntraOpThreads: 1, Logger: slog.New(slog.DiscardHandler),
+		profilePrefix: filepath.Join(dir, "tiny-lm-decode-batch16-past64")})
+	if err != nil {
+		t.Skipf("ONNX Runtime: %v", err)
+	}
+	defer rt.Close()
+	d, err := rt.NewDecoder("tiny-lm", model, DecoderShape{Layers: 2, Heads: 4, HeadDim: 32, Vocab: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bt, past, batch = 16, 64, 16
+	perRow := (past + 1 + bt - 1) / bt
+	r, err := NewRunner(d, batch*perRow, bt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p stepplan.Plan
+	for i := range batch {
+		tokens := make([]int64, past+1)
+		for j := range tokens {
+			tokens[j] = int64(600 + (i*7+j)%1000)
+		}
+		blocks := make([]int32, perRow)
+		for j := range blocks {
+			blocks[j] = int32(i*perRow + j)
+		}
+		p.Rows = append(p.Rows, stepplan.Row{Seq: uint64(i), Past: past, Tokens: tokens[past:], Blocks: blocks})
+	}
+	for range 300 {
+		if err := d.RunStep(context.Background(), r.sc.build(&p, r.kv, d.Shape())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Close(); err != nil { // the profile is written when the session closes
+		t.Fatal(err)
+	}
+}
