@@ -37,22 +37,10 @@ func BenchmarkDecodeStepKV(b *testing.B) {
 	for _, past := range []int{32, 128} {
 		for _, batch := range []int{1, 4, 16, 64} {
 			b.Run(fmt.Sprintf("past=%d/batch=%d", past, batch), func(b *testing.B) {
-				perRow := (past + 1 + bt - 1) / bt
-				r, err := NewRunner(d, batch*perRow, bt)
+				p, blocks := decodePlan(batch, past, bt)
+				r, err := NewRunner(d, blocks, bt)
 				if err != nil {
 					b.Fatal(err)
-				}
-				var p stepplan.Plan
-				for i := range batch {
-					tokens := make([]int64, past+1)
-					for j := range tokens {
-						tokens[j] = int64(600 + (i*7+j)%1000)
-					}
-					blocks := make([]int32, perRow)
-					for j := range blocks {
-						blocks[j] = int32(i*perRow + j)
-					}
-					p.Rows = append(p.Rows, stepplan.Row{Seq: uint64(i), Past: past, Tokens: tokens[past:], Blocks: blocks})
 				}
 				var gather, run, scatter time.Duration
 				for b.Loop() {
@@ -109,12 +97,26 @@ func TestWriteDecoderProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const bt, past, batch = 16, 64, 16
-	perRow := (past + 1 + bt - 1) / bt
-	r, err := NewRunner(d, batch*perRow, bt)
+	const bt = 16
+	p, blocks := decodePlan(16, 64, bt)
+	r, err := NewRunner(d, blocks, bt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	for range 300 {
+		if err := d.RunStep(context.Background(), r.sc.build(&p, r.kv, d.Shape())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Close(); err != nil { // the profile is written when the session closes
+		t.Fatal(err)
+	}
+}
+
+// decodePlan is one decode step over batch rows, each with a past of past positions in its own
+// blocks of bt tokens, and the number of blocks the rows hold.
+func decodePlan(batch, past, bt int) (stepplan.Plan, int) {
+	perRow := (past + 1 + bt - 1) / bt
 	var p stepplan.Plan
 	for i := range batch {
 		tokens := make([]int64, past+1)
@@ -127,12 +129,5 @@ func TestWriteDecoderProfile(t *testing.T) {
 		}
 		p.Rows = append(p.Rows, stepplan.Row{Seq: uint64(i), Past: past, Tokens: tokens[past:], Blocks: blocks})
 	}
-	for range 300 {
-		if err := d.RunStep(context.Background(), r.sc.build(&p, r.kv, d.Shape())); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := d.Close(); err != nil { // the profile is written when the session closes
-		t.Fatal(err)
-	}
+	return p, batch * perRow
 }
