@@ -206,7 +206,6 @@ func (c *crf) marginals(in crfInput, probs []float64, sc *crfScratch) (out []flo
 	sc.alpha, sc.beta, sc.w = sized(sc.alpha, n*L), sized(sc.beta, n*L), sized(sc.w, L)
 	alpha, beta, w := sc.alpha, sc.beta, sc.w
 	clear(alpha) // the forward pass adds into it
-	step := func(p int) []float64 { return c.prob[in.gap[p]] }
 	for b := range L {
 		alpha[b] = c.prob[0][b] * probs[b]
 	}
@@ -215,8 +214,8 @@ func (c *crf) marginals(in crfInput, probs []float64, sc *crfScratch) (out []flo
 	}
 	for p := 1; p < n; p++ {
 		// Each cur[b] sums prev[a]*prob[a,b] in a's order (alpha starts cleared).
-		sumProduct(alpha[p*L:(p+1)*L], alpha[(p-1)*L:p*L], step(p))
 		cur := alpha[p*L : (p+1)*L]
+		sumProduct(cur, alpha[(p-1)*L:p*L], c.prob[in.gap[p]])
 		for b := range L {
 			cur[b] *= probs[p*L+b]
 		}
