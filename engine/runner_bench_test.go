@@ -34,7 +34,7 @@ func BenchmarkDecodeStepKV(b *testing.B) {
 	}
 	sh := d.Shape()
 	const bt = 16
-	for _, past := range []int{32, 128} {
+	for _, past := range []int{32, 64, 128} {
 		for _, batch := range []int{1, 4, 16, 64} {
 			b.Run(fmt.Sprintf("past=%d/batch=%d", past, batch), func(b *testing.B) {
 				p, blocks := decodePlan(batch, past, bt)

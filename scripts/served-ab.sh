@@ -6,9 +6,16 @@
 #
 #   scripts/served-ab.sh REV_A REV_B [rounds, default 3] [seconds per run, default 12]
 #   (a REV is a git revision, or "work" for the working tree)
+#
+# QUANTIZE (int8, or off for float32) and PRIORITY_MIX (the load generator's -priority-mix, its
+# own 80/20 mix when unset) set the load; ENV_A and ENV_B add settings to one side's server
+# ("work work" with ENV_A="SLUICE_BATCH_MAX_PADDED_TOKENS=1024" compares a setting); PERF=DIR
+# records each server's CPU profile (perf record -g, 8 s from the fourth second) as DIR/A-1.data...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 a="$1"; b="$2"; rounds="${3:-3}"; secs="${4:-12}"; port="${PORT:-18197}"
+quantize="${QUANTIZE:-int8}"; prio=(); [ -z "${PRIORITY_MIX:-}" ] || prio=(-priority-mix "$PRIORITY_MIX")
+read -ra env_A <<<"${ENV_A:-}"; read -ra env_B <<<"${ENV_B:-}"
 work="$(mktemp -d)"; pid=""
 trap '[ -z "$pid" ] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; } || true; rm -rf "$work"; git worktree prune' EXIT
 make -s ort
@@ -22,8 +29,10 @@ build() { # rev out
 build "$a" "$work/A"; build "$b" "$work/B"
 go build -o "$work/loadgen" ./cmd/loadgen
 run() { # A|B round
+	local -n extra="env_$1"
 	taskset -c 0 env SLUICE_ADDR="127.0.0.1:$port" SLUICE_LOG_LEVEL=warn SLUICE_INTRA_OP_THREADS=1 SLUICE_GENERATE_MODEL=none \
-		SLUICE_QUANTIZE=int8 SLUICE_QUANTIZE_CACHE_DIR="$work/cache" SLUICE_DATA_DIR="$work/data-$1" "$work/$1" >"$work/$1.log" 2>&1 &
+		SLUICE_QUANTIZE="$quantize" SLUICE_QUANTIZE_CACHE_DIR="$work/cache" SLUICE_DATA_DIR="$work/data-$1" ${extra[@]+"${extra[@]}"} \
+		"$work/$1" >"$work/$1.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 1 600); do
 		kill -0 "$pid" 2>/dev/null || { cat "$work/$1.log" >&2; exit 1; } # it ended: the port taken, say
@@ -31,7 +40,13 @@ run() { # A|B round
 	done
 	curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || { echo "server $1 never became ready" >&2; exit 1; }
 	taskset -c 1 "$work/loadgen" -url "http://127.0.0.1:$port" -quiet -mode closed -workers 32 -mix pii=1 -lengths medium=1 \
-		-scrape-interval 0 -warmup 3s -duration "${secs}s" -json "$work/$1-$2.json"
+		${prio[@]+"${prio[@]}"} -scrape-interval 0 -warmup 3s -duration "${secs}s" -json "$work/$1-$2.json" &
+	local lg=$!
+	if [ -n "${PERF:-}" ]; then
+		mkdir -p "$PERF"; sleep 4 # the warmup and a second of load: profile the steady part
+		perf record -q -F 2000 -g -p "$pid" -o "$PERF/$1-$2.data" -- sleep 8 >/dev/null 2>&1
+	fi
+	wait "$lg"
 	kill -TERM "$pid"; wait "$pid" || true; pid=""
 	python3 - "$work/$1-$2.json" "$1" "$2" <<'PY'
 import json, sys
