@@ -39,7 +39,11 @@ var maxTransitionScore = math.Log(math.MaxFloat64)
 // crf is Transitions checked and laid out for decoding.
 type crf struct {
 	n int
-	// score[k][a*n+b]: k is the gap class.
+	// stride is n rounded up to a multiple of four: the matrices' rows are that long, the
+	// columns past n holding -Inf (score) or 0 (prob, probT), so that the kernels take every
+	// column in fours. The padding's results are never read.
+	stride int
+	// score[k][a*stride+b]: k is the gap class.
 	score [gapClasses][]float64
 	// prob is exp(score), for the forward-backward pass, and probT its transpose, which the
 	// backward pass reads as the forward pass reads prob.
@@ -51,11 +55,11 @@ type crf struct {
 // crfScratch is one decoding's buffers. A note's rows of probabilities and both passes' are
 // some hundred kilobytes, garbage after every request if made anew.
 type crfScratch struct {
-	in                                 crfInput
-	probs, alpha, beta, w, score, next []float64
-	arg                                []int64
-	back                               []int32
-	path                               []int
+	in                                      crfInput
+	probs, alpha, beta, w, score, next, acc []float64
+	arg                                     []int64
+	back                                    []int32
+	path                                    []int
 }
 
 func (c *crf) getScratch() *crfScratch {
@@ -88,7 +92,8 @@ func sized[T any](buf []T, n int) []T {
 }
 
 func newCRF(t *Transitions, labels int) (*crf, error) {
-	c := &crf{n: labels}
+	S := (labels + 3) &^ 3
+	c := &crf{n: labels, stride: S}
 	brk := t.Break
 	if brk == nil {
 		brk = t.Spaced
@@ -97,24 +102,24 @@ func newCRF(t *Transitions, labels int) (*crf, error) {
 		if len(m) != labels {
 			return nil, fmt.Errorf("entities: CRF transitions have %d rows for %d labels", len(m), labels)
 		}
-		c.score[k] = make([]float64, 0, labels*labels)
-		for _, row := range m {
+		score, prob, probT := make([]float64, labels*S), make([]float64, labels*S), make([]float64, labels*S)
+		for a, row := range m {
 			if len(row) != labels {
 				return nil, fmt.Errorf("entities: a CRF transition row has %d entries for %d labels", len(row), labels)
 			}
-			for _, v := range row {
+			for b := range S {
+				if b >= labels {
+					score[a*S+b] = math.Inf(-1)
+					continue
+				}
+				v := row[b]
 				if math.IsNaN(v) || math.IsInf(v, 0) || v > maxTransitionScore {
 					return nil, fmt.Errorf("entities: CRF transitions hold a non-finite score, or one whose exponential is")
 				}
-				c.score[k] = append(c.score[k], v)
+				score[a*S+b], prob[a*S+b], probT[b*S+a] = v, math.Exp(v), math.Exp(v)
 			}
 		}
-		c.prob[k] = make([]float64, len(c.score[k]))
-		c.probT[k] = make([]float64, len(c.score[k]))
-		for i, v := range c.score[k] {
-			c.prob[k][i] = math.Exp(v)
-			c.probT[k][(i%labels)*labels+i/labels] = c.prob[k][i]
-		}
+		c.score[k], c.prob[k], c.probT[k] = score, prob, probT
 	}
 	return c, nil
 }
@@ -160,12 +165,12 @@ func crfPositions(text string, toks Tokens, into ...*crfInput) crfInput {
 // best predecessor is one column of maxPlus, whose columns are the one-at-a-time loop's bit
 // for bit however many run at once.
 func (c *crf) viterbi(in crfInput, logits []float32, sc *crfScratch) []int {
-	n, L := len(in.idx), c.n
+	n, L, S := len(in.idx), c.n, c.stride
 	if n == 0 {
 		return nil
 	}
 	sc.path, sc.back = sized(sc.path, n), sized(sc.back, n*L)
-	sc.score, sc.next, sc.arg = sized(sc.score, L), sized(sc.next, L), sized(sc.arg, L)
+	sc.score, sc.next, sc.arg = sized(sc.score, S), sized(sc.next, S), sized(sc.arg, S)
 	path, back := sc.path, sc.back // back[i*L+b]: best label before b at position i
 	score, next, arg := sc.score, sc.next, sc.arg
 	row := func(p int) []float32 { return logits[in.idx[p]*L : (in.idx[p]+1)*L] }
@@ -174,7 +179,7 @@ func (c *crf) viterbi(in crfInput, logits []float32, sc *crfScratch) []int {
 		score[b] = c.score[0][b] + float64(first[b]) // from O
 	}
 	for p := 1; p < n; p++ {
-		maxPlus(next, arg, score, c.score[in.gap[p]])
+		maxPlus(next, arg, score[:L], c.score[in.gap[p]])
 		em := row(p)[:L]
 		bk := back[p*L : (p+1)*L]
 		for b := range L {
@@ -185,7 +190,7 @@ func (c *crf) viterbi(in crfInput, logits []float32, sc *crfScratch) []int {
 	}
 	best, at := math.Inf(-1), 0
 	for a := range L {
-		if v := score[a] + c.score[0][a*L]; v > best { // to O
+		if v := score[a] + c.score[0][a*S]; v > best { // to O
 			best, at = v, a
 		}
 	}
@@ -202,10 +207,10 @@ func (c *crf) viterbi(in crfInput, logits []float32, sc *crfScratch) []int {
 // constant factor does not change a CRF's marginals. ok is false if the pass underflowed,
 // which a sane model never makes it do.
 func (c *crf) marginals(in crfInput, probs []float64, sc *crfScratch) (out []float64, ok bool) {
-	n, L := len(in.idx), c.n
-	sc.alpha, sc.beta, sc.w = sized(sc.alpha, n*L), sized(sc.beta, n*L), sized(sc.w, L)
-	alpha, beta, w := sc.alpha, sc.beta, sc.w
-	clear(alpha) // the forward pass adds into it
+	n, L, S := len(in.idx), c.n, c.stride
+	sc.alpha, sc.beta = sized(sc.alpha, n*L), sized(sc.beta, n*L)
+	sc.w, sc.acc = sized(sc.w, L), sized(sc.acc, S)
+	alpha, beta, w, acc := sc.alpha, sc.beta, sc.w, sc.acc
 	for b := range L {
 		alpha[b] = c.prob[0][b] * probs[b]
 	}
@@ -213,11 +218,12 @@ func (c *crf) marginals(in crfInput, probs []float64, sc *crfScratch) (out []flo
 		return nil, false
 	}
 	for p := 1; p < n; p++ {
-		// Each cur[b] sums prev[a]*prob[a,b] in a's order (alpha starts cleared).
+		// Each cur[b] sums prev[a]*prob[a,b] in a's order, from zero.
 		cur := alpha[p*L : (p+1)*L]
-		sumProduct(cur, alpha[(p-1)*L:p*L], c.prob[in.gap[p]])
+		clear(acc)
+		sumProduct(acc, alpha[(p-1)*L:p*L], c.prob[in.gap[p]])
 		for b := range L {
-			cur[b] *= probs[p*L+b]
+			cur[b] = acc[b] * probs[p*L+b]
 		}
 		if !normalize(cur) {
 			return nil, false
@@ -225,7 +231,7 @@ func (c *crf) marginals(in crfInput, probs []float64, sc *crfScratch) (out []flo
 	}
 	last := beta[(n-1)*L:]
 	for a := range L {
-		last[a] = c.prob[0][a*L]
+		last[a] = c.prob[0][a*S]
 	}
 	if !normalize(last) {
 		return nil, false
@@ -236,8 +242,9 @@ func (c *crf) marginals(in crfInput, probs []float64, sc *crfScratch) (out []flo
 			w[b] = probs[(p+1)*L+b] * nxt[b]
 		}
 		// Each cur[a] sums prob[a,b]*w[b] in b's order: a column of the transpose.
-		clear(cur)
-		sumProduct(cur, w, c.probT[in.gap[p+1]])
+		clear(acc)
+		sumProduct(acc, w, c.probT[in.gap[p+1]])
+		copy(cur, acc)
 		if !normalize(cur) {
 			return nil, false
 		}

@@ -73,7 +73,7 @@ func crfLoopsAreTheOneAtATimeLoops(t *testing.T) {
 // viterbiOneAtATime and marginalsOneAtATime are the loops as they were before labels went
 // several at a time: the reference the test holds the faster loops to.
 func (c *crf) viterbiOneAtATime(in crfInput, logits []float32) []int {
-	n, L := len(in.idx), c.n
+	n, L, S := len(in.idx), c.n, c.stride // the matrices' rows are S long
 	if n == 0 {
 		return nil
 	}
@@ -92,7 +92,7 @@ func (c *crf) viterbiOneAtATime(in crfInput, logits []float32) []int {
 		for b := range L {
 			best, arg := math.Inf(-1), 0
 			for a, s := range score {
-				if v := s + tr[a*L+b]; v > best {
+				if v := s + tr[a*S+b]; v > best {
 					best, arg = v, a
 				}
 			}
@@ -103,7 +103,7 @@ func (c *crf) viterbiOneAtATime(in crfInput, logits []float32) []int {
 	}
 	best, arg := math.Inf(-1), 0
 	for a := range L {
-		if v := score[a] + c.score[0][a*L]; v > best { // to O
+		if v := score[a] + c.score[0][a*S]; v > best { // to O
 			best, arg = v, a
 		}
 	}
@@ -115,7 +115,7 @@ func (c *crf) viterbiOneAtATime(in crfInput, logits []float32) []int {
 }
 
 func (c *crf) marginalsOneAtATime(in crfInput, probs []float64) (out []float64, ok bool) {
-	n, L := len(in.idx), c.n
+	n, L, S := len(in.idx), c.n, c.stride
 	alpha := make([]float64, n*L)
 	beta := make([]float64, n*L)
 	w := make([]float64, L)
@@ -132,7 +132,7 @@ func (c *crf) marginalsOneAtATime(in crfInput, probs []float64) (out []float64, 
 			if pa == 0 {
 				continue
 			}
-			for b, t := range tr[a*L : (a+1)*L] {
+			for b, t := range tr[a*S : a*S+L] {
 				cur[b] += float64(pa * t) // a conversion rounds the product: never fused
 			}
 		}
@@ -145,7 +145,7 @@ func (c *crf) marginalsOneAtATime(in crfInput, probs []float64) (out []float64, 
 	}
 	last := beta[(n-1)*L:]
 	for a := range L {
-		last[a] = c.prob[0][a*L]
+		last[a] = c.prob[0][a*S]
 	}
 	if !normalize(last) {
 		return nil, false
@@ -157,7 +157,7 @@ func (c *crf) marginalsOneAtATime(in crfInput, probs []float64) (out []float64, 
 		}
 		for a := range L {
 			var s float64
-			for b, t := range tr[a*L : (a+1)*L] {
+			for b, t := range tr[a*S : a*S+L] {
 				s += float64(t * w[b])
 			}
 			cur[a] = s
@@ -208,41 +208,52 @@ func TestCRFKernelsAreThePlainLoops(t *testing.T) {
 		}
 	}
 	for L := 1; L <= 40; L++ {
-		x, m := make([]float64, L), make([]float64, L*L)
-		for i := range x {
-			x[i] = pick()
+		// Square, as the kernels were first used, and the CRF's padded rows: fewer rows than
+		// columns (a row count of 0 included).
+		rows := []int{L, L &^ 3, L - 1 - rng.IntN(L)}
+		for _, R := range rows {
+			kernelsAreThePlainLoops(t, pick, R, L)
 		}
-		for i := range m {
-			m[i] = pick()
+	}
+}
+
+// kernelsAreThePlainLoops checks both kernels on x of R values and m of R rows of L columns.
+func kernelsAreThePlainLoops(t *testing.T, pick func() float64, R, L int) {
+	t.Helper()
+	x, m := make([]float64, R), make([]float64, R*L)
+	for i := range x {
+		x[i] = pick()
+	}
+	for i := range m {
+		m[i] = pick()
+	}
+	wantBest, wantArg, wantSum := make([]float64, L), make([]int64, L), make([]float64, L)
+	for b := range L {
+		wantBest[b] = math.Inf(-1)
+		wantSum[b] = float64(b) / 7
+		for a := range R {
+			if v := x[a] + m[a*L+b]; v > wantBest[b] {
+				wantBest[b], wantArg[b] = v, int64(a)
+			}
+			wantSum[b] += float64(x[a] * m[a*L+b])
 		}
-		wantBest, wantArg, wantSum := make([]float64, L), make([]int64, L), make([]float64, L)
+	}
+	for _, vector := range []bool{haveAVX2, false} {
+		was := haveAVX2
+		haveAVX2 = vector
+		best, arg, sum := make([]float64, L), make([]int64, L), make([]float64, L)
+		for b := range sum {
+			sum[b] = float64(b) / 7
+		}
+		maxPlus(best, arg, x, m)
+		sumProduct(sum, x, m)
+		haveAVX2 = was
 		for b := range L {
-			wantBest[b] = math.Inf(-1)
-			wantSum[b] = float64(b) / 7
-			for a := range L {
-				if v := x[a] + m[a*L+b]; v > wantBest[b] {
-					wantBest[b], wantArg[b] = v, int64(a)
-				}
-				wantSum[b] += float64(x[a] * m[a*L+b])
+			if math.Float64bits(best[b]) != math.Float64bits(wantBest[b]) || arg[b] != wantArg[b] {
+				t.Fatalf("%d x %d, vector %v, column %d: max-plus %v at %d, want %v at %d", R, L, vector, b, best[b], arg[b], wantBest[b], wantArg[b])
 			}
-		}
-		for _, vector := range []bool{haveAVX2, false} {
-			was := haveAVX2
-			haveAVX2 = vector
-			best, arg, sum := make([]float64, L), make([]int64, L), make([]float64, L)
-			for b := range sum {
-				sum[b] = float64(b) / 7
-			}
-			maxPlus(best, arg, x, m)
-			sumProduct(sum, x, m)
-			haveAVX2 = was
-			for b := range L {
-				if math.Float64bits(best[b]) != math.Float64bits(wantBest[b]) || arg[b] != wantArg[b] {
-					t.Fatalf("L %d, vector %v, column %d: max-plus %v at %d, want %v at %d", L, vector, b, best[b], arg[b], wantBest[b], wantArg[b])
-				}
-				if !(math.IsNaN(sum[b]) && math.IsNaN(wantSum[b])) && math.Float64bits(sum[b]) != math.Float64bits(wantSum[b]) {
-					t.Fatalf("L %d, vector %v, column %d: sum %v, want %v", L, vector, b, sum[b], wantSum[b])
-				}
+			if !(math.IsNaN(sum[b]) && math.IsNaN(wantSum[b])) && math.Float64bits(sum[b]) != math.Float64bits(wantSum[b]) {
+				t.Fatalf("%d x %d, vector %v, column %d: sum %v, want %v", R, L, vector, b, sum[b], wantSum[b])
 			}
 		}
 	}

@@ -15,7 +15,7 @@ func sumProductAVX2(acc, x, m []float64)
 // where the rest start.
 func maxPlusVector(best []float64, arg []int64, x, m []float64) int {
 	L := len(best)
-	if !haveAVX2 || L < 4 || len(arg) < L || len(x) != L || len(m) < L*L {
+	if !haveAVX2 || L < 4 || len(x) == 0 || len(arg) < L || len(m) < len(x)*L {
 		return 0
 	}
 	maxPlusAVX2(best, arg, x, m)
@@ -25,7 +25,7 @@ func maxPlusVector(best []float64, arg []int64, x, m []float64) int {
 // sumProductVector is maxPlusVector's twin for sumProduct.
 func sumProductVector(acc, x, m []float64) int {
 	L := len(acc)
-	if !haveAVX2 || L < 4 || len(x) != L || len(m) < L*L {
+	if !haveAVX2 || L < 4 || len(x) == 0 || len(m) < len(x)*L {
 		return 0
 	}
 	sumProductAVX2(acc, x, m)
