@@ -17,6 +17,10 @@ type Model struct {
 	Config    Config
 	Tokenizer *tokenizer.Tokenizer
 	ONNX      []byte
+	// DecodeInPlace holds decode_inplace.onnx when the directory has one: a decoder's
+	// network for one new token a row with its keys and values updated in place
+	// (engine.Decoder.AddInPlaceDecode; models/train/export_inplace.py writes tiny-lm's).
+	DecodeInPlace []byte
 	// Generation holds generation_config.json verbatim when the directory has one.
 	Generation []byte
 	// TokenizerConfig holds tokenizer_config.json verbatim when the directory has one (its
@@ -83,11 +87,15 @@ func Load(fsys fs.FS, dir string) (*Model, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("models: model %q: %w", dir, err)
 	}
+	inPlace, err := fs.ReadFile(fsys, path.Join(dir, "decode_inplace.onnx"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("models: model %q: %w", dir, err)
+	}
 	h := sha256.New()
 	for _, part := range [][]byte{cfgJSON, tokCfg, tokJSON} {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
 	}
-	return &Model{Name: path.Base(dir), Config: cfg, Tokenizer: tok, ONNX: onnx, Generation: gen, TokenizerConfig: tokCfg,
+	return &Model{Name: path.Base(dir), Config: cfg, Tokenizer: tok, ONNX: onnx, DecodeInPlace: inPlace, Generation: gen, TokenizerConfig: tokCfg,
 		Digest: hex.EncodeToString(h.Sum(nil)), Sentence: sentence}, nil
 }

@@ -29,12 +29,13 @@ case "$what" in
     $PY train_ner.py clinical-ner
     $PY train_ner.py pii
     $PY train_lm.py
+    $PY export_inplace.py ../tiny-lm
     $PY train_embed.py
     ;;
   tokenizer) $PY build_tokenizer.py ;;
   clinical-ner) $PY train_ner.py clinical-ner ;;
   pii) $PY train_ner.py pii ;;
-  tiny-lm) $PY train_lm.py ;;
+  tiny-lm) $PY train_lm.py && $PY export_inplace.py ../tiny-lm ;;
   embed) $PY train_embed.py ;;
   *)
     echo "usage: run.sh [all|tokenizer|clinical-ner|pii|tiny-lm|embed]" >&2
