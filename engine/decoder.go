@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,6 +47,8 @@ type Decoder struct {
 	positionIDs bool
 	// order maps the model's inputs and outputs, in its own order, to what RunStep feeds.
 	inputs, outputs []decoderSlot
+	// inplace is the network's in-place decode graph (AddInPlaceDecode), nil without one.
+	inplace *inPlaceGraph
 }
 
 // decoderSlot names one tensor of a step: a kind and, for caches, the layer and key or value.
@@ -64,6 +67,8 @@ const (
 	slotPast
 	slotLogits
 	slotPresent
+	slotSeqLens // the in-place graph's seqlens_k
+	slotTotal   // the in-place graph's total_sequence_length
 )
 
 // NewDecoder loads a decoder-with-past model. Any input or output it does not recognise is an
@@ -205,6 +210,9 @@ func (d *Decoder) Name() string { return d.s.name }
 // ErrReleased and Terminate does nothing.
 func (d *Decoder) Close() error {
 	err := d.s.Close() // waits for the step in flight; no step uses opts after it
+	if d.inplace != nil {
+		err = errors.Join(err, d.inplace.s.Close())
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.opts != nil {
@@ -299,12 +307,17 @@ func (d *Decoder) RunStep(ctx context.Context, st *Step) error {
 		}
 		outs[i] = v
 	}
-	err = d.s.ort.RunWithOptions(ins, outs, d.opts)
+	return d.run(d.s, ins, outs)
+}
+
+// run runs one of d's graphs with the run options Terminate raises, and lowers them after.
+func (d *Decoder) run(s *Session, ins, outs []ort.Value) error {
+	err := s.ort.RunWithOptions(ins, outs, d.opts)
 	if d.terminated.Swap(false) {
 		_ = d.opts.UnsetTerminate()
 	}
 	if err != nil {
-		return d.s.runError(err)
+		return s.runError(err)
 	}
 	return nil
 }

@@ -72,11 +72,23 @@ func (s *KVStore) checkTensor(t KVTensor, layer int) {
 	}
 }
 
+// Align says where in a row of a step's tensor Gather puts the row's past.
+type Align int
+
+const (
+	// AlignEnd left pads: the past ends the row and zeros start it, which the attention mask
+	// must exclude (the decoder-with-past layout, RunStep).
+	AlignEnd Align = iota
+	// AlignStart puts the past at the front and leaves the rest of the row as it was, for
+	// the graph to write or to leave unread by the row's length (the in-place layout,
+	// RunDecode).
+	AlignStart
+)
+
 // Gather writes the layer's keys or values of the past of every row into dst, one row per
-// plan row, left padded: row i ends with the rows[i].Past positions held in rows[i].Blocks
-// and starts with zeros, which the attention mask must exclude. dst.Positions must be at least
-// the longest past.
-func (s *KVStore) Gather(rows []stepplan.Row, layer int, kind KVKind, dst KVTensor) {
+// plan row, each the rows[i].Past positions held in rows[i].Blocks, where align says.
+// dst.Positions must be at least the longest past.
+func (s *KVStore) Gather(rows []stepplan.Row, layer int, kind KVKind, dst KVTensor, align Align) {
 	s.checkTensor(dst, layer)
 	if dst.Batch != len(rows) {
 		panic(fmt.Sprintf("engine: gather of %d rows into a batch of %d", len(rows), dst.Batch))
@@ -88,7 +100,10 @@ func (s *KVStore) Gather(rows []stepplan.Row, layer int, kind KVKind, dst KVTens
 			panic(fmt.Sprintf("engine: a past of %d positions into %d", n, dst.Positions))
 		}
 		row := dst.Data[i*rowFloats : (i+1)*rowFloats]
-		pad := dst.Positions - n
+		pad := 0
+		if align == AlignEnd {
+			pad = dst.Positions - n
+		}
 		for h := 0; h < s.heads; h++ {
 			head := row[h*dst.Positions*s.dim : (h+1)*dst.Positions*s.dim]
 			clear(head[:pad*s.dim])

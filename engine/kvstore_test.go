@@ -94,7 +94,7 @@ func kvCheck(t *testing.T, s *KVStore, q *kvSeq, extra int) {
 	}
 	for layer := range s.layers {
 		for _, kind := range []KVKind{Key, Value} {
-			s.Gather([]stepplan.Row{q.row(n)}, layer, kind, dst)
+			s.Gather([]stepplan.Row{q.row(n)}, layer, kind, dst, AlignEnd)
 			for h := range s.heads {
 				for pos := range positions {
 					for d := range s.dim {
@@ -224,8 +224,8 @@ func TestKVStoreStepDoesNotAllocate(t *testing.T) {
 			rows[i].Past = tb.Len()
 		}
 		for layer := range s.layers {
-			s.Gather(rows, layer, Key, dst)
-			s.Gather(rows, layer, Value, dst)
+			s.Gather(rows, layer, Key, dst, AlignEnd)
+			s.Gather(rows, layer, Value, dst, AlignEnd)
 		}
 	}
 	for range 100 {

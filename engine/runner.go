@@ -13,6 +13,9 @@ import (
 type stepper interface {
 	Shape() DecoderShape
 	RunStep(ctx context.Context, st *Step) error
+	// InPlacePositions is 0, or the positions a row of RunDecode's buffers holds.
+	InPlacePositions() int
+	RunDecode(ctx context.Context, st *DecodeStep) error
 	Terminate()
 }
 
@@ -22,8 +25,10 @@ type stepper interface {
 // rows out as one left-padded batch (past keys and values gathered from the blocks, or, when
 // the batch is the previous step's rows each one token longer, taken from that step's
 // present), runs the decoder, writes each row's new keys and values into its blocks and hands
-// back each row's scores. Run is called from one goroutine, one step at a time; Terminate from
-// any.
+// back each row's scores. A step of one new token a row on a decoder with an in-place graph
+// runs there instead: each row's past at the front of its row of the runner's own buffers,
+// which the graph extends in place, so that a batch of the previous step's rows gathers
+// nothing. Run is called from one goroutine, one step at a time; Terminate from any.
 type Runner struct {
 	d     stepper
 	shape DecoderShape
@@ -70,11 +75,14 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 	if err := r.check(p); err != nil {
 		return fmt.Errorf("engine: step plan: %w: %w", ErrInvalidInput, err)
 	}
+	if n := r.d.InPlacePositions(); n > 0 && decodesInPlace(p, n) {
+		return r.runInPlace(ctx, p, n, t0)
+	}
 	st := r.sc.build(p, r.kv, r.shape)
 	t1 := time.Now()
 	err := r.d.RunStep(ctx, st)
 	t2 := time.Now()
-	r.sc.remember(p, st, err == nil)
+	r.sc.remember(p, st.Past, st.Seq, false, err == nil)
 	if err != nil {
 		p.KVTime = t1.Sub(t0)
 		return err
@@ -92,6 +100,41 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 			first = st.Seq - n
 		}
 		row.Logits = st.Logits[(i*st.Seq+first)*r.shape.Vocab : (i+1)*st.Seq*r.shape.Vocab]
+	}
+	p.KVTime = t1.Sub(t0) + time.Since(t2)
+	return nil
+}
+
+// decodesInPlace reports whether p is a step the in-place graph computes: one new token a
+// row, each row's new position inside buffers of positions positions.
+func decodesInPlace(p *stepplan.Plan, positions int) bool {
+	for i := range p.Rows {
+		if len(p.Rows[i].Tokens) != 1 || p.Rows[i].Past >= positions {
+			return false
+		}
+	}
+	return true
+}
+
+// runInPlace is Run's step on the in-place graph.
+func (r *Runner) runInPlace(ctx context.Context, p *stepplan.Plan, positions int, t0 time.Time) error {
+	st := r.sc.buildInPlace(p, r.kv, r.shape, positions)
+	t1 := time.Now()
+	err := r.d.RunDecode(ctx, st)
+	t2 := time.Now()
+	r.sc.remember(p, 0, 1, true, err == nil)
+	if err != nil {
+		p.KVTime = t1.Sub(t0)
+		return err
+	}
+	v := r.shape.Vocab
+	for i := range p.Rows {
+		row := &p.Rows[i]
+		for l := range r.shape.Layers {
+			r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Key, KVTensor{Data: st.KV[l][0], Batch: st.Batch, Positions: positions})
+			r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Value, KVTensor{Data: st.KV[l][1], Batch: st.Batch, Positions: positions})
+		}
+		row.Logits = st.Logits[i*v : (i+1)*v]
 	}
 	p.KVTime = t1.Sub(t0) + time.Since(t2)
 	return nil
@@ -146,14 +189,21 @@ type stepScratch struct {
 	past    [][2][]float32
 	present [][2][]float32
 
+	// The in-place graph's buffers and inputs: inPlace[l][k] is [rows, heads, positions, dim].
+	inPlace [][2][]float32
+	lens    []int64
+	decode  DecodeStep
+
 	// lastSeqs is the rows of the previous decode step and lastPast its past length, while
-	// its present tensors hold every row's keys and values: a decode step over the same rows
-	// in the same order takes them as its past instead of gathering from the blocks.
-	lastSeqs []uint64
-	lastLens []int // each row's past in the previous step
-	lastPast int
-	lastOK   bool
-	reused   int // steps that took the previous present as their past (tests read it)
+	// its present tensors (or, lastInPlace, the in-place buffers) hold every row's keys and
+	// values: a decode step over the same rows in the same order, on the same graph, takes
+	// them as its past instead of gathering from the blocks.
+	lastSeqs    []uint64
+	lastLens    []int // each row's past in the previous step
+	lastPast    int
+	lastOK      bool
+	lastInPlace bool
+	reused      int // steps that took the previous step's keys and values (tests read it)
 }
 
 // reusable reports whether a decode step over p's rows can take the previous decode step's
@@ -161,8 +211,11 @@ type stepScratch struct {
 // and values are a function of its tokens, which only grow, so the previous present holds
 // this step's past whatever happened to the blocks between (copies, a row preempted and its
 // prefix found again in the cache).
-func (sc *stepScratch) reusable(p *stepplan.Plan, past, seq int) bool {
-	if !sc.lastOK || seq != 1 || past != sc.lastPast+1 || len(p.Rows) != len(sc.lastSeqs) {
+func (sc *stepScratch) reusable(p *stepplan.Plan, past, seq int, inPlace bool) bool {
+	if !sc.lastOK || seq != 1 || inPlace != sc.lastInPlace || len(p.Rows) != len(sc.lastSeqs) {
+		return false
+	}
+	if !inPlace && past != sc.lastPast+1 { // the in-place buffers are not padded to the longest
 		return false
 	}
 	for i := range p.Rows {
@@ -173,17 +226,18 @@ func (sc *stepScratch) reusable(p *stepplan.Plan, past, seq int) bool {
 	return true
 }
 
-// remember records a successful step over p's rows for reusable; a prefill step, or a failed
-// one, forgets.
-func (sc *stepScratch) remember(p *stepplan.Plan, st *Step, ok bool) {
-	sc.lastOK = ok && st.Seq == 1
+// remember records a successful step over p's rows (of past and seq, on the in-place graph
+// or not) for reusable; a prefill step, or a failed one, forgets.
+func (sc *stepScratch) remember(p *stepplan.Plan, past, seq int, inPlace, ok bool) {
+	sc.lastOK = ok && seq == 1
+	sc.lastInPlace = inPlace
 	sc.lastSeqs = sc.lastSeqs[:0]
 	sc.lastLens = sc.lastLens[:0]
 	for i := range p.Rows {
 		sc.lastSeqs = append(sc.lastSeqs, p.Rows[i].Seq)
 		sc.lastLens = append(sc.lastLens, p.Rows[i].Past)
 	}
-	sc.lastPast = st.Past
+	sc.lastPast = past
 }
 
 // grow returns buf resized to n, reallocating only when it is too small.
@@ -233,7 +287,7 @@ func (sc *stepScratch) build(p *stepplan.Plan, kv *KVStore, shape DecoderShape) 
 			mask[j] = 1
 		}
 	}
-	reuse := sc.reusable(p, past, seq)
+	reuse := sc.reusable(p, past, seq, false)
 	if reuse {
 		sc.reused++
 	}
@@ -248,10 +302,41 @@ func (sc *stepScratch) build(p *stepplan.Plan, kv *KVStore, shape DecoderShape) 
 			}
 			sc.past[l][k] = grow(sc.past[l][k], cache*past)
 			sc.present[l][k] = grow(sc.present[l][k], cache*width)
-			kv.Gather(p.Rows, l, kind, KVTensor{Data: sc.past[l][k], Batch: b, Positions: past})
+			kv.Gather(p.Rows, l, kind, KVTensor{Data: sc.past[l][k], Batch: b, Positions: past}, AlignEnd)
 		}
 	}
 	sc.step = Step{Batch: b, Past: past, Seq: seq, IDs: sc.ids, Mask: sc.mask, Positions: sc.pos,
 		Logits: sc.logits, PastKV: sc.past, Present: sc.present}
 	return &sc.step
+}
+
+// buildInPlace lays out one step of one new token a row on the in-place graph: row i of the
+// buffers holds its past at the front, gathered from the blocks unless the buffers hold the
+// previous step's rows, each now one token longer, which the graph extended in place.
+func (sc *stepScratch) buildInPlace(p *stepplan.Plan, kv *KVStore, shape DecoderShape, positions int) *DecodeStep {
+	b := len(p.Rows)
+	reuse := sc.reusable(p, 0, 1, true)
+	if reuse {
+		sc.reused++
+	}
+	sc.ids = grow(sc.ids, b)
+	sc.lens = grow(sc.lens, b)
+	sc.logits = grow(sc.logits, b*shape.Vocab)
+	for i := range p.Rows {
+		sc.ids[i], sc.lens[i] = p.Rows[i].Tokens[0], int64(p.Rows[i].Past)
+	}
+	if len(sc.inPlace) != shape.Layers {
+		sc.inPlace = make([][2][]float32, shape.Layers)
+	}
+	for l := range shape.Layers {
+		for k, kind := range [2]KVKind{Key, Value} {
+			// Reused, the batch is as big as before, so grow keeps the buffer and its contents.
+			sc.inPlace[l][k] = grow(sc.inPlace[l][k], b*shape.Heads*positions*shape.HeadDim)
+			if !reuse {
+				kv.Gather(p.Rows, l, kind, KVTensor{Data: sc.inPlace[l][k], Batch: b, Positions: positions}, AlignStart)
+			}
+		}
+	}
+	sc.decode = DecodeStep{Batch: b, IDs: sc.ids, Lens: sc.lens, KV: sc.inPlace, Logits: sc.logits, seqLens: sc.decode.seqLens}
+	return &sc.decode
 }

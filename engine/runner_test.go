@@ -20,12 +20,57 @@ type fakeDecoder struct {
 	shape DecoderShape
 	steps int
 	fail  error // the next step fails with it, before computing anything
+	// inPlace, when not 0, gives the fake an in-place graph of that many positions a row;
+	// decodes counts the steps it ran, oneToken RunStep's steps of one new token a row.
+	inPlace, decodes, oneToken int
 }
 
 var fakeDecoderShape = DecoderShape{Layers: 2, Heads: 2, HeadDim: 2, Vocab: 97}
 
-func (f *fakeDecoder) Shape() DecoderShape { return f.shape }
-func (f *fakeDecoder) Terminate()          {}
+func (f *fakeDecoder) Shape() DecoderShape   { return f.shape }
+func (f *fakeDecoder) Terminate()            {}
+func (f *fakeDecoder) InPlacePositions() int { return f.inPlace }
+
+// RunDecode is RunStep's sum on the in-place layout: row i's past at the front of its row of
+// the buffers, the new token's keys and values written at its length, nothing read past it.
+func (f *fakeDecoder) RunDecode(ctx context.Context, st *DecodeStep) error {
+	f.decodes++
+	if err := f.fail; err != nil {
+		f.fail = nil
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sh, n := f.shape, f.inPlace
+	if n == 0 || len(st.IDs) != st.Batch || len(st.Lens) != st.Batch || len(st.Logits) != st.Batch*sh.Vocab || len(st.KV) != sh.Layers {
+		return fmt.Errorf("fake: decode sizes do not add up: %+v", st)
+	}
+	at := func(row, h, pos, d int) int { return ((row*sh.Heads+h)*n+pos)*sh.HeadDim + d }
+	for row := range st.Batch {
+		length := int(st.Lens[row])
+		var sum float64
+		for l := range sh.Layers {
+			for k := range 2 {
+				if len(st.KV[l][k]) != st.Batch*sh.Heads*n*sh.HeadDim {
+					return fmt.Errorf("fake: layer %d: %d cached values", l, len(st.KV[l][k]))
+				}
+				for h := range sh.Heads {
+					for d := range sh.HeadDim {
+						st.KV[l][k][at(row, h, length, d)] = fakeKV(st.IDs[row], length, l, k, h, d)
+						for pos := 0; pos <= length; pos++ {
+							sum += float64(st.KV[l][k][at(row, h, pos, d)]) * fakeWeight(pos, l, k, h, d)
+						}
+					}
+				}
+			}
+		}
+		logits := st.Logits[row*sh.Vocab : (row+1)*sh.Vocab]
+		clear(logits)
+		logits[int64(sum)%int64(sh.Vocab)] = 1
+	}
+	return nil
+}
 
 // fakeKV is the key (kind 0) or value (kind 1) the fake computes for token id at position
 // pos: a small integer, exact in float32.
@@ -58,6 +103,9 @@ func fakeReference(tokens []int64) int64 {
 
 func (f *fakeDecoder) RunStep(ctx context.Context, st *Step) error {
 	f.steps++
+	if st.Seq == 1 {
+		f.oneToken++
+	}
 	if err := f.fail; err != nil {
 		f.fail = nil
 		return err
@@ -142,7 +190,9 @@ type harnessSeq struct {
 	scores [][]float32
 }
 
-func newRunnerHarness(t *testing.T, blocks int) *runnerHarness {
+// newRunnerHarness makes a runner over a pool of blocks blocks on the fake, with an
+// in-place graph of inPlace positions a row when it is not 0.
+func newRunnerHarness(t *testing.T, blocks, inPlace int) *runnerHarness {
 	t.Helper()
 	sh := fakeDecoderShape
 	pool, err := kvcache.NewPool(kvcache.Config{BlockTokens: 4, Blocks: blocks, Layers: sh.Layers, Heads: sh.Heads,
@@ -150,7 +200,7 @@ func newRunnerHarness(t *testing.T, blocks int) *runnerHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := &fakeDecoder{shape: sh}
+	dec := &fakeDecoder{shape: sh, inPlace: inPlace}
 	r, err := newRunner(dec, pool.Blocks(), pool.BlockTokens())
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +256,16 @@ func (h *runnerHarness) seq(id uint64, prompt ...int64) *harnessSeq {
 	return &harnessSeq{id: id, tokens: slices.Clone(prompt), table: h.pool.NewTable()}
 }
 
+// onGraphs runs a runner test on the decoder-with-past graph alone (0) and with in-place
+// graphs of the given positions a row: 8 is shorter than the tests' sequences grow, so their
+// steps move from one graph to the other as rows outgrow it.
+func onGraphs(t *testing.T, inPlace []int, test func(t *testing.T, inPlace int)) {
+	t.Helper()
+	for _, n := range inPlace {
+		t.Run(fmt.Sprintf("in-place=%d", n), func(t *testing.T) { test(t, n) })
+	}
+}
+
 // expect checks that q's generated tokens are the reference's, one at a time after prompt.
 func expect(t *testing.T, q *harnessSeq, promptLen int) {
 	t.Helper()
@@ -220,97 +280,111 @@ func expect(t *testing.T, q *harnessSeq, promptLen int) {
 // left-padded prefill, then decode steps whose rows change (one leaves, the order turns, one
 // joins from the prefix cache), each sequence generating what the model gives it alone.
 func TestRunnerMatchesTheReferenceThroughTheBlocks(t *testing.T) {
-	h := newRunnerHarness(t, 64)
-	a, b, c := h.seq(1, 5, 6, 7), h.seq(2, 9, 8, 7, 6, 5, 4, 3, 2, 1), h.seq(3, 11)
-	if err := h.step(a, b, c); err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
+	onGraphs(t, []int{0, 8, 64}, func(t *testing.T, inPlace int) {
+		h := newRunnerHarness(t, 64, inPlace)
+		a, b, c := h.seq(1, 5, 6, 7), h.seq(2, 9, 8, 7, 6, 5, 4, 3, 2, 1), h.seq(3, 11)
 		if err := h.step(a, b, c); err != nil {
 			t.Fatal(err)
 		}
-	}
-	for range 3 {
-		if err := h.step(c, a); err != nil { // b left, the order turned
+		for range 3 {
+			if err := h.step(a, b, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 3 {
+			if err := h.step(c, a); err != nil { // b left, the order turned
+				t.Fatal(err)
+			}
+		}
+		// d shares b's first two full blocks through the prefix cache: its past is b's blocks.
+		d := h.seq(4, 9, 8, 7, 6, 5, 4, 3, 2, 40, 41)
+		if got := h.pool.Match(d.table, d.tokens); got != 8 {
+			t.Fatalf("matched %d tokens of b's prompt, want 8", got)
+		}
+		if err := h.step(d); err != nil {
 			t.Fatal(err)
 		}
-	}
-	// d shares b's first two full blocks through the prefix cache: its past is b's blocks.
-	d := h.seq(4, 9, 8, 7, 6, 5, 4, 3, 2, 40, 41)
-	if got := h.pool.Match(d.table, d.tokens); got != 8 {
-		t.Fatalf("matched %d tokens of b's prompt, want 8", got)
-	}
-	if err := h.step(d); err != nil {
-		t.Fatal(err)
-	}
-	for range 4 {
-		if err := h.step(a, d, c); err != nil {
-			t.Fatal(err)
+		for range 4 {
+			if err := h.step(a, d, c); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	expect(t, a, 3)
-	expect(t, b, 9)
-	expect(t, c, 1)
-	expect(t, d, 10)
+		expect(t, a, 3)
+		expect(t, b, 9)
+		expect(t, c, 1)
+		expect(t, d, 10)
+		switch {
+		case inPlace > 0 && h.dec.decodes == 0:
+			t.Fatal("no step ran on the in-place graph")
+		case inPlace == 64 && h.dec.oneToken > 0:
+			t.Fatalf("%d steps of one token a row ran on the other graph", h.dec.oneToken)
+		case inPlace == 8 && h.dec.oneToken == 0:
+			t.Fatal("rows that outgrew the in-place graph's buffers stayed on it")
+		}
+	})
 }
 
 // TestRunnerTakesThePresentOfTheSameRowsAsThePast: a decode step over the previous step's
 // rows, in the same order, each one token longer, takes that step's present as its past
 // instead of gathering it, and the tokens stay exact; a batch whose rows changed gathers.
 func TestRunnerTakesThePresentOfTheSameRowsAsThePast(t *testing.T) {
-	h := newRunnerHarness(t, 64)
-	a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8, 7, 6, 5)
-	if err := h.step(a, b); err != nil { // prefill: nothing to take
-		t.Fatal(err)
-	}
-	const n = 12
-	for range n {
-		if err := h.step(a, b); err != nil {
+	onGraphs(t, []int{0, 64}, func(t *testing.T, inPlace int) {
+		h := newRunnerHarness(t, 64, inPlace)
+		a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8, 7, 6, 5)
+		if err := h.step(a, b); err != nil { // prefill: nothing to take
 			t.Fatal(err)
 		}
-	}
-	if got := h.r.sc.reused; got != n-1 { // every decode step after the first
-		t.Fatalf("%d steps took the previous present, want %d", got, n-1)
-	}
-	for range 3 {
-		if err := h.step(b, a); err != nil { // the order turned: gather, then take again
-			t.Fatal(err)
+		const n = 12
+		for range n {
+			if err := h.step(a, b); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	if got := h.r.sc.reused; got != n-1+2 {
-		t.Fatalf("%d steps took the previous present, want %d", got, n-1+2)
-	}
-	expect(t, a, 3)
-	expect(t, b, 5)
+		if got := h.r.sc.reused; got != n-1 { // every decode step after the first
+			t.Fatalf("%d steps took the previous present, want %d", got, n-1)
+		}
+		for range 3 {
+			if err := h.step(b, a); err != nil { // the order turned: gather, then take again
+				t.Fatal(err)
+			}
+		}
+		if got := h.r.sc.reused; got != n-1+2 {
+			t.Fatalf("%d steps took the previous present, want %d", got, n-1+2)
+		}
+		expect(t, a, 3)
+		expect(t, b, 5)
+	})
 }
 
 // TestRunnerMakesTheCopiesOnWriteFirst: a sequence forked from another, both writing into
 // the half-full block they share, each goes on with its own tokens: the plan's copy is made
 // before the step reads or writes a block.
 func TestRunnerMakesTheCopiesOnWriteFirst(t *testing.T) {
-	h := newRunnerHarness(t, 64)
-	a := h.seq(1, 5, 6, 7, 8, 9, 10)
-	if err := h.step(a); err != nil {
-		t.Fatal(err)
-	}
-	b := &harnessSeq{id: 2, tokens: slices.Clone(a.tokens), table: h.pool.Fork(a.table)}
-	b.tokens[len(b.tokens)-1] = (a.tokens[len(a.tokens)-1] + 1) % 97 // b chose another token
-	for range 5 {
-		if err := h.step(b, a); err != nil {
+	onGraphs(t, []int{0, 8, 64}, func(t *testing.T, inPlace int) {
+		h := newRunnerHarness(t, 64, inPlace)
+		a := h.seq(1, 5, 6, 7, 8, 9, 10)
+		if err := h.step(a); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if st := h.pool.Stats(); st.CopiesOnWrite != 1 {
-		t.Fatalf("%d copies on write, want 1", st.CopiesOnWrite)
-	}
-	expect(t, a, 6)
-	expect(t, b, 7)
+		b := &harnessSeq{id: 2, tokens: slices.Clone(a.tokens), table: h.pool.Fork(a.table)}
+		b.tokens[len(b.tokens)-1] = (a.tokens[len(a.tokens)-1] + 1) % 97 // b chose another token
+		for range 5 {
+			if err := h.step(b, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if st := h.pool.Stats(); st.CopiesOnWrite != 1 {
+			t.Fatalf("%d copies on write, want 1", st.CopiesOnWrite)
+		}
+		expect(t, a, 6)
+		expect(t, b, 7)
+	})
 }
 
 // TestRunnerScoresEveryNewPositionWhenAsked: a row that asks for every position's scores gets
 // them, each predicting the token after it; the others get their last only.
 func TestRunnerScoresEveryNewPositionWhenAsked(t *testing.T) {
-	h := newRunnerHarness(t, 64)
+	h := newRunnerHarness(t, 64, 0)
 	a, b := h.seq(1, 5, 6, 7, 8, 9), h.seq(2, 3, 4)
 	a.all = true
 	if err := h.step(a, b); err != nil {
@@ -329,7 +403,7 @@ func TestRunnerScoresEveryNewPositionWhenAsked(t *testing.T) {
 // TestRunnerRefusesAPlanThatDoesNotFit: a block outside the store, or a table too short for
 // its positions, is an ErrInvalidInput error and the decoder does not run.
 func TestRunnerRefusesAPlanThatDoesNotFit(t *testing.T) {
-	h := newRunnerHarness(t, 8)
+	h := newRunnerHarness(t, 8, 0)
 	for name, p := range map[string]stepplan.Plan{
 		"no rows":        {},
 		"block":          {Rows: []stepplan.Row{{Tokens: []int64{1}, Blocks: []int32{8}}}},
@@ -360,31 +434,33 @@ func TestRunnerRefusesAPlanThatDoesNotFit(t *testing.T) {
 // gathers from the blocks (the failed step's present is no past) and is exact; the one after
 // takes its present again.
 func TestFailedStepIsNotTakenAsThePast(t *testing.T) {
-	h := newRunnerHarness(t, 64)
-	a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8)
-	for range 3 {
+	onGraphs(t, []int{0, 64}, func(t *testing.T, inPlace int) {
+		h := newRunnerHarness(t, 64, inPlace)
+		a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8)
+		for range 3 {
+			if err := h.step(a, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		failure := errors.New("the step failed")
+		h.dec.fail = failure
+		if err := h.step(a, b); !errors.Is(err, failure) {
+			t.Fatalf("%v, want the step's failure", err)
+		}
+		reused := h.r.sc.reused
 		if err := h.step(a, b); err != nil {
 			t.Fatal(err)
 		}
-	}
-	failure := errors.New("the step failed")
-	h.dec.fail = failure
-	if err := h.step(a, b); !errors.Is(err, failure) {
-		t.Fatalf("%v, want the step's failure", err)
-	}
-	reused := h.r.sc.reused
-	if err := h.step(a, b); err != nil {
-		t.Fatal(err)
-	}
-	if h.r.sc.reused != reused {
-		t.Fatal("the step after a failure took the failed step's present")
-	}
-	if err := h.step(a, b); err != nil {
-		t.Fatal(err)
-	}
-	if h.r.sc.reused != reused+1 {
-		t.Fatal("the second step after a failure gathered")
-	}
-	expect(t, a, 3)
-	expect(t, b, 2)
+		if h.r.sc.reused != reused {
+			t.Fatal("the step after a failure took the failed step's present")
+		}
+		if err := h.step(a, b); err != nil {
+			t.Fatal(err)
+		}
+		if h.r.sc.reused != reused+1 {
+			t.Fatal("the second step after a failure gathered")
+		}
+		expect(t, a, 3)
+		expect(t, b, 2)
+	})
 }
