@@ -439,6 +439,7 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 		s.logger.Info("the served context is lowered to what the KV cache holds (SLUICE_GENERATE_MAX_MODEL_LEN)",
 			slog.String("model", m.Name), slog.Int("model_positions", c.MaxPositionEmbeddings), slog.Int("served", maxLen))
 	}
+	s.inPlaceDecode(cfg, m, dec, int8, maxLen)
 	runner, err := engine.NewRunner(dec, pool.Blocks(), pool.BlockTokens())
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
@@ -642,6 +643,25 @@ func (s *server) preload(ctx context.Context) error {
 }
 
 // warmGeneration runs one short generation through the scheduler before the server is ready:
+// inPlaceDecode gives dec the model's in-place decode graph, with buffers of the served
+// length, when it has one and it may be used; one the decoder refuses is a warning, the
+// decoder's own graph serving every step.
+func (s *server) inPlaceDecode(cfg Config, m *models.Model, dec *engine.Decoder, int8 bool, maxLen int) {
+	model := slog.String("model", m.Name)
+	switch {
+	case len(m.DecodeInPlace) == 0 || !cfg.GenerateInPlaceDecode:
+		return
+	case int8:
+		s.logger.Info("decode_inplace.onnx is float32 and the decoder int8: every step on the decoder's graph", model)
+		return
+	}
+	if err := dec.AddInPlaceDecode(m.DecodeInPlace, maxLen); err != nil {
+		s.logger.Warn("decode_inplace.onnx not used: every step on the decoder's graph", model, slog.String("error", err.Error()))
+		return
+	}
+	s.logger.Info("decode steps on decode_inplace.onnx, keys and values updated in place", model)
+}
+
 // ONNX Runtime initialises lazily, and the first client should not pay for it.
 func (s *server) warmGeneration(ctx context.Context) error {
 	if s.generator == nil {
