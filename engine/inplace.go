@@ -62,6 +62,9 @@ func (d *Decoder) AddInPlaceDecode(onnx []byte, positions int) error {
 	if positions < 2 {
 		return fmt.Errorf("engine: session %q: an in-place graph of %d positions", d.s.name, positions)
 	}
+	if d.inplace != nil {
+		return fmt.Errorf("engine: session %q: has an in-place graph already", d.s.name)
+	}
 	s, err := d.s.runtime.NewGeneralSession(d.s.name+" (in place)", onnx)
 	if err != nil {
 		return err
@@ -315,6 +318,23 @@ func (d *Decoder) probeInPlace(g *inPlaceGraph) error {
 	for i := range st.Logits {
 		if diff := math.Abs(float64(st.Logits[i] - ds.Logits[i])); !(diff <= 1e-3) {
 			return fmt.Errorf("its scores differ from the decoder's by %g on a probe", diff)
+		}
+	}
+	// The Runner copies the new position out of the buffers and takes them as the next
+	// step's past: the graph must have written it there, where the decoder's present has it.
+	for l := range sh.Layers {
+		for k := range 2 {
+			for i, n := range lens {
+				for h := range sh.Heads {
+					got := ds.KV[l][k][((i*sh.Heads+h)*g.positions+int(n))*sh.HeadDim:][:sh.HeadDim]
+					want := st.Present[l][k][((i*sh.Heads+h)*(past+1)+past)*sh.HeadDim:][:sh.HeadDim]
+					for j := range got {
+						if diff := math.Abs(float64(got[j] - want[j])); !(diff <= 1e-4) {
+							return fmt.Errorf("the keys and values it writes in place differ from the decoder's by %g on a probe", diff)
+						}
+					}
+				}
+			}
 		}
 	}
 	return nil

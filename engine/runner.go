@@ -106,10 +106,11 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 }
 
 // decodesInPlace reports whether p is a step the in-place graph computes: one new token a
-// row, each row's new position inside buffers of positions positions.
+// row after a past (a one-token prompt is a prefill, which the decoder-with-past graph
+// computes), each row's new position inside buffers of positions positions.
 func decodesInPlace(p *stepplan.Plan, positions int) bool {
 	for i := range p.Rows {
-		if len(p.Rows[i].Tokens) != 1 || p.Rows[i].Past >= positions {
+		if len(p.Rows[i].Tokens) != 1 || p.Rows[i].Past == 0 || p.Rows[i].Past >= positions {
 			return false
 		}
 	}

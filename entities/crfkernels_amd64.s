@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// Both kernels take the columns below L&^3 (L = len of the first slice, rows = len(x) = L),
+// Both kernels take the columns below L&^3 (L = len of the first slice, rows = len(x) <= L),
 // sixteen at a time while sixteen are left, then four. Each column's chain runs over the
 // rows in order with every operation rounded on its own (no fused multiply-add), as the
 // scalar loops run it.

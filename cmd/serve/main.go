@@ -642,7 +642,6 @@ func (s *server) preload(ctx context.Context) error {
 	return nil
 }
 
-// warmGeneration runs one short generation through the scheduler before the server is ready:
 // inPlaceDecode gives dec the model's in-place decode graph, with buffers of the served
 // length, when it has one and it may be used; one the decoder refuses is a warning, the
 // decoder's own graph serving every step.
@@ -662,6 +661,7 @@ func (s *server) inPlaceDecode(cfg Config, m *models.Model, dec *engine.Decoder,
 	s.logger.Info("decode steps on decode_inplace.onnx, keys and values updated in place", model)
 }
 
+// warmGeneration runs one short generation through the scheduler before the server is ready:
 // ONNX Runtime initialises lazily, and the first client should not pay for it.
 func (s *server) warmGeneration(ctx context.Context) error {
 	if s.generator == nil {
