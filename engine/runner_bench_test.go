@@ -19,6 +19,123 @@ import (
 // paging costs over a cache that feeds each step's present back as the next past. Every step
 // here gathers (each is a new batch to the runner), the worst case.
 func BenchmarkDecodeStepKV(b *testing.B) {
+	d := benchDecoder(b)
+	sh := d.Shape()
+	const bt = 16
+	for _, c := range decodeCases() {
+		b.Run(c.name, func(b *testing.B) {
+			p, blocks := decodePlanOf(c.pasts, bt)
+			batch, past := len(c.pasts), p.Past()
+			r, err := NewRunner(d, blocks, bt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var gather, run, scatter time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				r.sc.lastOK = false // a new batch every step: gather it all
+				st := r.sc.build(&p, r.kv, sh)
+				t1 := time.Now()
+				if err := d.RunStep(context.Background(), st); err != nil {
+					b.Fatal(err)
+				}
+				t2 := time.Now()
+				for i := range p.Rows {
+					row := &p.Rows[i]
+					for l := range sh.Layers {
+						r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Key, KVTensor{Data: st.Present[l][0], Batch: batch, Positions: past + 1})
+						r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Value, KVTensor{Data: st.Present[l][1], Batch: batch, Positions: past + 1})
+					}
+				}
+				t3 := time.Now()
+				gather += t1.Sub(t0)
+				run += t2.Sub(t1)
+				scatter += t3.Sub(t2)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(gather.Nanoseconds())/n, "gather-ns/op")
+			b.ReportMetric(float64(run.Nanoseconds())/n, "run-ns/op")
+			b.ReportMetric(float64(scatter.Nanoseconds())/n, "scatter-ns/op")
+			b.ReportMetric(float64(gather+scatter)/float64(gather+run+scatter), "kv-share")
+		})
+	}
+}
+
+type decodeCase struct {
+	name  string
+	pasts []int
+}
+
+// decodeCases are the steps both decode benchmarks time: every row at a past of 32, 64 or
+// 128 in batches of 1, 4, 16 and 64, and the 16 staggered rows.
+func decodeCases() []decodeCase {
+	var cases []decodeCase
+	for _, past := range []int{32, 64, 128} {
+		for _, batch := range []int{1, 4, 16, 64} {
+			pasts := make([]int, batch)
+			for i := range pasts {
+				pasts[i] = past
+			}
+			cases = append(cases, decodeCase{fmt.Sprintf("past=%d/batch=%d", past, batch), pasts})
+		}
+	}
+	return append(cases, decodeCase{"past=staggered/batch=16", staggered})
+}
+
+// BenchmarkDecodeStepInPlace is BenchmarkDecodeStepKV on tiny-lm's in-place graph: every row's
+// past gathered to the front of its row of the buffers (a new batch every step, the worst
+// case), the pass, which writes the new position in place, and that position written back.
+func BenchmarkDecodeStepInPlace(b *testing.B) {
+	d := benchDecoder(b)
+	inPlace, err := os.ReadFile(filepath.Join("..", "models", "tiny-lm", "decode_inplace.onnx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const positions = 256
+	if err := d.AddInPlaceDecode(inPlace, positions); err != nil {
+		b.Fatal(err)
+	}
+	sh := d.Shape()
+	const bt = 16
+	for _, c := range decodeCases() {
+		b.Run(c.name, func(b *testing.B) {
+			p, blocks := decodePlanOf(c.pasts, bt)
+			r, err := NewRunner(d, blocks, bt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var gather, run, scatter time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				r.sc.lastOK = false
+				st := r.sc.buildInPlace(&p, r.kv, sh, positions)
+				t1 := time.Now()
+				if err := d.RunDecode(context.Background(), st); err != nil {
+					b.Fatal(err)
+				}
+				t2 := time.Now()
+				for i := range p.Rows {
+					row := &p.Rows[i]
+					for l := range sh.Layers {
+						r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Key, KVTensor{Data: st.KV[l][0], Batch: st.Batch, Positions: positions})
+						r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Value, KVTensor{Data: st.KV[l][1], Batch: st.Batch, Positions: positions})
+					}
+				}
+				t3 := time.Now()
+				gather += t1.Sub(t0)
+				run += t2.Sub(t1)
+				scatter += t3.Sub(t2)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(gather.Nanoseconds())/n, "gather-ns/op")
+			b.ReportMetric(float64(run.Nanoseconds())/n, "run-ns/op")
+			b.ReportMetric(float64(scatter.Nanoseconds())/n, "scatter-ns/op")
+		})
+	}
+}
+
+// benchDecoder is the shipped tiny-lm on one ONNX Runtime thread; it skips without the library.
+func benchDecoder(b *testing.B) *Decoder {
 	model, err := os.ReadFile(filepath.Join("..", "models", "tiny-lm", "model.onnx"))
 	if err != nil {
 		b.Fatal(err)
@@ -32,46 +149,7 @@ func BenchmarkDecodeStepKV(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sh := d.Shape()
-	const bt = 16
-	for _, past := range []int{32, 64, 128} {
-		for _, batch := range []int{1, 4, 16, 64} {
-			b.Run(fmt.Sprintf("past=%d/batch=%d", past, batch), func(b *testing.B) {
-				p, blocks := decodePlan(batch, past, bt)
-				r, err := NewRunner(d, blocks, bt)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var gather, run, scatter time.Duration
-				for b.Loop() {
-					t0 := time.Now()
-					r.sc.lastOK = false // a new batch every step: gather it all
-					st := r.sc.build(&p, r.kv, sh)
-					t1 := time.Now()
-					if err := d.RunStep(context.Background(), st); err != nil {
-						b.Fatal(err)
-					}
-					t2 := time.Now()
-					for i := range p.Rows {
-						row := &p.Rows[i]
-						for l := range sh.Layers {
-							r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Key, KVTensor{Data: st.Present[l][0], Batch: batch, Positions: past + 1})
-							r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Value, KVTensor{Data: st.Present[l][1], Batch: batch, Positions: past + 1})
-						}
-					}
-					t3 := time.Now()
-					gather += t1.Sub(t0)
-					run += t2.Sub(t1)
-					scatter += t3.Sub(t2)
-				}
-				n := float64(b.N)
-				b.ReportMetric(float64(gather.Nanoseconds())/n, "gather-ns/op")
-				b.ReportMetric(float64(run.Nanoseconds())/n, "run-ns/op")
-				b.ReportMetric(float64(scatter.Nanoseconds())/n, "scatter-ns/op")
-				b.ReportMetric(float64(gather+scatter)/float64(gather+run+scatter), "kv-share")
-			})
-		}
-	}
+	return d
 }
 
 // TestWriteDecoderProfile writes ONNX Runtime's profile of 300 decode steps of the shipped
@@ -116,18 +194,38 @@ func TestWriteDecoderProfile(t *testing.T) {
 // decodePlan is one decode step over batch rows, each with a past of past positions in its own
 // blocks of bt tokens, and the number of blocks the rows hold.
 func decodePlan(batch, past, bt int) (stepplan.Plan, int) {
-	perRow := (past + 1 + bt - 1) / bt
+	pasts := make([]int, batch)
+	for i := range pasts {
+		pasts[i] = past
+	}
+	return decodePlanOf(pasts, bt)
+}
+
+// staggered is 16 rows whose pasts are spread as a closed loop of 64-token streams spreads
+// them, 5 to 65 positions: a step of the decoder-with-past graph pads every row to the longest.
+var staggered = func() []int {
+	pasts := make([]int, 16)
+	for i := range pasts {
+		pasts[i] = 5 + 4*i
+	}
+	return pasts
+}()
+
+// decodePlanOf is decodePlan with each row's own past.
+func decodePlanOf(pasts []int, bt int) (stepplan.Plan, int) {
 	var p stepplan.Plan
-	for i := range batch {
+	next := int32(0)
+	for i, past := range pasts {
 		tokens := make([]int64, past+1)
 		for j := range tokens {
 			tokens[j] = int64(600 + (i*7+j)%1000)
 		}
-		blocks := make([]int32, perRow)
+		blocks := make([]int32, (past+1+bt-1)/bt)
 		for j := range blocks {
-			blocks[j] = int32(i*perRow + j)
+			blocks[j] = next
+			next++
 		}
 		p.Rows = append(p.Rows, stepplan.Row{Seq: uint64(i), Past: past, Tokens: tokens[past:], Blocks: blocks})
 	}
-	return p, batch * perRow
+	return p, int(next)
 }
