@@ -52,11 +52,15 @@ func newTinyLMWith(t testing.TB, blocks int, reg prometheus.Registerer) (*Genera
 	if err != nil {
 		t.Fatal(err)
 	}
+	maxLen := min(c.MaxPositionEmbeddings, pool.MaxSequence())
+	// As the server runs it: decode steps on the in-place graph (prefill on model.onnx).
+	if err := dec.AddInPlaceDecode(m.DecodeInPlace, maxLen); err != nil {
+		t.Fatal(err)
+	}
 	runner, err := engine.NewRunner(dec, pool.Blocks(), pool.BlockTokens())
 	if err != nil {
 		t.Fatal(err)
 	}
-	maxLen := min(c.MaxPositionEmbeddings, pool.MaxSequence())
 	r, err := scheduler.New(m.Name, runner, pool, scheduler.Config{MaxRunning: 8, MaxStepTokens: 2048, QueueSize: 16,
 		OutBuffer: 16, StallTimeout: time.Minute, MaxPositions: maxLen}, clock.Real(), scheduler.NewMetrics(reg))
 	if err != nil {
