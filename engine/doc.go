@@ -50,15 +50,16 @@
 // batching and preemption are package scheduler's; neither is imported here, and the
 // scheduler does not import engine.
 //
-// A decoder may also carry an in-place decode graph of the same network (AddInPlaceDecode,
-// inplace.go; models/train/export_inplace.py writes tiny-lm's): one new token a row, with each
-// layer's keys and values in one buffer of the served length that is both the past input and
-// the present output, which ONNX Runtime's GroupQueryAttention extends in place, attending
-// over each row's own length. The Runner runs every step of one new token a row there (a
-// prefill, or a row past the buffers, stays on the decoder-with-past graph): it keeps the
-// buffers between steps, so a batch of the previous step's rows gathers nothing, and no step
-// copies its whole past or attends over padding. The graph is checked against the decoder on
-// a probe when it is added and refused if their scores differ.
+// A decoder may also carry an in-place graph of the same network (AddInPlaceDecode,
+// inplace.go; models/train/export_inplace.py writes tiny-lm's), with each layer's keys and
+// values in one buffer of the served length that is both the past input and the present
+// output, which ONNX Runtime's GroupQueryAttention extends in place, attending over each row's
+// own length. The Runner runs there every step of one new token a row after a past and every
+// step of first prompts (a prompt after a cached prefix, a chunk of a long one, a mixed step
+// or a row past the buffers stays on the decoder-with-past graph): it keeps the buffers
+// between steps, so a batch of the previous step's rows gathers nothing, and no step copies
+// its whole past or attends over padding. The graph is checked against the decoder on probes
+// when it is added and refused if their scores or the keys and values they write differ.
 //
 // Errors carry names and sizes only. ONNX Runtime's own messages can quote tensor values such
 // as token ids, so the engine masks every number in them and sets the library's stderr log to

@@ -11,34 +11,38 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 )
 
-// An in-place decode graph (models/train/export_inplace.py writes tiny-lm's) is a decoder's
-// network for one new token a row that keeps each layer's keys and values in one buffer of
-// the model's full length, both its past input and its present output: ONNX Runtime's
-// GroupQueryAttention writes the new position into it in place and attends over each row's
-// own length. A decode step on it copies no past and attends over no padding, where the
-// decoder-with-past graph joins every row's whole past to the new position and attends over
-// the longest row's. Its inputs: input_ids and position_ids [batch, 1] int64, seqlens_k
-// [batch] int32 (each row's past: where its new position goes), total_sequence_length (an
-// int32 scalar: the longest row's length with the new token) and past_key_values.{i}.key /
-// .value [batch, heads, positions, head dim]; its outputs logits and present.{i}.key / .value,
-// the same buffers.
+// An in-place graph (models/train/export_inplace.py writes tiny-lm's) is a decoder's network
+// that keeps each layer's keys and values in one buffer of the served length, both its past
+// input and its present output: ONNX Runtime's GroupQueryAttention writes the new positions
+// into it in place and attends over each row's own length. A step on it copies no past and
+// attends over no padding, where the decoder-with-past graph joins every row's whole past to
+// the new positions and attends over the longest row's. It computes one new token a row after
+// a past, or first prompts (no past, rows right padded). Its inputs: input_ids and
+// position_ids [batch, seq] int64, seqlens_k [batch] int32 (each row's length after the step,
+// less one), total_sequence_length (an int32 scalar: the longest row's length after the step)
+// and past_key_values.{i}.key / .value [batch, heads, positions, head dim]; its outputs logits
+// [batch, seq, vocab] and present.{i}.key / .value, the same buffers.
 const (
 	inputSeqLens = "seqlens_k"
 	inputTotal   = "total_sequence_length"
 )
 
-// DecodeStep is one new token for each of Batch rows on a decoder's in-place graph. Row i's
-// keys and values sit at the front of its row of KV: its first Lens[i] positions are its
-// past, and the step writes the new token's at position Lens[i]. The caller owns every slice.
+// DecodeStep is one step on a decoder's in-place graph: one new token for each of Batch rows
+// after its past (Seq 1), or every row's prompt (every Past 0, Seq the longest prompt). Row i's
+// keys and values sit at the front of its row of KV: its first Past[i] positions are its past,
+// and the step writes its New[i] new tokens' at the positions after. The caller owns every
+// slice.
 type DecodeStep struct {
-	Batch int
-	IDs   []int64 // [Batch]
-	// Lens is each row's past: the new token's position.
-	Lens []int64
+	Batch, Seq int
+	// IDs and Positions are [Batch, Seq]: row i's new tokens and their positions first, then
+	// padding (any valid id; any position).
+	IDs, Positions []int64
+	// Past is each row's cached positions, New its new tokens (1 to Seq).
+	Past, New []int64
 	// KV[layer][0] holds the layer's keys and [1] its values, [Batch, heads, InPlacePositions,
 	// head dim] each: read as the past and written in place.
 	KV [][2][]float32
-	// Logits receives [Batch, vocab].
+	// Logits receives [Batch, Seq, vocab]: row i's scores after each of its new tokens, first.
 	Logits []float32
 
 	seqLens []int32
@@ -198,10 +202,10 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 		return err
 	}
 	defer release()
-	b, h, n, dim := int64(st.Batch), int64(d.shape.Heads), int64(g.positions), int64(d.shape.HeadDim)
+	b, q, h, n, dim := int64(st.Batch), int64(st.Seq), int64(d.shape.Heads), int64(g.positions), int64(d.shape.HeadDim)
 	st.seqLens = grow(st.seqLens, st.Batch)
-	for i, l := range st.Lens {
-		st.seqLens[i] = int32(l)
+	for i := range st.seqLens {
+		st.seqLens[i] = int32(st.Past[i] + st.New[i] - 1)
 	}
 	ins := make([]ort.Value, len(g.inputs))
 	outs := make([]ort.Value, len(g.outputs))
@@ -211,9 +215,9 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 		var v ort.Value
 		switch slot.kind {
 		case slotIDs:
-			v, err = ort.NewTensor(ort.NewShape(b, 1), st.IDs)
+			v, err = ort.NewTensor(ort.NewShape(b, q), st.IDs)
 		case slotPositions:
-			v, err = ort.NewTensor(ort.NewShape(b, 1), st.Lens)
+			v, err = ort.NewTensor(ort.NewShape(b, q), st.Positions)
 		case slotSeqLens:
 			v, err = ort.NewTensor(ort.NewShape(b), st.seqLens)
 		case slotTotal:
@@ -230,10 +234,10 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 		var v ort.Value
 		switch slot.kind {
 		case slotLogits:
-			v, err = ort.NewTensor(ort.NewShape(b, 1, int64(d.shape.Vocab)), st.Logits)
+			v, err = ort.NewTensor(ort.NewShape(b, q, int64(d.shape.Vocab)), st.Logits)
 		case slotPresent:
 			// The same memory as the past: ONNX Runtime sees one buffer and writes the new
-			// position into it.
+			// positions into it.
 			v, err = ort.NewTensor(ort.NewShape(b, h, n, dim), st.KV[slot.layer][boolIndex(slot.value)])
 		}
 		if err != nil {
@@ -245,19 +249,31 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 }
 
 func (d *Decoder) checkDecode(g *inPlaceGraph, st *DecodeStep) (total int32, err error) {
-	b := st.Batch
-	if b <= 0 {
-		return 0, fmt.Errorf("batch %d", b)
+	b, q := st.Batch, st.Seq
+	if b <= 0 || q <= 0 {
+		return 0, fmt.Errorf("batch %d of %d new positions", b, q)
 	}
-	if len(st.IDs) != b || len(st.Lens) != b || len(st.Logits) != b*d.shape.Vocab || len(st.KV) != d.shape.Layers {
-		return 0, fmt.Errorf("%d ids, %d lengths, %d logits and %d layers for a batch of %d", len(st.IDs), len(st.Lens), len(st.Logits), len(st.KV), b)
+	if len(st.IDs) != b*q || len(st.Positions) != b*q || len(st.Past) != b || len(st.New) != b ||
+		len(st.Logits) != b*q*d.shape.Vocab || len(st.KV) != d.shape.Layers {
+		return 0, fmt.Errorf("%d ids, %d positions, %d pasts, %d counts, %d logits and %d layers for %d rows of %d",
+			len(st.IDs), len(st.Positions), len(st.Past), len(st.New), len(st.Logits), len(st.KV), b, q)
 	}
 	longest := int64(0)
-	for i, l := range st.Lens {
-		if l < 0 || l >= int64(g.positions) {
-			return 0, fmt.Errorf("row %d: a past of %d in buffers of %d positions", i, l, g.positions)
+	for i := range b {
+		past, fresh := st.Past[i], st.New[i]
+		switch {
+		case past < 0 || fresh < 1 || fresh > int64(q):
+			return 0, fmt.Errorf("row %d: %d new tokens after %d in a step of %d", i, fresh, past, q)
+		case q > 1 && past != 0:
+			// GroupQueryAttention's prompt after a past is not one the probe checks.
+			return 0, fmt.Errorf("row %d: %d new tokens after a past of %d: one token a row after a past, or first prompts", i, fresh, past)
+		case past+fresh > int64(g.positions):
+			return 0, fmt.Errorf("row %d: %d positions in buffers of %d", i, past+fresh, g.positions)
 		}
-		longest = max(longest, l)
+		longest = max(longest, past+fresh)
+	}
+	if q > 1 && longest != int64(q) {
+		return 0, fmt.Errorf("prompts of at most %d tokens in a step of %d", longest, q)
 	}
 	cache := b * d.shape.Heads * g.positions * d.shape.HeadDim
 	for l := range st.KV {
@@ -267,35 +283,68 @@ func (d *Decoder) checkDecode(g *inPlaceGraph, st *DecodeStep) (total int32, err
 			}
 		}
 	}
-	return int32(longest + 1), nil
+	return int32(longest), nil
 }
 
-// probeInPlace runs d's two graphs on the same three rows and compares their scores.
+// probeInPlace runs d's two graphs on the same rows, a decode of three rows of different
+// pasts, three first prompts of different lengths and two of one token, random keys and values
+// for the pasts, and compares their scores after every new token and the keys and values they
+// write.
 func (d *Decoder) probeInPlace(g *inPlaceGraph) error {
-	sh := d.shape
 	rng := rand.New(rand.NewPCG(7, 9))
-	lens := []int64{1, min(5, int64(g.positions)-1), min(9, int64(g.positions)-1)}
-	b, past := len(lens), int(slices.Max(lens))
-	ids := make([]int64, b)
-	for i := range ids {
-		ids[i] = int64(rng.IntN(sh.Vocab))
+	last := int64(g.positions - 1)
+	decode := [][2]int64{{1, 1}, {min(5, last), 1}, {min(9, last), 1}}
+	prompts := [][2]int64{{0, 2}, {0, min(5, last+1)}, {0, min(3, last+1)}}
+	single := [][2]int64{{0, 1}, {0, 1}} // prompts of one token: a step of one position
+	for _, rows := range [][][2]int64{decode, prompts, single} {
+		if err := d.probeRows(g, rng, rows); err != nil {
+			return err
+		}
 	}
-	// The same keys and values, left padded for the step and at the front for the decode.
-	st := &Step{Batch: b, Past: past, Seq: 1, IDs: ids, Mask: make([]int64, b*(past+1)), Positions: slices.Clone(lens),
-		Logits: make([]float32, b*sh.Vocab)}
-	ds := &DecodeStep{Batch: b, IDs: ids, Lens: lens, Logits: make([]float32, b*sh.Vocab)}
+	return nil
+}
+
+// probeRows probes rows of {past, new tokens}.
+func (d *Decoder) probeRows(g *inPlaceGraph, rng *rand.Rand, rows [][2]int64) error {
+	sh := d.shape
+	b, past, seq := len(rows), 0, 0
+	for _, r := range rows {
+		past, seq = max(past, int(r[0])), max(seq, int(r[1]))
+	}
+	width := past + seq
+	// The step left pads the pasts and the new tokens; the decode puts both at the front.
+	st := &Step{Batch: b, Past: past, Seq: seq, IDs: make([]int64, b*seq), Mask: make([]int64, b*width),
+		Positions: make([]int64, b*seq), Logits: make([]float32, b*seq*sh.Vocab)}
+	ds := &DecodeStep{Batch: b, Seq: seq, IDs: make([]int64, b*seq), Positions: make([]int64, b*seq),
+		Past: make([]int64, b), New: make([]int64, b), Logits: make([]float32, b*seq*sh.Vocab)}
+	for i, r := range rows {
+		n, fresh := int(r[0]), int(r[1])
+		ds.Past[i], ds.New[i] = r[0], r[1]
+		for j := range fresh {
+			id := int64(rng.IntN(sh.Vocab))
+			st.IDs[i*seq+seq-fresh+j], st.Positions[i*seq+seq-fresh+j] = id, int64(n+j)
+			ds.IDs[i*seq+j], ds.Positions[i*seq+j] = id, int64(n+j)
+		}
+		for j := past - n; j < past; j++ {
+			st.Mask[i*width+j] = 1
+		}
+		for j := width - fresh; j < width; j++ {
+			st.Mask[i*width+j] = 1
+		}
+	}
 	for range sh.Layers {
 		var step, present, front [2][]float32
 		for k := range 2 {
 			step[k] = make([]float32, b*sh.Heads*past*sh.HeadDim)
-			present[k] = make([]float32, b*sh.Heads*(past+1)*sh.HeadDim)
+			present[k] = make([]float32, b*sh.Heads*width*sh.HeadDim)
 			front[k] = make([]float32, b*sh.Heads*g.positions*sh.HeadDim)
-			for i, n := range lens {
+			for i, r := range rows {
+				n := int(r[0])
 				for h := range sh.Heads {
-					for p := range int(n) {
+					for p := range n {
 						for j := range sh.HeadDim {
 							v := float32(rng.NormFloat64())
-							step[k][((i*sh.Heads+h)*past+past-int(n)+p)*sh.HeadDim+j] = v
+							step[k][((i*sh.Heads+h)*past+past-n+p)*sh.HeadDim+j] = v
 							front[k][((i*sh.Heads+h)*g.positions+p)*sh.HeadDim+j] = v
 						}
 					}
@@ -304,32 +353,29 @@ func (d *Decoder) probeInPlace(g *inPlaceGraph) error {
 		}
 		st.PastKV, st.Present, ds.KV = append(st.PastKV, step), append(st.Present, present), append(ds.KV, front)
 	}
-	for i, n := range lens {
-		for j := past - int(n); j <= past; j++ {
-			st.Mask[i*(past+1)+j] = 1
-		}
-	}
 	if err := d.RunStep(context.Background(), st); err != nil {
 		return err
 	}
 	if err := d.decode(context.Background(), g, ds); err != nil {
 		return err
 	}
-	for i := range st.Logits {
-		if diff := math.Abs(float64(st.Logits[i] - ds.Logits[i])); !(diff <= 1e-3) {
-			return fmt.Errorf("its scores differ from the decoder's by %g on a probe", diff)
-		}
-	}
-	// The Runner copies the new position out of the buffers and takes them as the next
-	// step's past: the graph must have written it there, where the decoder's present has it.
-	for l := range sh.Layers {
-		for k := range 2 {
-			for i, n := range lens {
-				for h := range sh.Heads {
-					got := ds.KV[l][k][((i*sh.Heads+h)*g.positions+int(n))*sh.HeadDim:][:sh.HeadDim]
-					want := st.Present[l][k][((i*sh.Heads+h)*(past+1)+past)*sh.HeadDim:][:sh.HeadDim]
-					for j := range got {
-						if diff := math.Abs(float64(got[j] - want[j])); !(diff <= 1e-4) {
+	for i, r := range rows {
+		n, fresh := int(r[0]), int(r[1])
+		for j := range fresh {
+			want := st.Logits[(i*seq+seq-fresh+j)*sh.Vocab:][:sh.Vocab]
+			got := ds.Logits[(i*seq+j)*sh.Vocab:][:sh.Vocab]
+			if diff := maxDiff(got, want); !(diff <= 1e-3) {
+				return fmt.Errorf("its scores differ from the decoder's by %g on a probe", diff)
+			}
+			// The Runner copies the new positions out of the buffers and takes them as the
+			// next step's past: the graph must have written them where the decoder's present
+			// has them.
+			for l := range sh.Layers {
+				for k := range 2 {
+					for h := range sh.Heads {
+						got := ds.KV[l][k][((i*sh.Heads+h)*g.positions+n+j)*sh.HeadDim:][:sh.HeadDim]
+						want := st.Present[l][k][((i*sh.Heads+h)*width+width-fresh+j)*sh.HeadDim:][:sh.HeadDim]
+						if diff := maxDiff(got, want); !(diff <= 1e-4) {
 							return fmt.Errorf("the keys and values it writes in place differ from the decoder's by %g on a probe", diff)
 						}
 					}
@@ -338,4 +384,17 @@ func (d *Decoder) probeInPlace(g *inPlaceGraph) error {
 		}
 	}
 	return nil
+}
+
+// maxDiff is the largest absolute difference of two equally long rows (NaN if either has one).
+func maxDiff(a, b []float32) float64 {
+	worst := 0.0
+	for i := range a {
+		diff := math.Abs(float64(a[i] - b[i]))
+		if math.IsNaN(diff) {
+			return diff
+		}
+		worst = max(worst, diff)
+	}
+	return worst
 }

@@ -146,8 +146,9 @@ func TestInPlaceDecodeRefusesAnotherNetwork(t *testing.T) {
 	}
 }
 
-// TestInPlaceDecodeRejectsBadSteps: a new position past the buffers, or sizes that do not
-// add up, are ErrInvalidInput and nothing runs.
+// TestInPlaceDecodeRejectsBadSteps: a new position past the buffers, a prompt after a past
+// (not a step the in-place graph is checked for), or sizes that do not add up, are
+// ErrInvalidInput and nothing runs.
 func TestInPlaceDecodeRejectsBadSteps(t *testing.T) {
 	d := tinyLM(t)
 	if err := d.AddInPlaceDecode(readInPlace(t), 8); err != nil {
@@ -160,10 +161,19 @@ func TestInPlaceDecodeRejectsBadSteps(t *testing.T) {
 			kv[l][k] = make([]float32, sh.Heads*8*sh.HeadDim)
 		}
 	}
+	one := func(past, fresh, seq int64) *DecodeStep {
+		return &DecodeStep{Batch: 1, Seq: int(seq), IDs: make([]int64, seq), Positions: make([]int64, seq),
+			Past: []int64{past}, New: []int64{fresh}, KV: kv, Logits: make([]float32, int(seq)*sh.Vocab)}
+	}
+	short := one(3, 1, 1)
+	short.Logits = short.Logits[:3]
 	for name, st := range map[string]*DecodeStep{
-		"past the buffers": {Batch: 1, IDs: []int64{5}, Lens: []int64{8}, KV: kv, Logits: make([]float32, sh.Vocab)},
-		"a short logits":   {Batch: 1, IDs: []int64{5}, Lens: []int64{3}, KV: kv, Logits: make([]float32, 3)},
-		"two rows' ids":    {Batch: 1, IDs: []int64{5, 6}, Lens: []int64{3}, KV: kv, Logits: make([]float32, sh.Vocab)},
+		"past the buffers":           one(8, 1, 1),
+		"a prompt past the buffers":  one(0, 9, 9),
+		"a prompt after a past":      one(2, 3, 3),
+		"a prompt short of its step": one(0, 2, 3),
+		"no new token":               one(3, 0, 1),
+		"a short logits":             short,
 	} {
 		if err := d.RunDecode(context.Background(), st); !errors.Is(err, ErrInvalidInput) {
 			t.Errorf("%s: %v, want ErrInvalidInput", name, err)

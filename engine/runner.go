@@ -25,10 +25,11 @@ type stepper interface {
 // rows out as one left-padded batch (past keys and values gathered from the blocks, or, when
 // the batch is the previous step's rows each one token longer, taken from that step's
 // present), runs the decoder, writes each row's new keys and values into its blocks and hands
-// back each row's scores. A step of one new token a row on a decoder with an in-place graph
-// runs there instead: each row's past at the front of its row of the runner's own buffers,
-// which the graph extends in place, so that a batch of the previous step's rows gathers
-// nothing. Run is called from one goroutine, one step at a time; Terminate from any.
+// back each row's scores. On a decoder with an in-place graph, a step of one new token a row
+// after a past, or of first prompts, runs there instead: each row's past at the front of its
+// row of the runner's own buffers, which the graph extends in place, so that a batch of the
+// previous step's rows gathers nothing. Run is called from one goroutine, one step at a time;
+// Terminate from any.
 type Runner struct {
 	d     stepper
 	shape DecoderShape
@@ -75,7 +76,7 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 	if err := r.check(p); err != nil {
 		return fmt.Errorf("engine: step plan: %w: %w", ErrInvalidInput, err)
 	}
-	if n := r.d.InPlacePositions(); n > 0 && decodesInPlace(p, n) {
+	if n := r.d.InPlacePositions(); n > 0 && runsInPlace(p, n) {
 		return r.runInPlace(ctx, p, n, t0)
 	}
 	st := r.sc.build(p, r.kv, r.shape)
@@ -105,16 +106,21 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 	return nil
 }
 
-// decodesInPlace reports whether p is a step the in-place graph computes: one new token a
-// row after a past (a one-token prompt is a prefill, which the decoder-with-past graph
-// computes), each row's new position inside buffers of positions positions.
-func decodesInPlace(p *stepplan.Plan, positions int) bool {
+// runsInPlace reports whether p is a step the in-place graph computes: one new token a row
+// after a past, or first prompts (every row's past 0), every row inside buffers of positions
+// positions. Any other (a prompt after a cached prefix, a chunk of a long one, the two mixed)
+// is the decoder-with-past graph's.
+func runsInPlace(p *stepplan.Plan, positions int) bool {
+	decode, prompts := true, true
 	for i := range p.Rows {
-		if len(p.Rows[i].Tokens) != 1 || p.Rows[i].Past == 0 || p.Rows[i].Past >= positions {
+		row := &p.Rows[i]
+		if row.Past+len(row.Tokens) > positions {
 			return false
 		}
+		decode = decode && len(row.Tokens) == 1 && row.Past > 0
+		prompts = prompts && row.Past == 0
 	}
-	return true
+	return decode || prompts
 }
 
 // runInPlace is Run's step on the in-place graph.
@@ -123,7 +129,7 @@ func (r *Runner) runInPlace(ctx context.Context, p *stepplan.Plan, positions int
 	t1 := time.Now()
 	err := r.d.RunDecode(ctx, st)
 	t2 := time.Now()
-	r.sc.remember(p, 0, 1, true, err == nil)
+	r.sc.remember(p, 0, st.Seq, true, err == nil)
 	if err != nil {
 		p.KVTime = t1.Sub(t0)
 		return err
@@ -131,11 +137,16 @@ func (r *Runner) runInPlace(ctx context.Context, p *stepplan.Plan, positions int
 	v := r.shape.Vocab
 	for i := range p.Rows {
 		row := &p.Rows[i]
+		n := len(row.Tokens)
 		for l := range r.shape.Layers {
-			r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Key, KVTensor{Data: st.KV[l][0], Batch: st.Batch, Positions: positions})
-			r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Value, KVTensor{Data: st.KV[l][1], Batch: st.Batch, Positions: positions})
+			r.kv.Scatter(row.Blocks, row.Past, i, row.Past, n, l, Key, KVTensor{Data: st.KV[l][0], Batch: st.Batch, Positions: positions})
+			r.kv.Scatter(row.Blocks, row.Past, i, row.Past, n, l, Value, KVTensor{Data: st.KV[l][1], Batch: st.Batch, Positions: positions})
 		}
-		row.Logits = st.Logits[i*v : (i+1)*v]
+		first := n - 1
+		if row.AllLogits {
+			first = 0
+		}
+		row.Logits = st.Logits[(i*st.Seq+first)*v : (i*st.Seq+n)*v]
 	}
 	p.KVTime = t1.Sub(t0) + time.Since(t2)
 	return nil
@@ -191,9 +202,9 @@ type stepScratch struct {
 	present [][2][]float32
 
 	// The in-place graph's buffers and inputs: inPlace[l][k] is [rows, heads, positions, dim].
-	inPlace [][2][]float32
-	lens    []int64
-	decode  DecodeStep
+	inPlace     [][2][]float32
+	lens, fresh []int64
+	decode      DecodeStep
 
 	// lastSeqs is the rows of the previous decode step and lastPast its past length, while
 	// its present tensors (or, lastInPlace, the in-place buffers) hold every row's keys and
@@ -311,20 +322,32 @@ func (sc *stepScratch) build(p *stepplan.Plan, kv *KVStore, shape DecoderShape) 
 	return &sc.step
 }
 
-// buildInPlace lays out one step of one new token a row on the in-place graph: row i of the
-// buffers holds its past at the front, gathered from the blocks unless the buffers hold the
-// previous step's rows, each now one token longer, which the graph extended in place.
+// buildInPlace lays out one step on the in-place graph: row i's new tokens at the front of
+// its row of ids, then padding, and its past at the front of its row of the buffers, gathered
+// from the blocks unless the buffers hold the previous step's rows, each now one token
+// longer, which the graph extended in place.
 func (sc *stepScratch) buildInPlace(p *stepplan.Plan, kv *KVStore, shape DecoderShape, positions int) *DecodeStep {
-	b := len(p.Rows)
-	reuse := sc.reusable(p, 0, 1, true)
+	b, seq := len(p.Rows), p.Seq()
+	reuse := sc.reusable(p, 0, seq, true)
 	if reuse {
 		sc.reused++
 	}
-	sc.ids = grow(sc.ids, b)
+	sc.ids = grow(sc.ids, b*seq)
+	sc.pos = grow(sc.pos, b*seq)
 	sc.lens = grow(sc.lens, b)
-	sc.logits = grow(sc.logits, b*shape.Vocab)
+	sc.fresh = grow(sc.fresh, b)
+	sc.logits = grow(sc.logits, b*seq*shape.Vocab)
 	for i := range p.Rows {
-		sc.ids[i], sc.lens[i] = p.Rows[i].Tokens[0], int64(p.Rows[i].Past)
+		row := &p.Rows[i]
+		ids, pos := sc.ids[i*seq:(i+1)*seq], sc.pos[i*seq:(i+1)*seq]
+		for j := range ids {
+			ids[j], pos[j] = p.Pad, 0
+		}
+		copy(ids, row.Tokens)
+		for j := range row.Tokens {
+			pos[j] = int64(row.Past + j)
+		}
+		sc.lens[i], sc.fresh[i] = int64(row.Past), int64(len(row.Tokens))
 	}
 	if len(sc.inPlace) != shape.Layers {
 		sc.inPlace = make([][2][]float32, shape.Layers)
@@ -338,6 +361,7 @@ func (sc *stepScratch) buildInPlace(p *stepplan.Plan, kv *KVStore, shape Decoder
 			}
 		}
 	}
-	sc.decode = DecodeStep{Batch: b, IDs: sc.ids, Lens: sc.lens, KV: sc.inPlace, Logits: sc.logits, seqLens: sc.decode.seqLens}
+	sc.decode = DecodeStep{Batch: b, Seq: seq, IDs: sc.ids, Positions: sc.pos, Past: sc.lens, New: sc.fresh,
+		KV: sc.inPlace, Logits: sc.logits, seqLens: sc.decode.seqLens}
 	return &sc.decode
 }

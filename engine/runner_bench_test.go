@@ -229,3 +229,43 @@ func decodePlanOf(pasts []int, bt int) (stepplan.Plan, int) {
 	}
 	return p, int(next)
 }
+
+// BenchmarkPromptStep is a step of first prompts through a Runner on tiny-lm, on the
+// decoder-with-past graph alone and with the in-place graph: 1 and 4 prompts of 5 tokens (a
+// closed loop's new streams join one or a few at a time), the step's writing into the blocks
+// included.
+func BenchmarkPromptStep(b *testing.B) {
+	inPlace, err := os.ReadFile(filepath.Join("..", "models", "tiny-lm", "decode_inplace.onnx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, graph := range []string{"model.onnx", "in-place"} {
+		d := benchDecoder(b)
+		if graph == "in-place" {
+			if err := d.AddInPlaceDecode(inPlace, 256); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, rows := range []int{1, 4} {
+			b.Run(fmt.Sprintf("graph=%s/prompts=%d", graph, rows), func(b *testing.B) {
+				const bt, prompt = 16, 5
+				var p stepplan.Plan
+				for i := range rows {
+					p.Rows = append(p.Rows, stepplan.Row{Seq: uint64(i), Tokens: []int64{600, 601, 602, 603, int64(604 + i)}, Blocks: []int32{int32(i)}})
+				}
+				r, err := NewRunner(d, rows, bt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					for i := range p.Rows {
+						p.Rows[i].Tokens = p.Rows[i].Tokens[:prompt]
+					}
+					if err := r.Run(context.Background(), &p); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

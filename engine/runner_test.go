@@ -32,7 +32,7 @@ func (f *fakeDecoder) Terminate()            {}
 func (f *fakeDecoder) InPlacePositions() int { return f.inPlace }
 
 // RunDecode is RunStep's sum on the in-place layout: row i's past at the front of its row of
-// the buffers, the new token's keys and values written at its length, nothing read past it.
+// the buffers, each new token's keys and values written after it, nothing read past them.
 func (f *fakeDecoder) RunDecode(ctx context.Context, st *DecodeStep) error {
 	f.decodes++
 	if err := f.fail; err != nil {
@@ -42,32 +42,38 @@ func (f *fakeDecoder) RunDecode(ctx context.Context, st *DecodeStep) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	sh, n := f.shape, f.inPlace
-	if n == 0 || len(st.IDs) != st.Batch || len(st.Lens) != st.Batch || len(st.Logits) != st.Batch*sh.Vocab || len(st.KV) != sh.Layers {
+	sh, n, q := f.shape, f.inPlace, st.Seq
+	if n == 0 || len(st.IDs) != st.Batch*q || len(st.Positions) != st.Batch*q || len(st.Past) != st.Batch ||
+		len(st.New) != st.Batch || len(st.Logits) != st.Batch*q*sh.Vocab || len(st.KV) != sh.Layers {
 		return fmt.Errorf("fake: decode sizes do not add up: %+v", st)
 	}
 	at := func(row, h, pos, d int) int { return ((row*sh.Heads+h)*n+pos)*sh.HeadDim + d }
 	for row := range st.Batch {
-		length := int(st.Lens[row])
-		var sum float64
-		for l := range sh.Layers {
-			for k := range 2 {
-				if len(st.KV[l][k]) != st.Batch*sh.Heads*n*sh.HeadDim {
-					return fmt.Errorf("fake: layer %d: %d cached values", l, len(st.KV[l][k]))
-				}
-				for h := range sh.Heads {
-					for d := range sh.HeadDim {
-						st.KV[l][k][at(row, h, length, d)] = fakeKV(st.IDs[row], length, l, k, h, d)
-						for pos := 0; pos <= length; pos++ {
-							sum += float64(st.KV[l][k][at(row, h, pos, d)]) * fakeWeight(pos, l, k, h, d)
+		for j := range int(st.New[row]) {
+			pos := int(st.Past[row]) + j
+			if st.Positions[row*q+j] != int64(pos) {
+				return fmt.Errorf("fake: row %d new token %d at position %d, want %d", row, j, st.Positions[row*q+j], pos)
+			}
+			var sum float64
+			for l := range sh.Layers {
+				for k := range 2 {
+					if len(st.KV[l][k]) != st.Batch*sh.Heads*n*sh.HeadDim {
+						return fmt.Errorf("fake: layer %d: %d cached values", l, len(st.KV[l][k]))
+					}
+					for h := range sh.Heads {
+						for d := range sh.HeadDim {
+							st.KV[l][k][at(row, h, pos, d)] = fakeKV(st.IDs[row*q+j], pos, l, k, h, d)
+							for p := 0; p <= pos; p++ {
+								sum += float64(st.KV[l][k][at(row, h, p, d)]) * fakeWeight(p, l, k, h, d)
+							}
 						}
 					}
 				}
 			}
+			logits := st.Logits[(row*q+j)*sh.Vocab : (row*q+j+1)*sh.Vocab]
+			clear(logits)
+			logits[int64(sum)%int64(sh.Vocab)] = 1
 		}
-		logits := st.Logits[row*sh.Vocab : (row+1)*sh.Vocab]
-		clear(logits)
-		logits[int64(sum)%int64(sh.Vocab)] = 1
 	}
 	return nil
 }
@@ -384,20 +390,25 @@ func TestRunnerMakesTheCopiesOnWriteFirst(t *testing.T) {
 // TestRunnerScoresEveryNewPositionWhenAsked: a row that asks for every position's scores gets
 // them, each predicting the token after it; the others get their last only.
 func TestRunnerScoresEveryNewPositionWhenAsked(t *testing.T) {
-	h := newRunnerHarness(t, 64, 0)
-	a, b := h.seq(1, 5, 6, 7, 8, 9), h.seq(2, 3, 4)
-	a.all = true
-	if err := h.step(a, b); err != nil {
-		t.Fatal(err)
-	}
-	if len(a.scores) != 5 || len(b.scores) != 1 {
-		t.Fatalf("%d and %d score rows, want 5 and 1", len(a.scores), len(b.scores))
-	}
-	for i, s := range a.scores {
-		if got, want := int64(argmax(s)), fakeReference(a.tokens[:i+1]); got != want {
-			t.Fatalf("position %d predicts %d, want %d", i, got, want)
+	onGraphs(t, []int{0, 64}, func(t *testing.T, inPlace int) {
+		h := newRunnerHarness(t, 64, inPlace)
+		a, b := h.seq(1, 5, 6, 7, 8, 9), h.seq(2, 3, 4)
+		a.all = true
+		if err := h.step(a, b); err != nil {
+			t.Fatal(err)
 		}
-	}
+		if len(a.scores) != 5 || len(b.scores) != 1 {
+			t.Fatalf("%d and %d score rows, want 5 and 1", len(a.scores), len(b.scores))
+		}
+		for i, s := range a.scores {
+			if got, want := int64(argmax(s)), fakeReference(a.tokens[:i+1]); got != want {
+				t.Fatalf("position %d predicts %d, want %d", i, got, want)
+			}
+		}
+		if inPlace > 0 && h.dec.decodes != 1 {
+			t.Fatalf("the prompts ran %d times on the in-place graph, want once", h.dec.decodes)
+		}
+	})
 }
 
 // TestRunnerRefusesAPlanThatDoesNotFit: a block outside the store, or a table too short for

@@ -220,9 +220,9 @@ type Own struct {
 
 	// GenerateModel is served on the generation routes; "none" serves none.
 	GenerateModel string `env:"GENERATE_MODEL" envDefault:"tiny-lm"`
-	// GenerateInPlaceDecode decodes on the model's decode_inplace.onnx when it has one (and
-	// is not quantized), keys and values updated in place; false keeps every step on
-	// model.onnx, to compare the two.
+	// GenerateInPlaceDecode decodes (and prefills first prompts) on the model's
+	// decode_inplace.onnx when it has one and is not quantized, keys and values updated in
+	// place; false keeps every step on model.onnx, to compare the two.
 	GenerateInPlaceDecode bool `env:"GENERATE_INPLACE_DECODE" envDefault:"true"`
 	// GenerateMaxModelLen is the longest sequence served (0: the model's, lowered to what the
 	// KV pool holds).

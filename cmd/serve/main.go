@@ -658,7 +658,7 @@ func (s *server) inPlaceDecode(cfg Config, m *models.Model, dec *engine.Decoder,
 		s.logger.Warn("decode_inplace.onnx not used: every step on the decoder's graph", model, slog.String("error", err.Error()))
 		return
 	}
-	s.logger.Info("decode steps on decode_inplace.onnx, keys and values updated in place", model)
+	s.logger.Info("decode steps and first prompts on decode_inplace.onnx, keys and values updated in place", model)
 }
 
 // warmGeneration runs one short generation through the scheduler before the server is ready:

@@ -1,24 +1,25 @@
-"""Writes tiny-lm's in-place decode graph, decode_inplace.onnx, from its model.onnx.
+"""Writes tiny-lm's in-place graph, decode_inplace.onnx, from its model.onnx.
 
 model.onnx is the decoder-with-past layout every runtime reads: each step takes the past keys
 and values of every row, left padded to the longest, and returns them joined to the new
-position, so a step copies the whole past and attends over the padding. decode_inplace.onnx
-is the same network and weights for one new token a row, built around ONNX Runtime's
-com.microsoft.GroupQueryAttention: each layer's keys and values live in one buffer of the
-model's full length that is both the past input and the present output (ONNX Runtime writes
-the new position into it in place), rows are right padded, and seqlens_k gives each row its
-own length, so nothing is copied and no padded position is attended.
+positions, so a step copies the whole past and attends over the padding. decode_inplace.onnx
+is the same network and weights built around ONNX Runtime's com.microsoft.GroupQueryAttention:
+each layer's keys and values live in one buffer of the served length that is both the past
+input and the present output (ONNX Runtime writes the new positions into it in place), rows are
+right padded, and seqlens_k gives each row its own length, so nothing is copied and no padded
+position is attended. It computes a step of one new token a row after a past, or a first
+prompt (no past, each row's prompt at the front of its row of ids).
 
-    inputs:  input_ids [batch, 1] int64, position_ids [batch, 1] int64 (the row's length),
-             seqlens_k [batch] int32 (the row's length: its new token's slot),
-             total_sequence_length int32 scalar (the longest row's length plus one),
+    inputs:  input_ids and position_ids [batch, seq] int64 (right padded),
+             seqlens_k [batch] int32 (each row's length after the step, less one),
+             total_sequence_length int32 scalar (the longest row's length after the step),
              past_key_values.{i}.key/.value [batch, heads, max, head dim] float32
-    outputs: logits [batch, 1, vocab], present.{i}.key/.value (the same buffers)
+    outputs: logits [batch, seq, vocab], present.{i}.key/.value (the same buffers)
 
 The weights are found by name (biases, norms, embeddings) and, for the matrix products that
 torch.onnx.export leaves unnamed, by their order and shape in model.onnx; a graph that does
 not have them where this recipe's export puts them is refused. Sluice checks the two graphs
-agree on a probe before it decodes with this one (engine.Decoder).
+agree on probes before it steps with this one (engine.Decoder.AddInPlaceDecode).
 
     /usr/bin/python3 models/train/export_inplace.py models/tiny-lm
 """
@@ -54,11 +55,11 @@ def main(model_dir):
     def value(name, dtype, shape):
         return helper.make_tensor_value_info(name, dtype, shape)
 
-    inputs = [value("input_ids", TensorProto.INT64, ["batch", 1]),
-              value("position_ids", TensorProto.INT64, ["batch", 1]),
+    inputs = [value("input_ids", TensorProto.INT64, ["batch", "seq"]),
+              value("position_ids", TensorProto.INT64, ["batch", "seq"]),
               value("seqlens_k", TensorProto.INT32, ["batch"]),
               value("total_sequence_length", TensorProto.INT32, [])]
-    outputs = [value("logits", TensorProto.FLOAT, ["batch", 1, vocab])]
+    outputs = [value("logits", TensorProto.FLOAT, ["batch", "seq", vocab])]
     node("Gather", ["m.tok.weight", "input_ids"], ["tok"])
     node("Gather", ["m.pos.weight", "position_ids"], ["pos"])
     node("Add", ["tok", "pos"], ["x0"])
@@ -92,7 +93,7 @@ def main(model_dir):
         x = f"x{l + 1}"
     node("LayerNormalization", [x, "m.ln.weight", "m.ln.bias"], ["final"], axis=-1, epsilon=1e-5)
     node("MatMul", ["final", matmuls[-1].name], ["logits"])
-    graph = helper.make_graph(nodes, "tiny-lm-decode-inplace", inputs, outputs, initializer=inits)
+    graph = helper.make_graph(nodes, "tiny-lm-inplace", inputs, outputs, initializer=inits)
     model = helper.make_model(graph, producer_name="sluice models/train/export_inplace.py",
                               opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 8

@@ -230,8 +230,8 @@ fluent-looking template prose, not medical advice.
   i in 0..{c['layers'] - 1} (past length 0 works: pass empty tensors); outputs `logits` [batch, seq, {len(tok.vocab)}],
   `present.{{i}}.key` / `.value` [batch, {c['heads']}, past+seq, {c['hidden'] // c['heads']}]. No `position_ids` input: positions
   are `cumsum(attention_mask) - 1` over past+current inside the graph, so left padding works.
-- `decode_inplace.onnx` (written after training by `export_inplace.py`): the same weights for one new token a row,
-  around ONNX Runtime's `com.microsoft.GroupQueryAttention`, each layer's keys and values in one buffer that is both
+- `decode_inplace.onnx` (written after training by `export_inplace.py`): the same weights for one new token a row
+  after a past or for first prompts, around ONNX Runtime's `com.microsoft.GroupQueryAttention`, each layer's keys and values in one buffer that is both
   past and present (right padded; `seqlens_k` gives each row's length). Sluice decodes on it.
 - Training: {steps} steps, batch {cfg.batch} x {cfg.block} tokens, AdamW lr {cfg.lr}, {cfg.warmup} warm-up steps, linear
   decay, seed {cfg.seed}; {common.threads_line()}. Training time: {train_s:.0f} s on this project's
