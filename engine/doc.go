@@ -55,7 +55,7 @@
 // values in one buffer of the served length that is both the past input and the present
 // output, which ONNX Runtime's GroupQueryAttention extends in place, attending over each row's
 // own length. The Runner runs there every step of one new token a row after a past and every
-// step of first prompts (a prompt after a cached prefix, a chunk of a long one, a mixed step
+// step of first prompts (a prompt after a cached prefix, a later chunk of a long one, a mixed step
 // or a row past the buffers stays on the decoder-with-past graph): it keeps the buffers
 // between steps, so a batch of the previous step's rows gathers nothing, and no step copies
 // its whole past or attends over padding. The graph is checked against the decoder on probes

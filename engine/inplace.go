@@ -34,9 +34,10 @@ const (
 // slice.
 type DecodeStep struct {
 	Batch, Seq int
-	// IDs and Positions are [Batch, Seq]: row i's new tokens and their positions first, then
-	// padding (any valid id; any position).
-	IDs, Positions []int64
+	// IDs is [Batch, Seq]: row i's new tokens first, then padding (any valid id). The graph
+	// writes keys and values for the padding too, after the row's new ones: a row's positions
+	// from Past+New on hold nothing to read.
+	IDs []int64
 	// Past is each row's cached positions, New its new tokens (1 to Seq).
 	Past, New []int64
 	// KV[layer][0] holds the layer's keys and [1] its values, [Batch, heads, InPlacePositions,
@@ -45,7 +46,8 @@ type DecodeStep struct {
 	// Logits receives [Batch, Seq, vocab]: row i's scores after each of its new tokens, first.
 	Logits []float32
 
-	seqLens []int32
+	positions []int64 // [Batch, Seq]: each new token's, Past+j, 0 on padding
+	seqLens   []int32
 }
 
 // inPlaceGraph is a decoder's in-place graph and its tensors' order.
@@ -204,8 +206,16 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 	defer release()
 	b, q, h, n, dim := int64(st.Batch), int64(st.Seq), int64(d.shape.Heads), int64(g.positions), int64(d.shape.HeadDim)
 	st.seqLens = grow(st.seqLens, st.Batch)
-	for i := range st.seqLens {
+	st.positions = grow(st.positions, st.Batch*st.Seq)
+	for i := range st.Batch {
 		st.seqLens[i] = int32(st.Past[i] + st.New[i] - 1)
+		row := st.positions[i*st.Seq : (i+1)*st.Seq]
+		for j := range row {
+			row[j] = 0
+			if j < int(st.New[i]) {
+				row[j] = st.Past[i] + int64(j)
+			}
+		}
 	}
 	ins := make([]ort.Value, len(g.inputs))
 	outs := make([]ort.Value, len(g.outputs))
@@ -217,7 +227,7 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 		case slotIDs:
 			v, err = ort.NewTensor(ort.NewShape(b, q), st.IDs)
 		case slotPositions:
-			v, err = ort.NewTensor(ort.NewShape(b, q), st.Positions)
+			v, err = ort.NewTensor(ort.NewShape(b, q), st.positions)
 		case slotSeqLens:
 			v, err = ort.NewTensor(ort.NewShape(b), st.seqLens)
 		case slotTotal:
@@ -250,30 +260,12 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 
 func (d *Decoder) checkDecode(g *inPlaceGraph, st *DecodeStep) (total int32, err error) {
 	b, q := st.Batch, st.Seq
-	if b <= 0 || q <= 0 {
-		return 0, fmt.Errorf("batch %d of %d new positions", b, q)
+	if b > 0 && q > 0 && (len(st.IDs) != b*q || len(st.Logits) != b*q*d.shape.Vocab || len(st.KV) != d.shape.Layers) {
+		return 0, fmt.Errorf("%d ids, %d logits and %d layers for %d rows of %d", len(st.IDs), len(st.Logits), len(st.KV), b, q)
 	}
-	if len(st.IDs) != b*q || len(st.Positions) != b*q || len(st.Past) != b || len(st.New) != b ||
-		len(st.Logits) != b*q*d.shape.Vocab || len(st.KV) != d.shape.Layers {
-		return 0, fmt.Errorf("%d ids, %d positions, %d pasts, %d counts, %d logits and %d layers for %d rows of %d",
-			len(st.IDs), len(st.Positions), len(st.Past), len(st.New), len(st.Logits), len(st.KV), b, q)
-	}
-	longest := int64(0)
-	for i := range b {
-		past, fresh := st.Past[i], st.New[i]
-		switch {
-		case past < 0 || fresh < 1 || fresh > int64(q):
-			return 0, fmt.Errorf("row %d: %d new tokens after %d in a step of %d", i, fresh, past, q)
-		case q > 1 && past != 0:
-			// GroupQueryAttention's prompt after a past is not one the probe checks.
-			return 0, fmt.Errorf("row %d: %d new tokens after a past of %d: one token a row after a past, or first prompts", i, fresh, past)
-		case past+fresh > int64(g.positions):
-			return 0, fmt.Errorf("row %d: %d positions in buffers of %d", i, past+fresh, g.positions)
-		}
-		longest = max(longest, past+fresh)
-	}
-	if q > 1 && longest != int64(q) {
-		return 0, fmt.Errorf("prompts of at most %d tokens in a step of %d", longest, q)
+	longest, err := checkDecodeRows(st, g.positions)
+	if err != nil {
+		return 0, err
 	}
 	cache := b * d.shape.Heads * g.positions * d.shape.HeadDim
 	for l := range st.KV {
@@ -284,6 +276,34 @@ func (d *Decoder) checkDecode(g *inPlaceGraph, st *DecodeStep) (total int32, err
 		}
 	}
 	return int32(longest), nil
+}
+
+// checkDecodeRows checks st's rows against buffers of positions positions and returns the
+// longest row's length after the step: one new token a row after a past, or first prompts of
+// which the longest fills the step (GroupQueryAttention's prompt after a past, the one other
+// case, is not one the probe checks).
+func checkDecodeRows(st *DecodeStep, positions int) (int64, error) {
+	b, q := st.Batch, st.Seq
+	if b <= 0 || q <= 0 || len(st.Past) != b || len(st.New) != b {
+		return 0, fmt.Errorf("%d pasts and %d counts for %d rows of %d new positions", len(st.Past), len(st.New), b, q)
+	}
+	longest := int64(0)
+	for i := range b {
+		past, fresh := st.Past[i], st.New[i]
+		switch {
+		case past < 0 || fresh < 1 || fresh > int64(q):
+			return 0, fmt.Errorf("row %d: %d new tokens after %d in a step of %d", i, fresh, past, q)
+		case q > 1 && past != 0:
+			return 0, fmt.Errorf("row %d: %d new tokens after a past of %d: one token a row after a past, or first prompts", i, fresh, past)
+		case past+fresh > int64(positions):
+			return 0, fmt.Errorf("row %d: %d positions in buffers of %d", i, past+fresh, positions)
+		}
+		longest = max(longest, past+fresh)
+	}
+	if q > 1 && longest != int64(q) {
+		return 0, fmt.Errorf("prompts of at most %d tokens in a step of %d", longest, q)
+	}
+	return longest, nil
 }
 
 // probeInPlace runs d's two graphs on the same rows, a decode of three rows of different
@@ -315,15 +335,15 @@ func (d *Decoder) probeRows(g *inPlaceGraph, rng *rand.Rand, rows [][2]int64) er
 	// The step left pads the pasts and the new tokens; the decode puts both at the front.
 	st := &Step{Batch: b, Past: past, Seq: seq, IDs: make([]int64, b*seq), Mask: make([]int64, b*width),
 		Positions: make([]int64, b*seq), Logits: make([]float32, b*seq*sh.Vocab)}
-	ds := &DecodeStep{Batch: b, Seq: seq, IDs: make([]int64, b*seq), Positions: make([]int64, b*seq),
-		Past: make([]int64, b), New: make([]int64, b), Logits: make([]float32, b*seq*sh.Vocab)}
+	ds := &DecodeStep{Batch: b, Seq: seq, IDs: make([]int64, b*seq), Past: make([]int64, b), New: make([]int64, b),
+		Logits: make([]float32, b*seq*sh.Vocab)}
 	for i, r := range rows {
 		n, fresh := int(r[0]), int(r[1])
 		ds.Past[i], ds.New[i] = r[0], r[1]
 		for j := range fresh {
 			id := int64(rng.IntN(sh.Vocab))
 			st.IDs[i*seq+seq-fresh+j], st.Positions[i*seq+seq-fresh+j] = id, int64(n+j)
-			ds.IDs[i*seq+j], ds.Positions[i*seq+j] = id, int64(n+j)
+			ds.IDs[i*seq+j] = id
 		}
 		for j := past - n; j < past; j++ {
 			st.Mask[i*width+j] = 1

@@ -162,7 +162,7 @@ func TestInPlaceDecodeRejectsBadSteps(t *testing.T) {
 		}
 	}
 	one := func(past, fresh, seq int64) *DecodeStep {
-		return &DecodeStep{Batch: 1, Seq: int(seq), IDs: make([]int64, seq), Positions: make([]int64, seq),
+		return &DecodeStep{Batch: 1, Seq: int(seq), IDs: make([]int64, seq),
 			Past: []int64{past}, New: []int64{fresh}, KV: kv, Logits: make([]float32, int(seq)*sh.Vocab)}
 	}
 	short := one(3, 1, 1)

@@ -108,7 +108,8 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 
 // runsInPlace reports whether p is a step the in-place graph computes: one new token a row
 // after a past, or first prompts (every row's past 0), every row inside buffers of positions
-// positions. Any other (a prompt after a cached prefix, a chunk of a long one, the two mixed)
+// positions. Any other (a prompt after a cached prefix, a later chunk of a long one, the two
+// mixed)
 // is the decoder-with-past graph's.
 func runsInPlace(p *stepplan.Plan, positions int) bool {
 	decode, prompts := true, true
@@ -211,7 +212,7 @@ type stepScratch struct {
 	// values: a decode step over the same rows in the same order, on the same graph, takes
 	// them as its past instead of gathering from the blocks.
 	lastSeqs    []uint64
-	lastLens    []int // each row's past in the previous step
+	lastLens    []int // each row's length after the previous step, less one
 	lastPast    int
 	lastOK      bool
 	lastInPlace bool
@@ -239,15 +240,18 @@ func (sc *stepScratch) reusable(p *stepplan.Plan, past, seq int, inPlace bool) b
 }
 
 // remember records a successful step over p's rows (of past and seq, on the in-place graph
-// or not) for reusable; a prefill step, or a failed one, forgets.
+// or not) for reusable; a failed step, or a prefill on the decoder-with-past graph (whose
+// present is padded to its longest prompt), forgets. lastLens is each row's length after the
+// step, less one. In-place rows are not padded to one another, so the buffers after a step of
+// first prompts are the next decode's past as they are after a decode.
 func (sc *stepScratch) remember(p *stepplan.Plan, past, seq int, inPlace, ok bool) {
-	sc.lastOK = ok && seq == 1
+	sc.lastOK = ok && (seq == 1 || inPlace)
 	sc.lastInPlace = inPlace
 	sc.lastSeqs = sc.lastSeqs[:0]
 	sc.lastLens = sc.lastLens[:0]
 	for i := range p.Rows {
 		sc.lastSeqs = append(sc.lastSeqs, p.Rows[i].Seq)
-		sc.lastLens = append(sc.lastLens, p.Rows[i].Past)
+		sc.lastLens = append(sc.lastLens, p.Rows[i].Past+len(p.Rows[i].Tokens)-1)
 	}
 	sc.lastPast = past
 }
@@ -333,20 +337,16 @@ func (sc *stepScratch) buildInPlace(p *stepplan.Plan, kv *KVStore, shape Decoder
 		sc.reused++
 	}
 	sc.ids = grow(sc.ids, b*seq)
-	sc.pos = grow(sc.pos, b*seq)
 	sc.lens = grow(sc.lens, b)
 	sc.fresh = grow(sc.fresh, b)
 	sc.logits = grow(sc.logits, b*seq*shape.Vocab)
 	for i := range p.Rows {
 		row := &p.Rows[i]
-		ids, pos := sc.ids[i*seq:(i+1)*seq], sc.pos[i*seq:(i+1)*seq]
+		ids := sc.ids[i*seq : (i+1)*seq]
 		for j := range ids {
-			ids[j], pos[j] = p.Pad, 0
+			ids[j] = p.Pad
 		}
 		copy(ids, row.Tokens)
-		for j := range row.Tokens {
-			pos[j] = int64(row.Past + j)
-		}
 		sc.lens[i], sc.fresh[i] = int64(row.Past), int64(len(row.Tokens))
 	}
 	if len(sc.inPlace) != shape.Layers {
@@ -361,7 +361,7 @@ func (sc *stepScratch) buildInPlace(p *stepplan.Plan, kv *KVStore, shape Decoder
 			}
 		}
 	}
-	sc.decode = DecodeStep{Batch: b, Seq: seq, IDs: sc.ids, Positions: sc.pos, Past: sc.lens, New: sc.fresh,
-		KV: sc.inPlace, Logits: sc.logits, seqLens: sc.decode.seqLens}
+	sc.decode = DecodeStep{Batch: b, Seq: seq, IDs: sc.ids, Past: sc.lens, New: sc.fresh,
+		KV: sc.inPlace, Logits: sc.logits, positions: sc.decode.positions, seqLens: sc.decode.seqLens}
 	return &sc.decode
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -32,7 +33,9 @@ func (f *fakeDecoder) Terminate()            {}
 func (f *fakeDecoder) InPlacePositions() int { return f.inPlace }
 
 // RunDecode is RunStep's sum on the in-place layout: row i's past at the front of its row of
-// the buffers, each new token's keys and values written after it, nothing read past them.
+// the buffers, each new token's keys and values written after it, nothing read past them. It
+// takes the steps the real graph takes (checkDecodeRows) and, as the real graph does, writes
+// the padding's positions too, here with NaNs, which a runner that read them would pass on.
 func (f *fakeDecoder) RunDecode(ctx context.Context, st *DecodeStep) error {
 	f.decodes++
 	if err := f.fail; err != nil {
@@ -43,16 +46,29 @@ func (f *fakeDecoder) RunDecode(ctx context.Context, st *DecodeStep) error {
 		return err
 	}
 	sh, n, q := f.shape, f.inPlace, st.Seq
-	if n == 0 || len(st.IDs) != st.Batch*q || len(st.Positions) != st.Batch*q || len(st.Past) != st.Batch ||
-		len(st.New) != st.Batch || len(st.Logits) != st.Batch*q*sh.Vocab || len(st.KV) != sh.Layers {
+	if _, err := checkDecodeRows(st, n); err != nil {
+		return err
+	}
+	if n == 0 || len(st.IDs) != st.Batch*q || len(st.Logits) != st.Batch*q*sh.Vocab || len(st.KV) != sh.Layers {
 		return fmt.Errorf("fake: decode sizes do not add up: %+v", st)
 	}
 	at := func(row, h, pos, d int) int { return ((row*sh.Heads+h)*n+pos)*sh.HeadDim + d }
 	for row := range st.Batch {
-		for j := range int(st.New[row]) {
+		for j := range q {
 			pos := int(st.Past[row]) + j
-			if st.Positions[row*q+j] != int64(pos) {
-				return fmt.Errorf("fake: row %d new token %d at position %d, want %d", row, j, st.Positions[row*q+j], pos)
+			if j >= int(st.New[row]) {
+				for l := range sh.Layers {
+					for k := range 2 {
+						for h := range sh.Heads {
+							for d := range sh.HeadDim {
+								if pos < n {
+									st.KV[l][k][at(row, h, pos, d)] = float32(math.NaN())
+								}
+							}
+						}
+					}
+				}
+				continue
 			}
 			var sum float64
 			for l := range sh.Layers {
@@ -72,7 +88,9 @@ func (f *fakeDecoder) RunDecode(ctx context.Context, st *DecodeStep) error {
 			}
 			logits := st.Logits[(row*q+j)*sh.Vocab : (row*q+j+1)*sh.Vocab]
 			clear(logits)
-			logits[int64(sum)%int64(sh.Vocab)] = 1
+			if !math.IsNaN(sum) {
+				logits[int64(sum)%int64(sh.Vocab)] = 1
+			}
 		}
 	}
 	return nil
@@ -337,7 +355,10 @@ func TestRunnerTakesThePresentOfTheSameRowsAsThePast(t *testing.T) {
 	onGraphs(t, []int{0, 64}, func(t *testing.T, inPlace int) {
 		h := newRunnerHarness(t, 64, inPlace)
 		a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8, 7, 6, 5)
-		if err := h.step(a, b); err != nil { // prefill: nothing to take
+		// The prefill leaves nothing to take on the decoder-with-past graph, whose present is
+		// padded to the longer prompt; in place, the prompts' keys and values are the first
+		// decode's past.
+		if err := h.step(a, b); err != nil {
 			t.Fatal(err)
 		}
 		const n = 12
@@ -346,16 +367,20 @@ func TestRunnerTakesThePresentOfTheSameRowsAsThePast(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := h.r.sc.reused; got != n-1 { // every decode step after the first
-			t.Fatalf("%d steps took the previous present, want %d", got, n-1)
+		want := n - 1 // every decode step after the first
+		if inPlace > 0 {
+			want = n
+		}
+		if got := h.r.sc.reused; got != want {
+			t.Fatalf("%d steps took the previous present, want %d", got, want)
 		}
 		for range 3 {
 			if err := h.step(b, a); err != nil { // the order turned: gather, then take again
 				t.Fatal(err)
 			}
 		}
-		if got := h.r.sc.reused; got != n-1+2 {
-			t.Fatalf("%d steps took the previous present, want %d", got, n-1+2)
+		if got := h.r.sc.reused; got != want+2 {
+			t.Fatalf("%d steps took the previous present, want %d", got, want+2)
 		}
 		expect(t, a, 3)
 		expect(t, b, 5)
