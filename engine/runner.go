@@ -109,8 +109,7 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 // runsInPlace reports whether p is a step the in-place graph computes: one new token a row
 // after a past, or first prompts (every row's past 0), every row inside buffers of positions
 // positions. Any other (a prompt after a cached prefix, a later chunk of a long one, the two
-// mixed)
-// is the decoder-with-past graph's.
+// mixed) is the decoder-with-past graph's.
 func runsInPlace(p *stepplan.Plan, positions int) bool {
 	decode, prompts := true, true
 	for i := range p.Rows {
