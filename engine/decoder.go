@@ -273,41 +273,48 @@ func (d *Decoder) RunStep(ctx context.Context, st *Step) error {
 	defer release()
 	b, p, q := int64(st.Batch), int64(st.Past), int64(st.Seq)
 	h, dim := int64(d.shape.Heads), int64(d.shape.HeadDim)
-	ins := make([]ort.Value, len(d.inputs))
-	outs := make([]ort.Value, len(d.outputs))
-	defer destroyAll(ins)
-	defer destroyAll(outs)
-	for i, slot := range d.inputs {
-		var v ort.Value
+	ins, err := bindSlots(d.inputs, func(slot decoderSlot) (ort.Value, error) {
 		switch slot.kind {
 		case slotIDs:
-			v, err = ort.NewTensor(ort.NewShape(b, q), st.IDs)
+			return ort.NewTensor(ort.NewShape(b, q), st.IDs)
 		case slotMask:
-			v, err = ort.NewTensor(ort.NewShape(b, p+q), st.Mask)
+			return ort.NewTensor(ort.NewShape(b, p+q), st.Mask)
 		case slotPositions:
-			v, err = ort.NewTensor(ort.NewShape(b, q), st.Positions)
-		case slotPast:
-			v, err = newCacheTensor(ort.NewShape(b, h, p, dim), st.PastKV[slot.layer][boolIndex(slot.value)])
+			return ort.NewTensor(ort.NewShape(b, q), st.Positions)
+		default: // slotPast
+			return newCacheTensor(ort.NewShape(b, h, p, dim), st.PastKV[slot.layer][boolIndex(slot.value)])
 		}
-		if err != nil {
-			return d.s.runError(err)
-		}
-		ins[i] = v
+	})
+	if err != nil {
+		return d.s.runError(err)
 	}
-	for i, slot := range d.outputs {
-		var v ort.Value
-		switch slot.kind {
-		case slotLogits:
-			v, err = ort.NewTensor(ort.NewShape(b, q, int64(d.shape.Vocab)), st.Logits)
-		case slotPresent:
-			v, err = ort.NewTensor(ort.NewShape(b, h, p+q, dim), st.Present[slot.layer][boolIndex(slot.value)])
+	defer destroyAll(ins)
+	outs, err := bindSlots(d.outputs, func(slot decoderSlot) (ort.Value, error) {
+		if slot.kind == slotLogits {
+			return ort.NewTensor(ort.NewShape(b, q, int64(d.shape.Vocab)), st.Logits)
 		}
-		if err != nil {
-			return d.s.runError(err)
-		}
-		outs[i] = v
+		return ort.NewTensor(ort.NewShape(b, h, p+q, dim), st.Present[slot.layer][boolIndex(slot.value)])
+	})
+	if err != nil {
+		return d.s.runError(err)
 	}
+	defer destroyAll(outs)
 	return d.run(d.s, ins, outs)
+}
+
+// bindSlots makes the values of a graph's inputs or outputs, in the graph's order, with value;
+// on an error it releases those it made.
+func bindSlots(slots []decoderSlot, value func(decoderSlot) (ort.Value, error)) ([]ort.Value, error) {
+	vs := make([]ort.Value, len(slots))
+	for i, slot := range slots {
+		v, err := value(slot)
+		if err != nil {
+			destroyAll(vs)
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
 }
 
 // run runs one of d's graphs with the run options Terminate raises, and lowers them after.

@@ -217,44 +217,36 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 			}
 		}
 	}
-	ins := make([]ort.Value, len(g.inputs))
-	outs := make([]ort.Value, len(g.outputs))
-	defer destroyAll(ins)
-	defer destroyAll(outs)
-	for i, slot := range g.inputs {
-		var v ort.Value
+	ins, err := bindSlots(g.inputs, func(slot decoderSlot) (ort.Value, error) {
 		switch slot.kind {
 		case slotIDs:
-			v, err = ort.NewTensor(ort.NewShape(b, q), st.IDs)
+			return ort.NewTensor(ort.NewShape(b, q), st.IDs)
 		case slotPositions:
-			v, err = ort.NewTensor(ort.NewShape(b, q), st.positions)
+			return ort.NewTensor(ort.NewShape(b, q), st.positions)
 		case slotSeqLens:
-			v, err = ort.NewTensor(ort.NewShape(b), st.seqLens)
+			return ort.NewTensor(ort.NewShape(b), st.seqLens)
 		case slotTotal:
-			v, err = ort.NewScalar(total)
-		case slotPast:
-			v, err = ort.NewTensor(ort.NewShape(b, h, n, dim), st.KV[slot.layer][boolIndex(slot.value)])
+			return ort.NewScalar(total)
+		default: // slotPast
+			return ort.NewTensor(ort.NewShape(b, h, n, dim), st.KV[slot.layer][boolIndex(slot.value)])
 		}
-		if err != nil {
-			return g.s.runError(err)
-		}
-		ins[i] = v
+	})
+	if err != nil {
+		return g.s.runError(err)
 	}
-	for i, slot := range g.outputs {
-		var v ort.Value
-		switch slot.kind {
-		case slotLogits:
-			v, err = ort.NewTensor(ort.NewShape(b, q, int64(d.shape.Vocab)), st.Logits)
-		case slotPresent:
-			// The same memory as the past: ONNX Runtime sees one buffer and writes the new
-			// positions into it.
-			v, err = ort.NewTensor(ort.NewShape(b, h, n, dim), st.KV[slot.layer][boolIndex(slot.value)])
+	defer destroyAll(ins)
+	outs, err := bindSlots(g.outputs, func(slot decoderSlot) (ort.Value, error) {
+		if slot.kind == slotLogits {
+			return ort.NewTensor(ort.NewShape(b, q, int64(d.shape.Vocab)), st.Logits)
 		}
-		if err != nil {
-			return g.s.runError(err)
-		}
-		outs[i] = v
+		// The same memory as the past: ONNX Runtime sees one buffer and writes the new
+		// positions into it.
+		return ort.NewTensor(ort.NewShape(b, h, n, dim), st.KV[slot.layer][boolIndex(slot.value)])
+	})
+	if err != nil {
+		return g.s.runError(err)
 	}
+	defer destroyAll(outs)
 	return d.run(g.s, ins, outs)
 }
 

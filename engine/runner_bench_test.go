@@ -30,35 +30,47 @@ func BenchmarkDecodeStepKV(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var gather, run, scatter time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				r.sc.lastOK = false // a new batch every step: gather it all
-				st := r.sc.build(&p, r.kv, sh)
-				t1 := time.Now()
-				if err := d.RunStep(context.Background(), st); err != nil {
-					b.Fatal(err)
-				}
-				t2 := time.Now()
-				for i := range p.Rows {
-					row := &p.Rows[i]
-					for l := range sh.Layers {
-						r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Key, KVTensor{Data: st.Present[l][0], Batch: batch, Positions: past + 1})
-						r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Value, KVTensor{Data: st.Present[l][1], Batch: batch, Positions: past + 1})
+			var st *Step
+			gather, run, scatter := timeDecodeSteps(b,
+				func() {
+					r.sc.lastOK = false // a new batch every step: gather it all
+					st = r.sc.build(&p, r.kv, sh)
+				},
+				func() error { return d.RunStep(context.Background(), st) },
+				func() {
+					for i := range p.Rows {
+						row := &p.Rows[i]
+						for l := range sh.Layers {
+							r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Key, KVTensor{Data: st.Present[l][0], Batch: batch, Positions: past + 1})
+							r.kv.Scatter(row.Blocks, row.Past, i, st.Past, 1, l, Value, KVTensor{Data: st.Present[l][1], Batch: batch, Positions: past + 1})
+						}
 					}
-				}
-				t3 := time.Now()
-				gather += t1.Sub(t0)
-				run += t2.Sub(t1)
-				scatter += t3.Sub(t2)
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(gather.Nanoseconds())/n, "gather-ns/op")
-			b.ReportMetric(float64(run.Nanoseconds())/n, "run-ns/op")
-			b.ReportMetric(float64(scatter.Nanoseconds())/n, "scatter-ns/op")
+				})
 			b.ReportMetric(float64(gather+scatter)/float64(gather+run+scatter), "kv-share")
 		})
 	}
+}
+
+// timeDecodeSteps runs a decode step's three parts, gathering, the pass and the write-back,
+// b.N times, and reports and returns the time of each.
+func timeDecodeSteps(b *testing.B, gather func(), run func() error, scatter func()) (g, r, s time.Duration) {
+	for b.Loop() {
+		t0 := time.Now()
+		gather()
+		t1 := time.Now()
+		if err := run(); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		scatter()
+		t3 := time.Now()
+		g, r, s = g+t1.Sub(t0), r+t2.Sub(t1), s+t3.Sub(t2)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(g.Nanoseconds())/n, "gather-ns/op")
+	b.ReportMetric(float64(r.Nanoseconds())/n, "run-ns/op")
+	b.ReportMetric(float64(s.Nanoseconds())/n, "scatter-ns/op")
+	return g, r, s
 }
 
 type decodeCase struct {
@@ -104,32 +116,22 @@ func BenchmarkDecodeStepInPlace(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var gather, run, scatter time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				r.sc.lastOK = false
-				st := r.sc.buildInPlace(&p, r.kv, sh, positions)
-				t1 := time.Now()
-				if err := d.RunDecode(context.Background(), st); err != nil {
-					b.Fatal(err)
-				}
-				t2 := time.Now()
-				for i := range p.Rows {
-					row := &p.Rows[i]
-					for l := range sh.Layers {
-						r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Key, KVTensor{Data: st.KV[l][0], Batch: st.Batch, Positions: positions})
-						r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Value, KVTensor{Data: st.KV[l][1], Batch: st.Batch, Positions: positions})
+			var st *DecodeStep
+			timeDecodeSteps(b,
+				func() {
+					r.sc.lastOK = false
+					st = r.sc.buildInPlace(&p, r.kv, sh, positions)
+				},
+				func() error { return d.RunDecode(context.Background(), st) },
+				func() {
+					for i := range p.Rows {
+						row := &p.Rows[i]
+						for l := range sh.Layers {
+							r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Key, KVTensor{Data: st.KV[l][0], Batch: st.Batch, Positions: positions})
+							r.kv.Scatter(row.Blocks, row.Past, i, row.Past, 1, l, Value, KVTensor{Data: st.KV[l][1], Batch: st.Batch, Positions: positions})
+						}
 					}
-				}
-				t3 := time.Now()
-				gather += t1.Sub(t0)
-				run += t2.Sub(t1)
-				scatter += t3.Sub(t2)
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(gather.Nanoseconds())/n, "gather-ns/op")
-			b.ReportMetric(float64(run.Nanoseconds())/n, "run-ns/op")
-			b.ReportMetric(float64(scatter.Nanoseconds())/n, "scatter-ns/op")
+				})
 		})
 	}
 }
