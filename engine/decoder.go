@@ -93,15 +93,7 @@ func (r *Runtime) NewDecoder(name string, onnx []byte, hint DecoderShape) (*Deco
 func newDecoderLayout(s *Session, hint DecoderShape) (*Decoder, error) {
 	d := &Decoder{s: s, shape: hint}
 	layers := 0
-	cacheAxis := func(info TensorInfo) error {
-		if info.Type != ElementFloat32 || len(info.Shape) != 4 {
-			return fmt.Errorf("%q is %s of rank %d; want float32 [batch, heads, positions, head dim]", info.Name, info.Type, len(info.Shape))
-		}
-		if err := fixAxis(&d.shape.Heads, info.Shape[1], info.Name, "heads"); err != nil {
-			return err
-		}
-		return fixAxis(&d.shape.HeadDim, info.Shape[3], info.Name, "head dim")
-	}
+	cacheAxis := func(info TensorInfo) error { return cacheAxes(info, &d.shape) }
 	for _, in := range s.inputs {
 		switch {
 		case in.Name == inputIDs:
@@ -174,6 +166,18 @@ func newDecoderLayout(s *Session, hint DecoderShape) (*Decoder, error) {
 			d.shape.Heads, d.shape.HeadDim, d.shape.Vocab)
 	}
 	return d, nil
+}
+
+// cacheAxes checks a past or present tensor's type and rank, and reconciles its heads and head
+// dim with shape's (filling in those shape does not know yet).
+func cacheAxes(info TensorInfo, shape *DecoderShape) error {
+	if info.Type != ElementFloat32 || len(info.Shape) != 4 {
+		return fmt.Errorf("%q is %s of rank %d; want float32 [batch, heads, positions, head dim]", info.Name, info.Type, len(info.Shape))
+	}
+	if err := fixAxis(&shape.Heads, info.Shape[1], info.Name, "heads"); err != nil {
+		return err
+	}
+	return fixAxis(&shape.HeadDim, info.Shape[3], info.Name, "head dim")
 }
 
 // fixAxis reconciles a declared axis (-1: dynamic) with what is known so far.

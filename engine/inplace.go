@@ -59,11 +59,11 @@ type inPlaceGraph struct {
 }
 
 // AddInPlaceDecode gives d an in-place decode graph of the same network, whose buffers hold
-// positions positions a row (the model's context), for RunDecode. It checks the graph's
-// tensors against d's shape, then runs both graphs on a probe (three rows of different pasts,
-// random keys and values) and refuses the graph unless every score agrees within 1e-3: a
-// graph of other weights or another network is an error here, not a wrong token later. Call
-// it before d's first step, from the goroutine that made d.
+// positions positions a row (the served length), for RunDecode. It checks the graph's tensors
+// against d's shape, then runs both graphs on probes (probeInPlace) and refuses the graph
+// unless their scores and the keys and values they write agree: a graph of other weights or
+// another network is an error here, not a wrong token later. Call it before d's first step,
+// from the goroutine that made d.
 func (d *Decoder) AddInPlaceDecode(onnx []byte, positions int) error {
 	if positions < 2 {
 		return fmt.Errorf("engine: session %q: an in-place graph of %d positions", d.s.name, positions)
@@ -109,6 +109,9 @@ func newInPlaceLayout(s *Session, shape DecoderShape) (*inPlaceGraph, error) {
 			if err != nil {
 				return nil, err
 			}
+			if err := cacheAxes(in, &shape); err != nil { // shape is known: a check
+				return nil, err
+			}
 			slot = decoderSlot{kind: slotPast, layer: layer, value: value}
 			want, rank = ElementFloat32, 4
 			layers = max(layers, layer+1)
@@ -118,18 +121,13 @@ func newInPlaceLayout(s *Session, shape DecoderShape) (*inPlaceGraph, error) {
 		if in.Type != want || len(in.Shape) != rank {
 			return nil, fmt.Errorf("input %q is %s of rank %d; want %s of rank %d", in.Name, in.Type, len(in.Shape), want, rank)
 		}
-		if slot.kind == slotPast {
-			if err := sameCacheAxes(in, shape); err != nil {
-				return nil, err
-			}
-		}
 		g.inputs = append(g.inputs, slot)
 	}
 	for _, out := range s.outputs {
 		switch {
 		case out.Name == outputLogits:
 			if out.Type != ElementFloat32 || len(out.Shape) != 3 || (out.Shape[2] >= 0 && int(out.Shape[2]) != shape.Vocab) {
-				return nil, fmt.Errorf("output %q is %s %v; want float32 [batch, 1, %d]", out.Name, out.Type, out.Shape, shape.Vocab)
+				return nil, fmt.Errorf("output %q is %s %v; want float32 [batch, seq, %d]", out.Name, out.Type, out.Shape, shape.Vocab)
 			}
 			g.outputs = append(g.outputs, decoderSlot{kind: slotLogits})
 		case strings.HasPrefix(out.Name, presentPrefix):
@@ -137,10 +135,7 @@ func newInPlaceLayout(s *Session, shape DecoderShape) (*inPlaceGraph, error) {
 			if err != nil {
 				return nil, err
 			}
-			if out.Type != ElementFloat32 || len(out.Shape) != 4 {
-				return nil, fmt.Errorf("output %q is %s of rank %d; want float32 of rank 4", out.Name, out.Type, len(out.Shape))
-			}
-			if err := sameCacheAxes(out, shape); err != nil {
+			if err := cacheAxes(out, &shape); err != nil {
 				return nil, err
 			}
 			g.outputs = append(g.outputs, decoderSlot{kind: slotPresent, layer: layer, value: value})
@@ -159,17 +154,6 @@ func newInPlaceLayout(s *Session, shape DecoderShape) (*inPlaceGraph, error) {
 		return nil, fmt.Errorf("need a key and a value, in and out, for each of the decoder's %d layers", shape.Layers)
 	}
 	return g, nil
-}
-
-// sameCacheAxes checks a cache tensor's fixed heads and head dim against the decoder's.
-func sameCacheAxes(info TensorInfo, shape DecoderShape) error {
-	if h := info.Shape[1]; h >= 0 && int(h) != shape.Heads {
-		return fmt.Errorf("%q has %d heads, the decoder %d", info.Name, h, shape.Heads)
-	}
-	if dim := info.Shape[3]; dim >= 0 && int(dim) != shape.HeadDim {
-		return fmt.Errorf("%q has a head dim of %d, the decoder %d", info.Name, dim, shape.HeadDim)
-	}
-	return nil
 }
 
 // InPlacePositions is how many positions a row of RunDecode's buffers holds; 0 when d has no

@@ -88,20 +88,11 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 		p.KVTime = t1.Sub(t0)
 		return err
 	}
-	for i := range p.Rows {
-		row := &p.Rows[i]
+	// A row's new positions end its left-padded row, in the present and in the scores.
+	r.writeBack(p, st.Present, st.Past+st.Seq, st.Logits, st.Seq, func(row *stepplan.Row) (int, int) {
 		n := len(row.Tokens)
-		from := st.Past + st.Seq - n // a row's new positions end the padded row
-		for l := range r.shape.Layers {
-			r.kv.Scatter(row.Blocks, row.Past, i, from, n, l, Key, KVTensor{Data: st.Present[l][0], Batch: st.Batch, Positions: st.Past + st.Seq})
-			r.kv.Scatter(row.Blocks, row.Past, i, from, n, l, Value, KVTensor{Data: st.Present[l][1], Batch: st.Batch, Positions: st.Past + st.Seq})
-		}
-		first := st.Seq - 1
-		if row.AllLogits {
-			first = st.Seq - n
-		}
-		row.Logits = st.Logits[(i*st.Seq+first)*r.shape.Vocab : (i+1)*st.Seq*r.shape.Vocab]
-	}
+		return st.Past + st.Seq - n, st.Seq - n
+	})
 	p.KVTime = t1.Sub(t0) + time.Since(t2)
 	return nil
 }
@@ -134,22 +125,31 @@ func (r *Runner) runInPlace(ctx context.Context, p *stepplan.Plan, positions int
 		p.KVTime = t1.Sub(t0)
 		return err
 	}
+	// A row's new positions follow its past in the buffers, and start its row of scores.
+	r.writeBack(p, st.KV, positions, st.Logits, st.Seq, func(row *stepplan.Row) (int, int) { return row.Past, 0 })
+	p.KVTime = t1.Sub(t0) + time.Since(t2)
+	return nil
+}
+
+// writeBack writes each row's new keys and values from a step's tensors (kv[layer][key|value],
+// rows of positions positions) into its blocks, and points its Logits at its scores (logits,
+// rows of seq). at gives where a row's new positions start in its row of kv and of logits.
+func (r *Runner) writeBack(p *stepplan.Plan, kv [][2][]float32, positions int, logits []float32, seq int, at func(*stepplan.Row) (kvAt, scoreAt int)) {
 	v := r.shape.Vocab
 	for i := range p.Rows {
 		row := &p.Rows[i]
 		n := len(row.Tokens)
+		kvAt, scoreAt := at(row)
 		for l := range r.shape.Layers {
-			r.kv.Scatter(row.Blocks, row.Past, i, row.Past, n, l, Key, KVTensor{Data: st.KV[l][0], Batch: st.Batch, Positions: positions})
-			r.kv.Scatter(row.Blocks, row.Past, i, row.Past, n, l, Value, KVTensor{Data: st.KV[l][1], Batch: st.Batch, Positions: positions})
+			r.kv.Scatter(row.Blocks, row.Past, i, kvAt, n, l, Key, KVTensor{Data: kv[l][0], Batch: len(p.Rows), Positions: positions})
+			r.kv.Scatter(row.Blocks, row.Past, i, kvAt, n, l, Value, KVTensor{Data: kv[l][1], Batch: len(p.Rows), Positions: positions})
 		}
-		first := n - 1
+		first := scoreAt + n - 1
 		if row.AllLogits {
-			first = 0
+			first = scoreAt
 		}
-		row.Logits = st.Logits[(i*st.Seq+first)*v : (i*st.Seq+n)*v]
+		row.Logits = logits[(i*seq+first)*v : (i*seq+scoreAt+n)*v]
 	}
-	p.KVTime = t1.Sub(t0) + time.Since(t2)
-	return nil
 }
 
 var errEmptyPlan = errors.New("no rows")
