@@ -345,6 +345,23 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
+	return s.event(ev), nil
+}
+
+// NextOrWake is Next that also stops waiting when wake fires first, and then says so (woke,
+// with no event); a nil wake never fires. An HTTP stream's body waits for its next token and
+// its keep-alive with it, from the connection's own goroutine.
+func (s *Stream) NextOrWake(ctx context.Context, wake <-chan time.Time) (ev Event, woke bool, err error) {
+	sev, woke, err := s.es.NextOrWake(ctx, wake)
+	if err != nil || woke {
+		return Event{}, woke, err
+	}
+	return s.event(sev), false, nil
+}
+
+// event is the scheduler's event as the stream's reader gets it: detokenized, its finish
+// named, its text trimmed of what a stop sequence may still claim.
+func (s *Stream) event(ev scheduler.Event) Event {
 	out := Event{Index: ev.Index, HasToken: ev.HasToken(), Done: ev.Done, Err: ev.Err,
 		Token: Token{ID: ev.ID, Text: ev.Text, Logprob: ev.Logprob, Special: ev.Special}}
 	if ev.Special && out.HasToken {
@@ -376,7 +393,7 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 				// The constraint failed: the token chosen without it is not the answer's,
 				// and the stream ends with the error instead.
 				out.Err, out.HasToken, out.Token = s.c.err, false, Token{}
-				return out, nil
+				return out
 			}
 		default:
 			out.Finish = FinishError
@@ -385,7 +402,7 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 	if out.HasToken {
 		out.Trimmed = s.trim(ev.Text, out.Finish)
 	}
-	return out, nil
+	return out
 }
 
 // trim adds a token's text to what is held and returns what can be released: everything but

@@ -18,8 +18,10 @@ import (
 // call's next event, or for the keep-alive's quiet, and returns it as one server-sent event,
 // which the connection's own goroutine writes to the socket and flushes (as one chunk, or
 // several for an event past the server's 4 KiB copy buffer). No writer goroutine and no pipe
-// stand between a token and its socket: on a server with one core, a hand-off per token per
-// stream is a share of the step.
+// stand between a token and its socket, and a call of one choice reads its stream directly
+// (direct), with no goroutine of its own: on a server with one core, a hand-off per token per
+// stream is a share of the step. The choices of a call of several are merged by a goroutine
+// each (genCall.events).
 //
 // A stream that ends early, for any reason, ends with the dialect's error event, never a bare
 // close. The server closes the body when the response is done; a body closed before its end
@@ -28,25 +30,46 @@ import (
 // connection's goroutine; an in-process caller may close it from another while a read waits
 // (that read then fails, as a read of a closed pipe does).
 type genBody struct {
-	g         *genCall
-	ans       answer
-	events    <-chan indexed // nil once every choice has finished
-	conn      net.Conn       // nil for an in-process caller
-	stall     time.Duration
-	keepAlive time.Duration
-	closed    func(outcome string)
-	stop      chan struct{} // closed by Close: a read waiting for an event gives up
+	g      *genCall
+	ans    answer
+	events <-chan indexed // nil once every choice has finished
+	// direct is the call's one stream, read without a goroutine between (nil once finished,
+	// and for a call read through events); firstOut: its first event, which began awaited,
+	// was handed on. waitCtx is the call's context, also ended by Close, for its waits.
+	direct     awaiter
+	firstOut   bool
+	waitCtx    context.Context
+	cancelWait context.CancelFunc
+	conn       net.Conn // nil for an in-process caller
+	stall      time.Duration
+	keepAlive  time.Duration
+	closed     func(outcome string)
+	stop       chan struct{} // closed by Close: a read waiting for an event gives up
 
 	mu       sync.Mutex // a read, or Close's accounting
 	stopOnce sync.Once
 	quiet    clock.Timer
-	out      []byte // the event being handed out
+	lastSent time.Time // when the last event (or keep-alive) was handed out
+	out      []byte    // the event being handed out
 	off      int
 	ended    bool   // out holds the stream's last bytes
 	eof      bool   // every byte was handed out
 	outcome  string // how the stream ended, once ended
 	deadline time.Time
 	done     bool
+}
+
+// newGenBody is the body of g's stream: a call of one choice whose stream is an awaiter is
+// read directly, any other through g.events.
+func newGenBody(g *genCall, ans answer, conn net.Conn, stall, keepAlive time.Duration, closed func(outcome string)) *genBody {
+	b := &genBody{g: g, ans: ans, conn: conn, stall: stall, keepAlive: keepAlive, closed: closed, stop: make(chan struct{})}
+	if st, ok := g.streams[0].(awaiter); ok && len(g.streams) == 1 {
+		b.direct = st
+		b.waitCtx, b.cancelWait = context.WithCancel(g.ctx)
+	} else {
+		b.events = g.events()
+	}
+	return b
 }
 
 // Read hands out the rest of the current event, or waits for the next. Each event handed out
@@ -97,38 +120,40 @@ func (b *genBody) fill() {
 var errStreamPanicked = errors.New("handlers: a stream's event could not be built")
 
 // next puts the next event in out: a choice's token (an event the dialect sends), the
-// keep-alive after a quiet while, or the stream's end.
+// keep-alive after a quiet while, or the stream's end. The keep-alive's timer is armed once a
+// quiet while, not once a token: when it fires after tokens went out, it waits the rest.
 func (b *genBody) next() {
 	g := b.g
 	clk := g.s.opts.Clock
 	if b.quiet == nil {
-		b.quiet = clk.NewTimer(b.keepAlive)
+		b.quiet, b.lastSent = clk.NewTimer(b.keepAlive), clk.Now()
 	}
-	for b.events != nil {
-		select {
-		case it, ok := <-b.events:
-			if !ok {
-				b.events = nil
+	for b.events != nil || b.direct != nil {
+		it, w := b.wait()
+		switch w {
+		case waitStopped:
+			return
+		case waitFinished:
+			continue
+		case waitQuiet:
+			if left := b.keepAlive - clk.Now().Sub(b.lastSent); left > 0 {
+				b.quiet = clk.NewTimer(left)
 				continue
 			}
-			if err := endedEarly(it.ev); err != nil {
-				b.endEarly(err)
-				return
-			}
-			g.choices[it.i].add(it.ev)
-			if data := b.ans.event(g, it.i, it.ev); data != nil {
-				b.frame("data: ", data, "\n\n")
-				b.quiet.Stop()
-				b.quiet = clk.NewTimer(b.keepAlive)
-				return
-			}
-		case <-b.stop:
-			return
-		case <-b.quiet.C():
 			// Nothing to send for a while (a long prefill, a preempted sequence): a comment
 			// tells proxies and clients with idle timeouts that the stream is alive.
 			b.frame(": keep-alive", nil, "\n\n")
-			b.quiet = clk.NewTimer(b.keepAlive)
+			b.quiet, b.lastSent = clk.NewTimer(b.keepAlive), clk.Now()
+			return
+		}
+		if err := endedEarly(it.ev); err != nil {
+			b.endEarly(err)
+			return
+		}
+		g.choices[it.i].add(it.ev)
+		if data := b.ans.event(g, it.i, it.ev); data != nil {
+			b.frame("data: ", data, "\n\n")
+			b.lastSent = clk.Now()
 			return
 		}
 	}
@@ -141,6 +166,59 @@ func (b *genBody) next() {
 		b.frame("data: ", data, "\n\n")
 	}
 	b.ended, b.outcome = true, OutcomeServed
+}
+
+// awaiter is a TokenStream that waits for its next event and a wake-up at once
+// (*generate.Stream).
+type awaiter interface {
+	NextOrWake(ctx context.Context, wake <-chan time.Time) (ev generate.Event, woke bool, err error)
+}
+
+// waited is how a wait for the call's next event ended.
+type waited uint8
+
+const (
+	waitEvent    waited = iota
+	waitQuiet           // the keep-alive's timer fired first
+	waitStopped         // Close was called
+	waitFinished        // no event will come: every choice finished, or the call's context ended
+)
+
+// wait waits for the call's next event, the keep-alive's timer or Close.
+func (b *genBody) wait() (indexed, waited) {
+	if st := b.direct; st != nil {
+		ev := b.g.first[0]
+		if b.firstOut {
+			var woke bool
+			var err error
+			switch ev, woke, err = st.NextOrWake(b.waitCtx, b.quiet.C()); {
+			case woke:
+				return indexed{}, waitQuiet
+			case err != nil && b.stopping():
+				return indexed{}, waitStopped
+			case err != nil: // the call's context ended
+				b.direct = nil
+				return indexed{}, waitFinished
+			}
+		}
+		b.firstOut = true
+		if ev.Done {
+			b.direct = nil
+		}
+		return indexed{0, ev}, waitEvent
+	}
+	select {
+	case it, ok := <-b.events:
+		if !ok {
+			b.events = nil
+			return indexed{}, waitFinished
+		}
+		return it, waitEvent
+	case <-b.stop:
+		return indexed{}, waitStopped
+	case <-b.quiet.C():
+		return indexed{}, waitQuiet
+	}
 }
 
 // endEarly makes the dialect's error event the stream's last; an answer that ends a request
@@ -161,8 +239,8 @@ func (b *genBody) endEarly(err error) {
 	}
 	b.ended, b.outcome = true, e.Outcome
 	// The error event is written if the socket takes it; the stream's outcome is the error's
-	// either way, and nothing more is read from events.
-	b.events = nil
+	// either way, and nothing more is read from the streams.
+	b.events, b.direct = nil, nil
 }
 
 func (b *genBody) stopping() bool {
@@ -188,6 +266,9 @@ func (b *genBody) Close() error {
 	b.stopOnce.Do(func() {
 		if b.stop != nil {
 			close(b.stop)
+		}
+		if b.cancelWait != nil {
+			b.cancelWait()
 		}
 	})
 	b.mu.Lock()
@@ -217,12 +298,19 @@ func (b *genBody) gone(stalled bool) string {
 		reason, cause = "client_stalled", generate.ErrClientStalled
 	}
 	g.s.countAborted(g.ctx, g.x.route, reason)
-	if g.s.opts.IgnoreDisconnects && b.events != nil {
+	if g.s.opts.IgnoreDisconnects && (b.events != nil || b.direct != nil) {
 		// The generation runs to its end unread, without holding the connection for it.
-		events, closed := b.events, b.closed
+		events, direct, closed := b.events, b.direct, b.closed
 		b.closed = func(string) {}
 		go func() {
-			for range events {
+			for direct != nil {
+				if ev, _, err := direct.NextOrWake(g.ctx, nil); err != nil || ev.Done {
+					break
+				}
+			}
+			if events != nil {
+				for range events {
+				}
 			}
 			closed(OutcomeAborted)
 		}()

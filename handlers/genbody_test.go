@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -51,42 +52,196 @@ func TestStreamEventPanicEndsTheStreamWithAnError(t *testing.T) {
 	}
 }
 
+// chanStream is a call's one stream, fed by a test: an awaiter, as *generate.Stream is.
+type chanStream chan generate.Event
+
+func (c chanStream) Next(ctx context.Context) (generate.Event, error) {
+	ev, _, err := c.NextOrWake(ctx, nil)
+	return ev, err
+}
+
+func (c chanStream) NextOrWake(ctx context.Context, wake <-chan time.Time) (generate.Event, bool, error) {
+	select {
+	case ev := <-c:
+		return ev, false, nil
+	case <-wake:
+		return generate.Event{}, true, nil
+	case <-ctx.Done():
+		return generate.Event{}, false, ctx.Err()
+	}
+}
+
+func (chanStream) PromptTokens() int                 { return 1 }
+func (chanStream) Seed() (seed uint64, sampled bool) { return 0, false }
+
+// mergedStream is a chanStream that is no awaiter: the body reads it through g.events, as it
+// reads an external model's stream and the choices of a call of several.
+type mergedStream struct{ c chanStream }
+
+func (m mergedStream) Next(ctx context.Context) (generate.Event, error) { return m.c.Next(ctx) }
+func (m mergedStream) PromptTokens() int                                { return 1 }
+func (m mergedStream) Seed() (seed uint64, sampled bool)                { return 0, false }
+
+// textAnswer sends each token's text as an event's data, and ends with "end".
+type textAnswer struct{}
+
+func (textAnswer) whole(*genCall) any { return nil }
+func (textAnswer) event(_ *genCall, _ int, ev generate.Event) []byte {
+	if ev.Trimmed == "" {
+		return nil
+	}
+	return []byte(ev.Trimmed)
+}
+func (textAnswer) end(*genCall) [][]byte { return [][]byte{[]byte("end")} }
+
+// streamBody is the body of a call of one choice whose first event is first and whose next
+// events the test sends on the returned channel, read directly or (merged) through
+// g.events, on a fake clock; ctx is the call's context, outcome gets the stream's.
+func streamBody(t *testing.T, merged bool, keepAlive time.Duration, first generate.Event, opts ...func(*Options)) (b *genBody, events chanStream, fake *clock.Fake, ctx context.Context, outcome chan string) {
+	t.Helper()
+	fake = clock.NewFake(time.Unix(1_700_000_000, 0))
+	s := &server{opts: Options{Logger: slog.New(slog.DiscardHandler), Clock: fake}}
+	for _, o := range opts {
+		o(&s.opts)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	t.Cleanup(func() { cancel(nil) })
+	events = make(chanStream, 1) // a send the body does not take fails the test, not hangs it
+	var st TokenStream = events
+	if merged {
+		st = mergedStream{events}
+	}
+	g := &genCall{s: s, x: &exchange{id: "req-2", route: &Route{Path: "/v1/completions"}}, d: completions{}, ctx: ctx,
+		stalled: cancel, choices: make([]genChoice, 1), streams: []TokenStream{st}, first: []generate.Event{first}}
+	outcome = make(chan string, 1)
+	b = newGenBody(g, textAnswer{}, nil, time.Second, keepAlive, func(o string) { outcome <- o })
+	if (b.direct != nil) == merged {
+		t.Fatalf("merged %v: the body reads its stream directly: %v", merged, b.direct != nil)
+	}
+	return b, events, fake, ctx, outcome
+}
+
+// onBothReads runs a stream body's test on a stream read directly and on one read through
+// g.events.
+func onBothReads(t *testing.T, test func(t *testing.T, merged bool)) {
+	for _, merged := range []bool{false, true} {
+		t.Run(fmt.Sprintf("merged=%v", merged), func(t *testing.T) { test(t, merged) })
+	}
+}
+
+// readAsync reads b once on another goroutine.
+func readAsync(b *genBody) <-chan string {
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 256)
+		n, err := b.Read(buf)
+		if err != nil {
+			got <- "error: " + err.Error()
+			return
+		}
+		got <- string(buf[:n])
+	}()
+	return got
+}
+
 // TestClosingAStreamWhileAReadWaits: an in-process caller that closes a stream from another
 // goroutine while a read waits for the next event gets that read back failed, and the stream
 // ends as a departed client's: its call's context cancelled, its outcome aborted, its
 // keep-alive timer stopped.
 func TestClosingAStreamWhileAReadWaits(t *testing.T) {
-	fake := clock.NewFake(time.Unix(1_700_000_000, 0))
-	s := &server{opts: Options{Logger: slog.New(slog.DiscardHandler), Clock: fake}}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	g := &genCall{s: s, x: &exchange{id: "req-2", route: &Route{Path: "/v1/completions"}}, d: completions{}, ctx: ctx,
-		stalled: cancel, choices: make([]genChoice, 1)}
-	outcome := make(chan string, 1)
-	b := &genBody{g: g, ans: &completionAnswer{}, events: make(chan indexed), stall: time.Second, keepAlive: time.Hour,
-		closed: func(o string) { outcome <- o }, stop: make(chan struct{})}
-	armed := fake.TimerCreated()
-	read := make(chan error, 1)
-	go func() {
-		_, err := b.Read(make([]byte, 64))
-		read <- err
-	}()
-	<-armed // the read holds the stream and waits for an event or the keep-alive
-	closed := make(chan error, 1)
-	go func() { closed <- b.Close() }()
-	if err := <-read; err == nil {
-		t.Fatal("a read waiting when the stream was closed returned no error")
-	}
-	if err := <-closed; err != nil {
-		t.Fatal(err)
-	}
-	if o := <-outcome; o != OutcomeAborted || ctx.Err() == nil {
-		t.Fatalf("outcome %q, call context %v: want aborted and cancelled", o, ctx.Err())
-	}
-	if n := fake.Pending(); n != 0 {
-		t.Fatalf("%d timers outlived Close: the keep-alive was not stopped", n)
-	}
-	if _, err := b.Read(make([]byte, 64)); err == nil {
-		t.Fatal("a read after Close returned no error")
-	}
+	onBothReads(t, func(t *testing.T, merged bool) {
+		// A first event with nothing to send: the read goes on to wait for the next.
+		b, _, fake, ctx, outcome := streamBody(t, merged, time.Hour, generate.Event{HasToken: true, Index: 1})
+		armed := fake.TimerCreated()
+		read := readAsync(b)
+		<-armed // the read holds the stream and waits for an event or the keep-alive
+		closed := make(chan error, 1)
+		go func() { closed <- b.Close() }()
+		if got := <-read; !strings.HasPrefix(got, "error: ") {
+			t.Fatalf("a read waiting when the stream was closed returned %q", got)
+		}
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		if o := <-outcome; o != OutcomeAborted || ctx.Err() == nil {
+			t.Fatalf("outcome %q, call context %v: want aborted and cancelled", o, ctx.Err())
+		}
+		if n := fake.Pending(); n != 0 {
+			t.Fatalf("%d timers outlived Close: the keep-alive was not stopped", n)
+		}
+		if _, err := b.Read(make([]byte, 64)); err == nil {
+			t.Fatal("a read after Close returned no error")
+		}
+	})
+}
+
+// TestKeepAliveCountsFromTheLastEvent: the keep-alive comment goes out after keepAlive with
+// nothing sent, counted from the last event, not from when its timer was armed (which is once
+// a quiet while, not once a token).
+func TestKeepAliveCountsFromTheLastEvent(t *testing.T) {
+	onBothReads(t, func(t *testing.T, merged bool) {
+		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
+		b, events, fake, _, _ := streamBody(t, merged, 10*time.Second, tok("a"))
+		if got := <-readAsync(b); got != "data: a\n\n" {
+			t.Fatalf("first read %q", got)
+		}
+		read := readAsync(b)
+		fake.Advance(6 * time.Second)
+		events <- tok("b")
+		if got := <-read; got != "data: b\n\n" {
+			t.Fatalf("second read %q", got)
+		}
+		armed := fake.TimerCreated()
+		read = readAsync(b)
+		fake.Advance(4 * time.Second) // the timer armed with the first event fires, 4 s after "b"
+		<-armed                       // and is armed again for the 6 s left
+		fake.Advance(5 * time.Second)
+		events <- tok("c")
+		if got := <-read; got != "data: c\n\n" {
+			t.Fatalf("after 9 s of quiet the read gave %q, want the next event", got)
+		}
+		read = readAsync(b)
+		fake.Advance(10 * time.Second)
+		if got := <-read; got != ": keep-alive\n\n" {
+			t.Fatalf("after 10 s of quiet the read gave %q, want the keep-alive", got)
+		}
+		read = readAsync(b)
+		events <- generate.Event{HasToken: true, Trimmed: "d", Done: true, Finish: generate.FinishLength}
+		if got := <-read; got != "data: d\n\n" {
+			t.Fatalf("last event's read %q", got)
+		}
+		if got := <-readAsync(b); got != "data: end\n\n" {
+			t.Fatalf("end's read %q", got)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestIgnoredDepartureRunsTheStreamToItsEnd: with departures ignored (a benchmark's setting),
+// a stream whose client left is read to its end unread, its call's context left alone, and
+// its outcome told then.
+func TestIgnoredDepartureRunsTheStreamToItsEnd(t *testing.T) {
+	onBothReads(t, func(t *testing.T, merged bool) {
+		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
+		b, events, _, ctx, outcome := streamBody(t, merged, time.Hour, tok("a"),
+			func(o *Options) { o.IgnoreDisconnects = true })
+		if got := <-readAsync(b); got != "data: a\n\n" {
+			t.Fatalf("first read %q", got)
+		}
+		if err := b.Close(); err != nil { // the client left
+			t.Fatal(err)
+		}
+		events <- tok("b")
+		select {
+		case o := <-outcome:
+			t.Fatalf("outcome %q before the stream ended", o)
+		default:
+		}
+		events <- generate.Event{HasToken: true, Trimmed: "c", Done: true, Finish: generate.FinishLength}
+		if o := <-outcome; o != OutcomeAborted || ctx.Err() != nil {
+			t.Fatalf("outcome %q, call context %v: want aborted, the context alone", o, ctx.Err())
+		}
+	})
 }

@@ -440,9 +440,7 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	if _, inProcess := callerContext(c); inProcess {
 		conn = nil // its writes never wait, so it cannot stall
 	}
-	body := &genBody{g: g, ans: ans, events: g.events(), conn: conn, stall: stall, keepAlive: keepAlive, closed: closed,
-		stop: make(chan struct{})}
-	c.Context().SetBodyStream(body, -1)
+	c.Context().SetBodyStream(newGenBody(g, ans, conn, stall, keepAlive, closed), -1)
 	return nil
 }
 

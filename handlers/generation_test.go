@@ -88,6 +88,21 @@ func (s *fakeTokens) Next(ctx context.Context) (generate.Event, error) {
 	return generate.Event{}, io.EOF
 }
 
+// NextOrWake makes the fake an awaiter, as *generate.Stream is, so that a call of one choice
+// reads it as it reads a real model's stream: with no goroutine between.
+func (s *fakeTokens) NextOrWake(ctx context.Context, wake <-chan time.Time) (generate.Event, bool, error) {
+	if s.i >= len(s.f.script) && !s.f.endless && s.f.block {
+		select {
+		case <-wake:
+			return generate.Event{}, true, nil
+		case <-ctx.Done():
+			return generate.Event{}, false, ctx.Err()
+		}
+	}
+	ev, err := s.Next(ctx)
+	return ev, false, err
+}
+
 func (s *fakeTokens) PromptTokens() int                 { return s.prompt }
 func (s *fakeTokens) Seed() (seed uint64, sampled bool) { return 7, true }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/sluice-serving/sluice/admission"
 )
@@ -139,31 +140,42 @@ type Stream struct {
 // Next returns the next event, waiting for it until ctx ends. After the last event (Done) it
 // returns io.EOF.
 func (s *Stream) Next(ctx context.Context) (Event, error) {
+	ev, _, err := s.NextOrWake(ctx, nil)
+	return ev, err
+}
+
+// NextOrWake is Next that also stops waiting when wake fires first, and says so (woke, with
+// no event): a reader that has something else to do after a quiet while (an HTTP stream's
+// keep-alive) waits for both without a goroutine of its own between it and the stream. A nil
+// wake never fires.
+func (s *Stream) NextOrWake(ctx context.Context, wake <-chan time.Time) (ev Event, woke bool, err error) {
 	if s.last {
-		return Event{}, io.EOF
+		return Event{}, false, io.EOF
 	}
 	q := s.seq
 	select {
 	case ev := <-q.events:
 		q.read()
-		return ev, nil
+		return ev, false, nil
 	default:
 	}
 	select {
 	case ev := <-q.events:
 		q.read()
-		return ev, nil
+		return ev, false, nil
 	case <-q.done:
 		select {
 		case ev := <-q.events: // token events come before the last one
 			q.read()
-			return ev, nil
+			return ev, false, nil
 		default:
 		}
 		s.last = true
-		return q.final, nil
+		return q.final, false, nil
+	case <-wake:
+		return Event{}, true, nil
 	case <-ctx.Done():
-		return Event{}, ctx.Err()
+		return Event{}, false, ctx.Err()
 	}
 }
 
