@@ -26,9 +26,10 @@ type stepper interface {
 // the batch is the previous step's rows each one token longer, taken from that step's
 // present), runs the decoder, writes each row's new keys and values into its blocks and hands
 // back each row's scores. On a decoder with an in-place graph, a step of one new token a row
-// after a past, or of first prompts, runs there instead: each row's past at the front of its
-// row of the runner's own buffers, which the graph extends in place, so that a batch of the
-// previous step's rows gathers nothing. Run is called from one goroutine, one step at a time;
+// after a past, or of first prompts, runs there instead: each row's past at the front of a
+// row of the runner's own buffers, which the graph extends in place. A sequence keeps its row
+// from step to step, so that a row that stays gathers nothing whatever the plan's order, and
+// a sequence that joins or leaves moves at most one other (stepScratch.place). Run is called from one goroutine, one step at a time;
 // Terminate from any.
 type Runner struct {
 	d     stepper
@@ -89,9 +90,9 @@ func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
 		return err
 	}
 	// A row's new positions end its left-padded row, in the present and in the scores.
-	r.writeBack(p, st.Present, st.Past+st.Seq, st.Logits, st.Seq, func(row *stepplan.Row) (int, int) {
+	r.writeBack(p, st.Present, st.Past+st.Seq, st.Logits, st.Seq, func(i int, row *stepplan.Row) (int, int, int) {
 		n := len(row.Tokens)
-		return st.Past + st.Seq - n, st.Seq - n
+		return i, st.Past + st.Seq - n, st.Seq - n
 	})
 	p.KVTime = t1.Sub(t0) + time.Since(t2)
 	return nil
@@ -121,34 +122,39 @@ func (r *Runner) runInPlace(ctx context.Context, p *stepplan.Plan, positions int
 	err := r.d.RunDecode(ctx, st)
 	t2 := time.Now()
 	r.sc.remember(p, 0, st.Seq, true, err == nil)
+	r.sc.settle(p, err == nil)
 	if err != nil {
 		p.KVTime = t1.Sub(t0)
 		return err
 	}
-	// A row's new positions follow its past in the buffers, and start its row of scores.
-	r.writeBack(p, st.KV, positions, st.Logits, st.Seq, func(row *stepplan.Row) (int, int) { return row.Past, 0 })
+	// A row's new positions follow its past in its row of the buffers, and start its row of
+	// scores.
+	r.writeBack(p, st.KV, positions, st.Logits, st.Seq, func(i int, row *stepplan.Row) (int, int, int) {
+		return r.sc.at[i] - r.sc.base, row.Past, 0
+	})
 	p.KVTime = t1.Sub(t0) + time.Since(t2)
 	return nil
 }
 
 // writeBack writes each row's new keys and values from a step's tensors (kv[layer][key|value],
 // rows of positions positions) into its blocks, and points its Logits at its scores (logits,
-// rows of seq). at gives where a row's new positions start in its row of kv and of logits.
-func (r *Runner) writeBack(p *stepplan.Plan, kv [][2][]float32, positions int, logits []float32, seq int, at func(*stepplan.Row) (kvAt, scoreAt int)) {
+// rows of seq). at gives plan row i's row of the tensors and where its new positions start in
+// its row of kv and of logits.
+func (r *Runner) writeBack(p *stepplan.Plan, kv [][2][]float32, positions int, logits []float32, seq int, at func(i int, row *stepplan.Row) (tensorRow, kvAt, scoreAt int)) {
 	v := r.shape.Vocab
 	for i := range p.Rows {
 		row := &p.Rows[i]
 		n := len(row.Tokens)
-		kvAt, scoreAt := at(row)
+		t, kvAt, scoreAt := at(i, row)
 		for l := range r.shape.Layers {
-			r.kv.Scatter(row.Blocks, row.Past, i, kvAt, n, l, Key, KVTensor{Data: kv[l][0], Batch: len(p.Rows), Positions: positions})
-			r.kv.Scatter(row.Blocks, row.Past, i, kvAt, n, l, Value, KVTensor{Data: kv[l][1], Batch: len(p.Rows), Positions: positions})
+			r.kv.Scatter(row.Blocks, row.Past, t, kvAt, n, l, Key, KVTensor{Data: kv[l][0], Batch: len(p.Rows), Positions: positions})
+			r.kv.Scatter(row.Blocks, row.Past, t, kvAt, n, l, Value, KVTensor{Data: kv[l][1], Batch: len(p.Rows), Positions: positions})
 		}
 		first := scoreAt + n - 1
 		if row.AllLogits {
 			first = scoreAt
 		}
-		row.Logits = logits[(i*seq+first)*v : (i*seq+scoreAt+n)*v]
+		row.Logits = logits[(t*seq+first)*v : (t*seq+scoreAt+n)*v]
 	}
 }
 
@@ -201,33 +207,46 @@ type stepScratch struct {
 	past    [][2][]float32
 	present [][2][]float32
 
-	// The in-place graph's buffers and inputs: inPlace[l][k] is [rows, heads, positions, dim].
-	inPlace     [][2][]float32
-	lens, fresh []int64
-	decode      DecodeStep
+	// The in-place graph's buffers and inputs: inPlace[l][k] is [rows, heads, positions, dim],
+	// of which a step runs on view, the rows from base on. slots says what each row holds, at
+	// where each of the step's plan rows runs (from the previous buffer row of a row moved,
+	// else -1), taken which rows below a decode's batch are spoken for, and widest the largest
+	// decode batch yet.
+	inPlace, view [][2][]float32
+	slots         []slot
+	at, from      []int
+	taken         []bool
+	base, widest  int
+	lens, fresh   []int64
+	decode        DecodeStep
 
 	// lastSeqs is the rows of the previous decode step and lastPast its past length, while
-	// its present tensors (or, lastInPlace, the in-place buffers) hold every row's keys and
-	// values: a decode step over the same rows in the same order, on the same graph, takes
-	// them as its past instead of gathering from the blocks.
+	// its present tensors hold every row's keys and values (lastOK; lastInPlace: it ran on
+	// the in-place graph): a decode step over the same rows in the same order on the
+	// decoder-with-past graph takes them as its past instead of gathering from the blocks.
 	lastSeqs    []uint64
 	lastLens    []int // each row's length after the previous step, less one
 	lastPast    int
 	lastOK      bool
 	lastInPlace bool
 	reused      int // steps that took the previous step's keys and values (tests read it)
+	moved       int // in-place rows copied to another row of the buffers (tests read it)
 }
 
-// reusable reports whether a decode step over p's rows can take the previous decode step's
-// present as its past: the same rows, in the same order, each one token longer. A row's keys
-// and values are a function of its tokens, which only grow, so the previous present holds
-// this step's past whatever happened to the blocks between (copies, a row preempted and its
-// prefix found again in the cache).
-func (sc *stepScratch) reusable(p *stepplan.Plan, past, seq int, inPlace bool) bool {
-	if !sc.lastOK || seq != 1 || inPlace != sc.lastInPlace || len(p.Rows) != len(sc.lastSeqs) {
-		return false
-	}
-	if !inPlace && past != sc.lastPast+1 { // the in-place buffers are not padded to the longest
+// slot is what a row of the in-place buffers holds: the first n positions of sequence seq's
+// keys and values (n 0: nothing).
+type slot struct {
+	seq uint64
+	n   int
+}
+
+// reusable reports whether a decode step on the decoder-with-past graph over p's rows can
+// take the previous step's present as its past: that step ran there too, over the same rows
+// in the same order, each now one token longer. A row's keys and values are a function of its
+// tokens, which only grow, so the previous present holds this step's past whatever happened
+// to the blocks between (copies, a row preempted and its prefix found again in the cache).
+func (sc *stepScratch) reusable(p *stepplan.Plan, past, seq int) bool {
+	if !sc.lastOK || seq != 1 || past != sc.lastPast+1 || len(p.Rows) != len(sc.lastSeqs) {
 		return false
 	}
 	for i := range p.Rows {
@@ -238,13 +257,12 @@ func (sc *stepScratch) reusable(p *stepplan.Plan, past, seq int, inPlace bool) b
 	return true
 }
 
-// remember records a successful step over p's rows (of past and seq, on the in-place graph
-// or not) for reusable; a failed step, or a prefill on the decoder-with-past graph (whose
-// present is padded to its longest prompt), forgets. lastLens is each row's length after the
-// step, less one. In-place rows are not padded to one another, so the buffers after a step of
-// first prompts are the next decode's past as they are after a decode.
+// remember records a step over p's rows (of past and seq, on the in-place graph or not) for
+// reusable: only a successful decode on the decoder-with-past graph leaves a present the next
+// step can take (a prefill's is padded to its longest prompt; the in-place graph's rows are
+// kept by place instead). lastLens is each row's length after the step, less one.
 func (sc *stepScratch) remember(p *stepplan.Plan, past, seq int, inPlace, ok bool) {
-	sc.lastOK = ok && (seq == 1 || inPlace)
+	sc.lastOK = ok && seq == 1 && !inPlace
 	sc.lastInPlace = inPlace
 	sc.lastSeqs = sc.lastSeqs[:0]
 	sc.lastLens = sc.lastLens[:0]
@@ -302,7 +320,7 @@ func (sc *stepScratch) build(p *stepplan.Plan, kv *KVStore, shape DecoderShape) 
 			mask[j] = 1
 		}
 	}
-	reuse := sc.reusable(p, past, seq, false)
+	reuse := sc.reusable(p, past, seq)
 	if reuse {
 		sc.reused++
 	}
@@ -325,42 +343,171 @@ func (sc *stepScratch) build(p *stepplan.Plan, kv *KVStore, shape DecoderShape) 
 	return &sc.step
 }
 
-// buildInPlace lays out one step on the in-place graph: row i's new tokens at the front of
-// its row of ids, then padding, and its past at the front of its row of the buffers, gathered
-// from the blocks unless the buffers hold the previous step's rows, each now one token
-// longer, which the graph extended in place.
+// buildInPlace lays out one step on the in-place graph: its rows of the buffers chosen and
+// each row's past brought there (place), row i's new tokens at the front of its row of ids,
+// then padding.
 func (sc *stepScratch) buildInPlace(p *stepplan.Plan, kv *KVStore, shape DecoderShape, positions int) *DecodeStep {
 	b, seq := len(p.Rows), p.Seq()
-	reuse := sc.reusable(p, 0, seq, true)
-	if reuse {
-		sc.reused++
+	rowFloats := shape.Heads * positions * shape.HeadDim
+	if len(sc.inPlace) != shape.Layers {
+		sc.inPlace = make([][2][]float32, shape.Layers)
+		sc.view = make([][2][]float32, shape.Layers)
 	}
+	sc.place(p, kv, shape, positions)
 	sc.ids = grow(sc.ids, b*seq)
 	sc.lens = grow(sc.lens, b)
 	sc.fresh = grow(sc.fresh, b)
 	sc.logits = grow(sc.logits, b*seq*shape.Vocab)
 	for i := range p.Rows {
-		row := &p.Rows[i]
-		ids := sc.ids[i*seq : (i+1)*seq]
+		row, t := &p.Rows[i], sc.at[i]-sc.base
+		ids := sc.ids[t*seq : (t+1)*seq]
 		for j := range ids {
 			ids[j] = p.Pad
 		}
 		copy(ids, row.Tokens)
-		sc.lens[i], sc.fresh[i] = int64(row.Past), int64(len(row.Tokens))
+		sc.lens[t], sc.fresh[t] = int64(row.Past), int64(len(row.Tokens))
 	}
-	if len(sc.inPlace) != shape.Layers {
-		sc.inPlace = make([][2][]float32, shape.Layers)
-	}
-	for l := range shape.Layers {
-		for k, kind := range [2]KVKind{Key, Value} {
-			// Reused, the batch is as big as before, so grow keeps the buffer and its contents.
-			sc.inPlace[l][k] = grow(sc.inPlace[l][k], b*shape.Heads*positions*shape.HeadDim)
-			if !reuse {
-				kv.Gather(p.Rows, l, kind, KVTensor{Data: sc.inPlace[l][k], Batch: b, Positions: positions}, AlignStart)
-			}
+	for l := range sc.view {
+		for k := range sc.view[l] {
+			sc.view[l][k] = sc.inPlace[l][k][sc.base*rowFloats : (sc.base+b)*rowFloats]
 		}
 	}
 	sc.decode = DecodeStep{Batch: b, Seq: seq, IDs: sc.ids, Past: sc.lens, New: sc.fresh,
-		KV: sc.inPlace, Logits: sc.logits, positions: sc.decode.positions, seqLens: sc.decode.seqLens}
+		KV: sc.view, Logits: sc.logits, positions: sc.decode.positions, seqLens: sc.decode.seqLens}
 	return &sc.decode
+}
+
+// place chooses the row of the in-place buffers each of p's rows runs on (sc.at, from
+// sc.base on) and brings its past there. The buffers keep each sequence's keys and values
+// where its last in-place step left them, so that a row that stays gathers nothing, in
+// whatever order the plan lists it; a sequence that ends costs a copy of one row, not a
+// gather of every row after it.
+//
+// A step of first prompts (no past to bring) runs on the rows after every row the buffers
+// hold, so that the next decode finds those rows where they were: unless that would hold
+// more than twice the widest decode (prompts whose sequences never decode in place must not
+// grow the buffers without bound), when it runs from row 0 and the buffers forget. A decode
+// of b rows runs on rows [0, b): a row held there stays, one held further on is copied into a
+// free row below b, and one not held (or held shorter: it stepped on the other graph) is
+// gathered from its blocks.
+func (sc *stepScratch) place(p *stepplan.Plan, kv *KVStore, shape DecoderShape, positions int) {
+	b, rowFloats := len(p.Rows), shape.Heads*positions*shape.HeadDim
+	sc.at = grow(sc.at, b)
+	if p.Rows[0].Past == 0 { // first prompts: runsInPlace allows no other step with a row of none
+		sc.base = len(sc.slots)
+		if sc.base+b > 2*max(sc.widest, b) {
+			sc.base, sc.slots = 0, sc.slots[:0]
+		}
+		sc.reserve(sc.base+b, rowFloats)
+		for i := range p.Rows {
+			if s := sc.held(p.Rows[i].Seq, -1); s >= 0 {
+				sc.slots[s] = slot{} // a sequence computed again from the start (preempted)
+			}
+			sc.at[i] = sc.base + i
+			sc.slots = append(sc.slots, slot{seq: p.Rows[i].Seq})
+		}
+		return
+	}
+	sc.base, sc.widest = 0, max(sc.widest, b)
+	sc.reserve(max(b, len(sc.slots)), rowFloats)
+	sc.from = grow(sc.from, b)
+	sc.taken = grow(sc.taken, b)
+	clear(sc.taken)
+	gathered := 0
+	for i := range p.Rows {
+		row := &p.Rows[i]
+		sc.at[i], sc.from[i] = -1, -1
+		if s := sc.held(row.Seq, i); s >= 0 && sc.slots[s].n == row.Past {
+			if s < b {
+				sc.at[i], sc.taken[s] = s, true
+			} else {
+				sc.from[i] = s
+			}
+		}
+	}
+	free := 0
+	for i := range p.Rows {
+		if sc.at[i] >= 0 {
+			continue
+		}
+		for sc.taken[free] {
+			free++
+		}
+		t := free
+		sc.at[i], sc.taken[t] = t, true
+		if s := sc.from[i]; s >= 0 {
+			// A row from past b into one below it: nothing below b is another's source.
+			sc.copyRow(s, t, p.Rows[i].Past*shape.HeadDim, positions*shape.HeadDim, rowFloats)
+			sc.moved++
+			continue
+		}
+		for l := range sc.inPlace {
+			for k, kind := range [2]KVKind{Key, Value} {
+				kv.Gather(p.Rows[i:i+1], l, kind, KVTensor{Data: sc.inPlace[l][k][t*rowFloats : (t+1)*rowFloats], Batch: 1, Positions: positions}, AlignStart)
+			}
+		}
+		gathered++
+	}
+	if gathered == 0 {
+		sc.reused++
+	}
+	sc.slots = grow(sc.slots, b)
+	for i := range p.Rows {
+		sc.slots[sc.at[i]] = slot{seq: p.Rows[i].Seq}
+	}
+}
+
+// held is the row of the buffers that holds sequence seq, or -1; hint is where it likely is
+// (where the plan lists it: a batch that kept its order).
+func (sc *stepScratch) held(seq uint64, hint int) int {
+	if hint >= 0 && hint < len(sc.slots) && sc.slots[hint].seq == seq {
+		return hint
+	}
+	for s := range sc.slots {
+		if sc.slots[s].seq == seq {
+			return s
+		}
+	}
+	return -1
+}
+
+// reserve makes the buffers hold at least rows rows, keeping what they hold.
+func (sc *stepScratch) reserve(rows, rowFloats int) {
+	for l := range sc.inPlace {
+		for k := range sc.inPlace[l] {
+			buf := sc.inPlace[l][k]
+			if n := rows * rowFloats; cap(buf) < n {
+				grown := make([]float32, n, n+n/4)
+				copy(grown, buf[:cap(buf)])
+				buf = grown
+			}
+			sc.inPlace[l][k] = buf[:cap(buf)]
+		}
+	}
+}
+
+// copyRow copies the first n floats of every head (of head floats) of row from of the buffers
+// (of rowFloats) into row to.
+func (sc *stepScratch) copyRow(from, to, n, head, rowFloats int) {
+	for l := range sc.inPlace {
+		for k := range sc.inPlace[l] {
+			src, dst := sc.inPlace[l][k][from*rowFloats:(from+1)*rowFloats], sc.inPlace[l][k][to*rowFloats:(to+1)*rowFloats]
+			for h := 0; h < rowFloats; h += head {
+				copy(dst[h:h+n], src[h:h+n])
+			}
+		}
+	}
+}
+
+// settle records what the buffers hold after an in-place step over p: each row's positions
+// through its new ones, or, when the step failed, nothing (the graph may have written part of
+// any row).
+func (sc *stepScratch) settle(p *stepplan.Plan, ok bool) {
+	if !ok {
+		sc.slots = sc.slots[:0]
+		return
+	}
+	for i := range p.Rows {
+		sc.slots[sc.at[i]].n = p.Rows[i].Past + len(p.Rows[i].Tokens)
+	}
 }

@@ -350,7 +350,8 @@ func TestRunnerMatchesTheReferenceThroughTheBlocks(t *testing.T) {
 
 // TestRunnerTakesThePresentOfTheSameRowsAsThePast: a decode step over the previous step's
 // rows, in the same order, each one token longer, takes that step's present as its past
-// instead of gathering it, and the tokens stay exact; a batch whose rows changed gathers.
+// instead of gathering it, and the tokens stay exact; a batch whose rows changed gathers (in
+// place, only when a row is new).
 func TestRunnerTakesThePresentOfTheSameRowsAsThePast(t *testing.T) {
 	onGraphs(t, []int{0, 64}, func(t *testing.T, inPlace int) {
 		h := newRunnerHarness(t, 64, inPlace)
@@ -379,12 +380,62 @@ func TestRunnerTakesThePresentOfTheSameRowsAsThePast(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := h.r.sc.reused; got != want+2 {
-			t.Fatalf("%d steps took the previous present, want %d", got, want+2)
+		turned := 2
+		if inPlace > 0 {
+			turned = 3 // the buffers' rows belong to sequences, not to places in the plan
+		}
+		if got := h.r.sc.reused; got != want+turned {
+			t.Fatalf("%d steps took the previous present, want %d", got, want+turned)
 		}
 		expect(t, a, 3)
 		expect(t, b, 5)
 	})
+}
+
+// TestInPlaceRowsStayWhereTheirSequencesAre: in place, a sequence that leaves mid-batch costs
+// one row copied (the last into its place), a sequence that joins has its prompt computed in
+// a row after the batch, so that the next decode gathers nothing, and prompts whose sequences
+// never decode there do not grow the buffers past twice the widest decode. Every token stays
+// the reference's.
+func TestInPlaceRowsStayWhereTheirSequencesAre(t *testing.T) {
+	h := newRunnerHarness(t, 64, 64)
+	a, b, c := h.seq(1, 5, 6, 7), h.seq(2, 9, 8), h.seq(3, 4, 4, 4, 4)
+	step := func(rows ...*harnessSeq) {
+		t.Helper()
+		if err := h.step(rows...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(a, b, c)
+	step(a, b, c)
+	reused, moved := h.r.sc.reused, h.r.sc.moved
+	step(b, c) // a leaves: c, the last row, takes its place
+	if h.r.sc.reused != reused+1 || h.r.sc.moved != moved+1 {
+		t.Fatalf("after a row left: %d steps without a gather (want %d), %d rows moved (want %d)",
+			h.r.sc.reused, reused+1, h.r.sc.moved, moved+1)
+	}
+	d := h.seq(4, 7, 7)
+	step(d) // joins after b and c
+	step(b, c, d)
+	step(d, c, b)
+	if h.r.sc.reused != reused+3 || h.r.sc.moved != moved+1 {
+		t.Fatalf("after a row joined: %d steps without a gather (want %d), %d rows moved (want %d)",
+			h.r.sc.reused, reused+3, h.r.sc.moved, moved+1)
+	}
+	expect(t, a, 3)
+	expect(t, b, 2)
+	expect(t, c, 4)
+	expect(t, d, 2)
+	for i := range 20 {
+		step(h.seq(uint64(10+i), 1, 2, 3)) // prompts that never decode
+		if n := len(h.r.sc.slots); n > 2*h.r.sc.widest {
+			t.Fatalf("the buffers hold %d rows after %d lone prompts, the widest decode %d", n, i+1, h.r.sc.widest)
+		}
+	}
+	step(b, c, d) // gathered again, exactly
+	expect(t, b, 2)
+	expect(t, c, 4)
+	expect(t, d, 2)
 }
 
 // TestRunnerMakesTheCopiesOnWriteFirst: a sequence forked from another, both writing into
