@@ -119,7 +119,7 @@ func BenchmarkDecodeStepInPlace(b *testing.B) {
 			var st *DecodeStep
 			timeDecodeSteps(b,
 				func() {
-					r.sc.lastOK = false
+					r.sc.slots = r.sc.slots[:0] // a new batch every step: gather it all
 					st = r.sc.buildInPlace(&p, r.kv, sh, positions)
 				},
 				func() error { return d.RunDecode(context.Background(), st) },

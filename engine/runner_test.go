@@ -276,6 +276,14 @@ func (h *runnerHarness) step(rows ...*harnessSeq) error {
 	return nil
 }
 
+// steps runs h.step and fails the test on its error.
+func (h *runnerHarness) steps(t *testing.T, rows ...*harnessSeq) {
+	t.Helper()
+	if err := h.step(rows...); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (h *runnerHarness) seq(id uint64, prompt ...int64) *harnessSeq {
 	return &harnessSeq{id: id, tokens: slices.Clone(prompt), table: h.pool.NewTable()}
 }
@@ -400,12 +408,7 @@ func TestRunnerTakesThePresentOfTheSameRowsAsThePast(t *testing.T) {
 func TestInPlaceRowsStayWhereTheirSequencesAre(t *testing.T) {
 	h := newRunnerHarness(t, 64, 64)
 	a, b, c := h.seq(1, 5, 6, 7), h.seq(2, 9, 8), h.seq(3, 4, 4, 4, 4)
-	step := func(rows ...*harnessSeq) {
-		t.Helper()
-		if err := h.step(rows...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	step := func(rows ...*harnessSeq) { t.Helper(); h.steps(t, rows...) }
 	step(a, b, c)
 	step(a, b, c)
 	reused, moved := h.r.sc.reused, h.r.sc.moved
@@ -436,6 +439,68 @@ func TestInPlaceRowsStayWhereTheirSequencesAre(t *testing.T) {
 	expect(t, b, 2)
 	expect(t, c, 4)
 	expect(t, d, 2)
+}
+
+// TestInPlaceBuffersKeepWhatTheyHoldWhenTheyGrow: prompts that join after the rows held make
+// the buffers grow, and the rows held come through it: their next decode gathers nothing and
+// every token stays the reference's.
+func TestInPlaceBuffersKeepWhatTheyHoldWhenTheyGrow(t *testing.T) {
+	h := newRunnerHarness(t, 64, 64)
+	a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8)
+	h.steps(t, a, b)
+	h.steps(t, a, b) // the buffers hold two rows (and a quarter)
+	c, d := h.seq(3, 4, 4), h.seq(4, 7)
+	h.steps(t, c, d) // rows 2 and 3: the buffers grow
+	reused := h.r.sc.reused
+	h.steps(t, a, b, c, d)
+	if h.r.sc.reused != reused+1 {
+		t.Fatal("the decode after the buffers grew gathered")
+	}
+	expect(t, a, 3)
+	expect(t, b, 2)
+	expect(t, c, 2)
+	expect(t, d, 1)
+}
+
+// TestInPlaceRowIsGatheredAfterAStepElsewhere: a sequence that stepped on the
+// decoder-with-past graph (a step that mixed it with a prompt) is a position ahead of its row
+// of the buffers, and is gathered again; the other row stays.
+func TestInPlaceRowIsGatheredAfterAStepElsewhere(t *testing.T) {
+	h := newRunnerHarness(t, 64, 64)
+	a, b, e := h.seq(1, 5, 6, 7), h.seq(2, 9, 8), h.seq(3, 3, 1, 4)
+	h.steps(t, a, b)
+	h.steps(t, a, b)
+	decodes := h.dec.decodes
+	h.steps(t, a, e) // mixed: not the in-place graph's
+	if h.dec.decodes != decodes {
+		t.Fatal("a step of a decode and a prompt ran in place")
+	}
+	reused := h.r.sc.reused
+	h.steps(t, a, b)
+	if h.r.sc.reused != reused {
+		t.Fatal("a row a position ahead of the buffers was taken from them")
+	}
+	expect(t, a, 3)
+	expect(t, b, 2)
+}
+
+// TestInPlaceSequenceComputedAgainFromTheStart: a sequence preempted and computed again from
+// its first token forgets its old row: its next decode finds the new one and gathers nothing.
+func TestInPlaceSequenceComputedAgainFromTheStart(t *testing.T) {
+	h := newRunnerHarness(t, 64, 64)
+	a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8)
+	h.steps(t, a, b)
+	h.steps(t, a, b)
+	h.pool.Release(a.table) // preempted, its blocks given back
+	a.table = h.pool.NewTable()
+	h.steps(t, a) // its prompt and tokens so far, again
+	reused := h.r.sc.reused
+	h.steps(t, a, b)
+	if h.r.sc.reused != reused+1 {
+		t.Fatal("the decode after a sequence was computed again gathered")
+	}
+	expect(t, a, 3)
+	expect(t, b, 2)
 }
 
 // TestRunnerMakesTheCopiesOnWriteFirst: a sequence forked from another, both writing into
