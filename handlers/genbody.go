@@ -107,9 +107,7 @@ func (b *genBody) Read(p []byte) (int, error) {
 func (b *genBody) fill() {
 	defer func() {
 		if p := recover(); p != nil {
-			g := b.g
-			g.s.opts.Logger.Error("stream panicked", slog.String("request_id", g.x.id),
-				slog.String("route", g.x.route.Path), slog.String("panic_type", fmt.Sprintf("%T", p)))
+			b.g.panicked(p)
 			b.out, b.off = b.out[:0], 0
 			b.endEarly(errStreamPanicked)
 		}
@@ -118,6 +116,13 @@ func (b *genBody) fill() {
 }
 
 var errStreamPanicked = errors.New("handlers: a stream's event could not be built")
+
+// panicked logs a panic while reading the call's streams or building their events, by the
+// panic's type only: its value may hold request text.
+func (g *genCall) panicked(p any) {
+	g.s.opts.Logger.Error("stream panicked", slog.String("request_id", g.x.id),
+		slog.String("route", g.x.route.Path), slog.String("panic_type", fmt.Sprintf("%T", p)))
+}
 
 // next puts the next event in out: a choice's token (an event the dialect sends), the
 // keep-alive after a quiet while, or the stream's end. The keep-alive's timer is armed once a

@@ -52,6 +52,43 @@ func TestStreamEventPanicEndsTheStreamWithAnError(t *testing.T) {
 	}
 }
 
+// panickyStream is a stream with a bug: reading past its first event panics.
+type panickyStream struct{}
+
+func (panickyStream) Next(context.Context) (generate.Event, error) {
+	panic("a token that cannot be read")
+}
+func (panickyStream) PromptTokens() int                 { return 1 }
+func (panickyStream) Seed() (seed uint64, sampled bool) { return 0, false }
+
+// TestStreamReadPanicEndsTheStreamWithAnError: a panic reading one of a call's streams (on
+// the goroutine that merges them) ends the stream with the dialect's error event and a failed
+// outcome, logged by type only, and the process goes on.
+func TestStreamReadPanicEndsTheStreamWithAnError(t *testing.T) {
+	var logs bytes.Buffer
+	s := &server{opts: Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Clock: clock.Real()}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := &genCall{s: s, x: &exchange{id: "req-3", route: &Route{Path: "/v1/completions"}}, d: completions{}, ctx: ctx,
+		choices: make([]genChoice, 1), streams: []TokenStream{panickyStream{}},
+		first: []generate.Event{{HasToken: true, Index: 1, Trimmed: "a"}}}
+	var outcome string
+	b := newGenBody(g, textAnswer{}, nil, time.Second, time.Minute, func(o string) { outcome = o })
+	body, err := io.ReadAll(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(body, []byte("data: a\n\ndata: ")) || !bytes.Contains(body, []byte(`"error"`)) || outcome != OutcomeFailed {
+		t.Fatalf("body %q, outcome %q: want the first token, one error event and a failed outcome", body, outcome)
+	}
+	if !strings.Contains(logs.String(), "stream panicked") || strings.Contains(logs.String(), "cannot be read") {
+		t.Fatalf("log %q: the panic logged by type only", logs.String())
+	}
+}
+
 // chanStream is a call's one stream, fed by a test: an awaiter, as *generate.Stream is.
 type chanStream chan generate.Event
 

@@ -339,6 +339,17 @@ func (g *genCall) events() <-chan indexed {
 	for i, st := range g.streams {
 		go func() {
 			defer func() { left <- struct{}{} }()
+			defer func() {
+				// A panic reading the stream (a detokenizer's bug) ends it with an error, as
+				// one while building its event does (genBody.fill), not the process.
+				if p := recover(); p != nil {
+					g.panicked(p)
+					select {
+					case out <- indexed{i, generate.Event{Err: errStreamPanicked}}:
+					case <-g.ctx.Done():
+					}
+				}
+			}()
 			ev := g.first[i]
 			for {
 				select {
