@@ -20,6 +20,18 @@ type call[V any] struct {
 	cancel  context.CancelFunc
 }
 
+// Waiters counts the callers waiting on calls in flight, every key's: a test's way to know
+// that every caller has joined before a call ends.
+func (g *Group[V]) Waiters() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, c := range g.calls {
+		n += c.waiters
+	}
+	return n
+}
+
 // Do returns fn's result for key: from a call already in flight for it (shared is true), or
 // from one it starts. fn runs under a context that keeps ctx's values and ends when every
 // caller waiting for it has left. If ctx ends first, Do returns ctx's error and the call goes

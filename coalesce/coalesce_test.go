@@ -3,6 +3,7 @@ package coalesce
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -38,12 +39,8 @@ func TestIdenticalCallsShareOneRun(t *testing.T) {
 			results <- v
 		}()
 	}
-	for waiting := 0; waiting != 8; { // every caller is in before the call ends
-		g.mu.Lock()
-		if c := g.calls["k"]; c != nil {
-			waiting = c.waiters
-		}
-		g.mu.Unlock()
+	for g.Waiters() != 8 { // every caller is in before the call ends
+		runtime.Gosched()
 	}
 	close(release)
 	wg.Wait()

@@ -3,15 +3,19 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/sluice-serving/sluice/coalesce"
 )
 
 // TestIdenticalRequestsShareOneModelCall: with coalescing on, identical /pii/extract requests
 // in flight at once are answered from one model call, each with the full answer and its own
 // request id; a request whose client leaves does not cancel the others.
 func TestIdenticalRequestsShareOneModelCall(t *testing.T) {
-	f := newFixture(t, func(o *fixtureOptions) { o.Coalesce = true })
+	var group coalesce.Group[extraction]
+	f := newFixture(t, func(o *fixtureOptions) { o.Coalesce, o.extractions = true, &group })
 	block := make(chan struct{}) // closed by hand: the fake holds its lock while it blocks
 	f.pii.set(func(e *fakeExtractor) { e.blocking = block })
 	body := `{"text":"Call Alice."}`
@@ -27,8 +31,8 @@ func TestIdenticalRequestsShareOneModelCall(t *testing.T) {
 	for range 3 {
 		go func() { answers <- f.do(t, "POST", "/pii/extract", body) }()
 	}
-	for inflight := ""; !strings.Contains(inflight, "sluice_http_inflight_requests 4"); {
-		inflight = f.do(t, "GET", "/metrics", "").raw // every request is in, waiting on the one call
+	for group.Waiters() != 4 { // every request is in, waiting on the one call
+		runtime.Gosched()
 	}
 	leave()
 	<-left

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/coalesce"
 	"github.com/sluice-serving/sluice/handlers/connwatch"
 	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/mtls"
@@ -47,6 +48,9 @@ type Options struct {
 	// same caller (tenant), route and body. Each request is still admitted, charged and
 	// answered on its own; a caller that leaves does not cancel the others.
 	Coalesce bool
+	// extractions is the group Coalesce shares calls through, when a test watches it (nil:
+	// the server's own).
+	extractions *coalesce.Group[extraction]
 	// IgnoreDisconnects keeps work going for clients that have left: no watcher, and a
 	// generation goes on after a failed write. Only for measuring what noticing saves.
 	IgnoreDisconnects bool

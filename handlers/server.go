@@ -31,7 +31,7 @@ type server struct {
 	// unpackBufs holds the *bytes.Buffer that compressed bodies unpack into.
 	unpackBufs sync.Pool
 	// extractions are the entity requests in flight, for Options.Coalesce.
-	extractions coalesce.Group[extraction]
+	extractions *coalesce.Group[extraction]
 	// refusalLogs samples refusal lines per route, when Options.RefusalLogsPerSecond bounds them.
 	refusalLogs map[string]*refusalSampler
 	// auditFailures samples the lines of records that could not be stored: during an outage
@@ -50,6 +50,9 @@ func New(opts Options) (*fiber.App, error) {
 	s := &server{opts: opts, known: map[string]string{}, wires: map[string]wire{}, piiDefaults: entities.PIIOptions(), refusalLogs: map[string]*refusalSampler{},
 		auditFailures: newRefusalSampler(1, opts.Clock.Now())}
 	s.refusalBufs.New = func() any { b := make([]byte, 0, 512); return &b }
+	if s.extractions = opts.extractions; s.extractions == nil {
+		s.extractions = &coalesce.Group[extraction]{}
+	}
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice",
 		BodyLimit:             opts.Limits.MaxBodyBytes,
