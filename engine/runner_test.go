@@ -441,14 +441,22 @@ func TestInPlaceRowsStayWhereTheirSequencesAre(t *testing.T) {
 	expect(t, d, 2)
 }
 
+// decodingInPlace is a runner with an in-place graph whose buffers hold two sequences, a
+// (prompt of 3) and b (prompt of 2), after their prompts and one decode.
+func decodingInPlace(t *testing.T) (h *runnerHarness, a, b *harnessSeq) {
+	t.Helper()
+	h = newRunnerHarness(t, 64, 64)
+	a, b = h.seq(1, 5, 6, 7), h.seq(2, 9, 8)
+	h.steps(t, a, b)
+	h.steps(t, a, b)
+	return h, a, b
+}
+
 // TestInPlaceBuffersKeepWhatTheyHoldWhenTheyGrow: prompts that join after the rows held make
 // the buffers grow, and the rows held come through it: their next decode gathers nothing and
 // every token stays the reference's.
 func TestInPlaceBuffersKeepWhatTheyHoldWhenTheyGrow(t *testing.T) {
-	h := newRunnerHarness(t, 64, 64)
-	a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8)
-	h.steps(t, a, b)
-	h.steps(t, a, b) // the buffers hold two rows (and a quarter)
+	h, a, b := decodingInPlace(t) // the buffers hold two rows (and a quarter)
 	c, d := h.seq(3, 4, 4), h.seq(4, 7)
 	h.steps(t, c, d) // rows 2 and 3: the buffers grow
 	reused := h.r.sc.reused
@@ -466,10 +474,8 @@ func TestInPlaceBuffersKeepWhatTheyHoldWhenTheyGrow(t *testing.T) {
 // decoder-with-past graph (a step that mixed it with a prompt) is a position ahead of its row
 // of the buffers, and is gathered again; the other row stays.
 func TestInPlaceRowIsGatheredAfterAStepElsewhere(t *testing.T) {
-	h := newRunnerHarness(t, 64, 64)
-	a, b, e := h.seq(1, 5, 6, 7), h.seq(2, 9, 8), h.seq(3, 3, 1, 4)
-	h.steps(t, a, b)
-	h.steps(t, a, b)
+	h, a, b := decodingInPlace(t)
+	e := h.seq(3, 3, 1, 4)
 	decodes := h.dec.decodes
 	h.steps(t, a, e) // mixed: not the in-place graph's
 	if h.dec.decodes != decodes {
@@ -487,10 +493,7 @@ func TestInPlaceRowIsGatheredAfterAStepElsewhere(t *testing.T) {
 // TestInPlaceSequenceComputedAgainFromTheStart: a sequence preempted and computed again from
 // its first token forgets its old row: its next decode finds the new one and gathers nothing.
 func TestInPlaceSequenceComputedAgainFromTheStart(t *testing.T) {
-	h := newRunnerHarness(t, 64, 64)
-	a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8)
-	h.steps(t, a, b)
-	h.steps(t, a, b)
+	h, a, b := decodingInPlace(t)
 	h.pool.Release(a.table) // preempted, its blocks given back
 	a.table = h.pool.NewTable()
 	h.steps(t, a) // its prompt and tokens so far, again
