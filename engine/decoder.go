@@ -277,7 +277,7 @@ func (d *Decoder) RunStep(ctx context.Context, st *Step) error {
 	defer release()
 	b, p, q := int64(st.Batch), int64(st.Past), int64(st.Seq)
 	h, dim := int64(d.shape.Heads), int64(d.shape.HeadDim)
-	ins, err := bindSlots(d.inputs, func(slot decoderSlot) (ort.Value, error) {
+	return d.run(d.s, d.inputs, d.outputs, func(slot decoderSlot) (ort.Value, error) {
 		switch slot.kind {
 		case slotIDs:
 			return ort.NewTensor(ort.NewShape(b, q), st.IDs)
@@ -288,22 +288,12 @@ func (d *Decoder) RunStep(ctx context.Context, st *Step) error {
 		default: // slotPast
 			return newCacheTensor(ort.NewShape(b, h, p, dim), st.PastKV[slot.layer][boolIndex(slot.value)])
 		}
-	})
-	if err != nil {
-		return d.s.runError(err)
-	}
-	defer destroyAll(ins)
-	outs, err := bindSlots(d.outputs, func(slot decoderSlot) (ort.Value, error) {
+	}, func(slot decoderSlot) (ort.Value, error) {
 		if slot.kind == slotLogits {
 			return ort.NewTensor(ort.NewShape(b, q, int64(d.shape.Vocab)), st.Logits)
 		}
 		return ort.NewTensor(ort.NewShape(b, h, p+q, dim), st.Present[slot.layer][boolIndex(slot.value)])
 	})
-	if err != nil {
-		return d.s.runError(err)
-	}
-	defer destroyAll(outs)
-	return d.run(d.s, ins, outs)
 }
 
 // bindSlots makes the values of a graph's inputs or outputs, in the graph's order, with value;
@@ -321,9 +311,20 @@ func bindSlots(slots []decoderSlot, value func(decoderSlot) (ort.Value, error)) 
 	return vs, nil
 }
 
-// run runs one of d's graphs with the run options Terminate raises, and lowers them after.
-func (d *Decoder) run(s *Session, ins, outs []ort.Value) error {
-	err := s.ort.RunWithOptions(ins, outs, d.opts)
+// run runs one of d's graphs, its inputs and outputs made by in and out (bindSlots) and
+// released after, with the run options Terminate raises, and lowers them after.
+func (d *Decoder) run(s *Session, inSlots, outSlots []decoderSlot, in, out func(decoderSlot) (ort.Value, error)) error {
+	ins, err := bindSlots(inSlots, in)
+	if err != nil {
+		return s.runError(err)
+	}
+	defer destroyAll(ins)
+	outs, err := bindSlots(outSlots, out)
+	if err != nil {
+		return s.runError(err)
+	}
+	defer destroyAll(outs)
+	err = s.ort.RunWithOptions(ins, outs, d.opts)
 	if d.terminated.Swap(false) {
 		_ = d.opts.UnsetTerminate()
 	}

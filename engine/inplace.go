@@ -201,7 +201,7 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 			}
 		}
 	}
-	ins, err := bindSlots(g.inputs, func(slot decoderSlot) (ort.Value, error) {
+	return d.run(g.s, g.inputs, g.outputs, func(slot decoderSlot) (ort.Value, error) {
 		switch slot.kind {
 		case slotIDs:
 			return ort.NewTensor(ort.NewShape(b, q), st.IDs)
@@ -214,12 +214,7 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 		default: // slotPast
 			return ort.NewTensor(ort.NewShape(b, h, n, dim), st.KV[slot.layer][boolIndex(slot.value)])
 		}
-	})
-	if err != nil {
-		return g.s.runError(err)
-	}
-	defer destroyAll(ins)
-	outs, err := bindSlots(g.outputs, func(slot decoderSlot) (ort.Value, error) {
+	}, func(slot decoderSlot) (ort.Value, error) {
 		if slot.kind == slotLogits {
 			return ort.NewTensor(ort.NewShape(b, q, int64(d.shape.Vocab)), st.Logits)
 		}
@@ -227,11 +222,6 @@ func (d *Decoder) decode(ctx context.Context, g *inPlaceGraph, st *DecodeStep) e
 		// positions into it.
 		return ort.NewTensor(ort.NewShape(b, h, n, dim), st.KV[slot.layer][boolIndex(slot.value)])
 	})
-	if err != nil {
-		return g.s.runError(err)
-	}
-	defer destroyAll(outs)
-	return d.run(g.s, ins, outs)
 }
 
 func (d *Decoder) checkDecode(g *inPlaceGraph, st *DecodeStep) (total int32, err error) {
