@@ -69,6 +69,7 @@ func (gw GatewayEndpoint) WithDefaults() GatewayEndpoint {
 			Gate: gw.PII.Gate, MaxChoices: 1, anyModel: true}
 		if gw.Generation != nil {
 			ep.KeepAlive, ep.StallTimeout, ep.Timeout = gw.Generation.KeepAlive, gw.Generation.StallTimeout, gw.Generation.Timeout
+			ep.StreamInterval = gw.Generation.StreamInterval
 		}
 		ep = ep.withDefaults()
 		gw.upstreamChat = &ep

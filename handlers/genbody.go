@@ -23,6 +23,13 @@ import (
 // stream is a share of the step. The choices of a call of several are merged by a goroutine
 // each (genCall.events).
 //
+// After its first event, which goes out at once, a stream can be written a few events at a
+// time (pace.interval): a write per token per stream is the largest cost of a step beside the
+// model's pass on a server of one core, and a client that reads several events in one chunk
+// reads the same stream. The stream's end, its error and a quiet while (the keep-alive's) send
+// what is held, so the hold is bounded by the keep-alive, and a client that leaves is still
+// seen by the disconnect watcher within a step.
+//
 // A stream that ends early, for any reason, ends with the dialect's error event, never a bare
 // close. The server closes the body when the response is done; a body closed before its end
 // was handed out is a client that left, or whose socket took nothing for the stall limit:
@@ -41,16 +48,17 @@ type genBody struct {
 	waitCtx    context.Context
 	cancelWait context.CancelFunc
 	conn       net.Conn // nil for an in-process caller
-	stall      time.Duration
-	keepAlive  time.Duration
+	pace       pace
 	closed     func(outcome string)
 	stop       chan struct{} // closed by Close: a read waiting for an event gives up
 
 	mu       sync.Mutex // a read, or Close's accounting
 	stopOnce sync.Once
 	quiet    clock.Timer
-	lastSent time.Time // when the last event (or keep-alive) was handed out
-	out      []byte    // the event being handed out
+	lastSent time.Time // when the last write (events or keep-alive) was handed out
+	wrote    bool      // an event was handed out: the next are held to pace.interval
+	held     int       // events in out not yet handed out
+	out      []byte    // the events being handed out
 	off      int
 	ended    bool   // out holds the stream's last bytes
 	eof      bool   // every byte was handed out
@@ -59,10 +67,17 @@ type genBody struct {
 	done     bool
 }
 
+// pace is how a stream's body writes: the stall limit of one write, the quiet after which it
+// sends a keep-alive, and how many events go in one write after the first (1: each at once).
+type pace struct {
+	stall, keepAlive time.Duration
+	interval         int
+}
+
 // newGenBody is the body of g's stream: a call of one choice whose stream is an awaiter is
 // read directly, any other through g.events.
-func newGenBody(g *genCall, ans answer, conn net.Conn, stall, keepAlive time.Duration, closed func(outcome string)) *genBody {
-	b := &genBody{g: g, ans: ans, conn: conn, stall: stall, keepAlive: keepAlive, closed: closed, stop: make(chan struct{})}
+func newGenBody(g *genCall, ans answer, conn net.Conn, p pace, closed func(outcome string)) *genBody {
+	b := &genBody{g: g, ans: ans, conn: conn, pace: p, closed: closed, stop: make(chan struct{})}
 	if st, ok := g.streams[0].(awaiter); ok && len(g.streams) == 1 {
 		b.direct = st
 		b.waitCtx, b.cancelWait = context.WithCancel(g.ctx)
@@ -93,7 +108,7 @@ func (b *genBody) Read(p []byte) (int, error) {
 		}
 	}
 	if b.off == 0 && b.conn != nil {
-		b.deadline = time.Now().Add(b.stall)
+		b.deadline = time.Now().Add(b.pace.stall)
 		_ = b.conn.SetWriteDeadline(b.deadline)
 	}
 	n := copy(p, b.out[b.off:])
@@ -124,14 +139,15 @@ func (g *genCall) panicked(p any) {
 		slog.String("route", g.x.route.Path), slog.String("panic_type", fmt.Sprintf("%T", p)))
 }
 
-// next puts the next event in out: a choice's token (an event the dialect sends), the
-// keep-alive after a quiet while, or the stream's end. The keep-alive's timer is armed once a
-// quiet while, not once a token: when it fires after tokens went out, it waits the rest.
+// next puts the next events in out: a choice's tokens (the events the dialect sends, held to
+// pace.interval after the first), the keep-alive after a quiet while, or the stream's end. The
+// keep-alive's timer is armed once a quiet while, not once a token: when it fires after a
+// write, it waits the rest.
 func (b *genBody) next() {
 	g := b.g
 	clk := g.s.opts.Clock
 	if b.quiet == nil {
-		b.quiet, b.lastSent = clk.NewTimer(b.keepAlive), clk.Now()
+		b.quiet, b.lastSent = clk.NewTimer(b.pace.keepAlive), clk.Now()
 	}
 	for b.events != nil || b.direct != nil {
 		it, w := b.wait()
@@ -141,14 +157,18 @@ func (b *genBody) next() {
 		case waitFinished:
 			continue
 		case waitQuiet:
-			if left := b.keepAlive - clk.Now().Sub(b.lastSent); left > 0 {
+			if left := b.pace.keepAlive - clk.Now().Sub(b.lastSent); left > 0 {
 				b.quiet = clk.NewTimer(left)
 				continue
 			}
-			// Nothing to send for a while (a long prefill, a preempted sequence): a comment
-			// tells proxies and clients with idle timeouts that the stream is alive.
-			b.frame(": keep-alive", nil, "\n\n")
-			b.quiet, b.lastSent = clk.NewTimer(b.keepAlive), clk.Now()
+			// Nothing sent for a while (a long prefill, a preempted sequence): the events held
+			// go out, or a comment tells proxies and clients with idle timeouts that the
+			// stream is alive.
+			if b.held == 0 {
+				b.frame(": keep-alive", nil, "\n\n")
+			}
+			b.quiet = clk.NewTimer(b.pace.keepAlive)
+			b.sent()
 			return
 		}
 		if err := endedEarly(it.ev); err != nil {
@@ -158,7 +178,11 @@ func (b *genBody) next() {
 		g.choices[it.i].add(it.ev)
 		if data := b.ans.event(g, it.i, it.ev); data != nil {
 			b.frame("data: ", data, "\n\n")
-			b.lastSent = clk.Now()
+			if b.held++; b.wrote && b.held < b.pace.interval {
+				continue
+			}
+			b.wrote = true
+			b.sent()
 			return
 		}
 	}
@@ -171,6 +195,11 @@ func (b *genBody) next() {
 		b.frame("data: ", data, "\n\n")
 	}
 	b.ended, b.outcome = true, OutcomeServed
+}
+
+// sent marks what out holds as handed out now.
+func (b *genBody) sent() {
+	b.lastSent, b.held = b.g.s.opts.Clock.Now(), 0
 }
 
 // awaiter is a TokenStream that waits for its next event and a wake-up at once

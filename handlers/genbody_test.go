@@ -34,7 +34,7 @@ func TestStreamEventPanicEndsTheStreamWithAnError(t *testing.T) {
 	events := make(chan indexed, 1)
 	events <- indexed{0, generate.Event{HasToken: true, Trimmed: "secret-ish text"}}
 	var outcome string
-	b := &genBody{g: g, ans: panickyAnswer{&completionAnswer{}}, events: events, stall: time.Second, keepAlive: time.Minute,
+	b := &genBody{g: g, ans: panickyAnswer{&completionAnswer{}}, events: events, pace: pace{stall: time.Second, keepAlive: time.Minute, interval: 1},
 		closed: func(o string) { outcome = o }}
 	body, err := io.ReadAll(b)
 	if err != nil {
@@ -73,7 +73,7 @@ func TestStreamReadPanicEndsTheStreamWithAnError(t *testing.T) {
 		choices: make([]genChoice, 1), streams: []TokenStream{panickyStream{}},
 		first: []generate.Event{{HasToken: true, Index: 1, Trimmed: "a"}}}
 	var outcome string
-	b := newGenBody(g, textAnswer{}, nil, time.Second, time.Minute, func(o string) { outcome = o })
+	b := newGenBody(g, textAnswer{}, nil, pace{stall: time.Second, keepAlive: time.Minute, interval: 1}, func(o string) { outcome = o })
 	body, err := io.ReadAll(b)
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +136,12 @@ func (textAnswer) end(*genCall) [][]byte { return [][]byte{[]byte("end")} }
 // g.events, on a fake clock; ctx is the call's context, outcome gets the stream's.
 func streamBody(t *testing.T, merged bool, keepAlive time.Duration, first generate.Event, opts ...func(*Options)) (b *genBody, events chanStream, fake *clock.Fake, ctx context.Context, outcome chan string) {
 	t.Helper()
+	return pacedBody(t, merged, pace{stall: time.Second, keepAlive: keepAlive, interval: 1}, first, opts...)
+}
+
+// pacedBody is streamBody's body written at p.
+func pacedBody(t *testing.T, merged bool, p pace, first generate.Event, opts ...func(*Options)) (b *genBody, events chanStream, fake *clock.Fake, ctx context.Context, outcome chan string) {
+	t.Helper()
 	fake = clock.NewFake(time.Unix(1_700_000_000, 0))
 	s := &server{opts: Options{Logger: slog.New(slog.DiscardHandler), Clock: fake}}
 	for _, o := range opts {
@@ -151,7 +157,7 @@ func streamBody(t *testing.T, merged bool, keepAlive time.Duration, first genera
 	g := &genCall{s: s, x: &exchange{id: "req-2", route: &Route{Path: "/v1/completions"}}, d: completions{}, ctx: ctx,
 		stalled: cancel, choices: make([]genChoice, 1), streams: []TokenStream{st}, first: []generate.Event{first}}
 	outcome = make(chan string, 1)
-	b = newGenBody(g, textAnswer{}, nil, time.Second, keepAlive, func(o string) { outcome <- o })
+	b = newGenBody(g, textAnswer{}, nil, p, func(o string) { outcome <- o })
 	if (b.direct != nil) == merged {
 		t.Fatalf("merged %v: the body reads its stream directly: %v", merged, b.direct != nil)
 	}
@@ -170,7 +176,7 @@ func onBothReads(t *testing.T, test func(t *testing.T, merged bool)) {
 func readAsync(b *genBody) <-chan string {
 	got := make(chan string, 1)
 	go func() {
-		buf := make([]byte, 256)
+		buf := make([]byte, 4096)
 		n, err := b.Read(buf)
 		if err != nil {
 			got <- "error: " + err.Error()
@@ -279,6 +285,95 @@ func TestIgnoredDepartureRunsTheStreamToItsEnd(t *testing.T) {
 		events <- generate.Event{HasToken: true, Trimmed: "c", Done: true, Finish: generate.FinishLength}
 		if o := <-outcome; o != OutcomeAborted || ctx.Err() != nil {
 			t.Fatalf("outcome %q, call context %v: want aborted, the context alone", o, ctx.Err())
+		}
+	})
+}
+
+// nextRead is what a read gives, failing the test at the hang guard (which only stops a
+// broken body from hanging its test; no assertion depends on it).
+func nextRead(t *testing.T, read <-chan string) string {
+	t.Helper()
+	select {
+	case got := <-read:
+		return got
+	case <-time.After(hangGuard):
+		t.Fatal("the read still waits (hang guard)")
+		return ""
+	}
+}
+
+// feed sends evs on events in order from another goroutine, so that a body that stops taking
+// them fails its test rather than hanging it. Each send waits for the body to take the event
+// before it (events holds one).
+func feed(t *testing.T, events chanStream, evs ...generate.Event) {
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	go func() {
+		for _, ev := range evs {
+			select {
+			case events <- ev:
+			case <-done:
+				return
+			}
+		}
+	}()
+}
+
+// TestStreamIntervalHoldsEventsAfterTheFirst: with an interval of 3, the first event is one
+// write, the next three are the second, and the stream's end sends the events held with it.
+// Events that send nothing do not count.
+func TestStreamIntervalHoldsEventsAfterTheFirst(t *testing.T) {
+	onBothReads(t, func(t *testing.T, merged bool) {
+		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
+		b, events, _, _, _ := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 3}, tok("a"))
+		if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
+			t.Fatalf("first read %q, want the first event alone", got)
+		}
+		feed(t, events, tok("b"), tok(""), tok("c"), tok("d"),
+			tok("e"), generate.Event{HasToken: true, Trimmed: "f", Done: true, Finish: generate.FinishLength})
+		if got := nextRead(t, readAsync(b)); got != "data: b\n\ndata: c\n\ndata: d\n\n" {
+			t.Fatalf("second read %q, want the next three events in one", got)
+		}
+		if got := nextRead(t, readAsync(b)); got != "data: e\n\ndata: f\n\ndata: end\n\n" {
+			t.Fatalf("last read %q, want the two events held and the end", got)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestQuietWhileSendsTheEventsHeld: a stream that goes quiet with events held (a preempted
+// sequence) sends them, not a keep-alive, once the keep-alive's while has passed since its
+// last write.
+func TestQuietWhileSendsTheEventsHeld(t *testing.T) {
+	onBothReads(t, func(t *testing.T, merged bool) {
+		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
+		b, events, fake, _, _ := pacedBody(t, merged, pace{stall: time.Second, keepAlive: 10 * time.Second, interval: 4}, tok("a"))
+		if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
+			t.Fatalf("first read %q", got)
+		}
+		read := readAsync(b)
+		// Three events that send nothing behind "b": the last goes in only once the body has
+		// taken "b", through the goroutine and channel between when merged.
+		for _, ev := range []generate.Event{tok("b"), tok(""), tok(""), tok("")} {
+			select {
+			case events <- ev:
+			case got := <-read:
+				t.Fatalf("the read gave %q before the quiet while, want the event held", got)
+			}
+		}
+		fake.Advance(10 * time.Second)
+		if got := nextRead(t, read); got != "data: b\n\n" {
+			t.Fatalf("after a quiet while the read gave %q, want the event held", got)
+		}
+		read = readAsync(b)
+		fake.Advance(10 * time.Second)
+		if got := nextRead(t, read); got != ": keep-alive\n\n" {
+			t.Fatalf("after a quiet while with nothing held the read gave %q, want the keep-alive", got)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

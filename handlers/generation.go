@@ -54,6 +54,10 @@ type GenerationEndpoint struct {
 	// KeepAlive is how long a stream may go without an event before it sends an SSE comment
 	// (0: DefaultKeepAlive).
 	KeepAlive time.Duration
+	// StreamInterval is how many events a stream writes at a time after its first, which goes
+	// at once (0 or 1: each as it comes). Fewer writes cost the server less a token and each
+	// stream up to StreamInterval-1 steps of delay; a quiet while sends what is held.
+	StreamInterval int
 	// Chat renders /v1/chat/completions' messages; nil: the model has no chat template, and
 	// the route says so (400).
 	Chat ChatTemplate
@@ -433,9 +437,9 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	if stall == 0 {
 		stall = s.opts.Limits.WriteTimeout
 	}
-	keepAlive := g.ep.KeepAlive
-	if keepAlive <= 0 {
-		keepAlive = DefaultKeepAlive
+	p := pace{stall: stall, keepAlive: g.ep.KeepAlive, interval: max(g.ep.StreamInterval, 1)}
+	if p.keepAlive <= 0 {
+		p.keepAlive = DefaultKeepAlive
 	}
 	closed := func(outcome string) {
 		select {
@@ -451,7 +455,7 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	if _, inProcess := callerContext(c); inProcess {
 		conn = nil // its writes never wait, so it cannot stall
 	}
-	c.Context().SetBodyStream(newGenBody(g, ans, conn, stall, keepAlive, closed), -1)
+	c.Context().SetBodyStream(newGenBody(g, ans, conn, p, closed), -1)
 	return nil
 }
 

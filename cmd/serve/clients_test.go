@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,55 +32,63 @@ func TestEcosystemClients(t *testing.T) {
 	ids := untilEOS(g.Greedy)
 	want := m.Tokenizer.Decode(append(append([]int64{}, g.PromptIDs...), ids...), true)[len(m.Tokenizer.Decode(g.PromptIDs, true)):]
 
-	got := runClients(t, node, startServer(t), g.Prompt, strconv.Itoa(len(g.Greedy)))
-	usage := map[string]int{"prompt_tokens": len(g.PromptIDs), "completion_tokens": len(ids), "total_tokens": len(g.PromptIDs) + len(ids)}
-	// TGI's POST / answers a text-generation model with the prompt in front, and its token
-	// events spell out the end-of-sequence token.
-	texts := map[string]string{"tgi": g.Prompt + want, "tgi-stream": want + "[SEP]"}
-	for _, check := range []string{"openai", "openai-stream", "hf", "hf-stream", "tgi", "tgi-stream",
-		"openai-chat", "openai-chat-stream", "hf-chat", "hf-chat-stream"} {
-		r, ok := got[check]
-		wantText, own := texts[check]
-		if !own {
-			wantText = want
-		}
-		switch {
-		case !ok:
-			t.Errorf("%s: no result", check)
-		case r.Error != "":
-			t.Errorf("%s: %s", check, r.Error)
-		case r.Text != wantText:
-			t.Errorf("%s: text %q, want torch's %q", check, r.Text, wantText)
-		}
-	}
-	for _, check := range []string{"openai", "openai-stream", "openai-chat", "openai-chat-stream"} {
-		if r := got[check]; r.Finish != "stop" || !equalUsage(r.Usage, usage) {
-			t.Errorf("%s: finish %q usage %v, want stop and %v", check, r.Finish, r.Usage, usage)
-		}
-	}
-	for _, check := range []string{"openai-chat", "openai-chat-stream"} {
-		if r := got[check]; r.Role != "assistant" {
-			t.Errorf("%s: role %q, want assistant", check, r.Role)
-		}
-	}
-	// The log probabilities as the openai client reads them: one per token, their tokens
-	// spelling the text, each <= 0, with the alternatives asked for.
-	for _, check := range []string{"openai-logprobs", "openai-chat-logprobs"} {
-		if r := got[check]; r.Error != "" || r.Text != want || r.Final != want || r.Tokens == 0 || r.Finish != "true" {
-			t.Errorf("%s: %+v, want the text %q spelled by its tokens, each logprob <= 0 with its alternatives", check, r, want)
-		}
-	}
-	if r := got["openai-models"]; r.Text != "tiny-lm" || r.Error != "" {
-		t.Errorf("openai-models: %+v, want tiny-lm", r)
-	}
-	if r := got["tgi"]; r.Finish != "eos_token" || r.Tokens != len(ids) {
-		t.Errorf("tgi: finish %q, %d tokens; want eos_token, %d", r.Finish, r.Tokens, len(ids))
-	}
-	if r := got["tgi-stream"]; r.Final != g.Prompt+want {
-		t.Errorf("tgi-stream: generated_text %q, want %q", r.Final, g.Prompt+want)
-	}
-	if r := got["openai-invalid"]; r.Status != 400 || r.Error == "" {
-		t.Errorf("openai-invalid: %+v, want the client to throw a 400", r)
+	// From a server that writes each event as it comes, and from one that writes three at a
+	// time: a client reads the same stream whatever its chunks.
+	for _, interval := range []int{1, 3} {
+		t.Run(fmt.Sprintf("interval=%d", interval), func(t *testing.T) {
+			srv := startServer(t, fmt.Sprintf("SLUICE_GENERATE_STREAM_INTERVAL=%d", interval))
+			got := runClients(t, node, srv, g.Prompt, strconv.Itoa(len(g.Greedy)))
+			usage := map[string]int{"prompt_tokens": len(g.PromptIDs), "completion_tokens": len(ids), "total_tokens": len(g.PromptIDs) + len(ids)}
+			// TGI's POST / answers a text-generation model with the prompt in front, and its token
+			// events spell out the end-of-sequence token.
+			texts := map[string]string{"tgi": g.Prompt + want, "tgi-stream": want + "[SEP]"}
+			for _, check := range []string{"openai", "openai-stream", "hf", "hf-stream", "tgi", "tgi-stream",
+				"openai-chat", "openai-chat-stream", "hf-chat", "hf-chat-stream"} {
+				r, ok := got[check]
+				wantText, own := texts[check]
+				if !own {
+					wantText = want
+				}
+				switch {
+				case !ok:
+					t.Errorf("%s: no result", check)
+				case r.Error != "":
+					t.Errorf("%s: %s", check, r.Error)
+				case r.Text != wantText:
+					t.Errorf("%s: text %q, want torch's %q", check, r.Text, wantText)
+				}
+			}
+			for _, check := range []string{"openai", "openai-stream", "openai-chat", "openai-chat-stream"} {
+				if r := got[check]; r.Finish != "stop" || !equalUsage(r.Usage, usage) {
+					t.Errorf("%s: finish %q usage %v, want stop and %v", check, r.Finish, r.Usage, usage)
+				}
+			}
+			for _, check := range []string{"openai-chat", "openai-chat-stream"} {
+				if r := got[check]; r.Role != "assistant" {
+					t.Errorf("%s: role %q, want assistant", check, r.Role)
+				}
+			}
+			// The log probabilities as the openai client reads them: one per token, their tokens
+			// spelling the text, each <= 0, with the alternatives asked for.
+			for _, check := range []string{"openai-logprobs", "openai-chat-logprobs"} {
+				if r := got[check]; r.Error != "" || r.Text != want || r.Final != want || r.Tokens == 0 || r.Finish != "true" {
+					t.Errorf("%s: %+v, want the text %q spelled by its tokens, each logprob <= 0 with its alternatives", check, r, want)
+				}
+			}
+			if r := got["openai-models"]; r.Text != "tiny-lm" || r.Error != "" {
+				t.Errorf("openai-models: %+v, want tiny-lm", r)
+			}
+			if r := got["tgi"]; r.Finish != "eos_token" || r.Tokens != len(ids) {
+				t.Errorf("tgi: finish %q, %d tokens; want eos_token, %d", r.Finish, r.Tokens, len(ids))
+			}
+			if r := got["tgi-stream"]; r.Final != g.Prompt+want {
+				t.Errorf("tgi-stream: generated_text %q, want %q", r.Final, g.Prompt+want)
+			}
+			if r := got["openai-invalid"]; r.Status != 400 || r.Error == "" {
+				t.Errorf("openai-invalid: %+v, want the client to throw a 400", r)
+			}
+
+		})
 	}
 }
 

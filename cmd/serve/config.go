@@ -233,6 +233,9 @@ type Own struct {
 	GenerateFirstTokenTimeoutMS int `env:"GENERATE_FIRST_TOKEN_TIMEOUT_MS" envDefault:"10000"`
 	GenerateKeepAliveMS         int `env:"GENERATE_KEEPALIVE_MS" envDefault:"15000"`
 	GenerateTimeoutMS           int `env:"GENERATE_TIMEOUT_MS" envDefault:"120000"`
+	// GenerateStreamInterval is how many events a stream writes at a time after its first
+	// (1: each token as it comes): fewer writes a token, at up to as many steps of delay.
+	GenerateStreamInterval int `env:"GENERATE_STREAM_INTERVAL" envDefault:"1"`
 	// BenchIgnoreDisconnects makes the server go on generating for clients that have left.
 	// It exists only to measure what noticing them saves; never set it in production.
 	BenchIgnoreDisconnects bool `env:"BENCH_IGNORE_DISCONNECTS" envDefault:"false"`
@@ -435,6 +438,9 @@ func (c Config) check(m machine) []problem {
 	if c.GenerateTimeoutMS <= 0 {
 		own("GENERATE_TIMEOUT_MS", "must be > 0 (got %d)", c.GenerateTimeoutMS)
 	}
+	if c.GenerateStreamInterval < 1 || c.GenerateStreamInterval > maxStreamInterval {
+		own("GENERATE_STREAM_INTERVAL", "must be 1 to %d (1: every token as it comes) (got %d)", maxStreamInterval, c.GenerateStreamInterval)
+	}
 	if c.BenchStepDelayMS < 0 {
 		own("BENCH_STEP_DELAY_MS", "must be >= 0 (0: none) (got %d)", c.BenchStepDelayMS)
 	}
@@ -554,6 +560,10 @@ type upperBound struct {
 const paddedTokenBytes = 16 << 10
 
 const hourMS = 3_600_000
+
+// maxStreamInterval bounds SLUICE_GENERATE_STREAM_INTERVAL: more would hold most answers whole,
+// which a stream is asked for not to do.
+const maxStreamInterval = 256
 
 func upperBounds(m machine) []upperBound {
 	cpus := int64(4 * m.CPUs)

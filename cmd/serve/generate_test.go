@@ -741,6 +741,87 @@ func TestQuietStreamSendsKeepAlives(t *testing.T) {
 	}
 }
 
+// TestStreamIntervalWritesEventsTogether: with SLUICE_GENERATE_STREAM_INTERVAL=4 a stream's
+// first token is a write (an HTTP chunk) of its own and the next go four to a chunk, where the
+// default writes each token as a chunk; both give torch's greedy tokens.
+func TestStreamIntervalWritesEventsTogether(t *testing.T) {
+	g := readLMGoldens(t)[0]
+	want := fmt.Sprint(untilEOS(g.Greedy))
+	for _, interval := range []int{1, 4} {
+		srv := startServer(t, fmt.Sprintf("SLUICE_GENERATE_STREAM_INTERVAL=%d", interval))
+		body, _ := json.Marshal(map[string]any{"inputs": g.Prompt, "parameters": map[string]any{"max_new_tokens": len(g.Greedy)}})
+		chunks := streamChunks(t, srv.url, "/generate_stream", string(body))
+		var whole strings.Builder
+		sizes := make([]int, len(chunks))
+		for i, c := range chunks {
+			whole.WriteString(c)
+			sizes[i] = strings.Count(c, "data:")
+		}
+		ids, _, _ := streamTexts(t, strings.NewReader(whole.String()))
+		if fmt.Sprint(ids) != want {
+			t.Fatalf("interval %d: tokens %v, torch %v", interval, ids, want)
+		}
+		for i, n := range sizes {
+			full := interval
+			if i == 0 {
+				full = 1
+			}
+			if n != full && !(i == len(sizes)-1 && n > 0 && n < full) {
+				t.Fatalf("interval %d: events a chunk %v, want 1 and then %d a chunk (fewer in the last)", interval, sizes, interval)
+			}
+		}
+	}
+}
+
+// streamChunks posts body to path on a raw connection and returns the answer's HTTP chunks,
+// each a write of the server's, in order.
+func streamChunks(t *testing.T, url, path, body string) []string {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
+		path, len(body), body)
+	r := bufio.NewReader(conn)
+	chunked := false
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.EqualFold(strings.TrimSpace(line), "Transfer-Encoding: chunked") {
+			chunked = true
+		}
+		if line == "\r\n" {
+			break
+		}
+	}
+	if !chunked {
+		t.Fatal("the stream's answer is not chunked")
+	}
+	var chunks []string
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 32)
+		if err != nil {
+			t.Fatalf("chunk size %q: %v", line, err)
+		}
+		data := make([]byte, n+2) // the chunk and its CRLF
+		if _, err := io.ReadFull(r, data); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return chunks
+		}
+		chunks = append(chunks, string(data[:n]))
+	}
+}
+
 // TestChoicesShareTheirPromptsKV (issue 38, 5): the four choices of an n = 4 request compute
 // their prompt once: the others take its full blocks from the prefix cache and compute only
 // the tokens after them.

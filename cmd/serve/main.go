@@ -468,7 +468,7 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 		return handlers.GenerationEndpoint{}, named(err, byTags(reflect.TypeFor[generateGate](), reflect.TypeFor[admission.Config]()))
 	}
 	return handlers.GenerationEndpoint{Model: servedGenerator{s.generator}, Gate: gate, Timeout: ms(cfg.GenerateTimeoutMS),
-		StallTimeout: cfg.Scheduler.StallTimeout, KeepAlive: ms(cfg.GenerateKeepAliveMS), Chat: s.chatTemplate(m),
+		StallTimeout: cfg.Scheduler.StallTimeout, KeepAlive: ms(cfg.GenerateKeepAliveMS), StreamInterval: cfg.GenerateStreamInterval, Chat: s.chatTemplate(m),
 		Footprint: int64(len(m.ONNX))}, nil
 }
 
