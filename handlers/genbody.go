@@ -15,9 +15,9 @@ import (
 )
 
 // genBody is a generation stream's body as the HTTP server reads it: each Read waits for the
-// call's next event, or for the keep-alive's quiet, and returns it as one server-sent event,
+// call's next events, or for the keep-alive's quiet, and returns them as server-sent events,
 // which the connection's own goroutine writes to the socket and flushes (as one chunk, or
-// several for an event past the server's 4 KiB copy buffer). No writer goroutine and no pipe
+// several past the server's 4 KiB copy buffer). No writer goroutine and no pipe
 // stand between a token and its socket, and a call of one choice reads its stream directly
 // (direct), with no goroutine of its own: on a server with one core, a hand-off per token per
 // stream is a share of the step. The choices of a call of several are merged by a goroutine
@@ -26,9 +26,8 @@ import (
 // After its first event, which goes out at once, a stream can be written a few events at a
 // time (pace.interval): a write per token per stream is the largest cost of a step beside the
 // model's pass on a server of one core, and a client that reads several events in one chunk
-// reads the same stream. The stream's end, its error and a quiet while (the keep-alive's) send
-// what is held, so the hold is bounded by the keep-alive, and a client that leaves is still
-// seen by the disconnect watcher within a step.
+// reads the same stream. An event is held at most maxHold, and the stream's end and its error
+// send what is held before them.
 //
 // A stream that ends early, for any reason, ends with the dialect's error event, never a bare
 // close. The server closes the body when the response is done; a body closed before its end
@@ -55,10 +54,12 @@ type genBody struct {
 	mu       sync.Mutex // a read, or Close's accounting
 	stopOnce sync.Once
 	quiet    clock.Timer
-	lastSent time.Time // when the last write (events or keep-alive) was handed out
-	wrote    bool      // an event was handed out: the next are held to pace.interval
-	held     int       // events in out not yet handed out
-	out      []byte    // the events being handed out
+	lastSent time.Time   // when the last write (events or keep-alive) was handed out
+	wrote    bool        // an event was handed out: the next are held to pace.interval
+	held     int         // events held in out
+	heldLen  int         // the bytes of out they take
+	hold     clock.Timer // armed when the first of them was held (nil: none is)
+	out      []byte      // the events being handed out
 	off      int
 	ended    bool   // out holds the stream's last bytes
 	eof      bool   // every byte was handed out
@@ -74,6 +75,11 @@ type pace struct {
 	interval         int
 }
 
+// maxHold bounds how long an event waits for the others of its write: a stream paused
+// (preempted, or an external model's that slows) sends what it holds rather than keep it
+// until the keep-alive. Many steps of a served model, and below what a reader notices.
+const maxHold = 100 * time.Millisecond
+
 // newGenBody is the body of g's stream: a call of one choice whose stream is an awaiter is
 // read directly, any other through g.events.
 func newGenBody(g *genCall, ans answer, conn net.Conn, p pace, closed func(outcome string)) *genBody {
@@ -87,10 +93,10 @@ func newGenBody(g *genCall, ans answer, conn net.Conn, p pace, closed func(outco
 	return b
 }
 
-// Read hands out the rest of the current event, or waits for the next. Each event handed out
-// sets the socket's write deadline to the stall limit: the HTTP server's write timeout, one
-// deadline for a whole answer, would cut a long stream its reader is still reading, and a
-// reader that takes nothing must still let go of the connection.
+// Read hands out the rest of the current events, or waits for the next. Each read that hands
+// bytes out sets the socket's write deadline to the stall limit: the HTTP server's write
+// timeout, one deadline for a whole answer, would cut a long stream its reader is still
+// reading, and a reader that takes nothing must still let go of the connection.
 func (b *genBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -107,7 +113,7 @@ func (b *genBody) Read(p []byte) (int, error) {
 			return 0, io.ErrClosedPipe
 		}
 	}
-	if b.off == 0 && b.conn != nil {
+	if b.conn != nil {
 		b.deadline = time.Now().Add(b.pace.stall)
 		_ = b.conn.SetWriteDeadline(b.deadline)
 	}
@@ -116,14 +122,14 @@ func (b *genBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// fill puts the next event in out, or ends the stream. A panic while building it (a
-// dialect's bug) ends the stream with the internal error's event, logged by the panic's type
-// only, whose value may hold request text, as the NDJSON streams do.
+// fill puts the next events in out, or ends the stream. A panic while building one (a
+// dialect's bug) ends the stream with the internal error's event after those held, logged by
+// the panic's type only, whose value may hold request text, as the NDJSON streams do.
 func (b *genBody) fill() {
 	defer func() {
 		if p := recover(); p != nil {
 			b.g.panicked(p)
-			b.out, b.off = b.out[:0], 0
+			b.out, b.off = b.out[:b.heldLen], 0
 			b.endEarly(errStreamPanicked)
 		}
 	}()
@@ -139,10 +145,10 @@ func (g *genCall) panicked(p any) {
 		slog.String("route", g.x.route.Path), slog.String("panic_type", fmt.Sprintf("%T", p)))
 }
 
-// next puts the next events in out: a choice's tokens (the events the dialect sends, held to
-// pace.interval after the first), the keep-alive after a quiet while, or the stream's end. The
-// keep-alive's timer is armed once a quiet while, not once a token: when it fires after a
-// write, it waits the rest.
+// next puts the next events in out: a choice's tokens (the events the dialect sends; after
+// the first, held until pace.interval of them or maxHold), the keep-alive after a quiet while,
+// or the stream's end. The keep-alive's timer is armed once a quiet while, not once a token:
+// when it fires after a write, it waits the rest.
 func (b *genBody) next() {
 	g := b.g
 	clk := g.s.opts.Clock
@@ -156,17 +162,17 @@ func (b *genBody) next() {
 			return
 		case waitFinished:
 			continue
+		case waitHeld:
+			b.sent()
+			return
 		case waitQuiet:
 			if left := b.pace.keepAlive - clk.Now().Sub(b.lastSent); left > 0 {
 				b.quiet = clk.NewTimer(left)
 				continue
 			}
-			// Nothing sent for a while (a long prefill, a preempted sequence): the events held
-			// go out, or a comment tells proxies and clients with idle timeouts that the
-			// stream is alive.
-			if b.held == 0 {
-				b.frame(": keep-alive", nil, "\n\n")
-			}
+			// Nothing sent for a while (a long prefill, a preempted sequence): a comment tells
+			// proxies and clients with idle timeouts that the stream is alive.
+			b.frame(": keep-alive", nil, "\n\n")
 			b.quiet = clk.NewTimer(b.pace.keepAlive)
 			b.sent()
 			return
@@ -179,6 +185,9 @@ func (b *genBody) next() {
 		if data := b.ans.event(g, it.i, it.ev); data != nil {
 			b.frame("data: ", data, "\n\n")
 			if b.held++; b.wrote && b.held < b.pace.interval {
+				if b.heldLen = len(b.out); b.hold == nil {
+					b.hold = clk.NewTimer(min(maxHold, b.pace.keepAlive))
+				}
 				continue
 			}
 			b.wrote = true
@@ -186,7 +195,7 @@ func (b *genBody) next() {
 			return
 		}
 	}
-	b.quiet.Stop()
+	b.stopTimers()
 	if err := g.unfinished(); err != nil {
 		b.endEarly(err)
 		return
@@ -199,7 +208,21 @@ func (b *genBody) next() {
 
 // sent marks what out holds as handed out now.
 func (b *genBody) sent() {
-	b.lastSent, b.held = b.g.s.opts.Clock.Now(), 0
+	b.lastSent, b.held, b.heldLen = b.g.s.opts.Clock.Now(), 0, 0
+	if b.hold != nil {
+		b.hold.Stop()
+		b.hold = nil
+	}
+}
+
+// stopTimers stops the keep-alive's timer and the hold's: the stream has ended.
+func (b *genBody) stopTimers() {
+	if b.quiet != nil {
+		b.quiet.Stop()
+	}
+	if b.hold != nil {
+		b.hold.Stop()
+	}
 }
 
 // awaiter is a TokenStream that waits for its next event and a wake-up at once
@@ -214,20 +237,26 @@ type waited uint8
 const (
 	waitEvent    waited = iota
 	waitQuiet           // the keep-alive's timer fired first
+	waitHeld            // the events held waited maxHold
 	waitStopped         // Close was called
 	waitFinished        // no event will come: every choice finished, or the call's context ended
 )
 
-// wait waits for the call's next event, the keep-alive's timer or Close.
+// wait waits for the call's next event, Close, or a timer: the hold's while events are held,
+// else the keep-alive's.
 func (b *genBody) wait() (indexed, waited) {
+	wake, woke := b.quiet, waitQuiet
+	if b.hold != nil {
+		wake, woke = b.hold, waitHeld
+	}
 	if st := b.direct; st != nil {
 		ev := b.g.first[0]
 		if b.firstOut {
-			var woke bool
+			var fired bool
 			var err error
-			switch ev, woke, err = st.NextOrWake(b.waitCtx, b.quiet.C()); {
-			case woke:
-				return indexed{}, waitQuiet
+			switch ev, fired, err = st.NextOrWake(b.waitCtx, wake.C()); {
+			case fired:
+				return indexed{}, woke
 			case err != nil && b.stopping():
 				return indexed{}, waitStopped
 			case err != nil: // the call's context ended
@@ -250,8 +279,8 @@ func (b *genBody) wait() (indexed, waited) {
 		return it, waitEvent
 	case <-b.stop:
 		return indexed{}, waitStopped
-	case <-b.quiet.C():
-		return indexed{}, waitQuiet
+	case <-wake.C():
+		return indexed{}, woke
 	}
 }
 
@@ -260,9 +289,7 @@ func (b *genBody) wait() (indexed, waited) {
 // told first.
 func (b *genBody) endEarly(err error) {
 	g := b.g
-	if b.quiet != nil {
-		b.quiet.Stop()
-	}
+	b.stopTimers()
 	if f, ok := b.ans.(interface{ failing(g *genCall) }); ok {
 		f.failing(g)
 	}
@@ -311,9 +338,7 @@ func (b *genBody) Close() error {
 		return nil
 	}
 	b.done = true
-	if b.quiet != nil {
-		b.quiet.Stop()
-	}
+	b.stopTimers()
 	outcome := b.outcome
 	if !b.eof && !(b.ended && outcome != OutcomeServed) {
 		stalled := !b.deadline.IsZero() && !time.Now().Before(b.deadline)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -343,37 +344,92 @@ func TestStreamIntervalHoldsEventsAfterTheFirst(t *testing.T) {
 	})
 }
 
-// TestQuietWhileSendsTheEventsHeld: a stream that goes quiet with events held (a preempted
-// sequence) sends them, not a keep-alive, once the keep-alive's while has passed since its
-// last write.
-func TestQuietWhileSendsTheEventsHeld(t *testing.T) {
+// TestHeldEventsWaitAtMostMaxHold: a stream whose events are held and whose next are slow (a
+// preempted sequence, an external model's that slows) sends what it holds once the first of
+// them has waited maxHold, not before, and its keep-alive still counts from its last write.
+func TestHeldEventsWaitAtMostMaxHold(t *testing.T) {
 	onBothReads(t, func(t *testing.T, merged bool) {
 		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
 		b, events, fake, _, _ := pacedBody(t, merged, pace{stall: time.Second, keepAlive: 10 * time.Second, interval: 4}, tok("a"))
 		if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
 			t.Fatalf("first read %q", got)
 		}
+		armed := fake.TimerCreated()
 		read := readAsync(b)
-		// Three events that send nothing behind "b": the last goes in only once the body has
-		// taken "b", through the goroutine and channel between when merged.
-		for _, ev := range []generate.Event{tok("b"), tok(""), tok(""), tok("")} {
-			select {
-			case events <- ev:
-			case got := <-read:
-				t.Fatalf("the read gave %q before the quiet while, want the event held", got)
+		send := func(evs ...generate.Event) {
+			for _, ev := range evs {
+				select {
+				case events <- ev:
+				case got := <-read:
+					t.Fatalf("the read gave %q before the hold's while, want the events held", got)
+				}
 			}
 		}
-		fake.Advance(10 * time.Second)
-		if got := nextRead(t, read); got != "data: b\n\n" {
-			t.Fatalf("after a quiet while the read gave %q, want the event held", got)
+		send(tok("b"))
+		select { // "b" is held
+		case <-armed:
+		case <-time.After(hangGuard):
+			t.Fatal("no timer holds the event (hang guard)")
+		}
+		fake.Advance(maxHold - time.Millisecond)
+		// Three events that send nothing behind "c": the last goes in only once the body has
+		// taken "c", through the goroutine and channel between when merged.
+		send(tok("c"), tok(""), tok(""), tok(""))
+		fake.Advance(time.Millisecond)
+		if got := nextRead(t, read); got != "data: b\n\ndata: c\n\n" {
+			t.Fatalf("after the hold's while the read gave %q, want the two events held", got)
 		}
 		read = readAsync(b)
 		fake.Advance(10 * time.Second)
 		if got := nextRead(t, read); got != ": keep-alive\n\n" {
-			t.Fatalf("after a quiet while with nothing held the read gave %q, want the keep-alive", got)
+			t.Fatalf("after a quiet while the read gave %q, want the keep-alive", got)
 		}
 		if err := b.Close(); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+// boomAnswer is textAnswer with a bug: building the event of the text "boom" panics.
+type boomAnswer struct{ textAnswer }
+
+func (a boomAnswer) event(g *genCall, i int, ev generate.Event) []byte {
+	if ev.Trimmed == "boom" {
+		panic("an event that cannot be built")
+	}
+	return a.textAnswer.event(g, i, ev)
+}
+
+// TestEventsHeldGoOutBeforeAnEarlyEnd: a stream that ends early with events held (its error,
+// or a panic building the next event) writes them, then its error event, then nothing.
+func TestEventsHeldGoOutBeforeAnEarlyEnd(t *testing.T) {
+	for name, last := range map[string]generate.Event{
+		"error": {Err: errors.New("the engine failed")},
+		"panic": {HasToken: true, Trimmed: "boom"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			onBothReads(t, func(t *testing.T, merged bool) {
+				tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
+				b, events, _, _, outcome := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 4}, tok("a"))
+				b.ans = boomAnswer{}
+				if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
+					t.Fatalf("first read %q", got)
+				}
+				feed(t, events, tok("b"), tok("c"), last)
+				got := nextRead(t, readAsync(b))
+				if !strings.HasPrefix(got, "data: b\n\ndata: c\n\ndata: {") || !strings.Contains(got, `"error"`) {
+					t.Fatalf("read %q, want the two events held and the error event", got)
+				}
+				if got := nextRead(t, readAsync(b)); got != "error: EOF" {
+					t.Fatalf("read after the error %q, want the end", got)
+				}
+				if err := b.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if o := <-outcome; o != OutcomeFailed {
+					t.Fatalf("outcome %q, want failed", o)
+				}
+			})
+		})
+	}
 }

@@ -51,12 +51,12 @@ type GenerationEndpoint struct {
 	// stopped reading); 0 means Limits.WriteTimeout. A reader that keeps reading, however
 	// slowly, is never cut by it.
 	StallTimeout time.Duration
-	// KeepAlive is how long a stream may go without an event before it sends an SSE comment
+	// KeepAlive is how long a stream may go without a write before it sends an SSE comment
 	// (0: DefaultKeepAlive).
 	KeepAlive time.Duration
 	// StreamInterval is how many events a stream writes at a time after its first, which goes
-	// at once (0 or 1: each as it comes). Fewer writes cost the server less a token and each
-	// stream up to StreamInterval-1 steps of delay; a quiet while sends what is held.
+	// at once (0 or 1: each as it comes). Fewer writes cost the server less a token, and each
+	// stream's tokens come up to StreamInterval-1 steps late, and never more than 100 ms.
 	StreamInterval int
 	// Chat renders /v1/chat/completions' messages; nil: the model has no chat template, and
 	// the route says so (400).

@@ -125,59 +125,64 @@ func greedyIDs(t *testing.T, url, prompt string, maxNew int) (ids []int64, ok bo
 // TestClientThatLeavesFreesItsBlocksWithinOneStep: a raw TCP client reads three events of a
 // long stream and closes its socket. The server sees it go, its sequence leaves the running set
 // at the next step boundary with its KV blocks back in the pool, at most one token is
-// generated for it after its departure was seen, and the departure is counted on its route.
+// generated for it after its departure was seen, and the departure is counted on its route;
+// so too when the server holds its events to write four at a time.
 func TestClientThatLeavesFreesItsBlocksWithinOneStep(t *testing.T) {
-	srv := startServer(t, "SLUICE_GENERATE_STREAM_BUFFER=1")
-	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := `{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":240,"temperature":0,"ignore_eos":true,"stream":true}`
-	fmt.Fprintf(conn, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	r := bufio.NewReader(conn)
-	events := 0
-	for events < 3 {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(line, "data:") {
-			events++
-		}
-	}
-	if err := conn.Close(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if t.Failed() {
-			for _, l := range strings.Split(string(srv.metrics(t)), "\n") {
-				if strings.Contains(l, "generate_") && !strings.Contains(l, "#") && !strings.Contains(l, "bucket") {
-					t.Log(l)
+	for _, interval := range []int{1, 4} {
+		t.Run(fmt.Sprintf("interval=%d", interval), func(t *testing.T) {
+			srv := startServer(t, "SLUICE_GENERATE_STREAM_BUFFER=1", fmt.Sprintf("SLUICE_GENERATE_STREAM_INTERVAL=%d", interval))
+			conn, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := `{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":240,"temperature":0,"ignore_eos":true,"stream":true}`
+			fmt.Fprintf(conn, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			r := bufio.NewReader(conn)
+			events := 0
+			for events < 3 {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.HasPrefix(line, "data:") {
+					events++
 				}
 			}
-			t.Log(srv.logs.String())
-		}
-	}()
-	srv.waitForMetric(t, `sluice_generate_requests_aborted_total{queue="tiny-lm",reason="client_disconnect"} 1`)
-	srv.waitForMetric(t, `sluice_kvcache_blocks{queue="tiny-lm",state="used"} 0`)
-	// Blocks were free within one step of the departure being seen.
-	srv.waitForMetric(t, `sluice_generate_abort_latency_steps_bucket{queue="tiny-lm",le="1"} 1`)
-	m := srv.metrics(t)
-	if n := metricValue(t, m, `sluice_generate_tokens_after_disconnect_total{queue="tiny-lm"}`); n > 1 {
-		t.Fatalf("%v tokens generated after the disconnect was seen, want at most 1", n)
-	}
-	srv.logs.waitFor(t, 30*time.Second, `"route":"/v1/completions"`, `"outcome":"aborted"`)
-	// The server may see the close as a FIN or, when it writes first, as a reset: either is
-	// the client's departure.
-	departed := func() float64 {
-		return scrapeSum(t, srv.url, "sluice_http_requests_aborted_total", `reason="client_closed"`, `route="/v1/completions"`) +
-			scrapeSum(t, srv.url, "sluice_http_requests_aborted_total", `reason="client_reset"`, `route="/v1/completions"`)
-	}
-	for i := 0; departed() != 1; i++ {
-		if i == 2000 { // each scrape is a request to the server: a hang guard, as waitForMetric's
-			t.Fatal("the departure was never counted on /v1/completions")
-		}
-		runtime.Gosched()
+			if err := conn.Close(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if t.Failed() {
+					for _, l := range strings.Split(string(srv.metrics(t)), "\n") {
+						if strings.Contains(l, "generate_") && !strings.Contains(l, "#") && !strings.Contains(l, "bucket") {
+							t.Log(l)
+						}
+					}
+					t.Log(srv.logs.String())
+				}
+			}()
+			srv.waitForMetric(t, `sluice_generate_requests_aborted_total{queue="tiny-lm",reason="client_disconnect"} 1`)
+			srv.waitForMetric(t, `sluice_kvcache_blocks{queue="tiny-lm",state="used"} 0`)
+			// Blocks were free within one step of the departure being seen.
+			srv.waitForMetric(t, `sluice_generate_abort_latency_steps_bucket{queue="tiny-lm",le="1"} 1`)
+			m := srv.metrics(t)
+			if n := metricValue(t, m, `sluice_generate_tokens_after_disconnect_total{queue="tiny-lm"}`); n > 1 {
+				t.Fatalf("%v tokens generated after the disconnect was seen, want at most 1", n)
+			}
+			srv.logs.waitFor(t, 30*time.Second, `"route":"/v1/completions"`, `"outcome":"aborted"`)
+			// The server may see the close as a FIN or, when it writes first, as a reset: either is
+			// the client's departure.
+			departed := func() float64 {
+				return scrapeSum(t, srv.url, "sluice_http_requests_aborted_total", `reason="client_closed"`, `route="/v1/completions"`) +
+					scrapeSum(t, srv.url, "sluice_http_requests_aborted_total", `reason="client_reset"`, `route="/v1/completions"`)
+			}
+			for i := 0; departed() != 1; i++ {
+				if i == 2000 { // each scrape is a request to the server: a hang guard, as waitForMetric's
+					t.Fatal("the departure was never counted on /v1/completions")
+				}
+				runtime.Gosched()
+			}
+		})
 	}
 }
 
