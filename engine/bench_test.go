@@ -127,19 +127,25 @@ func BenchmarkRunEncoderFile(b *testing.B) {
 }
 
 // TestWriteEncoderProfile writes ONNX Runtime's profile of 50 runs of the pii model, at batch
-// 1 and at batch 32 of 32 tokens, each from its own session, into the folder
-// SLUICE_BENCH_PROFILE names, on SLUICE_BENCH_DEVICE: per operator, where a pass's time goes
-// (scripts/gpu-check.sh sums the files). It skips without the variable.
+// 1 and at batch 32 of 32 tokens and at batch 16 of 128 (the medium notes' batches), each from
+// its own session, into the folder SLUICE_BENCH_PROFILE names, on SLUICE_BENCH_DEVICE: per
+// operator, where a pass's time goes (scripts/gpu-check.sh sums the files). It skips without
+// the variable.
 func TestWriteEncoderProfile(t *testing.T) {
 	dir := os.Getenv("SLUICE_BENCH_PROFILE")
 	if dir == "" {
 		t.Skip("SLUICE_BENCH_PROFILE names the folder for the profiles")
 	}
-	for _, batch := range []int{1, 32} {
+	for _, shape := range []struct{ batch, seq int }{{1, 32}, {32, 32}, {16, 128}} {
+		batch, seq := shape.batch, shape.seq
+		name := fmt.Sprintf("pii-batch%d", batch)
+		if seq != 32 {
+			name = fmt.Sprintf("pii-batch%d-seq%d", batch, seq)
+		}
 		opts := RuntimeOptions{IntraOpThreads: runtime.NumCPU(), Device: benchDevice(),
-			profilePrefix: filepath.Join(dir, fmt.Sprintf("pii-batch%d", batch))}
+			profilePrefix: filepath.Join(dir, name)}
 		s, cfg, _ := shippedSession(t, "pii", opts)
-		in := EncoderBatch{Batch: batch, SeqLen: 32, IDs: make([]int64, batch*32), Mask: make([]int64, batch*32)}
+		in := EncoderBatch{Batch: batch, SeqLen: seq, IDs: make([]int64, batch*seq), Mask: make([]int64, batch*seq)}
 		for i := range in.IDs {
 			in.IDs[i], in.Mask[i] = int64(5+i%(cfg.VocabSize-5)), 1
 		}
