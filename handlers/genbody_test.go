@@ -326,7 +326,7 @@ func feed(t *testing.T, events chanStream, evs ...generate.Event) {
 func TestStreamIntervalHoldsEventsAfterTheFirst(t *testing.T) {
 	onBothReads(t, func(t *testing.T, merged bool) {
 		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
-		b, events, _, _, _ := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 3}, tok("a"))
+		b, events, fake, _, _ := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 3}, tok("a"))
 		if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
 			t.Fatalf("first read %q, want the first event alone", got)
 		}
@@ -341,12 +341,15 @@ func TestStreamIntervalHoldsEventsAfterTheFirst(t *testing.T) {
 		if err := b.Close(); err != nil {
 			t.Fatal(err)
 		}
+		if n := fake.Pending(); n != 0 {
+			t.Fatalf("%d timers outlived the stream", n)
+		}
 	})
 }
 
 // TestHeldEventsWaitAtMostMaxHold: a stream whose events are held and whose next are slow (a
 // preempted sequence, an external model's that slows) sends what it holds once the first of
-// them has waited maxHold, not before, and its keep-alive still counts from its last write.
+// them has waited maxHold, not before, and its keep-alive then counts from that write.
 func TestHeldEventsWaitAtMostMaxHold(t *testing.T) {
 	onBothReads(t, func(t *testing.T, merged bool) {
 		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
@@ -379,13 +382,58 @@ func TestHeldEventsWaitAtMostMaxHold(t *testing.T) {
 		if got := nextRead(t, read); got != "data: b\n\ndata: c\n\n" {
 			t.Fatalf("after the hold's while the read gave %q, want the two events held", got)
 		}
+		// The keep-alive counts from that write: its timer, armed with the first event, fires
+		// maxHold/2 short of a quiet while and is armed again, and an event then is held.
+		armed = fake.TimerCreated()
 		read = readAsync(b)
-		fake.Advance(10 * time.Second)
-		if got := nextRead(t, read); got != ": keep-alive\n\n" {
-			t.Fatalf("after a quiet while the read gave %q, want the keep-alive", got)
+		fake.Advance(10*time.Second - maxHold/2)
+		select {
+		case <-armed:
+		case <-time.After(hangGuard):
+			t.Fatal("the keep-alive's timer was not armed again (hang guard)")
+		}
+		send(tok("d"), tok(""), tok(""), tok(""), tok(""))
+		fake.Advance(maxHold)
+		if got := nextRead(t, read); got != "data: d\n\n" {
+			t.Fatalf("after a write and less than a quiet while the read gave %q, want the event held", got)
 		}
 		if err := b.Close(); err != nil {
 			t.Fatal(err)
+		}
+		if n := fake.Pending(); n != 0 {
+			t.Fatalf("%d timers outlived Close", n)
+		}
+	})
+}
+
+// TestClosingWhileEventsAreHeld: a stream closed with events held (its client left) ends as a
+// departed client's, its timers stopped.
+func TestClosingWhileEventsAreHeld(t *testing.T) {
+	onBothReads(t, func(t *testing.T, merged bool) {
+		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
+		b, events, fake, ctx, outcome := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 4}, tok("a"))
+		if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
+			t.Fatalf("first read %q", got)
+		}
+		armed := fake.TimerCreated()
+		read := readAsync(b)
+		events <- tok("b")
+		select { // "b" is held
+		case <-armed:
+		case <-time.After(hangGuard):
+			t.Fatal("no timer holds the event (hang guard)")
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := nextRead(t, read); !strings.HasPrefix(got, "error: ") {
+			t.Fatalf("a read holding an event when the stream was closed returned %q", got)
+		}
+		if o := <-outcome; o != OutcomeAborted || ctx.Err() == nil {
+			t.Fatalf("outcome %q, call context %v: want aborted and cancelled", o, ctx.Err())
+		}
+		if n := fake.Pending(); n != 0 {
+			t.Fatalf("%d timers outlived Close", n)
 		}
 	})
 }
@@ -410,7 +458,7 @@ func TestEventsHeldGoOutBeforeAnEarlyEnd(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			onBothReads(t, func(t *testing.T, merged bool) {
 				tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
-				b, events, _, _, outcome := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 4}, tok("a"))
+				b, events, fake, _, outcome := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 4}, tok("a"))
 				b.ans = boomAnswer{}
 				if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
 					t.Fatalf("first read %q", got)
@@ -428,6 +476,9 @@ func TestEventsHeldGoOutBeforeAnEarlyEnd(t *testing.T) {
 				}
 				if o := <-outcome; o != OutcomeFailed {
 					t.Fatalf("outcome %q, want failed", o)
+				}
+				if n := fake.Pending(); n != 0 {
+					t.Fatalf("%d timers outlived the stream", n)
 				}
 			})
 		})

@@ -453,7 +453,8 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 	}
 	conn := c.Context().Conn()
 	if _, inProcess := callerContext(c); inProcess {
-		conn = nil // its writes never wait, so it cannot stall
+		// Its writes never wait, so it cannot stall, and cost no socket write to hold for.
+		conn, p.interval = nil, 1
 	}
 	c.Context().SetBodyStream(newGenBody(g, ans, conn, p, closed), -1)
 	return nil

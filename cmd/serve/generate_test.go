@@ -747,8 +747,8 @@ func TestQuietStreamSendsKeepAlives(t *testing.T) {
 }
 
 // TestStreamIntervalWritesEventsTogether: with SLUICE_GENERATE_STREAM_INTERVAL=4 a stream's
-// first token is a write (an HTTP chunk) of its own and the next go four to a chunk, where the
-// default writes each token as a chunk; both give torch's greedy tokens.
+// first token is a write (an HTTP chunk) of its own and the next go up to four to a chunk,
+// where the default writes each token as a chunk; both give torch's greedy tokens.
 func TestStreamIntervalWritesEventsTogether(t *testing.T) {
 	g := readLMGoldens(t)[0]
 	want := fmt.Sprint(untilEOS(g.Greedy))
@@ -766,14 +766,17 @@ func TestStreamIntervalWritesEventsTogether(t *testing.T) {
 		if fmt.Sprint(ids) != want {
 			t.Fatalf("interval %d: tokens %v, torch %v", interval, ids, want)
 		}
+		// A chunk of fewer is an event that waited the hold's 100 ms, which a pause of the
+		// machine under a test run can make; a chunk of more is never right.
+		grouped := false
 		for i, n := range sizes {
-			full := interval
-			if i == 0 {
-				full = 1
+			if n < 1 || n > interval || (i == 0 && n != 1) {
+				t.Fatalf("interval %d: events a chunk %v, want 1 and then up to %d a chunk", interval, sizes, interval)
 			}
-			if n != full && !(i == len(sizes)-1 && n > 0 && n < full) {
-				t.Fatalf("interval %d: events a chunk %v, want 1 and then %d a chunk (fewer in the last)", interval, sizes, interval)
-			}
+			grouped = grouped || n > 1
+		}
+		if interval > 1 && !grouped {
+			t.Fatalf("interval %d: events a chunk %v, one each", interval, sizes)
 		}
 	}
 }
