@@ -224,7 +224,6 @@ func TestClosingAStreamWhileAReadWaits(t *testing.T) {
 // a quiet while, not once a token).
 func TestKeepAliveCountsFromTheLastEvent(t *testing.T) {
 	onBothReads(t, func(t *testing.T, merged bool) {
-		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
 		b, events, fake, _, _ := streamBody(t, merged, 10*time.Second, tok("a"))
 		if got := <-readAsync(b); got != "data: a\n\n" {
 			t.Fatalf("first read %q", got)
@@ -268,7 +267,6 @@ func TestKeepAliveCountsFromTheLastEvent(t *testing.T) {
 // its outcome told then.
 func TestIgnoredDepartureRunsTheStreamToItsEnd(t *testing.T) {
 	onBothReads(t, func(t *testing.T, merged bool) {
-		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
 		b, events, _, ctx, outcome := streamBody(t, merged, time.Hour, tok("a"),
 			func(o *Options) { o.IgnoreDisconnects = true })
 		if got := <-readAsync(b); got != "data: a\n\n" {
@@ -320,16 +318,36 @@ func feed(t *testing.T, events chanStream, evs ...generate.Event) {
 	}()
 }
 
+// tok is a token event whose text is text.
+func tok(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
+
+// pacedAfterFirst is pacedBody's body with the first event, "a", read: written alone.
+func pacedAfterFirst(t *testing.T, merged bool, p pace) (b *genBody, events chanStream, fake *clock.Fake, ctx context.Context, outcome chan string) {
+	t.Helper()
+	b, events, fake, ctx, outcome = pacedBody(t, merged, p, tok("a"))
+	if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
+		t.Fatalf("first read %q, want the first event alone", got)
+	}
+	return b, events, fake, ctx, outcome
+}
+
+// closeWithoutTimers closes b and fails the test if a timer outlived it.
+func closeWithoutTimers(t *testing.T, b *genBody, fake *clock.Fake) {
+	t.Helper()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := fake.Pending(); n != 0 {
+		t.Fatalf("%d timers outlived Close", n)
+	}
+}
+
 // TestStreamIntervalHoldsEventsAfterTheFirst: with an interval of 3, the first event is one
 // write, the next three are the second, and the stream's end sends the events held with it.
 // Events that send nothing do not count.
 func TestStreamIntervalHoldsEventsAfterTheFirst(t *testing.T) {
 	onBothReads(t, func(t *testing.T, merged bool) {
-		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
-		b, events, fake, _, _ := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 3}, tok("a"))
-		if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
-			t.Fatalf("first read %q, want the first event alone", got)
-		}
+		b, events, fake, _, _ := pacedAfterFirst(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 3})
 		feed(t, events, tok("b"), tok(""), tok("c"), tok("d"),
 			tok("e"), generate.Event{HasToken: true, Trimmed: "f", Done: true, Finish: generate.FinishLength})
 		if got := nextRead(t, readAsync(b)); got != "data: b\n\ndata: c\n\ndata: d\n\n" {
@@ -338,12 +356,7 @@ func TestStreamIntervalHoldsEventsAfterTheFirst(t *testing.T) {
 		if got := nextRead(t, readAsync(b)); got != "data: e\n\ndata: f\n\ndata: end\n\n" {
 			t.Fatalf("last read %q, want the two events held and the end", got)
 		}
-		if err := b.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if n := fake.Pending(); n != 0 {
-			t.Fatalf("%d timers outlived the stream", n)
-		}
+		closeWithoutTimers(t, b, fake)
 	})
 }
 
@@ -352,11 +365,7 @@ func TestStreamIntervalHoldsEventsAfterTheFirst(t *testing.T) {
 // them has waited maxHold, not before, and its keep-alive then counts from that write.
 func TestHeldEventsWaitAtMostMaxHold(t *testing.T) {
 	onBothReads(t, func(t *testing.T, merged bool) {
-		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
-		b, events, fake, _, _ := pacedBody(t, merged, pace{stall: time.Second, keepAlive: 10 * time.Second, interval: 4}, tok("a"))
-		if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
-			t.Fatalf("first read %q", got)
-		}
+		b, events, fake, _, _ := pacedAfterFirst(t, merged, pace{stall: time.Second, keepAlive: 10 * time.Second, interval: 4})
 		armed := fake.TimerCreated()
 		read := readAsync(b)
 		send := func(evs ...generate.Event) {
@@ -397,12 +406,7 @@ func TestHeldEventsWaitAtMostMaxHold(t *testing.T) {
 		if got := nextRead(t, read); got != "data: d\n\n" {
 			t.Fatalf("after a write and less than a quiet while the read gave %q, want the event held", got)
 		}
-		if err := b.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if n := fake.Pending(); n != 0 {
-			t.Fatalf("%d timers outlived Close", n)
-		}
+		closeWithoutTimers(t, b, fake)
 	})
 }
 
@@ -410,11 +414,7 @@ func TestHeldEventsWaitAtMostMaxHold(t *testing.T) {
 // departed client's, its timers stopped.
 func TestClosingWhileEventsAreHeld(t *testing.T) {
 	onBothReads(t, func(t *testing.T, merged bool) {
-		tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
-		b, events, fake, ctx, outcome := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 4}, tok("a"))
-		if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
-			t.Fatalf("first read %q", got)
-		}
+		b, events, fake, ctx, outcome := pacedAfterFirst(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 4})
 		armed := fake.TimerCreated()
 		read := readAsync(b)
 		events <- tok("b")
@@ -457,12 +457,8 @@ func TestEventsHeldGoOutBeforeAnEarlyEnd(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			onBothReads(t, func(t *testing.T, merged bool) {
-				tok := func(text string) generate.Event { return generate.Event{HasToken: true, Trimmed: text} }
-				b, events, fake, _, outcome := pacedBody(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 4}, tok("a"))
+				b, events, fake, _, outcome := pacedAfterFirst(t, merged, pace{stall: time.Second, keepAlive: time.Hour, interval: 4})
 				b.ans = boomAnswer{}
-				if got := nextRead(t, readAsync(b)); got != "data: a\n\n" {
-					t.Fatalf("first read %q", got)
-				}
 				feed(t, events, tok("b"), tok("c"), last)
 				got := nextRead(t, readAsync(b))
 				if !strings.HasPrefix(got, "data: b\n\ndata: c\n\ndata: {") || !strings.Contains(got, `"error"`) {
@@ -471,14 +467,9 @@ func TestEventsHeldGoOutBeforeAnEarlyEnd(t *testing.T) {
 				if got := nextRead(t, readAsync(b)); got != "error: EOF" {
 					t.Fatalf("read after the error %q, want the end", got)
 				}
-				if err := b.Close(); err != nil {
-					t.Fatal(err)
-				}
+				closeWithoutTimers(t, b, fake)
 				if o := <-outcome; o != OutcomeFailed {
 					t.Fatalf("outcome %q, want failed", o)
-				}
-				if n := fake.Pending(); n != 0 {
-					t.Fatalf("%d timers outlived the stream", n)
 				}
 			})
 		})
