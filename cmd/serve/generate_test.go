@@ -781,6 +781,20 @@ func TestStreamIntervalWritesEventsTogether(t *testing.T) {
 	}
 }
 
+// TestHeldEventsGoOutOnASlowModel: on a model slowed past the hold's 100 ms a step, a stream
+// written four events at a time still sends each token alone, as it comes.
+func TestHeldEventsGoOutOnASlowModel(t *testing.T) {
+	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=120", "SLUICE_GENERATE_STREAM_INTERVAL=4")
+	g := readLMGoldens(t)[0]
+	body, _ := json.Marshal(map[string]any{"inputs": g.Prompt, "parameters": map[string]any{"max_new_tokens": 4}})
+	chunks := streamChunks(t, srv.url, "/generate_stream", string(body))
+	for _, c := range chunks {
+		if n := strings.Count(c, "data:"); n != 1 || len(chunks) < 2 {
+			t.Fatalf("%d chunks, one of %d events: want every token alone", len(chunks), n)
+		}
+	}
+}
+
 // streamChunks posts body to path on a raw connection and returns the answer's HTTP chunks,
 // each a write of the server's, in order.
 func streamChunks(t *testing.T, url, path, body string) []string {
