@@ -29,8 +29,8 @@ type stepper interface {
 // after a past, or of first prompts, runs there instead: each row's past at the front of a
 // row of the runner's own buffers, which the graph extends in place. A sequence keeps its row
 // from step to step, so that a row that stays gathers nothing whatever the plan's order, and
-// a sequence that joins or leaves moves at most one other (stepScratch.place). Run is called from one goroutine, one step at a time;
-// Terminate from any.
+// a sequence that joins or leaves moves at most one other (stepScratch.place). Run is called
+// from one goroutine, one step at a time; Terminate from any.
 type Runner struct {
 	d     stepper
 	shape DecoderShape
@@ -260,10 +260,14 @@ func (sc *stepScratch) reusable(p *stepplan.Plan, past, seq int) bool {
 // remember records a step over p's rows (of past and seq, on the in-place graph or not) for
 // reusable: only a successful decode on the decoder-with-past graph leaves a present the next
 // step can take (a prefill's is padded to its longest prompt; the in-place graph's rows are
-// kept by place instead). lastLens is each row's length after the step, less one.
+// kept by place instead), and any other forgets. lastLens is each row's length after the
+// step, less one.
 func (sc *stepScratch) remember(p *stepplan.Plan, past, seq int, inPlace, ok bool) {
 	sc.lastOK = ok && seq == 1 && !inPlace
 	sc.lastInPlace = inPlace
+	if !sc.lastOK {
+		return
+	}
 	sc.lastSeqs = sc.lastSeqs[:0]
 	sc.lastLens = sc.lastLens[:0]
 	for i := range p.Rows {

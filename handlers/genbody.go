@@ -17,11 +17,11 @@ import (
 // genBody is a generation stream's body as the HTTP server reads it: each Read waits for the
 // call's next events, or for the keep-alive's quiet, and returns them as server-sent events,
 // which the connection's own goroutine writes to the socket and flushes (as one chunk, or
-// several past the server's 4 KiB copy buffer). No writer goroutine and no pipe
-// stand between a token and its socket, and a call of one choice reads its stream directly
-// (direct), with no goroutine of its own: on a server with one core, a hand-off per token per
-// stream is a share of the step. The choices of a call of several are merged by a goroutine
-// each (genCall.events).
+// several past the server's 4 KiB copy buffer). No writer goroutine and no pipe stand between
+// a token and its socket, and a call of one choice reads its stream directly (direct), with
+// no goroutine of its own: on a server with one core, a hand-off per token per stream is a
+// share of the step. The choices of a call of several are merged by a goroutine each
+// (genCall.events).
 //
 // After its first event, which goes out at once, a stream can be written a few events at a
 // time (pace.interval): a write per token per stream is the largest cost of a step beside the

@@ -19,8 +19,8 @@ type Model struct {
 	ONNX      []byte
 	// DecodeInPlace holds decode_inplace.onnx when the directory has one: a decoder's
 	// network for one new token a row after a past, or first prompts, with its keys and values
-	// updated in place
-	// (engine.Decoder.AddInPlaceDecode; models/train/export_inplace.py writes tiny-lm's).
+	// updated in place (engine.Decoder.AddInPlaceDecode; models/train/export_inplace.py writes
+	// tiny-lm's).
 	DecodeInPlace []byte
 	// Generation holds generation_config.json verbatim when the directory has one.
 	Generation []byte
