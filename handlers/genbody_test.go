@@ -22,21 +22,21 @@ func (panickyAnswer) event(*genCall, int, generate.Event) []byte {
 	panic("an event that cannot be built")
 }
 
-// TestStreamEventPanicEndsTheStreamWithAnError: a panic while building an event ends the
-// stream with the dialect's internal-error event and a failed outcome, logged by the panic's
-// type only; the process goes on.
-func TestStreamEventPanicEndsTheStreamWithAnError(t *testing.T) {
-	var logs bytes.Buffer
-	s := &server{opts: Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Clock: clock.Real()}}
+// loggedCall is a call of one choice on /v1/completions whose server logs, as JSON, to logs.
+func loggedCall(t *testing.T) (g *genCall, logs *bytes.Buffer) {
+	logs = &bytes.Buffer{}
+	s := &server{opts: Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Clock: clock.Real()}}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	g := &genCall{s: s, x: &exchange{id: "req-1", route: &Route{Path: "/v1/completions"}}, d: completions{}, ctx: ctx,
-		choices: make([]genChoice, 1)}
-	events := make(chan indexed, 1)
-	events <- indexed{0, generate.Event{HasToken: true, Trimmed: "secret-ish text"}}
-	var outcome string
-	b := &genBody{g: g, ans: panickyAnswer{&completionAnswer{}}, events: events, pace: pace{stall: time.Second, keepAlive: time.Minute, interval: 1},
-		closed: func(o string) { outcome = o }}
+	t.Cleanup(cancel)
+	return &genCall{s: s, x: &exchange{id: "req-1", route: &Route{Path: "/v1/completions"}}, d: completions{}, ctx: ctx,
+		choices: make([]genChoice, 1)}, logs
+}
+
+// readToEnd reads b whole, as the HTTP server does, and closes it: the body and the stream's
+// outcome.
+func readToEnd(t *testing.T, b *genBody) (body []byte, outcome string) {
+	t.Helper()
+	b.closed = func(o string) { outcome = o }
 	body, err := io.ReadAll(b)
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +44,18 @@ func TestStreamEventPanicEndsTheStreamWithAnError(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return body, outcome
+}
+
+// TestStreamEventPanicEndsTheStreamWithAnError: a panic while building an event ends the
+// stream with the dialect's internal-error event and a failed outcome, logged by the panic's
+// type only; the process goes on.
+func TestStreamEventPanicEndsTheStreamWithAnError(t *testing.T) {
+	g, logs := loggedCall(t)
+	events := make(chan indexed, 1)
+	events <- indexed{0, generate.Event{HasToken: true, Trimmed: "secret-ish text"}}
+	b := &genBody{g: g, ans: panickyAnswer{&completionAnswer{}}, events: events, pace: pace{stall: time.Second, keepAlive: time.Minute, interval: 1}}
+	body, outcome := readToEnd(t, b)
 	if !bytes.HasPrefix(body, []byte("data: ")) || !bytes.Contains(body, []byte(`"error"`)) || outcome != OutcomeFailed {
 		t.Fatalf("body %q, outcome %q: want one error event and a failed outcome", body, outcome)
 	}
@@ -66,22 +78,9 @@ func (panickyStream) Seed() (seed uint64, sampled bool) { return 0, false }
 // the goroutine that merges them) ends the stream with the dialect's error event and a failed
 // outcome, logged by type only, and the process goes on.
 func TestStreamReadPanicEndsTheStreamWithAnError(t *testing.T) {
-	var logs bytes.Buffer
-	s := &server{opts: Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Clock: clock.Real()}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	g := &genCall{s: s, x: &exchange{id: "req-3", route: &Route{Path: "/v1/completions"}}, d: completions{}, ctx: ctx,
-		choices: make([]genChoice, 1), streams: []TokenStream{panickyStream{}},
-		first: []generate.Event{{HasToken: true, Index: 1, Trimmed: "a"}}}
-	var outcome string
-	b := newGenBody(g, textAnswer{}, nil, pace{stall: time.Second, keepAlive: time.Minute, interval: 1}, func(o string) { outcome = o })
-	body, err := io.ReadAll(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
+	g, logs := loggedCall(t)
+	g.streams, g.first = []TokenStream{panickyStream{}}, []generate.Event{{HasToken: true, Index: 1, Trimmed: "a"}}
+	body, outcome := readToEnd(t, newGenBody(g, textAnswer{}, nil, pace{stall: time.Second, keepAlive: time.Minute, interval: 1}, nil))
 	if !bytes.HasPrefix(body, []byte("data: a\n\ndata: ")) || !bytes.Contains(body, []byte(`"error"`)) || outcome != OutcomeFailed {
 		t.Fatalf("body %q, outcome %q: want the first token, one error event and a failed outcome", body, outcome)
 	}
