@@ -15,10 +15,11 @@ import (
 )
 
 // BenchmarkRunEncoder measures one encoder pass on each shipped token classifier (trained by
-// models/train) for batch sizes 1, 8, 32 and 128 at a short and at the longest sequence length, and
-// reports ms per sequence: the number the batcher's sizing trades against latency. The two
-// networks have the same shape; clinical-ner also embeds pretrained word vectors, so the
-// ratio between them in one run is what those cost. A model skips until its model.onnx exists.
+// models/train) for batch sizes 1 to 32 in powers of two and 128, at a short and at the
+// longest sequence length, and reports ms per sequence: the number the batcher's sizing
+// trades against latency. The two networks have the same shape; clinical-ner also embeds
+// pretrained word vectors, so the ratio between them in one run is what those cost. A model
+// skips until its model.onnx exists.
 func BenchmarkRunEncoder(b *testing.B) {
 	for _, name := range []string{"pii", "clinical-ner"} {
 		b.Run("model="+name, func(b *testing.B) { benchRunEncoder(b, name) })
@@ -40,12 +41,12 @@ func benchRunEncoder(b *testing.B, name string) {
 	benchEncoderShapes(b, s, cfg)
 }
 
-// benchEncoderShapes runs s at batch 1, 8, 32 and 128 of 32 tokens and of the longest
+// benchEncoderShapes runs s at batch 1, 2, 4, 8, 16, 32 and 128 of 32 tokens and of the longest
 // sequence, on random ids from the vocabulary, and reports ms per sequence.
 func benchEncoderShapes(b *testing.B, s *Session, cfg modelConfig) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, seqLen := range []int{32, cfg.MaxPositions} {
-		for _, batch := range []int{1, 8, 32, 128} {
+		for _, batch := range []int{1, 2, 4, 8, 16, 32, 128} {
 			in := EncoderBatch{Batch: batch, SeqLen: seqLen, IDs: make([]int64, batch*seqLen), Mask: make([]int64, batch*seqLen)}
 			for i := range in.IDs {
 				// Ids from the whole vocabulary but the first few, where special tokens live.
