@@ -296,17 +296,18 @@ func messageText(raw json.RawMessage) (string, bool) {
 	if json.Unmarshal(raw, &parts) != nil {
 		return "", false
 	}
-	text := ""
+	// One builder: a body of many short parts must cost its length, not its length squared.
+	var text strings.Builder
 	for i, part := range parts {
 		if part.Type != "text" || part.Text == nil {
 			return "", false
 		}
 		if i > 0 {
-			text += "\n"
+			text.WriteByte('\n')
 		}
-		text += *part.Text
+		text.WriteString(*part.Text)
 	}
-	return text, true
+	return text.String(), true
 }
 
 // chatAnswer writes one chat request's answers.

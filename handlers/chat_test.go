@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,32 @@ func TestChatCompletionsRefuseWhatTheyCannotServe(t *testing.T) {
 	r = f.do(t, "POST", "/v1/chat/completions", `{"model":"fake-lm",`+user+`}`)
 	if e, _ := r.body["error"].(map[string]any); r.status != 400 || !strings.Contains(e["message"].(string), "maximum context length is 64") {
 		t.Fatalf("too long: %d %s", r.status, r.raw)
+	}
+}
+
+// TestContentOfManyPartsCostsItsLength: a message's text parts are joined in one pass, so a
+// body of thousands of short parts allocates in proportion to its size (joining by string
+// concatenation copied what was built for every part: hundreds of megabytes for this one).
+func TestContentOfManyPartsCostsItsLength(t *testing.T) {
+	const part, parts = "twenty-four characters!!", 4000
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range parts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"text","text":"` + part + `"}`)
+	}
+	b.WriteByte(']')
+	raw := json.RawMessage(b.String())
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	text, ok := messageText(raw)
+	runtime.ReadMemStats(&after)
+	if want := parts*(len(part)+1) - 1; !ok || len(text) != want {
+		t.Fatalf("joined %d bytes (ok %v), want %d", len(text), ok, want)
+	}
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(16*len(raw)); got > limit {
+		t.Fatalf("joining %d bytes of parts allocated %d bytes, more than %d", len(raw), got, limit)
 	}
 }
