@@ -30,7 +30,7 @@ type Spec struct {
 func (s Spec) regex() (string, error) {
 	switch s.Kind {
 	case JSONObject:
-		return anyObject(anyDepth), nil
+		return anyJSONObject, nil
 	case JSONSchema:
 		return SchemaRegex(s.Schema)
 	case Regex:

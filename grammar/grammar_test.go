@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -431,5 +432,42 @@ func TestAGrownIndexRetires(t *testing.T) {
 	}
 	if _, err := m.Allowed(); !errors.Is(err, ErrTooManyStates) {
 		t.Fatalf("past the hard bound: %v", err)
+	}
+}
+
+// TestSmallSchemasThatWouldBuildHugeOnesAreRefusedCheaply: each piece of a schema's regular
+// expression is held to the size bound as it is joined, so a schema of a few kilobytes that
+// would write an open value thousands of times is refused before it allocates the lot.
+func TestSmallSchemasThatWouldBuildHugeOnesAreRefusedCheaply(t *testing.T) {
+	props := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"p` + strconv.Itoa(i) + `":{}`)
+		}
+		return b.String()
+	}
+	for name, schema := range map[string]string{
+		"anyOf of open values":   `{"anyOf":[` + strings.Repeat(`{},`, 20000) + `{}]}`,
+		"type list of open ones": `{"anyOf":[` + strings.Repeat(`{"type":["object","array"]},`, 2000) + `true]}`,
+		"object of open values":  `{"type":"object","properties":{` + props(20000) + `}}`,
+		"a thousand items":       `{"type":"array","minItems":1000,"items":{"type":"object","properties":{` + props(10) + `}}}`,
+		"enum of many values":    `{"enum":[` + strings.Repeat(`"a long enough value to count",`, 20000) + `"x"]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := SchemaRegex([]byte(schema))
+			runtime.ReadMemStats(&after)
+			var unsupported *UnsupportedError
+			if !errors.As(err, &unsupported) || unsupported.Feature != "a schema this large" {
+				t.Fatalf("got %v, want the schema refused as too large", err)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+				t.Fatalf("refusing a %d-byte schema allocated %d MB", len(schema), got>>20)
+			}
+		})
 	}
 }

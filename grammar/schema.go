@@ -53,7 +53,27 @@ const maxAnyKey = 64
 const maxRepeat = 1000
 
 // maxSchemaRegex bounds the regular expression a schema becomes, and so its compile and DFA.
+// Every piece is held to it as it is joined, not only the whole when done: a small schema
+// (a list of many `{}`, an array of a thousand items) would otherwise build gigabytes first.
 const maxSchemaRegex = 256 << 10
+
+// errTooLarge refuses a schema whose regular expression would pass maxSchemaRegex.
+var errTooLarge = &UnsupportedError{Feature: "a schema this large"}
+
+// anyJSON and anyJSONObject are anyValue and anyObject at anyDepth, written once: every open
+// value of every schema is one of them.
+var anyJSON, anyJSONObject = anyValue(anyDepth), anyObject(anyDepth)
+
+// joinAlts writes alternatives as one group, or refuses them together past maxSchemaRegex.
+func joinAlts(alts []string) (string, error) {
+	n := 4 + len(alts)
+	for _, a := range alts {
+		if n += len(a); n > maxSchemaRegex {
+			return "", errTooLarge
+		}
+	}
+	return `(?:` + strings.Join(alts, `|`) + `)`, nil
+}
 
 // anyValue is any JSON value nested at most depth levels.
 func anyValue(depth int) string {
@@ -121,7 +141,7 @@ func SchemaRegex(schema []byte) (string, error) {
 		return "", &InvalidError{Reason: "the schema is not one JSON value"}
 	}
 	if b, ok := root.(bool); ok && b {
-		return anyValue(anyDepth), nil
+		return anyJSON, nil
 	}
 	m, ok := root.(map[string]any)
 	if !ok {
@@ -133,7 +153,7 @@ func SchemaRegex(schema []byte) (string, error) {
 		return "", err
 	}
 	if len(re) > maxSchemaRegex {
-		return "", &UnsupportedError{Feature: "a schema this large"}
+		return "", errTooLarge
 	}
 	return re, nil
 }
@@ -186,7 +206,7 @@ func (w *schemaWriter) value(s map[string]any, depth int) (string, error) {
 		if len(alts) == 0 {
 			return "", &InvalidError{Reason: "no `enum` value is of the schema's `type`"}
 		}
-		return `(?:` + strings.Join(alts, `|`) + `)`, nil
+		return joinAlts(alts)
 	}
 	for _, key := range []string{"anyOf", "oneOf"} {
 		a, ok := s[key]
@@ -201,31 +221,39 @@ func (w *schemaWriter) value(s map[string]any, depth int) (string, error) {
 			return "", &UnsupportedError{Feature: "`oneOf` whose branches are not of distinct types"}
 		}
 		alts := make([]string, 0, len(list))
+		size := 0
 		for _, sub := range list {
 			re, err := w.sub(sub, key, depth)
 			if err != nil {
 				return "", err
 			}
+			if size += len(re); size > maxSchemaRegex {
+				return "", errTooLarge
+			}
 			alts = append(alts, re)
 		}
-		return `(?:` + strings.Join(alts, `|`) + `)`, nil
+		return joinAlts(alts)
 	}
 	types, err := schemaTypes(s)
 	if err != nil {
 		return "", err
 	}
 	if types == nil {
-		return anyValue(anyDepth), nil
+		return anyJSON, nil
 	}
 	alts := make([]string, 0, len(types))
+	size := 0
 	for _, t := range types {
 		re, err := w.typed(s, t, depth)
 		if err != nil {
 			return "", err
 		}
+		if size += len(re); size > maxSchemaRegex {
+			return "", errTooLarge
+		}
 		alts = append(alts, re)
 	}
-	return `(?:` + strings.Join(alts, `|`) + `)`, nil
+	return joinAlts(alts)
 }
 
 // annotations are the keywords that constrain nothing.
@@ -415,12 +443,12 @@ func (w *schemaWriter) sub(v any, where string, depth int) (string, error) {
 		if err == nil && len(re) > maxSchemaRegex {
 			// Checked at every level: a part written twice (an array's item, a definition
 			// used twice) would otherwise double the work at each.
-			return "", &UnsupportedError{Feature: "a schema this large"}
+			return "", errTooLarge
 		}
 		return re, err
 	case bool:
 		if x {
-			return anyValue(anyDepth), nil
+			return anyJSON, nil
 		}
 		return "", &UnsupportedError{Feature: "a `false` schema under `" + where + "`"}
 	}
@@ -507,7 +535,7 @@ func (w *schemaWriter) object(s map[string]any, depth int) (string, error) {
 			return `\{(?:` + member + `(?:,` + member + `)*)?\}`, nil
 		}
 		if additionalAllowed(s) {
-			return anyObject(anyDepth), nil
+			return anyJSONObject, nil
 		}
 		return `\{\}`, nil
 	}
@@ -527,6 +555,9 @@ func (w *schemaWriter) object(s map[string]any, depth int) (string, error) {
 		b.WriteString(regexp.QuoteMeta(string(key)))
 		b.WriteString(`:`)
 		b.WriteString(val)
+		if b.Len() > maxSchemaRegex {
+			return "", errTooLarge
+		}
 	}
 	b.WriteString(`\}`)
 	return b.String(), nil
@@ -634,7 +665,7 @@ func appendJSON(b []byte, v any) []byte {
 }
 
 func (w *schemaWriter) array(s map[string]any, depth int) (string, error) {
-	item := anyValue(anyDepth)
+	item := anyJSON
 	if it, ok := s["items"]; ok {
 		re, err := w.sub(it, "items", depth)
 		if err != nil {
@@ -645,6 +676,9 @@ func (w *schemaWriter) array(s map[string]any, depth int) (string, error) {
 	lo, hi, err := bounds(s, "minItems", "maxItems")
 	if err != nil {
 		return "", err
+	}
+	if len(item)*itemCopies(lo, hi) > maxSchemaRegex {
+		return "", errTooLarge
 	}
 	return `\[` + items(item, lo, hi) + `\]`, nil
 }
@@ -678,6 +712,20 @@ func items(item string, lo, hi int) string {
 		return `(?:` + b.String() + `)?`
 	}
 	return b.String()
+}
+
+// itemCopies is how many times items writes its item out.
+func itemCopies(lo, hi int) int {
+	if hi == 0 {
+		return 0
+	}
+	outright := max(lo, 1)
+	switch more := hi - outright; {
+	case hi < 0, more > maxWrittenOut:
+		return outright + 1
+	default:
+		return outright + more
+	}
 }
 
 // maxWrittenOut bounds how many optional items are nested when a list is written out (the
