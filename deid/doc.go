@@ -29,6 +29,14 @@
 // holds across processes only when they share Config.HashKey (Keyed); with a drawn key it
 // holds within one process's life.
 //
+// # One tenant, one key
+//
+// Redactor.Scoped(tenant) is the Redactor for one caller's tenant: its key is an HMAC of the
+// tenant under Config.HashKey, so every keyed result (a subject's offset and surrogates, hash,
+// reversible ids, fingerprints) is the tenant's own. A caller cannot then send another
+// tenant's subject id, or a guessed name, and read back what that tenant was given. The
+// tenant "" (a server without identities) uses the key itself.
+//
 // # Semantics, and where they differ from OpenMed's
 //
 //   - mask writes "[label]" with the model's own label. With a mapping, every occurrence of a

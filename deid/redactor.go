@@ -36,10 +36,15 @@ const MinHashKey = 16
 
 // Redactor de-identifies documents. Create it with New; it is safe for concurrent use.
 type Redactor struct {
-	key     []byte
-	keyed   bool       // key is Config.HashKey, not drawn for this process
-	mu      sync.Mutex // guards entropy, which need not be safe for concurrent reads
-	entropy io.Reader
+	key   []byte
+	keyed bool // key is Config.HashKey (or derived from it), not drawn for this process
+	src   *entropy
+}
+
+// entropy is the Redactor's source of document randomness, shared by its Scoped views.
+type entropy struct {
+	mu sync.Mutex // guards r, which need not be safe for concurrent reads
+	r  io.Reader
 }
 
 // Validate reports every field that is wrong: the result joins one *settings.Problem per bad
@@ -57,17 +62,35 @@ func New(cfg Config) (*Redactor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Redactor{key: slices.Clone(cfg.HashKey), keyed: cfg.HashKey != nil, entropy: cfg.Entropy}
-	if r.entropy == nil {
-		r.entropy = rand.Reader
+	r := &Redactor{key: slices.Clone(cfg.HashKey), keyed: cfg.HashKey != nil, src: &entropy{r: cfg.Entropy}}
+	if r.src.r == nil {
+		r.src.r = rand.Reader
 	}
 	if r.key == nil {
 		r.key = make([]byte, 32)
-		if _, err := io.ReadFull(r.entropy, r.key); err != nil {
+		if _, err := io.ReadFull(r.src.r, r.key); err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// tenantDomain separates the derivation of a tenant's key from every use of the key itself.
+const tenantDomain = "sluice/deid/tenant/v1"
+
+// Scoped is r for one tenant: every keyed result (hash, reversible id, fingerprint, a
+// subject's date shift and surrogates) is derived under HMAC-SHA256(key, the tenant), so that
+// no caller can use the service to recompute, and so confirm, what it gives another tenant
+// for the same original or subject. The tenant "" (a server without identities) is r itself.
+func (r *Redactor) Scoped(tenant string) *Redactor {
+	if tenant == "" {
+		return r
+	}
+	h := hmac.New(sha256.New, r.key)
+	h.Write([]byte(tenantDomain))
+	h.Write([]byte{0})
+	h.Write([]byte(tenant))
+	return &Redactor{key: h.Sum(nil), keyed: r.keyed, src: r.src}
 }
 
 // Options are one request's choices.
@@ -331,9 +354,9 @@ type document struct {
 
 func (r *Redactor) document() document {
 	var seed [32]byte
-	r.mu.Lock()
-	_, err := io.ReadFull(r.entropy, seed[:])
-	r.mu.Unlock()
+	r.src.mu.Lock()
+	_, err := io.ReadFull(r.src.r, seed[:])
+	r.src.mu.Unlock()
 	if err != nil {
 		// Only a broken entropy source fails; crypto/rand does not. Fall back to the
 		// runtime's own randomness rather than a fixed seed.

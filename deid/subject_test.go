@@ -91,6 +91,45 @@ func TestASubjectsNotesShareSurrogatesAndShift(t *testing.T) {
 	}
 }
 
+// TestTenantsHaveTheirOwnDerivations: a Scoped view keys every derivation to its tenant: one
+// tenant's subject, hashes and reversible ids agree on every replica with the key and differ
+// from another tenant's; the tenant "" is the Redactor itself.
+func TestTenantsHaveTheirOwnDerivations(t *testing.T) {
+	r := subjectRedactor(t, "0123456789abcdef")
+	if r.Scoped("") != r {
+		t.Fatal("the tenant \"\" is not the Redactor itself")
+	}
+	var n noteBuilder
+	n.text("Seen with ")
+	n.span("first_name", "Alan")
+	n.text(" on ")
+	n.span("date", "2021-03-04")
+	n.text(".")
+	pol, err := LookupPolicy("hipaa_safe_harbor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol.ReversibleID = true
+	apply := func(r *Redactor, o Options) Result { return r.Apply(n.b.String(), n.spans, o) }
+	for name, o := range map[string]Options{
+		"subject": {Method: Replace, Subject: "patient-17"},
+		"hash":    {Method: Hash},
+		"policy":  {Policy: pol},
+	} {
+		clinic, lab := apply(r.Scoped("clinic"), o), apply(r.Scoped("lab"), o)
+		replica := apply(subjectRedactor(t, "0123456789abcdef").Scoped("clinic"), o)
+		if fmt.Sprint(replica.Redactions) != fmt.Sprint(clinic.Redactions) {
+			t.Fatalf("%s: a replica's view of one tenant: %v, want %v", name, replica.Redactions, clinic.Redactions)
+		}
+		if fmt.Sprint(lab.Redactions) == fmt.Sprint(clinic.Redactions) {
+			t.Fatalf("%s: two tenants agree: %v", name, clinic.Redactions)
+		}
+	}
+	if r.Scoped("clinic").Fingerprint("Alan") == r.Scoped("lab").Fingerprint("Alan") {
+		t.Fatal("two tenants' fingerprints of one text agree")
+	}
+}
+
 // TestASubjectsNamesAgreeHoweverTheyAreFound: under a subject, a whole name agrees with its
 // words found apart ("Alan Brooks" with "Alan" and "Brooks"), a title's given name with the
 // same name without a title, one word alone with the family name, one case with another.

@@ -21,7 +21,7 @@ func PIIDeidentify(ep Endpoint, r *deid.Redactor) Route {
 		Gate:   ep.Gate,
 		Models: ep.models(),
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
-			return s.serveDeidentify(c, x, &ep, r)
+			return s.serveDeidentify(c, x, &ep, r.Scoped(tenantOf(c)))
 		},
 	}
 }

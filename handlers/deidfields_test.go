@@ -13,17 +13,17 @@ import (
 // piiRoutesFixture serves every PII route over the fixture's fake (it finds "Alice"): both
 // extractions, both de-identifications under r, and the privacy gateway, whose model answers
 // "Noted.".
-func piiRoutesFixture(t *testing.T, r *deid.Redactor) *fixture {
+func piiRoutesFixture(t *testing.T, r *deid.Redactor, more ...func(*fixtureOptions)) *fixture {
 	t.Helper()
 	gen := &fakeGenerator{script: []generate.Event{last(1, "Noted.", "Noted.", generate.FinishLength)}}
 	trail := newAuditLog(t)
-	return newFixture(t, func(o *fixtureOptions) {
+	return newFixture(t, append([]func(*fixtureOptions){func(o *fixtureOptions) {
 		o.Audit = trail
 		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 4096, 4096
 		gw := GatewayEndpoint{PII: o.pii,
 			Generation: &GenerationEndpoint{Model: gen, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}
 		o.extra = []Route{PIIDeidentify(o.pii, r), PIIExtractStream(o.pii, r), PIIDeidentifyStream(o.pii, r), PrivacyGateway(gw)}
-	})
+	}}, more...)...)
 }
 
 func mustRedactor(t *testing.T, cfg deid.Config) *deid.Redactor {
@@ -188,6 +188,47 @@ func TestSubjectIDKeepsPseudonymsAcrossRequests(t *testing.T) {
 		}
 		if chunks.String() != text || final == nil || final["audit"].(map[string]any)["subject_scope"] != want || strings.Contains(r.raw, canary) {
 			t.Fatalf("keyed %v: the stream gave %q, the route %q; final %v", keyed, chunks.String(), text, final)
+		}
+	}
+}
+
+// TestTenantsDoNotShareSubjectsOrHashes: under one key, two tenants that send the same note
+// of the same subject get different stand-ins and shifts, and different hashes of the same
+// name, so that neither can use the service to recompute what it gives the other; one tenant
+// sending it twice gets the same answer, on the route and on its stream.
+func TestTenantsDoNotShareSubjectsOrHashes(t *testing.T) {
+	f := piiRoutesFixture(t, mustRedactor(t, deid.Config{HashKey: []byte("a key of sixteen bytes or more")}),
+		withTenants(t, map[string]string{"clinic": "null", "lab": "null"}))
+	note := "Alice came on 2021-03-04 for review."
+	answer := func(tenant, method string) string {
+		t.Helper()
+		fields := map[string]any{"text": note, "method": method, "subject_id": "p-1"}
+		r := f.do(t, "POST", "/pii/deidentify", body(t, fields), "X-API-Key", tenant+"-key")
+		if r.status != 200 {
+			t.Fatalf("%s: status %d: %s", tenant, r.status, r.raw)
+		}
+		s := f.do(t, "POST", "/pii/deidentify/stream", body(t, fields), "X-API-Key", tenant+"-key")
+		var chunks strings.Builder
+		for _, l := range strings.Split(strings.TrimSpace(s.raw), "\n") {
+			var ev map[string]any
+			_ = json.Unmarshal([]byte(l), &ev)
+			if ev["type"] == "chunk" {
+				chunks.WriteString(ev["redacted_text"].(string))
+			}
+		}
+		text := r.body["deidentified_text"].(string)
+		if chunks.String() != text {
+			t.Fatalf("%s %s: the stream gave %q, the route %q", tenant, method, chunks.String(), text)
+		}
+		return text
+	}
+	for _, method := range []string{"replace", "hash"} {
+		clinic, lab := answer("clinic", method), answer("lab", method)
+		if again := answer("clinic", method); again != clinic {
+			t.Fatalf("%s: one tenant's subject gave %q, then %q", method, clinic, again)
+		}
+		if clinic == lab || clinic == note {
+			t.Fatalf("%s: two tenants both got %q", method, clinic)
 		}
 	}
 }

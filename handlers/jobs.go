@@ -358,7 +358,7 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 		if plan.sweep {
 			ents, _ = entities.SafetySweep(plan.text, ents, s.sweepFor(plan.lang))
 		}
-		res := j.Redactor.Apply(plan.text, ents, plan.deid)
+		res := j.Redactor.Scoped(job.Tenant).Apply(plan.text, ents, plan.deid)
 		kept := make([]entities.Entity, len(res.Redactions))
 		for i, red := range res.Redactions {
 			kept[i] = entities.Entity{Label: red.Label, Start: red.Start, End: red.End, Score: red.Score}

@@ -31,13 +31,17 @@ import (
 // records' text hashes.
 func PIIExtractStream(ep Endpoint, r *deid.Redactor) Route {
 	return Route{Path: "/pii/extract/stream", Gate: ep.Gate, Models: ep.models(),
-		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveExtractStream(c, x, &ep, r) }}
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
+			return s.serveExtractStream(c, x, &ep, r.Scoped(tenantOf(c)))
+		}}
 }
 
 // PIIDeidentifyStream is POST /pii/deidentify/stream; see PIIExtractStream.
 func PIIDeidentifyStream(ep Endpoint, r *deid.Redactor) Route {
 	return Route{Path: "/pii/deidentify/stream", Gate: ep.Gate, Models: ep.models(),
-		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveDeidentifyStream(c, x, &ep, r) }}
+		serve: func(s *server, c *fiber.Ctx, x *exchange) error {
+			return s.serveDeidentifyStream(c, x, &ep, r.Scoped(tenantOf(c)))
+		}}
 }
 
 // ndjsonType is the content type of both streams, the one OpenMed's clients require.
