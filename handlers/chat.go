@@ -217,7 +217,7 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *tool
 		p.messages = msgs
 		if tools != nil {
 			tools.listed = true
-			p.options.Tools, p.options.ToolChoice, p.options.ParallelToolCalls = req.Tools, req.ToolChoice, req.ParallelToolCalls
+			p.options.Tools, p.options.ToolChoice, p.options.ParallelToolCalls = req.Tools, tools.choiceJSON(), req.ParallelToolCalls
 		}
 		return p, tools, "", "", ""
 	}

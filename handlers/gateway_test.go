@@ -602,3 +602,42 @@ func TestGatewayChatSendsNoFreeTextOfCalls(t *testing.T) {
 		t.Errorf("a call of no tool: %d %s", r.status, r.raw)
 	}
 }
+
+// TestGatewayChatSendsNoFreeTextBesideTheConversation: what leaves beside the messages is
+// read as the model will read it. tool_choice goes on as its mode and a declared tool's name
+// only; a name in a tool's description is found through JSON's escapes; and a body whose
+// tools are spelled twice, one spelling read by the tripwire and another by the dialect, is
+// refused.
+func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
+	up := &fakeChatUpstream{pieces: []string{"ok"}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up}))
+	})
+	tool := func(description string) string {
+		return `[{"type":"function","function":{"name":"flag","description":"` + description + `","parameters":{"type":"object"}}}]`
+	}
+	post := func(fields string) response {
+		return f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"gpt-x",`+fields+`,"messages":[{"role":"user","content":"I am Alice"}]}`)
+	}
+	r := post(`"tools":` + tool("flags a note") + `,"tool_choice":{"type":"function","function":{"name":"flag"},"note":"Alice 415-555-0132"}`)
+	up.mu.Lock()
+	choice, calls := string(up.opts.ToolChoice), len(up.seen)
+	up.mu.Unlock()
+	if r.status != 200 || choice != `{"function":{"name":"flag"},"type":"function"}` {
+		t.Fatalf("tool_choice with a note: %d, the upstream got tool_choice %s", r.status, choice)
+	}
+	for name, fields := range map[string]string{
+		"an escaped name in a description":   `"tools":` + tool(`ask \u0041lice`),
+		"tools spelled twice":                `"tools":` + tool("ask Alice") + `,"TOOLS":` + tool("flags a note"),
+		"tools spelled twice, the other way": `"TOOLS":` + tool("flags a note") + `,"tools":` + tool("ask Alice"),
+	} {
+		if r := post(fields); r.status == 200 || strings.Contains(r.raw, "Alice") {
+			t.Errorf("%s: %d %s", name, r.status, r.raw)
+		}
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if len(up.seen) != calls {
+		t.Errorf("the upstream was called %d more times", len(up.seen)-calls)
+	}
+}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -157,11 +158,13 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		return sess.Redact(text, ents)
 	}
 	// What the tripwire reads: every text that leaves, the names of the calls and the
-	// request's own tool definitions and response format among them.
-	sent := []string{string(req.Tools)}
+	// request's own tool definitions and response format among them, each of their strings
+	// as the model will read it (JSON's escapes undone: "Jos\u00e9" is José). tool_choice
+	// leaves as the mode and a declared tool's name only (toolPlan.choiceJSON).
+	sent := jsonTexts(req.Tools)
 	if req.ResponseFormat != nil {
 		rf, _ := json.Marshal(req.ResponseFormat)
-		sent = append(sent, string(rf))
+		sent = append(sent, jsonTexts(rf)...)
 	}
 	for i, m := range msgs {
 		for _, c := range m.ToolCalls {
@@ -189,7 +192,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		}
 		doc.set(msgs, leaves)
 	}
-	redacted, ok := rebuildChat(c.Body(), msgs)
+	redacted, ok := rebuildChat(c.Body(), msgs, &req)
 	if !ok {
 		return s.writeGenError(c, d, gatewayRefusal(sessRefuse(sess, gateway.Ambiguous)))
 	}
@@ -262,8 +265,10 @@ func conversationPII(ctx context.Context, x *exchange, ex Extractor, msgs []chat
 
 // rebuildChat is body with its messages replaced by msgs, and every other spelling of the
 // key "messages" that a case-insensitive decoder would also take removed. It checks the
-// result the way the chat dialect will read it: the messages it gets must be msgs exactly.
-func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
+// result the way the chat dialect will read it: the messages it gets must be msgs exactly,
+// and its tools, tool_choice and response_format those of req, which the tripwire read (two
+// spellings of one key may be read in another order once the body is written again).
+func rebuildChat(body []byte, msgs []chat.Message, req *chatRequest) ([]byte, bool) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(body, &fields) != nil {
 		return nil, false
@@ -303,12 +308,52 @@ func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
 	if msg != "" || len(got) != len(msgs) {
 		return nil, false
 	}
+	format, _ := json.Marshal(req.ResponseFormat)
+	checkFormat, _ := json.Marshal(check.ResponseFormat)
+	if !bytes.Equal(check.Tools, req.Tools) || !bytes.Equal(check.ToolChoice, req.ToolChoice) || !bytes.Equal(format, checkFormat) {
+		return nil, false
+	}
 	for i := range got {
 		if !sameMessage(got[i], msgs[i]) {
 			return nil, false
 		}
 	}
 	return rebuilt, true
+}
+
+// jsonTexts is every key, string and number of a JSON value, decoded; a value that is not
+// JSON is one text as it is.
+func jsonTexts(raw json.RawMessage) []string {
+	if !present(raw) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return []string{string(raw)}
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case json.Number:
+			out = append(out, x.String())
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				out = append(out, k)
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
 }
 
 // outboundCalls makes a conversation's calls safe to send: each call names one of the

@@ -150,6 +150,24 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 	return plan, "", ""
 }
 
+// choiceJSON is tool_choice as an external model gets it: written from what was read, so that
+// nothing the caller added beside the mode and a declared tool's name goes on.
+func (p *toolPlan) choiceJSON() json.RawMessage {
+	var v any
+	switch p.mode {
+	case toolsNone:
+		v = "none"
+	case toolsRequired:
+		v = "required"
+	case toolsNamed:
+		v = map[string]any{"type": "function", "function": map[string]string{"name": p.named}}
+	default:
+		v = "auto"
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
 // paramsOf is a tool's parameters schema, and whether the request has the tool.
 func (p *toolPlan) paramsOf(name string) (json.RawMessage, bool) {
 	if p == nil {
