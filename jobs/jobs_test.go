@@ -378,3 +378,44 @@ func TestJobsSettleEachRunsCharge(t *testing.T) {
 		t.Fatalf("results %+v, %v; settled %v", res, err, kept)
 	}
 }
+
+// TestJobsValuesOverTheMessageLimit: a document whose JSON is over what one message of the
+// job store holds is a 413 at Create (its text under MaxBytes, but each "<" written as six
+// bytes), not a job that can never be stored; and a result over it makes the document fail,
+// saying why, where it used to go back to the queue on every try.
+func TestJobsValuesOverTheMessageLimit(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.MaxBytes = 4 << 20
+	var runs atomic.Int32
+	m := open(t, box, cfg, func(_ context.Context, _ *Record, d Document) (Outcome, error) {
+		runs.Add(1)
+		if d.ID == "big" {
+			return Outcome{Text: strings.Repeat("x", 1<<20), Spans: []Span{}}, nil
+		}
+		return Outcome{Text: d.Text, Spans: []Span{}}, nil
+	})
+	escaped := Document{ID: "angles", Text: strings.Repeat("<", 200<<10)} // 200 KiB of text, 1.2 MB of JSON
+	var b *Bound
+	if _, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "fine"}, escaped}}); !errors.As(err, &b) ||
+		b.Status != 413 || !strings.Contains(b.Message, "document 1 ") {
+		t.Fatalf("a document over the message limit: %v", err)
+	}
+	rec, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "big", Text: "grows"}, {ID: "small", Text: "stays"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := waitStatus(t, m, "t", rec.ID, Done)
+	res, _, err := m.Results(context.Background(), "t", rec.ID, 0, 10)
+	if err != nil || done.FailedCount != 1 || len(res) != 2 {
+		t.Fatalf("record %+v, results %+v, %v", done, res, err)
+	}
+	for _, r := range res {
+		if (r.DocumentID == "big") != strings.Contains(r.Error, "over the job store's") || (r.DocumentID == "big" && r.DeidentifiedText != "") {
+			t.Errorf("result of %s: error %q, %d bytes of text", r.DocumentID, r.Error, len(r.DeidentifiedText))
+		}
+	}
+	if n := runs.Load(); n != 2 {
+		t.Errorf("the processor ran %d times for two documents", n)
+	}
+}

@@ -164,6 +164,14 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 		return nil, &Bound{Status: http.StatusRequestEntityTooLarge,
 			Message: fmt.Sprintf("a job's texts hold at most %d bytes (SLUICE_JOBS_MAX_BYTES)", m.cfg.MaxBytes)}
 	}
+	plains := make([][]byte, len(spec.Documents))
+	for i, d := range spec.Documents {
+		plains[i], _ = json.Marshal(d)
+		if n := len(plains[i]); n > m.maxValue() {
+			return nil, &Bound{Status: http.StatusRequestEntityTooLarge,
+				Message: fmt.Sprintf("document %d is %d bytes as stored (its JSON), over the job store's %d a message", i, n, m.maxValue())}
+		}
+	}
 	if spec.Webhook != nil {
 		if err := m.CheckWebhookURL(ctx, spec.Webhook.URL); err != nil {
 			return nil, err
@@ -209,9 +217,8 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	futures := make([]jetstream.PubAckFuture, 0, len(spec.Documents))
 	err = func() error {
 		rk := recordKey(tenant, rec.ID)
-		for i, d := range spec.Documents {
+		for i, plain := range plains {
 			k := docKey(rec.ID, i)
-			plain, _ := json.Marshal(d)
 			msg := nats.NewMsg(m.n.subject + "." + rec.ID)
 			msg.Header.Set(headerRecord, rk)
 			msg.Header.Set(headerJob, rec.ID)
@@ -244,6 +251,18 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	m.met.job("created")
 	return rec, nil
 }
+
+// maxValue is the most bytes a document or a result may hold before sealing: the connection's
+// message limit (1 MiB unless the server says otherwise) less room for the seal and the
+// headers. A larger one would be refused by every publish, and a document's would be retried
+// for ever.
+func (m *Manager) maxValue() int {
+	return int(m.box.Conn().MaxPayload()) - valueRoom
+}
+
+// valueRoom is what a message holds beside its value: the seal's nonce and tag, and the
+// headers that name the job and the document.
+const valueRoom = 1 << 10
 
 // A document's message names its job's record key, its job and its index in headers (no text
 // there); its body is the sealed Document.

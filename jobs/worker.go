@@ -301,6 +301,13 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 			continue
 		}
 		plain, _ := json.Marshal(it.res)
+		if len(plain) > m.maxValue() {
+			// A result the store cannot hold would be refused on every try: the document
+			// fails, and says why.
+			it.res = Result{Index: it.res.Index, DocumentID: it.res.DocumentID, Length: it.res.Length, TextHash: it.res.TextHash,
+				Spans: []Span{}, Error: fmt.Sprintf("the document's result is %d bytes, over the job store's %d a message", len(plain), m.maxValue())}
+			plain, _ = json.Marshal(it.res)
+		}
 		f, err := m.js.PublishAsync("$KV."+m.n.results+"."+it.key(), m.seal.seal(it.key(), plain),
 			jetstream.WithExpectLastSequencePerSubject(0))
 		if err != nil {
