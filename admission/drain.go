@@ -27,6 +27,10 @@ const (
 	jitterFraction = 0.2
 )
 
+// quietGap is the longest span between folds that is read as busy throughout; past it, an
+// endpoint that holds nothing at the fold may have been idle for most of the span.
+const quietGap = 2 * foldInterval
+
 // drainRate is the moving average of completions per second. Whichever Admit call first
 // notices that an interval has passed folds it (lazyFold), so it never delays a caller and
 // the batch loop never touches it. Readers see the rate through atomics.
@@ -60,6 +64,12 @@ func (d *drainRate) observe(now time.Time, completed uint64, busy bool) {
 	switch {
 	case !d.seeded && n == 0:
 		return // nothing measured yet: a stalled start is not a rate
+	case d.seeded && !busy && span > quietGap && sample < d.avg.v:
+		// No caller came for a while and nothing is held now: the work this span counts
+		// ended at some point inside it, so the span overstates how long it took, and the
+		// sample can only be too low. Folded, it would send the first refusals of the next
+		// burst away for the longest Retry-After.
+		return
 	case !d.seeded:
 		d.seeded = true
 		d.avg.v = sample

@@ -170,6 +170,36 @@ func TestStaticPolicy(t *testing.T) {
 	}
 }
 
+// TestDrainRateSurvivesAQuietSpell: the last request of a busy spell completes, nothing comes
+// for ten minutes, then a burst: the first fold counts one completion over ten minutes, which
+// must not become the rate; the burst's refusals wait as long as the queue takes at the rate
+// before the lull, not the longest Retry-After. A long span that ends with work held still
+// counts.
+func TestDrainRateSurvivesAQuietSpell(t *testing.T) {
+	src := newFakeSource()
+	g, fake := newTestGate(t, Config{HighWatermark: 128, LowWatermark: 64, Policy: PolicyDrainRate}, src, fixedRand(0.5))
+	src.setDepth(10)
+	warmUp(t, g, fake, src, 20)
+	src.complete(1)
+	src.setDepth(0)
+	fake.Advance(10 * time.Minute)
+	g.Admit(Interactive)
+	if rate, _ := g.drain.get(); rate != 20 {
+		t.Fatalf("after a quiet spell the rate is %v/s, want 20", rate)
+	}
+	src.setDepth(300)
+	r, ok := g.Admit(Interactive)
+	if ok || r.RetryAfter > 20*time.Second {
+		t.Fatalf("the burst's first refusal: admitted %v, Retry-After %v", ok, r.RetryAfter)
+	}
+	fake.Advance(10 * time.Minute) // a long span with work held: the engine was slow, not idle
+	src.complete(60)
+	g.Admit(Interactive)
+	if rate, _ := g.drain.get(); rate >= 1 {
+		t.Fatalf("a slow busy span left the rate at %v/s", rate)
+	}
+}
+
 // TestDrainRateLadder: computed when warm, else static when set, else no header.
 func TestDrainRateLadder(t *testing.T) {
 	src := newFakeSource()
