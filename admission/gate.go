@@ -274,7 +274,7 @@ func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l Load) Refusal 
 		// then the header says when this client will be let in, not only when the door may
 		// open for everyone.
 		if rate, warm := g.drain.get(); warm {
-			if d, t, ok := g.book.reserve(now, ra, reservePerSecond(g.cfg.RetryReserve, rate)); ok {
+			if d, t, ok := g.book.reserve(now, ra, reservePerSecond(g.cfg.RetryReserve, rate/g.perRequest(l))); ok {
 				ra, tok = d, t
 			}
 			g.m.booked(tok.ok)
@@ -293,6 +293,15 @@ func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l Load) Refusal 
 	}
 	g.m.refused(p, reason, ra, source)
 	return r
+}
+
+// perRequest is one request's work in the drain rate's unit: 1 when the Queue counts requests,
+// its average demand in tokens (say) when it measures work.
+func (g *Gate) perRequest(l Load) float64 {
+	if depth := l.Depth(); g.lim.WorkUnits && depth > 0 && l.Work > 0 {
+		return float64(l.Work) / float64(depth)
+	}
+	return 1
 }
 
 // retryAfter walks the fallback ladder: the drain-rate estimate when that policy is chosen and
@@ -330,12 +339,7 @@ func (g *Gate) estimate(p Priority, reason Reason, l Load, rate float64, streak 
 	}
 	classRate := rate * g.lim.share(p, l.Waiting)
 	depth := l.Depth()
-	// unit is one request's work in the rate's unit: 1 when the Queue counts requests, its
-	// average demand in tokens (say) when it measures work.
-	unit := 1.0
-	if g.lim.WorkUnits && depth > 0 && l.Work > 0 {
-		unit = float64(l.Work) / float64(depth)
-	}
+	unit := g.perRequest(l)
 	var secs float64
 	switch reason {
 	case ReasonHighWatermark:

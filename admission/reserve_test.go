@@ -268,3 +268,34 @@ func TestOverbookingFollowsShowRate(t *testing.T) {
 		}
 	}
 }
+
+// TestBookingsCountRequestsWhenTheQueueMeasuresWork: a Queue whose drain rate is in work
+// (tokens) books places by the requests that rate completes, not by its tokens: 1,000 tokens
+// a second at 200 a request is 5 requests, so a share of 0.5 books 2 a second over the
+// Retry-After's second and the bookAhead seconds after it, not every refusal.
+func TestBookingsCountRequestsWhenTheQueueMeasuresWork(t *testing.T) {
+	src := newFakeSource()
+	src.setLimits(func(lim *Limits) { lim.WorkUnits = true })
+	g, fake := newTestGate(t, Config{HighWatermark: 256, Policy: PolicyStatic, StaticRetryAfter: 2 * time.Second,
+		RetryReserve: 0.5}, src, fixedRand(0.5))
+	src.set(func(l *Load) { l.Waiting[Interactive], l.Work = 10, 2000 })
+	g.Admit(Interactive)
+	for range warmIntervals {
+		fake.Advance(foldInterval)
+		src.set(func(l *Load) { l.WorkDone += 1000; l.Completed += 5 })
+		g.Admit(Interactive)
+	}
+	if rate, warm := g.drain.get(); !warm || rate != 1000 {
+		t.Fatalf("after warm-up: %v a second, warm %v", rate, warm)
+	}
+	src.set(func(l *Load) { l.Waiting[Interactive], l.Running, l.Work = 230, 40, 270*200 })
+	tokens := 0
+	for range 50 {
+		if r, ok := g.Admit(Interactive); !ok && r.Token.ok {
+			tokens++
+		}
+	}
+	if want := 2 * int(1+bookAhead/time.Second); tokens != want {
+		t.Fatalf("%d of 50 refusals booked a place, want %d", tokens, want)
+	}
+}
