@@ -18,11 +18,40 @@ type Map struct {
 	toPlaceholder map[string]string // kind + "\x00" + original -> placeholder
 	toOriginal    map[string]string // placeholder -> original
 	counts        map[string]int    // kind -> placeholders made
+	// literal are the placeholders the request's own texts already held (an earlier
+	// answer's "[PERSON_1]" pasted back): never made again for an original, and written
+	// back as they are when the model repeats them.
+	literal map[string]bool
 }
 
 // NewMap returns an empty map.
 func NewMap() *Map {
-	return &Map{toPlaceholder: map[string]string{}, toOriginal: map[string]string{}, counts: map[string]int{}}
+	return &Map{toPlaceholder: map[string]string{}, toOriginal: map[string]string{}, counts: map[string]int{},
+		literal: map[string]bool{}}
+}
+
+// Reserve notes the placeholders texts already hold as text of their own. Redact notes its
+// own text's; a request of several texts reserves them all before redacting any, so that
+// no text's literal can share a number with another's original.
+func (m *Map) Reserve(texts ...string) {
+	for _, text := range texts {
+		for {
+			i := strings.IndexByte(text, '[')
+			if i < 0 {
+				break
+			}
+			text = text[i:]
+			n, state := scan(text)
+			if state != complete {
+				text = text[1:]
+				continue
+			}
+			if _, ours := m.toOriginal[text[:n]]; !ours {
+				m.literal[text[:n]] = true
+			}
+			text = text[n:]
+		}
+	}
 }
 
 // Placeholders lists the map's placeholders, sorted (never the originals).
@@ -42,6 +71,7 @@ func (m *Map) Len() int { return len(m.toOriginal) }
 // into the first's kind; spans out of range are ignored. The same original of the same kind
 // gets the same placeholder in every text this map redacts.
 func (m *Map) Redact(text string, spans []entities.Entity) string {
+	m.Reserve(text)
 	sorted := slices.Clone(spans)
 	for i := range sorted {
 		sorted[i].End = min(sorted[i].End, len(text)) // a span past the end still covers what is there
@@ -78,8 +108,11 @@ func (m *Map) placeholder(kind, original string) string {
 	if p, ok := m.toPlaceholder[key]; ok {
 		return p
 	}
-	m.counts[kind]++
-	p := "[" + kind + "_" + strconv.Itoa(m.counts[kind]) + "]"
+	var p string
+	for p == "" || m.literal[p] {
+		m.counts[kind]++
+		p = "[" + kind + "_" + strconv.Itoa(m.counts[kind]) + "]"
+	}
 	m.toPlaceholder[key] = p
 	m.toOriginal[p] = original
 	return p
@@ -140,6 +173,7 @@ func (m *Map) Wipe() {
 	clear(m.toPlaceholder)
 	clear(m.toOriginal)
 	clear(m.counts)
+	clear(m.literal)
 }
 
 // Restorer writes a model's output back with the originals, piece by piece.
@@ -210,6 +244,8 @@ func (r *Restorer) Write(piece string) string {
 					original = jsonEscaped(original)
 				}
 				b.WriteString(original)
+			} else if r.m.literal[token] {
+				b.WriteString(token) // the request's own text, repeated
 			} else {
 				b.WriteString(Masked)
 				r.invented++

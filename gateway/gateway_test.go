@@ -145,3 +145,32 @@ func TestJSONRestoresStayJSON(t *testing.T) {
 		t.Fatalf("%q: %v, %q", got.String(), err, back.Patient)
 	}
 }
+
+// TestPlaceholdersTheTextAlreadyHeld: a placeholder the request's own text already holds (an
+// earlier answer's, pasted back) is never made again for an original, and comes back as it
+// was when the model repeats it; a request of several texts reserves every text's first.
+func TestPlaceholdersTheTextAlreadyHeld(t *testing.T) {
+	m := NewMap()
+	text := "[PERSON_1] wrote to Alan Brooks about [PERSON_7]"
+	out := m.Redact(text, []entities.Entity{{Start: 20, End: 31, Label: "person"}})
+	if out != "[PERSON_1] wrote to [PERSON_2] about [PERSON_7]" {
+		t.Fatalf("redacted %q", out)
+	}
+	back, invented := m.Restore("[PERSON_1] and [PERSON_7] met [PERSON_2]; [PERSON_3]")
+	if back != "[PERSON_1] and [PERSON_7] met Alan Brooks; "+Masked || invented != 1 {
+		t.Fatalf("restored %q, %d invented", back, invented)
+	}
+	m = NewMap()
+	first, second := "Alan Brooks called.", "Reply to [PERSON_1]."
+	m.Reserve(first, second)
+	if out := m.Redact(first, []entities.Entity{{Start: 0, End: 11, Label: "person"}}); out != "[PERSON_2] called." {
+		t.Fatalf("the first of two texts: %q", out)
+	}
+	if back, _ := m.Restore("[PERSON_1], [PERSON_2]"); back != "[PERSON_1], Alan Brooks" {
+		t.Fatalf("restored %q", back)
+	}
+	m.Wipe()
+	if out := m.Redact("Alan Brooks", []entities.Entity{{Start: 0, End: 11, Label: "person"}}); out != "[PERSON_1]" {
+		t.Fatalf("after Wipe: %q", out)
+	}
+}

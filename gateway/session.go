@@ -168,6 +168,10 @@ func (s *Session) disallows(kind, label string) bool {
 // Counts are the spans screened so far, by kind.
 func (s *Session) Counts() map[string]int { return s.record.Entities }
 
+// Reserve notes the placeholders the request's texts already hold (Map.Reserve), before any
+// of them is redacted.
+func (s *Session) Reserve(texts ...string) { s.m.Reserve(texts...) }
+
 // Redact is text with its spans replaced by the session's placeholders.
 func (s *Session) Redact(text string, spans []entities.Entity) string { return s.m.Redact(text, spans) }
 

@@ -152,6 +152,9 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		sess.End(gateway.Failed, gateway.DetectionFailed)
 		return s.writeGenError(c, d, s.failure(x, ctx, err))
 	}
+	for _, t := range texts {
+		sess.Reserve(t.Content)
+	}
 	redact := func(text string, spans []entities.Entity) string {
 		ents, _ := entities.SafetySweep(text, spans, opts.SmartMerge)
 		sess.Screen(ents) // counts them; the chat policy refuses none
