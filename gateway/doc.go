@@ -20,7 +20,9 @@
 // A complete placeholder that the map does not hold (the model invented or mangled it into
 // another number) is written as "[REDACTED]" and counted: it is never guessed at, and never
 // restored to another span's original. Text in brackets that is not a placeholder passes as
-// it is.
+// it is, and so does a placeholder the request's own texts already held (Reserve; Redact
+// reserves its own text's): no original is given its number, so a pasted "[PERSON_1]" never
+// comes back as this request's original.
 //
 // A Session (session.go) is one request through the gateway, its whole policy in one place:
 // Begin opens it; Screen judges the spans found by the Policy (confidence, disallowed
