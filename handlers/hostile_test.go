@@ -748,3 +748,20 @@ func TestTheSameMistakeGetsTheSameAnswerEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// A request whose handling panics is a 500, a server failure, and costs its caller nothing:
+// its tokens come back as an error's do (while the panic unwinds, the response still says
+// 200, which settled it as served).
+func TestAPanicCostsTheCallerNothing(t *testing.T) {
+	f, _ := everyRouteFixture(t, withTenants(t, map[string]string{
+		"ledger": `{"requests_per_minute":0.000001,"request_burst":10,"tokens_per_minute":0.000001,"token_burst":100}`}))
+	served := `{"text":"Alice ` + strings.Repeat(" ", 300) + `"}` // an estimate of 79 tokens
+	f.pii.set(func(e *fakeExtractor) { e.panicWith = "a bug" })
+	if r := f.do(t, "POST", "/pii/extract", served, "X-API-Key", "ledger-key"); r.status != 500 {
+		t.Fatalf("the panic: %d %s", r.status, r.raw)
+	}
+	f.pii.set(func(e *fakeExtractor) { e.panicWith = "" })
+	if r := f.do(t, "POST", "/pii/extract", served, "X-API-Key", "ledger-key"); r.status != 200 {
+		t.Fatalf("after a panic, its tokens given back: %d %s", r.status, r.raw)
+	}
+}

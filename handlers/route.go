@@ -95,14 +95,18 @@ func (s *server) handle(r *Route) fiber.Handler {
 			c.Locals(localCharge, ch) // for a stream to settle; boxing it costs an allocation
 		}
 		// Deferred, so that a panic the chain recovers from still frees the caller's place; an
-		// error the chain has not written yet settles by the status it will get.
+		// error the chain has not written yet settles by the status it will get, and a panic
+		// by the 500 the chain will write (the response still says 200 while it unwinds).
+		returned := false
 		defer func() {
-			if _, streaming := c.Locals(localDeferred).(*deferredRecord); streaming && err == nil &&
+			if _, streaming := c.Locals(localDeferred).(*deferredRecord); streaming && returned && err == nil &&
 				c.Response().StatusCode() == fiber.StatusOK {
 				return // a stream settles when it ends (closeStream)
 			}
 			status := c.Response().StatusCode()
-			if err != nil && !errors.Is(err, errRefused) {
+			if !returned {
+				status = fiber.StatusInternalServerError
+			} else if err != nil && !errors.Is(err, errRefused) {
 				status = fiber.StatusInternalServerError
 				if e := (*apiError)(nil); errors.As(err, &e) {
 					status = e.Status
@@ -114,11 +118,14 @@ func (s *server) handle(r *Route) fiber.Handler {
 		prio, err := s.admit(c, r.Gate)
 		if err != nil {
 			admitted(admissionOutcome(err, "shed"))
+			returned = true
 			return err // shed by the server (503): settled as its failure, nothing charged
 		}
 		admitted("admitted")
 		tenant, _ := c.Locals(localTenant).(string)
-		return r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), tenant: tenant, timeout: timeout})
+		err = r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), tenant: tenant, timeout: timeout})
+		returned = true
+		return err
 	}
 }
 
