@@ -157,6 +157,18 @@ func (g *Gate) Admit(p Priority) (r Refusal, ok bool) {
 // capacity still applies. Any other token (unknown, early, late, used) is counted and the
 // request is judged as if it carried none.
 func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
+	return g.admit(p, token, true)
+}
+
+// AdmitUnbooked is Admit for work whose refusal no client brings back with a token: a job's
+// document, which the server requeues itself, or a request at a second gate after the one
+// its retries present their tokens to. Its refusal books no place (one nobody could claim
+// would take a real retry's, and lower the show rate that sizes the others).
+func (g *Gate) AdmitUnbooked(p Priority) (r Refusal, ok bool) {
+	return g.admit(p, nil, false)
+}
+
+func (g *Gate) admit(p Priority, token []byte, book bool) (r Refusal, ok bool) {
 	if !p.Valid() {
 		p = Interactive
 	}
@@ -172,7 +184,7 @@ func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
 		g.m.token(st)
 		if st == TokenHonoured {
 			if g.full(p, l) {
-				return g.refuse(now, p, ReasonSaturated, l), false
+				return g.refuse(now, p, ReasonSaturated, l, book), false
 			}
 			g.admitted()
 			return Refusal{}, true
@@ -180,26 +192,26 @@ func (g *Gate) AdmitRetry(p Priority, token []byte) (r Refusal, ok bool) {
 	}
 	if g.shedding.Load() {
 		if depth > g.cfg.LowWatermark {
-			return g.refuse(now, p, ReasonHighWatermark, l), false
+			return g.refuse(now, p, ReasonHighWatermark, l, book), false
 		}
 		g.shedding.Store(false)
 	} else if depth >= g.cfg.HighWatermark {
 		g.shedding.Store(true)
-		return g.refuse(now, p, ReasonHighWatermark, l), false
+		return g.refuse(now, p, ReasonHighWatermark, l, book), false
 	}
 	if g.memHigh > 0 {
 		if g.memShedding.Load() {
 			if l.MemoryUsed > g.memLow {
-				return g.refuse(now, p, ReasonMemory, l), false
+				return g.refuse(now, p, ReasonMemory, l, book), false
 			}
 			g.memShedding.Store(false)
 		} else if l.MemoryUsed >= g.memHigh {
 			g.memShedding.Store(true)
-			return g.refuse(now, p, ReasonMemory, l), false
+			return g.refuse(now, p, ReasonMemory, l, book), false
 		}
 	}
 	if g.full(p, l) {
-		return g.refuse(now, p, ReasonSaturated, l), false
+		return g.refuse(now, p, ReasonSaturated, l, book), false
 	}
 	g.admitted()
 	return Refusal{}, true
@@ -240,6 +252,15 @@ func (g *Gate) admitted() {
 // ErrQueueFull becomes ReasonSaturated and ErrExpired ReasonMaxWait. For any other error ok is
 // false and the caller handles the error itself.
 func (g *Gate) Refuse(p Priority, err error) (r Refusal, ok bool) {
+	return g.refuseErr(p, err, true)
+}
+
+// RefuseUnbooked is Refuse for work whose refusal no client brings back (AdmitUnbooked).
+func (g *Gate) RefuseUnbooked(p Priority, err error) (r Refusal, ok bool) {
+	return g.refuseErr(p, err, false)
+}
+
+func (g *Gate) refuseErr(p Priority, err error, book bool) (r Refusal, ok bool) {
 	var reason Reason
 	switch {
 	case errors.Is(err, ErrQueueFull):
@@ -252,7 +273,7 @@ func (g *Gate) Refuse(p Priority, err error) (r Refusal, ok bool) {
 	if !p.Valid() {
 		p = Interactive
 	}
-	return g.refuse(g.clk.Now(), p, reason, g.src.Load()), true
+	return g.refuse(g.clk.Now(), p, reason, g.src.Load(), book), true
 }
 
 // Shedding reports whether the endpoint is refusing at the door: it entered shedding at the
@@ -265,11 +286,11 @@ func (g *Gate) shedsAt(l Load) bool {
 		(g.memShedding.Load() && l.MemoryUsed > g.memLow)
 }
 
-func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l Load) Refusal {
+func (g *Gate) refuse(now time.Time, p Priority, reason Reason, l Load, book bool) Refusal {
 	streak := g.streak.Add(1)
 	ra, source := g.retryAfter(p, reason, l, streak)
 	var tok RetryToken
-	if g.book != nil && ra > 0 {
+	if book && g.book != nil && ra > 0 {
 		// Book the place the Retry-After points to, or one of the few seconds after it:
 		// then the header says when this client will be let in, not only when the door may
 		// open for everyone.

@@ -299,3 +299,28 @@ func TestBookingsCountRequestsWhenTheQueueMeasuresWork(t *testing.T) {
 		t.Fatalf("%d of 50 refusals booked a place, want %d", tokens, want)
 	}
 }
+
+// TestUnbookedRefusalsLeaveThePlaces: refusals of work no client brings back (a job's
+// documents, a second gate) book nothing, so they neither take the places of a second nor
+// lower the show rate that sizes the others: a client's refusal after 200 of them still gets
+// the place its Retry-After points to.
+func TestUnbookedRefusalsLeaveThePlaces(t *testing.T) {
+	g, _, _ := shedWithTokens(t, PolicyStatic)
+	for range 200 {
+		r, ok := g.AdmitUnbooked(Bulk)
+		if ok || r.Token.ok {
+			t.Fatalf("an unbooked refusal: admitted %v, token %v", ok, r.Token.ok)
+		}
+		if r, ok := g.RefuseUnbooked(Bulk, ErrQueueFull); !ok || r.Token.ok {
+			t.Fatalf("an unbooked queue refusal: %v, token %v", ok, r.Token.ok)
+		}
+	}
+	if got := g.book.booked.Load(); got != 1 {
+		t.Fatalf("%d places booked, want the first client refusal's only", got)
+	}
+	r, _ := g.Admit(Interactive)
+	if r.RetryAfter != 2*time.Second {
+		t.Fatalf("a client's refusal after them: Retry-After %v, want 2s", r.RetryAfter)
+	}
+	token(t, r)
+}

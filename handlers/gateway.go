@@ -242,13 +242,13 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 			return s.upstreamFailed(x, ctx, err)
 		}
 	} else {
-		if ref, ok := gw.Generation.Gate.Admit(x.prio); !ok {
+		if ref, ok := gw.Generation.Gate.AdmitUnbooked(x.prio); !ok { // the retry's token is the PII gate's
 			sess.End(gateway.TransportError, gateway.CompletionRefused)
 			return s.writeRefusal(c, ref)
 		}
 		if answer, err = s.completeLocally(ctx, x, gw, outbound); err != nil {
 			var long *generate.TooLongError
-			switch ref, refused := gw.Generation.Gate.Refuse(x.prio, err); {
+			switch ref, refused := gw.Generation.Gate.RefuseUnbooked(x.prio, err); {
 			case refused:
 				sess.End(gateway.TransportError, gateway.CompletionRefused)
 				return s.writeRefusal(c, ref)

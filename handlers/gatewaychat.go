@@ -145,7 +145,11 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	opts.ConfidenceThreshold = 0
 	found, err := conversationPII(ctx, x, ex, texts, opts)
 	if err != nil {
-		if ref, ok := gw.PII.Gate.Refuse(x.prio, err); ok {
+		refuse := gw.PII.Gate.RefuseUnbooked // a retry presents its token at the route's gate
+		if gw.PII.Gate == x.gate {
+			refuse = gw.PII.Gate.Refuse
+		}
+		if ref, ok := refuse(x.prio, err); ok {
 			sess.End(gateway.Failed, gateway.DetectionRefused)
 			return s.writeGenError(c, d, queueRefusal(ref))
 		}

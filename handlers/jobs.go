@@ -339,14 +339,14 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 				}
 			})
 		}
-		if ref, ok := j.PII.Gate.Admit(admission.Bulk); !ok {
+		if ref, ok := j.PII.Gate.AdmitUnbooked(admission.Bulk); !ok {
 			settle(false)
-			return jobs.Outcome{}, jobs.Later(ref.RetryAfter) // load, not a failure: no try spent
+			return jobs.Outcome{}, jobs.Later(ref.RetryAfter) // load, not a failure: no try spent, no place booked
 		}
 		ents, _, err := plan.model.ex.Extract(ctx, admission.Bulk, plan.text, plan.opts)
 		if err != nil {
 			settle(false)
-			if ref, ok := j.PII.Gate.Refuse(admission.Bulk, err); ok {
+			if ref, ok := j.PII.Gate.RefuseUnbooked(admission.Bulk, err); ok {
 				return jobs.Outcome{}, jobs.Later(ref.RetryAfter)
 			}
 			var open *resilience.OpenError
