@@ -40,6 +40,9 @@ type Store struct {
 
 	mu     sync.Mutex
 	leases map[*lease]struct{} // renewed until settled
+	// freed are the slots whose release could not be sent while Redis was out of reach (at
+	// most maxFreed), sent once it answers again rather than held until LeaseTTL.
+	freed []*lease
 	// settles queues settlements, sent in batches; settlerGone is closed when nothing reads it
 	// any more.
 	settles     chan settlement
@@ -60,6 +63,10 @@ type settlement struct {
 
 // settleBatch is the most settlements one round trip carries.
 const settleBatch = 256
+
+// maxFreed bounds the slots kept to free once Redis answers again; past it, a slot expires
+// by itself after LeaseTTL.
+const maxFreed = 4096
 
 // New validates cfg and connects. Redis out of reach at start is not an error: the store
 // starts degraded, says so in the log, and tries again as it does later. logger receives one
@@ -186,6 +193,13 @@ func (s *Store) reachable() {
 	if s.down.CompareAndSwap(true, false) {
 		s.metrics.setDegraded(false)
 		s.log.Info("fleet budgets: Redis answers again; budgets are shared by the fleet")
+		s.mu.Lock()
+		freed := s.freed
+		s.freed = nil
+		s.mu.Unlock()
+		for _, l := range freed {
+			s.release(l)
+		}
 	}
 }
 
@@ -212,6 +226,13 @@ func (s *Store) takeShared(ctx context.Context, key string, b admission.Budget, 
 		tokens, b.MaxConcurrent, s.cfg.LeaseTTL.Microseconds(), l.id).Slice()
 	s.metrics.call(opTake, s.clk.Now().Sub(start).Seconds(), err)
 	if err != nil {
+		if l.slot {
+			// The answer was lost (the caller left, the call timed out), but the script may
+			// have run: its slot, if taken, is nobody's. Freed now, not held for LeaseTTL.
+			// (What it may have taken of the buckets is not given back: whether it did is
+			// unknown, and giving back what was never taken would admit more than the budget.)
+			s.release(l)
+		}
 		return admission.BudgetTake{}, err
 	}
 	t := admission.BudgetTake{Applied: b}
@@ -256,8 +277,9 @@ type lease struct {
 // Settle implements admission.BudgetLease. Settlements are sent in batches, one round trip
 // for as many as end at once. A request with a concurrency slot waits for its batch, so that
 // the caller's next request finds the slot free; what a request without one gives back lands
-// a round trip after its answer. While Redis is out of reach nothing waits on it: a slot
-// expires by itself after LeaseTTL, and what would have been given back is lost.
+// a round trip after its answer. While Redis is out of reach nothing waits on it: a slot is
+// freed once Redis answers again (or expires by itself after LeaseTTL), and what would have
+// been given back is lost.
 func (l *lease) Settle(tokens float64, request bool) {
 	s := l.s
 	x := settlement{l: l, tokens: tokens, request: request}
@@ -281,6 +303,14 @@ func (l *lease) Settle(tokens float64, request bool) {
 		case <-x.sent:
 		case <-s.settlerGone: // closed meanwhile: the slot expires by itself
 		}
+	}
+}
+
+// release frees l's slot and settles nothing else.
+func (s *Store) release(l *lease) {
+	select {
+	case s.settles <- settlement{l: l}:
+	default: // the queue is full: the slot expires after LeaseTTL
 	}
 }
 
@@ -334,6 +364,13 @@ func (s *Store) settle(batch []settlement) {
 	}()
 	if s.down.Load() {
 		s.metrics.failed(opSettle, len(batch))
+		s.mu.Lock()
+		for _, x := range batch {
+			if x.l.slot && len(s.freed) < maxFreed {
+				s.freed = append(s.freed, x.l)
+			}
+		}
+		s.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -411,5 +412,77 @@ func TestShare(t *testing.T) {
 	}
 	if got := Share(admission.Budget{RequestsPerSecond: 1, RequestBurst: 2, MaxConcurrent: 1}, 4); got.RequestBurst != 1 || got.MaxConcurrent != 1 {
 		t.Errorf("a quarter of small limits: %+v; want a burst and a slot of 1", got)
+	}
+}
+
+// loseReply is a hook that lets the next take script run in Redis and then loses its answer,
+// as a caller that leaves or a timeout does: after is what the call returns instead.
+type loseReply struct {
+	armed atomic.Bool
+	after func() error
+}
+
+func (h *loseReply) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *loseReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if name := cmd.Name(); (name == "evalsha" || name == "eval") && err == nil && h.armed.CompareAndSwap(true, false) {
+			err = h.after()
+			cmd.SetErr(err)
+		}
+		return err
+	}
+}
+
+func (h *loseReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// A take whose answer is lost after the script ran (the caller left; the call timed out) does
+// not leave its slot taken in Redis for LeaseTTL: with one slot, the next request is admitted
+// as soon as it is freed, and after a timeout, as soon as Redis answers again.
+func TestALostTakeFreesItsSlot(t *testing.T) {
+	srv := redistest.Start(t)
+	r := newReplica(t, srv.URL, Config{LeaseTTL: time.Hour}, admission.BudgetsConfig{})
+	hook := &loseReply{}
+	r.store.rdb.AddHook(hook)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	budget := admission.Budget{MaxConcurrent: 1}
+	held := func() int64 { return rdb.ZCard(context.Background(), r.store.keys("k")[1]).Val() }
+	sharedTake := func() bool {
+		t.Helper()
+		bt, err := r.store.Take(context.Background(), "k", budget, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bt.Lease != nil {
+			bt.Lease.Settle(0, false)
+		}
+		return bt.Lease != nil && !r.store.down.Load()
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	hook.after = func() error { cancel(); return ctx.Err() }
+	hook.armed.Store(true)
+	if _, err := r.store.Take(ctx, "k", budget, 1); err == nil {
+		t.Fatal("a take whose caller left answered")
+	}
+	eventually(t, "the slot of a caller that left is freed", func() bool { return held() == 0 })
+	if !sharedTake() {
+		t.Fatal("after a caller left, its slot is still taken")
+	}
+
+	hook.after = func() error { return context.DeadlineExceeded }
+	hook.armed.Store(true)
+	if bt, err := r.store.Take(context.Background(), "k", budget, 1); err != nil || bt.Lease == nil || !r.store.down.Load() {
+		t.Fatalf("a timed-out take: %+v %v, down %v; want a local lease and Redis taken for out of reach", bt, err, r.store.down.Load())
+	} else {
+		bt.Lease.Settle(0, false)
+	}
+	eventually(t, "a take through Redis again, its lost slot freed", sharedTake)
+	if n := held(); n != 0 {
+		t.Fatalf("%d slots held with nothing running", n)
 	}
 }
