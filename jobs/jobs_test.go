@@ -419,3 +419,51 @@ func TestJobsValuesOverTheMessageLimit(t *testing.T) {
 		t.Errorf("the processor ran %d times for two documents", n)
 	}
 }
+
+// TestJobsWebhooksAreNotLost: a job of no documents, finished when it is created, has its
+// webhook posted; a delivery that a process stops in the middle of (its receiver failing,
+// the process closing between attempts) is taken up by the next process on the same store,
+// and posted once the receiver answers.
+func TestJobsWebhooksAreNotLost(t *testing.T) {
+	var failing atomic.Bool
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		if failing.Load() {
+			w.WriteHeader(503)
+			return
+		}
+		w.WriteHeader(204)
+	}))
+	defer srv.Close()
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	delivered := func(m *Manager, id string) func() bool {
+		return func() bool {
+			r, err := m.Get(context.Background(), "t", id)
+			return err == nil && r.WebhookDelivery != nil && r.WebhookDelivery.Status == "delivered"
+		}
+	}
+	m := open(t, box, cfg, upper(nil))
+	empty, err := m.Create(context.Background(), "t", Spec{Webhook: &Webhook{URL: srv.URL, MaxAttempts: 1}})
+	if err != nil || empty.Status != Done {
+		t.Fatalf("an empty job: %+v %v", empty, err)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the empty job's webhook delivered", delivered(m, empty.ID))
+
+	failing.Store(true)
+	before := posts.Load()
+	rec, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "Hello Quetzalcoatl"}},
+		Webhook: &Webhook{URL: srv.URL, MaxAttempts: 5, BackoffSeconds: 30}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the first attempt", func() bool { return posts.Load() > before })
+	m.Close() // between attempts: the rest of them are the next process's
+	if r, _ := m.Get(context.Background(), "t", rec.ID); r.WebhookDelivery.Status != "pending" || r.WebhookClaim != nil {
+		t.Fatalf("after a close mid-delivery: %+v, claim %v", r.WebhookDelivery, r.WebhookClaim)
+	}
+	failing.Store(false)
+	next := open(t, box, cfg, upper(nil))
+	natstest.WaitFor(t, 30*time.Second, "the webhook delivered by the next process", delivered(next, rec.ID))
+}

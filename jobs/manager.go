@@ -55,6 +55,8 @@ type Manager struct {
 	mu      sync.Mutex
 	stop    context.CancelFunc
 	workers sync.WaitGroup
+	// kick wakes the webhook sweep (a job finished at Create, having no documents).
+	kick chan struct{}
 }
 
 // Open ensures the buckets, the work stream and its consumer. It reads the key once.
@@ -73,7 +75,7 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, box: box, clk: clk, met: met, log: logger, seal: s, n: memoryNames}
+	m := &Manager{cfg: cfg, box: box, clk: clk, met: met, log: logger, seal: s, n: memoryNames, kick: make(chan struct{}, 1)}
 	m.client = webhookClient(cfg)
 	storage := jetstream.MemoryStorage
 	if s != nil {
@@ -249,6 +251,12 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 		return nil, fmt.Errorf("jobs: storing the documents: %w", err)
 	}
 	m.met.job("created")
+	if rec.Status == Done && rec.Webhook != nil {
+		select { // finished already: its webhook is the sweep's
+		case m.kick <- struct{}{}:
+		default:
+		}
+	}
 	return rec, nil
 }
 

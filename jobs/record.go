@@ -129,6 +129,9 @@ type Record struct {
 	// Counted has bit i set once document i is counted, so that a document processed twice
 	// is counted once.
 	Counted []byte `json:"counted"`
+	// WebhookClaim is until when one process delivers the webhook: another takes a pending
+	// delivery over only once it has passed (the process died, or stopped mid-delivery).
+	WebhookClaim *time.Time `json:"webhook_claim,omitempty"`
 }
 
 // ProgressPercent is the share of documents finished, processed or failed.

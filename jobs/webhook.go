@@ -106,6 +106,80 @@ func (m *Manager) payload(ctx context.Context, rec *Record) ([]byte, error) {
 	})
 }
 
+// webhookSweep is how often a process looks for webhooks left pending: a job that finished
+// with no documents, a delivery whose process stopped or died before it ended.
+const webhookSweep = time.Minute
+
+// sweepWebhooks delivers the pending webhooks of finished jobs that no live process holds,
+// at start, when kicked and every webhookSweep, until ctx ends.
+func (m *Manager) sweepWebhooks(ctx context.Context) {
+	for {
+		m.deliverPending(ctx)
+		t := m.clk.NewTimer(webhookSweep)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		case <-m.kick:
+			t.Stop()
+		}
+	}
+}
+
+// deliverPending delivers, one after another, the webhooks it can claim.
+func (m *Manager) deliverPending(ctx context.Context) {
+	lister, err := m.records.ListKeys(ctx)
+	if err != nil {
+		return // no records yet, or the server does not answer: the next sweep tries again
+	}
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		if ctx.Err() != nil {
+			return
+		}
+		if rec, ok := m.claimWebhook(ctx, k); ok {
+			m.deliver(ctx, k, rec)
+		}
+	}
+}
+
+// claimWebhook takes the delivery of k's webhook for this process, for as long as its attempts
+// may take: false when the job is not finished, its webhook is not pending, or another
+// process holds it.
+func (m *Manager) claimWebhook(ctx context.Context, k string) (*Record, bool) {
+	claimed := false
+	rec, _, err := m.change(ctx, k, func(r *Record) bool {
+		claimed = false
+		now := m.clk.Now()
+		if r.Webhook == nil || r.WebhookDelivery == nil || r.WebhookDelivery.Status != "pending" ||
+			(r.Status != Done && r.Status != Failed) || (r.WebhookClaim != nil && now.Before(*r.WebhookClaim)) {
+			return false
+		}
+		until := now.Add(deliveryTime(r.Webhook, m.cfg.WebhookTimeout)).UTC()
+		r.WebhookClaim, claimed = &until, true
+		return true
+	})
+	return rec, err == nil && claimed
+}
+
+// deliveryTime bounds how long delivering wh may take: every attempt's timeout and the
+// longest wait before each, and a minute to spare.
+func deliveryTime(wh *Webhook, timeout time.Duration) time.Duration {
+	attempts := wh.MaxAttempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	d := time.Duration(attempts)*timeout + time.Minute
+	for i := 1; i < attempts; i++ {
+		d += time.Duration(wh.BackoffSeconds * float64(int64(1)<<min(i-1, 20)) * float64(time.Second))
+	}
+	return min(d, 24*time.Hour)
+}
+
 // deliver posts a finished job's webhook: attempts as asked, each signed with a fresh nonce
 // and timestamp, the waits between them drawn at random up to the base doubled per attempt
 // (full jitter), none after a 2xx. The outcome is kept in the record.
@@ -140,7 +214,8 @@ func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
 			case <-t.C():
 			case <-ctx.Done():
 				t.Stop()
-				return // shutting down: the record keeps "pending"
+				m.unclaim(k) // shutting down: the record keeps "pending", for the next process at once
+				return
 			}
 		}
 		state.Attempts = i + 1
@@ -158,6 +233,19 @@ func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
 	}); err != nil {
 		m.log.Warn("jobs: the webhook's delivery state was not stored", slog.String("job_id", rec.ID))
 	}
+}
+
+// unclaim gives k's webhook up, still pending.
+func (m *Manager) unclaim(k string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _, _ = m.change(ctx, k, func(r *Record) bool {
+		if r.WebhookClaim == nil {
+			return false
+		}
+		r.WebhookClaim = nil
+		return true
+	})
 }
 
 func (m *Manager) post(ctx context.Context, wh *Webhook, target, status string, body []byte) (int, error) {

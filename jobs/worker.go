@@ -29,6 +29,11 @@ func (m *Manager) Start(p Processor) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stop = cancel
+	m.workers.Add(1)
+	go func() {
+		defer m.workers.Done()
+		m.sweepWebhooks(ctx)
+	}()
 	for range m.cfg.Workers {
 		m.workers.Add(1)
 		go func() {
@@ -171,7 +176,9 @@ func (m *Manager) handle(ctx context.Context, p Processor, msgs []jetstream.Msg)
 			m.workers.Add(1)
 			go func() {
 				defer m.workers.Done()
-				m.deliver(ctx, k, rec)
+				if rec, ok := m.claimWebhook(ctx, k); ok {
+					m.deliver(ctx, k, rec)
+				}
 			}()
 		}
 	}
