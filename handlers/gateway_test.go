@@ -626,7 +626,17 @@ func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
 	if r.status != 200 || choice != `{"function":{"name":"flag"},"type":"function"}` {
 		t.Fatalf("tool_choice with a note: %d, the upstream got tool_choice %s", r.status, choice)
 	}
+	spaced := `"tools": [ {"type": "function", "function": {"name": "flag", "description": "labs & vitals <today>",` +
+		` "parameters": {"type": "object"}}} ], "tool_choice": {"type": "function", "function": {"name": "flag"}}`
+	if r := post(spaced); r.status != 200 {
+		t.Fatalf("tools written with spaces and escapable characters: %d %s", r.status, r.raw)
+	}
+	up.mu.Lock()
+	calls = len(up.seen)
+	up.mu.Unlock()
 	for name, fields := range map[string]string{
+		"a name in a key given twice": `"tools":[{"type":"function","function":{"name":"flag","description":"ask Alice",` +
+			`"description":"flags a note","parameters":{"type":"object"}}}]`,
 		"an escaped name in a description":   `"tools":` + tool(`ask \u0041lice`),
 		"tools spelled twice":                `"tools":` + tool("ask Alice") + `,"TOOLS":` + tool("flags a note"),
 		"tools spelled twice, the other way": `"TOOLS":` + tool("flags a note") + `,"tools":` + tool("ask Alice"),

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -199,8 +200,8 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		}
 		doc.set(msgs, leaves)
 	}
-	redacted, ok := rebuildChat(c.Body(), msgs, &req)
-	if !ok {
+	redacted, ok := rebuildChat(c.Body(), msgs)
+	if !ok || ambiguousKeys(c.Body()) {
 		return s.writeGenError(c, d, gatewayRefusal(sessRefuse(sess, gateway.Ambiguous)))
 	}
 	if ref := sess.Send(string(redacted), sent...); ref != nil {
@@ -272,10 +273,10 @@ func conversationPII(ctx context.Context, x *exchange, ex Extractor, msgs []chat
 
 // rebuildChat is body with its messages replaced by msgs, and every other spelling of the
 // key "messages" that a case-insensitive decoder would also take removed. It checks the
-// result the way the chat dialect will read it: the messages it gets must be msgs exactly,
-// and its tools, tool_choice and response_format those of req, which the tripwire read (two
-// spellings of one key may be read in another order once the body is written again).
-func rebuildChat(body []byte, msgs []chat.Message, req *chatRequest) ([]byte, bool) {
+// result the way the chat dialect will read it: the messages it gets must be msgs exactly.
+// Every other value leaves as the caller wrote it, which is what the tripwire read: a body
+// with two keys one decoder could take for each other was refused before (ambiguousKeys).
+func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(body, &fields) != nil {
 		return nil, false
@@ -315,17 +316,77 @@ func rebuildChat(body []byte, msgs []chat.Message, req *chatRequest) ([]byte, bo
 	if msg != "" || len(got) != len(msgs) {
 		return nil, false
 	}
-	format, _ := json.Marshal(req.ResponseFormat)
-	checkFormat, _ := json.Marshal(check.ResponseFormat)
-	if !bytes.Equal(check.Tools, req.Tools) || !bytes.Equal(check.ToolChoice, req.ToolChoice) || !bytes.Equal(format, checkFormat) {
-		return nil, false
-	}
 	for i := range got {
 		if !sameMessage(got[i], msgs[i]) {
 			return nil, false
 		}
 	}
 	return rebuilt, true
+}
+
+// ambiguousKeys says whether an object in body holds two keys that a case-insensitive
+// decoder (encoding/json's, whose folding takes "ſ" for "s") could take for one another,
+// outside the top level's "messages" in any spelling, which rebuildChat replaces whole. Of
+// two such keys one value is read and the other may be sent: the outbound check reads every
+// string of the one it decodes (jsonTexts), so it must be the only one. A body that is not
+// JSON is not ambiguous here; the decoder refuses it.
+func ambiguousKeys(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	ambiguous, err := ambiguousValue(dec, true, true)
+	return err == nil && ambiguous
+}
+
+// ambiguousValue reads one value from dec and says whether an object in it holds two keys
+// equal under case folding; check false reads the value only. top says the value is the body.
+func ambiguousValue(dec *json.Decoder, check, top bool) (bool, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return false, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok || (d != '{' && d != '[') {
+		return false, nil
+	}
+	found := false
+	keys := map[string]bool{}
+	for dec.More() {
+		checkNext := check
+		if d == '{' {
+			tok, err := dec.Token()
+			if err != nil {
+				return false, err
+			}
+			key, _ := tok.(string)
+			if top && strings.EqualFold(key, "messages") {
+				checkNext = false // replaced whole by rebuildChat
+			} else if check {
+				k := foldKey(key)
+				found = found || keys[k]
+				keys[k] = true
+			}
+		}
+		inner, err := ambiguousValue(dec, checkNext, false)
+		if err != nil {
+			return false, err
+		}
+		found = found || inner
+	}
+	_, err = dec.Token() // the closing delimiter
+	return found, err
+}
+
+// foldKey is s with every letter its case-folding orbit's smallest member: two keys are
+// equal under strings.EqualFold exactly when their foldKeys are.
+func foldKey(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // jsonTexts is every key, string and number of a JSON value, decoded; a value that is not
