@@ -467,3 +467,53 @@ func TestJobsWebhooksAreNotLost(t *testing.T) {
 	next := open(t, box, cfg, upper(nil))
 	natstest.WaitFor(t, 30*time.Second, "the webhook delivered by the next process", delivered(next, rec.ID))
 }
+
+// TestJobsWebhookCutOffIsNotAnAttempt: a process that closes while its only attempt is being
+// posted has no outcome for it: the delivery stays pending, unclaimed, and the next process
+// posts it. A claim given back is only this process's own: one another process holds stays.
+func TestJobsWebhookCutOffIsNotAnAttempt(t *testing.T) {
+	var hang atomic.Bool
+	hang.Store(true)
+	arrived := make(chan struct{}, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // read whole, the server notices the sender leave
+		arrived <- struct{}{}
+		if hang.Load() {
+			<-r.Context().Done() // until the sender gives up
+			return
+		}
+		w.WriteHeader(204)
+	}))
+	defer srv.Close()
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	m := open(t, box, cfg, upper(nil))
+	rec, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "Hello"}},
+		Webhook: &Webhook{URL: srv.URL, MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-arrived
+	m.Close()
+	r, _ := m.Get(context.Background(), "t", rec.ID)
+	if r.WebhookDelivery.Status != "pending" || r.WebhookClaim != nil {
+		t.Fatalf("after a close mid-post: %+v, claim %v", r.WebhookDelivery, r.WebhookClaim)
+	}
+	k := recordKey("t", rec.ID)
+	other := time.Now().Add(time.Hour).UTC()
+	if _, _, err := m.change(context.Background(), k, func(r *Record) bool { r.WebhookClaim = &other; return true }); err != nil {
+		t.Fatal(err)
+	}
+	mine := time.Now().UTC()
+	m.unclaim(k, &mine)
+	if r, _ := m.Get(context.Background(), "t", rec.ID); r.WebhookClaim == nil || !r.WebhookClaim.Equal(other) {
+		t.Fatalf("another process's claim was given back: %v", r.WebhookClaim)
+	}
+	m.unclaim(k, &other)
+	hang.Store(false)
+	next := open(t, box, cfg, upper(nil))
+	natstest.WaitFor(t, 30*time.Second, "the webhook delivered by the next process", func() bool {
+		r, err := next.Get(context.Background(), "t", rec.ID)
+		return err == nil && r.WebhookDelivery.Status == "delivered" && r.WebhookDelivery.Attempts == 1
+	})
+}

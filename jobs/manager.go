@@ -55,8 +55,9 @@ type Manager struct {
 	mu      sync.Mutex
 	stop    context.CancelFunc
 	workers sync.WaitGroup
-	// kick wakes the webhook sweep (a job finished at Create, having no documents).
-	kick chan struct{}
+	// kick wakes the webhook sweep (a job finished at Create, having no documents);
+	// sweeping holds a place per delivery the sweep runs.
+	kick, sweeping chan struct{}
 }
 
 // Open ensures the buckets, the work stream and its consumer. It reads the key once.
@@ -75,7 +76,8 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, box: box, clk: clk, met: met, log: logger, seal: s, n: memoryNames, kick: make(chan struct{}, 1)}
+	m := &Manager{cfg: cfg, box: box, clk: clk, met: met, log: logger, seal: s, n: memoryNames, kick: make(chan struct{}, 1),
+		sweeping: make(chan struct{}, maxSweepDeliveries)}
 	m.client = webhookClient(cfg)
 	storage := jetstream.MemoryStorage
 	if s != nil {
@@ -246,7 +248,7 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	if err != nil {
 		m.log.Error("jobs: a job's documents were not all stored; it is failed", slog.String("job_id", rec.ID),
 			slog.String("error", err.Error()))
-		_ = m.finishEarly(context.Background(), tenant, rec.ID, Failed, "the job's documents could not be stored")
+		_ = m.abandon(context.Background(), tenant, rec.ID, "the job's documents could not be stored")
 		_ = m.stream.Purge(context.Background(), jetstream.WithPurgeSubject(m.n.subject+"."+rec.ID))
 		return nil, fmt.Errorf("jobs: storing the documents: %w", err)
 	}
@@ -414,8 +416,15 @@ func (m *Manager) cancel(ctx context.Context, k string, to Status, why string) (
 	})
 }
 
-func (m *Manager) finishEarly(ctx context.Context, tenant, id string, to Status, why string) error {
-	_, _, err := m.cancel(ctx, recordKey(tenant, id), to, why)
+// abandon fails a job whose creation failed: its caller was told so and never had its id, so
+// no webhook is sent for it.
+func (m *Manager) abandon(ctx context.Context, tenant, id string, why string) error {
+	_, _, err := m.change(ctx, recordKey(tenant, id), func(r *Record) bool {
+		now := m.clk.Now().UTC()
+		r.Status, r.CompletedAt, r.Error = Failed, &now, &why
+		r.Webhook, r.WebhookDelivery = nil, nil
+		return true
+	})
 	return err
 }
 

@@ -127,7 +127,13 @@ func (m *Manager) sweepWebhooks(ctx context.Context) {
 	}
 }
 
-// deliverPending delivers, one after another, the webhooks it can claim.
+// maxSweepDeliveries bounds the deliveries a sweep runs at once: one receiver that keeps
+// failing does not hold the others up, and a sweep that finds every place taken leaves the
+// rest to the next.
+const maxSweepDeliveries = 8
+
+// deliverPending starts the delivery of each webhook it can claim, up to maxSweepDeliveries
+// at once.
 func (m *Manager) deliverPending(ctx context.Context) {
 	lister, err := m.records.ListKeys(ctx)
 	if err != nil {
@@ -141,9 +147,22 @@ func (m *Manager) deliverPending(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if rec, ok := m.claimWebhook(ctx, k); ok {
-			m.deliver(ctx, k, rec)
+		select {
+		case m.sweeping <- struct{}{}:
+		default:
+			return
 		}
+		rec, ok := m.claimWebhook(ctx, k)
+		if !ok {
+			<-m.sweeping
+			continue
+		}
+		m.workers.Add(1)
+		go func() {
+			defer m.workers.Done()
+			defer func() { <-m.sweeping }()
+			m.deliver(ctx, k, rec)
+		}()
 	}
 }
 
@@ -183,14 +202,18 @@ func deliveryTime(wh *Webhook, timeout time.Duration) time.Duration {
 // deliver posts a finished job's webhook: attempts as asked, each signed with a fresh nonce
 // and timestamp, the waits between them drawn at random up to the base doubled per attempt
 // (full jitter), none after a 2xx. The outcome is kept in the record.
+// rec is as claimWebhook returned it, with this process's claim; a delivery that stops
+// before it has an outcome (the process closing, the payload not read) gives the claim back.
 func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
 	wh := rec.Webhook
 	body, err := m.payload(ctx, rec)
 	if err != nil {
+		m.unclaim(k, rec.WebhookClaim)
 		return
 	}
-	u, err := url.Parse(wh.URL)
+	u, err := url.Parse(wh.URL) // checked when the job was created
 	if err != nil {
+		m.unclaim(k, rec.WebhookClaim)
 		return
 	}
 	target := u.EscapedPath()
@@ -214,12 +237,17 @@ func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
 			case <-t.C():
 			case <-ctx.Done():
 				t.Stop()
-				m.unclaim(k) // shutting down: the record keeps "pending", for the next process at once
+				m.unclaim(k, rec.WebhookClaim) // shutting down: still "pending", for the next process at once
 				return
 			}
 		}
 		state.Attempts = i + 1
 		code, err := m.post(ctx, wh, target, string(rec.Status), body)
+		if ctx.Err() != nil {
+			// Cut off by the shutdown, not refused by the receiver: not an attempt's outcome.
+			m.unclaim(k, rec.WebhookClaim)
+			return
+		}
 		state.LastStatusCode = code
 		if err == nil && code >= 200 && code < 300 {
 			now := m.clk.Now().UTC()
@@ -235,12 +263,16 @@ func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
 	}
 }
 
-// unclaim gives k's webhook up, still pending.
-func (m *Manager) unclaim(k string) {
+// unclaim gives k's webhook up, still pending, if the claim is still mine (another process
+// may have taken it over once mine passed).
+func (m *Manager) unclaim(k string, mine *time.Time) {
+	if mine == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, _, _ = m.change(ctx, k, func(r *Record) bool {
-		if r.WebhookClaim == nil {
+		if r.WebhookClaim == nil || !r.WebhookClaim.Equal(*mine) {
 			return false
 		}
 		r.WebhookClaim = nil
