@@ -190,16 +190,20 @@ func (s *Store) unreachable(err error) {
 }
 
 func (s *Store) reachable() {
-	if s.down.CompareAndSwap(true, false) {
+	if !s.down.Load() {
+		return
+	}
+	s.mu.Lock()
+	turned := s.down.CompareAndSwap(true, false)
+	freed := s.freed
+	s.freed = nil
+	s.mu.Unlock()
+	if turned {
 		s.metrics.setDegraded(false)
 		s.log.Info("fleet budgets: Redis answers again; budgets are shared by the fleet")
-		s.mu.Lock()
-		freed := s.freed
-		s.freed = nil
-		s.mu.Unlock()
-		for _, l := range freed {
-			s.release(l)
-		}
+	}
+	for _, l := range freed {
+		s.release(l)
 	}
 }
 
@@ -362,17 +366,20 @@ func (s *Store) settle(batch []settlement) {
 			}
 		}
 	}()
+	// Under mu, as reachable's turn back: a slot kept here is in freed before reachable
+	// takes freed, or Redis is seen answering and the slot is sent now.
+	s.mu.Lock()
 	if s.down.Load() {
-		s.metrics.failed(opSettle, len(batch))
-		s.mu.Lock()
 		for _, x := range batch {
 			if x.l.slot && len(s.freed) < maxFreed {
 				s.freed = append(s.freed, x.l)
 			}
 		}
 		s.mu.Unlock()
+		s.metrics.failed(opSettle, len(batch))
 		return
 	}
+	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
 	defer cancel()
 	args := func(x settlement) []any {
