@@ -31,10 +31,12 @@
 //     [1, 60] s and jittered by +/-20% so clients do not return in lockstep. Until the EWMA is
 //     warm it falls back to the static value, then to no header.
 //   - Retry reservations. With Config.RetryReserve > 0, a refusal that carries a Retry-After
-//     also books a place for the retry at that second (or, when it is full, in one of the
-//     four seconds after it; otherwise it gets no token) and returns the place's token, which
-//     the handler sends in the X-Sluice-Retry-Token header. Each second holds at most
-//     RetryReserve x the measured completion rate places, divided by the measured share of
+//     (but one of AdmitUnbooked or RefuseUnbooked, for work no client brings back with a
+//     token) also books a place for the retry at that second (or, when it is full, in one of
+//     the four seconds after it; otherwise it gets no token) and returns the place's token,
+//     which the handler sends in the X-Sluice-Retry-Token header. Each second holds at most
+//     RetryReserve x the measured completion rate places (in requests: a rate in tokens is
+//     divided by the requests' average demand), divided by the measured share of
 //     tokens that come back (many refused clients never retry, and a place nobody claims costs
 //     nothing), so what returns stays a fraction of what the endpoint completes. A retry that
 //     sends the token back at its time (from 250 ms early to 2 s plus a quarter of the delay
