@@ -621,7 +621,7 @@ func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
 	}
 	r := post(`"tools":` + tool("flags a note") + `,"tool_choice":{"type":"function","function":{"name":"flag"},"note":"Alice 415-555-0132"}`)
 	up.mu.Lock()
-	choice, calls := string(up.opts.ToolChoice), len(up.seen)
+	choice := string(up.opts.ToolChoice)
 	up.mu.Unlock()
 	if r.status != 200 || choice != `{"function":{"name":"flag"},"type":"function"}` {
 		t.Fatalf("tool_choice with a note: %d, the upstream got tool_choice %s", r.status, choice)
@@ -632,7 +632,7 @@ func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
 		t.Fatalf("tools written with spaces and escapable characters: %d %s", r.status, r.raw)
 	}
 	up.mu.Lock()
-	calls = len(up.seen)
+	calls := len(up.seen)
 	up.mu.Unlock()
 	for name, fields := range map[string]string{
 		"a name in a key given twice": `"tools":[{"type":"function","function":{"name":"flag","description":"ask Alice",` +
