@@ -517,3 +517,41 @@ func TestJobsWebhookCutOffIsNotAnAttempt(t *testing.T) {
 		return err == nil && r.WebhookDelivery.Status == "delivered" && r.WebhookDelivery.Attempts == 1
 	})
 }
+
+// TestJobsWebhookOfADeadProcessIsTakenOver: a delivery claimed by a process that died (its
+// claim in the record, passed, the webhook still pending) is posted by a live one's sweep;
+// one whose claim has not passed is left to its holder.
+func TestJobsWebhookOfADeadProcessIsTakenOver(t *testing.T) {
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		w.WriteHeader(204)
+	}))
+	defer srv.Close()
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	m := open(t, box, cfg, nil) // no workers yet: nothing delivers
+	ctx := context.Background()
+	finished := func(claim time.Time) string {
+		rec, err := m.Create(ctx, "t", Spec{Webhook: &Webhook{URL: srv.URL, MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := m.change(ctx, recordKey("t", rec.ID), func(r *Record) bool { r.WebhookClaim = &claim; return true }); err != nil {
+			t.Fatal(err)
+		}
+		return rec.ID
+	}
+	dead, alive := finished(time.Now().Add(-time.Minute).UTC()), finished(time.Now().Add(time.Hour).UTC())
+	if err := m.Start(upper(nil)); err != nil {
+		t.Fatal(err)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the dead process's webhook delivered", func() bool {
+		r, err := m.Get(ctx, "t", dead)
+		return err == nil && r.WebhookDelivery.Status == "delivered"
+	})
+	m.Close()
+	if r, _ := m.Get(ctx, "t", alive); r.WebhookDelivery.Status != "pending" || posts.Load() != 1 {
+		t.Fatalf("a live claim: %+v, %d posts", r.WebhookDelivery, posts.Load())
+	}
+}
