@@ -555,3 +555,32 @@ func TestJobsWebhookOfADeadProcessIsTakenOver(t *testing.T) {
 		t.Fatalf("a live claim: %+v, %d posts", r.WebhookDelivery, posts.Load())
 	}
 }
+
+// TestJobsConcurrentCreatesKeepTheTenantsBound: ten creates at once for a tenant that may
+// have one unfinished job: one is stored, nine are 429s.
+func TestJobsConcurrentCreatesKeepTheTenantsBound(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.MaxPerTenant = 1
+	m := open(t, box, cfg, nil) // no workers: jobs stay unfinished
+	var stored, refused atomic.Int32
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			_, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "Hello"}}})
+			var b *Bound
+			switch {
+			case err == nil:
+				stored.Add(1)
+			case errors.As(err, &b) && b.Status == 429:
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if stored.Load() != 1 || refused.Load() != 9 {
+		t.Fatalf("%d stored, %d refused", stored.Load(), refused.Load())
+	}
+}

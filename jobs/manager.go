@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -55,6 +56,9 @@ type Manager struct {
 	mu      sync.Mutex
 	stop    context.CancelFunc
 	workers sync.WaitGroup
+	// creating is createRecord's locks, one per stripe of tenants (replicas can still pass
+	// MaxPerTenant together, by one job each at most).
+	creating [16]sync.Mutex
 	// kick wakes the webhook sweep (a job finished at Create, having no documents);
 	// sweeping holds a place per delivery the sweep runs.
 	kick, sweeping chan struct{}
@@ -181,39 +185,8 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 			return nil, err
 		}
 	}
-	mine, err := m.List(ctx, tenant)
+	rec, err := m.createRecord(ctx, tenant, spec)
 	if err != nil {
-		return nil, err
-	}
-	active := 0
-	for _, r := range mine {
-		if !r.Status.Terminal() {
-			active++
-		}
-	}
-	if active >= m.cfg.MaxPerTenant {
-		return nil, &Bound{Status: http.StatusTooManyRequests, RetryAfter: 30 * time.Second,
-			Message: fmt.Sprintf("the tenant has %d unfinished jobs, the most it may have (SLUICE_JOBS_MAX_PER_TENANT)", active)}
-	}
-	info, err := m.stream.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("jobs: %w", err)
-	}
-	if int(info.State.Msgs)+len(spec.Documents) > m.cfg.MaxQueuedDocuments {
-		return nil, &Bound{Status: http.StatusServiceUnavailable, RetryAfter: 10 * time.Second,
-			Message: "the job queue is full (SLUICE_JOBS_MAX_QUEUED_DOCUMENTS); retry later"}
-	}
-	now := m.clk.Now().UTC()
-	rec := &Record{ID: newID(), Status: Queued, Durable: m.Durable(), DocumentCount: len(spec.Documents),
-		LabelHistogram: map[string]int{}, CreatedAt: now, UpdatedAt: now, Tenant: tenant, Options: spec.Options, Payer: spec.Payer,
-		Webhook: spec.Webhook, Counted: make([]byte, (len(spec.Documents)+7)/8)}
-	if spec.Webhook != nil {
-		rec.WebhookDelivery = &Delivery{Status: "pending"}
-	}
-	if len(spec.Documents) == 0 {
-		rec.Status, rec.CompletedAt = Done, &now
-	}
-	if _, err := m.putRecord(ctx, rec, 0, true); err != nil {
 		return nil, err
 	}
 	// One message a document, its text sealed in it: what a worker needs comes with the message,
@@ -262,6 +235,9 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	return rec, nil
 }
 
+// stripeSeed spreads tenants over Manager.creating.
+var stripeSeed = maphash.MakeSeed()
+
 // maxValue is the most bytes a document or a result may hold before sealing: the connection's
 // message limit (1 MiB unless the server says otherwise) less room for the seal and the
 // headers. A larger one would be refused by every publish, and a document's would be retried
@@ -273,6 +249,52 @@ func (m *Manager) maxValue() int {
 // valueRoom is what a message holds beside its value: the seal's nonce and tag, and the
 // headers that name the job and the document.
 const valueRoom = 1 << 10
+
+// createRecord stores a new job's record once the tenant's and the queue's bounds allow it:
+// the count of the tenant's unfinished jobs and the record that makes one more are one step
+// in this process (its stripe of Manager.creating), so that concurrent creates cannot pass
+// MaxPerTenant together.
+func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (*Record, error) {
+	stripe := &m.creating[maphash.String(stripeSeed, tenant)%uint64(len(m.creating))]
+	stripe.Lock()
+	defer stripe.Unlock()
+	mine, err := m.List(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	active := 0
+	for _, r := range mine {
+		if !r.Status.Terminal() {
+			active++
+		}
+	}
+	if active >= m.cfg.MaxPerTenant {
+		return nil, &Bound{Status: http.StatusTooManyRequests, RetryAfter: 30 * time.Second,
+			Message: fmt.Sprintf("the tenant has %d unfinished jobs, the most it may have (SLUICE_JOBS_MAX_PER_TENANT)", active)}
+	}
+	info, err := m.stream.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	if int(info.State.Msgs)+len(spec.Documents) > m.cfg.MaxQueuedDocuments {
+		return nil, &Bound{Status: http.StatusServiceUnavailable, RetryAfter: 10 * time.Second,
+			Message: "the job queue is full (SLUICE_JOBS_MAX_QUEUED_DOCUMENTS); retry later"}
+	}
+	now := m.clk.Now().UTC()
+	rec := &Record{ID: newID(), Status: Queued, Durable: m.Durable(), DocumentCount: len(spec.Documents),
+		LabelHistogram: map[string]int{}, CreatedAt: now, UpdatedAt: now, Tenant: tenant, Options: spec.Options, Payer: spec.Payer,
+		Webhook: spec.Webhook, Counted: make([]byte, (len(spec.Documents)+7)/8)}
+	if spec.Webhook != nil {
+		rec.WebhookDelivery = &Delivery{Status: "pending"}
+	}
+	if len(spec.Documents) == 0 {
+		rec.Status, rec.CompletedAt = Done, &now
+	}
+	if _, err := m.putRecord(ctx, rec, 0, true); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
 
 // A document's message names its job's record key, its job and its index in headers (no text
 // there); its body is the sealed Document.
