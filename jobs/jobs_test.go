@@ -584,3 +584,75 @@ func TestJobsConcurrentCreatesKeepTheTenantsBound(t *testing.T) {
 		t.Fatalf("%d stored, %d refused", stored.Load(), refused.Load())
 	}
 }
+
+// TestJobsOrphansAreFailed: a job whose creation died after its record was stored and before
+// its documents were (one that never started), and a started job whose remaining documents
+// are gone from the queue, are failed by the sweep once their records have not changed for
+// orphanAge; the first is abandoned without its webhook, the second's is sent. A queued job
+// whose documents wait in the queue is left as it is.
+func TestJobsOrphansAreFailed(t *testing.T) {
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		w.WriteHeader(204)
+	}))
+	defer srv.Close()
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.MaxPerTenant = 10
+	m := open(t, box, cfg, nil) // no workers: nothing is taken from the queue
+	ctx := context.Background()
+	spec := Spec{Documents: []Document{{ID: "a", Text: "Hello"}, {ID: "b", Text: "Hi"}},
+		Webhook: &Webhook{URL: srv.URL, MaxAttempts: 1}}
+	age := func(id string, status Status) {
+		t.Helper()
+		if _, err := m.putRecordAged(ctx, recordKey("t", id), status, time.Now().Add(-orphanAge-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	never, err := m.createRecord(ctx, "t", spec) // the record alone, as a creation that died
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, err := m.createRecord(ctx, "t", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := m.Create(ctx, "t", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	age(never.ID, Queued)
+	age(started.ID, Running)
+	age(waiting.ID, Queued)
+	m.sweepOnce(ctx)
+	if r, _ := m.Get(ctx, "t", never.ID); r.Status != Failed || r.WebhookDelivery != nil {
+		t.Errorf("the job that never started: %s, delivery %+v", r.Status, r.WebhookDelivery)
+	}
+	if r, _ := m.Get(ctx, "t", waiting.ID); r.Status != Queued {
+		t.Errorf("the job whose documents wait: %s", r.Status)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the started job failed and its webhook sent", func() bool {
+		m.sweepOnce(ctx)
+		r, err := m.Get(ctx, "t", started.ID)
+		return err == nil && r.Status == Failed && r.WebhookDelivery.Status == "delivered"
+	})
+	if n := posts.Load(); n != 1 {
+		t.Errorf("%d webhooks posted, want the started job's", n)
+	}
+}
+
+// putRecordAged sets k's status and makes its record look unchanged since at.
+func (m *Manager) putRecordAged(ctx context.Context, k string, status Status, at time.Time) (uint64, error) {
+	rec, rev, err := m.getRecord(ctx, k)
+	if err != nil {
+		return 0, err
+	}
+	rec.Status = status
+	plain, _ := json.Marshal(rec)
+	var stored map[string]any
+	_ = json.Unmarshal(plain, &stored)
+	stored["updated_at"] = at.UTC()
+	plain, _ = json.Marshal(stored)
+	return m.records.Update(ctx, k, m.seal.seal(k, plain), rev)
+}

@@ -106,66 +106,6 @@ func (m *Manager) payload(ctx context.Context, rec *Record) ([]byte, error) {
 	})
 }
 
-// webhookSweep is how often a process looks for webhooks left pending: a job that finished
-// with no documents, a delivery whose process stopped or died before it ended.
-const webhookSweep = time.Minute
-
-// sweepWebhooks delivers the pending webhooks of finished jobs that no live process holds,
-// at start, when kicked and every webhookSweep, until ctx ends.
-func (m *Manager) sweepWebhooks(ctx context.Context) {
-	for {
-		m.deliverPending(ctx)
-		t := m.clk.NewTimer(webhookSweep)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C():
-		case <-m.kick:
-			t.Stop()
-		}
-	}
-}
-
-// maxSweepDeliveries bounds the deliveries a sweep runs at once: one receiver that keeps
-// failing does not hold the others up, and a sweep that finds every place taken leaves the
-// rest to the next.
-const maxSweepDeliveries = 8
-
-// deliverPending starts the delivery of each webhook it can claim, up to maxSweepDeliveries
-// at once.
-func (m *Manager) deliverPending(ctx context.Context) {
-	lister, err := m.records.ListKeys(ctx)
-	if err != nil {
-		return // no records yet, or the server does not answer: the next sweep tries again
-	}
-	var keys []string
-	for k := range lister.Keys() {
-		keys = append(keys, k)
-	}
-	for _, k := range keys {
-		if ctx.Err() != nil {
-			return
-		}
-		select {
-		case m.sweeping <- struct{}{}:
-		default:
-			return
-		}
-		rec, ok := m.claimWebhook(ctx, k)
-		if !ok {
-			<-m.sweeping
-			continue
-		}
-		m.workers.Add(1)
-		go func() {
-			defer m.workers.Done()
-			defer func() { <-m.sweeping }()
-			m.deliver(ctx, k, rec)
-		}()
-	}
-}
-
 // claimWebhook takes the delivery of k's webhook for this process, for as long as its attempts
 // may take: false when the job is not finished, its webhook is not pending, or another
 // process holds it.

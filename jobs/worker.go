@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,7 +33,7 @@ func (m *Manager) Start(p Processor) error {
 	m.workers.Add(1)
 	go func() {
 		defer m.workers.Done()
-		m.sweepWebhooks(ctx)
+		m.sweep(ctx)
 	}()
 	for range m.cfg.Workers {
 		m.workers.Add(1)
@@ -49,6 +50,96 @@ func (m *Manager) Start(p Processor) error {
 		}()
 	}
 	return nil
+}
+
+// sweepEvery is how often a process looks through the records for work nobody holds: a
+// webhook left pending (a job that finished with no documents, a delivery whose process
+// stopped or died before it ended) and a job whose documents will never all come.
+const sweepEvery = time.Minute
+
+// sweep looks through the records at start, when kicked and every sweepEvery, until ctx ends.
+func (m *Manager) sweep(ctx context.Context) {
+	for {
+		m.sweepOnce(ctx)
+		t := m.clk.NewTimer(sweepEvery)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		case <-m.kick:
+			t.Stop()
+		}
+	}
+}
+
+// maxSweepDeliveries bounds the deliveries a sweep runs at once: one receiver that keeps
+// failing does not hold the others up, and a sweep that finds every place taken leaves the
+// rest to the next.
+const maxSweepDeliveries = 8
+
+// sweepOnce fails each orphaned job it finds and starts the delivery of each webhook it can
+// claim, up to maxSweepDeliveries at once.
+func (m *Manager) sweepOnce(ctx context.Context) {
+	lister, err := m.records.ListKeys(ctx)
+	if err != nil {
+		return // no records yet, or the server does not answer: the next sweep tries again
+	}
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		if ctx.Err() != nil {
+			return
+		}
+		m.failOrphan(ctx, k)
+		select {
+		case m.sweeping <- struct{}{}:
+		default:
+			continue // every place taken: the next sweep delivers the rest
+		}
+		rec, ok := m.claimWebhook(ctx, k)
+		if !ok {
+			<-m.sweeping
+			continue
+		}
+		m.workers.Add(1)
+		go func() {
+			defer m.workers.Done()
+			defer func() { <-m.sweeping }()
+			m.deliver(ctx, k, rec)
+		}()
+	}
+}
+
+// orphanAge is how long an unfinished job may go without a change to its record while none
+// of its documents is in the queue before it is taken for one whose documents will never all
+// come: its creation died between storing the record and storing the documents.
+const orphanAge = 10 * time.Minute
+
+// failOrphan fails k's job if it is such an orphan. One that never started was created by a
+// request that died or was told it failed, so it may never have had its id: it is abandoned,
+// without a webhook. One that started fails as a job does, its webhook sent.
+func (m *Manager) failOrphan(ctx context.Context, k string) {
+	rec, _, err := m.getRecord(ctx, k)
+	if err != nil || rec.Status.Terminal() || m.clk.Now().Sub(rec.UpdatedAt) < orphanAge {
+		return
+	}
+	subject := m.n.subject + "." + rec.ID
+	info, err := m.stream.Info(ctx, jetstream.WithSubjectFilter(subject))
+	if err != nil || info.State.Subjects[subject] > 0 {
+		return
+	}
+	const why = "the job's documents were not all stored"
+	if rec.Status == Queued {
+		err = m.abandon(ctx, rec.Tenant, rec.ID, why)
+	} else {
+		_, _, err = m.cancel(ctx, k, Failed, why)
+	}
+	if err == nil {
+		m.log.Warn("jobs: a job whose documents will never all come is failed", slog.String("job_id", rec.ID))
+	}
 }
 
 // Close stops the workers (documents in progress are given back to the queue) and waits for
