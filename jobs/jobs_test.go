@@ -589,7 +589,7 @@ func TestJobsConcurrentCreatesKeepTheTenantsBound(t *testing.T) {
 // its documents were (one that never started), and a started job whose remaining documents
 // are gone from the queue, are failed by the sweep once their records have not changed for
 // orphanAge; the first is abandoned without its webhook, the second's is sent. A queued job
-// whose documents wait in the queue is left as it is.
+// whose documents wait in the queue, and one created a moment ago, are left as they are.
 func TestJobsOrphansAreFailed(t *testing.T) {
 	var posts atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -622,6 +622,10 @@ func TestJobsOrphansAreFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fresh, err := m.createRecord(ctx, "t", spec) // a creation still storing its documents
+	if err != nil {
+		t.Fatal(err)
+	}
 	age(never.ID, Queued)
 	age(started.ID, Running)
 	age(waiting.ID, Queued)
@@ -631,6 +635,9 @@ func TestJobsOrphansAreFailed(t *testing.T) {
 	}
 	if r, _ := m.Get(ctx, "t", waiting.ID); r.Status != Queued {
 		t.Errorf("the job whose documents wait: %s", r.Status)
+	}
+	if r, _ := m.Get(ctx, "t", fresh.ID); r.Status != Queued {
+		t.Errorf("a job created a moment ago: %s", r.Status)
 	}
 	natstest.WaitFor(t, 30*time.Second, "the started job failed and its webhook sent", func() bool {
 		m.sweepOnce(ctx)

@@ -221,7 +221,7 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	if err != nil {
 		m.log.Error("jobs: a job's documents were not all stored; it is failed", slog.String("job_id", rec.ID),
 			slog.String("error", err.Error()))
-		_ = m.abandon(context.Background(), tenant, rec.ID, "the job's documents could not be stored")
+		_, _ = m.abandon(context.Background(), tenant, rec.ID, "the job's documents could not be stored")
 		_ = m.stream.Purge(context.Background(), jetstream.WithPurgeSubject(m.n.subject+"."+rec.ID))
 		return nil, fmt.Errorf("jobs: storing the documents: %w", err)
 	}
@@ -438,16 +438,20 @@ func (m *Manager) cancel(ctx context.Context, k string, to Status, why string) (
 	})
 }
 
-// abandon fails a job whose creation failed: its caller was told so and never had its id, so
-// no webhook is sent for it.
-func (m *Manager) abandon(ctx context.Context, tenant, id string, why string) error {
-	_, _, err := m.change(ctx, recordKey(tenant, id), func(r *Record) bool {
+// abandon fails a job whose creation failed, if it is still queued: its caller was told so,
+// or its request died, and may never have had its id, so no webhook is sent for it. A job
+// that a worker has started since is left alone.
+func (m *Manager) abandon(ctx context.Context, tenant, id string, why string) (bool, error) {
+	_, changed, err := m.change(ctx, recordKey(tenant, id), func(r *Record) bool {
+		if r.Status != Queued {
+			return false
+		}
 		now := m.clk.Now().UTC()
 		r.Status, r.CompletedAt, r.Error = Failed, &now, &why
 		r.Webhook, r.WebhookDelivery = nil, nil
 		return true
 	})
-	return err
+	return changed, err
 }
 
 // Results is a page of a finished job's results, documents from..from+limit-1 in submission

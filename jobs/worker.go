@@ -132,12 +132,14 @@ func (m *Manager) failOrphan(ctx context.Context, k string) {
 		return
 	}
 	const why = "the job's documents were not all stored"
+	var changed bool
 	if rec.Status == Queued {
-		err = m.abandon(ctx, rec.Tenant, rec.ID, why)
+		changed, err = m.abandon(ctx, rec.Tenant, rec.ID, why)
 	} else {
-		_, _, err = m.cancel(ctx, k, Failed, why)
+		_, changed, err = m.cancel(ctx, k, Failed, why)
 	}
-	if err == nil {
+	if err == nil && changed {
+		m.met.job(string(Failed))
 		m.log.Warn("jobs: a job whose documents will never all come is failed", slog.String("job_id", rec.ID))
 	}
 }
