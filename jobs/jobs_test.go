@@ -522,12 +522,7 @@ func TestJobsWebhookCutOffIsNotAnAttempt(t *testing.T) {
 // claim in the record, passed, the webhook still pending) is posted by a live one's sweep;
 // one whose claim has not passed is left to its holder.
 func TestJobsWebhookOfADeadProcessIsTakenOver(t *testing.T) {
-	var posts atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		posts.Add(1)
-		w.WriteHeader(204)
-	}))
-	defer srv.Close()
+	srv, posts := receiver(t)
 	box := openBox(t)
 	cfg := testConfig(t, true)
 	m := open(t, box, cfg, nil) // no workers yet: nothing delivers
@@ -591,12 +586,7 @@ func TestJobsConcurrentCreatesKeepTheTenantsBound(t *testing.T) {
 // orphanAge; the first is abandoned without its webhook, the second's is sent. A queued job
 // whose documents wait in the queue, and one created a moment ago, are left as they are.
 func TestJobsOrphansAreFailed(t *testing.T) {
-	var posts atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		posts.Add(1)
-		w.WriteHeader(204)
-	}))
-	defer srv.Close()
+	srv, posts := receiver(t)
 	box := openBox(t)
 	cfg := testConfig(t, true)
 	cfg.MaxPerTenant = 10
@@ -662,4 +652,16 @@ func (m *Manager) putRecordAged(ctx context.Context, k string, status Status, at
 	stored["updated_at"] = at.UTC()
 	plain, _ = json.Marshal(stored)
 	return m.records.Update(ctx, k, m.seal.seal(k, plain), rev)
+}
+
+// receiver is a webhook receiver that answers every post 204 and counts them; it closes with
+// the test.
+func receiver(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		w.WriteHeader(204)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &posts
 }
