@@ -35,22 +35,34 @@ func NewMap() *Map {
 // no text's literal can share a number with another's original.
 func (m *Map) Reserve(texts ...string) {
 	for _, text := range texts {
-		for {
-			i := strings.IndexByte(text, '[')
-			if i < 0 {
-				break
+		pieces(text, func(piece string, placeholder bool) {
+			if _, ours := m.toOriginal[piece]; placeholder && !ours {
+				m.literal[piece] = true
 			}
-			text = text[i:]
-			n, state := scan(text)
-			if state != complete {
-				text = text[1:]
-				continue
-			}
-			if _, ours := m.toOriginal[text[:n]]; !ours {
-				m.literal[text[:n]] = true
-			}
-			text = text[n:]
+		})
+	}
+}
+
+// pieces hands each the runs of a whole text in order: every complete placeholder, and the
+// text between them.
+func pieces(text string, each func(piece string, placeholder bool)) {
+	for text != "" {
+		i := strings.IndexByte(text, '[')
+		if i < 0 {
+			each(text, false)
+			return
 		}
+		n, state := scan(text[i:])
+		if state != complete {
+			each(text[:i+1], false)
+			text = text[i+1:]
+			continue
+		}
+		if i > 0 {
+			each(text[:i], false)
+		}
+		each(text[i:i+n], true)
+		text = text[i+n:]
 	}
 }
 
@@ -124,21 +136,12 @@ func (m *Map) placeholder(kind, original string) string {
 // would match every 4).
 func (m *Map) Contains(text string) bool {
 	var outside strings.Builder
-	for {
-		i := strings.IndexByte(text, '[')
-		if i < 0 {
-			outside.WriteString(text)
-			break
+	pieces(text, func(piece string, placeholder bool) {
+		if placeholder {
+			piece = " "
 		}
-		outside.WriteString(text[:i])
-		if n, state := scan(text[i:]); state == complete {
-			outside.WriteByte(' ')
-			text = text[i+n:]
-			continue
-		}
-		outside.WriteByte('[')
-		text = text[i+1:]
-	}
+		outside.WriteString(piece)
+	})
 	folded := strings.ToLower(outside.String())
 	for _, o := range m.toOriginal {
 		if len(o) >= 3 && containsWords(folded, strings.ToLower(o)) {
