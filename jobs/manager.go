@@ -59,7 +59,7 @@ type Manager struct {
 	// creating is createRecord's locks, one per stripe of tenants (replicas can still pass
 	// MaxPerTenant together, by one job each at most).
 	creating [16]sync.Mutex
-	// kick wakes the webhook sweep (a job finished at Create, having no documents);
+	// kick wakes the sweep (a job finished at Create, having no documents);
 	// sweeping holds a place per delivery the sweep runs.
 	kick, sweeping chan struct{}
 }

@@ -112,17 +112,21 @@ func (m *Manager) payload(ctx context.Context, rec *Record) ([]byte, error) {
 func (m *Manager) claimWebhook(ctx context.Context, k string) (*Record, bool) {
 	claimed := false
 	rec, _, err := m.change(ctx, k, func(r *Record) bool {
-		claimed = false
 		now := m.clk.Now()
-		if r.Webhook == nil || r.WebhookDelivery == nil || r.WebhookDelivery.Status != "pending" ||
-			(r.Status != Done && r.Status != Failed) || (r.WebhookClaim != nil && now.Before(*r.WebhookClaim)) {
-			return false
+		if claimed = webhookDue(r, now); claimed {
+			until := now.Add(deliveryTime(r.Webhook, m.cfg.WebhookTimeout)).UTC()
+			r.WebhookClaim = &until
 		}
-		until := now.Add(deliveryTime(r.Webhook, m.cfg.WebhookTimeout)).UTC()
-		r.WebhookClaim, claimed = &until, true
-		return true
+		return claimed
 	})
 	return rec, err == nil && claimed
+}
+
+// webhookDue says whether r's webhook waits for a process to deliver it at now: the job
+// finished, its delivery pending, and no claim on it that has not passed.
+func webhookDue(r *Record, now time.Time) bool {
+	return r.Webhook != nil && r.WebhookDelivery != nil && r.WebhookDelivery.Status == "pending" &&
+		(r.Status == Done || r.Status == Failed) && (r.WebhookClaim == nil || !now.Before(*r.WebhookClaim))
 }
 
 // deliveryTime bounds how long delivering wh may take: every attempt's timeout and the
@@ -134,14 +138,21 @@ func deliveryTime(wh *Webhook, timeout time.Duration) time.Duration {
 	}
 	d := time.Duration(attempts)*timeout + time.Minute
 	for i := 1; i < attempts; i++ {
-		d += time.Duration(wh.BackoffSeconds * float64(int64(1)<<min(i-1, 20)) * float64(time.Second))
+		d += backoffCeiling(wh, i)
 	}
 	return min(d, 24*time.Hour)
+}
+
+// backoffCeiling is the longest wait before attempt i (from 0) of wh: its base doubled for
+// each attempt before.
+func backoffCeiling(wh *Webhook, i int) time.Duration {
+	return time.Duration(wh.BackoffSeconds * float64(int64(1)<<min(i-1, 20)) * float64(time.Second))
 }
 
 // deliver posts a finished job's webhook: attempts as asked, each signed with a fresh nonce
 // and timestamp, the waits between them drawn at random up to the base doubled per attempt
 // (full jitter), none after a 2xx. The outcome is kept in the record.
+//
 // rec is as claimWebhook returned it, with this process's claim; a delivery that stops
 // before it has an outcome (the process closing, the payload not read) gives the claim back.
 func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
@@ -170,8 +181,7 @@ func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
 	state := Delivery{Status: "failed"}
 	for i := range attempts {
 		if i > 0 {
-			ceiling := wh.BackoffSeconds * float64(int64(1)<<min(i-1, 20)) * float64(time.Second)
-			n, _ := rand.Int(rand.Reader, big.NewInt(int64(ceiling)+1))
+			n, _ := rand.Int(rand.Reader, big.NewInt(int64(backoffCeiling(wh, i))+1))
 			t := m.clk.NewTimer(time.Duration(n.Int64()))
 			select {
 			case <-t.C():

@@ -93,7 +93,14 @@ func (m *Manager) sweepOnce(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		m.failOrphan(ctx, k)
+		rec, _, err := m.getRecord(ctx, k)
+		if err != nil {
+			continue
+		}
+		// An orphan failed just now may owe its webhook; claimWebhook reads it afresh.
+		if orphan := m.failOrphan(ctx, k, rec); !orphan && !webhookDue(rec, m.clk.Now()) {
+			continue
+		}
 		select {
 		case m.sweeping <- struct{}{}:
 		default:
@@ -118,18 +125,17 @@ func (m *Manager) sweepOnce(ctx context.Context) {
 // come: its creation died between storing the record and storing the documents.
 const orphanAge = 10 * time.Minute
 
-// failOrphan fails k's job if it is such an orphan. One that never started was created by a
+// failOrphan fails k's job, as rec shows it, if it is such an orphan, and says whether it did. One that never started was created by a
 // request that died or was told it failed, so it may never have had its id: it is abandoned,
 // without a webhook. One that started fails as a job does, its webhook sent.
-func (m *Manager) failOrphan(ctx context.Context, k string) {
-	rec, _, err := m.getRecord(ctx, k)
-	if err != nil || rec.Status.Terminal() || m.clk.Now().Sub(rec.UpdatedAt) < orphanAge {
-		return
+func (m *Manager) failOrphan(ctx context.Context, k string, rec *Record) bool {
+	if rec.Status.Terminal() || m.clk.Now().Sub(rec.UpdatedAt) < orphanAge {
+		return false
 	}
 	subject := m.n.subject + "." + rec.ID
 	info, err := m.stream.Info(ctx, jetstream.WithSubjectFilter(subject))
 	if err != nil || info.State.Subjects[subject] > 0 {
-		return
+		return false
 	}
 	const why = "the job's documents were not all stored"
 	var changed bool
@@ -138,10 +144,12 @@ func (m *Manager) failOrphan(ctx context.Context, k string) {
 	} else {
 		_, changed, err = m.cancel(ctx, k, Failed, why)
 	}
-	if err == nil && changed {
-		m.met.job(string(Failed))
-		m.log.Warn("jobs: a job whose documents will never all come is failed", slog.String("job_id", rec.ID))
+	if err != nil || !changed {
+		return false
 	}
+	m.met.job(string(Failed))
+	m.log.Warn("jobs: a job whose documents will never all come is failed", slog.String("job_id", rec.ID))
+	return true
 }
 
 // Close stops the workers (documents in progress are given back to the queue) and waits for
