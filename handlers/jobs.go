@@ -202,7 +202,7 @@ func jobError(err error) error {
 			code = CodeValidation
 		}
 		return &apiError{Status: b.Status, Code: code, Outcome: OutcomeFailed, Message: b.Message, retryAfter: b.RetryAfter}
-	case errors.Is(err, jobs.ErrNotFound):
+	case errors.Is(err, jobs.ErrNotFound), errors.Is(err, jobs.ErrExpired):
 		return &apiError{Status: fiber.StatusNotFound, Code: codeNotFound, Outcome: OutcomeFailed, Message: "No such job"}
 	case errors.Is(err, jobs.ErrNotFinished):
 		return &apiError{Status: fiber.StatusConflict, Code: CodeBadRequest, Outcome: OutcomeFailed,

@@ -37,7 +37,7 @@ type Config struct {
 	// before it counts as failed (a wait for the tenant's budget is no try).
 	MaxAttempts int `env:"JOBS_MAX_ATTEMPTS" envDefault:"5"`
 	// Retention is how long a job's record, documents and results are kept after their last
-	// write.
+	// write; a finished job is served as gone once its oldest result may have expired.
 	Retention time.Duration `env:"JOBS_RETENTION_S" envDefault:"86400" unit:"s"`
 	// WebhookAllowPrivate lets a webhook reach loopback, link-local and private addresses
 	// (tests, a receiver beside the server); off, they are refused.

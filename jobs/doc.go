@@ -42,5 +42,8 @@
 // (the embedded server's, or the cluster's), and the API says so (Record.Durable false), as
 // OpenMed's own jobs are kept.
 //
-// Everything expires with Config.Retention after its last write.
+// Everything expires with Config.Retention after its last write. A finished job is served as
+// gone once its oldest result may have expired; a job that ran longer than a tenth of
+// Retention has its results written again when it finishes, so that they last as its record
+// does.
 package jobs

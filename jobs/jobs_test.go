@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -580,6 +581,39 @@ func TestJobsConcurrentCreatesKeepTheTenantsBound(t *testing.T) {
 	}
 }
 
+// TestJobsConcurrentCreatesKeepTheQueuesBound: eight tenants create a job of 60 documents at
+// once where the queue holds 100: one is stored, seven are 503s.
+func TestJobsConcurrentCreatesKeepTheQueuesBound(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.MaxQueuedDocuments = 100
+	m := open(t, box, cfg, nil) // no workers: the documents stay queued
+	docs := make([]Document, 60)
+	for i := range docs {
+		docs[i] = Document{ID: strconv.Itoa(i), Text: "Hello"}
+	}
+	var stored, refused atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			_, err := m.Create(context.Background(), fmt.Sprintf("tenant-%d", i), Spec{Documents: docs})
+			var b *Bound
+			switch {
+			case err == nil:
+				stored.Add(1)
+			case errors.As(err, &b) && b.Status == 503:
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if stored.Load() != 1 || refused.Load() != 7 {
+		t.Fatalf("%d stored, %d refused", stored.Load(), refused.Load())
+	}
+}
+
 // TestJobsOrphansAreFailed: a job whose creation died after its record was stored and before
 // its documents were (one that never started), and a started job whose remaining documents
 // are gone from the queue, are failed by the sweep once their records have not changed for
@@ -664,4 +698,77 @@ func receiver(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &posts
+}
+
+// TestJobsLongJobsKeepTheirResults: a job that ran longer than a tenth of Retention has its
+// results written again once it finishes, so that they expire with its record; a short job's
+// are written once. A finished job is served as gone once its oldest results may have
+// expired, not with what is left of them.
+func TestJobsLongJobsKeepTheirResults(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	start := time.Now()
+	clk := clock.NewFake(start)
+	m, err := Open(context.Background(), box, cfg, clk, nil, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	ctx := context.Background()
+	docs := []Document{{ID: "a", Text: "Hello Zanzibar"}, {ID: "b", Text: "Hi Quixote"}}
+	long, err := m.Create(ctx, "t", Spec{Documents: docs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(cfg.Retention/10 + time.Minute) // the job waits in the queue
+	if err := m.Start(upper(nil)); err != nil {
+		t.Fatal(err)
+	}
+	finished := start.Add(cfg.Retention/10 + time.Minute)
+	natstest.WaitFor(t, 30*time.Second, "the long job done and its results written again", func() bool {
+		r, err := m.Get(ctx, "t", long.ID)
+		return err == nil && r.Status == Done && r.ResultsSince.Equal(finished)
+	})
+	writes := func() uint64 {
+		st, err := m.js.Stream(ctx, "KV_"+m.n.results)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := st.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.State.LastSeq
+	}
+	if n := writes(); n != 4 {
+		t.Fatalf("%d writes of results, want each of 2 twice", n)
+	}
+	short, err := m.Create(ctx, "t", Spec{Documents: docs[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, m, "t", short.ID, Done)
+	m.sweepOnce(ctx)
+	if n := writes(); n != 5 {
+		t.Fatalf("%d writes of results, want the short job's once", n)
+	}
+	// Retention after the long job was created, its results live on; the short job's,
+	// created later, too. Past Retention from the rewrite, the long job is gone.
+	clk.Advance(cfg.Retention - time.Minute)
+	if _, err := m.Get(ctx, "t", long.ID); err != nil {
+		t.Fatalf("the long job, Retention after it was created: %v", err)
+	}
+	if page, _, err := m.Results(ctx, "t", long.ID, 0, 10); err != nil || len(page) != 2 {
+		t.Fatalf("its results: %d, %v", len(page), err)
+	}
+	clk.Advance(2 * time.Minute)
+	if _, err := m.Get(ctx, "t", long.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the long job, Retention after its results were written again: %v", err)
+	}
+	if _, _, err := m.Results(ctx, "t", short.ID, 0, 10); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the short job's results, Retention after it was created: %v", err)
+	}
+	if recs, err := m.List(ctx, "t"); err != nil || len(recs) != 0 {
+		t.Fatalf("listed: %d, %v", len(recs), err)
+	}
 }

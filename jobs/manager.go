@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -59,6 +60,9 @@ type Manager struct {
 	// creating is createRecord's locks, one per stripe of tenants (replicas can still pass
 	// MaxPerTenant together, by one job each at most).
 	creating [16]sync.Mutex
+	// storing is the documents of this process's creates not yet all in the queue, its own
+	// and the others' (replicas can still pass MaxQueuedDocuments together, by one job each).
+	storing atomic.Int64
 	// kick wakes the sweep (a job finished at Create, having no documents);
 	// sweeping holds a place per delivery the sweep runs.
 	kick, sweeping chan struct{}
@@ -185,6 +189,10 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 			return nil, err
 		}
 	}
+	// Counted as queued from before the bound is read until they are in the queue, so that
+	// this process's concurrent creates cannot pass MaxQueuedDocuments together.
+	m.storing.Add(int64(len(plains)))
+	defer m.storing.Add(-int64(len(plains)))
 	rec, err := m.createRecord(ctx, tenant, spec)
 	if err != nil {
 		return nil, err
@@ -227,10 +235,7 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	}
 	m.met.job("created")
 	if rec.Status == Done && rec.Webhook != nil {
-		select { // finished already: its webhook is the sweep's
-		case m.kick <- struct{}{}:
-		default:
-		}
+		m.kickSweep() // finished already: its webhook is the sweep's
 	}
 	return rec, nil
 }
@@ -253,7 +258,7 @@ const valueRoom = 1 << 10
 // createRecord stores a new job's record once the tenant's and the queue's bounds allow it:
 // the count of the tenant's unfinished jobs and the record that makes one more are one step
 // in this process (its stripe of Manager.creating), so that concurrent creates cannot pass
-// MaxPerTenant together.
+// MaxPerTenant together. Its caller has counted spec's documents in Manager.storing.
 func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (*Record, error) {
 	stripe := &m.creating[maphash.String(stripeSeed, tenant)%uint64(len(m.creating))]
 	stripe.Lock()
@@ -276,13 +281,13 @@ func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (*
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	if int(info.State.Msgs)+len(spec.Documents) > m.cfg.MaxQueuedDocuments {
+	if info.State.Msgs+uint64(m.storing.Load()) > uint64(m.cfg.MaxQueuedDocuments) {
 		return nil, &Bound{Status: http.StatusServiceUnavailable, RetryAfter: 10 * time.Second,
 			Message: "the job queue is full (SLUICE_JOBS_MAX_QUEUED_DOCUMENTS); retry later"}
 	}
 	now := m.clk.Now().UTC()
 	rec := &Record{ID: newID(), Status: Queued, Durable: m.Durable(), DocumentCount: len(spec.Documents),
-		LabelHistogram: map[string]int{}, CreatedAt: now, UpdatedAt: now, Tenant: tenant, Options: spec.Options, Payer: spec.Payer,
+		LabelHistogram: map[string]int{}, CreatedAt: now, UpdatedAt: now, ResultsSince: now, Tenant: tenant, Options: spec.Options, Payer: spec.Payer,
 		Webhook: spec.Webhook, Counted: make([]byte, (len(spec.Documents)+7)/8)}
 	if spec.Webhook != nil {
 		rec.WebhookDelivery = &Delivery{Status: "pending"}
@@ -380,6 +385,9 @@ func (m *Manager) Get(ctx context.Context, tenant, id string) (*Record, error) {
 		return nil, ErrNotFound
 	}
 	rec, _, err := m.getRecord(ctx, recordKey(tenant, id))
+	if err == nil && m.expired(rec) {
+		return nil, ErrNotFound
+	}
 	return rec, err
 }
 
@@ -402,6 +410,9 @@ func (m *Manager) List(ctx context.Context, tenant string) ([]*Record, error) {
 		if err != nil {
 			return nil, err
 		}
+		if m.expired(rec) {
+			continue
+		}
 		out = append(out, rec)
 	}
 	return out, nil
@@ -414,6 +425,9 @@ func (m *Manager) Cancel(ctx context.Context, tenant, id string) (*Record, error
 		return nil, ErrNotFound
 	}
 	rec, changed, err := m.cancel(ctx, recordKey(tenant, id), Cancelled, "")
+	if err == nil && !changed && m.expired(rec) {
+		return nil, ErrNotFound
+	}
 	if err != nil || !changed {
 		return rec, err
 	}
@@ -508,6 +522,9 @@ var errUnreadable = errors.New("jobs: a stored result cannot be read")
 // Details are a finished job's spans and documents (OpenMed's terminal record), read from its
 // results.
 func (m *Manager) Details(ctx context.Context, rec *Record) ([]Span, []DocumentInfo, error) {
+	if m.expired(rec) {
+		return nil, nil, ErrExpired
+	}
 	spans, docs := []Span{}, []DocumentInfo{}
 	for i := range rec.DocumentCount {
 		r, err := m.result(ctx, rec.ID, i)
@@ -521,4 +538,55 @@ func (m *Manager) Details(ctx context.Context, rec *Record) ([]Span, []DocumentI
 		docs = append(docs, DocumentInfo{ID: r.DocumentID, Length: r.Length, TextHash: r.TextHash})
 	}
 	return spans, docs, nil
+}
+
+// expired says whether rec is a finished job some of whose results may have expired:
+// Retention has passed since the oldest could have been written. Its record, written last,
+// outlives them a while; the job is served as gone from then, as it would be once all of it
+// expired, rather than with what is left of its results.
+func (m *Manager) expired(rec *Record) bool {
+	return (rec.Status == Done || rec.Status == Failed) && !m.clk.Now().Before(rec.resultsFrom().Add(m.cfg.Retention))
+}
+
+// keepResultsDue says whether rec's results should be written again so that they expire with
+// its record: it is finished, with results to serve, and its first results were written more
+// than a tenth of Retention before it finished (a shorter job is served as gone up to that
+// much before its record expires; a longer one's results are written twice).
+func (m *Manager) keepResultsDue(rec *Record) bool {
+	return (rec.Status == Done || rec.Status == Failed) && rec.CompletedAt != nil &&
+		rec.CompletedAt.Sub(rec.resultsFrom()) > m.cfg.Retention/10 && !m.expired(rec)
+}
+
+// keepResults writes rec's stored results again as they are, then moves its ResultsSince to
+// when it began. It stops at the first error; the next sweep begins again.
+func (m *Manager) keepResults(ctx context.Context, k string, rec *Record) {
+	from := m.clk.Now().UTC()
+	for i := range rec.DocumentCount {
+		rk := docKey(rec.ID, i)
+		e, err := m.results.Get(ctx, rk)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue
+		}
+		if err != nil {
+			return
+		}
+		if _, err := m.results.Put(ctx, rk, e.Value()); err != nil {
+			return
+		}
+	}
+	_, _, _ = m.change(ctx, k, func(r *Record) bool {
+		if !r.resultsFrom().Before(from) {
+			return false
+		}
+		r.ResultsSince = from
+		return true
+	})
+}
+
+// kickSweep wakes the sweep now, rather than at its next minute.
+func (m *Manager) kickSweep() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
 }

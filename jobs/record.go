@@ -132,6 +132,17 @@ type Record struct {
 	// WebhookClaim is until when one process delivers the webhook: another takes a pending
 	// delivery over only once it has passed (the process died, or stopped mid-delivery).
 	WebhookClaim *time.Time `json:"webhook_claim,omitempty"`
+	// ResultsSince is no later than the last write of any stored result: the job's creation,
+	// or when its results were last all written again. They expire Retention after it.
+	ResultsSince time.Time `json:"results_since,omitzero"`
+}
+
+// resultsFrom is ResultsSince, or the creation of a job stored before it was kept.
+func (r *Record) resultsFrom() time.Time {
+	if r.ResultsSince.IsZero() {
+		return r.CreatedAt
+	}
+	return r.ResultsSince
 }
 
 // ProgressPercent is the share of documents finished, processed or failed.
@@ -167,6 +178,9 @@ var (
 	ErrNotFound = errors.New("jobs: no such job")
 	// ErrNotFinished: a job's results are served once it is done or failed.
 	ErrNotFinished = errors.New("jobs: the job has not finished")
+	// ErrExpired: a finished job's results are past Config.Retention (some may be gone); the
+	// API answers it as ErrNotFound.
+	ErrExpired = errors.New("jobs: the job's results have expired")
 )
 
 // Bound is a job refused by one of Config's bounds: Status is the HTTP status it is answered

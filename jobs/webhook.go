@@ -158,6 +158,10 @@ func backoffCeiling(wh *Webhook, i int) time.Duration {
 func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
 	wh := rec.Webhook
 	body, err := m.payload(ctx, rec)
+	if errors.Is(err, ErrExpired) {
+		m.keepDelivery(ctx, k, rec.ID, Delivery{Status: "failed"}) // pending past Retention: nothing whole is left to send
+		return
+	}
 	if err != nil {
 		m.unclaim(k, rec.WebhookClaim)
 		return
@@ -205,11 +209,16 @@ func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
 			break
 		}
 	}
+	m.keepDelivery(ctx, k, rec.ID, state)
+}
+
+// keepDelivery stores the outcome of the delivery of k's webhook (job id).
+func (m *Manager) keepDelivery(ctx context.Context, k, id string, state Delivery) {
 	if _, _, err := m.change(context.WithoutCancel(ctx), k, func(r *Record) bool {
 		r.WebhookDelivery = &state
 		return true
 	}); err != nil {
-		m.log.Warn("jobs: the webhook's delivery state was not stored", slog.String("job_id", rec.ID))
+		m.log.Warn("jobs: the webhook's delivery state was not stored", slog.String("job_id", id))
 	}
 }
 

@@ -78,8 +78,9 @@ func (m *Manager) sweep(ctx context.Context) {
 // rest to the next.
 const maxSweepDeliveries = 8
 
-// sweepOnce fails each orphaned job it finds and starts the delivery of each webhook it can
-// claim, up to maxSweepDeliveries at once.
+// sweepOnce fails each orphaned job it finds, writes again the results of each long job that
+// finished (keepResults), and starts the delivery of each webhook it can claim, up to
+// maxSweepDeliveries at once.
 func (m *Manager) sweepOnce(ctx context.Context) {
 	lister, err := m.records.ListKeys(ctx)
 	if err != nil {
@@ -96,6 +97,9 @@ func (m *Manager) sweepOnce(ctx context.Context) {
 		rec, _, err := m.getRecord(ctx, k)
 		if err != nil {
 			continue
+		}
+		if m.keepResultsDue(rec) {
+			m.keepResults(ctx, k, rec)
 		}
 		// An orphan failed just now may owe its webhook; claimWebhook reads it afresh.
 		if orphan := m.failOrphan(ctx, k, rec); !orphan && !webhookDue(rec, m.clk.Now()) {
@@ -272,6 +276,9 @@ func (m *Manager) handle(ctx context.Context, p Processor, msgs []jetstream.Msg)
 		}
 		if finished {
 			m.met.job(string(rec.Status))
+			if m.keepResultsDue(rec) {
+				m.kickSweep()
+			}
 		}
 		if finished && rec.Webhook != nil {
 			m.workers.Add(1)
