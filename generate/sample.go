@@ -70,6 +70,9 @@ type sampler struct {
 }
 
 func newSampler(s Sampling, prompt []int64) *sampler {
+	if s.DoSample && s.Temperature > 0 && s.Temperature < minTemperature {
+		s.DoSample = false
+	}
 	sp := &sampler{s: s, rng: rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))}
 	if s.RepetitionPenalty != 1 && s.RepetitionPenalty != 0 {
 		sp.seen = make(map[int64]bool, len(prompt)+64)
@@ -106,6 +109,9 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 				x *= sp.s.RepetitionPenalty
 			}
 		}
+		if x != x {
+			x = math.Inf(-1) // a NaN score (a penalty's Inf-Inf, a broken model) is never chosen
+		}
 		sp.probs[i] = x
 	}
 	for id, n := range sp.counts {
@@ -136,7 +142,7 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		if sp.s.NoLogprobs {
 			return int64(id), 0
 		}
-		return int64(id), float32(logSoftmaxAt(sp.probs, id))
+		return int64(id), logprobOf(logSoftmaxAt(sp.probs, id))
 	}
 	if t := sp.s.Temperature; t > 0 && t != 1 {
 		for i := range sp.probs {
@@ -195,19 +201,27 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		}
 		keep, sum = kept, total
 	}
+	// The best token has weight 1 and is kept by every cut, so sum is at least 1. Rounding
+	// can leave u past the last weight: the draw is then the last token that has one.
 	u := sp.rng.Float64() * sum
-	id := sp.order[keep-1]
+	id := int32(-1)
 	for _, i := range sp.order[:keep] {
-		if u -= weight(i); u < 0 {
+		w := weight(i)
+		if w > 0 {
 			id = i
+		}
+		if u -= w; u < 0 {
 			break
 		}
+	}
+	if id < 0 {
+		id = int32(argmax(sp.probs)) // not reached while the best keeps its weight of 1
 	}
 	sp.saw(int64(id))
 	if sp.s.TopLogprobs > 0 || sp.full {
 		return int64(id), sp.alternatives(int(id)) // sp.probs still holds every score
 	}
-	return int64(id), float32(sp.probs[id] - top - math.Log(sum))
+	return int64(id), logprobOf(sp.probs[id] - top - math.Log(sum))
 }
 
 // alternatives fills sp.top with the TopLogprobs best tokens of sp.probs and returns the
@@ -225,7 +239,7 @@ func (sp *sampler) alternatives(id int) float32 {
 		top = make([]scheduler.Alternative, 0, k)
 	}
 	for i, x := range sp.probs {
-		lp := float32(x - norm)
+		lp := logprobOf(x - norm)
 		if k == 0 || math.IsInf(x, -1) || (len(top) == k && lp <= top[k-1].Logprob) {
 			continue // a banned token is no alternative; a tie keeps the lower id
 		}
@@ -242,12 +256,25 @@ func (sp *sampler) alternatives(id int) float32 {
 		top = slices.Insert(top, at, a)
 	}
 	sp.top = top
-	return float32(max(sp.probs[id]-norm, minLogprob))
+	return logprobOf(sp.probs[id] - norm)
 }
 
 // minLogprob stands for a log probability of -Inf (a token the request banned), which JSON
 // cannot carry; vLLM reports the same floor.
 const minLogprob = -9999
+
+// logprobOf is lp as reported: at least minLogprob, and minLogprob for a NaN (scores of +Inf
+// give Inf-Inf), so that every event can be written as JSON.
+func logprobOf(lp float64) float32 {
+	if !(lp >= minLogprob) {
+		return minLogprob
+	}
+	return float32(lp)
+}
+
+// minTemperature is the lowest temperature sampled at; below it a request decodes greedily,
+// as vLLM does, since dividing the scores by less overflows them and leaves one token anyway.
+const minTemperature = 1e-5
 
 func (sp *sampler) saw(id int64) {
 	if sp.seen != nil {
@@ -351,6 +378,9 @@ const negligible = 30
 
 // weight is e^(x - top), or 0 for a score too far below the best to matter.
 func weight(x, top float64) float64 {
+	if x == top {
+		return 1 // the best itself, even when it is +Inf (where x-top is NaN)
+	}
 	if x < top-negligible {
 		return 0
 	}

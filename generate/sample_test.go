@@ -234,3 +234,51 @@ func TestArgmaxMaskedIsTheMaskedScan(t *testing.T) {
 		}
 	}
 }
+
+// TestScoresThatOverflowAreChosenFrom: settings that overflow the scores (a temperature near
+// 0, a repetition penalty near 0) and scores that are not numbers (a broken model) never
+// panic, take the best token where there is one, and report a log probability JSON can
+// carry.
+func TestScoresThatOverflowAreChosenFrom(t *testing.T) {
+	logits := []float32{1.5, 3, -2, 0.5}
+	tiny := math.SmallestNonzeroFloat64
+	cases := []struct {
+		name   string
+		s      Sampling
+		prompt []int64
+		logits []float32
+		want   int64 // -1: any
+	}{
+		{"temperature 1e-308 and min_p", Sampling{DoSample: true, Temperature: 1e-308, MinP: 0.5}, nil, logits, 1},
+		{"temperature 1e-308", Sampling{DoSample: true, Temperature: 1e-308}, nil, logits, 1},
+		{"temperature 1e-308, top-k and top-p", Sampling{DoSample: true, Temperature: 1e-308, TopK: 2, TopP: 0.5}, nil, logits, 1},
+		{"temperature 1e-308 and logprobs", Sampling{DoSample: true, Temperature: 1e-308, TopLogprobs: 2}, nil, logits, 1},
+		{"repetition penalty near 0", Sampling{DoSample: true, Temperature: 1, RepetitionPenalty: tiny, MinP: 0.5}, []int64{1}, logits, 1},
+		{"repetition penalty near 0, greedy", Sampling{RepetitionPenalty: tiny, TopLogprobs: 2}, []int64{1}, logits, 1},
+		{"NaN scores", Sampling{DoSample: true, Temperature: 0.7, MinP: 0.1}, nil, []float32{float32(math.NaN()), 2, float32(math.NaN()), 1}, -1},
+		{"+Inf scores", Sampling{DoSample: true, Temperature: 0.7, TopP: 0.9}, nil, []float32{1, float32(math.Inf(1)), 0, float32(math.Inf(1))}, -1},
+		{"every score NaN", Sampling{DoSample: true, Temperature: 1, MinP: 0.5, TopLogprobs: 1}, nil, []float32{float32(math.NaN()), float32(math.NaN())}, -1},
+	}
+	for _, c := range cases {
+		sp := newSampler(c.s, c.prompt)
+		for range 50 {
+			id, lp := sp.pick(c.logits)
+			if c.want >= 0 && id != c.want || id < 0 || int(id) >= len(c.logits) {
+				t.Fatalf("%s: chose %d, want %d", c.name, id, c.want)
+			}
+			if !(lp >= minLogprob && lp <= 0) {
+				t.Fatalf("%s: log probability %v", c.name, lp)
+			}
+			for _, a := range sp.top {
+				if !(a.Logprob >= minLogprob && a.Logprob <= 0) {
+					t.Fatalf("%s: an alternative's log probability %v", c.name, a.Logprob)
+				}
+			}
+		}
+		if c.name == "+Inf scores" {
+			if id, _ := sp.pick(c.logits); id != 1 && id != 3 {
+				t.Fatalf("%s: chose %d, not one of the +Inf scores", c.name, id)
+			}
+		}
+	}
+}

@@ -427,9 +427,9 @@ func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	}
 	var data []byte
 	if a.p.usage {
-		data, _ = marshal(chunk)
+		data = eventJSON(chunk)
 	} else {
-		data, _ = marshal(chunk.chatCompletion)
+		data = eventJSON(chunk.chatCompletion)
 	}
 	return data
 }
@@ -519,7 +519,7 @@ func (a *chatAnswer) end(g *genCall) [][]byte {
 		chunk := chatChunk{chatCompletion: a.head, Usage: openAIUsage(g)}
 		chunk.Object = "chat.completion.chunk"
 		chunk.Choices = []chatChoice{}
-		data, _ := marshal(chunk)
+		data := eventJSON(chunk)
 		out = append(out, data)
 	}
 	return append(out, []byte("[DONE]"))

@@ -344,9 +344,9 @@ func (a *completionAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	}
 	var data []byte
 	if a.p.usage {
-		data, _ = marshal(chunk)
+		data = eventJSON(chunk)
 	} else {
-		data, _ = marshal(chunk.completion)
+		data = eventJSON(chunk.completion)
 	}
 	return data
 }
@@ -357,7 +357,7 @@ func (a *completionAnswer) end(g *genCall) [][]byte {
 	if a.p.usage {
 		chunk := streamChunk{completion: a.head, Usage: openAIUsage(g)}
 		chunk.Choices = []completionChoice{}
-		data, _ := marshal(chunk)
+		data := eventJSON(chunk)
 		out = append(out, data)
 	}
 	return append(out, []byte("[DONE]"))

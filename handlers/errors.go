@@ -101,6 +101,19 @@ func (s *server) answerError(c *fiber.Ctx, e *apiError, w wire) error {
 	}})
 }
 
+// eventJSON is a stream's event as marshal writes it. An event that is not JSON (a float that
+// is not a number) is a bug that must not pass as an event left out: it panics, and the
+// stream's reader ends the stream with the dialect's error event.
+func eventJSON(v any) []byte {
+	data, err := marshal(v)
+	if err != nil {
+		panic(errEventNotJSON)
+	}
+	return data
+}
+
+var errEventNotJSON = errors.New("handlers: a stream's event is not JSON")
+
 // marshal is encoding/json without HTML escaping: Python's json (OpenMed's service) and serde
 // (TGI's) write "<", ">" and "&" as they are, and so do we.
 func marshal(v any) ([]byte, error) {

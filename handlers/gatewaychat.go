@@ -673,7 +673,7 @@ func (a *restoringAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 func (a *restoringAnswer) end(g *genCall) [][]byte {
 	if _, e := g.s.keepRecord(g.x, a.sess.Forward(), fiber.StatusOK); e != nil {
 		_, body := g.d.reply(e, g.x.id)
-		data, _ := marshal(body)
+		data := eventJSON(body)
 		return [][]byte{data}
 	}
 	return a.inner.end(g)

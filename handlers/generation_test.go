@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -258,6 +259,25 @@ func TestDialectsAnswerFailuresInTheirShape(t *testing.T) {
 		`sluice_http_requests_total{outcome="failed",route="/v1/completions",status="500"} 1`} {
 		if !strings.Contains(metrics, want) {
 			t.Fatalf("metrics lack %s", want)
+		}
+	}
+}
+
+// TestAnEventThatIsNotJSONEndsTheStreamWithAnError: a token whose log probability is not a
+// number (which the sampler no longer makes) cannot be written as JSON; each dialect's
+// stream then ends with its error event, never with events silently left out.
+func TestAnEventThatIsNotJSONEndsTheStreamWithAnError(t *testing.T) {
+	bad := token(2, "b")
+	bad.Logprob = float32(math.NaN())
+	f := generationFixture(t, &fakeGenerator{script: []generate.Event{token(1, "a"), bad, last(3, "c", "c", generate.FinishLength)}}, time.Minute)
+	for path, body := range map[string]string{
+		"/generate_stream": `{"inputs":"Say"}`,
+		"/v1/completions":  `{"model":"fake-lm","prompt":"Say","stream":true,"logprobs":1}`,
+	} {
+		r := f.do(t, "POST", path, body)
+		events := sseData(t, r.raw)
+		if len(events) < 2 || !strings.Contains(events[len(events)-1], `"internal_error"`) || strings.Contains(r.raw, "[DONE]") {
+			t.Fatalf("%s with an event that is not JSON: %q", path, r.raw)
 		}
 	}
 }

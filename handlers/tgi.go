@@ -232,7 +232,7 @@ func (a *tgiAnswer) event(g *genCall, _ int, ev generate.Event) []byte {
 				InputLength: g.streams[0].PromptTokens()}
 		}
 	}
-	data, _ := marshal(e)
+	data := eventJSON(e)
 	return data
 }
 

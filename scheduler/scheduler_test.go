@@ -415,6 +415,40 @@ func TestFailedStepEndsItsRows(t *testing.T) {
 	}
 }
 
+// panicChooser panics on its second choice.
+type panicChooser struct{ n int }
+
+func (c *panicChooser) Choose(logits []float32) Choice {
+	if c.n++; c.n == 2 {
+		var none []int
+		_ = none[c.n] // an index out of range, as a sampler's bug would make
+	}
+	return argmaxChooser{}.Choose(logits)
+}
+
+// TestAChooserThatPanicsEndsItsSequenceAlone: a sequence whose Chooser panics ends with
+// ErrStepFailed and gives its blocks back; the loop goes on, and so does a sequence batched
+// with it.
+func TestAChooserThatPanicsEndsItsSequenceAlone(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{})
+	start(t, s)
+	bad, err := s.Submit(context.Background(), Request{Prompt: []int64{11, 12}, MaxNewTokens: 10, Chooser: &panicChooser{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := s.Submit(context.Background(), greedyRequest([]int64{21, 22, 23}, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := lastEvent(t, bad); !errors.Is(last.Err, ErrStepFailed) {
+		t.Fatalf("the panicking sequence's last event: %+v", last)
+	}
+	if ids, last := collect(t, good); len(ids) != 10 || last.Err != nil {
+		t.Fatalf("the sequence beside it: %v %+v", ids, last)
+	}
+	waitUntil(t, func() bool { return s.Pool().Stats().Used == 0 })
+}
+
 func TestQueueLimitsAndExpiry(t *testing.T) {
 	fake := clock.NewFake(epoch)
 	s, _ := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) {

@@ -150,8 +150,22 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 			continue // ended meanwhile, or a chunk of a prompt whose rest is still to come
 		}
 		logits := plan.Rows[i].Logits
-		s.emit(q, q.req.Chooser.Choose(logits[len(logits)-s.vocab:]), end)
+		if c, ok := s.choose(q, logits[len(logits)-s.vocab:]); ok {
+			s.emit(q, c, end)
+		}
 	}
+}
+
+// choose runs q's Chooser on its row's scores. A Chooser that panics ends q alone, as a
+// failed step would, rather than the loop and every stream on it.
+func (s *Scheduler) choose(q *sequence, scores []float32) (c Choice, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.finish(q, errorEvent(fmt.Errorf("%w: choosing its token panicked (%T)", ErrStepFailed, p)), "engine_error")
+			ok = false
+		}
+	}()
+	return q.req.Chooser.Choose(scores), true
 }
 
 // emit records a generated token and hands its event to the reader, or, when that is the
