@@ -15,6 +15,10 @@ type Document struct {
 // as after others. Every token falls in exactly one document; a text without a blank line is
 // one document; one without tokens has none. offsets are the tokens' byte offsets in text, in
 // order, as Tokens holds them.
+//
+// A token that begins at or after a blank line's first break belongs to the next document,
+// which then begins where that token does: tokenizers that keep whitespace (byte-level BPE's
+// "ĊĊ", SentencePiece's "▁" that takes the break before a word) give tokens inside the blanks.
 func Documents(text string, offsets [][2]int) []Document {
 	var docs []Document
 	start, first := 0, 0
@@ -23,7 +27,11 @@ func Documents(text string, offsets [][2]int) []Document {
 		for last < len(offsets) && offsets[last][0] < end {
 			last++
 		}
-		docs = append(docs, Document{Start: start, End: end, First: first, Last: last})
+		d := Document{Start: start, End: end, First: first, Last: last}
+		if last > first {
+			d.Start, d.End = min(d.Start, offsets[first][0]), max(d.End, offsets[last-1][1])
+		}
+		docs = append(docs, d)
 		first = last
 	}
 	for i := 0; i < len(text); i++ {

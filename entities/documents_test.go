@@ -54,6 +54,51 @@ func TestDocumentsCutAtBlankLines(t *testing.T) {
 	}
 }
 
+// TestDocumentsHoldTokensOfWhitespace: tokenizers that keep whitespace give tokens inside a
+// blank line (byte-level BPE's runs of breaks) or beginning on its last break (SentencePiece's
+// "▁" before a word); each lies inside its document, so that its offsets counted from the
+// document's start are in the document's text.
+func TestDocumentsHoldTokensOfWhitespace(t *testing.T) {
+	// runs: one token per run of non-space bytes and one per run of spaces and breaks.
+	runs := func(text string) [][2]int {
+		var out [][2]int
+		for i := 0; i < len(text); {
+			j, space := i, strings.ContainsRune(" \t\r\n", rune(text[i]))
+			for j < len(text) && strings.ContainsRune(" \t\r\n", rune(text[j])) == space {
+				j++
+			}
+			out = append(out, [2]int{i, j})
+			i = j
+		}
+		return out
+	}
+	// pieces: a word's token begins at the space or break before it.
+	pieces := func(text string) [][2]int {
+		var out [][2]int
+		for _, w := range wordOffsets(text) {
+			out = append(out, [2]int{max(w[0]-1, 0), w[1]})
+		}
+		return out
+	}
+	for _, text := range []string{"Patient John Smith\n\nSeen by Dr Jane Doe", "a\n\nb", "x \n \n y",
+		"Note one.\r\n\r\nNote two.", "\n\nleading", "trailing\n\n"} {
+		for name, offsets := range map[string][][2]int{"runs": runs(text), "pieces": pieces(text)} {
+			tokens := 0
+			for _, d := range Documents(text, offsets) {
+				tokens += d.Last - d.First
+				for _, off := range d.Tokens(Tokens{Offsets: offsets}).Offsets {
+					if off[0] < 0 || off[1] > d.End-d.Start || off[0] > off[1] {
+						t.Errorf("%s of %q: a token at %v of a document of %d bytes", name, text, off, d.End-d.Start)
+					}
+				}
+			}
+			if tokens != len(offsets) {
+				t.Errorf("%s of %q: %d of %d tokens in documents", name, text, tokens, len(offsets))
+			}
+		}
+	}
+}
+
 func TestDocumentWindowsNeverHoldTwoDocuments(t *testing.T) {
 	text := strings.Repeat("word ", 30) + "\n\n" + strings.Repeat("more ", 7) + "\n\n" + strings.Repeat("last ", 12)
 	offsets := wordOffsets(text)

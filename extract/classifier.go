@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync/atomic"
@@ -155,7 +156,7 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	docs := entities.Documents(text, enc.Offsets)
 	wins, rows, err := c.layout(docs, enc.IDs, enc.WordIDs)
 	if err != nil {
-		return nil, st, err
+		return nil, st, fmt.Errorf("%w: %w", ErrDecoding, err)
 	}
 	st.Windows = rows.Count
 	if rows.Count > c.chunkRows(rows.Width) {
@@ -169,7 +170,7 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	}
 	logits, err := entities.MergeLogits(wins, len(enc.IDs), out.logits, out.width, len(c.prefix), c.dec.NumLabels())
 	if err != nil {
-		return nil, st, err
+		return nil, st, fmt.Errorf("%w: %w", ErrDecoding, err)
 	}
 	toks := entities.Tokens{IDs: enc.IDs, Offsets: enc.Offsets}
 	if c.wordAware {
@@ -177,7 +178,10 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	}
 	if len(docs) == 1 && docs[0].Start == 0 && docs[0].End == len(text) {
 		ents, err := c.dec.Extract(text, toks, logits, opts)
-		return ents, st, err
+		if err != nil {
+			return nil, st, fmt.Errorf("%w: %w", ErrDecoding, err)
+		}
+		return ents, st, nil
 	}
 	// Each document is decoded as its own text: its spans are those it has alone.
 	labels := c.dec.NumLabels()
@@ -185,7 +189,7 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	for _, d := range docs {
 		found, err := c.dec.Extract(text[d.Start:d.End], d.Tokens(toks), logits[d.First*labels:d.Last*labels], opts)
 		if err != nil {
-			return nil, st, err
+			return nil, st, fmt.Errorf("%w: %w", ErrDecoding, err)
 		}
 		for _, e := range found {
 			e.Start, e.End = e.Start+d.Start, e.End+d.Start
@@ -253,6 +257,11 @@ func (c *Classifier) layout(docs []entities.Document, ids []int64, wordIDs []int
 	rows, err := entities.BuildRows(ids, wins, c.prefix, c.suffix, c.padID, 0)
 	return wins, rows, err
 }
+
+// ErrDecoding is a text whose tokens or model output could not be made into entities (a bug
+// that this text meets, not a refusal): the same text fails the same way again, and the
+// model is not at fault, so it is neither retried nor counted against the model's breaker.
+var ErrDecoding = errors.New("extract: the text's windows or entities could not be made")
 
 // ErrDeadline means a long text's remaining windows could not be computed within the
 // request's deadline at the pace its first windows took, so it was cut short rather than left

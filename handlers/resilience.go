@@ -35,8 +35,9 @@ func (e guardedExtractor) Extract(ctx context.Context, p admission.Priority, tex
 
 // ModelFailure says whether an extraction's error is the model's, for resilience.New: not a
 // refusal for load (its Retry-After says when), not the caller leaving or its deadline, not a
-// shutdown.
+// shutdown, not a text that Sluice's own decoding fails on (extract.ErrDecoding: one text
+// would otherwise open the breaker for every caller).
 func ModelFailure(err error) bool {
-	return !errors.Is(err, admission.ErrQueueFull) && !errors.Is(err, admission.ErrExpired) &&
+	return !errors.Is(err, extract.ErrDecoding) && !errors.Is(err, admission.ErrQueueFull) && !errors.Is(err, admission.ErrExpired) &&
 		!errors.Is(err, admission.ErrClosed) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -15,10 +16,12 @@ import (
 	"github.com/sluice-serving/sluice/resilience"
 )
 
-// flaky fails its first fails calls in the model, then answers as its fakeExtractor does.
+// flaky fails its first fails calls in the model (or in decoding, when decoding), then
+// answers as its fakeExtractor does.
 type flaky struct {
 	*fakeExtractor
-	fails int
+	fails    int
+	decoding bool
 }
 
 func (f *flaky) Extract(ctx context.Context, p admission.Priority, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
@@ -29,6 +32,9 @@ func (f *flaky) Extract(ctx context.Context, p admission.Priority, text string, 
 		f.calls++
 	}
 	f.mu.Unlock()
+	if failing && f.decoding {
+		return nil, extract.Stats{}, fmt.Errorf("%w: entities: token 0 has offsets outside the text", extract.ErrDecoding)
+	}
 	if failing {
 		return nil, extract.Stats{}, errors.New("onnxruntime: the run failed")
 	}
@@ -73,6 +79,37 @@ func TestModelFailuresAreRetriedThenBroken(t *testing.T) {
 	f.clock.Advance(30 * time.Second)
 	if r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 200 {
 		t.Fatalf("the probe after the recovery timeout: %d %s", r.status, r.raw)
+	}
+	if c := g.Counts(); c[resilience.Closed] != 1 {
+		t.Fatalf("breakers %v", c)
+	}
+}
+
+// TestDecodingFailuresAreNotTheModels: a text that Sluice's decoding fails on is a 500 tried
+// once; however many such requests come, the model's breaker stays closed for the others.
+func TestDecodingFailuresAreNotTheModels(t *testing.T) {
+	model := &flaky{fails: 10, decoding: true}
+	var g *resilience.Guard
+	f := newFixture(t, func(o *fixtureOptions) {
+		var err error
+		g, err = resilience.New(resilience.Config{Enabled: true, MaxAttempts: 3, BackoffMultiplier: 1, FailureThreshold: 2,
+			RecoveryTimeout: 30 * time.Second}, o.Clock, func() float64 { return 0 }, ModelFailure, resilience.NewMetrics(prometheus.NewRegistry()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		model.fakeExtractor = &fakeExtractor{name: "pii", maxLen: 128}
+		o.pii.Models = map[string]Extractor{"pii": Guarded(model, g)}
+	})
+	for i := range 5 {
+		if r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 500 || model.calls != i+1 {
+			t.Fatalf("request %d that decoding fails: %d after %d calls (%s)", i, r.status, model.calls, r.raw)
+		}
+	}
+	model.mu.Lock()
+	model.fails = 0
+	model.mu.Unlock()
+	if r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 200 {
+		t.Fatalf("another text after them: %d %s", r.status, r.raw)
 	}
 	if c := g.Counts(); c[resilience.Closed] != 1 {
 		t.Fatalf("breakers %v", c)

@@ -59,6 +59,24 @@ func TestEveryEncoderLayoutServes(t *testing.T) {
 			if got := entitiesOf(t, body); !reflect.DeepEqual(got, want) {
 				t.Errorf("/analyze, first: %+v, want %+v", got, want)
 			}
+			// Notes pasted one after another, each read on its own: tokenizers that keep
+			// whitespace give tokens inside the blank lines between them.
+			notes := text + "\n\n" + text + "\r\n \r\n" + text
+			status, body = srv.post(t, "/pii/extract", map[string]any{"text": notes})
+			if status != 200 {
+				t.Fatalf("/pii/extract of three notes: status %d: %v", status, body)
+			}
+			got := entitiesOf(t, body)
+			if len(got) != 6 {
+				t.Fatalf("/pii/extract of three notes: %+v", got)
+			}
+			for i, at := range []int{0, 0, len(text) + 2, len(text) + 2, 2*len(text) + 7, 2*len(text) + 7} {
+				w := want[i%2]
+				w.Start, w.End = w.Start+at, w.End+at
+				if got[i] != w {
+					t.Fatalf("/pii/extract of three notes: entity %d is %+v, want %+v", i, got[i], w)
+				}
+			}
 			// Past the model's length the text is windowed on the family's word boundaries;
 			// every copy's names come back where they are.
 			const copies = 600 // about 10,000 tokens: past ModernBERT's 8,192 too
@@ -67,7 +85,7 @@ func TestEveryEncoderLayoutServes(t *testing.T) {
 			if status != 200 {
 				t.Fatalf("/analyze of %d copies: status %d: %v", copies, status, body)
 			}
-			got := entitiesOf(t, body)
+			got = entitiesOf(t, body)
 			if len(got) != 2*copies {
 				t.Fatalf("/analyze of %d copies: %d entities, want %d", copies, len(got), 2*copies)
 			}
