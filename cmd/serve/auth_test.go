@@ -139,7 +139,8 @@ func TestOpenMedAuthSettingsAndBearerTokens(t *testing.T) {
 	jwks, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: secret, KeyID: "k1", Algorithm: "HS256"}}})
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_AUTH_ENABLED=true",
 		"OPENMED_SERVICE_AUTH_API_KEYS=["+keyEntry("om-secret", "clinic-c", "analyze:write")+"]",
-		"OPENMED_SERVICE_AUTH_JWKS="+string(jwks), "OPENMED_SERVICE_AUTH_JWT_AUDIENCE=sluice, other")
+		"OPENMED_SERVICE_AUTH_JWKS="+string(jwks), "OPENMED_SERVICE_AUTH_JWT_AUDIENCE=sluice, other",
+		"OPENMED_SERVICE_AUTH_JWT_MAX_LIFETIME_SECONDS=7200")
 	body := `{"text":"Started metformin 500 mg."}`
 	if status, _, _ := call(t, srv, "/analyze", body); status != 401 {
 		t.Fatalf("no key: %d", status)
@@ -148,13 +149,20 @@ func TestOpenMedAuthSettingsAndBearerTokens(t *testing.T) {
 		t.Fatalf("OpenMed's key: %d", status)
 	}
 	signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: secret}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
-	tok, err := jwt.Signed(signer).Claims(map[string]any{"sub": "svc", "aud": "sluice", "exp": time.Now().Add(time.Hour).Unix(),
-		"scp": []string{"pii:read"}}).Serialize()
-	if err != nil {
-		t.Fatal(err)
+	token := func(lifetime time.Duration) string {
+		tok, err := jwt.Signed(signer).Claims(map[string]any{"sub": "svc", "aud": "sluice", "iat": time.Now().Unix(),
+			"exp": time.Now().Add(lifetime).Unix(), "scp": []string{"pii:read"}}).Serialize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
 	}
+	tok := token(time.Hour)
 	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", "Bearer "+tok); status != 200 {
 		t.Fatalf("a bearer token: %d", status)
+	}
+	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", "Bearer "+token(365*24*time.Hour)); status != 401 {
+		t.Fatalf("a bearer token living past AUTH_JWT_MAX_LIFETIME_SECONDS: %d", status)
 	}
 	if status, _, code := call(t, srv, "/analyze", body, "Authorization", "Bearer "+tok); status != 403 || code != "forbidden" {
 		t.Fatalf("a bearer token without the scope: %d %s", status, code)

@@ -115,7 +115,7 @@ var openMedAuth = map[string]openMedSetting{
 	"OPENMED_SERVICE_AUTH_FAILURE_RATE_LIMIT_RPS":   {ours: "SLUICE_AUTH_FAILURE_RPS"},
 	"OPENMED_SERVICE_AUTH_FAILURE_RATE_LIMIT_BURST": {ours: "SLUICE_AUTH_FAILURE_BURST"},
 	"OPENMED_SERVICE_AUTH_FAILURE_RATE_LIMIT_KEY":   {convert: peerKeyOnly},
-	"OPENMED_SERVICE_AUTH_JWT_MAX_LIFETIME_SECONDS": {convert: func(string) (string, bool, error) { return "", false, errNoEffect }},
+	"OPENMED_SERVICE_AUTH_JWT_MAX_LIFETIME_SECONDS": {ours: "SLUICE_AUTH_JWT_MAX_LIFETIME_S"},
 }
 
 // audiences is a list separated by commas or spaces, as Sluice's comma list.
