@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -363,23 +364,53 @@ func satisfies(granted, required []string) bool {
 }
 
 // ParseRouteScopes reads OpenMed's route scope overrides: a JSON object from "METHOD /path" to
-// a list of scopes or one string of them.
+// a list of scopes or one string of them. A route named twice (the same key, or spellings that
+// differ in the method's case or in spaces) is refused: which scopes held would be chance.
 func ParseRouteScopes(data []byte) (map[string][]string, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("identity: route scopes must be a JSON object from \"METHOD /path\" to scopes: %s", jsonProblem(err))
 	}
+	keys, err := objectKeys(data)
+	if err != nil {
+		return nil, fmt.Errorf("identity: route scopes must be a JSON object from \"METHOD /path\" to scopes: %s", jsonProblem(err))
+	}
 	out := make(map[string][]string, len(raw))
-	for route, v := range raw {
+	for _, route := range keys {
 		method, path, _ := strings.Cut(strings.TrimSpace(route), " ")
-		scopes, err := parseScopes(v)
+		key := strings.ToUpper(method) + " " + strings.TrimSpace(path)
+		if _, twice := out[key]; twice {
+			return nil, fmt.Errorf("identity: route scopes name %q twice", key)
+		}
+		scopes, err := parseScopes(raw[route])
 		if err != nil {
 			return nil, fmt.Errorf("identity: route scopes of %q: %w", route, err)
 		}
 		if scopes == nil {
 			scopes = []string{}
 		}
-		out[strings.ToUpper(method)+" "+strings.TrimSpace(path)] = scopes
+		out[key] = scopes
 	}
 	return out, nil
+}
+
+// objectKeys is the keys of the JSON object data, in order and as often as written.
+func objectKeys(data []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // the object's '{', as Unmarshal has checked
+		return nil, err
+	}
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -281,5 +282,24 @@ func TestOpenOpensOnlyRoutesWithoutScopes(t *testing.T) {
 		if _, r := a.Check("POST", path, headers(), "10.0.0.1"); r == nil || r.Reason != NoCredential {
 			t.Errorf("%s without a credential: %+v", path, r)
 		}
+	}
+}
+
+// TestRouteScopesNameEachRouteOnce: a route written twice, as the same key or in spellings
+// that come to one route, is refused, so that which scopes hold is never chance; distinct
+// routes are read as written.
+func TestRouteScopesNameEachRouteOnce(t *testing.T) {
+	for _, bad := range []string{
+		`{"POST /pii/extract":["pii:read"],"post /pii/extract":[]}`,
+		`{"POST /pii/extract":["pii:read"]," POST  /pii/extract ":"pii:write"}`,
+		`{"GET /jobs":[],"GET /jobs":["jobs:read"]}`,
+	} {
+		if _, err := ParseRouteScopes([]byte(bad)); err == nil || !strings.Contains(err.Error(), "twice") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	got, err := ParseRouteScopes([]byte(`{"post /pii/extract":"pii:read pii:write","GET /jobs":[]}`))
+	if err != nil || !reflect.DeepEqual(got, map[string][]string{"POST /pii/extract": {"pii:read", "pii:write"}, "GET /jobs": {}}) {
+		t.Fatalf("%v, %v", got, err)
 	}
 }
