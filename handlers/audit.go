@@ -51,6 +51,23 @@ func (s *server) keepRecord(x *exchange, rec audit.Record, status int) (audit.Re
 	return kept, nil
 }
 
+// auditAtExit is deferred, itself, by an audited route: it keeps the record that record makes
+// of the answer (*err) unless a stream has begun, and turns *err into the 503 when it cannot
+// be stored. A panic unwinding through it is recorded as the 500 the chain will answer (the
+// response still says 200 meanwhile), then goes on.
+func (s *server) auditAtExit(c *fiber.Ctx, x *exchange, record func(error) audit.Record, err *error) {
+	if p := recover(); p != nil {
+		_ = s.audited(c, x, record(errPanicked), errPanicked)
+		panic(p)
+	}
+	if !streaming(c, *err) {
+		*err = s.audited(c, x, record(*err), *err)
+	}
+}
+
+// errPanicked stands for a handler's panic where an answer's error is read: a 500.
+var errPanicked = errors.New("handlers: the handler panicked")
+
 // audited keeps the record of a request answered with err (nil: the response already set on
 // c), its status word the answer's outcome unless rec has one, and returns the answer to give:
 // err, or the 503 when the record could not be stored. A record kept already is not kept again,

@@ -180,7 +180,7 @@ func parseShiftDays(raw json.RawMessage) (*int, *FieldError) {
 
 func (s *server) serveDeidentify(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) (err error) {
 	var rec audit.Record
-	defer func() { err = s.audited(c, x, rec, err) }()
+	defer s.auditAtExit(c, x, func(error) audit.Record { return rec }, &err)
 	var req deidentifyRequest
 	if aerr := decodeStrict(c.Body(), &req); aerr != nil {
 		return aerr

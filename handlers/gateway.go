@@ -147,11 +147,7 @@ const (
 
 func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (err error) {
 	var sess *gateway.Session
-	defer func() {
-		if !streaming(c, err) { // a stream keeps its record as it ends
-			err = s.audited(c, x, gatewayRecord(c, sess, err), err)
-		}
-	}()
+	defer s.auditAtExit(c, x, func(err error) audit.Record { return gatewayRecord(c, sess, err) }, &err)
 	if gw.Upstream == nil && (gw.Generation == nil || gw.Generation.Model == nil) {
 		return gatewayNotConfigured("The privacy gateway has no model to complete with")
 	}

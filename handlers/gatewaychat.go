@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/gateway"
@@ -81,11 +82,7 @@ func (gw GatewayEndpoint) WithDefaults() GatewayEndpoint {
 
 func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (err error) {
 	var sess *gateway.Session
-	defer func() {
-		if !streaming(c, err) { // a stream keeps its record as it ends
-			err = s.audited(c, x, gatewayRecord(c, sess, err), err)
-		}
-	}()
+	defer s.auditAtExit(c, x, func(err error) audit.Record { return gatewayRecord(c, sess, err) }, &err)
 	d := chatDialect{}
 	ep, completion := gw.Generation, "local"
 	if gw.upstreamChat != nil {

@@ -765,3 +765,28 @@ func TestAPanicCostsTheCallerNothing(t *testing.T) {
 		t.Fatalf("after a panic, its tokens given back: %d %s", r.status, r.raw)
 	}
 }
+
+// TestAPanicIsAuditedAsThe500ItIs: an audited request whose handling panics leaves a record
+// of the 500 its caller gets (while the panic unwinds the response still says 200), never
+// one of an answer served.
+func TestAPanicIsAuditedAsThe500ItIs(t *testing.T) {
+	f, trail := everyRouteFixture(t)
+	f.pii.set(func(e *fakeExtractor) { e.panicWith = "a bug" })
+	for path, body := range map[string]string{
+		"/pii/deidentify":           `{"text":"Call Alice."}`,
+		"/privacy-gateway/complete": `{"text":"Call Alice."}`,
+	} {
+		if r := f.do(t, "POST", path, body); r.status != 500 {
+			t.Fatalf("%s, the panic: %d %s", path, r.status, r.raw)
+		}
+	}
+	recs := auditRecords(t, trail)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs {
+		if r.HTTPStatus != 500 || r.Status == "served" || r.Status == "forwarded" {
+			t.Errorf("%s: recorded %d %s", r.Route, r.HTTPStatus, r.Status)
+		}
+	}
+}

@@ -382,7 +382,7 @@ type deidFinal struct {
 
 func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *deid.Redactor) (err error) {
 	var rec audit.Record
-	defer func() { err = s.audited(c, x, rec, err) }()
+	defer s.auditAtExit(c, x, func(error) audit.Record { return rec }, &err)
 	var req deidentifyStreamRequest
 	if aerr := decodeStrict(c.Body(), &req); aerr != nil {
 		return aerr
