@@ -33,9 +33,9 @@ func (g *Group[V]) Waiters() int {
 }
 
 // Do returns fn's result for key: from a call already in flight for it (shared is true), or
-// from one it starts. fn runs under a context that keeps ctx's values and ends when every
-// caller waiting for it has left. If ctx ends first, Do returns ctx's error and the call goes
-// on for the others.
+// from one it starts. fn runs under a context that keeps ctx's values and deadline (the
+// caller's that started it) and ends when every caller waiting for it has left. If ctx ends
+// first, Do returns ctx's error and the call goes on for the others.
 func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Context) (V, error)) (v V, shared bool, err error) {
 	g.mu.Lock()
 	if g.calls == nil {
@@ -46,6 +46,10 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 		c.waiters++
 	} else {
 		work, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		if d, ok := ctx.Deadline(); ok {
+			// So that fn can tell work that cannot finish in time, as it could alone.
+			work, cancel = context.WithDeadline(context.WithoutCancel(ctx), d)
+		}
 		c = &call[V]{done: make(chan struct{}), waiters: 1, cancel: cancel}
 		g.calls[key] = c
 		go func() {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Callers with one key while its call runs share it: one run, every caller the same answer.
@@ -105,4 +106,20 @@ func TestLeavingCallersLeaveAlone(t *testing.T) {
 	cancelAlone()
 	<-done
 	<-stopped
+}
+
+// The call runs under the deadline of the caller that started it, so that work which cannot
+// finish in time can tell, as it could alone.
+func TestTheCallKeepsItsCallersDeadline(t *testing.T) {
+	var g Group[time.Time]
+	deadline := time.Now().Add(time.Hour)
+	ctx, cancel := context.WithDeadline(t.Context(), deadline)
+	defer cancel()
+	got, _, err := g.Do(ctx, "k", func(ctx context.Context) (time.Time, error) {
+		d, _ := ctx.Deadline()
+		return d, nil
+	})
+	if err != nil || !got.Equal(deadline) {
+		t.Fatalf("the call's deadline: %v, %v; want %v", got, err, deadline)
+	}
 }

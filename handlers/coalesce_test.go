@@ -50,3 +50,30 @@ func TestIdenticalRequestsShareOneModelCall(t *testing.T) {
 		t.Fatalf("%d model calls for 4 identical requests, %d request ids", n, len(ids))
 	}
 }
+
+// TestCoalescingKeepsThePriorityClasses: the same body sent as bulk and as interactive at once
+// is two model calls, each in its own class: an interactive request never waits in a bulk
+// call's queue, nor a bulk one rides an interactive call.
+func TestCoalescingKeepsThePriorityClasses(t *testing.T) {
+	var group coalesce.Group[extraction]
+	f := newFixture(t, func(o *fixtureOptions) { o.Coalesce, o.extractions = true, &group })
+	block := make(chan struct{})
+	f.pii.set(func(e *fakeExtractor) { e.blocking = block })
+	body := `{"text":"Call Alice."}`
+	answers := make(chan response, 2)
+	for _, class := range []string{"bulk", "interactive"} {
+		go func() { answers <- f.do(t, "POST", "/pii/extract", body, "x-openmed-priority", class) }()
+	}
+	for group.Waiters() != 2 {
+		runtime.Gosched()
+	}
+	close(block)
+	for range 2 {
+		if r := <-answers; r.status != 200 {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+	}
+	if n := f.pii.callCount(); n != 2 {
+		t.Fatalf("%d model calls for a bulk and an interactive request", n)
+	}
+}

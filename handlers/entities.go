@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -280,15 +281,16 @@ type extraction struct {
 }
 
 // extractOnce is ex.Extract, answered from one call for identical requests in flight at once
-// when Options.Coalesce is on: the same caller, route, model and body. The entities are
-// shared: callers read them and never change them.
+// when Options.Coalesce is on: the same caller, route, model, priority class and body (an
+// interactive request never waits in a bulk call's queue). The entities are shared: callers
+// read them and never change them.
 func (s *server) extractOnce(ctx context.Context, c *fiber.Ctx, x *exchange, ex Extractor, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
 	if !s.opts.Coalesce {
 		return ex.Extract(ctx, x.prio, text, opts)
 	}
 	tenant, _ := c.Locals(localTenant).(string)
 	body := sha256.Sum256(c.Body())
-	key := strings.Join([]string{tenant, x.route.Path, ex.Name(), string(body[:])}, "\x00")
+	key := strings.Join([]string{tenant, x.route.Path, ex.Name(), strconv.Itoa(int(x.prio)), string(body[:])}, "\x00")
 	r, _, err := s.extractions.Do(ctx, key, func(ctx context.Context) (extraction, error) {
 		ents, st, err := ex.Extract(ctx, x.prio, text, opts)
 		return extraction{ents, st}, err
