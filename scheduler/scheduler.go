@@ -229,6 +229,9 @@ func (s *Scheduler) Close(ctx context.Context) error {
 	}
 	if !started {
 		s.endAll()
+		if first {
+			s.m.detach() // its name is free for another scheduler
+		}
 		return nil
 	}
 	s.poke()

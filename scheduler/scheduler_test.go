@@ -1137,3 +1137,24 @@ func TestBusyTimeHoldsTheSteps(t *testing.T) {
 		t.Fatalf("busy %.4fs, steps %.4fs: want the six steps' 18ms in both", busy, steps)
 	}
 }
+
+// A scheduler closed before it started gives its name back to the metrics, so that another
+// of that name can be made on them.
+func TestCloseBeforeStartFreesTheName(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s, _ := newTestScheduler(t, testOpts{registry: reg})
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	model := newFakeModel()
+	sh := model.Shape()
+	pool, err := kvcache.NewPool(kvcache.Config{BlockTokens: blockTokens, Blocks: 16, Layers: sh.Layers,
+		Heads: sh.Heads, HeadDim: sh.HeadDim, MaxSeqLen: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New("fake-lm", model, pool, Config{MaxRunning: 8, MaxStepTokens: 4096, QueueSize: 64, OutBuffer: 64,
+		StallTimeout: time.Minute, MaxPositions: 256}, clock.Real(), s.m.parent); err != nil {
+		t.Fatalf("a scheduler of the same name after Close: %v", err)
+	}
+}

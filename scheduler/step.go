@@ -204,7 +204,15 @@ func (s *Scheduler) emit(q *sequence, c Choice, now time.Time) {
 		q.pending, q.hasPending = ev, true
 		q.pausedAt = now
 		q.paused.Store(true)
-		s.m.paused()
+		// A reader that emptied the buffer before paused was set had no reason to wake the
+		// loop: with paused set, one more try finds the room it made.
+		select {
+		case q.events <- ev:
+			q.hasPending = false
+			q.paused.Store(false)
+		default:
+			s.m.paused()
+		}
 	}
 }
 
