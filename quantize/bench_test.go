@@ -15,7 +15,8 @@ import (
 	"github.com/sluice-serving/sluice/quantize"
 )
 
-// BenchmarkInt8Encoder times one encoder pass, float32 against its int8 rewrite, at batch 1,
+// BenchmarkInt8Encoder times one encoder pass, float32 against its int8 rewrites (full range,
+// and seven-bit weights as ForCPU gives x86 without VNNI), at batch 1,
 // 8 and 32 of 64-token rows (a short note), on the shipped token classifiers and on the model
 // directory SLUICE_BENCH_ENCODER_DIR when set (a BERT-base-shaped encoder from
 // models/train/export_recipe_shaped.py). It reports sequences per second; compare the pairs
@@ -47,14 +48,24 @@ func BenchmarkInt8Encoder(b *testing.B) {
 		if err != nil || json.Unmarshal(raw, &cfg) != nil || cfg.VocabSize < 10 {
 			b.Fatalf("%s: config.json without vocab_size", dir)
 		}
-		int8, _, err := quantize.Int8(src, quantize.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, kind := range []struct {
+		kinds := []struct {
 			name  string
 			graph []byte
-		}{{"float32", src}, {"int8", int8}} {
+		}{{"float32", src}}
+		for _, form := range []struct {
+			name string
+			opts quantize.Options
+		}{{"int8", quantize.Options{}}, {"int8-7bit", quantize.Options{ReduceRange: true}}} {
+			g, _, err := quantize.Int8(src, form.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			kinds = append(kinds, struct {
+				name  string
+				graph []byte
+			}{form.name, g})
+		}
+		for _, kind := range kinds {
 			sess, err := rt.NewSession(filepath.Base(dir), kind.graph)
 			if err != nil {
 				b.Fatal(err)

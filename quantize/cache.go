@@ -69,7 +69,7 @@ type sidecar struct {
 // entry is there.
 func (c *Cache) Int8(src []byte) (Result, error) {
 	srcSum := sha256.Sum256(src)
-	key := sha256.Sum256([]byte(Version + "\x00" + hex.EncodeToString(srcSum[:]) + "\x00" + strconv.Itoa(c.opts.MinColumns)))
+	key := sha256.Sum256([]byte(Version + "\x00" + hex.EncodeToString(srcSum[:]) + "\x00" + strconv.Itoa(c.opts.MinColumns) + "\x00" + strconv.FormatBool(c.opts.ReduceRange)))
 	path := filepath.Join(c.dir, hex.EncodeToString(key[:16])+".int8.onnx")
 	meta := path + ".json"
 

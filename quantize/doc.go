@@ -35,9 +35,11 @@
 // Weights come from constants only: an initializer that is also a graph input (a caller may
 // feed another value) is left alone, as ONNX Runtime leaves it out of constant folding.
 //
-// The weights use the whole int8 range. On x86 CPUs without VNNI, ONNX Runtime's uint8 x
-// int8 kernel can saturate intermediate sums; the agreement gate (quantize/gate) is what catches a
-// model that suffers, on the machine that measures it.
+// The weights use the whole int8 range, except with Options.ReduceRange: on x86 CPUs without
+// VNNI, ONNX Runtime's uint8 x int8 kernel adds pairs of products in 16 bits and full-range
+// weights saturate them, so ForCPU stores them in seven bits there (the same kernel, as fast;
+// each step twice as coarse). The agreement gate (quantize/gate) is what catches a model that
+// still suffers, on the machine that measures it.
 //
 // Convolutions stay float32: ONNX Runtime's ConvInteger takes uint8 weights only and has no
 // kernel faster than its float32 Conv on these CPUs.

@@ -20,6 +20,10 @@ const Version = "int8-v2"
 type Options struct {
 	// MinColumns is the fewest output columns a weight needs to be rewritten (default 32).
 	MinColumns int
+	// ReduceRange stores the weights in seven bits (±63, twice each scale): a uint8 x int8
+	// kernel that adds a pair of products in 16 bits (x86 without VNNI) then cannot saturate.
+	// ForCPU sets it where that kernel is the one ONNX Runtime runs.
+	ReduceRange bool
 }
 
 // Reason says why a weight-bearing product stayed in float32.
@@ -101,6 +105,13 @@ func Int8(model []byte, opts Options) (out []byte, rep Report, err error) {
 	return out, rw.report, nil
 }
 
+func (o Options) limit() float64 {
+	if o.ReduceRange {
+		return 63
+	}
+	return 127
+}
+
 func (o Options) withDefaults() Options {
 	if o.MinColumns <= 0 {
 		o.MinColumns = 32
@@ -122,12 +133,13 @@ type rewrite struct {
 	names      map[string]bool      // every tensor name in the graph, for new ones to avoid
 	rows       map[string]string    // a [1, N] Gemm bias -> its vector copy
 	report     Report
+	limit      float64 // the largest weight magnitude stored: 127, or 63 with ReduceRange
 }
 
 type quantized struct{ values, scales string }
 
 func newRewrite(g *onnxpb.GraphProto, opts Options) *rewrite {
-	rw := &rewrite{g: g, opts: opts, inits: map[string]*onnxpb.TensorProto{}, producer: map[string]int{},
+	rw := &rewrite{g: g, opts: opts, limit: opts.limit(), inits: map[string]*onnxpb.TensorProto{}, producer: map[string]int{},
 		uses: map[string]int{}, graphOut: map[string]bool{}, outputSide: map[int]bool{},
 		consts: map[string]constTensor{}, quantized: map[string]quantized{}, dropped: map[int]bool{},
 		names: map[string]bool{}, rows: map[string]string{}, report: Report{Kept: map[Reason]int{}}}
@@ -458,14 +470,14 @@ func (rw *rewrite) quantizeWeight(name string, w constTensor, transposed bool) (
 		}
 		scales[c] = 1
 		if peak > 0 {
-			scales[c] = peak / 127
+			scales[c] = peak / float32(rw.limit)
 		}
 	}
 	q := make([]byte, rows*cols)
 	for r := range rows {
 		for c := range cols {
 			v := math.RoundToEven(float64(at(r, c) / scales[c]))
-			q[r*cols+c] = byte(int8(max(-127, min(127, v))))
+			q[r*cols+c] = byte(int8(max(-rw.limit, min(rw.limit, v))))
 		}
 	}
 	sb := make([]byte, 4*cols)

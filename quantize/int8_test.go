@@ -132,6 +132,51 @@ func TestInt8RewritesHiddenProductsAndKeepsTheHead(t *testing.T) {
 	}
 }
 
+// With ReduceRange every weight is stored within ±63 (a kernel that adds pairs of uint8 x
+// int8 products in 16 bits cannot saturate: 2 x 255 x 63 < 32767), each column's largest at
+// the bound, and comes back within half of its step, which is twice the full range's.
+func TestInt8ReduceRangeKeepsSevenBits(t *testing.T) {
+	m, weights := testGraph(t, rand.New(rand.NewPCG(1, 2)))
+	src, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := Int8(src, Options{ReduceRange: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q onnxpb.ModelProto
+	if err := proto.Unmarshal(out, &q); err != nil {
+		t.Fatal(err)
+	}
+	inits := map[string]*onnxpb.TensorProto{}
+	for _, in := range q.GetGraph().GetInitializer() {
+		inits[in.GetName()] = in
+	}
+	rows, cols := 32, 64
+	raw := inits["W1_int8"].GetRawData()
+	scales, err := decode(inits["W1_int8_scale"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range cols {
+		peak := 0
+		for r := range rows {
+			v := int(int8(raw[r*cols+c]))
+			if v < -63 || v > 63 {
+				t.Fatalf("W1[%d,%d] is stored as %d, outside seven bits", r, c, v)
+			}
+			peak = max(peak, v, -v)
+			if d := math.Abs(float64(weights["W1"][r*cols+c] - float32(v)*scales[c])); d > float64(scales[c])/2+1e-6 {
+				t.Fatalf("W1[%d,%d]: %v came back as %v", r, c, weights["W1"][r*cols+c], float32(v)*scales[c])
+			}
+		}
+		if peak != 63 {
+			t.Fatalf("column %d's largest weight is stored as %d, not at the bound", c, peak)
+		}
+	}
+}
+
 func TestInt8KeepsNarrowProductsAndTransposesGemm(t *testing.T) {
 	vals := normals(rand.New(rand.NewPCG(3, 4)))
 	wt := vals(40 * 16) // Gemm's B stored [N=40, K=16], transB

@@ -296,7 +296,7 @@ func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *mode
 		r.problem("int8 runs on the CPU only")
 		return
 	}
-	out, rep, err := quantize.Int8(m.ONNX, quantize.Options{})
+	out, rep, err := quantize.Int8(m.ONNX, quantize.ForCPU())
 	if err != nil {
 		r.problem("int8 rewrite: %v", err)
 		return

@@ -224,7 +224,7 @@ func (q *quantizer) rewrite(src []byte) (quantize.Result, error) {
 			}
 			dir = filepath.Join(base, "sluice", "quantized")
 		}
-		q.cache, q.cacheErr = quantize.NewCache(dir, quantize.Options{})
+		q.cache, q.cacheErr = quantize.NewCache(dir, quantize.ForCPU())
 	})
 	if q.cache == nil {
 		if q.cacheDir != "" {
@@ -234,7 +234,7 @@ func (q *quantizer) rewrite(src []byte) (quantize.Result, error) {
 			q.logger.Warn("no cache directory for int8 rewrites; each start rewrites again (set SLUICE_QUANTIZE_CACHE_DIR)",
 				slog.String("error", q.cacheErr.Error()))
 		})
-		out, rep, err := quantize.Int8(src, quantize.Options{})
+		out, rep, err := quantize.Int8(src, quantize.ForCPU())
 		return quantize.Result{ONNX: out, Report: rep, Outcome: quantize.Unstored}, err
 	}
 	return q.cache.Int8(src)
