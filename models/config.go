@@ -8,6 +8,11 @@ import (
 	"strconv"
 )
 
+// MaxPositions is the longest position table a model may declare (max_position_embeddings):
+// about a million, past every model of these kinds, and small enough that what is sized by it
+// fits in memory.
+const MaxPositions = 1 << 20
+
 // Config is the part of a HuggingFace config.json the server needs.
 type Config struct {
 	ModelType             string
@@ -124,6 +129,10 @@ func ParseConfig(data []byte) (Config, error) {
 	}
 	if cfg.MaxPositionEmbeddings <= 0 {
 		return Config{}, fmt.Errorf("config.json: max_position_embeddings is missing or not positive")
+	}
+	if cfg.MaxPositionEmbeddings > MaxPositions {
+		// Buffers are sized by it before any text comes (the warm-up's rows, the KV pool).
+		return Config{}, fmt.Errorf("config.json: max_position_embeddings %d is over %d, the most Sluice serves", cfg.MaxPositionEmbeddings, MaxPositions)
 	}
 	cfg.MaxLength = cfg.MaxPositionEmbeddings
 	if offsetPositions[cfg.ModelType] {

@@ -118,6 +118,12 @@ func TestMaxLength(t *testing.T) {
 			t.Errorf("%s: err = %v, want one naming tokenizer_config.json", name, err)
 		}
 	}
+	for _, huge := range []string{"4611686018427387904", "1048577"} {
+		if _, err := ParseConfig([]byte(`{"model_type": "bert", "max_position_embeddings": ` + huge + `}`)); err == nil ||
+			!strings.Contains(err.Error(), "max_position_embeddings") {
+			t.Errorf("a position table of %s rows: %v", huge, err)
+		}
+	}
 	if _, err := ParseConfig([]byte(`{"model_type": "roberta", "max_position_embeddings": 2, "pad_token_id": 1}`)); err == nil {
 		t.Error("a RoBERTa position table with no room for a token was accepted")
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -237,6 +238,20 @@ func (p *Pool) startLoad(name string, size int64) (*entry, error) {
 	return e, nil
 }
 
+// loadSafely is the Loader's answer, a panic in it (a model directory no check foresaw) an
+// error: it runs on a goroutine of its own, where a panic would end the process.
+func (p *Pool) loadSafely(ctx context.Context, name string) (m Model, size int64, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			m, size, err = nil, 0, fmt.Errorf("%w: loading the model panicked (%T)", ErrLoadPanicked, v)
+		}
+	}()
+	return p.load(ctx, name)
+}
+
+// ErrLoadPanicked is a load whose Loader panicked.
+var ErrLoadPanicked = errors.New("warmpool: the model could not be loaded")
+
 func (p *Pool) runLoad(e *entry) {
 	p.mu.Lock()
 	previous := p.closing[e.name]
@@ -246,7 +261,7 @@ func (p *Pool) runLoad(e *entry) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.LoadTimeout)
 	defer cancel()
-	m, size, err := p.load(ctx, e.name)
+	m, size, err := p.loadSafely(ctx, e.name)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	took := p.clk.Now().Sub(e.started)

@@ -317,3 +317,21 @@ func TestCloseDuringALoad(t *testing.T) {
 	}
 	eventually(t, func() bool { return f.made[0].closed.Load() })
 }
+
+// TestALoadThatPanicsIsAFailedLoad: a Loader that panics (a model directory no check
+// foresaw) is the requests' error, remembered as a failed load, and the process goes on.
+func TestALoadThatPanicsIsAFailedLoad(t *testing.T) {
+	p, err := New(Config{Forever: true}, func(context.Context, string) (Model, int64, error) {
+		var rows []int
+		return nil, 0, errors.New(string(rune(rows[3]))) // an index out of range, as a makeslice would
+	}, func(string) (int64, error) { return 10, nil }, clock.NewFake(epoch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	for range 2 {
+		if _, _, err := p.Acquire(context.Background(), "a", KeepAlive{}); !errors.Is(err, ErrLoadPanicked) {
+			t.Fatalf("acquiring a model whose load panics: %v", err)
+		}
+	}
+}
