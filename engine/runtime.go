@@ -265,6 +265,13 @@ func (r *Runtime) Close() error {
 	return errors.Join(errs...)
 }
 
+// OpenSessions counts the sessions created and not yet closed.
+func (r *Runtime) OpenSessions() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.sessions)
+}
+
 // forget drops a closed session from the set Close would otherwise close again.
 func (r *Runtime) forget(s *Session) {
 	r.mu.Lock()

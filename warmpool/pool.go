@@ -149,7 +149,7 @@ func New(cfg Config, load Loader, estimate Estimator, clk clock.Clock) (*Pool, e
 		cfg.LoadTimeout = time.Hour
 	}
 	if cfg.RetryFailedAfter == 0 {
-		cfg.RetryFailedAfter = time.Minute
+		cfg.RetryFailedAfter = DefaultRetryFailedAfter
 	}
 	if load == nil || estimate == nil || clk == nil {
 		return nil, errors.New("warmpool: a loader, an estimator and a clock are required")
@@ -248,6 +248,9 @@ func (p *Pool) loadSafely(ctx context.Context, name string) (m Model, size int64
 	}()
 	return p.load(ctx, name)
 }
+
+// DefaultRetryFailedAfter is Config.RetryFailedAfter when it is 0.
+const DefaultRetryFailedAfter = time.Minute
 
 // ErrLoadPanicked is a load whose Loader panicked.
 var ErrLoadPanicked = errors.New("warmpool: the model could not be loaded")

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
@@ -14,6 +15,7 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/warmpool"
 )
 
 // maxOnDemandEncoders bounds the embedders and rerankers loaded on demand (each has its
@@ -35,7 +37,19 @@ type encoderPool struct {
 	mu     sync.Mutex
 	loaded map[string]*onDemand
 	loops  []encoderLoop
+	// failed remembers a name whose load failed, until when it is answered with that error
+	// at once rather than read and loaded again (warmpool's RetryFailedAfter, as models on
+	// demand do).
+	failed map[string]failedLoad
 }
+
+type failedLoad struct {
+	err   error
+	until time.Time
+}
+
+// maxFailedLoads bounds failed: past it, it starts over.
+const maxFailedLoads = 256
 
 type onDemand struct {
 	once sync.Once
@@ -75,6 +89,10 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 		return nil, handlers.ErrModelUnknown
 	}
 	p.mu.Lock()
+	if f, ok := p.failed[name]; ok && p.clk.Now().Before(f.until) {
+		p.mu.Unlock()
+		return nil, f.err
+	}
 	d, ok := p.loaded[name]
 	if !ok {
 		if len(p.loaded) >= maxOnDemandEncoders {
@@ -90,7 +108,11 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 	case d.err != nil:
 		p.mu.Lock()
 		if p.loaded[name] == d {
-			delete(p.loaded, name) // a later request tries again
+			delete(p.loaded, name) // a request after RetryFailedAfter tries again
+			if p.failed == nil || len(p.failed) >= maxFailedLoads {
+				p.failed = map[string]failedLoad{}
+			}
+			p.failed[name] = failedLoad{err: d.err, until: p.clk.Now().Add(warmpool.DefaultRetryFailedAfter)}
 		}
 		p.mu.Unlock()
 		return nil, d.err
@@ -100,7 +122,7 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 	return d, nil
 }
 
-func (p *encoderPool) load(d *onDemand, name string) error {
+func (p *encoderPool) load(d *onDemand, name string) (err error) {
 	m, err := models.Load(os.DirFS(p.dir), name)
 	if err != nil {
 		return fmt.Errorf("%w: %w", handlers.ErrModelUnknown, err)
@@ -112,6 +134,11 @@ func (p *encoderPool) load(d *onDemand, name string) error {
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil {
+			_ = sess.Close() // nothing started on it
+		}
+	}()
 	var loop encoderLoop
 	var q admission.Queue
 	if m.Sentence != nil {

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/engine"
+)
+
+// TestAnEncoderThatFailsToLoadLeavesNothingOpen: an embedder directory that fails after its
+// session was made (a max length with no room for text) closes that session, and is answered
+// from its remembered failure until a minute has passed, then loaded again.
+func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "models", "embed-mini", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "config.json" {
+			data = []byte(strings.Replace(string(data), `"max_position_embeddings": 128`, `"max_position_embeddings": 3`, 1))
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, "broken", f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "broken", f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: engine.DeviceCPU, IntraOpThreads: 1, InterOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	cfg, err := loadConfig(nil, testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewFake(time.Now())
+	p := &encoderPool{dir: dir, rt: rt, cfg: cfg, clk: clk, loaded: map[string]*onDemand{}}
+	_, _, first := p.embedders("broken")
+	if first == nil || rt.OpenSessions() != 0 {
+		t.Fatalf("the first load: %v, %d sessions open", first, rt.OpenSessions())
+	}
+	if _, _, err := p.embedders("broken"); err != first {
+		t.Fatalf("within the minute: %v, not the remembered failure", err)
+	}
+	clk.Advance(time.Minute)
+	if _, _, err := p.embedders("broken"); err == nil || err == first || rt.OpenSessions() != 0 {
+		t.Fatalf("after the minute: %v (loaded again?), %d sessions open", err, rt.OpenSessions())
+	}
+}
