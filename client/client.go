@@ -226,8 +226,8 @@ func (c *Client) send(ctx context.Context, path string, data []byte, token strin
 	return resp, nil
 }
 
-// maxAnswer bounds a decoded answer.
-const maxAnswer = 16 << 20
+// MaxAnswer bounds an answer: one decoded whole, and (upstream's) one streamed.
+const MaxAnswer = 16 << 20
 
 // drain reads what is left of a small body and closes it, so that the connection is reused.
 func drain(body io.ReadCloser) {
@@ -282,7 +282,7 @@ func (c *Client) call(ctx context.Context, path string, req, out any) error {
 		return err
 	}
 	defer drain(resp.Body)
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer)).Decode(out); err != nil {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, MaxAnswer)).Decode(out); err != nil {
 		return fmt.Errorf("client: decoding the answer of %s: %w", path, err)
 	}
 	return nil

@@ -39,7 +39,8 @@ type Upstream struct {
 	max    int
 }
 
-// ErrInvalidAnswer is an answer with no text where text was expected.
+// ErrInvalidAnswer is an answer that is not one: no text where text was expected, a stream
+// that ends without its end, or one past client.MaxAnswer.
 var ErrInvalidAnswer = errors.New("upstream: the answer holds no text")
 
 func newUpstream(cfg Config, openai bool) (*Upstream, error) {
@@ -47,7 +48,10 @@ func newUpstream(cfg Config, openai bool) (*Upstream, error) {
 	if hc == nil {
 		// No overall timeout, which would cut a long streamed answer: the request's deadline
 		// bounds the call; the answer's headers must come within a minute.
-		hc = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: 60 * time.Second}}
+		// A redirect is not followed: it would send the prompt, and the key, where the
+		// configuration does not say.
+		hc = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: 60 * time.Second},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	c, err := client.New(client.Config{BaseURL: cfg.URL, BearerToken: cfg.Key, HTTPClient: hc, MaxAttempts: 3, Clock: cfg.Clock})
 	if err != nil {
@@ -149,7 +153,11 @@ func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, opts chat.Opti
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	finish := ""
+	read := 0
 	for sc.Scan() {
+		if read += len(sc.Bytes()); read > client.MaxAnswer {
+			return "", fmt.Errorf("%w: the streamed answer is over %d bytes", ErrInvalidAnswer, client.MaxAnswer)
+		}
 		data, ok := strings.CutPrefix(sc.Text(), "data:")
 		if !ok {
 			continue

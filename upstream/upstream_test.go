@@ -3,14 +3,18 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/client"
 	"github.com/sluice-serving/sluice/clock"
 )
 
@@ -190,5 +194,64 @@ func TestChatPassesToolsOnAndReadsCalls(t *testing.T) {
 	want := `[{"content":"hi","role":"user"},{"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{\"a\":0}","name":"flag"},"id":"call_1","type":"function"}]},{"content":"done","role":"tool","tool_call_id":"call_1"}]`
 	if string(got["messages"]) != want || string(got["tool_choice"]) != `"required"` || got["tools"] == nil || got["response_format"] != nil {
 		t.Fatalf("sent messages %s, tool_choice %s, tools %s, response_format %s", got["messages"], got["tool_choice"], got["tools"], got["response_format"])
+	}
+}
+
+// TestRedirectsAreNotFollowed: an external model that answers with a redirect is a failure;
+// the prompt and the key never reach where it points (another port of the same host keeps
+// the Authorization header in Go's client).
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	var reached atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		fmt.Fprint(w, `{"choices":[{"message":{"content":"from elsewhere"}}]}`)
+	}))
+	defer elsewhere.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusPermanentRedirect)
+	}))
+	defer srv.Close()
+	u, err := NewOpenAI(Config{URL: srv.URL, Model: "m", Key: "sk-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := u.Complete(context.Background(), "r1", "PROMPT [NAME_1]", nil); err == nil {
+		t.Fatalf("a redirect was followed: %q", text)
+	}
+	if _, err := u.Chat(context.Background(), []chat.Message{{Role: "user", Content: "PROMPT"}}, chat.Options{}, func(chat.Delta) error { return nil }); err == nil {
+		t.Fatal("a streamed redirect was followed")
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("the redirect's target got %d requests", n)
+	}
+}
+
+// TestAStreamedAnswerIsBounded: an external model that streams past client.MaxAnswer (here
+// tool-call arguments, never text) is cut off with ErrInvalidAnswer.
+func TestAStreamedAnswerIsBounded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		piece := strings.Repeat("x", 64<<10)
+		for range client.MaxAnswer/len(piece) + 2 {
+			if _, err := fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"%s\"}}]}}]}\n\n", piece); err != nil {
+				return
+			}
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	u, err := NewOpenAI(Config{URL: srv.URL, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	_, err = u.Chat(context.Background(), []chat.Message{{Role: "user", Content: "hi"}}, chat.Options{}, func(d chat.Delta) error {
+		if d.Call != nil {
+			got += len(d.Call.Arguments)
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrInvalidAnswer) || got > client.MaxAnswer {
+		t.Fatalf("%v after %d bytes of arguments", err, got)
 	}
 }
