@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -436,5 +438,65 @@ func TestJobDocumentsDrawOnTheTenantsBudget(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("the tenant's request after its job: %d, want 429", resp.StatusCode)
+	}
+}
+
+// TestShutdownGivesJobDocumentsBack: SIGTERM while a job runs and a stream keeps the drain
+// going: the job's workers stop first and give their documents back, rather than failing
+// them against models that are closing (each failure counts at once here, with
+// SLUICE_JOBS_MAX_ATTEMPTS=1); the next start finishes the job with none failed.
+func TestShutdownGivesJobDocumentsBack(t *testing.T) {
+	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off",
+		"SLUICE_DATA_DIR=" + t.TempDir(), "SLUICE_JOBS_KEY_FILE=" + jobKey(t), "SLUICE_JOBS_WORKERS=1", "SLUICE_JOBS_MAX_ATTEMPTS=1",
+		"SLUICE_BENCH_STEP_DELAY_MS=60", "SLUICE_SHUTDOWN_TIMEOUT_S=30"}
+	start := func() (*testServer, context.CancelFunc, chan int) {
+		ctx, cancel := context.WithCancel(context.Background())
+		ready, done, logs := make(chan net.Addr, 1), make(chan int, 1), &lockedBuffer{}
+		go func() { done <- run(ctx, env, logs, logs, ready) }()
+		select {
+		case addr := <-ready:
+			return &testServer{url: "http://" + addr.String(), logs: logs}, cancel, done
+		case code := <-done:
+			cancel()
+			t.Fatalf("exited with %d:\n%s", code, logs.String())
+		}
+		return nil, nil, nil
+	}
+	srv, stop, done := start()
+	c := openMedJobs{base: srv.url}
+	docs := make([]omDocument, 1000)
+	for i := range docs {
+		docs[i] = omDocument{ID: fmt.Sprintf("n%04d", i), Text: fmt.Sprintf("Patient Maria Garcia, MRN %06d, seen by Dr. Smith.", i)}
+	}
+	// A stream of 40 steps of 60 ms keeps the drain going for seconds.
+	resp, err := http.Post(srv.url+"/v1/completions", "application/json",
+		strings.NewReader(`{"model":"tiny-lm","prompt":"The patient","max_tokens":40,"ignore_eos":true,"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("the stream: %d", resp.StatusCode)
+	}
+	first := bufio.NewReader(resp.Body)
+	if _, err := first.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	created, _, err := c.CreateJob(omCreateJob{Documents: docs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, c, created.ID, 60*time.Second, func(j omJob) bool { return j.ProcessedCount >= 10 })
+	stop() // what SIGTERM does in main
+	_, _ = io.Copy(io.Discard, first)
+	if code := <-done; code != 0 {
+		t.Fatalf("the first process exited with %d", code)
+	}
+	srv, stop, done = start()
+	defer func() { stop(); <-done }()
+	c = openMedJobs{base: srv.url}
+	j := waitJob(t, c, created.ID, 120*time.Second, func(j omJob) bool { return j.Status == "done" || j.Status == "failed" })
+	if j.ProcessedCount != len(docs) || j.FailedCount != 0 {
+		t.Fatalf("after the restart: processed %d, failed %d of %d", j.ProcessedCount, j.FailedCount, len(docs))
 	}
 }

@@ -804,6 +804,12 @@ func (s *server) warmers() []interface{ Warm(context.Context) error } {
 func (s *server) shutdown(grace time.Duration) {
 	drain, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	if s.jobs != nil {
+		// First, before the batchers refuse work: the job workers give back the documents
+		// they hold, for another replica or the next start, rather than failing them against
+		// models that are closing. The job routes still answer.
+		s.jobs.Close()
+	}
 	var stopped sync.WaitGroup
 	for _, c := range s.classifiers {
 		stopped.Go(func() {
