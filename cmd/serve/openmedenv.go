@@ -28,6 +28,9 @@ type openMedSetting struct {
 	pool bool
 	// security marks a switch of security: OpenMed's on never yields to Sluice's off.
 	security bool
+	// opens marks a Sluice switch whose true is the open side (SLUICE_AUTH_OPEN): its secure
+	// value is false.
+	opens bool
 }
 
 // openMedHonoured are the variables Sluice gives OpenMed's meaning, in that table's order.
@@ -111,7 +114,7 @@ var openMedAuth = map[string]openMedSetting{
 	"OPENMED_SERVICE_AUTH_JWT_AUDIENCE":             {ours: "SLUICE_AUTH_JWT_AUDIENCE", convert: audiences},
 	"OPENMED_SERVICE_AUTH_JWT_LEEWAY_SECONDS":       {ours: "SLUICE_AUTH_JWT_LEEWAY_S"},
 	"OPENMED_SERVICE_AUTH_ROUTE_SCOPES":             {ours: "SLUICE_AUTH_ROUTE_SCOPES"},
-	"OPENMED_SERVICE_AUTH_DENY_BY_DEFAULT":          {ours: "SLUICE_AUTH_OPEN", convert: negated},
+	"OPENMED_SERVICE_AUTH_DENY_BY_DEFAULT":          {ours: "SLUICE_AUTH_OPEN", convert: negated, security: true, opens: true},
 	"OPENMED_SERVICE_AUTH_FAILURE_RATE_LIMIT_RPS":   {ours: "SLUICE_AUTH_FAILURE_RPS"},
 	"OPENMED_SERVICE_AUTH_FAILURE_RATE_LIMIT_BURST": {ours: "SLUICE_AUTH_FAILURE_BURST"},
 	"OPENMED_SERVICE_AUTH_FAILURE_RATE_LIMIT_KEY":   {convert: peerKeyOnly},
@@ -330,10 +333,13 @@ func (s openMedSetting) apply(name, v string, vars, problems map[string]string, 
 		theirs, ours := vars[s.ours]
 		if !ours {
 			vars[s.ours] = out
-		} else if s.security && out == "true" {
+		} else if s.security {
 			// An explicit Sluice value wins, except where it would turn security off that the
 			// OpenMed setting turns on: refuse, never start open.
-			if on, err := openMedBool(theirs); err == nil && !on {
+			secure := !s.opens
+			asked, err1 := openMedBool(out)
+			set, err2 := openMedBool(theirs)
+			if err1 == nil && err2 == nil && asked == secure && set != secure {
 				problems[name] = name + " turns on what " + s.ours + " turns off; unset one of them"
 			}
 		}

@@ -46,6 +46,18 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 		!strings.Contains(err.Error(), "OPENMED_SERVICE_MTLS_ENABLED") {
 		t.Fatalf("mTLS on by OpenMed, off by Sluice: %v", err)
 	}
+	// So is one whose Sluice side is an opening (SLUICE_AUTH_OPEN): OpenMed's deny by default
+	// is not opened by Sluice's open; either side's other values start.
+	auth := []string{"OPENMED_SERVICE_AUTH_ENABLED=true", "OPENMED_SERVICE_AUTH_API_KEYS=[" + keyEntry("om-secret", "clinic-c", "analyze:write") + "]"}
+	if _, err := loadConfig(append(auth, "OPENMED_SERVICE_AUTH_DENY_BY_DEFAULT=true", "SLUICE_AUTH_OPEN=true"), testMachine); err == nil ||
+		!strings.Contains(err.Error(), "OPENMED_SERVICE_AUTH_DENY_BY_DEFAULT") {
+		t.Fatalf("deny by default in OpenMed's, open in Sluice's: %v", err)
+	}
+	for _, pair := range [][2]string{{"true", "false"}, {"false", "true"}, {"false", "false"}} {
+		if _, err := loadConfig(append(auth, "OPENMED_SERVICE_AUTH_DENY_BY_DEFAULT="+pair[0], "SLUICE_AUTH_OPEN="+pair[1]), testMachine); err != nil {
+			t.Fatalf("deny by default %s, open %s: %v", pair[0], pair[1], err)
+		}
+	}
 	// OpenMed's resilience, its seconds as Sluice's milliseconds.
 	cfg, err = loadConfig([]string{"OPENMED_SERVICE_RESILIENCE_ENABLED=off", "OPENMED_SERVICE_RETRY_MAX_ATTEMPTS=5",
 		"OPENMED_SERVICE_RETRY_BACKOFF_INITIAL_SECONDS=0.0251", "OPENMED_SERVICE_RETRY_BACKOFF_MULTIPLIER=1.5",
