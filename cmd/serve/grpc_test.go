@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -258,5 +259,34 @@ func TestGRPCWithNodesClient(t *testing.T) {
 	}
 	if outs, _ := got["infer"]["outputs"].([]any); len(outs) != 1 {
 		t.Errorf("infer: %v", got["infer"])
+	}
+}
+
+// TestGRPCCallsGetTheGrace: a gRPC call in flight when SIGTERM comes is answered, as an HTTP
+// request would be: its calls run through the HTTP app in-process, whose own shutdown does
+// not wait for them.
+func TestGRPCCallsGetTheGrace(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready, done, logs := make(chan net.Addr, 1), make(chan int, 1), &lockedBuffer{}
+	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off",
+		"SLUICE_DATA_DIR=" + t.TempDir(), "SLUICE_GRPC_ADDR=127.0.0.1:0", "SLUICE_GENERATE_MODEL=none", "SLUICE_SHUTDOWN_TIMEOUT_S=30"}
+	go func() { done <- run(ctx, env, logs, logs, ready) }()
+	addr := <-ready
+	srv := &testServer{url: "http://" + addr.String(), logs: logs}
+	om := openmedpb.NewOpenMedServiceClient(grpcConn(t, srv))
+	long := strings.Repeat("Started metformin 500 mg for diabetes; seen by Dr. Smith at the clinic. ", 1000)
+	answered := make(chan error, 1)
+	go func() {
+		_, err := om.Analyze(context.Background(), &openmedpb.AnalyzeRequest{Text: long})
+		answered <- err
+	}()
+	srv.waitForMetric(t, "sluice_http_inflight_requests 1")
+	cancel() // what SIGTERM does in main
+	if err := <-answered; err != nil {
+		t.Fatalf("the call in flight at SIGTERM: %v", err)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d:\n%s", code, logs.String())
 	}
 }

@@ -772,10 +772,22 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	}
 	s.ready.Store(false)
 	s.logger.Info("shutting down", slog.String("grace", grace.String()))
+	end := time.Now().Add(grace + answerWindow)
+	rpcStopped := make(chan struct{})
 	if rpc != nil {
-		go rpc.GracefulStop() // no new calls; those in flight finish within the grace
+		go func() { rpc.GracefulStop(); close(rpcStopped) }() // no new calls; those in flight finish
+	} else {
+		close(rpcStopped)
 	}
 	s.shutdown(grace)
+	// gRPC calls run through the HTTP app in-process, where its shutdown does not see them:
+	// they get the same grace and answer window before the deferred Stop cuts them.
+	wait := time.NewTimer(time.Until(end))
+	defer wait.Stop()
+	select {
+	case <-rpcStopped:
+	case <-wait.C:
+	}
 	return nil
 }
 
