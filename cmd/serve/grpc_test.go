@@ -281,7 +281,7 @@ func TestGRPCCallsGetTheGrace(t *testing.T) {
 		_, err := om.Analyze(context.Background(), &openmedpb.AnalyzeRequest{Text: long})
 		answered <- err
 	}()
-	srv.waitForMetric(t, "sluice_http_inflight_requests 1")
+	srv.waitForMetric(t, `sluice_batcher_running_requests{queue="analyze"} 1`) // its windows are being computed
 	cancel() // what SIGTERM does in main
 	if err := <-answered; err != nil {
 		t.Fatalf("the call in flight at SIGTERM: %v", err)
