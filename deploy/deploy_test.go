@@ -111,6 +111,8 @@ func TestDockerfileRulesCatchMistakes(t *testing.T) {
 		{"health check elsewhere", "http://127.0.0.1:8080/readyz", "http://127.0.0.1:8080/livez", "/readyz"},
 		{"no stop signal", "STOPSIGNAL SIGTERM", "", "STOPSIGNAL"},
 		{"other port", "EXPOSE 8080", "EXPOSE 9090", "EXPOSE"},
+		{"no data directory", "    SLUICE_ADDR=:8080 \\\n    SLUICE_DATA_DIR=/var/lib/sluice", "    SLUICE_ADDR=:8080", "SLUICE_DATA_DIR"},
+		{"data directory not the user's", "install -d -o 10001 -g 10001 -m 0750 /var/lib/sluice", "mkdir -p /var/lib/sluice", "SLUICE_DATA_DIR"},
 		{"shell form", `ENTRYPOINT ["/usr/local/bin/sluice"]`, "ENTRYPOINT /usr/local/bin/sluice", "exec form"},
 		{"two processes", `ENTRYPOINT ["/usr/local/bin/sluice"]`, "ENTRYPOINT [\"/usr/local/bin/sluice\"]\nCMD [\"--help\"]", "one"},
 		{"other ORT", "ARG ORT_VERSION=1.29.0", "ARG ORT_VERSION=1.30.0", "fetch-onnxruntime"},
@@ -292,6 +294,15 @@ func lintDockerfile(src []byte, ortVersion string) (image, []string) {
 		return n.Value == "copy" && len(w) > 0 && strings.TrimSuffix(w[len(w)-1], "/") == path.Dir(lib)
 	}) {
 		bad("SLUICE_ORT_LIB=%s, but nothing is copied into %s", lib, path.Dir(lib))
+	}
+	// The embedded NATS server's store must be writable by the USER: the default, relative to
+	// a working directory of /, is not.
+	if dir := img.env["SLUICE_DATA_DIR"]; !path.IsAbs(dir) {
+		bad("the final stage must set SLUICE_DATA_DIR to an absolute directory the USER owns (got %q)", dir)
+	} else if !slices.ContainsFunc(count["run"], func(n *parser.Node) bool {
+		return strings.Contains(n.Original, dir) && strings.Contains(n.Original, "-o "+strconv.FormatInt(img.uid, 10))
+	}) {
+		bad("SLUICE_DATA_DIR=%s, but no RUN of the final stage makes it owned by the USER (install -d -o %d)", dir, img.uid)
 	}
 	port, err := addrPort(img.env["SLUICE_ADDR"])
 	if err != nil {
