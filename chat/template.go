@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ardanlabs/jinja"
 )
@@ -30,6 +31,7 @@ type ToolCall struct {
 type Template struct {
 	t       *jinja.Template
 	special map[string]jinja.Value
+	source  string // what a refusal's reason must be found in to be told
 }
 
 var (
@@ -40,7 +42,8 @@ var (
 )
 
 // RefusedError is a conversation the template refused (its raise_exception), with the
-// template's own words, which are the model author's, never the conversation's.
+// template's own words, which are the model author's, never the conversation's: a reason not
+// written whole in the template's source is replaced by a fixed one.
 type RefusedError struct{ Reason string }
 
 func (e *RefusedError) Error() string {
@@ -74,7 +77,7 @@ func Load(tokenizerConfigJSON []byte) (*Template, error) {
 			special[name] = jinja.NewString(tok)
 		}
 	}
-	return &Template{t: t, special: special}, nil
+	return &Template{t: t, special: special, source: src}, nil
 }
 
 // templateSource is the conversation template of a chat_template field.
@@ -162,6 +165,9 @@ func (t *Template) Render(msgs []Message, tools []json.RawMessage) (string, erro
 	out, err := t.t.RenderValues(data)
 	var refused *RefusedError
 	switch {
+	case errors.As(err, &refused) && !strings.Contains(t.source, refused.Reason):
+		// Words the template built (from the messages, maybe) rather than wrote: not told.
+		return "", &RefusedError{Reason: "the model's chat template refused these messages"}
 	case errors.As(err, &refused):
 		return "", refused
 	case err != nil:

@@ -102,6 +102,20 @@ func TestTemplateRefusalIsTyped(t *testing.T) {
 	}
 }
 
+// A refusal whose words the template builds (here from a message) is told in fixed words:
+// the conversation's text never reaches an answer through it.
+func TestARefusalBuiltFromTheMessagesIsNotTold(t *testing.T) {
+	tpl, err := Load([]byte(`{"chat_template": "{{ raise_exception('bad message: ' ~ messages[0].content) }}"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tpl.Render([]Message{{Role: "user", Content: "Maria Garcia, MRN 123"}}, nil)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || strings.Contains(refused.Reason, "Maria") || refused.Reason == "" {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
