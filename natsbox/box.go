@@ -93,6 +93,9 @@ func (b *Box) startEmbedded(logger *slog.Logger) error {
 		// (the server's own would end the process on SIGTERM, before Sluice drains).
 		DontListen: true,
 		NoSigs:     true,
+		// 0 leaves NATS's own bounds.
+		JetStreamMaxMemory: b.cfg.MaxMemoryBytes,
+		JetStreamMaxStore:  b.cfg.MaxStoreBytes,
 	}
 	if b.ns, err = server.NewServer(opts); err != nil {
 		return fmt.Errorf("natsbox: embedded server: %w", err)

@@ -179,3 +179,22 @@ func TestConfigReportsEveryProblem(t *testing.T) {
 		t.Errorf("package %q", p.Package)
 	}
 }
+
+// The embedded server's memory store is bounded by MaxMemoryBytes: a write past it is
+// refused, not held.
+func TestEmbeddedMemoryIsBounded(t *testing.T) {
+	b := open(t, Config{DataDir: t.TempDir(), Replicas: 1, Replica: "m", MaxMemoryBytes: 1 << 20})
+	ctx := context.Background()
+	if _, err := b.JetStream().CreateStream(ctx, jetstream.StreamConfig{Name: "M", Subjects: []string{"m.>"},
+		Storage: jetstream.MemoryStorage}); err != nil {
+		t.Fatal(err)
+	}
+	piece := make([]byte, 64<<10)
+	var err error
+	for i := 0; i < 64 && err == nil; i++ {
+		_, err = b.JetStream().Publish(ctx, "m.x", piece)
+	}
+	if err == nil {
+		t.Fatal("4 MiB went into a memory store of 1 MiB")
+	}
+}

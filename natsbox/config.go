@@ -22,6 +22,14 @@ type Config struct {
 	// SyncAlways has the embedded server sync every write to the disk before acknowledging
 	// it, which survives a host crash as well as a killed process, at one sync per message.
 	SyncAlways bool `env:"NATS_SYNC_ALWAYS" envDefault:"false"`
+	// MaxMemoryBytes bounds the embedded server's memory store, where jobs live without a
+	// key: past it JetStream refuses writes, answered 503, rather than the process growing
+	// until it is killed. 0: NATS's own bound, three quarters of the host's memory.
+	MaxMemoryBytes int64 `env:"NATS_MAX_MEMORY_BYTES" envDefault:"1073741824"`
+	// MaxStoreBytes bounds the embedded server's file store (the audit, jobs with a key) below
+	// the volume holding DataDir, so that a full store refuses writes before the volume's
+	// own limit evicts the process. 0: NATS's own bound, from the disk's room.
+	MaxStoreBytes int64 `env:"NATS_MAX_STORE_BYTES" envDefault:"0"`
 	// Replica names this process in the fleet (its audit chain, the embedded server): letters,
 	// digits, '-' and '_'; "" is the host name, other characters made '-'. Two processes
 	// must never share one.
@@ -76,6 +84,14 @@ func (c Config) Validate() error {
 	}
 	if c.Replica != "" && !replicaName.MatchString(c.Replica) {
 		check.Addf("Replica", "must be 1 to 64 letters, digits, '-' or '_', got %q", c.Replica)
+	}
+	for _, b := range []struct {
+		name string
+		n    int64
+	}{{"MaxMemoryBytes", c.MaxMemoryBytes}, {"MaxStoreBytes", c.MaxStoreBytes}} {
+		if b.n != 0 && b.n < 1<<20 {
+			check.Addf(b.name, "must be 0 (NATS's own bound) or at least 1 MiB, got %d", b.n)
+		}
 	}
 	if !c.Embedded() && c.SyncAlways {
 		check.Addf("SyncAlways", "is the embedded server's; an external cluster's servers set their own sync_interval")
