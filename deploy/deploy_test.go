@@ -3,6 +3,7 @@ package deploy
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -496,6 +497,7 @@ func TestManifestRulesCatchMistakes(t *testing.T) {
 			m.deployment.Spec.Template.Spec.SecurityContext.RunAsNonRoot = &f
 		}, "runAsNonRoot"},
 		{"CPU device", func(m manifests) { setEnv(container(m), "SLUICE_DEVICE", "auto") }, "SLUICE_DEVICE"},
+		{"jobs on each pod's own store", func(m manifests) { setEnv(container(m), "SLUICE_JOBS", "true") }, "SLUICE_JOBS"},
 		{"service selects nothing", func(m manifests) { m.service.Spec.Selector["app.kubernetes.io/name"] = "other" }, "Service"},
 		{"service to another port", func(m manifests) { m.service.Spec.Ports[0].TargetPort = intstr.FromString("metrics") }, "targetPort"},
 		{"PDB selects nothing", func(m manifests) { m.pdb.Spec.Selector.MatchLabels["app.kubernetes.io/name"] = "other" }, "PodDisruptionBudget"},
@@ -676,6 +678,11 @@ func manifestProblems(m manifests, img image, srv server, families map[string]fa
 	}
 	if env["SLUICE_DEVICE"] != "cuda" {
 		bad("container %s: SLUICE_DEVICE is %q; a GPU pod must fail rather than serve on the CPU", c.Name, env["SLUICE_DEVICE"])
+	}
+	// Jobs live in NATS: on each pod's own embedded server a job created on one pod is a 404
+	// on the others, and without a key its texts lie unsealed in the cluster's memory.
+	if on, _ := strconv.ParseBool(cmp.Or(env["SLUICE_JOBS"], "true")); on && (env["SLUICE_NATS_URL"] == "" || env["SLUICE_JOBS_KEY_FILE"] == "") {
+		bad("container %s: SLUICE_JOBS is on without SLUICE_NATS_URL and SLUICE_JOBS_KEY_FILE: a fleet's jobs need a shared store and a key", c.Name)
 	}
 	port, err := addrPort(env["SLUICE_ADDR"])
 	if err != nil {
