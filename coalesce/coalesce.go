@@ -2,6 +2,7 @@ package coalesce
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -34,8 +35,9 @@ func (g *Group[V]) Waiters() int {
 
 // Do returns fn's result for key: from a call already in flight for it (shared is true), or
 // from one it starts. fn runs under a context that keeps ctx's values and deadline (the
-// caller's that started it) and ends when every caller waiting for it has left. If ctx ends
-// first, Do returns ctx's error and the call goes on for the others.
+// caller's that started it) and ends when every caller waiting for it has left; a caller that
+// joined and has time left when the call runs out of its deadline makes a call of its own. If
+// ctx ends first, Do returns ctx's error and the call goes on for the others.
 func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Context) (V, error)) (v V, shared bool, err error) {
 	g.mu.Lock()
 	if g.calls == nil {
@@ -48,6 +50,7 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 		work, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		if d, ok := ctx.Deadline(); ok {
 			// So that fn can tell work that cannot finish in time, as it could alone.
+			cancel()
 			work, cancel = context.WithDeadline(context.WithoutCancel(ctx), d)
 		}
 		c = &call[V]{done: make(chan struct{}), waiters: 1, cancel: cancel}
@@ -66,6 +69,10 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 	g.mu.Unlock()
 	select {
 	case <-c.done:
+		if shared && errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil {
+			// The call ran out of its first caller's time, not of this one's: a call of its own.
+			return g.Do(ctx, key, fn)
+		}
 		return c.val, shared, c.err
 	case <-ctx.Done():
 		g.mu.Lock()

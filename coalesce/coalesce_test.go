@@ -123,3 +123,39 @@ func TestTheCallKeepsItsCallersDeadline(t *testing.T) {
 		t.Fatalf("the call's deadline: %v, %v; want %v", got, err, deadline)
 	}
 }
+
+// A caller that joined a call which ran out of its first caller's time, while this caller's
+// own goes on, gets a call of its own rather than the other's deadline.
+func TestAJoinerOutlivesTheFirstCallersDeadline(t *testing.T) {
+	var g Group[string]
+	release := make(chan struct{})
+	fn := func(ctx context.Context) (string, error) {
+		if _, ok := ctx.Deadline(); ok {
+			<-release
+			return "", context.DeadlineExceeded // its caller's time ran out
+		}
+		return "answer", nil
+	}
+	first, cancel := context.WithDeadline(t.Context(), time.Now().Add(time.Hour))
+	defer cancel()
+	firstErr := make(chan error, 1)
+	go func() { _, _, err := g.Do(first, "k", fn); firstErr <- err }()
+	joined := make(chan string, 1)
+	go func() {
+		for g.Waiters() != 1 {
+			runtime.Gosched()
+		}
+		v, _, _ := g.Do(t.Context(), "k", fn)
+		joined <- v
+	}()
+	for g.Waiters() != 2 {
+		runtime.Gosched()
+	}
+	close(release)
+	if err := <-firstErr; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the first caller: %v", err)
+	}
+	if v := <-joined; v != "answer" {
+		t.Fatalf("the caller who joined got %q", v)
+	}
+}

@@ -336,7 +336,7 @@ func softmaxRow(dst []float64, src []float32) error {
 	for _, v := range src {
 		f := float64(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return errNonFinite
+			return ErrNonFinite
 		}
 		m = max(m, f)
 	}
@@ -352,7 +352,9 @@ func softmaxRow(dst []float64, src []float32) error {
 	return nil
 }
 
-var errNonFinite = errors.New("non-finite logit")
+// ErrNonFinite is a model output that is not a number (NaN or an infinity): the model's
+// failure, not the text's.
+var ErrNonFinite = errors.New("non-finite logit")
 
 // argmax returns the index of the first largest value, as numpy's argmax does.
 func argmax(xs []float64) int {

@@ -170,7 +170,7 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	}
 	logits, err := entities.MergeLogits(wins, len(enc.IDs), out.logits, out.width, len(c.prefix), c.dec.NumLabels())
 	if err != nil {
-		return nil, st, fmt.Errorf("%w: %w", ErrDecoding, err)
+		return nil, st, err // the model's output is not of the shape asked for: the model's failure
 	}
 	toks := entities.Tokens{IDs: enc.IDs, Offsets: enc.Offsets}
 	if c.wordAware {
@@ -179,7 +179,7 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	if len(docs) == 1 && docs[0].Start == 0 && docs[0].End == len(text) {
 		ents, err := c.dec.Extract(text, toks, logits, opts)
 		if err != nil {
-			return nil, st, fmt.Errorf("%w: %w", ErrDecoding, err)
+			return nil, st, decodingFailure(err)
 		}
 		return ents, st, nil
 	}
@@ -189,7 +189,7 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	for _, d := range docs {
 		found, err := c.dec.Extract(text[d.Start:d.End], d.Tokens(toks), logits[d.First*labels:d.Last*labels], opts)
 		if err != nil {
-			return nil, st, fmt.Errorf("%w: %w", ErrDecoding, err)
+			return nil, st, decodingFailure(err)
 		}
 		for _, e := range found {
 			e.Start, e.End = e.Start+d.Start, e.End+d.Start
@@ -258,10 +258,20 @@ func (c *Classifier) layout(docs []entities.Document, ids []int64, wordIDs []int
 	return wins, rows, err
 }
 
-// ErrDecoding is a text whose tokens or model output could not be made into entities (a bug
-// that this text meets, not a refusal): the same text fails the same way again, and the
-// model is not at fault, so it is neither retried nor counted against the model's breaker.
+// ErrDecoding is a text whose windows or entities could not be made (a bug that this text
+// meets, not a refusal): the same text fails the same way again, and the model is not at
+// fault, so it is neither retried nor counted against the model's breaker. A model output of
+// the wrong shape or not a number is the model's failure, and is not ErrDecoding.
 var ErrDecoding = errors.New("extract: the text's windows or entities could not be made")
+
+// decodingFailure is ErrDecoding over err, unless the model's output is at fault (scores
+// that are not numbers), which stays the model's failure.
+func decodingFailure(err error) error {
+	if errors.Is(err, entities.ErrNonFinite) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrDecoding, err)
+}
 
 // ErrDeadline means a long text's remaining windows could not be computed within the
 // request's deadline at the pace its first windows took, so it was cut short rather than left

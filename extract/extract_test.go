@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -398,5 +399,16 @@ func TestANoteGivesTheSameSpansAloneAndAfterOthers(t *testing.T) {
 		if !reflect.DeepEqual(alone[i], together[i]) {
 			t.Errorf("note %d: alone %v, after the others %v", i, alone[i], together[i])
 		}
+	}
+}
+
+// A model output that is not a number stays the model's failure (its breaker counts it); what
+// else the decoding of a text fails on is ErrDecoding.
+func TestOnlyTheTextsFailuresAreDecodingFailures(t *testing.T) {
+	if err := decodingFailure(fmt.Errorf("entities: %w for token 3", entities.ErrNonFinite)); errors.Is(err, ErrDecoding) {
+		t.Fatalf("non-finite scores: %v", err)
+	}
+	if err := decodingFailure(errors.New("entities: token 0 has offsets outside a text of 19 bytes")); !errors.Is(err, ErrDecoding) {
+		t.Fatalf("offsets outside the text: %v", err)
 	}
 }

@@ -201,8 +201,9 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		}
 		keep, sum = kept, total
 	}
-	// The best token has weight 1 and is kept by every cut, so sum is at least 1. Rounding
-	// can leave u past the last weight: the draw is then the last token that has one.
+	// The best token has weight 1 and is kept by every cut, so sum is at least 1 (0 only when
+	// every score is -Inf). Rounding can leave u past the last weight: the draw is then the
+	// last token that has one.
 	u := sp.rng.Float64() * sum
 	id := int32(-1)
 	for _, i := range sp.order[:keep] {
@@ -215,7 +216,7 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		}
 	}
 	if id < 0 {
-		id = int32(argmax(sp.probs)) // not reached while the best keeps its weight of 1
+		id = int32(argmax(sp.probs)) // every score -Inf: the first, as greedy decoding takes it
 	}
 	sp.saw(int64(id))
 	if sp.s.TopLogprobs > 0 || sp.full {
@@ -378,8 +379,8 @@ const negligible = 30
 
 // weight is e^(x - top), or 0 for a score too far below the best to matter.
 func weight(x, top float64) float64 {
-	if x == top {
-		return 1 // the best itself, even when it is +Inf (where x-top is NaN)
+	if x == top && !math.IsInf(top, -1) {
+		return 1 // the best itself, even when it is +Inf (where x-top is NaN); none when all are banned
 	}
 	if x < top-negligible {
 		return 0

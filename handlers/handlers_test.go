@@ -37,8 +37,10 @@ type fakeExtractor struct {
 	name     string
 	maxLen   int
 	blocking chan struct{}
-	// panicWith makes Extract panic with this value, as a bug would.
+	// panicWith makes Extract panic with this value, as a bug would: from call panicFrom on
+	// when it is set (1 is the first).
 	panicWith string
+	panicFrom int
 }
 
 func (f *fakeExtractor) Extract(ctx context.Context, p admission.Priority, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
@@ -56,7 +58,7 @@ func (f *fakeExtractor) Extract(ctx context.Context, p admission.Priority, text 
 	if f.err != nil {
 		return nil, extract.Stats{}, f.err
 	}
-	if f.panicWith != "" {
+	if f.panicWith != "" && f.calls >= f.panicFrom {
 		panic(f.panicWith)
 	}
 	var ents []entities.Entity

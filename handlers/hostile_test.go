@@ -770,23 +770,35 @@ func TestAPanicCostsTheCallerNothing(t *testing.T) {
 // of the 500 its caller gets (while the panic unwinds the response still says 200), never
 // one of an answer served.
 func TestAPanicIsAuditedAsThe500ItIs(t *testing.T) {
-	f, trail := everyRouteFixture(t)
+	f, trail := everyRouteFixture(t, func(o *fixtureOptions) { o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 20_000, 20_000 })
 	f.pii.set(func(e *fakeExtractor) { e.panicWith = "a bug" })
 	for path, body := range map[string]string{
 		"/pii/deidentify":           `{"text":"Call Alice."}`,
 		"/privacy-gateway/complete": `{"text":"Call Alice."}`,
+		"/pii/deidentify/stream":    `{"text":"Call Alice."}`,
 	} {
 		if r := f.do(t, "POST", path, body); r.status != 500 {
 			t.Fatalf("%s, the panic: %d %s", path, r.status, r.raw)
 		}
 	}
 	recs := auditRecords(t, trail)
-	if len(recs) != 2 {
+	if len(recs) != 3 {
 		t.Fatalf("%d records", len(recs))
 	}
 	for _, r := range recs {
 		if r.HTTPStatus != 500 || r.Status == "served" || r.Status == "forwarded" {
 			t.Errorf("%s: recorded %d %s", r.Route, r.HTTPStatus, r.Status)
 		}
+	}
+	// A stream that has begun (its first window answered) and panics on its second ends with
+	// the error line, and leaves its record as a failure.
+	f.pii.set(func(e *fakeExtractor) { e.calls, e.panicFrom = 0, 2 })
+	r := f.do(t, "POST", "/pii/deidentify/stream", `{"text":"Call Alice.`+strings.Repeat(" And then Alice again.", 400)+`"}`)
+	if r.status != 200 || !strings.Contains(r.raw, `"type":"error"`) {
+		t.Fatalf("the stream that panics: %d %.200s", r.status, r.raw)
+	}
+	recs = auditRecords(t, trail)
+	if len(recs) != 4 || recs[3].Status != OutcomeFailed {
+		t.Fatalf("%d records; the stream's: %+v", len(recs), recs[len(recs)-1])
 	}
 }

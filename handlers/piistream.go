@@ -420,6 +420,12 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 			rec.Status = outcome
 			_, _ = s.keepRecord(x, rec, fiber.StatusOK) // the stream ends failed either way
 		}
+		defer func() {
+			if p := recover(); p != nil {
+				ended(OutcomeFailed) // the record of the error line the stream ends with
+				panic(p)
+			}
+		}()
 		var spans []deidSpan
 		redacted := r.NewFingerprinter()
 		from, index, events := 0, 0, first

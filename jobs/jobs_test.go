@@ -581,14 +581,15 @@ func TestJobsConcurrentCreatesKeepTheTenantsBound(t *testing.T) {
 	}
 }
 
-// TestJobsConcurrentCreatesKeepTheQueuesBound: eight tenants create a job of 60 documents at
-// once where the queue holds 100: one is stored, seven are 503s.
+// TestJobsConcurrentCreatesKeepTheQueuesBound: eight tenants create a job of 40 documents at
+// once where the queue holds 100: two are stored, as many as fit, and six are 503s (neither
+// more, passing the bound, nor fewer, the refused ones holding room).
 func TestJobsConcurrentCreatesKeepTheQueuesBound(t *testing.T) {
 	box := openBox(t)
 	cfg := testConfig(t, true)
 	cfg.MaxQueuedDocuments = 100
 	m := open(t, box, cfg, nil) // no workers: the documents stay queued
-	docs := make([]Document, 60)
+	docs := make([]Document, 40)
 	for i := range docs {
 		docs[i] = Document{ID: strconv.Itoa(i), Text: "Hello"}
 	}
@@ -609,7 +610,7 @@ func TestJobsConcurrentCreatesKeepTheQueuesBound(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if stored.Load() != 1 || refused.Load() != 7 {
+	if stored.Load() != 2 || refused.Load() != 6 {
 		t.Fatalf("%d stored, %d refused", stored.Load(), refused.Load())
 	}
 }
@@ -634,11 +635,11 @@ func TestJobsOrphansAreFailed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	never, err := m.createRecord(ctx, "t", spec) // the record alone, as a creation that died
+	never, _, err := m.createRecord(ctx, "t", spec) // the record alone, as a creation that died
 	if err != nil {
 		t.Fatal(err)
 	}
-	started, err := m.createRecord(ctx, "t", spec)
+	started, _, err := m.createRecord(ctx, "t", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -646,7 +647,7 @@ func TestJobsOrphansAreFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := m.createRecord(ctx, "t", spec) // a creation still storing its documents
+	fresh, _, err := m.createRecord(ctx, "t", spec) // a creation still storing its documents
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,9 +60,11 @@ type Manager struct {
 	// creating is createRecord's locks, one per stripe of tenants (replicas can still pass
 	// MaxPerTenant together, by one job each at most).
 	creating [16]sync.Mutex
-	// storing is the documents of this process's creates not yet all in the queue, its own
-	// and the others' (replicas can still pass MaxQueuedDocuments together, by one job each).
-	storing atomic.Int64
+	// storing is the documents of this process's creates not yet all in the queue
+	// (reserveQueue's, one at a time under reserving; replicas can still pass
+	// MaxQueuedDocuments together, by one job each).
+	storing   atomic.Int64
+	reserving sync.Mutex
 	// kick wakes the sweep (a job finished at Create, having no documents);
 	// sweeping holds a place per delivery the sweep runs.
 	kick, sweeping chan struct{}
@@ -189,14 +191,11 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 			return nil, err
 		}
 	}
-	// Counted as queued from before the bound is read until they are in the queue, so that
-	// this process's concurrent creates cannot pass MaxQueuedDocuments together.
-	m.storing.Add(int64(len(plains)))
-	defer m.storing.Add(-int64(len(plains)))
-	rec, err := m.createRecord(ctx, tenant, spec)
+	rec, release, err := m.createRecord(ctx, tenant, spec)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	// One message a document, its text sealed in it: what a worker needs comes with the message,
 	// and the acknowledgement that retires it removes the text.
 	futures := make([]jetstream.PubAckFuture, 0, len(spec.Documents))
@@ -258,14 +257,15 @@ const valueRoom = 1 << 10
 // createRecord stores a new job's record once the tenant's and the queue's bounds allow it:
 // the count of the tenant's unfinished jobs and the record that makes one more are one step
 // in this process (its stripe of Manager.creating), so that concurrent creates cannot pass
-// MaxPerTenant together. Its caller has counted spec's documents in Manager.storing.
-func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (*Record, error) {
+// MaxPerTenant together. spec's documents are held in the queue's count (reserveQueue) until
+// release, which its caller calls once they are in the queue (or will never be).
+func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (_ *Record, release func(), err error) {
 	stripe := &m.creating[maphash.String(stripeSeed, tenant)%uint64(len(m.creating))]
 	stripe.Lock()
 	defer stripe.Unlock()
 	mine, err := m.List(ctx, tenant)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	active := 0
 	for _, r := range mine {
@@ -274,16 +274,11 @@ func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (*
 		}
 	}
 	if active >= m.cfg.MaxPerTenant {
-		return nil, &Bound{Status: http.StatusTooManyRequests, RetryAfter: 30 * time.Second,
+		return nil, nil, &Bound{Status: http.StatusTooManyRequests, RetryAfter: 30 * time.Second,
 			Message: fmt.Sprintf("the tenant has %d unfinished jobs, the most it may have (SLUICE_JOBS_MAX_PER_TENANT)", active)}
 	}
-	info, err := m.stream.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("jobs: %w", err)
-	}
-	if info.State.Msgs+uint64(m.storing.Load()) > uint64(m.cfg.MaxQueuedDocuments) {
-		return nil, &Bound{Status: http.StatusServiceUnavailable, RetryAfter: 10 * time.Second,
-			Message: "the job queue is full (SLUICE_JOBS_MAX_QUEUED_DOCUMENTS); retry later"}
+	if release, err = m.reserveQueue(ctx, int64(len(spec.Documents))); err != nil {
+		return nil, nil, err
 	}
 	now := m.clk.Now().UTC()
 	rec := &Record{ID: newID(), Status: Queued, Durable: m.Durable(), DocumentCount: len(spec.Documents),
@@ -296,9 +291,30 @@ func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (*
 		rec.Status, rec.CompletedAt = Done, &now
 	}
 	if _, err := m.putRecord(ctx, rec, 0, true); err != nil {
-		return nil, err
+		release()
+		return nil, nil, err
 	}
-	return rec, nil
+	return rec, release, nil
+}
+
+// reserveQueue counts n documents in Manager.storing if the queue has room for them beside
+// those queued and those other creates of this process hold; release gives them back. One
+// reservation at a time: the held count is read before the queue's, so a create that ends
+// in between is counted twice (in the queue and held), never missed.
+func (m *Manager) reserveQueue(ctx context.Context, n int64) (release func(), err error) {
+	m.reserving.Lock()
+	defer m.reserving.Unlock()
+	held := m.storing.Load()
+	info, err := m.stream.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	if int64(info.State.Msgs)+held+n > int64(m.cfg.MaxQueuedDocuments) {
+		return nil, &Bound{Status: http.StatusServiceUnavailable, RetryAfter: 10 * time.Second,
+			Message: "the job queue is full (SLUICE_JOBS_MAX_QUEUED_DOCUMENTS); retry later"}
+	}
+	m.storing.Add(n)
+	return func() { m.storing.Add(-n) }, nil
 }
 
 // A document's message names its job's record key, its job and its index in headers (no text
@@ -558,17 +574,15 @@ func (m *Manager) keepResultsDue(rec *Record) bool {
 }
 
 // keepResults writes rec's stored results again as they are, then moves its ResultsSince to
-// when it began. It stops at the first error; the next sweep begins again.
+// when it began. It stops at the first error or missing result (the next sweep begins
+// again; a job whose result has expired is not made whole by keeping the rest).
 func (m *Manager) keepResults(ctx context.Context, k string, rec *Record) {
 	from := m.clk.Now().UTC()
 	for i := range rec.DocumentCount {
 		rk := docKey(rec.ID, i)
 		e, err := m.results.Get(ctx, rk)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			continue
-		}
 		if err != nil {
-			return
+			return // one gone (expired already) or unread: ResultsSince stays, and so does the rule
 		}
 		if _, err := m.results.Put(ctx, rk, e.Value()); err != nil {
 			return

@@ -88,9 +88,10 @@ func (c Config) Validate() error {
 	for _, b := range []struct {
 		name string
 		n    int64
-	}{{"MaxMemoryBytes", c.MaxMemoryBytes}, {"MaxStoreBytes", c.MaxStoreBytes}} {
-		if b.n != 0 && b.n < 1<<20 {
-			check.Addf(b.name, "must be 0 (NATS's own bound) or at least 1 MiB, got %d", b.n)
+		most int64
+	}{{"MaxMemoryBytes", c.MaxMemoryBytes, 1 << 40}, {"MaxStoreBytes", c.MaxStoreBytes, 1 << 46}} {
+		if b.n != 0 && (b.n < 1<<20 || b.n > b.most) {
+			check.Addf(b.name, "must be 0 (NATS's own bound) or from 1 MiB to %d, got %d", b.most, b.n)
 		}
 	}
 	if !c.Embedded() && c.SyncAlways {

@@ -140,8 +140,8 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 			continue // the watchdog ended it during the step; the boundary retires it
 		}
 		k := q.take
-		if q.scorer != nil {
-			s.scorePrompt(q, &plan.Rows[i], s.vocab)
+		if q.scorer != nil && !s.guard(q, func() { s.scorePrompt(q, &plan.Rows[i], s.vocab) }) {
+			continue // it panicked, and is ended; the boundary retires it
 		}
 		s.pool.Append(q.table, q.tokens[q.table.Len():q.table.Len()+k])
 	}
@@ -150,22 +150,25 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 			continue // ended meanwhile, or a chunk of a prompt whose rest is still to come
 		}
 		logits := plan.Rows[i].Logits
-		if c, ok := s.choose(q, logits[len(logits)-s.vocab:]); ok {
+		var c Choice
+		if s.guard(q, func() { c = q.req.Chooser.Choose(logits[len(logits)-s.vocab:]) }) {
 			s.emit(q, c, end)
 		}
 	}
 }
 
-// choose runs q's Chooser on its row's scores. A Chooser that panics ends q alone, as a
-// failed step would, rather than the loop and every stream on it.
-func (s *Scheduler) choose(q *sequence, scores []float32) (c Choice, ok bool) {
+// guard runs f, a call into q's own code (its Chooser, its prompt's scorer), and says whether
+// it returned. One that panics ends q alone, as a failed step would, rather than the loop and
+// every stream on it.
+func (s *Scheduler) guard(q *sequence, f func()) (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.finish(q, errorEvent(fmt.Errorf("%w: choosing its token panicked (%T)", ErrStepFailed, p)), "engine_error")
+			s.finish(q, errorEvent(fmt.Errorf("%w: its token's choice panicked (%T)", ErrStepFailed, p)), "engine_error")
 			ok = false
 		}
 	}()
-	return q.req.Chooser.Choose(scores), true
+	f()
+	return true
 }
 
 // emit records a generated token and hands its event to the reader, or, when that is the

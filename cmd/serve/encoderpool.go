@@ -154,6 +154,11 @@ func (p *encoderPool) load(d *onDemand, name string) (err error) {
 		}
 		d.rr, loop, q = r, r, r.Queue()
 	}
+	defer func() {
+		if err != nil {
+			_ = loop.Close(context.Background()) // never started: frees its name for a later try
+		}
+	}()
 	if err := loop.Warm(context.Background()); err != nil {
 		return err
 	}
