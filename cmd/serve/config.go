@@ -262,6 +262,7 @@ func loadConfig(environ []string, m machine) (Config, error) {
 			vars[k] = v
 		}
 	}
+	origins := openMedOrigins(vars)
 	problems, noEffect := openMedTranslation(vars) // variable -> the line that reports it
 	var cfg Config
 	cfg.openMedNoEffect = noEffect
@@ -285,9 +286,18 @@ func loadConfig(environ []string, m machine) (Config, error) {
 			inherited[g.name] = true
 		}
 	}
+	// After a value that did not parse (left at zero), a setting the operator did not write may
+	// look wrong only because of it: those are not reported.
+	unparsed := len(problems) > 0
 	for _, p := range cfg.check(m) {
-		if _, seen := problems[p.variable]; !seen && !inherited[p.variable] {
+		_, written := vars[p.variable]
+		if _, seen := problems[p.variable]; !seen && !inherited[p.variable] && (written || !unparsed) {
 			problems[p.variable] = p.variable + " " + p.problem
+		}
+	}
+	for ours, theirs := range origins {
+		if line, ok := problems[ours]; ok {
+			problems[ours] = theirs + " (as " + ours + "): " + line
 		}
 	}
 	for name, line := range unknownVariables(vars) {

@@ -262,3 +262,18 @@ func TestEveryUpperBoundReadsAVariable(t *testing.T) {
 		}
 	}
 }
+
+// A value that does not parse is reported alone: settings the operator did not write, which
+// look wrong only because that value is left at zero, are not. A problem with a value that
+// OpenMed's variable set names that variable.
+func TestConfigProblemsNameWhatTheOperatorWrote(t *testing.T) {
+	_, err := loadConfig([]string{"SLUICE_BATCH_MAX_QUEUE_SIZE=abc"}, testMachine)
+	if err == nil || strings.Count(err.Error(), "\n") != 1 || !strings.Contains(err.Error(), "SLUICE_BATCH_MAX_QUEUE_SIZE") {
+		t.Fatalf("a queue size that does not parse: %v", err)
+	}
+	for name, value := range map[string]string{"OPENMED_SERVICE_SHUTDOWN_DRAIN_SECONDS": "0", "OPENMED_SERVICE_MAX_REQUEST_BYTES": "10MB"} {
+		if _, err := loadConfig([]string{name + "=" + value}, testMachine); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v", name, value, err)
+		}
+	}
+}

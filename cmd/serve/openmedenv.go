@@ -346,6 +346,29 @@ func (s openMedSetting) apply(name, v string, vars, problems map[string]string, 
 	}
 }
 
+// openMedOrigins is, for each Sluice variable that an OpenMed variable of given set (given
+// being the environment before openMedTranslation), that OpenMed variable: a problem with the
+// value is reported under the name the operator wrote.
+func openMedOrigins(given map[string]string) map[string]string {
+	out := map[string]string{}
+	note := func(name string, s openMedSetting) {
+		if _, set := given[name]; set && s.ours != "" {
+			if _, own := given[s.ours]; !own {
+				out[s.ours] = name
+			}
+		}
+	}
+	for _, s := range openMedHonoured {
+		note(s.name, s)
+	}
+	if on, _ := openMedBool(given["OPENMED_SERVICE_AUTH_ENABLED"]); on {
+		for name, s := range openMedAuth {
+			note(name, s)
+		}
+	}
+	return out
+}
+
 // openMedTranslation is what OpenMed's variables in vars come to: vars gains the Sluice
 // variables they set, problems the ones that refuse the start, and noEffect the names of the
 // ones set without effect (sorted).
