@@ -281,8 +281,9 @@ func TestGRPCCallsGetTheGrace(t *testing.T) {
 		_, err := om.Analyze(context.Background(), &openmedpb.AnalyzeRequest{Text: long})
 		answered <- err
 	}()
-	srv.waitForMetric(t, `sluice_batcher_running_requests{queue="analyze"} 1`) // its windows are being computed
-	cancel() // what SIGTERM does in main
+	// Its windows are being computed when SIGTERM comes (what cancel does in main).
+	srv.waitForMetric(t, `sluice_batcher_running_requests{queue="analyze"} 1`)
+	cancel()
 	if err := <-answered; err != nil {
 		t.Fatalf("the call in flight at SIGTERM: %v", err)
 	}
