@@ -773,3 +773,40 @@ func TestJobsLongJobsKeepTheirResults(t *testing.T) {
 		t.Fatalf("listed: %d, %v", len(recs), err)
 	}
 }
+
+// TestJobsWaitsARestartForgotDoNotFailADocument: a document that went back to wait many
+// times (past the deliveries' backstop) in a process that then stopped is tried again in the
+// next on a transient failure, not failed: the waits before it met the document are not
+// held against it.
+func TestJobsWaitsARestartForgotDoNotFailADocument(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.Workers, cfg.Batch = 1, 1
+	var waits atomic.Int32
+	over := int32(backstop*cfg.MaxAttempts + 5)
+	first := open(t, box, cfg, func(context.Context, *Record, Document) (Outcome, error) {
+		waits.Add(1)
+		return Outcome{}, Later(0) // its budget cannot take it yet
+	})
+	rec, err := first.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "Hello Zanzibar"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the document deferred past the backstop", func() bool { return waits.Load() > over })
+	first.Close()
+	var tries atomic.Int32
+	second := open(t, box, cfg, func(ctx context.Context, job *Record, d Document) (Outcome, error) {
+		if tries.Add(1) == 1 {
+			return Outcome{}, errors.New("the model did not answer") // transient
+		}
+		return upper(nil)(ctx, job, d)
+	})
+	var got *Record
+	natstest.WaitFor(t, 30*time.Second, "the job to end", func() bool {
+		got, err = second.Get(context.Background(), "t", rec.ID)
+		return err == nil && got.Status.Terminal()
+	})
+	if got.Status != Done || got.ProcessedCount != 1 || got.FailedCount != 0 {
+		t.Fatalf("processed %d, failed %d after %d tries", got.ProcessedCount, got.FailedCount, tries.Load())
+	}
+}

@@ -225,8 +225,9 @@ func (it *item) settleCharge(kept bool) {
 
 func (it *item) key() string { return docKey(it.w.Job, it.w.Index) }
 
-// backstop times MaxAttempts is the most deliveries a failing document gets, whatever the
-// tries this process remembers.
+// backstop times MaxAttempts is the most deliveries (waits aside) a failing document gets
+// after this process first met it, whatever the tries this process counted: the others may
+// be another replica's.
 const backstop = 20
 
 func (it *item) delivered() uint64 {
@@ -383,13 +384,13 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 		m.nak(it, 0, "retried") // shutting down: another worker takes it now
 		return
 	case errors.As(err, &wait):
-		m.tries.deferred(it.key())
+		m.tries.deferred(it.key(), it.delivered())
 		m.nak(it, wait.after, "deferred")
 		return
 	case err != nil && !errors.As(err, &perm):
-		// Counted in this process; the deliveries bound it too, so that a document fails at
-		// last even when its tries are forgotten (another replica's, a full table).
-		if n, waits := m.tries.add(it.key()); n < m.cfg.MaxAttempts && it.delivered() < uint64(backstop*m.cfg.MaxAttempts+waits) {
+		// Counted in this process; the deliveries since it first met the document bound it too,
+		// so that a document fails at last when its tries are spread over replicas.
+		if n, since := m.tries.add(it.key(), it.delivered()); n < m.cfg.MaxAttempts && since < uint64(backstop*m.cfg.MaxAttempts) {
 			m.nak(it, time.Duration(n)*time.Second, "retried")
 			return
 		}
@@ -513,13 +514,18 @@ type tries struct {
 	n  map[string]*tried
 }
 
-// tried is a document's failed tries, and the times it went back to wait (for load or its
-// budget), which are deliveries but no tries.
-type tried struct{ failed, waits int }
+// tried is a document's failed tries, the times it went back to wait (for load or its
+// budget), which are deliveries but no tries, and its delivery count when this process first
+// met it: deliveries before that (another replica's, or waits a restart forgot) are not held
+// against it.
+type tried struct {
+	failed, waits int
+	first         uint64
+}
 
 const maxTracked = 100_000
 
-func (t *tries) get(key string) *tried {
+func (t *tries) get(key string, delivered uint64) *tried {
 	if t.n == nil {
 		t.n = map[string]*tried{}
 	}
@@ -531,25 +537,26 @@ func (t *tries) get(key string) *tried {
 				break
 			}
 		}
-		e = &tried{}
+		e = &tried{first: delivered}
 		t.n[key] = e
 	}
 	return e
 }
 
-// add counts a failed try and returns the tries and the waits so far.
-func (t *tries) add(key string) (int, int) {
+// add counts a failed try at delivery delivered and returns the tries so far and the
+// deliveries since this process first met the document that were not waits.
+func (t *tries) add(key string, delivered uint64) (int, uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	e := t.get(key)
+	e := t.get(key, delivered)
 	e.failed++
-	return e.failed, e.waits
+	return e.failed, delivered - min(delivered, e.first+uint64(e.waits))
 }
 
-func (t *tries) deferred(key string) {
+func (t *tries) deferred(key string, delivered uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.get(key).waits++
+	t.get(key, delivered).waits++
 }
 
 func (t *tries) forget(key string) {
