@@ -19,6 +19,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +44,7 @@ type fleet struct {
 	pdb         *policyv1.PodDisruptionBudget
 	services    map[string]*corev1.Service
 	configMaps  map[string]*corev1.ConfigMap
+	policies    []*networkingv1.NetworkPolicy
 	// env is sluice-fleet-env.yaml: a Deployment holding only what it changes.
 	env *appsv1.Deployment
 }
@@ -136,6 +138,13 @@ func TestStateRulesCatchMistakes(t *testing.T) {
 		{"the patch undoing a Deployment rule", env("SLUICE_DEVICE", "auto"), "SLUICE_DEVICE"},
 		{"the patch changing more than env", func(_ *testing.T, f *fleet) { f.env.Spec.Template.Spec.Containers[0].Image = "sluice:dev" }, "only"},
 		{"the patch for another container", func(_ *testing.T, f *fleet) { f.env.Spec.Template.Spec.Containers[0].Name = "server" }, "container"},
+		{"Redis open to every pod", func(_ *testing.T, f *fleet) {
+			f.policies = slices.DeleteFunc(f.policies, func(p *networkingv1.NetworkPolicy) bool { return p.Name == "redis" })
+		}, "Redis pods"},
+		{"NATS open to a namespace", func(_ *testing.T, f *fleet) {
+			f.policies[0].Spec.Ingress[0].From[0].NamespaceSelector = &metav1.LabelSelector{}
+		}, "peers other than"},
+		{"an ingress rule with no peers", func(_ *testing.T, f *fleet) { f.policies[0].Spec.Ingress[0].From = nil }, "every peer"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -244,6 +253,8 @@ func loadFleet(t *testing.T) *fleet {
 				f.services[o.Name] = o
 			case *corev1.ConfigMap:
 				f.configMaps[o.Name] = o
+			case *networkingv1.NetworkPolicy:
+				f.policies = append(f.policies, o)
 			default:
 				t.Fatalf("%s: %s is not checked by this package", file, kind)
 			}
@@ -259,7 +270,48 @@ func fleetProblems(f *fleet, m manifests, img image, srv server, families map[st
 	nats, natsProblems := checkNATS(f)
 	redis, redisProblems := checkRedis(f)
 	out := append(natsProblems, redisProblems...)
+	out = append(out, checkPolicies(f, m)...)
 	return append(out, fleetEnvProblems(f, nats, redis, m, img, srv, families)...)
+}
+
+// checkPolicies holds the state's pods to NetworkPolicies that admit only the Sluice pods
+// and the same component's own: neither NATS nor Redis authenticates its clients here.
+func checkPolicies(f *fleet, m manifests) []string {
+	var out []string
+	sluice := labels.Set(m.deployment.Spec.Template.Labels)
+	for _, pod := range []struct {
+		name   string
+		labels labels.Set
+	}{{"NATS", labels.Set(f.statefulSet.Spec.Template.Labels)}, {"Redis", labels.Set(f.redis.Spec.Template.Labels)}} {
+		guarded := false
+		for _, p := range f.policies {
+			sel, err := metav1.LabelSelectorAsSelector(&p.Spec.PodSelector)
+			if err != nil || sel.Empty() || !sel.Matches(pod.labels) {
+				continue
+			}
+			if !slices.Contains(p.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) {
+				out = append(out, fmt.Sprintf("NetworkPolicy %s selects the %s pods but does not list Ingress", p.Name, pod.name))
+				continue
+			}
+			guarded = true
+			for i, rule := range p.Spec.Ingress {
+				if len(rule.From) == 0 {
+					out = append(out, fmt.Sprintf("NetworkPolicy %s: ingress rule %d admits every peer", p.Name, i))
+				}
+				for _, peer := range rule.From {
+					from, err := metav1.LabelSelectorAsSelector(peer.PodSelector)
+					if peer.PodSelector == nil || peer.NamespaceSelector != nil || peer.IPBlock != nil || err != nil || from.Empty() ||
+						!(from.Matches(sluice) || from.Matches(pod.labels)) {
+						out = append(out, fmt.Sprintf("NetworkPolicy %s: ingress rule %d admits peers other than the Sluice pods and the %s pods", p.Name, i, pod.name))
+					}
+				}
+			}
+		}
+		if !guarded {
+			out = append(out, fmt.Sprintf("no NetworkPolicy admits only the Sluice pods to the %s pods, which authenticate no client", pod.name))
+		}
+	}
+	return out
 }
 
 // natsAddrs is what a client of the NATS cluster may use: each node's DNS name under the
