@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 )
 
 // Group holds the calls in flight. The zero Group is ready to use; it is safe for concurrent
@@ -19,6 +20,8 @@ type call[V any] struct {
 	err     error
 	waiters int
 	cancel  context.CancelFunc
+	// deadline is the first caller's, the call's own (zero: none).
+	deadline time.Time
 }
 
 // Waiters counts the callers waiting on calls in flight, every key's: a test's way to know
@@ -36,8 +39,8 @@ func (g *Group[V]) Waiters() int {
 // Do returns fn's result for key: from a call already in flight for it (shared is true), or
 // from one it starts. fn runs under a context that keeps ctx's values and deadline (the
 // caller's that started it) and ends when every caller waiting for it has left; a caller that
-// joined and has time left when the call runs out of its deadline makes a call of its own. If
-// ctx ends first, Do returns ctx's error and the call goes on for the others.
+// joined, with a later deadline than the call's, runs fn once on its own when the call runs
+// out of time. If ctx ends first, Do returns ctx's error and the call goes on for the others.
 func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Context) (V, error)) (v V, shared bool, err error) {
 	g.mu.Lock()
 	if g.calls == nil {
@@ -54,6 +57,7 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 			work, cancel = context.WithDeadline(context.WithoutCancel(ctx), d)
 		}
 		c = &call[V]{done: make(chan struct{}), waiters: 1, cancel: cancel}
+		c.deadline, _ = ctx.Deadline()
 		g.calls[key] = c
 		go func() {
 			c.val, c.err = fn(work)
@@ -69,9 +73,13 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 	g.mu.Unlock()
 	select {
 	case <-c.done:
-		if shared && errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil {
-			// The call ran out of its first caller's time, not of this one's: a call of its own.
-			return g.Do(ctx, key, fn)
+		if shared && errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil && !c.deadline.IsZero() {
+			if mine, ok := ctx.Deadline(); !ok || mine.After(c.deadline) {
+				// The call ran out of its first caller's time, and this caller has more: once, a
+				// call under its own (not joined: that one might again end before it).
+				v, err := fn(ctx)
+				return v, false, err
+			}
 		}
 		return c.val, shared, c.err
 	case <-ctx.Done():

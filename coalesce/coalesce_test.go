@@ -125,7 +125,8 @@ func TestTheCallKeepsItsCallersDeadline(t *testing.T) {
 }
 
 // A caller that joined a call which ran out of its first caller's time, while this caller's
-// own goes on, gets a call of its own rather than the other's deadline.
+// own goes on (none here), runs its own rather than take the other's deadline; one with an
+// earlier deadline than the call's does not.
 func TestAJoinerOutlivesTheFirstCallersDeadline(t *testing.T) {
 	var g Group[string]
 	release := make(chan struct{})

@@ -145,6 +145,12 @@ func TestStateRulesCatchMistakes(t *testing.T) {
 			f.policies[0].Spec.Ingress[0].From[0].NamespaceSelector = &metav1.LabelSelector{}
 		}, "peers other than"},
 		{"an ingress rule with no peers", func(_ *testing.T, f *fleet) { f.policies[0].Spec.Ingress[0].From = nil }, "every peer"},
+		{"NATS routes cut", func(_ *testing.T, f *fleet) {
+			f.policies[0].Spec.Ingress[1].Ports = f.policies[0].Spec.Ingress[1].Ports[:1]
+		}, "other NATS nodes"},
+		{"Sluice on a misspelt port", func(_ *testing.T, f *fleet) {
+			f.policies[0].Spec.Ingress[0].Ports[0].Port = &intstr.IntOrString{Type: intstr.String, StrVal: "clinet"}
+		}, "the Sluice pods to the NATS pods"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -275,14 +281,32 @@ func fleetProblems(f *fleet, m manifests, img image, srv server, families map[st
 }
 
 // checkPolicies holds the state's pods to NetworkPolicies that admit only the Sluice pods
-// and the same component's own: neither NATS nor Redis authenticates its clients here.
+// and the same component's own (neither NATS nor Redis authenticates its clients here), and
+// that admit those on the ports they need: Sluice on the client ports, NATS nodes on their
+// routes.
 func checkPolicies(f *fleet, m manifests) []string {
 	var out []string
 	sluice := labels.Set(m.deployment.Spec.Template.Labels)
+	type need struct {
+		peer string
+		from labels.Set
+		port int32
+	}
+	nats, redis := labels.Set(f.statefulSet.Spec.Template.Labels), labels.Set(f.redis.Spec.Template.Labels)
 	for _, pod := range []struct {
 		name   string
 		labels labels.Set
-	}{{"NATS", labels.Set(f.statefulSet.Spec.Template.Labels)}, {"Redis", labels.Set(f.redis.Spec.Template.Labels)}} {
+		spec   corev1.PodSpec
+		needs  []need
+	}{
+		{"NATS", nats, f.statefulSet.Spec.Template.Spec, []need{{"the Sluice pods", sluice, 4222}, {"the other NATS nodes", nats, 6222}}},
+		{"Redis", redis, f.redis.Spec.Template.Spec, []need{{"the Sluice pods", sluice, 6379}}},
+	} {
+		for _, n := range pod.needs {
+			if !policiesAdmit(f.policies, pod.labels, pod.spec, n.from, n.port) {
+				out = append(out, fmt.Sprintf("no NetworkPolicy admits %s to the %s pods on port %d", n.peer, pod.name, n.port))
+			}
+		}
 		guarded := false
 		for _, p := range f.policies {
 			sel, err := metav1.LabelSelectorAsSelector(&p.Spec.PodSelector)
@@ -312,6 +336,45 @@ func checkPolicies(f *fleet, m manifests) []string {
 		}
 	}
 	return out
+}
+
+// policiesAdmit says whether a policy selecting pods labelled to (running spec) has a rule
+// that admits pods labelled from on port, a named port read from spec's containers.
+func policiesAdmit(policies []*networkingv1.NetworkPolicy, to labels.Set, spec corev1.PodSpec, from labels.Set, port int32) bool {
+	named := func(name string) int32 {
+		for _, c := range spec.Containers {
+			for _, p := range c.Ports {
+				if p.Name == name {
+					return p.ContainerPort
+				}
+			}
+		}
+		return -1
+	}
+	for _, p := range policies {
+		if sel, err := metav1.LabelSelectorAsSelector(&p.Spec.PodSelector); err != nil || sel.Empty() || !sel.Matches(to) {
+			continue
+		}
+		for _, rule := range p.Spec.Ingress {
+			peerOK := slices.ContainsFunc(rule.From, func(peer networkingv1.NetworkPolicyPeer) bool {
+				sel, err := metav1.LabelSelectorAsSelector(peer.PodSelector)
+				return peer.PodSelector != nil && err == nil && sel.Matches(from)
+			})
+			portOK := len(rule.Ports) == 0 || slices.ContainsFunc(rule.Ports, func(pp networkingv1.NetworkPolicyPort) bool {
+				switch {
+				case pp.Port == nil:
+					return true
+				case pp.Port.Type == intstr.String:
+					return named(pp.Port.StrVal) == port
+				}
+				return pp.Port.IntVal == port
+			})
+			if peerOK && portOK {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // natsAddrs is what a client of the NATS cluster may use: each node's DNS name under the

@@ -1,6 +1,9 @@
 package entities
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Window is a half-open range [Start, End) of content-token indexes that is run through the
 // model as one row, wrapped in the tokenizer's template ids.
@@ -162,6 +165,10 @@ func BuildRows(ids []int64, windows []Window, prefix, suffix []int64, padID int6
 
 // MergeLogits turns per-window model output back into one logits row per content token.
 //
+// ErrOutputShape is a model output of another size than the rows asked for: the model's
+// failure, not the text's.
+var ErrOutputShape = errors.New("entities: the model's output is not the shape of its input")
+
 // logits is the model output for the rows of BuildRows: len(windows) x width x numLabels,
 // row-major. A token seen by several windows takes its row from the window where it has
 // the most context: the largest distance to a window edge that cuts the text (a window
@@ -174,7 +181,7 @@ func MergeLogits(windows []Window, numTokens int, logits []float32, width, prefi
 		return nil, fmt.Errorf("entities: %d labels", numLabels)
 	}
 	if len(logits) != len(windows)*width*numLabels {
-		return nil, fmt.Errorf("entities: %d logits for %d windows of width %d and %d labels", len(logits), len(windows), width, numLabels)
+		return nil, fmt.Errorf("%w: %d logits for %d windows of width %d and %d labels", ErrOutputShape, len(logits), len(windows), width, numLabels)
 	}
 	if len(windows) == 1 && windows[0].Start == 0 && windows[0].End == numTokens && prefixLen >= 0 && prefixLen+numTokens <= width {
 		return logits[prefixLen*numLabels : (prefixLen+numTokens)*numLabels : (prefixLen+numTokens)*numLabels], nil

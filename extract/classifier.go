@@ -170,7 +170,7 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	}
 	logits, err := entities.MergeLogits(wins, len(enc.IDs), out.logits, out.width, len(c.prefix), c.dec.NumLabels())
 	if err != nil {
-		return nil, st, err // the model's output is not of the shape asked for: the model's failure
+		return nil, st, decodingFailure(err)
 	}
 	toks := entities.Tokens{IDs: enc.IDs, Offsets: enc.Offsets}
 	if c.wordAware {
@@ -265,9 +265,9 @@ func (c *Classifier) layout(docs []entities.Document, ids []int64, wordIDs []int
 var ErrDecoding = errors.New("extract: the text's windows or entities could not be made")
 
 // decodingFailure is ErrDecoding over err, unless the model's output is at fault (scores
-// that are not numbers), which stays the model's failure.
+// that are not numbers, an output of the wrong shape), which stays the model's failure.
 func decodingFailure(err error) error {
-	if errors.Is(err, entities.ErrNonFinite) {
+	if errors.Is(err, entities.ErrNonFinite) || errors.Is(err, entities.ErrOutputShape) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrDecoding, err)

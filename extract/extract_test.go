@@ -408,6 +408,9 @@ func TestOnlyTheTextsFailuresAreDecodingFailures(t *testing.T) {
 	if err := decodingFailure(fmt.Errorf("entities: %w for token 3", entities.ErrNonFinite)); errors.Is(err, ErrDecoding) {
 		t.Fatalf("non-finite scores: %v", err)
 	}
+	if _, err := entities.MergeLogits([]entities.Window{{Start: 0, End: 2}}, 2, make([]float32, 3), 4, 1, 2); errors.Is(decodingFailure(err), ErrDecoding) {
+		t.Fatalf("an output of the wrong shape: %v", err)
+	}
 	if err := decodingFailure(errors.New("entities: token 0 has offsets outside a text of 19 bytes")); !errors.Is(err, ErrDecoding) {
 		t.Fatalf("offsets outside the text: %v", err)
 	}

@@ -379,8 +379,11 @@ const negligible = 30
 
 // weight is e^(x - top), or 0 for a score too far below the best to matter.
 func weight(x, top float64) float64 {
-	if x == top && !math.IsInf(top, -1) {
-		return 1 // the best itself, even when it is +Inf (where x-top is NaN); none when all are banned
+	switch {
+	case math.IsInf(top, -1):
+		return 0 // every score banned: none has a weight
+	case x == top:
+		return 1 // the best itself, even when it is +Inf (where x-top is NaN)
 	}
 	if x < top-negligible {
 		return 0

@@ -579,6 +579,9 @@ func (m *Manager) keepResultsDue(rec *Record) bool {
 func (m *Manager) keepResults(ctx context.Context, k string, rec *Record) {
 	from := m.clk.Now().UTC()
 	for i := range rec.DocumentCount {
+		if !rec.counted(i) {
+			continue // never stored (its job failed before it came): nothing to keep
+		}
 		rk := docKey(rec.ID, i)
 		e, err := m.results.Get(ctx, rk)
 		if err != nil {

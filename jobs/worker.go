@@ -225,9 +225,9 @@ func (it *item) settleCharge(kept bool) {
 
 func (it *item) key() string { return docKey(it.w.Job, it.w.Index) }
 
-// backstop times MaxAttempts is the most deliveries (waits aside) a failing document gets
-// after this process first met it, whatever the tries this process counted: the others may
-// be another replica's.
+// backstop times MaxAttempts is the most deliveries a failing document gets after this
+// process first met it or it last waited here, whatever the tries this process counted: the
+// others may be another replica's.
 const backstop = 20
 
 func (it *item) delivered() uint64 {
@@ -508,19 +508,19 @@ func each(items []*item, f func(*item)) {
 
 // tries counts, in this process, the failed tries of documents not yet counted. It forgets a
 // document once counted, and one at random when full (a document finished elsewhere leaves
-// its count behind); forgetting only ever allows more tries, up to the deliveries' backstop.
+// its count behind); forgetting only ever allows more tries, its backstop's count included
+// (a table full is 100,000 documents failing in one process at once).
 type tries struct {
 	mu sync.Mutex
 	n  map[string]*tried
 }
 
-// tried is a document's failed tries, the times it went back to wait (for load or its
-// budget), which are deliveries but no tries, and its delivery count when this process first
-// met it: deliveries before that (another replica's, or waits a restart forgot) are not held
-// against it.
+// tried is a document's failed tries, and its delivery count when this process first met it
+// or it last went back to wait (for load or its budget) here: the deliveries before that
+// (waits, another replica's tries, what a restart forgot) are not held against it.
 type tried struct {
-	failed, waits int
-	first         uint64
+	failed int
+	from   uint64
 }
 
 const maxTracked = 100_000
@@ -537,26 +537,27 @@ func (t *tries) get(key string, delivered uint64) *tried {
 				break
 			}
 		}
-		e = &tried{first: delivered}
+		e = &tried{from: delivered}
 		t.n[key] = e
 	}
 	return e
 }
 
 // add counts a failed try at delivery delivered and returns the tries so far and the
-// deliveries since this process first met the document that were not waits.
+// deliveries since tried.from.
 func (t *tries) add(key string, delivered uint64) (int, uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.get(key, delivered)
 	e.failed++
-	return e.failed, delivered - min(delivered, e.first+uint64(e.waits))
+	return e.failed, delivered - min(delivered, e.from)
 }
 
+// deferred notes that the document went back to wait at delivery delivered.
 func (t *tries) deferred(key string, delivered uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.get(key, delivered).waits++
+	t.get(key, delivered).from = delivered
 }
 
 func (t *tries) forget(key string) {

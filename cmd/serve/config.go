@@ -262,8 +262,7 @@ func loadConfig(environ []string, m machine) (Config, error) {
 			vars[k] = v
 		}
 	}
-	origins := openMedOrigins(vars)
-	problems, noEffect := openMedTranslation(vars) // variable -> the line that reports it
+	problems, origins, noEffect := openMedTranslation(vars) // variable -> the line that reports it; the OpenMed variable that set it
 	var cfg Config
 	cfg.openMedNoEffect = noEffect
 	if v, set := vars["OPENMED_SERVICE_AUTH_ENABLED"]; set {

@@ -317,7 +317,7 @@ func openMedBool(v string) (bool, error) {
 
 // apply gives OpenMed's variable name, set to v, its meaning: the Sluice variable it sets
 // (unless that one is set: an explicit value wins), a problem, or a name without effect.
-func (s openMedSetting) apply(name, v string, vars, problems map[string]string, noEffect *[]string) {
+func (s openMedSetting) apply(name, v string, vars, problems, origins map[string]string, noEffect *[]string) {
 	out, skip := v, false
 	var err error
 	if s.convert != nil {
@@ -332,7 +332,7 @@ func (s openMedSetting) apply(name, v string, vars, problems map[string]string, 
 	default:
 		theirs, ours := vars[s.ours]
 		if !ours {
-			vars[s.ours] = out
+			vars[s.ours], origins[s.ours] = out, name
 		} else if s.security {
 			// An explicit Sluice value wins, except where it would turn security off that the
 			// OpenMed setting turns on: refuse, never start open.
@@ -346,34 +346,12 @@ func (s openMedSetting) apply(name, v string, vars, problems map[string]string, 
 	}
 }
 
-// openMedOrigins is, for each Sluice variable that an OpenMed variable of given set (given
-// being the environment before openMedTranslation), that OpenMed variable: a problem with the
-// value is reported under the name the operator wrote.
-func openMedOrigins(given map[string]string) map[string]string {
-	out := map[string]string{}
-	note := func(name string, s openMedSetting) {
-		if _, set := given[name]; set && s.ours != "" {
-			if _, own := given[s.ours]; !own {
-				out[s.ours] = name
-			}
-		}
-	}
-	for _, s := range openMedHonoured {
-		note(s.name, s)
-	}
-	if on, _ := openMedBool(given["OPENMED_SERVICE_AUTH_ENABLED"]); on {
-		for name, s := range openMedAuth {
-			note(name, s)
-		}
-	}
-	return out
-}
-
 // openMedTranslation is what OpenMed's variables in vars come to: vars gains the Sluice
-// variables they set, problems the ones that refuse the start, and noEffect the names of the
-// ones set without effect (sorted).
-func openMedTranslation(vars map[string]string) (problems map[string]string, noEffect []string) {
-	problems = map[string]string{}
+// variables they set, origins which OpenMed variable set each (a problem with the value names
+// it), problems the ones that refuse the start, and noEffect the names of the ones set without
+// effect (sorted).
+func openMedTranslation(vars map[string]string) (problems, origins map[string]string, noEffect []string) {
+	problems, origins = map[string]string{}, map[string]string{}
 	handled := map[string]bool{}
 	for _, s := range openMedHonoured {
 		v, set := vars[s.name]
@@ -385,7 +363,7 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 			noEffect = append(noEffect, s.name)
 			continue
 		}
-		s.apply(s.name, v, vars, problems, &noEffect)
+		s.apply(s.name, v, vars, problems, origins, &noEffect)
 	}
 	// OpenMed's rate limit counts the whole service in one bucket unless THROTTLE_KEY says
 	// otherwise: a deployment that sets the limit and not the key keeps that.
@@ -398,7 +376,7 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 	if _, set := vars["OPENMED_SERVICE_RATE_LIMIT_MAX_CONCURRENCY"]; set && vars["SLUICE_RATE_LIMIT_CONCURRENCY_WAIT_MS"] == "" {
 		vars["SLUICE_RATE_LIMIT_CONCURRENCY_WAIT_MS"] = "50"
 	}
-	translateAuth(vars, problems, &noEffect, handled)
+	translateAuth(vars, problems, origins, &noEffect, handled)
 	for name, v := range vars {
 		if !strings.HasPrefix(name, "OPENMED_") || handled[name] {
 			continue
@@ -416,13 +394,13 @@ func openMedTranslation(vars map[string]string) (problems map[string]string, noE
 		noEffect = append(noEffect, name)
 	}
 	slices.Sort(noEffect)
-	return problems, noEffect
+	return problems, origins, noEffect
 }
 
 // translateAuth gives OpenMed's authentication settings their meaning when
 // OPENMED_SERVICE_AUTH_ENABLED is true: enabled without keys or a JWKS, or with a setting
 // Sluice does not know, it refuses the start (never silently open).
-func translateAuth(vars, problems map[string]string, noEffect *[]string, handled map[string]bool) {
+func translateAuth(vars, problems, origins map[string]string, noEffect *[]string, handled map[string]bool) {
 	on := false
 	if v, set := vars["OPENMED_SERVICE_AUTH_ENABLED"]; set {
 		handled["OPENMED_SERVICE_AUTH_ENABLED"] = true
@@ -446,7 +424,7 @@ func translateAuth(vars, problems map[string]string, noEffect *[]string, handled
 			problems[name] = name + " is an authentication setting Sluice does not know; refusing to start open"
 			continue
 		}
-		s.apply(name, v, vars, problems, noEffect)
+		s.apply(name, v, vars, problems, origins, noEffect)
 	}
 	if on && vars["SLUICE_API_KEYS"] == "" && vars["SLUICE_API_KEYS_FILE"] == "" && vars["SLUICE_AUTH_JWKS"] == "" && vars["SLUICE_AUTH_JWKS_FILE"] == "" {
 		problems["OPENMED_SERVICE_AUTH_ENABLED"] = "OPENMED_SERVICE_AUTH_ENABLED is true but no API keys or JWKS are given; refusing to start open"
