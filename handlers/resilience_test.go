@@ -41,16 +41,13 @@ func (f *flaky) Extract(ctx context.Context, p admission.Priority, text string, 
 	return f.fakeExtractor.Extract(ctx, p, text, opts)
 }
 
-// TestModelFailuresAreRetriedThenBroken: over HTTP, a model call that fails in the model is
-// tried again (MaxAttempts); calls that fail every try open the model's breaker after
-// FailureThreshold, and the route then answers 503 circuit_breaker_open with a Retry-After
-// without calling the model, until the recovery timeout lets a probe through.
-func TestModelFailuresAreRetriedThenBroken(t *testing.T) {
-	model := &flaky{fails: 1}
+// guardedFixture serves model as the PII model behind a breaker that opens after two failed
+// calls for 30 s and tries each call up to attempts times.
+func guardedFixture(t *testing.T, model *flaky, attempts int) (*fixture, *resilience.Guard) {
 	var g *resilience.Guard
 	f := newFixture(t, func(o *fixtureOptions) {
 		var err error
-		g, err = resilience.New(resilience.Config{Enabled: true, MaxAttempts: 2, BackoffMultiplier: 1, FailureThreshold: 2,
+		g, err = resilience.New(resilience.Config{Enabled: true, MaxAttempts: attempts, BackoffMultiplier: 1, FailureThreshold: 2,
 			RecoveryTimeout: 30 * time.Second}, o.Clock, func() float64 { return 0 }, ModelFailure, resilience.NewMetrics(prometheus.NewRegistry()))
 		if err != nil {
 			t.Fatal(err)
@@ -58,6 +55,16 @@ func TestModelFailuresAreRetriedThenBroken(t *testing.T) {
 		model.fakeExtractor = &fakeExtractor{name: "pii", maxLen: 128}
 		o.pii.Models = map[string]Extractor{"pii": Guarded(model, g)}
 	})
+	return f, g
+}
+
+// TestModelFailuresAreRetriedThenBroken: over HTTP, a model call that fails in the model is
+// tried again (MaxAttempts); calls that fail every try open the model's breaker after
+// FailureThreshold, and the route then answers 503 circuit_breaker_open with a Retry-After
+// without calling the model, until the recovery timeout lets a probe through.
+func TestModelFailuresAreRetriedThenBroken(t *testing.T) {
+	model := &flaky{fails: 1}
+	f, g := guardedFixture(t, model, 2)
 	if r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 200 || model.calls != 2 {
 		t.Fatalf("one failure, then the retry: %d after %d calls (%s)", r.status, model.calls, r.raw)
 	}
@@ -89,17 +96,7 @@ func TestModelFailuresAreRetriedThenBroken(t *testing.T) {
 // once; however many such requests come, the model's breaker stays closed for the others.
 func TestDecodingFailuresAreNotTheModels(t *testing.T) {
 	model := &flaky{fails: 10, decoding: true}
-	var g *resilience.Guard
-	f := newFixture(t, func(o *fixtureOptions) {
-		var err error
-		g, err = resilience.New(resilience.Config{Enabled: true, MaxAttempts: 3, BackoffMultiplier: 1, FailureThreshold: 2,
-			RecoveryTimeout: 30 * time.Second}, o.Clock, func() float64 { return 0 }, ModelFailure, resilience.NewMetrics(prometheus.NewRegistry()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		model.fakeExtractor = &fakeExtractor{name: "pii", maxLen: 128}
-		o.pii.Models = map[string]Extractor{"pii": Guarded(model, g)}
-	})
+	f, g := guardedFixture(t, model, 3)
 	for i := range 5 {
 		if r := f.do(t, "POST", "/pii/extract", `{"text":"Alice"}`); r.status != 500 || model.calls != i+1 {
 			t.Fatalf("request %d that decoding fails: %d after %d calls (%s)", i, r.status, model.calls, r.raw)

@@ -559,26 +559,35 @@ func TestJobsConcurrentCreatesKeepTheTenantsBound(t *testing.T) {
 	cfg := testConfig(t, true)
 	cfg.MaxPerTenant = 1
 	m := open(t, box, cfg, nil) // no workers: jobs stay unfinished
-	var stored, refused atomic.Int32
+	stored, refused := createAtOnce(t, 10, 429, func(int) error {
+		_, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "Hello"}}})
+		return err
+	})
+	if stored != 1 || refused != 9 {
+		t.Fatalf("%d stored, %d refused", stored, refused)
+	}
+}
+
+// createAtOnce runs create n times at once and counts those that stored a job and those
+// refused with status; any other error fails the test.
+func createAtOnce(t *testing.T, n, status int, create func(i int) error) (stored, refused int32) {
+	var ok, no atomic.Int32
 	var wg sync.WaitGroup
-	for range 10 {
+	for i := range n {
 		wg.Go(func() {
-			_, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "Hello"}}})
 			var b *Bound
-			switch {
+			switch err := create(i); {
 			case err == nil:
-				stored.Add(1)
-			case errors.As(err, &b) && b.Status == 429:
-				refused.Add(1)
+				ok.Add(1)
+			case errors.As(err, &b) && b.Status == status:
+				no.Add(1)
 			default:
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
-	if stored.Load() != 1 || refused.Load() != 9 {
-		t.Fatalf("%d stored, %d refused", stored.Load(), refused.Load())
-	}
+	return ok.Load(), no.Load()
 }
 
 // TestJobsConcurrentCreatesKeepTheQueuesBound: eight tenants create a job of 40 documents at
@@ -593,27 +602,14 @@ func TestJobsConcurrentCreatesKeepTheQueuesBound(t *testing.T) {
 	for i := range docs {
 		docs[i] = Document{ID: strconv.Itoa(i), Text: "Hello"}
 	}
-	var stored, refused atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Go(func() {
-			_, err := m.Create(context.Background(), fmt.Sprintf("tenant-%d", i), Spec{Documents: docs})
-			var b *Bound
-			switch {
-			case err == nil:
-				stored.Add(1)
-			case errors.As(err, &b) && b.Status == 503:
-				refused.Add(1)
-			default:
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
+	stored, refused := createAtOnce(t, 8, 503, func(i int) error {
+		_, err := m.Create(context.Background(), fmt.Sprintf("tenant-%d", i), Spec{Documents: docs})
+		return err
+	})
 	// A create whose documents are being acknowledged counts them twice (queued and held)
 	// until it ends, so a later one may find too little room: one or two stored, never more.
-	if n := stored.Load(); n < 1 || 40*n > 100 || n+refused.Load() != 8 {
-		t.Fatalf("%d stored, %d refused", stored.Load(), refused.Load())
+	if stored < 1 || 40*stored > 100 || stored+refused != 8 {
+		t.Fatalf("%d stored, %d refused", stored, refused)
 	}
 }
 
