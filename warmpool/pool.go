@@ -131,13 +131,46 @@ type Pool struct {
 	// same name waits for it (the model's metrics and gate names are free only then).
 	closing map[string]chan struct{}
 	closers sync.WaitGroup
-	// failed holds the loads that failed lately, by name, until they may be tried again.
-	failed map[string]failure
+	// failed holds the loads that failed lately, until they may be tried again.
+	failed Failures
+}
+
+// Failures remembers loads that failed, by name, for After: a name asked for again sooner is
+// answered with its failure at once rather than read and loaded again. Its owner's lock
+// guards it; the zero value with After set is ready to use.
+type Failures struct {
+	After time.Duration
+	m     map[string]failure
 }
 
 type failure struct {
 	err   error
 	until time.Time
+}
+
+// maxFailed bounds the failures remembered: past it, a directory listing's worth of broken
+// models, they start over.
+const maxFailed = 1024
+
+// Remember keeps name's failure err, as of now.
+func (f *Failures) Remember(name string, err error, now time.Time) {
+	if f.m == nil || len(f.m) >= maxFailed {
+		f.m = map[string]failure{}
+	}
+	f.m[name] = failure{err: err, until: now.Add(f.After)}
+}
+
+// Recall is name's failure while it is remembered at now, else nil.
+func (f *Failures) Recall(name string, now time.Time) error {
+	e, ok := f.m[name]
+	if !ok {
+		return nil
+	}
+	if !now.Before(e.until) {
+		delete(f.m, name)
+		return nil
+	}
+	return e.err
 }
 
 // New validates cfg and returns an empty pool.
@@ -155,7 +188,7 @@ func New(cfg Config, load Loader, estimate Estimator, clk clock.Clock) (*Pool, e
 		return nil, errors.New("warmpool: a loader, an estimator and a clock are required")
 	}
 	return &Pool{cfg: cfg, load: load, estimate: estimate, clk: clk, entries: map[string]*entry{},
-		done: make(chan struct{}), closing: map[string]chan struct{}{}, failed: map[string]failure{}}, nil
+		done: make(chan struct{}), closing: map[string]chan struct{}{}, failed: Failures{After: cfg.RetryFailedAfter}}, nil
 }
 
 // Pin adds a model that stays resident for the life of the pool.
@@ -170,12 +203,9 @@ func (p *Pool) Pin(name string, m Model, footprint int64) {
 func (p *Pool) Acquire(ctx context.Context, name string, keep KeepAlive) (Model, func(), error) {
 	p.mu.Lock()
 	e, ok := p.entries[name]
-	if f, failed := p.failed[name]; !ok && failed {
-		if p.clk.Now().Before(f.until) {
-			p.mu.Unlock()
-			return nil, nil, f.err
-		}
-		delete(p.failed, name)
+	if err := p.failed.Recall(name, p.clk.Now()); !ok && err != nil {
+		p.mu.Unlock()
+		return nil, nil, err
 	}
 	if !ok {
 		// The estimate reads the model's files: not under the lock every request takes.
@@ -272,10 +302,7 @@ func (p *Pool) runLoad(e *entry) {
 	case err != nil:
 		e.err = err
 		delete(p.entries, e.name) // tried again once RetryFailedAfter has passed
-		if len(p.failed) >= maxFailed {
-			clear(p.failed) // a directory listing's worth of broken models: start over
-		}
-		p.failed[e.name] = failure{err: err, until: p.clk.Now().Add(p.cfg.RetryFailedAfter)}
+		p.failed.Remember(e.name, err, p.clk.Now())
 	case p.closed:
 		e.err = ErrClosed
 		delete(p.entries, e.name)
@@ -296,9 +323,6 @@ func (p *Pool) runLoad(e *entry) {
 		p.idle(e) // every waiter gave up: its keep-alive starts now
 	}
 }
-
-// maxFailed bounds the failures remembered.
-const maxFailed = 1024
 
 // remaining is how much longer e's load is expected to take. Called with mu held.
 func (p *Pool) remaining(e *entry) time.Duration {

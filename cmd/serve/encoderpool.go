@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
@@ -37,19 +36,9 @@ type encoderPool struct {
 	mu     sync.Mutex
 	loaded map[string]*onDemand
 	loops  []encoderLoop
-	// failed remembers a name whose load failed, until when it is answered with that error
-	// at once rather than read and loaded again (warmpool's RetryFailedAfter, as models on
-	// demand do).
-	failed map[string]failedLoad
+	// failed remembers the names whose load failed, as models on demand do.
+	failed warmpool.Failures
 }
-
-type failedLoad struct {
-	err   error
-	until time.Time
-}
-
-// maxFailedLoads bounds failed: past it, it starts over.
-const maxFailedLoads = 256
 
 type onDemand struct {
 	once sync.Once
@@ -89,9 +78,9 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 		return nil, handlers.ErrModelUnknown
 	}
 	p.mu.Lock()
-	if f, ok := p.failed[name]; ok && p.clk.Now().Before(f.until) {
+	if err := p.failed.Recall(name, p.clk.Now()); err != nil {
 		p.mu.Unlock()
-		return nil, f.err
+		return nil, err
 	}
 	d, ok := p.loaded[name]
 	if !ok {
@@ -109,10 +98,7 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 		p.mu.Lock()
 		if p.loaded[name] == d {
 			delete(p.loaded, name) // a request after RetryFailedAfter tries again
-			if p.failed == nil || len(p.failed) >= maxFailedLoads {
-				p.failed = map[string]failedLoad{}
-			}
-			p.failed[name] = failedLoad{err: d.err, until: p.clk.Now().Add(warmpool.DefaultRetryFailedAfter)}
+			p.failed.Remember(name, d.err, p.clk.Now())
 		}
 		p.mu.Unlock()
 		return nil, d.err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/warmpool"
 )
 
 // TestAnEncoderThatFailsToLoadLeavesNothingOpen: an embedder directory that fails after its
@@ -41,7 +42,8 @@ func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := clock.NewFake(time.Now())
-	p := &encoderPool{dir: dir, rt: rt, cfg: cfg, clk: clk, loaded: map[string]*onDemand{}}
+	p := &encoderPool{dir: dir, rt: rt, cfg: cfg, clk: clk, loaded: map[string]*onDemand{},
+		failed: warmpool.Failures{After: warmpool.DefaultRetryFailedAfter}}
 	_, _, first := p.embedders("broken")
 	if first == nil || rt.OpenSessions() != 0 {
 		t.Fatalf("the first load: %v, %d sessions open", first, rt.OpenSessions())

@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/warmpool"
 )
 
 // encoderLoop is an embedding or rerank model's batcher.
@@ -44,7 +45,8 @@ func loadEncoder(dir, name string) (*models.Model, error) {
 func (s *server) encoderRoutes(cfg Config, rt *engine.Runtime, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics) ([]handlers.Route, error) {
 	var routes []handlers.Route
 	if cfg.ModelsDir != "" {
-		s.encPool = &encoderPool{dir: cfg.ModelsDir, rt: rt, cfg: cfg, clk: clk, bm: bm, am: am, loaded: map[string]*onDemand{}}
+		s.encPool = &encoderPool{dir: cfg.ModelsDir, rt: rt, cfg: cfg, clk: clk, bm: bm, am: am, loaded: map[string]*onDemand{},
+			failed: warmpool.Failures{After: warmpool.DefaultRetryFailedAfter}}
 	}
 	// serve loads one model and runs it on a batcher named queue, behind its gate.
 	serve := func(name, queue, kind string, build func(*models.Model, *engine.Session) (encoderLoop, admission.Queue, error)) (*admission.Gate, encoderLoop, error) {
