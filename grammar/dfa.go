@@ -105,6 +105,10 @@ type dfa struct {
 	prog   *syntax.Prog
 	states []dstate
 	byKey  map[string]int32
+	// seen[pc] == walk marks the instructions one closure has passed, so that a loop of
+	// instructions that read nothing ((a*)*) is walked once, not for ever.
+	seen []uint32
+	walk uint32
 }
 
 // dstate is one DFA state. next[b] is 0 until computed, then the next state's id + 1, or -1
@@ -120,19 +124,34 @@ type dstate struct {
 const dead = -1
 
 func newDFA(prog *syntax.Prog) *dfa {
-	d := &dfa{prog: prog, byKey: map[string]int32{}}
-	var pcs []uint32
-	pcs = d.closure(pcs, uint32(prog.Start))
+	d := &dfa{prog: prog, byKey: map[string]int32{}, seen: make([]uint32, len(prog.Inst))}
+	d.newWalk()
+	pcs := d.closure(nil, uint32(prog.Start))
 	d.intern(pcs, nil)
 	return d
 }
 
-// closure adds pc and what it reaches without reading a rune to set.
+// newWalk begins the closures of one step: an instruction one of them passed is not passed
+// again by the next.
+func (d *dfa) newWalk() {
+	d.walk++
+	if d.walk == 0 { // wrapped: no stale mark may equal the new walk
+		clear(d.seen)
+		d.walk = 1
+	}
+}
+
+// closure adds pc and what it reaches without reading a rune to set, skipping what this walk
+// has passed already.
 func (d *dfa) closure(set []uint32, pc uint32) []uint32 {
 	stack := []uint32{pc}
 	for len(stack) > 0 {
 		pc := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		if d.seen[pc] == d.walk {
+			continue
+		}
+		d.seen[pc] = d.walk
 		inst := &d.prog.Inst[pc]
 		switch inst.Op {
 		case syntax.InstAlt, syntax.InstAltMatch:
@@ -141,9 +160,7 @@ func (d *dfa) closure(set []uint32, pc uint32) []uint32 {
 			stack = append(stack, inst.Out)
 		case syntax.InstFail:
 		default: // a rune instruction or Match
-			if !slices.Contains(set, pc) {
-				set = append(set, pc)
-			}
+			set = append(set, pc)
 		}
 	}
 	return set
@@ -251,6 +268,7 @@ func (d *dfa) stepWhole(pcs []uint32, pending []byte, b byte) int32 {
 		return d.intern(slices.Clone(pcs), []byte{wholeClass, left - 1, 0x80, 0xBF})
 	}
 	var next []uint32
+	d.newWalk()
 	for _, pc := range pcs {
 		next = d.closure(next, d.prog.Inst[pc].Out)
 	}
@@ -289,6 +307,7 @@ func continuation(buf []byte) (need int, lo, hi byte) {
 // advance is the state after rune r from the instructions pcs.
 func (d *dfa) advance(pcs []uint32, r rune) int32 {
 	var next []uint32
+	d.newWalk()
 	for _, pc := range pcs {
 		inst := &d.prog.Inst[pc]
 		if inst.Op != syntax.InstMatch && inst.MatchRune(r) {

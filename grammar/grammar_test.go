@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -470,4 +471,59 @@ func TestSmallSchemasThatWouldBuildHugeOnesAreRefusedCheaply(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoopsThatReadNothingCompile: a repeat of something that may match nothing compiles to a
+// loop of instructions that read no character, and a choice of empty paths repeated doubles
+// them at each copy. Both are a few bytes a client may send; both must compile, once each
+// instruction, and keep their meaning. The guard only ends a hang (which would otherwise
+// grow until the process is killed); it measures nothing.
+func TestLoopsThatReadNothingCompile(t *testing.T) {
+	cases := []struct {
+		pattern       string
+		accept, never string
+	}{
+		{`(?:a?)*`, "aaa", "b"},
+		{`(a*)*`, "aa", "b"},
+		{`(a|b?)+`, "abba", "c"},
+		{`^([a-z]*)*$`, "abc", "A"},
+		{`(?:a?|b?){40}`, "ab", "c"},
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, c := range cases {
+			ix, err := Compile(byteVocab(), Spec{Kind: Regex, Pattern: c.pattern})
+			if err != nil {
+				t.Errorf("%s: %v", c.pattern, err)
+				continue
+			}
+			if !accepts(t, ix, c.accept) || accepts(t, ix, c.never) {
+				t.Errorf("%s: accepts %q %v (want true), %q %v (want false)", c.pattern,
+					c.accept, accepts(t, ix, c.accept), c.never, accepts(t, ix, c.never))
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		panic("grammar: compiling a loop that reads nothing did not return")
+	}
+}
+
+// accepts says whether ix's answer may be exactly s, one byte token at a time.
+func accepts(t *testing.T, ix *Index, s string) bool {
+	m := ix.Start()
+	for i := range len(s) {
+		mask, err := m.Allowed()
+		if err != nil {
+			t.Error(err)
+			return false
+		}
+		if !mask.Allows(int(s[i])) {
+			return false
+		}
+		m.Advance(int64(s[i]))
+	}
+	return m.Accepting()
 }
