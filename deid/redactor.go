@@ -405,10 +405,10 @@ func outsideContext(text string, spans []entities.Entity) []entities.Entity {
 var numberKinds = map[string]bool{"ID_NUM": true, "ACCOUNT_NUMBER": true, "SSN": true, "PHONE": true,
 	"CREDIT_CARD": true, "DATE_OF_BIRTH": true, "DATE": true, "OTHER": true}
 
-// resolve returns the valid spans of text that do not overlap, in text order: of
-// overlapping spans the longer wins, then the higher score, then the earlier. Spans are
-// ranked only against those they overlap, cluster by cluster, so a long text's many
-// separate spans cost a sort.
+// resolve returns the valid spans of text that do not overlap, in text order. Spans that
+// overlap, directly or through others, become one span over all their text, so that no
+// character any of them found stays in clear; it takes the label and score of the one ranked
+// first: the longest, then the highest score, then the earliest.
 func resolve(text string, spans []entities.Entity) []entities.Entity {
 	cands := make([]entities.Entity, 0, len(spans))
 	for _, s := range spans {
@@ -427,7 +427,9 @@ func resolve(text string, spans []entities.Entity) []entities.Entity {
 		if j == i+1 {
 			out = append(out, cands[i])
 		} else {
-			out = append(out, best(cands[i:j])...)
+			merged := best(cands[i:j])
+			merged.Start, merged.End = cands[i].Start, end
+			out = append(out, merged)
 		}
 		i = j
 	}
@@ -437,11 +439,10 @@ func resolve(text string, spans []entities.Entity) []entities.Entity {
 // onRune reports whether byte offset i of text starts a character (or is its end).
 func onRune(text string, i int) bool { return i == len(text) || utf8.RuneStart(text[i]) }
 
-// best picks, from a cluster of overlapping spans, the ones kept: greedily by rank, each that
-// overlaps none kept so far; in text order.
-func best(cluster []entities.Entity) []entities.Entity {
-	ranked := slices.Clone(cluster)
-	slices.SortStableFunc(ranked, func(a, b entities.Entity) int {
+// best is the span of a cluster of overlapping spans that names it: the longest, then the
+// highest score, then the earliest.
+func best(cluster []entities.Entity) entities.Entity {
+	return slices.MinFunc(cluster, func(a, b entities.Entity) int {
 		if c := cmp.Compare(b.End-b.Start, a.End-a.Start); c != 0 {
 			return c
 		}
@@ -450,15 +451,6 @@ func best(cluster []entities.Entity) []entities.Entity {
 		}
 		return cmp.Compare(a.Start, b.Start)
 	})
-	var kept []entities.Entity // sorted by start, none overlapping: only the neighbours can overlap c
-	for _, c := range ranked {
-		i, _ := slices.BinarySearchFunc(kept, c.Start, func(k entities.Entity, start int) int { return cmp.Compare(k.Start, start) })
-		if (i > 0 && kept[i-1].End > c.Start) || (i < len(kept) && kept[i].Start < c.End) {
-			continue
-		}
-		kept = slices.Insert(kept, i, c)
-	}
-	return kept
 }
 
 // mapper maps every replacement to its original; a replacement that stands for several

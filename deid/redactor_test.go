@@ -185,18 +185,27 @@ func mustDate(t *testing.T, s string) time.Time {
 	return d
 }
 
-// TestAChainOfOverlapsKeepsTheLongest: spans that overlap only their neighbours form one
-// cluster, of which the longest is kept first and the rest around it.
-func TestAChainOfOverlapsKeepsTheLongest(t *testing.T) {
+// TestAChainOfOverlapsBecomesOneSpan: spans that overlap only their neighbours form one
+// cluster, replaced as one span over all of its text, named by the longest; no character any
+// of them found is left in clear.
+func TestAChainOfOverlapsBecomesOneSpan(t *testing.T) {
 	text := strings.Repeat("abcdefghij", 3)
-	got := resolve(text, []entities.Entity{{Start: 0, End: 3}, {Start: 2, End: 5}, {Start: 4, End: 10}, {Start: 9, End: 12}, {Start: 11, End: 14}, {Start: 20, End: 22}})
-	want := []entities.Entity{{Start: 0, End: 3}, {Start: 4, End: 10}, {Start: 11, End: 14}, {Start: 20, End: 22}}
+	got := resolve(text, []entities.Entity{{Start: 0, End: 3, Label: "a"}, {Start: 2, End: 5, Label: "b"}, {Start: 4, End: 10, Label: "c"},
+		{Start: 9, End: 12, Label: "d"}, {Start: 11, End: 14, Label: "e"}, {Start: 20, End: 22, Label: "f"}})
+	want := []entities.Entity{{Start: 0, End: 14, Label: "c"}, {Start: 20, End: 22, Label: "f"}}
 	if !slices.Equal(got, want) {
 		t.Fatal(got)
 	}
 	// A span that cuts a character in two is dropped.
 	if got := resolve("né", []entities.Entity{{Start: 0, End: 2}, {Start: 2, End: 3}}); len(got) != 0 {
 		t.Fatal(got)
+	}
+	// A name widened to its word's end overlaps the next one (ExtendToWordEnd): neither part
+	// stays.
+	r := newTestRedactor(t, "0123456789abcdef")
+	res := r.Apply("Alan Brooks-Smith", []entities.Entity{{Start: 0, End: 11, Label: "person"}, {Start: 5, End: 17, Label: "last_name"}}, Options{})
+	if res.Text != "[last_name]" {
+		t.Fatalf("%q", res.Text)
 	}
 }
 

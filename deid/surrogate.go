@@ -106,27 +106,28 @@ func (s *surrogates) firstName(dr drawer, original string) string {
 	return dr.fake.FirstName()
 }
 
+// get is original's surrogate for kind k: drawn once a document for each original however
+// it is cased ("Alan", "ALAN"), and written in the case of each.
 func (s *surrogates) get(label string, k kind, original string) string {
-	key := [2]string{k.canonical, original}
-	if v, ok := s.drawn[key]; ok {
-		return v
-	}
-	var v string
-	if s.seed != nil && k.canonical == "PERSON" {
-		v = s.person(original)
-	} else {
-		dr := s.doc
-		if s.seed != nil {
-			dr = newDrawer(rand.NewChaCha8(s.seed(k.canonical, original)))
-		}
-		for range 10 { // a draw that happens to equal the original is drawn again
-			if v = inCaseOf(original, s.draw(dr, label, k, original)); v != original {
-				break
+	key := [2]string{k.canonical, foldOriginal(original)}
+	v, ok := s.drawn[key]
+	if !ok {
+		if s.seed != nil && k.canonical == "PERSON" {
+			v = s.person(original)
+		} else {
+			dr := s.doc
+			if s.seed != nil {
+				dr = newDrawer(rand.NewChaCha8(s.seed(k.canonical, original)))
+			}
+			for range 10 { // a draw that happens to equal the original is drawn again
+				if v = s.draw(dr, label, k, original); inCaseOf(original, v) != original {
+					break
+				}
 			}
 		}
+		s.drawn[key] = v
 	}
-	s.drawn[key] = v
-	return v
+	return inCaseOf(original, v)
 }
 
 // person is a subject's stand-in for a whole name, word by word as the model labels them
@@ -201,19 +202,21 @@ func (s *surrogates) draw(dr drawer, label string, k kind, original string) stri
 	return shape(dr, original)
 }
 
-// shape keeps an identifier's form: each ASCII digit becomes another digit, each letter
-// another letter of the same case, and everything else stays.
+// shape keeps an identifier's form: each ASCII digit becomes a digit, each letter a letter of
+// the same case, drawn from all of them, and everything else stays. A draw that left out the
+// original's own character would tell it, position by position, to whoever sees enough
+// surrogates of one identifier; the whole is drawn again where it comes out the original.
 func shape(dr drawer, original string) string {
 	var b strings.Builder
 	b.Grow(len(original))
 	for _, r := range original {
 		switch {
 		case r >= '0' && r <= '9':
-			b.WriteRune('0' + (r-'0'+1+rune(dr.rng.IntN(9)))%10)
+			b.WriteRune('0' + rune(dr.rng.IntN(10)))
 		case r >= 'a' && r <= 'z':
-			b.WriteRune('a' + (r-'a'+1+rune(dr.rng.IntN(25)))%26)
+			b.WriteRune('a' + rune(dr.rng.IntN(26)))
 		case r >= 'A' && r <= 'Z':
-			b.WriteRune('A' + (r-'A'+1+rune(dr.rng.IntN(25)))%26)
+			b.WriteRune('A' + rune(dr.rng.IntN(26)))
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune('x') // a letter or digit of another script: its form is not kept
 		default:

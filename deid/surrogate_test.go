@@ -199,3 +199,55 @@ func TestAgesInWordsAndWholeYearShifts(t *testing.T) {
 		}
 	}
 }
+
+// TestASurrogateTellsNothingOfItsOriginal: an identifier's surrogate draws each character from
+// all of its class, the original's own included. Were the original's character never drawn in
+// its place, some tens of documents about one patient (each drawing afresh) would spell it out.
+func TestASurrogateTellsNothingOfItsOriginal(t *testing.T) {
+	r, err := New(Config{HashKey: []byte("0123456789abcdef"), Entropy: rand.NewChaCha8([32]byte{5})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = "MRN 55555 Ab"
+	spans := []entities.Entity{{Start: 4, End: 9, Label: "mrn"}, {Start: 10, End: 12, Label: "mrn"}}
+	var keptDigit, keptLetter bool
+	for range 200 {
+		res := r.Apply(text, spans, Options{Method: Replace})
+		if len(res.Redactions) != 2 {
+			t.Fatalf("%+v", res.Redactions)
+		}
+		digits, letters := res.Redactions[0].Replacement, res.Redactions[1].Replacement
+		if digits == "55555" || letters == "Ab" || shapeOf(digits) != "99999" || shapeOf(letters) != "Aa" {
+			t.Fatalf("%q, %q", digits, letters)
+		}
+		keptDigit = keptDigit || strings.Contains(digits, "5")
+		keptLetter = keptLetter || letters[0] == 'A' || letters[1] == 'b'
+	}
+	if !keptDigit || !keptLetter {
+		t.Fatalf("in 200 documents no surrogate kept a character of its original in its place (digit %v, letter %v)", keptDigit, keptLetter)
+	}
+}
+
+// TestOneOriginalInTwoCasesHasOneSurrogate: within a document a name written "Alan" and
+// "ALAN" is one person, and its stand-in is one name in the case of each.
+func TestOneOriginalInTwoCasesHasOneSurrogate(t *testing.T) {
+	r, err := New(Config{HashKey: []byte("0123456789abcdef"), Entropy: rand.NewChaCha8([32]byte{6})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = "Alan met ALAN and alan; MRN ab12 is AB12"
+	spans := []entities.Entity{{Start: 0, End: 4, Label: "first_name"}, {Start: 9, End: 13, Label: "first_name"},
+		{Start: 18, End: 22, Label: "first_name"}, {Start: 28, End: 32, Label: "mrn"}, {Start: 36, End: 40, Label: "mrn"}}
+	for range 20 {
+		res := r.Apply(text, spans, Options{Method: Replace})
+		var got []string
+		for _, red := range res.Redactions {
+			got = append(got, red.Replacement)
+		}
+		if len(got) != 5 || !strings.EqualFold(got[0], got[1]) || !strings.EqualFold(got[0], got[2]) ||
+			got[1] != strings.ToUpper(got[1]) || got[2] != strings.ToLower(got[2]) ||
+			!strings.EqualFold(got[3], got[4]) || got[4] != strings.ToUpper(got[4]) {
+			t.Fatalf("%q", got)
+		}
+	}
+}
