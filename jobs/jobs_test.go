@@ -808,3 +808,44 @@ func TestJobsWaitsARestartForgotDoNotFailADocument(t *testing.T) {
 		t.Fatalf("processed %d, failed %d after %d tries", got.ProcessedCount, got.FailedCount, tries.Load())
 	}
 }
+
+// TestJobsSealedUnderAnotherKeyAreGone: after SLUICE_JOBS_KEY_FILE is replaced, the jobs
+// sealed under the old key are gone to this one (404), their documents are dropped once, and
+// the tenant creates and runs new jobs as before.
+func TestJobsSealedUnderAnotherKeyAreGone(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	old, err := Open(context.Background(), box, cfg, clock.Real(), nil, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []Document{{ID: "a", Text: "Patient Zanzibar"}, {ID: "b", Text: "Patient Quito"}, {ID: "c", Text: "Patient Lima"}}
+	gone, err := old.Create(context.Background(), "acme", Spec{Documents: docs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	if err := os.WriteFile(cfg.KeyFile, []byte(strings.Repeat("cd", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	met := NewMetrics(prometheus.NewRegistry())
+	m := openWith(t, box, cfg, upper(nil), met)
+	if _, err := m.Get(context.Background(), "acme", gone.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the old key's job: %v, want ErrNotFound", err)
+	}
+	fresh, err := m.Create(context.Background(), "acme", Spec{Documents: docs[:1]})
+	if err != nil {
+		t.Fatalf("a create after the key was replaced: %v", err)
+	}
+	if list, err := m.List(context.Background(), "acme"); err != nil || len(list) != 1 {
+		t.Fatalf("list: %d jobs, %v", len(list), err)
+	}
+	waitStatus(t, m, "acme", fresh.ID, Done)
+	natstest.WaitFor(t, 30*time.Second, "the old job's documents to be dropped", func() bool {
+		return testutil.ToFloat64(met.documents.WithLabelValues("skipped")) >= 3
+	})
+	if n := testutil.ToFloat64(met.documents.WithLabelValues("retried")); n != 0 {
+		t.Fatalf("%v documents handed back, want none", n)
+	}
+}

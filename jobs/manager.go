@@ -363,6 +363,12 @@ func (m *Manager) getRecord(ctx context.Context, k string) (*Record, uint64, err
 		return nil, 0, fmt.Errorf("jobs: %w", err)
 	}
 	plain, err := m.seal.open(k, e.Value())
+	if errors.Is(err, errSealed) {
+		// Sealed under another key (SLUICE_JOBS_KEY_FILE replaced) or damaged: no one with
+		// this key can read it, so it is gone to them. An error here would refuse the tenant
+		// every create until the record expired, and hand its documents back every second.
+		return nil, 0, ErrNotFound
+	}
 	if err != nil {
 		return nil, 0, err
 	}
