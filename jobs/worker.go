@@ -446,7 +446,14 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 			}
 			m.nak(it, time.Second, "retried")
 		case <-ctx.Done():
-			m.nak(it, 0, "retried")
+			// Both may be ready, and select picks either: a result stored keeps its charge
+			// (its next run finds it stored and refunds that run's).
+			select {
+			case <-f.Ok():
+				it.settleCharge(true)
+			default:
+				m.nak(it, 0, "retried")
+			}
 		}
 	}
 }
