@@ -849,3 +849,25 @@ func TestJobsSealedUnderAnotherKeyAreGone(t *testing.T) {
 		t.Fatalf("%v documents handed back, want none", n)
 	}
 }
+
+// TestJobsAnAbandonedJobFailsEvenOnceRunning: a create whose documents were not all stored
+// fails its job, no webhook sent, though a worker moved it to running meanwhile.
+func TestJobsAnAbandonedJobFailsEvenOnceRunning(t *testing.T) {
+	m := open(t, openBox(t), testConfig(t, false), nil)
+	rec, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "x"}},
+		Webhook: &Webhook{URL: "https://example.invalid/hook", MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := recordKey("t", rec.ID)
+	if _, err := m.markRunning(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := m.abandon(context.Background(), "t", rec.ID, "not stored"); !changed || err != nil {
+		t.Fatalf("abandon: %v, %v", changed, err)
+	}
+	got, err := m.Get(context.Background(), "t", rec.ID)
+	if err != nil || got.Status != Failed || got.Webhook != nil {
+		t.Fatalf("%+v, %v", got, err)
+	}
+}

@@ -474,12 +474,13 @@ func (m *Manager) cancel(ctx context.Context, k string, to Status, why string) (
 	})
 }
 
-// abandon fails a job whose creation failed, if it is still queued: its caller was told so,
-// or its request died, and may never have had its id, so no webhook is sent for it. A job
-// that a worker has started since is left alone.
+// abandon fails a job whose creation failed, unless it has finished: its caller was told so,
+// or its request died, and may never have had its id, so no webhook is sent for it.
 func (m *Manager) abandon(ctx context.Context, tenant, id string, why string) (bool, error) {
 	_, changed, err := m.change(ctx, recordKey(tenant, id), func(r *Record) bool {
-		if r.Status != Queued {
+		// Running too: a worker may have taken its first documents while the rest were
+		// being stored.
+		if r.Status.Terminal() {
 			return false
 		}
 		now := m.clk.Now().UTC()
