@@ -146,10 +146,14 @@ func (s *Store) Take(ctx context.Context, key string, b admission.Budget, tokens
 		s.unreachable(err)
 	}
 	s.metrics.fellBack(s.cfg.Failure)
-	if s.cfg.Failure == FailClosed {
+	share := Share(b, s.cfg.Replicas)
+	// A request over this replica's share of the tokens burst but within the budget's fits
+	// once Redis answers: refused as unavailable, not as larger than the whole budget, which
+	// callers take as final.
+	if s.cfg.Failure == FailClosed || share.TokensPerSecond > 0 && tokens > share.TokenLimit().Burst && tokens <= b.TokenLimit().Burst {
 		return admission.BudgetTake{Applied: b, Unavailable: s.cfg.ProbeInterval}, nil
 	}
-	return s.local.Take(ctx, key, Share(b, s.cfg.Replicas), tokens)
+	return s.local.Take(ctx, key, share, tokens)
 }
 
 // Share is one of n replicas' part of b: its rates and bursts divided by n (a requests burst

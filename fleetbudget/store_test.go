@@ -415,6 +415,34 @@ func TestShare(t *testing.T) {
 	}
 }
 
+// TestARequestOverTheShareWaitsForRedis: while Redis is out of reach a replica keeps its
+// share of each budget; a request larger than its share of the tokens burst but within the
+// budget's is refused as unavailable (retried, and served once Redis answers), never as
+// larger than the whole budget, which the client and the jobs take as final.
+func TestARequestOverTheShareWaitsForRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	r := newReplica(t, srv.URL, Config{Replicas: 3, ProbeInterval: time.Nanosecond}, admission.BudgetsConfig{})
+	b := admission.Budget{TokensPerSecond: 300, TokenBurst: 3000}
+	srv.Stop()
+	if ch, ref := r.admit(t, "k", b, 900); ref != nil {
+		t.Fatalf("within the share: %+v", ref)
+	} else {
+		ch.Done(-1)
+	}
+	if _, ref := r.admit(t, "k", b, 1500); ref == nil || ref.Reason != admission.BudgetUnavailable {
+		t.Fatalf("over the share, within the budget: %+v; want %s", ref, admission.BudgetUnavailable)
+	}
+	if _, ref := r.admit(t, "k", b, 3500); ref == nil || ref.Reason != admission.BudgetTooLarge {
+		t.Fatalf("over the budget: %+v; want %s", ref, admission.BudgetTooLarge)
+	}
+	srv.Restart()
+	eventually(t, "the request over the share admitted", func() bool {
+		ch, ref := r.admit(t, "k", b, 1500)
+		ch.Done(-1)
+		return ref == nil
+	})
+}
+
 // loseReply is a hook that lets the next take script run in Redis and then loses its answer,
 // as a caller that leaves or a timeout does: after is what the call returns instead.
 type loseReply struct {

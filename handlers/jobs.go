@@ -425,5 +425,21 @@ func (s *server) payFor(ctx context.Context, payer json.RawMessage, tokens float
 	}
 	wait := max(ref.RetryAfter, 100*time.Millisecond)
 	s.payersWaiting.Store(p.Key, now.Add(wait))
+	s.prunePayers(now)
 	return ch, later(wait)
+}
+
+// prunePayers forgets, at most once a minute, the payers whose wait is over: each key a
+// throttled job ever had would otherwise stay for the life of the process.
+func (s *server) prunePayers(now time.Time) {
+	last := s.payersPruned.Load()
+	if now.UnixNano()-last < int64(time.Minute) || !s.payersPruned.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	s.payersWaiting.Range(func(k, until any) bool {
+		if !now.Before(until.(time.Time)) {
+			s.payersWaiting.CompareAndDelete(k, until)
+		}
+		return true
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -40,6 +41,7 @@ type server struct {
 	// payersWaiting is, by budget key, until when a job's payer's budget said no (jobs.go):
 	// its documents go back to the queue meanwhile without asking again.
 	payersWaiting sync.Map
+	payersPruned  atomic.Int64 // when payersWaiting was last pruned, in Unix nanoseconds
 }
 
 // New checks opts and builds the fiber app with the probes, /metrics and every route.

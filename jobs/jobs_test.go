@@ -871,3 +871,15 @@ func TestJobsAnAbandonedJobFailsEvenOnceRunning(t *testing.T) {
 		t.Fatalf("%+v, %v", got, err)
 	}
 }
+
+// TestLaterWaitsAtLeastASecond: a refusal that names no wait does not hand its document back
+// at once.
+func TestLaterWaitsAtLeastASecond(t *testing.T) {
+	var l later
+	if !errors.As(Later(0), &l) || l.after != time.Second {
+		t.Fatalf("Later(0) waits %s; want 1 s", l.after)
+	}
+	if errors.As(Later(3*time.Second), &l); l.after != 3*time.Second {
+		t.Fatalf("Later(3 s) waits %s", l.after)
+	}
+}
