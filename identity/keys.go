@@ -42,6 +42,12 @@ func (a Allowance) valid() bool {
 			return false
 		}
 	}
+	// A burst under one request (or token) never holds one: every request would be refused.
+	for _, burst := range []float64{a.RequestBurst, a.TokenBurst} {
+		if burst > 0 && burst < 1 {
+			return false
+		}
+	}
 	return a.MaxConcurrency >= 0
 }
 
@@ -137,7 +143,7 @@ func ParseKeys(data []byte) (*Keys, error) {
 			dec := json.NewDecoder(bytes.NewReader(e.Budget))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&k.Allowance); err != nil || !k.Allowance.valid() {
-				return nil, fmt.Errorf("identity: API key %d: budget must be an object of requests_per_minute, request_burst, tokens_per_minute, token_burst and max_concurrency, each a number at least 0", i+1)
+				return nil, fmt.Errorf("identity: API key %d: budget must be an object of requests_per_minute, request_burst, tokens_per_minute, token_burst and max_concurrency, each a number at least 0 (a burst 0 or at least 1)", i+1)
 			}
 		}
 		budgets[i] = stated

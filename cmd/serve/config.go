@@ -398,6 +398,8 @@ func (c Config) check(m machine) []problem {
 			own(v.name, "must be a number at least 0 (0: no limit), got %v", v.value)
 		case v.burstOf != "" && v.value > 0 && v.rate == 0:
 			own(v.name, "is a burst of SLUICE_%s, which is not set: set both, or neither", v.burstOf)
+		case v.burstOf != "" && v.value > 0 && v.value < 1:
+			own(v.name, "must be 0 (one second's worth) or at least 1: a bucket that never holds one admits nothing, got %v", v.value)
 		}
 	}
 	if c.RateLimitMaxConcurrency < 0 {

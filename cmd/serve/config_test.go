@@ -39,12 +39,12 @@ func TestConfigOpenMedAliasesApplyOnlyWhenOursIsUnset(t *testing.T) {
 
 func TestConfigNamesEveryBadVariable(t *testing.T) {
 	_, err := LoadConfig([]string{"SLUICE_BATCH_MAX_SIZE=zero", "SLUICE_DEVICE=tpu", "SLUICE_BATCH_WORKERS=0", "SLUICE_LOG_LEVEL=loud",
-		"SLUICE_RETRY_RESERVE=1.5", "SLUICE_GENERATE_STREAM_INTERVAL=0"})
+		"SLUICE_RETRY_RESERVE=1.5", "SLUICE_GENERATE_STREAM_INTERVAL=0", "SLUICE_RATE_LIMIT_RPS=1", "SLUICE_RATE_LIMIT_BURST=0.5"})
 	if err == nil {
 		t.Fatal("bad configuration accepted")
 	}
 	for _, name := range []string{"SLUICE_BATCH_MAX_SIZE", "SLUICE_DEVICE", "SLUICE_BATCH_WORKERS", "SLUICE_LOG_LEVEL", "SLUICE_RETRY_RESERVE",
-		"SLUICE_GENERATE_STREAM_INTERVAL"} {
+		"SLUICE_GENERATE_STREAM_INTERVAL", "SLUICE_RATE_LIMIT_BURST"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}
