@@ -152,21 +152,19 @@ func (c *Client) do(ctx context.Context, path string, body any) (*http.Response,
 			serr := readError(resp)
 			a.Status, a.Err, a.RetryAfter = serr.Status, serr, serr.RetryAfter
 			token = resp.Header.Get(retryTokenHeader)
-			o, err = Outcome{Status: serr.Status, Reason: serr.Reason, RetryAfter: serr.RetryAfter}, serr
+			o, err = Outcome{Status: serr.Status, Reason: serr.Reason, Code: serr.Code, RetryAfter: serr.RetryAfter}, serr
 		default:
 			a.Err = err
 			o.ConnRefused = errors.Is(err, syscall.ECONNREFUSED) && ctx.Err() == nil
 		}
+		o.Deadline, _ = ctx.Deadline()
 		wait, giveUp := c.retry.Next(attempt, o)
 		if giveUp != "" {
+			// For a timeout, a reset or a cancel, the request may have run; past the deadline,
+			// the refusal is the answer.
 			a.GaveUp = giveUp
 			c.tell(a)
-			return nil, err // for a timeout, a reset or a cancel, the request may have run
-		}
-		if deadline, ok := ctx.Deadline(); ok && c.clk.Now().Add(wait).After(deadline) {
-			a.GaveUp = "deadline"
-			c.tell(a)
-			return nil, err // the retry could not come back in time: the refusal is the answer
+			return nil, err
 		}
 		a.Wait = wait
 		c.tell(a)

@@ -347,10 +347,29 @@ func TestRetrierDecides(t *testing.T) {
 		{0, Outcome{Status: 429, Reason: "too_large", RetryAfter: time.Second}, 0, "not_retryable"},
 		{2, Outcome{Status: 503}, 0, "attempts"},
 		{0, Outcome{Status: 503, RetryAfter: time.Hour}, 0, "retry_after"},
+		{0, Outcome{Status: 503, Code: "audit_unavailable", RetryAfter: time.Second}, 0, "not_retryable"}, // its work was done
+		{0, Outcome{Status: 503, RetryAfter: 2 * time.Second, Deadline: epoch.Add(time.Second)}, 0, "deadline"},
 	} {
 		if wait, giveUp := r.Next(tc.n, tc.o); wait != tc.wait || giveUp != tc.giveUp {
 			t.Errorf("Next(%d, %+v) = %v %q; want %v %q", tc.n, tc.o, wait, giveUp, tc.wait, tc.giveUp)
 		}
+	}
+}
+
+// TestARetryNotSentIsNotCounted: a retry given up for the request's deadline leaves the retry
+// budget as it was, so a later request without a deadline still has its retry.
+func TestARetryNotSentIsNotCounted(t *testing.T) {
+	r, err := NewRetrier(Config{MaxAttempts: 3, Clock: clock.NewFake(epoch), Budget: Budget{Window: 10 * time.Second, MinPerSecond: 0.1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Begin()
+	if _, giveUp := r.Next(0, Outcome{Status: 503, RetryAfter: time.Second, Deadline: epoch.Add(100 * time.Millisecond)}); giveUp != "deadline" {
+		t.Fatalf("gave up for %q; want the deadline", giveUp)
+	}
+	r.Begin()
+	if _, giveUp := r.Next(0, Outcome{Status: 503, RetryAfter: time.Second}); giveUp != "" {
+		t.Fatalf("the budget's one retry: gave up for %q", giveUp)
 	}
 }
 

@@ -4,7 +4,8 @@
 // backs off instead of turning an overload into an outage:
 //
 //   - it retries only what cannot have run: a refused connection, a 429 and a 503; never a
-//     timeout, a 500 or any other answer, and never a stream once its first byte arrived;
+//     timeout, a 500, a 503 audit_unavailable (sent after the work) or any other answer, and
+//     never a stream once its first byte arrived;
 //   - it waits what the server said (Retry-After on a 429 or 503) and sends back the retry
 //     reservation the refusal carried (X-Sluice-Retry-Token); without a Retry-After it backs
 //     off exponentially with full jitter (a uniform draw up to min(Max, Initial x

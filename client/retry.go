@@ -75,6 +75,12 @@ type Outcome struct {
 	Status int
 	// Reason is the error's details.reason ("too_large" is never retried).
 	Reason string
+	// Code is the error's code ("audit_unavailable", a 503 sent after the work was done, is
+	// never retried).
+	Code string
+	// Deadline is the request's, zero when it has none: a retry that could not be sent
+	// before it is not allowed, nor counted against the budget.
+	Deadline time.Time
 	// ConnRefused says no answer came because the connection was refused: nothing ran.
 	ConnRefused bool
 	// RetryAfter is the answer's, 0 when it sent none.
@@ -85,11 +91,13 @@ type Outcome struct {
 func (r *Retrier) Begin() { r.budget.request(r.clk.Now()) }
 
 // Next decides whether attempt n (from 0) is retried: the wait before the retry, or why not
-// ("not_retryable": a timeout, a 500, another 4xx, a cut connection, too_large; "attempts";
-// "retry_after": a Retry-After past MaxRetryAfter; "budget"). A retry it allows is counted
+// ("not_retryable": a timeout, a 500, another 4xx, a cut connection, too_large,
+// audit_unavailable; "attempts"; "retry_after": a Retry-After past MaxRetryAfter; "deadline":
+// the wait would outlast the request's deadline; "budget"). A retry it allows is counted
 // against the budget.
 func (r *Retrier) Next(n int, o Outcome) (wait time.Duration, giveUp string) {
-	refused := (o.Status == http.StatusTooManyRequests || o.Status == http.StatusServiceUnavailable) && o.Reason != "too_large"
+	refused := (o.Status == http.StatusTooManyRequests || o.Status == http.StatusServiceUnavailable) &&
+		o.Reason != "too_large" && o.Code != "audit_unavailable"
 	if !refused && !(o.Status == 0 && o.ConnRefused) {
 		return 0, "not_retryable"
 	}
@@ -102,6 +110,8 @@ func (r *Retrier) Next(n int, o Outcome) (wait time.Duration, giveUp string) {
 		return 0, "attempts"
 	case o.RetryAfter > r.maxWait:
 		return 0, "retry_after"
+	case !o.Deadline.IsZero() && r.clk.Now().Add(wait).After(o.Deadline):
+		return 0, "deadline"
 	case !r.budget.allow(r.clk.Now()):
 		return 0, "budget"
 	}
