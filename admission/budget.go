@@ -111,7 +111,8 @@ func (r BudgetRefusal) RetryAfterSeconds() int64 { return int64(r.RetryAfter / t
 // server switches deferred admission on with its own SLUICE_DEFERRED_ADMISSION.
 type BudgetsConfig struct {
 	MaxWait time.Duration `env:"DEFERRED_MAX_WAIT_MS" envDefault:"2000" unit:"ms"`
-	// MaxHeld bounds the requests held at once; 0 means 1,000.
+	// MaxHeld bounds the requests held at once, and apart from them the requests waiting for
+	// a concurrency slot (each asks the store every slotPoll); 0 means 1,000.
 	MaxHeld int `env:"DEFERRED_MAX_HELD" envDefault:"1000"`
 	// ConcurrencyWait is how long a request whose caller has MaxConcurrent requests running
 	// waits for one of them to end before it is refused (OpenMed's concurrency wait); 0
@@ -147,6 +148,9 @@ type Budgets struct {
 	clk     clock.Clock
 	metrics *BudgetMetrics
 	held    atomic.Int64
+	// slotWaiters are the requests waiting for a concurrency slot: bounded, since each asks
+	// the store (Redis, for a fleet) a hundred times a second.
+	slotWaiters atomic.Int64
 }
 
 // ErrBudgetWait is returned by Admit when the request's context ends before its budget
@@ -227,7 +231,12 @@ func (b *Budgets) admit(ctx context.Context, key, tenant string, budget Budget, 
 	// deadline is the end of deferred admission's hold (held); slotEnd the end of the wait for
 	// a concurrency place, from the first refusal for concurrency. Each bounds its own wait.
 	var deadline, slotEnd time.Time
-	held := false
+	held, slotWaiting := false, false
+	defer func() {
+		if slotWaiting {
+			b.slotWaiters.Add(-1)
+		}
+	}()
 	for {
 		take, err := b.store.Take(ctx, key, budget, tokens)
 		if err != nil && ctx.Err() == nil {
@@ -261,7 +270,13 @@ func (b *Budgets) admit(ctx context.Context, key, tenant string, budget Budget, 
 			}
 		}
 		end := deadline
-		if ref.Reason == BudgetConcurrency && request && b.cfg.ConcurrencyWait > 0 {
+		if ref.Reason == BudgetConcurrency && request && b.cfg.ConcurrencyWait > 0 && !slotWaiting {
+			// Every place to wait taken: refused at once, as without a wait.
+			if slotWaiting = b.slotWaiters.Add(1) <= int64(b.cfg.MaxHeld); !slotWaiting {
+				b.slotWaiters.Add(-1)
+			}
+		}
+		if ref.Reason == BudgetConcurrency && slotWaiting {
 			if slotEnd.IsZero() {
 				slotEnd = now.Add(b.cfg.ConcurrencyWait)
 			}

@@ -285,6 +285,56 @@ func TestChargeSettlesOnce(t *testing.T) {
 	}
 }
 
+// TestSlotWaitsAreBounded: requests waiting for a concurrency slot, each asking the store a
+// hundred times a second, are at most MaxHeld; the next is refused at once.
+func TestSlotWaitsAreBounded(t *testing.T) {
+	b, clk, _ := newTestBudgets(t, BudgetsConfig{ConcurrencyWait: time.Second, MaxHeld: 2})
+	budget := Budget{MaxConcurrent: 1}
+	running, ref := admit(t, b, budget, 1)
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	done := make(chan *BudgetRefusal, 2)
+	for range 2 {
+		armed := clk.TimerCreated()
+		go func() {
+			_, ref, _ := b.Admit(context.Background(), "k", "acme", budget, 1)
+			done <- ref
+		}()
+		<-armed
+	}
+	armed := clk.TimerCreated()
+	third := make(chan *BudgetRefusal, 1)
+	go func() {
+		_, ref, _ := b.Admit(context.Background(), "k", "acme", budget, 1)
+		third <- ref
+	}()
+	select {
+	case ref := <-third:
+		if ref == nil || ref.Reason != BudgetConcurrency {
+			t.Fatalf("a third waiter: %+v; want refused for concurrency", ref)
+		}
+	case <-armed:
+		t.Fatal("a third request waits for a slot past MaxHeld")
+	}
+	running.Done(1)
+	for ended, looks := 0, 0; ended < 2; looks++ { // one takes the slot, the other waits it out
+		if looks > 300 {
+			t.Fatal("still waiting for a slot past the wait")
+		}
+		armed := clk.TimerCreated()
+		clk.Advance(slotPoll)
+		select {
+		case <-done:
+			ended++
+		case <-armed:
+		}
+	}
+	if n := b.slotWaiters.Load(); n != 0 {
+		t.Fatalf("%d slot waiters counted after both ended", n)
+	}
+}
+
 // With a concurrency wait, a caller at its concurrency limit waits for a slot (OpenMed's
 // CONCURRENCY_WAIT_SECONDS): admitted when one ends within the wait, refused when none does.
 func TestConcurrencyWaitHoldsForASlot(t *testing.T) {

@@ -721,7 +721,7 @@ func (c Config) anonymousBudget() admission.Budget {
 // budgets is deferred admission's configuration: off (MaxWait 0) unless switched on.
 func (c Config) budgets() admission.BudgetsConfig {
 	if !c.DeferredAdmission {
-		return admission.BudgetsConfig{ConcurrencyWait: c.Deferred.ConcurrencyWait}
+		return admission.BudgetsConfig{MaxHeld: c.Deferred.MaxHeld, ConcurrencyWait: c.Deferred.ConcurrencyWait}
 	}
 	b := c.Deferred
 	if b.MaxWait < 0 {
