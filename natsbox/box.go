@@ -25,7 +25,7 @@ type Box struct {
 	nc      *nats.Conn
 	js      jetstream.JetStream
 	// The replica name's claim on an external cluster (claim.go).
-	claimed              jetstream.KeyValue
+	claimed              *claimed
 	stopClaim, claimDone chan struct{}
 }
 
@@ -65,7 +65,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Box, err err
 		return nil, fmt.Errorf("natsbox: JetStream does not answer: %w", err)
 	}
 	if !cfg.Embedded() {
-		if err := b.claim(ctx); err != nil {
+		if err := b.claim(ctx, logger); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,4 +198,50 @@ func TestEmbeddedMemoryIsBounded(t *testing.T) {
 	if err == nil {
 		t.Fatal("4 MiB went into a memory store of 1 MiB")
 	}
+}
+
+// TestAClaimTakenMeanwhileIsLeftToItsHolder: a process whose replica name another took while
+// it could not reach the cluster does not write its claim over the other's, says so, and on
+// Close leaves the other's claim in place.
+func TestAClaimTakenMeanwhileIsLeftToItsHolder(t *testing.T) {
+	ctx := context.Background()
+	urls, _ := natstest.Cluster(t, 3, 7125)
+	defer func(ttl time.Duration) { claimTTL = ttl }(claimTTL)
+	claimTTL = 3 * time.Second
+	var logs syncBuffer
+	b, err := Open(ctx, Config{URL: urls, Replicas: 1, Replica: "r0"}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	observer := open(t, Config{URL: urls, Replicas: 1, Replica: "observer"})
+	kv := observer.claimed.kv
+	if _, err := kv.Put(ctx, "r0", []byte("another process")); err != nil { // its claim ran out meanwhile, and another took it
+		t.Fatal(err)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the claim found lost", func() bool {
+		return strings.Contains(logs.String(), "another process took this replica's name")
+	})
+	b.Close()
+	e, err := kv.Get(ctx, "r0")
+	if err != nil || string(e.Value()) != "another process" {
+		t.Fatalf("the other process's claim after this one closed: %v", err)
+	}
+}
+
+// syncBuffer is a log written from the claim's goroutine and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -1,11 +1,13 @@
 package natsbox
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -26,7 +28,7 @@ var ErrReplicaTaken = errors.New("natsbox: another running process uses this SLU
 
 // claim takes the replica's name in the cluster, waiting out a claim left by a process that
 // stopped, and keeps it until stop is closed.
-func (b *Box) claim(ctx context.Context) error {
+func (b *Box) claim(ctx context.Context, logger *slog.Logger) error {
 	// Read once: the renewing goroutine outlives this call, and a test may reset the variable.
 	ttl := claimTTL
 	kv, err := b.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: claimBucket, TTL: ttl, Replicas: b.cfg.Replicas,
@@ -36,10 +38,10 @@ func (b *Box) claim(ctx context.Context) error {
 	}
 	nonce := make([]byte, 16)
 	_, _ = rand.Read(nonce)
-	mine := []byte(hex.EncodeToString(nonce))
+	c := &claimed{kv: kv, name: b.replica, mine: []byte(hex.EncodeToString(nonce)), log: logger}
 	deadline := time.Now().Add(ttl + time.Second)
 	for {
-		_, err := kv.Create(ctx, b.replica, mine)
+		c.rev, err = kv.Create(ctx, c.name, c.mine)
 		if err == nil {
 			break
 		}
@@ -55,7 +57,7 @@ func (b *Box) claim(ctx context.Context) error {
 		case <-time.After(time.Second):
 		}
 	}
-	b.claimed = kv
+	b.claimed = c
 	b.stopClaim = make(chan struct{})
 	b.claimDone = make(chan struct{})
 	go func() {
@@ -68,23 +70,68 @@ func (b *Box) claim(ctx context.Context) error {
 				return
 			case <-tick.C:
 				pctx, cancel := context.WithTimeout(context.Background(), ttl/3)
-				_, _ = kv.Put(pctx, b.replica, mine)
+				held := c.renew(pctx)
 				cancel()
+				if !held {
+					return
+				}
 			}
 		}
 	}()
 	return nil
 }
 
-// release stops renewing the claim and gives the name back.
+// claimed is a replica name this process holds: its value (a nonce of this process's) and
+// the revision last written.
+type claimed struct {
+	kv   jetstream.KeyValue
+	name string
+	mine []byte
+	rev  uint64
+	log  *slog.Logger
+	lost bool // another process took the name: never renewed or given back again
+}
+
+// renew writes the claim again on the revision this process last wrote, so that it never
+// overwrites another process's: one that took the name while this one could not reach the
+// cluster for longer than the claim's time. A name gone meanwhile is taken again. It says
+// whether the claim is still held.
+func (c *claimed) renew(ctx context.Context) bool {
+	rev, err := c.kv.Update(ctx, c.name, c.mine, c.rev)
+	if err == nil {
+		c.rev = rev
+		return true
+	}
+	e, err := c.kv.Get(ctx, c.name)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		if rev, err := c.kv.Create(ctx, c.name, c.mine); err == nil {
+			c.rev = rev
+		}
+		return true // or not reached: tried again on the next tick
+	case err != nil:
+		return true // not reached: tried again on the next tick
+	case bytes.Equal(e.Value(), c.mine):
+		c.rev = e.Revision() // this process's write landed, its answer did not
+		return true
+	}
+	c.lost = true
+	c.log.Error("natsbox: another process took this replica's name (SLUICE_REPLICA_ID) while the cluster was out of reach; "+
+		"both append to one audit chain, which breaks: give each process its own name", slog.String("replica", c.name))
+	return false
+}
+
+// release stops renewing the claim and gives the name back, if it is still this process's.
 func (b *Box) release() {
 	if b.stopClaim == nil {
 		return
 	}
 	close(b.stopClaim)
 	<-b.claimDone
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = b.claimed.Delete(ctx, b.replica)
 	b.stopClaim = nil
+	if c := b.claimed; !c.lost {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = c.kv.Delete(ctx, c.name, jetstream.LastRevision(c.rev))
+	}
 }
