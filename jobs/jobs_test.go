@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -304,10 +305,21 @@ func TestJobsWebhookPrivateRefused(t *testing.T) {
 	cfg := testConfig(t, true)
 	cfg.WebhookAllowPrivate = false
 	m := open(t, box, cfg, nil)
-	for _, u := range []string{"http://127.0.0.1:9/x", "http://169.254.169.254/", "http://10.0.0.1/", "ftp://example.com/"} {
+	for _, u := range []string{"http://127.0.0.1:9/x", "http://169.254.169.254/", "http://10.0.0.1/", "ftp://example.com/",
+		"http://[64:ff9b::a00:1]/", "http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::]/", "http://[64:ff9b:1::1]/"} { // 10.0.0.1, the metadata address and loopback through NAT64 and 6to4
 		var b *Bound
 		if _, err := m.Create(context.Background(), "t", Spec{Webhook: &Webhook{URL: u}}); !errors.As(err, &b) || b.Status != 422 {
 			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
+
+// TestPublicAddressesThroughTranslatorsAreAllowed: NAT64 and 6to4 addresses of public IPv4
+// ones stay reachable.
+func TestPublicAddressesThroughTranslatorsAreAllowed(t *testing.T) {
+	for _, a := range []string{"64:ff9b::808:808", "2002:808:808::1", "2001:4860:4860::8888", "8.8.8.8"} {
+		if forbidden(netip.MustParseAddr(a)) {
+			t.Errorf("%s refused", a)
 		}
 	}
 }

@@ -34,9 +34,35 @@ var errPrivate = errors.New("the webhook's address is loopback, link-local, priv
 
 func forbidden(a netip.Addr) bool {
 	a = a.Unmap()
+	if v4, ok := embeddedIPv4(a); ok {
+		return forbidden(v4)
+	}
 	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(a) // carrier-grade NAT: not the public internet
+		cgNAT.Contains(a) || // carrier-grade NAT: not the public internet
+		localNAT64.Contains(a) // a network's own translator, to addresses of its choosing
+}
+
+var (
+	cgNAT      = netip.MustParsePrefix("100.64.0.0/10")
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	localNAT64 = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixToFour  = netip.MustParsePrefix("2002::/16")
+)
+
+// embeddedIPv4 is the IPv4 address an IPv6 one reaches through a translator (NAT64's
+// well-known prefix) or a tunnel (6to4): 64:ff9b::a00:1 is 10.0.0.1 wherever NAT64 runs.
+func embeddedIPv4(a netip.Addr) (netip.Addr, bool) {
+	b := a.As16()
+	switch {
+	case !a.Is6():
+		return netip.Addr{}, false
+	case nat64.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
 }
 
 // CheckWebhookURL refuses a webhook URL that is not http(s) with a host, or (unless
