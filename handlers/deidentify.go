@@ -125,7 +125,7 @@ func (s *server) parseDeidentify(req *deidentifyRequest, ep *Endpoint, errs fiel
 		}
 		plan.policy = p
 	}
-	plan.deid.Subject = parseSubject(req.SubjectID, &errs)
+	plan.deid.Subject = parseSubject(req.SubjectID, "body.subject_id", &errs)
 	plan.deid.Lists = parseLists(req.AllowList, req.DenyList, &errs)
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)

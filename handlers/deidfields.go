@@ -14,13 +14,13 @@ import (
 // share their pseudonyms, and the allow and deny lists. Their readers are here, once, for
 // every route that takes them; none quotes a value in an error.
 
-// parseSubject reads subject_id: absent or null is none; otherwise deid.CheckSubject's rules.
-func parseSubject(id *string, errs *fieldErrors) string {
+// parseSubject reads subject_id, at field: absent or null is none; otherwise deid.CheckSubject's rules.
+func parseSubject(id *string, field string, errs *fieldErrors) string {
 	if id == nil {
 		return ""
 	}
 	if err := deid.CheckSubject(*id); err != nil {
-		errs.add(&FieldError{Field: "body.subject_id", Type: "value_error", Message: "Value error, subject_id " + err.Error()})
+		errs.add(&FieldError{Field: field, Type: "value_error", Message: "Value error, subject_id " + err.Error()})
 		return ""
 	}
 	return *id

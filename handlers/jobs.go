@@ -101,8 +101,9 @@ func (s *server) jobCreate(c *fiber.Ctx) error {
 	var wh *jobs.Webhook
 	if raw, ok := fields["webhook"]; ok && string(raw) != "null" {
 		var w jobWebhookJSON
-		if aerr := decodeStrict(raw, &w); aerr != nil {
-			return aerr
+		if fe := readObject(raw, &w, true); fe != nil {
+			fe.Field = "body.webhook" + strings.TrimPrefix(fe.Field, "body") // the object's, not the body's
+			return validationError(*fe)
 		}
 		wh = &jobs.Webhook{MaxAttempts: jobs.DefaultAttempts, BackoffSeconds: jobs.DefaultBackoff}
 		if w.URL == nil {
@@ -170,7 +171,7 @@ func (s *server) jobCreate(c *fiber.Ctx) error {
 			errs.add(ferr)
 		}
 		out[i].Text = text
-		if sub := parseSubject(d.SubjectID, &errs); sub != "" {
+		if sub := parseSubject(d.SubjectID, at+".subject_id", &errs); sub != "" {
 			out[i].SubjectID = sub
 		}
 	}

@@ -234,6 +234,21 @@ func TestJobThroughTheRealServer(t *testing.T) {
 	if len(hooks) != 1 || !strings.HasPrefix(hooks[0], "true job.done ") || strings.Contains(hooks[0], "Maria") {
 		t.Fatalf("webhooks: %q", hooks)
 	}
+	// A bad field of the webhook, or of a document, is named where it is.
+	for body, field := range map[string]string{
+		`{"documents":[{"id":"a","text":"x"}],"webhook":{"url":"http://x.example/","max_attempts":"three"}}`: `"body.webhook.max_attempts"`,
+		`{"documents":[{"id":"a","text":"x","subject_id":""}]}`:                                              `"body.documents.0.subject_id"`,
+	} {
+		resp, err := http.Post(p.url+"/jobs", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 422 || !strings.Contains(string(answer), field) {
+			t.Errorf("%s: %d %s; want 422 naming %s", body, resp.StatusCode, answer, field)
+		}
+	}
 	// Cancel: a finished job stays done; an unknown id is 404.
 	req, _ := http.NewRequest(http.MethodDelete, p.url+"/jobs/"+strings.Repeat("0", 32), nil)
 	resp, err := http.DefaultClient.Do(req)
