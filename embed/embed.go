@@ -23,6 +23,10 @@ var (
 	ErrNoTokens = errors.New("embed: a text has no tokens")
 )
 
+// ErrNonFinite is a model output that is not a number (NaN, an infinity): the model's
+// failure (a half-precision overflow on a GPU), never written into an answer.
+var ErrNonFinite = errors.New("embed: the model's output is not a finite number")
+
 // Encoder is one model's texts to rows of token ids, cut to the model's length, and the
 // batcher its rows run through: the part an Embedder and a Reranker share.
 type encoder struct {
@@ -274,6 +278,9 @@ func (e *Embedder) Embed(ctx context.Context, p admission.Priority, texts []stri
 	out := make([][]float32, len(rows))
 	for i, r := range res {
 		out[i] = Pool(e.sentence.Pooling, r.data, r.n, r.labels)
+		if !finite(out[i]) {
+			return nil, 0, ErrNonFinite
+		}
 		if normalize {
 			Normalize(out[i])
 		}
@@ -312,7 +319,8 @@ func Pool(mode string, states []float32, n, dim int) []float32 {
 	return out
 }
 
-// Normalize scales v to unit length (a zero vector stays zero).
+// Normalize scales v to unit length (a zero vector stays zero). The scale is taken in
+// float64: the inverse of a float32 vector's length overflows float32 for a tiny vector.
 func Normalize(v []float32) {
 	var sum float64
 	for _, x := range v {
@@ -321,10 +329,20 @@ func Normalize(v []float32) {
 	if sum == 0 {
 		return
 	}
-	inv := float32(1 / math.Sqrt(sum))
+	inv := 1 / math.Sqrt(sum)
 	for i := range v {
-		v[i] *= inv
+		v[i] = float32(float64(v[i]) * inv)
 	}
+}
+
+// finite says whether every value of v is a number.
+func finite(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Reranker scores passages against a query with a cross-encoder: [CLS] query [SEP] passage
@@ -365,6 +383,9 @@ func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string
 	scores := make([]float32, len(rows))
 	for i, o := range res {
 		scores[i] = o.data[0]
+	}
+	if !finite(scores) {
+		return nil, 0, ErrNonFinite
 	}
 	return scores, tokens, nil
 }

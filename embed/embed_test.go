@@ -104,6 +104,25 @@ func TestPooling(t *testing.T) {
 
 // TestTheQuerysKindRanksFirst: the shipped cross-encoder scores a passage written from the
 // query's kind of line above others, alone or batched.
+// TestNormalizeTakesAnyFiniteVector: a vector too short for float32 to hold the inverse of
+// its length still comes out of unit length, not NaN.
+func TestNormalizeTakesAnyFiniteVector(t *testing.T) {
+	for _, v := range [][]float32{{1e-40, 0}, {3e-39, 4e-39}, {3e38, 3e38}, {0, 0}} {
+		in := slices.Clone(v)
+		Normalize(v)
+		var sum float64
+		for _, x := range v {
+			sum += float64(x) * float64(x)
+		}
+		if !finite(v) || (in[0] != 0 || in[1] != 0) && math.Abs(sum-1) > 1e-6 {
+			t.Errorf("%v normalized to %v", in, v)
+		}
+	}
+	if finite([]float32{1, float32(math.NaN())}) || finite([]float32{float32(math.Inf(-1))}) {
+		t.Error("a NaN or an infinity taken for finite")
+	}
+}
+
 func TestTheQuerysKindRanksFirst(t *testing.T) {
 	m, sess := serving(t, "rerank-mini")
 	r, err := NewReranker("test", m, sess, batchConfig(), clock.Real(), nil)
