@@ -65,6 +65,21 @@ func Kinds() []string {
 	return out
 }
 
+// Known says whether name is a label or a canonical kind Sluice knows, in any case
+// ("first_name", "FIRST_NAME"; "other" too), as against a word a client made up.
+func Known(name string) bool {
+	l := strings.ToLower(strings.TrimSpace(name))
+	if _, ok := kinds[l]; ok || l == "other" {
+		return true
+	}
+	for _, k := range kinds {
+		if strings.EqualFold(k.canonical, l) {
+			return true
+		}
+	}
+	return false
+}
+
 // Canonical is a label's canonical kind ("first_name" -> "FIRST_NAME"); OTHER, a direct
 // identifier, when unknown.
 // Case and a B-/I- prefix do not matter.

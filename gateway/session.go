@@ -25,12 +25,30 @@ type Policy struct {
 // Record is the policy as the external model is told it (the audit's record, as a map).
 func (p Policy) Record() map[string]any {
 	return map[string]any{"name": p.Name, "min_confidence": p.MinConfidence,
-		"detector_confidence_floor": p.Floor, "disallowed_entity_categories": orEmpty(p.Disallowed)}
+		"detector_confidence_floor": p.Floor, "disallowed_entity_categories": p.namedCategories()}
 }
 
 // audited is the policy as the audit records it.
 func (p Policy) audited() *audit.Policy {
-	return &audit.Policy{Name: p.Name, MinConfidence: p.MinConfidence, Floor: p.Floor, Disallowed: orEmpty(p.Disallowed)}
+	return &audit.Policy{Name: p.Name, MinConfidence: p.MinConfidence, Floor: p.Floor, Disallowed: p.namedCategories()}
+}
+
+// namedCategories are the disallowed categories as the record and the external model see
+// them: the labels and kinds Sluice knows by name, any other word as "custom" (a client's own
+// word may be anything, a patient's name too), sorted, each once. The session still matches
+// a model's labels against every category as written.
+func (p Policy) namedCategories() []string {
+	out := []string{}
+	for _, c := range p.Disallowed {
+		if !deid.Known(c) {
+			c = "custom"
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Status is how a gateway request ended, as its audit record says.
@@ -288,11 +306,4 @@ func (s *Session) Ended() bool { return s.ended }
 func (s *Session) refuse(status Status, reason Reason) *Refusal {
 	s.End(status, reason)
 	return &Refusal{Status: status, Reason: reason}
-}
-
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

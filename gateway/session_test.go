@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,24 @@ func newSession(t *testing.T, p Policy) *Session {
 	t.Helper()
 	residual := func(text string) bool { return strings.Contains(text, "555-0132") }
 	return Begin("local", p, residual)
+}
+
+// TestACategoryOfTheClientsOwnIsNotRecorded: a disallowed category Sluice does not know (a
+// client's word, which may be anything) reaches neither the record nor the external model by
+// name; it still matches a model's label of that name.
+func TestACategoryOfTheClientsOwnIsNotRecorded(t *testing.T) {
+	p := Policy{Name: "custom", MinConfidence: 0.5, Disallowed: []string{"zorblat_quexley", "ssn", "date_of_birth", "jane_doe"}}
+	want := []string{"custom", "date_of_birth", "ssn"}
+	if got := p.Record()["disallowed_entity_categories"]; !slices.Equal(got.([]string), want) {
+		t.Errorf("told the external model %v; want %v", got, want)
+	}
+	if got := p.audited().Disallowed; !slices.Equal(got, want) {
+		t.Errorf("recorded %v; want %v", got, want)
+	}
+	s := newSession(t, p)
+	if ref := s.Screen([]entities.Entity{{Label: "zorblat_quexley", End: 5, Score: 0.99}}); ref == nil || ref.Reason != DisallowedCategory {
+		t.Errorf("a model's own label disallowed by name: %v", ref)
+	}
 }
 
 // The policy judges every span before anything is redacted: one under the threshold (at or

@@ -506,6 +506,7 @@ func TestClientChosenTextGoesNowhere(t *testing.T) {
 		{"/pii/extract/stream", `{"text":"Alice","window_chars":` + n + `}`},
 		{"/privacy-gateway/complete", `{"text":"Alice was seen.","policy":"` + canary + `"}`},
 		{"/privacy-gateway/complete", `{"text":"Alice was seen.","disallowed_entity_categories":["` + canary + `"]}`},
+		{"/privacy-gateway/complete", `{"text":"Alice was seen.","disallowed_entity_categories":["zebra_canary_` + n + `"]}`}, // a valid name
 		{"/generate", `{"inputs":"hi","parameters":{"top_n_tokens":` + n + `}}`},
 		{"/generate", `{"inputs":"hi","parameters":{"truncate":` + n + `}}`},
 		{"/generate", `{"inputs":"hi","parameters":{"max_new_tokens":` + n + `}}`},
