@@ -245,3 +245,35 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestLastBeforeOfManySubjects: the last message before a sequence of each of more subjects
+// than the server answers one request for (an audit stream of 1,100 replicas' chains) comes
+// back whole, in stream order.
+func TestLastBeforeOfManySubjects(t *testing.T) {
+	ctx := context.Background()
+	b := open(t, Config{DataDir: t.TempDir(), Replicas: 1, Replica: "r1"})
+	if _, err := b.EnsureStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}, AllowDirect: true}); err != nil {
+		t.Fatal(err)
+	}
+	const subjects = 1100
+	for round := range 2 {
+		for i := range subjects {
+			if _, err := b.JetStream().PublishAsync(fmt.Sprintf("t.%d", i), fmt.Appendf(nil, "%d#%d", i, round)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	<-b.JetStream().PublishAsyncComplete()
+	last, err := b.LastBefore(ctx, "T", "t.>", 2*subjects) // the last sequence left out: subject 1099's second
+	if err != nil || len(last) != subjects {
+		t.Fatalf("%d messages, %v; want %d", len(last), err, subjects)
+	}
+	if m := last[0]; m.Sequence != subjects || string(m.Data) != "1099#0" {
+		t.Fatalf("the first in stream order: %d %q", m.Sequence, m.Data)
+	}
+	for i, m := range last[1:] {
+		if want := fmt.Sprintf("%d#1", i); m.Sequence != uint64(subjects+1+i) || string(m.Data) != want {
+			t.Fatalf("message %d: %d %q; want %q", i+1, m.Sequence, m.Data, want)
+		}
+	}
+}

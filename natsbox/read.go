@@ -1,10 +1,13 @@
 package natsbox
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -42,12 +45,47 @@ func max1(seq uint64) uint64 {
 }
 
 // LastBefore is the last message of each subject matching filter at a sequence below seq
-// (0: of the whole stream), at most 1024 subjects. Like DirectBatch, any copy may answer.
+// (0: of the whole stream). Like DirectBatch, any copy may answer.
 func (b *Box) LastBefore(ctx context.Context, stream, filter string, seq uint64) ([]*jetstream.RawStreamMsg, error) {
 	if seq == 1 {
 		return nil, nil // nothing is before the first
 	}
-	q := map[string]any{"multi_last": []string{filter}}
+	msgs, err := b.lastBefore(ctx, stream, []string{filter}, seq)
+	if !errors.Is(err, errTooManySubjects) {
+		return msgs, err
+	}
+	// More subjects than one answer may hold (an audit stream of many replicas' chains): by
+	// name, maxMultiLast at a time.
+	st, err := b.js.Stream(ctx, stream)
+	if err != nil {
+		return nil, fmt.Errorf("natsbox: stream %q: %w", stream, err)
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		return nil, fmt.Errorf("natsbox: stream %q: %w", stream, err)
+	}
+	msgs = nil
+	for names := range slices.Chunk(slices.Sorted(maps.Keys(info.State.Subjects)), maxMultiLast) {
+		part, err := b.lastBefore(ctx, stream, names, seq)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, part...)
+	}
+	slices.SortFunc(msgs, func(a, b *jetstream.RawStreamMsg) int { return cmp.Compare(a.Sequence, b.Sequence) })
+	return msgs, nil
+}
+
+// maxMultiLast is the most subjects the server answers a multi_last request for; past it the
+// request is refused with errTooManySubjects.
+const maxMultiLast = 1024
+
+// errTooManySubjects is the server's 413 to a multi_last request matching more subjects than
+// it answers for.
+var errTooManySubjects = errors.New("more subjects than one request may ask for")
+
+func (b *Box) lastBefore(ctx context.Context, stream string, filters []string, seq uint64) ([]*jetstream.RawStreamMsg, error) {
+	q := map[string]any{"multi_last": filters}
 	if seq > 1 {
 		q["up_to_seq"] = seq - 1
 	}
@@ -98,6 +136,8 @@ func (b *Box) batch(ctx context.Context, stream string, req []byte, each func(*j
 				return nil
 			case "503":
 				return fmt.Errorf("natsbox: stream %q: %w", stream, nats.ErrNoResponders)
+			case "413":
+				return fmt.Errorf("natsbox: stream %q: %w", stream, errTooManySubjects)
 			default:
 				return fmt.Errorf("natsbox: stream %q: %s %s", stream, m.Header.Get("Status"), m.Header.Get("Description"))
 			}
