@@ -895,3 +895,15 @@ func TestLaterWaitsAtLeastASecond(t *testing.T) {
 		t.Fatalf("Later(3 s) waits %s", l.after)
 	}
 }
+
+// TestJobsARecordTooLargeIsTheRequests: a webhook secret that JSON writes six times over
+// makes a record the store cannot hold: refused 413 up front, not a 503 to retry for ever.
+func TestJobsARecordTooLargeIsTheRequests(t *testing.T) {
+	m := open(t, openBox(t), testConfig(t, false), nil)
+	var b *Bound
+	_, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "x"}},
+		Webhook: &Webhook{URL: "https://example.invalid/hook", Secret: strings.Repeat("<", 200_000), MaxAttempts: 1}})
+	if !errors.As(err, &b) || b.Status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("%v; want a 413 Bound", err)
+	}
+}

@@ -186,6 +186,13 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 				Message: fmt.Sprintf("document %d is %d bytes as stored (its JSON), over the job store's %d a message", i, n, m.maxValue())}
 		}
 	}
+	// The options and the webhook are the client's, and JSON may write them six times over
+	// (each '<' as \u003c): a record the store cannot hold is the request's fault, not the
+	// store's.
+	if plain, _ := json.Marshal(m.newRecord(tenant, spec)); len(plain) > m.maxValue()-recordGrowth {
+		return nil, &Bound{Status: http.StatusRequestEntityTooLarge,
+			Message: fmt.Sprintf("the job's record (its options and webhook) is %d bytes as stored, over the job store's %d", len(plain), m.maxValue()-recordGrowth)}
+	}
 	if spec.Webhook != nil {
 		if err := m.CheckWebhookURL(ctx, spec.Webhook.URL); err != nil {
 			return nil, err
@@ -254,6 +261,25 @@ func (m *Manager) maxValue() int {
 // headers that name the job and the document.
 const valueRoom = 1 << 10
 
+// newRecord is spec's job's record as it is first stored.
+func (m *Manager) newRecord(tenant string, spec Spec) *Record {
+	now := m.clk.Now().UTC()
+	rec := &Record{ID: newID(), Status: Queued, Durable: m.Durable(), DocumentCount: len(spec.Documents),
+		LabelHistogram: map[string]int{}, CreatedAt: now, UpdatedAt: now, ResultsSince: now, Tenant: tenant, Options: spec.Options, Payer: spec.Payer,
+		Webhook: spec.Webhook, Counted: make([]byte, (len(spec.Documents)+7)/8)}
+	if spec.Webhook != nil {
+		rec.WebhookDelivery = &Delivery{Status: "pending"}
+	}
+	if len(spec.Documents) == 0 {
+		rec.Status, rec.CompletedAt = Done, &now
+	}
+	return rec
+}
+
+// recordGrowth is what a record may gain after it is created (its labels' counts, an error,
+// the webhook's delivery): a record must leave it free below the store's message limit.
+const recordGrowth = 16 << 10
+
 // createRecord stores a new job's record once the tenant's and the queue's bounds allow it:
 // the count of the tenant's unfinished jobs and the record that makes one more are one step
 // in this process (its stripe of Manager.creating), so that concurrent creates cannot pass
@@ -280,16 +306,7 @@ func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (_
 	if release, err = m.reserveQueue(ctx, int64(len(spec.Documents))); err != nil {
 		return nil, nil, err
 	}
-	now := m.clk.Now().UTC()
-	rec := &Record{ID: newID(), Status: Queued, Durable: m.Durable(), DocumentCount: len(spec.Documents),
-		LabelHistogram: map[string]int{}, CreatedAt: now, UpdatedAt: now, ResultsSince: now, Tenant: tenant, Options: spec.Options, Payer: spec.Payer,
-		Webhook: spec.Webhook, Counted: make([]byte, (len(spec.Documents)+7)/8)}
-	if spec.Webhook != nil {
-		rec.WebhookDelivery = &Delivery{Status: "pending"}
-	}
-	if len(spec.Documents) == 0 {
-		rec.Status, rec.CompletedAt = Done, &now
-	}
+	rec := m.newRecord(tenant, spec)
 	if _, err := m.putRecord(ctx, rec, 0, true); err != nil {
 		release()
 		return nil, nil, err
