@@ -342,17 +342,17 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 		}
 		if ref, ok := j.PII.Gate.AdmitUnbooked(admission.Bulk); !ok {
 			settle(false)
-			return jobs.Outcome{}, jobs.Later(ref.RetryAfter) // load, not a failure: no try spent, no place booked
+			return jobs.Outcome{}, jobWait(ref.RetryAfter) // load, not a failure: no try spent, no place booked
 		}
 		ents, _, err := plan.model.ex.Extract(ctx, admission.Bulk, plan.text, plan.opts)
 		if err != nil {
 			settle(false)
 			if ref, ok := j.PII.Gate.RefuseUnbooked(admission.Bulk, err); ok {
-				return jobs.Outcome{}, jobs.Later(ref.RetryAfter)
+				return jobs.Outcome{}, jobWait(ref.RetryAfter)
 			}
 			var open *resilience.OpenError
 			if errors.As(err, &open) { // the model's breaker: its documents wait it out
-				return jobs.Outcome{}, jobs.Later(open.RetryAfter + time.Duration(rand.Float64()*float64(open.RetryAfter)/2))
+				return jobs.Outcome{}, jobWait(open.RetryAfter + time.Duration(rand.Float64()*float64(open.RetryAfter)/2))
 			}
 			return jobs.Outcome{}, err
 		}
@@ -411,7 +411,7 @@ func (s *server) payFor(ctx context.Context, payer json.RawMessage, tokens float
 		return admission.Charge{}, jobs.Permanent(err)
 	}
 	now := s.opts.Clock.Now()
-	later := func(d time.Duration) error { return jobs.Later(d + time.Duration(rand.Float64()*float64(d)/2)) }
+	later := func(d time.Duration) error { return jobWait(d + time.Duration(rand.Float64()*float64(d)/2)) }
 	if until, ok := s.payersWaiting.Load(p.Key); ok && now.Before(until.(time.Time)) {
 		return admission.Charge{}, later(until.(time.Time).Sub(now))
 	}
@@ -429,6 +429,13 @@ func (s *server) payFor(ctx context.Context, payer json.RawMessage, tokens float
 	s.prunePayers(now)
 	return ch, later(wait)
 }
+
+// jobWait hands a job's document back to the queue for d, and at least jobWaitFloor: a
+// refusal that names no wait (a Retry-After of 0) would otherwise have it back at once,
+// decrypted, charged and refused again in a loop while the model sheds load.
+func jobWait(d time.Duration) error { return jobs.Later(max(d, jobWaitFloor)) }
+
+const jobWaitFloor = time.Second
 
 // prunePayers forgets, at most once a minute, the payers whose wait is over: each key a
 // throttled job ever had would otherwise stay for the life of the process.

@@ -3,6 +3,8 @@ package handlers
 import (
 	"testing"
 	"time"
+
+	"github.com/sluice-serving/sluice/jobs"
 )
 
 // TestPayersWhoseWaitIsOverAreForgotten: the waits of throttled jobs' payers are pruned once
@@ -27,5 +29,16 @@ func TestPayersWhoseWaitIsOverAreForgotten(t *testing.T) {
 	}
 	if s.prunePayers(now.Add(time.Minute)); count() != 0 {
 		t.Fatal("a minute later, the waits over are still kept")
+	}
+}
+
+// TestAJobDocumentWaitsAtLeastASecond: a refusal that names no wait does not hand the
+// document back at once.
+func TestAJobDocumentWaitsAtLeastASecond(t *testing.T) {
+	if got, want := jobWait(0).Error(), jobs.Later(time.Second).Error(); got != want {
+		t.Fatalf("jobWait(0): %q; want %q", got, want)
+	}
+	if got, want := jobWait(3*time.Second).Error(), jobs.Later(3*time.Second).Error(); got != want {
+		t.Fatalf("jobWait(3 s): %q; want %q", got, want)
 	}
 }

@@ -884,18 +884,6 @@ func TestJobsAnAbandonedJobFailsEvenOnceRunning(t *testing.T) {
 	}
 }
 
-// TestLaterWaitsAtLeastASecond: a refusal that names no wait does not hand its document back
-// at once.
-func TestLaterWaitsAtLeastASecond(t *testing.T) {
-	var l later
-	if !errors.As(Later(0), &l) || l.after != time.Second {
-		t.Fatalf("Later(0) waits %s; want 1 s", l.after)
-	}
-	if errors.As(Later(3*time.Second), &l); l.after != 3*time.Second {
-		t.Fatalf("Later(3 s) waits %s", l.after)
-	}
-}
-
 // TestJobsARecordTooLargeIsTheRequests: a webhook secret that JSON writes six times over
 // makes a record the store cannot hold: refused 413 up front, not a 503 to retry for ever.
 func TestJobsARecordTooLargeIsTheRequests(t *testing.T) {

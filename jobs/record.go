@@ -94,13 +94,9 @@ type later struct{ after time.Duration }
 
 func (l later) Error() string { return "jobs: the document waits " + l.after.String() }
 
-// Later asks for the document to be tried again after d, at least laterFloor, without
-// counting an attempt (its tenant's budget or the model cannot take it yet).
-func Later(d time.Duration) error { return later{max(d, laterFloor)} }
-
-// laterFloor keeps a refusal that names no wait (a Retry-After of 0) from handing a document
-// back at once, decrypted, charged and refused again in a loop while the model sheds load.
-const laterFloor = time.Second
+// Later asks for the document to be tried again after d, without counting an attempt (its
+// tenant's budget or the model cannot take it yet).
+func Later(d time.Duration) error { return later{d} }
 
 // Delivery is the webhook's delivery state (webhook_delivery).
 type Delivery struct {
