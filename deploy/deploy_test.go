@@ -644,6 +644,10 @@ func isBlankYAML(doc []byte) bool {
 	return true
 }
 
+// envRef is a reference to another variable in a container's env value, $(NAME), which
+// Kubernetes expands ($$ escapes it).
+var envRef = regexp.MustCompile(`(?:^|[^$])\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+
 // manifestProblems checks the objects against each other, the image and the server.
 func manifestProblems(m manifests, img image, srv server, families map[string]family) []string {
 	var problems []string
@@ -672,10 +676,21 @@ func manifestProblems(m manifests, img image, srv server, families map[string]fa
 	for k, v := range img.env {
 		env[k] = v
 	}
+	listed := map[string]bool{}
 	for _, e := range c.Env {
-		if e.ValueFrom != nil {
+		// A secret the server does not read itself (a password a URL writes in) may come
+		// from elsewhere; a setting's value must be here for these checks.
+		if e.ValueFrom != nil && strings.HasPrefix(e.Name, "SLUICE_") {
 			bad("container %s: %s comes from elsewhere; these checks need its value here", c.Name, e.Name)
 		}
+		// Kubernetes writes $(NAME) in only from a variable listed before; otherwise the
+		// text stays as it is (a password of "$(NATS_PASSWORD)").
+		for _, ref := range envRef.FindAllStringSubmatch(e.Value, -1) {
+			if !listed[ref[1]] {
+				bad("container %s: %s refers to $(%s), which is not listed before it: Kubernetes would leave it as text", c.Name, e.Name, ref[1])
+			}
+		}
+		listed[e.Name] = true
 		env[e.Name] = e.Value
 	}
 	if env["SLUICE_DEVICE"] != "cuda" {

@@ -135,6 +135,25 @@ func TestStateRulesCatchMistakes(t *testing.T) {
 		}, "maxmemory-policy"},
 		{"Redis URL to another host", env("SLUICE_REDIS_URL", "redis://redis-master:6379/0"), "SLUICE_REDIS_URL"},
 		{"Redis URL on another port", env("SLUICE_REDIS_URL", "redis://redis:6380/0"), "SLUICE_REDIS_URL"},
+		{"NATS open to anyone", conf("authorization {\n  user: sluice\n  password: $NATS_PASSWORD\n}\n", ""), "authorization"},
+		{"the NATS password in the ConfigMap", conf("password: $NATS_PASSWORD", "password: hunter2"), "authorization"},
+		{"Redis open to anyone", func(_ *testing.T, f *fleet) {
+			a := redis(f).Args
+			i := slices.Index(a, "--requirepass")
+			redis(f).Args = slices.Delete(a, i, i+2)
+		}, "requirepass"},
+		{"NATS URL without the password", env("SLUICE_NATS_URL", "nats://nats-0.nats:4222,nats://nats-1.nats:4222,nats://nats-2.nats:4222"), "password NATS asks for"},
+		{"Redis URL without the password", env("SLUICE_REDIS_URL", "redis://redis:6379/0"), "password Redis asks for"},
+		{"the NATS password from Redis's key", func(_ *testing.T, f *fleet) {
+			c := &f.env.Spec.Template.Spec.Containers[0]
+			c.Env[slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_PASSWORD" })].ValueFrom.SecretKeyRef.Key = "redis-password"
+		}, "password NATS asks for"},
+		{"a password listed after the URL that writes it in", func(_ *testing.T, f *fleet) {
+			c := &f.env.Spec.Template.Spec.Containers[0]
+			i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_PASSWORD" })
+			pw := c.Env[i]
+			c.Env = append(slices.Delete(c.Env, i, i+1), pw)
+		}, "not listed before"},
 		{"the patch undoing a Deployment rule", env("SLUICE_DEVICE", "auto"), "SLUICE_DEVICE"},
 		{"the patch changing more than env", func(_ *testing.T, f *fleet) { f.env.Spec.Template.Spec.Containers[0].Image = "sluice:dev" }, "only"},
 		{"the patch for another container", func(_ *testing.T, f *fleet) { f.env.Spec.Template.Spec.Containers[0].Name = "server" }, "container"},
@@ -281,7 +300,7 @@ func fleetProblems(f *fleet, m manifests, img image, srv server, families map[st
 }
 
 // checkPolicies holds the state's pods to NetworkPolicies that admit only the Sluice pods
-// and the same component's own (neither NATS nor Redis authenticates its clients here), and
+// and the same component's own (a password is one wall, and NATS's routes take none), and
 // that admit those on the ports they need: Sluice on the client ports, NATS nodes on their
 // routes.
 func checkPolicies(f *fleet, m manifests) []string {
@@ -332,7 +351,7 @@ func checkPolicies(f *fleet, m manifests) []string {
 			}
 		}
 		if !guarded {
-			out = append(out, fmt.Sprintf("no NetworkPolicy admits only the Sluice pods to the %s pods, which authenticate no client", pod.name))
+			out = append(out, fmt.Sprintf("no NetworkPolicy admits only the Sluice pods to the %s pods", pod.name))
 		}
 	}
 	return out
@@ -383,12 +402,30 @@ type natsAddrs struct {
 	nodes      []string
 	clientPort int32
 	replicas   int32
+	// user is the one a client gives, and password the Secret's key that holds its password.
+	user     string
+	password secretRef
 }
 
-// redisAddr is the Redis Service's name and the port on it that reaches Redis.
+// redisAddr is the Redis Service's name and the port on it that reaches Redis, and the
+// Secret's key that holds the password it asks for.
 type redisAddr struct {
-	host string
-	port int32
+	host     string
+	port     int32
+	password secretRef
+}
+
+// secretRef is a key of a Secret: where a password comes from.
+type secretRef struct{ name, key string }
+
+// secretOf is the Secret's key the container's variable name comes from, if it does.
+func secretOf(c corev1.Container, name string) (secretRef, bool) {
+	for _, e := range c.Env {
+		if e.Name == name && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name != "" {
+			return secretRef{e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Key}, true
+		}
+	}
+	return secretRef{}, false
 }
 
 // checkNATS checks the StatefulSet, its Service, its configuration file and its disruption
@@ -469,9 +506,10 @@ func checkNATS(f *fleet) (natsAddrs, []string) {
 		return addrs, out
 	}
 	known := map[string][]string{
-		"":          {"server_name", "port", "http_port", "pid_file", "lame_duck_grace_period", "lame_duck_duration", "jetstream", "cluster"},
-		"jetstream": {"store_dir", "max_file_store", "max_memory_store"},
-		"cluster":   {"name", "port", "routes"},
+		"":              {"server_name", "port", "http_port", "pid_file", "lame_duck_grace_period", "lame_duck_duration", "authorization", "jetstream", "cluster"},
+		"authorization": {"user", "password"},
+		"jetstream":     {"store_dir", "max_file_store", "max_memory_store"},
+		"cluster":       {"name", "port", "routes"},
 	}
 	for block, keys := range known {
 		section := conf
@@ -572,6 +610,18 @@ func checkNATS(f *fleet) (natsAddrs, []string) {
 	name := str(conf, "server_name")
 	if v := env[strings.TrimPrefix(name, "$")]; !strings.HasPrefix(name, "$") || v == nil || v.ValueFrom == nil || v.ValueFrom.FieldRef == nil || v.ValueFrom.FieldRef.FieldPath != "metadata.name" {
 		bad("%s: server_name %q must be $VAR of an env var holding the pod's name (fieldRef metadata.name): every node needs its own, kept across restarts", confPath, name)
+	}
+
+	// Clients give a user and a password, the password from a Secret through the server's
+	// environment (never written in the ConfigMap).
+	auth, _ := conf["authorization"].(map[string]any)
+	addrs.user = str(auth, "user")
+	pw := str(auth, "password")
+	if ref, ok := secretOf(c, strings.TrimPrefix(pw, "$")); addrs.user == "" || !strings.HasPrefix(pw, "$") || !ok {
+		bad("%s: an authorization { user, password: $VAR } block is needed, VAR an env var of the container from a Secret: "+
+			"without it anyone who reaches the client port reads the job queue and writes the audit", confPath)
+	} else {
+		addrs.password = ref
 	}
 
 	// Routes: every pod of the StatefulSet, by name under its Service, on the cluster port.
@@ -725,6 +775,14 @@ func checkRedis(f *fleet) (redisAddr, []string) {
 	} else if limit, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok || n >= limit.Value() {
 		bad("container %s: --maxmemory %s must be below the memory limit (%v), or the kernel kills Redis before it evicts", c.Name, mm[0], limit.String())
 	}
+	// A password every client must give, from a Secret (Kubernetes writes $(VAR) in).
+	if pw := opts["requirepass"]; len(pw) != 1 || !strings.HasPrefix(pw[0], "$(") || !strings.HasSuffix(pw[0], ")") {
+		bad("container %s: --requirepass $(VAR) is needed, VAR from a Secret: without it anyone who reaches Redis resets every budget", c.Name)
+	} else if ref, ok := secretOf(c, pw[0][2:len(pw[0])-1]); !ok {
+		bad("container %s: --requirepass %s is no env var of the container from a Secret", c.Name, pw[0])
+	} else {
+		addr.password = ref
+	}
 	port := int32(6379)
 	if p := opts["port"]; len(p) == 1 {
 		n, err := strconv.ParseInt(p[0], 10, 32)
@@ -785,9 +843,20 @@ func fleetEnvProblems(f *fleet, nats natsAddrs, redis redisAddr, m manifests, im
 	for _, p := range manifestProblems(manifests{deployment: merged, service: m.service, pdb: m.pdb, hpa: m.hpa}, img, srv, families) {
 		bad("merged into deployment.yaml: %s", p)
 	}
+	sluice := merged.Spec.Template.Spec.Containers[0]
 	env := map[string]string{}
-	for _, e := range merged.Spec.Template.Spec.Containers[0].Env {
+	for _, e := range sluice.Env {
 		env[e.Name] = e.Value
+	}
+	// password says whether a URL's password is $(VAR) of a variable from the Secret's key the
+	// server's password comes from (manifestProblems checks that VAR is listed before).
+	password := func(u *url.URL, want secretRef) bool {
+		pw, ok := u.User.Password()
+		if !ok || !strings.HasPrefix(pw, "$(") || !strings.HasSuffix(pw, ")") {
+			return false
+		}
+		ref, ok := secretOf(sluice, pw[2:len(pw)-1])
+		return ok && ref == want
 	}
 
 	// SLUICE_NATS_URL: the nodes of the StatefulSet on the client port, all of them, so that
@@ -808,6 +877,10 @@ func fleetEnvProblems(f *fleet, nats natsAddrs, redis redisAddr, m manifests, im
 		}
 		if p, _ := strconv.Atoi(u.Port()); int32(p) != nats.clientPort {
 			bad("SLUICE_NATS_URL: %s is on port %s, not the NATS Service's client port %d", raw, u.Port(), nats.clientPort)
+		}
+		if nats.user != "" && (u.User.Username() != nats.user || !password(u, nats.password)) {
+			bad("SLUICE_NATS_URL: %s must give the user %s and the password NATS asks for, $(VAR) of a variable from the Secret's %s/%s",
+				u.Redacted(), nats.user, nats.password.name, nats.password.key)
 		}
 		host := u.Hostname()
 		if i := slices.IndexFunc(nats.nodes, func(n string) bool { return host == n || strings.HasPrefix(host, n+".") }); i < 0 {
@@ -846,6 +919,9 @@ func fleetEnvProblems(f *fleet, nats natsAddrs, redis redisAddr, m manifests, im
 			bad("SLUICE_REDIS_URL: host %s is not the Redis Service %s", host, redis.host)
 		case port != strconv.Itoa(int(redis.port)):
 			bad("SLUICE_REDIS_URL: port %s is not the Redis Service's %d", port, redis.port)
+		case redis.password != (secretRef{}) && !password(u, redis.password):
+			bad("SLUICE_REDIS_URL must give the password Redis asks for, redis://:$(VAR)@..., VAR from the Secret's %s/%s",
+				redis.password.name, redis.password.key)
 		}
 		if db := strings.TrimPrefix(u.Path, "/"); db != "" {
 			if n, err := strconv.Atoi(db); err != nil || n < 0 || n > 15 {

@@ -6,6 +6,7 @@
 //	store, err := fleetbudget.New(fleetbudget.Config{URL: srv.URL, ...}, ...)
 //	srv.Stop()    // Redis gone mid-run
 //	srv.Restart() // back, empty, on the same port
+//	srv = redistest.StartWith(t, "--requirepass", pw) // more options, after its own
 //
 // The binary is $TEST_REDIS_SERVER (which the Makefile sets to the one it provides) or
 // redis-server on PATH. Under make test a missing or broken binary fails the test; a go test

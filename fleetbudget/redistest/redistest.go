@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -30,6 +31,7 @@ type Server struct {
 	bin  string
 	dir  string
 	port int
+	args []string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -58,7 +60,14 @@ func Binary(t testing.TB) string {
 // Start runs a redis-server for t, stopped when t ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{t: t, bin: Binary(t), dir: t.TempDir()}
+	return StartWith(t)
+}
+
+// StartWith is Start with more of redis-server's options after its own ("--requirepass",
+// "secret"): a later option overrides an earlier one.
+func StartWith(t testing.TB, args ...string) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Binary(t), dir: t.TempDir(), args: args}
 	var err error
 	for range 5 { // a free port can be taken between finding it and binding it
 		if s.port, err = freePort(); err != nil {
@@ -89,8 +98,8 @@ func freePort() (int, error) {
 // start runs the server on s.port and waits until it answers PING.
 func (s *Server) start() error {
 	out := &bytes.Buffer{}
-	cmd := exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "")
+	cmd := exec.Command(s.bin, append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", ""}, s.args...)...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return err
@@ -117,7 +126,8 @@ func (s *Server) start() error {
 	return nil
 }
 
-// ping says whether a Redis answers PING at addr.
+// ping says whether a Redis answers PING at addr: PONG, or NOAUTH from one that asks for a
+// password.
 func ping(addr string) bool {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
@@ -129,7 +139,7 @@ func ping(addr string) bool {
 		return false
 	}
 	line, err := bufio.NewReader(c).ReadString('\n')
-	return err == nil && line == "+PONG\r\n"
+	return err == nil && (line == "+PONG\r\n" || strings.HasPrefix(line, "-NOAUTH"))
 }
 
 // Stop ends the server (SIGKILL: it keeps nothing anyway) and waits for it; a stopped server
