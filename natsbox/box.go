@@ -33,8 +33,19 @@ type Box struct {
 const startTimeout = 30 * time.Second
 
 // Open starts the embedded server (or connects to the external cluster) and returns once
-// JetStream answers. The caller must Close the Box.
-func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Box, err error) {
+// JetStream answers. On an external cluster it claims the replica's name for as long as it
+// runs (ErrReplicaTaken: another running process has it). The caller must Close the Box.
+func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Box, error) {
+	return openBox(ctx, cfg, logger, true)
+}
+
+// OpenReader is Open for a process that writes nothing under the replica's name (`sluice
+// audit verify`): it claims no name, so that it runs beside the replica whose host it shares.
+func OpenReader(ctx context.Context, cfg Config, logger *slog.Logger) (*Box, error) {
+	return openBox(ctx, cfg, logger, false)
+}
+
+func openBox(ctx context.Context, cfg Config, logger *slog.Logger, claim bool) (_ *Box, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -64,7 +75,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (_ *Box, err err
 	if _, err := b.js.AccountInfo(ctx); err != nil {
 		return nil, fmt.Errorf("natsbox: JetStream does not answer: %w", err)
 	}
-	if !cfg.Embedded() {
+	if claim && !cfg.Embedded() {
 		if err := b.claim(ctx, logger); err != nil {
 			return nil, err
 		}

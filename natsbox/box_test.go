@@ -1,6 +1,7 @@
 package natsbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -129,6 +130,16 @@ func TestExternalClusterReplicatesStreams(t *testing.T) {
 	}
 	again.Close()
 	b := open(t, Config{URL: urls, Replicas: 3, Replica: "r1"})
+	// A reader (sluice audit verify, on a replica's host) takes no name: it opens at once
+	// beside the replica, which keeps its claim.
+	reader, err := OpenReader(ctx, Config{URL: urls, Replicas: 3, Replica: "r1"}, quiet)
+	if err != nil {
+		t.Fatalf("a reader beside r1: %v", err)
+	}
+	reader.Close()
+	if e, err := b.claimed.kv.Get(ctx, "r1"); err != nil || !bytes.Equal(e.Value(), b.claimed.mine) {
+		t.Fatalf("r1's claim after the reader closed: %v", err)
+	}
 	if b.Embedded() || b.Replicas() != 3 {
 		t.Fatalf("embedded %v, replicas %d", b.Embedded(), b.Replicas())
 	}

@@ -60,7 +60,7 @@ func auditCommand(args, environ []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	box, err := natsbox.Open(ctx, nc, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	box, err := natsbox.OpenReader(ctx, nc, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		fmt.Fprintln(stderr, "sluice:", err)
 		return 2
