@@ -3,6 +3,8 @@ package coalesce
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -22,7 +24,18 @@ type call[V any] struct {
 	cancel  context.CancelFunc
 	// deadline is the first caller's, the call's own (zero: none).
 	deadline time.Time
+	// panicked is fn's panic, which each caller panics with in its own goroutine.
+	panicked *Panic
 }
+
+// Panic is what a caller panics with when the call it waited for panicked: on the call's own
+// goroutine the panic would end the process, where a caller's (an HTTP handler's) recovers.
+type Panic struct {
+	Value any
+	Stack []byte // the call's goroutine's, where it panicked
+}
+
+func (p *Panic) Error() string { return fmt.Sprintf("coalesce: the shared call panicked: %v", p.Value) }
 
 // Waiters counts the callers waiting on calls in flight, every key's: a test's way to know
 // that every caller has joined before a call ends.
@@ -60,19 +73,27 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 		c.deadline, _ = ctx.Deadline()
 		g.calls[key] = c
 		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					c.panicked = &Panic{Value: r, Stack: debug.Stack()}
+				}
+				g.mu.Lock()
+				if g.calls[key] == c {
+					delete(g.calls, key) // callers from now on start afresh
+				}
+				g.mu.Unlock()
+				cancel()
+				close(c.done)
+			}()
 			c.val, c.err = fn(work)
-			g.mu.Lock()
-			if g.calls[key] == c {
-				delete(g.calls, key) // callers from now on start afresh
-			}
-			g.mu.Unlock()
-			cancel()
-			close(c.done)
 		}()
 	}
 	g.mu.Unlock()
 	select {
 	case <-c.done:
+		if c.panicked != nil {
+			panic(c.panicked)
+		}
 		if shared && errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil && !c.deadline.IsZero() {
 			if mine, ok := ctx.Deadline(); !ok || mine.After(c.deadline) {
 				// The call ran out of its first caller's time, and this caller has more: once, a

@@ -160,3 +160,39 @@ func TestAJoinerOutlivesTheFirstCallersDeadline(t *testing.T) {
 		t.Fatalf("the caller who joined got %q", v)
 	}
 }
+
+// TestACallThatPanicsPanicsInEachCaller: a panic in the shared call, which runs on a goroutine
+// of its own, reaches every caller as a panic on its own goroutine (where a handler recovers
+// it), not the process's end; the key is free after it.
+func TestACallThatPanicsPanicsInEachCaller(t *testing.T) {
+	var g Group[int]
+	release := make(chan struct{})
+	started := make(chan struct{})
+	var once sync.Once
+	fn := func(context.Context) (int, error) {
+		once.Do(func() { close(started) })
+		<-release
+		panic("the model's decoding")
+	}
+	caught := make(chan any, 2)
+	call := func() {
+		defer func() { caught <- recover() }()
+		_, _, _ = g.Do(t.Context(), "k", fn)
+	}
+	go call()
+	<-started
+	go call()
+	for g.Waiters() != 2 {
+		runtime.Gosched()
+	}
+	close(release)
+	for range 2 {
+		var p *Panic
+		if r := <-caught; r == nil || !errors.As(r.(error), &p) || p.Value != "the model's decoding" || len(p.Stack) == 0 {
+			t.Fatalf("a caller recovered %v", r)
+		}
+	}
+	if v, shared, err := g.Do(t.Context(), "k", func(context.Context) (int, error) { return 7, nil }); v != 7 || shared || err != nil {
+		t.Fatalf("a call after the panic: %d %v %v", v, shared, err)
+	}
+}
