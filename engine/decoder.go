@@ -159,7 +159,7 @@ func newDecoderLayout(s *Session, hint DecoderShape) (*Decoder, error) {
 		return nil, fmt.Errorf("need one %s and one %s input", inputIDs, inputMask)
 	case counts[slotLogits] != 1:
 		return nil, fmt.Errorf("need a %s output", outputLogits)
-	case layers == 0 || counts[slotPast] != 2*layers || counts[slotPresent] != 2*layers:
+	case layers == 0 || !everyLayerOnce(d.inputs, slotPast, layers) || !everyLayerOnce(d.outputs, slotPresent, layers):
 		return nil, fmt.Errorf("need a key and a value, in and out, for each of %d layers", layers)
 	case d.shape.Heads <= 0 || d.shape.HeadDim <= 0 || d.shape.Vocab <= 0:
 		return nil, fmt.Errorf("heads %d, head dim %d and vocab %d must be known from the model or its config",
@@ -193,12 +193,33 @@ func fixAxis(known *int, declared int64, name, what string) error {
 	return nil
 }
 
+// everyLayerOnce says whether slots hold a key and a value of kind for each layer below
+// layers, each once, and nothing of kind besides: a count alone passes a present.5 beside a
+// past of two layers, which a step would index out of range.
+func everyLayerOnce(slots []decoderSlot, kind slotKind, layers int) bool {
+	seen := make(map[[2]int]bool, 2*layers)
+	for _, sl := range slots {
+		if sl.kind != kind {
+			continue
+		}
+		k := [2]int{sl.layer, 0}
+		if sl.value {
+			k[1] = 1
+		}
+		if sl.layer >= layers || seen[k] {
+			return false
+		}
+		seen[k] = true
+	}
+	return len(seen) == 2*layers
+}
+
 // cacheName reads the layer and key/value of "past_key_values.3.value" or "present.3.key".
 func cacheName(name, prefix string) (layer int, value bool, err error) {
 	rest := strings.TrimPrefix(name, prefix)
 	num, kind, ok := strings.Cut(rest, ".")
 	layer, perr := strconv.Atoi(num)
-	if !ok || perr != nil || layer < 0 || layer > 1<<12 || (kind != "key" && kind != "value") {
+	if !ok || perr != nil || layer < 0 || layer > 1<<12 || num != strconv.Itoa(layer) || (kind != "key" && kind != "value") {
 		return 0, false, fmt.Errorf("%q is not %s{layer}.key or .value", name, prefix)
 	}
 	return layer, kind == "value", nil

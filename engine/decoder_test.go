@@ -159,3 +159,36 @@ func TestTerminatedStepFailsAndTheNextRuns(t *testing.T) {
 		t.Fatalf("after a terminated step: %d, torch %d", next, g.Greedy[0])
 	}
 }
+
+// TestDecoderLayoutHoldsEachLayerOnce: a model directory whose present outputs name a layer
+// its past inputs do not have (or name one twice, "01" beside "1") is refused when loaded,
+// not indexed out of range by its first step.
+func TestDecoderLayoutHoldsEachLayerOnce(t *testing.T) {
+	ids := func(name string) TensorInfo { return TensorInfo{Name: name, Type: ElementInt64, Shape: []int64{-1, -1}} }
+	cache := func(name string) TensorInfo { return TensorInfo{Name: name, Type: ElementFloat32, Shape: []int64{-1, 2, -1, 4}} }
+	layout := func(past, present []string) error {
+		s := &Session{inputs: []TensorInfo{ids(inputIDs), ids(inputMask)},
+			outputs: []TensorInfo{{Name: outputLogits, Type: ElementFloat32, Shape: []int64{-1, -1, 16}}}}
+		for _, n := range past {
+			s.inputs = append(s.inputs, cache(pastPrefix+n))
+		}
+		for _, n := range present {
+			s.outputs = append(s.outputs, cache(presentPrefix+n))
+		}
+		_, err := newDecoderLayout(s, DecoderShape{})
+		return err
+	}
+	two := []string{"0.key", "0.value", "1.key", "1.value"}
+	if err := layout(two, two); err != nil {
+		t.Fatalf("a good layout: %v", err)
+	}
+	for name, present := range map[string][]string{
+		"a layer past the last": {"0.key", "0.value", "5.key", "5.value"},
+		"one layer twice":       {"0.key", "0.value", "0.key", "1.value"},
+		"a layer spelt 01":      {"0.key", "0.value", "01.key", "1.value"},
+	} {
+		if err := layout(two, present); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+}

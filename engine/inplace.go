@@ -150,7 +150,7 @@ func newInPlaceLayout(s *Session, shape DecoderShape) (*inPlaceGraph, error) {
 	if counts[slotIDs] != 1 || counts[slotPositions] != 1 || counts[slotSeqLens] != 1 || counts[slotTotal] != 1 || counts[slotLogits] != 1 {
 		return nil, fmt.Errorf("need one each of %s, %s, %s, %s and %s", inputIDs, inputPositionIDs, inputSeqLens, inputTotal, outputLogits)
 	}
-	if layers != shape.Layers || counts[slotPast] != 2*layers || counts[slotPresent] != 2*layers {
+	if layers != shape.Layers || !everyLayerOnce(g.inputs, slotPast, layers) || !everyLayerOnce(g.outputs, slotPresent, layers) {
 		return nil, fmt.Errorf("need a key and a value, in and out, for each of the decoder's %d layers", shape.Layers)
 	}
 	return g, nil
