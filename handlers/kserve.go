@@ -165,7 +165,9 @@ func (s *server) serveV2Infer(c *fiber.Ctx, x *exchange, ep *Endpoint) error {
 	texts, shape, ferr := v2Texts(req.Inputs, s.opts.Limits)
 	errs.add(ferr)
 	opts := s.v2Options(req.Parameters, &errs)
-	name := c.Params("name")
+	// A copy: the parameter is a view of the request's path, which the connection's next
+	// request writes over, and the pool keeps the name as the loaded model's.
+	name := strings.Clone(c.Params("name"))
 	ex, reported, pooled, ferr := ep.resolve(&name, s.opts.Pool != nil)
 	if ferr != nil {
 		return v2NotFound()

@@ -1,9 +1,13 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/sluice-serving/sluice/admission"
 )
 
 func TestOpenInferenceProtocolInfersEveryText(t *testing.T) {
@@ -69,5 +73,49 @@ func TestOpenInferenceProtocolErrorsAreItsOwnAndContentFree(t *testing.T) {
 		if r.status != c.status || !strings.Contains(msg, c.says) || strings.Contains(r.raw, canary) {
 			t.Errorf("%s: %d %s", name, r.status, r.raw)
 		}
+	}
+}
+
+// namePool lends the fixture's pii extractor under any name, and keeps each name it was given.
+type namePool struct {
+	ex    Extractor
+	gate  *admission.Gate
+	mu    sync.Mutex
+	names []string
+}
+
+func (p *namePool) Lend(_ context.Context, name string, _ KeepAlive) (Extractor, *admission.Gate, func(), error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.names = append(p.names, name)
+	return p.ex, p.gate, func() {}, nil
+}
+func (p *namePool) Models() []PooledModel            { return nil }
+func (p *namePool) Unload(string) Unloaded           { return Unloaded{} }
+func (p *namePool) UnloadAll() (int, map[string]int) { return 0, nil }
+func (p *namePool) Settings() PoolSettings           { return PoolSettings{} }
+
+// TestAPooledModelsNameOutlivesItsRequest: the name a /v2 infer path gives the model pool,
+// which keeps it as the loaded model's, is the pool's own string, not a view of the request's
+// path that the next request on the connection writes over.
+func TestAPooledModelsNameOutlivesItsRequest(t *testing.T) {
+	pool := &namePool{}
+	f := newFixture(t, func(o *fixtureOptions) {
+		pool.ex, pool.gate = o.pii.Models["pii"], o.pii.Gate
+		o.Pool = pool
+		o.extra = []Route{KServeInfer(o.pii)}
+	})
+	body := `{"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["Alice"]}]}`
+	if r := f.do(t, "POST", "/v2/models/pool-model/infer", body); r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	for range 20 { // later requests, on the same connection, write paths of the same length over its buffer
+		f.do(t, "POST", "/v2/models/zzzz-zzzzz/infer", body)
+		f.do(t, "GET", "/zzzzzzzzzzzzzzzzzzzzzzzzzz", "")
+	}
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if pool.names[0] != "pool-model" {
+		t.Fatalf("the pool's name for the first model is now %q", pool.names[0])
 	}
 }

@@ -148,7 +148,9 @@ func readBufferSize(opts Options) int {
 // observe assigns the request id, then after the handler records metrics and the access log.
 func (s *server) observe(c *fiber.Ctx) error {
 	start := s.opts.Clock.Now()
-	id := c.Get(fiber.HeaderXRequestID)
+	// A copy: work may outlive the handler (a coalesced call its caller left), and the header
+	// is a view of a buffer the connection's next request writes over.
+	id := strings.Clone(c.Get(fiber.HeaderXRequestID))
 	if !validRequestID(id) {
 		id = newRequestID()
 	}
