@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
@@ -101,6 +102,9 @@ func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if i > 0 {
+			dec = newCapped(dec, int64(limit)) // another layer reads it
+		}
 		layers = append(layers, dec)
 	}
 	r := layers[len(layers)-1]
@@ -134,6 +138,49 @@ func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 }
 
 var errTrailingData = errors.New("handlers: data after the body's coded stream")
+
+// capped is a decoded layer that another decoder reads. It holds the layer to the body limit,
+// as the last layer is held: a middle layer of hundreds of megabytes of empty blocks costs
+// seconds to decode however little the next one makes of it. And it is a byte reader, so that
+// the next decoder reads it through this buffer instead of a read-ahead of its own, which
+// would swallow what follows the next stream before the check that every layer is spent.
+type capped struct {
+	br   *bufio.Reader
+	left int64 // bytes it may still give, one past the limit: the one past is refused
+}
+
+func newCapped(r io.Reader, limit int64) *capped {
+	return &capped{br: bufio.NewReader(r), left: limit + 1}
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errBodyTooLarge
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.br.Read(p)
+	if c.left -= int64(n); c.left <= 0 {
+		return n, errBodyTooLarge
+	}
+	return n, err
+}
+
+func (c *capped) ReadByte() (byte, error) {
+	if c.left <= 1 { // the next byte would be the one past the limit, if there is one
+		if _, err := c.br.ReadByte(); err != nil {
+			return 0, err
+		}
+		c.left = 0
+		return 0, errBodyTooLarge
+	}
+	b, err := c.br.ReadByte()
+	if err == nil {
+		c.left--
+	}
+	return b, err
+}
 
 // bodyTooLarge is the 413 of a body past Limits.MaxBodyBytes, as sent or as unpacked.
 func (s *server) bodyTooLarge() *apiError {

@@ -8,8 +8,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/adler32"
 	"net/http"
 	"strings"
 	"testing"
@@ -705,6 +707,9 @@ func TestEveryCodingIsReadToItsEnd(t *testing.T) {
 		"deflate inside a gzip cut short":    {"deflate, gzip", outer[:len(outer)-8]},
 		"deflate inside a deflate cut short": {"deflate, deflate", deflated(deflated(note))[:len(deflated(deflated(note)))-4]},
 		"gzip inside a deflate, bytes after": {"gzip, deflate", append(deflated(gzipped(t, note)), 0)},
+		// Bytes after an inner stream, which a decoder's own read-ahead of the outer one hid.
+		"deflate inside a gzip, bytes after the deflate":    {"deflate, gzip", gzipped(t, append(deflated(note), `,"x":1}`...))},
+		"deflate inside a deflate, bytes after the deflate": {"deflate, deflate", deflated(append(deflated(note), `,"x":1}`...))},
 	} {
 		if r := f.postEncoded(t, "/pii/extract", c.encoding, c.body); r.status != 400 {
 			t.Errorf("%s: %d %.200s", name, r.status, r.raw)
@@ -721,6 +726,25 @@ func TestEveryCodingIsReadToItsEnd(t *testing.T) {
 	if r := f.postEncoded(t, "/models/unload", "gzip", nil); r.status == 400 && errorOf(t, r)["code"] == CodeBadRequest &&
 		strings.Contains(r.raw, "invalid_content_encoding") {
 		t.Errorf("an empty body said to be gzip: %s", r.raw)
+	}
+}
+
+// TestAMiddleLayerIsHeldToTheLimit: a body whose middle coding unpacks to a megabyte of empty
+// deflate blocks, around a short valid note, is refused as too large once that layer passes
+// the limit, not decoded whole (seconds of CPU for each such request, before any admission).
+func TestAMiddleLayerIsHeldToTheLimit(t *testing.T) {
+	f, _ := everyRouteFixture(t)
+	note := []byte(`{"text":"Alice was seen today."}`)
+	// zlib: its header, 200,000 empty stored blocks, the note in a final stored block, and
+	// the note's Adler-32.
+	z := []byte{0x78, 0x01}
+	z = append(z, bytes.Repeat([]byte{0x00, 0x00, 0x00, 0xff, 0xff}, 200_000)...)
+	n := uint16(len(note))
+	z = append(z, 0x01, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
+	z = append(z, note...)
+	z = binary.BigEndian.AppendUint32(z, adler32.Checksum(note))
+	if r := f.postEncoded(t, "/pii/extract", "deflate, gzip", gzipped(t, z)); r.status != 413 {
+		t.Fatalf("a megabyte of empty blocks under the note: %d %.200s", r.status, r.raw)
 	}
 }
 
