@@ -15,6 +15,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/entities"
@@ -119,15 +120,29 @@ type streamSpan struct {
 	TextHash  string  `json:"text_hash,omitempty"`
 }
 
+// finalEvent is an extraction stream's last line: its spans always, [] when none.
+type finalEvent struct {
+	Type        string       `json:"type"`
+	FinalSpans  []streamSpan `json:"final_spans"`
+	LatencyMS   float64      `json:"latency_ms"`
+	WindowChars int          `json:"window_chars"`
+	Audit       *finalEvent  `json:"audit,omitempty"`
+}
+
+// orNone is spans, or an empty list for none: a list on the wire either way.
+func orNone[T any](spans []T) []T {
+	if spans == nil {
+		return []T{}
+	}
+	return spans
+}
+
 type extractEvent struct {
-	Type        string        `json:"type"`
-	EntityID    string        `json:"entity_id,omitempty"`
-	Span        *streamSpan   `json:"span,omitempty"`
-	Reason      string        `json:"reason,omitempty"`
-	FinalSpans  []streamSpan  `json:"final_spans,omitempty"`
-	LatencyMS   *float64      `json:"latency_ms,omitempty"`
-	WindowChars *int          `json:"window_chars,omitempty"`
-	Audit       *extractEvent `json:"audit,omitempty"`
+	Type     string        `json:"type"`
+	EntityID string        `json:"entity_id,omitempty"`
+	Span     *streamSpan   `json:"span,omitempty"`
+	Reason   string        `json:"reason,omitempty"`
+	Audit    *extractEvent `json:"audit,omitempty"`
 }
 
 // errorLine is a stream's last line when it fails after its first: the error envelope's body.
@@ -234,7 +249,15 @@ func (s *server) guarded(x *exchange, out *lineWriter, body func() string) (outc
 // the client is the one that went away. before, when not nil, sees the outcome first (an
 // audited stream stores its record).
 func (s *server) streamFailed(x *exchange, ctx context.Context, out *lineWriter, err error, before func(outcome string)) string {
-	e := s.failure(x, ctx, err)
+	var e *apiError
+	if ref, ok := refuseUnbooked(x, err); ok {
+		// A later window the queue had no room or time for: refused, as the first would have
+		// been (counted so, and not logged as a failure), with no reservation, since no
+		// client can bring one back to a stream under way.
+		e = queueRefusal(ref)
+	} else {
+		e = s.failure(x, ctx, err)
+	}
 	if before != nil {
 		before(e.Outcome)
 	}
@@ -242,6 +265,13 @@ func (s *server) streamFailed(x *exchange, ctx context.Context, out *lineWriter,
 		return e.Outcome
 	}
 	return streamError(x, out, e)
+}
+
+func refuseUnbooked(x *exchange, err error) (admission.Refusal, bool) {
+	if x.gate == nil {
+		return admission.Refusal{}, false
+	}
+	return x.gate.RefuseUnbooked(x.prio, err)
 }
 
 // streamError ends a stream with e's error line.
@@ -343,8 +373,8 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 			}
 		}
 		latency, widest := w.p99(), sc.Widest()
-		data, _ := json.Marshal(extractEvent{Type: "final", FinalSpans: final, LatencyMS: &latency, WindowChars: &widest,
-			Audit: &extractEvent{Type: "final", FinalSpans: finalAudit, LatencyMS: &latency, WindowChars: &widest}})
+		data, _ := json.Marshal(finalEvent{Type: "final", FinalSpans: orNone(final), LatencyMS: latency, WindowChars: widest,
+			Audit: &finalEvent{Type: "final", FinalSpans: orNone(finalAudit), LatencyMS: latency, WindowChars: widest}})
 		if err := out.line(data); err != nil {
 			return s.streamGone(x, ctx, err)
 		}
@@ -524,7 +554,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 		if _, e := s.keepRecord(x, rec, fiber.StatusOK); e != nil {
 			return streamError(x, out, e)
 		}
-		data, _ := json.Marshal(deidFinal{Type: "final", Spans: spans, Audit: audit, Mapping: doc.Mapping()})
+		data, _ := json.Marshal(deidFinal{Type: "final", Spans: orNone(spans), Audit: audit, Mapping: doc.Mapping()})
 		if err := out.line(data); err != nil {
 			return s.streamGone(x, ctx, err)
 		}

@@ -18,7 +18,8 @@ import (
 type failingAfter struct {
 	*fakeExtractor
 	n      int
-	panics bool // a bug: the call panics instead of failing
+	panics bool  // a bug: the call panics instead of failing
+	err    error // what the failing calls return; nil: an engine's error
 }
 
 func (f *failingAfter) Extract(ctx context.Context, p admission.Priority, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
@@ -26,6 +27,9 @@ func (f *failingAfter) Extract(ctx context.Context, p admission.Priority, text s
 		f.set(func(x *fakeExtractor) { x.calls++ })
 		if f.panics {
 			panic("engine: " + canary)
+		}
+		if f.err != nil {
+			return nil, extract.Stats{}, f.err
 		}
 		return nil, extract.Stats{}, errors.New("engine: " + canary)
 	}
@@ -38,6 +42,36 @@ func (f *failingAfter) Extract(ctx context.Context, p admission.Priority, text s
 func TestAStreamThatFailsEndsWithAnErrorLine(t *testing.T) {
 	for _, panics := range []bool{false, true} {
 		t.Run(map[bool]string{false: "error", true: "panic"}[panics], func(t *testing.T) { streamFailure(t, panics) })
+	}
+}
+
+// TestALaterWindowTheQueueRefusesIsARefusal: a stream whose second window the queue has no
+// room or time for ends with the queue's refusal (backpressure, counted as refused or
+// expired), not an internal error logged as a failure.
+func TestALaterWindowTheQueueRefusesIsARefusal(t *testing.T) {
+	r, err := deid.New(deid.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cause := range []error{admission.ErrQueueFull, admission.ErrExpired} {
+		f := newFixture(t, func(o *fixtureOptions) {
+			o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
+			o.pii.Models["pii"] = &failingAfter{fakeExtractor: o.pii.Models["pii"].(*fakeExtractor), n: 1, err: cause}
+			o.extra = []Route{PIIExtractStream(o.pii, r)}
+		})
+		body, _ := json.Marshal(map[string]any{"text": strings.Repeat("Alice went home. ", 400), "window_chars": 256})
+		resp := f.do(t, "POST", "/pii/extract/stream", string(body))
+		lines := strings.Split(strings.TrimSpace(resp.raw), "\n")
+		var last struct {
+			Type  string         `json:"type"`
+			Error map[string]any `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != "error" || last.Error["code"] != CodeBackpressure {
+			t.Fatalf("%v: last line %s", cause, lines[len(lines)-1])
+		}
+		if strings.Contains(f.logs.String(), "work failed") {
+			t.Fatalf("%v: logged as a failure: %s", cause, f.logs.String())
+		}
 	}
 }
 
@@ -133,6 +167,25 @@ func TestDeidentifyStreamChunksAreChunkSizeCharacters(t *testing.T) {
 	for size, got := range joined {
 		if got != joined[5000] {
 			t.Fatalf("chunk_size %d gives another text:\n%s\n%s", size, got, joined[5000])
+		}
+	}
+}
+
+// TestAFinalLineWithNothingFoundHasItsList: a stream that finds nothing ends with an empty
+// list, as the routes that do not stream answer, not a missing key or null.
+func TestAFinalLineWithNothingFoundHasItsList(t *testing.T) {
+	r, err := deid.New(deid.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.extra = []Route{PIIExtractStream(o.pii, r), PIIDeidentifyStream(o.pii, r)}
+	})
+	for path, want := range map[string]string{"/pii/extract/stream": `"final_spans":[]`, "/pii/deidentify/stream": `"spans":[]`} {
+		resp := f.do(t, "POST", path, `{"text":"nobody went home."}`)
+		lines := strings.Split(strings.TrimSpace(resp.raw), "\n")
+		if last := lines[len(lines)-1]; resp.status != 200 || !strings.Contains(last, `"type":"final"`) || !strings.Contains(last, want) {
+			t.Errorf("%s: %d, last line %s; want %s", path, resp.status, last, want)
 		}
 	}
 }
