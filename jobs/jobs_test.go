@@ -895,3 +895,47 @@ func TestJobsARecordTooLargeIsTheRequests(t *testing.T) {
 		t.Fatalf("%v; want a 413 Bound", err)
 	}
 }
+
+// TestJobsADoneJobsDetailsAreReadOnce: a done job's details, which every poll of it answers,
+// are read from its results once, not on every poll.
+func TestJobsADoneJobsDetailsAreReadOnce(t *testing.T) {
+	m := open(t, openBox(t), testConfig(t, true), upper(nil))
+	rec, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "Hello Zanzibar"}, {ID: "b", Text: "Hello Quito"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = waitStatus(t, m, "t", rec.ID, Done)
+	spans, docs, err := m.Details(context.Background(), rec)
+	if err != nil || len(spans) != 4 || len(docs) != 2 {
+		t.Fatalf("%d spans, %d documents, %v", len(spans), len(docs), err)
+	}
+	if err := m.results.Delete(context.Background(), docKey(rec.ID, 1)); err != nil { // read again, it would be missing
+		t.Fatal(err)
+	}
+	if again, docs, err := m.Details(context.Background(), rec); err != nil || len(again) != 4 || len(docs) != 2 {
+		t.Fatalf("polled again: %d spans, %d documents, %v", len(again), len(docs), err)
+	}
+}
+
+// TestDetailsCacheKeepsToItsBound: past its bytes the least recently read job goes first.
+func TestDetailsCacheKeepsToItsBound(t *testing.T) {
+	c := newDetailsCache(3000)
+	spans := make([]Span, 5) // about 500 bytes a job
+	for _, job := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		c.put(job, spans, nil)
+		c.get("a") // kept in use
+	}
+	if _, _, ok := c.get("a"); !ok {
+		t.Error("the job read most lost its place")
+	}
+	if _, _, ok := c.get("b"); ok {
+		t.Error("the least recently read job is still kept")
+	}
+	if c.size > c.max || len(c.byJob) != c.order.Len() {
+		t.Errorf("size %d of %d, %d jobs, %d in order", c.size, c.max, len(c.byJob), c.order.Len())
+	}
+	c.put("huge", make([]Span, 100), nil) // over a quarter of the bound: not kept
+	if _, _, ok := c.get("huge"); ok {
+		t.Error("a job over a quarter of the bound was kept")
+	}
+}

@@ -68,6 +68,7 @@ type Manager struct {
 	// kick wakes the sweep (a job finished at Create, having no documents);
 	// sweeping holds a place per delivery the sweep runs.
 	kick, sweeping chan struct{}
+	details        *detailsCache
 }
 
 // Open ensures the buckets, the work stream and its consumer. It reads the key once.
@@ -87,7 +88,7 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 		return nil, err
 	}
 	m := &Manager{cfg: cfg, box: box, clk: clk, met: met, log: logger, seal: s, n: memoryNames, kick: make(chan struct{}, 1),
-		sweeping: make(chan struct{}, maxSweepDeliveries)}
+		sweeping: make(chan struct{}, maxSweepDeliveries), details: newDetailsCache(detailsCacheBytes)}
 	m.client = webhookClient(cfg)
 	storage := jetstream.MemoryStorage
 	if s != nil {
@@ -565,6 +566,9 @@ func (m *Manager) Details(ctx context.Context, rec *Record) ([]Span, []DocumentI
 	if m.expired(rec) {
 		return nil, nil, ErrExpired
 	}
+	if spans, docs, ok := m.details.get(rec.ID); ok {
+		return spans, docs, nil
+	}
 	spans, docs := []Span{}, []DocumentInfo{}
 	for i := range rec.DocumentCount {
 		r, err := m.result(ctx, rec.ID, i)
@@ -576,6 +580,9 @@ func (m *Manager) Details(ctx context.Context, rec *Record) ([]Span, []DocumentI
 		}
 		spans = append(spans, r.Spans...)
 		docs = append(docs, DocumentInfo{ID: r.DocumentID, Length: r.Length, TextHash: r.TextHash})
+	}
+	if rec.Status == Done { // every result stored and counted: none changes from now on
+		m.details.put(rec.ID, spans, docs)
 	}
 	return spans, docs, nil
 }
