@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -286,15 +287,30 @@ const DefaultRetryFailedAfter = time.Minute
 var ErrLoadPanicked = errors.New("warmpool: the model could not be loaded")
 
 func (p *Pool) runLoad(e *entry) {
-	p.mu.Lock()
-	previous := p.closing[e.name]
-	p.mu.Unlock()
-	if previous != nil {
-		<-previous // the same name's last model still drains: its names are not free yet
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.LoadTimeout)
 	defer cancel()
-	m, size, err := p.loadSafely(ctx, e.name)
+	// Every model still closing holds what it held (memory, a GPU's above all), though the
+	// pool no longer counts it: one evicted to make room for this one most of all, and the
+	// same name's last model holds its names. The load waits for them, within its time.
+	p.mu.Lock()
+	closing := slices.Collect(maps.Values(p.closing))
+	p.mu.Unlock()
+	var m Model
+	var size int64
+	err := ctx.Err()
+	for _, done := range closing {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			err = fmt.Errorf("warmpool: a model unloaded to make room did not close within the load's time: %w", ctx.Err())
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		m, size, err = p.loadSafely(ctx, e.name)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	took := p.clk.Now().Sub(e.started)

@@ -13,21 +13,35 @@ import (
 )
 
 type fakeModel struct {
-	name   string
-	closed atomic.Bool
+	name    string
+	closed  atomic.Bool
+	closing *atomic.Int64 // counts the closes begun, when not nil
+	hold    chan struct{} // a close ends once it is closed, when not nil
 }
 
-func (m *fakeModel) Close(context.Context) error { m.closed.Store(true); return nil }
+func (m *fakeModel) Close(context.Context) error {
+	if m.closing != nil {
+		m.closing.Add(1)
+	}
+	if m.hold != nil {
+		<-m.hold
+	}
+	m.closed.Store(true)
+	return nil
+}
 
 // fakeModels loads models named in sizes, each after gate (when not nil) lets it, counting
 // the loads.
 type fakeModels struct {
 	sizes map[string]int64
 	gate  chan struct{}
-	loads atomic.Int64
-	fail  atomic.Bool
-	mu    sync.Mutex
-	made  []*fakeModel
+	// holdClose, when not nil, holds each model's Close until it is closed; closes counts them.
+	holdClose chan struct{}
+	closes    atomic.Int64
+	loads     atomic.Int64
+	fail      atomic.Bool
+	mu        sync.Mutex
+	made      []*fakeModel
 }
 
 func (f *fakeModels) load(ctx context.Context, name string) (Model, int64, error) {
@@ -38,7 +52,7 @@ func (f *fakeModels) load(ctx context.Context, name string) (Model, int64, error
 	if f.fail.Load() {
 		return nil, 0, errors.New("load failed")
 	}
-	m := &fakeModel{name: name}
+	m := &fakeModel{name: name, closing: &f.closes, hold: f.holdClose}
 	f.mu.Lock()
 	f.made = append(f.made, m)
 	f.mu.Unlock()
@@ -178,6 +192,39 @@ func TestTheCapAndTheBudgetUnloadTheLeastRecentlyUsed(t *testing.T) {
 	}
 	if _, err := use("nope"); !errors.Is(err, ErrUnknown) {
 		t.Fatalf("nope: %v", err)
+	}
+}
+
+// TestALoadWaitsForTheModelsUnloadedForIt: a model unloaded to make room still holds its
+// memory until its close returns: the load that needed the room begins only then.
+func TestALoadWaitsForTheModelsUnloadedForIt(t *testing.T) {
+	f := &fakeModels{sizes: map[string]int64{"a": 10, "b": 10}, holdClose: make(chan struct{})}
+	p := newPool(t, Config{MemoryBudget: 10, Forever: true}, f, clock.NewFake(epoch))
+	letClose := sync.OnceFunc(func() { close(f.holdClose) })
+	t.Cleanup(letClose) // before the pool's Close, which waits for every close
+	_, release, err := p.Acquire(context.Background(), "a", KeepAlive{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	done := make(chan error, 1)
+	go func() {
+		_, release, err := p.Acquire(context.Background(), "b", KeepAlive{})
+		if err == nil {
+			release()
+		}
+		done <- err
+	}()
+	eventually(t, func() bool { return f.closes.Load() == 1 }) // a is closing, for b's room
+	for range 10000 {
+		if f.loads.Load() != 1 {
+			t.Fatal("b loaded while a, unloaded for its room, still held it")
+		}
+		runtime.Gosched()
+	}
+	letClose()
+	if err := <-done; err != nil || f.loads.Load() != 2 {
+		t.Fatalf("b: %v after %d loads", err, f.loads.Load())
 	}
 }
 
