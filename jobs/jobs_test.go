@@ -939,3 +939,33 @@ func TestDetailsCacheKeepsToItsBound(t *testing.T) {
 		t.Error("a job over a quarter of the bound was kept")
 	}
 }
+
+// TestJobsListSeesAJobWhileItIsWritten: a job whose record is written while it is listed (a
+// worker counting its documents) is in the list every time: a tenant's count of unfinished
+// jobs, which MaxPerTenant holds to, must not miss it.
+func TestJobsListSeesAJobWhileItIsWritten(t *testing.T) {
+	m := open(t, openBox(t), testConfig(t, true), nil)
+	rec, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_, _, _ = m.change(context.Background(), recordKey("t", rec.ID), func(r *Record) bool { r.LabelHistogram["x"]++; return true })
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for i := range 200 {
+		if list, err := m.List(context.Background(), "t"); err != nil || len(list) != 1 {
+			t.Fatalf("list %d: %d jobs, %v", i, len(list), err)
+		}
+	}
+}

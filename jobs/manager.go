@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -433,13 +434,9 @@ func (m *Manager) Get(ctx context.Context, tenant, id string) (*Record, error) {
 
 // List is tenant's jobs, in no order.
 func (m *Manager) List(ctx context.Context, tenant string) ([]*Record, error) {
-	lister, err := m.records.ListKeysFiltered(ctx, tenantKey(tenant)+".*")
+	keys, err := m.recordKeys(ctx, tenantKey(tenant)+".*")
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
-	}
-	var keys []string
-	for k := range lister.Keys() {
-		keys = append(keys, k)
 	}
 	out := make([]*Record, 0, len(keys))
 	for _, k := range keys {
@@ -456,6 +453,27 @@ func (m *Manager) List(ctx context.Context, tenant string) ([]*Record, error) {
 		out = append(out, rec)
 	}
 	return out, nil
+}
+
+// recordKeys are the keys of the records bucket that match filter, from the stream's own
+// count of its subjects. The bucket's key lister (a watcher's first pass) leaves out a key
+// written while it starts, which a job being worked on is: a tenant's count of unfinished
+// jobs would miss it, and so would the sweep.
+func (m *Manager) recordKeys(ctx context.Context, filter string) ([]string, error) {
+	prefix := "$KV." + m.n.records + "."
+	st, err := m.js.Stream(ctx, "KV_"+m.n.records)
+	if err != nil {
+		return nil, err
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(prefix+filter))
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(info.State.Subjects))
+	for subj := range info.State.Subjects {
+		keys = append(keys, strings.TrimPrefix(subj, prefix))
+	}
+	return keys, nil
 }
 
 // Cancel stops tenant's job id: its documents not yet taken are dropped. A finished job is

@@ -82,13 +82,9 @@ const maxSweepDeliveries = 8
 // finished (keepResults), and starts the delivery of each webhook it can claim, up to
 // maxSweepDeliveries at once.
 func (m *Manager) sweepOnce(ctx context.Context) {
-	lister, err := m.records.ListKeys(ctx)
+	keys, err := m.recordKeys(ctx, ">")
 	if err != nil {
-		return // no records yet, or the server does not answer: the next sweep tries again
-	}
-	var keys []string
-	for k := range lister.Keys() {
-		keys = append(keys, k)
+		return // the server does not answer: the next sweep tries again
 	}
 	for _, k := range keys {
 		if ctx.Err() != nil {
