@@ -383,10 +383,11 @@ func (m *Manager) getRecord(ctx context.Context, k string) (*Record, uint64, err
 	}
 	plain, err := m.seal.open(k, e.Value())
 	if errors.Is(err, errSealed) {
-		// Sealed under another key (SLUICE_JOBS_KEY_FILE replaced) or damaged: no one with
-		// this key can read it, so it is gone to them. An error here would refuse the tenant
-		// every create until the record expired, and hand its documents back every second.
-		return nil, 0, ErrNotFound
+		// Sealed under another key (SLUICE_JOBS_KEY_FILE replaced, or a replica that has the
+		// other) or damaged: no one with this key can read it, so it is gone to them. An
+		// error here would refuse the tenant every create until the record expired. The
+		// workers tell it apart (errSealed too): its documents wait for a replica that can.
+		return nil, 0, errRecordSealed
 	}
 	if err != nil {
 		return nil, 0, err
@@ -575,6 +576,9 @@ func (m *Manager) result(ctx context.Context, id string, i int) (*Result, error)
 	return &r, nil
 }
 
+// errRecordSealed is a record this process's key does not open: not found, to its readers.
+var errRecordSealed = fmt.Errorf("%w (%w)", ErrNotFound, errSealed)
+
 // errUnreadable is a stored result that does not open or parse.
 var errUnreadable = errors.New("jobs: a stored result cannot be read")
 
@@ -588,9 +592,11 @@ func (m *Manager) Details(ctx context.Context, rec *Record) ([]Span, []DocumentI
 		return spans, docs, nil
 	}
 	spans, docs := []Span{}, []DocumentInfo{}
+	whole := true
 	for i := range rec.DocumentCount {
 		r, err := m.result(ctx, rec.ID, i)
 		if errors.Is(err, ErrNotFound) {
+			whole = false // a copy that lags may answer so: not kept
 			continue
 		}
 		if err != nil {
@@ -599,7 +605,7 @@ func (m *Manager) Details(ctx context.Context, rec *Record) ([]Span, []DocumentI
 		spans = append(spans, r.Spans...)
 		docs = append(docs, DocumentInfo{ID: r.DocumentID, Length: r.Length, TextHash: r.TextHash})
 	}
-	if rec.Status == Done { // every result stored and counted: none changes from now on
+	if rec.Status == Done && whole { // every result stored and counted: none changes from now on
 		m.details.put(rec.ID, spans, docs)
 	}
 	return spans, docs, nil

@@ -221,6 +221,10 @@ func (it *item) settleCharge(kept bool) {
 
 func (it *item) key() string { return docKey(it.w.Job, it.w.Index) }
 
+// sealedWait is how long a document whose job this process's key cannot open waits before
+// it is handed out again. A variable for the tests' sake.
+var sealedWait = time.Minute
+
 // backstop times MaxAttempts is the most deliveries a failing document gets after this
 // process first met it or it last waited here, whatever the tries this process counted: the
 // others may be another replica's.
@@ -307,12 +311,17 @@ func (m *Manager) admit(ctx context.Context, msgs []jetstream.Msg) []*item {
 		r, seen := records[w.Record]
 		if !seen {
 			r.rec, r.err = m.markRunning(ctx, w.Record)
-			if errors.Is(r.err, ErrNotFound) {
+			if errors.Is(r.err, ErrNotFound) && !errors.Is(r.err, errSealed) {
 				r = read{}
 			}
 			records[w.Record] = r
 		}
 		switch {
+		case errors.Is(r.err, errSealed):
+			// A job of another key: a replica that has it runs the document (a key being
+			// rotated through the fleet). Back after a while, not at once, until it expires.
+			_ = msg.NakWithDelay(sealedWait)
+			m.met.docs("deferred", 1)
 		case r.err != nil:
 			_ = msg.NakWithDelay(time.Second)
 			m.met.docs("retried", 1)
