@@ -226,6 +226,15 @@ func TestAClaimTakenMeanwhileIsLeftToItsHolder(t *testing.T) {
 	}
 	observer := open(t, Config{URL: urls, Replicas: 1, Replica: "observer"})
 	kv := observer.claimed.kv
+	// A claim gone (run out while the cluster was out of reach, nobody taking it) is taken
+	// again.
+	if err := kv.Delete(ctx, "r0"); err != nil {
+		t.Fatal(err)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the claim taken again", func() bool {
+		e, err := kv.Get(ctx, "r0")
+		return err == nil && bytes.Equal(e.Value(), b.claimed.mine)
+	})
 	if _, err := kv.Put(ctx, "r0", []byte("another process")); err != nil { // its claim ran out meanwhile, and another took it
 		t.Fatal(err)
 	}

@@ -38,7 +38,10 @@ func (b *Box) claim(ctx context.Context, logger *slog.Logger) error {
 	}
 	nonce := make([]byte, 16)
 	_, _ = rand.Read(nonce)
-	c := &claimed{kv: kv, name: b.replica, mine: []byte(hex.EncodeToString(nonce)), log: logger}
+	c := &claimed{kv: kv, name: b.replica, mine: []byte(hex.EncodeToString(nonce)), log: logger,
+		last: func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+			return b.LastOf(ctx, "KV_"+claimBucket, "$KV."+claimBucket+"."+b.replica)
+		}}
 	deadline := time.Now().Add(ttl + time.Second)
 	for {
 		c.rev, err = kv.Create(ctx, c.name, c.mine)
@@ -89,6 +92,9 @@ type claimed struct {
 	mine []byte
 	rev  uint64
 	log  *slog.Logger
+	// last reads the claim as the stream's leader has it: a direct get, which any copy
+	// answers, may show a holder the claim had before.
+	last func(context.Context) (*jetstream.RawStreamMsg, error)
 	lost bool // another process took the name: never renewed or given back again
 }
 
@@ -102,17 +108,17 @@ func (c *claimed) renew(ctx context.Context) bool {
 		c.rev = rev
 		return true
 	}
-	e, err := c.kv.Get(ctx, c.name)
+	m, err := c.last(ctx)
 	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound):
+	case err != nil:
+		return true // not reached: tried again on the next tick
+	case m == nil || m.Header.Get("KV-Operation") != "": // none, or deleted or purged
 		if rev, err := c.kv.Create(ctx, c.name, c.mine); err == nil {
 			c.rev = rev
 		}
 		return true // or not reached: tried again on the next tick
-	case err != nil:
-		return true // not reached: tried again on the next tick
-	case bytes.Equal(e.Value(), c.mine):
-		c.rev = e.Revision() // this process's write landed, its answer did not
+	case bytes.Equal(m.Data, c.mine):
+		c.rev = m.Sequence // this process's write landed, its answer did not
 		return true
 	}
 	c.lost = true
