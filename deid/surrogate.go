@@ -109,20 +109,21 @@ func (s *surrogates) firstName(dr drawer, original string) string {
 // get is original's surrogate for kind k: drawn once a document for each original however
 // it is cased ("Alan", "ALAN"), and written in the case of each.
 func (s *surrogates) get(label string, k kind, original string) string {
+	if s.seed != nil && k.canonical == "PERSON" {
+		// Derived from the subject and the name alone, word by word (each word's draw kept
+		// below), in the case of this occurrence.
+		return s.person(original)
+	}
 	key := [2]string{k.canonical, foldOriginal(original)}
 	v, ok := s.drawn[key]
 	if !ok {
-		if s.seed != nil && k.canonical == "PERSON" {
-			v = s.person(original)
-		} else {
-			dr := s.doc
-			if s.seed != nil {
-				dr = newDrawer(rand.NewChaCha8(s.seed(k.canonical, original)))
-			}
-			for range 10 { // a draw that happens to equal the original is drawn again
-				if v = s.draw(dr, label, k, original); inCaseOf(original, v) != original {
-					break
-				}
+		dr := s.doc
+		if s.seed != nil {
+			dr = newDrawer(rand.NewChaCha8(s.seed(k.canonical, original)))
+		}
+		for range 10 { // a draw that happens to equal the original is drawn again
+			if v = s.draw(dr, label, k, original); inCaseOf(original, v) != original {
+				break
 			}
 		}
 		s.drawn[key] = v
