@@ -280,6 +280,9 @@ func (p *Pool) loadSafely(ctx context.Context, name string) (m Model, size int64
 	return p.load(ctx, name)
 }
 
+// closeWait bounds how long a load waits for other models' closes before it goes on.
+const closeWait = 30 * time.Second
+
 // DefaultRetryFailedAfter is Config.RetryFailedAfter when it is 0.
 const DefaultRetryFailedAfter = time.Minute
 
@@ -290,22 +293,31 @@ func (p *Pool) runLoad(e *entry) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.LoadTimeout)
 	defer cancel()
 	// Every model still closing holds what it held (memory, a GPU's above all), though the
-	// pool no longer counts it: one evicted to make room for this one most of all, and the
-	// same name's last model holds its names. The load waits for them, within its time.
+	// pool no longer counts it: one evicted to make room for this one most of all. The load
+	// waits for them a while (an idle model closes at once), and for the same name's last
+	// model, which holds its names, within the load's time.
 	p.mu.Lock()
+	previous := p.closing[e.name]
 	closing := slices.Collect(maps.Values(p.closing))
 	p.mu.Unlock()
-	var m Model
-	var size int64
-	err := ctx.Err()
+	wait := p.clk.NewTimer(closeWait)
+waiting:
 	for _, done := range closing {
 		select {
 		case <-done:
-		case <-ctx.Done():
-			err = fmt.Errorf("warmpool: a model unloaded to make room did not close within the load's time: %w", ctx.Err())
+		case <-wait.C():
+			break waiting
 		}
-		if err != nil {
-			break
+	}
+	wait.Stop()
+	var m Model
+	var size int64
+	var err error
+	if previous != nil {
+		select {
+		case <-previous:
+		case <-ctx.Done():
+			err = fmt.Errorf("warmpool: the last model of this name did not close within the load's time: %w", ctx.Err())
 		}
 	}
 	if err == nil {

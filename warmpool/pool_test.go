@@ -228,6 +228,34 @@ func TestALoadWaitsForTheModelsUnloadedForIt(t *testing.T) {
 	}
 }
 
+// TestALoadWaitsForAnotherCloseAWhileOnly: a close that hangs holds the next load for
+// closeWait, not for the load's whole time.
+func TestALoadWaitsForAnotherCloseAWhileOnly(t *testing.T) {
+	f := &fakeModels{sizes: map[string]int64{"a": 10, "b": 10}, holdClose: make(chan struct{})}
+	clk := clock.NewFake(epoch)
+	p := newPool(t, Config{MemoryBudget: 10, Forever: true}, f, clk)
+	t.Cleanup(sync.OnceFunc(func() { close(f.holdClose) }))
+	_, release, err := p.Acquire(context.Background(), "a", KeepAlive{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	done := make(chan error, 1)
+	armed := clk.TimerCreated()
+	go func() {
+		_, release, err := p.Acquire(context.Background(), "b", KeepAlive{})
+		if err == nil {
+			release()
+		}
+		done <- err
+	}()
+	<-armed // the load's wait for a's close
+	clk.Advance(closeWait)
+	if err := <-done; err != nil || f.loads.Load() != 2 {
+		t.Fatalf("b, a's close hanging: %v after %d loads", err, f.loads.Load())
+	}
+}
+
 func names(p *Pool) string {
 	out := ""
 	for i, s := range p.Snapshot() {
