@@ -3,8 +3,6 @@ package coalesce
 import (
 	"context"
 	"errors"
-	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -24,18 +22,12 @@ type call[V any] struct {
 	cancel  context.CancelFunc
 	// deadline is the first caller's, the call's own (zero: none).
 	deadline time.Time
-	// panicked is fn's panic, which each caller panics with in its own goroutine.
-	panicked *Panic
+	// panicked says fn panicked, with panic: each caller panics with it in its own goroutine,
+	// where the caller's recovery (an HTTP handler's) takes it as it would fn's own; on the
+	// call's goroutine it would end the process.
+	panicked bool
+	panic    any
 }
-
-// Panic is what a caller panics with when the call it waited for panicked: on the call's own
-// goroutine the panic would end the process, where a caller's (an HTTP handler's) recovers.
-type Panic struct {
-	Value any
-	Stack []byte // the call's goroutine's, where it panicked
-}
-
-func (p *Panic) Error() string { return fmt.Sprintf("coalesce: the shared call panicked: %v", p.Value) }
 
 // Waiters counts the callers waiting on calls in flight, every key's: a test's way to know
 // that every caller has joined before a call ends.
@@ -75,7 +67,7 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 		go func() {
 			defer func() {
 				if r := recover(); r != nil {
-					c.panicked = &Panic{Value: r, Stack: debug.Stack()}
+					c.panicked, c.panic = true, r
 				}
 				g.mu.Lock()
 				if g.calls[key] == c {
@@ -91,8 +83,8 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 	g.mu.Unlock()
 	select {
 	case <-c.done:
-		if c.panicked != nil {
-			panic(c.panicked)
+		if c.panicked {
+			panic(c.panic)
 		}
 		if shared && errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil && !c.deadline.IsZero() {
 			if mine, ok := ctx.Deadline(); !ok || mine.After(c.deadline) {

@@ -187,8 +187,7 @@ func TestACallThatPanicsPanicsInEachCaller(t *testing.T) {
 	}
 	close(release)
 	for range 2 {
-		var p *Panic
-		if r := <-caught; r == nil || !errors.As(r.(error), &p) || p.Value != "the model's decoding" || len(p.Stack) == 0 {
+		if r := <-caught; r != "the model's decoding" {
 			t.Fatalf("a caller recovered %v", r)
 		}
 	}
