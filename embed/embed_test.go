@@ -102,8 +102,6 @@ func TestPooling(t *testing.T) {
 	}
 }
 
-// TestTheQuerysKindRanksFirst: the shipped cross-encoder scores a passage written from the
-// query's kind of line above others, alone or batched.
 // TestNormalizeTakesAnyFiniteVector: a vector too short for float32 to hold the inverse of
 // its length still comes out of unit length, not NaN.
 func TestNormalizeTakesAnyFiniteVector(t *testing.T) {
@@ -123,6 +121,8 @@ func TestNormalizeTakesAnyFiniteVector(t *testing.T) {
 	}
 }
 
+// TestTheQuerysKindRanksFirst: the shipped cross-encoder scores a passage written from the
+// query's kind of line above others, alone or batched.
 func TestTheQuerysKindRanksFirst(t *testing.T) {
 	m, sess := serving(t, "rerank-mini")
 	r, err := NewReranker("test", m, sess, batchConfig(), clock.Real(), nil)
