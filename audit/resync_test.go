@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/natsbox"
 )
 
@@ -160,24 +160,6 @@ func TestOutageFailsAppendsAtOnce(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log destination safe for the Log's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *lockedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *lockedBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
 // A replica started with other retention limits than the stream's leaves the stream as it is
 // (its limits bound every replica's records) and says so.
 func TestOtherLimitsLeaveTheStreamAsItIs(t *testing.T) {
@@ -190,7 +172,7 @@ func TestOtherLimitsLeaveTheStreamAsItIs(t *testing.T) {
 			return r
 		})
 	}
-	var out lockedBuffer
+	var out logtest.Buffer
 	cfg := defaults
 	cfg.MaxBytes, cfg.MaxAge = 1<<20, time.Hour
 	canary, err := Open(context.Background(), b, "pod-canary", cfg, clock.Real(), NewMetrics(nil),
@@ -222,7 +204,7 @@ func TestOtherLimitsLeaveTheStreamAsItIs(t *testing.T) {
 			t.Errorf("the warning lacks %q: %s", want, logged)
 		}
 	}
-	var again lockedBuffer
+	var again logtest.Buffer
 	l, err := Open(context.Background(), b, "pod-b", defaults, clock.Real(), NewMetrics(nil), slog.New(slog.NewTextHandler(&again, nil)))
 	if err != nil {
 		t.Fatal(err)

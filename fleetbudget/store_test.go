@@ -2,14 +2,12 @@ package fleetbudget
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,6 +19,7 @@ import (
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/fleetbudget/redistest"
+	"github.com/sluice-serving/sluice/logtest"
 )
 
 // replica is one replica's view of the shared budgets: its store and the Budgets over it.
@@ -28,7 +27,7 @@ type replica struct {
 	store   *Store
 	budgets *admission.Budgets
 	reg     *prometheus.Registry
-	log     *syncBuffer
+	log     *logtest.Buffer
 }
 
 // newReplica is a store on url with cfg's other fields (a short lease, a quick probe and a
@@ -51,7 +50,7 @@ func newReplica(t *testing.T, url string, cfg Config, deferred admission.Budgets
 	if cfg.ProbeInterval == 0 {
 		cfg.ProbeInterval = 20 * time.Millisecond
 	}
-	r := &replica{reg: prometheus.NewRegistry(), log: &syncBuffer{}}
+	r := &replica{reg: prometheus.NewRegistry(), log: &logtest.Buffer{}}
 	var err error
 	r.store, err = New(cfg, clock.Real(), slog.New(slog.NewTextHandler(r.log, nil)), NewMetrics(r.reg))
 	if err != nil {
@@ -71,24 +70,6 @@ func (r *replica) admit(t *testing.T, key string, b admission.Budget, tokens flo
 		t.Fatal(err)
 	}
 	return ch, ref
-}
-
-// syncBuffer is a log the store writes from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) count(substr string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Count(s.b.String(), substr)
 }
 
 // eventually polls cond until it holds or 10 s pass.
@@ -354,7 +335,7 @@ func TestRedisStoppedMidRun(t *testing.T) {
 			if got := testutil.ToFloat64(r.store.metrics.fallback.WithLabelValues(string(mode))); got != 20 {
 				t.Errorf("fallback counted %v; want 20", got)
 			}
-			if n := r.log.count("Redis is out of reach"); n != 1 {
+			if n := r.log.Count("Redis is out of reach"); n != 1 {
 				t.Errorf("%d warnings for one outage; want 1", n)
 			}
 			srv.Restart() // empty: the budget is whole again
@@ -363,7 +344,7 @@ func TestRedisStoppedMidRun(t *testing.T) {
 				ch.Done(-1)
 				return ref == nil && testutil.ToFloat64(r.store.metrics.degraded) == 0
 			})
-			if n := r.log.count("Redis answers again"); n != 1 {
+			if n := r.log.Count("Redis answers again"); n != 1 {
 				t.Errorf("%d recovery lines; want 1", n)
 			}
 		})

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/extract"
+	"github.com/sluice-serving/sluice/logtest"
 )
 
 // canary is planted in request text; no error body or log line may ever contain it.
@@ -99,7 +99,7 @@ type fixture struct {
 	srv      *httptest.Server
 	analyze  *fakeExtractor
 	pii      *fakeExtractor
-	logs     *syncBuffer
+	logs     *logtest.Buffer
 	registry *prometheus.Registry
 	// analyzeLoad and piiLoad are the queue states the endpoints' gates read.
 	analyzeLoad, piiLoad *fakeLoad
@@ -122,7 +122,7 @@ func newFixture(t *testing.T, edit ...func(*fixtureOptions)) *fixture {
 	f := &fixture{
 		analyze:     &fakeExtractor{name: "clinical-ner", maxLen: 128},
 		pii:         &fakeExtractor{name: "pii", maxLen: 128},
-		logs:        &syncBuffer{},
+		logs:        &logtest.Buffer{},
 		analyzeLoad: newFakeLoad(16),
 		piiLoad:     newFakeLoad(16),
 	}
@@ -481,24 +481,6 @@ func TestAccessLogHasNoText(t *testing.T) {
 	if strings.Contains(logs, canary) || strings.Contains(logs, "Alice") {
 		t.Fatalf("access log contains request text: %s", logs)
 	}
-}
-
-// syncBuffer is a bytes.Buffer the server's goroutines may write while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestKeepAliveGrammarIsOpenMeds: numbers, numeric strings and unit strings are durations;

@@ -8,12 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/natsbox/natstest"
 	"github.com/sluice-serving/sluice/settings"
 )
@@ -219,7 +219,7 @@ func TestAClaimTakenMeanwhileIsLeftToItsHolder(t *testing.T) {
 	urls, _ := natstest.Cluster(t, 3, 7125)
 	defer func(ttl time.Duration) { claimTTL = ttl }(claimTTL)
 	claimTTL = 3 * time.Second
-	var logs syncBuffer
+	var logs logtest.Buffer
 	b, err := Open(ctx, Config{URL: urls, Replicas: 1, Replica: "r0"}, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -246,24 +246,6 @@ func TestAClaimTakenMeanwhileIsLeftToItsHolder(t *testing.T) {
 	if err != nil || string(e.Value()) != "another process" {
 		t.Fatalf("the other process's claim after this one closed: %v", err)
 	}
-}
-
-// syncBuffer is a log written from the claim's goroutine and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestLastBeforeOfManySubjects: the last message before a sequence of each of more subjects

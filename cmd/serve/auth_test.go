@@ -88,7 +88,7 @@ func TestAPIKeysGuardTheRoutes(t *testing.T) {
 		resp.Body.Close()
 	}
 	srv.waitForMetric(t, `sluice_tenant_requests_total{outcome="served",route="/pii/extract",tenant="clinic-a"} 1`)
-	srv.logs.waitFor(t, time.Minute, `"tenant":"ops"`, `"route":"/pii/deidentify"`)
+	srv.logs.WaitFor(t, time.Minute, `"tenant":"ops"`, `"route":"/pii/deidentify"`)
 	if strings.Contains(srv.logs.String(), "secret-1") {
 		t.Fatal("a key reached the logs")
 	}
@@ -97,7 +97,7 @@ func TestAPIKeysGuardTheRoutes(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	srv.logs.waitFor(t, time.Minute, "API keys reloaded", `"keys":1`)
+	srv.logs.WaitFor(t, time.Minute, "API keys reloaded", `"keys":1`)
 	if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "reader-secret-1"); status != 401 {
 		t.Fatalf("an old key after the reload: %d", status)
 	}
@@ -110,7 +110,7 @@ func TestAPIKeysGuardTheRoutes(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	srv.logs.waitFor(t, time.Minute, "API keys not reloaded; the previous ones stay")
+	srv.logs.WaitFor(t, time.Minute, "API keys not reloaded; the previous ones stay")
 	if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "reader-secret-2"); status != 200 {
 		t.Fatalf("the kept key after a bad file: %d", status)
 	}
@@ -125,7 +125,7 @@ func TestAPIKeysGuardTheRoutes(t *testing.T) {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
-		srv.logs.waitFor(t, time.Minute, "API keys not reloaded; the previous ones stay", says)
+		srv.logs.WaitFor(t, time.Minute, "API keys not reloaded; the previous ones stay", says)
 		if status, _, _ := call(t, srv, "/pii/extract", body, "X-API-Key", "reader-secret-2"); status != 200 {
 			t.Fatalf("the kept key after %s: %d", file, status)
 		}
@@ -198,7 +198,7 @@ func TestSIGHUPReloadsTheJWKSFile(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	srv.logs.waitFor(t, time.Minute, "JWKS reloaded")
+	srv.logs.WaitFor(t, time.Minute, "JWKS reloaded")
 	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", sign(oldKey)); status != 401 {
 		t.Fatalf("the old key after the reload: %d", status)
 	}

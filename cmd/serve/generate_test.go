@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/models"
 )
 
@@ -169,7 +170,7 @@ func TestClientThatLeavesFreesItsBlocksWithinOneStep(t *testing.T) {
 			if n := metricValue(t, m, `sluice_generate_tokens_after_disconnect_total{queue="tiny-lm"}`); n > 1 {
 				t.Fatalf("%v tokens generated after the disconnect was seen, want at most 1", n)
 			}
-			srv.logs.waitFor(t, 30*time.Second, `"route":"/v1/completions"`, `"outcome":"aborted"`)
+			srv.logs.WaitFor(t, 30*time.Second, `"route":"/v1/completions"`, `"outcome":"aborted"`)
 			// The server may see the close as a FIN or, when it writes first, as a reset: either is
 			// the client's departure.
 			departed := func() float64 {
@@ -286,7 +287,7 @@ func TestShutdownEndsStreamsAndGivesBlocksBack(t *testing.T) {
 	defer cancel()
 	ready := make(chan net.Addr, 1)
 	done := make(chan int, 1)
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_SHUTDOWN_TIMEOUT_S=1",
 		"SLUICE_GENERATE_STREAM_BUFFER=1", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off", "SLUICE_DATA_DIR=" + t.TempDir()}
 	go func() { done <- run(ctx, env, logs, logs, ready) }()
@@ -537,7 +538,7 @@ func TestServedContextFollowsTheKVPool(t *testing.T) {
 		t.Fatalf("a request past the served context: %d %v", status, out)
 	}
 	for _, env := range [][]string{{"SLUICE_KV_BLOCKS=6", "SLUICE_GENERATE_MAX_MODEL_LEN=128"}, {"SLUICE_GENERATE_MAX_MODEL_LEN=300"}} {
-		var stdout, stderr lockedBuffer
+		var stdout, stderr logtest.Buffer
 		env = append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_ADDR=127.0.0.1:0", "SLUICE_DATA_DIR=" + t.TempDir()}, env...)
 		if code := run(context.Background(), env, &stdout, &stderr, nil); code == 0 || !strings.Contains(stderr.String(), "SLUICE_GENERATE_MAX_MODEL_LEN") {
 			t.Fatalf("%v: exit %d, stderr:\n%s", env, code, stderr.String())

@@ -26,6 +26,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sluice-serving/sluice/inferencepb"
+	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/mtls/mtlstest"
 	"github.com/sluice-serving/sluice/openmedpb"
 )
@@ -34,7 +35,7 @@ import (
 func grpcConn(t *testing.T, srv *testServer) *grpc.ClientConn {
 	t.Helper()
 	var ready struct{ GRPC string }
-	if err := json.Unmarshal([]byte(srv.logs.waitFor(t, 10*time.Second, `"msg":"ready"`)), &ready); err != nil || ready.GRPC == "" || ready.GRPC == "off" {
+	if err := json.Unmarshal([]byte(srv.logs.WaitFor(t, 10*time.Second, `"msg":"ready"`)), &ready); err != nil || ready.GRPC == "" || ready.GRPC == "off" {
 		t.Fatalf("ready line: %+v, %v", ready, err)
 	}
 	conn, err := grpc.NewClient(ready.GRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -186,7 +187,7 @@ func TestGRPCOverMutualTLS(t *testing.T) {
 		"SLUICE_TLS_CERT_FILE="+writeFile(t, filepath.Join(dir, "server.pem"), mtlstest.PEM(server.Leaf)),
 		"SLUICE_TLS_KEY_FILE="+writeFile(t, filepath.Join(dir, "server-key.pem"), mtlstest.KeyPEM(t, server)))
 	var ready struct{ GRPC string }
-	if err := json.Unmarshal([]byte(srv.logs.waitFor(t, 10*time.Second, `"msg":"ready"`)), &ready); err != nil {
+	if err := json.Unmarshal([]byte(srv.logs.WaitFor(t, 10*time.Second, `"msg":"ready"`)), &ready); err != nil {
 		t.Fatal(err)
 	}
 	roots := x509.NewCertPool()
@@ -225,7 +226,7 @@ func TestGRPCWithNodesClient(t *testing.T) {
 	}
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_GRPC_ADDR=127.0.0.1:0")
 	var ready struct{ GRPC string }
-	if err := json.Unmarshal([]byte(srv.logs.waitFor(t, 10*time.Second, `"msg":"ready"`)), &ready); err != nil {
+	if err := json.Unmarshal([]byte(srv.logs.WaitFor(t, 10*time.Second, `"msg":"ready"`)), &ready); err != nil {
 		t.Fatal(err)
 	}
 	const note = "Patient John Smith, phone 555-123-4567, seen today."
@@ -268,7 +269,7 @@ func TestGRPCWithNodesClient(t *testing.T) {
 func TestGRPCCallsGetTheGrace(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ready, done, logs := make(chan net.Addr, 1), make(chan int, 1), &lockedBuffer{}
+	ready, done, logs := make(chan net.Addr, 1), make(chan int, 1), &logtest.Buffer{}
 	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off",
 		"SLUICE_DATA_DIR=" + t.TempDir(), "SLUICE_GRPC_ADDR=127.0.0.1:0", "SLUICE_GENERATE_MODEL=none", "SLUICE_SHUTDOWN_TIMEOUT_S=30"}
 	go func() { done <- run(ctx, env, logs, logs, ready) }()

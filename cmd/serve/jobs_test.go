@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sluice-serving/sluice/logtest"
 )
 
 // openMedJobs is OpenMed's Go client's job calls, rebuilt from its documented wire names:
@@ -466,7 +468,7 @@ func TestShutdownGivesJobDocumentsBack(t *testing.T) {
 		"SLUICE_BENCH_STEP_DELAY_MS=60", "SLUICE_SHUTDOWN_TIMEOUT_S=30"}
 	start := func() (*testServer, context.CancelFunc, chan int) {
 		ctx, cancel := context.WithCancel(context.Background())
-		ready, done, logs := make(chan net.Addr, 1), make(chan int, 1), &lockedBuffer{}
+		ready, done, logs := make(chan net.Addr, 1), make(chan int, 1), &logtest.Buffer{}
 		go func() { done <- run(ctx, env, logs, logs, ready) }()
 		select {
 		case addr := <-ready:

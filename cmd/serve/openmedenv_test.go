@@ -112,7 +112,7 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_NO_SUCH_SETTING=1", "OPENMED_SERVICE_GRAPHQL_ENABLED=true",
 		"OPENMED_SERVICE_MLX_PAGED_KV_CACHE_BUDGET=1", "OPENMED_MCP_AUTH_ENABLED=true") // the last three do not apply: no warning
-	srv.logs.waitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
+	srv.logs.WaitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
 		`"variables":["OPENMED_SERVICE_NO_SUCH_SETTING"]`)
 }
 

@@ -23,6 +23,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"golang.org/x/sys/unix"
+
+	"github.com/sluice-serving/sluice/logtest"
 )
 
 // These tests run the real binary's wiring: environment config, the embedded models, ONNX
@@ -62,7 +64,7 @@ func readGolden(t *testing.T, name string) []golden {
 
 type testServer struct {
 	url  string
-	logs *lockedBuffer
+	logs *logtest.Buffer
 }
 
 // startServer runs the server in-process with env on a free port and returns once it is ready.
@@ -71,7 +73,7 @@ func startServer(t testing.TB, env ...string) *testServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan net.Addr, 1)
 	done := make(chan int, 1)
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	// The shipped entity models run in int8 (their config.json); the tests that hold answers
 	// to torch's float32 ones serve float32 unless a test names SLUICE_QUANTIZE itself
 	// (TestInt8ThroughTheServer serves the shipped setting).
@@ -385,7 +387,7 @@ func TestDisconnectedClientIsNeverComputed(t *testing.T) {
 	if err := conn.Close(); err != nil {
 		t.Fatal(err)
 	}
-	line := srv.logs.waitFor(t, 30*time.Second, `"route":"/pii/extract"`, `"outcome":"aborted"`)
+	line := srv.logs.WaitFor(t, 30*time.Second, `"route":"/pii/extract"`, `"outcome":"aborted"`)
 	if !strings.Contains(line, `"windows":1`) {
 		t.Fatalf("access line lacks the request's size: %s", line)
 	}
@@ -505,7 +507,7 @@ func TestShutdownFinishesInFlightWork(t *testing.T) {
 	defer cancel()
 	ready := make(chan net.Addr, 1)
 	done := make(chan int, 1)
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_BATCH_MAX_WAIT_MS=600000",
 		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=900000", "SLUICE_REQUEST_TIMEOUT_MS=900000", "SLUICE_QUANTIZE=off", "SLUICE_DATA_DIR=" + t.TempDir()}
 	go func() { done <- run(ctx, env, logs, logs, ready) }()
@@ -532,7 +534,7 @@ func TestShutdownFinishesInFlightWork(t *testing.T) {
 }
 
 func TestBadConfigExitsWithAClearMessage(t *testing.T) {
-	var out lockedBuffer
+	var out logtest.Buffer
 	code := run(context.Background(), []string{"SLUICE_BATCH_MAX_SIZE=-1", "SLUICE_DEVICE=gpu"}, &out, &out, nil)
 	if code == 0 || !strings.Contains(out.String(), "SLUICE_BATCH_MAX_SIZE") || !strings.Contains(out.String(), "SLUICE_DEVICE") {
 		t.Fatalf("exit %d, output:\n%s", code, out.String())
@@ -552,7 +554,7 @@ func TestStartupFailuresPrintOneLineOnStderr(t *testing.T) {
 		{"models dir", []string{"SLUICE_MODELS_DIR=" + t.TempDir()}, []string{"clinical-ner", "SLUICE_MODELS_DIR"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr lockedBuffer
+			var stdout, stderr logtest.Buffer
 			env := append([]string{"SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_GENERATE_MODEL=none", "SLUICE_QUANTIZE=off",
 				"SLUICE_DATA_DIR=" + t.TempDir()}, tc.env...)
 			code := run(context.Background(), env, &stdout, &stderr, nil)
@@ -561,55 +563,6 @@ func TestStartupFailuresPrintOneLineOnStderr(t *testing.T) {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
 			}
 		})
-	}
-}
-
-// lockedBuffer collects the server's output; the server writes from many goroutines. Tests
-// wait for a line with waitFor instead of sleeping.
-type lockedBuffer struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	changed chan struct{}
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.changed != nil {
-		close(b.changed)
-		b.changed = nil
-	}
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// waitFor blocks until the output contains all of parts in one line, or the guard expires.
-func (b *lockedBuffer) waitFor(t testing.TB, guard time.Duration, parts ...string) string {
-	t.Helper()
-	deadline := time.After(guard) // a hang guard only; the condition is what the test checks
-	for {
-		b.mu.Lock()
-		for _, line := range strings.Split(b.buf.String(), "\n") {
-			if containsAll(line, parts) {
-				b.mu.Unlock()
-				return line
-			}
-		}
-		if b.changed == nil {
-			b.changed = make(chan struct{})
-		}
-		changed := b.changed
-		b.mu.Unlock()
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("no output line with %q after %v:\n%s", parts, guard, b.String())
-		}
 	}
 }
 
