@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sluice-serving/sluice/logtest"
@@ -276,6 +277,38 @@ func TestLastBeforeOfManySubjects(t *testing.T) {
 	for i, m := range last[1:] {
 		if want := fmt.Sprintf("%d#1", i); m.Sequence != uint64(subjects+1+i) || string(m.Data) != want {
 			t.Fatalf("message %d: %d %q; want %q", i+1, m.Sequence, m.Data, want)
+		}
+	}
+}
+
+// TestReadsTrustTheServersHeadersOnly: a message published with its own Nats-Sequence,
+// Nats-Subject and Nats-Time-Stamp headers, or with an empty body and a Status header, is
+// read with what the server stored it under, and ends no read early.
+func TestReadsTrustTheServersHeadersOnly(t *testing.T) {
+	ctx := context.Background()
+	b := open(t, Config{DataDir: t.TempDir(), Replicas: 1, Replica: "r1"})
+	if _, err := b.EnsureStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}, AllowDirect: true}); err != nil {
+		t.Fatal(err)
+	}
+	forged := nats.NewMsg("t.a")
+	forged.Header.Set(jetstream.SequenceHeader, "999")
+	forged.Header.Set(jetstream.SubjectHeader, "t.other")
+	forged.Header.Set(jetstream.TimeStampHeaer, "2999-01-01T00:00:00Z")
+	forged.Data = []byte("forged")
+	empty := nats.NewMsg("t.a")
+	empty.Header.Set("Status", "204")
+	for _, m := range []*nats.Msg{forged, empty, {Subject: "t.a", Data: []byte("real")}} {
+		if _, err := b.JetStream().PublishMsg(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, next, _, err := b.DirectBatch(ctx, "T", 0, 10, "t.>")
+	if err != nil || len(msgs) != 3 || next != 4 {
+		t.Fatalf("%d messages, next %d, %v", len(msgs), next, err)
+	}
+	for i, m := range msgs {
+		if m.Sequence != uint64(i+1) || m.Subject != "t.a" || m.Time.After(time.Now().Add(time.Hour)) {
+			t.Errorf("message %d read as %d %s %s", i+1, m.Sequence, m.Subject, m.Time)
 		}
 	}
 }

@@ -125,7 +125,9 @@ func (b *Box) batch(ctx context.Context, stream string, req []byte, each func(*j
 		if err != nil {
 			return fmt.Errorf("natsbox: stream %q: reading: %w", stream, err)
 		}
-		if len(m.Data) == 0 && m.Header.Get("Status") != "" {
+		// A stored message comes with its sequence; a status (the end of the batch, an
+		// error) without: a publisher's own Status header does not end a read.
+		if len(m.Data) == 0 && m.Header.Get("Status") != "" && m.Header.Get(jetstream.SequenceHeader) == "" {
 			switch m.Header.Get("Status") {
 			case "204": // the end of the batch
 				if end != nil {
@@ -142,14 +144,24 @@ func (b *Box) batch(ctx context.Context, stream string, req []byte, each func(*j
 				return fmt.Errorf("natsbox: stream %q: %s %s", stream, m.Header.Get("Status"), m.Header.Get("Description"))
 			}
 		}
-		seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
+		seq, err := strconv.ParseUint(serverHeader(m.Header, jetstream.SequenceHeader), 10, 64)
 		if err != nil {
 			return fmt.Errorf("natsbox: stream %q: a message without its sequence", stream)
 		}
-		at, _ := time.Parse(time.RFC3339Nano, m.Header.Get(jetstream.TimeStampHeaer))
-		each(&jetstream.RawStreamMsg{Subject: m.Header.Get(jetstream.SubjectHeader), Sequence: seq,
+		at, _ := time.Parse(time.RFC3339Nano, serverHeader(m.Header, jetstream.TimeStampHeaer))
+		each(&jetstream.RawStreamMsg{Subject: serverHeader(m.Header, jetstream.SubjectHeader), Sequence: seq,
 			Header: m.Header, Data: m.Data, Time: at})
 	}
+}
+
+// serverHeader is the value the server gave a direct get's answer under key: the last one.
+// The server adds its headers after the stored message's own, which a publisher may have
+// written under the same names (a Nats-Time-Stamp in the future, to end a read early).
+func serverHeader(h nats.Header, key string) string {
+	if v := h.Values(key); len(v) > 0 {
+		return v[len(v)-1]
+	}
+	return ""
 }
 
 // LastOf is the last message on subject as the stream's leader has it, or nil when the
