@@ -95,6 +95,9 @@ func Open(ctx context.Context, box *natsbox.Box, replica string, cfg Config, clk
 		return nil, err
 	}
 	warnOfOtherLimits(logger, st.CachedInfo().Config, cfg)
+	if err := denyRemoval(ctx, box, st.CachedInfo().Config, logger); err != nil {
+		return nil, err
+	}
 	l := &Log{box: box, replica: replica, subject: Subject(replica), clock: clk, metrics: m,
 		logger: logger, timeout: cfg.AckTimeout}
 	js, err := jetstream.New(box.Conn(), jetstream.WithPublishAsyncMaxPending(maxInFlight),
@@ -145,6 +148,22 @@ func warnOfOtherLimits(logger *slog.Logger, have jetstream.StreamConfig, cfg Con
 		slog.String("stream", Stream),
 		slog.Duration("stream_max_age", have.MaxAge), slog.Int64("stream_max_bytes", have.MaxBytes),
 		slog.Duration("configured_max_age", want.MaxAge), slog.Int64("configured_max_bytes", want.MaxBytes))
+}
+
+// denyRemoval sets the stream, made before this replica (by an operator's nats CLI), to
+// refuse deletes and purges, as Sluice makes it: where anyone may delete a record, a chain
+// whose first records are gone reads as trimmed by age and verifies. Both flags can be set on
+// a stream, never cleared, so this changes nothing else.
+func denyRemoval(ctx context.Context, box *natsbox.Box, have jetstream.StreamConfig, logger *slog.Logger) error {
+	if have.DenyDelete && have.DenyPurge {
+		return nil
+	}
+	have.DenyDelete, have.DenyPurge = true, true
+	if _, err := box.JetStream().UpdateStream(ctx, have); err != nil {
+		return fmt.Errorf("audit: the stream %s lets records be deleted, and refusing deletes failed: %w", Stream, err)
+	}
+	logger.Warn("audit: the stream let records be deleted or purged; it no longer does", slog.String("stream", Stream))
+	return nil
 }
 
 func maxBytes(n int64) int64 {

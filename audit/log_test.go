@@ -344,3 +344,31 @@ func TestReplicatedStreamOnACluster(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+// TestAStreamThatLetsRecordsBeDeletedIsClosedToDeletes: a stream an operator made beforehand
+// without Sluice's refusal of deletes and purges gets it when a replica opens it; a record
+// cannot then be deleted (which would make a chain's start read as trimmed by age).
+func TestAStreamThatLetsRecordsBeDeletedIsClosedToDeletes(t *testing.T) {
+	ctx := context.Background()
+	b := openBox(t, t.TempDir())
+	loose := StreamConfig(defaults)
+	loose.DenyDelete, loose.DenyPurge = false, false
+	if _, err := b.JetStream().CreateStream(ctx, loose); err != nil {
+		t.Fatal(err)
+	}
+	l := openLog(t, b, "r1", defaults)
+	appendAll(t, l, 3, plain)
+	st, err := b.JetStream().Stream(ctx, Stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := st.Info(ctx); err != nil || !info.Config.DenyDelete || !info.Config.DenyPurge {
+		t.Fatalf("deny delete %v, deny purge %v, %v", info.Config.DenyDelete, info.Config.DenyPurge, err)
+	}
+	if err := st.DeleteMsg(ctx, 1); err == nil {
+		t.Fatal("a record was deleted")
+	}
+	if rep := verify(t, b); len(rep.Breaks) != 0 || rep.Records != 3 {
+		t.Fatalf("%+v", rep)
+	}
+}
