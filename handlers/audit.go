@@ -136,7 +136,9 @@ func (s *server) auditRead(c *fiber.Ctx) error {
 	}{{"from", &q.From}, {"to", &q.To}} {
 		if v := c.Query(t.name); v != "" {
 			at, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
+			// An offset may carry a year 9999 or 0000 past what a time's JSON can write: the
+			// years 1 to 9999, in UTC.
+			if y := at.UTC().Year(); err != nil || y < 1 || y > 9999 {
 				errs.add(&FieldError{Field: "query." + t.name, Type: "datetime_parsing", Message: "Input should be an RFC 3339 time"})
 			}
 			*t.dst = at
@@ -181,6 +183,9 @@ func (s *server) auditRead(c *fiber.Ctx) error {
 	}
 	out := auditPage{Records: page.Records, Count: len(page.Records), Verified: page.Verified, Chains: page.Segments,
 		Breaks: page.Breaks, Scanned: page.Scanned}
+	if out.Records == nil {
+		out.Records = []audit.Stored{}
+	}
 	if out.Chains == nil {
 		out.Chains = []audit.Segment{}
 	}

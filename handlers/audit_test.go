@@ -120,6 +120,16 @@ func TestDeidentificationIsAudited(t *testing.T) {
 		!strings.Contains(r.raw, "query.cursor") || !strings.Contains(r.raw, "query.replica") || e["code"] != CodeValidation {
 		t.Errorf("bad parameters: %d %s", r.status, r.raw)
 	}
+	// A time whose offset puts it past the years JSON writes is refused as a bad time.
+	for _, from := range []string{"9999-12-31T23:59:59-23:59", "0000-01-01T00:00:00%2B00:01"} {
+		if r := f.do(t, "GET", "/privacy-gateway/audit?from="+from, "", "Authorization", "Bearer clinic-key"); r.status != 422 || !strings.Contains(r.raw, "query.from") {
+			t.Errorf("from=%s: %d %s", from, r.status, r.raw)
+		}
+	}
+	// Nothing since from: an empty list, not null.
+	if r := f.do(t, "GET", "/privacy-gateway/audit?from=2999-01-01T00:00:00Z", "", "Authorization", "Bearer clinic-key"); r.status != 200 || !strings.Contains(r.raw, `"records":[]`) {
+		t.Errorf("nothing since: %d %s", r.status, r.raw)
+	}
 }
 
 // A request whose record cannot be stored is not answered as if it were: 503
