@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -134,6 +135,15 @@ func isProbe(path string) bool {
 		}
 	}
 	return false
+}
+
+// ValidOrigin says whether o is an exact origin, as a browser sends one: http or https, a
+// host (and a port), nothing after them but a "/"; no wildcard, which would let any page call
+// the API.
+func ValidOrigin(o string) bool {
+	u, err := url.Parse(o)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.Contains(o, "*") &&
+		(u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == "" && u.User == nil && !u.ForceQuery
 }
 
 // corsHandler lets browser pages from opts.CORSOrigins call the API, with OpenMed's methods

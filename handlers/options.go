@@ -3,7 +3,6 @@ package handlers
 import (
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -161,8 +160,8 @@ func (o Options) validate() error {
 		}
 	}
 	for _, origin := range o.CORSOrigins {
-		if strings.Contains(origin, "*") || origin == "" {
-			bad("CORSOrigins", "must list exact origins (a wildcard would let any page call the API)")
+		if !ValidOrigin(origin) {
+			bad("CORSOrigins", "must list exact origins, as https://app.example.org (no wildcard, no path)")
 			break
 		}
 	}

@@ -255,6 +255,30 @@ type Own struct {
 func LoadConfig(environ []string) (Config, error) { return loadConfig(environ, thisMachine()) }
 
 // loadConfig is LoadConfig for a given machine.
+// trimLists trims the blanks around each item of every list setting under v and drops the
+// empty ones, as OpenMed's lists are read: "a.example, b.example" is two hosts, the second
+// not " b.example", and a trailing comma adds nothing.
+func trimLists(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				trimLists(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		if items, ok := v.Addr().Interface().(*[]string); ok && *items != nil {
+			kept := (*items)[:0]
+			for _, it := range *items {
+				if it = strings.TrimSpace(it); it != "" {
+					kept = append(kept, it)
+				}
+			}
+			*items = kept
+		}
+	}
+}
+
 func loadConfig(environ []string, m machine) (Config, error) {
 	vars := make(map[string]string, len(environ))
 	for _, kv := range environ {
@@ -272,6 +296,7 @@ func loadConfig(environ []string, m machine) (Config, error) {
 		cfg.Profile = strings.ToLower(strings.TrimSpace(p))
 	}
 	cfg.load(vars, problems)
+	trimLists(reflect.ValueOf(&cfg).Elem())
 	// A CPU batch limit set without its GPU counterpart holds on a GPU too: whoever asked for
 	// batches of one (or switched OpenMed's batching off) gets them there as well. A bad CPU
 	// value is reported once, under its own name.
@@ -507,8 +532,8 @@ func (c Config) check(m machine) []problem {
 		}
 	}
 	for _, o := range c.CORSOrigins {
-		if strings.Contains(o, "*") {
-			own("CORS_ORIGINS", "must list exact origins: a wildcard lets any page call the API")
+		if !handlers.ValidOrigin(o) {
+			own("CORS_ORIGINS", "must list exact origins, as https://app.example.org: a wildcard lets any page call the API, and an origin has no path")
 			break
 		}
 	}

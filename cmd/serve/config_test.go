@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -274,6 +275,27 @@ func TestConfigProblemsNameWhatTheOperatorWrote(t *testing.T) {
 	for name, value := range map[string]string{"OPENMED_SERVICE_SHUTDOWN_DRAIN_SECONDS": "0", "OPENMED_SERVICE_MAX_REQUEST_BYTES": "10MB"} {
 		if _, err := loadConfig([]string{name + "=" + value}, testMachine); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%s: %v", name, value, err)
+		}
+	}
+}
+
+// TestListSettingsAreReadAsOpenMedReadsThem: a list's items lose the blanks around them and
+// empty ones go (a space after the comma, a trailing comma), and an origin that is not a
+// scheme and a host is refused at start, naming its variable, not a panic in the web
+// framework's CORS set-up after the models have loaded.
+func TestListSettingsAreReadAsOpenMedReadsThem(t *testing.T) {
+	cfg, err := loadConfig([]string{"SLUICE_TRUSTED_HOSTS=a.example, b.example,", "SLUICE_CORS_ORIGINS= https://app.example.org ,https://b.example:8443/",
+		"SLUICE_AUTH_JWT_AUDIENCE=api-a, api-b"}, testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.TrustedHosts, []string{"a.example", "b.example"}) || !slices.Equal(cfg.AuthJWTAudience, []string{"api-a", "api-b"}) ||
+		!slices.Equal(cfg.CORSOrigins, []string{"https://app.example.org", "https://b.example:8443/"}) {
+		t.Fatalf("hosts %q, audiences %q, origins %q", cfg.TrustedHosts, cfg.AuthJWTAudience, cfg.CORSOrigins)
+	}
+	for _, origin := range []string{"app.example.org", "null", "https://a.org/app", "https://*.a.org", "ftp://a.org"} {
+		if _, err := loadConfig([]string{"SLUICE_CORS_ORIGINS=" + origin}, testMachine); err == nil || !strings.Contains(err.Error(), "SLUICE_CORS_ORIGINS") {
+			t.Errorf("%s: %v", origin, err)
 		}
 	}
 }
