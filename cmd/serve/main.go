@@ -69,6 +69,15 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	// SIGHUP's default ends the process. It is taken here for the whole run, so that one sent
+	// while the server starts or closes (by a key file's reloader) is lost rather than fatal;
+	// while it serves, the server re-reads its key files on each (reloadKeysOnHangup).
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		for range hup {
+		}
+	}()
 	os.Exit(run(ctx, os.Environ(), os.Stdout, os.Stderr, nil))
 }
 

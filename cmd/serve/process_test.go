@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -187,5 +188,44 @@ func TestTheStartUpLogSaysWhatIsServed(t *testing.T) {
 	}
 	if ready == nil || ready["authentication"] != "off: every caller is served" || ready["state"] == nil {
 		t.Errorf("ready: %v", ready)
+	}
+}
+
+// TestAHangUpWhileStartingIsLost: SIGHUP, whose default ends a process, sent while the server
+// starts (loading its models, before it watches its key files) is lost, and the server goes
+// on to serve.
+func TestAHangUpWhileStartingIsLost(t *testing.T) {
+	cmd := serverCommand(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_NO_SUCH_SETTING=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+	lines := bufio.NewScanner(out)
+	var seen []string
+	ready := false
+	for !ready && lines.Scan() {
+		seen = append(seen, lines.Text())
+		if strings.Contains(lines.Text(), "OpenMed settings are set") { // logged before the models load
+			for range 3 {
+				_ = cmd.Process.Signal(syscall.SIGHUP)
+			}
+		}
+		ready = strings.Contains(lines.Text(), `"msg":"ready"`)
+	}
+	go func() {
+		for lines.Scan() {
+		}
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	if !ready {
+		<-exited
+		t.Fatalf("the server ended before it was ready: %v\n%s", waitErr, strings.Join(seen, "\n"))
 	}
 }
