@@ -435,10 +435,16 @@ func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission
 	}
 	s.decoder = dec
 	sh := dec.Shape()
-	pool, err := kvcache.NewPool(cfg.kv(kvcache.Config{Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim,
-		MaxSeqLen: c.MaxPositionEmbeddings}))
+	geometry := cfg.kv(kvcache.Config{Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim, MaxSeqLen: c.MaxPositionEmbeddings})
+	pool, err := kvcache.NewPool(geometry)
 	if err != nil {
 		return handlers.GenerationEndpoint{}, named(err, byTags(reflect.TypeFor[kvcache.Config]()))
+	}
+	// SLUICE_KV_MEMORY_BYTES is held to half the process's memory when it is read; a count of
+	// blocks only once the model says what a block holds. The runner allocates them whole.
+	if mem, kv := thisMachine().MemoryBytes, int64(pool.Blocks())*geometry.BlockBytes(); mem > 0 && kv > mem/2 {
+		return handlers.GenerationEndpoint{}, fmt.Errorf("SLUICE_KV_BLOCKS: %d blocks of %d KiB of %s are %d MiB, over half of the %d MiB this process may use",
+			pool.Blocks(), geometry.BlockBytes()>>10, m.Name, kv>>20, mem>>20)
 	}
 	maxLen, lowered, err := cfg.servedLength(c.MaxPositionEmbeddings, pool.MaxSequence())
 	if err != nil {

@@ -552,6 +552,8 @@ func TestStartupFailuresPrintOneLineOnStderr(t *testing.T) {
 	}{
 		{"address", []string{"SLUICE_ADDR=127.0.0.1:99999"}, []string{"99999"}},
 		{"models dir", []string{"SLUICE_MODELS_DIR=" + t.TempDir()}, []string{"clinical-ner", "SLUICE_MODELS_DIR"}},
+		// 2^24 of tiny-lm's blocks are 512 GiB: refused before the runner allocates them.
+		{"kv blocks", []string{"SLUICE_GENERATE_MODEL=tiny-lm", "SLUICE_KV_BLOCKS=16777216"}, []string{"SLUICE_KV_BLOCKS", "MiB"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr logtest.Buffer
