@@ -248,7 +248,7 @@ func (r *checkReport) checkGenerator(ctx context.Context, rt *engine.Runtime, m 
 		m.Config.HeadDim, m.Config.NumKVHeads)
 	cfg.ModelsDir, cfg.GenerateModel = filepath.Dir(dir), filepath.Base(dir)
 	s := &server{cfg: cfg, logger: slog.New(slog.DiscardHandler), runtime: rt, quant: quant}
-	if _, err := s.generation(cfg, prometheus.NewRegistry(), admission.NewMetrics(nil), clock.Real()); err != nil {
+	if _, err := s.generation(ctx, cfg, prometheus.NewRegistry(), admission.NewMetrics(nil), clock.Real()); err != nil {
 		r.problem("%v", err)
 		return
 	}

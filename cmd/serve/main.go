@@ -97,7 +97,14 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, ready 
 		logger.Warn("OpenMed settings are set that Sluice does not implement; they have no effect (docs/CONFIGURATION.md: OpenMed's settings)",
 			slog.Any("variables", cfg.openMedNoEffect))
 	}
-	srv, err := newServer(cfg, logger, clock.Real())
+	srv, err := newServer(ctx, cfg, logger, clock.Real())
+	if ctx.Err() != nil { // SIGTERM or SIGINT while it started: it stops there, never serving
+		if err == nil {
+			srv.close()
+		}
+		logger.Info("stopped while starting")
+		return 0
+	}
 	if err != nil {
 		logger.Error("start-up failed", slog.String("error", err.Error()))
 		fmt.Fprintln(stderr, "sluice:", err)
@@ -168,7 +175,7 @@ type servedModel struct {
 
 // newServer builds the server. What it opens it records on s as it goes; when a step fails,
 // the deferred s.close releases all of that, once, in the reverse order of its opening.
-func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err error) {
+func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -218,7 +225,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		if err != nil {
 			return handlers.Endpoint{}, err
 		}
-		int8, err := s.quant.prepare(context.Background(), m)
+		int8, err := s.quant.prepare(ctx, m)
 		if err != nil {
 			return handlers.Endpoint{}, err
 		}
@@ -279,7 +286,7 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		}
 	}
 	if cfg.GenerateModel != "none" {
-		gen, err := s.generation(cfg, reg, am, clk)
+		gen, err := s.generation(ctx, cfg, reg, am, clk)
 		if err != nil {
 			return nil, err
 		}
@@ -348,13 +355,13 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 	}
 	var trail handlers.AuditTrail // nil (not a nil *audit.Log) with the audit off
 	if cfg.Audit.Enabled || cfg.Jobs.Enabled {
-		if s.box, err = natsbox.Open(context.Background(), cfg.NATS, logger); err != nil {
+		if s.box, err = natsbox.Open(ctx, cfg.NATS, logger); err != nil {
 			return nil, err
 		}
 	}
 	var jobRoutes *handlers.Jobs
 	if cfg.Jobs.Enabled {
-		if s.jobs, err = jobs.Open(context.Background(), s.box, cfg.Jobs, clk, jobs.NewMetrics(reg), logger); err != nil {
+		if s.jobs, err = jobs.Open(ctx, s.box, cfg.Jobs, clk, jobs.NewMetrics(reg), logger); err != nil {
 			return nil, err
 		}
 		yield, err := admission.NewYield(pii.Gate, clk, cfg.Jobs.YieldDocuments, cfg.Jobs.YieldWindow)
@@ -364,12 +371,12 @@ func newServer(cfg Config, logger *slog.Logger, clk clock.Clock) (_ *server, err
 		jobRoutes = &handlers.Jobs{Manager: s.jobs, PII: pii, Redactor: redactor, Yield: yield}
 	}
 	if cfg.Audit.Enabled {
-		if s.audit, err = audit.Open(context.Background(), s.box, s.box.Replica(), cfg.Audit, clk, audit.NewMetrics(reg), logger); err != nil {
+		if s.audit, err = audit.Open(ctx, s.box, s.box.Replica(), cfg.Audit, clk, audit.NewMetrics(reg), logger); err != nil {
 			return nil, err
 		}
 		trail = s.audit
 	}
-	verifier, err := s.signingVerifier(cfg, clk)
+	verifier, err := s.signingVerifier(ctx, cfg, clk)
 	if err != nil {
 		return nil, err
 	}
@@ -413,12 +420,12 @@ func residentModels(routes []handlers.Route) int {
 
 // generation loads the generation model and builds its paged KV cache, scheduler, generator
 // and admission gate.
-func (s *server) generation(cfg Config, reg prometheus.Registerer, am *admission.Metrics, clk clock.Clock) (handlers.GenerationEndpoint, error) {
+func (s *server) generation(ctx context.Context, cfg Config, reg prometheus.Registerer, am *admission.Metrics, clk clock.Clock) (handlers.GenerationEndpoint, error) {
 	m, err := loadModel(cfg.ModelsDir, cfg.GenerateModel)
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
 	}
-	int8, err := s.quant.prepare(context.Background(), m)
+	int8, err := s.quant.prepare(ctx, m)
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
 	}
@@ -982,7 +989,7 @@ func (s *server) listenGRPC(served chan<- error) (*grpc.Server, error) {
 // signingVerifier is the verifier of signed requests when a secret is configured: its nonces
 // in JetStream, shared by the fleet, when this process keeps durable state there, else in
 // memory.
-func (s *server) signingVerifier(cfg Config, clk clock.Clock) (*signing.Verifier, error) {
+func (s *server) signingVerifier(ctx context.Context, cfg Config, clk clock.Clock) (*signing.Verifier, error) {
 	if cfg.Signing.SecretFile == "" {
 		return nil, nil
 	}
@@ -992,7 +999,7 @@ func (s *server) signingVerifier(cfg Config, clk clock.Clock) (*signing.Verifier
 	}
 	var nonces signing.Nonces = signing.NewMemoryNonces(clk, cfg.Signing.MaxNonces)
 	if s.box != nil {
-		if nonces, err = signing.NewJetStreamNonces(context.Background(), s.box.JetStream(), cfg.Signing, s.box.Replicas()); err != nil {
+		if nonces, err = signing.NewJetStreamNonces(ctx, s.box.JetStream(), cfg.Signing, s.box.Replicas()); err != nil {
 			return nil, err
 		}
 	}

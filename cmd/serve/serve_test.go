@@ -659,3 +659,17 @@ func TestMetricsAreTheDocsTable(t *testing.T) {
 		}
 	}
 }
+
+// TestAStopWhileStartingStopsTheStart: SIGTERM (the context's end) while the server starts
+// ends the start where it is: the process exits 0 without ever serving.
+func TestAStopWhileStartingStopsTheStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out logtest.Buffer
+	ready := make(chan net.Addr, 1)
+	code := run(ctx, []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_GENERATE_MODEL=none",
+		"SLUICE_QUANTIZE=off", "SLUICE_DATA_DIR=" + t.TempDir()}, &out, &out, ready)
+	if code != 0 || len(ready) != 0 || !strings.Contains(out.String(), "stopped while starting") {
+		t.Fatalf("exit %d, served %v:\n%s", code, len(ready) != 0, out.String())
+	}
+}
