@@ -741,9 +741,16 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- s.app.Listener(ln) }()
+	// stopEarly ends the HTTP server before it has served: a shutdown that comes before its
+	// Serve has taken the listener returns at once and leaves the port to that Serve, so the
+	// listener is closed too.
+	stopEarly := func(grace time.Duration) {
+		_ = s.app.ShutdownWithTimeout(grace)
+		_ = ln.Close()
+	}
 	rpc, err := s.listenGRPC(served)
 	if err != nil {
-		_ = s.app.ShutdownWithTimeout(0)
+		stopEarly(0)
 		return err
 	}
 	if rpc != nil {
@@ -753,7 +760,7 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	grace := time.Duration(s.cfg.ShutdownTimeoutSec) * time.Second
 	for _, c := range s.warmers() {
 		if err := c.Warm(ctx); err != nil {
-			_ = s.app.ShutdownWithTimeout(grace)
+			stopEarly(grace)
 			if ctx.Err() != nil {
 				return nil // SIGTERM during warm-up is a clean stop, not a failure
 			}
@@ -761,14 +768,14 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 		}
 	}
 	if err := s.preload(ctx); err != nil {
-		_ = s.app.ShutdownWithTimeout(grace)
+		stopEarly(grace)
 		if ctx.Err() != nil {
 			return nil
 		}
 		return err
 	}
 	if err := s.warmGeneration(ctx); err != nil {
-		_ = s.app.ShutdownWithTimeout(grace)
+		stopEarly(grace)
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -673,3 +673,31 @@ func TestAStopWhileStartingStopsTheStart(t *testing.T) {
 		t.Fatalf("exit %d, served %v:\n%s", code, len(ready) != 0, out.String())
 	}
 }
+
+// TestAFailedStartLeavesItsPortFree: a start that fails once the HTTP listener is open (the
+// gRPC address taken) closes it, whether or not the HTTP server had begun serving on it.
+func TestAFailedStartLeavesItsPortFree(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the HTTP server's goroutine runs late, if at all
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var out logtest.Buffer
+	code := run(context.Background(), []string{"SLUICE_ADDR=" + addr, "SLUICE_GRPC_ADDR=" + taken.Addr().String(), "SLUICE_DEVICE=cpu",
+		"SLUICE_INTRA_OP_THREADS=1", "SLUICE_GENERATE_MODEL=none", "SLUICE_QUANTIZE=off", "SLUICE_DATA_DIR=" + t.TempDir()}, &out, &out, nil)
+	if code != 1 {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+	again, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("the HTTP port after the failed start: %v", err)
+	}
+	again.Close()
+}
