@@ -132,6 +132,10 @@ type Pool struct {
 	// same name waits for it (the model's metrics and gate names are free only then).
 	closing map[string]chan struct{}
 	closers sync.WaitGroup
+	// running counts the loads under way; Close ends their contexts (stopLoads) and waits.
+	running   sync.WaitGroup
+	loadsCtx  context.Context
+	stopLoads context.CancelFunc
 	// failed holds the loads that failed lately, until they may be tried again.
 	failed Failures
 }
@@ -188,8 +192,10 @@ func New(cfg Config, load Loader, estimate Estimator, clk clock.Clock) (*Pool, e
 	if load == nil || estimate == nil || clk == nil {
 		return nil, errors.New("warmpool: a loader, an estimator and a clock are required")
 	}
-	return &Pool{cfg: cfg, load: load, estimate: estimate, clk: clk, entries: map[string]*entry{},
-		done: make(chan struct{}), closing: map[string]chan struct{}{}, failed: Failures{After: cfg.RetryFailedAfter}}, nil
+	p := &Pool{cfg: cfg, load: load, estimate: estimate, clk: clk, entries: map[string]*entry{},
+		done: make(chan struct{}), closing: map[string]chan struct{}{}, failed: Failures{After: cfg.RetryFailedAfter}}
+	p.loadsCtx, p.stopLoads = context.WithCancel(context.Background())
+	return p, nil
 }
 
 // Pin adds a model that stays resident for the life of the pool.
@@ -265,7 +271,11 @@ func (p *Pool) startLoad(name string, size int64) (*entry, error) {
 	e := &entry{name: name, footprint: size, loading: make(chan struct{}), started: p.clk.Now(), lastUsed: p.clk.Now(),
 		keep: KeepAlive{Set: true, Forever: p.cfg.Forever, For: p.cfg.KeepAlive}}
 	p.entries[name] = e
-	go p.runLoad(e)
+	p.running.Add(1)
+	go func() {
+		defer p.running.Done()
+		p.runLoad(e)
+	}()
 	return e, nil
 }
 
@@ -290,7 +300,7 @@ const DefaultRetryFailedAfter = time.Minute
 var ErrLoadPanicked = errors.New("warmpool: the model could not be loaded")
 
 func (p *Pool) runLoad(e *entry) {
-	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.LoadTimeout)
+	ctx, cancel := context.WithTimeout(p.loadsCtx, p.cfg.LoadTimeout)
 	defer cancel()
 	// Every model still closing holds what it held (memory, a GPU's above all), though the
 	// pool no longer counts it: one evicted to make room for this one most of all. The load
@@ -327,15 +337,20 @@ waiting:
 	defer p.mu.Unlock()
 	took := p.clk.Now().Sub(e.started)
 	switch {
+	case p.closed: // whatever the load came to: Close stopped it, or it ended after
+		e.err = ErrClosed
+		delete(p.entries, e.name)
+		if err == nil { // Close waits for this load, then for this close
+			p.closers.Add(1)
+			go func() {
+				defer p.closers.Done()
+				_ = m.Close(context.Background())
+			}()
+		}
 	case err != nil:
 		e.err = err
 		delete(p.entries, e.name) // tried again once RetryFailedAfter has passed
 		p.failed.Remember(e.name, err, p.clk.Now())
-	case p.closed:
-		e.err = ErrClosed
-		delete(p.entries, e.name)
-		// Close may have returned already: this one is closed on its own.
-		go func() { _ = m.Close(context.Background()) }()
 	default:
 		p.loads++
 		p.loadTime += (took - p.loadTime) / time.Duration(p.loads)
@@ -578,7 +593,8 @@ func (p *Pool) Counts() (loads, evictions int) {
 }
 
 // Close unloads every model loaded on demand (the pinned ones are their owner's to close) and
-// stops the keep-alive timers. Models still loading are closed when their load ends.
+// stops the keep-alive timers. Loads under way are told to stop (their context ends) and
+// waited for, while ctx lasts; a model one still makes is closed when it ends.
 func (p *Pool) Close(ctx context.Context) error {
 	p.mu.Lock()
 	if p.closed {
@@ -587,6 +603,7 @@ func (p *Pool) Close(ctx context.Context) error {
 	}
 	p.closed = true
 	close(p.done)
+	p.stopLoads()
 	var models []Model
 	for name, e := range p.entries {
 		if e.loading == nil && !e.pinned {
@@ -599,6 +616,16 @@ func (p *Pool) Close(ctx context.Context) error {
 	for _, m := range models {
 		errs = append(errs, m.Close(ctx))
 	}
-	p.closers.Wait() // the models unloaded before, still draining
+	loads := make(chan struct{})
+	go func() {
+		p.running.Wait()
+		close(loads)
+	}()
+	select {
+	case <-loads:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("warmpool: loads still under way: %w", ctx.Err()))
+	}
+	p.closers.Wait() // the models unloaded before, still draining, and those loads made since
 	return errors.Join(errs...)
 }

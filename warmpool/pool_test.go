@@ -393,6 +393,29 @@ func TestCloseDuringALoad(t *testing.T) {
 	eventually(t, func() bool { return f.made[0].closed.Load() })
 }
 
+// TestCloseStopsTheLoadsUnderWay: Close ends the context of a load under way and returns once
+// it has ended, its requests answered ErrClosed; nothing of the pool runs after it.
+func TestCloseStopsTheLoadsUnderWay(t *testing.T) {
+	started := make(chan struct{})
+	p, err := New(Config{Forever: true}, func(ctx context.Context, _ string) (Model, int64, error) {
+		close(started)
+		<-ctx.Done() // a load as long as it is let
+		return nil, 0, ctx.Err()
+	}, func(string) (int64, error) { return 1, nil }, clock.NewFake(epoch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() { _, _, err := p.Acquire(context.Background(), "a", KeepAlive{}); got <- err }()
+	<-started
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; !errors.Is(err, ErrClosed) {
+		t.Fatalf("the request of a load Close stopped: %v", err)
+	}
+}
+
 // TestALoadThatPanicsIsAFailedLoad: a Loader that panics (a model directory no check
 // foresaw) is the requests' error, remembered as a failed load, and the process goes on.
 func TestALoadThatPanicsIsAFailedLoad(t *testing.T) {
