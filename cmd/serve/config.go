@@ -839,6 +839,9 @@ func (c Config) jwtVerifier() (*identity.JWTVerifier, error) {
 	}
 	jwks, variable := []byte(c.AuthJWKS), "AUTH_JWKS"
 	if c.AuthJWKSFile != "" {
+		if c.AuthJWKS != "" { // one would be dropped without a word: tokens it signs, refused
+			return nil, &configError{"AUTH_JWKS", "and SLUICE_AUTH_JWKS_FILE are both set: keep one"}
+		}
 		var err error
 		if jwks, err = os.ReadFile(c.AuthJWKSFile); err != nil {
 			return nil, &configError{"AUTH_JWKS_FILE", fmt.Sprintf("cannot be read: %v", unwrapped(err))}

@@ -299,3 +299,19 @@ func TestListSettingsAreReadAsOpenMedReadsThem(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoJWKSAreRefused: an inline JWKS beside a JWKS file is refused at start, naming it,
+// as two API key settings are: one of them would be dropped without a word.
+func TestTwoJWKSAreRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "jwks.json")
+	if err := os.WriteFile(file, []byte(`{"keys":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig([]string{"SLUICE_AUTH_JWKS={\"keys\":[]}", "SLUICE_AUTH_JWKS_FILE=" + file}, testMachine)
+	if err == nil {
+		_, err = cfg.jwtVerifier()
+	}
+	if err == nil || !strings.Contains(err.Error(), "SLUICE_AUTH_JWKS and SLUICE_AUTH_JWKS_FILE are both set") {
+		t.Fatalf("%v", err)
+	}
+}
