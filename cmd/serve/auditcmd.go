@@ -26,7 +26,7 @@ func auditCommand(args, environ []string, stdout, stderr io.Writer) int {
 	dataDir := flags.String("data-dir", "", "the stopped server's data `directory` (default: SLUICE_DATA_DIR)")
 	url := flags.String("nats-url", "", "a NATS cluster's `URLs` instead (default: SLUICE_NATS_URL)")
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sluice audit verify [-data-dir DIR | -nats-url URLS]\n\nChecks every replica's hash chain in the audit stream and prints each replica's records and\nthe first break; exits 1 when a chain breaks, 2 when the stream cannot be read. A data\ndirectory must not be in use by a running server (read a running fleet through its cluster).")
+		fmt.Fprintln(stderr, "usage: sluice audit verify [-data-dir DIR | -nats-url URLS]\n\nChecks every replica's hash chain in the audit stream and prints each replica's records and\nthe first break; exits 1 when a chain breaks, 2 when the stream cannot be read. A data\ndirectory must not be in use by a running server (read a running fleet through its cluster);\nopening it applies the stream's retention, as a server would: to keep evidence, verify a copy.")
 		flags.PrintDefaults()
 	}
 	if len(args) == 0 || args[0] != "verify" {
