@@ -297,13 +297,15 @@ func TestReadsTrustTheServersHeadersOnly(t *testing.T) {
 	forged.Data = []byte("forged")
 	empty := nats.NewMsg("t.a")
 	empty.Header.Set("Status", "204")
-	for _, m := range []*nats.Msg{forged, empty, {Subject: "t.a", Data: []byte("real")}} {
+	noResponders := nats.NewMsg("t.a")
+	noResponders.Header.Set("Status", "503")
+	for _, m := range []*nats.Msg{forged, empty, noResponders, {Subject: "t.a", Data: []byte("real")}} {
 		if _, err := b.JetStream().PublishMsg(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 	}
 	msgs, next, _, err := b.DirectBatch(ctx, "T", 0, 10, "t.>")
-	if err != nil || len(msgs) != 3 || next != 4 {
+	if err != nil || len(msgs) != 4 || next != 5 {
 		t.Fatalf("%d messages, next %d, %v", len(msgs), next, err)
 	}
 	for i, m := range msgs {

@@ -26,6 +26,7 @@ import (
 // by what it has not replicated yet.
 func (b *Box) DirectBatch(ctx context.Context, stream string, from uint64, max int, filter string) (msgs []*jetstream.RawStreamMsg, next uint64, more bool, err error) {
 	next = max1(from)
+	max = min(max, maxMultiLast) // what one answer's room in batch holds
 	req, _ := json.Marshal(map[string]any{"seq": next, "batch": max, "next_by_subj": filter})
 	err = b.batch(ctx, stream, req, func(m *jetstream.RawStreamMsg) {
 		msgs = append(msgs, m)
@@ -112,7 +113,12 @@ func (b *Box) batch(ctx context.Context, stream string, req []byte, each func(*j
 	ctx, cancel := bounded(ctx)
 	defer cancel()
 	inbox := b.nc.NewRespInbox()
-	sub, err := b.nc.SubscribeSync(inbox)
+	// A channel, not a synchronous subscription: that one answers a message with an empty
+	// body and a Status of 503 as "no responders" before this reads it, and a stored message
+	// may be published so. Its room holds the largest answer asked for (maxMultiLast
+	// messages and the end of the batch), since a full channel drops what comes.
+	msgs := make(chan *nats.Msg, 2*maxMultiLast)
+	sub, err := b.nc.ChanSubscribe(inbox, msgs)
 	if err != nil {
 		return fmt.Errorf("natsbox: stream %q: %w", stream, err)
 	}
@@ -121,9 +127,11 @@ func (b *Box) batch(ctx context.Context, stream string, req []byte, each func(*j
 		return fmt.Errorf("natsbox: stream %q: %w", stream, err)
 	}
 	for {
-		m, err := sub.NextMsgWithContext(ctx)
-		if err != nil {
-			return fmt.Errorf("natsbox: stream %q: reading: %w", stream, err)
+		var m *nats.Msg
+		select {
+		case m = <-msgs:
+		case <-ctx.Done():
+			return fmt.Errorf("natsbox: stream %q: reading: %w", stream, ctx.Err())
 		}
 		// A stored message comes with its sequence; a status (the end of the batch, an
 		// error) without: a publisher's own Status header does not end a read.
