@@ -333,6 +333,12 @@ waiting:
 	if err == nil {
 		m, size, err = p.loadSafely(ctx, e.name)
 	}
+	var unwanted Model // made for a pool that closed meanwhile: closed here, the lock let go
+	defer func() {
+		if unwanted != nil {
+			_ = unwanted.Close(context.Background())
+		}
+	}()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	took := p.clk.Now().Sub(e.started)
@@ -340,12 +346,8 @@ waiting:
 	case p.closed: // whatever the load came to: Close stopped it, or it ended after
 		e.err = ErrClosed
 		delete(p.entries, e.name)
-		if err == nil { // Close waits for this load, then for this close
-			p.closers.Add(1)
-			go func() {
-				defer p.closers.Done()
-				_ = m.Close(context.Background())
-			}()
+		if err == nil {
+			unwanted = m
 		}
 	case err != nil:
 		e.err = err
@@ -616,9 +618,10 @@ func (p *Pool) Close(ctx context.Context) error {
 	for _, m := range models {
 		errs = append(errs, m.Close(ctx))
 	}
+	p.closers.Wait() // the models unloaded before, still draining
 	loads := make(chan struct{})
 	go func() {
-		p.running.Wait()
+		p.running.Wait() // a load made for the closed pool closes its model before it ends
 		close(loads)
 	}()
 	select {
@@ -626,6 +629,5 @@ func (p *Pool) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		errs = append(errs, fmt.Errorf("warmpool: loads still under way: %w", ctx.Err()))
 	}
-	p.closers.Wait() // the models unloaded before, still draining, and those loads made since
 	return errors.Join(errs...)
 }
