@@ -1015,3 +1015,32 @@ func TestJobsListSeesAJobWhileItIsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestJobsDocumentsOfAKeyNoReplicaHasLeave: a document whose job no replica can open (its
+// key replaced, not rolled) goes back sealedDeliveries times, then leaves the queue, whose
+// room it would hold until it expired.
+func TestJobsDocumentsOfAKeyNoReplicaHasLeave(t *testing.T) {
+	defer func(d time.Duration) { sealedWait = d }(sealedWait)
+	sealedWait = time.Millisecond
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	old, err := Open(context.Background(), box, cfg, clock.Real(), nil, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Create(context.Background(), "acme", Spec{Documents: []Document{{ID: "a", Text: "Patient Zanzibar"}}}); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	if err := os.WriteFile(cfg.KeyFile, []byte(strings.Repeat("cd", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	met := NewMetrics(prometheus.NewRegistry())
+	openWith(t, box, cfg, upper(nil), met)
+	natstest.WaitFor(t, 60*time.Second, "the document to leave the queue", func() bool {
+		return testutil.ToFloat64(met.documents.WithLabelValues("skipped")) == 1
+	})
+	if n := testutil.ToFloat64(met.documents.WithLabelValues("deferred")); n != sealedDeliveries {
+		t.Fatalf("deferred %v times; want %d", n, sealedDeliveries)
+	}
+}

@@ -23,8 +23,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		documents: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_jobs_documents_total",
 			Help: "Job documents this process worked on, by outcome: processed, failed (counted as the job's failure), " +
-				"retried (given back to the queue after a failure, or at shutdown), deferred (given back to wait for load or the tenant's budget), " +
-				"skipped (nothing to do: counted already, or its job cancelled, finished or gone).",
+				"retried (given back to the queue after a failure, or at shutdown), deferred (given back to wait for load, the tenant's budget, " +
+				"or a replica with the key its job is sealed under), skipped (nothing to do: counted already, or its job cancelled, finished or gone).",
 		}, []string{"outcome"}),
 		batch: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "sluice_jobs_batch_documents",

@@ -222,8 +222,10 @@ func (it *item) settleCharge(kept bool) {
 func (it *item) key() string { return docKey(it.w.Job, it.w.Index) }
 
 // sealedWait is how long a document whose job this process's key cannot open waits before
-// it is handed out again. A variable for the tests' sake.
+// it is handed out again, sealedDeliveries times at most. A variable for the tests' sake.
 var sealedWait = time.Minute
+
+const sealedDeliveries = 60
 
 // backstop times MaxAttempts is the most deliveries a failing document gets after this
 // process first met it or it last waited here, whatever the tries this process counted: the
@@ -319,7 +321,14 @@ func (m *Manager) admit(ctx context.Context, msgs []jetstream.Msg) []*item {
 		switch {
 		case errors.Is(r.err, errSealed):
 			// A job of another key: a replica that has it runs the document (a key being
-			// rotated through the fleet). Back after a while, not at once, until it expires.
+			// rotated through the fleet). Back after a while, not at once; after an hour of
+			// that no replica has the key (it was replaced), and the document leaves the
+			// queue, whose room it would hold until it expired.
+			if md, err := msg.Metadata(); err == nil && md.NumDelivered > sealedDeliveries {
+				_ = msg.Term()
+				m.met.docs("skipped", 1)
+				continue
+			}
 			_ = msg.NakWithDelay(sealedWait)
 			m.met.docs("deferred", 1)
 		case r.err != nil:
