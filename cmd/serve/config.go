@@ -254,10 +254,10 @@ type Own struct {
 // one go.
 func LoadConfig(environ []string) (Config, error) { return loadConfig(environ, thisMachine()) }
 
-// loadConfig is LoadConfig for a given machine.
-// trimLists trims the blanks around each item of every list setting under v and drops the
-// empty ones, as OpenMed's lists are read: "a.example, b.example" is two hosts, the second
-// not " b.example", and a trailing comma adds nothing.
+// trimLists trims the blanks around each item of every list setting under v, as OpenMed's
+// lists are read: "a.example, b.example" is two hosts, the second not " b.example". An empty
+// item stays, for the setting's check to refuse: dropped, "," would be an empty list, which
+// for trusted hosts means any host.
 func trimLists(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Struct:
@@ -267,18 +267,15 @@ func trimLists(v reflect.Value) {
 			}
 		}
 	case reflect.Slice:
-		if items, ok := v.Addr().Interface().(*[]string); ok && *items != nil {
-			kept := (*items)[:0]
-			for _, it := range *items {
-				if it = strings.TrimSpace(it); it != "" {
-					kept = append(kept, it)
-				}
+		if items, ok := v.Interface().([]string); ok {
+			for i := range items {
+				items[i] = strings.TrimSpace(items[i])
 			}
-			*items = kept
 		}
 	}
 }
 
+// loadConfig is LoadConfig for a given machine.
 func loadConfig(environ []string, m machine) (Config, error) {
 	vars := make(map[string]string, len(environ))
 	for _, kv := range environ {
@@ -526,10 +523,13 @@ func (c Config) check(m machine) []problem {
 		own("TRUSTED_PROXIES", "%s", strings.TrimPrefix(err.Error(), "identity: "))
 	}
 	for _, h := range c.TrustedHosts {
-		if strings.TrimSpace(h) == "*" {
-			own("TRUSTED_HOSTS", "must list host names: a bare * trusts any host")
+		if h == "*" || h == "" {
+			own("TRUSTED_HOSTS", "must list host names: a bare * or an empty name trusts any host")
 			break
 		}
+	}
+	if slices.Contains(c.AuthJWTAudience, "") {
+		own("AUTH_JWT_AUDIENCE", "lists an empty audience: name each, or set none")
 	}
 	for _, o := range c.CORSOrigins {
 		if !handlers.ValidOrigin(o) {

@@ -284,7 +284,7 @@ func TestConfigProblemsNameWhatTheOperatorWrote(t *testing.T) {
 // scheme and a host is refused at start, naming its variable, not a panic in the web
 // framework's CORS set-up after the models have loaded.
 func TestListSettingsAreReadAsOpenMedReadsThem(t *testing.T) {
-	cfg, err := loadConfig([]string{"SLUICE_TRUSTED_HOSTS=a.example, b.example,", "SLUICE_CORS_ORIGINS= https://app.example.org ,https://b.example:8443/",
+	cfg, err := loadConfig([]string{"SLUICE_TRUSTED_HOSTS=a.example, b.example", "SLUICE_CORS_ORIGINS= https://app.example.org ,https://b.example:8443/",
 		"SLUICE_AUTH_JWT_AUDIENCE=api-a, api-b"}, testMachine)
 	if err != nil {
 		t.Fatal(err)
@@ -296,6 +296,13 @@ func TestListSettingsAreReadAsOpenMedReadsThem(t *testing.T) {
 	for _, origin := range []string{"app.example.org", "null", "https://a.org/app", "https://*.a.org", "ftp://a.org"} {
 		if _, err := loadConfig([]string{"SLUICE_CORS_ORIGINS=" + origin}, testMachine); err == nil || !strings.Contains(err.Error(), "SLUICE_CORS_ORIGINS") {
 			t.Errorf("%s: %v", origin, err)
+		}
+	}
+	// An empty item is refused, not dropped: an empty list of hosts would trust any.
+	for _, env := range []string{"SLUICE_TRUSTED_HOSTS=,", "SLUICE_TRUSTED_HOSTS= ", "SLUICE_TRUSTED_HOSTS=a.example,", "SLUICE_AUTH_JWT_AUDIENCE=api-a, "} {
+		name, _, _ := strings.Cut(env, "=")
+		if _, err := loadConfig([]string{env}, testMachine); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", env, err)
 		}
 	}
 }
