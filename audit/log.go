@@ -83,9 +83,9 @@ type Log struct {
 	broken atomic.Bool
 }
 
-// Open creates the stream when there is none (retention from cfg; an existing one is left as
-// it is, see warnOfOtherLimits) and continues replica's chain (box.Replica()
-// in a server) from the last record the stream holds of it.
+// Open creates the stream when there is none (retention from cfg; an existing one keeps its
+// limits, see warnOfOtherLimits, and is made to refuse deletes, see denyRemoval) and continues
+// replica's chain (box.Replica() in a server) from the last record the stream holds of it.
 func Open(ctx context.Context, box *natsbox.Box, replica string, cfg Config, clk clock.Clock, m *Metrics, logger *slog.Logger) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func Open(ctx context.Context, box *natsbox.Box, replica string, cfg Config, clk
 		return nil, err
 	}
 	warnOfOtherLimits(logger, st.CachedInfo().Config, cfg)
-	if err := denyRemoval(ctx, box, st.CachedInfo().Config, logger); err != nil {
+	if err := denyRemoval(ctx, box, st, logger); err != nil {
 		return nil, err
 	}
 	l := &Log{box: box, replica: replica, subject: Subject(replica), clock: clk, metrics: m,
@@ -154,10 +154,17 @@ func warnOfOtherLimits(logger *slog.Logger, have jetstream.StreamConfig, cfg Con
 // refuse deletes and purges, as Sluice makes it: where anyone may delete a record, a chain
 // whose first records are gone reads as trimmed by age and verifies. Both flags can be set on
 // a stream, never cleared, so this changes nothing else.
-func denyRemoval(ctx context.Context, box *natsbox.Box, have jetstream.StreamConfig, logger *slog.Logger) error {
-	if have.DenyDelete && have.DenyPurge {
+func denyRemoval(ctx context.Context, box *natsbox.Box, st jetstream.Stream, logger *slog.Logger) error {
+	if c := st.CachedInfo().Config; c.DenyDelete && c.DenyPurge {
 		return nil
 	}
+	// The configuration as it is now, not as this replica found it: an operator's edit of
+	// the limits meanwhile is kept.
+	info, err := st.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	have := info.Config
 	have.DenyDelete, have.DenyPurge = true, true
 	if _, err := box.JetStream().UpdateStream(ctx, have); err != nil {
 		return fmt.Errorf("audit: the stream %s lets records be deleted, and refusing deletes failed: %w", Stream, err)

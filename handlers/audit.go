@@ -136,8 +136,8 @@ func (s *server) auditRead(c *fiber.Ctx) error {
 	}{{"from", &q.From}, {"to", &q.To}} {
 		if v := c.Query(t.name); v != "" {
 			at, err := time.Parse(time.RFC3339Nano, v)
-			// An offset may carry a year 9999 or 0000 past what a time's JSON can write: the
-			// years 1 to 9999, in UTC.
+			// An offset may move a year 9999 or 0000 out of the years the stream's reads take
+			// (1 to 9999, in UTC).
 			if y := at.UTC().Year(); err != nil || y < 1 || y > 9999 {
 				errs.add(&FieldError{Field: "query." + t.name, Type: "datetime_parsing", Message: "Input should be an RFC 3339 time"})
 			}

@@ -443,15 +443,16 @@ func (s *server) generation(ctx context.Context, cfg Config, reg prometheus.Regi
 	s.decoder = dec
 	sh := dec.Shape()
 	geometry := cfg.kv(kvcache.Config{Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim, MaxSeqLen: c.MaxPositionEmbeddings})
+	// SLUICE_KV_MEMORY_BYTES is held to half the process's memory when it is read; a count of
+	// blocks only once the model says what a block holds (the pool's bookkeeping and the
+	// runner's keys and values are made for each).
+	if mem, kv := thisMachine().MemoryBytes, int64(geometry.Blocks)*geometry.BlockBytes(); mem > 0 && kv > mem/2 {
+		return handlers.GenerationEndpoint{}, fmt.Errorf("SLUICE_KV_BLOCKS: %d blocks of %d KiB of %s are %d MiB, over half of the %d MiB this process may use",
+			geometry.Blocks, geometry.BlockBytes()>>10, m.Name, kv>>20, mem>>20)
+	}
 	pool, err := kvcache.NewPool(geometry)
 	if err != nil {
 		return handlers.GenerationEndpoint{}, named(err, byTags(reflect.TypeFor[kvcache.Config]()))
-	}
-	// SLUICE_KV_MEMORY_BYTES is held to half the process's memory when it is read; a count of
-	// blocks only once the model says what a block holds. The runner allocates them whole.
-	if mem, kv := thisMachine().MemoryBytes, int64(pool.Blocks())*geometry.BlockBytes(); mem > 0 && kv > mem/2 {
-		return handlers.GenerationEndpoint{}, fmt.Errorf("SLUICE_KV_BLOCKS: %d blocks of %d KiB of %s are %d MiB, over half of the %d MiB this process may use",
-			pool.Blocks(), geometry.BlockBytes()>>10, m.Name, kv>>20, mem>>20)
 	}
 	maxLen, lowered, err := cfg.servedLength(c.MaxPositionEmbeddings, pool.MaxSequence())
 	if err != nil {
