@@ -158,8 +158,8 @@ func denyRemoval(ctx context.Context, box *natsbox.Box, st jetstream.Stream, log
 	if c := st.CachedInfo().Config; c.DenyDelete && c.DenyPurge {
 		return nil
 	}
-	// The configuration as it is now, not as this replica found it: an operator's edit of
-	// the limits meanwhile is kept.
+	// The configuration as it is just before the update, not as this replica found it: an
+	// operator's edit of the limits since is kept (one in the instant between the two is not).
 	info, err := st.Info(ctx)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)

@@ -53,7 +53,8 @@ type Manager struct {
 	cons    jetstream.Consumer
 	client  *http.Client
 
-	tries tries // failed tries of documents in this process
+	tries  tries      // failed tries of documents in this process
+	sealed sealedJobs // jobs this process found sealed under another key, since when
 
 	mu      sync.Mutex
 	stop    context.CancelFunc

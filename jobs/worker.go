@@ -222,10 +222,36 @@ func (it *item) settleCharge(kept bool) {
 func (it *item) key() string { return docKey(it.w.Job, it.w.Index) }
 
 // sealedWait is how long a document whose job this process's key cannot open waits before
-// it is handed out again, sealedDeliveries times at most. A variable for the tests' sake.
-var sealedWait = time.Minute
+// it is handed out again; sealedGiveUp, how long after this process first found the job
+// sealed the document is dropped. Variables for the tests' sake.
+var sealedWait, sealedGiveUp = time.Minute, time.Hour
 
-const sealedDeliveries = 60
+// sealedJobs remembers when this process first found each job's record sealed under another
+// key, by record, up to maxTracked of them.
+type sealedJobs struct {
+	mu    sync.Mutex
+	first map[string]time.Time
+}
+
+// since is how long this process has found record sealed, counting from now when it is new.
+func (s *sealedJobs) since(record string, now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first == nil {
+		s.first = map[string]time.Time{}
+	}
+	at, ok := s.first[record]
+	if !ok {
+		if len(s.first) >= maxTracked {
+			for k := range s.first { // forget one: its documents wait a while longer
+				delete(s.first, k)
+				break
+			}
+		}
+		s.first[record], at = now, now
+	}
+	return now.Sub(at)
+}
 
 // backstop times MaxAttempts is the most deliveries a failing document gets after this
 // process first met it or it last waited here, whatever the tries this process counted: the
@@ -321,10 +347,11 @@ func (m *Manager) admit(ctx context.Context, msgs []jetstream.Msg) []*item {
 		switch {
 		case errors.Is(r.err, errSealed):
 			// A job of another key: a replica that has it runs the document (a key being
-			// rotated through the fleet). Back after a while, not at once; after an hour of
-			// that no replica has the key (it was replaced), and the document leaves the
-			// queue, whose room it would hold until it expired.
-			if md, err := msg.Metadata(); err == nil && md.NumDelivered > sealedDeliveries {
+			// rotated through the fleet). Back after a while, not at once; once this process
+			// has found the job sealed for sealedGiveUp, no replica has the key (it was
+			// replaced), and the document leaves the queue, whose room it would hold until it
+			// expired.
+			if m.sealed.since(w.Record, m.clk.Now()) >= sealedGiveUp {
 				_ = msg.Term()
 				m.met.docs("skipped", 1)
 				continue

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/sluice-serving/sluice/settings"
@@ -60,6 +61,9 @@ func (c Config) Validate() error {
 	}
 	if c.ClientCertHeader != "" && len(c.TrustedProxies) == 0 {
 		check.Addf("TrustedProxies", "is required with a client certificate header")
+	}
+	if slices.Contains(c.TrustedProxies, "") {
+		check.Addf("TrustedProxies", "lists an empty address: name each proxy")
 	}
 	if _, err := parseProxies(c.TrustedProxies); err != nil {
 		check.Addf("TrustedProxies", "%v", err)

@@ -531,6 +531,9 @@ func (c Config) check(m machine) []problem {
 	if slices.Contains(c.AuthJWTAudience, "") {
 		own("AUTH_JWT_AUDIENCE", "lists an empty audience: name each, or set none")
 	}
+	if slices.Contains(c.PreloadModels, "") {
+		own("PRELOAD_MODELS", "lists an empty model name")
+	}
 	for _, o := range c.CORSOrigins {
 		if !handlers.ValidOrigin(o) {
 			own("CORS_ORIGINS", "must list exact origins, as https://app.example.org: a wildcard lets any page call the API, and an origin has no path")

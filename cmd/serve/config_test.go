@@ -299,11 +299,16 @@ func TestListSettingsAreReadAsOpenMedReadsThem(t *testing.T) {
 		}
 	}
 	// An empty item is refused, not dropped: an empty list of hosts would trust any.
-	for _, env := range []string{"SLUICE_TRUSTED_HOSTS=,", "SLUICE_TRUSTED_HOSTS= ", "SLUICE_TRUSTED_HOSTS=a.example,", "SLUICE_AUTH_JWT_AUDIENCE=api-a, "} {
+	for _, env := range []string{"SLUICE_TRUSTED_HOSTS=,", "SLUICE_TRUSTED_HOSTS= ", "SLUICE_TRUSTED_HOSTS=a.example,", "SLUICE_AUTH_JWT_AUDIENCE=api-a, ",
+		"SLUICE_PRELOAD_MODELS=pii,"} {
 		name, _, _ := strings.Cut(env, "=")
 		if _, err := loadConfig([]string{env}, testMachine); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", env, err)
 		}
+	}
+	if _, err := loadConfig([]string{"SLUICE_MTLS=true", "SLUICE_MTLS_CLIENT_CERT_HEADER=X-Client-Cert", "SLUICE_MTLS_TRUSTED_PROXIES=10.0.0.1, "},
+		testMachine); err == nil || !strings.Contains(err.Error(), "SLUICE_MTLS_TRUSTED_PROXIES lists an empty address") {
+		t.Errorf("an empty trusted proxy: %v", err)
 	}
 }
 
