@@ -164,8 +164,12 @@ func TestTerminatedStepFailsAndTheNextRuns(t *testing.T) {
 // its past inputs do not have (or name one twice, "01" beside "1") is refused when loaded,
 // not indexed out of range by its first step.
 func TestDecoderLayoutHoldsEachLayerOnce(t *testing.T) {
-	ids := func(name string) TensorInfo { return TensorInfo{Name: name, Type: ElementInt64, Shape: []int64{-1, -1}} }
-	cache := func(name string) TensorInfo { return TensorInfo{Name: name, Type: ElementFloat32, Shape: []int64{-1, 2, -1, 4}} }
+	ids := func(name string) TensorInfo {
+		return TensorInfo{Name: name, Type: ElementInt64, Shape: []int64{-1, -1}}
+	}
+	cache := func(name string) TensorInfo {
+		return TensorInfo{Name: name, Type: ElementFloat32, Shape: []int64{-1, 2, -1, 4}}
+	}
 	layout := func(past, present []string) error {
 		s := &Session{inputs: []TensorInfo{ids(inputIDs), ids(inputMask)},
 			outputs: []TensorInfo{{Name: outputLogits, Type: ElementFloat32, Shape: []int64{-1, -1, 16}}}}

@@ -24,10 +24,10 @@ func TestKeysCarryTheirTenantsBudget(t *testing.T) {
 	for name, doc := range map[string]string{
 		"two budgets": `[{"id":"k1","key_hash":"` + h1 + `","tenant":"acme","budget":{"requests_per_minute":1}},
 			{"id":"k2","key_hash":"` + h2 + `","tenant":"acme","budget":{"requests_per_minute":2}}]`,
-		"negative": `[{"id":"k1","key_hash":"` + h1 + `","budget":{"tokens_per_minute":-1}}]`,
+		"negative":                      `[{"id":"k1","key_hash":"` + h1 + `","budget":{"tokens_per_minute":-1}}]`,
 		"a burst that holds no request": `[{"id":"k1","key_hash":"` + h1 + `","budget":{"requests_per_minute":60,"request_burst":0.5}}]`,
 		"a burst that holds no token":   `[{"id":"k1","key_hash":"` + h1 + `","budget":{"tokens_per_minute":60,"token_burst":0.9}}]`,
-		"misspelt": `[{"id":"k1","key_hash":"` + h1 + `","budget":{"requests_per_second":5}}]`,
+		"misspelt":                      `[{"id":"k1","key_hash":"` + h1 + `","budget":{"requests_per_second":5}}]`,
 	} {
 		if _, err := ParseKeys([]byte(doc)); err == nil || !strings.Contains(err.Error(), "budget") {
 			t.Errorf("%s: %v", name, err)
