@@ -18,6 +18,9 @@ type Config struct {
 	MaxBytes     int64 `env:"JOBS_MAX_BYTES" envDefault:"67108864"`
 	// MaxPerTenant bounds a tenant's jobs not yet finished; past it, 429.
 	MaxPerTenant int `env:"JOBS_MAX_PER_TENANT" envDefault:"8"`
+	// MaxKeptPerTenant bounds a tenant's jobs kept, finished or not (each create reads them
+	// all to count the unfinished); past it, 429 until the oldest expire with Retention.
+	MaxKeptPerTenant int `env:"JOBS_MAX_KEPT_PER_TENANT" envDefault:"1000"`
 	// MaxQueuedDocuments bounds the documents waiting in the work queue, every job's, fleet
 	// wide; a job that would pass it is refused 503.
 	MaxQueuedDocuments int `env:"JOBS_MAX_QUEUED_DOCUMENTS" envDefault:"200000"`
@@ -62,6 +65,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxPerTenant < 1 || c.MaxPerTenant > 10_000 {
 		check.Addf("MaxPerTenant", "must be between 1 and 10000, got %d", c.MaxPerTenant)
+	}
+	if c.MaxKeptPerTenant < c.MaxPerTenant || c.MaxKeptPerTenant > 100_000 {
+		check.Addf("MaxKeptPerTenant", "must be between MaxPerTenant (%d) and 100000, got %d", c.MaxPerTenant, c.MaxKeptPerTenant)
 	}
 	if c.MaxQueuedDocuments < c.MaxDocuments || c.MaxQueuedDocuments > 100_000_000 {
 		check.Addf("MaxQueuedDocuments", "must be between MaxDocuments (%d) and 100000000, got %d", c.MaxDocuments, c.MaxQueuedDocuments)

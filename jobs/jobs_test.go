@@ -31,7 +31,7 @@ import (
 )
 
 func testConfig(t *testing.T, key bool) Config {
-	cfg := Config{Enabled: true, MaxDocuments: 100, MaxBytes: 1 << 20, MaxPerTenant: 2, MaxQueuedDocuments: 1000,
+	cfg := Config{Enabled: true, MaxDocuments: 100, MaxBytes: 1 << 20, MaxPerTenant: 2, MaxKeptPerTenant: 1000, MaxQueuedDocuments: 1000,
 		Workers: 2, Batch: 4, AckWait: 2 * time.Second, MaxAttempts: 3, Retention: time.Hour, WebhookAllowPrivate: true,
 		WebhookTimeout: 5 * time.Second}
 	if key {
@@ -1042,5 +1042,26 @@ func TestJobsDocumentsOfAKeyNoReplicaHasLeave(t *testing.T) {
 	})
 	if n := testutil.ToFloat64(met.documents.WithLabelValues("deferred")); n < 2 {
 		t.Fatalf("deferred %v times before it left; want it to have gone back a while", n)
+	}
+}
+
+// TestJobsATenantKeepsABoundedNumberOfJobs: finished jobs count too, up to
+// MaxKeptPerTenant: a tenant creating empty jobs (done at once) is refused 429 past it,
+// instead of each create reading a day of them; another tenant is not.
+func TestJobsATenantKeepsABoundedNumberOfJobs(t *testing.T) {
+	cfg := testConfig(t, false)
+	cfg.MaxKeptPerTenant = 3
+	m := open(t, openBox(t), cfg, nil)
+	for i := range 3 {
+		if rec, err := m.Create(context.Background(), "t", Spec{Documents: []Document{}}); err != nil || rec.Status != Done {
+			t.Fatalf("job %d: %+v, %v", i, rec, err)
+		}
+	}
+	var b *Bound
+	if _, err := m.Create(context.Background(), "t", Spec{Documents: []Document{}}); !errors.As(err, &b) || b.Status != http.StatusTooManyRequests || b.RetryAfter <= 0 {
+		t.Fatalf("a fourth job kept: %v", err)
+	}
+	if _, err := m.Create(context.Background(), "other", Spec{Documents: []Document{}}); err != nil {
+		t.Fatalf("another tenant: %v", err)
 	}
 }

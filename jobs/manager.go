@@ -292,6 +292,16 @@ func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (_
 	stripe := &m.creating[maphash.String(stripeSeed, tenant)%uint64(len(m.creating))]
 	stripe.Lock()
 	defer stripe.Unlock()
+	// Counted from the store's subjects, none read: the count of unfinished jobs below reads
+	// every one kept, which a tenant creating empty jobs would otherwise grow without bound.
+	kept, err := m.recordKeys(ctx, tenantKey(tenant)+".*")
+	if err != nil {
+		return nil, nil, fmt.Errorf("jobs: %w", err)
+	}
+	if len(kept) >= m.cfg.MaxKeptPerTenant {
+		return nil, nil, &Bound{Status: http.StatusTooManyRequests, RetryAfter: time.Minute,
+			Message: fmt.Sprintf("the tenant keeps %d jobs, the most it may (SLUICE_JOBS_MAX_KEPT_PER_TENANT); the oldest go as SLUICE_JOBS_RETENTION_S passes", len(kept))}
+	}
 	mine, err := m.List(ctx, tenant)
 	if err != nil {
 		return nil, nil, err
