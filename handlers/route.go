@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -123,7 +122,7 @@ func (s *server) handle(r *Route) fiber.Handler {
 		}
 		admitted("admitted")
 		tenant, _ := c.Locals(localTenant).(string)
-		err = r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: strings.Clone(requestID(c)), tenant: tenant, timeout: timeout})
+		err = r.serve(s, c, &exchange{route: r, gate: r.Gate, prio: prio, id: requestID(c), tenant: tenant, timeout: timeout})
 		returned = true
 		return err
 	}

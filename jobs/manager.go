@@ -302,7 +302,7 @@ func (m *Manager) createRecord(ctx context.Context, tenant string, spec Spec) (_
 		return nil, nil, &Bound{Status: http.StatusTooManyRequests, RetryAfter: time.Minute,
 			Message: fmt.Sprintf("the tenant keeps %d jobs, the most it may (SLUICE_JOBS_MAX_KEPT_PER_TENANT); the oldest go as SLUICE_JOBS_RETENTION_S passes", len(kept))}
 	}
-	mine, err := m.List(ctx, tenant)
+	mine, err := m.readRecords(ctx, kept)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -450,6 +450,11 @@ func (m *Manager) List(ctx context.Context, tenant string) ([]*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	return m.readRecords(ctx, keys)
+}
+
+// readRecords reads the records under keys, leaving out those gone or expired meanwhile.
+func (m *Manager) readRecords(ctx context.Context, keys []string) ([]*Record, error) {
 	out := make([]*Record, 0, len(keys))
 	for _, k := range keys {
 		rec, _, err := m.getRecord(ctx, k)
