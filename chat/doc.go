@@ -7,10 +7,14 @@
 // A template can refuse a conversation (raise_exception: roles that do not alternate, a
 // system message where none is allowed); Render says so with a *RefusedError, the client's
 // fault, apart from a template that fails to render, the model's. The rendered prompt carries
-// the model's special tokens as text, so it is encoded without adding them again.
+// the model's special tokens as text, so it is encoded without adding them again; where the
+// client spelt one of those tokens, the Prompt names the place (Quoted), to be encoded as the
+// text it spells, so that a message cannot end its turn. The Jinja library bounds no
+// recursion, so each macro's first act is to count itself against a bound a rendering.
 //
 // # Use
 //
-//	t, err := chat.Load(model.TokenizerConfig) // errors.Is(err, chat.ErrNoTemplate): none
-//	prompt, err := t.Render([]chat.Message{{Role: "user", Content: "..."}}, nil)
+//	t, err := chat.Load(model.TokenizerConfig, model.Tokenizer.SpecialTokens()) // chat.ErrNoTemplate: none
+//	p, err := t.Render([]chat.Message{{Role: "user", Content: "..."}}, nil)
+//	enc := model.Tokenizer.EncodeQuoted(p.Text, false, p.Quoted)
 package chat

@@ -31,7 +31,8 @@ type ToolCall struct {
 type Template struct {
 	t       *jinja.Template
 	special map[string]jinja.Value
-	source  string // what a refusal's reason must be found in to be told
+	source  string     // what a refusal's reason must be found in to be told
+	spelt   *spellings // the tokenizer's special tokens, quoted in the client's text; nil: none
 }
 
 var (
@@ -53,9 +54,11 @@ func (e *RefusedError) Error() string {
 // specialNames are the special tokens transformers hands a chat template by name.
 var specialNames = []string{"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}
 
-// Load compiles the chat template of a tokenizer_config.json (nil data: ErrNoTemplate).
-// Errors name the file and the field, never template text.
-func Load(tokenizerConfigJSON []byte) (*Template, error) {
+// Load compiles the chat template of a tokenizer_config.json (nil data: ErrNoTemplate) for a
+// tokenizer whose special tokens are spelt specials (tokenizer.SpecialTokens), which Render
+// quotes where the client writes them. Errors name the file and the field, never template
+// text.
+func Load(tokenizerConfigJSON []byte, specials []string) (*Template, error) {
 	if len(tokenizerConfigJSON) == 0 {
 		return nil, ErrNoTemplate
 	}
@@ -67,7 +70,10 @@ func Load(tokenizerConfigJSON []byte) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := jinja.Compile(src)
+	// Jinja, as transformers runs it, drops one newline at the end of a template
+	// (keep_trailing_newline off); the library here keeps it.
+	src = strings.TrimSuffix(src, "\n")
+	t, err := jinja.Compile(guardMacros(src))
 	if err != nil {
 		return nil, fmt.Errorf("chat: tokenizer_config.json: chat_template does not compile: %w", err)
 	}
@@ -77,7 +83,7 @@ func Load(tokenizerConfigJSON []byte) (*Template, error) {
 			special[name] = jinja.NewString(tok)
 		}
 	}
-	return &Template{t: t, special: special, source: src}, nil
+	return &Template{t: t, special: special, source: src, spelt: newSpellings(specials)}, nil
 }
 
 // templateSource is the conversation template of a chat_template field.
@@ -126,29 +132,58 @@ func tokenText(raw json.RawMessage) (string, bool) {
 // request's tool definitions as JSON ({"type": "function", "function": {...}}; nil: none),
 // handed to the template as transformers hands them (its `tools`); a call's arguments reach
 // it as an object when they are one, as templates read them.
-func (t *Template) Render(msgs []Message, tools []json.RawMessage) (string, error) {
+//
+// Where the client's text spells a special token, the template is rendered twice: once with
+// a marker standing in for each spelling, to find where the template put them, and once as
+// written; the two must agree (ErrSpecialText where a template's filter changed a spelling).
+func (t *Template) Render(msgs []Message, tools []json.RawMessage) (Prompt, error) {
+	q := quoter{spelt: t.spelt}
+	data := t.values(msgs, tools, q.quote)
+	if len(q.stood) == 0 {
+		out, err := t.render(data)
+		return Prompt{Text: out}, err
+	}
+	written, err := t.render(t.values(msgs, tools, nil))
+	if err != nil {
+		return Prompt{}, err
+	}
+	out, err := t.render(data)
+	p, ok := q.restore(out)
+	if err != nil || !ok || p.Text != written {
+		return Prompt{}, ErrSpecialText
+	}
+	return p, nil
+}
+
+// values are the template's variables for msgs and tools, each string the client wrote
+// passed through quote (nil: as written).
+func (t *Template) values(msgs []Message, tools []json.RawMessage, quote func(string) string) map[string]jinja.Value {
+	if quote == nil {
+		quote = func(s string) string { return s }
+	}
+	str := func(s string) jinja.Value { return jinja.NewString(quote(s)) }
 	list := make([]jinja.Value, len(msgs))
 	for i, m := range msgs {
 		d := jinja.NewDict()
 		d.AsDict().Set("role", jinja.NewString(m.Role))
-		d.AsDict().Set("content", jinja.NewString(m.Content))
+		d.AsDict().Set("content", str(m.Content))
 		if len(m.ToolCalls) > 0 {
 			calls := make([]jinja.Value, len(m.ToolCalls))
 			for j, c := range m.ToolCalls {
-				calls[j] = jinja.FromGoValue(map[string]any{"id": c.ID, "type": "function",
-					"function": map[string]any{"name": c.Name, "arguments": arguments(c.Arguments)}})
+				calls[j] = jinja.FromGoValue(map[string]any{"id": quote(c.ID), "type": "function",
+					"function": map[string]any{"name": quote(c.Name), "arguments": quoted(arguments(c.Arguments), quote)}})
 			}
 			d.AsDict().Set("tool_calls", jinja.NewList(calls))
 		}
 		if m.ToolCallID != "" {
-			d.AsDict().Set("tool_call_id", jinja.NewString(m.ToolCallID))
+			d.AsDict().Set("tool_call_id", str(m.ToolCallID))
 		}
 		if m.Name != "" {
-			d.AsDict().Set("name", jinja.NewString(m.Name))
+			d.AsDict().Set("name", str(m.Name))
 		}
 		list[i] = d
 	}
-	data := make(map[string]jinja.Value, len(t.special)+4)
+	data := make(map[string]jinja.Value, len(t.special)+5)
 	for k, v := range t.special {
 		data[k] = v
 	}
@@ -156,12 +191,19 @@ func (t *Template) Render(msgs []Message, tools []json.RawMessage) (string, erro
 	if len(tools) > 0 {
 		defs := make([]jinja.Value, len(tools))
 		for i, raw := range tools {
-			defs[i] = jinja.FromGoValue(plain(raw))
+			defs[i] = jinja.FromGoValue(quoted(plain(raw), quote))
 		}
 		data["tools"] = jinja.NewList(defs)
 	}
 	data["add_generation_prompt"] = jinja.NewBool(true)
 	data["raise_exception"] = jinja.NewCallable("raise_exception", refuse)
+	data[macroCalls] = macroBudget()
+	return data
+}
+
+// render runs the template over data, its errors told apart: the conversation's
+// (*RefusedError) and the template's.
+func (t *Template) render(data map[string]jinja.Value) (string, error) {
 	out, err := t.t.RenderValues(data)
 	var refused *RefusedError
 	switch {
@@ -176,6 +218,28 @@ func (t *Template) Render(msgs []Message, tools []json.RawMessage) (string, erro
 		return "", ErrEmpty
 	}
 	return out, nil
+}
+
+// quoted is v, a value decoded from the client's JSON, with each string in it, keys too,
+// passed through quote.
+func quoted(v any, quote func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return quote(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[quote(k)] = quoted(e, quote)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = quoted(e, quote)
+		}
+		return out
+	}
+	return v
 }
 
 // arguments is a call's arguments for a template: the object they spell, or the text.

@@ -14,7 +14,7 @@ import (
 
 // templates are the test templates, one per family style the tokenizers serve (ChatML as
 // Qwen writes it, [INST] as Mistral's, header blocks as Llama-3's, turns as Gemma's, role tags
-// as Phi's), written for these tests, each with the special tokens its family uses.
+// as Phi's, and turns written by macros), written for these tests, each with the special tokens its family uses.
 func templates(t *testing.T) map[string][]byte {
 	t.Helper()
 	special := map[string]map[string]any{
@@ -23,6 +23,7 @@ func templates(t *testing.T) map[string][]byte {
 		"header.jinja": {"bos_token": "<|begin_of_text|>", "eos_token": map[string]any{"content": "<|eot_id|>", "special": true}},
 		"turn.jinja":   {"bos_token": "<bos>", "eos_token": "<eos>"},
 		"phi.jinja":    {"bos_token": "<s>", "eos_token": "<|endoftext|>"},
+		"macros.jinja": {"bos_token": "<s>"},
 	}
 	out := map[string][]byte{}
 	for name, tokens := range special {
@@ -55,11 +56,11 @@ var conversations = [][]Message{
 }
 
 func TestRenderChatML(t *testing.T) {
-	tpl, err := Load(templates(t)["chatml.jinja"])
+	tpl, err := Load(templates(t)["chatml.jinja"], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := tpl.Render(conversations[1], nil)
+	got, err := text(tpl.Render(conversations[1], nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,28 +71,28 @@ func TestRenderChatML(t *testing.T) {
 }
 
 func TestRenderUsesTheSpecialTokens(t *testing.T) {
-	tpl, err := Load(templates(t)["header.jinja"])
+	tpl, err := Load(templates(t)["header.jinja"], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := tpl.Render(conversations[0], nil)
+	got, err := text(tpl.Render(conversations[0], nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(got, "<|begin_of_text|><|start_header_id|>user") {
 		t.Fatalf("got %q: bos_token (a string) not rendered first", got)
 	}
-	tpl, err = Load(templates(t)["inst.jinja"])
+	tpl, err = Load(templates(t)["inst.jinja"], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err = tpl.Render(conversations[2], nil); err != nil || !strings.Contains(got, " First answer</s>") {
+	if got, err = text(tpl.Render(conversations[2], nil)); err != nil || !strings.Contains(got, " First answer</s>") {
 		t.Fatalf("got %q %v: eos_token not rendered after the assistant's turn", got, err)
 	}
 }
 
 func TestTemplateRefusalIsTyped(t *testing.T) {
-	tpl, err := Load(templates(t)["inst.jinja"])
+	tpl, err := Load(templates(t)["inst.jinja"], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestTemplateRefusalIsTyped(t *testing.T) {
 // A refusal whose words the template builds (here from a message) is told in fixed words:
 // the conversation's text never reaches an answer through it.
 func TestARefusalBuiltFromTheMessagesIsNotTold(t *testing.T) {
-	tpl, err := Load([]byte(`{"chat_template": "{{ raise_exception('bad message: ' ~ messages[0].content) }}"}`))
+	tpl, err := Load([]byte(`{"chat_template": "{{ raise_exception('bad message: ' ~ messages[0].content) }}"}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,23 +129,23 @@ func TestLoadErrors(t *testing.T) {
 		{"empty", `{"chat_template": ""}`, ErrNoTemplate},
 		{"list without default", `{"chat_template": [{"name": "tool_use", "template": "x"}]}`, ErrNoTemplate},
 	} {
-		if _, err := Load([]byte(c.json)); !errors.Is(err, c.want) {
+		if _, err := Load([]byte(c.json), nil); !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
 		}
 	}
 	for _, bad := range []string{`{`, `{"chat_template": 3}`, `{"chat_template": "{% for %}"}`} {
-		if _, err := Load([]byte(bad)); err == nil || errors.Is(err, ErrNoTemplate) {
+		if _, err := Load([]byte(bad), nil); err == nil || errors.Is(err, ErrNoTemplate) {
 			t.Errorf("%s: got %v, want a load error", bad, err)
 		}
 	}
-	tpl, err := Load([]byte(`{"chat_template": [{"name": "default", "template": "{{ messages[0].content }}"}, {"name": "rag", "template": "x"}]}`))
+	tpl, err := Load([]byte(`{"chat_template": [{"name": "default", "template": "{{ messages[0].content }}"}, {"name": "rag", "template": "x"}]}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := tpl.Render(conversations[0], nil); err != nil || got != conversations[0][0].Content {
+	if got, err := text(tpl.Render(conversations[0], nil)); err != nil || got != conversations[0][0].Content {
 		t.Fatalf("the default of a template list: %q %v", got, err)
 	}
-	tpl, err = Load([]byte(`{"chat_template": "{% if false %}x{% endif %}"}`))
+	tpl, err = Load([]byte(`{"chat_template": "{% if false %}x{% endif %}"}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestTemplatesRenderAsHuggingFaceJinja(t *testing.T) {
 	var in bytes.Buffer
 	var ours []result
 	for name, cfg := range templates(t) {
-		tpl, err := Load(cfg)
+		tpl, err := Load(cfg, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -194,7 +195,7 @@ func TestTemplatesRenderAsHuggingFaceJinja(t *testing.T) {
 			}
 			line, _ := json.Marshal(c)
 			in.Write(append(line, '\n'))
-			out, err := tpl.Render(conv, nil)
+			out, err := text(tpl.Render(conv, nil))
 			ours = append(ours, result{name: name + "#" + string(rune('0'+i)), out: out, err: err})
 		}
 	}
@@ -245,7 +246,7 @@ func TestToolsReachTheTemplate(t *testing.T) {
 		`[{{ c.id }} {{ c.function.name }} hr={{ c.function.arguments.heart_rate }}]{% endfor %}{% else %}{{ m.content }}{% endif %}` +
 		`{% if m.tool_call_id %} for {{ m.tool_call_id }} by {{ m.name }}{% endif %}</{{ m.role }}>{% endfor %}<assistant>`
 	cfg, _ := json.Marshal(map[string]string{"chat_template": src})
-	tpl, err := Load(cfg)
+	tpl, err := Load(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,10 +256,12 @@ func TestToolsReachTheTemplate(t *testing.T) {
 		{Role: "assistant", ToolCalls: []ToolCall{{ID: "call_1", Name: "record_vitals", Arguments: `{"heart_rate":72,"spo2":98}`}}},
 		{Role: "tool", Content: "recorded", ToolCallID: "call_1", Name: "record_vitals"},
 	}
-	got, err := tpl.Render(msgs, tools)
+	got, err := text(tpl.Render(msgs, tools))
 	want := "<tools>record_vitals(heart_rate,spo2);</tools><user>Vitals?</user><assistant>[call_1 record_vitals hr=72]</assistant>" +
 		"<tool>recorded for call_1 by record_vitals</tool><assistant>"
 	if err != nil || got != want {
 		t.Fatalf("%q, %v\nwant %q", got, err, want)
 	}
 }
+
+func text(p Prompt, err error) (string, error) { return p.Text, err }

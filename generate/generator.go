@@ -122,6 +122,10 @@ type Params struct {
 	// special tokens the model expects: it is encoded without adding any (as transformers'
 	// apply_chat_template tokenizes).
 	Templated bool
+	// Quoted are the stretches of the prompt ([start, end) byte offsets, in order) the client
+	// wrote inside a template's (chat.Prompt's): a special token spelt there is encoded as its
+	// text (tokenizer.EncodeQuoted).
+	Quoted [][2]int
 	// Constraint, from Generator.Constraint, keeps the answer within a language: each step
 	// chooses only among the tokens that continue it, and the generation ends (FinishEOS)
 	// once the answer is whole and nothing may follow.
@@ -165,7 +169,7 @@ func (e *TooLongError) Is(target error) bool { return target == ErrTooLong }
 func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt string, params Params) (*Stream, error) {
 	// With the tokenizer's special tokens, as HF's servers encode a prompt: a Llama-style
 	// template puts <s> first; GPT-2's and tiny-lm's files add nothing.
-	enc := g.tok.Encode(prompt, !params.Templated)
+	enc := g.tok.EncodeQuoted(prompt, !params.Templated, params.Quoted)
 	if !slices.Contains(enc.Special, false) {
 		return nil, ErrEmptyPrompt
 	}

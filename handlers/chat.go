@@ -13,7 +13,7 @@ import (
 // ChatTemplate renders a conversation as the generation model's prompt; *chat.Template is the
 // real one. Its errors are chat's: a *chat.RefusedError is the conversation's fault.
 type ChatTemplate interface {
-	Render(msgs []chat.Message, tools []json.RawMessage) (string, error)
+	Render(msgs []chat.Message, tools []json.RawMessage) (chat.Prompt, error)
 }
 
 // OpenAI's chat completions API, POST /v1/chat/completions: messages in, rendered with the
@@ -228,16 +228,18 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *tool
 	if tools != nil {
 		defs = tools.defs
 	}
-	prompt, err := ep.Chat.Render(msgs, defs)
+	rendered, err := ep.Chat.Render(msgs, defs)
 	var refused *chat.RefusedError
 	switch {
 	case errors.As(err, &refused):
 		return p, nil, "", "messages", refused.Reason
+	case errors.Is(err, chat.ErrSpecialText):
+		return p, nil, "", "messages", "a message spells one of the model's special tokens, which its chat template changes; it cannot be kept apart as text"
 	case err != nil:
 		return p, nil, "", "messages", "the model's chat template could not render these messages"
 	}
-	p.params.Templated = true
-	return p, tools, prompt, "", ""
+	p.params.Templated, p.params.Quoted = true, rendered.Quoted
+	return p, tools, rendered.Text, "", ""
 }
 
 // maxChatMessages bounds a conversation: its work (the privacy gateway's pass over every

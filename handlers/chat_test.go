@@ -15,15 +15,15 @@ import (
 // message is the assistant's.
 type fakeTemplate struct{}
 
-func (fakeTemplate) Render(msgs []chat.Message, _ []json.RawMessage) (string, error) {
+func (fakeTemplate) Render(msgs []chat.Message, _ []json.RawMessage) (chat.Prompt, error) {
 	if msgs[0].Role == "assistant" {
-		return "", &chat.RefusedError{Reason: "the conversation must not begin with the assistant"}
+		return chat.Prompt{}, &chat.RefusedError{Reason: "the conversation must not begin with the assistant"}
 	}
 	var b strings.Builder
 	for _, m := range msgs {
 		b.WriteString(m.Role + ": " + m.Content + "\n")
 	}
-	return b.String(), nil
+	return chat.Prompt{Text: b.String()}, nil
 }
 
 func chatFixture(t *testing.T, gen *fakeGenerator, tpl ChatTemplate) *fixture {

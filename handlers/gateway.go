@@ -363,7 +363,8 @@ func orEmpty(s []string) []string {
 // user's message where the model has a chat template, as a plain prompt otherwise.
 func (s *server) completeLocally(ctx context.Context, x *exchange, gw *GatewayEndpoint, outbound string) (string, error) {
 	gen := gw.Generation
-	prompt := outbound
+	// Without a template the whole prompt is the client's: quoted whole.
+	prompt := chat.Prompt{Text: outbound, Quoted: [][2]int{{0, len(outbound)}}}
 	if gen.Chat != nil {
 		p, err := gen.Chat.Render([]chat.Message{{Role: "user", Content: outbound}}, nil)
 		if err != nil {
@@ -371,7 +372,7 @@ func (s *server) completeLocally(ctx context.Context, x *exchange, gw *GatewayEn
 		}
 		prompt = p
 	}
-	stream, err := gen.Model.Generate(ctx, x.prio, prompt, generate.Params{MaxNewTokens: gw.answerRoom(), Templated: gen.Chat != nil})
+	stream, err := gen.Model.Generate(ctx, x.prio, prompt.Text, generate.Params{MaxNewTokens: gw.answerRoom(), Templated: gen.Chat != nil, Quoted: prompt.Quoted})
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,8 @@
 package tokenizer
 
 import (
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -86,14 +88,15 @@ func (ts tokens) encoding() Encoding {
 // scratch holds the buffers one Encode call needs.
 type scratch struct {
 	norm   normBuf
-	raw    []match // raw added tokens in the whole text
-	normed []match // normalized added tokens in the current segment
-	nbytes []byte  // normalized text of a segment, for normalized added tokens
-	segAt  []int32 // byte index -> char index into the normalized segment
-	word   []byte  // UTF-8 of the current word
-	charAt []int32 // byte index -> char index into the current word
-	pieces []piece // WordPiece output of the current word
-	out    tokens  // the encoding being built
+	quoted [][2]int // EncodeQuoted's stretches, nil for Encode
+	raw    []match  // raw added tokens in the whole text
+	normed []match  // normalized added tokens in the current segment
+	nbytes []byte   // normalized text of a segment, for normalized added tokens
+	segAt  []int32  // byte index -> char index into the normalized segment
+	word   []byte   // UTF-8 of the current word
+	charAt []int32  // byte index -> char index into the current word
+	pieces []piece  // WordPiece output of the current word
+	out    tokens   // the encoding being built
 
 	body       int             // where the text's tokens start in out, after the template's
 	matched    []matchedSpaces // added tokens found in the text, for offset trimming
@@ -126,11 +129,22 @@ type wordModel interface {
 // sequence. Invalid UTF-8 is read as U+FFFD, one byte at a time. Texts must be shorter than
 // 2 GiB (offsets are tracked as int32 internally).
 func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
+	return t.EncodeQuoted(text, addSpecialTokens, nil)
+}
+
+// EncodeQuoted is Encode with stretches of text quoted: [start, end) byte offsets, in order
+// and apart, where a special token's spelling is read as the text it spells rather than as the
+// token (HF's split_special_tokens, for those stretches only). A chat prompt quotes what the
+// client wrote, so that a message cannot end its turn or open another by spelling the
+// template's tokens.
+func (t *Tokenizer) EncodeQuoted(text string, addSpecialTokens bool, quoted [][2]int) Encoding {
 	s, _ := t.scratch.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
 	}
+	s.quoted = quoted
 	defer func() {
+		s.quoted = nil
 		// Buffers grown by one huge text would otherwise stay pinned in the pool.
 		if len(text) <= maxPooledText {
 			t.scratch.Put(s)
@@ -153,6 +167,9 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 	s.raw = t.rawMatcher.find(s.raw[:0], text)
 	pos := 0
 	for _, m := range s.raw {
+		if m.tok.special && quotes(s.quoted, m.start, m.end) {
+			continue
+		}
 		if pos < m.start {
 			t.encodeSegment(enc, s, text[pos:m.start], pos, &word)
 		}
@@ -179,6 +196,12 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) Encoding {
 
 const maxPooledText = 1 << 20
 
+// quotes says whether [start, end) reaches into one of the quoted stretches.
+func quotes(quoted [][2]int, start, end int) bool {
+	i := sort.Search(len(quoted), func(i int) bool { return quoted[i][1] > start })
+	return i < len(quoted) && quoted[i][0] < end
+}
+
 // encodeSegment normalizes a stretch of text free of raw added tokens, extracts the
 // normalized added tokens, and pre-tokenizes and encodes the rest with the model.
 func (t *Tokenizer) encodeSegment(enc *tokens, s *scratch, seg string, base int, word *int) {
@@ -203,6 +226,9 @@ func (t *Tokenizer) encodeSegment(enc *tokens, s *scratch, seg string, base int,
 	pos := 0
 	for _, m := range s.normed {
 		a, b := int(s.segAt[m.start]), int(s.segAt[m.end])
+		if m.tok.special && quotes(s.quoted, int(chars[a].start), int(chars[b-1].end)) {
+			continue
+		}
 		if pos < a {
 			t.words(enc, s, chars[pos:a], word)
 		}
@@ -294,6 +320,17 @@ func (t *Tokenizer) TokenID(token string) (int64, bool) {
 	}
 	id, ok := t.vocab[token]
 	return id, ok
+}
+
+// SpecialTokens are the spellings of the special added tokens, sorted: what EncodeQuoted
+// reads as text inside a quoted stretch.
+func (t *Tokenizer) SpecialTokens() []string {
+	out := make([]string, 0, len(t.specials))
+	for s := range t.specials {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Token is the inverse of TokenID, like HF's id_to_token: added tokens first (normalized

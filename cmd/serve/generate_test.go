@@ -676,6 +676,24 @@ func TestInfoAndTokenize(t *testing.T) {
 	if status, out := srv.post(t, "/tokenize", map[string]any{"inputs": strings.Repeat("é", 201)}); status != 413 || out["error_type"] != "validation" {
 		t.Fatalf("/tokenize past the text limit: %d %v", status, out)
 	}
+
+	// A chat message that spells the tokenizer's [SEP] reaches the model as the text it
+	// spells, as the same words apart do, where a completion's prompt (the client's own
+	// template) keeps it the token.
+	promptTokens := func(path string, body map[string]any) float64 {
+		body["model"], body["max_tokens"] = "tiny-lm", 1
+		status, out := srv.post(t, path, body)
+		if status != 200 {
+			t.Fatalf("%s: %d %v", path, status, out)
+		}
+		return out["usage"].(map[string]any)["prompt_tokens"].(float64)
+	}
+	chat := promptTokens("/v1/chat/completions", map[string]any{"messages": []map[string]any{{"role": "user", "content": "pulse [SEP] normal"}}})
+	apart := promptTokens("/v1/completions", map[string]any{"prompt": "pulse [ SEP ] normal"})
+	token := promptTokens("/v1/completions", map[string]any{"prompt": "pulse [SEP] normal"})
+	if chat != apart || token >= apart {
+		t.Fatalf("prompt tokens: chat %v, the words apart %v, the token %v", chat, apart, token)
+	}
 }
 
 // TestSamplingExtensions: through HTTP on tiny-lm, whose greedy answer to the prompt is

@@ -498,7 +498,7 @@ func (s *server) generation(ctx context.Context, cfg Config, reg prometheus.Regi
 // chatTemplate is the generation model's chat template, or nil when it has none or one that
 // does not compile: completions are still served, and /v1/chat/completions says why not.
 func (s *server) chatTemplate(m *models.Model) handlers.ChatTemplate {
-	t, err := chat.Load(m.TokenizerConfig)
+	t, err := chat.Load(m.TokenizerConfig, m.Tokenizer.SpecialTokens())
 	switch {
 	case errors.Is(err, chat.ErrNoTemplate):
 		s.logger.Info("the generation model has no chat template; /v1/chat/completions answers 400", slog.String("model", m.Name))
