@@ -13,8 +13,52 @@ import (
 // rule. Texts shorter than three bytes are not looked for (an age "4" is not every 4). It
 // reads text once, word by word, whatever the number of spans.
 func Recurrences(text string, found []Entity) []Entity {
-	byFirst := map[string][]Entity{} // the spans by their first word, lower case, one a text
-	seen := map[string]bool{}
+	return new(Recall).Recurrences(text, found)
+}
+
+// Recall is Recurrences over a document read in parts (a stream's windows, a conversation's
+// messages): the span texts found in the parts read so far are looked for in each later one
+// too, so a name found in the first window is not left where the fifth repeats it. It holds
+// those texts, in memory, for as long as it is kept: one a request. The zero Recall has read
+// nothing. Not safe for concurrent use.
+type Recall struct {
+	byFirst map[string][]spelt // by first word, lower case; longest first
+	seen    map[string]bool    // the texts held, lower case
+}
+
+// spelt is a found span's text and label.
+type spelt struct{ text, label string }
+
+// Recurrences are Recurrences(text, found) with the texts of earlier parts looked for too;
+// found's texts are then held for the parts after.
+func (r *Recall) Recurrences(text string, found []Entity) []Entity {
+	r.Hold(text, found)
+	if len(r.byFirst) == 0 {
+		return nil
+	}
+	var cand []Entity
+	for _, w := range wordsOf(text) {
+		lower := strings.ToLower(w.text)
+		cands := r.byFirst[lower]
+		if base, ok := strings.CutSuffix(lower, "'s"); ok { // "abc's wife"
+			cands = append(slices.Clip(cands), r.byFirst[base]...)
+		}
+		for _, sp := range cands {
+			end := w.start + len(sp.text)
+			if end > len(text) || !strings.EqualFold(text[w.start:end], sp.text) || !wordEdge(text, end, false) {
+				continue
+			}
+			cand = append(cand, Entity{Label: sp.label, Start: w.start, End: end, Score: contextScore})
+			break
+		}
+	}
+	return apart(cand, found)
+}
+
+// Hold keeps the texts of found that are whole words of text, three bytes or more, each once
+// (with the label it was first found with), to be looked for in the parts read after; a
+// reader that has every part's spans first (a conversation) holds them all before it sweeps.
+func (r *Recall) Hold(text string, found []Entity) {
 	for _, e := range found {
 		if e.Start < 0 || e.End > len(text) || e.End-e.Start < 3 {
 			continue
@@ -24,37 +68,20 @@ func Recurrences(text string, found []Entity) []Entity {
 		if first == "" || !wordEdge(text, e.Start-1, true) || !wordEdge(text, e.End, false) {
 			continue // a span that cuts a word is not a word to look for
 		}
-		if key := strings.ToLower(s); !seen[key] {
-			seen[key] = true
-			byFirst[first] = append(byFirst[first], e)
+		key := strings.ToLower(s)
+		if r.seen[key] {
+			continue
 		}
-	}
-	if len(byFirst) == 0 {
-		return nil
-	}
-	// The longest first: "Zorblat Quexley" found, "Zorblat" found too, a third "Zorblat
-	// Quexley" is taken whole.
-	for _, group := range byFirst {
-		slices.SortStableFunc(group, func(a, b Entity) int { return (b.End - b.Start) - (a.End - a.Start) })
-	}
-	var cand []Entity
-	for _, w := range wordsOf(text) {
-		lower := strings.ToLower(w.text)
-		cands := byFirst[lower]
-		if base, ok := strings.CutSuffix(lower, "'s"); ok { // "abc's wife"
-			cands = append(slices.Clip(cands), byFirst[base]...)
+		if r.seen == nil {
+			r.seen, r.byFirst = map[string]bool{}, map[string][]spelt{}
 		}
-		for _, e := range cands {
-			n := e.End - e.Start
-			end := w.start + n
-			if end > len(text) || !strings.EqualFold(text[w.start:end], text[e.Start:e.End]) || !wordEdge(text, end, false) {
-				continue
-			}
-			cand = append(cand, Entity{Label: e.Label, Start: w.start, End: end, Score: contextScore})
-			break
-		}
+		r.seen[key] = true
+		// The longest first: "Zorblat Quexley" found, "Zorblat" found too, a third "Zorblat
+		// Quexley" is taken whole.
+		group := r.byFirst[first]
+		at, _ := slices.BinarySearchFunc(group, len(s), func(sp spelt, n int) int { return n - len(sp.text) })
+		r.byFirst[first] = slices.Insert(group, at, spelt{text: strings.Clone(s), label: e.Label})
 	}
-	return apart(cand, found)
 }
 
 // firstWord is s's first run of letters and marks (with inner apostrophes and hyphens), as

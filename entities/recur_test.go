@@ -30,3 +30,23 @@ func TestRecurrencesFindAFoundNameWhereItComesAgain(t *testing.T) {
 		t.Fatalf("%v", r)
 	}
 }
+
+// TestRecallLooksForWhatEarlierPartsHeld: a text found in one part is found in the parts read
+// after it, in any case, and a held text is found even where this part's own spans are none.
+func TestRecallLooksForWhatEarlierPartsHeld(t *testing.T) {
+	var r Recall
+	first := "RE: Zorblat Quexley, seen."
+	if got := r.Recurrences(first, []Entity{{Label: "person", Start: 4, End: 19}}); got != nil {
+		t.Fatalf("the first part: %v", got)
+	}
+	later := "Called ZORBLAT QUEXLEY; Zorblat alone is not the name."
+	got := r.Recurrences(later, nil)
+	if len(got) != 1 || later[got[0].Start:got[0].End] != "ZORBLAT QUEXLEY" || got[0].Label != "person" {
+		t.Fatalf("%v", got)
+	}
+	var conv Recall
+	conv.Hold("Dr. Abernathy signed.", []Entity{{Label: "last_name", Start: 4, End: 13}})
+	if _, added := conv.SafetySweep("Abernathy called.", nil, &SmartMergeConfig{}); len(added) != 1 || added[0].Start != 0 {
+		t.Fatalf("a held text in a sweep: %v", added)
+	}
+}

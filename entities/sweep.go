@@ -18,6 +18,12 @@ const PatternsVersion = "sluice-pii-patterns-v1"
 // words (Recurrences). It returns all the entities, sorted by start, and the ones it added. A
 // nil cfg adds nothing.
 func SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added []Entity) {
+	return new(Recall).SafetySweep(text, ents, cfg)
+}
+
+// SafetySweep is SafetySweep over one part of a document read in parts, whose recurrences
+// include the texts found in the parts before (Recall.Recurrences).
+func (r *Recall) SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added []Entity) {
 	sorted := slices.SortedStableFunc(slices.Values(ents), byStart)
 	// ends[i] is the furthest end among sorted[:i+1], so the entities that may overlap a
 	// unit are found by binary search even when some overlap each other.
@@ -50,7 +56,7 @@ func SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added 
 		}
 	}
 	added = append(added, NameContext(text, append(slices.Clip(sorted), added...))...)
-	added = append(added, Recurrences(text, append(slices.Clip(sorted), added...))...)
+	added = append(added, r.Recurrences(text, append(slices.Clip(sorted), added...))...)
 	if len(added) == 0 {
 		return sorted, nil
 	}

@@ -651,3 +651,24 @@ func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
 		t.Errorf("the upstream was called %d more times", len(up.seen)-calls)
 	}
 }
+
+// TestGatewayChatRedactsANameFoundInAnotherMessage: a name the model finds in a later message
+// is redacted where an earlier one repeats it too (it was left there, and the outbound
+// tripwire refused the whole request).
+func TestGatewayChatRedactsANameFoundInAnotherMessage(t *testing.T) {
+	gen := &fakeGenerator{script: []generate.Event{last(1, "ok", "ok", generate.FinishLength)}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.pii.Models["pii"] = subjectLine{o.pii.Models["pii"].(*fakeExtractor)}
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii,
+			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":"Zorblat is unwell."},{"role":"user","content":"RE: Zorblat"}]}`)
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	gen.mu.Lock()
+	defer gen.mu.Unlock()
+	if len(gen.prompts) != 1 || strings.Contains(gen.prompts[0], "Zorblat") {
+		t.Fatalf("the model saw %q", gen.prompts)
+	}
+}

@@ -157,8 +157,13 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	for _, t := range texts {
 		sess.Reserve(t.Content)
 	}
+	// A name found in one message is looked for in every other, the earlier ones too.
+	var recall entities.Recall
+	for i, t := range texts {
+		recall.Hold(t.Content, found[i])
+	}
 	redact := func(text string, spans []entities.Entity) string {
-		ents, _ := entities.SafetySweep(text, spans, opts.SmartMerge)
+		ents, _ := recall.SafetySweep(text, spans, opts.SmartMerge)
 		sess.Screen(ents) // counts them; the chat policy refuses none
 		return sess.Redact(text, ents)
 	}

@@ -161,7 +161,8 @@ type windowRun struct {
 	sweep   *entities.SmartMergeConfig // nil: no sweep
 	lists   *entities.Lists            // the request's allow and deny lists, after the sweep
 	sc      *spanstream.Scanner
-	swept   map[int]bool // byte starts of the spans the sweep added
+	swept   map[int]bool    // byte starts of the spans the sweep added
+	recall  entities.Recall // the texts found in the windows before, looked for again
 	latency []time.Duration
 	stats   entityStats
 	clock   func() time.Time
@@ -185,7 +186,7 @@ func (w *windowRun) detect(ctx context.Context, window string) ([]entities.Entit
 	}
 	if w.sweep != nil {
 		var added []entities.Entity
-		ents, added = entities.SafetySweep(window, ents, w.sweep)
+		ents, added = w.recall.SafetySweep(window, ents, w.sweep)
 		for _, e := range added {
 			w.swept[base+e.Start] = true
 		}

@@ -189,3 +189,52 @@ func TestAFinalLineWithNothingFoundHasItsList(t *testing.T) {
 		}
 	}
 }
+
+// subjectLine finds a name only on the subject line ("RE: Zorblat"), as a model that misses
+// it later in the note would.
+type subjectLine struct{ *fakeExtractor }
+
+func (f subjectLine) Extract(_ context.Context, _ admission.Priority, text string, _ entities.Options) ([]entities.Entity, extract.Stats, error) {
+	var ents []entities.Entity
+	if i := strings.Index(text, "RE: Zorblat"); i >= 0 {
+		ents = append(ents, entities.Entity{Label: "last_name", Start: i + 4, End: i + 11, Score: 0.9})
+	}
+	return ents, extract.Stats{Tokens: 3, Windows: 1}, nil
+}
+
+// TestAStreamRedactsANameItFoundInAnEarlierWindow: a name found in the first window is looked
+// for in every later one, as the route that does not stream looks for it in the whole text.
+func TestAStreamRedactsANameItFoundInAnEarlierWindow(t *testing.T) {
+	r, err := deid.New(deid.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
+		o.pii.Models["pii"] = subjectLine{o.pii.Models["pii"].(*fakeExtractor)}
+		o.extra = []Route{PIIDeidentify(o.pii, r), PIIDeidentifyStream(o.pii, r)}
+	})
+	text := "RE: Zorblat came in. " + strings.Repeat("Nothing much happened today. ", 300) + "Consulted with Zorblat again."
+	body, _ := json.Marshal(map[string]any{"text": text, "method": "mask"})
+	whole := f.do(t, "POST", "/pii/deidentify", string(body))
+	var out struct {
+		Text string `json:"deidentified_text"`
+	}
+	if err := json.Unmarshal([]byte(whole.raw), &out); err != nil || strings.Contains(out.Text, "Zorblat") {
+		t.Fatalf("/pii/deidentify: %d %v ...%s", whole.status, err, out.Text[max(len(out.Text)-100, 0):])
+	}
+	resp := f.do(t, "POST", "/pii/deidentify/stream", string(body))
+	var streamed strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(resp.raw), "\n") {
+		var ev struct {
+			Type         string `json:"type"`
+			RedactedText string `json:"redacted_text"`
+		}
+		if json.Unmarshal([]byte(l), &ev) == nil && ev.Type == "chunk" {
+			streamed.WriteString(ev.RedactedText)
+		}
+	}
+	if resp.status != 200 || streamed.String() != out.Text {
+		t.Fatalf("the stream: %d ...%s", resp.status, streamed.String()[max(streamed.Len()-100, 0):])
+	}
+}
