@@ -232,6 +232,10 @@ func TestBearerTokens(t *testing.T) {
 		}
 		return c
 	}
+	and := func(c map[string]any, k string, v any) map[string]any {
+		c[k] = v
+		return c
+	}
 	for name, c := range map[string]struct {
 		tok  string
 		want int
@@ -249,6 +253,9 @@ func TestBearerTokens(t *testing.T) {
 		"no scope":           {token(t, secret, "hs", with("scope", "pii:read")), 403},
 		"lives too long":     {token(t, secret, "hs", with("exp", epoch.Add(48*time.Hour).Unix())), 401},
 		"no iat":             {token(t, secret, "hs", with("iat", nil)), 401},
+		"no tenant":          {token(t, secret, "hs", with("client_id", nil)), 401},
+		"azp":                {token(t, secret, "hs", and(with("client_id", nil), "azp", "svc-1")), 0},
+		"cid":                {token(t, secret, "hs", and(with("client_id", nil), "cid", "svc-1")), 0},
 	} {
 		p, r := a.Check("POST", "/pii/deidentify", headers("Authorization", "Bearer "+c.tok), "p")
 		status := 0

@@ -119,6 +119,8 @@ func (v *JWTVerifier) Verify(token string, now time.Time) (Claims, error) {
 	var extra struct {
 		Tenant   string          `json:"tenant"`
 		ClientID string          `json:"client_id"`
+		AZP      string          `json:"azp"` // OpenID Connect's authorized party
+		CID      string          `json:"cid"` // Okta's client
 		Scope    json.RawMessage `json:"scope"`
 		SCP      json.RawMessage `json:"scp"`
 		Scopes   json.RawMessage `json:"scopes"`
@@ -139,9 +141,14 @@ func (v *JWTVerifier) Verify(token string, now time.Time) (Claims, error) {
 	if err := std.ValidateWithLeeway(expected, v.leeway); err != nil {
 		return Claims{}, errToken
 	}
-	// The tenant labels metrics: an explicit tenant claim, or the OAuth client (a bounded set of
-	// services), never the subject, which names a person as often as not.
-	c := Claims{Tenant: firstOf(extra.Tenant, extra.ClientID, "jwt"), KeyID: h.KeyID}
+	// The tenant keeps callers apart (their jobs, their pseudonyms, their budgets) and labels
+	// metrics: an explicit tenant claim, or the OAuth client (a bounded set of services), never
+	// the subject, which names a person as often as not. A token that names neither is refused:
+	// one shared tenant for all such tokens would let each caller see the others' jobs.
+	c := Claims{Tenant: firstOf(extra.Tenant, extra.ClientID, extra.AZP, extra.CID, ""), KeyID: h.KeyID}
+	if c.Tenant == "" {
+		return Claims{}, errToken
+	}
 	for _, raw := range []json.RawMessage{extra.Scope, extra.SCP, extra.Scopes} {
 		scopes, err := parseScopes(raw)
 		if err != nil {

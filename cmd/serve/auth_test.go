@@ -150,7 +150,7 @@ func TestOpenMedAuthSettingsAndBearerTokens(t *testing.T) {
 	}
 	signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: secret}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
 	token := func(lifetime time.Duration) string {
-		tok, err := jwt.Signed(signer).Claims(map[string]any{"sub": "svc", "aud": "sluice", "iat": time.Now().Unix(),
+		tok, err := jwt.Signed(signer).Claims(map[string]any{"sub": "svc", "azp": "svc", "aud": "sluice", "iat": time.Now().Unix(),
 			"exp": time.Now().Add(lifetime).Unix(), "scp": []string{"pii:read"}}).Serialize()
 		if err != nil {
 			t.Fatal(err)
@@ -182,7 +182,7 @@ func TestSIGHUPReloadsTheJWKSFile(t *testing.T) {
 	}
 	sign := func(secret []byte) string {
 		signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: secret}, (&jose.SignerOptions{}).WithHeader("kid", "k"))
-		tok, err := jwt.Signed(signer).Claims(map[string]any{"aud": "sluice", "exp": time.Now().Add(time.Hour).Unix(), "scope": "*"}).Serialize()
+		tok, err := jwt.Signed(signer).Claims(map[string]any{"aud": "sluice", "client_id": "svc", "exp": time.Now().Add(time.Hour).Unix(), "scope": "*"}).Serialize()
 		if err != nil {
 			t.Fatal(err)
 		}
