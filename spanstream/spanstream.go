@@ -176,8 +176,12 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 	cutCP := startCP + utf8.RuneCountInString(s.text[start:cut])
 
 	var events []Event
+	byID := make(map[string]Span, len(spans))
+	for _, sp := range spans {
+		byID[sp.ID] = sp
+	}
 	for _, old := range sortedSpans(s.active) {
-		now, ok := findID(spans, old.ID)
+		now, ok := byID[old.ID]
 		switch {
 		case !ok:
 			events = append(events, Event{Kind: Retract, Span: old, Reason: Removed})
@@ -204,13 +208,12 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 }
 
 // beforeSpans moves cut back to the start of any span that crosses it, until none does.
+// spans are in text order, so one pass from the last does it: a span after the one cut moves
+// to starts at or after the new cut, and cannot cross it.
 func (s *Scanner) beforeSpans(spans []Span, cut int) int {
-	for moved := true; moved; {
-		moved = false
-		for _, sp := range spans {
-			if sp.Start < cut && sp.End > cut {
-				cut, moved = sp.Start, true
-			}
+	for i := len(spans) - 1; i >= 0; i-- {
+		if sp := spans[i]; sp.Start < cut && sp.End > cut {
+			cut = sp.Start
 		}
 	}
 	return cut
@@ -222,7 +225,8 @@ func (s *Scanner) absolute(window string, start, startCP int, found []entities.E
 	found = slices.Clone(found)
 	slices.SortStableFunc(found, func(a, b entities.Entity) int { return cmp.Compare(a.Start, b.Start) })
 	out := make([]Span, 0, len(found))
-	at, atCP := 0, 0 // a running count of the window's code points
+	index := make(map[string]int, len(found)) // out's place of each id
+	at, atCP := 0, 0                          // a running count of the window's code points
 	cp := func(b int) int {
 		atCP += utf8.RuneCountInString(window[at:b])
 		at = b
@@ -237,10 +241,11 @@ func (s *Scanner) absolute(window string, start, startCP int, found []entities.E
 		sp := Span{Entity: entities.Entity{Label: f.Label, Start: start + f.Start, End: start + f.End, Score: f.Score},
 			CharStart: startCP + sCP, CharEnd: startCP + eCP}
 		sp.ID = ID(sp.Label, sp.CharStart)
-		if i := slices.IndexFunc(out, func(o Span) bool { return o.ID == sp.ID }); i >= 0 {
+		if i, ok := index[sp.ID]; ok {
 			out[i] = sp // one label at one start: the last found stands, as OpenMed's
 			continue
 		}
+		index[sp.ID] = len(out)
 		out = append(out, sp)
 	}
 	return out
@@ -329,13 +334,4 @@ func sortedSpans(m map[string]Span) []Span {
 		return cmp.Compare(a.ID, b.ID)
 	})
 	return out
-}
-
-func findID(spans []Span, id string) (Span, bool) {
-	for _, sp := range spans {
-		if sp.ID == id {
-			return sp, true
-		}
-	}
-	return Span{}, false
 }

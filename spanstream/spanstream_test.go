@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -273,6 +275,62 @@ func TestADocumentIsReadFromItsStart(t *testing.T) {
 	for _, c := range commits {
 		if c.Label != "name" {
 			t.Fatalf("span at byte %d committed from a window that began inside its document", c.Start)
+		}
+	}
+}
+
+// TestBeforeSpansIsTheFixedPoint: the one backward pass over spans in text order ends where
+// moving back to any crossing span's start until none crosses ends, on random overlapping
+// spans.
+func TestBeforeSpansIsTheFixedPoint(t *testing.T) {
+	fixedPoint := func(spans []Span, cut int) int {
+		for moved := true; moved; {
+			moved = false
+			for _, sp := range spans {
+				if sp.Start < cut && sp.End > cut {
+					cut, moved = sp.Start, true
+				}
+			}
+		}
+		return cut
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var s Scanner
+	for range 2000 {
+		spans := make([]Span, rng.IntN(12))
+		for i := range spans {
+			start := rng.IntN(60)
+			spans[i] = Span{Entity: entities.Entity{Start: start, End: start + 1 + rng.IntN(15)}}
+		}
+		slices.SortStableFunc(spans, func(a, b Span) int { return a.Start - b.Start })
+		cut := rng.IntN(80)
+		if got, want := s.beforeSpans(spans, cut), fixedPoint(spans, cut); got != want {
+			t.Fatalf("cut %d over %v: %d, want %d", cut, spans, got, want)
+		}
+	}
+}
+
+// BenchmarkManySpansInOneWindow: a window of fifty thousand spans (a deny term that is every
+// other word); quadratic in the spans before its look-ups were indexed.
+func BenchmarkManySpansInOneWindow(b *testing.B) {
+	text := strings.Repeat("a ", 50_000)
+	cfg := Config{WindowChars: len(text), MaxEntityChars: 1}
+	detect := func(_ context.Context, w string) ([]entities.Entity, error) {
+		out := make([]entities.Entity, 0, len(w)/2)
+		for i := 0; i+1 <= len(w); i += 2 {
+			out = append(out, entities.Entity{Label: "deny", Start: i, End: i + 1, Score: 1})
+		}
+		return out, nil
+	}
+	for b.Loop() {
+		sc, err := New(text, cfg, detect)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for !sc.Done() {
+			if _, err := sc.Next(context.Background()); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }
