@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -97,6 +98,7 @@ func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferR
 		Parameters map[string]any `json:"parameters,omitempty"`
 		Inputs     []tensor       `json:"inputs"`
 	}{ID: req.GetId(), Parameters: parameters(req.GetParameters())}
+	texts := 0
 	for i, in := range req.GetInputs() {
 		t := tensor{Name: in.GetName(), Shape: in.GetShape(), Datatype: in.GetDatatype(), Data: []string{}}
 		var elems [][]byte
@@ -105,13 +107,20 @@ func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferR
 				return nil, status.Error(codes.InvalidArgument, "validation_error: every input needs its raw contents")
 			}
 			var ok bool
-			if elems, ok = splitRaw(req.GetRawInputContents()[i]); !ok {
+			if elems, ok = splitRaw(req.GetRawInputContents()[i], handlers.V2MaxTexts+1); !ok {
 				return nil, status.Error(codes.InvalidArgument, "validation_error: raw BYTES contents are a 4-byte length before each element")
 			}
 		} else {
 			elems = in.GetContents().GetBytesContents()
 		}
+		if texts += len(elems); texts > handlers.V2MaxTexts {
+			return nil, status.Errorf(codes.InvalidArgument, "validation_error: at most %d texts a request", handlers.V2MaxTexts)
+		}
 		for _, e := range elems {
+			if !utf8.Valid(e) {
+				// JSON would carry it as U+FFFD: the text the model read would not be the client's.
+				return nil, status.Error(codes.InvalidArgument, "validation_error: every BYTES element must be UTF-8 text")
+			}
 			t.Data = append(t.Data, string(e))
 		}
 		body.Inputs = append(body.Inputs, t)
@@ -185,10 +194,10 @@ func parameters(ps map[string]*inferencepb.InferParameter) map[string]any {
 }
 
 // splitRaw reads raw BYTES contents: each element a 4-byte little-endian length, then that many
-// bytes.
-func splitRaw(b []byte) ([][]byte, bool) {
+// bytes; it stops after most elements (a request past the texts' bound needs no more read).
+func splitRaw(b []byte, most int) ([][]byte, bool) {
 	var out [][]byte
-	for len(b) > 0 {
+	for len(b) > 0 && len(out) < most {
 		if len(b) < 4 {
 			return nil, false
 		}

@@ -36,10 +36,16 @@ type Config struct {
 	Stall time.Duration
 }
 
-// keepalive: a peer that vanished without closing is found within a minute, and a client
-// may ping no more often than every ten seconds.
+// maxStreams bounds the calls one connection has open at once (grpc-go's default is no bound):
+// each holds a message of up to MaxMessageBytes before admission weighs it, and an HTTP/1.1
+// connection carries one request at a time.
+const maxStreams = 100
+
+// keepalive: a peer that vanished without closing is found within a minute, a connection with
+// no call for five minutes is closed (as the HTTP listener's idle one), and a client may ping
+// no more often than every ten seconds.
 var (
-	serverKeepalive = keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 20 * time.Second}
+	serverKeepalive = keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 20 * time.Second, MaxConnectionIdle: 5 * time.Minute}
 	clientPings     = keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}
 )
 
@@ -58,7 +64,7 @@ func New(cfg Config) (*grpc.Server, error) {
 	if len(problems) > 0 {
 		return nil, errors.New("grpcserve: " + strings.Join(problems, "; "))
 	}
-	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cfg.MaxMessageBytes),
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cfg.MaxMessageBytes), grpc.MaxConcurrentStreams(maxStreams),
 		grpc.KeepaliveParams(serverKeepalive), grpc.KeepaliveEnforcementPolicy(clientPings)}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))

@@ -33,12 +33,12 @@ func TestErrorMessagesAreTheEnvelopes(t *testing.T) {
 
 func TestRawBytesRoundTrip(t *testing.T) {
 	elems := []string{"first text", "", "dritter Text, äöü"}
-	split, ok := splitRaw(joinRaw(elems))
+	split, ok := splitRaw(joinRaw(elems), len(elems))
 	if !ok || len(split) != 3 || string(split[2]) != elems[2] || len(split[1]) != 0 {
 		t.Fatalf("%q, %v", split, ok)
 	}
 	for _, bad := range [][]byte{{1, 0, 0}, {9, 0, 0, 0, 'a'}} {
-		if _, ok := splitRaw(bad); ok {
+		if _, ok := splitRaw(bad, 100); ok {
 			t.Errorf("%v read as raw contents", bad)
 		}
 	}

@@ -33,6 +33,11 @@ const maxCodings = 2
 // Limits.MaxBodyBytes is refused with 413 as soon as the limit is crossed, a coding other than
 // gzip, deflate (zlib) or identity with 415, a body that does not decode with 400.
 func (s *server) unpackBody(c *fiber.Ctx) error {
+	if len(c.Request().Body()) > s.opts.Limits.MaxBodyBytes {
+		// The listener refuses such a body before any handler; a call made in the process
+		// (gRPC's, through InProcess) meets the limit here.
+		return s.bodyTooLarge()
+	}
 	h := &c.Request().Header
 	var codings []string
 	present, unsupported := false, false

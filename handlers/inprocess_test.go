@@ -21,6 +21,13 @@ func TestInProcessCallsAreHTTPRequests(t *testing.T) {
 		t.Fatalf("a path as the authority: %d %s", r.Status, r.Body)
 	}
 
+	// The body limit holds for a call made in the process, which no listener reads.
+	big := `{"text":"` + strings.Repeat("a", 4096) + `"}` // the fixture's MaxBodyBytes is 4096
+	if r := calls.Do(context.Background(), Call{Method: "POST", Path: "/pii/extract", Host: "localhost", Body: []byte(big)}); r.Status != 413 ||
+		!strings.Contains(string(r.Body), CodeTooLarge) {
+		t.Fatalf("a body past the limit: %d %.200s", r.Status, r.Body)
+	}
+
 	block := make(chan struct{})
 	f.pii.set(func(x *fakeExtractor) { x.blocking = block })
 	ctx, cancel := context.WithCancel(context.Background())

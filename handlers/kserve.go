@@ -26,8 +26,8 @@ const (
 	v2Server    = "/v2"
 	v2Live      = "/v2/health/live"
 	v2Ready     = "/v2/health/ready"
-	// v2MaxTexts bounds one request's batch: every text is admitted with the request.
-	v2MaxTexts = 64
+	// V2MaxTexts bounds one request's batch: every text is admitted with the request.
+	V2MaxTexts = 64
 )
 
 // KServeInfer is POST /v2/models/{name}/infer over ep, the PII endpoint; New adds the protocol's
@@ -293,7 +293,7 @@ func v2Texts(inputs []v2Tensor, lim Limits) ([]string, []int64, *FieldError) {
 	}
 	n := int64(1)
 	for _, d := range in.Shape {
-		if d < 0 || d > v2MaxTexts {
+		if d < 0 || d > V2MaxTexts {
 			n = -1
 			break
 		}
@@ -302,8 +302,8 @@ func v2Texts(inputs []v2Tensor, lim Limits) ([]string, []int64, *FieldError) {
 	if len(in.Shape) == 0 || n != int64(len(texts)) {
 		return nil, nil, &FieldError{Field: "body.inputs[0].shape", Message: "The shape's element count should equal the number of texts in data", Type: "value_error"}
 	}
-	if len(texts) > v2MaxTexts {
-		return nil, nil, &FieldError{Field: "body.inputs[0].data", Message: "At most " + strconv.Itoa(v2MaxTexts) + " texts a request", Type: "too_long"}
+	if len(texts) > V2MaxTexts {
+		return nil, nil, &FieldError{Field: "body.inputs[0].data", Message: "At most " + strconv.Itoa(V2MaxTexts) + " texts a request", Type: "too_long"}
 	}
 	for i := range texts {
 		t, ferr := checkText(&texts[i], lim)
@@ -332,7 +332,7 @@ func flattenStrings(raw json.RawMessage, out *[]string, depth int) error {
 		if err := flattenStrings(item, out, depth+1); err != nil {
 			return err
 		}
-		if len(*out) > v2MaxTexts {
+		if len(*out) > V2MaxTexts {
 			return nil
 		}
 	}

@@ -168,6 +168,21 @@ func TestGRPCServicesAnswerAsTheirRoutes(t *testing.T) {
 			Contents: &inferencepb.InferTensorContents{BytesContents: [][]byte{[]byte(note)}}}}}); status.Code(err) != codes.NotFound {
 		t.Errorf("unknown model: %v", err)
 	}
+	// Bytes that are not UTF-8 would reach the model as U+FFFD: refused, as HTTP refuses a
+	// body that is not UTF-8; a request past the texts' bound is refused before its texts are
+	// read.
+	latin1 := &inferencepb.ModelInferRequest{ModelName: got.ModelName,
+		Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{{Name: "text", Datatype: "BYTES", Shape: []int64{1},
+			Contents: &inferencepb.InferTensorContents{BytesContents: [][]byte{[]byte("Ren\xe9 Dupont")}}}}}
+	if _, err := v2.ModelInfer(keyed("a-key"), latin1); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a Latin-1 text: %v", err)
+	}
+	many := &inferencepb.ModelInferRequest{ModelName: got.ModelName,
+		Inputs:           []*inferencepb.ModelInferRequest_InferInputTensor{{Name: "text", Datatype: "BYTES", Shape: []int64{100_000}}},
+		RawInputContents: [][]byte{make([]byte, 4*100_000)}}
+	if _, err := v2.ModelInfer(keyed("a-key"), many); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "at most 64") {
+		t.Errorf("100,000 empty texts: %v", err)
+	}
 	if strings.Contains(srv.logs.String(), "555-123-4567") {
 		t.Error("the note's text is in the logs")
 	}
