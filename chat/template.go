@@ -207,8 +207,9 @@ func (t *Template) render(data map[string]jinja.Value) (string, error) {
 	out, err := t.t.RenderValues(data)
 	var refused *RefusedError
 	switch {
-	case errors.As(err, &refused) && !strings.Contains(t.source, refused.Reason):
-		// Words the template built (from the messages, maybe) rather than wrote: not told.
+	case errors.As(err, &refused) && (refused.Reason == "" || !strings.Contains(t.source, refused.Reason)):
+		// Words the template built (from the messages, maybe) rather than wrote, or none (which
+		// a caller would read as no refusal): not told.
 		return "", &RefusedError{Reason: "the model's chat template refused these messages"}
 	case errors.As(err, &refused):
 		return "", refused

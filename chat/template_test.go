@@ -115,6 +115,14 @@ func TestARefusalBuiltFromTheMessagesIsNotTold(t *testing.T) {
 	if !errors.As(err, &refused) || strings.Contains(refused.Reason, "Maria") || refused.Reason == "" {
 		t.Fatalf("got %v", err)
 	}
+	// An empty reason is told in the fixed words too: an empty one reads as no refusal.
+	tpl, err = Load([]byte(`{"chat_template": "{{ raise_exception(messages[0].content[1:]) }}"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = tpl.Render([]Message{{Role: "user", Content: "x"}}, nil); !errors.As(err, &refused) || refused.Reason == "" {
+		t.Fatalf("an empty reason: %v", err)
+	}
 }
 
 func TestLoadErrors(t *testing.T) {

@@ -476,9 +476,14 @@ func onlyBanned(mask *grammar.Mask, banned []int64) bool {
 	return n <= 0
 }
 
-// errNothingAllowed ends a constrained generation whose vocabulary cannot write what must
-// come next.
-var errNothingAllowed = errors.New("generate: no token of the vocabulary continues the constrained answer")
+// ErrConstraint ends a constrained generation the model cannot go on with: no token of its
+// vocabulary continues the answer the constraint allows, or the constraint's automaton grew
+// past its bound (grammar.ErrTooManyStates). The request's constraint is at fault, not the
+// server.
+var ErrConstraint = errors.New("generate: the constrained answer cannot be continued")
+
+// errNothingAllowed: the vocabulary cannot write what must come next.
+var errNothingAllowed = fmt.Errorf("%w: no token of the vocabulary continues it", ErrConstraint)
 
 // promptScorer is a chooser that scores its prompt (Params.PromptLogprobs).
 type promptScorer struct{ *chooser }
@@ -512,7 +517,7 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 		mask, err := c.m.Allowed()
 		switch {
 		case err != nil:
-			c.err = err
+			c.err = fmt.Errorf("%w: %w", ErrConstraint, err)
 		case mask.Count() == 0:
 			c.err = errNothingAllowed
 		default:

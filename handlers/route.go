@@ -194,6 +194,10 @@ func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError 
 		errors.Is(err, generate.ErrUnknownToken):
 		e.Status, e.Code, e.Outcome = fiber.StatusUnprocessableEntity, CodeValidation, OutcomeFailed
 		e.Message = generationLimitMessage(err)
+	case errors.Is(err, generate.ErrConstraint):
+		e.Status, e.Code, e.Outcome = fiber.StatusUnprocessableEntity, CodeValidation, OutcomeFailed
+		e.Message = "the answer's constraint (`grammar`, `response_format` or a forced tool call) cannot be continued: " +
+			"no token of the model's vocabulary writes what it allows next, or it grew past its bound"
 	case errors.Is(err, errUpstream):
 		return s.upstreamFailed(x, ctx, err)
 	case errors.As(err, new(*resilience.OpenError)):

@@ -751,6 +751,12 @@ func TestSamplingExtensions(t *testing.T) {
 			t.Fatalf("%s past the vocabulary: %d %v", field, status, out)
 		}
 	}
+	// A constraint no token of tiny-lm's vocabulary can write is the request's fault.
+	status, out := srv.post(t, "/generate", map[string]any{"inputs": "Pain is",
+		"parameters": map[string]any{"max_new_tokens": 4, "grammar": map[string]any{"type": "regex", "value": "ᚠ+"}}})
+	if status != 422 || !strings.Contains(fmt.Sprint(out), "constraint") {
+		t.Fatalf("an unwritable constraint: %d %v", status, out)
+	}
 }
 
 // TestQuietStreamSendsKeepAlives: on a model slowed past the keep-alive interval, a stream
