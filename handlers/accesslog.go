@@ -17,6 +17,7 @@ func (s *server) record(c *fiber.Ctx, id, route string, elapsed time.Duration) {
 	e.outcome, _ = c.Locals(localOutcome).(string)
 	e.stats, _ = c.Locals(localStats).(logStats)
 	e.tenant, _ = c.Locals(localTenant).(string)
+	e.label, _ = c.Locals(localTenantLabel).(string)
 	s.log(c.UserContext(), e)
 }
 
@@ -27,8 +28,9 @@ type accessEntry struct {
 	outcome           string
 	elapsed           time.Duration // negative: not known
 	stats             logStats      // nil: none
-	// tenant is who the request was authenticated as ("" without authentication).
-	tenant string
+	// tenant is who the request was authenticated as ("" without authentication), and label
+	// the same as the metrics name it.
+	tenant, label string
 	// streamed marks the line of a response that outlived its handler: the request leaves
 	// sluice_http_inflight_requests when it is written.
 	streamed bool
@@ -45,8 +47,8 @@ func (s *server) log(ctx context.Context, e accessEntry) {
 	}
 	if m := s.opts.Metrics; m != nil {
 		m.requests.WithLabelValues(e.route, code, e.outcome).Inc()
-		if e.tenant != "" {
-			m.tenants.WithLabelValues(e.tenant, e.route, e.outcome).Inc()
+		if e.label != "" {
+			m.tenants.WithLabelValues(e.label, e.route, e.outcome).Inc()
 		}
 		if e.elapsed >= 0 {
 			m.duration.WithLabelValues(e.route, code).Observe(e.elapsed.Seconds())

@@ -31,21 +31,22 @@ type CallerBudgets struct {
 // CodeRateLimited is the error code of a request its caller's budget refused.
 const CodeRateLimited = "rate_limited"
 
-// budgetOf is the budget a request is charged to and the tenant that labels the metrics;
+// budgetOf is the budget a request is charged to and the tenant as its metrics name it;
 // keyOf is the key its buckets live under.
-func (s *server) budgetOf(c *fiber.Ctx) (tenant string, b admission.Budget, own bool) {
-	tenant, _ = c.Locals(localTenant).(string)
+func (s *server) budgetOf(c *fiber.Ctx) (label string, b admission.Budget, own bool) {
+	label, _ = c.Locals(localTenantLabel).(string)
 	if a, ok := c.Locals(localAllowance).(identity.Allowance); ok {
 		if b := budgetFromAllowance(a); b.Limited() {
-			return tenant, b, true
+			return label, b, true
 		}
 	}
-	return tenant, s.opts.Budgets.Anonymous, false
+	return label, s.opts.Budgets.Anonymous, false
 }
 
 // A budget and what its refusals say belong to one tenant: keyed by address, a tenant's
 // callers at one address share a bucket, never one with another tenant's.
-func (s *server) keyOf(c *fiber.Ctx, tenant string, own bool) string {
+func (s *server) keyOf(c *fiber.Ctx, own bool) string {
+	tenant, _ := c.Locals(localTenant).(string)
 	switch {
 	case own || (s.opts.Budgets.AnonymousByTenant && tenant != ""):
 		return "tenant:" + tenant
@@ -98,7 +99,7 @@ func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
 	if cb == nil || cb.Budgets == nil {
 		return admission.Charge{}, nil
 	}
-	tenant, budget, own := s.budgetOf(c)
+	label, budget, own := s.budgetOf(c)
 	if !budget.Limited() {
 		return admission.Charge{}, nil
 	}
@@ -110,7 +111,7 @@ func (s *server) charge(c *fiber.Ctx, r *Route) (admission.Charge, error) {
 	}
 	// A held request must see its client leave: fasthttp never tells a handler, the watcher does.
 	ctx, stop := s.watched(c)
-	ch, ref, err := cb.Budgets.Admit(ctx, s.keyOf(c, tenant, own), tenant, budget, est)
+	ch, ref, err := cb.Budgets.Admit(ctx, s.keyOf(c, own), label, budget, est)
 	stop()
 	if errors.Is(err, admission.ErrBudgetWait) {
 		s.countAborted(ctx, r, "cancelled")

@@ -168,6 +168,7 @@ func (s *server) authenticate(c *fiber.Ctx) error {
 	p, ref := s.opts.Auth.CheckAs(c.Method(), routeOf(c.Path()), func(k string) string { return c.Get(k) }, s.clientAddress(c), conn)
 	if p.Tenant != "" {
 		c.Locals(localTenant, p.Tenant)
+		c.Locals(localTenantLabel, p.Label())
 		c.Locals(localAllowance, p.Allowance)
 		if p.Gateway {
 			c.Locals(localGateway, true)
@@ -239,8 +240,9 @@ func (s *server) clientCertificate(c *fiber.Ctx) error {
 		return mtlsRefusal(err)
 	}
 	mp := v.Principal(id)
-	p := &identity.Principal{Tenant: mp.Name, Credential: "mtls", Scopes: mp.Scopes}
+	p := &identity.Principal{Tenant: mp.Name, Listed: mp.Mapped, Credential: "mtls", Scopes: mp.Scopes}
 	c.Locals(localConnPrincipal, p)
 	c.Locals(localTenant, p.Tenant)
+	c.Locals(localTenantLabel, p.Label())
 	return c.Next()
 }

@@ -378,7 +378,8 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 // charged to, under the same key, so that a tenant's job and its interactive requests draw on
 // one budget.
 type jobPayer struct {
-	Key    string           `json:"key"`
+	Key string `json:"key"`
+	// Tenant is the tenant as the budget's metrics name it (identity.Principal.Label).
 	Tenant string           `json:"tenant"`
 	Budget admission.Budget `json:"budget"`
 }
@@ -388,11 +389,11 @@ func (s *server) jobPayerOf(c *fiber.Ctx) json.RawMessage {
 	if cb := s.opts.Budgets; cb == nil || cb.Budgets == nil {
 		return nil
 	}
-	tenant, budget, own := s.budgetOf(c)
+	label, budget, own := s.budgetOf(c)
 	if !budget.Limited() {
 		return nil
 	}
-	raw, _ := json.Marshal(jobPayer{Key: s.keyOf(c, tenant, own), Tenant: tenant, Budget: budget})
+	raw, _ := json.Marshal(jobPayer{Key: s.keyOf(c, own), Tenant: label, Budget: budget})
 	return raw
 }
 

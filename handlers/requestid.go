@@ -15,6 +15,7 @@ const (
 	localOutcome
 	localStats
 	localTenant
+	localTenantLabel // the tenant as metrics may name it (identity.Principal.Label)
 	localDeferred
 	localAllowance
 	localCharge

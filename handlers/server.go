@@ -209,8 +209,9 @@ func (s *server) observe(c *fiber.Ctx) error {
 		// may have reused the request's buffers, which c.Method() and a client's request id
 		// point into: copies, then.
 		tenant, _ := c.Locals(localTenant).(string)
+		label, _ := c.Locals(localTenantLabel).(string)
 		d.entry = accessEntry{id: strings.Clone(id), method: strings.Clone(c.Method()), route: route, status: fiber.StatusOK,
-			streamed: true, tenant: tenant}
+			streamed: true, tenant: tenant, label: label}
 		d.start = start
 		streamed = true
 		close(d.ready)

@@ -113,8 +113,12 @@ func (c Config) Validate() error {
 
 // Principal is who a request was authenticated as.
 type Principal struct {
-	// Tenant labels the request's metrics and access-log line.
+	// Tenant keeps the caller's work apart (its jobs, its pseudonyms, its budget) and names it
+	// in the access-log line.
 	Tenant string
+	// Listed: the configuration names the tenant (an API key's, a mapped certificate's
+	// principal, a token's that a key names too), so it may label metrics (Label).
+	Listed bool
 	// Credential is "api_key", "jwt" or "mtls"; "" for a request to an open route.
 	Credential string
 	KeyID      string
@@ -123,6 +127,20 @@ type Principal struct {
 	Allowance Allowance
 	// Gateway: the key asks for its chat completions to go through the privacy gateway.
 	Gateway bool
+}
+
+// Unlisted labels the metrics of every tenant the configuration does not name: a
+// certificate's fingerprint, or a token's client, are values without bound, and a client's to
+// choose.
+const Unlisted = "unlisted"
+
+// Label is the tenant as a metric's label: itself where it is listed, Unlisted otherwise, ""
+// for no tenant.
+func (p Principal) Label() string {
+	if p.Tenant == "" || p.Listed {
+		return p.Tenant
+	}
+	return Unlisted
 }
 
 // Refusal is why a request is not let through. The handlers answer it in the route's own
@@ -223,7 +241,9 @@ func (a *Authenticator) CheckAs(method, path string, header func(string) string,
 	if refusal != nil && refusal.Reason == NoCredential && conn != nil {
 		// The certificate's principal is its tenant's, with the tenant's budget from the keys.
 		p, refusal = *conn, nil
-		p.Allowance, _ = a.keys.Load().AllowanceOf(p.Tenant)
+		var named bool
+		p.Allowance, named = a.keys.Load().AllowanceOf(p.Tenant)
+		p.Listed = p.Listed || named
 	}
 	if refusal != nil {
 		if refusal.Reason == NoCredential && len(a.scopes[route]) == 0 && a.open {
@@ -298,8 +318,8 @@ func (a *Authenticator) authenticate(header func(string) string) (Principal, *Re
 		if err != nil {
 			return Principal{}, invalid()
 		}
-		allowance, _ := a.keys.Load().AllowanceOf(claims.Tenant)
-		return Principal{Tenant: claims.Tenant, Credential: "jwt", KeyID: claims.KeyID, Scopes: claims.Scopes, Allowance: allowance}, nil
+		allowance, listed := a.keys.Load().AllowanceOf(claims.Tenant)
+		return Principal{Tenant: claims.Tenant, Listed: listed, Credential: "jwt", KeyID: claims.KeyID, Scopes: claims.Scopes, Allowance: allowance}, nil
 	}
 	return Principal{}, invalid()
 }
@@ -309,7 +329,7 @@ func (a *Authenticator) byKey(key string) (Principal, *Refusal) {
 	if !ok {
 		return Principal{}, invalid()
 	}
-	return Principal{Tenant: k.Tenant, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes, Allowance: k.Allowance, Gateway: k.Gateway}, nil
+	return Principal{Tenant: k.Tenant, Listed: true, Credential: "api_key", KeyID: k.ID, Scopes: k.Scopes, Allowance: k.Allowance, Gateway: k.Gateway}, nil
 }
 
 // failed counts a failed attempt from peer and refuses it once its bucket is empty. A peer

@@ -262,7 +262,7 @@ func TestBearerTokens(t *testing.T) {
 		if r != nil {
 			status = statusOf[r.Reason]
 		}
-		if status != c.want || (status == 0 && (p.Tenant != "svc-1" || p.Credential != "jwt")) {
+		if status != c.want || (status == 0 && (p.Tenant != "svc-1" || p.Credential != "jwt" || p.Label() != Unlisted)) {
 			t.Errorf("%s: %d %+v", name, status, p)
 		}
 	}

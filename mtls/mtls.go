@@ -85,6 +85,8 @@ type Identity struct {
 type Principal struct {
 	Name   string
 	Scopes []string
+	// Mapped: Principals names it (not a certificate's fingerprint).
+	Mapped bool
 }
 
 type mapping struct {
@@ -201,7 +203,7 @@ func parsePrincipals(raw string) ([]compiled, error) {
 		if strings.TrimSpace(m.Principal) == "" || len(m.Identities) == 0 {
 			return nil, fmt.Errorf("entry %d needs a principal and at least one identity", i)
 		}
-		c := compiled{identities: map[string]bool{}, principal: Principal{Name: m.Principal}}
+		c := compiled{identities: map[string]bool{}, principal: Principal{Name: m.Principal, Mapped: true}}
 		for _, id := range m.Identities {
 			if id = strings.TrimSpace(id); id != "" {
 				c.identities[id] = true

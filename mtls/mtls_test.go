@@ -34,11 +34,11 @@ func TestVerifyMapsIdentitiesAndRefusesStrangers(t *testing.T) {
 	if err != nil || id.SANs[0] != "uri:spiffe://clinic.example/workload/client" {
 		t.Fatalf("client: %+v %v", id, err)
 	}
-	if p := v.Principal(id); p.Name != "clinic-api" || len(p.Scopes) != 2 {
+	if p := v.Principal(id); p.Name != "clinic-api" || len(p.Scopes) != 2 || !p.Mapped {
 		t.Fatalf("mapped: %+v", p)
 	}
 	id, _ = v.Verify([]*x509.Certificate{other})
-	if p := v.Principal(id); p.Name != "mtls:"+id.Fingerprint || len(p.Scopes) != 0 || len(id.Fingerprint) != 64 {
+	if p := v.Principal(id); p.Name != "mtls:"+id.Fingerprint || len(p.Scopes) != 0 || len(id.Fingerprint) != 64 || p.Mapped {
 		t.Fatalf("unmapped: %+v", p)
 	}
 	for name, chain := range map[string][]*x509.Certificate{"rogue": {rogue}, "server-only usage": {server}} {

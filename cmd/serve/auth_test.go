@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -160,6 +161,12 @@ func TestOpenMedAuthSettingsAndBearerTokens(t *testing.T) {
 	tok := token(time.Hour)
 	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", "Bearer "+tok); status != 200 {
 		t.Fatalf("a bearer token: %d", status)
+	}
+	// A token's client that no key names is a tenant of its own, but not a label of the
+	// metrics: a client's value without bound.
+	srv.waitForMetric(t, `sluice_tenant_requests_total{outcome="served",route="/pii/extract",tenant="unlisted"} 1`)
+	if bytes.Contains(srv.metrics(t), []byte(`tenant="svc"`)) {
+		t.Fatal("the token's client labels a metric")
 	}
 	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", "Bearer "+token(365*24*time.Hour)); status != 401 {
 		t.Fatalf("a bearer token living past AUTH_JWT_MAX_LIFETIME_SECONDS: %d", status)
