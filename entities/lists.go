@@ -24,7 +24,18 @@ const (
 // *Lists holds nothing. Matching walks the text's words once, from each into a trie of the
 // terms, so its cost grows with the text and the longest term, not the number of terms.
 type Lists struct {
-	root *listNode
+	root        *listNode
+	longestDeny int // code points
+}
+
+// LongestDeny is the longest deny term's length in code points (0 for none): a text read in
+// windows must carry that much into the next window for a term the window's end cuts to be
+// found whole in the next.
+func (l *Lists) LongestDeny() int {
+	if l == nil {
+		return 0
+	}
+	return l.longestDeny
 }
 
 // listNode is a node of the terms' trie, by their units (see termUnits).
@@ -105,6 +116,7 @@ func (l *Lists) add(term string, deny bool) {
 	}
 	if deny {
 		n.deny = true
+		l.longestDeny = max(l.longestDeny, utf8.RuneCountInString(strings.TrimSpace(term)))
 	} else {
 		n.allow = true
 	}

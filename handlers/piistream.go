@@ -309,6 +309,15 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 	}
 	includeText := req.IncludeText == nil || *req.IncludeText
 	lists := parseLists(req.AllowList, req.DenyList, &errs)
+	if n := lists.LongestDeny(); n > 0 {
+		// A deny term the window's end cuts is found whole in the next window only if the
+		// window's tail holds it.
+		cfg.MaxEntityChars = max(cfg.MaxEntityChars, n)
+		if cfg.WindowChars/2 < n {
+			errs.add(&FieldError{Field: "body.window_chars", Type: "greater_than_equal",
+				Message: fmt.Sprintf("Input should be at least twice the longest deny_list term (%d characters)", n)})
+		}
+	}
 	text, ferr := checkText(req.Text, s.opts.Limits)
 	errs.add(ferr)
 	model, ferr := ep.resolveLang(req.ModelName, lang, s.opts.Pool != nil)

@@ -238,3 +238,27 @@ func TestAStreamRedactsANameItFoundInAnEarlierWindow(t *testing.T) {
 		t.Fatalf("the stream: %d ...%s", resp.status, streamed.String()[max(streamed.Len()-100, 0):])
 	}
 }
+
+// TestADenyTermTheWindowsEndCutsIsFound: the window's tail holds the longest deny term,
+// whatever the request's context and entity lengths, so a term cut by one window's end is
+// found whole in the next; a window too small to hold it twice is refused.
+func TestADenyTermTheWindowsEndCutsIsFound(t *testing.T) {
+	r, err := deid.New(deid.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
+		o.extra = []Route{PIIExtractStream(o.pii, r)}
+	})
+	body, _ := json.Marshal(map[string]any{"text": strings.Repeat("x", 58) + " John Smith went home to rest for the weekend.",
+		"window_chars": 64, "tokenizer_context_chars": 0, "max_entity_chars": 1, "deny_list": []string{"John Smith"}})
+	resp := f.do(t, "POST", "/pii/extract/stream", string(body))
+	if resp.status != 200 || !strings.Contains(resp.raw, `"label":"deny_list"`) {
+		t.Fatalf("%d: %s", resp.status, resp.raw)
+	}
+	body, _ = json.Marshal(map[string]any{"text": "Seen today.", "window_chars": 64, "deny_list": []string{strings.Repeat("z", 40)}})
+	if resp := f.do(t, "POST", "/pii/extract/stream", string(body)); resp.status != 422 || !strings.Contains(resp.raw, "window_chars") {
+		t.Fatalf("a window under twice the longest term: %d %s", resp.status, resp.raw)
+	}
+}
