@@ -8,6 +8,10 @@ type Options struct {
 	MaxTokens                         int
 	ResponseFormat, Tools, ToolChoice json.RawMessage
 	ParallelToolCalls                 *bool
+	// Temperature (0: the best token each step), TopP (0 or 1: all) and the penalties are
+	// OpenAI's sampling; Seed, when set, makes it repeatable.
+	Temperature, TopP, PresencePenalty, FrequencyPenalty float64
+	Seed                                                 *uint64
 }
 
 // Delta is one piece of a streamed answer: text, or a piece of one of its tool calls.

@@ -306,6 +306,23 @@ func TestGatewayChatUpstream(t *testing.T) {
 		recs[1].HTTPStatus != 200 || recs[2].HTTPStatus != 502 || recs[3].HTTPStatus != 200 {
 		t.Errorf("audit %+v", recs)
 	}
+	up.mu.Lock()
+	up.err = nil
+	up.mu.Unlock()
+	// Sampling is passed on; what the external model would not be asked for is refused.
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"temperature":0.5,"top_p":0.9,"seed":7,"frequency_penalty":0.5`)); r.status != 200 {
+		t.Fatalf("with sampling: %d %s", r.status, r.raw)
+	}
+	up.mu.Lock()
+	if o := up.opts; o.Temperature != 0.5 || o.TopP != 0.9 || o.Seed == nil || *o.Seed != 7 || o.FrequencyPenalty != 0.5 {
+		t.Errorf("the upstream was asked %+v", o)
+	}
+	up.mu.Unlock()
+	for _, extra := range []string{`,"stop":["\n"]`, `,"min_tokens":3`, `,"logit_bias":{"5":1}`} {
+		if r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, extra)); r.status != 400 {
+			t.Errorf("%s: %d %s", extra, r.status, r.raw)
+		}
+	}
 }
 
 // A slow upstream's silence is filled with keep-alive comments, and a client that leaves

@@ -107,6 +107,20 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	if gw.upstreamChat != nil && req.N != nil && *req.N != 1 {
 		return invalid("n", "`n` must be 1 when the gateway answers from an external model")
 	}
+	if gw.upstreamChat != nil {
+		// Passed on: temperature, top_p, seed and the penalties. These the external model
+		// would not be asked for, and an answer that ignored them would say nothing of it.
+		for _, p := range []struct {
+			name string
+			set  bool
+		}{{"stop", len(req.Stop) > 0 && string(req.Stop) != "null"}, {"logit_bias", req.LogitBias != nil}, {"top_k", req.TopK != nil},
+			{"repetition_penalty", req.RepetitionPenalty != nil}, {"ignore_eos", req.IgnoreEOS != nil}, {"min_p", req.MinP != nil},
+			{"min_tokens", req.MinTokens != nil}, {"stop_token_ids", req.StopTokenIDs != nil}} {
+			if p.set {
+				return invalid(p.name, "`"+p.name+"` is not available when the gateway answers from an external model")
+			}
+		}
+	}
 	msgs, param, msg := chatMessages(req.Messages)
 	if msg != "" {
 		return invalid(param, msg)

@@ -50,6 +50,13 @@ func (u upstreamModel) Generate(ctx context.Context, p admission.Priority, promp
 func (u upstreamModel) Converse(ctx context.Context, _ admission.Priority, msgs []chat.Message, params generate.Params, opts chat.Options) (TokenStream, error) {
 	st := &upstreamStream{pieces: make(chan string), ended: make(chan upstreamEnd, 1)}
 	opts.MaxTokens = params.MaxNewTokens
+	if sp := params.Sampling; sp.DoSample {
+		opts.Temperature, opts.TopP = sp.Temperature, sp.TopP
+	}
+	opts.PresencePenalty, opts.FrequencyPenalty = params.PresencePenalty, params.FrequencyPenalty
+	if params.SeedSet {
+		opts.Seed = &params.Seed
+	}
 	send := func(piece string) error {
 		if piece == "" {
 			return nil

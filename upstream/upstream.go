@@ -124,8 +124,8 @@ func textOf(raw map[string]json.RawMessage) (string, error) {
 var ErrNoChat = errors.New("upstream: OpenMed's endpoint takes no conversations")
 
 // Chat sends a redacted conversation to an OpenAI-compatible server with stream set, with
-// what opts asks of the answer (response_format, tools, tool_choice, parallel_tool_calls
-// passed on), and hands each piece of the answer, text or a piece of a tool call, to onDelta
+// what opts asks of the answer (response_format, tools, tool_choice, parallel_tool_calls and
+// the sampling passed on), and hands each piece of the answer, text or a piece of a tool call, to onDelta
 // as it comes (an error from onDelta stops the call). It returns the finish reason. Nothing
 // is retried once the answer has begun.
 func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, opts chat.Options, onDelta func(chat.Delta) error) (string, error) {
@@ -136,7 +136,15 @@ func (u *Upstream) Chat(ctx context.Context, msgs []chat.Message, opts chat.Opti
 	if maxTokens <= 0 {
 		maxTokens = u.max
 	}
-	body := map[string]any{"model": u.model, "max_tokens": maxTokens, "temperature": 0, "stream": true, "messages": wireMessages(msgs)}
+	body := map[string]any{"model": u.model, "max_tokens": maxTokens, "temperature": opts.Temperature, "stream": true, "messages": wireMessages(msgs)}
+	for k, v := range map[string]float64{"top_p": opts.TopP, "presence_penalty": opts.PresencePenalty, "frequency_penalty": opts.FrequencyPenalty} {
+		if v != 0 && !(k == "top_p" && v == 1) {
+			body[k] = v
+		}
+	}
+	if opts.Seed != nil {
+		body["seed"] = *opts.Seed
+	}
 	for k, v := range map[string]json.RawMessage{"response_format": opts.ResponseFormat, "tools": opts.Tools, "tool_choice": opts.ToolChoice} {
 		if len(v) > 0 && string(v) != "null" {
 			body[k] = v

@@ -178,8 +178,9 @@ func TestChatPassesToolsOnAndReadsCalls(t *testing.T) {
 		{Role: "tool", Content: "done", ToolCallID: "call_1"},
 	}
 	var deltas []chat.CallDelta
+	seed := uint64(7)
 	finish, err := u.Chat(context.Background(), msgs, chat.Options{Tools: json.RawMessage(`[{"type":"function","function":{"name":"flag"}}]`),
-		ToolChoice: json.RawMessage(`"required"`), ResponseFormat: json.RawMessage(`null`)}, func(d chat.Delta) error {
+		ToolChoice: json.RawMessage(`"required"`), ResponseFormat: json.RawMessage(`null`), Temperature: 0.5, TopP: 1, PresencePenalty: 0.25, Seed: &seed}, func(d chat.Delta) error {
 		if d.Call != nil {
 			deltas = append(deltas, *d.Call)
 		}
@@ -194,6 +195,11 @@ func TestChatPassesToolsOnAndReadsCalls(t *testing.T) {
 	want := `[{"content":"hi","role":"user"},{"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{\"a\":0}","name":"flag"},"id":"call_1","type":"function"}]},{"content":"done","role":"tool","tool_call_id":"call_1"}]`
 	if string(got["messages"]) != want || string(got["tool_choice"]) != `"required"` || got["tools"] == nil || got["response_format"] != nil {
 		t.Fatalf("sent messages %s, tool_choice %s, tools %s, response_format %s", got["messages"], got["tool_choice"], got["tools"], got["response_format"])
+	}
+	if string(got["temperature"]) != "0.5" || string(got["presence_penalty"]) != "0.25" || string(got["seed"]) != "7" ||
+		got["top_p"] != nil || got["frequency_penalty"] != nil {
+		t.Fatalf("sampling sent: temperature %s, top_p %s, presence %s, frequency %s, seed %s", got["temperature"], got["top_p"],
+			got["presence_penalty"], got["frequency_penalty"], got["seed"])
 	}
 }
 
