@@ -227,6 +227,15 @@ func TestCRFSkipsSpecialTokens(t *testing.T) {
 			t.Fatalf("entity %d: with specials %+v, without %+v", i, got[i], want[i])
 		}
 	}
+	// Only special tokens, or none: nothing found, no panic (a panic is a model failure to
+	// the breaker, for every caller).
+	only := Tokens{Offsets: [][2]int{{0, 0}, {0, 0}}, Special: []bool{true, true}}
+	if got, err := d.Decode(text, only, rows(junk, junk), StrategyNone); err != nil || len(got) != 0 {
+		t.Fatalf("special tokens only: %v %v", got, err)
+	}
+	if got, err := d.Decode("", Tokens{}, nil, StrategyNone); err != nil || len(got) != 0 {
+		t.Fatalf("no tokens: %v %v", got, err)
+	}
 }
 
 func TestNewDecoderRejectsBadTransitions(t *testing.T) {

@@ -269,6 +269,9 @@ func (d *Decoder) crfView(text string, toks Tokens, logits []float32, sc *crfScr
 	nl := len(d.labels)
 	sc.in = crfPositions(text, toks, &sc.in)
 	in := sc.in
+	if len(in.idx) == 0 {
+		return nil, nil, nil // no token of the text: no path (the marginals' pass needs one)
+	}
 	sc.probs = sized(sc.probs, len(in.idx)*nl)
 	probs := sc.probs
 	for p, i := range in.idx {
