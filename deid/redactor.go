@@ -167,7 +167,13 @@ type Document struct {
 	subs        *surrogates
 	numbered    map[string]int
 	mapping     *mapper
+	// before is the end of the parts redacted so far (a stream's earlier chunks), where the
+	// title of a name that begins the next part stands.
+	before string
 }
+
+// titleRoom is how much of the parts before is kept for a title ("Mister. " and more).
+const titleRoom = 16
 
 // Begin starts a document.
 func (r *Redactor) Begin(o Options) *Document {
@@ -207,7 +213,11 @@ func (d *Document) Redact(part string, base int, spans []entities.Entity) (strin
 	resolved := resolve(part, outsideContext(part, spans))
 	for _, sp := range resolved {
 		// "Mr. Alan Brooks": a man's name stands in for Alan wherever Alan is.
-		if sex := titleSex(part[:sp.Start]); sex != 0 {
+		before := part[:sp.Start]
+		if strings.TrimSpace(before) == "" {
+			before = d.before + before // a chunk that begins with the name: its title ended the last
+		}
+		if sex := titleSex(before); sex != 0 {
 			d.subs.sexOf[part[sp.Start:sp.End]] = sex
 		}
 	}
@@ -227,6 +237,12 @@ func (d *Document) Redact(part string, base int, spans []entities.Entity) (strin
 		out = append(out, red)
 	}
 	b.WriteString(part[at:])
+	if len(part) >= titleRoom {
+		d.before = part[len(part)-titleRoom:]
+	} else {
+		d.before += part
+		d.before = d.before[max(0, len(d.before)-titleRoom):]
+	}
 	return b.String(), out
 }
 

@@ -312,3 +312,19 @@ func TestDocumentInPartsEqualsTheWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestATitleEndingThePartBeforeIsRead: a part that begins with a name is read with the title
+// that ended the part before ("Mr. " | "Alice"), as the whole text is.
+func TestATitleEndingThePartBeforeIsRead(t *testing.T) {
+	text := "Seen today: Mr. Alice came in."
+	at := strings.Index(text, "Alice")
+	span := entities.Entity{Start: at, End: at + 5, Label: "first_name", Score: 0.9}
+	o := Options{Method: Replace}
+	whole := newTestRedactor(t, "0123456789abcdef").Apply(text, []entities.Entity{span}, o)
+	d := newTestRedactor(t, "0123456789abcdef").Begin(o)
+	first, _ := d.Redact(text[:at], 0, nil)
+	second, _ := d.Redact(text[at:], at, []entities.Entity{{Start: 0, End: 5, Label: span.Label, Score: span.Score}})
+	if first+second != whole.Text {
+		t.Fatalf("in parts %q, whole %q", first+second, whole.Text)
+	}
+}
