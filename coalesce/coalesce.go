@@ -10,6 +10,11 @@ import (
 // Group holds the calls in flight. The zero Group is ready to use; it is safe for concurrent
 // use.
 type Group[V any] struct {
+	// Unheard, when set, is told of a panic in a call every caller had left, which no caller
+	// is there to panic with (nil: it is dropped). It runs on the call's goroutine; the panic's
+	// value may hold what the call read, so it is for its type, not to be logged whole.
+	Unheard func(panicValue any)
+
 	mu    sync.Mutex
 	calls map[string]*call[V]
 }
@@ -66,14 +71,19 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 		g.calls[key] = c
 		go func() {
 			defer func() {
-				if r := recover(); r != nil {
+				r := recover()
+				if r != nil {
 					c.panicked, c.panic = true, r
 				}
 				g.mu.Lock()
 				if g.calls[key] == c {
 					delete(g.calls, key) // callers from now on start afresh
 				}
+				unheard := r != nil && c.waiters == 0
 				g.mu.Unlock()
+				if unheard && g.Unheard != nil {
+					g.Unheard(r)
+				}
 				cancel()
 				close(c.done)
 			}()

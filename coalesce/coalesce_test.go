@@ -195,3 +195,29 @@ func TestACallThatPanicsPanicsInEachCaller(t *testing.T) {
 		t.Fatalf("a call after the panic: %d %v %v", v, shared, err)
 	}
 }
+
+// TestAPanicNoCallerHearsIsTold: a call that panics after every caller left has no caller to
+// panic in; Unheard is told, where the panic was dropped.
+func TestAPanicNoCallerHearsIsTold(t *testing.T) {
+	told := make(chan any, 1)
+	g := Group[int]{Unheard: func(p any) { told <- p }}
+	release := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	go func() {
+		<-started
+		cancel()
+	}()
+	_, _, err := g.Do(ctx, "k", func(context.Context) (int, error) {
+		close(started)
+		<-release
+		panic("a bug")
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the caller that left: %v", err)
+	}
+	close(release)
+	if p := <-told; p != "a bug" {
+		t.Fatalf("told %v", p)
+	}
+}

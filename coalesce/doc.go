@@ -4,7 +4,9 @@
 //
 // A caller that leaves (its context ends) leaves alone: the work goes on for the others, under
 // a context of its own that ends only when every caller has left. So one client hanging up
-// never cancels another's answer, and work nobody waits for any more stops.
+// never cancels another's answer, and work nobody waits for any more stops. A call that
+// panics panics in each caller waiting for it, on the caller's own goroutine; one that panics
+// after every caller left is told to Group.Unheard.
 //
 //	var g coalesce.Group[result]
 //	v, shared, err := g.Do(ctx, key, func(ctx context.Context) (result, error) { ... })

@@ -55,6 +55,9 @@ func New(opts Options) (*fiber.App, error) {
 	if s.extractions = opts.extractions; s.extractions == nil {
 		s.extractions = &coalesce.Group[extraction]{}
 	}
+	s.extractions.Unheard = func(p any) {
+		s.opts.Logger.Error("a shared extraction panicked after its callers left", slog.String("panic_type", fmt.Sprintf("%T", p)))
+	}
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice",
 		BodyLimit:             opts.Limits.MaxBodyBytes,
