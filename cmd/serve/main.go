@@ -330,6 +330,10 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 	if s.auth, err = cfg.auth(clk); err != nil {
 		return nil, err
 	}
+	if (cfg.AuthJWKS != "" || cfg.AuthJWKSFile != "") && (cfg.AuthJWTIssuer == "" || len(cfg.AuthJWTAudience) == 0) {
+		// A JWKS shared across an identity provider's realm signs tokens for other services too.
+		logger.Warn("bearer tokens are checked without an issuer or an audience: a token the JWKS signed for another service is accepted with its scopes; set SLUICE_AUTH_JWT_ISSUER and SLUICE_AUTH_JWT_AUDIENCE")
+	}
 	var gatherer prometheus.Gatherer = reg
 	if cfg.MetricsCompat == "openmed" {
 		compat := prometheus.NewRegistry()
