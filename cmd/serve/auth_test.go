@@ -197,6 +197,9 @@ func TestSIGHUPReloadsTheJWKSFile(t *testing.T) {
 	}
 	writeJWKS(oldKey)
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_AUTH_JWKS_FILE="+path, "SLUICE_AUTH_JWT_AUDIENCE=sluice")
+	if !strings.Contains(srv.logs.String(), "without an issuer or an audience") {
+		t.Error("a JWKS without an issuer is not warned of")
+	}
 	body := `{"text":"Call Maria."}`
 	if status, _, _ := call(t, srv, "/pii/extract", body, "Authorization", sign(oldKey)); status != 200 {
 		t.Fatalf("the old key before the reload: %d", status)
