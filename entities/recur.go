@@ -13,14 +13,16 @@ import (
 // rule. Texts shorter than three bytes are not looked for (an age "4" is not every 4). It
 // reads text once, word by word, whatever the number of spans.
 func Recurrences(text string, found []Entity) []Entity {
-	return new(Recall).Recurrences(text, found)
+	return (*Recall)(nil).Recurrences(text, found)
 }
 
 // Recall is Recurrences over a document read in parts (a stream's windows, a conversation's
-// messages): the span texts found in the parts read so far are looked for in each later one
-// too, so a name found in the first window is not left where the fifth repeats it. It holds
-// those texts, in memory, for as long as it is kept: one a request. The zero Recall has read
-// nothing. Not safe for concurrent use.
+// messages): the span texts it holds, found in other parts, are looked for in each part too,
+// so a name found in the first window is not left where the fifth repeats it. What to hold is
+// the reader's to say (Hold): a stream holds only the spans it has made final, not those of a
+// window's tail, which the next window may take back. It holds those texts, in memory, for as
+// long as it is kept: one a request. The zero Recall, and a nil one, hold nothing. Not safe
+// for concurrent use.
 type Recall struct {
 	byFirst map[string][]spelt // by first word, lower case; longest first
 	seen    map[string]bool    // the texts held, lower case
@@ -29,27 +31,39 @@ type Recall struct {
 // spelt is a found span's text and label.
 type spelt struct{ text, label string }
 
-// Recurrences are Recurrences(text, found) with the texts of earlier parts looked for too;
-// found's texts are then held for the parts after.
+// Recurrences are Recurrences(text, found) with the texts r holds looked for too; r is not
+// changed.
 func (r *Recall) Recurrences(text string, found []Entity) []Entity {
-	r.Hold(text, found)
-	if len(r.byFirst) == 0 {
+	var own Recall
+	own.Hold(text, found)
+	if len(own.byFirst) == 0 && (r == nil || len(r.byFirst) == 0) {
 		return nil
 	}
 	var cand []Entity
 	for _, w := range wordsOf(text) {
 		lower := strings.ToLower(w.text)
-		cands := r.byFirst[lower]
-		if base, ok := strings.CutSuffix(lower, "'s"); ok { // "abc's wife"
-			cands = append(slices.Clip(cands), r.byFirst[base]...)
-		}
-		for _, sp := range cands {
-			end := w.start + len(sp.text)
-			if end > len(text) || !strings.EqualFold(text[w.start:end], sp.text) || !wordEdge(text, end, false) {
+		base, possessive := strings.CutSuffix(lower, "'s") // "abc's wife"
+		// The longest that stands here, of this part's texts and those held.
+		best := -1
+		var label string
+		for _, from := range []*Recall{&own, r} {
+			if from == nil {
 				continue
 			}
-			cand = append(cand, Entity{Label: sp.label, Start: w.start, End: end, Score: contextScore})
-			break
+			cands := from.byFirst[lower]
+			if possessive {
+				cands = append(slices.Clip(cands), from.byFirst[base]...)
+			}
+			for _, sp := range cands {
+				end := w.start + len(sp.text)
+				if end <= best || end > len(text) || !strings.EqualFold(text[w.start:end], sp.text) || !wordEdge(text, end, false) {
+					continue
+				}
+				best, label = end, sp.label
+			}
+		}
+		if best >= 0 {
+			cand = append(cand, Entity{Label: label, Start: w.start, End: best, Score: contextScore})
 		}
 	}
 	return apart(cand, found)

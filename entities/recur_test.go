@@ -31,15 +31,20 @@ func TestRecurrencesFindAFoundNameWhereItComesAgain(t *testing.T) {
 	}
 }
 
-// TestRecallLooksForWhatEarlierPartsHeld: a text found in one part is found in the parts read
-// after it, in any case, and a held text is found even where this part's own spans are none.
+// TestRecallLooksForWhatEarlierPartsHeld: a text held from one part is found in the parts read
+// after it, in any case, even where their own spans are none; looking holds nothing.
 func TestRecallLooksForWhatEarlierPartsHeld(t *testing.T) {
 	var r Recall
 	first := "RE: Zorblat Quexley, seen."
-	if got := r.Recurrences(first, []Entity{{Label: "person", Start: 4, End: 19}}); got != nil {
+	found := []Entity{{Label: "person", Start: 4, End: 19}}
+	if got := r.Recurrences(first, found); got != nil {
 		t.Fatalf("the first part: %v", got)
 	}
 	later := "Called ZORBLAT QUEXLEY; Zorblat alone is not the name."
+	if got := r.Recurrences(later, nil); got != nil {
+		t.Fatalf("nothing held, yet found %v", got)
+	}
+	r.Hold(first, found)
 	got := r.Recurrences(later, nil)
 	if len(got) != 1 || later[got[0].Start:got[0].End] != "ZORBLAT QUEXLEY" || got[0].Label != "person" {
 		t.Fatalf("%v", got)

@@ -18,11 +18,11 @@ const PatternsVersion = "sluice-pii-patterns-v1"
 // words (Recurrences). It returns all the entities, sorted by start, and the ones it added. A
 // nil cfg adds nothing.
 func SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added []Entity) {
-	return new(Recall).SafetySweep(text, ents, cfg)
+	return (*Recall)(nil).SafetySweep(text, ents, cfg)
 }
 
 // SafetySweep is SafetySweep over one part of a document read in parts, whose recurrences
-// include the texts found in the parts before (Recall.Recurrences).
+// include the texts r holds (Recall.Recurrences); r is not changed.
 func (r *Recall) SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added []Entity) {
 	sorted := slices.SortedStableFunc(slices.Values(ents), byStart)
 	// ends[i] is the furthest end among sorted[:i+1], so the entities that may overlap a

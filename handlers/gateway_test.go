@@ -679,13 +679,18 @@ func TestGatewayChatRedactsANameFoundInAnotherMessage(t *testing.T) {
 		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii,
 			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
-	r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":"Zorblat is unwell."},{"role":"user","content":"RE: Zorblat"}]}`)
-	if r.status != 200 {
-		t.Fatalf("%d %s", r.status, r.raw)
+	// Found by the model in the second message; found by the sweep's second look (a title
+	// before it) in the second message.
+	for _, msgs := range []string{`"Zorblat is unwell."},{"role":"user","content":"RE: Zorblat"`,
+		`"Quexley called back."},{"role":"user","content":"Seen by Dr. Quexley today."`} {
+		r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":`+msgs+`}]}`)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", msgs, r.status, r.raw)
+		}
 	}
 	gen.mu.Lock()
 	defer gen.mu.Unlock()
-	if len(gen.prompts) != 1 || strings.Contains(gen.prompts[0], "Zorblat") {
+	if len(gen.prompts) != 2 || strings.Contains(gen.prompts[0], "Zorblat") || strings.Contains(gen.prompts[1], "Quexley") {
 		t.Fatalf("the model saw %q", gen.prompts)
 	}
 }

@@ -171,10 +171,15 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	for _, t := range texts {
 		sess.Reserve(t.Content)
 	}
-	// A name found in one message is looked for in every other, the earlier ones too.
+	// A name found in one message is looked for in every other, the earlier ones too: every
+	// message's spans, the sweep's among them, are held before any is redacted.
 	var recall entities.Recall
+	swept := make([][]entities.Entity, len(texts))
 	for i, t := range texts {
-		recall.Hold(t.Content, found[i])
+		swept[i], _ = recall.SafetySweep(t.Content, found[i], opts.SmartMerge)
+	}
+	for i, t := range texts {
+		recall.Hold(t.Content, swept[i])
 	}
 	redact := func(text string, spans []entities.Entity) string {
 		ents, _ := recall.SafetySweep(text, spans, opts.SmartMerge)

@@ -162,7 +162,8 @@ type windowRun struct {
 	lists   *entities.Lists            // the request's allow and deny lists, after the sweep
 	sc      *spanstream.Scanner
 	swept   map[int]bool    // byte starts of the spans the sweep added
-	recall  entities.Recall // the texts found in the windows before, looked for again
+	recall  entities.Recall // the texts of the spans made final, looked for in later windows
+	text    string          // the whole text, which the final spans' offsets are into
 	latency []time.Duration
 	stats   entityStats
 	clock   func() time.Time
@@ -197,6 +198,19 @@ func (w *windowRun) detect(ctx context.Context, window string) ([]entities.Entit
 	return w.lists.Apply(window, ents), nil
 }
 
+// next computes the next window and holds the texts of the spans it makes final, to be
+// looked for in the windows after: only final ones, as a span of a window's tail may be taken
+// back by the next window's fuller reading.
+func (w *windowRun) next(ctx context.Context) ([]spanstream.Event, error) {
+	events, err := w.sc.Next(ctx)
+	for _, ev := range events {
+		if ev.Kind == spanstream.Commit {
+			w.recall.Hold(w.text, []entities.Entity{ev.Span.Entity})
+		}
+	}
+	return events, err
+}
+
 // p99 is the 99th percentile of the windows' model calls, in milliseconds.
 func (w *windowRun) p99() float64 {
 	if len(w.latency) == 0 {
@@ -211,7 +225,7 @@ func (w *windowRun) p99() float64 {
 // failure there is an ordinary error answer; then it commits a 200 NDJSON response whose body
 // body writes, and logs the request when the body ends.
 func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(), body func(first []spanstream.Event, out *lineWriter) string) error {
-	first, err := w.sc.Next(w.ctx)
+	first, err := w.next(w.ctx)
 	if err != nil {
 		defer done()
 		c.Locals(localStats, &w.stats)
@@ -331,7 +345,7 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 	}
 	ctx, stop := s.workContext(c, x)
 	done := func() { stop(); release() } // the model is lent until the stream ends
-	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: opts, lists: lists, swept: map[int]bool{}, clock: s.opts.Clock.Now,
+	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: opts, lists: lists, text: text, swept: map[int]bool{}, clock: s.opts.Clock.Now,
 		stats: entityStats{model: ex.Name()}}
 	sc, err := spanstream.New(text, cfg, w.detect)
 	if err != nil {
@@ -378,7 +392,7 @@ func (s *server) serveExtractStream(c *fiber.Ctx, x *exchange, ep *Endpoint, r *
 				break
 			}
 			var err error
-			if events, err = sc.Next(ctx); err != nil {
+			if events, err = w.next(ctx); err != nil {
 				return s.streamFailed(x, ctx, out, err, nil)
 			}
 		}
@@ -441,7 +455,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 	rec.Model = ex.Name()
 	ctx, stop := s.workContext(c, x)
 	done := func() { stop(); release() } // the model is lent until the stream ends
-	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: plan.opts, lists: plan.deid.Lists, swept: map[int]bool{}, clock: s.opts.Clock.Now,
+	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: plan.opts, lists: plan.deid.Lists, text: plan.text, swept: map[int]bool{}, clock: s.opts.Clock.Now,
 		stats: entityStats{model: ex.Name()}}
 	if plan.sweep {
 		w.sweep = s.sweepFor(plan.lang)
@@ -543,7 +557,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 				break
 			}
 			var err error
-			if events, err = sc.Next(ctx); err != nil {
+			if events, err = w.next(ctx); err != nil {
 				return s.streamFailed(x, ctx, out, err, ended)
 			}
 		}
