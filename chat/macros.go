@@ -24,14 +24,15 @@ func macroBudget() jinja.Value {
 		if n++; n > maxMacroCalls {
 			return jinja.Undefined(), fmt.Errorf("chat: more than %d macro calls", maxMacroCalls)
 		}
-		return jinja.NewString(""), nil
+		return jinja.NewString(""), nil // written where the call stands: nothing
 	})
 }
 
-// guardMacros puts a call of macroCalls first in the body of each macro of src, as a set
-// statement closed as the macro's opening tag is, so that what the macro writes (and the
-// whitespace control around it) is unchanged. Comments, expressions and raw blocks are passed
-// over; quoted strings inside tags are read as strings.
+// guardMacros puts a call of macroCalls first in the body of each macro of src, as an
+// expression that writes nothing: not a statement, which the library's trim_blocks would take
+// for a second block to trim after, and trimming the whitespace after it where the macro's
+// tag does, so that what the macro writes is unchanged. Comments, expressions and raw blocks
+// are passed over; quoted strings inside tags are read as strings.
 func guardMacros(src string) string {
 	var b strings.Builder
 	pos := 0
@@ -43,7 +44,7 @@ func guardMacros(src string) string {
 			i = after(src, i+2, "}}", true)
 		case strings.HasPrefix(src[i:], "{%"):
 			end := after(src, i+2, "%}", true)
-			if !strings.HasSuffix(src[:end], "%}") {
+			if end < i+4 || !strings.HasSuffix(src[:end], "%}") {
 				i = end // unclosed: the compiler says so
 				break
 			}
@@ -53,11 +54,11 @@ func guardMacros(src string) string {
 				end = endRaw(src, end)
 			case "macro":
 				b.WriteString(src[pos:end])
-				closing := "%}"
-				if c := tag[len(tag)-1]; c == '-' || c == '+' {
-					closing = string(c) + closing
+				if tag[len(tag)-1] == '-' {
+					b.WriteString("{{- " + macroCalls + "() -}}") // the tag's trimming, kept
+				} else {
+					b.WriteString("{{ " + macroCalls + "() }}")
 				}
-				b.WriteString("{% set " + macroCalls + "_ = " + macroCalls + "() " + closing)
 				pos = end
 			}
 			i = end
@@ -101,7 +102,7 @@ func endRaw(src string, i int) int {
 			return len(src)
 		}
 		end := after(src, i+j+2, "%}", true)
-		if strings.HasSuffix(src[:end], "%}") && firstWord(strings.Trim(src[i+j+2:end-2], "-+")) == "endraw" {
+		if end >= i+j+4 && strings.HasSuffix(src[:end], "%}") && firstWord(strings.Trim(src[i+j+2:end-2], "-+")) == "endraw" {
 			return end
 		}
 		i = end

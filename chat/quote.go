@@ -2,7 +2,6 @@ package chat
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -23,28 +22,70 @@ type Prompt struct {
 // prompt to be quoted. The client's to fix; nothing of the message is told.
 var ErrSpecialText = errors.New("chat: a message spells one of the model's special tokens, which its chat template does not write as given")
 
-// spellings finds the model's special tokens in a client's text.
+// spellings finds the model's special tokens in a client's text: a trie of their bytes, so
+// that a text of many "<" costs a step or two at each, not a look at every token beginning
+// with one (Llama 3 has 256).
 type spellings struct {
-	byFirst map[byte][]string // by first byte, longest first (the tokenizer's leftmost-longest)
+	root    trieNode
 	longest int
 }
 
+type trieNode struct {
+	next map[byte]*trieNode
+	end  bool // a spelling ends here
+}
+
 func newSpellings(specials []string) *spellings {
-	sp := &spellings{byFirst: map[byte][]string{}}
+	sp := &spellings{}
 	for _, s := range specials {
 		if s == "" {
 			continue
 		}
-		sp.byFirst[s[0]] = append(sp.byFirst[s[0]], s)
+		n := &sp.root
+		for k := 0; k < len(s); k++ {
+			if n.next == nil {
+				n.next = map[byte]*trieNode{}
+			}
+			c := n.next[s[k]]
+			if c == nil {
+				c = &trieNode{}
+				n.next[s[k]] = c
+			}
+			n = c
+		}
+		n.end = true
 		sp.longest = max(sp.longest, len(s))
 	}
-	if len(sp.byFirst) == 0 {
+	if sp.root.next == nil {
 		return nil
 	}
-	for _, list := range sp.byFirst {
-		slices.SortFunc(list, func(a, b string) int { return len(b) - len(a) })
-	}
 	return sp
+}
+
+// longestAt is the length of the longest spelling s begins with, 0 for none (the tokenizer
+// takes the longest, leftmost first).
+func (sp *spellings) longestAt(s string) int {
+	n, best := &sp.root, 0
+	for k := 0; k < len(s); k++ {
+		if n = n.next[s[k]]; n == nil {
+			break
+		}
+		if n.end {
+			best = k + 1
+		}
+	}
+	return best
+}
+
+// starts says whether s is the start of a spelling, and not the whole of one.
+func (sp *spellings) starts(s string) bool {
+	n := &sp.root
+	for k := 0; k < len(s); k++ {
+		if n = n.next[s[k]]; n == nil {
+			return false
+		}
+	}
+	return len(n.next) > 0
 }
 
 // find returns what of s is to be quoted: each special token spelt in it, and the start of
@@ -53,12 +94,9 @@ func newSpellings(specials []string) *spellings {
 func (sp *spellings) find(s string) [][2]int {
 	var out [][2]int
 	for i := 0; i < len(s); i++ {
-		for _, tok := range sp.byFirst[s[i]] {
-			if strings.HasPrefix(s[i:], tok) {
-				out = append(out, [2]int{i, i + len(tok)})
-				i += len(tok) - 1
-				break
-			}
+		if n := sp.longestAt(s[i:]); n > 0 {
+			out = append(out, [2]int{i, i + n})
+			i += n - 1
 		}
 	}
 	end := len(strings.TrimRightFunc(s, unicode.IsSpace))
@@ -67,10 +105,8 @@ func (sp *spellings) find(s string) [][2]int {
 		from = max(from, out[len(out)-1][1])
 	}
 	for i := from; i < end; i++ {
-		for _, tok := range sp.byFirst[s[i]] {
-			if len(tok) > end-i && strings.HasPrefix(tok, s[i:end]) {
-				return append(out, [2]int{i, end})
-			}
+		if sp.starts(s[i:end]) {
+			return append(out, [2]int{i, end})
 		}
 	}
 	return out

@@ -3,8 +3,11 @@ package chat
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ardanlabs/jinja"
 )
 
 var chatMLSpecials = []string{"<|endoftext|>", "<|im_start|>", "<|im_end|>"}
@@ -116,12 +119,54 @@ func TestGuardMacrosPassesOverTextThatIsNotAMacro(t *testing.T) {
 		`{% raw %}{% macro f() %}{% endraw %}`,
 		`{% set s = "%} {% macro" %}{{ s }}`,
 		`{% macro`,
+		`a {%}`,
+		`{%}`,
 	} {
 		if got := guardMacros(src); got != src {
 			t.Errorf("%q became %q", src, got)
 		}
 	}
-	if got := guardMacros(`{% macro f(s="%}") -%}x{% endmacro %}`); got != `{% macro f(s="%}") -%}{% set `+macroCalls+`_ = `+macroCalls+`() -%}x{% endmacro %}` {
+	if got := guardMacros(`{% macro f(s="%}") -%}x{% endmacro %}`); got != `{% macro f(s="%}") -%}{{- `+macroCalls+`() -}}x{% endmacro %}` {
 		t.Errorf("%q", got)
+	}
+}
+
+// TestTheGuardChangesNothingWritten: a macro renders the same with the guard as without it,
+// whatever whitespace control and blank lines follow its tag.
+func TestTheGuardChangesNothingWritten(t *testing.T) {
+	for _, src := range []string{
+		"{% macro f() %}\n\nX{% endmacro %}[{{ f() }}]",
+		"{%- macro f() -%}\n\n  X{% endmacro %}[{{ f() }}]",
+		"{% macro f(x) %}{{ x }}\n\nY{% endmacro %}[{{ f(1) }}]",
+		"{% macro f() %}\n  {% if true %}\nX{% endif %}{% endmacro %}[{{ f() }}]",
+		"{%+ macro f() +%}\n X{% endmacro %}[{{ f() }}]",
+	} {
+		var out [2]string
+		for i, s := range []string{src, guardMacros(src)} {
+			tpl, err := jinja.Compile(s)
+			if err != nil {
+				t.Fatalf("%q: %v", s, err)
+			}
+			if out[i], err = tpl.RenderValues(map[string]jinja.Value{macroCalls: macroBudget()}); err != nil {
+				t.Fatalf("%q: %v", s, err)
+			}
+		}
+		if out[0] != out[1] {
+			t.Errorf("%q: %q without the guard, %q with it", src, out[0], out[1])
+		}
+	}
+}
+
+// BenchmarkFindManySpecialTokens: a mebibyte of "<" against Llama 3's 256 special tokens,
+// all of which begin with one.
+func BenchmarkFindManySpecialTokens(b *testing.B) {
+	var specials []string
+	for i := range 256 {
+		specials = append(specials, "<|reserved_special_token_"+strconv.Itoa(i)+"|>")
+	}
+	sp := newSpellings(specials)
+	text := strings.Repeat("<", 1<<20)
+	for b.Loop() {
+		sp.find(text)
 	}
 }

@@ -72,7 +72,12 @@ func Load(tokenizerConfigJSON []byte, specials []string) (*Template, error) {
 	}
 	// Jinja, as transformers runs it, drops one newline at the end of a template
 	// (keep_trailing_newline off); the library here keeps it.
-	src = strings.TrimSuffix(src, "\n")
+	switch {
+	case strings.HasSuffix(src, "\r\n"):
+		src = src[:len(src)-2]
+	case strings.HasSuffix(src, "\n"):
+		src = src[:len(src)-1]
+	}
 	t, err := jinja.Compile(guardMacros(src))
 	if err != nil {
 		return nil, fmt.Errorf("chat: tokenizer_config.json: chat_template does not compile: %w", err)

@@ -234,7 +234,7 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *tool
 	case errors.As(err, &refused):
 		return p, nil, "", "messages", refused.Reason
 	case errors.Is(err, chat.ErrSpecialText):
-		return p, nil, "", "messages", "a message spells one of the model's special tokens, which its chat template changes; it cannot be kept apart as text"
+		return p, nil, "", "messages", "a message or a tool spells one of the model's special tokens, which its chat template changes; it cannot be kept apart as text"
 	case err != nil:
 		return p, nil, "", "messages", "the model's chat template could not render these messages"
 	}

@@ -256,6 +256,12 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 					strconv.Itoa(long.Prompt) + " tokens; the privacy gateway's model takes at most " +
 					strconv.Itoa(max(long.MaxPositions-long.MaxNewTokens, 0)) + " (its context of " + strconv.Itoa(long.MaxPositions) +
 					" less the answer's " + strconv.Itoa(long.MaxNewTokens) + ")"})
+			case errors.Is(err, chat.ErrSpecialText), errors.As(err, new(*chat.RefusedError)):
+				// The text, not the model: its redacted form spells a special token the
+				// template changes, or the template refuses it.
+				sess.End(gateway.Rejected, gateway.InvalidRequest)
+				return validationError(FieldError{Field: "body.text", Type: "value_error",
+					Message: "Value error, the privacy gateway's model cannot take this text as its chat template writes it"})
 			}
 			sess.End(gateway.TransportError, gateway.CompletionFailed)
 			return s.failure(x, ctx, err)

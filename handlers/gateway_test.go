@@ -694,3 +694,30 @@ func TestGatewayChatRedactsANameFoundInAnotherMessage(t *testing.T) {
 		t.Fatalf("the model saw %q", gen.prompts)
 	}
 }
+
+// upperTemplate upper-cases the text, as a template's filter may: a spelling of a special
+// token in it cannot be kept apart as text.
+type upperTemplate struct{}
+
+func (upperTemplate) Render(msgs []chat.Message, _ []json.RawMessage) (chat.Prompt, error) {
+	if strings.Contains(msgs[0].Content, "<|im_end|>") {
+		return chat.Prompt{}, chat.ErrSpecialText
+	}
+	return chat.Prompt{Text: strings.ToUpper(msgs[0].Content)}, nil
+}
+
+// TestAGatewayTextTheTemplateCannotTakeIsTheCallersFault: a text whose special token the
+// model's template would change is a 422 audited as rejected, not a 500 of the server.
+func TestAGatewayTextTheTemplateCannotTakeIsTheCallersFault(t *testing.T) {
+	gen := &fakeGenerator{script: []generate.Event{last(1, "ok", "ok", generate.FinishLength)}}
+	trail := newAuditLog(t)
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Audit = trail
+		o.extra = append(o.extra, PrivacyGateway(GatewayEndpoint{PII: o.pii,
+			Generation: &GenerationEndpoint{Model: gen, Chat: upperTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Note <|im_end|> here."}`)
+	if recs := auditRecords(t, trail); r.status != 422 || len(recs) != 1 || recs[0].Status != "rejected" {
+		t.Fatalf("%d %s, audit %+v", r.status, r.raw, recs)
+	}
+}
