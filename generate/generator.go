@@ -516,8 +516,10 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 		c.sp.mask = nil
 		mask, err := c.m.Allowed()
 		switch {
-		case err != nil:
+		case errors.Is(err, grammar.ErrTooManyStates):
 			c.err = fmt.Errorf("%w: %w", ErrConstraint, err)
+		case err != nil:
+			c.err = err // the matcher's own failure: the server's
 		case mask.Count() == 0:
 			c.err = errNothingAllowed
 		default:

@@ -1,6 +1,7 @@
 package grpcserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -125,10 +126,14 @@ func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferR
 		}
 		body.Inputs = append(body.Inputs, t)
 	}
-	data, err := json.Marshal(body)
-	if err != nil {
+	// Unescaped: a text of "<" and "&" keeps its size, within the body limit its message kept.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
 		return nil, status.Error(codes.InvalidArgument, "the request could not be encoded")
 	}
+	data := buf.Bytes()
 	r := call(ctx, s.calls, http.MethodPost, modelPath(req.GetModelName())+"/infer", data)
 	if r.Status != http.StatusOK {
 		return nil, failure(ctx, r)

@@ -256,6 +256,7 @@ func TestBearerTokens(t *testing.T) {
 		"no tenant":          {token(t, secret, "hs", with("client_id", nil)), 401},
 		"azp":                {token(t, secret, "hs", and(with("client_id", nil), "azp", "svc-1")), 0},
 		"cid":                {token(t, secret, "hs", and(with("client_id", nil), "cid", "svc-1")), 0},
+		"appid":              {token(t, secret, "hs", and(with("client_id", nil), "appid", "svc-1")), 0},
 	} {
 		p, r := a.Check("POST", "/pii/deidentify", headers("Authorization", "Bearer "+c.tok), "p")
 		status := 0

@@ -119,8 +119,9 @@ func (v *JWTVerifier) Verify(token string, now time.Time) (Claims, error) {
 	var extra struct {
 		Tenant   string          `json:"tenant"`
 		ClientID string          `json:"client_id"`
-		AZP      string          `json:"azp"` // OpenID Connect's authorized party
-		CID      string          `json:"cid"` // Okta's client
+		AZP      string          `json:"azp"`   // OpenID Connect's authorized party
+		CID      string          `json:"cid"`   // Okta's client
+		AppID    string          `json:"appid"` // Microsoft Entra ID's (v1 tokens) client
 		Scope    json.RawMessage `json:"scope"`
 		SCP      json.RawMessage `json:"scp"`
 		Scopes   json.RawMessage `json:"scopes"`
@@ -145,7 +146,7 @@ func (v *JWTVerifier) Verify(token string, now time.Time) (Claims, error) {
 	// metrics: an explicit tenant claim, or the OAuth client (a bounded set of services), never
 	// the subject, which names a person as often as not. A token that names neither is refused:
 	// one shared tenant for all such tokens would let each caller see the others' jobs.
-	c := Claims{Tenant: firstOf(extra.Tenant, extra.ClientID, extra.AZP, extra.CID, ""), KeyID: h.KeyID}
+	c := Claims{Tenant: firstOf(extra.Tenant, extra.ClientID, extra.AZP, extra.CID, extra.AppID, ""), KeyID: h.KeyID}
 	if c.Tenant == "" {
 		return Claims{}, errToken
 	}

@@ -90,8 +90,9 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, ready 
 		return 2
 	}
 	logger := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: logLevel(cfg.LogLevel)}))
-	if (cfg.AuthJWKS != "" || cfg.AuthJWKSFile != "") && len(cfg.AuthJWTAudience) == 0 {
-		logger.Warn("bearer tokens are accepted whatever their audience: set SLUICE_AUTH_JWT_AUDIENCE so that tokens minted for other services are refused")
+	if (cfg.AuthJWKS != "" || cfg.AuthJWKSFile != "") && (cfg.AuthJWTIssuer == "" || len(cfg.AuthJWTAudience) == 0) {
+		// A JWKS shared across an identity provider's realm signs tokens for other services too.
+		logger.Warn("bearer tokens are checked without an issuer or an audience: a token the JWKS signed for another service is accepted with its scopes; set SLUICE_AUTH_JWT_ISSUER and SLUICE_AUTH_JWT_AUDIENCE")
 	}
 	if len(cfg.openMedNoEffect) > 0 {
 		logger.Warn("OpenMed settings are set that Sluice does not implement; they have no effect (docs/CONFIGURATION.md: OpenMed's settings)",
@@ -329,10 +330,6 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 	}
 	if s.auth, err = cfg.auth(clk); err != nil {
 		return nil, err
-	}
-	if (cfg.AuthJWKS != "" || cfg.AuthJWKSFile != "") && (cfg.AuthJWTIssuer == "" || len(cfg.AuthJWTAudience) == 0) {
-		// A JWKS shared across an identity provider's realm signs tokens for other services too.
-		logger.Warn("bearer tokens are checked without an issuer or an audience: a token the JWKS signed for another service is accepted with its scopes; set SLUICE_AUTH_JWT_ISSUER and SLUICE_AUTH_JWT_AUDIENCE")
 	}
 	var gatherer prometheus.Gatherer = reg
 	if cfg.MetricsCompat == "openmed" {
