@@ -55,7 +55,9 @@ func guardMacros(src string) string {
 			case "macro":
 				b.WriteString(src[pos:end])
 				if tag[len(tag)-1] == '-' {
-					b.WriteString("{{- " + macroCalls + "() -}}") // the tag's trimming, kept
+					// The tag's trimming after it, kept; not before (the library would trim the
+					// text before the macro's tag, past it).
+					b.WriteString("{{ " + macroCalls + "() -}}")
 				} else {
 					b.WriteString("{{ " + macroCalls + "() }}")
 				}

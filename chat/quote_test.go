@@ -126,7 +126,7 @@ func TestGuardMacrosPassesOverTextThatIsNotAMacro(t *testing.T) {
 			t.Errorf("%q became %q", src, got)
 		}
 	}
-	if got := guardMacros(`{% macro f(s="%}") -%}x{% endmacro %}`); got != `{% macro f(s="%}") -%}{{- `+macroCalls+`() -}}x{% endmacro %}` {
+	if got := guardMacros(`{% macro f(s="%}") -%}x{% endmacro %}`); got != `{% macro f(s="%}") -%}{{ `+macroCalls+`() -}}x{% endmacro %}` {
 		t.Errorf("%q", got)
 	}
 }
@@ -140,6 +140,9 @@ func TestTheGuardChangesNothingWritten(t *testing.T) {
 		"{% macro f(x) %}{{ x }}\n\nY{% endmacro %}[{{ f(1) }}]",
 		"{% macro f() %}\n  {% if true %}\nX{% endif %}{% endmacro %}[{{ f() }}]",
 		"{%+ macro f() +%}\n X{% endmacro %}[{{ f() }}]",
+		"Hello \n{% macro f() -%}\n X{% endmacro %}[{{ f() }}]",
+		"{{ 'a' }}\n\n{% macro f() -%}\n X{% endmacro %}[{{ f() }}]",
+		"A {%+ macro f() -%}\n X{% endmacro %}[{{ f() }}]",
 	} {
 		var out [2]string
 		for i, s := range []string{src, guardMacros(src)} {

@@ -72,17 +72,17 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 		go func() {
 			defer func() {
 				r := recover()
+				g.mu.Lock()
 				if r != nil {
 					c.panicked, c.panic = true, r
 				}
-				g.mu.Lock()
 				if g.calls[key] == c {
 					delete(g.calls, key) // callers from now on start afresh
 				}
-				unheard := r != nil && c.waiters == 0
+				unheard := r != nil && c.waiters == 0 // else the last caller to leave tells it
 				g.mu.Unlock()
-				if unheard && g.Unheard != nil {
-					g.Unheard(r)
+				if unheard {
+					g.unheard(r)
 				}
 				cancel()
 				close(c.done)
@@ -107,14 +107,26 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 		return c.val, shared, c.err
 	case <-ctx.Done():
 		g.mu.Lock()
+		unheard := false
 		if c.waiters--; c.waiters == 0 {
 			c.cancel() // nobody waits any more: the work stops
 			if g.calls[key] == c {
 				delete(g.calls, key)
 			}
+			unheard = c.panicked // it panicked as this last caller left: nobody else will
 		}
+		p := c.panic
 		g.mu.Unlock()
+		if unheard {
+			g.unheard(p)
+		}
 		var zero V
 		return zero, shared, ctx.Err()
+	}
+}
+
+func (g *Group[V]) unheard(p any) {
+	if g.Unheard != nil {
+		g.Unheard(p)
 	}
 }

@@ -293,23 +293,11 @@ func apart(cand, found []Entity) []Entity {
 	if len(cand) == 0 {
 		return nil
 	}
-	byStart := func(a, b Entity) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End)) }
-	slices.SortStableFunc(cand, byStart)
-	taken := slices.Clone(found)
-	slices.SortFunc(taken, byStart)
-	// reach[i] is the furthest end among taken[:i+1]: a candidate overlaps taken when the
-	// last span starting before its end reaches past its start.
-	reach := make([]int, len(taken))
-	for i, t := range taken {
-		reach[i] = t.End
-		if i > 0 {
-			reach[i] = max(reach[i], reach[i-1])
-		}
-	}
+	slices.SortStableFunc(cand, byStartEnd)
+	tk := newTaken(found)
 	var out []Entity
 	for _, c := range cand {
-		i, _ := slices.BinarySearchFunc(taken, c.End, func(t Entity, end int) int { return cmp.Compare(t.Start, end) })
-		if i > 0 && reach[i-1] > c.Start {
+		if tk.overlaps(c.Start, c.End) {
 			continue
 		}
 		if n := len(out); n > 0 && out[n-1].End > c.Start {
@@ -318,6 +306,36 @@ func apart(cand, found []Entity) []Entity {
 		out = append(out, c)
 	}
 	return out
+}
+
+func byStartEnd(a, b Entity) int {
+	return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+}
+
+// taken are spans found already, asked whether a stretch overlaps one.
+type taken struct {
+	spans []Entity // by start
+	// reach[i] is the furthest end among spans[:i+1]: a stretch overlaps them when the last
+	// span starting before its end reaches past its start.
+	reach []int
+}
+
+func newTaken(found []Entity) taken {
+	t := taken{spans: slices.Clone(found)}
+	slices.SortFunc(t.spans, byStartEnd)
+	t.reach = make([]int, len(t.spans))
+	for i, sp := range t.spans {
+		t.reach[i] = sp.End
+		if i > 0 {
+			t.reach[i] = max(t.reach[i], t.reach[i-1])
+		}
+	}
+	return t
+}
+
+func (t taken) overlaps(start, end int) bool {
+	i, _ := slices.BinarySearchFunc(t.spans, end, func(sp Entity, end int) int { return cmp.Compare(sp.Start, end) })
+	return i > 0 && t.reach[i-1] > start
 }
 
 // contextScore is the score of a span a context rule found.

@@ -39,13 +39,15 @@ func (r *Recall) Recurrences(text string, found []Entity) []Entity {
 	if len(own.byFirst) == 0 && (r == nil || len(r.byFirst) == 0) {
 		return nil
 	}
-	var cand []Entity
+	tk := newTaken(found)
+	var cand, here []Entity
 	for _, w := range wordsOf(text) {
 		lower := strings.ToLower(w.text)
 		base, possessive := strings.CutSuffix(lower, "'s") // "abc's wife"
-		// The longest that stands here, of this part's texts and those held.
-		best := -1
-		var label string
+		// What stands here, of this part's texts and those held: the longest that no span
+		// found overlaps ("Zorblat Quexley" held, "Zorblat" found, the next "Zorblat" where
+		// "Quexley" was found after it is still a Zorblat).
+		here = here[:0]
 		for _, from := range []*Recall{&own, r} {
 			if from == nil {
 				continue
@@ -56,14 +58,20 @@ func (r *Recall) Recurrences(text string, found []Entity) []Entity {
 			}
 			for _, sp := range cands {
 				end := w.start + len(sp.text)
-				if end <= best || end > len(text) || !strings.EqualFold(text[w.start:end], sp.text) || !wordEdge(text, end, false) {
+				if end > len(text) || !strings.EqualFold(text[w.start:end], sp.text) || !wordEdge(text, end, false) || tk.overlaps(w.start, end) {
 					continue
 				}
-				best, label = end, sp.label
+				here = append(here, Entity{Label: sp.label, Start: w.start, End: end, Score: contextScore})
 			}
 		}
-		if best >= 0 {
-			cand = append(cand, Entity{Label: label, Start: w.start, End: best, Score: contextScore})
+		if len(here) > 0 {
+			best := here[0] // the longest; of equals, the first (this part's before those held)
+			for _, c := range here[1:] {
+				if c.End > best.End {
+					best = c
+				}
+			}
+			cand = append(cand, best)
 		}
 	}
 	return apart(cand, found)
@@ -93,7 +101,13 @@ func (r *Recall) Hold(text string, found []Entity) {
 		// The longest first: "Zorblat Quexley" found, "Zorblat" found too, a third "Zorblat
 		// Quexley" is taken whole.
 		group := r.byFirst[first]
-		at, _ := slices.BinarySearchFunc(group, len(s), func(sp spelt, n int) int { return n - len(sp.text) })
+		// After the texts as long or longer: of equals, the first held stays first.
+		at, _ := slices.BinarySearchFunc(group, len(s), func(sp spelt, n int) int {
+			if len(sp.text) >= n {
+				return -1
+			}
+			return 1
+		})
 		r.byFirst[first] = slices.Insert(group, at, spelt{text: strings.Clone(s), label: e.Label})
 	}
 }

@@ -49,6 +49,12 @@ func TestRecallLooksForWhatEarlierPartsHeld(t *testing.T) {
 	if len(got) != 1 || later[got[0].Start:got[0].End] != "ZORBLAT QUEXLEY" || got[0].Label != "person" {
 		t.Fatalf("%v", got)
 	}
+	// A held longer text that a found span cuts does not hide the shorter one that stands.
+	part := "Zorblat was here. Zorblat Quexley called."
+	got = r.Recurrences(part, []Entity{{Label: "first_name", Start: 0, End: 7}, {Label: "last_name", Start: 26, End: 33}})
+	if len(got) != 1 || part[got[0].Start:got[0].End] != "Zorblat" || got[0].Start != 18 {
+		t.Fatalf("under a held longer text: %v", got)
+	}
 	var conv Recall
 	conv.Hold("Dr. Abernathy signed.", []Entity{{Label: "last_name", Start: 4, End: 13}})
 	if _, added := conv.SafetySweep("Abernathy called.", nil, &SmartMergeConfig{}); len(added) != 1 || added[0].Start != 0 {

@@ -256,9 +256,10 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 					strconv.Itoa(long.Prompt) + " tokens; the privacy gateway's model takes at most " +
 					strconv.Itoa(max(long.MaxPositions-long.MaxNewTokens, 0)) + " (its context of " + strconv.Itoa(long.MaxPositions) +
 					" less the answer's " + strconv.Itoa(long.MaxNewTokens) + ")"})
-			case errors.Is(err, chat.ErrSpecialText), errors.As(err, new(*chat.RefusedError)):
+			case errors.Is(err, chat.ErrSpecialText):
 				// The text, not the model: its redacted form spells a special token the
-				// template changes, or the template refuses it.
+				// template changes. (A template that refuses one user message is the
+				// deployment's, a 500.)
 				sess.End(gateway.Rejected, gateway.InvalidRequest)
 				return validationError(FieldError{Field: "body.text", Type: "value_error",
 					Message: "Value error, the privacy gateway's model cannot take this text as its chat template writes it"})
