@@ -138,7 +138,8 @@ var (
 	// ErrTooLong: the prompt and max new tokens exceed the model's positions (a
 	// *TooLongError says by how much).
 	ErrTooLong = errors.New("generate: the prompt and max new tokens exceed the model's positions")
-	// ErrUnknownToken: a logit bias or stop token names an id past the model's vocabulary.
+	// ErrUnknownToken: a prompt token, a logit bias or a stop token is an id past the model's
+	// vocabulary.
 	ErrUnknownToken = errors.New("generate: a token id is past the model's vocabulary")
 )
 
@@ -190,7 +191,10 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		return nil, &TooLongError{Prompt: len(ids), MaxNewTokens: params.MaxNewTokens, MaxPositions: g.cfg.MaxPositions}
 	}
 	vocab := int64(g.sched.Vocab())
-	if slices.ContainsFunc(params.StopTokenIDs, func(id int64) bool { return id >= vocab }) {
+	past := func(id int64) bool { return id >= vocab }
+	// A prompt token past the model's rows (a tokenizer that added one the model was not
+	// resized for, "<pad>" at 32000 of 32000) would fail the step, and every stream in it.
+	if slices.ContainsFunc(ids, past) || slices.ContainsFunc(params.StopTokenIDs, past) {
 		return nil, ErrUnknownToken
 	}
 	for id := range params.LogitBias {

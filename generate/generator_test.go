@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/models"
 	"github.com/sluice-serving/sluice/scheduler"
+	"github.com/sluice-serving/sluice/tokenizer"
 )
 
 // newTinyLM serves the shipped tiny-lm through a real scheduler.
@@ -260,6 +262,42 @@ func TestAHugeLengthIsTooLongNotAWrap(t *testing.T) {
 		Chooser: greedyChooser{}, Priority: admission.Interactive})
 	if !errors.Is(err, scheduler.ErrInvalidRequest) {
 		t.Errorf("the scheduler took a huge length: %v", err)
+	}
+}
+
+// TestAPromptTokenPastTheModelsRowsIsRefused: a tokenizer that added a token the model has
+// no row for ("<extra>" at id 5000 of tiny-lm's 5000) gives the request that spells it
+// ErrUnknownToken, where the step it ran in failed for every stream.
+func TestAPromptTokenPastTheModelsRowsIsRefused(t *testing.T) {
+	_, m, sched := newTinyLMWith(t, 128, nil)
+	raw, err := fs.ReadFile(models.Embedded(), "tiny-lm/tokenizer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]any
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	file["added_tokens"] = append(file["added_tokens"].([]any), map[string]any{"id": m.Config.VocabSize, "content": "<extra>",
+		"single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": false})
+	raw, _ = json.Marshal(file)
+	tok, err := tokenizer.Load(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(m.Name, sched, tok, Config{EOS: m.Config.EOSTokenID, MaxPositions: 256, DefaultMaxNewTokens: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Generate(context.Background(), admission.Interactive, "The patient <extra> was", Params{MaxNewTokens: 2}); !errors.Is(err, ErrUnknownToken) {
+		t.Fatalf("a prompt token past the vocabulary: %v", err)
+	}
+	s, err := g.Generate(context.Background(), admission.Interactive, "The patient was", Params{MaxNewTokens: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, last := readAll(t, s); last.Err != nil {
+		t.Fatalf("a prompt within it: %v", last.Err)
 	}
 }
 

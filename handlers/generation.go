@@ -557,7 +557,7 @@ func generationLimitMessage(err error) string {
 	case errors.Is(err, generate.ErrEmptyPrompt):
 		return "`inputs` cannot be empty"
 	case errors.Is(err, generate.ErrUnknownToken):
-		return "a token id in `logit_bias` or `stop_token_ids` is past the model's vocabulary"
+		return "a token id of the prompt, `logit_bias` or `stop_token_ids` is past the model's vocabulary"
 	}
 	return "the sequence does not fit in the KV cache"
 }
