@@ -96,3 +96,14 @@ func markNormalized(content string, normalized bool) func(map[string]any) {
 		}
 	}
 }
+
+// TestMaxIDIsTheHighestIDNotACount: an added token far past the vocab makes MaxID its id,
+// where VocabSize counts one more entry.
+func TestMaxIDIsTheHighestIDNotACount(t *testing.T) {
+	tok := loadEdited(t, decodeJSON(t, readTokenizerFile(t, "testdata/cased.json")), func(m map[string]any) {
+		m["added_tokens"] = append(m["added_tokens"].([]any), map[string]any{"id": 99999, "content": "<far>", "special": true})
+	})
+	if tok.MaxID() != 99999 || tok.VocabSize() >= 99999 {
+		t.Fatalf("MaxID %d, VocabSize %d", tok.MaxID(), tok.VocabSize())
+	}
+}

@@ -356,6 +356,20 @@ func (t *Tokenizer) VocabSize() int {
 	return n
 }
 
+// MaxID is the highest id the tokenizer gives, of its vocab and its added tokens (-1 for
+// none): a model needs that many rows plus one, which VocabSize, a count, does not say when
+// ids are sparse.
+func (t *Tokenizer) MaxID() int64 {
+	top := int64(-1)
+	for id := range t.byID {
+		top = max(top, id)
+	}
+	for id := range t.addedByID {
+		top = max(top, id)
+	}
+	return top
+}
+
 // decoder turns token strings back into text (HF's Decoder).
 type decoder interface {
 	decode(tokens []string) string

@@ -67,9 +67,9 @@ func checkModel(args, environ []string, stdout, stderr io.Writer) int {
 	} else {
 		r.line("word boundaries: guessed from spaces, as HF's pipeline does for tokenizers without a subword prefix")
 	}
-	if v := m.Config.VocabSize; v > 0 && m.Tokenizer.VocabSize() > v {
-		r.problem("tokenizer.json has %d entries but config.json's vocab_size is %d: ids past it fail in the graph",
-			m.Tokenizer.VocabSize(), v)
+	if v := m.Config.VocabSize; v > 0 && m.Tokenizer.MaxID() >= int64(v) {
+		r.problem("tokenizer.json gives ids up to %d but config.json's vocab_size is %d: ids past it fail in the graph",
+			m.Tokenizer.MaxID(), v)
 	}
 
 	cfg, err := loadConfig(environ, thisMachine())
