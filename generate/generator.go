@@ -19,8 +19,10 @@ import (
 
 // Config describes the model a Generator serves.
 type Config struct {
-	// EOS ends a generation when generated (-1: the model has none).
-	EOS int64
+	// EOS ends a generation when generated (-1: the model has none), and so does any of
+	// MoreEOS (the rest of a list-valued eos_token_id), as a stop token does.
+	EOS     int64
+	MoreEOS []int64
 	// MaxPositions bounds prompt and generated tokens together.
 	MaxPositions int
 	// DefaultMaxNewTokens is used when a request sets no limit (generation_config.json).
@@ -205,9 +207,13 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	if params.DoSample && !params.SeedSet {
 		params.Seed = rand.Uint64()
 	}
+	stopIDs := params.StopTokenIDs
+	if !params.IgnoreEOS && len(g.cfg.MoreEOS) > 0 {
+		stopIDs = append(slices.Clip(stopIDs), g.cfg.MoreEOS...)
+	}
 	c := &chooser{sp: newSampler(params.Sampling, ids), ds: g.tok.NewDecodeStream(ids), tok: g.tok,
 		eos: g.cfg.EOS, stops: params.Stop, maxNew: params.MaxNewTokens, minNew: params.MinTokens,
-		stopIDs: params.StopTokenIDs}
+		stopIDs: stopIDs}
 	if params.IgnoreEOS {
 		c.eos = -1
 	}
@@ -216,7 +222,7 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	}
 	c.sp.full = params.Logprobs
 	if c.minNew > 0 {
-		c.sp.banned = append(slices.Clip(params.StopTokenIDs), c.eos)
+		c.sp.banned = append(slices.Clip(stopIDs), c.eos)
 		c.sp.banning = true
 	}
 	for _, s := range params.Stop {

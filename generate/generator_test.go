@@ -301,6 +301,31 @@ func TestAPromptTokenPastTheModelsRowsIsRefused(t *testing.T) {
 	}
 }
 
+// TestMoreEndsOfSequenceEndAGeneration: a model whose eos_token_id is a list ends a generation
+// at any of them (here, the third token tiny-lm's greedy answer takes).
+func TestMoreEndsOfSequenceEndAGeneration(t *testing.T) {
+	g, m, sched := newTinyLMWith(t, 128, nil)
+	const prompt = "The patient was started on"
+	s, err := g.Generate(context.Background(), admission.Interactive, prompt, Params{MaxNewTokens: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ids, _ := readAll(t, s)
+	if len(ids) < 4 {
+		t.Fatalf("the greedy answer is %d tokens", len(ids))
+	}
+	more, err := New(m.Name, sched, m.Tokenizer, Config{EOS: m.Config.EOSTokenID, MoreEOS: []int64{ids[2]}, MaxPositions: 256, DefaultMaxNewTokens: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = more.Generate(context.Background(), admission.Interactive, prompt, Params{MaxNewTokens: 8}); err != nil {
+		t.Fatal(err)
+	}
+	if _, got, last := readAll(t, s); len(got) != 3 || got[2] != ids[2] || last.Err != nil {
+		t.Fatalf("ended after %v (%v), want at the third of %v", got, last.Err, ids)
+	}
+}
+
 // greedyChooser takes token 0: the scheduler's request needs a chooser, which this test's
 // refused request never calls.
 type greedyChooser struct{}

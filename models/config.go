@@ -33,8 +33,11 @@ type Config struct {
 	// NumHeads for grouped-query attention (Llama, Mistral, Qwen), NumHeads otherwise.
 	NumKVHeads int
 	HeadDim    int
-	EOSTokenID int64
-	BOSTokenID int64
+	// EOSTokenID is config.json's eos_token_id (-1 when it has none); where it is a list
+	// (Llama 3's), its first, and EOSTokenIDs all of them.
+	EOSTokenID  int64
+	EOSTokenIDs []int64
+	BOSTokenID  int64
 	// Quantize is config.json's sluice.quantize: "int8" when the model asks to run with int8
 	// matrix products on the CPU, "" otherwise.
 	Quantize string
@@ -67,9 +70,9 @@ type rawConfig struct {
 	HiddenSize            int               `json:"hidden_size"`
 	NEmbd                 int               `json:"n_embd"`
 	HeadDim               int               `json:"head_dim"`
-	EOSTokenID            *int64            `json:"eos_token_id"`
-	PadTokenID            *int64            `json:"pad_token_id"`
-	BOSTokenID            *int64            `json:"bos_token_id"`
+	EOSTokenID            tokenIDs          `json:"eos_token_id"`
+	PadTokenID            tokenIDs          `json:"pad_token_id"`
+	BOSTokenID            tokenIDs          `json:"bos_token_id"`
 	Sluice                struct {
 		CRF      *CRFTransitions `json:"crf_transitions"`
 		Quantize string          `json:"quantize"`
@@ -94,14 +97,14 @@ func ParseConfig(data []byte) (Config, error) {
 		BOSTokenID:            -1,
 		PadTokenID:            -1,
 	}
-	if raw.PadTokenID != nil {
-		cfg.PadTokenID = *raw.PadTokenID
+	if len(raw.PadTokenID) > 0 {
+		cfg.PadTokenID = raw.PadTokenID[0]
 	}
-	if raw.EOSTokenID != nil {
-		cfg.EOSTokenID = *raw.EOSTokenID
+	if len(raw.EOSTokenID) > 0 {
+		cfg.EOSTokenID, cfg.EOSTokenIDs = raw.EOSTokenID[0], raw.EOSTokenID
 	}
-	if raw.BOSTokenID != nil {
-		cfg.BOSTokenID = *raw.BOSTokenID
+	if len(raw.BOSTokenID) > 0 {
+		cfg.BOSTokenID = raw.BOSTokenID[0]
 	}
 	cfg.NumKVHeads = firstPositive(raw.NumKeyValueHeads, cfg.NumHeads)
 	if hidden := firstPositive(raw.HiddenSize, raw.NEmbd); cfg.HeadDim == 0 && hidden > 0 && cfg.NumHeads > 0 {
@@ -233,6 +236,26 @@ func (t *CRFTransitions) check(labels int) error {
 			}
 		}
 	}
+	return nil
+}
+
+// tokenIDs is a token id field that HF writes as a number, a list of them (Llama 3's
+// eos_token_id) or null.
+type tokenIDs []int64
+
+func (t *tokenIDs) UnmarshalJSON(data []byte) error {
+	var one *int64
+	if err := json.Unmarshal(data, &one); err == nil {
+		if *t = nil; one != nil {
+			*t = tokenIDs{*one}
+		}
+		return nil
+	}
+	var list []int64
+	if err := json.Unmarshal(data, &list); err != nil {
+		return fmt.Errorf("a token id must be a number or a list of numbers")
+	}
+	*t = list
 	return nil
 }
 

@@ -48,6 +48,7 @@ func TestParseConfigErrors(t *testing.T) {
 		"crf ragged":     `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0]], "touching": [[0, 0], [0, 0]]}}}`,
 		"break ragged":   `{"max_position_embeddings": 8, "id2label": {"0": "O", "1": "I-X"}, "sluice": {"crf_transitions": {"spaced": [[0, 0], [0, 0]], "touching": [[0, 0], [0, 0]], "break": [[0, 0], [0]]}}}`,
 		"quantize int4":  `{"max_position_embeddings": 8, "sluice": {"quantize": "int4"}}`,
+		"eos of text":    `{"max_position_embeddings": 8, "eos_token_id": "2"}`,
 	}
 	for name, cfg := range cases {
 		if _, err := ParseConfig([]byte(cfg)); err == nil {
@@ -60,6 +61,11 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 	if cfg.NumKVHeads != 4 {
 		t.Fatalf("without num_key_value_heads the cache has every head; got %d", cfg.NumKVHeads)
+	}
+	// Llama 3 writes its ends of sequence as a list; a null id is none.
+	cfg, err = ParseConfig([]byte(`{"max_position_embeddings": 8, "eos_token_id": [128001, 128008, 128009], "bos_token_id": 128000, "pad_token_id": null}`))
+	if err != nil || cfg.EOSTokenID != 128001 || len(cfg.EOSTokenIDs) != 3 || cfg.EOSTokenIDs[2] != 128009 || cfg.BOSTokenID != 128000 || cfg.PadTokenID != -1 {
+		t.Fatalf("token id lists: %+v, %v", cfg, err)
 	}
 	if cfg, err := ParseConfig([]byte(`{"max_position_embeddings": 8, "sluice": {"quantize": "int8"}}`)); err != nil || cfg.Quantize != "int8" {
 		t.Fatalf("sluice.quantize not read: %q, %v", cfg.Quantize, err)

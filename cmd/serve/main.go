@@ -482,7 +482,11 @@ func (s *server) generation(ctx context.Context, cfg Config, reg prometheus.Regi
 	if maxNew == 0 {
 		maxNew = 64
 	}
-	s.generator, err = generate.New(m.Name, s.sched, m.Tokenizer, generate.Config{EOS: c.EOSTokenID,
+	var moreEOS []int64
+	if len(c.EOSTokenIDs) > 1 {
+		moreEOS = c.EOSTokenIDs[1:]
+	}
+	s.generator, err = generate.New(m.Name, s.sched, m.Tokenizer, generate.Config{EOS: c.EOSTokenID, MoreEOS: moreEOS,
 		MaxPositions: maxLen, DefaultMaxNewTokens: maxNew, FirstTokenTimeout: ms(cfg.GenerateFirstTokenTimeoutMS)})
 	if err != nil {
 		return handlers.GenerationEndpoint{}, err
