@@ -64,8 +64,8 @@ func (c Config) Validate() error {
 		name string
 		v    int
 	}{{"Layers", c.Layers}, {"Heads", c.Heads}, {"HeadDim", c.HeadDim}, {"MaxSeqLen", c.MaxSeqLen}} {
-		if f.v < 1 || f.v > 1<<16 {
-			bad(f.name, "must be between 1 and 65536, got %d", f.v)
+		if f.v < 1 || f.v > MaxSeqLen {
+			bad(f.name, "must be between 1 and %d, got %d", MaxSeqLen, f.v)
 		}
 	}
 	switch {
@@ -78,6 +78,10 @@ func (c Config) Validate() error {
 	}
 	return check.Err()
 }
+
+// MaxSeqLen is the longest sequence a pool's tables are made for (and the bound of each of
+// the geometry's sizes): a model of more positions is served at most this many.
+const MaxSeqLen = 1 << 16
 
 // BlockID names a block of a Pool.
 type BlockID int32

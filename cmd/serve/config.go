@@ -916,6 +916,16 @@ func (c Config) servedLength(positions, poolHolds int) (n int, lowered bool, err
 	return min(positions, poolHolds), poolHolds < positions, nil
 }
 
+// kvSeqLen is the longest sequence the KV pool's tables are made for, of a model of positions:
+// those, or fewer where SLUICE_GENERATE_MAX_MODEL_LEN or the pool's own bound asks (a model of
+// 128k positions is served 64k at most, which servedLength then says).
+func (c Config) kvSeqLen(positions int) int {
+	if n := c.GenerateMaxModelLen; n > 0 && n < positions {
+		positions = n
+	}
+	return min(positions, kvcache.MaxSeqLen)
+}
+
 // kv is the KV pool's configuration over a model's geometry.
 func (c Config) kv(geometry kvcache.Config) kvcache.Config {
 	geometry.BlockTokens, geometry.Blocks, geometry.MemoryBytes = c.KV.BlockTokens, c.KV.Blocks, c.KV.MemoryBytes

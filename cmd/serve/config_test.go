@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sluice-serving/sluice/admission"
+	"github.com/sluice-serving/sluice/kvcache"
 )
 
 func TestConfigDefaults(t *testing.T) {
@@ -325,5 +326,28 @@ func TestTwoJWKSAreRefused(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "SLUICE_AUTH_JWKS and SLUICE_AUTH_JWKS_FILE are both set") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestAModelOfManyPositionsIsServedWhatThePoolHolds: a model of 128k positions makes a KV
+// pool of the pool's longest sequence, or the operator's shorter one, where the pool refused
+// it and the server did not start; servedLength then serves what the pool holds.
+func TestAModelOfManyPositionsIsServedWhatThePoolHolds(t *testing.T) {
+	c := Config{}
+	if got := c.kvSeqLen(131072); got != kvcache.MaxSeqLen {
+		t.Fatalf("128k positions: tables of %d", got)
+	}
+	if err := (kvcache.Config{Layers: 1, Heads: 1, HeadDim: 1, MaxSeqLen: c.kvSeqLen(131072), Blocks: 1}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c.GenerateMaxModelLen = 8192
+	if got := c.kvSeqLen(131072); got != 8192 {
+		t.Fatalf("SLUICE_GENERATE_MAX_MODEL_LEN=8192: tables of %d", got)
+	}
+	if got := (Config{}).kvSeqLen(256); got != 256 {
+		t.Fatalf("256 positions: tables of %d", got)
+	}
+	if n, lowered, err := (Config{}).servedLength(131072, kvcache.MaxSeqLen); err != nil || n != kvcache.MaxSeqLen || !lowered {
+		t.Fatalf("served %d (lowered %v): %v", n, lowered, err)
 	}
 }

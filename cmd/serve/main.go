@@ -443,7 +443,7 @@ func (s *server) generation(ctx context.Context, cfg Config, reg prometheus.Regi
 	}
 	s.decoder = dec
 	sh := dec.Shape()
-	geometry := cfg.kv(kvcache.Config{Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim, MaxSeqLen: c.MaxPositionEmbeddings})
+	geometry := cfg.kv(kvcache.Config{Layers: sh.Layers, Heads: sh.Heads, HeadDim: sh.HeadDim, MaxSeqLen: cfg.kvSeqLen(c.MaxPositionEmbeddings)})
 	// SLUICE_KV_MEMORY_BYTES is held to half the process's memory when it is read; a count of
 	// blocks only once the model says what a block holds (the pool's bookkeeping and the
 	// runner's keys and values are made for each).
