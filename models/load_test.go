@@ -151,3 +151,24 @@ func dirWith(config, tokConfig string) fstest.MapFS {
 	}
 	return fsys
 }
+
+// TestIsEncoderReadsTheSmallFilesOnly: embedders and cross-encoders are told from the rest by
+// config.json and modules.json, without their graphs (absent here).
+func TestIsEncoderReadsTheSmallFilesOnly(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"embed-mini", "rerank-mini", "tiny-lm"} {
+		for _, file := range []string{"config.json", "modules.json", "1_Pooling/config.json"} {
+			if data, err := fs.ReadFile(Embedded(), name+"/"+file); err == nil {
+				fsys[name+"/"+file] = &fstest.MapFile{Data: data}
+			}
+		}
+	}
+	for name, want := range map[string]bool{"embed-mini": true, "rerank-mini": true, "tiny-lm": false} {
+		if got, err := IsEncoder(fsys, name); err != nil || got != want {
+			t.Errorf("%s: %v %v, want %v", name, got, err, want)
+		}
+	}
+	if _, err := IsEncoder(fsys, "absent"); err == nil {
+		t.Error("a directory without config.json")
+	}
+}

@@ -106,11 +106,33 @@ func readSentence(fsys fs.FS, dir string) (*Sentence, error) {
 
 // IsCrossEncoder reports whether the model scores a pair of texts with one logit: a sequence
 // classifier with one label, as sentence-transformers' CrossEncoder exports them.
-func (m *Model) IsCrossEncoder() bool {
-	for _, a := range m.Config.Architectures {
+func (m *Model) IsCrossEncoder() bool { return m.Config.IsCrossEncoder() }
+
+// IsCrossEncoder is Model.IsCrossEncoder from config.json alone.
+func (c Config) IsCrossEncoder() bool {
+	for _, a := range c.Architectures {
 		if strings.HasSuffix(a, "ForSequenceClassification") {
-			return len(m.Config.Labels) == 1
+			return len(c.Labels) == 1
 		}
 	}
 	return false
+}
+
+// IsEncoder reports, from the small files alone (config.json, modules.json), whether the
+// model directory dir holds an embedder or a cross-encoder: what one asks before reading a
+// graph that may be gigabytes.
+func IsEncoder(fsys fs.FS, dir string) (bool, error) {
+	data, err := fs.ReadFile(fsys, path.Join(dir, "config.json"))
+	if err != nil {
+		return false, fmt.Errorf("models: model %q: %w", dir, err)
+	}
+	cfg, err := ParseConfig(data)
+	if err != nil {
+		return false, fmt.Errorf("models: model %q: %w", dir, err)
+	}
+	s, err := readSentence(fsys, dir)
+	if err != nil {
+		return false, fmt.Errorf("models: model %q: %w", dir, err)
+	}
+	return s != nil || cfg.IsCrossEncoder(), nil
 }

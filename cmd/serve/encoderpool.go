@@ -109,6 +109,14 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 }
 
 func (p *encoderPool) load(d *onDemand, name string) (err error) {
+	// Asked of the small files first: a client naming any directory (a generation model of
+	// gigabytes) must not have it read whole to learn that it is not an encoder.
+	switch ok, err := models.IsEncoder(os.DirFS(p.dir), name); {
+	case err != nil:
+		return fmt.Errorf("%w: %w", handlers.ErrModelUnknown, err)
+	case !ok:
+		return handlers.ErrModelUnknown
+	}
 	m, err := models.Load(os.DirFS(p.dir), name)
 	if err != nil {
 		return fmt.Errorf("%w: %w", handlers.ErrModelUnknown, err)
