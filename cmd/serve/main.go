@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -447,7 +448,14 @@ func (s *server) generation(ctx context.Context, cfg Config, reg prometheus.Regi
 	// SLUICE_KV_MEMORY_BYTES is held to half the process's memory when it is read; a count of
 	// blocks only once the model says what a block holds (the pool's bookkeeping and the
 	// runner's keys and values are made for each).
-	if mem, kv := thisMachine().MemoryBytes, int64(geometry.Blocks)*geometry.BlockBytes(); mem > 0 && kv > mem/2 {
+	if err := geometry.Validate(); err != nil { // before its sizes are multiplied
+		return handlers.GenerationEndpoint{}, named(err, byTags(reflect.TypeFor[kvcache.Config]()))
+	}
+	kv := int64(math.MaxInt64) // a product past int64 is past any machine's memory
+	if bb := geometry.BlockBytes(); int64(geometry.Blocks) <= math.MaxInt64/bb {
+		kv = int64(geometry.Blocks) * bb
+	}
+	if mem := thisMachine().MemoryBytes; mem > 0 && kv > mem/2 {
 		return handlers.GenerationEndpoint{}, fmt.Errorf("SLUICE_KV_BLOCKS: %d blocks of %d KiB of %s are %d MiB, over half of the %d MiB this process may use",
 			geometry.Blocks, geometry.BlockBytes()>>10, m.Name, kv>>20, mem>>20)
 	}
