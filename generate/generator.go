@@ -82,7 +82,7 @@ func (g *Generator) Constraint(spec grammar.Spec) (*grammar.Index, error) {
 				toks[id] = b
 			}
 		}
-		g.grammars = grammar.NewCache(grammar.NewVocab(toks, g.cfg.EOS), grammarCacheSize)
+		g.grammars = grammar.NewCache(grammar.NewVocab(toks, append([]int64{g.cfg.EOS}, g.cfg.MoreEOS...)...), grammarCacheSize)
 	})
 	return g.grammars.Get(spec)
 }
@@ -207,22 +207,18 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	if params.DoSample && !params.SeedSet {
 		params.Seed = rand.Uint64()
 	}
-	stopIDs := params.StopTokenIDs
-	if !params.IgnoreEOS && len(g.cfg.MoreEOS) > 0 {
-		stopIDs = append(slices.Clip(stopIDs), g.cfg.MoreEOS...)
-	}
 	c := &chooser{sp: newSampler(params.Sampling, ids), ds: g.tok.NewDecodeStream(ids), tok: g.tok,
-		eos: g.cfg.EOS, stops: params.Stop, maxNew: params.MaxNewTokens, minNew: params.MinTokens,
-		stopIDs: stopIDs}
+		eos: g.cfg.EOS, moreEOS: g.cfg.MoreEOS, stops: params.Stop, maxNew: params.MaxNewTokens, minNew: params.MinTokens,
+		stopIDs: params.StopTokenIDs}
 	if params.IgnoreEOS {
-		c.eos = -1
+		c.eos, c.moreEOS = -1, nil
 	}
 	if params.Constraint != nil {
 		c.m = params.Constraint.Start()
 	}
 	c.sp.full = params.Logprobs
 	if c.minNew > 0 {
-		c.sp.banned = append(slices.Clip(stopIDs), c.eos)
+		c.sp.banned = append(append(slices.Clip(params.StopTokenIDs), c.eos), c.moreEOS...)
 		c.sp.banning = true
 	}
 	for _, s := range params.Stop {
@@ -452,7 +448,8 @@ type chooser struct {
 	sp      *sampler
 	ds      *tokenizer.DecodeStream
 	tok     *tokenizer.Tokenizer
-	eos     int64
+	eos     int64   // -1: none, or ignored
+	moreEOS []int64 // the model's other ends of sequence (nil when ignored)
 	stops   []string
 	maxStop int
 	text    strings.Builder // the generated text so far
@@ -521,6 +518,11 @@ func (p promptScorer) ScorePrompt(pos int, logits []float32) {
 	c.promptScores = append(c.promptScores, t)
 }
 
+// isEOS says whether id ends the generation as the end of sequence.
+func (c *chooser) isEOS(id int64) bool {
+	return id >= 0 && (id == c.eos || slices.Contains(c.moreEOS, id))
+}
+
 func (c *chooser) Choose(logits []float32) scheduler.Choice {
 	if c.m != nil {
 		c.sp.mask = nil
@@ -551,7 +553,7 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 	switch {
 	case c.err != nil:
 		ch.Stop, c.reason = true, FinishError
-	case c.m != nil && id != c.eos && c.m.Complete():
+	case c.m != nil && !c.isEOS(id) && c.m.Complete():
 		// The answer is whole: nothing but the end of sequence may follow, so it ends
 		// here, before min_tokens if need be.
 		ch.Stop, c.reason = true, FinishEOS
@@ -559,7 +561,7 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 		if ch.Text != "" && len(c.stops) > 0 {
 			c.text.WriteString(ch.Text) // seen by a stop sequence that ends after the minimum
 		}
-	case id == c.eos:
+	case c.isEOS(id):
 		ch.Stop, c.reason = true, FinishEOS
 	case slices.Contains(c.stopIDs, id):
 		// As vLLM: the stop token's text is left out of the trimmed text, like a stop

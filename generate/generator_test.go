@@ -321,8 +321,8 @@ func TestMoreEndsOfSequenceEndAGeneration(t *testing.T) {
 	if s, err = more.Generate(context.Background(), admission.Interactive, prompt, Params{MaxNewTokens: 8}); err != nil {
 		t.Fatal(err)
 	}
-	if _, got, last := readAll(t, s); len(got) != 3 || got[2] != ids[2] || last.Err != nil {
-		t.Fatalf("ended after %v (%v), want at the third of %v", got, last.Err, ids)
+	if _, got, last := readAll(t, s); len(got) != 3 || got[2] != ids[2] || last.Err != nil || last.Finish != FinishEOS {
+		t.Fatalf("ended after %v (%v, %s), want at the third of %v, as the end of sequence", got, last.Err, last.Finish, ids)
 	}
 }
 

@@ -527,3 +527,23 @@ func accepts(t *testing.T, ix *Index, s string) bool {
 	}
 	return m.Accepting()
 }
+
+// TestEveryEndOfSequenceEndsAnAnswer: a model with several ends of sequence (Llama 3's) has
+// each allowed where the answer may end, and none advances the matcher.
+func TestEveryEndOfSequenceEndsAnAnswer(t *testing.T) {
+	toks := [][]byte{[]byte("1"), []byte("2"), nil, nil}
+	ix, err := Compile(NewVocab(toks, 2, 3), Spec{Kind: Regex, Pattern: `^[12]+$`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ix.Start()
+	m.Advance(0)
+	mask, err := m.Allowed()
+	if err != nil || !mask.Allows(2) || !mask.Allows(3) || mask.Count() != 4 {
+		t.Fatalf("after a digit: %v, %d allowed", err, mask.Count())
+	}
+	m.Advance(3)
+	if mask, err := m.Allowed(); err != nil || mask.Count() != 4 {
+		t.Fatalf("an end of sequence moved the matcher: %v", err)
+	}
+}

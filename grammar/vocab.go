@@ -2,13 +2,14 @@ package grammar
 
 import (
 	"errors"
+	"slices"
 	"sync"
 )
 
-// Vocab is a model's tokens as bytes, in a trie, and its end-of-sequence token.
+// Vocab is a model's tokens as bytes, in a trie, and its end-of-sequence tokens.
 type Vocab struct {
 	size   int
-	eos    int64
+	eos    []int64 // within the vocabulary
 	tokens [][]byte
 	// The trie: node 0 is the root; a node's children are a run of edges sorted by byte.
 	nodes []trieNode
@@ -26,8 +27,9 @@ type trieEdge struct {
 }
 
 // NewVocab builds the vocabulary of tokens[id] (nil or empty: a token a constrained answer
-// never uses, a special one say); eos ends an answer (-1: none).
-func NewVocab(tokens [][]byte, eos int64) *Vocab {
+// never uses, a special one say); each of eos ends an answer (-1, or none: no end; a model may
+// have several, Llama 3's three).
+func NewVocab(tokens [][]byte, eos ...int64) *Vocab {
 	type building struct {
 		children map[byte]int
 		tokens   []int32
@@ -49,7 +51,12 @@ func NewVocab(tokens [][]byte, eos int64) *Vocab {
 		}
 		tree[n].tokens = append(tree[n].tokens, int32(id))
 	}
-	v := &Vocab{size: len(tokens), eos: eos, tokens: tokens, nodes: make([]trieNode, len(tree))}
+	v := &Vocab{size: len(tokens), tokens: tokens, nodes: make([]trieNode, len(tree))}
+	for _, id := range eos {
+		if id >= 0 && int(id) < len(tokens) && !slices.Contains(v.eos, id) {
+			v.eos = append(v.eos, id)
+		}
+	}
 	for i, t := range tree {
 		v.nodes[i] = trieNode{firstEdge: int32(len(v.edges)), edges: int32(len(t.children)), tokens: t.tokens}
 		for b := range 256 {
@@ -177,7 +184,7 @@ func (m *Matcher) Allowed() (*Mask, error) {
 // Advance moves past token id, which the last Allowed allowed; the end of sequence leaves the
 // state as it is.
 func (m *Matcher) Advance(id int64) {
-	if m.err != nil || id == m.ix.v.eos || id < 0 || int(id) >= m.ix.v.size {
+	if m.err != nil || slices.Contains(m.ix.v.eos, id) || id < 0 || int(id) >= m.ix.v.size {
 		return
 	}
 	ix := m.ix
@@ -248,11 +255,13 @@ func (ix *Index) computeMask(s int32) (*Mask, error) {
 			return nil, err
 		}
 	}
-	if ix.d.states[s].accept && v.eos >= 0 && int(v.eos) < v.size {
-		if !mask.Allows(int(v.eos)) {
-			mask.count++
+	if ix.d.states[s].accept {
+		for _, eos := range v.eos {
+			if !mask.Allows(int(eos)) {
+				mask.count++
+			}
+			mask.bits[eos/64] |= 1 << (eos % 64)
 		}
-		mask.bits[v.eos/64] |= 1 << (v.eos % 64)
 	}
 	for len(ix.masks) <= int(s) {
 		ix.masks = append(ix.masks, nil)

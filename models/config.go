@@ -251,11 +251,16 @@ func (t *tokenIDs) UnmarshalJSON(data []byte) error {
 		}
 		return nil
 	}
-	var list []int64
+	var list []*int64
 	if err := json.Unmarshal(data, &list); err != nil {
 		return fmt.Errorf("a token id must be a number or a list of numbers")
 	}
-	*t = list
+	*t = nil
+	for _, id := range list {
+		if id != nil { // a null in the list is no id, not token 0
+			*t = append(*t, *id)
+		}
+	}
 	return nil
 }
 
@@ -263,6 +268,9 @@ func (t *tokenIDs) UnmarshalJSON(data []byte) error {
 type GenerationDefaults struct {
 	// MaxNewTokens is the default limit of generated tokens (0: the file sets none).
 	MaxNewTokens int `json:"max_new_tokens"`
+	// EOSTokenIDs are the file's ends of sequence, which HF's generate and vLLM end a
+	// generation at beside config.json's (a chat model's end of turn, often).
+	EOSTokenIDs tokenIDs `json:"eos_token_id"`
 }
 
 // ParseGeneration reads generation_config.json; empty data gives the zero defaults.

@@ -63,9 +63,12 @@ func TestParseConfigErrors(t *testing.T) {
 		t.Fatalf("without num_key_value_heads the cache has every head; got %d", cfg.NumKVHeads)
 	}
 	// Llama 3 writes its ends of sequence as a list; a null id is none.
-	cfg, err = ParseConfig([]byte(`{"max_position_embeddings": 8, "eos_token_id": [128001, 128008, 128009], "bos_token_id": 128000, "pad_token_id": null}`))
+	cfg, err = ParseConfig([]byte(`{"max_position_embeddings": 8, "eos_token_id": [128001, null, 128008, 128009], "bos_token_id": 128000, "pad_token_id": null}`))
 	if err != nil || cfg.EOSTokenID != 128001 || len(cfg.EOSTokenIDs) != 3 || cfg.EOSTokenIDs[2] != 128009 || cfg.BOSTokenID != 128000 || cfg.PadTokenID != -1 {
 		t.Fatalf("token id lists: %+v, %v", cfg, err)
+	}
+	if g, err := ParseGeneration([]byte(`{"eos_token_id": [128001, 128009], "max_new_tokens": 5}`)); err != nil || len(g.EOSTokenIDs) != 2 || g.MaxNewTokens != 5 {
+		t.Fatalf("generation_config.json's ends of sequence: %+v, %v", g, err)
 	}
 	if cfg, err := ParseConfig([]byte(`{"max_position_embeddings": 8, "sluice": {"quantize": "int8"}}`)); err != nil || cfg.Quantize != "int8" {
 		t.Fatalf("sluice.quantize not read: %q, %v", cfg.Quantize, err)

@@ -907,6 +907,8 @@ func (c Config) servedLength(positions, poolHolds int) (n int, lowered bool, err
 		return 0, false, fmt.Errorf("invalid configuration:\n  %s must not be negative (0: the model's), got %d", name, n)
 	case n > positions:
 		return 0, false, fmt.Errorf("invalid configuration:\n  %s must be at most the model's %d positions, got %d", name, positions, n)
+	case n > kvcache.MaxSeqLen:
+		return 0, false, fmt.Errorf("invalid configuration:\n  %s must be at most %d, the longest sequence the KV cache holds, got %d", name, kvcache.MaxSeqLen, n)
 	case n > poolHolds:
 		return 0, false, fmt.Errorf("invalid configuration:\n  %s: the KV pool holds %d tokens of one sequence, got %d "+
 			"(raise SLUICE_KV_MEMORY_BYTES or SLUICE_KV_BLOCKS, or lower %s)", name, poolHolds, n, name)

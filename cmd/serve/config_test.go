@@ -350,4 +350,8 @@ func TestAModelOfManyPositionsIsServedWhatThePoolHolds(t *testing.T) {
 	if n, lowered, err := (Config{}).servedLength(131072, kvcache.MaxSeqLen); err != nil || n != kvcache.MaxSeqLen || !lowered {
 		t.Fatalf("served %d (lowered %v): %v", n, lowered, err)
 	}
+	c.GenerateMaxModelLen = 100000
+	if _, _, err := c.servedLength(131072, kvcache.MaxSeqLen); err == nil || !strings.Contains(err.Error(), "at most 65536, the longest sequence the KV cache holds") {
+		t.Fatalf("SLUICE_GENERATE_MAX_MODEL_LEN=100000: %v", err)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -490,9 +491,11 @@ func (s *server) generation(ctx context.Context, cfg Config, reg prometheus.Regi
 	if maxNew == 0 {
 		maxNew = 64
 	}
-	var moreEOS []int64
-	if len(c.EOSTokenIDs) > 1 {
-		moreEOS = c.EOSTokenIDs[1:]
+	var moreEOS []int64 // config.json's after its first, and generation_config.json's
+	for _, id := range append(slices.Clone(c.EOSTokenIDs), defaults.EOSTokenIDs...) {
+		if id != c.EOSTokenID && !slices.Contains(moreEOS, id) {
+			moreEOS = append(moreEOS, id)
+		}
 	}
 	s.generator, err = generate.New(m.Name, s.sched, m.Tokenizer, generate.Config{EOS: c.EOSTokenID, MoreEOS: moreEOS,
 		MaxPositions: maxLen, DefaultMaxNewTokens: maxNew, FirstTokenTimeout: ms(cfg.GenerateFirstTokenTimeoutMS)})
