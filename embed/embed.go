@@ -92,7 +92,7 @@ type output struct {
 // run submits rows, a chunk at a time when they are more than one batch holds (as a
 // batcher.Series, so that a drain finishes a request it has begun), and returns the model's
 // output per row.
-func (e *encoder) run(ctx context.Context, p admission.Priority, rows [][]int64) ([]output, error) {
+func (e *encoder) run(ctx context.Context, p admission.Priority, rows, types [][]int64) ([]output, error) {
 	width := 0
 	for _, r := range rows {
 		width = max(width, len(r))
@@ -105,8 +105,14 @@ func (e *encoder) run(ctx context.Context, p admission.Priority, rows [][]int64)
 			out = append(out, output{data: res.data[i*per : (i+1)*per], n: len(r), labels: res.labels})
 		}
 	}
+	typesOf := func(from, to int) [][]int64 {
+		if types == nil {
+			return nil
+		}
+		return types[from:to]
+	}
 	if len(rows) <= chunk {
-		res, err := e.batcher.Submit(ctx, p, job{rows: rows}, batcher.Cost{Sequences: len(rows), MaxLen: width})
+		res, err := e.batcher.Submit(ctx, p, job{rows: rows, types: types}, batcher.Cost{Sequences: len(rows), MaxLen: width})
 		if err != nil {
 			return nil, err
 		}
@@ -119,8 +125,9 @@ func (e *encoder) run(ctx context.Context, p admission.Priority, rows [][]int64)
 	}
 	defer series.Done()
 	for at := 0; at < len(rows); at += chunk {
-		part := rows[at:min(at+chunk, len(rows))]
-		res, err := series.Submit(ctx, p, job{rows: part}, batcher.Cost{Sequences: len(part), MaxLen: width})
+		end := min(at+chunk, len(rows))
+		part := rows[at:end]
+		res, err := series.Submit(ctx, p, job{rows: part, types: typesOf(at, end)}, batcher.Cost{Sequences: len(part), MaxLen: width})
 		if err != nil {
 			return nil, err
 		}
@@ -164,8 +171,8 @@ func (e *encoder) Name() string { return e.name }
 // MaxLength is the longest row the model takes, specials included.
 func (e *encoder) MaxLength() int { return e.maxLen }
 
-// job is one request's rows.
-type job struct{ rows [][]int64 }
+// job is one request's rows, and each row's token types (nil: every token 0).
+type job struct{ rows, types [][]int64 }
 
 // result is a job's output: for each row, its token states padded to width ([width x
 // labels]) and its length, or its score row ([labels]).
@@ -193,9 +200,19 @@ func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
 	}
 	ids := make([]int64, count*width)
 	mask := make([]int64, count*width)
+	var types []int64 // nil unless a job has types: the engine feeds zeros
+	for _, j := range jobs {
+		if j.types != nil {
+			types = make([]int64, count*width)
+			break
+		}
+	}
 	at := 0
 	for _, j := range jobs {
-		for _, row := range j.rows {
+		for k, row := range j.rows {
+			if types != nil && j.types != nil {
+				copy(types[at*width:(at+1)*width], j.types[k])
+			}
 			dst := ids[at*width : (at+1)*width]
 			n := copy(dst, row)
 			for k := n; k < width; k++ {
@@ -207,7 +224,7 @@ func (r runner) Run(ctx context.Context, jobs []job) ([]result, error) {
 			at++
 		}
 	}
-	out, err := r.sess.RunEncoder(ctx, engine.EncoderBatch{IDs: ids, Mask: mask, Batch: count, SeqLen: width})
+	out, err := r.sess.RunEncoder(ctx, engine.EncoderBatch{IDs: ids, Mask: mask, Batch: count, SeqLen: width, TypeIDs: types})
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +288,7 @@ func (e *Embedder) Embed(ctx context.Context, p admission.Priority, texts []stri
 		}
 		rows[i], tokens = r, tokens+len(r)
 	}
-	res, err := e.run(ctx, p, rows)
+	res, err := e.run(ctx, p, rows, nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -347,7 +364,13 @@ func finite(v []float32) bool {
 
 // Reranker scores passages against a query with a cross-encoder: [CLS] query [SEP] passage
 // [SEP] to one logit. It is safe for concurrent use.
-type Reranker struct{ *encoder }
+type Reranker struct {
+	*encoder
+	pair tokenizer.PairTemplate
+	// typed: the model has token types to tell the passage by (BERT's type_vocab_size 2);
+	// otherwise every token is fed type 0, whatever the template says.
+	typed bool
+}
 
 // NewReranker serves m, a sequence classifier with one label (models.Model.IsCrossEncoder),
 // on sess.
@@ -359,7 +382,16 @@ func NewReranker(queue string, m *models.Model, sess *engine.Session, cfg batche
 	if err != nil {
 		return nil, err
 	}
-	return &Reranker{e}, nil
+	pair, ok := m.Tokenizer.Pair()
+	if !ok {
+		// A pair template of a shape not read: the single one's specials around each part.
+		pair = tokenizer.PairTemplate{Before: e.prefix, Between: e.suffix, After: e.suffix,
+			BeforeTypes: make([]int64, len(e.prefix)), BetweenTypes: make([]int64, len(e.suffix)), AfterTypes: make([]int64, len(e.suffix))}
+	}
+	if m.Config.MaxLength < len(pair.Before)+len(pair.Between)+len(pair.After)+2 {
+		return nil, fmt.Errorf("embed: model %q: a max length of %d leaves no room for a pair", m.Name, m.Config.MaxLength)
+	}
+	return &Reranker{encoder: e, pair: pair, typed: m.Config.TypeVocabSize > 1}, nil
 }
 
 // Score returns each passage's score against query (a logit: higher is more relevant) and
@@ -368,15 +400,22 @@ func NewReranker(queue string, m *models.Model, sess *engine.Session, cfg batche
 func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string, passages []string, truncate bool) ([]float32, int, error) {
 	q := r.tok.Encode(query, false).IDs
 	rows := make([][]int64, len(passages))
+	var types [][]int64
+	if r.typed {
+		types = make([][]int64, len(passages))
+	}
 	tokens := 0
 	for i, passage := range passages {
-		row, err := r.pairRow(q, r.tok.Encode(passage, false).IDs, truncate)
+		row, typ, err := r.pairRow(q, r.tok.Encode(passage, false).IDs, truncate)
 		if err != nil {
 			return nil, 0, err
 		}
 		rows[i], tokens = row, tokens+len(row)
+		if r.typed {
+			types[i] = typ
+		}
 	}
-	res, err := r.run(ctx, p, rows)
+	res, err := r.run(ctx, p, rows, types)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -390,12 +429,14 @@ func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string
 	return scores, tokens, nil
 }
 
-// pairRow is [CLS] q [SEP] d [SEP]: the single-text template's specials around each part.
-func (r *Reranker) pairRow(q, d []int64, truncate bool) ([]int64, error) {
-	room := r.maxLen - len(r.prefix) - 2*len(r.suffix)
+// pairRow is q and d joined as the tokenizer's pair template joins them (BERT's [CLS] q [SEP]
+// d [SEP], RoBERTa's <s> q </s></s> d </s>), and each token's type.
+func (r *Reranker) pairRow(q, d []int64, truncate bool) (row, types []int64, err error) {
+	t := r.pair
+	room := r.maxLen - len(t.Before) - len(t.Between) - len(t.After)
 	if len(q)+len(d) > room {
 		if !truncate {
-			return nil, ErrTooLong
+			return nil, nil, ErrTooLong
 		}
 		qn, dn := len(q), len(d)
 		for qn+dn > room {
@@ -407,9 +448,23 @@ func (r *Reranker) pairRow(q, d []int64, truncate bool) ([]int64, error) {
 		}
 		q, d = q[:qn], d[:dn]
 	}
-	if len(q) == 0 && len(d) == 0 && len(r.prefix) == 0 && len(r.suffix) == 0 {
-		return nil, ErrNoTokens
+	n := len(t.Before) + len(q) + len(t.Between) + len(d) + len(t.After)
+	if n == 0 {
+		return nil, nil, ErrNoTokens
 	}
-	row := make([]int64, 0, len(q)+len(d)+len(r.prefix)+2*len(r.suffix))
-	return append(append(append(append(append(row, r.prefix...), q...), r.suffix...), d...), r.suffix...), nil
+	row, types = make([]int64, 0, n), make([]int64, 0, n)
+	for _, part := range []struct {
+		ids, types []int64
+		typ        int64
+	}{{t.Before, t.BeforeTypes, 0}, {q, nil, t.TypeA}, {t.Between, t.BetweenTypes, 0}, {d, nil, t.TypeB}, {t.After, t.AfterTypes, 0}} {
+		row = append(row, part.ids...)
+		for i := range part.ids {
+			if part.types != nil {
+				types = append(types, part.types[i])
+			} else {
+				types = append(types, part.typ)
+			}
+		}
+	}
+	return row, types, nil
 }

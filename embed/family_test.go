@@ -101,7 +101,7 @@ func TestEncoderLayoutsOfTheCommonFamilies(t *testing.T) {
 		"bert/onnx/model.onnx":       {Data: bertShaped(false)},
 		"bert/modules.json":          {Data: []byte(`[{"idx":0,"name":"0","path":"","type":"sentence_transformers.models.Transformer"},{"idx":1,"name":"1","path":"1_Pooling","type":"sentence_transformers.models.Pooling"}]`)},
 		"bert/1_Pooling/config.json": {Data: []byte(`{"word_embedding_dimension":8,"pooling_mode_cls_token":true,"pooling_mode_mean_tokens":false}`)},
-		"ce/config.json":             {Data: []byte(`{"architectures":["BertForSequenceClassification"],"model_type":"bert","max_position_embeddings":64,"vocab_size":5000,"pad_token_id":0,"id2label":{"0":"LABEL_0"}}`)},
+		"ce/config.json":             {Data: []byte(`{"architectures":["BertForSequenceClassification"],"model_type":"bert","max_position_embeddings":64,"vocab_size":5000,"type_vocab_size":2,"pad_token_id":0,"id2label":{"0":"LABEL_0"}}`)},
 		"ce/tokenizer.json":          {Data: tok},
 		"ce/model.onnx":              {Data: bertShaped(true)},
 	}
@@ -169,12 +169,21 @@ func TestEncoderLayoutsOfTheCommonFamilies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, _ := r.pairRow(r.tok.Encode("BP", false).IDs, r.tok.Encode("Allergy", false).IDs, false)
+	// The passage and the [SEP] after it are the second segment, as BERT's tokenizer types a
+	// pair: their type embedding (100 in every dimension) is in the score.
+	row, typ, _ := r.pairRow(r.tok.Encode("BP", false).IDs, r.tok.Encode("Allergy", false).IDs, false)
+	second := 0
+	for _, ty := range typ {
+		second += int(ty)
+	}
+	if second != len(r.tok.Encode("Allergy", false).IDs)+1 {
+		t.Fatalf("types %v of %v: the passage and its [SEP] are the second segment", typ, row)
+	}
 	var want float64
 	for k := range famHidden {
 		var mean float64
-		for _, id := range row {
-			mean += float64(famWord(int(id), k))
+		for j, id := range row {
+			mean += float64(famWord(int(id), k)) + 100*float64(typ[j])
 		}
 		want += mean / float64(len(row)) * float64(k+1)
 	}

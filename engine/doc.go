@@ -11,7 +11,8 @@
 // is a start-up error naming the libraries CUDA needs. Each Session is one loaded model whose
 // input and output names, element types and axes are read from the model itself.
 //
-// RunEncoder feeds input_ids and attention_mask (and zero token_type_ids, and each row's
+// RunEncoder feeds input_ids and attention_mask (and token_type_ids, zeros but for a pair's
+// second sequence where the batch says, and each row's
 // positions as position_ids, when the model declares those inputs), in the integer type the
 // model declares (int64 as optimum exports, or int32), for a padded batch and returns the
 // logits [batch, sequence, labels] as float32, widened when the model gives float16. It

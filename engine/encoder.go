@@ -24,6 +24,9 @@ type EncoderBatch struct {
 	Mask   []int64
 	Batch  int
 	SeqLen int
+	// TypeIDs are each token's type (a pair's second sequence 1, for a BERT cross-encoder),
+	// fed as token_type_ids where the model takes them; nil: every token 0.
+	TypeIDs []int64
 }
 
 // Logits holds a token-classification result: Labels scores for every position of every
@@ -109,7 +112,7 @@ func newEncoderLayout(inputs, outputs []TensorInfo) (encoderLayout, error) {
 // token ([batch, sequence, labels]: a token classifier's logits, an embedder's
 // last_hidden_state) or, for a model whose output is [batch, labels] (a cross-encoder), one
 // row per sequence (Logits.SeqLen 1).
-// token_type_ids, when the model declares it, is fed as zeros (single-segment input), and
+// token_type_ids, when the model declares it, is fed as the batch's TypeIDs (zeros without), and
 // position_ids as each row's positions from 0 (rows are padded at the end), and Longformer's
 // global_attention_mask as zeros: local attention everywhere, which is what HF's token
 // classifier does when given none; inputs go in the
@@ -128,7 +131,11 @@ func (s *Session) RunEncoder(ctx context.Context, b EncoderBatch) (Logits, error
 	l := s.encoder
 	inputs := map[string]Tensor{inputIDs: l.tensor(inputIDs, shape, b.IDs), inputMask: l.tensor(inputMask, shape, b.Mask)}
 	if l.typeIDs {
-		inputs[inputTypeIDs] = l.tensor(inputTypeIDs, shape, make([]int64, len(b.IDs)))
+		types := b.TypeIDs
+		if types == nil {
+			types = make([]int64, len(b.IDs))
+		}
+		inputs[inputTypeIDs] = l.tensor(inputTypeIDs, shape, types)
 	}
 	if l.global {
 		inputs[inputGlobal] = l.tensor(inputGlobal, shape, make([]int64, len(b.IDs)))

@@ -26,6 +26,9 @@ type Config struct {
 	// PadTokenID is config.json's pad_token_id (-1 when it has none).
 	PadTokenID int64
 	VocabSize  int
+	// TypeVocabSize is config.json's type_vocab_size: how many token types the model has
+	// (BERT's 2, a query and a passage; 0 when it does not say).
+	TypeVocabSize int
 	// Decoder geometry (zero for encoders).
 	NumLayers int
 	NumHeads  int
@@ -62,6 +65,7 @@ type rawConfig struct {
 	MaxPositionEmbeddings int               `json:"max_position_embeddings"`
 	NPositions            int               `json:"n_positions"`
 	VocabSize             int               `json:"vocab_size"`
+	TypeVocabSize         int               `json:"type_vocab_size"`
 	NumHiddenLayers       int               `json:"num_hidden_layers"`
 	NLayer                int               `json:"n_layer"`
 	NumAttentionHeads     int               `json:"num_attention_heads"`
@@ -90,6 +94,7 @@ func ParseConfig(data []byte) (Config, error) {
 		Architectures:         raw.Architectures,
 		MaxPositionEmbeddings: firstPositive(raw.MaxPositionEmbeddings, raw.NPositions),
 		VocabSize:             raw.VocabSize,
+		TypeVocabSize:         raw.TypeVocabSize,
 		NumLayers:             firstPositive(raw.NumHiddenLayers, raw.NLayer),
 		NumHeads:              firstPositive(raw.NumAttentionHeads, raw.NHead),
 		HeadDim:               raw.HeadDim,

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
-// Post-processors decide the template ids Encode puts around the text (prefix, suffix) and
-// whether offsets are trimmed (trimOffsets). Only the single-sequence template is read:
-// Encode takes one text.
+// Post-processors decide the template ids Encode puts around the text (prefix, suffix),
+// whether offsets are trimmed (trimOffsets), and how two sequences are joined (pair: a
+// cross-encoder's query and passage, with their token types).
 
 // parsePostProcessor reads the post_processor section, or one part of a Sequence.
 func (t *Tokenizer) parsePostProcessor(raw json.RawMessage) error {
@@ -48,15 +49,20 @@ func postProcessorParser(typ string) func(*Tokenizer, json.RawMessage) error {
 	return nil
 }
 
+type templatePiece struct {
+	SpecialToken *struct {
+		ID     string `json:"id"`
+		TypeID int64  `json:"type_id"`
+	} `json:"SpecialToken"`
+	Sequence *struct {
+		ID     string `json:"id"`
+		TypeID int64  `json:"type_id"`
+	} `json:"Sequence"`
+}
+
 type templateJSON struct {
-	Single []struct {
-		SpecialToken *struct {
-			ID string `json:"id"`
-		} `json:"SpecialToken"`
-		Sequence *struct {
-			ID string `json:"id"`
-		} `json:"Sequence"`
-	} `json:"single"`
+	Single        []templatePiece `json:"single"`
+	Pair          []templatePiece `json:"pair"`
 	SpecialTokens map[string]struct {
 		IDs []int64 `json:"ids"`
 	} `json:"special_tokens"`
@@ -96,7 +102,44 @@ func (t *Tokenizer) parseTemplateProcessing(raw json.RawMessage) error {
 		return errors.New("tokenizer: TemplateProcessing single template has no $A sequence")
 	}
 	t.prefix, t.suffix = prefix, suffix
+	t.pair = nil
+	if p, ok := pairOf(tp); ok {
+		t.pair = &p
+	}
 	return nil
+}
+
+// pairOf reads a TemplateProcessing's pair template of the one shape a pair is joined by
+// (specials, $A, specials, $B, specials); false for none or another shape, which Pair then
+// does not claim to know.
+func pairOf(tp templateJSON) (PairTemplate, bool) {
+	var p PairTemplate
+	part := 0 // 0 before A, 1 between, 2 after B
+	for _, piece := range tp.Pair {
+		switch {
+		case piece.Sequence != nil && piece.Sequence.ID == "A" && part == 0:
+			p.TypeA, part = piece.Sequence.TypeID, 1
+		case piece.Sequence != nil && piece.Sequence.ID == "B" && part == 1:
+			p.TypeB, part = piece.Sequence.TypeID, 2
+		case piece.SpecialToken != nil:
+			st, ok := tp.SpecialTokens[piece.SpecialToken.ID]
+			if !ok {
+				return PairTemplate{}, false
+			}
+			ids, types := &p.Before, &p.BeforeTypes
+			if part == 1 {
+				ids, types = &p.Between, &p.BetweenTypes
+			} else if part == 2 {
+				ids, types = &p.After, &p.AfterTypes
+			}
+			for _, id := range st.IDs {
+				*ids, *types = append(*ids, id), append(*types, piece.SpecialToken.TypeID)
+			}
+		default:
+			return PairTemplate{}, false
+		}
+	}
+	return p, part == 2
 }
 
 type bertProcessingJSON struct {
@@ -142,6 +185,14 @@ func (t *Tokenizer) parseClsSep(raw json.RawMessage, typ string) (bertProcessing
 		return bp, err
 	}
 	t.prefix, t.suffix = []int64{cls}, []int64{sep}
+	// [CLS] A [SEP] B [SEP], B and its [SEP] of type 1; RoBERTa's <s> A </s></s> B </s>, of
+	// type 0 throughout (its models have one token type).
+	t.pair = &PairTemplate{Before: []int64{cls}, BeforeTypes: []int64{0}, Between: []int64{sep}, BetweenTypes: []int64{0},
+		After: []int64{sep}, AfterTypes: []int64{1}, TypeB: 1}
+	if typ == "RobertaProcessing" {
+		t.pair = &PairTemplate{Before: []int64{cls}, BeforeTypes: []int64{0}, Between: []int64{sep, sep}, BetweenTypes: []int64{0, 0},
+			After: []int64{sep}, AfterTypes: []int64{0}}
+	}
 	return bp, nil
 }
 
@@ -179,4 +230,30 @@ func (t *Tokenizer) parseSequenceProcessor(raw json.RawMessage) error {
 		return errors.New("tokenizer: a Sequence post_processor with more than one part that adds tokens is not supported")
 	}
 	return nil
+}
+
+// PairTemplate is how the post-processor joins two sequences into one input (a
+// cross-encoder's query and passage): the ids before A, between A and B and after B, each
+// with its token type, and the types of A's and B's own tokens.
+type PairTemplate struct {
+	Before, Between, After                []int64
+	BeforeTypes, BetweenTypes, AfterTypes []int64
+	TypeA, TypeB                          int64
+}
+
+// Pair is the pair template; false when the post-processor writes one this package does not
+// read (a TemplateProcessing pair of another shape). A tokenizer without a post-processor
+// joins two sequences with nothing between them.
+func (t *Tokenizer) Pair() (PairTemplate, bool) {
+	switch {
+	case !t.hasPost:
+		return PairTemplate{}, true
+	case t.pair == nil:
+		return PairTemplate{}, false
+	}
+	p := *t.pair
+	for _, s := range []*[]int64{&p.Before, &p.Between, &p.After, &p.BeforeTypes, &p.BetweenTypes, &p.AfterTypes} {
+		*s = slices.Clone(*s)
+	}
+	return p, true
 }

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -105,5 +106,38 @@ func TestMaxIDIsTheHighestIDNotACount(t *testing.T) {
 	})
 	if tok.MaxID() != 99999 || tok.VocabSize() >= 99999 {
 		t.Fatalf("MaxID %d, VocabSize %d", tok.MaxID(), tok.VocabSize())
+	}
+}
+
+// TestPairTemplates: a pair is joined as the post-processor says, each token with its type:
+// BERT's template [CLS] A [SEP] B [SEP] with B's part of type 1, RoBERTa's <s> A </s></s> B
+// </s> of type 0, Llama 3's <|begin_of_text|> before each.
+func TestPairTemplates(t *testing.T) {
+	cases := []struct {
+		file string
+		want PairTemplate
+	}{
+		{"testdata/cased.json", PairTemplate{Before: []int64{2}, BeforeTypes: []int64{0}, Between: []int64{3}, BetweenTypes: []int64{0},
+			After: []int64{3}, AfterTypes: []int64{1}, TypeB: 1}},
+		{"testdata/roberta.json", PairTemplate{Before: []int64{0}, BeforeTypes: []int64{0}, Between: []int64{2, 2}, BetweenTypes: []int64{0, 0},
+			After: []int64{2}, AfterTypes: []int64{0}}},
+		{"testdata/llama3-layout.json", PairTemplate{Before: []int64{2761}, BeforeTypes: []int64{0}, Between: []int64{2761}, BetweenTypes: []int64{1},
+			TypeB: 1}},
+	}
+	for _, c := range cases {
+		tok := loadEdited(t, decodeJSON(t, readTokenizerFile(t, c.file)), nil)
+		got, ok := tok.Pair()
+		if !ok || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: %+v %v, want %+v", c.file, got, ok, c.want)
+		}
+	}
+	// A pair template of another shape (B before A) is not claimed.
+	tok := loadEdited(t, decodeJSON(t, readTokenizerFile(t, "testdata/cased.json")), func(m map[string]any) {
+		pp := m["post_processor"].(map[string]any)
+		pair := pp["pair"].([]any)
+		pair[1], pair[3] = pair[3], pair[1]
+	})
+	if _, ok := tok.Pair(); ok {
+		t.Error("a pair of B then A was read")
 	}
 }

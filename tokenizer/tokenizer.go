@@ -30,9 +30,10 @@ type Tokenizer struct {
 	rawMatcher     *matcher        // added tokens matched in the original text
 	normMatcher    *matcher        // added tokens matched in the normalized text
 	hasPost        bool
-	prefix, suffix []int64     // template ids around $A
-	trimOffsets    *offsetTrim // offset trimming of the post-processor, if it trims
-	spaces         []uint32    // for trimming: leading<<16 | trailing spaces of each id
+	prefix, suffix []int64       // template ids around $A
+	pair           *PairTemplate // how two sequences are joined; nil: not known
+	trimOffsets    *offsetTrim   // offset trimming of the post-processor, if it trims
+	spaces         []uint32      // for trimming: leading<<16 | trailing spaces of each id
 	spacesSparse   map[int64]uint32
 	decoder        decoder
 	padID          int64
