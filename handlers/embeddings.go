@@ -205,7 +205,8 @@ type openAIEmbeddingsRequest struct {
 	EncodingFormat *string         `json:"encoding_format"`
 	Dimensions     *int            `json:"dimensions"`
 	User           *string         `json:"user"`
-	// Truncate is vLLM's truncate_prompt_tokens read as a switch: cut what is too long.
+	// Truncate is vLLM's truncate_prompt_tokens: -1 (or the model's length, or more) cuts
+	// what is too long to the model's length; a shorter length is refused, not ignored.
 	Truncate *int `json:"truncate_prompt_tokens"`
 }
 
@@ -234,6 +235,9 @@ func (s *server) serveOpenAIEmbeddings(c *fiber.Ctx, x *exchange, ep *EmbedEndpo
 		return err
 	}
 	switch {
+	case req.Truncate != nil && *req.Truncate != -1 && *req.Truncate < model.MaxLength():
+		return invalid("truncate_prompt_tokens", "`truncate_prompt_tokens` must be -1 (cut to the model's "+strconv.Itoa(model.MaxLength())+
+			" tokens) or at least that: a shorter cut is not served")
 	case req.Dimensions != nil && (*req.Dimensions < 1 || *req.Dimensions > model.Dimensions()):
 		return invalid("dimensions", "`dimensions` must be between 1 and the model's "+strconv.Itoa(model.Dimensions()))
 	case req.Dimensions != nil && *req.Dimensions != model.Dimensions() && !model.Normalized():

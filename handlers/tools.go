@@ -50,6 +50,9 @@ type toolPlan struct {
 	listed bool
 }
 
+// refTarget is a $ref key and the start of its value when it points into $defs or definitions.
+var refTarget = regexp.MustCompile(`("\$ref"\s*:\s*)"#/(?:\$defs|definitions)/`)
+
 // hoistDefs is tool i's parameters with their $defs (or definitions) moved into defs under
 // names of their own ("t<i>_<name>") and their $refs rewritten to match.
 func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) json.RawMessage {
@@ -58,9 +61,10 @@ func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) j
 		return params
 	}
 	prefix := "t" + strconv.Itoa(i) + "_"
+	// Only a $ref's value: an enum, a const or a description that spells "#/$defs/x" is the
+	// client's text. (Inside a JSON string a quote is escaped, so `"$ref":` is a key.)
 	rewrite := func(raw json.RawMessage) json.RawMessage {
-		s := strings.ReplaceAll(string(raw), `"#/$defs/`, `"#/$defs/`+prefix)
-		return json.RawMessage(strings.ReplaceAll(s, `"#/definitions/`, `"#/$defs/`+prefix))
+		return refTarget.ReplaceAll(raw, []byte(`${1}"#/$$defs/`+prefix))
 	}
 	moved := false
 	for _, key := range []string{"$defs", "definitions"} {
@@ -133,10 +137,17 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 		if !present(params) {
 			params = json.RawMessage(`{"type":"object"}`)
 		}
-		var shape struct {
-			Type *string `json:"type"`
+		var shape map[string]json.RawMessage
+		if json.Unmarshal(params, &shape) != nil || shape == nil {
+			return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema of an object"
 		}
-		if json.Unmarshal(params, &shape) != nil || (shape.Type != nil && *shape.Type != "object") {
+		switch typ, ok := shape["type"]; {
+		case !ok:
+			// Arguments are an object whatever the schema leaves open ({}, a root anyOf): a
+			// forced call must not be allowed a bare string, which no call parser takes.
+			shape["type"] = json.RawMessage(`"object"`)
+			params, _ = json.Marshal(shape)
+		case string(typ) != `"object"`:
 			return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema of an object"
 		}
 		plan.params[t.Function.Name] = params

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/sluice-serving/sluice/chat"
@@ -78,5 +79,32 @@ func TestCallTextGathersDeltasByIndex(t *testing.T) {
 	want := callSeparator + `[{"name":"flag","arguments":{"who":"x"}},{"name":"note","arguments":{"b":2}}]`
 	if got := c.text(); got != want {
 		t.Fatalf("%q\nwant %q", got, want)
+	}
+}
+
+// TestAForcedCallIsAnObject: parameters that leave the type open ({}) still hold a forced
+// call's arguments to an object, and a tool's $defs are moved without touching a string value
+// that spells a reference.
+func TestAForcedCallIsAnObject(t *testing.T) {
+	toks := [][]byte{[]byte(`[`), []byte(`{"name":"f","arguments":`), []byte(`"hi"`), []byte(`{}`), []byte(`}`), []byte(`]`)}
+	v := grammar.NewVocab(toks, -1)
+	ix, err := grammar.Compile(v, *plan(t, `[{"type":"function","function":{"name":"f","parameters":{}}}]`, `"required"`, nil).constraint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ix.Start()
+	m.Advance(0)
+	m.Advance(1)
+	if mask, err := m.Allowed(); err != nil || mask.Allows(2) || !mask.Allows(3) {
+		t.Fatalf("a call's arguments after its name: %v, a string allowed %v", err, err == nil && mask.Allows(2))
+	}
+	enum := `[{"type":"function","function":{"name":"g","parameters":{"type":"object","properties":{"a":{"$ref":"#/$defs/x"},` +
+		`"b":{"enum":["#/$defs/x"]}},"$defs":{"x":{"type":"string"}}}}}]`
+	spec := plan(t, enum, `"required"`, nil).constraint()
+	if !strings.Contains(string(spec.Schema), `"enum":["#/$defs/x"]`) || !strings.Contains(string(spec.Schema), `"$ref":"#/$defs/t0_x"`) {
+		t.Fatalf("%s", spec.Schema)
+	}
+	if _, _, msg := readTools(json.RawMessage(`[{"type":"function","function":{"name":"h","parameters":{"type":"string"}}}]`), nil, nil); msg == "" {
+		t.Fatal("parameters of a string")
 	}
 }

@@ -73,6 +73,16 @@ func TestEmbeddingsWithTheEcosystemsClients(t *testing.T) {
 	if r := got["openai-embeddings-wrong-model"]; r.Status != 404 {
 		t.Errorf("a wrong model: %+v", r)
 	}
+	// vLLM's truncate_prompt_tokens: -1 cuts a long text to the model's length; a shorter
+	// cut, which vLLM would make, is refused rather than ignored.
+	long := strings.Repeat("pulse ", 2000)
+	if status, out := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": "embed-mini", "input": long, "truncate_prompt_tokens": -1}); status != 200 {
+		t.Errorf("-1: %d %s", status, out)
+	}
+	if status, out := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": "embed-mini", "input": long, "truncate_prompt_tokens": 16}); status/100 != 4 ||
+		!strings.Contains(string(out), "truncate_prompt_tokens") {
+		t.Errorf("16: %d %s", status, out)
+	}
 }
 
 // postRaw2 posts body as JSON to path and returns the status and the raw answer.
