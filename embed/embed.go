@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
@@ -97,41 +98,58 @@ func (e *encoder) run(ctx context.Context, p admission.Priority, rows, types [][
 	for _, r := range rows {
 		width = max(width, len(r))
 	}
-	chunk := max(1, min(e.maxRows, e.maxPadded/max(width, 1)))
-	out := make([]output, 0, len(rows))
-	collect := func(res result, part [][]int64) {
+	out := make([]output, len(rows))
+	collect := func(res result, idx []int) {
 		per := res.width * res.labels
-		for i, r := range part {
-			out = append(out, output{data: res.data[i*per : (i+1)*per], n: len(r), labels: res.labels})
+		for i, k := range idx {
+			out[k] = output{data: res.data[i*per : (i+1)*per], n: len(rows[k]), labels: res.labels}
 		}
 	}
-	typesOf := func(from, to int) [][]int64 {
-		if types == nil {
-			return nil
+	pick := func(idx []int) job {
+		j := job{rows: make([][]int64, len(idx))}
+		if types != nil {
+			j.types = make([][]int64, len(idx))
 		}
-		return types[from:to]
+		for i, k := range idx {
+			j.rows[i] = rows[k]
+			if types != nil {
+				j.types[i] = types[k]
+			}
+		}
+		return j
 	}
-	if len(rows) <= chunk {
-		res, err := e.batcher.Submit(ctx, p, job{rows: rows, types: types}, batcher.Cost{Sequences: len(rows), MaxLen: width})
+	all := make([]int, len(rows))
+	for i := range all {
+		all[i] = i
+	}
+	if len(rows) <= max(1, min(e.maxRows, e.maxPadded/max(width, 1))) {
+		res, err := e.batcher.Submit(ctx, p, pick(all), batcher.Cost{Sequences: len(rows), MaxLen: width})
 		if err != nil {
 			return nil, err
 		}
-		collect(res, rows)
+		collect(res, all)
 		return out, nil
 	}
+	// Chunks of rows of like lengths, shortest first: a chunk is padded to its longest row,
+	// so one long text among short ones no longer pads a whole chunk of them.
+	slices.SortStableFunc(all, func(a, b int) int { return len(rows[a]) - len(rows[b]) })
 	series, err := e.batcher.Series()
 	if err != nil {
 		return nil, err
 	}
 	defer series.Done()
-	for at := 0; at < len(rows); at += chunk {
-		end := min(at+chunk, len(rows))
-		part := rows[at:end]
-		res, err := series.Submit(ctx, p, job{rows: part, types: typesOf(at, end)}, batcher.Cost{Sequences: len(part), MaxLen: width})
+	for at := 0; at < len(all); {
+		end := at + 1
+		for end < len(all) && end-at < e.maxRows && (end-at+1)*len(rows[all[end]]) <= e.maxPadded {
+			end++
+		}
+		idx := all[at:end]
+		res, err := series.Submit(ctx, p, pick(idx), batcher.Cost{Sequences: len(idx), MaxLen: len(rows[idx[len(idx)-1]])})
 		if err != nil {
 			return nil, err
 		}
-		collect(res, part)
+		collect(res, idx)
+		at = end
 	}
 	return out, nil
 }
