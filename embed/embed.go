@@ -403,7 +403,7 @@ func NewReranker(queue string, m *models.Model, sess *engine.Session, cfg batche
 	pair, ok := m.Tokenizer.Pair()
 	if !ok {
 		// A pair template of a shape not read: the single one's specials around each part.
-		pair = tokenizer.PairTemplate{Before: e.prefix, Between: e.suffix, After: e.suffix,
+		pair = tokenizer.PairTemplate{Before: e.prefix, Between: e.suffix, After: e.suffix, TypeB: 1,
 			BeforeTypes: make([]int64, len(e.prefix)), BetweenTypes: make([]int64, len(e.suffix)), AfterTypes: make([]int64, len(e.suffix))}
 	}
 	if m.Config.MaxLength < len(pair.Before)+len(pair.Between)+len(pair.After)+2 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,6 +84,15 @@ func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) j
 	for k, v := range obj {
 		obj[k] = rewrite(v)
 	}
+	// The root's own $ref is a value here, without its key around it.
+	var ref string
+	if json.Unmarshal(obj["$ref"], &ref) == nil {
+		for _, from := range []string{"#/$defs/", "#/definitions/"} {
+			if rest, ok := strings.CutPrefix(ref, from); ok {
+				obj["$ref"], _ = json.Marshal("#/$defs/" + prefix + rest)
+			}
+		}
+	}
 	out, _ := json.Marshal(obj)
 	return out
 }
@@ -142,11 +152,13 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 			return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema of an object"
 		}
 		switch typ, ok := shape["type"]; {
-		case !ok:
-			// Arguments are an object whatever the schema leaves open ({}, a root anyOf): a
-			// forced call must not be allowed a bare string, which no call parser takes.
+		case !ok && !slices.ContainsFunc([]string{"$ref", "anyOf", "oneOf", "const", "enum"}, func(k string) bool { _, has := shape[k]; return has }):
+			// Arguments are an object whatever the schema leaves open ({}, a description): a
+			// forced call must not be allowed a bare string, which no call parser takes. (A
+			// root $ref or anyOf stands alone in a schema the grammar reads: left as it is.)
 			shape["type"] = json.RawMessage(`"object"`)
 			params, _ = json.Marshal(shape)
+		case !ok:
 		case string(typ) != `"object"`:
 			return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema of an object"
 		}

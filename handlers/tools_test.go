@@ -107,4 +107,14 @@ func TestAForcedCallIsAnObject(t *testing.T) {
 	if _, _, msg := readTools(json.RawMessage(`[{"type":"function","function":{"name":"h","parameters":{"type":"string"}}}]`), nil, nil); msg == "" {
 		t.Fatal("parameters of a string")
 	}
+	// A root anyOf or $ref stands alone: still compiled, required and named.
+	for _, params := range []string{`{"anyOf":[{"type":"object","properties":{"a":{"type":"string"}}},{"type":"object","properties":{"b":{"type":"integer"}}}]}`,
+		`{"$ref":"#/definitions/X","definitions":{"X":{"type":"object","properties":{"a":{"type":"string"}}}}}`} {
+		for _, choice := range []string{`"required"`, `{"type":"function","function":{"name":"k"}}`} {
+			spec := plan(t, `[{"type":"function","function":{"name":"k","parameters":`+params+`}}]`, choice, nil).constraint()
+			if _, err := grammar.Compile(v, *spec); err != nil {
+				t.Errorf("%s, %s: %v", params, choice, err)
+			}
+		}
+	}
 }

@@ -247,7 +247,7 @@ type PairTemplate struct {
 func (t *Tokenizer) Pair() (PairTemplate, bool) {
 	switch {
 	case !t.hasPost:
-		return PairTemplate{}, true
+		return PairTemplate{TypeB: 1}, true // HF types the second sequence 1 whatever joins it
 	case t.pair == nil:
 		return PairTemplate{}, false
 	}
