@@ -192,7 +192,11 @@ func rightOnly(dir *string) bool { return dir == nil || *dir == "Right" || *dir 
 func (s *server) embedError(c *fiber.Ctx, x *exchange, ctx context.Context, err error, param string, maxLen int) error {
 	switch {
 	case errors.Is(err, embed.ErrTooLong):
-		return invalid(param, "a text is longer than the model's "+strconv.Itoa(maxLen)+" tokens; send truncate to cut it")
+		cut := "`truncate`: true" // TEI's
+		if param == "input" {
+			cut = "`truncate_prompt_tokens`: -1" // vLLM's, on OpenAI's route
+		}
+		return invalid(param, "a text is longer than the model's "+strconv.Itoa(maxLen)+" tokens; send "+cut+" to cut it")
 	case errors.Is(err, embed.ErrNoTokens):
 		return invalid(param, "a text has no tokens")
 	}

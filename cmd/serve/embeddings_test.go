@@ -79,6 +79,10 @@ func TestEmbeddingsWithTheEcosystemsClients(t *testing.T) {
 	if status, out := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": "embed-mini", "input": long, "truncate_prompt_tokens": -1}); status != 200 {
 		t.Errorf("-1: %d %s", status, out)
 	}
+	if status, out := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": "embed-mini", "input": long}); status/100 != 4 ||
+		!strings.Contains(string(out), "truncate_prompt_tokens") {
+		t.Errorf("too long, not cut: %d %s", status, out)
+	}
 	if status, out := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": "embed-mini", "input": long, "truncate_prompt_tokens": 16}); status/100 != 4 ||
 		!strings.Contains(string(out), "truncate_prompt_tokens") {
 		t.Errorf("16: %d %s", status, out)
