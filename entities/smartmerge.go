@@ -1,6 +1,7 @@
 package entities
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -138,14 +139,34 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 	}
 	used := make([]bool, len(ents))
 	out := make([]Entity, 0, len(ents)+len(units))
+	// The entities by start, with the furthest end so far: a unit's overlapping entities are
+	// found from the first whose prefix reaches past its start, not by reading them all.
+	byPos := make([]int, len(ents))
+	for i := range byPos {
+		byPos[i] = i
+	}
+	slices.SortStableFunc(byPos, func(a, b int) int { return ents[a].Start - ents[b].Start })
+	reach := make([]int, len(ents))
+	for k, i := range byPos {
+		reach[k] = ents[i].End
+		if k > 0 {
+			reach[k] = max(reach[k], reach[k-1])
+		}
+	}
 	var overlapping []Entity
+	var hit []int
 	for _, u := range units {
-		overlapping = overlapping[:0]
-		for i, e := range ents {
-			if e.Start < u.End && e.End > u.Start {
-				overlapping = append(overlapping, e)
-				used[i] = true
+		overlapping, hit = overlapping[:0], hit[:0]
+		k, _ := slices.BinarySearchFunc(reach, u.Start+1, cmp.Compare)
+		for ; k < len(byPos) && ents[byPos[k]].Start < u.End; k++ {
+			if i := byPos[k]; ents[i].End > u.Start {
+				hit = append(hit, i)
 			}
+		}
+		slices.Sort(hit) // in the entities' own order, which the label's choice reads
+		for _, i := range hit {
+			overlapping = append(overlapping, ents[i])
+			used[i] = true
 		}
 		if len(overlapping) == 0 {
 			if cfg.AllowPatternOnly && u.Score >= cfg.UnitMinScore {
@@ -270,17 +291,18 @@ func FindSemanticUnits(text string, patterns []PIIPattern, contextWindow int) []
 	slices.SortStableFunc(order, func(a, b int) int { return patterns[b].Priority - patterns[a].Priority })
 	valid := utf8.ValidString(text)
 	var units []SemanticUnit
+	var held [][2]int // the units so far, apart and by start: what a later match may not overlap
 	for _, pi := range order {
 		p := &patterns[pi]
 		if p.Regexp == nil {
 			continue
 		}
-	matches:
+		found := len(units)
 		for _, m := range p.findAll(text, valid) {
-			for _, u := range units {
-				if m[0] < u.End && m[1] > u.Start {
-					continue matches
-				}
+			// Held spans are apart and sorted, so their ends rise too: only the last one that
+			// starts before the match ends can reach into it.
+			if i, _ := slices.BinarySearchFunc(held, m[1], func(h [2]int, end int) int { return h[0] - end }); i > 0 && held[i-1][1] > m[0] {
+				continue
 			}
 			score := p.BaseScore
 			if len(p.ContextWords) > 0 {
@@ -295,6 +317,11 @@ func FindSemanticUnits(text string, patterns []PIIPattern, contextWindow int) []
 			}
 			units = append(units, SemanticUnit{Label: p.Label, Start: m[0], End: m[1], Score: score, Validated: validated})
 		}
+		// One pattern's matches are apart from each other: held after the pattern is done.
+		for _, u := range units[found:] {
+			held = append(held, [2]int{u.Start, u.End})
+		}
+		slices.SortFunc(held, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) })
 	}
 	slices.SortStableFunc(units, func(a, b SemanticUnit) int { return a.Start - b.Start })
 	return units
