@@ -304,18 +304,7 @@ func FindSemanticUnits(text string, patterns []PIIPattern, contextWindow int) []
 			if i, _ := slices.BinarySearchFunc(held, m[1], func(h [2]int, end int) int { return h[0] - end }); i > 0 && held[i-1][1] > m[0] {
 				continue
 			}
-			score := p.BaseScore
-			if len(p.ContextWords) > 0 {
-				if hasContext(text, m[0], m[1], p.ContextWords, contextWindow) {
-					score = min(1, score+p.ContextBoost)
-				}
-			}
-			validated := true
-			if p.Validate != nil && !p.Validate(text[m[0]:m[1]]) {
-				score *= 0.3
-				validated = false
-			}
-			units = append(units, SemanticUnit{Label: p.Label, Start: m[0], End: m[1], Score: score, Validated: validated})
+			units = append(units, p.unitAt(text, m[0], m[1], contextWindow))
 		}
 		// One pattern's matches are apart from each other: held after the pattern is done.
 		for _, u := range units[found:] {
@@ -325,6 +314,21 @@ func FindSemanticUnits(text string, patterns []PIIPattern, contextWindow int) []
 	}
 	slices.SortStableFunc(units, func(a, b SemanticUnit) int { return a.Start - b.Start })
 	return units
+}
+
+// unitAt is the pattern's match at [start, end) of text as a unit: scored up where a context
+// word stands within contextWindow code points, down where its validator rejects it.
+func (p *PIIPattern) unitAt(text string, start, end, contextWindow int) SemanticUnit {
+	score := p.BaseScore
+	if len(p.ContextWords) > 0 && hasContext(text, start, end, p.ContextWords, contextWindow) {
+		score = min(1, score+p.ContextBoost)
+	}
+	validated := true
+	if p.Validate != nil && !p.Validate(text[start:end]) {
+		score *= 0.3
+		validated = false
+	}
+	return SemanticUnit{Label: p.Label, Start: start, End: end, Score: score, Validated: validated}
 }
 
 // hasContext looks for any context word (lower case) as a substring of the lower-cased

@@ -28,7 +28,7 @@ func TestSemanticUnitsAreTheOneAtATimeUnits(t *testing.T) {
 }
 
 // oneAtATimeUnits is FindSemanticUnits as it was first written: every match checked against
-// every unit kept so far.
+// every unit kept so far (each scored as FindSemanticUnits scores it).
 func oneAtATimeUnits(text string, patterns []PIIPattern, contextWindow int) []SemanticUnit {
 	order := make([]int, len(patterns))
 	for i := range order {
@@ -48,16 +48,7 @@ func oneAtATimeUnits(text string, patterns []PIIPattern, contextWindow int) []Se
 					continue matches
 				}
 			}
-			score := p.BaseScore
-			if len(p.ContextWords) > 0 && hasContext(text, m[0], m[1], p.ContextWords, contextWindow) {
-				score = min(1, score+p.ContextBoost)
-			}
-			validated := true
-			if p.Validate != nil && !p.Validate(text[m[0]:m[1]]) {
-				score *= 0.3
-				validated = false
-			}
-			units = append(units, SemanticUnit{Label: p.Label, Start: m[0], End: m[1], Score: score, Validated: validated})
+			units = append(units, p.unitAt(text, m[0], m[1], contextWindow))
 		}
 	}
 	slices.SortStableFunc(units, func(a, b SemanticUnit) int { return a.Start - b.Start })

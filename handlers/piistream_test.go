@@ -49,16 +49,9 @@ func TestAStreamThatFailsEndsWithAnErrorLine(t *testing.T) {
 // room or time for ends with the queue's refusal (backpressure, counted as refused or
 // expired), not an internal error logged as a failure.
 func TestALaterWindowTheQueueRefusesIsARefusal(t *testing.T) {
-	r, err := deid.New(deid.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, cause := range []error{admission.ErrQueueFull, admission.ErrExpired} {
-		f := newFixture(t, func(o *fixtureOptions) {
-			o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
-			o.pii.Models["pii"] = &failingAfter{fakeExtractor: o.pii.Models["pii"].(*fakeExtractor), n: 1, err: cause}
-			o.extra = []Route{PIIExtractStream(o.pii, r)}
-		})
+		f := streamFixture(t, func(x *fakeExtractor) Extractor { return &failingAfter{fakeExtractor: x, n: 1, err: cause} },
+			func(ep Endpoint, r *deid.Redactor) []Route { return []Route{PIIExtractStream(ep, r)} })
 		body, _ := json.Marshal(map[string]any{"text": strings.Repeat("Alice went home. ", 400), "window_chars": 256})
 		resp := f.do(t, "POST", "/pii/extract/stream", string(body))
 		lines := strings.Split(strings.TrimSpace(resp.raw), "\n")
@@ -78,15 +71,10 @@ func TestALaterWindowTheQueueRefusesIsARefusal(t *testing.T) {
 // streamFailure is TestAStreamThatFailsEndsWithAnErrorLine with an extractor that fails or,
 // as a bug would, panics: the process answers the next request either way.
 func streamFailure(t *testing.T, panics bool) {
-	r, err := deid.New(deid.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, func(o *fixtureOptions) {
-		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
-		o.pii.Models["pii"] = &failingAfter{fakeExtractor: o.pii.Models["pii"].(*fakeExtractor), n: 1, panics: panics}
-		o.extra = []Route{PIIExtractStream(o.pii, r), PIIDeidentifyStream(o.pii, r)}
-	})
+	f := streamFixture(t, func(x *fakeExtractor) Extractor { return &failingAfter{fakeExtractor: x, n: 1, panics: panics} },
+		func(ep Endpoint, r *deid.Redactor) []Route {
+			return []Route{PIIExtractStream(ep, r), PIIDeidentifyStream(ep, r)}
+		})
 	text := strings.Repeat("Alice "+canary+" went home. ", 400) // over one 4,096-character window
 	for _, path := range []string{"/pii/extract/stream", "/pii/deidentify/stream"} {
 		body, _ := json.Marshal(map[string]any{"text": text, "window_chars": 256})
@@ -128,14 +116,7 @@ func streamFailure(t *testing.T, panics bool) {
 // stream's chunks (it changed nothing): each covers chunk_size characters of the text, more
 // where a name would be cut, the last fewer; every size gives the same text, names masked.
 func TestDeidentifyStreamChunksAreChunkSizeCharacters(t *testing.T) {
-	r, err := deid.New(deid.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, func(o *fixtureOptions) {
-		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
-		o.extra = []Route{PIIDeidentifyStream(o.pii, r)}
-	})
+	f := streamFixture(t, nil, func(ep Endpoint, r *deid.Redactor) []Route { return []Route{PIIDeidentifyStream(ep, r)} })
 	text := strings.Repeat("Alice went home to rest. ", 40) // 1,000 characters, a name every 25
 	text = strings.TrimSpace(text)
 	joined := map[int]string{}
@@ -205,15 +186,10 @@ func (f subjectLine) Extract(_ context.Context, _ admission.Priority, text strin
 // TestAStreamRedactsANameItFoundInAnEarlierWindow: a name found in the first window is looked
 // for in every later one, as the route that does not stream looks for it in the whole text.
 func TestAStreamRedactsANameItFoundInAnEarlierWindow(t *testing.T) {
-	r, err := deid.New(deid.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, func(o *fixtureOptions) {
-		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
-		o.pii.Models["pii"] = subjectLine{o.pii.Models["pii"].(*fakeExtractor)}
-		o.extra = []Route{PIIDeidentify(o.pii, r), PIIDeidentifyStream(o.pii, r)}
-	})
+	f := streamFixture(t, func(x *fakeExtractor) Extractor { return subjectLine{x} },
+		func(ep Endpoint, r *deid.Redactor) []Route {
+			return []Route{PIIDeidentify(ep, r), PIIDeidentifyStream(ep, r)}
+		})
 	text := "RE: Zorblat came in. " + strings.Repeat("Nothing much happened today. ", 300) + "Consulted with Zorblat again."
 	body, _ := json.Marshal(map[string]any{"text": text, "method": "mask"})
 	whole := f.do(t, "POST", "/pii/deidentify", string(body))
@@ -243,14 +219,7 @@ func TestAStreamRedactsANameItFoundInAnEarlierWindow(t *testing.T) {
 // whatever the request's context and entity lengths, so a term cut by one window's end is
 // found whole in the next; a window too small to hold it twice is refused.
 func TestADenyTermTheWindowsEndCutsIsFound(t *testing.T) {
-	r, err := deid.New(deid.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, func(o *fixtureOptions) {
-		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
-		o.extra = []Route{PIIExtractStream(o.pii, r)}
-	})
+	f := streamFixture(t, nil, func(ep Endpoint, r *deid.Redactor) []Route { return []Route{PIIExtractStream(ep, r)} })
 	body, _ := json.Marshal(map[string]any{"text": strings.Repeat("x", 58) + " John Smith went home to rest for the weekend.",
 		"window_chars": 64, "tokenizer_context_chars": 0, "max_entity_chars": 1, "deny_list": []string{"John Smith"}})
 	resp := f.do(t, "POST", "/pii/extract/stream", string(body))
@@ -261,4 +230,21 @@ func TestADenyTermTheWindowsEndCutsIsFound(t *testing.T) {
 	if resp := f.do(t, "POST", "/pii/extract/stream", string(body)); resp.status != 422 || !strings.Contains(resp.raw, "window_chars") {
 		t.Fatalf("a window under twice the longest term: %d %s", resp.status, resp.raw)
 	}
+}
+
+// streamFixture is a fixture with room for long texts, serving routes over its PII endpoint
+// and a redactor; wrap, when set, stands in for its PII model.
+func streamFixture(t *testing.T, wrap func(*fakeExtractor) Extractor, routes func(ep Endpoint, r *deid.Redactor) []Route) *fixture {
+	t.Helper()
+	r, err := deid.New(deid.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
+		if wrap != nil {
+			o.pii.Models["pii"] = wrap(o.pii.Models["pii"].(*fakeExtractor))
+		}
+		o.extra = routes(o.pii, r)
+	})
 }

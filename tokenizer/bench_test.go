@@ -2,11 +2,8 @@ package tokenizer
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"io"
 	"os"
-	"strings"
 	"testing"
 )
 
@@ -36,16 +33,7 @@ func benchTexts(b *testing.B) []string {
 }
 
 func benchEncode(b *testing.B, file string, texts []string) {
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if strings.HasSuffix(file, ".gz") {
-		if raw, err = io.ReadAll(gunzip(b, bytes.NewReader(raw))); err != nil {
-			b.Fatal(err)
-		}
-	}
-	tok, err := Load(raw)
+	tok, err := Load(readTokenizerFile(b, file))
 	if err != nil {
 		b.Fatal(err)
 	}

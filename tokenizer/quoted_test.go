@@ -65,7 +65,7 @@ func count(ids []int64, id int64) (n int) {
 	return n
 }
 
-func readTokenizerFile(t *testing.T, file string) []byte {
+func readTokenizerFile(t testing.TB, file string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
