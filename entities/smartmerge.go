@@ -145,7 +145,7 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 	for i := range byPos {
 		byPos[i] = i
 	}
-	slices.SortStableFunc(byPos, func(a, b int) int { return ents[a].Start - ents[b].Start })
+	slices.SortStableFunc(byPos, func(a, b int) int { return cmp.Compare(ents[a].Start, ents[b].Start) })
 	reach := make([]int, len(ents))
 	for k, i := range byPos {
 		reach[k] = ents[i].End
@@ -208,7 +208,7 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 	return out
 }
 
-func byStart(a, b Entity) int { return a.Start - b.Start }
+func byStart(a, b Entity) int { return cmp.Compare(a.Start, b.Start) }
 
 func hasWordChar(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -51,35 +50,68 @@ type toolPlan struct {
 	listed bool
 }
 
-// refTarget is a $ref key and the start of its value when it points into $defs or definitions.
-var refTarget = regexp.MustCompile(`("\$ref"\s*:\s*)"#/(?:\$defs|definitions)/`)
+// objectsOnly says whether every value schema allows is an object: its type is object, or
+// each branch of its anyOf or oneOf, or the local definition its $ref names, is (root is the
+// tool's parameters, whose $defs and definitions a $ref names).
+func objectsOnly(schema, root map[string]json.RawMessage, depth int) bool {
+	if depth > 16 {
+		return false
+	}
+	if typ, ok := schema["type"]; ok {
+		return string(typ) == `"object"`
+	}
+	var ref string
+	if json.Unmarshal(schema["$ref"], &ref) == nil {
+		for _, table := range []string{"$defs", "definitions"} {
+			name, ok := strings.CutPrefix(ref, "#/"+table+"/")
+			var entries map[string]map[string]json.RawMessage
+			if ok && json.Unmarshal(root[table], &entries) == nil && entries[name] != nil {
+				return objectsOnly(entries[name], root, depth+1)
+			}
+		}
+		return false
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		var branches []map[string]json.RawMessage
+		if json.Unmarshal(schema[k], &branches) == nil && len(branches) > 0 {
+			for _, b := range branches {
+				if !objectsOnly(b, root, depth+1) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
 
-// hoistDefs is tool i's parameters with their $defs (or definitions) moved into defs under
-// names of their own ("t<i>_<name>") and their $refs rewritten to match.
+// hoistDefs is tool i's parameters with their $defs and definitions moved into defs under
+// names of their own ("t<i>_<name>", "t<i>_d_<name>" for definitions, so that the two tables
+// never meet) and every local $ref rewritten to match: one to a table the tool does not have
+// then names no definition, and the list is refused as the named call would be.
 func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) json.RawMessage {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(params, &obj) != nil {
 		return params
 	}
-	prefix := "t" + strconv.Itoa(i) + "_"
+	prefix := map[string]string{"$defs": "t" + strconv.Itoa(i) + "_", "definitions": "t" + strconv.Itoa(i) + "_d_"}
+	target := func(table, name string) string { return "#/$defs/" + prefix[table] + name }
 	// Only a $ref's value: an enum, a const or a description that spells "#/$defs/x" is the
 	// client's text. (Inside a JSON string a quote is escaped, so `"$ref":` is a key.)
 	rewrite := func(raw json.RawMessage) json.RawMessage {
-		return refTarget.ReplaceAll(raw, []byte(`${1}"#/$$defs/`+prefix))
+		return refTarget.ReplaceAllFunc(raw, func(m []byte) []byte {
+			sub := refTarget.FindSubmatch(m)
+			return append(append([]byte{}, sub[1]...), `"`+target(string(sub[2]), "")...)
+		})
 	}
-	moved := false
-	for _, key := range []string{"$defs", "definitions"} {
-		var table map[string]json.RawMessage
-		if json.Unmarshal(obj[key], &table) == nil && table != nil {
-			for name, d := range table {
-				defs[prefix+name] = rewrite(d)
+	for _, table := range []string{"$defs", "definitions"} {
+		var entries map[string]json.RawMessage
+		if json.Unmarshal(obj[table], &entries) == nil && entries != nil {
+			for name, d := range entries {
+				defs[prefix[table]+name] = rewrite(d)
 			}
-			delete(obj, key)
-			moved = true
+			delete(obj, table)
 		}
-	}
-	if !moved {
-		return params
 	}
 	for k, v := range obj {
 		obj[k] = rewrite(v)
@@ -87,15 +119,18 @@ func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) j
 	// The root's own $ref is a value here, without its key around it.
 	var ref string
 	if json.Unmarshal(obj["$ref"], &ref) == nil {
-		for _, from := range []string{"#/$defs/", "#/definitions/"} {
-			if rest, ok := strings.CutPrefix(ref, from); ok {
-				obj["$ref"], _ = json.Marshal("#/$defs/" + prefix + rest)
+		for _, table := range []string{"$defs", "definitions"} {
+			if rest, ok := strings.CutPrefix(ref, "#/"+table+"/"); ok {
+				obj["$ref"], _ = json.Marshal(target(table, rest))
 			}
 		}
 	}
 	out, _ := json.Marshal(obj)
 	return out
 }
+
+// refTarget is a $ref key and the start of its value when it points into $defs or definitions.
+var refTarget = regexp.MustCompile(`("\$ref"\s*:\s*)"#/(\$defs|definitions)/`)
 
 // callSeparator ends an external model's text where its calls follow (ASCII's record
 // separator, which no answer's text holds).
@@ -151,14 +186,23 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 		if json.Unmarshal(params, &shape) != nil || shape == nil {
 			return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema of an object"
 		}
+		_, alone := shape["$ref"]
+		for _, k := range []string{"anyOf", "oneOf"} {
+			_, has := shape[k]
+			alone = alone || has
+		}
 		switch typ, ok := shape["type"]; {
-		case !ok && !slices.ContainsFunc([]string{"$ref", "anyOf", "oneOf", "const", "enum"}, func(k string) bool { _, has := shape[k]; return has }):
+		case !ok && alone:
+			// A root $ref, anyOf or oneOf stands alone in a schema the grammar reads: each
+			// thing it may be must be an object.
+			if !objectsOnly(shape, shape, 0) {
+				return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema of an object"
+			}
+		case !ok:
 			// Arguments are an object whatever the schema leaves open ({}, a description): a
-			// forced call must not be allowed a bare string, which no call parser takes. (A
-			// root $ref or anyOf stands alone in a schema the grammar reads: left as it is.)
+			// forced call must not be allowed a bare string, which no call parser takes.
 			shape["type"] = json.RawMessage(`"object"`)
 			params, _ = json.Marshal(shape)
-		case !ok:
 		case string(typ) != `"object"`:
 			return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema of an object"
 		}

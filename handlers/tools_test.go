@@ -107,6 +107,32 @@ func TestAForcedCallIsAnObject(t *testing.T) {
 	if _, _, msg := readTools(json.RawMessage(`[{"type":"function","function":{"name":"h","parameters":{"type":"string"}}}]`), nil, nil); msg == "" {
 		t.Fatal("parameters of a string")
 	}
+	// A root enum, const, or an anyOf, oneOf or $ref that may be other than an object, is
+	// refused: a forced call of it could be a bare value.
+	for _, params := range []string{`{"enum":["a","b"]}`, `{"const":"a"}`} {
+		if _, err := grammar.Compile(v, *plan(t, `[{"type":"function","function":{"name":"k","parameters":`+params+`}}]`, `"required"`, nil).constraint()); err == nil {
+			t.Errorf("%s forced", params)
+		}
+	}
+	for _, params := range []string{`{"anyOf":[{"type":"string"},{"type":"object"}]}`,
+		`{"oneOf":[{"type":"object"},{"$ref":"#/$defs/S"}],"$defs":{"S":{"type":"string"}}}`, `{"$ref":"#/$defs/S","$defs":{"S":{"type":"string"}}}`,
+		`{"$ref":"#/$defs/absent"}`} {
+		if _, _, msg := readTools(json.RawMessage(`[{"type":"function","function":{"name":"k","parameters":`+params+`}}]`), nil, nil); msg == "" {
+			t.Errorf("%s taken", params)
+		}
+	}
+	// $defs and definitions of one name stay apart; a tool's $ref cannot reach another's.
+	both := `[{"type":"function","function":{"name":"k","parameters":{"$ref":"#/$defs/S","$defs":{"S":{"type":"object","properties":{"a":{"type":"string"}}}},"definitions":{"S":{"type":"string"}}}}}]`
+	spec = plan(t, both, `"required"`, nil).constraint()
+	if !strings.Contains(string(spec.Schema), `"t0_S":{"type":"object"`) || !strings.Contains(string(spec.Schema), `"t0_d_S":{"type":"string"}`) ||
+		!strings.Contains(string(spec.Schema), `"$ref":"#/$defs/t0_S"`) {
+		t.Errorf("two tables of one name: %s", spec.Schema)
+	}
+	cross := `[{"type":"function","function":{"name":"a","parameters":{"type":"object","properties":{"x":{"$ref":"#/$defs/S"}},"$defs":{"S":{"type":"string"}}}}},` +
+		`{"type":"function","function":{"name":"b","parameters":{"type":"object","properties":{"y":{"$ref":"#/$defs/t0_S"}}}}}]`
+	if _, err := grammar.Compile(v, *plan(t, cross, `"required"`, nil).constraint()); err == nil {
+		t.Error("a tool's $ref reached another tool's definitions")
+	}
 	// A root anyOf or $ref stands alone: still compiled, required and named.
 	for _, params := range []string{`{"anyOf":[{"type":"object","properties":{"a":{"type":"string"}}},{"type":"object","properties":{"b":{"type":"integer"}}}]}`,
 		`{"$ref":"#/definitions/X","definitions":{"X":{"type":"object","properties":{"a":{"type":"string"}}}}}`} {
