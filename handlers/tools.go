@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,39 +51,81 @@ type toolPlan struct {
 	listed bool
 }
 
-// objectsOnly says whether every value schema allows is an object: its type is object, or
-// each branch of its anyOf or oneOf, or the local definition its $ref names, is (root is the
-// tool's parameters, whose $defs and definitions a $ref names).
-func objectsOnly(schema, root map[string]json.RawMessage, depth int) bool {
-	if depth > 16 {
+// objectsOnly says whether every value the tool's parameters (root) allow is an object: a
+// type of object (or a list of only that), the keywords only objects have, const or enum
+// values that are all objects, or anyOf and oneOf branches, or the local definitions a $ref
+// names, that all are. Each definition is read once (one being read counts as no: a cycle is
+// refused), so a table of definitions that each refer to the next many times costs what its
+// size does.
+func objectsOnly(root json.RawMessage) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(root, &top) != nil {
 		return false
 	}
-	if typ, ok := schema["type"]; ok {
-		return string(typ) == `"object"`
-	}
-	var ref string
-	if json.Unmarshal(schema["$ref"], &ref) == nil {
-		for _, table := range []string{"$defs", "definitions"} {
-			name, ok := strings.CutPrefix(ref, "#/"+table+"/")
-			var entries map[string]map[string]json.RawMessage
-			if ok && json.Unmarshal(root[table], &entries) == nil && entries[name] != nil {
-				return objectsOnly(entries[name], root, depth+1)
-			}
+	tables := map[string]map[string]json.RawMessage{}
+	for _, name := range []string{"$defs", "definitions"} {
+		var entries map[string]json.RawMessage
+		if json.Unmarshal(top[name], &entries) == nil {
+			tables[name] = entries
 		}
-		return false
 	}
-	for _, k := range []string{"anyOf", "oneOf"} {
-		var branches []map[string]json.RawMessage
-		if json.Unmarshal(schema[k], &branches) == nil && len(branches) > 0 {
-			for _, b := range branches {
-				if !objectsOnly(b, root, depth+1) {
-					return false
+	known := map[string]bool{} // definitions read, by "table/name"
+	var check func(raw json.RawMessage, depth int) bool
+	check = func(raw json.RawMessage, depth int) bool {
+		var s map[string]json.RawMessage
+		if depth > 64 || json.Unmarshal(raw, &s) != nil || s == nil {
+			return false // a boolean schema, or one nested past any tool's
+		}
+		if typ, ok := s["type"]; ok {
+			var one string
+			var many []string
+			if json.Unmarshal(typ, &one) == nil {
+				return one == "object"
+			}
+			return json.Unmarshal(typ, &many) == nil && len(many) > 0 && !slices.ContainsFunc(many, func(t string) bool { return t != "object" })
+		}
+		var ref string
+		if json.Unmarshal(s["$ref"], &ref) == nil {
+			for table, entries := range tables {
+				if name, ok := strings.CutPrefix(ref, "#/"+table+"/"); ok && entries[name] != nil {
+					key := table + "/" + name
+					if yes, seen := known[key]; seen {
+						return yes
+					}
+					known[key] = false
+					known[key] = check(entries[name], depth+1)
+					return known[key]
 				}
 			}
-			return true
+			return false
 		}
+		for _, k := range []string{"anyOf", "oneOf"} {
+			var branches []json.RawMessage
+			if json.Unmarshal(s[k], &branches) == nil && len(branches) > 0 {
+				for _, b := range branches {
+					if !check(b, depth+1) {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		for _, k := range []string{"properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames"} {
+			if _, ok := s[k]; ok {
+				return true
+			}
+		}
+		var values []json.RawMessage
+		if c, ok := s["const"]; ok {
+			values = []json.RawMessage{c}
+		} else if json.Unmarshal(s["enum"], &values) != nil {
+			return false
+		}
+		return len(values) > 0 && !slices.ContainsFunc(values, func(v json.RawMessage) bool {
+			return !bytes.HasPrefix(bytes.TrimSpace(v), []byte("{"))
+		})
 	}
-	return false
+	return check(root, 0)
 }
 
 // hoistDefs is tool i's parameters with their $defs and definitions moved into defs under
@@ -191,12 +234,13 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 			_, has := shape[k]
 			alone = alone || has
 		}
+		forced := choice.mode == toolsRequired || choice.mode == toolsNamed && choice.named == t.Function.Name
 		switch typ, ok := shape["type"]; {
 		case !ok && alone:
-			// A root $ref, anyOf or oneOf stands alone in a schema the grammar reads: each
-			// thing it may be must be an object.
-			if !objectsOnly(shape, shape, 0) {
-				return nil, at + ".function.parameters", "a function's `parameters` must be a JSON schema of an object"
+			// A root $ref, anyOf or oneOf stands alone in a schema the grammar reads: a call
+			// forced to it must be of an object, whatever it chooses.
+			if forced && !objectsOnly(params) {
+				return nil, at + ".function.parameters", "a forced call's `parameters` must be a JSON schema of an object, whichever branch or definition it takes"
 			}
 		case !ok:
 			// Arguments are an object whatever the schema leaves open ({}, a description): a

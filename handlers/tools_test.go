@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,9 +118,24 @@ func TestAForcedCallIsAnObject(t *testing.T) {
 	for _, params := range []string{`{"anyOf":[{"type":"string"},{"type":"object"}]}`,
 		`{"oneOf":[{"type":"object"},{"$ref":"#/$defs/S"}],"$defs":{"S":{"type":"string"}}}`, `{"$ref":"#/$defs/S","$defs":{"S":{"type":"string"}}}`,
 		`{"$ref":"#/$defs/absent"}`} {
-		if _, _, msg := readTools(json.RawMessage(`[{"type":"function","function":{"name":"k","parameters":`+params+`}}]`), nil, nil); msg == "" {
-			t.Errorf("%s taken", params)
+		tools := json.RawMessage(`[{"type":"function","function":{"name":"k","parameters":` + params + `}}]`)
+		if _, _, msg := readTools(tools, json.RawMessage(`"required"`), nil); msg == "" {
+			t.Errorf("%s taken for a forced call", params)
 		}
+		if _, _, msg := readTools(tools, nil, nil); msg != "" {
+			t.Errorf("%s refused where no call is forced: %s", params, msg)
+		}
+	}
+	// Definitions that each name the next eight times, eight deep, are read once each.
+	var defs []string
+	for d := range 8 {
+		ref := `{"$ref":"#/$defs/A` + strconv.Itoa(d+1) + `"}`
+		defs = append(defs, `"A`+strconv.Itoa(d)+`":{"anyOf":[`+strings.Repeat(ref+",", 7)+ref+`]}`)
+	}
+	defs = append(defs, `"A8":{"properties":{"a":{"type":"string"}}}`)
+	deep := `{"$ref":"#/$defs/A0","$defs":{` + strings.Join(defs, ",") + `}}`
+	if !objectsOnly(json.RawMessage(deep)) {
+		t.Error("a chain of definitions of objects")
 	}
 	// $defs and definitions of one name stay apart; a tool's $ref cannot reach another's.
 	both := `[{"type":"function","function":{"name":"k","parameters":{"$ref":"#/$defs/S","$defs":{"S":{"type":"object","properties":{"a":{"type":"string"}}}},"definitions":{"S":{"type":"string"}}}}}]`
