@@ -58,35 +58,33 @@ type toolPlan struct {
 // refused), so a table of definitions that each refer to the next many times costs what its
 // size does.
 func objectsOnly(root json.RawMessage) bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(root, &top) != nil {
+	// Decoded once and walked: each node is read once, however deep.
+	dec := json.NewDecoder(bytes.NewReader(root))
+	dec.UseNumber()
+	var tree any
+	if dec.Decode(&tree) != nil {
 		return false
 	}
-	tables := map[string]map[string]json.RawMessage{}
-	for _, name := range []string{"$defs", "definitions"} {
-		var entries map[string]json.RawMessage
-		if json.Unmarshal(top[name], &entries) == nil {
-			tables[name] = entries
-		}
-	}
+	top, _ := tree.(map[string]any)
 	known := map[string]bool{} // definitions read, by "table/name"
-	var check func(raw json.RawMessage, depth int) bool
-	check = func(raw json.RawMessage, depth int) bool {
-		var s map[string]json.RawMessage
-		if depth > 64 || json.Unmarshal(raw, &s) != nil || s == nil {
+	var check func(node any, depth int) bool
+	check = func(node any, depth int) bool {
+		s, ok := node.(map[string]any)
+		if !ok || depth > 64 {
 			return false // a boolean schema, or one nested past any tool's
 		}
-		if typ, ok := s["type"]; ok {
-			var one string
-			var many []string
-			if json.Unmarshal(typ, &one) == nil {
-				return one == "object"
-			}
-			return json.Unmarshal(typ, &many) == nil && len(many) > 0 && !slices.ContainsFunc(many, func(t string) bool { return t != "object" })
+		switch typ := s["type"].(type) {
+		case string:
+			return typ == "object"
+		case []any:
+			return len(typ) > 0 && !slices.ContainsFunc(typ, func(t any) bool { return t != "object" })
+		case nil:
+		default:
+			return false
 		}
-		var ref string
-		if json.Unmarshal(s["$ref"], &ref) == nil {
-			for table, entries := range tables {
+		if ref, ok := s["$ref"].(string); ok {
+			for _, table := range []string{"$defs", "definitions"} {
+				entries, _ := top[table].(map[string]any)
 				if name, ok := strings.CutPrefix(ref, "#/"+table+"/"); ok && entries[name] != nil {
 					key := table + "/" + name
 					if yes, seen := known[key]; seen {
@@ -100,14 +98,8 @@ func objectsOnly(root json.RawMessage) bool {
 			return false
 		}
 		for _, k := range []string{"anyOf", "oneOf"} {
-			var branches []json.RawMessage
-			if json.Unmarshal(s[k], &branches) == nil && len(branches) > 0 {
-				for _, b := range branches {
-					if !check(b, depth+1) {
-						return false
-					}
-				}
-				return true
+			if branches, ok := s[k].([]any); ok && len(branches) > 0 {
+				return !slices.ContainsFunc(branches, func(b any) bool { return !check(b, depth+1) })
 			}
 		}
 		for _, k := range []string{"properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames"} {
@@ -115,17 +107,13 @@ func objectsOnly(root json.RawMessage) bool {
 				return true
 			}
 		}
-		var values []json.RawMessage
+		values, _ := s["enum"].([]any)
 		if c, ok := s["const"]; ok {
-			values = []json.RawMessage{c}
-		} else if json.Unmarshal(s["enum"], &values) != nil {
-			return false
+			values = []any{c}
 		}
-		return len(values) > 0 && !slices.ContainsFunc(values, func(v json.RawMessage) bool {
-			return !bytes.HasPrefix(bytes.TrimSpace(v), []byte("{"))
-		})
+		return len(values) > 0 && !slices.ContainsFunc(values, func(v any) bool { _, obj := v.(map[string]any); return !obj })
 	}
-	return check(root, 0)
+	return check(tree, 0)
 }
 
 // hoistDefs is tool i's parameters with their $defs and definitions moved into defs under
