@@ -37,6 +37,10 @@ type Classifier struct {
 	padID  int64
 	maxLen int
 	budget int
+	// vocab is config.json's vocab_size (0: not said). past, when set by Warm, is the first
+	// id the graph has no row for, read as standIn (the unknown token): a tokenizer that added
+	// a token the model was not resized for would otherwise fail every batch it is in.
+	vocab, past, standIn int64
 	// wordAware is whether word-level aggregation reads the tokenizer's word ids. HF's
 	// pipeline reads them only from tokenizers that spell continuation pieces (WordPiece's
 	// "##"); for the others (RoBERTa's Ġ, SentencePiece's ▁) it decides from the spaces
@@ -97,6 +101,10 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 		maxBatch:  cfg.Batch.MaxBatchSize,
 		maxPadded: cfg.Batch.MaxPaddedTokens,
 	}
+	c.vocab, c.standIn = int64(m.Config.VocabSize), c.padID
+	if unk, ok := m.Tokenizer.UnknownID(); ok && unk >= 0 {
+		c.standIn = unk
+	}
 	c.runner = runner{sess: sess, padID: c.padID, labels: dec.NumLabels()}
 	b, err := batcher.New[job, result](queue, cfg.Batch, c.runner, clk, bm)
 	if err != nil {
@@ -152,6 +160,13 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	st := Stats{Tokens: len(enc.IDs)}
 	if len(enc.IDs) == 0 {
 		return nil, st, nil
+	}
+	if c.past > 0 {
+		for i, id := range enc.IDs {
+			if id >= c.past {
+				enc.IDs[i] = c.standIn
+			}
+		}
 	}
 	docs := entities.Documents(text, enc.Offsets)
 	wins, rows, err := c.layout(docs, enc.IDs, enc.WordIDs)
@@ -223,7 +238,27 @@ func (c *Classifier) Warm(ctx context.Context) error {
 	if first != nil {
 		return fmt.Errorf("extract: model %q: warm-up failed: %w", c.name, first)
 	}
+	// The tokenizer's highest id, through the graph: where it fails, and vocab_size's last id
+	// passes, ids from vocab_size on are read as the unknown token. (vocab_size alone is not
+	// the graph's rows: a config may say less than the graph holds.)
+	if top := c.tok.MaxID(); c.vocab > 0 && top >= c.vocab && c.standIn < c.vocab {
+		if _, err := c.runner.Run(ctx, []job{{rows: c.probe(top)}}); err != nil {
+			if _, err := c.runner.Run(ctx, []job{{rows: c.probe(c.vocab - 1)}}); err == nil {
+				c.past = c.vocab
+			}
+		}
+	}
 	return nil
+}
+
+// probe is one row of the template around token id.
+func (c *Classifier) probe(id int64) entities.Rows {
+	ids := append(append(append([]int64{}, c.prefix...), id), c.suffix...)
+	mask := make([]int64, len(ids))
+	for i := range mask {
+		mask[i] = 1
+	}
+	return entities.Rows{Count: 1, Width: len(ids), InputIDs: ids, AttentionMask: mask}
 }
 
 // warmBatch lays out warmRows full-length rows of real text.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/tokenizer"
 )
 
 type golden struct {
@@ -413,5 +415,61 @@ func TestOnlyTheTextsFailuresAreDecodingFailures(t *testing.T) {
 	}
 	if err := decodingFailure(errors.New("entities: token 0 has offsets outside a text of 19 bytes")); !errors.Is(err, ErrDecoding) {
 		t.Fatalf("offsets outside the text: %v", err)
+	}
+}
+
+// TestATokenPastTheGraphsRowsIsReadAsUnknown: a tokenizer that added a token the graph has no
+// row for ("<extra>" at pii's 5,000) has it read as the unknown token once the warm-up has
+// found the graph fails on it, where every text batched with one failed; a config.json that
+// says fewer rows than the graph has changes nothing.
+func TestATokenPastTheGraphsRowsIsReadAsUnknown(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "models", "pii", "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]any
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	file["added_tokens"] = append(file["added_tokens"].([]any), map[string]any{"id": 5000, "content": "<extra>",
+		"single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": false})
+	extra, _ := json.Marshal(file)
+	rt := newRuntime(t)
+	serve := func(m *models.Model) *Classifier {
+		sess, err := rt.NewSession("pii", m.ONNX)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cls, err := New("pii", m, sess, Config{Stride: 32, Batch: batcher.Config{MaxBatchSize: 4, MaxWait: time.Millisecond,
+			MaxPaddedTokens: 512, QueueSize: 4, Workers: 1}}, clock.Real(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cls.Warm(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cls.Start(ctx)
+		t.Cleanup(func() { cancel(); cls.Close(context.Background()) })
+		return cls
+	}
+	m := loadModel(t, "pii")
+	if m.Tokenizer, err = tokenizer.Load(extra); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := serve(m).Extract(context.Background(), admission.Interactive, "Call Maria <extra> at 555-123-4567.", entities.PIIOptions()); err != nil {
+		t.Fatalf("a token past the graph's rows: %v", err)
+	}
+	// vocab_size 100 of a graph of 5,000 rows: every id passes, none is read as another.
+	small := loadModel(t, "pii")
+	small.Config.VocabSize = 100
+	text := "Call Maria Garcia at 555-123-4567 on 03/04/2021."
+	want, _, err := serve(loadModel(t, "pii")).Extract(context.Background(), admission.Interactive, text, entities.PIIOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := serve(small).Extract(context.Background(), admission.Interactive, text, entities.PIIOptions())
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("under a vocab_size smaller than the graph: %v %v, want %v", got, err, want)
 	}
 }
