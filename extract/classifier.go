@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -37,10 +38,12 @@ type Classifier struct {
 	padID  int64
 	maxLen int
 	budget int
-	// vocab is config.json's vocab_size (0: not said). past, when set by Warm, is the first
+	// vocab is config.json's vocab_size (0: not said). past, when Warm sets it, is the first
 	// id the graph has no row for, read as standIn (the unknown token): a tokenizer that added
-	// a token the model was not resized for would otherwise fail every batch it is in.
-	vocab, past, standIn int64
+	// a token the model was not resized for would otherwise fail every batch it is in. (The
+	// server may take requests while a model warms: past is read atomically.)
+	vocab, standIn int64
+	past           atomic.Int64
 	// wordAware is whether word-level aggregation reads the tokenizer's word ids. HF's
 	// pipeline reads them only from tokenizers that spell continuation pieces (WordPiece's
 	// "##"); for the others (RoBERTa's Ġ, SentencePiece's ▁) it decides from the spaces
@@ -161,15 +164,17 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	if len(enc.IDs) == 0 {
 		return nil, st, nil
 	}
-	if c.past > 0 {
-		for i, id := range enc.IDs {
-			if id >= c.past {
-				enc.IDs[i] = c.standIn
+	ids := enc.IDs // what the model reads; the decoder reads the tokens as the text spells them
+	if past := c.past.Load(); past > 0 && slices.ContainsFunc(ids, func(id int64) bool { return id >= past }) {
+		ids = slices.Clone(ids)
+		for i, id := range ids {
+			if id >= past {
+				ids[i] = c.standIn
 			}
 		}
 	}
 	docs := entities.Documents(text, enc.Offsets)
-	wins, rows, err := c.layout(docs, enc.IDs, enc.WordIDs)
+	wins, rows, err := c.layout(docs, ids, enc.WordIDs)
 	if err != nil {
 		return nil, st, fmt.Errorf("%w: %w", ErrDecoding, err)
 	}
@@ -244,7 +249,7 @@ func (c *Classifier) Warm(ctx context.Context) error {
 	if top := c.tok.MaxID(); c.vocab > 0 && top >= c.vocab && c.standIn < c.vocab {
 		if _, err := c.runner.Run(ctx, []job{{rows: c.probe(top)}}); err != nil {
 			if _, err := c.runner.Run(ctx, []job{{rows: c.probe(c.vocab - 1)}}); err == nil {
-				c.past = c.vocab
+				c.past.Store(c.vocab)
 			}
 		}
 	}
