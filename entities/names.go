@@ -312,30 +312,47 @@ func byStartEnd(a, b Entity) int {
 	return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
 }
 
-// taken are spans found already, asked whether a stretch overlaps one.
+// taken are spans found already, asked which overlap a stretch: by start, with the furthest
+// end so far, so that a stretch's overlapping spans are found from the first whose prefix
+// reaches past its start, not by reading them all.
 type taken struct {
-	spans []Entity // by start
-	// reach[i] is the furthest end among spans[:i+1]: a stretch overlaps them when the last
-	// span starting before its end reaches past its start.
-	reach []int
+	of    []Entity // as given (not changed)
+	order []int    // indexes into of, by start then end
+	reach []int    // reach[k] is the furthest end among of[order[:k+1]]
 }
 
 func newTaken(found []Entity) taken {
-	t := taken{spans: slices.Clone(found)}
-	slices.SortFunc(t.spans, byStartEnd)
-	t.reach = make([]int, len(t.spans))
-	for i, sp := range t.spans {
-		t.reach[i] = sp.End
-		if i > 0 {
-			t.reach[i] = max(t.reach[i], t.reach[i-1])
+	t := taken{of: found, order: make([]int, len(found)), reach: make([]int, len(found))}
+	for i := range t.order {
+		t.order[i] = i
+	}
+	slices.SortFunc(t.order, func(a, b int) int { return byStartEnd(found[a], found[b]) })
+	for k, i := range t.order {
+		t.reach[k] = found[i].End
+		if k > 0 {
+			t.reach[k] = max(t.reach[k], t.reach[k-1])
 		}
 	}
 	return t
 }
 
+// overlapping appends to dst the indexes of the spans that overlap [start, end), in their
+// given order.
+func (t taken) overlapping(start, end int, dst []int) []int {
+	from := len(dst)
+	k, _ := slices.BinarySearchFunc(t.reach, start+1, cmp.Compare)
+	for ; k < len(t.order) && t.of[t.order[k]].Start < end; k++ {
+		if i := t.order[k]; t.of[i].End > start {
+			dst = append(dst, i)
+		}
+	}
+	slices.Sort(dst[from:])
+	return dst
+}
+
 func (t taken) overlaps(start, end int) bool {
-	i, _ := slices.BinarySearchFunc(t.spans, end, func(sp Entity, end int) int { return cmp.Compare(sp.Start, end) })
-	return i > 0 && t.reach[i-1] > start
+	k, _ := slices.BinarySearchFunc(t.order, end, func(i, end int) int { return cmp.Compare(t.of[i].Start, end) })
+	return k > 0 && t.reach[k-1] > start
 }
 
 // contextScore is the score of a span a context rule found.

@@ -139,31 +139,12 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 	}
 	used := make([]bool, len(ents))
 	out := make([]Entity, 0, len(ents)+len(units))
-	// The entities by start, with the furthest end so far: a unit's overlapping entities are
-	// found from the first whose prefix reaches past its start, not by reading them all.
-	byPos := make([]int, len(ents))
-	for i := range byPos {
-		byPos[i] = i
-	}
-	slices.SortStableFunc(byPos, func(a, b int) int { return cmp.Compare(ents[a].Start, ents[b].Start) })
-	reach := make([]int, len(ents))
-	for k, i := range byPos {
-		reach[k] = ents[i].End
-		if k > 0 {
-			reach[k] = max(reach[k], reach[k-1])
-		}
-	}
+	tk := newTaken(ents)
 	var overlapping []Entity
 	var hit []int
 	for _, u := range units {
-		overlapping, hit = overlapping[:0], hit[:0]
-		k, _ := slices.BinarySearchFunc(reach, u.Start+1, cmp.Compare)
-		for ; k < len(byPos) && ents[byPos[k]].Start < u.End; k++ {
-			if i := byPos[k]; ents[i].End > u.Start {
-				hit = append(hit, i)
-			}
-		}
-		slices.Sort(hit) // in the entities' own order, which the label's choice reads
+		// In the entities' own order, which the label's choice reads.
+		overlapping, hit = overlapping[:0], tk.overlapping(u.Start, u.End, hit[:0])
 		for _, i := range hit {
 			overlapping = append(overlapping, ents[i])
 			used[i] = true

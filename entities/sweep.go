@@ -1,7 +1,6 @@
 package entities
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -25,33 +24,15 @@ func SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added 
 // include the texts r holds (Recall.Recurrences); r is not changed.
 func (r *Recall) SafetySweep(text string, ents []Entity, cfg *SmartMergeConfig) (all, added []Entity) {
 	sorted := slices.SortedStableFunc(slices.Values(ents), byStart)
-	// ends[i] is the furthest end among sorted[:i+1], so the entities that may overlap a
-	// unit are found by binary search even when some overlap each other.
-	ends := make([]int, len(sorted))
-	for i, e := range sorted {
-		ends[i] = e.End
-		if i > 0 {
-			ends[i] = max(ends[i], ends[i-1])
-		}
-	}
 	if cfg == nil {
 		return sorted, nil
 	}
+	tk := newTaken(sorted)
 	for _, u := range FindSemanticUnits(text, cfg.Patterns, cfg.ContextWindow) {
 		if !u.Validated || u.Score < cfg.UnitMinScore {
 			continue
 		}
-		// The first entity whose prefix reaches past the unit's start; it or a later one
-		// overlaps the unit only if it starts before the unit's end.
-		i, _ := slices.BinarySearchFunc(ends, u.Start+1, cmp.Compare)
-		overlaps := false
-		for ; i < len(sorted) && sorted[i].Start < u.End; i++ {
-			if sorted[i].End > u.Start {
-				overlaps = true
-				break
-			}
-		}
-		if !overlaps {
+		if !tk.overlaps(u.Start, u.End) {
 			added = append(added, Entity{Label: u.Label, Start: u.Start, End: u.End, Score: u.Score})
 		}
 	}

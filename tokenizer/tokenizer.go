@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -326,12 +327,7 @@ func (t *Tokenizer) TokenID(token string) (int64, bool) {
 // SpecialTokens are the spellings of the special added tokens, sorted: what EncodeQuoted
 // reads as text inside a quoted stretch.
 func (t *Tokenizer) SpecialTokens() []string {
-	out := make([]string, 0, len(t.specials))
-	for s := range t.specials {
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(t.specials))
 }
 
 // Token is the inverse of TokenID, like HF's id_to_token: added tokens first (normalized
