@@ -487,6 +487,14 @@ func TestManifestRulesCatchMistakes(t *testing.T) {
 			g := int64(srv.shutdownS)
 			m.deployment.Spec.Template.Spec.TerminationGracePeriodSeconds = &g
 		}, "terminationGracePeriodSeconds"},
+		{"no room to flush", func(m manifests) {
+			g := int64(5 + srv.shutdownS + 1) // the preStop pause, the grace, the answer window
+			m.deployment.Spec.Template.Spec.TerminationGracePeriodSeconds = &g
+		}, "terminationGracePeriodSeconds"},
+		{"no room to flush", func(m manifests) {
+			g := int64(5 + srv.shutdownS + 1) // the preStop pause, the grace, the answer window
+			m.deployment.Spec.Template.Spec.TerminationGracePeriodSeconds = &g
+		}, "terminationGracePeriodSeconds"},
 		{"longer shutdown", func(m manifests) { setEnv(container(m), "SLUICE_SHUTDOWN_TIMEOUT_S", "60") }, "terminationGracePeriodSeconds"},
 		{"no preStop", func(m manifests) { container(m).Lifecycle = nil }, "preStop"},
 		{"other UID", func(m manifests) {
@@ -772,13 +780,14 @@ func manifestProblems(m manifests, img image, srv server, families map[string]fa
 	if err != nil {
 		bad("container %s: %v", c.Name, err)
 	}
-	needMS := int64(shutdownS+preStopS)*1000 + int64(srv.answerWindowMS)
+	needMS := int64(shutdownS+preStopS)*1000 + int64(srv.answerWindowMS+srv.flushWindowMS)
 	grace := int64(corev1.DefaultTerminationGracePeriodSeconds)
 	if pod.TerminationGracePeriodSeconds != nil {
 		grace = *pod.TerminationGracePeriodSeconds
 	}
 	if grace*1000 <= needMS {
-		bad("terminationGracePeriodSeconds %d must exceed the preStop pause (%d s) + SLUICE_SHUTDOWN_TIMEOUT_S (%d s) + the server's answer window (%d ms)", grace, preStopS, shutdownS, srv.answerWindowMS)
+		bad("terminationGracePeriodSeconds %d must exceed the preStop pause (%d s) + SLUICE_SHUTDOWN_TIMEOUT_S (%d s) + the server's answer window (%d ms) and flush window (%d ms)",
+			grace, preStopS, shutdownS, srv.answerWindowMS, srv.flushWindowMS)
 	}
 
 	// Identity and privileges.
@@ -961,6 +970,9 @@ type server struct {
 	// answerWindowMS is how long the server takes, after its shutdown grace, to write the
 	// answers the grace cut short; the pod must outlive that too.
 	answerWindowMS int
+	// flushWindowMS is how long, after that, the server gives its state to flush (the
+	// audit's appends, NATS, jobs' webhooks, spans) before it exits by itself.
+	flushWindowMS int
 	// generateModel is SLUICE_GENERATE_MODEL's default: the queue label of the generation
 	// gauges an endpoint picker reads.
 	generateModel string
@@ -994,6 +1006,7 @@ func readServer(t *testing.T) server {
 	return server{
 		shutdownS:      find(serveConfig, `env:"SHUTDOWN_TIMEOUT_S" envDefault:"(\d+)"`),
 		answerWindowMS: find(serveMain, `(?m)^const answerWindow = (\d+) \* time\.Millisecond$`),
+		flushWindowMS:  1000 * find(serveMain, `(?m)^const flushWindow = (\d+) \* time\.Second$`),
 		generateModel:  string(model[1]),
 	}
 }

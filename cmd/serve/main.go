@@ -165,6 +165,13 @@ type server struct {
 	grpcAddr net.Addr
 	jobs     *jobs.Manager
 	ready    atomic.Bool
+	// listen opens the HTTP and gRPC listeners: net.Listen, but for a test's listener that
+	// fails on cue.
+	listen func(network, address string) (net.Listener, error)
+	clock  clock.Clock
+	// closeOnce starts the release that closed reports the end of (close).
+	closeOnce sync.Once
+	closed    chan struct{}
 	// served is what the start-up log reports: each configured model, and the routes.
 	served []servedModel
 	routes []handlers.Route
@@ -182,7 +189,7 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	s := &server{logger: logger}
+	s := &server{logger: logger, listen: net.Listen, clock: clk}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -563,9 +570,36 @@ func (s *server) isReady() bool {
 	return s.ready.Load() && (s.sched == nil || s.sched.Healthy())
 }
 
+// flushWindow bounds close: the webhooks being delivered, the audit's appends in flight,
+// NATS's drain and the last spans, after the shutdown's grace and answer window. A pod's
+// termination grace covers all three (deploy/deploy_test.go), so the process ends by itself,
+// saying what it did not flush, rather than by a SIGKILL that says nothing.
+const flushWindow = 5 * time.Second
+
 // close releases what newServer opened, in the reverse order of its opening: at the end of
-// serve, and for a start-up that fails half-way (then only what was opened so far).
+// serve, and for a start-up that fails half-way (then only what was opened so far). It
+// returns once that is done or flushWindow has passed, whichever is first; the release goes on
+// until the process exits.
 func (s *server) close() {
+	s.closeOnce.Do(func() {
+		s.closed = make(chan struct{})
+		go func() {
+			defer close(s.closed)
+			s.release()
+		}()
+	})
+	t := s.clock.NewTimer(flushWindow)
+	defer t.Stop()
+	select {
+	case <-s.closed:
+	case <-t.C():
+		s.logger.Error("state not flushed within the window; exiting without the rest (jobs' webhooks, audit appends, NATS, spans)",
+			slog.String("window", flushWindow.String()))
+	}
+}
+
+// release is close's work, in order.
+func (s *server) release() {
 	if s.jobs != nil {
 		s.jobs.Close() // its workers give their documents back to the queue
 		s.jobs = nil
@@ -728,7 +762,7 @@ func (s *server) warmGeneration(ctx context.Context) error {
 // stops accepting, lets in-flight requests and batches finish, and releases ONNX Runtime.
 func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	defer s.close() // idempotent: releases the watcher and ONNX Runtime on every way out
-	ln, err := net.Listen("tcp", s.cfg.Addr)
+	ln, err := s.listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on SLUICE_ADDR %q: %w", s.cfg.Addr, err)
 	}
@@ -756,8 +790,14 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 		stopReloads := s.reloadKeysOnHangup()
 		defer stopReloads()
 	}
-	served := make(chan error, 1)
-	go func() { served <- s.app.Listener(ln) }()
+	served := make(chan error, 2) // one a listener: neither waits on a reader
+	go func() {
+		err := s.app.Listener(ln) // nil once shut down, when nobody reads served any more
+		if err == nil {
+			err = errors.New("stopped accepting connections")
+		}
+		served <- fmt.Errorf("HTTP listener: %w", err)
+	}()
 	// stopEarly ends the HTTP server before it has served: a shutdown that comes before its
 	// Serve has taken the listener returns at once and leaves the port to that Serve, so the
 	// listener is closed too.
@@ -811,9 +851,12 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 		}
 	}
 
+	// A listener that fails (its Accept's error is not a timeout) stops taking connections,
+	// not the requests on those it took: they get the grace a SIGTERM gives them.
+	var failed error
 	select {
-	case err := <-served:
-		return err
+	case failed = <-served:
+		s.logger.Error("a listener failed; shutting down", slog.String("error", failed.Error()))
 	case <-ctx.Done():
 	}
 	s.ready.Store(false)
@@ -834,7 +877,7 @@ func (s *server) serve(ctx context.Context, ready chan<- net.Addr) error {
 	case <-rpcStopped:
 	case <-wait.C:
 	}
-	return nil
+	return failed
 }
 
 // answerWindow is how long, after the grace, the HTTP server has to write the answers of the
@@ -997,7 +1040,7 @@ func (s *server) listenGRPC(served chan<- error) (*grpc.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", s.cfg.GRPCAddr)
+	ln, err := s.listen("tcp", s.cfg.GRPCAddr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on SLUICE_GRPC_ADDR %q: %w", s.cfg.GRPCAddr, err)
 	}

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -9,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/logtest"
 )
 
 // scrapeSum is the sum of the samples of family name whose labels contain every one of parts.
@@ -89,4 +96,119 @@ func TestShutdownKeepsItsGrace(t *testing.T) {
 		t.Fatalf("process exited %v after SIGTERM, grace %v", took, grace)
 	}
 	t.Logf("exited %v after SIGTERM", took)
+}
+
+// failingListener is a listener whose Accept fails, with an error that is not a timeout,
+// once fail is closed: a listener as a process out of descriptors or a revoked socket sees it.
+type failingListener struct {
+	net.Listener
+	fail chan struct{}
+}
+
+func (l failingListener) Accept() (net.Conn, error) {
+	type accepted struct {
+		c   net.Conn
+		err error
+	}
+	got := make(chan accepted, 1)
+	go func() {
+		c, err := l.Listener.Accept()
+		got <- accepted{c, err}
+	}()
+	select {
+	case a := <-got:
+		return a.c, a.err
+	case <-l.fail:
+		_ = l.Listener.Close() // the Accept above returns; what it might have taken is closed
+		if a := <-got; a.c != nil {
+			a.c.Close()
+		}
+		return nil, errors.New("accept: the listener failed")
+	}
+}
+
+// TestAFailedListenerDrainsWhatItTook: when the HTTP listener fails, the request in flight on
+// a connection it took is answered as a SIGTERM's grace would answer it, and serve then
+// reports the failure.
+func TestAFailedListenerDrainsWhatItTook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of inference")
+	}
+	cfg, err := LoadConfig([]string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1",
+		"SLUICE_QUANTIZE=off", "SLUICE_DATA_DIR=" + t.TempDir(), "SLUICE_GENERATE_MODEL=none",
+		"SLUICE_SHUTDOWN_TIMEOUT_S=600", "SLUICE_REQUEST_TIMEOUT_MS=600000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logtest.Buffer{}
+	srv, err := newServer(context.Background(), cfg, slog.New(slog.NewJSONHandler(logs, nil)), clock.Real())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := make(chan struct{})
+	srv.listen = func(network, address string) (net.Listener, error) {
+		ln, err := net.Listen(network, address)
+		if err != nil {
+			return nil, err
+		}
+		return failingListener{ln, fail}, nil
+	}
+	ready := make(chan net.Addr, 1)
+	stopped := make(chan error, 1)
+	go func() { stopped <- srv.serve(context.Background(), ready) }()
+	url := "http://" + (<-ready).String()
+
+	type answer struct {
+		status int
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		resp, err := http.Post(url+"/analyze", "application/json", strings.NewReader(`{"text":"`+strings.Repeat("Pat Smith. ", 9000)+`"}`))
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		answered <- answer{resp.StatusCode, err}
+	}()
+	for i := 0; scrapeSum(t, url, "sluice_batcher_batches_total", `queue="analyze"`) < 1; i++ {
+		if i == 2000 {
+			t.Fatal("the document's chunks never ran")
+		}
+		runtime.Gosched()
+	}
+	http.DefaultClient.CloseIdleConnections() // the scrapes' connection would hold the drain open
+	close(fail)
+	if a := <-answered; a.err != nil || a.status != http.StatusOK {
+		t.Fatalf("the request in flight when the listener failed: %d %v\n%s", a.status, a.err, logs.String())
+	}
+	if err := <-stopped; err == nil || !strings.Contains(err.Error(), "the listener failed") {
+		t.Fatalf("serve returned %v; want the listener's failure", err)
+	}
+}
+
+// TestCloseEndsWithinTheFlushWindow: a release that never ends (an unreachable NATS, a webhook
+// that hangs) holds close for flushWindow, no longer, and close says so.
+func TestCloseEndsWithinTheFlushWindow(t *testing.T) {
+	clk := clock.NewFake(time.Unix(0, 0))
+	logs := &logtest.Buffer{}
+	s := &server{logger: slog.New(slog.NewJSONHandler(logs, nil)), clock: clk}
+	s.closeOnce.Do(func() { s.closed = make(chan struct{}) }) // released by nobody
+	armed := clk.TimerCreated()
+	returned := make(chan struct{})
+	go func() { s.close(); close(returned) }()
+	<-armed
+	clk.Advance(flushWindow - time.Nanosecond)
+	select {
+	case <-returned:
+		t.Fatal("close returned before the flush window had passed")
+	default:
+	}
+	clk.Advance(time.Nanosecond)
+	<-returned
+	if !strings.Contains(logs.String(), "state not flushed within the window") {
+		t.Fatalf("close said nothing of what it left:\n%s", logs.String())
+	}
 }
