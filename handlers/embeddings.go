@@ -64,12 +64,12 @@ func pickEncoder[M interface{ Name() string }](s *server, c *fiber.Ctx, x *excha
 		return served, nil
 	}
 	if load == nil {
-		return none, invalid("model", msgModelNotFound)
+		return none, openAIInvalid("model", msgModelNotFound)
 	}
 	model, gate, err := load(name)
 	switch {
 	case errors.Is(err, ErrModelUnknown):
-		return none, invalid("model", msgModelNotFound)
+		return none, openAIInvalid("model", msgModelNotFound)
 	case errors.Is(err, ErrModelBusy):
 		return none, s.notReady("No room to load another encoder while the loaded ones stay", CodeServiceBusy)
 	case err != nil:
@@ -112,12 +112,9 @@ func CohereRerank(ep RerankEndpoint) Route {
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveCohereRerank(c, x, &ep) }}
 }
 
-// invalid is a validation failure about param, in the route's wire; a model not served is
-// OpenAI's 404 model_not_found.
+// invalid is a validation failure about param on a route of TEI's wire (and the privacy
+// gateway's): 422. OpenAI's routes answer openAIInvalid's 400.
 func invalid(param, msg string) *apiError {
-	if msg == msgModelNotFound {
-		return openAIInvalid(param, msg)
-	}
 	return &apiError{Status: fiber.StatusUnprocessableEntity, Code: CodeValidation, Message: msg, Outcome: OutcomeFailed, param: param}
 }
 
@@ -188,17 +185,18 @@ func checkTexts(list []string, lim Limits, what string, with ...string) string {
 // rightOnly reports whether a truncation_direction is TEI's only one served, Right (or unset).
 func rightOnly(dir *string) bool { return dir == nil || *dir == "Right" || *dir == "right" }
 
-// embedError is a failure of the model's work: a text too long is the request's fault.
-func (s *server) embedError(c *fiber.Ctx, x *exchange, ctx context.Context, err error, param string, maxLen int) error {
+// embedError is a failure of the model's work: a text too long is the request's fault, which
+// bad words in the route's wire.
+func (s *server) embedError(c *fiber.Ctx, x *exchange, ctx context.Context, err error, bad func(param, msg string) *apiError, param string, maxLen int) error {
 	switch {
 	case errors.Is(err, embed.ErrTooLong):
 		cut := "`truncate`: true" // TEI's
 		if param == "input" {
 			cut = "`truncate_prompt_tokens`: -1" // vLLM's, on OpenAI's route
 		}
-		return invalid(param, "a text is longer than the model's "+strconv.Itoa(maxLen)+" tokens; send "+cut+" to cut it")
+		return bad(param, "a text is longer than the model's "+strconv.Itoa(maxLen)+" tokens; send "+cut+" to cut it")
 	case errors.Is(err, embed.ErrNoTokens):
-		return invalid(param, "a text has no tokens")
+		return bad(param, "a text has no tokens")
 	}
 	return s.workError(c, x, ctx, err)
 }
@@ -223,16 +221,16 @@ type openAIEmbedding struct {
 func (s *server) serveOpenAIEmbeddings(c *fiber.Ctx, x *exchange, ep *EmbedEndpoint) error {
 	var req openAIEmbeddingsRequest
 	if param, msg := decodeObject(c.Body(), &req); msg != "" {
-		return invalid(param, msg)
+		return openAIInvalid(param, msg)
 	}
 	texts, msg := textList(req.Input, s.opts.Limits, "input")
 	switch {
 	case msg != "":
-		return invalid("input", msg)
+		return openAIInvalid("input", msg)
 	case req.Model == nil:
-		return invalid("model", "You must provide a model parameter")
+		return openAIInvalid("model", "You must provide a model parameter")
 	case req.EncodingFormat != nil && *req.EncodingFormat != "float" && *req.EncodingFormat != "base64":
-		return invalid("encoding_format", "`encoding_format` must be float or base64")
+		return openAIInvalid("encoding_format", "`encoding_format` must be float or base64")
 	}
 	model, err := pickEncoder(s, c, x, *req.Model, ep.Model, ep.Load)
 	if err != nil {
@@ -240,18 +238,18 @@ func (s *server) serveOpenAIEmbeddings(c *fiber.Ctx, x *exchange, ep *EmbedEndpo
 	}
 	switch {
 	case req.Truncate != nil && *req.Truncate != -1 && *req.Truncate < model.MaxLength():
-		return invalid("truncate_prompt_tokens", "`truncate_prompt_tokens` must be -1 (cut to the model's "+strconv.Itoa(model.MaxLength())+
+		return openAIInvalid("truncate_prompt_tokens", "`truncate_prompt_tokens` must be -1 (cut to the model's "+strconv.Itoa(model.MaxLength())+
 			" tokens) or at least that: a shorter cut is not served")
 	case req.Dimensions != nil && (*req.Dimensions < 1 || *req.Dimensions > model.Dimensions()):
-		return invalid("dimensions", "`dimensions` must be between 1 and the model's "+strconv.Itoa(model.Dimensions()))
+		return openAIInvalid("dimensions", "`dimensions` must be between 1 and the model's "+strconv.Itoa(model.Dimensions()))
 	case req.Dimensions != nil && *req.Dimensions != model.Dimensions() && !model.Normalized():
-		return invalid("dimensions", "this model's vectors are not normalised, so they cannot be shortened")
+		return openAIInvalid("dimensions", "this model's vectors are not normalised, so they cannot be shortened")
 	}
 	ctx, done := s.workContext(c, x)
 	defer done()
 	vecs, tokens, err := model.Embed(ctx, x.prio, texts, req.Truncate != nil, model.Normalized())
 	if err != nil {
-		return s.embedError(c, x, ctx, err, "input", model.MaxLength())
+		return s.embedError(c, x, ctx, err, openAIInvalid, "input", model.MaxLength())
 	}
 	c.Locals(localStats, &encoderStats{model: model.Name(), tokens: tokens, inputs: len(texts)})
 	data := make([]openAIEmbedding, len(vecs))
@@ -310,7 +308,7 @@ func (s *server) serveTEIEmbed(c *fiber.Ctx, x *exchange, ep *EmbedEndpoint) err
 	defer done()
 	vecs, tokens, err := ep.Model.Embed(ctx, x.prio, texts, req.Truncate != nil && *req.Truncate, normalize)
 	if err != nil {
-		return s.embedError(c, x, ctx, err, "inputs", ep.Model.MaxLength())
+		return s.embedError(c, x, ctx, err, invalid, "inputs", ep.Model.MaxLength())
 	}
 	c.Locals(localStats, &encoderStats{model: ep.Model.Name(), tokens: tokens, inputs: len(texts)})
 	if req.Dimensions != nil {
@@ -342,12 +340,14 @@ type teiRank struct {
 
 // rank scores passages against query, best first (ties by index); scores are logits made
 // probabilities unless raw.
-func (s *server) rank(c *fiber.Ctx, x *exchange, model Reranker, query string, passages []string, truncate, raw bool) ([]int, []float32, int, error) {
+// A failure that is the request's is bad's answer about param.
+func (s *server) rank(c *fiber.Ctx, x *exchange, model Reranker, query string, passages []string, truncate, raw bool,
+	bad func(param, msg string) *apiError, param string) ([]int, []float32, int, error) {
 	ctx, done := s.workContext(c, x)
 	defer done()
 	scores, tokens, err := model.Score(ctx, x.prio, query, passages, truncate)
 	if err != nil {
-		return nil, nil, 0, s.embedError(c, x, ctx, err, "texts", model.MaxLength())
+		return nil, nil, 0, s.embedError(c, x, ctx, err, bad, param, model.MaxLength())
 	}
 	c.Locals(localStats, &encoderStats{model: model.Name(), tokens: tokens, inputs: len(passages)})
 	if !raw {
@@ -385,7 +385,8 @@ func (s *server) serveTEIRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint) e
 	if msg := checkTexts(req.Texts, s.opts.Limits, "texts", *req.Query); msg != "" {
 		return invalid("texts", msg)
 	}
-	order, scores, _, err := s.rank(c, x, ep.Model, *req.Query, req.Texts, req.Truncate != nil && *req.Truncate, req.RawScores != nil && *req.RawScores)
+	order, scores, _, err := s.rank(c, x, ep.Model, *req.Query, req.Texts, req.Truncate != nil && *req.Truncate, req.RawScores != nil && *req.RawScores,
+		invalid, "texts")
 	if err != nil {
 		return err
 	}
@@ -422,7 +423,7 @@ type cohereResultText struct {
 func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint) error {
 	var req cohereRerankRequest
 	if param, msg := decodeObject(c.Body(), &req); msg != "" {
-		return invalid(param, msg)
+		return openAIInvalid(param, msg)
 	}
 	docs := make([]string, len(req.Documents))
 	for i, raw := range req.Documents {
@@ -432,7 +433,7 @@ func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint
 				Text *string `json:"text"`
 			}
 			if json.Unmarshal(raw, &obj) != nil || obj.Text == nil {
-				return invalid("documents", "each document must be a string or {\"text\": string}")
+				return openAIInvalid("documents", "each document must be a string or {\"text\": string}")
 			}
 			text = *obj.Text
 		}
@@ -440,12 +441,12 @@ func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint
 	}
 	switch {
 	case req.Query == nil || *req.Query == "":
-		return invalid("query", "`query` must be a non-empty string")
+		return openAIInvalid("query", "`query` must be a non-empty string")
 	case req.TopN != nil && *req.TopN < 1:
-		return invalid("top_n", "`top_n` must be at least 1")
+		return openAIInvalid("top_n", "`top_n` must be at least 1")
 	}
 	if msg := checkTexts(docs, s.opts.Limits, "documents", *req.Query); msg != "" {
-		return invalid("documents", msg)
+		return openAIInvalid("documents", msg)
 	}
 	model := ep.Model
 	if req.Model != nil {
@@ -455,7 +456,7 @@ func (s *server) serveCohereRerank(c *fiber.Ctx, x *exchange, ep *RerankEndpoint
 		}
 		model = picked
 	}
-	order, scores, tokens, err := s.rank(c, x, model, *req.Query, docs, true, false)
+	order, scores, tokens, err := s.rank(c, x, model, *req.Query, docs, true, false, openAIInvalid, "documents")
 	if err != nil {
 		return err
 	}
