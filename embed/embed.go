@@ -44,6 +44,10 @@ type encoder struct {
 	// perToken says the model's output is per token (an embedder's); otherwise one row per
 	// sequence (a cross-encoder's).
 	perToken bool
+	// vocab is config.json's vocab_size (0: not said); rows reads the ids past the graph's
+	// rows, once Warm has found them, as the unknown token.
+	vocab int64
+	rows  tokenizer.GraphRows
 }
 
 func newEncoder(queue string, m *models.Model, sess *engine.Session, cfg batcher.Config, clk clock.Clock, bm *batcher.Metrics, labels int, perToken bool) (*encoder, error) {
@@ -54,6 +58,7 @@ func newEncoder(queue string, m *models.Model, sess *engine.Session, cfg batcher
 	}
 	e := &encoder{name: m.Name, tok: m.Tokenizer, prefix: prefix, suffix: suffix, padID: m.Tokenizer.PadID(), maxLen: m.Config.MaxLength,
 		maxRows: max(cfg.MaxBatchSize, 1), maxPadded: max(cfg.MaxPaddedTokens, m.Config.MaxLength), perToken: perToken}
+	e.vocab = int64(m.Config.VocabSize)
 	e.runner = runner{sess: sess, padID: e.padID, labels: labels, perToken: perToken}
 	b, err := batcher.New[job, result](queue, cfg, e.runner, clk, bm)
 	if err != nil {
@@ -66,7 +71,7 @@ func newEncoder(queue string, m *models.Model, sess *engine.Session, cfg batcher
 // row is a text's ids with the model's special tokens, cut to its length (the end kept for
 // the suffix) unless truncate is false, when a longer text is ErrTooLong.
 func (e *encoder) row(text string, truncate bool) ([]int64, error) {
-	ids := e.tok.Encode(text, false).IDs
+	ids := e.encode(text)
 	room := e.maxLen - len(e.prefix) - len(e.suffix)
 	if len(ids) > room {
 		if !truncate {
@@ -81,6 +86,10 @@ func (e *encoder) row(text string, truncate bool) ([]int64, error) {
 	}
 	return out, nil
 }
+
+// encode is text's ids as the graph reads them: those past its rows (Warm) as the unknown
+// token.
+func (e *encoder) encode(text string) []int64 { return e.rows.Read(e.tok.Encode(text, false).IDs) }
 
 // output is one row's part of a job's result: its token states ([width x labels], the row's
 // real tokens first) or its scores ([labels]).
@@ -171,6 +180,11 @@ func (e *encoder) Warm(ctx context.Context) error {
 	if _, err := e.runner.Run(ctx, []job{{rows: rows}}); err != nil {
 		return fmt.Errorf("embed: model %q: warm-up failed: %w", e.name, err)
 	}
+	e.rows.Probe(e.tok, e.vocab, func(id int64) error {
+		row := append(append(append([]int64{}, e.prefix...), id), e.suffix...)
+		_, err := e.runner.Run(ctx, []job{{rows: [][]int64{row}}})
+		return err
+	})
 	return nil
 }
 
@@ -416,7 +430,7 @@ func NewReranker(queue string, m *models.Model, sess *engine.Session, cfg batche
 // the tokens read. A pair longer than the model takes is cut as HF's longest_first cuts it
 // (a token at a time from the longer part), or is ErrTooLong without truncate.
 func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string, passages []string, truncate bool) ([]float32, int, error) {
-	q := r.tok.Encode(query, false).IDs
+	q := r.encode(query)
 	rows := make([][]int64, len(passages))
 	var types [][]int64
 	if r.typed {
@@ -424,7 +438,7 @@ func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string
 	}
 	tokens := 0
 	for i, passage := range passages {
-		row, typ, err := r.pairRow(q, r.tok.Encode(passage, false).IDs, truncate)
+		row, typ, err := r.pairRow(q, r.encode(passage), truncate)
 		if err != nil {
 			return nil, 0, err
 		}

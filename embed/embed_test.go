@@ -2,7 +2,9 @@ package embed
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"math"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/tokenizer"
 )
 
 func newRuntime(t *testing.T) *engine.Runtime {
@@ -175,5 +178,69 @@ func TestALargeRequestGoesInChunks(t *testing.T) {
 				t.Fatalf("text %d's vector differs in its chunk", i)
 			}
 		}
+	}
+}
+
+// TestATokenPastTheGraphsRowsIsReadAsUnknown: a tokenizer that adds a token past the graph's
+// rows (config.json's vocab_size) has it read as the unknown token, where it failed the batch
+// of every text beside it; a vocab_size below the graph's rows changes nothing.
+func TestATokenPastTheGraphsRowsIsReadAsUnknown(t *testing.T) {
+	for _, name := range []string{"embed-mini", "rerank-mini"} {
+		t.Run(name, func(t *testing.T) {
+			m, sess := serving(t, name)
+			raw, err := fs.ReadFile(models.Embedded(), name+"/tokenizer.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var file map[string]any
+			if err := json.Unmarshal(raw, &file); err != nil {
+				t.Fatal(err)
+			}
+			file["added_tokens"] = append(file["added_tokens"].([]any), map[string]any{"id": 5000, "content": "<extra>",
+				"single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": false})
+			extra, _ := json.Marshal(file)
+			withExtra := *m
+			if withExtra.Tokenizer, err = tokenizer.Load(extra); err != nil {
+				t.Fatal(err)
+			}
+			small := *m
+			small.Config.VocabSize = 100
+			texts := []string{"Allergy: sulfa drugs - hives", "Call Maria <extra> at noon."}
+			run := func(m *models.Model) ([]float32, error) {
+				if m.Sentence != nil {
+					e, err := NewEmbedder("test", m, sess, batchConfig(), clock.Real(), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := e.Warm(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					vecs, _, err := started(t, e).Embed(context.Background(), admission.Interactive, texts, false, true)
+					if err != nil {
+						return nil, err
+					}
+					return slices.Concat(vecs...), nil
+				}
+				r, err := NewReranker("test", m, sess, batchConfig(), clock.Real(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.Warm(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				scores, _, err := started(t, r).Score(context.Background(), admission.Interactive, "Maria <extra>", texts, false)
+				return scores, err
+			}
+			if _, err := run(&withExtra); err != nil {
+				t.Fatalf("a token past the graph's rows: %v", err)
+			}
+			want, err := run(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := run(&small); err != nil || !slices.Equal(got, want) {
+				t.Fatalf("under a vocab_size smaller than the graph: %v %v, want %v", got, err, want)
+			}
+		})
 	}
 }

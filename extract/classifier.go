@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -38,12 +37,10 @@ type Classifier struct {
 	padID  int64
 	maxLen int
 	budget int
-	// vocab is config.json's vocab_size (0: not said). past, when Warm sets it, is the first
-	// id the graph has no row for, read as standIn (the unknown token): a tokenizer that added
-	// a token the model was not resized for would otherwise fail every batch it is in. (The
-	// server may take requests while a model warms: past is read atomically.)
-	vocab, standIn int64
-	past           atomic.Int64
+	// vocab is config.json's vocab_size (0: not said); rows reads the ids past the graph's
+	// rows, once Warm has found them, as the unknown token.
+	vocab int64
+	rows  tokenizer.GraphRows
 	// wordAware is whether word-level aggregation reads the tokenizer's word ids. HF's
 	// pipeline reads them only from tokenizers that spell continuation pieces (WordPiece's
 	// "##"); for the others (RoBERTa's Ġ, SentencePiece's ▁) it decides from the spaces
@@ -104,10 +101,7 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 		maxBatch:  cfg.Batch.MaxBatchSize,
 		maxPadded: cfg.Batch.MaxPaddedTokens,
 	}
-	c.vocab, c.standIn = int64(m.Config.VocabSize), c.padID
-	if unk, ok := m.Tokenizer.UnknownID(); ok && unk >= 0 {
-		c.standIn = unk
-	}
+	c.vocab = int64(m.Config.VocabSize)
 	c.runner = runner{sess: sess, padID: c.padID, labels: dec.NumLabels()}
 	b, err := batcher.New[job, result](queue, cfg.Batch, c.runner, clk, bm)
 	if err != nil {
@@ -164,15 +158,7 @@ func (c *Classifier) Extract(ctx context.Context, p admission.Priority, text str
 	if len(enc.IDs) == 0 {
 		return nil, st, nil
 	}
-	ids := enc.IDs // what the model reads; the decoder reads the tokens as the text spells them
-	if past := c.past.Load(); past > 0 && slices.ContainsFunc(ids, func(id int64) bool { return id >= past }) {
-		ids = slices.Clone(ids)
-		for i, id := range ids {
-			if id >= past {
-				ids[i] = c.standIn
-			}
-		}
-	}
+	ids := c.rows.Read(enc.IDs) // what the model reads; the decoder reads the tokens as the text spells them
 	docs := entities.Documents(text, enc.Offsets)
 	wins, rows, err := c.layout(docs, ids, enc.WordIDs)
 	if err != nil {
@@ -243,16 +229,10 @@ func (c *Classifier) Warm(ctx context.Context) error {
 	if first != nil {
 		return fmt.Errorf("extract: model %q: warm-up failed: %w", c.name, first)
 	}
-	// The tokenizer's highest id, through the graph: where it fails, and vocab_size's last id
-	// passes, ids from vocab_size on are read as the unknown token. (vocab_size alone is not
-	// the graph's rows: a config may say less than the graph holds.)
-	if top := c.tok.MaxID(); c.vocab > 0 && top >= c.vocab && c.standIn < c.vocab {
-		if _, err := c.runner.Run(ctx, []job{{rows: c.probe(top)}}); err != nil {
-			if _, err := c.runner.Run(ctx, []job{{rows: c.probe(c.vocab - 1)}}); err == nil {
-				c.past.Store(c.vocab)
-			}
-		}
-	}
+	c.rows.Probe(c.tok, c.vocab, func(id int64) error {
+		_, err := c.runner.Run(ctx, []job{{rows: c.probe(id)}})
+		return err
+	})
 	return nil
 }
 
