@@ -157,7 +157,7 @@ func dirWith(config, tokConfig string) fstest.MapFS {
 
 // TestIsEncoderReadsTheSmallFilesOnly: embedders and cross-encoders are told from the rest by
 // config.json and modules.json, without their graphs (absent here).
-func TestIsEncoderReadsTheSmallFilesOnly(t *testing.T) {
+func TestEncoderKindReadsTheSmallFilesOnly(t *testing.T) {
 	fsys := fstest.MapFS{}
 	for _, name := range []string{"embed-mini", "rerank-mini", "tiny-lm"} {
 		for _, file := range []string{"config.json", "modules.json", "1_Pooling/config.json"} {
@@ -166,12 +166,12 @@ func TestIsEncoderReadsTheSmallFilesOnly(t *testing.T) {
 			}
 		}
 	}
-	for name, want := range map[string]bool{"embed-mini": true, "rerank-mini": true, "tiny-lm": false} {
-		if got, err := IsEncoder(fsys, name); err != nil || got != want {
+	for name, want := range map[string]EncoderKind{"embed-mini": Embedder, "rerank-mini": CrossEncoder, "tiny-lm": NotEncoder} {
+		if got, err := EncoderKindOf(fsys, name); err != nil || got != want {
 			t.Errorf("%s: %v %v, want %v", name, got, err, want)
 		}
 	}
-	if _, err := IsEncoder(fsys, "absent"); err == nil {
+	if _, err := EncoderKindOf(fsys, "absent"); err == nil {
 		t.Error("a directory without config.json")
 	}
 }

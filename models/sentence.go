@@ -118,21 +118,35 @@ func (c Config) IsCrossEncoder() bool {
 	return false
 }
 
-// IsEncoder reports, from the small files alone (config.json, modules.json), whether the
+// EncoderKind is what an encoder directory serves, as Load would read it.
+type EncoderKind int
+
+const (
+	NotEncoder   EncoderKind = iota
+	Embedder                 // a sentence-transformers layout (modules.json)
+	CrossEncoder             // a sequence classifier with one label, and no modules.json
+)
+
+// EncoderKindOf reads, from the small files alone (config.json, modules.json), whether the
 // model directory dir holds an embedder or a cross-encoder: what one asks before reading a
 // graph that may be gigabytes.
-func IsEncoder(fsys fs.FS, dir string) (bool, error) {
+func EncoderKindOf(fsys fs.FS, dir string) (EncoderKind, error) {
 	data, err := fs.ReadFile(fsys, path.Join(dir, "config.json"))
 	if err != nil {
-		return false, fmt.Errorf("models: model %q: %w", dir, err)
+		return NotEncoder, fmt.Errorf("models: model %q: %w", dir, err)
 	}
 	cfg, err := ParseConfig(data)
 	if err != nil {
-		return false, fmt.Errorf("models: model %q: %w", dir, err)
+		return NotEncoder, fmt.Errorf("models: model %q: %w", dir, err)
 	}
 	s, err := readSentence(fsys, dir)
-	if err != nil {
-		return false, fmt.Errorf("models: model %q: %w", dir, err)
+	switch {
+	case err != nil:
+		return NotEncoder, fmt.Errorf("models: model %q: %w", dir, err)
+	case s != nil:
+		return Embedder, nil
+	case cfg.IsCrossEncoder():
+		return CrossEncoder, nil
 	}
-	return s != nil || cfg.IsCrossEncoder(), nil
+	return NotEncoder, nil
 }

@@ -176,6 +176,22 @@ func TestEncodersLoadOnDemand(t *testing.T) {
 		}
 	}
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+dir)
+	// An embedder named on the rerank route is refused without being loaded for it.
+	if status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "notes-embed", "query": "x", "documents": []string{"y"}}); status != 404 {
+		t.Errorf("an embedder asked to rerank: %d %s", status, body)
+	}
+	loaded := func() bool {
+		resp, err := http.Get(srv.url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return strings.Contains(string(data), `queue="embeddings:notes-embed"`)
+	}
+	if loaded() {
+		t.Error("an embedder named on the rerank route was loaded")
+	}
 	for model, want := range map[string]int{"notes-embed": 200, "embed-mini": 200, "pii": 404, "nope": 404, "../pii": 404} {
 		status, body := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": model, "input": "Allergy: penicillin - rash"})
 		var out struct {
@@ -185,6 +201,9 @@ func TestEncodersLoadOnDemand(t *testing.T) {
 		if status != want || (status == 200 && (json.Unmarshal(body, &out) != nil || out.Model != model || len(out.Data) != 1)) {
 			t.Errorf("%s: %d %s", model, status, body)
 		}
+	}
+	if !loaded() {
+		t.Error("the embedder loaded on demand has no batcher metrics")
 	}
 	status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "notes-rerank", "query": "Allergy: latex",
 		"documents": []string{"Hemoglobin 13.2 g/dL", "Allergy: sulfa drugs - hives"}})

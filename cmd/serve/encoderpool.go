@@ -74,8 +74,22 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 	if p == nil || p.dir == "" || !fs.ValidPath(name) || name == "." {
 		return nil, handlers.ErrModelUnknown
 	}
-	if _, err := os.Stat(p.dir + "/" + name); err != nil {
-		return nil, handlers.ErrModelUnknown
+	want := models.CrossEncoder
+	if embedder {
+		want = models.Embedder
+	}
+	p.mu.Lock()
+	_, ok := p.loaded[name]
+	p.mu.Unlock()
+	if !ok {
+		// Asked of the small files before a slot is taken: a model of the other kind, named
+		// on the wrong route, is never loaded for it.
+		switch kind, err := models.EncoderKindOf(os.DirFS(p.dir), name); {
+		case err != nil:
+			return nil, fmt.Errorf("%w: %w", handlers.ErrModelUnknown, err)
+		case kind != want:
+			return nil, handlers.ErrModelUnknown
+		}
 	}
 	p.mu.Lock()
 	if err := p.failed.Recall(name, p.clk.Now()); err != nil {
@@ -109,15 +123,7 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 }
 
 func (p *encoderPool) load(d *onDemand, name string) (err error) {
-	// Asked of the small files first: a client naming any directory (a generation model of
-	// gigabytes) must not have it read whole to learn that it is not an encoder.
-	switch ok, err := models.IsEncoder(os.DirFS(p.dir), name); {
-	case err != nil:
-		return fmt.Errorf("%w: %w", handlers.ErrModelUnknown, err)
-	case !ok:
-		return handlers.ErrModelUnknown
-	}
-	m, err := models.Load(os.DirFS(p.dir), name)
+	m, err := models.Load(os.DirFS(p.dir), name) // get has read its small files: an encoder
 	if err != nil {
 		return fmt.Errorf("%w: %w", handlers.ErrModelUnknown, err)
 	}
