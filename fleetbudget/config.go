@@ -1,6 +1,10 @@
 package fleetbudget
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -40,8 +44,31 @@ type Config struct {
 	// ProbeInterval is, while Redis is out of reach, how often one request tries it again
 	// (the others do not wait on it); 0: 1 s.
 	ProbeInterval time.Duration
+	// KeySecretFile is a file whose bytes key an HMAC of each caller's key, the same file on
+	// every replica: without it a key is a plain hash, which whoever reads Redis can reverse
+	// for a caller whose key can be guessed (a client's address, a tenant's name).
+	KeySecretFile string `env:"REDIS_KEY_SECRET_FILE"`
 	// KeyPrefix starts every key the store writes; "": "sluice:budget:".
 	KeyPrefix string
+}
+
+// minKeySecret is the shortest KeySecretFile taken: 128 bits.
+const minKeySecret = 16
+
+// readKeySecret is KeySecretFile's bytes, its trailing line end dropped; nil without one.
+func (c Config) readKeySecret() ([]byte, error) {
+	if c.KeySecretFile == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(c.KeySecretFile)
+	if err != nil {
+		return nil, fmt.Errorf("fleetbudget: KeySecretFile: %w", err)
+	}
+	b = bytes.TrimRight(b, "\r\n")
+	if len(b) < minKeySecret {
+		return nil, fmt.Errorf("fleetbudget: KeySecretFile: holds %d bytes; at least %d are needed", len(b), minKeySecret)
+	}
+	return b, nil
 }
 
 func (c Config) withDefaults() Config {
@@ -77,6 +104,9 @@ func (c Config) Validate() error {
 	}
 	if c.ProbeInterval < 0 {
 		check.Addf("ProbeInterval", "must be at least 0 (0: 1 s), got %s", c.ProbeInterval)
+	}
+	if _, err := c.readKeySecret(); err != nil {
+		check.Addf("KeySecretFile", "%s", strings.TrimPrefix(err.Error(), "fleetbudget: KeySecretFile: "))
 	}
 	return check.Err()
 }

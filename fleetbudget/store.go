@@ -3,6 +3,7 @@ package fleetbudget
 import (
 	"context"
 	"crypto/rand"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -29,6 +30,8 @@ type Store struct {
 	clk     clock.Clock
 	log     *slog.Logger
 	metrics *Metrics
+	// secret keys the hash of a caller's key (nil: a plain hash).
+	secret []byte
 	// local decides while Redis is out of reach and the failure mode is FailLocal.
 	local *admission.LocalStore
 	// replica makes this process's lease ids unique in the fleet; seq numbers them.
@@ -80,6 +83,10 @@ func New(cfg Config, clk clock.Clock, logger *slog.Logger, metrics *Metrics) (*S
 	if err != nil {
 		return nil, err // Validate parsed it
 	}
+	secret, err := cfg.readKeySecret()
+	if err != nil {
+		return nil, err
+	}
 	// Every wait is bounded by the timeout; a call that fails is not retried (the next request
 	// is the retry), and the client announces nothing Redis 7.0 does not know. RESP2: under
 	// RESP3 the client looks for push notifications, which the store never subscribes to, on
@@ -93,7 +100,7 @@ func New(cfg Config, clk clock.Clock, logger *slog.Logger, metrics *Metrics) (*S
 	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
-	s := &Store{cfg: cfg, rdb: redis.NewClient(opts), clk: clk, log: logger, metrics: metrics,
+	s := &Store{cfg: cfg, secret: secret, rdb: redis.NewClient(opts), clk: clk, log: logger, metrics: metrics,
 		local: admission.NewLocalStore(clk), replica: hex.EncodeToString(id[:]),
 		leases: map[*lease]struct{}{}, settles: make(chan settlement, 16*settleBatch), settlerGone: make(chan struct{}),
 		stop: make(chan struct{})}
@@ -211,9 +218,18 @@ func (s *Store) reachable() {
 	}
 }
 
-// keys are key's two Redis keys. The caller's key is hashed: it may hold a client's address.
+// keys are key's two Redis keys. The caller's key is hashed, under the secret where there is
+// one: it may hold a client's address.
 func (s *Store) keys(key string) [2]string {
-	sum := sha256.Sum256([]byte(key))
+	var sum []byte
+	if s.secret != nil {
+		mac := hmac.New(sha256.New, s.secret)
+		mac.Write([]byte(key))
+		sum = mac.Sum(nil)
+	} else {
+		plain := sha256.Sum256([]byte(key))
+		sum = plain[:]
+	}
 	base := s.cfg.KeyPrefix + "{" + hex.EncodeToString(sum[:16]) + "}"
 	return [2]string{base, base + ":leases"}
 }

@@ -3,10 +3,13 @@ package fleetbudget
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -493,5 +496,53 @@ func TestALostTakeFreesItsSlot(t *testing.T) {
 	eventually(t, "a take through Redis again, its lost slot freed", sharedTake)
 	if n := held(); n != 0 {
 		t.Fatalf("%d slots held with nothing running", n)
+	}
+}
+
+// TestAKeyedHashHidesTheCaller: with KeySecretFile, the replicas that read the same file share
+// a caller's budget under a name that is not the plain hash of its key (which a reader of
+// Redis could find from a guess at the key); a replica with another secret keeps its own.
+func TestAKeyedHashHidesTheCaller(t *testing.T) {
+	srv := redistest.Start(t)
+	secret := func(s string) string {
+		path := filepath.Join(t.TempDir(), "secret")
+		if err := os.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	one := secret("0123456789abcdef0123456789abcdef")
+	a := newReplica(t, srv.URL, Config{KeySecretFile: one}, admission.BudgetsConfig{})
+	b := newReplica(t, srv.URL, Config{KeySecretFile: one}, admission.BudgetsConfig{})
+	other := newReplica(t, srv.URL, Config{KeySecretFile: secret("fedcba9876543210fedcba9876543210")}, admission.BudgetsConfig{})
+	budget := admission.Budget{RequestsPerSecond: still, RequestBurst: 1}
+	const caller = "ip:203.0.113.7"
+	if _, ref := a.admit(t, caller, budget, 1); ref != nil {
+		t.Fatalf("the first request: %+v", ref)
+	}
+	if _, ref := b.admit(t, caller, budget, 1); ref == nil {
+		t.Fatal("a replica with the same secret did not share the caller's budget")
+	}
+	if _, ref := other.admit(t, caller, budget, 1); ref != nil {
+		t.Fatalf("a replica with another secret found the caller's budget: %+v", ref)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	keys, err := rdb.Keys(context.Background(), "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := sha256.Sum256([]byte(caller))
+	for _, k := range keys {
+		if strings.Contains(k, hex.EncodeToString(plain[:16])) {
+			t.Fatalf("key %s is the caller's plain hash", k)
+		}
+	}
+	if len(keys) == 0 {
+		t.Fatal("no keys in Redis")
+	}
+	if err := (Config{URL: srv.URL, Failure: FailLocal, Replicas: 1, Timeout: time.Second, LeaseTTL: 3 * time.Second,
+		KeySecretFile: secret("short")}).Validate(); err == nil || !strings.Contains(err.Error(), "KeySecretFile") {
+		t.Fatalf("a five-byte secret: %v", err)
 	}
 }

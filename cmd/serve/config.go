@@ -435,6 +435,9 @@ func (c Config) check(m machine) []problem {
 	if c.GatewayUpstreamURL != "" && c.GatewayOpenMedEndpoint != "" {
 		own("GATEWAY_OPENMED_ENDPOINT", "and SLUICE_GATEWAY_UPSTREAM_URL are two upstreams; set one")
 	}
+	if c.Fleet.URL == "" && c.Fleet.KeySecretFile != "" {
+		own("REDIS_URL", "must be set with SLUICE_REDIS_KEY_SECRET_FILE (it keys the budgets' names in Redis)")
+	}
 	if c.GatewayUpstreamURL == "" && (c.GatewayUpstreamKeyFile != "" || c.GatewayUpstreamModel != "") {
 		own("GATEWAY_UPSTREAM_URL", "must be set with SLUICE_GATEWAY_UPSTREAM_KEY_FILE and SLUICE_GATEWAY_UPSTREAM_MODEL (they configure it)")
 	}
