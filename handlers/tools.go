@@ -121,47 +121,194 @@ func objectsOnly(root json.RawMessage) bool {
 // never meet) and every local $ref rewritten to match: one to a table the tool does not have
 // then names no definition, and the list is refused as the named call would be.
 func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) json.RawMessage {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(params, &obj) != nil {
+	root, ok := members(params)
+	if !ok {
 		return params
 	}
 	prefix := map[string]string{"$defs": "t" + strconv.Itoa(i) + "_", "definitions": "t" + strconv.Itoa(i) + "_d_"}
-	target := func(table, name string) string { return "#/$defs/" + prefix[table] + name }
-	// Only a $ref's value: an enum, a const or a description that spells "#/$defs/x" is the
-	// client's text. (Inside a JSON string a quote is escaped, so `"$ref":` is a key.)
-	rewrite := func(raw json.RawMessage) json.RawMessage {
-		return refTarget.ReplaceAllFunc(raw, func(m []byte) []byte {
-			sub := refTarget.FindSubmatch(m)
-			return append(append([]byte{}, sub[1]...), `"`+target(string(sub[2]), "")...)
-		})
-	}
-	for _, table := range []string{"$defs", "definitions"} {
-		var entries map[string]json.RawMessage
-		if json.Unmarshal(obj[table], &entries) == nil && entries != nil {
-			for name, d := range entries {
-				defs[prefix[table]+name] = rewrite(d)
-			}
-			delete(obj, table)
-		}
-	}
-	for k, v := range obj {
-		obj[k] = rewrite(v)
-	}
-	// The root's own $ref is a value here, without its key around it.
-	var ref string
-	if json.Unmarshal(obj["$ref"], &ref) == nil {
+	retarget := func(ref string) (string, bool) {
 		for _, table := range []string{"$defs", "definitions"} {
 			if rest, ok := strings.CutPrefix(ref, "#/"+table+"/"); ok {
-				obj["$ref"], _ = json.Marshal(target(table, rest))
+				return "#/$defs/" + prefix[table] + rest, true
 			}
 		}
+		return "", false
 	}
-	out, _ := json.Marshal(obj)
-	return out
+	kept := root[:0]
+	for _, m := range root {
+		if _, table := prefix[m.key]; table {
+			if entries, ok := members(m.value); ok {
+				for _, d := range entries {
+					defs[prefix[m.key]+d.key] = rewriteRefs(d.value, retarget)
+				}
+				continue
+			}
+		}
+		kept = append(kept, m)
+	}
+	return rewriteRefs(object(kept), retarget)
 }
 
-// refTarget is a $ref key and the start of its value when it points into $defs or definitions.
-var refTarget = regexp.MustCompile(`("\$ref"\s*:\s*)"#/(\$defs|definitions)/`)
+// member is one of a JSON object's members, its value as written.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// members are raw's members in their order; false where raw is not an object. (A schema's
+// properties are written in their order: a map would sort them.)
+func members(raw json.RawMessage) ([]member, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	var out []member
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		out = append(out, member{tok.(string), v})
+	}
+	return out, true
+}
+
+// object writes ms as a JSON object, in their order.
+func object(ms []member) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(m.key)
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// rewriteRefs is schema with each $ref that retarget answers rewritten, wherever the grammar
+// reads a schema: the schema itself, its properties, additionalProperties, items, anyOf and
+// oneOf branches, and its $defs and definitions. What a const, an enum or a default holds is
+// the client's data, however it is spelt, and stays as it is. One pass over the text; schema
+// as it was where it is not JSON.
+func rewriteRefs(schema json.RawMessage, retarget func(string) (string, bool)) json.RawMessage {
+	w := refWriter{dec: json.NewDecoder(bytes.NewReader(schema)), retarget: retarget}
+	w.dec.UseNumber()
+	if w.value(roleSchema) != nil {
+		return schema
+	}
+	return w.out.Bytes()
+}
+
+// role is what a JSON value is to a schema: a schema, a map or a list of schemas, a $ref, or
+// the client's data.
+type role int
+
+const (
+	roleData role = iota
+	roleSchema
+	roleSchemas    // an object of schemas: properties, $defs, definitions
+	roleSchemaList // a list of schemas: anyOf, oneOf
+	roleRef
+)
+
+// refWriter copies a JSON text token by token, rewriting the $refs of its schemas.
+type refWriter struct {
+	dec      *json.Decoder
+	out      bytes.Buffer
+	retarget func(string) (string, bool)
+}
+
+func (w *refWriter) value(r role) error {
+	tok, err := w.dec.Token()
+	if err != nil {
+		return err
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '[' {
+			item := roleData
+			if r == roleSchemaList {
+				item = roleSchema
+			}
+			w.out.WriteByte('[')
+			for i := 0; w.dec.More(); i++ {
+				if i > 0 {
+					w.out.WriteByte(',')
+				}
+				if err := w.value(item); err != nil {
+					return err
+				}
+			}
+			w.out.WriteByte(']')
+			_, err := w.dec.Token()
+			return err
+		}
+		w.out.WriteByte('{')
+		for i := 0; w.dec.More(); i++ {
+			key, err := w.dec.Token()
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				w.out.WriteByte(',')
+			}
+			w.string(key.(string))
+			w.out.WriteByte(':')
+			if err := w.value(memberRole(r, key.(string))); err != nil {
+				return err
+			}
+		}
+		w.out.WriteByte('}')
+		_, err := w.dec.Token()
+		return err
+	case string:
+		if to, ok := w.retarget(v); ok && r == roleRef {
+			v = to
+		}
+		w.string(v)
+	case json.Number:
+		w.out.WriteString(v.String())
+	case bool:
+		w.out.WriteString(strconv.FormatBool(v))
+	case nil:
+		w.out.WriteString("null")
+	}
+	return nil
+}
+
+// memberRole is the role of key's value in an object of role r.
+func memberRole(r role, key string) role {
+	switch r {
+	case roleSchemas:
+		return roleSchema
+	case roleSchema:
+		switch key {
+		case "$ref":
+			return roleRef
+		case "additionalProperties", "items":
+			return roleSchema
+		case "properties", "$defs", "definitions":
+			return roleSchemas
+		case "anyOf", "oneOf":
+			return roleSchemaList
+		}
+	}
+	return roleData
+}
+
+func (w *refWriter) string(s string) {
+	b, _ := json.Marshal(s)
+	w.out.Write(b)
+}
 
 // callSeparator ends an external model's text where its calls follow (ASCII's record
 // separator, which no answer's text holds).

@@ -149,6 +149,18 @@ func TestAForcedCallIsAnObject(t *testing.T) {
 	if _, err := grammar.Compile(v, *plan(t, cross, `"required"`, nil).constraint()); err == nil {
 		t.Error("a tool's $ref reached another tool's definitions")
 	}
+	// A $ref is rewritten however JSON spells it (`\/` for a slash), and an object a const
+	// holds is the client's data even where it has a "$ref" key; the properties keep their order.
+	spelt := `[{"type":"function","function":{"name":"s","parameters":{"type":"object","properties":{` +
+		`"z":{"$ref":"#\/$defs\/x"},"a":{"const":{"$ref":"#/$defs/x"}}},"$defs":{"x":{"type":"string"}}}}}]`
+	spec = plan(t, spelt, `"required"`, nil).constraint()
+	if got := string(spec.Schema); !strings.Contains(got, `"z":{"$ref":"#/$defs/t0_x"}`) ||
+		!strings.Contains(got, `"a":{"const":{"$ref":"#/$defs/x"}}`) || strings.Index(got, `"z"`) > strings.Index(got, `"a"`) {
+		t.Errorf("a spelt $ref and a const's data: %s", got)
+	}
+	if _, err := grammar.Compile(v, *spec); err != nil {
+		t.Errorf("a spelt $ref: %v", err)
+	}
 	// A root anyOf or $ref stands alone: still compiled, required and named.
 	for _, params := range []string{`{"anyOf":[{"type":"object","properties":{"a":{"type":"string"}}},{"type":"object","properties":{"b":{"type":"integer"}}}]}`,
 		`{"$ref":"#/definitions/X","definitions":{"X":{"type":"object","properties":{"a":{"type":"string"}}}}}`} {
