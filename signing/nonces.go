@@ -1,6 +1,7 @@
 package signing
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,9 @@ type MemoryNonces struct {
 
 	mu      sync.Mutex
 	expires map[string]time.Time
+	// order is every kept nonce by when it expires, soonest first: the expired are forgotten
+	// from its front, never by a walk over all of them.
+	order nonceHeap
 }
 
 // NewMemoryNonces keeps at most max nonces.
@@ -27,29 +31,27 @@ func NewMemoryNonces(clk clock.Clock, max int) *MemoryNonces {
 	return &MemoryNonces{clk: clk, max: max, expires: map[string]time.Time{}}
 }
 
-// Consume records key until expires. When full it first forgets the nonces whose windows
-// have passed; if none has, it refuses, with the wait until the first frees.
+// Consume records key through expires (a request signed at the window's very edge is still
+// a replay at that instant). When full, after forgetting the nonces whose windows have passed,
+// it refuses, with the wait until the first frees.
 func (m *MemoryNonces) Consume(_ context.Context, key string, expires time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.clk.Now()
-	if until, ok := m.expires[key]; ok && now.Before(until) {
+	for len(m.order) > 0 && now.After(m.order[0].until) {
+		e := heap.Pop(&m.order).(nonceEntry)
+		if m.expires[e.key].Equal(e.until) {
+			delete(m.expires, e.key)
+		}
+	}
+	if until, ok := m.expires[key]; ok && !now.After(until) {
 		return ErrReplayed
 	}
 	if len(m.expires) >= m.max {
-		first := time.Time{}
-		for k, until := range m.expires {
-			if !now.Before(until) {
-				delete(m.expires, k)
-			} else if first.IsZero() || until.Before(first) {
-				first = until
-			}
-		}
-		if len(m.expires) >= m.max {
-			return &Failure{Reason: ReasonNoncesFull, RetryAfter: max(first.Sub(now), time.Second)}
-		}
+		return &Failure{Reason: ReasonNoncesFull, RetryAfter: max(m.order[0].until.Sub(now), time.Second)}
 	}
 	m.expires[key] = expires
+	heap.Push(&m.order, nonceEntry{until: expires, key: key})
 	return nil
 }
 
@@ -58,6 +60,25 @@ func (m *MemoryNonces) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.expires)
+}
+
+type nonceEntry struct {
+	until time.Time
+	key   string
+}
+
+// nonceHeap is a container/heap of nonces, soonest expiry first.
+type nonceHeap []nonceEntry
+
+func (h nonceHeap) Len() int           { return len(h) }
+func (h nonceHeap) Less(i, j int) bool { return h[i].until.Before(h[j].until) }
+func (h nonceHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nonceHeap) Push(x any)        { *h = append(*h, x.(nonceEntry)) }
+func (h *nonceHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
 }
 
 // nonceBucket is the fleet's nonces on JetStream.
@@ -76,10 +97,21 @@ type JetStreamNonces struct {
 	window time.Duration
 }
 
-// NewJetStreamNonces ensures the bucket, with replicas copies.
+// NewJetStreamNonces ensures the bucket, with replicas copies. Entries live twice the window,
+// so its bytes hold twice MaxNonces: the same nonces a second as the memory store's. A bucket
+// another replica made is never made smaller or shorter-lived here (a replica of a shorter
+// window would drop nonces the others still accept requests of).
 func NewJetStreamNonces(ctx context.Context, js jetstream.JetStream, cfg Config, replicas int) (*JetStreamNonces, error) {
+	ttl, bytes := 2*cfg.Window, 2*int64(cfg.MaxNonces)*nonceEntryBytes
+	if kv, err := js.KeyValue(ctx, nonceBucket); err == nil {
+		if st, err := kv.Status(ctx); err == nil {
+			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
+				ttl, bytes = max(ttl, bs.TTL()), max(bytes, bs.StreamInfo().Config.MaxBytes)
+			}
+		}
+	}
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: nonceBucket, History: 1,
-		TTL: 2 * cfg.Window, MaxBytes: int64(cfg.MaxNonces) * nonceEntryBytes, Storage: jetstream.FileStorage,
+		TTL: ttl, MaxBytes: bytes, Storage: jetstream.FileStorage,
 		Replicas: replicas, Description: "nonces of signed requests, hashed, until their windows pass"})
 	if err != nil {
 		return nil, fmt.Errorf("signing: nonce bucket: %w", err)
@@ -96,7 +128,8 @@ func (j *JetStreamNonces) Consume(ctx context.Context, key string, _ time.Time) 
 	case errors.Is(err, jetstream.ErrKeyExists):
 		return ErrReplayed
 	case strings.Contains(err.Error(), "maximum bytes exceeded"):
-		return &Failure{Reason: ReasonNoncesFull, RetryAfter: j.window}
+		// Entries expire a few at a time, not all at the window's end.
+		return &Failure{Reason: ReasonNoncesFull, RetryAfter: max(j.window/60, time.Second)}
 	}
 	return err
 }

@@ -52,9 +52,10 @@ type Config struct {
 	SecretFile string `env:"SIGNING_SECRET_FILE"`
 	// Window is how far a request's timestamp may be from now, either way.
 	Window time.Duration `env:"SIGNING_WINDOW_S" envDefault:"300" unit:"s"`
-	// MaxNonces bounds the nonces the store keeps at once: past it, signed requests fail
-	// closed until the oldest windows pass.
-	MaxNonces int `env:"SIGNING_MAX_NONCES" envDefault:"10000"`
+	// MaxNonces bounds the nonces the store keeps at once, each about a window: the most
+	// signed requests taken in one window (the default, 1,000 a second over 300 s). Past it,
+	// signed requests fail closed until the oldest windows pass.
+	MaxNonces int `env:"SIGNING_MAX_NONCES" envDefault:"300000"`
 }
 
 // Validate reports every field out of range.

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/natsbox"
 )
@@ -99,7 +101,11 @@ func TestMemoryNoncesFailClosedWhenFull(t *testing.T) {
 	if err := m.Consume(ctx, "c", epoch.Add(time.Minute)); !errors.As(err, &f) || f.Reason != ReasonNoncesFull || f.RetryAfter != time.Minute {
 		t.Fatalf("full: %v", err)
 	}
-	fake.Advance(time.Minute) // a's window has passed: its place frees, and a may come again
+	fake.Advance(time.Minute) // the last instant of a's window: still kept
+	if err := m.Consume(ctx, "a", epoch.Add(3*time.Minute)); !errors.Is(err, ErrReplayed) {
+		t.Fatalf("a at its window's end: %v", err)
+	}
+	fake.Advance(time.Nanosecond) // a's window has passed: its place frees, and a may come again
 	if err := m.Consume(ctx, "c", epoch.Add(3*time.Minute)); err != nil {
 		t.Fatalf("after a's window: %v", err)
 	}
@@ -145,5 +151,39 @@ func TestJetStreamNoncesAreTheFleets(t *testing.T) {
 	}
 	if full != ReasonNoncesFull {
 		t.Fatalf("a bucket past its bound: %s", full)
+	}
+	// A replica of a shorter window or fewer nonces leaves the bucket as long-lived and as large.
+	if _, err := NewJetStreamNonces(context.Background(), box.JetStream(), Config{Window: time.Minute, MaxNonces: 1}, 1); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := box.JetStream().KeyValue(context.Background(), nonceBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := kv.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bs := st.(*jetstream.KeyValueBucketStatus); bs.TTL() != 10*time.Minute || bs.StreamInfo().Config.MaxBytes != 2*8*nonceEntryBytes {
+		t.Fatalf("the bucket after a replica of a shorter window: TTL %s, %d bytes", bs.TTL(), bs.StreamInfo().Config.MaxBytes)
+	}
+}
+
+// TestAReplayAtTheWindowsEdgeIsRefused: a request replayed at the very instant its timestamp
+// leaves the window is refused, as it is a moment before.
+func TestAReplayAtTheWindowsEdgeIsRefused(t *testing.T) {
+	fake := clock.NewFake(epoch)
+	cfg := Config{Window: 5 * time.Minute, MaxNonces: 8}
+	v, err := NewVerifier(cfg, []byte("k"), fake, NewMemoryNonces(fake, cfg.MaxNonces))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := signed("k", "POST", "/jobs", epoch.Unix(), "edge", nil)
+	if got := reason(v.Verify(context.Background(), "POST", "/jobs", nil, h.get)); got != "ok" {
+		t.Fatalf("first: %s", got)
+	}
+	fake.Advance(cfg.Window)
+	if got := reason(v.Verify(context.Background(), "POST", "/jobs", nil, h.get)); got == "ok" {
+		t.Fatal("replayed at the window's end: accepted")
 	}
 }
