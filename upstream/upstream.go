@@ -95,12 +95,13 @@ func (u *Upstream) Complete(ctx context.Context, requestID, prompt string, metad
 	return textOf(raw)
 }
 
-// textOf finds an answer's text: a top-level string field, or an OpenAI choice's.
+// textOf finds an answer's text: a top-level string field, or an OpenAI choice's. A field
+// that is null says nothing (a server that writes its unset fields): the search goes on.
 func textOf(raw map[string]json.RawMessage) (string, error) {
 	for _, k := range []string{"text", "response", "content", "completion", "output"} {
-		var s string
-		if v, ok := raw[k]; ok && json.Unmarshal(v, &s) == nil {
-			return s, nil
+		var s *string
+		if v, ok := raw[k]; ok && json.Unmarshal(v, &s) == nil && s != nil {
+			return *s, nil
 		}
 	}
 	var choices []struct {

@@ -22,6 +22,7 @@ func TestTextOfEveryShape(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"text":"a"}`: "a", `{"response":"b"}`: "b", `{"content":"c"}`: "c", `{"completion":"d"}`: "d", `{"output":"e"}`: "e",
 		`{"choices":[{"message":{"role":"assistant","content":"f"}}]}`: "f", `{"choices":[{"text":"g"}]}`: "g",
+		`{"text":null,"response":"h"}`: "h", `{"output":null,"choices":[{"message":{"content":"i"}}]}`: "i",
 	} {
 		var raw map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(body), &raw); err != nil {
@@ -30,6 +31,9 @@ func TestTextOfEveryShape(t *testing.T) {
 		if got, err := textOf(raw); got != want || err != nil {
 			t.Errorf("%s: %q %v", body, got, err)
 		}
+	}
+	if _, err := textOf(map[string]json.RawMessage{"text": json.RawMessage(`null`)}); err != ErrInvalidAnswer {
+		t.Errorf("a null text: %v", err)
 	}
 	if _, err := textOf(map[string]json.RawMessage{"choices": json.RawMessage(`[]`)}); err != ErrInvalidAnswer {
 		t.Errorf("no text: %v", err)
