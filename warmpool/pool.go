@@ -223,6 +223,10 @@ func (p *Pool) Acquire(ctx context.Context, name string, keep KeepAlive) (Model,
 		}
 		p.mu.Lock()
 		if e, ok = p.entries[name]; !ok { // another request may have started it meanwhile
+			if err := p.failed.Recall(name, p.clk.Now()); err != nil { // or seen it fail
+				p.mu.Unlock()
+				return nil, nil, err
+			}
 			if e, err = p.startLoad(name, size); err != nil {
 				p.mu.Unlock()
 				return nil, nil, err
@@ -596,7 +600,8 @@ func (p *Pool) Counts() (loads, evictions int) {
 
 // Close unloads every model loaded on demand (the pinned ones are their owner's to close) and
 // stops the keep-alive timers. Loads under way are told to stop (their context ends) and
-// waited for, while ctx lasts; a model one still makes is closed when it ends.
+// waited for, with the closes of models unloaded before, while ctx lasts; a model a load still
+// makes is closed when it ends.
 func (p *Pool) Close(ctx context.Context) error {
 	p.mu.Lock()
 	if p.closed {
@@ -618,16 +623,16 @@ func (p *Pool) Close(ctx context.Context) error {
 	for _, m := range models {
 		errs = append(errs, m.Close(ctx))
 	}
-	p.closers.Wait() // the models unloaded before, still draining
 	loads := make(chan struct{})
 	go func() {
+		p.closers.Wait() // the models unloaded before, still draining
 		p.running.Wait() // a load made for the closed pool closes its model before it ends
 		close(loads)
 	}()
 	select {
 	case <-loads:
 	case <-ctx.Done():
-		errs = append(errs, fmt.Errorf("warmpool: loads still under way: %w", ctx.Err()))
+		errs = append(errs, fmt.Errorf("warmpool: closes or loads still under way: %w", ctx.Err()))
 	}
 	return errors.Join(errs...)
 }

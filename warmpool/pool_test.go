@@ -433,3 +433,40 @@ func TestALoadThatPanicsIsAFailedLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestARequestInItsEstimateSeesAFailureMeanwhile: a request still reading its model's size
+// when another request's load of it fails gets that failure, and does not load it again.
+func TestARequestInItsEstimateSeesAFailureMeanwhile(t *testing.T) {
+	f := &fakeModels{sizes: map[string]int64{"a": 10}}
+	f.fail.Store(true)
+	inEstimate, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int64
+	estimate := func(name string) (int64, error) {
+		if calls.Add(1) == 1 {
+			close(inEstimate)
+			<-release
+		}
+		return f.estimate(name)
+	}
+	p, err := New(Config{Forever: true, RetryFailedAfter: time.Minute}, f.load, estimate, clock.NewFake(epoch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	first := make(chan error, 1)
+	go func() {
+		_, _, err := p.Acquire(context.Background(), "a", KeepAlive{})
+		first <- err
+	}()
+	<-inEstimate
+	if _, _, err := p.Acquire(context.Background(), "a", KeepAlive{}); err == nil {
+		t.Fatal("a load that fails: no error")
+	}
+	close(release)
+	if err := <-first; err == nil {
+		t.Fatal("the request in its estimate: no error")
+	}
+	if n := f.loads.Load(); n != 1 {
+		t.Fatalf("%d loads of a model whose load had just failed; want 1", n)
+	}
+}
