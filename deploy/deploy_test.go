@@ -491,10 +491,6 @@ func TestManifestRulesCatchMistakes(t *testing.T) {
 			g := int64(5 + srv.shutdownS + 1) // the preStop pause, the grace, the answer window
 			m.deployment.Spec.Template.Spec.TerminationGracePeriodSeconds = &g
 		}, "terminationGracePeriodSeconds"},
-		{"no room to flush", func(m manifests) {
-			g := int64(5 + srv.shutdownS + 1) // the preStop pause, the grace, the answer window
-			m.deployment.Spec.Template.Spec.TerminationGracePeriodSeconds = &g
-		}, "terminationGracePeriodSeconds"},
 		{"longer shutdown", func(m manifests) { setEnv(container(m), "SLUICE_SHUTDOWN_TIMEOUT_S", "60") }, "terminationGracePeriodSeconds"},
 		{"no preStop", func(m manifests) { container(m).Lifecycle = nil }, "preStop"},
 		{"other UID", func(m manifests) {

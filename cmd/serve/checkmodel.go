@@ -68,7 +68,8 @@ func checkModel(args, environ []string, stdout, stderr io.Writer) int {
 		r.line("word boundaries: guessed from spaces, as HF's pipeline does for tokenizers without a subword prefix")
 	}
 	if v := m.Config.VocabSize; v > 0 && m.Tokenizer.MaxID() >= int64(v) {
-		r.problem("tokenizer.json gives ids up to %d but config.json's vocab_size is %d: ids past it fail in the graph",
+		r.line("note: tokenizer.json gives ids up to %d but config.json's vocab_size is %d: where the graph has no rows for them "+
+			"(run through it at warm-up) the server reads them as the unknown token, and refuses a generation prompt holding one",
 			m.Tokenizer.MaxID(), v)
 	}
 

@@ -1,6 +1,9 @@
 package main
 
-import "net"
+import (
+	"errors"
+	"net"
+)
 
 // sendBuffer bounds the kernel's send buffer of every connection. Left to autotuning, Linux
 // lets it grow to megabytes, and a client that stops reading a stream would have that much
@@ -21,4 +24,14 @@ func (l boundedSendListener) Accept() (net.Conn, error) {
 		_ = tc.SetWriteBuffer(sendBuffer) // best effort: the default is only less strict
 	}
 	return c, nil
+}
+
+// Close closes the listener; one closed already (a listener that failed, whose socket went
+// with it) is no error. The HTTP server's shutdown returns at once on a Close that fails,
+// before the requests on the connections it took are answered.
+func (l boundedSendListener) Close() error {
+	if err := l.Listener.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
 }

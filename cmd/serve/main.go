@@ -571,7 +571,7 @@ func (s *server) isReady() bool {
 }
 
 // flushWindow bounds close: the webhooks being delivered, the audit's appends in flight,
-// NATS's drain and the last spans, after the shutdown's grace and answer window. A pod's
+// NATS's drain, the budgets' settlements for Redis and the last spans, after the shutdown's grace and answer window. A pod's
 // termination grace covers all three (deploy/deploy_test.go), so the process ends by itself,
 // saying what it did not flush, rather than by a SIGKILL that says nothing.
 const flushWindow = 5 * time.Second
@@ -583,9 +583,10 @@ const flushWindow = 5 * time.Second
 func (s *server) close() {
 	s.closeOnce.Do(func() {
 		s.closed = make(chan struct{})
+		by := s.clock.Now().Add(flushWindow)
 		go func() {
 			defer close(s.closed)
-			s.release()
+			s.release(by)
 		}()
 	})
 	t := s.clock.NewTimer(flushWindow)
@@ -593,13 +594,14 @@ func (s *server) close() {
 	select {
 	case <-s.closed:
 	case <-t.C():
-		s.logger.Error("state not flushed within the window; exiting without the rest (jobs' webhooks, audit appends, NATS, spans)",
+		s.logger.Error("state not flushed within the window; exiting without the rest (jobs' webhooks, audit appends, NATS, budget settlements, spans)",
 			slog.String("window", flushWindow.String()))
 	}
 }
 
-// release is close's work, in order.
-func (s *server) release() {
+// release is close's work, in order, the state's flushes first; the last spans get what is
+// left of the window until by.
+func (s *server) release(by time.Time) {
 	if s.jobs != nil {
 		s.jobs.Close() // its workers give their documents back to the queue
 		s.jobs = nil
@@ -618,8 +620,12 @@ func (s *server) release() {
 		}
 		s.stopPoolWork()
 	}
+	if s.fleet != nil {
+		_ = s.fleet.Close() // the budgets' settlements still queued, sent to Redis
+		s.fleet = nil
+	}
 	if s.tracer != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), min(5*time.Second, by.Sub(s.clock.Now())))
 		_ = s.tracer.Shutdown(ctx) // the last spans (requests, jobs), exported
 		cancel()
 		s.tracer = nil
@@ -629,9 +635,6 @@ func (s *server) release() {
 	}
 	if s.watcher != nil {
 		_ = s.watcher.Close()
-	}
-	if s.fleet != nil {
-		_ = s.fleet.Close()
 	}
 	if s.runtime != nil {
 		if err := s.runtime.Close(); err != nil {

@@ -187,6 +187,11 @@ func TestAFailedListenerDrainsWhatItTook(t *testing.T) {
 	if err := <-stopped; err == nil || !strings.Contains(err.Error(), "the listener failed") {
 		t.Fatalf("serve returned %v; want the listener's failure", err)
 	}
+	// The HTTP server waited for the connection: its shutdown did not end early (as it does
+	// on a listener's Close that fails) with the connection still open.
+	if strings.Contains(logs.String(), "HTTP connections still open") {
+		t.Fatalf("the shutdown did not wait for the request in flight:\n%s", logs.String())
+	}
 }
 
 // TestCloseEndsWithinTheFlushWindow: a release that never ends (an unreachable NATS, a webhook
@@ -201,13 +206,15 @@ func TestCloseEndsWithinTheFlushWindow(t *testing.T) {
 	go func() { s.close(); close(returned) }()
 	<-armed
 	clk.Advance(flushWindow - time.Nanosecond)
-	select {
-	case <-returned:
-		t.Fatal("close returned before the flush window had passed")
-	default:
+	if clk.Pending() != 1 {
+		t.Fatal("close's timer fired before the flush window had passed")
 	}
 	clk.Advance(time.Nanosecond)
-	<-returned
+	select {
+	case <-returned:
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("close did not return at the end of the flush window")
+	}
 	if !strings.Contains(logs.String(), "state not flushed within the window") {
 		t.Fatalf("close said nothing of what it left:\n%s", logs.String())
 	}
