@@ -11,7 +11,7 @@ JS_CLIENTS := cmd/serve/testdata/js/node_modules/.package-lock.json
 REDIS_SERVER := third_party/redis/redis-server
 export TEST_REDIS_SERVER ?= $(CURDIR)/$(REDIS_SERVER)
 
-.PHONY: serve test build ort redis vet staticcheck unit fuzz models bench overload generate-bench hol-bench fleet-bench jobs-bench
+.PHONY: serve test build ort redis vet staticcheck unit fuzz models bench overload generate-bench hol-bench fleet-bench jobs-bench durability
 
 # Fetched again when the script's pin changes (it keeps a copy that verifies).
 $(ORT_LIB): scripts/fetch-onnxruntime.sh
@@ -89,6 +89,11 @@ fleet-bench: $(ORT_LIB) $(REDIS_SERVER)
 ## hol-bench: short /analyze requests beside 100,000-character ones (not run by CI).
 hol-bench: $(ORT_LIB)
 	bash scripts/hol-bench.sh
+
+## durability: the tests that prove durability across SIGKILL and take minutes each (a
+## webhook taken over from a killed process once its claim passes); not run by CI.
+durability: $(ORT_LIB)
+	SLUICE_LONG_TESTS=1 $(GO) test -run '^TestAWebhookOutlivesSIGKILL$$' -count=1 -v -timeout 20m ./cmd/serve/
 
 ## jobs-bench: a job of JOBS_BENCH_DOCS notes (default 10,000) alone against /pii/deidentify's
 ## capacity, beside interactive load at half capacity, and across a SIGKILL (not run by CI).

@@ -183,6 +183,10 @@ func (r *Runtime) probe() error {
 // Device reports where this runtime's sessions run: DeviceCPU or DeviceCUDA, never DeviceAuto.
 func (r *Runtime) Device() Device { return r.device }
 
+// Version is the loaded ONNX Runtime library's version ("1.30.0"): its kernels decide what a
+// rewritten graph computes, so a measurement of one stands for that version only.
+func (r *Runtime) Version() string { return ort.GetVersion() }
+
 // sessionOptions builds the options every session of this runtime is created with. The caller
 // destroys them.
 func (r *Runtime) sessionOptions() (*ort.SessionOptions, error) {

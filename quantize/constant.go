@@ -24,6 +24,9 @@ func (rw *rewrite) constant(name string) (constTensor, bool) {
 	if c, ok := rw.consts[name]; ok {
 		return c, c.values != nil
 	}
+	// Not a constant while it resolves: a graph whose Cast or Mul reads its own output, at any
+	// remove, ends there rather than in a recursion no recover catches.
+	rw.consts[name] = constTensor{}
 	c, ok := rw.resolve(name)
 	if !ok {
 		c = constTensor{}

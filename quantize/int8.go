@@ -14,7 +14,7 @@ import (
 )
 
 // Version names the rewrite: a cached result made by another version is made again.
-const Version = "int8-v2"
+const Version = "int8-v3"
 
 // Options tunes which products are rewritten. The zero value is the documented rule.
 type Options struct {

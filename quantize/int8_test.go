@@ -1,7 +1,9 @@
 package quantize
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"maps"
 	"math"
@@ -413,6 +415,27 @@ func TestInt8RefusesMalformedWeights(t *testing.T) {
 	}
 }
 
+// TestInt8TakesAGraphThatReadsItsOwnOutput: a Cast that reads its own output, or a Mul and a
+// Cast that read each other's, as a weight ends in "not a constant", not in a recursion that
+// overflows the stack (a fatal error no recover catches: the server would go down).
+func TestInt8TakesAGraphThatReadsItsOwnOutput(t *testing.T) {
+	head := floatTensor("head", make([]float32, 64*3), 64, 3)
+	to := intAttr("to", int64(onnxpb.TensorProto_FLOAT))
+	for name, nodes := range map[string][]*onnxpb.NodeProto{
+		"a Cast of itself":       {node("Cast", "c", []string{"w"}, "w", to)},
+		"a Mul and a Cast round": {node("Mul", "m", []string{"a", "s"}, "b"), node("Cast", "c", []string{"b"}, "a", to)},
+	} {
+		g := &onnxpb.GraphProto{Initializer: []*onnxpb.TensorProto{head, floatTensor("s", []float32{1}, 1)},
+			Output: []*onnxpb.ValueInfoProto{valueInfo("y", 0, 3)},
+			Node: append(nodes, node("MatMul", "p", []string{"x", nodes[len(nodes)-1].GetOutput()[0]}, "h"),
+				node("MatMul", "o", []string{"h", "head"}, "y"))}
+		src, _ := proto.Marshal(&onnxpb.ModelProto{Graph: g})
+		if _, rep, err := Int8(src, Options{}); err != nil || rep.Quantized != 0 {
+			t.Errorf("%s: %v %v, want the product left as it is", name, rep, err)
+		}
+	}
+}
+
 func TestInt8RefusesWhatIsNotAModel(t *testing.T) {
 	if _, _, err := Int8([]byte("not a protobuf at all \xff\xff"), Options{}); !errors.Is(err, ErrNotONNX) {
 		t.Fatalf("err %v, want ErrNotONNX", err)
@@ -561,4 +584,23 @@ func node(op, name string, in []string, out string, attrs ...*onnxpb.AttributePr
 
 func intAttr(name string, v int64) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(v)}
+}
+
+// TestTheRewriteIsPinned: the rewrite of a fixed graph is these bytes. A cache entry is
+// reused on Version alone, so a change that moves them must bump Version (then update the
+// hash here): an entry of the old rewrite would otherwise be served as the new one.
+func TestTheRewriteIsPinned(t *testing.T) {
+	m, _ := testGraph(t, rand.New(rand.NewPCG(1, 2)))
+	src, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := Int8(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "f6752d0a78a80b843fd4b034e25ff80246e54376f201129f397bb2127af65dda"
+	if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) != want {
+		t.Fatalf("the rewrite of the fixed graph is %x; if it changed on purpose, bump Version (%s) and put the new hash here", sum, Version)
+	}
 }

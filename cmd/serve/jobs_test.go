@@ -517,3 +517,66 @@ func TestShutdownGivesJobDocumentsBack(t *testing.T) {
 		t.Fatalf("after the restart: processed %d, failed %d of %d", j.ProcessedCount, j.FailedCount, len(docs))
 	}
 }
+
+// TestAWebhookOutlivesSIGKILL: the process delivering a job's webhook is killed with SIGKILL
+// while its receiver holds the attempt open; started again on the same data directory and key,
+// the server takes the delivery over once the dead process's claim has passed (its attempts'
+// time and a minute), and the receiver gets job.done once more, answered this time. Minutes
+// long: it runs with SLUICE_LONG_TESTS set (make durability).
+func TestAWebhookOutlivesSIGKILL(t *testing.T) {
+	if os.Getenv("SLUICE_LONG_TESTS") == "" {
+		t.Skip("minutes long: runs with SLUICE_LONG_TESTS set (make durability)")
+	}
+	held := make(chan struct{})
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var answered []string
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		select {
+		case <-held:
+		default:
+			close(held) // the first attempt: held open until the test ends
+			<-release
+			return
+		}
+		mu.Lock()
+		answered = append(answered, r.Header.Get("X-OpenMed-Event")+" "+string(body))
+		mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer receiver.Close()
+	defer close(release)
+	dir, key := t.TempDir(), jobKey(t)
+	env := []string{"SLUICE_DATA_DIR=" + dir, "SLUICE_REPLICA_ID=w1", "SLUICE_GENERATE_MODEL=none", "SLUICE_JOBS_KEY_FILE=" + key,
+		"SLUICE_JOBS_WEBHOOK_ALLOW_PRIVATE=true", "SLUICE_JOBS_WEBHOOK_TIMEOUT_MS=5000"}
+	p := startProcess(t, env...)
+	c := openMedJobs{base: p.url}
+	created, code, err := c.CreateJob(omCreateJob{Documents: []omDocument{{ID: "a", Text: "Patient Maria Garcia was seen on 03/04/2021."}},
+		Webhook: &omWebhook{URL: receiver.URL + "/hook", Secret: "shared", MaxAttempts: 2, BackoffSeconds: 0.05}})
+	if err != nil || code != 202 {
+		t.Fatalf("CreateJob: %d %v", code, err)
+	}
+	select {
+	case <-held:
+	case <-time.After(2 * time.Minute): // a hang guard
+		t.Fatal("the webhook's first attempt never came")
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	// Its claim: two attempts of five seconds, a backoff and a minute to spare; the next start
+	// sweeps the records at once and each minute after.
+	p = startProcess(t, env...)
+	c = openMedJobs{base: p.url}
+	j := waitJob(t, c, created.ID, 10*time.Minute, func(j omJob) bool {
+		return j.WebhookDelivery != nil && j.WebhookDelivery.Status != "pending"
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if j.WebhookDelivery.Status != "delivered" || len(answered) != 1 || !strings.HasPrefix(answered[0], "job.done ") ||
+		strings.Contains(answered[0], "Maria") {
+		t.Fatalf("after the restart: %+v, answered %q", j.WebhookDelivery, answered)
+	}
+}

@@ -88,10 +88,11 @@ func (a Agreement) String() string {
 // settings (a changed config.json, tokenizer or stride measures again).
 func Check(ctx context.Context, rt *engine.Runtime, m *models.Model, res quantize.Result, ext extract.Config) (Agreement, error) {
 	h := sha256.New()
-	// The machine is part of the key: int8 kernels differ by CPU (VNNI or not), so a figure
-	// measured where a cache was filled does not stand for another host.
-	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%d\x00%s/%v/%v/%v\x00", quantize.Version, Version, res.SHA256, m.Digest, ext.Stride,
-		runtime.GOARCH, cpu.X86.HasAVX2, cpu.X86.HasAVX512VNNI, cpu.X86.HasAVXVNNI)
+	// The machine and ONNX Runtime's version are part of the key: int8 kernels differ by CPU
+	// (VNNI or not) and by release, so a figure measured where a cache was filled does not
+	// stand for another host or another image.
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%d\x00%s/%v/%v/%v\x00%s\x00", quantize.Version, Version, res.SHA256, m.Digest, ext.Stride,
+		runtime.GOARCH, cpu.X86.HasAVX2, cpu.X86.HasAVX512VNNI, cpu.X86.HasAVXVNNI, rt.Version())
 	for _, text := range Sample {
 		fmt.Fprintf(h, "%d:%s", len(text), text)
 	}
