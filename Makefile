@@ -93,7 +93,7 @@ hol-bench: $(ORT_LIB)
 ## durability: the tests that prove durability across SIGKILL and take minutes each (a
 ## webhook taken over from a killed process once its claim passes); not run by CI.
 durability: $(ORT_LIB)
-	SLUICE_LONG_TESTS=1 $(GO) test -run '^TestAWebhookOutlivesSIGKILL$$' -count=1 -v -timeout 20m ./cmd/serve/
+	LONG_TESTS=1 $(GO) test -run '^TestAWebhookOutlivesSIGKILL$$' -count=1 -v -timeout 20m ./cmd/serve/
 
 ## jobs-bench: a job of JOBS_BENCH_DOCS notes (default 10,000) alone against /pii/deidentify's
 ## capacity, beside interactive load at half capacity, and across a SIGKILL (not run by CI).

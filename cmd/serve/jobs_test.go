@@ -522,10 +522,10 @@ func TestShutdownGivesJobDocumentsBack(t *testing.T) {
 // while its receiver holds the attempt open; started again on the same data directory and key,
 // the server takes the delivery over once the dead process's claim has passed (its attempts'
 // time and a minute), and the receiver gets job.done once more, answered this time. Minutes
-// long: it runs with SLUICE_LONG_TESTS set (make durability).
+// long: it runs with LONG_TESTS set (make durability).
 func TestAWebhookOutlivesSIGKILL(t *testing.T) {
-	if os.Getenv("SLUICE_LONG_TESTS") == "" {
-		t.Skip("minutes long: runs with SLUICE_LONG_TESTS set (make durability)")
+	if os.Getenv("LONG_TESTS") == "" {
+		t.Skip("minutes long: runs with LONG_TESTS set (make durability)")
 	}
 	held := make(chan struct{})
 	release := make(chan struct{})
