@@ -117,15 +117,15 @@ func objectsOnly(root json.RawMessage) bool {
 }
 
 // hoistDefs is tool i's parameters with their $defs and definitions moved into defs under
-// names of their own ("t<i>_<name>", "t<i>_d_<name>" for definitions, so that the two tables
-// never meet) and every local $ref rewritten to match: one to a table the tool does not have
+// names of their own ("t<i>_s_<name>", "t<i>_d_<name>" for definitions, so that the two
+// tables never meet) and every local $ref rewritten to match: one to a table the tool does not have
 // then names no definition, and the list is refused as the named call would be.
 func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) json.RawMessage {
 	root, ok := members(params)
 	if !ok {
 		return params
 	}
-	prefix := map[string]string{"$defs": "t" + strconv.Itoa(i) + "_", "definitions": "t" + strconv.Itoa(i) + "_d_"}
+	prefix := map[string]string{"$defs": "t" + strconv.Itoa(i) + "_s_", "definitions": "t" + strconv.Itoa(i) + "_d_"}
 	retarget := func(ref string) (string, bool) {
 		for _, table := range []string{"$defs", "definitions"} {
 			if rest, ok := strings.CutPrefix(ref, "#/"+table+"/"); ok {
@@ -134,12 +134,19 @@ func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) j
 		}
 		return "", false
 	}
+	// A table named twice is the last one, as the grammar reads a key named twice.
+	last := map[string]int{}
+	for k, m := range root {
+		last[m.key] = k
+	}
 	kept := root[:0]
-	for _, m := range root {
+	for k, m := range root {
 		if _, table := prefix[m.key]; table {
 			if entries, ok := members(m.value); ok {
-				for _, d := range entries {
-					defs[prefix[m.key]+d.key] = rewriteRefs(d.value, retarget)
+				if k == last[m.key] {
+					for _, d := range entries {
+						defs[prefix[m.key]+d.key] = rewriteRefs(d.value, retarget)
+					}
 				}
 				continue
 			}

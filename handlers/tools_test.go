@@ -102,7 +102,7 @@ func TestAForcedCallIsAnObject(t *testing.T) {
 	enum := `[{"type":"function","function":{"name":"g","parameters":{"type":"object","properties":{"a":{"$ref":"#/$defs/x"},` +
 		`"b":{"enum":["#/$defs/x"]}},"$defs":{"x":{"type":"string"}}}}}]`
 	spec := plan(t, enum, `"required"`, nil).constraint()
-	if !strings.Contains(string(spec.Schema), `"enum":["#/$defs/x"]`) || !strings.Contains(string(spec.Schema), `"$ref":"#/$defs/t0_x"`) {
+	if !strings.Contains(string(spec.Schema), `"enum":["#/$defs/x"]`) || !strings.Contains(string(spec.Schema), `"$ref":"#/$defs/t0_s_x"`) {
 		t.Fatalf("%s", spec.Schema)
 	}
 	if _, _, msg := readTools(json.RawMessage(`[{"type":"function","function":{"name":"h","parameters":{"type":"string"}}}]`), nil, nil); msg == "" {
@@ -140,12 +140,12 @@ func TestAForcedCallIsAnObject(t *testing.T) {
 	// $defs and definitions of one name stay apart; a tool's $ref cannot reach another's.
 	both := `[{"type":"function","function":{"name":"k","parameters":{"$ref":"#/$defs/S","$defs":{"S":{"type":"object","properties":{"a":{"type":"string"}}}},"definitions":{"S":{"type":"string"}}}}}]`
 	spec = plan(t, both, `"required"`, nil).constraint()
-	if !strings.Contains(string(spec.Schema), `"t0_S":{"type":"object"`) || !strings.Contains(string(spec.Schema), `"t0_d_S":{"type":"string"}`) ||
-		!strings.Contains(string(spec.Schema), `"$ref":"#/$defs/t0_S"`) {
+	if !strings.Contains(string(spec.Schema), `"t0_s_S":{"type":"object"`) || !strings.Contains(string(spec.Schema), `"t0_d_S":{"type":"string"}`) ||
+		!strings.Contains(string(spec.Schema), `"$ref":"#/$defs/t0_s_S"`) {
 		t.Errorf("two tables of one name: %s", spec.Schema)
 	}
 	cross := `[{"type":"function","function":{"name":"a","parameters":{"type":"object","properties":{"x":{"$ref":"#/$defs/S"}},"$defs":{"S":{"type":"string"}}}}},` +
-		`{"type":"function","function":{"name":"b","parameters":{"type":"object","properties":{"y":{"$ref":"#/$defs/t0_S"}}}}}]`
+		`{"type":"function","function":{"name":"b","parameters":{"type":"object","properties":{"y":{"$ref":"#/$defs/t0_s_S"}}}}}]`
 	if _, err := grammar.Compile(v, *plan(t, cross, `"required"`, nil).constraint()); err == nil {
 		t.Error("a tool's $ref reached another tool's definitions")
 	}
@@ -154,12 +154,27 @@ func TestAForcedCallIsAnObject(t *testing.T) {
 	spelt := `[{"type":"function","function":{"name":"s","parameters":{"type":"object","properties":{` +
 		`"z":{"$ref":"#\/$defs\/x"},"a":{"const":{"$ref":"#/$defs/x"}}},"$defs":{"x":{"type":"string"}}}}}]`
 	spec = plan(t, spelt, `"required"`, nil).constraint()
-	if got := string(spec.Schema); !strings.Contains(got, `"z":{"$ref":"#/$defs/t0_x"}`) ||
+	if got := string(spec.Schema); !strings.Contains(got, `"z":{"$ref":"#/$defs/t0_s_x"}`) ||
 		!strings.Contains(got, `"a":{"const":{"$ref":"#/$defs/x"}}`) || strings.Index(got, `"z"`) > strings.Index(got, `"a"`) {
 		t.Errorf("a spelt $ref and a const's data: %s", got)
 	}
 	if _, err := grammar.Compile(v, *spec); err != nil {
 		t.Errorf("a spelt $ref: %v", err)
+	}
+	// A $defs entry named d_x and a definitions entry named x stay two; a table named twice is
+	// its last, as the named call reads it.
+	for params, want := range map[string][]string{
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/d_x"}},"$defs":{"d_x":{"type":"string"}},"definitions":{"x":{"type":"integer"}}}`: {
+			`"t0_s_d_x":{"type":"string"}`, `"t0_d_x":{"type":"integer"}`, `"$ref":"#/$defs/t0_s_d_x"`},
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/x"}},"$defs":{"x":{"type":"integer"},"y":{"type":"integer"}},"$defs":{"x":{"type":"string"}}}`: {
+			`"$defs":{"t0_s_x":{"type":"string"}}`, `"$ref":"#/$defs/t0_s_x"`},
+	} {
+		got := string(plan(t, `[{"type":"function","function":{"name":"k","parameters":`+params+`}}]`, `"required"`, nil).constraint().Schema)
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: no %s in %s", params, w, got)
+			}
+		}
 	}
 	// A root anyOf or $ref stands alone: still compiled, required and named.
 	for _, params := range []string{`{"anyOf":[{"type":"object","properties":{"a":{"type":"string"}}},{"type":"object","properties":{"b":{"type":"integer"}}}]}`,

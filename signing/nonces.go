@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -97,16 +98,32 @@ type JetStreamNonces struct {
 	window time.Duration
 }
 
-// NewJetStreamNonces ensures the bucket, with replicas copies. Entries live twice the window,
-// so its bytes hold twice MaxNonces: the same nonces a second as the memory store's. A bucket
-// another replica made is never made smaller or shorter-lived here (a replica of a shorter
-// window would drop nonces the others still accept requests of).
-func NewJetStreamNonces(ctx context.Context, js jetstream.JetStream, cfg Config, replicas int) (*JetStreamNonces, error) {
-	ttl, bytes := 2*cfg.Window, 2*int64(cfg.MaxNonces)*nonceEntryBytes
+// BucketBytes is what the fleet's nonce bucket holds, and reserves of the server's store:
+// entries live twice the window, so twice MaxNonces of them, the same nonces a second as the
+// memory store keeps.
+func (c Config) BucketBytes() int64 { return 2 * int64(c.MaxNonces) * nonceEntryBytes }
+
+// NewJetStreamNonces ensures the bucket, with replicas copies. A bucket another replica made
+// is never made smaller or shorter-lived here (a replica of a shorter window would drop nonces
+// the others still accept requests of); where it is kept larger than this replica asks, the
+// log says so, since only an operator's edit of the bucket makes it smaller.
+func NewJetStreamNonces(ctx context.Context, js jetstream.JetStream, cfg Config, replicas int, logger *slog.Logger) (*JetStreamNonces, error) {
+	ttl, bytes := 2*cfg.Window, cfg.BucketBytes()
 	if kv, err := js.KeyValue(ctx, nonceBucket); err == nil {
 		if st, err := kv.Status(ctx); err == nil {
 			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
-				ttl, bytes = max(ttl, bs.TTL()), max(bytes, bs.StreamInfo().Config.MaxBytes)
+				haveTTL, haveBytes := bs.TTL(), bs.StreamInfo().Config.MaxBytes
+				if haveBytes <= 0 {
+					haveBytes = -1 // unbounded, as an operator left it
+				}
+				if haveTTL > ttl || haveBytes == -1 || haveBytes > bytes {
+					logger.Warn("signing: the fleet's nonce bucket is kept as long-lived or as large as it was, not shrunk to this replica's settings; edit the bucket to shrink it",
+						slog.String("bucket", nonceBucket), slog.Duration("kept_ttl", max(haveTTL, ttl)), slog.Duration("asked_ttl", ttl))
+					ttl = max(ttl, haveTTL)
+					if haveBytes == -1 || haveBytes > bytes {
+						bytes = haveBytes
+					}
+				}
 			}
 		}
 	}

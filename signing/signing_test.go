@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/natsbox"
 )
 
@@ -126,7 +128,7 @@ func TestJetStreamNoncesAreTheFleets(t *testing.T) {
 	fake := clock.NewFake(epoch)
 	var vs [2]*Verifier
 	for i := range vs {
-		nonces, err := NewJetStreamNonces(context.Background(), box.JetStream(), cfg, 1)
+		nonces, err := NewJetStreamNonces(context.Background(), box.JetStream(), cfg, 1, slog.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,8 +155,12 @@ func TestJetStreamNoncesAreTheFleets(t *testing.T) {
 		t.Fatalf("a bucket past its bound: %s", full)
 	}
 	// A replica of a shorter window or fewer nonces leaves the bucket as long-lived and as large.
-	if _, err := NewJetStreamNonces(context.Background(), box.JetStream(), Config{Window: time.Minute, MaxNonces: 1}, 1); err != nil {
+	logs := &logtest.Buffer{}
+	if _, err := NewJetStreamNonces(context.Background(), box.JetStream(), Config{Window: time.Minute, MaxNonces: 1}, 1, slog.New(slog.NewTextHandler(logs, nil))); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "not shrunk") {
+		t.Errorf("a bucket kept larger than asked, without a word: %q", logs.String())
 	}
 	kv, err := box.JetStream().KeyValue(context.Background(), nonceBucket)
 	if err != nil {

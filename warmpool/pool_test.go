@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -469,4 +470,29 @@ func TestARequestInItsEstimateSeesAFailureMeanwhile(t *testing.T) {
 	if n := f.loads.Load(); n != 1 {
 		t.Fatalf("%d loads of a model whose load had just failed; want 1", n)
 	}
+}
+
+// TestCloseWaitsForAnUnloadsCloseWhileItsContextLasts: a model unloaded before Close, still
+// closing, holds Close only until Close's context ends, which Close then reports.
+func TestCloseWaitsForAnUnloadsCloseWhileItsContextLasts(t *testing.T) {
+	f := &fakeModels{sizes: map[string]int64{"a": 1}, holdClose: make(chan struct{})}
+	p, err := New(Config{Forever: true}, f.load, f.estimate, clock.NewFake(epoch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, release, err := p.Acquire(context.Background(), "a", KeepAlive{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if u := p.Unload("a"); !u.Unloaded {
+		t.Fatalf("%+v", u)
+	}
+	eventually(t, func() bool { return f.closes.Load() == 1 }) // its Close has begun, and holds
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Close(ctx); err == nil || !strings.Contains(err.Error(), "still under way") {
+		t.Fatalf("Close with a close held and its context ended: %v", err)
+	}
+	close(f.holdClose)
 }

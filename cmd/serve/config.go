@@ -480,6 +480,13 @@ func (c Config) check(m machine) []problem {
 	if c.BenchStepDelayMS < 0 {
 		own("BENCH_STEP_DELAY_MS", "must be >= 0 (0: none) (got %d)", c.BenchStepDelayMS)
 	}
+	// The nonce bucket reserves its bytes of the embedded server's store when it is made: past
+	// the store, the start would fail there, less plainly.
+	if c.Signing.SecretFile != "" && (c.Audit.Enabled || c.Jobs.Enabled) && c.NATS.Embedded() && c.NATS.MaxStoreBytes > 0 &&
+		c.Signing.BucketBytes() > c.NATS.MaxStoreBytes {
+		own("SIGNING_MAX_NONCES", "needs %d bytes of the embedded NATS store for the fleet's nonces (2 x %d x %d), more than SLUICE_NATS_MAX_STORE_BYTES (%d): lower it or raise the store",
+			c.Signing.BucketBytes(), c.Signing.MaxNonces, c.Signing.BucketBytes()/2/int64(c.Signing.MaxNonces), c.NATS.MaxStoreBytes)
+	}
 	if c.Scheduler.PreemptLimit < 0 {
 		own("GENERATE_PREEMPT_LIMIT", "must be >= 0 (0: never preempt for priority) (got %d)", c.Scheduler.PreemptLimit)
 	}

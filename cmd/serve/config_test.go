@@ -355,3 +355,20 @@ func TestAModelOfManyPositionsIsServedWhatThePoolHolds(t *testing.T) {
 		t.Fatalf("SLUICE_GENERATE_MAX_MODEL_LEN=100000: %v", err)
 	}
 }
+
+// TestTheNonceBucketMustFitTheStore: signed requests on the embedded NATS reserve the nonce
+// bucket's bytes of its store; a store smaller than that is refused at the configuration,
+// naming both settings, rather than failing the start when the bucket is made.
+func TestTheNonceBucketMustFitTheStore(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("shared"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadConfig([]string{"SLUICE_SIGNING_SECRET_FILE=" + secret, "SLUICE_NATS_MAX_STORE_BYTES=67108864"})
+	if err == nil || !strings.Contains(err.Error(), "SLUICE_SIGNING_MAX_NONCES") || !strings.Contains(err.Error(), "SLUICE_NATS_MAX_STORE_BYTES") {
+		t.Fatalf("a 64 MiB store beside the default nonces: %v", err)
+	}
+	if _, err := LoadConfig([]string{"SLUICE_SIGNING_SECRET_FILE=" + secret, "SLUICE_NATS_MAX_STORE_BYTES=67108864", "SLUICE_SIGNING_MAX_NONCES=100000"}); err != nil {
+		t.Fatalf("100,000 nonces in a 64 MiB store: %v", err)
+	}
+}

@@ -1069,7 +1069,7 @@ func (s *server) signingVerifier(ctx context.Context, cfg Config, clk clock.Cloc
 	}
 	var nonces signing.Nonces = signing.NewMemoryNonces(clk, cfg.Signing.MaxNonces)
 	if s.box != nil {
-		if nonces, err = signing.NewJetStreamNonces(ctx, s.box.JetStream(), cfg.Signing, s.box.Replicas()); err != nil {
+		if nonces, err = signing.NewJetStreamNonces(ctx, s.box.JetStream(), cfg.Signing, s.box.Replicas(), s.logger); err != nil {
 			return nil, err
 		}
 	}
