@@ -49,7 +49,11 @@ func Compile(v *Vocab, spec Spec) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newIndex(v, newDFA(prog)), nil
+	d, err := newDFA(prog)
+	if err != nil {
+		return nil, err
+	}
+	return newIndex(v, d), nil
 }
 
 // Cache keeps the most recently used compiled constraints of one vocabulary, keyed by their

@@ -3,8 +3,10 @@ package grammar
 import (
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // trimAnchors drops a leading ^ or \A and a trailing $ or \z: a constraint always matches the
@@ -109,7 +111,21 @@ type dfa struct {
 	// instructions that read nothing ((a*)*) is walked once, not for ever.
 	seen []uint32
 	walk uint32
+	// bytes is what the states hold, about; tooWide is set once a state would hold more than
+	// maxStatePCs instructions (the step that made it leads nowhere, and the Index fails).
+	bytes   int64
+	tooWide bool
 }
+
+// maxStatePCs bounds the instructions one state holds: what it costs to keep and, times the
+// vocabulary's trie, to compute its mask. A pattern of many optional parts ((?:a?){1000} a few
+// times) keeps tens of thousands alive at once, each a state of its own; an enum of thousands
+// of values holds one an alternative.
+const maxStatePCs = 8192
+
+// stateBytes is a state's own size beside its instructions: its transitions, its key in
+// byKey, the slices' headers.
+const stateBytes = int64(unsafe.Sizeof(dstate{})) + 64
 
 // dstate is one DFA state. next[b] is 0 until computed, then the next state's id + 1, or -1
 // when byte b leads nowhere.
@@ -123,13 +139,20 @@ type dstate struct {
 
 const dead = -1
 
-func newDFA(prog *syntax.Prog) *dfa {
+// newDFA is prog's DFA with its start state; a start wider than maxStatePCs is refused.
+func newDFA(prog *syntax.Prog) (*dfa, error) {
 	d := &dfa{prog: prog, byKey: map[string]int32{}, seen: make([]uint32, len(prog.Inst))}
 	d.newWalk()
 	pcs := d.closure(nil, uint32(prog.Start))
-	d.intern(pcs, nil)
-	return d
+	if d.intern(pcs, nil) == dead {
+		return nil, errTooWide
+	}
+	return d, nil
 }
+
+// errTooWide is a constraint whose automaton's states hold more alternatives at once than a
+// state may.
+var errTooWide = &UnsupportedError{Feature: "a constraint with more than " + strconv.Itoa(maxStatePCs) + " alternatives open at once"}
 
 // newWalk begins the closures of one step: an instruction one of them passed is not passed
 // again by the next.
@@ -166,8 +189,13 @@ func (d *dfa) closure(set []uint32, pc uint32) []uint32 {
 	return set
 }
 
-// intern returns the id of the state (pcs, pending), making it when new. pcs is sorted here.
+// intern returns the id of the state (pcs, pending), making it when new; dead (and tooWide
+// set) for one of more than maxStatePCs instructions. pcs is sorted here.
 func (d *dfa) intern(pcs []uint32, pending []byte) int32 {
+	if len(pcs) > maxStatePCs {
+		d.tooWide = true
+		return dead
+	}
 	slices.Sort(pcs)
 	key := make([]byte, 0, 4*len(pcs)+len(pending)+1)
 	for _, pc := range pcs {
@@ -192,6 +220,7 @@ func (d *dfa) intern(pcs []uint32, pending []byte) int32 {
 	id := int32(len(d.states))
 	d.states = append(d.states, st)
 	d.byKey[string(key)] = id
+	d.bytes += stateBytes + 8*int64(len(pcs)) + 2*int64(len(pending)) // pcs and the key's copy of them
 	return id
 }
 

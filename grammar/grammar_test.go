@@ -414,7 +414,8 @@ func TestAGrownIndexRetires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix.soft, ix.hard = 5, 20
+	per := stateBytes + 8*int64((ix.v.size+63)/64) // a state and its mask, about
+	ix.soft, ix.hard = 5*per, 20*per
 	m := ix.Start()
 	for range 10 {
 		if _, err := m.Allowed(); err != nil {
@@ -433,6 +434,42 @@ func TestAGrownIndexRetires(t *testing.T) {
 	}
 	if _, err := m.Allowed(); !errors.Is(err, ErrTooManyStates) {
 		t.Fatalf("past the hard bound: %v", err)
+	}
+}
+
+// TestAStateOfTensOfThousandsOfAlternativesIsRefused: a short pattern of many optional parts
+// keeps tens of thousands of instructions alive in each state, every state a new one (each
+// half a megabyte, and as many instruction steps a byte of the vocabulary's trie): refused at
+// compile where the start is that wide, and failing the answer where a later state is, rather
+// than growing by gigabytes under the scheduler.
+func TestAStateOfTensOfThousandsOfAlternativesIsRefused(t *testing.T) {
+	wide := strings.Repeat(`(?:a?){1000}`, 60)
+	var unsupported *UnsupportedError
+	if _, err := Compile(byteVocab(), Spec{Kind: Regex, Pattern: wide}); !errors.As(err, &unsupported) {
+		t.Fatalf("a start of 60,000 alternatives: %v", err)
+	}
+	ix, err := Compile(byteVocab(), Spec{Kind: Regex, Pattern: "b" + wide})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ix.Start()
+	if _, err := m.Allowed(); !errors.Is(err, ErrTooManyStates) {
+		t.Fatalf("a state of 60,000 alternatives one byte in: %v", err)
+	}
+	if ix.d.bytes > 1<<20 || !ix.Retired() {
+		t.Fatalf("the index holds %d bytes, retired %v", ix.d.bytes, ix.Retired())
+	}
+	// Thousands open at once, an enum's worth, still compile and run.
+	words := make([]string, 3000)
+	for i := range words {
+		words[i] = "w" + strconv.Itoa(i)
+	}
+	ix, err = Compile(byteVocab(), Spec{Kind: Regex, Pattern: "(?:" + strings.Join(words, "|") + ")"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Start().Allowed(); err != nil {
+		t.Fatal(err)
 	}
 }
 

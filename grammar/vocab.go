@@ -107,8 +107,9 @@ func (m *Mask) Words() []uint64 { return m.bits }
 // Index may hold while answers still use it.
 var ErrTooManyStates = errors.New("grammar: the constraint's automaton grew past its bound")
 
-// indexBytes is what the states of one Index may hold (each its transitions and its mask)
-// before the Index is retired: answers under way go on with it, new ones get a fresh one.
+// indexBytes is what the states of one Index may hold (each its transitions, its
+// instructions and its mask) before the Index is retired: answers under way go on with it, new
+// ones get a fresh one. At four times it an answer still using it fails.
 const indexBytes = 32 << 20
 
 // Index is a compiled constraint over one vocabulary: its DFA and, per state, the mask of
@@ -119,14 +120,17 @@ type Index struct {
 	mu    sync.Mutex
 	d     *dfa
 	masks []*Mask
-	// soft is the states at which the Index retires (Cache.Get compiles the constraint
-	// anew), hard the states at which an answer still using it fails.
-	soft, hard int
+	// maskBytes is what the masks computed hold. soft is the bytes (states' and masks') at
+	// which the Index retires (Cache.Get compiles the constraint anew), hard those at which an
+	// answer still using it fails.
+	maskBytes  int64
+	soft, hard int64
 	retired    bool
 }
 
 func newIndex(v *Vocab, d *dfa) *Index {
-	soft := min(max(indexBytes/(1024+v.size/8), 1000), 100_000)
+	// At least a thousand plain states, however large the vocabulary's masks.
+	soft := max(int64(indexBytes), 1000*(stateBytes+int64(v.size/8)))
 	return &Index{v: v, d: d, soft: soft, hard: 4 * soft}
 }
 
@@ -140,11 +144,11 @@ func (ix *Index) Retired() bool {
 
 // grew checks the DFA's size after it may have grown. Called with mu held.
 func (ix *Index) grew() error {
-	n := len(ix.d.states)
-	if n > ix.soft {
+	n := ix.d.bytes + ix.maskBytes
+	if n > ix.soft || ix.d.tooWide {
 		ix.retired = true
 	}
-	if n > ix.hard {
+	if n > ix.hard || ix.d.tooWide {
 		return ErrTooManyStates
 	}
 	return nil
@@ -267,5 +271,6 @@ func (ix *Index) computeMask(s int32) (*Mask, error) {
 		ix.masks = append(ix.masks, nil)
 	}
 	ix.masks[s] = mask
+	ix.maskBytes += 8 * int64(len(mask.bits))
 	return mask, nil
 }
