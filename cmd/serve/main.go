@@ -1056,6 +1056,9 @@ func (s *server) listenGRPC(served chan<- error) (*grpc.Server, error) {
 	return srv, nil
 }
 
+// minSigningSecret is the shortest signing secret taken without a warning: 128 bits.
+const minSigningSecret = 16
+
 // signingVerifier is the verifier of signed requests when a secret is configured: its nonces
 // in JetStream, shared by the fleet, when this process keeps durable state there, else in
 // memory.
@@ -1066,6 +1069,12 @@ func (s *server) signingVerifier(ctx context.Context, cfg Config, clk clock.Cloc
 	secret, err := signing.ReadSecret(cfg.Signing.SecretFile)
 	if err != nil {
 		return nil, err
+	}
+	if len(secret) < minSigningSecret {
+		// Taken, as OpenMed takes it, but said: a short secret is guessed offline from one
+		// signed request.
+		s.logger.Warn("the signing secret is short: one signed request lets whoever holds it guess the secret offline; use 32 random bytes or more",
+			slog.Int("bytes", len(secret)), slog.Int("at_least", minSigningSecret))
 	}
 	var nonces signing.Nonces = signing.NewMemoryNonces(clk, cfg.Signing.MaxNonces)
 	if s.box != nil {

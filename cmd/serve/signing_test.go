@@ -3,19 +3,24 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/natsbox/natstest"
 )
 
@@ -127,4 +132,27 @@ func TestSignedRequestsAcrossTheFleet(t *testing.T) {
 		t.Fatalf("/health unsigned: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// TestAShortSigningSecretIsSaid: a secret under 16 bytes is taken (OpenMed takes any) and the
+// log says it is guessable; one of 32 says nothing.
+func TestAShortSigningSecretIsSaid(t *testing.T) {
+	for secret, warned := range map[string]bool{"zq7": true, strings.Repeat("k", 32): false} {
+		path := filepath.Join(t.TempDir(), "secret")
+		if err := os.WriteFile(path, []byte(secret), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadConfig([]string{"SLUICE_SIGNING_SECRET_FILE=" + path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs := &logtest.Buffer{}
+		s := &server{logger: slog.New(slog.NewJSONHandler(logs, nil))}
+		if _, err := s.signingVerifier(context.Background(), cfg, clock.Real()); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(logs.String(), "the signing secret is short"); got != warned || strings.Contains(logs.String(), secret) {
+			t.Errorf("a secret of %d bytes: warned %v, want %v: %s", len(secret), got, warned, logs.String())
+		}
+	}
 }
