@@ -115,13 +115,21 @@ type dfa struct {
 	// maxStatePCs instructions (the step that made it leads nowhere, and the Index fails).
 	bytes   int64
 	tooWide bool
+	// work counts the instructions the steps computed so far have visited: what the masks
+	// cost the scheduler's goroutine, which bytes alone do not say (most steps make no state).
+	work int64
 }
 
-// maxStatePCs bounds the instructions one state holds: what it costs to keep and, times the
-// vocabulary's trie, to compute its mask. A pattern of many optional parts ((?:a?){1000} a few
-// times) keeps tens of thousands alive at once, each a state of its own; an enum of thousands
-// of values holds one an alternative.
-const maxStatePCs = 8192
+// workSoft and workHard bound an Index's steps' work: past the first it is retired, past the
+// second an answer on it fails. About a third of a second and a second and a half of a core;
+// a JSON object's constraint over a vocabulary of 117,000 tokens visits under a million.
+const workSoft, workHard = 1 << 24, 1 << 26
+
+// maxStatePCs bounds the instructions one state holds: what it costs to keep, and each step
+// from it. A pattern of many optional parts ((?:a?){1000} sixty times) keeps tens of thousands
+// alive at once, each a state of its own; the schemas and patterns of real answers hold tens
+// (an enum's values are sorted, so that their shared prefixes merge).
+const maxStatePCs = 2048
 
 // stateBytes is a state's own size beside its instructions: its transitions, its key in
 // byKey, the slices' headers.
@@ -243,6 +251,7 @@ func (d *dfa) step(s int32, b byte) int32 {
 
 func (d *dfa) computeStep(s int32, b byte) int32 {
 	st := &d.states[s]
+	d.work += int64(len(st.pcs)) + 1
 	if len(st.pending) > 0 && st.pending[0] == wholeClass {
 		return d.stepWhole(st.pcs, st.pending, b)
 	}

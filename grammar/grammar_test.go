@@ -459,17 +459,52 @@ func TestAStateOfTensOfThousandsOfAlternativesIsRefused(t *testing.T) {
 	if ix.d.bytes > 1<<20 || !ix.Retired() {
 		t.Fatalf("the index holds %d bytes, retired %v", ix.d.bytes, ix.Retired())
 	}
-	// Thousands open at once, an enum's worth, still compile and run.
-	words := make([]string, 3000)
+	// An enum of 10,000 values in no order compiles and runs: its values are sorted, so that
+	// their shared prefixes merge and few are open at once.
+	rng := rand.New(rand.NewPCG(7, 8))
+	words := make([]string, 10000)
 	for i := range words {
-		words[i] = "w" + strconv.Itoa(i)
+		w := make([]byte, 3+rng.IntN(8))
+		for k := range w {
+			w[k] = byte('a' + rng.IntN(26))
+		}
+		words[i] = `"` + string(w) + `"`
 	}
-	ix, err = Compile(byteVocab(), Spec{Kind: Regex, Pattern: "(?:" + strings.Join(words, "|") + ")"})
+	schema := `{"type":"object","properties":{"city":{"enum":[` + strings.Join(words, ",") + `]}},"required":["city"]}`
+	ix, err = Compile(byteVocab(), Spec{Kind: JSONSchema, Schema: json.RawMessage(schema)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Start().Allowed(); err != nil {
+	m = ix.Start()
+	for _, b := range []byte(`{"city":` + words[0] + `}`) {
+		if _, err := m.Allowed(); err != nil {
+			t.Fatalf("an enum of 10,000 values: %v", err)
+		}
+		m.Advance(int64(b))
+	}
+	if !m.Accepting() {
+		t.Fatal("an enum's value was not taken")
+	}
+	// The steps' work is counted, and bounds the Index as its bytes do: a pattern of states
+	// 2,000 alternatives wide, each new one costing that much a byte, fails past the bound.
+	ix, err = Compile(byteVocab(), Spec{Kind: Regex, Pattern: "b" + strings.Repeat(`(?:[a-z]?){1000}`, 2)})
+	if err != nil {
 		t.Fatal(err)
+	}
+	m = ix.Start()
+	for _, b := range []byte("bab") {
+		if _, err := m.Allowed(); err != nil {
+			t.Fatal(err)
+		}
+		m.Advance(int64(b))
+	}
+	if ix.d.work < 2*26*1990 {
+		t.Fatalf("two masks of 26 steps from states of about 2,000 alternatives counted %d", ix.d.work)
+	}
+	ix.d.work = workHard
+	m.Advance('c')
+	if _, err := m.Allowed(); !errors.Is(err, ErrTooManyStates) {
+		t.Fatalf("past the work bound: %v", err)
 	}
 }
 

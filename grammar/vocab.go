@@ -144,11 +144,11 @@ func (ix *Index) Retired() bool {
 
 // grew checks the DFA's size after it may have grown. Called with mu held.
 func (ix *Index) grew() error {
-	n := ix.d.bytes + ix.maskBytes
-	if n > ix.soft || ix.d.tooWide {
+	n, work := ix.d.bytes+ix.maskBytes, ix.d.work
+	if n > ix.soft || work > workSoft || ix.d.tooWide {
 		ix.retired = true
 	}
-	if n > ix.hard || ix.d.tooWide {
+	if n > ix.hard || work > workHard || ix.d.tooWide {
 		return ErrTooManyStates
 	}
 	return nil
