@@ -501,7 +501,15 @@ func TestAStateOfTensOfThousandsOfAlternativesIsRefused(t *testing.T) {
 	if ix.d.work < 2*26*1990 {
 		t.Fatalf("two masks of 26 steps from states of about 2,000 alternatives counted %d", ix.d.work)
 	}
-	ix.d.work = workHard
+	// One mask's work is bounded too: one step of the scheduler waits on it.
+	ix.maskWork = 1000
+	m.Advance('c')
+	if _, err := m.Allowed(); !errors.Is(err, ErrTooManyStates) || !ix.Retired() {
+		t.Fatalf("a mask past its work bound: %v, retired %v", err, ix.Retired())
+	}
+	m = ix.Start()
+	m.Advance('b')
+	ix.maskWork, ix.d.work = maskWork, workHard+1
 	m.Advance('c')
 	if _, err := m.Allowed(); !errors.Is(err, ErrTooManyStates) {
 		t.Fatalf("past the work bound: %v", err)

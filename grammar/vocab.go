@@ -125,13 +125,20 @@ type Index struct {
 	// answer still using it fails.
 	maskBytes  int64
 	soft, hard int64
-	retired    bool
+	// maskWork bounds one mask's steps' work (instructions visited): what one step of the
+	// scheduler may wait on it.
+	maskWork int64
+	retired  bool
 }
+
+// maskWork is about a tenth of a second of a core: a JSON object's first mask over a
+// vocabulary of 117,000 tokens costs under half a million.
+const maskWork = 1 << 22
 
 func newIndex(v *Vocab, d *dfa) *Index {
 	// At least a thousand plain states, however large the vocabulary's masks.
 	soft := max(int64(indexBytes), 1000*(stateBytes+int64(v.size/8)))
-	return &Index{v: v, d: d, soft: soft, hard: 4 * soft}
+	return &Index{v: v, d: d, soft: soft, hard: 4 * soft, maskWork: maskWork}
 }
 
 // Retired reports whether the Index has grown past its bound; a new answer should use the
@@ -240,6 +247,7 @@ func (ix *Index) computeMask(s int32) (*Mask, error) {
 	mask := &Mask{bits: make([]uint64, (v.size+63)/64)}
 	type frame struct{ node, state int32 }
 	stack := []frame{{0, s}}
+	start := ix.d.work
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -257,6 +265,10 @@ func (ix *Index) computeMask(s int32) (*Mask, error) {
 		}
 		if err := ix.grew(); err != nil {
 			return nil, err
+		}
+		if ix.d.work-start > ix.maskWork {
+			ix.retired = true
+			return nil, ErrTooManyStates
 		}
 	}
 	if ix.d.states[s].accept {
