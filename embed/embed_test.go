@@ -2,7 +2,6 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -17,7 +16,7 @@ import (
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/models"
-	"github.com/sluice-serving/sluice/tokenizer"
+	"github.com/sluice-serving/sluice/tokenizer/tokenizertest"
 )
 
 func newRuntime(t *testing.T) *engine.Runtime {
@@ -192,17 +191,8 @@ func TestATokenPastTheGraphsRowsIsReadAsUnknown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var file map[string]any
-			if err := json.Unmarshal(raw, &file); err != nil {
-				t.Fatal(err)
-			}
-			file["added_tokens"] = append(file["added_tokens"].([]any), map[string]any{"id": 5000, "content": "<extra>",
-				"single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": false})
-			extra, _ := json.Marshal(file)
 			withExtra := *m
-			if withExtra.Tokenizer, err = tokenizer.Load(extra); err != nil {
-				t.Fatal(err)
-			}
+			withExtra.Tokenizer = tokenizertest.WithAddedToken(t, raw, 5000, "<extra>")
 			small := *m
 			small.Config.VocabSize = 100
 			texts := []string{"Allergy: sulfa drugs - hives", "Call Maria <extra> at noon."}

@@ -23,7 +23,7 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/models"
-	"github.com/sluice-serving/sluice/tokenizer"
+	"github.com/sluice-serving/sluice/tokenizer/tokenizertest"
 )
 
 type golden struct {
@@ -427,13 +427,6 @@ func TestATokenPastTheGraphsRowsIsReadAsUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var file map[string]any
-	if err := json.Unmarshal(raw, &file); err != nil {
-		t.Fatal(err)
-	}
-	file["added_tokens"] = append(file["added_tokens"].([]any), map[string]any{"id": 5000, "content": "<extra>",
-		"single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": false})
-	extra, _ := json.Marshal(file)
 	rt := newRuntime(t)
 	serve := func(m *models.Model) *Classifier {
 		sess, err := rt.NewSession("pii", m.ONNX)
@@ -454,9 +447,7 @@ func TestATokenPastTheGraphsRowsIsReadAsUnknown(t *testing.T) {
 		return cls
 	}
 	m := loadModel(t, "pii")
-	if m.Tokenizer, err = tokenizer.Load(extra); err != nil {
-		t.Fatal(err)
-	}
+	m.Tokenizer = tokenizertest.WithAddedToken(t, raw, 5000, "<extra>")
 	if _, _, err := serve(m).Extract(context.Background(), admission.Interactive, "Call Maria <extra> at 555-123-4567.", entities.PIIOptions()); err != nil {
 		t.Fatalf("a token past the graph's rows: %v", err)
 	}
