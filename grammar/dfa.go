@@ -121,15 +121,16 @@ type dfa struct {
 }
 
 // workSoft and workHard bound an Index's steps' work: past the first it is retired, past the
-// second an answer on it fails. About a third of a second and a second and a half of a core;
-// a JSON object's constraint over a vocabulary of 117,000 tokens visits under a million.
+// second an answer on it fails. About a third of a second and a second and a half of a core; a
+// JSON object's whole automaton, every byte from every state, costs just under the first.
 const workSoft, workHard = 1 << 24, 1 << 26
 
 // maxStatePCs bounds the instructions one state holds: what it costs to keep, and each step
 // from it. A pattern of many optional parts ((?:a?){1000} sixty times) keeps tens of thousands
-// alive at once, each a state of its own; the schemas and patterns of real answers hold tens
-// (an enum's values are sorted, so that their shared prefixes merge).
-const maxStatePCs = 2048
+// alive at once, each a state of its own; the schemas of real answers hold tens (an enum's
+// values are sorted, so that their shared prefixes merge), a client's pattern of thousands of
+// words one a word.
+const maxStatePCs = 8192
 
 // stateBytes is a state's own size beside its instructions: its transitions, its key in
 // byKey, the slices' headers.

@@ -355,8 +355,14 @@ func TestSchemasAreKeptOrRefused(t *testing.T) {
 		`{"type":"array","items":{"type":"number"},"maxItems":100}`,
 		`{"type":"array","items":{"type":"string","maxLength":100},"maxItems":20,"minItems":2}`,
 		`{"type":"array","maxItems":10,"items":{"type":"object","properties":{"name":{"type":"string","maxLength":200},"dose":{"type":"number","minimum":0}},"required":["name","dose"]}}`,
+		`{"type":"object","properties":{"a":{"type":"string","pattern":"yes|no"}},"required":["a"]}`,
 	}
 	v := byteVocab()
+	// A pattern's alternation stays between the quotes.
+	yes, err := Compile(v, Spec{Kind: JSONSchema, Schema: []byte(`{"type":"string","pattern":"ab|cd"}`)})
+	if err != nil || !accepts(t, yes, `"ab"`) || !accepts(t, yes, `"cd"`) || accepts(t, yes, `"ab`) {
+		t.Errorf("a pattern of two branches: %v", err)
+	}
 	rng := rand.New(rand.NewPCG(11, 3))
 	for _, schema := range kept {
 		ix, err := Compile(v, Spec{Kind: JSONSchema, Schema: []byte(schema)})

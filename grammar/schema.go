@@ -821,7 +821,9 @@ func stringPattern(pat string) (string, error) {
 	if err := jsonSafe(re); err != nil {
 		return "", err
 	}
-	return re.String(), nil
+	// A group: between the quotes, a pattern's top-level alternation (yes|no) must not take
+	// a quote into one of its branches.
+	return `(?:` + re.String() + `)`, nil
 }
 
 // jsonSafe takes the quote, the backslash and the control characters out of every character
