@@ -133,7 +133,8 @@ func streamCode(code string) codes.Code {
 	switch code {
 	case handlers.CodeTimeout:
 		return codes.DeadlineExceeded
-	case handlers.CodeNotReady, handlers.CodeServiceBusy, handlers.CodeCircuitOpen, handlers.CodeModelLoading:
+	case handlers.CodeNotReady, handlers.CodeServiceBusy, handlers.CodeCircuitOpen, handlers.CodeModelLoading,
+		handlers.CodeBackpressure, handlers.CodeAuditUnavailable:
 		return codes.Unavailable
 	}
 	return codes.Internal

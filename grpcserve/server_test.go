@@ -6,6 +6,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/sluice-serving/sluice/handlers"
+
 	"github.com/sluice-serving/sluice/inferencepb"
 )
 
@@ -58,5 +60,20 @@ func TestParametersKeepTheirTypes(t *testing.T) {
 	}
 	if parameters(nil) != nil {
 		t.Error("no parameters should send none")
+	}
+}
+
+// TestAStreamsErrorLineBecomesItsGRPCCode: a refusal met mid-stream (a later window shed, the
+// audit out of reach at the end) is UNAVAILABLE, to be retried, as its HTTP status would say;
+// only an unknown code is INTERNAL.
+func TestAStreamsErrorLineBecomesItsGRPCCode(t *testing.T) {
+	for code, want := range map[string]codes.Code{
+		handlers.CodeTimeout: codes.DeadlineExceeded, handlers.CodeBackpressure: codes.Unavailable,
+		handlers.CodeAuditUnavailable: codes.Unavailable, handlers.CodeServiceBusy: codes.Unavailable,
+		handlers.CodeModelLoading: codes.Unavailable, "internal_error": codes.Internal,
+	} {
+		if got := streamCode(code); got != want {
+			t.Errorf("%s: %v, want %v", code, got, want)
+		}
 	}
 }

@@ -21,9 +21,9 @@ type AuditTrail interface {
 	Read(ctx context.Context, q audit.Query) (audit.Page, error)
 }
 
-// codeAuditUnavailable answers a request whose audit record could not be stored: its work may
+// CodeAuditUnavailable answers a request whose audit record could not be stored: its work may
 // be done, but it is not answered as if it were recorded.
-const codeAuditUnavailable = "audit_unavailable"
+const CodeAuditUnavailable = "audit_unavailable"
 
 // keepRecord stores rec as the record of request x, with its id, route, tenant and HTTP status,
 // before the request is answered (once: a request has one record). It returns the record as
@@ -42,7 +42,7 @@ func (s *server) keepRecord(x *exchange, rec audit.Record, status int) (audit.Re
 			s.opts.Logger.Error("audit: the request's record was not stored; it is answered 503", slog.String("request_id", x.id),
 				slog.String("route", x.route.Path), slog.String("error_type", errorType(err)), slog.Uint64("failures_not_logged", skipped))
 		}
-		return rec, &apiError{Status: fiber.StatusServiceUnavailable, Code: codeAuditUnavailable, Outcome: OutcomeFailed,
+		return rec, &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeAuditUnavailable, Outcome: OutcomeFailed,
 			Message: "The request's audit record could not be stored; retry later", retryAfter: time.Second}
 	}
 	if rec.Completion != "" { // the privacy gateway's
@@ -178,7 +178,7 @@ func (s *server) auditRead(c *fiber.Ctx) error {
 	if err != nil {
 		s.opts.Logger.Error("audit: reading the stream failed", slog.String("request_id", requestID(c)),
 			slog.String("error_type", errorType(err)))
-		return &apiError{Status: fiber.StatusServiceUnavailable, Code: codeAuditUnavailable, Outcome: OutcomeFailed,
+		return &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeAuditUnavailable, Outcome: OutcomeFailed,
 			Message: "The audit could not be read; retry later", retryAfter: time.Second}
 	}
 	out := auditPage{Records: page.Records, Count: len(page.Records), Verified: page.Verified, Chains: page.Segments,

@@ -146,16 +146,16 @@ func TestUnstoredRecordIsNotAnswered(t *testing.T) {
 	}
 	for _, path := range []string{"/pii/deidentify", "/privacy-gateway/complete"} {
 		r := f.do(t, "POST", path, workBodies[path])
-		if r.status != 503 || errorOf(t, r)["code"] != codeAuditUnavailable || r.header.Get("Retry-After") != "1" || strings.Contains(r.raw, "Alice") {
+		if r.status != 503 || errorOf(t, r)["code"] != CodeAuditUnavailable || r.header.Get("Retry-After") != "1" || strings.Contains(r.raw, "Alice") {
 			t.Errorf("%s: %d %v %s", path, r.status, r.header, r.raw)
 		}
 	}
 	r := f.do(t, "POST", "/pii/deidentify/stream", workBodies["/pii/deidentify/stream"])
 	lines := strings.Split(strings.TrimSpace(r.raw), "\n")
-	if last := lines[len(lines)-1]; r.status != 200 || !strings.Contains(last, codeAuditUnavailable) || strings.Contains(r.raw, `"final"`) {
+	if last := lines[len(lines)-1]; r.status != 200 || !strings.Contains(last, CodeAuditUnavailable) || strings.Contains(r.raw, `"final"`) {
 		t.Errorf("stream: %d %s", r.status, r.raw)
 	}
-	if r := f.do(t, "GET", "/privacy-gateway/audit", ""); r.status != 503 || errorOf(t, r)["code"] != codeAuditUnavailable {
+	if r := f.do(t, "GET", "/privacy-gateway/audit", ""); r.status != 503 || errorOf(t, r)["code"] != CodeAuditUnavailable {
 		t.Errorf("reading: %d %s", r.status, r.raw)
 	}
 	// Three records lost within one second of the fixture's clock: one line says so (the

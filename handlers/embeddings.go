@@ -71,7 +71,9 @@ func pickEncoder[M interface{ Name() string }](s *server, c *fiber.Ctx, x *excha
 	case errors.Is(err, ErrModelUnknown):
 		return none, openAIInvalid("model", msgModelNotFound)
 	case errors.Is(err, ErrModelBusy):
-		return none, s.notReady("No room to load another encoder while the loaded ones stay", CodeServiceBusy)
+		e := s.notReady("No room to load another encoder while the loaded ones stay", CodeServiceBusy)
+		e.Code = CodeServiceBusy
+		return none, e
 	case err != nil:
 		return none, s.failure(x, c.UserContext(), err)
 	}

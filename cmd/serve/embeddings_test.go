@@ -161,7 +161,9 @@ func TestRerankRoutes(t *testing.T) {
 // kind, or none, is a 404; the shipped encoders the directory lacks still serve.
 func TestEncodersLoadOnDemand(t *testing.T) {
 	dir := modelsDir(t)
-	for from, to := range map[string]string{"embed-mini": "notes-embed", "rerank-mini": "notes-rerank"} {
+	for _, copied := range [][2]string{{"embed-mini", "notes-embed"}, {"rerank-mini", "notes-rerank"},
+		{"embed-mini", "more-1"}, {"embed-mini", "more-2"}, {"embed-mini", "more-3"}} {
+		from, to := copied[0], copied[1]
 		for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
 			data, err := os.ReadFile(filepath.Join("..", "..", "models", from, f))
 			if err != nil {
@@ -212,6 +214,16 @@ func TestEncodersLoadOnDemand(t *testing.T) {
 	}
 	if status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "notes-embed", "query": "x", "documents": []string{"y"}}); status != 404 {
 		t.Errorf("an embedder asked to rerank: %d %s", status, body)
+	}
+	// Four loaded on demand at most: the fifth is a 503 service_busy, as the entity pool says it.
+	for _, model := range []string{"more-1", "more-2"} {
+		if status, body := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": model, "input": "x"}); status != 200 {
+			t.Fatalf("%s: %d %s", model, status, body)
+		}
+	}
+	if status, body := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": "more-3", "input": "x"}); status != 503 ||
+		!strings.Contains(string(body), `"code":"service_busy"`) {
+		t.Errorf("a fifth encoder on demand: %d %s", status, body)
 	}
 }
 
