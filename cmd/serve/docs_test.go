@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/sluice-serving/sluice/identity"
 )
 
 // These tests keep README.md and docs/ true of the code: the README's examples are what the
@@ -705,5 +707,50 @@ func TestExampleMatchingCatchesMistakes(t *testing.T) {
 	}
 	if b, _ := io.ReadAll(req.Body); !bytes.Equal(b, []byte("{\n  \"a\": 1\n}")) {
 		t.Errorf("body %q", b)
+	}
+}
+
+// TestDocsScopeTableIsTheScopes: API.md's table of route scopes names every route the server
+// asks a scope of, with that scope, and no other route.
+func TestDocsScopeTableIsTheScopes(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "docs/API.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(data), "| route | scope |\n|---|---|\n")
+	if !ok {
+		t.Fatal("docs/API.md has no table of route scopes")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	documented := map[string]string{}
+	for _, line := range strings.Split(table, "\n") {
+		cells := splitRow(line)
+		if len(cells) < 2 {
+			continue
+		}
+		routeGroups, scopeGroups := strings.Split(cells[0], ";"), strings.Split(cells[1], ";")
+		for g, routes := range routeGroups {
+			scope := backticked.FindStringSubmatch(scopeGroups[min(g, len(scopeGroups)-1)])
+			if scope == nil {
+				t.Fatalf("row %q names no scope", line)
+			}
+			for _, m := range backticked.FindAllStringSubmatch(routes, -1) {
+				documented[m[1]] = scope[1]
+			}
+		}
+	}
+	want := map[string]string{identity.GatewayFaceRoute: "pii:write"}
+	for route, scopes := range identity.DefaultRouteScopes {
+		want[route] = strings.Join(scopes, " ")
+	}
+	for route, scope := range want {
+		if documented[route] != scope {
+			t.Errorf("%s: the table says %q, the server asks %q", route, documented[route], scope)
+		}
+	}
+	for route := range documented {
+		if _, ok := want[route]; !ok {
+			t.Errorf("%s: in the table, not among the server's routes", route)
+		}
 	}
 }
