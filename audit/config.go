@@ -10,7 +10,7 @@ import (
 // and how long a request waits for its record to be stored.
 type Config struct {
 	// Enabled: every request to the privacy gateway and the de-identification routes leaves
-	// a record, stored before it is answered. Off, nothing is recorded and no NATS runs.
+	// a record, stored before it is answered. Off, nothing is recorded (NATS still runs for jobs).
 	Enabled bool `env:"AUDIT" envDefault:"true"`
 	// MaxAge and MaxBytes bound the stream (0: no bound): past either, the oldest records
 	// are removed, whichever replica's they are.
