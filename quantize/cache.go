@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // Outcome says where a Cache's answer came from.
@@ -42,6 +44,26 @@ func NewCache(dir string, opts Options) (*Cache, error) {
 		return nil, fmt.Errorf("quantize: cache directory: %w", err)
 	}
 	return &Cache{dir: dir, opts: opts.withDefaults()}, nil
+}
+
+// RemoveAbandoned removes the temporary files of writes that a killed process left (each
+// the size of a graph) older than before, the time a write still under way could not predate,
+// and reports how many it removed.
+func (c *Cache) RemoveAbandoned(before time.Time) int {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return 0
+	}
+	removed := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".tmp-") || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().Before(before) && os.Remove(filepath.Join(c.dir, e.Name())) == nil {
+			removed++
+		}
+	}
+	return removed
 }
 
 // Result is a rewritten graph and how it was had.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -602,5 +603,38 @@ func TestTheRewriteIsPinned(t *testing.T) {
 	const want = "f6752d0a78a80b843fd4b034e25ff80246e54376f201129f397bb2127af65dda"
 	if sum := sha256.Sum256(out); hex.EncodeToString(sum[:]) != want {
 		t.Fatalf("the rewrite of the fixed graph is %x; if it changed on purpose, bump Version (%s) and put the new hash here", sum, Version)
+	}
+}
+
+// TestCacheRemovesWhatAKilledWriteLeft: a temporary file older than the bound, as a process
+// killed mid-write leaves (the size of a graph each time), is removed; one younger (a write
+// under way in another process) and the entries are kept.
+func TestCacheRemovesWhatAKilledWriteLeft(t *testing.T) {
+	dir := t.TempDir()
+	c, err := NewCache(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for name, age := range map[string]time.Duration{".tmp-a.int8.onnx-1": 2 * time.Hour, ".tmp-b.int8.onnx-2": time.Minute,
+		"c.int8.onnx": 48 * time.Hour} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := c.RemoveAbandoned(now.Add(-time.Hour)); n != 1 {
+		t.Fatalf("removed %d files, want 1", n)
+	}
+	left, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range left {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{".tmp-b.int8.onnx-2", "c.int8.onnx"}) {
+		t.Fatalf("left %v", names)
 	}
 }

@@ -364,7 +364,7 @@ func (r *checkReport) checkInt8(ctx context.Context, rt *engine.Runtime, m *mode
 			return
 		}
 		defer os.RemoveAll(cache)
-		q := &quantizer{plan: quantizePlan{all: "int8"}, cacheDir: cache, rt: rt, logger: slog.New(slog.DiscardHandler), skipGate: true}
+		q := &quantizer{plan: quantizePlan{all: "int8"}, cacheDir: cache, rt: rt, logger: slog.New(slog.DiscardHandler), skipGate: true, clock: clock.Real()}
 		before := r.problems
 		r.checkGenerator(ctx, rt, m, cfg, dir, q)
 		if r.problems == before {

@@ -217,7 +217,7 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 		Help: "1 for the device every model runs on (cpu or cuda)."}, []string{"device"})
 	device.WithLabelValues(string(rt.Device())).Set(1)
 	reg.MustRegister(device)
-	if s.quant, err = newQuantizer(cfg, rt, logger); err != nil {
+	if s.quant, err = newQuantizer(cfg, rt, logger, clk); err != nil {
 		return nil, err
 	}
 	bm := batcher.NewMetrics(reg)

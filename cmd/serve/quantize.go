@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/models"
@@ -89,6 +90,7 @@ type quantizer struct {
 	rt           *engine.Runtime
 	extract      extract.Config
 	logger       *slog.Logger
+	clock        clock.Clock
 
 	once     sync.Once
 	cache    *quantize.Cache // nil when no directory could be had
@@ -101,7 +103,7 @@ type quantizer struct {
 
 // newQuantizer reads the settings. Asking for int8 on CUDA is refused here, at start-up: the
 // int8 kernels are the CPU's, and a GPU serves fp16 exports instead.
-func newQuantizer(cfg Config, rt *engine.Runtime, logger *slog.Logger) (*quantizer, error) {
+func newQuantizer(cfg Config, rt *engine.Runtime, logger *slog.Logger, clk clock.Clock) (*quantizer, error) {
 	plan, err := parseQuantize(cfg.Quantize)
 	if err != nil {
 		return nil, fmt.Errorf("SLUICE_QUANTIZE %v", err)
@@ -128,7 +130,7 @@ func newQuantizer(cfg Config, rt *engine.Runtime, logger *slog.Logger) (*quantiz
 		return nil, fmt.Errorf("SLUICE_QUANTIZE names %s, which this server does not serve (%s, %s, %s)",
 			strings.Join(unknown, ", "), cfg.AnalyzeModel, cfg.PIIModel, cfg.GenerateModel)
 	}
-	return &quantizer{plan: plan, onGPU: rt.Device() == engine.DeviceCUDA, cacheDir: cfg.QuantizeCacheDir, minAgreement: cfg.QuantizeMinAgreement,
+	return &quantizer{plan: plan, onGPU: rt.Device() == engine.DeviceCUDA, cacheDir: cfg.QuantizeCacheDir, minAgreement: cfg.QuantizeMinAgreement, clock: clk,
 		rt: rt, extract: cfg.extract(), logger: logger}, nil
 }
 
@@ -225,6 +227,12 @@ func (q *quantizer) rewrite(src []byte) (quantize.Result, error) {
 			dir = filepath.Join(base, "sluice", "quantized")
 		}
 		q.cache, q.cacheErr = quantize.NewCache(dir, quantize.ForCPU())
+		if q.cache != nil {
+			// A rewrite takes seconds: an hour-old temporary file is a killed process's.
+			if n := q.cache.RemoveAbandoned(q.clock.Now().Add(-time.Hour)); n > 0 {
+				q.logger.Info("removed the temporary files of int8 rewrites a killed process left", slog.Int("files", n))
+			}
+		}
 	})
 	if q.cache == nil {
 		if q.cacheDir != "" {
