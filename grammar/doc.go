@@ -18,6 +18,8 @@
 //	mask := m.Allowed()                           // before each choice: the tokens allowed
 //	m.Advance(id)                                 // after it; m.Complete() ends the answer
 //
-// What a schema may use is listed in schema.go; anything else is an *UnsupportedError that
+// RetargetRefs rewrites a schema's $refs where the grammar reads schemas (the tools' list
+// moves each tool's definitions into one table with it). What a schema may use is listed in
+// schema.go; anything else is an *UnsupportedError that
 // names the keyword, which the routes answer with a 400.
 package grammar

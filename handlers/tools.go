@@ -118,42 +118,39 @@ func objectsOnly(root json.RawMessage) bool {
 
 // hoistDefs is tool i's parameters with their $defs and definitions moved into defs under
 // names of their own ("t<i>_s_<name>", "t<i>_d_<name>" for definitions, so that the two
-// tables never meet) and every local $ref rewritten to match: one to a table the tool does not have
-// then names no definition, and the list is refused as the named call would be.
+// tables never meet) and every local $ref rewritten to match (grammar.RetargetRefs): one to a
+// table the tool does not have then names no definition, and the list is refused as the named
+// call would be.
 func hoistDefs(i int, params json.RawMessage, defs map[string]json.RawMessage) json.RawMessage {
-	root, ok := members(params)
-	if !ok {
-		return params
-	}
 	prefix := map[string]string{"$defs": "t" + strconv.Itoa(i) + "_s_", "definitions": "t" + strconv.Itoa(i) + "_d_"}
-	retarget := func(ref string) (string, bool) {
+	rewritten, err := grammar.RetargetRefs(params, func(ref string) (string, bool) {
 		for _, table := range []string{"$defs", "definitions"} {
 			if rest, ok := strings.CutPrefix(ref, "#/"+table+"/"); ok {
 				return "#/$defs/" + prefix[table] + rest, true
 			}
 		}
 		return "", false
+	})
+	if err != nil {
+		return params // refused as it is where the grammar compiles it
 	}
-	// A table named twice is the last one, as the grammar reads a key named twice.
-	last := map[string]int{}
-	for k, m := range root {
-		last[m.key] = k
+	root, ok := members(rewritten)
+	if !ok {
+		return rewritten
 	}
 	kept := root[:0]
-	for k, m := range root {
-		if _, table := prefix[m.key]; table {
+	for _, m := range root {
+		if p, table := prefix[m.key]; table {
 			if entries, ok := members(m.value); ok {
-				if k == last[m.key] {
-					for _, d := range entries {
-						defs[prefix[m.key]+d.key] = rewriteRefs(d.value, retarget)
-					}
+				for _, d := range entries {
+					defs[p+d.key] = d.value
 				}
 				continue
 			}
 		}
 		kept = append(kept, m)
 	}
-	return rewriteRefs(object(kept), retarget)
+	return object(kept)
 }
 
 // member is one of a JSON object's members, its value as written.
@@ -199,122 +196,6 @@ func object(ms []member) json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// rewriteRefs is schema with each $ref that retarget answers rewritten, wherever the grammar
-// reads a schema: the schema itself, its properties, additionalProperties, items, anyOf and
-// oneOf branches, and its $defs and definitions. What a const, an enum or a default holds is
-// the client's data, however it is spelt, and stays as it is. One pass over the text; schema
-// as it was where it is not JSON.
-func rewriteRefs(schema json.RawMessage, retarget func(string) (string, bool)) json.RawMessage {
-	w := refWriter{dec: json.NewDecoder(bytes.NewReader(schema)), retarget: retarget}
-	w.dec.UseNumber()
-	if w.value(roleSchema) != nil {
-		return schema
-	}
-	return w.out.Bytes()
-}
-
-// role is what a JSON value is to a schema: a schema, a map or a list of schemas, a $ref, or
-// the client's data.
-type role int
-
-const (
-	roleData role = iota
-	roleSchema
-	roleSchemas    // an object of schemas: properties, $defs, definitions
-	roleSchemaList // a list of schemas: anyOf, oneOf
-	roleRef
-)
-
-// refWriter copies a JSON text token by token, rewriting the $refs of its schemas.
-type refWriter struct {
-	dec      *json.Decoder
-	out      bytes.Buffer
-	retarget func(string) (string, bool)
-}
-
-func (w *refWriter) value(r role) error {
-	tok, err := w.dec.Token()
-	if err != nil {
-		return err
-	}
-	switch v := tok.(type) {
-	case json.Delim:
-		if v == '[' {
-			item := roleData
-			if r == roleSchemaList {
-				item = roleSchema
-			}
-			w.out.WriteByte('[')
-			for i := 0; w.dec.More(); i++ {
-				if i > 0 {
-					w.out.WriteByte(',')
-				}
-				if err := w.value(item); err != nil {
-					return err
-				}
-			}
-			w.out.WriteByte(']')
-			_, err := w.dec.Token()
-			return err
-		}
-		w.out.WriteByte('{')
-		for i := 0; w.dec.More(); i++ {
-			key, err := w.dec.Token()
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				w.out.WriteByte(',')
-			}
-			w.string(key.(string))
-			w.out.WriteByte(':')
-			if err := w.value(memberRole(r, key.(string))); err != nil {
-				return err
-			}
-		}
-		w.out.WriteByte('}')
-		_, err := w.dec.Token()
-		return err
-	case string:
-		if to, ok := w.retarget(v); ok && r == roleRef {
-			v = to
-		}
-		w.string(v)
-	case json.Number:
-		w.out.WriteString(v.String())
-	case bool:
-		w.out.WriteString(strconv.FormatBool(v))
-	case nil:
-		w.out.WriteString("null")
-	}
-	return nil
-}
-
-// memberRole is the role of key's value in an object of role r.
-func memberRole(r role, key string) role {
-	switch r {
-	case roleSchemas:
-		return roleSchema
-	case roleSchema:
-		switch key {
-		case "$ref":
-			return roleRef
-		case "additionalProperties", "items":
-			return roleSchema
-		case "properties", "$defs", "definitions":
-			return roleSchemas
-		case "anyOf", "oneOf":
-			return roleSchemaList
-		}
-	}
-	return roleData
-}
-
-func (w *refWriter) string(s string) {
-	b, _ := json.Marshal(s)
-	w.out.Write(b)
 }
 
 // callSeparator ends an external model's text where its calls follow (ASCII's record
