@@ -40,10 +40,8 @@ func (m *MemoryNonces) Consume(_ context.Context, key string, expires time.Time)
 	defer m.mu.Unlock()
 	now := m.clk.Now()
 	for len(m.order) > 0 && now.After(m.order[0].until) {
-		e := heap.Pop(&m.order).(nonceEntry)
-		if m.expires[e.key].Equal(e.until) {
-			delete(m.expires, e.key)
-		}
+		// One entry a kept nonce: a key comes back only once its entry has left the front.
+		delete(m.expires, heap.Pop(&m.order).(nonceEntry).key)
 	}
 	if until, ok := m.expires[key]; ok && !now.After(until) {
 		return ErrReplayed
@@ -112,17 +110,17 @@ func NewJetStreamNonces(ctx context.Context, js jetstream.JetStream, cfg Config,
 	if kv, err := js.KeyValue(ctx, nonceBucket); err == nil {
 		if st, err := kv.Status(ctx); err == nil {
 			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
-				haveTTL, haveBytes := bs.TTL(), bs.StreamInfo().Config.MaxBytes
-				if haveBytes <= 0 {
-					haveBytes = -1 // unbounded, as an operator left it
+				keptTTL, keptBytes := max(ttl, bs.TTL()), bytes
+				switch have := bs.StreamInfo().Config.MaxBytes; {
+				case have <= 0:
+					keptBytes = -1 // unbounded, as an operator left it
+				case have > bytes:
+					keptBytes = have
 				}
-				if haveTTL > ttl || haveBytes == -1 || haveBytes > bytes {
+				if keptTTL != ttl || keptBytes != bytes {
 					logger.Warn("signing: the fleet's nonce bucket is kept as long-lived or as large as it was, not shrunk to this replica's settings; edit the bucket to shrink it",
-						slog.String("bucket", nonceBucket), slog.Duration("kept_ttl", max(haveTTL, ttl)), slog.Duration("asked_ttl", ttl))
-					ttl = max(ttl, haveTTL)
-					if haveBytes == -1 || haveBytes > bytes {
-						bytes = haveBytes
-					}
+						slog.String("bucket", nonceBucket), slog.Duration("kept_ttl", keptTTL), slog.Duration("asked_ttl", ttl))
+					ttl, bytes = keptTTL, keptBytes
 				}
 			}
 		}
