@@ -196,3 +196,52 @@ func TestTheConstraintWinsOverMinTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestAMaskNotYetMadeIsPreparedOffTheLoop: a choice that leads a constrained answer to a
+// state whose mask is not made yet hands the scheduler a Prepare that makes it, so that the
+// next Choose finds it at once; a second answer along the same tokens, on the same Index,
+// finds every mask made and hands none.
+func TestAMaskNotYetMadeIsPreparedOffTheLoop(t *testing.T) {
+	g, _ := newTinyLM(t)
+	ix, err := g.Constraint(grammar.Spec{Kind: grammar.Regex, Pattern: "(yes|no|maybe), [a-z]+ [0-9]{2}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits := make([]float32, g.sched.Vocab())
+	follow := func() (prepared int, ids []int64) {
+		c := &chooser{sp: newSampler(Sampling{NoLogprobs: true}, nil), ds: g.tok.NewDecodeStream(nil), tok: g.tok,
+			eos: g.cfg.EOS, maxNew: 12}
+		c.m = ix.Start()
+		if _, err := c.m.Allowed(); err != nil {
+			t.Fatal(err)
+		}
+		for range c.maxNew {
+			ch := c.Choose(logits)
+			if c.err != nil {
+				t.Fatalf("after %v: %v", ids, c.err)
+			}
+			ids = append(ids, ch.ID)
+			if ch.Prepare != nil {
+				prepared++
+				if c.m.Ready() {
+					t.Fatal("a Prepare for a mask already made")
+				}
+				ch.Prepare(func() {})
+			}
+			if !ch.Stop && !c.m.Ready() {
+				t.Fatalf("after %v the next mask is neither made nor prepared", ids)
+			}
+			if ch.Stop {
+				break
+			}
+		}
+		return prepared, ids
+	}
+	first, ids := follow()
+	if first == 0 {
+		t.Fatalf("the first answer (%v) prepared no mask", ids)
+	}
+	if again, same := follow(); again != 0 || !slices.Equal(same, ids) {
+		t.Fatalf("the second answer prepared %d masks, its tokens %v against %v", again, same, ids)
+	}
+}

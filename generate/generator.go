@@ -214,7 +214,12 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		c.eos, c.moreEOS = -1, nil
 	}
 	if params.Constraint != nil {
+		// The first mask is made here, on the caller's goroutine, and every later one the
+		// scheduler's own does not have is made off it (Choice.Prepare): a constraint whose
+		// masks are dear costs its own request's time, not the other streams' steps. A
+		// failure is the first Choose's to report.
 		c.m = params.Constraint.Start()
+		c.m.Prepare(g.sched.Pace)
 	}
 	c.sp.full = params.Logprobs
 	if c.minNew > 0 {
@@ -576,6 +581,9 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 		ch.Text += c.ds.Flush()
 	}
 	c.produced += len(ch.Text)
+	if c.m != nil && c.err == nil && !ch.Stop && c.chosen < c.maxNew && !c.m.Ready() {
+		ch.Prepare = c.m.Prepare
+	}
 	return ch
 }
 

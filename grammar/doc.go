@@ -9,14 +9,17 @@
 // middle of a UTF-8 character is followed exactly. Against a model's vocabulary (Vocab: each
 // token's bytes, in a trie) every DFA state gets the set of tokens that keep the answer a
 // prefix of some word of the language; the set is computed the first time a state is seen and
-// kept, so a step costs a lookup and the masking of the scores.
+// kept, so a step costs a lookup and the masking of the scores. A state's first mask is a walk
+// of the whole trie; Prepare makes it a piece at a time, pausing between pieces with the Index
+// free, so that a caller can make it off a step loop and take turns with it.
 //
 //	v := grammar.NewVocab(tokenBytes, eos)       // once per model
 //	c := grammar.NewCache(v, 16)                  // compiled constraints, by their text
 //	ix, err := c.Get(grammar.Spec{Kind: grammar.JSONSchema, Schema: raw})
 //	m := ix.Start()                               // one per generation
-//	mask := m.Allowed()                           // before each choice: the tokens allowed
+//	mask, err := m.Allowed()                      // before each choice: the tokens allowed
 //	m.Advance(id)                                 // after it; m.Complete() ends the answer
+//	if !m.Ready() { m.Prepare(pause) }            // the next mask, elsewhere, in pieces
 //
 // RetargetRefs rewrites a schema's $refs where the grammar reads schemas (the tools' list
 // moves each tool's definitions into one table with it). What a schema may use is listed in

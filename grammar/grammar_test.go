@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -631,5 +632,74 @@ func TestEveryEndOfSequenceEndsAnAnswer(t *testing.T) {
 	m.Advance(3)
 	if mask, err := m.Allowed(); err != nil || mask.Count() != 4 {
 		t.Fatalf("an end of sequence moved the matcher: %v", err)
+	}
+}
+
+// TestAPreparedMaskPausesWithTheIndexFree: Prepare makes the mask Allowed answers with,
+// calling pause between pieces of a long walk with the Index's lock free, so that another
+// answer on it goes on meanwhile; when that answer makes the same mask during a pause, the
+// walk stops and both hold the one mask, counted once.
+func TestAPreparedMaskPausesWithTheIndexFree(t *testing.T) {
+	var toks [][]byte
+	for a := 'a'; a <= 'z'; a++ {
+		for b := 'a'; b <= 'z'; b++ {
+			for c := 'a'; c <= 'z'; c++ {
+				toks = append(toks, []byte{byte(a), byte(b), byte(c)})
+			}
+		}
+	}
+	spec := Spec{Kind: Regex, Pattern: `(?:[a-z]?){600}`}
+	plain, err := Compile(NewVocab(toks, -1), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := plain.Start().Allowed()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ix, err := Compile(NewVocab(toks, -1), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ix.Start()
+	pauses, heldLocked := 0, 0
+	m.Prepare(func() {
+		pauses++
+		if !ix.mu.TryLock() {
+			heldLocked++
+			return
+		}
+		ix.mu.Unlock()
+	})
+	if pauses < 2 || heldLocked > 0 {
+		t.Fatalf("%d pauses, %d of them with the Index locked", pauses, heldLocked)
+	}
+	if !m.Ready() {
+		t.Fatal("the prepared mask is not made")
+	}
+	got, err := m.Allowed()
+	if err != nil || !slices.Equal(got.Words(), want.Words()) || got.Count() != want.Count() {
+		t.Fatalf("the prepared mask differs from Allowed's: %v", err)
+	}
+
+	ix, err = Compile(NewVocab(toks, -1), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, other := ix.Start(), ix.Start()
+	var made *Mask
+	first.Prepare(func() {
+		if made == nil {
+			if made, err = other.Allowed(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if got, _ := first.Allowed(); got != made {
+		t.Fatal("the walk interrupted by another answer's making the same mask kept its own")
+	}
+	if ix.maskBytes != 8*int64(len(made.Words())) {
+		t.Fatalf("%d bytes of masks counted for one mask of %d words", ix.maskBytes, len(made.Words()))
 	}
 }

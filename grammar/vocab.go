@@ -135,6 +135,10 @@ type Index struct {
 // constraint, over vocabularies of 117,000 and 155,000 tokens, cost thousands each.
 const maskWork = 1 << 22
 
+// pieceWork is a piece of a mask's walk (instructions visited, about a tenth of a
+// millisecond) between two of its pauses (Matcher.Prepare).
+const pieceWork = 1 << 12
+
 func newIndex(v *Vocab, d *dfa) *Index {
 	// At least a thousand plain states, however large the vocabulary's masks.
 	soft := max(int64(indexBytes), 1000*(stateBytes+int64(v.size/8)))
@@ -164,7 +168,7 @@ func (ix *Index) grew() error {
 // Start is a matcher at the beginning of an answer.
 func (ix *Index) Start() *Matcher { return &Matcher{ix: ix} }
 
-// Matcher follows one answer through its constraint. It is used by one goroutine.
+// Matcher follows one answer through its constraint. It is used by one goroutine at a time.
 type Matcher struct {
 	ix    *Index
 	state int32
@@ -174,22 +178,47 @@ type Matcher struct {
 // Allowed is the set of tokens that keep the answer within the language: those whose bytes
 // continue it, and the end of sequence where the answer may end. The set is empty only when
 // the vocabulary cannot write what must come next.
-func (m *Matcher) Allowed() (*Mask, error) {
+func (m *Matcher) Allowed() (*Mask, error) { return m.allowed(nil) }
+
+// Prepare makes the mask Allowed will answer with, if it is not made, and calls pause between
+// pieces of its walk (a tenth of a millisecond each) with the Index free for other answers: a
+// walk of a large vocabulary takes turns with what pause waits for. Its failure is Allowed's
+// to report.
+func (m *Matcher) Prepare(pause func()) { _, _ = m.allowed(pause) }
+
+func (m *Matcher) allowed(pause func()) (*Mask, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
 	ix := m.ix
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if int(m.state) < len(ix.masks) && ix.masks[m.state] != nil {
-		return ix.masks[m.state], nil
-	}
-	mask, err := ix.computeMask(m.state)
+	mask, err := ix.computeMask(m.state, pause)
 	if err != nil {
 		m.err = err
 		return nil, err
 	}
 	return mask, nil
+}
+
+// Ready reports whether Allowed would answer at once: the mask at the answer's state is made
+// (by this answer or another on the same Index), or the answer has failed. Where it is not,
+// Allowed may walk the whole vocabulary; a caller that must not wait calls it elsewhere first.
+func (m *Matcher) Ready() bool {
+	if m.err != nil {
+		return true
+	}
+	m.ix.mu.Lock()
+	defer m.ix.mu.Unlock()
+	return m.ix.madeMask(m.state) != nil
+}
+
+// madeMask is the mask at state s if an answer has made it, else nil. Called with mu held.
+func (ix *Index) madeMask(s int32) *Mask {
+	if int(s) < len(ix.masks) {
+		return ix.masks[s]
+	}
+	return nil
 }
 
 // Advance moves past token id, which the last Allowed allowed; the end of sequence leaves the
@@ -240,15 +269,33 @@ func (m *Matcher) Accepting() bool {
 	return m.ix.d.states[m.state].accept
 }
 
-// computeMask walks the trie from state s: a token is allowed when every byte of it keeps the
-// DFA alive. Called with mu held.
-func (ix *Index) computeMask(s int32) (*Mask, error) {
+// computeMask is the mask at state s, made by walking the trie from s if no answer has made
+// it: a token is allowed when every byte of it keeps the DFA alive. Called with mu held; a
+// non-nil pause is called between pieces of the walk with mu released (the walk's frames are
+// states, which are never removed, so another answer's steps meanwhile change nothing it
+// holds).
+func (ix *Index) computeMask(s int32, pause func()) (*Mask, error) {
+	if made := ix.madeMask(s); made != nil {
+		return made, nil
+	}
 	v := ix.v
 	mask := &Mask{bits: make([]uint64, (v.size+63)/64)}
 	type frame struct{ node, state int32 }
 	stack := []frame{{0, s}}
-	start := ix.d.work
+	// own is this walk's work, which the other answers' steps during a pause are not.
+	var own int64
+	piece := ix.d.work
 	for len(stack) > 0 {
+		if pause != nil && ix.d.work-piece > pieceWork {
+			own += ix.d.work - piece
+			ix.mu.Unlock()
+			pause()
+			ix.mu.Lock()
+			if made := ix.madeMask(s); made != nil {
+				return made, nil // another answer's walk finished first
+			}
+			piece = ix.d.work
+		}
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		n := &v.nodes[f.node]
@@ -266,7 +313,7 @@ func (ix *Index) computeMask(s int32) (*Mask, error) {
 		if err := ix.grew(); err != nil {
 			return nil, err
 		}
-		if ix.d.work-start > ix.maskWork {
+		if own+ix.d.work-piece > ix.maskWork {
 			ix.retired = true
 			return nil, ErrTooManyStates
 		}

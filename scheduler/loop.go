@@ -22,6 +22,10 @@ func (s *Scheduler) loop(ctx context.Context) {
 			timer.Stop()
 		}
 		s.shutdown()
+		// A Prepare pacing itself on steps that no longer come runs on to its end.
+		s.idle.Store(true)
+		s.stepEnded()
+		s.prep.wait()
 	}()
 	for {
 		if ctx.Err() != nil {
@@ -33,8 +37,12 @@ func (s *Scheduler) loop(ctx context.Context) {
 			return
 		}
 		if rows := s.runnable(); len(rows) > 0 {
+			if s.idle.Load() {
+				s.idle.Store(false)
+			}
 			s.runRows(ctx, rows)
 			s.steps.Add(1)
+			s.stepEnded()
 			// The readers that this step's tokens woke run before the next step: with fewer
 			// processors than busy goroutines (a server pinned to one core), a loop that
 			// never blocks would otherwise hold its processor until the runtime preempts it,
@@ -60,6 +68,8 @@ func (s *Scheduler) loop(ctx context.Context) {
 		if timer != nil {
 			fired = timer.C()
 		}
+		s.idle.Store(true)
+		s.stepEnded()
 		select {
 		case <-s.wake:
 		case <-fired:

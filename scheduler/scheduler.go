@@ -57,6 +57,12 @@ type Scheduler struct {
 
 	wake    chan struct{} // buffer 1
 	stopped chan struct{} // closed when the loop has returned
+	// prep runs choices' Prepare off the loop; the loop waits for it when it stops.
+	prep preparer
+	// stepped gets a token when a step ends and when the loop goes idle (buffer 1), and idle
+	// is set while the loop has no rows to run: what Pace waits on.
+	stepped chan struct{}
+	idle    atomic.Bool
 	stop    context.CancelFunc
 	drain   chan struct{} // closed by Close: finish the running, then return
 
@@ -97,9 +103,11 @@ func New(name string, runner Runner, pool *kvcache.Pool, cfg Config, clk clock.C
 		pick:    admission.Picker{Weights: admission.WithDefaults(cfg.Weights)},
 		live:    map[*sequence]struct{}{},
 		wake:    make(chan struct{}, 1),
+		stepped: make(chan struct{}, 1),
 		stopped: make(chan struct{}),
 		drain:   make(chan struct{}),
 	}
+	s.idle.Store(true)
 	sm, err := m.forScheduler(s)
 	if err != nil {
 		return nil, err

@@ -449,6 +449,176 @@ func TestAChooserThatPanicsEndsItsSequenceAlone(t *testing.T) {
 	waitUntil(t, func() bool { return s.Pool().Stats().Used == 0 })
 }
 
+// preparingChooser picks greedily; after its first token its Prepare waits for release
+// (a dear mask, say), and a later one panics when panics is set.
+type preparingChooser struct {
+	n       int
+	started chan struct{} // closed when the first Prepare begins
+	release chan struct{}
+	panics  bool
+}
+
+func (c *preparingChooser) Choose(logits []float32) Choice {
+	ch := argmaxChooser{}.Choose(logits)
+	switch c.n++; c.n {
+	case 1:
+		ch.Prepare = func(func()) { close(c.started); <-c.release }
+	case 2:
+		if c.panics {
+			ch.Prepare = func(func()) { panic("a mask's bug") }
+		}
+	}
+	return ch
+}
+
+// TestAChoiceBeingPreparedHoldsOnlyItsSequence: while one sequence's next choice is being
+// prepared (its Prepare blocked), the sequence beside it takes every step to its end; the
+// first then goes on from where it was, its tokens what the model gives it alone. A Prepare
+// that panics ends its sequence alone.
+func TestAChoiceBeingPreparedHoldsOnlyItsSequence(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{})
+	start(t, s)
+	slow := &preparingChooser{started: make(chan struct{}), release: make(chan struct{})}
+	held, err := s.Submit(context.Background(), Request{Prompt: []int64{11, 12}, MaxNewTokens: 6, Chooser: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-slow.started
+	beside, err := s.Submit(context.Background(), greedyRequest([]int64{21, 22, 23}, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	var (
+		ids  []int64
+		last Event
+	)
+	go func() {
+		defer close(ended)
+		ids, last = collect(t, beside)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(20 * time.Second): // a hang guard: the loop waits on the Prepare
+		close(slow.release)
+		t.Fatal("the sequence beside one being prepared did not end")
+	}
+	if len(ids) != 12 || last.Err != nil {
+		t.Fatalf("the sequence beside the one being prepared: %v %+v", ids, last)
+	}
+	close(slow.release)
+	ids, last = collect(t, held)
+	if want := referenceGreedy([]int64{11, 12}, 6); last.Err != nil || !slices.Equal(ids, want) {
+		t.Fatalf("the prepared sequence: %v %+v, want %v", ids, last, want)
+	}
+
+	bad := &preparingChooser{started: make(chan struct{}), release: make(chan struct{}), panics: true}
+	close(bad.release)
+	st, err := s.Submit(context.Background(), Request{Prompt: []int64{31, 32}, MaxNewTokens: 6, Chooser: bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := lastEvent(t, st); !errors.Is(last.Err, ErrStepFailed) {
+		t.Fatalf("a sequence whose Prepare panicked ended with %+v", last)
+	}
+	if ids, last := collect(t, mustSubmit(t, s, greedyRequest([]int64{41, 42}, 4))); len(ids) != 4 || last.Err != nil {
+		t.Fatalf("after a Prepare panicked: %v %+v", ids, last)
+	}
+	waitUntil(t, func() bool { return s.Pool().Stats().Used == 0 })
+}
+
+// piecesChooser's first choice has a Prepare of pieces pieces, each noting the loop's step
+// count and whether other ended is closed yet, with the pause between them.
+type piecesChooser struct {
+	n      int
+	s      *Scheduler
+	pieces int
+	other  chan struct{}
+	seen   []pieceSeen
+}
+
+type pieceSeen struct {
+	step       uint64
+	otherEnded bool
+}
+
+func (c *piecesChooser) Choose(logits []float32) Choice {
+	ch := argmaxChooser{}.Choose(logits)
+	if c.n++; c.n == 1 {
+		ch.Prepare = func(pause func()) {
+			for i := range c.pieces {
+				ended := false
+				select {
+				case <-c.other:
+					ended = true
+				default:
+				}
+				c.seen = append(c.seen, pieceSeen{c.s.Steps(), ended})
+				if i < c.pieces-1 {
+					pause()
+				}
+			}
+		}
+	}
+	return ch
+}
+
+// TestAPreparationTakesAPieceAStep: a Prepare that pauses between pieces of its work takes
+// one piece a step while the loop has another sequence to run, and runs on once the loop has
+// none.
+func TestAPreparationTakesAPieceAStep(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{})
+	start(t, s)
+	other := make(chan struct{})
+	beside := mustSubmit(t, s, greedyRequest([]int64{21, 22, 23}, 200))
+	c := &piecesChooser{s: s, pieces: 8, other: other}
+	st := mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 3, Chooser: c})
+	if ids, last := collect(t, beside); len(ids) != 200 || last.Err != nil {
+		t.Fatalf("the sequence beside: %d tokens, %+v", len(ids), last)
+	}
+	close(other)
+	if _, last := collect(t, st); last.Err != nil {
+		t.Fatal(last.Err)
+	}
+	if len(c.seen) != c.pieces {
+		t.Fatalf("%d pieces ran", len(c.seen))
+	}
+	for i := 1; i < len(c.seen); i++ {
+		if !c.seen[i].otherEnded && c.seen[i].step <= c.seen[i-1].step {
+			t.Fatalf("two pieces in one step while the loop had rows: %+v", c.seen)
+		}
+	}
+}
+
+// TestAStopMidPreparationEnds: the loop stopped while a Prepare paces itself on its steps
+// (another sequence running) lets the Prepare run to its end, and Close returns.
+func TestAStopMidPreparationEnds(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{})
+	ctx, cancel := context.WithCancel(context.Background())
+	s.Start(ctx)
+	beside := mustSubmit(t, s, greedyRequest([]int64{21, 22, 23}, 200))
+	c := &piecesChooser{s: s, pieces: 1000, other: make(chan struct{})}
+	mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 3, Chooser: c})
+	if _, err := beside.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool { return s.Steps() > 3 })
+	cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(context.Background()) }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second): // a hang guard
+		t.Fatal("Close did not return with a Prepare pacing itself on the steps")
+	}
+	if len(c.seen) != c.pieces {
+		t.Fatalf("%d of %d pieces ran", len(c.seen), c.pieces)
+	}
+}
+
 func TestQueueLimitsAndExpiry(t *testing.T) {
 	fake := clock.NewFake(epoch)
 	s, _ := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) {

@@ -46,6 +46,11 @@ type sequence struct {
 	paused     atomic.Bool // read by the reader, who pokes the loop when it makes room
 	wake       func()      // pokes the loop
 
+	// preparing is set while its Choice's Prepare runs (the sequence takes no step), and
+	// prepPanic when Prepare panicked, its value's type: the loop ends it.
+	preparing atomic.Bool
+	prepPanic atomic.Pointer[string]
+
 	// count is generated, readable from any goroutine (the final event's Index).
 	count atomic.Int64
 	// workLeft is the sequence's share of Scheduler.work: its prompt until first admitted,

@@ -5,7 +5,9 @@
 # runs on CPU 0, the load generator on CPU 1. Prints tokens/s of whole streams and TTFT p50 per
 # run, then the medians and their ratio. Run it on an otherwise idle machine. ENV_BASE and
 # ENV_TREE add settings to one side's server (BASE_REV HEAD with
-# ENV_TREE="SLUICE_GENERATE_STREAM_INTERVAL=4" compares a setting).
+# ENV_TREE="SLUICE_GENERATE_STREAM_INTERVAL=4" compares a setting). BESIDE is a command run on
+# CPU 1 beside the load for the run's length, given the server's URL and the seconds
+# (BESIDE="python3 scripts/hostile-constraints.py" adds clients whose every answer's masks are new).
 #
 #   scripts/generate-ab.sh BASE_REV [pairs, default 6] [streams, default 16] [seconds, default 15]
 set -euo pipefail
@@ -27,8 +29,13 @@ run() { # side rep
 		SLUICE_GENERATE_FIRST_TOKEN_TIMEOUT_MS=0 SLUICE_GENERATE_MAX_RUNNING=64 "$work/sluice-$1" >"$work/$1-$2.log" 2>&1 &
 	local pid=$!
 	for _ in $(seq 1 300); do curl -sf "$url/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+	local beside=""
+	if [ -n "${BESIDE:-}" ]; then
+		taskset -c 1 $BESIDE "$url" "$((secs + 3))" 2>>"$work/beside-$1.log" & beside=$!
+	fi
 	taskset -c 1 "$work/loadgen" -generate -url "$url" -quiet -mode closed -timeout 600s -warmup 3s \
 		-duration "${secs}s" -json "$work/$1-$2.json" -workers "$streams" -max-tokens 64
+	[ -z "$beside" ] || wait "$beside" || true
 	kill -TERM "$pid"; wait "$pid" || true
 }
 for rep in $(seq 1 "$pairs"); do run base "$rep"; run tree "$rep"; done
@@ -45,5 +52,10 @@ for r in range(1, pairs + 1):
           f"{b['time_to_first_token_ms']['p50']:.1f} / {t['time_to_first_token_ms']['p50']:.1f} | "
           f"{b['inter_token_ms']['p50']:.2f} / {b['inter_token_ms']['p99']:.2f} | {t['inter_token_ms']['p50']:.2f} / {t['inter_token_ms']['p99']:.2f} |")
 mb, mt = statistics.median(tps["base"]), statistics.median(tps["tree"])
+for side in ("base", "tree"):
+    try:
+        print(side + ":", open(f"{work}/beside-{side}.log").read().strip().replace("\n", "; "))
+    except FileNotFoundError:
+        pass
 print(f"\nmedian base {mb:,.0f}, tree {mt:,.0f}, tree/base {mt/mb:.3f}")
 PY
