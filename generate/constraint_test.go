@@ -226,7 +226,7 @@ func TestAMaskNotYetMadeIsPreparedOffTheLoop(t *testing.T) {
 				if c.m.Ready() {
 					t.Fatal("a Prepare for a mask already made")
 				}
-				ch.Prepare(func() {})
+				ch.Prepare(func() bool { return true })
 			}
 			if !ch.Stop && !c.m.Ready() {
 				t.Fatalf("after %v the next mask is neither made nor prepared", ids)

@@ -213,13 +213,16 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	if params.IgnoreEOS {
 		c.eos, c.moreEOS = -1, nil
 	}
+	var prepare func(pause func() bool)
 	if params.Constraint != nil {
-		// The first mask is made here, on the caller's goroutine, and every later one the
-		// scheduler's own does not have is made off it (Choice.Prepare): a constraint whose
-		// masks are dear costs its own request's time, not the other streams' steps. A
-		// failure is the first Choose's to report.
+		// A mask no answer has made yet is made off the scheduler's loop (Request.Prepare
+		// for the first, Choice.Prepare for the others): a constraint whose masks are dear
+		// costs its own answer's time, not the other streams' steps. A failure is the next
+		// Choose's to report.
 		c.m = params.Constraint.Start()
-		c.m.Prepare(g.sched.Pace)
+		if !c.m.Ready() {
+			prepare = c.m.Prepare
+		}
 	}
 	c.sp.full = params.Logprobs
 	if c.minNew > 0 {
@@ -236,7 +239,7 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		chooser = promptScorer{c}
 	}
 	es, err := g.sched.Submit(ctx, scheduler.Request{Prompt: ids, MaxNewTokens: params.MaxNewTokens, Priority: p,
-		Chooser: chooser, FirstTokenTimeout: g.cfg.FirstTokenTimeout})
+		Chooser: chooser, FirstTokenTimeout: g.cfg.FirstTokenTimeout, Prepare: prepare})
 	if err != nil {
 		return nil, err
 	}

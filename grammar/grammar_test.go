@@ -664,13 +664,14 @@ func TestAPreparedMaskPausesWithTheIndexFree(t *testing.T) {
 	}
 	m := ix.Start()
 	pauses, heldLocked := 0, 0
-	m.Prepare(func() {
+	m.Prepare(func() bool {
 		pauses++
 		if !ix.mu.TryLock() {
 			heldLocked++
-			return
+			return true
 		}
 		ix.mu.Unlock()
+		return true
 	})
 	if pauses < 2 || heldLocked > 0 {
 		t.Fatalf("%d pauses, %d of them with the Index locked", pauses, heldLocked)
@@ -689,17 +690,33 @@ func TestAPreparedMaskPausesWithTheIndexFree(t *testing.T) {
 	}
 	first, other := ix.Start(), ix.Start()
 	var made *Mask
-	first.Prepare(func() {
+	first.Prepare(func() bool {
 		if made == nil {
-			if made, err = other.Allowed(); err != nil {
-				t.Fatal(err)
-			}
+			made, err = other.Allowed()
 		}
+		return true
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got, _ := first.Allowed(); got != made {
 		t.Fatal("the walk interrupted by another answer's making the same mask kept its own")
 	}
 	if ix.maskBytes != 8*int64(len(made.Words())) {
 		t.Fatalf("%d bytes of masks counted for one mask of %d words", ix.maskBytes, len(made.Words()))
+	}
+
+	// A pause that says to stop leaves the mask unmade and the answer sound.
+	ix, err = Compile(NewVocab(toks, -1), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := ix.Start()
+	given.Prepare(func() bool { return false })
+	if given.Ready() {
+		t.Fatal("a walk given up made its mask")
+	}
+	if got, err := given.Allowed(); err != nil || got.Count() != want.Count() {
+		t.Fatalf("after a walk given up: %v", err)
 	}
 }

@@ -181,12 +181,13 @@ type Matcher struct {
 func (m *Matcher) Allowed() (*Mask, error) { return m.allowed(nil) }
 
 // Prepare makes the mask Allowed will answer with, if it is not made, and calls pause between
-// pieces of its walk (a tenth of a millisecond each) with the Index free for other answers: a
-// walk of a large vocabulary takes turns with what pause waits for. Its failure is Allowed's
-// to report.
-func (m *Matcher) Prepare(pause func()) { _, _ = m.allowed(pause) }
+// pieces of its walk (about a tenth of a millisecond each) with the Index free for other
+// answers: a walk of a large vocabulary takes turns with what pause waits for. When pause
+// returns false the walk stops and the mask is left unmade (the answer is given up). A
+// failure is Allowed's to report.
+func (m *Matcher) Prepare(pause func() bool) { _, _ = m.allowed(pause) }
 
-func (m *Matcher) allowed(pause func()) (*Mask, error) {
+func (m *Matcher) allowed(pause func() bool) (*Mask, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
@@ -194,12 +195,18 @@ func (m *Matcher) allowed(pause func()) (*Mask, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	mask, err := ix.computeMask(m.state, pause)
-	if err != nil {
+	switch {
+	case err == errGivenUp:
+		return nil, err
+	case err != nil:
 		m.err = err
 		return nil, err
 	}
 	return mask, nil
 }
+
+// errGivenUp: Prepare's pause said to stop; nothing is wrong with the answer.
+var errGivenUp = errors.New("grammar: the mask's walk was given up")
 
 // Ready reports whether Allowed would answer at once: the mask at the answer's state is made
 // (by this answer or another on the same Index), or the answer has failed. Where it is not,
@@ -211,6 +218,14 @@ func (m *Matcher) Ready() bool {
 	m.ix.mu.Lock()
 	defer m.ix.mu.Unlock()
 	return m.ix.madeMask(m.state) != nil
+}
+
+// unlockedFor calls pause with mu released, taken again however pause returns. Called with
+// mu held.
+func (ix *Index) unlockedFor(pause func() bool) bool {
+	ix.mu.Unlock()
+	defer ix.mu.Lock()
+	return pause()
 }
 
 // madeMask is the mask at state s if an answer has made it, else nil. Called with mu held.
@@ -274,7 +289,7 @@ func (m *Matcher) Accepting() bool {
 // non-nil pause is called between pieces of the walk with mu released (the walk's frames are
 // states, which are never removed, so another answer's steps meanwhile change nothing it
 // holds).
-func (ix *Index) computeMask(s int32, pause func()) (*Mask, error) {
+func (ix *Index) computeMask(s int32, pause func() bool) (*Mask, error) {
 	if made := ix.madeMask(s); made != nil {
 		return made, nil
 	}
@@ -288,9 +303,9 @@ func (ix *Index) computeMask(s int32, pause func()) (*Mask, error) {
 	for len(stack) > 0 {
 		if pause != nil && ix.d.work-piece > pieceWork {
 			own += ix.d.work - piece
-			ix.mu.Unlock()
-			pause()
-			ix.mu.Lock()
+			if !ix.unlockedFor(pause) {
+				return nil, errGivenUp
+			}
 			if made := ix.madeMask(s); made != nil {
 				return made, nil // another answer's walk finished first
 			}

@@ -115,7 +115,7 @@ func (s *Scheduler) awaitsPrefix(q *sequence, cached int) bool {
 		return false
 	}
 	for _, r := range s.running {
-		if r.ended.Load() || r.table == nil || r.hasPending || r.uncached() <= 1 {
+		if r.ended.Load() || r.table == nil || r.hasPending || r.preparing.Load() || r.uncached() <= 1 {
 			continue // only a sequence in prefill and stepping is about to cache blocks
 		}
 		// The blocks both begin with (a block is cached under its whole prefix's hash), of

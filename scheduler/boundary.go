@@ -27,6 +27,7 @@ func (s *Scheduler) boundary(now time.Time) {
 	gone := s.scratch.gone[:0]
 	for p := range s.waiting {
 		for q := s.waiting[p].head; q != nil; q = q.next {
+			s.prepareFirst(q)
 			// Closing refuses what never started; a preempted sequence has started (and may
 			// have streamed tokens): it is resumed and may finish within the grace.
 			if (closing && !q.preempted) || q.ctx.Err() != nil || s.timedOut(q, now) || s.expired(q, now) || s.starved(q, now) {
@@ -83,8 +84,17 @@ func (s *Scheduler) check(q *sequence, now time.Time) {
 }
 
 // starved reports a sequence that streamed tokens and has had none for TokenStallTimeout.
+// Time spent on its own Prepare is its own request's doing, not starving: the stall counts
+// from the later of its last token and its Prepare's return.
 func (s *Scheduler) starved(q *sequence, now time.Time) bool {
-	return s.cfg.TokenStallTimeout > 0 && q.generated > 0 && !now.Before(q.lastToken.Add(s.cfg.TokenStallTimeout))
+	if s.cfg.TokenStallTimeout <= 0 || q.generated == 0 || q.preparing.Load() {
+		return false
+	}
+	from := q.lastToken
+	if at := q.preparedAt.Load(); at > from.UnixNano() {
+		from = time.Unix(0, at)
+	}
+	return !now.Before(from.Add(s.cfg.TokenStallTimeout))
 }
 
 // expired reports a sequence that has waited MaxQueueWait for its first admission.

@@ -28,11 +28,11 @@
 // of a lower class's latest sequence the same way, at most PreemptLimit times per sequence, so
 // an interactive request does not wait for bulk ones to finish and a bulk one still finishes.
 // Tokens are chosen by the request's Chooser (sampling, detokenizing and stop
-// conditions are the caller's; see package generate). Work a choice needs before the next
-// one that may take long (a constraint's mask at a new state) comes back as Choice.Prepare:
-// one goroutine runs the sequences' Prepares in turn while those sequences sit out the steps,
-// and Pace gives it a small piece of work a step while other rows run, so the loop never
-// waits on one request's dear constraint.
+// conditions are the caller's; see package generate). Work a choice needs that may take long
+// (a constraint's mask at a new state) is the request's Prepare (before the first choice) or
+// the Choice's (before the next): it runs off the loop while its sequence sits out the steps,
+// and all such work together takes one small piece a step while other rows run (prepare.go),
+// so the loop never waits on one request's dear constraint and the request pays for it.
 //
 // A Stream buffers OutBuffer events; a reader that falls behind pauses its sequence instead of
 // being buffered without bound, and one that stays behind for the stall timeout is ended. A

@@ -16,16 +16,16 @@ func (s *Scheduler) loop(ctx context.Context) {
 		timer   clock.Timer
 		timerAt time.Time
 		drain   = s.drain // closed by Close; nil once seen
+		busy    bool      // what the pacer was last told
 	)
 	defer func() {
 		if timer != nil {
 			timer.Stop()
 		}
 		s.shutdown()
-		// A Prepare pacing itself on steps that no longer come runs on to its end.
-		s.idle.Store(true)
-		s.stepEnded()
-		s.prep.wait()
+		// Every sequence has ended, so a Prepare still running stops at its next pause.
+		s.pace.setBusy(false)
+		s.preparers.Wait()
 	}()
 	for {
 		if ctx.Err() != nil {
@@ -37,12 +37,12 @@ func (s *Scheduler) loop(ctx context.Context) {
 			return
 		}
 		if rows := s.runnable(); len(rows) > 0 {
-			if s.idle.Load() {
-				s.idle.Store(false)
+			if !busy {
+				s.pace.setBusy(true)
+				busy = true
 			}
 			s.runRows(ctx, rows)
-			s.steps.Add(1)
-			s.stepEnded()
+			s.pace.stepped(&s.steps)
 			// The readers that this step's tokens woke run before the next step: with fewer
 			// processors than busy goroutines (a server pinned to one core), a loop that
 			// never blocks would otherwise hold its processor until the runtime preempts it,
@@ -68,8 +68,10 @@ func (s *Scheduler) loop(ctx context.Context) {
 		if timer != nil {
 			fired = timer.C()
 		}
-		s.idle.Store(true)
-		s.stepEnded()
+		if busy {
+			s.pace.setBusy(false)
+			busy = false
+		}
 		select {
 		case <-s.wake:
 		case <-fired:

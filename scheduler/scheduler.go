@@ -26,6 +26,10 @@ type Request struct {
 	// FirstTokenTimeout ends the stream with ErrFirstTokenTimeout when no token has come this
 	// long after Submit; 0 means none. (The request context's deadline bounds the whole.)
 	FirstTokenTimeout time.Duration
+	// Prepare, when set, is work the first Choose needs, run as a Choice's Prepare is (see
+	// Choice.Prepare) from when the loop first sees the request: the sequence takes no step
+	// before it returns, and its time counts towards FirstTokenTimeout.
+	Prepare func(pause func() bool)
 }
 
 // Scheduler is one generation model's step loop: iteration-level scheduling over a paged KV
@@ -57,14 +61,13 @@ type Scheduler struct {
 
 	wake    chan struct{} // buffer 1
 	stopped chan struct{} // closed when the loop has returned
-	// prep runs choices' Prepare off the loop; the loop waits for it when it stops.
-	prep preparer
-	// stepped gets a token when a step ends and when the loop goes idle (buffer 1), and idle
-	// is set while the loop has no rows to run: what Pace waits on.
-	stepped chan struct{}
-	idle    atomic.Bool
 	stop    context.CancelFunc
 	drain   chan struct{} // closed by Close: finish the running, then return
+
+	// preparers counts the goroutines running Prepares (started on the loop's goroutine,
+	// waited for when it stops); pace paces them on the steps.
+	preparers sync.WaitGroup
+	pace      pacer
 
 	// nextSeq numbers the sequences (stepplan.Row.Seq).
 	nextSeq atomic.Uint64
@@ -103,11 +106,9 @@ func New(name string, runner Runner, pool *kvcache.Pool, cfg Config, clk clock.C
 		pick:    admission.Picker{Weights: admission.WithDefaults(cfg.Weights)},
 		live:    map[*sequence]struct{}{},
 		wake:    make(chan struct{}, 1),
-		stepped: make(chan struct{}, 1),
 		stopped: make(chan struct{}),
 		drain:   make(chan struct{}),
 	}
-	s.idle.Store(true)
 	sm, err := m.forScheduler(s)
 	if err != nil {
 		return nil, err

@@ -462,10 +462,10 @@ func (c *preparingChooser) Choose(logits []float32) Choice {
 	ch := argmaxChooser{}.Choose(logits)
 	switch c.n++; c.n {
 	case 1:
-		ch.Prepare = func(func()) { close(c.started); <-c.release }
+		ch.Prepare = func(func() bool) { close(c.started); <-c.release }
 	case 2:
 		if c.panics {
-			ch.Prepare = func(func()) { panic("a mask's bug") }
+			ch.Prepare = func(func() bool) { panic("a mask's bug") }
 		}
 	}
 	return ch
@@ -545,7 +545,7 @@ type pieceSeen struct {
 func (c *piecesChooser) Choose(logits []float32) Choice {
 	ch := argmaxChooser{}.Choose(logits)
 	if c.n++; c.n == 1 {
-		ch.Prepare = func(pause func()) {
+		ch.Prepare = func(pause func() bool) {
 			for i := range c.pieces {
 				ended := false
 				select {
@@ -554,8 +554,8 @@ func (c *piecesChooser) Choose(logits []float32) Choice {
 				default:
 				}
 				c.seen = append(c.seen, pieceSeen{c.s.Steps(), ended})
-				if i < c.pieces-1 {
-					pause()
+				if i < c.pieces-1 && !pause() {
+					return
 				}
 			}
 		}
@@ -591,7 +591,7 @@ func TestAPreparationTakesAPieceAStep(t *testing.T) {
 }
 
 // TestAStopMidPreparationEnds: the loop stopped while a Prepare paces itself on its steps
-// (another sequence running) lets the Prepare run to its end, and Close returns.
+// (another sequence running) stops the Prepare at its next pause, and Close returns.
 func TestAStopMidPreparationEnds(t *testing.T) {
 	s, _ := newTestScheduler(t, testOpts{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -614,8 +614,89 @@ func TestAStopMidPreparationEnds(t *testing.T) {
 	case <-time.After(20 * time.Second): // a hang guard
 		t.Fatal("Close did not return with a Prepare pacing itself on the steps")
 	}
-	if len(c.seen) != c.pieces {
-		t.Fatalf("%d of %d pieces ran", len(c.seen), c.pieces)
+	if len(c.seen) == c.pieces {
+		t.Fatalf("all %d pieces ran after the loop stopped", c.pieces)
+	}
+}
+
+// firstPrepare is a Request.Prepare that says it started, then pauses until pause says to
+// stop or release is closed, noting what its last pause said.
+type firstPrepare struct {
+	started, release chan struct{}
+	stopped          atomic.Bool
+}
+
+func (f *firstPrepare) prepare(pause func() bool) {
+	close(f.started)
+	for {
+		select {
+		case <-f.release:
+			return
+		default:
+		}
+		if !pause() {
+			f.stopped.Store(true)
+			return
+		}
+	}
+}
+
+// TestARequestsPrepareComesBeforeItsFirstStep: a request's Prepare (its first mask) runs off
+// the loop before the sequence takes a step, while the sequence beside it runs; a client that
+// leaves meanwhile stops it at its next pause.
+func TestARequestsPrepareComesBeforeItsFirstStep(t *testing.T) {
+	s, model := newTestScheduler(t, testOpts{})
+	start(t, s)
+	beside := mustSubmit(t, s, greedyRequest([]int64{21, 22, 23}, 30))
+	f := &firstPrepare{started: make(chan struct{}), release: make(chan struct{})}
+	st := mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 4, Chooser: argmaxChooser{}, Prepare: f.prepare})
+	<-f.started
+	if ids, last := collect(t, beside); len(ids) != 30 || last.Err != nil {
+		t.Fatalf("beside a request being prepared: %v %+v", ids, last)
+	}
+	if slices.Contains(model.prefilled(), 11) {
+		t.Fatal("the request being prepared took a step")
+	}
+	close(f.release)
+	if ids, last := collect(t, st); last.Err != nil || !slices.Equal(ids, referenceGreedy([]int64{11, 12}, 4)) {
+		t.Fatalf("once prepared: %v %+v", ids, last)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	mustSubmit(t, s, greedyRequest([]int64{31, 32}, 200))
+	g := &firstPrepare{started: make(chan struct{}), release: make(chan struct{})}
+	left, err := s.Submit(ctx, Request{Prompt: []int64{41, 42}, MaxNewTokens: 4, Chooser: argmaxChooser{}, Prepare: g.prepare})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-g.started
+	cancel()
+	if last := lastEvent(t, left); !errors.Is(last.Err, context.Canceled) {
+		t.Fatalf("a client that left while its request was prepared: %+v", last)
+	}
+	waitUntil(t, g.stopped.Load)
+}
+
+// TestPreparingIsNotStarving: a sequence sitting out the steps on its own Prepare, longer than
+// the token stall timeout while another sequence runs, is not ended as starved, then or when
+// it goes on.
+func TestPreparingIsNotStarving(t *testing.T) {
+	fake := clock.NewFake(epoch)
+	s, model := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.TokenStallTimeout = 5 * time.Second }})
+	model.setHook(func(int64, *stepplan.Plan) error {
+		fake.Advance(time.Second)
+		return nil
+	})
+	start(t, s)
+	slow := &preparingChooser{started: make(chan struct{}), release: make(chan struct{})}
+	held := mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 6, Chooser: slow})
+	<-slow.started
+	if ids, last := collect(t, mustSubmit(t, s, greedyRequest([]int64{21, 22, 23}, 20))); len(ids) != 20 || last.Err != nil {
+		t.Fatalf("beside: %v %+v", ids, last)
+	}
+	close(slow.release)
+	if ids, last := collect(t, held); last.Err != nil || len(ids) != 6 {
+		t.Fatalf("after preparing for 20 s of steps: %v %+v", ids, last)
 	}
 }
 

@@ -46,10 +46,14 @@ type sequence struct {
 	paused     atomic.Bool // read by the reader, who pokes the loop when it makes room
 	wake       func()      // pokes the loop
 
-	// preparing is set while its Choice's Prepare runs (the sequence takes no step), and
-	// prepPanic when Prepare panicked, its value's type: the loop ends it.
-	preparing atomic.Bool
-	prepPanic atomic.Pointer[string]
+	// preparing is set while a Prepare runs (the sequence takes no step), preparedAt is
+	// when the last one returned (UnixNano), and prepPanic is set when one panicked, to its
+	// value's type: the loop ends it. prepStarted: its request's Prepare has been started
+	// (owned by the loop).
+	preparing   atomic.Bool
+	preparedAt  atomic.Int64
+	prepPanic   atomic.Pointer[string]
+	prepStarted bool
 
 	// count is generated, readable from any goroutine (the final event's Index).
 	count atomic.Int64

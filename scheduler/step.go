@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/sluice-serving/sluice/stepplan"
@@ -18,6 +17,7 @@ func (s *Scheduler) runnable() []*sequence {
 		if p := q.prepPanic.Load(); p != nil && !q.ended.Load() {
 			s.finish(q, errorEvent(fmt.Errorf("%w: preparing its next choice panicked (%s)", ErrStepFailed, *p)), "engine_error")
 		}
+		s.prepareFirst(q) // admitted before the boundary saw it wait
 		if !q.hasPending && !q.preparing.Load() && !q.ended.Load() {
 			rows = append(rows, q)
 		}
@@ -239,87 +239,3 @@ func (s *Scheduler) scorePrompt(q *sequence, row *stepplan.Row, vocab int) {
 		q.scorer.ScorePrompt(next, row.Logits[t*vocab:(t+1)*vocab])
 	}
 }
-
-// prepare hands f, q's choice's Prepare, to the scheduler's preparer; q takes no step until
-// it returns. A panic in it ends q alone, as one in Choose does: the loop sees it in runnable.
-func (s *Scheduler) prepare(q *sequence, f func(pause func())) {
-	q.preparing.Store(true)
-	s.prep.add(func() {
-		defer func() {
-			if p := recover(); p != nil {
-				t := fmt.Sprintf("%T", p)
-				q.prepPanic.Store(&t)
-			}
-			q.preparing.Store(false)
-			s.poke()
-		}()
-		f(s.Pace)
-	})
-}
-
-// Pace waits, while the loop has rows to run, for its step in flight or next one to end, and
-// returns at once when it has none (or has stopped). Work off the loop that competes with it
-// for a core, made a small piece at a time, calls it between pieces: one piece a step, in all.
-func (s *Scheduler) Pace() {
-	select {
-	case <-s.stepped: // a step that ended before this piece
-	default:
-	}
-	if s.idle.Load() {
-		return
-	}
-	select {
-	case <-s.stepped:
-	case <-s.stopped:
-	}
-}
-
-// stepEnded tells a Pace that a step ended, or that the loop has no rows to run.
-func (s *Scheduler) stepEnded() {
-	select {
-	case s.stepped <- struct{}{}:
-	default:
-	}
-}
-
-// preparer runs choices' Prepare one at a time, in the order they came, on one goroutine
-// that lives while there is work: however many sequences wait on a dear mask, they take at
-// most one processor beside the loop, and on one core, with the masks' own turns (grammar
-// yields as it walks), a small share of it.
-type preparer struct {
-	mu      sync.Mutex
-	queue   []func()
-	working bool
-	done    sync.WaitGroup
-}
-
-func (p *preparer) add(f func()) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.queue = append(p.queue, f)
-	if !p.working {
-		p.working = true
-		p.done.Add(1)
-		go p.work()
-	}
-}
-
-func (p *preparer) work() {
-	defer p.done.Done()
-	for {
-		p.mu.Lock()
-		if len(p.queue) == 0 {
-			p.working = false
-			p.mu.Unlock()
-			return
-		}
-		f := p.queue[0]
-		p.queue[0] = nil
-		p.queue = p.queue[1:]
-		p.mu.Unlock()
-		f()
-	}
-}
-
-// wait returns once the queue is empty and its goroutine gone.
-func (p *preparer) wait() { p.done.Wait() }

@@ -29,10 +29,11 @@ type Choice struct {
 	// Prepare, when set, is work the sequence's next Choose needs and may take long over (a
 	// constraint's mask at the state this token led to, made once and kept). The scheduler
 	// runs it off the loop and leaves the sequence out of its steps until it returns, so that
-	// the other streams' steps never wait on it; Prepare calls pause between small pieces of
-	// its work (Scheduler.Pace), so that on a core it shares with the loop it takes turns
-	// with the steps. It must not touch what the next Choose does not own.
-	Prepare func(pause func())
+	// the other streams' steps never wait on it. Prepare calls pause between small pieces of
+	// its work: while the loop has rows to run, pause lets one piece of all such work go a
+	// step; it returns false when the sequence has ended, and Prepare then stops. It must not
+	// touch what the next Choose does not own.
+	Prepare func(pause func() bool)
 }
 
 // PromptScorer is a Chooser that also scores its prompt: for each prompt token after the
