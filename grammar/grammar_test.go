@@ -706,6 +706,31 @@ func TestAPreparedMaskPausesWithTheIndexFree(t *testing.T) {
 		t.Fatalf("%d bytes of masks counted for one mask of %d words", ix.maskBytes, len(made.Words()))
 	}
 
+	// A walk over steps all made already (a plain pattern over many tokens) is paced too.
+	plainIx, err := Compile(NewVocab(toks, -1), Spec{Kind: Regex, Pattern: `[a-z]*`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pauses = 0
+	plainIx.Start().Prepare(func() bool { pauses++; return true })
+	if pauses < 2 {
+		t.Fatalf("a walk of %d tokens' trie paused %d times", len(toks), pauses)
+	}
+
+	// A pause that panics leaves the Index unlocked, as it found it.
+	ix, err = Compile(NewVocab(toks, -1), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		ix.Start().Prepare(func() bool { panic("a pause's bug") })
+	}()
+	if !ix.mu.TryLock() {
+		t.Fatal("the Index is locked after a pause panicked")
+	}
+	ix.mu.Unlock()
+
 	// A pause that says to stop leaves the mask unmade and the answer sound.
 	ix, err = Compile(NewVocab(toks, -1), spec)
 	if err != nil {

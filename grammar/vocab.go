@@ -135,8 +135,8 @@ type Index struct {
 // constraint, over vocabularies of 117,000 and 155,000 tokens, cost thousands each.
 const maskWork = 1 << 22
 
-// pieceWork is a piece of a mask's walk (instructions visited, about a tenth of a
-// millisecond) between two of its pauses (Matcher.Prepare).
+// pieceWork is a piece of a mask's walk (instructions visited and trie edges followed, about
+// a tenth of a millisecond) between two of its pauses (Matcher.Prepare).
 const pieceWork = 1 << 12
 
 func newIndex(v *Vocab, d *dfa) *Index {
@@ -297,11 +297,14 @@ func (ix *Index) computeMask(s int32, pause func() bool) (*Mask, error) {
 	mask := &Mask{bits: make([]uint64, (v.size+63)/64)}
 	type frame struct{ node, state int32 }
 	stack := []frame{{0, s}}
-	// own is this walk's work, which the other answers' steps during a pause are not.
-	var own int64
+	// own is this walk's work, which the other answers' steps during a pause are not. A
+	// piece is paced by that work and by the trie's edges it follows (each a lookup where
+	// the DFA's steps are made already): a large vocabulary's walk takes milliseconds either
+	// way.
+	var own, edges int64
 	piece := ix.d.work
 	for len(stack) > 0 {
-		if pause != nil && ix.d.work-piece > pieceWork {
+		if pause != nil && ix.d.work-piece+edges > pieceWork {
 			own += ix.d.work - piece
 			if !ix.unlockedFor(pause) {
 				return nil, errGivenUp
@@ -309,7 +312,7 @@ func (ix *Index) computeMask(s int32, pause func() bool) (*Mask, error) {
 			if made := ix.madeMask(s); made != nil {
 				return made, nil // another answer's walk finished first
 			}
-			piece = ix.d.work
+			piece, edges = ix.d.work, 0
 		}
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -325,6 +328,7 @@ func (ix *Index) computeMask(s int32, pause func() bool) (*Mask, error) {
 				stack = append(stack, frame{e.node, next})
 			}
 		}
+		edges += int64(n.edges)
 		if err := ix.grew(); err != nil {
 			return nil, err
 		}

@@ -16,10 +16,16 @@ func (s *Scheduler) admit(now time.Time) {
 	var waits [admission.NumPriorities]bool // the class's head waits for a prefix in the making
 	for {
 		s.mu.Lock()
-		var ready [admission.NumPriorities]bool
+		var (
+			ready [admission.NumPriorities]bool
+			first [admission.NumPriorities]*sequence // each class's first in arrival order that may go
+		)
 		any := false
 		for p := range s.waiting {
-			ready[p] = s.waiting[p].n > 0 && !waits[p]
+			if !waits[p] {
+				first[p] = s.waiting[p].first(s.readyToAdmit)
+			}
+			ready[p] = first[p] != nil
 			any = any || ready[p]
 		}
 		if !any {
@@ -37,7 +43,7 @@ func (s *Scheduler) admit(now time.Time) {
 		} else {
 			p = s.pick.Next(ready)
 		}
-		q := s.waiting[p].head
+		q := first[p]
 		s.mu.Unlock()
 
 		t := s.pool.NewTable()

@@ -27,12 +27,14 @@ func (s *Scheduler) boundary(now time.Time) {
 	gone := s.scratch.gone[:0]
 	for p := range s.waiting {
 		for q := s.waiting[p].head; q != nil; q = q.next {
-			s.prepareFirst(q)
 			// Closing refuses what never started; a preempted sequence has started (and may
 			// have streamed tokens): it is resumed and may finish within the grace.
-			if (closing && !q.preempted) || q.ctx.Err() != nil || s.timedOut(q, now) || s.expired(q, now) || s.starved(q, now) {
+			if (closing && !q.preempted) || q.ctx.Err() != nil || q.prepPanic.Load() != nil ||
+				s.timedOut(q, now) || s.expired(q, now) || s.starved(q, now) {
 				gone = append(gone, q)
+				continue
 			}
+			s.prepareFirst(q) // as it waits
 		}
 	}
 	s.scratch.gone = gone
@@ -43,6 +45,8 @@ func (s *Scheduler) boundary(now time.Time) {
 			s.finish(q, errorEvent(ErrClosed), "shutdown")
 		case q.ctx.Err() != nil:
 			s.abort(q, q.ctx.Err())
+		case q.prepPanic.Load() != nil:
+			s.finish(q, prepPanicked(q), "engine_error")
 		case s.timedOut(q, now):
 			s.finish(q, errorEvent(ErrFirstTokenTimeout), "timeout")
 		case s.starved(q, now):
@@ -87,14 +91,21 @@ func (s *Scheduler) check(q *sequence, now time.Time) {
 // Time spent on its own Prepare is its own request's doing, not starving: the stall counts
 // from the later of its last token and its Prepare's return.
 func (s *Scheduler) starved(q *sequence, now time.Time) bool {
+	at, ok := s.stallsAt(q)
+	return ok && !now.Before(at)
+}
+
+// stallsAt is when q will have starved if no token comes, and false when it cannot starve
+// (no stall limit, no token yet, or sitting out the steps on its own Prepare).
+func (s *Scheduler) stallsAt(q *sequence) (time.Time, bool) {
 	if s.cfg.TokenStallTimeout <= 0 || q.generated == 0 || q.preparing.Load() {
-		return false
+		return time.Time{}, false
 	}
 	from := q.lastToken
 	if at := q.preparedAt.Load(); at > from.UnixNano() {
 		from = time.Unix(0, at)
 	}
-	return !now.Before(from.Add(s.cfg.TokenStallTimeout))
+	return from.Add(s.cfg.TokenStallTimeout), true
 }
 
 // expired reports a sequence that has waited MaxQueueWait for its first admission.

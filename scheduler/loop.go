@@ -109,8 +109,8 @@ func (s *Scheduler) nextDeadline() (time.Time, bool) {
 			if q.req.FirstTokenTimeout > 0 && q.generated == 0 {
 				consider(q.enqueued.Add(q.req.FirstTokenTimeout))
 			}
-			if s.cfg.TokenStallTimeout > 0 && q.generated > 0 {
-				consider(q.lastToken.Add(s.cfg.TokenStallTimeout))
+			if at, ok := s.stallsAt(q); ok {
+				consider(at)
 			}
 		}
 	}

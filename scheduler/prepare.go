@@ -37,13 +37,26 @@ func (s *Scheduler) prepare(q *sequence, f func(pause func() bool)) {
 	}()
 }
 
-// prepareFirst starts q's request's Prepare, once: as soon as the loop sees q, waiting or
-// running. Called on the loop's goroutine.
+// prepareFirst starts q's request's Prepare, once, as soon as the loop sees q wait. Called
+// on the loop's goroutine.
 func (s *Scheduler) prepareFirst(q *sequence) {
 	if q.req.Prepare != nil && !q.prepStarted {
 		q.prepStarted = true
 		s.prepare(q, q.req.Prepare)
 	}
+}
+
+// readyToAdmit reports whether waiting q may be admitted: not sitting out on a Prepare (its
+// request's is started here if the boundary has not), which would hold a slot and blocks
+// without a step, nor ended by one that panicked. Called on the loop's goroutine.
+func (s *Scheduler) readyToAdmit(q *sequence) bool {
+	s.prepareFirst(q)
+	return !q.preparing.Load() && q.prepPanic.Load() == nil
+}
+
+// prepPanicked is the last event of a sequence whose Prepare panicked.
+func prepPanicked(q *sequence) Event {
+	return errorEvent(fmt.Errorf("%w: preparing its next choice panicked (%s)", ErrStepFailed, *q.prepPanic.Load()))
 }
 
 // pacer lets work off the loop that competes with it for a core (a constraint's mask, made a

@@ -528,13 +528,14 @@ func TestAChoiceBeingPreparedHoldsOnlyItsSequence(t *testing.T) {
 }
 
 // piecesChooser's first choice has a Prepare of pieces pieces, each noting the loop's step
-// count and whether other ended is closed yet, with the pause between them.
+// count and whether the sequence beside has ended, with the pause between them.
 type piecesChooser struct {
 	n      int
 	s      *Scheduler
 	pieces int
-	other  chan struct{}
+	other  *Stream // the sequence beside, whose end the pieces note
 	seen   []pieceSeen
+	ran    atomic.Int32
 }
 
 type pieceSeen struct {
@@ -547,13 +548,8 @@ func (c *piecesChooser) Choose(logits []float32) Choice {
 	if c.n++; c.n == 1 {
 		ch.Prepare = func(pause func() bool) {
 			for i := range c.pieces {
-				ended := false
-				select {
-				case <-c.other:
-					ended = true
-				default:
-				}
-				c.seen = append(c.seen, pieceSeen{c.s.Steps(), ended})
+				c.seen = append(c.seen, pieceSeen{c.s.Steps(), c.other.seq.ended.Load()})
+				c.ran.Add(1)
 				if i < c.pieces-1 && !pause() {
 					return
 				}
@@ -567,16 +563,16 @@ func (c *piecesChooser) Choose(logits []float32) Choice {
 // one piece a step while the loop has another sequence to run, and runs on once the loop has
 // none.
 func TestAPreparationTakesAPieceAStep(t *testing.T) {
-	s, _ := newTestScheduler(t, testOpts{})
+	// A buffer for every token: the sequence beside never pauses on its reader, which would
+	// leave the loop idle and every piece free to go.
+	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.OutBuffer = 256 }})
 	start(t, s)
-	other := make(chan struct{})
 	beside := mustSubmit(t, s, greedyRequest([]int64{21, 22, 23}, 200))
-	c := &piecesChooser{s: s, pieces: 8, other: other}
+	c := &piecesChooser{s: s, pieces: 8, other: beside}
 	st := mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 3, Chooser: c})
 	if ids, last := collect(t, beside); len(ids) != 200 || last.Err != nil {
 		t.Fatalf("the sequence beside: %d tokens, %+v", len(ids), last)
 	}
-	close(other)
 	if _, last := collect(t, st); last.Err != nil {
 		t.Fatal(last.Err)
 	}
@@ -597,12 +593,9 @@ func TestAStopMidPreparationEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.Start(ctx)
 	beside := mustSubmit(t, s, greedyRequest([]int64{21, 22, 23}, 200))
-	c := &piecesChooser{s: s, pieces: 1000, other: make(chan struct{})}
+	c := &piecesChooser{s: s, pieces: 1000, other: beside}
 	mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 3, Chooser: c})
-	if _, err := beside.Next(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	waitUntil(t, func() bool { return s.Steps() > 3 })
+	waitUntil(t, func() bool { return c.ran.Load() >= 2 }) // pacing itself on beside's steps
 	cancel()
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close(context.Background()) }()
@@ -675,6 +668,56 @@ func TestARequestsPrepareComesBeforeItsFirstStep(t *testing.T) {
 		t.Fatalf("a client that left while its request was prepared: %+v", last)
 	}
 	waitUntil(t, g.stopped.Load)
+}
+
+// TestARequestBeingPreparedHoldsNoSlot: a request whose Prepare is under way is not admitted,
+// so it holds neither a running slot nor blocks: with one slot, the request after it runs.
+func TestARequestBeingPreparedHoldsNoSlot(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.MaxRunning = 1 }})
+	start(t, s)
+	f := &firstPrepare{started: make(chan struct{}), release: make(chan struct{})}
+	st := mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 4, Chooser: argmaxChooser{}, Prepare: f.prepare})
+	<-f.started
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		if ids, last := collect(t, mustSubmit(t, s, greedyRequest([]int64{21, 22}, 5))); len(ids) != 5 || last.Err != nil {
+			t.Errorf("the request after one being prepared: %v %+v", ids, last)
+		}
+	}()
+	select {
+	case <-ended:
+	case <-time.After(20 * time.Second): // a hang guard: the one being prepared holds the slot
+		close(f.release)
+		t.Fatal("the request after one being prepared did not run")
+	}
+	close(f.release)
+	if ids, last := collect(t, st); len(ids) != 4 || last.Err != nil {
+		t.Fatalf("once prepared: %v %+v", ids, last)
+	}
+}
+
+// TestAWaitingSequenceBeingPreparedSetsNoStallDeadline: an idle loop's next deadline leaves
+// out the stall limit of a waiting sequence sitting out on its Prepare (it cannot starve, and
+// a deadline already past would spin the loop); the Prepare's end pokes the loop instead.
+func TestAWaitingSequenceBeingPreparedSetsNoStallDeadline(t *testing.T) {
+	fake := clock.NewFake(epoch)
+	s, _ := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.TokenStallTimeout = 5 * time.Second }})
+	q := newSequence(context.Background(), greedyRequest([]int64{1, 2}, 4), 4, epoch, s.poke)
+	q.generated, q.lastToken, q.preempted = 1, epoch, true
+	q.preparing.Store(true)
+	s.mu.Lock()
+	s.waiting[admission.Interactive].pushBack(q)
+	s.mu.Unlock()
+	fake.Advance(time.Minute)
+	if at, ok := s.nextDeadline(); ok {
+		t.Fatalf("a deadline at %v for a sequence being prepared", at)
+	}
+	q.preparing.Store(false)
+	q.preparedAt.Store(fake.Now().UnixNano())
+	if at, ok := s.nextDeadline(); !ok || !at.Equal(fake.Now().Add(5*time.Second)) {
+		t.Fatalf("after its Prepare: %v %v, want the stall limit from its end", at, ok)
+	}
 }
 
 // TestPreparingIsNotStarving: a sequence sitting out the steps on its own Prepare, longer than

@@ -132,6 +132,16 @@ func (l *seqList) remove(q *sequence) {
 	l.n--
 }
 
+// first is the first sequence in the list for which ok holds, or nil.
+func (l *seqList) first(ok func(*sequence) bool) *sequence {
+	for q := l.head; q != nil; q = q.next {
+		if ok(q) {
+			return q
+		}
+	}
+	return nil
+}
+
 // holds reports whether q is in the list.
 func (l *seqList) holds(q *sequence) bool { return q.prev != nil || l.head == q }
 

@@ -14,10 +14,9 @@ import (
 func (s *Scheduler) runnable() []*sequence {
 	rows := s.scratch.rows[:0]
 	for _, q := range s.running {
-		if p := q.prepPanic.Load(); p != nil && !q.ended.Load() {
-			s.finish(q, errorEvent(fmt.Errorf("%w: preparing its next choice panicked (%s)", ErrStepFailed, *p)), "engine_error")
+		if q.prepPanic.Load() != nil && !q.ended.Load() {
+			s.finish(q, prepPanicked(q), "engine_error")
 		}
-		s.prepareFirst(q) // admitted before the boundary saw it wait
 		if !q.hasPending && !q.preparing.Load() && !q.ended.Load() {
 			rows = append(rows, q)
 		}
