@@ -707,14 +707,20 @@ func TestAPreparedMaskPausesWithTheIndexFree(t *testing.T) {
 	}
 
 	// A walk over steps all made already (a plain pattern over many tokens) is paced too.
-	plainIx, err := Compile(NewVocab(toks, -1), Spec{Kind: Regex, Pattern: `[a-z]*`})
+	var many [][]byte
+	for _, tok := range toks {
+		for _, d := range []byte("abcde") {
+			many = append(many, append(slices.Clip(tok), d))
+		}
+	}
+	plainIx, err := Compile(NewVocab(many, -1), Spec{Kind: Regex, Pattern: `[a-z]*`})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pauses = 0
 	plainIx.Start().Prepare(func() bool { pauses++; return true })
 	if pauses < 2 {
-		t.Fatalf("a walk of %d tokens' trie paused %d times", len(toks), pauses)
+		t.Fatalf("a walk of %d tokens' trie paused %d times", len(many), pauses)
 	}
 
 	// A pause that panics leaves the Index unlocked, as it found it.

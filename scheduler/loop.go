@@ -33,8 +33,8 @@ func (s *Scheduler) loop(ctx context.Context) {
 		}
 		now := s.clk.Now()
 		s.boundary(now)
-		if s.isClosing() && len(s.running) == 0 {
-			return
+		if s.isClosing() && len(s.running) == 0 && s.waitingN() == 0 {
+			return // what still waits, closing, was preempted: it may sit out on a Prepare
 		}
 		if rows := s.runnable(); len(rows) > 0 {
 			if !busy {
@@ -82,6 +82,15 @@ func (s *Scheduler) loop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// waitingN counts the sequences waiting for admission, every class.
+func (s *Scheduler) waitingN() int64 {
+	var n int64
+	for p := range s.waitingBy {
+		n += s.waitingBy[p].Load()
+	}
+	return n
 }
 
 func (s *Scheduler) isClosing() bool {

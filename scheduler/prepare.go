@@ -46,12 +46,12 @@ func (s *Scheduler) prepareFirst(q *sequence) {
 	}
 }
 
-// readyToAdmit reports whether waiting q may be admitted: not sitting out on a Prepare (its
-// request's is started here if the boundary has not), which would hold a slot and blocks
-// without a step, nor ended by one that panicked. Called on the loop's goroutine.
+// readyToAdmit reports whether waiting q may be admitted: not sitting out on a Prepare, which
+// would hold a slot and blocks without a step (nor on its request's, which the boundary
+// starts once it has checked q), nor ended by one that panicked. Called on the loop's
+// goroutine.
 func (s *Scheduler) readyToAdmit(q *sequence) bool {
-	s.prepareFirst(q)
-	return !q.preparing.Load() && q.prepPanic.Load() == nil
+	return (q.req.Prepare == nil || q.prepStarted) && !q.preparing.Load() && q.prepPanic.Load() == nil
 }
 
 // prepPanicked is the last event of a sequence whose Prepare panicked.

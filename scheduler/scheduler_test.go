@@ -589,7 +589,8 @@ func TestAPreparationTakesAPieceAStep(t *testing.T) {
 // TestAStopMidPreparationEnds: the loop stopped while a Prepare paces itself on its steps
 // (another sequence running) stops the Prepare at its next pause, and Close returns.
 func TestAStopMidPreparationEnds(t *testing.T) {
-	s, _ := newTestScheduler(t, testOpts{})
+	// A buffer for every token, so that the unread sequence beside keeps the loop busy.
+	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.OutBuffer = 256 }})
 	ctx, cancel := context.WithCancel(context.Background())
 	s.Start(ctx)
 	beside := mustSubmit(t, s, greedyRequest([]int64{21, 22, 23}, 200))
@@ -678,15 +679,36 @@ func TestARequestBeingPreparedHoldsNoSlot(t *testing.T) {
 	f := &firstPrepare{started: make(chan struct{}), release: make(chan struct{})}
 	st := mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 4, Chooser: argmaxChooser{}, Prepare: f.prepare})
 	<-f.started
-	ended := make(chan struct{})
+	after := mustSubmit(t, s, greedyRequest([]int64{21, 22}, 5))
+	type result struct {
+		ids  []int64
+		last Event
+		err  error
+	}
+	ended := make(chan result, 1)
 	go func() {
-		defer close(ended)
-		if ids, last := collect(t, mustSubmit(t, s, greedyRequest([]int64{21, 22}, 5))); len(ids) != 5 || last.Err != nil {
-			t.Errorf("the request after one being prepared: %v %+v", ids, last)
+		var r result
+		for {
+			ev, err := after.Next(context.Background())
+			if err != nil {
+				r.err = err
+				break
+			}
+			if ev.HasToken() {
+				r.ids = append(r.ids, ev.ID)
+			}
+			if ev.Done {
+				r.last = ev
+				break
+			}
 		}
+		ended <- r
 	}()
 	select {
-	case <-ended:
+	case r := <-ended:
+		if len(r.ids) != 5 || r.last.Err != nil || r.err != nil {
+			t.Fatalf("the request after one being prepared: %v %+v %v", r.ids, r.last, r.err)
+		}
 	case <-time.After(20 * time.Second): // a hang guard: the one being prepared holds the slot
 		close(f.release)
 		t.Fatal("the request after one being prepared did not run")
@@ -717,6 +739,68 @@ func TestAWaitingSequenceBeingPreparedSetsNoStallDeadline(t *testing.T) {
 	q.preparedAt.Store(fake.Now().UnixNano())
 	if at, ok := s.nextDeadline(); !ok || !at.Equal(fake.Now().Add(5*time.Second)) {
 		t.Fatalf("after its Prepare: %v %v, want the stall limit from its end", at, ok)
+	}
+}
+
+// untilClosing chooses greedily, its second choice once s is closing.
+type untilClosing struct {
+	s *Scheduler
+	n int
+}
+
+func (c *untilClosing) Choose(logits []float32) Choice {
+	if c.n++; c.n == 2 {
+		for !c.s.isClosing() {
+			runtime.Gosched()
+		}
+	}
+	return argmaxChooser{}.Choose(logits)
+}
+
+// TestClosingResumesAPreemptedSequenceBeingPrepared: a sequence preempted while it sits out
+// on its Prepare waits, not running, when Close lets the running finish; the loop does not
+// stop on the running set's being empty, and the sequence resumes and finishes once prepared.
+func TestClosingResumesAPreemptedSequenceBeingPrepared(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.MaxRunning, c.PreemptLimit, c.OutBuffer = 1, 1, 256 }})
+	start(t, s)
+	slow := &preparingChooser{started: make(chan struct{}), release: make(chan struct{})}
+	var released sync.Once
+	release := func() { released.Do(func() { close(slow.release) }) }
+	t.Cleanup(release) // before the scheduler's Close, should the test fail first
+	bulk := mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 6, Priority: admission.Bulk, Chooser: slow})
+	<-slow.started
+	// The interactive sequence, which takes the bulk one's slot, ends only once Close is
+	// under way.
+	inter := mustSubmit(t, s, Request{Prompt: []int64{21, 22}, MaxNewTokens: 3, Priority: admission.Interactive,
+		Chooser: &untilClosing{s: s}})
+	if ev, err := inter.Next(context.Background()); err != nil || !ev.HasToken() {
+		t.Fatalf("interactive's first token: %+v %v", ev, err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(context.Background()) }()
+	if ids, last := collect(t, inter); len(ids) != 2 || last.Err != nil {
+		t.Fatalf("interactive: %v %+v", ids, last)
+	}
+	if bulk.seq.bumped != 1 {
+		t.Fatalf("the bulk sequence was preempted %d times, want once", bulk.seq.bumped)
+	}
+	// The loop, closing with nothing running, stops (wrongly) or goes idle.
+	waitUntil(t, func() bool {
+		select {
+		case <-s.stopped:
+			return true
+		default:
+		}
+		s.pace.mu.Lock()
+		defer s.pace.mu.Unlock()
+		return !s.pace.busy
+	})
+	release()
+	if ids, last := collect(t, bulk); last.Err != nil || !slices.Equal(ids, referenceGreedy([]int64{11, 12}, 6)) {
+		t.Fatalf("the preempted sequence, closing: %v %+v", ids, last)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
 	}
 }
 
