@@ -41,7 +41,7 @@
 // stall timeout or, when longer, a multiple of what a step of that size was measured to cost,
 // so a long prefill is slow, not hung. A sequence that has streamed tokens and then gets none
 // for TokenStallTimeout (preempted while the server is busy) ends with ErrStarved. Close stops admitting, lets running
-// streams finish until its context ends, then ends them with ErrShutdown; every block is back
+// and preempted streams finish until its context ends, then ends them with ErrShutdown; every block is back
 // in the pool when it returns.
 //
 // The Scheduler is an admission.Queue that measures work in tokens and memory in KV blocks.

@@ -224,8 +224,9 @@ func (s *Scheduler) validate(req Request) error {
 	return nil
 }
 
-// Close stops taking submissions and ends the waiting ones with ErrClosed; the running ones
-// finish. If ctx ends first, the rest end with ErrShutdown. Close returns once the loop has
+// Close stops taking submissions and ends the waiting ones that never ran with ErrClosed; the
+// running ones finish, and so do those preempted earlier (after their Prepare, when one is
+// under way). If ctx ends first, the rest end with ErrShutdown. Close returns once the loop has
 // stopped, every block back in the pool; ctx.Err() when it had to give up.
 func (s *Scheduler) Close(ctx context.Context) error {
 	s.mu.Lock()

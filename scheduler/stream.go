@@ -31,8 +31,9 @@ type Choice struct {
 	// runs it off the loop and leaves the sequence out of its steps until it returns, so that
 	// the other streams' steps never wait on it. Prepare calls pause between small pieces of
 	// its work: while the loop has rows to run, pause lets one piece of all such work go a
-	// step; it returns false when the sequence has ended, and Prepare then stops. It must not
-	// touch what the next Choose does not own.
+	// step; it returns false when the sequence has ended, and Prepare then stops. Its work
+	// must be bounded (a mask's walk is): Close waits for it. It must not touch what the next
+	// Choose does not own.
 	Prepare func(pause func() bool)
 }
 
