@@ -316,6 +316,12 @@ func TestSlowReaderPausesThenIsEnded(t *testing.T) {
 	start(t, s)
 	st, _ := s.Submit(context.Background(), greedyRequest([]int64{11, 12}, 100))
 	waitUntil(t, func() bool { return st.seq.paused.Load() })
+	// The step that paused it is counted once the loop is done with it: here, gone idle.
+	waitUntil(t, func() bool {
+		s.pace.mu.Lock()
+		defer s.pace.mu.Unlock()
+		return !s.pace.busy
+	})
 	steps := s.Steps()
 	for range 5 {
 		runtime.Gosched()
