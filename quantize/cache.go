@@ -1,6 +1,7 @@
 package quantize
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -26,10 +28,12 @@ const (
 )
 
 // Cache keeps rewritten graphs in a directory so that a restart loads them instead of
-// rewriting. An entry is named by the SHA-256 of the source graph, Version and the Options,
-// so a changed model, rewrite or rule never meets an old entry; a sidecar records the entry's
-// own SHA-256, and an entry whose bytes do not match it (a torn write, a disk fault, an edit)
-// is rewritten rather than served.
+// rewriting. An entry is named by its model's slot (the model's name and the Options) and
+// its key (the SHA-256 of the source graph, and Version), so a changed model, rewrite or rule
+// never meets an old entry; storing one removes the others of its slot, which nothing would
+// read again (the model's earlier files, an older rewrite). A sidecar records the entry's own
+// SHA-256, and an entry whose bytes do not match it (a torn write, a disk fault, an edit) is
+// rewritten rather than served.
 type Cache struct {
 	dir  string
 	opts Options
@@ -46,9 +50,10 @@ func NewCache(dir string, opts Options) (*Cache, error) {
 	return &Cache{dir: dir, opts: opts.withDefaults()}, nil
 }
 
-// RemoveAbandoned removes the temporary files of writes that a killed process left (each
-// the size of a graph) older than before, the time a write still under way could not predate,
-// and reports how many it removed.
+// RemoveAbandoned removes what no process will read again, each file the size of a graph:
+// the temporary files of writes that a killed process left, older than before (the time a
+// write still under way could not predate), and the entries of releases that named them by
+// key alone. It reports how many files it removed.
 func (c *Cache) RemoveAbandoned(before time.Time) int {
 	entries, err := os.ReadDir(c.dir)
 	if err != nil {
@@ -56,14 +61,58 @@ func (c *Cache) RemoveAbandoned(before time.Time) int {
 	}
 	removed := 0
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".tmp-") || !e.Type().IsRegular() {
+		name := e.Name()
+		if !e.Type().IsRegular() {
 			continue
 		}
-		if info, err := e.Info(); err == nil && info.ModTime().Before(before) && os.Remove(filepath.Join(c.dir, e.Name())) == nil {
+		switch {
+		case strings.HasPrefix(name, ".tmp-"):
+			if info, err := e.Info(); err != nil || !info.ModTime().Before(before) {
+				continue
+			}
+		case !unslotted.MatchString(name):
+			continue
+		}
+		if os.Remove(filepath.Join(c.dir, name)) == nil {
 			removed++
 		}
 	}
 	return removed
+}
+
+// unslotted is an entry's file (graph, sidecar or a caller's note) as releases before slots
+// named it: 32 hex digits of key alone.
+var unslotted = regexp.MustCompile(`^[0-9a-f]{32}\.int8\.onnx(\..*)?$`)
+
+// entryPath is where model's rewrite of a source with SHA-256 srcSum lives: its slot, then
+// its key.
+func (c *Cache) entryPath(model string, srcSum [32]byte) string {
+	return filepath.Join(c.dir, c.slot(model)+"-"+c.key(srcSum)+".int8.onnx")
+}
+
+// slot names model's entries under the cache's Options, one stored at a time.
+func (c *Cache) slot(model string) string {
+	sum := sha256.Sum256([]byte(model + "\x00" + strconv.Itoa(c.opts.MinColumns) + "\x00" + strconv.FormatBool(c.opts.ReduceRange)))
+	return hex.EncodeToString(sum[:8])
+}
+
+func (c *Cache) key(srcSum [32]byte) string {
+	sum := sha256.Sum256([]byte(Version + "\x00" + hex.EncodeToString(srcSum[:])))
+	return hex.EncodeToString(sum[:16])
+}
+
+// removeSuperseded removes the files of the slot's entries other than keep's: graphs,
+// sidecars and the notes callers keep beside them.
+func (c *Cache) removeSuperseded(model, keep string) {
+	files, err := filepath.Glob(filepath.Join(c.dir, c.slot(model)+"-*.int8.onnx*"))
+	if err != nil {
+		return
+	}
+	for _, f := range files {
+		if !strings.HasPrefix(f, keep) {
+			_ = os.Remove(f) // one left only takes room; the next store tries again
+		}
+	}
 }
 
 // Result is a rewritten graph and how it was had.
@@ -87,12 +136,13 @@ type sidecar struct {
 	Report       Report `json:"report"`
 }
 
-// Int8 returns src rewritten by Int8 under the cache's Options, from the cache when a verified
-// entry is there.
-func (c *Cache) Int8(src []byte) (Result, error) {
+// Int8 returns src, the graph of the model named model, rewritten by Int8 under the cache's
+// Options, from the cache when a verified entry is there. Storing a new entry removes the
+// model's others: two processes that share the directory and serve two versions of one
+// model (a rollout) each rewrite at every start until one version is left.
+func (c *Cache) Int8(model string, src []byte) (Result, error) {
 	srcSum := sha256.Sum256(src)
-	key := sha256.Sum256([]byte(Version + "\x00" + hex.EncodeToString(srcSum[:]) + "\x00" + strconv.Itoa(c.opts.MinColumns) + "\x00" + strconv.FormatBool(c.opts.ReduceRange)))
-	path := filepath.Join(c.dir, hex.EncodeToString(key[:16])+".int8.onnx")
+	path := c.entryPath(model, srcSum)
 	meta := path + ".json"
 
 	data, verr := c.verified(path, meta, srcSum)
@@ -118,6 +168,7 @@ func (c *Cache) Int8(src []byte) (Result, error) {
 	if err := writeAtomic(meta, side); err != nil {
 		return Result{ONNX: out, Report: rep, Outcome: Unstored, Why: err, SHA256: res.SHA256}, nil
 	}
+	c.removeSuperseded(model, path)
 	return res, nil
 }
 
@@ -152,9 +203,11 @@ func (c *Cache) verified(path, meta string, srcSum [32]byte) (entry, error) {
 }
 
 // writeAtomic writes data to path through a temporary file in the same directory, so a
-// reader sees the old file or the whole new one.
+// reader sees the old file or the whole new one. The file's mode is 0666 less the umask, as
+// files written any other way: a cache filled while an image is built serves the user the
+// server runs as, and an operator's umask keeps one private.
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	tmp, err := createTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
 	if err != nil {
 		return err
 	}
@@ -167,15 +220,22 @@ func writeAtomic(path string, data []byte) error {
 		_ = os.Remove(tmp.Name())
 		return err
 	}
-	// Readable by other users, as files written any other way: a cache filled while an
-	// image is built serves the user the server runs as.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		_ = os.Remove(tmp.Name())
 		return err
 	}
 	return nil
+}
+
+// createTemp is os.CreateTemp with the umask's mode rather than 0600.
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		f, err := os.OpenFile(filepath.Join(dir, prefix+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("quantize: no free temporary name in %s", dir)
 }

@@ -46,8 +46,10 @@
 //
 // # The cache
 //
-// A Cache keeps rewritten graphs in a directory, named by the source graph's SHA-256, Version
-// and the options, with a sidecar holding the entry's own SHA-256: the next start reads the
-// entry instead of rewriting, and an entry that fails the check is rewritten, never served.
-// Writes go through a temporary file and a rename.
+// A Cache keeps rewritten graphs in a directory, named by the model and the options (its
+// slot) and the source graph's SHA-256 and Version (its key), with a sidecar holding the
+// entry's own SHA-256: the next start reads the entry instead of rewriting, and an entry that
+// fails the check is rewritten, never served. A slot holds one entry: a new model file or
+// rewrite replaces the old entry rather than leaving it to fill the disk. Writes go through a
+// temporary file and a rename, with the umask's permissions.
 package quantize

@@ -5,12 +5,14 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"io/fs"
 	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -454,11 +456,11 @@ func TestCacheReusesVerifiesAndRebuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := c.Int8(src)
+	first, err := c.Int8("m", src)
 	if err != nil || first.Outcome != Rewritten {
 		t.Fatalf("first load: %v %v, want rewritten", first.Outcome, err)
 	}
-	again, err := c.Int8(src)
+	again, err := c.Int8("m", src)
 	if err != nil || again.Outcome != Cached || !slices.Equal(again.ONNX, first.ONNX) || again.Report.Quantized != 2 {
 		t.Fatalf("second load: %v %v (%d bytes, report %v), want the same bytes from the cache", again.Outcome, err, len(again.ONNX), again.Report)
 	}
@@ -468,24 +470,24 @@ func TestCacheReusesVerifiesAndRebuilds(t *testing.T) {
 	if err := os.WriteFile(first.Path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fixed, err := c.Int8(src)
+	fixed, err := c.Int8("m", src)
 	if err != nil || fixed.Outcome != Rebuilt || fixed.Why == nil || !slices.Equal(fixed.ONNX, first.ONNX) {
 		t.Fatalf("after corruption: %v %v (why %v), want rebuilt to the same bytes", fixed.Outcome, err, fixed.Why)
 	}
-	if after, _ := c.Int8(src); after.Outcome != Cached {
+	if after, _ := c.Int8("m", src); after.Outcome != Cached {
 		t.Fatalf("after the rebuild: %v, want cached", after.Outcome)
 	}
 	// Another source never meets this entry.
 	m.Graph.Name = proto.String("changed")
 	other, _ := proto.Marshal(m)
-	if res, _ := c.Int8(other); res.Outcome != Rewritten || res.Path == first.Path {
+	if res, _ := c.Int8("m2", other); res.Outcome != Rewritten || res.Path == first.Path {
 		t.Fatalf("another source: %v at %s, want its own entry", res.Outcome, res.Path)
 	}
 	// A sidecar that does not parse is a damaged entry too.
 	if err := os.WriteFile(first.Path+".json", []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := c.Int8(src); res.Outcome != Rebuilt {
+	if res, _ := c.Int8("m", src); res.Outcome != Rebuilt {
 		t.Fatalf("torn sidecar: %v, want rebuilt", res.Outcome)
 	}
 	entries, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
@@ -509,7 +511,7 @@ func TestCacheThatCannotWriteStillAnswers(t *testing.T) {
 	}
 	m, _ := testGraph(t, rand.New(rand.NewPCG(7, 8)))
 	src, _ := proto.Marshal(m)
-	res, err := c.Int8(src)
+	res, err := c.Int8("m", src)
 	if err != nil || res.Outcome != Unstored || res.Why == nil || len(res.ONNX) == 0 {
 		t.Fatalf("%v %v (why %v), want the rewrite, unstored", res.Outcome, err, res.Why)
 	}
@@ -607,8 +609,9 @@ func TestTheRewriteIsPinned(t *testing.T) {
 }
 
 // TestCacheRemovesWhatAKilledWriteLeft: a temporary file older than the bound, as a process
-// killed mid-write leaves (the size of a graph each time), is removed; one younger (a write
-// under way in another process) and the entries are kept.
+// killed mid-write leaves (the size of a graph each time), is removed, and so is an entry
+// named as releases before slots named them, with its sidecar and notes; a temporary file
+// younger (a write under way in another process) and other files are kept.
 func TestCacheRemovesWhatAKilledWriteLeft(t *testing.T) {
 	dir := t.TempDir()
 	c, err := NewCache(dir, Options{})
@@ -616,8 +619,9 @@ func TestCacheRemovesWhatAKilledWriteLeft(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	old := "0123456789abcdef0123456789abcdef.int8.onnx" // as releases before slots named an entry
 	for name, age := range map[string]time.Duration{".tmp-a.int8.onnx-1": 2 * time.Hour, ".tmp-b.int8.onnx-2": time.Minute,
-		"c.int8.onnx": 48 * time.Hour} {
+		"c.int8.onnx": 48 * time.Hour, old: time.Minute, old + ".json": time.Minute, old + ".agreement.json": time.Minute} {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
@@ -626,8 +630,8 @@ func TestCacheRemovesWhatAKilledWriteLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := c.RemoveAbandoned(now.Add(-time.Hour)); n != 1 {
-		t.Fatalf("removed %d files, want 1", n)
+	if n := c.RemoveAbandoned(now.Add(-time.Hour)); n != 4 {
+		t.Fatalf("removed %d files, want 4", n)
 	}
 	left, _ := os.ReadDir(dir)
 	var names []string
@@ -636,5 +640,87 @@ func TestCacheRemovesWhatAKilledWriteLeft(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{".tmp-b.int8.onnx-2", "c.int8.onnx"}) {
 		t.Fatalf("left %v", names)
+	}
+}
+
+// TestCacheKeepsOneEntryAModel: a model's new source (or a new rewrite) replaces its entry,
+// sidecar and the notes kept beside it, so that upgrades do not fill the disk; another
+// model's entry, and the same model's under other options, stay.
+func TestCacheKeepsOneEntryAModel(t *testing.T) {
+	m, _ := testGraph(t, rand.New(rand.NewPCG(9, 10)))
+	v1, _ := proto.Marshal(m)
+	m.Graph.Name = proto.String("v2")
+	v2, _ := proto.Marshal(m)
+	dir := t.TempDir()
+	c, err := NewCache(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reduced, err := NewCache(dir, Options{ReduceRange: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := func(c *Cache, model string, src []byte) Result {
+		t.Helper()
+		res, err := c.Int8(model, src)
+		if err != nil || res.Outcome != Rewritten {
+			t.Fatalf("%s: %v %v, want rewritten", model, res.Outcome, err)
+		}
+		return res
+	}
+	first := store(c, "a", v1)
+	if err := os.WriteFile(first.Path+".agreement.json", []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store(c, "b", v1)
+	store(reduced, "a", v1)
+	upgraded := store(c, "a", v2)
+	if upgraded.Path == first.Path {
+		t.Fatal("a new source took the old entry's name")
+	}
+	for _, gone := range []string{first.Path, first.Path + ".json", first.Path + ".agreement.json"} {
+		if _, err := os.Stat(gone); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want removed", filepath.Base(gone), err)
+		}
+	}
+	for _, kept := range []struct {
+		c     *Cache
+		model string
+		src   []byte
+	}{{c, "b", v1}, {reduced, "a", v1}, {c, "a", v2}} {
+		if res, err := kept.c.Int8(kept.model, kept.src); err != nil || res.Outcome != Cached {
+			t.Errorf("%s (reduced range %v): %v %v, want cached", kept.model, kept.c.opts.ReduceRange, res.Outcome, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 6 {
+		t.Errorf("%d files left, want three entries and their sidecars: %v", len(left), left)
+	}
+}
+
+// TestCacheFilesTakeTheUmask: an entry's files are 0666 less the umask, as any other file the
+// process writes: readable by others under the usual 022, private under 077.
+func TestCacheFilesTakeTheUmask(t *testing.T) {
+	m, _ := testGraph(t, rand.New(rand.NewPCG(11, 12)))
+	src, _ := proto.Marshal(m)
+	for _, umask := range []int{0o022, 0o077} {
+		old := syscall.Umask(umask)
+		c, err := NewCache(t.TempDir(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Int8("m", src)
+		syscall.Umask(old)
+		if err != nil || res.Outcome != Rewritten {
+			t.Fatalf("%v %v", res.Outcome, err)
+		}
+		for _, f := range []string{res.Path, res.Path + ".json"} {
+			info, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fs.FileMode(0o666 &^ umask); info.Mode().Perm() != want {
+				t.Errorf("umask %03o: %s is %v, want %v", umask, filepath.Base(f), info.Mode().Perm(), want)
+			}
+		}
 	}
 }

@@ -166,7 +166,7 @@ func (q *quantizer) prepare(ctx context.Context, m *models.Model) (int8 bool, er
 		source = "SLUICE_QUANTIZE"
 	}
 	start := time.Now()
-	res, err := q.rewrite(m.ONNX)
+	res, err := q.rewrite(m.Name, m.ONNX)
 	if err != nil {
 		return false, fmt.Errorf("model %q: int8: %w", m.Name, err)
 	}
@@ -215,7 +215,7 @@ func (q *quantizer) prepare(ctx context.Context, m *models.Model) (int8 bool, er
 
 // rewrite answers from the cache when there is one; without a directory it rewrites at every
 // start and says so once.
-func (q *quantizer) rewrite(src []byte) (quantize.Result, error) {
+func (q *quantizer) rewrite(model string, src []byte) (quantize.Result, error) {
 	q.once.Do(func() {
 		dir := q.cacheDir
 		if dir == "" {
@@ -230,7 +230,7 @@ func (q *quantizer) rewrite(src []byte) (quantize.Result, error) {
 		if q.cache != nil {
 			// A rewrite takes seconds: an hour-old temporary file is a killed process's.
 			if n := q.cache.RemoveAbandoned(q.clock.Now().Add(-time.Hour)); n > 0 {
-				q.logger.Info("removed the temporary files of int8 rewrites a killed process left", slog.Int("files", n))
+				q.logger.Info("removed int8 cache files no process reads: a killed write's temporary files, an older release's entries", slog.Int("files", n))
 			}
 		}
 	})
@@ -245,7 +245,7 @@ func (q *quantizer) rewrite(src []byte) (quantize.Result, error) {
 		out, rep, err := quantize.Int8(src, quantize.ForCPU())
 		return quantize.Result{ONNX: out, Report: rep, Outcome: quantize.Unstored}, err
 	}
-	return q.cache.Int8(src)
+	return q.cache.Int8(model, src)
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

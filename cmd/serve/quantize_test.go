@@ -137,6 +137,10 @@ func TestInt8ThroughTheServer(t *testing.T) {
 	if got := answers(third); !reflect.DeepEqual(got, want) {
 		t.Errorf("answers after the rebuild differ from float32's")
 	}
+	// The rebuilt entry took its own place: still one entry a model, each with its notes.
+	if files, _ := filepath.Glob(filepath.Join(cache, "*")); len(files) != 6 {
+		t.Errorf("cache holds %v, want two entries, their sidecars and agreements", files)
+	}
 }
 
 // TestEveryEncoderLayoutServesInInt8 serves each encoder layout with three products added in

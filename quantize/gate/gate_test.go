@@ -37,7 +37,7 @@ func TestCheckMeasuresOnceAndKeepsTheFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := cache.Int8(m.ONNX)
+	res, err := cache.Int8(m.Name, m.ONNX)
 	if err != nil {
 		t.Fatal(err)
 	}
