@@ -1,10 +1,14 @@
 package deploy
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sluice-serving/sluice/fleetbudget/redistest"
+	"github.com/sluice-serving/sluice/natsbox/natstest"
 )
 
 // TestStatePasswordsAdmitTheSluicePodsAlone runs the real NATS server on the example's
@@ -33,7 +38,8 @@ func TestStatePasswordsAdmitTheSluicePodsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secrets := map[secretRef]string{{"sluice-state", "nats-password"}: password(t), {"sluice-state", "redis-password"}: password(t)}
+	secrets := map[secretRef]string{{"sluice-state", "nats-password"}: password(t), {"sluice-state", "redis-password"}: password(t),
+		{"sluice-state", "nats-route-password"}: password(t)}
 	sluice := podEnv(t, merged.Spec.Template.Spec.Containers[0], secrets)
 
 	t.Run("nats", func(t *testing.T) {
@@ -86,6 +92,64 @@ func TestStatePasswordsAdmitTheSluicePodsAlone(t *testing.T) {
 		}
 	})
 
+	// Two nodes on this machine, each started from nats.conf as its pod would be: the second
+	// joins the first over the route the file gives it (at the first's address here), and a
+	// route that gives no password, another, or the clients' (which every Sluice pod holds)
+	// is refused with NATS's authorization error.
+	t.Run("nats routes", func(t *testing.T) {
+		for k, v := range podEnv(t, f.statefulSet.Spec.Template.Spec.Containers[0], secrets) {
+			t.Setenv(k, v)
+		}
+		conf := filepath.Join(t.TempDir(), "nats.conf")
+		if err := os.WriteFile(conf, []byte(f.configMaps["nats-config"].Data["nats.conf"]), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		load := func(name string) *natsserver.Options {
+			t.Setenv("POD_NAME", name)
+			opts, err := natsserver.ProcessConfigFile(conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return opts
+		}
+		start := func(opts *natsserver.Options, routes []*url.URL) *natsserver.Server {
+			opts.Host, opts.Port, opts.HTTPPort, opts.PidFile = "127.0.0.1", -1, 0, ""
+			opts.Cluster.Host, opts.Cluster.Port, opts.Routes = "127.0.0.1", -1, routes
+			opts.JetStream, opts.NoSigs, opts.NoLog = false, true, true
+			ns, err := natsserver.NewServer(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			go ns.Start()
+			t.Cleanup(ns.Shutdown)
+			if !ns.ReadyForConnections(10 * time.Second) {
+				t.Fatal("the NATS server did not start")
+			}
+			return ns
+		}
+		first := start(load("nats-0"), nil)
+		second := load("nats-1")
+		if len(second.Routes) == 0 {
+			t.Fatal("nats.conf gives no routes")
+		}
+		route := *second.Routes[0]
+		route.Host = first.ClusterAddr().String()
+		joined := start(second, []*url.URL{&route})
+		natstest.WaitFor(t, 30*time.Second, "the second node to join the first", func() bool {
+			return first.NumRoutes() > 0 && joined.NumRoutes() > 0
+		})
+
+		clientURL, err := url.Parse(strings.Split(sluice["SLUICE_NATS_URL"], ",")[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, who := range []*url.Userinfo{nil, url.User(route.User.Username()), url.UserPassword(route.User.Username(), password(t)), clientURL.User} {
+			if got := routeConnect(t, first.ClusterAddr().String(), who); !strings.Contains(got, "Authorization Violation") {
+				t.Errorf("a route as %q: the node answered %q; want refused", who.Username(), got)
+			}
+		}
+	})
+
 	t.Run("redis", func(t *testing.T) {
 		c := f.redis.Spec.Template.Spec.Containers[0]
 		env := podEnv(t, c, secrets)
@@ -118,6 +182,39 @@ func TestStatePasswordsAdmitTheSluicePodsAlone(t *testing.T) {
 			}
 		}
 	})
+}
+
+// routeConnect opens a route to the NATS node at addr as who (nil: no user) and returns its
+// answer: after its INFO, a route's CONNECT names the cluster and its user and password
+// (NATS's route protocol), and a PING asks for the answer at once.
+func routeConnect(t *testing.T, addr string, who *url.Userinfo) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second)) // a hang guard
+	r := bufio.NewReader(conn)
+	if info, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(info, "INFO ") {
+		t.Fatalf("the route port opened with %q, %v; want its INFO", info, err)
+	}
+	connect := map[string]any{"verbose": false, "pedantic": false, "tls_required": false, "name": "intruder", "cluster": "sluice-state", "headers": true}
+	if who != nil {
+		connect["user"] = who.Username()
+		if pw, ok := who.Password(); ok {
+			connect["pass"] = pw
+		}
+	}
+	body, _ := json.Marshal(connect)
+	if _, err := fmt.Fprintf(conn, "CONNECT %s\r\nPING\r\n", body); err != nil {
+		return err.Error()
+	}
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return err.Error()
+	}
+	return strings.TrimSpace(line)
 }
 
 // password is a new one, as the Secret's comment in redis.yaml makes them.

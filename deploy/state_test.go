@@ -77,6 +77,16 @@ func TestStateRulesCatchMistakes(t *testing.T) {
 		return func(_ *testing.T, f *fleet) { setEnv(&f.env.Spec.Template.Spec.Containers[0], name, value) }
 	}
 	nats := func(f *fleet) *corev1.Container { return &f.statefulSet.Spec.Template.Spec.Containers[0] }
+	routes := func(old, new string) func(*testing.T, *fleet) {
+		return func(t *testing.T, f *fleet) {
+			c := nats(f)
+			e := &c.Env[slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_ROUTES" })]
+			if !strings.Contains(e.Value, old) {
+				t.Fatalf("NATS_ROUTES no longer contains %q: update this case", old)
+			}
+			e.Value = strings.Replace(e.Value, old, new, 1)
+		}
+	}
 	redis := func(f *fleet) *corev1.Container { return &f.redis.Spec.Template.Spec.Containers[0] }
 	cases := []struct {
 		name   string
@@ -90,9 +100,23 @@ func TestStateRulesCatchMistakes(t *testing.T) {
 			f.statefulSet.Spec.PodManagementPolicy = appsv1.OrderedReadyPodManagement
 		}, "podManagementPolicy"},
 		{"an even cluster", func(_ *testing.T, f *fleet) { n := int32(2); f.statefulSet.Spec.Replicas = &n }, "replicas"},
-		{"routes on the client port", conf("nats://nats-1.nats:6222", "nats://nats-1.nats:4222"), "routes"},
-		{"a route to no pod", conf("nats://nats-2.nats:6222", "nats://nats-3.nats:6222"), "routes"},
-		{"routes through another Service", conf("nats://nats-0.nats:6222", "nats://nats-0.nats-headless:6222"), "routes"},
+		{"routes on the client port", routes("@nats-1.nats:6222", "@nats-1.nats:4222"), "routes"},
+		{"a route to no pod", routes("@nats-2.nats:6222", "@nats-3.nats:6222"), "routes"},
+		{"routes through another Service", routes("@nats-0.nats:6222", "@nats-0.nats-headless:6222"), "routes"},
+		{"a route without the password", routes("route:$(NATS_ROUTE_PASSWORD)@nats-1", "nats-1"), "does not give"},
+		{"routes written in the file", conf("routes: $NATS_ROUTES", "routes: [nats://nats-0.nats:6222, nats://nats-1.nats:6222, nats://nats-2.nats:6222]"), "does not give"},
+		{"routes open to anyone", conf("authorization {\n    user: route\n    password: $NATS_ROUTE_PASSWORD\n  }\n", ""), "cluster.authorization"},
+		{"the routes' password in the ConfigMap", conf("password: $NATS_ROUTE_PASSWORD", "password: hunter2"), "cluster.authorization"},
+		{"the routes' password the clients'", func(_ *testing.T, f *fleet) {
+			c := nats(f)
+			c.Env[slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_ROUTE_PASSWORD" })].ValueFrom.SecretKeyRef.Key = "nats-password"
+		}, "every Sluice pod"},
+		{"the routes listed before their password", func(_ *testing.T, f *fleet) {
+			c := nats(f)
+			i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_ROUTES" })
+			r := c.Env[i]
+			c.Env = slices.Insert(slices.Delete(c.Env, i, i+1), 0, r)
+		}, "not listed before"},
 		{"one name for every node", conf("server_name: $POD_NAME", "server_name: nats"), "server_name"},
 		{"a misspelt block", conf("jetstream {", "jetsream {"), "jetsream"},
 		{"the store off the volume", conf("store_dir: /data/jetstream", "store_dir: /tmp/jetstream"), "store_dir"},
@@ -300,7 +324,7 @@ func fleetProblems(f *fleet, m manifests, img image, srv server, families map[st
 }
 
 // checkPolicies holds the state's pods to NetworkPolicies that admit only the Sluice pods
-// and the same component's own (a password is one wall, and NATS's routes take none), and
+// and the same component's own (a password is one wall), and
 // that admit those on the ports they need: Sluice on the client ports, NATS nodes on their
 // routes.
 func checkPolicies(f *fleet, m manifests) []string {
@@ -428,6 +452,14 @@ func secretOf(c corev1.Container, name string) (secretRef, bool) {
 	return secretRef{}, false
 }
 
+// listedBefore says whether the container lists the variable first before second, as
+// Kubernetes needs to write $(first) into second.
+func listedBefore(c corev1.Container, first, second string) bool {
+	i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == first })
+	j := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == second })
+	return i >= 0 && i < j
+}
+
 // checkNATS checks the StatefulSet, its Service, its configuration file and its disruption
 // budget against each other.
 func checkNATS(f *fleet) (natsAddrs, []string) {
@@ -509,7 +541,7 @@ func checkNATS(f *fleet) (natsAddrs, []string) {
 		"":              {"server_name", "port", "http_port", "pid_file", "lame_duck_grace_period", "lame_duck_duration", "authorization", "jetstream", "cluster"},
 		"authorization": {"user", "password"},
 		"jetstream":     {"store_dir", "max_file_store", "max_memory_store"},
-		"cluster":       {"name", "port", "routes"},
+		"cluster":       {"name", "port", "authorization", "routes"},
 	}
 	for block, keys := range known {
 		section := conf
@@ -624,20 +656,52 @@ func checkNATS(f *fleet) (natsAddrs, []string) {
 		addrs.password = ref
 	}
 
-	// Routes: every pod of the StatefulSet, by name under its Service, on the cluster port.
+	// Routes: a node joins with the routes' own user and password, from a Secret through the
+	// environment, and one the clients do not hold (a Sluice pod could join the cluster).
 	if str(cluster, "name") == "" {
 		bad("%s: cluster.name is required", confPath)
 	}
+	routeAuth, _ := cluster["authorization"].(map[string]any)
+	routeUser, routePW := str(routeAuth, "user"), strings.TrimPrefix(str(routeAuth, "password"), "$")
+	if ref, ok := secretOf(c, routePW); routeUser == "" || !strings.HasPrefix(str(routeAuth, "password"), "$") || !ok {
+		bad("%s: a cluster.authorization { user, password: $VAR } block is needed, VAR an env var of the container from a Secret: "+
+			"without it anything that reaches the cluster port joins the cluster and reads every stream", confPath)
+	} else if ref == addrs.password {
+		bad("%s: the routes' password is the clients' (%s %s): every Sluice pod could join the cluster", confPath, ref.name, ref.key)
+	}
+	// Every pod of the StatefulSet, by name under its Service, on the cluster port, each URL
+	// with the routes' user and password: a variable of the container, since nats.conf writes
+	// no variable inside a string and Kubernetes writes the password into the variable.
 	var want, got []string
 	for i := range addrs.replicas {
 		host := fmt.Sprintf("%s-%d.%s", sts.Name, i, sts.Spec.ServiceName)
 		addrs.nodes = append(addrs.nodes, host)
 		want = append(want, fmt.Sprintf("nats://%s:%d", host, clusterPort))
 	}
+	routesVar := strings.TrimPrefix(str(cluster, "routes"), "$")
 	routes, _ := cluster["routes"].([]any)
+	if v := env[routesVar]; strings.HasPrefix(str(cluster, "routes"), "$") && v != nil && v.ValueFrom == nil {
+		if conf, err := parseNATSConf("routes: " + v.Value); err != nil {
+			bad("container %s: %s does not parse as nats.conf's list: %v", c.Name, routesVar, err)
+		} else {
+			routes, _ = conf["routes"].([]any)
+			if !listedBefore(c, routePW, routesVar) {
+				bad("container %s: %s is not listed before %s, so Kubernetes leaves $(%s) unwritten", c.Name, routePW, routesVar, routePW)
+			}
+		}
+	}
 	for _, r := range routes {
 		s, _ := r.(string)
-		got = append(got, s)
+		u, err := url.Parse(s)
+		if err != nil {
+			bad("%s: route %q does not parse", confPath, s)
+			continue
+		}
+		if pw, _ := u.User.Password(); u.User.Username() != routeUser || pw != "$("+routePW+")" {
+			bad("%s: route %s does not give the routes' user %q and password $(%s), so the node it names refuses it", confPath, u.Redacted(), routeUser, routePW)
+		}
+		u.User = nil
+		got = append(got, u.String())
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
