@@ -31,8 +31,9 @@
 // conditions are the caller's; see package generate). Work a choice needs that may take long
 // (a constraint's mask at a new state) is the request's Prepare (before the first choice) or
 // the Choice's (before the next): it runs off the loop while its sequence sits out the steps,
-// and all such work together takes one small piece a step while other rows run (prepare.go),
-// so the loop never waits on one request's dear constraint and the request pays for it.
+// and each such work takes the time a stream does while other rows run, in small pieces
+// between steps (prepare.go), so the loop never waits on one request's dear constraint and
+// the request pays for it.
 //
 // A Stream buffers OutBuffer events; a reader that falls behind pauses its sequence instead of
 // being buffered without bound, and one that stays behind for the stall timeout is ended. A

@@ -42,7 +42,7 @@ func (s *Scheduler) loop(ctx context.Context) {
 				busy = true
 			}
 			s.runRows(ctx, rows)
-			s.pace.stepped(&s.steps)
+			s.pace.stepped(&s.steps, len(rows))
 			// The readers that this step's tokens woke run before the next step: with fewer
 			// processors than busy goroutines (a server pinned to one core), a loop that
 			// never blocks would otherwise hold its processor until the runtime preempts it,

@@ -4,22 +4,29 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
 )
 
 // prepare runs f, q's Prepare (its request's, or its last choice's), on a goroutine of its
-// own; q takes no step until it returns. Its pause takes one piece of work a step while the
-// loop has rows to run (pacer), and stops the work once q has ended. A panic in it ends q
-// alone, as one in Choose does: the loop sees it in runnable. Called on the loop's goroutine.
+// own; q takes no step until it returns. Its pause charges the processor time of the piece of
+// work before it to the pacer and waits for the pacer's leave, and stops the work once q has
+// ended. A panic in it ends q alone, as one in Choose does: the loop sees it in runnable.
+// Called on the loop's goroutine.
 func (s *Scheduler) prepare(q *sequence, f func(pause func() bool)) {
 	q.preparing.Store(true)
 	s.preparers.Add(1)
+	s.pace.begin()
 	go func() {
 		defer s.preparers.Done()
+		piece := s.pace.meter() // the piece under way
 		defer func() {
 			if p := recover(); p != nil {
 				t := fmt.Sprintf("%T", p)
 				q.prepPanic.Store(&t)
 			}
+			s.pace.done(piece())
 			q.preparedAt.Store(s.clk.Now().UnixNano())
 			q.preparing.Store(false)
 			s.poke()
@@ -31,7 +38,8 @@ func (s *Scheduler) prepare(q *sequence, f func(pause func() bool)) {
 			if q.ended.Load() {
 				return false
 			}
-			s.pace.wait()
+			s.pace.wait(piece())
+			piece = s.pace.meter()
 			return !q.ended.Load()
 		})
 	}()
@@ -60,45 +68,99 @@ func prepPanicked(q *sequence) Event {
 }
 
 // pacer lets work off the loop that competes with it for a core (a constraint's mask, made a
-// piece at a time) take one piece a step while the loop has rows to run: each step's end
-// lets the longest waiting piece go, so the pieces of several such works take turns. An idle
-// loop lets every piece go at once.
+// piece at a time) take the time a stream takes while the loop has rows to run: each step's
+// end adds to a credit the time since the last, times the works under way over them and the
+// step's rows together (one work beside 16 streams: a seventeenth), which each piece spends by
+// the processor time it took. A piece that finds no credit left waits for a step's end; the
+// pieces of several works take turns, the longest waiting first. An idle loop lets every
+// piece go at once. Where the steps wait on a device (a GPU's 20 ms beside 16 streams), that is
+// about a millisecond a step, a mask over a large vocabulary in a step or two; where they
+// share the work's core, the streams lose what one more stream would cost them.
 type pacer struct {
+	clk     clock.Clock
+	meter   meter
 	mu      sync.Mutex
 	busy    bool
+	working int           // works begun and not done
+	credit  time.Duration // what work may still take; below zero, what it took ahead
+	since   time.Time     // the last step's end, or when the loop last became busy
 	waiting []chan struct{}
 }
 
-// wait returns once the loop has ended a step after the call, or at once while it is idle.
-func (p *pacer) wait() {
+// wait charges ran, the time of the caller's piece since its last wait, and returns once the
+// caller may run another: at once while credit is left and no other piece waits, or while
+// the loop is idle.
+func (p *pacer) wait(ran time.Duration) {
 	p.mu.Lock()
-	if !p.busy {
+	p.credit -= ran
+	if !p.busy || p.credit > 0 && len(p.waiting) == 0 {
 		p.mu.Unlock()
 		return
 	}
 	ch := make(chan struct{})
 	p.waiting = append(p.waiting, ch)
+	if p.credit > 0 {
+		p.next() // another waited longer: it goes first
+	}
 	p.mu.Unlock()
 	<-ch
 }
 
-// stepped counts a step that ran (under the pacer's lock, so that a piece that read the
-// count before its wait sees a later one after it) and lets the longest waiting piece go.
-func (p *pacer) stepped(steps *atomic.Uint64) {
+// begin counts a work begun.
+func (p *pacer) begin() {
 	p.mu.Lock()
-	steps.Add(1)
+	p.working++
+	p.mu.Unlock()
+}
+
+// done charges the last piece of a work that has ended, and passes what credit is left on.
+func (p *pacer) done(ran time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.working--
+	p.credit -= ran
+	if p.credit > 0 {
+		p.next()
+	}
+}
+
+// next lets the longest waiting piece go. Called with mu held.
+func (p *pacer) next() {
 	if len(p.waiting) > 0 {
 		close(p.waiting[0])
 		p.waiting[0] = nil
 		p.waiting = p.waiting[1:]
 	}
-	p.mu.Unlock()
 }
 
-// setBusy records whether the loop has rows to run; idle, it lets every waiting piece go.
+// stepped counts a step of rows rows that ran (under the pacer's lock, so that a piece that
+// read the count before its wait sees a later one after it) and adds the works' share of the
+// time since the last to the credit, which holds no more than one step's: work that did not
+// wait for it does not save it up.
+func (p *pacer) stepped(steps *atomic.Uint64, rows int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	steps.Add(1)
+	now := p.clk.Now()
+	share := time.Duration(0)
+	if p.working > 0 {
+		share = now.Sub(p.since) * time.Duration(p.working) / time.Duration(rows+p.working)
+	}
+	p.since = now
+	p.credit = min(p.credit+share, share)
+	if p.credit > 0 {
+		p.next()
+	}
+}
+
+// setBusy records whether the loop has rows to run; idle, it lets every waiting piece go,
+// and once busy again the credit starts from none.
 func (p *pacer) setBusy(busy bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if busy && !p.busy {
+		p.credit, p.since = 0, p.clk.Now()
+	}
 	p.busy = busy
 	if !busy {
 		for _, ch := range p.waiting {
@@ -108,3 +170,8 @@ func (p *pacer) setBusy(busy bool) {
 		p.waiting = p.waiting[:0]
 	}
 }
+
+// A meter measures a piece of work done on the calling goroutine: calling it starts the
+// piece, and the function it returns, called on the same goroutine, ends it and says what
+// processor time it took.
+type meter func() (end func() time.Duration)

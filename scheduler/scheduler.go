@@ -65,7 +65,7 @@ type Scheduler struct {
 	drain   chan struct{} // closed by Close: finish the running, then return
 
 	// preparers counts the goroutines running Prepares (started on the loop's goroutine,
-	// waited for when it stops); pace paces them on the steps.
+	// waited for when it stops); pace gives them a share of the steps' time.
 	preparers sync.WaitGroup
 	pace      pacer
 
@@ -108,6 +108,7 @@ func New(name string, runner Runner, pool *kvcache.Pool, cfg Config, clk clock.C
 		wake:    make(chan struct{}, 1),
 		stopped: make(chan struct{}),
 		drain:   make(chan struct{}),
+		pace:    pacer{clk: clk, meter: threadTime},
 	}
 	sm, err := m.forScheduler(s)
 	if err != nil {

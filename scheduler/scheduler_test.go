@@ -533,11 +533,15 @@ func TestAChoiceBeingPreparedHoldsOnlyItsSequence(t *testing.T) {
 	waitUntil(t, func() bool { return s.Pool().Stats().Used == 0 })
 }
 
-// piecesChooser's first choice has a Prepare of pieces pieces, each noting the loop's step
-// count and whether the sequence beside has ended, with the pause between them.
+// piecesChooser's first choice has a Prepare of pieces pieces, each taking cost of processor
+// time (on the meter workMeter makes) and noting when it began on the fake clock, the loop's
+// step count and whether the sequence beside has ended, with the pause between them.
 type piecesChooser struct {
 	n      int
 	s      *Scheduler
+	clk    *clock.Fake
+	work   atomic.Int64 // the pieces' processor time so far, in nanoseconds
+	cost   time.Duration
 	pieces int
 	other  *Stream // the sequence beside, whose end the pieces note
 	seen   []pieceSeen
@@ -545,6 +549,7 @@ type piecesChooser struct {
 }
 
 type pieceSeen struct {
+	at         time.Time
 	step       uint64
 	otherEnded bool
 }
@@ -554,7 +559,8 @@ func (c *piecesChooser) Choose(logits []float32) Choice {
 	if c.n++; c.n == 1 {
 		ch.Prepare = func(pause func() bool) {
 			for i := range c.pieces {
-				c.seen = append(c.seen, pieceSeen{c.s.Steps(), c.other.seq.ended.Load()})
+				c.seen = append(c.seen, pieceSeen{c.clk.Now(), c.s.Steps(), c.other.seq.ended.Load()})
+				c.work.Add(int64(c.cost))
 				c.ran.Add(1)
 				if i < c.pieces-1 && !pause() {
 					return
@@ -565,19 +571,45 @@ func (c *piecesChooser) Choose(logits []float32) Choice {
 	return ch
 }
 
-// TestAPreparationTakesAPieceAStep: a Prepare that pauses between pieces of its work takes
-// one piece a step while the loop has another sequence to run, and runs on once the loop has
-// none.
-func TestAPreparationTakesAPieceAStep(t *testing.T) {
-	// A buffer for every token: the sequence beside never pauses on its reader, which would
-	// leave the loop idle and every piece free to go.
-	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.OutBuffer = 256 }})
-	start(t, s)
-	beside := mustSubmit(t, s, greedyRequest([]int64{21, 22, 23}, 200))
-	c := &piecesChooser{s: s, pieces: 8, other: beside}
+// workMeter is a meter of the pieces' processor time as they count it.
+func (c *piecesChooser) workMeter() func() time.Duration {
+	began := c.work.Load()
+	return func() time.Duration { return time.Duration(c.work.Load() - began) }
+}
+
+// pacedScheduler is a scheduler on a fake clock whose steps each take step, metering the
+// pieces of c (made for it: s and clk set) by their count, and beside sequences that run 200
+// steps each, never pausing on their readers (a buffer for every token: a loop left idle
+// would let every piece go), the first of them c.other. ctx stops it.
+func pacedScheduler(t *testing.T, ctx context.Context, step time.Duration, c *piecesChooser, beside int) (*Scheduler, []*Stream) {
+	fake := clock.NewFake(epoch)
+	s, model := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) { c.OutBuffer = 256 }})
+	c.s, c.clk = s, fake
+	s.pace.meter = c.workMeter
+	model.setHook(func(int64, *stepplan.Plan) error { fake.Advance(step); return nil })
+	s.Start(ctx)
+	t.Cleanup(func() {
+		_ = s.Close(context.Background())
+		if st := s.Pool().Stats(); st.Used != 0 {
+			t.Errorf("blocks still held after Close: %+v", st)
+		}
+	})
+	var streams []*Stream
+	for i := range beside {
+		streams = append(streams, mustSubmit(t, s, greedyRequest([]int64{21 + int64(i), 22, 23}, 200)))
+	}
+	c.other = streams[0]
+	return s, streams
+}
+
+// runPieces runs c's pieces beside the sequences beside, all to their ends.
+func runPieces(t *testing.T, s *Scheduler, beside []*Stream, c *piecesChooser) {
+	t.Helper()
 	st := mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 3, Chooser: c})
-	if ids, last := collect(t, beside); len(ids) != 200 || last.Err != nil {
-		t.Fatalf("the sequence beside: %d tokens, %+v", len(ids), last)
+	for _, b := range beside {
+		if ids, last := collect(t, b); len(ids) != 200 || last.Err != nil {
+			t.Fatalf("a sequence beside: %d tokens, %+v", len(ids), last)
+		}
 	}
 	if _, last := collect(t, st); last.Err != nil {
 		t.Fatal(last.Err)
@@ -585,22 +617,53 @@ func TestAPreparationTakesAPieceAStep(t *testing.T) {
 	if len(c.seen) != c.pieces {
 		t.Fatalf("%d pieces ran", len(c.seen))
 	}
-	for i := 1; i < len(c.seen); i++ {
-		if !c.seen[i].otherEnded && c.seen[i].step <= c.seen[i-1].step {
-			t.Fatalf("two pieces in one step while the loop had rows: %+v", c.seen)
+}
+
+// TestAPreparationTakesAStreamsShare: pieces of a Prepare that each take longer than a step
+// (1 ms against 0.3) take at most the time one of the three sequences beside it gets, a
+// quarter (give or take the piece that overdraws the credit), while those run, and run on
+// once the loop has none.
+func TestAPreparationTakesAStreamsShare(t *testing.T) {
+	c := &piecesChooser{cost: time.Millisecond, pieces: 40}
+	s, beside := pacedScheduler(t, context.Background(), 300*time.Microsecond, c, 3)
+	runPieces(t, s, beside, c)
+	paced := 0
+	for i, p := range c.seen {
+		if p.otherEnded {
+			break
 		}
+		paced++
+		if took, allowed := time.Duration(i)*c.cost, p.at.Sub(epoch)/4+c.cost; took > allowed {
+			t.Fatalf("piece %d began %v in, after %v of pieces: more than a quarter (%v)", i, p.at.Sub(epoch), took, allowed)
+		}
+	}
+	if paced < 10 {
+		t.Fatalf("only %d pieces ran while the sequence beside did: nothing was paced", paced)
+	}
+}
+
+// TestASlowStepLetsAPreparationRunAtOnce: where a step takes long (30 ms, a GPU's), a Prepare
+// of eight 1 ms pieces beside one sequence is done within the step after the one it began
+// in, not one piece a step.
+func TestASlowStepLetsAPreparationRunAtOnce(t *testing.T) {
+	c := &piecesChooser{cost: time.Millisecond, pieces: 8}
+	s, beside := pacedScheduler(t, context.Background(), 30*time.Millisecond, c, 1)
+	runPieces(t, s, beside, c)
+	first, last := c.seen[0], c.seen[len(c.seen)-1]
+	if last.otherEnded {
+		t.Fatal("the sequence beside ended before the pieces did")
+	}
+	if last.step > first.step+2 {
+		t.Fatalf("eight pieces of 1 ms took steps %d to %d of 30 ms each", first.step, last.step)
 	}
 }
 
 // TestAStopMidPreparationEnds: the loop stopped while a Prepare paces itself on its steps
 // (another sequence running) stops the Prepare at its next pause, and Close returns.
 func TestAStopMidPreparationEnds(t *testing.T) {
-	// A buffer for every token, so that the unread sequence beside keeps the loop busy.
-	s, _ := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.OutBuffer = 256 }})
 	ctx, cancel := context.WithCancel(context.Background())
-	s.Start(ctx)
-	beside := mustSubmit(t, s, greedyRequest([]int64{21, 22, 23}, 200))
-	c := &piecesChooser{s: s, pieces: 1000, other: beside}
+	c := &piecesChooser{cost: time.Millisecond, pieces: 1000}
+	s, _ := pacedScheduler(t, ctx, 300*time.Microsecond, c, 1)
 	mustSubmit(t, s, Request{Prompt: []int64{11, 12}, MaxNewTokens: 3, Chooser: c})
 	waitUntil(t, func() bool { return c.ran.Load() >= 2 }) // pacing itself on beside's steps
 	cancel()

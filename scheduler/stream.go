@@ -29,11 +29,11 @@ type Choice struct {
 	// Prepare, when set, is work the sequence's next Choose needs and may take long over (a
 	// constraint's mask at the state this token led to, made once and kept). The scheduler
 	// runs it off the loop and leaves the sequence out of its steps until it returns, so that
-	// the other streams' steps never wait on it. Prepare calls pause between small pieces of
-	// its work: while the loop has rows to run, pause lets one piece of all such work go a
-	// step; it returns false when the sequence has ended, and Prepare then stops. Its work
-	// must be bounded (a mask's walk is): Close waits for it. It must not touch what the next
-	// Choose does not own.
+	// the other streams' steps never wait on it. Prepare calls pause, on its own goroutine,
+	// between small pieces of its work (a tenth of a millisecond or so): while the loop has
+	// rows to run, pause holds the work to the processor time a stream gets; it returns false
+	// when the sequence has ended, and Prepare then stops. Its work must be bounded (a mask's
+	// walk is): Close waits for it. It must not touch what the next Choose does not own.
 	Prepare func(pause func() bool)
 }
 
