@@ -104,13 +104,14 @@ func (c *Cache) key(srcSum [32]byte) string {
 // removeSuperseded removes the files of the slot's entries other than keep's: graphs,
 // sidecars and the notes callers keep beside them.
 func (c *Cache) removeSuperseded(model, keep string) {
-	files, err := filepath.Glob(filepath.Join(c.dir, c.slot(model)+"-*.int8.onnx*"))
+	entries, err := os.ReadDir(c.dir)
 	if err != nil {
 		return
 	}
-	for _, f := range files {
-		if !strings.HasPrefix(f, keep) {
-			_ = os.Remove(f) // one left only takes room; the next store tries again
+	slot, keep := c.slot(model)+"-", filepath.Base(keep)
+	for _, e := range entries {
+		if name := e.Name(); strings.HasPrefix(name, slot) && !strings.HasPrefix(name, keep) {
+			_ = os.Remove(filepath.Join(c.dir, name)) // one left only takes room; the next load tries again
 		}
 	}
 }
@@ -147,6 +148,7 @@ func (c *Cache) Int8(model string, src []byte) (Result, error) {
 
 	data, verr := c.verified(path, meta, srcSum)
 	if verr == nil {
+		c.removeSuperseded(model, path) // a process killed after storing it left the old one
 		return Result{ONNX: data.onnx, Report: data.report, Outcome: Cached, Path: path, SHA256: data.sum}, nil
 	}
 	out, rep, err := Int8(src, c.opts)
@@ -203,9 +205,10 @@ func (c *Cache) verified(path, meta string, srcSum [32]byte) (entry, error) {
 }
 
 // writeAtomic writes data to path through a temporary file in the same directory, so a
-// reader sees the old file or the whole new one. The file's mode is 0666 less the umask, as
-// files written any other way: a cache filled while an image is built serves the user the
-// server runs as, and an operator's umask keeps one private.
+// reader sees the old file or the whole new one. The file's mode is 0644 less the umask:
+// readable by others, as a cache filled while an image is built must be for the user the
+// server runs as, writable by none but its owner whatever the umask (a graph whose bytes
+// match its sidecar is served), and private under an operator's umask of 077.
 func writeAtomic(path string, data []byte) error {
 	tmp, err := createTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
 	if err != nil {
@@ -227,12 +230,12 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// createTemp is os.CreateTemp with the umask's mode rather than 0600.
+// createTemp is os.CreateTemp with 0644 less the umask rather than 0600.
 func createTemp(dir, prefix string) (*os.File, error) {
 	for range 100 {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
-		f, err := os.OpenFile(filepath.Join(dir, prefix+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(filepath.Join(dir, prefix+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
 		}

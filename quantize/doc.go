@@ -51,5 +51,5 @@
 // entry's own SHA-256: the next start reads the entry instead of rewriting, and an entry that
 // fails the check is rewritten, never served. A slot holds one entry: a new model file or
 // rewrite replaces the old entry rather than leaving it to fill the disk. Writes go through a
-// temporary file and a rename, with the umask's permissions.
+// temporary file and a rename, readable by others unless the umask says otherwise.
 package quantize

@@ -21,7 +21,9 @@ func (s *Scheduler) prepare(q *sequence, f func(pause func() bool)) {
 	go func() {
 		defer s.preparers.Done()
 		piece := s.pace.meter() // the piece under way
+		var over atomic.Bool    // f has returned: a pause kept past it must not meter
 		defer func() {
+			over.Store(true)
 			if p := recover(); p != nil {
 				t := fmt.Sprintf("%T", p)
 				q.prepPanic.Store(&t)
@@ -35,7 +37,7 @@ func (s *Scheduler) prepare(q *sequence, f func(pause func() bool)) {
 			return
 		}
 		f(func() bool {
-			if q.ended.Load() {
+			if over.Load() || q.ended.Load() {
 				return false
 			}
 			s.pace.wait(piece())
