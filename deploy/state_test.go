@@ -111,6 +111,10 @@ func TestStateRulesCatchMistakes(t *testing.T) {
 			c := nats(f)
 			c.Env[slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_ROUTE_PASSWORD" })].ValueFrom.SecretKeyRef.Key = "nats-password"
 		}, "every Sluice pod"},
+		{"a Sluice pod given the routes' password", func(_ *testing.T, f *fleet) {
+			c := &f.env.Spec.Template.Spec.Containers[0]
+			c.Env[slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_PASSWORD" })].ValueFrom.SecretKeyRef.Key = "nats-route-password"
+		}, "could join the cluster"},
 		{"the routes listed before their password", func(_ *testing.T, f *fleet) {
 			c := nats(f)
 			i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_ROUTES" })
@@ -426,9 +430,11 @@ type natsAddrs struct {
 	nodes      []string
 	clientPort int32
 	replicas   int32
-	// user is the one a client gives, and password the Secret's key that holds its password.
-	user     string
-	password secretRef
+	// user is the one a client gives, and password the Secret's key that holds its password;
+	// routePassword holds the one the nodes give each other, which no client may hold.
+	user          string
+	password      secretRef
+	routePassword secretRef
 }
 
 // redisAddr is the Redis Service's name and the port on it that reaches Redis, and the
@@ -668,6 +674,8 @@ func checkNATS(f *fleet) (natsAddrs, []string) {
 			"without it anything that reaches the cluster port joins the cluster and reads every stream", confPath)
 	} else if ref == addrs.password {
 		bad("%s: the routes' password is the clients' (%s %s): every Sluice pod could join the cluster", confPath, ref.name, ref.key)
+	} else {
+		addrs.routePassword = ref
 	}
 	// Every pod of the StatefulSet, by name under its Service, on the cluster port, each URL
 	// with the routes' user and password: a variable of the container, since nats.conf writes
@@ -911,6 +919,10 @@ func fleetEnvProblems(f *fleet, nats natsAddrs, redis redisAddr, m manifests, im
 	env := map[string]string{}
 	for _, e := range sluice.Env {
 		env[e.Name] = e.Value
+		if ref := e.ValueFrom; ref != nil && ref.SecretKeyRef != nil && nats.routePassword != (secretRef{}) &&
+			(secretRef{ref.SecretKeyRef.Name, ref.SecretKeyRef.Key}) == nats.routePassword {
+			bad("%s is the NATS routes' password (%s %s): a Sluice pod holding it could join the cluster", e.Name, ref.SecretKeyRef.Name, ref.SecretKeyRef.Key)
+		}
 	}
 	// password says whether a URL's password is $(VAR) of a variable from the Secret's key the
 	// server's password comes from (manifestProblems checks that VAR is listed before).
