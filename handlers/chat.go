@@ -207,6 +207,17 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *tool
 			return p, nil, "", "tools", msg
 		}
 	}
+	// A strict tool's calls under auto: held here where the answer is this server's, and not
+	// beside a response_format, which holds the text (a call is then checked to be an object).
+	if _, external := ep.Model.(conversational); !external && !p.jsonAnswer {
+		spec, err := tools.autoConstraint()
+		if err != nil {
+			return p, nil, "", "tools", constraintProblem(err)
+		}
+		if msg = constrain(ep, spec, &p.params); msg != "" {
+			return p, nil, "", "tools", msg
+		}
+	}
 	if req.Logprobs != nil && *req.Logprobs {
 		p.params.Logprobs, p.params.NoLogprobs = true, false
 		if req.TopLogprobs != nil {

@@ -105,6 +105,15 @@ func constrain(ep *GenerationEndpoint, spec *grammar.Spec, p *generate.Params) s
 		return "this model does not take a constrained answer"
 	}
 	ix, err := c.Constraint(*spec)
+	if err != nil {
+		return constraintProblem(err)
+	}
+	p.Constraint = ix
+	return ""
+}
+
+// constraintProblem is the client's message for a constraint that does not compile.
+func constraintProblem(err error) string {
 	var unsupported *grammar.UnsupportedError
 	var invalid *grammar.InvalidError
 	switch {
@@ -112,9 +121,6 @@ func constrain(ep *GenerationEndpoint, spec *grammar.Spec, p *generate.Params) s
 		return unsupported.Feature + " is not supported in a constrained answer"
 	case errors.As(err, &invalid):
 		return "the constraint is not valid: " + invalid.Reason
-	case err != nil:
-		return "the constraint could not be compiled"
 	}
-	p.Constraint = ix
-	return ""
+	return "the constraint could not be compiled"
 }

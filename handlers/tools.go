@@ -46,6 +46,10 @@ type toolPlan struct {
 	mode     toolMode
 	named    string
 	parallel bool
+	// strict are the tools whose calls must keep to their parameters when the model
+	// chooses to call (strict: true): under auto, the whole answer is then held to text or
+	// such calls (autoConstraint).
+	strict map[string]bool
 	// listed says the answer's calls come from an external model, after its text and a
 	// callSeparator, as a list of {name, arguments} (callText writes it).
 	listed bool
@@ -275,6 +279,12 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 		}
 		plan.params[t.Function.Name] = params
 		plan.order = append(plan.order, t.Function.Name)
+		if t.Function.Strict != nil && *t.Function.Strict {
+			if plan.strict == nil {
+				plan.strict = map[string]bool{}
+			}
+			plan.strict[t.Function.Name] = true
+		}
 	}
 	if plan.mode == toolsNamed {
 		if _, ok := plan.params[plan.named]; !ok {
@@ -356,15 +366,24 @@ func (p *toolPlan) constraint() *grammar.Spec {
 		return nil
 	case p.mode == toolsNamed:
 		return &grammar.Spec{Kind: grammar.JSONSchema, Schema: p.params[p.named]}
-	case p.mode != toolsRequired:
-		return nil
+	case p.mode == toolsRequired:
+		return &grammar.Spec{Kind: grammar.JSONSchema, Schema: p.callsSchema(true, func(string) bool { return true })}
 	}
-	// Each tool's own $defs move to the list's root, named apart, so that its $refs still
-	// resolve where the list holds its schema.
+	return nil
+}
+
+// callsSchema is the schema of a list of calls (list) or of one call, each {name, arguments}
+// of one of the request's tools, whose arguments keep to its parameters where held says so
+// and are any object elsewhere. Each tool's own $defs move to the root, named apart, so that
+// its $refs still resolve where the list holds its schema.
+func (p *toolPlan) callsSchema(list bool, held func(name string) bool) []byte {
 	defs := map[string]json.RawMessage{}
 	params := make(map[string]json.RawMessage, len(p.order))
 	for i, name := range p.order {
-		params[name] = hoistDefs(i, p.params[name], defs)
+		params[name] = json.RawMessage(`{"type":"object"}`)
+		if held(name) {
+			params[name] = hoistDefs(i, p.params[name], defs)
+		}
 	}
 	var b bytes.Buffer
 	b.WriteString(`{`)
@@ -372,11 +391,14 @@ func (p *toolPlan) constraint() *grammar.Spec {
 		table, _ := json.Marshal(defs)
 		b.WriteString(`"$defs":` + string(table) + `,`)
 	}
-	b.WriteString(`"type":"array","minItems":1,`)
-	if !p.parallel {
-		b.WriteString(`"maxItems":1,`)
+	if list {
+		b.WriteString(`"type":"array","minItems":1,`)
+		if !p.parallel {
+			b.WriteString(`"maxItems":1,`)
+		}
+		b.WriteString(`"items":{`)
 	}
-	b.WriteString(`"items":{"anyOf":[`)
+	b.WriteString(`"anyOf":[`)
 	for i, name := range p.order {
 		if i > 0 {
 			b.WriteByte(',')
@@ -386,9 +408,52 @@ func (p *toolPlan) constraint() *grammar.Spec {
 		b.Write(params[name])
 		b.WriteString(`},"required":["name","arguments"]}`)
 	}
-	b.WriteString(`]}}`)
-	return &grammar.Spec{Kind: grammar.JSONSchema, Schema: b.Bytes()}
+	b.WriteString(`]}`)
+	if list {
+		b.WriteString(`}`)
+	}
+	return b.Bytes()
 }
+
+// autoConstraint holds an answer the model chooses (auto) to text or calls when a tool is
+// strict, so that a strict tool's call keeps to its parameters; nil otherwise. After any
+// leading whitespace the answer is either calls as calls reads them (a list, one object, or
+// Hermes' <tool_call> blocks; the strict tools' arguments to their parameters, the others' to
+// any object), or text that calls could never read as calls: text that does not begin with
+// "[{", "{\"" (whitespace between them or not) or <tool_call>. So an answer beginning with '['
+// and '{' or '{' and '"' is a call, and its text cannot be.
+func (p *toolPlan) autoConstraint() (*grammar.Spec, error) {
+	if p == nil || p.mode != toolsAuto || len(p.strict) == 0 {
+		return nil, nil
+	}
+	strict := func(name string) bool { return p.strict[name] }
+	list, err := grammar.SchemaRegex(p.callsSchema(true, strict))
+	if err != nil {
+		return nil, err
+	}
+	one, err := grammar.SchemaRegex(p.callsSchema(false, strict))
+	if err != nil {
+		return nil, err
+	}
+	block := regexp.QuoteMeta(hermesOpen) + `\s*` + one + `\s*` + regexp.QuoteMeta(hermesClose)
+	blocks := block
+	if p.parallel {
+		blocks = `(?:` + block + `\s*)+`
+	}
+	alts := []string{list, one, blocks,
+		``,                              // no text at all
+		`[^` + trimmed + `\[{<][\s\S]*`, // text beginning with none of the three
+		`\[\s*(?:[^\s{][\s\S]*)?`,       // '[' not before '{'
+		`\{\s*(?:[^\s"][\s\S]*)?`}       // '{' not before '"'
+	for i := 1; i < len(hermesOpen); i++ { // '<' and a proper prefix of <tool_call>, then nothing or a character that leaves it
+		alts = append(alts, regexp.QuoteMeta(hermesOpen[:i])+`(?:[^`+regexp.QuoteMeta(hermesOpen[i:i+1])+`][\s\S]*)?`)
+	}
+	return &grammar.Spec{Kind: grammar.Regex, Pattern: `[` + trimmed + `]*(?:` + strings.Join(alts, "|") + `)`}, nil
+}
+
+// trimmed is what strings.TrimSpace takes from an answer's ends before calls reads it
+// (unicode.IsSpace), as the inside of a character class.
+const trimmed = `\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}`
 
 // calls reads the calls in a finished answer's text: the named function's arguments (a JSON
 // object); a list of {name, arguments}; or, when the model chose, such a list, one such

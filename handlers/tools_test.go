@@ -187,3 +187,75 @@ func TestAForcedCallIsAnObject(t *testing.T) {
 		}
 	}
 }
+
+// TestAStrictToolHoldsAutoCallsToItsParameters: under auto, a strict tool's calls keep to its
+// parameters however the answer writes them (a list, one object, Hermes' blocks), another
+// tool's calls are any object, and text stays text; nothing the answer may be is read as a
+// call that breaks the schema, leading spaces of any kind included; without a strict tool
+// the answer is free.
+func TestAStrictToolHoldsAutoCallsToItsParameters(t *testing.T) {
+	const tools = `[{"type":"function","function":{"name":"dose","strict":true,"parameters":{"type":"object",` +
+		`"properties":{"mg":{"type":"integer","minimum":1,"maximum":500}},"required":["mg"],"additionalProperties":false}}},` +
+		`{"type":"function","function":{"name":"note","parameters":{"type":"object","properties":{"text":{"type":"string"}}}}}]`
+	if spec, err := plan(t, strings.Replace(tools, `"strict":true,`, ``, 1), `"auto"`, nil).autoConstraint(); spec != nil || err != nil {
+		t.Fatalf("no strict tool: %v %v, want no constraint", spec, err)
+	}
+	toks := make([][]byte, 257)
+	for b := range 256 {
+		toks[b] = []byte{byte(b)}
+	}
+	toks[256] = []byte("</s>")
+	v := grammar.NewVocab(toks, 256)
+	for _, parallel := range []*bool{nil, pfalse()} {
+		p := plan(t, tools, `"auto"`, parallel)
+		spec, err := p.autoConstraint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, err := grammar.Compile(v, *spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// accepts walks text byte by byte and says whether the answer may end there.
+		accepts := func(text string) bool {
+			m := ix.Start()
+			for i := range len(text) {
+				mask, err := m.Allowed()
+				if err != nil || !mask.Allows(int(text[i])) {
+					return false
+				}
+				m.Advance(int64(text[i]))
+			}
+			mask, err := m.Allowed()
+			return m.Complete() || err == nil && mask.Allows(256)
+		}
+		for _, text := range []string{"", "  ", "The dose is fine.", "[1] see the note", "[]", "{}", "{ }", "<b>bold</b>", "<tool", "<tools>",
+			`[{"name":"dose","arguments":{"mg":250}}]`, ` {"name":"dose","arguments":{"mg":5}}`, `{"name":"note","arguments":{"anything":[1,2]}}`,
+			"<tool_call>\n" + `{"name":"dose","arguments":{"mg":1}}` + "\n</tool_call>"} {
+			if !accepts(text) {
+				t.Errorf("parallel %v: %q refused", parallel == nil, text)
+			}
+			if calls, _, ok := p.calls(text); ok {
+				for _, c := range calls {
+					if c.Name == "dose" && !strings.HasPrefix(c.Arguments, `{"mg":`) {
+						t.Errorf("%q read as a call %v", text, c)
+					}
+				}
+			}
+		}
+		for _, text := range []string{`[{"name":"dose","arguments":{"mg":900}}]`, `{"name":"dose","arguments":{}}`, `{"name":"dose","arguments":{"mg":5,"x":1}}`,
+			`[ {"name":"dose","arguments":{"mg":"a lot"}}]`, `{ "name":"dose","arguments":{"mg":0}}`, "\u00a0" + `[{"name":"dose","arguments":{"mg":0}}]`,
+			"\u3000" + `{"name":"dose","arguments":{"mg":-1}}`, `{"arguments":{"mg":0},"name":"dose"}`,
+			`<tool_call>{"name":"dose","arguments":{"mg":"x"}}</tool_call>`, `[{"name":"other","arguments":{}}]`} {
+			if accepts(text) {
+				t.Errorf("parallel %v: %q allowed", parallel == nil, text)
+			}
+		}
+		block := `<tool_call>{"name":"dose","arguments":{"mg":1}}</tool_call>`
+		for _, two := range []string{`[{"name":"dose","arguments":{"mg":1}},{"name":"note","arguments":{}}]`, block + "\n" + block + "\n"} {
+			if accepts(two) != (parallel == nil) {
+				t.Errorf("two calls %q with parallel calls %v: allowed %v", two, parallel == nil, accepts(two))
+			}
+		}
+	}
+}

@@ -99,8 +99,8 @@ func compileSchema(t *testing.T, schema []byte) *jsonschema.Schema {
 // named tool_choice answers that function's call with arguments that validate against its
 // parameters, whole and streamed (the client's own stream helper assembles and checks the
 // deltas); "required" answers calls of the request's tools; "auto" lets the toy model answer
-// in text; a conversation that carries a call and its result back is taken; a tool_choice
-// naming no tool is a 400.
+// in text, and holds the calls it chooses to a strict tool's parameters; a conversation that
+// carries a call and its result back is taken; a tool_choice naming no tool is a 400.
 func TestToolCallsWithOpenAIsClient(t *testing.T) {
 	node := jsClients(t)
 	srv := startServer(t)
@@ -147,6 +147,14 @@ func TestToolCallsWithOpenAIsClient(t *testing.T) {
 	calls("tools-required-stream")
 	if r := got["tools-auto"]; r.Error != "" || r.Finish == "tool_calls" || r.Final != "[]" {
 		t.Errorf("auto, where the toy model writes text: %+v", r)
+	}
+	// Auto with a strict tool: the answers that call keep to its parameters; the same sampled
+	// answers with the tool not strict call nothing the parser takes.
+	if r := got["tools-auto-strict"]; r.Tokens != 32 || len(calls("tools-auto-strict")) == 0 {
+		t.Errorf("auto with a strict tool, 32 sampled answers: %+v", r)
+	}
+	if r := got["tools-auto-loose"]; r.Error != "" || r.Tokens != 32 || r.Text != "[]" {
+		t.Errorf("auto with the tool not strict: %+v", r)
 	}
 	if r := got["tools-result"]; r.Error != "" || r.Text == "" {
 		t.Errorf("a conversation with a call and its result: %+v", r)

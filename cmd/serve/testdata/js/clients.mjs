@@ -115,8 +115,8 @@ if (mode === "structured") {
 
 // "tools": function calling through OpenAI's client: a named tool_choice (whole, and streamed
 // through the client's own stream helper, which assembles the tool-call deltas and checks
-// them), "required" with two tools, "auto", and a conversation that carries a call and its
-// result back.
+// them), "required" with two tools, "auto" (and auto with a strict tool), and a conversation
+// that carries a call and its result back.
 if (mode === "tools") {
   const tools = [
     { type: "function", function: { name: "record_vitals", description: "Record a set of vital signs", strict: true,
@@ -155,6 +155,26 @@ if (mode === "tools") {
     const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: 8, temperature: 0, tools });
     return { text: String(c.choices[0].message.content), final: calls(c.choices[0].message), finish: c.choices[0].finish_reason };
   });
+  // A strict tool under auto: sampled answers, their first characters pushed towards '{' and
+  // '"' (tiny-lm's "##{" and "##\"", ids 98 and 9) so that some begin a call; each such call
+  // must keep to the parameters. The same answers with the tool not strict, for contrast.
+  for (const strict of [true, false]) {
+    await run(strict ? "tools-auto-strict" : "tools-auto-loose", async () => {
+      const out = [];
+      let answers = 0;
+      let finish = "stop";
+      for (const seed of [1, 2, 3, 4]) {
+        const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: 60, temperature: 1, seed, n: 8,
+          logit_bias: { 98: 20, 9: 20 }, tools: [{ ...tools[0], function: { ...tools[0].function, strict } }] });
+        for (const ch of c.choices) {
+          answers++;
+          out.push(...JSON.parse(calls(ch.message)));
+          if (ch.finish_reason === "tool_calls") finish = "tool_calls"; // some answer called
+        }
+      }
+      return { text: JSON.stringify(out), tokens: answers, finish };
+    });
+  }
   await run("tools-result", async () => {
     const c = await openai.chat.completions.create({ model: "tiny-lm", max_tokens: 8, temperature: 0, tools, messages: [
       ...messages,
