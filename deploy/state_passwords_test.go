@@ -43,32 +43,8 @@ func TestStatePasswordsAdmitTheSluicePodsAlone(t *testing.T) {
 	sluice := podEnv(t, merged.Spec.Template.Spec.Containers[0], secrets)
 
 	t.Run("nats", func(t *testing.T) {
-		for k, v := range podEnv(t, f.statefulSet.Spec.Template.Spec.Containers[0], secrets) {
-			t.Setenv(k, v)
-		}
-		t.Setenv("POD_NAME", "nats-0") // the Downward API's
-		conf := filepath.Join(t.TempDir(), "nats.conf")
-		if err := os.WriteFile(conf, []byte(f.configMaps["nats-config"].Data["nats.conf"]), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		opts, err := natsserver.ProcessConfigFile(conf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// One node on this machine: its own ports, no peers, no store (the clients' check
-		// needs none of them).
-		opts.Host, opts.Port, opts.HTTPPort, opts.PidFile = "127.0.0.1", -1, 0, ""
-		opts.Cluster, opts.Routes, opts.JetStream = natsserver.ClusterOpts{}, nil, false
-		opts.NoSigs, opts.NoLog = true, true
-		ns, err := natsserver.NewServer(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go ns.Start()
-		t.Cleanup(ns.Shutdown)
-		if !ns.ReadyForConnections(10 * time.Second) {
-			t.Fatal("the NATS server did not start")
-		}
+		// One node, no peers (the clients' check needs none).
+		ns := startNATS(t, natsOptions(t, f, secrets, "nats-0"), false, nil)
 		for _, raw := range strings.Split(sluice["SLUICE_NATS_URL"], ",") {
 			u, err := url.Parse(raw)
 			if err != nil {
@@ -97,44 +73,14 @@ func TestStatePasswordsAdmitTheSluicePodsAlone(t *testing.T) {
 	// route that gives no password, another, or the clients' (which every Sluice pod holds)
 	// is refused with NATS's authorization error.
 	t.Run("nats routes", func(t *testing.T) {
-		for k, v := range podEnv(t, f.statefulSet.Spec.Template.Spec.Containers[0], secrets) {
-			t.Setenv(k, v)
-		}
-		conf := filepath.Join(t.TempDir(), "nats.conf")
-		if err := os.WriteFile(conf, []byte(f.configMaps["nats-config"].Data["nats.conf"]), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		load := func(name string) *natsserver.Options {
-			t.Setenv("POD_NAME", name)
-			opts, err := natsserver.ProcessConfigFile(conf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return opts
-		}
-		start := func(opts *natsserver.Options, routes []*url.URL) *natsserver.Server {
-			opts.Host, opts.Port, opts.HTTPPort, opts.PidFile = "127.0.0.1", -1, 0, ""
-			opts.Cluster.Host, opts.Cluster.Port, opts.Routes = "127.0.0.1", -1, routes
-			opts.JetStream, opts.NoSigs, opts.NoLog = false, true, true
-			ns, err := natsserver.NewServer(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			go ns.Start()
-			t.Cleanup(ns.Shutdown)
-			if !ns.ReadyForConnections(10 * time.Second) {
-				t.Fatal("the NATS server did not start")
-			}
-			return ns
-		}
-		first := start(load("nats-0"), nil)
-		second := load("nats-1")
+		first := startNATS(t, natsOptions(t, f, secrets, "nats-0"), true, nil)
+		second := natsOptions(t, f, secrets, "nats-1")
 		if len(second.Routes) == 0 {
 			t.Fatal("nats.conf gives no routes")
 		}
 		route := *second.Routes[0]
 		route.Host = first.ClusterAddr().String()
-		joined := start(second, []*url.URL{&route})
+		joined := startNATS(t, second, true, []*url.URL{&route})
 		natstest.WaitFor(t, 30*time.Second, "the second node to join the first", func() bool {
 			return first.NumRoutes() > 0 && joined.NumRoutes() > 0
 		})
@@ -182,6 +128,47 @@ func TestStatePasswordsAdmitTheSluicePodsAlone(t *testing.T) {
 			}
 		}
 	})
+}
+
+// natsOptions is the example's nats.conf as node name's server reads it: in the pod's
+// environment (the secrets written in, the pod's name from the Downward API).
+func natsOptions(t *testing.T, f *fleet, secrets map[secretRef]string, name string) *natsserver.Options {
+	t.Helper()
+	for k, v := range podEnv(t, f.statefulSet.Spec.Template.Spec.Containers[0], secrets) {
+		t.Setenv(k, v)
+	}
+	t.Setenv("POD_NAME", name)
+	conf := filepath.Join(t.TempDir(), "nats.conf")
+	if err := os.WriteFile(conf, []byte(f.configMaps["nats-config"].Data["nats.conf"]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := natsserver.ProcessConfigFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opts
+}
+
+// startNATS runs a node of opts on this machine, on ports of its own and with no store:
+// clustered, its cluster port open and its routes these; otherwise no cluster at all.
+func startNATS(t *testing.T, opts *natsserver.Options, clustered bool, routes []*url.URL) *natsserver.Server {
+	t.Helper()
+	opts.Host, opts.Port, opts.HTTPPort, opts.PidFile = "127.0.0.1", -1, 0, ""
+	opts.Cluster.Host, opts.Cluster.Port, opts.Routes = "127.0.0.1", -1, routes
+	if !clustered {
+		opts.Cluster = natsserver.ClusterOpts{}
+	}
+	opts.JetStream, opts.NoSigs, opts.NoLog = false, true, true
+	ns, err := natsserver.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the NATS server did not start")
+	}
+	return ns
 }
 
 // routeConnect opens a route to the NATS node at addr as who (nil: no user) and returns its
