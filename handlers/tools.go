@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/grammar"
@@ -261,13 +262,16 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 			_, has := shape[k]
 			alone = alone || has
 		}
-		forced := choice.mode == toolsRequired || choice.mode == toolsNamed && choice.named == t.Function.Name
+		strict := t.Function.Strict != nil && *t.Function.Strict
+		// Held to its parameters: forced, or strict where the model chooses (autoConstraint).
+		forced := choice.mode == toolsRequired || choice.mode == toolsNamed && choice.named == t.Function.Name ||
+			choice.mode == toolsAuto && strict
 		switch typ, ok := shape["type"]; {
 		case !ok && alone:
 			// A root $ref, anyOf or oneOf stands alone in a schema the grammar reads: a call
 			// forced to it must be of an object, whatever it chooses.
 			if forced && !objectsOnly(params) {
-				return nil, at + ".function.parameters", "a forced call's `parameters` must be a JSON schema of an object, whichever branch or definition it takes"
+				return nil, at + ".function.parameters", "a forced or strict call's `parameters` must be a JSON schema of an object, whichever branch or definition it takes"
 			}
 		case !ok:
 			// Arguments are an object whatever the schema leaves open ({}, a description): a
@@ -279,7 +283,7 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 		}
 		plan.params[t.Function.Name] = params
 		plan.order = append(plan.order, t.Function.Name)
-		if t.Function.Strict != nil && *t.Function.Strict {
+		if strict {
 			if plan.strict == nil {
 				plan.strict = map[string]bool{}
 			}
@@ -374,15 +378,19 @@ func (p *toolPlan) constraint() *grammar.Spec {
 
 // callsSchema is the schema of a list of calls (list) or of one call, each {name, arguments}
 // of one of the request's tools, whose arguments keep to its parameters where held says so
-// and are any object elsewhere. Each tool's own $defs move to the root, named apart, so that
-// its $refs still resolve where the list holds its schema.
+// and are any object elsewhere: the tools not held share one branch (an open object is the
+// largest thing a schema writes, and the constraint holds the call several times over). Each
+// tool's own $defs move to the root, named apart, so that its $refs still resolve where the
+// list holds its schema.
 func (p *toolPlan) callsSchema(list bool, held func(name string) bool) []byte {
 	defs := map[string]json.RawMessage{}
 	params := make(map[string]json.RawMessage, len(p.order))
+	var free []string
 	for i, name := range p.order {
-		params[name] = json.RawMessage(`{"type":"object"}`)
 		if held(name) {
 			params[name] = hoistDefs(i, p.params[name], defs)
+		} else {
+			free = append(free, name)
 		}
 	}
 	var b bytes.Buffer
@@ -399,14 +407,25 @@ func (p *toolPlan) callsSchema(list bool, held func(name string) bool) []byte {
 		b.WriteString(`"items":{`)
 	}
 	b.WriteString(`"anyOf":[`)
-	for i, name := range p.order {
-		if i > 0 {
+	branch := func(name, args json.RawMessage) {
+		if b.Bytes()[b.Len()-1] != '[' {
 			b.WriteByte(',')
 		}
-		quoted, _ := json.Marshal(name)
-		b.WriteString(`{"type":"object","properties":{"name":{"const":` + string(quoted) + `},"arguments":`)
-		b.Write(params[name])
+		b.WriteString(`{"type":"object","properties":{"name":`)
+		b.Write(name)
+		b.WriteString(`,"arguments":`)
+		b.Write(args)
 		b.WriteString(`},"required":["name","arguments"]}`)
+	}
+	for _, name := range p.order {
+		if args, ok := params[name]; ok {
+			quoted, _ := json.Marshal(name)
+			branch(json.RawMessage(`{"const":`+string(quoted)+`}`), args)
+		}
+	}
+	if len(free) > 0 {
+		names, _ := json.Marshal(free)
+		branch(json.RawMessage(`{"enum":`+string(names)+`}`), json.RawMessage(`{"type":"object"}`))
 	}
 	b.WriteString(`]}`)
 	if list {
@@ -435,7 +454,8 @@ func (p *toolPlan) autoConstraint() (*grammar.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	block := regexp.QuoteMeta(hermesOpen) + `\s*` + one + `\s*` + regexp.QuoteMeta(hermesClose)
+	// Inside a block, JSON's own whitespace (the block's JSON is parsed as it stands).
+	block := regexp.QuoteMeta(hermesOpen) + `[ \t\n\r]*` + one + `[ \t\n\r]*` + regexp.QuoteMeta(hermesClose)
 	blocks := block
 	if p.parallel {
 		blocks = `(?:` + block + `\s*)+`
@@ -581,7 +601,7 @@ func (p *toolPlan) oneCall(raw []byte) (chatToolFunction, bool) {
 // mayBeCall reports whether an answer the model chose to write, as it stands, could still
 // turn out to be a call: a stream holds its text back until it cannot.
 func mayBeCall(text string) bool {
-	t := strings.TrimLeft(text, " \t\r\n")
+	t := strings.TrimLeftFunc(text, unicode.IsSpace) // as calls, through strings.TrimSpace
 	for _, start := range []string{`[{`, `{"`, hermesOpen} {
 		if strings.HasPrefix(t, start) || strings.HasPrefix(start, t) {
 			return true

@@ -246,10 +246,14 @@ func TestAStrictToolHoldsAutoCallsToItsParameters(t *testing.T) {
 		for _, text := range []string{`[{"name":"dose","arguments":{"mg":900}}]`, `{"name":"dose","arguments":{}}`, `{"name":"dose","arguments":{"mg":5,"x":1}}`,
 			`[ {"name":"dose","arguments":{"mg":"a lot"}}]`, `{ "name":"dose","arguments":{"mg":0}}`, "\u00a0" + `[{"name":"dose","arguments":{"mg":0}}]`,
 			"\u3000" + `{"name":"dose","arguments":{"mg":-1}}`, `{"arguments":{"mg":0},"name":"dose"}`,
-			`<tool_call>{"name":"dose","arguments":{"mg":"x"}}</tool_call>`, `[{"name":"other","arguments":{}}]`} {
+			`<tool_call>{"name":"dose","arguments":{"mg":"x"}}</tool_call>`, `[{"name":"other","arguments":{}}]`,
+			"<tool_call>\f" + `{"name":"dose","arguments":{"mg":1}}` + "</tool_call>"} {
 			if accepts(text) {
 				t.Errorf("parallel %v: %q allowed", parallel == nil, text)
 			}
+		}
+		if !mayBeCall("\u00a0[{") || !mayBeCall("\v<tool_") {
+			t.Error("a stream gave up holding a call behind spaces calls trims")
 		}
 		block := `<tool_call>{"name":"dose","arguments":{"mg":1}}</tool_call>`
 		for _, two := range []string{`[{"name":"dose","arguments":{"mg":1}},{"name":"note","arguments":{}}]`, block + "\n" + block + "\n"} {
@@ -257,5 +261,30 @@ func TestAStrictToolHoldsAutoCallsToItsParameters(t *testing.T) {
 				t.Errorf("two calls %q with parallel calls %v: allowed %v", two, parallel == nil, accepts(two))
 			}
 		}
+	}
+}
+
+// TestAStrictToolBesideOthersCompiles: the tools that are not strict share one branch of the
+// auto constraint, so that a strict tool beside several others compiles as the same tools do
+// when required; a strict tool's parameters must be an object's, as a forced one's.
+func TestAStrictToolBesideOthersCompiles(t *testing.T) {
+	tools := `[{"type":"function","function":{"name":"a","strict":true,"parameters":{"type":"object","properties":{"x":{"type":"integer"}}}}}`
+	for i := range 6 {
+		tools += `,{"type":"function","function":{"name":"b` + strconv.Itoa(i) + `"}}`
+	}
+	tools += `]`
+	v := grammar.NewVocab([][]byte{[]byte("x")}, -1)
+	for _, parallel := range []*bool{nil, pfalse()} {
+		spec, err := plan(t, tools, `"auto"`, parallel).autoConstraint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := grammar.Compile(v, *spec); err != nil {
+			t.Errorf("a strict tool beside six others, parallel calls %v: %v", parallel == nil, err)
+		}
+	}
+	nullable := `[{"type":"function","function":{"name":"a","strict":true,"parameters":{"anyOf":[{"type":"object"},{"type":"null"}]}}}]`
+	if _, _, msg := readTools(json.RawMessage(nullable), nil, nil); msg == "" {
+		t.Error("a strict tool whose arguments may be null")
 	}
 }
