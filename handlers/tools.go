@@ -602,12 +602,14 @@ func (p *toolPlan) oneCall(raw []byte) (chatToolFunction, bool) {
 // turn out to be a call: a stream holds its text back until it cannot.
 func mayBeCall(text string) bool {
 	t := strings.TrimLeftFunc(text, unicode.IsSpace) // as calls, through strings.TrimSpace
-	for _, start := range []string{`[{`, `{"`, hermesOpen} {
-		if strings.HasPrefix(t, start) || strings.HasPrefix(start, t) {
-			return true
-		}
+	if t == "" || strings.HasPrefix(t, hermesOpen) || strings.HasPrefix(hermesOpen, t) {
+		return true
 	}
-	return t == "" || t == "[" || t == "{" || strings.HasPrefix(t, "[ ") || strings.HasPrefix(t, "{ ")
+	// A list of calls or one call, as JSON spells them: '[' then '{', or '{' then '"', with
+	// JSON's whitespace between (pretty-printed JSON begins "[\n  {").
+	next := map[byte]byte{'[': '{', '{': '"'}[t[0]]
+	rest := strings.TrimLeft(t[1:], " \t\n\r")
+	return next != 0 && (rest == "" || rest[0] == next)
 }
 
 // chatToolCall is a call on the wire: whole in a message, or in pieces in stream deltas

@@ -252,8 +252,11 @@ func TestAStrictToolHoldsAutoCallsToItsParameters(t *testing.T) {
 				t.Errorf("parallel %v: %q allowed", parallel == nil, text)
 			}
 		}
-		if !mayBeCall("\u00a0[{") || !mayBeCall("\v<tool_") {
-			t.Error("a stream gave up holding a call behind spaces calls trims")
+		for text, may := range map[string]bool{"\u00a0[{": true, "\v<tool_": true, "[\n  {": true, "{\n\t\"na": true, " [": true,
+			"[ 1": false, "{ x": false, "[[": false, "<tool_x": false, "Hi": false} {
+			if mayBeCall(text) != may {
+				t.Errorf("%q may be a call: %v, want %v (as calls reads it)", text, !may, may)
+			}
 		}
 		block := `<tool_call>{"name":"dose","arguments":{"mg":1}}</tool_call>`
 		for _, two := range []string{`[{"name":"dose","arguments":{"mg":1}},{"name":"note","arguments":{}}]`, block + "\n" + block + "\n"} {
