@@ -461,10 +461,10 @@ func (p *toolPlan) autoConstraint() (*grammar.Spec, error) {
 		blocks = `(?:` + block + `\s*)+`
 	}
 	alts := []string{list, one, blocks,
-		``,                              // no text at all
-		`[^` + trimmed + `\[{<][\s\S]*`, // text beginning with none of the three
-		`\[\s*(?:[^\s{][\s\S]*)?`,       // '[' not before '{'
-		`\{\s*(?:[^\s"][\s\S]*)?`}       // '{' not before '"'
+		``,                                    // no text at all
+		`[^` + trimmed + `\[{<][\s\S]*`,       // text beginning with none of the three
+		`\[[ \t\n\r]*(?:[^ \t\n\r{][\s\S]*)?`, // '[' not before '{' (JSON's whitespace between)
+		`\{[ \t\n\r]*(?:[^ \t\n\r"][\s\S]*)?`} // '{' not before '"'
 	for i := 1; i < len(hermesOpen); i++ { // '<' and a proper prefix of <tool_call>, then nothing or a character that leaves it
 		alts = append(alts, regexp.QuoteMeta(hermesOpen[:i])+`(?:[^`+regexp.QuoteMeta(hermesOpen[i:i+1])+`][\s\S]*)?`)
 	}
@@ -607,9 +607,17 @@ func mayBeCall(text string) bool {
 	}
 	// A list of calls or one call, as JSON spells them: '[' then '{', or '{' then '"', with
 	// JSON's whitespace between (pretty-printed JSON begins "[\n  {").
-	next := map[byte]byte{'[': '{', '{': '"'}[t[0]]
+	var next byte
+	switch t[0] {
+	case '[':
+		next = '{'
+	case '{':
+		next = '"'
+	default:
+		return false
+	}
 	rest := strings.TrimLeft(t[1:], " \t\n\r")
-	return next != 0 && (rest == "" || rest[0] == next)
+	return rest == "" || rest[0] == next
 }
 
 // chatToolCall is a call on the wire: whole in a message, or in pieces in stream deltas

@@ -229,7 +229,7 @@ func TestAStrictToolHoldsAutoCallsToItsParameters(t *testing.T) {
 			mask, err := m.Allowed()
 			return m.Complete() || err == nil && mask.Allows(256)
 		}
-		for _, text := range []string{"", "  ", "The dose is fine.", "[1] see the note", "[]", "{}", "{ }", "<b>bold</b>", "<tool", "<tools>",
+		for _, text := range []string{"", "  ", "The dose is fine.", "[1] see the note", "[]", "{}", "{ }", "<b>bold</b>", "<tool", "<tools>", "[\f{", "{\f\"",
 			`[{"name":"dose","arguments":{"mg":250}}]`, ` {"name":"dose","arguments":{"mg":5}}`, `{"name":"note","arguments":{"anything":[1,2]}}`,
 			"<tool_call>\n" + `{"name":"dose","arguments":{"mg":1}}` + "\n</tool_call>"} {
 			if !accepts(text) {

@@ -73,9 +73,9 @@ func prepPanicked(q *sequence) Event {
 // piece at a time) take the time a stream takes while the loop has rows to run: each step's
 // end adds to a credit the time since the last, times the works under way over them and the
 // step's rows together (one work beside 16 streams: a seventeenth), which each piece spends by
-// the processor time it took. A piece that finds no credit left waits for a step's end; the
-// pieces of several works take turns, the longest waiting first. An idle loop lets every
-// piece go at once. Where the steps wait on a device (a GPU's 20 ms beside 16 streams), that is
+// the processor time it took. A piece that finds no credit left waits until a step's end
+// brings some or a piece before it passes on what it left; the pieces of several works take
+// turns, the longest waiting first. An idle loop lets every piece go at once. Where the steps wait on a device (a GPU's 20 ms beside 16 streams), that is
 // about a millisecond a step, a mask over a large vocabulary in a step or two; where they
 // share the work's core, the streams lose what one more stream would cost them.
 type pacer struct {
