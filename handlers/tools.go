@@ -264,13 +264,13 @@ func readTools(rawTools, rawChoice json.RawMessage, parallel *bool) (plan *toolP
 		}
 		strict := t.Function.Strict != nil && *t.Function.Strict
 		// Held to its parameters: forced, or strict where the model chooses (autoConstraint).
-		forced := choice.mode == toolsRequired || choice.mode == toolsNamed && choice.named == t.Function.Name ||
+		held := choice.mode == toolsRequired || choice.mode == toolsNamed && choice.named == t.Function.Name ||
 			choice.mode == toolsAuto && strict
 		switch typ, ok := shape["type"]; {
 		case !ok && alone:
 			// A root $ref, anyOf or oneOf stands alone in a schema the grammar reads: a call
-			// forced to it must be of an object, whatever it chooses.
-			if forced && !objectsOnly(params) {
+			// held to it must be of an object, whatever it chooses.
+			if held && !objectsOnly(params) {
 				return nil, at + ".function.parameters", "a forced or strict call's `parameters` must be a JSON schema of an object, whichever branch or definition it takes"
 			}
 		case !ok:
@@ -407,8 +407,9 @@ func (p *toolPlan) callsSchema(list bool, held func(name string) bool) []byte {
 		b.WriteString(`"items":{`)
 	}
 	b.WriteString(`"anyOf":[`)
+	branches := 0
 	branch := func(name, args json.RawMessage) {
-		if b.Bytes()[b.Len()-1] != '[' {
+		if branches++; branches > 1 {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"type":"object","properties":{"name":`)
