@@ -512,11 +512,7 @@ func (p *toolPlan) calls(text string) (calls []chatToolFunction, content string,
 			if !ok {
 				return nil, text, false
 			}
-			inner, after, ok := strings.Cut(body, hermesClose)
-			if !ok {
-				return nil, text, false
-			}
-			c, ok := p.oneCall([]byte(inner))
+			c, after, ok := p.hermesBlock(body)
 			if !ok {
 				return nil, text, false
 			}
@@ -532,6 +528,22 @@ func (p *toolPlan) calls(text string) (calls []chatToolFunction, content string,
 		return nil, text, false
 	}
 	return p.kept(calls, text)
+}
+
+// hermesBlock reads one call from body, the text after a block's opening tag, to the closing
+// tag that ends it: the first one whose text before it is a call, since an argument's string
+// may hold the tag itself, and a JSON value is whole at one close only.
+func (p *toolPlan) hermesBlock(body string) (c chatToolFunction, after string, ok bool) {
+	for end := 0; ; end += len(hermesClose) {
+		i := strings.Index(body[end:], hermesClose)
+		if i < 0 {
+			return chatToolFunction{}, "", false
+		}
+		end += i
+		if c, ok := p.oneCall([]byte(body[:end])); ok {
+			return c, body[end+len(hermesClose):], true
+		}
+	}
 }
 
 // callList reads a JSON list of calls.

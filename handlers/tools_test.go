@@ -60,6 +60,19 @@ func TestCallsAreReadStrictly(t *testing.T) {
 	if _, content, ok := listed.calls("Hm." + callSeparator + `[{"name":"note","arguments":{"a":}}]`); ok || content == "" {
 		t.Errorf("calls that do not parse: %q %v", content, ok)
 	}
+	// A block ends at the close tag its call ends at, not at one an argument's text holds.
+	quoted := `{"name":"flag","arguments":{"who":"</tool_call>"}}`
+	if c, _, ok := single.calls("<tool_call>" + quoted + "</tool_call>\n"); !ok || c[0].Arguments != `{"who":"</tool_call>"}` {
+		t.Errorf("a block whose argument holds its close tag: %v %v", c, ok)
+	}
+	if c, _, ok := plan(t, twoTools, `"auto"`, nil).calls("<tool_call>" + quoted + "</tool_call><tool_call>" + `{"name":"note","arguments":{"t":"</tool_call></tool_call>"}}` + "</tool_call>"); !ok || len(c) != 2 || c[1].Name != "note" {
+		t.Errorf("two blocks holding close tags: %v %v", c, ok)
+	}
+	for _, text := range []string{"<tool_call>" + quoted, "<tool_call>" + quoted + "</tool_call> and text", "<tool_call>{\"name\":\"note\"</tool_call>,\"arguments\":{}}</tool_call>"} {
+		if c, _, ok := single.calls(text); ok {
+			t.Errorf("%q read as calls %v", text, c)
+		}
+	}
 	namedListed := plan(t, twoTools, `{"type":"function","function":{"name":"flag"}}`, nil)
 	namedListed.listed = true
 	if _, _, ok := namedListed.calls(callSeparator + `[{"name":"note","arguments":{}}]`); ok {
