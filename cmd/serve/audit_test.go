@@ -95,6 +95,7 @@ func readAudit(t *testing.T, url string) []audit.Stored {
 // Every request answered 200, before the kill or after, has its record (matched by request
 // id), every chain verifies through the endpoint, and `sluice audit verify` agrees offline.
 func TestAuditSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := []string{"SLUICE_DATA_DIR=" + dir, "SLUICE_REPLICA_ID=r1", "SLUICE_GENERATE_MODEL=none"}
 	var next atomic.Int64
@@ -173,6 +174,7 @@ func deidentifyUntilN(t *testing.T, url string, next *atomic.Int64, n int64) []s
 // stream, exit 1 naming the break once one record has been published again altered, exit 2
 // where there is no store or it is in use.
 func TestAuditVerifyCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	quiet := slog.New(slog.DiscardHandler)
 	box, err := natsbox.Open(context.Background(), natsbox.Config{DataDir: dir, Replicas: 1}, quiet)

@@ -56,6 +56,7 @@ func keyEntry(key, tenant, scopes string) string {
 // open; the tenant, never the key, is in the access log and the metrics; SIGHUP swaps the keys,
 // and a file that does not parse keeps the old ones.
 func TestAPIKeysGuardTheRoutes(t *testing.T) {
+	// Not parallel: sends the process SIGHUP, which every server in it would take.
 	path := filepath.Join(t.TempDir(), "keys.json")
 	keyFile(t, path, keyEntry("reader-secret-1", "clinic-a", "pii:read"), keyEntry("ops-secret-1", "ops", "*"))
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_API_KEYS_FILE="+path)
@@ -136,6 +137,7 @@ func TestAPIKeysGuardTheRoutes(t *testing.T) {
 // TestOpenMedAuthSettingsAndBearerTokens: OpenMed's variables switch authentication on with its
 // keys, and a JWT signed with a key of the JWKS is accepted with its scopes.
 func TestOpenMedAuthSettingsAndBearerTokens(t *testing.T) {
+	t.Parallel()
 	secret := []byte("a shared HS256 secret, 32+ bytes long")
 	jwks, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: secret, KeyID: "k1", Algorithm: "HS256"}}})
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_AUTH_ENABLED=true",
@@ -179,6 +181,7 @@ func TestOpenMedAuthSettingsAndBearerTokens(t *testing.T) {
 // TestSIGHUPReloadsTheJWKSFile: a token signed with a key taken out of the JWKS file is
 // refused after a SIGHUP, and one signed with the key put in is accepted.
 func TestSIGHUPReloadsTheJWKSFile(t *testing.T) {
+	// Not parallel: sends the process SIGHUP, which every server in it would take.
 	oldKey, newKey := []byte("the old HS256 secret, 32 bytes long"), []byte("the new HS256 secret, 32 bytes long")
 	path := filepath.Join(t.TempDir(), "jwks.json")
 	writeJWKS := func(secret []byte) {

@@ -38,6 +38,7 @@ func budgetKey(key, tenant, budget string) string {
 // is served; a request larger than the whole burst is refused at once; the refusals are
 // counted by tenant and reason.
 func TestTenantBudgets(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "keys.json")
 	keyFile(t, path,
 		budgetKey("small-secret-1", "small", `{"requests_per_minute":600,"tokens_per_minute":600,"token_burst":100}`),
@@ -102,6 +103,7 @@ func TestTenantBudgets(t *testing.T) {
 // TestOpenMedRateLimitIsTheAnonymousBudget: OpenMed's RATE_LIMIT_RPS and _BURST limit callers
 // without a tenant, per peer; a 429 is the caller's, distinct from the server's 503.
 func TestOpenMedRateLimitIsTheAnonymousBudget(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RATE_LIMIT_RPS=0.001",
 		"OPENMED_SERVICE_RATE_LIMIT_BURST=2", "OPENMED_SERVICE_THROTTLE_KEY=peer")
 	body := `{"text":"Seen on 03/14/2024."}`
@@ -119,6 +121,7 @@ func TestOpenMedRateLimitIsTheAnonymousBudget(t *testing.T) {
 // bucket unless THROTTLE_KEY says otherwise; x-forwarded-for counts each client, named by the
 // trusted proxy in front.
 func TestOpenMedThrottleKeyGlobalIsOneBucket(t *testing.T) {
+	t.Parallel()
 	body := `{"text":"Seen on 03/14/2024."}`
 	for key, third := range map[string]int{"": 429, "global": 429, "x-forwarded-for": 200} {
 		env := []string{"SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_RATE_LIMIT_RPS=0.001", "OPENMED_SERVICE_RATE_LIMIT_BURST=2",
@@ -142,6 +145,7 @@ func TestOpenMedThrottleKeyGlobalIsOneBucket(t *testing.T) {
 // TestDeferredAdmissionHoldsInsteadOfRefusing: with deferred admission on, a request its
 // budget takes within max_wait is held and served, not refused.
 func TestDeferredAdmissionHoldsInsteadOfRefusing(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_RATE_LIMIT_RPS=2", "SLUICE_RATE_LIMIT_BURST=1",
 		"SLUICE_DEFERRED_ADMISSION=true", "SLUICE_DEFERRED_MAX_WAIT_MS=2000")
 	body := `{"text":"Seen on 03/14/2024."}`
@@ -155,6 +159,7 @@ func TestDeferredAdmissionHoldsInsteadOfRefusing(t *testing.T) {
 }
 
 func TestRateLimitSettingsAreChecked(t *testing.T) {
+	t.Parallel()
 	for env, want := range map[string]string{
 		"SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE=-60": "SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE must be a number at least 0",
 		"SLUICE_RATE_LIMIT_BURST=5":               "SLUICE_RATE_LIMIT_BURST is a burst of SLUICE_RATE_LIMIT_RPS",
@@ -171,6 +176,7 @@ func TestRateLimitSettingsAreChecked(t *testing.T) {
 // TestClientLeavingWhileHeldFreesItsHold: a request held by deferred admission whose client
 // closes the connection is let go then (counted cancelled), not admitted when its wait ends.
 func TestClientLeavingWhileHeldFreesItsHold(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_RATE_LIMIT_RPS=0.6", "SLUICE_RATE_LIMIT_BURST=1",
 		"SLUICE_DEFERRED_ADMISSION=true", "SLUICE_DEFERRED_MAX_WAIT_MS=2000")
 	body := `{"text":"Seen on 03/14/2024."}`
@@ -193,6 +199,7 @@ func TestClientLeavingWhileHeldFreesItsHold(t *testing.T) {
 // (on a slowed model), the tenant's next request is refused for concurrency; once the stream
 // has ended, by its client leaving or by its last token, the next is served.
 func TestStreamSettlesItsChargeWhenItEnds(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "keys.json")
 	keyFile(t, path, budgetKey("stream-secret", "svc", `{"max_concurrency":1}`))
 	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path, "SLUICE_BENCH_STEP_DELAY_MS=50")

@@ -62,6 +62,7 @@ func editJSON(t *testing.T, data []byte, field string, value any) []byte {
 }
 
 func TestCheckModel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		dir  func(t *testing.T) string

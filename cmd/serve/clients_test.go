@@ -23,6 +23,7 @@ import (
 // continuation of the golden prompt (tiny-lm's chat template is the messages' text).
 // `make test` installs the pinned packages (cmd/serve/testdata/js/package-lock.json).
 func TestEcosystemClients(t *testing.T) {
+	t.Parallel()
 	node := jsClients(t)
 	g := readLMGoldens(t)[0]
 	m, err := models.Load(models.Embedded(), "tiny-lm")
@@ -135,6 +136,7 @@ func jsClients(t *testing.T) string {
 // work given an API key as they send one ("Authorization: Bearer <key>", which was tried only
 // as a JWT: 401 for every OpenAI client), and a wrong key is refused on every check.
 func TestEcosystemClientsWithAnAPIKey(t *testing.T) {
+	t.Parallel()
 	node := jsClients(t)
 	path := filepath.Join(t.TempDir(), "keys.json")
 	keyFile(t, path, keyEntry("sk-clinic-generator-1", "clinic", "generate:write models:read"))
@@ -189,6 +191,7 @@ func runClientsWithKey(t *testing.T, node string, srv *testServer, key string, a
 // timeout), never a bare close, and each ecosystem client raises instead of taking the cut
 // stream for a finished answer.
 func TestStreamsCutByTheirDeadlineEndWithAnError(t *testing.T) {
+	t.Parallel()
 	// Keep-alive comments between the slow tokens too: the clients must skip them.
 	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=40", "SLUICE_GENERATE_TIMEOUT_MS=400", "SLUICE_GENERATE_KEEPALIVE_MS=15")
 	for route, body := range map[string]string{

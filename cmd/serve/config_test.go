@@ -14,6 +14,7 @@ import (
 )
 
 func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
 	cfg, err := LoadConfig(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +28,7 @@ func TestConfigDefaults(t *testing.T) {
 }
 
 func TestConfigOpenMedAliasesApplyOnlyWhenOursIsUnset(t *testing.T) {
+	t.Parallel()
 	cfg, err := LoadConfig([]string{"OPENMED_SERVICE_BATCH_MAX_SIZE=12", "OPENMED_SERVICE_BATCH_MAX_QUEUE_SIZE=99", "SLUICE_BATCH_MAX_QUEUE_SIZE=7"})
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +42,7 @@ func TestConfigOpenMedAliasesApplyOnlyWhenOursIsUnset(t *testing.T) {
 }
 
 func TestConfigNamesEveryBadVariable(t *testing.T) {
+	t.Parallel()
 	_, err := LoadConfig([]string{"SLUICE_BATCH_MAX_SIZE=zero", "SLUICE_DEVICE=tpu", "SLUICE_BATCH_WORKERS=0", "SLUICE_LOG_LEVEL=loud",
 		"SLUICE_RETRY_RESERVE=1.5", "SLUICE_GENERATE_STREAM_INTERVAL=0", "SLUICE_RATE_LIMIT_RPS=1", "SLUICE_RATE_LIMIT_BURST=0.5"})
 	if err == nil {
@@ -57,6 +60,7 @@ func TestConfigNamesEveryBadVariable(t *testing.T) {
 // each problem comes back once, named by the variable that sets it, never by a package's
 // field name.
 func TestEveryPackageSettingNamesItsVariable(t *testing.T) {
+	t.Parallel()
 	cfg, err := LoadConfig(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +120,7 @@ var testMachine = machine{CPUs: 2, MemoryBytes: 24 << 30}
 // TestEveryNumericSettingHasAnUpperBound: each numeric variable set to an absurd value that parses,
 // alone, is a start-up error that names it.
 func TestEveryNumericSettingHasAnUpperBound(t *testing.T) {
+	t.Parallel()
 	for _, v := range variables() {
 		huge := ""
 		typ := v.typ
@@ -143,6 +148,7 @@ func TestEveryNumericSettingHasAnUpperBound(t *testing.T) {
 // TestBoundsFollowTheMachine: thread and worker counts are bounded by the CPUs, the batch
 // budget and the KV cache by the memory; the defaults fit a small machine.
 func TestBoundsFollowTheMachine(t *testing.T) {
+	t.Parallel()
 	small := machine{CPUs: 1, MemoryBytes: 1 << 30}
 	if _, err := loadConfig(nil, small); err != nil {
 		t.Fatalf("defaults on one CPU and 1 GiB: %v", err)
@@ -172,6 +178,7 @@ func TestBoundsFollowTheMachine(t *testing.T) {
 }
 
 func TestModelsDirMustBeADirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
@@ -188,6 +195,7 @@ func TestModelsDirMustBeADirectory(t *testing.T) {
 }
 
 func TestGPUBatchLimitsReplaceTheCPUOnes(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadConfig([]string{"SLUICE_BATCH_MAX_SIZE=16", "SLUICE_GPU_BATCH_MAX_SIZE=256", "SLUICE_GPU_BATCH_MAX_PADDED_TOKENS=65536"}, testMachine)
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +211,7 @@ func TestGPUBatchLimitsReplaceTheCPUOnes(t *testing.T) {
 // The GPU check's served benchmark asked for batches of one and got the GPU's 128: a CPU
 // limit set alone now holds on a GPU too, OpenMed's batching switch included.
 func TestCPUBatchLimitSetAloneHoldsOnAGPU(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		environ      []string
 		size, padded int
@@ -227,6 +236,7 @@ func TestCPUBatchLimitSetAloneHoldsOnAGPU(t *testing.T) {
 // the setting it most likely meant, one line each; SLUICE_IGNORE_VARS lets deliberate extras
 // through, and a bad CPU batch size is reported once, not again under the GPU's name.
 func TestAnUnknownVariableRefusesTheStart(t *testing.T) {
+	t.Parallel()
 	_, err := LoadConfig([]string{"SLUICE_DEID_HASHKEY=x", "SLUICE_PORT=tcp://10.0.0.1:80", "SLUICE_BATCH_MAX_SIZE=zero"})
 	if err == nil {
 		t.Fatal("a misspelt variable was accepted")
@@ -249,6 +259,7 @@ func TestAnUnknownVariableRefusesTheStart(t *testing.T) {
 // TestEveryUpperBoundReadsAVariable: each upper bound names a numeric variable some section
 // declares, whose value it reads in the variable's unit.
 func TestEveryUpperBoundReadsAVariable(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadConfig([]string{"SLUICE_BATCH_MAX_WAIT_MS=7", "SLUICE_RETRY_AFTER_S=3"}, testMachine)
 	if err != nil {
 		t.Fatal(err)
@@ -269,6 +280,7 @@ func TestEveryUpperBoundReadsAVariable(t *testing.T) {
 // look wrong only because that value is left at zero, are not. A problem with a value that
 // OpenMed's variable set names that variable.
 func TestConfigProblemsNameWhatTheOperatorWrote(t *testing.T) {
+	t.Parallel()
 	_, err := loadConfig([]string{"SLUICE_BATCH_MAX_QUEUE_SIZE=abc"}, testMachine)
 	if err == nil || strings.Count(err.Error(), "\n") != 1 || !strings.Contains(err.Error(), "SLUICE_BATCH_MAX_QUEUE_SIZE") {
 		t.Fatalf("a queue size that does not parse: %v", err)
@@ -285,6 +297,7 @@ func TestConfigProblemsNameWhatTheOperatorWrote(t *testing.T) {
 // scheme and a host is refused at start, naming its variable, not a panic in the web
 // framework's CORS set-up after the models have loaded.
 func TestListSettingsAreReadAsOpenMedReadsThem(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadConfig([]string{"SLUICE_TRUSTED_HOSTS=a.example, b.example", "SLUICE_CORS_ORIGINS= https://app.example.org ,https://b.example:8443/",
 		"SLUICE_AUTH_JWT_AUDIENCE=api-a, api-b"}, testMachine)
 	if err != nil {
@@ -316,6 +329,7 @@ func TestListSettingsAreReadAsOpenMedReadsThem(t *testing.T) {
 // TestTwoJWKSAreRefused: an inline JWKS beside a JWKS file is refused at start, naming it,
 // as two API key settings are: one of them would be dropped without a word.
 func TestTwoJWKSAreRefused(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "jwks.json")
 	if err := os.WriteFile(file, []byte(`{"keys":[]}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -333,6 +347,7 @@ func TestTwoJWKSAreRefused(t *testing.T) {
 // pool of the pool's longest sequence, or the operator's shorter one, where the pool refused
 // it and the server did not start; servedLength then serves what the pool holds.
 func TestAModelOfManyPositionsIsServedWhatThePoolHolds(t *testing.T) {
+	t.Parallel()
 	c := Config{}
 	if got := c.kvSeqLen(131072); got != kvcache.MaxSeqLen {
 		t.Fatalf("128k positions: tables of %d", got)
@@ -360,6 +375,7 @@ func TestAModelOfManyPositionsIsServedWhatThePoolHolds(t *testing.T) {
 // bucket's bytes of its store; a store smaller than that is refused at the configuration,
 // naming both settings, rather than failing the start when the bucket is made.
 func TestTheNonceBucketMustFitTheStore(t *testing.T) {
+	t.Parallel()
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte("shared"), 0o600); err != nil {
 		t.Fatal(err)

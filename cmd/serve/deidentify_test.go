@@ -203,6 +203,7 @@ func checkEntities(t *testing.T, res omDeidentifyResponse) {
 // no date; replace keeps an age up to 89, which agrees with the shifted birth date), the mapping restores the original exactly, and every entity's fields and offsets
 // are there.
 func TestRebuiltOpenMedGoClientDeidentifiesWithEveryMethod(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	labels := map[string]bool{}
 	for _, method := range []string{"mask", "remove", "replace", "hash", "shift_dates"} {
@@ -251,6 +252,7 @@ func TestRebuiltOpenMedGoClientDeidentifiesWithEveryMethod(t *testing.T) {
 // TestDeidentifyShiftsDatesAcrossMonthEndsAndLeapDays sends dates at month ends and on 29
 // February through the server with a fixed offset, with and without keep_year.
 func TestDeidentifyShiftsDatesAcrossMonthEndsAndLeapDays(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	text := "Admitted on 01/31/2023, operated on 02/29/2024 and discharged on 12/31/2024."
 	for _, c := range []struct {
@@ -297,6 +299,7 @@ func TestDeidentifyShiftsDatesAcrossMonthEndsAndLeapDays(t *testing.T) {
 // so in the entity's and the result's metadata; gdpr keeps the mapping and gives reversible
 // ids without being asked.
 func TestDeidentifyPolicies(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	res, apiErr := omDeidentify(t, srv.url, omDeidentifyRequest{Text: richNote, Method: "replace", Policy: "Research-Limited-Dataset"})
 	if apiErr != nil {
@@ -329,6 +332,7 @@ func TestDeidentifyPolicies(t *testing.T) {
 // TestDeidentifyRefusesWhatOpenMedRefuses: OpenMed's 422s, in its envelope, as its client
 // reads them; nothing of the request's text in them.
 func TestDeidentifyRefusesWhatOpenMedRefuses(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	days, half := 3, 1.5
 	no := false
@@ -357,6 +361,7 @@ func TestDeidentifyRefusesWhatOpenMedRefuses(t *testing.T) {
 // TestDeidentifyHashIsKeyed: two servers with one SLUICE_DEID_HASH_KEY hash a name alike, a
 // third with another key differently.
 func TestDeidentifyHashIsKeyed(t *testing.T) {
+	t.Parallel()
 	hashOf := func(key string) string {
 		srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_DEID_HASH_KEY="+key)
 		res, apiErr := omDeidentify(t, srv.url, omDeidentifyRequest{Text: richNote, Method: "hash"})
@@ -375,6 +380,7 @@ func TestDeidentifyHashIsKeyed(t *testing.T) {
 // OpenMed's families with the requests just served, next to Sluice's; /health has OpenMed's
 // fields.
 func TestOpenMedDashboardsReadTheirFamilies(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_METRICS_COMPAT=openmed")
 	for range 3 {
 		if _, apiErr := omDeidentify(t, srv.url, omDeidentifyRequest{Text: "Call Maria at (415) 555-0132."}); apiErr != nil {
@@ -423,6 +429,7 @@ type omUnloadResponse struct {
 // OpenMed's shape that nothing was unloaded, Sluice's models being pinned; a missing name is
 // its 422. Every model reports its footprint.
 func TestRebuiltOpenMedGoClientListsAndUnloadsModels(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	resp, err := http.Get(srv.url + "/models/loaded")
 	if err != nil {

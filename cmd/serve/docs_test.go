@@ -169,6 +169,7 @@ func sameDefault(doc, tag string) bool {
 // variables of Config, each once, and each default is the field's envDefault, except the
 // defaults the code computes (computedDefaults), which the table states in words.
 func TestDocsConfigurationTableIsTheConfig(t *testing.T) {
+	t.Parallel()
 	vars := configVariables(t)
 	rows := readConfigTable(t)
 	for name := range vars {
@@ -218,6 +219,7 @@ var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 // TestDocsLinksResolve: every relative link in README.md and docs/*.md names a file or folder
 // that exists, and a link to a heading of a Markdown file names one it has.
 func TestDocsLinksResolve(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -634,6 +636,7 @@ func matchExample(kind, shown string, served []byte) []string {
 // with make serve's settings (the shipped models, the entity ones in int8 as their config.json
 // asks) and compares each answer with the one shown.
 func TestREADMEExamplesAreWhatTheServerAnswers(t *testing.T) {
+	t.Parallel()
 	examples := readmeExamples(t)
 	srv := startServer(t, "SLUICE_QUANTIZE=", "SLUICE_QUANTIZE_CACHE_DIR="+t.TempDir())
 	for _, ex := range examples {
@@ -666,6 +669,7 @@ func TestREADMEExamplesAreWhatTheServerAnswers(t *testing.T) {
 // TestExampleMatchingCatchesMistakes: the comparison behind the README's examples refuses what
 // it should, so that a passing run means the examples are true.
 func TestExampleMatchingCatchesMistakes(t *testing.T) {
+	t.Parallel()
 	served := []byte(`{"id":"x1","text":"a","n":0.9999983,"k":8,"list":[1,2],"inner":{"id":3}}`)
 	for _, c := range []struct {
 		shown string
@@ -713,6 +717,7 @@ func TestExampleMatchingCatchesMistakes(t *testing.T) {
 // TestDocsScopeTableIsTheScopes: API.md's table of route scopes names every route the server
 // asks a scope of, with that scope, and no other route.
 func TestDocsScopeTableIsTheScopes(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "docs/API.md"))
 	if err != nil {
 		t.Fatal(err)

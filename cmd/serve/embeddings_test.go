@@ -36,6 +36,7 @@ func cosine(a, b []float64) float64 {
 // /embed, and a wrong model name is a 404. Lines of one kind lie nearer each other than lines
 // of another.
 func TestEmbeddingsWithTheEcosystemsClients(t *testing.T) {
+	t.Parallel()
 	node := jsClients(t)
 	srv := startServer(t)
 	got := runClients(t, node, srv, strings.Join(clinicalLines, "\n"), "1", "embeddings")
@@ -115,6 +116,7 @@ func dot(a, b []float64) float64 {
 // Cohere/Jina-shaped /v1/rerank (top_n, documents as strings or objects); an empty query is
 // refused.
 func TestRerankRoutes(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	query := "Allergy: latex - swelling"
 	passages := []string{clinicalLines[2], clinicalLines[4], clinicalLines[0]}
@@ -160,6 +162,7 @@ func TestRerankRoutes(t *testing.T) {
 // embedder or cross-encoder of the directory loads it and is served by it; a model of another
 // kind, or none, is a 404; the shipped encoders the directory lacks still serve.
 func TestEncodersLoadOnDemand(t *testing.T) {
+	t.Parallel()
 	dir := modelsDir(t)
 	for _, copied := range [][2]string{{"embed-mini", "notes-embed"}, {"rerank-mini", "notes-rerank"},
 		{"embed-mini", "more-1"}, {"embed-mini", "more-2"}, {"embed-mini", "more-3"}} {
@@ -230,6 +233,7 @@ func TestEncodersLoadOnDemand(t *testing.T) {
 // TestRerankWithCoheresClient (issue 58, 4): Cohere's own client reads /v1/rerank's answer:
 // the two best documents, the allergy line first, with their texts.
 func TestRerankWithCoheresClient(t *testing.T) {
+	t.Parallel()
 	node := jsClients(t)
 	srv := startServer(t)
 	lines := []string{"Allergy: latex - swelling", clinicalLines[2], clinicalLines[4], clinicalLines[0]}

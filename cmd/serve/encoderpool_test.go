@@ -16,6 +16,7 @@ import (
 // session was made (a max length with no room for text) closes that session, and is answered
 // from its remembered failure until a minute has passed, then loaded again.
 func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", "models", "embed-mini", f))

@@ -202,6 +202,7 @@ const fleetNATSPort = 7322
 // every request the fleet answered 200 (each in the chain of the replica that answered it) and
 // none of the refused ones, and all three chains, each whole and verified.
 func TestFleetSharesOneBudget(t *testing.T) {
+	// Not parallel: a rate a second is sent and measured.
 	srv := redistest.Start(t)
 	nats, _ := natstest.Cluster(t, 3, fleetNATSPort)
 	requests := fleetCase{name: "req", allowance: `{"requests_per_minute":1200,"request_burst":10}`, perSecond: 20, burst: 10}
@@ -352,6 +353,7 @@ func fleetAuditOf(t *testing.T, srv *testServer, want int) fleetAudit {
 // is stopped is answered 429 rate_limited, reason unavailable, Retry-After 1, and served again
 // once Redis is back; a caller without a budget is served throughout.
 func TestRedisOutageThroughHTTP(t *testing.T) {
+	// Not parallel: it restarts its Redis on the port it had, which a test beside it could take.
 	srv := redistest.Start(t)
 	replica := fleet(t, 1, budgetKey("b-secret", "b", `{"requests_per_minute":6000}`)+","+keyEntry("free-secret", "free", "*"),
 		"SLUICE_REDIS_URL="+srv.URL, "SLUICE_REDIS_FAILURE=closed")[0]
@@ -387,6 +389,7 @@ func TestRedisOutageThroughHTTP(t *testing.T) {
 // requests a second and 1,500 tokens a second offered four times over, with Redis and without
 // it (each replica its own budget). It runs only when SLUICE_FLEET_BENCH_S is set.
 func TestFleetBench(t *testing.T) {
+	// Not parallel: a benchmark.
 	secs := os.Getenv("SLUICE_FLEET_BENCH_S")
 	if secs == "" {
 		t.Skip("the fleet benchmark runs with SLUICE_FLEET_BENCH_S set (make fleet-bench)")
@@ -440,6 +443,7 @@ func TestFleetBench(t *testing.T) {
 // The shared budgets' settings are checked when SLUICE_REDIS_URL is set, each problem under
 // its own variable; without the URL the others are not read.
 func TestFleetSettingsAreChecked(t *testing.T) {
+	t.Parallel()
 	_, err := LoadConfig([]string{"SLUICE_REDIS_URL=http://cache:6379", "SLUICE_REDIS_FAILURE=open", "SLUICE_FLEET_REPLICAS=0",
 		"SLUICE_REDIS_TIMEOUT_MS=500", "SLUICE_REDIS_LEASE_MS=1000"})
 	for _, name := range []string{"SLUICE_REDIS_URL", "SLUICE_REDIS_FAILURE", "SLUICE_FLEET_REPLICAS", "SLUICE_REDIS_LEASE_MS"} {

@@ -23,6 +23,7 @@ import (
 // prompt, the answer comes back with OpenMed's fields, and without a generation model the route
 // says it is not configured.
 func TestPrivacyGatewayThroughTheServer(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	note := "Pt Maria Gonzalez, DOB 03/14/1962, seen 2024-01-05; call (415) 555-0132 or maria.g@example.org."
 	status, found := postJSON(t, srv, "/pii/extract", map[string]any{"text": note})
@@ -75,6 +76,7 @@ func TestPrivacyGatewayThroughTheServer(t *testing.T) {
 // TestOpenAIClientThroughTheGateway: the npm openai client, pointed at /gateway/v1, gets the
 // chat answer whole and streamed from the real server, as from /v1.
 func TestOpenAIClientThroughTheGateway(t *testing.T) {
+	t.Parallel()
 	node := jsClients(t)
 	srv := startServer(t)
 	got := runClients(t, node, srv, "Call Maria Gonzalez at (415) 555-0132 about her results.", "8", "gateway")
@@ -157,6 +159,7 @@ func (u *upstreamRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // OpenMed's endpoint, the upstream receives no span the PII route finds, the echoed answer is
 // restored to the original text, and an upstream failure is OpenMed's 502.
 func TestPrivacyGatewayUpstream(t *testing.T) {
+	t.Parallel()
 	note := "Pt Maria Gonzalez, DOB 03/14/1962, seen 2024-01-05; call (415) 555-0132 or maria.g@example.org."
 	for _, openmed := range []bool{false, true} {
 		rec := &upstreamRecorder{openmed: openmed}
@@ -232,6 +235,7 @@ var placeholder = regexp.MustCompile(`\[[A-Z][A-Z_]*_[0-9]+\]`)
 // the development set or in missedShapes (issue 53), through either face, and the echoed
 // answer restores to the original.
 func TestGatewayLeakBattery(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(filepath.Join("..", "..", "entities", "testdata", "realtext", "dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -358,6 +362,7 @@ func TestGatewayLeakBattery(t *testing.T) {
 }
 
 func TestGatewaySettingsAreChecked(t *testing.T) {
+	t.Parallel()
 	empty := filepath.Join(t.TempDir(), "empty.key")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -383,6 +388,7 @@ func TestGatewaySettingsAreChecked(t *testing.T) {
 // echoes the redacted conversation (in pieces that cut placeholders), and the answer is
 // restored; the upstream never saw the identifiers.
 func TestOpenAIClientThroughTheGatewayUpstream(t *testing.T) {
+	t.Parallel()
 	node := jsClients(t)
 	rec := &upstreamRecorder{}
 	ts := httptest.NewServer(rec)
@@ -409,6 +415,7 @@ func TestOpenAIClientThroughTheGatewayUpstream(t *testing.T) {
 // sees no identifier, and the answer comes back restored); another key's go to the model as
 // they are.
 func TestGatewayKeyRoutesChatThroughTheGateway(t *testing.T) {
+	t.Parallel()
 	rec := &upstreamRecorder{}
 	ts := httptest.NewServer(rec)
 	defer ts.Close()
@@ -569,6 +576,7 @@ func gatewayToolStream(t *testing.T, srv *testServer, rec *upstreamRecorder, tex
 // whole words. What still reaches it is logged; the count may not grow past what
 // docs/BENCHMARKS.md records, and no passage is blocked: these are ordinary notes.
 func TestGatewayNamesBattery(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(filepath.Join("..", "..", "entities", "testdata", "realtext", "names.jsonl"))
 	if err != nil {
 		t.Fatal(err)

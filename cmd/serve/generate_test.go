@@ -75,6 +75,7 @@ type tgiDetails struct {
 // by several clients at once (so decoded in one batch with the others), give torch's greedy
 // ids up to the end of sequence.
 func TestGreedyGenerationOverHTTPMatchesTorch(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	goldens := readLMGoldens(t)
 	var wg sync.WaitGroup
@@ -129,6 +130,7 @@ func greedyIDs(t *testing.T, url, prompt string, maxNew int) (ids []int64, ok bo
 // generated for it after its departure was seen, and the departure is counted on its route;
 // so too when the server holds its events to write four at a time.
 func TestClientThatLeavesFreesItsBlocksWithinOneStep(t *testing.T) {
+	t.Parallel()
 	for _, interval := range []int{1, 4} {
 		t.Run(fmt.Sprintf("interval=%d", interval), func(t *testing.T) {
 			srv := startServer(t, "SLUICE_GENERATE_STREAM_BUFFER=1", fmt.Sprintf("SLUICE_GENERATE_STREAM_INTERVAL=%d", interval))
@@ -190,6 +192,7 @@ func TestClientThatLeavesFreesItsBlocksWithinOneStep(t *testing.T) {
 // TestSharedPromptHitsThePrefixCache: the second request with the same long prompt takes the
 // first one's full KV blocks from the cache.
 func TestSharedPromptHitsThePrefixCache(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	prompt := strings.Repeat("The patient was started on metformin and lisinopril. ", 4)
 	for range 2 {
@@ -206,6 +209,7 @@ func TestSharedPromptHitsThePrefixCache(t *testing.T) {
 // TestGenerationErrorsAreTheirWireFormatsAndContentFree: validation errors come in TGI's and
 // OpenAI's shapes with the request id, and neither they nor the logs quote the prompt.
 func TestGenerationErrorsAreTheirWireFormatsAndContentFree(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	status, out := srv.post(t, "/generate", map[string]any{"inputs": "Patient ZEBRA-CANARY-4417", "parameters": map[string]any{"temperature": 0}})
 	if status != 422 || out["error_type"] != "validation" || !strings.Contains(out["error"].(string), "temperature") || out["request_id"] == "" {
@@ -236,6 +240,7 @@ func TestGenerationErrorsAreTheirWireFormatsAndContentFree(t *testing.T) {
 // TestCompletionsStopSequenceIsCut: OpenAI's API does not return the stop sequence; the
 // generation stops there, streamed or not.
 func TestCompletionsStopSequenceIsCut(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	// Greedy, "The patient was started on" continues " behalf of Dr. Silo, ...".
 	status, out := srv.post(t, "/v1/completions", map[string]any{"model": "tiny-lm", "prompt": "The patient was started on",
@@ -283,6 +288,7 @@ func TestCompletionsStopSequenceIsCut(t *testing.T) {
 // TestShutdownEndsStreamsAndGivesBlocksBack: SIGTERM while a stream runs: the stream either
 // finishes or ends with an error event, the process exits cleanly, and no block is held.
 func TestShutdownEndsStreamsAndGivesBlocksBack(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan net.Addr, 1)
@@ -345,6 +351,7 @@ func metricValue(t *testing.T, exposition []byte, series string) float64 {
 // for them) and at the stall timeout they are ended as client_stall, their blocks freed: the
 // server never buffers a stream without bound.
 func TestReaderThatStopsIsPausedThenEnded(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_STREAM_BUFFER=2", "SLUICE_GENERATE_STALL_TIMEOUT_MS=300")
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		return c.Control(func(fd uintptr) {
@@ -382,6 +389,7 @@ func TestReaderThatStopsIsPausedThenEnded(t *testing.T) {
 // timeout at 300 ms; each stream takes well over twice that, which the test checks as its
 // premise, not as a measure).
 func TestStreamOutlivesTheHTTPWriteTimeout(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=50", "SLUICE_HTTP_WRITE_TIMEOUT_MS=300")
 	for route, body := range map[string]string{
 		"/v1/completions":  `{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":40,"temperature":0,"ignore_eos":true,"stream":true}`,
@@ -417,6 +425,7 @@ func TestStreamOutlivesTheHTTPWriteTimeout(t *testing.T) {
 // default max_new_tokens says the prompt alone is too long, never a negative count; an empty prompt is blamed
 // on the prompt, not on max_tokens; vLLM's top_k -1 means no top-k.
 func TestGenerationWireDetails(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	long := strings.Repeat("The patient was started on metformin. ", 60) // well past 256 tokens
 	status, out := srv.post(t, "/generate", map[string]any{"inputs": long})
@@ -486,6 +495,7 @@ func postRaw(t *testing.T, url, body string) []byte {
 // TestChoicesSampleApart: n choices of one seeded request are different samples (each takes
 // the next seed), the same again for the same seed, and usage counts the prompt once.
 func TestChoicesSampleApart(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	ask := func(path string, req map[string]any) ([]string, map[string]any) {
 		t.Helper()
@@ -528,6 +538,7 @@ func TestChoicesSampleApart(t *testing.T) {
 // waiting for room that never comes; a SLUICE_GENERATE_MAX_MODEL_LEN the pool or the model
 // cannot hold is a start-up error.
 func TestServedContextFollowsTheKVPool(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_KV_BLOCKS=6")
 	if !strings.Contains(srv.logs.String(), `"model_positions":256,"served":96`) {
 		t.Fatalf("no start-up line about the lowered context:\n%s", srv.logs.String())
@@ -549,6 +560,7 @@ func TestServedContextFollowsTheKVPool(t *testing.T) {
 // TestChunkedPrefillServesTheSameTokens: with a step budget of 32 positions a 150-token prompt
 // is prefilled in chunks through ONNX Runtime and continues exactly as one prefill does.
 func TestChunkedPrefillServesTheSameTokens(t *testing.T) {
+	t.Parallel()
 	prompt := strings.Repeat("Blood pressure was stable and the wound was clean. ", 15)
 	ids := func(srv *testServer) []any {
 		t.Helper()
@@ -585,6 +597,7 @@ func TestChunkedPrefillServesTheSameTokens(t *testing.T) {
 // long bulk streams on a slowed model, an interactive request is answered while they go on
 // (one of them preempted for it and later resumed), not after they finish.
 func TestInteractiveRequestDoesNotWaitForBulkStreams(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MAX_RUNNING=2", "SLUICE_BENCH_STEP_DELAY_MS=20")
 	var bulkDone []<-chan string
 	for range 2 {
@@ -628,6 +641,7 @@ func TestInteractiveRequestDoesNotWaitForBulkStreams(t *testing.T) {
 // TestInfoAndTokenize: TGI's GET /info names the model and its limits; POST /tokenize gives
 // the prompt's tokens as generation encodes them, each with its text and character offsets.
 func TestInfoAndTokenize(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_MAX_TEXT_CHARS=200")
 	resp, err := http.Get(srv.url + "/info")
 	if err != nil {
@@ -702,6 +716,7 @@ func TestInfoAndTokenize(t *testing.T) {
 // logit_bias -100 bans " behalf", min_tokens keeps it going past its end of sequence, and
 // min_p 1 leaves sampling only the best token, which is the greedy answer.
 func TestSamplingExtensions(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	const prompt = "The patient was started on"
 	complete := func(extra map[string]any) (text, finish string, tokens float64) {
@@ -763,6 +778,7 @@ func TestSamplingExtensions(t *testing.T) {
 // sends SSE comments between its tokens (TestStreamsCutByTheirDeadlineEndWithAnError has the
 // ecosystem's clients read such a stream).
 func TestQuietStreamSendsKeepAlives(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=120", "SLUICE_GENERATE_KEEPALIVE_MS=50")
 	data := string(postRaw(t, srv.url+"/v1/completions",
 		`{"model":"tiny-lm","prompt":"The patient was started on","max_tokens":4,"ignore_eos":true,"temperature":0,"stream":true}`))
@@ -775,6 +791,7 @@ func TestQuietStreamSendsKeepAlives(t *testing.T) {
 // first token is a write (an HTTP chunk) of its own and the next go up to four to a chunk,
 // where the default writes each token as a chunk; both give torch's greedy tokens.
 func TestStreamIntervalWritesEventsTogether(t *testing.T) {
+	t.Parallel()
 	g := readLMGoldens(t)[0]
 	want := fmt.Sprint(untilEOS(g.Greedy))
 	for _, interval := range []int{1, 4} {
@@ -809,6 +826,7 @@ func TestStreamIntervalWritesEventsTogether(t *testing.T) {
 // TestHeldEventsGoOutOnASlowModel: on a model slowed past the hold's 100 ms a step, a stream
 // written four events at a time still sends each token alone, as it comes.
 func TestHeldEventsGoOutOnASlowModel(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=120", "SLUICE_GENERATE_STREAM_INTERVAL=4")
 	g := readLMGoldens(t)[0]
 	body, _ := json.Marshal(map[string]any{"inputs": g.Prompt, "parameters": map[string]any{"max_new_tokens": 4}})
@@ -873,6 +891,7 @@ func streamChunks(t *testing.T, url, path, body string) []string {
 // their prompt once: the others take its full blocks from the prefix cache and compute only
 // the tokens after them.
 func TestChoicesShareTheirPromptsKV(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	prompt := strings.Repeat("The patient was started on metformin and followed up in clinic. ", 5)
 	var tokens []json.RawMessage
@@ -897,6 +916,7 @@ func TestChoicesShareTheirPromptsKV(t *testing.T) {
 // alternatives with the same log probability, offsets along the text; the streams carry the
 // same per token.
 func TestLogprobs(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	const prompt = "The patient was started on"
 	var tgi struct {
@@ -1022,6 +1042,7 @@ func TestLogprobs(t *testing.T) {
 // the token stall limit (300 ms): it ends with an error event (503 backpressure), not a
 // silent wait, and the interactive answer is whole.
 func TestStarvedStreamEndsWithAnErrorEvent(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MAX_RUNNING=1", "SLUICE_BENCH_STEP_DELAY_MS=50", "SLUICE_GENERATE_TOKEN_STALL_MS=300")
 	streaming, bulk := bulkStream(srv.url)
 	<-streaming

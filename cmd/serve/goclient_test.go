@@ -13,6 +13,7 @@ import (
 // a 429 from the tenant's budget waited out (its Retry-After) and then served, de-identification,
 // and a streamed completion read to its end.
 func TestGoClientAgainstTheServer(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "keys.json")
 	keyFile(t, path, budgetKey("go-client-secret", "svc", `{"requests_per_minute":60,"request_burst":1}`))
 	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path)

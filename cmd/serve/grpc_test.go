@@ -50,6 +50,7 @@ func grpcConn(t *testing.T, srv *testServer) *grpc.ClientConn {
 // the Open Inference Protocol's get the answers the REST routes give, with the same credentials
 // (an API key in the metadata) and the same refusals, worded as gRPC statuses.
 func TestGRPCServicesAnswerAsTheirRoutes(t *testing.T) {
+	t.Parallel()
 	keys := "SLUICE_API_KEYS=[" + keyEntry("a-key", "a-tenant", "*") + "," + keyEntry("r-key", "r-tenant", "models:read") + "]"
 	srv := startServer(t, keys, "SLUICE_GRPC_ADDR=127.0.0.1:0", "SLUICE_GENERATE_MODEL=none")
 	conn := grpcConn(t, srv)
@@ -192,6 +193,7 @@ func TestGRPCServicesAnswerAsTheirRoutes(t *testing.T) {
 // certificate settings; a call's verified certificate is its principal, with that principal's
 // scopes, and a call without one gets OpenMed's refusal as UNAUTHENTICATED.
 func TestGRPCOverMutualTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ca := mtlstest.NewCA(t, "clinic CA")
 	server := ca.Server(t)
@@ -235,6 +237,7 @@ func TestGRPCOverMutualTLS(t *testing.T) {
 // this repository's .proto files by @grpc/proto-loader, another implementation of the wire
 // than the Go stubs) gets OpenMed's answers and the Open Inference Protocol's.
 func TestGRPCWithNodesClient(t *testing.T) {
+	t.Parallel()
 	node := jsClients(t)
 	if _, err := os.Stat(filepath.Join("testdata", "js", "node_modules", "@grpc", "grpc-js")); err != nil {
 		t.Skip("the gRPC client is not installed: run make test (or npm ci in cmd/serve/testdata/js)")
@@ -282,6 +285,7 @@ func TestGRPCWithNodesClient(t *testing.T) {
 // request would be: its calls run through the HTTP app in-process, whose own shutdown does
 // not wait for them.
 func TestGRPCCallsGetTheGrace(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready, done, logs := make(chan net.Addr, 1), make(chan int, 1), &logtest.Buffer{}

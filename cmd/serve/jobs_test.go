@@ -180,6 +180,7 @@ func jobKey(t *testing.T) string {
 // de-identified texts, and its webhook arrives signed (checked by the receiver's own
 // implementation of OpenMed's canonical string) with no text in it.
 func TestJobThroughTheRealServer(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var hooks []string
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -267,6 +268,7 @@ func TestJobThroughTheRealServer(t *testing.T) {
 // documents; started again on the same data directory and key, it finishes the job, and every
 // document has exactly one result.
 func TestJobSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	dir, key := t.TempDir(), jobKey(t)
 	env := []string{"SLUICE_DATA_DIR=" + dir, "SLUICE_REPLICA_ID=k1", "SLUICE_GENERATE_MODEL=none", "SLUICE_JOBS_KEY_FILE=" + key,
 		"SLUICE_JOBS_WORKERS=1", "SLUICE_JOBS_ACK_WAIT_MS=2000"}
@@ -363,6 +365,7 @@ type jobSpan struct {
 // for the names the model finds in both and the same date shift; the same two notes without
 // subject_id, in the same two jobs, do not. The real binary, PII model and job queue.
 func TestTwoJobsOfOneSubject(t *testing.T) {
+	t.Parallel()
 	p := startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_REPLICA_ID=s1", "SLUICE_JOBS_KEY_FILE="+jobKey(t),
 		"SLUICE_DEID_HASH_KEY=a key of sixteen bytes")
 	c := openMedJobs{base: p.url}
@@ -421,6 +424,7 @@ func TestTwoJobsOfOneSubject(t *testing.T) {
 // queue and runs once the bucket has refilled; one larger than the whole token burst fails;
 // the documents drain the bucket, and the tenant's next interactive request is refused 429.
 func TestJobDocumentsDrawOnTheTenantsBudget(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "keys.json")
 	keyFile(t, path, budgetKey("slow-secret-1", "slow", `{"tokens_per_minute":6,"token_burst":100}`),
 		budgetKey("quick-secret-1", "quick", `{"tokens_per_minute":3000,"token_burst":100}`))
@@ -463,6 +467,7 @@ func TestJobDocumentsDrawOnTheTenantsBudget(t *testing.T) {
 // them against models that are closing (each failure counts at once here, with
 // SLUICE_JOBS_MAX_ATTEMPTS=1); the next start finishes the job with none failed.
 func TestShutdownGivesJobDocumentsBack(t *testing.T) {
+	t.Parallel()
 	env := []string{"SLUICE_ADDR=127.0.0.1:0", "SLUICE_DEVICE=cpu", "SLUICE_INTRA_OP_THREADS=1", "SLUICE_QUANTIZE=off",
 		"SLUICE_DATA_DIR=" + t.TempDir(), "SLUICE_JOBS_KEY_FILE=" + jobKey(t), "SLUICE_JOBS_WORKERS=1", "SLUICE_JOBS_MAX_ATTEMPTS=1",
 		"SLUICE_BENCH_STEP_DELAY_MS=60", "SLUICE_SHUTDOWN_TIMEOUT_S=30"}
@@ -524,6 +529,7 @@ func TestShutdownGivesJobDocumentsBack(t *testing.T) {
 // time and a minute), and the receiver gets job.done once more, answered this time. Minutes
 // long: it runs with LONG_TESTS set (make durability).
 func TestAWebhookOutlivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("LONG_TESTS") == "" {
 		t.Skip("minutes long: runs with LONG_TESTS set (make durability)")
 	}

@@ -149,6 +149,7 @@ func servedBatcher(t *testing.T, url string) int {
 // /pii/deidentify's served capacity, beside an interactive load at half that capacity, and
 // across a SIGKILL at half way. It runs only when the variable is set.
 func TestJobsBench(t *testing.T) {
+	// Not parallel: a benchmark, which pins servers with serverCPUs.
 	n, _ := strconv.Atoi(os.Getenv("SLUICE_JOBS_BENCH_DOCS"))
 	if n <= 0 {
 		t.Skip("the job benchmark runs with SLUICE_JOBS_BENCH_DOCS set (make jobs-bench)")

@@ -12,6 +12,7 @@ import (
 // says French; German, with no pii-de there, is served by the default model; a language
 // nothing serves is OpenMed's 422 on body.lang.
 func TestRebuiltOpenMedGoClientDeidentifiesInTheRequestsLanguage(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-fr"))
 	note := "Patiente Claire Dubois, admise le 03/04/2024. Tél. 06 12 34 56 78. NIR 1 84 12 76 451 089 46."
 	res, apiErr := omDeidentify(t, srv.url, omDeidentifyRequest{Text: note, Method: "mask", Lang: "fr"})

@@ -29,6 +29,7 @@ var layoutFamilies = []string{"bert", "distilbert", "roberta", "xlm-roberta", "d
 // pieces are B-last_name, O, I-last_name..., which word-level aggregation must fuse into one
 // word the way HF's pipeline does for that tokenizer family.
 func TestEveryEncoderLayoutServes(t *testing.T) {
+	t.Parallel()
 	const text = "Patient Jonathan Smithers was admitted for review."
 	want := []servedEntity{
 		{Text: "Jonathan", Label: "first_name", Start: 8, End: 16},
@@ -115,6 +116,7 @@ func TestEveryEncoderLayoutServes(t *testing.T) {
 // UTF-8 turns its whole run of byte tokens into U+FFFD, rewriting characters already
 // streamed, which a stream cannot take back.
 func TestStreamedTextOfEveryDecoderFamily(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "models", "testdata", "layouts"))
 	if err != nil {
 		t.Fatal(err)
@@ -197,6 +199,7 @@ func streamTexts(t *testing.T, body io.Reader) (ids []int64, texts []string, fin
 // tokenizer that puts <s> first. config.json's num_key_value_heads sizes the KV cache; every
 // prompt, sent twice at once so that prompts share decode steps, gets torch's greedy ids.
 func TestGroupedQueryDecoderMatchesTorch(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "models", "testdata", "layouts"))
 	if err != nil {
 		t.Fatal(err)

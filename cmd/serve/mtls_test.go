@@ -55,6 +55,7 @@ func sendFor(client *http.Client, req *http.Request) (int, string, error) {
 // another CA is refused at the handshake. Behind a proxy, the chain comes URL-escaped in the
 // configured header, believed only from the trusted proxies.
 func TestMutualTLSAsOpenMedConfiguresIt(t *testing.T) {
+	t.Parallel()
 	t.Cleanup(http.DefaultClient.CloseIdleConnections) // registered first: runs after the servers stop
 	dir := t.TempDir()
 	ca, rogue := mtlstest.NewCA(t, "clinic CA"), mtlstest.NewCA(t, "rogue CA")

@@ -13,6 +13,7 @@ import (
 // fallbacks kept, a Sluice variable winning), a start refused for security Sluice lacks, or
 // named as without effect.
 func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadConfig([]string{
 		"OPENMED_PROFILE=test", "OPENMED_SERVICE_BATCH_MAX_WAIT_MS=7.5", "OPENMED_SERVICE_BATCH_LOW_WATERMARK=0",
 		"OPENMED_SERVICE_LOG_LEVEL=WARNING", "OPENMED_SERVICE_BATCHING_ENABLED=false", "OPENMED_SERVICE_BATCH_MAX_SIZE=64",
@@ -110,6 +111,7 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 // which OpenMed variables it does not act on; those of no meaning here (another program's,
 // MLX's) are not named.
 func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_NO_SUCH_SETTING=1", "OPENMED_SERVICE_GRAPHQL_ENABLED=true",
 		"OPENMED_SERVICE_MLX_PAGED_KV_CACHE_BUDGET=1", "OPENMED_MCP_AUTH_ENABLED=true") // the last three do not apply: no warning
 	srv.logs.WaitFor(t, time.Minute, `"level":"WARN"`, "OpenMed settings are set that Sluice does not implement",
@@ -119,6 +121,7 @@ func TestOpenMedSettingsWithoutEffectAreNamedAtStartUp(t *testing.T) {
 // TestDocsListOpenMedSettings: the OpenMed table of docs/CONFIGURATION.md names every OpenMed
 // variable Sluice honours.
 func TestDocsListOpenMedSettings(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../../docs/CONFIGURATION.md")
 	if err != nil {
 		t.Fatal(err)

@@ -143,6 +143,7 @@ func longNote(n int) string {
 // answer /pii/deidentify gives the same text, its final line carries the spans and the mapping
 // that restores the text, for a long note cut into many windows.
 func TestRebuiltOpenMedGoClientStreamsDeidentification(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	text := longNote(20000)
 	days := 3
@@ -210,6 +211,7 @@ func TestRebuiltOpenMedGoClientStreamsDeidentification(t *testing.T) {
 // the text has, with offsets that slice it, emitted before it was final; the final line has
 // them all, and the audit copy carries hashes, not text.
 func TestRebuiltOpenMedGoClientStreamsExtraction(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	text := longNote(12000)
 	st, apiErr := omOpenStream(t, srv.url, "/pii/extract/stream", omExtractStreamRequest{Text: text, WindowChars: 2048})
@@ -262,6 +264,7 @@ func TestRebuiltOpenMedGoClientStreamsExtraction(t *testing.T) {
 // character text's stream and hangs up: the line came before the text was finished, and the
 // server stops, computing a fraction of the windows the whole stream takes.
 func TestAClientThatLeavesAStreamStopsItsWork(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	text := longNote(100000)
 	served := func() int {

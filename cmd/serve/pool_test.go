@@ -79,6 +79,7 @@ func waitLoaded(t *testing.T, srv *testServer, name string, want func(m map[stri
 // least recently used idle one for a new one; unload unloads; a name that is no model
 // directory, or a path, is a 422.
 func TestModelsLoadOnDemand(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-b", "pii-c"),
 		"SLUICE_BATCH_MAX_QUEUE_WAIT_MS=120000", "SLUICE_MAX_RESIDENT_MODELS=3", "SLUICE_KEEP_ALIVE=1h", "SLUICE_METRICS_COMPAT=openmed")
 	text := "Call Maria Gonzalez at (415) 555-0132."
@@ -134,6 +135,7 @@ func TestModelsLoadOnDemand(t *testing.T) {
 // TestAModelStillLoadingIsA503WithItsRetryAfter: with no wait for loads (SLUICE_MODEL_LOAD_WAIT_MS=0), the first request for
 // a model gets 503 with a Retry-After; the load goes on, and once it is done the model serves.
 func TestAModelStillLoadingIsA503WithItsRetryAfter(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-b"), "SLUICE_MODEL_LOAD_WAIT_MS=0")
 	body := `{"text":"Call Maria at (415) 555-0132.","model_name":"pii-b"}`
 	resp, err := http.Post(srv.url+"/pii/extract", "application/json", strings.NewReader(body))

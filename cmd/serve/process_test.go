@@ -28,6 +28,11 @@ var built struct {
 
 // TestMain fails the package if a test leaves a goroutine running, and removes the built
 // binary after the leak check.
+//
+// Each test runs in parallel with the others (two at a time, as -parallel defaults to the
+// CPUs) unless its first line says why not: most wait on a server, a client process or a
+// slowed model much of the time, and the package would otherwise take most of its timeout.
+// The tests that are not parallel run first, alone.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
 		// fasthttp's once-per-process Date header refresher: loops for the life of the process.
@@ -155,6 +160,7 @@ func rssBytes(t *testing.T, pid int) int64 {
 // authenticate and where state lives; durations carry their unit, and nothing warns about a
 // CUDA provider nobody asked for.
 func TestTheStartUpLogSaysWhatIsServed(t *testing.T) {
+	t.Parallel()
 	p := startProcess(t, "SLUICE_DEVICE=auto")
 	serving := map[string]map[string]any{}
 	var ready map[string]any
@@ -195,6 +201,7 @@ func TestTheStartUpLogSaysWhatIsServed(t *testing.T) {
 // starts (loading its models, before it watches its key files) is lost, and the server goes
 // on to serve.
 func TestAHangUpWhileStartingIsLost(t *testing.T) {
+	t.Parallel()
 	cmd := serverCommand(t, "SLUICE_GENERATE_MODEL=none", "OPENMED_SERVICE_NO_SUCH_SETTING=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 )
 
 func TestParseQuantize(t *testing.T) {
+	t.Parallel()
 	p, err := parseQuantize("pii=int8, tiny-lm=off")
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +59,7 @@ func TestParseQuantize(t *testing.T) {
 // TestInt8RefusedOnCUDA: the variable asking for int8 on a GPU stops the start; a model's
 // own config.json asking for it is served in float32 there.
 func TestInt8RefusedOnCUDA(t *testing.T) {
+	t.Parallel()
 	p, _ := parseQuantize("pii=int8")
 	if err := quantizeOnDevice(p, engine.DeviceCUDA); err == nil || !strings.Contains(err.Error(), "CPU only") {
 		t.Errorf("int8 on CUDA: %v, want a refusal", err)
@@ -75,6 +77,7 @@ func TestInt8RefusedOnCUDA(t *testing.T) {
 // their config.json): the answers equal the float32 server's, the next start reads the cache instead of rewriting
 // (the log's outcomes are the count), and a damaged entry is rebuilt, not served.
 func TestInt8ThroughTheServer(t *testing.T) {
+	t.Parallel()
 	texts := gate.Sample[:8]
 	answers := func(srv *testServer) [][]servedEntity {
 		var out [][]servedEntity
@@ -148,6 +151,7 @@ func TestInt8ThroughTheServer(t *testing.T) {
 // the float32 answer is unchanged): int8 rewrites the first two, keeps the output layer, and
 // the served entities are the float32 layout's.
 func TestEveryEncoderLayoutServesInInt8(t *testing.T) {
+	t.Parallel()
 	const text = "Patient Jonathan Smithers was admitted for review."
 	want := []servedEntity{
 		{Text: "Jonathan", Label: "first_name", Start: 8, End: 16},
@@ -180,6 +184,7 @@ func TestEveryEncoderLayoutServesInInt8(t *testing.T) {
 // int8 (the row sets every column's scale); the server refuses to start with it, names the
 // threshold, and starts when the threshold is lowered, saying so.
 func TestInt8GateRefusesADamagingRewrite(t *testing.T) {
+	t.Parallel()
 	dir := widenedLayout(t, "bert", true)
 	base := []string{"SLUICE_MODELS_DIR=" + dir, "SLUICE_PII_MODEL=bert", "SLUICE_ANALYZE_MODEL=bert", "SLUICE_GENERATE_MODEL=none"}
 	env := append(slices.Clone(base), "SLUICE_QUANTIZE=int8", "SLUICE_QUANTIZE_CACHE_DIR="+t.TempDir())
@@ -227,6 +232,7 @@ func TestInt8GateRefusesADamagingRewrite(t *testing.T) {
 }
 
 func TestCheckModelInt8Report(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	code := checkModel([]string{"-quantize", "int8", filepath.Join("..", "..", "models", "pii")}, nil, &out, io.Discard)
 	report := out.String()
@@ -396,6 +402,7 @@ func f32Tensor(name string, vals []float64, dims ...int64) *onnxpb.TensorProto {
 // float32 ones: the rewrite must load, keep the language-model head, and leave the greedy
 // path where the float32 model's is.
 func TestDecodersGenerateInInt8(t *testing.T) {
+	t.Parallel()
 	layouts, err := filepath.Abs(filepath.Join("..", "..", "models", "testdata", "layouts"))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // intervals and layout, an age over 89 as 90+, and the context word outside the account
 // number; the privacy gateway forwards none of them.
 func TestDeidentificationFindsWhatPeopleWrite(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	status, out := srv.post(t, "/pii/deidentify", map[string]any{"method": "mask",
 		"text": "pt jane doe, 45 y/o, presents with cough. Daughter (Linda) cell 937.555.0177"})

@@ -166,6 +166,7 @@ func entitiesOf(t *testing.T, body map[string]any) []servedEntity {
 // and start equals the label the recipe's decoder gave that token: the best path under
 // the model's CRF, from torch's logits.
 func TestServedTokenLabelsMatchTorch(t *testing.T) {
+	t.Parallel()
 	for _, model := range []string{"clinical-ner", "pii"} {
 		t.Run(model, func(t *testing.T) {
 			srv := startServer(t, "SLUICE_ANALYZE_MODEL="+model)
@@ -229,6 +230,7 @@ var blankLine = regexp.MustCompile(`\n([ \t\r]*)\n`)
 // text fails: the first comes out as "narcissistic personality disorder\nMRSA
 // bacteremia". The texts are as the corpus wrote them, typo included.
 func TestEntitiesStopAtLineBreaks(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_ANALYZE_MODEL=clinical-ner")
 	for _, tc := range []struct {
 		text string
@@ -264,6 +266,7 @@ func TestEntitiesStopAtLineBreaks(t *testing.T) {
 // entities come from the whole text (not only the first window) with offsets that slice the
 // returned text, and that a text made of golden texts finds what each part finds alone.
 func TestLongTextsAreWindowedNotTruncated(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	goldens := readGolden(t, "pii")
 	var parts []string
@@ -315,6 +318,7 @@ func TestLongTextsAreWindowedNotTruncated(t *testing.T) {
 }
 
 func TestPIIExtractFindsNamesDatesAndPhones(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	text := "Patient: Maria Gonzalez, DOB 03/14/1962. Seen at Mercy General Hospital on 2024-01-05. " +
 		"Call her daughter at (415) 555-0132 or e-mail maria.g@example.com. MRN: 00482913."
@@ -340,6 +344,7 @@ func TestPIIExtractFindsNamesDatesAndPhones(t *testing.T) {
 }
 
 func TestReadyAndLoggedWithoutText(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	resp, err := http.Get(srv.url + "/readyz")
 	if err != nil {
@@ -375,6 +380,7 @@ func TestReadyAndLoggedWithoutText(t *testing.T) {
 // closes the client's socket, and checks that the request ends as aborted without reaching
 // the engine: its queue slot is freed at once, not when the window would have closed.
 func TestDisconnectedClientIsNeverComputed(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_BATCH_MAX_WAIT_MS=600000", "SLUICE_BATCH_MAX_SIZE=64")
 	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
 	if err != nil {
@@ -400,6 +406,7 @@ func TestDisconnectedClientIsNeverComputed(t *testing.T) {
 // The request and the FIN go out in one segment (TCP_CORK until shutdown), so the FIN is
 // there before the handler starts, as it is for such clients.
 func TestHalfClosedClientGetsItsAnswer(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none")
 	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.url, "http://"))
 	if err != nil {
@@ -436,6 +443,7 @@ func TestHalfClosedClientGetsItsAnswer(t *testing.T) {
 // Retry-After while the flood goes on: the retry must be served, and the token must not work
 // twice.
 func TestRetryTokenAdmitsTheRetryWhileShedding(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t, "SLUICE_BATCH_HIGH_WATERMARK=2", "SLUICE_BATCH_LOW_WATERMARK=1",
 		"SLUICE_RETRY_AFTER_POLICY=static", "SLUICE_RETRY_AFTER_S=1")
 	body := `{"text":"Call Maria at 555-0132."}`
@@ -503,6 +511,7 @@ func TestRetryTokenAdmitsTheRetryWhileShedding(t *testing.T) {
 // TestShutdownFinishesInFlightWork stops the server while a request sits in a long batch
 // window: the request must still be answered 200, and the server must exit cleanly.
 func TestShutdownFinishesInFlightWork(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan net.Addr, 1)
@@ -534,6 +543,7 @@ func TestShutdownFinishesInFlightWork(t *testing.T) {
 }
 
 func TestBadConfigExitsWithAClearMessage(t *testing.T) {
+	t.Parallel()
 	var out logtest.Buffer
 	code := run(context.Background(), []string{"SLUICE_BATCH_MAX_SIZE=-1", "SLUICE_DEVICE=gpu"}, &out, &out, nil)
 	if code == 0 || !strings.Contains(out.String(), "SLUICE_BATCH_MAX_SIZE") || !strings.Contains(out.String(), "SLUICE_DEVICE") {
@@ -545,6 +555,7 @@ func TestBadConfigExitsWithAClearMessage(t *testing.T) {
 // read (an address that cannot be bound, a models directory without the configured model)
 // exits 1 with one line on stderr that says why, not only a JSON log line on stdout.
 func TestStartupFailuresPrintOneLineOnStderr(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		env   []string
@@ -580,6 +591,7 @@ func containsAll(s string, parts []string) bool {
 // TestMetricsAreTheDocsTable: the sluice_ families the server exports are exactly those of
 // the table in docs/METRICS.md, each with the type and labels the table gives.
 func TestMetricsAreTheDocsTable(t *testing.T) {
+	t.Parallel()
 	// The tenant and budget families too: one tenant refused by its budget, one held for a
 	// second by deferred admission.
 	keys := "SLUICE_API_KEYS=[" + keyEntry("a-key", "a-tenant", "*") + "," +
@@ -663,6 +675,7 @@ func TestMetricsAreTheDocsTable(t *testing.T) {
 // TestAStopWhileStartingStopsTheStart: SIGTERM (the context's end) while the server starts
 // ends the start where it is: the process exits 0 without ever serving.
 func TestAStopWhileStartingStopsTheStart(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out logtest.Buffer
@@ -677,6 +690,7 @@ func TestAStopWhileStartingStopsTheStart(t *testing.T) {
 // TestAFailedStartLeavesItsPortFree: a start that fails once the HTTP listener is open (the
 // gRPC address taken) closes it, whether or not the HTTP server had begun serving on it.
 func TestAFailedStartLeavesItsPortFree(t *testing.T) {
+	t.Parallel()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the HTTP server's goroutine runs late, if at all
 	free, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

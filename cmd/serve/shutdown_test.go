@@ -49,6 +49,7 @@ func scrapeSum(t *testing.T, url, name string, parts ...string) float64 {
 // flight, SIGTERM ends the process within the grace plus a second, and the document's client
 // gets a 503 not_ready (shutting_down) answer, not a dropped connection.
 func TestShutdownKeepsItsGrace(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("seconds of inference")
 	}
@@ -131,6 +132,7 @@ func (l failingListener) Accept() (net.Conn, error) {
 // a connection it took is answered as a SIGTERM's grace would answer it, and serve then
 // reports the failure.
 func TestAFailedListenerDrainsWhatItTook(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("seconds of inference")
 	}
@@ -197,6 +199,7 @@ func TestAFailedListenerDrainsWhatItTook(t *testing.T) {
 // TestCloseEndsWithinTheFlushWindow: a release that never ends (an unreachable NATS, a webhook
 // that hangs) holds close for flushWindow, no longer, and close says so.
 func TestCloseEndsWithinTheFlushWindow(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewFake(time.Unix(0, 0))
 	logs := &logtest.Buffer{}
 	s := &server{logger: slog.New(slog.NewJSONHandler(logs, nil)), clock: clk}

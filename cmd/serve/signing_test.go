@@ -80,6 +80,7 @@ func answer(t *testing.T, req *http.Request) (int, string) {
 // signature covers the bytes sent), refuse it unsigned, tampered, stale, or replayed at
 // either replica, and leave the probes unsigned.
 func TestSignedRequestsAcrossTheFleet(t *testing.T) {
+	t.Parallel()
 	nats, _ := natstest.Cluster(t, 3, signingNATSPort)
 	secretFile := filepath.Join(t.TempDir(), "hmac")
 	if err := os.WriteFile(secretFile, []byte("a shared secret\n"), 0o600); err != nil {
@@ -137,6 +138,7 @@ func TestSignedRequestsAcrossTheFleet(t *testing.T) {
 // TestAShortSigningSecretIsSaid: a secret under 16 bytes is taken (OpenMed takes any) and the
 // log says it is guessable; one of 32 says nothing.
 func TestAShortSigningSecretIsSaid(t *testing.T) {
+	t.Parallel()
 	for secret, warned := range map[string]bool{"zq7": true, strings.Repeat("k", 32): false} {
 		path := filepath.Join(t.TempDir(), "secret")
 		if err := os.WriteFile(path, []byte(secret), 0o600); err != nil {

@@ -19,6 +19,7 @@ import (
 // TGI's client gets its regex and json grammars kept; an unsupported schema keyword is a 400
 // that names it.
 func TestStructuredAnswersWithTheEcosystemsClients(t *testing.T) {
+	t.Parallel()
 	node := jsClients(t)
 	srv := startServer(t)
 	dir, err := filepath.Abs(filepath.Join("..", "..", "grammar", "testdata", "clinical"))
@@ -102,6 +103,7 @@ func compileSchema(t *testing.T, schema []byte) *jsonschema.Schema {
 // in text, and holds the calls it chooses to a strict tool's parameters; a conversation that
 // carries a call and its result back is taken; a tool_choice naming no tool is a 400.
 func TestToolCallsWithOpenAIsClient(t *testing.T) {
+	t.Parallel()
 	node := jsClients(t)
 	srv := startServer(t)
 	got := runClients(t, node, srv, "Vitals today:", "120", "tools")

@@ -19,6 +19,7 @@ type subjectRequest struct {
 // same stand-ins for the names the model finds in both and move every date by one shift;
 // without subject_id they do not. The shipped PII model finds the identifiers.
 func TestTwoNotesOfOneSubjectOnTwoReplicas(t *testing.T) {
+	t.Parallel()
 	key := "SLUICE_DEID_HASH_KEY=a key of sixteen bytes"
 	a, b := startServer(t, "SLUICE_GENERATE_MODEL=none", key), startServer(t, "SLUICE_GENERATE_MODEL=none", key)
 	one := "Patient Alan Brooks was seen on 03/14/2021. Follow-up with Dr. Smith on 04/02/2021."

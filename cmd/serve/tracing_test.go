@@ -68,6 +68,7 @@ func (r *otlpReceiver) of(traceID []byte) map[string]*tracepb.Span {
 // child of the caller's traceparent, the model call's span a child of it, both exported over
 // OTLP/HTTP, and no attribute holds the request's text.
 func TestTracesReachACollector(t *testing.T) {
+	t.Parallel()
 	recv := &otlpReceiver{}
 	collectorSrv := httptest.NewServer(recv)
 	defer collectorSrv.Close()
@@ -141,6 +142,7 @@ func TestTracesReachACollector(t *testing.T) {
 // TestGenerationIsOneSpan: a generation's steps are summed up in one span under the request's
 // (its tokens and first token's wait), never a span per token.
 func TestGenerationIsOneSpan(t *testing.T) {
+	t.Parallel()
 	recv := &otlpReceiver{}
 	collectorSrv := httptest.NewServer(recv)
 	defer collectorSrv.Close()
