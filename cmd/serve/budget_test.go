@@ -38,7 +38,7 @@ func budgetKey(key, tenant, budget string) string {
 // is served; a request larger than the whole burst is refused at once; the refusals are
 // counted by tenant and reason.
 func TestTenantBudgets(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a refusal needs six requests served before the bucket refills.
 	path := filepath.Join(t.TempDir(), "keys.json")
 	keyFile(t, path,
 		budgetKey("small-secret-1", "small", `{"requests_per_minute":600,"tokens_per_minute":600,"token_burst":100}`),
@@ -145,7 +145,7 @@ func TestOpenMedThrottleKeyGlobalIsOneBucket(t *testing.T) {
 // TestDeferredAdmissionHoldsInsteadOfRefusing: with deferred admission on, a request its
 // budget takes within max_wait is held and served, not refused.
 func TestDeferredAdmissionHoldsInsteadOfRefusing(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a request is held only if the one before it was served within half a second.
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_RATE_LIMIT_RPS=2", "SLUICE_RATE_LIMIT_BURST=1",
 		"SLUICE_DEFERRED_ADMISSION=true", "SLUICE_DEFERRED_MAX_WAIT_MS=2000")
 	body := `{"text":"Seen on 03/14/2024."}`

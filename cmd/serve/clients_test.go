@@ -191,7 +191,7 @@ func runClientsWithKey(t *testing.T, node string, srv *testServer, key string, a
 // timeout), never a bare close, and each ecosystem client raises instead of taking the cut
 // stream for a finished answer.
 func TestStreamsCutByTheirDeadlineEndWithAnError(t *testing.T) {
-	t.Parallel()
+	// Not parallel: the first token must come before a 400 ms deadline.
 	// Keep-alive comments between the slow tokens too: the clients must skip them.
 	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=40", "SLUICE_GENERATE_TIMEOUT_MS=400", "SLUICE_GENERATE_KEEPALIVE_MS=15")
 	for route, body := range map[string]string{

@@ -826,7 +826,7 @@ func TestStreamIntervalWritesEventsTogether(t *testing.T) {
 // TestHeldEventsGoOutOnASlowModel: on a model slowed past the hold's 100 ms a step, a stream
 // written four events at a time still sends each token alone, as it comes.
 func TestHeldEventsGoOutOnASlowModel(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a held event must go out in the time the slowed step leaves after the hold.
 	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=120", "SLUICE_GENERATE_STREAM_INTERVAL=4")
 	g := readLMGoldens(t)[0]
 	body, _ := json.Marshal(map[string]any{"inputs": g.Prompt, "parameters": map[string]any{"max_new_tokens": 4}})

@@ -16,7 +16,7 @@ import (
 // shape and kept it (2.1 GB from 180 MB), and Go's heap held the document's logits until its
 // next collection.
 func TestLongTextsLeaveMemoryWhereWarmUpPutIt(t *testing.T) {
-	// Not parallel: its memory figures want the machine to themselves.
+	// Not parallel: a long run that loads both cores (its child's memory is measured).
 	if testing.Short() {
 		t.Skip("seconds of inference")
 	}
@@ -72,7 +72,7 @@ func bomb(t *testing.T, size int) []byte {
 // 1.5x of what it was when it became ready. (It took a server from 346 MB to 1.31 GB on
 // /tokenize, and four in parallel on /pii/extract to 3.2 GB.)
 func TestCompressedBombsLeaveMemoryWhereWarmUpPutIt(t *testing.T) {
-	// Not parallel: its memory figures want the machine to themselves.
+	// Not parallel: a long run that loads both cores (its child's memory is measured).
 	if testing.Short() {
 		t.Skip("a real server process")
 	}

@@ -690,7 +690,7 @@ func TestAStopWhileStartingStopsTheStart(t *testing.T) {
 // TestAFailedStartLeavesItsPortFree: a start that fails once the HTTP listener is open (the
 // gRPC address taken) closes it, whether or not the HTTP server had begun serving on it.
 func TestAFailedStartLeavesItsPortFree(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it sets GOMAXPROCS, which is the whole process's.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the HTTP server's goroutine runs late, if at all
 	free, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -49,7 +49,7 @@ func scrapeSum(t *testing.T, url, name string, parts ...string) float64 {
 // flight, SIGTERM ends the process within the grace plus a second, and the document's client
 // gets a 503 not_ready (shutting_down) answer, not a dropped connection.
 func TestShutdownKeepsItsGrace(t *testing.T) {
-	t.Parallel()
+	// Not parallel: the child's exit after SIGTERM is timed against its grace.
 	if testing.Short() {
 		t.Skip("seconds of inference")
 	}
