@@ -531,19 +531,20 @@ func (p *toolPlan) calls(text string) (calls []chatToolFunction, content string,
 }
 
 // hermesBlock reads one call from body, the text after a block's opening tag, to the closing
-// tag that ends it: the first one whose text before it is a call, since an argument's string
-// may hold the tag itself, and a JSON value is whole at one close only.
+// tag after it: the call ends where its JSON value does, so an argument's string may hold the
+// tag itself, and a text of many tags is read once.
 func (p *toolPlan) hermesBlock(body string) (c chatToolFunction, after string, ok bool) {
-	for end := 0; ; end += len(hermesClose) {
-		i := strings.Index(body[end:], hermesClose)
-		if i < 0 {
-			return chatToolFunction{}, "", false
-		}
-		end += i
-		if c, ok := p.oneCall([]byte(body[:end])); ok {
-			return c, body[end+len(hermesClose):], true
-		}
+	dec := json.NewDecoder(strings.NewReader(body))
+	var raw json.RawMessage
+	if dec.Decode(&raw) != nil {
+		return chatToolFunction{}, "", false
 	}
+	after, ok = strings.CutPrefix(strings.TrimLeft(body[dec.InputOffset():], " \t\n\r"), hermesClose)
+	if !ok {
+		return chatToolFunction{}, "", false
+	}
+	c, ok = p.oneCall(raw)
+	return c, after, ok
 }
 
 // callList reads a JSON list of calls.
