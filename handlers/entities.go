@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"sort"
@@ -155,9 +156,18 @@ type parsedRequest struct {
 // fieldErrors collects every validation failure of a request, so a client fixes them at once.
 type fieldErrors []FieldError
 
+// maxFieldErrors bounds what one answer lists: a body of a million small mistakes (a job's
+// documents, each without its fields) is answered in a page, not in tens of megabytes.
+const maxFieldErrors = 100
+
 func (f *fieldErrors) add(e *FieldError) {
-	if e != nil {
+	switch {
+	case e == nil:
+	case len(*f) < maxFieldErrors:
 		*f = append(*f, *e)
+	case len(*f) == maxFieldErrors:
+		*f = append(*f, FieldError{Field: "body", Type: "too_many_errors",
+			Message: fmt.Sprintf("More errors than the first %d listed", maxFieldErrors)})
 	}
 }
 

@@ -94,9 +94,23 @@ func (s *server) jobCreate(c *fiber.Ctx) error {
 		return aerr
 	}
 	var errs fieldErrors
-	var docs []jobDocJSON
-	if raw, ok := fields["documents"]; !ok || json.Unmarshal(raw, &docs) != nil || docs == nil {
+	var list []json.RawMessage
+	if raw, ok := fields["documents"]; !ok || json.Unmarshal(raw, &list) != nil || list == nil {
 		errs.add(&FieldError{Field: "body.documents", Type: "list_type", Message: "Input should be a valid list"})
+	}
+	if err := j.Manager.CheckCount(len(list)); err != nil {
+		return jobError(err)
+	}
+	// Each document is read as strictly as the body: a misspelt subject_id would lose the
+	// document's pseudonyms without a word.
+	docs := make([]jobDocJSON, len(list))
+	unread := make([]bool, len(list))
+	for i, raw := range list {
+		if fe := readObject(raw, &docs[i], true); fe != nil {
+			fe.Field = "body.documents." + strconv.Itoa(i) + strings.TrimPrefix(fe.Field, "body")
+			errs.add(fe)
+			unread[i] = true
+		}
 	}
 	var wh *jobs.Webhook
 	if raw, ok := fields["webhook"]; ok && string(raw) != "null" {
@@ -155,6 +169,9 @@ func (s *server) jobCreate(c *fiber.Ctx) error {
 	out := make([]jobs.Document, len(docs))
 	seen := make(map[string]bool, len(docs))
 	for i, d := range docs {
+		if unread[i] {
+			continue
+		}
 		at := "body.documents." + strconv.Itoa(i)
 		switch {
 		case d.ID == nil || *d.ID == "" || len(*d.ID) > maxDocumentID:

@@ -167,11 +167,20 @@ func newID() string {
 	return hex.EncodeToString(b)
 }
 
+// CheckCount is Create's bound on a job's documents, for a caller that would read n of them
+// first: a *Bound past it.
+func (m *Manager) CheckCount(n int) error {
+	if n > m.cfg.MaxDocuments {
+		return &Bound{Status: http.StatusRequestEntityTooLarge,
+			Message: fmt.Sprintf("a job holds at most %d documents (SLUICE_JOBS_MAX_DOCUMENTS)", m.cfg.MaxDocuments)}
+	}
+	return nil
+}
+
 // Create stores a job and queues its documents. A job past a bound is a *Bound.
 func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record, error) {
-	if len(spec.Documents) > m.cfg.MaxDocuments {
-		return nil, &Bound{Status: http.StatusRequestEntityTooLarge,
-			Message: fmt.Sprintf("a job holds at most %d documents (SLUICE_JOBS_MAX_DOCUMENTS)", m.cfg.MaxDocuments)}
+	if err := m.CheckCount(len(spec.Documents)); err != nil {
+		return nil, err
 	}
 	var size int64
 	for _, d := range spec.Documents {

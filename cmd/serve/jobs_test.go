@@ -237,19 +237,30 @@ func TestJobThroughTheRealServer(t *testing.T) {
 	if len(hooks) != 1 || !strings.HasPrefix(hooks[0], "true job.done ") || strings.Contains(hooks[0], "Maria") {
 		t.Fatalf("webhooks: %q", hooks)
 	}
-	// A bad field of the webhook, or of a document, is named where it is.
-	for body, field := range map[string]string{
-		`{"documents":[{"id":"a","text":"x"}],"webhook":{"url":"http://x.example/","max_attempts":"three"}}`: `"body.webhook.max_attempts"`,
-		`{"documents":[{"id":"a","text":"x","subject_id":""}]}`:                                              `"body.documents.0.subject_id"`,
+	// A bad field of the webhook, or of a document, is named where it is; a document's
+	// unknown field too; a body of many mistakes lists the first hundred; more documents than
+	// a job holds is a 413 before any is read.
+	many := func(n int) string { return `{"documents":[` + strings.Repeat(`{},`, n-1) + `{}]}` }
+	for _, c := range []struct {
+		body   string
+		status int
+		field  string
+	}{
+		{`{"documents":[{"id":"a","text":"x"}],"webhook":{"url":"http://x.example/","max_attempts":"three"}}`, 422, `"body.webhook.max_attempts"`},
+		{`{"documents":[{"id":"a","text":"x","subject_id":""}]}`, 422, `"body.documents.0.subject_id"`},
+		{`{"documents":[{"id":"a","text":"x"},{"id":"b","text":"y","subjectid":"p-1"}]}`, 422, `"field":"body.documents.1","message":"Extra inputs are not permitted`},
+		{`{"documents":[{"id":"a","text":"x"},"y"]}`, 422, `"field":"body.documents.1","message":"Input should be a valid JSON object"`},
+		{many(3000), 422, `"type":"too_many_errors"`},
+		{many(10001), 413, `at most 10000 documents`},
 	} {
-		resp, err := http.Post(p.url+"/jobs", "application/json", strings.NewReader(body))
+		resp, err := http.Post(p.url+"/jobs", "application/json", strings.NewReader(c.body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		answer, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 422 || !strings.Contains(string(answer), field) {
-			t.Errorf("%s: %d %s; want 422 naming %s", body, resp.StatusCode, answer, field)
+		if resp.StatusCode != c.status || !strings.Contains(string(answer), c.field) || len(answer) > 64<<10 {
+			t.Errorf("%.80s: %d %.300s (%d bytes); want %d naming %s", c.body, resp.StatusCode, answer, len(answer), c.status, c.field)
 		}
 	}
 	// Cancel: a finished job stays done; an unknown id is 404.
