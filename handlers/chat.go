@@ -329,8 +329,9 @@ type chatAnswer struct {
 	tools     *toolPlan
 	head      chatCompletion
 	requestID string
-	// held is, per choice, a streamed answer's text held back while it may be tool calls.
-	held []toolHold
+	// held is, per choice, a streamed answer's text held back while it may be tool calls;
+	// pointers, since a choice's builder must not move when a later choice's is added.
+	held []*toolHold
 	// restore, when set, puts a gateway request's originals back into a streamed answer's
 	// texts (gateway.Session.Piece): key is textKey's, json says the text is JSON.
 	restore func(key int, text string, last, json bool) string
@@ -399,9 +400,9 @@ func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	}
 	if a.tools != nil && a.tools.mode != toolsNone {
 		for len(a.held) <= i {
-			a.held = append(a.held, toolHold{})
+			a.held = append(a.held, &toolHold{})
 		}
-		if !a.toolDelta(&a.held[i], i, ev, delta, finish) {
+		if !a.toolDelta(a.held[i], i, ev, delta, finish) {
 			return nil
 		}
 	} else {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/generate"
 	"github.com/sluice-serving/sluice/grammar"
 )
 
@@ -302,5 +303,28 @@ func TestAStrictToolBesideOthersCompiles(t *testing.T) {
 	nullable := `[{"type":"function","function":{"name":"a","strict":true,"parameters":{"anyOf":[{"type":"object"},{"type":"null"}]}}}]`
 	if _, _, msg := readTools(json.RawMessage(nullable), nil, nil); msg == "" {
 		t.Error("a strict tool whose arguments may be null")
+	}
+}
+
+// TestStreamedCallsOfTwoChoicesInterleave: the choices of one streamed answer, each held while
+// it may be calls, come in any order; each is answered as its calls.
+func TestStreamedCallsOfTwoChoicesInterleave(t *testing.T) {
+	a := &chatAnswer{tools: plan(t, twoTools, `"required"`, nil), requestID: "r"}
+	g := &genCall{choices: make([]genChoice, 2)}
+	pieces := []string{`[{"name":"note",`, `"arguments":{}}]`}
+	var got [2]string
+	for k, i := range []int{0, 1, 0, 1} {
+		ev := token(int64(k), pieces[k/2])
+		if k >= 2 {
+			ev.Done, ev.Finish = true, generate.FinishEOS
+		}
+		if chunk := a.event(g, i, ev); chunk != nil {
+			got[i] += string(chunk)
+		}
+	}
+	for i, chunks := range got {
+		if !strings.Contains(chunks, `"name":"note"`) || !strings.Contains(chunks, `"finish_reason":"tool_calls"`) {
+			t.Errorf("choice %d: %s", i, chunks)
+		}
 	}
 }

@@ -146,7 +146,10 @@ func TestToolCallsWithOpenAIsClient(t *testing.T) {
 	if c := calls("tools-required"); len(c) != 1 {
 		t.Errorf("required without parallel calls: %d calls", len(c))
 	}
-	calls("tools-required-stream")
+	if c, r := calls("tools-required-stream"), got["tools-required-stream"]; len(c) != 1 || r.Tokens != 2 ||
+		r.Final != strings.Replace(r.Text, c[0].ID, strings.TrimSuffix(c[0].ID, "_0_0")+"_1_0", 1) {
+		t.Errorf("required, two choices streamed: %+v, want the same call in each", r)
+	}
 	if r := got["tools-auto"]; r.Error != "" || r.Finish == "tool_calls" || r.Final != "[]" {
 		t.Errorf("auto, where the toy model writes text: %+v", r)
 	}

@@ -145,11 +145,13 @@ if (mode === "tools") {
       tool_choice: "required", parallel_tool_calls: false });
     return { text: calls(c.choices[0].message), finish: c.choices[0].finish_reason };
   });
+  // Two choices of one stream, their deltas interleaved, each held until it is known a call.
   await run("tools-required-stream", async () => {
     const s = openai.chat.completions.stream({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0, tools,
-      tool_choice: "required", parallel_tool_calls: false });
+      tool_choice: "required", parallel_tool_calls: false, n: 2 });
     const c = await s.finalChatCompletion();
-    return { text: calls(c.choices[0].message), finish: c.choices[0].finish_reason };
+    return { text: calls(c.choices[0].message), final: calls(c.choices[1].message), finish: c.choices[0].finish_reason,
+      tokens: c.choices.length };
   });
   await run("tools-auto", async () => {
     const c = await openai.chat.completions.create({ model: "tiny-lm", messages, max_tokens: 8, temperature: 0, tools });
