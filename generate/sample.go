@@ -135,6 +135,9 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 	}
 	if !sp.s.DoSample {
 		id := argmax(sp.probs)
+		if math.IsInf(sp.probs[id], -1) {
+			id = sp.unscored()
+		}
 		sp.saw(int64(id))
 		if sp.s.TopLogprobs > 0 || sp.full {
 			return int64(id), sp.alternatives(id)
@@ -216,13 +219,31 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		}
 	}
 	if id < 0 {
-		id = int32(argmax(sp.probs)) // every score -Inf: the first, as greedy decoding takes it
+		id = int32(sp.unscored()) // every score -Inf: as greedy decoding takes it
 	}
 	sp.saw(int64(id))
 	if sp.s.TopLogprobs > 0 || sp.full {
 		return int64(id), sp.alternatives(int(id)) // sp.probs still holds every score
 	}
 	return int64(id), logprobOf(sp.probs[id] - top - math.Log(sum))
+}
+
+// unscored is the choice where every score is -Inf (a penalty that overflowed them, a
+// broken model's): the first token the constraint allows and min_tokens does not ban, so that
+// an answer never leaves its constraint; without one, the first token.
+func (sp *sampler) unscored() int {
+	if sp.mask == nil {
+		return 0
+	}
+	for wi, w := range sp.mask.Words() {
+		for ; w != 0; w &= w - 1 {
+			id := wi*64 + bits.TrailingZeros64(w)
+			if !sp.banning || !slices.Contains(sp.banned, int64(id)) {
+				return id
+			}
+		}
+	}
+	return 0
 }
 
 // alternatives fills sp.top with the TopLogprobs best tokens of sp.probs and returns the

@@ -282,3 +282,22 @@ func TestScoresThatOverflowAreChosenFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestAConstraintHoldsWhenEveryScoreOverflows: a repetition penalty large enough to take every
+// token the constraint allows to -Inf leaves the choice among them, greedy or sampled, and
+// past min_tokens' ban where another is allowed.
+func TestAConstraintHoldsWhenEveryScoreOverflows(t *testing.T) {
+	logits := []float32{1.5, 3, -2, -3, -4}
+	for _, s := range []Sampling{{RepetitionPenalty: math.MaxFloat64}, {RepetitionPenalty: math.MaxFloat64, NoLogprobs: true},
+		{RepetitionPenalty: math.MaxFloat64, DoSample: true, Temperature: 1, TopP: 0.9}} {
+		for _, banning := range []bool{false, true} {
+			sp := newSampler(s, []int64{2, 3, 4})
+			sp.mask = grammar.NewMask(len(logits), 2, 3, 4)
+			sp.banned, sp.banning = []int64{2}, banning
+			want := map[bool]int64{false: 2, true: 3}[banning]
+			if id, lp := sp.pick(logits); id != want || !(lp >= minLogprob && lp <= 0) {
+				t.Errorf("%+v, banning %v: chose %d (log probability %v), want %d", s, banning, id, lp, want)
+			}
+		}
+	}
+}

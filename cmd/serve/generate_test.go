@@ -772,6 +772,13 @@ func TestSamplingExtensions(t *testing.T) {
 	if status != 422 || !strings.Contains(fmt.Sprint(out), "constraint") {
 		t.Fatalf("an unwritable constraint: %d %v", status, out)
 	}
+	// A repetition penalty that takes every token the constraint allows to -Inf leaves the
+	// answer within it.
+	status, out = srv.post(t, "/generate", map[string]any{"inputs": "qq The patient has asked that future letters be sent to the",
+		"parameters": map[string]any{"max_new_tokens": 3, "repetition_penalty": math.MaxFloat64, "grammar": map[string]any{"type": "regex", "value": "q"}}})
+	if status != 200 || out["generated_text"] != "q" {
+		t.Fatalf("a constraint beside an overflowing penalty: %d %v", status, out)
+	}
 }
 
 // TestQuietStreamSendsKeepAlives: on a model slowed past the keep-alive interval, a stream
