@@ -11,7 +11,8 @@
 // state are the connection's. An HTTP failure becomes the gRPC status of the same meaning
 // (422 INVALID_ARGUMENT, 401 UNAUTHENTICATED, 429 RESOURCE_EXHAUSTED with retry-after in the
 // trailer, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED), worded from the error's code and message,
-// never from the request.
+// never from the request. A request message that does not decode is INVALID_ARGUMENT, the
+// caller's fault (see decoder), and a call's metadata is bounded as HTTP headers are.
 //
 // # How to use it
 //

@@ -41,6 +41,11 @@ type Config struct {
 // connection carries one request at a time.
 const maxStreams = 100
 
+// maxMetadataBytes bounds a call's metadata (grpc-go's default is 16 MiB), as the HTTP
+// listener's header buffer bounds a request's headers: room for gRPC's own headers and a
+// bearer token of several kilobytes.
+const maxMetadataBytes = 16 << 10
+
 // keepalive: a peer that vanished without closing is found within a minute, a connection with
 // no call for five minutes is closed (as the HTTP listener's idle one), and a client may ping
 // no more often than every ten seconds.
@@ -64,14 +69,16 @@ func New(cfg Config) (*grpc.Server, error) {
 	if len(problems) > 0 {
 		return nil, errors.New("grpcserve: " + strings.Join(problems, "; "))
 	}
+	dec := newDecoder()
 	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cfg.MaxMessageBytes), grpc.MaxConcurrentStreams(maxStreams),
+		grpc.MaxHeaderListSize(maxMetadataBytes), grpc.ForceServerCodecV2(dec),
 		grpc.KeepaliveParams(serverKeepalive), grpc.KeepaliveEnforcementPolicy(clientPings)}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 	}
 	srv := grpc.NewServer(opts...)
-	openmedpb.RegisterOpenMedServiceServer(srv, &openMed{calls: cfg.Calls, stall: cfg.Stall})
-	inferencepb.RegisterGRPCInferenceServiceServer(srv, &inference{calls: cfg.Calls})
+	srv.RegisterService(dec.methods(&openmedpb.OpenMedService_ServiceDesc), &openMed{calls: cfg.Calls, stall: cfg.Stall})
+	srv.RegisterService(dec.methods(&inferencepb.GRPCInferenceService_ServiceDesc), &inference{calls: cfg.Calls})
 	return srv, nil
 }
 

@@ -21,8 +21,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sluice-serving/sluice/inferencepb"
@@ -184,10 +186,47 @@ func TestGRPCServicesAnswerAsTheirRoutes(t *testing.T) {
 	if _, err := v2.ModelInfer(keyed("a-key"), many); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "at most 64") {
 		t.Errorf("100,000 empty texts: %v", err)
 	}
+	// A string field that is not UTF-8 (written by hand: a generated client will not send it)
+	// does not decode, and is the caller's fault, on a unary call and a stream; metadata past
+	// its bound never reaches the route.
+	latin1Text := protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "Ren\xe9 Dupont")
+	var reply []byte
+	if err := conn.Invoke(keyed("a-key"), "/openmed.service.v1.OpenMedService/Deidentify", latin1Text, &reply, grpc.ForceCodecV2(rawCodec{})); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a Latin-1 string field: %v", err)
+	}
+	wrapped := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), latin1Text)
+	cs, err := conn.NewStream(keyed("a-key"), &openmedpb.OpenMedService_ServiceDesc.Streams[0], "/openmed.service.v1.OpenMedService/StreamDeidentify", grpc.ForceCodecV2(rawCodec{}))
+	if err == nil {
+		if err = cs.SendMsg(wrapped); err == nil {
+			_ = cs.CloseSend()
+			err = cs.RecvMsg(&reply)
+		}
+	}
+	if status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a Latin-1 string field in a stream's request: %v", err)
+	}
+	if _, err := om.Extract(keyed(strings.Repeat("k", 64<<10)), &openmedpb.ExtractRequest{Text: note}); err == nil ||
+		status.Code(err) == codes.Unauthenticated {
+		t.Errorf("64 KiB of metadata: %v, want it refused before the route", err)
+	}
 	if strings.Contains(srv.logs.String(), "555-123-4567") {
 		t.Error("the note's text is in the logs")
 	}
 }
+
+// rawCodec sends and receives a message's bytes as they are.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(v.([]byte))}, nil
+}
+
+func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	*v.(*[]byte) = data.Materialize()
+	return nil
+}
+
+func (rawCodec) Name() string { return "proto" }
 
 // TestGRPCOverMutualTLS: the gRPC listener takes the HTTP listener's TLS and client
 // certificate settings; a call's verified certificate is its principal, with that principal's
