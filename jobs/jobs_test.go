@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/natsbox"
 	"github.com/sluice-serving/sluice/natsbox/natstest"
 )
@@ -1063,5 +1064,47 @@ func TestJobsATenantKeepsABoundedNumberOfJobs(t *testing.T) {
 	}
 	if _, err := m.Create(context.Background(), "other", Spec{Documents: []Document{}}); err != nil {
 		t.Fatalf("another tenant: %v", err)
+	}
+}
+
+// TestJobsAPanickingDocumentFailsAlone: a processor that panics on one document fails that
+// document, once, and the process goes on with the others; the log names the panic's type,
+// never its value (which may hold the text).
+func TestJobsAPanickingDocumentFailsAlone(t *testing.T) {
+	box := openBox(t)
+	logs := &logtest.Buffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	var calls sync.Map
+	var panics atomic.Int32
+	base := upper(&calls)
+	m, err := Open(context.Background(), box, testConfig(t, true), clock.Real(), nil, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	if err := m.Start(func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
+		if strings.Contains(d.Text, "Zanzibar") {
+			panics.Add(1)
+			panic("met " + d.Text)
+		}
+		return base(ctx, rec, d)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := m.Create(context.Background(), "acme", Spec{Documents: []Document{{ID: "a", Text: "Patient Zanzibar seen"},
+		{ID: "b", Text: "Patient Alder seen"}}, Options: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = waitStatus(t, m, "acme", rec.ID, Done)
+	res, _, err := m.Results(context.Background(), "acme", rec.ID, 0, 10)
+	if err != nil || rec.FailedCount != 1 || rec.ProcessedCount != 1 || len(res) != 2 || res[0].Error == "" || res[1].Error != "" {
+		t.Fatalf("record %+v, results %+v, %v", rec, res, err)
+	}
+	if n := panics.Load(); n != 1 {
+		t.Fatalf("the panicking document was run %d times, want once (a panic is no failure that may pass)", n)
+	}
+	if !strings.Contains(logs.String(), `"panic_type":"string"`) || strings.Contains(logs.String(), "Zanzibar") {
+		t.Fatalf("log: %s", logs.String())
 	}
 }

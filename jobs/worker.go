@@ -417,7 +417,7 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 	if it.res.Error != "" {
 		return
 	}
-	out, err := p(ctx, it.rec, it.doc)
+	out, err := m.run(ctx, p, it)
 	var wait later
 	var perm permanent
 	switch {
@@ -446,6 +446,21 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 	for i := range it.res.Spans {
 		it.res.Spans[i].DocumentID = d.ID
 	}
+}
+
+// run calls p, a panic in it (a bug that this document meets) a permanent failure of the
+// document: let through, it would end the process, and the document, delivered again, the
+// next replica's, and so the fleet's. Only the panic's type is logged; its value may hold the
+// document's text.
+func (m *Manager) run(ctx context.Context, p Processor, it *item) (out Outcome, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			m.log.Error("jobs: a document's processing panicked; the document fails",
+				slog.String("job", it.w.Job), slog.Int("index", it.w.Index), slog.String("panic_type", fmt.Sprintf("%T", v)))
+			out, err = Outcome{}, Permanent(errors.New("jobs: the processor panicked"))
+		}
+	}()
+	return p(ctx, it.rec, it.doc)
 }
 
 // storeResults writes the unsettled items' results, all in flight at once, each only where no
