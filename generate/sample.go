@@ -229,16 +229,21 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 }
 
 // unscored is the choice where every score is -Inf (a penalty that overflowed them, a
-// broken model's): the first token the constraint allows and min_tokens does not ban, so that
-// an answer never leaves its constraint; without one, the first token.
+// broken model's): the first token the constraint (if any) allows and min_tokens does not
+// ban, so that an answer never leaves its constraint; 0 where there is none.
 func (sp *sampler) unscored() int {
+	ok := func(id int) bool { return !sp.banning || !slices.Contains(sp.banned, int64(id)) }
 	if sp.mask == nil {
+		for id := range sp.probs {
+			if ok(id) {
+				return id
+			}
+		}
 		return 0
 	}
 	for wi, w := range sp.mask.Words() {
 		for ; w != 0; w &= w - 1 {
-			id := wi*64 + bits.TrailingZeros64(w)
-			if !sp.banning || !slices.Contains(sp.banned, int64(id)) {
+			if id := wi*64 + bits.TrailingZeros64(w); ok(id) {
 				return id
 			}
 		}

@@ -285,7 +285,7 @@ func TestScoresThatOverflowAreChosenFrom(t *testing.T) {
 
 // TestAConstraintHoldsWhenEveryScoreOverflows: a repetition penalty large enough to take every
 // token the constraint allows to -Inf leaves the choice among them, greedy or sampled, and
-// past min_tokens' ban where another is allowed.
+// past min_tokens' ban where another is allowed; without a constraint, past the ban too.
 func TestAConstraintHoldsWhenEveryScoreOverflows(t *testing.T) {
 	logits := []float32{1.5, 3, -2, -3, -4}
 	for _, s := range []Sampling{{RepetitionPenalty: math.MaxFloat64}, {RepetitionPenalty: math.MaxFloat64, NoLogprobs: true},
@@ -297,6 +297,12 @@ func TestAConstraintHoldsWhenEveryScoreOverflows(t *testing.T) {
 			want := map[bool]int64{false: 2, true: 3}[banning]
 			if id, lp := sp.pick(logits); id != want || !(lp >= minLogprob && lp <= 0) {
 				t.Errorf("%+v, banning %v: chose %d (log probability %v), want %d", s, banning, id, lp, want)
+			}
+			// Without a constraint, the first token min_tokens does not ban.
+			sp = newSampler(s, []int64{0, 1, 2, 3, 4})
+			sp.banned, sp.banning = []int64{0}, banning
+			if id, _ := sp.pick([]float32{-1, -2, -3, -4, -5}); id != map[bool]int64{false: 0, true: 1}[banning] {
+				t.Errorf("%+v, banning %v, no constraint: chose %d", s, banning, id)
 			}
 		}
 	}

@@ -40,19 +40,15 @@ func (d *decoder) fault(v any) error {
 	return nil
 }
 
-// methods is desc with each method's request read through fault.
+// methods is desc with each method's request read through fault. Every service the server
+// registers must be, since the codec's Unmarshal never fails.
 func (d *decoder) methods(desc *grpc.ServiceDesc) *grpc.ServiceDesc {
 	out := *desc
 	out.Methods = make([]grpc.MethodDesc, len(desc.Methods))
 	for i, m := range desc.Methods {
 		handler := m.Handler
 		m.Handler = func(srv any, ctx context.Context, dec func(any) error, in grpc.UnaryServerInterceptor) (any, error) {
-			return handler(srv, ctx, func(v any) error {
-				if err := dec(v); err != nil {
-					return err
-				}
-				return d.fault(v)
-			}, in)
+			return handler(srv, ctx, func(v any) error { return d.checked(v, dec(v)) }, in)
 		}
 		out.Methods[i] = m
 	}
@@ -72,9 +68,15 @@ type checkedStream struct {
 	d *decoder
 }
 
-func (s *checkedStream) RecvMsg(m any) error {
-	if err := s.ServerStream.RecvMsg(m); err != nil {
-		return err
+func (s *checkedStream) RecvMsg(m any) error { return s.d.checked(m, s.ServerStream.RecvMsg(m)) }
+
+// checked is a receive's error, else v's fault. The fault is taken whatever the receive
+// says: grpc-go reads on past a unary request to see the stream end, and a second message,
+// a reset or a cancel fails the receive after v was decoded.
+func (d *decoder) checked(v any, received error) error {
+	fault := d.fault(v)
+	if received != nil {
+		return received
 	}
-	return s.d.fault(m)
+	return fault
 }

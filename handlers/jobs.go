@@ -104,12 +104,11 @@ func (s *server) jobCreate(c *fiber.Ctx) error {
 	// Each document is read as strictly as the body: a misspelt subject_id would lose the
 	// document's pseudonyms without a word.
 	docs := make([]jobDocJSON, len(list))
-	unread := make([]bool, len(list))
+	unread := make([]*FieldError, len(list)) // added below, beside the other documents' mistakes
 	for i, raw := range list {
 		if fe := readObject(raw, &docs[i], true); fe != nil {
 			fe.Field = "body.documents." + strconv.Itoa(i) + strings.TrimPrefix(fe.Field, "body")
-			errs.add(fe)
-			unread[i] = true
+			unread[i] = fe
 		}
 	}
 	var wh *jobs.Webhook
@@ -169,7 +168,8 @@ func (s *server) jobCreate(c *fiber.Ctx) error {
 	out := make([]jobs.Document, len(docs))
 	seen := make(map[string]bool, len(docs))
 	for i, d := range docs {
-		if unread[i] {
+		if unread[i] != nil {
+			errs.add(unread[i])
 			continue
 		}
 		at := "body.documents." + strconv.Itoa(i)
@@ -357,6 +357,14 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 				}
 			})
 		}
+		// A panic below (a bug this document meets) fails the document (jobs.Manager.run);
+		// its charge goes back first, as a failure's does, or the tenant's place stays taken.
+		defer func() {
+			if p := recover(); p != nil {
+				settle(false)
+				panic(p)
+			}
+		}()
 		if ref, ok := j.PII.Gate.AdmitUnbooked(admission.Bulk); !ok {
 			settle(false)
 			return jobs.Outcome{}, jobWait(ref.RetryAfter) // load, not a failure: no try spent, no place booked

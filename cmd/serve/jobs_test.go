@@ -250,6 +250,7 @@ func TestJobThroughTheRealServer(t *testing.T) {
 		{`{"documents":[{"id":"a","text":"x","subject_id":""}]}`, 422, `"body.documents.0.subject_id"`},
 		{`{"documents":[{"id":"a","text":"x"},{"id":"b","text":"y","subjectid":"p-1"}]}`, 422, `"field":"body.documents.1","message":"Extra inputs are not permitted`},
 		{`{"documents":[{"id":"a","text":"x"},"y"]}`, 422, `"field":"body.documents.1","message":"Input should be a valid JSON object"`},
+		{`{"documents":[{"id":"a","text":"x","extra":1},{"text":"y"}]}`, 422, `"field":"body.documents.1.id"`}, // beside the first's
 		{many(3000), 422, `"type":"too_many_errors"`},
 		{many(10001), 413, `at most 10000 documents`},
 	} {
