@@ -834,7 +834,7 @@ func TestStreamIntervalWritesEventsTogether(t *testing.T) {
 // written four events at a time still sends each token alone, as it comes.
 func TestHeldEventsGoOutOnASlowModel(t *testing.T) {
 	// Not parallel: a held event must go out in the time the slowed step leaves after the hold.
-	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=120", "SLUICE_GENERATE_STREAM_INTERVAL=4")
+	srv := startServer(t, "SLUICE_BENCH_STEP_DELAY_MS=300", "SLUICE_GENERATE_STREAM_INTERVAL=4")
 	g := readLMGoldens(t)[0]
 	body, _ := json.Marshal(map[string]any{"inputs": g.Prompt, "parameters": map[string]any{"max_new_tokens": 4}})
 	chunks := streamChunks(t, srv.url, "/generate_stream", string(body))
