@@ -628,6 +628,7 @@ func TestGatewayChatSendsNoFreeTextOfCalls(t *testing.T) {
 func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
 	up := &fakeChatUpstream{pieces: []string{"ok"}}
 	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1000, 4000 // the definitions are read too
 		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up}))
 	})
 	tool := func(description string) string {
@@ -666,6 +667,43 @@ func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
 	defer up.mu.Unlock()
 	if len(up.seen) != calls {
 		t.Errorf("the upstream was called %d more times", len(up.seen)-calls)
+	}
+}
+
+// TestGatewayChatReadsTheRequestsDefinitions: a name found only in a tool's description or a
+// response format's schema refuses the request (it leaves as written, so it is not redacted
+// there); a placeholder written in them is reserved, so that the model's use of it comes
+// back as written, never as another person's name.
+func TestGatewayChatReadsTheRequestsDefinitions(t *testing.T) {
+	up := &fakeChatUpstream{pieces: []string{"see [FIRST_NAME_1]"}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1000, 4000 // the definitions are read too
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up}))
+	})
+	post := func(fields, message string) response {
+		return f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"gpt-x",`+fields+`,"messages":[{"role":"user","content":"`+message+`"}]}`)
+	}
+	tool := `"tools":[{"type":"function","function":{"name":"flag","description":"ask Alice","parameters":{"type":"object"}}}]`
+	schema := `"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"object","description":"about Alice"}}}`
+	for _, fields := range []string{tool, schema} {
+		if r := post(fields, "hello"); r.status != 400 || !strings.Contains(r.raw, "outbound_tripwire_detected") {
+			t.Errorf("%s: %d %s", fields, r.status, r.raw)
+		}
+	}
+	up.mu.Lock()
+	calls := len(up.seen)
+	up.mu.Unlock()
+	if calls != 0 {
+		t.Fatalf("the upstream was called %d times", calls)
+	}
+	r := post(`"tools":[{"type":"function","function":{"name":"flag","description":"see [FIRST_NAME_1] first","parameters":{"type":"object"}}}]`, "I am Alice")
+	if r.status != 200 || strings.Contains(r.raw, "Alice") || !strings.Contains(r.raw, "see [FIRST_NAME_1]") {
+		t.Fatalf("a placeholder in a tool's description: %d %s", r.status, r.raw)
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if len(up.seen) != 1 || up.seen[0].Content != "I am [FIRST_NAME_2]" {
+		t.Fatalf("the upstream got %+v", up.seen)
 	}
 }
 

@@ -144,6 +144,19 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 			texts = append(texts, chat.Message{Content: leaf})
 		}
 	}
+	// The request's own definitions (its tools, its response format) leave as written, each
+	// string as the model will read it (JSON's escapes undone: "Jos\u00e9" is José). They are
+	// read in the same pass, so that a placeholder written in them is reserved and a span
+	// found in them refuses the request: they are not redacted in place.
+	defs := jsonTexts(req.Tools)
+	if req.ResponseFormat != nil {
+		rf, _ := json.Marshal(req.ResponseFormat)
+		defs = append(defs, jsonTexts(rf)...)
+	}
+	firstDef := len(texts)
+	for _, def := range defs {
+		texts = append(texts, chat.Message{Content: def})
+	}
 	if msg := conversationText(texts, s.opts.Limits); msg != "" {
 		return invalid("messages", msg)
 	}
@@ -178,6 +191,12 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	for i, t := range texts {
 		swept[i], _ = recall.SafetySweep(t.Content, found[i], opts.SmartMerge)
 	}
+	for _, spans := range swept[firstDef:] {
+		if len(spans) > 0 {
+			sess.Screen(spans)
+			return s.writeGenError(c, d, gatewayRefusal(sessRefuse(sess, gateway.Tripwire)))
+		}
+	}
 	for i, t := range texts {
 		recall.Hold(t.Content, swept[i])
 	}
@@ -187,14 +206,9 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		return sess.Redact(text, ents)
 	}
 	// What the tripwire reads: every text that leaves, the names of the calls and the
-	// request's own tool definitions and response format among them, each of their strings
-	// as the model will read it (JSON's escapes undone: "Jos\u00e9" is José). tool_choice
-	// leaves as the mode and a declared tool's name only (toolPlan.choiceJSON).
-	sent := jsonTexts(req.Tools)
-	if req.ResponseFormat != nil {
-		rf, _ := json.Marshal(req.ResponseFormat)
-		sent = append(sent, jsonTexts(rf)...)
-	}
+	// request's own definitions among them. tool_choice leaves as the mode and a declared
+	// tool's name only (toolPlan.choiceJSON).
+	sent := slices.Clip(defs)
 	for i, m := range msgs {
 		for _, c := range m.ToolCalls {
 			sent = append(sent, c.Name)
@@ -251,7 +265,7 @@ func conversationText(msgs []chat.Message, lim Limits) string {
 		size += len(m.Content)
 	}
 	if chars > lim.MaxTextChars || size > lim.MaxTextBytes {
-		return "The messages' text exceeds the privacy gateway's limit of " + strconv.Itoa(lim.MaxTextChars) +
+		return "The messages' text (with the tools' and response format's strings) exceeds the privacy gateway's limit of " + strconv.Itoa(lim.MaxTextChars) +
 			" characters (" + strconv.Itoa(lim.MaxTextBytes) + " bytes)"
 	}
 	return ""
