@@ -277,7 +277,19 @@ func (m *fastMatcher) inRun(r rune) bool {
 // findAll is FindAllStringIndex(text, -1) for the source pattern; text must be valid
 // UTF-8.
 func (m *fastMatcher) findAll(text string) [][]int {
-	var out [][]int
+	out, _ := m.findAllWithin(text, attemptBudget(len(text)))
+	return out
+}
+
+// attemptBudget bounds the text the anchored attempts on a text of n bytes may have ahead of
+// them, summed: an attempt may read to the text's end, so that a text made of one pattern's
+// near misses ("a.a.a." to a URL's) would cost the square of its length, where the plain scan
+// costs its length. A note's few candidates stay under it.
+func attemptBudget(n int) int { return 4*n + 1<<16 }
+
+// findAllWithin is findAll with the attempts' budget given; past it the plain scan answers
+// (the same matches), and fellBack says so.
+func (m *fastMatcher) findAllWithin(text string, budget int) (out [][]int, fellBack bool) {
 	end := len(text)
 	if m.hasRequired {
 		for end > 0 && !m.required[text[end-1]] {
@@ -285,9 +297,13 @@ func (m *fastMatcher) findAll(text string) [][]int {
 		}
 		end-- // the last byte a match must reach; no match begins after it
 	}
+	runEnd := 0 // where the leading run that prefixAt last walked ends
 	for p := 0; p <= end && p < len(text); p++ {
-		if !m.first[text[p]] || !utf8.RuneStart(text[p]) || !wordBoundaryAt(text, p) || !m.prefixAt(text, p) {
+		if !m.first[text[p]] || !utf8.RuneStart(text[p]) || !wordBoundaryAt(text, p) || !m.prefixAt(text, p, &runEnd) {
 			continue
+		}
+		if budget -= len(text) - p; budget < 0 {
+			return m.source.FindAllStringIndex(text, -1), true
 		}
 		loc := m.anchored.FindStringIndex(text[p:])
 		if loc == nil {
@@ -296,12 +312,14 @@ func (m *fastMatcher) findAll(text string) [][]int {
 		out = append(out, []int{p, p + loc[1]})
 		p += loc[1] - 1 // the match is not empty; the loop's p++ lands on its end
 	}
-	return out
+	return out, false
 }
 
 // prefixAt reports whether text from p can begin a match by the prefix's sets and the
-// leading run: a position that cannot is passed over without asking the regexp.
-func (m *fastMatcher) prefixAt(text string, p int) bool {
+// leading run: a position that cannot is passed over without asking the regexp. runEnd is
+// where the run walked last ends: a position inside it shares its end, so that each run is
+// walked once, not once a position.
+func (m *fastMatcher) prefixAt(text string, p int, runEnd *int) bool {
 	if len(text)-p < len(m.prefix) {
 		return false
 	}
@@ -311,16 +329,29 @@ func (m *fastMatcher) prefixAt(text string, p int) bool {
 		}
 	}
 	if m.hasRun && !m.optional[text[p]] {
-		n, j := 0, p // runes of the run, and where it ends
-		for j < len(text) {
-			r, size := rune(text[j]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRuneInString(text[j:])
+		j := *runEnd
+		if p >= j {
+			for j = p; j < len(text); {
+				r, size := rune(text[j]), 1
+				if r >= utf8.RuneSelf {
+					r, size = utf8.DecodeRuneInString(text[j:])
+				}
+				if !m.inRun(r) {
+					break
+				}
+				j += size
 			}
-			if !m.inRun(r) {
-				break
-			}
-			n, j = n+1, j+size
+			*runEnd = j
+		}
+		// The run's runes from p, counted as far as its bounds ask.
+		limit := m.runMin
+		if m.runMax >= 0 {
+			limit = m.runMax + 1
+		}
+		n := 0
+		for k := p; k < j && n < limit; n++ {
+			_, size := utf8.DecodeRuneInString(text[k:])
+			k += size
 		}
 		if n < m.runMin || (m.runMax >= 0 && n > m.runMax) || len(text)-j < len(m.after) {
 			return false

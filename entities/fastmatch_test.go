@@ -126,3 +126,35 @@ func TestFastMatcherDeclines(t *testing.T) {
 		t.Error("bad expression accepted")
 	}
 }
+
+// TestFastMatcherBoundsItsAttempts: a text made of one pattern's near misses, where each
+// anchored attempt would read to the text's end (the square of its length in all), is
+// answered by the plain scan, with the same matches; the candidates of real notes stay within
+// the budget.
+func TestFastMatcherBoundsItsAttempts(t *testing.T) {
+	near := map[string]string{
+		"url":   strings.Repeat("a.", 40000) + "a",
+		"email": strings.Repeat("a.", 20000) + "a@" + strings.Repeat("b.", 20000) + "b",
+	}
+	checked := 0
+	for _, p := range DefaultPIIPatterns() {
+		text, ok := near[p.Label]
+		if !ok || p.fast == nil {
+			continue
+		}
+		checked++
+		got, fellBack := p.fast.findAllWithin(text, attemptBudget(len(text)))
+		if want := p.Regexp.FindAllStringIndex(text, -1); !fellBack || !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%s: fell back %v, %d matches, want %d", p.Label, fellBack, len(got), len(want))
+		}
+		for _, note := range matcherTexts {
+			note = strings.Repeat(note+" ", 20) // one to two kilobytes, a note's length
+			if _, fellBack := p.fast.findAllWithin(note, attemptBudget(len(note))); fellBack {
+				t.Errorf("%s: a note of %d bytes fell back", p.Label, len(note))
+			}
+		}
+	}
+	if checked < 2 {
+		t.Fatalf("%d of the url and email patterns checked", checked)
+	}
+}
