@@ -271,4 +271,21 @@ func shiftDate(t time.Time, days int, keepYear bool) time.Time {
 	return time.Date(t.Year(), s.Month(), d, 0, 0, 0, 0, time.UTC)
 }
 
+// movedDate is original, a date in lang, written moved by days (keep_year honoured) in its
+// own layout; false where it cannot be read or moved, or where a move of days that are not 0
+// (0 asks for the dates as they are) would leave its text as it was (a whole year's shift with
+// keep_year, a date written without its year): the original date would be in the answer.
+func movedDate(original, lang string, days int, keepYear bool) (string, bool) {
+	t, layout, ok := parseDate(original, lang)
+	if !ok {
+		return "", false
+	}
+	s := shiftDate(t, days, keepYear)
+	if !inRange(s) {
+		return "", false
+	}
+	out := layout.format(s)
+	return out, days == 0 || strings.TrimSpace(out) != strings.TrimSpace(original)
+}
+
 func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }

@@ -60,8 +60,10 @@
 //     order, month names full or abbreviated, upper case, with a dot, an ordinal day or a
 //     comma, day first or month first; one space between the parts), stays a valid date
 //     across month ends and leap years, and with KeepYear puts the original year back (29
-//     February becomes the 28th in a year without one). A date it cannot read, or that would
-//     leave years 1-9999, becomes "[DATE_SHIFTED]"; other spans are masked. Numeric dates come
+//     February becomes the 28th in a year without one). A date it cannot read, that would
+//     leave years 1-9999, or that a non-zero shift would write as it was (a whole year kept
+//     by KeepYear, a date without its year moved by whole years), becomes "[DATE_SHIFTED]";
+//     other spans are masked. Numeric dates come
 //     out zero-padded with a four-digit year, as OpenMed's (a two-digit year 00-49 is read as
 //     20xx, 50-99 as 19xx); an abbreviated month stays abbreviated (OpenMed writes those as
 //     ISO).

@@ -145,7 +145,7 @@ type Result struct {
 	Mapping map[string]string
 }
 
-// DateShifted stands for a date span that shift_dates could not read.
+// DateShifted stands for a date span that shift_dates could not read or move.
 const DateShifted = "[DATE_SHIFTED]"
 
 // Apply de-identifies text, whose identifiers are spans (in any order; overlaps are resolved)
@@ -282,8 +282,8 @@ func (d *Document) redact(sp entities.Entity, original string) (red Redaction, o
 	case ShiftDates:
 		if !isDate(k) {
 			red.Replacement, number = "["+sp.Label+"]", true
-		} else if t, layout, ok := parseDate(original, o.Lang); ok && inRange(shiftDate(t, d.days, o.KeepYear)) {
-			red.Replacement = layout.format(shiftDate(t, d.days, o.KeepYear))
+		} else if moved, ok := movedDate(original, o.Lang, d.days, o.KeepYear); ok {
+			red.Replacement = moved
 		} else {
 			red.Replacement = DateShifted
 		}
@@ -309,10 +309,8 @@ func (d *Document) redact(sp entities.Entity, original string) (red Redaction, o
 func (d *Document) surrogate(label string, k kind, original string) string {
 	switch {
 	case isDate(k):
-		if t, layout, ok := parseDate(original, d.o.Lang); ok {
-			if s := shiftDate(t, d.days, d.o.KeepYear); inRange(s) && s != t {
-				return layout.format(s)
-			}
+		if moved, ok := movedDate(original, d.o.Lang, d.days, d.o.KeepYear); ok && d.days != 0 { // 0 is no stand-in
+			return moved
 		}
 	case k.canonical == "AGE":
 		if age, ok := aggregateAge(original); ok {

@@ -328,3 +328,42 @@ func TestATitleEndingThePartBeforeIsRead(t *testing.T) {
 		t.Fatalf("in parts %q, whole %q", first+second, whole.Text)
 	}
 }
+
+// TestAMovedDateNeverReadsAsItWas: a shift that would write a date as it was (a whole year
+// with keep_year, a date written without its year) leaves no original date behind, by
+// shift_dates or replace.
+func TestAMovedDateNeverReadsAsItWas(t *testing.T) {
+	for _, c := range []struct {
+		date     string
+		days     int
+		keepYear bool
+	}{{"2023-01-05", 365, true}, {"03/15/2023", 366, true}, {"March 4", 365, false}, {"4 Mar", 730, false}, {"2023-01-05", 730, true}} {
+		text := "admitted on " + c.date + " for review"
+		spans := []entities.Entity{{Start: 12, End: 12 + len(c.date), Label: "date", Score: 0.9}}
+		for _, m := range []Method{ShiftDates, Replace} {
+			days := c.days
+			res := newTestRedactor(t, "0123456789abcdef").Apply(text, spans, Options{Method: m, ShiftDays: &days, KeepYear: c.keepYear})
+			if strings.Contains(res.Text, c.date) {
+				t.Errorf("%s by %d days (keep_year %v), %s: %q", c.date, c.days, c.keepYear, m, res.Text)
+			}
+		}
+	}
+}
+
+// TestAShiftOfNoDaysLeavesDatesAsTheyAre: 0 is the caller's asking shift_dates for the dates
+// as they are, in their layout; replace still stands another date in.
+func TestAShiftOfNoDaysLeavesDatesAsTheyAre(t *testing.T) {
+	days := 0
+	text := "admitted on 2023-01-05 for review"
+	res := newTestRedactor(t, "0123456789abcdef").Apply(text, []entities.Entity{{Start: 12, End: 22, Label: "date", Score: 0.9}},
+		Options{Method: ShiftDates, ShiftDays: &days})
+	if res.Text != text {
+		t.Fatalf("%q", res.Text)
+	}
+	// replace draws a stand-in instead: 0 days moves nothing.
+	res = newTestRedactor(t, "0123456789abcdef").Apply(text, []entities.Entity{{Start: 12, End: 22, Label: "date", Score: 0.9}},
+		Options{Method: Replace, ShiftDays: &days})
+	if strings.Contains(res.Text, "2023-01-05") {
+		t.Fatalf("replace, 0 days: %q", res.Text)
+	}
+}

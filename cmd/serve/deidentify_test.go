@@ -280,10 +280,15 @@ func TestDeidentifyShiftsDatesAcrossMonthEndsAndLeapDays(t *testing.T) {
 		}
 	}
 	// A date shifted onto 29 February of a leap year whose year is then put back in a year
-	// without one is the 28th.
-	days := 366
-	res, apiErr := omDeidentify(t, srv.url, omDeidentifyRequest{Text: "Seen on 02/28/2023.", Method: "shift_dates", DateShiftDays: &days, KeepYear: true})
+	// without one is the 28th; where that is the date it was, it is not written.
+	days := 367
+	res, apiErr := omDeidentify(t, srv.url, omDeidentifyRequest{Text: "Seen on 02/27/2023.", Method: "shift_dates", DateShiftDays: &days, KeepYear: true})
 	if apiErr != nil || res.DeidentifiedText != "Seen on 02/28/2023." {
+		t.Fatalf("%+v %q", apiErr, res.DeidentifiedText)
+	}
+	days = 366
+	res, apiErr = omDeidentify(t, srv.url, omDeidentifyRequest{Text: "Seen on 02/28/2023.", Method: "shift_dates", DateShiftDays: &days, KeepYear: true})
+	if apiErr != nil || res.DeidentifiedText != "Seen on [DATE_SHIFTED]." {
 		t.Fatalf("%+v %q", apiErr, res.DeidentifiedText)
 	}
 	// The deprecated alias turns any method into shift_dates, with its offset.
