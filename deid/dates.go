@@ -284,8 +284,10 @@ func movedDate(original, lang string, days int, keepYear bool) (string, bool) {
 	if !inRange(s) {
 		return "", false
 	}
+	// Against the original as the layout writes it, not as the text spells it ("2023-1-5" is
+	// written "2023-01-05", "march 4" "March 4"): a respelling is no move.
 	out := layout.format(s)
-	return out, days == 0 || strings.TrimSpace(out) != strings.TrimSpace(original)
+	return out, days == 0 || out != layout.format(t)
 }
 
 func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }

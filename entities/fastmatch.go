@@ -36,6 +36,10 @@ type fastMatcher struct {
 	// optional are the first bytes of X's leading optional parts ("https?://" of a URL): a
 	// position that begins with one is left to the regexp.
 	optional [256]bool
+	// alphabet are the bytes a match of X can hold: an attempt from p reads no further than
+	// the first byte past p that is not one (and the rune after it), which is what it is
+	// charged (findAllWithin).
+	alphabet [256]bool
 }
 
 // maxPrefix bounds the byte sets checked before the regexp is asked.
@@ -69,7 +73,30 @@ func newFastMatcher(re *regexp.Regexp) *fastMatcher {
 	m.prefix, _ = prefixClasses(rest, nil)
 	m.required, m.hasRequired = requiredClass(rest)
 	m.leadingRun(rest)
+	alphabetOf(rest, &m.alphabet)
 	return m
+}
+
+// alphabetOf marks in set the bytes a match of re can hold: its literals' and classes' (any
+// non-ASCII rune marks every byte from 0x80 up).
+func alphabetOf(re *syntax.Regexp, set *[256]bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			addRune(set, r, re.Flags&syntax.FoldCase != 0)
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			addRange(set, re.Rune[i], re.Rune[i+1])
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		for b := range set {
+			set[b] = true
+		}
+	}
+	for _, sub := range re.Sub {
+		alphabetOf(sub, set)
+	}
 }
 
 // leadingRun sets the run filter when X (after optional parts, whose first bytes are then
@@ -281,10 +308,10 @@ func (m *fastMatcher) findAll(text string) [][]int {
 	return out
 }
 
-// attemptBudget bounds the text the anchored attempts on a text of n bytes may have ahead of
-// them, summed: an attempt may read to the text's end, so that a text made of one pattern's
-// near misses ("a.a.a." to a URL's) would cost the square of its length, where the plain scan
-// costs its length. A note's few candidates stay under it.
+// attemptBudget bounds the text the anchored attempts on a text of n bytes may read, summed:
+// an attempt may read as far as the pattern's alphabet reaches, so that a text made of one
+// pattern's near misses ("a.a.a." to a URL's) would cost the square of its length, where the
+// plain scan costs its length. A note's attempts, each a word or so long, stay far under it.
 func attemptBudget(n int) int { return 4*n + 1<<16 }
 
 // findAllWithin is findAll with the attempts' budget given; past it the plain scan answers
@@ -297,12 +324,17 @@ func (m *fastMatcher) findAllWithin(text string, budget int) (out [][]int, fellB
 		}
 		end-- // the last byte a match must reach; no match begins after it
 	}
-	runEnd := 0 // where the leading run that prefixAt last walked ends
+	runEnd := 0   // where the leading run that prefixAt last walked ends
+	reachEnd := 0 // where the span of the alphabet's bytes last walked ends
 	for p := 0; p <= end && p < len(text); p++ {
 		if !m.first[text[p]] || !utf8.RuneStart(text[p]) || !wordBoundaryAt(text, p) || !m.prefixAt(text, p, &runEnd) {
 			continue
 		}
-		if budget -= len(text) - p; budget < 0 {
+		if p >= reachEnd {
+			for reachEnd = p; reachEnd < len(text) && m.alphabet[text[reachEnd]]; reachEnd++ {
+			}
+		}
+		if budget -= reachEnd - p + utf8.UTFMax; budget < 0 {
 			return m.source.FindAllStringIndex(text, -1), true
 		}
 		loc := m.anchored.FindStringIndex(text[p:])

@@ -138,8 +138,8 @@ func (s *server) auditRead(c *fiber.Ctx) error {
 			at, err := time.Parse(time.RFC3339Nano, v)
 			// An offset may move a year 9999 or 0000 out of the years the stream's reads take
 			// (1 to 9999, in UTC); the first instant of year 1 is the zero time, which a Query
-			// reads as no bound at all.
-			if y := at.UTC().Year(); err != nil || y < 1 || y > 9999 || at.IsZero() {
+			// reads as no bound: right for from, all but nothing for to.
+			if y := at.UTC().Year(); err != nil || y < 1 || y > 9999 || t.name == "to" && at.IsZero() {
 				errs.add(&FieldError{Field: "query." + t.name, Type: "datetime_parsing", Message: "Input should be an RFC 3339 time"})
 			}
 			*t.dst = at

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -424,8 +425,9 @@ func foldKey(s string) string {
 	return b.String()
 }
 
-// jsonTexts is every key, string and number of a JSON value, decoded; a value that is not
-// JSON is one text as it is.
+// jsonTexts is every key, string and number of a JSON value, decoded, objects' members in
+// their keys' order (the same texts in the same order for the same value, so that the PII
+// pass over them answers the same each time); a value that is not JSON is one text as it is.
 func jsonTexts(raw json.RawMessage) []string {
 	if !present(raw) {
 		return nil
@@ -449,9 +451,9 @@ func jsonTexts(raw json.RawMessage) []string {
 				walk(e)
 			}
 		case map[string]any:
-			for k, e := range x {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				out = append(out, k)
-				walk(e)
+				walk(x[k])
 			}
 		}
 	}
