@@ -382,8 +382,12 @@ func (m *fastMatcher) prefixAt(text string, p int, runEnd *int) bool {
 		}
 		n := 0
 		for k := p; k < j && n < limit; n++ {
-			_, size := utf8.DecodeRuneInString(text[k:])
-			k += size
+			if text[k] < utf8.RuneSelf {
+				k++
+			} else {
+				_, size := utf8.DecodeRuneInString(text[k:])
+				k += size
+			}
 		}
 		if n < m.runMin || (m.runMax >= 0 && n > m.runMax) || len(text)-j < len(m.after) {
 			return false

@@ -1,7 +1,10 @@
 package entities
 
 import (
+	"bufio"
+	"encoding/json"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -158,6 +161,41 @@ func TestFastMatcherBoundsItsAttempts(t *testing.T) {
 			if _, fellBack := p.fast.findAllWithin(note, attemptBudget(len(note))); fellBack {
 				t.Errorf("%s: a note of %d bytes fell back", p.Label, len(note))
 			}
+		}
+	}
+}
+
+// BenchmarkPatternsOverRealText is every default pattern over 100 kB of the development set's
+// passages; ...OverNearMisses over 100 kB of a URL's near misses ("a.a.a."), which the
+// attempts' budget hands to the plain scan.
+func BenchmarkPatternsOverRealText(b *testing.B) {
+	f, err := os.Open("testdata/realtext/dev.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var all strings.Builder
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var p struct{ Text string }
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			b.Fatal(err)
+		}
+		all.WriteString(p.Text + "\n\n")
+	}
+	benchPatterns(b, strings.Repeat(all.String(), 100_000/all.Len()+1)[:100_000])
+}
+
+func BenchmarkPatternsOverNearMisses(b *testing.B) {
+	benchPatterns(b, strings.Repeat("a.", 50_000))
+}
+
+func benchPatterns(b *testing.B, text string) {
+	ps := DefaultPIIPatterns()
+	b.SetBytes(int64(len(text)))
+	for range b.N {
+		for _, p := range ps {
+			p.matches(text, true)
 		}
 	}
 }
