@@ -154,8 +154,17 @@ func TestFastMatcherBoundsItsAttempts(t *testing.T) {
 	if checked < 2 {
 		t.Fatalf("%d of the url and email patterns checked", checked)
 	}
-	// Notes dense with every pattern's shapes, from a kilobyte to 100 kB, never fall back.
-	for _, p := range DefaultPIIPatterns() {
+	// Notes dense with every pattern's shapes, from a kilobyte to 100 kB, never fall back, in
+	// any language's patterns.
+	patterns := DefaultPIIPatterns()
+	for _, lang := range PIILanguages() {
+		ps, _ := LanguagePIIPatterns(lang)
+		patterns = append(patterns, ps...)
+	}
+	for _, p := range patterns {
+		if p.fast == nil {
+			continue
+		}
 		for _, times := range []int{10, 1000} {
 			note := strings.Repeat(strings.Join(matcherTexts, " ")+" ", times)
 			if _, fellBack := p.fast.findAllWithin(note, attemptBudget(len(note))); fellBack {
