@@ -622,9 +622,9 @@ func TestGatewayChatSendsNoFreeTextOfCalls(t *testing.T) {
 
 // TestGatewayChatSendsNoFreeTextBesideTheConversation: what leaves beside the messages is
 // read as the model will read it. tool_choice goes on as its mode and a declared tool's name
-// only; a name in a tool's description is found through JSON's escapes; and a body whose
-// tools are spelled twice, one spelling read by the tripwire and another by the dialect, is
-// refused.
+// only; a name in a tool's description is found through JSON's escapes (and redacted); and a
+// body whose tools are spelled twice, one spelling read by the tripwire and another by the
+// dialect, is refused.
 func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
 	up := &fakeChatUpstream{pieces: []string{"ok"}}
 	f := newFixture(t, func(o *fixtureOptions) {
@@ -649,13 +649,17 @@ func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
 	if r := post(spaced); r.status != 200 {
 		t.Fatalf("tools written with spaces and escapable characters: %d %s", r.status, r.raw)
 	}
+	r = post(`"tools":` + tool(`ask \u0041lice`))
 	up.mu.Lock()
+	tools := string(up.opts.Tools)
 	calls := len(up.seen)
 	up.mu.Unlock()
+	if r.status != 200 || strings.Contains(tools, "lice") || !strings.Contains(tools, "ask [FIRST_NAME_1]") {
+		t.Fatalf("an escaped name in a description: %d, the upstream got tools %s", r.status, tools)
+	}
 	for name, fields := range map[string]string{
 		"a name in a key given twice": `"tools":[{"type":"function","function":{"name":"flag","description":"ask Alice",` +
 			`"description":"flags a note","parameters":{"type":"object"}}}]`,
-		"an escaped name in a description":   `"tools":` + tool(`ask \u0041lice`),
 		"tools spelled twice":                `"tools":` + tool("ask Alice") + `,"TOOLS":` + tool("flags a note"),
 		"tools spelled twice, the other way": `"TOOLS":` + tool("flags a note") + `,"tools":` + tool("ask Alice"),
 	} {
@@ -670,10 +674,10 @@ func TestGatewayChatSendsNoFreeTextBesideTheConversation(t *testing.T) {
 	}
 }
 
-// TestGatewayChatReadsTheRequestsDefinitions: a name found only in a tool's description or a
-// response format's schema refuses the request (it leaves as written, so it is not redacted
-// there); a placeholder written in them is reserved, so that the model's use of it comes
-// back as written, never as another person's name.
+// TestGatewayChatReadsTheRequestsDefinitions: the strings of the request's tools and response
+// format are read in the PII pass. A name in their free text (a description, a title) is
+// redacted in place and restored in the answer; one anywhere else (an enum's value) refuses
+// the request; a placeholder written in them is reserved.
 func TestGatewayChatReadsTheRequestsDefinitions(t *testing.T) {
 	up := &fakeChatUpstream{pieces: []string{"see [FIRST_NAME_1]"}}
 	f := newFixture(t, func(o *fixtureOptions) {
@@ -683,27 +687,49 @@ func TestGatewayChatReadsTheRequestsDefinitions(t *testing.T) {
 	post := func(fields, message string) response {
 		return f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"gpt-x",`+fields+`,"messages":[{"role":"user","content":"`+message+`"}]}`)
 	}
+	sent := func() chat.Options {
+		up.mu.Lock()
+		defer up.mu.Unlock()
+		return up.opts
+	}
 	tool := `"tools":[{"type":"function","function":{"name":"flag","description":"ask Alice","parameters":{"type":"object"}}}]`
-	schema := `"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"object","description":"about Alice"}}}`
-	for _, fields := range []string{tool, schema} {
-		if r := post(fields, "hello"); r.status != 400 || !strings.Contains(r.raw, "outbound_tripwire_detected") {
-			t.Errorf("%s: %d %s", fields, r.status, r.raw)
+	schema := `"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"object","title":"about Alice"}}}`
+	for _, c := range []struct {
+		fields string
+		got    func(chat.Options) string
+	}{{tool, func(o chat.Options) string { return string(o.Tools) }}, {schema, func(o chat.Options) string { return string(o.ResponseFormat) }}} {
+		r := post(c.fields, "hello")
+		if r.status != 200 || !strings.Contains(r.raw, "see Alice") {
+			t.Errorf("%s: %d %s", c.fields, r.status, r.raw)
+		}
+		if got := c.got(sent()); strings.Contains(got, "Alice") || !strings.Contains(got, "[FIRST_NAME_1]") {
+			t.Errorf("%s: the upstream got %s", c.fields, got)
 		}
 	}
 	up.mu.Lock()
 	calls := len(up.seen)
 	up.mu.Unlock()
-	if calls != 0 {
-		t.Fatalf("the upstream was called %d times", calls)
+	for _, fields := range []string{
+		`"tools":[{"type":"function","function":{"name":"flag","parameters":{"type":"object","properties":{"who":{"enum":["Alice"]}}}}}]`,
+		`"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"object","properties":{"Alice":{"type":"string"}}}}}`,
+	} {
+		if r := post(fields, "hello"); r.status != 400 || !strings.Contains(r.raw, "outbound_tripwire_detected") {
+			t.Errorf("%s: %d %s", fields, r.status, r.raw)
+		}
 	}
+	up.mu.Lock()
+	if len(up.seen) != calls {
+		t.Fatalf("the upstream was called for a refused request")
+	}
+	up.mu.Unlock()
 	r := post(`"tools":[{"type":"function","function":{"name":"flag","description":"see [FIRST_NAME_1] first","parameters":{"type":"object"}}}]`, "I am Alice")
 	if r.status != 200 || strings.Contains(r.raw, "Alice") || !strings.Contains(r.raw, "see [FIRST_NAME_1]") {
 		t.Fatalf("a placeholder in a tool's description: %d %s", r.status, r.raw)
 	}
 	up.mu.Lock()
 	defer up.mu.Unlock()
-	if len(up.seen) != 1 || up.seen[0].Content != "I am [FIRST_NAME_2]" {
-		t.Fatalf("the upstream got %+v", up.seen)
+	if last := up.seen[len(up.seen)-1]; last.Content != "I am [FIRST_NAME_2]" {
+		t.Fatalf("the upstream got %+v", last)
 	}
 }
 

@@ -145,18 +145,15 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 			texts = append(texts, chat.Message{Content: leaf})
 		}
 	}
-	// The request's own definitions (its tools, its response format) leave as written, each
-	// string as the model will read it (JSON's escapes undone: "Jos\u00e9" is José). They are
-	// read in the same pass, so that a placeholder written in them is reserved and a span
-	// found in them refuses the request: they are not redacted in place.
-	defs := jsonTexts(req.Tools)
-	if req.ResponseFormat != nil {
-		rf, _ := json.Marshal(req.ResponseFormat)
-		defs = append(defs, jsonTexts(rf)...)
-	}
+	// The request's own definitions (its tools, its response format) are read in the same
+	// pass, each string as the model will read it (JSON's escapes undone: "Jos\u00e9" is
+	// José), so that a placeholder written in them is reserved.
+	defs := requestDefinitions(c.Body())
 	firstDef := len(texts)
 	for _, def := range defs {
-		texts = append(texts, chat.Message{Content: def})
+		for _, leaf := range def.leaves {
+			texts = append(texts, chat.Message{Content: leaf})
+		}
 	}
 	if msg := conversationText(texts, s.opts.Limits); msg != "" {
 		return invalid("messages", msg)
@@ -192,10 +189,14 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	for i, t := range texts {
 		swept[i], _ = recall.SafetySweep(t.Content, found[i], opts.SmartMerge)
 	}
-	for _, spans := range swept[firstDef:] {
-		if len(spans) > 0 {
-			sess.Screen(spans)
-			return s.writeGenError(c, d, gatewayRefusal(sessRefuse(sess, gateway.Tripwire)))
+	at := firstDef
+	for _, def := range defs {
+		for j := range def.leaves {
+			if spans := swept[at]; len(spans) > 0 && !def.free[j] {
+				sess.Screen(spans)
+				return s.writeGenError(c, d, gatewayRefusal(sessRefuse(sess, gateway.Tripwire)))
+			}
+			at++
 		}
 	}
 	for i, t := range texts {
@@ -209,7 +210,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	// What the tripwire reads: every text that leaves, the names of the calls and the
 	// request's own definitions among them. tool_choice leaves as the mode and a declared
 	// tool's name only (toolPlan.choiceJSON).
-	sent := slices.Clip(defs)
+	var sent []string
 	for i, m := range msgs {
 		for _, c := range m.ToolCalls {
 			sent = append(sent, c.Name)
@@ -220,7 +221,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		msgs[i].Content = redact(m.Content, found[i])
 		sent = append(sent, msgs[i].Content)
 	}
-	at := len(msgs)
+	at = len(msgs)
 	for _, doc := range docs {
 		leaves := make([]string, len(doc.leaves))
 		for j, leaf := range doc.leaves {
@@ -236,7 +237,20 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		}
 		doc.set(msgs, leaves)
 	}
-	redacted, ok := rebuildChat(c.Body(), msgs)
+	written := make(map[string]json.RawMessage, len(defs))
+	for _, def := range defs {
+		leaves := make([]string, len(def.leaves))
+		for j, leaf := range def.leaves {
+			leaves[j] = leaf
+			if def.free[j] {
+				leaves[j] = redact(leaf, found[at])
+			}
+			sent = append(sent, leaves[j])
+			at++
+		}
+		written[def.key] = json.RawMessage(withLeaves(def.raw, def.leaves, leaves))
+	}
+	redacted, ok := rebuildChat(c.Body(), msgs, written)
 	if !ok || ambiguousKeys(c.Body()) {
 		return s.writeGenError(c, d, gatewayRefusal(sessRefuse(sess, gateway.Ambiguous)))
 	}
@@ -308,11 +322,13 @@ func conversationPII(ctx context.Context, x *exchange, ex Extractor, msgs []chat
 }
 
 // rebuildChat is body with its messages replaced by msgs, and every other spelling of the
-// key "messages" that a case-insensitive decoder would also take removed. It checks the
-// result the way the chat dialect will read it: the messages it gets must be msgs exactly.
-// Every other value leaves as the caller wrote it, which is what the tripwire read: a body
-// with two keys one decoder could take for each other was refused before (ambiguousKeys).
-func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
+// key "messages" that a case-insensitive decoder would also take removed, and the members
+// named in written (by their keys as the body spells them) replaced by their values. It
+// checks the result the way the chat dialect will read it: the messages it gets must be msgs
+// exactly. Every other value leaves as the caller wrote it, which is what the tripwire read:
+// a body with two keys one decoder could take for each other was refused before
+// (ambiguousKeys).
+func rebuildChat(body []byte, msgs []chat.Message, written map[string]json.RawMessage) ([]byte, bool) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(body, &fields) != nil {
 		return nil, false
@@ -340,6 +356,12 @@ func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
 		}
 	}
 	fields["messages"], _ = json.Marshal(out)
+	for k, v := range written {
+		if _, ok := fields[k]; !ok {
+			return nil, false
+		}
+		fields[k] = v
+	}
 	rebuilt, err := json.Marshal(fields)
 	if err != nil {
 		return nil, false
@@ -364,7 +386,7 @@ func rebuildChat(body []byte, msgs []chat.Message) ([]byte, bool) {
 // decoder (encoding/json's, whose folding takes "ſ" for "s") could take for one another,
 // outside the top level's "messages" in any spelling, which rebuildChat replaces whole. Of
 // two such keys one value is read and the other may be sent: the outbound check reads every
-// string of the one it decodes (jsonTexts), so it must be the only one. A body that is not
+// string of the one it decodes (requestDefinitions), so it must be the only one. A body that is not
 // JSON is not ambiguous here; the decoder refuses it.
 func ambiguousKeys(body []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -425,39 +447,40 @@ func foldKey(s string) string {
 	return b.String()
 }
 
-// jsonTexts is every key, string and number of a JSON value, decoded, objects' members in
-// their keys' order (the same texts in the same order for the same value, so that the PII
-// pass over them answers the same each time); a value that is not JSON is one text as it is.
-func jsonTexts(raw json.RawMessage) []string {
-	if !present(raw) {
+// definition is a JSON value of the request beside its messages (its tools, its response
+// format), taken apart into its leaves (keys, strings and numbers, in document order) as it
+// will be sent. Its free text, the strings of `description` and `title` written for the model
+// to read, is redacted in place; a span anywhere else (a function's name, an enum's value, a
+// key) refuses the request, since the model or the constraint would read a placeholder there
+// as the value itself.
+type definition struct {
+	key    string // the body's key, as the caller spelt it
+	raw    string
+	leaves []string
+	free   []bool // which leaves are free text
+}
+
+// requestDefinitions are body's tools and response format, in its keys' order (the same
+// leaves in the same order for the same body, so that the PII pass over them answers the
+// same each time). A body that is not a JSON object has none; the decoder refuses it.
+func requestDefinitions(body []byte) []definition {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return []string{string(raw)}
-	}
-	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			out = append(out, x)
-		case json.Number:
-			out = append(out, x.String())
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
-				out = append(out, k)
-				walk(x[k])
-			}
+	var out []definition
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if !(strings.EqualFold(k, "tools") || strings.EqualFold(k, "response_format")) || !present(fields[k]) {
+			continue
 		}
+		def := definition{key: k, raw: string(fields[k])}
+		mapLeaves(def.raw, func(leaf jsonLeaf) (string, bool) {
+			def.leaves = append(def.leaves, leaf.text)
+			def.free = append(def.free, !leaf.number && (leaf.member == "description" || leaf.member == "title"))
+			return leaf.text, false
+		})
+		out = append(out, def)
 	}
-	walk(v)
 	return out
 }
 
@@ -534,9 +557,9 @@ func conversationJSON(msgs []chat.Message) jsonDocs {
 	var out jsonDocs
 	take := func(msg, call int, raw string, always bool) {
 		doc := jsonDoc{msg: msg, call: call, raw: raw}
-		if _, ok := mapLeaves(raw, func(leaf string, number bool) (string, bool) {
-			doc.leaves, doc.numbers = append(doc.leaves, leaf), append(doc.numbers, number)
-			return leaf, false
+		if _, ok := mapLeaves(raw, func(leaf jsonLeaf) (string, bool) {
+			doc.leaves, doc.numbers = append(doc.leaves, leaf.text), append(doc.numbers, leaf.number)
+			return leaf.text, false
 		}); ok {
 			out = append(out, doc)
 		} else if always {
@@ -560,11 +583,7 @@ func conversationJSON(msgs []chat.Message) jsonDocs {
 func (d jsonDoc) set(msgs []chat.Message, leaves []string) {
 	out := leaves[0]
 	if len(d.leaves) != 1 || d.leaves[0] != d.raw {
-		n := 0
-		out, _ = mapLeaves(d.raw, func(leaf string, _ bool) (string, bool) {
-			n++
-			return leaves[n-1], leaves[n-1] != leaf
-		})
+		out = withLeaves(d.raw, d.leaves, leaves)
 	}
 	if d.call < 0 {
 		msgs[d.msg].Content = out
@@ -573,17 +592,38 @@ func (d jsonDoc) set(msgs []chat.Message, leaves []string) {
 	}
 }
 
+// withLeaves is the JSON document raw, whose leaves (mapLeaves') are old, compact, with
+// them replaced by leaves.
+func withLeaves(raw string, old, leaves []string) string {
+	if slices.Equal(old, leaves) {
+		return raw
+	}
+	n := 0
+	out, _ := mapLeaves(raw, func(leaf jsonLeaf) (string, bool) {
+		n++
+		return leaves[n-1], leaves[n-1] != leaf.text
+	})
+	return out
+}
+
+// jsonLeaf is a key, string value or number of a JSON document.
+type jsonLeaf struct {
+	text   string
+	number bool
+	member string // the key whose value the leaf is ("" for a key, a list's element, the top)
+}
+
 // mapLeaves is the JSON document raw, compact, with fn applied to every key, string value
-// and number (number true), in document order: fn returns the leaf's replacement and whether
-// it changed; a number that changed is written as a string. False when raw is not one JSON
-// value.
-func mapLeaves(raw string, fn func(leaf string, number bool) (string, bool)) (string, bool) {
+// and number, in document order: fn returns the leaf's replacement and whether it changed; a
+// number that changed is written as a string. False when raw is not one JSON value.
+func mapLeaves(raw string, fn func(jsonLeaf) (string, bool)) (string, bool) {
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	var b strings.Builder
 	type frame struct {
 		object bool
 		n      int
+		key    string // the last key read
 	}
 	var stack []frame
 	for {
@@ -599,8 +639,9 @@ func mapLeaves(raw string, fn func(leaf string, number bool) (string, bool)) (st
 			stack = stack[:len(stack)-1]
 			continue
 		}
+		var f *frame
 		if len(stack) > 0 {
-			f := &stack[len(stack)-1]
+			f = &stack[len(stack)-1]
 			switch {
 			case f.n > 0 && f.object && f.n%2 == 1:
 				b.WriteByte(':')
@@ -611,16 +652,23 @@ func mapLeaves(raw string, fn func(leaf string, number bool) (string, bool)) (st
 		} else if b.Len() > 0 {
 			return "", false // a second value
 		}
+		member := ""
+		if f != nil && f.object && f.n%2 == 0 {
+			member = f.key
+		}
 		switch t := tok.(type) {
 		case json.Delim:
 			b.WriteByte(byte(t))
 			stack = append(stack, frame{object: t == '{'})
 		case string:
-			t, _ = fn(t, false)
+			if f != nil && f.object && f.n%2 == 1 {
+				f.key = t
+			}
+			t, _ = fn(jsonLeaf{text: t, member: member})
 			enc, _ := json.Marshal(t)
 			b.Write(enc)
 		case json.Number:
-			if out, changed := fn(string(t), true); changed {
+			if out, changed := fn(jsonLeaf{text: string(t), number: true, member: member}); changed {
 				enc, _ := json.Marshal(out)
 				b.Write(enc)
 			} else {

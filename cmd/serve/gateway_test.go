@@ -74,13 +74,14 @@ func TestPrivacyGatewayThroughTheServer(t *testing.T) {
 }
 
 // TestOpenAIClientThroughTheGateway: the npm openai client, pointed at /gateway/v1, gets the
-// chat answer whole and streamed from the real server, as from /v1.
+// chat answer whole and streamed from the real server, as from /v1, and with a tool whose
+// descriptions name someone.
 func TestOpenAIClientThroughTheGateway(t *testing.T) {
 	t.Parallel()
 	node := jsClients(t)
 	srv := startServer(t)
 	got := runClients(t, node, srv, "Call Maria Gonzalez at (415) 555-0132 about her results.", "8", "gateway")
-	for _, check := range []string{"gateway-chat", "gateway-chat-stream"} {
+	for _, check := range []string{"gateway-chat", "gateway-chat-stream", "gateway-chat-tools"} {
 		r, ok := got[check]
 		if !ok || r.Error != "" || r.Role != "assistant" || r.Finish == "" {
 			t.Errorf("%s: %+v", check, r)
@@ -386,7 +387,7 @@ func TestGatewaySettingsAreChecked(t *testing.T) {
 // TestOpenAIClientThroughTheGatewayUpstream: the npm openai client, pointed at /gateway/v1 of a
 // server whose gateway answers from an external model, gets its own text back: the upstream
 // echoes the redacted conversation (in pieces that cut placeholders), and the answer is
-// restored; the upstream never saw the identifiers.
+// restored; the upstream never saw the identifiers, those of a tool's descriptions among them.
 func TestOpenAIClientThroughTheGatewayUpstream(t *testing.T) {
 	t.Parallel()
 	node := jsClients(t)
@@ -400,6 +401,10 @@ func TestOpenAIClientThroughTheGatewayUpstream(t *testing.T) {
 		if r := got[check]; r.Error != "" || r.Text != "Echo: "+prompt || r.Finish != "stop" {
 			t.Errorf("%s: %+v", check, r)
 		}
+	}
+	// With tools the upstream answers a call whose arguments hold the last message.
+	if r := got["gateway-chat-tools"]; r.Error != "" || !strings.Contains(r.Text, prompt) || r.Finish != "tool_calls" {
+		t.Errorf("gateway-chat-tools: %+v", r)
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()

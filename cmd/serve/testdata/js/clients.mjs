@@ -30,7 +30,8 @@ const openai = new OpenAI({ baseURL: `${base}/v1`, apiKey: apiKey || "unused", m
 const tgi = new TGIClient(apiKey, { endpointUrl: base, retry_on_error: false });
 const messages = [{ role: "user", content: prompt }];
 
-// "gateway": the chat API through the privacy gateway's face, whole and streamed.
+// "gateway": the chat API through the privacy gateway's face, whole and streamed, and with a
+// tool.
 if (mode === "gateway") {
   const gw = new OpenAI({ baseURL: `${base}/gateway/v1`, apiKey: apiKey || "unused", maxRetries: 0 });
   await run("gateway-chat", async () => {
@@ -50,6 +51,14 @@ if (mode === "gateway") {
       }
     }
     return { text, role, finish };
+  });
+  // A tool whose descriptions name someone, as OpenAI's own examples do ("e.g. San
+  // Francisco, CA"): the gateway redacts them in place rather than refusing the call.
+  await run("gateway-chat-tools", async () => {
+    const tools = [{ type: "function", function: { name: "lookup", description: "Finds a patient's chart, e.g. Maria Gonzalez's",
+      parameters: { type: "object", properties: { who: { type: "string", description: "the patient, e.g. Maria Gonzalez" } } } } }];
+    const c = await gw.chat.completions.create({ model: "tiny-lm", messages, max_tokens: maxTokens, temperature: 0, tools });
+    return { text: c.choices[0].message.content, role: c.choices[0].message.role, finish: c.choices[0].finish_reason };
   });
   process.exit(0);
 }
