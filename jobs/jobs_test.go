@@ -199,7 +199,8 @@ func TestJobsWithoutKeyLiveInMemory(t *testing.T) {
 }
 
 // TestJobsBoundsAndCancel: too many documents or bytes is 413, too many unfinished jobs 429;
-// a cancelled job is cancelled and its documents are not processed.
+// a cancelled job is cancelled, its documents are not processed, and its webhook is marked as
+// one that will not come.
 func TestJobsBoundsAndCancel(t *testing.T) {
 	box := openBox(t)
 	cfg := testConfig(t, true)
@@ -212,7 +213,7 @@ func TestJobsBoundsAndCancel(t *testing.T) {
 		t.Fatalf("too many bytes: %v", err)
 	}
 	one := Spec{Documents: []Document{{ID: "x", Text: "Hello Quetzalcoatl"}}}
-	first, err := m.Create(context.Background(), "t", one)
+	first, err := m.Create(context.Background(), "t", Spec{Documents: one.Documents, Webhook: &Webhook{URL: "http://127.0.0.1:9/hook"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func TestJobsBoundsAndCancel(t *testing.T) {
 		t.Fatalf("another tenant's cancel: %v", err)
 	}
 	rec, err := m.Cancel(context.Background(), "t", first.ID)
-	if err != nil || rec.Status != Cancelled {
+	if err != nil || rec.Status != Cancelled || rec.WebhookDelivery == nil || rec.WebhookDelivery.Status != "skipped" {
 		t.Fatalf("cancel: %+v %v", rec, err)
 	}
 	if _, err := m.Create(context.Background(), "t", one); err != nil {
@@ -242,7 +243,7 @@ func TestJobsBoundsAndCancel(t *testing.T) {
 			waitStatus(t, m, "t", r.ID, Done)
 		}
 	}
-	if rec, _ := m.Get(context.Background(), "t", first.ID); rec.Status != Cancelled || rec.ProcessedCount != 0 {
+	if rec, _ := m.Get(context.Background(), "t", first.ID); rec.Status != Cancelled || rec.ProcessedCount != 0 || rec.WebhookDelivery.Status != "skipped" {
 		t.Fatalf("the cancelled job: %+v", rec)
 	}
 }

@@ -532,6 +532,10 @@ func (m *Manager) cancel(ctx context.Context, k string, to Status, why string) (
 		if why != "" {
 			r.Error = &why
 		}
+		if to == Cancelled && r.WebhookDelivery != nil {
+			// The caller who cancelled is told by the answer; the record says no webhook will come.
+			r.WebhookDelivery.Status = "skipped"
+		}
 		return true
 	})
 }

@@ -100,7 +100,7 @@ func Later(d time.Duration) error { return later{d} }
 
 // Delivery is the webhook's delivery state (webhook_delivery).
 type Delivery struct {
-	Status         string     `json:"status"` // pending, delivered, failed
+	Status         string     `json:"status"` // pending, delivered, failed; skipped for a cancelled job
 	Attempts       int        `json:"attempts"`
 	LastStatusCode int        `json:"last_status_code,omitempty"`
 	DeliveredAt    *time.Time `json:"delivered_at,omitempty"`
