@@ -498,7 +498,14 @@ func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *cha
 		if call.ID != "" || args != "" {
 			delta.ToolCalls = []chatToolCall{call}
 		}
-		called()
+		// Its finish is the whole answer's: a call only where the arguments came whole (a stop
+		// sequence may have cut them).
+		h.text.WriteString(ev.Trimmed)
+		if ev.Done {
+			if _, _, ok := a.tools.calls(h.text.String()); ok {
+				called()
+			}
+		}
 		return true
 	case h.isText:
 		content(ev.Trimmed)

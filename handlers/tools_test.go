@@ -328,3 +328,37 @@ func TestStreamedCallsOfTwoChoicesInterleave(t *testing.T) {
 		}
 	}
 }
+
+// TestAStreamedNamedCallFinishesAsTheWholeAnswer: a named call's arguments stream as they come,
+// and its finish reason is the whole answer's: tool_calls where the arguments came whole, stop
+// where a stop sequence cut them.
+func TestAStreamedNamedCallFinishesAsTheWholeAnswer(t *testing.T) {
+	for _, c := range []struct {
+		pieces []string
+		finish generate.Finish
+		want   string
+	}{
+		{[]string{`{"who":`, `"Al"}`}, generate.FinishEOS, `"finish_reason":"tool_calls"`},
+		{[]string{`{"who":`, `"Al`}, generate.FinishStopSequence, `"finish_reason":"stop"`},
+	} {
+		a := &chatAnswer{tools: plan(t, twoTools, `{"type":"function","function":{"name":"flag"}}`, nil), requestID: "r"}
+		g := &genCall{choices: make([]genChoice, 1)}
+		var got string
+		for k, piece := range c.pieces {
+			ev := token(int64(k), piece)
+			if k == len(c.pieces)-1 {
+				ev.Done, ev.Finish = true, c.finish
+			}
+			got += string(a.event(g, 0, ev))
+		}
+		if !strings.Contains(got, `"name":"flag"`) || !strings.Contains(got, c.want) {
+			t.Errorf("%q: %s", c.pieces, got)
+		}
+		whole := &chatAnswer{tools: a.tools, requestID: "r"}
+		g.choices[0].finish = c.finish
+		g.choices[0].trimmed.WriteString(strings.Join(c.pieces, ""))
+		if out, _ := json.Marshal(whole.whole(g)); !strings.Contains(string(out), c.want) {
+			t.Errorf("%q, whole: %s", c.pieces, out)
+		}
+	}
+}
