@@ -73,6 +73,7 @@ var requestSeeds = []string{
 	`{"text":1,"note":"valid"}`,
 	`{"text":"Alan saw Bob","allow_list":["Secret Term","--","Alan"],"deny_list":"nope nope"}`,
 	`{"text":"a","deny_list":[1,null,"okay term"],"allow_list":null}`,
+	`{"TEXT":"a"}`, `{"text":"a\\\"","Model_Name":"x"}`, `{"model":"m","response_format":{"type":"json_schema","json_schema":{"Name":"a"}}}`,
 }
 
 func FuzzEntityRequests(f *testing.F) {

@@ -180,20 +180,23 @@ func TestGatewayChatRedactsAndRestores(t *testing.T) {
 	}
 }
 
-// Keys in another case or spelling that the dialect's decoder would also take are read, and
-// redacted, as the dialect reads them: nothing reaches the model unredacted through them.
+// Keys in another case or spelling: a request's own are refused (they are not its fields); a
+// message's, which the dialect's decoder also takes, are read and redacted as the dialect reads
+// them. Nothing reaches the model unredacted through them.
 func TestGatewayChatKeySpellings(t *testing.T) {
 	gen := &fakeGenerator{script: []generate.Event{last(1, "ok", "ok", generate.FinishLength)}}
 	f := newFixture(t, func(o *fixtureOptions) {
 		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii,
 			Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{}, Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
 	})
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","Content":"I am Alice"}]}`); r.status != 200 {
+		t.Errorf("a message's key in another case: %d %s", r.status, r.raw)
+	}
 	for _, body := range []string{
-		`{"model":"fake-lm","messages":[{"role":"user","Content":"I am Alice"}]}`,
 		`{"model":"fake-lm","messages":[{"role":"user","content":"hi"}],"meſſages":[{"role":"user","content":"I am Alice"}]}`,
 		`{"model":"fake-lm","MESSAGES":[{"ROLE":"user","CONTENT":"I am Alice"}]}`,
 	} {
-		if r := f.do(t, "POST", "/gateway/v1/chat/completions", body); r.status != 200 {
+		if r := f.do(t, "POST", "/gateway/v1/chat/completions", body); r.status != 400 || strings.Contains(r.raw, "Alice") {
 			t.Errorf("%s: %d %s", body, r.status, r.raw)
 		}
 	}
@@ -207,7 +210,7 @@ func TestGatewayChatKeySpellings(t *testing.T) {
 			t.Errorf("the model saw %q", p)
 		}
 	}
-	if len(gen.prompts) != 3 {
+	if len(gen.prompts) != 1 {
 		t.Errorf("%d prompts", len(gen.prompts))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -52,8 +53,185 @@ func readObject(body []byte, dst any, strict bool) *FieldError {
 	if dec.InputOffset() != int64(len(trimmed)) { // More would miss a stray "]" or "}"
 		return &FieldError{Field: "body", Message: "JSON decode error: trailing data after the object", Type: "json_invalid"}
 	}
+	if strict {
+		sc := keyScanner{b: trimmed}
+		if path, t, ok := sc.value(reflect.TypeOf(dst), ""); !ok {
+			return &FieldError{Field: "body" + path, Type: "extra_forbidden",
+				Message: "Extra inputs are not permitted; the fields are " + strings.Join(jsonFields(t), ", ")}
+		}
+	}
 	return nil
 }
+
+// keyScanner reads a JSON text that encoding/json has already decoded, for the one thing that
+// decoder does not check: that every key is spelt as its field is. encoding/json takes a key
+// whatever its case ("MODEL" sets model, and "ſ" is an "s"), where OpenMed's pydantic models
+// and OpenAI's API refuse it; a client's misspelt key must not set a field silently.
+type keyScanner struct {
+	b []byte
+	i int
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// value reads one value that decodes into t; false names the object (its wire path, "" for
+// the body) holding a key that no field of its struct type, returned, spells exactly.
+func (s *keyScanner) value(t reflect.Type, path string) (string, reflect.Type, bool) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	s.space()
+	if t == nil || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
+		s.skip()
+		return "", nil, true
+	}
+	switch {
+	case s.b[s.i] == '{' && (t.Kind() == reflect.Struct || t.Kind() == reflect.Map):
+		var fields map[string]reflect.Type
+		if t.Kind() == reflect.Struct {
+			fields = structFields(t)
+		}
+		s.i++
+		for s.space(); s.b[s.i] != '}'; s.space() {
+			if s.b[s.i] == ',' {
+				s.i++
+				s.space()
+			}
+			key := s.key()
+			inner := t
+			if t.Kind() == reflect.Struct {
+				var ok bool
+				if inner, ok = fields[key]; !ok {
+					return path, t, false
+				}
+			} else {
+				inner = t.Elem()
+			}
+			s.space()
+			s.i++ // the colon
+			if p, bad, ok := s.value(inner, path+"."+key); !ok {
+				return p, bad, false
+			}
+		}
+		s.i++
+	case s.b[s.i] == '[' && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
+		s.i++
+		for n := 0; ; n++ {
+			s.space()
+			if s.b[s.i] == ']' {
+				break
+			}
+			if s.b[s.i] == ',' {
+				s.i++
+			}
+			if p, bad, ok := s.value(t.Elem(), path+"."+strconv.Itoa(n)); !ok {
+				return p, bad, false
+			}
+		}
+		s.i++
+	default:
+		s.skip()
+	}
+	return "", nil, true
+}
+
+func (s *keyScanner) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+// key reads a string, decoded.
+func (s *keyScanner) key() string {
+	start := s.i
+	s.str()
+	raw := s.b[start+1 : s.i-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw)
+	}
+	var k string
+	_ = json.Unmarshal(s.b[start:s.i], &k)
+	return k
+}
+
+// str passes a string, its quotes included.
+func (s *keyScanner) str() {
+	j := s.i + 1
+	for {
+		j += bytes.IndexByte(s.b[j:], '"')
+		escapes := 0
+		for k := j - 1; s.b[k] == '\\'; k-- {
+			escapes++
+		}
+		j++
+		if escapes%2 == 0 {
+			s.i = j
+			return
+		}
+	}
+}
+
+// skip passes one value of any kind.
+func (s *keyScanner) skip() {
+	s.space()
+	switch s.b[s.i] {
+	case '"':
+		s.str()
+	case '{', '[':
+		for depth := 0; ; {
+			switch s.b[s.i] {
+			case '"':
+				s.str()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			s.i++
+			if depth == 0 {
+				return
+			}
+		}
+	default:
+		for s.i < len(s.b) && !strings.ContainsRune(" \t\n\r,]}", rune(s.b[s.i])) {
+			s.i++
+		}
+	}
+}
+
+// structFields are the JSON names of a struct's fields (jsonFields' names) and their types.
+func structFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := structFieldsOf.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := map[string]reflect.Type{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == "-" || (!f.IsExported() && !f.Anonymous):
+			case f.Anonymous && name == "":
+				walk(f.Type)
+			case name == "":
+				m[f.Name] = f.Type
+			default:
+				m[name] = f.Type
+			}
+		}
+	}
+	walk(t)
+	structFieldsOf.Store(t, m)
+	return m
+}
+
+// structFieldsOf caches structFields by type: request types are few and fixed.
+var structFieldsOf sync.Map
 
 // literals lists the values a field takes as pydantic's literal_error words them: "'a', 'b'
 // or 'c'". The list is the package's own (deid.Methods), so a new value is named here without
