@@ -57,7 +57,7 @@ func TestInPlaceDecodeKeepsTorchsGreedyTokens(t *testing.T) {
 	var running []*seq
 	for i, g := range readLMGoldens(t) {
 		n := len(g.Greedy) - 2*i // each leaves at its own step
-		running = append(running, &seq{id: uint64(i + 1), tokens: slices.Clone(g.PromptIDs), want: g.Greedy[:n], table: pool.NewTable()})
+		running = append(running, &seq{id: uint64(i + 1), tokens: slices.Clone(g.PromptIDs), want: g.Greedy[:n], table: pool.NewTable(0)})
 	}
 	all := slices.Clone(running)
 	var p stepplan.Plan

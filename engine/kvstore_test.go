@@ -136,7 +136,7 @@ func TestKVStoreGathersWhatEachSequenceWrote(t *testing.T) {
 				for range rng.IntN(6) {
 					prompt = append(prompt, int64(rng.IntN(4)))
 				}
-				q := &kvSeq{t: p.NewTable()}
+				q := &kvSeq{t: p.NewTable(0)}
 				cached := p.Match(q.t, prompt)
 				q.ids = prompt[:cached]
 				if !p.Reserve(q.t, len(prompt)-cached) {
@@ -173,7 +173,7 @@ func TestKVStoreGathersWhatEachSequenceWrote(t *testing.T) {
 // each write their own next token, and each reads back its own.
 func TestKVStoreForkCopiesTheSharedLastBlockOnWrite(t *testing.T) {
 	p, s := kvTestPool(t, 8)
-	a := &kvSeq{t: p.NewTable()}
+	a := &kvSeq{t: p.NewTable(0)}
 	p.Reserve(a.t, 6)
 	kvWrite(p, s, a, []int64{1, 2, 3, 4, 5, 6}) // one full block, one half full
 	b := &kvSeq{ids: slices.Clone(a.ids), t: p.Fork(a.t)}
@@ -195,7 +195,7 @@ func TestKVStoreStepDoesNotAllocate(t *testing.T) {
 	var tables []*kvcache.Table
 	rows := make([]stepplan.Row, 4)
 	for i := range 4 {
-		tb := p.NewTable()
+		tb := p.NewTable(0)
 		p.Reserve(tb, 3)
 		p.Append(tb, []int64{int64(i), 1, 2})
 		tables = append(tables, tb)

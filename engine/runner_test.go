@@ -285,7 +285,7 @@ func (h *runnerHarness) steps(t *testing.T, rows ...*harnessSeq) {
 }
 
 func (h *runnerHarness) seq(id uint64, prompt ...int64) *harnessSeq {
-	return &harnessSeq{id: id, tokens: slices.Clone(prompt), table: h.pool.NewTable()}
+	return &harnessSeq{id: id, tokens: slices.Clone(prompt), table: h.pool.NewTable(0)}
 }
 
 // onGraphs runs a runner test on the decoder-with-past graph alone (0) and with in-place
@@ -495,7 +495,7 @@ func TestInPlaceRowIsGatheredAfterAStepElsewhere(t *testing.T) {
 func TestInPlaceSequenceComputedAgainFromTheStart(t *testing.T) {
 	h, a, b := decodingInPlace(t)
 	h.pool.Release(a.table) // preempted, its blocks given back
-	a.table = h.pool.NewTable()
+	a.table = h.pool.NewTable(0)
 	h.steps(t, a) // its prompt and tokens so far, again
 	reused := h.r.sc.reused
 	h.steps(t, a, b)

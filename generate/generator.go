@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/grammar"
+	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/tokenizer"
 )
@@ -124,6 +126,11 @@ type Params struct {
 	// special tokens the model expects: it is encoded without adding any (as transformers'
 	// apply_chat_template tokenizes).
 	Templated bool
+	// CacheScope is whose prefix cache the prompt shares (the caller's tenant; "" is the scope
+	// of callers without one): a prompt reuses the keys and values computed for earlier
+	// prompts of its own scope only, since a hit can be seen in the metrics and in the time to
+	// the first token.
+	CacheScope string
 	// Quoted are the stretches of the prompt ([start, end) byte offsets, in order) the client
 	// wrote inside a template's (chat.Prompt's): a special token spelt there is encoded as its
 	// text (tokenizer.EncodeQuoted).
@@ -239,7 +246,7 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		chooser = promptScorer{c}
 	}
 	es, err := g.sched.Submit(ctx, scheduler.Request{Prompt: ids, MaxNewTokens: params.MaxNewTokens, Priority: p,
-		Chooser: chooser, FirstTokenTimeout: g.cfg.FirstTokenTimeout, Prepare: prepare})
+		Chooser: chooser, FirstTokenTimeout: g.cfg.FirstTokenTimeout, Prepare: prepare, CacheScope: cacheScope(params.CacheScope)})
 	if err != nil {
 		return nil, err
 	}
@@ -614,4 +621,14 @@ func (c *chooser) stopped(text string) bool {
 	}
 	c.reason, c.stopAt = FinishStopSequence, from+at
 	return true
+}
+
+// cacheScope is the kvcache scope of a CacheScope: FNV-1a of its bytes, and 0 for "".
+func cacheScope(name string) kvcache.Scope {
+	if name == "" {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return kvcache.Scope(h.Sum64())
 }

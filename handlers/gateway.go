@@ -379,7 +379,8 @@ func (s *server) completeLocally(ctx context.Context, x *exchange, gw *GatewayEn
 		}
 		prompt = p
 	}
-	stream, err := gen.Model.Generate(ctx, x.prio, prompt.Text, generate.Params{MaxNewTokens: gw.answerRoom(), Templated: gen.Chat != nil, Quoted: prompt.Quoted})
+	stream, err := gen.Model.Generate(ctx, x.prio, prompt.Text, generate.Params{MaxNewTokens: gw.answerRoom(), Templated: gen.Chat != nil, Quoted: prompt.Quoted,
+		CacheScope: x.tenant})
 	if err != nil {
 		return "", err
 	}

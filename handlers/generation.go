@@ -295,6 +295,7 @@ func (g *genCall) begin(req genRequest) error {
 	for _, prompt := range req.prompts {
 		for j := range req.n {
 			params := req.params
+			params.CacheScope = g.x.tenant
 			if params.SeedSet {
 				params.Seed += uint64(j)
 			}

@@ -51,7 +51,7 @@
 //
 //	pool, err := kvcache.NewPool(kvcache.Config{BlockTokens: 16, MemoryBytes: 64 << 20,
 //		Layers: 2, Heads: 4, HeadDim: 32, MaxSeqLen: 256})
-//	t := pool.NewTable()
+//	t := pool.NewTable(scope)                  // the caller's: prefixes are shared within it
 //	cached := pool.Match(t, prompt)            // tokens whose KV is already there
 //	if !pool.Reserve(t, len(prompt)-cached) { ... } // room for the rest, or preempt someone
 //	// the runner makes pool.TakeCopies(), runs the model on prompt[cached:] and writes

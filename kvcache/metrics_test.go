@@ -16,13 +16,13 @@ func TestCollectorReportsBlocksAndPrefixHits(t *testing.T) {
 	for i := range prompt {
 		prompt[i] = int64(i + 1)
 	}
-	first := a.NewTable()
+	first := a.NewTable(0)
 	if !a.Reserve(first, len(prompt)) {
 		t.Fatal("no room for the prompt")
 	}
 	write(a, newContents(a), &seq{t: first}, prompt)
 	a.Release(first)
-	second := a.NewTable()
+	second := a.NewTable(0)
 	if a.Match(second, prompt) == 0 {
 		t.Fatal("the released prompt's blocks were not found in the prefix cache")
 	}

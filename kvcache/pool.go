@@ -195,13 +195,20 @@ func (p *Pool) Stats() Stats {
 type Table struct {
 	blocks []BlockID // cap: the pool's maxBlocksPerSeq
 	n      int       // tokens held (written and appended)
-	// hashes[i] is the chained hash of full block i: its tokens and every token before.
+	// hashes[i] is the chained hash of full block i: its tokens and every token before, and
+	// the table's scope.
 	hashes []uint64
+	scope  Scope
 }
 
-// NewTable makes an empty table with room for the longest sequence.
-func (p *Pool) NewTable() *Table {
-	return &Table{blocks: make([]BlockID, 0, p.maxBlocksPerSeq), hashes: make([]uint64, 0, p.maxBlocksPerSeq)}
+// Scope keeps prefix caches apart: a table finds in the cache only the blocks that tables of
+// its own scope computed. A hit can be seen (in the metrics, in the time to a first token), so
+// callers who must not learn each other's prompts (tenants) are given different scopes.
+type Scope uint64
+
+// NewTable makes an empty table of scope with room for the longest sequence.
+func (p *Pool) NewTable(scope Scope) *Table {
+	return &Table{blocks: make([]BlockID, 0, p.maxBlocksPerSeq), hashes: make([]uint64, 0, p.maxBlocksPerSeq), scope: scope}
 }
 
 // Len is the number of tokens the table holds.
@@ -214,15 +221,15 @@ func (t *Table) Blocks() int { return len(t.blocks) }
 // block IDs()[p/BlockTokens]. The slice is the table's; read it before the next Reserve.
 func (t *Table) IDs() []BlockID { return t.blocks }
 
-// Match looks the longest prefix of prompt up in the prefix cache and makes t hold the full
-// blocks found; t must be empty. It returns how many tokens of prompt t now holds: a multiple
+// Match looks the longest prefix of prompt up in the prefix cache, among the blocks of t's
+// scope, and makes t hold the full blocks found; t must be empty. It returns how many tokens of prompt t now holds: a multiple
 // of the block size, and always less than len(prompt), so that the caller still runs at least
 // the prompt's last token and has its logits.
 func (p *Pool) Match(t *Table, prompt []int64) int {
 	if t.n != 0 || len(t.blocks) != 0 {
 		panic("kvcache: Match on a table that holds tokens")
 	}
-	var parent uint64
+	parent := uint64(t.scope)
 	for end := p.bt; end <= len(prompt)-1 && len(t.blocks) < p.maxBlocksPerSeq; end += p.bt {
 		p.stats.lookups.Add(1)
 		ids := prompt[end-p.bt : end]
@@ -315,7 +322,7 @@ func (p *Pool) Release(t *Table) {
 // Fork returns a new table holding the same tokens in the same blocks. Whichever table
 // writes first into a shared block that is not full copies it (Reserve does).
 func (p *Pool) Fork(t *Table) *Table {
-	f := p.NewTable()
+	f := p.NewTable(t.scope)
 	for _, b := range t.blocks[:(t.n+p.bt-1)/p.bt] {
 		p.hold(b)
 		f.blocks = append(f.blocks, b)
@@ -330,7 +337,7 @@ func (p *Pool) Fork(t *Table) *Table {
 // its place and this one stays private.
 func (p *Pool) register(t *Table, i int) {
 	b := t.blocks[i]
-	var parent uint64
+	parent := uint64(t.scope)
 	if i > 0 {
 		parent = t.hashes[i-1]
 	}

@@ -176,7 +176,7 @@ func TestRandomLifecyclesNeverLeakOrShareWrites(t *testing.T) {
 				for range rng.IntN(6) {
 					prompt = append(prompt, int64(rng.IntN(4)))
 				}
-				s := &seq{t: p.NewTable()}
+				s := &seq{t: p.NewTable(0)}
 				cached := p.Match(s.t, prompt)
 				if cached >= len(prompt) || cached%p.bt != 0 {
 					t.Fatalf("Match gave %d of %d tokens", cached, len(prompt))
@@ -220,14 +220,14 @@ func TestRandomLifecyclesNeverLeakOrShareWrites(t *testing.T) {
 func TestPrefixCacheSharesFullBlocksOnly(t *testing.T) {
 	p := newTestPool(t, 16)
 	kv := newContents(p)
-	a := &seq{t: p.NewTable()}
+	a := &seq{t: p.NewTable(0)}
 	prompt := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	if got := p.Match(a.t, prompt); got != 0 {
 		t.Fatalf("cold cache matched %d", got)
 	}
 	p.Reserve(a.t, len(prompt))
 	write(p, kv, a, prompt)
-	b := &seq{t: p.NewTable()}
+	b := &seq{t: p.NewTable(0)}
 	// Same first 8 tokens (two full blocks), then different.
 	other := []int64{1, 2, 3, 4, 5, 6, 7, 8, 42}
 	if got := p.Match(b.t, other); got != 8 {
@@ -242,7 +242,7 @@ func TestPrefixCacheSharesFullBlocksOnly(t *testing.T) {
 	check(t, p, kv, a)
 	check(t, p, kv, b)
 	// A prompt that is exactly the cached blocks still leaves its last token to compute.
-	c := &seq{t: p.NewTable()}
+	c := &seq{t: p.NewTable(0)}
 	if got := p.Match(c.t, prompt[:8]); got != 4 {
 		t.Fatalf("matched %d tokens of an 8-token prompt, want 4", got)
 	}
@@ -257,28 +257,64 @@ func TestPrefixCacheSharesFullBlocksOnly(t *testing.T) {
 	if st := p.Stats(); st.Used != 0 || st.Cached != 2 {
 		t.Fatalf("after release: %+v, want the two full blocks cached", st)
 	}
-	d := &seq{t: p.NewTable()}
+	d := &seq{t: p.NewTable(0)}
 	if got := p.Match(d.t, prompt); got != 8 {
 		t.Fatalf("after release matched %d, want 8", got)
 	}
 	p.Release(d.t)
 	// Filling the pool evicts them, least recently released first.
-	e := &seq{t: p.NewTable()}
+	e := &seq{t: p.NewTable(0)}
 	if !p.Reserve(e.t, 16*4) {
 		t.Fatal("a pool of free and cached blocks refused its own size")
 	}
 	if st := p.Stats(); st.Evictions != 2 || st.Cached != 0 || st.Used != 16 {
 		t.Fatalf("after filling: %+v, want 2 evictions", st)
 	}
-	if p.Reserve(p.NewTable(), 1) {
+	if p.Reserve(p.NewTable(0), 1) {
 		t.Fatal("a full pool reserved a block")
+	}
+}
+
+// TestPrefixCacheKeepsScopesApart: a scope finds only its own blocks, a fork keeps its
+// table's scope, and two scopes computing the same prompt each keep their own blocks.
+func TestPrefixCacheKeepsScopesApart(t *testing.T) {
+	p := newTestPool(t, 16)
+	kv := newContents(p)
+	prompt := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	a := &seq{t: p.NewTable(1)}
+	p.Reserve(a.t, len(prompt))
+	write(p, kv, a, prompt)
+	for _, c := range []struct {
+		scope Scope
+		want  int
+	}{{0, 0}, {2, 0}, {1, 8}} {
+		tb := p.NewTable(c.scope)
+		if got := p.Match(tb, prompt); got != c.want {
+			t.Errorf("scope %d matched %d tokens of scope 1's prompt, want %d", c.scope, got, c.want)
+		}
+		p.Release(tb)
+	}
+	f := p.Fork(a.t)
+	b := &seq{t: p.NewTable(2)}
+	p.Reserve(b.t, len(prompt))
+	write(p, kv, b, prompt)
+	if b.t.blocks[0] == a.t.blocks[0] || b.t.hashes[0] == a.t.hashes[0] {
+		t.Fatal("two scopes share a block")
+	}
+	for _, tb := range []*Table{p.NewTable(1), p.NewTable(2)} {
+		if got := p.Match(tb, prompt); got != 8 {
+			t.Errorf("a scope's own prompt matched %d, want 8", got)
+		}
+	}
+	if f.scope != 1 {
+		t.Errorf("a fork's scope is %d", f.scope)
 	}
 }
 
 func TestForkCopiesTheSharedLastBlockOnWrite(t *testing.T) {
 	p := newTestPool(t, 8)
 	c := newContents(p)
-	a := &seq{t: p.NewTable()}
+	a := &seq{t: p.NewTable(0)}
 	p.Reserve(a.t, 6)
 	write(p, c, a, []int64{1, 2, 3, 4, 5, 6}) // one full block, one half full
 	b := &seq{ids: slices.Clone(a.ids), t: p.Fork(a.t)}
@@ -308,7 +344,7 @@ func TestForkCopiesTheSharedLastBlockOnWrite(t *testing.T) {
 
 func TestReserveIsAllOrNothing(t *testing.T) {
 	p := newTestPool(t, 3)
-	a := &seq{t: p.NewTable()}
+	a := &seq{t: p.NewTable(0)}
 	if p.Reserve(a.t, 13) {
 		t.Fatal("13 tokens fit in 3 blocks of 4")
 	}
@@ -319,7 +355,7 @@ func TestReserveIsAllOrNothing(t *testing.T) {
 		t.Fatal("12 tokens do not fit in 3 blocks of 4")
 	}
 	long := newTestPool(t, 100)
-	if long.Reserve(long.NewTable(), 65) {
+	if long.Reserve(long.NewTable(0), 65) {
 		t.Fatal("a table longer than MaxSeqLen was reserved")
 	}
 }
@@ -332,7 +368,7 @@ func TestDecodeStepDoesNotAllocate(t *testing.T) {
 	p := newTestPool(t, 64)
 	var tables []*Table
 	for i := range 4 {
-		tb := p.NewTable()
+		tb := p.NewTable(0)
 		p.Reserve(tb, 3)
 		p.Append(tb, []int64{int64(i), 1, 2})
 		tables = append(tables, tb)

@@ -20,7 +20,7 @@ func TestPlanNamesEachRowsBlocksAndCarriesTheCopiesOnWrite(t *testing.T) {
 	for i := range tokens {
 		tokens[i] = int64(i + 1)
 	}
-	a := pool.NewTable()
+	a := pool.NewTable(0)
 	pool.Reserve(a, len(tokens))
 	pool.Append(a, tokens)
 	b := pool.Fork(a)
@@ -28,7 +28,7 @@ func TestPlanNamesEachRowsBlocksAndCarriesTheCopiesOnWrite(t *testing.T) {
 		t.Fatal("no room for the fork's token")
 	}
 	fork := &sequence{id: 7, table: b, tokens: append(slices.Clone(tokens), 99), take: 1, scorer: &scoringChooser{}}
-	other := &sequence{id: 3, table: pool.NewTable(), tokens: []int64{5, 6, 7}, take: 2}
+	other := &sequence{id: 3, table: pool.NewTable(0), tokens: []int64{5, 6, 7}, take: 2}
 	pool.Reserve(other.table, 3)
 	var sc stepScratch
 	p := sc.build([]*sequence{fork, other}, pool, 42)

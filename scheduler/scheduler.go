@@ -26,6 +26,9 @@ type Request struct {
 	// FirstTokenTimeout ends the stream with ErrFirstTokenTimeout when no token has come this
 	// long after Submit; 0 means none. (The request context's deadline bounds the whole.)
 	FirstTokenTimeout time.Duration
+	// CacheScope is whose prefix cache the prompt shares: a prompt is computed from the
+	// blocks of earlier prompts of its scope only (kvcache.Scope).
+	CacheScope kvcache.Scope
 	// Prepare, when set, is work the first Choose needs, run as a Choice's Prepare is (see
 	// Choice.Prepare) from when the loop first sees the request: the sequence takes no step
 	// before it returns, and its time counts towards FirstTokenTimeout.

@@ -1458,6 +1458,43 @@ func TestWaitForAPrefixHoldsOnlyItsClass(t *testing.T) {
 	}
 }
 
+// TestScopesNeitherShareNorWaitForAPrefix: two sequences of one prompt in different cache
+// scopes are prefilled side by side, each computing the whole prompt: the second neither
+// takes the first's blocks nor waits for them (a wait would tell it of them too).
+func TestScopesNeitherShareNorWaitForAPrefix(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s, model := newTestScheduler(t, testOpts{registry: reg})
+	var firstBatch atomic.Int64
+	model.setHook(func(step int64, st *stepplan.Plan) error {
+		if step == 1 {
+			firstBatch.Store(int64(len(st.Rows)))
+		}
+		return nil
+	})
+	shared := make([]int64, 40)
+	for i := range shared {
+		shared[i] = int64(i%30 + 2)
+	}
+	var streams []*Stream
+	for _, scope := range []kvcache.Scope{1, 2} {
+		req := greedyRequest(shared, 3)
+		req.CacheScope = scope
+		streams = append(streams, mustSubmit(t, s, req))
+	}
+	start(t, s)
+	for _, st := range streams {
+		if _, last := collect(t, st); last.Err != nil {
+			t.Fatal(last.Err)
+		}
+	}
+	if got := firstBatch.Load(); got != 2 {
+		t.Fatalf("the first step had %d rows, want both scopes' prompts", got)
+	}
+	if cached := counterValue(t, reg, "sluice_generate_prompt_tokens_total", "source", "cached"); cached != 0 {
+		t.Fatalf("%v prompt tokens came from another scope's blocks", cached)
+	}
+}
+
 // scoringChooser is argmaxChooser that records, for each prompt position, the argmax of the
 // scores that predicted it.
 type scoringChooser struct {

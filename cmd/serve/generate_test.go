@@ -918,6 +918,47 @@ func TestChoicesShareTheirPromptsKV(t *testing.T) {
 	}
 }
 
+// TestTenantsDoNotShareThePrefixCache: a tenant's prompt is never computed from another
+// tenant's cached blocks (a hit shows in /metrics, which needs no key, and in the time to the
+// first token: one tenant could confirm another's guessed prompt); its own later prompts are.
+func TestTenantsDoNotShareThePrefixCache(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "keys.json")
+	keyFile(t, path, keyEntry("a-secret", "clinic-a", "*"), keyEntry("b-secret", "clinic-b", "*"))
+	srv := startServer(t, "SLUICE_API_KEYS_FILE="+path)
+	prompt := strings.Repeat("Patient Quentin Zabriskie, MRN 4471923, was seen in clinic today. ", 3)
+	body, _ := json.Marshal(map[string]any{"inputs": prompt, "parameters": map[string]any{"max_new_tokens": 1}})
+	generate := func(key string) {
+		req, _ := http.NewRequest(http.MethodPost, srv.url+"/generate", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-API-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", key, resp.StatusCode)
+		}
+	}
+	const cached = `sluice_generate_prompt_tokens_total{queue="tiny-lm",source="cached"}`
+	hits := func(key string) float64 {
+		before := metricValue(t, srv.metrics(t), cached)
+		generate(key)
+		return metricValue(t, srv.metrics(t), cached) - before
+	}
+	if got := hits("a-secret"); got != 0 {
+		t.Fatalf("a first prompt took %v tokens from the cache", got)
+	}
+	if got := hits("b-secret"); got != 0 {
+		t.Errorf("another tenant's prompt took %v tokens from the first's cache", got)
+	}
+	if got := hits("a-secret"); got == 0 {
+		t.Errorf("a tenant's own prompt, again, took nothing from its cache")
+	}
+}
+
 // TestLogprobs: greedy answers on both OpenAI routes and TGI's with log probabilities (and
 // TGI's top_n_tokens): one entry per generated token, each token the likeliest of its
 // alternatives with the same log probability, offsets along the text; the streams carry the
