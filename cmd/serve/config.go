@@ -378,8 +378,8 @@ func (c Config) check(m machine) []problem {
 		out = append(out, problem{"SLUICE_" + name, fmt.Sprintf(format, args...)})
 	}
 	for _, b := range upperBounds(m) {
-		if v, _ := c.value("SLUICE_" + b.name); v > b.max {
-			own(b.name, "must be at most %d, %s (got %d)", b.max, b.why, v)
+		if v, shown, _ := c.value("SLUICE_" + b.name); v > b.max {
+			own(b.name, "must be at most %d, %s (got %s)", b.max, b.why, shown)
 		}
 	}
 	// Both endpoints warm a full batch on every worker at start-up.

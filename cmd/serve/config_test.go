@@ -145,6 +145,24 @@ func TestEveryNumericSettingHasAnUpperBound(t *testing.T) {
 	}
 }
 
+// TestAFractionPastTheIntegersIsRefusedByItsBound: a float setting too large for an int64,
+// infinite or NaN is refused by its upper bound, with the value as the operator wrote it: read
+// as an int64 it wrapped to the most negative one, under every bound.
+func TestAFractionPastTheIntegersIsRefusedByItsBound(t *testing.T) {
+	t.Parallel()
+	for env, shown := range map[string]string{"SLUICE_RATE_LIMIT_RPS=1e19": "1e+19", "SLUICE_RATE_LIMIT_TOKENS_PER_MINUTE=1e300": "1e+300",
+		"SLUICE_AUTH_FAILURE_RPS=1e30": "1e+30", "SLUICE_AUTH_JWT_LEEWAY_S=+Inf": "+Inf", "SLUICE_AUTH_JWT_MAX_LIFETIME_S=NaN": "NaN"} {
+		name, _, _ := strings.Cut(env, "=")
+		_, err := loadConfig([]string{env}, testMachine)
+		if err == nil || !strings.Contains(err.Error(), name+" must be at most") || !strings.Contains(err.Error(), "(got "+shown+")") {
+			t.Errorf("%s: %v", env, err)
+		}
+	}
+	if _, err := loadConfig([]string{"SLUICE_RATE_LIMIT_RPS=1048576", "SLUICE_AUTH_JWT_LEEWAY_S=0.5"}, testMachine); err != nil {
+		t.Errorf("rates at and under their bounds: %v", err)
+	}
+}
+
 // TestBoundsFollowTheMachine: thread and worker counts are bounded by the CPUs, the batch
 // budget and the KV cache by the memory; the defaults fit a small machine.
 func TestBoundsFollowTheMachine(t *testing.T) {
@@ -265,12 +283,12 @@ func TestEveryUpperBoundReadsAVariable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, b := range upperBounds(testMachine) {
-		if _, ok := cfg.value("SLUICE_" + b.name); !ok {
+		if _, _, ok := cfg.value("SLUICE_" + b.name); !ok {
 			t.Errorf("the upper bound of %s reads no numeric variable", b.name)
 		}
 	}
 	for name, want := range map[string]int64{"SLUICE_BATCH_MAX_WAIT_MS": 7, "SLUICE_RETRY_AFTER_S": 3, "SLUICE_BATCH_BULK_WEIGHT": 1} {
-		if got, _ := cfg.value(name); got != want {
+		if got, _, _ := cfg.value(name); got != want {
 			t.Errorf("%s reads %d, want %d", name, got, want)
 		}
 	}

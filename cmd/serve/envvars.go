@@ -190,8 +190,11 @@ func (c *Config) load(vars map[string]string, problems map[string]string) {
 }
 
 // value is a numeric variable's value as its variable reads it (a duration in its unit, a
-// fraction rounded up, an unset pointer 0), and whether it is numeric.
-func (c *Config) value(name string) (int64, bool) {
+// fraction rounded up, an unset pointer 0), the value as a message shows it, and whether it
+// is numeric. A fraction past the int64s reads as their nearest end, NaN as the top one:
+// converted as they were, they came out as the most negative int64 (amd64), under every
+// bound. A fraction is shown as it is, not as the end it reads as.
+func (c *Config) value(name string) (n int64, shown string, ok bool) {
 	for _, s := range c.sections() {
 		for _, v := range declared(s.Type()) {
 			if v.name != name {
@@ -203,22 +206,36 @@ func (c *Config) value(name string) (int64, bool) {
 			}
 			if f.Kind() == reflect.Pointer {
 				if f.IsNil() {
-					return 0, true
+					return 0, "0", true
 				}
 				f = f.Elem()
 			}
 			switch {
 			case v.unit != 0:
-				return f.Int() / int64(v.unit), true
+				n = f.Int() / int64(v.unit)
 			case f.CanInt():
-				return f.Int(), true
+				n = f.Int()
 			case f.CanFloat():
-				return int64(math.Ceil(f.Float())), true
+				return saturated(f.Float()), strconv.FormatFloat(f.Float(), 'g', -1, 64), true
+			default:
+				return 0, "", false
 			}
-			return 0, false
+			return n, strconv.FormatInt(n, 10), true
 		}
 	}
-	return 0, false
+	return 0, "", false
+}
+
+// saturated is f rounded up to an int64, or the nearest end of the int64s where it lies
+// beyond them; NaN is the top end.
+func saturated(f float64) int64 {
+	switch {
+	case math.IsNaN(f), f >= math.MaxInt64: // MaxInt64 as a float64 is 2^63, itself past the int64s
+		return math.MaxInt64
+	case f < math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(math.Ceil(f))
 }
 
 // byTags names a Problem's field by the declarations of the types given, the first that
