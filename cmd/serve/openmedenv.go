@@ -187,9 +187,10 @@ func byteSize(v string) (string, bool, error) {
 			break
 		}
 	}
+	// Negated, so that NaN, which compares false with everything, is refused too.
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f <= 0 || math.IsInf(f, 0) || f*mult > math.MaxInt64/2 {
-		return "", false, fmt.Errorf("must be a size in bytes > 0 (a number, or with b, kb, mb, gb, kib, mib, gib)")
+	if err != nil || !(f > 0 && f*mult <= math.MaxInt64/2) {
+		return "", false, fmt.Errorf("must be a size in bytes > 0 and under 4 EiB (a number, or with b, kb, mb, gb, kib, mib, gib), got %q", v)
 	}
 	return strconv.FormatInt(int64(math.Ceil(f*mult)), 10), false, nil
 }
@@ -199,9 +200,10 @@ func wholeSeconds(v string) (string, bool, error) { return roundUp(v) }
 func wholeMillis(v string) (string, bool, error)  { return roundUp(v) }
 
 func roundUp(v string) (string, bool, error) {
+	// Negated, so that NaN is refused too; past MaxInt, int() made the most negative int of it.
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || f < 0 || math.IsInf(f, 0) {
-		return "", false, fmt.Errorf("must be a number >= 0")
+	if err != nil || !(f >= 0 && f < math.MaxInt) {
+		return "", false, fmt.Errorf("must be a number from 0 to %d, got %q", math.MaxInt, v)
 	}
 	return strconv.Itoa(int(math.Ceil(f))), false, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,22 @@ func TestOpenMedSettingsAreHonouredRefusedOrNamed(t *testing.T) {
 	for _, name := range []string{"OPENMED_SERVICE_AUTH_ENABLED", "OPENMED_SERVICE_MTLS_CRL_FILE", "OPENMED_PROFILE", "SLUICE_CORS_ORIGINS"} {
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestOpenMedNumbersOutOfRangeNameTheirValue: a fraction OpenMed's variable sets that is NaN
+// or past the ints is refused under that variable with its value as written, not as the
+// most negative int the conversion made of it.
+func TestOpenMedNumbersOutOfRangeNameTheirValue(t *testing.T) {
+	t.Parallel()
+	for _, env := range []string{"OPENMED_SERVICE_SHUTDOWN_DRAIN_SECONDS=NaN", "OPENMED_SERVICE_SHUTDOWN_DRAIN_SECONDS=1e30",
+		"OPENMED_SERVICE_BATCH_MAX_WAIT_MS=1e30", "OPENMED_SERVICE_MODEL_MEMORY_BUDGET_BYTES=NaN", "OPENMED_SERVICE_MODEL_MEMORY_BUDGET_BYTES=1e30 GiB"} {
+		name, value, _ := strings.Cut(env, "=")
+		_, err := loadConfig([]string{env, "SLUICE_MODELS_DIR=" + t.TempDir()}, testMachine)
+		if err == nil || !strings.Contains(err.Error(), name+" must be") || !strings.Contains(err.Error(), strconv.Quote(value)) ||
+			strings.Contains(err.Error(), "9223372036854775808") {
+			t.Errorf("%s: %v", env, err)
 		}
 	}
 }
