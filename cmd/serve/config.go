@@ -119,6 +119,9 @@ type Own struct {
 	AnalyzeModel string            `env:"ANALYZE_MODEL" envDefault:"clinical-ner"`
 	PIIModel     string            `env:"PII_MODEL" envDefault:"pii"`
 	ModelAliases map[string]string `env:"MODEL_ALIASES" envKeyValSeparator:"=" envDefault:"disease_detection_superclinical=clinical-ner,OpenMed/OpenMed-PII-SuperClinical-Small-44M-v1=pii"`
+	// modelAliasesText is SLUICE_MODEL_ALIASES as written ("" when unset), for check: the map
+	// keeps the last model of an alias written twice, and so no longer shows the mistake.
+	modelAliasesText string
 	// Profile is OpenMed's settings profile (OPENMED_PROFILE), reported by /health.
 	Profile string `env:"-"`
 	// openMedNoEffect names OpenMed's variables that are set and have no effect here.
@@ -289,6 +292,7 @@ func loadConfig(environ []string, m machine) (Config, error) {
 	if v, set := vars["OPENMED_SERVICE_AUTH_ENABLED"]; set {
 		cfg.openMedAuth, _ = openMedBool(v)
 	}
+	cfg.modelAliasesText = vars["SLUICE_MODEL_ALIASES"]
 	if p, set := vars["OPENMED_PROFILE"]; set {
 		cfg.Profile = strings.ToLower(strings.TrimSpace(p))
 	}
@@ -393,6 +397,9 @@ func (c Config) check(m machine) []problem {
 	}
 	if _, err := parseQuantize(c.Quantize); err != nil {
 		own("QUANTIZE", "%v", err)
+	}
+	if problems := c.aliasProblems(); len(problems) > 0 {
+		own("MODEL_ALIASES", "%s", strings.Join(problems, "; "))
 	}
 	if a := c.QuantizeMinAgreement; !(a >= 0 && a <= 1) {
 		own("QUANTIZE_MIN_AGREEMENT", "must be between 0 and 1 (got %v)", a)
@@ -588,6 +595,40 @@ func (c Config) check(m machine) []problem {
 	for _, p := range packageProblems(c.onGPU().batcher().Validate(), byTags(reflect.TypeFor[batcher.GPULimits]())) {
 		if strings.HasPrefix(p.variable, "SLUICE_") {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// aliasProblems are what is wrong with SLUICE_MODEL_ALIASES as written: an empty alias or
+// model, an alias given twice (the last would win without a word), a model the entity routes
+// do not serve. Those routes are where aliases are resolved: a model on demand is loaded by the
+// name the request gives, so an alias of one would never reach it. The defaults (unset) are
+// OpenMed's names of the shipped models, of no use to a server that serves others, and not
+// checked.
+func (c Config) aliasProblems() []string {
+	if c.modelAliasesText == "" {
+		return nil
+	}
+	served := c.AnalyzeModel + " and " + c.PIIModel
+	if c.AnalyzeModel == c.PIIModel {
+		served = c.AnalyzeModel
+	}
+	var out []string
+	seen := map[string]int{}
+	for _, part := range strings.Split(c.modelAliasesText, ",") {
+		alias, model, ok := strings.Cut(part, "=")
+		if !ok || strings.Contains(model, "=") {
+			continue // does not parse, and is reported as such
+		}
+		switch {
+		case alias == "" || model == "":
+			out = append(out, fmt.Sprintf("has an empty alias or model (%q)", part))
+		case model != c.AnalyzeModel && model != c.PIIModel:
+			out = append(out, fmt.Sprintf("maps %s to %s, which no entity route serves (they serve %s)", alias, model, served))
+		}
+		if seen[alias]++; seen[alias] == 2 && alias != "" {
+			out = append(out, fmt.Sprintf("gives the alias %s more than once", alias))
 		}
 	}
 	return out

@@ -163,6 +163,41 @@ func TestAFractionPastTheIntegersIsRefusedByItsBound(t *testing.T) {
 	}
 }
 
+// TestDeadOrContradictoryModelSettingsAreRefused: an alias of a model the entity routes do
+// not serve, an empty alias or model, an alias or a quantize mode given twice (the last won
+// without a word) refuse the start, every problem of a variable on its one line; the default
+// aliases do not stop a server that serves other models, and what is meant once starts.
+func TestDeadOrContradictoryModelSettingsAreRefused(t *testing.T) {
+	t.Parallel()
+	for env, wants := range map[string][]string{
+		"SLUICE_MODEL_ALIASES=foo=piii":                   {"foo to piii"},
+		"SLUICE_MODEL_ALIASES=foo=pii,foo=clinical-ner":   {"foo more than once"},
+		"SLUICE_MODEL_ALIASES==":                          {`empty alias or model ("=")`},
+		"SLUICE_MODEL_ALIASES=a=piii,b=,a=pii,=pii,c=pii": {"a to piii", `("b=")`, "a more than once", `("=pii")`},
+		"SLUICE_QUANTIZE=pii=int8,pii=off":                {"pii's mode more than once"},
+		"SLUICE_QUANTIZE=int8,off":                        {"every model's mode more than once"},
+		"SLUICE_QUANTIZE=int8,int4,pii=int8,pii=off,off":  {`"int4"`, "pii's mode", "every model's mode"},
+	} {
+		name, _, _ := strings.Cut(env, "=")
+		_, err := loadConfig([]string{env}, testMachine)
+		if err == nil || strings.Count(err.Error(), name+" ") != 1 {
+			t.Errorf("%s: %v", env, err)
+			continue
+		}
+		for _, want := range wants {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %q not said: %v", env, want, err)
+			}
+		}
+	}
+	for _, env := range [][]string{{"SLUICE_MODEL_ALIASES=foo=pii,bar=clinical-ner"}, {"SLUICE_PII_MODEL=other"},
+		{"SLUICE_PII_MODEL=other", "SLUICE_MODEL_ALIASES=foo=other"}, {"SLUICE_QUANTIZE=int8,pii=off,tiny-lm=off"}} {
+		if _, err := loadConfig(env, testMachine); err != nil {
+			t.Errorf("%q: %v", env, err)
+		}
+	}
+}
+
 // TestBoundsFollowTheMachine: thread and worker counts are bounded by the CPUs, the batch
 // budget and the KV cache by the memory; the defaults fit a small machine.
 func TestBoundsFollowTheMachine(t *testing.T) {

@@ -31,8 +31,11 @@ type quantizePlan struct {
 	each map[string]string
 }
 
+// parseQuantize reads SLUICE_QUANTIZE, with every problem in its error. A mode given twice,
+// for a model or for every model, is one: the last would win without a word.
 func parseQuantize(v string) (quantizePlan, error) {
 	p := quantizePlan{each: map[string]string{}}
+	var problems []string
 	for _, part := range strings.Split(v, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -43,16 +46,26 @@ func parseQuantize(v string) (quantizePlan, error) {
 			name, mode = "", part
 		}
 		if mode != "int8" && mode != "off" {
-			return p, fmt.Errorf("takes int8, off, or name=int8|off pairs separated by commas (got %q)", part)
+			problems = append(problems, fmt.Sprintf("takes int8, off, or name=int8|off pairs separated by commas (got %q)", part))
+			continue
 		}
-		if named {
-			if name = strings.TrimSpace(name); name == "" {
-				return p, fmt.Errorf("has a mode without a model name (%q)", part)
+		switch name = strings.TrimSpace(name); {
+		case named && name == "":
+			problems = append(problems, fmt.Sprintf("has a mode without a model name (%q)", part))
+		case named:
+			if first, twice := p.each[name]; twice {
+				problems = append(problems, fmt.Sprintf("sets %s's mode more than once (%s, then %s)", name, first, mode))
 			}
 			p.each[name] = mode
-		} else {
+		default:
+			if p.all != "" {
+				problems = append(problems, fmt.Sprintf("sets every model's mode more than once (%s, then %s)", p.all, mode))
+			}
 			p.all = mode
 		}
+	}
+	if len(problems) > 0 {
+		return p, errors.New(strings.Join(problems, "; "))
 	}
 	return p, nil
 }
