@@ -67,7 +67,7 @@ func (s *server) encoderRoutes(cfg Config, rt *engine.Runtime, clk clock.Clock, 
 			return nil, nil, err
 		}
 		s.encoders = append(s.encoders, loop)
-		s.served = append(s.served, servedModel{name: m.Name, kind: kind})
+		s.served = append(s.served, servedModel{name: m.Name, kind: kind, gate: gate})
 		return gate, loop, nil
 	}
 	if cfg.EmbedModel != "none" {

@@ -181,6 +181,10 @@ type server struct {
 type servedModel struct {
 	name, kind string
 	int8       bool
+	// gate, set for an embedding or rerank model, is its routes' gate: those routes list no
+	// models (Route.Models is /models/loaded's, OpenMed's entity models), so the log finds
+	// them by it.
+	gate *admission.Gate
 }
 
 // newServer builds the server. What it opens it records on s as it goes; when a step fails,
@@ -984,6 +988,9 @@ func (s *server) logStart(addr net.Addr) {
 		}
 		var paths []string
 		for _, r := range s.routes {
+			if m.gate != nil && r.Gate == m.gate {
+				paths = append(paths, r.Path)
+			}
 			for _, info := range r.Models {
 				if info.Name == m.name {
 					paths = append(paths, r.Path)

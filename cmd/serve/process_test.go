@@ -183,11 +183,15 @@ func TestTheStartUpLogSaysWhatIsServed(t *testing.T) {
 			}
 		}
 	}
-	for name, kind := range map[string]string{"clinical-ner": "token classification", "pii": "token classification", "tiny-lm": "text generation"} {
+	for name, kind := range map[string]string{"clinical-ner": "token classification", "pii": "token classification", "tiny-lm": "text generation",
+		"embed-mini": "sentence embedding", "rerank-mini": "reranking"} {
 		m := serving[name]
 		if m == nil || m["kind"] != kind || m["device"] != "cpu" || m["precision"] == nil || m["routes"] == "" {
 			t.Errorf("%s: %v", name, m)
 		}
+	}
+	if serving["embed-mini"]["routes"] != "/v1/embeddings /embed" || serving["rerank-mini"]["routes"] != "/rerank /v1/rerank" {
+		t.Errorf("the encoders' routes: %v %v", serving["embed-mini"], serving["rerank-mini"])
 	}
 	if serving["pii"]["precision"] != "int8" || !strings.Contains(serving["tiny-lm"]["routes"].(string), "/v1/chat/completions") {
 		t.Errorf("precision or routes: %v %v", serving["pii"], serving["tiny-lm"])
