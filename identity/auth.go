@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,11 +103,20 @@ func (c Config) Validate() error {
 	if c.FailureBurst < 0 {
 		check.Addf("FailureBurst", "must be >= 0 (0: no limit), got %d", c.FailureBurst)
 	}
-	for route := range c.RouteScopes {
+	known := slices.Sorted(maps.Keys(DefaultRouteScopes))
+	for _, route := range slices.Sorted(maps.Keys(c.RouteScopes)) {
 		method, path, ok := strings.Cut(route, " ")
-		if !ok || method == "" || method != strings.ToUpper(method) || !strings.HasPrefix(path, "/") {
-			check.Addf("RouteScopes", "keys must look like \"POST /analyze\" (a method in capitals and an absolute path)")
-			break
+		switch {
+		case !ok || method == "" || method != strings.ToUpper(method) || !strings.HasPrefix(path, "/"):
+			check.Addf("RouteScopes", "keys must look like \"POST /analyze\" (a method in capitals and an absolute path), got %q", route)
+		case DefaultRouteScopes[route] == nil:
+			// A key no request is authorized as would be kept and never read: the route it
+			// meant to guard would keep its default scopes.
+			hint := ""
+			if near := settings.Nearest(route, known); near != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			check.Addf("RouteScopes", "%q is no route of the server%s; a route is named as docs/API.md's table names it, its parameters as {id} and {name}", route, hint)
 		}
 	}
 	return check.Err()

@@ -185,6 +185,24 @@ func TestConfigIsChecked(t *testing.T) {
 	}
 }
 
+// TestRouteScopesNameRoutesOfTheServer: an override of a route no request is authorized as
+// (one model's path, HEAD, a misspelling) would be kept and never read, leaving the route it
+// meant to guard on its default scopes: it refuses the start, with the route it may mean.
+func TestRouteScopesNameRoutesOfTheServer(t *testing.T) {
+	keys := testKeys(t)
+	for route, want := range map[string]string{
+		"POST /v2/models/pii/infer": `did you mean "POST /v2/models/{name}/infer"`,
+		"HEAD /jobs":                `"HEAD /jobs" is no route`,
+		"POST /pii/extract/strem":   `did you mean "POST /pii/extract/stream"`,
+		"POST /analyze":             "",
+	} {
+		_, err := New(Config{Keys: keys, RouteScopes: map[string][]string{route: {"pii:admin"}}}, clock.NewFake(epoch))
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v", route, err)
+		}
+	}
+}
+
 // token signs claims with key (a []byte for HS256, an *rsa.PrivateKey for RS256) under kid.
 func token(t *testing.T, key any, kid string, claims map[string]any) string {
 	t.Helper()
