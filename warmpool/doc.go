@@ -14,6 +14,8 @@
 // load builds a model (and may take seconds); estimate gives its footprint before it is loaded,
 // from its files, so that the budget is kept before the memory is spent, and says whether the
 // name is a model at all. A request that finds its model loading waits for it as long as its
-// context allows, then gets ErrLoading with the time the load is expected to take still.
+// context allows, then gets ErrLoading with the time the load is expected to take still; the
+// model then stays, once loaded, until that time is past (and a grace), whatever its
+// keep-alive, so that the retry finds it.
 // A load that would not fit even with every idle model unloaded gets ErrBusy.
 package warmpool

@@ -111,6 +111,9 @@ type entry struct {
 	keep      KeepAlive
 	deadline  time.Time     // zero: none
 	expiry    chan struct{} // closed to stop the keep-alive timer's goroutine; nil: none
+	// retryBy is when the last request that gave up waiting for the load was told to be back
+	// (its Retry-After), with retryGrace: the model stays idle at least until then.
+	retryBy time.Time
 }
 
 // Pool is the resident models. It is safe for concurrent use.
@@ -246,6 +249,9 @@ func (p *Pool) Acquire(ctx context.Context, name string, keep KeepAlive) (Model,
 		case <-ctx.Done():
 			p.mu.Lock()
 			remaining := p.remaining(e)
+			if by := p.clk.Now().Add(remaining + retryGrace); by.After(e.retryBy) {
+				e.retryBy = by
+			}
 			p.releaseLocked(e)
 			p.mu.Unlock()
 			return nil, nil, &LoadingError{Remaining: remaining}
@@ -296,6 +302,12 @@ func (p *Pool) loadSafely(ctx context.Context, name string) (m Model, size int64
 
 // closeWait bounds how long a load waits for other models' closes before it goes on.
 const closeWait = 30 * time.Second
+
+// retryGrace is how long past the wait a LoadingError told its request a model is kept for
+// the retry: Retry-After is whole seconds rounded up, and a retry comes later still by its
+// client's own delays (a round trip, a jitter it adds). Erring long costs no other model its
+// room: an idle model is unloaded for room as ever.
+const retryGrace = 10 * time.Second
 
 // DefaultRetryFailedAfter is Config.RetryFailedAfter when it is 0.
 const DefaultRetryFailedAfter = time.Minute
@@ -457,19 +469,23 @@ func (p *Pool) releaseLocked(e *entry) {
 }
 
 // idle starts the keep-alive of e, resident with no request: unloaded now (keep-alive 0),
-// never, or when its timer fires unless a request came meanwhile. Called with mu held.
+// never, or when its timer fires unless a request came meanwhile. A model loaded for requests
+// that gave up waiting stays until their retries are due, whatever its keep-alive: at 0 it
+// was unloaded as its load ended and each retry loaded it again, for ever. Called with mu
+// held.
 func (p *Pool) idle(e *entry) {
-	keep := e.keep
+	now := p.clk.Now()
+	wait := max(e.keep.For, e.retryBy.Sub(now))
 	switch {
-	case keep.Forever:
+	case e.keep.Forever:
 		e.deadline = time.Time{}
-	case keep.For == 0:
+	case wait <= 0:
 		p.unloadLocked(e)
 	default:
-		e.deadline = e.lastUsed.Add(keep.For)
+		e.deadline = now.Add(wait)
 		stop := make(chan struct{})
 		e.expiry = stop
-		t := p.clk.NewTimer(keep.For)
+		t := p.clk.NewTimer(wait)
 		go func() {
 			defer t.Stop()
 			select {

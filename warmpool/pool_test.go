@@ -344,7 +344,8 @@ func TestUnload(t *testing.T) {
 func TestALoadNobodyWaitedForStillExpires(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	f := &fakeModels{sizes: map[string]int64{"a": 1}, gate: make(chan struct{})}
-	p := newPool(t, Config{KeepAlive: time.Minute}, f, clk)
+	// Longer than the retry the request is told to make (a minute: no load measured yet).
+	p := newPool(t, Config{KeepAlive: 5 * time.Minute}, f, clk)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, _, err := p.Acquire(ctx, "a", KeepAlive{}); !errors.Is(err, ErrLoading) {
@@ -352,7 +353,41 @@ func TestALoadNobodyWaitedForStillExpires(t *testing.T) {
 	}
 	close(f.gate)
 	eventually(t, func() bool { s := p.Snapshot(); return len(s) == 1 && s[0].HasDeadline })
-	clk.Advance(time.Minute)
+	clk.Advance(5 * time.Minute)
+	eventually(t, func() bool { return len(p.Snapshot()) == 0 })
+}
+
+// TestALoadNobodyWaitedForStaysForTheRetry: at keep-alive 0, a model whose load ends after its
+// request gave up stays for the retry its LoadingError asked for (retryGrace past it), which
+// it serves without loading it again; nobody back by then, it leaves.
+func TestALoadNobodyWaitedForStaysForTheRetry(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	f := &fakeModels{sizes: map[string]int64{"a": 1}, gate: make(chan struct{}, 1)}
+	// KeepAlive 0; with no load measured, one is expected to take LoadTimeout/60: 1 s.
+	p := newPool(t, Config{LoadTimeout: time.Minute}, f, clk)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := p.Acquire(ctx, "a", KeepAlive{})
+	var le *LoadingError
+	if !errors.As(err, &le) || le.Remaining != time.Second {
+		t.Fatalf("%v %+v", err, le)
+	}
+	f.gate <- struct{}{}
+	eventually(t, func() bool { s := p.Snapshot(); return len(s) == 0 || !s[0].Loading })
+	if s := p.Snapshot(); len(s) != 1 || !s[0].HasDeadline || s[0].KeepAliveRemaining != time.Second+retryGrace {
+		t.Fatalf("a model loaded for a request that will retry in 1 s: %+v", s)
+	}
+	clk.Advance(time.Second) // the retry, as Retry-After said
+	_, release, err := p.Acquire(context.Background(), "a", KeepAlive{})
+	if err != nil || f.loads.Load() != 1 {
+		t.Fatalf("the retry: %v after %d loads", err, f.loads.Load())
+	}
+	release()
+	clk.Advance(retryGrace - time.Millisecond)
+	if names(p) != "a" {
+		t.Fatalf("resident %q before the retry's time had passed", names(p))
+	}
+	clk.Advance(time.Millisecond)
 	eventually(t, func() bool { return len(p.Snapshot()) == 0 })
 }
 

@@ -133,10 +133,12 @@ func TestModelsLoadOnDemand(t *testing.T) {
 }
 
 // TestAModelStillLoadingIsA503WithItsRetryAfter: with no wait for loads (SLUICE_MODEL_LOAD_WAIT_MS=0), the first request for
-// a model gets 503 with a Retry-After; the load goes on, and once it is done the model serves.
+// a model gets 503 with a Retry-After; the load goes on, and once it is done the model serves,
+// at keep-alive 0 too (it was unloaded as its load ended, and each retry loaded it again).
 func TestAModelStillLoadingIsA503WithItsRetryAfter(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-b"), "SLUICE_MODEL_LOAD_WAIT_MS=0")
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-b"), "SLUICE_MODEL_LOAD_WAIT_MS=0",
+		"SLUICE_KEEP_ALIVE=0")
 	body := `{"text":"Call Maria at (415) 555-0132.","model_name":"pii-b"}`
 	resp, err := http.Post(srv.url+"/pii/extract", "application/json", strings.NewReader(body))
 	if err != nil {
