@@ -130,6 +130,8 @@ func codeOf(httpStatus int) codes.Code {
 		return codes.Unimplemented
 	case http.StatusServiceUnavailable:
 		return codes.Unavailable
+	case http.StatusInsufficientStorage: // a model that can never fit: not to be retried as it is
+		return codes.FailedPrecondition
 	case http.StatusGatewayTimeout, http.StatusRequestTimeout:
 		return codes.DeadlineExceeded
 	}

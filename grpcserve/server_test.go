@@ -14,7 +14,7 @@ import (
 func TestHTTPStatusesBecomeTheirGRPCCodes(t *testing.T) {
 	for status, want := range map[int]codes.Code{400: codes.InvalidArgument, 401: codes.Unauthenticated, 403: codes.PermissionDenied,
 		404: codes.NotFound, 413: codes.ResourceExhausted, 422: codes.InvalidArgument, 429: codes.ResourceExhausted, 499: codes.Canceled,
-		500: codes.Internal, 503: codes.Unavailable, 504: codes.DeadlineExceeded} {
+		500: codes.Internal, 503: codes.Unavailable, 504: codes.DeadlineExceeded, 507: codes.FailedPrecondition} {
 		if got := codeOf(status); got != want {
 			t.Errorf("%d: %v, want %v", status, got, want)
 		}

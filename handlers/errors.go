@@ -25,6 +25,9 @@ const (
 	CodeServiceBusy = "service_busy"
 	// CodeModelLoading: the model named is loading; retry after the Retry-After.
 	CodeModelLoading = "model_loading"
+	// CodeModelTooLarge: the model named can never fit the memory budget beside the configured
+	// models; unlike service_busy, not worth a retry (Sluice's own code).
+	CodeModelTooLarge = "model_too_large"
 	// CodeCircuitOpen: the model's circuit breaker is open after failures in a row; retry
 	// after the Retry-After.
 	CodeCircuitOpen = "circuit_breaker_open"

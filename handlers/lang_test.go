@@ -171,6 +171,7 @@ func TestUnservedLangIs422(t *testing.T) {
 type fakePool struct {
 	mu     sync.Mutex
 	models map[string]*fakeExtractor
+	errs   map[string]error // what Lend answers for these names
 	gate   *admission.Gate
 	asked  []string
 }
@@ -179,6 +180,9 @@ func (p *fakePool) Lend(_ context.Context, name string, _ KeepAlive) (Extractor,
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.asked = append(p.asked, name)
+	if err := p.errs[name]; err != nil {
+		return nil, nil, nil, err
+	}
 	m, ok := p.models[name]
 	if !ok {
 		return nil, nil, nil, ErrModelUnknown

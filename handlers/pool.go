@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,7 +17,7 @@ import (
 type ModelPool interface {
 	// Lend returns the model called name and the gate that admits its requests, loading it if
 	// need be (waiting while ctx lives), and the function to call once the request is done.
-	// Its errors are ErrModelUnknown, ErrModelBusy and *ModelLoadingError.
+	// Its errors are ErrModelUnknown, ErrModelBusy, *ModelTooLargeError and *ModelLoadingError.
 	Lend(ctx context.Context, name string, keep KeepAlive) (Extractor, *admission.Gate, func(), error)
 	// Models is every model loaded or loading, by name.
 	Models() []PooledModel
@@ -65,6 +66,14 @@ var (
 	ErrModelBusy = errors.New("handlers: no room for the model")
 )
 
+// ModelTooLargeError is a model that can never fit the memory budget: its footprint is more
+// than the room the configured models leave, and no wait changes that (ErrModelBusy's can).
+type ModelTooLargeError struct{ Footprint, Room int64 }
+
+func (e *ModelTooLargeError) Error() string {
+	return fmt.Sprintf("handlers: the model takes %d bytes, more than the memory budget's %d bytes of room", e.Footprint, e.Room)
+}
+
 // ModelLoadingError is a request whose model was still loading when its wait ended.
 type ModelLoadingError struct{ Remaining time.Duration }
 
@@ -95,10 +104,18 @@ func (s *server) borrow(c *fiber.Ctx, x *exchange, pooled string, keepAlive json
 	defer cancel()
 	model, gate, release, err := s.opts.Pool.Lend(ctx, pooled, keep)
 	var loading *ModelLoadingError
+	var tooLarge *ModelTooLargeError
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrModelUnknown):
 		return nil, nil, err
+	case errors.As(err, &tooLarge):
+		// Not a 503: a client retries those, and this answer would never change. Nor a 4xx: the
+		// request is sound, the server's budget too small for the model.
+		return nil, nil, &apiError{Status: fiber.StatusInsufficientStorage, Code: CodeModelTooLarge, Outcome: OutcomeFailed,
+			Message: fmt.Sprintf("The model takes %d bytes; the memory budget has %d bytes for models loaded on demand, so it cannot be loaded",
+				tooLarge.Footprint, tooLarge.Room),
+			Details: map[string]int64{"footprint_bytes": tooLarge.Footprint, "room_bytes": tooLarge.Room}}
 	case errors.Is(err, ErrModelBusy):
 		e := s.notReady("No room to load the model while the resident models are in use", CodeServiceBusy)
 		e.Code = CodeServiceBusy

@@ -17,5 +17,6 @@
 // context allows, then gets ErrLoading with the time the load is expected to take still; the
 // model then stays, once loaded, until that time is past (and a grace), whatever its
 // keep-alive, so that the retry finds it.
-// A load that would not fit even with every idle model unloaded gets ErrBusy.
+// A load that would not fit even with every idle model unloaded gets ErrBusy, one that can
+// never fit (larger than the budget's room beside the pinned models) a *TooLargeError.
 package warmpool

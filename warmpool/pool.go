@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -82,6 +83,23 @@ var (
 	// ErrClosed: the pool is closing (the server shuts down).
 	ErrClosed = errors.New("warmpool: closed")
 )
+
+// TooLargeError is a model that can never fit the memory budget: its footprint is more than
+// the room the pinned models leave, which stays what it is for the life of the pool. Unlike
+// ErrBusy, waiting does not help.
+type TooLargeError struct {
+	Footprint, Room int64 // bytes
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("warmpool: the model takes %d bytes; the memory budget has %d bytes beside the pinned models", e.Footprint, e.Room)
+}
+
+// ErrTooLarge matches a *TooLargeError with errors.Is.
+var ErrTooLarge = &TooLargeError{}
+
+// Is makes every *TooLargeError match ErrTooLarge.
+func (e *TooLargeError) Is(target error) bool { _, ok := target.(*TooLargeError); return ok }
 
 // LoadingError is a request that gave up waiting for its model's load.
 type LoadingError struct {
@@ -275,6 +293,9 @@ func (p *Pool) startLoad(name string, size int64) (*entry, error) {
 	if p.closed {
 		return nil, ErrClosed
 	}
+	if room := p.roomBesidePinned(); size > room {
+		return nil, &TooLargeError{Footprint: size, Room: room}
+	}
 	if !p.makeRoom(size) {
 		return nil, ErrBusy
 	}
@@ -395,12 +416,24 @@ func (p *Pool) remaining(e *entry) time.Duration {
 	return max(expect-p.clk.Now().Sub(e.started), time.Second)
 }
 
+// roomBesidePinned is the most a model loaded on demand can ever take: the pinned models stay
+// for the pool's life (math.MaxInt64: no budget). Called with mu held.
+func (p *Pool) roomBesidePinned() int64 {
+	if p.cfg.MemoryBudget == 0 {
+		return math.MaxInt64
+	}
+	room := p.cfg.MemoryBudget
+	for _, e := range p.entries {
+		if e.pinned {
+			room -= e.footprint
+		}
+	}
+	return max(room, 0)
+}
+
 // makeRoom unloads idle unpinned models, least recently used first, until one more model of
 // size fits the cap and the budget. Called with mu held.
 func (p *Pool) makeRoom(size int64) bool {
-	if p.cfg.MemoryBudget > 0 && size > p.cfg.MemoryBudget {
-		return false
-	}
 	// Unload nothing unless unloading every idle model would make the room.
 	var idleBytes int64
 	idleCount := 0

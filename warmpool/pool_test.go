@@ -156,7 +156,7 @@ func TestIdleModelsLeaveAfterTheirKeepAlive(t *testing.T) {
 
 // TestTheCapAndTheBudgetUnloadTheLeastRecentlyUsed: a new model takes the room of the idle
 // model used longest ago; pinned and busy models stay, and when only they are left the new
-// one is refused (ErrBusy), as is one larger than the whole budget.
+// one is refused (ErrBusy); one larger than the whole budget is too large.
 func TestTheCapAndTheBudgetUnloadTheLeastRecentlyUsed(t *testing.T) {
 	clk := clock.NewFake(epoch)
 	f := &fakeModels{sizes: map[string]int64{"pinned": 40, "a": 20, "b": 20, "c": 20, "d": 50, "huge": 200}}
@@ -188,7 +188,7 @@ func TestTheCapAndTheBudgetUnloadTheLeastRecentlyUsed(t *testing.T) {
 	if names := names(p); names != "d pinned" {
 		t.Fatalf("resident %s", names)
 	}
-	if _, err := use("huge"); !errors.Is(err, ErrBusy) {
+	if _, err := use("huge"); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("huge: %v", err)
 	}
 	if _, err := use("nope"); !errors.Is(err, ErrUnknown) {
@@ -405,6 +405,36 @@ func TestNoUnloadThatDoesNotMakeTheRoom(t *testing.T) {
 	}
 	if names(p) != "busy idle" {
 		t.Fatalf("resident %s", names(p))
+	}
+}
+
+// TestAModelThatCanNeverFitIsTooLargeNotBusy: a model larger than the budget's room beside
+// the pinned models is a TooLargeError saying both sizes, with nothing resident to wait for,
+// and not ErrBusy, which a retry can outlast; one that fits that room but not beside a model
+// in use is ErrBusy.
+func TestAModelThatCanNeverFitIsTooLargeNotBusy(t *testing.T) {
+	f := &fakeModels{sizes: map[string]int64{"big": 61, "fits": 60, "other": 10}}
+	p := newPool(t, Config{MemoryBudget: 100, Forever: true}, f, clock.NewFake(epoch))
+	p.Pin("pinned", &fakeModel{name: "pinned"}, 40)
+	_, _, err := p.Acquire(context.Background(), "big", KeepAlive{})
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || errors.Is(err, ErrBusy) || tl.Footprint != 61 || tl.Room != 60 ||
+		!strings.Contains(err.Error(), "61 bytes") || !strings.Contains(err.Error(), "60 bytes") {
+		t.Fatalf("a model of 61 bytes, 60 of room beside the pinned: %v %+v", err, tl)
+	}
+	if strings.Contains(err.Error(), "big") {
+		t.Fatalf("the error names the model the request asked for: %v", err)
+	}
+	_, release, err := p.Acquire(context.Background(), "fits", KeepAlive{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if _, _, err := p.Acquire(context.Background(), "other", KeepAlive{}); !errors.Is(err, ErrBusy) || errors.Is(err, ErrTooLarge) {
+		t.Fatalf("other, while fits is in use: %v", err)
+	}
+	if f.loads.Load() != 1 {
+		t.Fatalf("%d loads", f.loads.Load())
 	}
 }
 

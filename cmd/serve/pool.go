@@ -166,10 +166,13 @@ func (p *modelPool) load(ctx context.Context, name string) (warmpool.Model, int6
 func (p *modelPool) Lend(ctx context.Context, name string, keep handlers.KeepAlive) (handlers.Extractor, *admission.Gate, func(), error) {
 	m, release, err := p.pool.Acquire(ctx, name, warmpool.KeepAlive{Set: keep.Set, Forever: keep.Forever, For: keep.For})
 	var loading *warmpool.LoadingError
+	var tooLarge *warmpool.TooLargeError
 	switch {
 	case err == nil:
 	case errors.Is(err, warmpool.ErrUnknown):
 		return nil, nil, nil, handlers.ErrModelUnknown
+	case errors.As(err, &tooLarge):
+		return nil, nil, nil, &handlers.ModelTooLargeError{Footprint: tooLarge.Footprint, Room: tooLarge.Room}
 	case errors.Is(err, warmpool.ErrBusy):
 		return nil, nil, nil, handlers.ErrModelBusy
 	case errors.As(err, &loading):

@@ -1,13 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/handlers"
+	"github.com/sluice-serving/sluice/warmpool"
 )
 
 // modelsDir is a SLUICE_MODELS_DIR with the two configured models and copies of the PII model
@@ -155,5 +162,22 @@ func TestAModelStillLoadingIsA503WithItsRetryAfter(t *testing.T) {
 	waitLoaded(t, srv, "pii-b", func(m map[string]any) bool { return m != nil && m["resident"] == true })
 	if status, _ := srv.post(t, "/pii/extract", map[string]any{"text": "Call Maria.", "model_name": "pii-b"}); status != 200 {
 		t.Fatalf("after the load: %d", status)
+	}
+}
+
+// TestLendSaysAModelCanNeverFit: the pool's TooLargeError reaches the handlers as their
+// ModelTooLargeError, with both sizes, and not as ErrModelBusy (a 503 to retry for ever).
+func TestLendSaysAModelCanNeverFit(t *testing.T) {
+	wp, err := warmpool.New(warmpool.Config{MemoryBudget: 100, Forever: true},
+		func(context.Context, string) (warmpool.Model, int64, error) { return nil, 0, errors.New("loaded") },
+		func(string) (int64, error) { return 101, nil }, clock.NewFake(time.Unix(0, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = wp.Close(context.Background()) })
+	_, _, _, err = (&modelPool{pool: wp}).Lend(context.Background(), "big", handlers.KeepAlive{})
+	var tl *handlers.ModelTooLargeError
+	if !errors.As(err, &tl) || errors.Is(err, handlers.ErrModelBusy) || tl.Footprint != 101 || tl.Room != 100 {
+		t.Fatalf("%v %+v", err, tl)
 	}
 }
