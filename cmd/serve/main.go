@@ -329,6 +329,9 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 		if cfg.ModelMemoryBudget > 0 && pinnedBytes >= cfg.ModelMemoryBudget {
 			return nil, fmt.Errorf("SLUICE_MODEL_MEMORY_BUDGET_BYTES (%d) must exceed the configured models' %d bytes, which stay resident, or no model could load on demand", cfg.ModelMemoryBudget, pinnedBytes)
 		}
+		if cfg.ModelMemoryBudget > 0 {
+			s.pool.warnNeverFit(s.logger, cfg.ModelMemoryBudget-pinnedBytes, footprints)
+		}
 		pool = s.pool
 		others := residentModels(routes) - len(footprints) // the generation model, not pooled
 		models = func() metricscompat.Models {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,6 +105,25 @@ func (p *modelPool) estimate(name string) (int64, error) {
 		return 0, warmpool.ErrUnknown
 	}
 	return st.Size(), nil
+}
+
+// warnNeverFit logs each model of the directory larger than room, the budget less the
+// configured models: none of them can ever load, and the operator should learn it at start
+// rather than from its callers' 507s.
+func (p *modelPool) warnNeverFit(logger *slog.Logger, room int64, configured map[string]int64) {
+	entries, err := os.ReadDir(p.dir)
+	if err != nil {
+		return // a load reports it
+	}
+	for _, e := range entries {
+		if _, ok := configured[e.Name()]; ok || !e.IsDir() {
+			continue
+		}
+		if size, err := p.estimate(e.Name()); err == nil && size > room {
+			logger.Warn("a model in SLUICE_MODELS_DIR can never load: it is larger than SLUICE_MODEL_MEMORY_BUDGET_BYTES leaves beside the configured models",
+				slog.String("model", e.Name()), slog.Int64("footprint_bytes", size), slog.Int64("room_bytes", room))
+		}
+	}
 }
 
 // reservedQueues are the configured endpoints' queue names, which a model's own queue (named

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/handlers"
+	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/warmpool"
 )
 
@@ -179,5 +181,33 @@ func TestLendSaysAModelCanNeverFit(t *testing.T) {
 	var tl *handlers.ModelTooLargeError
 	if !errors.As(err, &tl) || errors.Is(err, handlers.ErrModelBusy) || tl.Footprint != 101 || tl.Room != 100 {
 		t.Fatalf("%v %+v", err, tl)
+	}
+}
+
+// TestAModelThatCanNeverFitIsWarnedOfAtStart: each model of the directory larger than the
+// budget's room beside the configured models is named in a warning with both sizes; one that
+// fits, a configured one, and a directory that is no model are not.
+func TestAModelThatCanNeverFitIsWarnedOfAtStart(t *testing.T) {
+	dir := t.TempDir()
+	for name, size := range map[string]int{"big": 101, "fits": 50, "pii": 200} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{"config.json": `{"id2label":{"0":"O"}}`, "model.onnx": strings.Repeat("x", size)}
+		for f, data := range files {
+			if err := os.WriteFile(filepath.Join(dir, name, f), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var logs logtest.Buffer
+	(&modelPool{dir: dir}).warnNeverFit(slog.New(slog.NewTextHandler(&logs, nil)), 50, map[string]int64{"pii": 200})
+	out := logs.String()
+	if n := strings.Count(out, "level=WARN"); n != 1 ||
+		!strings.Contains(out, "model=big footprint_bytes=101 room_bytes=50") {
+		t.Fatalf("%d warnings:\n%s", n, out)
 	}
 }
