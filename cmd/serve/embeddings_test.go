@@ -160,11 +160,13 @@ func TestRerankRoutes(t *testing.T) {
 
 // TestEncodersLoadOnDemand (issue 58, 4): with SLUICE_MODELS_DIR, a request that names another
 // embedder or cross-encoder of the directory loads it and is served by it; a model of another
-// kind, or none, is a 404; the shipped encoders the directory lacks still serve.
+// kind, or none, is a 404; the shipped encoders the directory lacks still serve. A directory
+// named as a configured endpoint's queue ("rerank", "embeddings") is served or refused as any
+// other (it was a 500: its batcher or gate took a name in use).
 func TestEncodersLoadOnDemand(t *testing.T) {
 	t.Parallel()
-	dir := modelsDir(t)
-	for _, copied := range [][2]string{{"embed-mini", "notes-embed"}, {"rerank-mini", "notes-rerank"},
+	dir := modelsDir(t, "embeddings")
+	for _, copied := range [][2]string{{"embed-mini", "notes-embed"}, {"rerank-mini", "rerank"},
 		{"embed-mini", "more-1"}, {"embed-mini", "more-2"}, {"embed-mini", "more-3"}} {
 		from, to := copied[0], copied[1]
 		for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
@@ -210,10 +212,13 @@ func TestEncodersLoadOnDemand(t *testing.T) {
 	if !loaded() {
 		t.Error("the embedder loaded on demand has no batcher metrics")
 	}
-	status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "notes-rerank", "query": "Allergy: latex",
+	status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "rerank", "query": "Allergy: latex",
 		"documents": []string{"Hemoglobin 13.2 g/dL", "Allergy: sulfa drugs - hives"}})
-	if status != 200 || !strings.Contains(string(body), `"model":"notes-rerank"`) {
+	if status != 200 || !strings.Contains(string(body), `"model":"rerank"`) {
 		t.Errorf("rerank on demand: %d %s", status, body)
+	}
+	if status, body := postRaw2(t, srv, "/pii/extract", map[string]any{"model_name": "embeddings", "text": "Seen by Dr. Quexley."}); status != 422 {
+		t.Errorf("a token classifier named as the embedding queue: %d %s", status, body)
 	}
 	if status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "notes-embed", "query": "x", "documents": []string{"y"}}); status != 404 {
 		t.Errorf("an embedder asked to rerank: %d %s", status, body)

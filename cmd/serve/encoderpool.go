@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"sync"
 
@@ -32,6 +34,7 @@ type encoderPool struct {
 	bm   *batcher.Metrics
 	am   *admission.Metrics
 	work context.Context // set when the server starts serving
+	log  *slog.Logger
 
 	mu     sync.Mutex
 	loaded map[string]*onDemand
@@ -106,7 +109,12 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 		p.loaded[name] = d
 	}
 	p.mu.Unlock()
-	d.once.Do(func() { d.err = p.load(d, name) })
+	d.once.Do(func() {
+		if d.err = p.load(d, name); d.err != nil && !errors.Is(d.err, handlers.ErrModelUnknown) {
+			// The request that asked answers a 500 that names no cause (modelPool.loadLogged).
+			p.log.Error("an encoder on demand failed to load", slog.String("model", name), slog.String("error", d.err.Error()))
+		}
+	})
 	switch {
 	case d.err != nil:
 		p.mu.Lock()
@@ -141,14 +149,20 @@ func (p *encoderPool) load(d *onDemand, name string) (err error) {
 	}()
 	var loop encoderLoop
 	var q admission.Queue
+	// The batcher and the gate take the route's name before the model's: a bare directory name
+	// ("rerank", "analyze") may be a configured endpoint's queue.
+	queue := "rerank:" + name
 	if m.Sentence != nil {
-		e, err := embed.NewEmbedder("embeddings:"+name, m, sess, p.cfg.extract().Batch, p.clk, p.bm)
+		queue = "embeddings:" + name
+	}
+	if m.Sentence != nil {
+		e, err := embed.NewEmbedder(queue, m, sess, p.cfg.extract().Batch, p.clk, p.bm)
 		if err != nil {
 			return err
 		}
 		d.emb, loop, q = e, e, e.Queue()
 	} else {
-		r, err := embed.NewReranker("rerank:"+name, m, sess, p.cfg.extract().Batch, p.clk, p.bm)
+		r, err := embed.NewReranker(queue, m, sess, p.cfg.extract().Batch, p.clk, p.bm)
 		if err != nil {
 			return err
 		}
@@ -162,7 +176,7 @@ func (p *encoderPool) load(d *onDemand, name string) (err error) {
 	if err := loop.Warm(context.Background()); err != nil {
 		return err
 	}
-	if d.gate, err = admission.NewGate(name, p.cfg.gate(), q, p.clk, p.am); err != nil {
+	if d.gate, err = admission.NewGate(queue, p.cfg.gate(), q, p.clk, p.am); err != nil {
 		return err
 	}
 	p.mu.Lock()

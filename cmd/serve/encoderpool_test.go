@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,12 +10,14 @@ import (
 
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/warmpool"
 )
 
 // TestAnEncoderThatFailsToLoadLeavesNothingOpen: an embedder directory that fails after its
 // session was made (a max length with no room for text) closes that session, and is answered
-// from its remembered failure until a minute has passed, then loaded again.
+// from its remembered failure until a minute has passed, then loaded again; each failed load
+// is logged with its cause.
 func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -43,7 +46,8 @@ func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := clock.NewFake(time.Now())
-	p := &encoderPool{dir: dir, rt: rt, cfg: cfg, clk: clk, loaded: map[string]*onDemand{},
+	var logs logtest.Buffer
+	p := &encoderPool{dir: dir, rt: rt, cfg: cfg, clk: clk, loaded: map[string]*onDemand{}, log: slog.New(slog.NewJSONHandler(&logs, nil)),
 		failed: warmpool.Failures{After: warmpool.DefaultRetryFailedAfter}}
 	_, _, first := p.embedders("broken")
 	if first == nil || rt.OpenSessions() != 0 {
@@ -55,5 +59,9 @@ func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
 	clk.Advance(time.Minute)
 	if _, _, err := p.embedders("broken"); err == nil || err == first || rt.OpenSessions() != 0 {
 		t.Fatalf("after the minute: %v (loaded again?), %d sessions open", err, rt.OpenSessions())
+	}
+	// The request answers a 500 that names no cause: the log must, once a load.
+	if n := logs.Count(`"msg":"an encoder on demand failed to load","model":"broken","error":`); n != 2 {
+		t.Errorf("%d load failures logged, want 2: %s", n, logs.String())
 	}
 }

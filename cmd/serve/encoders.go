@@ -45,7 +45,7 @@ func loadEncoder(dir, name string) (*models.Model, error) {
 func (s *server) encoderRoutes(cfg Config, rt *engine.Runtime, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics) ([]handlers.Route, error) {
 	var routes []handlers.Route
 	if cfg.ModelsDir != "" {
-		s.encPool = &encoderPool{dir: cfg.ModelsDir, rt: rt, cfg: cfg, clk: clk, bm: bm, am: am, loaded: map[string]*onDemand{},
+		s.encPool = &encoderPool{dir: cfg.ModelsDir, rt: rt, cfg: cfg, clk: clk, bm: bm, am: am, log: s.logger, loaded: map[string]*onDemand{},
 			failed: warmpool.Failures{After: warmpool.DefaultRetryFailedAfter}}
 	}
 	// serve loads one model and runs it on a batcher named queue, behind its gate.

@@ -318,7 +318,7 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 	var pool handlers.ModelPool
 	if cfg.ModelsDir != "" {
 		s.poolWork, s.stopPoolWork = context.WithCancel(context.Background())
-		if s.pool, err = newModelPool(cfg, rt, s.quant, clk, bm, am, s.guarded, s.poolWork); err != nil {
+		if s.pool, err = newModelPool(cfg, rt, s.quant, clk, bm, am, s.guarded, s.poolWork, s.logger); err != nil {
 			return nil, err
 		}
 		var pinnedBytes int64

@@ -38,6 +38,7 @@ type modelPool struct {
 	work   context.Context // the classifiers' batch loops run until it ends
 	keep   *time.Duration  // the default keep-alive; nil: for ever
 	budget int64
+	log    *slog.Logger
 }
 
 // pooledModel is one model the pool holds: loaded on demand, or configured (pinned: its
@@ -61,9 +62,9 @@ func (m *pooledModel) Close(ctx context.Context) error {
 }
 
 func newModelPool(cfg Config, rt *engine.Runtime, quant *quantizer, clk clock.Clock, bm *batcher.Metrics, am *admission.Metrics,
-	guard func(handlers.Extractor) handlers.Extractor, work context.Context) (*modelPool, error) {
+	guard func(handlers.Extractor) handlers.Extractor, work context.Context, log *slog.Logger) (*modelPool, error) {
 	p := &modelPool{cfg: cfg, dir: cfg.ModelsDir, rt: rt, quant: quant, clk: clk, bm: bm, am: am, guard: guard, work: work,
-		budget: cfg.ModelMemoryBudget}
+		budget: cfg.ModelMemoryBudget, log: log}
 	wcfg := warmpool.Config{MaxResident: cfg.MaxResidentModels, MemoryBudget: cfg.ModelMemoryBudget, Forever: true}
 	if cfg.KeepAlive != "" {
 		d, forever, err := handlers.ParseKeepAlive(cfg.KeepAlive)
@@ -74,7 +75,7 @@ func newModelPool(cfg Config, rt *engine.Runtime, quant *quantizer, clk clock.Cl
 			wcfg.Forever, wcfg.KeepAlive, p.keep = false, d, &d
 		}
 	}
-	pool, err := warmpool.New(wcfg, p.load, p.estimate, clk)
+	pool, err := warmpool.New(wcfg, p.loadLogged, p.estimate, clk)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +128,9 @@ func (p *modelPool) warnNeverFit(logger *slog.Logger, room int64, configured map
 }
 
 // reservedQueues are the configured endpoints' queue names, which a model's own queue (named
-// after its directory) must not take in metrics.
-var reservedQueues = map[string]bool{"analyze": true, "pii_extract": true, "generate": true}
+// after its directory) must not take: its batcher or gate could not be made, and in metrics
+// two queues would be one.
+var reservedQueues = map[string]bool{"analyze": true, "pii_extract": true, "generate": true, "embeddings": true, "rerank": true}
 
 // tokenClassifier reports whether a config's architectures name a token classifier (a config
 // without any is taken at its id2label's word, as the recipe's exports have none).
@@ -142,6 +144,17 @@ func tokenClassifier(architectures []string) bool {
 		}
 	}
 	return false
+}
+
+// loadLogged is load, its failure logged: the request that asked answers a 500 that names no
+// cause, and the operator must learn why the model cannot load (its name and the error, which
+// holds paths and ONNX Runtime's words, never a request's text).
+func (p *modelPool) loadLogged(ctx context.Context, name string) (warmpool.Model, int64, error) {
+	m, size, err := p.load(ctx, name)
+	if err != nil && !errors.Is(err, warmpool.ErrUnknown) && ctx.Err() == nil {
+		p.log.Error("a model on demand failed to load", slog.String("model", name), slog.String("error", err.Error()))
+	}
+	return m, size, err
 }
 
 // load builds the model, warms it (its first requests should not pay for ONNX Runtime's lazy
