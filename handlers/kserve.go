@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -85,13 +88,35 @@ func (s *server) installV2(app *fiber.App, r *Route) {
 	app.Get(v2Server, func(c *fiber.Ctx) error {
 		return c.JSON(fiber.Map{"name": "sluice", "version": s.opts.Version, "extensions": []string{}})
 	})
-	model := func(c *fiber.Ctx) (Extractor, string, bool) {
-		name := c.Params("name")
-		ex, reported, _, ferr := ep.resolve(&name, false)
-		return ex, reported, ferr == nil
+	// model is the model the path names, with its max length, if it can answer now: an
+	// endpoint's, or one of the pool that is loaded (one that is not is loaded by an infer,
+	// never by a read).
+	model := func(c *fiber.Ctx) (maxLength int, name string, ok bool) {
+		name, ok = v2ModelName(c)
+		if !ok {
+			return 0, "", false
+		}
+		ex, reported, pooled, ferr := ep.resolve(&name, s.opts.Pool != nil)
+		if ferr != nil {
+			return 0, "", false
+		}
+		if pooled == "" {
+			return ex.MaxLength(), reported, true
+		}
+		if !slices.ContainsFunc(s.opts.Pool.Models(), func(m PooledModel) bool { return m.Name == pooled && !m.Loading }) {
+			return 0, "", false
+		}
+		ctx, cancel := context.WithTimeout(c.UserContext(), time.Second)
+		defer cancel()
+		lent, _, release, err := s.opts.Pool.Lend(ctx, pooled, KeepAlive{})
+		if err != nil {
+			return 0, "", false
+		}
+		defer release()
+		return lent.MaxLength(), reported, true
 	}
 	app.Get(fiberPath(v2ModelPath), func(c *fiber.Ctx) error {
-		ex, name, ok := model(c)
+		maxLength, name, ok := model(c)
 		if !ok {
 			return s.answerError(c, v2NotFound(), v2Wire{})
 		}
@@ -99,7 +124,7 @@ func (s *server) installV2(app *fiber.App, r *Route) {
 			"name": name, "versions": []string{}, "platform": "onnxruntime",
 			"inputs":  []fiber.Map{{"name": "text", "datatype": "BYTES", "shape": []int{-1}}},
 			"outputs": []fiber.Map{{"name": "entities", "datatype": "BYTES", "shape": []int{-1}}},
-			"parameters": fiber.Map{"max_length": ex.MaxLength(),
+			"parameters": fiber.Map{"max_length": maxLength,
 				"options": []string{"confidence_threshold", "use_smart_merging", "lang"}},
 		})
 	})
@@ -111,12 +136,22 @@ func (s *server) installV2(app *fiber.App, r *Route) {
 		if !ready {
 			c.Status(fiber.StatusServiceUnavailable)
 		}
-		return c.JSON(fiber.Map{"name": c.Params("name"), "ready": ready})
+		name, _ := v2ModelName(c)
+		return c.JSON(fiber.Map{"name": name, "ready": ready})
 	})
 	for _, p := range []string{v2Live, v2Ready, v2Server, v2ModelPath, v2ReadyPath} {
 		s.known[p] = p
 		s.wires[p] = v2Wire{}
 	}
+}
+
+// v2ModelName is the model the path names, its escapes undone (a name with a "/", as
+// OpenMed's are, can only be sent as "%2F"); false when it does not unescape. A copy: the
+// parameter is a view of the request's path, which the connection's next request writes over,
+// and the pool keeps the name as the loaded model's.
+func v2ModelName(c *fiber.Ctx) (string, bool) {
+	name, err := url.PathUnescape(c.Params("name"))
+	return strings.Clone(name), err == nil
 }
 
 func v2NotFound() *apiError {
@@ -165,19 +200,22 @@ func (s *server) serveV2Infer(c *fiber.Ctx, x *exchange, ep *Endpoint) error {
 	texts, shape, ferr := v2Texts(req.Inputs, s.opts.Limits)
 	errs.add(ferr)
 	opts := s.v2Options(req.Parameters, &errs)
-	// A copy: the parameter is a view of the request's path, which the connection's next
-	// request writes over, and the pool keeps the name as the loaded model's.
-	name := strings.Clone(c.Params("name"))
+	name, ok := v2ModelName(c)
 	ex, reported, pooled, ferr := ep.resolve(&name, s.opts.Pool != nil)
-	if ferr != nil {
+	if !ok || ferr != nil {
 		return v2NotFound()
 	}
 	if len(errs) > 0 {
 		return validationError(errs...)
 	}
-	ex, release, err := s.lend(c, x, ex, pooled, nil)
-	if err != nil {
-		return err
+	release := func() {}
+	if pooled != "" {
+		var err error
+		if ex, release, err = s.borrow(c, x, pooled, nil); errors.Is(err, ErrModelUnknown) {
+			return v2NotFound() // the protocol's answer: it has no model_name field to blame
+		} else if err != nil {
+			return err
+		}
 	}
 	defer release()
 	ctx, done := s.workContext(c, x)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,10 +77,12 @@ func TestOpenInferenceProtocolErrorsAreItsOwnAndContentFree(t *testing.T) {
 	}
 }
 
-// namePool lends the fixture's pii extractor under any name, and keeps each name it was given.
+// namePool lends the fixture's pii extractor under any name (only, when set, those of known),
+// keeps each name it was given, and says a model lent is loaded.
 type namePool struct {
 	ex    Extractor
 	gate  *admission.Gate
+	known []string
 	mu    sync.Mutex
 	names []string
 }
@@ -87,10 +90,21 @@ type namePool struct {
 func (p *namePool) Lend(_ context.Context, name string, _ KeepAlive) (Extractor, *admission.Gate, func(), error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.known != nil && !slices.Contains(p.known, name) {
+		return nil, nil, nil, ErrModelUnknown
+	}
 	p.names = append(p.names, name)
 	return p.ex, p.gate, func() {}, nil
 }
-func (p *namePool) Models() []PooledModel            { return nil }
+func (p *namePool) Models() []PooledModel {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []PooledModel
+	for _, n := range p.names {
+		out = append(out, PooledModel{Name: n})
+	}
+	return out
+}
 func (p *namePool) Unload(string) Unloaded           { return Unloaded{} }
 func (p *namePool) UnloadAll() (int, map[string]int) { return 0, nil }
 func (p *namePool) Settings() PoolSettings           { return PoolSettings{} }
@@ -117,5 +131,38 @@ func TestAPooledModelsNameOutlivesItsRequest(t *testing.T) {
 	defer pool.mu.Unlock()
 	if pool.names[0] != "pool-model" {
 		t.Fatalf("the pool's name for the first model is now %q", pool.names[0])
+	}
+}
+
+// TestOpenInferenceProtocolSeesThePool: a model of the pool is ready, and has metadata, once it
+// is loaded (an infer loads it; a read never does); a name the pool cannot load is the
+// protocol's 404 on infer too, not another route's 422; a name with a "/" is sent escaped.
+func TestOpenInferenceProtocolSeesThePool(t *testing.T) {
+	pool := &namePool{known: []string{"ner2"}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		pool.ex, pool.gate = o.pii.Models["pii"], o.pii.Gate
+		o.pii.Models["Org/pii"] = o.pii.Models["pii"]
+		o.Pool = pool
+		o.extra = []Route{KServeInfer(o.pii)}
+	})
+	body := `{"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["Alice"]}]}`
+	for path, want := range map[string]int{"/v2/models/ner2/ready": 404, "/v2/models/ner2": 404, "/v2/models/Org%2Fpii/ready": 200, "/v2/models/Org%2Fpii": 200} {
+		if r := f.do(t, "GET", path, ""); r.status != want {
+			t.Errorf("%s: %d %s", path, r.status, r.raw)
+		}
+	}
+	if r := f.do(t, "POST", "/v2/models/nosuch/infer", body); r.status != 404 {
+		t.Errorf("a model the pool cannot load: %d %s", r.status, r.raw)
+	}
+	for _, path := range []string{"/v2/models/ner2/infer", "/v2/models/Org%2Fpii/infer"} {
+		if r := f.do(t, "POST", path, body); r.status != 200 {
+			t.Fatalf("%s: %d %s", path, r.status, r.raw)
+		}
+	}
+	if r := f.do(t, "GET", "/v2/models/ner2/ready", ""); r.status != 200 || r.body["ready"] != true || r.body["name"] != "ner2" {
+		t.Errorf("ready once loaded: %d %s", r.status, r.raw)
+	}
+	if r := f.do(t, "GET", "/v2/models/ner2", ""); r.status != 200 || r.body["name"] != "ner2" {
+		t.Errorf("metadata once loaded: %d %s", r.status, r.raw)
 	}
 }
