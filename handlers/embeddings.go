@@ -104,13 +104,13 @@ func TEIEmbed(ep EmbedEndpoint) Route {
 
 // TEIRerank is text-embeddings-inference's POST /rerank.
 func TEIRerank(ep RerankEndpoint) Route {
-	return Route{Path: "/rerank", Gate: ep.Gate, wire: tgi{}, cost: rerankCost,
+	return Route{Path: "/rerank", Gate: ep.Gate, wire: tgi{}, cost: ep.cost,
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveTEIRerank(c, x, &ep) }}
 }
 
 // CohereRerank is POST /v1/rerank in Cohere's and Jina's shape.
 func CohereRerank(ep RerankEndpoint) Route {
-	return Route{Path: "/v1/rerank", Gate: ep.Gate, wire: completions{}, cost: rerankCost,
+	return Route{Path: "/v1/rerank", Gate: ep.Gate, wire: completions{}, cost: ep.cost,
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error { return s.serveCohereRerank(c, x, &ep) }}
 }
 
@@ -133,19 +133,25 @@ func (s *encoderStats) attrs() []slog.Attr {
 	return []slog.Attr{slog.String("model", s.model), slog.Int("tokens", s.tokens), slog.Int("inputs", s.inputs)}
 }
 
-// rerankCost estimates a rerank request's tokens before it is read: the query is read once
-// per passage.
-func rerankCost(_ *server, c *fiber.Ctx) float64 {
+// cost estimates a rerank request's tokens before it is read: the model reads the query with
+// each passage, a pair its max length at most (a longer one is cut, or refused), so a long
+// query beside many short passages is not charged for text the model never reads.
+func (ep RerankEndpoint) cost(_ *server, c *fiber.Ctx) float64 {
 	var req struct {
 		Query     string            `json:"query"`
-		Texts     []string          `json:"texts"`
+		Texts     []json.RawMessage `json:"texts"`
 		Documents []json.RawMessage `json:"documents"`
 	}
 	if json.Unmarshal(c.Body(), &req) != nil {
 		return textCost(c.Body())
 	}
-	n := max(len(req.Texts), len(req.Documents))
-	return textCost(c.Body()) + float64(n*len(req.Query))/4
+	const specials = 3 // [CLS] query [SEP] passage [SEP]
+	limit := float64(ep.Model.MaxLength())
+	total := 0.0
+	for _, doc := range append(req.Texts, req.Documents...) {
+		total += min(math.Ceil(float64(len(req.Query)+len(doc))/4)+specials, limit)
+	}
+	return max(total, 1)
 }
 
 // textList reads a string or a list of strings: each non-empty and, together, within the

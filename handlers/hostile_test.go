@@ -8,15 +8,19 @@ import (
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/adler32"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-serving/sluice/admission"
@@ -825,5 +829,41 @@ func TestAPanicIsAuditedAsThe500ItIs(t *testing.T) {
 	recs = auditRecords(t, trail)
 	if len(recs) != 4 || recs[3].Status != OutcomeFailed {
 		t.Fatalf("%d records; the stream's: %+v", len(recs), recs[len(recs)-1])
+	}
+}
+
+// lengthOnly is a Reranker that only says its max length, for the cost estimate.
+type lengthOnly int
+
+func (lengthOnly) Name() string     { return "rr" }
+func (n lengthOnly) MaxLength() int { return int(n) }
+func (lengthOnly) Score(context.Context, admission.Priority, string, []string, bool) ([]float32, int, error) {
+	panic("the estimate scores nothing")
+}
+
+// TestARerankIsChargedWhatTheModelReads: a rerank's estimate counts each query and passage
+// pair at most the model's max length, as the model reads it: a 4,400-character query beside
+// 60 one-word passages is 60 pairs of 128 tokens (7,680), not the query 60 times over (66,000,
+// which a budget of 60,000 tokens refused for ever as too large).
+func TestARerankIsChargedWhatTheModelReads(t *testing.T) {
+	ep := RerankEndpoint{Model: lengthOnly(128)}
+	app := fiber.New()
+	var got float64
+	app.Post("/", func(c *fiber.Ctx) error { got = ep.cost(nil, c); return nil })
+	estimate := func(body any) float64 {
+		b, _ := json.Marshal(body)
+		resp, err := app.Test(httptest.NewRequest("POST", "/", bytes.NewReader(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return got
+	}
+	long := strings.Repeat("chest pain ", 400)
+	if e := estimate(map[string]any{"query": long, "texts": slices.Repeat([]string{"fever"}, 60)}); e != 60*128 {
+		t.Errorf("a long query beside 60 words: %v, want %d", e, 60*128)
+	}
+	if e := estimate(map[string]any{"query": "chest pain", "documents": []string{"fever and chills"}}); e != 10 {
+		t.Errorf("a short pair: %v, want 10", e)
 	}
 }
