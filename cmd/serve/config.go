@@ -621,11 +621,15 @@ func (c Config) aliasProblems() []string {
 		if !ok || strings.Contains(model, "=") {
 			continue // does not parse, and is reported as such
 		}
+		// A request's model_name is read trimmed, and so is an alias ("a=pii, b=pii").
+		alias, model = strings.TrimSpace(alias), strings.TrimSpace(model)
 		switch {
 		case alias == "" || model == "":
 			out = append(out, fmt.Sprintf("has an empty alias or model (%q)", part))
 		case model != c.AnalyzeModel && model != c.PIIModel:
 			out = append(out, fmt.Sprintf("maps %s to %s, which no entity route serves (they serve %s)", alias, model, served))
+		case alias != model && (alias == c.AnalyzeModel || alias == c.PIIModel):
+			out = append(out, fmt.Sprintf("makes %s, a served model's own name, an alias of %s: one name, two models", alias, model))
 		}
 		if seen[alias]++; seen[alias] == 2 && alias != "" {
 			out = append(out, fmt.Sprintf("gives the alias %s more than once", alias))

@@ -174,6 +174,8 @@ func TestDeadOrContradictoryModelSettingsAreRefused(t *testing.T) {
 		"SLUICE_MODEL_ALIASES=foo=pii,foo=clinical-ner":   {"foo more than once"},
 		"SLUICE_MODEL_ALIASES==":                          {`empty alias or model ("=")`},
 		"SLUICE_MODEL_ALIASES=a=piii,b=,a=pii,=pii,c=pii": {"a to piii", `("b=")`, "a more than once", `("=pii")`},
+		"SLUICE_MODEL_ALIASES=foo=pii, foo=clinical-ner":  {"foo more than once"},
+		"SLUICE_MODEL_ALIASES=pii=clinical-ner":           {"pii, a served model's own name"},
 		"SLUICE_QUANTIZE=pii=int8,pii=off":                {"pii's mode more than once"},
 		"SLUICE_QUANTIZE=int8,off":                        {"every model's mode more than once"},
 		"SLUICE_QUANTIZE=int8,int4,pii=int8,pii=off,off":  {`"int4"`, "pii's mode", "every model's mode"},
@@ -190,7 +192,7 @@ func TestDeadOrContradictoryModelSettingsAreRefused(t *testing.T) {
 			}
 		}
 	}
-	for _, env := range [][]string{{"SLUICE_MODEL_ALIASES=foo=pii,bar=clinical-ner"}, {"SLUICE_PII_MODEL=other"},
+	for _, env := range [][]string{{"SLUICE_MODEL_ALIASES=foo=pii, bar = clinical-ner"}, {"SLUICE_PII_MODEL=other"},
 		{"SLUICE_PII_MODEL=other", "SLUICE_MODEL_ALIASES=foo=other"}, {"SLUICE_QUANTIZE=int8,pii=off,tiny-lm=off"}} {
 		if _, err := loadConfig(env, testMachine); err != nil {
 			t.Errorf("%q: %v", env, err)

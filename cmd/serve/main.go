@@ -263,8 +263,8 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 		ep := handlers.Endpoint{Default: model, Models: map[string]handlers.Extractor{model: guarded}, Gate: gate,
 			Footprint: footprints[model]}
 		for alias, target := range cfg.ModelAliases {
-			if target == model {
-				ep.Models[alias] = guarded
+			if strings.TrimSpace(target) == model {
+				ep.Models[strings.TrimSpace(alias)] = guarded // as a request's model_name is read
 			}
 		}
 		return ep, nil
