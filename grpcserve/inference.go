@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"unicode/utf8"
@@ -99,28 +100,29 @@ func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferR
 		Parameters map[string]any `json:"parameters,omitempty"`
 		Inputs     []tensor       `json:"inputs"`
 	}{ID: req.GetId(), Parameters: parameters(req.GetParameters())}
+	path := modelPath(req.GetModelName()) + "/infer"
 	texts := 0
 	for i, in := range req.GetInputs() {
 		t := tensor{Name: in.GetName(), Shape: in.GetShape(), Datatype: in.GetDatatype(), Data: []string{}}
 		var elems [][]byte
 		if raw {
 			if i >= len(req.GetRawInputContents()) {
-				return nil, status.Error(codes.InvalidArgument, "validation_error: every input needs its raw contents")
+				return nil, invalid(ctx, s.calls, path, "validation_error: every input needs its raw contents")
 			}
 			var ok bool
 			if elems, ok = splitRaw(req.GetRawInputContents()[i], handlers.V2MaxTexts+1); !ok {
-				return nil, status.Error(codes.InvalidArgument, "validation_error: raw BYTES contents are a 4-byte length before each element")
+				return nil, invalid(ctx, s.calls, path, "validation_error: raw BYTES contents are a 4-byte length before each element")
 			}
 		} else {
 			elems = in.GetContents().GetBytesContents()
 		}
 		if texts += len(elems); texts > handlers.V2MaxTexts {
-			return nil, status.Errorf(codes.InvalidArgument, "validation_error: at most %d texts a request", handlers.V2MaxTexts)
+			return nil, invalid(ctx, s.calls, path, fmt.Sprintf("validation_error: at most %d texts a request", handlers.V2MaxTexts))
 		}
 		for _, e := range elems {
 			if !utf8.Valid(e) {
 				// JSON would carry it as U+FFFD: the text the model read would not be the client's.
-				return nil, status.Error(codes.InvalidArgument, "validation_error: every BYTES element must be UTF-8 text")
+				return nil, invalid(ctx, s.calls, path, "validation_error: every BYTES element must be UTF-8 text")
 			}
 			t.Data = append(t.Data, string(e))
 		}
@@ -134,7 +136,7 @@ func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferR
 		return nil, status.Error(codes.InvalidArgument, "the request could not be encoded")
 	}
 	data := buf.Bytes()
-	r := call(ctx, s.calls, http.MethodPost, modelPath(req.GetModelName())+"/infer", data)
+	r := call(ctx, s.calls, http.MethodPost, path, data)
 	if r.Status != http.StatusOK {
 		return nil, failure(ctx, r)
 	}

@@ -74,7 +74,7 @@ func (o *openMed) unary(ctx context.Context, path string, req, out proto.Message
 func (o *openMed) StreamDeidentify(req *openmedpb.DeidentifyStreamRequest, stream grpc.ServerStreamingServer[openmedpb.DeidentifyStreamResponse]) error {
 	ctx := stream.Context()
 	if req.GetMaxBuffer() < 0 || req.GetChunkSize() < 0 {
-		return status.Error(codes.InvalidArgument, "validation_error: chunk_size and max_buffer should be positive")
+		return invalid(ctx, o.calls, "/pii/deidentify/stream", "validation_error: chunk_size and max_buffer should be positive")
 	}
 	inner := proto.Clone(req.GetRequest()).(*openmedpb.DeidentifyRequest)
 	if inner == nil {

@@ -111,6 +111,23 @@ func call(ctx context.Context, calls *handlers.InProcess, method, path string, b
 	return r
 }
 
+// invalid is INVALID_ARGUMENT for msg, a fault the gRPC side finds before the route reads the
+// request, answered only once the route has heard the call's credentials: the route is called
+// with a body that is not UTF-8, which it refuses unread after the hosts check, credentials,
+// scopes, admission and budget every call meets. A caller the route refuses gets that refusal,
+// as over HTTP, and learns nothing of its request's shape.
+func invalid(ctx context.Context, calls *handlers.InProcess, path, msg string) error {
+	r := call(ctx, calls, http.MethodPost, path, []byte{0xff})
+	if r.Stream != nil {
+		r.Stream.Close()
+		return status.Error(codes.Internal, "the route answered a body that is not UTF-8 with a stream")
+	}
+	if r.Status == http.StatusUnprocessableEntity || r.Status == http.StatusBadRequest {
+		return status.Error(codes.InvalidArgument, msg)
+	}
+	return failure(ctx, r)
+}
+
 // codeOf is the gRPC status of an HTTP one.
 func codeOf(httpStatus int) codes.Code {
 	switch httpStatus {

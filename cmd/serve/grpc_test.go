@@ -180,6 +180,28 @@ func TestGRPCServicesAnswerAsTheirRoutes(t *testing.T) {
 	if _, err := v2.ModelInfer(keyed("a-key"), latin1); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("a Latin-1 text: %v", err)
 	}
+	// What the gRPC side finds wrong is answered after the route has heard the credentials, as
+	// HTTP answers: a caller without them learns only that.
+	if _, err := v2.ModelInfer(context.Background(), latin1); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("a Latin-1 text without a key: %v", err)
+	}
+	if _, err := v2.ModelInfer(keyed("r-key"), latin1); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("a Latin-1 text without the scope: %v", err)
+	}
+	negative := &openmedpb.DeidentifyStreamRequest{Request: &openmedpb.DeidentifyRequest{Text: note}, ChunkSize: -1}
+	for key, want := range map[string]codes.Code{"": codes.Unauthenticated, "a-key": codes.InvalidArgument} {
+		ctx := context.Background()
+		if key != "" {
+			ctx = keyed(key)
+		}
+		st, err := om.StreamDeidentify(ctx, negative)
+		if err == nil {
+			_, err = st.Recv()
+		}
+		if status.Code(err) != want {
+			t.Errorf("a negative chunk_size, key %q: %v", key, err)
+		}
+	}
 	many := &inferencepb.ModelInferRequest{ModelName: got.ModelName,
 		Inputs:           []*inferencepb.ModelInferRequest_InferInputTensor{{Name: "text", Datatype: "BYTES", Shape: []int64{100_000}}},
 		RawInputContents: [][]byte{make([]byte, 4*100_000)}}
