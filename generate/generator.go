@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/grammar"
-	"github.com/sluice-serving/sluice/kvcache"
 	"github.com/sluice-serving/sluice/scheduler"
 	"github.com/sluice-serving/sluice/tokenizer"
 )
@@ -246,7 +244,7 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		chooser = promptScorer{c}
 	}
 	es, err := g.sched.Submit(ctx, scheduler.Request{Prompt: ids, MaxNewTokens: params.MaxNewTokens, Priority: p,
-		Chooser: chooser, FirstTokenTimeout: g.cfg.FirstTokenTimeout, Prepare: prepare, CacheScope: cacheScope(params.CacheScope)})
+		Chooser: chooser, FirstTokenTimeout: g.cfg.FirstTokenTimeout, Prepare: prepare, CacheScope: params.CacheScope})
 	if err != nil {
 		return nil, err
 	}
@@ -621,14 +619,4 @@ func (c *chooser) stopped(text string) bool {
 	}
 	c.reason, c.stopAt = FinishStopSequence, from+at
 	return true
-}
-
-// cacheScope is the kvcache scope of a CacheScope: FNV-1a of its bytes, and 0 for "".
-func cacheScope(name string) kvcache.Scope {
-	if name == "" {
-		return 0
-	}
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return kvcache.Scope(h.Sum64())
 }

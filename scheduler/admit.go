@@ -46,7 +46,7 @@ func (s *Scheduler) admit(now time.Time) {
 		q := first[p]
 		s.mu.Unlock()
 
-		t := s.pool.NewTable(q.req.CacheScope)
+		t := s.pool.NewTable(q.scope)
 		cached := 0
 		if q.scorer == nil {
 			cached = s.pool.Match(t, q.tokens)
@@ -124,7 +124,7 @@ func (s *Scheduler) awaitsPrefix(q *sequence, cached int) bool {
 		if r.ended.Load() || r.table == nil || r.hasPending || r.preparing.Load() || r.uncached() <= 1 {
 			continue // only a sequence in prefill and stepping is about to cache blocks
 		}
-		if r.req.CacheScope != q.req.CacheScope {
+		if r.scope != q.scope {
 			continue // its blocks are not q's to take, and waiting for them would tell q of them
 		}
 		// The blocks both begin with (a block is cached under its whole prefix's hash), of

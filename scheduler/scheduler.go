@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,9 +27,9 @@ type Request struct {
 	// FirstTokenTimeout ends the stream with ErrFirstTokenTimeout when no token has come this
 	// long after Submit; 0 means none. (The request context's deadline bounds the whole.)
 	FirstTokenTimeout time.Duration
-	// CacheScope is whose prefix cache the prompt shares: a prompt is computed from the
-	// blocks of earlier prompts of its scope only (kvcache.Scope).
-	CacheScope kvcache.Scope
+	// CacheScope is whose prefix cache the prompt shares (a tenant; "" is one scope too): a
+	// prompt is computed from the blocks of earlier prompts of its scope only (kvcache.Scope).
+	CacheScope string
 	// Prepare, when set, is work the first Choose needs, run as a Choice's Prepare is (see
 	// Choice.Prepare) from when the loop first sees the request: the sequence takes no step
 	// before it returns, and its time counts towards FirstTokenTimeout.
@@ -284,4 +285,14 @@ func (s *Scheduler) endAll() {
 		}
 		s.finish(q, errorEvent(err), "shutdown")
 	}
+}
+
+// cacheScope is the kvcache scope of a Request's CacheScope: FNV-1a of its bytes, and 0 for "".
+func cacheScope(name string) kvcache.Scope {
+	if name == "" {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return kvcache.Scope(h.Sum64())
 }

@@ -1476,7 +1476,7 @@ func TestScopesNeitherShareNorWaitForAPrefix(t *testing.T) {
 		shared[i] = int64(i%30 + 2)
 	}
 	var streams []*Stream
-	for _, scope := range []kvcache.Scope{1, 2} {
+	for _, scope := range []string{"clinic-a", "clinic-b"} {
 		req := greedyRequest(shared, 3)
 		req.CacheScope = scope
 		streams = append(streams, mustSubmit(t, s, req))

@@ -38,6 +38,8 @@ type sequence struct {
 	// scorer is the Chooser when it scores the prompt too (then nothing comes from the
 	// prefix cache).
 	scorer PromptScorer
+	// scope is req.CacheScope's prefix cache.
+	scope kvcache.Scope
 
 	events     chan Event
 	pending    Event // a token event the reader had no room for
@@ -79,7 +81,7 @@ func newSequence(ctx context.Context, req Request, buffer int, now time.Time, wa
 	copy(tokens, req.Prompt)
 	scorer, _ := req.Chooser.(PromptScorer)
 	return &sequence{ctx: ctx, req: req, promptLen: len(req.Prompt), tokens: tokens, enqueued: now,
-		events: make(chan Event, buffer), done: make(chan struct{}), wake: wake, scorer: scorer}
+		events: make(chan Event, buffer), done: make(chan struct{}), wake: wake, scorer: scorer, scope: cacheScope(req.CacheScope)}
 }
 
 // read is the reader's side of flow control: a paused sequence may go on now.
