@@ -81,8 +81,8 @@ func (s *keyScanner) value(t reflect.Type, path string) (string, reflect.Type, b
 		t = t.Elem()
 	}
 	s.space()
-	if t == nil || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
-		s.skip()
+	if !holdsKeys(t) {
+		s.skip() // a list of 250,000 strings is passed, not walked
 		return "", nil, true
 	}
 	switch {
@@ -199,6 +199,31 @@ func (s *keyScanner) skip() {
 		}
 	}
 }
+
+// holdsKeys reports whether a value decoded into t may hold a key to check: a struct's, at
+// any depth of pointers, lists and maps, that encoding/json decodes itself (not one behind an
+// interface or an Unmarshaler, which reads its own keys).
+func holdsKeys(t reflect.Type) bool {
+	if t == nil {
+		return false
+	}
+	if v, ok := keyHolders.Load(t); ok {
+		return v.(bool)
+	}
+	var holds bool
+	switch {
+	case t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerType) || t.Implements(unmarshalerType):
+	case t.Kind() == reflect.Struct:
+		holds = true
+	case t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map:
+		holds = holdsKeys(t.Elem())
+	}
+	keyHolders.Store(t, holds)
+	return holds
+}
+
+// keyHolders caches holdsKeys by type.
+var keyHolders sync.Map
 
 // structFields are the JSON names of a struct's fields (jsonFields' names) and their types.
 func structFields(t reflect.Type) map[string]reflect.Type {
