@@ -64,7 +64,8 @@ func (s *server) installJobs(app *fiber.App, j *Jobs) error {
 	app.Get("/jobs/:id/results", s.jobResults)
 	s.known["/jobs"] = "/jobs"
 	s.known["/jobs/{id}"], s.known["/jobs/{id}/results"] = "/jobs/{id}", "/jobs/{id}/results" // spans' route templates
-	return j.Manager.Start(s.jobProcessor(j))
+	return j.Manager.Start(jobs.Work{Process: s.jobProcessor(j),
+		Fingerprint: func(tenant, text string) string { return j.Redactor.Scoped(tenant).Fingerprint(text) }})
 }
 
 func tenantOf(c *fiber.Ctx) string {
@@ -384,7 +385,8 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 		if plan.sweep {
 			ents, _ = entities.SafetySweep(plan.text, ents, s.sweepFor(plan.lang))
 		}
-		res := j.Redactor.Scoped(job.Tenant).Apply(plan.text, ents, plan.deid)
+		redactor := j.Redactor.Scoped(job.Tenant)
+		res := redactor.Apply(plan.text, ents, plan.deid)
 		kept := make([]entities.Entity, len(res.Redactions))
 		for i, red := range res.Redactions {
 			kept[i] = entities.Entity{Label: red.Label, Start: red.Start, End: red.End, Score: red.Score}
@@ -393,7 +395,7 @@ func (s *server) jobProcessor(j *Jobs) jobs.Processor {
 		spans := make([]jobs.Span, len(res.Redactions))
 		for i, red := range res.Redactions {
 			spans[i] = jobs.Span{Start: points[i].Start, End: points[i].End, Label: red.Label,
-				TextHash: jobs.Hash(plan.text[red.Start:red.End]), Confidence: red.Score}
+				TextHash: redactor.Fingerprint(plan.text[red.Start:red.End]), Confidence: red.Score}
 		}
 		return jobs.Outcome{Text: res.Text, Spans: spans, Settle: settle}, nil
 	}

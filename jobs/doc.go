@@ -4,7 +4,7 @@
 // # How to use it
 //
 //	m, err := jobs.Open(ctx, box, cfg, clk, jobs.NewMetrics(reg), logger) // cfg: from the environment
-//	m.Start(process)                                       // process: de-identifies one document
+//	m.Start(jobs.Work{Process: process, Fingerprint: hash}) // process: de-identifies one document
 //	defer m.Close()                                        // before box.Close()
 //	rec, err := m.Create(ctx, tenant, jobs.Spec{Documents: docs, Options: raw, Webhook: wh})
 //	rec, err = m.Get(ctx, tenant, rec.ID)

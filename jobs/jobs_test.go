@@ -91,7 +91,7 @@ func openWith(t *testing.T, box *natsbox.Box, cfg Config, p Processor, met *Metr
 		t.Fatal(err)
 	}
 	if p != nil {
-		if err := m.Start(p); err != nil {
+		if err := m.Start(Work{Process: p}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -234,7 +234,7 @@ func TestJobsBoundsAndCancel(t *testing.T) {
 		t.Fatalf("after a cancel, a place is free: %v", err)
 	}
 	var calls sync.Map
-	if err := m.Start(upper(&calls)); err != nil {
+	if err := m.Start(Work{Process: upper(&calls)}); err != nil {
 		t.Fatal(err)
 	}
 	l, _ := m.List(context.Background(), "t")
@@ -347,7 +347,7 @@ func TestJobsKeepTheFirstStoredResult(t *testing.T) {
 	failing := func(context.Context, *Record, Document) (Outcome, error) {
 		return Outcome{}, Permanent(errors.New("the second run fails"))
 	}
-	if err := m.Start(failing); err != nil {
+	if err := m.Start(Work{Process: failing}); err != nil {
 		t.Fatal(err)
 	}
 	rec = waitStatus(t, m, "acme", rec.ID, Done)
@@ -379,9 +379,9 @@ func TestJobsSettleEachRunsCharge(t *testing.T) {
 	}
 	var mu sync.Mutex
 	kept := map[string]bool{}
-	if err := m.Start(func(_ context.Context, _ *Record, d Document) (Outcome, error) {
+	if err := m.Start(Work{Process: func(_ context.Context, _ *Record, d Document) (Outcome, error) {
 		return Outcome{Text: "now", Spans: []Span{}, Settle: func(k bool) { mu.Lock(); kept[d.ID] = k; mu.Unlock() }}, nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, m, "acme", rec.ID, Done)
@@ -553,7 +553,7 @@ func TestJobsWebhookOfADeadProcessIsTakenOver(t *testing.T) {
 		return rec.ID
 	}
 	dead, alive := finished(time.Now().Add(-time.Minute).UTC()), finished(time.Now().Add(time.Hour).UTC())
-	if err := m.Start(upper(nil)); err != nil {
+	if err := m.Start(Work{Process: upper(nil)}); err != nil {
 		t.Fatal(err)
 	}
 	natstest.WaitFor(t, 30*time.Second, "the dead process's webhook delivered", func() bool {
@@ -734,7 +734,7 @@ func TestJobsLongJobsKeepTheirResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Advance(cfg.Retention/10 + time.Minute) // the job waits in the queue
-	if err := m.Start(upper(nil)); err != nil {
+	if err := m.Start(Work{Process: upper(nil)}); err != nil {
 		t.Fatal(err)
 	}
 	finished := start.Add(cfg.Retention/10 + time.Minute)
@@ -1083,13 +1083,13 @@ func TestJobsAPanickingDocumentFailsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Close)
-	if err := m.Start(func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
+	if err := m.Start(Work{Process: func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
 		if strings.Contains(d.Text, "Zanzibar") {
 			panics.Add(1)
 			panic("met " + d.Text)
 		}
 		return base(ctx, rec, d)
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := m.Create(context.Background(), "acme", Spec{Documents: []Document{{ID: "a", Text: "Patient Zanzibar seen"},

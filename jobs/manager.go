@@ -58,6 +58,8 @@ type Manager struct {
 
 	mu      sync.Mutex
 	stop    context.CancelFunc
+	// fingerprint is Work.Fingerprint, set by Start before any worker runs.
+	fingerprint func(tenant, text string) string
 	workers sync.WaitGroup
 	// creating is createRecord's locks, one per stripe of tenants (replicas can still pass
 	// MaxPerTenant together, by one job each at most).

@@ -75,6 +75,15 @@ type Outcome struct {
 	Settle func(kept bool)
 }
 
+// Work is what a Manager's workers do: Process de-identifies a document, and Fingerprint is
+// the text_hash of a tenant's text (a document's; the Processor hashes its spans with the
+// same): keyed, since a bare SHA-256 of a name or a short note is a dictionary lookup away
+// from it, and results and webhooks leave the server. Nil is Hash, unkeyed, for tests.
+type Work struct {
+	Process     Processor
+	Fingerprint func(tenant, text string) string
+}
+
 // Processor de-identifies one document of job (its Tenant, Options and Payer are what it
 // reads). An error wrapped by Permanent is the document's own (it counts as failed at once);
 // Later puts it back without counting an attempt; any other is retried, up to
@@ -167,7 +176,8 @@ type Result struct {
 	Error            string `json:"error,omitempty"`
 }
 
-// Hash is OpenMed's text hash: "sha256:" and the hexadecimal SHA-256 of s.
+// Hash is OpenMed's text hash: "sha256:" and the hexadecimal SHA-256 of s. Unkeyed: the
+// server's results take Work.Fingerprint instead.
 func Hash(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return "sha256:" + hex.EncodeToString(h[:])

@@ -22,11 +22,16 @@ const fetchWait = 2 * time.Second
 // documents at a time and runs p on all of them at once, so that the batcher sees them
 // together; their results are written as one burst of asynchronous requests, and each job's
 // counts are folded into one compare-and-set of its record. Close stops them.
-func (m *Manager) Start(p Processor) error {
+func (m *Manager) Start(w Work) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stop != nil {
 		return errors.New("jobs: the workers are started already")
+	}
+	p := w.Process
+	m.fingerprint = w.Fingerprint
+	if m.fingerprint == nil {
+		m.fingerprint = func(_, text string) string { return Hash(text) }
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stop = cancel
@@ -438,7 +443,7 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 	}
 	it.charge = out.Settle
 	d := it.doc
-	it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: Hash(d.Text),
+	it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: m.fingerprint(it.rec.Tenant, d.Text),
 		DeidentifiedText: out.Text, Spans: out.Spans}
 	if err != nil {
 		it.res.DeidentifiedText, it.res.Spans, it.res.Error = "", []Span{}, "the document could not be de-identified"

@@ -215,9 +215,17 @@ func TestJobThroughTheRealServer(t *testing.T) {
 	if j.ProcessedCount != 3 || j.FailedCount != 0 || j.ProgressPercent != 100 || len(j.Documents) != 3 || len(j.Spans) == 0 {
 		t.Fatalf("done: %+v", j)
 	}
+	// Text hashes are keyed (the tenant's, as the streams' are): a bare SHA-256 of a name, sent
+	// to a webhook, is a dictionary lookup away from it.
+	bare := func(text string) string { sum := sha256.Sum256([]byte(text)); return hex.EncodeToString(sum[:]) }
 	for _, s := range j.Spans {
-		if !strings.HasPrefix(s.TextHash, "sha256:") || s.DocumentID == "" || s.End <= s.Start {
+		if !strings.HasPrefix(s.TextHash, "hmac-sha256:") || s.DocumentID == "" || s.End <= s.Start {
 			t.Fatalf("span %+v", s)
+		}
+	}
+	for i, d := range j.Documents {
+		if !strings.HasPrefix(d.TextHash, "hmac-sha256:") || strings.Contains(d.TextHash, bare(docs[i].Text)) {
+			t.Fatalf("document %+v", d)
 		}
 	}
 	res := jobResults(t, p.url, j.ID)
@@ -234,7 +242,8 @@ func TestJobThroughTheRealServer(t *testing.T) {
 	})
 	mu.Lock()
 	defer mu.Unlock()
-	if len(hooks) != 1 || !strings.HasPrefix(hooks[0], "true job.done ") || strings.Contains(hooks[0], "Maria") {
+	if len(hooks) != 1 || !strings.HasPrefix(hooks[0], "true job.done ") || strings.Contains(hooks[0], "Maria") ||
+		strings.Contains(hooks[0], bare("Maria Garcia")) || strings.Contains(hooks[0], bare(docs[1].Text)) {
 		t.Fatalf("webhooks: %q", hooks)
 	}
 	// A bad field of the webhook, or of a document, is named where it is; a document's
