@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -103,17 +102,14 @@ func (s *server) installV2(app *fiber.App, r *Route) {
 		if pooled == "" {
 			return ex.MaxLength(), reported, true
 		}
-		if !slices.ContainsFunc(s.opts.Pool.Models(), func(m PooledModel) bool { return m.Name == pooled && !m.Loading }) {
+		// Read from the pool's listing, never lent: a lend is a use, and a probe's reads would
+		// keep the model loaded past its keep-alive.
+		listed := s.opts.Pool.Models()
+		i := slices.IndexFunc(listed, func(m PooledModel) bool { return m.Name == pooled && !m.Loading })
+		if i < 0 {
 			return 0, "", false
 		}
-		ctx, cancel := context.WithTimeout(c.UserContext(), time.Second)
-		defer cancel()
-		lent, _, release, err := s.opts.Pool.Lend(ctx, pooled, KeepAlive{})
-		if err != nil {
-			return 0, "", false
-		}
-		defer release()
-		return lent.MaxLength(), reported, true
+		return listed[i].MaxLength, reported, true
 	}
 	app.Get(fiberPath(v2ModelPath), func(c *fiber.Ctx) error {
 		maxLength, name, ok := model(c)

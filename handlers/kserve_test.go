@@ -101,7 +101,7 @@ func (p *namePool) Models() []PooledModel {
 	defer p.mu.Unlock()
 	var out []PooledModel
 	for _, n := range p.names {
-		out = append(out, PooledModel{Name: n})
+		out = append(out, PooledModel{Name: n, MaxLength: p.ex.MaxLength()})
 	}
 	return out
 }
@@ -135,7 +135,7 @@ func TestAPooledModelsNameOutlivesItsRequest(t *testing.T) {
 }
 
 // TestOpenInferenceProtocolSeesThePool: a model of the pool is ready, and has metadata, once it
-// is loaded (an infer loads it; a read never does); a name the pool cannot load is the
+// is loaded (an infer loads it; a read never does, nor uses it); a name the pool cannot load is the
 // protocol's 404 on infer too, not another route's 422; a name with a "/" is sent escaped.
 func TestOpenInferenceProtocolSeesThePool(t *testing.T) {
 	pool := &namePool{known: []string{"ner2"}}
@@ -162,7 +162,14 @@ func TestOpenInferenceProtocolSeesThePool(t *testing.T) {
 	if r := f.do(t, "GET", "/v2/models/ner2/ready", ""); r.status != 200 || r.body["ready"] != true || r.body["name"] != "ner2" {
 		t.Errorf("ready once loaded: %d %s", r.status, r.raw)
 	}
-	if r := f.do(t, "GET", "/v2/models/ner2", ""); r.status != 200 || r.body["name"] != "ner2" {
+	if r := f.do(t, "GET", "/v2/models/ner2", ""); r.status != 200 || r.body["name"] != "ner2" ||
+		r.body["parameters"].(map[string]any)["max_length"] != float64(pool.ex.MaxLength()) {
 		t.Errorf("metadata once loaded: %d %s", r.status, r.raw)
+	}
+	// A read is no use of the model: a probe's would keep it loaded past its keep-alive.
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if len(pool.names) != 1 {
+		t.Errorf("the pool lent %d times for one infer and two reads", len(pool.names))
 	}
 }

@@ -41,6 +41,8 @@ type PooledModel struct {
 	Loading   bool
 	Active    int
 	Footprint int64
+	// MaxLength is the loaded model's longest input in tokens (0 while it loads).
+	MaxLength int
 	// KeepAliveLeft is how long it stays idle before it is unloaded; nil: no deadline.
 	KeepAliveLeft *time.Duration
 }
@@ -113,7 +115,7 @@ func (s *server) borrow(c *fiber.Ctx, x *exchange, pooled string, keepAlive json
 		// Not a 503: a client retries those, and this answer would never change. Nor a 4xx: the
 		// request is sound, the server's budget too small for the model.
 		return nil, nil, &apiError{Status: fiber.StatusInsufficientStorage, Code: CodeModelTooLarge, Outcome: OutcomeFailed,
-			Message: fmt.Sprintf("The model takes %d bytes; the memory budget has %d bytes for models loaded on demand, so it cannot be loaded",
+			Message: fmt.Sprintf("The model's file takes %d bytes; the memory budget has %d bytes for models loaded on demand, so it cannot be loaded",
 				tooLarge.Footprint, tooLarge.Room),
 			Details: map[string]int64{"footprint_bytes": tooLarge.Footprint, "room_bytes": tooLarge.Room}}
 	case errors.Is(err, ErrModelBusy):

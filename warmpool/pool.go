@@ -615,8 +615,11 @@ func (p *Pool) UnloadAll() (unloaded int, busy map[string]int) {
 
 // Status is one model's state, for /models/loaded.
 type Status struct {
-	Name               string
-	Pinned, Loading    bool
+	Name            string
+	Pinned, Loading bool
+	// Model is the model once resident (nil while it loads), to be read, not used: a use is
+	// Acquire's, which the keep-alive and the eviction order count.
+	Model              Model
 	Active             int
 	Footprint          int64
 	KeepAliveRemaining time.Duration
@@ -631,6 +634,9 @@ func (p *Pool) Snapshot() []Status {
 	out := make([]Status, 0, len(p.entries))
 	for _, e := range p.entries {
 		s := Status{Name: e.name, Pinned: e.pinned, Loading: e.loading != nil, Active: e.active, Footprint: e.footprint}
+		if e.loading == nil {
+			s.Model = e.model
+		}
 		if !e.deadline.IsZero() && e.active == 0 {
 			s.HasDeadline, s.KeepAliveRemaining = true, max(e.deadline.Sub(now), 0)
 		}

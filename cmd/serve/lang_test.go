@@ -13,7 +13,10 @@ import (
 // nothing serves is OpenMed's 422 on body.lang.
 func TestRebuiltOpenMedGoClientDeidentifiesInTheRequestsLanguage(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-fr"))
+	// pii-fr loads on the first French request, which waits for it: however long the load takes
+	// beside the other tests (a 503 with a Retry-After otherwise, as TestAModelStillLoadingIsA503
+	// shows).
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+modelsDir(t, "pii-fr"), "SLUICE_MODEL_LOAD_WAIT_MS=120000")
 	note := "Patiente Claire Dubois, admise le 03/04/2024. Tél. 06 12 34 56 78. NIR 1 84 12 76 451 089 46."
 	res, apiErr := omDeidentify(t, srv.url, omDeidentifyRequest{Text: note, Method: "mask", Lang: "fr"})
 	if apiErr != nil {

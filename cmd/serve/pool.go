@@ -84,7 +84,9 @@ func newModelPool(cfg Config, rt *engine.Runtime, quant *quantizer, clk clock.Cl
 }
 
 // estimate checks that name is a token-classification model directory and gives its
-// footprint: its ONNX file's size, what its weights take resident.
+// footprint: its ONNX file's size, what its weights take resident. A model that an int8
+// rewrite would make smaller is still judged by its file (the rewrite's size is known only
+// once it is made, after the room for it was taken): the 507 and the start-up warning say so.
 func (p *modelPool) estimate(name string) (int64, error) {
 	dir := filepath.Join(p.dir, name)
 	if filepath.Base(dir) != name || reservedQueues[name] {
@@ -121,7 +123,7 @@ func (p *modelPool) warnNeverFit(logger *slog.Logger, room int64, configured map
 			continue
 		}
 		if size, err := p.estimate(e.Name()); err == nil && size > room {
-			logger.Warn("a model in SLUICE_MODELS_DIR can never load: it is larger than SLUICE_MODEL_MEMORY_BUDGET_BYTES leaves beside the configured models",
+			logger.Warn("a model in SLUICE_MODELS_DIR can never load: its file is larger than SLUICE_MODEL_MEMORY_BUDGET_BYTES leaves beside the configured models (an int8 rewrite is made after the room is found: quantize its file ahead to load it)",
 				slog.String("model", e.Name()), slog.Int64("footprint_bytes", size), slog.Int64("room_bytes", room))
 		}
 	}
@@ -222,6 +224,9 @@ func (p *modelPool) Models() []handlers.PooledModel {
 	var out []handlers.PooledModel
 	for _, s := range p.pool.Snapshot() {
 		m := handlers.PooledModel{Name: s.Name, Loading: s.Loading, Active: s.Active, Footprint: s.Footprint}
+		if pm, ok := s.Model.(*pooledModel); ok {
+			m.MaxLength = pm.cls.MaxLength()
+		}
 		if s.HasDeadline {
 			left := s.KeepAliveRemaining
 			m.KeepAliveLeft = &left

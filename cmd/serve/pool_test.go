@@ -103,6 +103,17 @@ func TestModelsLoadOnDemand(t *testing.T) {
 		t.Fatalf("%+v", loaded)
 	}
 	srv.waitForMetric(t, `sluice_batcher_requests_total{outcome="served",queue="pii-b"} 1`)
+	// The Open Inference Protocol sees it loaded (and pii-c, not loaded, not yet).
+	for path, want := range map[string]int{"/v2/models/pii-b/ready": 200, "/v2/models/pii-b": 200, "/v2/models/pii-c/ready": 404} {
+		resp, err := http.Get(srv.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+	}
 
 	// The cap of 3 (pii, clinical-ner, pii-b): pii-c takes pii-b's place.
 	if status, body := srv.post(t, "/pii/deidentify", map[string]any{"text": text, "model_name": "pii-c"}); status != 200 ||
