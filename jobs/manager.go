@@ -56,11 +56,11 @@ type Manager struct {
 	tries  tries      // failed tries of documents in this process
 	sealed sealedJobs // jobs this process found sealed under another key, since when
 
-	mu      sync.Mutex
-	stop    context.CancelFunc
+	mu   sync.Mutex
+	stop context.CancelFunc
 	// fingerprint is Work.Fingerprint, set by Start before any worker runs.
 	fingerprint func(tenant, text string) string
-	workers sync.WaitGroup
+	workers     sync.WaitGroup
 	// creating is createRecord's locks, one per stripe of tenants (replicas can still pass
 	// MaxPerTenant together, by one job each at most).
 	creating [16]sync.Mutex
