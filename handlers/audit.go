@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluice-serving/sluice/audit"
+	"github.com/sluice-serving/sluice/identity"
 )
 
 // AuditTrail is where the requests of the privacy gateway and the de-identification routes
@@ -175,6 +176,14 @@ func (s *server) auditRead(c *fiber.Ctx) error {
 		return validationError(errs...)
 	}
 	q.Status, q.Tenant, q.Replica, q.Route = c.Query("status"), c.Query("tenant"), c.Query("replica"), c.Query("route")
+	if p, _ := c.Locals(localPrincipal).(*identity.Principal); p != nil && !p.Has(identity.AuditAllTenants) {
+		// A tenant's audit:read reads its own records: another tenant's routes, statuses and
+		// times are not its to see. A caller of no tenant has no records of its own.
+		if p.Tenant == "" || q.Tenant != "" && q.Tenant != p.Tenant {
+			return authRefusal(&identity.Refusal{Reason: identity.Forbidden, RequiredScopes: []string{identity.AuditAllTenants}})
+		}
+		q.Tenant = p.Tenant
+	}
 	page, err := s.opts.Audit.Read(c.UserContext(), q)
 	if err != nil {
 		s.opts.Logger.Error("audit: reading the stream failed", slog.String("request_id", requestID(c)),

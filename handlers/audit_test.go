@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/natsbox"
 )
 
@@ -170,5 +172,55 @@ func TestUnstoredRecordIsNotAnswered(t *testing.T) {
 	// access log has every request).
 	if n := strings.Count(f.logs.String(), "record was not stored"); n != 1 {
 		t.Errorf("%d lines for three records not stored in one second, want 1", n)
+	}
+}
+
+// TestATenantsAuditIsItsOwn: audit:read reads the caller's own tenant's records, whatever its
+// query's tenant; another tenant's is a 403 naming audit:read_all, which (as `*` does) reads
+// every tenant's.
+func TestATenantsAuditIsItsOwn(t *testing.T) {
+	withAuditors := func(o *fixtureOptions) {
+		keys, err := identity.ParseKeys([]byte(`[
+			{"id":"c","key_hash":"` + identity.HashKey("clinic-key") + `","tenant":"clinic","scopes":"pii:write audit:read"},
+			{"id":"l","key_hash":"` + identity.HashKey("lab-key") + `","tenant":"lab","scopes":"pii:write audit:read"},
+			{"id":"o","key_hash":"` + identity.HashKey("operator-key") + `","tenant":"ops","scopes":"audit:read_all audit:read"}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Auth, err = identity.New(identity.Config{Keys: keys}, o.Clock); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ := everyRouteFixture(t, withAuditors)
+	for _, key := range []string{"clinic-key", "lab-key", "lab-key"} {
+		if r := f.do(t, "POST", "/pii/deidentify", `{"text":"Alice was seen."}`, "Authorization", "Bearer "+key); r.status != 200 {
+			t.Fatalf("%s: %d %s", key, r.status, r.raw)
+		}
+	}
+	read := func(key, query string) (int, []string) {
+		r := f.do(t, "GET", "/privacy-gateway/audit"+query, "", "Authorization", "Bearer "+key)
+		var page auditPage
+		_ = json.Unmarshal([]byte(r.raw), &page)
+		var tenants []string
+		for _, rec := range page.Records {
+			tenants = append(tenants, rec.Tenant)
+		}
+		return r.status, tenants
+	}
+	for _, c := range []struct {
+		key, query string
+		status     int
+		tenants    []string
+	}{
+		{"clinic-key", "", 200, []string{"clinic"}},
+		{"lab-key", "", 200, []string{"lab", "lab"}},
+		{"lab-key", "?tenant=lab", 200, []string{"lab", "lab"}},
+		{"lab-key", "?tenant=clinic", 403, nil},
+		{"operator-key", "", 200, []string{"clinic", "lab", "lab"}},
+		{"operator-key", "?tenant=clinic", 200, []string{"clinic"}},
+	} {
+		if status, tenants := read(c.key, c.query); status != c.status || !slices.Equal(tenants, c.tenants) {
+			t.Errorf("%s%s: %d %v, want %d %v", c.key, c.query, status, tenants, c.status, c.tenants)
+		}
 	}
 }

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"testing"
@@ -181,6 +183,37 @@ func BenchmarkTracing(b *testing.B) {
 				fctx.Response.Reset()
 				fctx.ResetUserValues() // as the server does between requests: the last one's context goes
 				h(&fctx)
+			}
+		})
+	}
+}
+
+// BenchmarkStrictBody reads a /pii/extract body of a note of about 120 tokens and a chat
+// completion's, as every strict route reads its body (readObject), beside encoding/json's
+// decode alone in the same run: the difference is what checking the keys' spelling costs.
+func BenchmarkStrictBody(b *testing.B) {
+	note := `{"text":"Patient Maria Gonzalez, 58F, DOB 03/14/1962, seen 2024-01-05 at Mercy General for chest pain radiating to the left arm. Call (415) 555-0132 or maria.g@example.org. MRN 4471902. Follow up with Dr. Emily Chen in two weeks; continue metformin 500 mg twice daily.","model_name":"pii","confidence_threshold":0.5,"use_smart_merging":true}`
+	chatBody := `{"model":"tiny-lm","max_tokens":64,"temperature":0,"messages":[{"role":"system","content":"You are a clinical assistant."},{"role":"user","content":"Summarize the note."}],"tools":[{"type":"function","function":{"name":"flag","parameters":{"type":"object"}}}]}`
+	for _, c := range []struct {
+		name string
+		body string
+		dst  func() any
+	}{{"pii", note, func() any { return &piiRequest{} }}, {"chat", chatBody, func() any { return &chatRequest{} }}} {
+		body := []byte(c.body)
+		b.Run(c.name+"/decode", func(b *testing.B) {
+			for b.Loop() {
+				dec := json.NewDecoder(bytes.NewReader(body))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(c.dst()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/readObject", func(b *testing.B) {
+			for b.Loop() {
+				if fe := readObject(body, c.dst(), true); fe != nil {
+					b.Fatal(fe)
+				}
 			}
 		})
 	}

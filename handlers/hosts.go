@@ -166,6 +166,7 @@ func corsHandler(origins []string) fiber.Handler {
 func (s *server) authenticate(c *fiber.Ctx) error {
 	conn, _ := c.Locals(localConnPrincipal).(*identity.Principal)
 	p, ref := s.opts.Auth.CheckAs(c.Method(), routeOf(c.Path()), func(k string) string { return c.Get(k) }, s.clientAddress(c), conn)
+	c.Locals(localPrincipal, &p)
 	if p.Tenant != "" {
 		c.Locals(localTenant, p.Tenant)
 		c.Locals(localTenantLabel, p.Label())

@@ -21,6 +21,7 @@ const (
 	localCharge
 	localGateway
 	localConnPrincipal // *identity.Principal of a verified client certificate (mTLS)
+	localPrincipal     // *identity.Principal the request was authorized as
 )
 
 func requestID(c *fiber.Ctx) string {

@@ -275,6 +275,13 @@ func (a *Authenticator) CheckAs(method, path string, header func(string) string,
 	return p, nil
 }
 
+// AuditAllTenants is the scope that reads every tenant's audit records: audit:read alone reads
+// the caller's own tenant's. `*` and `audit:*` grant it.
+const AuditAllTenants = "audit:read_all"
+
+// Has reports whether p's scopes grant scope, wildcards as for a route's.
+func (p Principal) Has(scope string) bool { return satisfies(p.Scopes, []string{scope}) }
+
 func required() *Refusal { return &Refusal{Reason: NoCredential} }
 
 func invalid() *Refusal { return &Refusal{Reason: BadCredential} }
