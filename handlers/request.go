@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,8 +56,9 @@ func readObject(body []byte, dst any, strict bool) *FieldError {
 	}
 	if strict {
 		sc := keyScanner{b: trimmed}
-		if path, t, ok := sc.value(reflect.TypeOf(dst), ""); !ok {
-			return &FieldError{Field: "body" + path, Type: "extra_forbidden",
+		if path, t, ok := sc.value(reflect.TypeOf(dst)); !ok {
+			slices.Reverse(path)
+			return &FieldError{Field: strings.Join(append([]string{"body"}, path...), "."), Type: "extra_forbidden",
 				Message: "Extra inputs are not permitted; the fields are " + strings.Join(jsonFields(t), ", ")}
 		}
 	}
@@ -74,16 +76,17 @@ type keyScanner struct {
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// value reads one value that decodes into t; false names the object (its wire path, "" for
-// the body) holding a key that no field of its struct type, returned, spells exactly.
-func (s *keyScanner) value(t reflect.Type, path string) (string, reflect.Type, bool) {
+// value reads one value that decodes into t; false names the object holding a key that no
+// field of its struct type, returned, spells exactly: its wire path from the value, innermost
+// first (made only on the way out of a failure).
+func (s *keyScanner) value(t reflect.Type) ([]string, reflect.Type, bool) {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	s.space()
 	if !holdsKeys(t) {
 		s.skip() // a list of 250,000 strings is passed, not walked
-		return "", nil, true
+		return nil, nil, true
 	}
 	switch {
 	case s.b[s.i] == '{' && (t.Kind() == reflect.Struct || t.Kind() == reflect.Map):
@@ -102,15 +105,15 @@ func (s *keyScanner) value(t reflect.Type, path string) (string, reflect.Type, b
 			if t.Kind() == reflect.Struct {
 				var ok bool
 				if inner, ok = fields[key]; !ok {
-					return path, t, false
+					return nil, t, false
 				}
 			} else {
 				inner = t.Elem()
 			}
 			s.space()
 			s.i++ // the colon
-			if p, bad, ok := s.value(inner, path+"."+key); !ok {
-				return p, bad, false
+			if p, bad, ok := s.value(inner); !ok {
+				return append(p, key), bad, false
 			}
 		}
 		s.i++
@@ -124,15 +127,15 @@ func (s *keyScanner) value(t reflect.Type, path string) (string, reflect.Type, b
 			if s.b[s.i] == ',' {
 				s.i++
 			}
-			if p, bad, ok := s.value(t.Elem(), path+"."+strconv.Itoa(n)); !ok {
-				return p, bad, false
+			if p, bad, ok := s.value(t.Elem()); !ok {
+				return append(p, strconv.Itoa(n)), bad, false
 			}
 		}
 		s.i++
 	default:
 		s.skip()
 	}
-	return "", nil, true
+	return nil, nil, true
 }
 
 func (s *keyScanner) space() {

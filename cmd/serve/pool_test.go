@@ -181,6 +181,7 @@ func TestAModelStillLoadingIsA503WithItsRetryAfter(t *testing.T) {
 // TestLendSaysAModelCanNeverFit: the pool's TooLargeError reaches the handlers as their
 // ModelTooLargeError, with both sizes, and not as ErrModelBusy (a 503 to retry for ever).
 func TestLendSaysAModelCanNeverFit(t *testing.T) {
+	t.Parallel()
 	wp, err := warmpool.New(warmpool.Config{MemoryBudget: 100, Forever: true},
 		func(context.Context, string) (warmpool.Model, int64, error) { return nil, 0, errors.New("loaded") },
 		func(string) (int64, error) { return 101, nil }, clock.NewFake(time.Unix(0, 0)))
@@ -199,6 +200,7 @@ func TestLendSaysAModelCanNeverFit(t *testing.T) {
 // budget's room beside the configured models is named in a warning with both sizes; one that
 // fits, a configured one, and a directory that is no model are not.
 func TestAModelThatCanNeverFitIsWarnedOfAtStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, size := range map[string]int{"big": 101, "fits": 50, "pii": 200} {
 		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
