@@ -228,32 +228,13 @@ func holdsKeys(t reflect.Type) bool {
 // keyHolders caches holdsKeys by type.
 var keyHolders sync.Map
 
-// structFields are the JSON names of a struct's fields (jsonFields' names) and their types.
+// structFields are the JSON names of a struct's fields (wireFields') and their types.
 func structFields(t reflect.Type) map[string]reflect.Type {
 	if m, ok := structFieldsOf.Load(t); ok {
 		return m.(map[string]reflect.Type)
 	}
 	m := map[string]reflect.Type{}
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			switch {
-			case name == "-" || (!f.IsExported() && !f.Anonymous):
-			case f.Anonymous && name == "":
-				walk(f.Type)
-			case name == "":
-				m[f.Name] = f.Type
-			default:
-				m[name] = f.Type
-			}
-		}
-	}
-	walk(t)
+	wireFields(t, func(name string, ft reflect.Type) { m[name] = ft })
 	structFieldsOf.Store(t, m)
 	return m
 }
@@ -337,15 +318,22 @@ func wirePath(path string, t reflect.Type) string {
 	return strings.Join(kept, ".")
 }
 
-// jsonFields are the JSON names of a struct's fields (through pointers and embedded structs),
-// in their order: what a request body of that type may hold.
+// jsonFields are the JSON names of a struct's fields (wireFields'), in their order: what a
+// request body of that type may hold.
 func jsonFields(t reflect.Type) []string {
+	var out []string
+	wireFields(t, func(name string, _ reflect.Type) { out = append(out, name) })
+	return out
+}
+
+// wireFields calls fn with the JSON name and type of each field of a struct (through pointers
+// and embedded structs), in their order, as encoding/json names them; nothing for another kind.
+func wireFields(t reflect.Type, fn func(name string, ft reflect.Type)) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	var out []string
 	if t.Kind() != reflect.Struct {
-		return out
+		return
 	}
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -353,14 +341,13 @@ func jsonFields(t reflect.Type) []string {
 		switch {
 		case name == "-" || (!f.IsExported() && !f.Anonymous):
 		case f.Anonymous && name == "":
-			out = append(out, jsonFields(f.Type)...)
+			wireFields(f.Type, fn)
 		case name == "":
-			out = append(out, f.Name)
+			fn(f.Name, f.Type)
 		default:
-			out = append(out, name)
+			fn(name, f.Type)
 		}
 	}
-	return out
 }
 
 // jsonKind names a Go kind the way pydantic names the type a client should have sent.

@@ -1428,22 +1428,34 @@ func TestSharedPromptIsComputedOnce(t *testing.T) {
 	}
 }
 
+// firstStepRows counts the rows of model's first step, once it has run.
+func firstStepRows(model *fakeModel) *atomic.Int64 {
+	var rows atomic.Int64
+	model.setHook(func(step int64, st *stepplan.Plan) error {
+		if step == 1 {
+			rows.Store(int64(len(st.Rows)))
+		}
+		return nil
+	})
+	return &rows
+}
+
+// sharedPrompt is a 40-token prompt of two full blocks and a tail, for prefix tests.
+func sharedPrompt() []int64 {
+	shared := make([]int64, 40)
+	for i := range shared {
+		shared[i] = int64(i%30 + 2)
+	}
+	return shared
+}
+
 // TestWaitForAPrefixHoldsOnlyItsClass: an interactive sequence that waits for its prompt's
 // blocks from another one in prefill does not hold a bulk sequence back: the bulk one is
 // prefilled in the first step, beside the one computing the shared prompt.
 func TestWaitForAPrefixHoldsOnlyItsClass(t *testing.T) {
 	s, model := newTestScheduler(t, testOpts{})
-	var firstBatch atomic.Int64
-	model.setHook(func(step int64, st *stepplan.Plan) error {
-		if step == 1 {
-			firstBatch.Store(int64(len(st.Rows)))
-		}
-		return nil
-	})
-	shared := make([]int64, 40)
-	for i := range shared {
-		shared[i] = int64(i%30 + 2)
-	}
+	firstBatch := firstStepRows(model)
+	shared := sharedPrompt()
 	leader := mustSubmit(t, s, greedyRequest(shared, 3))
 	follower := mustSubmit(t, s, greedyRequest(shared, 3))
 	bulk := mustSubmit(t, s, Request{Prompt: []int64{9, 8, 7, 6}, MaxNewTokens: 3, Priority: admission.Bulk, Chooser: argmaxChooser{}})
@@ -1464,17 +1476,8 @@ func TestWaitForAPrefixHoldsOnlyItsClass(t *testing.T) {
 func TestScopesNeitherShareNorWaitForAPrefix(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	s, model := newTestScheduler(t, testOpts{registry: reg})
-	var firstBatch atomic.Int64
-	model.setHook(func(step int64, st *stepplan.Plan) error {
-		if step == 1 {
-			firstBatch.Store(int64(len(st.Rows)))
-		}
-		return nil
-	})
-	shared := make([]int64, 40)
-	for i := range shared {
-		shared[i] = int64(i%30 + 2)
-	}
+	firstBatch := firstStepRows(model)
+	shared := sharedPrompt()
 	var streams []*Stream
 	for _, scope := range []string{"clinic-a", "clinic-b"} {
 		req := greedyRequest(shared, 3)

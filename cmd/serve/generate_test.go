@@ -929,13 +929,7 @@ func TestTenantsDoNotShareThePrefixCache(t *testing.T) {
 	prompt := strings.Repeat("Patient Quentin Zabriskie, MRN 4471923, was seen in clinic today. ", 3)
 	body, _ := json.Marshal(map[string]any{"inputs": prompt, "parameters": map[string]any{"max_new_tokens": 1}})
 	generate := func(key string) {
-		req, _ := http.NewRequest(http.MethodPost, srv.url+"/generate", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-API-Key", key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := postWithKey(t, srv, "/generate", string(body), key)
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
