@@ -122,10 +122,10 @@ func invalid(ctx context.Context, calls *handlers.InProcess, path, msg string) e
 		r.Stream.Close()
 		return status.Error(codes.Internal, "the route answered a body that is not UTF-8 with a stream")
 	}
-	if r.Status == http.StatusUnprocessableEntity || r.Status == http.StatusBadRequest {
+	if r.Status == http.StatusUnprocessableEntity { // the body's refusal: every check before it passed
 		return status.Error(codes.InvalidArgument, msg)
 	}
-	return failure(ctx, r)
+	return failure(ctx, r) // a 400 is the hosts check's, before the credentials
 }
 
 // codeOf is the gRPC status of an HTTP one.

@@ -2,9 +2,14 @@ package grpcserve
 
 import (
 	"bytes"
+	"context"
+	"strings"
 	"testing"
 
+	"github.com/gofiber/fiber/v2"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/sluice-serving/sluice/handlers"
 
@@ -74,6 +79,28 @@ func TestAStreamsErrorLineBecomesItsGRPCCode(t *testing.T) {
 	} {
 		if got := streamCode(code); got != want {
 			t.Errorf("%s: %v, want %v", code, got, want)
+		}
+	}
+}
+
+// TestAFaultFoundHereIsAnsweredAfterTheRoutesChecks: invalid answers the gRPC side's message
+// only where the route refused the body itself (422: every check before it passed); the
+// route's earlier refusals (the hosts check's 400, the credentials' 401) are the answer, and
+// say nothing of the message's fault.
+func TestAFaultFoundHereIsAnsweredAfterTheRoutesChecks(t *testing.T) {
+	app := fiber.New()
+	for path, status := range map[string]int{"/body": 422, "/host": 400, "/key": 401} {
+		app.Post(path, func(c *fiber.Ctx) error {
+			return c.Status(status).JSON(fiber.Map{"error": fiber.Map{"code": "refused", "message": "the route's"}})
+		})
+	}
+	calls := handlers.NewInProcess(app)
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs(":authority", "localhost"))
+	const fault = "validation_error: the message's own fault"
+	for path, want := range map[string]codes.Code{"/body": codes.InvalidArgument, "/host": codes.InvalidArgument, "/key": codes.Unauthenticated} {
+		err := invalid(ctx, calls, path, fault)
+		if status.Code(err) != want || (path == "/body") != strings.Contains(err.Error(), fault) {
+			t.Errorf("%s: %v", path, err)
 		}
 	}
 }

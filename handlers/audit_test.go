@@ -179,6 +179,7 @@ func TestUnstoredRecordIsNotAnswered(t *testing.T) {
 // query's tenant; another tenant's is a 403 naming audit:read_all, which (as `*` does) reads
 // every tenant's.
 func TestATenantsAuditIsItsOwn(t *testing.T) {
+	var open bool // the audit route opened to callers without a credential
 	withAuditors := func(o *fixtureOptions) {
 		keys, err := identity.ParseKeys([]byte(`[
 			{"id":"c","key_hash":"` + identity.HashKey("clinic-key") + `","tenant":"clinic","scopes":"pii:write audit:read"},
@@ -187,7 +188,11 @@ func TestATenantsAuditIsItsOwn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o.Auth, err = identity.New(identity.Config{Keys: keys}, o.Clock); err != nil {
+		cfg := identity.Config{Keys: keys}
+		if open {
+			cfg.Open, cfg.RouteScopes = true, map[string][]string{"GET /privacy-gateway/audit": {}}
+		}
+		if o.Auth, err = identity.New(cfg, o.Clock); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -222,5 +227,17 @@ func TestATenantsAuditIsItsOwn(t *testing.T) {
 		if status, tenants := read(c.key, c.query); status != c.status || !slices.Equal(tenants, c.tenants) {
 			t.Errorf("%s%s: %d %v, want %d %v", c.key, c.query, status, tenants, c.status, c.tenants)
 		}
+	}
+	// An audit route the operator opened is read as with authentication off by a caller
+	// without a credential, and scoped for one with.
+	open = true
+	f, _ = everyRouteFixture(t, withAuditors)
+	f.do(t, "POST", "/pii/deidentify", `{"text":"Alice was seen."}`, "Authorization", "Bearer clinic-key")
+	f.do(t, "POST", "/pii/deidentify", `{"text":"Alice was seen."}`, "Authorization", "Bearer lab-key")
+	if r := f.do(t, "GET", "/privacy-gateway/audit", ""); r.status != 200 || !strings.Contains(r.raw, `"count":2`) {
+		t.Errorf("an opened route without a credential: %d %s", r.status, r.raw)
+	}
+	if status, tenants := read("lab-key", ""); status != 200 || !slices.Equal(tenants, []string{"lab"}) {
+		t.Errorf("an opened route with a credential: %d %v", status, tenants)
 	}
 }

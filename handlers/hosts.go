@@ -166,7 +166,11 @@ func corsHandler(origins []string) fiber.Handler {
 func (s *server) authenticate(c *fiber.Ctx) error {
 	conn, _ := c.Locals(localConnPrincipal).(*identity.Principal)
 	p, ref := s.opts.Auth.CheckAs(c.Method(), routeOf(c.Path()), func(k string) string { return c.Get(k) }, s.clientAddress(c), conn)
-	c.Locals(localPrincipal, &p)
+	if p.Credential != "" {
+		// Whether it may read every tenant's audit, for the audit's read; a caller of an open
+		// route without a credential is not scoped, as with authentication off.
+		c.Locals(localReadsAllTenants, p.Has(identity.AuditAllTenants))
+	}
 	if p.Tenant != "" {
 		c.Locals(localTenant, p.Tenant)
 		c.Locals(localTenantLabel, p.Label())

@@ -20,8 +20,8 @@ const (
 	localAllowance
 	localCharge
 	localGateway
-	localConnPrincipal // *identity.Principal of a verified client certificate (mTLS)
-	localPrincipal     // *identity.Principal the request was authorized as
+	localConnPrincipal   // *identity.Principal of a verified client certificate (mTLS)
+	localReadsAllTenants // bool, with a credential: it may read every tenant's audit
 )
 
 func requestID(c *fiber.Ctx) string {
