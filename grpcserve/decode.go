@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
+
+	"github.com/sluice-serving/sluice/handlers"
 )
 
 // decoder is the server's codec: grpc-go's own for protobuf, save that a request message
@@ -20,9 +22,25 @@ import (
 type decoder struct {
 	encoding.CodecV2
 	faults sync.Map // a request message → why it did not decode
+	// calls answers a fault of a method that stands for a route of posted after that route's
+	// checks (invalid); nil answers every fault at once.
+	calls *handlers.InProcess
 }
 
-func newDecoder() *decoder { return &decoder{CodecV2: encoding.GetCodecV2(proto.Name)} }
+func newDecoder(calls *handlers.InProcess) *decoder {
+	return &decoder{CodecV2: encoding.GetCodecV2(proto.Name), calls: calls}
+}
+
+// posted are the routes of the methods that post the caller's text, by full method name: a
+// message of theirs that does not decode is answered once the route has heard the call's
+// credentials, as its HTTP body would be. The others read, and carry no text.
+var posted = map[string]string{
+	"/openmed.service.v1.OpenMedService/Analyze":          analyzePath,
+	"/openmed.service.v1.OpenMedService/Extract":          extractPath,
+	"/openmed.service.v1.OpenMedService/Deidentify":       deidentifyPath,
+	"/openmed.service.v1.OpenMedService/StreamDeidentify": deidentifyStreamPath,
+	"/inference.GRPCInferenceService/ModelInfer":          modelPath("_") + "/infer", // any name: the scope is the route's
+}
 
 func (d *decoder) Unmarshal(data mem.BufferSlice, v any) error {
 	if err := d.CodecV2.Unmarshal(data, v); err != nil {
@@ -31,13 +49,19 @@ func (d *decoder) Unmarshal(data mem.BufferSlice, v any) error {
 	return nil
 }
 
-// fault is the status of a message that did not decode, nil for one that did. The protobuf
-// library's words name the fault, never the message's content.
-func (d *decoder) fault(v any) error {
-	if err, ok := d.faults.LoadAndDelete(v); ok {
-		return status.Error(codes.InvalidArgument, "validation_error: the request message does not decode: "+err.(error).Error())
+// fault is the status of a message of method that did not decode, nil for one that did; ctx is
+// the call's, asked for only then. The protobuf library's words name the fault, never the
+// message's content.
+func (d *decoder) fault(ctx func() context.Context, method string, v any) error {
+	err, ok := d.faults.LoadAndDelete(v)
+	if !ok {
+		return nil
 	}
-	return nil
+	msg := "validation_error: the request message does not decode: " + err.(error).Error()
+	if path, ok := posted[method]; ok && d.calls != nil {
+		return invalid(ctx(), d.calls, path, msg)
+	}
+	return status.Error(codes.InvalidArgument, msg)
 }
 
 // methods is desc with each method's request read through fault. Every service the server
@@ -46,17 +70,19 @@ func (d *decoder) methods(desc *grpc.ServiceDesc) *grpc.ServiceDesc {
 	out := *desc
 	out.Methods = make([]grpc.MethodDesc, len(desc.Methods))
 	for i, m := range desc.Methods {
-		handler := m.Handler
+		handler, method := m.Handler, "/"+desc.ServiceName+"/"+m.MethodName
 		m.Handler = func(srv any, ctx context.Context, dec func(any) error, in grpc.UnaryServerInterceptor) (any, error) {
-			return handler(srv, ctx, func(v any) error { return d.checked(v, dec(v)) }, in)
+			return handler(srv, ctx, func(v any) error {
+				return d.checked(func() context.Context { return ctx }, method, v, dec(v))
+			}, in)
 		}
 		out.Methods[i] = m
 	}
 	out.Streams = make([]grpc.StreamDesc, len(desc.Streams))
 	for i, s := range desc.Streams {
-		handler := s.Handler
+		handler, method := s.Handler, "/"+desc.ServiceName+"/"+s.StreamName
 		s.Handler = func(srv any, stream grpc.ServerStream) error {
-			return handler(srv, &checkedStream{ServerStream: stream, d: d})
+			return handler(srv, &checkedStream{ServerStream: stream, d: d, method: method})
 		}
 		out.Streams[i] = s
 	}
@@ -65,18 +91,21 @@ func (d *decoder) methods(desc *grpc.ServiceDesc) *grpc.ServiceDesc {
 
 type checkedStream struct {
 	grpc.ServerStream
-	d *decoder
+	d      *decoder
+	method string
 }
 
-func (s *checkedStream) RecvMsg(m any) error { return s.d.checked(m, s.ServerStream.RecvMsg(m)) }
+func (s *checkedStream) RecvMsg(m any) error {
+	return s.d.checked(s.Context, s.method, m, s.ServerStream.RecvMsg(m))
+}
 
 // checked is a receive's error, else v's fault. The fault is taken whatever the receive
 // says: grpc-go reads on past a unary request to see the stream end, and a second message,
 // a reset or a cancel fails the receive after v was decoded.
-func (d *decoder) checked(v any, received error) error {
-	fault := d.fault(v)
+func (d *decoder) checked(ctx func() context.Context, method string, v any, received error) error {
 	if received != nil {
+		d.faults.Delete(v)
 		return received
 	}
-	return fault
+	return d.fault(ctx, method, v)
 }

@@ -18,7 +18,7 @@ import (
 // a unary request, and a second message fails it) answers the receive's error; either way the
 // codec keeps no fault behind, on a unary method and a stream.
 func TestADecodingFaultIsTheCallersAndIsNotKept(t *testing.T) {
-	d := newDecoder()
+	d := newDecoder(nil)
 	latin1 := mem.BufferSlice{mem.SliceBuffer(protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "Ren\xe9"))}
 	second := status.Error(codes.Internal, "cardinality violation")
 	unary := d.methods(&grpc.ServiceDesc{Methods: []grpc.MethodDesc{{Handler: func(_ any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {

@@ -28,6 +28,14 @@ type openMed struct {
 	stall time.Duration
 }
 
+// The routes OpenMedService's methods stand for.
+const (
+	analyzePath          = "/analyze"
+	extractPath          = "/pii/extract"
+	deidentifyPath       = "/pii/deidentify"
+	deidentifyStreamPath = "/pii/deidentify/stream"
+)
+
 var (
 	asBody   = protojson.MarshalOptions{UseProtoNames: true}
 	fromBody = protojson.UnmarshalOptions{DiscardUnknown: true}
@@ -35,17 +43,17 @@ var (
 
 func (o *openMed) Analyze(ctx context.Context, req *openmedpb.AnalyzeRequest) (*openmedpb.AnalyzeResponse, error) {
 	out := &openmedpb.AnalyzeResponse{}
-	return out, o.unary(ctx, "/analyze", req, out)
+	return out, o.unary(ctx, analyzePath, req, out)
 }
 
 func (o *openMed) Extract(ctx context.Context, req *openmedpb.ExtractRequest) (*openmedpb.ExtractResponse, error) {
 	out := &openmedpb.ExtractResponse{}
-	return out, o.unary(ctx, "/pii/extract", req, out)
+	return out, o.unary(ctx, extractPath, req, out)
 }
 
 func (o *openMed) Deidentify(ctx context.Context, req *openmedpb.DeidentifyRequest) (*openmedpb.DeidentifyResponse, error) {
 	out := &openmedpb.DeidentifyResponse{}
-	return out, o.unary(ctx, "/pii/deidentify", req, out)
+	return out, o.unary(ctx, deidentifyPath, req, out)
 }
 
 // unary posts req's REST body to path and reads the answer into out.
@@ -74,7 +82,7 @@ func (o *openMed) unary(ctx context.Context, path string, req, out proto.Message
 func (o *openMed) StreamDeidentify(req *openmedpb.DeidentifyStreamRequest, stream grpc.ServerStreamingServer[openmedpb.DeidentifyStreamResponse]) error {
 	ctx := stream.Context()
 	if req.GetMaxBuffer() < 0 || req.GetChunkSize() < 0 {
-		return invalid(ctx, o.calls, "/pii/deidentify/stream", "validation_error: chunk_size and max_buffer should be positive")
+		return invalid(ctx, o.calls, deidentifyStreamPath, "validation_error: chunk_size and max_buffer should be positive")
 	}
 	inner := proto.Clone(req.GetRequest()).(*openmedpb.DeidentifyRequest)
 	if inner == nil {
@@ -94,7 +102,7 @@ func (o *openMed) StreamDeidentify(req *openmedpb.DeidentifyStreamRequest, strea
 			body, _ = json.Marshal(fields)
 		}
 	}
-	r := call(ctx, o.calls, http.MethodPost, "/pii/deidentify/stream", body)
+	r := call(ctx, o.calls, http.MethodPost, deidentifyStreamPath, body)
 	if r.Stream == nil {
 		if r.Status != http.StatusOK {
 			return failure(ctx, r)

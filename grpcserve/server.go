@@ -69,7 +69,7 @@ func New(cfg Config) (*grpc.Server, error) {
 	if len(problems) > 0 {
 		return nil, errors.New("grpcserve: " + strings.Join(problems, "; "))
 	}
-	dec := newDecoder()
+	dec := newDecoder(cfg.Calls)
 	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(cfg.MaxMessageBytes), grpc.MaxConcurrentStreams(maxStreams),
 		grpc.MaxHeaderListSize(maxMetadataBytes), grpc.ForceServerCodecV2(dec),
 		grpc.KeepaliveParams(serverKeepalive), grpc.KeepaliveEnforcementPolicy(clientPings)}

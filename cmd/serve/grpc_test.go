@@ -216,6 +216,9 @@ func TestGRPCServicesAnswerAsTheirRoutes(t *testing.T) {
 	if err := conn.Invoke(keyed("a-key"), "/openmed.service.v1.OpenMedService/Deidentify", latin1Text, &reply, grpc.ForceCodecV2(rawCodec{})); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("a Latin-1 string field: %v", err)
 	}
+	if err := conn.Invoke(context.Background(), "/openmed.service.v1.OpenMedService/Deidentify", latin1Text, &reply, grpc.ForceCodecV2(rawCodec{})); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("a Latin-1 string field without a key: %v", err)
+	}
 	wrapped := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), latin1Text)
 	cs, err := conn.NewStream(keyed("a-key"), &openmedpb.OpenMedService_ServiceDesc.Streams[0], "/openmed.service.v1.OpenMedService/StreamDeidentify", grpc.ForceCodecV2(rawCodec{}))
 	if err == nil {
