@@ -76,6 +76,9 @@ func (s *server) unpackBody(c *fiber.Ctx) error {
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		return s.bodyTooLarge()
+	case errors.Is(err, errWasteful):
+		return &apiError{Status: fiber.StatusBadRequest, Code: CodeBadRequest, Outcome: OutcomeFailed,
+			Message: "The body's Content-Encoding spends far more bytes than the body it decodes to", Details: map[string]string{"reason": "wasteful_content_encoding"}}
 	case err != nil:
 		return &apiError{Status: fiber.StatusBadRequest, Code: CodeBadRequest, Outcome: OutcomeFailed,
 			Message: "The body does not decode as its Content-Encoding says", Details: map[string]string{"reason": "invalid_content_encoding"}}
@@ -99,14 +102,17 @@ func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 	for i := len(codings) - 1; i >= 0; i-- {
 		var dec io.Reader
 		var err error
+		m := &metered{}
+		in := &meteredInput{r: layers[len(layers)-1].(byteReader), m: m} // bytes.Reader, or capped
 		if codings[i] == "deflate" {
-			dec, err = zlib.NewReader(layers[len(layers)-1])
+			dec, err = zlib.NewReader(in)
 		} else {
-			dec, err = gzip.NewReader(layers[len(layers)-1])
+			dec, err = gzip.NewReader(in)
 		}
 		if err != nil {
 			return nil, err
 		}
+		dec = &meteredOutput{r: dec, m: m}
 		if i > 0 {
 			dec = newCapped(dec, int64(limit)) // another layer reads it
 		}
@@ -143,6 +149,63 @@ func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 }
 
 var errTrailingData = errors.New("handlers: data after the body's coded stream")
+
+// errWasteful is a coded layer that reads far more than it makes: deflate's empty blocks (each
+// a Huffman table to build, for nothing) or empty gzip members, a few kilobytes of which cost a
+// core a third of a second before admission.
+var errWasteful = errors.New("handlers: a coding spends far more bytes than it decodes to")
+
+// metered counts one decoder's bytes in and out. A real stream makes at least about what it
+// reads, less deflate's few bytes a stored block and gzip's header and trailer: past a few
+// kilobytes more in than out, a layer is refused, while its decoder reads, since one call of
+// flate's Read decodes every empty block it meets before it returns.
+type metered struct{ in, out int64 }
+
+func (m *metered) wasteful() bool { return m.in > m.out+m.out/64+4096 }
+
+// meteredInput is what a decoder reads: the layer below, counted and refused once wasteful. A
+// byte reader, so that the decoder reads no further ahead than its stream.
+type meteredInput struct {
+	r byteReader
+	m *metered
+}
+
+type byteReader interface {
+	io.Reader
+	io.ByteReader
+}
+
+func (r *meteredInput) Read(p []byte) (int, error) {
+	if r.m.wasteful() {
+		return 0, errWasteful
+	}
+	n, err := r.r.Read(p)
+	r.m.in += int64(n)
+	return n, err
+}
+
+func (r *meteredInput) ReadByte() (byte, error) {
+	if r.m.wasteful() {
+		return 0, errWasteful
+	}
+	b, err := r.r.ReadByte()
+	if err == nil {
+		r.m.in++
+	}
+	return b, err
+}
+
+// meteredOutput is a decoder, its output counted.
+type meteredOutput struct {
+	r io.Reader
+	m *metered
+}
+
+func (r *meteredOutput) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.m.out += int64(n)
+	return n, err
+}
 
 // capped is a decoded layer that another decoder reads. It holds the layer to the body limit,
 // as the last layer is held: a middle layer of hundreds of megabytes of empty blocks costs
