@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -88,8 +90,12 @@ func TestSignedRequestsAcrossTheFleet(t *testing.T) {
 	}
 	var urls [2]string
 	for i := range urls {
-		urls[i] = startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_SIGNING_SECRET_FILE="+secretFile,
-			"SLUICE_NATS_URL="+nats, "SLUICE_NATS_REPLICAS=3", fmt.Sprintf("SLUICE_REPLICA_ID=signing-%d", i)).url
+		p := startProcess(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_SIGNING_SECRET_FILE="+secretFile,
+			"SLUICE_NATS_URL="+nats, "SLUICE_NATS_REPLICAS=3", fmt.Sprintf("SLUICE_REPLICA_ID=signing-%d", i))
+		urls[i] = p.url
+		if strings.Contains(strings.Join(p.started, "\n"), "kept by this replica alone") {
+			t.Errorf("a replica on a shared cluster warned that its nonces are its own")
+		}
 	}
 	body := []byte(`{"text":"Call Maria at (415) 555-0132."}`)
 	now := time.Now().Unix()
@@ -128,6 +134,29 @@ func TestSignedRequestsAcrossTheFleet(t *testing.T) {
 	if code, _ := answer(t, openMedSigned(t, secret, urls[1], target, body, "nonce-3", now, "")); code != http.StatusOK {
 		t.Fatalf("nonce-3 after its forgery: %d", code)
 	}
+	// A proxy's absolute form whose authority runs into a query naming the route: the path
+	// served is "/", and a signature over "/pii/extract" is none for it.
+	host := strings.TrimPrefix(urls[0], "http://")
+	forged := openMedSigned(t, secret, urls[0], "/pii/extract", body, "nonce-6", now, "")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST http://%s?x=/pii/extract HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nConnection: close\r\n", host, host)
+	for _, h := range []string{"X-OpenMed-Timestamp", "X-OpenMed-Nonce", "X-OpenMed-Signature"} {
+		fmt.Fprintf(conn, "%s: %s\r\n", h, forged.Header.Get(h))
+	}
+	fmt.Fprintf(conn, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	raw, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(raw.Body)
+	raw.Body.Close()
+	if raw.StatusCode != http.StatusUnauthorized || !strings.Contains(string(data), "signature_mismatch") {
+		t.Errorf("a signature for /pii/extract on http://host?x=/pii/extract: %d %s", raw.StatusCode, data)
+	}
 	resp, err := http.Get(urls[0] + "/health")
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("/health unsigned: %v %v", resp, err)
@@ -136,7 +165,8 @@ func TestSignedRequestsAcrossTheFleet(t *testing.T) {
 }
 
 // TestAShortSigningSecretIsSaid: a secret under 16 bytes is taken (OpenMed takes any) and the
-// log says it is guessable; one of 32 says nothing.
+// log says it is guessable; one of 32 says nothing. Nonces kept by the process alone are said
+// too.
 func TestAShortSigningSecretIsSaid(t *testing.T) {
 	t.Parallel()
 	for secret, warned := range map[string]bool{"zq7": true, strings.Repeat("k", 32): false} {
@@ -155,6 +185,11 @@ func TestAShortSigningSecretIsSaid(t *testing.T) {
 		}
 		if got := strings.Contains(logs.String(), "the signing secret is short"); got != warned || strings.Contains(logs.String(), secret) {
 			t.Errorf("a secret of %d bytes: warned %v, want %v: %s", len(secret), got, warned, logs.String())
+		}
+		// Without a shared NATS cluster a nonce is this process's alone: said, since a fleet
+		// of such replicas takes a signed request once each.
+		if !strings.Contains(logs.String(), "kept by this replica alone") {
+			t.Errorf("no word that the nonces are this replica's: %s", logs.String())
 		}
 	}
 }
