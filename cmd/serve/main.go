@@ -1087,6 +1087,11 @@ func (s *server) signingVerifier(ctx context.Context, cfg Config, clk clock.Cloc
 			slog.Int("bytes", len(secret)), slog.Int("at_least", minSigningSecret))
 	}
 	var nonces signing.Nonces = signing.NewMemoryNonces(clk, cfg.Signing.MaxNonces)
+	if s.box == nil || s.box.Embedded() {
+		// A replay is refused by the replica that saw the nonce: behind a load balancer, the
+		// others would each take the request once within its window.
+		s.logger.Warn("signed requests' nonces are kept by this replica alone; with several replicas, set SLUICE_NATS_URL so that a nonce spent at one is spent at all")
+	}
 	if s.box != nil {
 		if nonces, err = signing.NewJetStreamNonces(ctx, s.box.JetStream(), cfg.Signing, s.box.Replicas(), s.logger); err != nil {
 			return nil, err
