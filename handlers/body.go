@@ -9,8 +9,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluice-serving/sluice/clock"
 )
 
 // CodeUnsupportedEncoding is the error code of a body in a Content-Encoding the server does
@@ -99,10 +102,11 @@ func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 	limit := s.opts.Limits.MaxBodyBytes
 	// layers[0] is the body as sent, each next one the decoder over the one before.
 	layers := []io.Reader{bytes.NewReader(raw)}
+	deadline := s.opts.Clock.Now().Add(unpackTime)
 	for i := len(codings) - 1; i >= 0; i-- {
 		var dec io.Reader
 		var err error
-		m := &metered{}
+		m := &metered{middle: i > 0, clk: s.opts.Clock, deadline: deadline}
 		in := &meteredInput{r: layers[len(layers)-1].(byteReader), m: m} // bytes.Reader, or capped
 		if codings[i] == "deflate" {
 			dec, err = zlib.NewReader(in)
@@ -150,18 +154,37 @@ func (s *server) unpack(raw []byte, codings []string) ([]byte, error) {
 
 var errTrailingData = errors.New("handlers: data after the body's coded stream")
 
-// errWasteful is a coded layer that reads far more than it makes: deflate's empty blocks (each
-// a Huffman table to build, for nothing) or empty gzip members, a few kilobytes of which cost a
-// core a third of a second before admission.
-var errWasteful = errors.New("handlers: a coding spends far more bytes than it decodes to")
+// errWasteful is a coded body whose decoding is work out of all measure with it: deflate's empty
+// blocks (each a Huffman table to build, for nothing), empty gzip members, or blocks of a
+// byte or two each, a few kilobytes of which held a core for a third of a second before
+// admission.
+var errWasteful = errors.New("handlers: a coding spends far more than it decodes to")
 
-// metered counts one decoder's bytes in and out. A real stream makes at least about what it
-// reads, less deflate's few bytes a stored block and gzip's header and trailer: past a few
-// kilobytes more in than out, a layer is refused, while its decoder reads, since one call of
-// flate's Read decodes every empty block it meets before it returns.
-type metered struct{ in, out int64 }
+// unpackTime bounds a body's decoding: a megabyte of real deflate decodes in about a
+// millisecond and a half, tens of thousands of tiny blocks' tables take hundreds.
+const unpackTime = 50 * time.Millisecond
 
-func (m *metered) wasteful() bool { return m.in > m.out+m.out/64+4096 }
+// metered counts one decoder's bytes in and out, and refuses it, while it reads (one call of
+// flate's Read decodes every empty block it meets before it returns), once it is wasteful:
+//   - more in than out by more than a window and a few kilobytes: a real stream makes about
+//     what it reads, less a stored block's few bytes and gzip's header and trailer, but flate
+//     hands back what it made only a window (32 KiB) at a time;
+//   - a middle layer (one another decoder reads) making more than twice what it read and
+//     64 KiB: a compressed stream does not compress again, so only a bomb's does;
+//   - past the body's time.
+type metered struct {
+	in, out  int64
+	middle   bool
+	clk      clock.Clock
+	deadline time.Time
+}
+
+func (m *metered) wasteful() bool {
+	return m.in > m.out+m.out/64+4096+32<<10 || m.middle && m.out > 2*m.in+64<<10
+}
+
+// late reports whether the body's time is up.
+func (m *metered) late() bool { return m.clk.Now().After(m.deadline) }
 
 // meteredInput is what a decoder reads: the layer below, counted and refused once wasteful. A
 // byte reader, so that the decoder reads no further ahead than its stream.
@@ -176,7 +199,7 @@ type byteReader interface {
 }
 
 func (r *meteredInput) Read(p []byte) (int, error) {
-	if r.m.wasteful() {
+	if r.m.wasteful() || r.m.late() {
 		return 0, errWasteful
 	}
 	n, err := r.r.Read(p)
@@ -185,7 +208,7 @@ func (r *meteredInput) Read(p []byte) (int, error) {
 }
 
 func (r *meteredInput) ReadByte() (byte, error) {
-	if r.m.wasteful() {
+	if r.m.wasteful() || r.m.in&4095 == 0 && r.m.late() { // the clock read once a 4 KiB read
 		return 0, errWasteful
 	}
 	b, err := r.r.ReadByte()
@@ -203,7 +226,9 @@ type meteredOutput struct {
 
 func (r *meteredOutput) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
-	r.m.out += int64(n)
+	if r.m.out += int64(n); r.m.wasteful() {
+		return n, errWasteful
+	}
 	return n, err
 }
 
