@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"regexp"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
@@ -44,6 +45,10 @@ func (e *edges) install() {
 			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: the Host header is not a host name", routeUnrouted)
 			return
 		}
+		if !plainTarget(ctx.Request.Header.RequestURI()) {
+			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: the request target is neither a path nor an absolute URL", routeUnrouted)
+			return
+		}
 		if scheme, authority, absolute := targetAuthority(ctx.Request.Header.RequestURI()); absolute && hosts == 1 &&
 			!sameAuthority(scheme, string(authority), string(ctx.Request.Header.Host())) {
 			// An absolute-form target names the host itself, over the Host header (RFC 9112
@@ -57,6 +62,24 @@ func (e *edges) install() {
 		}
 		inner(ctx)
 	}
+}
+
+// absoluteTarget is an absolute-form target whose authority ends the target or is followed by
+// its path: where fasthttp, the hosts check and the signature all read the same host and path.
+var absoluteTarget = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*(/.*)?$`)
+
+// plainTarget reports whether a request target has one reading: a path ("/p?q", not "//h/p",
+// which fasthttp reads as a host), "*", or an absolute URL whose path follows its authority.
+// Another shape ("x//h/p?q=://h/q", "http://h?x=/p") was routed as one path and judged (the
+// Host, the signature) as another.
+func plainTarget(t []byte) bool {
+	switch {
+	case len(t) > 0 && t[0] == '/':
+		return len(t) == 1 || t[1] != '/'
+	case string(t) == "*":
+		return true
+	}
+	return absoluteTarget.Match(t)
 }
 
 // headerReceived runs after a request's headers are parsed and before its body is read. Two

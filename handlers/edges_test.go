@@ -77,3 +77,30 @@ func TestEdgeRequestsGetTheEnvelope(t *testing.T) {
 		t.Fatalf("unknown method not logged as OTHER:\n%s", f.logs.String())
 	}
 }
+
+// TestATargetHasOneReading: a request target fasthttp would route as one path while the Host
+// check and the signature read another (an authority run into a query, "x//h/p?q=://h/q", a
+// path that begins "//") is a 400 at the edge; a path and an absolute URL are served.
+func TestATargetHasOneReading(t *testing.T) {
+	f := newFixture(t)
+	body := "Content-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"text\":\"a\"}"
+	for target, status := range map[string]int{
+		"/analyze":                        200,
+		"http://x/analyze":                200,
+		"http://x?y=/analyze":             400,
+		"http://x#/analyze":               400,
+		"x//x/analyze?q=://x/pii/extract": 400,
+		"//x/analyze":                     400,
+		"HTTP://x/analyze":                200,
+	} {
+		resp, got := rawExchange(t, f, "POST "+target+" HTTP/1.1\r\nHost: x\r\n"+body)
+		if resp.StatusCode != status {
+			t.Errorf("%q: %d %v", target, resp.StatusCode, got)
+		}
+	}
+	for target, want := range map[string]bool{"/": true, "*": true, "/a//b": true, "//": false, "": false, "a:b": false, "1http://x/": false} {
+		if plainTarget([]byte(target)) != want {
+			t.Errorf("plainTarget(%q) is %v", target, !want)
+		}
+	}
+}

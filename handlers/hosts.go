@@ -186,27 +186,19 @@ func (s *server) authenticate(c *fiber.Ctx) error {
 }
 
 // originForm is a request line's target as the client wrote it, in origin form: an
-// absolute-form target (a proxy's "http://host/path?q") loses its scheme and host, which end
-// where its path, query or fragment begins, as the router reads it: "http://host?x=/pii/extract"
-// is "/?x=/pii/extract", the path served, never "/pii/extract" (a signature for that route
-// would be taken for another).
+// absolute-form target (a proxy's "http://host/path?q") loses its scheme and host.
 func originForm(raw []byte) string {
 	t := string(raw)
 	if strings.HasPrefix(t, "/") {
 		return t
 	}
 	if i := strings.Index(t, "://"); i >= 0 {
-		rest := t[i+3:]
-		switch j := strings.IndexAny(rest, "/?#"); {
-		case j < 0:
-			return "/"
-		case rest[j] == '/':
-			return rest[j:]
-		case rest[j] == '?':
-			return "/" + rest[j:]
-		default: // a fragment: never part of what is served
-			return "/"
+		// The edge took only targets whose authority ends them or comes before their path
+		// (plainTarget): a query or fragment after the authority never reaches here.
+		if j := strings.IndexByte(t[i+3:], '/'); j >= 0 {
+			return t[i+3+j:]
 		}
+		return "/"
 	}
 	return t
 }

@@ -53,12 +53,10 @@ func TestTrustedHostsAndCORS(t *testing.T) {
 // client wrote it (no decoding), an absolute form losing its scheme and host.
 func TestOriginFormIsTheRequestLinesTarget(t *testing.T) {
 	for raw, want := range map[string]string{
-		"/pii/%65xtract?b=2&a=1":                "/pii/%65xtract?b=2&a=1",
-		"http://sluice.internal/jobs?mode=x":    "/jobs?mode=x",
-		"https://sluice.internal":               "/",
-		"http://sluice.internal?x=/pii/extract": "/?x=/pii/extract",
-		"http://sluice.internal#/pii/extract":   "/",
-		"*":                                     "*",
+		"/pii/%65xtract?b=2&a=1":             "/pii/%65xtract?b=2&a=1",
+		"http://sluice.internal/jobs?mode=x": "/jobs?mode=x",
+		"https://sluice.internal":            "/",
+		"*":                                  "*",
 	} {
 		if got := originForm([]byte(raw)); got != want {
 			t.Errorf("%q: %q, want %q", raw, got, want)
