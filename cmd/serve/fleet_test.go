@@ -208,7 +208,7 @@ func TestFleetSharesOneBudget(t *testing.T) {
 	requests := fleetCase{name: "req", allowance: `{"requests_per_minute":1200,"request_burst":10}`, perSecond: 20, burst: 10}
 	tokens := fleetCase{name: "tok", allowance: `{"tokens_per_minute":8400,"token_burst":70}`, perSecond: 140, burst: 70, tokens: true}
 	replicas := fleet(t, 3, budgetKey(requests.name+"-secret", requests.name, requests.allowance)+","+
-		budgetKey(tokens.name+"-secret", tokens.name, tokens.allowance)+","+keyEntry("auditor-secret", "auditor", "audit:read"),
+		budgetKey(tokens.name+"-secret", tokens.name, tokens.allowance)+","+keyEntry("auditor-secret", "auditor", "audit:read audit:read_all"),
 		"SLUICE_REDIS_URL="+srv.URL, "SLUICE_FLEET_REPLICAS=3", "SLUICE_REDIS_TIMEOUT_MS=1000", "SLUICE_REDIS_LEASE_MS=3000",
 		"SLUICE_NATS_URL="+nats, "SLUICE_NATS_REPLICAS=3")
 	served := map[string]fleetServed{} // every request answered 200, by X-Request-ID
