@@ -66,7 +66,8 @@ func (e *edges) install() {
 
 // absoluteTarget is an absolute-form target whose authority ends the target or is followed by
 // its path: where fasthttp, the hosts check and the signature all read the same host and path.
-var absoluteTarget = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*(/.*)?$`)
+// Its groups are the scheme, the authority and the path (with its query).
+var absoluteTarget = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(/.*)?$`)
 
 // plainTarget reports whether a request target has one reading: a path ("/p?q", not "//h/p",
 // which fasthttp reads as a host), "*", or an absolute URL whose path follows its authority.

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"crypto/x509"
 	"net"
 	"net/netip"
@@ -88,20 +87,13 @@ func validHostHeader(v string) bool {
 }
 
 // targetAuthority is the scheme and authority of an absolute-form request target
-// ("http://h:1/p"), and whether the target has that form: as fasthttp reads it, any scheme.
+// ("http://h:1/p"), and whether the target has that form (absoluteTarget's).
 func targetAuthority(target []byte) (scheme string, authority []byte, absolute bool) {
-	if len(target) == 0 || target[0] == '/' {
+	m := absoluteTarget.FindSubmatch(target)
+	if m == nil {
 		return "", nil, false
 	}
-	i := bytes.Index(target, []byte("://"))
-	if i <= 0 {
-		return "", nil, false
-	}
-	rest := target[i+3:]
-	if j := bytes.IndexAny(rest, "/?#"); j >= 0 {
-		rest = rest[:j]
-	}
-	return strings.ToLower(string(target[:i])), rest, true
+	return strings.ToLower(string(m[1])), m[2], true
 }
 
 // sameAuthority reports whether a target's authority and a Host header name one host and port,
@@ -188,19 +180,13 @@ func (s *server) authenticate(c *fiber.Ctx) error {
 // originForm is a request line's target as the client wrote it, in origin form: an
 // absolute-form target (a proxy's "http://host/path?q") loses its scheme and host.
 func originForm(raw []byte) string {
-	t := string(raw)
-	if strings.HasPrefix(t, "/") {
-		return t
-	}
-	if i := strings.Index(t, "://"); i >= 0 {
-		// The edge took only targets whose authority ends them or comes before their path
-		// (plainTarget): a query or fragment after the authority never reaches here.
-		if j := strings.IndexByte(t[i+3:], '/'); j >= 0 {
-			return t[i+3+j:]
+	if m := absoluteTarget.FindSubmatch(raw); m != nil {
+		if len(m[3]) == 0 {
+			return "/"
 		}
-		return "/"
+		return string(m[3])
 	}
-	return t
+	return string(raw)
 }
 
 // verifySignature refuses a request whose OpenMed HMAC signature does not hold (Options.Signing):
