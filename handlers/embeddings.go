@@ -39,26 +39,27 @@ type Reranker interface {
 }
 
 // EmbedEndpoint is an embedding model and its admission gate. Load, when set, is another
-// embedding model named by a request (OpenAI's `model`), loaded on demand with its own gate;
-// its errors are ErrModelUnknown and ErrModelBusy, or the load's own failure.
+// embedding model named by a request (OpenAI's `model`), loaded on demand with its own gate,
+// waiting for the load while ctx lives; its errors are ErrModelUnknown, ErrModelBusy and
+// *ModelLoadingError, or the load's own failure.
 type EmbedEndpoint struct {
 	Model Embedder
 	Gate  *admission.Gate
-	Load  func(name string) (Embedder, *admission.Gate, error)
+	Load  func(ctx context.Context, name string) (Embedder, *admission.Gate, error)
 }
 
 // RerankEndpoint is a cross-encoder and its admission gate; Load as EmbedEndpoint's.
 type RerankEndpoint struct {
 	Model Reranker
 	Gate  *admission.Gate
-	Load  func(name string) (Reranker, *admission.Gate, error)
+	Load  func(ctx context.Context, name string) (Reranker, *admission.Gate, error)
 }
 
-// pickEncoder is the model a request names: the endpoint's, or one loaded on demand and
-// admitted by its own gate (a refusal by it is written here). A name nobody serves is OpenAI's
-// 404 model_not_found.
+// pickEncoder is the model a request names: the endpoint's, or one loaded on demand within
+// Options.ModelLoadWait and admitted by its own gate (a refusal by it is written here). A name
+// nobody serves is OpenAI's 404 model_not_found.
 func pickEncoder[M interface{ Name() string }](s *server, c *fiber.Ctx, x *exchange, name string, served M,
-	load func(string) (M, *admission.Gate, error)) (M, error) {
+	load func(context.Context, string) (M, *admission.Gate, error)) (M, error) {
 	var none M
 	if name == served.Name() {
 		return served, nil
@@ -66,16 +67,14 @@ func pickEncoder[M interface{ Name() string }](s *server, c *fiber.Ctx, x *excha
 	if load == nil {
 		return none, openAIInvalid("model", msgModelNotFound)
 	}
-	model, gate, err := load(name)
+	ctx, cancel := context.WithTimeout(c.UserContext(), min(s.opts.ModelLoadWait, x.timeout))
+	defer cancel()
+	model, gate, err := load(ctx, name)
 	switch {
 	case errors.Is(err, ErrModelUnknown):
 		return none, openAIInvalid("model", msgModelNotFound)
-	case errors.Is(err, ErrModelBusy):
-		e := s.notReady("No room to load another encoder while the loaded ones stay", CodeServiceBusy)
-		e.Code = CodeServiceBusy
-		return none, e
 	case err != nil:
-		return none, s.failure(x, c.UserContext(), err)
+		return none, s.loadFailure(c, x, err, "No room to load another encoder while the loaded ones stay")
 	}
 	if ref, ok := gate.AdmitRetry(x.prio, c.Request().Header.Peek(admission.RetryTokenHeader)); !ok {
 		return none, s.writeRefusal(c, ref)

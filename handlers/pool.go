@@ -105,30 +105,11 @@ func (s *server) borrow(c *fiber.Ctx, x *exchange, pooled string, keepAlive json
 	ctx, cancel := context.WithTimeout(c.UserContext(), min(s.opts.ModelLoadWait, x.timeout))
 	defer cancel()
 	model, gate, release, err := s.opts.Pool.Lend(ctx, pooled, keep)
-	var loading *ModelLoadingError
-	var tooLarge *ModelTooLargeError
 	switch {
-	case err == nil:
 	case errors.Is(err, ErrModelUnknown):
 		return nil, nil, err
-	case errors.As(err, &tooLarge):
-		// Not a 503: a client retries those, and this answer would never change. Nor a 4xx: the
-		// request is sound, the server's budget too small for the model.
-		return nil, nil, &apiError{Status: fiber.StatusInsufficientStorage, Code: CodeModelTooLarge, Outcome: OutcomeFailed,
-			Message: fmt.Sprintf("The model's file takes %d bytes; the memory budget has %d bytes for models loaded on demand, so it cannot be loaded",
-				tooLarge.Footprint, tooLarge.Room),
-			Details: map[string]int64{"footprint_bytes": tooLarge.Footprint, "room_bytes": tooLarge.Room}}
-	case errors.Is(err, ErrModelBusy):
-		e := s.notReady("No room to load the model while the resident models are in use", CodeServiceBusy)
-		e.Code = CodeServiceBusy
-		return nil, nil, e
-	case errors.As(err, &loading):
-		e := s.notReady("The model is loading; retry after the Retry-After", CodeModelLoading)
-		e.Code = CodeModelLoading
-		e.retryAfter = admission.ServerRetryAfter.Wait(loading.Remaining)
-		return nil, nil, e
-	default:
-		return nil, nil, s.failure(x, c.UserContext(), err)
+	case err != nil:
+		return nil, nil, s.loadFailure(c, x, err, "No room to load the model while the resident models are in use")
 	}
 	// The model's own gate admits the request, with its retry token: a refusal by this gate
 	// booked it here.
@@ -138,4 +119,31 @@ func (s *server) borrow(c *fiber.Ctx, x *exchange, pooled string, keepAlive json
 	}
 	x.gate = gate
 	return model, release, nil
+}
+
+// loadFailure answers a request whose model, loaded on demand, could not be lent: busy is what
+// a 503 service_busy says (no room while the resident models are in use).
+func (s *server) loadFailure(c *fiber.Ctx, x *exchange, err error, busy string) error {
+	var loading *ModelLoadingError
+	var tooLarge *ModelTooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		// Not a 503: a client retries those, and this answer would never change. Nor a 4xx: the
+		// request is sound, the server's budget too small for the model.
+		return &apiError{Status: fiber.StatusInsufficientStorage, Code: CodeModelTooLarge, Outcome: OutcomeFailed,
+			Message: fmt.Sprintf("The model's file takes %d bytes; the memory budget has %d bytes for models loaded on demand, so it cannot be loaded",
+				tooLarge.Footprint, tooLarge.Room),
+			Details: map[string]int64{"footprint_bytes": tooLarge.Footprint, "room_bytes": tooLarge.Room}}
+	case errors.Is(err, ErrModelBusy):
+		e := s.notReady(busy, CodeServiceBusy)
+		e.Code = CodeServiceBusy
+		return e
+	case errors.As(err, &loading):
+		e := s.notReady("The model is loading; retry after the Retry-After", CodeModelLoading)
+		e.Code = CodeModelLoading
+		e.retryAfter = admission.ServerRetryAfter.Wait(loading.Remaining)
+		return e
+	default:
+		return s.failure(x, c.UserContext(), err)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -253,4 +254,46 @@ func TestRerankWithCoheresClient(t *testing.T) {
 		results[0].Doc != clinicalLines[0] || results[0].Score < results[1].Score {
 		t.Fatalf("cohere rerank: %+v", r)
 	}
+}
+
+// TestAnEncoderStillLoadingIsA503WithItsRetryAfter: with no wait for loads, the first request
+// that names an embedder on demand is OpenAI's 503 with a Retry-After while the load goes on
+// (it held the request for the whole load); once loaded, the model serves.
+func TestAnEncoderStillLoadingIsA503WithItsRetryAfter(t *testing.T) {
+	t.Parallel()
+	dir := modelsDir(t)
+	for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "models", "embed-mini", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, "notes-embed", f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "notes-embed", f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+dir, "SLUICE_MODEL_LOAD_WAIT_MS=0")
+	body, _ := json.Marshal(map[string]any{"model": "notes-embed", "input": "Allergy: penicillin - rash"})
+	resp, err := http.Post(srv.url+"/v1/embeddings", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || !strings.Contains(string(first), `"code":"model_loading"`) || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("%d %s %q", resp.StatusCode, first, resp.Header.Get("Retry-After"))
+	}
+	for range 20000 {
+		status, answer := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": "notes-embed", "input": "Allergy: penicillin - rash"})
+		switch {
+		case status == 200:
+			return
+		case status != 503 || !strings.Contains(string(answer), `"code":"model_loading"`):
+			t.Fatalf("while it loads: %d %s", status, answer)
+		}
+		runtime.Gosched()
+	}
+	t.Fatal("the embedder never loaded")
 }

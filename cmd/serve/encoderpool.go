@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/batcher"
@@ -41,15 +42,24 @@ type encoderPool struct {
 	loops  []encoderLoop
 	// failed remembers the names whose load failed, as models on demand do.
 	failed warmpool.Failures
+	// loadTime is how long the last load took: what a request that stops waiting is told.
+	loadTime time.Duration
+	closed   bool
+	loads    sync.WaitGroup
 }
 
+// onDemand is one encoder's load; its fields are set before done is closed.
 type onDemand struct {
-	once sync.Once
-	emb  *embed.Embedder
-	rr   *embed.Reranker
-	gate *admission.Gate
-	err  error
+	done    chan struct{}
+	started time.Time
+	emb     *embed.Embedder
+	rr      *embed.Reranker
+	gate    *admission.Gate
+	err     error
 }
+
+// guessedLoadTime is what a request is told to wait before any load has been measured.
+const guessedLoadTime = 2 * time.Second
 
 // start is the server's work context, under which loaded encoders run.
 func (p *encoderPool) start(work context.Context) {
@@ -61,8 +71,12 @@ func (p *encoderPool) start(work context.Context) {
 	}
 }
 
-// close drains every loaded encoder.
+// close drains every loaded encoder, once the loads under way have ended.
 func (p *encoderPool) close(ctx context.Context) {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.loads.Wait()
 	p.mu.Lock()
 	loops := append([]encoderLoop(nil), p.loops...)
 	p.mu.Unlock()
@@ -71,9 +85,11 @@ func (p *encoderPool) close(ctx context.Context) {
 	}
 }
 
-// get loads (once) the model called name as an embedder (embedder true) or a cross-encoder.
-// A name the directory does not hold, or a model of the other kind, is handlers.ErrModelUnknown.
-func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
+// get loads (once) the model called name as an embedder (embedder true) or a cross-encoder,
+// waiting for its load while ctx lives: the load is the server's and goes on without the
+// request (handlers.ModelLoadingError). A name the directory does not hold, or a model of the
+// other kind, is handlers.ErrModelUnknown.
+func (p *encoderPool) get(ctx context.Context, name string, embedder bool) (*onDemand, error) {
 	if p == nil || p.dir == "" || !fs.ValidPath(name) || name == "." {
 		return nil, handlers.ErrModelUnknown
 	}
@@ -101,33 +117,61 @@ func (p *encoderPool) get(name string, embedder bool) (*onDemand, error) {
 	}
 	d, ok := p.loaded[name]
 	if !ok {
-		if len(p.loaded) >= maxOnDemandEncoders {
+		switch {
+		case p.closed:
+			p.mu.Unlock()
+			return nil, errServerStopping
+		case len(p.loaded) >= maxOnDemandEncoders:
 			p.mu.Unlock()
 			return nil, handlers.ErrModelBusy
 		}
-		d = &onDemand{}
+		d = &onDemand{done: make(chan struct{}), started: p.clk.Now()}
 		p.loaded[name] = d
+		p.loads.Add(1)
+		go p.loadInBackground(d, name)
 	}
 	p.mu.Unlock()
-	d.once.Do(func() {
-		if d.err = p.load(d, name); d.err != nil && !errors.Is(d.err, handlers.ErrModelUnknown) {
-			// The request that asked answers a 500 that names no cause (modelPool.loadLogged).
-			p.log.Error("an encoder on demand failed to load", slog.String("model", name), slog.String("error", d.err.Error()))
+	select {
+	case <-d.done:
+	case <-ctx.Done():
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		expect := p.loadTime
+		if expect == 0 {
+			expect = guessedLoadTime
 		}
-	})
+		return nil, &handlers.ModelLoadingError{Remaining: max(expect-p.clk.Now().Sub(d.started), time.Second)}
+	}
 	switch {
 	case d.err != nil:
-		p.mu.Lock()
-		if p.loaded[name] == d {
-			delete(p.loaded, name) // a request after RetryFailedAfter tries again
-			p.failed.Remember(name, d.err, p.clk.Now())
-		}
-		p.mu.Unlock()
 		return nil, d.err
 	case embedder != (d.emb != nil):
 		return nil, handlers.ErrModelUnknown
 	}
 	return d, nil
+}
+
+// errServerStopping is a load asked for once the server has begun to stop.
+var errServerStopping = errors.New("the server is stopping")
+
+// loadInBackground is d's load. A failure is logged (the request that asked answers a 500 that
+// names no cause, as modelPool.loadLogged) and remembered, and frees d's slot.
+func (p *encoderPool) loadInBackground(d *onDemand, name string) {
+	defer p.loads.Done()
+	err := p.load(d, name)
+	p.mu.Lock()
+	d.err = err
+	if err == nil {
+		p.loadTime = p.clk.Now().Sub(d.started)
+	} else {
+		delete(p.loaded, name) // a request after RetryFailedAfter tries again
+		p.failed.Remember(name, err, p.clk.Now())
+	}
+	p.mu.Unlock()
+	close(d.done)
+	if err != nil && !errors.Is(err, handlers.ErrModelUnknown) {
+		p.log.Error("an encoder on demand failed to load", slog.String("model", name), slog.String("error", err.Error()))
+	}
 }
 
 func (p *encoderPool) load(d *onDemand, name string) (err error) {
@@ -189,8 +233,8 @@ func (p *encoderPool) load(d *onDemand, name string) (err error) {
 }
 
 // embedders is the pool as the embedding routes' loader.
-func (p *encoderPool) embedders(name string) (handlers.Embedder, *admission.Gate, error) {
-	d, err := p.get(name, true)
+func (p *encoderPool) embedders(ctx context.Context, name string) (handlers.Embedder, *admission.Gate, error) {
+	d, err := p.get(ctx, name, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -198,8 +242,8 @@ func (p *encoderPool) embedders(name string) (handlers.Embedder, *admission.Gate
 }
 
 // rerankers is the pool as the rerank routes' loader.
-func (p *encoderPool) rerankers(name string) (handlers.Reranker, *admission.Gate, error) {
-	d, err := p.get(name, false)
+func (p *encoderPool) rerankers(ctx context.Context, name string) (handlers.Reranker, *admission.Gate, error) {
+	d, err := p.get(ctx, name, false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
+	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/warmpool"
 )
@@ -49,19 +52,62 @@ func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
 	var logs logtest.Buffer
 	p := &encoderPool{dir: dir, rt: rt, cfg: cfg, clk: clk, loaded: map[string]*onDemand{}, log: slog.New(slog.NewJSONHandler(&logs, nil)),
 		failed: warmpool.Failures{After: warmpool.DefaultRetryFailedAfter}}
-	_, _, first := p.embedders("broken")
+	_, _, first := p.embedders(context.Background(), "broken")
 	if first == nil || rt.OpenSessions() != 0 {
 		t.Fatalf("the first load: %v, %d sessions open", first, rt.OpenSessions())
 	}
-	if _, _, err := p.embedders("broken"); err != first {
+	if _, _, err := p.embedders(context.Background(), "broken"); err != first {
 		t.Fatalf("within the minute: %v, not the remembered failure", err)
 	}
 	clk.Advance(time.Minute)
-	if _, _, err := p.embedders("broken"); err == nil || err == first || rt.OpenSessions() != 0 {
+	if _, _, err := p.embedders(context.Background(), "broken"); err == nil || err == first || rt.OpenSessions() != 0 {
 		t.Fatalf("after the minute: %v (loaded again?), %d sessions open", err, rt.OpenSessions())
 	}
 	// The request answers a 500 that names no cause: the log must, once a load.
 	if n := logs.Count(`"msg":"an encoder on demand failed to load","model":"broken","error":`); n != 2 {
 		t.Errorf("%d load failures logged, want 2: %s", n, logs.String())
 	}
+}
+
+// TestAnEncoderLoadOutlivesTheRequestThatStartedIt: a request that stops waiting is told the
+// model is loading (how long it has left, at least a second); the load goes on without it, once,
+// and the next request is served the loaded model.
+func TestAnEncoderLoadOutlivesTheRequestThatStartedIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "models", "embed-mini", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, "notes", f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "notes", f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: engine.DeviceCPU, IntraOpThreads: 1, InterOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	cfg, err := loadConfig(nil, testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &encoderPool{dir: dir, rt: rt, cfg: cfg, clk: clock.NewFake(time.Now()), loaded: map[string]*onDemand{},
+		log: slog.New(slog.DiscardHandler), failed: warmpool.Failures{After: warmpool.DefaultRetryFailedAfter}}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err = p.embedders(gone, "notes")
+	var loading *handlers.ModelLoadingError
+	if !errors.As(err, &loading) || loading.Remaining < time.Second {
+		t.Fatalf("a request that stopped waiting: %v", err)
+	}
+	emb, gate, err := p.embedders(context.Background(), "notes")
+	if err != nil || emb == nil || gate == nil || rt.OpenSessions() != 1 {
+		t.Fatalf("after the load: %v, %d sessions open", err, rt.OpenSessions())
+	}
+	p.close(context.Background())
 }
