@@ -146,16 +146,30 @@ func setRateLimitHeaders(h *fasthttp.ResponseHeader, ref *admission.BudgetRefusa
 // really used: its text's tokens, or its prompt's and generated ones.
 type tokensUsed interface{ tokensUsed() int }
 
-// settle ends a charge by the answer's status: the server's failure (5xx) costs the caller
-// nothing, a request refused as invalid (4xx) costs its request but no tokens, and the rest the
+// spentInFailing is implemented by the access-log stats of routes whose request can fail after
+// the engine has worked for it (a generation whose constraint dead-ends late, one that outlives
+// its deadline): the tokens of that work, 0 when it never reached the engine.
+type spentInFailing interface{ spentInFailing() int }
+
+// settle ends a charge by the answer's status: a request refused as invalid (4xx) costs its
+// request and the tokens the engine spent on it before it failed (none, when refused before any
+// work); a request the server failed (5xx) costs nothing, unless it timed out after the engine
+// worked for it, a generation that asked for more than its deadline allows; the rest cost the
 // tokens the stats report, or the estimate where they report none.
 func settle(ch admission.Charge, status int, stats logStats) {
+	spent := 0
+	if s, ok := stats.(spentInFailing); ok {
+		spent = s.spentInFailing()
+	}
 	switch {
+	case status == fiber.StatusGatewayTimeout && spent > 0:
+		ch.Done(float64(spent))
+		return
 	case status >= 500:
 		ch.Refund()
 		return
 	case status >= 400 && status != statusClientClosed:
-		ch.Done(0)
+		ch.Done(float64(spent))
 		return
 	}
 	if u, ok := stats.(tokensUsed); ok {

@@ -527,6 +527,15 @@ func roomLeft(long *generate.TooLongError) string {
 	return "the prompt alone is too long"
 }
 
+// spentInFailing is what the call used once it generated a token: a call refused before that
+// (a prompt too long) spent nothing the caller should pay for.
+func (g *genStats) spentInFailing() int {
+	if g.generated == 0 || g.uncounted {
+		return 0
+	}
+	return g.prompt + g.generated
+}
+
 // tokensUsed is what the call used, or -1 when the model does not say (the estimate stands).
 func (g *genStats) tokensUsed() int {
 	if g.uncounted {

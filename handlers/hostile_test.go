@@ -283,6 +283,43 @@ func TestBudgetsSettleByWhatTheRequestDid(t *testing.T) {
 	}
 }
 
+// A generation that fails after the engine worked for it costs the tokens it used: one whose
+// constraint dead-ends after 30 tokens (a 400), and one cut by its deadline (a 504). Each was
+// answered free of tokens, the 504 of its request too, so a caller could generate past its
+// budget for ever. Ten such requests of 30 tokens
+// against a burst of 100: the fourth at the latest is refused.
+func TestAGenerationThatFailsLateCostsWhatItUsed(t *testing.T) {
+	t.Parallel()
+	script := make([]generate.Event, 0, 31)
+	for i := range 30 {
+		script = append(script, token(int64(10+i), "x"))
+	}
+	deadEnd := append(script, generate.Event{Done: true, Err: generate.ErrConstraint})
+	for _, c := range []struct {
+		name    string
+		gen     *fakeGenerator
+		timeout time.Duration
+		failed  int
+	}{
+		{"a constraint's dead end", &fakeGenerator{script: deadEnd}, time.Minute, 400},
+		{"a deadline", &fakeGenerator{script: script, block: true}, 20 * time.Millisecond, 504},
+	} {
+		f := newFixture(t, func(o *fixtureOptions) {
+			o.extra = Generation(GenerationEndpoint{Model: c.gen, Timeout: c.timeout,
+				Gate: newTestGate(t, "generate", newFakeLoad(16), 2*time.Second)})
+			withCallers(t, `{"tokens_per_minute":0.000001,"token_burst":100}`)(&o.Options)
+		})
+		var statuses []int
+		for range 10 {
+			statuses = append(statuses, f.do(t, "POST", "/v1/completions", `{"model":"fake-lm","prompt":"a b","max_tokens":30}`,
+				"X-API-Key", "bench-key").status)
+		}
+		if statuses[0] != c.failed || statuses[3] != 429 {
+			t.Errorf("%s: %v, want %d, then 429 by the fourth", c.name, statuses, c.failed)
+		}
+	}
+}
+
 // withFailureLimit sets the failed-login limit (per second, burst) on the fixture's
 // authenticator, which withTenants built.
 func withFailureLimit(t *testing.T, rate float64, burst int) func(*fixtureOptions) {
