@@ -176,7 +176,9 @@ func (s *server) auditRead(c *fiber.Ctx) error {
 		return validationError(errs...)
 	}
 	q.Status, q.Tenant, q.Replica, q.Route = c.Query("status"), c.Query("tenant"), c.Query("replica"), c.Query("route")
-	if all, credited := c.Locals(localReadsAllTenants).(bool); credited && !all {
+	all, credited := c.Locals(localReadsAllTenants).(bool)
+	ownOnly := credited && !all
+	if ownOnly {
 		// A tenant's audit:read reads its own records: another tenant's routes, statuses and
 		// times are not its to see. A caller of no tenant has no records of its own.
 		own, _ := c.Locals(localTenant).(string)
@@ -194,6 +196,11 @@ func (s *server) auditRead(c *fiber.Ctx) error {
 	}
 	out := auditPage{Records: page.Records, Count: len(page.Records), Verified: page.Verified, Chains: page.Segments,
 		Breaks: page.Breaks, Scanned: page.Scanned}
+	if ownOnly {
+		// The chains, their breaks and the records scanned count every tenant's records: how
+		// many requests the others made in a window is not this tenant's to see.
+		out.Chains, out.Breaks, out.Scanned = nil, nil, len(page.Records)
+	}
 	if out.Records == nil {
 		out.Records = []audit.Stored{}
 	}

@@ -202,9 +202,10 @@ func TestATenantsAuditIsItsOwn(t *testing.T) {
 			t.Fatalf("%s: %d %s", key, r.status, r.raw)
 		}
 	}
+	var page auditPage
 	read := func(key, query string) (int, []string) {
 		r := f.do(t, "GET", "/privacy-gateway/audit"+query, "", "Authorization", "Bearer "+key)
-		var page auditPage
+		page = auditPage{}
 		_ = json.Unmarshal([]byte(r.raw), &page)
 		var tenants []string
 		for _, rec := range page.Records {
@@ -226,6 +227,12 @@ func TestATenantsAuditIsItsOwn(t *testing.T) {
 	} {
 		if status, tenants := read(c.key, c.query); status != c.status || !slices.Equal(tenants, c.tenants) {
 			t.Errorf("%s%s: %d %v, want %d %v", c.key, c.query, status, tenants, c.status, c.tenants)
+		}
+		// The chains and the records scanned would count the other tenants' requests.
+		if ownOnly := c.key != "operator-key"; c.status == 200 && !page.Verified ||
+			ownOnly && (page.Scanned != len(c.tenants) || len(page.Chains) != 0) ||
+			!ownOnly && (page.Scanned != 3 || len(page.Chains) != 1 || page.Chains[0].Records != 3) {
+			t.Errorf("%s%s: scanned %d, chains %+v", c.key, c.query, page.Scanned, page.Chains)
 		}
 	}
 	// An audit route the operator opened is read as with authentication off by a caller
