@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -54,7 +55,11 @@ type sampler struct {
 	seen   map[int64]bool // prompt and output tokens, for the repetition penalty
 	counts map[int64]int  // output tokens, for the frequency and presence penalties
 	probs  []float64      // scratch: the scores over the vocabulary
-	order  []int32        // scratch: token ids by score
+	order  []int32        // scratch: the candidates of a draw
+	above  []int32        // scratch: the tokens a cut sorts
+	// weights are each score's weight over the best, weightTop (the draw's scratch).
+	weights   []float64
+	weightTop float64
 	// top is the alternatives of the last pick when Sampling.TopLogprobs asks for them.
 	top []scheduler.Alternative
 	// full reports the chosen token's log probability over the whole vocabulary (after the
@@ -153,50 +158,13 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 		}
 	}
 
-	// The candidates, best first when top-k or top-p cut the tail; otherwise every token, in
-	// index order, which draws the same distribution without a sort.
-	sp.order = grow(sp.order, n)
-	for i := range sp.order {
-		sp.order[i] = int32(i)
-	}
-	keep := n
-	topP := sp.s.TopP > 0 && sp.s.TopP < 1
-	if sp.s.TopK > 0 || topP {
-		slices.SortStableFunc(sp.order, func(a, b int32) int {
-			switch x, y := sp.probs[a], sp.probs[b]; {
-			case x > y:
-				return -1
-			case x < y:
-				return 1
-			}
-			return 0
-		})
-		if sp.s.TopK > 0 {
-			keep = min(keep, sp.s.TopK)
-		}
-	}
-	top := sp.probs[argmax(sp.probs)]
-	weight := func(i int32) float64 { return weight(sp.probs[i], top) }
-	sum := 0.0
-	for _, i := range sp.order[:keep] {
-		sum += weight(i)
-	}
-	if topP {
-		cum := 0.0
-		for j, i := range sp.order[:keep] {
-			cum += weight(i)
-			if cum >= sp.s.TopP*sum {
-				keep, sum = j+1, cum
-				break
-			}
-		}
-	}
+	keep, sum := sp.candidates()
 	if sp.s.MinP > 0 {
-		// weight is a token's probability over the best one's: keep those at MinP or above
+		// A weight is a token's probability over the best one's: keep those at MinP or above
 		// (the best always stays), in their order.
 		kept, total := 0, 0.0
 		for _, i := range sp.order[:keep] {
-			if w := weight(i); w >= sp.s.MinP {
+			if w := sp.weights[i]; w >= sp.s.MinP {
 				sp.order[kept] = i
 				kept++
 				total += w
@@ -210,11 +178,8 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 	u := sp.rng.Float64() * sum
 	id := int32(-1)
 	for _, i := range sp.order[:keep] {
-		w := weight(i)
-		if w > 0 {
-			id = i
-		}
-		if u -= w; u < 0 {
+		id = i
+		if u -= sp.weights[i]; u < 0 {
 			break
 		}
 	}
@@ -225,7 +190,152 @@ func (sp *sampler) pick(logits []float32) (int64, float32) {
 	if sp.s.TopLogprobs > 0 || sp.full {
 		return int64(id), sp.alternatives(int(id)) // sp.probs still holds every score
 	}
-	return int64(id), logprobOf(sp.probs[id] - top - math.Log(sum))
+	return int64(id), logprobOf(sp.probs[id] - sp.weightTop - math.Log(sum))
+}
+
+// candidates leaves in sp.order[:keep] the tokens a draw is made among, and in sum their
+// weights' total: every token in id order, or the best first where top-k or top-p cut the
+// tail. A token too far below the best to weigh anything (weight) is never drawn and adds
+// nothing to a sum, so it is left out, changing no draw. The picks of every stream run one
+// after another on the step loop: top-k selects its k best without sorting the vocabulary,
+// and top-p sorts the tokens of the most weight first, the rest only when those fall short.
+func (sp *sampler) candidates() (keep int, sum float64) {
+	n := len(sp.probs)
+	sp.weightTop = sp.probs[argmax(sp.probs)]
+	sp.weights = grow(sp.weights, n)
+	sp.order = sp.order[:0]
+	for i, x := range sp.probs {
+		w := weight(x, sp.weightTop)
+		sp.weights[i] = w
+		if w > 0 {
+			sp.order = append(sp.order, int32(i))
+		}
+	}
+	topP := sp.s.TopP > 0 && sp.s.TopP < 1
+	switch k := sp.s.TopK; {
+	case k > 0 && k < len(sp.order):
+		sp.order = sp.bestFirst(sp.order, k)
+	case k > 0:
+		slices.SortFunc(sp.order, sp.better)
+	case !topP:
+		for _, i := range sp.order {
+			sum += sp.weights[i]
+		}
+		return len(sp.order), sum
+	default:
+		// The total in id order, where a sort of them all would add best first: the two
+		// differ in rounding only.
+		for _, i := range sp.order {
+			sum += sp.weights[i]
+		}
+		return sp.nucleus(sum)
+	}
+	for _, i := range sp.order {
+		sum += sp.weights[i]
+	}
+	if !topP {
+		return len(sp.order), sum
+	}
+	cum := 0.0
+	for j, i := range sp.order {
+		if cum += sp.weights[i]; cum >= sp.s.TopP*sum {
+			return j + 1, cum
+		}
+	}
+	return len(sp.order), sum
+}
+
+// nucleus is top-p over every weighted token (sp.order, their total sum): the best first
+// until their weight reaches TopP of the total. Every token at or above a floor comes before
+// every token below it in that order, so a sort of the tokens above a floor whose weight
+// reaches the mark cuts where a sort of all would. The floor is found by halving, a pass over
+// the weights each (no exponential, no sort), so the sort is of about the nucleus alone; a
+// floor that rounding leaves short sorts them all.
+func (sp *sampler) nucleus(sum float64) (keep int, cum float64) {
+	target := sp.s.TopP * sum
+	massAbove := func(floor float64) float64 {
+		m := 0.0
+		for _, i := range sp.order {
+			if w := sp.weights[i]; w >= floor {
+				m += w
+			}
+		}
+		return m
+	}
+	// In nats below the best: the tokens within lo weigh less than the mark, those within hi
+	// at least as much (within negligible, every weighted token).
+	lo, hi := -1.0, float64(negligible)
+	for range 16 {
+		if mid := (lo + hi) / 2; massAbove(math.Exp(-mid)) >= target {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	for _, floor := range [...]float64{math.Exp(-hi - 1e-6), 0} {
+		sp.above = sp.above[:0]
+		for _, i := range sp.order {
+			if sp.weights[i] >= floor {
+				sp.above = append(sp.above, i)
+			}
+		}
+		slices.SortFunc(sp.above, sp.better)
+		cum = 0
+		for j, i := range sp.above {
+			if cum += sp.weights[i]; cum >= target {
+				sp.order = append(sp.order[:0], sp.above[:j+1]...)
+				return j + 1, cum
+			}
+		}
+	}
+	sp.order = append(sp.order[:0], sp.above...)
+	return len(sp.order), cum
+}
+
+// better orders token ids best first: the higher score, then the lower id.
+func (sp *sampler) better(a, b int32) int {
+	switch x, y := sp.probs[a], sp.probs[b]; {
+	case x > y:
+		return -1
+	case x < y:
+		return 1
+	}
+	return cmp.Compare(a, b)
+}
+
+// bestFirst is the k best of ids (k < len(ids)), best first, selected through a heap of k
+// whose root is the worst kept: O(n log k) where a sort is O(n log n). It reuses ids.
+func (sp *sampler) bestFirst(ids []int32, k int) []int32 {
+	h := append(sp.above[:0], ids[:k]...)
+	worse := func(a, b int32) bool { return sp.better(a, b) > 0 }
+	down := func(at int) {
+		for {
+			c := 2*at + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && worse(h[c+1], h[c]) {
+				c++
+			}
+			if !worse(h[c], h[at]) {
+				return
+			}
+			h[at], h[c] = h[c], h[at]
+			at = c
+		}
+	}
+	for at := k/2 - 1; at >= 0; at-- {
+		down(at)
+	}
+	for _, i := range ids[k:] {
+		if sp.better(i, h[0]) < 0 {
+			h[0] = i
+			down(0)
+		}
+	}
+	slices.SortFunc(h, sp.better)
+	sp.above = h
+	return append(ids[:0], h...)
 }
 
 // unscored is the choice where every score is -Inf (a penalty that overflowed them, a

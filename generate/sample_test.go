@@ -1,9 +1,11 @@
 package generate
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/sluice-serving/sluice/grammar"
@@ -304,6 +306,131 @@ func TestAConstraintHoldsWhenEveryScoreOverflows(t *testing.T) {
 			if id, _ := sp.pick([]float32{-1, -2, -3, -4, -5}); id != map[bool]int64{false: 0, true: 1}[banning] {
 				t.Errorf("%+v, banning %v, no constraint: chose %d", s, banning, id)
 			}
+		}
+	}
+}
+
+// drawBySortingAll is a draw as the plain reading of the cuts makes it: where a cut is asked
+// for, every token sorted best first (ties in id order), top-k, top-p and min-p applied along that order, then a walk of
+// the weights with u in [0, 1). The sampler's own draw must choose what it chooses.
+func drawBySortingAll(scores []float64, s Sampling, u float64) int {
+	top := scores[argmax(scores)]
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	if s.TopK > 0 || s.TopP > 0 && s.TopP < 1 { // uncut, the tokens in id order draw as well
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	}
+	keep := len(order)
+	if s.TopK > 0 {
+		keep = min(keep, s.TopK)
+	}
+	sum := 0.0
+	for _, i := range order[:keep] {
+		sum += weight(scores[i], top)
+	}
+	if s.TopP > 0 && s.TopP < 1 {
+		cum := 0.0
+		for j, i := range order[:keep] {
+			if cum += weight(scores[i], top); cum >= s.TopP*sum {
+				keep, sum = j+1, cum
+				break
+			}
+		}
+	}
+	if s.MinP > 0 {
+		kept := order[:0]
+		sum = 0
+		for _, i := range order[:keep] {
+			if w := weight(scores[i], top); w >= s.MinP {
+				kept, sum = append(kept, i), sum+w
+			}
+		}
+		order, keep = kept, len(kept)
+	}
+	u *= sum
+	id := -1
+	for _, i := range order[:keep] {
+		w := weight(scores[i], top)
+		if w > 0 {
+			id = i
+		}
+		if u -= w; u < 0 {
+			break
+		}
+	}
+	return id
+}
+
+// TestCutsChooseAsASortOfEveryTokenWould: top-k selects its best without sorting the
+// vocabulary, and top-p sorts the heaviest tokens first; over vocabularies peaked and flat,
+// with ties and banned tokens, each draw is the one a sort of every token gives.
+func TestCutsChooseAsASortOfEveryTokenWould(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for c := range 3000 {
+		n := 1 + r.IntN(400)
+		spread := []float64{0.05, 1, 3, 12, 60}[r.IntN(5)]
+		logits := make([]float32, n)
+		for i := range logits {
+			switch x := r.NormFloat64() * spread; {
+			case r.IntN(20) == 0:
+				logits[i] = float32(math.Inf(-1))
+			case r.IntN(4) == 0:
+				logits[i] = float32(math.Round(x)) // ties
+			default:
+				logits[i] = float32(x)
+			}
+		}
+		s := Sampling{DoSample: true, Temperature: []float64{0.5, 1, 1.7}[r.IntN(3)], TopK: []int{0, 0, 1, 2, 7, 40}[r.IntN(6)],
+			TopP: []float64{0, 0.1, 0.5, 0.9, 0.999, 1}[r.IntN(6)], MinP: []float64{0, 0, 0.05}[r.IntN(3)], Seed: uint64(c), NoLogprobs: true}
+		if s.TopK == 0 && s.TopP == 0 {
+			s.TopP = 0.95
+		}
+		sp := newSampler(s, nil)
+		uniform := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15)) // the sampler's own source
+		for range 3 {
+			scores := make([]float64, n)
+			for i, v := range logits {
+				scores[i] = float64(v) / s.Temperature
+			}
+			got, _ := sp.pick(logits)
+			want := drawBySortingAll(scores, s, uniform.Float64())
+			if want < 0 {
+				want = 0 // every score -Inf: the first token, as unscored takes it
+			}
+			if int(got) != want {
+				t.Fatalf("case %d (%d tokens, spread %v, %+v): drew %d, a sort of every token %d", c, n, spread, s, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkSampledPick is one sampled token's pick over tiny-lm's vocabulary and Llama 3's,
+// scores spread as a model's are (normal, σ 3), by cut: each runs on the step loop, one row
+// after another.
+func BenchmarkSampledPick(b *testing.B) {
+	for _, vocab := range []int{5000, 128256} {
+		r := rand.New(rand.NewPCG(1, 2))
+		logits := make([]float32, vocab)
+		for i := range logits {
+			logits[i] = float32(r.NormFloat64() * 3)
+		}
+		for _, c := range []struct {
+			name string
+			s    Sampling
+		}{
+			{"temperature", Sampling{DoSample: true, Temperature: 1, NoLogprobs: true}},
+			{"top-k=40", Sampling{DoSample: true, Temperature: 1, TopK: 40, NoLogprobs: true}},
+			{"top-p=0.9", Sampling{DoSample: true, Temperature: 1, TopP: 0.9, NoLogprobs: true}},
+			{"top-k=50,top-p=0.95", Sampling{DoSample: true, Temperature: 0.8, TopK: 50, TopP: 0.95, NoLogprobs: true}},
+		} {
+			b.Run(fmt.Sprintf("vocab=%d/%s", vocab, c.name), func(b *testing.B) {
+				sp := newSampler(c.s, nil)
+				for b.Loop() {
+					sp.pick(logits)
+				}
+			})
 		}
 	}
 }
