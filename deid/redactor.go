@@ -115,8 +115,9 @@ type Options struct {
 	// and in whatever order, on every process that shares the key (Keyed).
 	Subject string
 	// Lists are the request's allow and deny lists. Apply applies them to the spans it is
-	// given (after every detector, the safety sweep included); a Document's parts do not,
-	// since a part may cut a term: a stream applies them where it finds its spans.
+	// given (after every detector, the safety sweep included; Lists.Redacting); a Document's
+	// parts do not, since a part may cut a term: a stream applies them where it finds its
+	// spans.
 	Lists *entities.Lists
 }
 
@@ -152,7 +153,7 @@ const DateShifted = "[DATE_SHIFTED]"
 // with the options' lists applied.
 func (r *Redactor) Apply(text string, spans []entities.Entity, o Options) Result {
 	d := r.Begin(o)
-	out, reds := d.Redact(text, 0, o.Lists.Apply(text, spans))
+	out, reds := d.Redact(text, 0, o.Lists.Redacting(text, spans))
 	return Result{Text: out, Redactions: reds, Mapping: d.Mapping()}
 }
 
@@ -210,7 +211,7 @@ func (d *Document) Redact(part string, base int, spans []entities.Entity) (strin
 	var out []Redaction
 	var b strings.Builder
 	at := 0
-	resolved := resolve(part, outsideContext(part, spans))
+	resolved := resolve(part, outsideContext(part, spans), d.keeps)
 	for _, sp := range resolved {
 		// "Mr. Alan Brooks": a man's name stands in for Alan wherever Alan is.
 		before := part[:sp.Start]
@@ -253,6 +254,11 @@ func (d *Document) Mapping() map[string]string {
 		return nil
 	}
 	return d.mapping.m
+}
+
+// keeps reports whether the document's policy keeps spans of label in clear.
+func (d *Document) keeps(label string) bool {
+	return d.o.Policy != nil && d.o.Policy.action(kindOf(label)) == ActKeep
 }
 
 // redact decides one span's replacement; ok is false when the policy keeps the span.
@@ -422,8 +428,9 @@ var numberKinds = map[string]bool{"ID_NUM": true, "ACCOUNT_NUMBER": true, "SSN":
 // resolve returns the valid spans of text that do not overlap, in text order. Spans that
 // overlap, directly or through others, become one span over all their text, so that no
 // character any of them found stays in clear; it takes the label and score of the one ranked
-// first: the longest, then the highest score, then the earliest.
-func resolve(text string, spans []entities.Entity) []entities.Entity {
+// first (best) of those that keeps does not keep, where there is one: a name inside a city the
+// policy keeps, or a deny term inside an organisation, is not kept with it. keeps may be nil.
+func resolve(text string, spans []entities.Entity, keeps func(label string) bool) []entities.Entity {
 	cands := make([]entities.Entity, 0, len(spans))
 	for _, s := range spans {
 		if s.Start >= 0 && s.Start < s.End && s.End <= len(text) && onRune(text, s.Start) && onRune(text, s.End) {
@@ -442,6 +449,12 @@ func resolve(text string, spans []entities.Entity) []entities.Entity {
 			out = append(out, cands[i])
 		} else {
 			merged := best(cands[i:j])
+			if keeps != nil && keeps(merged.Label) {
+				redacted := slices.DeleteFunc(slices.Clone(cands[i:j]), func(e entities.Entity) bool { return keeps(e.Label) })
+				if len(redacted) > 0 {
+					merged = best(redacted)
+				}
+			}
 			merged.Start, merged.End = cands[i].Start, end
 			out = append(out, merged)
 		}

@@ -191,13 +191,13 @@ func mustDate(t *testing.T, s string) time.Time {
 func TestAChainOfOverlapsBecomesOneSpan(t *testing.T) {
 	text := strings.Repeat("abcdefghij", 3)
 	got := resolve(text, []entities.Entity{{Start: 0, End: 3, Label: "a"}, {Start: 2, End: 5, Label: "b"}, {Start: 4, End: 10, Label: "c"},
-		{Start: 9, End: 12, Label: "d"}, {Start: 11, End: 14, Label: "e"}, {Start: 20, End: 22, Label: "f"}})
+		{Start: 9, End: 12, Label: "d"}, {Start: 11, End: 14, Label: "e"}, {Start: 20, End: 22, Label: "f"}}, nil)
 	want := []entities.Entity{{Start: 0, End: 14, Label: "c"}, {Start: 20, End: 22, Label: "f"}}
 	if !slices.Equal(got, want) {
 		t.Fatal(got)
 	}
 	// A span that cuts a character in two is dropped.
-	if got := resolve("né", []entities.Entity{{Start: 0, End: 2}, {Start: 2, End: 3}}); len(got) != 0 {
+	if got := resolve("né", []entities.Entity{{Start: 0, End: 2}, {Start: 2, End: 3}}, nil); len(got) != 0 {
 		t.Fatal(got)
 	}
 	// A name widened to its word's end overlaps the next one (ExtendToWordEnd): neither part
@@ -280,6 +280,37 @@ func TestPolicies(t *testing.T) {
 	res = r.Apply(note, noteSpans()[:1], Options{Method: Hash, Policy: p})
 	if res.Redactions[0].Method != Mask || res.Redactions[0].PolicyAction != ActRedact {
 		t.Fatalf("%+v", res.Redactions[0])
+	}
+}
+
+// TestAPolicyKeepsNoIdentifierWithTheSpanThatHoldsIt: under a policy that keeps cities and
+// organisations, a deny term inside an organisation's span and a name overlapping a city's are
+// redacted, the text the spans share with them too (each was kept in clear with its holder);
+// without the deny term, the organisation is kept.
+func TestAPolicyKeepsNoIdentifierWithTheSpanThatHoldsIt(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	p, _ := LookupPolicy("research_limited_dataset")
+	text := "Admitted to Quarry Vale Infirmary in Lowbridge."
+	at := func(s string) (int, int) { i := strings.Index(text, s); return i, i + len(s) }
+	var spans []entities.Entity
+	for _, s := range [][2]string{{"Quarry Vale Infirmary", "organization"}, {"Lowbridge", "city"}} {
+		start, end := at(s[0])
+		spans = append(spans, entities.Entity{Start: start, End: end, Label: s[1], Score: 0.9})
+	}
+	if res := r.Apply(text, spans, Options{Policy: p}); res.Text != text {
+		t.Fatalf("no deny list: %q", res.Text)
+	}
+	lists, errs := entities.NewLists(nil, []string{"Quarry"})
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	if res := r.Apply(text, spans, Options{Policy: p, Lists: lists}); res.Text != "Admitted to [deny_list] in Lowbridge." {
+		t.Errorf("a deny term inside a kept organisation: %q", res.Text)
+	}
+	text = "Seen at LowbridgeJonas clinic."
+	spans = []entities.Entity{{Start: 8, End: 22, Label: "city", Score: 0.9}, {Start: 17, End: 22, Label: "first_name", Score: 0.99}}
+	if res := r.Apply(text, spans, Options{Policy: p}); res.Text != "Seen at [first_name] clinic." {
+		t.Errorf("a name overlapping a kept city: %q", res.Text)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/brianvoe/gofakeit/v7"
 )
@@ -58,10 +59,14 @@ var sexedNames = sync.OnceValue(func() map[byte][]string {
 // titleSex is what the title just before a name says of its bearer: 'M' after "Mr" or
 // "Mister", 'F' after "Mrs", "Ms" or "Miss", 0 after anything else.
 func titleSex(before string) byte {
-	before = strings.TrimRight(before, " ")
+	before = strings.TrimRightFunc(before, unicode.IsSpace) // "Mr.\u00a0Alan" too
 	before = strings.TrimSuffix(before, ".")
-	i := strings.LastIndexFunc(before, func(r rune) bool { return !unicode.IsLetter(r) })
-	switch strings.ToLower(before[i+1:]) {
+	word := before
+	if i := strings.LastIndexFunc(before, func(r rune) bool { return !unicode.IsLetter(r) }); i >= 0 {
+		_, size := utf8.DecodeRuneInString(before[i:]) // "\u2022Mrs": the bullet is three bytes
+		word = before[i+size:]
+	}
+	switch strings.ToLower(word) {
 	case "mr", "mister":
 		return 'M'
 	case "mrs", "ms", "miss":

@@ -256,3 +256,15 @@ func TestOneOriginalInTwoCasesHasOneSurrogate(t *testing.T) {
 		}
 	}
 }
+
+// TestATitleIsReadAfterAnyCharacter: a title after a character of several bytes (a bullet, a
+// dash, a no-break space) or before one says its bearer's sex, as after a space (the byte
+// after the character's first was read as the word's start).
+func TestATitleIsReadAfterAnyCharacter(t *testing.T) {
+	for before, want := range map[string]byte{"seen by\u00a0Mr. ": 'M', "\u2022Mrs. ": 'F', "\u2014Mr ": 'M', "Mr.\u00a0": 'M',
+		"Ms\t": 'F', "seen by Dr. ": 0, "\u2022": 0, "": 0} {
+		if got := titleSex(before); got != want {
+			t.Errorf("%q: %q, want %q", before, got, want)
+		}
+	}
+}

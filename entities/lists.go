@@ -129,7 +129,15 @@ func (l *Lists) add(term string, deny bool) {
 // only its words outside it, so that the denied words are redacted as themselves. A span that
 // holds an allowed term and more (a name with an allowed word in it) is kept whole: the
 // lists never leave part of a span unredacted.
-func (l *Lists) Apply(text string, ents []Entity) []Entity {
+func (l *Lists) Apply(text string, ents []Entity) []Entity { return l.apply(text, ents, false) }
+
+// Redacting is Apply for a de-identification, whose policy may keep a span's kind (a city, an
+// organisation): a deny term that a span holds whole stays a span of its own inside it, so that
+// the two overlap and the de-identification, which redacts the text of overlapping spans as one,
+// never keeps the term with its holder.
+func (l *Lists) Redacting(text string, ents []Entity) []Entity { return l.apply(text, ents, true) }
+
+func (l *Lists) apply(text string, ents []Entity, keepHeld bool) []Entity {
 	if l == nil {
 		return ents
 	}
@@ -158,7 +166,7 @@ func (l *Lists) Apply(text string, ents []Entity) []Entity {
 		}
 	}
 	for i, d := range deny {
-		if !covered[i] {
+		if !covered[i] || keepHeld {
 			kept = append(kept, Entity{Label: DenyLabel, Start: d.Start, End: d.End, Score: 1})
 		}
 	}

@@ -305,3 +305,31 @@ func TestAllowAndDenyListsOnEveryRoute(t *testing.T) {
 		t.Errorf("/privacy-gateway/complete: %d %s", r.status, r.raw)
 	}
 }
+
+// TestADeniedTermIsNotKeptWithItsSpan: research_limited_dataset keeps dates; a deny term inside
+// a date the sweep finds is redacted on the route and in the stream (each kept the whole date,
+// the term with it, in clear).
+func TestADeniedTermIsNotKeptWithItsSpan(t *testing.T) {
+	f := piiRoutesFixture(t, mustRedactor(t, deid.Config{}))
+	fields := map[string]any{"text": "Alice came on 2021-03-04 for review.", "policy": "research_limited_dataset"}
+	if out, _, _ := deidentified(t, f, fields); !strings.Contains(out, "2021-03-04") {
+		t.Fatalf("the policy no longer keeps the date: %q", out)
+	}
+	fields["deny_list"] = []string{"2021"}
+	out, _, _ := deidentified(t, f, fields)
+	if strings.Contains(out, "2021") {
+		t.Errorf("/pii/deidentify: %q", out)
+	}
+	r := f.do(t, "POST", "/pii/deidentify/stream", body(t, fields))
+	var chunks strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(r.raw), "\n") {
+		var ev struct {
+			RedactedText string `json:"redacted_text"`
+		}
+		_ = json.Unmarshal([]byte(l), &ev)
+		chunks.WriteString(ev.RedactedText)
+	}
+	if chunks.String() != out {
+		t.Errorf("/pii/deidentify/stream: %q, the route %q", chunks.String(), out)
+	}
+}

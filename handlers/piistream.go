@@ -154,19 +154,21 @@ type errorLine struct {
 // windowRun is the part of a stream that runs the model, window after window: the detector
 // spanstream calls, with the sweep, the sources of the spans and the measurements.
 type windowRun struct {
-	ctx     context.Context
-	x       *exchange
-	ex      Extractor
-	opts    entities.Options
-	sweep   *entities.SmartMergeConfig // nil: no sweep
-	lists   *entities.Lists            // the request's allow and deny lists, after the sweep
-	sc      *spanstream.Scanner
-	swept   map[int]bool    // byte starts of the spans the sweep added
-	recall  entities.Recall // the texts of the spans made final, looked for in later windows
-	text    string          // the whole text, which the final spans' offsets are into
-	latency []time.Duration
-	stats   entityStats
-	clock   func() time.Time
+	ctx   context.Context
+	x     *exchange
+	ex    Extractor
+	opts  entities.Options
+	sweep *entities.SmartMergeConfig // nil: no sweep
+	lists *entities.Lists            // the request's allow and deny lists, after the sweep
+	// redacting applies the lists for a de-identification (entities.Lists.Redacting).
+	redacting bool
+	sc        *spanstream.Scanner
+	swept     map[int]bool    // byte starts of the spans the sweep added
+	recall    entities.Recall // the texts of the spans made final, looked for in later windows
+	text      string          // the whole text, which the final spans' offsets are into
+	latency   []time.Duration
+	stats     entityStats
+	clock     func() time.Time
 }
 
 func (w *windowRun) detect(ctx context.Context, window string) ([]entities.Entity, error) {
@@ -195,6 +197,9 @@ func (w *windowRun) detect(ctx context.Context, window string) ([]entities.Entit
 	// A deny term is a span here, so the cut between one window's final part and the next
 	// window never falls inside it; an allowed term of several words that the cut splits is
 	// judged by its part in each window, which can only redact more.
+	if w.redacting {
+		return w.lists.Redacting(window, ents), nil
+	}
 	return w.lists.Apply(window, ents), nil
 }
 
@@ -455,7 +460,7 @@ func (s *server) serveDeidentifyStream(c *fiber.Ctx, x *exchange, ep *Endpoint, 
 	rec.Model = ex.Name()
 	ctx, stop := s.workContext(c, x)
 	done := func() { stop(); release() } // the model is lent until the stream ends
-	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: plan.opts, lists: plan.deid.Lists, text: plan.text, swept: map[int]bool{}, clock: s.opts.Clock.Now,
+	w := &windowRun{ctx: ctx, x: x, ex: ex, opts: plan.opts, lists: plan.deid.Lists, redacting: true, text: plan.text, swept: map[int]bool{}, clock: s.opts.Clock.Now,
 		stats: entityStats{model: ex.Name()}}
 	if plan.sweep {
 		w.sweep = s.sweepFor(plan.lang)
