@@ -249,10 +249,10 @@ func TestJobsBoundsAndCancel(t *testing.T) {
 }
 
 // verify is the receiver's own check of OpenMed's signature, written apart from Sign and
-// Canonical.
+// Canonical, over the target as the request line carried it.
 func verify(r *http.Request, body []byte, secret string) bool {
 	sum := sha256.Sum256(body)
-	lines := []string{"OPENMED-HMAC-SHA256-V1", r.Method, r.URL.RequestURI(), r.Header.Get("X-OpenMed-Timestamp"),
+	lines := []string{"OPENMED-HMAC-SHA256-V1", r.Method, r.RequestURI, r.Header.Get("X-OpenMed-Timestamp"),
 		r.Header.Get("X-OpenMed-Nonce"), "sha256:" + hex.EncodeToString(sum[:])}
 	mac := hmac.New(sha256.New, []byte(secret))
 	io.WriteString(mac, strings.Join(lines, "\n"))
@@ -298,6 +298,45 @@ func TestJobsWebhookSignedRetriedOnce(t *testing.T) {
 	defer mu.Unlock()
 	if bad.Load() != 0 || len(nonces) != 2 || nonces[0] == nonces[1] || r.WebhookDelivery.Attempts != 2 || r.WebhookDelivery.LastStatusCode != 204 {
 		t.Fatalf("bad %d, nonces %v, delivery %+v", bad.Load(), nonces, r.WebhookDelivery)
+	}
+}
+
+// TestJobsWebhookSignsTheTargetSent: a URL that ends in an empty query is sent with its '?'
+// on the request line, and signed so; a receiver that checks what it received accepts it.
+func TestJobsWebhookSignsTheTargetSent(t *testing.T) {
+	var mu sync.Mutex
+	targets := map[string]bool{} // the request line's target: whether its signature held
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		ok := verify(r, body, "s3cret")
+		mu.Lock()
+		targets[r.RequestURI] = ok
+		mu.Unlock()
+		if !ok {
+			w.WriteHeader(401)
+			return
+		}
+		w.WriteHeader(204)
+	}))
+	defer srv.Close()
+	box := openBox(t)
+	m := open(t, box, testConfig(t, true), upper(nil))
+	for _, u := range []string{srv.URL + "/hook?", srv.URL + "?"} {
+		rec, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "Hello"}},
+			Webhook: &Webhook{URL: u, Secret: "s3cret", MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r *Record
+		natstest.WaitFor(t, 30*time.Second, "the webhook's outcome", func() bool {
+			r, err = m.Get(context.Background(), "t", rec.ID)
+			return err == nil && r.WebhookDelivery != nil && r.WebhookDelivery.Status != "pending"
+		})
+		if r.WebhookDelivery.Status != "delivered" {
+			mu.Lock()
+			t.Errorf("%s: delivery %+v; targets received (signature held) %v", u, r.WebhookDelivery, targets)
+			mu.Unlock()
+		}
 	}
 }
 

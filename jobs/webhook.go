@@ -197,13 +197,8 @@ func (m *Manager) deliver(ctx context.Context, k string, rec *Record) {
 		m.unclaim(k, rec.WebhookClaim)
 		return
 	}
-	target := u.EscapedPath()
-	if target == "" {
-		target = "/"
-	}
-	if u.RawQuery != "" {
-		target += "?" + u.RawQuery
-	}
+	// What the client writes on the request line: a URL that ends in '?' keeps it there.
+	target := u.RequestURI()
 	attempts := wh.MaxAttempts
 	if attempts <= 0 {
 		attempts = DefaultAttempts
