@@ -36,8 +36,9 @@ type Config struct {
 	// AckWait is how long a document's message waits, after its worker last said it is alive,
 	// before it goes to another worker.
 	AckWait time.Duration `env:"JOBS_ACK_WAIT_MS" envDefault:"10000" unit:"ms"`
-	// MaxAttempts is how many times one process tries a document whose processing failed
-	// before it counts as failed (a wait for the tenant's budget is no try).
+	// MaxAttempts is how many times one process tries a document whose processing failed, or
+	// whose result was not stored, before it counts as failed (a wait for the tenant's budget
+	// is no try).
 	MaxAttempts int `env:"JOBS_MAX_ATTEMPTS" envDefault:"5"`
 	// Retention is how long a job's record, documents and results are kept after their last
 	// write; a finished job is served as gone once its oldest result may have expired.

@@ -433,6 +433,48 @@ func TestJobsSettleEachRunsCharge(t *testing.T) {
 	}
 }
 
+// TestJobsAResultTheStoreRefusesIsATry: a run whose result the store refuses (full) counts as
+// a try, so that the document runs MaxAttempts times, then fails saying why, where it ran
+// every second for as long as the queue kept it.
+func TestJobsAResultTheStoreRefusesIsATry(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.MaxAttempts = 2
+	m := open(t, box, cfg, nil)
+	// Room for a failure's result, not for a de-identified text.
+	st, err := box.JetStream().Stream(context.Background(), "KV_"+m.n.results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := st.CachedInfo().Config
+	sc.MaxBytes = 4 << 10
+	if _, err := box.JetStream().UpdateStream(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := m.Create(context.Background(), "acme", Spec{Documents: []Document{{ID: "a", Text: "one"}, {ID: "b", Text: "two"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls sync.Map
+	if err := m.Start(Work{Process: func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
+		v, _ := calls.LoadOrStore(d.ID, new(atomic.Int32))
+		v.(*atomic.Int32).Add(1)
+		return Outcome{Text: strings.Repeat("x", 8<<10), Spans: []Span{}}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, m, "acme", rec.ID, Failed)
+	for _, id := range []string{"a", "b"} {
+		if v, _ := calls.Load(id); v == nil || v.(*atomic.Int32).Load() != int32(cfg.MaxAttempts) {
+			t.Errorf("document %s ran %v times, want %d", id, v, cfg.MaxAttempts)
+		}
+	}
+	res, _, err := m.Results(context.Background(), "acme", rec.ID, 0, 10)
+	if err != nil || len(res) != 2 || res[0].Error != "the document's result could not be stored" || res[1].Error != res[0].Error {
+		t.Fatalf("results %+v, %v", res, err)
+	}
+}
+
 // TestJobsValuesOverTheMessageLimit: a document whose JSON is over what one message of the
 // job store holds is a 413 at Create (its text under MaxBytes, but each "<" written as six
 // bytes), not a job that can never be stored; and a result over it makes the document fail,

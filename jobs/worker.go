@@ -278,6 +278,16 @@ func (m *Manager) nak(it *item, delay time.Duration, outcome string) {
 	m.met.docs(outcome, 1)
 }
 
+// retry gives back an item that ran but whose result was not stored or counted, as a failed
+// try: its next delivery would run it again, so that a store that keeps refusing (full) would
+// otherwise run the document through the model every second for as long as the queue keeps
+// it. It comes back a second later for each try, as a failed run's does; once this process
+// has counted MaxAttempts tries, process runs it no more.
+func (m *Manager) retry(it *item) {
+	n, _ := m.tries.add(it.key(), it.delivered())
+	m.nak(it, time.Duration(n)*time.Second, "retried")
+}
+
 // handle works on a batch of documents' messages: each is skipped when its job is gone or
 // finished or it was counted, else processed, its result stored and counted, then
 // acknowledged (which removes it, text and all, from the queue). A step that fails gives the
@@ -299,7 +309,7 @@ func (m *Manager) handle(ctx context.Context, p Processor, msgs []jetstream.Msg)
 		rec, finished, err := m.countDocuments(ctx, k, group)
 		if err != nil {
 			for _, it := range group {
-				m.nak(it, time.Second, "retried")
+				m.retry(it)
 			}
 			continue
 		}
@@ -417,9 +427,19 @@ func (m *Manager) openText(it *item) {
 
 // process runs p on an item whose text opened and makes its result. A document that must wait
 // goes back for as long as it asked; a failure that may pass goes back until this process has
-// tried it MaxAttempts times, then counts as the document's failure.
+// tried it MaxAttempts times, then counts as the document's failure. A run whose result was not
+// stored is a try too (retry).
 func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 	if it.res.Error != "" {
+		return
+	}
+	d := it.doc
+	if m.tries.failures(it.key()) >= m.cfg.MaxAttempts {
+		// Its runs' results were refused by the store (or their counts by its record) that
+		// many times: it fails without another run. A result stored meanwhile is kept instead
+		// (storeResults writes this one only where none is).
+		it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: m.fingerprint(it.rec.Tenant, d.Text),
+			Spans: []Span{}, Error: "the document's result could not be stored"}
 		return
 	}
 	out, err := m.run(ctx, p, it)
@@ -442,7 +462,6 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 		}
 	}
 	it.charge = out.Settle
-	d := it.doc
 	it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: m.fingerprint(it.rec.Tenant, d.Text),
 		DeidentifiedText: out.Text, Spans: out.Spans}
 	if err != nil {
@@ -470,7 +489,8 @@ func (m *Manager) run(ctx context.Context, p Processor, it *item) (out Outcome, 
 
 // storeResults writes the unsettled items' results, all in flight at once, each only where no
 // result is stored: a document run twice (redelivered after a crash) keeps its first result,
-// and that is the one counted. An item whose write fails goes back to the queue.
+// and that is the one counted. An item whose write fails goes back to the queue, a try counted
+// (retry).
 func (m *Manager) storeResults(ctx context.Context, items []*item) {
 	futures := make([]jetstream.PubAckFuture, len(items))
 	for i, it := range items {
@@ -488,7 +508,7 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 		f, err := m.js.PublishAsync("$KV."+m.n.results+"."+it.key(), m.seal.seal(it.key(), plain),
 			jetstream.WithExpectLastSequencePerSubject(0))
 		if err != nil {
-			m.nak(it, time.Second, "retried")
+			m.retry(it)
 			continue
 		}
 		futures[i] = f
@@ -505,7 +525,7 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 			if casConflict(err) && m.keepStored(ctx, it) {
 				continue
 			}
-			m.nak(it, time.Second, "retried")
+			m.retry(it)
 		case <-ctx.Done():
 			// Both may be ready, and select picks either: a result stored keeps its charge
 			// (its next run finds it stored and refunds that run's).
@@ -626,6 +646,16 @@ func (t *tries) deferred(key string, delivered uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.get(key, delivered).from = delivered
+}
+
+// failures is key's failed tries so far.
+func (t *tries) failures(key string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.n[key]; e != nil {
+		return e.failed
+	}
+	return 0
 }
 
 func (t *tries) forget(key string) {
