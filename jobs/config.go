@@ -34,14 +34,16 @@ type Config struct {
 	YieldDocuments int           `env:"JOBS_YIELD_DOCUMENTS" envDefault:"1"`
 	YieldWindow    time.Duration `env:"JOBS_YIELD_WINDOW_MS" envDefault:"1000" unit:"ms"`
 	// AckWait is how long a document's message waits, after its worker last said it is alive,
-	// before it goes to another worker.
+	// before it goes to another worker: the shared consumer's, when this process creates it
+	// (an existing consumer's applies, see Open).
 	AckWait time.Duration `env:"JOBS_ACK_WAIT_MS" envDefault:"10000" unit:"ms"`
 	// MaxAttempts is how many times one process tries a document whose processing failed, or
 	// whose result was not stored, before it counts as failed (a wait for the tenant's budget
 	// is no try).
 	MaxAttempts int `env:"JOBS_MAX_ATTEMPTS" envDefault:"5"`
 	// Retention is how long a job's record, documents and results are kept after their last
-	// write; a finished job is served as gone once its oldest result may have expired.
+	// write; a finished job is served as gone once its oldest result may have expired. Like
+	// AckWait, it is the buckets' and the queue's only when this process creates them.
 	Retention time.Duration `env:"JOBS_RETENTION_S" envDefault:"86400" unit:"s"`
 	// WebhookAllowPrivate lets a webhook reach loopback, link-local and private addresses
 	// (tests, a receiver beside the server); off, they are refused.

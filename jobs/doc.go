@@ -42,6 +42,14 @@
 // (the embedded server's, or the cluster's), and the API says so (Record.Durable false), as
 // OpenMed's own jobs are kept.
 //
+// # The fleet's settings
+//
+// The buckets, the queue and its consumer are shared by every replica: Open makes them with
+// this process's settings when they do not exist, and never changes existing ones (their TTL
+// and MaxAge, the consumer's AckWait and MaxAckPending), only warns when they differ. The
+// process then works with theirs: its heartbeat is a third of the consumer's AckWait, its
+// retention the buckets' TTL, its bound on the queue no more than what may be pending.
+//
 // Everything expires with Config.Retention after its last write. A finished job is served as
 // gone once its oldest result may have expired; a job that ran longer than a tenth of
 // Retention has its results written again when it finishes, so that they last as its record

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -472,6 +473,58 @@ func TestJobsAResultTheStoreRefusesIsATry(t *testing.T) {
 	res, _, err := m.Results(context.Background(), "acme", rec.ID, 0, 10)
 	if err != nil || len(res) != 2 || res[0].Error != "the document's result could not be stored" || res[1].Error != res[0].Error {
 		t.Fatalf("results %+v, %v", res, err)
+	}
+}
+
+// TestJobsAReplicaKeepsTheFleetsSettings: a replica started with a shorter retention, another
+// ack wait or a smaller queue leaves the buckets, the queue and its consumer as the fleet made
+// them (it warns), and works with theirs: its heartbeat keeps to the consumer's AckWait, its
+// jobs expire with the buckets' TTL. It used to rewrite them for every replica: a shorter
+// retention trimmed every tenant's jobs, and a replica heartbeating by its own AckWait had its
+// batches handed out again while it ran them.
+func TestJobsAReplicaKeepsTheFleetsSettings(t *testing.T) {
+	box := openBox(t)
+	first := testConfig(t, true)
+	first.AckWait, first.Retention = 10*time.Second, 24*time.Hour
+	m1 := open(t, box, first, nil)
+	second := first
+	second.AckWait, second.Retention, second.MaxQueuedDocuments = time.Second, time.Minute, 500
+	logs := &logtest.Buffer{}
+	m2, err := Open(context.Background(), box, second, clock.Real(), nil, slog.New(slog.NewJSONHandler(logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m2.Close)
+	ctx := context.Background()
+	for _, kv := range []jetstream.KeyValue{m1.records, m1.results} {
+		st, err := kv.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.TTL() != first.Retention {
+			t.Errorf("bucket %s after the second replica's start: TTL %s", kv.Bucket(), st.TTL())
+		}
+	}
+	if info, err := m1.stream.Info(ctx); err != nil || info.Config.MaxAge != first.Retention {
+		t.Errorf("the queue after the second replica's start: %+v, %v", info, err)
+	}
+	if ci, err := m1.cons.Info(ctx); err != nil || ci.Config.AckWait != first.AckWait || ci.Config.MaxAckPending != first.MaxQueuedDocuments {
+		t.Errorf("the consumer after the second replica's start: %+v, %v", ci, err)
+	}
+	if m2.cfg.AckWait != first.AckWait || m2.cfg.Retention != first.Retention || m2.cfg.MaxQueuedDocuments != second.MaxQueuedDocuments {
+		t.Errorf("the second replica works with AckWait %s, Retention %s, %d queued; want the fleet's %s and %s, and its own %d",
+			m2.cfg.AckWait, m2.cfg.Retention, m2.cfg.MaxQueuedDocuments, first.AckWait, first.Retention, second.MaxQueuedDocuments)
+	}
+	for _, field := range []string{"TTL", "MaxAge", "AckWait", "MaxAckPending"} {
+		if logs.Count("'s "+field+" is not SLUICE_JOBS_") == 0 {
+			t.Errorf("no warning of the held %s: %s", field, logs)
+		}
+	}
+	// The other way round: a replica of a longer AckWait keeps to the consumer's shorter one.
+	third := first
+	third.AckWait, third.MaxQueuedDocuments = time.Minute, 2000
+	if m3 := open(t, box, third, nil); m3.cfg.AckWait != first.AckWait || m3.cfg.MaxQueuedDocuments != first.MaxQueuedDocuments {
+		t.Errorf("a replica of a longer AckWait and a larger queue works with %s and %d", m3.cfg.AckWait, m3.cfg.MaxQueuedDocuments)
 	}
 }
 

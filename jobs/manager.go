@@ -102,17 +102,28 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 		jetstream.WithPublishAsyncTimeout(cfg.AckWait/2)); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	// The buckets, the queue and its consumer are the fleet's: this process's settings make
+	// them when they do not exist, and otherwise it works with theirs (see fleets).
+	var retention time.Duration // the shorter of the buckets' TTLs
 	bucket := func(name string) (jetstream.KeyValue, error) {
-		kv, err := m.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
+		kv, err := m.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
 			TTL: cfg.Retention, Storage: storage, Replicas: box.Replicas()})
+		if errors.Is(err, jetstream.ErrBucketExists) {
+			kv, err = m.js.KeyValue(ctx, name)
+		}
+		var st jetstream.Stream
 		if err == nil {
-			var st jetstream.Stream
 			if st, err = m.js.Stream(ctx, "KV_"+name); err == nil {
 				err = natsbox.AwaitLeader(ctx, st)
 			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("jobs: bucket %s: %w", name, err)
+		}
+		ttl := st.CachedInfo().Config.MaxAge
+		m.fleets("bucket "+name, "TTL", "SLUICE_JOBS_RETENTION_S", ttl, cfg.Retention)
+		if ttl > 0 && (retention == 0 || ttl < retention) {
+			retention = ttl
 		}
 		return kv, nil
 	}
@@ -122,23 +133,61 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	if m.results, err = bucket(m.n.results); err != nil {
 		return nil, err
 	}
-	if m.stream, err = m.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: m.n.stream,
+	// A job is served as gone once its results may have expired: by the buckets' TTL, which
+	// is this replica's setting only where it made them (none: they keep their entries for ever,
+	// and a job is served as gone after this replica's).
+	if retention > 0 {
+		m.cfg.Retention = retention
+	}
+	m.stream, err = m.js.CreateStream(ctx, jetstream.StreamConfig{Name: m.n.stream,
 		Description: "Sluice's job documents waiting to be de-identified (sealed when durable)",
 		Subjects:    []string{m.n.subject + ".>"}, Retention: jetstream.WorkQueuePolicy, MaxAge: cfg.Retention,
-		Storage: storage, Replicas: box.Replicas()}); err == nil {
+		Storage: storage, Replicas: box.Replicas()})
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		m.stream, err = m.js.Stream(ctx, m.n.stream)
+	}
+	if err == nil {
 		err = natsbox.AwaitLeader(ctx, m.stream)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("jobs: stream %s: %w", m.n.stream, err)
 	}
+	m.fleets("stream "+m.n.stream, "MaxAge", "SLUICE_JOBS_RETENTION_S", m.stream.CachedInfo().Config.MaxAge, cfg.Retention)
 	// Every queued document may be pending at once (a throttled tenant's, given back to wait
 	// for its budget, stay pending): a smaller bound would let them stop everyone's delivery.
-	if m.cons, err = m.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: consumerName,
+	m.cons, err = m.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: consumerName,
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: cfg.AckWait, MaxDeliver: -1,
-		MaxAckPending: cfg.MaxQueuedDocuments}); err != nil {
+		MaxAckPending: cfg.MaxQueuedDocuments})
+	if errors.Is(err, jetstream.ErrConsumerExists) {
+		m.cons, err = m.stream.Consumer(ctx, consumerName)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("jobs: consumer: %w", err)
 	}
+	cc := m.cons.CachedInfo().Config
+	m.fleets("consumer "+consumerName, "AckWait", "SLUICE_JOBS_ACK_WAIT_MS", cc.AckWait, cfg.AckWait)
+	m.fleets("consumer "+consumerName, "MaxAckPending", "SLUICE_JOBS_MAX_QUEUED_DOCUMENTS", cc.MaxAckPending, cfg.MaxQueuedDocuments)
+	// The heartbeat keeps to the consumer's AckWait, and the queue's bound to what may be
+	// pending, whatever this replica was configured with.
+	m.cfg.AckWait = cc.AckWait
+	if cc.MaxAckPending > 0 {
+		m.cfg.MaxQueuedDocuments = min(m.cfg.MaxQueuedDocuments, cc.MaxAckPending)
+	}
 	return m, nil
+}
+
+// fleets logs a warning when what the fleet's bucket, stream or consumer holds (have) is not
+// this replica's setting (want). The replica starts anyway, on what is held: those settings
+// bound every replica's jobs, so that changing them is an operator's act (the nats CLI), not a
+// side effect of the last replica to start (a shorter retention would trim every tenant's
+// jobs, a shorter AckWait hand the others' batches out again while they run); and refusing
+// to start would take a fleet down halfway through a rollout of new settings.
+func (m *Manager) fleets(what, field, setting string, have, want any) {
+	if have == want {
+		return
+	}
+	m.log.Warn("jobs: the "+what+"'s "+field+" is not "+setting+"'s; the "+what+"'s applies (change it with the nats CLI)",
+		slog.String("held", fmt.Sprint(have)), slog.String("configured", fmt.Sprint(want)))
 }
 
 // Durable says whether jobs survive a restart (a key is configured).
