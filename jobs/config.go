@@ -24,6 +24,12 @@ type Config struct {
 	// MaxQueuedDocuments bounds the documents waiting in the work queue, every job's, fleet
 	// wide; a job that would pass it is refused 503.
 	MaxQueuedDocuments int `env:"JOBS_MAX_QUEUED_DOCUMENTS" envDefault:"200000"`
+	// MaxStoreBytes bounds the bytes the work queue and the two buckets hold, together: the
+	// queue and the results two fifths each, the records one (storeShares). Past it a create is
+	// refused 503, and a result that does not fit fails its document, so that the jobs cannot
+	// fill the store that the audit shares. 0: no bound of their own. Like AckWait, it is the
+	// queue's and the buckets' only when this process creates them.
+	MaxStoreBytes int64 `env:"JOBS_MAX_STORE_BYTES" envDefault:"0"`
 	// Workers is how many batches of documents this process works on at once, and Batch the
 	// most documents in one: a worker's documents reach the batcher together, and their counts
 	// reach their job's record in one write.
@@ -52,6 +58,20 @@ type Config struct {
 	WebhookTimeout time.Duration `env:"JOBS_WEBHOOK_TIMEOUT_MS" envDefault:"10000" unit:"ms"`
 }
 
+// MinStoreBytes is the least MaxStoreBytes: the records' fifth still holds a record of the
+// largest a message may be (1 MiB).
+const MinStoreBytes = 8 << 20
+
+// storeShares is the queue's, the results' and the records' part of MaxStoreBytes, in fifths:
+// a document's text and its result are about as large, a job's record small.
+func (c Config) storeShares() (queue, results, records int64) {
+	if c.MaxStoreBytes == 0 {
+		return -1, -1, -1 // JetStream's "no bound"
+	}
+	fifth := c.MaxStoreBytes / 5
+	return 2 * fifth, 2 * fifth, fifth
+}
+
 // maxInFlight bounds the documents one process holds at once (Workers x Batch): their results
 // are written as asynchronous publishes, which share a bound of 4,096 pending with a job's
 // submission.
@@ -74,6 +94,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxQueuedDocuments < c.MaxDocuments || c.MaxQueuedDocuments > 100_000_000 {
 		check.Addf("MaxQueuedDocuments", "must be between MaxDocuments (%d) and 100000000, got %d", c.MaxDocuments, c.MaxQueuedDocuments)
+	}
+	if c.MaxStoreBytes != 0 && (c.MaxStoreBytes < MinStoreBytes || c.MaxStoreBytes > 1<<46) {
+		check.Addf("MaxStoreBytes", "must be 0 (no bound of their own) or from %d (8 MiB) to 64 TiB, got %d", MinStoreBytes, c.MaxStoreBytes)
 	}
 	if c.Workers < 1 || c.Workers > 256 {
 		check.Addf("Workers", "must be between 1 and 256, got %d", c.Workers)

@@ -45,10 +45,14 @@
 // # The fleet's settings
 //
 // The buckets, the queue and its consumer are shared by every replica: Open makes them with
-// this process's settings when they do not exist, and never changes existing ones (their TTL
-// and MaxAge, the consumer's AckWait and MaxAckPending), only warns when they differ. The
+// this process's settings when they do not exist, and never changes existing ones (their TTL,
+// MaxAge and MaxBytes, the consumer's AckWait and MaxAckPending), only warns when they differ. The
 // process then works with theirs: its heartbeat is a third of the consumer's AckWait, its
 // retention the buckets' TTL, its bound on the queue no more than what may be pending.
+//
+// Config.MaxStoreBytes bounds their bytes together, the queue discarding new messages at its
+// bound: a full share refuses creates (and fails the documents whose results do not fit)
+// rather than filling the store the audit shares.
 //
 // Everything expires with Config.Retention after its last write. A finished job is served as
 // gone once its oldest result may have expired; a job that ran longer than a tenth of

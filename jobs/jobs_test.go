@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/logtest"
 	"github.com/sluice-serving/sluice/natsbox"
@@ -525,6 +526,42 @@ func TestJobsAReplicaKeepsTheFleetsSettings(t *testing.T) {
 	third.AckWait, third.MaxQueuedDocuments = time.Minute, 2000
 	if m3 := open(t, box, third, nil); m3.cfg.AckWait != first.AckWait || m3.cfg.MaxQueuedDocuments != first.MaxQueuedDocuments {
 		t.Errorf("a replica of a longer AckWait and a larger queue works with %s and %d", m3.cfg.AckWait, m3.cfg.MaxQueuedDocuments)
+	}
+}
+
+// TestJobsLeaveTheAuditItsRoom: one tenant's queued documents fill the jobs' share of the store
+// (MaxStoreBytes), not the store: its next create is refused 503, saying so, and the audit that
+// shares the store still takes records. They used to fill it, and then every tenant's audited
+// request was a 503.
+func TestJobsLeaveTheAuditItsRoom(t *testing.T) {
+	quiet := slog.New(slog.DiscardHandler)
+	box, err := natsbox.Open(context.Background(), natsbox.Config{DataDir: t.TempDir(), Replicas: 1, Replica: "t",
+		MaxStoreBytes: 16 << 20}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(box.Close)
+	trail, err := audit.Open(context.Background(), box, "t", audit.Config{Enabled: true, AckTimeout: 5 * time.Second}, clock.Real(), nil, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(trail.Close)
+	cfg := testConfig(t, true)
+	cfg.MaxPerTenant, cfg.MaxStoreBytes = 100, MinStoreBytes
+	m := open(t, box, cfg, nil) // no workers: the documents stay queued
+	docs := []Document{{ID: "a", Text: strings.Repeat("x", 300<<10)}, {ID: "b", Text: strings.Repeat("y", 300<<10)}}
+	var refused error
+	for range 100 {
+		if _, refused = m.Create(context.Background(), "greedy", Spec{Documents: docs}); refused != nil {
+			break
+		}
+	}
+	var b *Bound
+	if !errors.As(refused, &b) || b.Status != http.StatusServiceUnavailable || !strings.Contains(b.Message, "SLUICE_JOBS_MAX_STORE_BYTES") {
+		t.Fatalf("a create past the jobs' share of the store: %v", refused)
+	}
+	if _, err := trail.Append(context.Background(), audit.Record{Route: "/pii/deidentify", Status: "served"}); err != nil {
+		t.Fatalf("an audit record once the jobs' share is full: %v", err)
 	}
 }
 

@@ -105,9 +105,10 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	// The buckets, the queue and its consumer are the fleet's: this process's settings make
 	// them when they do not exist, and otherwise it works with theirs (see fleets).
 	var retention time.Duration // the shorter of the buckets' TTLs
-	bucket := func(name string) (jetstream.KeyValue, error) {
+	queueBytes, resultsBytes, recordsBytes := cfg.storeShares()
+	bucket := func(name string, maxBytes int64) (jetstream.KeyValue, error) {
 		kv, err := m.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
-			TTL: cfg.Retention, Storage: storage, Replicas: box.Replicas()})
+			TTL: cfg.Retention, MaxBytes: maxBytes, Storage: storage, Replicas: box.Replicas()})
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			kv, err = m.js.KeyValue(ctx, name)
 		}
@@ -120,17 +121,19 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 		if err != nil {
 			return nil, fmt.Errorf("jobs: bucket %s: %w", name, err)
 		}
-		ttl := st.CachedInfo().Config.MaxAge
+		held := st.CachedInfo().Config
+		ttl := held.MaxAge
 		m.fleets("bucket "+name, "TTL", "SLUICE_JOBS_RETENTION_S", ttl, cfg.Retention)
+		m.fleets("bucket "+name, "MaxBytes", "SLUICE_JOBS_MAX_STORE_BYTES", held.MaxBytes, maxBytes)
 		if ttl > 0 && (retention == 0 || ttl < retention) {
 			retention = ttl
 		}
 		return kv, nil
 	}
-	if m.records, err = bucket(m.n.records); err != nil {
+	if m.records, err = bucket(m.n.records, recordsBytes); err != nil {
 		return nil, err
 	}
-	if m.results, err = bucket(m.n.results); err != nil {
+	if m.results, err = bucket(m.n.results, resultsBytes); err != nil {
 		return nil, err
 	}
 	// A job is served as gone once its results may have expired: by the buckets' TTL, which
@@ -142,7 +145,7 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	m.stream, err = m.js.CreateStream(ctx, jetstream.StreamConfig{Name: m.n.stream,
 		Description: "Sluice's job documents waiting to be de-identified (sealed when durable)",
 		Subjects:    []string{m.n.subject + ".>"}, Retention: jetstream.WorkQueuePolicy, MaxAge: cfg.Retention,
-		Storage: storage, Replicas: box.Replicas()})
+		MaxBytes: queueBytes, Discard: jetstream.DiscardNew, Storage: storage, Replicas: box.Replicas()})
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		m.stream, err = m.js.Stream(ctx, m.n.stream)
 	}
@@ -153,6 +156,7 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 		return nil, fmt.Errorf("jobs: stream %s: %w", m.n.stream, err)
 	}
 	m.fleets("stream "+m.n.stream, "MaxAge", "SLUICE_JOBS_RETENTION_S", m.stream.CachedInfo().Config.MaxAge, cfg.Retention)
+	m.fleets("stream "+m.n.stream, "MaxBytes", "SLUICE_JOBS_MAX_STORE_BYTES", m.stream.CachedInfo().Config.MaxBytes, queueBytes)
 	// Every queued document may be pending at once (a throttled tenant's, given back to wait
 	// for its budget, stay pending): a smaller bound would let them stop everyone's delivery.
 	m.cons, err = m.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: consumerName,
@@ -262,6 +266,9 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 		}
 	}
 	rec, release, err := m.createRecord(ctx, tenant, spec)
+	if storeFull(err) {
+		return nil, errStoreFull
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +307,9 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 			slog.String("error", err.Error()))
 		_, _ = m.abandon(context.Background(), tenant, rec.ID, "the job's documents could not be stored")
 		_ = m.stream.Purge(context.Background(), jetstream.WithPurgeSubject(m.n.subject+"."+rec.ID))
+		if storeFull(err) {
+			return nil, errStoreFull
+		}
 		return nil, fmt.Errorf("jobs: storing the documents: %w", err)
 	}
 	m.met.job("created")
@@ -307,6 +317,17 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 		m.kickSweep() // finished already: its webhook is the sweep's
 	}
 	return rec, nil
+}
+
+// errStoreFull is a create the queue or the records bucket has no room for (MaxStoreBytes, or
+// the store's own bound): the jobs' bound is what leaves the audit its room.
+var errStoreFull = &Bound{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute,
+	Message: "the job store is full (SLUICE_JOBS_MAX_STORE_BYTES); retry once jobs have finished and expired"}
+
+// storeFull says whether err is JetStream refusing a write for want of room: a stream at its
+// MaxBytes (discarding new), or the server's store at its bound.
+func storeFull(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "maximum bytes exceeded") || strings.Contains(err.Error(), "insufficient resources"))
 }
 
 // stripeSeed spreads tenants over Manager.creating.

@@ -298,6 +298,9 @@ func loadConfig(environ []string, m machine) (Config, error) {
 	}
 	cfg.load(vars, problems)
 	trimLists(reflect.ValueOf(&cfg).Elem())
+	if cfg.Jobs.MaxStoreBytes == 0 {
+		cfg.Jobs.MaxStoreBytes = cfg.jobsStoreShare()
+	}
 	// A CPU batch limit set without its GPU counterpart holds on a GPU too: whoever asked for
 	// batches of one (or switched OpenMed's batching off) gets them there as well. A bad CPU
 	// value is reported once, under its own name.
@@ -337,6 +340,26 @@ func loadConfig(environ []string, m machine) (Config, error) {
 		return cfg, fmt.Errorf("invalid configuration:\n  %s", strings.Join(lines, "\n  "))
 	}
 	return cfg, nil
+}
+
+// nonceBytes is what the signed requests' nonce bucket reserves of the embedded NATS store: its
+// bytes when requests are signed and the process keeps state in NATS, else none.
+func (c Config) nonceBytes() int64 {
+	if c.Signing.SecretFile != "" && (c.Audit.Enabled || c.Jobs.Enabled) {
+		return c.Signing.BucketBytes()
+	}
+	return 0
+}
+
+// jobsStoreShare is SLUICE_JOBS_MAX_STORE_BYTES unset: half of what the nonces leave of the
+// embedded server's file store when it is bounded and jobs are kept there (a key), so that the
+// other half is the audit's; else no bound of their own (jobs in memory share the memory
+// store with nothing; an external cluster's or an unbounded store is the operator's to share).
+func (c Config) jobsStoreShare() int64 {
+	if !c.Jobs.Enabled || !c.NATS.Embedded() || c.Jobs.KeyFile == "" || c.NATS.MaxStoreBytes <= 0 {
+		return 0
+	}
+	return max((c.NATS.MaxStoreBytes-c.nonceBytes())/2, jobs.MinStoreBytes)
 }
 
 // unknownVariables reports each SLUICE_ variable that is not a setting and not named in
@@ -493,6 +516,17 @@ func (c Config) check(m machine) []problem {
 		c.Signing.BucketBytes() > c.NATS.MaxStoreBytes {
 		own("SIGNING_MAX_NONCES", "needs %d bytes of the embedded NATS store for the fleet's nonces (2 x %d x %d), more than SLUICE_NATS_MAX_STORE_BYTES (%d): lower it or raise the store",
 			c.Signing.BucketBytes(), c.Signing.MaxNonces, c.Signing.BucketBytes()/2/int64(c.Signing.MaxNonces), c.NATS.MaxStoreBytes)
+	}
+	// The jobs' buckets and queue reserve their bytes too, and what they and the nonces leave
+	// is the audit's.
+	if c.Jobs.Enabled && c.NATS.Embedded() && c.Jobs.KeyFile != "" && c.NATS.MaxStoreBytes > 0 &&
+		c.Jobs.MaxStoreBytes+c.nonceBytes() >= c.NATS.MaxStoreBytes {
+		own("JOBS_MAX_STORE_BYTES", "is %d bytes of the embedded NATS store, and the nonces %d: together they must leave the audit room below SLUICE_NATS_MAX_STORE_BYTES (%d); lower it or raise the store",
+			c.Jobs.MaxStoreBytes, c.nonceBytes(), c.NATS.MaxStoreBytes)
+	}
+	if c.Jobs.Enabled && c.NATS.Embedded() && c.Jobs.KeyFile == "" && c.NATS.MaxMemoryBytes > 0 && c.Jobs.MaxStoreBytes > c.NATS.MaxMemoryBytes {
+		own("JOBS_MAX_STORE_BYTES", "is %d bytes of the embedded NATS memory store (jobs without SLUICE_JOBS_KEY_FILE), more than SLUICE_NATS_MAX_MEMORY_BYTES (%d)",
+			c.Jobs.MaxStoreBytes, c.NATS.MaxMemoryBytes)
 	}
 	if c.Scheduler.PreemptLimit < 0 {
 		own("GENERATE_PREEMPT_LIMIT", "must be >= 0 (0: never preempt for priority) (got %d)", c.Scheduler.PreemptLimit)

@@ -426,6 +426,28 @@ func TestAModelOfManyPositionsIsServedWhatThePoolHolds(t *testing.T) {
 	}
 }
 
+// TestTheJobsShareOfTheStore: jobs with a key on a bounded embedded store get half of what the
+// nonces leave, unless set; a share that with the nonces passes the store is refused, naming
+// both settings; an unbounded store leaves the jobs unbounded.
+func TestTheJobsShareOfTheStore(t *testing.T) {
+	t.Parallel()
+	key := jobKey(t)
+	cfg, err := LoadConfig([]string{"SLUICE_JOBS_KEY_FILE=" + key, "SLUICE_NATS_MAX_STORE_BYTES=67108864"})
+	if err != nil || cfg.Jobs.MaxStoreBytes != 32<<20 {
+		t.Fatalf("a 64 MiB store: the jobs' share %d, %v", cfg.Jobs.MaxStoreBytes, err)
+	}
+	if cfg, err := LoadConfig([]string{"SLUICE_JOBS_KEY_FILE=" + key}); err != nil || cfg.Jobs.MaxStoreBytes != 0 {
+		t.Fatalf("an unbounded store: the jobs' share %d, %v", cfg.Jobs.MaxStoreBytes, err)
+	}
+	_, err = LoadConfig([]string{"SLUICE_JOBS_KEY_FILE=" + key, "SLUICE_NATS_MAX_STORE_BYTES=67108864", "SLUICE_JOBS_MAX_STORE_BYTES=67108864"})
+	if err == nil || !strings.Contains(err.Error(), "SLUICE_JOBS_MAX_STORE_BYTES") || !strings.Contains(err.Error(), "SLUICE_NATS_MAX_STORE_BYTES") {
+		t.Fatalf("the jobs' share as large as the store: %v", err)
+	}
+	if _, err := LoadConfig([]string{"SLUICE_JOBS_MAX_STORE_BYTES=1024"}); err == nil || !strings.Contains(err.Error(), "SLUICE_JOBS_MAX_STORE_BYTES") {
+		t.Fatalf("a 1 KiB share: %v", err)
+	}
+}
+
 // TestTheNonceBucketMustFitTheStore: signed requests on the embedded NATS reserve the nonce
 // bucket's bytes of its store; a store smaller than that is refused at the configuration,
 // naming both settings, rather than failing the start when the bucket is made.
