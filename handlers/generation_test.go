@@ -373,3 +373,22 @@ func TestFinishReasonsInOpenAIsWords(t *testing.T) {
 		}
 	}
 }
+
+// TestTGISamplesAsItsRouterDoes: without parameters TGI samples; with them, do_sample or a
+// parameter that changes the scores does (a temperature of 1 changes none, so alone it is
+// greedy decoding, as TGI's).
+func TestTGISamplesAsItsRouterDoes(t *testing.T) {
+	ep := &GenerationEndpoint{Model: positions(256), MaxStopSequences: 4, MaxChoices: 8}
+	for body, want := range map[string]bool{
+		`{"inputs":"x"}`: true, `{"inputs":"x","parameters":{}}`: false,
+		`{"inputs":"x","parameters":{"temperature":1}}`:                  false,
+		`{"inputs":"x","parameters":{"temperature":1,"do_sample":true}}`: true,
+		`{"inputs":"x","parameters":{"temperature":0.7}}`:                true,
+		`{"inputs":"x","parameters":{"top_k":5}}`:                        true,
+		`{"inputs":"x","parameters":{"top_p":0.9,"do_sample":false}}`:    true,
+	} {
+		if _, params, _, msg := parseTGI([]byte(body), ep); msg != "" || params.DoSample != want {
+			t.Errorf("%s: sampled %v (%q), want %v", body, params.DoSample, msg, want)
+		}
+	}
+}

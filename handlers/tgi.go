@@ -330,7 +330,8 @@ func parseTGI(body []byte, ep *GenerationEndpoint) (prompt string, params genera
 		return "", params, opts, "`truncate` must be strictly positive and less than " + strconv.Itoa(ep.Model.MaxPositions())
 	}
 	if p.Temperature != nil {
-		params.Temperature, sampled = *p.Temperature, true
+		// A temperature of 1 changes no score: TGI samples for it only with do_sample.
+		params.Temperature, sampled = *p.Temperature, sampled || *p.Temperature != 1
 	}
 	if p.TopK != nil {
 		params.TopK, sampled = *p.TopK, true
