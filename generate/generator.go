@@ -240,7 +240,8 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 	var chooser scheduler.Chooser = c
 	if params.PromptLogprobs {
 		c.prompt, c.promptScores = ids, make([]Token, 1, len(ids))
-		c.promptScores[0] = Token{ID: ids[0], Piece: g.tok.Decode(ids[:1], false)}
+		c.promptTexts = promptTexts(prompt, enc, len(enc.IDs)-len(ids))
+		c.promptScores[0] = Token{ID: ids[0], Text: c.promptTexts[0], Piece: g.tok.Decode(ids[:1], false)}
 		chooser = promptScorer{c}
 	}
 	es, err := g.sched.Submit(ctx, scheduler.Request{Prompt: ids, MaxNewTokens: params.MaxNewTokens, Priority: p,
@@ -253,6 +254,33 @@ func (g *Generator) Generate(ctx context.Context, p admission.Priority, prompt s
 		st.context = slices.Clone(ids[max(len(ids)-pieceContext, 0):])
 	}
 	return st, nil
+}
+
+// promptTexts is what each token of enc from its token from on adds to prompt, as written:
+// from the end of the token before to its own end by the tokenizer's offsets (the last to the
+// prompt's end), so that they spell the prompt an answer echoes. Decoded, they would spell what
+// the normalizer and the decoder make of it: WordPiece drops the spaces between words. A token
+// the template added spells nothing.
+func promptTexts(prompt string, enc tokenizer.Encoding, from int) []string {
+	texts := make([]string, len(enc.IDs)-from)
+	at, written := 0, -1
+	for i, off := range enc.Offsets {
+		if enc.Special[i] {
+			continue
+		}
+		end := min(max(off[1], at), len(prompt))
+		for end < len(prompt) && !utf8.RuneStart(prompt[end]) {
+			end++
+		}
+		if i >= from {
+			texts[i-from], written = prompt[at:end], i-from
+		}
+		at = end
+	}
+	if written >= 0 {
+		texts[written] += prompt[at:]
+	}
+	return texts
 }
 
 // pieceContext is how many tokens before one are decoded with it to find the text it adds:
@@ -273,7 +301,8 @@ const (
 // Token is one generated token.
 type Token struct {
 	ID int64
-	// Text is what the token adds to the generated text: nothing for a special token.
+	// Text is what the token adds to the generated text: nothing for a special token. A
+	// prompt token's (Stream.PromptLogprobs) is what it adds to the prompt as written.
 	Text    string
 	Logprob float32
 	Special bool
@@ -330,20 +359,20 @@ type Stream struct {
 	released int
 }
 
-// piece is the text token id adds after the stream's context (decoded together, minus the
-// context alone), as OpenAI lists tokens beside their log probabilities: so that the pieces
-// of an answer spell its text, spaces and word pieces joined as the text joins them, and a
-// special token (the end of sequence) adds nothing.
-func (s *Stream) piece(id int64) string {
-	if s.c.tok.IsSpecial(id) {
+// piece is the text token id adds after context, the tokens before it (decoded together,
+// minus the context alone), as OpenAI lists tokens beside their log probabilities: so that the
+// pieces of an answer spell its text, spaces and word pieces joined as the text joins them,
+// and a special token (the end of sequence) adds nothing.
+func piece(tok *tokenizer.Tokenizer, context []int64, id int64) string {
+	if tok.IsSpecial(id) {
 		return ""
 	}
-	base := s.c.tok.Decode(s.context, true)
-	full := s.c.tok.Decode(append(slices.Clip(s.context), id), true)
+	base := tok.Decode(context, true)
+	full := tok.Decode(append(slices.Clip(context), id), true)
 	if rest, ok := strings.CutPrefix(full, base); ok {
 		return rest
 	}
-	return s.c.tok.Decode([]int64{id}, true)
+	return tok.Decode([]int64{id}, true)
 }
 
 // PromptLogprobs is the prompt's tokens with their log probabilities and alternatives when
@@ -391,14 +420,14 @@ func (s *Stream) event(ev scheduler.Event) Event {
 		out.SpecialText = s.c.tok.Decode([]int64{ev.ID}, false)
 	}
 	if s.pieces && out.HasToken {
-		out.Piece = s.piece(ev.ID)
+		out.Piece = piece(s.c.tok, s.context, ev.ID)
 	}
 	if len(ev.Top) > 0 {
 		out.Top = make([]Alternative, len(ev.Top))
 		for i, a := range ev.Top {
 			text := s.c.tok.Decode([]int64{a.ID}, false)
 			if s.pieces {
-				text = s.piece(a.ID)
+				text = piece(s.c.tok, s.context, a.ID)
 			}
 			out.Top[i] = Alternative{ID: a.ID, Text: text, Logprob: a.Logprob, Special: s.c.tok.IsSpecial(a.ID)}
 		}
@@ -476,9 +505,11 @@ type chooser struct {
 	// produced is the length of the generated text so far.
 	produced int
 	// prompt and promptScores, when the prompt is scored: promptScores[i] is prompt token i
-	// with its log probability and alternatives (the first has none).
+	// with its log probability and alternatives (the first has none); promptTexts[i] is its
+	// Text.
 	prompt       []int64
 	promptScores []Token
+	promptTexts  []string
 	// m follows the answer through Params.Constraint; err is why it could not (the stream
 	// then ends with FinishError).
 	m   *grammar.Matcher
@@ -523,9 +554,11 @@ func (p promptScorer) ScorePrompt(pos int, logits []float32) {
 	}
 	id := c.prompt[pos]
 	lp := sp.alternatives(int(id))
-	t := Token{ID: id, Logprob: lp, Piece: c.tok.Decode([]int64{id}, false)}
+	t := Token{ID: id, Text: c.promptTexts[pos], Logprob: lp, Piece: c.tok.Decode([]int64{id}, false)}
+	// The alternatives as the text they would add there, as a generated token's are.
+	context := c.prompt[max(pos-pieceContext, 0):pos]
 	for _, a := range sp.top {
-		t.Top = append(t.Top, Alternative{ID: a.ID, Text: c.tok.Decode([]int64{a.ID}, false), Logprob: a.Logprob, Special: c.tok.IsSpecial(a.ID)})
+		t.Top = append(t.Top, Alternative{ID: a.ID, Text: piece(c.tok, context, a.ID), Logprob: a.Logprob, Special: c.tok.IsSpecial(a.ID)})
 	}
 	sp.top = nil
 	c.promptScores = append(c.promptScores, t)

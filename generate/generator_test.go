@@ -331,3 +331,64 @@ func TestMoreEndsOfSequenceEndAGeneration(t *testing.T) {
 type greedyChooser struct{}
 
 func (greedyChooser) Choose([]float32) scheduler.Choice { return scheduler.Choice{} }
+
+// TestScoredPromptTokensSpellThePrompt: a scored prompt's tokens are the text each adds to the
+// prompt as written, which an echo of it spells (WordPiece's decoding drops the spaces between
+// words, and the normalizer's changes), while their pieces stay the tokens alone (TGI's
+// prefill).
+func TestScoredPromptTokensSpellThePrompt(t *testing.T) {
+	g, m := newTinyLM(t)
+	prompt := "The  patient, said:don't "
+	s, err := g.Generate(context.Background(), admission.Interactive, prompt, Params{MaxNewTokens: 2,
+		Sampling: Sampling{TopLogprobs: 2}, Logprobs: true, PromptLogprobs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, s)
+	var spelt strings.Builder
+	for i, tok := range s.PromptLogprobs() {
+		spelt.WriteString(tok.Text)
+		if alone := m.Tokenizer.Decode([]int64{tok.ID}, false); tok.Piece != alone {
+			t.Errorf("prompt token %d's piece %q, want the token alone, %q", i, tok.Piece, alone)
+		}
+	}
+	if spelt.String() != prompt {
+		t.Fatalf("the prompt's tokens spell %q, want %q", spelt.String(), prompt)
+	}
+
+	// A template's token spells nothing; a character split across tokens is spelt once.
+	b, err := os.ReadFile(filepath.Join("..", "models", "testdata", "layouts", "lm-llama", "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	llama, err := tokenizer.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = os.ReadFile(filepath.Join("..", "tokenizer", "testdata", "gpt2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpt2, err := tokenizer.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tok    *tokenizer.Tokenizer
+		prompt string
+	}{{llama, "Hello  world "}, {gpt2, " 😀 ok  "}, {m.Tokenizer, "  héllo wörld"}} {
+		enc := c.tok.Encode(c.prompt, true)
+		texts := promptTexts(c.prompt, enc, 0)
+		if strings.Join(texts, "") != c.prompt {
+			t.Errorf("%q: tokens %v spell %q", c.prompt, enc.IDs, texts)
+		}
+		for i, special := range enc.Special {
+			if special && texts[i] != "" {
+				t.Errorf("%q: the template's token %d spells %q", c.prompt, enc.IDs[i], texts[i])
+			}
+		}
+		if tail := promptTexts(c.prompt, enc, 1); strings.Join(tail, "") != c.prompt[len(texts[0]):] {
+			t.Errorf("%q: truncated tokens spell %q", c.prompt, tail)
+		}
+	}
+}

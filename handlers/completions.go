@@ -107,19 +107,22 @@ type completionLogprobs struct {
 }
 
 // addPrompt appends the echoed prompt's tokens (the first has no log probability: null) and
-// returns the character offset after them.
+// returns the character offset after them. Each is listed as the text it adds to the prompt
+// (its Text), so that they spell the prompt the choice's text begins with and each offset is
+// its token's place there.
 func (l *completionLogprobs) addPrompt(prompt []generate.Token) int {
 	at := 0
 	for i, tok := range prompt {
 		if i == 0 {
-			l.Tokens = append(l.Tokens, tok.Piece)
+			l.Tokens = append(l.Tokens, tok.Text)
 			l.TokenLogprobs = append(l.TokenLogprobs, nil)
 			l.TopLogprobs = append(l.TopLogprobs, nil)
 			l.TextOffset = append(l.TextOffset, at)
 		} else {
+			tok.Piece = tok.Text
 			l.add(tok, at)
 		}
-		at += utf8.RuneCountInString(tok.Piece)
+		at += utf8.RuneCountInString(tok.Text)
 	}
 	return at
 }

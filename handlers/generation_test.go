@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/generate"
@@ -26,6 +27,8 @@ type fakeGenerator struct {
 	endless bool
 	block   bool
 	err     error // Generate's error
+	// scored is every stream's scored prompt (PromptLogprobs).
+	scored []generate.Token
 
 	mu      sync.Mutex
 	params  []generate.Params
@@ -105,6 +108,7 @@ func (s *fakeTokens) NextOrWake(ctx context.Context, wake <-chan time.Time) (gen
 }
 
 func (s *fakeTokens) PromptTokens() int                 { return s.prompt }
+func (s *fakeTokens) PromptLogprobs() []generate.Token  { return s.f.scored }
 func (s *fakeTokens) Seed() (seed uint64, sampled bool) { return 7, true }
 
 // token is a script's token event; last ends the script with finish, trimmed being what the
@@ -391,4 +395,55 @@ func TestTGISamplesAsItsRouterDoes(t *testing.T) {
 			t.Errorf("%s: sampled %v (%q), want %v", body, params.DoSample, msg, want)
 		}
 	}
+}
+
+// TestEchoedTokensSpellTheTextAtTheirOffsets: with echo and logprobs, the legacy completions'
+// tokens, the prompt's then the answer's, spell the choice's text, each at its text_offset
+// (characters), whole and streamed: the prompt's are the text each adds to it, not the token
+// alone ("it", which WordPiece's pieces would list without its space).
+func TestEchoedTokensSpellTheTextAtTheirOffsets(t *testing.T) {
+	gen := &fakeGenerator{script: []generate.Event{token(1, " é"), last(2, "t", "t", generate.FinishLength)},
+		scored: []generate.Token{{ID: 5, Text: "Dür", Piece: "Dür"}, {ID: 6, Text: "  it", Piece: "it", Logprob: -1}}}
+	for i := range gen.script {
+		gen.script[i].Piece = gen.script[i].Text
+	}
+	f := generationFixture(t, gen, time.Minute)
+	check := func(how, text string, lp completionLogprobs) {
+		t.Helper()
+		runes := []rune(text)
+		if strings.Join(lp.Tokens, "") != text || len(lp.TextOffset) != len(lp.Tokens) {
+			t.Fatalf("%s: tokens %q, offsets %v, text %q", how, lp.Tokens, lp.TextOffset, text)
+		}
+		for i, tok := range lp.Tokens {
+			if at := lp.TextOffset[i]; string(runes[at:at+utf8.RuneCountInString(tok)]) != tok {
+				t.Fatalf("%s: token %d %q is not at its offset %d in %q", how, i, tok, at, text)
+			}
+		}
+		if _, listed := lp.TopLogprobs[1]["  it"]; !listed {
+			t.Fatalf("%s: the prompt's token is not among its alternatives: %v", how, lp.TopLogprobs)
+		}
+	}
+	const body = `{"model":"fake-lm","prompt":"Dür  it","max_tokens":2,"logprobs":1,"echo":true`
+	var whole completion
+	r := f.do(t, "POST", "/v1/completions", body+`}`)
+	if err := json.Unmarshal([]byte(r.raw), &whole); r.status != 200 || err != nil || len(whole.Choices) != 1 {
+		t.Fatalf("echo with logprobs: %d %s", r.status, r.raw)
+	}
+	check("whole", whole.Choices[0].Text, *whole.Choices[0].Logprobs)
+
+	r = f.do(t, "POST", "/v1/completions", body+`,"stream":true}`)
+	var text strings.Builder
+	var lp completionLogprobs
+	for _, data := range sseData(t, r.raw) {
+		var chunk completion
+		if data == "[DONE]" || json.Unmarshal([]byte(data), &chunk) != nil || len(chunk.Choices) == 0 {
+			continue
+		}
+		c := chunk.Choices[0]
+		text.WriteString(c.Text)
+		lp.Tokens = append(lp.Tokens, c.Logprobs.Tokens...)
+		lp.TextOffset = append(lp.TextOffset, c.Logprobs.TextOffset...)
+		lp.TopLogprobs = append(lp.TopLogprobs, c.Logprobs.TopLogprobs...)
+	}
+	check("streamed", text.String(), lp)
 }
