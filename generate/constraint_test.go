@@ -245,3 +245,33 @@ func TestAMaskNotYetMadeIsPreparedOffTheLoop(t *testing.T) {
 		t.Fatalf("the second answer prepared %d masks, its tokens %v against %v", again, same, ids)
 	}
 }
+
+// TestAStopOnTheTokenThatCompletesTheAnswerEndsIt: a stop sequence or a stop token that the
+// answer's last token completes ends the answer as a stop (stop_sequence, and OpenAI's text
+// leaves it out), not as the answer's own end.
+func TestAStopOnTheTokenThatCompletesTheAnswerEndsIt(t *testing.T) {
+	g, _ := newTinyLM(t)
+	ix, err := g.Constraint(grammar.Spec{Kind: grammar.JSONSchema, Schema: []byte(
+		`{"type":"object","properties":{"a":{"type":"integer","minimum":0,"maximum":9}},"required":["a"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p Params) (text, trimmed string, last Event) {
+		p.MaxNewTokens, p.Constraint = 30, ix
+		st, err := g.Generate(context.Background(), admission.Interactive, "The patient", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return readAllTrimmed(t, st)
+	}
+	free, _, end := run(Params{})
+	if !strings.HasSuffix(free, "}") || end.Finish != FinishEOS || strings.Count(free, "}") != 1 {
+		t.Fatalf("unstopped: %q, %s", free, end.Finish)
+	}
+	for name, p := range map[string]Params{"stop sequence": {Stop: []string{"}"}}, "stop token": {StopTokenIDs: []int64{end.ID}}} {
+		text, trimmed, last := run(p)
+		if text != free || last.Finish != FinishStopSequence || trimmed != strings.TrimSuffix(free, end.Text) {
+			t.Errorf("%s: %q (trimmed %q), %s; want %q ended as a stop, its last token left out", name, text, trimmed, last.Finish, free)
+		}
+	}
+}

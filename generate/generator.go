@@ -596,12 +596,13 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 	if c.m != nil && c.err == nil {
 		c.m.Advance(id)
 	}
+	// The answer is whole: nothing but the end of sequence may follow, so it ends here,
+	// before min_tokens if need be; a stop token or sequence it ends on ends it as that.
+	whole := c.m != nil && !c.isEOS(id) && c.m.Complete()
 	switch {
 	case c.err != nil:
 		ch.Stop, c.reason = true, FinishError
-	case c.m != nil && !c.isEOS(id) && c.m.Complete():
-		// The answer is whole: nothing but the end of sequence may follow, so it ends
-		// here, before min_tokens if need be.
+	case early && whole:
 		ch.Stop, c.reason = true, FinishEOS
 	case early:
 		if ch.Text != "" && len(c.stops) > 0 {
@@ -613,8 +614,10 @@ func (c *chooser) Choose(logits []float32) scheduler.Choice {
 		// As vLLM: the stop token's text is left out of the trimmed text, like a stop
 		// sequence that begins where it does.
 		ch.Stop, c.reason, c.stopAt = true, FinishStopSequence, c.produced
-	case ch.Text != "" && len(c.stops) > 0:
-		ch.Stop = c.stopped(ch.Text)
+	case ch.Text != "" && len(c.stops) > 0 && c.stopped(ch.Text):
+		ch.Stop = true
+	case whole:
+		ch.Stop, c.reason = true, FinishEOS
 	}
 	if ch.Stop || c.chosen >= c.maxNew {
 		// The last token: bytes of a character that will never complete are still text
