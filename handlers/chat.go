@@ -354,6 +354,10 @@ type toolHold struct {
 	text   strings.Builder
 	isText bool // the answer turned out to be text, streamed as it comes from then on
 	opened bool // the role has been sent
+	// tokens are the held tokens, for logprobs: their entries go with the chunk that
+	// releases their text or calls, so that the stream lists every token as the whole
+	// answer does.
+	tokens []generate.Token
 }
 
 func (a *chatAnswer) whole(g *genCall) any {
@@ -390,7 +394,8 @@ func (a *chatAnswer) whole(g *genCall) any {
 // event is one chunk per token of a choice: its first says the role, its last the finish
 // reason; text that may be the start of a stop sequence waits (as completions' does). With
 // tools, a named call's arguments stream as they come; an answer that may be calls is held
-// until it is known to be text (then streamed) or ends (then sent as its calls).
+// until it is known to be text (then streamed) or ends (then sent as its calls), and its
+// tokens' log probabilities with it.
 func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	delta := &chatOut{}
 	var finish *string
@@ -398,13 +403,20 @@ func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 		reason := finishReason(ev.Finish)
 		finish = &reason
 	}
+	logprobs := a.p.params.Logprobs && ev.HasToken
+	var held []generate.Token
 	if a.tools != nil && a.tools.mode != toolsNone {
 		for len(a.held) <= i {
 			a.held = append(a.held, &toolHold{})
 		}
-		if !a.toolDelta(a.held[i], i, ev, delta, finish) {
+		h := a.held[i]
+		if !a.toolDelta(h, i, ev, delta, finish) {
+			if logprobs {
+				h.tokens = append(h.tokens, ev.Token)
+			}
 			return nil
 		}
+		held, h.tokens = h.tokens, nil
 	} else {
 		if g.choices[i].events == 1 { // the first chunk says the role, as OpenAI's does
 			delta.Role = "assistant"
@@ -413,7 +425,7 @@ func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 			delta.Content = &text
 		}
 	}
-	logprobs := a.p.params.Logprobs && ev.HasToken
+	logprobs = logprobs || len(held) > 0
 	if delta.Content == nil && delta.ToolCalls == nil && delta.Role == "" && finish == nil && !logprobs {
 		return nil
 	}
@@ -436,8 +448,14 @@ func (a *chatAnswer) event(g *genCall, i int, ev generate.Event) []byte {
 	}
 	chunk.Choices = []chatChoice{{Index: i, Delta: delta, FinishReason: finish}}
 	if logprobs {
-		chunk.Choices[0].Logprobs = &chatLogprobs{}
-		chunk.Choices[0].Logprobs.add(ev.Token)
+		lp := &chatLogprobs{}
+		for _, tok := range held {
+			lp.add(tok)
+		}
+		if ev.HasToken {
+			lp.add(ev.Token)
+		}
+		chunk.Choices[0].Logprobs = lp
 	}
 	var data []byte
 	if a.p.usage {

@@ -179,3 +179,51 @@ func TestContentOfManyPartsCostsItsLength(t *testing.T) {
 		t.Fatalf("joining %d bytes of parts allocated %d bytes, more than %d", len(raw), got, limit)
 	}
 }
+
+// TestAHeldAnswerStreamsEveryTokensLogprobs: a streamed answer held while it may be tool calls
+// lists the held tokens' log probabilities with the chunk that releases their text or their
+// calls: the stream lists every token, in order, as the whole answer does.
+func TestAHeldAnswerStreamsEveryTokensLogprobs(t *testing.T) {
+	for name, pieces := range map[string][]string{
+		"calls": {`[`, `{"name":"note",`, `"arguments":{}}]`},
+		"text":  {`[`, ` `, `1]`, ` ok`},
+	} {
+		var script []generate.Event
+		for k, piece := range pieces {
+			ev := token(int64(k), piece)
+			ev.Piece = piece
+			if k == len(pieces)-1 {
+				ev.Done, ev.Finish = true, generate.FinishEOS
+			}
+			script = append(script, ev)
+		}
+		f := chatFixture(t, &fakeGenerator{script: script}, fakeTemplate{})
+		const body = `{"model":"fake-lm","messages":[{"role":"user","content":"Say"}],"logprobs":true,` +
+			`"tools":[{"type":"function","function":{"name":"note"}}]`
+		listed := func(lp *chatLogprobs) (out []string) {
+			if lp != nil {
+				for _, e := range lp.Content {
+					out = append(out, e.Token)
+				}
+			}
+			return out
+		}
+		var whole chatCompletion
+		r := f.do(t, "POST", "/v1/chat/completions", body+`}`)
+		if err := json.Unmarshal([]byte(r.raw), &whole); err != nil || len(whole.Choices) != 1 ||
+			strings.Join(listed(whole.Choices[0].Logprobs), "|") != strings.Join(pieces, "|") {
+			t.Fatalf("%s, whole: %d %s", name, r.status, r.raw)
+		}
+		r = f.do(t, "POST", "/v1/chat/completions", body+`,"stream":true}`)
+		var streamed []string
+		for _, e := range sseData(t, r.raw) {
+			var chunk chatCompletion
+			if e != "[DONE]" && json.Unmarshal([]byte(e), &chunk) == nil && len(chunk.Choices) == 1 {
+				streamed = append(streamed, listed(chunk.Choices[0].Logprobs)...)
+			}
+		}
+		if strings.Join(streamed, "|") != strings.Join(pieces, "|") {
+			t.Errorf("%s: streamed logprobs of %q, want %q:\n%s", name, streamed, pieces, r.raw)
+		}
+	}
+}
