@@ -11,7 +11,7 @@ type Options struct {
 	// Temperature (0: the best token each step), TopP (0 or 1: all) and the penalties are
 	// OpenAI's sampling; Seed, when set, makes it repeatable.
 	Temperature, TopP, PresencePenalty, FrequencyPenalty float64
-	Seed                                                 *uint64
+	Seed                                                 *int64
 }
 
 // Delta is one piece of a streamed answer: text, or a piece of one of its tool calls.

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,14 @@ type chatRequest struct {
 	Tools             json.RawMessage `json:"tools"`
 	ToolChoice        json.RawMessage `json:"tool_choice"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
+	// Functions and FunctionCall are OpenAI's deprecated tools and tool_choice, refused by
+	// name so that a caller learns what to send instead.
+	Functions    json.RawMessage `json:"functions"`
+	FunctionCall json.RawMessage `json:"function_call"`
+	// Modalities and Audio ask for OpenAI's spoken answers: taken where they ask for text
+	// only (["text"], null).
+	Modalities []string        `json:"modalities"`
+	Audio      json.RawMessage `json:"audio"`
 }
 
 // chatMessage is one message as OpenAI's clients send it: content as a string, or as a list
@@ -179,16 +188,24 @@ func parseChat(body []byte, ep *GenerationEndpoint) (p openAIParams, tools *tool
 	if msg != "" {
 		return p, nil, "", param, msg
 	}
-	if tools, param, msg = readTools(req.Tools, req.ToolChoice, req.ParallelToolCalls); msg != "" {
-		return p, nil, "", param, msg
-	}
 	switch {
+	case present(req.Functions):
+		return p, nil, "", "functions", "`functions` is deprecated by OpenAI and not supported by this server; use `tools`"
+	case present(req.FunctionCall):
+		return p, nil, "", "function_call", "`function_call` is deprecated by OpenAI and not supported by this server; use `tool_choice`"
+	case req.Modalities != nil && (len(req.Modalities) == 0 || slices.ContainsFunc(req.Modalities, func(m string) bool { return m != "text" })):
+		return p, nil, "", "modalities", "this server answers text only: `modalities` may only be [\"text\"]"
+	case present(req.Audio):
+		return p, nil, "", "audio", "this server answers text only: `audio` output is not supported"
 	case req.MaxTokens != nil && req.MaxCompletionTokens != nil && *req.MaxTokens != *req.MaxCompletionTokens:
 		return p, nil, "", "max_completion_tokens", "`max_tokens` and `max_completion_tokens` differ; send one"
 	case req.TopLogprobs != nil && (*req.TopLogprobs < 0 || *req.TopLogprobs > maxChatTopLogprobs):
 		return p, nil, "", "top_logprobs", "`top_logprobs` must be between 0 and " + strconv.Itoa(maxChatTopLogprobs)
 	case req.TopLogprobs != nil && (req.Logprobs == nil || !*req.Logprobs):
 		return p, nil, "", "top_logprobs", "`top_logprobs` needs `logprobs` set to true"
+	}
+	if tools, param, msg = readTools(req.Tools, req.ToolChoice, req.ParallelToolCalls); msg != "" {
+		return p, nil, "", param, msg
 	}
 	if req.MaxCompletionTokens != nil {
 		req.MaxTokens = req.MaxCompletionTokens

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -127,6 +128,12 @@ func TestChatCompletionsRefuseWhatTheyCannotServe(t *testing.T) {
 		{`{"model":"fake-lm",` + user + `,"max_completion_tokens":0}`, "max_completion_tokens", "at least 1"},
 		{`{"model":"fake-lm",` + user + `,"max_tokens":3,"max_completion_tokens":4}`, "max_completion_tokens", "differ"},
 		{`{"model":"fake-lm",` + user + `,"temperature":3}`, "temperature", "between 0 and 2"},
+		{`{"model":"fake-lm",` + user + `,"functions":[{"name":"a"}]}`, "functions", "use `tools`"},
+		{`{"model":"fake-lm",` + user + `,"function_call":"auto"}`, "function_call", "use `tool_choice`"},
+		{`{"model":"fake-lm",` + user + `,"modalities":["text","audio"]}`, "modalities", "text only"},
+		{`{"model":"fake-lm",` + user + `,"modalities":[]}`, "modalities", "text only"},
+		{`{"model":"fake-lm",` + user + `,"audio":{"voice":"alloy","format":"wav"}}`, "audio", "text only"},
+		{`{"model":"fake-lm",` + user + `,"seed":1.5}`, "seed", "valid integer"},
 	} {
 		r := f.do(t, "POST", "/v1/chat/completions", c.body)
 		e, _ := r.body["error"].(map[string]any)
@@ -225,5 +232,32 @@ func TestAHeldAnswerStreamsEveryTokensLogprobs(t *testing.T) {
 		if strings.Join(streamed, "|") != strings.Join(pieces, "|") {
 			t.Errorf("%s: streamed logprobs of %q, want %q:\n%s", name, streamed, pieces, r.raw)
 		}
+	}
+}
+
+// TestOpenAIsArgumentsThatChangeNothingAreTaken: a seed is any int64, as OpenAI's and vLLM's
+// are (-1, the most negative), each its own sampler's seed, a seed from 0 up that seed itself;
+// the arguments about the caller and OpenAI's prompt cache, and modalities and audio that ask
+// for text only, are taken and change nothing, on both OpenAI routes.
+func TestOpenAIsArgumentsThatChangeNothingAreTaken(t *testing.T) {
+	gen := &fakeGenerator{script: stopScript}
+	f := chatFixture(t, gen, fakeTemplate{})
+	const asides = `,"user":"u","metadata":{"k":"v"},"store":false,"service_tier":"auto","prompt_cache_key":"k1","safety_identifier":"h"`
+	for _, c := range []struct {
+		path, body string
+		seed       uint64
+	}{
+		{"/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":"Say"}],"seed":-1,"modalities":["text"],"audio":null` + asides + `}`, math.MaxUint64},
+		{"/v1/completions", `{"model":"fake-lm","prompt":"Say","seed":-9223372036854775808` + asides + `}`, 1 << 63},
+		{"/v1/completions", `{"model":"fake-lm","prompt":"Say","seed":9223372036854775807}`, math.MaxInt64},
+	} {
+		gen.params = nil
+		r := f.do(t, "POST", c.path, c.body)
+		if r.status != 200 || len(gen.params) != 1 || !gen.params[0].SeedSet || gen.params[0].Seed != c.seed {
+			t.Errorf("%s: %d %s, params %+v", c.body, r.status, r.raw, gen.params)
+		}
+	}
+	if r := f.do(t, "POST", "/v1/completions", `{"model":"fake-lm","prompt":"Say","seed":9223372036854775808}`); r.status != 400 {
+		t.Errorf("a seed past int64: %d %s", r.status, r.raw)
 	}
 }

@@ -30,15 +30,16 @@ type completionRequest struct {
 
 // openAISampling are the fields OpenAI's completions and chat completions requests share.
 type openAISampling struct {
-	Model            *string            `json:"model"`
-	MaxTokens        *int               `json:"max_tokens"`
-	Temperature      *float64           `json:"temperature"`
-	TopP             *float64           `json:"top_p"`
-	N                *int               `json:"n"`
-	Stream           *bool              `json:"stream"`
-	StreamOptions    *streamOptions     `json:"stream_options"`
-	Stop             json.RawMessage    `json:"stop"`
-	Seed             *uint64            `json:"seed"`
+	Model         *string         `json:"model"`
+	MaxTokens     *int            `json:"max_tokens"`
+	Temperature   *float64        `json:"temperature"`
+	TopP          *float64        `json:"top_p"`
+	N             *int            `json:"n"`
+	Stream        *bool           `json:"stream"`
+	StreamOptions *streamOptions  `json:"stream_options"`
+	Stop          json.RawMessage `json:"stop"`
+	// Seed is any int64, as OpenAI's and vLLM's are (-1 among them).
+	Seed             *int64             `json:"seed"`
 	PresencePenalty  *float64           `json:"presence_penalty"`
 	FrequencyPenalty *float64           `json:"frequency_penalty"`
 	LogitBias        map[string]float64 `json:"logit_bias"`
@@ -54,12 +55,14 @@ type openAISampling struct {
 	StopTokenIDs []int64  `json:"stop_token_ids"`
 	// ResponseFormat holds the answer to JSON, or to a JSON schema (constraint.go).
 	ResponseFormat *responseFormat `json:"response_format"`
-	// OpenAI's arguments about the caller and the account, which change nothing of the
-	// answer: accepted and not acted on.
-	User        *string         `json:"user"`
-	Metadata    json.RawMessage `json:"metadata"`
-	Store       *bool           `json:"store"`
-	ServiceTier *string         `json:"service_tier"`
+	// OpenAI's arguments about the caller, the account and OpenAI's own prompt cache, which
+	// change nothing of the answer: accepted and not acted on.
+	User             *string         `json:"user"`
+	Metadata         json.RawMessage `json:"metadata"`
+	Store            *bool           `json:"store"`
+	ServiceTier      *string         `json:"service_tier"`
+	PromptCacheKey   *string         `json:"prompt_cache_key"`
+	SafetyIdentifier *string         `json:"safety_identifier"`
 }
 
 // maxLogitBias is how many tokens one request may bias (OpenAI's limit).
@@ -528,7 +531,8 @@ func (r *openAISampling) read(ep *GenerationEndpoint, prompts, maxTokens int, p 
 		pp.RepetitionPenalty = *r.RepetitionPenalty
 	}
 	if r.Seed != nil {
-		pp.Seed, pp.SeedSet = *r.Seed, true
+		// Its bits: a seed from 0 up is the sampler's seed itself, and a negative one its own.
+		pp.Seed, pp.SeedSet = uint64(*r.Seed), true
 	}
 	bias, bad := logitBias(r.LogitBias)
 	if bad != "" {

@@ -81,6 +81,7 @@ func tgiGrammarSpec(raw json.RawMessage) (*grammar.Spec, string) {
 	return nil, "`grammar.type` must be `json` or `regex`"
 }
 
+// present says whether a JSON value was sent, and not as null.
 func present(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) > 0 && string(t) != "null"

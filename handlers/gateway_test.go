@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -312,15 +313,18 @@ func TestGatewayChatUpstream(t *testing.T) {
 	up.mu.Lock()
 	up.err = nil
 	up.mu.Unlock()
-	// Sampling is passed on; what the external model would not be asked for is refused.
-	if r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"temperature":0.5,"top_p":0.9,"seed":7,"frequency_penalty":0.5`)); r.status != 200 {
-		t.Fatalf("with sampling: %d %s", r.status, r.raw)
+	// Sampling is passed on, the seed as the caller sent it; what the external model would
+	// not be asked for is refused.
+	for _, seed := range []int64{7, -1} {
+		if r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"temperature":0.5,"top_p":0.9,"seed":`+strconv.FormatInt(seed, 10)+`,"frequency_penalty":0.5`)); r.status != 200 {
+			t.Fatalf("with sampling: %d %s", r.status, r.raw)
+		}
+		up.mu.Lock()
+		if o := up.opts; o.Temperature != 0.5 || o.TopP != 0.9 || o.Seed == nil || *o.Seed != seed || o.FrequencyPenalty != 0.5 {
+			t.Errorf("the upstream was asked %+v", o)
+		}
+		up.mu.Unlock()
 	}
-	up.mu.Lock()
-	if o := up.opts; o.Temperature != 0.5 || o.TopP != 0.9 || o.Seed == nil || *o.Seed != 7 || o.FrequencyPenalty != 0.5 {
-		t.Errorf("the upstream was asked %+v", o)
-	}
-	up.mu.Unlock()
 	for _, extra := range []string{`,"stop":["\n"]`, `,"min_tokens":3`, `,"logit_bias":{"5":1}`} {
 		if r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, extra)); r.status != 400 {
 			t.Errorf("%s: %d %s", extra, r.status, r.raw)

@@ -55,7 +55,8 @@ func (u upstreamModel) Converse(ctx context.Context, _ admission.Priority, msgs 
 	}
 	opts.PresencePenalty, opts.FrequencyPenalty = params.PresencePenalty, params.FrequencyPenalty
 	if params.SeedSet {
-		opts.Seed = &params.Seed
+		seed := int64(params.Seed) // the caller's own, whose bits the sampler's seed is (openAISampling)
+		opts.Seed = &seed
 	}
 	send := func(piece string) error {
 		if piece == "" {

@@ -182,7 +182,7 @@ func TestChatPassesToolsOnAndReadsCalls(t *testing.T) {
 		{Role: "tool", Content: "done", ToolCallID: "call_1"},
 	}
 	var deltas []chat.CallDelta
-	seed := uint64(7)
+	seed := int64(7)
 	finish, err := u.Chat(context.Background(), msgs, chat.Options{Tools: json.RawMessage(`[{"type":"function","function":{"name":"flag"}}]`),
 		ToolChoice: json.RawMessage(`"required"`), ResponseFormat: json.RawMessage(`null`), Temperature: 0.5, TopP: 1, PresencePenalty: 0.25, Seed: &seed}, func(d chat.Delta) error {
 		if d.Call != nil {
