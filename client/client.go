@@ -35,7 +35,8 @@ type Config struct {
 	// key).
 	BearerToken string
 	// HTTPClient sends the requests; nil means one with no overall timeout (bound each call
-	// with its context).
+	// with its context). New takes a copy that follows no redirect unless its CheckRedirect
+	// is set: a 3xx is a *StatusError, not retried.
 	HTTPClient *http.Client
 	// The retry rules (also a Retrier's, for callers that send their own requests).
 	// MaxAttempts bounds the attempts of one call, the first included; 0 means 4. 1 never
@@ -95,11 +96,16 @@ func New(cfg Config) (*Client, error) {
 	if err := check.Err(); err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	c := &Client{base: base, key: cfg.APIKey, bearer: cfg.BearerToken, http: cfg.HTTPClient, retry: r, clk: r.clk, observe: cfg.OnAttempt}
-	if c.http == nil {
-		c.http = &http.Client{}
+	hc := http.Client{}
+	if cfg.HTTPClient != nil {
+		hc = *cfg.HTTPClient
 	}
-	return c, nil
+	if hc.CheckRedirect == nil {
+		// A redirect is not followed: it would send the key, and on a 307 or 308 the text,
+		// where the configuration does not say.
+		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	}
+	return &Client{base: base, key: cfg.APIKey, bearer: cfg.BearerToken, http: &hc, retry: r, clk: r.clk, observe: cfg.OnAttempt}, nil
 }
 
 // StatusError is an answer other than 2xx, in Sluice's (OpenMed's) error envelope.

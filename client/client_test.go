@@ -427,3 +427,42 @@ func TestStreamEventsAndRetriedBody(t *testing.T) {
 		t.Errorf("error event: %v", st.Err())
 	}
 }
+
+// A redirect is not followed, with the default http.Client or a caller's that does not say
+// how (the key, and on a 307 or 308 the text, would go where Location points); a caller's own
+// CheckRedirect is its choice.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	var reached atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		ok(w)
+	}))
+	defer elsewhere.Close()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	given := &http.Client{Timeout: time.Minute}
+	for name, hc := range map[string]*http.Client{"the default": nil, "a caller's": given} {
+		hits.Store(0)
+		c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{APIKey: "sk-secret", HTTPClient: hc})
+		_, err := c.ExtractPII(context.Background(), EntityRequest{Text: "a note"})
+		var serr *StatusError
+		if !errors.As(err, &serr) || serr.Status != http.StatusTemporaryRedirect || hits.Load() != 1 {
+			t.Errorf("%s http.Client: %v after %d attempts; want the 307 as a StatusError after one", name, err, hits.Load())
+		}
+	}
+	if given.CheckRedirect != nil {
+		t.Error("the caller's http.Client was changed")
+	}
+	follow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
+	c := newTestClient(t, srv.URL, clock.NewFake(epoch), Config{HTTPClient: follow})
+	if _, err := c.ExtractPII(context.Background(), EntityRequest{Text: "a note"}); err != nil {
+		t.Errorf("a caller's CheckRedirect that follows: %v", err)
+	}
+	if n := reached.Load(); n != 1 {
+		t.Errorf("the redirect's target got %d requests; want only the one the caller's CheckRedirect allowed", n)
+	}
+}

@@ -25,4 +25,9 @@
 //
 // A refusal that is not retried (the attempts or the budget are spent, or the wait would
 // outlast MaxRetryAfter) comes back as a *StatusError with its status, code and Retry-After.
+//
+// A redirect is not followed, whichever http.Client sends the requests (Config.HTTPClient is
+// copied), unless that client's own CheckRedirect says otherwise: following one would send the
+// key, and on a 307 or 308 the text, wherever its Location points. The 3xx comes back as a
+// *StatusError and is not retried.
 package client

@@ -47,11 +47,10 @@ func newUpstream(cfg Config, openai bool) (*Upstream, error) {
 	hc := cfg.HTTPClient
 	if hc == nil {
 		// No overall timeout, which would cut a long streamed answer: the request's deadline
-		// bounds the call; the answer's headers must come within a minute.
-		// A redirect is not followed: it would send the prompt, and the key, where the
-		// configuration does not say.
-		hc = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: 60 * time.Second},
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		// bounds the call; the answer's headers must come within a minute. (The client follows
+		// no redirect, which would send the prompt, and the key, where the configuration does
+		// not say.)
+		hc = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: 60 * time.Second}}
 	}
 	c, err := client.New(client.Config{BaseURL: cfg.URL, BearerToken: cfg.Key, HTTPClient: hc, MaxAttempts: 3, Clock: cfg.Clock})
 	if err != nil {
