@@ -47,7 +47,7 @@ type Config struct {
 	// Budget bounds the client's retries; zero means DefaultBudget.
 	Budget Budget
 	// MaxRetryAfter is the longest Retry-After the client waits out; a refusal asking for more
-	// is returned to the caller. 0 means 30 s.
+	// is returned to the caller. 0 means 30 s. A Retry-After is read as a day at most.
 	MaxRetryAfter time.Duration
 	// OnAttempt, when set, is told of every attempt as it ends (a load harness's records).
 	OnAttempt func(Attempt)
@@ -155,7 +155,7 @@ func (c *Client) do(ctx context.Context, path string, body any) (*http.Response,
 			c.tell(a)
 			return resp, nil
 		case err == nil:
-			serr := readError(resp)
+			serr := readError(resp, a.End)
 			a.Status, a.Err, a.RetryAfter = serr.Status, serr, serr.RetryAfter
 			token = resp.Header.Get(retryTokenHeader)
 			o, err = Outcome{Status: serr.Status, Reason: serr.Reason, Code: serr.Code, RetryAfter: serr.RetryAfter}, serr
@@ -239,14 +239,10 @@ func drain(body io.ReadCloser) {
 	body.Close()
 }
 
-// readError reads and closes a non-2xx answer.
-func readError(resp *http.Response) *StatusError {
+// readError reads and closes a non-2xx answer that came at now.
+func readError(resp *http.Response, now time.Time) *StatusError {
 	defer drain(resp.Body)
-	e := &StatusError{Status: resp.StatusCode}
-	// Seconds, as Sluice sends it; the HTTP-date form is not read (the backoff applies).
-	if secs, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && secs > 0 {
-		e.RetryAfter = time.Duration(min(secs, 86400)) * time.Second
-	}
+	e := &StatusError{Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After"), now)}
 	var env struct {
 		Error struct {
 			Code    string          `json:"code"`
@@ -264,6 +260,29 @@ func readError(resp *http.Response) *StatusError {
 		}
 	}
 	return e
+}
+
+// longestRetryAfter caps a Retry-After as read: a longer one, seconds too many for a Duration
+// or for any integer included, is a day (past MaxRetryAfter's default), never none.
+const longestRetryAfter = 24 * time.Hour
+
+// retryAfter reads a Retry-After (RFC 9110 §10.2.3): seconds, as Sluice sends them, or an
+// HTTP date, the wait from now on the client's clock; at most longestRetryAfter. 0 is none:
+// "0", a date past, or a value that is neither (the backoff applies).
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v != "" && strings.Trim(v, "0123456789") == "" {
+		secs, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || secs > uint64(longestRetryAfter/time.Second) {
+			// Only digits, so an error is a number too large for a uint64: a long wait too.
+			return longestRetryAfter
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return min(max(at.Sub(now), 0), longestRetryAfter)
+	}
+	return 0
 }
 
 // PostStream is Post for an answer read as it comes (server-sent events): retries happen only

@@ -216,6 +216,50 @@ func TestRetryAfterPastTheLimitIsReturned(t *testing.T) {
 	}
 }
 
+// Retry-After is seconds or an HTTP date (RFC 9110 §10.2.3, its three forms), read on the
+// client's clock; seconds too many for any integer are a long wait, not none; a date past, "0"
+// or a value that is neither is none.
+func TestRetryAfterIsSecondsOrADate(t *testing.T) {
+	for v, want := range map[string]time.Duration{
+		"2": 2 * time.Second, " 120 ": 2 * time.Minute, "86401": 24 * time.Hour,
+		"99999999999999999999": 24 * time.Hour, "9223372036854775808": 24 * time.Hour,
+		"Fri, 04 Dec 2026 00:00:02 GMT": 2 * time.Second, "Friday, 04-Dec-26 00:00:02 GMT": 2 * time.Second,
+		"Fri Dec  4 00:00:02 2026": 2 * time.Second, "Wed, 21 Oct 2099 07:28:00 GMT": 24 * time.Hour,
+		"Thu, 03 Dec 2026 23:59:59 GMT": 0, "0": 0, "": 0, "-3": 0, "+5": 0, "1.5": 0, "2 s": 0, "soon": 0,
+	} {
+		if got := retryAfter(v, epoch); got != want {
+			t.Errorf("Retry-After %q: %v, want %v", v, got, want)
+		}
+	}
+	// Through the client: a date is waited out on its clock, a huge number is given up on.
+	s := &script{answers: []func(http.ResponseWriter){refuse(503, "Fri, 04 Dec 2026 00:00:02 GMT", ""), refuse(503, "99999999999999999999", ""), ok}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	clk := clock.NewFake(epoch)
+	var seen []Attempt
+	c := newTestClient(t, srv.URL, clk, Config{OnAttempt: func(a Attempt) { seen = append(seen, a) }})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	armed := clk.TimerCreated()
+	done := callAsync(c, ctx)
+	waitTimer(t, armed, done)
+	if seen[0].RetryAfter != 2*time.Second || seen[0].Wait != 2*time.Second {
+		t.Fatalf("a date 2 s ahead: %+v", seen[0])
+	}
+	armed = clk.TimerCreated()
+	clk.Advance(2 * time.Second)
+	var err error
+	select {
+	case err = <-done:
+	case <-armed:
+		t.Fatalf("a Retry-After of 99999999999999999999 s is waited as none: %+v", seen[1])
+	}
+	var serr *StatusError
+	if !errors.As(err, &serr) || serr.RetryAfter != 24*time.Hour || s.hits.Load() != 2 || seen[1].GaveUp != "retry_after" {
+		t.Errorf("%+v after %d attempts, the last %+v; want the refusal with a day's Retry-After after 2", err, s.hits.Load(), seen[1])
+	}
+}
+
 func TestWaitEndsWithTheContext(t *testing.T) {
 	s := &script{answers: []func(http.ResponseWriter){refuse(503, "10", "")}}
 	srv := httptest.NewServer(s)

@@ -6,7 +6,8 @@
 //   - it retries only what cannot have run: a refused connection, a 429 and a 503; never a
 //     timeout, a 500, a 503 audit_unavailable (sent after the work) or any other answer, and
 //     never a stream once its first byte arrived;
-//   - it waits what the server said (Retry-After on a 429 or 503) and sends back the retry
+//   - it waits what the server said (Retry-After on a 429 or 503: seconds, or an HTTP date
+//     on the client's clock; read as a day at most) and sends back the retry
 //     reservation the refusal carried (X-Sluice-Retry-Token); without a Retry-After it backs
 //     off exponentially with full jitter (a uniform draw up to min(Max, Initial x
 //     Multiplier^n); Backoff.Floor narrows it), so refused clients do not return in step;
