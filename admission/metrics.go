@@ -25,7 +25,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		shed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_admission_shed_total",
-			Help: "Refused requests by priority class and reason: saturated (class queue full), high_watermark, max_wait.",
+			Help: "Refused requests by priority class and reason: saturated (class queue full), high_watermark, max_wait, memory (KV blocks at their watermark).",
 		}, []string{"queue", "priority", "reason"}),
 		retryAfter: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "sluice_admission_retry_after_seconds",
@@ -34,7 +34,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"queue", "reason", "policy"}),
 		bookings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_admission_retry_bookings_total",
-			Help: "Refusals that tried to book a retry reservation: booked, or full (every second up to the Retry-After limit was full).",
+			Help: "Refusals that tried to book a retry reservation: booked, or full (the second the Retry-After names and the four after it were full).",
 		}, []string{"queue", "outcome"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_admission_retry_tokens_total",
