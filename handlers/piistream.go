@@ -240,7 +240,8 @@ func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(
 	conn := c.Context().Conn()
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer done()
-		out := &lineWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout}
+		end, _ := w.ctx.Deadline()
+		out := &lineWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout, end: end}
 		outcome := s.guarded(x, out, func() string { return body(first, out) })
 		s.closeStream(d, outcome, &w.stats)
 	})
@@ -294,8 +295,10 @@ func refuseUnbooked(x *exchange, err error) (admission.Refusal, bool) {
 	return x.gate.RefuseUnbooked(x.prio, err)
 }
 
-// streamError ends a stream with e's error line.
+// streamError ends a stream with e's error line, which has the stall limit to be read even
+// past the request's deadline: it is the last, and may say that the deadline passed.
 func streamError(x *exchange, out *lineWriter, e *apiError) string {
+	out.end = time.Time{}
 	if data, merr := json.Marshal(errorLine{Type: "error", Error: errorPayload{Code: e.Code, Message: e.Message, Details: e.Details, RequestID: x.id}}); merr == nil {
 		_ = out.line(data)
 	}
@@ -617,17 +620,26 @@ func chunkEnd(text string, from, to, chars int, spans []entities.Entity) (end in
 // lineWriter writes an NDJSON stream's lines, each flushed as it is written. Each write has the
 // stall limit to reach the socket: the HTTP server's write timeout, one deadline for a whole
 // answer, would cut a long stream its reader is still reading, and a reader that takes
-// nothing must still let go of the connection.
+// nothing must still let go of the connection. The stream as a whole has its request's
+// deadline, end (zero: none), as its work does: a reader that takes each line just inside the
+// stall limit, one character's chunk at a time, held the stream's model and places for hours.
 type lineWriter struct {
 	w     *bufio.Writer
 	conn  net.Conn
 	stall time.Duration
+	end   time.Time
 }
 
 // line writes one NDJSON line and flushes it; an error means the client has gone, or stopped
-// reading (errReaderStalled).
+// reading (errReaderStalled), or read too slowly for the request's deadline (the same).
 func (s *lineWriter) line(data []byte) error {
 	deadline := time.Now().Add(s.stall)
+	if !s.end.IsZero() && s.end.Before(deadline) {
+		deadline = s.end
+		if !time.Now().Before(deadline) {
+			return errReaderStalled
+		}
+	}
 	if s.conn != nil {
 		_ = s.conn.SetWriteDeadline(deadline)
 	}

@@ -1,11 +1,14 @@
 package handlers
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/deid"
@@ -247,4 +250,34 @@ func streamFixture(t *testing.T, wrap func(*fakeExtractor) Extractor, routes fun
 		}
 		o.extra = routes(o.pii, r)
 	})
+}
+
+// TestAStreamsLinesAreHeldToItsRequestsDeadline: a line the reader does not take is given up
+// at the request's deadline when that comes before the stall limit (a reader taking one
+// character's chunk just inside the stall limit held the stream for hours); the error line
+// that ends a stream whose deadline passed still has the stall limit to be read.
+func TestAStreamsLinesAreHeldToItsRequestsDeadline(t *testing.T) {
+	server, client := net.Pipe()
+	defer client.Close()
+	out := &lineWriter{w: bufio.NewWriter(server), conn: server, stall: time.Hour, end: time.Now().Add(20 * time.Millisecond)}
+	wrote := make(chan error, 1)
+	go func() { wrote <- out.line([]byte(`{"type":"chunk"}`)) }()
+	select {
+	case err := <-wrote:
+		if !errors.Is(err, errReaderStalled) {
+			t.Fatalf("a line past the request's deadline: %v", err)
+		}
+	case <-time.After(hangGuard):
+		t.Fatal("a line the reader does not take waited for the stall limit, past the request's deadline")
+	}
+
+	server, client = net.Pipe()
+	defer client.Close()
+	out = &lineWriter{w: bufio.NewWriter(server), conn: server, stall: time.Hour, end: time.Now().Add(-time.Second)}
+	read := make(chan string, 1)
+	go func() { line, _ := bufio.NewReader(client).ReadString('\n'); read <- line }()
+	streamError(&exchange{id: "r1"}, out, &apiError{Code: CodeTimeout, Message: "timed out", Outcome: OutcomeTimedOut})
+	if line := <-read; !strings.Contains(line, `"type":"error"`) {
+		t.Fatalf("the error line after the deadline: %q", line)
+	}
 }
