@@ -314,6 +314,10 @@ type Token struct {
 	// Piece is the token alone, decoded with special tokens spelled out, when Params.Logprobs
 	// asked for it (how OpenAI lists the tokens beside their log probabilities).
 	Piece string
+	// Bytes are the bytes the piece stands for where it holds part of a character (a
+	// byte-level token's, which decoded alone is U+FFFD): what a client puts back together.
+	// Nil where they are the piece's own UTF-8.
+	Bytes []byte
 }
 
 // Alternative is a token that could have stood at a position, with its log probability.
@@ -322,6 +326,7 @@ type Alternative struct {
 	Text    string // the token alone, decoded with special tokens spelled out
 	Logprob float32
 	Special bool
+	Bytes   []byte // as Token's
 }
 
 // Event is one step of a Stream: a token, and on the last event why the stream ended.
@@ -375,6 +380,17 @@ func piece(tok *tokenizer.Tokenizer, context []int64, id int64) string {
 	return tok.Decode([]int64{id}, true)
 }
 
+// pieceBytes is Token.Bytes of piece, token id's.
+func pieceBytes(tok *tokenizer.Tokenizer, piece string, id int64) []byte {
+	if !strings.ContainsRune(piece, utf8.RuneError) {
+		return nil
+	}
+	if b, ok := tok.TokenBytes(id); ok {
+		return b
+	}
+	return nil
+}
+
 // PromptLogprobs is the prompt's tokens with their log probabilities and alternatives when
 // Params.PromptLogprobs asked for them (the first token has none), else nil. Valid once Next
 // has returned the first event.
@@ -421,6 +437,7 @@ func (s *Stream) event(ev scheduler.Event) Event {
 	}
 	if s.pieces && out.HasToken {
 		out.Piece = piece(s.c.tok, s.context, ev.ID)
+		out.Bytes = pieceBytes(s.c.tok, out.Piece, ev.ID)
 	}
 	if len(ev.Top) > 0 {
 		out.Top = make([]Alternative, len(ev.Top))
@@ -429,7 +446,8 @@ func (s *Stream) event(ev scheduler.Event) Event {
 			if s.pieces {
 				text = piece(s.c.tok, s.context, a.ID)
 			}
-			out.Top[i] = Alternative{ID: a.ID, Text: text, Logprob: a.Logprob, Special: s.c.tok.IsSpecial(a.ID)}
+			out.Top[i] = Alternative{ID: a.ID, Text: text, Logprob: a.Logprob, Special: s.c.tok.IsSpecial(a.ID),
+				Bytes: pieceBytes(s.c.tok, text, a.ID)}
 		}
 	}
 	if s.pieces && out.HasToken {
@@ -555,10 +573,13 @@ func (p promptScorer) ScorePrompt(pos int, logits []float32) {
 	id := c.prompt[pos]
 	lp := sp.alternatives(int(id))
 	t := Token{ID: id, Text: c.promptTexts[pos], Logprob: lp, Piece: c.tok.Decode([]int64{id}, false)}
+	t.Bytes = pieceBytes(c.tok, t.Piece, id)
 	// The alternatives as the text they would add there, as a generated token's are.
 	context := c.prompt[max(pos-pieceContext, 0):pos]
 	for _, a := range sp.top {
-		t.Top = append(t.Top, Alternative{ID: a.ID, Text: piece(c.tok, context, a.ID), Logprob: a.Logprob, Special: c.tok.IsSpecial(a.ID)})
+		text := piece(c.tok, context, a.ID)
+		t.Top = append(t.Top, Alternative{ID: a.ID, Text: text, Logprob: a.Logprob, Special: c.tok.IsSpecial(a.ID),
+			Bytes: pieceBytes(c.tok, text, a.ID)})
 	}
 	sp.top = nil
 	c.promptScores = append(c.promptScores, t)

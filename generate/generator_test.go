@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sluice-serving/sluice/admission"
@@ -390,5 +391,35 @@ func TestScoredPromptTokensSpellThePrompt(t *testing.T) {
 		if tail := promptTexts(c.prompt, enc, 1); strings.Join(tail, "") != c.prompt[len(texts[0]):] {
 			t.Errorf("%q: truncated tokens spell %q", c.prompt, tail)
 		}
+	}
+}
+
+// TestPiecesOfASplitCharacterCarryItsBytes: a character that byte-level tokens split has
+// pieces that decode alone as U+FFFD; their bytes are the tokens' own, so that the answer's
+// bytes, listed token by token, put it back together, as OpenAI's `bytes` are for.
+func TestPiecesOfASplitCharacterCarryItsBytes(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "tokenizer", "testdata", "gpt2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpt2, err := tokenizer.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const answer = " 😀 ok"
+	s := &Stream{c: &chooser{tok: gpt2}, pieces: true}
+	var all []byte
+	split := false
+	for i, id := range gpt2.Encode(answer, false).IDs {
+		tok := s.event(scheduler.Event{Index: i + 1, Choice: scheduler.Choice{ID: id}}).Token
+		if tok.Bytes == nil {
+			all = append(all, tok.Piece...)
+			continue
+		}
+		split = split || strings.ContainsRune(tok.Piece, utf8.RuneError)
+		all = append(all, tok.Bytes...)
+	}
+	if !split || string(all) != answer {
+		t.Fatalf("the pieces' bytes make %q (a character split: %v), want %q", all, split, answer)
 	}
 }

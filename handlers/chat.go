@@ -102,19 +102,23 @@ type chatAlternative struct {
 }
 
 func (l *chatLogprobs) add(tok generate.Token) {
-	e := chatTokenLogprob{Token: tok.Piece, Logprob: tok.Logprob, Bytes: byteList(tok.Piece), TopLogprobs: []chatAlternative{}}
+	e := chatTokenLogprob{Token: tok.Piece, Logprob: tok.Logprob, Bytes: byteList(tok.Piece, tok.Bytes), TopLogprobs: []chatAlternative{}}
 	for _, a := range tok.Top {
-		e.TopLogprobs = append(e.TopLogprobs, chatAlternative{Token: a.Text, Logprob: a.Logprob, Bytes: byteList(a.Text)})
+		e.TopLogprobs = append(e.TopLogprobs, chatAlternative{Token: a.Text, Logprob: a.Logprob, Bytes: byteList(a.Text, a.Bytes)})
 	}
 	l.Content = append(l.Content, e)
 }
 
-// byteList is s's UTF-8 bytes as OpenAI lists them (numbers, so that a token that is part of a
-// character can be put back together).
-func byteList(s string) []int {
-	out := make([]int, len(s))
-	for i := range len(s) {
-		out[i] = int(s[i])
+// byteList is a piece's bytes as OpenAI lists them (numbers, so that a token that is part of a
+// character can be put back together): raw where the piece holds part of one, else the
+// piece's UTF-8.
+func byteList(piece string, raw []byte) []int {
+	if raw == nil {
+		raw = []byte(piece)
+	}
+	out := make([]int, len(raw))
+	for i, b := range raw {
+		out[i] = int(b)
 	}
 	return out
 }
