@@ -221,6 +221,7 @@ func (d *Document) Redact(part string, base int, spans []entities.Entity) (strin
 		if sex := titleSex(before); sex != 0 {
 			d.subs.sexOf[part[sp.Start:sp.End]] = sex
 		}
+		d.subs.saw(kindOf(sp.Label), part[sp.Start:sp.End])
 	}
 	for _, sp := range resolved {
 		original := part[sp.Start:sp.End]

@@ -23,6 +23,10 @@ type surrogates struct {
 	// seed, when set (a subject's document), seeds each original's own draw, so that its
 	// surrogate depends on the original alone, not on what was drawn before it.
 	seed func(canonical, original string) [32]byte
+	// originals are the document's originals so far, by kind and folded: a stand-in is never
+	// one of them, so that no real name of the note appears in another's place. (A subject's
+	// stand-ins depend on the original alone, so they cannot look.)
+	originals map[[2]string]bool
 }
 
 // drawer is a source of draws: a generator and a faker over one stream.
@@ -37,7 +41,7 @@ func newDrawer(src *rand.ChaCha8) drawer {
 
 // newSurrogates draws from src; nil src is a subject's document, whose caller sets seed.
 func newSurrogates(src *rand.ChaCha8, lang string) *surrogates {
-	s := &surrogates{lang: lang, drawn: map[[2]string]string{}, sexOf: map[string]byte{}}
+	s := &surrogates{lang: lang, drawn: map[[2]string]string{}, sexOf: map[string]byte{}, originals: map[[2]string]bool{}}
 	if src != nil {
 		s.doc = newDrawer(src)
 	}
@@ -111,6 +115,11 @@ func (s *surrogates) firstName(dr drawer, original string) string {
 	return dr.fake.FirstName()
 }
 
+// saw notes an original of the document, before any stand-in of its part is drawn.
+func (s *surrogates) saw(k kind, original string) {
+	s.originals[[2]string{k.canonical, foldOriginal(original)}] = true
+}
+
 // get is original's surrogate for kind k: drawn once a document for each original however
 // it is cased ("Alan", "ALAN"), and written in the case of each.
 func (s *surrogates) get(label string, k kind, original string) string {
@@ -126,8 +135,9 @@ func (s *surrogates) get(label string, k kind, original string) string {
 		if s.seed != nil {
 			dr = newDrawer(rand.NewChaCha8(s.seed(k.canonical, original)))
 		}
-		for range 10 { // a draw that happens to equal the original is drawn again
-			if v = s.draw(dr, label, k, original); inCaseOf(original, v) != original {
+		for range 10 { // a draw that happens to equal the original, or another, is drawn again
+			v = s.draw(dr, label, k, original)
+			if inCaseOf(original, v) != original && (s.seed != nil || !s.originals[[2]string{k.canonical, foldOriginal(v)}]) {
 				break
 			}
 		}

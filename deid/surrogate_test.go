@@ -268,3 +268,26 @@ func TestATitleIsReadAfterAnyCharacter(t *testing.T) {
 		}
 	}
 }
+
+// TestAStandInIsNoOtherOriginalOfTheNote: a stand-in is drawn again where it comes out another
+// original of the document, so that no real name of the note stands in another's place; a
+// quarter of the given names a title draws from, each in the note once, leave none of them as
+// another's stand-in.
+func TestAStandInIsNoOtherOriginalOfTheNote(t *testing.T) {
+	names := sexedNames()['F']
+	var b strings.Builder
+	var spans []entities.Entity
+	originals := map[string]bool{}
+	for i := 0; i < len(names); i += 4 {
+		b.WriteString("Mrs. ")
+		spans = append(spans, entities.Entity{Label: "first_name", Start: b.Len(), End: b.Len() + len(names[i]), Score: 0.99})
+		b.WriteString(names[i] + " was seen. ")
+		originals[strings.ToLower(names[i])] = true
+	}
+	res := newTestRedactor(t, "0123456789abcdef").Apply(b.String(), spans, Options{Method: Replace})
+	for _, red := range res.Redactions {
+		if originals[strings.ToLower(red.Replacement)] {
+			t.Fatalf("a stand-in is another original of the note: %q (of %d)", red.Replacement, len(spans))
+		}
+	}
+}
