@@ -71,12 +71,17 @@ func (p *encoderPool) start(work context.Context) {
 	}
 }
 
-// close drains every loaded encoder, once the loads under way have ended.
+// close drains every loaded encoder, once the loads under way have ended (or ctx has).
 func (p *encoderPool) close(ctx context.Context) {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
-	p.loads.Wait()
+	loaded := make(chan struct{})
+	go func() { p.loads.Wait(); close(loaded) }()
+	select {
+	case <-loaded:
+	case <-ctx.Done(): // a load still under way is left to the process's end
+	}
 	p.mu.Lock()
 	loops := append([]encoderLoop(nil), p.loops...)
 	p.mu.Unlock()
@@ -132,15 +137,11 @@ func (p *encoderPool) get(ctx context.Context, name string, embedder bool) (*onD
 	}
 	p.mu.Unlock()
 	select {
-	case <-d.done:
-	case <-ctx.Done():
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		expect := p.loadTime
-		if expect == 0 {
-			expect = guessedLoadTime
+	case <-d.done: // loaded (or failed) already: whatever the request's wait, which may be none
+	default:
+		if err := p.await(ctx, d); err != nil {
+			return nil, err
 		}
-		return nil, &handlers.ModelLoadingError{Remaining: max(expect-p.clk.Now().Sub(d.started), time.Second)}
 	}
 	switch {
 	case d.err != nil:
@@ -151,14 +152,31 @@ func (p *encoderPool) get(ctx context.Context, name string, embedder bool) (*onD
 	return d, nil
 }
 
-// errServerStopping is a load asked for once the server has begun to stop.
-var errServerStopping = errors.New("the server is stopping")
+// await waits for d's load while ctx lives; then the request is told how long it has left.
+func (p *encoderPool) await(ctx context.Context, d *onDemand) error {
+	select {
+	case <-d.done:
+		return nil
+	case <-ctx.Done():
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		expect := p.loadTime
+		if expect == 0 {
+			expect = guessedLoadTime
+		}
+		return &handlers.ModelLoadingError{Remaining: max(expect-p.clk.Now().Sub(d.started), time.Second)}
+	}
+}
+
+// errServerStopping is a load asked for once the server has begun to stop: ErrModelBusy's
+// 503, which a client retries (on another replica).
+var errServerStopping = fmt.Errorf("%w: the server is stopping", handlers.ErrModelBusy)
 
 // loadInBackground is d's load. A failure is logged (the request that asked answers a 500 that
 // names no cause, as modelPool.loadLogged) and remembered, and frees d's slot.
 func (p *encoderPool) loadInBackground(d *onDemand, name string) {
 	defer p.loads.Done()
-	err := p.load(d, name)
+	err := p.loadSafely(d, name)
 	p.mu.Lock()
 	d.err = err
 	if err == nil {
@@ -172,6 +190,17 @@ func (p *encoderPool) loadInBackground(d *onDemand, name string) {
 	if err != nil && !errors.Is(err, handlers.ErrModelUnknown) {
 		p.log.Error("an encoder on demand failed to load", slog.String("model", name), slog.String("error", err.Error()))
 	}
+}
+
+// loadSafely is load with a panic (a model's files no check foresaw) made its error: the load
+// runs on a goroutine of its own, where a panic would end the process.
+func (p *encoderPool) loadSafely(d *onDemand, name string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("loading the model panicked: %T", r)
+		}
+	}()
+	return p.load(d, name)
 }
 
 func (p *encoderPool) load(d *onDemand, name string) (err error) {

@@ -71,7 +71,7 @@ func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
 
 // TestAnEncoderLoadOutlivesTheRequestThatStartedIt: a request that stops waiting is told the
 // model is loading (how long it has left, at least a second); the load goes on without it, once,
-// and the next request is served the loaded model.
+// and the next requests are served the loaded model, those with no wait left too.
 func TestAnEncoderLoadOutlivesTheRequestThatStartedIt(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -108,6 +108,11 @@ func TestAnEncoderLoadOutlivesTheRequestThatStartedIt(t *testing.T) {
 	emb, gate, err := p.embedders(context.Background(), "notes")
 	if err != nil || emb == nil || gate == nil || rt.OpenSessions() != 1 {
 		t.Fatalf("after the load: %v, %d sessions open", err, rt.OpenSessions())
+	}
+	for range 100 { // loaded: a request that has no wait left is served (the two were raced)
+		if _, _, err := p.embedders(gone, "notes"); err != nil {
+			t.Fatalf("a loaded model, asked with no wait left: %v", err)
+		}
 	}
 	p.close(context.Background())
 }
