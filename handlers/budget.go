@@ -148,7 +148,8 @@ type tokensUsed interface{ tokensUsed() int }
 
 // spentInFailing is implemented by the access-log stats of routes whose request can fail after
 // the engine has worked for it (a generation whose constraint dead-ends late, one that outlives
-// its deadline): the tokens of that work, 0 when it never reached the engine.
+// its deadline): the tokens of that work, 0 when it never reached the engine, -1 when it did
+// but the model does not count them (an external model's: the estimate stands).
 type spentInFailing interface{ spentInFailing() int }
 
 // settle ends a charge by the answer's status: a request refused as invalid (4xx) costs its
@@ -162,7 +163,7 @@ func settle(ch admission.Charge, status int, stats logStats) {
 		spent = s.spentInFailing()
 	}
 	switch {
-	case status == fiber.StatusGatewayTimeout && spent > 0:
+	case status == fiber.StatusGatewayTimeout && spent != 0:
 		ch.Done(float64(spent))
 		return
 	case status >= 500:

@@ -530,10 +530,10 @@ func roomLeft(long *generate.TooLongError) string {
 // spentInFailing is what the call used once it generated a token: a call refused before that
 // (a prompt too long) spent nothing the caller should pay for.
 func (g *genStats) spentInFailing() int {
-	if g.generated == 0 || g.uncounted {
+	if g.generated == 0 {
 		return 0
 	}
-	return g.prompt + g.generated
+	return g.tokensUsed()
 }
 
 // tokensUsed is what the call used, or -1 when the model does not say (the estimate stands).

@@ -28,6 +28,7 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/audit"
+	"github.com/sluice-serving/sluice/chat"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/deid"
 	"github.com/sluice-serving/sluice/generate"
@@ -297,12 +298,14 @@ func TestAGenerationThatFailsLateCostsWhatItUsed(t *testing.T) {
 	deadEnd := append(script, generate.Event{Done: true, Err: generate.ErrConstraint})
 	for _, c := range []struct {
 		name    string
-		gen     *fakeGenerator
+		gen     Generator
 		timeout time.Duration
 		failed  int
 	}{
 		{"a constraint's dead end", &fakeGenerator{script: deadEnd}, time.Minute, 400},
 		{"a deadline", &fakeGenerator{script: script, block: true}, 20 * time.Millisecond, 504},
+		// An external model's pieces are not its tokens: its estimate stands.
+		{"an external model's deadline", externalModel{&fakeGenerator{script: script, block: true}}, 20 * time.Millisecond, 504},
 	} {
 		f := newFixture(t, func(o *fixtureOptions) {
 			o.extra = Generation(GenerationEndpoint{Model: c.gen, Timeout: c.timeout,
@@ -318,6 +321,13 @@ func TestAGenerationThatFailsLateCostsWhatItUsed(t *testing.T) {
 			t.Errorf("%s: %v, want %d, then 429 by the fourth", c.name, statuses, c.failed)
 		}
 	}
+}
+
+// externalModel is the fake generator as an external model, whose pieces are not its tokens.
+type externalModel struct{ *fakeGenerator }
+
+func (e externalModel) Converse(ctx context.Context, p admission.Priority, _ []chat.Message, params generate.Params, _ chat.Options) (TokenStream, error) {
+	return e.Generate(ctx, p, "a b", params)
 }
 
 // withFailureLimit sets the failed-login limit (per second, burst) on the fixture's
