@@ -367,6 +367,18 @@ func TestPublicAddressesThroughTranslatorsAreAllowed(t *testing.T) {
 	}
 }
 
+// TestSpecialPurposeAddressesAreRefused: the ranges the public internet does not route, which
+// clouds and clusters hand out inside (benchmarking, reserved, ...), are as internal as private
+// ones, directly or through NAT64.
+func TestSpecialPurposeAddressesAreRefused(t *testing.T) {
+	for _, a := range []string{"198.18.0.1", "198.19.255.1", "240.0.0.1", "255.255.255.255", "192.0.0.8", "0.1.2.3",
+		"100.64.0.1", "192.0.2.10", "203.0.113.5", "2001:db8::1", "100::1", "64:ff9b::c612:1"} {
+		if !forbidden(netip.MustParseAddr(a)) {
+			t.Errorf("%s allowed", a)
+		}
+	}
+}
+
 // TestJobsKeepTheFirstStoredResult: a document whose result was stored by a run that died
 // before counting it (a crash between the two) is counted with that result when it runs
 // again, even though the second run fails: the results and the counts agree.

@@ -30,21 +30,43 @@ const (
 )
 
 // errPrivate is a webhook address that the server may not reach.
-var errPrivate = errors.New("the webhook's address is loopback, link-local, private or unspecified (SLUICE_JOBS_WEBHOOK_ALLOW_PRIVATE)")
+var errPrivate = errors.New("the webhook's address is loopback, link-local, private, unspecified or not routed on the internet (SLUICE_JOBS_WEBHOOK_ALLOW_PRIVATE)")
 
 func forbidden(a netip.Addr) bool {
 	a = a.Unmap()
 	if v4, ok := embeddedIPv4(a); ok {
 		return forbidden(v4)
 	}
-	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() ||
-		cgNAT.Contains(a) || // carrier-grade NAT: not the public internet
-		localNAT64.Contains(a) // a network's own translator, to addresses of its choosing
+	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() {
+		return true
+	}
+	for _, p := range notGlobal {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// notGlobal are the special-purpose ranges (IANA's registries) that the public internet does
+// not route, which networks reuse for their own hosts: a cloud's or a cluster's (198.18.0.0/15
+// and 240.0.0.0/4 are handed out inside some) are as internal as 10.0.0.0/8.
+var notGlobal = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // this network
+	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the broadcast address
+	netip.MustParsePrefix("100::/64"),        // discard
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	localNAT64,                               // a network's own translator, to addresses of its choosing
 }
 
 var (
-	cgNAT      = netip.MustParsePrefix("100.64.0.0/10")
 	nat64      = netip.MustParsePrefix("64:ff9b::/96")
 	localNAT64 = netip.MustParsePrefix("64:ff9b:1::/48")
 	sixToFour  = netip.MustParsePrefix("2002::/16")
