@@ -246,6 +246,12 @@ func TestAnalyzeServesEntitiesWithCodePointOffsets(t *testing.T) {
 	if r.header.Get("X-Request-ID") == "" {
 		t.Fatal("no X-Request-ID on the response")
 	}
+	// Python's strip, OpenMed's, takes the separators U+001C to U+001F too: the offsets are
+	// into the text it leaves.
+	r = f.do(t, "POST", "/analyze", `{"text": "\u001c\u001f Zoë met Alice.\u001e"}`)
+	if ents, _ := r.body["entities"].([]any); r.body["text"] != "Zoë met Alice." || len(ents) != 1 || ents[0].(map[string]any)["start"] != 8.0 {
+		t.Fatalf("a text between separators: %s", r.raw)
+	}
 }
 
 func TestAnalyzeOptionsAndAliases(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -372,7 +373,7 @@ func checkText(text *string, lim Limits) (string, *FieldError) {
 	if text == nil {
 		return "", &FieldError{Field: "body.text", Message: "Field required", Type: "missing"}
 	}
-	t := strings.TrimSpace(*text)
+	t := strings.TrimFunc(*text, isPythonSpace)
 	if t == "" {
 		return "", &FieldError{Field: "body.text", Message: "Value error, Input text cannot be empty.", Type: "value_error"}
 	}
@@ -386,6 +387,11 @@ func checkText(text *string, lim Limits) (string, *FieldError) {
 	}
 	return t, nil
 }
+
+// isPythonSpace is Python's str.isspace, which OpenMed's strip uses: Unicode's white space and
+// the separators U+001C to U+001F, which Go's unicode.IsSpace leaves (offsets into a text that
+// begins with one would be off by it).
+func isPythonSpace(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f }
 
 // checkThreshold enforces 0 <= v <= 1.
 func checkThreshold(v float64) *FieldError {
