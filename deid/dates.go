@@ -186,7 +186,9 @@ func atoi(s string) int {
 func (l dateLayout) format(t time.Time) string {
 	y, m, d := t.Date()
 	year := fmt.Sprintf("%04d", y)
-	if l.twoDigit {
+	if l.twoDigit && century(y%100) == y {
+		// Two digits only where they read back as this year: 12/31/49 a day on is 01/01/2050,
+		// which 01/01/50 would say is 1950.
 		year = fmt.Sprintf("%02d", y%100)
 	}
 	num := func(n int) string {

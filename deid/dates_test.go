@@ -36,7 +36,9 @@ func TestDatesShiftInTheirOwnLayout(t *testing.T) {
 		{"MAR. 3, 2021", "en", 1, false, "MAR. 4, 2021"},
 		{"Sept. 30, 2021", "en", 1, false, "Oct. 1, 2021"},
 		{"Sept 3, 2021", "en", 1, false, "Sept 4, 2021"},
-		{"02/28/00", "en", 1, false, "02/29/00"},     // two-digit years: 00-49 are 20xx (2000 was leap)
+		{"02/28/00", "en", 1, false, "02/29/00"},   // two-digit years: 00-49 are 20xx (2000 was leap)
+		{"12/31/49", "en", 1, false, "01/01/2050"}, // 01/01/50 would read as 1950: four digits where two do not read back
+		{"01/01/50", "en", -1, false, "12/31/1949"},
 		{"12/15/2020", "en", 30, true, "01/14/2020"}, // the year put back
 		{"2024-02-29", "en", 366, true, "2024-03-01"},
 		{"2023-03-01", "en", 365, true, "2023-02-28"},

@@ -64,8 +64,8 @@
 //     leave years 1-9999, or that a non-zero shift would write as it was (a whole year kept
 //     by KeepYear, a date without its year moved by whole years), becomes "[DATE_SHIFTED]";
 //     other spans are masked. Numeric dates keep their own padding and a two-digit year stays
-//     two digits (00-49 read as 20xx, 50-99 as 19xx), where OpenMed writes them zero-padded
-//     with four; an abbreviated month stays abbreviated (OpenMed writes those as ISO).
+//     two digits (00-49 read as 20xx, 50-99 as 19xx) where two read back as the moved year
+//     (else four), where OpenMed writes them zero-padded with four; an abbreviated month stays abbreviated (OpenMed writes those as ISO).
 //   - A policy decides every span's action (keep leaves the span in the text and out of the
 //     result; redact is mask); the request's method is not consulted for spans a policy
 //     covers, and a policy covers every span here. A policy may ask for the mapping and for
