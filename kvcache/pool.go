@@ -1,6 +1,8 @@
 package kvcache
 
 import (
+	"encoding/binary"
+	"hash/maphash"
 	"sync/atomic"
 
 	"github.com/sluice-serving/sluice/settings"
@@ -427,23 +429,24 @@ func (p *Pool) blockTokens(b BlockID) []int64 {
 	return p.tokens[int(b)*p.bt : (int(b)+1)*p.bt]
 }
 
-// chainHash is FNV-1a over the parent's hash and the block's token ids.
+// chainHash is a block's hash: its parent's and its token ids', keyed by a seed each process
+// draws. Match trusts a block whose hash, parent hash and tokens agree, so a prefix made to
+// collide with another's (FNV, which this was, is no obstacle to that) would be served keys
+// and values computed after the other; a caller cannot aim at a seed it never sees.
 func chainHash(parent uint64, ids []int64) uint64 {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) {
-		for range 8 {
-			h ^= v & 0xff
-			h *= prime
-			v >>= 8
-		}
-	}
-	mix(parent)
+	var h maphash.Hash
+	h.SetSeed(chainSeed)
+	var word [8]byte
+	binary.LittleEndian.PutUint64(word[:], parent)
+	_, _ = h.Write(word[:])
 	for _, id := range ids {
-		mix(uint64(id))
+		binary.LittleEndian.PutUint64(word[:], uint64(id))
+		_, _ = h.Write(word[:])
 	}
-	return h
+	return h.Sum64()
 }
+
+var chainSeed = maphash.MakeSeed()
 
 func equal(a, b []int64) bool {
 	if len(a) != len(b) {
