@@ -58,6 +58,9 @@ type Limits struct {
 	// Weights is each class's dispatch weight: while several classes have requests waiting,
 	// class p is served Weights[p] / (the sum of their weights) of the time.
 	Weights [NumPriorities]int
+	// ClassWorkers caps the workers class p may hold at once (0: Workers): its share of the
+	// rate is at most that part of the workers, whatever its weight.
+	ClassWorkers [NumPriorities]int
 	// WorkUnits says Load.Work and Load.WorkDone measure the Queue's work; otherwise a
 	// request is the unit.
 	WorkUnits bool
@@ -66,7 +69,7 @@ type Limits struct {
 }
 
 // share is the part of the Queue's completion rate that class p gets while the classes with
-// requests waiting (and p itself) compete for dispatch.
+// requests waiting (and p itself) compete for dispatch, and its workers' cap allows.
 func (lim Limits) share(p Priority, waiting [NumPriorities]int) float64 {
 	total := 0
 	for q, w := range lim.Weights {
@@ -74,10 +77,14 @@ func (lim Limits) share(p Priority, waiting [NumPriorities]int) float64 {
 			total += w
 		}
 	}
-	if total <= 0 {
-		return 1 // no weights given: the class is taken to have the whole rate
+	share := 1.0 // no weights given: the class is taken to have the whole rate
+	if total > 0 {
+		share = float64(lim.Weights[p]) / float64(total)
 	}
-	return float64(lim.Weights[p]) / float64(total)
+	if most := lim.ClassWorkers[p]; most > 0 && lim.Workers > most {
+		share = min(share, float64(most)/float64(lim.Workers))
+	}
+	return share
 }
 
 // Errors a Queue returns when it refuses or drops work itself. A Queue wraps them in its own

@@ -151,13 +151,15 @@ func (b *Batcher[In, Out]) Load() admission.Load {
 // Limits are the Batcher's bounds and dispatch weights, defaults applied (admission.Queue). Its
 // work is measured in sequences.
 func (b *Batcher[In, Out]) Limits() admission.Limits {
-	return admission.Limits{
+	lim := admission.Limits{
 		QueueSize:    b.cfg.QueueSize,
 		MaxQueueWait: b.cfg.MaxQueueWait,
 		Workers:      b.cfg.Workers,
 		Weights:      b.weights,
 		WorkUnits:    true,
 	}
+	lim.ClassWorkers[admission.Bulk] = b.cfg.MaxBulkWorkers
+	return lim
 }
 
 // Close stops accepting requests and drains: queued requests are dispatched without waiting
