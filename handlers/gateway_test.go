@@ -595,7 +595,8 @@ func TestGatewayChatJSONAnswerThroughTheUpstream(t *testing.T) {
 // arguments' strings does not reach the external model as written: ids become opaque (a call
 // and its answer still paired), messages lose their free-text names, the keys and numbers of
 // arguments and a tool's JSON answer are redacted as texts (escapes read first), and a call
-// of a function the request does not have is refused.
+// of a function the request does not have is refused; without tools, a function's name that
+// holds a name is refused; calls of no arguments and empty answers go as they are.
 func TestGatewayChatSendsNoFreeTextOfCalls(t *testing.T) {
 	up := &fakeChatUpstream{pieces: []string{"ok"}}
 	f := newFixture(t, func(o *fixtureOptions) {
@@ -624,6 +625,28 @@ func TestGatewayChatSendsNoFreeTextOfCalls(t *testing.T) {
 	bad := strings.Replace(body, `"name":"flag","arguments"`, `"name":"Alice","arguments"`, 1)
 	if r := f.do(t, "POST", "/gateway/v1/chat/completions", bad); r.status != 400 || strings.Contains(r.raw, "Alice") {
 		t.Errorf("a call of no tool: %d %s", r.status, r.raw)
+	}
+	// Without tools declared, any function's name goes: one that holds a name is refused
+	// (it reached the model as written).
+	calls := len(up.seen)
+	bare := `{"model":"gpt-x","messages":[{"role":"user","content":"look it up"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"Alice","arguments":"{\"x\":\"y\"}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"done"}]}`
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", bare); r.status == 200 || strings.Contains(r.raw, "Alice") {
+		t.Errorf("a call named with a name, no tools declared: %d %s", r.status, r.raw)
+	}
+	if up.mu.Lock(); len(up.seen) != calls {
+		t.Errorf("the upstream was called: %s", bare)
+	}
+	up.mu.Unlock()
+	// A function without parameters is called with {}; a tool may answer [] (a 500: the
+	// documents of no leaves were read as one of a single leaf).
+	for _, doc := range []string{`"arguments":"{}"}}]}`, `"arguments":"null"}}]}`} {
+		empty := strings.Replace(body, `"arguments":"{\"Alice\":1,\"phone\":4155550132}"}}]}`, doc, 1)
+		empty = strings.Replace(empty, `"content":"{\"who\":\"\\u0041lice\"}"`, `"content":"[]"`, 1)
+		if r := f.do(t, "POST", "/gateway/v1/chat/completions", empty); r.status != 200 {
+			t.Errorf("%s, and a tool's answer []: %d %s", doc, r.status, r.raw)
+		}
 	}
 }
 

@@ -155,6 +155,15 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 			texts = append(texts, chat.Message{Content: leaf})
 		}
 	}
+	// So are the calls' names, which leave as they are, whether the request declares its tools
+	// or not: a name is no free text to redact, so a span in one refuses the request, as one
+	// in a function's declared name does.
+	firstName := len(texts)
+	for _, m := range msgs {
+		for _, call := range m.ToolCalls {
+			texts = append(texts, chat.Message{Content: call.Name})
+		}
+	}
 	if msg := conversationText(texts, s.opts.Limits); msg != "" {
 		return invalid("messages", msg)
 	}
@@ -197,6 +206,12 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 				return s.writeGenError(c, d, gatewayRefusal(sessRefuse(sess, gateway.Tripwire)))
 			}
 			at++
+		}
+	}
+	for _, spans := range swept[firstName:] {
+		if len(spans) > 0 {
+			sess.Screen(spans)
+			return s.writeGenError(c, d, gatewayRefusal(sessRefuse(sess, gateway.Tripwire)))
 		}
 	}
 	for i, t := range texts {
@@ -581,9 +596,11 @@ func conversationJSON(msgs []chat.Message) jsonDocs {
 // set writes the document back into msgs with its leaves replaced by leaves (a number that
 // changed becomes a string).
 func (d jsonDoc) set(msgs []chat.Message, leaves []string) {
-	out := leaves[0]
-	if len(d.leaves) != 1 || d.leaves[0] != d.raw {
-		out = withLeaves(d.raw, d.leaves, leaves)
+	var out string
+	if len(d.leaves) == 1 && d.leaves[0] == d.raw {
+		out = leaves[0]
+	} else {
+		out = withLeaves(d.raw, d.leaves, leaves) // a document of no leaves ({}, [], null) as it is
 	}
 	if d.call < 0 {
 		msgs[d.msg].Content = out
