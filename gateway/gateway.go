@@ -322,5 +322,23 @@ func scan(text string) (int, scanState) {
 			return 0, notPlaceholder
 		}
 	}
+	if !couldBegin(text[1:]) {
+		return 0, notPlaceholder // "[NOTE" at the end of a piece: the answer's own, no kind begins so
+	}
 	return 0, partial
+}
+
+// couldBegin says whether body, what follows a "[", can still become a placeholder: it begins
+// a known kind and its underscore, or is one followed by digits.
+func couldBegin(body string) bool {
+	for k := range knownKinds {
+		kind := k + "_"
+		if strings.HasPrefix(kind, body) {
+			return true
+		}
+		if rest, ok := strings.CutPrefix(body, kind); ok && strings.Trim(rest, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }

@@ -498,8 +498,8 @@ func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *cha
 			*finish = "tool_calls"
 		}
 	}
-	content := func(text string) {
-		text = a.restored(textKey(i, -1), text, ev.Done, a.p.jsonAnswer)
+	content := func(text string, last bool) {
+		text = a.restored(textKey(i, -1), text, last, a.p.jsonAnswer)
 		delta.Content = &text
 	}
 	switch {
@@ -509,8 +509,9 @@ func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *cha
 			before, after, found := strings.Cut(ev.Trimmed, callSeparator)
 			h.isText = found // from here on, everything is held
 			h.text.WriteString(after)
-			if before != "" || ev.Done || delta.Role != "" {
-				content(before)
+			if before != "" || ev.Done || delta.Role != "" || found {
+				// The text ends where the calls begin: what its restorer holds is let go.
+				content(before, ev.Done || found)
 			}
 		} else {
 			h.text.WriteString(ev.Trimmed)
@@ -525,7 +526,7 @@ func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *cha
 			delta.ToolCalls = wireCalls(calls, a.requestID, i, true)
 			called()
 		} else {
-			content(rest)
+			content(rest, true)
 		}
 		return true
 	case a.tools.mode == toolsNamed:
@@ -547,14 +548,14 @@ func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *cha
 		}
 		return true
 	case h.isText:
-		content(ev.Trimmed)
+		content(ev.Trimmed, ev.Done)
 		return true
 	}
 	h.text.WriteString(ev.Trimmed)
 	held := h.text.String()
 	if a.tools.mode == toolsAuto && !mayBeCall(held) {
 		h.isText = true
-		content(held)
+		content(held, ev.Done)
 		return true
 	}
 	if !ev.Done {
@@ -568,7 +569,7 @@ func (a *chatAnswer) toolDelta(h *toolHold, i int, ev generate.Event, delta *cha
 		called()
 		return true
 	}
-	content(held)
+	content(held, ev.Done)
 	return true
 }
 

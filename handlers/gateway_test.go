@@ -253,6 +253,43 @@ func (u *fakeChatUpstream) Chat(_ context.Context, msgs []chat.Message, opts cha
 
 func (u *fakeChatUpstream) Kind() string { return "openai" }
 
+// TestGatewayChatTextBeforeCallsIsOneAnswer: an external model's text that ends, before its
+// calls, in what might begin a placeholder is the same streamed as whole (streamed, the
+// text's restorer was never told the text had ended, and what it held was dropped).
+func TestGatewayChatTextBeforeCallsIsOneAnswer(t *testing.T) {
+	up := &fakeChatUpstream{pieces: []string{"Looking up [FIRST_NAME_1] [A"}, finish: "tool_calls",
+		calls: []chat.CallDelta{{Index: 0, ID: "call_up", Name: "flag"}, {Index: 0, Arguments: `{}`}}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1000, 1000
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, ChatUpstream: up}))
+	})
+	body := `{"model":"gpt-x","tools":[{"type":"function","function":{"name":"flag","parameters":{"type":"object"}}}],` +
+		`"messages":[{"role":"user","content":"I am Alice"}]%s}`
+	var whole struct {
+		Choices []struct{ Message struct{ Content string } }
+	}
+	if r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, "")); json.Unmarshal([]byte(r.raw), &whole) != nil || len(whole.Choices) != 1 {
+		t.Fatalf("whole: %d %s", r.status, r.raw)
+	}
+	r := f.do(t, "POST", "/gateway/v1/chat/completions", fmt.Sprintf(body, `,"stream":true`))
+	var streamed strings.Builder
+	for _, line := range strings.Split(r.raw, "\n") {
+		var ch struct {
+			Choices []struct{ Delta struct{ Content *string } }
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok && json.Unmarshal([]byte(data), &ch) == nil {
+			for _, c := range ch.Choices {
+				if c.Delta.Content != nil {
+					streamed.WriteString(*c.Delta.Content)
+				}
+			}
+		}
+	}
+	if got := whole.Choices[0].Message.Content; !strings.HasPrefix(got, "Looking up Alice ") || streamed.String() != got {
+		t.Fatalf("whole %q, streamed %q", got, streamed.String())
+	}
+}
+
 // The OpenAI face with an external model: it receives the redacted conversation, and its
 // answer, cut inside a placeholder, comes back restored whole and streamed; a failing
 // upstream is a 502 (an error event once streaming).
