@@ -44,7 +44,7 @@ type Config struct {
 	// (an existing consumer's applies, see Open).
 	AckWait time.Duration `env:"JOBS_ACK_WAIT_MS" envDefault:"10000" unit:"ms"`
 	// MaxAttempts is how many times one process tries a document whose processing failed, or
-	// whose result was not stored, before it counts as failed (a wait for the tenant's budget
+	// whose result the store refused as full, before it counts as failed (a wait for the tenant's budget
 	// is no try).
 	MaxAttempts int `env:"JOBS_MAX_ATTEMPTS" envDefault:"5"`
 	// Retention is how long a job's record, documents and results are kept after their last

@@ -489,6 +489,45 @@ func TestJobsAResultTheStoreRefusesIsATry(t *testing.T) {
 	}
 }
 
+// TestJobsAStoreAwayIsNoTry: a result the store does not answer for (its stream gone a while,
+// as a cluster's without a leader answers no one) is no try: the document runs again until
+// the store is back, and its result is its own. Counted, one try of a short outage failed it
+// for good ("could not be stored") though it ran well.
+func TestJobsAStoreAwayIsNoTry(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.MaxAttempts = 1
+	m := open(t, box, cfg, nil)
+	ctx := context.Background()
+	st, err := box.JetStream().Stream(ctx, "KV_"+m.n.results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := st.CachedInfo().Config
+	if err := box.JetStream().DeleteStream(ctx, sc.Name); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := m.Create(ctx, "acme", Spec{Documents: []Document{{ID: "a", Text: "one"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	if err := m.Start(Work{Process: func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
+		runs.Add(1)
+		return Outcome{Text: "fine", Spans: []Span{}}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the document to run again while the store is away", func() bool { return runs.Load() >= 2 })
+	if _, err := box.JetStream().CreateStream(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, m, "acme", rec.ID, Done)
+	if res, _, err := m.Results(ctx, "acme", rec.ID, 0, 10); err != nil || len(res) != 1 || res[0].Error != "" || res[0].DeidentifiedText != "fine" {
+		t.Fatalf("results once the store is back: %+v, %v", res, err)
+	}
+}
+
 // TestJobsAReplicaKeepsTheFleetsSettings: a replica started with a shorter retention, another
 // ack wait or a smaller queue leaves the buckets, the queue and its consumer as the fleet made
 // them (it warns), and works with theirs: its heartbeat keeps to the consumer's AckWait, its

@@ -278,12 +278,19 @@ func (m *Manager) nak(it *item, delay time.Duration, outcome string) {
 	m.met.docs(outcome, 1)
 }
 
-// retry gives back an item that ran but whose result was not stored or counted, as a failed
-// try: its next delivery would run it again, so that a store that keeps refusing (full) would
-// otherwise run the document through the model every second for as long as the queue keeps
-// it. It comes back a second later for each try, as a failed run's does; once this process
-// has counted MaxAttempts tries, process runs it no more.
-func (m *Manager) retry(it *item) {
+// retry gives back an item that ran but whose result was not stored or counted because of err.
+// A store that refused it for want of room (storeFull) makes it a failed try: its next
+// delivery would run it again, so that a full store would otherwise run the document through
+// the model every second for as long as the queue keeps it. It comes back a second later for
+// each try, as a failed run's does; once this process has counted MaxAttempts tries, process
+// runs it no more. Any other error (a timeout, a stream without a leader, no responders) is
+// the store away for a while, not the document's: counted, a short outage would fail
+// documents that ran well, so it comes back after a second, uncounted.
+func (m *Manager) retry(it *item, err error) {
+	if !storeFull(err) {
+		m.nak(it, time.Second, "retried")
+		return
+	}
 	n, _ := m.tries.add(it.key(), it.delivered())
 	m.nak(it, time.Duration(n)*time.Second, "retried")
 }
@@ -309,7 +316,7 @@ func (m *Manager) handle(ctx context.Context, p Processor, msgs []jetstream.Msg)
 		rec, finished, err := m.countDocuments(ctx, k, group)
 		if err != nil {
 			for _, it := range group {
-				m.retry(it)
+				m.retry(it, err)
 			}
 			continue
 		}
@@ -427,8 +434,8 @@ func (m *Manager) openText(it *item) {
 
 // process runs p on an item whose text opened and makes its result. A document that must wait
 // goes back for as long as it asked; a failure that may pass goes back until this process has
-// tried it MaxAttempts times, then counts as the document's failure. A run whose result was not
-// stored is a try too (retry).
+// tried it MaxAttempts times, then counts as the document's failure. A run whose result the
+// store refused as full is a try too (retry).
 func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 	if it.res.Error != "" {
 		return
@@ -489,8 +496,8 @@ func (m *Manager) run(ctx context.Context, p Processor, it *item) (out Outcome, 
 
 // storeResults writes the unsettled items' results, all in flight at once, each only where no
 // result is stored: a document run twice (redelivered after a crash) keeps its first result,
-// and that is the one counted. An item whose write fails goes back to the queue, a try counted
-// (retry).
+// and that is the one counted. An item whose write fails goes back to the queue (retry: a try
+// when the store is full).
 func (m *Manager) storeResults(ctx context.Context, items []*item) {
 	futures := make([]jetstream.PubAckFuture, len(items))
 	for i, it := range items {
@@ -508,7 +515,7 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 		f, err := m.js.PublishAsync("$KV."+m.n.results+"."+it.key(), m.seal.seal(it.key(), plain),
 			jetstream.WithExpectLastSequencePerSubject(0))
 		if err != nil {
-			m.retry(it)
+			m.retry(it, err)
 			continue
 		}
 		futures[i] = f
@@ -525,7 +532,7 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 			if casConflict(err) && m.keepStored(ctx, it) {
 				continue
 			}
-			m.retry(it)
+			m.retry(it, err)
 		case <-ctx.Done():
 			// Both may be ready, and select picks either: a result stored keeps its charge
 			// (its next run finds it stored and refunds that run's).
