@@ -489,6 +489,46 @@ func TestJobsAResultTheStoreRefusesIsATry(t *testing.T) {
 	}
 }
 
+// TestJobsAFullStoreStillEndsTheJob: a results bucket with no room even for a failure's
+// error still ends the job: once the document's tries are spent it is counted as failed in
+// the job's record, without a result. Its failure used to be written to the same full bucket,
+// refused, and given back for ever, the job running (and counted among its tenant's
+// unfinished) until it expired.
+func TestJobsAFullStoreStillEndsTheJob(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.MaxAttempts = 1
+	m := open(t, box, cfg, nil)
+	ctx := context.Background()
+	st, err := box.JetStream().Stream(ctx, "KV_"+m.n.results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := st.CachedInfo().Config
+	sc.MaxBytes = 64 // no result fits
+	if _, err := box.JetStream().UpdateStream(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := m.Create(ctx, "acme", Spec{Documents: []Document{{ID: "a", Text: "one"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	if err := m.Start(Work{Process: func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
+		runs.Add(1)
+		return Outcome{Text: "x", Spans: []Span{}}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitStatus(t, m, "acme", rec.ID, Failed)
+	if got.FailedCount != 1 || got.ProcessedCount != 0 || runs.Load() != 1 {
+		t.Errorf("the job %+v after %d runs", got, runs.Load())
+	}
+	if res, _, err := m.Results(ctx, "acme", rec.ID, 0, 10); err != nil || len(res) != 0 {
+		t.Errorf("results of a document whose failure did not fit: %+v, %v", res, err)
+	}
+}
+
 // TestJobsAStoreAwayIsNoTry: a result the store does not answer for (its stream gone a while,
 // as a cluster's without a leader answers no one) is no try: the document runs again until
 // the store is back, and its result is its own. Counted, one try of a short outage failed it

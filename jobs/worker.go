@@ -214,6 +214,9 @@ type item struct {
 	res     Result
 	settled atomic.Bool
 	charge  func(kept bool) // the Processor's Outcome.Settle, once its result's fate is known
+	// spent is set when res is the failure of a document whose tries the full store spent:
+	// counted even where the store has no room for it either (unstored).
+	spent bool
 }
 
 // settleCharge tells the Processor whether this run's result is the document's; once.
@@ -447,6 +450,7 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 		// (storeResults writes this one only where none is).
 		it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: m.fingerprint(it.rec.Tenant, d.Text),
 			Spans: []Span{}, Error: "the document's result could not be stored"}
+		it.spent = true
 		return
 	}
 	out, err := m.run(ctx, p, it)
@@ -497,7 +501,7 @@ func (m *Manager) run(ctx context.Context, p Processor, it *item) (out Outcome, 
 // storeResults writes the unsettled items' results, all in flight at once, each only where no
 // result is stored: a document run twice (redelivered after a crash) keeps its first result,
 // and that is the one counted. An item whose write fails goes back to the queue (retry: a try
-// when the store is full).
+// when the store is full), but for a spent one's (unstored).
 func (m *Manager) storeResults(ctx context.Context, items []*item) {
 	futures := make([]jetstream.PubAckFuture, len(items))
 	for i, it := range items {
@@ -515,7 +519,7 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 		f, err := m.js.PublishAsync("$KV."+m.n.results+"."+it.key(), m.seal.seal(it.key(), plain),
 			jetstream.WithExpectLastSequencePerSubject(0))
 		if err != nil {
-			m.retry(it, err)
+			m.unstored(it, err)
 			continue
 		}
 		futures[i] = f
@@ -532,7 +536,7 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 			if casConflict(err) && m.keepStored(ctx, it) {
 				continue
 			}
-			m.retry(it, err)
+			m.unstored(it, err)
 		case <-ctx.Done():
 			// Both may be ready, and select picks either: a result stored keeps its charge
 			// (its next run finds it stored and refunds that run's).
@@ -544,6 +548,18 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 			}
 		}
 	}
+}
+
+// unstored gives back an item whose result was not stored (retry), except a spent one that the
+// store refused as full: it is left to be counted as failed without a stored result, since
+// its failure, written to the same full store, would be refused as long as the store stays
+// full, and the job would stay running (and count against its tenant's unfinished jobs) until
+// it expired.
+func (m *Manager) unstored(it *item, err error) {
+	if it.spent && storeFull(err) {
+		return
+	}
+	m.retry(it, err)
 }
 
 // keepStored settles an item whose result lost the write to a stored one: the stored result is
