@@ -28,7 +28,7 @@ type Config struct {
 	// queue and the results two fifths each, the records one (storeShares). Past it a create is
 	// refused 503, and a result that does not fit fails its document, so that the jobs cannot
 	// fill the store that the audit shares. 0: no bound of their own. Like AckWait, it is the
-	// queue's and the buckets' only when this process creates them.
+	// queue's and the buckets' on an external cluster only when this process creates them.
 	MaxStoreBytes int64 `env:"JOBS_MAX_STORE_BYTES" envDefault:"0"`
 	// Workers is how many batches of documents this process works on at once, and Batch the
 	// most documents in one: a worker's documents reach the batcher together, and their counts
@@ -41,7 +41,7 @@ type Config struct {
 	YieldWindow    time.Duration `env:"JOBS_YIELD_WINDOW_MS" envDefault:"1000" unit:"ms"`
 	// AckWait is how long a document's message waits, after its worker last said it is alive,
 	// before it goes to another worker: the shared consumer's, when this process creates it
-	// (an existing consumer's applies, see Open).
+	// or runs the embedded server (on a cluster an existing consumer's applies, see Open).
 	AckWait time.Duration `env:"JOBS_ACK_WAIT_MS" envDefault:"10000" unit:"ms"`
 	// MaxAttempts is how many times one process tries a document whose processing failed, or
 	// whose result the store refused as full, before it counts as failed (a wait for the tenant's budget
@@ -49,7 +49,8 @@ type Config struct {
 	MaxAttempts int `env:"JOBS_MAX_ATTEMPTS" envDefault:"5"`
 	// Retention is how long a job's record, documents and results are kept after their last
 	// write; a finished job is served as gone once its oldest result may have expired. Like
-	// AckWait, it is the buckets' and the queue's only when this process creates them.
+	// AckWait, it is the buckets' and the queue's on a cluster only when this process creates
+	// them.
 	Retention time.Duration `env:"JOBS_RETENTION_S" envDefault:"86400" unit:"s"`
 	// WebhookAllowPrivate lets a webhook reach loopback, link-local and private addresses
 	// (tests, a receiver beside the server); off, they are refused.

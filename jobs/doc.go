@@ -44,11 +44,14 @@
 //
 // # The fleet's settings
 //
-// The buckets, the queue and its consumer are shared by every replica: Open makes them with
-// this process's settings when they do not exist, and never changes existing ones (their TTL,
-// MaxAge and MaxBytes, the consumer's AckWait and MaxAckPending), only warns when they differ. The
-// process then works with theirs: its heartbeat is a third of the consumer's AckWait, its
-// retention the buckets' TTL, its bound on the queue no more than what may be pending.
+// On an external cluster the buckets, the queue and its consumer are shared by every replica:
+// Open makes them with this process's settings when they do not exist, and never changes
+// existing ones (their TTL, MaxAge, MaxBytes and discard policy, the consumer's AckWait and
+// MaxAckPending), only warns when they differ, naming the nats CLI command that changes them.
+// The process then works with theirs: its heartbeat is a third of the consumer's AckWait, its
+// retention the buckets' TTL, its bound on the queue no more than what may be pending. The
+// embedded server's store is this process's alone (its directory locked, no port open, so
+// that no CLI reaches it): there Open applies this process's settings to existing ones.
 //
 // Config.MaxStoreBytes bounds their bytes together, the queue discarding new messages at its
 // bound: a full share refuses creates (and fails the documents whose results do not fit)

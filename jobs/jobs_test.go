@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -59,6 +60,26 @@ func openBoxIn(t *testing.T) (*natsbox.Box, string) {
 	}
 	t.Cleanup(box.Close)
 	return box, dir
+}
+
+// openExternalBox is a Box on a NATS server of its own, as a fleet's replica connects to one
+// (SLUICE_NATS_URL): not the process's alone, as the embedded server is.
+func openExternalBox(t *testing.T) *natsbox.Box {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the NATS server did not start")
+	}
+	box, err := natsbox.Open(context.Background(), natsbox.Config{URL: ns.ClientURL(), Replicas: 1, Replica: "t"}, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(box.Close)
+	return box
 }
 
 // upper is a stand-in processor: it "redacts" every word that starts with a capital.
@@ -568,19 +589,20 @@ func TestJobsAStoreAwayIsNoTry(t *testing.T) {
 	}
 }
 
-// TestJobsAReplicaKeepsTheFleetsSettings: a replica started with a shorter retention, another
-// ack wait or a smaller queue leaves the buckets, the queue and its consumer as the fleet made
-// them (it warns), and works with theirs: its heartbeat keeps to the consumer's AckWait, its
+// TestJobsAReplicaKeepsTheFleetsSettings: on an external cluster, a replica started with a
+// shorter retention, another ack wait, a smaller queue or a share of the store leaves the
+// buckets, the queue and its consumer as the fleet made them (it warns, naming the nats CLI
+// command that changes them), and works with theirs: its heartbeat keeps to the consumer's AckWait, its
 // jobs expire with the buckets' TTL. It used to rewrite them for every replica: a shorter
 // retention trimmed every tenant's jobs, and a replica heartbeating by its own AckWait had its
 // batches handed out again while it ran them.
 func TestJobsAReplicaKeepsTheFleetsSettings(t *testing.T) {
-	box := openBox(t)
+	box := openExternalBox(t)
 	first := testConfig(t, true)
 	first.AckWait, first.Retention = 10*time.Second, 24*time.Hour
 	m1 := open(t, box, first, nil)
 	second := first
-	second.AckWait, second.Retention, second.MaxQueuedDocuments = time.Second, time.Minute, 500
+	second.AckWait, second.Retention, second.MaxQueuedDocuments, second.MaxStoreBytes = time.Second, time.Minute, 500, MinStoreBytes
 	logs := &logtest.Buffer{}
 	m2, err := Open(context.Background(), box, second, clock.Real(), nil, slog.New(slog.NewJSONHandler(logs, nil)))
 	if err != nil {
@@ -593,11 +615,11 @@ func TestJobsAReplicaKeepsTheFleetsSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.TTL() != first.Retention {
-			t.Errorf("bucket %s after the second replica's start: TTL %s", kv.Bucket(), st.TTL())
+		if st.TTL() != first.Retention || st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.MaxBytes != -1 {
+			t.Errorf("bucket %s after the second replica's start: %+v", kv.Bucket(), st)
 		}
 	}
-	if info, err := m1.stream.Info(ctx); err != nil || info.Config.MaxAge != first.Retention {
+	if info, err := m1.stream.Info(ctx); err != nil || info.Config.MaxAge != first.Retention || info.Config.MaxBytes != -1 {
 		t.Errorf("the queue after the second replica's start: %+v, %v", info, err)
 	}
 	if ci, err := m1.cons.Info(ctx); err != nil || ci.Config.AckWait != first.AckWait || ci.Config.MaxAckPending != first.MaxQueuedDocuments {
@@ -607,9 +629,14 @@ func TestJobsAReplicaKeepsTheFleetsSettings(t *testing.T) {
 		t.Errorf("the second replica works with AckWait %s, Retention %s, %d queued; want the fleet's %s and %s, and its own %d",
 			m2.cfg.AckWait, m2.cfg.Retention, m2.cfg.MaxQueuedDocuments, first.AckWait, first.Retention, second.MaxQueuedDocuments)
 	}
-	for _, field := range []string{"TTL", "MaxAge", "AckWait", "MaxAckPending"} {
+	for _, field := range []string{"TTL", "MaxAge", "MaxBytes", "AckWait", "MaxAckPending"} {
 		if logs.Count("'s "+field+" is not SLUICE_JOBS_") == 0 {
 			t.Errorf("no warning of the held %s: %s", field, logs)
+		}
+	}
+	for _, edit := range []string{"`nats kv edit SLUICE_JOBS_RESULTS`", "`nats stream edit SLUICE_JOBS_QUEUE`", "`nats consumer edit SLUICE_JOBS_QUEUE workers`"} {
+		if logs.Count(edit) == 0 {
+			t.Errorf("no warning names %s: %s", edit, logs)
 		}
 	}
 	// The other way round: a replica of a longer AckWait keeps to the consumer's shorter one.
@@ -617,6 +644,50 @@ func TestJobsAReplicaKeepsTheFleetsSettings(t *testing.T) {
 	third.AckWait, third.MaxQueuedDocuments = time.Minute, 2000
 	if m3 := open(t, box, third, nil); m3.cfg.AckWait != first.AckWait || m3.cfg.MaxQueuedDocuments != first.MaxQueuedDocuments {
 		t.Errorf("a replica of a longer AckWait and a larger queue works with %s and %d", m3.cfg.AckWait, m3.cfg.MaxQueuedDocuments)
+	}
+}
+
+// TestJobsTheEmbeddedStoreTakesTheSettings: the embedded server's store is the process's alone
+// (its directory locked, no port for the nats CLI), so a process started with other settings
+// applies them to the buckets, the queue and its consumer that an earlier start made: a
+// shorter retention (below the queue's two minutes of duplicates), another ack wait and queue
+// bound, and a share of the store, the queue then discarding new. They used to keep the old
+// ones, with a warning to use a CLI that cannot reach them, and a store made before the
+// share stayed unbounded.
+func TestJobsTheEmbeddedStoreTakesTheSettings(t *testing.T) {
+	box := openBox(t)
+	before := testConfig(t, true)
+	before.AckWait, before.Retention = 10*time.Second, 24*time.Hour
+	m1 := open(t, box, before, nil)
+	m1.Close()
+	// The queue as one made before the share: unbounded, discarding old.
+	ctx := context.Background()
+	sc := m1.stream.CachedInfo().Config
+	sc.MaxBytes, sc.Discard = -1, jetstream.DiscardOld
+	if _, err := box.JetStream().UpdateStream(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	now := before
+	now.AckWait, now.Retention, now.MaxQueuedDocuments, now.MaxStoreBytes = 3*time.Second, time.Minute, 500, MinStoreBytes
+	m2 := open(t, box, now, nil)
+	queue, results, records := now.storeShares()
+	for kv, want := range map[jetstream.KeyValue]int64{m2.records: records, m2.results: results} {
+		st, err := kv.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config; c.MaxAge != now.Retention || c.MaxBytes != want {
+			t.Errorf("bucket %s: TTL %s, MaxBytes %d; want %s and %d", kv.Bucket(), c.MaxAge, c.MaxBytes, now.Retention, want)
+		}
+	}
+	if info, err := m2.stream.Info(ctx); err != nil || info.Config.MaxAge != now.Retention || info.Config.MaxBytes != queue || info.Config.Discard != jetstream.DiscardNew {
+		t.Errorf("the queue: %+v, %v", info, err)
+	}
+	if ci, err := m2.cons.Info(ctx); err != nil || ci.Config.AckWait != now.AckWait || ci.Config.MaxAckPending != now.MaxQueuedDocuments {
+		t.Errorf("the consumer: %+v, %v", ci, err)
+	}
+	if m2.cfg.AckWait != now.AckWait || m2.cfg.Retention != now.Retention || m2.cfg.MaxQueuedDocuments != now.MaxQueuedDocuments {
+		t.Errorf("the process works with AckWait %s, Retention %s, %d queued", m2.cfg.AckWait, m2.cfg.Retention, m2.cfg.MaxQueuedDocuments)
 	}
 }
 

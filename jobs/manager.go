@@ -103,7 +103,8 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	// The buckets, the queue and its consumer are the fleet's: this process's settings make
-	// them when they do not exist, and otherwise it works with theirs (see fleets).
+	// them when they do not exist, and otherwise it works with theirs (see fleets), but on the
+	// embedded server, which is this process's alone.
 	var retention time.Duration // the shorter of the buckets' TTLs
 	queueBytes, resultsBytes, recordsBytes := cfg.storeShares()
 	bucket := func(name string, maxBytes int64) (jetstream.KeyValue, error) {
@@ -118,14 +119,15 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 				err = natsbox.AwaitLeader(ctx, st)
 			}
 		}
+		var held jetstream.StreamConfig
+		if err == nil {
+			held, err = m.fleetStream(ctx, st, "bucket "+name, "TTL", "nats kv edit "+name,
+				streamLimits{cfg.Retention, maxBytes, jetstream.DiscardNew})
+		}
 		if err != nil {
 			return nil, fmt.Errorf("jobs: bucket %s: %w", name, err)
 		}
-		held := st.CachedInfo().Config
-		ttl := held.MaxAge
-		m.fleets("bucket "+name, "TTL", "SLUICE_JOBS_RETENTION_S", ttl, cfg.Retention)
-		m.fleets("bucket "+name, "MaxBytes", "SLUICE_JOBS_MAX_STORE_BYTES", held.MaxBytes, maxBytes)
-		if ttl > 0 && (retention == 0 || ttl < retention) {
+		if ttl := held.MaxAge; ttl > 0 && (retention == 0 || ttl < retention) {
 			retention = ttl
 		}
 		return kv, nil
@@ -152,11 +154,13 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	if err == nil {
 		err = natsbox.AwaitLeader(ctx, m.stream)
 	}
+	if err == nil {
+		_, err = m.fleetStream(ctx, m.stream, "stream "+m.n.stream, "MaxAge", "nats stream edit "+m.n.stream,
+			streamLimits{cfg.Retention, queueBytes, jetstream.DiscardNew})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("jobs: stream %s: %w", m.n.stream, err)
 	}
-	m.fleets("stream "+m.n.stream, "MaxAge", "SLUICE_JOBS_RETENTION_S", m.stream.CachedInfo().Config.MaxAge, cfg.Retention)
-	m.fleets("stream "+m.n.stream, "MaxBytes", "SLUICE_JOBS_MAX_STORE_BYTES", m.stream.CachedInfo().Config.MaxBytes, queueBytes)
 	// Every queued document may be pending at once (a throttled tenant's, given back to wait
 	// for its budget, stay pending): a smaller bound would let them stop everyone's delivery.
 	m.cons, err = m.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: consumerName,
@@ -169,8 +173,17 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 		return nil, fmt.Errorf("jobs: consumer: %w", err)
 	}
 	cc := m.cons.CachedInfo().Config
-	m.fleets("consumer "+consumerName, "AckWait", "SLUICE_JOBS_ACK_WAIT_MS", cc.AckWait, cfg.AckWait)
-	m.fleets("consumer "+consumerName, "MaxAckPending", "SLUICE_JOBS_MAX_QUEUED_DOCUMENTS", cc.MaxAckPending, cfg.MaxQueuedDocuments)
+	held := cc
+	if m.box.Embedded() && (cc.AckWait != cfg.AckWait || cc.MaxAckPending != cfg.MaxQueuedDocuments) {
+		cc.AckWait, cc.MaxAckPending = cfg.AckWait, cfg.MaxQueuedDocuments
+		if m.cons, err = m.stream.UpdateConsumer(ctx, cc); err != nil {
+			return nil, fmt.Errorf("jobs: consumer: applying SLUICE_JOBS_ACK_WAIT_MS and SLUICE_JOBS_MAX_QUEUED_DOCUMENTS: %w", err)
+		}
+		cc = m.cons.CachedInfo().Config
+	}
+	what, edit := "consumer "+consumerName, "nats consumer edit "+m.n.stream+" "+consumerName
+	m.fleets(what, "AckWait", "SLUICE_JOBS_ACK_WAIT_MS's", edit, held.AckWait, cfg.AckWait)
+	m.fleets(what, "MaxAckPending", "SLUICE_JOBS_MAX_QUEUED_DOCUMENTS's", edit, held.MaxAckPending, cfg.MaxQueuedDocuments)
 	// The heartbeat keeps to the consumer's AckWait, and the queue's bound to what may be
 	// pending, whatever this replica was configured with.
 	m.cfg.AckWait = cc.AckWait
@@ -180,18 +193,60 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	return m, nil
 }
 
-// fleets logs a warning when what the fleet's bucket, stream or consumer holds (have) is not
-// this replica's setting (want). The replica starts anyway, on what is held: those settings
-// bound every replica's jobs, so that changing them is an operator's act (the nats CLI), not a
-// side effect of the last replica to start (a shorter retention would trim every tenant's
-// jobs, a shorter AckWait hand the others' batches out again while they run); and refusing
-// to start would take a fleet down halfway through a rollout of new settings.
-func (m *Manager) fleets(what, field, setting string, have, want any) {
+// fleets tells of a setting that what (a bucket, the stream or the consumer) held (have) other
+// than this replica's (want). On an external cluster it is a warning, and the replica starts
+// on what is held: those settings bound every replica's jobs, so that changing them is an
+// operator's act (edit, a nats CLI command), not a side effect of the last replica to start (a
+// shorter retention would trim every tenant's jobs, a shorter AckWait hand the others' batches
+// out again while they run); and refusing to start would take a fleet down halfway through a
+// rollout of new settings. The embedded server is this process's alone (its directory locked,
+// no port open, so that no nats CLI reaches it): the caller has applied want, and this says so.
+func (m *Manager) fleets(what, field, setting, edit string, have, want any) {
 	if have == want {
 		return
 	}
-	m.log.Warn("jobs: the "+what+"'s "+field+" is not "+setting+"'s; the "+what+"'s applies (change it with the nats CLI)",
-		slog.String("held", fmt.Sprint(have)), slog.String("configured", fmt.Sprint(want)))
+	held, configured := slog.String("held", fmt.Sprint(have)), slog.String("configured", fmt.Sprint(want))
+	if m.box.Embedded() {
+		m.log.Info("jobs: the "+what+"'s "+field+" was not "+setting+"; it is now (the embedded server's store is this process's alone)",
+			held, configured)
+		return
+	}
+	m.log.Warn("jobs: the "+what+"'s "+field+" is not "+setting+"; the "+what+"'s applies to every replica (change it with `"+edit+"`)",
+		held, configured)
+}
+
+// streamLimits is what Open sets of a bucket's or the queue's stream: the retention, the
+// jobs' share of the store, and what a full one does.
+type streamLimits struct {
+	maxAge   time.Duration
+	maxBytes int64
+	discard  jetstream.DiscardPolicy
+}
+
+// fleetStream compares st's limits with want (fleets), their names field (the age: a bucket's
+// TTL, the queue's MaxAge) and how to change them on a cluster, edit; on the embedded server
+// it applies want. It returns st's config as it now is. A bound lowered below what the stream
+// holds removes nothing: its streams discard new messages, not old.
+func (m *Manager) fleetStream(ctx context.Context, st jetstream.Stream, what, field, edit string, want streamLimits) (jetstream.StreamConfig, error) {
+	sc := st.CachedInfo().Config
+	held := streamLimits{sc.MaxAge, sc.MaxBytes, sc.Discard}
+	if held != want && m.box.Embedded() {
+		sc.MaxAge, sc.MaxBytes, sc.Discard = want.maxAge, want.maxBytes, want.discard
+		// The server refuses a window of duplicates longer than what is kept.
+		if sc.MaxAge > 0 && sc.Duplicates > sc.MaxAge {
+			sc.Duplicates = sc.MaxAge
+		}
+		updated, err := m.js.UpdateStream(ctx, sc)
+		if err != nil {
+			return sc, fmt.Errorf("applying SLUICE_JOBS_RETENTION_S and SLUICE_JOBS_MAX_STORE_BYTES: %w", err)
+		}
+		sc = updated.CachedInfo().Config
+	}
+	m.fleets(what, field, "SLUICE_JOBS_RETENTION_S's", edit, held.maxAge, want.maxAge)
+	m.fleets(what, "MaxBytes", "SLUICE_JOBS_MAX_STORE_BYTES's", edit, held.maxBytes, want.maxBytes)
+	m.fleets(what, "Discard", "new (a full share refuses writes rather than dropping what it holds)",
+		"nats stream edit "+sc.Name+" --discard new", held.discard, want.discard)
+	return sc, nil
 }
 
 // Durable says whether jobs survive a restart (a key is configured).
