@@ -48,7 +48,9 @@
 // Open makes them with this process's settings when they do not exist, and never changes
 // existing ones (their TTL, MaxAge, MaxBytes and discard policy, the consumer's AckWait and
 // MaxAckPending), only warns when they differ, naming the nats CLI command that changes them.
-// The process then works with theirs: its heartbeat is a third of the consumer's AckWait, its
+// The process then works with theirs: its heartbeat is a third of the consumer's AckWait (or
+// of its own, if shorter), read again before a batch at most once a beat, so that an edit or
+// an older replica's start that shortens it under a running process is kept up with; its
 // retention the buckets' TTL, its bound on the queue no more than what may be pending. The
 // embedded server's store is this process's alone (its directory locked, no port open, so
 // that no CLI reaches it): there Open applies this process's settings to existing ones.

@@ -691,6 +691,45 @@ func TestJobsTheEmbeddedStoreTakesTheSettings(t *testing.T) {
 	}
 }
 
+// TestJobsTheHeartbeatKeepsUpWithAShortenedAckWait: the consumer's AckWait shortened under a
+// running process (an operator's edit, an older replica's start during a rollout) is read
+// again before a batch, at most once a beat, and the batch's heartbeat is a third of it. It
+// was read once, at Open: the heartbeat kept to a third of the old one, and a batch running
+// longer than the new one was handed out again while it ran.
+func TestJobsTheHeartbeatKeepsUpWithAShortenedAckWait(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.AckWait = 6 * time.Second
+	clk := clock.NewFake(time.Now())
+	ctx := context.Background()
+	m, err := Open(ctx, box, cfg, clk, nil, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	cc := m.cons.CachedInfo().Config
+	cc.AckWait = 1500 * time.Millisecond
+	if _, err := box.JetStream().UpdateConsumer(ctx, m.n.stream, cc); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(cfg.AckWait / 3) // a beat since Open read it
+	rec, err := m.Create(ctx, "acme", Spec{Documents: []Document{{ID: "a", Text: "one"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var beat atomic.Int64
+	if err := m.Start(Work{Process: func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
+		beat.Store(int64(m.beat()))
+		return Outcome{Text: "x", Spans: []Span{}}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, m, "acme", rec.ID, Done)
+	if got := time.Duration(beat.Load()); got != cc.AckWait/3 {
+		t.Errorf("the batch's heartbeat every %s under an AckWait shortened to %s", got, cc.AckWait)
+	}
+}
+
 // TestJobsLeaveTheAuditItsRoom: one tenant's queued documents fill the jobs' share of the store
 // (MaxStoreBytes), not the store: its next create is refused 503, saying so, and the audit that
 // shares the store still takes records. They used to fill it, and then every tenant's audited

@@ -73,6 +73,10 @@ type Manager struct {
 	// sweeping holds a place per delivery the sweep runs.
 	kick, sweeping chan struct{}
 	details        *detailsCache
+	// ownAckWait is this process's Config.AckWait; ackWait the consumer's as last read (in
+	// nanoseconds), and ackRead when (m.clk's Unix nanoseconds): see readAckWait.
+	ownAckWait       time.Duration
+	ackWait, ackRead atomic.Int64
 }
 
 // Open ensures the buckets, the work stream and its consumer. It reads the key once.
@@ -92,14 +96,13 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 		return nil, err
 	}
 	m := &Manager{cfg: cfg, box: box, clk: clk, met: met, log: logger, seal: s, n: memoryNames, kick: make(chan struct{}, 1),
-		sweeping: make(chan struct{}, maxSweepDeliveries), details: newDetailsCache(detailsCacheBytes)}
+		sweeping: make(chan struct{}, maxSweepDeliveries), details: newDetailsCache(detailsCacheBytes), ownAckWait: cfg.AckWait}
 	m.client = webhookClient(cfg)
 	storage := jetstream.MemoryStorage
 	if s != nil {
 		storage, m.n = jetstream.FileStorage, fileNames
 	}
-	if m.js, err = jetstream.New(box.Conn(), jetstream.WithPublishAsyncMaxPending(4096),
-		jetstream.WithPublishAsyncTimeout(cfg.AckWait/2)); err != nil {
+	if m.js, err = jetstream.New(box.Conn()); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	// The buckets, the queue and its consumer are the fleet's: this process's settings make
@@ -187,8 +190,16 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	// The heartbeat keeps to the consumer's AckWait, and the queue's bound to what may be
 	// pending, whatever this replica was configured with.
 	m.cfg.AckWait = cc.AckWait
+	m.ackWait.Store(int64(cc.AckWait))
+	m.ackRead.Store(m.clk.Now().UnixNano())
 	if cc.MaxAckPending > 0 {
 		m.cfg.MaxQueuedDocuments = min(m.cfg.MaxQueuedDocuments, cc.MaxAckPending)
+	}
+	// Its asynchronous publishes (a job's documents, results) give up after half of the
+	// shorter AckWait, the consumer's or this replica's own.
+	if m.js, err = jetstream.New(box.Conn(), jetstream.WithPublishAsyncMaxPending(4096),
+		jetstream.WithPublishAsyncTimeout(min(cc.AckWait, cfg.AckWait)/2)); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	return m, nil
 }

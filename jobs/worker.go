@@ -309,7 +309,8 @@ func (m *Manager) handle(ctx context.Context, p Processor, msgs []jetstream.Msg)
 	if len(items) == 0 {
 		return
 	}
-	defer m.heartbeat(items)()
+	m.readAckWait(ctx)
+	defer m.heartbeat(ctx, items)()
 	for _, it := range items {
 		m.openText(it)
 	}
@@ -396,17 +397,17 @@ func (m *Manager) admit(ctx context.Context, msgs []jetstream.Msg) []*item {
 	return items
 }
 
-// heartbeat tells the queue every AckWait/3 that the batch's unsettled messages are in
-// progress, so that a slow batch is not handed to another worker, while a worker that dies
-// stops telling and its messages go again after AckWait. The returned func stops it.
-func (m *Manager) heartbeat(items []*item) (stop func()) {
+// heartbeat tells the queue every beat that the batch's unsettled messages are in progress,
+// so that a slow batch is not handed to another worker, while a worker that dies stops
+// telling and its messages go again after AckWait. The returned func stops it.
+func (m *Manager) heartbeat(ctx context.Context, items []*item) (stop func()) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for {
-			t := m.clk.NewTimer(m.cfg.AckWait / 3)
+			t := m.clk.NewTimer(m.beat())
 			select {
 			case <-quit:
 				t.Stop()
@@ -417,10 +418,33 @@ func (m *Manager) heartbeat(items []*item) (stop func()) {
 						_ = it.msg.InProgress()
 					}
 				}
+				m.readAckWait(ctx) // a long batch keeps up with a shortened AckWait too
 			}
 		}
 	}()
 	return func() { close(quit); wg.Wait() }
+}
+
+// beat is a third of the shorter of this process's AckWait and the consumer's as last read.
+func (m *Manager) beat() time.Duration {
+	return min(m.ownAckWait, time.Duration(m.ackWait.Load())) / 3
+}
+
+// readAckWait reads the consumer's AckWait again, at most once a beat: an operator's `nats
+// consumer edit`, or an older replica's start during a rolling upgrade (it set the consumer's
+// settings to its own), may shorten it under this process, whose heartbeat at the old beat
+// would then let its batches be handed out again while they run. One read a beat, of the
+// consumer's info, whichever worker's batch comes first.
+func (m *Manager) readAckWait(ctx context.Context) {
+	now, last := m.clk.Now().UnixNano(), m.ackRead.Load()
+	if time.Duration(now-last) < m.beat() || !m.ackRead.CompareAndSwap(last, now) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.beat())
+	defer cancel()
+	if ci, err := m.cons.Info(ctx); err == nil && ci.Config.AckWait > 0 {
+		m.ackWait.Store(int64(ci.Config.AckWait))
+	}
 }
 
 // openText opens the item's text from its message. One that does not open (sealed under
