@@ -27,9 +27,10 @@ type Config struct {
 	// MaxStoreBytes bounds the bytes the work queue and the two buckets hold, together: the
 	// queue and the results two fifths each, the records one (storeShares). Past it a create is
 	// refused 503, and a result that does not fit fails its document, so that the jobs cannot
-	// fill the store that the audit shares. 0: no bound of their own. Like AckWait, it is the
-	// queue's and the buckets' on an external cluster only when this process creates them.
-	MaxStoreBytes int64 `env:"JOBS_MAX_STORE_BYTES" envDefault:"0"`
+	// fill the store that the audit shares. 0: no bound of their own; nil (unset) is 0 here, and
+	// cmd/serve makes it a share of the embedded store. Like AckWait, it is the queue's and the
+	// buckets' on an external cluster only when this process creates them.
+	MaxStoreBytes *int64 `env:"JOBS_MAX_STORE_BYTES"`
 	// Workers is how many batches of documents this process works on at once, and Batch the
 	// most documents in one: a worker's documents reach the batcher together, and their counts
 	// reach their job's record in one write.
@@ -66,11 +67,19 @@ const MinStoreBytes = 8 << 20
 // storeShares is the queue's, the results' and the records' part of MaxStoreBytes, in fifths:
 // a document's text and its result are about as large, a job's record small.
 func (c Config) storeShares() (queue, results, records int64) {
-	if c.MaxStoreBytes == 0 {
+	if c.storeBytes() == 0 {
 		return -1, -1, -1 // JetStream's "no bound"
 	}
-	fifth := c.MaxStoreBytes / 5
+	fifth := c.storeBytes() / 5
 	return 2 * fifth, 2 * fifth, fifth
+}
+
+// storeBytes is MaxStoreBytes, unset read as 0.
+func (c Config) storeBytes() int64 {
+	if c.MaxStoreBytes == nil {
+		return 0
+	}
+	return *c.MaxStoreBytes
 }
 
 // maxInFlight bounds the documents one process holds at once (Workers x Batch): their results
@@ -96,8 +105,8 @@ func (c Config) Validate() error {
 	if c.MaxQueuedDocuments < c.MaxDocuments || c.MaxQueuedDocuments > 100_000_000 {
 		check.Addf("MaxQueuedDocuments", "must be between MaxDocuments (%d) and 100000000, got %d", c.MaxDocuments, c.MaxQueuedDocuments)
 	}
-	if c.MaxStoreBytes != 0 && (c.MaxStoreBytes < MinStoreBytes || c.MaxStoreBytes > 1<<46) {
-		check.Addf("MaxStoreBytes", "must be 0 (no bound of their own) or from %d (8 MiB) to 64 TiB, got %d", MinStoreBytes, c.MaxStoreBytes)
+	if n := c.storeBytes(); n != 0 && (n < MinStoreBytes || n > 1<<46) {
+		check.Addf("MaxStoreBytes", "must be 0 (no bound of their own) or from %d (8 MiB) to 64 TiB, got %d", MinStoreBytes, n)
 	}
 	if c.Workers < 1 || c.Workers > 256 {
 		check.Addf("Workers", "must be between 1 and 256, got %d", c.Workers)

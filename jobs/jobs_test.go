@@ -602,7 +602,7 @@ func TestJobsAReplicaKeepsTheFleetsSettings(t *testing.T) {
 	first.AckWait, first.Retention = 10*time.Second, 24*time.Hour
 	m1 := open(t, box, first, nil)
 	second := first
-	second.AckWait, second.Retention, second.MaxQueuedDocuments, second.MaxStoreBytes = time.Second, time.Minute, 500, MinStoreBytes
+	second.AckWait, second.Retention, second.MaxQueuedDocuments, second.MaxStoreBytes = time.Second, time.Minute, 500, new(int64(MinStoreBytes))
 	logs := &logtest.Buffer{}
 	m2, err := Open(context.Background(), box, second, clock.Real(), nil, slog.New(slog.NewJSONHandler(logs, nil)))
 	if err != nil {
@@ -668,7 +668,7 @@ func TestJobsTheEmbeddedStoreTakesTheSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := before
-	now.AckWait, now.Retention, now.MaxQueuedDocuments, now.MaxStoreBytes = 3*time.Second, time.Minute, 500, MinStoreBytes
+	now.AckWait, now.Retention, now.MaxQueuedDocuments, now.MaxStoreBytes = 3*time.Second, time.Minute, 500, new(int64(MinStoreBytes))
 	m2 := open(t, box, now, nil)
 	queue, results, records := now.storeShares()
 	for kv, want := range map[jetstream.KeyValue]int64{m2.records: records, m2.results: results} {
@@ -748,7 +748,7 @@ func TestJobsLeaveTheAuditItsRoom(t *testing.T) {
 	}
 	t.Cleanup(trail.Close)
 	cfg := testConfig(t, true)
-	cfg.MaxPerTenant, cfg.MaxStoreBytes = 100, MinStoreBytes
+	cfg.MaxPerTenant, cfg.MaxStoreBytes = 100, new(int64(MinStoreBytes))
 	m := open(t, box, cfg, nil) // no workers: the documents stay queued
 	docs := []Document{{ID: "a", Text: strings.Repeat("x", 300<<10)}, {ID: "b", Text: strings.Repeat("y", 300<<10)}}
 	var refused error

@@ -298,8 +298,13 @@ func loadConfig(environ []string, m machine) (Config, error) {
 	}
 	cfg.load(vars, problems)
 	trimLists(reflect.ValueOf(&cfg).Elem())
-	if cfg.Jobs.MaxStoreBytes == 0 {
-		cfg.Jobs.MaxStoreBytes = cfg.jobsStoreShare()
+	// SLUICE_JOBS_MAX_STORE_BYTES unset is a share of the embedded store; set, 0 included (no
+	// bound of their own), it is the operator's. A share too small for the jobs stays unset,
+	// and check says what to do.
+	if cfg.Jobs.MaxStoreBytes == nil {
+		if share, applies := cfg.jobsStoreShare(); !applies || share >= jobs.MinStoreBytes {
+			cfg.Jobs.MaxStoreBytes = &share
+		}
 	}
 	// A CPU batch limit set without its GPU counterpart holds on a GPU too: whoever asked for
 	// batches of one (or switched OpenMed's batching off) gets them there as well. A bad CPU
@@ -351,15 +356,49 @@ func (c Config) nonceBytes() int64 {
 	return 0
 }
 
-// jobsStoreShare is SLUICE_JOBS_MAX_STORE_BYTES unset: half of what the nonces leave of the
-// embedded server's file store when it is bounded and jobs are kept there (a key), so that the
-// other half is the audit's; else no bound of their own (jobs in memory share the memory
-// store with nothing; an external cluster's or an unbounded store is the operator's to share).
-func (c Config) jobsStoreShare() int64 {
-	if !c.Jobs.Enabled || !c.NATS.Embedded() || c.Jobs.KeyFile == "" || c.NATS.MaxStoreBytes <= 0 {
+// auditBytes is what the audit stream reserves of the embedded NATS store: its bound, when
+// enabled and bounded (unbounded, it reserves nothing and takes what the others leave).
+func (c Config) auditBytes() int64 {
+	if c.Audit.Enabled {
+		return c.Audit.MaxBytes
+	}
+	return 0
+}
+
+// jobsInStore says whether the jobs are kept in the embedded server's bounded file store (with
+// a key), the audit's and the nonces' store, whose bytes they must share.
+func (c Config) jobsInStore() bool {
+	return c.Jobs.Enabled && c.NATS.Embedded() && c.Jobs.KeyFile != "" && c.NATS.MaxStoreBytes > 0
+}
+
+// jobsStoreShare is SLUICE_JOBS_MAX_STORE_BYTES unset, where a share applies (jobsInStore):
+// what the nonces and the audit's bound leave of the store, and half of it when the audit is
+// enabled and unbounded, the other half being the audit's room; a bounded audit has its room
+// reserved, and no audit needs none. Elsewhere no bound of their own (jobs in memory share the
+// memory store with nothing; an external cluster's or an unbounded store is the operator's to
+// share). The share may be under jobs.MinStoreBytes, or none: the store is then too small for
+// a default (check).
+func (c Config) jobsStoreShare() (share int64, applies bool) {
+	if !c.jobsInStore() {
+		return 0, false
+	}
+	rest := c.NATS.MaxStoreBytes - c.nonceBytes() - c.auditBytes()
+	if c.auditUnbounded() {
+		rest /= 2
+	}
+	return rest, true
+}
+
+// auditUnbounded says whether the audit is kept without a bound: it then needs the store's
+// unreserved room.
+func (c Config) auditUnbounded() bool { return c.Audit.Enabled && c.Audit.MaxBytes == 0 }
+
+// jobsStoreBytes is SLUICE_JOBS_MAX_STORE_BYTES as it applies, unset read as 0.
+func (c Config) jobsStoreBytes() int64 {
+	if c.Jobs.MaxStoreBytes == nil {
 		return 0
 	}
-	return max((c.NATS.MaxStoreBytes-c.nonceBytes())/2, jobs.MinStoreBytes)
+	return *c.Jobs.MaxStoreBytes
 }
 
 // unknownVariables reports each SLUICE_ variable that is not a setting and not named in
@@ -517,16 +556,27 @@ func (c Config) check(m machine) []problem {
 		own("SIGNING_MAX_NONCES", "needs %d bytes of the embedded NATS store for the fleet's nonces (2 x %d x %d), more than SLUICE_NATS_MAX_STORE_BYTES (%d): lower it or raise the store",
 			c.Signing.BucketBytes(), c.Signing.MaxNonces, c.Signing.BucketBytes()/2/int64(c.Signing.MaxNonces), c.NATS.MaxStoreBytes)
 	}
-	// The jobs' buckets and queue reserve their bytes too, and what they and the nonces leave
-	// is the audit's.
-	if c.Jobs.Enabled && c.NATS.Embedded() && c.Jobs.KeyFile != "" && c.NATS.MaxStoreBytes > 0 &&
-		c.Jobs.MaxStoreBytes+c.nonceBytes() >= c.NATS.MaxStoreBytes {
-		own("JOBS_MAX_STORE_BYTES", "is %d bytes of the embedded NATS store, and the nonces %d: together they must leave the audit room below SLUICE_NATS_MAX_STORE_BYTES (%d); lower it or raise the store",
-			c.Jobs.MaxStoreBytes, c.nonceBytes(), c.NATS.MaxStoreBytes)
+	// The jobs' buckets and queue reserve their bytes too, as a bounded audit does, and what
+	// they and the nonces leave is an unbounded audit's: reservations past the store would fail
+	// the jobs' start (NATS's insufficient resources).
+	if c.jobsInStore() {
+		n, a := c.nonceBytes(), c.auditBytes()
+		if c.Jobs.MaxStoreBytes == nil { // the default share is too small (loadConfig)
+			least, of := int64(jobs.MinStoreBytes)+n+a, "what"
+			if c.auditUnbounded() {
+				least, of = 2*jobs.MinStoreBytes+n+a, "half of what"
+			}
+			share, _ := c.jobsStoreShare()
+			own("NATS_MAX_STORE_BYTES", "(%d) leaves the jobs (SLUICE_JOBS_KEY_FILE) %d bytes of the embedded NATS store by default (%s the nonces' %d and SLUICE_AUDIT_MAX_BYTES's %d leave), under the %d they need: raise it to at least %d, or set SLUICE_JOBS_MAX_STORE_BYTES=0 to leave the jobs unbounded (they may then fill the store the audit shares)",
+				c.NATS.MaxStoreBytes, max(share, 0), of, n, a, jobs.MinStoreBytes, least)
+		} else if j := c.jobsStoreBytes(); j > 0 && (j+n+a > c.NATS.MaxStoreBytes || c.auditUnbounded() && j+n >= c.NATS.MaxStoreBytes) {
+			own("JOBS_MAX_STORE_BYTES", "is %d bytes of the embedded NATS store, the nonces %d and SLUICE_AUDIT_MAX_BYTES %d: together they must fit SLUICE_NATS_MAX_STORE_BYTES (%d), leaving an unbounded audit room; lower it or SLUICE_AUDIT_MAX_BYTES, or raise the store",
+				j, n, a, c.NATS.MaxStoreBytes)
+		}
 	}
-	if c.Jobs.Enabled && c.NATS.Embedded() && c.Jobs.KeyFile == "" && c.NATS.MaxMemoryBytes > 0 && c.Jobs.MaxStoreBytes > c.NATS.MaxMemoryBytes {
+	if c.Jobs.Enabled && c.NATS.Embedded() && c.Jobs.KeyFile == "" && c.NATS.MaxMemoryBytes > 0 && c.jobsStoreBytes() > c.NATS.MaxMemoryBytes {
 		own("JOBS_MAX_STORE_BYTES", "is %d bytes of the embedded NATS memory store (jobs without SLUICE_JOBS_KEY_FILE), more than SLUICE_NATS_MAX_MEMORY_BYTES (%d)",
-			c.Jobs.MaxStoreBytes, c.NATS.MaxMemoryBytes)
+			c.jobsStoreBytes(), c.NATS.MaxMemoryBytes)
 	}
 	if c.Scheduler.PreemptLimit < 0 {
 		own("GENERATE_PREEMPT_LIMIT", "must be >= 0 (0: never preempt for priority) (got %d)", c.Scheduler.PreemptLimit)

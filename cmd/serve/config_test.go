@@ -426,25 +426,64 @@ func TestAModelOfManyPositionsIsServedWhatThePoolHolds(t *testing.T) {
 	}
 }
 
-// TestTheJobsShareOfTheStore: jobs with a key on a bounded embedded store get half of what the
-// nonces leave, unless set; a share that with the nonces passes the store is refused, naming
-// both settings; an unbounded store leaves the jobs unbounded.
+// TestTheJobsShareOfTheStore: jobs with a key on a bounded embedded store get, unless set, half
+// of what the nonces leave, or, beside a bounded audit, what the nonces and the audit's bound
+// leave; an explicit 0 is no bound of their own (it was replaced by the share); a share that
+// with the nonces and the audit's bound passes the store is refused, naming the settings (the
+// audit's bound was left out, and the jobs then failed to start, NATS's insufficient
+// resources); an unbounded store leaves the jobs unbounded.
 func TestTheJobsShareOfTheStore(t *testing.T) {
 	t.Parallel()
 	key := jobKey(t)
-	cfg, err := LoadConfig([]string{"SLUICE_JOBS_KEY_FILE=" + key, "SLUICE_NATS_MAX_STORE_BYTES=67108864"})
-	if err != nil || cfg.Jobs.MaxStoreBytes != 32<<20 {
-		t.Fatalf("a 64 MiB store: the jobs' share %d, %v", cfg.Jobs.MaxStoreBytes, err)
+	share := func(env ...string) int64 {
+		t.Helper()
+		cfg, err := LoadConfig(append([]string{"SLUICE_JOBS_KEY_FILE=" + key}, env...))
+		if err != nil || cfg.Jobs.MaxStoreBytes == nil {
+			t.Fatalf("%v: the jobs' share %v, %v", env, cfg.Jobs.MaxStoreBytes, err)
+		}
+		return *cfg.Jobs.MaxStoreBytes
 	}
-	if cfg, err := LoadConfig([]string{"SLUICE_JOBS_KEY_FILE=" + key}); err != nil || cfg.Jobs.MaxStoreBytes != 0 {
-		t.Fatalf("an unbounded store: the jobs' share %d, %v", cfg.Jobs.MaxStoreBytes, err)
+	if got := share("SLUICE_NATS_MAX_STORE_BYTES=67108864"); got != 32<<20 {
+		t.Errorf("a 64 MiB store: the jobs' share %d", got)
 	}
-	_, err = LoadConfig([]string{"SLUICE_JOBS_KEY_FILE=" + key, "SLUICE_NATS_MAX_STORE_BYTES=67108864", "SLUICE_JOBS_MAX_STORE_BYTES=67108864"})
-	if err == nil || !strings.Contains(err.Error(), "SLUICE_JOBS_MAX_STORE_BYTES") || !strings.Contains(err.Error(), "SLUICE_NATS_MAX_STORE_BYTES") {
-		t.Fatalf("the jobs' share as large as the store: %v", err)
+	if got := share("SLUICE_NATS_MAX_STORE_BYTES=67108864", "SLUICE_AUDIT_MAX_BYTES=41943040"); got != 24<<20 {
+		t.Errorf("a 64 MiB store, the audit's 40 MiB: the jobs' share %d", got)
+	}
+	if got := share("SLUICE_NATS_MAX_STORE_BYTES=67108864", "SLUICE_JOBS_MAX_STORE_BYTES=0"); got != 0 {
+		t.Errorf("a 64 MiB store, SLUICE_JOBS_MAX_STORE_BYTES=0: the jobs' share %d", got)
+	}
+	if got := share(); got != 0 {
+		t.Errorf("an unbounded store: the jobs' share %d", got)
+	}
+	for _, env := range [][]string{
+		{"SLUICE_NATS_MAX_STORE_BYTES=67108864", "SLUICE_JOBS_MAX_STORE_BYTES=67108864"},
+		{"SLUICE_NATS_MAX_STORE_BYTES=67108864", "SLUICE_JOBS_MAX_STORE_BYTES=33554432", "SLUICE_AUDIT_MAX_BYTES=41943040"},
+	} {
+		_, err := LoadConfig(append([]string{"SLUICE_JOBS_KEY_FILE=" + key}, env...))
+		if err == nil || !strings.Contains(err.Error(), "SLUICE_JOBS_MAX_STORE_BYTES is") || !strings.Contains(err.Error(), "SLUICE_NATS_MAX_STORE_BYTES") {
+			t.Errorf("%v: %v", env, err)
+		}
 	}
 	if _, err := LoadConfig([]string{"SLUICE_JOBS_MAX_STORE_BYTES=1024"}); err == nil || !strings.Contains(err.Error(), "SLUICE_JOBS_MAX_STORE_BYTES") {
 		t.Fatalf("a 1 KiB share: %v", err)
+	}
+}
+
+// TestAStoreTooSmallForTheJobsDefaultShare: a bounded store whose default share for the jobs
+// is under the 8 MiB they need is refused saying what to do (raise the store, or leave the
+// jobs unbounded), and starts with SLUICE_JOBS_MAX_STORE_BYTES=0. It was refused naming
+// SLUICE_JOBS_MAX_STORE_BYTES, unset, and telling the operator to lower it, which no value did.
+func TestAStoreTooSmallForTheJobsDefaultShare(t *testing.T) {
+	t.Parallel()
+	key := jobKey(t)
+	_, err := LoadConfig([]string{"SLUICE_JOBS_KEY_FILE=" + key, "SLUICE_NATS_MAX_STORE_BYTES=8388608"})
+	if err == nil || strings.Contains(err.Error(), "SLUICE_JOBS_MAX_STORE_BYTES is") ||
+		!strings.Contains(err.Error(), "raise it to at least 16777216, or set SLUICE_JOBS_MAX_STORE_BYTES=0") {
+		t.Errorf("an 8 MiB store: %v", err)
+	}
+	cfg, err := LoadConfig([]string{"SLUICE_JOBS_KEY_FILE=" + key, "SLUICE_NATS_MAX_STORE_BYTES=8388608", "SLUICE_JOBS_MAX_STORE_BYTES=0"})
+	if err != nil || cfg.Jobs.MaxStoreBytes == nil || *cfg.Jobs.MaxStoreBytes != 0 {
+		t.Errorf("an 8 MiB store, the jobs unbounded: %v, %v", cfg.Jobs.MaxStoreBytes, err)
 	}
 }
 

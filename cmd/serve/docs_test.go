@@ -48,7 +48,7 @@ var computedDefaults = map[string]string{
 	"SLUICE_GENERATE_HIGH_WATERMARK": "0 means max running + queue size",
 	"SLUICE_GENERATE_LOW_WATERMARK":  "0 means high / 2",
 	"SLUICE_REPLICA_ID":              "empty means the host name, made a valid subject token",
-	"SLUICE_JOBS_MAX_STORE_BYTES":    "0 means half of what the nonces leave of a bounded embedded file store holding jobs with a key, else no bound",
+	"SLUICE_JOBS_MAX_STORE_BYTES":    "unset (a nil pointer) means what the nonces and the audit's bound leave of a bounded embedded file store holding jobs with a key (half beside an unbounded audit), else no bound; an explicit 0 is no bound",
 }
 
 // configVariables are the SLUICE_ variables of Config, read from the env tags of its sections
