@@ -766,6 +766,33 @@ func TestJobsLeaveTheAuditItsRoom(t *testing.T) {
 	}
 }
 
+// TestJobsAFullStoreIsNotTheJobsShare: jobs without a share of their own that fill the whole
+// store are refused 503 saying the store is full, not naming SLUICE_JOBS_MAX_STORE_BYTES, a
+// setting the operator may never have set and whose raising would not help.
+func TestJobsAFullStoreIsNotTheJobsShare(t *testing.T) {
+	box, err := natsbox.Open(context.Background(), natsbox.Config{DataDir: t.TempDir(), Replicas: 1, Replica: "t",
+		MaxStoreBytes: 8 << 20}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(box.Close)
+	cfg := testConfig(t, true)
+	cfg.MaxPerTenant = 100
+	m := open(t, box, cfg, nil) // no workers: the documents stay queued
+	docs := []Document{{ID: "a", Text: strings.Repeat("x", 300<<10)}, {ID: "b", Text: strings.Repeat("y", 300<<10)}}
+	var refused error
+	for range 100 {
+		if _, refused = m.Create(context.Background(), "greedy", Spec{Documents: docs}); refused != nil {
+			break
+		}
+	}
+	var b *Bound
+	if !errors.As(refused, &b) || b.Status != http.StatusServiceUnavailable || strings.Contains(b.Message, "SLUICE_JOBS_MAX_STORE_BYTES") ||
+		!strings.Contains(b.Message, "store is full") {
+		t.Fatalf("a create past the whole store: %v", refused)
+	}
+}
+
 // TestJobsValuesOverTheMessageLimit: a document whose JSON is over what one message of the
 // job store holds is a 413 at Create (its text under MaxBytes, but each "<" written as six
 // bytes), not a job that can never be stored; and a result over it makes the document fail,

@@ -333,7 +333,7 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	}
 	rec, release, err := m.createRecord(ctx, tenant, spec)
 	if storeFull(err) {
-		return nil, errStoreFull
+		return nil, fullStore(err)
 	}
 	if err != nil {
 		return nil, err
@@ -374,7 +374,7 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 		_, _ = m.abandon(context.Background(), tenant, rec.ID, "the job's documents could not be stored")
 		_ = m.stream.Purge(context.Background(), jetstream.WithPurgeSubject(m.n.subject+"."+rec.ID))
 		if storeFull(err) {
-			return nil, errStoreFull
+			return nil, fullStore(err)
 		}
 		return nil, fmt.Errorf("jobs: storing the documents: %w", err)
 	}
@@ -385,10 +385,18 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	return rec, nil
 }
 
-// errStoreFull is a create the queue or the records bucket has no room for (MaxStoreBytes, or
-// the store's own bound): the jobs' bound is what leaves the audit its room.
-var errStoreFull = &Bound{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute,
-	Message: "the job store is full (SLUICE_JOBS_MAX_STORE_BYTES); retry once jobs have finished and expired"}
+// fullStore is a create refused for want of room (storeFull's err): the queue or the records
+// bucket at its bound (the jobs' share, MaxStoreBytes, which leaves the audit its room), or the
+// whole store, the audit's too, at its own. Only the first is the jobs' setting's to name: an
+// operator may never have set it, and raising it would not help the second.
+func fullStore(err error) *Bound {
+	if strings.Contains(err.Error(), "maximum bytes exceeded") {
+		return &Bound{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute,
+			Message: "the job store is full (SLUICE_JOBS_MAX_STORE_BYTES); retry once jobs have finished and expired"}
+	}
+	return &Bound{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute,
+		Message: "the server's store is full; retry once jobs have finished and expired"}
+}
 
 // storeFull says whether err is JetStream refusing a write for want of room: a stream at its
 // MaxBytes (discarding new), or the server's store at its bound.
