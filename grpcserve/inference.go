@@ -95,19 +95,33 @@ func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferR
 		Datatype string   `json:"datatype"`
 		Data     []string `json:"data"`
 	}
+	type output struct {
+		Name string `json:"name"`
+	}
 	body := struct {
 		ID         string         `json:"id,omitempty"`
 		Parameters map[string]any `json:"parameters,omitempty"`
 		Inputs     []tensor       `json:"inputs"`
+		Outputs    []output       `json:"outputs,omitempty"`
 	}{ID: req.GetId(), Parameters: parameters(req.GetParameters())}
+	for _, o := range req.GetOutputs() {
+		body.Outputs = append(body.Outputs, output{Name: o.GetName()})
+	}
 	path := modelPath(req.GetModelName()) + "/infer"
+	// What the protocol forbids is refused rather than read past (after the route's checks).
+	switch {
+	case req.GetModelVersion() != "":
+		return nil, invalid(ctx, s.calls, path, "validation_error: the server keeps no model versions; leave model_version empty")
+	case raw && len(req.GetRawInputContents()) != len(req.GetInputs()):
+		return nil, invalid(ctx, s.calls, path, "validation_error: raw_input_contents must hold one entry for each input")
+	}
 	texts := 0
 	for i, in := range req.GetInputs() {
 		t := tensor{Name: in.GetName(), Shape: in.GetShape(), Datatype: in.GetDatatype(), Data: []string{}}
 		var elems [][]byte
 		if raw {
-			if i >= len(req.GetRawInputContents()) {
-				return nil, invalid(ctx, s.calls, path, "validation_error: every input needs its raw contents")
+			if in.GetContents() != nil {
+				return nil, invalid(ctx, s.calls, path, "validation_error: an input's contents must be empty when raw_input_contents carries them")
 			}
 			var ok bool
 			if elems, ok = splitRaw(req.GetRawInputContents()[i], handlers.V2MaxTexts+1); !ok {
@@ -148,7 +162,7 @@ func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferR
 	if err := json.Unmarshal(r.Body, &got); err != nil {
 		return nil, status.Error(codes.Internal, "the answer does not fit the protocol")
 	}
-	out := &inferencepb.ModelInferResponse{ModelName: got.ModelName, ModelVersion: req.GetModelVersion(), Id: got.ID}
+	out := &inferencepb.ModelInferResponse{ModelName: got.ModelName, Id: got.ID}
 	for _, t := range got.Outputs {
 		o := &inferencepb.ModelInferResponse_InferOutputTensor{Name: t.Name, Datatype: t.Datatype, Shape: t.Shape}
 		if raw {

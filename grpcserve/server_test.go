@@ -3,6 +3,7 @@ package grpcserve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -102,5 +103,46 @@ func TestAFaultFoundHereIsAnsweredAfterTheRoutesChecks(t *testing.T) {
 		if status.Code(err) != want || (path == "/body") != strings.Contains(err.Error(), fault) {
 			t.Errorf("%s: %v", path, err)
 		}
+	}
+}
+
+// TestModelInferRefusesWhatTheProtocolForbids: contents beside raw_input_contents, raw entries
+// that do not match the inputs one for one, and a model version (the server keeps none) are
+// refused after the route's checks, where they were read past (and the version echoed); an
+// output asked for goes to the route, which knows the outputs there are.
+func TestModelInferRefusesWhatTheProtocolForbids(t *testing.T) {
+	var posted []string
+	app := fiber.New()
+	app.Post("/v2/models/pii/infer", func(c *fiber.Ctx) error {
+		if !json.Valid(c.Body()) {
+			return c.Status(422).JSON(fiber.Map{"error": "the body is not JSON"})
+		}
+		posted = append(posted, string(c.Body()))
+		return c.JSON(fiber.Map{"model_name": "pii", "outputs": []fiber.Map{}})
+	})
+	s := &inference{calls: handlers.NewInProcess(app)}
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs(":authority", "localhost"))
+	text := func(name string) *inferencepb.ModelInferRequest_InferInputTensor {
+		return &inferencepb.ModelInferRequest_InferInputTensor{Name: name, Datatype: "BYTES", Shape: []int64{1}}
+	}
+	raw := joinRaw([]string{"Alice"})
+	both := text("text")
+	both.Contents = &inferencepb.InferTensorContents{BytesContents: [][]byte{[]byte("Bob")}}
+	for name, req := range map[string]*inferencepb.ModelInferRequest{
+		"contents beside raw":  {ModelName: "pii", Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{both}, RawInputContents: [][]byte{raw}},
+		"a raw entry too many": {ModelName: "pii", Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{text("text")}, RawInputContents: [][]byte{raw, raw}},
+		"a version":            {ModelName: "pii", ModelVersion: "7", Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{text("text")}, RawInputContents: [][]byte{raw}},
+	} {
+		if _, err := s.ModelInfer(ctx, req); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if len(posted) != 0 {
+		t.Fatalf("refused requests reached the route: %q", posted)
+	}
+	req := &inferencepb.ModelInferRequest{ModelName: "pii", Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{text("text")},
+		RawInputContents: [][]byte{raw}, Outputs: []*inferencepb.ModelInferRequest_InferRequestedOutputTensor{{Name: "scores"}}}
+	if _, err := s.ModelInfer(ctx, req); err != nil || len(posted) != 1 || !strings.Contains(posted[0], `"outputs":[{"name":"scores"}]`) {
+		t.Fatalf("an output asked for: %v, the route got %q", err, posted)
 	}
 }

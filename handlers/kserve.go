@@ -169,7 +169,11 @@ type v2Request struct {
 	// priority, timeout, ...) that clients send by default are left alone, not refused.
 	Parameters map[string]json.RawMessage `json:"parameters"`
 	Inputs     []v2Tensor                 `json:"inputs"`
-	Outputs    json.RawMessage            `json:"outputs"`
+	// Outputs, when given, may only ask for the one output there is.
+	Outputs []struct {
+		Name       string                     `json:"name"`
+		Parameters map[string]json.RawMessage `json:"parameters"`
+	} `json:"outputs"`
 }
 
 type v2Output struct {
@@ -196,6 +200,12 @@ func (s *server) serveV2Infer(c *fiber.Ctx, x *exchange, ep *Endpoint) error {
 	texts, shape, ferr := v2Texts(req.Inputs, s.opts.Limits)
 	errs.add(ferr)
 	opts := s.v2Options(req.Parameters, &errs)
+	for i, o := range req.Outputs {
+		if o.Name != "entities" {
+			errs.add(&FieldError{Field: "body.outputs." + strconv.Itoa(i) + ".name", Type: "value_error",
+				Message: "Value error, the model's one output is entities"})
+		}
+	}
 	name, ok := v2ModelName(c)
 	ex, reported, pooled, ferr := ep.resolve(&name, s.opts.Pool != nil)
 	if !ok || ferr != nil {

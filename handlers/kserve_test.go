@@ -13,7 +13,8 @@ import (
 
 func TestOpenInferenceProtocolInfersEveryText(t *testing.T) {
 	f := newFixture(t, func(o *fixtureOptions) { o.extra = []Route{KServeInfer(o.pii)} })
-	body := `{"id":"r1","parameters":{"confidence_threshold":0.2,"binary_data_output":false},"inputs":[{"name":"text","shape":[2,1],"datatype":"BYTES","data":[["Alice saw Alice"],["nobody"]]}]}`
+	body := `{"id":"r1","parameters":{"confidence_threshold":0.2,"binary_data_output":false},"inputs":[{"name":"text","shape":[2,1],"datatype":"BYTES","data":[["Alice saw Alice"],["nobody"]]}],` +
+		`"outputs":[{"name":"entities","parameters":{"binary_data":false}}]}`
 	r := f.do(t, "POST", "/v2/models/pii/infer", body)
 	if r.status != 200 {
 		t.Fatalf("status %d: %s", r.status, r.raw)
@@ -64,6 +65,8 @@ func TestOpenInferenceProtocolErrorsAreItsOwnAndContentFree(t *testing.T) {
 		"lang":                   {"/v2/models/pii/infer", `{"parameters":{"lang":"xx"},"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}]}`, 422, "lang"},
 		"unknown model metadata": {"/v2/models/nope", "", 404, "No model"},
 		"threshold type":         {"/v2/models/pii/infer", `{"parameters":{"confidence_threshold":"high"},"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}]}`, 422, "body.parameters.confidence_threshold"},
+		// An output the model has not, asked for: refused, not answered with the one it has.
+		"an output it has not": {"/v2/models/pii/infer", `{"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}],"outputs":[{"name":"scores"}]}`, 422, "body.outputs.0.name"},
 	} {
 		method := "POST"
 		if c.body == "" {
