@@ -468,6 +468,20 @@ func TestJobsSettleEachRunsCharge(t *testing.T) {
 	}
 }
 
+// limitResults makes m's results bucket hold at most maxBytes.
+func limitResults(t *testing.T, box *natsbox.Box, m *Manager, maxBytes int64) {
+	t.Helper()
+	st, err := box.JetStream().Stream(context.Background(), "KV_"+m.n.results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := st.CachedInfo().Config
+	sc.MaxBytes = maxBytes
+	if _, err := box.JetStream().UpdateStream(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestJobsAResultTheStoreRefusesIsATry: a run whose result the store refuses (full) counts as
 // a try, so that the document runs MaxAttempts times, then fails saying why, where it ran
 // every second for as long as the queue kept it.
@@ -476,16 +490,7 @@ func TestJobsAResultTheStoreRefusesIsATry(t *testing.T) {
 	cfg := testConfig(t, true)
 	cfg.MaxAttempts = 2
 	m := open(t, box, cfg, nil)
-	// Room for a failure's result, not for a de-identified text.
-	st, err := box.JetStream().Stream(context.Background(), "KV_"+m.n.results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := st.CachedInfo().Config
-	sc.MaxBytes = 4 << 10
-	if _, err := box.JetStream().UpdateStream(context.Background(), sc); err != nil {
-		t.Fatal(err)
-	}
+	limitResults(t, box, m, 4<<10) // room for a failure's result, not for a de-identified text
 	rec, err := m.Create(context.Background(), "acme", Spec{Documents: []Document{{ID: "a", Text: "one"}, {ID: "b", Text: "two"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -521,15 +526,7 @@ func TestJobsAFullStoreStillEndsTheJob(t *testing.T) {
 	cfg.MaxAttempts = 1
 	m := open(t, box, cfg, nil)
 	ctx := context.Background()
-	st, err := box.JetStream().Stream(ctx, "KV_"+m.n.results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := st.CachedInfo().Config
-	sc.MaxBytes = 64 // no result fits
-	if _, err := box.JetStream().UpdateStream(ctx, sc); err != nil {
-		t.Fatal(err)
-	}
+	limitResults(t, box, m, 64) // no result fits
 	rec, err := m.Create(ctx, "acme", Spec{Documents: []Document{{ID: "a", Text: "one"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -169,21 +168,9 @@ func TestEncodersLoadOnDemand(t *testing.T) {
 	dir := modelsDir(t, "embeddings")
 	for _, copied := range [][2]string{{"embed-mini", "notes-embed"}, {"rerank-mini", "rerank"},
 		{"embed-mini", "more-1"}, {"embed-mini", "more-2"}, {"embed-mini", "more-3"}} {
-		from, to := copied[0], copied[1]
-		for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
-			data, err := os.ReadFile(filepath.Join("..", "..", "models", from, f))
-			if err != nil {
-				continue // the cross-encoder has no pooling
-			}
-			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, to, f)), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, to, f), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		copyEncoder(t, copied[0], filepath.Join(dir, copied[1]), nil)
 	}
-	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+dir)
+	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+dir, "SLUICE_MODEL_LOAD_WAIT_MS=120000") // each load waited for whole, however busy the machine
 	// An embedder named on the rerank route is refused without being loaded for it.
 	if status, body := postRaw2(t, srv, "/v1/rerank", map[string]any{"model": "notes-embed", "query": "x", "documents": []string{"y"}}); status != 404 {
 		t.Errorf("an embedder asked to rerank: %d %s", status, body)
@@ -262,18 +249,7 @@ func TestRerankWithCoheresClient(t *testing.T) {
 func TestAnEncoderStillLoadingIsA503WithItsRetryAfter(t *testing.T) {
 	t.Parallel()
 	dir := modelsDir(t)
-	for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "models", "embed-mini", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, "notes-embed", f)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "notes-embed", f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyEncoder(t, "embed-mini", filepath.Join(dir, "notes-embed"), nil)
 	srv := startServer(t, "SLUICE_GENERATE_MODEL=none", "SLUICE_MODELS_DIR="+dir, "SLUICE_MODEL_LOAD_WAIT_MS=0")
 	body, _ := json.Marshal(map[string]any{"model": "notes-embed", "input": "Allergy: penicillin - rash"})
 	resp, err := http.Post(srv.url+"/v1/embeddings", "application/json", bytes.NewReader(body))

@@ -24,30 +24,10 @@ import (
 func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "models", "embed-mini", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f == "config.json" {
-			data = []byte(strings.Replace(string(data), `"max_position_embeddings": 128`, `"max_position_embeddings": 3`, 1))
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, "broken", f)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "broken", f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: engine.DeviceCPU, IntraOpThreads: 1, InterOpThreads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	cfg, err := loadConfig(nil, testMachine)
-	if err != nil {
-		t.Fatal(err)
-	}
+	copyEncoder(t, "embed-mini", filepath.Join(dir, "broken"), func(data []byte) []byte {
+		return []byte(strings.Replace(string(data), `"max_position_embeddings": 128`, `"max_position_embeddings": 3`, 1))
+	})
+	rt, cfg := poolRuntime(t)
 	clk := clock.NewFake(time.Now())
 	var logs logtest.Buffer
 	p := &encoderPool{dir: dir, rt: rt, cfg: cfg, clk: clk, loaded: map[string]*onDemand{}, log: slog.New(slog.NewJSONHandler(&logs, nil)),
@@ -75,32 +55,13 @@ func TestAnEncoderThatFailsToLoadLeavesNothingOpen(t *testing.T) {
 func TestAnEncoderLoadOutlivesTheRequestThatStartedIt(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "models", "embed-mini", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, "notes", f)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "notes", f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: engine.DeviceCPU, IntraOpThreads: 1, InterOpThreads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	cfg, err := loadConfig(nil, testMachine)
-	if err != nil {
-		t.Fatal(err)
-	}
+	copyEncoder(t, "embed-mini", filepath.Join(dir, "notes"), nil)
+	rt, cfg := poolRuntime(t)
 	p := &encoderPool{dir: dir, rt: rt, cfg: cfg, clk: clock.NewFake(time.Now()), loaded: map[string]*onDemand{},
 		log: slog.New(slog.DiscardHandler), failed: warmpool.Failures{After: warmpool.DefaultRetryFailedAfter}}
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err = p.embedders(gone, "notes")
+	_, _, err := p.embedders(gone, "notes")
 	var loading *handlers.ModelLoadingError
 	if !errors.As(err, &loading) || loading.Remaining < time.Second {
 		t.Fatalf("a request that stopped waiting: %v", err)
@@ -115,4 +76,40 @@ func TestAnEncoderLoadOutlivesTheRequestThatStartedIt(t *testing.T) {
 		}
 	}
 	p.close(context.Background())
+}
+
+// copyEncoder copies the shipped encoder from into the directory to, its config.json through
+// edit when edit is not nil (a cross-encoder has no pooling: those files are skipped).
+func copyEncoder(t *testing.T, from, to string, edit func(config []byte) []byte) {
+	t.Helper()
+	for _, f := range []string{"config.json", "model.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "models", from, f))
+		if err != nil {
+			continue
+		}
+		if f == "config.json" && edit != nil {
+			data = edit(data)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(to, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// poolRuntime is a one-thread runtime, closed with the test, and the default configuration.
+func poolRuntime(t *testing.T) (*engine.Runtime, Config) {
+	t.Helper()
+	rt, err := engine.NewRuntime(engine.RuntimeOptions{Device: engine.DeviceCPU, IntraOpThreads: 1, InterOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	cfg, err := loadConfig(nil, testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, cfg
 }
