@@ -751,3 +751,124 @@ func TestAPreparedMaskPausesWithTheIndexFree(t *testing.T) {
 		t.Fatalf("after a walk given up: %v", err)
 	}
 }
+
+// refChain is a schema of levels definitions, each an anyOf of four $refs to the next, the last
+// null: a few hundred bytes whose every $ref, written where it stands, is written 4^levels
+// times over (the copies are the same, so the regular expression stays small).
+func refChain(levels int) string {
+	var b strings.Builder
+	b.WriteString(`{"$ref":"#/$defs/d0","$defs":{`)
+	for i := range levels {
+		next := `{"$ref":"#/$defs/d` + strconv.Itoa(i+1) + `"}`
+		b.WriteString(`"d` + strconv.Itoa(i) + `":{"anyOf":[` + strings.Repeat(next+`,`, 3) + next + `]},`)
+	}
+	b.WriteString(`"d` + strconv.Itoa(levels) + `":{"type":"null"}}}`)
+	return b.String()
+}
+
+// typeChain is objects nested levels deep, each of the type list object four times: each type
+// of the list is the whole schema again.
+func typeChain(levels int) string {
+	s := `{"type":"null"}`
+	for range levels {
+		s = `{"type":["object","object","object","object"],"properties":{"a":` + s + `},"required":["a"]}`
+	}
+	return s
+}
+
+// TestASchemaThatFansOutIsWrittenOnce: a definition reached by many $refs, and a type a list
+// names many times, are written once, so a schema's walk is about its size: every schema it
+// holds written at most once, none longer than the whole. Each was written again where it
+// stood, four times more a level: 24 levels, 3 KB, held a core for good.
+func TestASchemaThatFansOutIsWrittenOnce(t *testing.T) {
+	for name, schema := range map[string]string{
+		"anyOf of $refs": refChain(24),
+		"type lists":     typeChain(24),
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := new(schemaWriter)
+			re, err := w.regex([]byte(schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if schemas := strings.Count(schema, "{"); w.work > schemas*(len(re)+nodeWork) {
+				t.Errorf("the walk's work is %d, past %d schemas of at most %d bytes", w.work, schemas, len(re))
+			}
+			ix, err := Compile(byteVocab(), Spec{Kind: JSONSchema, Schema: []byte(schema)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Repeat(`{"a":`, 24) + `null` + strings.Repeat(`}`, 24)
+			if name == "anyOf of $refs" {
+				want = `null`
+			}
+			if !accepts(t, ix, want) || accepts(t, ix, want+" ") {
+				t.Errorf("the schema does not take %s alone", want)
+			}
+		})
+	}
+}
+
+// TestADefinitionWrittenOnceIsHeldToEachDepth: a definition written once is refused as too
+// deep where it is reached deep enough, as it would be written there: first reached two levels
+// down, then again under levels more.
+func TestADefinitionWrittenOnceIsHeldToEachDepth(t *testing.T) {
+	leaf := `{"type":"null"}` // ten objects deep
+	for range 10 {
+		leaf = `{"type":"object","properties":{"x":` + leaf + `}}`
+	}
+	for _, levels := range []int{50, 51, 52, 53} {
+		deep := `{"$ref":"#/$defs/leaf"}`
+		for range levels {
+			deep = `{"type":"object","properties":{"x":` + deep + `}}`
+		}
+		schema := `{"type":"object","properties":{"a":{"$ref":"#/$defs/leaf"},"b":` + deep + `},"$defs":{"leaf":` + leaf + `}}`
+		// The root is level 0, b 1, its $ref levels+1, the definition one more, and its last
+		// object ten below that.
+		tooDeep := levels+12 > maxSchemaDepth
+		_, err := SchemaRegex([]byte(schema))
+		if tooDeep && err != errTooDeep || !tooDeep && err != nil {
+			t.Errorf("a definition reached under %d levels: %v, want too deep %v", levels, err, tooDeep)
+		}
+	}
+}
+
+// TestASchemaPastItsWorkIsRefused: a piece near the size bound, nested, is copied into each
+// level that holds it; past maxSchemaWork the schema is refused as too complex, its own text
+// unquoted.
+func TestASchemaPastItsWorkIsRefused(t *testing.T) {
+	n := strconv.Itoa(200_000 / len(formats["date-time"]))
+	times := `{"type":"array","items":{"type":"string","format":"date-time"},"minItems":` + n + `,"maxItems":` + n + `}`
+	nest := func(levels int) string {
+		s := times
+		for range levels {
+			s = `{"type":"object","properties":{"PATIENT-CANARY":` + s + `}}`
+		}
+		return s
+	}
+	if re, err := SchemaRegex([]byte(nest(8))); err != nil || len(re) < 200_000 {
+		t.Fatalf("eight levels over %s date-times: %d bytes, %v", n, len(re), err)
+	}
+	_, err := SchemaRegex([]byte(nest(30)))
+	if err != errTooComplex || strings.Contains(err.Error(), "CANARY") {
+		t.Errorf("thirty levels: %v, want the schema refused as too complex", err)
+	}
+}
+
+// BenchmarkSchemaThatFansOut: the walks of TestASchemaThatFansOutIsWrittenOnce's schemas, by
+// their levels (4^levels writings where each was written again at each $ref or type).
+func BenchmarkSchemaThatFansOut(b *testing.B) {
+	for _, levels := range []int{8, 10, 24} {
+		for _, c := range []struct{ name, schema string }{{"refs", refChain(levels)}, {"types", typeChain(levels)}} {
+			schema := c.schema
+			b.Run(c.name+"/"+strconv.Itoa(levels), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := SchemaRegex([]byte(schema)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -60,6 +60,25 @@ const maxSchemaRegex = 256 << 10
 // errTooLarge refuses a schema whose regular expression would pass maxSchemaRegex.
 var errTooLarge = &UnsupportedError{Feature: "a schema this large"}
 
+// maxSchemaWork bounds a schema's walk: the bytes it writes in all, each piece counted every
+// time it is handed up to the one that holds it, and nodeWork for each schema it writes.
+// maxSchemaRegex bounds each piece, not their sum, and nesting copies a piece once a level (a
+// piece near the bound nested sixty deep is written sixty times); most pieces are a few bytes,
+// and a schema costs more to write than its bytes to copy (about 1.5 µs). Each definition is
+// written once and each type of a list once, so a walk is about its schema's size; this
+// bounds it where it is not, at about 65,000 schemas or 16 copies of the largest regular
+// expression (some 50 ms).
+const (
+	maxSchemaWork = 16 * maxSchemaRegex
+	nodeWork      = 64
+)
+
+// errTooComplex refuses a schema whose walk would pass maxSchemaWork.
+var errTooComplex = &UnsupportedError{Feature: "a schema this complex"}
+
+// errTooDeep refuses a schema nested past maxSchemaDepth (or, as decoded, maxJSONDepth).
+var errTooDeep = &UnsupportedError{Feature: "a schema nested this deep"}
+
 // anyJSON and anyJSONObject are anyValue and anyObject at anyDepth, written once: every open
 // value of every schema is one of them.
 var anyJSON, anyJSONObject = anyValue(anyDepth), anyObject(anyDepth)
@@ -128,13 +147,34 @@ var knownFormats = []string{"email", "idn-email", "hostname", "idn-hostname", "i
 // schemaWriter turns one schema into a regular expression; root resolves $ref.
 type schemaWriter struct {
 	root     map[string]any
-	visiting []string // the $refs being written, to refuse a recursive one
+	visiting []string              // the $refs being written, to refuse a recursive one
+	written  map[string]definition // the definitions written so far, by their $ref
+	deepest  int                   // the deepest level written so far, for a definition's height
+	work     int                   // the walk's work so far (maxSchemaWork)
+}
+
+// definition is a definition as written once, for every $ref to it: a schema of four $refs to
+// the next definition, each an anyOf of four to the one after, is otherwise written four times
+// more a level (its copies are the same, so the result stays small, and only the work grows).
+// What the writing depends on besides the definition is its depth, which refuses a level past
+// maxSchemaDepth, and the $refs being written, which refuse one of them reached again: a
+// definition that reached one of those would have reached itself, and been refused the first
+// time. So a definition that was written is the same regular expression at every $ref, or
+// errTooDeep where height levels below the $ref pass maxSchemaDepth.
+type definition struct {
+	re     string
+	height int
 }
 
 // SchemaRegex is the regular expression of the compact JSON texts a schema's writer emits:
 // every declared property, in the order declared, and nothing else; each text it matches
 // validates against the schema.
 func SchemaRegex(schema []byte) (string, error) {
+	return new(schemaWriter).regex(schema)
+}
+
+// regex is SchemaRegex, its work counted in w.
+func (w *schemaWriter) regex(schema []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(schema))
 	dec.UseNumber()
 	root, err := decodeOrdered(dec, 0)
@@ -151,7 +191,7 @@ func SchemaRegex(schema []byte) (string, error) {
 	if !ok {
 		return "", &InvalidError{Reason: "the schema is not a JSON object"}
 	}
-	w := &schemaWriter{root: m}
+	w.root, w.written = m, map[string]definition{}
 	re, err := w.value(m, 0)
 	if err != nil {
 		return "", err
@@ -167,8 +207,9 @@ const maxSchemaDepth = 64
 
 func (w *schemaWriter) value(s map[string]any, depth int) (string, error) {
 	if depth > maxSchemaDepth {
-		return "", &UnsupportedError{Feature: "a schema nested this deep"}
+		return "", errTooDeep
 	}
+	w.deepest = max(w.deepest, depth)
 	for k := range s {
 		if k != orderKey && !schemaKeywords[k] {
 			return "", &UnsupportedError{Feature: keywordName(k)}
@@ -276,24 +317,40 @@ var typeKeywords = map[string]string{
 	"minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
 }
 
-// schemaTypes is the schema's `type` as a list; without one, the type its keywords imply, or
-// nil (any value) when they imply none.
+// jsonTypes are the names `type` may hold.
+var jsonTypes = []string{"string", "integer", "number", "boolean", "null", "array", "object"}
+
+// errNoSuchType refuses a `type` that names none of jsonTypes.
+var errNoSuchType = &InvalidError{Reason: "`type` names no JSON type"}
+
+// schemaTypes is the schema's `type` as a list, each type once; without one, the type its
+// keywords imply, or nil (any value) when they imply none.
 func schemaTypes(s map[string]any) ([]string, error) {
 	bad := &InvalidError{Reason: "`type` must be a string or an array of strings"}
 	switch t := s["type"].(type) {
 	case string:
+		if !slices.Contains(jsonTypes, t) {
+			return nil, errNoSuchType
+		}
 		return []string{t}, nil
 	case []any:
 		if len(t) == 0 {
 			return nil, &InvalidError{Reason: "`type` is an empty array"}
 		}
-		out := make([]string, 0, len(t))
+		var out []string
 		for _, x := range t {
 			name, ok := x.(string)
 			if !ok {
 				return nil, bad
 			}
-			out = append(out, name)
+			if !slices.Contains(jsonTypes, name) {
+				return nil, errNoSuchType
+			}
+			// A type named twice is written once: each is the whole schema again, so a
+			// list of four objects nested twelve deep was written 4^12 times.
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
 		}
 		return out, nil
 	case nil:
@@ -444,12 +501,18 @@ func (w *schemaWriter) sub(v any, where string, depth int) (string, error) {
 	switch x := v.(type) {
 	case map[string]any:
 		re, err := w.value(x, depth+1)
-		if err == nil && len(re) > maxSchemaRegex {
+		if err != nil {
+			return "", err
+		}
+		if len(re) > maxSchemaRegex {
 			// Checked at every level: a part written twice (an array's item, a definition
 			// used twice) would otherwise double the work at each.
 			return "", errTooLarge
 		}
-		return re, err
+		if w.work += len(re) + nodeWork; w.work > maxSchemaWork {
+			return "", errTooComplex
+		}
+		return re, nil
 	case bool:
 		if x {
 			return anyJSON, nil
@@ -477,6 +540,13 @@ func (w *schemaWriter) ref(v any, depth int) (string, error) {
 	if slices.Contains(w.visiting, ref) {
 		return "", &UnsupportedError{Feature: "a recursive `$ref`"}
 	}
+	if done, ok := w.written[ref]; ok {
+		if depth+done.height > maxSchemaDepth {
+			return "", errTooDeep
+		}
+		w.deepest = max(w.deepest, depth+done.height)
+		return done.re, nil
+	}
 	table, _ := w.root[defs].(map[string]any)
 	target, ok := table[name]
 	if !ok {
@@ -484,7 +554,15 @@ func (w *schemaWriter) ref(v any, depth int) (string, error) {
 	}
 	w.visiting = append(w.visiting, ref)
 	defer func() { w.visiting = w.visiting[:len(w.visiting)-1] }()
-	return w.sub(target, "$ref", depth)
+	outer := w.deepest
+	w.deepest = depth
+	re, err := w.sub(target, "$ref", depth)
+	if err != nil {
+		return "", err
+	}
+	w.written[ref] = definition{re: re, height: w.deepest - depth}
+	w.deepest = max(outer, w.deepest)
+	return re, nil
 }
 
 func (w *schemaWriter) typed(s map[string]any, t string, depth int) (string, error) {
@@ -504,7 +582,7 @@ func (w *schemaWriter) typed(s map[string]any, t string, depth int) (string, err
 	case "object":
 		return w.object(s, depth)
 	}
-	return "", &InvalidError{Reason: "`type` names no JSON type"}
+	return "", errNoSuchType
 }
 
 func (w *schemaWriter) object(s map[string]any, depth int) (string, error) {
@@ -590,7 +668,7 @@ const maxJSONDepth = 128
 func decodeOrdered(dec *json.Decoder, depth int) (any, error) {
 	bad := &InvalidError{Reason: "the schema is not one JSON value"}
 	if depth > maxJSONDepth {
-		return nil, &UnsupportedError{Feature: "a schema nested this deep"}
+		return nil, errTooDeep
 	}
 	tok, err := dec.Token()
 	if err != nil {
