@@ -231,7 +231,7 @@ func (w *schemaWriter) value(s map[string]any, depth int) (string, error) {
 		return w.ref(ref, depth)
 	}
 	if c, ok := s["const"]; ok {
-		if !ofType(s, c) {
+		if !ofType(s)(c) {
 			return "", &InvalidError{Reason: "`const` is not of the schema's `type`"}
 		}
 		return literal(c)
@@ -242,8 +242,9 @@ func (w *schemaWriter) value(s map[string]any, depth int) (string, error) {
 			return "", &InvalidError{Reason: "`enum` must be a non-empty array"}
 		}
 		alts := make([]string, 0, len(list))
+		keep := ofType(s)
 		for _, v := range list {
-			if ofType(s, v) {
+			if keep(v) {
 				re, _ := literal(v)
 				alts = append(alts, re)
 			}
@@ -397,22 +398,17 @@ func jsonType(v any) string {
 	return "object"
 }
 
-// ofType reports whether v is of the schema's `type` (any, without one).
-func ofType(s map[string]any, v any) bool {
+// ofType reports whether a value is of the schema's `type` (any, without one; none, where
+// `type` is not one). The list is read once for all of an enum's values: it may be as long.
+func ofType(s map[string]any) func(v any) bool {
 	if _, ok := s["type"]; !ok {
-		return true
+		return func(any) bool { return true }
 	}
 	types, err := schemaTypes(map[string]any{"type": s["type"]})
-	if err != nil {
-		return false
+	return func(v any) bool {
+		t := jsonType(v)
+		return err == nil && (slices.Contains(types, t) || t == "integer" && slices.Contains(types, "number"))
 	}
-	t := jsonType(v)
-	for _, want := range types {
-		if want == t || want == "number" && t == "integer" {
-			return true
-		}
-	}
-	return false
 }
 
 // disjoint reports whether oneOf's branches can be told apart by JSON type alone, so that a
