@@ -253,6 +253,20 @@ func (u *fakeChatUpstream) Chat(_ context.Context, msgs []chat.Message, opts cha
 
 func (u *fakeChatUpstream) Kind() string { return "openai" }
 
+// TestIdentifiersAreReadAsTheirWords: a function's name or a key is read by the PII pass as the
+// words it is made of (read whole, the shipped model took most snake_case names for e-mail
+// addresses, and refused an agent conversation that called calculate_bmi); what is not an
+// identifier is read as it is.
+func TestIdentifiersAreReadAsTheirWords(t *testing.T) {
+	for in, want := range map[string]string{"calculate_bmi": "calculate bmi", "getPatientByMrn": "get Patient By Mrn",
+		"chart_for_John_Smith": "chart for John Smith", "Alice": "Alice", "get-vitals": "get-vitals", "HTTPServer": "HTTPServer",
+		"ask Alice": "ask Alice", "1962_03_04": "1962_03_04", "a.b": "a.b"} {
+		if got := identifierWords(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestGatewayChatTextBeforeCallsIsOneAnswer: an external model's text that ends, before its
 // calls, in what might begin a placeholder is the same streamed as whole (streamed, the
 // text's restorer was never told the text had ended, and what it held was dropped).

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -151,7 +152,10 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	defs := requestDefinitions(c.Body())
 	firstDef := len(texts)
 	for _, def := range defs {
-		for _, leaf := range def.leaves {
+		for j, leaf := range def.leaves {
+			if !def.free[j] {
+				leaf = identifierWords(leaf) // only refused, never redacted: read as words
+			}
 			texts = append(texts, chat.Message{Content: leaf})
 		}
 	}
@@ -161,7 +165,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	firstName := len(texts)
 	for _, m := range msgs {
 		for _, call := range m.ToolCalls {
-			texts = append(texts, chat.Message{Content: call.Name})
+			texts = append(texts, chat.Message{Content: identifierWords(call.Name)})
 		}
 	}
 	if msg := conversationText(texts, s.opts.Limits); msg != "" {
@@ -461,6 +465,31 @@ func foldKey(s string) string {
 	}
 	return b.String()
 }
+
+// identifierWords is an identifier ("calculate_bmi", "getPatientByMrn") as the words it is made
+// of, which is how the PII pass reads a text it only refuses: read whole, the model takes most
+// snake_case words for e-mail addresses, and refused agent conversations that called
+// calculate_bmi; read as words, "chart_for_John_Smith" still names John Smith. Anything else is
+// returned as it is.
+func identifierWords(s string) string {
+	if !identifier.MatchString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '_':
+			b.WriteByte(' ')
+			continue
+		case i > 0 && unicode.IsUpper(r) && unicode.IsLower(rune(s[i-1])):
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+var identifier = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // definition is a JSON value of the request beside its messages (its tools, its response
 // format), taken apart into its leaves (keys, strings and numbers, in document order) as it
