@@ -380,15 +380,15 @@ func piece(tok *tokenizer.Tokenizer, context []int64, id int64) string {
 	return tok.Decode([]int64{id}, true)
 }
 
-// pieceBytes is Token.Bytes of piece, token id's.
+// pieceBytes is Token.Bytes of piece, token id's: its own bytes where they are part of a
+// character (the middle one of three, whose piece in context is empty, too) or the piece
+// holds U+FFFD for them.
 func pieceBytes(tok *tokenizer.Tokenizer, piece string, id int64) []byte {
-	if !strings.ContainsRune(piece, utf8.RuneError) {
+	b, ok := tok.TokenBytes(id)
+	if !ok || utf8.Valid(b) && !strings.ContainsRune(piece, utf8.RuneError) {
 		return nil
 	}
-	if b, ok := tok.TokenBytes(id); ok {
-		return b
-	}
-	return nil
+	return b
 }
 
 // PromptLogprobs is the prompt's tokens with their log probabilities and alternatives when
