@@ -391,7 +391,7 @@ func TestDrainRateEWMA(t *testing.T) {
 // TestClassShareFollowsTheWeights: a class's share of the drain rate is its weight over the
 // weights of the classes that compete with it (those with requests waiting), whatever the
 // weights are; alone, a class has the whole rate; a class held to some of the workers
-// (MaxBulkWorkers) at most their part (its Retry-After was too short).
+// (MaxBulkWorkers) beside others at most their part (its Retry-After was too short).
 func TestClassShareFollowsTheWeights(t *testing.T) {
 	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-12 }
 	for _, c := range []struct {
@@ -411,10 +411,11 @@ func TestClassShareFollowsTheWeights(t *testing.T) {
 			t.Errorf("weights %v waiting %v: share of %s = %v, want %v", c.weights, c.waiting, c.p, got, c.want)
 		}
 	}
-	// A class held to some of the workers drains at most at their part of the rate, alone too.
+	// A class held to some of the workers drains beside others at most at their part of the
+	// rate; alone, at the whole rate measured, which is already theirs alone.
 	capped := Limits{Weights: [NumPriorities]int{1, 3}, Workers: 4}
 	capped.ClassWorkers[Bulk] = 1
-	for waiting, want := range map[[NumPriorities]int]float64{{0, 5}: 0.25, {2, 5}: 0.25} {
+	for waiting, want := range map[[NumPriorities]int]float64{{0, 5}: 1, {2, 5}: 0.25} {
 		if got := capped.share(Bulk, waiting); !near(got, want) {
 			t.Errorf("bulk held to 1 of 4 workers, waiting %v: share %v, want %v", waiting, got, want)
 		}

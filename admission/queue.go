@@ -69,7 +69,8 @@ type Limits struct {
 }
 
 // share is the part of the Queue's completion rate that class p gets while the classes with
-// requests waiting (and p itself) compete for dispatch, and its workers' cap allows.
+// requests waiting (and p itself) compete for dispatch, and, beside them, its workers' cap
+// allows.
 func (lim Limits) share(p Priority, waiting [NumPriorities]int) float64 {
 	total := 0
 	for q, w := range lim.Weights {
@@ -81,7 +82,9 @@ func (lim Limits) share(p Priority, waiting [NumPriorities]int) float64 {
 	if total > 0 {
 		share = float64(lim.Weights[p]) / float64(total)
 	}
-	if most := lim.ClassWorkers[p]; most > 0 && lim.Workers > most {
+	// Beside others, a class held to some of the workers drains at most at their part of the
+	// rate; alone, the rate measured is already theirs.
+	if most := lim.ClassWorkers[p]; most > 0 && lim.Workers > most && total > lim.Weights[p] {
 		share = min(share, float64(most)/float64(lim.Workers))
 	}
 	return share
