@@ -23,9 +23,10 @@ type surrogates struct {
 	// seed, when set (a subject's document), seeds each original's own draw, so that its
 	// surrogate depends on the original alone, not on what was drawn before it.
 	seed func(canonical, original string) [32]byte
-	// originals are the document's originals so far, by kind and folded: a stand-in is never
-	// one of them, so that no real name of the note appears in another's place. (A subject's
-	// stand-ins depend on the original alone, so they cannot look.)
+	// originals are the document's originals so far (originalKeys): a stand-in is never one of
+	// them, so that no real name of the note appears in another's place. A stream's part
+	// cannot know the originals of parts to come, and a subject's stand-ins depend on the
+	// original alone, so they cannot look.
 	originals map[[2]string]bool
 }
 
@@ -115,9 +116,38 @@ func (s *surrogates) firstName(dr drawer, original string) string {
 	return dr.fake.FirstName()
 }
 
-// saw notes an original of the document, before any stand-in of its part is drawn.
+// saw notes an original of the document, before any stand-in of its part is drawn: a name's
+// words each, whatever kind of name it was found as ("Alan Brooks" a person, "Brooks" a last
+// name), so that no stand-in of any name is one of them.
 func (s *surrogates) saw(k kind, original string) {
-	s.originals[[2]string{k.canonical, foldOriginal(original)}] = true
+	for _, key := range originalKeys(k, original) {
+		s.originals[key] = true
+	}
+}
+
+// isOriginal says whether a stand-in v of kind k is, or for a name holds a word that is, an
+// original the document has shown so far.
+func (s *surrogates) isOriginal(k kind, v string) bool {
+	for _, key := range originalKeys(k, v) {
+		if s.originals[key] {
+			return true
+		}
+	}
+	return false
+}
+
+// originalKeys are the keys text is known by among the originals: a name's words under one
+// kind for every name, anything else whole under its own.
+func originalKeys(k kind, text string) [][2]string {
+	switch k.canonical {
+	case "PERSON", "FIRST_NAME", "MIDDLE_NAME", "LAST_NAME":
+		var keys [][2]string
+		for _, w := range strings.Fields(foldOriginal(text)) {
+			keys = append(keys, [2]string{"NAME", w})
+		}
+		return keys
+	}
+	return [][2]string{{k.canonical, foldOriginal(text)}}
 }
 
 // get is original's surrogate for kind k: drawn once a document for each original however
@@ -137,7 +167,7 @@ func (s *surrogates) get(label string, k kind, original string) string {
 		}
 		for range 10 { // a draw that happens to equal the original, or another, is drawn again
 			v = s.draw(dr, label, k, original)
-			if inCaseOf(original, v) != original && (s.seed != nil || !s.originals[[2]string{k.canonical, foldOriginal(v)}]) {
+			if inCaseOf(original, v) != original && (s.seed != nil || !s.isOriginal(k, v)) {
 				break
 			}
 		}

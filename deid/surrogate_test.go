@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brianvoe/gofakeit/v7"
+
 	"github.com/sluice-serving/sluice/entities"
 )
 
@@ -288,6 +290,32 @@ func TestAStandInIsNoOtherOriginalOfTheNote(t *testing.T) {
 	for _, red := range res.Redactions {
 		if originals[strings.ToLower(red.Replacement)] {
 			t.Fatalf("a stand-in is another original of the note: %q (of %d)", red.Replacement, len(spans))
+		}
+	}
+	// Across the kinds of name: a family name drawn for a last_name is none of the words of the
+	// note's persons (a third of the family names the draws choose from).
+	fake := gofakeit.New(1)
+	seen := map[string]bool{}
+	b.Reset()
+	spans = spans[:0]
+	for len(seen) < 150 {
+		if last := fake.LastName(); !seen[strings.ToLower(last)] {
+			seen[strings.ToLower(last)] = true
+			b.WriteString("Dr. ")
+			spans = append(spans, entities.Entity{Label: "person", Start: b.Len(), End: b.Len() + len("Pat "+last), Score: 0.99})
+			b.WriteString("Pat " + last + " called. ")
+		}
+	}
+	for i := range 30 {
+		b.WriteString("Seen by ")
+		name := "Qzx" + strings.Repeat("q", i)
+		spans = append(spans, entities.Entity{Label: "last_name", Start: b.Len(), End: b.Len() + len(name), Score: 0.99})
+		b.WriteString(name + ". ")
+	}
+	res = newTestRedactor(t, "0123456789abcdef").Apply(b.String(), spans, Options{Method: Replace})
+	for _, red := range res.Redactions {
+		if red.Label == "last_name" && seen[strings.ToLower(red.Replacement)] {
+			t.Fatalf("a family name's stand-in is a person's of the note: %q", red.Replacement)
 		}
 	}
 }
