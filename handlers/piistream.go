@@ -240,8 +240,12 @@ func (s *server) startStream(c *fiber.Ctx, x *exchange, w *windowRun, done func(
 	conn := c.Context().Conn()
 	c.Context().SetBodyStreamWriter(func(bw *bufio.Writer) {
 		defer done()
-		end, _ := w.ctx.Deadline()
-		out := &lineWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout, end: end}
+		out := &lineWriter{w: bw, conn: conn, stall: s.opts.Limits.WriteTimeout}
+		if end, ok := w.ctx.Deadline(); ok {
+			// The work's last window may end just inside the deadline, its lines still to write
+			// to a reader that reads them promptly: the stall limit past it.
+			out.end = end.Add(out.stall)
+		}
 		outcome := s.guarded(x, out, func() string { return body(first, out) })
 		s.closeStream(d, outcome, &w.stats)
 	})
@@ -620,9 +624,10 @@ func chunkEnd(text string, from, to, chars int, spans []entities.Entity) (end in
 // lineWriter writes an NDJSON stream's lines, each flushed as it is written. Each write has the
 // stall limit to reach the socket: the HTTP server's write timeout, one deadline for a whole
 // answer, would cut a long stream its reader is still reading, and a reader that takes
-// nothing must still let go of the connection. The stream as a whole has its request's
-// deadline, end (zero: none), as its work does: a reader that takes each line just inside the
-// stall limit, one character's chunk at a time, held the stream's model and places for hours.
+// nothing must still let go of the connection. The stream as a whole ends by end (zero: none),
+// its request's deadline, which its work has, and the stall limit after it: a reader that
+// takes each line just inside the stall limit, one character's chunk at a time, held the
+// stream's model and places for hours.
 type lineWriter struct {
 	w     *bufio.Writer
 	conn  net.Conn

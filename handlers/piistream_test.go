@@ -281,3 +281,36 @@ func TestAStreamsLinesAreHeldToItsRequestsDeadline(t *testing.T) {
 		t.Fatalf("the error line after the deadline: %q", line)
 	}
 }
+
+// lateWindows finishes its windows after the first just inside the request's deadline, as a
+// slow model's last window may.
+type lateWindows struct{ *fakeExtractor }
+
+func (l *lateWindows) Extract(ctx context.Context, p admission.Priority, text string, opts entities.Options) ([]entities.Entity, extract.Stats, error) {
+	if dl, ok := ctx.Deadline(); ok && l.callCount() >= 1 {
+		time.Sleep(time.Until(dl) - 3*time.Millisecond) // the model's time, not a wait for state
+	}
+	return l.fakeExtractor.Extract(ctx, p, text, opts)
+}
+
+// TestAStreamWhoseWorkEndsInTimeIsWrittenWhole: a stream whose last window ends just inside its
+// deadline, read promptly, is written to its final line, though its thousands of one-character
+// chunks are written after the deadline (the lines held to the deadline alone were cut there,
+// with no final line and no error).
+func TestAStreamWhoseWorkEndsInTimeIsWrittenWhole(t *testing.T) {
+	r, err := deid.New(deid.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxBodyBytes, o.Limits.MaxTextChars, o.Limits.MaxTextBytes = 1<<20, 1<<19, 1<<19
+		o.Limits.RequestTimeout = 300 * time.Millisecond
+		o.pii.Models["pii"] = &lateWindows{o.pii.Models["pii"].(*fakeExtractor)}
+		o.extra = []Route{PIIDeidentifyStream(o.pii, r)}
+	})
+	body, _ := json.Marshal(map[string]any{"text": strings.Repeat("x went home. ", 600), "chunk_size": 1})
+	lines := strings.Split(strings.TrimSpace(f.do(t, "POST", "/pii/deidentify/stream", string(body)).raw), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, `"type":"final"`) {
+		t.Fatalf("%d lines, the last %.300s", len(lines), last)
+	}
+}
