@@ -215,8 +215,9 @@ func (p *encoderPool) load(d *onDemand, name string) (err error) {
 	if err != nil {
 		return err
 	}
+	loaded := false // not by a return alone: a panic (loadSafely) must also close what was opened
 	defer func() {
-		if err != nil {
+		if !loaded {
 			_ = sess.Close() // nothing started on it
 		}
 	}()
@@ -242,7 +243,7 @@ func (p *encoderPool) load(d *onDemand, name string) (err error) {
 		d.rr, loop, q = r, r, r.Queue()
 	}
 	defer func() {
-		if err != nil {
+		if !loaded {
 			_ = loop.Close(context.Background()) // never started: frees its name for a later try
 		}
 	}()
@@ -258,6 +259,7 @@ func (p *encoderPool) load(d *onDemand, name string) (err error) {
 		loop.Start(p.work)
 	}
 	p.loops = append(p.loops, loop)
+	loaded = true
 	return nil
 }
 
