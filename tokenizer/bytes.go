@@ -25,10 +25,7 @@ func (t *Tokenizer) TokenBytes(id int64) ([]byte, bool) {
 		}
 		return out, true
 	}
-	if seq, ok := t.decoder.(sequenceDecoder); ok && slices.ContainsFunc(seq, func(d chainDecoder) bool {
-		_, ok := d.(byteFallbackDecoder)
-		return ok
-	}) {
+	if t.fallsBackToBytes() {
 		if b, ok := fallbackByte(tok); ok {
 			return []byte{b}, true
 		}
@@ -41,4 +38,20 @@ func (t *Tokenizer) TokenBytes(id int64) ([]byte, bool) {
 		return nil, false
 	}
 	return []byte(rest), true
+}
+
+// fallsBackToBytes reports whether the decoder reads <0xXX> tokens as bytes (ByteFallback,
+// alone or in a Sequence, where the parse wraps it to decode alone).
+func (t *Tokenizer) fallsBackToBytes() bool {
+	isFallback := func(d any) bool {
+		if c, ok := d.(chainOnly); ok {
+			_, ok := c.chainDecoder.(byteFallbackDecoder)
+			return ok
+		}
+		return false
+	}
+	if seq, ok := t.decoder.(sequenceDecoder); ok {
+		return slices.ContainsFunc(seq, func(d chainDecoder) bool { return isFallback(d) })
+	}
+	return isFallback(t.decoder)
 }

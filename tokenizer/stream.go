@@ -9,12 +9,14 @@ import (
 // ids cannot change: decoders rewrite earlier text (WordPiece's cleanup joins " ." to ".",
 // byte-level pieces complete a character only with the next byte), so each id's text is the
 // difference between decoding a short window with and without it, as HuggingFace's text
-// generation server does. Text ending in U+FFFD (an incomplete UTF-8 sequence) is held back
-// until the character completes; nothing ever emits half a character. Where a new id
-// rewrites text already emitted (SentencePiece's byte fallback turns a whole run of byte
-// tokens into U+FFFD once one of them breaks UTF-8), what was sent stands and the new text
-// is what lies past as many characters as were sent, as HF's server slices it; the stream
-// moves on rather than waiting for a prefix that will never come back.
+// generation server does. Ids whose bytes (TokenBytes) end in the first bytes of a character,
+// decoded as U+FFFD, are held back until the character completes; nothing ever emits half a
+// character. A U+FFFD that no byte can complete (the model's own, or bytes that are not UTF-8)
+// goes out at once: held, it would hold the stream to its end, each id decoding the whole held
+// window again. Where a new id rewrites text already emitted (SentencePiece's byte fallback
+// turns a whole run of byte tokens into U+FFFD once one of them breaks UTF-8), what was sent
+// stands and the new text is what lies past as many characters as were sent, as HF's server
+// slices it; the stream moves on rather than waiting for a prefix that will never come back.
 type DecodeStream struct {
 	t     *Tokenizer
 	ids   []int64
@@ -37,12 +39,40 @@ func (t *Tokenizer) NewDecodeStream(prompt []int64) *DecodeStream {
 // Next adds id and returns the text it completes; "" when it completes none yet (the rest
 // comes with a later id). Special tokens add no text.
 func (d *DecodeStream) Next(id int64) string {
+	if tok, ok := d.t.Token(id); !ok || d.t.specials[tok] {
+		return "" // Decode passes over it: kept in the window, it would only lengthen it
+	}
 	d.ids = append(d.ids, id)
 	after := d.t.Decode(d.ids[d.start:], true)
-	if endsIncomplete(after) {
+	if endsIncomplete(after) && d.partial() {
 		return ""
 	}
 	return d.advance(after)
+}
+
+// maxHeld bounds the ids held for one character, whose first bytes (three at most) come in
+// three ids at most, and one to spare: past it the U+FFFD goes out, as a character that never
+// completes goes out with Flush.
+const maxHeld = utf8.UTFMax
+
+// partial reports whether the ids not yet emitted end in the first bytes of a character,
+// which later bytes could complete.
+func (d *DecodeStream) partial() bool {
+	held := d.ids[d.read:]
+	if len(held) > maxHeld {
+		return false
+	}
+	var tail []byte
+	for i := len(held) - 1; i >= 0 && len(tail) < utf8.UTFMax; i-- {
+		b, _ := d.t.TokenBytes(held[i])
+		tail = append(b[max(0, len(b)-utf8.UTFMax):len(b):len(b)], tail...)
+	}
+	for i := len(tail) - 1; i >= max(0, len(tail)-utf8.UTFMax+1); i-- {
+		if utf8.RuneStart(tail[i]) {
+			return !utf8.FullRune(tail[i:])
+		}
+	}
+	return false
 }
 
 // Flush returns the text Next held back, for a stream that ends: a character that will

@@ -1,8 +1,10 @@
 package tokenizer
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -142,5 +144,127 @@ func TestByteFallbackRewriteDoesNotStallTheStream(t *testing.T) {
 	}
 	if !strings.HasSuffix(got.String(), " hello world") {
 		t.Fatalf("after the rewritten run the stream gave %q; the words after it were held back", got.String())
+	}
+}
+
+// TestDecodeStreamHoldsOnlyPartsOfACharacter: a U+FFFD that no byte can complete (the model's
+// own character, a byte that cannot begin or go on with one) goes out with its id, and the
+// decoded window stays a character's worth long; it was held as half a character, so nothing
+// streamed until Flush and each id decoded every id held (16,384 took 26 s). The first bytes
+// of a character are still held until it completes or breaks, and the stream spells the text
+// decoded whole.
+func TestDecodeStreamHoldsOnlyPartsOfACharacter(t *testing.T) {
+	tok := loadTestdata(t, "gpt2")
+	byteID := map[byte]int64{}
+	for id := range int64(tok.VocabSize()) {
+		if b, ok := tok.TokenBytes(id); ok && len(b) == 1 {
+			byteID[b[0]] = id
+		}
+	}
+	fffd := tok.Encode("\uFFFD", false).IDs
+	if len(fffd) != 1 || len(byteID) != 256 {
+		t.Fatalf("U+FFFD is %d ids, %d bytes have a token; the test assumes GPT-2's one and 256", len(fffd), len(byteID))
+	}
+	bytesOf := func(s string) []int64 {
+		var ids []int64
+		for i := range len(s) {
+			ids = append(ids, byteID[s[i]])
+		}
+		return ids
+	}
+	eot, _ := tok.TokenID("<|endoftext|>")
+	prompt := tok.Encode("Patient", false).IDs
+	for _, c := range []struct {
+		name   string
+		ids    []int64
+		pieces []string // what each Next gives
+	}{
+		{"U+FFFD generated", []int64{fffd[0], fffd[0], fffd[0]}, []string{"\uFFFD", "\uFFFD", "\uFFFD"}},
+		{"bytes no character begins with", bytesOf("\x80\xff\xc0"), []string{"\uFFFD", "\uFFFD", "\uFFFD"}},
+		{"a character in bytes", bytesOf("\xf0\x9f\x98\x80"), []string{"", "", "", "😀"}},
+		{"a character broken by a letter", bytesOf("\xe4\xb8a"), []string{"", "", "\uFFFDa"}},
+		{"a character broken by U+FFFD", append(bytesOf("\xe4"), fffd[0]), []string{"", "\uFFFD\uFFFD"}},
+		{"a character's bytes either side of a special token", append(append(bytesOf("\xc3"), eot), bytesOf("\xa9")...), []string{"", "", "é"}},
+	} {
+		ds := tok.NewDecodeStream(prompt)
+		var got strings.Builder
+		for i, id := range c.ids {
+			piece := ds.Next(id)
+			if piece != c.pieces[i] {
+				t.Errorf("%s: id %d gave %q, want %q", c.name, i, piece, c.pieces[i])
+			}
+			got.WriteString(piece)
+		}
+		got.WriteString(ds.Flush())
+		seed := prompt[max(0, len(prompt)-contextIDs):]
+		want := strings.TrimPrefix(tok.Decode(append(append([]int64{}, seed...), c.ids...), true), tok.Decode(seed, true))
+		if got.String() != want {
+			t.Errorf("%s: stream %q, decoded whole %q", c.name, got.String(), want)
+		}
+	}
+
+	ds := tok.NewDecodeStream(prompt)
+	for i := range 1000 {
+		if piece := ds.Next(fffd[0]); piece != "\uFFFD" {
+			t.Fatalf("U+FFFD %d gave %q", i, piece)
+		}
+		if window := len(ds.ids) - ds.start; window > 2 {
+			t.Fatalf("after %d U+FFFD the decoded window is %d ids", i+1, window)
+		}
+	}
+
+	// Special tokens, which decode to nothing, do not lengthen the window either, between a
+	// character's bytes or not.
+	ds = tok.NewDecodeStream(prompt)
+	var sent strings.Builder
+	for _, id := range append(append(bytesOf("\xe4"), slices.Repeat([]int64{eot}, 1000)...), bytesOf("\xb8\xad")...) {
+		sent.WriteString(ds.Next(id))
+		if window := len(ds.ids) - ds.start; window > contextIDs+3 {
+			t.Fatalf("the decoded window grew to %d ids", window)
+		}
+	}
+	if sent.String() != "中" {
+		t.Fatalf("a character's bytes either side of 1000 special tokens: %q", sent.String())
+	}
+}
+
+// TestDecodeStreamHoldsFallbackBytes: byte fallback's <0xXX> tokens are a character's bytes
+// whether ByteFallback decodes alone or in a Sequence (where TokenBytes read them as the text
+// U+FFFD, so that the stream held nothing): a character's first bytes are held, and a byte no
+// character begins with goes out at once.
+func TestDecodeStreamHoldsFallbackBytes(t *testing.T) {
+	raw, err := os.ReadFile("testdata/llama-bpe.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]any
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	for _, decoder := range []any{file["decoder"], map[string]any{"type": "ByteFallback"}} {
+		file["decoder"] = decoder
+		raw, _ := json.Marshal(file)
+		tok, err := Load(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, piece := range []string{"<0xE4>", "<0xB8>", "<0xAD>", "▁", "<0x80>"} {
+			id, ok := tok.TokenID(piece)
+			if !ok {
+				t.Fatalf("no token %s", piece)
+			}
+			ids = append(ids, id)
+		}
+		prompt := tok.Encode("Patient", false).IDs
+		ds := tok.NewDecodeStream(prompt)
+		var got []string
+		for _, id := range ids {
+			got = append(got, ds.Next(id))
+		}
+		whole := strings.TrimPrefix(tok.Decode(append(slices.Clone(prompt), ids...), true), tok.Decode(prompt, true))
+		if got[0] != "" || got[1] != "" || got[2] != "中" || got[4] != "\uFFFD" || strings.Join(got, "") != whole {
+			t.Errorf("decoder %v: %q, decoded whole %q", decoder, got, whole)
+		}
 	}
 }
