@@ -175,8 +175,14 @@ func (t *Template) values(msgs []Message, tools []json.RawMessage, quote func(st
 		if len(m.ToolCalls) > 0 {
 			calls := make([]jinja.Value, len(m.ToolCalls))
 			for j, c := range m.ToolCalls {
-				calls[j] = jinja.FromGoValue(map[string]any{"id": quote(c.ID), "type": "function",
-					"function": map[string]any{"name": quote(c.Name), "arguments": quoted(arguments(c.Arguments), quote)}})
+				fn := jinja.NewDict()
+				fn.AsDict().Set("name", str(c.Name))
+				fn.AsDict().Set("arguments", arguments(c.Arguments, quote))
+				call := jinja.NewDict()
+				call.AsDict().Set("id", str(c.ID))
+				call.AsDict().Set("type", jinja.NewString("function"))
+				call.AsDict().Set("function", fn)
+				calls[j] = call
 			}
 			d.AsDict().Set("tool_calls", jinja.NewList(calls))
 		}
@@ -196,7 +202,7 @@ func (t *Template) values(msgs []Message, tools []json.RawMessage, quote func(st
 	if len(tools) > 0 {
 		defs := make([]jinja.Value, len(tools))
 		for i, raw := range tools {
-			defs[i] = jinja.FromGoValue(quoted(plain(raw), quote))
+			defs[i], _ = fromJSON(raw, quote)
 		}
 		data["tools"] = jinja.NewList(defs)
 	}
@@ -226,66 +232,81 @@ func (t *Template) render(data map[string]jinja.Value) (string, error) {
 	return out, nil
 }
 
-// quoted is v, a value decoded from the client's JSON, with each string in it, keys too,
-// passed through quote.
-func quoted(v any, quote func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return quote(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[quote(k)] = quoted(e, quote)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = quoted(e, quote)
-		}
-		return out
-	}
-	return v
-}
-
 // arguments is a call's arguments for a template: the object they spell, or the text.
-func arguments(text string) any {
-	if v, ok := plain(json.RawMessage(text)).(map[string]any); ok {
+func arguments(text string, quote func(string) string) jinja.Value {
+	if v, ok := fromJSON([]byte(text), quote); ok && v.IsDict() {
 		return v
 	}
-	return text
+	return jinja.NewString(quote(text))
 }
 
-// plain decodes JSON into the values jinja takes, whole numbers as int64 (so that a template's
-// tojson writes 3, not 3.0); JSON that does not decode is nil.
-func plain(raw json.RawMessage) any {
+// maxJSONDepth bounds the nesting fromJSON follows, encoding/json's own bound: a call's
+// arguments are text no request parse has bounded.
+const maxJSONDepth = 10_000
+
+// fromJSON decodes the client's JSON into the value a template gets, as transformers hands it
+// json.loads's: each object's keys in the order written (which tojson keeps; a key written
+// twice where it was first, with its last value), whole numbers as ints (so that tojson
+// writes 3, not 3.0), and each string, keys too, passed through quote. False (and None) where
+// raw does not begin with a JSON value.
+func fromJSON(raw []byte, quote func(string) string) (jinja.Value, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return nil
+	v, err := decodeJSON(dec, quote, 0)
+	if err != nil {
+		return jinja.None(), false
 	}
-	return numbers(v)
+	return v, true
 }
 
-func numbers(v any) any {
-	switch x := v.(type) {
+func decodeJSON(dec *json.Decoder, quote func(string) string, depth int) (jinja.Value, error) {
+	if depth > maxJSONDepth {
+		return jinja.Value{}, errors.New("too deep")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return jinja.Value{}, err
+	}
+	switch x := tok.(type) {
+	case json.Delim:
+		if x == '[' {
+			items := []jinja.Value{}
+			for dec.More() {
+				v, err := decodeJSON(dec, quote, depth+1)
+				if err != nil {
+					return jinja.Value{}, err
+				}
+				items = append(items, v)
+			}
+			_, err = dec.Token()
+			return jinja.NewList(items), err
+		}
+		d := jinja.NewDict()
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return jinja.Value{}, err
+			}
+			v, err := decodeJSON(dec, quote, depth+1)
+			if err != nil {
+				return jinja.Value{}, err
+			}
+			d.AsDict().Set(quote(k.(string)), v)
+		}
+		_, err = dec.Token()
+		return d, err
+	case string:
+		return jinja.NewString(quote(x)), nil
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
-			return i
+			return jinja.NewInt(i), nil
 		}
 		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = numbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = numbers(e)
-		}
+		return jinja.NewFloat(f), nil
+	case bool:
+		return jinja.NewBool(x), nil
 	}
-	return v
+	return jinja.None(), nil
 }
 
 // refuse is the templates' raise_exception: the conversation is not one the model takes.

@@ -272,4 +272,31 @@ func TestToolsReachTheTemplate(t *testing.T) {
 	}
 }
 
+// TestToolsKeepTheClientsKeyOrder: tools and a call's arguments reach the template with their
+// keys in the order the client wrote them, a call's own in OpenAI's, as transformers hands
+// them (json.loads's dicts), so that tojson writes them as Jinja2 does (the want below is its
+// rendering); they were sorted.
+func TestToolsKeepTheClientsKeyOrder(t *testing.T) {
+	src := "{% for t in tools %}{{ t | tojson }};{% endfor %}" +
+		"{% for m in messages %}{% if m.tool_calls %}{{ m.tool_calls | tojson }};{% endif %}{% endfor %}"
+	cfg, _ := json.Marshal(map[string]string{"chat_template": src})
+	tpl, err := Load(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []json.RawMessage{[]byte(`{"type":"function","function":{"name":"lookup","description":"Find a drug",` +
+		`"parameters":{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"integer","minimum":0}},"required":["zeta","alpha"]}}}`)}
+	msgs := []Message{
+		{Role: "user", Content: "hi"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "call_1", Name: "lookup", Arguments: `{"zeta":"x","alpha":3,"zeta":"y","list":[],"f":2.5}`}}},
+	}
+	got, err := text(tpl.Render(msgs, tools))
+	want := `{"type": "function", "function": {"name": "lookup", "description": "Find a drug", "parameters": {"type": "object", ` +
+		`"properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer", "minimum": 0}}, "required": ["zeta", "alpha"]}}};` +
+		`[{"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": {"zeta": "y", "alpha": 3, "list": [], "f": 2.5}}}];`
+	if err != nil || got != want {
+		t.Fatalf("%s, %v\nwant %s", got, err, want)
+	}
+}
+
 func text(p Prompt, err error) (string, error) { return p.Text, err }
