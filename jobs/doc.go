@@ -53,7 +53,10 @@
 // an older replica's start that shortens it under a running process is kept up with; its
 // retention the buckets' TTL, its bound on the queue no more than what may be pending. The
 // embedded server's store is this process's alone (its directory locked, no port open, so
-// that no CLI reaches it): there Open applies this process's settings to existing ones.
+// that no CLI reaches it): there Open applies this process's settings to existing ones, but
+// for a share of the store below what a bucket or the queue holds: its bound is then what it
+// holds, and the sweep lowers it to the share as it drains; meanwhile a document whose result
+// does not fit waits, no try, since the room is the earlier jobs'.
 //
 // Config.MaxStoreBytes bounds their bytes together, the queue discarding new messages at its
 // bound: a full share refuses creates (and fails the documents whose results do not fit)

@@ -688,6 +688,85 @@ func TestJobsTheEmbeddedStoreTakesTheSettings(t *testing.T) {
 	}
 }
 
+// TestJobsASmallerShareDrainsWithoutFailingWork: an embedded server restarted with a share of
+// the store smaller than what its results bucket holds (earlier jobs' results, not yet expired)
+// keeps the bucket's bound at what it holds, warning, and the queued documents whose results
+// do not fit wait, uncounted, until there is room; the bound comes down to the share as the
+// bucket drains. The share was applied as it was: every result was refused as full, and every
+// queued document ran its tries and failed without a result.
+func TestJobsASmallerShareDrainsWithoutFailingWork(t *testing.T) {
+	defer func(d time.Duration) { drainWait = d }(drainWait)
+	drainWait = 10 * time.Millisecond
+	box := openBox(t)
+	before := testConfig(t, true)
+	m1 := open(t, box, before, nil)
+	ctx := context.Background()
+	filler := strings.Repeat("r", 900<<10)
+	for i := range 4 { // earlier jobs' results, 3.6 MB
+		if _, err := m1.results.Put(ctx, "old."+strconv.Itoa(i), []byte(filler)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, err := m1.Create(ctx, "acme", Spec{Documents: []Document{{ID: "a", Text: "one"}, {ID: "b", Text: "two"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1.Close()
+	now := before
+	now.MaxStoreBytes = new(int64(MinStoreBytes)) // the results' share: 3.2 MiB
+	_, share, _ := now.storeShares()
+	logs := &logtest.Buffer{}
+	m2, err := Open(ctx, box, now, clock.Real(), nil, slog.New(slog.NewJSONHandler(logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m2.Close)
+	bound := func() (maxBytes int64, holds uint64) {
+		st, err := box.JetStream().Stream(ctx, "KV_"+m2.n.results)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := st.CachedInfo()
+		return info.Config.MaxBytes, info.State.Bytes
+	}
+	if maxBytes, holds := bound(); maxBytes != int64(holds) || maxBytes <= share {
+		t.Errorf("the results bucket's bound %d, holding %d over a share of %d", maxBytes, holds, share)
+	}
+	if logs.Count("holds more than its share") == 0 {
+		t.Errorf("no warning of a bucket over its share: %s", logs)
+	}
+	var runs atomic.Int32
+	if err := m2.Start(Work{Process: func(ctx context.Context, _ *Record, d Document) (Outcome, error) {
+		runs.Add(1)
+		return Outcome{Text: "fine", Spans: []Span{}}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the documents to run past their tries, or the job to end", func() bool {
+		r, err := m2.Get(ctx, "acme", rec.ID)
+		return runs.Load() > int32(4*now.MaxAttempts) || (err == nil && r.Status.Terminal())
+	})
+	if r, err := m2.Get(ctx, "acme", rec.ID); err != nil || r.Status != Running || r.FailedCount != 0 {
+		t.Fatalf("the job while the bucket is over its share: %+v, %v", r, err)
+	}
+	// The earlier jobs' results expire.
+	st, err := box.JetStream().Stream(ctx, "KV_"+m2.n.results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Purge(ctx, jetstream.WithPurgeSubject("$KV."+m2.n.results+".old.>")); err != nil {
+		t.Fatal(err)
+	}
+	got := waitStatus(t, m2, "acme", rec.ID, Done)
+	if res, _, err := m2.Results(ctx, "acme", rec.ID, 0, 10); err != nil || got.ProcessedCount != 2 || len(res) != 2 || res[0].DeidentifiedText != "fine" {
+		t.Fatalf("the job %+v, its results %+v, %v", got, res, err)
+	}
+	m2.drainBounds(ctx)
+	if maxBytes, _ := bound(); maxBytes != share || m2.overShare() {
+		t.Errorf("drained, the results bucket's bound is %d, want the share %d", maxBytes, share)
+	}
+}
+
 // TestJobsTheHeartbeatKeepsUpWithAShortenedAckWait: the consumer's AckWait shortened under a
 // running process (an operator's edit, an older replica's start during a rollout) is read
 // again before a batch, at most once a beat, and the batch's heartbeat is a third of it. It

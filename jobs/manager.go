@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -77,6 +78,11 @@ type Manager struct {
 	// nanoseconds), and ackRead when (m.clk's Unix nanoseconds): see readAckWait.
 	ownAckWait       time.Duration
 	ackWait, ackRead atomic.Int64
+	// draining is the embedded server's streams whose byte bound a start left above this
+	// process's share of them (each held more), by name, with that share: drainBounds brings
+	// each down as it drains.
+	drainMu  sync.Mutex
+	draining map[string]int64
 }
 
 // Open ensures the buckets, the work stream and its consumer. It reads the key once.
@@ -241,8 +247,24 @@ type streamLimits struct {
 func (m *Manager) fleetStream(ctx context.Context, st jetstream.Stream, what, field, edit string, want streamLimits) (jetstream.StreamConfig, error) {
 	sc := st.CachedInfo().Config
 	held := streamLimits{sc.MaxAge, sc.MaxBytes, sc.Discard}
-	if held != want && m.box.Embedded() {
-		sc.MaxAge, sc.MaxBytes, sc.Discard = want.maxAge, want.maxBytes, want.discard
+	apply := want
+	// A share lowered below what the stream holds would refuse every write until it drained:
+	// each queued document's result refused as full, its tries spent, and the document
+	// failed by the restart. The bound is what it holds instead, and comes down to the share
+	// as the stream drains (drainBounds); meanwhile a result refused as full waits (retry).
+	holds := int64(st.CachedInfo().State.Bytes)
+	over := m.box.Embedded() && want.maxBytes > 0 && holds > want.maxBytes
+	if over {
+		apply.maxBytes = holds
+		m.drainMu.Lock()
+		if m.draining == nil {
+			m.draining = map[string]int64{}
+		}
+		m.draining[sc.Name] = want.maxBytes
+		m.drainMu.Unlock()
+	}
+	if held != apply && m.box.Embedded() {
+		sc.MaxAge, sc.MaxBytes, sc.Discard = apply.maxAge, apply.maxBytes, apply.discard
 		// The server refuses a window of duplicates longer than what is kept.
 		if sc.MaxAge > 0 && sc.Duplicates > sc.MaxAge {
 			sc.Duplicates = sc.MaxAge
@@ -254,10 +276,58 @@ func (m *Manager) fleetStream(ctx context.Context, st jetstream.Stream, what, fi
 		sc = updated.CachedInfo().Config
 	}
 	m.fleets(what, field, "SLUICE_JOBS_RETENTION_S's", edit, held.maxAge, want.maxAge)
-	m.fleets(what, "MaxBytes", "SLUICE_JOBS_MAX_STORE_BYTES's", edit, held.maxBytes, want.maxBytes)
+	if over {
+		m.log.Warn("jobs: the "+what+" holds more than its share of SLUICE_JOBS_MAX_STORE_BYTES; its bound is what it holds, and comes down to the share as it drains (documents whose results do not fit meanwhile wait)",
+			slog.Int64("held_bytes", holds), slog.Int64("share_bytes", want.maxBytes))
+	} else {
+		m.fleets(what, "MaxBytes", "SLUICE_JOBS_MAX_STORE_BYTES's", edit, held.maxBytes, want.maxBytes)
+	}
 	m.fleets(what, "Discard", "new (a full share refuses writes rather than dropping what it holds)",
 		"nats stream edit "+sc.Name+" --discard new", held.discard, want.discard)
 	return sc, nil
+}
+
+// drainBounds lowers each draining stream's bound to the larger of its share and what it
+// holds now, and forgets it once that is the share. Never below what it holds, so that the
+// stream refuses only what would grow it. A stream that does not answer is tried again at
+// the next sweep.
+func (m *Manager) drainBounds(ctx context.Context) {
+	m.drainMu.Lock()
+	streams := maps.Clone(m.draining)
+	m.drainMu.Unlock()
+	for name, share := range streams {
+		st, err := m.js.Stream(ctx, name)
+		if err != nil {
+			continue
+		}
+		info := st.CachedInfo()
+		bound := max(share, int64(info.State.Bytes))
+		if bound < info.Config.MaxBytes {
+			sc := info.Config
+			sc.MaxBytes = bound
+			if _, err := m.js.UpdateStream(ctx, sc); err != nil {
+				continue
+			}
+		}
+		if bound == share {
+			m.drainMu.Lock()
+			delete(m.draining, name)
+			m.drainMu.Unlock()
+			m.log.Info("jobs: the stream "+name+" holds no more than its share of SLUICE_JOBS_MAX_STORE_BYTES; its bound is the share",
+				slog.Int64("share_bytes", share))
+		}
+	}
+}
+
+// overShare says whether a bucket the workers write (records, results) holds more than its
+// share: a write it refuses as full was refused for what a start found there, not for the
+// document's jobs.
+func (m *Manager) overShare() bool {
+	m.drainMu.Lock()
+	defer m.drainMu.Unlock()
+	_, records := m.draining["KV_"+m.n.records]
+	_, results := m.draining["KV_"+m.n.results]
+	return records || results
 }
 
 // Durable says whether jobs survive a restart (a key is configured).

@@ -87,6 +87,7 @@ const maxSweepDeliveries = 8
 // finished (keepResults), and starts the delivery of each webhook it can claim, up to
 // maxSweepDeliveries at once.
 func (m *Manager) sweepOnce(ctx context.Context) {
+	m.drainBounds(ctx)
 	keys, err := m.recordKeys(ctx, ">")
 	if err != nil {
 		return // the server does not answer: the next sweep tries again
@@ -288,15 +289,26 @@ func (m *Manager) nak(it *item, delay time.Duration, outcome string) {
 // each try, as a failed run's does; once this process has counted MaxAttempts tries, process
 // runs it no more. Any other error (a timeout, a stream without a leader, no responders) is
 // the store away for a while, not the document's: counted, a short outage would fail
-// documents that ran well, so it comes back after a second, uncounted.
+// documents that ran well, so it comes back after a second, uncounted. So does a store full
+// while a bucket holds more than its share (a start lowered the share below what it held):
+// the room is the earlier jobs', and comes back as they expire, so the document waits
+// drainWait, uncounted, rather than fail for them.
 func (m *Manager) retry(it *item, err error) {
-	if !storeFull(err) {
+	switch {
+	case storeFull(err) && m.overShare():
+		m.tries.deferred(it.key(), it.delivered())
+		m.nak(it, drainWait, "deferred")
+	case storeFull(err):
+		n, _ := m.tries.add(it.key(), it.delivered())
+		m.nak(it, time.Duration(n)*time.Second, "retried")
+	default:
 		m.nak(it, time.Second, "retried")
-		return
 	}
-	n, _ := m.tries.add(it.key(), it.delivered())
-	m.nak(it, time.Duration(n)*time.Second, "retried")
 }
+
+// drainWait is how long a document whose result a draining bucket refused waits: the sweep's
+// pace, at which the bound comes down. A variable for the tests' sake.
+var drainWait = sweepEvery
 
 // handle works on a batch of documents' messages: each is skipped when its job is gone or
 // finished or it was counted, else processed, its result stored and counted, then
