@@ -767,6 +767,62 @@ func TestJobsASmallerShareDrainsWithoutFailingWork(t *testing.T) {
 	}
 }
 
+// TestJobsASmallerQueueBoundDoesNotStallThePending: an embedded server restarted with a
+// smaller SLUICE_JOBS_MAX_QUEUED_DOCUMENTS than the documents its queue holds, more of them
+// pending (a throttled tenant's, given back to wait for its budget) than that, keeps the
+// consumer's MaxAckPending at what the queue holds, so that the others' documents are still
+// delivered; creates keep to the setting, and the bound comes down to it as the queue drains.
+// It was applied as it was, and nothing was delivered to anyone while those stayed pending.
+func TestJobsASmallerQueueBoundDoesNotStallThePending(t *testing.T) {
+	box := openBox(t)
+	before := testConfig(t, true)
+	before.MaxDocuments, before.MaxQueuedDocuments = 2, 5
+	var waiting atomic.Int32
+	throttled := func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
+		if rec.Tenant == "slow" {
+			waiting.Add(1)
+			return Outcome{}, Later(time.Hour)
+		}
+		return Outcome{Text: "x", Spans: []Span{}}, nil
+	}
+	m1 := open(t, box, before, throttled)
+	ctx := context.Background()
+	var slow []string
+	for range 2 {
+		rec, err := m1.Create(ctx, "slow", Spec{Documents: []Document{{ID: "a", Text: "one"}, {ID: "b", Text: "two"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow = append(slow, rec.ID)
+	}
+	natstest.WaitFor(t, 30*time.Second, "the slow tenant's documents to wait", func() bool { return waiting.Load() >= 4 })
+	m1.Close()
+	fast, err := m1.Create(ctx, "fast", Spec{Documents: []Document{{ID: "a", Text: "one"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := before
+	now.MaxQueuedDocuments = 2
+	m2 := open(t, box, now, throttled)
+	waitStatus(t, m2, "fast", fast.ID, Done)
+	if ci, err := m2.cons.Info(ctx); err != nil || ci.Config.MaxAckPending != 5 {
+		t.Errorf("the consumer while the queue holds 5: %+v, %v", ci, err)
+	}
+	var b *Bound
+	if _, err := m2.Create(ctx, "fast", Spec{Documents: []Document{{ID: "a", Text: "one"}}}); !errors.As(err, &b) || b.Status != http.StatusServiceUnavailable {
+		t.Errorf("a create past the setting while the queue drains: %v", err)
+	}
+	for _, id := range slow {
+		if _, err := m2.Cancel(ctx, "slow", id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m2.drainBounds(ctx)
+	if ci, err := m2.cons.Info(ctx); err != nil || ci.Config.MaxAckPending != now.MaxQueuedDocuments {
+		t.Errorf("the consumer once the queue drained: %+v, %v", ci, err)
+	}
+}
+
 // TestJobsTheHeartbeatKeepsUpWithAShortenedAckWait: the consumer's AckWait shortened under a
 // running process (an operator's edit, an older replica's start during a rollout) is read
 // again before a batch, at most once a beat, and the batch's heartbeat is a third of it. It

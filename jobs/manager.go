@@ -83,6 +83,9 @@ type Manager struct {
 	// each down as it drains.
 	drainMu  sync.Mutex
 	draining map[string]int64
+	// ackPendingShare, when not 0, is MaxQueuedDocuments, which the consumer's MaxAckPending
+	// was left above since the queue held more (drainBounds).
+	ackPendingShare int
 }
 
 // Open ensures the buckets, the work stream and its consumer. It reads the key once.
@@ -183,8 +186,22 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	}
 	cc := m.cons.CachedInfo().Config
 	held := cc
-	if m.box.Embedded() && (cc.AckWait != cfg.AckWait || cc.MaxAckPending != cfg.MaxQueuedDocuments) {
-		cc.AckWait, cc.MaxAckPending = cfg.AckWait, cfg.MaxQueuedDocuments
+	// Nor below the documents queued already, those a smaller bound would find pending
+	// (such a throttled tenant's) stopping everyone's delivery while they stay: the bound is
+	// then what the queue holds, and the sweep lowers it as the queue drains (drainBounds).
+	// Creates keep to MaxQueuedDocuments meanwhile.
+	ackPending := cfg.MaxQueuedDocuments
+	if m.box.Embedded() {
+		info, err := m.stream.Info(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: stream %s: %w", m.n.stream, err)
+		}
+		if queued := int(min(info.State.Msgs, 1<<31-1)); queued > ackPending {
+			ackPending, m.ackPendingShare = queued, cfg.MaxQueuedDocuments
+		}
+	}
+	if m.box.Embedded() && (cc.AckWait != cfg.AckWait || cc.MaxAckPending != ackPending) {
+		cc.AckWait, cc.MaxAckPending = cfg.AckWait, ackPending
 		if m.cons, err = m.stream.UpdateConsumer(ctx, cc); err != nil {
 			return nil, fmt.Errorf("jobs: consumer: applying SLUICE_JOBS_ACK_WAIT_MS and SLUICE_JOBS_MAX_QUEUED_DOCUMENTS: %w", err)
 		}
@@ -192,7 +209,12 @@ func Open(ctx context.Context, box *natsbox.Box, cfg Config, clk clock.Clock, me
 	}
 	what, edit := "consumer "+consumerName, "nats consumer edit "+m.n.stream+" "+consumerName
 	m.fleets(what, "AckWait", "SLUICE_JOBS_ACK_WAIT_MS's", edit, held.AckWait, cfg.AckWait)
-	m.fleets(what, "MaxAckPending", "SLUICE_JOBS_MAX_QUEUED_DOCUMENTS's", edit, held.MaxAckPending, cfg.MaxQueuedDocuments)
+	if m.ackPendingShare > 0 {
+		m.log.Warn("jobs: the queue holds more documents than SLUICE_JOBS_MAX_QUEUED_DOCUMENTS; the consumer's MaxAckPending is what it holds, and comes down to the setting as it drains",
+			slog.Int("queued", ackPending), slog.Int("configured", cfg.MaxQueuedDocuments))
+	} else {
+		m.fleets(what, "MaxAckPending", "SLUICE_JOBS_MAX_QUEUED_DOCUMENTS's", edit, held.MaxAckPending, cfg.MaxQueuedDocuments)
+	}
 	// The heartbeat keeps to the consumer's AckWait, and the queue's bound to what may be
 	// pending, whatever this replica was configured with.
 	m.cfg.AckWait = cc.AckWait
@@ -293,8 +315,11 @@ func (m *Manager) fleetStream(ctx context.Context, st jetstream.Stream, what, fi
 // the next sweep.
 func (m *Manager) drainBounds(ctx context.Context) {
 	m.drainMu.Lock()
-	streams := maps.Clone(m.draining)
+	streams, pending := maps.Clone(m.draining), m.ackPendingShare
 	m.drainMu.Unlock()
+	if pending > 0 {
+		m.drainAckPending(ctx, pending)
+	}
 	for name, share := range streams {
 		st, err := m.js.Stream(ctx, name)
 		if err != nil {
@@ -316,6 +341,35 @@ func (m *Manager) drainBounds(ctx context.Context) {
 			m.log.Info("jobs: the stream "+name+" holds no more than its share of SLUICE_JOBS_MAX_STORE_BYTES; its bound is the share",
 				slog.Int64("share_bytes", share))
 		}
+	}
+}
+
+// drainAckPending lowers the consumer's MaxAckPending to the larger of MaxQueuedDocuments
+// (share) and the documents the queue holds now, and forgets it once that is the setting.
+// Creates keep the queue under the setting, so what it holds only comes down.
+func (m *Manager) drainAckPending(ctx context.Context, share int) {
+	info, err := m.stream.Info(ctx)
+	if err != nil {
+		return
+	}
+	ci, err := m.cons.Info(ctx)
+	if err != nil {
+		return
+	}
+	bound := max(share, int(min(info.State.Msgs, 1<<31-1)))
+	if bound < ci.Config.MaxAckPending {
+		cc := ci.Config
+		cc.MaxAckPending = bound
+		if _, err := m.stream.UpdateConsumer(ctx, cc); err != nil {
+			return
+		}
+	}
+	if bound == share {
+		m.drainMu.Lock()
+		m.ackPendingShare = 0
+		m.drainMu.Unlock()
+		m.log.Info("jobs: the queue holds no more documents than SLUICE_JOBS_MAX_QUEUED_DOCUMENTS; it is the consumer's MaxAckPending",
+			slog.Int("configured", share))
 	}
 }
 
