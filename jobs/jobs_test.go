@@ -1317,6 +1317,62 @@ func TestJobsLongJobsKeepTheirResults(t *testing.T) {
 	}
 }
 
+// TestJobsADocumentCountedWithoutAResultIsNoGap: a long job one of whose documents was
+// counted failed without a stored result (its tries spent on a full store) has its other
+// results kept and its details kept once read. Both took every counted document for one with
+// a result: keeping stopped at the gap at every sweep, having written again the results before
+// it, so that the job's results were kept no longer, and its details were read again for
+// every poll.
+func TestJobsADocumentCountedWithoutAResultIsNoGap(t *testing.T) {
+	box := openBox(t)
+	cfg := testConfig(t, true)
+	cfg.MaxAttempts = 1
+	start := time.Now()
+	clk := clock.NewFake(start)
+	m, err := Open(context.Background(), box, cfg, clk, nil, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	ctx := context.Background()
+	rec, err := m.Create(ctx, "t", Spec{Documents: []Document{{ID: "a", Text: "Hello Zanzibar"}, {ID: "b", Text: "two"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(cfg.Retention/10 + time.Minute) // the job waits in the queue
+	var full atomic.Bool
+	if err := m.Start(Work{Process: func(ctx context.Context, job *Record, d Document) (Outcome, error) {
+		if d.ID == "b" {
+			if _, err := m.results.Get(ctx, docKey(job.ID, 0)); err != nil {
+				return Outcome{}, Later(10 * time.Millisecond) // a's result first
+			}
+			if !full.Swap(true) {
+				limitResults(t, box, m, 64) // then the store fills up under the job
+			}
+		}
+		return upper(nil)(ctx, job, d)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitStatus(t, m, "t", rec.ID, Done)
+	if got.ProcessedCount != 1 || got.FailedCount != 1 || !got.noResult(1) || got.noResult(0) {
+		t.Fatalf("the job %+v", got)
+	}
+	limitResults(t, box, m, -1) // room again
+	natstest.WaitFor(t, 10*time.Second, "the job's results to be kept", func() bool {
+		m.sweepOnce(ctx)
+		r, err := m.Get(ctx, "t", rec.ID)
+		return err == nil && r.ResultsSince.After(start)
+	})
+	spans, docs, err := m.Details(ctx, got)
+	if err != nil || len(spans) != 2 || len(docs) != 1 {
+		t.Fatalf("details: %d spans, %d documents, %v", len(spans), len(docs), err)
+	}
+	if _, _, ok := m.details.get(rec.ID); !ok {
+		t.Error("a done job's details, whose one missing result was counted without one, were not kept")
+	}
+}
+
 // TestJobsWaitsARestartForgotDoNotFailADocument: a document that went back to wait many
 // times (past the deliveries' backstop) in a process that then stopped is tried again in the
 // next on a transient failure, not failed: the waits before it met the document are not

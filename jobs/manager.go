@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -445,10 +446,11 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 	}
 	// The options and the webhook are the client's, and JSON may write them six times over
 	// (each '<' as \u003c): a record the store cannot hold is the request's fault, not the
-	// store's.
-	if plain, _ := json.Marshal(m.newRecord(tenant, spec)); len(plain) > m.maxValue()-recordGrowth {
+	// store's. Room is left for NoResult too, as large as Counted at most.
+	if plain, _ := json.Marshal(m.newRecord(tenant, spec)); len(plain) > m.maxValue()-recordGrowth-noResultRoom(len(spec.Documents)) {
 		return nil, &Bound{Status: http.StatusRequestEntityTooLarge,
-			Message: fmt.Sprintf("the job's record (its options and webhook) is %d bytes as stored, over the job store's %d", len(plain), m.maxValue()-recordGrowth)}
+			Message: fmt.Sprintf("the job's record (its options and webhook) is %d bytes as stored, over the job store's %d",
+				len(plain), m.maxValue()-recordGrowth-noResultRoom(len(spec.Documents)))}
 	}
 	if spec.Webhook != nil {
 		if err := m.CheckWebhookURL(ctx, spec.Webhook.URL); err != nil {
@@ -561,6 +563,10 @@ func (m *Manager) newRecord(tenant string, spec Spec) *Record {
 // recordGrowth is what a record may gain after it is created (its labels' counts, an error,
 // the webhook's delivery): a record must leave it free below the store's message limit.
 const recordGrowth = 16 << 10
+
+// noResultRoom is what Record.NoResult takes of a record of n documents at most (base64 and
+// its name).
+func noResultRoom(n int) int { return base64.StdEncoding.EncodedLen((n+7)/8) + len(`,"no_result":""`) }
 
 // createRecord stores a new job's record once the tenant's and the queue's bounds allow it:
 // the count of the tenant's unfinished jobs and the record that makes one more are one step
@@ -895,7 +901,9 @@ func (m *Manager) Details(ctx context.Context, rec *Record) ([]Span, []DocumentI
 	for i := range rec.DocumentCount {
 		r, err := m.result(ctx, rec.ID, i)
 		if errors.Is(err, ErrNotFound) {
-			whole = false // a copy that lags may answer so: not kept
+			// A copy that lags may answer so (not kept), but for a document counted without
+			// a result.
+			whole = whole && rec.noResult(i)
 			continue
 		}
 		if err != nil {
@@ -938,6 +946,10 @@ func (m *Manager) keepResults(ctx context.Context, k string, rec *Record) {
 		}
 		rk := docKey(rec.ID, i)
 		e, err := m.results.Get(ctx, rk)
+		if errors.Is(err, jetstream.ErrKeyNotFound) && rec.noResult(i) {
+			// Counted without one; a result another delivery stored meanwhile is kept above.
+			continue
+		}
 		if err != nil {
 			return // one gone (expired already) or unread: ResultsSince stays, and so does the rule
 		}

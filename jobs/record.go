@@ -115,8 +115,8 @@ type Delivery struct {
 	DeliveredAt    *time.Time `json:"delivered_at,omitempty"`
 }
 
-// Record is a job as stored. Tenant, Options, Payer, Webhook and Counted are the Manager's
-// own; the API shows the rest.
+// Record is a job as stored. Tenant, Options, Payer, Webhook, Counted and NoResult are the
+// Manager's own; the API shows the rest.
 type Record struct {
 	ID              string         `json:"id"`
 	Status          Status         `json:"status"`
@@ -138,6 +138,10 @@ type Record struct {
 	// Counted has bit i set once document i is counted, so that a document processed twice
 	// is counted once.
 	Counted []byte `json:"counted"`
+	// NoResult has bit i set where document i was counted without a stored result (its tries
+	// spent on a full store, which had no room for its failure either): keeping and reading
+	// the job's results find none there by design. Nil until one is.
+	NoResult []byte `json:"no_result,omitempty"`
 	// WebhookClaim is until when one process delivers the webhook: another takes a pending
 	// delivery over only once it has passed (the process died, or stopped mid-delivery).
 	WebhookClaim *time.Time `json:"webhook_claim,omitempty"`
@@ -164,6 +168,17 @@ func (r *Record) ProgressPercent() float64 {
 
 func (r *Record) counted(i int) bool { return r.Counted[i/8]&(1<<(i%8)) != 0 }
 func (r *Record) count(i int)        { r.Counted[i/8] |= 1 << (i % 8) }
+
+func (r *Record) noResult(i int) bool {
+	return i/8 < len(r.NoResult) && r.NoResult[i/8]&(1<<(i%8)) != 0
+}
+
+func (r *Record) countNoResult(i int) {
+	if r.NoResult == nil {
+		r.NoResult = make([]byte, len(r.Counted))
+	}
+	r.NoResult[i/8] |= 1 << (i % 8)
+}
 
 // Result is one document's outcome as stored and served by GET /jobs/{id}/results.
 type Result struct {

@@ -216,8 +216,8 @@ type item struct {
 	settled atomic.Bool
 	charge  func(kept bool) // the Processor's Outcome.Settle, once its result's fate is known
 	// spent is set when res is the failure of a document whose tries the full store spent:
-	// counted even where the store has no room for it either (unstored).
-	spent bool
+	// counted even where the store has no room for it either (unstored), and then lost is.
+	spent, lost bool
 }
 
 // settleCharge tells the Processor whether this run's result is the document's; once.
@@ -593,6 +593,7 @@ func (m *Manager) storeResults(ctx context.Context, items []*item) {
 // it expired.
 func (m *Manager) unstored(it *item, err error) {
 	if it.spent && storeFull(err) {
+		it.lost = true
 		return
 	}
 	m.retry(it, err)
@@ -748,6 +749,9 @@ func (m *Manager) countDocuments(ctx context.Context, k string, group []*item) (
 				continue
 			}
 			r.count(res.Index)
+			if it.lost {
+				r.countNoResult(res.Index)
+			}
 			if res.Error != "" {
 				r.FailedCount++
 				failed++
