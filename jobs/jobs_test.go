@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -583,6 +584,47 @@ func TestJobsAStoreAwayIsNoTry(t *testing.T) {
 	waitStatus(t, m, "acme", rec.ID, Done)
 	if res, _, err := m.Results(ctx, "acme", rec.ID, 0, 10); err != nil || len(res) != 1 || res[0].Error != "" || res[0].DeidentifiedText != "fine" {
 		t.Fatalf("results once the store is back: %+v, %v", res, err)
+	}
+}
+
+// naked is a message that tells how long it was given back for, delivered as often as said.
+type naked struct {
+	jetstream.Msg
+	delivered uint64
+	delay     time.Duration
+}
+
+func (n *naked) Metadata() (*jetstream.MsgMetadata, error) {
+	return &jetstream.MsgMetadata{NumDelivered: n.delivered}, nil
+}
+
+func (n *naked) NakWithDelay(d time.Duration) error {
+	n.delay = d
+	return nil
+}
+
+// TestJobsAStoreAwayLongerWaitsLonger: a document whose result the store does not take (no
+// responders, a stream gone) waits a second more each time it comes back, up to a minute, still
+// uncounted. It came back every second for as long as the store was away, every queued
+// document run through the model each time.
+func TestJobsAStoreAwayLongerWaitsLonger(t *testing.T) {
+	m := open(t, openBox(t), testConfig(t, true), nil)
+	away := errors.New("nats: no responders available for request")
+	job := newID()
+	var got []time.Duration
+	// First met at its third delivery (a restart forgot the others): those before are not
+	// held against it.
+	for _, delivered := range []uint64{3, 4, 5, 30, 62, 500} {
+		msg := &naked{delivered: delivered}
+		m.retry(&item{msg: msg, w: work{Job: job}}, away)
+		got = append(got, msg.delay)
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 28 * time.Second, time.Minute, time.Minute}
+	if !slices.Equal(got, want) {
+		t.Errorf("waits %v, want %v", got, want)
+	}
+	if n := m.tries.failures(docKey(job, 0)); n != 0 {
+		t.Errorf("%d tries counted while the store was away", n)
 	}
 }
 

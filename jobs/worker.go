@@ -289,10 +289,13 @@ func (m *Manager) nak(it *item, delay time.Duration, outcome string) {
 // each try, as a failed run's does; once this process has counted MaxAttempts tries, process
 // runs it no more. Any other error (a timeout, a stream without a leader, no responders) is
 // the store away for a while, not the document's: counted, a short outage would fail
-// documents that ran well, so it comes back after a second, uncounted. So does a store full
-// while a bucket holds more than its share (a start lowered the share below what it held):
-// the room is the earlier jobs', and comes back as they expire, so the document waits
-// drainWait, uncounted, rather than fail for them.
+// documents that ran well, so it comes back uncounted: after a second, and a second more for
+// each delivery since this process met it, up to storeAwayWait, so that a long outage does not
+// run every queued document through the model every second. Not failed at the deliveries'
+// backstop either: its failure could not be stored while the store is away. A store full
+// while a bucket holds more than its share (a start lowered the share below what it held) is
+// no try either: the room is the earlier jobs', and comes back as they expire, so the document
+// waits drainWait rather than fail for them.
 func (m *Manager) retry(it *item, err error) {
 	switch {
 	case storeFull(err) && m.overShare():
@@ -302,9 +305,14 @@ func (m *Manager) retry(it *item, err error) {
 		n, _ := m.tries.add(it.key(), it.delivered())
 		m.nak(it, time.Duration(n)*time.Second, "retried")
 	default:
-		m.nak(it, time.Second, "retried")
+		since := m.tries.since(it.key(), it.delivered())
+		m.nak(it, min(time.Duration(since+1)*time.Second, storeAwayWait), "retried")
 	}
 }
+
+// storeAwayWait is the longest a document waits between runs while the store does not take
+// its result.
+const storeAwayWait = time.Minute
 
 // drainWait is how long a document whose result a draining bucket refused waits: the sweep's
 // pace, at which the bound comes down. A variable for the tests' sake.
@@ -699,6 +707,13 @@ func (t *tries) add(key string, delivered uint64) (int, uint64) {
 	e := t.get(key, delivered)
 	e.failed++
 	return e.failed, delivered - min(delivered, e.from)
+}
+
+// since is the deliveries since tried.from, without counting a try.
+func (t *tries) since(key string, delivered uint64) uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return delivered - min(delivered, t.get(key, delivered).from)
 }
 
 // deferred notes that the document went back to wait at delivery delivered.
