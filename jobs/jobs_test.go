@@ -395,7 +395,7 @@ func TestPublicAddressesThroughTranslatorsAreAllowed(t *testing.T) {
 // ones, directly or through NAT64.
 func TestSpecialPurposeAddressesAreRefused(t *testing.T) {
 	for _, a := range []string{"198.18.0.1", "198.19.255.1", "240.0.0.1", "255.255.255.255", "192.0.0.8", "0.1.2.3",
-		"100.64.0.1", "192.0.2.10", "203.0.113.5", "2001:db8::1", "100::1", "64:ff9b::c612:1"} {
+		"100.64.0.1", "192.0.2.10", "203.0.113.5", "2001:db8::1", "100::1", "64:ff9b::c612:1", "2001:2::1", "3fff::1", "2001:0:4136:e378::1"} {
 		if !forbidden(netip.MustParseAddr(a)) {
 			t.Errorf("%s allowed", a)
 		}

@@ -62,7 +62,10 @@ var notGlobal = []netip.Prefix{
 	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the broadcast address
 	netip.MustParsePrefix("100::/64"),        // discard
+	netip.MustParsePrefix("2001::/32"),       // Teredo, an IPv4 address behind a relay
+	netip.MustParsePrefix("2001:2::/48"),     // benchmarking
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("3fff::/20"),       // documentation
 	localNAT64,                               // a network's own translator, to addresses of its choosing
 }
 
