@@ -470,6 +470,19 @@ func TestJobsSettleEachRunsCharge(t *testing.T) {
 	}
 }
 
+// startCounting starts m's work with a process that counts its runs, each a success.
+func startCounting(t *testing.T, m *Manager) *atomic.Int32 {
+	t.Helper()
+	var runs atomic.Int32
+	if err := m.Start(Work{Process: func(context.Context, *Record, Document) (Outcome, error) {
+		runs.Add(1)
+		return Outcome{Text: "fine", Spans: []Span{}}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	return &runs
+}
+
 // limitResults makes m's results bucket hold at most maxBytes.
 func limitResults(t *testing.T, box *natsbox.Box, m *Manager, maxBytes int64) {
 	t.Helper()
@@ -533,13 +546,7 @@ func TestJobsAFullStoreStillEndsTheJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs atomic.Int32
-	if err := m.Start(Work{Process: func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
-		runs.Add(1)
-		return Outcome{Text: "x", Spans: []Span{}}, nil
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	runs := startCounting(t, m)
 	got := waitStatus(t, m, "acme", rec.ID, Failed)
 	if got.FailedCount != 1 || got.ProcessedCount != 0 || runs.Load() != 1 {
 		t.Errorf("the job %+v after %d runs", got, runs.Load())
@@ -571,13 +578,7 @@ func TestJobsAStoreAwayIsNoTry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs atomic.Int32
-	if err := m.Start(Work{Process: func(ctx context.Context, rec *Record, d Document) (Outcome, error) {
-		runs.Add(1)
-		return Outcome{Text: "fine", Spans: []Span{}}, nil
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	runs := startCounting(t, m)
 	natstest.WaitFor(t, 30*time.Second, "the document to run again while the store is away", func() bool { return runs.Load() >= 2 })
 	if _, err := box.JetStream().CreateStream(ctx, sc); err != nil {
 		t.Fatal(err)
@@ -778,13 +779,7 @@ func TestJobsASmallerShareDrainsWithoutFailingWork(t *testing.T) {
 	if logs.Count("holds more than its share") == 0 {
 		t.Errorf("no warning of a bucket over its share: %s", logs)
 	}
-	var runs atomic.Int32
-	if err := m2.Start(Work{Process: func(ctx context.Context, _ *Record, d Document) (Outcome, error) {
-		runs.Add(1)
-		return Outcome{Text: "fine", Spans: []Span{}}, nil
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	runs := startCounting(t, m2)
 	natstest.WaitFor(t, 30*time.Second, "the documents to run past their tries, or the job to end", func() bool {
 		r, err := m2.Get(ctx, "acme", rec.ID)
 		return runs.Load() > int32(4*now.MaxAttempts) || (err == nil && r.Status.Terminal())
