@@ -618,7 +618,7 @@ func TestJobsAStoreAwayLongerWaitsLonger(t *testing.T) {
 	// held against it.
 	for _, delivered := range []uint64{3, 4, 5, 30, 62, 500} {
 		msg := &naked{delivered: delivered}
-		m.retry(&item{msg: msg, w: work{Job: job}}, away)
+		m.retry(&item{msg: msg, w: work{Job: job}}, away, m.n.results)
 		got = append(got, msg.delay)
 	}
 	want := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 28 * time.Second, time.Minute, time.Minute}
@@ -627,6 +627,40 @@ func TestJobsAStoreAwayLongerWaitsLonger(t *testing.T) {
 	}
 	if n := m.tries.failures(docKey(job, 0)); n != 0 {
 		t.Errorf("%d tries counted while the store was away", n)
+	}
+	// Nor are the outage's deliveries held against it afterwards: the first run that fails
+	// after it is a try, not the deliveries' backstop (it failed the document at once).
+	m.fingerprint = func(_, text string) string { return Hash(text) }
+	it := &item{msg: &naked{delivered: 501}, w: work{Job: job}, rec: &Record{ID: job, Tenant: "acme"}, doc: Document{ID: "a", Text: "one"}}
+	m.process(context.Background(), func(context.Context, *Record, Document) (Outcome, error) {
+		return Outcome{}, errors.New("transient")
+	}, it)
+	if it.res.Error != "" {
+		t.Errorf("the first run that failed after the outage ended the document: %q", it.res.Error)
+	}
+}
+
+// TestJobsOnlyTheDrainingBucketDefers: a write refused by a bucket full at its own share is a
+// try even while the other bucket drains (a start left it over its share); only a refusal by
+// the draining bucket itself waits without one. Either bucket draining deferred both, and a
+// document whose results were full for its own jobs ran every minute for as long as the
+// records drained.
+func TestJobsOnlyTheDrainingBucketDefers(t *testing.T) {
+	m := open(t, openBox(t), testConfig(t, true), nil)
+	m.drainMu.Lock()
+	m.draining = map[string]int64{"KV_" + m.n.records: 8 << 20}
+	m.drainMu.Unlock()
+	full := errors.New("nats: maximum bytes exceeded")
+	job := newID()
+	msg := &naked{delivered: 1}
+	m.retry(&item{msg: msg, w: work{Job: job}}, full, m.n.results)
+	if n := m.tries.failures(docKey(job, 0)); n != 1 || msg.delay != time.Second {
+		t.Errorf("the results bucket full at its share: %d tries, back after %v", n, msg.delay)
+	}
+	msg = &naked{delivered: 2}
+	m.retry(&item{msg: msg, w: work{Job: job}}, full, m.n.records)
+	if n := m.tries.failures(docKey(job, 0)); n != 1 || msg.delay != drainWait {
+		t.Errorf("the draining records bucket full: %d tries, back after %v", n, msg.delay)
 	}
 }
 
@@ -800,7 +834,7 @@ func TestJobsASmallerShareDrainsWithoutFailingWork(t *testing.T) {
 		t.Fatalf("the job %+v, its results %+v, %v", got, res, err)
 	}
 	m2.drainBounds(ctx)
-	if maxBytes, _ := bound(); maxBytes != share || m2.overShare() {
+	if maxBytes, _ := bound(); maxBytes != share || m2.overShare(m2.n.results) {
 		t.Errorf("drained, the results bucket's bound is %d, want the share %d", maxBytes, share)
 	}
 }

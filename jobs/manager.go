@@ -374,15 +374,14 @@ func (m *Manager) drainAckPending(ctx context.Context, share int) {
 	}
 }
 
-// overShare says whether a bucket the workers write (records, results) holds more than its
-// share: a write it refuses as full was refused for what a start found there, not for the
-// document's jobs.
-func (m *Manager) overShare() bool {
+// overShare says whether bucket (the records', the results') holds more than its share: a
+// write it refuses as full was refused for what a start found there, not for the document's
+// jobs.
+func (m *Manager) overShare(bucket string) bool {
 	m.drainMu.Lock()
 	defer m.drainMu.Unlock()
-	_, records := m.draining["KV_"+m.n.records]
-	_, results := m.draining["KV_"+m.n.results]
-	return records || results
+	_, ok := m.draining["KV_"+bucket]
+	return ok
 }
 
 // Durable says whether jobs survive a restart (a key is configured).
@@ -525,9 +524,14 @@ func fullStore(err error) *Bound {
 }
 
 // storeFull says whether err is JetStream refusing a write for want of room: a stream at its
-// MaxBytes (discarding new), or the server's store at its bound.
+// MaxBytes (discarding new, bucketFull), or the server's store at its bound.
 func storeFull(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "maximum bytes exceeded") || strings.Contains(err.Error(), "insufficient resources"))
+	return bucketFull(err) || err != nil && strings.Contains(err.Error(), "insufficient resources")
+}
+
+// bucketFull says whether err is a stream refusing a write at its own MaxBytes.
+func bucketFull(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "maximum bytes exceeded")
 }
 
 // stripeSeed spreads tenants over Manager.creating.

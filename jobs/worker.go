@@ -291,22 +291,24 @@ func (m *Manager) nak(it *item, delay time.Duration, outcome string) {
 // the store away for a while, not the document's: counted, a short outage would fail
 // documents that ran well, so it comes back uncounted: after a second, and a second more for
 // each delivery since this process met it, up to storeAwayWait, so that a long outage does not
-// run every queued document through the model every second. Not failed at the deliveries'
-// backstop either: its failure could not be stored while the store is away. A store full
-// while a bucket holds more than its share (a start lowered the share below what it held) is
-// no try either: the room is the earlier jobs', and comes back as they expire, so the document
-// waits drainWait rather than fail for them.
-func (m *Manager) retry(it *item, err error) {
+// run every queued document through the model every second; nor are the outage's deliveries
+// held against it by the deliveries' backstop afterwards. A refusal by the bucket the write
+// went to, at its bound while it holds more than its share (a start lowered the share below
+// what it held), is no try either: the room is the earlier jobs', and comes back as they
+// expire, so the document waits drainWait rather than fail for them. The whole store full is
+// a full store like any.
+// bucket is the one the failed write went to (the records', the results').
+func (m *Manager) retry(it *item, err error, bucket string) {
 	switch {
-	case storeFull(err) && m.overShare():
+	case bucketFull(err) && m.overShare(bucket):
 		m.tries.deferred(it.key(), it.delivered())
 		m.nak(it, drainWait, "deferred")
 	case storeFull(err):
 		n, _ := m.tries.add(it.key(), it.delivered())
 		m.nak(it, time.Duration(n)*time.Second, "retried")
 	default:
-		since := m.tries.since(it.key(), it.delivered())
-		m.nak(it, min(time.Duration(since+1)*time.Second, storeAwayWait), "retried")
+		away := m.tries.away(it.key(), it.delivered())
+		m.nak(it, min(time.Duration(away+1)*time.Second, storeAwayWait), "retried")
 	}
 }
 
@@ -340,7 +342,7 @@ func (m *Manager) handle(ctx context.Context, p Processor, msgs []jetstream.Msg)
 		rec, finished, err := m.countDocuments(ctx, k, group)
 		if err != nil {
 			for _, it := range group {
-				m.retry(it, err)
+				m.retry(it, err, m.n.records)
 			}
 			continue
 		}
@@ -604,7 +606,7 @@ func (m *Manager) unstored(it *item, err error) {
 		it.lost = true
 		return
 	}
-	m.retry(it, err)
+	m.retry(it, err, m.n.results)
 }
 
 // keepStored settles an item whose result lost the write to a stored one: the stored result is
@@ -677,6 +679,9 @@ type tries struct {
 type tried struct {
 	failed int
 	from   uint64
+	// awayFrom is the delivery at which the store first did not take the document's result
+	// (0: it has not); an outage's deliveries lengthen its wait, not its backstop's count.
+	awayFrom uint64
 }
 
 const maxTracked = 100_000
@@ -709,11 +714,18 @@ func (t *tries) add(key string, delivered uint64) (int, uint64) {
 	return e.failed, delivered - min(delivered, e.from)
 }
 
-// since is the deliveries since tried.from, without counting a try.
-func (t *tries) since(key string, delivered uint64) uint64 {
+// away notes that the store did not take the document's result at delivery delivered and
+// returns the deliveries since it first did not; the deliveries' backstop counts from here
+// again, as after a wait (deferred): the outage's deliveries are no runs that failed.
+func (t *tries) away(key string, delivered uint64) uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return delivered - min(delivered, t.get(key, delivered).from)
+	e := t.get(key, delivered)
+	if e.awayFrom == 0 {
+		e.awayFrom = delivered
+	}
+	e.from = delivered
+	return delivered - min(delivered, e.awayFrom)
 }
 
 // deferred notes that the document went back to wait at delivery delivered.
