@@ -232,7 +232,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	var sent []string
 	for i, m := range msgs {
 		for _, c := range m.ToolCalls {
-			sent = append(sent, c.Name)
+			sent = append(sent, c.Name, identifierWords(c.Name)) // "getSmithRecord" holds Smith
 		}
 		if m.Content == "" || docs.owns(i) {
 			continue

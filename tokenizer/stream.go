@@ -50,18 +50,12 @@ func (d *DecodeStream) Next(id int64) string {
 	return d.advance(after)
 }
 
-// maxHeld bounds the ids held for one character, whose first bytes (three at most) come in
-// three ids at most, and one to spare: past it the U+FFFD goes out, as a character that never
-// completes goes out with Flush.
-const maxHeld = utf8.UTFMax
-
 // partial reports whether the ids not yet emitted end in the first bytes of a character,
-// which later bytes could complete.
+// which later bytes could complete. Not bounded by a count of ids: an id that completes one
+// character and begins the next (GPT-2 has them) holds the stream on, and what is held goes
+// out whole as soon as an id leaves no character begun (a bound cut a character in two).
 func (d *DecodeStream) partial() bool {
 	held := d.ids[d.read:]
-	if len(held) > maxHeld {
-		return false
-	}
 	var tail []byte
 	for i := len(held) - 1; i >= 0 && len(tail) < utf8.UTFMax; i-- {
 		b, _ := d.t.TokenBytes(held[i])
