@@ -211,35 +211,27 @@ func (sp *sampler) candidates() (keep int, sum float64) {
 			sp.order = append(sp.order, int32(i))
 		}
 	}
-	topP := sp.s.TopP > 0 && sp.s.TopP < 1
-	switch k := sp.s.TopK; {
+	k, topP := sp.s.TopK, sp.s.TopP > 0 && sp.s.TopP < 1
+	switch {
 	case k > 0 && k < len(sp.order):
 		sp.order = sp.bestFirst(sp.order, k)
 	case k > 0:
 		slices.SortFunc(sp.order, sp.better)
-	case !topP:
-		for _, i := range sp.order {
-			sum += sp.weights[i]
-		}
-		return len(sp.order), sum
-	default:
-		// The total in id order, where a sort of them all would add best first: the two
-		// differ in rounding only.
-		for _, i := range sp.order {
-			sum += sp.weights[i]
-		}
-		return sp.nucleus(sum)
 	}
+	// Summed in the candidates' order: top-p alone sums them in id order, where a sort of them
+	// all would add best first; the two differ in rounding only.
 	for _, i := range sp.order {
 		sum += sp.weights[i]
 	}
-	if !topP {
-		return len(sp.order), sum
-	}
-	cum := 0.0
-	for j, i := range sp.order {
-		if cum += sp.weights[i]; cum >= sp.s.TopP*sum {
-			return j + 1, cum
+	switch {
+	case topP && k <= 0:
+		return sp.nucleus(sum)
+	case topP:
+		cum := 0.0
+		for j, i := range sp.order {
+			if cum += sp.weights[i]; cum >= sp.s.TopP*sum {
+				return j + 1, cum
+			}
 		}
 	}
 	return len(sp.order), sum

@@ -515,7 +515,7 @@ func (m *Manager) Create(ctx context.Context, tenant string, spec Spec) (*Record
 // whole store, the audit's too, at its own. Only the first is the jobs' setting's to name: an
 // operator may never have set it, and raising it would not help the second.
 func fullStore(err error) *Bound {
-	if strings.Contains(err.Error(), "maximum bytes exceeded") {
+	if bucketFull(err) {
 		return &Bound{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute,
 			Message: "the job store is full (SLUICE_JOBS_MAX_STORE_BYTES); retry once jobs have finished and expired"}
 	}

@@ -494,8 +494,8 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 		// Its runs' results were refused by the store (or their counts by its record) that
 		// many times: it fails without another run. A result stored meanwhile is kept instead
 		// (storeResults writes this one only where none is).
-		it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: m.fingerprint(it.rec.Tenant, d.Text),
-			Spans: []Span{}, Error: "the document's result could not be stored"}
+		it.res = m.resultOf(it)
+		it.res.Spans, it.res.Error = []Span{}, "the document's result could not be stored"
 		it.spent = true
 		return
 	}
@@ -519,14 +519,20 @@ func (m *Manager) process(ctx context.Context, p Processor, it *item) {
 		}
 	}
 	it.charge = out.Settle
-	it.res = Result{Index: it.w.Index, DocumentID: d.ID, Length: utf8.RuneCountInString(d.Text), TextHash: m.fingerprint(it.rec.Tenant, d.Text),
-		DeidentifiedText: out.Text, Spans: out.Spans}
+	it.res = m.resultOf(it)
+	it.res.DeidentifiedText, it.res.Spans = out.Text, out.Spans
 	if err != nil {
 		it.res.DeidentifiedText, it.res.Spans, it.res.Error = "", []Span{}, "the document could not be de-identified"
 	}
 	for i := range it.res.Spans {
 		it.res.Spans[i].DocumentID = d.ID
 	}
+}
+
+// resultOf is it's result without its outcome: which document, its length and keyed hash.
+func (m *Manager) resultOf(it *item) Result {
+	return Result{Index: it.w.Index, DocumentID: it.doc.ID, Length: utf8.RuneCountInString(it.doc.Text),
+		TextHash: m.fingerprint(it.rec.Tenant, it.doc.Text)}
 }
 
 // run calls p, a panic in it (a bug that this document meets) a permanent failure of the
