@@ -186,10 +186,12 @@ func (p *encoderPool) loadInBackground(d *onDemand, name string) {
 		p.failed.Remember(name, err, p.clk.Now())
 	}
 	p.mu.Unlock()
-	close(d.done)
+	// Logged before the waiters hear of it: the answer they give names no cause, and a
+	// failure is in the log by the time one is answered.
 	if err != nil && !errors.Is(err, handlers.ErrModelUnknown) {
 		p.log.Error("an encoder on demand failed to load", slog.String("model", name), slog.String("error", err.Error()))
 	}
+	close(d.done)
 }
 
 // loadSafely is load with a panic (a model's files no check foresaw) made its error: the load
