@@ -25,9 +25,14 @@ const (
 	v2InferPath = "/v2/models/{name}/infer"
 	v2ModelPath = "/v2/models/{name}"
 	v2ReadyPath = "/v2/models/{name}/ready"
-	v2Server    = "/v2"
-	v2Live      = "/v2/health/live"
-	v2Ready     = "/v2/health/ready"
+	// The protocol's versioned forms of the three. The server keeps no versions (a model's
+	// metadata lists none), so each is answered 404 in the protocol's shape, saying so.
+	v2VersionPath      = "/v2/models/{name}/versions/{version}"
+	v2VersionReadyPath = v2VersionPath + "/ready"
+	v2VersionInferPath = v2VersionPath + "/infer"
+	v2Server           = "/v2"
+	v2Live             = "/v2/health/live"
+	v2Ready            = "/v2/health/ready"
 	// V2MaxTexts bounds one request's batch: every text is admitted with the request.
 	V2MaxTexts = 64
 )
@@ -62,6 +67,18 @@ func routeOf(path string) string {
 			case "infer":
 				return v2InferPath
 			}
+			if v, ok := strings.CutPrefix(tail, "versions/"); ok {
+				if version, after, _ := strings.Cut(v, "/"); version != "" {
+					switch {
+					case after == "" && !strings.HasSuffix(v, "/"):
+						return v2VersionPath
+					case after == "ready":
+						return v2VersionReadyPath
+					case after == "infer":
+						return v2VersionInferPath
+					}
+				}
+			}
 		}
 		return path
 	}
@@ -70,7 +87,7 @@ func routeOf(path string) string {
 
 // fiberPath is a route's path in the router's syntax: "{name}" as ":name".
 func fiberPath(path string) string {
-	return strings.NewReplacer("{name}", ":name", "{id}", ":id").Replace(path)
+	return strings.NewReplacer("{name}", ":name", "{id}", ":id", "{version}", ":version").Replace(path)
 }
 
 // installV2 adds the protocol's health and metadata routes for the infer route r.
@@ -135,7 +152,14 @@ func (s *server) installV2(app *fiber.App, r *Route) {
 		name, _ := v2ModelName(c)
 		return c.JSON(fiber.Map{"name": name, "ready": ready})
 	})
-	for _, p := range []string{v2Live, v2Ready, v2Server, v2ModelPath, v2ReadyPath} {
+	noVersions := func(c *fiber.Ctx) error {
+		return s.answerError(c, &apiError{Status: fiber.StatusNotFound, Code: codeNotFound,
+			Message: "The server keeps no model versions: use the model's path without /versions", Outcome: OutcomeFailed}, v2Wire{})
+	}
+	app.Get(fiberPath(v2VersionPath), noVersions)
+	app.Get(fiberPath(v2VersionReadyPath), noVersions)
+	app.Post(fiberPath(v2VersionInferPath), noVersions)
+	for _, p := range []string{v2Live, v2Ready, v2Server, v2ModelPath, v2ReadyPath, v2VersionPath, v2VersionReadyPath, v2VersionInferPath} {
 		s.known[p] = p
 		s.wires[p] = v2Wire{}
 	}

@@ -64,7 +64,11 @@ func TestOpenInferenceProtocolErrorsAreItsOwnAndContentFree(t *testing.T) {
 		"two inputs":             {"/v2/models/pii/infer", `{"inputs":[{"name":"a","shape":[1],"datatype":"BYTES","data":["x"]},{"name":"b","shape":[1],"datatype":"BYTES","data":["y"]}]}`, 422, "Exactly one"},
 		"lang":                   {"/v2/models/pii/infer", `{"parameters":{"lang":"xx"},"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}]}`, 422, "lang"},
 		"unknown model metadata": {"/v2/models/nope", "", 404, "No model"},
-		"threshold type":         {"/v2/models/pii/infer", `{"parameters":{"confidence_threshold":"high"},"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}]}`, 422, "body.parameters.confidence_threshold"},
+		// The protocol's versioned paths: the server keeps none, and says so in its shape.
+		"a version's infer":    {"/v2/models/pii/versions/1/infer", `{"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["Alice ` + canary + `"]}]}`, 404, "no model versions"},
+		"a version's metadata": {"/v2/models/pii/versions/1", "", 404, "no model versions"},
+		"a version's ready":    {"/v2/models/pii/versions/1/ready", "", 404, "no model versions"},
+		"threshold type":       {"/v2/models/pii/infer", `{"parameters":{"confidence_threshold":"high"},"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}]}`, 422, "body.parameters.confidence_threshold"},
 		// An output the model has not, asked for: refused, not answered with the one it has.
 		"an output it has not": {"/v2/models/pii/infer", `{"inputs":[{"name":"text","shape":[1],"datatype":"BYTES","data":["x"]}],"outputs":[{"name":"scores"}]}`, 422, "body.outputs.0.name"},
 	} {

@@ -51,10 +51,14 @@ var DefaultRouteScopes = map[string][]string{
 	"GET /v2/models/{name}":          {"models:read"},
 	"GET /v2/models/{name}/ready":    {"models:read"},
 	"POST /v2/models/{name}/infer":   {"pii:read"},
-	"POST /v1/embeddings":            {"embed:write"},
-	"POST /embed":                    {"embed:write"},
-	"POST /rerank":                   {"rerank:write"},
-	"POST /v1/rerank":                {"rerank:write"},
+	// The versioned forms, answered 404 (no versions are kept), guarded as their plain forms.
+	"GET /v2/models/{name}/versions/{version}":        {"models:read"},
+	"GET /v2/models/{name}/versions/{version}/ready":  {"models:read"},
+	"POST /v2/models/{name}/versions/{version}/infer": {"pii:read"},
+	"POST /v1/embeddings":                             {"embed:write"},
+	"POST /embed":                                     {"embed:write"},
+	"POST /rerank":                                    {"rerank:write"},
+	"POST /v1/rerank":                                 {"rerank:write"},
 }
 
 // GatewayFacedRoute is the route a key marked for the privacy gateway (Principal.Gateway) has
