@@ -29,6 +29,16 @@ local function store()
   if tr > 0 then full = math.max(full, (tb - k) / tr) end
   redis.call('PEXPIRE', KEYS[1], math.min(math.ceil(full * 1000), 1e10) + 1000)
 end
+` + keepLeases
+
+// keepLeases sets a lease set to expire a second after its latest lease: never sooner, so
+// that a replica with a shorter LeaseTTL (a rolling change of it) does not expire the whole
+// set, and the slots of others still running with it.
+const keepLeases = `
+local function keepLeases(key)
+  local latest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]
+  if latest then redis.call('PEXPIREAT', key, math.ceil(tonumber(latest) / 1000) + 1000) end
+end
 `
 
 // takeScript admits one request or changes nothing. ARGV: the requests' rate and burst, the
@@ -49,7 +59,7 @@ store()
 if most > 0 then
   local life = tonumber(ARGV[7])
   redis.call('ZADD', KEYS[2], now + life, ARGV[8])
-  redis.call('PEXPIRE', KEYS[2], math.ceil(life / 1000) + 1000)
+  keepLeases(KEYS[2])
 end
 return {1, levels[1], levels[2]}
 `)
@@ -70,11 +80,11 @@ return 1
 // renewSource pushes the expiry of the leases ARGV[2...] in KEYS[1] to now + ARGV[1]
 // microseconds. A lease already gone (settled, or expired when renewals did not land) stays
 // gone: XX never adds one, and GT never shortens one.
-const renewSource = `
+const renewSource = keepLeases + `
 local t = redis.call('TIME')
 local life = tonumber(ARGV[1])
 local expiry = tonumber(t[1]) * 1000000 + tonumber(t[2]) + life
 for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', 'GT', expiry, ARGV[i]) end
-redis.call('PEXPIRE', KEYS[1], math.ceil(life / 1000) + 1000)
+keepLeases(KEYS[1])
 return 0
 `

@@ -414,6 +414,9 @@ func (s *Store) settle(batch []settlement) {
 	if len(batch) == 1 {
 		err := settleScript.Run(ctx, s.rdb, batch[0].l.keys[:], args(batch[0])...).Err()
 		s.metrics.call(opSettle, s.clk.Now().Sub(start).Seconds(), err)
+		if err != nil {
+			s.lost(batch, err)
+		}
 		return
 	}
 	cmds := make([]*redis.Cmd, len(batch))
@@ -424,7 +427,8 @@ func (s *Store) settle(batch []settlement) {
 		}
 		return nil
 	})
-	failed := 0
+	var failed []settlement
+	var ferr error
 	for i, cmd := range cmds {
 		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") { // a Redis restarted since: once more, with the script
 			if cmd.SetErr(settleScript.Run(ctx, s.rdb, batch[i].l.keys[:], args(batch[i])...).Err()); cmd.Err() == nil {
@@ -432,11 +436,28 @@ func (s *Store) settle(batch []settlement) {
 			}
 		}
 		if cmd.Err() != nil {
-			failed++
+			failed, ferr = append(failed, batch[i]), cmd.Err()
 		}
 	}
 	s.metrics.call(opSettle, s.clk.Now().Sub(start).Seconds(), nil)
-	s.metrics.failed(opSettle, failed)
+	s.metrics.failed(opSettle, len(failed))
+	if len(failed) > 0 {
+		s.lost(failed, ferr)
+	}
+}
+
+// lost handles settlements whose call failed as those made while Redis is out of reach: their
+// slots are kept to free once it answers again (held by nobody, they would otherwise count
+// against their caller until LeaseTTL, renewed by nothing), and Redis is taken for out of reach.
+func (s *Store) lost(batch []settlement, err error) {
+	s.mu.Lock()
+	for _, x := range batch {
+		if x.l.slot && len(s.freed) < maxFreed {
+			s.freed = append(s.freed, x.l)
+		}
+	}
+	s.mu.Unlock()
+	s.unreachable(err)
 }
 
 // renew pushes back the expiry of every slot this replica holds, every third of LeaseTTL,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -432,12 +433,19 @@ func TestARequestOverTheShareWaitsForRedis(t *testing.T) {
 type loseReply struct {
 	armed atomic.Bool
 	after func() error
+	// before drops the call unsent instead, as a connection reset does.
+	before bool
 }
 
 func (h *loseReply) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h *loseReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		if name := cmd.Name(); h.before && (name == "evalsha" || name == "eval") && h.armed.CompareAndSwap(true, false) {
+			err := h.after()
+			cmd.SetErr(err)
+			return err
+		}
 		err := next(ctx, cmd)
 		if name := cmd.Name(); (name == "evalsha" || name == "eval") && err == nil && h.armed.CompareAndSwap(true, false) {
 			err = h.after()
@@ -496,6 +504,72 @@ func TestALostTakeFreesItsSlot(t *testing.T) {
 	eventually(t, "a take through Redis again, its lost slot freed", sharedTake)
 	if n := held(); n != 0 {
 		t.Fatalf("%d slots held with nothing running", n)
+	}
+}
+
+// A settlement whose call fails unsent (a reset connection) frees its slot once Redis answers
+// again, as one made while Redis is out of reach does: it was left taken for LeaseTTL, renewed
+// by nothing, and a tenant allowed one request at a time was refused meanwhile.
+func TestAFailedSettlementFreesItsSlot(t *testing.T) {
+	srv := redistest.Start(t)
+	r := newReplica(t, srv.URL, Config{LeaseTTL: time.Hour}, admission.BudgetsConfig{})
+	hook := &loseReply{before: true, after: func() error { return errors.New("connection reset") }}
+	r.store.rdb.AddHook(hook)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	held := func() int64 { return rdb.ZCard(context.Background(), r.store.keys("k")[1]).Val() }
+	budget := admission.Budget{MaxConcurrent: 1}
+	bt, err := r.store.Take(context.Background(), "k", budget, 1)
+	if err != nil || bt.Lease == nil || r.store.down.Load() {
+		t.Fatalf("the take: %+v %v", bt, err)
+	}
+	hook.armed.Store(true)
+	bt.Lease.Settle(0, false)
+	if !r.store.down.Load() {
+		t.Error("a settlement that failed did not take Redis for out of reach")
+	}
+	eventually(t, "a take through Redis again, the failed settlement's slot freed", func() bool {
+		bt, err := r.store.Take(context.Background(), "k", budget, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bt.Lease != nil {
+			bt.Lease.Settle(0, false)
+		}
+		return bt.Lease != nil && !r.store.down.Load()
+	})
+	if n := held(); n != 0 {
+		t.Fatalf("%d slots held with nothing running", n)
+	}
+}
+
+// Replicas whose LeaseTTL differ (a rolling change of it) share a lease set: the one with the
+// shorter lease never shortens the set's life below the latest lease in it. It set the set to
+// expire after its own lease, which took the other replica's running requests out of the
+// count with it.
+func TestAShorterLeaseLeavesOthersSlots(t *testing.T) {
+	srv := redistest.Start(t)
+	long := newReplica(t, srv.URL, Config{LeaseTTL: time.Hour}, admission.BudgetsConfig{})
+	short := newReplica(t, srv.URL, Config{LeaseTTL: 3 * time.Second}, admission.BudgetsConfig{})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	budget := admission.Budget{MaxConcurrent: 2}
+	running, ref := long.admit(t, "k", budget, 1)
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	defer running.Done(-1)
+	brief, ref := short.admit(t, "k", budget, 1)
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	defer brief.Done(-1)
+	if life := rdb.PTTL(context.Background(), long.store.keys("k")[1]).Val(); life < 50*time.Minute {
+		t.Fatalf("the lease set expires in %v, with a lease of an hour in it", life)
+	}
+	short.store.renewOnce()
+	if life := rdb.PTTL(context.Background(), long.store.keys("k")[1]).Val(); life < 50*time.Minute {
+		t.Fatalf("after the shorter lease's renewal, the lease set expires in %v, with a lease of an hour in it", life)
 	}
 }
 
