@@ -461,6 +461,21 @@ func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string
 	return scores, tokens, nil
 }
 
+// longestFirst is how many of a and b tokens HF tokenizers' longest_first keeps in room (their
+// sum over it): the longer cut to what the shorter leaves, or both to half when the shorter is
+// over half itself, the odd token to the second when they tie.
+func longestFirst(a, b, room int) (int, int) {
+	short, long := min(a, b), max(a, b)
+	long = max(short, room-short)
+	if short+long > room {
+		short, long = room/2, room/2+room%2
+	}
+	if a > b {
+		return long, short
+	}
+	return short, long
+}
+
 // pairRow is q and d joined as the tokenizer's pair template joins them (BERT's [CLS] q [SEP]
 // d [SEP], RoBERTa's <s> q </s></s> d </s>), and each token's type.
 func (r *Reranker) pairRow(q, d []int64, truncate bool) (row, types []int64, err error) {
@@ -470,14 +485,7 @@ func (r *Reranker) pairRow(q, d []int64, truncate bool) (row, types []int64, err
 		if !truncate {
 			return nil, nil, ErrTooLong
 		}
-		qn, dn := len(q), len(d)
-		for qn+dn > room {
-			if qn > dn {
-				qn--
-			} else {
-				dn--
-			}
-		}
+		qn, dn := longestFirst(len(q), len(d), room)
 		q, d = q[:qn], d[:dn]
 	}
 	n := len(t.Before) + len(q) + len(t.Between) + len(d) + len(t.After)

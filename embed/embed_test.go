@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/tokenizer"
 	"github.com/sluice-serving/sluice/tokenizer/tokenizertest"
 )
 
@@ -232,5 +233,43 @@ func TestATokenPastTheGraphsRowsIsReadAsUnknown(t *testing.T) {
 				t.Fatalf("under a vocab_size smaller than the graph: %v %v, want %v", got, err, want)
 			}
 		})
+	}
+}
+
+// TestAPairIsCutAsLongestFirst: a query and passage over the room are cut as HF tokenizers'
+// longest_first cuts them (TEI and sentence-transformers' CrossEncoder read pairs so): the
+// longer down to what the shorter leaves, or both to half, the odd token to the passage when
+// they tie. Cutting a token at a time from the longer gave the query the odd one on a tie.
+func TestAPairIsCutAsLongestFirst(t *testing.T) {
+	ids := func(n int, base int64) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = base + int64(i)
+		}
+		return out
+	}
+	for _, c := range []struct{ q, d, room, wantQ, wantD int }{
+		{3, 40, 15, 3, 12},    // the shorter fits in half: kept whole
+		{10, 10, 15, 7, 8},    // a tie: the odd token to the passage
+		{10, 20, 15, 7, 8},    // both over half, the passage longer
+		{20, 10, 15, 8, 7},    // both over half, the query longer
+		{30, 30, 16, 8, 8},    // an even room
+		{100, 2, 125, 100, 2}, // within the room: nothing cut
+	} {
+		// BERT's pair template: [CLS] q [SEP] d [SEP], the room three less than the row.
+		r := &Reranker{encoder: &encoder{maxLen: c.room + 3}, pair: tokenizer.PairTemplate{
+			Before: []int64{101}, Between: []int64{102}, After: []int64{102}, TypeB: 1,
+			BeforeTypes: []int64{0}, BetweenTypes: []int64{0}, AfterTypes: []int64{1}}}
+		_, types, err := r.pairRow(ids(c.q, 1000), ids(c.d, 2000), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := 0
+		for _, ty := range types[:len(types)-1] { // the last [SEP] is typed with the passage
+			d += int(ty)
+		}
+		if q := len(types) - 3 - d; q != c.wantQ || d != c.wantD {
+			t.Errorf("query %d and passage %d in %d: kept %d + %d, want %d + %d", c.q, c.d, c.room, q, d, c.wantQ, c.wantD)
+		}
 	}
 }

@@ -357,11 +357,8 @@ func (s *server) rank(c *fiber.Ctx, x *exchange, model Reranker, query string, p
 		return nil, nil, 0, s.embedError(c, x, ctx, err, bad, param, model.MaxLength())
 	}
 	c.Locals(localStats, &encoderStats{model: model.Name(), tokens: tokens, inputs: len(passages)})
-	if !raw {
-		for i, v := range scores {
-			scores[i] = float32(1 / (1 + math.Exp(-float64(v))))
-		}
-	}
+	// Ranked by the logits, which the sigmoid keeps in order until float32 rounds it: above
+	// about 17 every logit is 1, and the more relevant of two such passages would rank by index.
 	order := make([]int, len(scores))
 	for i := range order {
 		order[i] = i
@@ -375,6 +372,11 @@ func (s *server) rank(c *fiber.Ctx, x *exchange, model Reranker, query string, p
 		}
 		return 0
 	})
+	if !raw {
+		for i, v := range scores {
+			scores[i] = float32(1 / (1 + math.Exp(-float64(v))))
+		}
+	}
 	return order, scores, tokens, nil
 }
 

@@ -978,3 +978,32 @@ func TestARerankIsChargedWhatTheModelReads(t *testing.T) {
 		t.Errorf("a short pair: %v, want 10", e)
 	}
 }
+
+// logits is a Reranker that answers fixed logits.
+type logits []float32
+
+func (logits) Name() string   { return "rr" }
+func (logits) MaxLength() int { return 512 }
+func (l logits) Score(_ context.Context, _ admission.Priority, _ string, passages []string, _ bool) ([]float32, int, error) {
+	return slices.Clone(l[:len(passages)]), 10, nil
+}
+
+// TestRerankRanksConfidentPassagesByTheirLogits: logits of 20 and 30 are both 1 as float32
+// probabilities; the passages are still ranked by the logits, best first, on both routes
+// (they tied at 1 and came back by index, so top_n 1 returned the weaker).
+func TestRerankRanksConfidentPassagesByTheirLogits(t *testing.T) {
+	f := newFixture(t, func(o *fixtureOptions) {
+		ep := RerankEndpoint{Model: logits{20, 30}, Gate: newTestGate(t, "rerank", newFakeLoad(16), time.Second)}
+		o.extra = append(o.extra, TEIRerank(ep), CohereRerank(ep))
+	})
+	r := f.do(t, "POST", "/rerank", `{"query":"q","texts":["a","b"]}`)
+	var tei []struct{ Index int }
+	if r.status != 200 || json.Unmarshal([]byte(r.raw), &tei) != nil || len(tei) != 2 || tei[0].Index != 1 {
+		t.Errorf("/rerank: %d %s; want passage 1 first", r.status, r.raw)
+	}
+	r = f.do(t, "POST", "/v1/rerank", `{"model":"rr","query":"q","documents":["a","b"],"top_n":1}`)
+	var cohere struct{ Results []struct{ Index int } }
+	if r.status != 200 || json.Unmarshal([]byte(r.raw), &cohere) != nil || len(cohere.Results) != 1 || cohere.Results[0].Index != 1 {
+		t.Errorf("/v1/rerank, top_n 1: %d %s; want passage 1", r.status, r.raw)
+	}
+}
