@@ -16,7 +16,9 @@ type Proxies struct {
 }
 
 // ParseProxies reads the trusted proxies: each an address ("10.0.0.7") or a network
-// ("10.0.0.0/8", "fd00::/8"). An empty list trusts none.
+// ("10.0.0.0/8", "fd00::/8"). An empty list trusts none. An IPv4 address or network written
+// IPv4-mapped ("::ffff:10.0.0.0/104") is read as the IPv4 one, since peers are compared
+// unmapped: kept as IPv6 it would match no peer.
 func ParseProxies(list []string) (*Proxies, error) {
 	p := &Proxies{}
 	for i, s := range list {
@@ -30,7 +32,10 @@ func ParseProxies(list []string) (*Proxies, error) {
 			if aerr != nil {
 				return nil, fmt.Errorf("identity: trusted proxy %d is neither an address nor a network (10.0.0.7, 10.0.0.0/8)", i+1)
 			}
-			prefix = netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen())
+			prefix = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		if a := prefix.Addr(); a.Is4In6() && prefix.Bits() >= 96 {
+			prefix = netip.PrefixFrom(a.Unmap(), prefix.Bits()-96)
 		}
 		p.nets = append(p.nets, prefix.Masked())
 	}
@@ -45,7 +50,11 @@ func (p *Proxies) Len() int {
 	return len(p.nets)
 }
 
-func (p *Proxies) trusts(a netip.Addr) bool {
+// Trusts says whether a is one of the proxies' addresses.
+func (p *Proxies) Trusts(a netip.Addr) bool {
+	if p == nil {
+		return false
+	}
 	a = a.Unmap()
 	for _, n := range p.nets {
 		if n.Contains(a) {
@@ -64,7 +73,7 @@ func (p *Proxies) trusts(a netip.Addr) bool {
 // at the last proxy, which is then taken for the client.
 func (p *Proxies) Client(peer string, forwardedFor [][]byte) string {
 	addr, err := netip.ParseAddr(peer)
-	if err != nil || p.Len() == 0 || !p.trusts(addr) {
+	if err != nil || p.Len() == 0 || !p.Trusts(addr) {
 		return peer
 	}
 	client := addr
@@ -76,7 +85,7 @@ func (p *Proxies) Client(peer string, forwardedFor [][]byte) string {
 				return client.Unmap().String()
 			}
 			client = hop
-			if !p.trusts(hop) {
+			if !p.Trusts(hop) {
 				return client.Unmap().String()
 			}
 		}

@@ -1,6 +1,9 @@
 package identity
 
-import "testing"
+import (
+	"net/netip"
+	"testing"
+)
 
 // X-Forwarded-For counts only from a trusted proxy, read from the right: what a client wrote
 // at the left is never the address when a proxy appended the real one after it.
@@ -44,5 +47,24 @@ func TestClientAddressBelievesOnlyTrustedProxies(t *testing.T) {
 	}
 	if _, err := ParseProxies([]string{"10.0.0.0/8", "proxy.example.org"}); err == nil {
 		t.Error("a host name was taken for a proxy")
+	}
+}
+
+// TestAMappedProxyIsItsIPv4Self: a proxy written IPv4-mapped (as dual-stack tools print it, and
+// as the mTLS proxy list always read it) trusts the IPv4 peer it names: kept an IPv6 network,
+// it matched no peer, and every client behind the proxy was the proxy, sharing its failure
+// bucket and its budget.
+func TestAMappedProxyIsItsIPv4Self(t *testing.T) {
+	for _, spec := range []string{"::ffff:10.0.0.0/104", "::ffff:10.1.2.3/128", "::ffff:10.1.2.3"} {
+		p, err := ParseProxies([]string{spec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Client("10.1.2.3", [][]byte{[]byte("198.51.100.1")}); got != "198.51.100.1" {
+			t.Errorf("proxies %q: the peer 10.1.2.3 taken for the client (%s)", spec, got)
+		}
+		if p.Trusts(netip.MustParseAddr("10.9.9.9")) != (spec == "::ffff:10.0.0.0/104") {
+			t.Errorf("proxies %q: 10.9.9.9 trusted wrongly", spec)
+		}
 	}
 }

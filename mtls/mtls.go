@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/settings"
 )
 
@@ -65,7 +66,7 @@ func (c Config) Validate() error {
 	if slices.Contains(c.TrustedProxies, "") {
 		check.Addf("TrustedProxies", "lists an empty address: name each proxy")
 	}
-	if _, err := parseProxies(c.TrustedProxies); err != nil {
+	if _, err := identity.ParseProxies(c.TrustedProxies); err != nil {
 		check.Addf("TrustedProxies", "%v", err)
 	}
 	if _, err := parsePrincipals(c.Principals); err != nil {
@@ -98,7 +99,7 @@ type mapping struct {
 // Verifier verifies client certificate chains. Safe for concurrent use.
 type Verifier struct {
 	pool       *x509.CertPool
-	proxies    []netip.Prefix
+	proxies    *identity.Proxies
 	header     string
 	principals []compiled
 }
@@ -123,7 +124,7 @@ func New(cfg Config) (*Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	proxies, _ := parseProxies(cfg.TrustedProxies)
+	proxies, _ := identity.ParseProxies(cfg.TrustedProxies)
 	principals, _ := parsePrincipals(cfg.Principals)
 	return &Verifier{pool: pool, proxies: proxies, header: cfg.ClientCertHeader, principals: principals}, nil
 }
@@ -163,29 +164,6 @@ func readBundle(path string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("mtls: the CA bundle %s holds no certificate", path)
 	}
 	return pool, nil
-}
-
-func parseProxies(items []string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, s := range items {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if p, err := netip.ParsePrefix(s); err == nil {
-			if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 { // peers are compared unmapped
-				p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
-			}
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return nil, fmt.Errorf("%q is neither an address nor a CIDR network", s)
-		}
-		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-	}
-	return out, nil
 }
 
 func parsePrincipals(raw string) ([]compiled, error) {
@@ -230,15 +208,7 @@ func parsePrincipals(raw string) ([]compiled, error) {
 }
 
 // TrustedPeer says whether a direct peer may hand a certificate in the header.
-func (v *Verifier) TrustedPeer(peer netip.Addr) bool {
-	peer = peer.Unmap()
-	for _, p := range v.proxies {
-		if p.Contains(peer) {
-			return true
-		}
-	}
-	return false
-}
+func (v *Verifier) TrustedPeer(peer netip.Addr) bool { return v.proxies.Trusts(peer) }
 
 // ParseHeader reads a proxy's URL-escaped, leaf-first PEM chain: PEM blocks and white space
 // only (two values a proxy joined would put the client's first).
