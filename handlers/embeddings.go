@@ -156,13 +156,17 @@ func (ep RerankEndpoint) cost(_ *server, c *fiber.Ctx) float64 {
 // textList reads a string or a list of strings: each non-empty and, together, within the
 // text limits. A non-empty msg is the validation error; it quotes none of them.
 func textList(raw json.RawMessage, lim Limits, what string) ([]string, string) {
+	notTexts := "`" + what + "` must be a string or a list of strings (token ids are not taken)"
+	if !present(raw) { // asked before the string's reading, which takes null for ""
+		return nil, notTexts
+	}
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
 		raw, _ = json.Marshal([]string{one})
 	}
 	var list []string
-	if !present(raw) || json.Unmarshal(raw, &list) != nil {
-		return nil, "`" + what + "` must be a string or a list of strings (token ids are not taken)"
+	if json.Unmarshal(raw, &list) != nil {
+		return nil, notTexts
 	}
 	return list, checkTexts(list, lim, what)
 }

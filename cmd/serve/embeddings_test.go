@@ -88,6 +88,11 @@ func TestEmbeddingsWithTheEcosystemsClients(t *testing.T) {
 		!strings.Contains(string(out), "truncate_prompt_tokens") {
 		t.Errorf("16: %d %s", status, out)
 	}
+	// A null input is missing, not an empty text.
+	if status, out := postRaw2(t, srv, "/v1/embeddings", map[string]any{"model": "embed-mini", "input": nil}); status != 400 ||
+		!strings.Contains(string(out), "must be a string or a list of strings") {
+		t.Errorf("a null input: %d %s", status, out)
+	}
 }
 
 // postRaw2 posts body as JSON to path and returns the status and the raw answer.
