@@ -499,4 +499,9 @@ func (s *Store) renewOnce() {
 		return nil
 	})
 	s.metrics.call(opRenew, s.clk.Now().Sub(start).Seconds(), err)
+	if err != nil {
+		// The leases run out after LeaseTTL, and with them the count of what runs here: told
+		// as any failed call is, so that the next requests do not take Redis's word alone.
+		s.unreachable(err)
+	}
 }

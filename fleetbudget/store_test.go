@@ -456,7 +456,16 @@ func (h *loseReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 
 func (h *loseReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if h.before && h.armed.CompareAndSwap(true, false) {
+			err := h.after()
+			for _, cmd := range cmds {
+				cmd.SetErr(err)
+			}
+			return err
+		}
+		return next(ctx, cmds)
+	}
 }
 
 // A take whose answer is lost after the script ran (the caller left; the call timed out) does
@@ -540,6 +549,25 @@ func TestAFailedSettlementFreesItsSlot(t *testing.T) {
 	})
 	if n := held(); n != 0 {
 		t.Fatalf("%d slots held with nothing running", n)
+	}
+}
+
+// A renewal that fails takes Redis for out of reach, as any failed call does: the leases it
+// did not renew run out, and with them Redis's count of what runs here.
+func TestAFailedRenewalTakesRedisForOutOfReach(t *testing.T) {
+	srv := redistest.Start(t)
+	r := newReplica(t, srv.URL, Config{LeaseTTL: time.Hour}, admission.BudgetsConfig{})
+	hook := &loseReply{before: true, after: func() error { return errors.New("i/o timeout") }}
+	r.store.rdb.AddHook(hook)
+	bt, err := r.store.Take(context.Background(), "k", admission.Budget{MaxConcurrent: 1}, 1)
+	if err != nil || bt.Lease == nil {
+		t.Fatalf("the take: %+v %v", bt, err)
+	}
+	defer bt.Lease.Settle(0, false)
+	hook.armed.Store(true)
+	r.store.renewOnce()
+	if !r.store.down.Load() {
+		t.Error("a renewal that failed left Redis taken for reachable")
 	}
 }
 
