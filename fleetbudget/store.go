@@ -243,12 +243,16 @@ func (s *Store) takeShared(ctx context.Context, key string, b admission.Budget, 
 	if l.slot {
 		l.id = s.replica + "-" + strconv.FormatUint(s.seq.Add(1), 36)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	call, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	start := s.clk.Now()
-	reply, err := takeScript.Run(ctx, s.rdb, l.keys[:], reqs.PerSecond, reqs.Burst, toks.PerSecond, toks.Burst,
+	reply, err := takeScript.Run(call, s.rdb, l.keys[:], reqs.PerSecond, reqs.Burst, toks.PerSecond, toks.Burst,
 		tokens, b.MaxConcurrent, s.cfg.LeaseTTL.Microseconds(), l.id).Slice()
-	s.metrics.call(opTake, s.clk.Now().Sub(start).Seconds(), err)
+	if ctx.Err() != nil {
+		s.metrics.call(opTake, s.clk.Now().Sub(start).Seconds(), nil) // the caller left: no failure of Redis's
+	} else {
+		s.metrics.call(opTake, s.clk.Now().Sub(start).Seconds(), err)
+	}
 	if err != nil {
 		if l.slot {
 			// The answer was lost (the caller left, the call timed out), but the script may

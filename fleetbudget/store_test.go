@@ -499,6 +499,9 @@ func TestALostTakeFreesItsSlot(t *testing.T) {
 		t.Fatal("a take whose caller left answered")
 	}
 	eventually(t, "the slot of a caller that left is freed", func() bool { return held() == 0 })
+	if n := testutil.ToFloat64(r.store.metrics.errors.WithLabelValues(opTake)); n != 0 {
+		t.Errorf("a caller that left counted as %v failed takes of Redis", n)
+	}
 	if !sharedTake() {
 		t.Fatal("after a caller left, its slot is still taken")
 	}
