@@ -22,6 +22,12 @@ func (s *Scheduler) loop(ctx context.Context) {
 		if timer != nil {
 			timer.Stop()
 		}
+		// Stopped by its context, the loop serves nothing more: a later Submit must be refused
+		// rather than queued for no one, and this is set before shutdown's endAll looks, so
+		// no submission slips in between.
+		s.mu.Lock()
+		s.closing = true
+		s.mu.Unlock()
 		s.shutdown()
 		// Every sequence has ended, so a Prepare still running stops at its next pause.
 		s.pace.setBusy(false)

@@ -158,7 +158,8 @@ func (s *Scheduler) Limits() admission.Limits {
 }
 
 // Start launches the step loop and the watchdog. When ctx ends, the scheduler stops as if
-// Close had given up. Calls after the first do nothing.
+// Close had given up, and refuses later submissions with ErrClosed. Calls after the first do
+// nothing.
 func (s *Scheduler) Start(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -172,7 +173,8 @@ func (s *Scheduler) Start(ctx context.Context) {
 }
 
 // Submit queues req and returns its stream at once: it fails only when the class's queue is
-// full (ErrQueueFull), the scheduler is closed (ErrClosed) or the request is invalid
+// full (ErrQueueFull), the scheduler is closed or its Start's context has ended (ErrClosed)
+// or the request is invalid
 // (ErrInvalidRequest). ctx is the request's: when it ends, the sequence leaves the queue, or
 // stops running at the next step boundary with its blocks back in the pool.
 func (s *Scheduler) Submit(ctx context.Context, req Request) (*Stream, error) {

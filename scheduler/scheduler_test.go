@@ -985,6 +985,27 @@ func TestCloseLetsRunningFinishThenEndsTheRest(t *testing.T) {
 	}
 }
 
+// TestAStopByStartsContextRefusesLaterSubmissions: once Start's context has ended and the loop
+// has returned, Submit answers ErrClosed and nothing is left waiting. It used to queue the
+// request for a loop that was gone: its stream was never answered, not even by Close, and
+// Load counted it as waiting work for ever.
+func TestAStopByStartsContextRefusesLaterSubmissions(t *testing.T) {
+	s, _ := newTestScheduler(t, testOpts{})
+	ctx, cancel := context.WithCancel(context.Background())
+	s.Start(ctx)
+	cancel()
+	<-s.stopped
+	if _, err := s.Submit(context.Background(), greedyRequest([]int64{1, 2, 3}, 4)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Submit after the loop stopped: %v, want ErrClosed (load %+v)", err, s.Load())
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if l := s.Load(); l.Depth() != 0 || l.Work != 0 {
+		t.Fatalf("load %+v after Close, want nothing waiting", l)
+	}
+}
+
 // lastEvent reads a stream's events up to its last one.
 func lastEvent(t *testing.T, s *Stream) Event {
 	t.Helper()
