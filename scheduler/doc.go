@@ -40,7 +40,8 @@
 // watchdog (watchdog.go) stops a step that runs past its limit (Runner.Terminate), ends that
 // step's streams and marks the scheduler unhealthy until a step finishes; the limit is the
 // stall timeout or, when longer, a multiple of what a step of that size was measured to cost,
-// so a long prefill is slow, not hung. A sequence that has streamed tokens and then gets none
+// so a long prefill is slow, not hung. A step that fails, the Runner's error or its panic,
+// ends that step's rows with ErrStepFailed and no others. A sequence that has streamed tokens and then gets none
 // for TokenStallTimeout (preempted while the server is busy) ends with ErrStarved. Close stops admitting, lets running
 // and preempted streams finish until its context ends, then ends them with ErrShutdown; every block is back
 // in the pool when it returns.

@@ -15,7 +15,8 @@ type Runner interface {
 	Vocab() int
 	// Run makes the plan's block copies, then computes its rows: each row's new tokens'
 	// keys and values into its blocks after its past, and its scores into Row.Logits (see
-	// stepplan.Plan). On an error no row's tokens count as computed.
+	// stepplan.Plan). On an error no row's tokens count as computed; a panic counts as an
+	// error, which ends that step's rows.
 	Run(ctx context.Context, p *stepplan.Plan) error
 	// Terminate makes the step in flight return an error soon.
 	Terminate()

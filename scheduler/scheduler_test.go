@@ -421,6 +421,47 @@ func TestFailedStepEndsItsRows(t *testing.T) {
 	}
 }
 
+// TestARunnerThatPanicsFailsOnlyItsStep: a panic in Runner.Run ends the rows of that step with
+// ErrStepFailed, naming only the panic's type, and a sequence stepped apart from it goes on
+// to its reference tokens. The panic used to unwind the loop's goroutine and end the process,
+// every stream of every model with it.
+func TestARunnerThatPanicsFailsOnlyItsStep(t *testing.T) {
+	s, model := newTestScheduler(t, testOpts{})
+	const canary = "Jane Doe, born 1961-04-02" // what a panic value may carry of a request
+	inStep, release := make(chan struct{}), make(chan struct{})
+	model.setHook(func(step int64, p *stepplan.Plan) error {
+		if step == 1 {
+			close(inStep)
+			<-release
+		}
+		for _, r := range p.Rows {
+			if r.Past == 0 && r.Tokens[0] == 90 {
+				panic("fake: index out of range over " + canary)
+			}
+		}
+		return nil
+	})
+	start(t, s)
+	good := mustSubmit(t, s, greedyRequest([]int64{11, 12}, 6))
+	<-inStep // good's prompt is in step 1: bad's comes in a prefill step of its own
+	bad := mustSubmit(t, s, greedyRequest([]int64{90, 91, 92}, 6))
+	close(release)
+	last := lastEvent(t, bad)
+	if !errors.Is(last.Err, ErrStepFailed) {
+		t.Fatalf("the sequence of the step that panicked: %+v, want ErrStepFailed", last)
+	}
+	if strings.Contains(last.Err.Error(), canary) {
+		t.Fatalf("the error tells the panic's value: %v", last.Err)
+	}
+	if ids, last := collect(t, good); last.Err != nil || !slices.Equal(ids, referenceGreedy([]int64{11, 12}, 6)) {
+		t.Fatalf("the sequence stepped beside it: %v %+v", ids, last)
+	}
+	waitUntil(t, func() bool { return s.Pool().Stats().Used == 0 })
+	if !s.Healthy() {
+		t.Fatal("unhealthy after the step that panicked returned")
+	}
+}
+
 // panicChooser panics on its second choice.
 type panicChooser struct{ n int }
 

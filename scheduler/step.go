@@ -112,7 +112,7 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 	s.inFlightLimit = s.cost.limit(prefill, batch, seq, s.cfg.StallTimeout)
 	s.mu.Unlock()
 	s.stepStarted.Store(start.UnixNano())
-	err := s.runner.Run(ctx, plan)
+	err := s.run(ctx, plan)
 	s.stepStarted.Store(0)
 	s.mu.Lock()
 	clear(s.inFlight)
@@ -159,6 +159,18 @@ func (s *Scheduler) runGroup(ctx context.Context, rows []*sequence) {
 			s.emit(q, c, end)
 		}
 	}
+}
+
+// run is the runner's step with a panic in it made the step's error: it then ends that
+// step's rows as a failed step does, rather than the loop, every other stream and the
+// process. The error names only the panic value's type: the value may hold request content.
+func (s *Scheduler) run(ctx context.Context, plan *stepplan.Plan) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the runner panicked (%T)", p)
+		}
+	}()
+	return s.runner.Run(ctx, plan)
 }
 
 // guard runs f, a call into q's own code (its Chooser, its prompt's scorer), and says whether

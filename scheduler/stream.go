@@ -112,7 +112,8 @@ var (
 	ErrShutdown = errors.New("scheduler: shut down mid-stream")
 	// ErrNoRoom: the sequence cannot fit in the KV cache even alone.
 	ErrNoRoom = errors.New("scheduler: the sequence does not fit in the KV cache")
-	// ErrStepFailed: the model failed on a step.
+	// ErrStepFailed: the model failed on a step, or the Runner panicked in it (the error
+	// names the panic value's type only).
 	ErrStepFailed = errors.New("scheduler: the decoder step failed")
 	// ErrInvalidRequest marks a Request the scheduler cannot run (no prompt, a prompt at the
 	// model's positions, no token to generate, no Chooser, an unknown class).
