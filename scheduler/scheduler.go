@@ -175,8 +175,8 @@ func (s *Scheduler) Start(ctx context.Context) {
 // Submit queues req and returns its stream at once: it fails only when the class's queue is
 // full (ErrQueueFull), the scheduler is closed or its Start's context has ended (ErrClosed)
 // or the request is invalid
-// (ErrInvalidRequest). ctx is the request's: when it ends, the sequence leaves the queue, or
-// stops running at the next step boundary with its blocks back in the pool.
+// (ErrInvalidRequest). ctx is the request's: when it ends, a waiting sequence leaves the queue at
+// once, and a running one stops at the next step boundary with its blocks back in the pool.
 func (s *Scheduler) Submit(ctx context.Context, req Request) (*Stream, error) {
 	if err := s.validate(req); err != nil {
 		return nil, err
@@ -186,21 +186,13 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (*Stream, error) {
 	}
 	q := newSequence(ctx, req, s.cfg.OutBuffer, s.clk.Now(), s.poke)
 	q.id = s.nextSeq.Add(1)
-	// A client that leaves is noticed at once, not at the next step: the time is what the
-	// abort-latency metric measures from, and a waiting sequence's slot frees right away.
-	q.stopWatch = context.AfterFunc(ctx, func() {
-		s.seen(q)
-		s.poke()
-	})
 	s.mu.Lock()
 	switch {
 	case s.closing:
 		s.mu.Unlock()
-		q.stopWatch()
 		return nil, ErrClosed
 	case s.waiting[req.Priority].n >= s.cfg.QueueSize:
 		s.mu.Unlock()
-		q.stopWatch()
 		return nil, ErrQueueFull
 	}
 	s.waiting[req.Priority].pushBack(q)
@@ -209,6 +201,9 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (*Stream, error) {
 	demand := int64(len(req.Prompt) + req.MaxNewTokens)
 	q.workLeft.Store(demand)
 	s.work.Add(demand)
+	// Watched from under mu: the callback takes mu, so even a context that has already ended
+	// finds q queued, and stopWatch set, when it looks.
+	q.stopWatch = context.AfterFunc(ctx, func() { s.left(q) })
 	s.mu.Unlock()
 	s.poke()
 	return &Stream{seq: q}, nil
@@ -229,6 +224,23 @@ func (s *Scheduler) validate(req Request) error {
 		return fmt.Errorf("%w: priority %d", ErrInvalidRequest, req.Priority)
 	}
 	return nil
+}
+
+// left runs when q's context ends, on a goroutine of its own. A client that leaves is noticed
+// at once, not at the next step boundary: the time is what the abort-latency metric measures
+// from, and a sequence still waiting ends now, its queue slot free for the next request even
+// while a long step runs. A running one is the loop's to end at the boundary, where its
+// blocks go back.
+func (s *Scheduler) left(q *sequence) {
+	s.seen(q)
+	s.mu.Lock()
+	waiting := q.state == seqWaiting
+	s.mu.Unlock()
+	if waiting {
+		// Admitted meanwhile, it is ended as the watchdog ends one: the boundary retires it.
+		s.abort(q, q.ctx.Err())
+	}
+	s.poke()
 }
 
 // Close stops taking submissions and ends the waiting ones that never ran with ErrClosed; the

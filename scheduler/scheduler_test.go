@@ -953,6 +953,49 @@ func TestPreparingIsNotStarving(t *testing.T) {
 	}
 }
 
+// TestAWaitingCallerThatLeavesFreesItsSlotAtOnce: a waiting request whose caller leaves ends
+// and gives its queue slot back while a step is still running, not at the next boundary. A
+// long prefill (or a hung step, up to the stall limit) used to keep departed callers counted
+// against QueueSize and in Load, refusing new requests with ErrQueueFull.
+func TestAWaitingCallerThatLeavesFreesItsSlotAtOnce(t *testing.T) {
+	s, model := newTestScheduler(t, testOpts{cfg: func(c *Config) { c.QueueSize = 1; c.MaxRunning = 1 }})
+	inStep, release := make(chan struct{}), make(chan struct{})
+	model.setHook(func(step int64, _ *stepplan.Plan) error {
+		if step == 1 {
+			close(inStep)
+			<-release
+		}
+		return nil
+	})
+	var once sync.Once
+	letGo := func() { once.Do(func() { close(release) }) }
+	defer letGo() // a failure must not leave the step, and Close after it, waiting
+	start(t, s)
+	running := mustSubmit(t, s, greedyRequest([]int64{1, 2, 3}, 2))
+	<-inStep
+	ctx, cancel := context.WithCancel(context.Background())
+	left, err := s.Submit(ctx, greedyRequest([]int64{4, 5, 6}, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	waitUntil(t, func() bool { return s.Load().Waiting[admission.Interactive] == 0 })
+	if ev, err := left.Next(context.Background()); err != nil || !errors.Is(ev.Err, context.Canceled) {
+		t.Fatalf("the caller that left: %+v %v, want its stream ended with its context's error", ev, err)
+	}
+	next, err := s.Submit(context.Background(), greedyRequest([]int64{7, 8, 9}, 2))
+	if err != nil {
+		t.Fatalf("with the only queue slot's caller gone, mid-step: %v", err)
+	}
+	letGo()
+	for _, st := range []*Stream{running, next} {
+		if _, last := collect(t, st); last.Err != nil {
+			t.Fatalf("a request beside the one that left: %+v", last)
+		}
+	}
+	waitUntil(t, func() bool { return s.Load().Work == 0 })
+}
+
 func TestQueueLimitsAndExpiry(t *testing.T) {
 	fake := clock.NewFake(epoch)
 	s, _ := newTestScheduler(t, testOpts{clk: fake, cfg: func(c *Config) {
