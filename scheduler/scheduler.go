@@ -174,9 +174,9 @@ func (s *Scheduler) Start(ctx context.Context) {
 
 // Submit queues req and returns its stream at once: it fails only when the class's queue is
 // full (ErrQueueFull), the scheduler is closed or its Start's context has ended (ErrClosed)
-// or the request is invalid
-// (ErrInvalidRequest). ctx is the request's: when it ends, a waiting sequence leaves the queue at
-// once, and a running one stops at the next step boundary with its blocks back in the pool.
+// or the request is invalid (ErrInvalidRequest). ctx is the request's: when it ends, a
+// waiting sequence leaves the queue at once, and a running one stops at the next step
+// boundary with its blocks back in the pool.
 func (s *Scheduler) Submit(ctx context.Context, req Request) (*Stream, error) {
 	if err := s.validate(req); err != nil {
 		return nil, err
