@@ -610,14 +610,16 @@ func (c Config) check(m machine) []problem {
 	if n := configuredModels(c); c.ModelsDir != "" && c.MaxResidentModels > 0 && c.MaxResidentModels <= n {
 		own("MAX_RESIDENT_MODELS", "must be above the %d configured models, which stay resident, or no model could load on demand (got %d)", n, c.MaxResidentModels)
 	}
-	if a, err := c.auth(clock.Real()); err != nil {
+	a, err := c.auth(clock.Real())
+	for _, e := range joined(err) {
 		var ce *configError
-		if errors.As(err, &ce) {
+		if errors.As(e, &ce) {
 			own(ce.variable, "%s", ce.problem)
 		} else {
-			own("API_KEYS", "%v", err)
+			own("API_KEYS", "%v", e)
 		}
-	} else if a == nil && c.openMedAuth {
+	}
+	if err == nil && a == nil && c.openMedAuth {
 		out = append(out, problem{"OPENMED_SERVICE_AUTH_ENABLED", "is true but the API keys and JWKS given hold nothing to check; refusing to start open"})
 	}
 	if _, err := identity.ParseProxies(c.TrustedProxies); err != nil {
@@ -937,66 +939,117 @@ func (c Config) apiKeys() (*identity.Keys, error) {
 }
 
 // auth builds the authenticator; nil when no keys, no JWKS and no client certificates are
-// configured (off).
+// configured (off). Each part is checked on its own and every problem is kept, under the
+// variable that sets it (the error joins configErrors): a key file that cannot be read must
+// not hide bad route scopes, which the operator would find only on the next start.
 func (c Config) auth(clk clock.Clock) (*identity.Authenticator, error) {
-	keys, err := c.apiKeys()
-	if err != nil {
-		return nil, err
-	}
-	verifier, err := c.jwtVerifier()
-	if err != nil {
-		return nil, err
-	}
-	if keys == nil && verifier == nil && !c.MTLS.Enabled {
+	keys, keysErr := c.apiKeys()
+	verifier, jwtErr := c.jwtVerifier()
+	failed := keysErr != nil || jwtErr != nil
+	if keys == nil && verifier == nil && !c.MTLS.Enabled && !failed {
 		return nil, nil
 	}
+	errs := []error{keysErr, jwtErr}
 	var routes map[string][]string
 	if c.AuthRouteScopes != "" {
+		var err error
 		if routes, err = identity.ParseRouteScopes([]byte(c.AuthRouteScopes)); err != nil {
-			return nil, &configError{"AUTH_ROUTE_SCOPES", strings.TrimPrefix(err.Error(), "identity: ")}
+			errs = append(errs, &configError{"AUTH_ROUTE_SCOPES", strings.TrimPrefix(err.Error(), "identity: ")})
 		}
 	}
 	a, err := identity.New(identity.Config{Keys: keys, JWT: verifier, RouteScopes: routes, Open: c.AuthOpen,
 		FailureRate: c.AuthFailureRPS, FailureBurst: c.AuthFailureBurst, Certificates: c.MTLS.Enabled}, clk)
-	if err != nil {
-		variable := "AUTH_FAILURE_RPS"
-		switch {
-		case strings.Contains(err.Error(), "RouteScopes"):
-			variable = "AUTH_ROUTE_SCOPES"
-		case strings.Contains(err.Error(), "FailureBurst"):
-			variable = "AUTH_FAILURE_BURST"
-		case strings.Contains(err.Error(), "Keys"):
-			variable = "API_KEYS"
+	for _, e := range fieldErrors(err, byMap(authVars)) {
+		var ce *configError
+		if failed && errors.As(e, &ce) && ce.variable == "API_KEYS" {
+			continue // "needs keys or a verifier": those that failed to load are reported already
 		}
-		return nil, &configError{variable, err.Error()}
+		errs = append(errs, e)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
 
+// authVars and jwtVars name identity's fields by the variables that set them; the JWKS is
+// named by the variable it was read from (jwtVerifier).
+var (
+	authVars = map[string]string{"Keys": "SLUICE_API_KEYS", "FailureRate": "SLUICE_AUTH_FAILURE_RPS",
+		"FailureBurst": "SLUICE_AUTH_FAILURE_BURST", "RouteScopes": "SLUICE_AUTH_ROUTE_SCOPES"}
+	jwtVars = map[string]string{"Leeway": "SLUICE_AUTH_JWT_LEEWAY_S", "MaxLifetime": "SLUICE_AUTH_JWT_MAX_LIFETIME_S"}
+)
+
 // jwtVerifier builds the bearer-token verifier from the JWKS (inline or its file); nil when
-// none is set.
+// none is set. The error joins a configError per problem, each under its variable.
 func (c Config) jwtVerifier() (*identity.JWTVerifier, error) {
 	if c.AuthJWKS == "" && c.AuthJWKSFile == "" {
 		return nil, nil
 	}
-	jwks, variable := []byte(c.AuthJWKS), "AUTH_JWKS"
-	if c.AuthJWKSFile != "" {
-		if c.AuthJWKS != "" { // one would be dropped without a word: tokens it signs, refused
-			return nil, &configError{"AUTH_JWKS", "and SLUICE_AUTH_JWKS_FILE are both set: keep one"}
-		}
+	var errs []error
+	jwks, variable := []byte(c.AuthJWKS), "SLUICE_AUTH_JWKS"
+	switch {
+	case c.AuthJWKSFile != "" && c.AuthJWKS != "":
+		// One would be dropped without a word: tokens it signs, refused. The inline one is
+		// still checked, with the other settings, so that their problems come out together.
+		errs = append(errs, &configError{"AUTH_JWKS", "and SLUICE_AUTH_JWKS_FILE are both set: keep one"})
+	case c.AuthJWKSFile != "":
 		var err error
 		if jwks, err = os.ReadFile(c.AuthJWKSFile); err != nil {
-			return nil, &configError{"AUTH_JWKS_FILE", fmt.Sprintf("cannot be read: %v", unwrapped(err))}
+			errs = append(errs, &configError{"AUTH_JWKS_FILE", fmt.Sprintf("cannot be read: %v", unwrapped(err))})
 		}
-		variable = "AUTH_JWKS_FILE"
+		variable = "SLUICE_AUTH_JWKS_FILE"
 	}
 	v, err := identity.NewJWTVerifier(identity.JWTConfig{JWKS: jwks, Issuer: c.AuthJWTIssuer,
 		Audience: c.AuthJWTAudience, Leeway: time.Duration(c.AuthJWTLeewayS * float64(time.Second)),
 		MaxLifetime: time.Duration(c.AuthJWTMaxLifetimeS * float64(time.Second))})
-	if err != nil {
-		return nil, &configError{variable, err.Error()}
+	said := len(errs) > 0 // the JWKS could not be read, or was given twice
+	for _, e := range fieldErrors(err, func(field string) (string, bool) {
+		if field == "JWKS" {
+			return variable, true
+		}
+		return byMap(jwtVars)(field)
+	}) {
+		var ce *configError
+		if said && errors.As(e, &ce) && "SLUICE_"+ce.variable == variable {
+			continue // said once, as that
+		}
+		errs = append(errs, e)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return v, nil
+}
+
+// fieldErrors are the problems a package's Validate joined (settings.Problem), each a
+// configError under the variable names gives its field; another error stays as it is.
+func fieldErrors(err error, names func(field string) (string, bool)) []error {
+	problems, other := settings.Problems(err)
+	out := other
+	for _, p := range problems {
+		name, ok := names(p.Field)
+		if !ok {
+			name = p.Field // a field no variable sets: a wiring bug, still reported
+		}
+		out = append(out, &configError{strings.TrimPrefix(name, "SLUICE_"), p.Text})
+	}
+	return out
+}
+
+// joined are the errors err joins (errors.Join), at any depth; err itself when it joins none.
+func joined(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, joined(e)...)
+		}
+		return out
+	}
+	return []error{err}
 }
 
 // unwrapped is a file error's cause (its path is the variable's value, named already).

@@ -398,6 +398,43 @@ func TestTwoJWKSAreRefused(t *testing.T) {
 	}
 }
 
+// testJWKS is a valid inline JWKS: one HS256 key of 36 bytes.
+const testJWKS = `SLUICE_AUTH_JWKS={"keys":[{"kty":"oct","kid":"k","alg":"HS256","k":"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}]}`
+
+// TestAuthProblemsAreAllListedEachUnderItsVariable: the auth settings were checked one after
+// the other, stopping at the first problem, so a key file that could not be read hid bad route
+// scopes, a negative failure burst and two JWKS; and every problem of the token verifier was
+// filed under the JWKS's variable, a negative leeway included (OpenMed's alias too).
+func TestAuthProblemsAreAllListedEachUnderItsVariable(t *testing.T) {
+	t.Parallel()
+	for env, want := range map[string]string{
+		"SLUICE_AUTH_JWT_LEEWAY_S=-5":                "SLUICE_AUTH_JWT_LEEWAY_S must be between 0 and an hour",
+		"SLUICE_AUTH_JWT_MAX_LIFETIME_S=-5":          "SLUICE_AUTH_JWT_MAX_LIFETIME_S must not be negative",
+		"OPENMED_SERVICE_AUTH_JWT_LEEWAY_SECONDS=-5": "OPENMED_SERVICE_AUTH_JWT_LEEWAY_SECONDS (as SLUICE_AUTH_JWT_LEEWAY_S): SLUICE_AUTH_JWT_LEEWAY_S must be",
+	} {
+		environ := []string{testJWKS, env}
+		if strings.HasPrefix(env, "OPENMED_") {
+			environ = []string{"OPENMED_SERVICE_AUTH_ENABLED=true", "OPENMED_SERVICE_AUTH_JWKS" + strings.TrimPrefix(testJWKS, "SLUICE_AUTH_JWKS"), env}
+		}
+		_, err := loadConfig(environ, testMachine)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "SLUICE_AUTH_JWKS ") {
+			t.Errorf("%s: want %q, not under SLUICE_AUTH_JWKS:\n%v", env, want, err)
+		}
+	}
+	_, err := loadConfig([]string{"SLUICE_API_KEYS_FILE=/nonexistent/keys.json", "SLUICE_AUTH_ROUTE_SCOPES={not json",
+		"SLUICE_AUTH_FAILURE_BURST=-1", testJWKS, "SLUICE_AUTH_JWKS_FILE=/nonexistent/jwks.json"}, testMachine)
+	for _, want := range []string{"SLUICE_API_KEYS_FILE cannot be read", "SLUICE_AUTH_ROUTE_SCOPES", "SLUICE_AUTH_FAILURE_BURST must be >= 0",
+		"SLUICE_AUTH_JWKS and SLUICE_AUTH_JWKS_FILE are both set"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q not reported:\n%v", want, err)
+		}
+	}
+	// A credential that failed is not also said to be missing.
+	if err != nil && strings.Contains(err.Error(), "needs API keys or a JWT verifier") {
+		t.Errorf("a credential that failed to load is also reported as none given:\n%v", err)
+	}
+}
+
 // TestAModelOfManyPositionsIsServedWhatThePoolHolds: a model of 128k positions makes a KV
 // pool of the pool's longest sequence, or the operator's shorter one, where the pool refused
 // it and the server did not start; servedLength then serves what the pool holds.
