@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"os"
@@ -287,7 +288,47 @@ func loadConfig(environ []string, m machine) (Config, error) {
 		}
 	}
 	problems, origins, noEffect := openMedTranslation(vars) // variable -> the line that reports it; the OpenMed variable that set it
-	var cfg Config
+	cfg, inherited := readConfig(vars, noEffect, problems)
+	// A value that did not parse is left at zero, and a setting that depends on it may look
+	// wrong only because of that: the settings are checked with each such variable unset
+	// instead (at its default, as once it is fixed), so that what is wrong besides it, an
+	// mTLS without its CA bundle, is still said in the same go.
+	checked := cfg
+	if len(problems) > 0 {
+		rest := maps.Clone(vars)
+		for name := range problems {
+			delete(rest, name)
+		}
+		checked, inherited = readConfig(rest, noEffect, map[string]string{})
+	}
+	for _, p := range checked.check(m) {
+		if _, seen := problems[p.variable]; !seen && !inherited[p.variable] {
+			problems[p.variable] = p.variable + " " + p.problem
+		}
+	}
+	for ours, theirs := range origins {
+		if line, ok := problems[ours]; ok {
+			problems[ours] = theirs + " (as " + ours + "): " + line
+		}
+	}
+	for name, line := range unknownVariables(vars) {
+		problems[name] = line
+	}
+	if len(problems) > 0 {
+		lines := make([]string, 0, len(problems))
+		for _, line := range problems {
+			lines = append(lines, line)
+		}
+		sort.Strings(lines)
+		return cfg, fmt.Errorf("invalid configuration:\n  %s", strings.Join(lines, "\n  "))
+	}
+	return cfg, nil
+}
+
+// readConfig reads the configuration from vars (OpenMed's translated already), adding a line
+// per variable that does not parse to problems; inherited are the GPU batch limits that took
+// their CPU counterpart's value.
+func readConfig(vars map[string]string, noEffect []string, problems map[string]string) (cfg Config, inherited map[string]bool) {
 	cfg.openMedNoEffect = noEffect
 	if v, set := vars["OPENMED_SERVICE_AUTH_ENABLED"]; set {
 		cfg.openMedAuth, _ = openMedBool(v)
@@ -309,7 +350,7 @@ func loadConfig(environ []string, m machine) (Config, error) {
 	// A CPU batch limit set without its GPU counterpart holds on a GPU too: whoever asked for
 	// batches of one (or switched OpenMed's batching off) gets them there as well. A bad CPU
 	// value is reported once, under its own name.
-	inherited := map[string]bool{}
+	inherited = map[string]bool{}
 	cpu, gpu := reflect.ValueOf(&cfg.Extract.Batch).Elem(), reflect.ValueOf(&cfg.GPUBatch).Elem()
 	for _, g := range declared(gpu.Type()) {
 		c, _ := byTags(cpu.Type())(g.field)
@@ -319,32 +360,7 @@ func loadConfig(environ []string, m machine) (Config, error) {
 			inherited[g.name] = true
 		}
 	}
-	// After a value that did not parse (left at zero), a setting the operator did not write may
-	// look wrong only because of it: those are not reported.
-	unparsed := len(problems) > 0
-	for _, p := range cfg.check(m) {
-		_, written := vars[p.variable]
-		if _, seen := problems[p.variable]; !seen && !inherited[p.variable] && (written || !unparsed) {
-			problems[p.variable] = p.variable + " " + p.problem
-		}
-	}
-	for ours, theirs := range origins {
-		if line, ok := problems[ours]; ok {
-			problems[ours] = theirs + " (as " + ours + "): " + line
-		}
-	}
-	for name, line := range unknownVariables(vars) {
-		problems[name] = line
-	}
-	if len(problems) > 0 {
-		lines := make([]string, 0, len(problems))
-		for _, line := range problems {
-			lines = append(lines, line)
-		}
-		sort.Strings(lines)
-		return cfg, fmt.Errorf("invalid configuration:\n  %s", strings.Join(lines, "\n  "))
-	}
-	return cfg, nil
+	return cfg, inherited
 }
 
 // nonceBytes is what the signed requests' nonce bucket reserves of the embedded NATS store: its

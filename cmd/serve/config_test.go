@@ -331,9 +331,9 @@ func TestEveryUpperBoundReadsAVariable(t *testing.T) {
 	}
 }
 
-// A value that does not parse is reported alone: settings the operator did not write, which
-// look wrong only because that value is left at zero, are not. A problem with a value that
-// OpenMed's variable set names that variable.
+// A value that does not parse is reported alone: settings that would look wrong only because
+// that value is left at zero (a watermark above a queue of none) are not. A problem with a
+// value that OpenMed's variable set names that variable.
 func TestConfigProblemsNameWhatTheOperatorWrote(t *testing.T) {
 	t.Parallel()
 	_, err := loadConfig([]string{"SLUICE_BATCH_MAX_QUEUE_SIZE=abc"}, testMachine)
@@ -343,6 +343,31 @@ func TestConfigProblemsNameWhatTheOperatorWrote(t *testing.T) {
 	for name, value := range map[string]string{"OPENMED_SERVICE_SHUTDOWN_DRAIN_SECONDS": "0", "OPENMED_SERVICE_MAX_REQUEST_BYTES": "10MB"} {
 		if _, err := loadConfig([]string{name + "=" + value}, testMachine); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%s: %v", name, value, err)
+		}
+	}
+}
+
+// TestAParseErrorDoesNotHideOtherProblems: a variable that did not parse dropped every other
+// problem filed under a variable the operator did not write, though the variables that he did
+// write caused them: mTLS on without its CA bundle, a Redis key secret without Redis, an
+// upstream model without the upstream all started to be refused only once an unrelated typo
+// (SLUICE_LOG_REFUSALS_PER_S=ten) was fixed.
+func TestAParseErrorDoesNotHideOtherProblems(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"SLUICE_MTLS=true", "SLUICE_MTLS_CLIENT_CERT_HEADER=X-Client-Cert", "SLUICE_MTLS_TRUSTED_PROXIES=10.0.0.1"}, "SLUICE_MTLS_CA_BUNDLE is required"},
+		{[]string{"SLUICE_REDIS_KEY_SECRET_FILE=/etc/hostname"}, "SLUICE_REDIS_URL must be set"},
+		{[]string{"SLUICE_GATEWAY_UPSTREAM_MODEL=gpt-x"}, "SLUICE_GATEWAY_UPSTREAM_URL must be set"},
+	} {
+		if _, err := loadConfig(tc.env, testMachine); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%v alone: %v", tc.env, err)
+		}
+		_, err := loadConfig(append(tc.env, "SLUICE_LOG_REFUSALS_PER_S=ten"), testMachine)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "SLUICE_LOG_REFUSALS_PER_S is not a valid int") {
+			t.Errorf("%v with an unrelated typo: %q is no longer reported:\n%v", tc.env, tc.want, err)
 		}
 	}
 }
