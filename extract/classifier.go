@@ -27,6 +27,17 @@ type Config struct {
 	Batch  batcher.Config
 }
 
+// Validate reports what is wrong before a model is known: a negative Stride (New checks it
+// against the model's window too) and Batch's problems (batcher's own).
+func (c Config) Validate() error {
+	check := settings.For("extract")
+	if c.Stride < 0 {
+		check.Addf("Stride", "must not be negative (0: windows share no token), got %d", c.Stride)
+	}
+	check.Include(c.Batch.Validate())
+	return check.Err()
+}
+
 // Classifier extracts entities with one model. It is safe for concurrent use.
 type Classifier struct {
 	name   string
@@ -86,7 +97,10 @@ func New(queue string, m *models.Model, sess *engine.Session, cfg Config, clk cl
 	if err != nil {
 		return nil, fmt.Errorf("extract: model %q: %w", m.Name, err)
 	}
-	if cfg.Stride < 0 || cfg.Stride >= budget {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Stride >= budget {
 		check := settings.For("extract")
 		check.Addf("Stride", "must be in [0, %d) for model %q, got %d", budget, m.Name, cfg.Stride)
 		return nil, check.Err()

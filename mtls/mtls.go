@@ -120,7 +120,7 @@ func New(cfg Config) (*Verifier, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	pool, err := readBundle(cfg.CABundle)
+	pool, err := ReadBundle(cfg.CABundle)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,9 @@ func (v *Verifier) Pool() *x509.CertPool { return v.pool }
 // Header is the trusted proxy's header name ("" for none).
 func (v *Verifier) Header() string { return v.header }
 
-func readBundle(path string) (*x509.CertPool, error) {
+// ReadBundle reads the CA bundle at path (Config.CABundle): its certificates, at least one; a
+// private key in it is refused.
+func ReadBundle(path string) (*x509.CertPool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("mtls: the CA bundle: %w", err)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"net/url"
@@ -541,6 +543,10 @@ func (c Config) check(m machine) []problem {
 			own("GATEWAY_UPSTREAM_KEY_FILE", "is empty")
 		}
 	}
+	c.checkFiles(own)
+	if c.GenerateMaxModelLen < 0 {
+		own("GENERATE_MAX_MODEL_LEN", "must not be negative (0: the model's), got %d", c.GenerateMaxModelLen)
+	}
 	if c.RateLimitKey != "peer" && c.RateLimitKey != "tenant" && c.RateLimitKey != "global" {
 		own("RATE_LIMIT_KEY", "must be peer, tenant or global (got %q)", c.RateLimitKey)
 	}
@@ -671,7 +677,7 @@ func (c Config) check(m machine) []problem {
 		err   error
 		names func(field string) (string, bool)
 	}{
-		{c.batcher().Validate(), byTags(reflect.TypeFor[batcher.Config]())},
+		{c.extract().Validate(), byTags(reflect.TypeFor[extract.Config](), reflect.TypeFor[batcher.Config]())},
 		{c.gate().Validate(), byTags(reflect.TypeFor[batchGate](), reflect.TypeFor[admission.Config]())},
 		{c.runtime().Validate(), byTags(reflect.TypeFor[engine.RuntimeOptions]())},
 		{c.limits().Validate(), byMap(limitsVars)},
@@ -700,6 +706,61 @@ func (c Config) check(m machine) []problem {
 		}
 	}
 	return out
+}
+
+// checkFiles reads the secret and certificate files the server reads at its start, with the
+// readers it reads them with, and says under its variable each that is missing or that the
+// reader refuses: found only after every model had loaded, they ended the start with exit 1
+// and a line that named no variable (or several). Like the other files (API keys, JWKS), they
+// are read again at the start; a file changed in between is that start's to refuse.
+func (c Config) checkFiles(own func(name, format string, args ...any)) {
+	if f := c.Signing.SecretFile; f != "" {
+		if _, err := signing.ReadSecret(f); err != nil {
+			own("SIGNING_SECRET_FILE", "%s", fileProblem(err, "SLUICE_SIGNING_SECRET_FILE"))
+		}
+	}
+	if f := c.Jobs.KeyFile; f != "" && c.Jobs.Enabled {
+		if _, err := jobs.ReadKey(f); err != nil {
+			own("JOBS_KEY_FILE", "%s", fileProblem(err, "SLUICE_JOBS_KEY_FILE"))
+		}
+	}
+	if f := c.MTLS.CABundle; f != "" && c.MTLS.Enabled {
+		if _, err := mtls.ReadBundle(f); err != nil {
+			own("MTLS_CA_BUNDLE", "%s", fileProblem(err, "SLUICE_MTLS_CA_BUNDLE"))
+		}
+	}
+	if cert, key := c.MTLS.CertFile, c.MTLS.KeyFile; cert != "" && key != "" {
+		if _, err := tls.LoadX509KeyPair(cert, key); err != nil {
+			var pe *fs.PathError
+			switch {
+			case errors.As(err, &pe) && pe.Path == cert:
+				own("TLS_CERT_FILE", "%s", fileProblem(err, ""))
+			case errors.As(err, &pe):
+				own("TLS_KEY_FILE", "%s", fileProblem(err, ""))
+			default:
+				own("TLS_CERT_FILE", "and SLUICE_TLS_KEY_FILE are not a certificate and its key: %v", err)
+			}
+		}
+	}
+}
+
+// fileProblem is a file reader's error as the problem of the variable that names the file: one
+// that cannot be read is said as the other files are (the path is the variable's value), any
+// other in the reader's words, less its package's name; a sentence of the reader's about the
+// variable goes on from its name.
+func fileProblem(err error, variable string) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return "cannot be read: " + pe.Err.Error()
+	}
+	text := err.Error()
+	if pkg, rest, ok := strings.Cut(text, ": "); ok && !strings.Contains(pkg, " ") {
+		text = rest
+	}
+	if rest, ok := strings.CutPrefix(text, variable+" "); ok && variable != "" {
+		return rest
+	}
+	return "is refused: " + text
 }
 
 // aliasProblems are what is wrong with SLUICE_MODEL_ALIASES as written: an empty alias or
@@ -1106,13 +1167,11 @@ func (c Config) scheduler(maxPositions int, pad int64) scheduler.Config {
 
 // servedLength is the longest sequence generation serves for a model of positions positions
 // whose KV pool holds poolHolds tokens of one sequence: SLUICE_GENERATE_MAX_MODEL_LEN when
-// set (an error when either cannot take it), else the model's, lowered to what the pool holds
-// (lowered says so).
+// set (an error when either cannot take it; a negative one is check's to refuse), else the
+// model's, lowered to what the pool holds (lowered says so).
 func (c Config) servedLength(positions, poolHolds int) (n int, lowered bool, err error) {
 	const name = "SLUICE_GENERATE_MAX_MODEL_LEN"
 	switch n = c.GenerateMaxModelLen; {
-	case n < 0:
-		return 0, false, fmt.Errorf("invalid configuration:\n  %s must not be negative (0: the model's), got %d", name, n)
 	case n > positions:
 		return 0, false, fmt.Errorf("invalid configuration:\n  %s must be at most the model's %d positions, got %d", name, positions, n)
 	case n > kvcache.MaxSeqLen:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/kvcache"
+	"github.com/sluice-serving/sluice/mtls/mtlstest"
 )
 
 func TestConfigDefaults(t *testing.T) {
@@ -546,6 +547,65 @@ func TestAStoreTooSmallForTheJobsDefaultShare(t *testing.T) {
 	cfg, err := LoadConfig([]string{"SLUICE_JOBS_KEY_FILE=" + key, "SLUICE_NATS_MAX_STORE_BYTES=8388608", "SLUICE_JOBS_MAX_STORE_BYTES=0"})
 	if err != nil || cfg.Jobs.MaxStoreBytes == nil || *cfg.Jobs.MaxStoreBytes != 0 {
 		t.Errorf("an 8 MiB store, the jobs unbounded: %v, %v", cfg.Jobs.MaxStoreBytes, err)
+	}
+}
+
+// TestSecretAndCertificateFilesAreCheckedWithTheConfig: the signing secret, the jobs' key, the
+// server's certificate and key and the CA bundle were first read after every model had loaded,
+// and a file missing or malformed ended the start with exit 1 and a line that named no
+// variable. They are read with the configuration, each problem under its variable; files
+// with valid content pass.
+func TestSecretAndCertificateFilesAreCheckedWithTheConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	missing, empty := filepath.Join(dir, "missing"), writeFile(t, filepath.Join(dir, "empty"), nil)
+	_, err := loadConfig([]string{"SLUICE_SIGNING_SECRET_FILE=" + empty, "SLUICE_JOBS_KEY_FILE=" + missing,
+		"SLUICE_TLS_CERT_FILE=" + missing, "SLUICE_TLS_KEY_FILE=" + missing, "SLUICE_MTLS=true", "SLUICE_MTLS_CA_BUNDLE=" + missing}, testMachine)
+	for _, want := range []string{"SLUICE_SIGNING_SECRET_FILE is refused: the secret file is empty", "SLUICE_JOBS_KEY_FILE cannot be read",
+		"SLUICE_TLS_CERT_FILE cannot be read", "SLUICE_MTLS_CA_BUNDLE cannot be read"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q not reported by LoadConfig:\n%v", want, err)
+		}
+	}
+
+	ca := mtlstest.NewCA(t, "clinic CA")
+	server := ca.Server(t)
+	bundle, cert := writeFile(t, filepath.Join(dir, "ca.pem"), mtlstest.PEM(ca.Cert)), writeFile(t, filepath.Join(dir, "server.pem"), mtlstest.PEM(server.Leaf))
+	key := writeFile(t, filepath.Join(dir, "server-key.pem"), mtlstest.KeyPEM(t, server))
+	secret := writeFile(t, filepath.Join(dir, "secret"), []byte(strings.Repeat("s", 32)))
+	valid := []string{"SLUICE_SIGNING_SECRET_FILE=" + secret, "SLUICE_JOBS_KEY_FILE=" + jobKey(t),
+		"SLUICE_TLS_CERT_FILE=" + cert, "SLUICE_TLS_KEY_FILE=" + key, "SLUICE_MTLS=true", "SLUICE_MTLS_CA_BUNDLE=" + bundle}
+	if _, err := loadConfig(valid, testMachine); err != nil {
+		t.Fatalf("valid files refused: %v", err)
+	}
+	// Each reader's own refusals, named: a key of the wrong length, a bundle of no
+	// certificate, a key file missing beside its certificate, a key that is not the
+	// certificate's.
+	other := ca.Server(t)
+	for _, tc := range []struct{ env, want string }{
+		{"SLUICE_JOBS_KEY_FILE=" + cert, "SLUICE_JOBS_KEY_FILE must hold 32 bytes"},
+		{"SLUICE_MTLS_CA_BUNDLE=" + secret, "SLUICE_MTLS_CA_BUNDLE is refused: the CA bundle"},
+		{"SLUICE_TLS_KEY_FILE=" + missing, "SLUICE_TLS_KEY_FILE cannot be read"},
+		{"SLUICE_TLS_KEY_FILE=" + writeFile(t, filepath.Join(dir, "other-key.pem"), mtlstest.KeyPEM(t, other)), "SLUICE_TLS_CERT_FILE and SLUICE_TLS_KEY_FILE are not a certificate and its key"},
+	} {
+		name, _, _ := strings.Cut(tc.env, "=")
+		env := slices.DeleteFunc(slices.Clone(valid), func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+		if _, err := loadConfig(append(env, tc.env), testMachine); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: want %q:\n%v", tc.env, tc.want, err)
+		}
+	}
+}
+
+// TestNegativeStrideAndModelLenAreRefusedByLoadConfig: a negative SLUICE_WINDOW_STRIDE was
+// refused only when the entity models were wired, a negative SLUICE_GENERATE_MAX_MODEL_LEN
+// when generation's was, both after loading, exit 1.
+func TestNegativeStrideAndModelLenAreRefusedByLoadConfig(t *testing.T) {
+	t.Parallel()
+	for env, want := range map[string]string{"SLUICE_WINDOW_STRIDE=-1": "SLUICE_WINDOW_STRIDE must not be negative",
+		"SLUICE_GENERATE_MAX_MODEL_LEN=-1": "SLUICE_GENERATE_MAX_MODEL_LEN must not be negative"} {
+		if _, err := loadConfig([]string{env}, testMachine); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want %q: %v", env, want, err)
+		}
 	}
 }
 
