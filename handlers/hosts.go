@@ -129,6 +129,19 @@ func isProbe(path string) bool {
 	return false
 }
 
+// ValidTrustedHost says whether pattern is a trusted host hostCheck can match: a host name,
+// "*." and a name (any name under it), an IPv4 address or a bracketed IPv6 one. hostCheck
+// drops the Host header's port before comparing, so a pattern with a port, a scheme or a path
+// matches no request (every one but the probes answered 400); a bare "*" or an empty one would
+// trust any host.
+func ValidTrustedHost(pattern string) bool {
+	if strings.HasPrefix(pattern, "[") {
+		return strings.HasSuffix(pattern, "]") && validHostHeader(pattern)
+	}
+	name := strings.TrimPrefix(pattern, "*.")
+	return !strings.Contains(name, ":") && validHostHeader(name)
+}
+
 // ValidOrigin says whether o is an exact origin, as a browser sends one: http or https, a
 // host (and a port), nothing after them but a "/"; no wildcard, which would let any page call
 // the API.

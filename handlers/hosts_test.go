@@ -49,6 +49,22 @@ func TestTrustedHostsAndCORS(t *testing.T) {
 	}
 }
 
+// TestValidTrustedHostIsWhatHostCheckCanMatch: a pattern with a port, a scheme or a path, an
+// unbracketed IPv6 address, a bare or inner wildcard is refused, since hostCheck compares the
+// Host header without its port and would answer every request 400 (or trust any host).
+func TestValidTrustedHostIsWhatHostCheckCanMatch(t *testing.T) {
+	for pattern, want := range map[string]bool{
+		"api.example.org": true, "API.example.org": true, "*.internal.example": true, "10.0.0.7": true, "[::1]": true,
+		"sluice_svc": true, "api.example.org:8443": false, "https://api.example.org": false, "api.example.org/": false,
+		"[::1]:8080": false, "::1": false, "*": false, "": false, "*.": false, "a.*.example": false, "*.*.example": false,
+		"user@api.example.org": false, "[10.0.0.7]": false,
+	} {
+		if got := ValidTrustedHost(pattern); got != want {
+			t.Errorf("ValidTrustedHost(%q) = %v, want %v", pattern, got, want)
+		}
+	}
+}
+
 // TestOriginFormIsTheRequestLinesTarget: the signed target is the request line's, as the
 // client wrote it (no decoding), an absolute form losing its scheme and host.
 func TestOriginFormIsTheRequestLinesTarget(t *testing.T) {

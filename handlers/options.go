@@ -154,8 +154,8 @@ func (o Options) validate() error {
 		bad("RefusalLogsPerSecond", "must not be negative (0: no bound), got %d", o.RefusalLogsPerSecond)
 	}
 	for _, h := range o.TrustedHosts {
-		if h == "*" || h == "" {
-			bad("TrustedHosts", "must list host names (a bare * or an empty name trusts anything)")
+		if !ValidTrustedHost(h) {
+			bad("TrustedHosts", "must list host names, *.example.org or IP addresses ([::1]), without a port, scheme or path (got %q)", h)
 			break
 		}
 	}

@@ -652,6 +652,11 @@ func (c Config) check(m machine) []problem {
 			own("TRUSTED_HOSTS", "must list host names: a bare * or an empty name trusts any host")
 			break
 		}
+		if !handlers.ValidTrustedHost(h) {
+			own("TRUSTED_HOSTS", "must list host names, *.example.org or IP addresses ([::1] for IPv6), without a port, scheme or path: "+
+				"the Host header is compared without its port, so %q would match no request", h)
+			break
+		}
 	}
 	if slices.Contains(c.AuthJWTAudience, "") {
 		own("AUTH_JWT_AUDIENCE", "lists an empty audience: name each, or set none")

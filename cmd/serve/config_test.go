@@ -407,6 +407,24 @@ func TestListSettingsAreReadAsOpenMedReadsThem(t *testing.T) {
 	}
 }
 
+// TestATrustedHostThatNoHostHeaderMatchesIsRefused: a trusted host written with a port or a
+// scheme passed the check, but the Host header is compared without its port, so every request
+// but the probes got 400 while the probes kept the pod ready. Names, *.suffix patterns and IP
+// addresses (IPv6 in brackets) still pass, OpenMed's variable too.
+func TestATrustedHostThatNoHostHeaderMatchesIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, env := range []string{"SLUICE_TRUSTED_HOSTS=api.example.org:8443", "SLUICE_TRUSTED_HOSTS=https://api.example.org",
+		"SLUICE_TRUSTED_HOSTS=api.example.org/v1", "SLUICE_TRUSTED_HOSTS=[::1]:8080", "SLUICE_TRUSTED_HOSTS=::1",
+		"OPENMED_SERVICE_TRUSTED_HOSTS=a.example,api.example.org:443"} {
+		if _, err := loadConfig([]string{env}, testMachine); err == nil || !strings.Contains(err.Error(), "SLUICE_TRUSTED_HOSTS must list host names") {
+			t.Errorf("%s accepted, though no Host header can match it: %v", env, err)
+		}
+	}
+	if _, err := loadConfig([]string{"SLUICE_TRUSTED_HOSTS=api.example.org,*.Internal.example,10.0.0.7,[::1],sluice-0.sluice_svc"}, testMachine); err != nil {
+		t.Fatalf("host names, patterns and addresses refused: %v", err)
+	}
+}
+
 // TestTwoJWKSAreRefused: an inline JWKS beside a JWKS file is refused at start, naming it,
 // as two API key settings are: one of them would be dropped without a word.
 func TestTwoJWKSAreRefused(t *testing.T) {
