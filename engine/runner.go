@@ -64,6 +64,15 @@ func (r *Runner) Terminate() { r.d.Terminate() }
 // is an ErrInvalidInput error and nothing runs; a failed step writes no block. p.KVTime says
 // what the copying took.
 func (r *Runner) Run(ctx context.Context, p *stepplan.Plan) error {
+	// A panic (a bug) may come after the step wrote into the buffers a later step would take
+	// for its rows' past: they are forgotten as a failed step's are, and the panic goes on to
+	// the caller, which may recover it and go on stepping.
+	defer func() {
+		if v := recover(); v != nil {
+			r.sc.forget()
+			panic(v)
+		}
+	}()
 	t0 := time.Now()
 	if err := r.checkCopies(p); err != nil {
 		return fmt.Errorf("engine: step plan: %w: %w", ErrInvalidInput, err)
@@ -503,12 +512,18 @@ func (sc *stepScratch) copyRow(from, to, n, head, rowFloats int) {
 	}
 }
 
+// forget drops what the buffers were said to hold, as a failed step does.
+func (sc *stepScratch) forget() {
+	sc.lastOK = false
+	sc.slots = sc.slots[:0]
+}
+
 // settle records what the buffers hold after an in-place step over p: each row's positions
 // through its new ones, or, when the step failed, nothing (the graph may have written part of
 // any row).
 func (sc *stepScratch) settle(p *stepplan.Plan, ok bool) {
 	if !ok {
-		sc.slots = sc.slots[:0]
+		sc.forget()
 		return
 	}
 	for i := range p.Rows {

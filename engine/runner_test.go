@@ -619,3 +619,59 @@ func TestFailedStepIsNotTakenAsThePast(t *testing.T) {
 		expect(t, b, 2)
 	})
 }
+
+// panicking is a decoder whose next step panics after the graph has written its outputs, as a
+// bug after the pass would.
+type panicking struct {
+	*fakeDecoder
+	next bool
+}
+
+func (p *panicking) RunStep(ctx context.Context, st *Step) error {
+	err := p.fakeDecoder.RunStep(ctx, st)
+	p.panicNow()
+	return err
+}
+
+func (p *panicking) RunDecode(ctx context.Context, st *DecodeStep) error {
+	err := p.fakeDecoder.RunDecode(ctx, st)
+	p.panicNow()
+	return err
+}
+
+func (p *panicking) panicNow() {
+	if p.next {
+		p.next = false
+		panic("fake: a bug after the pass")
+	}
+}
+
+// TestAStepThatPanickedLeavesNoPastToReuse: a step that panics (recovered by its caller, which
+// goes on stepping) forgets what the buffers held, as a failed step does: its pass wrote over
+// the present that the next decode of other rows took for their past, and they went on with
+// wrong tokens and no error.
+func TestAStepThatPanickedLeavesNoPastToReuse(t *testing.T) {
+	onGraphs(t, []int{0, 64}, func(t *testing.T, inPlace int) {
+		h := newRunnerHarness(t, 64, inPlace)
+		pd := &panicking{fakeDecoder: h.dec}
+		h.r.d = pd
+		a, b := h.seq(1, 5, 6, 7), h.seq(2, 9, 8, 7)
+		h.steps(t, a, b) // the prefill
+		h.steps(t, a, b) // a decode, whose buffers the next one may take for its past
+		z := h.seq(3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
+		pd.next = true
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("the step did not panic")
+				}
+			}()
+			_ = h.step(z)
+		}()
+		for range 3 {
+			h.steps(t, a, b)
+		}
+		expect(t, a, 3)
+		expect(t, b, 3)
+	})
+}

@@ -120,7 +120,7 @@ func (c Config) Validate() error {
 			if near := settings.Nearest(route, known); near != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", near)
 			}
-			check.Addf("RouteScopes", "%q is no route of the server%s; a route is named as docs/API.md's table names it, its parameters as {id} and {name}", route, hint)
+			check.Addf("RouteScopes", "%q is no route of the server%s; a route is named as docs/API.md's table names it, its parameters as {id}, {name} and {version}", route, hint)
 		}
 	}
 	return check.Err()
