@@ -633,13 +633,23 @@ func (c Config) check(m machine) []problem {
 		own("MAX_RESIDENT_MODELS", "must be above the %d configured models, which stay resident, or no model could load on demand (got %d)", n, c.MaxResidentModels)
 	}
 	a, err := c.auth(clock.Real())
+	// One line a variable (only a variable's first problem is reported), holding all of its
+	// problems: two bad keys of one JWKS, two route scopes that name no route.
+	var authVars []string
+	authProblems := map[string][]string{}
 	for _, e := range joined(err) {
+		variable, text := "API_KEYS", e.Error()
 		var ce *configError
 		if errors.As(e, &ce) {
-			own(ce.variable, "%s", ce.problem)
-		} else {
-			own("API_KEYS", "%v", e)
+			variable, text = ce.variable, ce.problem
 		}
+		if authProblems[variable] == nil {
+			authVars = append(authVars, variable)
+		}
+		authProblems[variable] = append(authProblems[variable], text)
+	}
+	for _, v := range authVars {
+		own(v, "%s", strings.Join(authProblems[v], "; "))
 	}
 	if err == nil && a == nil && c.openMedAuth {
 		out = append(out, problem{"OPENMED_SERVICE_AUTH_ENABLED", "is true but the API keys and JWKS given hold nothing to check; refusing to start open"})

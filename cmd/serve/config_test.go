@@ -477,6 +477,17 @@ func TestAuthProblemsAreAllListedEachUnderItsVariable(t *testing.T) {
 	if err != nil && strings.Contains(err.Error(), "needs API keys or a JWT verifier") {
 		t.Errorf("a credential that failed to load is also reported as none given:\n%v", err)
 	}
+	// Two problems under one variable are both said (a variable's first line alone is kept).
+	_, err = loadConfig([]string{"SLUICE_API_KEYS=[" + keyEntry("abcdefghijklmnopqrstuvwxyz012345", "t", "pii") + "]",
+		`SLUICE_AUTH_ROUTE_SCOPES={"POST /analyse":["a"],"POST /deidentfy":["b"]}`}, testMachine)
+	if err == nil || !strings.Contains(err.Error(), "/analyse") || !strings.Contains(err.Error(), "/deidentfy") {
+		t.Errorf("two route scopes that name no route:\n%v", err)
+	}
+	_, err = loadConfig([]string{`SLUICE_AUTH_JWKS={"keys":[{"kty":"oct","kid":"a","k":"c2hvcnQ"},` +
+		`{"kty":"oct","kid":"b","use":"enc","k":"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}]}`}, testMachine)
+	if err == nil || !strings.Contains(err.Error(), "key 1") || !strings.Contains(err.Error(), "key 2") {
+		t.Errorf("a JWKS of two bad keys:\n%v", err)
+	}
 }
 
 // TestAModelOfManyPositionsIsServedWhatThePoolHolds: a model of 128k positions makes a KV
