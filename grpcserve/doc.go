@@ -7,12 +7,13 @@
 // through the server in the process (handlers.InProcess), so that credentials, scopes, the
 // trusted hosts, mTLS, admission, budgets, metrics, the audit and the access log are the HTTP
 // route's own, by construction. Request metadata carries what the HTTP headers would:
-// authorization, x-api-key, traceparent, x-request-id; the caller's address and verified TLS
-// state are the connection's. An HTTP failure becomes the gRPC status of the same meaning
-// (422 INVALID_ARGUMENT, 401 UNAUTHENTICATED, 429 RESOURCE_EXHAUSTED with retry-after in the
-// trailer, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED), worded from the error's code and message,
-// never from the request. A request message that does not decode is INVALID_ARGUMENT, the
-// caller's fault (see decoder), and a call's metadata is bounded as HTTP headers are.
+// authorization, x-api-key, traceparent, x-request-id, x-sluice-retry-token; the caller's
+// address and verified TLS state are the connection's. An HTTP failure becomes the gRPC status
+// of the same meaning (422 INVALID_ARGUMENT, 401 UNAUTHENTICATED, 429 RESOURCE_EXHAUSTED,
+// 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED), worded from the error's code and message, never
+// from the request, with a refusal's retry-after and x-sluice-retry-token in the trailer. A
+// request message that does not decode is INVALID_ARGUMENT, the caller's fault (see decoder),
+// and a call's metadata is bounded as HTTP headers are.
 //
 // # How to use it
 //

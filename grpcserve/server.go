@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/inferencepb"
 	"github.com/sluice-serving/sluice/openmedpb"
@@ -82,8 +83,12 @@ func New(cfg Config) (*grpc.Server, error) {
 	return srv, nil
 }
 
+// retryToken is the retry reservation's header (admission's) as a metadata key: a refusal's
+// trailer carries it, and a retry's metadata brings it back.
+var retryToken = strings.ToLower(admission.RetryTokenHeader)
+
 // forwarded are the metadata keys that travel as the HTTP request's headers.
-var forwarded = []string{"authorization", "x-api-key", "traceparent", "x-request-id"}
+var forwarded = []string{"authorization", "x-api-key", "traceparent", "x-request-id", retryToken}
 
 // call runs the HTTP request a gRPC call stands for, with the call's metadata and connection.
 func call(ctx context.Context, calls *handlers.InProcess, method, path string, body []byte) *handlers.Reply {
@@ -156,10 +161,14 @@ func codeOf(httpStatus int) codes.Code {
 }
 
 // failure is a non-200 reply as a gRPC status: the HTTP error's code and message (content-free
-// by the handlers' rule), the fields a validation failure names, and Retry-After in the trailer.
+// by the handlers' rule), the fields a validation failure names, and Retry-After and the retry
+// token in the trailer (a reservation booked for a caller who never sees its token is a place
+// held for nobody).
 func failure(ctx context.Context, r *handlers.Reply) error {
-	if ra := r.Header["retry-after"]; ra != "" {
-		_ = grpc.SetTrailer(ctx, metadata.Pairs("retry-after", ra))
+	for _, k := range []string{"retry-after", retryToken} {
+		if v := r.Header[k]; v != "" {
+			_ = grpc.SetTrailer(ctx, metadata.Pairs(k, v))
+		}
 	}
 	return status.Error(codeOf(r.Status), errorMessage(r.Body, r.Status))
 }

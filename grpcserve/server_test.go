@@ -4,17 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/handlers"
-
 	"github.com/sluice-serving/sluice/inferencepb"
+	"github.com/sluice-serving/sluice/openmedpb"
 )
 
 func TestHTTPStatusesBecomeTheirGRPCCodes(t *testing.T) {
@@ -144,5 +149,49 @@ func TestModelInferRefusesWhatTheProtocolForbids(t *testing.T) {
 		RawInputContents: [][]byte{raw}, Outputs: []*inferencepb.ModelInferRequest_InferRequestedOutputTensor{{Name: "scores"}}}
 	if _, err := s.ModelInfer(ctx, req); err != nil || len(posted) != 1 || !strings.Contains(posted[0], `"outputs":[{"name":"scores"}]`) {
 		t.Fatalf("an output asked for: %v, the route got %q", err, posted)
+	}
+}
+
+// TestARetryReservationTravelsWithTheCall: a refusal's retry token comes back in the trailer
+// beside retry-after, and a token in a call's metadata reaches the route, so a gRPC caller can
+// claim the place booked for it. Only retry-after was copied and the token never forwarded:
+// every reservation booked for a gRPC caller was a place held for nobody.
+func TestARetryReservationTravelsWithTheCall(t *testing.T) {
+	brought := make(chan string, 1)
+	app := fiber.New()
+	app.Post(extractPath, func(c *fiber.Ctx) error {
+		brought <- c.Get(admission.RetryTokenHeader)
+		c.Set(fiber.HeaderRetryAfter, "2")
+		c.Set(admission.RetryTokenHeader, "booked-for-the-retry")
+		return c.Status(503).JSON(fiber.Map{"error": fiber.Map{"code": handlers.CodeServiceBusy, "message": "Service busy"}})
+	})
+	srv, err := New(Config{Calls: handlers.NewInProcess(app), MaxMessageBytes: 1 << 20, Stall: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ctx = metadata.AppendToOutgoingContext(ctx, "x-sluice-retry-token", "brought-back")
+	var trailer metadata.MD
+	_, err = openmedpb.NewOpenMedServiceClient(conn).Extract(ctx, &openmedpb.ExtractRequest{Text: "Alice"}, grpc.Trailer(&trailer))
+	if status.Code(err) != codes.Unavailable {
+		t.Fatalf("a refusal: %v", err)
+	}
+	if got := <-brought; got != "brought-back" {
+		t.Errorf("the route got the token %q", got)
+	}
+	if ra, tok := trailer.Get("retry-after"), trailer.Get("x-sluice-retry-token"); len(ra) != 1 || ra[0] != "2" || len(tok) != 1 || tok[0] != "booked-for-the-retry" {
+		t.Errorf("trailer %v", trailer)
 	}
 }
