@@ -11,14 +11,16 @@
 // address and verified TLS state are the connection's. An HTTP failure becomes the gRPC status
 // of the same meaning (422 INVALID_ARGUMENT, 401 UNAUTHENTICATED, 429 RESOURCE_EXHAUSTED,
 // 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED), worded from the error's code and message, never
-// from the request, with a refusal's retry-after and x-sluice-retry-token in the trailer. A
-// request message that does not decode is INVALID_ARGUMENT, the caller's fault (see decoder),
-// and a call's metadata is bounded as HTTP headers are.
+// from the request, with a refusal's retry-after and x-sluice-retry-token in the trailer.
+// A stream whose client takes nothing for Config.Stall ends DEADLINE_EXCEEDED, its work
+// stopped, as the HTTP listener cuts a stream whose write times out. A request message that
+// does not decode is INVALID_ARGUMENT, the caller's fault (see decoder), and a call's metadata
+// is bounded as HTTP headers are.
 //
 // # How to use it
 //
 //	srv, err := grpcserve.New(grpcserve.Config{Calls: handlers.NewInProcess(app), TLS: tlsConfig,
-//		MaxMessageBytes: limits.MaxBodyBytes})
+//		MaxMessageBytes: limits.MaxBodyBytes, Stall: writeTimeout})
 //	go srv.Serve(listener)
 //	defer srv.GracefulStop()
 //

@@ -109,7 +109,7 @@ func (o *openMed) StreamDeidentify(req *openmedpb.DeidentifyStreamRequest, strea
 		}
 		return status.Error(codes.Internal, "the route did not stream")
 	}
-	defer r.Stream.Close() // an early return (the client left) stops the stream's work
+	defer r.Stream.Close() // an early return (the client left or stalled) stops the stream's work
 	lines := bufio.NewScanner(r.Stream)
 	lines.Buffer(make([]byte, 64<<10), 16<<20)
 	for lines.Scan() {
@@ -120,12 +120,7 @@ func (o *openMed) StreamDeidentify(req *openmedpb.DeidentifyStreamRequest, strea
 		if msg == nil {
 			continue
 		}
-		// A client that stops reading holds Send; closing the route's stream then ends its
-		// work (the model, the caller's places), as a stalled HTTP client's does.
-		stalled := time.AfterFunc(o.stall, func() { r.Stream.Close() })
-		err = stream.Send(msg)
-		stalled.Stop()
-		if err != nil {
+		if err := o.send(stream, msg); err != nil {
 			return err
 		}
 		if msg.Final {
@@ -134,6 +129,29 @@ func (o *openMed) StreamDeidentify(req *openmedpb.DeidentifyStreamRequest, strea
 	}
 	return status.Error(codes.Internal, "the stream ended without its final message")
 }
+
+// send sends msg, or ends the call when the client takes nothing for the stall limit, as the
+// HTTP listener cuts a stream whose write times out. Send blocks for as long as a client that
+// does not read keeps its connection (grpc-go waits for flow-control room), so it runs aside:
+// returning from the handler is what ends the call, cancels the stream's context and so
+// releases that Send, which then ends with the stream's error. The message is sent once or not
+// at all, never again.
+func (o *openMed) send(stream grpc.ServerStreamingServer[openmedpb.DeidentifyStreamResponse], msg *openmedpb.DeidentifyStreamResponse) error {
+	sent := make(chan error, 1) // buffered: a Send the stall gave up on ends without a reader
+	go func() { sent <- stream.Send(msg) }()
+	stalled := time.NewTimer(o.stall)
+	defer stalled.Stop()
+	select {
+	case err := <-sent:
+		return err
+	case <-stalled.C:
+		return errStalled
+	}
+}
+
+// errStalled ends a stream whose client took nothing for the stall limit: a write that timed
+// out, DEADLINE_EXCEEDED, as a stream's timeout is.
+var errStalled = status.Error(codes.DeadlineExceeded, "the client took no message for the stall limit")
 
 // streamCode is the gRPC status of a stream's error line, from its error code: the stream's
 // status line has long gone, so the code is all there is.

@@ -33,7 +33,8 @@ type Config struct {
 	// MaxMessageBytes bounds a request message, as the HTTP body limit bounds a body.
 	MaxMessageBytes int
 	// Stall bounds the sending of each message of a stream, as the HTTP listener's write
-	// timeout bounds each write: a client that stops reading gives its stream's work up.
+	// timeout bounds each write: a client that stops reading gives its stream's work up, and
+	// its call ends DEADLINE_EXCEEDED.
 	Stall time.Duration
 }
 
