@@ -6,12 +6,15 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/inferencepb"
@@ -23,6 +26,9 @@ import (
 type inference struct {
 	inferencepb.UnimplementedGRPCInferenceServiceServer
 	calls *handlers.InProcess
+	// maxBody bounds the REST body a ModelInfer writes: the message's limit, which the route's
+	// body limit is (Config.MaxMessageBytes).
+	maxBody int
 }
 
 func (s *inference) ServerLive(ctx context.Context, _ *inferencepb.ServerLiveRequest) (*inferencepb.ServerLiveResponse, error) {
@@ -88,71 +94,56 @@ func (s *inference) ModelMetadata(ctx context.Context, req *inferencepb.ModelMet
 // Triton's clients send them, its raw bytes (each a 4-byte little-endian length, then the
 // bytes); the entities come back the same way the texts came.
 func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferRequest) (*inferencepb.ModelInferResponse, error) {
+	path := modelPath(req.GetModelName()) + "/infer"
 	raw := len(req.GetRawInputContents()) > 0
+	// What the protocol forbids is refused rather than read past (after the route's checks),
+	// and before anything is built: an empty input is 2 bytes of the message and was ~127 of
+	// Go and JSON, so a message of empty inputs cost 300 times its size before any credentials
+	// were heard.
+	switch {
+	case req.GetModelVersion() != "":
+		return nil, invalid(ctx, s.calls, path, "validation_error: the server keeps no model versions; leave model_version empty")
+	case len(req.GetInputs()) != 1:
+		return nil, invalid(ctx, s.calls, path, "validation_error: exactly one input tensor is expected: the texts, datatype BYTES")
+	case len(req.GetOutputs()) > 1:
+		return nil, invalid(ctx, s.calls, path, "validation_error: the model has one output, entities: ask for it at most once")
+	case raw && len(req.GetRawInputContents()) != 1:
+		return nil, invalid(ctx, s.calls, path, "validation_error: raw_input_contents must hold one entry for each input")
+	case !finiteParameters(req.GetParameters()):
+		// JSON has no form for them: the body could not carry the request.
+		return nil, invalid(ctx, s.calls, path, "validation_error: a double_param must be a finite number")
+	}
+	in := req.GetInputs()[0]
+	var elems [][]byte
+	if raw {
+		if in.GetContents() != nil {
+			return nil, invalid(ctx, s.calls, path, "validation_error: an input's contents must be empty when raw_input_contents carries them")
+		}
+		var ok bool
+		if elems, ok = splitRaw(req.GetRawInputContents()[0], handlers.V2MaxTexts+1); !ok {
+			return nil, invalid(ctx, s.calls, path, "validation_error: raw BYTES contents are a 4-byte length before each element")
+		}
+	} else {
+		elems = in.GetContents().GetBytesContents()
+	}
+	if len(elems) > handlers.V2MaxTexts {
+		return nil, invalid(ctx, s.calls, path, fmt.Sprintf("validation_error: at most %d texts a request", handlers.V2MaxTexts))
+	}
+	for _, e := range elems {
+		if !utf8.Valid(e) {
+			// JSON would carry it as U+FFFD: the text the model read would not be the client's.
+			return nil, invalid(ctx, s.calls, path, "validation_error: every BYTES element must be UTF-8 text")
+		}
+	}
+	r := call(ctx, s.calls, http.MethodPost, path, inferBody(req, elems, s.maxBody))
+	if r.Status != http.StatusOK {
+		return nil, failure(ctx, r)
+	}
 	type tensor struct {
 		Name     string   `json:"name"`
 		Shape    []int64  `json:"shape"`
 		Datatype string   `json:"datatype"`
 		Data     []string `json:"data"`
-	}
-	type output struct {
-		Name string `json:"name"`
-	}
-	body := struct {
-		ID         string         `json:"id,omitempty"`
-		Parameters map[string]any `json:"parameters,omitempty"`
-		Inputs     []tensor       `json:"inputs"`
-		Outputs    []output       `json:"outputs,omitempty"`
-	}{ID: req.GetId(), Parameters: parameters(req.GetParameters())}
-	for _, o := range req.GetOutputs() {
-		body.Outputs = append(body.Outputs, output{Name: o.GetName()})
-	}
-	path := modelPath(req.GetModelName()) + "/infer"
-	// What the protocol forbids is refused rather than read past (after the route's checks).
-	switch {
-	case req.GetModelVersion() != "":
-		return nil, invalid(ctx, s.calls, path, "validation_error: the server keeps no model versions; leave model_version empty")
-	case raw && len(req.GetRawInputContents()) != len(req.GetInputs()):
-		return nil, invalid(ctx, s.calls, path, "validation_error: raw_input_contents must hold one entry for each input")
-	}
-	texts := 0
-	for i, in := range req.GetInputs() {
-		t := tensor{Name: in.GetName(), Shape: in.GetShape(), Datatype: in.GetDatatype(), Data: []string{}}
-		var elems [][]byte
-		if raw {
-			if in.GetContents() != nil {
-				return nil, invalid(ctx, s.calls, path, "validation_error: an input's contents must be empty when raw_input_contents carries them")
-			}
-			var ok bool
-			if elems, ok = splitRaw(req.GetRawInputContents()[i], handlers.V2MaxTexts+1); !ok {
-				return nil, invalid(ctx, s.calls, path, "validation_error: raw BYTES contents are a 4-byte length before each element")
-			}
-		} else {
-			elems = in.GetContents().GetBytesContents()
-		}
-		if texts += len(elems); texts > handlers.V2MaxTexts {
-			return nil, invalid(ctx, s.calls, path, fmt.Sprintf("validation_error: at most %d texts a request", handlers.V2MaxTexts))
-		}
-		for _, e := range elems {
-			if !utf8.Valid(e) {
-				// JSON would carry it as U+FFFD: the text the model read would not be the client's.
-				return nil, invalid(ctx, s.calls, path, "validation_error: every BYTES element must be UTF-8 text")
-			}
-			t.Data = append(t.Data, string(e))
-		}
-		body.Inputs = append(body.Inputs, t)
-	}
-	// Unescaped: a text of "<" and "&" keeps its size, within the body limit its message kept.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body); err != nil {
-		return nil, status.Error(codes.InvalidArgument, "the request could not be encoded")
-	}
-	data := buf.Bytes()
-	r := call(ctx, s.calls, http.MethodPost, path, data)
-	if r.Status != http.StatusOK {
-		return nil, failure(ctx, r)
 	}
 	var got struct {
 		ModelName string   `json:"model_name"`
@@ -178,6 +169,52 @@ func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferR
 	return out, nil
 }
 
+// inferBody is req's REST body, its one input's data elems, held to most bytes as it is
+// written (see restBody).
+func inferBody(req *inferencepb.ModelInferRequest, elems [][]byte, most int) []byte {
+	in := req.GetInputs()[0]
+	// Room for about the message's size (a body is about its message's, save for escapes),
+	// so that most bodies are written without growing.
+	w := newRESTBody(most, proto.Size(req)+256)
+	w.raw("{")
+	if id := req.GetId(); id != "" {
+		w.raw(`"id":`)
+		writeString(w, id)
+		w.raw(",")
+	}
+	if ps := req.GetParameters(); len(ps) > 0 {
+		w.raw(`"parameters":`)
+		writeParameters(w, ps)
+		w.raw(",")
+	}
+	w.raw(`"inputs":[{"name":`)
+	writeString(w, in.GetName())
+	w.raw(`,"shape":[`)
+	for i, d := range in.GetShape() {
+		if i > 0 {
+			w.raw(",")
+		}
+		w.int64(d)
+	}
+	w.raw(`],"datatype":`)
+	writeString(w, in.GetDatatype())
+	w.raw(`,"data":[`)
+	for i, e := range elems {
+		if i > 0 {
+			w.raw(",")
+		}
+		writeString(w, e)
+	}
+	w.raw("]}]")
+	if outs := req.GetOutputs(); len(outs) > 0 {
+		w.raw(`,"outputs":[{"name":`)
+		writeString(w, outs[0].GetName())
+		w.raw("}]")
+	}
+	w.raw("}")
+	return w.b
+}
+
 func (s *inference) get(ctx context.Context, path string, out any) error {
 	r := call(ctx, s.calls, http.MethodGet, path, nil)
 	if r.Status != http.StatusOK {
@@ -191,27 +228,129 @@ func (s *inference) get(ctx context.Context, path string, out any) error {
 
 func modelPath(name string) string { return "/v2/models/" + url.PathEscape(name) }
 
-// parameters are the request's parameters as JSON values.
-func parameters(ps map[string]*inferencepb.InferParameter) map[string]any {
-	if len(ps) == 0 {
-		return nil
-	}
-	out := make(map[string]any, len(ps))
-	for k, p := range ps {
-		switch v := p.GetParameterChoice().(type) {
-		case *inferencepb.InferParameter_BoolParam:
-			out[k] = v.BoolParam
-		case *inferencepb.InferParameter_Int64Param:
-			out[k] = v.Int64Param
-		case *inferencepb.InferParameter_StringParam:
-			out[k] = v.StringParam
-		case *inferencepb.InferParameter_DoubleParam:
-			out[k] = v.DoubleParam
-		case *inferencepb.InferParameter_Uint64Param:
-			out[k] = v.Uint64Param
+// finiteParameters is whether every double_param of ps is a number JSON can write.
+func finiteParameters(ps map[string]*inferencepb.InferParameter) bool {
+	for _, p := range ps {
+		if d, ok := p.GetParameterChoice().(*inferencepb.InferParameter_DoubleParam); ok && (math.IsNaN(d.DoubleParam) || math.IsInf(d.DoubleParam, 0)) {
+			return false
 		}
 	}
-	return out
+	return true
+}
+
+// writeParameters writes ps as a JSON object of their values, each of its own type (one with
+// no value set left out); every double is finite (finiteParameters).
+func writeParameters(w *restBody, ps map[string]*inferencepb.InferParameter) {
+	w.raw("{")
+	first := true
+	for k, p := range ps {
+		choice := p.GetParameterChoice()
+		if choice == nil {
+			continue
+		}
+		if !first {
+			w.raw(",")
+		}
+		first = false
+		writeString(w, k)
+		w.raw(":")
+		switch c := choice.(type) {
+		case *inferencepb.InferParameter_BoolParam:
+			w.raw(strconv.FormatBool(c.BoolParam))
+		case *inferencepb.InferParameter_Int64Param:
+			w.int64(c.Int64Param)
+		case *inferencepb.InferParameter_Uint64Param:
+			w.uint64(c.Uint64Param)
+		case *inferencepb.InferParameter_DoubleParam:
+			w.value(c.DoubleParam)
+		case *inferencepb.InferParameter_StringParam:
+			writeString(w, c.StringParam)
+		}
+	}
+	w.raw("}")
+}
+
+// restBody is a REST body written as it is built, held to most bytes: past them it keeps
+// most+1, enough for the route to answer its 413 as it would the whole body, and writes
+// nothing more. Its values are encoding/json's forms, unescaped for HTML: a text of "<" and
+// "&" keeps its size, within the body limit its message kept.
+type restBody struct {
+	b       []byte
+	most    int
+	scratch bytes.Buffer
+	enc     *json.Encoder
+}
+
+func newRESTBody(most, room int) *restBody {
+	w := &restBody{b: make([]byte, 0, min(most+1, room)), most: most}
+	w.enc = json.NewEncoder(&w.scratch)
+	w.enc.SetEscapeHTML(false)
+	return w
+}
+
+func (w *restBody) full() bool { return len(w.b) > w.most }
+
+func (w *restBody) raw(s string) { put(w, s) }
+
+func (w *restBody) int64(n int64) {
+	if !w.full() {
+		w.b = strconv.AppendInt(w.b, n, 10)
+		w.clip()
+	}
+}
+
+func (w *restBody) uint64(n uint64) {
+	if !w.full() {
+		w.b = strconv.AppendUint(w.b, n, 10)
+		w.clip()
+	}
+}
+
+func put[T string | []byte](w *restBody, s T) {
+	if room := w.most + 1 - len(w.b); len(s) > room {
+		s = s[:max(room, 0)]
+	}
+	w.b = append(w.b, s...)
+}
+
+// clip keeps most+1 bytes of a body past most.
+func (w *restBody) clip() {
+	if w.full() {
+		w.b = w.b[:w.most+1]
+	}
+}
+
+// value writes v as encoding/json does; v is one it always can (a string, a finite number).
+func (w *restBody) value(v any) {
+	if w.full() {
+		return
+	}
+	w.scratch.Reset()
+	_ = w.enc.Encode(v)
+	put(w, bytes.TrimSuffix(w.scratch.Bytes(), []byte("\n")))
+}
+
+// stringPiece is how much of a string is escaped at once: escaping may make a text six times
+// its size ("\u0001" for a control character), so a text is escaped a piece at a time and
+// stops at the bound.
+const stringPiece = 1 << 10
+
+// writeString writes s as a JSON string, a piece at a time (each cut at a character's start,
+// where escaping may resume), none once the body is full.
+func writeString[T string | []byte](w *restBody, s T) {
+	w.raw(`"`)
+	for len(s) > 0 && !w.full() {
+		n := min(len(s), stringPiece)
+		for n < len(s) && n > 1 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		w.scratch.Reset()
+		_ = w.enc.Encode(string(s[:n]))
+		quoted := bytes.TrimSuffix(w.scratch.Bytes(), []byte("\n"))
+		put(w, quoted[1:len(quoted)-1])
+		s = s[n:]
+	}
+	w.raw(`"`)
 }
 
 // splitRaw reads raw BYTES contents: each element a 4-byte little-endian length, then that many

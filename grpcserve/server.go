@@ -80,7 +80,7 @@ func New(cfg Config) (*grpc.Server, error) {
 	}
 	srv := grpc.NewServer(opts...)
 	srv.RegisterService(dec.methods(&openmedpb.OpenMedService_ServiceDesc), &openMed{calls: cfg.Calls, stall: cfg.Stall})
-	srv.RegisterService(dec.methods(&inferencepb.GRPCInferenceService_ServiceDesc), &inference{calls: cfg.Calls})
+	srv.RegisterService(dec.methods(&inferencepb.GRPCInferenceService_ServiceDesc), &inference{calls: cfg.Calls, maxBody: cfg.MaxMessageBytes})
 	return srv, nil
 }
 

@@ -60,17 +60,25 @@ func TestRawBytesRoundTrip(t *testing.T) {
 	}
 }
 
+// TestParametersKeepTheirTypes: each parameter is written as the JSON value of its own type;
+// one with no value set is left out.
 func TestParametersKeepTheirTypes(t *testing.T) {
-	got := parameters(map[string]*inferencepb.InferParameter{
+	w := newRESTBody(1<<10, 0)
+	writeParameters(w, map[string]*inferencepb.InferParameter{
 		"confidence_threshold": {ParameterChoice: &inferencepb.InferParameter_DoubleParam{DoubleParam: 0.4}},
 		"lang":                 {ParameterChoice: &inferencepb.InferParameter_StringParam{StringParam: "fr"}},
 		"use_smart_merging":    {ParameterChoice: &inferencepb.InferParameter_BoolParam{BoolParam: false}},
+		"priority":             {ParameterChoice: &inferencepb.InferParameter_Int64Param{Int64Param: -3}},
+		"timeout":              {ParameterChoice: &inferencepb.InferParameter_Uint64Param{Uint64Param: 7}},
+		"unset":                {},
 	})
-	if got["confidence_threshold"] != 0.4 || got["lang"] != "fr" || got["use_smart_merging"] != false {
-		t.Errorf("%v", got)
+	var got map[string]any
+	if err := json.Unmarshal(w.b, &got); err != nil {
+		t.Fatalf("%s: %v", w.b, err)
 	}
-	if parameters(nil) != nil {
-		t.Error("no parameters should send none")
+	if len(got) != 5 || got["confidence_threshold"] != 0.4 || got["lang"] != "fr" || got["use_smart_merging"] != false ||
+		got["priority"] != -3.0 || got["timeout"] != 7.0 {
+		t.Errorf("%s", w.b)
 	}
 }
 
@@ -125,7 +133,7 @@ func TestModelInferRefusesWhatTheProtocolForbids(t *testing.T) {
 		posted = append(posted, string(c.Body()))
 		return c.JSON(fiber.Map{"model_name": "pii", "outputs": []fiber.Map{}})
 	})
-	s := &inference{calls: handlers.NewInProcess(app)}
+	s := &inference{calls: handlers.NewInProcess(app), maxBody: 1 << 20}
 	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs(":authority", "localhost"))
 	text := func(name string) *inferencepb.ModelInferRequest_InferInputTensor {
 		return &inferencepb.ModelInferRequest_InferInputTensor{Name: name, Datatype: "BYTES", Shape: []int64{1}}
