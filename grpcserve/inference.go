@@ -45,7 +45,7 @@ func (s *inference) ServerReady(ctx context.Context, _ *inferencepb.ServerReadyR
 }
 
 func (s *inference) ModelReady(ctx context.Context, req *inferencepb.ModelReadyRequest) (*inferencepb.ModelReadyResponse, error) {
-	r := call(ctx, s.calls, http.MethodGet, modelPath(req.GetName())+"/ready", nil)
+	r := call(ctx, s.calls, http.MethodGet, versionedPath(req.GetName(), req.GetVersion())+"/ready", nil)
 	switch r.Status {
 	case http.StatusOK:
 		return &inferencepb.ModelReadyResponse{Ready: true}, nil
@@ -76,7 +76,7 @@ func (s *inference) ModelMetadata(ctx context.Context, req *inferencepb.ModelMet
 		Versions        []string
 		Inputs, Outputs []tensor
 	}
-	if err := s.get(ctx, modelPath(req.GetName()), &out); err != nil {
+	if err := s.get(ctx, versionedPath(req.GetName(), req.GetVersion()), &out); err != nil {
 		return nil, err
 	}
 	meta := func(ts []tensor) []*inferencepb.ModelMetadataResponse_TensorMetadata {
@@ -90,19 +90,18 @@ func (s *inference) ModelMetadata(ctx context.Context, req *inferencepb.ModelMet
 		Inputs: meta(out.Inputs), Outputs: meta(out.Outputs)}, nil
 }
 
-// ModelInfer is POST /v2/models/{name}/infer: the texts from the input's contents or, as
-// Triton's clients send them, its raw bytes (each a 4-byte little-endian length, then the
-// bytes); the entities come back the same way the texts came.
+// ModelInfer is POST /v2/models/{name}/infer (with a model_version, its versioned form, which
+// answers as the REST route does): the texts from the input's contents or, as Triton's clients
+// send them, its raw bytes (each a 4-byte little-endian length, then the bytes); the entities
+// come back the same way the texts came.
 func (s *inference) ModelInfer(ctx context.Context, req *inferencepb.ModelInferRequest) (*inferencepb.ModelInferResponse, error) {
-	path := modelPath(req.GetModelName()) + "/infer"
+	path := versionedPath(req.GetModelName(), req.GetModelVersion()) + "/infer"
 	raw := len(req.GetRawInputContents()) > 0
 	// What the protocol forbids is refused rather than read past (after the route's checks),
 	// and before anything is built: an empty input is 2 bytes of the message and was ~127 of
 	// Go and JSON, so a message of empty inputs cost 300 times its size before any credentials
 	// were heard.
 	switch {
-	case req.GetModelVersion() != "":
-		return nil, invalid(ctx, s.calls, path, "validation_error: the server keeps no model versions; leave model_version empty")
 	case len(req.GetInputs()) != 1:
 		return nil, invalid(ctx, s.calls, path, "validation_error: exactly one input tensor is expected: the texts, datatype BYTES")
 	case len(req.GetOutputs()) > 1:
@@ -227,6 +226,15 @@ func (s *inference) get(ctx context.Context, path string, out any) error {
 }
 
 func modelPath(name string) string { return "/v2/models/" + url.PathEscape(name) }
+
+// versionedPath is the model's path, in its versioned form when a version is named: the
+// server keeps none, and the route says so (404), after its checks, as over REST.
+func versionedPath(name, version string) string {
+	if version == "" {
+		return modelPath(name)
+	}
+	return modelPath(name) + "/versions/" + url.PathEscape(version)
+}
 
 // finiteParameters is whether every double_param of ps is a number JSON can write.
 func finiteParameters(ps map[string]*inferencepb.InferParameter) bool {

@@ -164,6 +164,69 @@ func TestModelInferHoldsItsBodyToTheMessageLimit(t *testing.T) {
 	}
 }
 
+// TestAModelVersionIsAskedOfItsVersionedRoute: ModelReady, ModelMetadata and ModelInfer with a
+// version ask the REST route of that version, which says (404, after the credentials) that the
+// server keeps no versions. ModelReady and ModelMetadata asked the model's own route and
+// answered for any version; ModelInfer refused it as INVALID_ARGUMENT.
+func TestAModelVersionIsAskedOfItsVersionedRoute(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	app := fiber.New()
+	app.Use(func(c *fiber.Ctx) error {
+		mu.Lock()
+		asked = append(asked, c.Method()+" "+c.Path())
+		mu.Unlock()
+		if c.Get("Authorization") == "" {
+			return c.Status(401).JSON(fiber.Map{"error": "Missing credentials"})
+		}
+		return c.Next()
+	})
+	noVersions := func(c *fiber.Ctx) error {
+		return c.Status(404).JSON(fiber.Map{"error": "The server keeps no model versions"})
+	}
+	app.Get("/v2/models/pii/versions/:v", noVersions)
+	app.Get("/v2/models/pii/versions/:v/ready", noVersions)
+	app.Post("/v2/models/pii/versions/:v/infer", noVersions)
+	app.Get("/v2/models/pii", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"name": "pii"}) })
+	app.Get("/v2/models/pii/ready", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"ready": true}) })
+	s := &inference{calls: handlers.NewInProcess(app), maxBody: 1 << 20}
+
+	calls := map[string]func(ctx context.Context, version string) error{
+		"ModelReady": func(ctx context.Context, v string) error {
+			_, err := s.ModelReady(ctx, &inferencepb.ModelReadyRequest{Name: "pii", Version: v})
+			return err
+		},
+		"ModelMetadata": func(ctx context.Context, v string) error {
+			_, err := s.ModelMetadata(ctx, &inferencepb.ModelMetadataRequest{Name: "pii", Version: v})
+			return err
+		},
+		"ModelInfer": func(ctx context.Context, v string) error {
+			_, err := s.ModelInfer(ctx, &inferencepb.ModelInferRequest{ModelName: "pii", ModelVersion: v, Inputs: oneText("Alice")})
+			return err
+		},
+	}
+	for name, do := range calls {
+		if err := do(callerContext(true), "7"); status.Code(err) != codes.NotFound || !strings.Contains(err.Error(), "no model versions") {
+			t.Errorf("%s of version 7: %v", name, err)
+		}
+		if err := do(callerContext(false), "7"); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("%s of version 7 without credentials: %v", name, err)
+		}
+	}
+	for _, name := range []string{"ModelReady", "ModelMetadata"} {
+		if err := calls[name](callerContext(true), ""); err != nil {
+			t.Errorf("%s of no version: %v", name, err)
+		}
+	}
+	want := map[string]bool{"GET /v2/models/pii/versions/7/ready": true, "GET /v2/models/pii/versions/7": true,
+		"POST /v2/models/pii/versions/7/infer": true, "GET /v2/models/pii/ready": true, "GET /v2/models/pii": true}
+	for _, a := range asked {
+		if !want[a] {
+			t.Errorf("asked %s", a)
+		}
+	}
+}
+
 // TestANonFiniteDoubleParamIsRefusedAfterTheCredentials: NaN and ±Inf, which JSON cannot
 // carry, are INVALID_ARGUMENT once the route has heard the credentials, as every fault the
 // gRPC side finds is; they were refused before, to a caller without any.

@@ -119,10 +119,10 @@ func TestAFaultFoundHereIsAnsweredAfterTheRoutesChecks(t *testing.T) {
 	}
 }
 
-// TestModelInferRefusesWhatTheProtocolForbids: contents beside raw_input_contents, raw entries
-// that do not match the inputs one for one, and a model version (the server keeps none) are
-// refused after the route's checks, where they were read past (and the version echoed); an
-// output asked for goes to the route, which knows the outputs there are.
+// TestModelInferRefusesWhatTheProtocolForbids: contents beside raw_input_contents and raw
+// entries that do not match the inputs one for one are refused after the route's checks,
+// where they were read past; an output asked for goes to the route, which knows the outputs
+// there are.
 func TestModelInferRefusesWhatTheProtocolForbids(t *testing.T) {
 	var posted []string
 	app := fiber.New()
@@ -144,7 +144,6 @@ func TestModelInferRefusesWhatTheProtocolForbids(t *testing.T) {
 	for name, req := range map[string]*inferencepb.ModelInferRequest{
 		"contents beside raw":  {ModelName: "pii", Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{both}, RawInputContents: [][]byte{raw}},
 		"a raw entry too many": {ModelName: "pii", Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{text("text")}, RawInputContents: [][]byte{raw, raw}},
-		"a version":            {ModelName: "pii", ModelVersion: "7", Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{text("text")}, RawInputContents: [][]byte{raw}},
 	} {
 		if _, err := s.ModelInfer(ctx, req); status.Code(err) != codes.InvalidArgument {
 			t.Errorf("%s: %v", name, err)

@@ -166,6 +166,23 @@ func TestGRPCServicesAnswerAsTheirRoutes(t *testing.T) {
 	if err != nil || len(inf.RawOutputContents) != 1 {
 		t.Fatalf("raw infer: %v, %v", inf, err)
 	}
+	// A version is asked of the protocol's versioned routes, which say the server keeps none,
+	// after the credentials, as over REST.
+	versioned := &inferencepb.ModelInferRequest{ModelName: got.ModelName, ModelVersion: "1",
+		Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{{Name: "text", Datatype: "BYTES", Shape: []int64{1},
+			Contents: &inferencepb.InferTensorContents{BytesContents: [][]byte{[]byte(note)}}}}}
+	if _, err := v2.ModelInfer(keyed("a-key"), versioned); status.Code(err) != codes.NotFound {
+		t.Errorf("infer of a version: %v", err)
+	}
+	if _, err := v2.ModelInfer(context.Background(), versioned); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("infer of a version without a key: %v", err)
+	}
+	if _, err := v2.ModelReady(keyed("r-key"), &inferencepb.ModelReadyRequest{Name: got.ModelName, Version: "1"}); status.Code(err) != codes.NotFound {
+		t.Errorf("ready of a version: %v", err)
+	}
+	if _, err := v2.ModelMetadata(keyed("r-key"), &inferencepb.ModelMetadataRequest{Name: got.ModelName, Version: "1"}); status.Code(err) != codes.NotFound {
+		t.Errorf("metadata of a version: %v", err)
+	}
 	if _, err := v2.ModelInfer(keyed("a-key"), &inferencepb.ModelInferRequest{ModelName: "no-such-model",
 		Inputs: []*inferencepb.ModelInferRequest_InferInputTensor{{Name: "text", Datatype: "BYTES", Shape: []int64{1},
 			Contents: &inferencepb.InferTensorContents{BytesContents: [][]byte{[]byte(note)}}}}}); status.Code(err) != codes.NotFound {
