@@ -69,7 +69,9 @@ func (c Config) Validate() error {
 	return check.Err()
 }
 
-// KeepAlive is one request's keep_alive: unset takes the pool's; Forever keeps the model.
+// KeepAlive is one request's keep_alive: unset takes the pool's (for ever for a model
+// preloaded); Forever keeps the model. Of a model's overlapping requests, the one to finish
+// last sets its keep-alive, as OpenMed's finish_request does.
 type KeepAlive struct {
 	Set, Forever bool
 	For          time.Duration
@@ -126,7 +128,11 @@ type entry struct {
 	started   time.Time
 	active    int
 	lastUsed  time.Time
-	keep      KeepAlive
+	// keep is the keep_alive of the request that gave the model back last: the one its
+	// keep-alive follows once idle.
+	keep KeepAlive
+	// preloaded models stay for ever when the last request's keep_alive is unset.
+	preloaded bool
 	deadline  time.Time     // zero: none
 	expiry    chan struct{} // closed to stop the keep-alive timer's goroutine; nil: none
 	// retryBy is when the last request that gave up waiting for the load was told to be back
@@ -227,38 +233,61 @@ func (p *Pool) Pin(name string, m Model, footprint int64) {
 }
 
 // Acquire returns the model called name, loading it if it is not resident, and the function
-// that gives it back (call it once, when the request is done).
+// that gives it back (call it once, when the request is done). keep, the request's
+// keep_alive, counts when the request gives the model back: the last to do so sets how long
+// the model then stays.
 func (p *Pool) Acquire(ctx context.Context, name string, keep KeepAlive) (Model, func(), error) {
+	e, err := p.acquire(ctx, name, keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	return e.model, func() { once.Do(func() { p.mu.Lock(); p.releaseLocked(e, keep); p.mu.Unlock() }) }, nil
+}
+
+// Preload loads the model called name, if it is not resident, to stay: idle, it keeps no
+// deadline unless a request's keep_alive gives it one (until it is unloaded or evicted).
+func (p *Pool) Preload(ctx context.Context, name string) error {
+	e, err := p.acquire(ctx, name, KeepAlive{})
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e.preloaded = true
+	p.releaseLocked(e, KeepAlive{})
+	return nil
+}
+
+// acquire is Acquire's entry, counted in use.
+func (p *Pool) acquire(ctx context.Context, name string, keep KeepAlive) (*entry, error) {
 	p.mu.Lock()
 	e, ok := p.entries[name]
 	if err := p.failed.Recall(name, p.clk.Now()); !ok && err != nil {
 		p.mu.Unlock()
-		return nil, nil, err
+		return nil, err
 	}
 	if !ok {
 		// The estimate reads the model's files: not under the lock every request takes.
 		p.mu.Unlock()
 		size, err := p.estimate(name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		p.mu.Lock()
 		if e, ok = p.entries[name]; !ok { // another request may have started it meanwhile
 			if err := p.failed.Recall(name, p.clk.Now()); err != nil { // or seen it fail
 				p.mu.Unlock()
-				return nil, nil, err
+				return nil, err
 			}
 			if e, err = p.startLoad(name, size); err != nil {
 				p.mu.Unlock()
-				return nil, nil, err
+				return nil, err
 			}
 		}
 	}
 	e.active++ // counted while waiting too, so the load is not evicted from under it
 	e.stopExpiry()
-	if keep.Set {
-		e.keep = keep
-	}
 	loading := e.loading
 	p.mu.Unlock()
 	if loading != nil {
@@ -270,21 +299,20 @@ func (p *Pool) Acquire(ctx context.Context, name string, keep KeepAlive) (Model,
 			if by := p.clk.Now().Add(remaining + retryGrace); by.After(e.retryBy) {
 				e.retryBy = by
 			}
-			p.releaseLocked(e)
+			p.releaseLocked(e, keep)
 			p.mu.Unlock()
-			return nil, nil, &LoadingError{Remaining: remaining}
+			return nil, &LoadingError{Remaining: remaining}
 		}
 		p.mu.Lock()
 		err := e.err
 		if err != nil {
-			p.releaseLocked(e)
+			p.releaseLocked(e, keep)
 			p.mu.Unlock()
-			return nil, nil, err
+			return nil, err
 		}
 		p.mu.Unlock()
 	}
-	var once sync.Once
-	return e.model, func() { once.Do(func() { p.mu.Lock(); p.releaseLocked(e); p.mu.Unlock() }) }, nil
+	return e, nil
 }
 
 // startLoad reserves the room for name (unloading idle models if it must) and starts its load.
@@ -299,8 +327,7 @@ func (p *Pool) startLoad(name string, size int64) (*entry, error) {
 	if !p.makeRoom(size) {
 		return nil, ErrBusy
 	}
-	e := &entry{name: name, footprint: size, loading: make(chan struct{}), started: p.clk.Now(), lastUsed: p.clk.Now(),
-		keep: KeepAlive{Set: true, Forever: p.cfg.Forever, For: p.cfg.KeepAlive}}
+	e := &entry{name: name, footprint: size, loading: make(chan struct{}), started: p.clk.Now(), lastUsed: p.clk.Now()}
 	p.entries[name] = e
 	p.running.Add(1)
 	go func() {
@@ -491,10 +518,12 @@ func (p *Pool) lru() *entry {
 	})
 }
 
-// releaseLocked gives back one use of e and, when it was the last, starts its keep-alive.
-func (p *Pool) releaseLocked(e *entry) {
+// releaseLocked gives back one use of e, by a request whose keep_alive was keep, and, when it
+// was the last, starts its keep-alive. Called with mu held.
+func (p *Pool) releaseLocked(e *entry, keep KeepAlive) {
 	e.active--
 	e.lastUsed = p.clk.Now()
+	e.keep = keep
 	if e.active > 0 || e.pinned || e.loading != nil || p.entries[e.name] != e {
 		return
 	}
@@ -508,9 +537,13 @@ func (p *Pool) releaseLocked(e *entry) {
 // held.
 func (p *Pool) idle(e *entry) {
 	now := p.clk.Now()
-	wait := max(e.keep.For, e.retryBy.Sub(now))
+	keep := e.keep
+	if !keep.Set {
+		keep = KeepAlive{Forever: p.cfg.Forever || e.preloaded, For: p.cfg.KeepAlive}
+	}
+	wait := max(keep.For, e.retryBy.Sub(now))
 	switch {
-	case e.keep.Forever:
+	case keep.Forever:
 		e.deadline = time.Time{}
 	case wait <= 0:
 		p.unloadLocked(e)

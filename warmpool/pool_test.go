@@ -561,3 +561,84 @@ func TestCloseWaitsForAnUnloadsCloseWhileItsContextLasts(t *testing.T) {
 	}
 	close(f.holdClose)
 }
+
+// TestARequestWithoutKeepAliveTakesThePoolDefault: a request that sends no keep_alive leaves
+// its model on the pool's keep-alive, whatever an earlier request sent. It broke when a
+// request's keep_alive stuck to its model: a later request without one kept the earlier "for
+// ever", where OpenMed applies its default keep-alive.
+func TestARequestWithoutKeepAliveTakesThePoolDefault(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	f := &fakeModels{sizes: map[string]int64{"a": 1}}
+	p := newPool(t, Config{KeepAlive: time.Minute}, f, clk)
+	_, release, err := p.Acquire(context.Background(), "a", KeepAlive{Set: true, Forever: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	_, release, err = p.Acquire(context.Background(), "a", KeepAlive{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if s := p.Snapshot(); len(s) != 1 || !s[0].HasDeadline || s[0].KeepAliveRemaining != time.Minute {
+		t.Fatalf("a request without keep_alive left the model on the earlier request's keep-alive: %+v", s)
+	}
+}
+
+// TestTheLastRequestToFinishSetsTheKeepAlive: of overlapping requests, the keep_alive of the
+// one that gives the model back last counts, as in OpenMed's finish_request. It broke when
+// the keep_alive was taken as each request started: a short keep_alive 0 request that began
+// during a long "forever" one unloaded the model when the long one ended.
+func TestTheLastRequestToFinishSetsTheKeepAlive(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	f := &fakeModels{sizes: map[string]int64{"a": 1}}
+	p := newPool(t, Config{KeepAlive: time.Minute}, f, clk)
+	_, releaseLong, err := p.Acquire(context.Background(), "a", KeepAlive{Set: true, Forever: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, releaseShort, err := p.Acquire(context.Background(), "a", KeepAlive{Set: true, For: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseShort()
+	releaseLong()
+	if s := p.Snapshot(); len(s) != 1 || s[0].HasDeadline {
+		t.Fatalf("the last request to finish asked to keep the model for ever: %+v", s)
+	}
+
+	// And the other way round: the keep_alive 0 request, finishing last, unloads it.
+	_, releaseLong, _ = p.Acquire(context.Background(), "a", KeepAlive{Set: true, Forever: true})
+	_, releaseShort, _ = p.Acquire(context.Background(), "a", KeepAlive{Set: true, For: 0})
+	releaseLong()
+	releaseShort()
+	eventually(t, func() bool { return len(p.Snapshot()) == 0 })
+}
+
+// TestAPreloadedModelStaysWhenItsRequestsSayNothing: a preloaded model keeps no deadline after
+// a request without keep_alive (it was preloaded to stay), while one that sends keep_alive
+// still sets it.
+func TestAPreloadedModelStaysWhenItsRequestsSayNothing(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	f := &fakeModels{sizes: map[string]int64{"a": 1}}
+	p := newPool(t, Config{KeepAlive: time.Minute}, f, clk)
+	if err := p.Preload(context.Background(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Snapshot(); len(s) != 1 || s[0].HasDeadline {
+		t.Fatalf("a preloaded model got a deadline: %+v", s)
+	}
+	_, release, err := p.Acquire(context.Background(), "a", KeepAlive{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if s := p.Snapshot(); len(s) != 1 || s[0].HasDeadline {
+		t.Fatalf("a preloaded model took the pool's keep-alive after a request without one: %+v", s)
+	}
+	_, release, _ = p.Acquire(context.Background(), "a", KeepAlive{Set: true, For: time.Second})
+	release()
+	if s := p.Snapshot(); len(s) != 1 || !s[0].HasDeadline || s[0].KeepAliveRemaining != time.Second {
+		t.Fatalf("a request's keep_alive did not count for a preloaded model: %+v", s)
+	}
+}

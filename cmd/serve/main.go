@@ -56,7 +56,6 @@ import (
 	"github.com/sluice-serving/sluice/stepplan"
 	"github.com/sluice-serving/sluice/tracing"
 	"github.com/sluice-serving/sluice/upstream"
-	"github.com/sluice-serving/sluice/warmpool"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; "dev" otherwise.
@@ -716,11 +715,9 @@ func (s *server) preload(ctx context.Context) error {
 		return nil
 	}
 	for _, name := range s.cfg.PreloadModels {
-		_, release, err := s.pool.pool.Acquire(ctx, name, warmpool.KeepAlive{Set: true, Forever: true})
-		if err != nil {
+		if err := s.pool.pool.Preload(ctx, name); err != nil {
 			return fmt.Errorf("SLUICE_PRELOAD_MODELS: model %q: %w", name, err)
 		}
-		release()
 	}
 	return nil
 }
