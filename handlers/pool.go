@@ -17,7 +17,8 @@ import (
 type ModelPool interface {
 	// Lend returns the model called name and the gate that admits its requests, loading it if
 	// need be (waiting while ctx lives), and the function to call once the request is done.
-	// Its errors are ErrModelUnknown, ErrModelBusy, *ModelTooLargeError and *ModelLoadingError.
+	// Its errors are ErrModelUnknown, ErrModelBusy, *ModelTooLargeError and *ModelLoadingError,
+	// and admission.ErrClosed once the server stops.
 	Lend(ctx context.Context, name string, keep KeepAlive) (Extractor, *admission.Gate, func(), error)
 	// Models is every model loaded or loading, by name.
 	Models() []PooledModel

@@ -1,9 +1,12 @@
 package handlers
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluice-serving/sluice/admission"
 )
 
 // TestAModelThatCanNeverFitIsNotARetry: a pooled model larger than the memory budget's room is
@@ -32,5 +35,19 @@ func TestAModelThatCanNeverFitIsNotARetry(t *testing.T) {
 	r = f.do(t, "POST", "/pii/extract", `{"text":"`+canary+`","model_name":"busy"}`)
 	if r.status != 503 || errorOf(t, r)["code"] != CodeServiceBusy || r.header.Get("Retry-After") == "" {
 		t.Fatalf("no room while the resident models are in use: %d %q %s", r.status, r.header.Get("Retry-After"), r.raw)
+	}
+}
+
+// TestAPoolThatStopsAnswersTheShutdown: a pool refusing a model because the server stops
+// (ModelPool's admission.ErrClosed, as cmd/serve maps warmpool's) is the shutdown's 503
+// not_ready with reason shutting_down, as a configured model's closed queue, not a 500. It
+// broke when the pool's own closed error reached the handlers unrecognised.
+func TestAPoolThatStopsAnswersTheShutdown(t *testing.T) {
+	pool := &fakePool{errs: map[string]error{"pii-b": fmt.Errorf("%w: the pool is closed", admission.ErrClosed)}}
+	f := newFixture(t, func(o *fixtureOptions) { o.Pool, o.ModelLoadWait = pool, time.Second })
+	r := f.do(t, "POST", "/pii/extract", `{"text":"Alice","model_name":"pii-b"}`)
+	e := errorOf(t, r)
+	if d, _ := e["details"].(map[string]any); r.status != 503 || e["code"] != CodeNotReady || d["reason"] != "shutting_down" {
+		t.Fatalf("a model asked for while the server stops: %d %s", r.status, r.raw)
 	}
 }

@@ -212,6 +212,10 @@ func (p *modelPool) Lend(ctx context.Context, name string, keep handlers.KeepAli
 		return nil, nil, nil, handlers.ErrModelBusy
 	case errors.As(err, &loading):
 		return nil, nil, nil, &handlers.ModelLoadingError{Remaining: loading.Remaining}
+	case errors.Is(err, warmpool.ErrClosed):
+		// The server stops: the shutdown's 503, as a configured model's closed queue answers,
+		// not a 500.
+		return nil, nil, nil, fmt.Errorf("%w: %w", admission.ErrClosed, err)
 	default:
 		return nil, nil, nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/clock"
 	"github.com/sluice-serving/sluice/handlers"
 	"github.com/sluice-serving/sluice/logtest"
@@ -222,5 +223,25 @@ func TestAModelThatCanNeverFitIsWarnedOfAtStart(t *testing.T) {
 	if n := strings.Count(out, "level=WARN"); n != 1 ||
 		!strings.Contains(out, "model=big footprint_bytes=101 room_bytes=50") {
 		t.Fatalf("%d warnings:\n%s", n, out)
+	}
+}
+
+// TestLendWhileTheServerStopsIsTheShutdownAnswer: a closed pool's refusal reaches the handlers
+// as a closed queue's, the shutdown's 503 shutting_down. It broke when warmpool.ErrClosed went
+// through as it was: unrecognised, a 500 internal_error.
+func TestLendWhileTheServerStopsIsTheShutdownAnswer(t *testing.T) {
+	t.Parallel()
+	wp, err := warmpool.New(warmpool.Config{Forever: true},
+		func(context.Context, string) (warmpool.Model, int64, error) { return nil, 0, errors.New("loaded") },
+		func(string) (int64, error) { return 1, nil }, clock.NewFake(time.Unix(0, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wp.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = (&modelPool{pool: wp}).Lend(context.Background(), "pii-b", handlers.KeepAlive{})
+	if !errors.Is(err, admission.ErrClosed) {
+		t.Fatalf("a model lent while the server stops: %v", err)
 	}
 }
