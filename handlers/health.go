@@ -32,7 +32,9 @@ func (s *server) readyz(c *fiber.Ctx) error {
 // modelsLoaded reports the resident models in the shape OpenMed's clients read (its warm
 // pool's fields) beside Sluice's own: every configured model is loaded at start and pinned for
 // the life of the process, so none has a keep-alive deadline or is loading; each reports its
-// footprint, and without a pool their sum is the resident memory.
+// footprint, summed in the resident memory. A pooled model still loading is OpenMed's pending
+// one: its estimate in its pending_footprint_bytes and in pending_memory_bytes, none of it
+// resident.
 func (s *server) modelsLoaded(c *fiber.Ctx) error {
 	models := fiber.Map{}
 	var warm []string
@@ -65,21 +67,29 @@ func (s *server) modelsLoaded(c *fiber.Ctx) error {
 		if set.MemoryBudget > 0 {
 			out["memory_budget_bytes"] = set.MemoryBudget
 		}
-		out["resident_memory_bytes"] = set.ResidentBytes
 		out["memory_admission_wait_seconds"] = s.opts.ModelLoadWait.Seconds()
+		var pending int64
 		for _, m := range p.Models() {
 			if _, listed := models[m.Name]; listed {
-				continue
+				continue // configured: pinned in the pool too, and counted above
 			}
 			var left any
 			if m.KeepAliveLeft != nil {
 				left = m.KeepAliveLeft.Seconds()
 			}
+			held, footprint, waiting := 1, m.Footprint, int64(0)
+			var maxLength any = m.MaxLength
+			if m.Loading {
+				held, footprint, waiting, maxLength = 0, 0, m.Footprint, nil
+			}
+			resident += footprint
+			pending += waiting
 			models[m.Name] = fiber.Map{"resident": !m.Loading, "pinned": false, "loading": m.Loading,
-				"models": 1, "tokenizers": 1, "pipelines": 1, "keep_alive_seconds_remaining": left,
-				"footprint_bytes": m.Footprint, "pending_footprint_bytes": 0, "queue": m.Name,
-				"aliases": []string{}, "active_requests": m.Active, "device": s.opts.Device}
+				"models": held, "tokenizers": held, "pipelines": held, "keep_alive_seconds_remaining": left,
+				"footprint_bytes": footprint, "pending_footprint_bytes": waiting, "queue": m.Name,
+				"aliases": []string{}, "max_length": maxLength, "active_requests": m.Active, "device": s.opts.Device}
 		}
+		out["resident_memory_bytes"], out["pending_memory_bytes"] = resident, pending
 	}
 	return c.JSON(out)
 }

@@ -38,9 +38,10 @@ type KeepAlive struct {
 
 // PooledModel is one model of the pool, as /models/loaded shows it.
 type PooledModel struct {
-	Name      string
-	Loading   bool
-	Active    int
+	Name    string
+	Loading bool
+	Active  int
+	// Footprint is what it takes resident, or, while it loads, what it is expected to.
 	Footprint int64
 	// MaxLength is the loaded model's longest input in tokens (0 while it loads).
 	MaxLength int
@@ -54,12 +55,12 @@ type Unloaded struct {
 	Active                   int
 }
 
-// PoolSettings are a pool's limits; 0 and nil mean none.
+// PoolSettings are a pool's limits; 0 and nil mean none. What its models take is summed from
+// Models, with the loading ones apart.
 type PoolSettings struct {
 	DefaultKeepAlive *time.Duration // nil: for ever
 	MaxResident      int
 	MemoryBudget     int64
-	ResidentBytes    int64
 }
 
 var (

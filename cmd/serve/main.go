@@ -56,6 +56,7 @@ import (
 	"github.com/sluice-serving/sluice/stepplan"
 	"github.com/sluice-serving/sluice/tracing"
 	"github.com/sluice-serving/sluice/upstream"
+	"github.com/sluice-serving/sluice/warmpool"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; "dev" otherwise.
@@ -313,7 +314,7 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 		face = &withDefaults
 	}
 	routes = append(routes, handlers.PrivacyGateway(privacy))
-	models := func() metricscompat.Models { return metricscompat.Models{Resident: residentModels(routes)} }
+	models := func() metricscompat.Models { return residentModels(routes, nil) }
 	var pool handlers.ModelPool
 	if cfg.ModelsDir != "" {
 		s.poolWork, s.stopPoolWork = context.WithCancel(context.Background())
@@ -332,16 +333,7 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 			s.pool.warnNeverFit(s.logger, cfg.ModelMemoryBudget-pinnedBytes, footprints)
 		}
 		pool = s.pool
-		others := residentModels(routes) - len(footprints) // the generation model, not pooled
-		models = func() metricscompat.Models {
-			m := metricscompat.Models{Resident: others}
-			for _, st := range s.pool.pool.Snapshot() {
-				m.Resident++
-				m.ResidentBytes += st.Footprint
-			}
-			m.Loads, m.Evictions = s.pool.pool.Counts()
-			return m
-		}
+		models = func() metricscompat.Models { return residentModels(routes, s.pool.pool) }
 	}
 	if s.auth, err = cfg.auth(clk); err != nil {
 		return nil, err
@@ -423,15 +415,32 @@ func newServer(ctx context.Context, cfg Config, logger *slog.Logger, clk clock.C
 	return s, nil
 }
 
-// residentModels counts the distinct models the routes serve.
-func residentModels(routes []handlers.Route) int {
+// residentModels is what OpenMed's model families say: the distinct models the routes serve
+// and, with a pool (nil: none), the models it holds, each counted once with its footprint. A
+// model still loading is not resident yet (OpenMed counts it pending).
+func residentModels(routes []handlers.Route, pool *warmpool.Pool) metricscompat.Models {
+	var m metricscompat.Models
 	seen := map[string]bool{}
+	if pool != nil {
+		for _, st := range pool.Snapshot() {
+			seen[st.Name] = true // a configured model, pinned there, is a route's too
+			if !st.Loading {
+				m.Resident++
+				m.ResidentBytes += st.Footprint
+			}
+		}
+		m.Loads, m.Evictions = pool.Counts()
+	}
 	for _, r := range routes {
-		for _, m := range r.Models {
-			seen[m.Name] = true
+		for _, info := range r.Models {
+			if !seen[info.Name] {
+				seen[info.Name] = true
+				m.Resident++
+				m.ResidentBytes += info.Footprint
+			}
 		}
 	}
-	return len(seen)
+	return m
 }
 
 // generation loads the generation model and builds its paged KV cache, scheduler, generator

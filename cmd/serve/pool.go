@@ -251,10 +251,5 @@ func (p *modelPool) UnloadAll() (int, map[string]int) { return p.pool.UnloadAll(
 
 // Settings implements handlers.ModelPool.
 func (p *modelPool) Settings() handlers.PoolSettings {
-	var resident int64
-	for _, s := range p.pool.Snapshot() {
-		resident += s.Footprint
-	}
-	return handlers.PoolSettings{DefaultKeepAlive: p.keep, MaxResident: p.cfg.MaxResidentModels,
-		MemoryBudget: p.budget, ResidentBytes: resident}
+	return handlers.PoolSettings{DefaultKeepAlive: p.keep, MaxResident: p.cfg.MaxResidentModels, MemoryBudget: p.budget}
 }
