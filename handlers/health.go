@@ -99,9 +99,11 @@ type unloadRequest struct {
 	All       *bool   `json:"all"`
 }
 
-// modelsUnload is OpenMed's POST /models/unload. Sluice's models are pinned (loaded at start,
-// resident for the life of the process), so nothing is unloaded: the answer says so in
-// OpenMed's shape, with each model's requests in flight, and "pinned" beside it.
+// modelsUnload is OpenMed's POST /models/unload. Sluice's configured models are pinned (loaded
+// at start, resident for the life of the process), so they are not unloaded: the answer says
+// so in OpenMed's shape, with each model's requests in flight, and "pinned" beside it. With a
+// pool, any other name a model directory may have is the pool's to unload, "unloaded": false
+// when it is not loaded; without one, a name not loaded is a 422.
 func (s *server) modelsUnload(c *fiber.Ctx) error {
 	var req unloadRequest
 	if err := decodeStrict(c.Body(), &req); err != nil {
@@ -148,17 +150,18 @@ func (s *server) modelsUnload(c *fiber.Ctx) error {
 	}
 	name, ok := canonical[strings.TrimSpace(*req.ModelName)]
 	n := active[name]
-	if !ok && s.opts.Pool != nil {
+	if !ok && s.opts.Pool != nil && modelDirName.MatchString(strings.TrimSpace(*req.ModelName)) {
+		// A model the pool may load, loaded now or not: OpenMed's answer either way, so that
+		// unloading one already gone (a second unload, an expired keep-alive) is no error.
 		name = strings.TrimSpace(*req.ModelName)
-		if u := s.opts.Pool.Unload(name); u.Known {
-			k := 0
-			if u.Unloaded {
-				k = 1
-			}
-			c.Locals(localOutcome, OutcomeServed)
-			return c.JSON(fiber.Map{"unloaded": u.Unloaded, "model_name": name, "active_requests": u.Active,
-				"loading": u.Loading, "released": fiber.Map{"models": k, "tokenizers": k, "pipelines": k}, "pinned": false})
+		u := s.opts.Pool.Unload(name)
+		k := 0
+		if u.Unloaded {
+			k = 1
 		}
+		c.Locals(localOutcome, OutcomeServed)
+		return c.JSON(fiber.Map{"unloaded": u.Unloaded, "model_name": name, "active_requests": u.Active,
+			"loading": u.Loading, "released": fiber.Map{"models": k, "tokenizers": k, "pipelines": k}, "pinned": false})
 	}
 	if !ok {
 		slices.Sort(names)

@@ -49,10 +49,10 @@ type PooledModel struct {
 	KeepAliveLeft *time.Duration
 }
 
-// Unloaded is what Unload did.
+// Unloaded is what Unload did (all false for a model not loaded).
 type Unloaded struct {
-	Known, Unloaded, Loading bool
-	Active                   int
+	Unloaded, Loading bool
+	Active            int
 }
 
 // PoolSettings are a pool's limits; 0 and nil mean none. What its models take is summed from

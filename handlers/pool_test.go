@@ -123,3 +123,20 @@ func TestResidentBytesKeepTheGenerationModel(t *testing.T) {
 		}
 	}
 }
+
+// TestUnloadingAModelNotLoadedIsNotAnError: with a pool, unloading a model directory that is
+// not loaded now is OpenMed's 200 "unloaded": false with nothing released, so a second unload
+// is harmless; a name that cannot be a directory is still a 422. It broke as a 422 "not a
+// loaded model".
+func TestUnloadingAModelNotLoadedIsNotAnError(t *testing.T) {
+	f := newFixture(t, func(o *fixtureOptions) { o.Pool, o.ModelLoadWait = &fakePool{}, time.Second })
+	r := f.do(t, "POST", "/models/unload", `{"model_name":"pii-b"}`)
+	released, _ := r.body["released"].(map[string]any)
+	if r.status != 200 || r.body["unloaded"] != false || r.body["model_name"] != "pii-b" || r.body["active_requests"] != float64(0) ||
+		r.body["loading"] != false || released["models"] != float64(0) {
+		t.Fatalf("unloading a model directory not loaded now: %d %s", r.status, r.raw)
+	}
+	if r := f.do(t, "POST", "/models/unload", `{"model_name":"../pii-b"}`); r.status != 422 {
+		t.Errorf("unloading a path: %d %s", r.status, r.raw)
+	}
+}

@@ -243,7 +243,7 @@ func (p *modelPool) Models() []handlers.PooledModel {
 // Unload implements handlers.ModelPool.
 func (p *modelPool) Unload(name string) handlers.Unloaded {
 	u := p.pool.Unload(name)
-	return handlers.Unloaded{Known: u.Known, Unloaded: u.Unloaded, Loading: u.Loading, Active: u.Active}
+	return handlers.Unloaded{Unloaded: u.Unloaded, Loading: u.Loading, Active: u.Active}
 }
 
 // UnloadAll implements handlers.ModelPool.
