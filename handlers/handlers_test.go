@@ -504,6 +504,10 @@ func TestKeepAliveGrammarIsOpenMeds(t *testing.T) {
 		{`1e300`, 0, true, false}, {`null`, 0, false, false},
 		{`true`, 0, false, true}, {`-1`, 0, false, true}, {`"-5"`, 0, false, true}, {`"5 minutes"`, 0, false, true},
 		{`"1h30"`, 0, false, true}, {`[1]`, 0, false, true}, {`{"s":1}`, 0, false, true},
+		// Python's float() as OpenMed's: underscores between digits are a number, hexadecimal
+		// is not (Go's ParseFloat read "0x1p4" as 16 s).
+		{`"1_000"`, 1000 * time.Second, false, false}, {`"1__0"`, 0, false, true}, {`"0x1p4"`, 0, false, true},
+		{`"0X1P-2"`, 0, false, true}, {`"inf"`, 0, true, false}, {`"nan"`, 0, false, true},
 	} {
 		d, forever, err := parseKeepAlive(json.RawMessage(c.in))
 		if (err != nil) != c.bad || d != c.d || forever != c.forever {

@@ -454,7 +454,9 @@ func parseKeepAlive(raw json.RawMessage) (d time.Duration, forever bool, ferr *F
 		case "", "off", "none", "never", "forever", "infinite", "infinity":
 			return 0, true, nil
 		}
-		if f, err := strconv.ParseFloat(str, 64); err == nil {
+		// Python's float(), which OpenMed's is, reads what Go's ParseFloat reads (underscores
+		// between digits, inf, nan) but for hexadecimal ("0x1p4"): that is no number there.
+		if f, err := strconv.ParseFloat(str, 64); err == nil && !strings.Contains(str, "x") {
 			secs = f
 			break
 		}
