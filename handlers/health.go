@@ -70,8 +70,8 @@ func (s *server) modelsLoaded(c *fiber.Ctx) error {
 		out["memory_admission_wait_seconds"] = s.opts.ModelLoadWait.Seconds()
 		var pending int64
 		for _, m := range p.Models() {
-			if _, listed := models[m.Name]; listed {
-				continue // configured: pinned in the pool too, and counted above
+			if _, listed := models[m.Name]; listed || m.Pinned {
+				continue // configured: listed and counted above, by its routes' name
 			}
 			var left any
 			if m.KeepAliveLeft != nil {

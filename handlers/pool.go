@@ -40,7 +40,10 @@ type KeepAlive struct {
 type PooledModel struct {
 	Name    string
 	Loading bool
-	Active  int
+	// Pinned is a configured model, which its routes list and count: the pool holds it under
+	// its configured name, which may not be the routes' (a path's base).
+	Pinned bool
+	Active int
 	// Footprint is what it takes resident, or, while it loads, what it is expected to.
 	Footprint int64
 	// MaxLength is the loaded model's longest input in tokens (0 while it loads).

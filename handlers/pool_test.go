@@ -108,7 +108,9 @@ func TestResidentBytesKeepTheGenerationModel(t *testing.T) {
 			o.extra = Generation(GenerationEndpoint{Model: &fakeGenerator{script: stopScript}, Timeout: time.Minute, Footprint: genBytes,
 				Gate: newTestGate(t, "generate", newFakeLoad(16), 2*time.Second)})
 			if pooled {
-				o.Pool, o.ModelLoadWait = &fakePool{}, time.Second
+				// The pool also holds a configured model, pinned under its configured name
+				// (a nested path), which its routes list by another: counted once, by them.
+				o.Pool, o.ModelLoadWait = &pinnedPool{}, time.Second
 			}
 		})
 		r := f.do(t, "GET", "/models/loaded", "")
@@ -122,6 +124,13 @@ func TestResidentBytesKeepTheGenerationModel(t *testing.T) {
 			t.Errorf("pool %v: resident_memory_bytes %v, the resident models' footprints add to %v", pooled, r.body["resident_memory_bytes"], listed)
 		}
 	}
+}
+
+// pinnedPool holds a configured model under a nested name.
+type pinnedPool struct{ fakePool }
+
+func (p *pinnedPool) Models() []PooledModel {
+	return []PooledModel{{Name: "org/pii", Pinned: true, Footprint: 700, MaxLength: 128}}
 }
 
 // TestUnloadingAModelNotLoadedIsNotAnError: with a pool, unloading a model directory that is

@@ -255,7 +255,9 @@ func (p *Pool) Preload(ctx context.Context, name string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e.preloaded = true
-	p.releaseLocked(e, KeepAlive{})
+	// A preload is no request: it gives the model back leaving the keep-alive as the last
+	// request to give it back set it (one that shared its load and ended first included).
+	p.releaseLocked(e, e.keep)
 	return nil
 }
 

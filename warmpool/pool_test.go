@@ -642,3 +642,50 @@ func TestAPreloadedModelStaysWhenItsRequestsSayNothing(t *testing.T) {
 		t.Fatalf("a request's keep_alive did not count for a preloaded model: %+v", s)
 	}
 }
+
+// TestAPreloadLeavesTheKeepAliveToTheRequests: a preload is no request (OpenMed's never
+// finishes one), so a request that shares its load and gives the model back first with
+// keep_alive 10s leaves the model on 10s. The preload, giving it back after, set it for ever.
+// Which of the two gives it back last is the scheduler's choice: the check runs many times.
+func TestAPreloadLeavesTheKeepAliveToTheRequests(t *testing.T) {
+	overridden := 0
+	const runs = 100
+	for range runs {
+		clk := clock.NewFake(epoch)
+		f := &fakeModels{sizes: map[string]int64{"a": 1}, gate: make(chan struct{})}
+		p, err := New(Config{KeepAlive: time.Minute}, f.load, f.estimate, clk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked := make(chan struct{})
+		go func() {
+			defer close(asked)
+			_, release, err := p.Acquire(context.Background(), "a", KeepAlive{Set: true, For: 10 * time.Second})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			release()
+		}()
+		for s := p.Snapshot(); len(s) != 1 || s[0].Active != 1; s = p.Snapshot() {
+			runtime.Gosched()
+		}
+		preloaded := make(chan error, 1)
+		go func() { preloaded <- p.Preload(context.Background(), "a") }()
+		for s := p.Snapshot(); len(s) != 1 || s[0].Active != 2; s = p.Snapshot() {
+			runtime.Gosched()
+		}
+		close(f.gate)
+		<-asked
+		if err := <-preloaded; err != nil {
+			t.Fatal(err)
+		}
+		if s := p.Snapshot(); len(s) != 1 || !s[0].HasDeadline || s[0].KeepAliveRemaining != 10*time.Second {
+			overridden++
+		}
+		_ = p.Close(context.Background())
+	}
+	if overridden > 0 {
+		t.Errorf("in %d of %d runs the preload replaced the request's keep_alive of 10s", overridden, runs)
+	}
+}

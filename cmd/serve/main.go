@@ -423,7 +423,10 @@ func residentModels(routes []handlers.Route, pool *warmpool.Pool) metricscompat.
 	seen := map[string]bool{}
 	if pool != nil {
 		for _, st := range pool.Snapshot() {
-			seen[st.Name] = true // a configured model, pinned there, is a route's too
+			if st.Pinned {
+				continue // a configured model, counted below as its routes name it (a path's base)
+			}
+			seen[st.Name] = true
 			if !st.Loading {
 				m.Resident++
 				m.ResidentBytes += st.Footprint

@@ -227,7 +227,7 @@ func (p *modelPool) Lend(ctx context.Context, name string, keep handlers.KeepAli
 func (p *modelPool) Models() []handlers.PooledModel {
 	var out []handlers.PooledModel
 	for _, s := range p.pool.Snapshot() {
-		m := handlers.PooledModel{Name: s.Name, Loading: s.Loading, Active: s.Active, Footprint: s.Footprint}
+		m := handlers.PooledModel{Name: s.Name, Loading: s.Loading, Pinned: s.Pinned, Active: s.Active, Footprint: s.Footprint}
 		if pm, ok := s.Model.(*pooledModel); ok {
 			m.MaxLength = pm.cls.MaxLength()
 		}

@@ -263,17 +263,20 @@ func TestOpenMedModelFamiliesCountWhatIsResident(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = wp.Close(context.Background()) })
 	wp.Pin("pii", &pooledModel{pinned: true}, 100)
+	// A configured model named by a nested path is pinned under the path; its routes call it
+	// by the path's base. It was counted twice, once by each name.
+	wp.Pin("org/ner", &pooledModel{pinned: true}, 300)
 	gone, cancel := context.WithCancel(context.Background())
 	cancel() // the request gives up at once; the load goes on
 	if _, _, err := wp.Acquire(gone, "pii-b", warmpool.KeepAlive{}); !errors.Is(err, warmpool.ErrLoading) {
 		t.Fatalf("pii-b should be loading: %v", err)
 	}
-	routes := []handlers.Route{{Models: []handlers.ModelInfo{{Name: "pii", Footprint: 100}}},
+	routes := []handlers.Route{{Models: []handlers.ModelInfo{{Name: "pii", Footprint: 100}, {Name: "ner", Footprint: 300}}},
 		{Models: []handlers.ModelInfo{{Name: "pii", Footprint: 100}, {Name: "tiny-lm", Footprint: 5000}}}}
-	if m := residentModels(routes, wp); m.Resident != 2 || m.ResidentBytes != 5100 {
-		t.Errorf("with a pool: %d models, %d bytes; want pii and tiny-lm, 5100", m.Resident, m.ResidentBytes)
+	if m := residentModels(routes, wp); m.Resident != 3 || m.ResidentBytes != 5400 {
+		t.Errorf("with a pool: %d models, %d bytes; want pii, ner and tiny-lm, 5400", m.Resident, m.ResidentBytes)
 	}
-	if m := residentModels(routes, nil); m.Resident != 2 || m.ResidentBytes != 5100 {
-		t.Errorf("without a pool: %d models, %d bytes; want 2, 5100", m.Resident, m.ResidentBytes)
+	if m := residentModels(routes, nil); m.Resident != 3 || m.ResidentBytes != 5400 {
+		t.Errorf("without a pool: %d models, %d bytes; want 3, 5400", m.Resident, m.ResidentBytes)
 	}
 }
