@@ -116,13 +116,15 @@ func DefaultSmartMerge() SmartMergeConfig {
 //     scored as PIIPattern describes.
 //  2. For each unit in text order, take every model entity overlapping it. If there are
 //     any, they are replaced by one entity spanning exactly the unit (a unit under
-//     UnitMinScore: the unit and the words of theirs that reach past it). Its label is the
+//     UnitMinScore: the unit and the words of theirs that reach past it, and weak units
+//     that overlap one model entity give one entity together). Its label is the
 //     most frequent model label among them (ties: the higher mean score, then the first
 //     seen), unless the pattern's label wins, which a unit scoring under UnitMinScore never
 //     does: with PreferModelLabels the model label is kept when it normalises to the same
 //     kind as the pattern's or is more specific; without it, when some model label
 //     normalises to the pattern's kind, or the model label is more specific. Its score is 0.6 x the mean model score + 0.4 x the unit
-//     score (0.9 and 0.1 when validation failed). With no overlapping entity, the unit
+//     score (0.9 and 0.1 when validation failed; of weak units together, the highest of
+//     theirs). With no overlapping entity, the unit
 //     itself is added when AllowPatternOnly is set and its score reaches UnitMinScore,
 //     with the unit score.
 //  3. Model entities that overlap no unit are kept as they are; the result is sorted by
@@ -142,12 +144,15 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 	tk := newTaken(ents)
 	var overlapping []Entity
 	var hit []int
+	// Weak units that overlap one model entity widen to the same words, so they are one
+	// entity: each gave its own copy before (two postcode-shaped numbers inside one account
+	// number). The group open is emitted once no later weak unit shares an entity with it.
+	var weak weakGroup
 	for _, u := range units {
 		// In the entities' own order, which the label's choice reads.
 		overlapping, hit = overlapping[:0], tk.overlapping(u.Start, u.End, hit[:0])
 		for _, i := range hit {
 			overlapping = append(overlapping, ents[i])
-			used[i] = true
 		}
 		if len(overlapping) == 0 {
 			if cfg.AllowPatternOnly && u.Score >= cfg.UnitMinScore {
@@ -156,30 +161,30 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 			continue
 		}
 		label, modelScore := dominantLabel(overlapping)
-		start, end := u.Start, u.End
-		if u.Score >= cfg.UnitMinScore {
-			label = chooseLabel(label, u.Label, overlapping, cfg)
-		} else {
-			// A weak unit may join the model's pieces but not cut words off them: an address
-			// ending in a five-digit number keeps its street and town. Punctuation past the
-			// unit (a full stop after a date) is still cut.
-			for _, e := range overlapping {
-				if e.Start < start && hasWordChar(text[e.Start:start]) {
-					start = e.Start
-				}
-				if e.End > end && hasWordChar(text[end:e.End]) {
-					end = e.End
-				}
+		score := blendScore(modelScore, u)
+		if u.Score < cfg.UnitMinScore {
+			if !weak.shares(hit) {
+				out = weak.emit(out, text, ents)
+				weak = weakGroup{start: u.Start, end: u.End, score: score}
 			}
+			weak.add(text, u, hit, ents, score)
+			for _, i := range hit {
+				used[i] = true
+			}
+			continue
+		}
+		for _, i := range hit {
+			used[i] = true
 		}
 		// Patterns are caller-supplied; snap and trim their spans like any other.
 		out = appendClean(out, text, Entity{
-			Label: label,
-			Start: start,
-			End:   end,
-			Score: blendScore(modelScore, u),
+			Label: chooseLabel(label, u.Label, overlapping, cfg),
+			Start: u.Start,
+			End:   u.End,
+			Score: score,
 		})
 	}
+	out = weak.emit(out, text, ents)
 	for i, e := range ents {
 		if !used[i] {
 			out = append(out, e)
@@ -187,6 +192,60 @@ func SmartMerge(text string, ents []Entity, cfg SmartMergeConfig) []Entity {
 	}
 	slices.SortStableFunc(out, byStart)
 	return out
+}
+
+// weakGroup is consecutive units under UnitMinScore that overlap the same model entities,
+// growing into the one entity they give.
+type weakGroup struct {
+	start, end int
+	score      float64 // the best of the units' blended scores
+	hit        []int   // the model entities overlapped, by index
+}
+
+// shares is whether any of the entities hit belongs to the group.
+func (g *weakGroup) shares(hit []int) bool {
+	for _, i := range hit {
+		if slices.Contains(g.hit, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// add joins unit u and the entities it hit. A weak unit may join the model's pieces but not
+// cut words off them: an address ending in a five-digit number keeps its street and town.
+// Punctuation past the unit (a full stop after a date) is still cut.
+func (g *weakGroup) add(text string, u SemanticUnit, hit []int, ents []Entity, score float64) {
+	g.start, g.end = min(g.start, u.Start), max(g.end, u.End)
+	g.score = max(g.score, score)
+	for _, i := range hit {
+		e := ents[i]
+		if e.Start < g.start && hasWordChar(text[e.Start:g.start]) {
+			g.start = e.Start
+		}
+		if e.End > g.end && hasWordChar(text[g.end:e.End]) {
+			g.end = e.End
+		}
+		if !slices.Contains(g.hit, i) {
+			g.hit = append(g.hit, i)
+		}
+	}
+}
+
+// emit appends the group's entity, if it has one: the model's dominant label over all the
+// entities its units hit, which a weak unit never replaces.
+func (g *weakGroup) emit(out []Entity, text string, ents []Entity) []Entity {
+	if len(g.hit) == 0 {
+		return out
+	}
+	slices.Sort(g.hit)
+	hit := make([]Entity, len(g.hit))
+	for k, i := range g.hit {
+		hit[k] = ents[i]
+	}
+	label, _ := dominantLabel(hit)
+	// Patterns are caller-supplied; snap and trim their spans like any other.
+	return appendClean(out, text, Entity{Label: label, Start: g.start, End: g.end, Score: g.score})
 }
 
 func byStart(a, b Entity) int { return cmp.Compare(a.Start, b.Start) }

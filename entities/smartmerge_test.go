@@ -59,6 +59,22 @@ func TestSmartMergeCases(t *testing.T) {
 			want: []got{{"address", "Boston MA 02115", .6*.9 + .4*.4}},
 		},
 		{
+			// Each weak unit widened to the whole model entity, so the entity came out once
+			// per unit: account_number "48213 90412" twice.
+			name: "weak units inside one model entity give it once",
+			text: "Policy number 48213 90412 on file.",
+			in:   []Entity{e("account_number", 14, 25, .9)},
+			want: []got{{"account_number", "48213 90412", .6*.9 + .4*.4}},
+		},
+		{
+			// A chain: the second unit shares the first entity and reaches a second one; all
+			// three pieces are one entity, not two that overlap.
+			name: "weak units chained through model entities give one entity",
+			text: "ref 48213 90412 77120 end",
+			in:   []Entity{e("account_number", 4, 15, .9), e("account_number", 10, 21, .7)},
+			want: []got{{"account_number", "48213 90412 77120", .6*.9 + .4*.4}}, // the first unit's, the best
+		},
+		{
 			name: "capitals shaped like a BIC are not one without context",
 			text: "PT ADMITTED WITH SYNDROME",
 			want: nil,
