@@ -10,7 +10,8 @@ import (
 // A PII request's lang picks one of these pattern sets. English is DefaultPIIPatterns,
 // unchanged. Each other language has its own dates (its month names, full and abbreviated,
 // and numeric dates day first), phone numbers (national with or without the trunk 0, and
-// international), national identifiers with their check digits, postcodes and streets, each
+// international), national identifiers with their check digits, postcodes and streets (on one
+// line: their words apart by spaces and tabs, never a line break), each
 // with context words in that language; then the patterns no language owns (ISO dates,
 // e-mail, web and IP addresses, MAC addresses, IBAN, BIC, payment cards), their context
 // words widened with the language's. The US shapes (SSN, NPI, US phone numbers, ZIP codes,
@@ -81,7 +82,7 @@ var piiLanguages = map[string]piiLanguage{
 			// ("Berliner Straße"). No \b first: it would refuse a name beginning with an umlaut.
 			// Ring, Damm and Ufer only as words of their own: as endings they make nouns
 			// ("Monitoring 24h", "Daumenring 2").
-			{expr: `[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]+)*(?:straße|strasse|str\.|weg|platz|allee|gasse|\s(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer))\s?\d{1,4}[a-z]?\b`,
+			{expr: `[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]+)*(?:straße|strasse|str\.|weg|platz|allee|gasse|[ \t](?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse|Ring|Damm|Ufer))[ \t]?\d{1,4}[a-z]?\b`,
 				PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2, ContextWords: deAddr}},
 		},
 		words: map[string][]string{"date": deDate, "credit_debit_card": {"karte", "kreditkarte", "zahlung"}, "iban": {"konto", "bankverbindung"}},
@@ -101,7 +102,7 @@ var piiLanguages = map[string]piiLanguage{
 			{expr: `\b[1278] ?\d{2} ?\d{2} ?(?:\d{2}|2[ABab]) ?\d{3} ?\d{3} ?\d{2}\b`, PIIPattern: PIIPattern{Label: "national_id", Priority: 10, BaseScore: 0.6, ContextBoost: 0.35,
 				ContextWords: []string{"nir", "insee", "sécurité sociale", "securite sociale", "sécu", "carte vitale"}, Validate: ValidNIR}},
 			{expr: `\b(?:0[1-9]|[1-8]\d|9[0-8])\d{3}\b`, PIIPattern: PIIPattern{Label: "postcode", Priority: 6, BaseScore: 0.3, ContextBoost: 0.45, ContextWords: []string{"code postal", "cedex", "c.p."}}},
-			{expr: `\b\d{1,4}(?: ?(?:bis|ter))?,? (?i:rue|avenue|av\.|boulevard|bd|place|impasse|allée|chemin|quai|route)\s+(?:(?:de la|de l'|du|des|de|d')\s?)?\p{Lu}[\p{L}'-]*(?:\s\p{Lu}[\p{L}'-]*)*`,
+			{expr: `\b\d{1,4}(?: ?(?:bis|ter))?,? (?i:rue|avenue|av\.|boulevard|bd|place|impasse|allée|chemin|quai|route)[ \t]+(?:(?:de la|de l'|du|des|de|d')[ \t]?)?\p{Lu}[\p{L}'-]*(?:[ \t]\p{Lu}[\p{L}'-]*)*`,
 				PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2, ContextWords: frAddr}},
 		},
 		words: map[string][]string{"date": frDate, "credit_debit_card": {"carte", "paiement"}, "iban": {"compte", "rib"}, "email": {"courriel"}},
@@ -121,7 +122,7 @@ var piiLanguages = map[string]piiLanguage{
 			{expr: `\b[XYZxyz][ -]?\d{7}[ -]?[A-Za-z]\b`, PIIPattern: PIIPattern{Label: "national_id", Priority: 10, BaseScore: 0.55, ContextBoost: 0.4,
 				ContextWords: esIDWords, Validate: ValidSpanishID}},
 			{expr: `\b(?:0[1-9]|[1-4]\d|5[0-2])\d{3}\b`, PIIPattern: PIIPattern{Label: "postcode", Priority: 6, BaseScore: 0.3, ContextBoost: 0.45, ContextWords: []string{"código postal", "codigo postal", "c.p."}}},
-			{expr: `\b(?i:calle|c/|avenida|avda\.|av\.|paseo|plaza|pza\.|camino|carretera|ronda|travesía)\s?(?:(?:de la|de los|de las|del|de)\s)?\p{Lu}[\p{L}-]*(?:\s\p{Lu}[\p{L}-]*)*,?\s(?:n\.?º\s?)?\d{1,4}\b`,
+			{expr: `\b(?i:calle|c/|avenida|avda\.|av\.|paseo|plaza|pza\.|camino|carretera|ronda|travesía)[ \t]?(?:(?:de la|de los|de las|del|de)[ \t])?\p{Lu}[\p{L}-]*(?:[ \t]\p{Lu}[\p{L}-]*)*,?[ \t](?:n\.?º[ \t]?)?\d{1,4}\b`,
 				PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2, ContextWords: esAddr}},
 		},
 		words: map[string][]string{"date": esDate, "credit_debit_card": {"tarjeta", "pago"}, "iban": {"cuenta"}, "email": {"correo"}},
@@ -146,7 +147,7 @@ var piiLanguages = map[string]piiLanguage{
 				ContextWords: []string{"codice fiscale", "cod. fiscale", "c.f.", "tessera sanitaria"}, Validate: ValidCodiceFiscale}},
 			// "cap" alone is the start of too many words (capacità, capsula).
 			{expr: `\b\d{5}\b`, PIIPattern: PIIPattern{Label: "postcode", Priority: 6, BaseScore: 0.3, ContextBoost: 0.45, ContextWords: []string{"c.a.p", "cap ", "cap:", "cap.", "codice postale"}}},
-			{expr: `\b(?i:via|viale|piazza|piazzale|corso|vicolo|largo|lungomare|strada)\s(?:(?:dei|degli|delle|della|del|di)\s)?\p{Lu}[\p{L}'-]*(?:\s\p{Lu}[\p{L}'-]*)*,?\s(?:n\.\s?)?\d{1,4}\b`,
+			{expr: `\b(?i:via|viale|piazza|piazzale|corso|vicolo|largo|lungomare|strada)[ \t](?:(?:dei|degli|delle|della|del|di)[ \t])?\p{Lu}[\p{L}'-]*(?:[ \t]\p{Lu}[\p{L}'-]*)*,?[ \t](?:n\.[ \t]?)?\d{1,4}\b`,
 				PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2, ContextWords: itAddr}},
 		},
 		words: map[string][]string{"date": itDate, "credit_debit_card": {"carta", "pagamento"}, "iban": {"conto"}, "email": {"posta"}},
@@ -165,7 +166,7 @@ var piiLanguages = map[string]piiLanguage{
 			{expr: `(?i)\b(?:nif|nipc|contribuinte)(?: n\.?\s?º)?[\s:.#º-]*(\d{3} ?\d{3} ?\d{3})\b`, PIIPattern: PIIPattern{Label: "national_id", Priority: 10, BaseScore: 0.55, ContextBoost: 0.35,
 				ContextWords: []string{"nif", "nipc", "contribuinte"}, Validate: ValidPortugueseNIF, Group: 1}},
 			{expr: `\b\d{4}-\d{3}\b`, PIIPattern: PIIPattern{Label: "postcode", Priority: 6, BaseScore: 0.45, ContextBoost: 0.4, ContextWords: append([]string{"código postal", "codigo postal"}, ptAddr...)}},
-			{expr: `\b(?i:rua|avenida|av\.|travessa|praça|largo|alameda|estrada)\s(?:(?:da|de|do|das|dos)\s)?\p{Lu}[\p{L}-]*(?:\s(?:(?:da|de|do|das|dos)\s)?\p{Lu}[\p{L}-]*)*,?\s(?:n\.?º\s?)?\d{1,4}[A-Za-z]?\b`,
+			{expr: `\b(?i:rua|avenida|av\.|travessa|praça|largo|alameda|estrada)[ \t](?:(?:da|de|do|das|dos)[ \t])?\p{Lu}[\p{L}-]*(?:[ \t](?:(?:da|de|do|das|dos)[ \t])?\p{Lu}[\p{L}-]*)*,?[ \t](?:n\.?º[ \t]?)?\d{1,4}[A-Za-z]?\b`,
 				PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2, ContextWords: ptAddr}},
 		},
 		words: map[string][]string{"date": ptDate, "credit_debit_card": {"cartão", "cartao", "pagamento"}, "iban": {"conta"}, "email": {"correio"}},
@@ -182,7 +183,7 @@ var piiLanguages = map[string]piiLanguage{
 			{expr: `\b\d{4}(?:\.\d{2}\.|\d{2})\d{3}\b`, PIIPattern: PIIPattern{Label: "national_id", Priority: 10, BaseScore: 0.4, ContextBoost: 0.5,
 				ContextWords: []string{"bsn", "burgerservicenummer", "sofinummer", "sofi-nummer"}, Validate: ValidBSN}},
 			{expr: `\b[1-9]\d{3} ?[A-Z]{2}\b`, PIIPattern: PIIPattern{Label: "postcode", Priority: 6, BaseScore: 0.45, ContextBoost: 0.4, ContextWords: append([]string{"postcode"}, nlAddr...), Validate: validDutchPostcode}},
-			{expr: `\b(?:[A-Z][a-z]+\s)?[A-Z][a-zé]+(?:straat|laan|weg|plein|gracht|kade|singel|dijk|steeg|markt)\s\d{1,4}[a-z]?\b`,
+			{expr: `\b(?:[A-Z][a-z]+[ \t])?[A-Z][a-zé]+(?:straat|laan|weg|plein|gracht|kade|singel|dijk|steeg|markt)[ \t]\d{1,4}[a-z]?\b`,
 				PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2, ContextWords: nlAddr}},
 		},
 		words: map[string][]string{"date": nlDate, "credit_debit_card": {"kaart", "betaling"}, "iban": {"rekening"}},

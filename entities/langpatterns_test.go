@@ -323,3 +323,29 @@ func TestFastMatcherEqualsRegexpForLanguages(t *testing.T) {
 		t.Fatal("no language pattern has a fast matcher")
 	}
 }
+
+// TestAStreetAddressStaysOnOneLine: the street patterns joined their words with \s, which
+// takes a line break, so a number ending one line and words starting the next made an
+// address ("72\nSeen By Dr" from a pulse and the next line), which de-identification
+// redacted; each language's street is now found on one line only.
+func TestAStreetAddressStaysOnOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		lang, text string
+		want       []string
+	}{
+		{"en", "Vitals: BP 128/82, Pulse 72\nSeen By Dr Jones today.", nil},
+		{"en", "Pulse 72\r\nSeen By Dr Jones.", nil},
+		{"en", "lives at 42 Main\tStreet", []string{"street_address=42 Main\tStreet"}},
+		{"de", "Lindenstraße\n12 Tage", nil},
+		{"de", "Berliner\nStraße 12", nil},
+		{"fr", "Domicile : 12 rue de la Paix\nMarseille", []string{"street_address=12 rue de la Paix"}},
+		{"es", "Calle Mayor\n5 pacientes", nil},
+		{"it", "Via Roma\n10 compresse", nil},
+		{"pt", "Rua Augusta,\n120 doentes", nil},
+		{"nl", "Kerkstraat\n12 patiënten", nil},
+	} {
+		if got := patternOnly(t, tc.lang, tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("%s %q: got %q, want %q", tc.lang, tc.text, got, tc.want)
+		}
+	}
+}

@@ -49,8 +49,10 @@ var defaultPIIPatterns = mustPatterns([]patternSpec{
 	{expr: `(?i)\b[A-Z]{2,3}\d{6,9}\b`, PIIPattern: PIIPattern{Label: "medical_record_number", Priority: 5, BaseScore: 0.3, ContextBoost: 0.5,
 		ContextWords: []string{"mrn", "medical record", "patient id", "patient number", "record number"}}},
 	// Capitalised street names, as OpenMed means; its pattern's (?i) made any words match
-	// ("2000 and her cardiologist is Dr"), so only the street type is case-blind here.
-	{expr: `\b\d{1,5}\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\s+(?i:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way)\b`, PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2,
+	// ("2000 and her cardiologist is Dr"), so only the street type is case-blind here. Its
+	// words are apart by spaces and tabs, not \s: across a line break a pulse and the next
+	// line's "Seen By Dr" were an address. Every language's street pattern does the same.
+	{expr: `\b\d{1,5}[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)*[ \t]+(?i:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way)\b`, PIIPattern: PIIPattern{Label: "street_address", Priority: 7, BaseScore: 0.7, ContextBoost: 0.2,
 		ContextWords: []string{"address", "street", "resides", "residence", "lives at", "located at"}}},
 	// Unlike OpenMed's: hosts of several labels (a.b.example.org), a port, and a path that
 	// stops at brackets and quotes (a Markdown link) and does not end on punctuation.

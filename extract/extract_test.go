@@ -464,3 +464,28 @@ func TestATokenPastTheGraphsRowsIsReadAsUnknown(t *testing.T) {
 		t.Fatalf("under a vocab_size smaller than the graph: %v %v, want %v", got, err, want)
 	}
 }
+
+// TestPIIExtractGivesOneAccountNumberAndNoAddressAcrossALine runs two notes through the
+// shipped pii model with /pii/extract's options. The postcode-shaped numbers inside the model's
+// one account number each widened to it, so "48213 90412" came out twice; and the street
+// pattern took a line break for a space, so a pulse and the next line's "Seen By Dr" were an
+// address.
+func TestPIIExtractGivesOneAccountNumberAndNoAddressAcrossALine(t *testing.T) {
+	cls, _, _ := startClassifier(t, "pii_extract", "pii", 32, 4096)
+	for text, want := range map[string][]string{
+		"Policy number 48213 90412 on file.":                   {"account_number=48213 90412"},
+		"Vitals: BP 128/82, Pulse 72\nSeen By Dr Jones today.": {"last_name=Jones"},
+	} {
+		ents, _, err := cls.Extract(t.Context(), admission.Interactive, text, entities.PIIOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range ents {
+			got = append(got, e.Label+"="+text[e.Start:e.End])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+	}
+}
