@@ -22,7 +22,8 @@ type Entity struct {
 type Strategy int
 
 const (
-	// StrategyNone returns one entity per token with its full label ("B-DRUG"), no grouping.
+	// StrategyNone returns one entity per token with its full label ("B-DRUG"), no grouping;
+	// Extract then takes the B-/I- prefix off, as OpenMed does.
 	StrategyNone Strategy = iota
 	// StrategySimple groups tokens by B-/I- tags; pieces of one word may get different labels.
 	StrategySimple

@@ -40,7 +40,9 @@
 // a new entity on a B- label or a tag change; the entity score is the mean of its tokens'
 // or words' scores; ignored labels ("O") are dropped after grouping.
 //
-// "none" keeps HF's full labels ("B-DRUG"); OpenMed's REST API does not offer it.
+// Decode's "none" keeps HF's full labels ("B-DRUG"). OpenMed's /analyze offers it as an
+// aggregation_strategy of null, and its formatter then takes the B-/I- prefix off every label
+// ("DRUG"), as Extract and PostProcess do with StrategyNone.
 //
 // Differences from HF, and why:
 //   - Word boundaries come from the tokenizer's word ids: a token continues a word when it

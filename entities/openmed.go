@@ -63,8 +63,9 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// Extract is Decode followed by OpenMed's steps, in OpenMed's order: threshold, span fix,
-// adjacent grouping, then smart merging. The result is sorted by start.
+// Extract is Decode followed by OpenMed's steps, in OpenMed's order: labels without their
+// B-/I- prefix (StrategyNone), threshold, span fix, adjacent grouping, then smart merging.
+// The result is sorted by start.
 func (d *Decoder) Extract(text string, toks Tokens, logits []float32, opts Options) ([]Entity, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -78,7 +79,16 @@ func (d *Decoder) Extract(text string, toks Tokens, logits []float32, opts Optio
 
 // PostProcess applies the OpenMed steps of Extract to already decoded entities (in text
 // order, with valid spans, as Decode returns them). It reuses the entities' storage.
+//
+// With StrategyNone the entities carry HF's full labels ("B-PER", "I-PER"); OpenMed's
+// formatter takes the B-/I- prefix off each before anything else, so the tokens of one name
+// are the same label and grouping can join them.
 func PostProcess(text string, ents []Entity, opts Options) []Entity {
+	if opts.Strategy == StrategyNone {
+		for i := range ents {
+			_, ents[i].Label = splitTag(ents[i].Label)
+		}
+	}
 	ents = Threshold(ents, opts.ConfidenceThreshold)
 	if opts.ExtendToWordEnd {
 		ents = ExtendToWordEnd(text, ents)

@@ -166,6 +166,34 @@ func TestExtractAnalyzeAndPIIOptions(t *testing.T) {
 	sameEntities(t, text, ents, []got{{"NAME", "John", .9}, {"date", "01/15/1970", .9}})
 }
 
+// TestAnalyzeWithoutAggregationAnswersLabelsWithoutPrefix: /analyze's aggregation_strategy
+// null is HF's raw tokens, whose labels OpenMed's formatter strips of B-/I-. Extract kept
+// them ("B-PER" "Alice", "I-PER" "Smith"), so the tokens of one name were two labels and
+// grouping could not join them.
+func TestAnalyzeWithoutAggregationAnswersLabelsWithoutPrefix(t *testing.T) {
+	d := testDecoder(t, testLabels)
+	text, toks := mk("met Alice Smith today")
+	logits := rows(probs(testLabels, "O", .9), probs(testLabels, "B-PER", .9), probs(testLabels, "I-PER", .9), probs(testLabels, "O", .9))
+	opts := AnalyzeOptions()
+	opts.Strategy = StrategyNone
+	ents, err := d.Extract(text, toks, logits, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEntities(t, text, ents, []got{{"PER", "Alice", .9}, {"PER", "Smith", .9}})
+	opts.GroupEntities = true
+	if ents, err = d.Extract(text, toks, logits, opts); err != nil {
+		t.Fatal(err)
+	}
+	sameEntities(t, text, ents, []got{{"PER", "Alice Smith", .9}})
+	// Decode alone stays HF's: full labels.
+	raw, err := d.Decode(text, toks, logits, StrategyNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEntities(t, text, raw, []got{{"B-PER", "Alice", .9}, {"I-PER", "Smith", .9}})
+}
+
 func TestOptionsValidate(t *testing.T) {
 	for _, o := range []Options{{ConfidenceThreshold: -0.1}, {ConfidenceThreshold: 1.5}, {Strategy: 9}, {ConfidenceThreshold: nan()}} {
 		if o.Validate() == nil {

@@ -356,7 +356,8 @@ func entitiesJSON(text string, ents []entities.Entity) []entityJSON {
 }
 
 // parseStrategy reads aggregation_strategy: absent means OpenMed's default "simple"; an
-// explicit null is forwarded to HF by OpenMed as "no aggregation", i.e. raw tokens.
+// explicit null is forwarded to HF by OpenMed as "no aggregation", i.e. raw tokens, whose
+// labels OpenMed's formatter then strips of B-/I- (entities.PostProcess does).
 func parseStrategy(raw json.RawMessage) (entities.Strategy, *FieldError) {
 	if len(raw) == 0 {
 		return entities.StrategySimple, nil
