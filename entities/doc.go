@@ -80,12 +80,13 @@
 // entities scoring below it before grouping; ExtendToWordEnd is OpenMed's span fix (an
 // end inside a word runs on over letters, marks and digits, at most 10 code points),
 // which OpenMed always applies; GroupEntities merges same-label neighbours at most two
-// code points apart into one entity with the mean score, widened to whole words; smart
-// merging (PII) re-cuts entities on regex "semantic units" (dates, SSNs, phone numbers,
-// e-mails...) with a dominant label and a blended score, see SmartMerge. Differences:
-// OpenMed groups only within one pySBD sentence and runs the model per sentence chunk;
-// we do no sentence detection, so grouping may cross a sentence end that is at most two
-// code points away. OpenMed's extract_pii strips the input text first and reports
+// code points apart, with no line break or tab between them, into one entity with the mean
+// score, widened to whole words; smart merging (PII) re-cuts entities on regex "semantic
+// units" (dates, SSNs, phone numbers, e-mails...) with a dominant label and a blended score,
+// see SmartMerge. Differences: OpenMed groups only within one pySBD sentence and runs the
+// model per sentence chunk; we do no sentence detection, so grouping may cross a sentence
+// end that is at most two code points away on one line (never a line break: the items of a
+// list stay apart). OpenMed's extract_pii strips the input text first and reports
 // offsets into the stripped text; here offsets are always into the text passed in, and
 // what text to pass is the caller's choice. OpenMed's later PII steps (clinical-term
 // protection, safety sweep) are not part of this package. Go's regexp treats \d, \s and \b as ASCII where Python's are Unicode,

@@ -20,7 +20,7 @@ type Options struct {
 	// OpenMed always does this; it makes "simple" entities cover whole words.
 	ExtendToWordEnd bool
 	// GroupEntities merges consecutive entities of the same label that are at most two
-	// code points apart (OpenMed's group_entities); see GroupAdjacent.
+	// code points apart on one line (OpenMed's group_entities); see GroupAdjacent.
 	GroupEntities bool
 	// SmartMerge, when set, runs OpenMed's PII smart merging last; see SmartMerge.
 	SmartMerge *SmartMergeConfig
@@ -173,7 +173,8 @@ const maxGroupGap = 2
 
 // GroupAdjacent is OpenMed's group_entities. Walking entities in order, an entity joins
 // the current group when it has the same label as the group's last member and starts at
-// most two code points after that member's end (or overlaps it). A group of two or more
+// most two code points after that member's end (or overlaps it), and no line break or tab
+// stands between them. A group of two or more
 // becomes one entity: the first member's label, the mean score, and a span from the first
 // member's start to the last member's end, widened on both sides over adjoining letters
 // and digits so that it never stops inside a word.
@@ -222,7 +223,9 @@ func GroupAdjacent(text string, ents []Entity) []Entity {
 }
 
 // closeAfter reports whether next starts no more than maxGroupGap code points after last
-// ends.
+// ends, with no line break or tab (the CRF's breakChars) between them. OpenMed groups only
+// within one sentence; a line break is where the CRF keeps two list items apart ("John" and
+// "Mary" on lines of their own), and grouping joined them again.
 func closeAfter(text string, last, next Entity) bool {
 	if next.Start <= last.End {
 		return true
@@ -230,5 +233,6 @@ func closeAfter(text string, last, next Entity) bool {
 	if next.Start-last.End > maxGroupGap*utf8.UTFMax {
 		return false
 	}
-	return utf8.RuneCountInString(text[last.End:next.Start]) <= maxGroupGap
+	gap := text[last.End:next.Start]
+	return utf8.RuneCountInString(gap) <= maxGroupGap && !strings.ContainsAny(gap, breakChars)
 }

@@ -1,6 +1,7 @@
 package entities
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,7 @@ func TestGroupAdjacent(t *testing.T) {
 	}
 	tests := []struct {
 		name string
+		text string // the text above when empty
 		in   []Entity
 		want []got
 	}{
@@ -72,6 +74,20 @@ func TestGroupAdjacent(t *testing.T) {
 			want: []got{{"ORG", "ACME Corp", .7}},
 		},
 		{
+			// Each name on a line of its own, the CRF's break kept them apart; the one-code-
+			// point gap let grouping join them ("John\nMary", one surrogate under replace).
+			name: "a line break between keeps them apart",
+			text: "Emergency contacts:\nJohn\nMary",
+			in:   []Entity{e("first_name", 20, 24, .99), e("first_name", 25, 29, .99)},
+			want: []got{{"first_name", "John", .99}, {"first_name", "Mary", .99}},
+		},
+		{
+			name: "nor does a tab",
+			text: "John\tMary",
+			in:   []Entity{e("NAME", 0, 4, .9), e("NAME", 5, 9, .7)},
+			want: []got{{"NAME", "John", .9}, {"NAME", "Mary", .7}},
+		},
+		{
 			name: "chains compare with the last member only",
 			in:   []Entity{e("NAME", 0, 4, .9), e("NAME", 5, 10, .6), e("NAME", 12, 14, .3), e("NAME", 20, 24, .9)},
 			want: []got{{"NAME", "John Smith, Jr", .6}, {"NAME", "Mary", .9}},
@@ -79,6 +95,7 @@ func TestGroupAdjacent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			text := cmp.Or(tc.text, text)
 			out := GroupAdjacent(text, append([]Entity(nil), tc.in...))
 			sameEntities(t, text, out, tc.want)
 			checkSpans(t, text, out)
