@@ -3,6 +3,7 @@ package entities
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -109,6 +110,9 @@ func PostProcess(text string, ents []Entity, opts Options) []Entity {
 		}
 		ents = kept
 	}
+	// Grouping widens a group to its word's start, which can put it before an entity that
+	// begins inside that word and came first.
+	slices.SortStableFunc(ents, byStart)
 	return ents
 }
 

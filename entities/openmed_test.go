@@ -211,6 +211,23 @@ func TestAnalyzeWithoutAggregationAnswersLabelsWithoutPrefix(t *testing.T) {
 	sameEntities(t, text, raw, []got{{"B-PER", "Alice", .9}, {"I-PER", "Smith", .9}})
 }
 
+// TestGroupingLeavesEntitiesInTextOrder: a group widened to its word's start ("abcde" from
+// "d" and "e") came after an entity that begins inside that word ("cde"), though Extract's
+// result is sorted by start.
+func TestGroupingLeavesEntitiesInTextOrder(t *testing.T) {
+	d := testDecoder(t, testLabels)
+	text, toks := mk("see ab|c|d|e now")
+	logits := rows(probs(testLabels, "O", .9), probs(testLabels, "O", .9), probs(testLabels, "B-PER", .9),
+		probs(testLabels, "B-ORG", .9), probs(testLabels, "B-ORG", .9), probs(testLabels, "O", .9))
+	opts := AnalyzeOptions()
+	opts.GroupEntities = true
+	ents, err := d.Extract(text, toks, logits, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEntities(t, text, ents, []got{{"ORG", "abcde", .9}, {"PER", "cde", .9}})
+}
+
 func TestOptionsValidate(t *testing.T) {
 	for _, o := range []Options{{ConfidenceThreshold: -0.1}, {ConfidenceThreshold: 1.5}, {Strategy: 9}, {ConfidenceThreshold: nan()}} {
 		if o.Validate() == nil {
