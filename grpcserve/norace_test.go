@@ -1,0 +1,5 @@
+//go:build !race
+
+package grpcserve
+
+const raceDetector = false
