@@ -2,6 +2,7 @@ package grpcserve
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -10,6 +11,9 @@ import (
 	"google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+	protoV2 "google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/sluice-serving/sluice/handlers"
 )
@@ -43,10 +47,60 @@ var posted = map[string]string{
 }
 
 func (d *decoder) Unmarshal(data mem.BufferSlice, v any) error {
-	if err := d.CodecV2.Unmarshal(data, v); err != nil {
+	m, ok := v.(protoV2.Message)
+	if !ok {
+		if err := d.CodecV2.Unmarshal(data, v); err != nil {
+			d.faults.Store(v, err)
+		}
+		return nil
+	}
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	defer buf.Free()
+	b := buf.ReadOnlyData()
+	// Counted before the decode, which makes a struct of each: an empty message is two bytes
+	// on the wire and a hundred and more decoded, so a message of empty inputs held to the
+	// size limit decoded to some 78 MB before its method could ask for the credentials.
+	if messages(b, m.ProtoReflect().Descriptor(), 0) > maxMessages {
+		d.faults.Store(v, errManyMessages)
+		return nil
+	}
+	if err := protoV2.Unmarshal(b, m); err != nil {
 		d.faults.Store(v, err)
 	}
 	return nil
+}
+
+// maxMessages bounds the messages one request decodes into: those of a request the methods
+// answer are a few dozen.
+const maxMessages = 4096
+
+var errManyMessages = fmt.Errorf("it holds more than %d messages", maxMessages)
+
+// messages is how many messages decoding b as md makes, md's own included, counting no
+// further once past maxMessages; b that is not md (or nested past protobuf's depth limit)
+// counts 0, left to the decode to refuse with its reason.
+func messages(b []byte, md protoreflect.MessageDescriptor, depth int) int {
+	if depth > 100 {
+		return 0
+	}
+	n := 1
+	for len(b) > 0 && n <= maxMessages {
+		num, typ, tag := protowire.ConsumeTag(b)
+		if tag < 0 {
+			return 0
+		}
+		b = b[tag:]
+		size := protowire.ConsumeFieldValue(num, typ, b)
+		if size < 0 {
+			return 0
+		}
+		if fd := md.Fields().ByNumber(num); fd != nil && typ == protowire.BytesType && fd.Message() != nil {
+			inner, _ := protowire.ConsumeBytes(b)
+			n += messages(inner, fd.Message(), depth+1) // a map's entries are messages too
+		}
+		b = b[size:]
+	}
+	return n
 }
 
 // fault is the status of a message of method that did not decode, nil for one that did; ctx is

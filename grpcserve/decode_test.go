@@ -2,6 +2,7 @@ package grpcserve
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -9,7 +10,9 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/sluice-serving/sluice/inferencepb"
 	"github.com/sluice-serving/sluice/openmedpb"
 )
 
@@ -58,3 +61,43 @@ type fakeStream struct {
 }
 
 func (f fakeStream) RecvMsg(m any) error { return f.recv(m) }
+
+// TestAMessageOfManyMessagesIsRefusedUndecoded: a request of more messages than any method
+// answers (empty inputs, two bytes each on the wire, or a parameter map of empty entries
+// inside one input) is a fault found before the decode, which made a struct of each: a
+// message of empty inputs held to the size limit decoded to some 78 MB before its method
+// could ask for the credentials. A request of a few messages decodes as before.
+func TestAMessageOfManyMessagesIsRefusedUndecoded(t *testing.T) {
+	d := newDecoder(nil)
+	many := &inferencepb.ModelInferRequest{ModelName: "pii"}
+	for range maxMessages {
+		many.Inputs = append(many.Inputs, &inferencepb.ModelInferRequest_InferInputTensor{})
+	}
+	deep := &inferencepb.ModelInferRequest{ModelName: "pii", Inputs: oneText("Alice")}
+	deep.Inputs[0].Parameters = map[string]*inferencepb.InferParameter{}
+	for i := range maxMessages / 2 {
+		deep.Inputs[0].Parameters[strconv.Itoa(i)] = &inferencepb.InferParameter{}
+	}
+	few := &inferencepb.ModelInferRequest{ModelName: "pii", Inputs: oneText("Alice"),
+		Parameters: map[string]*inferencepb.InferParameter{"lang": {ParameterChoice: &inferencepb.InferParameter_StringParam{StringParam: "fr"}}}}
+	for name, c := range map[string]struct {
+		req     *inferencepb.ModelInferRequest
+		refused bool
+	}{"many inputs": {many, true}, "a map of many entries in an input": {deep, true}, "a few": {few, false}} {
+		wire, err := proto.Marshal(c.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := &inferencepb.ModelInferRequest{}
+		if err := d.Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, got); err != nil {
+			t.Fatal(err)
+		}
+		fault := d.fault(context.Background, "", got)
+		switch {
+		case c.refused && (status.Code(fault) != codes.InvalidArgument || len(got.Inputs) != 0):
+			t.Errorf("%s: %v, %d inputs decoded", name, fault, len(got.Inputs))
+		case !c.refused && (fault != nil || !proto.Equal(got, c.req)):
+			t.Errorf("%s: %v", name, fault)
+		}
+	}
+}
