@@ -80,7 +80,7 @@
 // entities scoring below it before grouping; ExtendToWordEnd is OpenMed's span fix (an
 // end inside a word runs on over letters, marks and digits, at most 10 code points),
 // which OpenMed always applies; GroupEntities merges same-label neighbours at most two
-// code points apart, with no line break or tab between them, into one entity with the mean
+// code points apart, with no line break between them, into one entity with the mean
 // score, widened to whole words; smart merging (PII) re-cuts entities on regex "semantic
 // units" (dates, SSNs, phone numbers, e-mails...) with a dominant label and a blended score,
 // see SmartMerge. Differences: OpenMed groups only within one pySBD sentence and runs the

@@ -177,9 +177,8 @@ const maxGroupGap = 2
 
 // GroupAdjacent is OpenMed's group_entities. Walking entities in order, an entity joins
 // the current group when it has the same label as the group's last member and starts at
-// most two code points after that member's end (or overlaps it), and no line break or tab
-// stands between them. A group of two or more
-// becomes one entity: the first member's label, the mean score, and a span from the first
+// most two code points after that member's end (or overlaps it), and no line break stands
+// between them. A group of two or more becomes one entity: the first member's label, the mean score, and a span from the first
 // member's start to the last member's end, widened on both sides over adjoining letters
 // and digits so that it never stops inside a word.
 func GroupAdjacent(text string, ents []Entity) []Entity {
@@ -227,9 +226,10 @@ func GroupAdjacent(text string, ents []Entity) []Entity {
 }
 
 // closeAfter reports whether next starts no more than maxGroupGap code points after last
-// ends, with no line break or tab (the CRF's breakChars) between them. OpenMed groups only
-// within one sentence; a line break is where the CRF keeps two list items apart ("John" and
-// "Mary" on lines of their own), and grouping joined them again.
+// ends, with no line break between them. OpenMed groups only within one sentence, and refuses
+// a gap holding a line break (not a tab: a table row's cells may group); a line break is where
+// the CRF keeps two list items apart ("John" and "Mary" on lines of their own), and grouping
+// joined them again.
 func closeAfter(text string, last, next Entity) bool {
 	if next.Start <= last.End {
 		return true
@@ -238,5 +238,9 @@ func closeAfter(text string, last, next Entity) bool {
 		return false
 	}
 	gap := text[last.End:next.Start]
-	return utf8.RuneCountInString(gap) <= maxGroupGap && !strings.ContainsAny(gap, breakChars)
+	return utf8.RuneCountInString(gap) <= maxGroupGap && !strings.ContainsAny(gap, lineBreaks)
 }
+
+// lineBreaks are the line breaks a group does not cross, as OpenMed's: the CRF's breakChars
+// but the tab.
+const lineBreaks = "\n\r\v\f\u0085\u2028\u2029"
