@@ -259,6 +259,37 @@ func TestReadFiltersAndPages(t *testing.T) {
 	}
 }
 
+// A page that fills exactly to its limit with the stream's last record, or with the last
+// record before To, has no next page: its cursor said there was one (the next sequence, past
+// the stream's end), and a reader asked for an empty page.
+func TestFullPageAtTheEndHasNoNextPage(t *testing.T) {
+	b := openBox(t, t.TempDir())
+	l := openLog(t, b, "r1", defaults)
+	appendAll(t, l, 3, plain)
+	page, err := Read(context.Background(), b, Query{Limit: 3})
+	if err != nil || len(page.Records) != 3 {
+		t.Fatalf("%+v, %v", page, err)
+	}
+	if page.Next != 0 {
+		t.Errorf("a page ending with the stream's last record has next %d, want 0", page.Next)
+	}
+	before := page.Records[2].StoredAt
+	if _, err := l.Append(context.Background(), plain(3)); err != nil {
+		t.Fatal(err)
+	}
+	all, err := Read(context.Background(), b, Query{})
+	if err != nil || len(all.Records) != 4 || !all.Records[3].StoredAt.After(before) {
+		t.Fatalf("%+v, %v", all, err)
+	}
+	to := all.Records[3].StoredAt
+	if page, err := Read(context.Background(), b, Query{Limit: 3, To: to}); err != nil || len(page.Records) != 3 || page.Next != 0 {
+		t.Errorf("a full page whose next record lies past To: %d records, next %d, %v", len(page.Records), page.Next, err)
+	}
+	if page, err := Read(context.Background(), b, Query{Limit: 2, To: to}); err != nil || page.Next != page.Records[1].StreamSeq+1 {
+		t.Errorf("a full page with a record before To after it: next %d, %v", page.Next, err)
+	}
+}
+
 // After the stream refused appends (it was deleted), the replica reads its chain's head back
 // once the stream is there again, instead of linking to a record that was never stored.
 func TestAppendAfterAFailureResyncs(t *testing.T) {

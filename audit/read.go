@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/sluice-serving/sluice/natsbox"
 )
 
@@ -38,7 +40,7 @@ const (
 
 // Page is what a Query found: the records, every chain segment it read (the records the
 // filters left out included) as verified, where any broke, and the cursor of the next page
-// (0 when the stream holds nothing past this one).
+// (0 when the stream holds nothing past this one before To, however full the page).
 type Page struct {
 	Records  []Stored
 	Segments []Segment
@@ -91,7 +93,7 @@ func Read(ctx context.Context, box *natsbox.Box, q Query) (Page, error) {
 		if err != nil {
 			return Page{}, err
 		}
-		for _, m := range msgs {
+		for i, m := range msgs {
 			if !q.To.IsZero() && !m.Time.Before(q.To) {
 				return page.finish(c, 0), nil
 			}
@@ -107,6 +109,10 @@ func Read(ctx context.Context, box *natsbox.Box, q Query) (Page, error) {
 				}
 			}
 			if len(page.Records) == q.Limit {
+				next, err := q.following(ctx, box, filter, next, msgs[i+1:], more)
+				if err != nil {
+					return Page{}, err
+				}
 				return page.finish(c, next), nil
 			}
 		}
@@ -115,7 +121,36 @@ func Read(ctx context.Context, box *natsbox.Box, q Query) (Page, error) {
 		}
 		next = after
 	}
+	if next, err = q.following(ctx, box, filter, next, nil, true); err != nil {
+		return Page{}, err
+	}
 	return page.finish(c, next), nil
+}
+
+// following is the cursor of the page after one that stopped before next: next, unless no
+// record of the query's range follows (0), so that a page that fills exactly to its limit at
+// the stream's end, or at To, says there is nothing more to read. rest are the records read
+// already past the page; more says whether the stream holds any beyond them.
+func (q Query) following(ctx context.Context, box *natsbox.Box, filter string, next uint64, rest []*jetstream.RawStreamMsg, more bool) (uint64, error) {
+	if len(rest) == 0 {
+		if !more {
+			return 0, nil
+		}
+		if q.To.IsZero() {
+			return next, nil
+		}
+		var err error
+		if rest, _, _, err = box.DirectBatch(ctx, Stream, next, 1, filter); err != nil {
+			return 0, err
+		}
+		if len(rest) == 0 {
+			return 0, nil
+		}
+	}
+	if !q.To.IsZero() && !rest[0].Time.Before(q.To) {
+		return 0, nil
+	}
+	return next, nil
 }
 
 func (p Page) finish(c *Checker, next uint64) Page {
