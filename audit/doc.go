@@ -36,7 +36,8 @@
 // # After a failure
 //
 // A publish that fails (or times out: its record may still be stored, later) leaves the chain
-// head unknown. One Append then resyncs, without the lock: it waits for the publishes in
+// head unknown. (One the client refuses before writing it, a record larger than a message may
+// be, fails its own Append only: the head is still certain.) One Append then resyncs, without the lock: it waits for the publishes in
 // flight to settle, reads the head back from the stream's leader and publishes its record
 // expecting that head to be the subject's last record, so that a record that lands late
 // makes this publish fail instead of forking the chain. While it runs, and for a second

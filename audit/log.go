@@ -266,11 +266,31 @@ func (l *Log) publish(r Record, expect *uint64) (jetstream.PubAckFuture, Record,
 	}
 	fut, err := l.js.PublishMsgAsync(&nats.Msg{Subject: l.subject, Data: data}, opts...)
 	if err != nil {
-		l.broken.Store(true)
+		if errors.Is(err, nats.ErrMaxPayload) {
+			err = fmt.Errorf("the record is %d bytes, more than a message of the connection may hold: %w", len(data), err)
+		}
+		// A refusal before any byte went out leaves the head where it is, and certain: the
+		// chain goes on from it, and the appends beside this one are not failed by a resync.
+		if !unsent(err) {
+			l.broken.Store(true)
+		}
 		return nil, r, err
 	}
 	l.seq, l.last = r.Seq, hash
 	return fut, r, nil
+}
+
+// unsent says whether err, from PublishMsgAsync, is a refusal by the client before it wrote
+// the message (nats.go's checks before its write: the message's size, its subject, a closed,
+// draining or full connection, too many publishes awaiting their acknowledgement).
+func unsent(err error) bool {
+	for _, e := range []error{nats.ErrMaxPayload, nats.ErrBadSubject, nats.ErrHeadersNotSupported, nats.ErrConnectionClosed,
+		nats.ErrConnectionDraining, nats.ErrReconnectBufExceeded, nats.ErrInvalidConnection, jetstream.ErrTooManyStalledMsgs} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // msgID is the record's message id: its replica and place in the chain, which the stream

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -212,5 +213,41 @@ func TestOtherLimitsLeaveTheStreamAsItIs(t *testing.T) {
 	l.Close()
 	if again.String() != "" {
 		t.Errorf("the stream's own limits configured, yet: %s", again.String())
+	}
+}
+
+// A record the client refuses to send (larger than a message may be) fails alone: nothing of
+// it reached the server, so the chain's head is still certain. It marked the chain broken, and
+// the appends beside the next one failed at once while that one read the head back (62 of 64
+// ordinary appends answered 503 after one oversized record).
+func TestOversizedRecordFailsAlone(t *testing.T) {
+	b := openBox(t, t.TempDir())
+	l := openLog(t, b, "r1", defaults)
+	appendAll(t, l, 3, plain)
+	big := plain(99)
+	for i := range 20_000 { // about 1.3 MB, past the connection's 1 MiB
+		big.PlaceholderHashes = append(big.PlaceholderHashes, Hash(fmt.Sprint(i)))
+	}
+	if _, err := l.Append(context.Background(), big); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("a 1.3 MB record: %v", err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed []error
+	for i := range 64 {
+		wg.Go(func() {
+			if _, err := l.Append(context.Background(), plain(100+i)); err != nil {
+				mu.Lock()
+				failed = append(failed, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(failed) > 0 {
+		t.Errorf("%d of 64 ordinary appends failed after one oversized record (first: %v)", len(failed), failed[0])
+	}
+	if rep := verify(t, b); rep.Records != 67 || len(rep.Breaks) != 0 {
+		t.Errorf("report %+v", rep)
 	}
 }
