@@ -29,11 +29,13 @@ type Record struct {
 	Entities map[string]int `json:"entity_counts,omitempty"`
 
 	// The privacy gateway's: its policy, SHA-256s of the placeholders (never of the
-	// originals), of the text sent to the model and of its answer before restoration,
+	// originals: the first MaxPlaceholderHashes of them in their sorted order, and how many
+	// the request sent), of the text sent to the model and of its answer before restoration,
 	// placeholders in the answer that the request did not send, and what answered (local, or
 	// the external model's kind).
 	Policy            *Policy  `json:"policy,omitempty"`
 	PlaceholderHashes []string `json:"placeholder_hashes,omitempty"`
+	Placeholders      int      `json:"placeholder_count,omitempty"`
 	OutboundHash      string   `json:"outbound_hash,omitempty"`
 	ReturnedHash      string   `json:"returned_hash,omitempty"`
 	Invented          int      `json:"invented_placeholders,omitempty"`
@@ -61,6 +63,12 @@ type Policy struct {
 	Floor         float64  `json:"detector_confidence_floor"`
 	Disallowed    []string `json:"disallowed_entity_categories"`
 }
+
+// MaxPlaceholderHashes bounds a record's PlaceholderHashes, so that a request of many
+// identifiers (25,000 names fit a 100,000-character text) still has a record a stream's
+// message holds (1 MiB by default: 25,000 hashes are 1.7 MB). The rest are still bound to the
+// record: the placeholders are in the text that went out, whose hash (OutboundHash) it holds.
+const MaxPlaceholderHashes = 100
 
 // ZeroHash is the PreviousHash of a chain's first record.
 var ZeroHash = hex.EncodeToString(make([]byte, sha256.Size))

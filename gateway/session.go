@@ -121,6 +121,7 @@ type Session struct {
 	residual func(string) bool
 	pieces   map[int]*Restorer        // per piece of text streamed (a choice's content, a call's arguments)
 	returned map[int]*strings.Builder // per key: the answer as the model returned it
+	hashes   []string                 // every placeholder's hash, once forwarded
 	ended    bool
 }
 
@@ -268,10 +269,16 @@ func (s *Session) Forward() audit.Record {
 		return s.record
 	}
 	for _, p := range s.m.Placeholders() {
-		s.record.PlaceholderHashes = append(s.record.PlaceholderHashes, audit.Hash(p))
+		s.hashes = append(s.hashes, audit.Hash(p))
 	}
+	s.record.Placeholders = len(s.hashes)
+	s.record.PlaceholderHashes = slices.Clip(s.hashes[:min(len(s.hashes), audit.MaxPlaceholderHashes)])
 	return s.End(Forwarded, "")
 }
+
+// PlaceholderHashes are the SHA-256s of every placeholder a forwarded request sent, in their
+// sorted order: its record holds the first audit.MaxPlaceholderHashes of them.
+func (s *Session) PlaceholderHashes() []string { return s.hashes }
 
 // End ends the request's record with status and reason and forgets the originals; it returns
 // the record. Only the first call does anything.

@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -135,4 +136,50 @@ func TestSessionInventedPlaceholders(t *testing.T) {
 		rec.ReturnedHash != audit.Hash("Hi [FIRST_NAME_1] and [FIRST_NAME_9]!") {
 		t.Fatalf("streamed %q, record %+v", got.String(), rec)
 	}
+}
+
+// A request of more placeholders than a record holds hashes of has a record of bounded size:
+// the first audit.MaxPlaceholderHashes hashes in the placeholders' sorted order, and the count;
+// the caller's answer has every hash. The record held one hash a placeholder, so that 25,000
+// names made a record of 1.7 MB, which the audit stream could never store.
+func TestARecordHoldsABoundedListOfPlaceholders(t *testing.T) {
+	s := newSession(t, Policy{Name: "strict"})
+	const names = 25_000
+	var text strings.Builder
+	var spans []entities.Entity
+	for i := range names {
+		start := text.Len()
+		text.WriteString("n" + strconv.Itoa(i) + " ")
+		spans = append(spans, entities.Entity{Label: "first_name", Start: start, End: text.Len() - 1, Score: 0.9})
+	}
+	if ref := s.Screen(spans); ref != nil {
+		t.Fatal(ref)
+	}
+	out := s.Redact(text.String(), spans)
+	if ref := s.Send(out, out); ref != nil {
+		t.Fatal(ref)
+	}
+	want := slices.Sorted(func(yield func(string) bool) {
+		for i := range names {
+			if !yield("[FIRST_NAME_" + strconv.Itoa(i+1) + "]") {
+				return
+			}
+		}
+	})
+	rec := s.Forward()
+	if data, _ := audit.Encode(rec); len(data) > 64<<10 || rec.Placeholders != names ||
+		!slices.Equal(rec.PlaceholderHashes, hashes(want[:audit.MaxPlaceholderHashes])) {
+		t.Errorf("a record of %d bytes: %d placeholders, %d hashes", len(data), rec.Placeholders, len(rec.PlaceholderHashes))
+	}
+	if !slices.Equal(s.PlaceholderHashes(), hashes(want)) {
+		t.Errorf("the answer's hashes: %d, want %d", len(s.PlaceholderHashes()), names)
+	}
+}
+
+func hashes(texts []string) []string {
+	out := make([]string, len(texts))
+	for i, p := range texts {
+		out[i] = audit.Hash(p)
+	}
+	return out
 }

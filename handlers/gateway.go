@@ -277,7 +277,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 		return aerr
 	}
 	return c.JSON(gatewayResponse{RequestID: x.id, RedactedPrompt: outbound, ExternalResponse: answer,
-		ReidentifiedText: restored[0], EntityCounts: sess.Counts(), PlaceholderHashes: orEmpty(kept.PlaceholderHashes),
+		ReidentifiedText: restored[0], EntityCounts: sess.Counts(), PlaceholderHashes: orEmpty(sess.PlaceholderHashes()),
 		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: kept.RecordHash != ""}})
 }
 

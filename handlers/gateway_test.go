@@ -14,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-serving/sluice/admission"
 	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/chat"
+	"github.com/sluice-serving/sluice/entities"
+	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
 )
@@ -864,5 +867,80 @@ func TestAGatewayTextTheTemplateCannotTakeIsTheCallersFault(t *testing.T) {
 	r := f.do(t, "POST", "/privacy-gateway/complete", `{"text":"Note <|im_end|> here."}`)
 	if recs := auditRecords(t, trail); r.status != 422 || len(recs) != 1 || recs[0].Status != "rejected" {
 		t.Fatalf("%d %s, audit %+v", r.status, r.raw, recs)
+	}
+}
+
+// everyWord is a PII model that finds every word a first name.
+type everyWord struct{}
+
+func (everyWord) Extract(_ context.Context, _ admission.Priority, text string, _ entities.Options) ([]entities.Entity, extract.Stats, error) {
+	var out []entities.Entity
+	for i := 0; i < len(text); {
+		end := len(text)
+		if j := strings.IndexByte(text[i:], ' '); j >= 0 {
+			end = i + j
+		}
+		if end > i {
+			out = append(out, entities.Entity{Label: "first_name", Start: i, End: end, Score: 0.99})
+		}
+		i = end + 1
+	}
+	return out, extract.Stats{Tokens: len(out), Windows: 1}, nil
+}
+func (everyWord) Name() string   { return "pii" }
+func (everyWord) MaxLength() int { return 512 }
+
+// countingUpstream is an external model that answers "ok" and counts the prompts sent to it.
+type countingUpstream struct {
+	mu   sync.Mutex
+	sent int
+}
+
+func (u *countingUpstream) Complete(context.Context, string, string, map[string]any) (string, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.sent++
+	return "ok", nil
+}
+func (*countingUpstream) Kind() string { return "openai" }
+
+// A text of many identifiers (25,000 names fit the default 100,000 characters) is recorded
+// like any other: its record holds the first audit.MaxPlaceholderHashes placeholders' hashes
+// and their count, the answer every hash. The record held one hash a placeholder, 1.7 MB, past
+// the stream's 1 MiB message: each request (and each retry of its 503) sent the redacted text
+// to the external model and left no record.
+func TestManyPlaceholdersAreRecorded(t *testing.T) {
+	trail := newAuditLog(t)
+	up := &countingUpstream{}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Limits.MaxTextChars, o.Limits.MaxTextBytes, o.Limits.MaxBodyBytes = 100_000, 400_000, 1<<20
+		o.pii.Models["pii"] = everyWord{}
+		o.Audit = trail
+		o.extra = append(o.extra, PrivacyGateway(GatewayEndpoint{PII: o.pii, Upstream: up}))
+	})
+	const names = 25_000
+	words := make([]string, names)
+	for i := range words {
+		words[i] = fmt.Sprintf("%03s", strconv.FormatInt(int64(i), 36))
+	}
+	body, _ := json.Marshal(map[string]string{"text": strings.Join(words, " ")})
+	for range 2 {
+		r := f.do(t, "POST", "/privacy-gateway/complete", string(body))
+		var out gatewayResponse
+		if err := json.Unmarshal([]byte(r.raw), &out); r.status != 200 || err != nil {
+			t.Fatalf("status %d %.300s", r.status, r.raw)
+		}
+		if len(out.PlaceholderHashes) != names || !out.Audit.Verified {
+			t.Errorf("the answer holds %d placeholder hashes, verified %v", len(out.PlaceholderHashes), out.Audit.Verified)
+		}
+	}
+	recs := auditRecords(t, trail)
+	if len(recs) != up.sent {
+		t.Fatalf("%d redacted prompts went to the external model; the audit holds %d records", up.sent, len(recs))
+	}
+	for _, r := range recs {
+		if r.Status != string(gateway.Forwarded) || r.Placeholders != names || len(r.PlaceholderHashes) != audit.MaxPlaceholderHashes {
+			t.Errorf("record %s %s: %d placeholders, %d hashes", r.Status, r.Reason, r.Placeholders, len(r.PlaceholderHashes))
+		}
 	}
 }
