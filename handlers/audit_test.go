@@ -142,6 +142,35 @@ func TestDeidentificationIsAudited(t *testing.T) {
 	}
 }
 
+// A key marked for the gateway has its /v1/chat/completions audited whatever its answer, the
+// 503 of a server without the gateway's face included (that answer left no record; the
+// gateway's own routes record theirs).
+func TestGatewayKeyWithoutTheFaceIsAudited(t *testing.T) {
+	f, trail := everyRouteFixture(t, func(o *fixtureOptions) {
+		keys, err := identity.ParseKeys([]byte(`[{"id":"gw","key_hash":"` + identity.HashKey("gateway-writer") +
+			`","tenant":"gw","scopes":"pii:write generate:write","gateway":true}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Auth, err = identity.New(identity.Config{Keys: keys}, o.Clock); err != nil {
+			t.Fatal(err)
+		}
+		o.GatewayFace = nil
+	})
+	r := f.do(t, "POST", "/v1/chat/completions", workBodies["/v1/chat/completions"], "Authorization", "Bearer gateway-writer")
+	if e := errorOf(t, r); r.status != 503 || e["code"] != codeGatewayNotConfigured {
+		t.Fatalf("status %d %s", r.status, r.raw)
+	}
+	recs := auditRecords(t, trail)
+	if len(recs) != 1 {
+		t.Fatalf("a gateway key's chat request answered %d left %d audit records, want 1", r.status, len(recs))
+	}
+	if rec := recs[0]; rec.Route != "/v1/chat/completions" || rec.HTTPStatus != 503 || rec.Status != "error" || rec.Tenant != "gw" ||
+		rec.RequestID != r.header.Get("X-Request-ID") {
+		t.Errorf("record %+v", rec)
+	}
+}
+
 // A request whose record cannot be stored is not answered as if it were: 503
 // audit_unavailable (a stream ends with that error instead of its final line), on the
 // de-identification routes and the gateway alike; reading the audit says the same.

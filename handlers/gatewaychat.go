@@ -86,6 +86,9 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 	var sess *gateway.Session
 	defer s.auditAtExit(c, x, func(err error) audit.Record { return gatewayRecord(c, sess, err) }, &err)
 	d := chatDialect{}
+	if gw == nil { // a key's conversations for the gateway, on a server without its face
+		return s.writeGenError(c, d, gatewayNotConfigured("The privacy gateway this key's conversations go through is not running"))
+	}
 	ep, completion := gw.Generation, "local"
 	if gw.upstreamChat != nil {
 		ep, completion = gw.upstreamChat, gw.ChatUpstream.Kind()

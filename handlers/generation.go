@@ -111,11 +111,9 @@ func Generation(ep GenerationEndpoint) []Route {
 			serve: func(s *server, c *fiber.Ctx, x *exchange) error {
 				if c.Locals(localGateway) == true {
 					// The key's conversations go through the privacy gateway, and it was
-					// authorized as the gateway's face: never to the model without it.
-					if gw := s.opts.GatewayFace; gw != nil {
-						return s.serveGatewayChat(c, x, gw)
-					}
-					return s.writeGenError(c, chatDialect{}, gatewayNotConfigured("The privacy gateway this key's conversations go through is not running"))
+					// authorized as the gateway's face: never to the model without it (a
+					// server without the face refuses them, audited as the face's requests).
+					return s.serveGatewayChat(c, x, s.opts.GatewayFace)
 				}
 				return s.serveGeneration(c, x, shared, chatDialect{})
 			}},
