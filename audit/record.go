@@ -21,7 +21,7 @@ type Record struct {
 	Route      string `json:"route"`
 	HTTPStatus int    `json:"http_status"`
 	// Status is how the request ended: the privacy gateway's own words (forwarded, blocked,
-	// rejected, transport_error, error), or the request's outcome on the other routes
+	// rejected, transport_error, error, aborted), or the request's outcome on the other routes
 	// (served, failed, aborted, timed_out). Reason says why, where there is a reason.
 	Status string `json:"status"`
 	Reason string `json:"reason_code,omitempty"`

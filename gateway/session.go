@@ -66,6 +66,8 @@ const (
 	TransportError Status = "transport_error"
 	// Failed: the request failed before anything went out (detection, or its own fault).
 	Failed Status = "error"
+	// Aborted: the client left (or stopped reading) before the answer's end.
+	Aborted Status = "aborted"
 )
 
 // Reason says why a request was not forwarded, or how its completion failed.
@@ -83,6 +85,7 @@ const (
 	DetectionFailed    Reason = "detection_failed"
 	DetectionRefused   Reason = "detection_refused"
 	InvalidRequest     Reason = "invalid_request"
+	ClientClosed       Reason = "client_closed"
 )
 
 // Refusal is a request the gateway does not let go on; its record is already ended.

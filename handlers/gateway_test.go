@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -942,5 +943,38 @@ func TestManyPlaceholdersAreRecorded(t *testing.T) {
 		if r.Status != string(gateway.Forwarded) || r.Placeholders != names || len(r.PlaceholderHashes) != audit.MaxPlaceholderHashes {
 			t.Errorf("record %s %s: %d placeholders, %d hashes", r.Status, r.Reason, r.Placeholders, len(r.PlaceholderHashes))
 		}
+	}
+}
+
+// A client that leaves a streamed answer of the chat face has its record say so (aborted,
+// client_closed), as every other route's does; it was recorded as the model's failure
+// (transport_error, completion_failed).
+func TestGatewayStreamClientLeavingIsAborted(t *testing.T) {
+	trail := newAuditLog(t)
+	gen := &fakeGenerator{endless: true}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Audit = trail
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{},
+			Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"model":"fake-lm","stream":true,"messages":[{"role":"user","content":"Call Alice."}]}`
+	fmt.Fprintf(conn, "POST /gateway/v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	conn.Close()
+	var recs []audit.Stored
+	waitFor(t, func() bool {
+		page, err := trail.Read(context.Background(), audit.Query{})
+		recs = page.Records
+		return err == nil && len(recs) > 0
+	})
+	if r := recs[0]; len(recs) != 1 || r.Status != string(gateway.Aborted) || r.Reason != string(gateway.ClientClosed) || r.HTTPStatus != 200 {
+		t.Errorf("a client that left is recorded as %s %s (%d records)", r.Status, r.Reason, len(recs))
 	}
 }

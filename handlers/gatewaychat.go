@@ -821,7 +821,7 @@ func (a *restoringAnswer) failing(g *genCall) {
 }
 
 // release ends the session when the call has ended, however it ended; a stream's record not
-// stored yet (its client left) is stored now.
+// stored yet (its client left) is stored now, as the client's leaving, not the model's failure.
 func (a *restoringAnswer) release() {
 	ok := a.g != nil && len(a.g.choices) > 0
 	if ok {
@@ -831,13 +831,16 @@ func (a *restoringAnswer) release() {
 			}
 		}
 	}
-	if !ok {
+	switch {
+	case a.g != nil && a.g.streaming && a.g.outcome == OutcomeAborted:
+		a.sess.End(gateway.Aborted, gateway.ClientClosed)
+	case !ok:
 		reason := gateway.CompletionFailed
 		if a.g != nil && a.g.uncounted { // the external model's call
 			reason = gateway.TransportFailed
 		}
 		a.sess.End(gateway.TransportError, reason)
-	} else {
+	default:
 		a.sess.Forward()
 	}
 	if a.g != nil && a.g.streaming {

@@ -255,8 +255,10 @@ type genCall struct {
 	// uncounted: the model does not say what it counted (an external model: its pieces are
 	// not tokens), so usage is not reported and the caller's budget keeps its estimate.
 	uncounted bool
-	// streaming: the answer is a stream, written after the handler returned.
+	// streaming: the answer is a stream, written after the handler returned; outcome is how
+	// the stream ended (aborted: its client left), set before done is called.
 	streaming bool
+	outcome   string
 	// failed is why the call failed before its answer (begin's, collect's error), for its span.
 	failed error
 }
@@ -448,6 +450,7 @@ func (s *server) stream(c *fiber.Ctx, g *genCall, ans answer) error {
 			// The response was replaced before it was written (a failure after the handler
 			// chose to stream): the request's own access-log line is the one written.
 		}
+		g.outcome = outcome
 		g.done()
 	}
 	conn := c.Context().Conn()
