@@ -23,6 +23,7 @@ import (
 	"github.com/sluice-serving/sluice/engine"
 	"github.com/sluice-serving/sluice/entities"
 	"github.com/sluice-serving/sluice/models"
+	"github.com/sluice-serving/sluice/tokenizer"
 	"github.com/sluice-serving/sluice/tokenizer/tokenizertest"
 )
 
@@ -30,6 +31,8 @@ type golden struct {
 	Text     string   `json:"text"`
 	InputIDs []int64  `json:"input_ids"`
 	Labels   []string `json:"labels"`
+	// Path is the Viterbi path under the model's CRF, prefixes included.
+	Path []string `json:"path"`
 }
 
 func readJSONL[T any](t *testing.T, name string) []T {
@@ -106,8 +109,54 @@ func TestTokenizerAndEngineReproduceTorch(t *testing.T) {
 						t.Fatalf("golden %d position %d: ORT says %s, torch %s", i, k, got, want)
 					}
 				}
+				decodesAsTorch(t, i, m, g, enc, out)
 			}
 		})
+	}
+}
+
+// decodesAsTorch checks the decoder's raw labels, B-/I- prefixes included, against torch's
+// path under the CRF, for the text's own tokens (the template's are not decoded): the served
+// wire takes the prefixes off, so only here is a wrong B- seen.
+func decodesAsTorch(t *testing.T, i int, m *models.Model, g golden, enc tokenizer.Encoding, out engine.Logits) {
+	t.Helper()
+	if len(g.Path) != len(g.InputIDs) {
+		t.Fatalf("golden %d: %d path labels for %d tokens", i, len(g.Path), len(g.InputIDs))
+	}
+	dec, err := entities.NewDecoder(decoderConfig(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var toks entities.Tokens
+	var logits []float32
+	var at []int // each decoded token's position in the row
+	for k := range enc.IDs {
+		if enc.Special[k] {
+			continue
+		}
+		toks.IDs, toks.Offsets = append(toks.IDs, enc.IDs[k]), append(toks.Offsets, enc.Offsets[k])
+		logits = append(logits, out.Row(0, k)...)
+		at = append(at, k)
+	}
+	ents, err := dec.Decode(g.Text, toks, logits, entities.StrategyNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []entities.Entity
+	for j, k := range at {
+		if g.Path[k] != "O" {
+			want = append(want, entities.Entity{Label: g.Path[k], Start: toks.Offsets[j][0], End: toks.Offsets[j][1]})
+		}
+	}
+	if len(ents) != len(want) {
+		t.Fatalf("golden %d: %d tokens decoded as entities, torch's path has %d", i, len(ents), len(want))
+	}
+	for j := range want {
+		// A token's span is trimmed of white space at its ends (its start may move on).
+		if ents[j].Label != want[j].Label || ents[j].Start < want[j].Start || ents[j].End > want[j].End {
+			t.Fatalf("golden %d token entity %d: decoded %s [%d,%d), torch %s [%d,%d)", i, j,
+				ents[j].Label, ents[j].Start, ents[j].End, want[j].Label, want[j].Start, want[j].End)
+		}
 	}
 }
 
