@@ -210,6 +210,9 @@ func (s *server) jobCreate(c *fiber.Ctx) error {
 func jobError(err error) error {
 	var b *jobs.Bound
 	switch {
+	case errors.As(err, &b) && b.Status == fiber.StatusUnprocessableEntity && b.Field != "":
+		// In the usual envelope, its field named as the body's others are.
+		return validationError(FieldError{Field: "body." + b.Field, Type: "value_error", Message: "Value error, " + b.Message})
 	case errors.As(err, &b):
 		code := CodeTooLarge
 		switch b.Status {

@@ -380,6 +380,18 @@ func TestJobsWebhookPrivateRefused(t *testing.T) {
 	}
 }
 
+// TestAWebhookPortNoConnectionCanUseIsRefused: a port past 65535, or 0, is refused when the
+// job is made; url.Parse took any digits, and every attempt then failed to connect.
+func TestAWebhookPortNoConnectionCanUseIsRefused(t *testing.T) {
+	m := open(t, openBox(t), testConfig(t, true), nil)
+	for _, u := range []string{"http://8.8.8.8:99999/hook", "http://8.8.8.8:0/hook", "https://[2001:4860:4860::8888]:65536/"} {
+		var b *Bound
+		if _, err := m.Create(context.Background(), "t", Spec{Documents: []Document{{ID: "a", Text: "x"}}, Webhook: &Webhook{URL: u, MaxAttempts: 1}}); !errors.As(err, &b) || b.Status != 422 || b.Field != "webhook.url" {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
+
 // TestPublicAddressesThroughTranslatorsAreAllowed: NAT64 and 6to4 addresses of public IPv4
 // ones stay reachable.
 func TestPublicAddressesThroughTranslatorsAreAllowed(t *testing.T) {
@@ -395,7 +407,8 @@ func TestPublicAddressesThroughTranslatorsAreAllowed(t *testing.T) {
 // ones, directly or through NAT64.
 func TestSpecialPurposeAddressesAreRefused(t *testing.T) {
 	for _, a := range []string{"198.18.0.1", "198.19.255.1", "240.0.0.1", "255.255.255.255", "192.0.0.8", "0.1.2.3",
-		"100.64.0.1", "192.0.2.10", "203.0.113.5", "2001:db8::1", "100::1", "64:ff9b::c612:1", "2001:2::1", "3fff::1", "2001:0:4136:e378::1"} {
+		"100.64.0.1", "192.0.2.10", "203.0.113.5", "2001:db8::1", "100::1", "64:ff9b::c612:1", "2001:2::1", "3fff::1", "2001:0:4136:e378::1",
+		"5f00::1", "100:0:0:1::1", "2001:5::1", "2001:10::1", "2001:1ff::1"} { // SRv6, the dummy prefix, IETF assignments (ORCHID among them)
 		if !forbidden(netip.MustParseAddr(a)) {
 			t.Errorf("%s allowed", a)
 		}

@@ -214,6 +214,8 @@ type Bound struct {
 	Status     int
 	RetryAfter time.Duration
 	Message    string
+	// Field is the request's field a 422 is about ("webhook.url"), "" for none.
+	Field string
 }
 
 func (b *Bound) Error() string { return "jobs: " + b.Message }

@@ -62,10 +62,11 @@ var notGlobal = []netip.Prefix{
 	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and the broadcast address
 	netip.MustParsePrefix("100::/64"),        // discard
-	netip.MustParsePrefix("2001::/32"),       // Teredo, an IPv4 address behind a relay
-	netip.MustParsePrefix("2001:2::/48"),     // benchmarking
+	netip.MustParsePrefix("100:0:0:1::/64"),  // dummy prefix
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments: Teredo, benchmarking, ORCHID among them
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 	netip.MustParsePrefix("3fff::/20"),       // documentation
+	netip.MustParsePrefix("5f00::/16"),       // segment routing (SRv6) identifiers, a network's own
 	localNAT64,                               // a network's own translator, to addresses of its choosing
 }
 
@@ -95,20 +96,29 @@ func embeddedIPv4(a netip.Addr) (netip.Addr, bool) {
 // check is made again when each attempt connects, so that a name resolved differently later
 // cannot reach one either.
 func (m *Manager) CheckWebhookURL(ctx context.Context, raw string) error {
+	refuse := func(msg string) error {
+		return &Bound{Status: http.StatusUnprocessableEntity, Field: "webhook.url", Message: msg}
+	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
-		return &Bound{Status: http.StatusUnprocessableEntity, Message: "webhook.url must be an http or https URL with a host and no credentials"}
+		return refuse("must be an http or https URL with a host and no credentials")
+	}
+	// url.Parse takes any digits for a port; one no connection can use would fail every attempt.
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return refuse("has a port outside 1-65535")
+		}
 	}
 	if m.cfg.WebhookAllowPrivate {
 		return nil
 	}
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
 	if err != nil {
-		return &Bound{Status: http.StatusUnprocessableEntity, Message: "webhook.url's host does not resolve"}
+		return refuse("its host does not resolve")
 	}
 	for _, a := range addrs {
 		if forbidden(a) {
-			return &Bound{Status: http.StatusUnprocessableEntity, Message: "webhook.url: " + errPrivate.Error()}
+			return refuse(errPrivate.Error())
 		}
 	}
 	return nil

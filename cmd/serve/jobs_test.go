@@ -256,6 +256,9 @@ func TestJobThroughTheRealServer(t *testing.T) {
 		field  string
 	}{
 		{`{"documents":[{"id":"a","text":"x"}],"webhook":{"url":"http://x.example/","max_attempts":"three"}}`, 422, `"body.webhook.max_attempts"`},
+		// A refused webhook address in the same envelope, its field named (its details were null).
+		{`{"documents":[{"id":"a","text":"x"}],"webhook":{"url":"gopher://x.example/"}}`, 422, `"field":"body.webhook.url"`},
+		{`{"documents":[{"id":"a","text":"x"}],"webhook":{"url":"http://x.example:99999/"}}`, 422, `"field":"body.webhook.url","message":"Value error, has a port outside 1-65535"`},
 		{`{"documents":[{"id":"a","text":"x","subject_id":""}]}`, 422, `"body.documents.0.subject_id"`},
 		{`{"documents":[{"id":"a","text":"x"},{"id":"b","text":"y","subjectid":"p-1"}]}`, 422, `"field":"body.documents.1","message":"Extra inputs are not permitted`},
 		{`{"documents":[{"id":"a","text":"x"},"y"]}`, 422, `"field":"body.documents.1","message":"Input should be a valid JSON object"`},
