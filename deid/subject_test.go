@@ -3,6 +3,7 @@ package deid
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -330,5 +331,30 @@ func TestASubjectsNameIgnoresTitles(t *testing.T) {
 	titledAfter, _ := stream.Redact(titled, len(plain), at(titled))
 	if titledAlone != titledAfter || strings.Fields(plainFirst)[0] != strings.Fields(titledAfter)[2] {
 		t.Fatalf("%q alone, %q then %q", titledAlone, plainFirst, titledAfter)
+	}
+}
+
+// TestASubjectsMixedCaseNameIsNeverItsOwnStandIn: a name written in mixed case ("LaToya",
+// "DeShawn", "Mcclure") and spelled in another case by the names lists ("Latoya", "Deshawn",
+// "McClure") is not its own stand-in under a subject. The draw was checked against the
+// original case-sensitively, and a subject's draws skip the document's folded check, so these
+// subjects got their real names back, in every note (an auditor's find).
+func TestASubjectsMixedCaseNameIsNeverItsOwnStandIn(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	for _, c := range []struct{ orig, label, subject string }{
+		{"LaToya", "first_name", "patient-1495"},
+		{"DeShawn", "first_name", "patient-2214"},
+		{"Mcclure", "last_name", "patient-756"},
+		{"LaToya Mcclure", "name", "patient-1495"}, // a whole name, word by word
+		{"DeShawn Mcclure", "name", "patient-756"},
+	} {
+		text := "Seen " + c.orig + " today."
+		res := r.Apply(text, []entities.Entity{{Start: 5, End: 5 + len(c.orig), Label: c.label, Score: 0.9}}, Options{Method: Replace, Subject: c.subject})
+		got := strings.Fields(strings.ToLower(res.Redactions[0].Replacement))
+		for _, w := range strings.Fields(strings.ToLower(c.orig)) {
+			if slices.Contains(got, w) {
+				t.Errorf("subject %s: %q replaced by %q: %q", c.subject, c.orig, res.Redactions[0].Replacement, res.Text)
+			}
+		}
 	}
 }

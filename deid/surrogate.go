@@ -3,6 +3,7 @@ package deid
 import (
 	_ "embed"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -150,6 +151,19 @@ func originalKeys(k kind, text string) [][2]string {
 	return [][2]string{{k.canonical, foldOriginal(text)}}
 }
 
+// sameOriginal says whether stand-in v would give original away: v is original however either
+// is cased or written ("McClure" for "Mcclure"), or, for a name, shares a word with it. A
+// subject's draws rest on this alone, since they cannot look at the document's originals.
+func sameOriginal(k kind, original, v string) bool {
+	keys := originalKeys(k, original)
+	for _, key := range originalKeys(k, v) {
+		if slices.Contains(keys, key) {
+			return true
+		}
+	}
+	return false
+}
+
 // get is original's surrogate for kind k: drawn once a document for each original however
 // it is cased ("Alan", "ALAN"), and written in the case of each.
 func (s *surrogates) get(label string, k kind, original string) string {
@@ -165,9 +179,9 @@ func (s *surrogates) get(label string, k kind, original string) string {
 		if s.seed != nil {
 			dr = newDrawer(rand.NewChaCha8(s.seed(k.canonical, original)))
 		}
-		for range 10 { // a draw that happens to equal the original, or another, is drawn again
+		for range 10 { // a draw that happens to be the original, or another, is drawn again
 			v = s.draw(dr, label, k, original)
-			if inCaseOf(original, v) != original && (s.seed != nil || !s.isOriginal(k, v)) {
+			if !sameOriginal(k, original, v) && (s.seed != nil || !s.isOriginal(k, v)) {
 				break
 			}
 		}
