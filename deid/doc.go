@@ -19,7 +19,7 @@
 // Options.Subject names the person a document is about (a patient id; CheckSubject says which
 // are valid). Its date offset is then derived from an HMAC-SHA256 of the subject under the
 // Redactor's key, and each surrogate from an HMAC of the subject, the original's kind and the
-// original (in lower case, spaces collapsed), which seeds that surrogate's own draw: every
+// original (in lower case, spaces collapsed, in entities.NormalForm), which seeds that surrogate's own draw: every
 // document of the subject gets the same stand-in for the same original and the same offset,
 // whatever else it holds and in whatever order, with nothing stored. The stand-in is never the
 // original in any case ("McClure" for "Mcclure"), nor, for a name, shares a word with it. A whole name is drawn word

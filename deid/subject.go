@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sluice-serving/sluice/entities"
 )
 
 // MaxSubjectBytes is the longest subject id accepted.
@@ -72,4 +74,9 @@ func (r *Redactor) subjectSeed(subject, canonical, original string) [32]byte {
 	return r.subjectMAC("surrogate", subject, canonical, foldOriginal(original))
 }
 
-func foldOriginal(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+// foldOriginal is an original as a reader reads it: in its normal form (entities.NormalForm,
+// the lists' too, so that a name written composed in one note and decomposed in another is
+// one), in lower case, its spaces collapsed.
+func foldOriginal(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(entities.NormalForm(s)), " "))
+}

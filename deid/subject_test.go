@@ -296,6 +296,38 @@ func TestApplyAppliesTheLists(t *testing.T) {
 	}
 }
 
+// TestADenyTermIsRedactedInAnyUnicodeForm: a deny term written composed ("José García", NFC)
+// is redacted where the text writes it decomposed, as macOS and PDFs do; it was left in clear
+// (an auditor's find).
+func TestADenyTermIsRedactedInAnyUnicodeForm(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	lists, errs := entities.NewLists(nil, []string{"Jos\u00e9 Garc\u00eda"})
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	text := "Seen today: Jose\u0301 Garci\u0301a, follow up."
+	res := r.Apply(text, nil, Options{Method: Mask, Lists: lists})
+	if res.Text != "Seen today: [deny_list], follow up." {
+		t.Errorf("deny-listed name left in clear: %q", res.Text)
+	}
+}
+
+// TestASubjectsNameHasOneStandInInAnyUnicodeForm: one patient's name written composed in one
+// note and decomposed, or with a soft hyphen, in another gets one stand-in: the subject's seed
+// read the name as written, so the forms drew apart.
+func TestASubjectsNameHasOneStandInInAnyUnicodeForm(t *testing.T) {
+	r := newTestRedactor(t, "0123456789abcdef")
+	var got []string
+	for _, name := range []string{"Garc\u00eda", "Garci\u0301a", "GARCI\u0301A", "Gar\u00adc\u00eda"} {
+		text := "Seen " + name + " today."
+		res := r.Apply(text, []entities.Entity{{Start: 5, End: 5 + len(name), Label: "last_name", Score: 0.9}}, Options{Method: Replace, Subject: "patient-9"})
+		got = append(got, strings.ToLower(res.Redactions[0].Replacement))
+	}
+	if len(slices.Compact(slices.Clone(got))) != 1 {
+		t.Fatalf("one name, several stand-ins: %q", got)
+	}
+}
+
 // BenchmarkReplace: replace over a generated note, drawn per document and derived per
 // subject (each surrogate seeds its own draw).
 func BenchmarkReplace(b *testing.B) {

@@ -97,5 +97,5 @@
 //
 // A request's allow and deny lists (Lists, NewLists) are applied after every detector:
 // Apply drops the spans that stand wholly in allowed terms and adds a DenyLabel span where a
-// deny term stands, matched as whole words in any case.
+// deny term stands, matched as whole words in any case and any Unicode form (NormalForm).
 package entities

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // The bounds of a request's lists, and the label of a span a deny term makes.
@@ -28,7 +30,8 @@ type Lists struct {
 	longestDeny int // code points
 }
 
-// LongestDeny is the longest deny term's length in code points (0 for none): a text read in
+// LongestDeny is the longest deny term's length in code points, fully decomposed (NFKD), the
+// most any spelling of it takes in text, format characters aside (0 for none): a text read in
 // windows must carry that much into the next window for a term the window's end cuts to be
 // found whole in the next.
 func (l *Lists) LongestDeny() int {
@@ -116,7 +119,8 @@ func (l *Lists) add(term string, deny bool) {
 	}
 	if deny {
 		n.deny = true
-		l.longestDeny = max(l.longestDeny, utf8.RuneCountInString(strings.TrimSpace(term)))
+		// The text may spell the term decomposed, its longest form.
+		l.longestDeny = max(l.longestDeny, utf8.RuneCountInString(norm.NFKD.String(strings.TrimSpace(term))))
 	} else {
 		n.allow = true
 	}
@@ -326,7 +330,9 @@ func longestApart(occ []interval) []interval {
 }
 
 // termUnit is a piece of text as terms are matched: a run of letters, marks and digits, a run of
-// white space (key " "), or one other character; key is its case-folded form.
+// white space (key " "), or one other character; key is its folded form (foldKey). A format
+// character (isFormatChar) belongs to the run it stands in or, between runs, to the unit after
+// it, so that a soft hyphen or a zero-width joiner inside a word leaves the word one unit.
 type termUnit struct {
 	key        string
 	start, end int
@@ -336,38 +342,45 @@ type termUnit struct {
 func termUnits(s string) []termUnit {
 	var out []termUnit
 	for i := 0; i < len(s); {
+		start := i
 		r, size := utf8.DecodeRuneInString(s[i:])
+		for isFormatChar(r) && i+size < len(s) {
+			i += size
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
 		j := i + size
 		switch {
+		case isFormatChar(r): // format characters alone at the end: no unit
 		case isWordRune(r):
 			for j < len(s) {
 				r2, n := utf8.DecodeRuneInString(s[j:])
-				if !isWordRune(r2) {
+				if !isWordRune(r2) && !isFormatChar(r2) {
 					break
 				}
 				j += n
 			}
-			out = append(out, termUnit{foldKey(s[i:j]), i, j})
+			out = append(out, termUnit{foldKey(s[start:j]), start, j})
 		case unicode.IsSpace(r):
 			for j < len(s) {
 				r2, n := utf8.DecodeRuneInString(s[j:])
-				if !unicode.IsSpace(r2) {
+				if !unicode.IsSpace(r2) && !isFormatChar(r2) {
 					break
 				}
 				j += n
 			}
-			out = append(out, termUnit{" ", i, j})
+			out = append(out, termUnit{" ", start, j})
 		default:
-			out = append(out, termUnit{foldKey(s[i:j]), i, j})
+			out = append(out, termUnit{foldKey(s[start:j]), start, j})
 		}
 		i = j
 	}
 	return out
 }
 
-// foldKey is s with each character in one case, so that any two spellings strings.EqualFold
-// equates (nearly: the upper case's lower case) have one key; a typographic apostrophe is
-// "'". Text already in lower case is returned as it is, without a copy.
+// foldKey is s in NormalForm with each character in one case, so that any two spellings
+// strings.EqualFold equates (nearly: the upper case's lower case) have one key, however
+// Unicode writes them; a typographic apostrophe is "'". Text already so is returned as it is,
+// without a copy.
 func foldKey(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
@@ -380,5 +393,34 @@ func foldKey(s string) string {
 			return '\''
 		}
 		return unicode.ToLower(unicode.ToUpper(r))
-	}, s)
+	}, NormalForm(s))
+}
+
+// NormalForm is s as a reader reads it, the form in which terms, and de-identification's
+// originals, are compared: in NFKC, without format characters (isFormatChar). NFKC rather than
+// NFC, since a name a PDF writes with a ligature ("Griﬃn"), or an input method in full-width
+// letters, is the same name to whoever reads it, and a deny term that missed it would leave it
+// in clear. s is returned as it is, without a copy, when it is so already, as ASCII always is.
+func NormalForm(s string) string {
+	ascii := true
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < utf8.RuneSelf
+	}
+	if ascii || !strings.ContainsFunc(s, isFormatChar) && norm.NFKC.IsNormalString(s) {
+		return s
+	}
+	return norm.NFKC.String(strings.Map(func(r rune) rune {
+		if isFormatChar(r) {
+			return -1
+		}
+		return r
+	}, s))
+}
+
+// isFormatChar says whether r is an invisible character that a word can hold without a reader
+// seeing it: a format character (a soft hyphen where a line was broken, a zero-width joiner or
+// space, a direction mark, a byte-order mark), a variation selector or the combining grapheme
+// joiner.
+func isFormatChar(r rune) bool {
+	return r >= 0xAD && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) || r == 0x34F)
 }

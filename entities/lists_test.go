@@ -51,6 +51,29 @@ func TestDenyTermsAreWholeWordsInAnyCase(t *testing.T) {
 	}
 }
 
+// TestTermsMatchHoweverTheTextWritesThem: a term matches the same words written in another
+// Unicode form: decomposed (macOS and PDFs write "José" as "Jose" and a combining accent), in
+// compatibility characters (a PDF's "ﬁ" ligature, full-width letters), or with an invisible
+// format character inside a word (a soft hyphen where a line was broken, a zero-width joiner),
+// and a term written so matches the text's plain form; the span covers the text as written.
+// Terms and text were compared as written, so a deny-listed name in NFD stayed in clear (an
+// auditor's find); the allow list reads them the same way.
+func TestTermsMatchHoweverTheTextWritesThem(t *testing.T) {
+	l := mustLists(t, []string{"Saint Ren\u00e9e"}, []string{"Jos\u00e9 Garc\u00eda", "Griffin", "Zoe\u0308"})
+	text := "Jose\u0301 Garci\u0301a; GARCI\u0301A Jose\u0301; Gar\u00adc\u00eda; Jos\u200d\u00e9 \u00adGarc\u00eda\u00ad; " +
+		"Gri\ufb03n; \uff27\uff52\uff49\uff46\uff46\uff49\uff4e; Zo\u00eb; Zoe; Saint Rene\u0301e"
+	ents := []Entity{spanOf(text, "Saint Rene\u0301e", "name", 0)}
+	got := spansOf(text, l.Apply(text, ents))
+	want := []string{"deny_list=Jose\u0301 Garci\u0301a", "deny_list=Jos\u200d\u00e9 \u00adGarc\u00eda\u00ad",
+		"deny_list=Gri\ufb03n", "deny_list=\uff27\uff52\uff49\uff46\uff46\uff49\uff4e", "deny_list=Zo\u00eb"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	if n := l.LongestDeny(); n != 13 { // "José García" decomposed: the most code points it takes in text
+		t.Fatalf("LongestDeny %d", n)
+	}
+}
+
 // TestAllowedSpansAreDroppedWhateverFoundThem: a span whose words lie in allowed text goes
 // (its comma or space at an edge does not count); a span with more than the allowed words
 // stays whole, and so does the same word elsewhere.
