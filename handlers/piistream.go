@@ -27,9 +27,9 @@ import (
 // is read window by window (spanstream): extraction streams each span as it is found, taken
 // back or made final; de-identification streams the de-identified text of each final part,
 // with one date offset, one surrogate per original and one mapping for the whole text. The
-// first line leaves after the first window, the work in hand is one window, a failure after
-// the first line is an error line, and a client that leaves stops the work. r keys the audit
-// records' text hashes.
+// first line leaves after the first window, the work in hand is one window (wider where one
+// span fills it, so that no span is cut), a failure after the first line is an error line, and
+// a client that leaves stops the work. r keys the audit records' text hashes.
 func PIIExtractStream(ep Endpoint, r *deid.Redactor) Route {
 	return Route{Path: "/pii/extract/stream", Gate: ep.Gate, Models: ep.models(),
 		serve: func(s *server, c *fiber.Ctx, x *exchange) error {

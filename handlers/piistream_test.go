@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -232,6 +233,65 @@ func TestADenyTermTheWindowsEndCutsIsFound(t *testing.T) {
 	body, _ = json.Marshal(map[string]any{"text": "Seen today.", "window_chars": 64, "deny_list": []string{strings.Repeat("z", 40)}})
 	if resp := f.do(t, "POST", "/pii/extract/stream", string(body)); resp.status != 422 || !strings.Contains(resp.raw, "window_chars") {
 		t.Fatalf("a window under twice the longest term: %d %s", resp.status, resp.raw)
+	}
+}
+
+// urlFinder is a PII model that finds URLs, however long, and nothing else.
+type urlFinder struct{ *fakeExtractor }
+
+var auditURL = regexp.MustCompile(`https?://\S+`)
+
+func (f urlFinder) Extract(_ context.Context, _ admission.Priority, text string, _ entities.Options) ([]entities.Entity, extract.Stats, error) {
+	var ents []entities.Entity
+	for _, m := range auditURL.FindAllStringIndex(text, -1) {
+		ents = append(ents, entities.Entity{Label: "url", Start: m[0], End: m[1], Score: 0.99})
+	}
+	return ents, extract.Stats{Tokens: 3, Windows: 1}, nil
+}
+
+// TestAStreamNeverCutsASpanAtTheWindowsEnd: a URL longer than the stream's window (a signed
+// link with a patient's name in its query) is masked whole by the de-identification stream, as
+// /pii/deidentify masks it, and the extraction stream's final span is the whole URL. The window
+// it filled was made final up to its end, the span cut there, and the rest of the URL, which
+// the next window no longer read as one, went out in clear (an auditor's find).
+func TestAStreamNeverCutsASpanAtTheWindowsEnd(t *testing.T) {
+	f := streamFixture(t, func(x *fakeExtractor) Extractor { return urlFinder{x} }, func(ep Endpoint, r *deid.Redactor) []Route {
+		return []Route{PIIDeidentify(ep, r), PIIDeidentifyStream(ep, r), PIIExtractStream(ep, r)}
+	})
+	url := "https://portal.example.org/r?t=" + strings.Repeat("a", 5000) + "&patient=Zorblat+Quexley"
+	text := "Ref " + url + " ok."
+	body, _ := json.Marshal(map[string]any{"text": text, "method": "mask", "use_safety_sweep": false})
+	var whole struct {
+		Text string `json:"deidentified_text"`
+	}
+	resp := f.do(t, "POST", "/pii/deidentify", string(body))
+	if err := json.Unmarshal([]byte(resp.raw), &whole); err != nil || whole.Text != "Ref [url] ok." {
+		t.Fatalf("/pii/deidentify: %d %q", resp.status, whole.Text)
+	}
+	resp = f.do(t, "POST", "/pii/deidentify/stream", string(body))
+	var streamed strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(resp.raw), "\n") {
+		var ev struct {
+			Type         string `json:"type"`
+			RedactedText string `json:"redacted_text"`
+		}
+		if json.Unmarshal([]byte(l), &ev) == nil && ev.Type == "chunk" {
+			streamed.WriteString(ev.RedactedText)
+		}
+	}
+	if got := streamed.String(); got != whole.Text {
+		t.Fatalf("the stream differs from /pii/deidentify: ...%q", got[max(0, len(got)-60):])
+	}
+
+	body, _ = json.Marshal(map[string]any{"text": text})
+	lines := strings.Split(strings.TrimSpace(f.do(t, "POST", "/pii/extract/stream", string(body)).raw), "\n")
+	var final struct {
+		Spans []struct {
+			Text string `json:"text"`
+		} `json:"final_spans"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &final); err != nil || len(final.Spans) != 1 || final.Spans[0].Text != url {
+		t.Fatalf("/pii/extract/stream's final spans: %d, the last line ...%.200s", len(final.Spans), lines[len(lines)-1])
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package spanstream finds the entities of a long text window by window and says, as it goes,
 // which spans it has found, which it takes back and which are final, so that a client sees the
 // first spans of a 100,000-character document long before the last window is computed and the
-// work in hand stays one window in size.
+// work in hand stays one window in size (wider only where one span fills a window: see below).
 //
 // # How to use it
 //
@@ -14,7 +14,12 @@
 // detect finds the spans of one window's text (entities.Entity, byte offsets into it); the
 // stream's Span is that entity at its bytes in the whole text, with an id and its offsets in
 // code points. A window is at most
-// WindowChars code points. Of each window, the last ContextChars + MaxEntityChars code points
+// WindowChars code points, but for one that a span fills up to its tail (a URL longer than the
+// window, text without spaces): the window's end may cut that span, and what lies past it,
+// read alone, may no longer be found, so the window is read again twice as wide, as often as
+// it takes for the span to end before the tail or the text to end (at worst about twice the
+// work of reading the rest of the text at once). No span is ever made final cut at a window's
+// end. Of each window, the last ContextChars + MaxEntityChars code points
 // (the tail, at most half the window) are only context. Every span a window finds for the
 // first time, or finds changed, is emitted (Emit); one that ends before the tail is then final
 // (Commit); one that reaches into it stays provisional, and the next window, which starts

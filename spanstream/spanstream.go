@@ -18,7 +18,9 @@ import (
 // hand; a longer tail gives the spans near a window's end more context, at the price of
 // computing it again.
 type Config struct {
-	// WindowChars is the most code points one window holds (at least MinWindowChars).
+	// WindowChars is the most code points one window holds (at least MinWindowChars), but for
+	// a window that one span fills up to its tail, which is read again twice as wide, as often
+	// as it takes for the span to end before the tail (see Scanner.Next).
 	WindowChars int
 	// ContextChars and MaxEntityChars make the tail of a window: text that only gives context
 	// to the spans before it, computed again by the next window (ContextChars >= 0,
@@ -45,8 +47,8 @@ func (c Config) Validate() error {
 	return check.Err()
 }
 
-// tail is how many code points at a window's end only give context.
-func (c Config) tail() int { return max(1, min(c.WindowChars/2, c.ContextChars+c.MaxEntityChars)) }
+// tail is how many code points at the end of a window of width code points only give context.
+func (c Config) tail(width int) int { return max(1, min(width/2, c.ContextChars+c.MaxEntityChars)) }
 
 // Detector finds the spans of one window's text, in byte offsets into the window.
 type Detector func(ctx context.Context, window string) ([]entities.Entity, error)
@@ -128,53 +130,71 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 		return nil, nil
 	}
 	start, startCP := s.done, s.doneCP
-	end, n := advance(s.text, start, s.cfg.WindowChars)
-	window := s.text[start:end]
-	found, err := s.detect(ctx, window)
-	if err != nil {
-		return nil, err
+	var spans []Span
+	var cut int
+	for width := s.cfg.WindowChars; ; width *= 2 {
+		end, n := advance(s.text, start, width)
+		window := s.text[start:end]
+		found, err := s.detect(ctx, window)
+		if err != nil {
+			return nil, err
+		}
+		s.windows++
+		s.widest = max(s.widest, n)
+		spans = s.absolute(window, start, startCP, found)
+		var ok bool
+		if cut, ok = s.cut(spans, start, end, width); ok {
+			break
+		}
+		// One span fills the window up to its tail (a long URL, text without spaces): the
+		// window's end may cut it, and what lies past the end, read on its own, may no longer
+		// be found, so neither it nor the tail may be made final. The window is read again
+		// twice as wide until the span ends before the tail or the text ends.
 	}
-	s.windows++
-	s.widest = max(s.widest, n)
+	return s.events(spans, cut, startCP+utf8.RuneCountInString(s.text[start:cut])), nil
+}
 
-	spans := s.absolute(window, start, startCP, found)
-	// The final part ends before the tail, or at the text's end; never inside a span or a
-	// word (the next window must read them whole), and never before the window's start.
-	cut := end
-	if end < len(s.text) {
-		tailStart, _ := back(s.text, start, end, s.cfg.tail())
-		bySpans := s.beforeSpans(spans, tailStart)
-		cut = bySpans
-		for moved := true; moved; {
-			moved = false
-			if w := wordStart(s.text, start, cut); w != cut {
-				cut, moved = w, true
-			}
-			if c := s.beforeSpans(spans, cut); c != cut {
-				cut, moved = c, true
-			}
+// cut is where the final part of the window [start, end) of the given width ends: before the
+// tail, or at the text's end; never inside a span or a word (the next window must read them
+// whole), and never before the window's start. ok is false when one span fills the window up
+// to its tail, which no cut before the window's end leaves whole.
+func (s *Scanner) cut(spans []Span, start, end, width int) (cut int, ok bool) {
+	if end == len(s.text) {
+		return end, true
+	}
+	tailStart, _ := back(s.text, start, end, s.cfg.tail(width))
+	bySpans := s.beforeSpans(spans, tailStart)
+	cut = bySpans
+	for moved := true; moved; {
+		moved = false
+		if w := wordStart(s.text, start, cut); w != cut {
+			cut, moved = w, true
 		}
-		// A document (text after a blank line) that begins in the final part's second half
-		// is left whole to the next window, which then starts at it: read from its start, it
-		// gives the spans it gives alone (the classifier reads each document on its own).
-		if d := lastDocumentStart(s.text, start+(cut-start)/2, cut); d > start {
-			if c := s.beforeSpans(spans, d); c > start {
-				cut = c
-			}
-		}
-		switch {
-		case cut > start:
-		case bySpans > start:
-			// A word as wide as the window up to its tail (text without spaces): cut it
-			// rather than never moving on; the spans still decide.
-			cut = bySpans
-		default:
-			// One span fills the window up to its tail: the whole window is final.
-			cut = end
+		if c := s.beforeSpans(spans, cut); c != cut {
+			cut, moved = c, true
 		}
 	}
-	cutCP := startCP + utf8.RuneCountInString(s.text[start:cut])
+	// A document (text after a blank line) that begins in the final part's second half
+	// is left whole to the next window, which then starts at it: read from its start, it
+	// gives the spans it gives alone (the classifier reads each document on its own).
+	if d := lastDocumentStart(s.text, start+(cut-start)/2, cut); d > start {
+		if c := s.beforeSpans(spans, d); c > start {
+			cut = c
+		}
+	}
+	switch {
+	case cut > start:
+		return cut, true
+	case bySpans > start:
+		// A word as wide as the window up to its tail (text without spaces): cut it
+		// rather than never moving on; the spans still decide.
+		return bySpans, true
+	}
+	return 0, false
+}
 
+// events are a window's events, its final part ending at byte cut, code point cutCP.
+func (s *Scanner) events(spans []Span, cut, cutCP int) []Event {
 	var events []Event
 	byID := make(map[string]Span, len(spans))
 	for _, sp := range spans {
@@ -204,7 +224,7 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 		}
 	}
 	s.done, s.doneCP = cut, cutCP
-	return append(events, commits...), nil
+	return append(events, commits...)
 }
 
 // beforeSpans moves cut back to the start of any span that crosses it, until none does.

@@ -334,3 +334,48 @@ func BenchmarkManySpansInOneWindow(b *testing.B) {
 		}
 	}
 }
+
+// TestASpanWiderThanTheWindowIsNeverCut: a span that fills a window up to its tail (a long URL
+// with a name in its query) is committed whole, as the whole text has it, and so is a name the
+// window's end cuts after it. Such a window was made final up to its end: the span was committed
+// cut there, and the rest, which alone no longer reads as a URL, went out in clear (an
+// auditor's find). The window is read again, wider, as often as it takes.
+func TestASpanWiderThanTheWindowIsNeverCut(t *testing.T) {
+	url := regexp.MustCompile(`https?://\S+|\p{Lu}\p{Ll}+`)
+	detect := func(_ context.Context, w string) ([]entities.Entity, error) {
+		var out []entities.Entity
+		for _, m := range url.FindAllStringIndex(w, -1) {
+			out = append(out, entities.Entity{Label: "url", Start: m[0], End: m[1], Score: 0.9})
+		}
+		return out, nil
+	}
+	cfg := Config{WindowChars: 4096, ContextChars: 128, MaxEntityChars: 512}
+	for _, text := range []string{
+		"Ref https://portal.example.org/r?t=" + strings.Repeat("a", 5000) + "&patient=Zorblat+Quexley ok.",
+		"https://x.org/" + strings.Repeat("b", 20000) + " then Zorblat",
+		// The span ends inside the tail, and the window's end cuts the name after it.
+		"https://x.org/" + strings.Repeat("c", 3800) + " " + strings.Repeat("x ", 134) + "Zorblat Quexley" + strings.Repeat(" y", 3000),
+	} {
+		commits, _ := run(t, text, cfg, detect)
+		var got []string
+		for _, sp := range commits {
+			got = append(got, text[sp.Start:sp.End])
+		}
+		want := url.FindAllString(text, -1)
+		for i := range max(len(got), len(want)) {
+			if i >= len(got) || i >= len(want) || got[i] != want[i] {
+				t.Errorf("committed %d spans, the whole text has %d; span %d of each ends ...%q, ...%q",
+					len(got), len(want), i, tailOf(got, i), tailOf(want, i))
+				break
+			}
+		}
+	}
+}
+
+// tailOf is the last 20 bytes of spans[i], "" past the end.
+func tailOf(spans []string, i int) string {
+	if i >= len(spans) {
+		return ""
+	}
+	return spans[i][max(0, len(spans[i])-20):]
+}
