@@ -290,6 +290,73 @@ func TestFullPageAtTheEndHasNoNextPage(t *testing.T) {
 	}
 }
 
+// A page filled to its limit by the query's last record has no next page whatever other
+// records follow it: the cursor was decided by the stream's next record of any tenant, so a
+// tenant reading its own records learnt from next_cursor whether another tenant stored one
+// after its last (and, moving To, when), and a filtered query's cursor led to an empty page.
+func TestFullPageCursorCountsOnlyMatchingRecords(t *testing.T) {
+	b := openBox(t, t.TempDir())
+	l := openLog(t, b, "r1", defaults)
+	tenant := func(name string, i int) Record {
+		r := plain(i)
+		r.Tenant = name
+		return r
+	}
+	if _, err := l.Append(context.Background(), tenant("a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	own := Query{Tenant: "a", Limit: 1}
+	alone, err := Read(context.Background(), b, own)
+	if err != nil || len(alone.Records) != 1 || alone.Next != 0 {
+		t.Fatalf("tenant a alone: %+v, %v", alone, err)
+	}
+	other := tenant("b", 2)
+	other.Status = "failed"
+	if _, err := l.Append(context.Background(), other); err != nil {
+		t.Fatal(err)
+	}
+	if page, err := Read(context.Background(), b, own); err != nil || len(page.Records) != 1 || page.Next != 0 {
+		t.Errorf("tenant a's full page once b stored a record after it: next %d, %v (want 0, as alone)", page.Next, err)
+	}
+	// A record of a's that the query's other filters leave out does not give a cursor either.
+	analyze := tenant("a", 3)
+	analyze.Route = "/pii/analyze"
+	if _, err := l.Append(context.Background(), analyze); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(context.Background(), tenant("a", 4)); err != nil {
+		t.Fatal(err)
+	}
+	served := Query{Tenant: "a", Status: "served", Route: "/pii/analyze", Limit: 1}
+	if page, err := Read(context.Background(), b, served); err != nil || len(page.Records) != 1 || page.Next != 0 {
+		t.Errorf("a filtered full page at the query's last record: next %d, %v", page.Next, err)
+	}
+	// A matching record after others' gives the cursor, and its page holds it.
+	page, err := Read(context.Background(), b, own)
+	if err != nil || len(page.Records) != 1 || page.Next == 0 {
+		t.Fatalf("a's first page with a's records after b's: %+v, %v", page, err)
+	}
+	own.Cursor = page.Next
+	if rest, err := Read(context.Background(), b, own); err != nil || len(rest.Records) != 1 || rest.Records[0].RequestID != "req-3" {
+		t.Errorf("the page at the cursor: %+v, %v", rest, err)
+	}
+}
+
+// When the look past a full page runs out of the page's scan budget before it finds a record
+// the query matches or the range's end, the cursor is given: the next page may be empty, but
+// the answer depends on no record the caller cannot read.
+func TestFullPageCursorGivenWhenTheScanRunsOut(t *testing.T) {
+	b := openBox(t, t.TempDir())
+	l := openLog(t, b, "r1", defaults)
+	appendAll(t, l, 3, plain)
+	q := Query{Tenant: "nobody"}
+	for budget, want := range map[int]uint64{1: 1, 2: 1, 3: 0} {
+		if got, err := q.following(context.Background(), b, subjects, 1, nil, true, budget); err != nil || got != want {
+			t.Errorf("with %d records left to scan past three that do not match: %d, %v; want %d", budget, got, err, want)
+		}
+	}
+}
+
 // After the stream refused appends (it was deleted), the replica reads its chain's head back
 // once the stream is there again, instead of linking to a record that was never stored.
 func TestAppendAfterAFailureResyncs(t *testing.T) {

@@ -40,7 +40,8 @@ const (
 
 // Page is what a Query found: the records, every chain segment it read (the records the
 // filters left out included) as verified, where any broke, and the cursor of the next page
-// (0 when the stream holds nothing past this one before To, however full the page).
+// (0 when no record the query matches follows this one before To, however full the page; when
+// the page's MaxScan runs out first, the cursor, though its page may be empty).
 type Page struct {
 	Records  []Stored
 	Segments []Segment
@@ -109,7 +110,7 @@ func Read(ctx context.Context, box *natsbox.Box, q Query) (Page, error) {
 				}
 			}
 			if len(page.Records) == q.Limit {
-				next, err := q.following(ctx, box, filter, next, msgs[i+1:], more)
+				next, err := q.following(ctx, box, filter, next, msgs[i+1:], more, MaxScan-page.Scanned)
 				if err != nil {
 					return Page{}, err
 				}
@@ -121,36 +122,49 @@ func Read(ctx context.Context, box *natsbox.Box, q Query) (Page, error) {
 		}
 		next = after
 	}
-	if next, err = q.following(ctx, box, filter, next, nil, true); err != nil {
-		return Page{}, err
-	}
+	// The scan ran out before the query's range did: whether a record of it follows is not
+	// known, so the cursor is given (its page may be empty).
 	return page.finish(c, next), nil
 }
 
-// following is the cursor of the page after one that stopped before next: next, unless no
-// record of the query's range follows (0), so that a page that fills exactly to its limit at
-// the stream's end, or at To, says there is nothing more to read. rest are the records read
-// already past the page; more says whether the stream holds any beyond them.
-func (q Query) following(ctx context.Context, box *natsbox.Box, filter string, next uint64, rest []*jetstream.RawStreamMsg, more bool) (uint64, error) {
-	if len(rest) == 0 {
-		if !more {
-			return 0, nil
+// following is the cursor of the page after a full one that stopped before next: next, unless
+// no record the query matches follows it (0), so that a page that fills exactly to its limit
+// with the query's last record says there is nothing more to read. Only records the query
+// matches count: a tenant reading its own records must not learn from the cursor whether
+// another tenant stored one after them. rest are the records read already past the page; more
+// says whether the stream holds any beyond them; budget is what is left of the page's MaxScan
+// for looking ahead, past which the cursor is given unasked (its page may be empty). These
+// records are not part of the page: its checks and counts leave them to the next page.
+func (q Query) following(ctx context.Context, box *natsbox.Box, filter string, next uint64, rest []*jetstream.RawStreamMsg, more bool, budget int) (uint64, error) {
+	at := next
+	for {
+		for _, m := range rest {
+			if budget == 0 {
+				return next, nil
+			}
+			budget--
+			if !q.To.IsZero() && !m.Time.Before(q.To) {
+				return 0, nil
+			}
+			if r, err := Decode(m.Data); err == nil && q.matches(r, m.Time) {
+				return next, nil
+			}
+			at = m.Sequence + 1
 		}
-		if q.To.IsZero() {
+		switch {
+		case !more:
+			return 0, nil
+		case budget == 0:
 			return next, nil
 		}
 		var err error
-		if rest, _, _, err = box.DirectBatch(ctx, Stream, next, 1, filter); err != nil {
+		if rest, at, more, err = box.DirectBatch(ctx, Stream, at, min(256, budget), filter); err != nil {
 			return 0, err
 		}
 		if len(rest) == 0 {
 			return 0, nil
 		}
 	}
-	if !q.To.IsZero() && !rest[0].Time.Before(q.To) {
-		return 0, nil
-	}
-	return next, nil
 }
 
 func (p Page) finish(c *Checker, next uint64) Page {

@@ -277,3 +277,45 @@ func TestATenantsAuditIsItsOwn(t *testing.T) {
 		t.Errorf("an opened route with a credential: %d %v", status, tenants)
 	}
 }
+
+// A tenant's own page, filled to its limit by its last record, has the same next_cursor
+// (null) whether or not another tenant made a request after it: the cursor was decided by the
+// stream's next record of any tenant, so it told the caller (and, moving `to`, when) of the
+// other tenant's request.
+func TestOwnTenantsCursorSaysNothingOfOthers(t *testing.T) {
+	withAuditors := func(o *fixtureOptions) {
+		keys, err := identity.ParseKeys([]byte(`[
+			{"id":"c","key_hash":"` + identity.HashKey("clinic-key") + `","tenant":"clinic","scopes":"pii:write audit:read"},
+			{"id":"l","key_hash":"` + identity.HashKey("lab-key") + `","tenant":"lab","scopes":"pii:write audit:read"}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Auth, err = identity.New(identity.Config{Keys: keys}, o.Clock); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ := everyRouteFixture(t, withAuditors)
+	cursor := func() *uint64 {
+		t.Helper()
+		r := f.do(t, "GET", "/privacy-gateway/audit?limit=1", "", "Authorization", "Bearer clinic-key")
+		var page auditPage
+		if err := json.Unmarshal([]byte(r.raw), &page); err != nil || r.status != 200 || page.Count != 1 {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		return page.NextCursor
+	}
+	deidentify := func(key string) {
+		t.Helper()
+		if r := f.do(t, "POST", "/pii/deidentify", `{"text":"Alice was seen."}`, "Authorization", "Bearer "+key); r.status != 200 {
+			t.Fatalf("%s: %d %s", key, r.status, r.raw)
+		}
+	}
+	deidentify("clinic-key")
+	if alone := cursor(); alone != nil {
+		t.Fatalf("clinic's only record: next_cursor %d", *alone)
+	}
+	deidentify("lab-key")
+	if after := cursor(); after != nil {
+		t.Errorf("clinic's full page once lab made a request after it: next_cursor %d, null alone", *after)
+	}
+}
