@@ -37,11 +37,13 @@
 //
 // A publish that fails (or times out: its record may still be stored, later) leaves the chain
 // head unknown. (One the client refuses before writing it, a record larger than a message may
-// be, fails its own Append only: the head is still certain.) One Append then resyncs, without the lock: it waits for the publishes in
-// flight to settle, reads the head back from the stream's leader and publishes its record
-// expecting that head to be the subject's last record, so that a record that lands late
-// makes this publish fail instead of forking the chain. While it runs, and for a second
-// after it fails, every other Append fails at once (ErrUnavailable): during an outage
+// be, fails its own Append only: the head is still certain, or, when that Append is the one
+// resyncing, just read back.) One Append then resyncs, without the lock: it waits for the
+// publishes in flight to settle, reads the head back from the stream's leader and publishes
+// its record expecting that head to be the subject's last record, so that a record that lands
+// late makes this publish fail instead of forking the chain. While it runs, and for a second
+// after it fails with the head still unknown, every other Append fails at once
+// (ErrUnavailable): during an outage
 // requests are answered 503 promptly instead of queueing behind one another. Every record
 // also carries the message id <replica>-<seq>: a record whose place the stream holds already
 // is not stored twice, and its duplicate acknowledgement is a failure. A record that failed

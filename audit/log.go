@@ -244,7 +244,9 @@ func (l *Log) append(ctx context.Context, r Record) (Record, error) {
 	defer l.mu.Unlock()
 	l.resyncing = false
 	if err != nil {
-		l.retryAt = l.clock.Now().Add(resyncBackoff)
+		if l.broken.Load() { // the head is still unknown: the next resync waits a while
+			l.retryAt = l.clock.Now().Add(resyncBackoff)
+		}
 		return r, err
 	}
 	l.broken.Store(false)
@@ -333,6 +335,13 @@ func (l *Log) resync(ctx context.Context, r Record) (Record, error) {
 	l.mu.Lock()
 	l.seq, l.last = h.seq, h.hash
 	fut, r, err := l.publish(r, &h.streamSeq)
+	if err != nil && unsent(err) {
+		// The head was just read back, and a record refused before it was sent leaves it
+		// there: the chain is whole, and the appends after this one need no resync (an
+		// oversized record that happened to resync failed every append for a second).
+		l.broken.Store(false)
+		l.metrics.resynced()
+	}
 	l.mu.Unlock()
 	if err != nil {
 		return r, err

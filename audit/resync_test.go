@@ -251,3 +251,26 @@ func TestOversizedRecordFailsAlone(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+// An oversized record that is the append resyncing a broken chain fails alone too: the head
+// it read back is certain, and the client's refusal leaves it there. It was taken for a
+// failed resync, so every append for the next second failed at once.
+func TestOversizedRecordThatResyncsFailsAlone(t *testing.T) {
+	b := openBox(t, t.TempDir())
+	l := openLog(t, b, "r1", defaults)
+	appendAll(t, l, 3, plain)
+	l.broken.Store(true) // as after a publish that timed out
+	big := plain(99)
+	for i := range 20_000 { // about 1.3 MB, past the connection's 1 MiB
+		big.PlaceholderHashes = append(big.PlaceholderHashes, Hash(fmt.Sprint(i)))
+	}
+	if _, err := l.Append(context.Background(), big); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("a 1.3 MB record: %v", err)
+	}
+	if _, err := l.Append(context.Background(), plain(100)); err != nil {
+		t.Errorf("an ordinary append right after an oversized record that resynced: %v", err)
+	}
+	if rep := verify(t, b); rep.Records != 4 || len(rep.Breaks) != 0 {
+		t.Errorf("report %+v", rep)
+	}
+}
