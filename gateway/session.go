@@ -86,6 +86,7 @@ const (
 	DetectionRefused   Reason = "detection_refused"
 	InvalidRequest     Reason = "invalid_request"
 	ClientClosed       Reason = "client_closed"
+	ClientStalled      Reason = "client_stalled"
 )
 
 // Refusal is a request the gateway does not let go on; its record is already ended.

@@ -73,6 +73,9 @@ type apiError struct {
 	// param is the request field a validation failure is about, for wire formats that name
 	// it (OpenAI's).
 	param string
+	// aborted is the reason an aborted request was counted with (countAborted), which the
+	// privacy gateway's record repeats.
+	aborted string
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }

@@ -234,8 +234,9 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 	if gw.Upstream != nil {
 		answer, err = gw.Upstream.Complete(ctx, x.id, outbound, map[string]any{"policy": rule.Record(), "entity_counts": sess.Counts()})
 		if err != nil {
-			sess.End(gateway.TransportError, gateway.TransportFailed)
-			return s.upstreamFailed(x, ctx, err)
+			e := s.upstreamFailed(x, ctx, err)
+			endFailed(sess, e, gateway.TransportFailed)
+			return e
 		}
 	} else {
 		if ref, ok := gw.Generation.Gate.AdmitUnbooked(x.prio); !ok { // the retry's token is the PII gate's
@@ -264,8 +265,9 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 				return validationError(FieldError{Field: "body.text", Type: "value_error",
 					Message: "Value error, the privacy gateway's model cannot take this text as its chat template writes it"})
 			}
-			sess.End(gateway.TransportError, gateway.CompletionFailed)
-			return s.failure(x, ctx, err)
+			e := s.failure(x, ctx, err)
+			endFailed(sess, e, gateway.CompletionFailed)
+			return e
 		}
 	}
 	restored, ref := sess.Restore(answer)
@@ -279,6 +281,16 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 	return c.JSON(gatewayResponse{RequestID: x.id, RedactedPrompt: outbound, ExternalResponse: answer,
 		ReidentifiedText: restored[0], EntityCounts: sess.Counts(), PlaceholderHashes: orEmpty(sess.PlaceholderHashes()),
 		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: kept.RecordHash != ""}})
+}
+
+// endFailed ends sess for the completion that failed with e: aborted when its client left (the
+// abort's reason), else a transport_error with reason.
+func endFailed(sess *gateway.Session, e *apiError, reason gateway.Reason) {
+	if e.Outcome == OutcomeAborted {
+		sess.End(gateway.Aborted, leftReason(e.aborted))
+		return
+	}
+	sess.End(gateway.TransportError, reason)
 }
 
 // gatewayRecord is the audit record of a gateway request answered with err: its session's,

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"runtime"
@@ -22,6 +24,7 @@ import (
 	"github.com/sluice-serving/sluice/extract"
 	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/generate"
+	"github.com/sluice-serving/sluice/handlers/connwatch"
 )
 
 // gatewayFixture serves /privacy-gateway/complete over the fixture's PII fake (it finds
@@ -946,26 +949,42 @@ func TestManyPlaceholdersAreRecorded(t *testing.T) {
 	}
 }
 
-// A client that leaves a streamed answer of the chat face has its record say so (aborted,
-// client_closed), as every other route's does; it was recorded as the model's failure
-// (transport_error, completion_failed).
-func TestGatewayStreamClientLeavingIsAborted(t *testing.T) {
+// gatewayLeft serves the chat face and /privacy-gateway/complete over gen (with the
+// disconnect watcher when watched, as cmd/serve has it) and returns the record of a request to
+// path (a chat request streamed or not), whose client leaves once the model has begun.
+func gatewayLeft(t *testing.T, gen *fakeGenerator, path string, stream, watched bool) audit.Stored {
+	t.Helper()
 	trail := newAuditLog(t)
-	gen := &fakeGenerator{endless: true}
 	f := newFixture(t, func(o *fixtureOptions) {
 		o.Audit = trail
-		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{},
-			Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+		if watched {
+			w, err := connwatch.New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = w.Close() })
+			o.Watcher = w
+		}
+		gw := GatewayEndpoint{PII: o.pii, Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{},
+			Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}
+		o.extra = append(o.extra, GatewayChat(gw), PrivacyGateway(gw))
 	})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(f.srv.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := `{"model":"fake-lm","stream":true,"messages":[{"role":"user","content":"Call Alice."}]}`
-	fmt.Fprintf(conn, "POST /gateway/v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("%v %v", resp, err)
+	body := fmt.Sprintf(`{"model":"fake-lm","stream":%v,"messages":[{"role":"user","content":"Call Alice."}]}`, stream)
+	if path == "/privacy-gateway/complete" {
+		body = `{"text":"Call Alice."}`
+	}
+	fmt.Fprintf(conn, "POST "+path+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	if stream {
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%v %v", resp, err)
+		}
+	} else {
+		waitFor(t, func() bool { gen.mu.Lock(); defer gen.mu.Unlock(); return len(gen.ctxs) > 0 })
 	}
 	conn.Close()
 	var recs []audit.Stored
@@ -974,7 +993,60 @@ func TestGatewayStreamClientLeavingIsAborted(t *testing.T) {
 		recs = page.Records
 		return err == nil && len(recs) > 0
 	})
-	if r := recs[0]; len(recs) != 1 || r.Status != string(gateway.Aborted) || r.Reason != string(gateway.ClientClosed) || r.HTTPStatus != 200 {
-		t.Errorf("a client that left is recorded as %s %s (%d records)", r.Status, r.Reason, len(recs))
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	return recs[0]
+}
+
+// A client that leaves a gateway answer has its record say so (aborted, client_closed), as
+// every other route's does: the chat face's streamed or whole, whether the stream notices (a
+// write that fails) or the disconnect watcher does while the model is between tokens, and
+// /privacy-gateway/complete's. It was recorded as the model's failure (transport_error,
+// completion_failed): always for a whole answer, and for a stream the watcher ended (its
+// error event came before the outcome reached the record).
+func TestGatewayClientLeavingIsAborted(t *testing.T) {
+	const chat = "/gateway/v1/chat/completions"
+	waits := func() *fakeGenerator { return &fakeGenerator{script: []generate.Event{token(1, " Hel")}, block: true} }
+	for _, c := range []struct {
+		name            string
+		gen             *fakeGenerator
+		path            string
+		stream, watched bool
+		http            int
+	}{
+		{"a stream, its write failing", &fakeGenerator{endless: true}, chat, true, false, 200},
+		{"a stream, the model waiting", waits(), chat, true, true, 200},
+		{"a whole answer", waits(), chat, false, true, statusClientClosed},
+		{"/privacy-gateway/complete", waits(), "/privacy-gateway/complete", false, true, statusClientClosed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := gatewayLeft(t, c.gen, c.path, c.stream, c.watched)
+			if r.Status != string(gateway.Aborted) || r.Reason != string(gateway.ClientClosed) || r.HTTPStatus != c.http {
+				t.Errorf("a client that left is recorded %s %s, http %d", r.Status, r.Reason, r.HTTPStatus)
+			}
+		})
+	}
+}
+
+// A client that stops reading a chat stream is recorded aborted with the abort's own reason,
+// client_stalled, as sluice_http_requests_aborted_total counts it: the record said
+// client_closed (or, its error event first, transport_error).
+func TestGatewayStalledClientIsRecordedStalled(t *testing.T) {
+	trail := newAuditLog(t)
+	gen := &fakeGenerator{script: []generate.Event{token(1, " Hel"),
+		{Done: true, Finish: generate.FinishError, Err: generate.ErrClientStalled, Index: 2}}}
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.Audit = trail
+		o.extra = append(o.extra, GatewayChat(GatewayEndpoint{PII: o.pii, Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{},
+			Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}))
+	})
+	f.do(t, "POST", "/gateway/v1/chat/completions", `{"model":"fake-lm","stream":true,"messages":[{"role":"user","content":"Call Alice."}]}`)
+	recs := auditRecords(t, trail)
+	if len(recs) != 1 || recs[0].Status != string(gateway.Aborted) || recs[0].Reason != string(gateway.ClientStalled) {
+		t.Fatalf("a stalled client's record: %+v", recs)
+	}
+	if m := f.do(t, "GET", "/metrics", "").raw; !strings.Contains(m, `sluice_http_requests_aborted_total{reason="client_stalled",route="/gateway/v1/chat/completions"} 1`) {
+		t.Errorf("the abort is not counted client_stalled")
 	}
 }

@@ -761,13 +761,11 @@ func (g gatewayDialect) read(_ []byte, ep *GenerationEndpoint, info requestInfo)
 type restoringAnswer struct {
 	inner *chatAnswer
 	sess  *gateway.Session
-	g     *genCall
 }
 
 // whole is the answer judged whole: one with a placeholder the request did not send is
 // refused (the session's rule), before any of it leaves.
 func (a *restoringAnswer) whole(g *genCall) any {
-	a.g = g
 	out := a.inner.whole(g).(chatCompletion)
 	// Every text of the answer, in order: each choice's content, then its calls' arguments
 	// (JSON, where an original goes back escaped).
@@ -798,7 +796,6 @@ func (a *restoringAnswer) whole(g *genCall) any {
 
 // event restores as the chat answer writes each text (chatAnswer.restore).
 func (a *restoringAnswer) event(g *genCall, i int, ev generate.Event) []byte {
-	a.g = g
 	return a.inner.event(g, i, ev)
 }
 
@@ -816,35 +813,42 @@ func (a *restoringAnswer) end(g *genCall) [][]byte {
 // failing ends the session of a stream about to end with an error event, and stores its
 // record before that event goes.
 func (a *restoringAnswer) failing(g *genCall) {
-	a.g = g
-	a.release()
+	a.release(g)
 }
 
 // release ends the session when the call has ended, however it ended; a stream's record not
-// stored yet (its client left) is stored now, as the client's leaving, not the model's failure.
-func (a *restoringAnswer) release() {
-	ok := a.g != nil && len(a.g.choices) > 0
-	if ok {
-		for i := range a.g.choices {
-			if f := a.g.choices[i].finish; f == generate.FinishError || f == "" {
-				ok = false
-			}
+// stored yet (its client left) is stored now. A client that left, or stopped reading, is
+// recorded as that (the abort's own reason), not the model's failure, streamed or not.
+func (a *restoringAnswer) release(g *genCall) {
+	ok := len(g.choices) > 0
+	for i := range g.choices {
+		if f := g.choices[i].finish; f == generate.FinishError || f == "" {
+			ok = false
 		}
 	}
 	switch {
-	case a.g != nil && a.g.streaming && a.g.outcome == OutcomeAborted:
-		a.sess.End(gateway.Aborted, gateway.ClientClosed)
+	case g.outcome == OutcomeAborted:
+		a.sess.End(gateway.Aborted, leftReason(g.aborted))
 	case !ok:
 		reason := gateway.CompletionFailed
-		if a.g != nil && a.g.uncounted { // the external model's call
+		if g.uncounted { // the external model's call
 			reason = gateway.TransportFailed
 		}
 		a.sess.End(gateway.TransportError, reason)
 	default:
 		a.sess.Forward()
 	}
-	if a.g != nil && a.g.streaming {
+	if g.streaming {
 		// The stream ends failed (or its client has left) whether or not this is stored.
-		_, _ = a.g.s.keepRecord(a.g.x, a.sess.Record(), fiber.StatusOK)
+		_, _ = g.s.keepRecord(g.x, a.sess.Record(), fiber.StatusOK)
 	}
+}
+
+// leftReason is the gateway's reason for a request aborted with the abort reason counted
+// (countAborted): a client that stopped reading, or one that left however it left.
+func leftReason(aborted string) gateway.Reason {
+	if aborted == "client_stalled" {
+		return gateway.ClientStalled
+	}
+	return gateway.ClientClosed
 }

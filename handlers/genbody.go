@@ -290,10 +290,13 @@ func (b *genBody) wait() (indexed, waited) {
 func (b *genBody) endEarly(err error) {
 	g := b.g
 	b.stopTimers()
+	e := g.s.failure(g.x, g.ctx, err)
+	// The answer's record is the call's outcome: a client that left while the model was
+	// between tokens is aborted, not the model's failure.
+	g.outcome, g.aborted = e.Outcome, e.aborted
 	if f, ok := b.ans.(interface{ failing(g *genCall) }); ok {
 		f.failing(g)
 	}
-	e := g.s.failure(g.x, g.ctx, err)
 	_, body := g.d.reply(e, g.x.id)
 	if data, merr := marshal(body); merr == nil {
 		b.frame("data: ", data, "\n\n")
@@ -356,7 +359,7 @@ func (b *genBody) gone(stalled bool) string {
 	if stalled {
 		reason, cause = "client_stalled", generate.ErrClientStalled
 	}
-	g.s.countAborted(g.ctx, g.x.route, reason)
+	g.aborted = g.s.countAborted(g.ctx, g.x.route, reason)
 	if g.s.opts.IgnoreDisconnects && (b.events != nil || b.direct != nil) {
 		// The generation runs to its end unread, without holding the connection for it.
 		events, direct, closed := b.events, b.direct, b.closed

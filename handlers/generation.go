@@ -195,10 +195,10 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	ctx, traced := s.generationSpan(ctx, g)
 	g.ctx, g.stalled = context.WithCancelCause(ctx)
 	g.done = func() { traced(); g.stalled(nil); done() }
-	if r, ok := ans.(interface{ release() }); ok {
+	if r, ok := ans.(interface{ release(g *genCall) }); ok {
 		// An answer that holds request state (the privacy gateway's map) lets go of it when
 		// the call ends, however it ends, the stream's end included.
-		g.done = func() { traced(); g.stalled(nil); done(); r.release() }
+		g.done = func() { traced(); g.stalled(nil); done(); r.release(g) }
 	}
 	if err := g.begin(req); err != nil {
 		g.failed = err
@@ -206,7 +206,9 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 		if ref, ok := x.route.Gate.Refuse(x.prio, err); ok {
 			return s.writeGenError(c, d, queueRefusal(ref))
 		}
-		return s.writeGenError(c, d, s.failure(x, g.ctx, err))
+		e := s.failure(x, g.ctx, err)
+		g.outcome, g.aborted = e.Outcome, e.aborted
+		return s.writeGenError(c, d, e)
 	}
 	if req.stream {
 		return s.stream(c, g, ans)
@@ -215,8 +217,9 @@ func (s *server) serveGeneration(c *fiber.Ctx, x *exchange, ep *GenerationEndpoi
 	err := g.collect()
 	c.Locals(localStats, g.stats())
 	if err != nil {
-		g.failed = err
-		return s.writeGenError(c, d, s.failure(x, g.ctx, err))
+		e := s.failure(x, g.ctx, err)
+		g.failed, g.outcome, g.aborted = err, e.Outcome, e.aborted
+		return s.writeGenError(c, d, e)
 	}
 	body := ans.whole(g)
 	if e, refused := body.(*apiError); refused { // the answer, judged whole, is not to be sent
@@ -255,10 +258,12 @@ type genCall struct {
 	// uncounted: the model does not say what it counted (an external model: its pieces are
 	// not tokens), so usage is not reported and the caller's budget keeps its estimate.
 	uncounted bool
-	// streaming: the answer is a stream, written after the handler returned; outcome is how
-	// the stream ended (aborted: its client left), set before done is called.
+	// streaming: the answer is a stream, written after the handler returned.
 	streaming bool
-	outcome   string
+	// outcome is how the call ended (aborted: its client left or stopped reading), and
+	// aborted the reason that abort was counted with; both set before done is called, and
+	// before a stream's error event is written.
+	outcome, aborted string
 	// failed is why the call failed before its answer (begin's, collect's error), for its span.
 	failed error
 }

@@ -185,7 +185,7 @@ func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError 
 		if errors.Is(err, generate.ErrClientStalled) {
 			reason = "client_stalled"
 		}
-		s.countAborted(ctx, x.route, reason)
+		e.aborted = s.countAborted(ctx, x.route, reason)
 		// The client has gone or stopped reading; nobody reads this answer, but the outcome
 		// must be counted.
 		e.Status, e.Code, e.Outcome = statusClientClosed, "client_closed_request", OutcomeAborted
@@ -223,11 +223,8 @@ func (s *server) failure(x *exchange, ctx context.Context, err error) *apiError 
 
 // countAborted records a request abandoned by its client: how it left, as the disconnect
 // watcher saw it, or else as the caller knows it (cancelled, client_stalled, or client_closed
-// for a stream whose write failed).
-func (s *server) countAborted(ctx context.Context, r *Route, otherwise string) {
-	if s.opts.Metrics == nil {
-		return
-	}
+// for a stream whose write failed), which it returns.
+func (s *server) countAborted(ctx context.Context, r *Route, otherwise string) string {
 	reason := otherwise
 	switch why, _ := connwatch.DisconnectReason(ctx); why {
 	case connwatch.ReasonClosed:
@@ -235,7 +232,10 @@ func (s *server) countAborted(ctx context.Context, r *Route, otherwise string) {
 	case connwatch.ReasonReset:
 		reason = "client_reset"
 	}
-	s.opts.Metrics.aborted.WithLabelValues(r.Path, reason).Inc()
+	if s.opts.Metrics != nil {
+		s.opts.Metrics.aborted.WithLabelValues(r.Path, reason).Inc()
+	}
+	return reason
 }
 
 // notReady is the 503 of a server that is not taking work: models still loading, or shutting
