@@ -125,8 +125,11 @@ type Session struct {
 	residual func(string) bool
 	pieces   map[int]*Restorer        // per piece of text streamed (a choice's content, a call's arguments)
 	returned map[int]*strings.Builder // per key: the answer as the model returned it
-	hashes   []string                 // every placeholder's hash, once forwarded
-	ended    bool
+	hashes   []string                 // every placeholder's hash, once the request has ended
+	// sent: the tripwire let the redacted text go out (Send), so that the record says what
+	// placeholders it carried however the request ends.
+	sent  bool
+	ended bool
 }
 
 // Begin starts a request's session: completion (local, or the external model's kind) goes in
@@ -208,6 +211,7 @@ func (s *Session) Send(payload string, texts ...string) *Refusal {
 			return s.refuse(Blocked, Tripwire)
 		}
 	}
+	s.sent = true
 	return nil
 }
 
@@ -269,28 +273,32 @@ func (s *Session) Piece(key int, piece string, last, json bool) string {
 
 // Forward ends a request whose answer goes out, and its record.
 func (s *Session) Forward() audit.Record {
-	if s.ended {
-		return s.record
+	if !s.ended {
+		s.sent = true
 	}
-	for _, p := range s.m.Placeholders() {
-		s.hashes = append(s.hashes, audit.Hash(p))
-	}
-	s.record.Placeholders = len(s.hashes)
-	s.record.PlaceholderHashes = slices.Clip(s.hashes[:min(len(s.hashes), audit.MaxPlaceholderHashes)])
 	return s.End(Forwarded, "")
 }
 
-// PlaceholderHashes are the SHA-256s of every placeholder a forwarded request sent, in their
+// PlaceholderHashes are the SHA-256s of every placeholder an ended request sent, in their
 // sorted order: its record holds the first audit.MaxPlaceholderHashes of them.
 func (s *Session) PlaceholderHashes() []string { return s.hashes }
 
 // End ends the request's record with status and reason and forgets the originals; it returns
-// the record. Only the first call does anything.
+// the record. Only the first call does anything. A request whose redacted text went out
+// records its placeholders, whatever its end (an answer that failed, or that its client
+// left, included): they are what outbound_hash's text carried.
 func (s *Session) End(status Status, reason Reason) audit.Record {
 	if s.ended {
 		return s.record
 	}
 	s.ended = true
+	if s.sent {
+		for _, p := range s.m.Placeholders() {
+			s.hashes = append(s.hashes, audit.Hash(p))
+		}
+		s.record.Placeholders = len(s.hashes)
+		s.record.PlaceholderHashes = slices.Clip(s.hashes[:min(len(s.hashes), audit.MaxPlaceholderHashes)])
+	}
 	if len(s.returned) > 0 {
 		var all strings.Builder
 		// In the keys' order (choice, then call), not as they came: the hash of a streamed

@@ -100,6 +100,34 @@ func TestSessionForwardsAndRecordsHashesOnly(t *testing.T) {
 	}
 }
 
+// A request whose redacted text went out records its placeholders however it ends (the model
+// failing, its client leaving): only Forward recorded them, so such a record had an
+// outbound_hash and no placeholder_count. One the tripwire kept in records none.
+func TestSessionRecordsWhatWentOutHoweverItEnds(t *testing.T) {
+	for _, end := range []struct {
+		status Status
+		reason Reason
+	}{{TransportError, CompletionFailed}, {Aborted, ClientClosed}, {Aborted, ClientStalled}} {
+		s := newSession(t, Policy{Name: "chat"})
+		out := s.Redact("Call Maria.", []entities.Entity{{Label: "first_name", Start: 5, End: 10, Score: 0.9}})
+		if ref := s.Send(out, out); ref != nil {
+			t.Fatal(ref)
+		}
+		if rec := s.End(end.status, end.reason); rec.Placeholders != 1 || !slices.Equal(rec.PlaceholderHashes, []string{audit.Hash("[FIRST_NAME_1]")}) ||
+			!slices.Equal(s.PlaceholderHashes(), rec.PlaceholderHashes) {
+			t.Errorf("%s %s: %d placeholders, hashes %v", end.status, end.reason, rec.Placeholders, rec.PlaceholderHashes)
+		}
+	}
+	s := newSession(t, Policy{Name: "chat"})
+	out := s.Redact("Call Maria.", []entities.Entity{{Label: "first_name", Start: 5, End: 10, Score: 0.9}})
+	if ref := s.Send(out+" maria", out, "maria"); ref == nil {
+		t.Fatal("the tripwire let an original out")
+	}
+	if rec := s.Record(); rec.Placeholders != 0 || len(rec.PlaceholderHashes) != 0 {
+		t.Errorf("a text kept in: %d placeholders", rec.Placeholders)
+	}
+}
+
 // The tripwire refuses an outbound text in which the sweep still finds an identifier, or in
 // which an original redacted elsewhere appears.
 func TestSessionTripwire(t *testing.T) {

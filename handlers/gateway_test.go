@@ -1025,6 +1025,12 @@ func TestGatewayClientLeavingIsAborted(t *testing.T) {
 			if r.Status != string(gateway.Aborted) || r.Reason != string(gateway.ClientClosed) || r.HTTPStatus != c.http {
 				t.Errorf("a client that left is recorded %s %s, http %d", r.Status, r.Reason, r.HTTPStatus)
 			}
+			// The redacted prompt went out: the record says what it carried (only a forwarded
+			// record did).
+			if r.OutboundHash == "" || r.Placeholders != 1 || len(r.PlaceholderHashes) != 1 {
+				t.Errorf("an aborted record of a prompt that went out: outbound %q, %d placeholders, hashes %v",
+					r.OutboundHash, r.Placeholders, r.PlaceholderHashes)
+			}
 		})
 	}
 }
