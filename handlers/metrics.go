@@ -58,7 +58,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}, []string{"tenant", "route", "outcome"})
 	m.gateway = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_gateway_requests_total",
-		Help: "Privacy gateway requests by the audit's status (forwarded, blocked, rejected, transport_error, error) and reason code.",
+		Help: "Privacy gateway requests by the audit's status (forwarded, blocked, rejected, transport_error, error, aborted) and reason code.",
 	}, []string{"status", "reason"})
 	m.invented = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "sluice_gateway_invented_placeholders_total",
