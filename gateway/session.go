@@ -87,6 +87,7 @@ const (
 	InvalidRequest     Reason = "invalid_request"
 	ClientClosed       Reason = "client_closed"
 	ClientStalled      Reason = "client_stalled"
+	NotConfigured      Reason = "gateway_not_configured" // no model to complete with
 )
 
 // Refusal is a request the gateway does not let go on; its record is already ended.

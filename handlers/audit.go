@@ -46,7 +46,7 @@ func (s *server) keepRecord(x *exchange, rec audit.Record, status int) (audit.Re
 		return rec, &apiError{Status: fiber.StatusServiceUnavailable, Code: CodeAuditUnavailable, Outcome: OutcomeFailed,
 			Message: "The request's audit record could not be stored; retry later", retryAfter: time.Second}
 	}
-	if rec.Completion != "" { // the privacy gateway's
+	if x.gateway {
 		s.opts.Metrics.audited(kept)
 	}
 	return kept, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice-serving/sluice/audit"
 	"github.com/sluice-serving/sluice/clock"
+	"github.com/sluice-serving/sluice/gateway"
 	"github.com/sluice-serving/sluice/identity"
 	"github.com/sluice-serving/sluice/natsbox"
 )
@@ -144,7 +145,9 @@ func TestDeidentificationIsAudited(t *testing.T) {
 
 // A key marked for the gateway has its /v1/chat/completions audited whatever its answer, the
 // 503 of a server without the gateway's face included (that answer left no record; the
-// gateway's own routes record theirs).
+// gateway's own routes record theirs). Its record says why, gateway_not_configured, and is
+// counted in sluice_gateway_requests_total, as every gateway record is: the metric counted
+// only records with a completion source, which a refusal before any session has not.
 func TestGatewayKeyWithoutTheFaceIsAudited(t *testing.T) {
 	f, trail := everyRouteFixture(t, func(o *fixtureOptions) {
 		keys, err := identity.ParseKeys([]byte(`[{"id":"gw","key_hash":"` + identity.HashKey("gateway-writer") +
@@ -166,8 +169,11 @@ func TestGatewayKeyWithoutTheFaceIsAudited(t *testing.T) {
 		t.Fatalf("a gateway key's chat request answered %d left %d audit records, want 1", r.status, len(recs))
 	}
 	if rec := recs[0]; rec.Route != "/v1/chat/completions" || rec.HTTPStatus != 503 || rec.Status != "error" || rec.Tenant != "gw" ||
-		rec.RequestID != r.header.Get("X-Request-ID") {
+		rec.Reason != string(gateway.NotConfigured) || rec.RequestID != r.header.Get("X-Request-ID") {
 		t.Errorf("record %+v", rec)
+	}
+	if m := f.do(t, "GET", "/metrics", "").raw; !strings.Contains(m, `sluice_gateway_requests_total{reason="gateway_not_configured",status="error"} 1`) {
+		t.Errorf("the refusal's record is not counted in sluice_gateway_requests_total")
 	}
 }
 

@@ -147,8 +147,11 @@ const (
 
 func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (err error) {
 	var sess *gateway.Session
-	defer s.auditAtExit(c, x, func(err error) audit.Record { return gatewayRecord(c, sess, err) }, &err)
+	var unconfigured bool
+	x.gateway = true
+	defer s.auditAtExit(c, x, func(err error) audit.Record { return gatewayRecord(c, sess, unconfigured, err) }, &err)
 	if gw.Upstream == nil && (gw.Generation == nil || gw.Generation.Model == nil) {
+		unconfigured = true
 		return gatewayNotConfigured("The privacy gateway has no model to complete with")
 	}
 	var req gatewayRequest
@@ -295,9 +298,12 @@ func endFailed(sess *gateway.Session, e *apiError, reason gateway.Reason) {
 
 // gatewayRecord is the audit record of a gateway request answered with err: its session's,
 // ended now if the handler did not end it; a request refused before its session began (its
-// fields invalid, no model) has a record without one.
-func gatewayRecord(c *fiber.Ctx, sess *gateway.Session, err error) audit.Record {
+// fields invalid, no model: unconfigured) has a record without one.
+func gatewayRecord(c *fiber.Ctx, sess *gateway.Session, unconfigured bool, err error) audit.Record {
 	if sess == nil {
+		if unconfigured {
+			return audit.Record{Status: string(gateway.Failed), Reason: string(gateway.NotConfigured)}
+		}
 		if status, _ := answerOf(c, err); status < 500 {
 			return audit.Record{Status: string(gateway.Rejected), Reason: string(gateway.InvalidRequest)}
 		}

@@ -84,9 +84,12 @@ func (gw GatewayEndpoint) WithDefaults() GatewayEndpoint {
 
 func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (err error) {
 	var sess *gateway.Session
-	defer s.auditAtExit(c, x, func(err error) audit.Record { return gatewayRecord(c, sess, err) }, &err)
+	var unconfigured bool
+	x.gateway = true
+	defer s.auditAtExit(c, x, func(err error) audit.Record { return gatewayRecord(c, sess, unconfigured, err) }, &err)
 	d := chatDialect{}
 	if gw == nil { // a key's conversations for the gateway, on a server without its face
+		unconfigured = true
 		return s.writeGenError(c, d, gatewayNotConfigured("The privacy gateway this key's conversations go through is not running"))
 	}
 	ep, completion := gw.Generation, "local"
@@ -94,6 +97,7 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 		ep, completion = gw.upstreamChat, gw.ChatUpstream.Kind()
 	}
 	if ep == nil || (ep.Chat == nil && gw.upstreamChat == nil) {
+		unconfigured = true
 		return s.writeGenError(c, d, gatewayNotConfigured("The privacy gateway has no chat model to complete with"))
 	}
 	invalid := func(param, msg string) error {

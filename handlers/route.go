@@ -71,6 +71,9 @@ type exchange struct {
 	tenant string
 	// kept: the request's audit record is stored (keepRecord).
 	kept bool
+	// gateway: the privacy gateway's request, whose record sluice_gateway_requests_total
+	// counts, a refusal before any session began included.
+	gateway bool
 	// timeout bounds the request's work.
 	timeout time.Duration
 }
