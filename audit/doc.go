@@ -64,6 +64,8 @@
 // Read returns one page of records matching a Query (time stored, status, tenant, replica,
 // route) from a cursor (a stream sequence), checking every record it reads (filtered out or
 // not) against its chain, the first of each replica against that replica's record just
-// before the cursor. Verify checks a whole stream. Both read through natsbox's direct reads,
-// which any copy of the stream may answer.
+// before the cursor. A page's next cursor depends only on records the query matches (or on
+// its scan budget running out), so that a tenant reading its own learns nothing from it of
+// another's. Verify checks a whole stream. Both read through natsbox's direct reads, which any
+// copy of the stream may answer.
 package audit
