@@ -465,8 +465,8 @@ func (r *Reranker) Score(ctx context.Context, p admission.Priority, query string
 // sum over it): the longer cut to what the shorter leaves, or both to half when the shorter is
 // over half itself, the odd token to the second when they tie.
 func longestFirst(a, b, room int) (int, int) {
-	short, long := min(a, b), max(a, b)
-	long = max(short, room-short)
+	short := min(a, b)
+	long := max(short, room-short)
 	if short+long > room {
 		short, long = room/2, room/2+room%2
 	}
