@@ -22,7 +22,10 @@
 // original (in lower case, spaces collapsed, in entities.NormalForm), which seeds that surrogate's own draw: every
 // document of the subject gets the same stand-in for the same original and the same offset,
 // whatever else it holds and in whatever order, with nothing stored. The stand-in is never the
-// original in any case ("McClure" for "Mcclure"), nor, for a name, shares a word with it. A whole name is drawn word
+// original in any case ("McClure" for "Mcclure"), nor, for a name, shares a word with it; a
+// whole name is drawn word by word, each word checked against its own original only, so its
+// given-name stand-in may be its own family name ("Taylor" for "Morgan" in "Taylor Morgan",
+// about one name in the list's length), the price of agreeing with the words found apart. A whole name is drawn word
 // by word (its first word as a given name, its last as a family name), so that "Alan Brooks"
 // agrees with "Alan" and "Brooks" found apart; a given name with no title before it takes the
 // sex of the name list that holds it, so that "Mr. Alan" and "Alan" agree (a name both lists or

@@ -45,6 +45,9 @@ func (l *Lists) LongestDeny() int {
 type listNode struct {
 	next        map[string]*listNode
 	allow, deny bool // a term of that list ends here
+	// allowAs are the allow terms ending here as written (asWritten): text their keys match
+	// is allowed only when it is one of them.
+	allowAs map[string]bool
 }
 
 // TermError is what is wrong with one list or one of its terms; it never quotes a term.
@@ -123,6 +126,10 @@ func (l *Lists) add(term string, deny bool) {
 		l.longestDeny = max(l.longestDeny, utf8.RuneCountInString(norm.NFKD.String(strings.TrimSpace(term))))
 	} else {
 		n.allow = true
+		if n.allowAs == nil {
+			n.allowAs = map[string]bool{}
+		}
+		n.allowAs[asWritten(term)] = true
 	}
 }
 
@@ -234,7 +241,7 @@ func (l *Lists) find(text string) (allowed, denied []interval) {
 			if n = n.next[us[j].key]; n == nil {
 				break
 			}
-			if n.allow {
+			if n.allow && n.allowAs[asWritten(text[u.start:us[j].end])] {
 				allowEnd = us[j].end
 			}
 			if n.deny {
@@ -360,10 +367,10 @@ func termUnits(s string) []termUnit {
 				j += n
 			}
 			out = append(out, termUnit{foldKey(s[start:j]), start, j})
-		case unicode.IsSpace(r):
+		case isSpace(r):
 			for j < len(s) {
 				r2, n := utf8.DecodeRuneInString(s[j:])
-				if !unicode.IsSpace(r2) && !isFormatChar(r2) {
+				if !isSpace(r2) && !isFormatChar(r2) {
 					break
 				}
 				j += n
@@ -406,7 +413,7 @@ func NormalForm(s string) string {
 	for i := 0; i < len(s) && ascii; i++ {
 		ascii = s[i] < utf8.RuneSelf
 	}
-	if ascii || !strings.ContainsFunc(s, isFormatChar) && norm.NFKC.IsNormalString(s) {
+	if ascii || !strings.ContainsFunc(s, isFormatChar) && norm.NFKC.QuickSpanString(s) == len(s) {
 		return s
 	}
 	return norm.NFKC.String(strings.Map(func(r rune) rune {
@@ -418,9 +425,43 @@ func NormalForm(s string) string {
 }
 
 // isFormatChar says whether r is an invisible character that a word can hold without a reader
-// seeing it: a format character (a soft hyphen where a line was broken, a zero-width joiner or
-// space, a direction mark, a byte-order mark), a variation selector or the combining grapheme
-// joiner.
+// seeing it: a format character (a soft hyphen where a line was broken, a zero-width joiner,
+// a direction mark, a byte-order mark), a variation selector or the combining grapheme joiner.
+// The zero-width space is not: it parts words (isSpace).
 func isFormatChar(r rune) bool {
-	return r >= 0xAD && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) || r == 0x34F)
+	return r >= 0xAD && r != zeroWidthSpace && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) || r == 0x34F)
+}
+
+// isSpace says whether r parts words as white space does: the zero-width space too, which
+// Thai, Khmer and web text put between words ("Ann\u200bLee" is two).
+func isSpace(r rune) bool { return unicode.IsSpace(r) || r == zeroWidthSpace }
+
+const zeroWidthSpace = '\u200b'
+
+// asWritten is s as an allow term must stand in text besides its key: cased as foldKey cases
+// it, white space runs one space and format characters passed over, but in NFC rather than
+// NFKC. An allowed term takes spans out of the redaction, so it stands only for text that reads
+// as it does: NFKC's "MRN 1²" is "MRN 12".
+func asWritten(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range norm.NFC.String(strings.TrimFunc(s, isSpace)) {
+		switch {
+		case isFormatChar(r):
+			continue
+		case isSpace(r):
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		case r == '\u2019' || r == '\u2018':
+			r = '\''
+		default:
+			r = unicode.ToLower(unicode.ToUpper(r))
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -74,6 +74,36 @@ func TestTermsMatchHoweverTheTextWritesThem(t *testing.T) {
 	}
 }
 
+// TestAnAllowedTermStandsOnlyForTextThatReadsAsIt: an allow term takes spans out of the
+// redaction, so it stands for text that is it in NFC, not in NFKC, where "MRN 1²" is "MRN 12"
+// and a superscript or a circled digit would unredact an identifier that reads otherwise; a
+// deny term still matches them (it can only redact more).
+func TestAnAllowedTermStandsOnlyForTextThatReadsAsIt(t *testing.T) {
+	l := mustLists(t, []string{"MRN 12", "Saint Ren\u00e9e"}, []string{"Bed 7"})
+	text := "Patient MRN 1\u00b2 seen; MRN  12 kept; Saint Rene\u0301e; Bed \u2466."
+	ents := []Entity{spanOf(text, "MRN 1\u00b2", "id", 0), spanOf(text, "MRN  12", "id", 0), spanOf(text, "Saint Rene\u0301e", "name", 0)}
+	got := spansOf(text, l.Apply(text, ents))
+	want := []string{"id=MRN 1\u00b2", "deny_list=Bed \u2466"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestAZeroWidthSpacePartsWords: the zero-width space parts words, as Thai, Khmer and web text
+// use it; taken for an invisible character inside a word, it made "Ann\u200bLee" one word, and
+// the deny term "Ann" was left in clear beside it.
+func TestAZeroWidthSpacePartsWords(t *testing.T) {
+	l := mustLists(t, nil, []string{"Ann", "Ann Lee"})
+	for text, want := range map[string][]string{
+		"Seen Ann\u200bLee today.": {"deny_list=Ann\u200bLee"},
+		"Seen Ann\u200b today.":    {"deny_list=Ann"},
+	} {
+		if got := spansOf(text, l.Apply(text, nil)); !slices.Equal(got, want) {
+			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+	}
+}
+
 // TestAllowedSpansAreDroppedWhateverFoundThem: a span whose words lie in allowed text goes
 // (its comma or space at an edge does not count); a span with more than the allowed words
 // stays whole, and so does the same word elsewhere.

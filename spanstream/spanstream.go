@@ -133,6 +133,9 @@ func (s *Scanner) Next(ctx context.Context) ([]Event, error) {
 	var spans []Span
 	var cut int
 	for width := s.cfg.WindowChars; ; width *= 2 {
+		if err := ctx.Err(); width > s.cfg.WindowChars && err != nil {
+			return nil, err // before a wider read: a detector need not look at ctx
+		}
 		end, n := advance(s.text, start, width)
 		window := s.text[start:end]
 		found, err := s.detect(ctx, window)

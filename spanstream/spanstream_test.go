@@ -379,3 +379,22 @@ func tailOf(spans []string, i int) string {
 	}
 	return spans[i][max(0, len(spans[i])-20):]
 }
+
+// TestReReadsStopWhenTheContextEnds: the wider reads of a window one span fills stop once the
+// request's context ends, whether or not the detector looks at it (nine more reads went on).
+func TestReReadsStopWhenTheContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	reads := 0
+	sc, err := New(strings.Repeat("a", 1<<20), Config{WindowChars: 4096, ContextChars: 128, MaxEntityChars: 512},
+		func(_ context.Context, w string) ([]entities.Entity, error) {
+			reads++
+			cancel() // the caller leaves during the first read
+			return []entities.Entity{{Label: "id", Start: 0, End: len(w), Score: 1}}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.Next(ctx); !errors.Is(err, context.Canceled) || reads != 1 {
+		t.Fatalf("%d reads, %v", reads, err)
+	}
+}
