@@ -468,6 +468,19 @@ func (h *loseReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 	}
 }
 
+// takesThroughRedis takes and settles one request of key's, and says whether Redis admitted it.
+func (r *replica) takesThroughRedis(t *testing.T, key string, b admission.Budget) bool {
+	t.Helper()
+	bt, err := r.store.Take(context.Background(), key, b, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bt.Lease != nil {
+		bt.Lease.Settle(0, false)
+	}
+	return bt.Lease != nil && !r.store.down.Load()
+}
+
 // A take whose answer is lost after the script ran (the caller left; the call timed out) does
 // not leave its slot taken in Redis for LeaseTTL: with one slot, the next request is admitted
 // as soon as it is freed, and after a timeout, as soon as Redis answers again.
@@ -480,17 +493,7 @@ func TestALostTakeFreesItsSlot(t *testing.T) {
 	defer rdb.Close()
 	budget := admission.Budget{MaxConcurrent: 1}
 	held := func() int64 { return rdb.ZCard(context.Background(), r.store.keys("k")[1]).Val() }
-	sharedTake := func() bool {
-		t.Helper()
-		bt, err := r.store.Take(context.Background(), "k", budget, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bt.Lease != nil {
-			bt.Lease.Settle(0, false)
-		}
-		return bt.Lease != nil && !r.store.down.Load()
-	}
+	sharedTake := func() bool { return r.takesThroughRedis(t, "k", budget) }
 
 	ctx, cancel := context.WithCancel(context.Background())
 	hook.after = func() error { cancel(); return ctx.Err() }
@@ -540,16 +543,7 @@ func TestAFailedSettlementFreesItsSlot(t *testing.T) {
 	if !r.store.down.Load() {
 		t.Error("a settlement that failed did not take Redis for out of reach")
 	}
-	eventually(t, "a take through Redis again, the failed settlement's slot freed", func() bool {
-		bt, err := r.store.Take(context.Background(), "k", budget, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bt.Lease != nil {
-			bt.Lease.Settle(0, false)
-		}
-		return bt.Lease != nil && !r.store.down.Load()
-	})
+	eventually(t, "a take through Redis again, the failed settlement's slot freed", func() bool { return r.takesThroughRedis(t, "k", budget) })
 	if n := held(); n != 0 {
 		t.Fatalf("%d slots held with nothing running", n)
 	}

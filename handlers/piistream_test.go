@@ -204,18 +204,9 @@ func TestAStreamRedactsANameItFoundInAnEarlierWindow(t *testing.T) {
 		t.Fatalf("/pii/deidentify: %d %v ...%s", whole.status, err, out.Text[max(len(out.Text)-100, 0):])
 	}
 	resp := f.do(t, "POST", "/pii/deidentify/stream", string(body))
-	var streamed strings.Builder
-	for _, l := range strings.Split(strings.TrimSpace(resp.raw), "\n") {
-		var ev struct {
-			Type         string `json:"type"`
-			RedactedText string `json:"redacted_text"`
-		}
-		if json.Unmarshal([]byte(l), &ev) == nil && ev.Type == "chunk" {
-			streamed.WriteString(ev.RedactedText)
-		}
-	}
-	if resp.status != 200 || streamed.String() != out.Text {
-		t.Fatalf("the stream: %d ...%s", resp.status, streamed.String()[max(streamed.Len()-100, 0):])
+	streamed := streamedText(resp.raw)
+	if resp.status != 200 || streamed != out.Text {
+		t.Fatalf("the stream: %d ...%s", resp.status, streamed[max(len(streamed)-100, 0):])
 	}
 }
 
@@ -269,17 +260,7 @@ func TestAStreamNeverCutsASpanAtTheWindowsEnd(t *testing.T) {
 		t.Fatalf("/pii/deidentify: %d %q", resp.status, whole.Text)
 	}
 	resp = f.do(t, "POST", "/pii/deidentify/stream", string(body))
-	var streamed strings.Builder
-	for _, l := range strings.Split(strings.TrimSpace(resp.raw), "\n") {
-		var ev struct {
-			Type         string `json:"type"`
-			RedactedText string `json:"redacted_text"`
-		}
-		if json.Unmarshal([]byte(l), &ev) == nil && ev.Type == "chunk" {
-			streamed.WriteString(ev.RedactedText)
-		}
-	}
-	if got := streamed.String(); got != whole.Text {
+	if got := streamedText(resp.raw); got != whole.Text {
 		t.Fatalf("the stream differs from /pii/deidentify: ...%q", got[max(0, len(got)-60):])
 	}
 
@@ -293,6 +274,21 @@ func TestAStreamNeverCutsASpanAtTheWindowsEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &final); err != nil || len(final.Spans) != 1 || final.Spans[0].Text != url {
 		t.Fatalf("/pii/extract/stream's final spans: %d, the last line ...%.200s", len(final.Spans), lines[len(lines)-1])
 	}
+}
+
+// streamedText is a de-identification stream's chunks joined: the redacted text it sent.
+func streamedText(raw string) string {
+	var out strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(raw), "\n") {
+		var ev struct {
+			Type         string `json:"type"`
+			RedactedText string `json:"redacted_text"`
+		}
+		if json.Unmarshal([]byte(l), &ev) == nil && ev.Type == "chunk" {
+			out.WriteString(ev.RedactedText)
+		}
+	}
+	return out.String()
 }
 
 // streamFixture is a fixture with room for long texts, serving routes over its PII endpoint
