@@ -215,8 +215,13 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 	release()
 	c.Locals(localStats, &entityStats{model: ex.Name(), stats: st, results: len(ents)})
 	if err != nil {
-		sess.End(gateway.Failed, gateway.DetectionFailed)
-		return s.workError(c, x, ctx, err)
+		if ref, ok := x.gate.Refuse(x.prio, err); ok {
+			sess.End(gateway.Failed, gateway.DetectionRefused)
+			return s.writeRefusal(c, ref)
+		}
+		e := s.failure(x, ctx, err)
+		endFailed(sess, e, gateway.Failed, gateway.DetectionFailed)
+		return e
 	}
 	ents = lists.Apply(text, ents) // what the caller allows is neither judged nor redacted
 	if ref := sess.Screen(ents); ref != nil {
@@ -238,7 +243,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 		answer, err = gw.Upstream.Complete(ctx, x.id, outbound, map[string]any{"policy": rule.Record(), "entity_counts": sess.Counts()})
 		if err != nil {
 			e := s.upstreamFailed(x, ctx, err)
-			endFailed(sess, e, gateway.TransportFailed)
+			endFailed(sess, e, gateway.TransportError, gateway.TransportFailed)
 			return e
 		}
 	} else {
@@ -269,7 +274,7 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 					Message: "Value error, the privacy gateway's model cannot take this text as its chat template writes it"})
 			}
 			e := s.failure(x, ctx, err)
-			endFailed(sess, e, gateway.CompletionFailed)
+			endFailed(sess, e, gateway.TransportError, gateway.CompletionFailed)
 			return e
 		}
 	}
@@ -286,14 +291,14 @@ func (s *server) serveGateway(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint) (e
 		Audit: gatewayAudit{RecordHash: kept.RecordHash, Verified: kept.RecordHash != ""}})
 }
 
-// endFailed ends sess for the completion that failed with e: aborted when its client left (the
-// abort's reason), else a transport_error with reason.
-func endFailed(sess *gateway.Session, e *apiError, reason gateway.Reason) {
+// endFailed ends sess for the work (detection or completion) that failed with e: aborted when
+// its client left (the abort's reason), whatever noticed it, else with status and reason.
+func endFailed(sess *gateway.Session, e *apiError, status gateway.Status, reason gateway.Reason) {
 	if e.Outcome == OutcomeAborted {
 		sess.End(gateway.Aborted, leftReason(e.aborted))
 		return
 	}
-	sess.End(gateway.TransportError, reason)
+	sess.End(status, reason)
 }
 
 // gatewayRecord is the audit record of a gateway request answered with err: its session's,

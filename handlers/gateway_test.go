@@ -1056,3 +1056,68 @@ func TestGatewayStalledClientIsRecordedStalled(t *testing.T) {
 		t.Errorf("the abort is not counted client_stalled")
 	}
 }
+
+// waitingExtractor says when it has started, and waits for its context.
+type waitingExtractor struct{ started chan struct{} }
+
+func (w *waitingExtractor) Extract(ctx context.Context, _ admission.Priority, _ string, _ entities.Options) ([]entities.Entity, extract.Stats, error) {
+	select {
+	case w.started <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return nil, extract.Stats{}, ctx.Err()
+}
+func (w *waitingExtractor) Name() string   { return "pii" }
+func (w *waitingExtractor) MaxLength() int { return 128 }
+
+// TestAClientLeavingDuringDetectionIsAborted: a client that leaves while the gateway's PII
+// model reads its text is recorded aborted (client_closed), as the answer is counted; the record
+// blamed the detector (error, detection_failed): a second reader's find.
+func TestAClientLeavingDuringDetectionIsAborted(t *testing.T) {
+	for _, path := range []string{"/privacy-gateway/complete", "/gateway/v1/chat/completions"} {
+		t.Run(path, func(t *testing.T) {
+			trail := newAuditLog(t)
+			ex := &waitingExtractor{started: make(chan struct{}, 1)}
+			gen := &fakeGenerator{script: []generate.Event{token(1, " Hel")}, block: true}
+			f := newFixture(t, func(o *fixtureOptions) {
+				o.Audit = trail
+				w, err := connwatch.New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = w.Close() })
+				o.Watcher = w
+				o.pii.Models = map[string]Extractor{"pii": ex}
+				gw := GatewayEndpoint{PII: o.pii, Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{},
+					Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}
+				o.extra = append(o.extra, GatewayChat(gw), PrivacyGateway(gw))
+			})
+			conn, err := net.Dial("tcp", strings.TrimPrefix(f.srv.URL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := `{"model":"fake-lm","messages":[{"role":"user","content":"Call Alice."}]}`
+			if path == "/privacy-gateway/complete" {
+				body = `{"text":"Call Alice."}`
+			}
+			fmt.Fprintf(conn, "POST "+path+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			select {
+			case <-ex.started:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the extractor was never called")
+			}
+			conn.Close()
+			var recs []audit.Stored
+			waitFor(t, func() bool {
+				page, err := trail.Read(context.Background(), audit.Query{})
+				recs = page.Records
+				return err == nil && len(recs) > 0
+			})
+			r := recs[0]
+			if r.Status != string(gateway.Aborted) || r.Reason != string(gateway.ClientClosed) {
+				t.Errorf("a client that left during detection is recorded %s %s, http %d (API.md: aborted, client_closed)", r.Status, r.Reason, r.HTTPStatus)
+			}
+		})
+	}
+}

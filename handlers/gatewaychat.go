@@ -196,8 +196,9 @@ func (s *server) serveGatewayChat(c *fiber.Ctx, x *exchange, gw *GatewayEndpoint
 			sess.End(gateway.Failed, gateway.DetectionRefused)
 			return s.writeGenError(c, d, queueRefusal(ref))
 		}
-		sess.End(gateway.Failed, gateway.DetectionFailed)
-		return s.writeGenError(c, d, s.failure(x, ctx, err))
+		e := s.failure(x, ctx, err)
+		endFailed(sess, e, gateway.Failed, gateway.DetectionFailed)
+		return s.writeGenError(c, d, e)
 	}
 	for _, t := range texts {
 		sess.Reserve(t.Content)
