@@ -499,7 +499,7 @@ func (p *toolPlan) calls(text string) (calls []chatToolFunction, content string,
 	}
 	if p.mode == toolsNamed {
 		var obj map[string]json.RawMessage
-		if json.Unmarshal([]byte(text), &obj) != nil {
+		if json.Unmarshal([]byte(text), &obj) != nil || obj == nil { // null decodes, as no object
 			return nil, text, false
 		}
 		return []chatToolFunction{{Name: p.named, Arguments: text}}, "", true
@@ -601,8 +601,14 @@ func (p *toolPlan) oneCall(raw []byte) (chatToolFunction, bool) {
 	if !present(args) {
 		args = c.Parameters
 	}
+	if !present(args) {
+		// A call of a tool with no arguments, written null or left out: its arguments are the
+		// empty object, as an external model's empty ones are (a client parses them and calls
+		// with them; "null" failed it).
+		args = json.RawMessage("{}")
+	}
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(args, &obj) != nil {
+	if json.Unmarshal(args, &obj) != nil || obj == nil {
 		return chatToolFunction{}, false
 	}
 	var compact bytes.Buffer

@@ -362,3 +362,24 @@ func TestAStreamedNamedCallFinishesAsTheWholeAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestACallOfNullArgumentsHasTheEmptyObject: a call written {"name", "parameters": null} (a
+// tool without arguments, as Llama writes it) answers arguments "{}", the text of a JSON
+// object as OpenAI's clients parse it; it answered "null", which decodes as no object and
+// failed the client's call.
+func TestACallOfNullArgumentsHasTheEmptyObject(t *testing.T) {
+	for _, call := range []string{`{"name":"now","parameters":null}`, `{"name":"now","arguments":null}`, `{"name":"now"}`} {
+		gen := &fakeGenerator{script: []generate.Event{last(1, call, call, generate.FinishEOS)}}
+		f := chatFixture(t, gen, fakeTemplate{})
+		r := f.do(t, "POST", "/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":"time?"}],
+			"tools":[{"type":"function","function":{"name":"now","parameters":{"type":"object","properties":{}}}}]}`)
+		if r.status != 200 {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		msg := r.body["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)
+		calls, _ := msg["tool_calls"].([]any)
+		if len(calls) != 1 || calls[0].(map[string]any)["function"].(map[string]any)["arguments"] != "{}" {
+			t.Errorf("%s: %s", call, r.raw)
+		}
+	}
+}

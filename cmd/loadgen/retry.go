@@ -50,7 +50,7 @@ func Execute(ctx context.Context, clk clock.Clock, p RetryPolicy, do AttemptFunc
 		if firstRefusal.IsZero() {
 			firstRefusal = a.End
 		}
-		o := client.Outcome{Status: a.Status, Reason: a.Reason, ConnRefused: a.Err == errConnRefused}
+		o := client.Outcome{Status: a.Status, Code: a.Code, Reason: a.Reason, ConnRefused: a.Err == errConnRefused}
 		if a.HasRetryAfter {
 			o.RetryAfter = a.RetryAfter
 		}

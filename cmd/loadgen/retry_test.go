@@ -202,3 +202,28 @@ func TestExecuteAbandonedWait(t *testing.T) {
 		t.Errorf("outcome %q gave up %q with %d retries; want abandoned, run_ended, 0", rec.Outcome, rec.GaveUp, len(rec.Retries))
 	}
 }
+
+// TestExecuteDoesNotRetryAuditUnavailable: a 503 audit_unavailable comes after the work was
+// done, and the client's rules never retry it; the harness left its code out of the outcome
+// it asked them about, so it waited out the Retry-After and sent the work again.
+func TestExecuteDoesNotRetryAuditUnavailable(t *testing.T) {
+	clk := clock.NewFake(epoch)
+	audit := Attempt{Status: http.StatusServiceUnavailable, Code: "audit_unavailable", RetryAfter: time.Second, HasRetryAfter: true}
+	s := &scripted{clk: clk, answers: []Attempt{audit, ok200}}
+	rec := &Record{}
+	armed := clk.TimerCreated()
+	done := make(chan struct{})
+	go func() {
+		Execute(context.Background(), clk, rulesOn(t, clk, 3, 1, 0.5), s.do, rec)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-armed: // it waits to retry
+		clk.Advance(time.Second)
+		<-done
+	}
+	if s.count() != 1 || rec.GaveUp != gaveUpNotRetryable {
+		t.Errorf("audit_unavailable: %d attempts, gave up %q; want 1 attempt, %q", s.count(), rec.GaveUp, gaveUpNotRetryable)
+	}
+}
