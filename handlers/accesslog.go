@@ -14,6 +14,9 @@ import (
 // elapsed means the time is not known: no duration is observed or logged.
 func (s *server) record(c *fiber.Ctx, id, route string, elapsed time.Duration) {
 	e := accessEntry{id: id, method: c.Method(), route: route, status: c.Response().StatusCode(), elapsed: elapsed}
+	if c.Locals(localUnparsed) != nil {
+		e.method = "OTHER" // fiber's GET for a request line it could not read
+	}
 	e.outcome, _ = c.Locals(localOutcome).(string)
 	e.stats, _ = c.Locals(localStats).(logStats)
 	e.tenant, _ = c.Locals(localTenant).(string)

@@ -35,6 +35,10 @@ func (e *edges) install() {
 			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: conflicting Content-Length headers", routeUnrouted)
 			return
 		}
+		if status, why := transferCoding(raw, ctx.Request.Header.IsHTTP11()); status != 0 {
+			e.answer(ctx, status, why, routeUnrouted)
+			return
+		}
 		hosts := headerCount(raw, fasthttp.HeaderHost)
 		if hosts > 1 || (hosts == 0 && ctx.Request.Header.IsHTTP11()) {
 			e.answer(ctx, fiber.StatusBadRequest, "Bad Request: a request needs exactly one Host header", routeUnrouted)
@@ -134,6 +138,29 @@ func conflictingLengths(raw []byte) bool {
 		first, seen = value, true
 	})
 	return conflict
+}
+
+// transferCoding is the refusal of a request whose Transfer-Encoding makes its body's end
+// ambiguous (RFC 9112 §6.1), 0 for none: beside a Content-Length (the CL.TE smuggling shape: a
+// proxy in front that framed the body by its length passes on, as a request of its own, what
+// fasthttp read as the chunked body's rest), in an HTTP/1.0 request, or as a coding other than
+// chunked alone, which fasthttp would read as chunked all the same (501: the coding is not one
+// the server takes). The answer closes the connection, as the RFC asks.
+func transferCoding(raw []byte, http11 bool) (int, string) {
+	codings := 0
+	var last []byte
+	eachHeader(raw, fasthttp.HeaderTransferEncoding, func(value []byte) { codings, last = codings+1, value })
+	switch {
+	case codings == 0:
+		return 0, ""
+	case headerCount(raw, fasthttp.HeaderContentLength) > 0:
+		return fiber.StatusBadRequest, "Bad Request: Transfer-Encoding and Content-Length together"
+	case !http11:
+		return fiber.StatusBadRequest, "Bad Request: Transfer-Encoding in an HTTP/1.0 request"
+	case codings > 1 || !bytes.EqualFold(last, []byte("chunked")):
+		return fiber.StatusNotImplemented, "Not Implemented: a transfer coding other than chunked"
+	}
+	return 0, ""
 }
 
 // headerCount is how many of raw's header lines are named name.

@@ -104,3 +104,65 @@ func TestATargetHasOneReading(t *testing.T) {
 		}
 	}
 }
+
+// TestAnUnparsedRequestIsAnsweredInTheEnvelope: a request fasthttp cannot parse (a header past
+// the read buffer: 431; a header line without a colon: 400) is answered in the error envelope
+// and logged with the method OTHER: its path read as "/", TGI's route, so every such answer
+// was TGI's flat error whatever the client called, and its access line said GET.
+func TestAnUnparsedRequestIsAnsweredInTheEnvelope(t *testing.T) {
+	f, _ := everyRouteFixture(t)
+	for raw, want := range map[string]int{
+		"POST /analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Big: " + strings.Repeat("a", 8000) + "\r\nContent-Length: 2\r\n\r\n{}": 431,
+		"POST /analyze HTTP/1.1\r\nHost: x\r\nno colon here\r\nContent-Length: 2\r\n\r\n{}":                                                              400,
+	} {
+		resp, body := rawExchange(t, f, raw)
+		if _, envelope := body["error"].(map[string]any); !envelope || resp.StatusCode != want {
+			t.Errorf("%.40q: %d %v, want %d in the envelope", raw, resp.StatusCode, body, want)
+		}
+	}
+	if logs := f.logs.String(); strings.Contains(logs, `"method":"GET","route":"unrouted"`) {
+		t.Errorf("a POST that did not parse is logged as a GET:\n%s", logs)
+	}
+}
+
+// TestAmbiguousFramingIsRefusedAndClosed: a request with both Transfer-Encoding and
+// Content-Length (the CL.TE smuggling shape), an HTTP/1.0 request with Transfer-Encoding, or a
+// coding other than chunked alone is refused and its connection closed (RFC 9112 §6.1): they
+// were served on a connection kept open, and the bytes after the chunked body were served as
+// a request of their own, which a proxy in front had framed as the first one's body.
+func TestAmbiguousFramingIsRefusedAndClosed(t *testing.T) {
+	f := newFixture(t)
+	for first, want := range map[string]int{
+		"POST /analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nc\r\n{\"text\":\"a\"}\r\n0\r\n\r\n":          400,
+		"POST /analyze HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\nc\r\n{\"text\":\"a\"}\r\n0\r\n\r\n":     400,
+		"POST /analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\nc\r\n{\"text\":\"a\"}\r\n0\r\n\r\n":                         501,
+		"POST /analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\nc\r\n{\"text\":\"a\"}\r\n0\r\n\r\n": 501,
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(f.srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(hangGuard))
+		if _, err := io.WriteString(conn, first+"GET /livez HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.ReadAll(resp.Body)
+		if resp.StatusCode != want || !resp.Close {
+			t.Errorf("%.70q: %d, close %v; want %d and the connection closed", first, resp.StatusCode, resp.Close, want)
+		}
+		if second, err := http.ReadResponse(br, nil); err == nil {
+			t.Errorf("%.70q: the bytes after its body were served as another request: %d", first, second.StatusCode)
+		}
+		conn.Close()
+	}
+	// A chunked body alone is framed by its coding, and served.
+	raw := "POST /analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nc\r\n{\"text\":\"a\"}\r\n0\r\n\r\n"
+	if resp, _ := rawExchange(t, f, raw); resp.StatusCode != 200 {
+		t.Errorf("a chunked body: %d", resp.StatusCode)
+	}
+}

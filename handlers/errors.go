@@ -88,6 +88,9 @@ func validationError(fields ...FieldError) *apiError {
 // writeError answers e in the wire format of the route the request was for: its own (TGI's,
 // OpenAI's) where it has one, else the error envelope.
 func (s *server) writeError(c *fiber.Ctx, e *apiError) error {
+	if c.Locals(localUnparsed) != nil {
+		return s.answerError(c, e, nil) // its route is not known: not "/"'s, TGI's
+	}
 	return s.answerError(c, e, s.wires[routeOf(c.Path())])
 }
 
@@ -143,6 +146,9 @@ func (s *server) handleError(c *fiber.Ctx, err error) error {
 		// not reliable at this point) and with no duration (its start is not known).
 		id := newRequestID()
 		c.Locals(localRequestID, id)
+		if fe := (*fiber.Error)(nil); !errors.As(err, &fe) || fe.Code != fiber.StatusRequestEntityTooLarge {
+			c.Locals(localUnparsed, true) // a body too large came with a request line that was read
+		}
 		c.Set(fiber.HeaderXRequestID, id)
 		if reason, gone := clientGone(err); gone {
 			// The client left while sending its body: nobody reads an answer, and the
@@ -200,6 +206,8 @@ func (s *server) writeHandled(c *fiber.Ctx, err error) error {
 			e.Message = "Not Found"
 		case fiber.StatusMethodNotAllowed:
 			e.Message = "Method Not Allowed"
+		case fiber.StatusRequestHeaderFieldsTooLarge:
+			e.Message = "Request Header Fields Too Large"
 		case fiber.StatusRequestEntityTooLarge:
 			return s.writeError(c, s.bodyTooLarge())
 		default:

@@ -22,6 +22,9 @@ const (
 	localGateway
 	localConnPrincipal   // *identity.Principal of a verified client certificate (mTLS)
 	localReadsAllTenants // bool, with a credential: it may read every tenant's audit
+	// localUnparsed marks a request fasthttp could not parse: its path and method, as fiber
+	// reads them, are not the request's ("/", GET).
+	localUnparsed
 )
 
 func requestID(c *fiber.Ctx) string {
