@@ -3,6 +3,7 @@ package handlers
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -164,5 +165,31 @@ func TestAmbiguousFramingIsRefusedAndClosed(t *testing.T) {
 	raw := "POST /analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nc\r\n{\"text\":\"a\"}\r\n0\r\n\r\n"
 	if resp, _ := rawExchange(t, f, raw); resp.StatusCode != 200 {
 		t.Errorf("a chunked body: %d", resp.StatusCode)
+	}
+}
+
+// TestAChunkedBodyTooLargeIsAnsweredInTheEnvelope: a chunked body past the limit is read to
+// the limit, and fasthttp resets the request, as for headers that do not parse: answered in the
+// envelope and logged as OTHER, not in "/"'s TGI format as a GET (a second reader's find); a
+// body refused for its Content-Length keeps its route's answer.
+func TestAChunkedBodyTooLargeIsAnsweredInTheEnvelope(t *testing.T) {
+	f, _ := everyRouteFixture(t) // MaxBodyBytes 64 KiB
+	chunk := strings.Repeat("a", 70<<10)
+	raw := "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(chunk), chunk)
+	resp, body := rawExchange(t, f, raw)
+	if _, flat := body["error"].(string); flat || resp.StatusCode != 413 {
+		t.Errorf("a chunked body too large on /v1/chat/completions: %d %v, want 413 not in TGI's flat format", resp.StatusCode, body)
+	}
+	for _, l := range accessLines(t, f, routeUnrouted) {
+		if l["method"] == "GET" {
+			t.Errorf("a POST whose chunked body was too large is logged as GET: %v", l)
+		}
+	}
+	// By its Content-Length, the request line is kept: the route's own answer (TGI's on /generate).
+	raw = "POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n"
+	resp, body = rawExchange(t, f, raw)
+	if _, flat := body["error"].(string); !flat || resp.StatusCode != 413 {
+		t.Errorf("a Content-Length too large on /generate: %d %v, want TGI's 413", resp.StatusCode, body)
 	}
 }

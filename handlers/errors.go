@@ -146,8 +146,11 @@ func (s *server) handleError(c *fiber.Ctx, err error) error {
 		// not reliable at this point) and with no duration (its start is not known).
 		id := newRequestID()
 		c.Locals(localRequestID, id)
-		if fe := (*fiber.Error)(nil); !errors.As(err, &fe) || fe.Code != fiber.StatusRequestEntityTooLarge {
-			c.Locals(localUnparsed, true) // a body too large came with a request line that was read
+		if len(c.Request().Header.RawHeaders()) == 0 {
+			// fasthttp reset the request it could not read (its headers, or a chunked body
+			// past the limit, read to the error): fiber's path and method are not its own. A
+			// body refused for its Content-Length keeps them.
+			c.Locals(localUnparsed, true)
 		}
 		c.Set(fiber.HeaderXRequestID, id)
 		if reason, gone := clientGone(err); gone {

@@ -591,8 +591,12 @@ func (p *toolPlan) oneCall(raw []byte) (chatToolFunction, bool) {
 		Arguments  json.RawMessage `json:"arguments"`
 		Parameters json.RawMessage `json:"parameters"`
 	}
-	if json.Unmarshal(raw, &c) != nil {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(raw, &c) != nil || json.Unmarshal(raw, &keys) != nil {
 		return chatToolFunction{}, false
+	}
+	if _, args := keys["arguments"]; !args && keys["parameters"] == nil && len(keys) > 1 {
+		return chatToolFunction{}, false // a tool described (its name and more), not called
 	}
 	if _, ok := p.params[c.Name]; !ok || (p.mode == toolsNamed && c.Name != p.named) {
 		return chatToolFunction{}, false

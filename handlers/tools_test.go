@@ -383,3 +383,17 @@ func TestACallOfNullArgumentsHasTheEmptyObject(t *testing.T) {
 		}
 	}
 }
+
+// TestADescribedToolIsNoCall: a JSON object naming a tool beside other keys but no arguments
+// describes it; it is answered as text, not run as a call of no arguments.
+func TestADescribedToolIsNoCall(t *testing.T) {
+	answer := `{"name":"now","description":"the time"}`
+	gen := &fakeGenerator{script: []generate.Event{last(1, answer, answer, generate.FinishEOS)}}
+	f := chatFixture(t, gen, fakeTemplate{})
+	r := f.do(t, "POST", "/v1/chat/completions", `{"model":"fake-lm","messages":[{"role":"user","content":"json?"}],
+		"tools":[{"type":"function","function":{"name":"now","parameters":{"type":"object","properties":{}}}}]}`)
+	msg := r.body["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)
+	if msg["tool_calls"] != nil || msg["content"] != answer {
+		t.Errorf("a tool described: %s", r.raw)
+	}
+}
