@@ -951,12 +951,16 @@ func TestManyPlaceholdersAreRecorded(t *testing.T) {
 
 // gatewayLeft serves the chat face and /privacy-gateway/complete over gen (with the
 // disconnect watcher when watched, as cmd/serve has it) and returns the record of a request to
-// path (a chat request streamed or not), whose client leaves once the model has begun.
-func gatewayLeft(t *testing.T, gen *fakeGenerator, path string, stream, watched bool) audit.Stored {
+// path (a chat request streamed or not), whose client leaves once the model has begun; or,
+// with a PII model ex, once ex has begun reading.
+func gatewayLeft(t *testing.T, gen *fakeGenerator, ex *waitingExtractor, path string, stream, watched bool) audit.Stored {
 	t.Helper()
 	trail := newAuditLog(t)
 	f := newFixture(t, func(o *fixtureOptions) {
 		o.Audit = trail
+		if ex != nil {
+			o.pii.Models = map[string]Extractor{"pii": ex}
+		}
 		if watched {
 			w, err := connwatch.New(slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
@@ -978,12 +982,19 @@ func gatewayLeft(t *testing.T, gen *fakeGenerator, path string, stream, watched 
 		body = `{"text":"Call Alice."}`
 	}
 	fmt.Fprintf(conn, "POST "+path+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	if stream {
+	switch {
+	case ex != nil:
+		select {
+		case <-ex.started:
+		case <-time.After(hangGuard):
+			t.Fatal("the PII model was never called")
+		}
+	case stream:
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		if err != nil || resp.StatusCode != 200 {
 			t.Fatalf("%v %v", resp, err)
 		}
-	} else {
+	default:
 		waitFor(t, func() bool { gen.mu.Lock(); defer gen.mu.Unlock(); return len(gen.ctxs) > 0 })
 	}
 	conn.Close()
@@ -1021,7 +1032,7 @@ func TestGatewayClientLeavingIsAborted(t *testing.T) {
 		{"/privacy-gateway/complete", waits(), "/privacy-gateway/complete", false, true, statusClientClosed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := gatewayLeft(t, c.gen, c.path, c.stream, c.watched)
+			r := gatewayLeft(t, c.gen, nil, c.path, c.stream, c.watched)
 			if r.Status != string(gateway.Aborted) || r.Reason != string(gateway.ClientClosed) || r.HTTPStatus != c.http {
 				t.Errorf("a client that left is recorded %s %s, http %d", r.Status, r.Reason, r.HTTPStatus)
 			}
@@ -1077,44 +1088,9 @@ func (w *waitingExtractor) MaxLength() int { return 128 }
 func TestAClientLeavingDuringDetectionIsAborted(t *testing.T) {
 	for _, path := range []string{"/privacy-gateway/complete", "/gateway/v1/chat/completions"} {
 		t.Run(path, func(t *testing.T) {
-			trail := newAuditLog(t)
 			ex := &waitingExtractor{started: make(chan struct{}, 1)}
 			gen := &fakeGenerator{script: []generate.Event{token(1, " Hel")}, block: true}
-			f := newFixture(t, func(o *fixtureOptions) {
-				o.Audit = trail
-				w, err := connwatch.New(slog.New(slog.NewTextHandler(io.Discard, nil)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = w.Close() })
-				o.Watcher = w
-				o.pii.Models = map[string]Extractor{"pii": ex}
-				gw := GatewayEndpoint{PII: o.pii, Generation: &GenerationEndpoint{Model: gen, Chat: fakeTemplate{},
-					Gate: newTestGate(t, "generate", newFakeLoad(16), time.Second)}}
-				o.extra = append(o.extra, GatewayChat(gw), PrivacyGateway(gw))
-			})
-			conn, err := net.Dial("tcp", strings.TrimPrefix(f.srv.URL, "http://"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			body := `{"model":"fake-lm","messages":[{"role":"user","content":"Call Alice."}]}`
-			if path == "/privacy-gateway/complete" {
-				body = `{"text":"Call Alice."}`
-			}
-			fmt.Fprintf(conn, "POST "+path+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-			select {
-			case <-ex.started:
-			case <-time.After(5 * time.Second):
-				t.Fatal("the extractor was never called")
-			}
-			conn.Close()
-			var recs []audit.Stored
-			waitFor(t, func() bool {
-				page, err := trail.Read(context.Background(), audit.Query{})
-				recs = page.Records
-				return err == nil && len(recs) > 0
-			})
-			r := recs[0]
+			r := gatewayLeft(t, gen, ex, path, false, true)
 			if r.Status != string(gateway.Aborted) || r.Reason != string(gateway.ClientClosed) {
 				t.Errorf("a client that left during detection is recorded %s %s, http %d (API.md: aborted, client_closed)", r.Status, r.Reason, r.HTTPStatus)
 			}
