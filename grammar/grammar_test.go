@@ -892,3 +892,21 @@ func BenchmarkSchemaThatFansOut(b *testing.B) {
 		}
 	}
 }
+
+// TestAnIntegerIsANumberWithNoFraction: JSON Schema counts 1.0, 1e2 and 2.50e1 as integers, so
+// an integer schema's enum or const keeps them (written as the schema spells them); read as an
+// int64, 1.0 was dropped from an enum and a const of 3.0 refused. An exponent of many digits is
+// judged from its spelling, not expanded.
+func TestAnIntegerIsANumberWithNoFraction(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type":"integer","enum":[1.0, 2, 2.5]}`:                        `(?:1\.0|2)`,
+		`{"type":"integer","const":3.0}`:                                 `3\.0`,
+		`{"type":"integer","enum":[1e2, 25e-1, 2.50e1, 100e-2, 0.0e-9]}`: `(?:0\.0e-9|100e-2|1e2|2\.50e1)`,
+		`{"type":"integer","enum":[1e999999999999, 1e-999999999999, 7]}`: `(?:1e999999999999|7)`,
+	} {
+		re, err := SchemaRegex([]byte(schema))
+		if err != nil || re != want {
+			t.Errorf("%s: %q %v, want %q", schema, re, err, want)
+		}
+	}
+}

@@ -388,7 +388,7 @@ func jsonType(v any) string {
 	case string:
 		return "string"
 	case json.Number:
-		if _, err := x.Int64(); err == nil {
+		if integral(string(x)) {
 			return "integer"
 		}
 		return "number"
@@ -396,6 +396,35 @@ func jsonType(v any) string {
 		return "array"
 	}
 	return "object"
+}
+
+// integral says whether a JSON number has no fractional part, as JSON Schema counts an integer
+// (1.0, 1e2 and 2.50e1 are), read from its spelling: a value parsed to an int64 refused those,
+// and a float would round, while an exponent of a million digits must not be expanded.
+func integral(n string) bool {
+	mant, exp := strings.TrimPrefix(n, "-"), 0
+	hugeExp := 0 // the exponent's sign, where it does not fit an int
+	if i := strings.IndexAny(mant, "eE"); i >= 0 {
+		e, err := strconv.Atoi(mant[i+1:])
+		if err != nil {
+			hugeExp = 1
+			if strings.HasPrefix(mant[i+1:], "-") {
+				hugeExp = -1
+			}
+		}
+		mant, exp = mant[:i], e
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	frac = strings.TrimRight(frac, "0")
+	digits := strings.TrimLeft(whole+frac, "0")
+	switch {
+	case digits == "": // zero, however written
+		return true
+	case hugeExp != 0:
+		return hugeExp > 0
+	}
+	shift := exp - len(frac) // the value is digits times ten to the shift
+	return shift >= 0 || len(digits)-len(strings.TrimRight(digits, "0")) >= -shift
 }
 
 // ofType reports whether a value is of the schema's `type` (any, without one; none, where
