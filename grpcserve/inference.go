@@ -1,7 +1,6 @@
 package grpcserve
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -270,7 +269,7 @@ func writeParameters(w *restBody, ps map[string]*inferencepb.InferParameter) {
 		case *inferencepb.InferParameter_Uint64Param:
 			w.uint64(c.Uint64Param)
 		case *inferencepb.InferParameter_DoubleParam:
-			w.value(c.DoubleParam)
+			w.float(c.DoubleParam)
 		case *inferencepb.InferParameter_StringParam:
 			writeString(w, c.StringParam)
 		}
@@ -283,22 +282,22 @@ func writeParameters(w *restBody, ps map[string]*inferencepb.InferParameter) {
 // nothing more. Its values are encoding/json's forms, unescaped for HTML: a text of "<" and
 // "&" keeps its size, within the body limit its message kept.
 type restBody struct {
-	b       []byte
-	most    int
-	scratch bytes.Buffer
-	enc     *json.Encoder
+	b    []byte
+	most int
 }
 
 func newRESTBody(most, room int) *restBody {
-	w := &restBody{b: make([]byte, 0, min(most+1, room)), most: most}
-	w.enc = json.NewEncoder(&w.scratch)
-	w.enc.SetEscapeHTML(false)
-	return w
+	return &restBody{b: make([]byte, 0, min(most+1, room)), most: most}
 }
 
 func (w *restBody) full() bool { return len(w.b) > w.most }
 
-func (w *restBody) raw(s string) { put(w, s) }
+func (w *restBody) raw(s string) {
+	if !w.full() {
+		w.b = append(w.b, s...)
+		w.clip()
+	}
+}
 
 func (w *restBody) int64(n int64) {
 	if !w.full() {
@@ -314,13 +313,6 @@ func (w *restBody) uint64(n uint64) {
 	}
 }
 
-func put[T string | []byte](w *restBody, s T) {
-	if room := w.most + 1 - len(w.b); len(s) > room {
-		s = s[:max(room, 0)]
-	}
-	w.b = append(w.b, s...)
-}
-
 // clip keeps most+1 bytes of a body past most.
 func (w *restBody) clip() {
 	if w.full() {
@@ -328,14 +320,10 @@ func (w *restBody) clip() {
 	}
 }
 
-// value writes v as encoding/json does; v is one it always can (a string, a finite number).
-func (w *restBody) value(v any) {
-	if w.full() {
-		return
-	}
-	w.scratch.Reset()
-	_ = w.enc.Encode(v)
-	put(w, bytes.TrimSuffix(w.scratch.Bytes(), []byte("\n")))
+// float writes a finite f as encoding/json does.
+func (w *restBody) float(f float64) {
+	out, _ := json.Marshal(f)
+	w.raw(string(out))
 }
 
 // stringPiece is how much of a string is escaped at once: escaping may make a text six times
@@ -352,10 +340,8 @@ func writeString[T string | []byte](w *restBody, s T) {
 		for n < len(s) && n > 1 && !utf8.RuneStart(s[n]) {
 			n--
 		}
-		w.scratch.Reset()
-		_ = w.enc.Encode(string(s[:n]))
-		quoted := bytes.TrimSuffix(w.scratch.Bytes(), []byte("\n"))
-		put(w, quoted[1:len(quoted)-1])
+		w.b = handlers.AppendJSONEscaped(w.b, s[:n])
+		w.clip()
 		s = s[n:]
 	}
 	w.raw(`"`)

@@ -156,7 +156,7 @@ func TestModelInferHoldsItsBodyToTheMessageLimit(t *testing.T) {
 	if len(body) != limit+1 {
 		t.Errorf("a body of %d bytes for a limit of %d", len(body), limit)
 	}
-	if spent := after.TotalAlloc - before.TotalAlloc; spent > 4*limit && !raceDetector {
+	if spent := after.TotalAlloc - before.TotalAlloc; spent > 4*limit {
 		t.Errorf("%d bytes allocated to write a body held to %d", spent, limit)
 	}
 	if _, err := s.ModelInfer(callerContext(true), req); status.Code(err) != codes.ResourceExhausted {

@@ -70,12 +70,18 @@ func appendFinish(b []byte, finish *string) []byte {
 
 func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
 
-// appendJSONString writes s as a JSON string as encoding/json does without HTML escaping:
-// quotes, backslashes and control characters escaped (the short forms where JSON has them),
-// invalid UTF-8 as U+FFFD, and U+2028 and U+2029 escaped for JavaScript's sake.
+// appendJSONString writes s as a JSON string as encoding/json does without HTML escaping
+// (AppendJSONEscaped, between quotes).
 func appendJSONString(b []byte, s string) []byte {
+	return append(AppendJSONEscaped(append(b, '"'), s), '"')
+}
+
+// AppendJSONEscaped writes s escaped as inside a JSON string, as encoding/json escapes it
+// without HTML escaping: quotes, backslashes and control characters escaped (the short forms
+// where JSON has them), invalid UTF-8 as U+FFFD, and U+2028 and U+2029 escaped for
+// JavaScript's sake. A text cut at a character's start escapes piece by piece as it does whole.
+func AppendJSONEscaped[T string | []byte](b []byte, s T) []byte {
 	const hex = "0123456789abcdef"
-	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -105,7 +111,7 @@ func appendJSONString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
@@ -122,6 +128,5 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

@@ -1,5 +1,0 @@
-//go:build !race
-
-package grpcserve
-
-const raceDetector = false
