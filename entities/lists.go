@@ -388,19 +388,20 @@ func termUnits(s string) []termUnit {
 // strings.EqualFold equates (nearly: the upper case's lower case) have one key, however
 // Unicode writes them; a typographic apostrophe is "'". Text already so is returned as it is,
 // without a copy.
-func foldKey(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r < utf8.RuneSelf:
-			if 'A' <= r && r <= 'Z' {
-				return r + 'a' - 'A'
-			}
-			return r
-		case r == '\u2019' || r == '\u2018':
-			return '\''
+func foldKey(s string) string { return strings.Map(foldRune, NormalForm(s)) }
+
+// foldRune is r in the one case terms are compared in, a typographic apostrophe "'".
+func foldRune(r rune) rune {
+	switch {
+	case r < utf8.RuneSelf:
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
 		}
-		return unicode.ToLower(unicode.ToUpper(r))
-	}, NormalForm(s))
+		return r
+	case r == '\u2019' || r == '\u2018':
+		return '\''
+	}
+	return unicode.ToLower(unicode.ToUpper(r))
 }
 
 // NormalForm is s as a reader reads it, the form in which terms, and de-identification's
@@ -439,7 +440,7 @@ func isSpace(r rune) bool { return unicode.IsSpace(r) || r == zeroWidthSpace }
 const zeroWidthSpace = '\u200b'
 
 // asWritten is s as an allow term must stand in text besides its key: cased as foldKey cases
-// it, white space runs one space and format characters passed over, but in NFC rather than
+// it (foldRune), white space runs one space and format characters passed over, but in NFC rather than
 // NFKC. An allowed term takes spans out of the redaction, so it stands only for text that reads
 // as it does: NFKC's "MRN 1²" is "MRN 12".
 func asWritten(s string) string {
@@ -455,13 +456,9 @@ func asWritten(s string) string {
 			}
 			space = true
 			continue
-		case r == '\u2019' || r == '\u2018':
-			r = '\''
-		default:
-			r = unicode.ToLower(unicode.ToUpper(r))
 		}
 		space = false
-		b.WriteRune(r)
+		b.WriteRune(foldRune(r))
 	}
 	return b.String()
 }
